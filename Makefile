@@ -1,0 +1,102 @@
+# isotier - build, test, bench, lint.
+#   make          build everything under $(BUILD)/
+#   make run      the main job: deps, build, `isotier verify --all` (local backends, ./isotier.db)
+#   make test     deps, build, Check unit suites under ASan+UBSan, integration tests on real sandboxes
+#   make bench    figures (binary size, wall times) printed by hyperfine and the tools' own timers
+#   make lint     cppcheck over the tree; make format applies .clang-format
+BUILD ?= build
+CC ?= gcc
+PKGS := libcurl libxml-2.0 libcjson sqlite3 libgit2
+WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
+CSTD := -std=gnu11
+DEFS := -D_GNU_SOURCE -DISOTIER_SOURCE_DIR='"$(CURDIR)"'
+PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
+PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+CFLAGS ?= -O2 -g
+ALL_CFLAGS = $(CSTD) $(WARN) $(DEFS) -Iinclude -Ireference $(PKG_CFLAGS) -fPIC $(CFLAGS)
+SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+
+# The probe: libc only, static; musl keeps it small.
+PROBE_CC := $(shell command -v musl-gcc 2>/dev/null || echo $(CC))
+PROBE_CFLAGS := $(CSTD) $(WARN) -D_GNU_SOURCE -Os -ffunction-sections -fdata-sections
+PROBE_LDFLAGS := -static -Wl,--gc-sections -s
+PROBE_SRCS := $(sort $(wildcard probes/*.c))
+PROBE_LIB_SRCS := $(filter-out probes/main.c,$(PROBE_SRCS))
+
+LIB_SRCS := $(sort $(wildcard reference/*.c catalogue/*.c))
+CLI_SRCS := $(sort $(wildcard verify/*.c))
+CLI_LIB_SRCS := $(filter-out verify/main.c,$(CLI_SRCS))
+UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
+TEST_SUPPORT_SRCS := $(sort $(wildcard tests/unit/support_*.c))
+
+LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
+SAN_OBJS := $(patsubst %.c,$(BUILD)/san/%.o,$(LIB_SRCS) $(CLI_LIB_SRCS) $(PROBE_LIB_SRCS) $(TEST_SUPPORT_SRCS))
+UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+
+.PHONY: all deps run test unit integration bench lint format clean
+all: $(BUILD)/isotier-probe $(BUILD)/libisotier.a $(BUILD)/libisotier.so $(BUILD)/isotier $(BUILD)/isotier.pc
+
+deps:
+	@scripts/deps.sh
+
+$(BUILD)/isotier-probe: $(PROBE_SRCS) $(wildcard probes/*.h)
+	@mkdir -p $(@D)
+	$(PROBE_CC) $(PROBE_CFLAGS) -o $@ $(PROBE_SRCS) $(PROBE_LDFLAGS)
+
+$(BUILD)/obj/%.o: %.c $(wildcard include/*.h reference/*.h catalogue/*.h verify/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BUILD)/san/probes/%.o: probes/%.c $(wildcard probes/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(PROBE_CFLAGS) -O1 -g $(SAN) -c -o $@ $<
+
+$(BUILD)/san/%.o: %.c $(wildcard include/*.h reference/*.h catalogue/*.h verify/*.h probes/*.h tests/unit/*.h)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -O1 $(SAN) -Iprobes -c -o $@ $<
+
+$(BUILD)/libisotier.a: $(LIB_OBJS)
+	@rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/libisotier.so: $(LIB_OBJS)
+	$(CC) -shared -Wl,-soname,libisotier.so.0 -o $@ $^ $(PKG_LIBS) -lpthread
+
+$(BUILD)/isotier: $(CLI_OBJS) $(BUILD)/libisotier.a
+	$(CC) -o $@ $(CLI_OBJS) $(BUILD)/libisotier.a $(PKG_LIBS) -lpthread -lm
+
+$(BUILD)/isotier.pc: isotier.pc.in
+	@mkdir -p $(@D)
+	sed -e 's#@PREFIX@#$(CURDIR)#; s#@LIBDIR@#$(CURDIR)/$(BUILD)#; s#@VERSION@#$(shell sed -n 's/^#define ISOTIER_VERSION "\(.*\)"/\1/p' include/isotier.h)#' $< > $@
+
+$(BUILD)/tests/%: tests/unit/%.c $(SAN_OBJS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -O1 $(SAN) -Iprobes -o $@ $< $(SAN_OBJS) $(PKG_LIBS) $(shell pkg-config --libs check) -lpthread -lm
+
+run: deps all
+	@scripts/main-job.sh
+
+unit: $(UNIT_BINS)
+	@tests/run-unit.sh $(UNIT_BINS)
+
+integration: all
+	@tests/run-integration.sh
+
+test: deps
+	@$(MAKE) --no-print-directory all $(UNIT_BINS)
+	@tests/run-all.sh $(BUILD)
+
+bench: deps all
+	@for b in $(sort $(wildcard bench/*.sh)); do echo "== $$b"; BUILD=$(BUILD) $$b || exit 1; done
+
+lint:
+	cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance \
+	  --inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -D__GNUC__ \
+	  -Iinclude -Ireference probes reference catalogue verify tests/unit
+
+format:
+	clang-format -i $(wildcard probes/*.[ch] reference/*.[ch] catalogue/*.[ch] verify/*.[ch] include/*.h tests/unit/*.[ch])
+
+clean:
+	rm -rf $(BUILD)

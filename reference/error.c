@@ -1,0 +1,66 @@
+/* error.c - the error object: code, errno and a message chain. */
+#include "internal.h"
+
+#include <string.h>
+
+static void error_vformat(isotier_error *err, int sys_errno, const char *fmt, va_list ap)
+{
+	int n = vsnprintf(err->message, sizeof err->message, fmt, ap);
+	if (n < 0)
+		err->message[0] = '\0';
+	if (sys_errno) {
+		size_t used = strnlen(err->message, sizeof err->message);
+		snprintf(err->message + used, sizeof err->message - used, ": %s", strerror(sys_errno));
+	}
+}
+
+int isotier_error_set(isotier_error *err, int code, int sys_errno, const char *fmt, ...)
+{
+	if (!err)
+		return code;
+	va_list ap;
+	va_start(ap, fmt);
+	err->code = code;
+	err->sys_errno = sys_errno;
+	error_vformat(err, sys_errno, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int isotier_error_prefix(isotier_error *err, const char *fmt, ...)
+{
+	if (!err)
+		return ISOTIER_ERROR;
+	char context[512];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(context, sizeof context, fmt, ap);
+	va_end(ap);
+	char previous[sizeof err->message];
+	memcpy(previous, err->message, sizeof previous);
+	snprintf(err->message, sizeof err->message, "%s: %s", context, previous);
+	return err->code;
+}
+
+void isotier_error_clear(isotier_error *err)
+{
+	if (err) {
+		err->code = 0;
+		err->sys_errno = 0;
+		err->message[0] = '\0';
+	}
+}
+
+const char *isotier_strerror(int code)
+{
+	static const char *const names[] = {
+		[0] = "OK",           [1] = "ERROR",         [2] = "EINVAL", [3] = "ENOMEM",
+		[4] = "EIO",          [5] = "ECONFIG",       [6] = "EUNAVAILABLE",
+		[7] = "ETIMEDOUT",    [8] = "EDATA",         [9] = "EDB",    [10] = "EINTR",
+		[11] = "ENOTFOUND",
+	};
+	int idx = -code;
+	if (idx < 0 || (size_t)idx >= sizeof names / sizeof names[0] || !names[idx])
+		return "EUNKNOWN";
+	return names[idx];
+}

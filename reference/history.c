@@ -1,0 +1,246 @@
+/* history.c - the SQLite history: open, migrate, runs. */
+#include "history.h"
+
+#include <errno.h>
+#include <string.h>
+
+struct isotier_history {
+	sqlite3 *db;
+};
+
+/*
+ * Migrations, in order; migrations[i] brings the schema from version i to
+ * i+1. Released entries are never edited. Times are ISO-8601 UTC text.
+ */
+static const char *const migrations[] = {
+	/* 0 -> 1 */
+	"CREATE TABLE runs ("
+	"  id INTEGER PRIMARY KEY,"
+	"  started_at TEXT NOT NULL,"
+	"  finished_at TEXT,"
+	"  tool_version TEXT NOT NULL,"
+	"  catalogue_commit TEXT,"
+	"  command TEXT NOT NULL,"
+	"  status TEXT NOT NULL DEFAULT 'running');"
+	"CREATE TABLE observations ("
+	"  id INTEGER PRIMARY KEY,"
+	"  run_id INTEGER NOT NULL REFERENCES runs(id),"
+	"  observed_at TEXT NOT NULL,"
+	"  backend TEXT NOT NULL,"
+	"  provider_id TEXT,"
+	"  claimed_tier TEXT,"
+	"  claimed_mechanism TEXT,"
+	"  observed_tier TEXT NOT NULL,"
+	"  observed_vendor TEXT,"
+	"  confidence TEXT,"
+	"  layers_json TEXT,"
+	"  verdict TEXT NOT NULL,"
+	"  reason TEXT,"
+	"  probe_json TEXT,"
+	"  evidence BLOB,"
+	"  evidence_format TEXT,"
+	"  duration_ms INTEGER);"
+	"CREATE INDEX observations_by_backend ON observations(backend, observed_at);"
+	"CREATE TABLE source_checks ("
+	"  id INTEGER PRIMARY KEY,"
+	"  run_id INTEGER NOT NULL REFERENCES runs(id),"
+	"  checked_at TEXT NOT NULL,"
+	"  provider_id TEXT NOT NULL,"
+	"  url TEXT NOT NULL,"
+	"  quote TEXT NOT NULL,"
+	"  status TEXT NOT NULL,"
+	"  http_status INTEGER,"
+	"  content_sha256 TEXT,"
+	"  detail TEXT);"
+	"CREATE INDEX source_checks_by_url ON source_checks(url, checked_at);"
+	"CREATE TABLE audit_events ("
+	"  id INTEGER PRIMARY KEY,"
+	"  at TEXT NOT NULL,"
+	"  event TEXT NOT NULL,"
+	"  sandbox_id TEXT,"
+	"  backend TEXT,"
+	"  claimed_tier TEXT,"
+	"  resolved_tier TEXT,"
+	"  required_tier TEXT,"
+	"  decision TEXT,"
+	"  reason TEXT,"
+	"  detail_json TEXT);"
+	"CREATE INDEX audit_events_by_time ON audit_events(at);",
+};
+#define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
+
+int isotier_history_sql_error(isotier_history *h, isotier_error *err, const char *context)
+{
+	return isotier_error_set(err, ISOTIER_EDB, 0, "%s: %s", context,
+				 h && h->db ? sqlite3_errmsg(h->db) : "no database");
+}
+
+static int exec_sql(isotier_history *h, const char *sql, isotier_error *err, const char *context)
+{
+	char *msg = NULL;
+	if (sqlite3_exec(h->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
+		int rc = isotier_error_set(err, ISOTIER_EDB, 0, "%s: %s", context, msg ? msg : "?");
+		sqlite3_free(msg);
+		return rc;
+	}
+	return 0;
+}
+
+int isotier_history_schema_version(isotier_history *h)
+{
+	sqlite3_stmt *stmt = NULL;
+	int version = -1;
+	if (sqlite3_prepare_v2(h->db, "PRAGMA user_version", -1, &stmt, NULL) == SQLITE_OK &&
+	    sqlite3_step(stmt) == SQLITE_ROW)
+		version = sqlite3_column_int(stmt, 0);
+	sqlite3_finalize(stmt);
+	return version;
+}
+
+static int migrate(isotier_history *h, const char *path, isotier_error *err)
+{
+	/* One transaction per step: a crash leaves the previous version intact. */
+	int rc = isotier_history_begin(h, err);
+	if (rc < 0)
+		return rc;
+	int version = isotier_history_schema_version(h);
+	if (version < 0 || version > SCHEMA_VERSION) {
+		isotier_history_rollback(h);
+		return isotier_error_set(err, ISOTIER_EDB, 0,
+					 "%s: schema version %d is not one this isotier knows (max %d)",
+					 path, version, SCHEMA_VERSION);
+	}
+	for (int v = version; v < SCHEMA_VERSION; v++) {
+		char pragma[64];
+		snprintf(pragma, sizeof pragma, "PRAGMA user_version = %d", v + 1);
+		if ((rc = exec_sql(h, migrations[v], err, path)) < 0 ||
+		    (rc = exec_sql(h, pragma, err, path)) < 0) {
+			isotier_history_rollback(h);
+			return isotier_error_prefix(err, "migrate to schema %d", v + 1);
+		}
+	}
+	return isotier_history_commit(h, err);
+}
+
+static int history_open(isotier_history **out, const char *path, int flags, int busy_ms,
+			isotier_error *err)
+{
+	isotier_history *h = calloc(1, sizeof *h);
+	if (!h)
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "open history: out of memory");
+	if (sqlite3_open_v2(path, &h->db, flags, NULL) != SQLITE_OK) {
+		int rc = isotier_history_sql_error(h, err, path);
+		isotier_history_close(h);
+		return rc;
+	}
+	sqlite3_busy_timeout(h->db, busy_ms > 0 ? busy_ms : 5000);
+	sqlite3_extended_result_codes(h->db, 1);
+	*out = h;
+	return 0;
+}
+
+int isotier_history_open(isotier_history **out, const char *path, int busy_ms, isotier_error *err)
+{
+	isotier_history *h = NULL;
+	int rc = history_open(&h, path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, busy_ms, err);
+	if (rc < 0)
+		return rc;
+	if ((rc = exec_sql(h, "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON;"
+			      "PRAGMA synchronous=NORMAL;", err, path)) < 0 ||
+	    (rc = migrate(h, path, err)) < 0) {
+		isotier_history_close(h);
+		return rc;
+	}
+	*out = h;
+	return 0;
+}
+
+int isotier_history_open_readonly(isotier_history **out, const char *path, isotier_error *err)
+{
+	if (access(path, R_OK) != 0)
+		return isotier_error_set(err, ISOTIER_EDB, errno, "open history %s", path);
+	isotier_history *h = NULL;
+	int rc = history_open(&h, path, SQLITE_OPEN_READONLY, 5000, err);
+	if (rc < 0)
+		return rc;
+	int version = isotier_history_schema_version(h);
+	if (version < 0 || version > SCHEMA_VERSION) {
+		isotier_history_close(h);
+		return isotier_error_set(err, ISOTIER_EDB, 0,
+					 "%s: schema version %d is not one this isotier knows (max %d)",
+					 path, version, SCHEMA_VERSION);
+	}
+	if (version < SCHEMA_VERSION) {
+		isotier_history_close(h);
+		return isotier_error_set(err, ISOTIER_EDB, 0,
+					 "%s: schema version %d is older than %d; open it once read-write to migrate",
+					 path, version, SCHEMA_VERSION);
+	}
+	*out = h;
+	return 0;
+}
+
+void isotier_history_close(isotier_history *h)
+{
+	if (!h)
+		return;
+	sqlite3_close_v2(h->db);
+	free(h);
+}
+
+sqlite3 *isotier_history_db(isotier_history *h)
+{
+	return h->db;
+}
+
+int isotier_history_begin(isotier_history *h, isotier_error *err)
+{
+	return exec_sql(h, "BEGIN IMMEDIATE", err, "begin transaction");
+}
+
+int isotier_history_commit(isotier_history *h, isotier_error *err)
+{
+	return exec_sql(h, "COMMIT", err, "commit");
+}
+
+void isotier_history_rollback(isotier_history *h)
+{
+	sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+int isotier_history_run_begin(isotier_history *h, int64_t *run_id, const char *command,
+			      const char *catalogue_commit, isotier_error *err)
+{
+	cleanup_stmt sqlite3_stmt *stmt = NULL;
+	char now[32];
+	isotier_utc_now(now, sizeof now);
+	if (sqlite3_prepare_v2(h->db,
+			       "INSERT INTO runs(started_at, tool_version, catalogue_commit, command)"
+			       " VALUES (?1, ?2, ?3, ?4)",
+			       -1, &stmt, NULL) != SQLITE_OK)
+		return isotier_history_sql_error(h, err, "record run");
+	sqlite3_bind_text(stmt, 1, now, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 2, ISOTIER_VERSION, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 3, catalogue_commit, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 4, command, -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(stmt) != SQLITE_DONE)
+		return isotier_history_sql_error(h, err, "record run");
+	*run_id = sqlite3_last_insert_rowid(h->db);
+	return 0;
+}
+
+int isotier_history_run_end(isotier_history *h, int64_t run_id, const char *status, isotier_error *err)
+{
+	cleanup_stmt sqlite3_stmt *stmt = NULL;
+	char now[32];
+	isotier_utc_now(now, sizeof now);
+	if (sqlite3_prepare_v2(h->db, "UPDATE runs SET finished_at = ?1, status = ?2 WHERE id = ?3", -1,
+			       &stmt, NULL) != SQLITE_OK)
+		return isotier_history_sql_error(h, err, "finish run");
+	sqlite3_bind_text(stmt, 1, now, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(stmt, 2, status, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(stmt, 3, run_id);
+	if (sqlite3_step(stmt) != SQLITE_DONE)
+		return isotier_history_sql_error(h, err, "finish run");
+	return 0;
+}

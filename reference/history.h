@@ -1,0 +1,54 @@
+/*
+ * history.h - the SQLite history every part of isotier shares: verify
+ * observations, source checks, audit events. The schema lives in one place
+ * (history.c) and migrates forward by PRAGMA user_version; add a migration,
+ * never edit a released one.
+ */
+#ifndef ISOTIER_HISTORY_H
+#define ISOTIER_HISTORY_H
+
+#include "internal.h"
+
+#include <sqlite3.h>
+
+#define ISOTIER_DEFAULT_DB "isotier.db"
+
+typedef struct isotier_history isotier_history;
+
+/* Opens (creating if needed) and migrates the database at path. WAL mode,
+ * foreign keys on, busy timeout busy_ms (0: 5000). */
+int isotier_history_open(isotier_history **out, const char *path, int busy_ms, isotier_error *err);
+/* Opens read-only without creating or migrating; fails if the schema is newer
+ * than this build knows. */
+int isotier_history_open_readonly(isotier_history **out, const char *path, isotier_error *err);
+void isotier_history_close(isotier_history *h);
+sqlite3 *isotier_history_db(isotier_history *h);
+int isotier_history_schema_version(isotier_history *h);
+
+/* BEGIN IMMEDIATE / COMMIT / ROLLBACK with errors reported through err. */
+int isotier_history_begin(isotier_history *h, isotier_error *err);
+int isotier_history_commit(isotier_history *h, isotier_error *err);
+void isotier_history_rollback(isotier_history *h);
+
+/* Starts a run row (command: "verify", "sources check"...); *run_id set. */
+int isotier_history_run_begin(isotier_history *h, int64_t *run_id, const char *command,
+			      const char *catalogue_commit, isotier_error *err);
+/* Marks a run finished with a status word ("ok", "failed", "interrupted"). */
+int isotier_history_run_end(isotier_history *h, int64_t run_id, const char *status, isotier_error *err);
+
+/* Fills err from the connection's last error, with context. */
+int isotier_history_sql_error(isotier_history *h, isotier_error *err, const char *context);
+
+static inline void cleanup_historyp(isotier_history **h)
+{
+	isotier_history_close(*h);
+}
+#define cleanup_history __attribute__((cleanup(cleanup_historyp)))
+
+static inline void cleanup_stmtp(sqlite3_stmt **s)
+{
+	sqlite3_finalize(*s);
+}
+#define cleanup_stmt __attribute__((cleanup(cleanup_stmtp)))
+
+#endif

@@ -1,0 +1,66 @@
+/*
+ * internal.h - helpers shared inside libisotier and the isotier CLI
+ * (not installed). crun-style: cleanup attributes instead of goto ladders,
+ * an error object filled with a message chain.
+ */
+#ifndef ISOTIER_INTERNAL_H
+#define ISOTIER_INTERNAL_H
+
+#include "isotier.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define ISOTIER_UNUSED __attribute__((unused))
+#define ISOTIER_PRINTF(a, b) __attribute__((format(printf, a, b)))
+
+static inline void cleanup_freep(void *p)
+{
+	free(*(void **)p);
+}
+static inline void cleanup_closep(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+}
+static inline void cleanup_fclosep(FILE **f)
+{
+	if (*f)
+		fclose(*f);
+}
+#define cleanup_free __attribute__((cleanup(cleanup_freep)))
+#define cleanup_close __attribute__((cleanup(cleanup_closep)))
+#define cleanup_fclose __attribute__((cleanup(cleanup_fclosep)))
+
+/* Steals a pointer out of a cleanup variable. */
+#define steal_pointer(pp)                                                                          \
+	({                                                                                         \
+		__typeof__(*(pp)) stolen_ = *(pp);                                                 \
+		*(pp) = NULL;                                                                      \
+		stolen_;                                                                           \
+	})
+
+/*
+ * Sets err (if non-NULL) and returns code, so callers can write
+ *   return isotier_error_set(err, ISOTIER_EIO, errno, "open %s", path);
+ * When sys_errno is non-zero, ": strerror(sys_errno)" is appended.
+ */
+int isotier_error_set(isotier_error *err, int code, int sys_errno, const char *fmt, ...)
+	ISOTIER_PRINTF(4, 5);
+/* Prepends context to an existing message: "context: previous". Returns err->code. */
+int isotier_error_prefix(isotier_error *err, const char *fmt, ...) ISOTIER_PRINTF(2, 3);
+void isotier_error_clear(isotier_error *err);
+
+/* UTC time as "YYYY-MM-DDTHH:MM:SSZ" into buf (>= 21 bytes). */
+void isotier_utc_now(char *buf, size_t len);
+
+/* Reads a whole file of at most max bytes; NUL-terminated. Returns 0 or <0. */
+int isotier_read_file(char **out, size_t *out_len, const char *path, size_t max, isotier_error *err);
+
+/* Writes text with terminal control characters made visible (\x1b -> "\\x1b"),
+ * for printing anything that came from a sandbox or a web page to a terminal. */
+void isotier_fputs_sanitized(FILE *f, const char *s);
+
+#endif

@@ -1,0 +1,16 @@
+# tests/lib.sh - sourced by integration tests. Real sandboxes, real files.
+set -euo pipefail
+: "${ISOTIER_ROOT:?run through tests/run-integration.sh}"
+TMP=$(mktemp -d /tmp/isotier-test.XXXXXX)
+trap 'rm -rf "$TMP"' EXIT
+
+fail() { echo "FAIL: $*" >&2; exit 1; }
+# Skip loudly: the last line printed is the reason the runner shows.
+skip() { echo "SKIPPED (loudly): $*"; exit 77; }
+assert_eq() { [ "$1" = "$2" ] || fail "${3:-values differ}: expected '$2', got '$1'"; }
+assert_contains() { grep -qF -- "$2" <<<"$1" || fail "${3:-missing text}: '$2' not in: $(head -c 2000 <<<"$1")"; }
+# jq-free JSON field access through python3's json module.
+json_get() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); 
+for k in sys.argv[2].split("."):
+    d = d[int(k)] if isinstance(d, list) else d[k]
+print(d if not isinstance(d,(dict,list)) else json.dumps(d))' "$1" "$2"; }

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# `make test`: unit suites then integration tests; one closing line for CI.
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${1:-build}
+cd "$root"
+unit_rc=0 int_rc=0
+out=$(mktemp)
+tests/run-unit.sh "$build"/tests/test_* 2>&1 | tee "$out"; unit_rc=${PIPESTATUS[0]}
+BUILD=$build tests/run-integration.sh 2>&1 | tee -a "$out"; int_rc=${PIPESTATUS[0]}
+# Totals over suites and scripts: Check's own per-suite lines are above.
+p=$(sed -n 's/^\(unit suites\|integration\): \([0-9]*\) passed, \([0-9]*\) failed.*/\2/p' "$out" | paste -sd+ | bc)
+f=$(sed -n 's/^\(unit suites\|integration\): \([0-9]*\) passed, \([0-9]*\) failed.*/\3/p' "$out" | paste -sd+ | bc)
+s=$(sed -n 's/^integration: .* \([0-9]*\) skipped$/\1/p' "$out")
+rm -f "$out"
+echo "${p:-0} passed, ${f:-0} failed, ${s:-0} skipped"
+[ "$unit_rc" -eq 0 ] && [ "$int_rc" -eq 0 ]

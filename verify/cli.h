@@ -1,0 +1,40 @@
+/*
+ * cli.h - the isotier command line: one file per subcommand, each exporting
+ * one `const struct cli_command cli_<name>`; main.c dispatches.
+ */
+#ifndef ISOTIER_CLI_H
+#define ISOTIER_CLI_H
+
+#include "../reference/internal.h"
+
+/* sysexits.h, spelled out so every command uses the same words. */
+enum {
+	EXIT_OK = 0,
+	EXIT_FINDING = 1,   /* the check ran and found a problem (drift, contradiction) */
+	EXIT_USAGE = 64,    /* EX_USAGE */
+	EXIT_DATAERR = 65,  /* EX_DATAERR */
+	EXIT_UNAVAIL = 69,  /* EX_UNAVAILABLE */
+	EXIT_SOFTWARE = 70, /* EX_SOFTWARE */
+	EXIT_CANTCREAT = 73,/* EX_CANTCREAT */
+	EXIT_IOERR = 74,    /* EX_IOERR */
+	EXIT_TEMPFAIL = 75, /* EX_TEMPFAIL (database locked...) */
+	EXIT_CONFIG = 78,   /* EX_CONFIG */
+	EXIT_INTERRUPTED = 130,
+};
+
+struct cli_command {
+	const char *name;    /* "verify", "catalogue", ... */
+	const char *summary; /* one line for `isotier --help` */
+	int (*main)(int argc, char **argv); /* argv[0] is the command name */
+};
+
+/* Prints "isotier: <message>" to stderr, terminal-safe. */
+void cli_error(const char *fmt, ...) ISOTIER_PRINTF(1, 2);
+/* Reports err with the exit code chosen for its code. */
+int cli_fail(const isotier_error *err);
+
+/* The repository's catalogue directory: $ISOTIER_CATALOGUE, else the
+ * compiled-in source tree path, else ./catalogue/providers. */
+const char *cli_default_catalogue(void);
+
+#endif
