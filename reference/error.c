@@ -38,7 +38,10 @@ int isotier_error_prefix(isotier_error *err, const char *fmt, ...)
 	va_end(ap);
 	char previous[sizeof err->message];
 	memcpy(previous, err->message, sizeof previous);
-	snprintf(err->message, sizeof err->message, "%s: %s", context, previous);
+	/* Truncation keeps the outermost context, which is what a reader needs first. */
+	int n = snprintf(err->message, sizeof err->message, "%s: ", context);
+	if (n > 0 && (size_t)n < sizeof err->message)
+		strncat(err->message, previous, sizeof err->message - (size_t)n - 1);
 	return err->code;
 }
 

@@ -1,0 +1,111 @@
+/*
+ * catalogue.h - the provider catalogue: load, validate, look up (internal to
+ * libisotier and the CLI). Format: catalogue/FORMAT.md and
+ * catalogue/provider.schema.json.
+ */
+#ifndef ISOTIER_CATALOGUE_H
+#define ISOTIER_CATALOGUE_H
+
+#include "../reference/internal.h"
+
+/* Re-verification cadence of the runbook: a provider source older than this
+ * many days no longer defends a tier. */
+#define ISOTIER_DEFAULT_MAX_SOURCE_AGE_DAYS 90
+
+typedef struct isotier_source {
+	char *url;
+	char *quote;     /* verbatim text from the page */
+	char *publisher; /* "provider" | "third-party" */
+	char *retrieved; /* YYYY-MM-DD */
+	char *title;     /* optional */
+} isotier_source;
+
+typedef struct isotier_prior_claim {
+	isotier_tier tier;
+	char *mechanism;
+	char *until; /* YYYY-MM-DD: the claim stopped holding */
+	char *note;
+} isotier_prior_claim;
+
+typedef struct isotier_provider {
+	char *file; /* path it was loaded from (or a "rev:path" label) */
+	char *id;
+	char *name;
+	char *offering; /* optional */
+	char *kind;     /* "remote" | "local" */
+	isotier_tier tier;
+	char *mechanism;
+	char *since;   /* YYYY-MM-DD */
+	char *backend; /* optional: the isotier backend that runs it locally */
+	char *notes;
+	isotier_source *sources;
+	size_t n_sources;
+	isotier_prior_claim *history;
+	size_t n_history;
+} isotier_provider;
+
+typedef struct isotier_catalogue {
+	char *dir;
+	isotier_provider *providers; /* sorted by id */
+	size_t n_providers;
+} isotier_catalogue;
+
+typedef enum { ISOTIER_FINDING_WARNING = 0, ISOTIER_FINDING_ERROR = 1 } isotier_finding_severity;
+
+typedef struct isotier_finding {
+	isotier_finding_severity severity;
+	char *file;
+	char *field; /* JSON path like "sources[0].retrieved"; "" for the whole file */
+	char *message;
+} isotier_finding;
+
+typedef struct isotier_findings {
+	isotier_finding *items;
+	size_t n, cap;
+	size_t n_errors, n_warnings;
+} isotier_findings;
+
+void isotier_findings_add(isotier_findings *f, isotier_finding_severity sev, const char *file,
+			  const char *field, const char *fmt, ...) ISOTIER_PRINTF(5, 6);
+void isotier_findings_free(isotier_findings *f);
+
+/*
+ * Parses one provider document (hostile input: size-capped, every field
+ * type-checked). Problems go to findings with file and field; returns 0 when
+ * the document yielded an entry, ISOTIER_EDATA when it did not.
+ */
+int isotier_provider_parse(isotier_provider *out, const char *json, size_t len, const char *file,
+			   isotier_findings *findings);
+void isotier_provider_clear(isotier_provider *p);
+
+/*
+ * Loads every *.json under dir. Per-file problems become findings (the file is
+ * skipped); returns <0 only when dir itself cannot be read.
+ */
+int isotier_catalogue_load(isotier_catalogue **out, const char *dir, isotier_findings *findings,
+			   isotier_error *err);
+
+/*
+ * The validator's rules over a loaded catalogue: provider source required for
+ * a non-UNKNOWN tier, dates well-formed and not after today (YYYY-MM-DD),
+ * sources within max_age_days (0: the default cadence), ids unique, vocabulary,
+ * mechanism consistent with tier. Third-party-only evidence is a warning.
+ */
+void isotier_catalogue_validate(const isotier_catalogue *c, const char *today, int max_age_days,
+				isotier_findings *findings);
+
+const isotier_provider *isotier_catalogue_find(const isotier_catalogue *c, const char *id);
+/* The entry whose "backend" field names this local backend. */
+const isotier_provider *isotier_catalogue_find_backend(const isotier_catalogue *c, const char *backend);
+
+/* The newest provider-published source with a non-empty quote, or NULL. */
+const isotier_source *isotier_provider_best_source(const isotier_provider *p);
+
+/* Tier a mechanism can support: the tier it implies, or ISOTIER_UNKNOWN for
+ * mechanisms outside the four tiers (webassembly, unknown...). Returns
+ * ISOTIER_EINVAL for a name not in the vocabulary. */
+int isotier_mechanism_tier(isotier_tier *out, const char *mechanism);
+
+void isotier_catalogue_free(isotier_catalogue *c);
+
+#endif

@@ -1,0 +1,52 @@
+/*
+ * backend.h - one small interface over the sandboxes isotier drives (bwrap,
+ * runc, runsc, qemu-microvm, host). Used by `isotier verify` and by
+ * isotier_create(). One file per backend: reference/backend_<name>.c.
+ *
+ * Lifecycle: available() -> provision() -> exec()* -> destroy().
+ * provision() may create files (bundle, initramfs); nothing may be created
+ * before it is called. destroy() removes everything provision() made, on
+ * every path, and is safe after a failed exec().
+ */
+#ifndef ISOTIER_BACKEND_H
+#define ISOTIER_BACKEND_H
+
+#include "internal.h"
+
+/* Where the probe and the capture directory appear inside every sandbox. */
+#define ISOTIER_GUEST_DIR "/.isotier"
+#define ISOTIER_GUEST_PROBE ISOTIER_GUEST_DIR "/isotier-probe"
+#define ISOTIER_GUEST_CAPTURE ISOTIER_GUEST_DIR "/capture"
+
+typedef struct isotier_backend_spec {
+	const char *rootfs;      /* NULL: a read-only view of the host root */
+	const char *probe_path;  /* host path of the static probe, at ISOTIER_GUEST_PROBE inside; NULL: none */
+	const char *capture_dir; /* host dir, writable at ISOTIER_GUEST_CAPTURE inside; NULL: none */
+	int timeout_s;           /* default per exec; 0: 60 */
+} isotier_backend_spec;
+
+typedef struct isotier_exec_request {
+	const char *const *argv; /* NULL-terminated, paths as seen inside */
+	int stdin_fd;            /* -1: /dev/null */
+	int stdout_fd;           /* -1: inherit */
+	int stderr_fd;           /* -1: inherit */
+	int timeout_s;           /* 0: the spec's */
+} isotier_exec_request;
+
+typedef struct isotier_backend {
+	const char *name;         /* "bwrap" */
+	const char *catalogue_id; /* catalogue entry holding its claim ("bubblewrap"); NULL for host */
+	const char *description;
+	/* 1 when usable here, 0 (and why) when not. Touches nothing. */
+	int (*available)(char *why, size_t why_len);
+	int (*provision)(void **state, const isotier_backend_spec *spec, isotier_error *err);
+	/* *exit_status: the command's status, 128+N when killed by signal N. */
+	int (*exec)(void *state, const isotier_exec_request *req, int *exit_status, isotier_error *err);
+	void (*destroy)(void *state);
+} isotier_backend;
+
+const isotier_backend *isotier_backend_lookup(const char *name);
+size_t isotier_backend_count(void);
+const isotier_backend *isotier_backend_at(size_t index);
+
+#endif
