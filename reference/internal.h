@@ -63,4 +63,11 @@ int isotier_read_file(char **out, size_t *out_len, const char *path, size_t max,
  * for printing anything that came from a sandbox or a web page to a terminal. */
 void isotier_fputs_sanitized(FILE *f, const char *s);
 
+/* $ISOTIER_CATALOGUE, else the source tree's catalogue/providers, else
+ * ./catalogue/providers. */
+const char *isotier_default_catalogue_dir(void);
+/* $ISOTIER_PROBE, else isotier-probe beside the running executable, else the
+ * source tree's build/isotier-probe. 0, or ISOTIER_ENOTFOUND. */
+int isotier_default_probe_path(char *buf, size_t len);
+
 #endif

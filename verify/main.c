@@ -21,18 +21,9 @@ static const struct cli_command *const commands[] = {
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
-#ifndef ISOTIER_SOURCE_DIR
-#define ISOTIER_SOURCE_DIR "."
-#endif
-
 const char *cli_default_catalogue(void)
 {
-	const char *env = getenv("ISOTIER_CATALOGUE");
-	if (env && *env)
-		return env;
-	if (access(ISOTIER_SOURCE_DIR "/catalogue/providers", R_OK) == 0)
-		return ISOTIER_SOURCE_DIR "/catalogue/providers";
-	return "catalogue/providers";
+	return isotier_default_catalogue_dir();
 }
 
 void cli_error(const char *fmt, ...)

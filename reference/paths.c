@@ -1,0 +1,45 @@
+/* paths.c - where isotier finds its catalogue and its probe by default. */
+#include "internal.h"
+
+#include <limits.h>
+#include <string.h>
+
+#ifndef ISOTIER_SOURCE_DIR
+#define ISOTIER_SOURCE_DIR "."
+#endif
+
+const char *isotier_default_catalogue_dir(void)
+{
+	const char *env = getenv("ISOTIER_CATALOGUE");
+	if (env && *env)
+		return env;
+	if (access(ISOTIER_SOURCE_DIR "/catalogue/providers", R_OK) == 0)
+		return ISOTIER_SOURCE_DIR "/catalogue/providers";
+	return "catalogue/providers";
+}
+
+int isotier_default_probe_path(char *buf, size_t len)
+{
+	const char *env = getenv("ISOTIER_PROBE");
+	if (env && *env) {
+		if ((size_t)snprintf(buf, len, "%s", env) >= len)
+			return ISOTIER_EINVAL;
+		return 0;
+	}
+	/* Beside the running executable: build/isotier next to build/isotier-probe. */
+	char exe[PATH_MAX];
+	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		char *slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			if ((size_t)snprintf(buf, len, "%s/isotier-probe", exe) < len &&
+			    access(buf, X_OK) == 0)
+				return 0;
+		}
+	}
+	if ((size_t)snprintf(buf, len, "%s/build/isotier-probe", ISOTIER_SOURCE_DIR) >= len)
+		return ISOTIER_EINVAL;
+	return access(buf, X_OK) == 0 ? 0 : ISOTIER_ENOTFOUND;
+}
