@@ -108,4 +108,10 @@ int isotier_mechanism_tier(isotier_tier *out, const char *mechanism);
 
 void isotier_catalogue_free(isotier_catalogue *c);
 
+/* Days since 1970-01-01 of a strict "YYYY-MM-DD" calendar date (1970 or later).
+ * Returns 0 or ISOTIER_EINVAL (malformed, or no such day: 2025-02-29). */
+int isotier_date_days(long *out, const char *date);
+/* Today's UTC date as "YYYY-MM-DD" into buf (>= 11 bytes). */
+void isotier_today(char *buf, size_t len);
+
 #endif

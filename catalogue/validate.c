@@ -1,0 +1,252 @@
+/*
+ * validate.c - the validator's rules over a loaded catalogue (FORMAT.md):
+ * vocabulary, mechanism against tier, calendar dates never in the future,
+ * source age, provider evidence for every tier above UNKNOWN, unique ids that
+ * match their file names.
+ */
+#include "catalogue.h"
+
+#include <string.h>
+#include <time.h>
+
+static const struct {
+	const char *name;
+	isotier_tier tier;
+} mechanisms[] = {
+	{"firecracker", ISOTIER_MICROVM}, {"cloud-hypervisor", ISOTIER_MICROVM},
+	{"qemu", ISOTIER_MICROVM},        {"kata", ISOTIER_MICROVM},
+	{"libkrun", ISOTIER_MICROVM},     {"vm", ISOTIER_MICROVM},
+	{"gvisor", ISOTIER_GVISOR},       {"runc", ISOTIER_CONTAINER},
+	{"crun", ISOTIER_CONTAINER},      {"bubblewrap", ISOTIER_CONTAINER},
+	{"container", ISOTIER_CONTAINER}, {"webassembly", ISOTIER_UNKNOWN},
+	{"v8-isolate", ISOTIER_UNKNOWN},  {"unknown", ISOTIER_UNKNOWN},
+};
+
+int isotier_mechanism_tier(isotier_tier *out, const char *mechanism)
+{
+	for (size_t i = 0; mechanism && i < sizeof mechanisms / sizeof mechanisms[0]; i++)
+		if (!strcmp(mechanism, mechanisms[i].name)) {
+			*out = mechanisms[i].tier;
+			return 0;
+		}
+	return ISOTIER_EINVAL;
+}
+
+/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm). */
+static long days_from_civil(long y, unsigned m, unsigned d)
+{
+	y -= m <= 2;
+	long era = (y >= 0 ? y : y - 399) / 400;
+	unsigned yoe = (unsigned)(y - era * 400);
+	unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + (long)doe - 719468;
+}
+
+int isotier_date_days(long *out, const char *date)
+{
+	if (!date || strlen(date) != 10 || date[4] != '-' || date[7] != '-')
+		return ISOTIER_EINVAL;
+	for (int i = 0; i < 10; i++)
+		if (i != 4 && i != 7 && (date[i] < '0' || date[i] > '9'))
+			return ISOTIER_EINVAL;
+	long y = (date[0] - '0') * 1000 + (date[1] - '0') * 100 + (date[2] - '0') * 10 + (date[3] - '0');
+	unsigned m = (unsigned)((date[5] - '0') * 10 + (date[6] - '0'));
+	unsigned d = (unsigned)((date[8] - '0') * 10 + (date[9] - '0'));
+	static const unsigned mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+	if (y < 1970 || m < 1 || m > 12 || d < 1)
+		return ISOTIER_EINVAL;
+	bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
+	if (d > mdays[m - 1] + (m == 2 && leap))
+		return ISOTIER_EINVAL;
+	*out = days_from_civil(y, m, d);
+	return 0;
+}
+
+void isotier_today(char *buf, size_t len)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	strftime(buf, len, "%Y-%m-%d", &tm);
+}
+
+static bool id_valid(const char *id)
+{
+	if (!id || !((id[0] >= 'a' && id[0] <= 'z') || (id[0] >= '0' && id[0] <= '9')))
+		return false;
+	size_t n = 0;
+	for (const char *p = id; *p; p++, n++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= '0' && *p <= '9') || *p == '-'))
+			return false;
+	return n <= 64;
+}
+
+static bool url_valid(const char *url)
+{
+	if (strncmp(url, "https://", 8) && strncmp(url, "http://", 7))
+		return false;
+	const char *host = url + (url[4] == 's' ? 8 : 7);
+	if (!*host || *host == '/' || strlen(url) > 2048)
+		return false;
+	for (const unsigned char *p = (const unsigned char *)url; *p; p++)
+		if (*p <= 0x20 || *p >= 0x7f || *p == '"' || *p == '<' || *p == '>' || *p == '\\')
+			return false;
+	return true;
+}
+
+struct vctx {
+	isotier_findings *findings;
+	const char *file;
+	long today;
+	int max_age;
+};
+
+/* Reports a malformed or future date; returns true when the date is usable. */
+static bool check_date(struct vctx *v, const char *field, const char *date, long *days)
+{
+	if (isotier_date_days(days, date) < 0) {
+		isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, field,
+				     "'%.32s' is not a calendar date (YYYY-MM-DD)", date ? date : "");
+		return false;
+	}
+	if (*days > v->today) {
+		isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, field,
+				     "%s is in the future", date);
+		return false;
+	}
+	return true;
+}
+
+static void check_mechanism(struct vctx *v, const char *field, const char *mechanism,
+			    isotier_tier tier)
+{
+	isotier_tier supports;
+	if (isotier_mechanism_tier(&supports, mechanism) < 0) {
+		isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, field,
+				     "'%.40s' is not a mechanism in the vocabulary (FORMAT.md)",
+				     mechanism ? mechanism : "");
+		return;
+	}
+	if (tier != ISOTIER_UNKNOWN && supports != tier)
+		isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, field,
+				     "mechanism '%s' contradicts tier %s (it supports %s)", mechanism,
+				     isotier_tier_name(tier), isotier_tier_name(supports));
+}
+
+static void validate_provider(struct vctx *v, const isotier_provider *p)
+{
+	/* id: pattern, and equal to the file name stem. */
+	if (!id_valid(p->id)) {
+		isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, "id",
+				     "'%.64s' does not match ^[a-z0-9][a-z0-9-]*$ (at most 64)", p->id);
+	} else {
+		const char *base = strrchr(p->file, '/');
+		base = base ? base + 1 : p->file;
+		size_t stem = strlen(base) > 5 ? strlen(base) - 5 : strlen(base);
+		if (strlen(p->id) != stem || strncmp(base, p->id, stem))
+			isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, "id",
+					     "'%s' does not match the file name '%.80s'", p->id, base);
+	}
+	if (strcmp(p->kind, "remote") && strcmp(p->kind, "local"))
+		isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, "kind",
+				     "'%.40s' is not 'remote' or 'local'", p->kind);
+	if (p->backend && !id_valid(p->backend))
+		isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, "backend",
+				     "'%.40s' is not a backend name", p->backend);
+	check_mechanism(v, "mechanism", p->mechanism, p->tier);
+	long since;
+	check_date(v, "since", p->since, &since);
+
+	bool provider_evidence = false, any_provider = false;
+	for (size_t i = 0; i < p->n_sources; i++) {
+		const isotier_source *s = &p->sources[i];
+		char field[64];
+		snprintf(field, sizeof field, "sources[%zu].url", i);
+		if (!url_valid(s->url))
+			isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, field,
+					     "'%.80s' is not an http(s) URL", s->url);
+		bool is_provider = !strcmp(s->publisher, "provider");
+		if (!is_provider && strcmp(s->publisher, "third-party")) {
+			snprintf(field, sizeof field, "sources[%zu].publisher", i);
+			isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, field,
+					     "'%.40s' is not 'provider' or 'third-party'",
+					     s->publisher);
+		}
+		snprintf(field, sizeof field, "sources[%zu].retrieved", i);
+		long days;
+		bool fresh = false;
+		if (check_date(v, field, s->retrieved, &days)) {
+			if (v->today - days > v->max_age)
+				isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file,
+						     field,
+						     "retrieved %s, %ld days ago: older than the "
+						     "maximum age of %d days; re-verify the source",
+						     s->retrieved, v->today - days, v->max_age);
+			else
+				fresh = true;
+		}
+		if (!s->quote[0]) {
+			snprintf(field, sizeof field, "sources[%zu].quote", i);
+			isotier_findings_add(v->findings, ISOTIER_FINDING_WARNING, v->file, field,
+					     "empty quote: this source cannot be re-verified");
+		}
+		any_provider |= is_provider;
+		provider_evidence |= is_provider && s->quote[0] && fresh;
+	}
+	if (p->tier != ISOTIER_UNKNOWN && !provider_evidence)
+		isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, "sources",
+				     "tier %s needs a source with publisher 'provider', a quote, "
+				     "retrieved within %d days",
+				     isotier_tier_name(p->tier), v->max_age);
+	else if (p->n_sources && !any_provider)
+		isotier_findings_add(v->findings, ISOTIER_FINDING_WARNING, v->file, "sources",
+				     "third-party-only evidence: it cannot lift the tier above UNKNOWN");
+
+	long prev_until = 0;
+	for (size_t i = 0; i < p->n_history; i++) {
+		const isotier_prior_claim *h = &p->history[i];
+		char field[64];
+		snprintf(field, sizeof field, "history[%zu].mechanism", i);
+		check_mechanism(v, field, h->mechanism, h->tier);
+		snprintf(field, sizeof field, "history[%zu].until", i);
+		long until;
+		if (check_date(v, field, h->until, &until)) {
+			if (i > 0 && prev_until && until > prev_until)
+				isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file,
+						     field, "history is not newest first");
+			prev_until = until;
+		}
+	}
+}
+
+void isotier_catalogue_validate(const isotier_catalogue *c, const char *today, int max_age_days,
+				isotier_findings *findings)
+{
+	char now[16];
+	if (!today) {
+		isotier_today(now, sizeof now);
+		today = now;
+	}
+	struct vctx v = {.findings = findings,
+			 .max_age = max_age_days > 0 ? max_age_days
+						     : ISOTIER_DEFAULT_MAX_SOURCE_AGE_DAYS};
+	if (isotier_date_days(&v.today, today) < 0) {
+		isotier_findings_add(findings, ISOTIER_FINDING_ERROR, c->dir, "",
+				     "today '%.32s' is not a calendar date", today);
+		return;
+	}
+	for (size_t i = 0; i < c->n_providers; i++) {
+		const isotier_provider *p = &c->providers[i];
+		v.file = p->file;
+		validate_provider(&v, p);
+		/* Providers are sorted by id: collisions are neighbours. */
+		for (size_t j = i; j > 0 && !strcmp(c->providers[j - 1].id, p->id); j--)
+			isotier_findings_add(findings, ISOTIER_FINDING_ERROR, p->file, "id",
+					     "'%s' is also the id of %s", p->id,
+					     c->providers[j - 1].file);
+		for (size_t j = i + 1; j < c->n_providers && !strcmp(c->providers[j].id, p->id); j++)
+			isotier_findings_add(findings, ISOTIER_FINDING_ERROR, p->file, "id",
+					     "'%s' is also the id of %s", p->id, c->providers[j].file);
+	}
+}
