@@ -303,8 +303,8 @@ void isotier_provider_clear(isotier_provider *p)
 	memset(p, 0, sizeof *p);
 }
 
-int isotier_provider_parse(isotier_provider *out, const char *json, size_t len, const char *file,
-			   isotier_findings *findings)
+static int provider_parse(isotier_provider *out, const char *json, size_t len, const char *file,
+			  isotier_findings *findings, bool keep_partial)
 {
 	memset(out, 0, sizeof *out);
 	struct parse_ctx ctx = {.file = file, .findings = findings};
@@ -340,11 +340,17 @@ int isotier_provider_parse(isotier_provider *out, const char *json, size_t len, 
 		rc = ISOTIER_ENOMEM;
 	if (rc < 0)
 		perr(&ctx, "", "out of memory");
-	if (rc < 0 || ctx.errors) {
+	if (rc < 0 || (ctx.errors && !keep_partial)) {
 		isotier_provider_clear(out);
 		return ISOTIER_EDATA;
 	}
 	return 0;
+}
+
+int isotier_provider_parse(isotier_provider *out, const char *json, size_t len, const char *file,
+			   isotier_findings *findings)
+{
+	return provider_parse(out, json, len, file, findings, false);
 }
 
 /* ---- public: load ------------------------------------------------------ */
@@ -352,7 +358,7 @@ int isotier_provider_parse(isotier_provider *out, const char *json, size_t len, 
 static int provider_cmp(const void *a, const void *b)
 {
 	const isotier_provider *pa = a, *pb = b;
-	int c = strcmp(pa->id, pb->id);
+	int c = strcmp(pa->id ? pa->id : "", pb->id ? pb->id : "");
 	return c ? c : strcmp(pa->file, pb->file);
 }
 
@@ -367,8 +373,8 @@ static bool ends_with(const char *s, const char *suffix)
 	return ls >= lx && !strcmp(s + ls - lx, suffix);
 }
 
-int isotier_catalogue_load(isotier_catalogue **out, const char *dir, isotier_findings *findings,
-			   isotier_error *err)
+static int catalogue_load(isotier_catalogue **out, const char *dir, isotier_findings *findings,
+			  bool keep_partial, isotier_error *err)
 {
 	DIR *d = opendir(dir);
 	if (!d)
@@ -428,8 +434,8 @@ int isotier_catalogue_load(isotier_catalogue **out, const char *dir, isotier_fin
 					     ferr.message);
 			continue;
 		}
-		if (isotier_provider_parse(&c->providers[c->n_providers], buf, len, path,
-					   findings) == 0)
+		if (provider_parse(&c->providers[c->n_providers], buf, len, path, findings,
+				   keep_partial) == 0)
 			c->n_providers++;
 	}
 	for (size_t i = 0; i < n_names; i++)
@@ -443,6 +449,18 @@ int isotier_catalogue_load(isotier_catalogue **out, const char *dir, isotier_fin
 		qsort(c->providers, c->n_providers, sizeof *c->providers, provider_cmp);
 	*out = c;
 	return 0;
+}
+
+int isotier_catalogue_load(isotier_catalogue **out, const char *dir, isotier_findings *findings,
+			   isotier_error *err)
+{
+	return catalogue_load(out, dir, findings, false, err);
+}
+
+int isotier_catalogue_load_partial(isotier_catalogue **out, const char *dir,
+				   isotier_findings *findings, isotier_error *err)
+{
+	return catalogue_load(out, dir, findings, true, err);
 }
 
 void isotier_catalogue_free(isotier_catalogue *c)
@@ -465,7 +483,7 @@ const isotier_provider *isotier_catalogue_find(const isotier_catalogue *c, const
 	size_t lo = 0, hi = c->n_providers;
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo) / 2;
-		int cmp = strcmp(c->providers[mid].id, id);
+		int cmp = strcmp(c->providers[mid].id ? c->providers[mid].id : "", id);
 		if (cmp == 0)
 			return &c->providers[mid];
 		if (cmp < 0)

@@ -86,6 +86,15 @@ int isotier_catalogue_load(isotier_catalogue **out, const char *dir, isotier_fin
 			   isotier_error *err);
 
 /*
+ * For the validator only (`isotier catalogue check`): like _load, but a file
+ * with per-field problems still yields its partial entry (fields that failed
+ * are NULL) so every rule can be reported in one run. A file that is not JSON
+ * at all is still skipped. Never use the result to decide a tier.
+ */
+int isotier_catalogue_load_partial(isotier_catalogue **out, const char *dir,
+				   isotier_findings *findings, isotier_error *err);
+
+/*
  * The validator's rules over a loaded catalogue: provider source required for
  * a non-UNKNOWN tier, dates well-formed and not after today (YYYY-MM-DD),
  * sources within max_age_days (0: the default cadence), ids unique, vocabulary,

@@ -105,6 +105,8 @@ struct vctx {
 /* Reports a malformed or future date; returns true when the date is usable. */
 static bool check_date(struct vctx *v, const char *field, const char *date, long *days)
 {
+	if (!date) /* missing or mistyped: already reported by the parser */
+		return false;
 	if (isotier_date_days(days, date) < 0) {
 		isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, field,
 				     "'%.32s' is not a calendar date (YYYY-MM-DD)", date ? date : "");
@@ -122,6 +124,8 @@ static void check_mechanism(struct vctx *v, const char *field, const char *mecha
 			    isotier_tier tier)
 {
 	isotier_tier supports;
+	if (!mechanism)
+		return;
 	if (isotier_mechanism_tier(&supports, mechanism) < 0) {
 		isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, field,
 				     "'%.40s' is not a mechanism in the vocabulary (FORMAT.md)",
@@ -137,7 +141,9 @@ static void check_mechanism(struct vctx *v, const char *field, const char *mecha
 static void validate_provider(struct vctx *v, const isotier_provider *p)
 {
 	/* id: pattern, and equal to the file name stem. */
-	if (!id_valid(p->id)) {
+	if (!p->id) {
+		/* reported by the parser */
+	} else if (!id_valid(p->id)) {
 		isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, "id",
 				     "'%.64s' does not match ^[a-z0-9][a-z0-9-]*$ (at most 64)", p->id);
 	} else {
@@ -148,7 +154,7 @@ static void validate_provider(struct vctx *v, const isotier_provider *p)
 			isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, "id",
 					     "'%s' does not match the file name '%.80s'", p->id, base);
 	}
-	if (strcmp(p->kind, "remote") && strcmp(p->kind, "local"))
+	if (p->kind && strcmp(p->kind, "remote") && strcmp(p->kind, "local"))
 		isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, "kind",
 				     "'%.40s' is not 'remote' or 'local'", p->kind);
 	if (p->backend && !id_valid(p->backend))
@@ -163,11 +169,11 @@ static void validate_provider(struct vctx *v, const isotier_provider *p)
 		const isotier_source *s = &p->sources[i];
 		char field[64];
 		snprintf(field, sizeof field, "sources[%zu].url", i);
-		if (!url_valid(s->url))
+		if (s->url && !url_valid(s->url))
 			isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, field,
 					     "'%.80s' is not an http(s) URL", s->url);
-		bool is_provider = !strcmp(s->publisher, "provider");
-		if (!is_provider && strcmp(s->publisher, "third-party")) {
+		bool is_provider = s->publisher && !strcmp(s->publisher, "provider");
+		if (s->publisher && !is_provider && strcmp(s->publisher, "third-party")) {
 			snprintf(field, sizeof field, "sources[%zu].publisher", i);
 			isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, field,
 					     "'%.40s' is not 'provider' or 'third-party'",
@@ -186,13 +192,14 @@ static void validate_provider(struct vctx *v, const isotier_provider *p)
 			else
 				fresh = true;
 		}
-		if (!s->quote[0]) {
+		bool quoted = s->quote && s->quote[0];
+		if (s->quote && !quoted) {
 			snprintf(field, sizeof field, "sources[%zu].quote", i);
 			isotier_findings_add(v->findings, ISOTIER_FINDING_WARNING, v->file, field,
 					     "empty quote: this source cannot be re-verified");
 		}
 		any_provider |= is_provider;
-		provider_evidence |= is_provider && s->quote[0] && fresh;
+		provider_evidence |= is_provider && quoted && fresh;
 	}
 	if (p->tier != ISOTIER_UNKNOWN && !provider_evidence)
 		isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, "sources",
@@ -241,11 +248,15 @@ void isotier_catalogue_validate(const isotier_catalogue *c, const char *today, i
 		v.file = p->file;
 		validate_provider(&v, p);
 		/* Providers are sorted by id: collisions are neighbours. */
-		for (size_t j = i; j > 0 && !strcmp(c->providers[j - 1].id, p->id); j--)
+		if (!p->id)
+			continue;
+		for (size_t j = i; j > 0 && c->providers[j - 1].id &&
+			    !strcmp(c->providers[j - 1].id, p->id); j--)
 			isotier_findings_add(findings, ISOTIER_FINDING_ERROR, p->file, "id",
 					     "'%s' is also the id of %s", p->id,
 					     c->providers[j - 1].file);
-		for (size_t j = i + 1; j < c->n_providers && !strcmp(c->providers[j].id, p->id); j++)
+		for (size_t j = i + 1; j < c->n_providers && c->providers[j].id &&
+			    !strcmp(c->providers[j].id, p->id); j++)
 			isotier_findings_add(findings, ISOTIER_FINDING_ERROR, p->file, "id",
 					     "'%s' is also the id of %s", p->id, c->providers[j].file);
 	}
