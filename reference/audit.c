@@ -1,0 +1,110 @@
+/* audit.c - audit events as JSON Lines (fsync'd) and rows in the history. */
+#include "telemetry.h"
+#include "history.h"
+
+#include <cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+
+static cJSON *event_json(const isotier_event *ev, const char *at)
+{
+	cJSON *o = cJSON_CreateObject();
+	if (!o)
+		return NULL;
+	cJSON_AddStringToObject(o, "time", at);
+	cJSON_AddStringToObject(o, "event", ev->event);
+	if (ev->sandbox_id)
+		cJSON_AddStringToObject(o, "sandbox_id", ev->sandbox_id);
+	cJSON_AddStringToObject(o, "backend", ev->backend ? ev->backend : "");
+	cJSON_AddStringToObject(o, "claimed_tier", isotier_tier_name(ev->claimed));
+	cJSON_AddStringToObject(o, "resolved_tier", isotier_tier_name(ev->resolved));
+	cJSON_AddStringToObject(o, "required_tier", isotier_tier_name(ev->required));
+	cJSON_AddStringToObject(o, "decision", ev->decision ? ev->decision : "");
+	cJSON_AddStringToObject(o, "reason", ev->reason ? ev->reason : "");
+	if (ev->exit_status >= 0)
+		cJSON_AddNumberToObject(o, "exit_status", ev->exit_status);
+	return o;
+}
+
+static int append_line(const char *path, const char *line, isotier_error *err)
+{
+	cleanup_close int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+	if (fd < 0)
+		return isotier_error_set(err, ISOTIER_EIO, errno, "audit log %s", path);
+	size_t len = strlen(line), off = 0;
+	/* One write of the whole line, so concurrent writers never interleave
+	 * within a line (O_APPEND); loop only on a short write. */
+	while (off < len) {
+		ssize_t n = write(fd, line + off, len - off);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			return isotier_error_set(err, ISOTIER_EIO, errno, "write audit log %s", path);
+		}
+		off += (size_t)n;
+	}
+	if (fsync(fd) < 0)
+		return isotier_error_set(err, ISOTIER_EIO, errno, "fsync audit log %s", path);
+	return 0;
+}
+
+static int store_event(const char *db_path, const isotier_event *ev, const char *at,
+		       const char *detail, isotier_error *err)
+{
+	cleanup_history isotier_history *h = NULL;
+	int rc = isotier_history_open(&h, db_path, 0, err);
+	if (rc < 0)
+		return rc;
+	cleanup_stmt sqlite3_stmt *stmt = NULL;
+	if (sqlite3_prepare_v2(isotier_history_db(h),
+			       "INSERT INTO audit_events(at, event, sandbox_id, backend, claimed_tier,"
+			       " resolved_tier, required_tier, decision, reason, detail_json)"
+			       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+			       -1, &stmt, NULL) != SQLITE_OK)
+		return isotier_history_sql_error(h, err, "store audit event");
+	sqlite3_bind_text(stmt, 1, at, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 2, ev->event, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 3, ev->sandbox_id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 4, ev->backend, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 5, isotier_tier_name(ev->claimed), -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 6, isotier_tier_name(ev->resolved), -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 7, isotier_tier_name(ev->required), -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 8, ev->decision, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 9, ev->reason, -1, SQLITE_STATIC);
+	sqlite3_bind_text(stmt, 10, detail, -1, SQLITE_STATIC);
+	if (sqlite3_step(stmt) != SQLITE_DONE)
+		return isotier_history_sql_error(h, err, "store audit event");
+	return 0;
+}
+
+int isotier_audit_emit(const isotier_telemetry *t, const isotier_event *ev, isotier_error *err)
+{
+	if (!t->audit_log && !t->db_path)
+		return 0;
+	char at[32];
+	isotier_utc_now(at, sizeof at);
+	cJSON *o = event_json(ev, at);
+	char *line = o ? cJSON_PrintUnformatted(o) : NULL;
+	cJSON_Delete(o);
+	if (!line)
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "audit event: out of memory");
+	int rc = 0;
+	if (t->audit_log) {
+		size_t n = strlen(line);
+		char *nl = malloc(n + 2);
+		if (!nl) {
+			free(line);
+			return isotier_error_set(err, ISOTIER_ENOMEM, 0, "audit event: out of memory");
+		}
+		memcpy(nl, line, n);
+		nl[n] = '\n';
+		nl[n + 1] = '\0';
+		rc = append_line(t->audit_log, nl, err);
+		free(nl);
+	}
+	if (rc == 0 && t->db_path)
+		rc = store_event(t->db_path, ev, at, line, err);
+	free(line);
+	return rc;
+}

@@ -1,0 +1,302 @@
+/*
+ * create.c - isotier_create(): resolve the tier we can defend, refuse before
+ * anything is provisioned when it does not satisfy require_isolation, and
+ * carry the tier through every repr, audit event and span (ADR-0006).
+ */
+#include "resolve.h"
+#include "telemetry.h"
+
+#include <cJSON.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#define ATTEST_OUTPUT_MAX (1024 * 1024)
+
+struct isotier_sandbox {
+	const isotier_backend *backend;
+	void *state;
+	isotier_resolution res;
+	isotier_tier required;
+	isotier_telemetry tel;
+	char id[17];
+	char repr[512];
+	int timeout_s;
+	/* Owned copies of the caller's telemetry paths. */
+	char *audit_log, *db_path, *otlp_endpoint, *otlp_file;
+};
+
+static void event_for(isotier_event *ev, const isotier_sandbox *sb, const char *event,
+		      const char *decision, const char *reason, uint64_t start_ns)
+{
+	*ev = (isotier_event){
+		.event = event,
+		.sandbox_id = sb->id[0] ? sb->id : NULL,
+		.backend = sb->backend->name,
+		.claimed = sb->res.claimed,
+		.resolved = sb->res.resolved,
+		.required = sb->required,
+		.decision = decision,
+		.reason = reason,
+		.exit_status = -1,
+		.start_ns = start_ns,
+		.end_ns = isotier_now_ns(),
+	};
+}
+
+/* Audit + span; returns the audit result so provisioning can fail closed. */
+static int emit(isotier_sandbox *sb, const isotier_event *ev, isotier_error *err)
+{
+	isotier_span_emit(&sb->tel, ev);
+	return isotier_audit_emit(&sb->tel, ev, err);
+}
+
+static void emit_best_effort(isotier_sandbox *sb, const isotier_event *ev)
+{
+	isotier_error aerr = {0};
+	if (emit(sb, ev, &aerr) < 0)
+		fprintf(stderr, "isotier: warning: audit: %s\n", aerr.message);
+}
+
+static void sandbox_free(isotier_sandbox *sb)
+{
+	if (!sb)
+		return;
+	free(sb->audit_log);
+	free(sb->db_path);
+	free(sb->otlp_endpoint);
+	free(sb->otlp_file);
+	free(sb);
+}
+
+static int dup_opt(char **dst, const char *src)
+{
+	if (!src)
+		return 0;
+	*dst = strdup(src);
+	return *dst ? 0 : -1;
+}
+
+/* Reads the probe's verdict from its JSON: the schema and observed_tier are
+ * all attestation needs; the document is hostile input. */
+static int attest_parse(isotier_tier *observed, char *observed_name, size_t name_len,
+			const char *json, isotier_error *err)
+{
+	cJSON *doc = cJSON_Parse(json);
+	if (!doc)
+		return isotier_error_set(err, ISOTIER_EDATA, 0, "attest: probe output is not JSON");
+	const cJSON *schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
+	const cJSON *tier = cJSON_GetObjectItemCaseSensitive(doc, "observed_tier");
+	int rc = 0;
+	if (!cJSON_IsString(schema) || strcmp(schema->valuestring, "isotier.probe/1") != 0)
+		rc = isotier_error_set(err, ISOTIER_EDATA, 0, "attest: probe output: schema is not isotier.probe/1");
+	else if (!cJSON_IsString(tier))
+		rc = isotier_error_set(err, ISOTIER_EDATA, 0, "attest: probe output: observed_tier missing");
+	else {
+		snprintf(observed_name, name_len, "%.32s", tier->valuestring);
+		/* NONE (no boundary) and anything unparsable count as UNKNOWN. */
+		if (isotier_tier_parse(observed, tier->valuestring) < 0)
+			*observed = ISOTIER_UNKNOWN;
+	}
+	cJSON_Delete(doc);
+	return rc;
+}
+
+/* Runs the probe inside the provisioned sandbox; fails closed unless what it
+ * observes supports the resolved tier. */
+static int attest(isotier_sandbox *sb, char *why, size_t why_len, isotier_error *err)
+{
+	cleanup_close int out = memfd_create("isotier-attest", MFD_CLOEXEC);
+	if (out < 0)
+		return isotier_error_set(err, ISOTIER_EIO, errno, "attest: memfd_create");
+	const char *argv[] = {ISOTIER_GUEST_PROBE, "--json", NULL};
+	isotier_exec_request req = {.argv = argv, .stdin_fd = -1, .stdout_fd = out, .stderr_fd = -1,
+				    .timeout_s = sb->timeout_s};
+	int status = -1;
+	int rc = sb->backend->exec(sb->state, &req, &status, err);
+	if (rc < 0)
+		return isotier_error_prefix(err, "attest: run probe");
+	off_t size = lseek(out, 0, SEEK_END);
+	if (size < 0 || size > ATTEST_OUTPUT_MAX)
+		return isotier_error_set(err, ISOTIER_EDATA, 0, "attest: probe output too large");
+	cleanup_free char *json = calloc(1, (size_t)size + 1);
+	if (!json)
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "attest: out of memory");
+	if (pread(out, json, (size_t)size, 0) != size)
+		return isotier_error_set(err, ISOTIER_EIO, errno, "attest: read probe output");
+	isotier_tier observed = ISOTIER_UNKNOWN;
+	char observed_name[40] = "";
+	if ((rc = attest_parse(&observed, observed_name, sizeof observed_name, json, err)) < 0)
+		return rc;
+	if (!isotier_tier_satisfies(observed, sb->res.resolved) || observed == ISOTIER_UNKNOWN) {
+		snprintf(why, why_len, "probe inside %s observed %s, which does not support %s",
+			 sb->backend->name, observed_name, isotier_tier_name(sb->res.resolved));
+		return ISOTIER_ECONFIG;
+	}
+	snprintf(why, why_len, "probe inside %s observed %s", sb->backend->name, observed_name);
+	return 0;
+}
+
+static void set_repr(isotier_sandbox *sb)
+{
+	snprintf(sb->repr, sizeof sb->repr,
+		 "<isotier_sandbox id=%s backend=%s tier=%s claimed=%s required=%s>", sb->id,
+		 sb->backend->name, isotier_tier_name(sb->res.resolved),
+		 isotier_tier_name(sb->res.claimed), isotier_tier_name(sb->required));
+}
+
+static int refuse(isotier_sandbox *sb, uint64_t start, isotier_error *err)
+{
+	char msg[ISOTIER_ERROR_MESSAGE_MAX];
+	snprintf(msg, sizeof msg, "backend %s resolves to %s, weaker than the required %s: %s",
+		 sb->backend->name, isotier_tier_name(sb->res.resolved),
+		 isotier_tier_name(sb->required), sb->res.reason);
+	isotier_event ev;
+	event_for(&ev, sb, "refuse", "refused", msg, start);
+	emit_best_effort(sb, &ev);
+	return isotier_error_set(err, ISOTIER_ECONFIG, 0, "%s", msg);
+}
+
+static int sandbox_new(isotier_sandbox **out, const isotier_backend *backend,
+		       const isotier_create_opts *opts, isotier_error *err)
+{
+	isotier_sandbox *sb = calloc(1, sizeof *sb);
+	if (!sb || dup_opt(&sb->audit_log, opts->audit_log) || dup_opt(&sb->db_path, opts->db_path) ||
+	    dup_opt(&sb->otlp_endpoint, opts->otlp_endpoint) || dup_opt(&sb->otlp_file, opts->otlp_file)) {
+		sandbox_free(sb);
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "create: out of memory");
+	}
+	sb->backend = backend;
+	sb->required = opts->require_isolation;
+	sb->timeout_s = opts->timeout_s > 0 ? opts->timeout_s : 60;
+	sb->tel = (isotier_telemetry){.audit_log = sb->audit_log, .db_path = sb->db_path,
+				      .otlp_endpoint = sb->otlp_endpoint, .otlp_file = sb->otlp_file};
+	isotier_telemetry_init(&sb->tel);
+	/* The sandbox id is the first half of its trace id: one name in logs and traces. */
+	memcpy(sb->id, sb->tel.trace_id, 16);
+	*out = sb;
+	return 0;
+}
+
+int isotier_create(isotier_sandbox **out, const isotier_create_opts *opts, isotier_error *err)
+{
+	uint64_t start = isotier_now_ns();
+	if (!out || !opts || !opts->backend)
+		return isotier_error_set(err, ISOTIER_EINVAL, 0, "create: a backend name is required");
+	*out = NULL;
+	if ((unsigned)opts->require_isolation > ISOTIER_MICROVM)
+		return isotier_error_set(err, ISOTIER_EINVAL, 0, "create: require_isolation %d is not a tier",
+					 (int)opts->require_isolation);
+	const isotier_backend *backend = isotier_backend_lookup(opts->backend);
+	if (!backend)
+		return isotier_error_set(err, ISOTIER_ENOTFOUND, 0, "create: no backend named '%s'",
+					 opts->backend);
+	isotier_sandbox *sb = NULL;
+	int rc = sandbox_new(&sb, backend, opts, err);
+	if (rc < 0)
+		return rc;
+	isotier_resolve_opts ro = {.catalogue_dir = opts->catalogue_dir, .db_path = opts->db_path,
+				   .max_source_age_days = opts->max_source_age_days,
+				   .require_verified_days = opts->require_verified_days};
+	if ((rc = isotier_resolve(&sb->res, backend, &ro, err)) < 0)
+		goto fail;
+	set_repr(sb);
+	/* The ADR's precondition: decided here, before anything is provisioned. */
+	if (!isotier_tier_satisfies(sb->res.resolved, sb->required)) {
+		rc = refuse(sb, start, err);
+		goto fail;
+	}
+	char why[512] = "";
+	if (!backend->available(why, sizeof why)) {
+		rc = isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0, "backend %s is not available: %s",
+				       backend->name, why);
+		goto fail;
+	}
+	char probe[4096] = "";
+	const char *probe_path = NULL;
+	if (opts->attest) {
+		if (opts->probe_path)
+			probe_path = opts->probe_path;
+		else if (isotier_default_probe_path(probe, sizeof probe) == 0)
+			probe_path = probe;
+		else {
+			rc = isotier_error_set(err, ISOTIER_ENOTFOUND, 0, "attest: isotier-probe not found");
+			goto fail;
+		}
+	}
+	isotier_event ev;
+	event_for(&ev, sb, "create", "allowed", sb->res.reason, start);
+	/* The audit trail must exist before the sandbox does: fail closed. */
+	if ((rc = emit(sb, &ev, err)) < 0)
+		goto fail;
+	isotier_backend_spec spec = {.rootfs = opts->rootfs, .probe_path = probe_path,
+				     .timeout_s = sb->timeout_s};
+	if ((rc = backend->provision(&sb->state, &spec, err)) < 0) {
+		isotier_error_prefix(err, "provision %s", backend->name);
+		goto fail;
+	}
+	if (opts->attest) {
+		uint64_t astart = isotier_now_ns();
+		rc = attest(sb, why, sizeof why, err);
+		if (rc == ISOTIER_ECONFIG)
+			rc = isotier_error_set(err, ISOTIER_ECONFIG, 0, "attestation failed: %s", why);
+		event_for(&ev, sb, "attest", rc < 0 ? "attestation-failed" : "attested",
+			  rc < 0 ? err->message : why, astart);
+		emit_best_effort(sb, &ev);
+		if (rc < 0) {
+			isotier_sandbox_destroy(sb); /* fail closed: the sandbox is gone */
+			return rc;
+		}
+	}
+	*out = sb;
+	return 0;
+fail:
+	sandbox_free(sb);
+	return rc;
+}
+
+int isotier_sandbox_exec(isotier_sandbox *sb, const char *const *argv, const isotier_exec_opts *opts,
+			 int *exit_status, isotier_error *err)
+{
+	if (!sb || !argv || !argv[0] || !exit_status)
+		return isotier_error_set(err, ISOTIER_EINVAL, 0, "exec: sandbox, argv and exit_status are required");
+	uint64_t start = isotier_now_ns();
+	isotier_exec_request req = {.argv = argv, .stdin_fd = opts ? opts->stdin_fd : -1,
+				    .stdout_fd = opts ? opts->stdout_fd : -1,
+				    .stderr_fd = opts ? opts->stderr_fd : -1,
+				    .timeout_s = opts && opts->timeout_s > 0 ? opts->timeout_s : sb->timeout_s};
+	int rc = sb->backend->exec(sb->state, &req, exit_status, err);
+	char reason[600];
+	snprintf(reason, sizeof reason, "%.200s%s", argv[0], rc < 0 ? ": " : "");
+	if (rc < 0)
+		snprintf(reason + strlen(reason), sizeof reason - strlen(reason), "%.390s", err->message);
+	isotier_event ev;
+	event_for(&ev, sb, "exec", rc < 0 ? "failed" : "ok", reason, start);
+	ev.exit_status = rc < 0 ? -1 : *exit_status;
+	emit_best_effort(sb, &ev);
+	return rc;
+}
+
+isotier_tier isotier_sandbox_tier(const isotier_sandbox *sb)
+{
+	return sb ? sb->res.resolved : ISOTIER_UNKNOWN;
+}
+
+const char *isotier_sandbox_repr(const isotier_sandbox *sb)
+{
+	return sb ? sb->repr : "<isotier_sandbox NULL>";
+}
+
+void isotier_sandbox_destroy(isotier_sandbox *sb)
+{
+	if (!sb)
+		return;
+	uint64_t start = isotier_now_ns();
+	if (sb->state)
+		sb->backend->destroy(sb->state);
+	sb->state = NULL;
+	isotier_event ev;
+	event_for(&ev, sb, "destroy", "ok", "", start);
+	emit_best_effort(sb, &ev);
+	sandbox_free(sb);
+}

@@ -1,0 +1,168 @@
+/*
+ * otlp.c - spans in OpenTelemetry's OTLP/JSON encoding (ExportTraceServiceRequest),
+ * appended to a file or POSTed to an OTLP/HTTP collector. A collector that is
+ * down costs a warning, never the sandbox operation.
+ */
+#include "telemetry.h"
+
+#include <cJSON.h>
+#include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+#define OTLP_TIMEOUT_MS 2000L
+
+uint64_t isotier_now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void random_hex(char *out, size_t n_bytes)
+{
+	unsigned char raw[32] = {0};
+	if (n_bytes > sizeof raw)
+		n_bytes = sizeof raw;
+	if (getrandom(raw, n_bytes, 0) != (ssize_t)n_bytes) {
+		/* Ids need uniqueness, not secrecy: fall back to time and pid. */
+		uint64_t mix = isotier_now_ns() ^ ((uint64_t)getpid() << 32);
+		for (size_t i = 0; i < n_bytes; i++)
+			raw[i] = (unsigned char)(mix >> ((i % 8) * 8)) ^ (unsigned char)i;
+	}
+	for (size_t i = 0; i < n_bytes; i++)
+		snprintf(out + 2 * i, 3, "%02x", raw[i]);
+}
+
+void isotier_telemetry_init(isotier_telemetry *t)
+{
+	random_hex(t->trace_id, 16);
+}
+
+static void add_attr(cJSON *attrs, const char *key, const char *value)
+{
+	cJSON *a = cJSON_CreateObject();
+	cJSON_AddStringToObject(a, "key", key);
+	cJSON *v = cJSON_AddObjectToObject(a, "value");
+	cJSON_AddStringToObject(v, "stringValue", value ? value : "");
+	cJSON_AddItemToArray(attrs, a);
+}
+
+static char *span_export_json(const isotier_telemetry *t, const isotier_event *ev)
+{
+	char span_id[17], num[32], name[64];
+	random_hex(span_id, 8);
+	cJSON *root = cJSON_CreateObject();
+	cJSON *rs = cJSON_AddArrayToObject(root, "resourceSpans");
+	cJSON *r = cJSON_CreateObject();
+	cJSON_AddItemToArray(rs, r);
+	cJSON *res = cJSON_AddObjectToObject(r, "resource");
+	add_attr(cJSON_AddArrayToObject(res, "attributes"), "service.name", "isotier");
+	cJSON *ss = cJSON_AddArrayToObject(r, "scopeSpans");
+	cJSON *s = cJSON_CreateObject();
+	cJSON_AddItemToArray(ss, s);
+	cJSON *scope = cJSON_AddObjectToObject(s, "scope");
+	cJSON_AddStringToObject(scope, "name", "libisotier");
+	cJSON_AddStringToObject(scope, "version", ISOTIER_VERSION);
+	cJSON *spans = cJSON_AddArrayToObject(s, "spans");
+	cJSON *sp = cJSON_CreateObject();
+	cJSON_AddItemToArray(spans, sp);
+	cJSON_AddStringToObject(sp, "traceId", t->trace_id);
+	cJSON_AddStringToObject(sp, "spanId", span_id);
+	snprintf(name, sizeof name, "isotier.%s", ev->event);
+	cJSON_AddStringToObject(sp, "name", name);
+	cJSON_AddNumberToObject(sp, "kind", 1); /* SPAN_KIND_INTERNAL */
+	/* OTLP/JSON carries 64-bit integers as decimal strings. */
+	snprintf(num, sizeof num, "%llu", (unsigned long long)ev->start_ns);
+	cJSON_AddStringToObject(sp, "startTimeUnixNano", num);
+	snprintf(num, sizeof num, "%llu", (unsigned long long)ev->end_ns);
+	cJSON_AddStringToObject(sp, "endTimeUnixNano", num);
+	cJSON *attrs = cJSON_AddArrayToObject(sp, "attributes");
+	add_attr(attrs, "isolation.tier", isotier_tier_name(ev->resolved));
+	add_attr(attrs, "isolation.claimed_tier", isotier_tier_name(ev->claimed));
+	add_attr(attrs, "isolation.required_tier", isotier_tier_name(ev->required));
+	add_attr(attrs, "isotier.backend", ev->backend);
+	add_attr(attrs, "isotier.decision", ev->decision);
+	add_attr(attrs, "isotier.reason", ev->reason);
+	if (ev->sandbox_id)
+		add_attr(attrs, "isotier.sandbox_id", ev->sandbox_id);
+	cJSON *status = cJSON_AddObjectToObject(sp, "status");
+	int failed = ev->decision && (!strcmp(ev->decision, "refused") || !strcmp(ev->decision, "failed") ||
+				      !strcmp(ev->decision, "attestation-failed"));
+	cJSON_AddNumberToObject(status, "code", failed ? 2 : 1); /* ERROR : OK */
+	if (failed)
+		cJSON_AddStringToObject(status, "message", ev->reason ? ev->reason : "");
+	char *out = cJSON_PrintUnformatted(root);
+	cJSON_Delete(root);
+	return out;
+}
+
+static size_t discard_body(char *ptr, size_t size, size_t nmemb, void *user)
+{
+	(void)ptr;
+	(void)user;
+	return size * nmemb;
+}
+
+static void post_span(const char *endpoint, const char *body)
+{
+	CURL *curl = curl_easy_init();
+	if (!curl) {
+		fprintf(stderr, "isotier: warning: OTLP export to %s: cannot initialise libcurl\n", endpoint);
+		return;
+	}
+	struct curl_slist *headers = curl_slist_append(NULL, "Content-Type: application/json");
+	curl_easy_setopt(curl, CURLOPT_URL, endpoint);
+	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
+	curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body);
+	curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, OTLP_TIMEOUT_MS);
+	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(curl, CURLOPT_USERAGENT, "isotier/" ISOTIER_VERSION " (otlp)");
+	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, discard_body);
+	curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
+	CURLcode rc = curl_easy_perform(curl);
+	long status = 0;
+	curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+	if (rc != CURLE_OK)
+		fprintf(stderr, "isotier: warning: OTLP export to %s failed: %s\n", endpoint,
+			curl_easy_strerror(rc));
+	else if (status < 200 || status >= 300)
+		fprintf(stderr, "isotier: warning: OTLP export to %s: HTTP %ld\n", endpoint, status);
+	curl_slist_free_all(headers);
+	curl_easy_cleanup(curl);
+}
+
+void isotier_span_emit(const isotier_telemetry *t, const isotier_event *ev)
+{
+	if (!t->otlp_endpoint && !t->otlp_file)
+		return;
+	char *body = span_export_json(t, ev);
+	if (!body) {
+		fprintf(stderr, "isotier: warning: span export: out of memory\n");
+		return;
+	}
+	if (t->otlp_file) {
+		/* One line per export, written in one write() so O_APPEND keeps
+		 * concurrent writers' lines whole. */
+		size_t len = strlen(body);
+		char *line = malloc(len + 2);
+		int fd = line ? open(t->otlp_file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640) : -1;
+		if (line) {
+			memcpy(line, body, len);
+			line[len] = '\n';
+			line[len + 1] = '\0';
+		}
+		if (fd < 0 || write(fd, line, len + 1) != (ssize_t)(len + 1))
+			fprintf(stderr, "isotier: warning: span file %s: %s\n", t->otlp_file,
+				line ? strerror(errno) : "out of memory");
+		if (fd >= 0)
+			close(fd);
+		free(line);
+	}
+	if (t->otlp_endpoint)
+		post_span(t->otlp_endpoint, body);
+	free(body);
+}

@@ -1,0 +1,186 @@
+/* resolve.c - the tier a backend can defend, and why not more. */
+#include "resolve.h"
+#include "history.h"
+#include "../catalogue/catalogue.h"
+
+#include <errno.h>
+#include <string.h>
+#include <time.h>
+
+#define PROVIDER_FILE_MAX (256 * 1024)
+
+static void today_utc(char *buf, size_t len)
+{
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	strftime(buf, len, "%Y-%m-%d", &tm);
+}
+
+/* Days from an ISO date or timestamp to today (negative when in the future). */
+static int days_since(const char *when, const char *today)
+{
+	struct tm a = {0}, b = {0};
+	if (!strptime(when, "%Y-%m-%d", &a) || !strptime(today, "%Y-%m-%d", &b))
+		return -1;
+	return (int)((timegm(&b) - timegm(&a)) / 86400);
+}
+
+static void downgrade(isotier_resolution *r, const char *fmt, ...) ISOTIER_PRINTF(2, 3);
+static void downgrade(isotier_resolution *r, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(r->reason, sizeof r->reason, fmt, ap);
+	va_end(ap);
+	r->resolved = ISOTIER_UNKNOWN;
+}
+
+/* Reads and validates the backend's own catalogue entry only: one small file,
+ * so a refusal stays cheap. Returns 1 when the claim stands. */
+static int resolve_claim(isotier_resolution *r, const char *dir, const char *id, int max_age,
+			 const char *today)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/%s.json", dir, id);
+	cleanup_free char *json = NULL;
+	size_t len = 0;
+	isotier_error ferr = {0};
+	if (isotier_read_file(&json, &len, path, PROVIDER_FILE_MAX, &ferr) < 0) {
+		downgrade(r, "no usable catalogue entry: %s", ferr.message);
+		return 0;
+	}
+	isotier_findings findings = {0};
+	isotier_provider p = {0};
+	int ok = 1;
+	if (isotier_provider_parse(&p, json, len, path, &findings) == 0) {
+		snprintf(r->provider_id, sizeof r->provider_id, "%s", p.id ? p.id : id);
+		r->claimed = p.tier;
+		snprintf(r->mechanism, sizeof r->mechanism, "%s", p.mechanism ? p.mechanism : "");
+		isotier_catalogue one = {.dir = (char *)dir, .providers = &p, .n_providers = 1};
+		isotier_catalogue_validate(&one, today, max_age, &findings);
+		const isotier_source *src = isotier_provider_best_source(&p);
+		if (src && src->retrieved)
+			snprintf(r->source_retrieved, sizeof r->source_retrieved, "%s", src->retrieved);
+		if (r->claimed == ISOTIER_UNKNOWN) {
+			downgrade(r, "the catalogue claims UNKNOWN for %s", r->provider_id);
+			ok = 0;
+		} else if (!src) {
+			downgrade(r, "catalogue entry %s has no provider-published source with a quote",
+				  r->provider_id);
+			ok = 0;
+		} else if (days_since(src->retrieved, today) > max_age) {
+			downgrade(r, "provider source of %s was retrieved %s, %d days ago (max %d)",
+				  r->provider_id, src->retrieved, days_since(src->retrieved, today),
+				  max_age);
+			ok = 0;
+		}
+	} else {
+		ok = 0;
+	}
+	if (ok) {
+		for (size_t i = 0; i < findings.n; i++) {
+			const isotier_finding *f = &findings.items[i];
+			if (f->severity == ISOTIER_FINDING_ERROR) {
+				downgrade(r, "catalogue entry does not validate: %s: %s: %s", f->file,
+					  f->field, f->message);
+				ok = 0;
+				break;
+			}
+		}
+	} else if (r->reason[0] == '\0' && findings.n > 0) {
+		const isotier_finding *f = &findings.items[0];
+		downgrade(r, "catalogue entry does not validate: %s: %s: %s", f->file, f->field,
+			  f->message);
+	}
+	isotier_provider_clear(&p);
+	isotier_findings_free(&findings);
+	return ok;
+}
+
+/* Applies the history: a CONTRADICTED latest observation, or (when demanded)
+ * the lack of a recent CONFIRMED/CONSISTENT one, voids the claim. */
+static int resolve_history(isotier_resolution *r, const char *backend, const isotier_resolve_opts *o,
+			   const char *today, isotier_error *err)
+{
+	if (!o->db_path || access(o->db_path, F_OK) != 0) {
+		if (o->require_verified_days > 0)
+			downgrade(r, "no verification history for %s (database %s absent) but a "
+				     "verification within %d days is required",
+				  backend, o->db_path ? o->db_path : "(none)", o->require_verified_days);
+		return 0;
+	}
+	cleanup_history isotier_history *h = NULL;
+	int rc = isotier_history_open_readonly(&h, o->db_path, err);
+	if (rc < 0)
+		return rc;
+	cleanup_stmt sqlite3_stmt *latest = NULL;
+	if (sqlite3_prepare_v2(isotier_history_db(h),
+			       "SELECT verdict, observed_at, COALESCE(reason, '') FROM observations"
+			       " WHERE backend = ?1 ORDER BY observed_at DESC, id DESC LIMIT 1",
+			       -1, &latest, NULL) != SQLITE_OK)
+		return isotier_history_sql_error(h, err, "read latest observation");
+	sqlite3_bind_text(latest, 1, backend, -1, SQLITE_STATIC);
+	if (sqlite3_step(latest) == SQLITE_ROW) {
+		snprintf(r->latest_verdict, sizeof r->latest_verdict, "%s",
+			 (const char *)sqlite3_column_text(latest, 0));
+		snprintf(r->latest_at, sizeof r->latest_at, "%s",
+			 (const char *)sqlite3_column_text(latest, 1));
+		if (r->resolved != ISOTIER_UNKNOWN && !strcmp(r->latest_verdict, "CONTRADICTED")) {
+			downgrade(r, "latest observation of %s (%s) CONTRADICTED the claim: %s", backend,
+				  r->latest_at, (const char *)sqlite3_column_text(latest, 2));
+			return 0;
+		}
+	}
+	if (o->require_verified_days > 0 && r->resolved != ISOTIER_UNKNOWN) {
+		cleanup_stmt sqlite3_stmt *verified = NULL;
+		if (sqlite3_prepare_v2(isotier_history_db(h),
+				       "SELECT observed_at FROM observations WHERE backend = ?1"
+				       " AND verdict IN ('CONFIRMED', 'CONSISTENT')"
+				       " ORDER BY observed_at DESC, id DESC LIMIT 1",
+				       -1, &verified, NULL) != SQLITE_OK)
+			return isotier_history_sql_error(h, err, "read verified observation");
+		sqlite3_bind_text(verified, 1, backend, -1, SQLITE_STATIC);
+		if (sqlite3_step(verified) != SQLITE_ROW)
+			downgrade(r, "%s has never been CONFIRMED or CONSISTENT, and a verification "
+				     "within %d days is required",
+				  backend, o->require_verified_days);
+		else if (days_since((const char *)sqlite3_column_text(verified, 0), today) >
+			 o->require_verified_days)
+			downgrade(r, "%s was last CONFIRMED or CONSISTENT at %s, more than %d days ago",
+				  backend, (const char *)sqlite3_column_text(verified, 0),
+				  o->require_verified_days);
+	}
+	return 0;
+}
+
+int isotier_resolve(isotier_resolution *out, const isotier_backend *backend,
+		    const isotier_resolve_opts *opts, isotier_error *err)
+{
+	static const isotier_resolve_opts defaults = {0};
+	const isotier_resolve_opts *o = opts ? opts : &defaults;
+	memset(out, 0, sizeof *out);
+	out->claimed = out->resolved = ISOTIER_UNKNOWN;
+	char today[16];
+	if (o->today)
+		snprintf(today, sizeof today, "%s", o->today);
+	else
+		today_utc(today, sizeof today);
+	int max_age = o->max_source_age_days > 0 ? o->max_source_age_days
+						 : ISOTIER_DEFAULT_MAX_SOURCE_AGE_DAYS;
+	const char *dir = o->catalogue_dir ? o->catalogue_dir : isotier_default_catalogue_dir();
+
+	if (!backend->catalogue_id) {
+		downgrade(out, "%s has no catalogue claim (the machine's provider is not known)",
+			  backend->name);
+		return 0;
+	}
+	if (resolve_claim(out, dir, backend->catalogue_id, max_age, today)) {
+		out->resolved = out->claimed;
+		snprintf(out->reason, sizeof out->reason,
+			 "catalogue entry %s (%s), provider source retrieved %s", out->provider_id,
+			 out->mechanism, out->source_retrieved);
+	}
+	int rc = resolve_history(out, backend->name, o, today, err);
+	return rc < 0 ? isotier_error_prefix(err, "resolve %s", backend->name) : 0;
+}

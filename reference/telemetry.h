@@ -1,0 +1,46 @@
+/*
+ * telemetry.h - audit events (JSON Lines + SQLite history) and spans
+ * (OpenTelemetry OTLP/JSON to a file or an OTLP/HTTP endpoint). Every create,
+ * refusal, attestation, exec and destroy emits both, carrying the tier.
+ */
+#ifndef ISOTIER_TELEMETRY_H
+#define ISOTIER_TELEMETRY_H
+
+#include "internal.h"
+
+#include <stdint.h>
+
+typedef struct isotier_telemetry {
+	const char *audit_log;     /* JSON Lines, fsync'd; NULL: none */
+	const char *db_path;       /* history database; NULL: none */
+	const char *otlp_endpoint; /* http(s)://.../v1/traces; NULL: none */
+	const char *otlp_file;     /* one OTLP/JSON export per line; NULL: none */
+	char trace_id[33];         /* one trace per sandbox */
+} isotier_telemetry;
+
+typedef struct isotier_event {
+	const char *event;      /* "create", "refuse", "attest", "exec", "destroy" */
+	const char *sandbox_id; /* NULL before one exists */
+	const char *backend;
+	isotier_tier claimed, resolved, required;
+	const char *decision; /* "allowed", "refused", "attested", "attestation-failed", "ok", "failed" */
+	const char *reason;
+	int exit_status;     /* exec only; -1 otherwise */
+	uint64_t start_ns, end_ns; /* wall clock, for the span */
+} isotier_event;
+
+/* Fills trace_id with fresh random hex. */
+void isotier_telemetry_init(isotier_telemetry *t);
+
+/* Appends the audit event to the JSON Lines log (fsync'd) and the history.
+ * Returns <0 when an audit sink cannot be written: callers that are about to
+ * provision fail closed on it. */
+int isotier_audit_emit(const isotier_telemetry *t, const isotier_event *ev, isotier_error *err);
+
+/* Exports a span for the event. Never fails the operation: a collector that
+ * is down costs a warning on stderr. */
+void isotier_span_emit(const isotier_telemetry *t, const isotier_event *ev);
+
+uint64_t isotier_now_ns(void);
+
+#endif

@@ -1,0 +1,117 @@
+/* cmd_run.c - `isotier run`: create, run one command, relay its output and
+ * exit status, destroy. A refused tier is EX_CONFIG with ConfigurationError. */
+#include "cli.h"
+
+#include <getopt.h>
+#include <string.h>
+
+static void run_usage(FILE *f)
+{
+	fprintf(f,
+		"usage: isotier run --backend NAME [--require-isolation TIER] [--attest]\n"
+		"                   [--rootfs DIR] [--catalogue DIR] [--db PATH] [--max-age DAYS]\n"
+		"                   [--require-verified DAYS] [--audit-log PATH]\n"
+		"                   [--otlp-endpoint URL] [--otlp-file PATH] [--timeout S] -- CMD [ARGS...]\n\n"
+		"Creates a sandbox on NAME, refusing before anything is provisioned when the tier\n"
+		"isotier can defend for it does not satisfy TIER (exit 78, ConfigurationError),\n"
+		"runs CMD inside (by default over a read-only view of the host root), relays its\n"
+		"output and exit status, and destroys the sandbox.\n");
+}
+
+static int parse_positive(const char *s, int *out)
+{
+	char *end = NULL;
+	long v = strtol(s, &end, 10);
+	if (!*s || *end || v <= 0 || v > 100000)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+static int run_main(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{"backend", required_argument, NULL, 'b'},
+		{"require-isolation", required_argument, NULL, 'r'},
+		{"attest", no_argument, NULL, 'a'},
+		{"rootfs", required_argument, NULL, 'R'},
+		{"catalogue", required_argument, NULL, 'c'},
+		{"db", required_argument, NULL, 'd'},
+		{"max-age", required_argument, NULL, 'm'},
+		{"require-verified", required_argument, NULL, 'v'},
+		{"audit-log", required_argument, NULL, 'A'},
+		{"otlp-endpoint", required_argument, NULL, 'O'},
+		{"otlp-file", required_argument, NULL, 'F'},
+		{"timeout", required_argument, NULL, 't'},
+		{"help", no_argument, NULL, 'h'},
+		{0},
+	};
+	isotier_create_opts opts = {0};
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'b': opts.backend = optarg; break;
+		case 'r':
+			if (isotier_tier_parse(&opts.require_isolation, optarg) < 0) {
+				cli_error("--require-isolation: '%s' is not a tier (UNKNOWN, CONTAINER, GVISOR, MICROVM)", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'a': opts.attest = true; break;
+		case 'R': opts.rootfs = optarg; break;
+		case 'c': opts.catalogue_dir = optarg; break;
+		case 'd': opts.db_path = optarg; break;
+		case 'A': opts.audit_log = optarg; break;
+		case 'O': opts.otlp_endpoint = optarg; break;
+		case 'F': opts.otlp_file = optarg; break;
+		case 'm':
+		case 'v':
+		case 't': {
+			int *dst = c == 'm' ? &opts.max_source_age_days
+				 : c == 'v' ? &opts.require_verified_days : &opts.timeout_s;
+			if (parse_positive(optarg, dst) < 0) {
+				cli_error("--%s: '%s' is not a positive number",
+					  c == 'm' ? "max-age" : c == 'v' ? "require-verified" : "timeout", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		}
+		case 'h': run_usage(stdout); return EXIT_OK;
+		default: run_usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (!opts.backend || optind >= argc) {
+		cli_error("run needs --backend NAME and a command after --");
+		run_usage(stderr);
+		return EXIT_USAGE;
+	}
+	isotier_error err = {0};
+	isotier_sandbox *sb = NULL;
+	int rc = isotier_create(&sb, &opts, &err);
+	if (rc == ISOTIER_ECONFIG) {
+		fputs("ConfigurationError: ", stderr);
+		isotier_fputs_sanitized(stderr, err.message);
+		fputc('\n', stderr);
+		return EXIT_CONFIG;
+	}
+	if (rc < 0)
+		return cli_fail(&err);
+	if (getenv("ISOTIER_VERBOSE")) {
+		fputs(isotier_sandbox_repr(sb), stderr);
+		fputc('\n', stderr);
+	}
+	isotier_exec_opts eo = {.stdin_fd = 0, .stdout_fd = 1, .stderr_fd = 2, .timeout_s = opts.timeout_s};
+	int status = 0;
+	rc = isotier_sandbox_exec(sb, (const char *const *)argv + optind, &eo, &status, &err);
+	isotier_sandbox_destroy(sb);
+	if (rc < 0)
+		return cli_fail(&err);
+	return status;
+}
+
+const struct cli_command cli_run = {
+	.name = "run",
+	.summary = "run a command in a sandbox, refusing tiers isotier cannot defend",
+	.main = run_main,
+};
