@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# --attest runs the probe inside the new sandbox and fails closed when what it
+# sees does not support the resolved tier: bwrap deliberately claimed as
+# MICROVM in a test catalogue is caught, and the sandbox is gone afterwards.
+. "$ISOTIER_ROOT/tests/lib.sh"
+python3 "$ISOTIER_ROOT/tests/tools/catalogue_variant.py" "$ISOTIER_ROOT/catalogue/providers" "$TMP/lying" bubblewrap claim=MICROVM/firecracker
+marker=isotier-attest-$$-$RANDOM
+set +e
+TMPDIR=$TMP "$ISOTIER_BIN" run --backend bwrap --catalogue "$TMP/lying" --require-isolation MICROVM \
+  --attest --audit-log "$TMP/audit.jsonl" -- /bin/echo "$marker" >"$TMP/out" 2>"$TMP/err"
+rc=$?
+set -e
+assert_eq "$rc" 78 "attestation failure exit status"
+assert_contains "$(cat "$TMP/err")" "attestation failed: probe inside bwrap observed CONTAINER, which does not support MICROVM"
+! grep -q "$marker" "$TMP/out" || fail "the command ran after a failed attestation"
+! pgrep -f bwrap >/dev/null || fail "a bwrap process is left: $(pgrep -af bwrap)"
+left=$(ls -A "$TMP" | tr '\n' ' ')
+assert_eq "$left" "audit.jsonl err lying out " "files left in TMPDIR after a failed attestation"
+python3 - "$TMP/audit.jsonl" <<'PY'
+import json, sys
+ev = [json.loads(l) for l in open(sys.argv[1])]
+kinds = [e["event"] + ":" + e["decision"] for e in ev]
+assert kinds == ["create:allowed", "attest:attestation-failed", "destroy:ok"], kinds
+assert all(e["resolved_tier"] == "MICROVM" for e in ev), ev
+PY
+
+# The honest claim attests and runs.
+out=$("$ISOTIER_BIN" run --backend bwrap --require-isolation CONTAINER --attest -- /bin/echo "$marker")
+assert_eq "$out" "$marker" "attested run output"
+echo "ok: attestation fails closed"

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Downgrades: a claim isotier cannot defend resolves to UNKNOWN, so any
+# requirement is refused, with the reason. Stale source, no provider source,
+# contradicted latest observation, missing verification.
+. "$ISOTIER_ROOT/tests/lib.sh"
+cat_src=$ISOTIER_ROOT/catalogue/providers
+variant() { python3 "$ISOTIER_ROOT/tests/tools/catalogue_variant.py" "$cat_src" "$TMP/$1" "$2" "$3"; }
+
+expect_refusal() { # name expected-reason-fragment args...
+  local name=$1 why=$2; shift 2
+  set +e
+  "$ISOTIER_BIN" run "$@" -- /bin/echo provisioned >"$TMP/$name.out" 2>"$TMP/$name.err"
+  local rc=$?
+  set -e
+  assert_eq "$rc" 78 "$name: exit status"
+  assert_contains "$(cat "$TMP/$name.err")" "ConfigurationError:" "$name"
+  assert_contains "$(cat "$TMP/$name.err")" "resolves to UNKNOWN" "$name"
+  assert_contains "$(cat "$TMP/$name.err")" "$why" "$name: reason"
+  [ ! -s "$TMP/$name.out" ] || fail "$name: the command ran"
+}
+
+variant stale bubblewrap stale
+expect_refusal stale "was retrieved 2020-01-01" --backend bwrap --catalogue "$TMP/stale" --require-isolation CONTAINER
+variant unsourced runc third-party
+expect_refusal unsourced "has no provider-published source" --backend runc --catalogue "$TMP/unsourced" --require-isolation CONTAINER
+variant stale-qemu qemu-microvm stale
+expect_refusal stale-qemu "was retrieved 2020-01-01" --backend qemu-microvm --catalogue "$TMP/stale-qemu" --require-isolation MICROVM
+
+# `isotier backends` shows the same downgrade and its reason.
+"$ISOTIER_BIN" backends --catalogue "$TMP/stale" --db "$TMP/none.db" --json >"$TMP/backends.json"
+python3 - "$TMP/backends.json" <<'PY'
+import json, sys
+rows = {r["backend"]: r for r in json.load(open(sys.argv[1]))}
+b = rows["bwrap"]
+assert b["claimed_tier"] == "CONTAINER" and b["resolved_tier"] == "UNKNOWN", b
+assert "2020-01-01" in b["reason"], b
+assert rows["runc"]["resolved_tier"] == "CONTAINER", rows["runc"]
+assert rows["host"]["resolved_tier"] == "UNKNOWN", rows["host"]
+PY
+
+# A contradicted latest observation voids the claim; a later CONFIRMED one restores it.
+db=$TMP/history.db
+"$ISOTIER_BIN" run --backend bwrap --db "$db" -- /bin/true   # creates the history with its schema
+sqlite3 "$db" "INSERT INTO runs(started_at, tool_version, command, status) VALUES ('2026-01-01T00:00:00Z', 'test', 'verify', 'ok');
+  INSERT INTO observations(run_id, observed_at, backend, observed_tier, verdict, reason)
+  VALUES (last_insert_rowid(), '2026-01-01T00:00:00Z', 'bwrap', 'NONE', 'CONTRADICTED', 'no container layer seen');"
+expect_refusal contradicted "CONTRADICTED the claim: no container layer seen" --backend bwrap --db "$db" --require-isolation CONTAINER
+run_id=$(sqlite3 "$db" "SELECT max(id) FROM runs")
+sqlite3 "$db" "INSERT INTO observations(run_id, observed_at, backend, observed_tier, verdict, reason)
+  VALUES ($run_id, strftime('%Y-%m-%dT%H:%M:%SZ','now'), 'bwrap', 'CONTAINER', 'CONFIRMED', 'ok');"
+out=$("$ISOTIER_BIN" run --backend bwrap --db "$db" --require-isolation CONTAINER --require-verified 1 -- /bin/echo allowed)
+assert_eq "$out" allowed "confirmed today satisfies --require-verified 1"
+
+# require_verified without a recent CONFIRMED/CONSISTENT observation.
+expect_refusal unverified "has never been CONFIRMED or CONSISTENT" --backend runc --db "$db" --require-isolation CONTAINER --require-verified 7
+expect_refusal no-history "no verification history" --backend runc --db "$TMP/absent.db" --require-isolation CONTAINER --require-verified 7
+
+# No requirement: an UNKNOWN tier still runs (the ADR's default is to report, not refuse).
+out=$("$ISOTIER_BIN" run --backend bwrap --catalogue "$TMP/stale" -- /bin/echo ran)
+assert_eq "$out" ran "no requirement runs"
+echo "ok: downgrades refused with reasons"
