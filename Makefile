@@ -100,3 +100,8 @@ format:
 
 clean:
 	rm -rf $(BUILD)
+
+# Backend test driver (tests/integration/backend_*.sh, bench/backends.sh).
+$(BUILD)/tests/backend-run: tests/tools/backend-run.c $(BUILD)/libisotier.a
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libisotier.a $(PKG_LIBS) -lpthread -lm

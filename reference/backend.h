@@ -23,6 +23,8 @@ typedef struct isotier_backend_spec {
 	const char *probe_path;  /* host path of the static probe, at ISOTIER_GUEST_PROBE inside; NULL: none */
 	const char *capture_dir; /* host dir, writable at ISOTIER_GUEST_CAPTURE inside; NULL: none */
 	int timeout_s;           /* default per exec; 0: 60 */
+	bool minimal_root;       /* rootfs NULL: an empty root holding only the probe, the capture
+				    dir, /proc, /dev, /tmp (and /sys read-only) instead of the host view */
 } isotier_backend_spec;
 
 typedef struct isotier_exec_request {

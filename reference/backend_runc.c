@@ -1,0 +1,38 @@
+/* backend_runc.c - placeholder until the real backend lands. */
+#include "backend_util.h"
+
+static int stub_available(char *why, size_t why_len)
+{
+	snprintf(why, why_len, "not implemented yet");
+	return 0;
+}
+
+static int stub_provision(void **out, const isotier_backend_spec *spec, isotier_error *err)
+{
+	(void)spec;
+	*out = NULL;
+	return isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0, "runc: not implemented yet");
+}
+
+static int stub_exec(void *p, const isotier_exec_request *req, int *exit_status, isotier_error *err)
+{
+	(void)p;
+	(void)req;
+	(void)exit_status;
+	return isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0, "runc: not implemented yet");
+}
+
+static void stub_destroy(void *p)
+{
+	(void)p;
+}
+
+const isotier_backend isotier_backend_runc = {
+	.name = "runc",
+	.catalogue_id = "runc",
+	.description = "runc (not implemented yet)",
+	.available = stub_available,
+	.provision = stub_provision,
+	.exec = stub_exec,
+	.destroy = stub_destroy,
+};

@@ -1,0 +1,259 @@
+/* backend_util.c - helpers shared by the backend implementations. */
+#include "backend_util.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+
+static int abs_opt(char **out, const char *s)
+{
+	*out = NULL;
+	if (!s)
+		return 0;
+	*out = realpath(s, NULL);
+	return *out ? 0 : -1;
+}
+
+static int check_path(const char *path, mode_t type, const char *what, isotier_error *err)
+{
+	struct stat st;
+	if (!path)
+		return 0;
+	if (stat(path, &st) != 0)
+		return isotier_error_set(err, ISOTIER_EINVAL, errno, "%s %s", what, path);
+	if ((st.st_mode & S_IFMT) != type)
+		return isotier_error_set(err, ISOTIER_EINVAL, 0, "%s %s: not a %s", what, path,
+					 type == S_IFDIR ? "directory" : "regular file");
+	return 0;
+}
+
+int isotier_spec_copy_init(isotier_spec_copy *out, const isotier_backend_spec *spec,
+			   isotier_error *err)
+{
+	memset(out, 0, sizeof *out);
+	if (!spec)
+		return 0;
+	out->timeout_s = spec->timeout_s;
+	out->minimal_root = spec->minimal_root;
+	int rc = check_path(spec->rootfs, S_IFDIR, "rootfs", err);
+	if (!rc)
+		rc = check_path(spec->probe_path, S_IFREG, "probe", err);
+	if (!rc)
+		rc = check_path(spec->capture_dir, S_IFDIR, "capture dir", err);
+	/* Absolute, symlink-free paths: they become bind mount sources. */
+	if (!rc && (abs_opt(&out->rootfs, spec->rootfs) || abs_opt(&out->probe_path, spec->probe_path) ||
+		    abs_opt(&out->capture_dir, spec->capture_dir)))
+		rc = isotier_error_set(err, ISOTIER_EIO, errno, "resolve path");
+	if (rc)
+		isotier_spec_copy_clear(out);
+	return rc;
+}
+
+void isotier_spec_copy_clear(isotier_spec_copy *c)
+{
+	free(c->rootfs);
+	free(c->probe_path);
+	free(c->capture_dir);
+	memset(c, 0, sizeof *c);
+}
+
+int isotier_exec_timeout(const isotier_spec_copy *c, const isotier_exec_request *req)
+{
+	if (req && req->timeout_s > 0)
+		return req->timeout_s;
+	if (c && c->timeout_s > 0)
+		return c->timeout_s;
+	return ISOTIER_PROC_DEFAULT_TIMEOUT_S;
+}
+
+int isotier_exec_check(const isotier_exec_request *req, isotier_error *err)
+{
+	if (!req || !req->argv || !req->argv[0] || !req->argv[0][0])
+		return isotier_error_set(err, ISOTIER_EINVAL, 0, "exec: empty command");
+	size_t n = 0;
+	for (; req->argv[n]; n++)
+		if (n >= 4096)
+			return isotier_error_set(err, ISOTIER_EINVAL, 0, "exec: too many arguments");
+	return 0;
+}
+
+static int entry_cmp(const void *a, const void *b)
+{
+	return strcmp(((const isotier_root_entry *)a)->name, ((const isotier_root_entry *)b)->name);
+}
+
+int isotier_root_entries(isotier_root_entry **out, size_t *n_out, const char *root, isotier_error *err)
+{
+	static const char *const skip[] = {"proc", "sys", "dev", "tmp", "run", "lost+found",
+					   ISOTIER_GUEST_DIR + 1};
+	*out = NULL;
+	*n_out = 0;
+	DIR *d = opendir(root);
+	if (!d)
+		return isotier_error_set(err, ISOTIER_EIO, errno, "open %s", root);
+	isotier_root_entry *v = NULL;
+	size_t n = 0, cap = 0;
+	int rc = 0;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+			continue;
+		bool skipped = false;
+		for (size_t i = 0; i < sizeof skip / sizeof skip[0]; i++)
+			skipped |= !strcmp(e->d_name, skip[i]);
+		if (skipped)
+			continue;
+		struct stat st;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			continue;
+		char target[4096];
+		ssize_t tl = 0;
+		if (S_ISLNK(st.st_mode)) {
+			tl = readlinkat(dirfd(d), e->d_name, target, sizeof target - 1);
+			if (tl <= 0)
+				continue;
+			target[tl] = '\0';
+		} else if (!S_ISDIR(st.st_mode)) {
+			continue; /* files at the top (/.dockerenv...) are not part of the view */
+		}
+		if (n == cap) {
+			size_t ncap = cap ? cap * 2 : 32;
+			isotier_root_entry *nv = realloc(v, ncap * sizeof *nv);
+			if (!nv) {
+				rc = isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+				break;
+			}
+			v = nv;
+			cap = ncap;
+		}
+		v[n].name = strdup(e->d_name);
+		v[n].link = S_ISLNK(st.st_mode) ? strdup(target) : NULL;
+		if (!v[n].name || (S_ISLNK(st.st_mode) && !v[n].link)) {
+			free(v[n].name);
+			free(v[n].link);
+			rc = isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+			break;
+		}
+		n++;
+	}
+	closedir(d);
+	if (rc) {
+		isotier_root_entries_free(v, n);
+		return rc;
+	}
+	if (n)
+		qsort(v, n, sizeof *v, entry_cmp);
+	*out = v;
+	*n_out = n;
+	return 0;
+}
+
+void isotier_root_entries_free(isotier_root_entry *e, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(e[i].name);
+		free(e[i].link);
+	}
+	free(e);
+}
+
+int isotier_relay_sink(void *ctx, const char *buf, size_t len)
+{
+	const isotier_relay *r = ctx;
+	while (len > 0) {
+		ssize_t w = write(r->fd, buf, len);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return 0; /* a closed reader must not kill the sandbox: drop the rest */
+		}
+		buf += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+void isotier_unique_id(char *out, size_t len)
+{
+	static atomic_uint counter;
+	unsigned r = 0;
+	if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
+		r = (unsigned)rand();
+	snprintf(out, len, "isotier-%d-%u-%08x", (int)getpid(), atomic_fetch_add(&counter, 1) + 1, r);
+}
+
+void isotier_argv_push(isotier_argv *a, const char *s)
+{
+	if (a->oom)
+		return;
+	if (a->n + 2 > a->cap) {
+		size_t ncap = a->cap ? a->cap * 2 : 64;
+		char **nv = realloc(a->v, ncap * sizeof *nv);
+		if (!nv) {
+			a->oom = true;
+			return;
+		}
+		a->v = nv;
+		a->cap = ncap;
+	}
+	a->v[a->n] = strdup(s);
+	if (!a->v[a->n]) {
+		a->oom = true;
+		return;
+	}
+	a->v[++a->n] = NULL;
+}
+
+void isotier_argv_pushf(isotier_argv *a, const char *fmt, ...)
+{
+	char *s = NULL;
+	va_list ap;
+	va_start(ap, fmt);
+	int r = vasprintf(&s, fmt, ap);
+	va_end(ap);
+	if (r < 0) {
+		a->oom = true;
+		return;
+	}
+	isotier_argv_push(a, s);
+	free(s);
+}
+
+void isotier_argv_free(isotier_argv *a)
+{
+	for (size_t i = 0; i < a->n; i++)
+		free(a->v[i]);
+	free(a->v);
+	memset(a, 0, sizeof *a);
+}
+
+static char *map_prefix(const char *arg, const char *guest, const char *host)
+{
+	size_t gl = strlen(guest);
+	if (!host || strncmp(arg, guest, gl) != 0 || (arg[gl] != '\0' && arg[gl] != '/'))
+		return NULL;
+	char *out = NULL;
+	if (asprintf(&out, "%s%s", host, arg + gl) < 0)
+		return NULL;
+	return out;
+}
+
+char *isotier_map_guest_path(const char *arg, const isotier_spec_copy *c)
+{
+	const char *eq = strncmp(arg, "--", 2) == 0 ? strchr(arg, '=') : NULL;
+	const char *path = eq ? eq + 1 : arg;
+	char *m = map_prefix(path, ISOTIER_GUEST_PROBE, c->probe_path);
+	if (!m)
+		m = map_prefix(path, ISOTIER_GUEST_CAPTURE, c->capture_dir);
+	if (!m || !eq)
+		return m;
+	char *out = NULL;
+	if (asprintf(&out, "%.*s%s", (int)(eq + 1 - arg), arg, m) < 0)
+		out = NULL;
+	free(m);
+	return out;
+}

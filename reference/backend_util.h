@@ -1,0 +1,80 @@
+/*
+ * backend_util.h - what the backend implementations share (internal): the
+ * provisioned spec, the top-level entries of a root to bind into a sandbox,
+ * argv checks, relaying sinks.
+ */
+#ifndef ISOTIER_BACKEND_UTIL_H
+#define ISOTIER_BACKEND_UTIL_H
+
+#include "backend.h"
+#include "proc.h"
+
+/* A deep copy of an isotier_backend_spec. */
+typedef struct isotier_spec_copy {
+	char *rootfs;
+	char *probe_path;
+	char *capture_dir;
+	int timeout_s;
+	bool minimal_root;
+} isotier_spec_copy;
+
+int isotier_spec_copy_init(isotier_spec_copy *out, const isotier_backend_spec *spec,
+			   isotier_error *err);
+void isotier_spec_copy_clear(isotier_spec_copy *c);
+/* The timeout of one exec: the request's, else the spec's, else 60 s. */
+int isotier_exec_timeout(const isotier_spec_copy *c, const isotier_exec_request *req);
+/* Checks the request: argv non-empty, bounded. */
+int isotier_exec_check(const isotier_exec_request *req, isotier_error *err);
+
+/* A top-level entry of a root: a directory (link NULL) or a symlink. */
+typedef struct isotier_root_entry {
+	char *name;
+	char *link;
+} isotier_root_entry;
+
+/*
+ * Lists the directories and symlinks directly under root that a read-only
+ * view should show, skipping what every sandbox provides itself (proc, sys,
+ * dev, tmp, run), lost+found and ISOTIER_GUEST_DIR. Sorted by name.
+ */
+int isotier_root_entries(isotier_root_entry **out, size_t *n, const char *root, isotier_error *err);
+void isotier_root_entries_free(isotier_root_entry *e, size_t n);
+
+/* A sink (see proc.h) that writes everything to the int fd pointed to by ctx
+ * (-1: our own stdout/stderr as given by the fd number in the struct). */
+typedef struct isotier_relay {
+	int fd;
+} isotier_relay;
+int isotier_relay_sink(void *ctx, const char *buf, size_t len);
+
+/* A unique short id for containers: "isotier-<pid>-<n>-<rand>". */
+void isotier_unique_id(char *out, size_t len);
+
+/* A growing NULL-terminated argv; strings are owned copies. A failed push
+ * sets oom and later pushes do nothing; check oom once at the end. */
+typedef struct isotier_argv {
+	char **v;
+	size_t n, cap;
+	bool oom;
+} isotier_argv;
+void isotier_argv_push(isotier_argv *a, const char *s);
+void isotier_argv_pushf(isotier_argv *a, const char *fmt, ...) ISOTIER_PRINTF(2, 3);
+void isotier_argv_free(isotier_argv *a);
+static inline void cleanup_argvp(isotier_argv *a)
+{
+	isotier_argv_free(a);
+}
+#define cleanup_argv __attribute__((cleanup(cleanup_argvp)))
+
+/* For the host backend: a path as seen inside the sandbox (ISOTIER_GUEST_PROBE,
+ * ISOTIER_GUEST_CAPTURE, also after "--opt=") mapped to the host path; NULL
+ * when arg does not name one. Result is malloc'd. */
+char *isotier_map_guest_path(const char *arg, const isotier_spec_copy *c);
+
+extern const isotier_backend isotier_backend_bwrap;
+extern const isotier_backend isotier_backend_runc;
+extern const isotier_backend isotier_backend_runsc;
+extern const isotier_backend isotier_backend_qemu_microvm;
+extern const isotier_backend isotier_backend_host;
+
+#endif

@@ -1,0 +1,29 @@
+/* backends.c - the registry of sandbox backends (see backend.h). */
+#include "backend_util.h"
+
+#include <string.h>
+
+static const isotier_backend *const registry[] = {
+	&isotier_backend_bwrap,        &isotier_backend_runc, &isotier_backend_runsc,
+	&isotier_backend_qemu_microvm, &isotier_backend_host,
+};
+
+size_t isotier_backend_count(void)
+{
+	return sizeof registry / sizeof registry[0];
+}
+
+const isotier_backend *isotier_backend_at(size_t index)
+{
+	return index < isotier_backend_count() ? registry[index] : NULL;
+}
+
+const isotier_backend *isotier_backend_lookup(const char *name)
+{
+	if (!name)
+		return NULL;
+	for (size_t i = 0; i < isotier_backend_count(); i++)
+		if (!strcmp(registry[i]->name, name))
+			return registry[i];
+	return NULL;
+}

@@ -1,0 +1,91 @@
+/*
+ * proc.h - child processes for the backends (internal to libisotier).
+ *
+ * Every child runs in its own process group under a timeout (default 60 s).
+ * On timeout, or when SIGINT/SIGTERM reaches the parent while it waits, the
+ * whole group is killed with SIGKILL (kill(-pgid)), the child is reaped, and
+ * the call returns ISOTIER_ETIMEDOUT / ISOTIER_EINTR.
+ *
+ * Signals: while it waits, isotier_proc_run() blocks SIGINT and SIGTERM in the
+ * calling thread and reads them from a signalfd, so a single-threaded caller
+ * needs to do nothing. A caller that runs children from several threads must
+ * block SIGINT/SIGTERM in every thread first (isotier_proc_block_signals()
+ * before creating them), otherwise the kernel may deliver the signal to a
+ * thread that is not waiting. The one piece of process-wide state is the
+ * "interrupted" flag that signals force: once set, new children are refused
+ * (ISOTIER_EINTR) except cleanup children (ISOTIER_PROC_CLEANUP), and every
+ * waiting thread notices it within 100 ms and kills its own child.
+ */
+#ifndef ISOTIER_PROC_H
+#define ISOTIER_PROC_H
+
+#include "internal.h"
+
+#include <stdbool.h>
+
+#define ISOTIER_PROC_DEFAULT_TIMEOUT_S 60
+
+/* Bounded in-memory capture of a stream. Bytes past max are read and dropped
+ * (the child never blocks on a full pipe) and truncated is set. */
+typedef struct isotier_capture {
+	char *data; /* NUL-terminated; free() it */
+	size_t len;
+	size_t max; /* 0: 1 MiB */
+	bool truncated;
+} isotier_capture;
+
+/* Streaming sink: called with each chunk read; a non-zero return kills the
+ * child (the call then returns that value, which should be an ISOTIER_E*). */
+typedef int (*isotier_proc_sink)(void *ctx, const char *buf, size_t len);
+
+enum {
+	ISOTIER_PROC_CLEANUP = 1 << 0, /* runs even after an interrupt (e.g. `runc delete`) */
+	ISOTIER_PROC_QUIET = 1 << 1,   /* stderr to /dev/null unless captured or given */
+};
+
+typedef struct isotier_proc_opts {
+	const char *const *argv; /* argv[0] searched in $PATH when it has no '/' */
+	const char *const *envp; /* NULL: inherit the environment */
+	const char *cwd;         /* NULL: inherit */
+	int stdin_fd;            /* -1: /dev/null */
+	int stdout_fd;           /* -1: inherit (ignored when out_capture or out_sink is set) */
+	int stderr_fd;           /* -1: inherit (ignored when err_capture is set) */
+	isotier_capture *out_capture;
+	isotier_proc_sink out_sink;
+	void *out_sink_ctx;
+	isotier_capture *err_capture;
+	int timeout_s; /* 0: ISOTIER_PROC_DEFAULT_TIMEOUT_S; <0: none */
+	int flags;
+} isotier_proc_opts;
+
+/*
+ * Runs a child and waits for it. Returns 0 when it ran to completion, with
+ * *exit_status its exit code (128+N when killed by signal N; 127 when it could
+ * not be executed). Returns ISOTIER_ETIMEDOUT, ISOTIER_EINTR (the group is
+ * killed first) or another ISOTIER_E* with err filled.
+ */
+int isotier_proc_run(const isotier_proc_opts *opts, int *exit_status, isotier_error *err);
+
+/* Blocks SIGINT and SIGTERM in the calling thread (call before creating threads
+ * that run children). Returns 0 or -errno. */
+int isotier_proc_block_signals(void);
+
+/* True once a SIGINT/SIGTERM was consumed by a waiting isotier_proc_run(). */
+bool isotier_proc_interrupted(void);
+/* The signal number that interrupted (0: none). */
+int isotier_proc_interrupt_signal(void);
+
+/* Helpers for the backends. */
+/* Finds an executable in $PATH (or checks a path with '/'); 0 when found. */
+int isotier_find_program(char *out, size_t out_len, const char *name);
+/* mkdtemp under $TMPDIR (or /tmp) with the given prefix; *out is malloc'd. */
+int isotier_mkdtemp(char **out, const char *prefix, isotier_error *err);
+/* rm -rf without following symlinks or crossing mount points; best effort. */
+void isotier_rmtree(const char *path);
+/* Writes a whole buffer to a new file (mode), fsync not needed. */
+int isotier_write_file(const char *path, const void *data, size_t len, int mode,
+		       isotier_error *err);
+/* Copies a regular file (at most max bytes) to a new file with mode. */
+int isotier_copy_file(const char *dst, const char *src, int mode, isotier_error *err);
+
+#endif
