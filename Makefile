@@ -74,6 +74,10 @@ $(BUILD)/tests/%: tests/unit/%.c $(SAN_OBJS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -O1 $(SAN) -Iprobes -o $@ $< $(SAN_OBJS) $(PKG_LIBS) $(shell pkg-config --libs check) -lpthread -lm
 
+$(BUILD)/bench/%: bench/%.c $(BUILD)/libisotier.a
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libisotier.a $(PKG_LIBS) -lpthread -lm
+
 run: deps all
 	@scripts/main-job.sh
 
