@@ -1,0 +1,45 @@
+/*
+ * require_microvm.c - the one-line fail-closed affordance of ADR-0006:
+ * ask for a sandbox that must be at least TIER; run a command in it.
+ *
+ *   cc require_microvm.c $(pkg-config --cflags --libs isotier) -o require_microvm
+ *   ./require_microvm BACKEND TIER CMD [ARGS...]
+ */
+#include <isotier.h>
+
+#include <stdio.h>
+
+int main(int argc, char **argv)
+{
+	if (argc < 4) {
+		fprintf(stderr, "usage: %s BACKEND TIER CMD [ARGS...]\n", argv[0]);
+		return 64;
+	}
+	isotier_create_opts opts = {.backend = argv[1]};
+	if (isotier_tier_parse(&opts.require_isolation, argv[2]) < 0) {
+		fprintf(stderr, "not a tier: %s\n", argv[2]);
+		return 64;
+	}
+	isotier_sandbox *sandbox = NULL;
+	isotier_error err = {0};
+	int rc = isotier_create(&sandbox, &opts, &err);
+	if (rc == ISOTIER_ECONFIG) {
+		fprintf(stderr, "ConfigurationError: %s\n", err.message);
+		return 78;
+	}
+	if (rc < 0) {
+		fprintf(stderr, "%s: %s\n", isotier_strerror(rc), err.message);
+		return 1;
+	}
+	printf("%s\n", isotier_sandbox_repr(sandbox));
+	fflush(stdout);
+	isotier_exec_opts eo = {.stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1};
+	int status = 0;
+	rc = isotier_sandbox_exec(sandbox, (const char *const *)argv + 3, &eo, &status, &err);
+	isotier_sandbox_destroy(sandbox);
+	if (rc < 0) {
+		fprintf(stderr, "%s: %s\n", isotier_strerror(rc), err.message);
+		return 1;
+	}
+	return status;
+}

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# The public API as an outside user sees it: one header, pkg-config, the
+# static library; the example refuses an indefensible tier and runs an
+# honest one, with the tier in the repr.
+. "$ISOTIER_ROOT/tests/lib.sh"
+export PKG_CONFIG_PATH=$ISOTIER_ROOT/$BUILD
+cc -std=c11 -Wall -Wextra -Werror "$ISOTIER_ROOT/reference/examples/require_microvm.c" \
+  $(pkg-config --cflags isotier) $(pkg-config --libs --static isotier) -o "$TMP/require_microvm" \
+  || fail "the example does not build against the installed header and pkg-config file"
+set +e
+"$TMP/require_microvm" bwrap MICROVM /bin/echo no >"$TMP/out" 2>"$TMP/err"
+rc=$?
+set -e
+assert_eq "$rc" 78 "refusal exit"
+assert_contains "$(cat "$TMP/err")" "ConfigurationError: backend bwrap resolves to CONTAINER, weaker than the required MICROVM"
+[ ! -s "$TMP/out" ] || fail "refused sandbox produced output"
+out=$("$TMP/require_microvm" runc CONTAINER /bin/echo yes)
+assert_contains "$out" "backend=runc tier=CONTAINER"
+assert_contains "$out" "yes"
+echo "ok: public API via pkg-config"
