@@ -1,0 +1,480 @@
+/* churn.c - the catalogue's history through libgit2: snapshots, diffs, the
+ * first-parent timeline. Object database only: no checkout, no git binary. */
+#include "churn.h"
+
+#include <cjson/cJSON.h>
+#include <string.h>
+
+/* Sets err from the last libgit2 error, after a formatted context. */
+static int git_fail(isotier_error *err, int code, const char *fmt, ...) ISOTIER_PRINTF(3, 4);
+static int git_fail(isotier_error *err, int code, const char *fmt, ...)
+{
+	char ctx[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(ctx, sizeof ctx, fmt, ap);
+	va_end(ap);
+	const git_error *e = git_error_last();
+	return isotier_error_set(err, code, 0, "%s: %s", ctx, e && e->message ? e->message : "libgit2 error");
+}
+
+void churn_short_id(char *buf, size_t len, const git_oid *oid)
+{
+	char hex[GIT_OID_HEXSZ + 1];
+	git_oid_tostr(hex, sizeof hex, oid);
+	snprintf(buf, len, "%.12s", hex);
+}
+
+int churn_repo_open(git_repository **out, const char *path, isotier_error *err)
+{
+	const char *where = path ? path : ".";
+	if (git_repository_open_ext(out, where, path ? GIT_REPOSITORY_OPEN_NO_SEARCH : 0, NULL) < 0)
+		return git_fail(err, ISOTIER_ENOTFOUND, "open git repository %s", where);
+	return 0;
+}
+
+static const char *shallow_hint(git_repository *repo)
+{
+	return git_repository_is_shallow(repo) == 1
+		       ? " (this is a shallow clone: the commit may be outside it; fetch the full "
+			 "history, e.g. `git fetch --unshallow --tags`, or check out with fetch-depth: 0)"
+		       : "";
+}
+
+int churn_resolve(git_commit **out, git_repository *repo, const char *spec, isotier_error *err)
+{
+	cleanup_git_object git_object *obj = NULL;
+	cleanup_git_object git_object *peeled = NULL;
+	int rc = git_revparse_single(&obj, repo, spec);
+	if (rc < 0) {
+		const git_error *e = git_error_last();
+		return isotier_error_set(err, ISOTIER_ENOTFOUND, 0,
+					 "revision '%s' not found (a tag, branch or commit id): %s%s",
+					 spec, e && e->message ? e->message : "", shallow_hint(repo));
+	}
+	if (git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT) < 0)
+		return git_fail(err, ISOTIER_ENOTFOUND, "revision '%s' is not a commit%s", spec,
+				shallow_hint(repo));
+	*out = (git_commit *)steal_pointer(&peeled);
+	return 0;
+}
+
+/* ---- one provider file ------------------------------------------------ */
+
+static bool ident_ok(const char *s)
+{
+	size_t n = strlen(s);
+	if (n == 0 || n > CHURN_ID_MAX || s[0] == '-')
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-'))
+			return false;
+	return true;
+}
+
+static void cjson_deletep(cJSON **p) { cJSON_Delete(*p); }
+
+/* Tolerant of schema drift across history: only id, tier and mechanism. */
+static int claim_parse_json(char **id, churn_claimref *claim, const char *buf, size_t len,
+			    const char *where, isotier_error *err)
+{
+	__attribute__((cleanup(cjson_deletep))) cJSON *root = cJSON_ParseWithLength(buf, len);
+	if (!root)
+		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: not valid JSON", where);
+	if (!cJSON_IsObject(root))
+		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: not a JSON object", where);
+	static const char *const fields[] = {"id", "tier", "mechanism"};
+	const char *v[3];
+	for (int i = 0; i < 3; i++) {
+		const cJSON *f = cJSON_GetObjectItemCaseSensitive(root, fields[i]);
+		if (!f)
+			return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: field \"%s\" missing", where, fields[i]);
+		if (!cJSON_IsString(f) || !f->valuestring)
+			return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: field \"%s\" is not a string", where, fields[i]);
+		v[i] = f->valuestring;
+	}
+	if (!ident_ok(v[0]))
+		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: field \"id\" must match [a-z0-9][a-z0-9-]* (at most %d bytes)", where, CHURN_ID_MAX);
+	if (isotier_tier_parse(&claim->tier, v[1]) < 0)
+		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: field \"tier\": unknown tier", where);
+	if (!ident_ok(v[2]))
+		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: field \"mechanism\" must match [a-z0-9][a-z0-9-]* (at most %d bytes)", where, CHURN_ID_MAX);
+	snprintf(claim->mechanism, sizeof claim->mechanism, "%s", v[2]);
+	if (!(*id = strdup(v[0])))
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+	return 0;
+}
+
+/* ---- parsed-blob cache: each historical file version is parsed once ---- */
+
+typedef struct blob_slot {
+	git_oid oid;
+	bool used;
+	char *id;
+	churn_claimref claim;
+} blob_slot;
+
+typedef struct blob_cache {
+	blob_slot *slots;
+	size_t cap, n; /* cap: a power of two */
+} blob_cache;
+
+static void blob_cache_free(blob_cache *c)
+{
+	for (size_t i = 0; i < c->cap; i++)
+		free(c->slots[i].id);
+	free(c->slots);
+	memset(c, 0, sizeof *c);
+}
+
+static size_t slot_of(const blob_cache *c, const git_oid *oid)
+{
+	size_t h;
+	memcpy(&h, oid->id, sizeof h);
+	for (size_t i = h & (c->cap - 1);; i = (i + 1) & (c->cap - 1))
+		if (!c->slots[i].used || git_oid_equal(&c->slots[i].oid, oid))
+			return i;
+}
+
+static int blob_cache_grow(blob_cache *c)
+{
+	blob_cache bigger = {.cap = c->cap ? c->cap * 2 : 256};
+	if (!(bigger.slots = calloc(bigger.cap, sizeof *bigger.slots)))
+		return ISOTIER_ENOMEM;
+	for (size_t i = 0; i < c->cap; i++)
+		if (c->slots[i].used)
+			bigger.slots[slot_of(&bigger, &c->slots[i].oid)] = c->slots[i];
+	bigger.n = c->n;
+	free(c->slots);
+	*c = bigger;
+	return 0;
+}
+
+static int blob_claim(const blob_slot **out, blob_cache *cache, git_repository *repo,
+		      const git_oid *oid, const char *where, isotier_error *err)
+{
+	if (cache->n * 2 >= cache->cap && blob_cache_grow(cache) < 0)
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+	size_t i = slot_of(cache, oid);
+	if (cache->slots[i].used) {
+		*out = &cache->slots[i];
+		return 0;
+	}
+	cleanup_git_blob git_blob *blob = NULL;
+	if (git_blob_lookup(&blob, repo, oid) < 0)
+		return git_fail(err, ISOTIER_EDATA, "%s: read blob", where);
+	git_object_size_t size = git_blob_rawsize(blob);
+	if (size > CHURN_JSON_MAX)
+		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: larger than %d bytes", where, CHURN_JSON_MAX);
+	blob_slot s = {.oid = *oid, .used = true};
+	if (claim_parse_json(&s.id, &s.claim, git_blob_rawcontent(blob), (size_t)size, where, err) < 0)
+		return err ? err->code : ISOTIER_EDATA;
+	cache->slots[i] = s;
+	cache->n++;
+	*out = &cache->slots[i];
+	return 0;
+}
+
+/* ---- snapshots --------------------------------------------------------- */
+
+void churn_snapshot_clear(churn_snapshot *s)
+{
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->items[i].id);
+		free(s->items[i].path);
+	}
+	free(s->items);
+	memset(s, 0, sizeof *s);
+}
+
+static int claim_cmp(const void *a, const void *b)
+{
+	return strcmp(((const churn_claim *)a)->id, ((const churn_claim *)b)->id);
+}
+
+/* The catalogue/providers tree of commit; *dir NULL when the revision has none. */
+static int providers_dir(git_tree **dir, git_repository *repo, git_commit *commit,
+			 const char *label, isotier_error *err)
+{
+	cleanup_git_tree git_tree *root = NULL;
+	cleanup_git_entry git_tree_entry *ent = NULL;
+	*dir = NULL;
+	if (git_commit_tree(&root, commit) < 0)
+		return git_fail(err, ISOTIER_EDATA, "revision %s: read tree", label);
+	int rc = git_tree_entry_bypath(&ent, root, CHURN_PROVIDERS_DIR);
+	if (rc == GIT_ENOTFOUND)
+		return 0;
+	if (rc < 0)
+		return git_fail(err, ISOTIER_EDATA, "revision %s: %s", label, CHURN_PROVIDERS_DIR);
+	if (git_tree_entry_type(ent) != GIT_OBJECT_TREE)
+		return isotier_error_set(err, ISOTIER_EDATA, 0, "revision %s: %s is not a directory", label,
+					 CHURN_PROVIDERS_DIR);
+	if (git_tree_lookup(dir, repo, git_tree_entry_id(ent)) < 0)
+		return git_fail(err, ISOTIER_EDATA, "revision %s: read %s", label, CHURN_PROVIDERS_DIR);
+	return 0;
+}
+
+static int snapshot_from_dir(churn_snapshot *out, git_repository *repo, git_tree *dir,
+			     const char *label, blob_cache *cache, isotier_error *err)
+{
+	memset(out, 0, sizeof *out);
+	if (!dir)
+		return 0;
+	out->dir_oid = *git_tree_id(dir);
+	size_t n = git_tree_entrycount(dir);
+	if (n > CHURN_PROVIDERS_MAX)
+		return isotier_error_set(err, ISOTIER_EDATA, 0, "revision %s: more than %d files in %s",
+					 label, CHURN_PROVIDERS_MAX, CHURN_PROVIDERS_DIR);
+	if (n && !(out->items = calloc(n, sizeof *out->items)))
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		const git_tree_entry *e = git_tree_entry_byindex(dir, i);
+		const char *name = git_tree_entry_name(e);
+		size_t len = strlen(name);
+		if (len < 6 || strcmp(name + len - 5, ".json") || git_tree_entry_type(e) != GIT_OBJECT_BLOB)
+			continue;
+		char where[1024];
+		snprintf(where, sizeof where, "revision %s: %s/%s", label, CHURN_PROVIDERS_DIR, name);
+		if (git_tree_entry_filemode(e) == GIT_FILEMODE_LINK) {
+			churn_snapshot_clear(out);
+			return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: a symbolic link", where);
+		}
+		const blob_slot *slot = NULL;
+		if (blob_claim(&slot, cache, repo, git_tree_entry_id(e), where, err) < 0) {
+			churn_snapshot_clear(out);
+			return err ? err->code : ISOTIER_EDATA;
+		}
+		churn_claim *c = &out->items[out->n++];
+		c->claim = slot->claim;
+		c->id = strdup(slot->id);
+		if (asprintf(&c->path, "%s/%s", CHURN_PROVIDERS_DIR, name) < 0)
+			c->path = NULL;
+		if (!c->id || !c->path) {
+			churn_snapshot_clear(out);
+			return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+		}
+	}
+	if (out->n)
+		qsort(out->items, out->n, sizeof *out->items, claim_cmp);
+	for (size_t i = 1; i < out->n; i++)
+		if (!strcmp(out->items[i - 1].id, out->items[i].id)) {
+			int rc = isotier_error_set(err, ISOTIER_EDATA, 0,
+						   "revision %s: %s and %s both have id \"%s\"", label,
+						   out->items[i - 1].path, out->items[i].path, out->items[i].id);
+			churn_snapshot_clear(out);
+			return rc;
+		}
+	return 0;
+}
+
+int churn_snapshot_load(churn_snapshot *out, git_repository *repo, git_commit *commit,
+			const char *label, isotier_error *err)
+{
+	memset(out, 0, sizeof *out);
+	cleanup_git_tree git_tree *dir = NULL;
+	if (providers_dir(&dir, repo, commit, label, err) < 0)
+		return err ? err->code : ISOTIER_EDATA;
+	blob_cache cache = {0};
+	int rc = snapshot_from_dir(out, repo, dir, label, &cache, err);
+	blob_cache_free(&cache);
+	return rc;
+}
+
+/* ---- diff -------------------------------------------------------------- */
+
+void churn_changes_clear(churn_changes *c)
+{
+	for (size_t i = 0; i < c->n; i++) {
+		free(c->items[i].id);
+		free(c->items[i].old_path);
+		free(c->items[i].new_path);
+	}
+	free(c->items);
+	memset(c, 0, sizeof *c);
+}
+
+static int change_add(churn_changes *out, churn_kind kind, const churn_claim *a,
+		      const churn_claim *b, isotier_error *err)
+{
+	if (out->n == out->cap) {
+		size_t ncap = out->cap ? out->cap * 2 : 16;
+		churn_change *items = realloc(out->items, ncap * sizeof *items);
+		if (!items)
+			return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+		out->items = items;
+		out->cap = ncap;
+	}
+	churn_change *c = &out->items[out->n];
+	memset(c, 0, sizeof *c);
+	c->kind = kind;
+	c->id = strdup(a ? a->id : b->id);
+	if (a) {
+		c->from = a->claim;
+		c->old_path = strdup(a->path);
+	}
+	if (b) {
+		c->to = b->claim;
+		c->new_path = strdup(b->path);
+	}
+	if (!c->id || (a && !c->old_path) || (b && !c->new_path)) {
+		free(c->id);
+		free(c->old_path);
+		free(c->new_path);
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+	}
+	if (a && b) {
+		c->tier_changed = a->claim.tier != b->claim.tier;
+		c->mechanism_changed = strcmp(a->claim.mechanism, b->claim.mechanism) != 0;
+	}
+	out->n++;
+	return 0;
+}
+
+int churn_diff(churn_changes *out, const churn_snapshot *old, const churn_snapshot *new_,
+	       isotier_error *err)
+{
+	size_t i = 0, j = 0;
+	int rc = 0;
+	while (rc == 0 && (i < old->n || j < new_->n)) {
+		int cmp = i == old->n ? 1 : j == new_->n ? -1 : strcmp(old->items[i].id, new_->items[j].id);
+		if (cmp < 0) {
+			rc = change_add(out, CHURN_REMOVED, &old->items[i++], NULL, err);
+		} else if (cmp > 0) {
+			rc = change_add(out, CHURN_ADDED, NULL, &new_->items[j++], err);
+		} else {
+			if (!churn_claim_eq(&old->items[i].claim, &new_->items[j].claim))
+				rc = change_add(out, CHURN_CHANGED, &old->items[i], &new_->items[j], err);
+			i++;
+			j++;
+		}
+	}
+	return rc;
+}
+
+int churn_read_blob(char **out, size_t *len, bool *found, git_repository *repo, git_commit *commit,
+		    const char *path, size_t max, isotier_error *err)
+{
+	cleanup_git_tree git_tree *root = NULL;
+	cleanup_git_entry git_tree_entry *ent = NULL;
+	cleanup_git_blob git_blob *blob = NULL;
+	*found = false;
+	if (git_commit_tree(&root, commit) < 0)
+		return git_fail(err, ISOTIER_EDATA, "read tree for %s", path);
+	int rc = git_tree_entry_bypath(&ent, root, path);
+	if (rc == GIT_ENOTFOUND)
+		return 0;
+	if (rc < 0)
+		return git_fail(err, ISOTIER_EDATA, "%s", path);
+	if (git_tree_entry_type(ent) != GIT_OBJECT_BLOB || git_tree_entry_filemode(ent) == GIT_FILEMODE_LINK)
+		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: not a regular file", path);
+	if (git_blob_lookup(&blob, repo, git_tree_entry_id(ent)) < 0)
+		return git_fail(err, ISOTIER_EDATA, "read %s", path);
+	git_object_size_t size = git_blob_rawsize(blob);
+	if (size > max)
+		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: larger than %zu bytes", path, max);
+	char *buf = malloc((size_t)size + 1);
+	if (!buf)
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+	memcpy(buf, git_blob_rawcontent(blob), (size_t)size);
+	buf[size] = '\0';
+	*out = buf;
+	*len = (size_t)size;
+	*found = true;
+	return 0;
+}
+
+/* ---- the first-parent timeline ---------------------------------------- */
+
+typedef struct oid_list {
+	git_oid *items;
+	size_t n, cap;
+} oid_list;
+
+static int walk_first_parent(oid_list *out, git_repository *repo, git_commit *head,
+			     git_commit *since, isotier_error *err)
+{
+	cleanup_git_revwalk git_revwalk *walk = NULL;
+	if (git_revwalk_new(&walk, repo) < 0 || git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL) < 0 ||
+	    git_revwalk_simplify_first_parent(walk) < 0 || git_revwalk_push(walk, git_commit_id(head)) < 0)
+		return git_fail(err, ISOTIER_EDATA, "walk history");
+	if (since && git_revwalk_hide(walk, git_commit_id(since)) < 0)
+		return git_fail(err, ISOTIER_EDATA, "walk history%s", shallow_hint(repo));
+	git_oid oid;
+	int rc;
+	while ((rc = git_revwalk_next(&oid, walk)) == 0) {
+		if (out->n == out->cap) {
+			size_t ncap = out->cap ? out->cap * 2 : 256;
+			git_oid *items = realloc(out->items, ncap * sizeof *items);
+			if (!items)
+				return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+			out->items = items;
+			out->cap = ncap;
+		}
+		out->items[out->n++] = oid;
+	}
+	if (rc != GIT_ITEROVER)
+		return git_fail(err, ISOTIER_EDATA, "walk history%s", shallow_hint(repo));
+	return 0;
+}
+
+static int log_step(churn_changes *out, churn_snapshot *prev, git_repository *repo,
+		    git_commit *commit, blob_cache *cache, isotier_error *err)
+{
+	char label[GIT_OID_HEXSZ + 1];
+	git_oid_tostr(label, sizeof label, git_commit_id(commit));
+	cleanup_git_tree git_tree *dir = NULL;
+	if (providers_dir(&dir, repo, commit, label, err) < 0)
+		return err ? err->code : ISOTIER_EDATA;
+	git_oid zero = {{0}};
+	if (git_oid_equal(dir ? git_tree_id(dir) : &zero, &prev->dir_oid))
+		return 0; /* the catalogue did not change in this commit */
+	churn_snapshot cur;
+	if (snapshot_from_dir(&cur, repo, dir, label, cache, err) < 0)
+		return err ? err->code : ISOTIER_EDATA;
+	size_t first = out->n;
+	int rc = churn_diff(out, prev, &cur, err);
+	for (size_t i = first; i < out->n; i++) {
+		memcpy(out->items[i].commit, label, sizeof label);
+		out->items[i].time = git_commit_time(commit);
+		out->items[i].time_offset = git_commit_time_offset(commit);
+	}
+	churn_snapshot_clear(prev);
+	*prev = cur;
+	return rc;
+}
+
+int churn_log(churn_changes *out, git_repository *repo, git_commit *head, git_commit *since,
+	      isotier_error *err)
+{
+	oid_list oids = {0};
+	int rc = walk_first_parent(&oids, repo, head, since, err);
+	blob_cache cache = {0};
+	churn_snapshot prev = {0};
+	if (rc == 0 && oids.n > 0) {
+		/* The baseline: the first parent of the oldest commit walked. */
+		cleanup_git_commit git_commit *oldest = NULL;
+		cleanup_git_commit git_commit *parent = NULL;
+		if (git_commit_lookup(&oldest, repo, &oids.items[oids.n - 1]) < 0) {
+			rc = git_fail(err, ISOTIER_EDATA, "read commit%s", shallow_hint(repo));
+		} else if (git_commit_parentcount(oldest) > 0) {
+			char label[GIT_OID_HEXSZ + 1];
+			git_oid_tostr(label, sizeof label, git_commit_parent_id(oldest, 0));
+			cleanup_git_tree git_tree *dir = NULL;
+			if (git_commit_parent(&parent, oldest, 0) < 0)
+				rc = git_fail(err, ISOTIER_EDATA, "read commit %s%s", label, shallow_hint(repo));
+			else if ((rc = providers_dir(&dir, repo, parent, label, err)) == 0)
+				rc = snapshot_from_dir(&prev, repo, dir, label, &cache, err);
+		}
+	}
+	for (size_t i = oids.n; rc == 0 && i-- > 0;) {
+		cleanup_git_commit git_commit *c = NULL;
+		if (git_commit_lookup(&c, repo, &oids.items[i]) < 0)
+			rc = git_fail(err, ISOTIER_EDATA, "read commit%s", shallow_hint(repo));
+		else
+			rc = log_step(out, &prev, repo, c, &cache, err);
+	}
+	churn_snapshot_clear(&prev);
+	blob_cache_free(&cache);
+	free(oids.items);
+	return rc;
+}

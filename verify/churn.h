@@ -1,0 +1,103 @@
+/*
+ * churn.h - the catalogue's history, read with libgit2 straight from the
+ * object database (no checkout, no git binary): the claims of every provider
+ * at a revision, the diff of two revisions keyed by provider id, and the
+ * first-parent timeline of tier/mechanism changes. The caller owns
+ * git_libgit2_init/shutdown (once per process: cmd_churn.c).
+ */
+#ifndef ISOTIER_CHURN_H
+#define ISOTIER_CHURN_H
+
+#include "churnlog.h"
+
+#include <git2.h>
+#include <stdint.h>
+
+#define CHURN_PROVIDERS_DIR "catalogue/providers"
+#define CHURN_JSON_MAX (1024 * 1024) /* bytes of one historical provider file */
+#define CHURN_PROVIDERS_MAX 100000   /* files per revision */
+
+static inline void churn_repo_freep(git_repository **p) { git_repository_free(*p); }
+static inline void churn_commit_freep(git_commit **p) { git_commit_free(*p); }
+static inline void churn_tree_freep(git_tree **p) { git_tree_free(*p); }
+static inline void churn_entry_freep(git_tree_entry **p) { git_tree_entry_free(*p); }
+static inline void churn_blob_freep(git_blob **p) { git_blob_free(*p); }
+static inline void churn_object_freep(git_object **p) { git_object_free(*p); }
+static inline void churn_revwalk_freep(git_revwalk **p) { git_revwalk_free(*p); }
+static inline void churn_strarray_freep(git_strarray *p) { git_strarray_dispose(p); }
+#define cleanup_git_repo __attribute__((cleanup(churn_repo_freep)))
+#define cleanup_git_commit __attribute__((cleanup(churn_commit_freep)))
+#define cleanup_git_tree __attribute__((cleanup(churn_tree_freep)))
+#define cleanup_git_entry __attribute__((cleanup(churn_entry_freep)))
+#define cleanup_git_blob __attribute__((cleanup(churn_blob_freep)))
+#define cleanup_git_object __attribute__((cleanup(churn_object_freep)))
+#define cleanup_git_revwalk __attribute__((cleanup(churn_revwalk_freep)))
+#define cleanup_git_strarray __attribute__((cleanup(churn_strarray_freep)))
+
+/* One provider's claim at one revision. */
+typedef struct churn_claim {
+	char *id;
+	char *path; /* "catalogue/providers/<file>.json" */
+	churn_claimref claim;
+} churn_claim;
+
+/* Every provider at one revision, sorted by id. */
+typedef struct churn_snapshot {
+	churn_claim *items;
+	size_t n;
+	git_oid dir_oid; /* the catalogue/providers tree (zero when absent) */
+} churn_snapshot;
+
+typedef enum { CHURN_ADDED, CHURN_REMOVED, CHURN_CHANGED } churn_kind;
+
+typedef struct churn_change {
+	churn_kind kind;
+	char *id;
+	char *old_path, *new_path; /* NULL on the absent side */
+	churn_claimref from, to;   /* zeroed on the absent side */
+	bool tier_changed, mechanism_changed;
+	const churn_entry *entry;  /* the CHURN.md entry logging it; NULL: unlogged */
+	/* churn log only: the commit that made the change */
+	char commit[GIT_OID_HEXSZ + 1];
+	int64_t time;    /* committer time, seconds since the epoch */
+	int time_offset; /* minutes east of UTC */
+} churn_change;
+
+typedef struct churn_changes {
+	churn_change *items;
+	size_t n, cap;
+} churn_changes;
+
+/* Opens the repository at path (NULL: discover from the working directory). */
+int churn_repo_open(git_repository **out, const char *path, isotier_error *err);
+
+/* Resolves a tag, branch or commit id to its commit (errors say when the
+ * repository is shallow and the commit may simply be missing). */
+int churn_resolve(git_commit **out, git_repository *repo, const char *spec, isotier_error *err);
+
+/* The claims of every catalogue/providers/<file>.json at commit. Parsing is
+ * tolerant of schema changes (only id, tier and mechanism are read) but a
+ * file missing those or not JSON is ISOTIER_EDATA naming label and path. */
+int churn_snapshot_load(churn_snapshot *out, git_repository *repo, git_commit *commit,
+			const char *label, isotier_error *err);
+void churn_snapshot_clear(churn_snapshot *s);
+
+/* Appends the differences old -> new, keyed by provider id, sorted by id. */
+int churn_diff(churn_changes *out, const churn_snapshot *old, const churn_snapshot *new_,
+	       isotier_error *err);
+void churn_changes_clear(churn_changes *c);
+
+/* Reads path in commit's tree; *found false (and 0 returned) when absent. */
+int churn_read_blob(char **out, size_t *len, bool *found, git_repository *repo, git_commit *commit,
+		    const char *path, size_t max, isotier_error *err);
+
+/* Every change along the first-parent chain from head back to (excluding)
+ * since (NULL: back to the root commit, where every provider is "added"),
+ * oldest first. */
+int churn_log(churn_changes *out, git_repository *repo, git_commit *head, git_commit *since,
+	      isotier_error *err);
+
+/* "abc1234" (12 hex digits) of a commit. */
+void churn_short_id(char *buf, size_t len, const git_oid *oid);
+
+#endif

@@ -1,0 +1,46 @@
+/*
+ * churn_report.h - what `isotier churn` and `isotier churn release-check`
+ * found, and its text, JSON and JUnit renderings.
+ */
+#ifndef ISOTIER_CHURN_REPORT_H
+#define ISOTIER_CHURN_REPORT_H
+
+#include "churn.h"
+
+/* One release-gate check beyond the churn diff (a CHANGELOG.md listing...). */
+typedef struct churn_check {
+	char *name;    /* "CHANGELOG [0.1.0] lists modal: GVISOR/gvisor -> MICROVM/firecracker" */
+	char *failure; /* NULL: passed */
+} churn_check;
+
+typedef struct churn_report {
+	char since_spec[256], until_spec[256]; /* as given ("" since: no earlier release) */
+	char since_id[GIT_OID_HEXSZ + 1], until_id[GIT_OID_HEXSZ + 1];
+	churn_changes changes;
+	churn_entries entries; /* CHURN.md at until */
+	bool entries_found;
+	size_t unlogged;
+	/* release-check */
+	char version[64]; /* "" for a plain churn check */
+	churn_check *checks;
+	size_t n_checks, n_failed;
+} churn_report;
+
+void churn_report_clear(churn_report *r);
+int churn_report_add_check(churn_report *r, const char *name, const char *failure);
+
+/* Marks each CHANGED entry logged or not against r->entries; counts unlogged. */
+void churn_report_match(churn_report *r);
+
+void churn_report_text(FILE *f, const churn_report *r);
+int churn_report_json(FILE *f, const churn_report *r);
+int churn_report_junit(const char *path, const churn_report *r, isotier_error *err);
+
+/* `isotier churn log`. */
+void churn_log_text(FILE *f, const churn_changes *c);
+int churn_log_json(FILE *f, const churn_changes *c);
+
+/* "GVISOR/gvisor" */
+void churn_claim_format(char *buf, size_t len, const churn_claimref *c);
+
+#endif
