@@ -214,7 +214,7 @@ int isotier_proc_run(const isotier_proc_opts *o, int *exit_status, isotier_error
 		out_w = p[1];
 		out_fd = out_w;
 	}
-	if (o->err_capture) {
+	if (o->err_capture || o->err_sink) {
 		if (pipe2(p, O_CLOEXEC) != 0)
 			return isotier_error_set(err, ISOTIER_EIO, errno, "pipe");
 		err_r = p[0];
@@ -321,17 +321,25 @@ int isotier_proc_run(const isotier_proc_opts *o, int *exit_status, isotier_error
 			}
 		}
 		if (pr > 0 && i_err >= 0 && (pf[i_err].revents & (POLLIN | POLLHUP | POLLERR))) {
-			if (pump(&err_r, o->err_capture, NULL, NULL)) {
-				rc = isotier_error_set(err, ISOTIER_ENOMEM, 0, "%s: capture: out of memory", name);
+			int src = pump(&err_r, o->err_capture, o->err_capture ? NULL : o->err_sink,
+				       o->err_sink_ctx);
+			if (src) {
+				rc = src == ISOTIER_ENOMEM
+					     ? isotier_error_set(err, src, 0, "%s: capture: out of memory", name)
+					     : src;
 				break;
 			}
 		}
 		if (!exited && (pidfd < 0 || (i_pid >= 0 && pr > 0 && (pf[i_pid].revents & POLLIN)))) {
-			pid_t w = waitpid(pid, &status, pidfd < 0 ? WNOHANG : 0);
-			if (w == pid) {
-				exited = true;
-				/* Whatever the leader left in its group goes with it. */
+			siginfo_t si_w = {0};
+			if (waitid(P_PID, (id_t)pid, &si_w, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+			    si_w.si_pid == pid) {
+				/* Whatever the leader left in its group goes with it; the leader
+				 * is still a zombie here, so the group id cannot be reused yet. */
 				kill(-pid, SIGKILL);
+				while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+					;
+				exited = true;
 				int64_t grace = now_ms() + 2000;
 				drain_deadline = grace < deadline ? grace : deadline;
 				continue;

@@ -49,11 +49,13 @@ typedef struct isotier_proc_opts {
 	const char *cwd;         /* NULL: inherit */
 	int stdin_fd;            /* -1: /dev/null */
 	int stdout_fd;           /* -1: inherit (ignored when out_capture or out_sink is set) */
-	int stderr_fd;           /* -1: inherit (ignored when err_capture is set) */
+	int stderr_fd;           /* -1: inherit (ignored when err_capture or err_sink is set) */
 	isotier_capture *out_capture;
 	isotier_proc_sink out_sink;
 	void *out_sink_ctx;
 	isotier_capture *err_capture;
+	isotier_proc_sink err_sink; /* like out_sink, for stderr (err_capture wins) */
+	void *err_sink_ctx;
 	int timeout_s; /* 0: ISOTIER_PROC_DEFAULT_TIMEOUT_S; <0: none */
 	int flags;
 } isotier_proc_opts;

@@ -1,0 +1,276 @@
+/* oci.c - OCI bundles for runc and runsc: config.json through cJSON, run, delete. */
+#include "oci.h"
+
+#include <cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+static void cjson_deletep(cJSON **j)
+{
+	cJSON_Delete(*j);
+}
+#define cleanup_cjson __attribute__((cleanup(cjson_deletep)))
+
+void isotier_oci_destroy(isotier_oci_bundle *b)
+{
+	if (!b)
+		return;
+	if (b->dir) {
+		/* A container still registered in our private state dir is deleted first. */
+		char state[4096];
+		snprintf(state, sizeof state, "%s/state", b->dir);
+		DIR *d = opendir(state);
+		if (d) {
+			struct dirent *e;
+			while ((e = readdir(d))) {
+				if (e->d_name[0] == '.')
+					continue;
+				cleanup_argv isotier_argv a = {0};
+				isotier_argv_push(&a, b->rt->name);
+				isotier_argv_push(&a, "--root");
+				isotier_argv_push(&a, state);
+				for (size_t i = 0; b->rt->global && b->rt->global[i]; i++)
+					isotier_argv_push(&a, b->rt->global[i]);
+				isotier_argv_push(&a, "delete");
+				isotier_argv_push(&a, "-f");
+				isotier_argv_push(&a, e->d_name);
+				if (a.oom)
+					continue;
+				isotier_proc_opts o = {.argv = (const char *const *)a.v,
+						       .stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1,
+						       .timeout_s = 15,
+						       .flags = ISOTIER_PROC_CLEANUP | ISOTIER_PROC_QUIET};
+				int st;
+				isotier_proc_run(&o, &st, NULL);
+			}
+			closedir(d);
+		}
+		isotier_rmtree(b->dir);
+		free(b->dir);
+	}
+	isotier_root_entries_free(b->entries, b->n_entries);
+	isotier_spec_copy_clear(&b->spec);
+	free(b);
+}
+
+int isotier_oci_provision(isotier_oci_bundle **out, const isotier_oci_runtime *rt,
+			  const isotier_backend_spec *spec, isotier_error *err)
+{
+	*out = NULL;
+	isotier_oci_bundle *b = calloc(1, sizeof *b);
+	if (!b)
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+	b->rt = rt;
+	int rc = isotier_spec_copy_init(&b->spec, spec, err);
+	if (!rc && !b->spec.minimal_root)
+		rc = isotier_root_entries(&b->entries, &b->n_entries, b->spec.rootfs ? b->spec.rootfs : "/", err);
+	if (!rc)
+		rc = isotier_mkdtemp(&b->dir, "isotier-bundle", err);
+	if (rc) {
+		isotier_oci_destroy(b);
+		return rc;
+	}
+	char path[4096];
+	const char *subdirs[] = {"rootfs", "state"};
+	for (size_t i = 0; i < 2 && !rc; i++) {
+		snprintf(path, sizeof path, "%s/%s", b->dir, subdirs[i]);
+		if (mkdir(path, 0700) != 0)
+			rc = isotier_error_set(err, ISOTIER_EIO, errno, "mkdir %s", path);
+	}
+	/* The runtimes' helper processes may drop privileges: the root must be traversable. */
+	snprintf(path, sizeof path, "%s/rootfs", b->dir);
+	if (!rc && (chmod(b->dir, 0711) != 0 || chmod(path, 0755) != 0))
+		rc = isotier_error_set(err, ISOTIER_EIO, errno, "chmod %s", path);
+	for (size_t i = 0; i < b->n_entries && !rc; i++) {
+		if (!b->entries[i].link)
+			continue;
+		snprintf(path, sizeof path, "%s/rootfs/%s", b->dir, b->entries[i].name);
+		if (symlink(b->entries[i].link, path) != 0)
+			rc = isotier_error_set(err, ISOTIER_EIO, errno, "symlink %s", path);
+	}
+	if (rc) {
+		isotier_oci_destroy(b);
+		return rc;
+	}
+	*out = b;
+	return 0;
+}
+
+static cJSON *str_array(const char *const *v)
+{
+	cJSON *a = cJSON_CreateArray();
+	for (size_t i = 0; a && v[i]; i++)
+		if (!cJSON_AddItemToArray(a, cJSON_CreateString(v[i]))) {
+			cJSON_Delete(a);
+			return NULL;
+		}
+	return a;
+}
+
+static bool add_mount(cJSON *mounts, const char *dest, const char *type, const char *source,
+		      const char *const *options)
+{
+	cJSON *m = cJSON_CreateObject();
+	if (!m || !cJSON_AddItemToArray(mounts, m))
+		return false;
+	return cJSON_AddStringToObject(m, "destination", dest) && cJSON_AddStringToObject(m, "type", type) &&
+	       cJSON_AddStringToObject(m, "source", source) &&
+	       (!options || cJSON_AddItemToObject(m, "options", str_array(options)));
+}
+
+static cJSON *build_config(const isotier_oci_bundle *b, const char *const *argv)
+{
+	static const char *const env[] = {"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+					  "HOME=/", NULL};
+	static const char *const caps[] = {"CAP_AUDIT_WRITE", "CAP_KILL", "CAP_NET_BIND_SERVICE", NULL};
+	static const char *const ro_bind[] = {"rbind", "ro", "nosuid", "nodev", NULL};
+	static const char *const rw_bind[] = {"rbind", "rw", "nosuid", "nodev", NULL};
+	static const char *const ro_file[] = {"bind", "ro", "nosuid", "nodev", NULL};
+	static const char *const dev_opts[] = {"nosuid", "strictatime", "mode=755", "size=65536k", NULL};
+	static const char *const pts_opts[] = {"nosuid", "noexec", "newinstance", "ptmxmode=0666", "mode=0620", NULL};
+	static const char *const shm_opts[] = {"nosuid", "noexec", "nodev", "mode=1777", "size=65536k", NULL};
+	static const char *const tmp_opts[] = {"nosuid", "nodev", "mode=1777", "size=65536k", NULL};
+	static const char *const mq_opts[] = {"nosuid", "noexec", "nodev", NULL};
+	static const char *const sys_opts[] = {"nosuid", "noexec", "nodev", "ro", NULL};
+	static const char *const masked[] = {"/proc/acpi", "/proc/asound", "/proc/kcore", "/proc/keys",
+					     "/proc/latency_stats", "/proc/timer_list", "/proc/timer_stats",
+					     "/proc/sched_debug", "/sys/firmware", "/proc/scsi", NULL};
+	static const char *const ro_paths[] = {"/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys",
+					       "/proc/sysrq-trigger", NULL};
+	static const char *const ns[] = {"pid", "network", "ipc", "uts", "mount", NULL};
+
+	cJSON *c = cJSON_CreateObject();
+	if (!c)
+		return NULL;
+	bool ok = cJSON_AddStringToObject(c, "ociVersion", "1.0.2") != NULL;
+	cJSON *proc = cJSON_AddObjectToObject(c, "process");
+	ok = ok && proc && cJSON_AddBoolToObject(proc, "terminal", 0);
+	cJSON *user = proc ? cJSON_AddObjectToObject(proc, "user") : NULL;
+	ok = ok && user && cJSON_AddNumberToObject(user, "uid", 0) && cJSON_AddNumberToObject(user, "gid", 0);
+	ok = ok && cJSON_AddItemToObject(proc, "args", str_array(argv));
+	ok = ok && cJSON_AddItemToObject(proc, "env", str_array(env));
+	ok = ok && cJSON_AddStringToObject(proc, "cwd", "/");
+	cJSON *capo = proc ? cJSON_AddObjectToObject(proc, "capabilities") : NULL;
+	const char *const sets[] = {"bounding", "effective", "permitted", "ambient"};
+	for (size_t i = 0; ok && capo && i < 4; i++)
+		ok = cJSON_AddItemToObject(capo, sets[i], str_array(caps));
+	ok = ok && capo && cJSON_AddBoolToObject(proc, "noNewPrivileges", 1);
+	cJSON *root = cJSON_AddObjectToObject(c, "root");
+	ok = ok && root && cJSON_AddStringToObject(root, "path", "rootfs") &&
+	     cJSON_AddBoolToObject(root, "readonly", 1);
+	ok = ok && cJSON_AddStringToObject(c, "hostname", "isotier");
+	cJSON *mounts = cJSON_AddArrayToObject(c, "mounts");
+	ok = ok && mounts && add_mount(mounts, "/proc", "proc", "proc", NULL) &&
+	     add_mount(mounts, "/dev", "tmpfs", "tmpfs", dev_opts) &&
+	     add_mount(mounts, "/dev/pts", "devpts", "devpts", pts_opts) &&
+	     add_mount(mounts, "/dev/shm", "tmpfs", "shm", shm_opts) &&
+	     (b->rt->gvisor || add_mount(mounts, "/dev/mqueue", "mqueue", "mqueue", mq_opts)) &&
+	     add_mount(mounts, "/sys", "sysfs", "sysfs", sys_opts) &&
+	     add_mount(mounts, "/tmp", "tmpfs", "tmpfs", tmp_opts);
+	const char *base = b->spec.rootfs ? b->spec.rootfs : "";
+	for (size_t i = 0; ok && i < b->n_entries; i++) {
+		if (b->entries[i].link)
+			continue;
+		char src[4096], dst[4096];
+		snprintf(src, sizeof src, "%s/%s", base, b->entries[i].name);
+		snprintf(dst, sizeof dst, "/%s", b->entries[i].name);
+		ok = add_mount(mounts, dst, "bind", src, ro_bind);
+	}
+	if (ok && b->spec.probe_path)
+		ok = add_mount(mounts, ISOTIER_GUEST_PROBE, "bind", b->spec.probe_path, ro_file);
+	if (ok && b->spec.capture_dir)
+		ok = add_mount(mounts, ISOTIER_GUEST_CAPTURE, "bind", b->spec.capture_dir, rw_bind);
+	cJSON *linux_ = cJSON_AddObjectToObject(c, "linux");
+	cJSON *nsa = linux_ ? cJSON_AddArrayToObject(linux_, "namespaces") : NULL;
+	for (size_t i = 0; ok && nsa && ns[i]; i++) {
+		cJSON *n = cJSON_CreateObject();
+		ok = n && cJSON_AddItemToArray(nsa, n) && cJSON_AddStringToObject(n, "type", ns[i]);
+	}
+	ok = ok && nsa && cJSON_AddItemToObject(linux_, "maskedPaths", str_array(masked)) &&
+	     cJSON_AddItemToObject(linux_, "readonlyPaths", str_array(ro_paths));
+	if (!ok) {
+		cJSON_Delete(c);
+		return NULL;
+	}
+	return c;
+}
+
+int isotier_oci_write_config(const isotier_oci_bundle *b, const char *const *argv, isotier_error *err)
+{
+	cleanup_cjson cJSON *c = build_config(b, argv);
+	if (!c)
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "config.json: out of memory");
+	cleanup_free char *text = cJSON_PrintUnformatted(c);
+	if (!text)
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "config.json: out of memory");
+	char path[4096];
+	snprintf(path, sizeof path, "%s/config.json", b->dir);
+	return isotier_write_file(path, text, strlen(text), 0600, err);
+}
+
+int isotier_oci_exec(isotier_oci_bundle *b, const isotier_exec_request *req, int *exit_status,
+		     isotier_error *err)
+{
+	int rc = isotier_exec_check(req, err);
+	if (!rc)
+		rc = isotier_oci_write_config(b, req->argv, err);
+	if (rc)
+		return rc;
+	char id[96];
+	isotier_unique_id(id, sizeof id);
+	cleanup_argv isotier_argv a = {0};
+	isotier_argv_push(&a, b->rt->name);
+	isotier_argv_push(&a, "--root");
+	isotier_argv_pushf(&a, "%s/state", b->dir);
+	for (size_t i = 0; b->rt->global && b->rt->global[i]; i++)
+		isotier_argv_push(&a, b->rt->global[i]);
+	isotier_argv_push(&a, "run");
+	isotier_argv_push(&a, "--bundle");
+	isotier_argv_push(&a, b->dir);
+	isotier_argv_push(&a, id);
+	if (a.oom)
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+	isotier_relay out = {.fd = req->stdout_fd >= 0 ? req->stdout_fd : STDOUT_FILENO};
+	isotier_relay errr = {.fd = req->stderr_fd >= 0 ? req->stderr_fd : STDERR_FILENO};
+	isotier_proc_opts o = {
+		.argv = (const char *const *)a.v,
+		.stdin_fd = req->stdin_fd,
+		.stdout_fd = req->stdout_fd,
+		.stderr_fd = req->stderr_fd,
+		.timeout_s = isotier_exec_timeout(&b->spec, req),
+	};
+	if (b->rt->gvisor) {
+		/* runsc writing both streams to one file lets output overwrite itself: use pipes. */
+		o.out_sink = isotier_relay_sink;
+		o.out_sink_ctx = &out;
+		o.err_sink = isotier_relay_sink;
+		o.err_sink_ctx = &errr;
+	}
+	rc = isotier_proc_run(&o, exit_status, err);
+	/* runc/runsc remove a container that ran to its end; anything else is deleted now. */
+	char state[4096];
+	struct stat st;
+	snprintf(state, sizeof state, "%s/state/%s", b->dir, id);
+	if (lstat(state, &st) == 0) {
+		cleanup_argv isotier_argv d = {0};
+		isotier_argv_push(&d, b->rt->name);
+		isotier_argv_push(&d, "--root");
+		isotier_argv_pushf(&d, "%s/state", b->dir);
+		for (size_t i = 0; b->rt->global && b->rt->global[i]; i++)
+			isotier_argv_push(&d, b->rt->global[i]);
+		isotier_argv_push(&d, "delete");
+		isotier_argv_push(&d, "-f");
+		isotier_argv_push(&d, id);
+		if (!d.oom) {
+			isotier_proc_opts od = {.argv = (const char *const *)d.v,
+						.stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1,
+						.timeout_s = 15,
+						.flags = ISOTIER_PROC_CLEANUP | ISOTIER_PROC_QUIET};
+			int dst;
+			isotier_proc_run(&od, &dst, NULL);
+		}
+	}
+	return rc;
+}

@@ -1,0 +1,40 @@
+/*
+ * oci.h - the OCI bundle shared by the runc and runsc backends (internal).
+ *
+ * A bundle is a private temporary directory: rootfs/ (empty, holding only the
+ * top-level symlinks of the root it shows; directories are bind-mounted
+ * read-only by config.json), state/ (the runtime's --root, so containers are
+ * private to this sandbox) and config.json, rewritten for every exec.
+ */
+#ifndef ISOTIER_OCI_H
+#define ISOTIER_OCI_H
+
+#include "backend_util.h"
+
+typedef struct isotier_oci_runtime {
+	const char *name;          /* "runc" */
+	const char *const *global; /* global flags after --root (NULL-terminated) */
+	bool gvisor;               /* runsc: no mqueue, relay stdout/stderr through pipes */
+} isotier_oci_runtime;
+
+typedef struct isotier_oci_bundle {
+	const isotier_oci_runtime *rt;
+	isotier_spec_copy spec;
+	char *dir;
+	isotier_root_entry *entries;
+	size_t n_entries;
+} isotier_oci_bundle;
+
+/* Creates the bundle directory; on failure nothing is left behind. */
+int isotier_oci_provision(isotier_oci_bundle **out, const isotier_oci_runtime *rt,
+			  const isotier_backend_spec *spec, isotier_error *err);
+/* Writes config.json for argv (exposed for tests). */
+int isotier_oci_write_config(const isotier_oci_bundle *b, const char *const *argv, isotier_error *err);
+/* `RUNTIME --root STATE ... run --bundle DIR ID`, then `delete -f ID` when the
+ * container is still known to the runtime (timeout, interrupt, failure). */
+int isotier_oci_exec(isotier_oci_bundle *b, const isotier_exec_request *req, int *exit_status,
+		     isotier_error *err);
+/* Removes the bundle (after deleting any container left in its state dir). */
+void isotier_oci_destroy(isotier_oci_bundle *b);
+
+#endif
