@@ -1,0 +1,478 @@
+/*
+ * cmd_sources.c - `isotier sources check`: re-fetch every cited source and
+ * check that its quote is still on the page. Each source gets
+ *   PRESENT     fetched, the quote is there (normalised text)
+ *   CHANGED     fetched, the quote is gone
+ *   GONE        HTTP 404 or 410
+ *   UNREACHABLE network, TLS, timeout, redirect loop, oversized body, any
+ *               other HTTP status: never read as drift
+ * and one source_checks row in the history, committed as soon as it is known,
+ * so an interrupted run keeps everything it stored (the run is marked
+ * 'interrupted'). Exit 1 when any source is CHANGED or GONE, 130 when
+ * interrupted, 0 otherwise.
+ *
+ * --json prints one object:
+ *   {"run_id": N, "db": PATH, "catalogue": DIR, "status": "ok"|"failed"|"interrupted",
+ *    "counts": {"checked": N, "PRESENT": N, "CHANGED": N, "GONE": N, "UNREACHABLE": N,
+ *               "unchecked": N},
+ *    "sources": [{"provider": ID, "url": URL, "quote": TEXT, "publisher": P,
+ *                 "status": "PRESENT"|..., "http_status": N|null,
+ *                 "content_sha256": HEX|null, "detail": TEXT, "attempts": N,
+ *                 "checked_at": "YYYY-MM-DDTHH:MM:SSZ"}...]}
+ * ("sources" lists the checked sources in catalogue order.)
+ */
+#include "cli.h"
+#include "fetch.h"
+#include "htmltext.h"
+#include "../catalogue/catalogue.h"
+#include "../reference/history.h"
+#include "../reference/sha256.h"
+
+#include <cjson/cJSON.h>
+#include <getopt.h>
+#include <signal.h>
+#include <string.h>
+#include <strings.h>
+
+static volatile sig_atomic_t stop_requested;
+
+static void on_signal(int sig)
+{
+	stop_requested = 1;
+	signal(sig, SIG_DFL); /* a second ^C ends the process at once */
+}
+
+struct check {
+	const isotier_provider *provider;
+	const isotier_source *source;
+	size_t url_index;
+	const char *status; /* NULL until checked */
+	long http_status;
+	char sha256[65];
+	char detail[512];
+	char checked_at[32];
+	int attempts;
+};
+
+struct run {
+	struct check *checks;
+	size_t n_checks;
+	const char **urls;
+	size_t n_urls;
+	isotier_history *db;
+	int64_t run_id;
+	sqlite3_stmt *insert;
+	isotier_error *err;
+	size_t counts[4];
+};
+
+static const char *const status_names[] = {"PRESENT", "CHANGED", "GONE", "UNREACHABLE"};
+
+static int store(struct run *r, struct check *c)
+{
+	isotier_history *h = r->db;
+	int rc = isotier_history_begin(h, r->err);
+	if (rc < 0)
+		return rc;
+	sqlite3_stmt *s = r->insert;
+	sqlite3_reset(s);
+	sqlite3_clear_bindings(s);
+	sqlite3_bind_int64(s, 1, r->run_id);
+	sqlite3_bind_text(s, 2, c->checked_at, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 3, c->provider->id, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 4, c->source->url, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 5, c->source->quote, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 6, c->status, -1, SQLITE_STATIC);
+	if (c->http_status)
+		sqlite3_bind_int64(s, 7, c->http_status);
+	if (c->sha256[0])
+		sqlite3_bind_text(s, 8, c->sha256, -1, SQLITE_STATIC);
+	sqlite3_bind_text(s, 9, c->detail, -1, SQLITE_STATIC);
+	if (sqlite3_step(s) != SQLITE_DONE) {
+		rc = isotier_history_sql_error(h, r->err, "store source check");
+		sqlite3_reset(s);
+		isotier_history_rollback(h);
+		return rc;
+	}
+	sqlite3_reset(s);
+	return isotier_history_commit(h, r->err);
+}
+
+/* Text of the page to look for quotes in, normalised; NULL with detail set
+ * when it cannot be had. */
+static char *page_text(const isotier_fetch_result *f, char *detail, size_t dlen)
+{
+	const char *ct = f->content_type ? f->content_type : "";
+	char charset[64] = "";
+	const char *cs = strcasestr(ct, "charset=");
+	if (cs) {
+		cs += 8;
+		size_t i = 0;
+		while (cs[i] && cs[i] != ';' && cs[i] != ' ' && cs[i] != '"' && i + 1 < sizeof charset) {
+			charset[i] = cs[i];
+			i++;
+		}
+		charset[i] = '\0';
+	}
+	bool html = !ct[0] || strcasestr(ct, "html") || strcasestr(ct, "xml");
+	bool text = !strncasecmp(ct, "text/", 5) || strcasestr(ct, "json");
+	if (html) {
+		char *raw = NULL;
+		int rc = isotier_html_text(&raw, f->body, f->body_len, charset[0] ? charset : NULL);
+		if (rc < 0) {
+			snprintf(detail, dlen, "page could not be parsed as HTML");
+			return NULL;
+		}
+		char *norm = isotier_text_normalise(raw, strlen(raw));
+		free(raw);
+		if (!norm)
+			snprintf(detail, dlen, "out of memory");
+		return norm;
+	}
+	if (text) {
+		char *norm = isotier_text_normalise(f->body, f->body_len);
+		if (!norm)
+			snprintf(detail, dlen, "out of memory");
+		return norm;
+	}
+	snprintf(detail, dlen, "content type '%.60s' is not text; quote not checkable", ct);
+	return NULL;
+}
+
+static int on_fetched(size_t url_index, const isotier_fetch_result *f, void *arg)
+{
+	struct run *r = arg;
+	char now[32], sha[65] = "", detail[512] = "";
+	isotier_utc_now(now, sizeof now);
+	int base = 3; /* UNREACHABLE */
+	cleanup_free char *text = NULL;
+	if (f->curl_code == 0 && !f->oversize) {
+		isotier_sha256_hex(f->body, f->body_len, sha);
+		if (f->http_status == 404 || f->http_status == 410) {
+			base = 2;
+			snprintf(detail, sizeof detail, "HTTP %ld", f->http_status);
+		} else if (f->http_status >= 200 && f->http_status <= 299) {
+			text = page_text(f, detail, sizeof detail);
+			base = text ? 0 : 3;
+		} else {
+			snprintf(detail, sizeof detail, "HTTP %ld%s", f->http_status,
+				 f->attempts > 1 ? " after retries" : "");
+		}
+	} else {
+		snprintf(detail, sizeof detail, "%s", f->error);
+	}
+	if (f->attempts > 1 && base == 3) {
+		size_t l = strlen(detail);
+		snprintf(detail + l, sizeof detail - l, " (%d attempts)", f->attempts);
+	}
+	for (size_t i = 0; i < r->n_checks; i++) {
+		struct check *c = &r->checks[i];
+		if (c->url_index != url_index)
+			continue;
+		int st = base;
+		snprintf(c->detail, sizeof c->detail, "%s", detail);
+		if (base == 0) {
+			int found = isotier_text_has_quote(text, c->source->quote);
+			if (found < 0)
+				return isotier_error_set(r->err, ISOTIER_ENOMEM, 0, "out of memory");
+			st = found ? 0 : 1;
+			if (!c->source->quote[0])
+				snprintf(c->detail, sizeof c->detail, "empty quote: nothing to check");
+			else if (!found)
+				snprintf(c->detail, sizeof c->detail, "quote not found on the page");
+		}
+		c->status = status_names[st];
+		c->http_status = f->http_status;
+		memcpy(c->sha256, sha, sizeof sha);
+		memcpy(c->checked_at, now, sizeof now);
+		c->attempts = f->attempts;
+		int rc = store(r, c);
+		if (rc < 0)
+			return rc;
+		r->counts[st]++;
+	}
+	return 0;
+}
+
+static int check_cmp(const void *a, const void *b)
+{
+	const struct check *x = *(struct check *const *)a, *y = *(struct check *const *)b;
+	return strcmp(x->source->url, y->source->url);
+}
+
+/* Collects the checks (catalogue order) and the unique URLs to fetch. */
+static int collect(struct run *r, const isotier_catalogue *cat, char **only, size_t n_only)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < cat->n_providers; i++)
+		n += cat->providers[i].n_sources;
+	r->checks = calloc(n ? n : 1, sizeof *r->checks);
+	r->urls = calloc(n ? n : 1, sizeof *r->urls);
+	struct check **sorted = calloc(n ? n : 1, sizeof *sorted);
+	if (!r->checks || !r->urls || !sorted) {
+		free(sorted);
+		return ISOTIER_ENOMEM;
+	}
+	for (size_t i = 0; i < cat->n_providers; i++) {
+		const isotier_provider *p = &cat->providers[i];
+		bool wanted = n_only == 0;
+		for (size_t k = 0; k < n_only && !wanted; k++)
+			wanted = !strcmp(only[k], p->id);
+		for (size_t s = 0; wanted && s < p->n_sources; s++) {
+			r->checks[r->n_checks].provider = p;
+			r->checks[r->n_checks].source = &p->sources[s];
+			sorted[r->n_checks] = &r->checks[r->n_checks];
+			r->n_checks++;
+		}
+	}
+	if (r->n_checks)
+		qsort(sorted, r->n_checks, sizeof *sorted, check_cmp);
+	for (size_t i = 0; i < r->n_checks; i++) {
+		if (i == 0 || strcmp(sorted[i]->source->url, sorted[i - 1]->source->url))
+			r->urls[r->n_urls++] = sorted[i]->source->url;
+		sorted[i]->url_index = r->n_urls - 1;
+	}
+	free(sorted);
+	return 0;
+}
+
+static void print_text(const struct run *r, const char *db, const char *status)
+{
+	for (size_t i = 0; i < r->n_checks; i++) {
+		const struct check *c = &r->checks[i];
+		if (!c->status)
+			continue;
+		char line[4096];
+		snprintf(line, sizeof line, "%-11s %-24s %s%s%s\n", c->status, c->provider->id,
+			 c->source->url, c->detail[0] ? "\n            " : "", c->detail);
+		isotier_fputs_sanitized(stdout, line);
+	}
+	size_t checked = r->counts[0] + r->counts[1] + r->counts[2] + r->counts[3];
+	printf("sources check: %zu of %zu checked: %zu PRESENT, %zu CHANGED, %zu GONE, "
+	       "%zu UNREACHABLE; run %lld in %s (%s)\n",
+	       checked, r->n_checks, r->counts[0], r->counts[1], r->counts[2], r->counts[3],
+	       (long long)r->run_id, db, status);
+}
+
+static int print_json(const struct run *r, const char *db, const char *dir, const char *status)
+{
+	cJSON *o = cJSON_CreateObject(), *counts = cJSON_CreateObject(), *list = cJSON_CreateArray();
+	if (!o || !counts || !list) {
+		cJSON_Delete(o);
+		cJSON_Delete(counts);
+		cJSON_Delete(list);
+		return -1;
+	}
+	cJSON_AddNumberToObject(o, "run_id", (double)r->run_id);
+	cJSON_AddStringToObject(o, "db", db);
+	cJSON_AddStringToObject(o, "catalogue", dir);
+	cJSON_AddStringToObject(o, "status", status);
+	size_t checked = r->counts[0] + r->counts[1] + r->counts[2] + r->counts[3];
+	cJSON_AddNumberToObject(counts, "checked", (double)checked);
+	for (int s = 0; s < 4; s++)
+		cJSON_AddNumberToObject(counts, status_names[s], (double)r->counts[s]);
+	cJSON_AddNumberToObject(counts, "unchecked", (double)(r->n_checks - checked));
+	cJSON_AddItemToObject(o, "counts", counts);
+	for (size_t i = 0; i < r->n_checks; i++) {
+		const struct check *c = &r->checks[i];
+		cJSON *e = c->status ? cJSON_CreateObject() : NULL;
+		if (!e)
+			continue;
+		cJSON_AddStringToObject(e, "provider", c->provider->id);
+		cJSON_AddStringToObject(e, "url", c->source->url);
+		cJSON_AddStringToObject(e, "quote", c->source->quote);
+		cJSON_AddStringToObject(e, "publisher", c->source->publisher);
+		cJSON_AddStringToObject(e, "status", c->status);
+		if (c->http_status)
+			cJSON_AddNumberToObject(e, "http_status", (double)c->http_status);
+		else
+			cJSON_AddNullToObject(e, "http_status");
+		if (c->sha256[0])
+			cJSON_AddStringToObject(e, "content_sha256", c->sha256);
+		else
+			cJSON_AddNullToObject(e, "content_sha256");
+		cJSON_AddStringToObject(e, "detail", c->detail);
+		cJSON_AddNumberToObject(e, "attempts", c->attempts);
+		cJSON_AddStringToObject(e, "checked_at", c->checked_at);
+		cJSON_AddItemToArray(list, e);
+	}
+	cJSON_AddItemToObject(o, "sources", list);
+	char *s = cJSON_Print(o);
+	cJSON_Delete(o);
+	if (!s)
+		return -1;
+	puts(s);
+	free(s);
+	return 0;
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: isotier sources check [--catalogue DIR] [--db PATH] [--jobs N] [--timeout S]\n"
+		   "                             [--json] [--provider ID]...\n\n"
+		   "Re-fetches every cited source and checks its quote is still on the page:\n"
+		   "PRESENT, CHANGED (quote gone), GONE (404/410) or UNREACHABLE (network, TLS,\n"
+		   "timeout, redirects, size: never drift). Results go into the history database.\n"
+		   "Exit 1 when any source is CHANGED or GONE, 130 when interrupted, else 0.\n"
+		   "  --catalogue DIR  provider directory (default: %s)\n"
+		   "  --db PATH        history database (default: %s)\n"
+		   "  --jobs N         concurrent transfers, 1-64 (default: 8)\n"
+		   "  --timeout S      per-transfer timeout in seconds, 1-600 (default: 20)\n"
+		   "  --provider ID    check only this provider (repeatable)\n"
+		   "  --json           machine-readable report on stdout\n",
+		cli_default_catalogue(), ISOTIER_DEFAULT_DB);
+}
+
+static int parse_int(const char *s, int lo, int hi, int *out)
+{
+	char *end;
+	long v = strtol(s, &end, 10);
+	if (!*s || *end || v < lo || v > hi)
+		return -1;
+	*out = (int)v;
+	return 0;
+}
+
+static int run_checks(struct run *r, const char *db_path, int jobs, int timeout_s,
+		      const char **status_out)
+{
+	isotier_error *err = r->err;
+	int rc = isotier_history_open(&r->db, db_path, 0, err);
+	if (rc < 0)
+		return rc;
+	if (sqlite3_prepare_v2(isotier_history_db(r->db),
+			       "INSERT INTO source_checks(run_id, checked_at, provider_id, url, quote,"
+			       " status, http_status, content_sha256, detail)"
+			       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+			       -1, &r->insert, NULL) != SQLITE_OK)
+		return isotier_history_sql_error(r->db, err, "prepare source check insert");
+	if ((rc = isotier_history_run_begin(r->db, &r->run_id, "sources check", NULL, err)) < 0)
+		return rc;
+	struct sigaction sa = {.sa_handler = on_signal};
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGTERM, &sa, NULL);
+	isotier_fetch_opts fo = {.jobs = jobs, .timeout_s = timeout_s, .max_redirects = 5,
+				 .stop = &stop_requested};
+	rc = isotier_fetch_all(r->urls, r->n_urls, &fo, on_fetched, r, err);
+	const char *status = rc == ISOTIER_EINTR ? "interrupted"
+			     : rc < 0 || r->counts[1] || r->counts[2] ? "failed"
+								      : "ok";
+	isotier_error end_err = {0};
+	if (isotier_history_run_end(r->db, r->run_id, status, &end_err) < 0 && rc == 0)
+		rc = end_err.code, *err = end_err;
+	*status_out = status;
+	return rc;
+}
+
+static int sources_check(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"catalogue", required_argument, NULL, 'c'}, {"db", required_argument, NULL, 'd'},
+		{"jobs", required_argument, NULL, 'j'},      {"timeout", required_argument, NULL, 't'},
+		{"json", no_argument, NULL, 'J'},            {"provider", required_argument, NULL, 'p'},
+		{"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
+	};
+	const char *dir = cli_default_catalogue(), *db_path = ISOTIER_DEFAULT_DB;
+	int jobs = 8, timeout_s = 20, c;
+	bool json = false;
+	cleanup_free char **only = calloc((size_t)argc, sizeof *only);
+	size_t n_only = 0;
+	if (!only)
+		return EXIT_SOFTWARE;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'c': dir = optarg; break;
+		case 'd': db_path = optarg; break;
+		case 'j':
+			if (parse_int(optarg, 1, 64, &jobs) < 0) {
+				cli_error("--jobs: '%s' is not a number from 1 to 64", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 't':
+			if (parse_int(optarg, 1, 600, &timeout_s) < 0) {
+				cli_error("--timeout: '%s' is not a number of seconds (1-600)", optarg);
+				return EXIT_USAGE;
+			}
+			break;
+		case 'J': json = true; break;
+		case 'p': only[n_only++] = optarg; break;
+		case 'h': usage(stdout); return EXIT_OK;
+		default: usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (optind != argc) {
+		cli_error("sources check: unexpected argument '%s'", argv[optind]);
+		return EXIT_USAGE;
+	}
+	isotier_findings findings = {0};
+	isotier_catalogue *cat = NULL;
+	isotier_error err = {0};
+	if (isotier_catalogue_load(&cat, dir, &findings, &err) < 0) {
+		isotier_findings_free(&findings);
+		return cli_fail(&err);
+	}
+	int exit_code = EXIT_OK;
+	if (findings.n_errors) {
+		for (size_t i = 0; i < findings.n; i++)
+			cli_error("%s: %s%s%s", findings.items[i].file, findings.items[i].field,
+				  findings.items[i].field[0] ? ": " : "", findings.items[i].message);
+		cli_error("the catalogue does not load; `isotier catalogue check` lists every problem");
+		exit_code = EXIT_DATAERR;
+	}
+	for (size_t k = 0; exit_code == EXIT_OK && k < n_only; k++)
+		if (!isotier_catalogue_find(cat, only[k])) {
+			cli_error("--provider: no provider '%s' in %s", only[k], dir);
+			exit_code = EXIT_USAGE;
+		}
+	isotier_findings_free(&findings);
+	struct run r = {.err = &err};
+	const char *status = "failed";
+	if (exit_code == EXIT_OK) {
+		if (collect(&r, cat, only, n_only) < 0) {
+			cli_error("sources check: out of memory");
+			exit_code = EXIT_SOFTWARE;
+		} else {
+			int rc = run_checks(&r, db_path, jobs, timeout_s, &status);
+			if (r.run_id) {
+				if (json)
+					print_json(&r, db_path, dir, status);
+				else
+					print_text(&r, db_path, status);
+			}
+			if (rc == ISOTIER_EINTR)
+				exit_code = EXIT_INTERRUPTED;
+			else if (rc < 0)
+				exit_code = cli_fail(&err);
+			else if (r.counts[1] || r.counts[2])
+				exit_code = EXIT_FINDING;
+		}
+	}
+	sqlite3_finalize(r.insert);
+	isotier_history_close(r.db);
+	free(r.checks);
+	free(r.urls);
+	isotier_catalogue_free(cat);
+	return exit_code;
+}
+
+static int sources_main(int argc, char **argv)
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? EXIT_USAGE : EXIT_OK;
+	}
+	if (!strcmp(argv[1], "check"))
+		return sources_check(argc - 1, argv + 1);
+	cli_error("sources: unknown subcommand '%s'", argv[1]);
+	usage(stderr);
+	return EXIT_USAGE;
+}
+
+const struct cli_command cli_sources = {
+	.name = "sources",
+	.summary = "re-fetch every cited source and check its quote (sources check)",
+	.main = sources_main,
+};

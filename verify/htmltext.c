@@ -1,0 +1,246 @@
+/* htmltext.c - readable text of a web page and quote normalisation. */
+#include "htmltext.h"
+
+#include <libxml/HTMLparser.h>
+#include <libxml/tree.h>
+#include <string.h>
+#include <strings.h>
+
+struct buf {
+	char *data;
+	size_t len, cap;
+	bool oom;
+};
+
+static void buf_add(struct buf *b, const char *s, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t ncap = b->cap ? b->cap : 4096;
+		while (b->len + n + 1 > ncap)
+			ncap *= 2;
+		char *nd = realloc(b->data, ncap);
+		if (!nd) {
+			b->oom = true;
+			return;
+		}
+		b->data = nd;
+		b->cap = ncap;
+	}
+	memcpy(b->data + b->len, s, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+}
+
+static bool skipped_element(const char *name)
+{
+	static const char *const skip[] = {"script", "style", "noscript", "template", "head"};
+	for (size_t i = 0; i < sizeof skip / sizeof skip[0]; i++)
+		if (!strcasecmp(name, skip[i]))
+			return true;
+	return false;
+}
+
+static bool inline_element(const char *name)
+{
+	/* Inline elements join their text to their neighbours'; every other
+	 * element is a block boundary and gets a space. */
+	static const char *const inl[] = {"a",    "abbr", "b",     "bdi",    "bdo",  "cite",
+					  "code", "data", "dfn",   "em",     "font", "i",
+					  "kbd",  "mark", "q",     "s",      "samp", "small",
+					  "span", "strong", "sub", "sup",    "time", "tt",
+					  "u",    "var",  "wbr",   "strike", "big",  "nobr"};
+	for (size_t i = 0; i < sizeof inl / sizeof inl[0]; i++)
+		if (!strcasecmp(name, inl[i]))
+			return true;
+	return false;
+}
+
+int isotier_html_text(char **out, const char *html, size_t len, const char *encoding)
+{
+	if (len > ISOTIER_HTML_MAX_BYTES)
+		return ISOTIER_EDATA;
+	int opts = HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
+		   HTML_PARSE_NONET | HTML_PARSE_COMPACT;
+	htmlDocPtr doc = htmlReadMemory(len ? html : " ", len ? (int)len : 1, NULL, encoding, opts);
+	if (!doc && encoding) /* an unknown charset name: let libxml2 guess */
+		doc = htmlReadMemory(len ? html : " ", len ? (int)len : 1, NULL, NULL, opts);
+	if (!doc)
+		return ISOTIER_EDATA;
+	struct buf b = {0};
+	buf_add(&b, "", 0);
+	/* Iterative walk: hostile pages may nest deeply. */
+	xmlNodePtr n = xmlDocGetRootElement(doc);
+	while (n) {
+		bool descend = false;
+		if (n->type == XML_TEXT_NODE || n->type == XML_CDATA_SECTION_NODE) {
+			if (n->content)
+				buf_add(&b, (const char *)n->content, strlen((const char *)n->content));
+		} else if (n->type == XML_ELEMENT_NODE && n->name) {
+			const char *name = (const char *)n->name;
+			if (!skipped_element(name)) {
+				if (!inline_element(name))
+					buf_add(&b, " ", 1);
+				descend = n->children != NULL;
+			}
+		}
+		if (descend) {
+			n = n->children;
+			continue;
+		}
+		/* Next sibling, or climb until an ancestor has one. */
+		while (n && !n->next) {
+			n = n->parent;
+			if (!n || n->type == XML_DOCUMENT_NODE || n->type == XML_HTML_DOCUMENT_NODE) {
+				n = NULL;
+				break;
+			}
+			if (n->type == XML_ELEMENT_NODE && !inline_element((const char *)n->name))
+				buf_add(&b, " ", 1);
+		}
+		if (n)
+			n = n->next;
+	}
+	xmlFreeDoc(doc);
+	if (b.oom) {
+		free(b.data);
+		return ISOTIER_ENOMEM;
+	}
+	*out = b.data;
+	return 0;
+}
+
+/* Decodes one UTF-8 sequence at s (n bytes left); returns its length, or 0
+ * for an invalid byte. */
+static size_t utf8_decode(const unsigned char *s, size_t n, unsigned int *cp)
+{
+	if (s[0] < 0x80) {
+		*cp = s[0];
+		return 1;
+	}
+	size_t len;
+	unsigned int v;
+	if ((s[0] & 0xe0) == 0xc0) {
+		len = 2;
+		v = s[0] & 0x1f;
+	} else if ((s[0] & 0xf0) == 0xe0) {
+		len = 3;
+		v = s[0] & 0x0f;
+	} else if ((s[0] & 0xf8) == 0xf0) {
+		len = 4;
+		v = s[0] & 0x07;
+	} else {
+		return 0;
+	}
+	if (len > n)
+		return 0;
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+		v = (v << 6) | (s[i] & 0x3f);
+	}
+	if ((len == 2 && v < 0x80) || (len == 3 && v < 0x800) || (len == 4 && v < 0x10000) ||
+	    v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff))
+		return 0;
+	*cp = v;
+	return len;
+}
+
+static size_t utf8_encode(unsigned int cp, char *o)
+{
+	if (cp < 0x80) {
+		o[0] = (char)cp;
+		return 1;
+	}
+	if (cp < 0x800) {
+		o[0] = (char)(0xc0 | (cp >> 6));
+		o[1] = (char)(0x80 | (cp & 0x3f));
+		return 2;
+	}
+	if (cp < 0x10000) {
+		o[0] = (char)(0xe0 | (cp >> 12));
+		o[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		o[2] = (char)(0x80 | (cp & 0x3f));
+		return 3;
+	}
+	o[0] = (char)(0xf0 | (cp >> 18));
+	o[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+	o[2] = (char)(0x80 | ((cp >> 6) & 0x3f));
+	o[3] = (char)(0x80 | (cp & 0x3f));
+	return 4;
+}
+
+static bool is_space(unsigned int c)
+{
+	return c == ' ' || (c >= '\t' && c <= '\r') || c == 0xa0 || c == 0x1680 ||
+	       (c >= 0x2000 && c <= 0x200a) || c == 0x2028 || c == 0x2029 || c == 0x202f ||
+	       c == 0x205f || c == 0x3000;
+}
+
+char *isotier_text_normalise(const char *text, size_t len)
+{
+	/* The output is never longer than 3x the input ("\u2026" -> "..." is
+	 * 3 bytes for 3). */
+	char *out = malloc(len * 3 + 1);
+	if (!out)
+		return NULL;
+	const unsigned char *s = (const unsigned char *)text;
+	size_t o = 0, i = 0;
+	bool pending_space = false;
+	while (i < len) {
+		unsigned int cp;
+		size_t n = utf8_decode(s + i, len - i, &cp);
+		if (n == 0) {
+			i++;
+			continue;
+		}
+		i += n;
+		if (is_space(cp)) {
+			pending_space = o > 0;
+			continue;
+		}
+		const char *rep = NULL;
+		switch (cp) {
+		case 0xad: case 0x200b: case 0x200c: case 0x200d: case 0x2060: case 0xfeff:
+			continue; /* soft hyphen, zero-width characters */
+		case 0x2018: case 0x2019: case 0x201a: case 0x201b: case 0x2032: rep = "'"; break;
+		case 0x201c: case 0x201d: case 0x201e: case 0x201f: case 0x2033: case 0xab: case 0xbb:
+			rep = "\"";
+			break;
+		case 0x2010: case 0x2011: case 0x2012: case 0x2013: case 0x2014: case 0x2015:
+		case 0x2212:
+			rep = "-";
+			break;
+		case 0x2026: rep = "..."; break;
+		default: break;
+		}
+		if (pending_space) {
+			out[o++] = ' ';
+			pending_space = false;
+		}
+		if (rep) {
+			size_t rl = strlen(rep);
+			memcpy(out + o, rep, rl);
+			o += rl;
+			continue;
+		}
+		if (cp >= 'A' && cp <= 'Z')
+			cp += 'a' - 'A';
+		else if (cp >= 0xc0 && cp <= 0xde && cp != 0xd7)
+			cp += 0x20; /* Latin-1 capitals */
+		o += utf8_encode(cp, out + o);
+	}
+	out[o] = '\0';
+	return out;
+}
+
+int isotier_text_has_quote(const char *normalised_page, const char *quote)
+{
+	char *q = isotier_text_normalise(quote, strlen(quote));
+	if (!q)
+		return ISOTIER_ENOMEM;
+	int found = strstr(normalised_page, q) != NULL;
+	free(q);
+	return found;
+}

@@ -1,0 +1,31 @@
+/*
+ * htmltext.h - the readable text of a web page (libxml2's HTML parser, which
+ * recovers from malformed markup) and the normalisation quotes are matched
+ * under: whitespace collapsed, case folded, typographic quotes and dashes,
+ * non-breaking and zero-width spaces made ASCII.
+ */
+#ifndef ISOTIER_HTMLTEXT_H
+#define ISOTIER_HTMLTEXT_H
+
+#include "../reference/internal.h"
+
+#define ISOTIER_HTML_MAX_BYTES (64 * 1024 * 1024)
+
+/*
+ * Readable text of an HTML document: text nodes in document order, a space
+ * at every block boundary, nothing from script, style, noscript, template or
+ * comments. encoding: the HTTP charset, or NULL to let libxml2 detect it.
+ * *out is UTF-8, NUL-terminated, caller frees. Returns 0, ISOTIER_EDATA (not
+ * parseable at all) or ISOTIER_ENOMEM.
+ */
+int isotier_html_text(char **out, const char *html, size_t len, const char *encoding);
+
+/* The normalised form of UTF-8 text (invalid bytes dropped); caller frees;
+ * NULL only when out of memory. */
+char *isotier_text_normalise(const char *text, size_t len);
+
+/* Whether quote (raw, as written in the catalogue) occurs in normalised page
+ * text. Returns 1, 0, or ISOTIER_ENOMEM. */
+int isotier_text_has_quote(const char *normalised_page, const char *quote);
+
+#endif
