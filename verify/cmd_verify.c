@@ -1,0 +1,854 @@
+/*
+ * cmd_verify.c - `isotier verify`: run the probe in each backend, judge the
+ * catalogue's claim for it, record one observation per backend.
+ *
+ * Threads: up to --jobs workers each run one backend at a time (available ->
+ * provision -> exec probe -> destroy -> pack the capture); the main thread
+ * parses, judges, writes SQLite (one connection, one transaction per
+ * observation) and prints. SIGINT/SIGTERM are blocked in every thread;
+ * proc.c's waits read them and kill their children, and the main thread
+ * forwards one it catches itself to every worker.
+ *
+ * Exit status, most severe first: 130 interrupted; 75 history database
+ * locked/failing; 70 a probe run failed (timeout, exec error); 69 a backend
+ * named with --backend unavailable (with --all: every backend unavailable);
+ * 65 bad data (probe output rejected, catalogue file invalid); 1 a
+ * CONTRADICTED verdict; 0 otherwise (INCONCLUSIVE for lack of a claim is 0).
+ */
+#include "cli.h"
+#include "evidence.h"
+#include "judge.h"
+#include "observations.h"
+
+#include "../catalogue/catalogue.h"
+#include "../reference/backend.h"
+#include "../reference/proc.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <git2.h>
+#include <limits.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+
+#define STDERR_KEEP 2048
+
+typedef struct job {
+	const isotier_backend *backend;
+	bool explicit_;
+	/* filled by the worker */
+	bool done, available, ran;
+	char why[256];
+	int rc; /* provision/exec result */
+	isotier_error err;
+	int exit_status;
+	char *out;
+	size_t out_len;
+	bool out_over;
+	char errtxt[STDERR_KEEP];
+	evidence_tar evidence;
+	int64_t provision_ms, exec_ms, destroy_ms, total_ms;
+	/* filled by the main thread */
+	bool handled, skipped, recorded, rejected;
+	const isotier_provider *claim;
+	probe_result probe;
+	judge_verdict verdict;
+	char reason[JUDGE_REASON_MAX + 256];
+} job;
+
+typedef struct verify_ctx {
+	job *jobs;
+	size_t n_jobs, next;
+	const char *probe_path;
+	int timeout_s;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	volatile bool stop;
+} verify_ctx;
+
+static int64_t now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- reading the probe's output ---------------------------------------- */
+
+typedef struct reader {
+	int out_fd, err_fd;
+	char *out;
+	size_t out_len;
+	bool out_over, oom;
+	char *err;
+	size_t err_len;
+	volatile int64_t deadline; /* 0: none yet; set once the writers are closed */
+} reader;
+
+static void reader_take(reader *r, int *fd, bool is_out)
+{
+	char buf[65536];
+	ssize_t n = read(*fd, buf, sizeof buf);
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		close(*fd);
+		*fd = -1;
+		return;
+	}
+	if (!is_out) {
+		size_t room = STDERR_KEEP - 1 - r->err_len;
+		size_t k = (size_t)n < room ? (size_t)n : room;
+		memcpy(r->err + r->err_len, buf, k);
+		r->err_len += k;
+		return;
+	}
+	if (r->out_over || r->oom)
+		return; /* drained and dropped: the child never blocks */
+	if (r->out_len + (size_t)n > PROBE_RESULT_MAX_BYTES) {
+		r->out_over = true;
+		return;
+	}
+	char *o = realloc(r->out, r->out_len + (size_t)n + 1);
+	if (!o) {
+		r->oom = true;
+		return;
+	}
+	memcpy(o + r->out_len, buf, (size_t)n);
+	r->out = o;
+	r->out_len += (size_t)n;
+	r->out[r->out_len] = '\0';
+}
+
+static void *reader_main(void *arg)
+{
+	reader *r = arg;
+	while (r->out_fd >= 0 || r->err_fd >= 0) {
+		struct pollfd pf[2] = {{.fd = r->out_fd, .events = POLLIN}, {.fd = r->err_fd, .events = POLLIN}};
+		int pr = poll(pf, 2, 100);
+		if (pr > 0 && pf[0].revents && r->out_fd >= 0)
+			reader_take(r, &r->out_fd, true);
+		if (pr > 0 && pf[1].revents && r->err_fd >= 0)
+			reader_take(r, &r->err_fd, false);
+		int64_t d = r->deadline;
+		if (d && now_ms() > d)
+			break; /* a straggler outside the sandbox's group holds the pipe */
+	}
+	if (r->out_fd >= 0)
+		close(r->out_fd);
+	if (r->err_fd >= 0)
+		close(r->err_fd);
+	return NULL;
+}
+
+/* ---- one backend, in a worker ------------------------------------------ */
+
+static void run_probe(job *j, const verify_ctx *ctx, const char *capture)
+{
+	const isotier_backend *b = j->backend;
+	isotier_backend_spec spec = {.probe_path = ctx->probe_path,
+				     .capture_dir = capture,
+				     .timeout_s = ctx->timeout_s,
+				     .minimal_root = true};
+	void *state = NULL;
+	int64_t t0 = now_ms();
+	j->rc = b->provision(&state, &spec, &j->err);
+	int64_t t1 = now_ms();
+	j->provision_ms = t1 - t0;
+	if (j->rc < 0)
+		return;
+	int out_p[2] = {-1, -1}, err_p[2] = {-1, -1};
+	if (pipe2(out_p, O_CLOEXEC) != 0 || pipe2(err_p, O_CLOEXEC) != 0) {
+		j->rc = isotier_error_set(&j->err, ISOTIER_EIO, errno, "%s: pipe", b->name);
+		for (int i = 0; i < 2; i++) {
+			if (out_p[i] >= 0)
+				close(out_p[i]);
+			if (err_p[i] >= 0)
+				close(err_p[i]);
+		}
+		b->destroy(state);
+		return;
+	}
+	char errbuf[STDERR_KEEP] = {0};
+	reader r = {.out_fd = out_p[0], .err_fd = err_p[0], .err = errbuf};
+	pthread_t tid;
+	bool reading = pthread_create(&tid, NULL, reader_main, &r) == 0;
+	if (!reading) {
+		close(out_p[0]);
+		close(err_p[0]);
+	}
+	const char *const argv[] = {ISOTIER_GUEST_PROBE, "--json", "--capture", ISOTIER_GUEST_CAPTURE,
+				    NULL};
+	isotier_exec_request req = {.argv = argv,
+				    .stdin_fd = -1,
+				    .stdout_fd = reading ? out_p[1] : -1,
+				    .stderr_fd = reading ? err_p[1] : -1,
+				    .timeout_s = ctx->timeout_s};
+	if (reading) {
+		j->rc = b->exec(state, &req, &j->exit_status, &j->err);
+		j->ran = true;
+	} else {
+		j->rc = isotier_error_set(&j->err, ISOTIER_ENOMEM, 0, "%s: reader thread", b->name);
+	}
+	close(out_p[1]);
+	close(err_p[1]);
+	int64_t t2 = now_ms();
+	j->exec_ms = t2 - t1;
+	b->destroy(state);
+	j->destroy_ms = now_ms() - t2;
+	if (reading) {
+		r.deadline = now_ms() + 2000;
+		pthread_join(tid, NULL);
+	}
+	j->out = r.out;
+	j->out_len = r.out_len;
+	j->out_over = r.out_over || r.oom;
+	memcpy(j->errtxt, errbuf, sizeof j->errtxt);
+	j->errtxt[sizeof j->errtxt - 1] = '\0';
+}
+
+static void run_job(job *j, const verify_ctx *ctx)
+{
+	int64_t t0 = now_ms();
+	j->available = j->backend->available(j->why, sizeof j->why) == 1;
+	if (!j->available)
+		return;
+	char *capture = NULL;
+	j->rc = isotier_mkdtemp(&capture, "isotier-capture-", &j->err);
+	if (j->rc == 0) {
+		run_probe(j, ctx, capture);
+		isotier_error perr = {0};
+		if (evidence_pack_dir(&j->evidence, capture, &perr) < 0)
+			memset(&j->evidence, 0, sizeof j->evidence);
+		isotier_rmtree(capture);
+		free(capture);
+	}
+	j->total_ms = now_ms() - t0;
+}
+
+static void *worker_main(void *arg)
+{
+	verify_ctx *ctx = arg;
+	for (;;) {
+		pthread_mutex_lock(&ctx->lock);
+		if (ctx->stop || ctx->next >= ctx->n_jobs) {
+			pthread_mutex_unlock(&ctx->lock);
+			return NULL;
+		}
+		job *j = &ctx->jobs[ctx->next++];
+		pthread_mutex_unlock(&ctx->lock);
+		if (!isotier_proc_interrupted())
+			run_job(j, ctx);
+		else
+			j->rc = isotier_error_set(&j->err, ISOTIER_EINTR, 0, "interrupted");
+		pthread_mutex_lock(&ctx->lock);
+		j->done = true;
+		pthread_cond_broadcast(&ctx->cond);
+		pthread_mutex_unlock(&ctx->lock);
+	}
+}
+
+/* ---- judging and recording, on the main thread ------------------------- */
+
+static void judge_job(job *j, const char *host_provider)
+{
+	judge_claim claim = {.present = j->claim != NULL};
+	if (j->claim) {
+		claim.tier = j->claim->tier;
+		claim.mechanism = j->claim->mechanism;
+	}
+	if (!j->available) {
+		j->verdict = VERDICT_UNAVAILABLE;
+		snprintf(j->reason, sizeof j->reason, "backend unavailable: %s", j->why);
+		return;
+	}
+	if (j->rc < 0) {
+		j->verdict = VERDICT_INCONCLUSIVE;
+		snprintf(j->reason, sizeof j->reason, "probe run failed: %.600s", j->err.message);
+		return;
+	}
+	isotier_error perr = {0};
+	if (j->out_over)
+		isotier_error_set(&perr, ISOTIER_EDATA, 0, "output larger than %d bytes",
+				  PROBE_RESULT_MAX_BYTES);
+	else if (probe_result_parse(&j->probe, j->out, j->out_len, &perr) == 0)
+		perr.code = 0;
+	if (perr.code) {
+		j->rejected = true;
+		j->verdict = VERDICT_INCONCLUSIVE;
+		snprintf(j->reason, sizeof j->reason, "probe output rejected: %.600s (probe exit status %d)",
+			 perr.message, j->exit_status);
+		return;
+	}
+	char reason[JUDGE_REASON_MAX];
+	j->verdict = judge(&claim, &j->probe, reason, sizeof reason);
+	if (!j->claim && !strcmp(j->backend->name, "host") && !host_provider)
+		snprintf(j->reason, sizeof j->reason, "no claim (pass --host-provider); %s", reason);
+	else if (!j->claim)
+		snprintf(j->reason, sizeof j->reason, "no catalogue entry claims backend %s; %s",
+			 j->backend->name, reason);
+	else
+		snprintf(j->reason, sizeof j->reason, "%s", reason);
+}
+
+static int record_job(isotier_history *h, int64_t run_id, job *j, isotier_error *err)
+{
+	bool parsed = !j->rejected && j->available && j->rc == 0;
+	observation o = {
+		.run_id = run_id,
+		.backend = j->backend->name,
+		.provider_id = j->claim ? j->claim->id : NULL,
+		.claimed_tier = j->claim ? isotier_tier_name(j->claim->tier) : NULL,
+		.claimed_mechanism = j->claim ? j->claim->mechanism : NULL,
+		.observed_tier = parsed ? probe_tier_name(j->probe.observed) : "UNKNOWN",
+		.observed_vendor = parsed ? probe_result_vendor(&j->probe) : NULL,
+		.confidence = parsed ? j->probe.confidence_text : NULL,
+		.layers_json = parsed ? j->probe.layers_json : NULL,
+		.verdict = judge_verdict_name(j->verdict),
+		.reason = j->reason,
+		.probe_json = j->out,
+		.probe_json_len = j->out_len,
+		.evidence = j->evidence.data,
+		.evidence_len = j->evidence.len,
+		.evidence_format = EVIDENCE_FORMAT,
+		.duration_ms = j->total_ms,
+	};
+	if (o.observed_vendor && !*o.observed_vendor)
+		o.observed_vendor = NULL;
+	return observations_insert(h, &o, NULL, err);
+}
+
+static void catalogue_commit(char *out, size_t len, const char *dir)
+{
+	snprintf(out, len, "unknown");
+	if (git_libgit2_init() < 0)
+		return;
+	git_repository *repo = NULL;
+	if (git_repository_open_ext(&repo, dir, 0, NULL) == 0) {
+		git_object *obj = NULL;
+		if (git_revparse_single(&obj, repo, "HEAD") == 0) {
+			git_oid_tostr(out, len, git_object_id(obj));
+			git_object_free(obj);
+		}
+		git_repository_free(repo);
+	}
+	git_libgit2_shutdown();
+}
+
+/* ---- output -------------------------------------------------------------- */
+
+static void claim_text(char *buf, size_t len, const job *j)
+{
+	if (j->claim)
+		snprintf(buf, len, "%s (%s)", isotier_tier_name(j->claim->tier),
+			 j->claim->mechanism ? j->claim->mechanism : "-");
+	else
+		snprintf(buf, len, "-");
+}
+
+static void observed_text(char *buf, size_t len, const job *j)
+{
+	bool parsed = !j->rejected && j->available && j->rc == 0;
+	const char *vendor = parsed ? probe_result_vendor(&j->probe) : "";
+	if (!parsed)
+		snprintf(buf, len, "-");
+	else if (*vendor)
+		snprintf(buf, len, "%s (%s)", probe_tier_name(j->probe.observed), vendor);
+	else
+		snprintf(buf, len, "%s", probe_tier_name(j->probe.observed));
+}
+
+static void print_cell(FILE *f, const char *s, int width)
+{
+	isotier_fputs_sanitized(f, s);
+	for (int k = (int)strlen(s); k < width; k++)
+		fputc(' ', f);
+}
+
+static void print_progress(const job *j, size_t index, size_t total)
+{
+	char observed[160];
+	observed_text(observed, sizeof observed, j);
+	char line[512];
+	snprintf(line, sizeof line, "[%zu/%zu] %s: %s, observed %s (%lld ms)", index, total,
+		 j->backend->name, judge_verdict_name(j->verdict), observed, (long long)j->total_ms);
+	fputs("isotier: ", stderr);
+	isotier_fputs_sanitized(stderr, line);
+	fputc('\n', stderr);
+}
+
+static void print_summary(const job *jobs, size_t n, int64_t run_id, const char *db,
+			  const char *commit, int64_t wall_ms)
+{
+	printf("%-14s%-26s%-28s%-14s%s\n", "BACKEND", "CLAIMED", "OBSERVED", "VERDICT", "TIME");
+	for (size_t i = 0; i < n; i++) {
+		const job *j = &jobs[i];
+		if (!j->handled || j->skipped)
+			continue;
+		char claim[160], observed[160], t[32];
+		claim_text(claim, sizeof claim, j);
+		observed_text(observed, sizeof observed, j);
+		snprintf(t, sizeof t, "%lld ms", (long long)j->total_ms);
+		print_cell(stdout, j->backend->name, 14);
+		print_cell(stdout, claim, 26);
+		print_cell(stdout, observed, 28);
+		print_cell(stdout, judge_verdict_name(j->verdict), 14);
+		print_cell(stdout, t, 0);
+		fputc('\n', stdout);
+	}
+	printf("\n");
+	for (size_t i = 0; i < n; i++)
+		if (jobs[i].handled && !jobs[i].skipped) {
+			printf("%s: ", jobs[i].backend->name);
+			isotier_fputs_sanitized(stdout, jobs[i].reason);
+			fputc('\n', stdout);
+		}
+	printf("\nrun %lld: %lld ms, catalogue %s, stored in ", (long long)run_id, (long long)wall_ms,
+	       commit);
+	isotier_fputs_sanitized(stdout, db);
+	fputc('\n', stdout);
+}
+
+static void print_json(const job *jobs, size_t n, int64_t run_id, const char *db,
+		       const char *commit, int64_t wall_ms, bool interrupted, int exit_code)
+{
+	cJSON *doc = cJSON_CreateObject();
+	if (!doc)
+		return;
+	cJSON_AddStringToObject(doc, "schema", "isotier.verify/1");
+	cJSON_AddNumberToObject(doc, "run_id", (double)run_id);
+	cJSON_AddStringToObject(doc, "db", db);
+	cJSON_AddStringToObject(doc, "catalogue_commit", commit);
+	cJSON_AddStringToObject(doc, "tool_version", ISOTIER_VERSION);
+	cJSON_AddBoolToObject(doc, "interrupted", interrupted);
+	cJSON_AddNumberToObject(doc, "exit_code", exit_code);
+	cJSON_AddNumberToObject(doc, "wall_ms", (double)wall_ms);
+	cJSON *arr = cJSON_AddArrayToObject(doc, "results");
+	for (size_t i = 0; arr && i < n; i++) {
+		const job *j = &jobs[i];
+		if (!j->handled || j->skipped)
+			continue;
+		bool parsed = !j->rejected && j->available && j->rc == 0;
+		cJSON *o = cJSON_CreateObject();
+		if (!o)
+			break;
+		cJSON_AddItemToArray(arr, o);
+		cJSON_AddStringToObject(o, "backend", j->backend->name);
+		cJSON_AddBoolToObject(o, "available", j->available);
+		if (j->claim) {
+			cJSON_AddStringToObject(o, "provider_id", j->claim->id);
+			cJSON_AddStringToObject(o, "claimed_tier", isotier_tier_name(j->claim->tier));
+			cJSON_AddStringToObject(o, "claimed_mechanism",
+						j->claim->mechanism ? j->claim->mechanism : "");
+		} else {
+			cJSON_AddNullToObject(o, "provider_id");
+			cJSON_AddNullToObject(o, "claimed_tier");
+			cJSON_AddNullToObject(o, "claimed_mechanism");
+		}
+		cJSON_AddStringToObject(o, "observed_tier",
+					parsed ? probe_tier_name(j->probe.observed) : "UNKNOWN");
+		const char *vendor = parsed ? probe_result_vendor(&j->probe) : "";
+		if (*vendor)
+			cJSON_AddStringToObject(o, "observed_vendor", vendor);
+		else
+			cJSON_AddNullToObject(o, "observed_vendor");
+		if (parsed) {
+			cJSON_AddStringToObject(o, "confidence", j->probe.confidence_text);
+			cJSON *layers = cJSON_Parse(j->probe.layers_json);
+			if (layers)
+				cJSON_AddItemToObject(o, "layers", layers);
+		}
+		cJSON_AddStringToObject(o, "verdict", judge_verdict_name(j->verdict));
+		cJSON_AddStringToObject(o, "reason", j->reason);
+		cJSON_AddBoolToObject(o, "recorded", j->recorded);
+		cJSON_AddNumberToObject(o, "duration_ms", (double)j->total_ms);
+		cJSON *t = cJSON_AddObjectToObject(o, "timings_ms");
+		if (t) {
+			cJSON_AddNumberToObject(t, "provision", (double)j->provision_ms);
+			cJSON_AddNumberToObject(t, "exec", (double)j->exec_ms);
+			cJSON_AddNumberToObject(t, "destroy", (double)j->destroy_ms);
+		}
+		if (parsed && j->probe.duration_us >= 0)
+			cJSON_AddNumberToObject(o, "probe_duration_us", (double)j->probe.duration_us);
+		cJSON_AddNumberToObject(o, "evidence_bytes", (double)j->evidence.len);
+	}
+	char *text = cJSON_Print(doc);
+	cJSON_Delete(doc);
+	if (text) {
+		puts(text);
+		cJSON_free(text);
+	}
+}
+
+/* ---- the command ------------------------------------------------------- */
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: isotier verify [--backend NAME]... | --all] [--db PATH] [--catalogue DIR]\n"
+		"                      [--jobs N] [--timeout S] [--host-provider ID]\n"
+		"                      [--busy-timeout MS] [--json]\n\n"
+		"Runs isotier-probe inside each backend, judges the catalogue's claim for it\n"
+		"(CONFIRMED, CONSISTENT, EXCEEDS, CONTRADICTED, INCONCLUSIVE, UNAVAILABLE) and\n"
+		"records one observation per backend in the history database.\n"
+		"  --backend NAME     verify this backend (repeatable); default: --all\n"
+		"  --all              every backend this build knows\n"
+		"  --db PATH          history database (default ./" ISOTIER_DEFAULT_DB ")\n"
+		"  --catalogue DIR    provider catalogue (default: the source tree's)\n"
+		"  --jobs N           backends run concurrently (default 4)\n"
+		"  --timeout S        per probe run (default 60)\n"
+		"  --host-provider ID catalogue entry whose claim the `host` backend is judged by\n"
+		"  --busy-timeout MS  wait this long for a locked database (default 5000;\n"
+		"                     env ISOTIER_BUSY_TIMEOUT_MS)\n"
+		"  --json             print a JSON document instead of the table\n"
+		"Probe: $ISOTIER_PROBE, else isotier-probe beside this executable.\n"
+		"Exit: 0 nothing contradicted; 1 CONTRADICTED; 64 usage; 65 bad data (probe\n"
+		"output rejected, catalogue invalid); 69 a requested backend unavailable (--all:\n"
+		"every one); 70 a probe run failed or timed out; 75 database locked; 130 interrupted.\n");
+}
+
+static int parse_int(const char *opt, const char *s, long lo, long hi, long *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi) {
+		cli_error("%s: expected a number from %ld to %ld, got '%s'", opt, lo, hi, s);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+typedef struct verify_opts {
+	const char *names[32];
+	size_t n_names;
+	bool all, json;
+	const char *db, *catalogue, *host_provider;
+	long jobs, timeout_s, busy_ms;
+} verify_opts;
+
+static int parse_args(verify_opts *o, int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{"backend", required_argument, NULL, 'b'},
+		{"all", no_argument, NULL, 'a'},
+		{"db", required_argument, NULL, 'd'},
+		{"catalogue", required_argument, NULL, 'c'},
+		{"jobs", required_argument, NULL, 'j'},
+		{"timeout", required_argument, NULL, 't'},
+		{"host-provider", required_argument, NULL, 'p'},
+		{"busy-timeout", required_argument, NULL, 'B'},
+		{"json", no_argument, NULL, 'J'},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	*o = (verify_opts){.db = ISOTIER_DEFAULT_DB, .jobs = 4, .timeout_s = 60, .busy_ms = 5000};
+	const char *env = getenv("ISOTIER_BUSY_TIMEOUT_MS");
+	if (env && *env && parse_int("ISOTIER_BUSY_TIMEOUT_MS", env, 1, 3600000, &o->busy_ms) < 0)
+		return EXIT_USAGE;
+	int c;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+		switch (c) {
+		case 'b':
+			if (!isotier_backend_lookup(optarg)) {
+				cli_error("--backend: unknown backend '%s'", optarg);
+				fprintf(stderr, "known backends:");
+				for (size_t i = 0; i < isotier_backend_count(); i++)
+					fprintf(stderr, " %s", isotier_backend_at(i)->name);
+				fputc('\n', stderr);
+				return EXIT_USAGE;
+			}
+			if (o->n_names == sizeof o->names / sizeof *o->names) {
+				cli_error("--backend: too many");
+				return EXIT_USAGE;
+			}
+			o->names[o->n_names++] = optarg;
+			break;
+		case 'a': o->all = true; break;
+		case 'd': o->db = optarg; break;
+		case 'c': o->catalogue = optarg; break;
+		case 'p': o->host_provider = optarg; break;
+		case 'j':
+			if (parse_int("--jobs", optarg, 1, 64, &o->jobs) < 0)
+				return EXIT_USAGE;
+			break;
+		case 't':
+			if (parse_int("--timeout", optarg, 1, 86400, &o->timeout_s) < 0)
+				return EXIT_USAGE;
+			break;
+		case 'B':
+			if (parse_int("--busy-timeout", optarg, 1, 3600000, &o->busy_ms) < 0)
+				return EXIT_USAGE;
+			break;
+		case 'J': o->json = true; break;
+		case 'h': usage(stdout); return EXIT_OK;
+		default: usage(stderr); return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		cli_error("verify: unexpected argument '%s'", argv[optind]);
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (o->all && o->n_names) {
+		cli_error("verify: --all and --backend exclude each other");
+		return EXIT_USAGE;
+	}
+	if (!o->n_names)
+		o->all = true;
+	if (!o->catalogue)
+		o->catalogue = cli_default_catalogue();
+	return -1;
+}
+
+static bool db_locked(const isotier_error *err)
+{
+	return err->code == ISOTIER_EDB &&
+	       (strstr(err->message, "locked") || strstr(err->message, "busy"));
+}
+
+static int db_fail(const isotier_error *err, const char *db, long busy_ms)
+{
+	if (db_locked(err)) {
+		char msg[ISOTIER_ERROR_MESSAGE_MAX + 256];
+		snprintf(msg, sizeof msg,
+			 "history database %s is locked by another process (waited %ld ms; "
+			 "--busy-timeout MS waits longer): %s",
+			 db, busy_ms, err->message);
+		cli_error("%s", msg);
+		return EXIT_TEMPFAIL;
+	}
+	return cli_fail(err);
+}
+
+/* A signal the main thread caught itself goes to every worker: each reads it
+ * from its proc.c signalfd and kills its child. */
+static bool poll_signal(verify_ctx *ctx, pthread_t *tids, size_t n_threads)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	struct timespec zero = {0, 0};
+	int sig = sigtimedwait(&set, NULL, &zero);
+	if (sig > 0) {
+		ctx->stop = true;
+		for (size_t i = 0; i < n_threads; i++)
+			pthread_kill(tids[i], sig);
+		return true;
+	}
+	return isotier_proc_interrupted();
+}
+
+static int verify_main(int argc, char **argv)
+{
+	verify_opts o;
+	int arc = parse_args(&o, argc, argv);
+	if (arc >= 0)
+		return arc;
+	signal(SIGPIPE, SIG_IGN);
+	/* Before any thread exists: SIGINT/SIGTERM are read, never delivered. */
+	isotier_proc_block_signals();
+	int64_t wall0 = now_ms();
+
+	char probe[PATH_MAX];
+	if (isotier_default_probe_path(probe, sizeof probe) != 0 || access(probe, X_OK) != 0) {
+		cli_error("no isotier-probe (set ISOTIER_PROBE, or build it beside isotier): %s", probe);
+		return EXIT_UNAVAIL;
+	}
+
+	isotier_error err = {0};
+	isotier_findings findings = {0};
+	isotier_catalogue *cat = NULL;
+	if (isotier_catalogue_load(&cat, o.catalogue, &findings, &err) < 0) {
+		isotier_findings_free(&findings);
+		cli_error("catalogue %s: %s", o.catalogue, err.message);
+		return EXIT_DATAERR;
+	}
+	bool bad_data = findings.n_errors > 0;
+	for (size_t i = 0; i < findings.n; i++)
+		if (findings.items[i].severity == ISOTIER_FINDING_ERROR)
+			cli_error("catalogue: %s: %s: %s", findings.items[i].file,
+				  findings.items[i].field, findings.items[i].message);
+	isotier_findings_free(&findings);
+	const isotier_provider *host_claim = NULL;
+	if (o.host_provider && !(host_claim = isotier_catalogue_find(cat, o.host_provider))) {
+		cli_error("--host-provider: no catalogue entry '%s' in %s", o.host_provider, o.catalogue);
+		isotier_catalogue_free(cat);
+		return EXIT_USAGE;
+	}
+
+	/* The jobs, in registry order (or the order named). */
+	size_t n_jobs = o.all ? isotier_backend_count() : o.n_names;
+	job *jobs = calloc(n_jobs ? n_jobs : 1, sizeof *jobs);
+	if (!jobs) {
+		isotier_catalogue_free(cat);
+		cli_error("out of memory");
+		return EXIT_SOFTWARE;
+	}
+	size_t nj = 0;
+	for (size_t i = 0; i < n_jobs; i++) {
+		const isotier_backend *b =
+			o.all ? isotier_backend_at(i) : isotier_backend_lookup(o.names[i]);
+		bool dup = false;
+		for (size_t k = 0; k < nj; k++)
+			dup |= jobs[k].backend == b;
+		if (dup)
+			continue;
+		job *j = &jobs[nj++];
+		j->backend = b;
+		j->explicit_ = !o.all;
+		if (!strcmp(b->name, "host"))
+			j->claim = host_claim;
+		else if (!(j->claim = isotier_catalogue_find_backend(cat, b->name)) && b->catalogue_id)
+			j->claim = isotier_catalogue_find(cat, b->catalogue_id);
+	}
+	n_jobs = nj;
+
+	char commit[GIT_OID_HEXSZ + 1];
+	catalogue_commit(commit, sizeof commit, o.catalogue);
+	cleanup_history isotier_history *h = NULL;
+	int64_t run_id = 0;
+	if (isotier_history_open(&h, o.db, (int)o.busy_ms, &err) < 0 ||
+	    isotier_history_run_begin(h, &run_id, "verify", commit, &err) < 0) {
+		free(jobs);
+		isotier_catalogue_free(cat);
+		return db_fail(&err, o.db, o.busy_ms);
+	}
+
+	verify_ctx ctx = {.jobs = jobs, .n_jobs = n_jobs, .probe_path = probe,
+			  .timeout_s = (int)o.timeout_s};
+	pthread_mutex_init(&ctx.lock, NULL);
+	pthread_cond_init(&ctx.cond, NULL);
+	size_t n_threads = (size_t)o.jobs < n_jobs ? (size_t)o.jobs : n_jobs;
+	pthread_t tids[64];
+	size_t started = 0;
+	for (; started < n_threads; started++)
+		if (pthread_create(&tids[started], NULL, worker_main, &ctx) != 0)
+			break;
+	if (!started && n_jobs)
+		worker_main(&ctx); /* no thread could start: run them here */
+
+	bool tty = isatty(STDERR_FILENO), interrupted = false, db_error = false;
+	isotier_error db_err = {0};
+	size_t handled = 0;
+	while (handled < n_jobs) {
+		pthread_mutex_lock(&ctx.lock);
+		job *ready = NULL;
+		for (size_t i = 0; i < n_jobs && !ready; i++)
+			if (jobs[i].done && !jobs[i].handled)
+				ready = &jobs[i];
+		bool all_taken = ctx.next >= n_jobs || ctx.stop;
+		if (!ready) {
+			struct timespec ts;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_nsec += 100 * 1000000L;
+			if (ts.tv_nsec >= 1000000000L) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000L;
+			}
+			pthread_cond_timedwait(&ctx.cond, &ctx.lock, &ts);
+		}
+		pthread_mutex_unlock(&ctx.lock);
+		if (poll_signal(&ctx, tids, started))
+			interrupted = ctx.stop = true;
+		if (!ready) {
+			/* Stopped: the jobs no worker took will not run. */
+			bool busy = false;
+			pthread_mutex_lock(&ctx.lock);
+			for (size_t i = 0; i < n_jobs; i++)
+				busy |= (&jobs[i] < jobs + ctx.next) && !jobs[i].done;
+			pthread_mutex_unlock(&ctx.lock);
+			if (ctx.stop && all_taken && !busy)
+				break;
+			continue;
+		}
+		ready->handled = true;
+		handled++;
+		if (interrupted && ready->available && ready->rc == ISOTIER_EINTR) {
+			ready->skipped = true; /* cut short: no row for it */
+			continue;
+		}
+		judge_job(ready, o.host_provider);
+		if (!db_error) {
+			if (record_job(h, run_id, ready, &db_err) < 0)
+				db_error = true;
+			else
+				ready->recorded = true;
+		}
+		if (tty && !o.json)
+			print_progress(ready, handled, n_jobs);
+	}
+	ctx.stop = true;
+	for (size_t i = 0; i < started; i++)
+		pthread_join(tids[i], NULL);
+	if (poll_signal(&ctx, tids, 0))
+		interrupted = true;
+
+	/* The exit status, most severe first (see the top of this file). */
+	bool contradicted = false, failed = false, unavailable_req = false;
+	size_t n_unavailable = 0, n_handled = 0;
+	for (size_t i = 0; i < n_jobs; i++) {
+		job *j = &jobs[i];
+		if (!j->handled || j->skipped)
+			continue;
+		n_handled++;
+		contradicted |= j->verdict == VERDICT_CONTRADICTED;
+		bad_data |= j->rejected;
+		failed |= j->available && j->rc < 0;
+		if (!j->available) {
+			n_unavailable++;
+			unavailable_req |= j->explicit_;
+		}
+	}
+	if (o.all && n_handled && n_unavailable == n_handled)
+		unavailable_req = true;
+	int rc = interrupted ? EXIT_INTERRUPTED
+		 : db_error  ? EXIT_TEMPFAIL
+		 : failed    ? EXIT_SOFTWARE
+		 : unavailable_req ? EXIT_UNAVAIL
+		 : bad_data  ? EXIT_DATAERR
+		 : contradicted ? EXIT_FINDING
+				: EXIT_OK;
+	const char *status = interrupted ? "interrupted" : rc == EXIT_OK ? "ok" : "failed";
+	if (!db_error && observations_run_end(h, run_id, status, &db_err) < 0)
+		db_error = true;
+	if (db_error) {
+		if (!interrupted)
+			rc = db_fail(&db_err, o.db, o.busy_ms);
+		else
+			cli_error("%s", db_err.message);
+	}
+	int64_t wall = now_ms() - wall0;
+	if (o.json)
+		print_json(jobs, n_jobs, run_id, o.db, commit, wall, interrupted, rc);
+	else
+		print_summary(jobs, n_jobs, run_id, o.db, commit, wall);
+	if (interrupted)
+		cli_error("interrupted: run %lld marked interrupted; finished observations are kept",
+			  (long long)run_id);
+	for (size_t i = 0; i < n_jobs; i++) {
+		free(jobs[i].out);
+		evidence_tar_free(&jobs[i].evidence);
+		probe_result_clear(&jobs[i].probe);
+	}
+	free(jobs);
+	pthread_mutex_destroy(&ctx.lock);
+	pthread_cond_destroy(&ctx.cond);
+	isotier_catalogue_free(cat);
+	fflush(stdout);
+	return rc;
+}
+
+const struct cli_command cli_verify = {
+	.name = "verify",
+	.summary = "run the probe in each backend and judge the catalogue's claims",
+	.main = verify_main,
+};

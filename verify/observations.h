@@ -1,0 +1,59 @@
+/*
+ * observations.h - `isotier verify` observations in the shared history
+ * (table observations, reference/history.c owns the schema): one transaction
+ * per observation, every parameter bound; and the listing `isotier history`
+ * prints.
+ */
+#ifndef ISOTIER_OBSERVATIONS_H
+#define ISOTIER_OBSERVATIONS_H
+
+#include "../reference/history.h"
+
+#include <stdint.h>
+
+typedef struct observation {
+	int64_t run_id;
+	const char *observed_at; /* NULL: now */
+	const char *backend;
+	const char *provider_id;       /* NULL: no claim */
+	const char *claimed_tier;      /* NULL: no claim */
+	const char *claimed_mechanism; /* NULL: no claim */
+	const char *observed_tier;     /* never NULL ("UNKNOWN" when nothing was observed) */
+	const char *observed_vendor;
+	const char *confidence;
+	const char *layers_json;
+	const char *verdict;
+	const char *reason;
+	const char *probe_json; /* raw bytes as the probe printed them (bounded) */
+	size_t probe_json_len;
+	const void *evidence;
+	size_t evidence_len;
+	const char *evidence_format; /* "tar" */
+	int64_t duration_ms;
+} observation;
+
+/* Inserts o in its own transaction (BEGIN IMMEDIATE ... COMMIT); on failure
+ * nothing is written. *id_out (may be NULL) gets the new row id. */
+int observations_insert(isotier_history *h, const observation *o, int64_t *id_out,
+			isotier_error *err);
+
+/* Marks a run finished in its own transaction. */
+int observations_run_end(isotier_history *h, int64_t run_id, const char *status,
+			 isotier_error *err);
+
+/* A row as `isotier history` shows it; strings owned. */
+typedef struct observation_row {
+	int64_t id, run_id;
+	char *observed_at, *backend, *provider_id, *claimed_tier, *claimed_mechanism;
+	char *observed_tier, *observed_vendor, *confidence, *verdict, *reason, *run_status,
+		*catalogue_commit, *tool_version;
+	int64_t duration_ms;
+	int64_t evidence_bytes;
+} observation_row;
+
+/* Newest first; backend NULL: all; limit <= 0: no limit. */
+int observations_list(isotier_history *h, const char *backend, int limit, observation_row **rows,
+		      size_t *n, isotier_error *err);
+void observation_rows_free(observation_row *rows, size_t n);
+
+#endif

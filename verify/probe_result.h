@@ -1,0 +1,75 @@
+/*
+ * probe_result.h - the probe's JSON document ("isotier.probe/1", see
+ * probes/probe.schema.json) parsed as hostile input: size-capped, every field
+ * this CLI uses type-checked, enums checked, strings bounded. Errors name the
+ * field ("layers[1].kind: ...").
+ */
+#ifndef ISOTIER_PROBE_RESULT_H
+#define ISOTIER_PROBE_RESULT_H
+
+#include "../reference/internal.h"
+
+#include <stdint.h>
+
+#define PROBE_RESULT_MAX_BYTES (1024 * 1024) /* the whole document */
+#define PROBE_RESULT_MAX_LAYERS 8
+#define PROBE_RESULT_NAME_MAX 64 /* vendor, hypervisor, confidence... (with NUL) */
+#define PROBE_RESULT_MAX_SIGNALS 4096
+
+/* observed_tier: the four tiers plus NONE (a bare host process, no boundary). */
+typedef enum probe_tier {
+	PROBE_TIER_UNKNOWN = 0,
+	PROBE_TIER_NONE,
+	PROBE_TIER_CONTAINER,
+	PROBE_TIER_GVISOR,
+	PROBE_TIER_MICROVM,
+} probe_tier;
+
+typedef enum probe_layer_kind {
+	PROBE_LAYER_VM = 0,
+	PROBE_LAYER_GVISOR,
+	PROBE_LAYER_CONTAINER,
+} probe_layer_kind;
+
+typedef enum probe_confidence {
+	PROBE_CONFIDENCE_LOW = 0,
+	PROBE_CONFIDENCE_MEDIUM,
+	PROBE_CONFIDENCE_HIGH,
+} probe_confidence;
+
+typedef struct probe_layer {
+	probe_layer_kind kind;
+	char vendor[PROBE_RESULT_NAME_MAX];     /* "" when the probe named none */
+	char hypervisor[PROBE_RESULT_NAME_MAX]; /* vm layers: "kvm", "tcg"...; "" when none */
+	size_t n_signals;
+} probe_layer;
+
+typedef struct probe_result {
+	probe_tier observed;
+	probe_confidence confidence;
+	char confidence_text[PROBE_RESULT_NAME_MAX];
+	char probe_version[PROBE_RESULT_NAME_MAX];
+	probe_layer layers[PROBE_RESULT_MAX_LAYERS]; /* outermost first */
+	size_t n_layers;
+	size_t n_signals, n_conflicts;
+	int64_t duration_us; /* -1 when absent */
+	char *layers_json;   /* the layers array re-serialized (compact); owned */
+} probe_result;
+
+/* Parses len bytes of json (need not be NUL-terminated). On error fills err
+ * (ISOTIER_EDATA, message naming the field) and leaves *out cleared. */
+int probe_result_parse(probe_result *out, const char *json, size_t len, isotier_error *err);
+void probe_result_clear(probe_result *r);
+
+/* "UNKNOWN", "NONE", "CONTAINER", "GVISOR", "MICROVM". */
+const char *probe_tier_name(probe_tier t);
+/* "vm", "gvisor", "container". */
+const char *probe_layer_kind_name(probe_layer_kind k);
+/* The tier a layer kind stands for. */
+probe_tier probe_layer_tier(probe_layer_kind k);
+/* Rank for comparisons: NONE 0 < CONTAINER 1 < GVISOR 2 < MICROVM 3; UNKNOWN -1. */
+int probe_tier_rank(probe_tier t);
+/* The vendor of the innermost vm layer, else of the innermost layer; "" if none. */
+const char *probe_result_vendor(const probe_result *r);
+
+#endif
