@@ -1,0 +1,165 @@
+/* report_escape.c - escaping for the report writers: HTML/XML, JSON,
+ * Markdown. Everything that reaches a report passes through here. */
+#include "report_model.h"
+
+#include <string.h>
+
+size_t report_utf8_next(const unsigned char *s, uint32_t *cp)
+{
+	unsigned char c = s[0];
+	if (c < 0x80) {
+		*cp = c;
+		return 1;
+	}
+	size_t len;
+	uint32_t v, min;
+	if (c >= 0xc2 && c <= 0xdf) {
+		len = 2, v = c & 0x1f, min = 0x80;
+	} else if (c >= 0xe0 && c <= 0xef) {
+		len = 3, v = c & 0x0f, min = 0x800;
+	} else if (c >= 0xf0 && c <= 0xf4) {
+		len = 4, v = c & 0x07, min = 0x10000;
+	} else {
+		*cp = 0xfffd;
+		return 1;
+	}
+	for (size_t i = 1; i < len; i++) {
+		if ((s[i] & 0xc0) != 0x80) { /* also stops at the NUL terminator */
+			*cp = 0xfffd;
+			return 1;
+		}
+		v = (v << 6) | (s[i] & 0x3f);
+	}
+	if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff)) {
+		*cp = 0xfffd;
+		return 1;
+	}
+	*cp = v;
+	return len;
+}
+
+static void put_cp(FILE *f, uint32_t cp)
+{
+	char buf[4];
+	size_t n;
+	if (cp < 0x80) {
+		buf[0] = (char)cp, n = 1;
+	} else if (cp < 0x800) {
+		buf[0] = (char)(0xc0 | (cp >> 6)), buf[1] = (char)(0x80 | (cp & 0x3f)), n = 2;
+	} else if (cp < 0x10000) {
+		buf[0] = (char)(0xe0 | (cp >> 12)), buf[1] = (char)(0x80 | ((cp >> 6) & 0x3f));
+		buf[2] = (char)(0x80 | (cp & 0x3f)), n = 3;
+	} else {
+		buf[0] = (char)(0xf0 | (cp >> 18)), buf[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
+		buf[2] = (char)(0x80 | ((cp >> 6) & 0x3f)), buf[3] = (char)(0x80 | (cp & 0x3f)), n = 4;
+	}
+	fwrite(buf, 1, n, f);
+}
+
+/* Control characters an auditor should see, not have interpreted. */
+static bool is_control(uint32_t cp)
+{
+	return (cp < 0x20 && cp != '\n' && cp != '\t') || (cp >= 0x7f && cp <= 0x9f);
+}
+
+static bool is_plain_ascii(unsigned char c)
+{
+	return c >= 0x20 && c < 0x7f && c != '&' && c != '<' && c != '>' && c != '"' && c != '\'';
+}
+
+void report_put_xml(FILE *f, const char *s)
+{
+	if (!s)
+		return;
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		/* Runs of harmless ASCII in one write: the common case, and fast. */
+		const unsigned char *run = p;
+		while (is_plain_ascii(*p))
+			p++;
+		if (p > run)
+			fwrite(run, 1, (size_t)(p - run), f);
+		if (!*p)
+			break;
+		uint32_t cp;
+		p += report_utf8_next(p, &cp);
+		switch (cp) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '"': fputs("&quot;", f); break;
+		case '\'': fputs("&#39;", f); break;
+		case '\n':
+		case '\t': fputc((int)cp, f); break;
+		default:
+			if (is_control(cp))
+				fprintf(f, "\\x%02x", (unsigned)cp);
+			else if (cp == 0xfffe || cp == 0xffff)
+				put_cp(f, 0xfffd); /* not allowed in XML 1.0 */
+			else
+				put_cp(f, cp);
+		}
+	}
+}
+
+void report_put_json(FILE *f, const char *s)
+{
+	if (!s) {
+		fputs("null", f);
+		return;
+	}
+	fputc('"', f);
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		const unsigned char *run = p;
+		while (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\')
+			p++;
+		if (p > run)
+			fwrite(run, 1, (size_t)(p - run), f);
+		if (!*p)
+			break;
+		uint32_t cp;
+		p += report_utf8_next(p, &cp);
+		switch (cp) {
+		case '"': fputs("\\\"", f); break;
+		case '\\': fputs("\\\\", f); break;
+		case '\n': fputs("\\n", f); break;
+		case '\t': fputs("\\t", f); break;
+		case '\r': fputs("\\r", f); break;
+		default:
+			if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029)
+				fprintf(f, "\\u%04x", (unsigned)cp);
+			else
+				put_cp(f, cp);
+		}
+	}
+	fputc('"', f);
+}
+
+void report_put_md(FILE *f, const char *s)
+{
+	if (!s)
+		return;
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		uint32_t cp;
+		p += report_utf8_next(p, &cp);
+		switch (cp) {
+		case '&': fputs("&amp;", f); break;
+		case '<': fputs("&lt;", f); break;
+		case '>': fputs("&gt;", f); break;
+		case '\n':
+		case '\t': fputc(' ', f); break;
+		case '\\': case '`': case '*': case '_': case '[': case ']': case '!': case '|':
+		case '~': case '#':
+			fputc('\\', f);
+			fputc((int)cp, f);
+			break;
+		default:
+			if (is_control(cp))
+				fprintf(f, "\\\\x%02x", (unsigned)cp); /* renders as \xNN */
+			else
+				put_cp(f, cp);
+		}
+	}
+}

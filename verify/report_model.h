@@ -1,0 +1,237 @@
+/*
+ * report_model.h - `isotier report`: one in-memory model of the history
+ * database plus the catalogue, and the writers that render it (HTML, JSON,
+ * JUnit XML, Markdown). Every string in the model came from a sandbox, a web
+ * page, a catalogue file or the database: hostile until a writer escapes it.
+ *
+ * Reproducibility: the model holds nothing that depends on the clock, the
+ * paths given on the command line or hash order. Every list is sorted with
+ * tie-breakers, so the same database, catalogue and --today give the same
+ * bytes.
+ */
+#ifndef ISOTIER_REPORT_MODEL_H
+#define ISOTIER_REPORT_MODEL_H
+
+#include "../reference/internal.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* The runbook's cadence (runbook/cadence.md). */
+#define REPORT_REVERIFY_DAYS 7
+/* What the HTML and Markdown show in full; JSON always carries everything. */
+#define REPORT_LOG_MAX 500      /* rows of the observation log */
+#define REPORT_EVIDENCE_MAX 100 /* observations whose evidence is spelled out */
+#define REPORT_REFUSALS_MAX 500
+#define REPORT_CHART_BUCKETS 60
+/* Hostile-input bounds. */
+#define REPORT_FIELD_MAX 4096         /* longest string kept from the database */
+#define REPORT_LAYERS_JSON_MAX 65536  /* bytes of layers_json parsed */
+#define REPORT_PROBE_JSON_MAX 1048576 /* bytes of probe_json parsed */
+#define REPORT_LAYERS_MAX 16
+#define REPORT_SIGNALS_MAX 64
+#define REPORT_CONFLICTS_MAX 64
+
+/* Bump-pointer arena: the model is freed in one go. */
+typedef struct report_arena_block report_arena_block;
+typedef struct report_arena {
+	report_arena_block *head;
+} report_arena;
+
+void *report_arena_alloc(report_arena *a, size_t n);
+/* Copies at most max bytes of s (cutting at a UTF-8 boundary, marking the cut
+ * with "..."); NULL stays NULL. */
+char *report_arena_strndup(report_arena *a, const char *s, size_t max);
+char *report_arena_printf(report_arena *a, const char *fmt, ...) ISOTIER_PRINTF(2, 3);
+void report_arena_free(report_arena *a);
+
+typedef enum report_verdict {
+	RV_CONFIRMED,
+	RV_CONSISTENT,
+	RV_EXCEEDS,
+	RV_CONTRADICTED,
+	RV_INCONCLUSIVE,
+	RV_UNAVAILABLE,
+	RV_OTHER, /* a word this build does not know: shown as stored */
+	RV_COUNT
+} report_verdict;
+const char *report_verdict_name(report_verdict v);
+report_verdict report_verdict_parse(const char *s);
+
+typedef struct report_signal {
+	const char *id, *family, *value, *weight, *supports; /* any may be NULL */
+} report_signal;
+
+typedef struct report_layer {
+	const char *kind, *vendor;
+	report_signal *signals;
+	size_t n_signals;
+} report_layer;
+
+typedef struct report_evidence {
+	report_layer *layers; /* outermost first; signals resolved against probe_json */
+	size_t n_layers;
+	const char **conflicts; /* one line each */
+	size_t n_conflicts;
+	const char *probe_schema, *probe_version, *kernel;
+	const char **problems; /* what could not be read from the stored JSON */
+	size_t n_problems;
+} report_evidence;
+
+typedef struct report_observation {
+	int64_t id, run_id, duration_ms; /* duration_ms -1: not stored */
+	const char *observed_at, *backend, *provider_id, *claimed_tier, *claimed_mechanism;
+	const char *observed_tier, *observed_vendor, *confidence, *verdict, *reason;
+	report_verdict v;
+	report_evidence *evidence; /* NULL unless in the evidence set */
+} report_observation;
+
+typedef struct report_check {
+	int64_t id, run_id, http_status; /* http_status -1: none */
+	const char *checked_at, *provider_id, *url, *quote, *status, *content_sha256, *detail;
+} report_check;
+
+typedef struct report_source {
+	const char *url, *quote, *publisher, *retrieved, *title;
+	int age_days; /* -1: unknown */
+	bool stale;
+	const report_check *latest; /* newest check of this provider+url, or NULL */
+} report_source;
+
+typedef struct report_prior {
+	const char *tier, *mechanism, *until, *note;
+} report_prior;
+
+typedef struct report_provider {
+	const char *id, *name, *offering, *kind, *tier, *mechanism, *since, *backend, *notes, *file;
+	report_source *sources;
+	size_t n_sources;
+	report_prior *history;
+	size_t n_history;
+	int best_source; /* index of the provider-published source that defends the tier; -1 */
+	int source_age_days; /* of best_source; -1 */
+	bool source_stale;   /* the tier is not defended by a source within the max age */
+	const char *source_status; /* worst latest check: GONE, CHANGED, UNREACHABLE, PRESENT, UNCHECKED */
+} report_provider;
+
+/* One line of the tier matrix: a catalogue provider, a backend, or both. */
+typedef struct report_row {
+	const char *provider_id; /* NULL: an observation without a claim */
+	const char *backend;     /* NULL: not driven locally */
+	const report_provider *provider; /* NULL: not in the catalogue */
+	const char *claimed_tier, *mechanism;
+	const report_observation *latest; /* NULL: none in range */
+	size_t n_observations;
+	bool overdue;      /* a backend with no observation within the cadence */
+	bool contradicted; /* latest verdict CONTRADICTED */
+	bool drifted;      /* a source CHANGED or GONE */
+	const char *state; /* "ok" or the problems, e.g. "CONTRADICTED, SOURCE STALE" */
+} report_row;
+
+typedef struct report_audit {
+	int64_t id;
+	const char *at, *event, *sandbox_id, *backend, *claimed_tier, *resolved_tier, *required_tier;
+	const char *decision, *reason;
+} report_audit;
+
+typedef enum report_attention_kind {
+	RA_CONTRADICTED,
+	RA_SOURCE_GONE,
+	RA_SOURCE_CHANGED,
+	RA_SOURCE_UNREACHABLE,
+	RA_SOURCE_STALE,
+	RA_OVERDUE,
+	RA_UNVERIFIED,
+	RA_CATALOGUE,
+	RA_COUNT
+} report_attention_kind;
+const char *report_attention_name(report_attention_kind k); /* "contradicted", ... */
+
+typedef struct report_attention {
+	report_attention_kind kind;
+	bool failing; /* alerts: contradicted, changed, gone, stale, overdue */
+	const char *subject, *detail;
+} report_attention;
+
+typedef struct report_bucket {
+	const char *period; /* "YYYY-MM-DD" or "YYYY-MM" */
+	size_t counts[RV_COUNT];
+	size_t total;
+} report_bucket;
+
+typedef struct report_model {
+	report_arena arena;
+	const char *today;         /* YYYY-MM-DD used for ages; "" when nothing dates the report */
+	const char *today_source;  /* "--today", "database", "catalogue", "none" */
+	const char *newest_record; /* newest stored timestamp, or NULL */
+	const char *since;         /* NULL: everything */
+	int max_source_age_days, reverify_days;
+	int schema_version;
+	int64_t n_runs; /* in range */
+
+	report_provider *providers; /* by id */
+	size_t n_providers;
+	report_observation *observations; /* oldest first: observed_at, id */
+	size_t n_observations;
+	report_check *checks; /* by checked_at, id */
+	size_t n_checks;
+	report_audit *refusals; /* by at, id */
+	size_t n_refusals;
+	report_row *rows; /* by provider id, backend */
+	size_t n_rows;
+	report_attention *attention; /* by kind, subject */
+	size_t n_attention;
+	report_bucket *buckets; /* oldest first, at most REPORT_CHART_BUCKETS */
+	size_t n_buckets;
+	const char *bucket_unit; /* "day" or "month" */
+	size_t latest_counts[RV_COUNT]; /* verdicts of the rows' latest observations */
+	size_t n_evidence;
+	size_t n_failing;
+} report_model;
+
+typedef struct report_options {
+	const char *db_path;
+	const char *catalogue_dir; /* NULL: no catalogue */
+	const char *since;         /* YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ */
+	const char *today;         /* YYYY-MM-DD */
+	int max_source_age_days;   /* 0: ISOTIER_DEFAULT_MAX_SOURCE_AGE_DAYS */
+	int reverify_days;         /* 0: REPORT_REVERIFY_DAYS */
+} report_options;
+
+int report_model_load(report_model **out, const report_options *opts, isotier_error *err);
+void report_model_free(report_model *m);
+
+/* Evidence parsing, exposed for tests: hostile JSON in, bounded model out. */
+report_evidence *report_evidence_parse(report_arena *a, const char *layers_json,
+				       const char *probe_json);
+
+/* Dates: "YYYY-MM-DD" (optionally followed by "T...") to days since the epoch;
+ * -1 when not a real calendar date. */
+long report_days(const char *date);
+bool report_valid_date(const char *s);      /* YYYY-MM-DD */
+bool report_valid_timestamp(const char *s); /* YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ */
+
+/* ---- escaping (report_escape.c) -------------------------------------- */
+
+/* Decodes one UTF-8 sequence; invalid, overlong or surrogate sequences give
+ * U+FFFD and consume one byte. Returns bytes consumed (>= 1); s non-empty. */
+size_t report_utf8_next(const unsigned char *s, uint32_t *cp);
+/* HTML and XML text and attribute values: & < > " ' as entities, control
+ * characters (C0 except tab and newline, DEL, C1) as visible "\xNN", invalid
+ * UTF-8 and XML-forbidden characters as U+FFFD. NULL writes nothing. */
+void report_put_xml(FILE *f, const char *s);
+/* JSON string with quotes; NULL writes null. Controls as \u00XX. */
+void report_put_json(FILE *f, const char *s);
+/* Markdown inline text (table cells): markup characters backslash-escaped,
+ * < > & as entities, newlines as spaces, controls visible. NULL writes "". */
+void report_put_md(FILE *f, const char *s);
+
+/* ---- writers ----------------------------------------------------------- */
+
+int report_write_html(FILE *f, const report_model *m);
+int report_write_json(FILE *f, const report_model *m);
+int report_write_junit(FILE *f, const report_model *m);
+int report_write_md(FILE *f, const report_model *m);
+
+#endif
