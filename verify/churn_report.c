@@ -98,9 +98,12 @@ void churn_report_text(FILE *f, const churn_report *r)
 {
 	if (r->version[0])
 		put_sanitized(f, "release %s: ", r->version);
-	put_sanitized(f, "catalogue churn %s (%.12s) .. %s (%.12s)\n",
-		      r->since_spec[0] ? r->since_spec : "(empty catalogue)", r->since_id,
-		      r->until_spec, r->until_id);
+	if (r->since_spec[0])
+		put_sanitized(f, "catalogue churn %s (%.12s) .. %s (%.12s)\n", r->since_spec,
+			      r->since_id, r->until_spec, r->until_id);
+	else
+		put_sanitized(f, "catalogue churn (empty catalogue) .. %s (%.12s)\n", r->until_spec,
+			      r->until_id);
 	size_t n_changed = 0;
 	for (size_t i = 0; i < r->changes.n; i++) {
 		const churn_change *c = &r->changes.items[i];
@@ -326,9 +329,16 @@ void churn_log_text(FILE *f, const churn_changes *c)
 		struct tm tm;
 		gmtime_r(&t, &tm);
 		strftime(date, sizeof date, "%Y-%m-%d %H:%M:%SZ", &tm);
-		change_format(what, sizeof what, x);
-		put_sanitized(f, "  %.12s  %s  %-14s %s\n", x->commit, date, kind_name(x),
-			      strchr(what, ':') + 2);
+		char a[96], b[96];
+		churn_claim_format(a, sizeof a, &x->from);
+		churn_claim_format(b, sizeof b, &x->to);
+		if (x->kind == CHURN_ADDED)
+			snprintf(what, sizeof what, "%s", b);
+		else if (x->kind == CHURN_REMOVED)
+			snprintf(what, sizeof what, "(was %s)", a);
+		else
+			snprintf(what, sizeof what, "%s \u2192 %s", a, b);
+		put_sanitized(f, "  %.12s  %s  %-14s %s\n", x->commit, date, kind_name(x), what);
 	}
 	if (c->n == 0)
 		fputs("no catalogue changes in this range\n", f);

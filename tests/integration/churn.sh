@@ -1,0 +1,284 @@
+#!/usr/bin/env bash
+# churn.sh - `isotier churn` on real git repositories built here with the git
+# CLI (the tool itself reads them with libgit2 only): logged and unlogged tier
+# and mechanism changes, additions and removals, renames, merges, malformed
+# history, missing refs, shallow clones, the churn log and the release gate.
+source "$ISOTIER_ROOT/tests/lib.sh"
+command -v git >/dev/null || skip "git CLI not installed: it builds the fixture repositories"
+[ -x "$ISOTIER_BIN" ] || fail "no $ISOTIER_BIN: build first"
+
+export GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org GIT_COMMITTER_NAME=t \
+  GIT_COMMITTER_EMAIL=t@example.org GIT_CONFIG_NOSYSTEM=1 HOME="$TMP"
+R="$TMP/repo"
+mkdir -p "$R/catalogue/providers"
+cd "$R"
+git init -q -b main .
+
+# provider ID TIER MECHANISM [FILE-STEM]: a catalogue file as FORMAT.md has it.
+provider() {
+  cat >"catalogue/providers/${4:-$1}.json" <<EOF
+{"id": "$1", "name": "Provider $1", "kind": "remote", "tier": "$2", "mechanism": "$3",
+ "since": "2026-11-01", "sources": [], "history": [], "notes": "fixture"}
+EOF
+}
+commit() { git add -A . && git commit -q -m "$1"; }
+# entry ID OLD NEW: a CHURN.md entry (OLD/NEW as TIER/mechanism).
+entry() { printf '\n### 2026-11-30 \xe2\x80\x94 %s: %s \xe2\x86\x92 %s\n- Source: https://example.org/%s\n- Note: fixture change.\n' "$1" "$2" "$3" "$1" >>CHURN.md; }
+# churn ARGS...: runs the tool, output in $out, exit status in $rc.
+churn() { set +e; out=$("$ISOTIER_BIN" churn "$@" 2>&1); rc=$?; set -e; }
+
+printf '# Churn log\n\n```\n### 2026-01-01 \xe2\x80\x94 example: GVISOR/gvisor \xe2\x86\x92 MICROVM/kata\n```\n\n## Entries\n' >CHURN.md
+provider alpha CONTAINER runc
+provider beta MICROVM firecracker
+provider gamma GVISOR gvisor
+provider delta UNKNOWN unknown
+commit "catalogue: four providers"
+git tag v0
+first=$(git rev-parse HEAD)
+
+echo "== an unchanged catalogue passes"
+echo readme >README && commit "unrelated"
+churn --since v0
+assert_eq "$rc" 0 "unchanged catalogue"
+assert_contains "$out" "0 provider change(s), 0 tier/mechanism change(s), 0 unlogged"
+
+echo "== a tier change without an entry fails and lists it; a mechanism-only change too"
+provider alpha GVISOR gvisor
+provider beta MICROVM kata
+commit "alpha to gVisor, beta to Kata"
+git branch two-changes
+churn --since v0
+assert_eq "$rc" 1 "unlogged changes"
+assert_contains "$out" "UNLOGGED alpha: CONTAINER/runc → GVISOR/gvisor"
+assert_contains "$out" "UNLOGGED beta: MICROVM/firecracker → MICROVM/kata"
+assert_contains "$out" "2 unlogged"
+churn --since v0 --json --junit "$TMP/j.xml"
+assert_eq "$rc" 1
+echo "$out" >"$TMP/c.json"
+assert_eq "$(json_get "$TMP/c.json" unlogged)" 2
+assert_eq "$(json_get "$TMP/c.json" changes.0.kind)" tier+mechanism
+assert_eq "$(json_get "$TMP/c.json" changes.1.kind)" mechanism
+assert_eq "$(json_get "$TMP/c.json" changes.1.old.mechanism)" firecracker
+python3 - "$TMP/j.xml" <<'EOF'
+import sys, xml.etree.ElementTree as ET
+s = ET.parse(sys.argv[1]).getroot().find("testsuite")
+cases = s.findall("testcase")
+assert len(cases) == 2 and s.get("failures") == "2", ET.tostring(s)
+assert all(c.find("failure") is not None for c in cases)
+EOF
+
+echo "== with entries it passes (one entry logged, one still missing first)"
+entry alpha CONTAINER/runc GVISOR/gvisor
+commit "CHURN.md: alpha"
+churn --since v0
+assert_eq "$rc" 1 "beta is still unlogged"
+assert_contains "$out" "logged   alpha: CONTAINER/runc → GVISOR/gvisor (CHURN.md:"
+assert_contains "$out" "1 unlogged"
+entry beta MICROVM/firecracker MICROVM/kata
+commit "CHURN.md: beta"
+churn --since v0
+assert_eq "$rc" 0 "all logged"
+assert_contains "$out" "2 tier/mechanism change(s), 0 unlogged"
+# The entry is read from --until: at two-changes there is none yet.
+churn --since v0 --until two-changes
+assert_eq "$rc" 1 "CHURN.md at --until"
+
+echo "== --since accepts tags, branches, full and short commit ids"
+git branch base "$first"
+for ref in v0 base "$first" "${first:0:10}" main~3; do
+  churn --since "$ref"
+  assert_eq "$rc" 0 "--since $ref"
+  assert_contains "$out" "2 tier/mechanism change(s), 0 unlogged"
+done
+
+echo "== a provider added and one removed need no entry"
+provider epsilon MICROVM vm
+git rm -q catalogue/providers/delta.json
+commit "epsilon in, delta out"
+churn --since v0 --json
+assert_eq "$rc" 0
+echo "$out" >"$TMP/c.json"
+python3 - "$TMP/c.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+kinds = {c["id"]: c["kind"] for c in d["changes"]}
+assert kinds == {"alpha": "tier+mechanism", "beta": "mechanism", "delta": "removed",
+                 "epsilon": "added"}, kinds
+assert d["changes"][2]["new"] is None and d["changes"][3]["old"] is None
+EOF
+git tag v1
+
+echo "== renaming a file keeps its id: no add+remove; a rename with a tier change is one change"
+git mv catalogue/providers/gamma.json catalogue/providers/gamma-sandbox.json
+commit "rename gamma's file"
+churn --since v1
+assert_eq "$rc" 0 "rename only"
+assert_contains "$out" "0 provider change(s)"
+git mv catalogue/providers/gamma-sandbox.json catalogue/providers/gamma-vm.json
+provider gamma MICROVM firecracker gamma-vm
+commit "gamma moves to microVMs, file renamed"
+churn --since v1
+assert_eq "$rc" 1
+assert_contains "$out" "renamed catalogue/providers/gamma.json -> catalogue/providers/gamma-vm.json"
+assert_contains "$out" "UNLOGGED gamma: GVISOR/gvisor → MICROVM/firecracker"
+assert_contains "$out" "1 provider change(s)"
+
+echo "== two moves between revisions are logged by a chain of entries"
+entry gamma GVISOR/gvisor MICROVM/kata
+entry gamma MICROVM/kata MICROVM/firecracker
+commit "CHURN.md: gamma, in two steps"
+churn --since v1
+assert_eq "$rc" 0 "chain of entries"
+
+echo "== merge commits"
+git checkout -q -b feature
+provider beta MICROVM cloud-hypervisor
+commit "feature: beta on cloud-hypervisor"
+git checkout -q main
+echo more >>README && commit "main: unrelated"
+git merge -q --no-ff -m "merge feature" feature
+merge=$(git rev-parse HEAD)
+churn --since v1
+assert_eq "$rc" 1
+assert_contains "$out" "UNLOGGED beta: MICROVM/kata → MICROVM/cloud-hypervisor"
+entry beta MICROVM/kata MICROVM/cloud-hypervisor
+commit "CHURN.md: beta"
+churn --since v1
+assert_eq "$rc" 0 "merged change logged"
+
+echo "== churn log: first-parent timeline per provider"
+churn log
+assert_eq "$rc" 0 "log"
+assert_contains "$out" "alpha"
+assert_contains "$out" "tier+mechanism CONTAINER/runc → GVISOR/gvisor"
+assert_contains "$out" "${merge:0:12}"   # the merge carries the merged branch's change
+assert_contains "$out" "mechanism      MICROVM/kata → MICROVM/cloud-hypervisor"
+assert_contains "$out" "removed        (was UNKNOWN/unknown)"
+assert_contains "$out" "added          CONTAINER/runc"
+churn log --since v1 --json
+assert_eq "$rc" 0
+echo "$out" >"$TMP/log.json"
+python3 - "$TMP/log.json" "$merge" <<'EOF'
+import json, sys
+ev = json.load(open(sys.argv[1]))["events"]
+got = [(e["id"], e["kind"], e["old"]["tier"] + "/" + e["old"]["mechanism"],
+        e["new"]["tier"] + "/" + e["new"]["mechanism"]) for e in ev]
+assert got == [("gamma", "tier+mechanism", "GVISOR/gvisor", "MICROVM/firecracker"),
+               ("beta", "mechanism", "MICROVM/kata", "MICROVM/cloud-hypervisor")], got
+assert ev[1]["commit"] == sys.argv[2], ev[1]
+assert all(len(e["date"]) == 20 for e in ev)
+EOF
+
+echo "== the repository is found from a subdirectory, or given with --repo"
+(cd catalogue/providers && "$ISOTIER_BIN" churn --since v1 >/dev/null) || fail "discovery from a subdirectory"
+cd "$TMP"
+churn --since v1 --repo "$R"
+assert_eq "$rc" 0 "--repo"
+churn --since v1 --repo "$TMP"
+assert_eq "$rc" 65 "--repo that is not a repository"
+cd "$R"
+
+echo "== a ref that does not exist is an error (65), not a pass"
+churn --since v9.9.9
+assert_eq "$rc" 65 "missing ref"
+assert_contains "$out" "revision 'v9.9.9' not found"
+churn --since v0 --until no-such-branch
+assert_eq "$rc" 65
+churn --since 0123456789abcdef0123456789abcdef01234567
+assert_eq "$rc" 65 "missing commit id"
+churn
+assert_eq "$rc" 64 "--since is required"
+churn --since v0 --bogus
+assert_eq "$rc" 64
+
+echo "== a malformed historical file is an error (65) naming revision and path"
+good=$(git rev-parse HEAD)
+echo '{"id": "zeta", "tier": "MICROVM",' >catalogue/providers/zeta.json
+commit "broken zeta"
+git tag broken
+echo '{"id": "zeta", "tier": "MICROVM"}' >catalogue/providers/zeta.json
+commit "zeta without mechanism"
+git tag old-schema
+git rm -q catalogue/providers/zeta.json && commit "drop zeta"
+churn --since broken
+assert_eq "$rc" 65 "unparsable JSON in --since"
+assert_contains "$out" "revision broken ("
+assert_contains "$out" "catalogue/providers/zeta.json: not valid JSON"
+churn --since old-schema
+assert_eq "$rc" 65 "missing field"
+assert_contains "$out" "zeta.json: field \"mechanism\" missing"
+churn log --since "$good"
+assert_eq "$rc" 65 "log through a broken revision"
+assert_contains "$out" "zeta.json: not valid JSON"
+cp catalogue/providers/alpha.json catalogue/providers/alpha-copy.json
+commit "two files with one id"
+churn --since v1
+assert_eq "$rc" 65 "duplicate id"
+assert_contains "$out" "both have id \"alpha\""
+git rm -q catalogue/providers/alpha-copy.json && commit "drop the copy"
+
+echo "== a malformed CHURN.md at --until is an error (65) naming the line"
+cp CHURN.md "$TMP/churn.bak"
+printf '\n### 2026-11-31 \xe2\x80\x94 alpha: CONTAINER/runc \xe2\x86\x92 GVISOR/gvisor\n- Source: https://x/\n- Note: n\n' >>CHURN.md
+commit "bad date in CHURN.md"
+line=$(grep -n '2026-11-31' CHURN.md | cut -d: -f1)
+churn --since v1
+assert_eq "$rc" 65 "malformed CHURN.md"
+assert_contains "$out" "CHURN.md:$line: expected a date"
+cp "$TMP/churn.bak" CHURN.md && commit "fix CHURN.md"
+
+echo "== a shallow clone without --since is an error (65), not a pass"
+git clone -q --depth 1 "file://$R" "$TMP/shallow"
+churn --repo "$TMP/shallow" --since "$first"
+assert_eq "$rc" 65 "shallow clone"
+assert_contains "$out" "shallow clone"
+churn log --repo "$TMP/shallow"
+assert_eq "$rc" 65 "log in a shallow clone"
+
+echo "== release gate: CHANGELOG.md lists each release's churn"
+cat >CHANGELOG.md <<'EOF'
+# Changelog
+
+## [Unreleased]
+
+## [0.1.0] - 2026-12-01
+### Added
+- The catalogue.
+EOF
+commit "CHANGELOG for 0.1.0"
+git tag v0.1.0
+provider epsilon GVISOR gvisor
+entry epsilon MICROVM/vm GVISOR/gvisor
+commit "epsilon moves to gVisor"
+churn release-check --unreleased
+assert_eq "$rc" 1 "Unreleased section does not list it"
+assert_contains "$out" "[Unreleased] ### Churn lists 2026-11-30 — epsilon: MICROVM/vm → GVISOR/gvisor: not listed"
+python3 - <<'EOF'
+s = open("CHANGELOG.md").read().replace("## [Unreleased]\n", "## [Unreleased]\n\n## [0.2.0] - 2026-12-02\n### Churn\n- 2026-11-30 — epsilon: MICROVM/vm → GVISOR/gvisor\n")
+open("CHANGELOG.md", "w").write(s)
+EOF
+commit "CHANGELOG for 0.2.0"
+git tag v0.2.0
+churn release-check --junit "$TMP/r.xml"
+assert_eq "$rc" 0 "release-check at the v0.2.0 tag"
+assert_contains "$out" "release 0.2.0: catalogue churn v0.1.0"
+grep -q 'classname="release" name="\[0.2.0\] ### Churn lists 2026-11-30' "$TMP/r.xml" || fail "junit release testcase"
+# The first release compares against an empty catalogue: every CHURN.md entry is its churn.
+churn release-check --tag v0.1.0
+assert_eq "$rc" 1 "the first release lists none of the five entries"
+assert_contains "$out" "release 0.1.0: catalogue churn (empty catalogue) .. v0.1.0"
+assert_contains "$out" "FAILED   [0.1.0] ### Churn lists 2026-11-30 — alpha: CONTAINER/runc → GVISOR/gvisor: not listed"
+assert_contains "$out" "5 failed"
+# A changelog bullet without a CHURN.md entry fails.
+sed -i 's/^## \[Unreleased\]$/&\n\n## [0.2.1] - 2026-12-02\n### Churn\n- 2026-11-29 — alpha: GVISOR\/gvisor → MICROVM\/kata/' CHANGELOG.md
+commit "CHANGELOG lists a change CHURN.md does not have"
+git tag v0.2.1
+churn release-check --tag v0.2.1 --json
+assert_eq "$rc" 1
+assert_contains "$out" "is listed but CHURN.md has no such entry"
+churn release-check --tag v0.3.0
+assert_eq "$rc" 65 "release tag that does not exist"
+churn release-check --tag latest
+assert_eq "$rc" 64 "not a version tag"
+
+echo "churn: all checks passed"
