@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# sources_check: `isotier sources check` against a real HTTP server on
+# 127.0.0.1 (tests/tools/fixture_server.py) serving fixture pages. Each case
+# gets the right status, results land in a real SQLite history, and a run
+# interrupted with SIGINT keeps what it stored without touching earlier runs.
+. "$(dirname "$0")/../lib.sh"
+bin=$ISOTIER_BIN
+[ -x "$bin" ] || fail "no isotier binary at $bin"
+command -v python3 >/dev/null || skip "python3 is needed for the fixture HTTP server"
+command -v sqlite3 >/dev/null || skip "the sqlite3 shell is needed to inspect the history"
+export NO_PROXY=127.0.0.1 no_proxy=127.0.0.1
+pages=$ISOTIER_ROOT/tests/fixtures/sources
+
+python3 "$ISOTIER_ROOT/tests/tools/fixture_server.py" --root "$pages" --port-file "$TMP/port" \
+  --lifetime 240 --log "$TMP/requests.log" &
+server=$!
+trap 'kill "$server" 2>/dev/null; rm -rf "$TMP"' EXIT
+for _ in $(seq 100); do [ -s "$TMP/port" ] && break; sleep 0.1; done
+[ -s "$TMP/port" ] || fail "fixture server did not start"
+port=$(cat "$TMP/port")
+base="http://127.0.0.1:$port"
+# A port nothing listens on: bind, note, close.
+closed=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
+
+# make_catalogue DIR < "id|url|quote" lines: one provider per line.
+make_catalogue() {
+  mkdir -p "$1"
+  python3 -c '
+import json, os, sys
+d = sys.argv[1]
+for line in sys.stdin:
+    line = line.rstrip("\n")
+    if not line:
+        continue
+    pid, url, quote = line.split("|", 2)
+    doc = {"id": pid, "name": "Fixture " + pid, "kind": "remote", "tier": "UNKNOWN",
+           "mechanism": "unknown", "since": "2026-01-01",
+           "sources": [{"url": url, "quote": quote, "publisher": "provider", "retrieved": "2026-11-30"}],
+           "history": [], "notes": "sources_check fixture"}
+    with open(os.path.join(d, pid + ".json"), "w") as f:
+        json.dump(doc, f, ensure_ascii=False, indent=1)
+' "$1"
+}
+
+q="Each sandbox runs in its own Firecracker microVM"
+make_catalogue "$TMP/cat" <<EOF2
+present|$base/page/present.html|$q - with a dedicated kernel.
+nested|$base/page/nested.html|$q — with a dedicated kernel.
+typographic|$base/page/typographic.html|Workloads are isolated with "gVisor", Google's application kernel - not a VM.
+malformed|$base/page/malformed.html|$q
+redirect|$base/redirect/present.html|$q
+flaky|$base/flaky/once/present.html|$q
+edited|$base/page/edited.html|$q
+gone-404|$base/status/404|$q
+gone-410|$base/status/410|$q
+loop|$base/loop|$q
+slow|$base/slow/8/present.html|$q
+big|$base/big|$q
+big-chunked|$base/big-chunked|$q
+error-500|$base/status/500|$q
+refused|http://127.0.0.1:$closed/page/present.html|$q
+EOF2
+# A second provider citing an already-cited page with another quote: one fetch, two rows.
+python3 - "$TMP/cat/present.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["sources"].append(dict(d["sources"][0], quote="Security model", publisher="third-party"))
+json.dump(d, open(sys.argv[1], "w"))
+PY
+db=$TMP/history.db
+set +e
+"$bin" sources check --catalogue "$TMP/cat" --db "$db" --jobs 4 --timeout 2 --json >"$TMP/run1.json" 2>"$TMP/run1.err"
+rc=$?
+set -e
+assert_eq "$rc" 1 "CHANGED/GONE present: exit 1 ($(cat "$TMP/run1.err"))"
+python3 - "$TMP/run1.json" <<'PY' || fail "statuses wrong: $(cat "$TMP/run1.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+want = {"present": "PRESENT", "nested": "PRESENT", "typographic": "PRESENT", "malformed": "PRESENT",
+        "redirect": "PRESENT", "flaky": "PRESENT", "edited": "CHANGED", "gone-404": "GONE",
+        "gone-410": "GONE", "loop": "UNREACHABLE", "slow": "UNREACHABLE", "big": "UNREACHABLE",
+        "big-chunked": "UNREACHABLE", "error-500": "UNREACHABLE", "refused": "UNREACHABLE"}
+got = {}
+for s in d["sources"]:
+    got.setdefault(s["provider"], []).append(s)
+bad = []
+for pid, st in want.items():
+    if got.get(pid, [{}])[0].get("status") != st:
+        bad.append((pid, st, got.get(pid)))
+assert not bad, bad
+by = {p: v[0] for p, v in got.items()}
+assert len(got["present"]) == 2 and all(s["status"] == "PRESENT" for s in got["present"])
+assert by["gone-404"]["http_status"] == 404 and by["gone-410"]["http_status"] == 410
+assert "redirect" in by["loop"]["detail"], by["loop"]
+assert "larger than 5242880" in by["big"]["detail"] and "larger than" in by["big-chunked"]["detail"]
+assert "imed out" in by["slow"]["detail"] or "Timeout" in by["slow"]["detail"], by["slow"]
+assert by["flaky"]["attempts"] == 2, by["flaky"]
+assert by["error-500"]["attempts"] == 3 and by["refused"]["attempts"] == 3
+assert by["refused"]["http_status"] is None and by["refused"]["content_sha256"] is None
+assert by["edited"]["detail"] == "quote not found on the page"
+assert len(by["present"]["content_sha256"]) == 64
+c = d["counts"]
+assert (c["checked"], c["PRESENT"], c["CHANGED"], c["GONE"], c["UNREACHABLE"], c["unchecked"]) == (16, 7, 1, 2, 6, 0), c
+assert d["status"] == "failed"
+PY
+# The history holds one run and one row per source, with the page's hash.
+assert_eq "$(sqlite3 "$db" "SELECT command || '|' || status || '|' || (finished_at IS NOT NULL) FROM runs")" "sources check|failed|1"
+assert_eq "$(sqlite3 "$db" "SELECT count(*) FROM source_checks WHERE run_id = 1")" 16 "rows for run 1"
+want_sha=$(sha256sum "$pages/present.html" | cut -d' ' -f1)
+assert_eq "$(sqlite3 "$db" "SELECT DISTINCT content_sha256 FROM source_checks WHERE provider_id = 'present'")" "$want_sha" "content hash"
+assert_eq "$(sqlite3 "$db" "SELECT status || ' ' || http_status FROM source_checks WHERE provider_id = 'gone-410'")" "GONE 410"
+# One fetch per distinct URL: present.html is cited twice but fetched once
+# directly (and once more through /redirect/), each with our User-Agent.
+assert_eq "$(grep -c ' /page/present.html ' "$TMP/requests.log")" 2 "present.html fetches"
+assert_contains "$(head -n 1 "$TMP/requests.log")" "isotier/"
+assert_contains "$(head -n 1 "$TMP/requests.log")" "(+source re-verification)"
+
+# Text output names every status; UNREACHABLE alone exits 0.
+set +e
+out=$("$bin" sources check --catalogue "$TMP/cat" --db "$db" --timeout 2 --provider loop --provider refused 2>&1)
+rc=$?
+set -e
+assert_eq "$rc" 0 "UNREACHABLE alone is not drift"
+assert_contains "$out" "UNREACHABLE loop"
+assert_contains "$out" "UNREACHABLE refused"
+assert_contains "$out" "2 of 2 checked: 0 PRESENT, 0 CHANGED, 0 GONE, 2 UNREACHABLE"
+set +e
+out=$("$bin" sources check --catalogue "$TMP/cat" --db "$db" --provider present --provider nested 2>&1)
+rc=$?
+set -e
+assert_eq "$rc" 0 "all PRESENT: $out"
+assert_contains "$out" "PRESENT     nested"
+set +e
+"$bin" sources check --catalogue "$TMP/cat" --db "$db" --provider no-such >/dev/null 2>&1; rc=$?
+"$bin" sources check --catalogue "$TMP/cat" --db "$db" --jobs 0 >/dev/null 2>&1; rc2=$?
+set -e
+assert_eq "$rc" 64 "unknown --provider"
+assert_eq "$rc2" 64 "--jobs 0"
+assert_eq "$(sqlite3 "$db" "SELECT group_concat(status) FROM runs ORDER BY id")" "failed,ok,ok" "run statuses"
+rows_before=$(sqlite3 "$db" "SELECT count(*) || '/' || group_concat(id) FROM (SELECT id FROM source_checks ORDER BY id)")
+
+# Interrupt: fast sources are stored first, then SIGINT lands while slow ones hang.
+: >"$TMP/slow.list"
+for i in 1 2 3 4 5; do echo "fast-$i|$base/page/present.html?n=$i|$q" >>"$TMP/slow.list"; done
+for i in 1 2 3; do echo "zslow-$i|$base/slow/60/present.html?n=$i|$q" >>"$TMP/slow.list"; done
+make_catalogue "$TMP/cat2" <"$TMP/slow.list"
+"$bin" sources check --catalogue "$TMP/cat2" --db "$db" --jobs 3 --timeout 120 >"$TMP/int.out" 2>&1 &
+pid=$!
+run_id=""
+for _ in $(seq 300); do
+  run_id=$(sqlite3 "$db" "SELECT max(id) FROM runs WHERE status = 'running'" 2>/dev/null || true)
+  if [ -n "$run_id" ] && [ "$(sqlite3 "$db" "SELECT count(*) FROM source_checks WHERE run_id = $run_id" 2>/dev/null || echo 0)" = 5 ]; then
+    break
+  fi
+  sleep 0.1
+done
+[ -n "$run_id" ] || fail "interrupted run never started"
+kill -INT "$pid"
+set +e
+wait "$pid"
+rc=$?
+set -e
+assert_eq "$rc" 130 "SIGINT exit status ($(cat "$TMP/int.out"))"
+assert_contains "$(cat "$TMP/int.out")" "5 of 8 checked"
+assert_eq "$(sqlite3 "$db" "SELECT status || '|' || (finished_at IS NOT NULL) FROM runs WHERE id = $run_id")" "interrupted|1"
+assert_eq "$(sqlite3 "$db" "SELECT count(*) || '|' || group_concat(DISTINCT status) FROM source_checks WHERE run_id = $run_id")" "5|PRESENT"
+assert_eq "$(sqlite3 "$db" "SELECT count(*) || '/' || group_concat(id) FROM (SELECT id FROM source_checks WHERE run_id < $run_id ORDER BY id)")" "$rows_before" "earlier rows intact"
+assert_eq "$(sqlite3 "$db" "PRAGMA integrity_check")" ok
+echo "sources_check: all statuses, history rows and the interrupted run verified"
