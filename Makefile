@@ -33,9 +33,11 @@ LIB_OBJS := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
 SAN_OBJS := $(patsubst %.c,$(BUILD)/san/%.o,$(LIB_SRCS) $(CLI_LIB_SRCS) $(PROBE_LIB_SRCS) $(TEST_SUPPORT_SRCS))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
+# Misbehaving stand-ins for the probe (verify fault tests): one static binary per mode.
+FAULT_PROBES := $(addprefix $(BUILD)/tests/fault-probe-,hang garbage huge none)
 
 .PHONY: all deps run test unit integration bench lint format clean
-all: $(BUILD)/isotier-probe $(BUILD)/libisotier.a $(BUILD)/libisotier.so $(BUILD)/isotier $(BUILD)/isotier.pc
+all: $(BUILD)/isotier-probe $(BUILD)/libisotier.a $(BUILD)/libisotier.so $(BUILD)/isotier $(BUILD)/isotier.pc $(FAULT_PROBES)
 
 deps:
 	@scripts/deps.sh
@@ -43,6 +45,10 @@ deps:
 $(BUILD)/isotier-probe: $(PROBE_SRCS) $(wildcard probes/*.h)
 	@mkdir -p $(@D)
 	$(PROBE_CC) $(PROBE_CFLAGS) -o $@ $(PROBE_SRCS) $(PROBE_LDFLAGS)
+
+$(BUILD)/tests/fault-probe-%: tests/tools/fault-probe.c
+	@mkdir -p $(@D)
+	$(PROBE_CC) $(PROBE_CFLAGS) -DFAULT_MODE='"$*"' -o $@ $< $(PROBE_LDFLAGS)
 
 $(BUILD)/obj/%.o: %.c $(wildcard include/*.h reference/*.h catalogue/*.h verify/*.h)
 	@mkdir -p $(@D)
@@ -109,3 +115,10 @@ clean:
 $(BUILD)/tests/backend-run: tests/tools/backend-run.c $(BUILD)/libisotier.a
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libisotier.a $(PKG_LIBS) -lpthread -lm
+
+# qemu-microvm guest init (static, musl) and where backend_qemu.c finds it.
+all: $(BUILD)/isotier-guest-init
+$(BUILD)/isotier-guest-init: reference/guest/init.c
+	@mkdir -p $(@D)
+	$(PROBE_CC) $(PROBE_CFLAGS) -o $@ $< $(PROBE_LDFLAGS)
+$(BUILD)/obj/reference/backend_qemu.o $(BUILD)/san/reference/backend_qemu.o: DEFS += -DISOTIER_BUILD_DIR='"$(CURDIR)/$(BUILD)"'

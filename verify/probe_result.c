@@ -46,12 +46,7 @@ int probe_tier_rank(probe_tier t)
 
 const char *probe_result_vendor(const probe_result *r)
 {
-	for (size_t i = r->n_layers; i-- > 0;)
-		if (r->layers[i].kind == PROBE_LAYER_VM && r->layers[i].vendor[0])
-			return r->layers[i].vendor;
-	if (r->n_layers && r->layers[r->n_layers - 1].vendor[0])
-		return r->layers[r->n_layers - 1].vendor;
-	return "";
+	return r->n_layers ? r->layers[r->n_layers - 1].vendor : "";
 }
 
 void probe_result_clear(probe_result *r)

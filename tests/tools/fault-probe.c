@@ -1,0 +1,89 @@
+/*
+ * fault-probe.c - stand-ins for isotier-probe that misbehave, for the verify
+ * fault tests. Static (musl), libc only, so every backend can run it as
+ * /.isotier/isotier-probe. The mode is compiled in (-DFAULT_MODE="hang"):
+ * sandboxes clear the environment and fix argv[0]; ISOTIER_FAULT_MODE
+ * overrides it when run directly.
+ *
+ *   hang     forks a child; both name themselves "isotier-fhang" (the marker
+ *            the tests look for afterwards) and sleep forever, ignoring SIGTERM
+ *   garbage  prints bytes that are not JSON
+ *   huge     prints 100 MiB: a JSON document that never ends
+ *   none     prints a well-formed document observing no boundary (NONE)
+ */
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+
+#ifndef FAULT_MODE
+#define FAULT_MODE "garbage"
+#endif
+
+static void write_all(const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(1, buf, len);
+		if (n <= 0)
+			exit(1);
+		buf += n;
+		len -= (size_t)n;
+	}
+}
+
+static void hang(void)
+{
+	signal(SIGTERM, SIG_IGN);
+	signal(SIGHUP, SIG_IGN);
+	prctl(PR_SET_NAME, "isotier-fhang", 0, 0, 0);
+	if (fork() == 0)
+		prctl(PR_SET_NAME, "isotier-fhang", 0, 0, 0);
+	write_all("{\"schema\":", 10);
+	for (;;)
+		pause();
+}
+
+static void garbage(void)
+{
+	static const char junk[] = "\x1b[31mnot json\x1b[0m {\"schema\": \x01\x02\xff\xfe ]]] \n";
+	for (int i = 0; i < 100; i++)
+		write_all(junk, sizeof junk - 1);
+}
+
+static void huge(void)
+{
+	static char buf[1 << 16];
+	memset(buf, 'A', sizeof buf);
+	write_all("{\"schema\":\"isotier.probe/1\",\"pad\":\"", 35);
+	for (size_t total = 0; total < 100u * 1024 * 1024; total += sizeof buf)
+		write_all(buf, sizeof buf);
+}
+
+static void none(void)
+{
+	static const char doc[] =
+		"{\"schema\":\"isotier.probe/1\",\"probe_version\":\"fault\",\"observed_tier\":\"NONE\","
+		"\"confidence\":\"high\",\"layers\":[],\"signals\":[],\"conflicts\":[],"
+		"\"kernel\":{},\"duration_us\":1}\n";
+	write_all(doc, sizeof doc - 1);
+}
+
+int main(void)
+{
+	const char *mode = getenv("ISOTIER_FAULT_MODE");
+	if (!mode || !*mode)
+		mode = FAULT_MODE;
+	if (!strcmp(mode, "hang"))
+		hang();
+	else if (!strcmp(mode, "garbage"))
+		garbage();
+	else if (!strcmp(mode, "huge"))
+		huge();
+	else if (!strcmp(mode, "none"))
+		none();
+	else
+		return 2;
+	return 0;
+}
