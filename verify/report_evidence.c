@@ -231,6 +231,34 @@ static const char *value_text(report_arena *a, const cJSON *v)
 			return report_arena_strndup(a, buf, VALUE_MAX);
 		}
 	}
+	if (cJSON_IsObject(v)) { /* e.g. a conflict: "signal: x; over: y, z; note: ..." */
+		size_t len = 0, n = 0;
+		const cJSON *e;
+		cJSON_ArrayForEach(e, v)
+		{
+			if (++n > 16)
+				break;
+			const char *t = cJSON_IsObject(e) ? "{...}" : value_text(a, e);
+			len += (e->string ? strlen(e->string) : 0) + (t ? strlen(t) : 0) + 4;
+		}
+		char *buf = report_arena_alloc(a, len + 1);
+		if (!buf)
+			return NULL;
+		n = 0;
+		cJSON_ArrayForEach(e, v)
+		{
+			if (++n > 16)
+				break;
+			const char *t = cJSON_IsObject(e) ? "{...}" : value_text(a, e);
+			if (buf[0])
+				strcat(buf, "; ");
+			if (e->string)
+				strcat(buf, e->string);
+			strcat(buf, ": ");
+			strcat(buf, t ? t : "");
+		}
+		return report_arena_strndup(a, buf, VALUE_MAX * 2);
+	}
 	char *printed = cJSON_PrintUnformatted(v);
 	const char *out = report_arena_strndup(a, printed ? printed : "?", VALUE_MAX);
 	cJSON_free(printed);
@@ -261,6 +289,7 @@ static void fill_signal(report_arena *a, report_signal *out, const cJSON *s)
 {
 	out->id = field(a, s, "id");
 	out->family = field(a, s, "family");
+	out->source = field(a, s, "source");
 	out->value = field(a, s, "value");
 	out->weight = field(a, s, "weight");
 	out->supports = field(a, s, "supports");
@@ -296,6 +325,7 @@ static void parse_layers(ev_ctx *c, const cJSON *layers, const cJSON *probe_sign
 		out->vendor = field(c->a, l, "vendor");
 		if (!out->vendor)
 			out->vendor = field(c->a, l, "runtime");
+		out->hypervisor = field(c->a, l, "hypervisor");
 		const cJSON *sigs = cJSON_GetObjectItemCaseSensitive(l, "signals");
 		if (sigs && !cJSON_IsArray(sigs))
 			problem(c, "layers[%zu].signals: not an array", i);

@@ -302,7 +302,13 @@ static void evidence_block(FILE *f, const report_observation *o)
 			const report_layer *l = &ev->layers[i];
 			fprintf(f, "<tr><td class=\"num\">%zu</td>", i + 1);
 			td(f, l->kind);
-			td(f, l->vendor);
+			fputs("<td>", f);
+			E(l->vendor ? l->vendor : "\xe2\x80\x94");
+			if (l->hypervisor) {
+				fputs(" / ", f);
+				E(l->hypervisor);
+			}
+			fputs("</td>", f);
 			fputs("<td>", f);
 			if (!l->n_signals)
 				fputs("none recorded", f);
@@ -319,6 +325,10 @@ static void evidence_block(FILE *f, const report_observation *o)
 					fputs(", ", f);
 					E(s->weight ? s->weight : "?");
 					fputs(")", f);
+				}
+				if (s->source) {
+					fputs(" from ", f);
+					E(s->source);
 				}
 				if (s->value) {
 					fputs(": <code>", f);

@@ -40,13 +40,15 @@ static void put_evidence(FILE *f, const report_evidence *ev)
 			SEP;
 		fputc('{', f);
 		STR("kind", l->kind), SEP, STR("vendor", l->vendor), SEP;
+		STR("hypervisor", l->hypervisor), SEP;
 		fputs("\"signals\":[", f);
 		for (size_t j = 0; j < l->n_signals; j++) {
 			const report_signal *s = &l->signals[j];
 			if (j)
 				SEP;
 			fputc('{', f);
-			STR("id", s->id), SEP, STR("family", s->family), SEP, STR("value", s->value), SEP;
+			STR("id", s->id), SEP, STR("family", s->family), SEP, STR("source", s->source), SEP;
+			STR("value", s->value), SEP;
 			STR("weight", s->weight), SEP, STR("supports", s->supports);
 			fputc('}', f);
 		}

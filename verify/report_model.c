@@ -233,13 +233,22 @@ static int load_providers(report_model *m, const isotier_catalogue *cat)
 			s->title = COPY(cs->title);
 			s->age_days = age_days(m, cs->retrieved);
 			s->stale = s->age_days > m->max_source_age_days;
-			for (size_t k = m->n_checks; k-- > 0;) {
+			/* The newest check of this quote at this URL (a page may be cited for
+			 * several quotes); failing that, of the URL. */
+			const report_check *by_url = NULL;
+			for (size_t k = m->n_checks; k-- > 0 && cs->url;) {
 				const report_check *c = &m->checks[k];
-				if (cs->url && !strcmp(c->url, cs->url) && !strcmp(c->provider_id, cp->id)) {
+				if (strcmp(c->url, cs->url) || strcmp(c->provider_id, cp->id))
+					continue;
+				if (!by_url)
+					by_url = c;
+				if (c->quote && cs->quote && !strcmp(c->quote, cs->quote)) {
 					s->latest = c;
 					break;
 				}
 			}
+			if (!s->latest)
+				s->latest = by_url;
 			int r = s->latest ? status_rank(s->latest->status) : 4;
 			if (r < worst)
 				worst = r;
@@ -498,7 +507,7 @@ static int build_buckets(report_model *m)
 			}
 			b = &m->buckets[m->n_buckets++];
 			memset(b, 0, sizeof *b);
-			b->period = report_arena_strndup(&m->arena, o->observed_at, plen);
+			b->period = report_arena_printf(&m->arena, "%.*s", (int)plen, o->observed_at);
 			if (!b->period)
 				return ISOTIER_ENOMEM;
 		}
@@ -600,7 +609,7 @@ int report_model_load(report_model **out, const report_options *opts, isotier_er
 	if (opts->today) {
 		m->today = COPY(opts->today), m->today_source = "--today";
 	} else if (m->newest_record && report_days(m->newest_record) >= 0) {
-		m->today = report_arena_strndup(&m->arena, m->newest_record, 10);
+		m->today = report_arena_printf(&m->arena, "%.10s", m->newest_record);
 		m->today_source = "database";
 	} else {
 		m->today = "", m->today_source = "none";

@@ -60,11 +60,11 @@ const char *report_verdict_name(report_verdict v);
 report_verdict report_verdict_parse(const char *s);
 
 typedef struct report_signal {
-	const char *id, *family, *value, *weight, *supports; /* any may be NULL */
+	const char *id, *family, *source, *value, *weight, *supports; /* any may be NULL */
 } report_signal;
 
 typedef struct report_layer {
-	const char *kind, *vendor;
+	const char *kind, *vendor, *hypervisor;
 	report_signal *signals;
 	size_t n_signals;
 } report_layer;
