@@ -304,10 +304,13 @@ static int change_add(churn_changes *out, churn_kind kind, const churn_claim *a,
 		out->items = items;
 		out->cap = ncap;
 	}
+	const churn_claim *either = a ? a : b;
+	if (!either)
+		return isotier_error_set(err, ISOTIER_EINVAL, 0, "change_add: no claim");
 	churn_change *c = &out->items[out->n];
 	memset(c, 0, sizeof *c);
 	c->kind = kind;
-	c->id = strdup(a ? a->id : b->id);
+	c->id = strdup(either->id);
 	if (a) {
 		c->from = a->claim;
 		c->old_path = strdup(a->path);
