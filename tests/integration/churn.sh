@@ -281,4 +281,13 @@ assert_eq "$rc" 65 "release tag that does not exist"
 churn release-check --tag latest
 assert_eq "$rc" 64 "not a version tag"
 
+echo "== hostile file names reach the terminal and JUnit escaped"
+provider evil CONTAINER runc $'evil\e[2J<x>&'
+commit "a file name with an escape sequence and markup"
+churn --since v0.2.1 --junit "$TMP/e.xml"
+assert_eq "$rc" 0
+assert_contains "$out" 'added    evil: CONTAINER/runc (catalogue/providers/evil\x1b[2J<x>&.json)'
+if grep -q $'\e' <<<"$out"; then fail "raw ESC byte on the terminal"; fi
+python3 -c 'import sys, xml.etree.ElementTree as ET; ET.parse(sys.argv[1])' "$TMP/e.xml" || fail "JUnit is not well-formed XML"
+
 echo "churn: all checks passed"
