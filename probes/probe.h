@@ -1,0 +1,202 @@
+/*
+ * probe.h - isotier-probe internals: the input layer (live or replay), the
+ * signal table, the classifier and the report writers.
+ *
+ * The probe is libc-only and static; it shares no code with libisotier. Every
+ * symbol is prefixed probe_ because these objects are also linked into the
+ * ASan unit tests next to libisotier.
+ *
+ * Data flow: sig_*.c read raw inputs through probe_read() (input.c), which
+ * serves them from the live system or from a replay directory, and records
+ * them into a capture directory. Inputs that are not plain files (CPUID,
+ * uname, syscall results...) are produced by live.c as text in the very format
+ * of the capture, so the live run and its replay parse the same bytes and
+ * must reach the same verdict.
+ */
+#ifndef PROBE_H
+#define PROBE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#define PROBE_VERSION "0.1.0"
+#define PROBE_SCHEMA "isotier.probe/1"
+/* Every input is hostile: no read is longer than this. */
+#define PROBE_MAX_FILE (64 * 1024)
+#define PROBE_MAX_INPUTS 96
+#define PROBE_MAX_SIGNALS 64
+#define PROBE_MAX_CONFLICTS 32
+#define PROBE_VALUE_MAX 200
+
+/* ---- input.c: live or replay, plus capture ----------------------------- */
+
+struct probe_cached {
+	char *path;  /* live path, absolute ("/proc/version", "/.probe/cpuid") */
+	char *data;  /* NUL-terminated; NULL when the input is absent */
+	ssize_t len; /* -1 when absent */
+};
+
+struct probe_input {
+	const char *root;    /* replay directory; NULL means the live system */
+	const char *capture; /* capture directory; NULL means no capture */
+	struct probe_cached cache[PROBE_MAX_INPUTS];
+	size_t ncache;
+};
+
+void probe_input_init(struct probe_input *in, const char *root, const char *capture);
+void probe_input_free(struct probe_input *in);
+/*
+ * The content of the input at live path `path` (at most PROBE_MAX_FILE bytes,
+ * NUL-terminated, owned by `in`), or NULL when absent. *len gets the length.
+ * Paths under /.probe/ are the non-file inputs (see CAPTURE.md).
+ */
+const char *probe_read(struct probe_input *in, const char *path, size_t *len);
+/* Same, but reads at most max bytes (binary table headers). */
+const char *probe_read_head(struct probe_input *in, const char *path, size_t max, size_t *len);
+/* Names in directory `path` (live or under the replay root); returns count,
+ * fills names[] with malloc'ed strings (caller frees), sorted. */
+size_t probe_list_dir(struct probe_input *in, const char *path, char **names, size_t max);
+/* Bounded whole-file read of a real path; returns malloc'ed NUL-terminated
+ * data or NULL. */
+char *probe_slurp(const char *path, size_t max, size_t *len);
+/* mkdir -p of the parent directories of path. */
+int probe_mkdir_parents(const char *path);
+
+/* ---- live.c: producers of the non-file inputs -------------------------- */
+
+/* Text of /.probe/<name> from the live system, malloc'ed, or NULL when the
+ * input does not exist here (e.g. no CPUID instruction). */
+char *probe_live_generate(const char *name);
+
+/* ---- text helpers (util.c) --------------------------------------------- */
+
+/* Copies the first line of s (without newline) into out, bounded. */
+void probe_first_line(char *out, size_t outsz, const char *s);
+/* Value of "Key:\tvalue" in a /proc status-like text, or false. */
+bool probe_field(char *out, size_t outsz, const char *text, const char *key);
+/* Strips trailing whitespace in place. */
+void probe_rstrip(char *s);
+/* Bounded copy that always terminates (truncates silently). */
+void probe_strlcpy(char *dst, size_t size, const char *src);
+bool probe_starts_with(const char *s, const char *prefix);
+/* Case-insensitive substring search, bounded by the NUL of hay. */
+bool probe_contains_ci(const char *hay, const char *needle);
+/* Parses an unsigned integer (decimal or 0x-hex); false on garbage. */
+bool probe_parse_u64(const char *s, uint64_t *out);
+
+/* ---- the signal table ---------------------------------------------------- */
+
+enum probe_family { PROBE_FAM_VIRT, PROBE_FAM_KERNEL, PROBE_FAM_SYSCALL, PROBE_FAM_CONTAINER };
+enum probe_weight { PROBE_WEAK, PROBE_STRONG };
+/* The layer a signal supports; NONE means "no such boundary" on its axis. */
+enum probe_kind { PROBE_KIND_NONE, PROBE_KIND_VM, PROBE_KIND_GVISOR, PROBE_KIND_CONTAINER };
+/*
+ * The question a signal answers. A signal on the VM axis that supports NONE
+ * is evidence against a VM; INFO signals are recorded but never vote.
+ */
+enum probe_axis { PROBE_AXIS_INFO, PROBE_AXIS_VM, PROBE_AXIS_GVISOR, PROBE_AXIS_CONTAINER };
+
+struct probe_signal {
+	const char *id;     /* stable, e.g. "virt.cpuid_vendor" */
+	enum probe_family family;
+	const char *source; /* where it came from, e.g. "cpuid 0x40000000" */
+	char value[PROBE_VALUE_MAX];
+	enum probe_weight weight;
+	enum probe_kind supports;
+	enum probe_axis axis;
+	/* Naming hints for the layer this signal supports ("" when none). */
+	const char *vendor;     /* vm: firecracker, qemu...; container: docker... */
+	const char *hypervisor; /* vm only: kvm, tcg, hyperv... */
+	/*
+	 * Derived from files the innermost kernel synthesises (sysfs, kernel log,
+	 * cmdline). Inside gVisor those are the Sentry's, not the hardware's.
+	 */
+	bool kernel_reported;
+};
+
+struct probe_signals {
+	struct probe_signal v[PROBE_MAX_SIGNALS];
+	size_t n;
+};
+
+/* Appends a copy of *s (value is copied, bounded); silently drops past the
+ * table size. Returns the stored entry or NULL. */
+struct probe_signal *probe_add(struct probe_signals *sigs, const struct probe_signal *s);
+/* Index of signal id or -1. */
+int probe_find(const struct probe_signals *sigs, const char *id);
+
+const char *probe_family_name(enum probe_family f);
+const char *probe_weight_name(enum probe_weight w);
+const char *probe_kind_name(enum probe_kind k);
+
+/* ---- kernel identity (filled by sig_kernel.c) ------------------------------ */
+
+struct probe_kernel {
+	char sysname[128], nodename[128], release[128], version[256], machine[64];
+	char proc_version[512];
+	char cmdline[1024];
+};
+
+/* ---- signal collectors: one per family ------------------------------------- */
+
+void probe_sig_virt(struct probe_input *in, struct probe_signals *sigs);
+void probe_sig_kernel(struct probe_input *in, struct probe_signals *sigs, struct probe_kernel *k);
+void probe_sig_syscall(struct probe_input *in, struct probe_signals *sigs);
+void probe_sig_container(struct probe_input *in, struct probe_signals *sigs);
+
+/* ---- classify.c -------------------------------------------------------- */
+
+#define PROBE_MAX_LAYERS 3
+
+struct probe_layer {
+	enum probe_kind kind;
+	char vendor[40];
+	char hypervisor[24];
+	size_t sig[PROBE_MAX_SIGNALS];
+	size_t nsig;
+};
+
+struct probe_conflict {
+	size_t signal;
+	size_t over[PROBE_MAX_SIGNALS];
+	size_t nover;
+	const char *note;
+};
+
+struct probe_verdict {
+	const char *tier;       /* UNKNOWN, NONE, CONTAINER, GVISOR, MICROVM */
+	const char *confidence; /* high, low, none */
+	struct probe_layer layers[PROBE_MAX_LAYERS];
+	size_t nlayers;
+	struct probe_conflict conflicts[PROBE_MAX_CONFLICTS];
+	size_t nconflicts;
+};
+
+void probe_classify(const struct probe_signals *sigs, struct probe_verdict *out);
+
+/* ---- whole run (run.c) and report.c -------------------------------------- */
+
+struct probe_result {
+	struct probe_signals sigs;
+	struct probe_kernel kernel;
+	struct probe_verdict verdict;
+	uint64_t duration_us;
+};
+
+/* Collects every signal through `in` and classifies. */
+void probe_run(struct probe_input *in, struct probe_result *res);
+
+/* Writes s as a JSON string literal (quotes included). */
+void probe_json_string(FILE *f, const char *s);
+void probe_report_json(FILE *f, const struct probe_result *res);
+void probe_report_human(FILE *f, const struct probe_result *res);
+
+/* ---- emit.c: the capture directory as text on stdout ----------------------- */
+
+/* Streams every regular file under dir (ISOTIER-CAPTURE-FILE format). */
+int probe_emit_capture(FILE *f, const char *dir);
+
+#endif /* PROBE_H */

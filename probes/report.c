@@ -1,0 +1,197 @@
+/*
+ * report.c - the probe's output: one JSON document (schema isotier.probe/1,
+ * see probe.schema.json) or a human summary. Every string in it came from a
+ * hostile environment: JSON strings are escaped and kept valid UTF-8; the
+ * human summary shows control and non-ASCII bytes as \xNN.
+ */
+#include "probe.h"
+
+#include <string.h>
+
+/* Length of the valid UTF-8 sequence at s, or 0. */
+static size_t probe_utf8_len(const unsigned char *s)
+{
+	size_t n;
+	unsigned c = s[0];
+	if (c < 0x80)
+		return 1;
+	if (c >= 0xc2 && c <= 0xdf)
+		n = 2;
+	else if (c >= 0xe0 && c <= 0xef)
+		n = 3;
+	else if (c >= 0xf0 && c <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	for (size_t i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	/* Overlong 3- and 4-byte forms, surrogates, beyond U+10FFFF. */
+	if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] > 0x9f) || (c == 0xf0 && s[1] < 0x90) ||
+	    (c == 0xf4 && s[1] > 0x8f))
+		return 0;
+	return n;
+}
+
+void probe_json_string(FILE *f, const char *str)
+{
+	const unsigned char *s = (const unsigned char *)(str ? str : "");
+	fputc('"', f);
+	while (*s) {
+		if (*s == '"' || *s == '\\') {
+			fputc('\\', f);
+			fputc(*s++, f);
+		} else if (*s == '\n') {
+			fputs("\\n", f);
+			s++;
+		} else if (*s == '\t') {
+			fputs("\\t", f);
+			s++;
+		} else if (*s < 0x20 || *s == 0x7f) {
+			fprintf(f, "\\u%04x", *s++);
+		} else {
+			size_t n = probe_utf8_len(s);
+			if (!n) {
+				fputs("\\ufffd", f);
+				s++;
+			} else {
+				fwrite(s, 1, n, f);
+				s += n;
+			}
+		}
+	}
+	fputc('"', f);
+}
+
+static void probe_human_string(FILE *f, const char *str)
+{
+	for (const unsigned char *s = (const unsigned char *)str; *s; s++) {
+		if (*s < 0x20 || *s >= 0x7f || *s == '\\')
+			fprintf(f, "\\x%02x", *s);
+		else
+			fputc(*s, f);
+	}
+}
+
+static void probe_json_ids(FILE *f, const struct probe_signals *sigs, const size_t *idx, size_t n)
+{
+	fputc('[', f);
+	for (size_t i = 0; i < n; i++) {
+		if (i)
+			fputs(", ", f);
+		probe_json_string(f, sigs->v[idx[i]].id);
+	}
+	fputc(']', f);
+}
+
+void probe_report_json(FILE *f, const struct probe_result *res)
+{
+	const struct probe_verdict *v = &res->verdict;
+	const struct probe_signals *sigs = &res->sigs;
+	fprintf(f, "{\n  \"schema\": \"%s\",\n  \"probe_version\": \"%s\",\n", PROBE_SCHEMA,
+		PROBE_VERSION);
+	fprintf(f, "  \"observed_tier\": \"%s\",\n  \"confidence\": \"%s\",\n", v->tier,
+		v->confidence);
+	fputs("  \"layers\": [", f);
+	for (size_t i = 0; i < v->nlayers; i++) {
+		const struct probe_layer *l = &v->layers[i];
+		fprintf(f, "%s\n    {\"kind\": \"%s\", \"vendor\": ", i ? "," : "",
+			probe_kind_name(l->kind));
+		probe_json_string(f, l->vendor);
+		if (l->kind == PROBE_KIND_VM) {
+			fputs(", \"hypervisor\": ", f);
+			probe_json_string(f, l->hypervisor);
+		}
+		fputs(", \"signals\": ", f);
+		probe_json_ids(f, sigs, l->sig, l->nsig);
+		fputc('}', f);
+	}
+	fputs(v->nlayers ? "\n  ],\n" : "],\n", f);
+	fputs("  \"signals\": [", f);
+	for (size_t i = 0; i < sigs->n; i++) {
+		const struct probe_signal *s = &sigs->v[i];
+		fprintf(f, "%s\n    {\"id\": ", i ? "," : "");
+		probe_json_string(f, s->id);
+		fprintf(f, ", \"family\": \"%s\", \"source\": ", probe_family_name(s->family));
+		probe_json_string(f, s->source);
+		fputs(", \"value\": ", f);
+		probe_json_string(f, s->value);
+		fprintf(f, ", \"weight\": \"%s\", \"supports\": \"%s\"}", probe_weight_name(s->weight),
+			probe_kind_name(s->supports));
+	}
+	fputs(sigs->n ? "\n  ],\n" : "],\n", f);
+	fputs("  \"conflicts\": [", f);
+	for (size_t i = 0; i < v->nconflicts; i++) {
+		const struct probe_conflict *c = &v->conflicts[i];
+		const struct probe_signal *s = &sigs->v[c->signal];
+		fprintf(f, "%s\n    {\"signal\": ", i ? "," : "");
+		probe_json_string(f, s->id);
+		fprintf(f, ", \"supports\": \"%s\", \"overruled_by\": ", probe_kind_name(s->supports));
+		probe_json_ids(f, sigs, c->over, c->nover);
+		fputs(", \"note\": ", f);
+		probe_json_string(f, c->note);
+		fputc('}', f);
+	}
+	fputs(v->nconflicts ? "\n  ],\n" : "],\n", f);
+	const struct probe_kernel *k = &res->kernel;
+	fputs("  \"kernel\": {\"sysname\": ", f);
+	probe_json_string(f, k->sysname);
+	fputs(", \"release\": ", f);
+	probe_json_string(f, k->release);
+	fputs(", \"version\": ", f);
+	probe_json_string(f, k->version);
+	fputs(", \"machine\": ", f);
+	probe_json_string(f, k->machine);
+	fputs(",\n    \"proc_version\": ", f);
+	probe_json_string(f, k->proc_version);
+	fputs(",\n    \"cmdline\": ", f);
+	probe_json_string(f, k->cmdline);
+	fprintf(f, "},\n  \"duration_us\": %llu\n}\n", (unsigned long long)res->duration_us);
+}
+
+void probe_report_human(FILE *f, const struct probe_result *res)
+{
+	const struct probe_verdict *v = &res->verdict;
+	const struct probe_signals *sigs = &res->sigs;
+	fprintf(f, "isotier-probe %s: observed tier %s (confidence %s)\n", PROBE_VERSION, v->tier,
+		v->confidence);
+	fputs(v->nlayers ? "layers, outermost first:\n" : "layers: none seen\n", f);
+	for (size_t i = 0; i < v->nlayers; i++) {
+		const struct probe_layer *l = &v->layers[i];
+		fprintf(f, "  %-9s vendor=", probe_kind_name(l->kind));
+		probe_human_string(f, l->vendor);
+		if (l->kind == PROBE_KIND_VM) {
+			fputs(" hypervisor=", f);
+			probe_human_string(f, l->hypervisor);
+		}
+		fputs("  (", f);
+		for (size_t j = 0; j < l->nsig; j++)
+			fprintf(f, "%s%s", j ? ", " : "", sigs->v[l->sig[j]].id);
+		fputs(")\n", f);
+	}
+	if (v->nconflicts)
+		fputs("conflicts:\n", f);
+	for (size_t i = 0; i < v->nconflicts; i++) {
+		const struct probe_conflict *c = &v->conflicts[i];
+		fprintf(f, "  %s (supports %s) overruled by ", sigs->v[c->signal].id,
+			probe_kind_name(sigs->v[c->signal].supports));
+		for (size_t j = 0; j < c->nover; j++)
+			fprintf(f, "%s%s", j ? ", " : "", sigs->v[c->over[j]].id);
+		fprintf(f, "%s: %s\n", c->nover ? "" : "(nothing)", c->note);
+	}
+	fputs("signals:\n", f);
+	for (size_t i = 0; i < sigs->n; i++) {
+		const struct probe_signal *s = &sigs->v[i];
+		fprintf(f, "  %-6s %-9s %-32s = ", probe_weight_name(s->weight),
+			probe_kind_name(s->supports), s->id);
+		probe_human_string(f, s->value);
+		fputc('\n', f);
+	}
+	fputs("kernel: ", f);
+	probe_human_string(f, res->kernel.sysname);
+	fputc(' ', f);
+	probe_human_string(f, res->kernel.release);
+	fputc(' ', f);
+	probe_human_string(f, res->kernel.version);
+	fprintf(f, "\nduration: %llu us\n", (unsigned long long)res->duration_us);
+}

@@ -1,0 +1,347 @@
+/*
+ * sig_container.c - container markers: is there a namespace boundary
+ * between us and the kernel, and which runtime drew it.
+ *
+ * Strong: namespace inode numbers. The kernel gives its initial namespaces
+ * fixed inodes (include/linux/proc_ns.h), so a different number means we are
+ * in a namespace someone created. Weak: everything an image or a runtime
+ * writes as a file (/.dockerenv, /run/.containerenv, container= ...), and
+ * cgroup paths, root filesystem type, PID 1's name, uid_map, capabilities.
+ */
+#include "probe.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* The initial namespaces' fixed inode numbers (PROC_*_INIT_INO). */
+static const struct {
+	const char *name, *id;
+	uint64_t init_ino;
+} probe_ns_initial[] = {
+	{"pid", "container.ns_pid", 0xEFFFFFFCull},
+	{"user", "container.ns_user", 0xEFFFFFFDull},
+	{"uts", "container.ns_uts", 0xEFFFFFFEull},
+	{"ipc", "container.ns_ipc", 0xEFFFFFFFull},
+	{"cgroup", "container.ns_cgroup", 0xEFFFFFFBull},
+};
+
+struct probe_runtime {
+	const char *match;
+	const char *runtime;
+};
+
+/* Substrings of /proc/self/cgroup paths. */
+static const struct probe_runtime probe_cgroup_runtimes[] = {
+	{"kubepods", "kubernetes"}, {"/docker/", "docker"},	 {"/docker-", "docker"},
+	{"libpod-", "podman"},	    {"/libpod", "podman"},	 {"crio-", "cri-o"},
+	{"/lxc/", "lxc"},	    {"lxc.payload", "lxc"},	 {"/machine.slice/", "systemd-nspawn"},
+	{"/actions_job/", "docker"}, {"/ecs/", "ecs"},		 {"/garden/", "garden"},
+	{"/buildkit/", "buildkit"}, {"containerd", "containerd"}, {"/system.slice/runc-", "runc"},
+};
+
+/* Names a runtime writes into container=, /run/systemd/container... */
+static const struct probe_runtime probe_runtime_names[] = {
+	{"docker", "docker"},
+	{"podman", "podman"},
+	{"oci", "oci"},
+	{"lxc-libvirt", "lxc"},
+	{"lxc", "lxc"},
+	{"systemd-nspawn", "systemd-nspawn"},
+	{"rkt", "rkt"},
+	{"wsl", "wsl"},
+	{"proot", "proot"},
+	{"pouch", "pouch"},
+	{"kubernetes", "kubernetes"},
+	{"crio", "cri-o"},
+	{"cri-o", "cri-o"},
+	{"bubblewrap", "bubblewrap"},
+	{"flatpak", "flatpak"},
+};
+
+/* PID 1's comm in common runtimes. Our own name means we are PID 1. */
+static const struct probe_runtime probe_pid1_runtimes[] = {
+	{"docker-init", "docker"},  {"tini", "docker"},	      {"catatonit", "podman"},
+	{"pause", "kubernetes"},    {"bwrap", "bubblewrap"},   {"runc:[2:INIT]", "runc"},
+	{"runc", "runc"},	    {"conmon", "podman"},      {"dumb-init", ""},
+	{"s6-svscan", ""},	    {"containerd-shim", "containerd"},
+};
+
+static const char *probe_runtime_lookup(const struct probe_runtime *t, size_t n, const char *s,
+					bool substring)
+{
+	for (size_t i = 0; i < n; i++)
+		if (substring ? strstr(s, t[i].match) != NULL : strcmp(s, t[i].match) == 0)
+			return t[i].runtime;
+	return NULL;
+}
+#define PROBE_RT(t, s, sub) probe_runtime_lookup(t, sizeof(t) / sizeof(t[0]), s, sub)
+
+static void probe_container_ns(struct probe_input *in, struct probe_signals *sigs)
+{
+	const char *text = probe_read(in, "/.probe/ns", NULL);
+	for (size_t i = 0; text && i < sizeof(probe_ns_initial) / sizeof(probe_ns_initial[0]); i++) {
+		size_t nl = strlen(probe_ns_initial[i].name);
+		for (const char *line = text; line && *line;) {
+			const char *eol = strchr(line, '\n');
+			uint64_t ino;
+			char num[32];
+			size_t n = 0;
+			if (strncmp(line, probe_ns_initial[i].name, nl) == 0 && line[nl] == ':' &&
+			    line[nl + 1] == '[') {
+				const char *p = line + nl + 2;
+				while (*p >= '0' && *p <= '9' && n < sizeof(num) - 1)
+					num[n++] = *p++;
+				num[n] = '\0';
+				if (*p == ']' && probe_parse_u64(num, &ino)) {
+					bool init = ino == probe_ns_initial[i].init_ino;
+					struct probe_signal s = {
+						.id = probe_ns_initial[i].id,
+						.family = PROBE_FAM_CONTAINER,
+						.source = "/proc/self/ns",
+						.weight = PROBE_STRONG,
+						.supports = init ? PROBE_KIND_NONE : PROBE_KIND_CONTAINER,
+						.axis = PROBE_AXIS_CONTAINER,
+					};
+					snprintf(s.value, sizeof(s.value), "%s:[%s]",
+						 probe_ns_initial[i].name, num);
+					probe_add(sigs, &s);
+					break;
+				}
+			}
+			line = eol ? eol + 1 : NULL;
+		}
+	}
+}
+
+static void probe_container_cgroup(struct probe_input *in, struct probe_signals *sigs)
+{
+	const char *text = probe_read(in, "/proc/self/cgroup", NULL);
+	for (const char *line = text; line && *line;) {
+		const char *eol = strchr(line, '\n');
+		char buf[PROBE_VALUE_MAX];
+		snprintf(buf, sizeof(buf), "%.*s", (int)(eol ? eol - line : (long)strlen(line)), line);
+		const char *rt = PROBE_RT(probe_cgroup_runtimes, buf, true);
+		if (rt) {
+			struct probe_signal s = {
+				.id = "container.cgroup",
+				.family = PROBE_FAM_CONTAINER,
+				.source = "/proc/self/cgroup",
+				.weight = PROBE_WEAK,
+				.supports = PROBE_KIND_CONTAINER,
+				.axis = PROBE_AXIS_CONTAINER,
+				.vendor = rt,
+			};
+			probe_strlcpy(s.value, sizeof(s.value), buf);
+			probe_add(sigs, &s);
+			return;
+		}
+		line = eol ? eol + 1 : NULL;
+	}
+}
+
+/* The filesystem type of the last mount on "/" in mountinfo. */
+static void probe_container_rootfs(struct probe_input *in, struct probe_signals *sigs)
+{
+	const char *text = probe_read(in, "/proc/self/mountinfo", NULL);
+	char fstype[64] = "", source[128] = "";
+	for (const char *line = text; line && *line;) {
+		const char *eol = strchr(line, '\n');
+		char buf[1024];
+		snprintf(buf, sizeof(buf), "%.*s", (int)(eol ? eol - line : (long)strlen(line)), line);
+		/* id parent maj:min root mountpoint opts... - fstype source superopts */
+		char *f[5] = {0};
+		char *save = NULL, *tok = strtok_r(buf, " ", &save);
+		for (int i = 0; tok && i < 5; i++, tok = strtok_r(NULL, " ", &save))
+			f[i] = tok;
+		if (f[4] && strcmp(f[4], "/") == 0) {
+			char *sep = tok;
+			while (sep && strcmp(sep, "-") != 0)
+				sep = strtok_r(NULL, " ", &save);
+			char *t = sep ? strtok_r(NULL, " ", &save) : NULL;
+			char *src = t ? strtok_r(NULL, " ", &save) : NULL;
+			if (t) {
+				snprintf(fstype, sizeof(fstype), "%s", t);
+				snprintf(source, sizeof(source), "%s", src ? src : "");
+			}
+		}
+		line = eol ? eol + 1 : NULL;
+	}
+	if (!fstype[0])
+		return;
+	static const struct probe_runtime container_fs[] = {
+		{"overlay", ""}, {"aufs", "docker"}, {"fuse-overlayfs", "podman"},
+		{"fuse.fuse-overlayfs", "podman"}, {"sysboxfs", "sysbox"}, {"shiftfs", ""},
+	};
+	const char *rt = PROBE_RT(container_fs, fstype, false);
+	struct probe_signal s = {
+		.id = "container.root_fs",
+		.family = PROBE_FAM_CONTAINER,
+		.source = "/proc/self/mountinfo",
+		.weight = PROBE_WEAK,
+		.supports = rt ? PROBE_KIND_CONTAINER : PROBE_KIND_NONE,
+		/* Disk filesystems say little (bind-mounted roots are common), so
+		 * only the container-typical ones vote. */
+		.axis = rt ? PROBE_AXIS_CONTAINER : PROBE_AXIS_INFO,
+		.vendor = rt ? rt : "",
+	};
+	snprintf(s.value, sizeof(s.value), "%s %s", fstype, source);
+	probe_rstrip(s.value);
+	probe_add(sigs, &s);
+}
+
+static void probe_container_pid1(struct probe_input *in, struct probe_signals *sigs)
+{
+	const char *pid = probe_read(in, "/.probe/pid", NULL);
+	const char *comm = probe_read(in, "/proc/1/comm", NULL);
+	char name[64];
+	if (!comm)
+		return;
+	probe_first_line(name, sizeof(name), comm);
+	if (!name[0])
+		return;
+	/* When we are PID 1 the name is ours and says nothing. */
+	bool self = pid && strtol(pid, NULL, 10) == 1;
+	const char *rt = self ? NULL : PROBE_RT(probe_pid1_runtimes, name, false);
+	struct probe_signal s = {
+		.id = "container.pid1_comm",
+		.family = PROBE_FAM_CONTAINER,
+		.source = "/proc/1/comm",
+		.weight = PROBE_WEAK,
+		.supports = rt ? PROBE_KIND_CONTAINER : PROBE_KIND_NONE,
+		.axis = rt ? PROBE_AXIS_CONTAINER : PROBE_AXIS_INFO,
+		.vendor = rt ? rt : "",
+	};
+	probe_strlcpy(s.value, sizeof(s.value), name);
+	probe_add(sigs, &s);
+}
+
+static void probe_container_uid_map(struct probe_input *in, struct probe_signals *sigs)
+{
+	const char *text = probe_read(in, "/proc/self/uid_map", NULL);
+	if (!text)
+		return;
+	uint64_t a, b, c;
+	char x[32], y[32], z[32];
+	bool full = sscanf(text, "%31s %31s %31s", x, y, z) == 3 && probe_parse_u64(x, &a) &&
+		    probe_parse_u64(y, &b) && probe_parse_u64(z, &c) && a == 0 && b == 0 &&
+		    c == 4294967295ull && !strchr(strchr(text, '\n') ? strchr(text, '\n') + 1 : "", ' ');
+	struct probe_signal s = {
+		.id = "container.uid_map",
+		.family = PROBE_FAM_CONTAINER,
+		.source = "/proc/self/uid_map",
+		.weight = PROBE_WEAK,
+		.supports = full ? PROBE_KIND_NONE : PROBE_KIND_CONTAINER,
+		.axis = PROBE_AXIS_CONTAINER,
+	};
+	probe_first_line(s.value, sizeof(s.value), text);
+	/* Collapse the column padding. */
+	char *w = s.value;
+	for (const char *r = s.value; *r; r++)
+		if (*r != ' ' || (w > s.value && w[-1] != ' '))
+			*w++ = *r;
+	*w = '\0';
+	if (s.value[0])
+		probe_add(sigs, &s);
+}
+
+static void probe_container_capbnd(struct probe_input *in, struct probe_signals *sigs)
+{
+	const char *status = probe_read(in, "/proc/self/status", NULL);
+	char v[32];
+	uint64_t cap;
+	if (!status || !probe_field(v, sizeof(v), status, "CapBnd"))
+		return;
+	char hex[40];
+	snprintf(hex, sizeof(hex), "0x%s", v);
+	if (!probe_parse_u64(hex, &cap))
+		return;
+	/* Runtimes drop CAP_SYS_ADMIN (21) from the bounding set; a full set
+	 * proves nothing (privileged containers keep it). */
+	bool no_admin = !(cap & (1ull << 21));
+	struct probe_signal s = {
+		.id = "container.cap_bounding",
+		.family = PROBE_FAM_CONTAINER,
+		.source = "/proc/self/status CapBnd",
+		.weight = PROBE_WEAK,
+		.supports = no_admin ? PROBE_KIND_CONTAINER : PROBE_KIND_NONE,
+		.axis = no_admin ? PROBE_AXIS_CONTAINER : PROBE_AXIS_INFO,
+	};
+	probe_strlcpy(s.value, sizeof(s.value), v);
+	probe_add(sigs, &s);
+}
+
+/* A runtime name from text that names it; "unknown" for anything else. */
+static const char *probe_runtime_from_text(const char *text)
+{
+	char name[64];
+	probe_first_line(name, sizeof(name), text);
+	const char *rt = PROBE_RT(probe_runtime_names, name, false);
+	return rt ? rt : "unknown";
+}
+
+static void probe_container_files(struct probe_input *in, struct probe_signals *sigs)
+{
+	static const struct {
+		const char *id, *path, *runtime; /* NULL runtime: read it from the file */
+	} files[] = {
+		{"container.dockerenv", "/.dockerenv", "docker"},
+		{"container.containerenv", "/run/.containerenv", "podman"},
+		{"container.systemd_container", "/run/systemd/container", NULL},
+		{"container.host_manager", "/run/host/container-manager", NULL},
+	};
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
+		size_t len;
+		const char *text = probe_read(in, files[i].path, &len);
+		if (!text)
+			continue;
+		struct probe_signal s = {
+			.id = files[i].id,
+			.family = PROBE_FAM_CONTAINER,
+			.source = files[i].path,
+			.weight = PROBE_WEAK,
+			.supports = PROBE_KIND_CONTAINER,
+			.axis = PROBE_AXIS_CONTAINER,
+			.vendor = files[i].runtime ? files[i].runtime : probe_runtime_from_text(text),
+		};
+		if (len)
+			probe_first_line(s.value, sizeof(s.value), text);
+		else
+			snprintf(s.value, sizeof(s.value), "present");
+		probe_add(sigs, &s);
+	}
+	/* container= in PID 1's environment (NUL-separated). */
+	size_t len;
+	const char *env = probe_read(in, "/proc/1/environ", &len);
+	for (size_t off = 0; env && off < len;) {
+		const char *e = env + off;
+		size_t n = strnlen(e, len - off);
+		if (n > 10 && strncmp(e, "container=", 10) == 0) {
+			char val[64];
+			snprintf(val, sizeof(val), "%.*s", (int)(n - 10 < 63 ? n - 10 : 63), e + 10);
+			struct probe_signal s = {
+				.id = "container.pid1_environ",
+				.family = PROBE_FAM_CONTAINER,
+				.source = "/proc/1/environ container=",
+				.weight = PROBE_WEAK,
+				.supports = PROBE_KIND_CONTAINER,
+				.axis = PROBE_AXIS_CONTAINER,
+				.vendor = probe_runtime_from_text(val),
+			};
+			probe_strlcpy(s.value, sizeof(s.value), val);
+			probe_add(sigs, &s);
+			break;
+		}
+		off += n + 1;
+	}
+}
+
+void probe_sig_container(struct probe_input *in, struct probe_signals *sigs)
+{
+	probe_container_ns(in, sigs);
+	probe_container_cgroup(in, sigs);
+	probe_container_rootfs(in, sigs);
+	probe_container_pid1(in, sigs);
+	probe_container_uid_map(in, sigs);
+	probe_container_capbnd(in, sigs);
+	probe_container_files(in, sigs);
+}

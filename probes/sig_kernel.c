@@ -1,0 +1,196 @@
+/*
+ * sig_kernel.c - kernel identity: which kernel answers our system calls.
+ *
+ * gVisor's Sentry presents a fixed identity: uname release "4.4.0" (older)
+ * or "4.19.0-gvisor" style (newer), version "#1 SMP Sun Jan 10 15:06:54 PST
+ * 2016", a /proc/version without the "(user@host) (gcc ...)" fields, a
+ * command line "BOOT_IMAGE=/vmlinuz-4.4.0-gvisor quiet" and a joke boot log
+ * starting "Starting gVisor...". All of it is text, and text can be forged
+ * (gVisor's own docs say dmesg is trivially spoofable), so every signal here
+ * is weak: the syscall family decides.
+ */
+#include "probe.h"
+
+#include <string.h>
+
+#define PROBE_GVISOR_VERSION "#1 SMP Sun Jan 10 15:06:54 PST 2016"
+
+static void probe_kernel_uname(struct probe_input *in, struct probe_signals *sigs,
+			       struct probe_kernel *k)
+{
+	const char *text = probe_read(in, "/.probe/uname", NULL);
+	char *fields[5] = {k->sysname, k->nodename, k->release, k->version, k->machine};
+	size_t sizes[5] = {sizeof(k->sysname), sizeof(k->nodename), sizeof(k->release),
+			   sizeof(k->version), sizeof(k->machine)};
+	const char *line = text;
+	for (int i = 0; i < 5 && line; i++) {
+		probe_first_line(fields[i], sizes[i], line);
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+		else
+			break;
+	}
+	if (k->release[0]) {
+		bool g = strcmp(k->release, "4.4.0") == 0 || strstr(k->release, "gvisor");
+		struct probe_signal s = {
+			.id = "kernel.uname_release",
+			.family = PROBE_FAM_KERNEL,
+			.source = "uname(2) release",
+			.weight = PROBE_WEAK,
+			.supports = g ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
+			.axis = PROBE_AXIS_GVISOR,
+		};
+		probe_strlcpy(s.value, sizeof(s.value), k->release);
+		probe_add(sigs, &s);
+	}
+	if (k->version[0]) {
+		bool g = strcmp(k->version, PROBE_GVISOR_VERSION) == 0;
+		struct probe_signal s = {
+			.id = "kernel.uname_version",
+			.family = PROBE_FAM_KERNEL,
+			.source = "uname(2) version",
+			.weight = PROBE_WEAK,
+			.supports = g ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
+			.axis = PROBE_AXIS_GVISOR,
+		};
+		probe_strlcpy(s.value, sizeof(s.value), k->version);
+		probe_add(sigs, &s);
+	}
+}
+
+static void probe_kernel_proc_version(struct probe_input *in, struct probe_signals *sigs,
+				      struct probe_kernel *k)
+{
+	const char *text = probe_read(in, "/proc/version", NULL);
+	if (!text)
+		return;
+	probe_first_line(k->proc_version, sizeof(k->proc_version), text);
+	if (!k->proc_version[0])
+		return;
+	/* Linux: "Linux version R (user@host) (gcc ...) #N ..."; gVisor has no
+	 * parenthesised build fields and its fixed date. */
+	bool g = strstr(k->proc_version, PROBE_GVISOR_VERSION) ||
+		 (probe_starts_with(k->proc_version, "Linux version ") && !strchr(k->proc_version, '('));
+	struct probe_signal s = {
+		.id = "kernel.proc_version",
+		.family = PROBE_FAM_KERNEL,
+		.source = "/proc/version",
+		.weight = PROBE_WEAK,
+		.supports = g ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
+		.axis = PROBE_AXIS_GVISOR,
+	};
+	probe_strlcpy(s.value, sizeof(s.value), k->proc_version);
+	probe_add(sigs, &s);
+}
+
+static void probe_kernel_cmdline(struct probe_input *in, struct probe_signals *sigs,
+				 struct probe_kernel *k)
+{
+	const char *text = probe_read(in, "/proc/cmdline", NULL);
+	if (!text)
+		return;
+	probe_first_line(k->cmdline, sizeof(k->cmdline), text);
+	/* An empty command line (some container runtimes' fake /proc) is no clue. */
+	if (!k->cmdline[0])
+		return;
+	bool g = strstr(k->cmdline, "-gvisor") != NULL;
+	struct probe_signal s = {
+		.id = "kernel.cmdline",
+		.family = PROBE_FAM_KERNEL,
+		.source = "/proc/cmdline",
+		.weight = PROBE_WEAK,
+		.supports = g ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
+		.axis = PROBE_AXIS_GVISOR,
+	};
+	probe_strlcpy(s.value, sizeof(s.value), k->cmdline);
+	probe_add(sigs, &s);
+}
+
+static void probe_kernel_log(struct probe_input *in, struct probe_signals *sigs)
+{
+	const char *text = probe_read(in, "/.probe/kmsg", NULL);
+	if (!text || !*text)
+		return;
+	/* gVisor's log begins with its banner; look at the first lines only. */
+	bool g = false;
+	const char *line = text;
+	for (int i = 0; i < 3 && line && *line; i++) {
+		const char *eol = strchr(line, '\n');
+		size_t n = eol ? (size_t)(eol - line) : strlen(line);
+		const char *hit = strstr(line, "Starting gVisor");
+		if (hit && hit < line + n)
+			g = true;
+		line = eol ? eol + 1 : NULL;
+	}
+	struct probe_signal s = {
+		.id = "kernel.log",
+		.family = PROBE_FAM_KERNEL,
+		.source = "kernel log (klogctl or /dev/kmsg)",
+		.weight = PROBE_WEAK,
+		.supports = g ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
+		.axis = PROBE_AXIS_GVISOR,
+	};
+	probe_first_line(s.value, sizeof(s.value), text);
+	probe_add(sigs, &s);
+}
+
+/*
+ * Linux hands out nsfs inode numbers from 0xF0000000 up, and the initial
+ * namespaces sit just below (0xEFFFFFF8..0xEFFFFFFF). gVisor numbers its
+ * namespaces like ordinary small inodes ("pid:[158]").
+ */
+static void probe_kernel_nsfs(struct probe_input *in, struct probe_signals *sigs)
+{
+	const char *text = probe_read(in, "/.probe/ns", NULL);
+	unsigned linux_like = 0, other = 0;
+	char first_other[64] = "";
+	for (const char *line = text; line && *line;) {
+		const char *br = strchr(line, '[');
+		const char *eol = strchr(line, '\n');
+		uint64_t ino;
+		char num[32];
+		if (br && (!eol || br < eol)) {
+			size_t n = 0;
+			for (br++; *br >= '0' && *br <= '9' && n < sizeof(num) - 1; br++)
+				num[n++] = *br;
+			num[n] = '\0';
+			if (*br == ']' && probe_parse_u64(num, &ino)) {
+				if (ino >= 0xEFFFFFF0ull && ino <= 0xFFFFFFFFull)
+					linux_like++;
+				else {
+					other++;
+					if (!first_other[0])
+						snprintf(first_other, sizeof(first_other), "%.*s",
+							 (int)(eol ? eol - line : 40), line);
+				}
+			}
+		}
+		line = eol ? eol + 1 : NULL;
+	}
+	if (!linux_like && !other)
+		return;
+	struct probe_signal s = {
+		.id = "kernel.nsfs_inodes",
+		.family = PROBE_FAM_KERNEL,
+		.source = "/proc/self/ns/* inode numbers",
+		.weight = PROBE_WEAK,
+		.supports = other && !linux_like ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
+		.axis = PROBE_AXIS_GVISOR,
+	};
+	if (other && !linux_like)
+		snprintf(s.value, sizeof(s.value), "non-linux (%s)", first_other);
+	else
+		snprintf(s.value, sizeof(s.value), "linux");
+	probe_add(sigs, &s);
+}
+
+void probe_sig_kernel(struct probe_input *in, struct probe_signals *sigs, struct probe_kernel *k)
+{
+	memset(k, 0, sizeof(*k));
+	probe_kernel_uname(in, sigs, k);
+	probe_kernel_proc_version(in, sigs, k);
+	probe_kernel_cmdline(in, sigs, k);
+	probe_kernel_log(in, sigs);
+	probe_kernel_nsfs(in, sigs);
+}

@@ -1,0 +1,160 @@
+/*
+ * sig_syscall.c - system call interposition: does a user-space kernel
+ * (gVisor's Sentry) answer our calls instead of Linux?
+ *
+ * Behaviour, not text: gVisor's syscall table returns ENOSYS or EPERM for
+ * calls Linux implements (measured against the runsc on this machine kind,
+ * see the table below). These are strong, unless a seccomp filter is in
+ * force: a filter can return any errno for any call, so then they are weak.
+ */
+#include "probe.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct probe_syscall_rule {
+	const char *name;
+	const char *gvisor; /* the result under gVisor */
+	const char *linux_; /* the result under Linux */
+};
+
+/* Native vs `runsc --platform=ptrace` (gVisor release 20221219). */
+static const struct probe_syscall_rule probe_syscall_rules[] = {
+	{"setfsuid", "ENOSYS", "0"},
+	{"setfsgid", "ENOSYS", "0"},
+	{"sysfs", "ENOSYS", "0"},
+	{"ustat", "ENOSYS", "EINVAL"},
+	{"sched_rr_get_interval", "EPERM", "0"},
+	{"modify_ldt", "EPERM", "0"},
+};
+
+/* Result token of NAME in "NAME RESULT" lines, or false. */
+static bool probe_syscall_result(const char *text, const char *name, char *out, size_t outsz)
+{
+	size_t nl = strlen(name);
+	for (const char *line = text; line && *line;) {
+		if (strncmp(line, name, nl) == 0 && line[nl] == ' ') {
+			probe_first_line(out, outsz, line + nl + 1);
+			/* One token: cut at the first blank. */
+			out[strcspn(out, " \t\r")] = '\0';
+			return out[0] != '\0';
+		}
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	return false;
+}
+
+/* Seccomp mode from the status file and from prctl; -1 when unknown. */
+static int probe_seccomp(struct probe_input *in, struct probe_signals *sigs, const char *calls)
+{
+	const char *status = probe_read(in, "/proc/self/status", NULL);
+	char v[32];
+	uint64_t mode;
+	int result = -1;
+	if (status && probe_field(v, sizeof(v), status, "Seccomp") && probe_parse_u64(v, &mode) &&
+	    mode <= 2) {
+		/* Docker, Podman and Kubernetes' RuntimeDefault apply a filter;
+		 * so do some services on bare hosts: weak. */
+		struct probe_signal s = {
+			.id = "syscall.seccomp_status",
+			.family = PROBE_FAM_SYSCALL,
+			.source = "/proc/self/status Seccomp",
+			.weight = PROBE_WEAK,
+			.supports = mode == 2 ? PROBE_KIND_CONTAINER : PROBE_KIND_NONE,
+			.axis = mode == 2 ? PROBE_AXIS_CONTAINER : PROBE_AXIS_INFO,
+		};
+		snprintf(s.value, sizeof(s.value), "%llu", (unsigned long long)mode);
+		probe_add(sigs, &s);
+		result = (int)mode;
+	}
+	if (calls && probe_syscall_result(calls, "prctl_seccomp", v, sizeof(v))) {
+		bool num = probe_parse_u64(v, &mode);
+		struct probe_signal s = {
+			.id = "syscall.seccomp_prctl",
+			.family = PROBE_FAM_SYSCALL,
+			.source = "prctl(PR_GET_SECCOMP)",
+			.weight = PROBE_WEAK,
+			.supports = PROBE_KIND_NONE,
+			.axis = PROBE_AXIS_INFO,
+		};
+		probe_strlcpy(s.value, sizeof(s.value), v);
+		probe_add(sigs, &s);
+		if (num && mode == 2)
+			result = 2;
+		else if (num && result < 0)
+			result = (int)mode;
+	}
+	if (status && probe_field(v, sizeof(v), status, "TracerPid") && probe_parse_u64(v, &mode)) {
+		/* A tracer (debugger, strace, proot) slows calls down; noted so
+		 * the timing below can be read with it in mind. */
+		struct probe_signal s = {
+			.id = "syscall.tracer_pid",
+			.family = PROBE_FAM_SYSCALL,
+			.source = "/proc/self/status TracerPid",
+			.weight = PROBE_WEAK,
+			.supports = PROBE_KIND_NONE,
+			.axis = PROBE_AXIS_INFO,
+		};
+		snprintf(s.value, sizeof(s.value), "%llu", (unsigned long long)mode);
+		probe_add(sigs, &s);
+	}
+	return result;
+}
+
+static void probe_syscall_timing(struct probe_input *in, struct probe_signals *sigs)
+{
+	const char *text = probe_read(in, "/.probe/timing", NULL);
+	char v[32];
+	uint64_t ns;
+	if (!text || !probe_syscall_result(text, "syscall_ns", v, sizeof(v)) ||
+	    !probe_parse_u64(v, &ns))
+		return;
+	/*
+	 * ~75 ns natively, ~67 us under gVisor's ptrace platform. Only the slow
+	 * end says anything (a tracer or ptrace-gVisor); gVisor's KVM and
+	 * systrap platforms are fast, so a fast call is no evidence against it.
+	 */
+	bool slow = ns > 10000;
+	struct probe_signal s = {
+		.id = "syscall.roundtrip_ns",
+		.family = PROBE_FAM_SYSCALL,
+		.source = "median getppid round trip",
+		.weight = PROBE_WEAK,
+		.supports = slow ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
+		.axis = slow ? PROBE_AXIS_GVISOR : PROBE_AXIS_INFO,
+	};
+	snprintf(s.value, sizeof(s.value), "%llu", (unsigned long long)ns);
+	probe_add(sigs, &s);
+}
+
+void probe_sig_syscall(struct probe_input *in, struct probe_signals *sigs)
+{
+	static const char *const ids[] = {
+		"syscall.setfsuid", "syscall.setfsgid",		     "syscall.sysfs",
+		"syscall.ustat",    "syscall.sched_rr_get_interval", "syscall.modify_ldt",
+	};
+	const char *calls = probe_read(in, "/.probe/syscalls", NULL);
+	int seccomp = probe_seccomp(in, sigs, calls);
+	for (size_t i = 0; calls && i < sizeof(probe_syscall_rules) / sizeof(probe_syscall_rules[0]);
+	     i++) {
+		const struct probe_syscall_rule *r = &probe_syscall_rules[i];
+		char v[32];
+		if (!probe_syscall_result(calls, r->name, v, sizeof(v)))
+			continue;
+		bool g = strcmp(v, r->gvisor) == 0, l = strcmp(v, r->linux_) == 0;
+		struct probe_signal s = {
+			.id = ids[i],
+			.family = PROBE_FAM_SYSCALL,
+			.source = r->name,
+			.weight = seccomp == 2 ? PROBE_WEAK : PROBE_STRONG,
+			.supports = g ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
+			/* Any other result (a seccomp errno, SIGSYS) answers nothing. */
+			.axis = g || l ? PROBE_AXIS_GVISOR : PROBE_AXIS_INFO,
+		};
+		probe_strlcpy(s.value, sizeof(s.value), v);
+		probe_add(sigs, &s);
+	}
+	probe_syscall_timing(in, sigs);
+}

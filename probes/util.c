@@ -1,0 +1,131 @@
+/*
+ * util.c - small text helpers and the signal table's storage.
+ */
+#include "probe.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+void probe_first_line(char *out, size_t outsz, const char *s)
+{
+	size_t n = 0;
+	if (!outsz)
+		return;
+	while (s && s[n] && s[n] != '\n' && n + 1 < outsz) {
+		out[n] = s[n];
+		n++;
+	}
+	out[n] = '\0';
+	probe_rstrip(out);
+}
+
+bool probe_field(char *out, size_t outsz, const char *text, const char *key)
+{
+	size_t klen = strlen(key);
+	for (const char *line = text; line && *line;) {
+		if (strncmp(line, key, klen) == 0 && line[klen] == ':') {
+			const char *v = line + klen + 1;
+			while (*v == ' ' || *v == '\t')
+				v++;
+			probe_first_line(out, outsz, v);
+			return true;
+		}
+		line = strchr(line, '\n');
+		if (line)
+			line++;
+	}
+	return false;
+}
+
+void probe_rstrip(char *s)
+{
+	size_t n = strlen(s);
+	while (n && isspace((unsigned char)s[n - 1]))
+		s[--n] = '\0';
+}
+
+bool probe_starts_with(const char *s, const char *prefix)
+{
+	return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+bool probe_contains_ci(const char *hay, const char *needle)
+{
+	size_t nl = strlen(needle);
+	if (!nl)
+		return true;
+	for (; *hay; hay++)
+		if (strncasecmp(hay, needle, nl) == 0)
+			return true;
+	return false;
+}
+
+bool probe_parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	if (!s || !*s || *s == '-' || isspace((unsigned char)*s))
+		return false;
+	unsigned long long v = strtoull(s, &end, 0);
+	if (end == s || (*end && !isspace((unsigned char)*end)))
+		return false;
+	*out = v;
+	return true;
+}
+
+struct probe_signal *probe_add(struct probe_signals *sigs, const struct probe_signal *s)
+{
+	if (sigs->n >= PROBE_MAX_SIGNALS || probe_find(sigs, s->id) >= 0)
+		return NULL;
+	struct probe_signal *d = &sigs->v[sigs->n++];
+	*d = *s;
+	/* Values come from hostile input: keep them printable and bounded. */
+	size_t j = 0;
+	for (size_t i = 0; s->value[i] && j + 1 < sizeof(d->value); i++)
+		d->value[j++] = s->value[i];
+	d->value[j] = '\0';
+	if (!d->vendor)
+		d->vendor = "";
+	if (!d->hypervisor)
+		d->hypervisor = "";
+	if (!d->source)
+		d->source = "";
+	return d;
+}
+
+int probe_find(const struct probe_signals *sigs, const char *id)
+{
+	for (size_t i = 0; i < sigs->n; i++)
+		if (strcmp(sigs->v[i].id, id) == 0)
+			return (int)i;
+	return -1;
+}
+
+const char *probe_family_name(enum probe_family f)
+{
+	static const char *const names[] = {"virt", "kernel", "syscall", "container"};
+	return (unsigned)f < 4 ? names[f] : "virt";
+}
+
+const char *probe_weight_name(enum probe_weight w)
+{
+	return w == PROBE_STRONG ? "strong" : "weak";
+}
+
+const char *probe_kind_name(enum probe_kind k)
+{
+	static const char *const names[] = {"none", "vm", "gvisor", "container"};
+	return (unsigned)k < 4 ? names[k] : "none";
+}
+
+void probe_strlcpy(char *dst, size_t size, const char *src)
+{
+	size_t n = 0;
+	if (!size)
+		return;
+	while (src && src[n] && n + 1 < size) {
+		dst[n] = src[n];
+		n++;
+	}
+	dst[n] = '\0';
+}
