@@ -15,7 +15,8 @@ static int git_fail(isotier_error *err, int code, const char *fmt, ...)
 	vsnprintf(ctx, sizeof ctx, fmt, ap);
 	va_end(ap);
 	const git_error *e = git_error_last();
-	return isotier_error_set(err, code, 0, "%s: %s", ctx, e && e->message ? e->message : "libgit2 error");
+	return isotier_error_set(err, code, 0, "%s: %s", ctx,
+	                         e && e->message ? e->message : "libgit2 error");
 }
 
 void churn_short_id(char *buf, size_t len, const git_oid *oid)
@@ -36,9 +37,10 @@ int churn_repo_open(git_repository **out, const char *path, isotier_error *err)
 static const char *shallow_hint(git_repository *repo)
 {
 	return git_repository_is_shallow(repo) == 1
-		       ? " (this is a shallow clone: the commit may be outside it; fetch the full "
-			 "history, e.g. `git fetch --unshallow --tags`, or check out with fetch-depth: 0)"
-		       : "";
+	           ? " (this is a shallow clone: the commit may be outside it; fetch the full "
+	             "history, e.g. `git fetch --unshallow --tags`, or check out with fetch-depth: "
+	             "0)"
+	           : "";
 }
 
 int churn_resolve(git_commit **out, git_repository *repo, const char *spec, isotier_error *err)
@@ -48,13 +50,14 @@ int churn_resolve(git_commit **out, git_repository *repo, const char *spec, isot
 	int rc = git_revparse_single(&obj, repo, spec);
 	if (rc < 0) {
 		const git_error *e = git_error_last();
-		return isotier_error_set(err, ISOTIER_ENOTFOUND, 0,
-					 "revision '%s' not found (a tag, branch or commit id): %s%s",
-					 spec, e && e->message ? e->message : "", shallow_hint(repo));
+		return isotier_error_set(
+		    err, ISOTIER_ENOTFOUND, 0,
+		    "revision '%s' not found (a tag, branch or commit id): %s%s", spec,
+		    e && e->message ? e->message : "", shallow_hint(repo));
 	}
 	if (git_object_peel(&peeled, obj, GIT_OBJECT_COMMIT) < 0)
 		return git_fail(err, ISOTIER_ENOTFOUND, "revision '%s' is not a commit%s", spec,
-				shallow_hint(repo));
+		                shallow_hint(repo));
 	*out = (git_commit *)steal_pointer(&peeled);
 	return 0;
 }
@@ -72,11 +75,14 @@ static bool ident_ok(const char *s)
 	return true;
 }
 
-static void cjson_deletep(cJSON **p) { cJSON_Delete(*p); }
+static void cjson_deletep(cJSON **p)
+{
+	cJSON_Delete(*p);
+}
 
 /* Tolerant of schema drift across history: only id, tier and mechanism. */
 static int claim_parse_json(char **id, churn_claimref *claim, const char *buf, size_t len,
-			    const char *where, isotier_error *err)
+                            const char *where, isotier_error *err)
 {
 	__attribute__((cleanup(cjson_deletep))) cJSON *root = cJSON_ParseWithLength(buf, len);
 	if (!root)
@@ -88,17 +94,27 @@ static int claim_parse_json(char **id, churn_claimref *claim, const char *buf, s
 	for (int i = 0; i < 3; i++) {
 		const cJSON *f = cJSON_GetObjectItemCaseSensitive(root, fields[i]);
 		if (!f)
-			return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: field \"%s\" missing", where, fields[i]);
+			return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: field \"%s\" missing",
+			                         where, fields[i]);
 		if (!cJSON_IsString(f) || !f->valuestring)
-			return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: field \"%s\" is not a string", where, fields[i]);
+			return isotier_error_set(err, ISOTIER_EDATA, 0,
+			                         "%s: field \"%s\" is not a string", where,
+			                         fields[i]);
 		v[i] = f->valuestring;
 	}
 	if (!ident_ok(v[0]))
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: field \"id\" must match [a-z0-9][a-z0-9-]* (at most %d bytes)", where, CHURN_ID_MAX);
+		return isotier_error_set(
+		    err, ISOTIER_EDATA, 0,
+		    "%s: field \"id\" must match [a-z0-9][a-z0-9-]* (at most %d bytes)", where,
+		    CHURN_ID_MAX);
 	if (isotier_tier_parse(&claim->tier, v[1]) < 0)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: field \"tier\": unknown tier", where);
+		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: field \"tier\": unknown tier",
+		                         where);
 	if (!ident_ok(v[2]))
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: field \"mechanism\" must match [a-z0-9][a-z0-9-]* (at most %d bytes)", where, CHURN_ID_MAX);
+		return isotier_error_set(
+		    err, ISOTIER_EDATA, 0,
+		    "%s: field \"mechanism\" must match [a-z0-9][a-z0-9-]* (at most %d bytes)",
+		    where, CHURN_ID_MAX);
 	snprintf(claim->mechanism, sizeof claim->mechanism, "%s", v[2]);
 	if (!(*id = strdup(v[0])))
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
@@ -151,7 +167,7 @@ static int blob_cache_grow(blob_cache *c)
 }
 
 static int blob_claim(const blob_slot **out, blob_cache *cache, git_repository *repo,
-		      const git_oid *oid, const char *where, isotier_error *err)
+                      const git_oid *oid, const char *where, isotier_error *err)
 {
 	if (cache->n * 2 >= cache->cap && blob_cache_grow(cache) < 0)
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
@@ -165,9 +181,11 @@ static int blob_claim(const blob_slot **out, blob_cache *cache, git_repository *
 		return git_fail(err, ISOTIER_EDATA, "%s: read blob", where);
 	git_object_size_t size = git_blob_rawsize(blob);
 	if (size > CHURN_JSON_MAX)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: larger than %d bytes", where, CHURN_JSON_MAX);
+		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: larger than %d bytes", where,
+		                         CHURN_JSON_MAX);
 	blob_slot s = {.oid = *oid, .used = true};
-	if (claim_parse_json(&s.id, &s.claim, git_blob_rawcontent(blob), (size_t)size, where, err) < 0)
+	if (claim_parse_json(&s.id, &s.claim, git_blob_rawcontent(blob), (size_t)size, where, err) <
+	    0)
 		return err ? err->code : ISOTIER_EDATA;
 	cache->slots[i] = s;
 	cache->n++;
@@ -194,7 +212,7 @@ static int claim_cmp(const void *a, const void *b)
 
 /* The catalogue/providers tree of commit; *dir NULL when the revision has none. */
 static int providers_dir(git_tree **dir, git_repository *repo, git_commit *commit,
-			 const char *label, isotier_error *err)
+                         const char *label, isotier_error *err)
 {
 	cleanup_git_tree git_tree *root = NULL;
 	cleanup_git_entry git_tree_entry *ent = NULL;
@@ -207,15 +225,17 @@ static int providers_dir(git_tree **dir, git_repository *repo, git_commit *commi
 	if (rc < 0)
 		return git_fail(err, ISOTIER_EDATA, "revision %s: %s", label, CHURN_PROVIDERS_DIR);
 	if (git_tree_entry_type(ent) != GIT_OBJECT_TREE)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "revision %s: %s is not a directory", label,
-					 CHURN_PROVIDERS_DIR);
+		return isotier_error_set(err, ISOTIER_EDATA, 0,
+		                         "revision %s: %s is not a directory", label,
+		                         CHURN_PROVIDERS_DIR);
 	if (git_tree_lookup(dir, repo, git_tree_entry_id(ent)) < 0)
-		return git_fail(err, ISOTIER_EDATA, "revision %s: read %s", label, CHURN_PROVIDERS_DIR);
+		return git_fail(err, ISOTIER_EDATA, "revision %s: read %s", label,
+		                CHURN_PROVIDERS_DIR);
 	return 0;
 }
 
 static int snapshot_from_dir(churn_snapshot *out, git_repository *repo, git_tree *dir,
-			     const char *label, blob_cache *cache, isotier_error *err)
+                             const char *label, blob_cache *cache, isotier_error *err)
 {
 	memset(out, 0, sizeof *out);
 	if (!dir)
@@ -223,21 +243,25 @@ static int snapshot_from_dir(churn_snapshot *out, git_repository *repo, git_tree
 	out->dir_oid = *git_tree_id(dir);
 	size_t n = git_tree_entrycount(dir);
 	if (n > CHURN_PROVIDERS_MAX)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "revision %s: more than %d files in %s",
-					 label, CHURN_PROVIDERS_MAX, CHURN_PROVIDERS_DIR);
+		return isotier_error_set(err, ISOTIER_EDATA, 0,
+		                         "revision %s: more than %d files in %s", label,
+		                         CHURN_PROVIDERS_MAX, CHURN_PROVIDERS_DIR);
 	if (n && !(out->items = calloc(n, sizeof *out->items)))
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 	for (size_t i = 0; i < n; i++) {
 		const git_tree_entry *e = git_tree_entry_byindex(dir, i);
 		const char *name = git_tree_entry_name(e);
 		size_t len = strlen(name);
-		if (len < 6 || strcmp(name + len - 5, ".json") || git_tree_entry_type(e) != GIT_OBJECT_BLOB)
+		if (len < 6 || strcmp(name + len - 5, ".json") ||
+		    git_tree_entry_type(e) != GIT_OBJECT_BLOB)
 			continue;
 		char where[1024];
-		snprintf(where, sizeof where, "revision %s: %s/%s", label, CHURN_PROVIDERS_DIR, name);
+		snprintf(where, sizeof where, "revision %s: %s/%s", label, CHURN_PROVIDERS_DIR,
+		         name);
 		if (git_tree_entry_filemode(e) == GIT_FILEMODE_LINK) {
 			churn_snapshot_clear(out);
-			return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: a symbolic link", where);
+			return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: a symbolic link",
+			                         where);
 		}
 		const blob_slot *slot = NULL;
 		if (blob_claim(&slot, cache, repo, git_tree_entry_id(e), where, err) < 0) {
@@ -258,9 +282,9 @@ static int snapshot_from_dir(churn_snapshot *out, git_repository *repo, git_tree
 		qsort(out->items, out->n, sizeof *out->items, claim_cmp);
 	for (size_t i = 1; i < out->n; i++)
 		if (!strcmp(out->items[i - 1].id, out->items[i].id)) {
-			int rc = isotier_error_set(err, ISOTIER_EDATA, 0,
-						   "revision %s: %s and %s both have id \"%s\"", label,
-						   out->items[i - 1].path, out->items[i].path, out->items[i].id);
+			int rc = isotier_error_set(
+			    err, ISOTIER_EDATA, 0, "revision %s: %s and %s both have id \"%s\"",
+			    label, out->items[i - 1].path, out->items[i].path, out->items[i].id);
 			churn_snapshot_clear(out);
 			return rc;
 		}
@@ -268,7 +292,7 @@ static int snapshot_from_dir(churn_snapshot *out, git_repository *repo, git_tree
 }
 
 int churn_snapshot_load(churn_snapshot *out, git_repository *repo, git_commit *commit,
-			const char *label, isotier_error *err)
+                        const char *label, isotier_error *err)
 {
 	memset(out, 0, sizeof *out);
 	cleanup_git_tree git_tree *dir = NULL;
@@ -294,7 +318,7 @@ void churn_changes_clear(churn_changes *c)
 }
 
 static int change_add(churn_changes *out, churn_kind kind, const churn_claim *a,
-		      const churn_claim *b, isotier_error *err)
+                      const churn_claim *b, isotier_error *err)
 {
 	if (out->n == out->cap) {
 		size_t ncap = out->cap ? out->cap * 2 : 16;
@@ -334,19 +358,22 @@ static int change_add(churn_changes *out, churn_kind kind, const churn_claim *a,
 }
 
 int churn_diff(churn_changes *out, const churn_snapshot *old, const churn_snapshot *new_,
-	       isotier_error *err)
+               isotier_error *err)
 {
 	size_t i = 0, j = 0;
 	int rc = 0;
 	while (rc == 0 && (i < old->n || j < new_->n)) {
-		int cmp = i == old->n ? 1 : j == new_->n ? -1 : strcmp(old->items[i].id, new_->items[j].id);
+		int cmp = i == old->n    ? 1
+		          : j == new_->n ? -1
+		                         : strcmp(old->items[i].id, new_->items[j].id);
 		if (cmp < 0) {
 			rc = change_add(out, CHURN_REMOVED, &old->items[i++], NULL, err);
 		} else if (cmp > 0) {
 			rc = change_add(out, CHURN_ADDED, NULL, &new_->items[j++], err);
 		} else {
 			if (!churn_claim_eq(&old->items[i].claim, &new_->items[j].claim))
-				rc = change_add(out, CHURN_CHANGED, &old->items[i], &new_->items[j], err);
+				rc = change_add(out, CHURN_CHANGED, &old->items[i], &new_->items[j],
+				                err);
 			i++;
 			j++;
 		}
@@ -355,7 +382,7 @@ int churn_diff(churn_changes *out, const churn_snapshot *old, const churn_snapsh
 }
 
 int churn_read_blob(char **out, size_t *len, bool *found, git_repository *repo, git_commit *commit,
-		    const char *path, size_t max, isotier_error *err)
+                    const char *path, size_t max, isotier_error *err)
 {
 	cleanup_git_tree git_tree *root = NULL;
 	cleanup_git_entry git_tree_entry *ent = NULL;
@@ -368,13 +395,15 @@ int churn_read_blob(char **out, size_t *len, bool *found, git_repository *repo, 
 		return 0;
 	if (rc < 0)
 		return git_fail(err, ISOTIER_EDATA, "%s", path);
-	if (git_tree_entry_type(ent) != GIT_OBJECT_BLOB || git_tree_entry_filemode(ent) == GIT_FILEMODE_LINK)
+	if (git_tree_entry_type(ent) != GIT_OBJECT_BLOB ||
+	    git_tree_entry_filemode(ent) == GIT_FILEMODE_LINK)
 		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: not a regular file", path);
 	if (git_blob_lookup(&blob, repo, git_tree_entry_id(ent)) < 0)
 		return git_fail(err, ISOTIER_EDATA, "read %s", path);
 	git_object_size_t size = git_blob_rawsize(blob);
 	if (size > max)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: larger than %zu bytes", path, max);
+		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: larger than %zu bytes", path,
+		                         max);
 	char *buf = malloc((size_t)size + 1);
 	if (!buf)
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
@@ -394,11 +423,13 @@ typedef struct oid_list {
 } oid_list;
 
 static int walk_first_parent(oid_list *out, git_repository *repo, git_commit *head,
-			     git_commit *since, isotier_error *err)
+                             git_commit *since, isotier_error *err)
 {
 	cleanup_git_revwalk git_revwalk *walk = NULL;
-	if (git_revwalk_new(&walk, repo) < 0 || git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL) < 0 ||
-	    git_revwalk_simplify_first_parent(walk) < 0 || git_revwalk_push(walk, git_commit_id(head)) < 0)
+	if (git_revwalk_new(&walk, repo) < 0 ||
+	    git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL) < 0 ||
+	    git_revwalk_simplify_first_parent(walk) < 0 ||
+	    git_revwalk_push(walk, git_commit_id(head)) < 0)
 		return git_fail(err, ISOTIER_EDATA, "walk history");
 	if (since && git_revwalk_hide(walk, git_commit_id(since)) < 0)
 		return git_fail(err, ISOTIER_EDATA, "walk history%s", shallow_hint(repo));
@@ -421,7 +452,7 @@ static int walk_first_parent(oid_list *out, git_repository *repo, git_commit *he
 }
 
 static int log_step(churn_changes *out, churn_snapshot *prev, git_repository *repo,
-		    git_commit *commit, blob_cache *cache, isotier_error *err)
+                    git_commit *commit, blob_cache *cache, isotier_error *err)
 {
 	char label[GIT_OID_HEXSZ + 1];
 	git_oid_tostr(label, sizeof label, git_commit_id(commit));
@@ -447,7 +478,7 @@ static int log_step(churn_changes *out, churn_snapshot *prev, git_repository *re
 }
 
 int churn_log(churn_changes *out, git_repository *repo, git_commit *head, git_commit *since,
-	      isotier_error *err)
+              isotier_error *err)
 {
 	oid_list oids = {0};
 	int rc = walk_first_parent(&oids, repo, head, since, err);
@@ -464,7 +495,8 @@ int churn_log(churn_changes *out, git_repository *repo, git_commit *head, git_co
 			git_oid_tostr(label, sizeof label, git_commit_parent_id(oldest, 0));
 			cleanup_git_tree git_tree *dir = NULL;
 			if (git_commit_parent(&parent, oldest, 0) < 0)
-				rc = git_fail(err, ISOTIER_EDATA, "read commit %s%s", label, shallow_hint(repo));
+				rc = git_fail(err, ISOTIER_EDATA, "read commit %s%s", label,
+				              shallow_hint(repo));
 			else if ((rc = providers_dir(&dir, repo, parent, label, err)) == 0)
 				rc = snapshot_from_dir(&prev, repo, dir, label, &cache, err);
 		}

@@ -14,24 +14,48 @@
 #include <stdint.h>
 
 #define CHURN_PROVIDERS_DIR "catalogue/providers"
-#define CHURN_JSON_MAX (1024 * 1024) /* bytes of one historical provider file */
-#define CHURN_PROVIDERS_MAX 100000   /* files per revision */
+#define CHURN_JSON_MAX      (1024 * 1024) /* bytes of one historical provider file */
+#define CHURN_PROVIDERS_MAX 100000        /* files per revision */
 
-static inline void churn_repo_freep(git_repository **p) { git_repository_free(*p); }
-static inline void churn_commit_freep(git_commit **p) { git_commit_free(*p); }
-static inline void churn_tree_freep(git_tree **p) { git_tree_free(*p); }
-static inline void churn_entry_freep(git_tree_entry **p) { git_tree_entry_free(*p); }
-static inline void churn_blob_freep(git_blob **p) { git_blob_free(*p); }
-static inline void churn_object_freep(git_object **p) { git_object_free(*p); }
-static inline void churn_revwalk_freep(git_revwalk **p) { git_revwalk_free(*p); }
-static inline void churn_strarray_freep(git_strarray *p) { git_strarray_dispose(p); }
-#define cleanup_git_repo __attribute__((cleanup(churn_repo_freep)))
-#define cleanup_git_commit __attribute__((cleanup(churn_commit_freep)))
-#define cleanup_git_tree __attribute__((cleanup(churn_tree_freep)))
-#define cleanup_git_entry __attribute__((cleanup(churn_entry_freep)))
-#define cleanup_git_blob __attribute__((cleanup(churn_blob_freep)))
-#define cleanup_git_object __attribute__((cleanup(churn_object_freep)))
-#define cleanup_git_revwalk __attribute__((cleanup(churn_revwalk_freep)))
+static inline void churn_repo_freep(git_repository **p)
+{
+	git_repository_free(*p);
+}
+static inline void churn_commit_freep(git_commit **p)
+{
+	git_commit_free(*p);
+}
+static inline void churn_tree_freep(git_tree **p)
+{
+	git_tree_free(*p);
+}
+static inline void churn_entry_freep(git_tree_entry **p)
+{
+	git_tree_entry_free(*p);
+}
+static inline void churn_blob_freep(git_blob **p)
+{
+	git_blob_free(*p);
+}
+static inline void churn_object_freep(git_object **p)
+{
+	git_object_free(*p);
+}
+static inline void churn_revwalk_freep(git_revwalk **p)
+{
+	git_revwalk_free(*p);
+}
+static inline void churn_strarray_freep(git_strarray *p)
+{
+	git_strarray_dispose(p);
+}
+#define cleanup_git_repo     __attribute__((cleanup(churn_repo_freep)))
+#define cleanup_git_commit   __attribute__((cleanup(churn_commit_freep)))
+#define cleanup_git_tree     __attribute__((cleanup(churn_tree_freep)))
+#define cleanup_git_entry    __attribute__((cleanup(churn_entry_freep)))
+#define cleanup_git_blob     __attribute__((cleanup(churn_blob_freep)))
+#define cleanup_git_object   __attribute__((cleanup(churn_object_freep)))
+#define cleanup_git_revwalk  __attribute__((cleanup(churn_revwalk_freep)))
 #define cleanup_git_strarray __attribute__((cleanup(churn_strarray_freep)))
 
 /* One provider's claim at one revision. */
@@ -56,7 +80,7 @@ typedef struct churn_change {
 	char *old_path, *new_path; /* NULL on the absent side */
 	churn_claimref from, to;   /* zeroed on the absent side */
 	bool tier_changed, mechanism_changed;
-	const churn_entry *entry;  /* the CHURN.md entry logging it; NULL: unlogged */
+	const churn_entry *entry; /* the CHURN.md entry logging it; NULL: unlogged */
 	/* churn log only: the commit that made the change */
 	char commit[GIT_OID_HEXSZ + 1];
 	int64_t time;    /* committer time, seconds since the epoch */
@@ -79,23 +103,23 @@ int churn_resolve(git_commit **out, git_repository *repo, const char *spec, isot
  * tolerant of schema changes (only id, tier and mechanism are read) but a
  * file missing those or not JSON is ISOTIER_EDATA naming label and path. */
 int churn_snapshot_load(churn_snapshot *out, git_repository *repo, git_commit *commit,
-			const char *label, isotier_error *err);
+                        const char *label, isotier_error *err);
 void churn_snapshot_clear(churn_snapshot *s);
 
 /* Appends the differences old -> new, keyed by provider id, sorted by id. */
 int churn_diff(churn_changes *out, const churn_snapshot *old, const churn_snapshot *new_,
-	       isotier_error *err);
+               isotier_error *err);
 void churn_changes_clear(churn_changes *c);
 
 /* Reads path in commit's tree; *found false (and 0 returned) when absent. */
 int churn_read_blob(char **out, size_t *len, bool *found, git_repository *repo, git_commit *commit,
-		    const char *path, size_t max, isotier_error *err);
+                    const char *path, size_t max, isotier_error *err);
 
 /* Every change along the first-parent chain from head back to (excluding)
  * since (NULL: back to the root commit, where every provider is "added"),
  * oldest first. */
 int churn_log(churn_changes *out, git_repository *repo, git_commit *head, git_commit *since,
-	      isotier_error *err);
+              isotier_error *err);
 
 /* "abc1234" (12 hex digits) of a commit. */
 void churn_short_id(char *buf, size_t len, const git_oid *oid);

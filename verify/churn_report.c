@@ -100,10 +100,10 @@ void churn_report_text(FILE *f, const churn_report *r)
 		put_sanitized(f, "release %s: ", r->version);
 	if (r->since_spec[0])
 		put_sanitized(f, "catalogue churn %s (%.12s) .. %s (%.12s)\n", r->since_spec,
-			      r->since_id, r->until_spec, r->until_id);
+		              r->since_id, r->until_spec, r->until_id);
 	else
 		put_sanitized(f, "catalogue churn (empty catalogue) .. %s (%.12s)\n", r->until_spec,
-			      r->until_id);
+		              r->until_id);
 	size_t n_changed = 0;
 	for (size_t i = 0; i < r->changes.n; i++) {
 		const churn_change *c = &r->changes.items[i];
@@ -111,9 +111,10 @@ void churn_report_text(FILE *f, const churn_report *r)
 		change_format(what, sizeof what, c);
 		if (c->kind != CHURN_CHANGED) {
 			char claim[96];
-			churn_claim_format(claim, sizeof claim, c->kind == CHURN_ADDED ? &c->to : &c->from);
+			churn_claim_format(claim, sizeof claim,
+			                   c->kind == CHURN_ADDED ? &c->to : &c->from);
 			put_sanitized(f, "  %-8s %s: %s (%s)\n", kind_name(c), c->id, claim,
-				      c->new_path ? c->new_path : c->old_path);
+			              c->new_path ? c->new_path : c->old_path);
 			continue;
 		}
 		n_changed++;
@@ -123,15 +124,16 @@ void churn_report_text(FILE *f, const churn_report *r)
 			put_sanitized(f, "  logged   %s (CHURN.md:%u)\n", what, c->entry->line);
 		else
 			put_sanitized(f,
-				      "  UNLOGGED %s: add to CHURN.md \"### YYYY-MM-DD \u2014 %s\" "
-				      "with '- Source: URL' and '- Note: text'\n",
-				      what, what);
+			              "  UNLOGGED %s: add to CHURN.md \"### YYYY-MM-DD \u2014 %s\" "
+			              "with '- Source: URL' and '- Note: text'\n",
+			              what, what);
 	}
 	for (size_t i = 0; i < r->n_checks; i++)
 		if (r->checks[i].failure)
-			put_sanitized(f, "  FAILED   %s: %s\n", r->checks[i].name, r->checks[i].failure);
-	put_sanitized(f, "%zu provider change(s), %zu tier/mechanism change(s), %zu unlogged", r->changes.n,
-		      n_changed, r->unlogged);
+			put_sanitized(f, "  FAILED   %s: %s\n", r->checks[i].name,
+			              r->checks[i].failure);
+	put_sanitized(f, "%zu provider change(s), %zu tier/mechanism change(s), %zu unlogged",
+	              r->changes.n, n_changed, r->unlogged);
 	if (r->version[0])
 		put_sanitized(f, "; %zu changelog check(s), %zu failed", r->n_checks, r->n_failed);
 	if (!r->entries_found)
@@ -272,17 +274,20 @@ int churn_report_junit(const char *path, const churn_report *r, isotier_error *e
 	if (!f)
 		return isotier_error_set(err, ISOTIER_EIO, errno, "open %s", path);
 	size_t tests = r->changes.n + r->n_checks;
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n"
-		   "  <testsuite name=\"isotier churn\" tests=\"%zu\" failures=\"%zu\" errors=\"0\">\n",
-		tests, r->unlogged + r->n_failed);
+	fprintf(
+	    f,
+	    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<testsuites>\n"
+	    "  <testsuite name=\"isotier churn\" tests=\"%zu\" failures=\"%zu\" errors=\"0\">\n",
+	    tests, r->unlogged + r->n_failed);
 	for (size_t i = 0; i < r->changes.n; i++) {
 		const churn_change *c = &r->changes.items[i];
 		char name[512], failure[768];
 		change_format(name, sizeof name, c);
 		const char *fail = NULL;
 		if (c->kind == CHURN_CHANGED && !c->entry) {
-			snprintf(failure, sizeof failure, "unlogged %s change: no CHURN.md entry for %s",
-				 kind_name(c), name);
+			snprintf(failure, sizeof failure,
+			         "unlogged %s change: no CHURN.md entry for %s", kind_name(c),
+			         name);
 			fail = failure;
 		}
 		junit_case(f, "churn", name, fail);
@@ -299,7 +304,8 @@ int churn_report_junit(const char *path, const churn_report *r, isotier_error *e
 
 static int by_provider(const void *a, const void *b)
 {
-	const churn_change *x = *(const churn_change *const *)a, *y = *(const churn_change *const *)b;
+	const churn_change *x = *(const churn_change *const *)a,
+	                   *y = *(const churn_change *const *)b;
 	int c = strcmp(x->id, y->id);
 	if (c)
 		return c;

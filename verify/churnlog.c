@@ -5,10 +5,10 @@
 #include <string.h>
 
 #define EM_DASH "\xe2\x80\x94"
-#define ARROW "\xe2\x86\x92"
+#define ARROW   "\xe2\x86\x92"
 
 static int data_err(isotier_error *err, const char *name, unsigned line, const char *fmt, ...)
-	ISOTIER_PRINTF(4, 5);
+    ISOTIER_PRINTF(4, 5);
 static int data_err(isotier_error *err, const char *name, unsigned line, const char *fmt, ...)
 {
 	char msg[1024];
@@ -57,7 +57,7 @@ static bool valid_date(const char *s)
 
 /* TIER/mechanism at *p; advances *p. */
 static int claim_parse(churn_claimref *out, const char **p, const char *name, unsigned line,
-		       const char *which, isotier_error *err)
+                       const char *which, isotier_error *err)
 {
 	const char *s = *p;
 	size_t t = 0;
@@ -66,7 +66,7 @@ static int claim_parse(churn_claimref *out, const char **p, const char *name, un
 	char tier[16] = "";
 	if (t == 0 || t >= sizeof tier || s[t] != '/')
 		return data_err(err, name, line,
-				"%s claim: expected TIER/mechanism (e.g. GVISOR/gvisor)", which);
+		                "%s claim: expected TIER/mechanism (e.g. GVISOR/gvisor)", which);
 	memcpy(tier, s, t);
 	tier[t] = '\0';
 	int tv;
@@ -75,15 +75,16 @@ static int claim_parse(churn_claimref *out, const char **p, const char *name, un
 			break;
 	if (tv > ISOTIER_MICROVM)
 		return data_err(err, name, line,
-				"%s claim: unknown tier '%s' (UNKNOWN, CONTAINER, GVISOR, MICROVM)",
-				which, tier);
+		                "%s claim: unknown tier '%s' (UNKNOWN, CONTAINER, GVISOR, MICROVM)",
+		                which, tier);
 	out->tier = (isotier_tier)tv;
 	s += t + 1;
 	size_t m = ident_span(s);
 	if (m == 0 || m > CHURN_ID_MAX)
-		return data_err(err, name, line,
-				"%s claim: mechanism must match [a-z0-9][a-z0-9-]* (at most %d bytes)",
-				which, CHURN_ID_MAX);
+		return data_err(
+		    err, name, line,
+		    "%s claim: mechanism must match [a-z0-9][a-z0-9-]* (at most %d bytes)", which,
+		    CHURN_ID_MAX);
 	memcpy(out->mechanism, s, m);
 	out->mechanism[m] = '\0';
 	*p = s + m;
@@ -91,12 +92,13 @@ static int claim_parse(churn_claimref *out, const char **p, const char *name, un
 }
 
 int churn_heading_parse(churn_entry *out, const char *s, const char *name, unsigned line,
-			isotier_error *err)
+                        isotier_error *err)
 {
 	memset(out, 0, sizeof *out);
 	out->line = line;
 	if (strlen(s) < 10 || !valid_date(s))
-		return data_err(err, name, line, "expected a date YYYY-MM-DD at the start of the entry");
+		return data_err(err, name, line,
+		                "expected a date YYYY-MM-DD at the start of the entry");
 	memcpy(out->date, s, 10);
 	const char *p = s + 10;
 	if (!strncmp(p, " " EM_DASH " ", 5))
@@ -107,9 +109,10 @@ int churn_heading_parse(churn_entry *out, const char *s, const char *name, unsig
 		return data_err(err, name, line, "expected ' \u2014 ' (or ' -- ') after the date");
 	size_t n = ident_span(p);
 	if (n == 0 || n > CHURN_ID_MAX || p[n] != ':' || p[n + 1] != ' ')
-		return data_err(err, name, line,
-				"expected a provider id [a-z0-9][a-z0-9-]* (at most %d bytes) then ': '",
-				CHURN_ID_MAX);
+		return data_err(
+		    err, name, line,
+		    "expected a provider id [a-z0-9][a-z0-9-]* (at most %d bytes) then ': '",
+		    CHURN_ID_MAX);
 	memcpy(out->id, p, n);
 	out->id[n] = '\0';
 	p += n + 2;
@@ -120,7 +123,8 @@ int churn_heading_parse(churn_entry *out, const char *s, const char *name, unsig
 	else if (!strncmp(p, " -> ", 4))
 		p += 4;
 	else
-		return data_err(err, name, line, "expected ' \u2192 ' (or ' -> ') between the claims");
+		return data_err(err, name, line,
+		                "expected ' \u2192 ' (or ' -> ') between the claims");
 	if (claim_parse(&out->to, &p, name, line, "new", err) < 0)
 		return err ? err->code : ISOTIER_EDATA;
 	if (*p)
@@ -133,8 +137,8 @@ int churn_heading_parse(churn_entry *out, const char *s, const char *name, unsig
 void churn_heading_format(char *buf, size_t len, const churn_entry *e)
 {
 	snprintf(buf, len, "%s \u2014 %s: %s/%s \u2192 %s/%s", e->date, e->id,
-		 isotier_tier_name(e->from.tier), e->from.mechanism, isotier_tier_name(e->to.tier),
-		 e->to.mechanism);
+	         isotier_tier_name(e->from.tier), e->from.mechanism, isotier_tier_name(e->to.tier),
+	         e->to.mechanism);
 }
 
 bool churn_claim_eq(const churn_claimref *a, const churn_claimref *b)
@@ -167,7 +171,8 @@ void churn_entries_clear(churn_entries *e)
 	memset(e, 0, sizeof *e);
 }
 
-static int entries_push(churn_entries *e, const churn_entry *x, const char *name, isotier_error *err)
+static int entries_push(churn_entries *e, const churn_entry *x, const char *name,
+                        isotier_error *err)
 {
 	if (e->n >= CHURN_ENTRIES_MAX)
 		return data_err(err, name, x->line, "more than %d entries", CHURN_ENTRIES_MAX);
@@ -186,8 +191,8 @@ static int entries_push(churn_entries *e, const churn_entry *x, const char *name
 /* A change from -> to logged by one entry, or by a chain of entries of the
  * same provider; visited bounds the search by the number of entries. */
 static const churn_entry *chain_find(const churn_entries *e, const char *id,
-				     const churn_claimref *from, const churn_claimref *to,
-				     bool *visited)
+                                     const churn_claimref *from, const churn_claimref *to,
+                                     bool *visited)
 {
 	for (size_t i = 0; i < e->n; i++) {
 		const churn_entry *x = &e->items[i];
@@ -201,7 +206,7 @@ static const churn_entry *chain_find(const churn_entries *e, const char *id,
 }
 
 const churn_entry *churn_entries_match(const churn_entries *e, const char *id,
-				       const churn_claimref *from, const churn_claimref *to)
+                                       const churn_claimref *from, const churn_claimref *to)
 {
 	for (size_t i = 0; i < e->n; i++)
 		if (!strcmp(e->items[i].id, id) && churn_claim_eq(&e->items[i].from, from) &&
@@ -226,7 +231,11 @@ static bool utf8_valid(const unsigned char *s, size_t n)
 {
 	for (size_t i = 0; i < n;) {
 		unsigned c = s[i];
-		size_t k = c < 0x80 ? 0 : (c & 0xe0) == 0xc0 ? 1 : (c & 0xf0) == 0xe0 ? 2 : (c & 0xf8) == 0xf0 ? 3 : 9;
+		size_t k = c < 0x80             ? 0
+		           : (c & 0xe0) == 0xc0 ? 1
+		           : (c & 0xf0) == 0xe0 ? 2
+		           : (c & 0xf8) == 0xf0 ? 3
+		                                : 9;
 		if (k == 9 || (k == 1 && c < 0xc2) || i + k >= n + (k ? 0 : 1))
 			return false;
 		for (size_t j = 1; j <= k; j++)
@@ -248,7 +257,8 @@ static int next_line(line_reader *r, isotier_error *err)
 	size_t n = nl ? (size_t)(nl - start) : r->len - r->pos;
 	r->pos += n + (nl ? 1 : 0);
 	if (n > CHURN_LINE_MAX)
-		return data_err(err, r->name, r->lineno, "line longer than %d bytes", CHURN_LINE_MAX);
+		return data_err(err, r->name, r->lineno, "line longer than %d bytes",
+		                CHURN_LINE_MAX);
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)start[i];
 		if (c == '\0')
@@ -266,7 +276,7 @@ static int next_line(line_reader *r, isotier_error *err)
 }
 
 static int reader_init(line_reader *r, const char *text, size_t len, const char *name,
-		       isotier_error *err)
+                       isotier_error *err)
 {
 	memset(r, 0, sizeof *r);
 	r->text = text;
@@ -274,7 +284,7 @@ static int reader_init(line_reader *r, const char *text, size_t len, const char 
 	r->name = name;
 	if (len > CHURN_MD_MAX)
 		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: larger than %d bytes", name,
-					 CHURN_MD_MAX);
+		                         CHURN_MD_MAX);
 	return 0;
 }
 
@@ -286,14 +296,15 @@ static bool is_fence(const char *s)
 /* ---- CHURN.md ---------------------------------------------------------- */
 
 static int finish_entry(churn_entries *out, churn_entry *cur, bool *open, const char *name,
-			isotier_error *err)
+                        isotier_error *err)
 {
 	if (!*open)
 		return 0;
 	*open = false;
 	if (cur->n_sources == 0 || !cur->note) {
-		int rc = data_err(err, name, cur->line, "entry for %s needs a '- Source: URL' and a '- Note: text' line",
-				  cur->id);
+		int rc = data_err(err, name, cur->line,
+		                  "entry for %s needs a '- Source: URL' and a '- Note: text' line",
+		                  cur->id);
 		entry_clear(cur);
 		return rc;
 	}
@@ -301,7 +312,7 @@ static int finish_entry(churn_entries *out, churn_entry *cur, bool *open, const 
 		if (churn_entry_same_change(&out->items[i], cur) &&
 		    !strcmp(out->items[i].date, cur->date)) {
 			int rc = data_err(err, name, cur->line, "duplicate of the entry at line %u",
-					  out->items[i].line);
+			                  out->items[i].line);
 			entry_clear(cur);
 			return rc;
 		}
@@ -314,7 +325,7 @@ static int finish_entry(churn_entries *out, churn_entry *cur, bool *open, const 
 }
 
 static int add_source(churn_entry *cur, const char *v, const char *name, unsigned line,
-		      isotier_error *err)
+                      isotier_error *err)
 {
 	size_t n = strlen(v);
 	if (n >= 2 && v[0] == '<' && v[n - 1] == '>') {
@@ -327,7 +338,8 @@ static int add_source(churn_entry *cur, const char *v, const char *name, unsigne
 		return data_err(err, name, line, "Source URL longer than %d bytes", CHURN_URL_MAX);
 	for (size_t i = 0; i < n; i++)
 		if (v[i] == ' ' || v[i] == '\t' || v[i] == '<' || v[i] == '>' || v[i] == '"')
-			return data_err(err, name, line, "Source URL contains a space, quote or angle bracket");
+			return data_err(err, name, line,
+			                "Source URL contains a space, quote or angle bracket");
 	if (cur->n_sources >= CHURN_SOURCES_MAX)
 		return data_err(err, name, line, "more than %d Source lines", CHURN_SOURCES_MAX);
 	char **s = realloc(cur->sources, (cur->n_sources + 1) * sizeof *s);
@@ -341,7 +353,7 @@ static int add_source(churn_entry *cur, const char *v, const char *name, unsigne
 }
 
 static int entry_body_line(churn_entry *cur, const char *s, const char *name, unsigned line,
-			   isotier_error *err)
+                           isotier_error *err)
 {
 	if (!strncmp(s, "- Source: ", 10))
 		return add_source(cur, s + 10, name, line, err);
@@ -349,17 +361,19 @@ static int entry_body_line(churn_entry *cur, const char *s, const char *name, un
 		if (cur->note)
 			return data_err(err, name, line, "a second Note line (one per entry)");
 		if (strlen(s + 8) > CHURN_NOTE_MAX)
-			return data_err(err, name, line, "Note longer than %d bytes", CHURN_NOTE_MAX);
+			return data_err(err, name, line, "Note longer than %d bytes",
+			                CHURN_NOTE_MAX);
 		if (!(cur->note = strdup(s + 8)))
 			return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 		return 0;
 	}
-	return data_err(err, name, line,
-			"inside an entry only '- Source: URL', '- Note: text' and blank lines are allowed");
+	return data_err(
+	    err, name, line,
+	    "inside an entry only '- Source: URL', '- Note: text' and blank lines are allowed");
 }
 
 int churn_md_parse(churn_entries *out, const char *text, size_t len, const char *name,
-		   isotier_error *err)
+                   isotier_error *err)
 {
 	memset(out, 0, sizeof *out);
 	line_reader r;
@@ -384,7 +398,8 @@ int churn_md_parse(churn_entries *out, const char *text, size_t len, const char 
 			if ((rc = finish_entry(out, &cur, &open, name, err)) < 0)
 				break;
 			if (!strncmp(s, "### ", 4)) {
-				if ((rc = churn_heading_parse(&cur, s + 4, name, r.lineno, err)) < 0)
+				if ((rc = churn_heading_parse(&cur, s + 4, name, r.lineno, err)) <
+				    0)
 					break;
 				open = true;
 			}
@@ -451,13 +466,14 @@ const changelog_section *changelog_find(const changelog *c, const char *version)
 
 /* "## [Unreleased]" or "## [0.1.0] - 2026-12-02". */
 static int section_parse(changelog_section *sec, const char *s, const char *name, unsigned line,
-			 isotier_error *err)
+                         isotier_error *err)
 {
 	memset(sec, 0, sizeof *sec);
 	sec->line = line;
 	const char *close = strchr(s, ']');
 	if (s[0] != '[' || !close || (size_t)(close - s - 1) >= sizeof sec->version)
-		return data_err(err, name, line, "expected '## [VERSION] - YYYY-MM-DD' or '## [Unreleased]'");
+		return data_err(err, name, line,
+		                "expected '## [VERSION] - YYYY-MM-DD' or '## [Unreleased]'");
 	memcpy(sec->version, s + 1, (size_t)(close - s - 1));
 	sec->version[close - s - 1] = '\0';
 	if (!strcmp(sec->version, "Unreleased")) {
@@ -467,9 +483,11 @@ static int section_parse(changelog_section *sec, const char *s, const char *name
 	}
 	unsigned long v[3];
 	if (!churn_semver_parse(sec->version, v) || sec->version[0] == 'v')
-		return data_err(err, name, line, "version '%s' is not MAJOR.MINOR.PATCH", sec->version);
+		return data_err(err, name, line, "version '%s' is not MAJOR.MINOR.PATCH",
+		                sec->version);
 	if (strncmp(close + 1, " - ", 3) || strlen(close + 4) != 10 || !valid_date(close + 4))
-		return data_err(err, name, line, "expected ' - YYYY-MM-DD' after [%s]", sec->version);
+		return data_err(err, name, line, "expected ' - YYYY-MM-DD' after [%s]",
+		                sec->version);
 	memcpy(sec->date, close + 4, 10);
 	return 0;
 }
@@ -494,15 +512,16 @@ static int sections_push(changelog *c, changelog_section *sec, const char *name,
 
 /* A line of a "### Churn" list: "- <entry heading>" or "- None". */
 static int churn_bullet(changelog_section *sec, const char *s, const char *name, unsigned line,
-			isotier_error *err)
+                        isotier_error *err)
 {
 	if (!s[0] || !strcmp(s, "- None") || !strcmp(s, "- None."))
 		return 0;
 	if (s[0] == '[' && strstr(s, "]: "))
 		return 0; /* a link reference definition */
 	if (strncmp(s, "- ", 2))
-		return data_err(err, name, line,
-				"a '### Churn' list holds only '- <CHURN.md entry heading>' bullets");
+		return data_err(
+		    err, name, line,
+		    "a '### Churn' list holds only '- <CHURN.md entry heading>' bullets");
 	churn_entry e;
 	if (churn_heading_parse(&e, s + 2, name, line, err) < 0)
 		return ISOTIER_EDATA;
@@ -510,7 +529,7 @@ static int churn_bullet(changelog_section *sec, const char *s, const char *name,
 }
 
 int changelog_parse(changelog *out, const char *text, size_t len, const char *name,
-		    isotier_error *err)
+                    isotier_error *err)
 {
 	memset(out, 0, sizeof *out);
 	line_reader r;
@@ -536,7 +555,8 @@ int changelog_parse(changelog *out, const char *text, size_t len, const char *na
 		} else if (s[0] == '#') {
 			in_churn = have && !strcmp(s, "### Churn");
 			if (in_churn && cur.has_churn) {
-				rc = data_err(err, name, r.lineno, "a second '### Churn' in [%s]", cur.version);
+				rc = data_err(err, name, r.lineno, "a second '### Churn' in [%s]",
+				              cur.version);
 				break;
 			}
 			if (in_churn)

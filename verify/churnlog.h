@@ -12,13 +12,13 @@
 
 #include <stdbool.h>
 
-#define CHURN_MD_MAX (1024 * 1024)  /* bytes of CHURN.md or CHANGELOG.md */
-#define CHURN_LINE_MAX 4096         /* bytes per line */
-#define CHURN_ENTRIES_MAX 10000     /* entries per file */
-#define CHURN_ID_MAX 64             /* provider id, mechanism */
-#define CHURN_URL_MAX 2048
-#define CHURN_NOTE_MAX 2000
-#define CHURN_SOURCES_MAX 16        /* "- Source:" lines per entry */
+#define CHURN_MD_MAX      (1024 * 1024) /* bytes of CHURN.md or CHANGELOG.md */
+#define CHURN_LINE_MAX    4096          /* bytes per line */
+#define CHURN_ENTRIES_MAX 10000         /* entries per file */
+#define CHURN_ID_MAX      64            /* provider id, mechanism */
+#define CHURN_URL_MAX     2048
+#define CHURN_NOTE_MAX    2000
+#define CHURN_SOURCES_MAX 16 /* "- Source:" lines per entry */
 
 /* One claim: a tier and the mechanism that builds it. */
 typedef struct churn_claimref {
@@ -27,13 +27,13 @@ typedef struct churn_claimref {
 } churn_claimref;
 
 typedef struct churn_entry {
-	unsigned line;      /* 1-based line of the heading (or changelog bullet) */
-	char date[11];      /* YYYY-MM-DD */
+	unsigned line; /* 1-based line of the heading (or changelog bullet) */
+	char date[11]; /* YYYY-MM-DD */
 	char id[CHURN_ID_MAX + 1];
 	churn_claimref from, to;
-	char **sources;     /* URLs; empty for changelog bullets */
+	char **sources; /* URLs; empty for changelog bullets */
 	size_t n_sources;
-	char *note;         /* NULL for changelog bullets */
+	char *note; /* NULL for changelog bullets */
 } churn_entry;
 
 typedef struct churn_entries {
@@ -47,14 +47,14 @@ typedef struct churn_entries {
  * Returns 0 or ISOTIER_EDATA.
  */
 int churn_heading_parse(churn_entry *out, const char *s, const char *name, unsigned line,
-			isotier_error *err);
+                        isotier_error *err);
 
 /* Formats an entry's heading text (the canonical spelling) into buf. */
 void churn_heading_format(char *buf, size_t len, const churn_entry *e);
 
 /* Parses a whole CHURN.md. Returns 0, ISOTIER_EDATA or ISOTIER_ENOMEM. */
 int churn_md_parse(churn_entries *out, const char *text, size_t len, const char *name,
-		   isotier_error *err);
+                   isotier_error *err);
 void churn_entries_clear(churn_entries *e);
 
 /* Same provider, same old and new claim (date, sources, note ignored). */
@@ -68,7 +68,7 @@ bool churn_claim_eq(const churn_claimref *a, const churn_claimref *b);
  * NULL when the change is unlogged.
  */
 const churn_entry *churn_entries_match(const churn_entries *e, const char *id,
-				       const churn_claimref *from, const churn_claimref *to);
+                                       const churn_claimref *from, const churn_claimref *to);
 
 /* ---- CHANGELOG.md (Keep a Changelog) ---------------------------------- */
 
@@ -76,7 +76,7 @@ typedef struct changelog_section {
 	char version[64]; /* "Unreleased" or "0.1.0" */
 	char date[11];    /* "" for Unreleased */
 	unsigned line;
-	bool has_churn;   /* a "### Churn" subsection is present */
+	bool has_churn; /* a "### Churn" subsection is present */
 	churn_entries churn;
 } changelog_section;
 
@@ -86,7 +86,7 @@ typedef struct changelog {
 } changelog;
 
 int changelog_parse(changelog *out, const char *text, size_t len, const char *name,
-		    isotier_error *err);
+                    isotier_error *err);
 const changelog_section *changelog_find(const changelog *c, const char *version);
 void changelog_clear(changelog *c);
 

@@ -13,6 +13,17 @@
  *       The release gate (runbook/release-gate.md): churn since the previous
  *       release tag is logged in CHURN.md, and CHANGELOG.md's section for the
  *       release lists every such entry under "### Churn".
+ *
+ * --json (check and release-check) prints one object:
+ *   {"version": "0.2.0" (release-check only), "since": REF|null, "since_commit": OID,
+ *    "until": REF, "until_commit": OID, "churn_md_found": BOOL, "churn_md_entries": N,
+ *    "changes": [{"id", "kind": "added"|"removed"|"tier"|"mechanism"|"tier+mechanism",
+ *                 "old": {"tier", "mechanism", "path"}|null, "new": {...}|null,
+ *                 "logged": BOOL, "churn_md_line": N (changes only)}...],
+ *    "unlogged": N, "checks": [{"name", "failure": TEXT|null}...] (release-check),
+ *    "ok": BOOL}
+ * `churn log --json`: {"events": [{"id", "kind", "old", "new", "commit": OID,
+ *                                  "date": "YYYY-MM-DDTHH:MM:SSZ"}...]}, oldest first.
  */
 #include "cli.h"
 #include "churn_report.h"
@@ -22,23 +33,24 @@
 
 static void usage(FILE *f)
 {
-	fputs("usage: isotier churn --since REF [--until REF] [--repo PATH] [--json] [--junit FILE]\n"
-	      "       isotier churn log [--since REF] [--until REF] [--repo PATH] [--json]\n"
-	      "       isotier churn release-check [--tag TAG | --unreleased] [--repo PATH]\n"
-	      "                                   [--json] [--junit FILE]\n\n"
-	      "Reads catalogue/providers/*.json from git history (libgit2, no checkout).\n"
-	      "  --since REF     older revision: tag, branch or commit id\n"
-	      "  --until REF     newer revision (default HEAD); CHURN.md is read from it\n"
-	      "  --repo PATH     repository (default: discovered from the working directory)\n"
-	      "  --json          machine-readable report on stdout\n"
-	      "  --junit FILE    JUnit XML, one testcase per change (and per release check)\n"
-	      "  --tag TAG       release-check: the release tag vMAJOR.MINOR.PATCH (default:\n"
-	      "                  the one v* tag at HEAD); the previous release is the highest\n"
-	      "                  lower v* tag\n"
-	      "  --unreleased    release-check: HEAD against the newest release tag, with\n"
-	      "                  CHANGELOG.md's [Unreleased] section\n"
-	      "Exit: 0 ok, 1 unlogged churn or changelog gap, 64 usage, 65 bad ref or data.\n",
-	      f);
+	fputs(
+	    "usage: isotier churn --since REF [--until REF] [--repo PATH] [--json] [--junit FILE]\n"
+	    "       isotier churn log [--since REF] [--until REF] [--repo PATH] [--json]\n"
+	    "       isotier churn release-check [--tag TAG | --unreleased] [--repo PATH]\n"
+	    "                                   [--json] [--junit FILE]\n\n"
+	    "Reads catalogue/providers/*.json from git history (libgit2, no checkout).\n"
+	    "  --since REF     older revision: tag, branch or commit id\n"
+	    "  --until REF     newer revision (default HEAD); CHURN.md is read from it\n"
+	    "  --repo PATH     repository (default: discovered from the working directory)\n"
+	    "  --json          machine-readable report on stdout\n"
+	    "  --junit FILE    JUnit XML, one testcase per change (and per release check)\n"
+	    "  --tag TAG       release-check: the release tag vMAJOR.MINOR.PATCH (default:\n"
+	    "                  the one v* tag at HEAD); the previous release is the highest\n"
+	    "                  lower v* tag\n"
+	    "  --unreleased    release-check: HEAD against the newest release tag, with\n"
+	    "                  CHANGELOG.md's [Unreleased] section\n"
+	    "Exit: 0 ok, 1 unlogged churn or changelog gap, 64 usage, 65 bad ref or data.\n",
+	    f);
 }
 
 struct opts {
@@ -49,11 +61,15 @@ struct opts {
 static int parse_opts(struct opts *o, int argc, char **argv, bool release)
 {
 	static const struct option longopts[] = {
-		{"since", required_argument, NULL, 's'}, {"until", required_argument, NULL, 'u'},
-		{"repo", required_argument, NULL, 'r'},  {"junit", required_argument, NULL, 'j'},
-		{"tag", required_argument, NULL, 't'},   {"json", no_argument, NULL, 'J'},
-		{"unreleased", no_argument, NULL, 'U'},  {"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"since", required_argument, NULL, 's'},
+	    {"until", required_argument, NULL, 'u'},
+	    {"repo", required_argument, NULL, 'r'},
+	    {"junit", required_argument, NULL, 'j'},
+	    {"tag", required_argument, NULL, 't'},
+	    {"json", no_argument, NULL, 'J'},
+	    {"unreleased", no_argument, NULL, 'U'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	memset(o, 0, sizeof *o);
 	o->until = "HEAD";
@@ -71,7 +87,10 @@ static int parse_opts(struct opts *o, int argc, char **argv, bool release)
 		case 'U': o->unreleased = true; break;
 		case 'h': usage(stdout); return EXIT_OK;
 		case ':': cli_error("churn: %s needs a value", argv[optind - 1]); return EXIT_USAGE;
-		default: cli_error("churn: unknown option '%s'", argv[optind - 1]); usage(stderr); return EXIT_USAGE;
+		default:
+			cli_error("churn: unknown option '%s'", argv[optind - 1]);
+			usage(stderr);
+			return EXIT_USAGE;
 		}
 	}
 	if (optind < argc) {
@@ -95,7 +114,7 @@ static int parse_opts(struct opts *o, int argc, char **argv, bool release)
 
 /* CHURN.md at commit into r->entries. */
 static int load_entries(churn_entries *out, bool *found, git_repository *repo, git_commit *commit,
-			const char *label, isotier_error *err)
+                        const char *label, isotier_error *err)
 {
 	cleanup_free char *text = NULL;
 	size_t len = 0;
@@ -111,11 +130,12 @@ static int load_entries(churn_entries *out, bool *found, git_repository *repo, g
 
 /* since NULL: compare against an empty catalogue (the first release). */
 static int run_check(churn_report *r, git_repository *repo, const char *since, const char *until,
-		     isotier_error *err)
+                     isotier_error *err)
 {
 	cleanup_git_commit git_commit *s = NULL;
 	cleanup_git_commit git_commit *u = NULL;
-	if (churn_resolve(&u, repo, until, err) < 0 || (since && churn_resolve(&s, repo, since, err) < 0))
+	if (churn_resolve(&u, repo, until, err) < 0 ||
+	    (since && churn_resolve(&s, repo, since, err) < 0))
 		return err->code;
 	snprintf(r->until_spec, sizeof r->until_spec, "%s", until);
 	git_oid_tostr(r->until_id, sizeof r->until_id, git_commit_id(u));
@@ -164,7 +184,8 @@ static int cmd_check(int argc, char **argv)
 	isotier_error err = {0};
 	cleanup_git_repo git_repository *repo = NULL;
 	churn_report r = {0};
-	if (churn_repo_open(&repo, o.repo, &err) < 0 || run_check(&r, repo, o.since, o.until, &err) < 0) {
+	if (churn_repo_open(&repo, o.repo, &err) < 0 ||
+	    run_check(&r, repo, o.since, o.until, &err) < 0) {
 		churn_report_clear(&r);
 		return cli_fail(&err);
 	}
@@ -187,7 +208,8 @@ static int cmd_log(int argc, char **argv)
 	cleanup_git_repo git_repository *repo = NULL;
 	cleanup_git_commit git_commit *head = NULL;
 	cleanup_git_commit git_commit *since = NULL;
-	if (churn_repo_open(&repo, o.repo, &err) < 0 || churn_resolve(&head, repo, o.until, &err) < 0 ||
+	if (churn_repo_open(&repo, o.repo, &err) < 0 ||
+	    churn_resolve(&head, repo, o.until, &err) < 0 ||
 	    (o.since && churn_resolve(&since, repo, o.since, &err) < 0))
 		return cli_fail(&err);
 	churn_changes events = {0};
@@ -207,16 +229,18 @@ static int cmd_log(int argc, char **argv)
 
 /* The highest v* release tag below `below` (NULL: the highest of all). */
 static int previous_tag(char *out, size_t len, git_repository *repo, const unsigned long *below,
-			isotier_error *err)
+                        isotier_error *err)
 {
 	cleanup_git_strarray git_strarray tags = {0};
 	out[0] = '\0';
 	if (git_tag_list_match(&tags, "v*", repo) < 0)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "list tags: %s", git_error_last()->message);
+		return isotier_error_set(err, ISOTIER_EDATA, 0, "list tags: %s",
+		                         git_error_last()->message);
 	unsigned long best[3] = {0, 0, 0};
 	for (size_t i = 0; i < tags.count; i++) {
 		unsigned long v[3];
-		if (!churn_semver_parse(tags.strings[i], v) || (below && churn_semver_cmp(v, below) >= 0))
+		if (!churn_semver_parse(tags.strings[i], v) ||
+		    (below && churn_semver_cmp(v, below) >= 0))
 			continue;
 		if (!out[0] || churn_semver_cmp(v, best) > 0) {
 			memcpy(best, v, sizeof best);
@@ -234,12 +258,14 @@ static int tag_at_head(char *out, size_t len, git_repository *repo, isotier_erro
 	if (churn_resolve(&head, repo, "HEAD", err) < 0)
 		return err->code;
 	if (git_tag_list_match(&tags, "v*", repo) < 0)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "list tags: %s", git_error_last()->message);
+		return isotier_error_set(err, ISOTIER_EDATA, 0, "list tags: %s",
+		                         git_error_last()->message);
 	size_t found = 0;
 	for (size_t i = 0; i < tags.count; i++) {
 		unsigned long v[3];
 		cleanup_git_commit git_commit *c = NULL;
-		if (!churn_semver_parse(tags.strings[i], v) || churn_resolve(&c, repo, tags.strings[i], NULL) < 0 ||
+		if (!churn_semver_parse(tags.strings[i], v) ||
+		    churn_resolve(&c, repo, tags.strings[i], NULL) < 0 ||
 		    !git_oid_equal(git_commit_id(c), git_commit_id(head)))
 			continue;
 		if (found++ == 0)
@@ -247,13 +273,14 @@ static int tag_at_head(char *out, size_t len, git_repository *repo, isotier_erro
 	}
 	if (found != 1)
 		return isotier_error_set(err, ISOTIER_EINVAL, 0,
-					 "churn release-check: %s v* release tag at HEAD; pass --tag TAG or --unreleased",
-					 found ? "more than one" : "no");
+		                         "churn release-check: %s v* release tag at HEAD; pass "
+		                         "--tag TAG or --unreleased",
+		                         found ? "more than one" : "no");
 	return 0;
 }
 
 static int changelog_checks(churn_report *r, git_repository *repo, const churn_entries *before,
-			    isotier_error *err)
+                            isotier_error *err)
 {
 	cleanup_git_commit git_commit *u = NULL;
 	cleanup_free char *text = NULL;
@@ -272,12 +299,14 @@ static int changelog_checks(churn_report *r, git_repository *repo, const churn_e
 		return err->code;
 	const changelog_section *sec = changelog_find(&cl, r->version);
 	int rc = churn_report_add_check(r, section, sec ? NULL : "section missing");
-	/* The release's churn: entries new since the previous release, and those logging a change. */
+	/* The release's churn: entries new since the previous release, and those logging a change.
+	 */
 	for (size_t i = 0; rc == 0 && sec && i < r->entries.n; i++) {
 		const churn_entry *e = &r->entries.items[i];
 		bool is_new = true, used = false;
 		for (size_t j = 0; j < before->n && is_new; j++)
-			if (churn_entry_same_change(e, &before->items[j]) && !strcmp(e->date, before->items[j].date))
+			if (churn_entry_same_change(e, &before->items[j]) &&
+			    !strcmp(e->date, before->items[j].date))
 				is_new = false;
 		for (size_t j = 0; j < r->changes.n && !used; j++)
 			used = r->changes.items[j].entry == e;
@@ -289,7 +318,8 @@ static int changelog_checks(churn_report *r, git_repository *repo, const churn_e
 		char heading[512], name[700];
 		churn_heading_format(heading, sizeof heading, e);
 		snprintf(name, sizeof name, "[%s] ### Churn lists %s", r->version, heading);
-		rc = churn_report_add_check(r, name, listed ? NULL : "not listed: add it as a '- ' bullet");
+		rc = churn_report_add_check(r, name,
+		                            listed ? NULL : "not listed: add it as a '- ' bullet");
 	}
 	for (size_t j = 0; rc == 0 && sec && j < sec->churn.n; j++) {
 		const churn_entry *b = &sec->churn.items[j];
@@ -301,7 +331,8 @@ static int changelog_checks(churn_report *r, git_repository *repo, const churn_e
 		char heading[512], name[700], failure[600];
 		churn_heading_format(heading, sizeof heading, b);
 		snprintf(name, sizeof name, "%s line %u has a CHURN.md entry", label, b->line);
-		snprintf(failure, sizeof failure, "%s is listed but CHURN.md has no such entry", heading);
+		snprintf(failure, sizeof failure, "%s is listed but CHURN.md has no such entry",
+		         heading);
 		rc = churn_report_add_check(r, name, failure);
 	}
 	changelog_clear(&cl);
@@ -335,7 +366,8 @@ static int cmd_release(int argc, char **argv)
 	bool found = false;
 	cleanup_git_commit git_commit *pc = NULL;
 	rc = run_check(&r, repo, prev[0] ? prev : NULL, o.unreleased ? "HEAD" : tag, &err);
-	snprintf(r.version, sizeof r.version, "%s", o.unreleased ? "Unreleased" : tag + (tag[0] == 'v'));
+	snprintf(r.version, sizeof r.version, "%s",
+	         o.unreleased ? "Unreleased" : tag + (tag[0] == 'v'));
 	if (rc == 0 && prev[0]) {
 		char label[300];
 		snprintf(label, sizeof label, "%s (%.12s)", prev, r.since_id);
@@ -377,7 +409,7 @@ static int churn_main(int argc, char **argv)
 }
 
 const struct cli_command cli_churn = {
-	.name = "churn",
-	.summary = "tier churn in the catalogue's git history; the release gate",
-	.main = churn_main,
+    .name = "churn",
+    .summary = "tier churn in the catalogue's git history; the release gate",
+    .main = churn_main,
 };

@@ -22,7 +22,7 @@ static void expect_error(const char *text, unsigned line, const char *needle)
 	ck_assert_int_eq(parse(&e, text, &err), ISOTIER_EDATA);
 	snprintf(prefix, sizeof prefix, "CHURN.md:%u: ", line);
 	ck_assert_msg(!strncmp(err.message, prefix, strlen(prefix)), "want '%s', got '%s'", prefix,
-		      err.message);
+	              err.message);
 	ck_assert_msg(strstr(err.message, needle), "'%s' not in '%s'", needle, err.message);
 	ck_assert_ptr_null(e.items);
 }
@@ -32,7 +32,8 @@ START_TEST(the_real_churn_md_parses)
 	char *text = NULL;
 	size_t len = 0;
 	isotier_error err = {0};
-	ck_assert_int_eq(isotier_read_file(&text, &len, ISOTIER_SOURCE_DIR "/CHURN.md", CHURN_MD_MAX, &err), 0);
+	ck_assert_int_eq(
+	    isotier_read_file(&text, &len, ISOTIER_SOURCE_DIR "/CHURN.md", CHURN_MD_MAX, &err), 0);
 	churn_entries e;
 	ck_assert_msg(churn_md_parse(&e, text, len, "CHURN.md", &err) == 0, "%s", err.message);
 	churn_entries_clear(&e);
@@ -42,13 +43,15 @@ END_TEST
 
 START_TEST(entries_parse)
 {
-	const char *text = "# Churn log\n\nProse, and an example in a fence:\n\n```\n"
-			   "### not an entry\n```\n\n## Entries\n\n"
-			   ENTRY("2026-11-30 \u2014 modal: GVISOR/gvisor \u2192 MICROVM/firecracker",
-				 "<https://modal.com/blog/x>", "Moved to microVMs.")
-			   "- Source: https://example.org/second\n\n"
-			   "### 2024-02-29 -- e2b: CONTAINER/runc -> GVISOR/gvisor\r\n"
-			   "- Note: CRLF and ASCII spellings.\r\n- Source: http://e2b.dev/a\r\n";
+	const char *text =
+	    "# Churn log\n\nProse, and an example in a fence:\n\n```\n"
+	    "### not an entry\n```\n\n## Entries\n\n" ENTRY(
+	        "2026-11-30 \u2014 modal: GVISOR/gvisor \u2192 MICROVM/firecracker",
+	        "<https://modal.com/blog/x>",
+	        "Moved to microVMs.") "- Source: https://example.org/second\n\n"
+	                              "### 2024-02-29 -- e2b: CONTAINER/runc -> GVISOR/gvisor\r\n"
+	                              "- Note: CRLF and ASCII spellings.\r\n- Source: "
+	                              "http://e2b.dev/a\r\n";
 	churn_entries e;
 	isotier_error err = {0};
 	ck_assert_msg(parse(&e, text, &err) == 0, "%s", err.message);
@@ -78,7 +81,8 @@ START_TEST(empty_and_prose_only)
 	isotier_error err = {0};
 	ck_assert_int_eq(parse(&e, "", &err), 0);
 	ck_assert_uint_eq(e.n, 0);
-	ck_assert_int_eq(parse(&e, "# Churn\n\n## Entries\n\nNone yet.\n#### not an entry\n", &err), 0);
+	ck_assert_int_eq(parse(&e, "# Churn\n\n## Entries\n\nNone yet.\n#### not an entry\n", &err),
+	                 0);
 	ck_assert_uint_eq(e.n, 0);
 }
 END_TEST
@@ -87,17 +91,26 @@ START_TEST(malformed_headings)
 {
 	expect_error("x\n### 2026-13-01 \u2014 a: GVISOR/gvisor \u2192 MICROVM/kata\n", 2, "date");
 	expect_error("### 2026-02-30 \u2014 a: GVISOR/gvisor \u2192 MICROVM/kata\n", 1, "date");
-	expect_error("### 2026-01-01 - a: GVISOR/gvisor \u2192 MICROVM/kata\n", 1, "after the date");
-	expect_error("### 2026-01-01 \u2014 Modal: GVISOR/gvisor \u2192 MICROVM/kata\n", 1, "provider id");
-	expect_error("### 2026-01-01 \u2014 a:GVISOR/gvisor \u2192 MICROVM/kata\n", 1, "provider id");
-	expect_error("### 2026-01-01 \u2014 a: gvisor/gvisor \u2192 MICROVM/kata\n", 1, "old claim");
-	expect_error("### 2026-01-01 \u2014 a: VM/vm \u2192 MICROVM/kata\n", 1, "unknown tier 'VM'");
+	expect_error("### 2026-01-01 - a: GVISOR/gvisor \u2192 MICROVM/kata\n", 1,
+	             "after the date");
+	expect_error("### 2026-01-01 \u2014 Modal: GVISOR/gvisor \u2192 MICROVM/kata\n", 1,
+	             "provider id");
+	expect_error("### 2026-01-01 \u2014 a:GVISOR/gvisor \u2192 MICROVM/kata\n", 1,
+	             "provider id");
+	expect_error("### 2026-01-01 \u2014 a: gvisor/gvisor \u2192 MICROVM/kata\n", 1,
+	             "old claim");
+	expect_error("### 2026-01-01 \u2014 a: VM/vm \u2192 MICROVM/kata\n", 1,
+	             "unknown tier 'VM'");
 	expect_error("### 2026-01-01 \u2014 a: GVISOR/ \u2192 MICROVM/kata\n", 1, "mechanism");
-	expect_error("### 2026-01-01 \u2014 a: GVISOR/gvisor => MICROVM/kata\n", 1, "between the claims");
-	expect_error("### 2026-01-01 \u2014 a: GVISOR/gvisor \u2192 MICROVM/kata (maybe)\n", 1, "unexpected text");
-	expect_error("### 2026-01-01 \u2014 a: GVISOR/gvisor \u2192 MICROVM/Kata\n", 1, "new claim: mechanism");
+	expect_error("### 2026-01-01 \u2014 a: GVISOR/gvisor => MICROVM/kata\n", 1,
+	             "between the claims");
+	expect_error("### 2026-01-01 \u2014 a: GVISOR/gvisor \u2192 MICROVM/kata (maybe)\n", 1,
+	             "unexpected text");
+	expect_error("### 2026-01-01 \u2014 a: GVISOR/gvisor \u2192 MICROVM/Kata\n", 1,
+	             "new claim: mechanism");
 	expect_error("### 2026-01-01 \u2014 a: GVISOR/gvisor \u2192 MICROVM\n", 1, "new claim");
-	expect_error("### 2026-01-01 \u2014 a: GVISOR/gvisor \u2192 GVISOR/gvisor\n", 1, "not a change");
+	expect_error("### 2026-01-01 \u2014 a: GVISOR/gvisor \u2192 GVISOR/gvisor\n", 1,
+	             "not a change");
 }
 END_TEST
 
@@ -117,7 +130,9 @@ START_TEST(malformed_bodies)
 	expect_error(buf, 4, "second Note");
 	snprintf(buf, sizeof buf, "%s- Source: https://a.example/\n- Note: x\nstray prose\n", h);
 	expect_error(buf, 4, "only '- Source: URL'");
-	snprintf(buf, sizeof buf, "%s- Source: https://a.example/\n- Note: x\n\n%s- Source: https://b/\n- Note: y\n", h, h);
+	snprintf(buf, sizeof buf,
+	         "%s- Source: https://a.example/\n- Note: x\n\n%s- Source: https://b/\n- Note: y\n",
+	         h, h);
 	expect_error(buf, 5, "duplicate of the entry at line 1");
 	expect_error("intro\n```\n### 2026-01-01\n", 3, "unterminated code fence");
 }
@@ -141,13 +156,15 @@ START_TEST(hostile_bytes_and_sizes)
 	big[CHURN_LINE_MAX + 1] = '\0';
 	expect_error(big, 1, "longer than 4096 bytes");
 	memset(big, '\n', CHURN_MD_MAX + 1);
-	ck_assert_int_eq(churn_md_parse(&e, big, CHURN_MD_MAX + 1, "CHURN.md", &err), ISOTIER_EDATA);
+	ck_assert_int_eq(churn_md_parse(&e, big, CHURN_MD_MAX + 1, "CHURN.md", &err),
+	                 ISOTIER_EDATA);
 	ck_assert_msg(strstr(err.message, "larger than"), "%s", err.message);
 	free(big);
 	/* A 2001-byte note. */
 	char note[4096];
-	int n = snprintf(note, sizeof note, "### 2026-01-01 \u2014 a: GVISOR/gvisor \u2192 MICROVM/kata\n"
-					    "- Source: https://a/\n- Note: ");
+	int n = snprintf(note, sizeof note,
+	                 "### 2026-01-01 \u2014 a: GVISOR/gvisor \u2192 MICROVM/kata\n"
+	                 "- Source: https://a/\n- Note: ");
 	memset(note + n, 'x', CHURN_NOTE_MAX + 1);
 	note[n + CHURN_NOTE_MAX + 1] = '\0';
 	expect_error(note, 3, "Note longer than");
@@ -157,15 +174,17 @@ END_TEST
 START_TEST(matching_exact_and_chains)
 {
 	const char *text =
-		ENTRY("2026-01-01 \u2014 p: CONTAINER/runc \u2192 GVISOR/gvisor", "https://a/", "one")
-		ENTRY("2026-02-01 \u2014 p: GVISOR/gvisor \u2192 MICROVM/firecracker", "https://a/", "two")
-		ENTRY("2026-03-01 \u2014 p: MICROVM/firecracker \u2192 CONTAINER/runc", "https://a/", "loop")
-		ENTRY("2026-01-01 \u2014 q: GVISOR/gvisor \u2192 MICROVM/firecracker", "https://a/", "q");
+	    ENTRY("2026-01-01 \u2014 p: CONTAINER/runc \u2192 GVISOR/gvisor", "https://a/", "one")
+	        ENTRY("2026-02-01 \u2014 p: GVISOR/gvisor \u2192 MICROVM/firecracker", "https://a/",
+	              "two") ENTRY("2026-03-01 \u2014 p: MICROVM/firecracker \u2192 CONTAINER/runc",
+	                           "https://a/", "loop")
+	            ENTRY("2026-01-01 \u2014 q: GVISOR/gvisor \u2192 MICROVM/firecracker",
+	                  "https://a/", "q");
 	churn_entries e;
 	isotier_error err = {0};
 	ck_assert_msg(parse(&e, text, &err) == 0, "%s", err.message);
 	churn_claimref runc = {ISOTIER_CONTAINER, "runc"}, gv = {ISOTIER_GVISOR, "gvisor"},
-		       fc = {ISOTIER_MICROVM, "firecracker"}, kata = {ISOTIER_MICROVM, "kata"};
+	               fc = {ISOTIER_MICROVM, "firecracker"}, kata = {ISOTIER_MICROVM, "kata"};
 	const churn_entry *m = churn_entries_match(&e, "p", &gv, &fc);
 	ck_assert_ptr_nonnull(m);
 	ck_assert_uint_eq(m->line, 4);
@@ -183,14 +202,15 @@ END_TEST
 START_TEST(changelog_sections)
 {
 	const char *text = "# Changelog\n\n## [Unreleased]\n\n### Added\n- things\n\n"
-			   "## [0.2.0] - 2027-01-15\n### Churn\n"
-			   "- 2026-12-20 \u2014 modal: GVISOR/gvisor \u2192 MICROVM/firecracker\n\n"
-			   "### Fixed\n- prose - with dashes\n\n"
-			   "## [0.1.0] - 2026-12-02\n### Churn\n- None\n\n"
-			   "[Unreleased]: https://example.org/compare/v0.2.0...HEAD\n";
+	                   "## [0.2.0] - 2027-01-15\n### Churn\n"
+	                   "- 2026-12-20 \u2014 modal: GVISOR/gvisor \u2192 MICROVM/firecracker\n\n"
+	                   "### Fixed\n- prose - with dashes\n\n"
+	                   "## [0.1.0] - 2026-12-02\n### Churn\n- None\n\n"
+	                   "[Unreleased]: https://example.org/compare/v0.2.0...HEAD\n";
 	changelog c;
 	isotier_error err = {0};
-	ck_assert_msg(changelog_parse(&c, text, strlen(text), "CHANGELOG.md", &err) == 0, "%s", err.message);
+	ck_assert_msg(changelog_parse(&c, text, strlen(text), "CHANGELOG.md", &err) == 0, "%s",
+	              err.message);
 	ck_assert_uint_eq(c.n, 3);
 	const changelog_section *s = changelog_find(&c, "0.2.0");
 	ck_assert_ptr_nonnull(s);
@@ -207,18 +227,24 @@ START_TEST(changelog_sections)
 	static const struct {
 		const char *text, *needle;
 	} bad[] = {
-		{"## [0.1.0]\n", "CHANGELOG.md:1: expected ' - YYYY-MM-DD'"},
-		{"## 0.1.0 - 2026-12-02\n", "CHANGELOG.md:1: expected '## [VERSION]"},
-		{"## [v0.1.0] - 2026-12-02\n", "not MAJOR.MINOR.PATCH"},
-		{"## [0.1.0] - 2026-12-02\n## [0.1.0] - 2026-12-03\n", "CHANGELOG.md:2: a second section"},
-		{"## [0.1.0] - 2026-12-02\n### Churn\nmodal moved\n", "CHANGELOG.md:3: a '### Churn' list"},
-		{"## [0.1.0] - 2026-12-02\n### Churn\n- modal moved\n", "CHANGELOG.md:3: expected a date"},
-		{"## [0.1.0] - 2026-12-02\n### Churn\n### Churn\n", "CHANGELOG.md:3: a second '### Churn'"},
+	    {"## [0.1.0]\n", "CHANGELOG.md:1: expected ' - YYYY-MM-DD'"},
+	    {"## 0.1.0 - 2026-12-02\n", "CHANGELOG.md:1: expected '## [VERSION]"},
+	    {"## [v0.1.0] - 2026-12-02\n", "not MAJOR.MINOR.PATCH"},
+	    {"## [0.1.0] - 2026-12-02\n## [0.1.0] - 2026-12-03\n",
+	     "CHANGELOG.md:2: a second section"},
+	    {"## [0.1.0] - 2026-12-02\n### Churn\nmodal moved\n",
+	     "CHANGELOG.md:3: a '### Churn' list"},
+	    {"## [0.1.0] - 2026-12-02\n### Churn\n- modal moved\n",
+	     "CHANGELOG.md:3: expected a date"},
+	    {"## [0.1.0] - 2026-12-02\n### Churn\n### Churn\n",
+	     "CHANGELOG.md:3: a second '### Churn'"},
 	};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-		ck_assert_int_eq(changelog_parse(&c, bad[i].text, strlen(bad[i].text), "CHANGELOG.md", &err),
-				 ISOTIER_EDATA);
-		ck_assert_msg(strstr(err.message, bad[i].needle), "'%s' not in '%s'", bad[i].needle, err.message);
+		ck_assert_int_eq(
+		    changelog_parse(&c, bad[i].text, strlen(bad[i].text), "CHANGELOG.md", &err),
+		    ISOTIER_EDATA);
+		ck_assert_msg(strstr(err.message, bad[i].needle), "'%s' not in '%s'", bad[i].needle,
+		              err.message);
 	}
 }
 END_TEST
