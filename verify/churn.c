@@ -121,6 +121,26 @@ static int claim_parse_json(char **id, churn_claimref *claim, const char *buf, s
 	return 0;
 }
 
+/* Checks a blob's size from its header before reading it: a hostile
+ * repository cannot make us load a huge object. */
+static int blob_size_ok(git_repository *repo, const git_oid *oid, size_t max, const char *where,
+                        isotier_error *err)
+{
+	git_odb *odb = NULL;
+	size_t len = 0;
+	git_object_t type;
+	if (git_repository_odb(&odb, repo) < 0)
+		return git_fail(err, ISOTIER_EDATA, "%s: open object database", where);
+	int rc = git_odb_read_header(&len, &type, odb, oid);
+	git_odb_free(odb);
+	if (rc < 0)
+		return git_fail(err, ISOTIER_EDATA, "%s: read object", where);
+	if (len > max)
+		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: larger than %zu bytes", where,
+		                         max);
+	return 0;
+}
+
 /* ---- parsed-blob cache: each historical file version is parsed once ---- */
 
 typedef struct blob_slot {
@@ -177,6 +197,8 @@ static int blob_claim(const blob_slot **out, blob_cache *cache, git_repository *
 		return 0;
 	}
 	cleanup_git_blob git_blob *blob = NULL;
+	if (blob_size_ok(repo, oid, CHURN_JSON_MAX, where, err) < 0)
+		return err ? err->code : ISOTIER_EDATA;
 	if (git_blob_lookup(&blob, repo, oid) < 0)
 		return git_fail(err, ISOTIER_EDATA, "%s: read blob", where);
 	git_object_size_t size = git_blob_rawsize(blob);
@@ -398,6 +420,8 @@ int churn_read_blob(char **out, size_t *len, bool *found, git_repository *repo, 
 	if (git_tree_entry_type(ent) != GIT_OBJECT_BLOB ||
 	    git_tree_entry_filemode(ent) == GIT_FILEMODE_LINK)
 		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: not a regular file", path);
+	if (blob_size_ok(repo, git_tree_entry_id(ent), max, path, err) < 0)
+		return err ? err->code : ISOTIER_EDATA;
 	if (git_blob_lookup(&blob, repo, git_tree_entry_id(ent)) < 0)
 		return git_fail(err, ISOTIER_EDATA, "read %s", path);
 	git_object_size_t size = git_blob_rawsize(blob);

@@ -235,7 +235,8 @@ static int previous_tag(char *out, size_t len, git_repository *repo, const unsig
 	out[0] = '\0';
 	if (git_tag_list_match(&tags, "v*", repo) < 0)
 		return isotier_error_set(err, ISOTIER_EDATA, 0, "list tags: %s",
-		                         git_error_last()->message);
+		                         git_error_last() ? git_error_last()->message
+		                                          : "libgit2 error");
 	unsigned long best[3] = {0, 0, 0};
 	for (size_t i = 0; i < tags.count; i++) {
 		unsigned long v[3];
@@ -259,7 +260,8 @@ static int tag_at_head(char *out, size_t len, git_repository *repo, isotier_erro
 		return err->code;
 	if (git_tag_list_match(&tags, "v*", repo) < 0)
 		return isotier_error_set(err, ISOTIER_EDATA, 0, "list tags: %s",
-		                         git_error_last()->message);
+		                         git_error_last() ? git_error_last()->message
+		                                          : "libgit2 error");
 	size_t found = 0;
 	for (size_t i = 0; i < tags.count; i++) {
 		unsigned long v[3];

@@ -199,7 +199,13 @@ git tag broken
 echo '{"id": "zeta", "tier": "MICROVM"}' >catalogue/providers/zeta.json
 commit "zeta without mechanism"
 git tag old-schema
+python3 -c 'import json; print(json.dumps({"id": "zeta", "tier": "MICROVM", "mechanism": "vm", "notes": "x" * (2 << 20)}))' >catalogue/providers/zeta.json
+commit "a 2 MiB provider file"
+git tag huge
 git rm -q catalogue/providers/zeta.json && commit "drop zeta"
+churn --since huge
+assert_eq "$rc" 65 "oversized historical file"
+assert_contains "$out" "zeta.json: larger than 1048576 bytes"
 churn --since broken
 assert_eq "$rc" 65 "unparsable JSON in --since"
 assert_contains "$out" "revision broken ("
