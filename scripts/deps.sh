@@ -8,7 +8,7 @@ packages=(
   build-essential pkg-config musl-tools cpio gzip xz-utils binutils
   libcurl4-openssl-dev libxml2-dev libcjson-dev libsqlite3-dev sqlite3 libgit2-dev check
   bubblewrap runc runsc qemu-system-x86
-  python3 hyperfine valgrind cppcheck clang-format git strace procps bc
+  python3 hyperfine valgrind cppcheck clang-format git libxml2-utils strace procps bc
 )
 
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -142,7 +142,6 @@ typedef enum report_attention_kind {
 	RA_SOURCE_UNREACHABLE,
 	RA_SOURCE_STALE,
 	RA_OVERDUE,
-	RA_UNVERIFIED,
 	RA_CATALOGUE,
 	RA_COUNT
 } report_attention_kind;

@@ -1,0 +1,210 @@
+#!/usr/bin/env bash
+# report.sh - `isotier report` over a real SQLite history (schema made by
+# isotier_history_open) full of hostile strings: all four formats are
+# generated; libxml2 parses the HTML (as XML and as HTML) and validates the
+# JUnit XML against tests/fixtures/report/junit.xsd; the JSON validates
+# against runbook/report.schema.json; hostile strings appear only escaped;
+# regeneration is byte-identical; the database is not modified.
+source "$ISOTIER_ROOT/tests/lib.sh"
+R=$ISOTIER_ROOT
+BIN=$ISOTIER_BIN
+FIX=$R/tests/fixtures/report
+[ -x "$BIN" ] || fail "no $BIN (build first)"
+command -v xmllint >/dev/null || skip "xmllint (libxml2-utils) is not installed: scripts/deps.sh installs it"
+"$BIN" report --help >/dev/null || fail "isotier report is not built in"
+
+# The fixture database: real schema, then hostile rows.
+cc -std=gnu11 -D_GNU_SOURCE -I"$R/include" -I"$R/reference" -o "$TMP/mkdb" "$FIX/mkdb.c" \
+  "$R/$BUILD/libisotier.a" $(pkg-config --libs libcurl libxml-2.0 libcjson sqlite3 libgit2) -lpthread -lm
+"$TMP/mkdb" "$TMP/history.db" </dev/null
+python3 "$FIX/fill.py" "$TMP/history.db"
+
+# A catalogue whose own strings are hostile too (a contributor's typo or worse).
+mkdir -p "$TMP/cat"
+python3 - "$TMP/cat" <<'EOF'
+import json, sys, os
+d = sys.argv[1]
+H = "<script>alert('cat')</script> |x| *y*"  # the loader refuses control characters itself
+def p(id, tier, mech, kind, backend, url, quote, retrieved, **kw):
+    doc = {"id": id, "name": id + " " + H, "kind": kind, "tier": tier, "mechanism": mech,
+           "since": "2026-09-01", "sources": [{"url": url, "quote": quote, "publisher": "provider",
+           "retrieved": retrieved, "title": "T " + H}], "history": [], "notes": "notes " + H}
+    if backend: doc["backend"] = backend
+    doc.update(kw)
+    json.dump(doc, open(os.path.join(d, id + ".json"), "w"), indent=1)
+p("bubblewrap", "CONTAINER", "bubblewrap", "local", "bwrap", "http://127.0.0.1:9/bwrap",
+  "Bubblewrap <uses> namespaces & \"quotes\"", "2026-11-20")
+p("runsc", "GVISOR", "gvisor", "local", "runsc", "http://127.0.0.1:9/runsc", "gVisor", "2026-08-01")
+p("e2b", "MICROVM", "firecracker", "remote", None, "http://127.0.0.1:9/e2b", "Firecracker microVMs", "2026-11-01",
+  history=[{"tier": "UNKNOWN", "mechanism": "unknown", "until": "2026-10-01", "note": "before: " + H}])
+p("qemu-microvm", "MICROVM", "qemu", "local", "qemu-microvm", "javascript:alert(1)", "microvm machine type", "2026-11-01")
+EOF
+
+sum_before=$(sha256sum "$TMP/history.db" | cut -d' ' -f1)
+for fmt in html json junit md; do
+  "$BIN" report --db "$TMP/history.db" --catalogue "$TMP/cat" --format $fmt --out "$TMP/r.$fmt" \
+    || fail "report --format $fmt exited $?"
+  [ -s "$TMP/r.$fmt" ] || fail "empty $fmt report"
+done
+assert_eq "$(sha256sum "$TMP/history.db" | cut -d' ' -f1)" "$sum_before" "the report modified the database"
+[ ! -e "$TMP/history.db-wal" ] || [ ! -s "$TMP/history.db-wal" ] || fail "the report wrote a WAL"
+
+# --- HTML: well-formed as XML and as HTML, self-contained, escaped ----------
+xmllint --noout "$TMP/r.html" || fail "HTML is not well-formed (XML parser)"
+xmllint --html --noout "$TMP/r.html" 2>"$TMP/html.err" || fail "HTML parser: $(cat "$TMP/html.err")"
+! grep -qi '<script' "$TMP/r.html" || fail "a raw <script> reached the HTML"
+! grep -qi '<img' "$TMP/r.html" || fail "a raw <img> reached the HTML"
+! grep -q $'\x1b' "$TMP/r.html" || fail "a terminal escape reached the HTML"
+! grep -q $'\x07' "$TMP/r.html" || fail "a BEL reached the HTML"
+# Every '<' from the data is escaped, so any tag here is ours: none may load anything.
+! grep -qiE '<[^>]*[[:space:]](src|srcset|background|data)=|<(link|iframe|object|embed|script)|@import|url\(' "$TMP/r.html" \
+  || fail "the HTML loads something"
+! grep -q 'href="javascript' "$TMP/r.html" || fail "a javascript: URL became a link"
+html=$(cat "$TMP/r.html")
+assert_contains "$html" "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;" "probe value escaped"
+assert_contains "$html" '\x1b[31mred\x1b[0m' "terminal escapes shown as text"
+assert_contains "$html" '&lt;img src=x onerror=alert(1)&gt;' "layer vendor escaped"
+assert_contains "$html" '&lt;/td&gt;&lt;/tr&gt;&lt;/table&gt;&lt;script&gt;x&lt;/script&gt;' "conflict escaped"
+assert_contains "$html" "&lt;script&gt;alert(&#39;cat&#39;)&lt;/script&gt;" "catalogue strings escaped"
+assert_contains "$html" '<td class="v v-contradicted">CONTRADICTED</td>' "verdict as a word"
+assert_contains "$html" '&lt;b&gt;WEIRD&lt;/b&gt;' "unknown verdict word kept, escaped"
+assert_contains "$html" 'layers_json: not valid JSON' "unreadable evidence stated"
+assert_contains "$html" 'layers: 40 entries, only the first 16 shown' "bounded layers stated"
+assert_contains "$html" '@media print' "printable"
+assert_contains "$html" '<svg xmlns="http://www.w3.org/2000/svg"' "inline chart"
+assert_contains "$html" 'SOURCE STALE' "stale source flagged"
+# The matrix as an auditor scans it: the words, in cells, parsed by libxml2.
+python3 - "$TMP/r.html" <<'EOF' || fail "matrix content"
+import sys, xml.etree.ElementTree as ET
+ns = {"h": "http://www.w3.org/1999/xhtml"}
+doc = ET.parse(sys.argv[1])
+sec = [s for s in doc.iter("{http://www.w3.org/1999/xhtml}section") if s.get("id") == "matrix"][0]
+rows = [[("".join(td.itertext())).strip() for td in tr.findall("h:td", ns)] for tr in sec.iter("{http://www.w3.org/1999/xhtml}tr")]
+rows = [r for r in rows if r]
+got = {(r[0], r[1]): (r[7], r[10]) for r in rows}
+want = {
+  ("bubblewrap", "bwrap"): ("CONTRADICTED", "CONTRADICTED"),
+  ("e2b", "\u2014"): ("not observed", "SOURCE CHANGED, not observed"),
+  ("qemu-microvm", "qemu-microvm"): ("<b>WEIRD</b>", "ok"),
+  ("runsc", "runsc"): ("CONFIRMED", "SOURCE GONE, SOURCE STALE"),
+  ("(no claim)", "host"): ("INCONCLUSIVE", "ok"),
+}
+assert got == want, got
+order = [r[0] for r in rows]
+assert order == ["bubblewrap", "e2b", "qemu-microvm", "runsc", "(no claim)"], order
+EOF
+
+# --- JUnit: schema-valid, one testcase per row, failures where due ----------
+xmllint --noout --schema "$FIX/junit.xsd" "$TMP/r.junit" 2>"$TMP/junit.err" \
+  || fail "JUnit does not validate: $(cat "$TMP/junit.err")"
+! grep -q $'\x1b' "$TMP/r.junit" || fail "a terminal escape reached the JUnit XML"
+python3 - "$TMP/r.junit" <<'EOF' || fail "JUnit content"
+import sys, xml.etree.ElementTree as ET
+suite = ET.parse(sys.argv[1]).getroot().find("testsuite")
+cases = {c.get("name"): c for c in suite.findall("testcase")}
+assert suite.get("tests") == "6" and suite.get("failures") == "3", suite.attrib
+assert set(cases) == {"bubblewrap [bwrap]", "e2b", "qemu-microvm [qemu-microvm]", "runsc [runsc]",
+                      "(no claim) [host]", "catalogue loads"}, set(cases)
+f = lambda n: cases[n].find("failure")
+assert f("bubblewrap [bwrap]").get("type") == "CONTRADICTED"
+assert f("e2b").get("type") == "SOURCE_DRIFT" and "CHANGED" in f("e2b").get("message")
+assert f("runsc [runsc]").get("type") == "SOURCE_DRIFT" and "GONE" in f("runsc [runsc]").get("message")
+assert f("qemu-microvm [qemu-microvm]") is None, "UNREACHABLE is never drift"
+assert f("(no claim) [host]") is None
+assert "<script>alert('x')</script>" in f("bubblewrap [bwrap]").text  # escaped in XML, intact when parsed
+EOF
+
+# --- JSON: the documented schema, and the strings carried verbatim ----------
+python3 - "$TMP/r.json" "$R/runbook/report.schema.json" <<'EOF' || fail "JSON report"
+import json, sys
+doc, schema = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+try:
+    import jsonschema
+    jsonschema.Draft202012Validator.check_schema(schema)
+    errors = sorted(jsonschema.Draft202012Validator(schema).iter_errors(doc), key=lambda e: list(e.path))
+    assert not errors, "\n".join("%s: %s" % (list(e.path), e.message) for e in errors[:10])
+    # The schema must be able to fail: break the document and expect errors.
+    bad = json.loads(json.dumps(doc)); bad["matrix"][0]["verdict"] = 7; del bad["summary"]
+    assert list(jsonschema.Draft202012Validator(schema).iter_errors(bad)), "schema accepts anything"
+except ImportError:
+    # Structural check when python3-jsonschema is absent: every required key, recursively.
+    def walk(s, d, path):
+        if "$ref" in s:
+            ref = schema
+            for part in s["$ref"].lstrip("#/").split("/"):
+                ref = ref[part]
+            return walk(ref, d, path)
+        if "oneOf" in s:
+            return walk(s["oneOf"][1], d, path) if d is not None else None
+        if isinstance(d, dict):
+            for k in s.get("required", []):
+                assert k in d, "%s: missing %s" % (path, k)
+            if s.get("additionalProperties") is False and "properties" in s:
+                extra = set(d) - set(s["properties"])
+                assert not extra, "%s: unexpected %s" % (path, extra)
+            for k, v in d.items():
+                if k in s.get("properties", {}):
+                    walk(s["properties"][k], v, path + "." + k)
+        elif isinstance(d, list) and "items" in s:
+            for i, v in enumerate(d):
+                walk(s["items"], v, "%s[%d]" % (path, i))
+    walk(schema, doc, "$")
+assert doc["schema"] == "isotier.report/1"
+assert doc["report_date"] == "2026-11-27" and doc["report_date_from"] == "database"
+assert doc["database"]["observations"] == 5 and doc["database"]["refusals"] == 2
+assert doc["summary"]["failing"] == 4, doc["attention"]  # contradicted, changed, gone, stale
+H = "<script>alert('x')</script> & \"q\" \x1b[31mred\x1b[0m \x1b]0;pwned\x07 | *b* `c` \x7f\u0085"
+assert doc["observations"][2]["reason"] == "claimed CONTAINER; " + H
+ev = doc["observations"][2]["evidence"]
+assert ev["layers"][1]["signals"][0]["value"] == H
+assert ev["layers"][1]["signals"][1] == {"id": "nope", "family": None, "source": None, "value": None,
+                                         "weight": None, "supports": None}
+assert [o["id"] for o in doc["observations"]] == [1, 2, 3, 4, 5]
+kinds = [a["kind"] for a in doc["attention"]]
+assert kinds == sorted(kinds, key=["contradicted", "source_gone", "source_changed", "source_unreachable",
+                                   "source_stale", "overdue", "catalogue"].index), kinds
+EOF
+
+# --- Markdown: pipes and markup escaped -------------------------------------
+md=$(cat "$TMP/r.md")
+! grep -qi '<script' "$TMP/r.md" || fail "raw <script> in Markdown"
+! grep -q $'\x1b' "$TMP/r.md" || fail "terminal escape in Markdown"
+assert_contains "$md" '&lt;b&gt;WEIRD&lt;/b&gt;' "markup in Markdown escaped"
+assert_contains "$md" '\| \*b\* \`c\`' "pipes and emphasis escaped"
+# Every matrix line has exactly the header's number of unescaped pipes.
+python3 - "$TMP/r.md" <<'EOF' || fail "Markdown table broken by a hostile cell"
+import re, sys
+lines = open(sys.argv[1]).read().split("\n")
+i = lines.index("## Tier matrix") + 2
+cols = lambda l: len(re.findall(r"(?<!\\)\|", l))
+header = cols(lines[i])
+j = i
+while lines[j].startswith("|"):
+    assert cols(lines[j]) == header, (lines[j], header)
+    j += 1
+assert j - i == 2 + 5, j - i
+EOF
+
+# --- reproducible: same database, same bytes (also from another path) ------
+cp "$TMP/history.db" "$TMP/copy.db"
+for fmt in html json junit md; do
+  "$BIN" report --db "$TMP/copy.db" --catalogue "$TMP/cat" --format $fmt >"$TMP/again.$fmt" \
+    || fail "second report ($fmt) exited $?"
+  cmp -s "$TMP/r.$fmt" "$TMP/again.$fmt" || fail "$fmt regeneration differs: $(diff "$TMP/r.$fmt" "$TMP/again.$fmt" | head -5)"
+done
+
+# --- --since and --today move what they should; errors are clear ------------
+"$BIN" report --db "$TMP/history.db" --catalogue "$TMP/cat" --format json --since 2026-11-27 --today 2026-12-20 >"$TMP/since.json"
+assert_eq "$(json_get "$TMP/since.json" database.observations)" 3 "--since narrows"
+assert_eq "$(json_get "$TMP/since.json" report_date)" 2026-12-20 "--today"
+assert_eq "$(json_get "$TMP/since.json" summary.attention.overdue)" 4 "overdue backends at --today"
+set +e
+"$BIN" report --db "$TMP/history.db" --format pdf >/dev/null 2>&1; assert_eq $? 64 "bad format"
+"$BIN" report --db "$TMP/history.db" --format html --since yesterday >/dev/null 2>&1; assert_eq $? 64 "bad --since"
+"$BIN" report --db "$TMP/nope.db" --no-catalogue --format html >/dev/null 2>&1; rc=$?
+[ $rc -ne 0 ] || fail "a missing database must fail"
+[ ! -e "$TMP/nope.db" ] || fail "the report created a database"
+"$BIN" report --db "$TMP/history.db" --catalogue "$TMP/cat" --format html --out /nonexistent/dir/r.html 2>/dev/null
+[ $? -eq 73 ] || fail "unwritable --out must exit 73"
+set -e
+echo "report: all formats parse, validate, escape and regenerate byte-identically"
