@@ -127,6 +127,18 @@ void churn_report_text(FILE *f, const churn_report *r)
 			              "  UNLOGGED %s: add to CHURN.md \"### YYYY-MM-DD \u2014 %s\" "
 			              "with '- Source: URL' and '- Note: text'\n",
 			              what, what);
+		/* Entries for the same provider that do not match: likely a typo. */
+		for (size_t k = 0; !c->entry && k < r->entries.n; k++) {
+			const churn_entry *e = &r->entries.items[k];
+			if (strcmp(e->id, c->id))
+				continue;
+			char a[96], b[96];
+			churn_claim_format(a, sizeof a, &e->from);
+			churn_claim_format(b, sizeof b, &e->to);
+			put_sanitized(
+			    f, "           (CHURN.md:%u logs %s: %s \u2192 %s, not this change)\n",
+			    e->line, e->id, a, b);
+		}
 	}
 	for (size_t i = 0; i < r->n_checks; i++)
 		if (r->checks[i].failure)

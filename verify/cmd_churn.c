@@ -153,6 +153,10 @@ static int run_check(churn_report *r, git_repository *repo, const char *since, c
 		rc = churn_diff(&r->changes, &a, &b, err);
 	churn_snapshot_clear(&a);
 	churn_snapshot_clear(&b);
+	if (rc == 0 && s && !git_oid_equal(git_commit_id(s), git_commit_id(u)) &&
+	    git_graph_descendant_of(repo, git_commit_id(u), git_commit_id(s)) != 1)
+		cli_error("warning: %s is not an ancestor of %s: comparing the two trees anyway",
+		          r->since_spec, r->until_spec);
 	if (rc == 0)
 		rc = load_entries(&r->entries, &r->entries_found, repo, u, lb, err);
 	if (rc == 0)

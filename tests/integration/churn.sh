@@ -122,6 +122,9 @@ assert_eq "$rc" 1
 assert_contains "$out" "renamed catalogue/providers/gamma.json -> catalogue/providers/gamma-vm.json"
 assert_contains "$out" "UNLOGGED gamma: GVISOR/gvisor → MICROVM/firecracker"
 assert_contains "$out" "1 provider change(s)"
+churn --since v1 --until v0
+assert_eq "$rc" 1 "reversed range: the reverse changes are unlogged"
+assert_contains "$out" "warning: v1 is not an ancestor of v0"
 
 echo "== two moves between revisions are logged by a chain of entries"
 entry gamma GVISOR/gvisor MICROVM/kata
@@ -141,6 +144,7 @@ merge=$(git rev-parse HEAD)
 churn --since v1
 assert_eq "$rc" 1
 assert_contains "$out" "UNLOGGED beta: MICROVM/kata → MICROVM/cloud-hypervisor"
+assert_contains "$out" "logs beta: MICROVM/firecracker → MICROVM/kata, not this change)"
 entry beta MICROVM/kata MICROVM/cloud-hypervisor
 commit "CHURN.md: beta"
 churn --since v1
