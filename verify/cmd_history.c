@@ -153,6 +153,10 @@ static int history_main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
+	if (access(db, F_OK) != 0) {
+		cli_error("no history database at %s (`isotier verify` creates it)", db);
+		return 66; /* EX_NOINPUT */
+	}
 	isotier_error err = {0};
 	cleanup_history isotier_history *h = NULL;
 	int rc = isotier_history_open_readonly(&h, db, &err);

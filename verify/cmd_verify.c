@@ -654,7 +654,11 @@ static int verify_main(int argc, char **argv)
 	if (arc >= 0)
 		return arc;
 	signal(SIGPIPE, SIG_IGN);
-	/* Before any thread exists: SIGINT/SIGTERM are read, never delivered. */
+	/* A shell starts background jobs with SIGINT ignored, and an ignored
+	 * signal is discarded even while blocked: take the default back. Then,
+	 * before any thread exists, block them: they are read, never delivered. */
+	signal(SIGINT, SIG_DFL);
+	signal(SIGTERM, SIG_DFL);
 	isotier_proc_block_signals();
 	int64_t wall0 = now_ms();
 

@@ -46,7 +46,8 @@ int probe_tier_rank(probe_tier t)
 
 const char *probe_result_vendor(const probe_result *r)
 {
-	return r->n_layers ? r->layers[r->n_layers - 1].vendor : "";
+	const char *v = r->n_layers ? r->layers[r->n_layers - 1].vendor : "";
+	return strcasecmp(v, "unknown") && strcasecmp(v, "none") ? v : "";
 }
 
 void probe_result_clear(probe_result *r)

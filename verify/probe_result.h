@@ -69,7 +69,7 @@ const char *probe_layer_kind_name(probe_layer_kind k);
 probe_tier probe_layer_tier(probe_layer_kind k);
 /* Rank for comparisons: NONE 0 < CONTAINER 1 < GVISOR 2 < MICROVM 3; UNKNOWN -1. */
 int probe_tier_rank(probe_tier t);
-/* The vendor the innermost layer names; "" if none. */
+/* The vendor the innermost layer names; "" if none (or "unknown"). */
 const char *probe_result_vendor(const probe_result *r);
 
 #endif

@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# verify --all end to end: the real probe in the real backends against the real
+# catalogue; verdicts asserted from --json and from the SQLite file.
+. "$ISOTIER_ROOT/tests/lib.sh"
+
+for tool in bwrap runc runsc qemu-system-x86_64 sqlite3; do
+  command -v "$tool" >/dev/null || skip "$tool is not installed: verify --all cannot run every backend"
+done
+[ -x "$ISOTIER_PROBE" ] || fail "no probe at $ISOTIER_PROBE"
+
+db=$TMP/h.db
+set +e
+"$ISOTIER_BIN" verify --all --db "$db" --json >"$TMP/out.json" 2>"$TMP/err"
+rc=$?
+set -e
+cat "$TMP/err" >&2
+python3 - "$TMP/out.json" <<'EOF' >&2 || true
+import json, sys
+for r in json.load(open(sys.argv[1]))["results"]:
+    print(f'{r["backend"]:14} {r["verdict"]:13} {r["observed_tier"]:10} {r.get("observed_vendor")} {r["duration_ms"]} ms: {r["reason"]}')
+EOF
+assert_eq "$rc" 0 "verify --all exit status"
+assert_eq "$(json_get "$TMP/out.json" exit_code)" 0 "exit_code in the document"
+assert_eq "$(json_get "$TMP/out.json" interrupted)" False "interrupted"
+
+# Per backend, from the JSON document.
+verdict_of() { python3 -c 'import json,sys
+for r in json.load(open(sys.argv[1]))["results"]:
+    if r["backend"] == sys.argv[2]: print(r["verdict"], r["observed_tier"], r["observed_vendor"] or "-", r["claimed_tier"] or "-")' "$TMP/out.json" "$1"; }
+assert_eq "$(verdict_of bwrap | cut -d" " -f1,2,4)" "CONFIRMED CONTAINER CONTAINER" "bwrap"
+assert_eq "$(verdict_of runc | cut -d" " -f1,2,4)" "CONFIRMED CONTAINER CONTAINER" "runc"
+assert_eq "$(verdict_of runsc | cut -d' ' -f1,2,4)" "CONFIRMED GVISOR GVISOR" "runsc"
+assert_eq "$(verdict_of qemu-microvm | cut -d' ' -f1,2,4)" "CONFIRMED MICROVM MICROVM" "qemu-microvm"
+case "$(verdict_of qemu-microvm | cut -d' ' -f3)" in
+  qemu|tcg|qemu-tcg) ;;
+  *) fail "qemu-microvm vendor: $(verdict_of qemu-microvm)" ;;
+esac
+host=$(verdict_of host)
+assert_eq "$(cut -d' ' -f1,4 <<<"$host")" "INCONCLUSIVE -" "host (no --host-provider: no claim)"
+# This machine kind is a Firecracker microVM (ACPI OEM FIRECK in the kernel log).
+if dmesg 2>/dev/null | grep -q FIRECK; then
+  assert_eq "$(cut -d' ' -f2,3 <<<"$host")" "MICROVM firecracker" "host observation"
+fi
+assert_contains "$(json_get "$TMP/out.json" results.4.reason)" "no claim (pass --host-provider)"
+
+# The same, from the database.
+q() { sqlite3 -batch -noheader "$db" "$1"; }
+run=$(json_get "$TMP/out.json" run_id)
+assert_eq "$(q "SELECT status FROM runs WHERE id = $run")" ok "run status"
+assert_eq "$(q "SELECT tool_version FROM runs WHERE id = $run")" "$("$ISOTIER_BIN" --version | cut -d' ' -f2)" "tool version"
+assert_eq "$(q "SELECT catalogue_commit FROM runs WHERE id = $run")" "$(git -C "$ISOTIER_ROOT" rev-parse HEAD)" "catalogue commit"
+assert_eq "$(q "SELECT count(*) FROM observations WHERE run_id = $run")" 5 "one observation per backend"
+assert_eq "$(q "SELECT group_concat(backend || '=' || verdict || '/' || observed_tier, ' ') FROM (SELECT * FROM observations WHERE run_id = $run ORDER BY backend)")" \
+  "bwrap=CONFIRMED/CONTAINER host=INCONCLUSIVE/$(cut -d' ' -f2 <<<"$host") qemu-microvm=CONFIRMED/MICROVM runc=CONFIRMED/CONTAINER runsc=CONFIRMED/GVISOR" "rows"
+assert_eq "$(q "SELECT provider_id || ' ' || claimed_tier || ' ' || claimed_mechanism FROM observations WHERE run_id = $run AND backend = 'runsc'")" "runsc GVISOR gvisor" "runsc claim"
+assert_eq "$(q "SELECT count(*) FROM observations WHERE run_id = $run AND provider_id IS NULL")" 1 "only host has no claim"
+# Every observation keeps the full probe JSON, its layers and the capture as a tar.
+assert_eq "$(q "SELECT count(*) FROM observations WHERE run_id = $run AND json_extract(probe_json, '\$.schema') = 'isotier.probe/1' AND json_valid(layers_json) AND evidence_format = 'tar' AND length(evidence) > 1024 AND duration_ms > 0")" 5 "probe JSON, layers, evidence"
+for b in bwrap runsc; do
+  q "SELECT writefile('$TMP/$b.tar', evidence) FROM observations WHERE run_id = $run AND backend = '$b'" >/dev/null
+  python3 - "$TMP/$b.tar" <<'EOF' || fail "$b evidence is not a tar holding the capture"
+import sys, tarfile
+names = tarfile.open(sys.argv[1]).getnames()
+assert any(n.startswith(".probe/") or n.startswith("proc/") for n in names), names
+EOF
+done
+# The database is WAL and passes an integrity check.
+assert_eq "$(q "PRAGMA journal_mode")" wal "journal mode"
+assert_eq "$(q "PRAGMA integrity_check")" ok "integrity"
+
+# The text form: one summary row per backend, terminal-safe.
+"$ISOTIER_BIN" verify --backend bwrap --db "$db" >"$TMP/table" 2>&1 || fail "verify --backend bwrap: $(cat "$TMP/table")"
+assert_contains "$(cat "$TMP/table")" "BACKEND"
+grep -Eq '^bwrap +CONTAINER \(bubblewrap\) +CONTAINER +CONFIRMED +[0-9]+ ms' "$TMP/table" || fail "summary row: $(cat "$TMP/table")"
+assert_eq "$(q "SELECT count(*) FROM runs")" 2 "two runs"
+echo "verify --all: $host"

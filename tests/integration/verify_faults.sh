@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# verify under faults, on real backends: a probe that hangs (killed at
+# --timeout, nothing leaks), prints garbage (rejected), prints 100 MiB (capped,
+# memory bounded); a backend binary missing (UNAVAILABLE, exit 69); no probe.
+. "$ISOTIER_ROOT/tests/lib.sh"
+
+for tool in bwrap runc runsc sqlite3; do
+  command -v "$tool" >/dev/null || skip "$tool is not installed"
+done
+faults=$ISOTIER_ROOT/$BUILD/tests
+for m in hang garbage huge; do
+  [ -x "$faults/fault-probe-$m" ] || fail "fault probe $m not built ($faults)"
+done
+db=$TMP/h.db
+q() { sqlite3 -batch -noheader "$db" "$1"; }
+# Every temporary file of the run lives under a directory unique to this test:
+# a process whose command line names it is one the run left behind.
+export TMPDIR=$TMP/tmp
+mkdir -p "$TMPDIR"
+live_with() { # live (non-zombie) processes whose comm or command line matches $1
+  local pid stat
+  for pid in $(pgrep -f -- "$1"; pgrep -x -- "$1"); do
+    [ "$pid" = "$$" ] && continue
+    stat=$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null) || continue
+    [ "$stat" = Z ] || echo "$pid"
+  done
+}
+no_leaks() {
+  local i
+  for i in $(seq 1 50); do
+    [ -z "$(live_with isotier-fhang)$(live_with "$TMPDIR")" ] && return 0
+    sleep 0.1
+  done
+  ps -eo pid,ppid,stat,comm,args | grep -E 'isotier-fhang|'"$TMPDIR" | grep -v grep >&2 || true
+  fail "processes left behind after $1"
+}
+[ -z "$(live_with isotier-fhang)" ] || fail "isotier-fhang processes exist before the test"
+
+# 1. A probe that hangs (and forks, and ignores SIGTERM) in every container
+#    backend and on the host: each is killed at --timeout 2.
+start=$(date +%s)
+set +e
+ISOTIER_PROBE=$faults/fault-probe-hang "$ISOTIER_BIN" verify --backend bwrap --backend runc \
+  --backend runsc --backend host --timeout 2 --jobs 4 --db "$db" --json >"$TMP/hang.json" 2>"$TMP/hang.err"
+rc=$?
+set -e
+elapsed=$(($(date +%s) - start))
+assert_eq "$rc" 70 "a hung probe exits 70 ($(cat "$TMP/hang.err"))"
+[ "$elapsed" -lt 30 ] || fail "timeout 2 s took ${elapsed}s"
+no_leaks "the hung probe"
+python3 - "$TMP/hang.json" <<'EOF' || fail "hang results: $(cat "$TMP/hang.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+rs = {r["backend"]: r for r in d["results"]}
+assert sorted(rs) == ["bwrap", "host", "runc", "runsc"], sorted(rs)
+for b, r in rs.items():
+    assert r["verdict"] == "INCONCLUSIVE", (b, r)
+    assert "timed out after 2 s" in r["reason"], (b, r["reason"])
+    assert r["recorded"] is True, b
+EOF
+assert_eq "$(q "SELECT count(*) FROM observations WHERE verdict = 'INCONCLUSIVE' AND reason LIKE '%timed out%'")" 4 "hung probes recorded"
+assert_eq "$(q "SELECT status FROM runs ORDER BY id DESC LIMIT 1")" failed "run status"
+[ -z "$(ls -A "$TMPDIR")" ] || fail "temporary files left: $(ls -A "$TMPDIR")"
+
+# 2. Garbage on stdout: rejected cleanly, recorded INCONCLUSIVE with the raw bytes, exit 65.
+set +e
+ISOTIER_PROBE=$faults/fault-probe-garbage "$ISOTIER_BIN" verify --backend bwrap --db "$db" --json >"$TMP/g.json" 2>"$TMP/g.err"
+rc=$?
+set -e
+assert_eq "$rc" 65 "garbage exits 65 ($(cat "$TMP/g.err"))"
+assert_eq "$(json_get "$TMP/g.json" results.0.verdict)" INCONCLUSIVE "garbage verdict"
+assert_contains "$(json_get "$TMP/g.json" results.0.reason)" "probe output rejected: document: not JSON"
+assert_eq "$(q "SELECT verdict || ' ' || observed_tier || ' ' || length(probe_json) FROM observations ORDER BY id DESC LIMIT 1")" "INCONCLUSIVE UNKNOWN $(($("$faults/fault-probe-garbage" | wc -c)))" "garbage row keeps the raw output"
+
+# 3. 100 MiB on stdout: capped at 1 MiB, drained, memory stays small.
+set +e
+ISOTIER_PROBE=$faults/fault-probe-huge /usr/bin/time -f '%M' -o "$TMP/rss" \
+  "$ISOTIER_BIN" verify --backend bwrap --backend host --db "$db" --json >"$TMP/h.json" 2>"$TMP/h.err"
+rc=$?
+set -e
+assert_eq "$rc" 65 "100 MiB exits 65 ($(cat "$TMP/h.err"))"
+rss_kb=$(tail -n 1 "$TMP/rss")
+[ "$rss_kb" -lt 65536 ] || fail "verify used ${rss_kb} KiB for a 100 MiB probe output"
+for i in 0 1; do
+  assert_contains "$(json_get "$TMP/h.json" results.$i.reason)" "output larger than 1048576 bytes"
+done
+[ "$(q "SELECT max(length(probe_json)) FROM observations")" -le 1048576 ] || fail "stored more than the cap"
+no_leaks "the 100 MiB probe"
+
+# 4. A backend binary missing: PATH holds bwrap but no runc.
+mkdir -p "$TMP/bin"
+ln -s "$(command -v bwrap)" "$TMP/bin/bwrap"
+set +e
+PATH=$TMP/bin "$ISOTIER_BIN" verify --backend runc --db "$db" --json >"$TMP/u.json" 2>"$TMP/u.err"
+rc=$?
+set -e
+assert_eq "$rc" 69 "runc missing, explicitly requested ($(cat "$TMP/u.err"))"
+assert_eq "$(json_get "$TMP/u.json" results.0.verdict)" UNAVAILABLE "runc verdict"
+assert_contains "$(json_get "$TMP/u.json" results.0.reason)" "runc not found"
+assert_eq "$(q "SELECT verdict FROM observations ORDER BY id DESC LIMIT 1")" UNAVAILABLE "UNAVAILABLE recorded"
+set +e
+PATH=$TMP/bin "$ISOTIER_BIN" verify --backend bwrap --backend runc --db "$db" --json >"$TMP/u2.json" 2>/dev/null
+rc=$?
+set -e
+assert_eq "$rc" 69 "one of two requested unavailable"
+assert_eq "$(json_get "$TMP/u2.json" results.0.verdict)" CONFIRMED "bwrap still judged"
+# --all: an unavailable backend is reported, and fails the run only when every one is.
+set +e
+PATH=$TMP/bin "$ISOTIER_BIN" verify --all --db "$db" --json >"$TMP/u3.json" 2>/dev/null
+rc=$?
+set -e
+python3 - "$TMP/u3.json" <<'EOF' || fail "--all without runc: $(cat "$TMP/u3.json")"
+import json, sys
+rs = {r["backend"]: r["verdict"] for r in json.load(open(sys.argv[1]))["results"]}
+assert rs["runc"] == "UNAVAILABLE" and rs["runsc"] == "UNAVAILABLE", rs
+assert rs["bwrap"] == "CONFIRMED", rs
+EOF
+assert_eq "$rc" 0 "--all with some backends unavailable"
+mkdir -p "$TMP/empty"
+set +e
+PATH=$TMP/empty "$ISOTIER_BIN" verify --backend bwrap --backend runc --backend runsc --backend qemu-microvm --db "$db" >/dev/null 2>&1
+assert_eq "$?" 69 "nothing available"
+# 5. No probe at all.
+ISOTIER_PROBE=$TMP/no-such-probe "$ISOTIER_BIN" verify --backend bwrap --db "$db" >/dev/null 2>"$TMP/np.err"
+assert_eq "$?" 69 "missing probe"
+set -e
+assert_contains "$(cat "$TMP/np.err")" "no-such-probe"
+assert_eq "$(q "PRAGMA integrity_check")" ok "integrity"
+echo "faults ok"

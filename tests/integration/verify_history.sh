@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# isotier history: newest first, --backend, --limit, --json, terminal-safe,
+# read-only; and a CONTRADICTED verdict (exit 1) recorded next to a CONFIRMED one.
+. "$ISOTIER_ROOT/tests/lib.sh"
+
+command -v bwrap >/dev/null || skip "bwrap is not installed"
+command -v sqlite3 >/dev/null || skip "sqlite3 CLI is not installed"
+faults=$ISOTIER_ROOT/$BUILD/tests
+[ -x "$faults/fault-probe-none" ] || fail "fault probes not built ($faults)"
+db=$TMP/h.db
+q() { sqlite3 -batch -noheader "$db" "$1"; }
+
+# No database yet: history fails cleanly and creates nothing.
+set +e
+out=$("$ISOTIER_BIN" history --db "$db" 2>&1); rc=$?
+set -e
+[ "$rc" -ne 0 ] || fail "history on a missing database succeeded"
+assert_contains "$out" "$db"
+[ ! -e "$db" ] || fail "history created $db"
+
+# 1: a probe that sees no boundary inside bwrap -> CONTRADICTED, exit 1.
+set +e
+ISOTIER_PROBE=$faults/fault-probe-none "$ISOTIER_BIN" verify --backend bwrap --db "$db" >"$TMP/o1" 2>&1; rc=$?
+set -e
+assert_eq "$rc" 1 "CONTRADICTED exits 1 ($(cat "$TMP/o1"))"
+grep -Eq '^bwrap .* NONE +CONTRADICTED' "$TMP/o1" || fail "summary: $(cat "$TMP/o1")"
+# 2: the real probe -> CONFIRMED, exit 0. 3: host, no claim.
+"$ISOTIER_BIN" verify --backend bwrap --db "$db" >"$TMP/o2" 2>&1 || fail "real probe in bwrap: $(cat "$TMP/o2")"
+"$ISOTIER_BIN" verify --backend host --db "$db" >"$TMP/o3" 2>&1 || fail "host: $(cat "$TMP/o3")"
+assert_eq "$(q "SELECT count(*) FROM observations")" 3 "three observations"
+
+# Hostile text in the database (a reason with terminal escapes) must not reach the terminal raw.
+q "UPDATE observations SET reason = 'evil ' || char(27) || '[2J' || char(7) || ' end' WHERE id = 1"
+sum_before=$(sha256sum "$db" | cut -d' ' -f1)
+
+"$ISOTIER_BIN" history --db "$db" >"$TMP/h" 2>&1 || fail "history: $(cat "$TMP/h")"
+assert_eq "$(wc -l <"$TMP/h")" 4 "header + 3 rows"
+assert_eq "$(sed -n 2p "$TMP/h" | awk '{print $2}')" host "newest first"
+sed -n 2p "$TMP/h" | grep -q 'INCONCLUSIVE' || fail "host row: $(sed -n 2p "$TMP/h")"
+sed -n 3p "$TMP/h" | grep -Eq '^[0-9T:Z-]+ +bwrap +CONTAINER \(bubblewrap\) +CONTAINER +CONFIRMED' || fail "bwrap CONFIRMED row: $(sed -n 3p "$TMP/h")"
+sed -n 4p "$TMP/h" | grep -Eq 'bwrap .*NONE +CONTRADICTED +evil \\x1b\[2J\\x07 end' || fail "sanitized row: $(sed -n 4p "$TMP/h" | od -c | head)"
+if grep -q $'\x1b' "$TMP/h"; then fail "a raw ESC reached the output"; fi
+
+# --backend, --limit, --json.
+"$ISOTIER_BIN" history --db "$db" --backend bwrap --json >"$TMP/j"
+assert_eq "$(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(" ".join(o["verdict"] for o in d["observations"]))' "$TMP/j")" "CONFIRMED CONTRADICTED" "bwrap rows, newest first"
+assert_eq "$(json_get "$TMP/j" observations.1.reason)" "evil "$'\x1b'"[2J"$'\x07'" end" "JSON keeps the text, escaped by the encoder"
+grep -q '\\u001b' "$TMP/j" || fail "JSON does not escape ESC"
+assert_eq "$(json_get "$TMP/j" observations.0.claimed_tier)" CONTAINER "claimed tier"
+assert_eq "$(json_get "$TMP/j" observations.0.run_status)" ok "run status"
+[ "$(json_get "$TMP/j" observations.0.evidence_bytes)" -gt 0 ] || fail "no evidence recorded"
+"$ISOTIER_BIN" history --db "$db" --limit 1 --json >"$TMP/j1"
+assert_eq "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["observations"]))' "$TMP/j1")" 1 "--limit 1"
+assert_eq "$(json_get "$TMP/j1" observations.0.backend)" host "--limit 1 keeps the newest"
+"$ISOTIER_BIN" history --db "$db" --backend runsc >"$TMP/none"
+assert_contains "$(cat "$TMP/none")" "(no observations)"
+
+# Read-only: the file is unchanged.
+assert_eq "$(sha256sum "$db" | cut -d' ' -f1)" "$sum_before" "history modified the database"
+
+# Usage errors.
+set +e
+"$ISOTIER_BIN" history --db "$db" --limit -3 >/dev/null 2>&1; assert_eq "$?" 64 "--limit -3"
+"$ISOTIER_BIN" history --db "$db" extra >/dev/null 2>&1; assert_eq "$?" 64 "extra argument"
+"$ISOTIER_BIN" verify --backend nosuch --db "$db" >/dev/null 2>&1; assert_eq "$?" 64 "unknown backend"
+"$ISOTIER_BIN" verify --all --backend bwrap --db "$db" >/dev/null 2>&1; assert_eq "$?" 64 "--all with --backend"
+"$ISOTIER_BIN" verify --backend host --host-provider no-such-provider --db "$db" >/dev/null 2>&1; assert_eq "$?" 64 "unknown --host-provider"
+set -e
+echo "history ok"

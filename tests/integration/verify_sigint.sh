@@ -1,0 +1,62 @@
+#!/usr/bin/env bash
+# SIGINT in the middle of verify: exit 130, the run marked interrupted, the
+# observations finished before it kept whole, none half-written, no sandbox
+# left behind; the next run works.
+. "$ISOTIER_ROOT/tests/lib.sh"
+
+for tool in bwrap runc runsc qemu-system-x86_64 sqlite3; do
+  command -v "$tool" >/dev/null || skip "$tool is not installed"
+done
+db=$TMP/h.db
+q() { sqlite3 -batch -noheader "$db" "$1" 2>/dev/null; }
+export TMPDIR=$TMP/tmp
+mkdir -p "$TMPDIR"
+live_with() {
+  local pid
+  for pid in $(pgrep -f -- "$1"); do
+    [ "$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null)" = Z ] || echo "$pid"
+  done
+}
+
+# One backend at a time: bwrap, runc, runsc finish quickly; the signal lands
+# while qemu-microvm boots (seconds under TCG).
+"$ISOTIER_BIN" verify --backend bwrap --backend runc --backend runsc --backend qemu-microvm \
+  --jobs 1 --db "$db" --json >"$TMP/out.json" 2>"$TMP/err" &
+pid=$!
+for _ in $(seq 1 600); do
+  [ "$(q "SELECT count(*) FROM observations")" = 3 ] && break
+  kill -0 "$pid" 2>/dev/null || break
+  sleep 0.05
+done
+[ "$(q "SELECT count(*) FROM observations")" = 3 ] || fail "three observations never appeared: $(cat "$TMP/err")"
+sleep 0.3 # qemu is starting
+[ -n "$(live_with "$TMPDIR")" ] || fail "no qemu-microvm sandbox running when the signal was to be sent"
+start=$(date +%s%N)
+kill -INT "$pid"
+set +e
+wait "$pid"
+rc=$?
+set -e
+ms=$((($(date +%s%N) - start) / 1000000))
+assert_eq "$rc" 130 "exit status after SIGINT ($(cat "$TMP/err"))"
+[ "$ms" -lt 10000 ] || fail "took ${ms} ms to stop"
+assert_contains "$(cat "$TMP/err")" "interrupted"
+assert_eq "$(json_get "$TMP/out.json" interrupted)" True "document says interrupted"
+
+run=$(q "SELECT max(id) FROM runs")
+assert_eq "$(q "SELECT status FROM runs WHERE id = $run")" interrupted "run status"
+[ -n "$(q "SELECT finished_at FROM runs WHERE id = $run")" ] || fail "finished_at not set"
+assert_eq "$(q "SELECT group_concat(backend, ' ') FROM (SELECT backend FROM observations WHERE run_id = $run ORDER BY id)")" "bwrap runc runsc" "finished observations kept, the interrupted one not recorded"
+assert_eq "$(q "SELECT count(*) FROM observations WHERE run_id = $run AND verdict = 'CONFIRMED' AND probe_json IS NOT NULL AND evidence IS NOT NULL AND reason IS NOT NULL")" 3 "whole rows"
+assert_eq "$(q "PRAGMA integrity_check")" ok "integrity"
+
+# Nothing left behind: no process naming our temporary directory, no files in it.
+for _ in $(seq 1 50); do [ -z "$(live_with "$TMPDIR")" ] && break; sleep 0.1; done
+[ -z "$(live_with "$TMPDIR")" ] || fail "processes left: $(ps -o pid,args -p "$(live_with "$TMPDIR" | paste -sd,)")"
+[ -z "$(ls -A "$TMPDIR")" ] || fail "temporary files left: $(ls -A "$TMPDIR")"
+if runc list -q 2>/dev/null | grep -q "^isotier-$pid-"; then fail "runc container left: $(runc list)"; fi
+
+# The next run works on the same database.
+"$ISOTIER_BIN" verify --backend bwrap --db "$db" >"$TMP/next" 2>&1 || fail "next run: $(cat "$TMP/next")"
+assert_eq "$(q "SELECT status FROM runs ORDER BY id DESC LIMIT 1")" ok "next run status"
+echo "SIGINT ok (stopped in ${ms} ms)"
