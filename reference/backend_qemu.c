@@ -1,38 +1,583 @@
-/* backend_qemu.c - placeholder until the real backend lands. */
+/*
+ * backend_qemu.c - MICROVM tier: `qemu-system-x86_64 -M microvm` booting the
+ * Debian guest kernel (scripts/guest-kernel.sh; $ISOTIER_GUEST_DIR overrides
+ * .deps/guest) with an initramfs written per exec (cpio.c): the static guest
+ * init (reference/guest/init.c), the command, the probe, and in host-view mode
+ * the 9p modules. Without minimal_root the guest mounts the host root (or
+ * spec->rootfs) read-only over virtio-9p. Output comes back framed on the
+ * serial console (see guest/init.c) and is parsed as hostile input: the
+ * command's stdout/stderr are relayed, the capture dir is decoded with bounds
+ * into spec->capture_dir. KVM only when a short trial boot proved it works
+ * (cached per host kernel in $XDG_CACHE_HOME/isotier); otherwise TCG.
+ */
 #include "backend_util.h"
+#include "cpio.h"
 
-static int stub_available(char *why, size_t why_len)
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/utsname.h>
+
+#ifndef ISOTIER_BUILD_DIR
+#define ISOTIER_BUILD_DIR ISOTIER_SOURCE_DIR "/build"
+#endif
+
+#define MAX_LINE 8192
+#define MAX_CAPTURE_FILE ((size_t)16 << 20)
+#define MAX_CAPTURE_TOTAL ((size_t)64 << 20)
+#define MAX_CAPTURE_FILES 4096
+
+typedef struct qemu_paths {
+	char guest_dir[1024];
+	char kernel[2048];
+	char init[2048];
+	char modules[2048];
+} qemu_paths;
+
+typedef struct qemu_state {
+	isotier_spec_copy spec;
+	qemu_paths paths;
+	char *dir;
+	bool kvm;
+} qemu_state;
+
+static void find_paths(qemu_paths *p)
 {
-	snprintf(why, why_len, "not implemented yet");
+	const char *g = getenv("ISOTIER_GUEST_DIR");
+	snprintf(p->guest_dir, sizeof p->guest_dir, "%s", g && *g ? g : ISOTIER_SOURCE_DIR "/.deps/guest");
+	snprintf(p->kernel, sizeof p->kernel, "%s/vmlinux", p->guest_dir);
+	if (access(p->kernel, R_OK) != 0)
+		snprintf(p->kernel, sizeof p->kernel, "%s/vmlinuz", p->guest_dir);
+	snprintf(p->modules, sizeof p->modules, "%s/modules", p->guest_dir);
+	const char *i = getenv("ISOTIER_GUEST_INIT");
+	if (i && *i)
+		snprintf(p->init, sizeof p->init, "%s", i);
+	else
+		snprintf(p->init, sizeof p->init, "%s/isotier-guest-init", ISOTIER_BUILD_DIR);
+}
+
+static int qemu_available(char *why, size_t why_len)
+{
+	char path[4096];
+	qemu_paths p;
+	find_paths(&p);
+	if (isotier_find_program(path, sizeof path, "qemu-system-x86_64") != 0) {
+		snprintf(why, why_len, "qemu-system-x86_64 not found in PATH");
+		return 0;
+	}
+	if (access(p.kernel, R_OK) != 0) {
+		snprintf(why, why_len, "no guest kernel in %s (run scripts/guest-kernel.sh)", p.guest_dir);
+		return 0;
+	}
+	if (access(p.init, R_OK) != 0) {
+		snprintf(why, why_len, "no guest init at %s (make builds it; or set ISOTIER_GUEST_INIT)", p.init);
+		return 0;
+	}
+	snprintf(why, why_len, "%s, kernel %s", path, p.kernel);
+	return 1;
+}
+
+/* ---- initramfs --------------------------------------------------------- */
+
+static int write_initramfs(const qemu_state *s, const char *path, const char *mode,
+			   const char *const *argv, isotier_error *err)
+{
+	FILE *f = fopen(path, "we");
+	if (!f)
+		return isotier_error_set(err, ISOTIER_EIO, errno, "open %s", path);
+	isotier_cpio c = {.f = f};
+	static const char *const dirs[] = {"dev", "proc", "sys", "tmp", ".isotier", ".isotier/capture"};
+	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
+		isotier_cpio_add(&c, dirs[i], S_IFDIR | (i == 3 ? 01777 : 0755), 0, 0, NULL, 0);
+	isotier_cpio_add(&c, "dev/console", S_IFCHR | 0600, 5, 1, NULL, 0);
+	isotier_cpio_add(&c, ".isotier/mode", S_IFREG | 0644, 0, 0, mode, strlen(mode));
+	size_t alen = 0;
+	for (size_t i = 0; argv && argv[i]; i++)
+		alen += strlen(argv[i]) + 1;
+	int rc = 0;
+	if (alen > 131000)
+		rc = isotier_error_set(err, ISOTIER_EINVAL, 0, "command line too long for the guest");
+	cleanup_free char *args = alen ? malloc(alen) : NULL;
+	if (!rc && alen && !args)
+		rc = isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+	if (!rc && alen) {
+		size_t o = 0;
+		for (size_t i = 0; argv[i]; i++) {
+			size_t l = strlen(argv[i]) + 1;
+			memcpy(args + o, argv[i], l);
+			o += l;
+		}
+		isotier_cpio_add(&c, ".isotier/args", S_IFREG | 0644, 0, 0, args, alen);
+	}
+	if (!rc)
+		rc = isotier_cpio_add_file(&c, "init", s->paths.init, 0755, err);
+	if (!rc && s->spec.probe_path && strcmp(mode, "trial"))
+		rc = isotier_cpio_add_file(&c, ".isotier/isotier-probe", s->spec.probe_path, 0755, err);
+	if (!rc && !strcmp(mode, "9p")) {
+		char order_path[4096];
+		snprintf(order_path, sizeof order_path, "%s/order", s->paths.modules);
+		cleanup_free char *order = NULL;
+		rc = isotier_read_file(&order, NULL, order_path, 4096, err);
+		if (rc)
+			isotier_error_prefix(err, "guest modules (run scripts/guest-kernel.sh)");
+		isotier_cpio_add(&c, ".isotier/modules", S_IFDIR | 0755, 0, 0, NULL, 0);
+		if (!rc)
+			isotier_cpio_add(&c, ".isotier/modules/order", S_IFREG | 0644, 0, 0, order, strlen(order));
+		for (char *line = order, *next; !rc && line && *line; line = next) {
+			next = strchr(line, '\n');
+			if (next)
+				*next++ = '\0';
+			if (!*line || strchr(line, '/'))
+				continue;
+			char src[4096], dst[512];
+			snprintf(src, sizeof src, "%s/%s", s->paths.modules, line);
+			snprintf(dst, sizeof dst, ".isotier/modules/%s", line);
+			rc = isotier_cpio_add_file(&c, dst, src, 0644, err);
+		}
+	}
+	int frc = isotier_cpio_finish(&c, rc ? NULL : err);
+	fclose(f);
+	return rc ? rc : frc;
+}
+
+/* ---- console protocol ---------------------------------------------------- */
+
+typedef struct console {
+	const isotier_spec_copy *spec;
+	int out_fd, err_fd;
+	char line[MAX_LINE + 1];
+	size_t len;
+	bool overlong;
+	bool started;
+	int exit_code; /* -1 until ISOTIER-EXIT */
+	char fail[512];
+	/* capture */
+	bool capture_ended;
+	int cap_fd;
+	char cap_name[512];
+	size_t cap_expect, cap_got, cap_total, cap_files;
+	char problem[512]; /* first protocol problem */
+	bool debug;        /* $ISOTIER_QEMU_DEBUG: raw console to stderr */
+} console;
+
+static void problem(console *c, const char *fmt, const char *arg)
+{
+	if (!c->problem[0])
+		snprintf(c->problem, sizeof c->problem, fmt, arg);
+}
+
+static int b64val(int ch)
+{
+	if (ch >= 'A' && ch <= 'Z')
+		return ch - 'A';
+	if (ch >= 'a' && ch <= 'z')
+		return ch - 'a' + 26;
+	if (ch >= '0' && ch <= '9')
+		return ch - '0' + 52;
+	if (ch == '+')
+		return 62;
+	if (ch == '/')
+		return 63;
+	return -1;
+}
+
+/* Decodes one base64 line (no whitespace inside); returns bytes or -1. */
+static ssize_t b64decode(const char *s, size_t n, unsigned char *out)
+{
+	if (n % 4)
+		return -1;
+	size_t o = 0;
+	for (size_t i = 0; i < n; i += 4) {
+		int v[4];
+		for (int k = 0; k < 4; k++) {
+			v[k] = s[i + k] == '=' && i + 4 == n && k >= 2 ? 0 : b64val((unsigned char)s[i + k]);
+			if (v[k] < 0)
+				return -1;
+		}
+		if (s[i + 2] == '=' && s[i + 3] != '=')
+			return -1;
+		unsigned w = (unsigned)v[0] << 18 | (unsigned)v[1] << 12 | (unsigned)v[2] << 6 | (unsigned)v[3];
+		out[o++] = (unsigned char)(w >> 16);
+		if (s[i + 2] != '=')
+			out[o++] = (unsigned char)(w >> 8);
+		if (s[i + 3] != '=')
+			out[o++] = (unsigned char)w;
+	}
+	return (ssize_t)o;
+}
+
+static void write_fd(int fd, const unsigned char *p, size_t n)
+{
+	isotier_relay r = {.fd = fd};
+	isotier_relay_sink(&r, (const char *)p, n);
+}
+
+static void capture_close(console *c)
+{
+	if (c->cap_fd >= 0) {
+		close(c->cap_fd);
+		c->cap_fd = -1;
+		if (c->cap_got != c->cap_expect)
+			problem(c, "capture file %.200s: size differs from its header", c->cap_name);
+	}
+	c->cap_name[0] = '\0';
+}
+
+static bool relpath_ok(const char *p)
+{
+	if (!*p || *p == '/' || strlen(p) >= 400)
+		return false;
+	int depth = 0;
+	for (const char *seg = p; seg; depth++) {
+		const char *slash = strchr(seg, '/');
+		size_t l = slash ? (size_t)(slash - seg) : strlen(seg);
+		if (l == 0 || (l == 1 && seg[0] == '.') || (l == 2 && seg[0] == '.' && seg[1] == '.'))
+			return false;
+		seg = slash ? slash + 1 : NULL;
+	}
+	for (const unsigned char *q = (const unsigned char *)p; *q; q++)
+		if (*q <= ' ' || *q == 0x7f || *q == '\\')
+			return false;
+	return depth <= 8;
+}
+
+/* Opens relpath under the capture dir for writing, creating parents, never
+ * following a symlink. */
+static int capture_open(const char *dir, const char *rel)
+{
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return -1;
+	char buf[512];
+	snprintf(buf, sizeof buf, "%s", rel);
+	char *seg = buf;
+	for (char *slash; (slash = strchr(seg, '/')); seg = slash + 1) {
+		*slash = '\0';
+		if (mkdirat(dfd, seg, 0755) != 0 && errno != EEXIST) {
+			close(dfd);
+			return -1;
+		}
+		int nfd = openat(dfd, seg, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		close(dfd);
+		if (nfd < 0)
+			return -1;
+		dfd = nfd;
+	}
+	int fd = openat(dfd, seg, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	close(dfd);
+	return fd;
+}
+
+static void handle_line(console *c, char *l, size_t n)
+{
+	while (n > 0 && (l[n - 1] == '\r' || l[n - 1] == '\n'))
+		l[--n] = '\0';
+	/* Kernel noise can precede a frame on the same line: find the tag. */
+	char *tag = strstr(l, "ISOTIER-");
+	if (!tag && !c->cap_name[0])
+		return; /* not ours, and not the base64 body of a capture file */
+	unsigned char dec[MAX_LINE];
+	if (tag && !strncmp(tag, "ISOTIER-OUT ", 12)) {
+		ssize_t d = b64decode(tag + 12, strlen(tag + 12), dec);
+		if (d < 0)
+			problem(c, "bad output line%s", "");
+		else
+			write_fd(c->out_fd, dec, (size_t)d);
+	} else if (tag && !strncmp(tag, "ISOTIER-ERR ", 12)) {
+		ssize_t d = b64decode(tag + 12, strlen(tag + 12), dec);
+		if (d < 0)
+			problem(c, "bad output line%s", "");
+		else
+			write_fd(c->err_fd, dec, (size_t)d);
+	} else if (tag && !strcmp(tag, "ISOTIER-START")) {
+		c->started = true;
+	} else if (tag && !strncmp(tag, "ISOTIER-CAPTURE-FILE ", 21)) {
+		capture_close(c);
+		char name[512];
+		unsigned long long size;
+		char extra;
+		if (sscanf(tag + 21, "%511s %llu %c", name, &size, &extra) != 2 || !relpath_ok(name)) {
+			problem(c, "capture: rejected file header '%.200s'", tag + 21);
+			snprintf(c->cap_name, sizeof c->cap_name, "%s", "?");
+			return;
+		}
+		if (size > MAX_CAPTURE_FILE || c->cap_total + size > MAX_CAPTURE_TOTAL ||
+		    c->cap_files >= MAX_CAPTURE_FILES) {
+			problem(c, "capture: %.200s over the size or count limit", name);
+			snprintf(c->cap_name, sizeof c->cap_name, "%s", "?");
+			return;
+		}
+		snprintf(c->cap_name, sizeof c->cap_name, "%s", name);
+		c->cap_expect = (size_t)size;
+		c->cap_got = 0;
+		c->cap_files++;
+		c->cap_total += (size_t)size;
+		if (c->spec->capture_dir) {
+			c->cap_fd = capture_open(c->spec->capture_dir, name);
+			if (c->cap_fd < 0)
+				problem(c, "capture: cannot write %.200s", name);
+		}
+	} else if (tag && !strcmp(tag, "ISOTIER-CAPTURE-END")) {
+		capture_close(c);
+		c->capture_ended = true;
+	} else if (tag && !strncmp(tag, "ISOTIER-EXIT ", 13)) {
+		capture_close(c);
+		char *end;
+		long v = strtol(tag + 13, &end, 10);
+		if (*end || v < 0 || v > 255 + 128)
+			problem(c, "bad exit line%s", "");
+		else
+			c->exit_code = (int)v;
+	} else if (tag && !strncmp(tag, "ISOTIER-FAIL ", 13)) {
+		snprintf(c->fail, sizeof c->fail, "%s", tag + 13);
+	} else if (!tag && c->cap_name[0]) {
+		ssize_t d = n <= 76 ? b64decode(l, n, dec) : -1;
+		if (d < 0) {
+			problem(c, "capture %.200s: bad base64 line", c->cap_name);
+			return;
+		}
+		if (c->cap_got + (size_t)d > c->cap_expect) {
+			problem(c, "capture %.200s: more data than its header says", c->cap_name);
+			return;
+		}
+		c->cap_got += (size_t)d;
+		if (c->cap_fd >= 0)
+			write_fd(c->cap_fd, dec, (size_t)d);
+	}
+}
+
+static int console_sink(void *ctx, const char *buf, size_t len)
+{
+	console *c = ctx;
+	if (c->debug)
+		write_fd(STDERR_FILENO, (const unsigned char *)buf, len);
+	for (size_t i = 0; i < len; i++) {
+		char ch = buf[i];
+		if (ch == '\n') {
+			if (!c->overlong) {
+				c->line[c->len] = '\0';
+				handle_line(c, c->line, c->len);
+			}
+			c->len = 0;
+			c->overlong = false;
+		} else if (c->len < MAX_LINE) {
+			c->line[c->len++] = ch;
+		} else {
+			c->overlong = true;
+		}
+	}
 	return 0;
 }
 
-static int stub_provision(void **out, const isotier_backend_spec *spec, isotier_error *err)
+/* ---- running qemu ------------------------------------------------------ */
+
+static int run_qemu(const qemu_state *s, const char *initrd, bool kvm, bool share, int timeout_s,
+		    console *con, isotier_capture *qerr, int *status, isotier_error *err)
 {
-	(void)spec;
+	cleanup_argv isotier_argv a = {0};
+	isotier_argv_push(&a, "qemu-system-x86_64");
+	isotier_argv_push(&a, "-M");
+	isotier_argv_push(&a, "microvm,x-option-roms=off");
+	isotier_argv_push(&a, "-accel");
+	isotier_argv_push(&a, kvm ? "kvm" : "tcg");
+	isotier_argv_push(&a, "-cpu");
+	isotier_argv_push(&a, kvm ? "host" : "max");
+	isotier_argv_push(&a, "-m");
+	isotier_argv_push(&a, "256");
+	isotier_argv_push(&a, "-smp");
+	isotier_argv_push(&a, "1");
+	isotier_argv_push(&a, "-nodefaults");
+	isotier_argv_push(&a, "-no-user-config");
+	isotier_argv_push(&a, "-display");
+	isotier_argv_push(&a, "none");
+	isotier_argv_push(&a, "-serial");
+	isotier_argv_push(&a, "stdio");
+	isotier_argv_push(&a, "-no-reboot");
+	isotier_argv_push(&a, "-kernel");
+	isotier_argv_push(&a, s->paths.kernel);
+	isotier_argv_push(&a, "-initrd");
+	isotier_argv_push(&a, initrd);
+	isotier_argv_push(&a, "-append");
+	const char *extra = getenv("ISOTIER_QEMU_APPEND"); /* debugging: e.g. "loglevel=7" */
+	/* Under TCG on a loaded host the kernel fails to calibrate the TSC against the PIT and
+	 * then stalls: give it a TSC frequency and a delay-loop value instead of measuring. */
+	isotier_argv_pushf(&a,
+			   "console=ttyS0 panic=-1 quiet loglevel=1 reboot=t tsc_early_khz=2000000 "
+			   "tsc=reliable lpj=8000000 no_timer_check%s%s",
+			   extra ? " " : "", extra ? extra : "");
+	if (share) {
+		const char *root = s->spec.rootfs ? s->spec.rootfs : "/";
+		if (strchr(root, ','))
+			return isotier_error_set(err, ISOTIER_EINVAL, 0, "rootfs path with a comma: %s", root);
+		isotier_argv_push(&a, "-fsdev");
+		isotier_argv_pushf(&a, "local,id=isoroot,path=%s,security_model=none,readonly=on", root);
+		isotier_argv_push(&a, "-device");
+		isotier_argv_push(&a, "virtio-9p-device,fsdev=isoroot,mount_tag=isotier-root");
+	}
+	if (a.oom)
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+	isotier_proc_opts o = {
+		.argv = (const char *const *)a.v,
+		.stdin_fd = -1,
+		.stdout_fd = -1,
+		.stderr_fd = -1,
+		.out_sink = console_sink,
+		.out_sink_ctx = con,
+		.err_capture = qerr,
+		.timeout_s = timeout_s,
+	};
+	return isotier_proc_run(&o, status, err);
+}
+
+static bool kvm_trial(qemu_state *s)
+{
+	const char *forced = getenv("ISOTIER_QEMU_ACCEL");
+	if (forced && !strcmp(forced, "tcg"))
+		return false;
+	if (forced && !strcmp(forced, "kvm"))
+		return true;
+	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	close(fd);
+	/* A cached verdict for this host kernel and guest kernel. */
+	struct utsname u;
+	struct stat st;
+	uname(&u);
+	char key[3072], cache[4096];
+	snprintf(key, sizeof key, "%s %s %lld\n", u.release, s->paths.kernel,
+		 stat(s->paths.kernel, &st) == 0 ? (long long)st.st_size : -1LL);
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	if (xdg && *xdg)
+		snprintf(cache, sizeof cache, "%s/isotier", xdg);
+	else
+		snprintf(cache, sizeof cache, "%s/.cache/isotier", home && *home ? home : "/tmp");
+	char file[4200];
+	snprintf(file, sizeof file, "%s/qemu-kvm-trial", cache);
+	cleanup_free char *prev = NULL;
+	if (isotier_read_file(&prev, NULL, file, 2048, NULL) == 0 && !strncmp(prev, key, strlen(key)))
+		return !strcmp(prev + strlen(key), "kvm\n");
+	char initrd[4096];
+	snprintf(initrd, sizeof initrd, "%s/trial.cpio", s->dir);
+	bool ok = false;
+	if (write_initramfs(s, initrd, "trial", NULL, NULL) == 0) {
+		console con = {.spec = &s->spec, .out_fd = -1, .err_fd = -1, .exit_code = -1, .cap_fd = -1};
+		isotier_capture qerr = {.max = 4096};
+		int status = -1;
+		int rc = run_qemu(s, initrd, true, false, 5, &con, &qerr, &status, NULL);
+		ok = rc == 0 && status == 0 && con.exit_code == 0;
+		free(qerr.data);
+		unlink(initrd);
+	}
+	if (!isotier_proc_interrupted()) {
+		char line[3200];
+		snprintf(line, sizeof line, "%s%s\n", key, ok ? "kvm" : "tcg");
+		char parent[4096];
+		snprintf(parent, sizeof parent, "%s", cache);
+		char *slash = strrchr(parent, '/');
+		if (slash && slash != parent) {
+			*slash = '\0';
+			mkdir(parent, 0700);
+		}
+		mkdir(cache, 0755);
+		isotier_write_file(file, line, strlen(line), 0644, NULL);
+	}
+	return ok;
+}
+
+static void qemu_destroy(void *p)
+{
+	qemu_state *s = p;
+	if (!s)
+		return;
+	if (s->dir) {
+		isotier_rmtree(s->dir);
+		free(s->dir);
+	}
+	isotier_spec_copy_clear(&s->spec);
+	free(s);
+}
+
+static int qemu_provision(void **out, const isotier_backend_spec *spec, isotier_error *err)
+{
 	*out = NULL;
-	return isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0, "qemu-microvm: not implemented yet");
+	char why[4096];
+	if (!qemu_available(why, sizeof why))
+		return isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0, "qemu-microvm: %s", why);
+	qemu_state *s = calloc(1, sizeof *s);
+	if (!s)
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "qemu-microvm: out of memory");
+	find_paths(&s->paths);
+	int rc = isotier_spec_copy_init(&s->spec, spec, err);
+	if (!rc)
+		rc = isotier_mkdtemp(&s->dir, "isotier-vm", err);
+	if (rc) {
+		qemu_destroy(s);
+		return isotier_error_prefix(err, "qemu-microvm: provision");
+	}
+	s->kvm = kvm_trial(s);
+	*out = s;
+	return 0;
 }
 
-static int stub_exec(void *p, const isotier_exec_request *req, int *exit_status, isotier_error *err)
+static int qemu_exec(void *p, const isotier_exec_request *req, int *exit_status, isotier_error *err)
 {
-	(void)p;
-	(void)req;
-	(void)exit_status;
-	return isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0, "qemu-microvm: not implemented yet");
-}
-
-static void stub_destroy(void *p)
-{
-	(void)p;
+	qemu_state *s = p;
+	int rc = isotier_exec_check(req, err);
+	if (rc)
+		return isotier_error_prefix(err, "qemu-microvm");
+	char initrd[4096];
+	snprintf(initrd, sizeof initrd, "%s/initrd.cpio", s->dir);
+	bool share = !s->spec.minimal_root;
+	rc = write_initramfs(s, initrd, share ? "9p" : "min", req->argv, err);
+	if (rc)
+		return isotier_error_prefix(err, "qemu-microvm: initramfs");
+	console *con = calloc(1, sizeof *con);
+	if (!con)
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "qemu-microvm: out of memory");
+	con->spec = &s->spec;
+	con->out_fd = req->stdout_fd >= 0 ? req->stdout_fd : STDOUT_FILENO;
+	con->err_fd = req->stderr_fd >= 0 ? req->stderr_fd : STDERR_FILENO;
+	con->exit_code = -1;
+	con->cap_fd = -1;
+	con->debug = getenv("ISOTIER_QEMU_DEBUG") != NULL;
+	isotier_capture qerr = {.max = 16384};
+	int status = -1;
+	rc = run_qemu(s, initrd, s->kvm, share, isotier_exec_timeout(&s->spec, req), con, &qerr, &status, err);
+	unlink(initrd);
+	if (con->len && !con->overlong) { /* a last line without newline */
+		con->line[con->len] = '\0';
+		handle_line(con, con->line, con->len);
+	}
+	capture_close(con);
+	if (!rc && con->exit_code < 0) {
+		const char *tail = qerr.data ? qerr.data : "";
+		if (strlen(tail) > 400)
+			tail += strlen(tail) - 400;
+		if (con->fail[0])
+			rc = isotier_error_set(err, ISOTIER_ERROR, 0, "guest init: %s", con->fail);
+		else
+			rc = isotier_error_set(err, ISOTIER_ERROR, 0, "no exit status from the guest (qemu status %d)%s%s",
+					       status, *tail ? ": " : "", tail);
+	}
+	if (!rc && con->problem[0])
+		rc = isotier_error_set(err, ISOTIER_EDATA, 0, "console: %s", con->problem);
+	if (!rc)
+		*exit_status = con->exit_code;
+	free(qerr.data);
+	free(con);
+	if (rc)
+		return isotier_error_prefix(err, "qemu-microvm: exec %s", req->argv[0]);
+	return 0;
 }
 
 const isotier_backend isotier_backend_qemu_microvm = {
 	.name = "qemu-microvm",
 	.catalogue_id = "qemu-microvm",
-	.description = "qemu-microvm (not implemented yet)",
-	.available = stub_available,
-	.provision = stub_provision,
-	.exec = stub_exec,
-	.destroy = stub_destroy,
+	.description = "QEMU microvm with the Debian guest kernel, host root over virtio-9p (MICROVM)",
+	.available = qemu_available,
+	.provision = qemu_provision,
+	.exec = qemu_exec,
+	.destroy = qemu_destroy,
 };

@@ -1,0 +1,348 @@
+/*
+ * init.c - /init of the qemu-microvm guest (static, libc only; built with
+ * musl-gcc by the Makefile as $(BUILD)/isotier-guest-init).
+ *
+ * The initramfs written by backend_qemu.c holds:
+ *   /init                      this program
+ *   /.isotier/args             the command, NUL-separated
+ *   /.isotier/mode             "min" (initramfs only) or "9p" (host view over virtio-9p)
+ *   /.isotier/isotier-probe    the probe (optional)
+ *   /.isotier/capture/         the capture dir (empty)
+ *   /.isotier/modules/         the 9p modules and "order" (mode 9p)
+ *
+ * It mounts /proc, /sys, /dev, /tmp; in mode 9p loads the modules, mounts the
+ * 9p share "isotier-root" read-only at /.isotier/host and binds its top-level
+ * directories (and recreates its top-level symlinks) into /, so the command
+ * sees a read-only view of the host root beside /.isotier. It runs the
+ * command and reports on the console, one framed line at a time:
+ *   ISOTIER-OUT <base64>  /  ISOTIER-ERR <base64>     the command's output
+ *   ISOTIER-CAPTURE-FILE <relpath> <size> + base64 lines + ... ISOTIER-CAPTURE-END
+ *   ISOTIER-EXIT <status>  or  ISOTIER-FAIL <message>
+ * then reboots, which ends QEMU (-no-reboot).
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/klog.h>
+#include <sys/mount.h>
+#include <sys/reboot.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <termios.h>
+#include <unistd.h>
+
+#define MAX_ARGS 4096
+#define MAX_CAPTURE_FILE (16u << 20)
+
+static void out_all(const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(1, p, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+}
+
+static void say(const char *fmt, ...)
+{
+	char buf[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	int n = vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return;
+	if ((size_t)n >= sizeof buf)
+		n = sizeof buf - 1;
+	out_all(buf, (size_t)n);
+}
+
+static __attribute__((noreturn)) void finish(void)
+{
+	sync();
+	reboot(RB_AUTOBOOT);
+	for (;;)
+		pause();
+}
+
+static __attribute__((noreturn)) void fail(const char *what)
+{
+	say("\nISOTIER-FAIL %s: %s\n", what, strerror(errno));
+	finish();
+}
+
+static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+
+/* Writes "<tag> <base64 of up to 57 bytes>\n" lines (76 base64 chars at most). */
+static void emit_b64(const char *tag, const unsigned char *p, size_t n)
+{
+	while (n > 0) {
+		size_t chunk = n > 57 ? 57 : n;
+		char line[128];
+		size_t o = 0;
+		if (tag) {
+			o = strlen(tag);
+			memcpy(line, tag, o);
+			line[o++] = ' ';
+		}
+		for (size_t i = 0; i < chunk; i += 3) {
+			unsigned v = (unsigned)p[i] << 16;
+			if (i + 1 < chunk)
+				v |= (unsigned)p[i + 1] << 8;
+			if (i + 2 < chunk)
+				v |= p[i + 2];
+			line[o++] = b64[(v >> 18) & 63];
+			line[o++] = b64[(v >> 12) & 63];
+			line[o++] = i + 1 < chunk ? b64[(v >> 6) & 63] : '=';
+			line[o++] = i + 2 < chunk ? b64[v & 63] : '=';
+		}
+		line[o++] = '\n';
+		out_all(line, o);
+		p += chunk;
+		n -= chunk;
+	}
+}
+
+static void load_modules(void)
+{
+	FILE *f = fopen("/.isotier/modules/order", "r");
+	if (!f)
+		fail("open modules/order");
+	char name[256];
+	while (fgets(name, sizeof name, f)) {
+		name[strcspn(name, "\r\n")] = '\0';
+		if (!name[0] || strchr(name, '/'))
+			continue;
+		char path[320];
+		snprintf(path, sizeof path, "/.isotier/modules/%s", name);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			fail(path);
+		if (syscall(SYS_finit_module, fd, "", 0) != 0 && errno != EEXIST)
+			fail(path);
+		close(fd);
+	}
+	fclose(f);
+}
+
+/* Binds the host view: every top-level directory of /.isotier/host (but those
+ * this guest provides itself), and its top-level symlinks recreated. */
+static void bind_host_view(void)
+{
+	static const char *const skip[] = {"proc", "sys", "dev", "tmp", "run", "lost+found", ".isotier", "init"};
+	DIR *d = opendir("/.isotier/host");
+	if (!d)
+		fail("open /.isotier/host");
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		int skipped = 0;
+		for (size_t i = 0; i < sizeof skip / sizeof skip[0]; i++)
+			skipped |= !strcmp(e->d_name, skip[i]);
+		if (skipped)
+			continue;
+		char src[512], dst[512];
+		snprintf(src, sizeof src, "/.isotier/host/%s", e->d_name);
+		snprintf(dst, sizeof dst, "/%s", e->d_name);
+		struct stat st;
+		if (lstat(src, &st) != 0)
+			continue;
+		if (S_ISLNK(st.st_mode)) {
+			char target[4096];
+			ssize_t n = readlink(src, target, sizeof target - 1);
+			if (n > 0) {
+				target[n] = '\0';
+				if (symlink(target, dst) != 0 && errno != EEXIST)
+					fail(dst);
+			}
+		} else if (S_ISDIR(st.st_mode)) {
+			if (mkdir(dst, 0755) != 0 && errno != EEXIST)
+				fail(dst);
+			if (mount(src, dst, NULL, MS_BIND | MS_REC, NULL) != 0)
+				fail(dst);
+			mount(NULL, dst, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL);
+		}
+	}
+	closedir(d);
+}
+
+static int safe_name(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s <= ' ' || *s == 0x7f)
+			return 0;
+	return 1;
+}
+
+static void emit_capture_dir(const char *dir, const char *rel, int depth)
+{
+	DIR *d = opendir(dir);
+	if (!d || depth > 8) {
+		if (d)
+			closedir(d);
+		return;
+	}
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") || !safe_name(e->d_name))
+			continue;
+		char path[1024], r[1024];
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		snprintf(r, sizeof r, "%s%s%s", rel, *rel ? "/" : "", e->d_name);
+		struct stat st;
+		if (lstat(path, &st) != 0)
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			emit_capture_dir(path, r, depth + 1);
+		} else if (S_ISREG(st.st_mode) && (size_t)st.st_size <= MAX_CAPTURE_FILE) {
+			int fd = open(path, O_RDONLY | O_CLOEXEC);
+			if (fd < 0)
+				continue;
+			unsigned char *buf = malloc((size_t)st.st_size + 1);
+			size_t len = 0;
+			while (buf && len < (size_t)st.st_size) {
+				ssize_t n = read(fd, buf + len, (size_t)st.st_size - len);
+				if (n <= 0)
+					break;
+				len += (size_t)n;
+			}
+			close(fd);
+			if (buf) {
+				say("ISOTIER-CAPTURE-FILE %s %zu\n", r, len);
+				emit_b64(NULL, buf, len);
+			}
+			free(buf);
+		}
+	}
+	closedir(d);
+}
+
+static void relay(int *fd, const char *tag)
+{
+	unsigned char buf[4096];
+	ssize_t n = read(*fd, buf, sizeof buf);
+	if (n < 0 && errno == EINTR)
+		return;
+	if (n <= 0) {
+		close(*fd);
+		*fd = -1;
+		return;
+	}
+	emit_b64(tag, buf, (size_t)n);
+}
+
+int main(void)
+{
+	/* The console: raw, so nothing is translated under our framed lines. */
+	struct termios t;
+	if (tcgetattr(1, &t) == 0) {
+		cfmakeraw(&t);
+		tcsetattr(1, TCSANOW, &t);
+	}
+	klogctl(8 /* SYSLOG_ACTION_CONSOLE_LEVEL */, NULL, 1);
+	mkdir("/proc", 0555);
+	mkdir("/sys", 0555);
+	mkdir("/dev", 0755);
+	mkdir("/tmp", 01777);
+	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
+		fail("mount /proc");
+	if (mount("sysfs", "/sys", "sysfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) != 0)
+		fail("mount /sys");
+	if (mount("devtmpfs", "/dev", "devtmpfs", MS_NOSUID, "mode=0755") != 0)
+		fail("mount /dev");
+	if (mount("tmpfs", "/tmp", "tmpfs", MS_NOSUID | MS_NODEV, "mode=1777") != 0)
+		fail("mount /tmp");
+
+	char mode[16] = "";
+	int mfd = open("/.isotier/mode", O_RDONLY | O_CLOEXEC);
+	if (mfd >= 0) {
+		ssize_t n = read(mfd, mode, sizeof mode - 1);
+		mode[n > 0 ? n : 0] = '\0';
+		mode[strcspn(mode, "\r\n")] = '\0';
+		close(mfd);
+	}
+	if (!strcmp(mode, "trial")) {
+		say("\nISOTIER-EXIT 0\n");
+		finish();
+	}
+	if (!strcmp(mode, "9p")) {
+		load_modules();
+		mkdir("/.isotier/host", 0755);
+		if (mount("isotier-root", "/.isotier/host", "9p", MS_RDONLY | MS_NOSUID | MS_NODEV,
+			  "trans=virtio,version=9p2000.L,cache=loose,msize=262144") != 0)
+			fail("mount 9p isotier-root");
+		bind_host_view();
+	}
+
+	static char argbuf[131072];
+	static char *argv[MAX_ARGS + 1];
+	int afd = open("/.isotier/args", O_RDONLY | O_CLOEXEC);
+	if (afd < 0)
+		fail("open /.isotier/args");
+	ssize_t alen = read(afd, argbuf, sizeof argbuf - 1);
+	close(afd);
+	if (alen <= 0)
+		fail("read /.isotier/args");
+	argbuf[alen] = '\0';
+	int argc = 0;
+	for (char *p = argbuf; p < argbuf + alen && argc < MAX_ARGS; p += strlen(p) + 1)
+		argv[argc++] = p;
+	argv[argc] = NULL;
+
+	int out[2], errp[2];
+	if (pipe2(out, O_CLOEXEC) != 0 || pipe2(errp, O_CLOEXEC) != 0)
+		fail("pipe");
+	char *envp[] = {"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=/",
+			"TERM=dumb", NULL};
+	say("\nISOTIER-START\n");
+	pid_t pid = fork();
+	if (pid < 0)
+		fail("fork");
+	if (pid == 0) {
+		setsid();
+		int nul = open("/dev/null", O_RDONLY);
+		dup2(nul, 0);
+		dup2(out[1], 1);
+		dup2(errp[1], 2);
+		if (chdir("/") != 0)
+			_exit(127);
+		execvpe(argv[0], argv, envp);
+		dprintf(2, "isotier-guest-init: exec %s: %s\n", argv[0], strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	close(out[1]);
+	close(errp[1]);
+	int ofd = out[0], efd = errp[0];
+	while (ofd >= 0 || efd >= 0) {
+		struct pollfd pf[2] = {{.fd = ofd, .events = POLLIN}, {.fd = efd, .events = POLLIN}};
+		if (poll(pf, 2, -1) < 0) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		if (ofd >= 0 && (pf[0].revents & (POLLIN | POLLHUP | POLLERR)))
+			relay(&ofd, "ISOTIER-OUT");
+		if (efd >= 0 && (pf[1].revents & (POLLIN | POLLHUP | POLLERR)))
+			relay(&efd, "ISOTIER-ERR");
+	}
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	emit_capture_dir("/.isotier/capture", "", 0);
+	say("ISOTIER-CAPTURE-END\n");
+	say("ISOTIER-EXIT %d\n", code);
+	finish();
+}
