@@ -224,8 +224,9 @@ void probe_classify(const struct probe_signals *sigs, struct probe_verdict *out)
 		out->tier = "GVISOR";
 		high = g == PROBE_PRESENT;
 	} else if (probe_present(c) && !kata_vm) {
+		/* Not ruling gVisor out only means the truth may be stronger. */
 		out->tier = "CONTAINER";
-		high = c == PROBE_PRESENT && g == PROBE_ABSENT;
+		high = c == PROBE_PRESENT;
 	} else if (probe_present(c)) {
 		out->tier = "MICROVM";
 		high = vm == PROBE_PRESENT && c == PROBE_PRESENT && g == PROBE_ABSENT;

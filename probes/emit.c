@@ -8,15 +8,12 @@
  *
  * Relative paths never start with '/' and never contain ".."; names with
  * blanks or control characters are skipped, so a line splits on spaces.
+ * Files appear in path order.
  */
 #include "probe.h"
 
-#include <dirent.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 static void probe_base64(FILE *f, const unsigned char *d, size_t n)
 {
@@ -41,70 +38,42 @@ static void probe_base64(FILE *f, const unsigned char *d, size_t n)
 		fputc('\n', f);
 }
 
-static bool probe_name_ok(const char *name)
+static bool probe_name_ok(const char *rel)
 {
-	if (strcmp(name, ".") == 0 || strcmp(name, "..") == 0 || strstr(name, ".."))
+	if (!rel[0] || rel[0] == '/' || strstr(rel, ".."))
 		return false;
-	for (const unsigned char *p = (const unsigned char *)name; *p; p++)
+	for (const unsigned char *p = (const unsigned char *)rel; *p; p++)
 		if (*p <= 0x20 || *p == 0x7f)
 			return false;
 	return true;
 }
 
-static int probe_cmp_name(const void *a, const void *b)
+static int probe_cmp_cached(const void *a, const void *b)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	const struct probe_cached *x = *(const struct probe_cached *const *)a;
+	const struct probe_cached *y = *(const struct probe_cached *const *)b;
+	return strcmp(x->path, y->path);
 }
 
-static void probe_emit_dir(FILE *f, const char *base, const char *rel, int depth)
+/*
+ * Streams what the run read: the very bytes the capture directory holds, but
+ * taken from memory, so it also works where no directory can be written (a
+ * read-only container root without /tmp).
+ */
+int probe_emit_capture(FILE *f, const struct probe_input *in)
 {
-	char path[4096];
-	if (depth > 16)
-		return;
-	snprintf(path, sizeof(path), "%s%s%s", base, rel[0] ? "/" : "", rel);
-	DIR *d = opendir(path);
-	if (!d)
-		return;
-	char *names[512];
+	const struct probe_cached *sorted[PROBE_MAX_INPUTS];
 	size_t n = 0;
-	struct dirent *e;
-	while (n < 512 && (e = readdir(d)))
-		if (probe_name_ok(e->d_name) && (names[n] = strdup(e->d_name)))
-			n++;
-	closedir(d);
-	qsort(names, n, sizeof(*names), probe_cmp_name);
+	for (size_t i = 0; i < in->ncache; i++)
+		if (in->cache[i].data && probe_name_ok(in->cache[i].path + 1))
+			sorted[n++] = &in->cache[i];
+	qsort(sorted, n, sizeof(*sorted), probe_cmp_cached);
 	for (size_t i = 0; i < n; i++) {
-		char sub[4096], full[4096];
-		struct stat st;
-		if (snprintf(sub, sizeof(sub), "%s%s%s", rel, rel[0] ? "/" : "", names[i]) >=
-			    (int)sizeof(sub) ||
-		    snprintf(full, sizeof(full), "%s/%s", base, sub) >= (int)sizeof(full) ||
-		    lstat(full, &st) < 0) {
-			free(names[i]);
-			continue;
-		}
-		if (S_ISDIR(st.st_mode)) {
-			probe_emit_dir(f, base, sub, depth + 1);
-		} else if (S_ISREG(st.st_mode)) {
-			size_t len = 0;
-			char *data = probe_slurp(full, PROBE_MAX_FILE, &len);
-			if (data) {
-				fprintf(f, "ISOTIER-CAPTURE-FILE %s %zu\n", sub, len);
-				probe_base64(f, (const unsigned char *)data, len);
-				fputs("ISOTIER-CAPTURE-END\n", f);
-				free(data);
-			}
-		}
-		free(names[i]);
+		size_t len = (size_t)sorted[i]->len;
+		fprintf(f, "ISOTIER-CAPTURE-FILE %s %zu\n", sorted[i]->path + 1, len);
+		probe_base64(f, (const unsigned char *)sorted[i]->data, len);
+		fputs("ISOTIER-CAPTURE-END\n", f);
 	}
-}
-
-int probe_emit_capture(FILE *f, const char *dir)
-{
-	struct stat st;
-	if (stat(dir, &st) < 0 || !S_ISDIR(st.st_mode))
-		return -1;
-	probe_emit_dir(f, dir, "", 0);
 	fflush(f);
 	return 0;
 }

@@ -65,7 +65,6 @@ int main(int argc, char **argv)
 {
 	bool json = false, emit = false, markers = false;
 	const char *root = NULL, *capture = NULL;
-	char tmpdir[] = "/tmp/isotier-capture.XXXXXX";
 
 	bool init = probe_is_initramfs_init();
 	if (init) {
@@ -105,10 +104,6 @@ int main(int argc, char **argv)
 		fputs("isotier-probe: --root and --capture are exclusive\n", stderr);
 		return 64;
 	}
-	if (emit && !capture && !root) {
-		mkdir("/tmp", 01777);
-		capture = mkdtemp(tmpdir);
-	}
 	if (capture && (mkdir(capture, 0755) < 0 && errno != EEXIST)) {
 		fprintf(stderr, "isotier-probe: cannot create capture directory: %s\n", strerror(errno));
 		capture = NULL;
@@ -118,7 +113,6 @@ int main(int argc, char **argv)
 	struct probe_input in;
 	probe_input_init(&in, root, capture);
 	probe_run(&in, &res);
-	probe_input_free(&in);
 
 	if (markers)
 		printf("%s\n", PROBE_BEGIN);
@@ -129,8 +123,9 @@ int main(int argc, char **argv)
 	if (markers)
 		printf("%s\n", PROBE_END);
 	if (emit)
-		probe_emit_capture(stdout, root ? root : capture);
+		probe_emit_capture(stdout, &in);
 	fflush(stdout);
+	probe_input_free(&in);
 
 	if (init) {
 		sync();

@@ -196,7 +196,7 @@ void probe_report_human(FILE *f, const struct probe_result *res);
 
 /* ---- emit.c: the capture directory as text on stdout ----------------------- */
 
-/* Streams every regular file under dir (ISOTIER-CAPTURE-FILE format). */
-int probe_emit_capture(FILE *f, const char *dir);
+/* Streams every input the run read (ISOTIER-CAPTURE-FILE format, CAPTURE.md). */
+int probe_emit_capture(FILE *f, const struct probe_input *in);
 
 #endif /* PROBE_H */

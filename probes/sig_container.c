@@ -215,16 +215,27 @@ static void probe_container_pid1(struct probe_input *in, struct probe_signals *s
 	probe_add(sigs, &s);
 }
 
+/* "inside outside count" lines; the initial user namespace maps 0 0 4294967295. */
 static void probe_container_uid_map(struct probe_input *in, struct probe_signals *sigs)
 {
 	const char *text = probe_read(in, "/proc/self/uid_map", NULL);
-	if (!text)
+	unsigned lines = 0;
+	bool full = false;
+	for (const char *line = text; line && *line && lines < 340;) {
+		const char *eol = strchr(line, '\n');
+		char buf[128], x[32], y[32], z[32], extra[2];
+		uint64_t a, b, c;
+		snprintf(buf, sizeof(buf), "%.*s", (int)(eol ? eol - line : (long)strlen(line)), line);
+		if (sscanf(buf, "%31s %31s %31s %1s", x, y, z, extra) != 3 || !probe_parse_u64(x, &a) ||
+		    !probe_parse_u64(y, &b) || !probe_parse_u64(z, &c))
+			return; /* garbled: no signal */
+		full = lines == 0 && a == 0 && b == 0 && c == 4294967295ull;
+		lines++;
+		line = eol ? eol + 1 : NULL;
+	}
+	if (!lines)
 		return;
-	uint64_t a, b, c;
-	char x[32], y[32], z[32];
-	bool full = sscanf(text, "%31s %31s %31s", x, y, z) == 3 && probe_parse_u64(x, &a) &&
-		    probe_parse_u64(y, &b) && probe_parse_u64(z, &c) && a == 0 && b == 0 &&
-		    c == 4294967295ull && !strchr(strchr(text, '\n') ? strchr(text, '\n') + 1 : "", ' ');
+	full = full && lines == 1;
 	struct probe_signal s = {
 		.id = "container.uid_map",
 		.family = PROBE_FAM_CONTAINER,
@@ -240,8 +251,7 @@ static void probe_container_uid_map(struct probe_input *in, struct probe_signals
 		if (*r != ' ' || (w > s.value && w[-1] != ' '))
 			*w++ = *r;
 	*w = '\0';
-	if (s.value[0])
-		probe_add(sigs, &s);
+	probe_add(sigs, &s);
 }
 
 static void probe_container_capbnd(struct probe_input *in, struct probe_signals *sigs)
@@ -270,11 +280,18 @@ static void probe_container_capbnd(struct probe_input *in, struct probe_signals 
 	probe_add(sigs, &s);
 }
 
-/* A runtime name from text that names it; "unknown" for anything else. */
-static const char *probe_runtime_from_text(const char *text)
+/* A runtime name from text that names it; "unknown" for a plausible but
+ * unlisted name; NULL for garbage (a garbled input is no signal). */
+static const char *probe_runtime_from_text(const char *text, size_t len)
 {
 	char name[64];
+	if (len > 256)
+		return NULL;
 	probe_first_line(name, sizeof(name), text);
+	for (const char *p = name; *p; p++)
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
+		      *p == '-' || *p == '_' || *p == '.'))
+			return NULL;
 	const char *rt = PROBE_RT(probe_runtime_names, name, false);
 	return rt ? rt : "unknown";
 }
@@ -292,7 +309,8 @@ static void probe_container_files(struct probe_input *in, struct probe_signals *
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		size_t len;
 		const char *text = probe_read(in, files[i].path, &len);
-		if (!text)
+		const char *rt = files[i].runtime;
+		if (!text || (!rt && !(rt = probe_runtime_from_text(text, len))))
 			continue;
 		struct probe_signal s = {
 			.id = files[i].id,
@@ -301,7 +319,7 @@ static void probe_container_files(struct probe_input *in, struct probe_signals *
 			.weight = PROBE_WEAK,
 			.supports = PROBE_KIND_CONTAINER,
 			.axis = PROBE_AXIS_CONTAINER,
-			.vendor = files[i].runtime ? files[i].runtime : probe_runtime_from_text(text),
+			.vendor = rt,
 		};
 		if (len)
 			probe_first_line(s.value, sizeof(s.value), text);
@@ -318,6 +336,9 @@ static void probe_container_files(struct probe_input *in, struct probe_signals *
 		if (n > 10 && strncmp(e, "container=", 10) == 0) {
 			char val[64];
 			snprintf(val, sizeof(val), "%.*s", (int)(n - 10 < 63 ? n - 10 : 63), e + 10);
+			const char *rt = probe_runtime_from_text(val, n - 10);
+			if (!rt)
+				break;
 			struct probe_signal s = {
 				.id = "container.pid1_environ",
 				.family = PROBE_FAM_CONTAINER,
@@ -325,7 +346,7 @@ static void probe_container_files(struct probe_input *in, struct probe_signals *
 				.weight = PROBE_WEAK,
 				.supports = PROBE_KIND_CONTAINER,
 				.axis = PROBE_AXIS_CONTAINER,
-				.vendor = probe_runtime_from_text(val),
+				.vendor = rt,
 			};
 			probe_strlcpy(s.value, sizeof(s.value), val);
 			probe_add(sigs, &s);

@@ -4,8 +4,9 @@
  *
  * Behaviour, not text: gVisor's syscall table returns ENOSYS or EPERM for
  * calls Linux implements (measured against the runsc on this machine kind,
- * see the table below). These are strong, unless a seccomp filter is in
- * force: a filter can return any errno for any call, so then they are weak.
+ * see the table below). These are strong, except that under a seccomp filter
+ * a gVisor-like errno is weak: a filter can return any errno for any call
+ * (Docker's default profile answers modify_ldt with EPERM).
  */
 #include "probe.h"
 
@@ -148,7 +149,8 @@ void probe_sig_syscall(struct probe_input *in, struct probe_signals *sigs)
 			.id = ids[i],
 			.family = PROBE_FAM_SYSCALL,
 			.source = r->name,
-			.weight = seccomp == 2 ? PROBE_WEAK : PROBE_STRONG,
+			/* A filter can forge gVisor's errnos, not Linux's successes. */
+			.weight = seccomp == 2 && !l ? PROBE_WEAK : PROBE_STRONG,
 			.supports = g ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
 			/* Any other result (a seccomp errno, SIGSYS) answers nothing. */
 			.axis = g || l ? PROBE_AXIS_GVISOR : PROBE_AXIS_INFO,

@@ -425,6 +425,10 @@ static void probe_virt_virtio(struct probe_input *in, struct probe_signals *sigs
 		probe_first_line(val, sizeof(val), v ? v : "");
 		if (strcmp(val, "0x554d4551") == 0)
 			vendor = "qemu";
+		/* Firecracker leaves the MMIO vendor register at 0 (and has no DMI). */
+		else if (strcmp(val, "0x0000") == 0 &&
+			 !probe_read(in, "/sys/class/dmi/id/sys_vendor", NULL))
+			vendor = "firecracker";
 	}
 	struct probe_signal s = {
 		.id = "virt.virtio",
@@ -453,6 +457,15 @@ static void probe_virt_pci_host(struct probe_input *in, struct probe_signals *si
 		return;
 	snprintf(id, sizeof(id), "%s:%s", ven, dev);
 	const struct probe_vendor *hit = PROBE_LOOKUP(probe_pci_hosts, id, false);
+	/*
+	 * Firecracker and Cloud Hypervisor share the 0x0d57 host bridge; Cloud
+	 * Hypervisor always writes SMBIOS tables, Firecracker never does. This
+	 * names Firecracker where the ACPI headers are root-only.
+	 */
+	const char *vendor = hit ? hit->vendor : "";
+	if (hit && strcmp(id, "0x8086:0x0d57") == 0 &&
+	    !probe_read(in, "/sys/class/dmi/id/sys_vendor", NULL))
+		vendor = "firecracker";
 	struct probe_signal s = {
 		.id = "virt.pci_host_bridge",
 		.family = PROBE_FAM_VIRT,
@@ -460,7 +473,7 @@ static void probe_virt_pci_host(struct probe_input *in, struct probe_signals *si
 		.weight = PROBE_WEAK,
 		.supports = hit ? PROBE_KIND_VM : PROBE_KIND_NONE,
 		.axis = hit ? PROBE_AXIS_VM : PROBE_AXIS_INFO,
-		.vendor = hit ? hit->vendor : "",
+		.vendor = vendor,
 		.hypervisor = hit ? hit->hypervisor : "",
 		.kernel_reported = true,
 	};
@@ -501,7 +514,7 @@ static void probe_virt_cpuinfo(struct probe_input *in, struct probe_signals *sig
 		.weight = PROBE_WEAK,
 		.supports = hv ? PROBE_KIND_VM : PROBE_KIND_NONE,
 		.axis = PROBE_AXIS_VM,
-		.kernel_reported = true,
+		/* Not kernel_reported: gVisor derives it from the host's CPUID. */
 	};
 	probe_strlcpy(s.value, sizeof(s.value), hv ? "hypervisor" : "absent");
 	probe_add(sigs, &s);
