@@ -191,6 +191,7 @@ static int report_main(int argc, char **argv)
 	if (!no_catalogue && !opts.catalogue_dir)
 		opts.catalogue_dir = cli_default_catalogue();
 
+	opts.all_durations = write == report_write_json;
 	isotier_error err = {0};
 	report_model *m = NULL;
 	if (report_model_load(&m, &opts, &err) < 0)

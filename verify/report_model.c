@@ -68,8 +68,8 @@ static int load_observations(report_model *m, isotier_history *h, isotier_error 
 	cleanup_stmt sqlite3_stmt *st = NULL;
 	if (prepare(h, &st,
 		    "SELECT id, run_id, observed_at, backend, provider_id, claimed_tier,"
-		    " claimed_mechanism, observed_tier, observed_vendor, confidence, verdict, reason,"
-		    " duration_ms FROM observations WHERE ?1 IS NULL OR observed_at >= ?1"
+		    " claimed_mechanism, observed_tier, observed_vendor, confidence, verdict, reason"
+		    " FROM observations WHERE ?1 IS NULL OR observed_at >= ?1"
 		    " ORDER BY observed_at, id",
 		    m->since, err) < 0)
 		return ISOTIER_EDB;
@@ -88,13 +88,50 @@ static int load_observations(report_model *m, isotier_history *h, isotier_error 
 		o->confidence = COL(9);
 		o->verdict = COL(10);
 		o->reason = COL(11);
-		o->duration_ms = sqlite3_column_type(st, 12) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 12);
+		o->duration_ms = -1; /* load_durations() */
 		o->v = report_verdict_parse(o->verdict);
 		if (!o->observed_at || !o->backend || !o->verdict)
 			return oom(err);
 	}
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return isotier_history_sql_error(h, err, "report: read observations");
+	return 0;
+}
+
+/*
+ * duration_ms is stored after probe_json and the evidence blob: reading it
+ * walks each row's overflow pages, i.e. the whole database. Only the JSON
+ * report (every field of every observation) pays that; the others read it for
+ * the newest REPORT_LOG_MAX observations they show.
+ */
+static int load_durations(report_model *m, isotier_history *h, bool all, isotier_error *err)
+{
+	size_t first = all || m->n_observations <= REPORT_LOG_MAX ? 0 : m->n_observations - REPORT_LOG_MAX;
+	if (first == m->n_observations)
+		return 0;
+	cleanup_stmt sqlite3_stmt *st = NULL;
+	if (sqlite3_prepare_v2(isotier_history_db(h),
+			       "SELECT id, duration_ms FROM observations WHERE (?1 IS NULL OR observed_at >= ?1)"
+			       " AND observed_at >= ?2 AND duration_ms IS NOT NULL ORDER BY observed_at, id",
+			       -1, &st, NULL) != SQLITE_OK)
+		return isotier_history_sql_error(h, err, "report: read durations");
+	sqlite3_bind_text(st, 1, m->since, -1, SQLITE_STATIC);
+	sqlite3_bind_text(st, 2, m->observations[first].observed_at, -1, SQLITE_STATIC);
+	/* Same snapshot (one read transaction), same order: a merge. */
+	size_t i = first;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		int64_t id = sqlite3_column_int64(st, 0);
+		while (i < m->n_observations && m->observations[i].id != id)
+			i++;
+		if (i == m->n_observations)
+			break;
+		m->observations[i++].duration_ms = sqlite3_column_int64(st, 1);
+	}
+	if (rc == SQLITE_ROW)
+		rc = SQLITE_DONE;
+	if (rc != SQLITE_DONE)
+		return isotier_history_sql_error(h, err, "report: read durations");
 	return 0;
 }
 
@@ -602,6 +639,10 @@ int report_model_load(report_model **out, const report_options *opts, isotier_er
 	m->max_source_age_days = opts->max_source_age_days > 0 ? opts->max_source_age_days
 							       : ISOTIER_DEFAULT_MAX_SOURCE_AGE_DAYS;
 	m->reverify_days = opts->reverify_days > 0 ? opts->reverify_days : REPORT_REVERIFY_DAYS;
+	/* One read transaction: every query sees the same snapshot, even while
+	 * verify or sources check write. */
+	if (sqlite3_exec(isotier_history_db(h), "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
+		return isotier_history_sql_error(h, err, "report: begin read");
 	m->schema_version = isotier_history_schema_version(h);
 	m->since = COPY(opts->since);
 	m->newest_record = newest_record(m, h);
@@ -617,7 +658,8 @@ int report_model_load(report_model **out, const report_options *opts, isotier_er
 	m->n_runs = count(h, "SELECT count(*) FROM runs WHERE ?1 IS NULL OR started_at >= ?1", m->since, err);
 	if (m->n_runs < 0)
 		return ISOTIER_EDB;
-	if ((rc = load_observations(m, h, err)) < 0 || (rc = load_checks(m, h, err)) < 0 ||
+	if ((rc = load_observations(m, h, err)) < 0 ||
+	    (rc = load_durations(m, h, opts->all_durations, err)) < 0 || (rc = load_checks(m, h, err)) < 0 ||
 	    (rc = load_refusals(m, h, err)) < 0 || (rc = load_catalogue(m, opts, &cap, err)) < 0 ||
 	    (rc = build_rows(m, h, err)) < 0)
 		return rc;
@@ -626,6 +668,7 @@ int report_model_load(report_model **out, const report_options *opts, isotier_er
 	if ((rc = load_evidence(m, h, err)) < 0)
 		return rc;
 	qsort(m->attention, m->n_attention, sizeof *m->attention, cmp_attention);
+	sqlite3_exec(isotier_history_db(h), "COMMIT", NULL, NULL, NULL);
 	*out = steal_pointer(&m);
 	return 0;
 }

@@ -196,6 +196,7 @@ typedef struct report_options {
 	const char *today;         /* YYYY-MM-DD */
 	int max_source_age_days;   /* 0: ISOTIER_DEFAULT_MAX_SOURCE_AGE_DAYS */
 	int reverify_days;         /* 0: REPORT_REVERIFY_DAYS */
+	bool all_durations;        /* read duration_ms of every observation (slow: JSON only) */
 } report_options;
 
 int report_model_load(report_model **out, const report_options *opts, isotier_error *err);
