@@ -281,8 +281,17 @@ static void judge_job(job *j, const char *host_provider)
 	if (perr.code) {
 		j->rejected = true;
 		j->verdict = VERDICT_INCONCLUSIVE;
-		snprintf(j->reason, sizeof j->reason, "probe output rejected: %.600s (probe exit status %d)",
-			 perr.message, j->exit_status);
+		/* The last line the sandbox printed on stderr says why, usually. */
+		char tail[160] = "";
+		size_t n = strlen(j->errtxt);
+		while (n && (j->errtxt[n - 1] == '\n' || j->errtxt[n - 1] == '\r'))
+			j->errtxt[--n] = '\0';
+		const char *nl = strrchr(j->errtxt, '\n');
+		if (n)
+			snprintf(tail, sizeof tail, "; stderr: %s", nl ? nl + 1 : j->errtxt);
+		snprintf(j->reason, sizeof j->reason,
+			 "probe output rejected: %.600s (probe exit status %d%s)", perr.message,
+			 j->exit_status, tail);
 		return;
 	}
 	char reason[JUDGE_REASON_MAX];

@@ -71,6 +71,6 @@ assert_eq "$(q "PRAGMA integrity_check")" ok "integrity"
 # The text form: one summary row per backend, terminal-safe.
 "$ISOTIER_BIN" verify --backend bwrap --db "$db" >"$TMP/table" 2>&1 || fail "verify --backend bwrap: $(cat "$TMP/table")"
 assert_contains "$(cat "$TMP/table")" "BACKEND"
-grep -Eq '^bwrap +CONTAINER \(bubblewrap\) +CONTAINER +CONFIRMED +[0-9]+ ms' "$TMP/table" || fail "summary row: $(cat "$TMP/table")"
+grep -Eq '^bwrap +CONTAINER \(bubblewrap\) +CONTAINER( \(bubblewrap\))? +CONFIRMED +[0-9]+ ms' "$TMP/table" || fail "summary row: $(cat "$TMP/table")"
 assert_eq "$(q "SELECT count(*) FROM runs")" 2 "two runs"
 echo "verify --all: $host"

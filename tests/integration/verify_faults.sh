@@ -15,11 +15,13 @@ db=$TMP/h.db
 q() { sqlite3 -batch -noheader "$db" "$1"; }
 # Every temporary file of the run lives under a directory unique to this test:
 # a process whose command line names it is one the run left behind.
-export TMPDIR=$TMP/tmp
-mkdir -p "$TMPDIR"
-live_with() { # live (non-zombie) processes whose comm or command line matches $1
+# (Short: runsc fails to start under a long TMPDIR, its socket paths overflow.)
+TMPDIR=$(mktemp -d /tmp/iv.XXXXXX)
+export TMPDIR
+trap 'rm -rf "$TMP" "$TMPDIR"' EXIT
+live_with() { # live (non-zombie) processes whose command line ($1) or name ($2) matches
   local pid stat
-  for pid in $(pgrep -f -- "$1"; pgrep -x -- "$1"); do
+  for pid in $(if [ "${2:-}" = comm ]; then pgrep -x -- "$1"; else pgrep -f -- "$1"; fi); do
     [ "$pid" = "$$" ] && continue
     stat=$(awk '{print $3}' "/proc/$pid/stat" 2>/dev/null) || continue
     [ "$stat" = Z ] || echo "$pid"
@@ -28,13 +30,13 @@ live_with() { # live (non-zombie) processes whose comm or command line matches $
 no_leaks() {
   local i
   for i in $(seq 1 50); do
-    [ -z "$(live_with isotier-fhang)$(live_with "$TMPDIR")" ] && return 0
+    [ -z "$(live_with isotier-fhang comm)$(live_with "$TMPDIR")" ] && return 0
     sleep 0.1
   done
   ps -eo pid,ppid,stat,comm,args | grep -E 'isotier-fhang|'"$TMPDIR" | grep -v grep >&2 || true
   fail "processes left behind after $1"
 }
-[ -z "$(live_with isotier-fhang)" ] || fail "isotier-fhang processes exist before the test"
+[ -z "$(live_with isotier-fhang comm)" ] || fail "isotier-fhang processes exist before the test"
 
 # 1. A probe that hangs (and forks, and ignores SIGTERM) in every container
 #    backend and on the host: each is killed at --timeout 2.

@@ -37,7 +37,7 @@ sum_before=$(sha256sum "$db" | cut -d' ' -f1)
 assert_eq "$(wc -l <"$TMP/h")" 4 "header + 3 rows"
 assert_eq "$(sed -n 2p "$TMP/h" | awk '{print $2}')" host "newest first"
 sed -n 2p "$TMP/h" | grep -q 'INCONCLUSIVE' || fail "host row: $(sed -n 2p "$TMP/h")"
-sed -n 3p "$TMP/h" | grep -Eq '^[0-9T:Z-]+ +bwrap +CONTAINER \(bubblewrap\) +CONTAINER +CONFIRMED' || fail "bwrap CONFIRMED row: $(sed -n 3p "$TMP/h")"
+sed -n 3p "$TMP/h" | grep -Eq '^[0-9T:Z-]+ +bwrap +CONTAINER \(bubblewrap\) +CONTAINER( \(bubblewrap\))? +CONFIRMED' || fail "bwrap CONFIRMED row: $(sed -n 3p "$TMP/h")"
 sed -n 4p "$TMP/h" | grep -Eq 'bwrap .*NONE +CONTRADICTED +evil \\x1b\[2J\\x07 end' || fail "sanitized row: $(sed -n 4p "$TMP/h" | od -c | head)"
 if grep -q $'\x1b' "$TMP/h"; then fail "a raw ESC reached the output"; fi
 

@@ -9,8 +9,10 @@ for tool in bwrap runc runsc qemu-system-x86_64 sqlite3; do
 done
 db=$TMP/h.db
 q() { sqlite3 -batch -noheader "$db" "$1" 2>/dev/null; }
-export TMPDIR=$TMP/tmp
-mkdir -p "$TMPDIR"
+# (Short: runsc fails to start under a long TMPDIR, its socket paths overflow.)
+TMPDIR=$(mktemp -d /tmp/iv.XXXXXX)
+export TMPDIR
+trap 'rm -rf "$TMP" "$TMPDIR"' EXIT
 live_with() {
   local pid
   for pid in $(pgrep -f -- "$1"); do
