@@ -1,0 +1,268 @@
+/*
+ * test_probe_input.c - the probe's input layer and outputs as attack
+ * surface: capture -> replay gives the same verdict; a hostile replay
+ * directory (FIFO, symlink out, huge file, traversal) is read safely; JSON
+ * and human output escape everything; --emit-capture's format decodes back
+ * to the captured bytes.
+ */
+#include <check.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "probe.h"
+
+#define FIXTURES ISOTIER_SOURCE_DIR "/tests/fixtures/probe/"
+
+static struct probe_result live, replayed;
+
+static void rm_rf(const char *dir)
+{
+	char cmd[4200];
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static void put(const char *root, const char *rel, const char *data, size_t len)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/%s", root, rel);
+	ck_assert_int_eq(probe_mkdir_parents(path), 0);
+	FILE *f = fopen(path, "wb");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_eq(fwrite(data, 1, len, f), len);
+	fclose(f);
+}
+
+/* The live run on whatever machine runs the tests, captured, then replayed. */
+START_TEST(capture_then_replay_gives_the_same_verdict)
+{
+	char dir[] = "/tmp/probe-capture.XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	struct probe_input in;
+	probe_input_init(&in, NULL, dir);
+	probe_run(&in, &live);
+	probe_input_free(&in);
+	probe_input_init(&in, dir, NULL);
+	probe_run(&in, &replayed);
+	probe_input_free(&in);
+
+	ck_assert_str_eq(live.verdict.tier, replayed.verdict.tier);
+	ck_assert_str_eq(live.verdict.confidence, replayed.verdict.confidence);
+	ck_assert_uint_eq(live.verdict.nlayers, replayed.verdict.nlayers);
+	for (size_t i = 0; i < live.verdict.nlayers; i++) {
+		ck_assert_uint_eq(live.verdict.layers[i].kind, replayed.verdict.layers[i].kind);
+		ck_assert_str_eq(live.verdict.layers[i].vendor, replayed.verdict.layers[i].vendor);
+		ck_assert_str_eq(live.verdict.layers[i].hypervisor, replayed.verdict.layers[i].hypervisor);
+	}
+	ck_assert_uint_eq(live.verdict.nconflicts, replayed.verdict.nconflicts);
+	ck_assert_uint_eq(live.sigs.n, replayed.sigs.n);
+	for (size_t i = 0; i < live.sigs.n; i++) {
+		ck_assert_str_eq(live.sigs.v[i].id, replayed.sigs.v[i].id);
+		ck_assert_str_eq(live.sigs.v[i].value, replayed.sigs.v[i].value);
+		ck_assert_uint_eq(live.sigs.v[i].supports, replayed.sigs.v[i].supports);
+	}
+	ck_assert_str_eq(live.kernel.release, replayed.kernel.release);
+	/* The non-file inputs are in the capture, as documented. */
+	char p[4200];
+	snprintf(p, sizeof(p), "%s/.probe/uname", dir);
+	ck_assert_int_eq(access(p, R_OK), 0);
+	snprintf(p, sizeof(p), "%s/.probe/syscalls", dir);
+	ck_assert_int_eq(access(p, R_OK), 0);
+	rm_rf(dir);
+}
+END_TEST
+
+START_TEST(hostile_replay_directory)
+{
+	char dir[] = "/tmp/probe-hostile.XXXXXX";
+	char path[4200];
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	/* A FIFO where a file is expected must not block the probe. */
+	put(dir, "proc/placeholder", "", 0);
+	snprintf(path, sizeof(path), "%s/proc/version", dir);
+	ck_assert_int_eq(mkfifo(path, 0644), 0);
+	/* A symlink out of the replay root must not be followed. */
+	snprintf(path, sizeof(path), "%s/proc/cmdline", dir);
+	ck_assert_int_eq(symlink("/proc/self/cmdline", path), 0);
+	/* A directory where a file is expected. */
+	snprintf(path, sizeof(path), "%s/.dockerenv", dir);
+	ck_assert_int_eq(mkdir(path, 0755), 0);
+	/* A huge file is read up to the bound only. */
+	size_t big = 3 * PROBE_MAX_FILE;
+	char *junk = malloc(big);
+	ck_assert_ptr_nonnull(junk);
+	memset(junk, 'A', big);
+	put(dir, ".probe/kmsg", junk, big);
+	free(junk);
+
+	struct probe_input in;
+	size_t len = 12345;
+	probe_input_init(&in, dir, NULL);
+	ck_assert_ptr_null(probe_read(&in, "/proc/version", &len));
+	ck_assert_uint_eq(len, 0);
+	ck_assert_ptr_null(probe_read(&in, "/proc/cmdline", NULL));
+	ck_assert_ptr_null(probe_read(&in, "/.dockerenv", NULL));
+	ck_assert_ptr_null(probe_read(&in, "/../../etc/passwd", NULL));
+	ck_assert_ptr_null(probe_read(&in, "relative", NULL));
+	ck_assert_ptr_nonnull(probe_read(&in, "/.probe/kmsg", &len));
+	ck_assert_uint_eq(len, PROBE_MAX_FILE);
+	/* Cached: the second read gives the same bytes without re-reading. */
+	ck_assert_ptr_eq(probe_read(&in, "/.probe/kmsg", NULL), probe_read(&in, "/.probe/kmsg", NULL));
+	probe_input_free(&in);
+
+	probe_input_init(&in, dir, NULL);
+	probe_run(&in, &replayed);
+	probe_input_free(&in);
+	ck_assert_str_eq(replayed.verdict.tier, "UNKNOWN");
+	rm_rf(dir);
+}
+END_TEST
+
+/* Valid JSON string bytes: no raw control characters, valid UTF-8. */
+static void assert_clean_json(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		ck_assert_msg(c >= 0x20 || c == '\n', "raw control byte 0x%02x at %zu", c, i);
+		ck_assert_msg(c != 0x7f, "raw DEL at %zu", i);
+		if (c >= 0x80) {
+			size_t k = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : 1;
+			ck_assert_msg(c >= 0xc2 && c <= 0xf4, "bad lead byte 0x%02x", c);
+			for (size_t j = 1; j <= k; j++)
+				ck_assert_msg(i + j < n && ((unsigned char)s[i + j] & 0xc0) == 0x80,
+					      "bad continuation at %zu", i + j);
+			i += k;
+		}
+	}
+}
+
+START_TEST(json_string_escaping)
+{
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+	probe_json_string(f, "a\"b\\c\nd\te\x01\x1b[31m\x7f \xff\xc3\xa9\xe2\x82\xac\xc0\xaf\xed\xa0\x80");
+	fclose(f);
+	ck_assert_str_eq(buf, "\"a\\\"b\\\\c\\nd\\te\\u0001\\u001b[31m\\u007f \\ufffd\xc3\xa9\xe2\x82\xac"
+			      "\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\"");
+	free(buf);
+}
+END_TEST
+
+START_TEST(reports_of_garbage_stay_clean)
+{
+	struct probe_input in;
+	char *buf = NULL;
+	size_t n = 0;
+	probe_input_init(&in, FIXTURES "syn-garbled", NULL);
+	probe_run(&in, &replayed);
+	probe_input_free(&in);
+	/* Hostile values reach the report: e.g. the garbled uname. */
+	FILE *f = open_memstream(&buf, &n);
+	probe_report_json(f, &replayed);
+	fclose(f);
+	assert_clean_json(buf, n);
+	ck_assert_ptr_nonnull(strstr(buf, "\"schema\": \"isotier.probe/1\""));
+	ck_assert_ptr_nonnull(strstr(buf, "\"observed_tier\": \"UNKNOWN\""));
+	ck_assert_ptr_nonnull(strstr(buf, "\"confidence\": \"none\""));
+	free(buf);
+
+	buf = NULL;
+	f = open_memstream(&buf, &n);
+	probe_report_human(f, &replayed);
+	fclose(f);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_msg(buf[i] == '\n' || ((unsigned char)buf[i] >= 0x20 && (unsigned char)buf[i] < 0x7f),
+			      "raw byte 0x%02x in the human report", (unsigned char)buf[i]);
+	free(buf);
+}
+END_TEST
+
+static int b64val(char c)
+{
+	const char *tab = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	const char *p = c ? strchr(tab, c) : NULL;
+	return p ? (int)(p - tab) : -1;
+}
+
+/* Decodes the --emit-capture stream and compares every file with the
+ * fixture it was replayed from. */
+START_TEST(emit_capture_round_trips)
+{
+	struct probe_input in;
+	char *buf = NULL;
+	size_t n = 0;
+	probe_input_init(&in, FIXTURES "real-qemu-microvm-tcg", NULL);
+	probe_run(&in, &replayed);
+	FILE *f = open_memstream(&buf, &n);
+	probe_emit_capture(f, &in);
+	fclose(f);
+	probe_input_free(&in);
+
+	unsigned files = 0;
+	char *save = NULL;
+	for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char rel[512];
+		size_t size;
+		ck_assert_msg(sscanf(line, "ISOTIER-CAPTURE-FILE %511s %zu", rel, &size) == 2, "header: %s",
+			      line);
+		ck_assert(rel[0] != '/' && !strstr(rel, ".."));
+		unsigned char *data = malloc(size + 4);
+		size_t got = 0;
+		for (line = strtok_r(NULL, "\n", &save); line && strcmp(line, "ISOTIER-CAPTURE-END");
+		     line = strtok_r(NULL, "\n", &save)) {
+			ck_assert_uint_le(strlen(line), 76);
+			ck_assert_uint_eq(strlen(line) % 4, 0);
+			for (char *q = line; *q; q += 4) {
+				int v[4];
+				for (int k = 0; k < 4; k++)
+					v[k] = q[k] == '=' ? 0 : b64val(q[k]);
+				ck_assert(v[0] >= 0 && v[1] >= 0 && v[2] >= 0 && v[3] >= 0);
+				unsigned w = (unsigned)(v[0] << 18 | v[1] << 12 | v[2] << 6 | v[3]);
+				unsigned char out[3] = {(unsigned char)(w >> 16), (unsigned char)(w >> 8),
+							(unsigned char)w};
+				int keep = q[2] == '=' ? 1 : q[3] == '=' ? 2 : 3;
+				ck_assert_uint_le(got + (size_t)keep, size);
+				memcpy(data + got, out, (size_t)keep);
+				got += (size_t)keep;
+			}
+		}
+		ck_assert_ptr_nonnull(line); /* the END line came */
+		ck_assert_uint_eq(got, size);
+		char path[4096];
+		size_t flen = 0;
+		snprintf(path, sizeof(path), FIXTURES "real-qemu-microvm-tcg/%s", rel);
+		char *orig = probe_slurp(path, PROBE_MAX_FILE, &flen);
+		ck_assert_ptr_nonnull(orig);
+		ck_assert_uint_eq(flen, size);
+		ck_assert_int_eq(memcmp(orig, data, size), 0);
+		free(orig);
+		free(data);
+		files++;
+	}
+	ck_assert_uint_ge(files, 10);
+	free(buf);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("probe_input");
+	TCase *tc = tcase_create("input");
+	tcase_set_timeout(tc, 30);
+	tcase_add_test(tc, capture_then_replay_gives_the_same_verdict);
+	tcase_add_test(tc, hostile_replay_directory);
+	tcase_add_test(tc, json_string_escaping);
+	tcase_add_test(tc, reports_of_garbage_stay_clean);
+	tcase_add_test(tc, emit_capture_round_trips);
+	suite_add_tcase(s, tc);
+	SRunner *sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	int failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
