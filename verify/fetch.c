@@ -219,6 +219,7 @@ int isotier_fetch_all(const char *const *urls, size_t n, const isotier_fetch_opt
 		curl_multi_perform(multi, &running);
 		CURLMsg *msg;
 		int left;
+		bool finished_any = false;
 		while (rc == 0 && (msg = curl_multi_info_read(multi, &left))) {
 			if (msg->msg != CURLMSG_DONE)
 				continue;
@@ -229,11 +230,14 @@ int isotier_fetch_all(const char *const *urls, size_t n, const isotier_fetch_opt
 			rc = completed(multi, x, code, urls, &o, done, arg);
 			if (x->state == X_DONE)
 				delivered++;
+			finished_any = true;
 		}
 		if (rc < 0)
 			break;
 		if (delivered == n)
 			break;
+		if (finished_any && next_fresh < n)
+			continue; /* a slot is free: start the next transfer now */
 		int wait_ms = (int)((next_ready - now_s()) * 1000.0);
 		if (wait_ms < 1)
 			wait_ms = 1;
