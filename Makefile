@@ -112,6 +112,7 @@ clean:
 	rm -rf $(BUILD)
 
 # Backend test driver (tests/integration/backend_*.sh, bench/backends.sh).
+all: $(BUILD)/tests/backend-run
 $(BUILD)/tests/backend-run: tests/tools/backend-run.c $(BUILD)/libisotier.a
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libisotier.a $(PKG_LIBS) -lpthread -lm

@@ -55,6 +55,24 @@ void isotier_oci_destroy(isotier_oci_bundle *b)
 	free(b);
 }
 
+/* runsc's sandbox and gofer reach the bundle as an unprivileged user: every
+ * ancestor of the bundle must be searchable by others. */
+static int check_traversable(const char *dir, isotier_error *err)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s", dir);
+	for (char *slash = strrchr(path, '/'); slash && slash != path; slash = strrchr(path, '/')) {
+		*slash = '\0';
+		struct stat st;
+		if (stat(path, &st) == 0 && !(st.st_mode & S_IXOTH))
+			return isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0,
+						 "%s (mode %04o) is not searchable by others, which runsc "
+						 "needs: set TMPDIR to a directory that is",
+						 path, (unsigned)(st.st_mode & 07777));
+	}
+	return 0;
+}
+
 int isotier_oci_provision(isotier_oci_bundle **out, const isotier_oci_runtime *rt,
 			  const isotier_backend_spec *spec, isotier_error *err)
 {
@@ -68,6 +86,8 @@ int isotier_oci_provision(isotier_oci_bundle **out, const isotier_oci_runtime *r
 		rc = isotier_root_entries(&b->entries, &b->n_entries, b->spec.rootfs ? b->spec.rootfs : "/", err);
 	if (!rc)
 		rc = isotier_mkdtemp(&b->dir, "isotier-bundle", err);
+	if (!rc && rt->gvisor)
+		rc = check_traversable(b->dir, err);
 	if (rc) {
 		isotier_oci_destroy(b);
 		return rc;

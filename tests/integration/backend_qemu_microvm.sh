@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The qemu-microvm backend for real (TCG here): the probe sees MICROVM, vendor qemu, hypervisor
+# tcg, and its capture (streamed over the serial console) replays to the same verdict; the host
+# root over virtio-9p read-only; timeout, SIGINT and a missing binary leave nothing behind.
+source "$ISOTIER_ROOT/tests/lib.sh"
+source "$ISOTIER_ROOT/tests/tools/backend-lib.sh"
+backend_setup qemu-microvm
+check_probe MICROVM vm
+n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["layers"]))' "$TMP/live.json")
+assert_eq "$n" "1" "qemu-microvm: one layer (the guest sees only its own VM)"
+assert_eq "$(json_get "$TMP/live.json" layers.0.vendor)" "qemu" "qemu-microvm: vendor"
+if [ "${ISOTIER_QEMU_ACCEL:-}" != kvm ] && ! grep -q '^[^ ]* [^ ]* [0-9-]* kvm$' "${XDG_CACHE_HOME:-$HOME/.cache}/isotier/qemu-kvm-trial" 2>/dev/null; then
+  assert_eq "$(json_get "$TMP/live.json" layers.0.hypervisor)" "tcg" "qemu-microvm: hypervisor"
+fi
+check_host_view
+check_timeout 8
+check_sigint 2
+check_missing_binary qemu-system-x86_64
+# No guest kernel: unavailable with the reason, nothing started.
+rc=0
+out=$(ISOTIER_GUEST_DIR="$TMP/no-guest" "$DRIVER" --backend qemu-microvm --available) || rc=$?
+assert_eq "$rc" "69" "qemu-microvm without a guest kernel"
+assert_contains "$out" "no guest kernel" "qemu-microvm: reason"
+echo "ok: qemu-microvm without a kernel: $out"

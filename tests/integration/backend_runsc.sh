@@ -1,0 +1,13 @@
+#!/usr/bin/env bash
+# The runsc backend for real: the probe sees GVISOR inside (under this machine's own VM layer) and
+# its capture replays to the same verdict; a read-only host view; timeout, SIGINT and a missing
+# binary leave nothing behind.
+source "$ISOTIER_ROOT/tests/lib.sh"
+source "$ISOTIER_ROOT/tests/tools/backend-lib.sh"
+backend_setup runsc
+check_probe GVISOR gvisor
+check_outer_vm
+check_host_view
+check_timeout 2
+check_sigint 2
+check_missing_binary runsc
