@@ -58,7 +58,7 @@ typedef struct job {
 	const isotier_provider *claim;
 	probe_result probe;
 	judge_verdict verdict;
-	char reason[JUDGE_REASON_MAX + 256];
+	char reason[JUDGE_REASON_MAX + 512];
 } job;
 
 typedef struct verify_ctx {
@@ -288,9 +288,9 @@ static void judge_job(job *j, const char *host_provider)
 			j->errtxt[--n] = '\0';
 		const char *nl = strrchr(j->errtxt, '\n');
 		if (n)
-			snprintf(tail, sizeof tail, "; stderr: %s", nl ? nl + 1 : j->errtxt);
+			snprintf(tail, sizeof tail, "; stderr: %.140s", nl ? nl + 1 : j->errtxt);
 		snprintf(j->reason, sizeof j->reason,
-			 "probe output rejected: %.600s (probe exit status %d%s)", perr.message,
+			 "probe output rejected: %.600s (probe exit status %d%.159s)", perr.message,
 			 j->exit_status, tail);
 		return;
 	}

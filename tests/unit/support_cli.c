@@ -1,0 +1,42 @@
+/*
+ * support_cli.c - the three CLI helpers verify/main.c defines, for the unit
+ * test binaries: they link every verify/cmd_*.c object (see SAN_OBJS in the
+ * Makefile) but not main.c, whose main() would clash with the suites' own.
+ * Same behaviour as main.c's.
+ */
+#include "../../verify/cli.h"
+
+#include <stdarg.h>
+
+void cli_error(const char *fmt, ...)
+{
+	char buf[4096];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	fputs("isotier: ", stderr);
+	isotier_fputs_sanitized(stderr, buf);
+	fputc('\n', stderr);
+}
+
+int cli_fail(const isotier_error *err)
+{
+	cli_error("%s", err->message[0] ? err->message : isotier_strerror(err->code));
+	switch (err->code) {
+	case ISOTIER_EINVAL: return EXIT_USAGE;
+	case ISOTIER_EDATA: return EXIT_DATAERR;
+	case ISOTIER_EUNAVAILABLE: return EXIT_UNAVAIL;
+	case ISOTIER_ECONFIG: return EXIT_CONFIG;
+	case ISOTIER_EDB: return EXIT_TEMPFAIL;
+	case ISOTIER_EIO: return EXIT_IOERR;
+	case ISOTIER_EINTR: return EXIT_INTERRUPTED;
+	case ISOTIER_ENOTFOUND: return EXIT_DATAERR;
+	default: return EXIT_SOFTWARE;
+	}
+}
+
+const char *cli_default_catalogue(void)
+{
+	return isotier_default_catalogue_dir();
+}
