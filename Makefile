@@ -67,7 +67,8 @@ $(BUILD)/libisotier.a: $(LIB_OBJS)
 	ar rcs $@ $^
 
 $(BUILD)/libisotier.so: $(LIB_OBJS)
-	$(CC) -shared -Wl,-soname,libisotier.so.0 -o $@ $^ $(PKG_LIBS) -lpthread
+	$(CC) -shared -Wl,-soname,libisotier.so.0 -o $@.0 $^ $(PKG_LIBS) -lpthread
+	ln -sf libisotier.so.0 $@
 
 $(BUILD)/isotier: $(CLI_OBJS) $(BUILD)/libisotier.a
 	$(CC) -o $@ $(CLI_OBJS) $(BUILD)/libisotier.a $(PKG_LIBS) -lpthread -lm

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
 # The public API as an outside user sees it: one header, pkg-config, the
-# static library; the example refuses an indefensible tier and runs an
+# shared library; the example refuses an indefensible tier and runs an
 # honest one, with the tier in the repr.
 . "$ISOTIER_ROOT/tests/lib.sh"
 export PKG_CONFIG_PATH=$ISOTIER_ROOT/$BUILD
 cc -std=c11 -Wall -Wextra -Werror "$ISOTIER_ROOT/reference/examples/require_microvm.c" \
-  $(pkg-config --cflags isotier) $(pkg-config --libs --static isotier) -o "$TMP/require_microvm" \
+  $(pkg-config --cflags --libs isotier) -o "$TMP/require_microvm" \
   || fail "the example does not build against the installed header and pkg-config file"
+export LD_LIBRARY_PATH=$ISOTIER_ROOT/$BUILD
 set +e
 "$TMP/require_microvm" bwrap MICROVM /bin/echo no >"$TMP/out" 2>"$TMP/err"
 rc=$?

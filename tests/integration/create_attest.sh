@@ -13,7 +13,8 @@ set -e
 assert_eq "$rc" 78 "attestation failure exit status"
 assert_contains "$(cat "$TMP/err")" "attestation failed: probe inside bwrap observed CONTAINER, which does not support MICROVM"
 ! grep -q "$marker" "$TMP/out" || fail "the command ran after a failed attestation"
-! pgrep -f bwrap >/dev/null || fail "a bwrap process is left: $(pgrep -af bwrap)"
+# The sandbox's root lives under TMPDIR, so its processes name $TMP.
+! pgrep -f "$TMP/" >/dev/null || fail "a sandbox process is left: $(pgrep -af "$TMP/")"
 left=$(ls -A "$TMP" | tr '\n' ' ')
 assert_eq "$left" "audit.jsonl err lying out " "files left in TMPDIR after a failed attestation"
 python3 - "$TMP/audit.jsonl" <<'PY'
