@@ -62,7 +62,7 @@ static int probe_cmp_cached(const void *a, const void *b)
  */
 int probe_emit_capture(FILE *f, const struct probe_input *in)
 {
-	const struct probe_cached *sorted[PROBE_MAX_INPUTS];
+	const struct probe_cached *sorted[PROBE_MAX_INPUTS] = {0};
 	size_t n = 0;
 	for (size_t i = 0; i < in->ncache; i++)
 		if (in->cache[i].data && probe_name_ok(in->cache[i].path + 1))

@@ -1,0 +1,124 @@
+#!/usr/bin/env bash
+# probe_native: isotier-probe run directly on this machine (no sandbox launcher here: the
+# bwrap/runc/runsc/qemu runs belong to the backend tests). On this machine kind (a Firecracker
+# microVM with a stray /.dockerenv) it must say MICROVM/firecracker with /.dockerenv as a conflict;
+# its capture must replay to the same verdict; it must work as non-root and without /proc.
+source "$ISOTIER_ROOT/tests/lib.sh"
+probe=${ISOTIER_PROBE:?}
+[ -x "$probe" ] || fail "no probe binary at $probe (run make first)"
+schema="$ISOTIER_ROOT/probes/probe.schema.json"
+
+# Checks a report against probes/probe.schema.json (jsonschema when installed, else the
+# required fields and enums by hand) and prints "tier confidence layers conflicts".
+check_report() {
+  python3 - "$1" "$schema" <<'EOF'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+schema = json.load(open(sys.argv[2]))
+try:
+    import jsonschema
+    jsonschema.validate(doc, schema)
+except ImportError:
+    for k in schema["required"]:
+        assert k in doc, "missing " + k
+    assert doc["observed_tier"] in schema["properties"]["observed_tier"]["enum"]
+ids = {s["id"] for s in doc["signals"]}
+for l in doc["layers"]:
+    assert set(l["signals"]) <= ids, "layer cites an unknown signal"
+for c in doc["conflicts"]:
+    assert c["signal"] in ids and set(c["overruled_by"]) <= ids
+layers = ",".join("%s:%s%s" % (l["kind"], l["vendor"], ":" + l["hypervisor"] if "hypervisor" in l else "")
+                  for l in doc["layers"])
+print(doc["observed_tier"], doc["confidence"], layers or "-", ",".join(c["signal"] for c in doc["conflicts"]) or "-")
+EOF
+}
+
+# 1. Native run.
+"$probe" --json >"$TMP/native.json" || fail "probe exited $?"
+native=$(check_report "$TMP/native.json") || fail "native report invalid"
+echo "native: $native"
+read -r tier conf layers conflicts <<<"$native"
+firecracker=no
+if dmesg 2>/dev/null | grep -q 'ACPI: .*FIRECK' || head -c 16 /sys/firmware/acpi/tables/DSDT 2>/dev/null | grep -q FIRECK; then
+  firecracker=yes
+fi
+if [ "$firecracker" = yes ]; then
+  assert_eq "$tier" MICROVM "native tier on a Firecracker microVM"
+  assert_eq "$conf" high "native confidence"
+  assert_eq "$layers" "vm:firecracker:kvm" "native layers"
+  if [ -e /.dockerenv ]; then
+    assert_contains "$conflicts" container.dockerenv "the stray /.dockerenv is a conflict"
+  fi
+else
+  echo "note: not a Firecracker microVM; only the machine-independent checks run"
+  case $tier in UNKNOWN|NONE|CONTAINER|GVISOR|MICROVM) ;; *) fail "bad tier $tier" ;; esac
+fi
+
+# 2. Capture, then replay from the capture alone: same verdict.
+"$probe" --json --capture "$TMP/cap" >"$TMP/live.json" || fail "capture run failed"
+[ -s "$TMP/cap/.probe/uname" ] && [ -s "$TMP/cap/.probe/syscalls" ] || fail "capture lacks .probe inputs"
+"$probe" --json --root "$TMP/cap" >"$TMP/replay.json" || fail "replay failed"
+assert_eq "$(check_report "$TMP/replay.json")" "$(check_report "$TMP/live.json")" "replay verdict"
+
+# 3. --emit-capture with --markers: the stream decodes to the captured bytes and replays the same.
+"$probe" --json --markers --emit-capture >"$TMP/emit.out" || fail "emit run failed"
+python3 - "$TMP/emit.out" "$TMP/emitted" "$TMP/emit.json" <<'EOF' || fail "emit stream malformed"
+import base64, os, sys
+lines = open(sys.argv[1], "rb").read().decode().replace("\r\n", "\n").split("\n")
+b, e = lines.index("----- BEGIN ISOTIER PROBE -----"), lines.index("----- END ISOTIER PROBE -----")
+open(sys.argv[3], "w").write("\n".join(lines[b + 1:e]))
+i, n = e + 1, 0
+while i < len(lines):
+    if lines[i].startswith("ISOTIER-CAPTURE-FILE "):
+        _, rel, size = lines[i].split(" ")
+        assert not rel.startswith("/") and ".." not in rel, rel
+        body = []
+        i += 1
+        while lines[i] != "ISOTIER-CAPTURE-END":
+            assert len(lines[i]) <= 76
+            body.append(lines[i]); i += 1
+        data = base64.b64decode("".join(body))
+        assert len(data) == int(size), rel
+        p = os.path.join(sys.argv[2], rel)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        open(p, "wb").write(data); n += 1
+    else:
+        assert lines[i] == "", "stray line: %r" % lines[i]
+    i += 1
+assert n >= 5, n
+EOF
+"$probe" --json --root "$TMP/emitted" >"$TMP/emit-replay.json" || fail "replay of the emitted capture failed"
+assert_eq "$(check_report "$TMP/emit-replay.json")" "$(check_report "$TMP/emit.json")" "emitted capture verdict"
+
+# 4. Non-root.
+if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
+  setpriv --reuid=65534 --regid=65534 --clear-groups "$probe" --json >"$TMP/nobody.json" || fail "non-root run exited $?"
+  nobody=$(check_report "$TMP/nobody.json") || fail "non-root report invalid"
+  echo "non-root: $nobody"
+  [ "$firecracker" = yes ] && assert_eq "${nobody%% *}" MICROVM "non-root tier"
+else
+  echo "note: not root, the probe already ran unprivileged above"
+fi
+
+# 5. No /proc at all (a chroot holding only the probe, in a private mount namespace): UNKNOWN, exit 0.
+if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
+  mkdir -p "$TMP/tiny"
+  cp "$probe" "$TMP/tiny/isotier-probe"
+  unshare -m chroot "$TMP/tiny" /isotier-probe --json >"$TMP/noproc.json" || fail "no-/proc run exited $?"
+  noproc=$(check_report "$TMP/noproc.json") || fail "no-/proc report invalid"
+  echo "no /proc: $noproc"
+  assert_eq "${noproc%% *}" UNKNOWN "tier without /proc"
+  unshare -m chroot "$TMP/tiny" /isotier-probe >"$TMP/noproc.txt" || fail "no-/proc human run exited $?"
+  assert_contains "$(cat "$TMP/noproc.txt")" "observed tier UNKNOWN"
+else
+  skip "the no-/proc check needs root for unshare -m + chroot"
+fi
+
+# 6. Usage errors and a missing replay directory.
+set +e
+"$probe" --bogus >/dev/null 2>&1; rc=$?
+set -e
+assert_eq "$rc" 64 "unknown argument exit status"
+"$probe" --json --root "$TMP/does-not-exist" >"$TMP/missing.json" || fail "missing root exited $?"
+assert_eq "$(check_report "$TMP/missing.json")" "UNKNOWN none - -" "empty replay"
+echo "probe_native: all checks passed"
