@@ -24,7 +24,9 @@ static void usage(FILE *f)
 		   "(warnings are printed), 65 listing every problem with file and field.\n"
 		   "  --catalogue DIR  provider directory (default: %s)\n"
 		   "  --max-age DAYS   maximum source age (default: %d, the runbook's cadence)\n"
-		   "  --json           machine-readable report on stdout\n"
+		   "  --json           machine-readable report on stdout: {catalogue, today,\n"
+		   "                   max_age_days, providers, errors, warnings, ok,\n"
+		   "                   findings[{severity, file, field, message}]}\n"
 		   "  --today DATE     the date to judge against (default: today, UTC)\n",
 		cli_default_catalogue(), ISOTIER_DEFAULT_MAX_SOURCE_AGE_DAYS);
 }

@@ -30,6 +30,7 @@
 
 #include <cjson/cJSON.h>
 #include <getopt.h>
+#include <git2.h>
 #include <signal.h>
 #include <string.h>
 #include <strings.h>
@@ -180,6 +181,11 @@ static int on_fetched(size_t url_index, const isotier_fetch_result *f, void *arg
 				snprintf(c->detail, sizeof c->detail, "empty quote: nothing to check");
 			else if (!found)
 				snprintf(c->detail, sizeof c->detail, "quote not found on the page");
+			if (f->effective_url) {
+				size_t l = strlen(c->detail);
+				snprintf(c->detail + l, sizeof c->detail - l, "%sredirected to %.300s",
+					 l ? "; " : "", f->effective_url);
+			}
 		}
 		c->status = status_names[st];
 		c->http_status = f->http_status;
@@ -319,7 +325,10 @@ static void usage(FILE *f)
 		   "  --jobs N         concurrent transfers, 1-64 (default: 8)\n"
 		   "  --timeout S      per-transfer timeout in seconds, 1-600 (default: 20)\n"
 		   "  --provider ID    check only this provider (repeatable)\n"
-		   "  --json           machine-readable report on stdout\n",
+		   "  --json           machine-readable report on stdout: {run_id, db, catalogue,\n"
+		   "                   status, counts{checked, PRESENT, CHANGED, GONE, UNREACHABLE,\n"
+		   "                   unchecked}, sources[{provider, url, quote, publisher, status,\n"
+		   "                   http_status, content_sha256, detail, attempts, checked_at}]}\n",
 		cli_default_catalogue(), ISOTIER_DEFAULT_DB);
 }
 
@@ -333,8 +342,27 @@ static int parse_int(const char *s, int lo, int hi, int *out)
 	return 0;
 }
 
-static int run_checks(struct run *r, const char *db_path, int jobs, int timeout_s,
-		      const char **status_out)
+/* HEAD of the git repository holding the catalogue, for the runs row; ""
+ * when the catalogue is not in a repository. */
+static void catalogue_commit(char *out, size_t len, const char *dir)
+{
+	out[0] = '\0';
+	if (git_libgit2_init() < 0)
+		return;
+	git_repository *repo = NULL;
+	if (git_repository_open_ext(&repo, dir, 0, NULL) == 0) {
+		git_object *obj = NULL;
+		if (git_revparse_single(&obj, repo, "HEAD") == 0) {
+			git_oid_tostr(out, len, git_object_id(obj));
+			git_object_free(obj);
+		}
+		git_repository_free(repo);
+	}
+	git_libgit2_shutdown();
+}
+
+static int run_checks(struct run *r, const char *db_path, const char *dir, int jobs,
+		      int timeout_s, const char **status_out)
 {
 	isotier_error *err = r->err;
 	int rc = isotier_history_open(&r->db, db_path, 0, err);
@@ -346,7 +374,10 @@ static int run_checks(struct run *r, const char *db_path, int jobs, int timeout_
 			       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
 			       -1, &r->insert, NULL) != SQLITE_OK)
 		return isotier_history_sql_error(r->db, err, "prepare source check insert");
-	if ((rc = isotier_history_run_begin(r->db, &r->run_id, "sources check", NULL, err)) < 0)
+	char commit[64];
+	catalogue_commit(commit, sizeof commit, dir);
+	if ((rc = isotier_history_run_begin(r->db, &r->run_id, "sources check",
+					    commit[0] ? commit : NULL, err)) < 0)
 		return rc;
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigemptyset(&sa.sa_mask);
@@ -435,7 +466,7 @@ static int sources_check(int argc, char **argv)
 			cli_error("sources check: out of memory");
 			exit_code = EXIT_SOFTWARE;
 		} else {
-			int rc = run_checks(&r, db_path, jobs, timeout_s, &status);
+			int rc = run_checks(&r, db_path, dir, jobs, timeout_s, &status);
 			if (r.run_id) {
 				if (json)
 					print_json(&r, db_path, dir, status);

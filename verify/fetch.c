@@ -132,6 +132,9 @@ static int completed(CURLM *multi, struct xfer *x, CURLcode code, const char *co
 	else if (code != CURLE_OK)
 		snprintf(error, sizeof error, "%s", x->errbuf[0] ? x->errbuf : curl_easy_strerror(code));
 	cleanup_free char *ctype_copy = ctype ? strdup(ctype) : NULL;
+	char *eff = NULL;
+	curl_easy_getinfo(x->easy, CURLINFO_EFFECTIVE_URL, &eff);
+	cleanup_free char *eff_copy = eff && strcmp(eff, urls[x->index]) ? strdup(eff) : NULL;
 	isotier_fetch_result r = {
 		.url = urls[x->index],
 		.curl_code = (int)code,
@@ -143,6 +146,7 @@ static int completed(CURLM *multi, struct xfer *x, CURLcode code, const char *co
 		.attempts = x->attempts,
 		.error = error,
 		.seconds = now_s() - x->started_at,
+		.effective_url = eff_copy,
 	};
 	finish_handle(multi, x);
 	x->state = X_DONE;

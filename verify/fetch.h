@@ -33,6 +33,7 @@ typedef struct isotier_fetch_result {
 	bool oversize;          /* the body passed max_body: transfer aborted */
 	int attempts;
 	const char *error;      /* human-readable failure, "" when none */
+	const char *effective_url; /* after redirects; NULL when none was followed */
 	double seconds;         /* wall time of the last attempt */
 } isotier_fetch_result;
 

@@ -98,6 +98,7 @@ assert by["flaky"]["attempts"] == 2, by["flaky"]
 assert by["error-500"]["attempts"] == 3 and by["refused"]["attempts"] == 3
 assert by["refused"]["http_status"] is None and by["refused"]["content_sha256"] is None
 assert by["edited"]["detail"] == "quote not found on the page"
+assert by["redirect"]["detail"].startswith("redirected to http://127.0.0.1:"), by["redirect"]
 assert len(by["present"]["content_sha256"]) == 64
 c = d["counts"]
 assert (c["checked"], c["PRESENT"], c["CHANGED"], c["GONE"], c["UNREACHABLE"], c["unchecked"]) == (16, 7, 1, 2, 6, 0), c
