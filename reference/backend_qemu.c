@@ -60,7 +60,7 @@ static void find_paths(qemu_paths *p)
 static int qemu_available(char *why, size_t why_len)
 {
 	char path[4096];
-	qemu_paths p;
+	qemu_paths p = {0};
 	find_paths(&p);
 	if (isotier_find_program(path, sizeof path, "qemu-system-x86_64") != 0) {
 		snprintf(why, why_len, "qemu-system-x86_64 not found in PATH");

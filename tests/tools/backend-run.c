@@ -65,6 +65,9 @@ int main(int argc, char **argv)
 		default: return usage();
 		}
 	}
+	/* SIGINT/SIGTERM are only ever taken by proc.c's signalfd while a child runs (or
+	 * at the next one): the driver cannot die between two steps and leak a sandbox. */
+	isotier_proc_block_signals();
 	char why[512];
 	if (list) {
 		for (size_t i = 0; i < isotier_backend_count(); i++) {

@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# bench/backends.sh - per backend, the wall time of provision + probe run (--json, with a
+# capture dir) + destroy, through the backend test driver (no catalogue, no history).
+# Targets (issue 4): bwrap, runc <= 50 ms; runsc <= 300 ms; qemu-microvm (TCG) <= 2 s.
+# Also the qemu-microvm boot with the host root over virtio-9p (`isotier run`'s path).
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-build}
+driver="$root/$build/tests/backend-run"
+probe="$root/$build/isotier-probe"
+[ -x "$driver" ] && [ -x "$probe" ] || { echo "bench/backends: build first (make BUILD=$build)" >&2; exit 1; }
+command -v hyperfine >/dev/null || { echo "bench/backends: hyperfine not installed" >&2; exit 1; }
+tmp=$(mktemp -d /tmp/isotier-bench-backends.XXXXXX)
+chmod 711 "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+declare -A target=([bwrap]=50 [runc]=50 [runsc]=300 [qemu-microvm]=2000 [host]=-)
+for b in bwrap runc runsc qemu-microvm host; do
+  if ! why=$("$driver" --backend "$b" --available); then
+    echo "== $b: SKIPPED (unavailable: $why)"
+    continue
+  fi
+  runs=20
+  [ "$b" = qemu-microvm ] && runs=${QEMU_RUNS:-5}
+  mkdir -p "$tmp/cap-$b"
+  echo "== $b (target: ${target[$b]} ms)"
+  hyperfine -N --style basic --warmup 1 --runs "$runs" --export-json "$tmp/$b.json" \
+    "$driver --backend $b --minimal --probe $probe --capture $tmp/cap-$b -- /.isotier/isotier-probe --json --capture /.isotier/capture" \
+    2>&1 | grep -v '^ *$' | sed "s#$driver#backend-run#; s#$probe#isotier-probe#; s#$tmp/##"
+  python3 - "$tmp/$b.json" "$b" "${target[$b]}" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"][0]
+mean, target = r["mean"] * 1000, sys.argv[3]
+verdict = "" if target == "-" else ("  (within target)" if mean <= float(target) else f"  (OVER the {target} ms target)")
+print(f"{sys.argv[2]}: mean {mean:.1f} ms, min {r['min']*1000:.1f} ms, max {r['max']*1000:.1f} ms{verdict}")
+PY
+done
+if "$driver" --backend qemu-microvm --available >/dev/null; then
+  echo "== qemu-microvm, host root over virtio-9p: /bin/true"
+  hyperfine -N --style basic --warmup 1 --runs "${QEMU_RUNS:-5}" "$driver --backend qemu-microvm -- /bin/true" \
+    2>&1 | grep -v '^ *$' | sed "s#$driver#backend-run#"
+fi
