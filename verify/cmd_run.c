@@ -1,6 +1,7 @@
 /* cmd_run.c - `isotier run`: create, run one command, relay its output and
  * exit status, destroy. A refused tier is EX_CONFIG with ConfigurationError. */
 #include "cli.h"
+#include "../reference/history.h"
 
 #include <getopt.h>
 #include <string.h>
@@ -9,8 +10,8 @@ static void run_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: isotier run --backend NAME [--require-isolation TIER] [--attest]\n"
-		"                   [--rootfs DIR] [--catalogue DIR] [--db PATH] [--max-age DAYS]\n"
-		"                   [--require-verified DAYS] [--audit-log PATH]\n"
+		"                   [--rootfs DIR] [--catalogue DIR] [--db PATH (default ./isotier.db)]\n"
+		"                   [--max-age DAYS] [--require-verified DAYS] [--audit-log PATH]\n"
 		"                   [--otlp-endpoint URL] [--otlp-file PATH] [--timeout S] -- CMD [ARGS...]\n\n"
 		"Creates a sandbox on NAME, refusing before anything is provisioned when the tier\n"
 		"isotier can defend for it does not satisfy TIER (exit 78, ConfigurationError),\n"
@@ -46,7 +47,9 @@ static int run_main(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{0},
 	};
-	isotier_create_opts opts = {0};
+	/* Same history as verify and backends: a CONTRADICTED observation that
+	 * `isotier verify` stored is honoured, and audit events land beside it. */
+	isotier_create_opts opts = {.db_path = ISOTIER_DEFAULT_DB};
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
