@@ -111,14 +111,56 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
   unshare -m chroot "$TMP/tiny" /isotier-probe >"$TMP/noproc.txt" || fail "no-/proc human run exited $?"
   assert_contains "$(cat "$TMP/noproc.txt")" "observed tier UNKNOWN"
 else
-  skip "the no-/proc check needs root for unshare -m + chroot"
+  not_run="the no-/proc check (needs root for unshare -m + chroot)"
 fi
 
-# 6. Usage errors and a missing replay directory.
+# 6. A seccomp filter that kills on sysfs(2) and answers modify_ldt with EPERM: the probe survives
+#    (the call ran in a child), records SIGSYS, and the EPERM does not make it gVisor.
+cc=${CC:-cc}
+if command -v "$cc" >/dev/null && [ -e /usr/include/linux/seccomp.h ]; then
+  cat >"$TMP/seckill.c" <<'EOF2'
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	struct sock_filter f[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_sysfs, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_modify_ldt, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog p = {sizeof(f) / sizeof(f[0]), f};
+	(void)argc;
+	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) || prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &p))
+		return 2;
+	execv(argv[1], argv + 1);
+	return 3;
+}
+EOF2
+  "$cc" -o "$TMP/seckill" "$TMP/seckill.c" || fail "cannot build the seccomp helper"
+  "$TMP/seckill" "$probe" --json >"$TMP/seccomp.json" || fail "probe under a killing seccomp filter exited $?"
+  sec=$(check_report "$TMP/seccomp.json") || fail "seccomp report invalid"
+  echo "seccomp: $sec"
+  [ "${sec%% *}" != GVISOR ] || fail "a seccomp EPERM made it GVISOR"
+  [ "$firecracker" = yes ] && assert_eq "${sec%% *}" MICROVM "tier under seccomp"
+  assert_eq "$(json_get "$TMP/seccomp.json" signals | python3 -c 'import json,sys; print([s["value"] for s in json.load(sys.stdin) if s["id"]=="syscall.sysfs"][0])')" SIGSYS "killed call"
+else
+  echo "note: no C compiler or seccomp headers: seccomp check not run"
+fi
+
+# 7. Usage errors and a missing replay directory.
 set +e
 "$probe" --bogus >/dev/null 2>&1; rc=$?
 set -e
 assert_eq "$rc" 64 "unknown argument exit status"
 "$probe" --json --root "$TMP/does-not-exist" >"$TMP/missing.json" || fail "missing root exited $?"
 assert_eq "$(check_report "$TMP/missing.json")" "UNKNOWN none - -" "empty replay"
+[ -z "${not_run:-}" ] || skip "everything else passed, but not run: $not_run"
 echo "probe_native: all checks passed"

@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# bench/probe.sh - isotier-probe's binary size and median wall time: natively side by side with
+# systemd-detect-virt (same hyperfine run), in bubblewrap, and under runsc --platform=ptrace (next
+# to `runsc do /bin/true`, so the probe's own share is visible).
+# Targets (issue 2): binary <= 256 KiB; native median no slower than systemd-detect-virt;
+# whole runsc ptrace run <= 150 ms.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-build}
+probe="$root/$build/isotier-probe"
+[ -x "$probe" ] || { echo "bench/probe: build first (make BUILD=$build)" >&2; exit 1; }
+command -v hyperfine >/dev/null || { echo "bench/probe: hyperfine not installed" >&2; exit 1; }
+tmp=$(mktemp -d /tmp/isotier-bench-probe.XXXXXX)
+chmod 755 "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+cp "$probe" "$tmp/isotier-probe"
+
+size=$(stat -c %s "$probe")
+printf '== binary size: %d bytes (%.1f KiB; target <= 256 KiB) %s\n' "$size" "$(echo "$size/1024" | bc -l)" \
+  "$([ "$size" -le 262144 ] && echo OK || echo OVER)"
+
+median() { # hyperfine JSON -> "name median_ms" per command
+  python3 - "$1" <<'PY'
+import json, statistics, sys
+for r in json.load(open(sys.argv[1]))["results"]:
+    print("%s\t%.2f" % (r["command"], statistics.median(r["times"]) * 1000))
+PY
+}
+
+echo "== native: isotier-probe vs systemd-detect-virt (median wall, ms)"
+cmds=("$tmp/isotier-probe --json")
+command -v systemd-detect-virt >/dev/null && cmds+=("systemd-detect-virt")
+hyperfine -N --style basic --warmup 5 --runs "${RUNS:-200}" --export-json "$tmp/native.json" "${cmds[@]}" \
+  2>&1 | grep -v '^ *$' | sed "s#$tmp/##g"
+median "$tmp/native.json" | sed "s#$tmp/##g"
+python3 - "$tmp/native.json" <<'PY'
+import json, statistics, sys
+r = json.load(open(sys.argv[1]))["results"]
+if len(r) == 2:
+    p, s = (statistics.median(x["times"]) * 1000 for x in r)
+    print("native target (probe <= systemd-detect-virt): %.2f ms vs %.2f ms: %s" % (p, s, "OK" if p <= s else "SLOWER"))
+PY
+
+if command -v bwrap >/dev/null; then
+  echo "== bubblewrap (whole run, median ms)"
+  hyperfine -N --style basic --warmup 2 --runs "${RUNS_BWRAP:-30}" --export-json "$tmp/bwrap.json" \
+    "bwrap --unshare-all --die-with-parent --tmpfs / --ro-bind $tmp/isotier-probe /isotier-probe --proc /proc --dev /dev --new-session /isotier-probe --json" \
+    2>&1 | grep -v '^ *$' | sed "s#$tmp#DIR#g"
+  median "$tmp/bwrap.json" | sed "s#$tmp#DIR#g"
+else
+  echo "== bubblewrap: SKIPPED (bwrap not installed)"
+fi
+
+if command -v runsc >/dev/null; then
+  echo "== runsc --platform=ptrace (whole run incl. sandbox start, median ms; target <= 150 ms)"
+  rs=(runsc --platform=ptrace --network=none --ignore-cgroups --root "$tmp/runsc-state" do)
+  mkdir -p "$tmp/runsc-state"
+  if "${rs[@]}" /bin/true >/dev/null 2>&1; then
+    hyperfine -N --style basic --warmup 2 --runs "${RUNS_RUNSC:-15}" --export-json "$tmp/runsc.json" \
+      "${rs[*]} /bin/true" "${rs[*]} $tmp/isotier-probe --json" 2>&1 | grep -v '^ *$' | sed "s#$tmp#DIR#g"
+    median "$tmp/runsc.json" | sed "s#$tmp#DIR#g"
+    # The probe's own time inside gVisor, from its report.
+    "${rs[@]}" "$tmp/isotier-probe" --json 2>/dev/null | python3 -c \
+      'import json,sys; d=json.load(sys.stdin); print("probe duration_us inside runsc: %d (tier %s)" % (d["duration_us"], d["observed_tier"]))'
+  else
+    echo "   SKIPPED (runsc do cannot start here)"
+  fi
+else
+  echo "== runsc: SKIPPED (runsc not installed)"
+fi
