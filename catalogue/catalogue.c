@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 
 #define MAX_FILE_BYTES (256 * 1024)
-#define MAX_FILES 4096
-#define MAX_STRING 8192
-#define MAX_ARRAY 64
+#define MAX_FILES      4096
+#define MAX_STRING     8192
+#define MAX_ARRAY      64
 
 /* ---- small helpers ------------------------------------------------------ */
 
@@ -74,21 +74,34 @@ struct field {
 	size_t offset; /* into the target struct */
 };
 
-#define PF(name, type, req) {#name, type, req, offsetof(isotier_provider, name)}
+#define PF(name, type, req)                                                                        \
+	{                                                                                          \
+#name, type, req, offsetof(isotier_provider, name)                                 \
+	}
 static const struct field provider_fields[] = {
-	PF(id, F_STRING, true),          PF(name, F_STRING, true),   PF(offering, F_STRING, false),
-	PF(kind, F_STRING, true),        PF(tier, F_TIER, true),     PF(mechanism, F_STRING, true),
-	PF(since, F_STRING, true),       PF(backend, F_STRING, false), PF(sources, F_SOURCES, true),
-	PF(history, F_HISTORY, true),    PF(notes, F_TEXT, true),
+    PF(id, F_STRING, true),       PF(name, F_STRING, true),     PF(offering, F_STRING, false),
+    PF(kind, F_STRING, true),     PF(tier, F_TIER, true),       PF(mechanism, F_STRING, true),
+    PF(since, F_STRING, true),    PF(backend, F_STRING, false), PF(sources, F_SOURCES, true),
+    PF(history, F_HISTORY, true), PF(notes, F_TEXT, true),
 };
-#define SF(name, req) {#name, F_STRING, req, offsetof(isotier_source, name)}
+#define SF(name, req)                                                                              \
+	{                                                                                          \
+#name, F_STRING, req, offsetof(isotier_source, name)                               \
+	}
 static const struct field source_fields[] = {
-	SF(url, true), {"quote", F_TEXT, true, offsetof(isotier_source, quote)}, SF(publisher, true),
-	SF(retrieved, true), SF(title, false),
+    SF(url, true),       {"quote", F_TEXT, true, offsetof(isotier_source, quote)},
+    SF(publisher, true), SF(retrieved, true),
+    SF(title, false),
 };
-#define HF(name, type) {#name, type, true, offsetof(isotier_prior_claim, name)}
+#define HF(name, type)                                                                             \
+	{                                                                                          \
+#name, type, true, offsetof(isotier_prior_claim, name)                             \
+	}
 static const struct field history_fields[] = {
-	HF(tier, F_TIER), HF(mechanism, F_STRING), HF(until, F_STRING), HF(note, F_TEXT),
+    HF(tier, F_TIER),
+    HF(mechanism, F_STRING),
+    HF(until, F_STRING),
+    HF(note, F_TEXT),
 };
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -128,7 +141,7 @@ static const char *json_type_name(const cJSON *j)
 }
 
 static int parse_object(struct parse_ctx *ctx, void *target, const cJSON *obj, const char *path,
-			const struct field *fields, size_t n_fields);
+                        const struct field *fields, size_t n_fields);
 
 static void field_path(char *buf, size_t len, const char *path, const char *name)
 {
@@ -139,7 +152,7 @@ static void field_path(char *buf, size_t len, const char *path, const char *name
 }
 
 static int parse_string(struct parse_ctx *ctx, char **out, const cJSON *v, const char *fpath,
-			bool text)
+                        bool text)
 {
 	if (!cJSON_IsString(v) || !v->valuestring) {
 		perr(ctx, fpath, "must be a string, not %s", json_type_name(v));
@@ -182,7 +195,8 @@ static int parse_tier(struct parse_ctx *ctx, isotier_tier *out, const cJSON *v, 
 }
 
 static int parse_array(struct parse_ctx *ctx, void **items, size_t *n_items, size_t item_size,
-		       const cJSON *v, const char *fpath, const struct field *fields, size_t n_fields)
+                       const cJSON *v, const char *fpath, const struct field *fields,
+                       size_t n_fields)
 {
 	if (!cJSON_IsArray(v)) {
 		perr(ctx, fpath, "must be an array, not %s", json_type_name(v));
@@ -204,7 +218,7 @@ static int parse_array(struct parse_ctx *ctx, void **items, size_t *n_items, siz
 		char epath[256];
 		snprintf(epath, sizeof epath, "%s[%d]", fpath, i);
 		int rc = parse_object(ctx, (char *)*items + (size_t)i * item_size, e, epath, fields,
-				      n_fields);
+		                      n_fields);
 		if (rc < 0)
 			return rc;
 	}
@@ -212,7 +226,7 @@ static int parse_array(struct parse_ctx *ctx, void **items, size_t *n_items, siz
 }
 
 static int parse_object(struct parse_ctx *ctx, void *target, const cJSON *obj, const char *path,
-			const struct field *fields, size_t n_fields)
+                        const struct field *fields, size_t n_fields)
 {
 	if (!cJSON_IsObject(obj)) {
 		perr(ctx, path, "must be an object, not %s", json_type_name(obj));
@@ -247,15 +261,15 @@ static int parse_object(struct parse_ctx *ctx, void *target, const cJSON *obj, c
 		case F_SOURCES: {
 			isotier_provider *p = target;
 			rc = parse_array(ctx, (void **)&p->sources, &p->n_sources,
-					 sizeof(isotier_source), m, fpath, source_fields,
-					 N_OF(source_fields));
+			                 sizeof(isotier_source), m, fpath, source_fields,
+			                 N_OF(source_fields));
 			break;
 		}
 		case F_HISTORY: {
 			isotier_provider *p = target;
 			rc = parse_array(ctx, (void **)&p->history, &p->n_history,
-					 sizeof(isotier_prior_claim), m, fpath, history_fields,
-					 N_OF(history_fields));
+			                 sizeof(isotier_prior_claim), m, fpath, history_fields,
+			                 N_OF(history_fields));
 			break;
 		}
 		}
@@ -304,7 +318,7 @@ void isotier_provider_clear(isotier_provider *p)
 }
 
 static int provider_parse(isotier_provider *out, const char *json, size_t len, const char *file,
-			  isotier_findings *findings, bool keep_partial)
+                          isotier_findings *findings, bool keep_partial)
 {
 	memset(out, 0, sizeof *out);
 	struct parse_ctx ctx = {.file = file, .findings = findings};
@@ -348,7 +362,7 @@ static int provider_parse(isotier_provider *out, const char *json, size_t len, c
 }
 
 int isotier_provider_parse(isotier_provider *out, const char *json, size_t len, const char *file,
-			   isotier_findings *findings)
+                           isotier_findings *findings)
 {
 	return provider_parse(out, json, len, file, findings, false);
 }
@@ -374,12 +388,12 @@ static bool ends_with(const char *s, const char *suffix)
 }
 
 static int catalogue_load(isotier_catalogue **out, const char *dir, isotier_findings *findings,
-			  bool keep_partial, isotier_error *err)
+                          bool keep_partial, isotier_error *err)
 {
 	DIR *d = opendir(dir);
 	if (!d)
 		return isotier_error_set(err, errno == ENOENT ? ISOTIER_ENOTFOUND : ISOTIER_EIO,
-					 errno, "open catalogue %s", dir);
+		                         errno, "open catalogue %s", dir);
 	/* Read names first so the order (and so every message) is deterministic. */
 	char **names = NULL;
 	size_t n_names = 0;
@@ -390,13 +404,15 @@ static int catalogue_load(isotier_catalogue **out, const char *dir, isotier_find
 			continue;
 		if (n_names == MAX_FILES) {
 			isotier_findings_add(findings, ISOTIER_FINDING_ERROR, dir, "",
-					     "more than %d files; the rest were not read", MAX_FILES);
+			                     "more than %d files; the rest were not read",
+			                     MAX_FILES);
 			break;
 		}
 		char **nn = realloc(names, (n_names + 1) * sizeof *names);
 		if (!nn || !(nn[n_names] = strdup(de->d_name))) {
 			names = nn ? nn : names;
-			rc = isotier_error_set(err, ISOTIER_ENOMEM, 0, "load %s: out of memory", dir);
+			rc = isotier_error_set(err, ISOTIER_ENOMEM, 0, "load %s: out of memory",
+			                       dir);
 			break;
 		}
 		names = nn;
@@ -408,7 +424,8 @@ static int catalogue_load(isotier_catalogue **out, const char *dir, isotier_find
 		c = calloc(1, sizeof *c);
 		if (!c || !(c->dir = strdup(dir)) ||
 		    (n_names && !(c->providers = calloc(n_names, sizeof *c->providers))))
-			rc = isotier_error_set(err, ISOTIER_ENOMEM, 0, "load %s: out of memory", dir);
+			rc = isotier_error_set(err, ISOTIER_ENOMEM, 0, "load %s: out of memory",
+			                       dir);
 	}
 	if (n_names)
 		qsort(names, n_names, sizeof *names, name_cmp);
@@ -416,14 +433,15 @@ static int catalogue_load(isotier_catalogue **out, const char *dir, isotier_find
 		size_t plen = strlen(dir) + strlen(names[i]) + 2;
 		cleanup_free char *path = malloc(plen);
 		if (!path) {
-			rc = isotier_error_set(err, ISOTIER_ENOMEM, 0, "load %s: out of memory", dir);
+			rc = isotier_error_set(err, ISOTIER_ENOMEM, 0, "load %s: out of memory",
+			                       dir);
 			break;
 		}
 		snprintf(path, plen, "%s%s%s", dir, ends_with(dir, "/") ? "" : "/", names[i]);
 		struct stat st;
 		if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
 			isotier_findings_add(findings, ISOTIER_FINDING_ERROR, path, "",
-					     "not a regular file");
+			                     "not a regular file");
 			continue;
 		}
 		cleanup_free char *buf = NULL;
@@ -431,11 +449,11 @@ static int catalogue_load(isotier_catalogue **out, const char *dir, isotier_find
 		isotier_error ferr = {0};
 		if (isotier_read_file(&buf, &len, path, MAX_FILE_BYTES, &ferr) < 0) {
 			isotier_findings_add(findings, ISOTIER_FINDING_ERROR, path, "", "%s",
-					     ferr.message);
+			                     ferr.message);
 			continue;
 		}
 		if (provider_parse(&c->providers[c->n_providers], buf, len, path, findings,
-				   keep_partial) == 0)
+		                   keep_partial) == 0)
 			c->n_providers++;
 	}
 	for (size_t i = 0; i < n_names; i++)
@@ -452,13 +470,13 @@ static int catalogue_load(isotier_catalogue **out, const char *dir, isotier_find
 }
 
 int isotier_catalogue_load(isotier_catalogue **out, const char *dir, isotier_findings *findings,
-			   isotier_error *err)
+                           isotier_error *err)
 {
 	return catalogue_load(out, dir, findings, false, err);
 }
 
 int isotier_catalogue_load_partial(isotier_catalogue **out, const char *dir,
-				   isotier_findings *findings, isotier_error *err)
+                                   isotier_findings *findings, isotier_error *err)
 {
 	return catalogue_load(out, dir, findings, true, err);
 }
@@ -495,7 +513,7 @@ const isotier_provider *isotier_catalogue_find(const isotier_catalogue *c, const
 }
 
 const isotier_provider *isotier_catalogue_find_backend(const isotier_catalogue *c,
-						       const char *backend)
+                                                       const char *backend)
 {
 	if (!c || !backend)
 		return NULL;
@@ -512,7 +530,8 @@ const isotier_source *isotier_provider_best_source(const isotier_provider *p)
 		const isotier_source *s = &p->sources[i];
 		if (!s->publisher || strcmp(s->publisher, "provider") || !s->quote || !s->quote[0])
 			continue;
-		if (!best || (s->retrieved && best->retrieved && strcmp(s->retrieved, best->retrieved) > 0))
+		if (!best ||
+		    (s->retrieved && best->retrieved && strcmp(s->retrieved, best->retrieved) > 0))
 			best = s;
 	}
 	return best;
@@ -521,7 +540,7 @@ const isotier_source *isotier_provider_best_source(const isotier_provider *p)
 /* ---- findings ------------------------------------------------------------ */
 
 void isotier_findings_add(isotier_findings *f, isotier_finding_severity sev, const char *file,
-			  const char *field, const char *fmt, ...)
+                          const char *field, const char *fmt, ...)
 {
 	/* Count first: a finding lost to out-of-memory must still fail the check. */
 	if (sev == ISOTIER_FINDING_ERROR)

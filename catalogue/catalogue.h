@@ -66,7 +66,7 @@ typedef struct isotier_findings {
 } isotier_findings;
 
 void isotier_findings_add(isotier_findings *f, isotier_finding_severity sev, const char *file,
-			  const char *field, const char *fmt, ...) ISOTIER_PRINTF(5, 6);
+                          const char *field, const char *fmt, ...) ISOTIER_PRINTF(5, 6);
 void isotier_findings_free(isotier_findings *f);
 
 /*
@@ -75,7 +75,7 @@ void isotier_findings_free(isotier_findings *f);
  * the document yielded an entry, ISOTIER_EDATA when it did not.
  */
 int isotier_provider_parse(isotier_provider *out, const char *json, size_t len, const char *file,
-			   isotier_findings *findings);
+                           isotier_findings *findings);
 void isotier_provider_clear(isotier_provider *p);
 
 /*
@@ -83,7 +83,7 @@ void isotier_provider_clear(isotier_provider *p);
  * skipped); returns <0 only when dir itself cannot be read.
  */
 int isotier_catalogue_load(isotier_catalogue **out, const char *dir, isotier_findings *findings,
-			   isotier_error *err);
+                           isotier_error *err);
 
 /*
  * For the validator only (`isotier catalogue check`): like _load, but a file
@@ -92,7 +92,7 @@ int isotier_catalogue_load(isotier_catalogue **out, const char *dir, isotier_fin
  * at all is still skipped. Never use the result to decide a tier.
  */
 int isotier_catalogue_load_partial(isotier_catalogue **out, const char *dir,
-				   isotier_findings *findings, isotier_error *err);
+                                   isotier_findings *findings, isotier_error *err);
 
 /*
  * The validator's rules over a loaded catalogue: provider source required for
@@ -101,11 +101,12 @@ int isotier_catalogue_load_partial(isotier_catalogue **out, const char *dir,
  * mechanism consistent with tier. Third-party-only evidence is a warning.
  */
 void isotier_catalogue_validate(const isotier_catalogue *c, const char *today, int max_age_days,
-				isotier_findings *findings);
+                                isotier_findings *findings);
 
 const isotier_provider *isotier_catalogue_find(const isotier_catalogue *c, const char *id);
 /* The entry whose "backend" field names this local backend. */
-const isotier_provider *isotier_catalogue_find_backend(const isotier_catalogue *c, const char *backend);
+const isotier_provider *isotier_catalogue_find_backend(const isotier_catalogue *c,
+                                                       const char *backend);
 
 /* The newest provider-published source with a non-empty quote, or NULL. */
 const isotier_source *isotier_provider_best_source(const isotier_provider *p);

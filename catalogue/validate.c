@@ -13,13 +13,13 @@ static const struct {
 	const char *name;
 	isotier_tier tier;
 } mechanisms[] = {
-	{"firecracker", ISOTIER_MICROVM}, {"cloud-hypervisor", ISOTIER_MICROVM},
-	{"qemu", ISOTIER_MICROVM},        {"kata", ISOTIER_MICROVM},
-	{"libkrun", ISOTIER_MICROVM},     {"vm", ISOTIER_MICROVM},
-	{"gvisor", ISOTIER_GVISOR},       {"runc", ISOTIER_CONTAINER},
-	{"crun", ISOTIER_CONTAINER},      {"bubblewrap", ISOTIER_CONTAINER},
-	{"container", ISOTIER_CONTAINER}, {"webassembly", ISOTIER_UNKNOWN},
-	{"v8-isolate", ISOTIER_UNKNOWN},  {"unknown", ISOTIER_UNKNOWN},
+    {"firecracker", ISOTIER_MICROVM}, {"cloud-hypervisor", ISOTIER_MICROVM},
+    {"qemu", ISOTIER_MICROVM},        {"kata", ISOTIER_MICROVM},
+    {"libkrun", ISOTIER_MICROVM},     {"vm", ISOTIER_MICROVM},
+    {"gvisor", ISOTIER_GVISOR},       {"runc", ISOTIER_CONTAINER},
+    {"crun", ISOTIER_CONTAINER},      {"bubblewrap", ISOTIER_CONTAINER},
+    {"container", ISOTIER_CONTAINER}, {"webassembly", ISOTIER_UNKNOWN},
+    {"v8-isolate", ISOTIER_UNKNOWN},  {"unknown", ISOTIER_UNKNOWN},
 };
 
 int isotier_mechanism_tier(isotier_tier *out, const char *mechanism)
@@ -50,7 +50,8 @@ int isotier_date_days(long *out, const char *date)
 	for (int i = 0; i < 10; i++)
 		if (i != 4 && i != 7 && (date[i] < '0' || date[i] > '9'))
 			return ISOTIER_EINVAL;
-	long y = (date[0] - '0') * 1000 + (date[1] - '0') * 100 + (date[2] - '0') * 10 + (date[3] - '0');
+	long y =
+	    (date[0] - '0') * 1000 + (date[1] - '0') * 100 + (date[2] - '0') * 10 + (date[3] - '0');
 	unsigned m = (unsigned)((date[5] - '0') * 10 + (date[6] - '0'));
 	unsigned d = (unsigned)((date[8] - '0') * 10 + (date[9] - '0'));
 	static const unsigned mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
@@ -109,33 +110,35 @@ static bool check_date(struct vctx *v, const char *field, const char *date, long
 		return false;
 	if (isotier_date_days(days, date) < 0) {
 		isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, field,
-				     "'%.32s' is not a calendar date (YYYY-MM-DD)", date ? date : "");
+		                     "'%.32s' is not a calendar date (YYYY-MM-DD)",
+		                     date ? date : "");
 		return false;
 	}
 	if (*days > v->today) {
 		isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, field,
-				     "%s is in the future", date);
+		                     "%s is in the future", date);
 		return false;
 	}
 	return true;
 }
 
 static void check_mechanism(struct vctx *v, const char *field, const char *mechanism,
-			    isotier_tier tier)
+                            isotier_tier tier)
 {
 	isotier_tier supports;
 	if (!mechanism)
 		return;
 	if (isotier_mechanism_tier(&supports, mechanism) < 0) {
 		isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, field,
-				     "'%.40s' is not a mechanism in the vocabulary (FORMAT.md)",
-				     mechanism ? mechanism : "");
+		                     "'%.40s' is not a mechanism in the vocabulary (FORMAT.md)",
+		                     mechanism ? mechanism : "");
 		return;
 	}
 	if (tier != ISOTIER_UNKNOWN && supports != tier)
 		isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, field,
-				     "mechanism '%s' contradicts tier %s (it supports %s)", mechanism,
-				     isotier_tier_name(tier), isotier_tier_name(supports));
+		                     "mechanism '%s' contradicts tier %s (it supports %s)",
+		                     mechanism, isotier_tier_name(tier),
+		                     isotier_tier_name(supports));
 }
 
 static void validate_provider(struct vctx *v, const isotier_provider *p)
@@ -145,21 +148,23 @@ static void validate_provider(struct vctx *v, const isotier_provider *p)
 		/* reported by the parser */
 	} else if (!id_valid(p->id)) {
 		isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, "id",
-				     "'%.64s' does not match ^[a-z0-9][a-z0-9-]*$ (at most 64)", p->id);
+		                     "'%.64s' does not match ^[a-z0-9][a-z0-9-]*$ (at most 64)",
+		                     p->id);
 	} else {
 		const char *base = strrchr(p->file, '/');
 		base = base ? base + 1 : p->file;
 		size_t stem = strlen(base) > 5 ? strlen(base) - 5 : strlen(base);
 		if (strlen(p->id) != stem || strncmp(base, p->id, stem))
 			isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, "id",
-					     "'%s' does not match the file name '%.80s'", p->id, base);
+			                     "'%s' does not match the file name '%.80s'", p->id,
+			                     base);
 	}
 	if (p->kind && strcmp(p->kind, "remote") && strcmp(p->kind, "local"))
 		isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, "kind",
-				     "'%.40s' is not 'remote' or 'local'", p->kind);
+		                     "'%.40s' is not 'remote' or 'local'", p->kind);
 	if (p->backend && !id_valid(p->backend))
 		isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, "backend",
-				     "'%.40s' is not a backend name", p->backend);
+		                     "'%.40s' is not a backend name", p->backend);
 	check_mechanism(v, "mechanism", p->mechanism, p->tier);
 	long since;
 	check_date(v, "since", p->since, &since);
@@ -171,13 +176,13 @@ static void validate_provider(struct vctx *v, const isotier_provider *p)
 		snprintf(field, sizeof field, "sources[%zu].url", i);
 		if (s->url && !url_valid(s->url))
 			isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, field,
-					     "'%.80s' is not an http(s) URL", s->url);
+			                     "'%.80s' is not an http(s) URL", s->url);
 		bool is_provider = s->publisher && !strcmp(s->publisher, "provider");
 		if (s->publisher && !is_provider && strcmp(s->publisher, "third-party")) {
 			snprintf(field, sizeof field, "sources[%zu].publisher", i);
 			isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, field,
-					     "'%.40s' is not 'provider' or 'third-party'",
-					     s->publisher);
+			                     "'%.40s' is not 'provider' or 'third-party'",
+			                     s->publisher);
 		}
 		snprintf(field, sizeof field, "sources[%zu].retrieved", i);
 		long days;
@@ -185,10 +190,10 @@ static void validate_provider(struct vctx *v, const isotier_provider *p)
 		if (check_date(v, field, s->retrieved, &days)) {
 			if (v->today - days > v->max_age)
 				isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file,
-						     field,
-						     "retrieved %s, %ld days ago: older than the "
-						     "maximum age of %d days; re-verify the source",
-						     s->retrieved, v->today - days, v->max_age);
+				                     field,
+				                     "retrieved %s, %ld days ago: older than the "
+				                     "maximum age of %d days; re-verify the source",
+				                     s->retrieved, v->today - days, v->max_age);
 			else
 				fresh = true;
 		}
@@ -196,19 +201,20 @@ static void validate_provider(struct vctx *v, const isotier_provider *p)
 		if (s->quote && !quoted) {
 			snprintf(field, sizeof field, "sources[%zu].quote", i);
 			isotier_findings_add(v->findings, ISOTIER_FINDING_WARNING, v->file, field,
-					     "empty quote: this source cannot be re-verified");
+			                     "empty quote: this source cannot be re-verified");
 		}
 		any_provider |= is_provider;
 		provider_evidence |= is_provider && quoted && fresh;
 	}
 	if (p->tier != ISOTIER_UNKNOWN && !provider_evidence)
 		isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, "sources",
-				     "tier %s needs a source with publisher 'provider', a quote, "
-				     "retrieved within %d days",
-				     isotier_tier_name(p->tier), v->max_age);
+		                     "tier %s needs a source with publisher 'provider', a quote, "
+		                     "retrieved within %d days",
+		                     isotier_tier_name(p->tier), v->max_age);
 	else if (p->n_sources && !any_provider)
-		isotier_findings_add(v->findings, ISOTIER_FINDING_WARNING, v->file, "sources",
-				     "third-party-only evidence: it cannot lift the tier above UNKNOWN");
+		isotier_findings_add(
+		    v->findings, ISOTIER_FINDING_WARNING, v->file, "sources",
+		    "third-party-only evidence: it cannot lift the tier above UNKNOWN");
 
 	long prev_until = 0;
 	for (size_t i = 0; i < p->n_history; i++) {
@@ -221,14 +227,14 @@ static void validate_provider(struct vctx *v, const isotier_provider *p)
 		if (check_date(v, field, h->until, &until)) {
 			if (i > 0 && prev_until && until > prev_until)
 				isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file,
-						     field, "history is not newest first");
+				                     field, "history is not newest first");
 			prev_until = until;
 		}
 	}
 }
 
 void isotier_catalogue_validate(const isotier_catalogue *c, const char *today, int max_age_days,
-				isotier_findings *findings)
+                                isotier_findings *findings)
 {
 	char now[16];
 	if (!today) {
@@ -236,11 +242,11 @@ void isotier_catalogue_validate(const isotier_catalogue *c, const char *today, i
 		today = now;
 	}
 	struct vctx v = {.findings = findings,
-			 .max_age = max_age_days > 0 ? max_age_days
-						     : ISOTIER_DEFAULT_MAX_SOURCE_AGE_DAYS};
+	                 .max_age =
+	                     max_age_days > 0 ? max_age_days : ISOTIER_DEFAULT_MAX_SOURCE_AGE_DAYS};
 	if (isotier_date_days(&v.today, today) < 0) {
 		isotier_findings_add(findings, ISOTIER_FINDING_ERROR, c->dir, "",
-				     "today '%.32s' is not a calendar date", today);
+		                     "today '%.32s' is not a calendar date", today);
 		return;
 	}
 	for (size_t i = 0; i < c->n_providers; i++) {
@@ -250,14 +256,16 @@ void isotier_catalogue_validate(const isotier_catalogue *c, const char *today, i
 		/* Providers are sorted by id: collisions are neighbours. */
 		if (!p->id)
 			continue;
-		for (size_t j = i; j > 0 && c->providers[j - 1].id &&
-			    !strcmp(c->providers[j - 1].id, p->id); j--)
+		for (size_t j = i;
+		     j > 0 && c->providers[j - 1].id && !strcmp(c->providers[j - 1].id, p->id); j--)
 			isotier_findings_add(findings, ISOTIER_FINDING_ERROR, p->file, "id",
-					     "'%s' is also the id of %s", p->id,
-					     c->providers[j - 1].file);
-		for (size_t j = i + 1; j < c->n_providers && c->providers[j].id &&
-			    !strcmp(c->providers[j].id, p->id); j++)
+			                     "'%s' is also the id of %s", p->id,
+			                     c->providers[j - 1].file);
+		for (size_t j = i + 1;
+		     j < c->n_providers && c->providers[j].id && !strcmp(c->providers[j].id, p->id);
+		     j++)
 			isotier_findings_add(findings, ISOTIER_FINDING_ERROR, p->file, "id",
-					     "'%s' is also the id of %s", p->id, c->providers[j].file);
+			                     "'%s' is also the id of %s", p->id,
+			                     c->providers[j].file);
 	}
 }

@@ -18,21 +18,22 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: isotier catalogue check [--catalogue DIR] [--max-age DAYS] [--json]\n"
-		   "                               [--today YYYY-MM-DD]\n\n"
-		   "Validates every provider file against catalogue/FORMAT.md. Exit 0 when valid\n"
-		   "(warnings are printed), 65 listing every problem with file and field.\n"
-		   "  --catalogue DIR  provider directory (default: %s)\n"
-		   "  --max-age DAYS   maximum source age (default: %d, the runbook's cadence)\n"
-		   "  --json           machine-readable report on stdout: {catalogue, today,\n"
-		   "                   max_age_days, providers, errors, warnings, ok,\n"
-		   "                   findings[{severity, file, field, message}]}\n"
-		   "  --today DATE     the date to judge against (default: today, UTC)\n",
-		cli_default_catalogue(), ISOTIER_DEFAULT_MAX_SOURCE_AGE_DAYS);
+	fprintf(f,
+	        "usage: isotier catalogue check [--catalogue DIR] [--max-age DAYS] [--json]\n"
+	        "                               [--today YYYY-MM-DD]\n\n"
+	        "Validates every provider file against catalogue/FORMAT.md. Exit 0 when valid\n"
+	        "(warnings are printed), 65 listing every problem with file and field.\n"
+	        "  --catalogue DIR  provider directory (default: %s)\n"
+	        "  --max-age DAYS   maximum source age (default: %d, the runbook's cadence)\n"
+	        "  --json           machine-readable report on stdout: {catalogue, today,\n"
+	        "                   max_age_days, providers, errors, warnings, ok,\n"
+	        "                   findings[{severity, file, field, message}]}\n"
+	        "  --today DATE     the date to judge against (default: today, UTC)\n",
+	        cli_default_catalogue(), ISOTIER_DEFAULT_MAX_SOURCE_AGE_DAYS);
 }
 
 static int print_json(const char *dir, const char *today, int max_age, size_t n_providers,
-		      const isotier_findings *f)
+                      const isotier_findings *f)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON *list = cJSON_CreateArray();
@@ -53,8 +54,8 @@ static int print_json(const char *dir, const char *today, int max_age, size_t n_
 		if (!e)
 			break;
 		cJSON_AddStringToObject(e, "severity",
-					f->items[i].severity == ISOTIER_FINDING_ERROR ? "error"
-										    : "warning");
+		                        f->items[i].severity == ISOTIER_FINDING_ERROR ? "error"
+		                                                                      : "warning");
 		cJSON_AddStringToObject(e, "file", f->items[i].file);
 		cJSON_AddStringToObject(e, "field", f->items[i].field);
 		cJSON_AddStringToObject(e, "message", f->items[i].message);
@@ -80,9 +81,9 @@ static void print_text(const char *dir, size_t n_providers, const isotier_findin
 				continue;
 			char line[4096];
 			snprintf(line, sizeof line, "%s: %s%s%s: %s\n", it->file, it->field,
-				 it->field[0] ? ": " : "",
-				 it->severity == ISOTIER_FINDING_ERROR ? "error" : "warning",
-				 it->message);
+			         it->field[0] ? ": " : "",
+			         it->severity == ISOTIER_FINDING_ERROR ? "error" : "warning",
+			         it->message);
 			isotier_fputs_sanitized(stdout, line);
 		}
 	printf("catalogue %s: %zu providers, %zu errors, %zu warnings\n", dir, n_providers,
@@ -102,9 +103,12 @@ static int parse_int(const char *s, int lo, int hi, int *out)
 static int catalogue_check(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"catalogue", required_argument, NULL, 'c'}, {"max-age", required_argument, NULL, 'm'},
-		{"json", no_argument, NULL, 'j'},            {"today", required_argument, NULL, 't'},
-		{"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
+	    {"catalogue", required_argument, NULL, 'c'},
+	    {"max-age", required_argument, NULL, 'm'},
+	    {"json", no_argument, NULL, 'j'},
+	    {"today", required_argument, NULL, 't'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *dir = cli_default_catalogue(), *today = NULL;
 	int max_age = ISOTIER_DEFAULT_MAX_SOURCE_AGE_DAYS;
@@ -116,7 +120,8 @@ static int catalogue_check(int argc, char **argv)
 		case 'c': dir = optarg; break;
 		case 'm':
 			if (parse_int(optarg, 1, 36500, &max_age) < 0) {
-				cli_error("--max-age: '%s' is not a number of days (1-36500)", optarg);
+				cli_error("--max-age: '%s' is not a number of days (1-36500)",
+				          optarg);
 				return EXIT_USAGE;
 			}
 			break;
@@ -177,7 +182,7 @@ static int catalogue_main(int argc, char **argv)
 }
 
 const struct cli_command cli_catalogue = {
-	.name = "catalogue",
-	.summary = "validate the provider catalogue (catalogue check)",
-	.main = catalogue_main,
+    .name = "catalogue",
+    .summary = "validate the provider catalogue (catalogue check)",
+    .main = catalogue_main,
 };

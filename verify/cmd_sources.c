@@ -109,7 +109,8 @@ static char *page_text(const isotier_fetch_result *f, char *detail, size_t dlen)
 	if (cs) {
 		cs += 8;
 		size_t i = 0;
-		while (cs[i] && cs[i] != ';' && cs[i] != ' ' && cs[i] != '"' && i + 1 < sizeof charset) {
+		while (cs[i] && cs[i] != ';' && cs[i] != ' ' && cs[i] != '"' &&
+		       i + 1 < sizeof charset) {
 			charset[i] = cs[i];
 			i++;
 		}
@@ -157,7 +158,7 @@ static int on_fetched(size_t url_index, const isotier_fetch_result *f, void *arg
 			base = text ? 0 : 3;
 		} else {
 			snprintf(detail, sizeof detail, "HTTP %ld%s", f->http_status,
-				 f->attempts > 1 ? " after retries" : "");
+			         f->attempts > 1 ? " after retries" : "");
 		}
 	} else {
 		snprintf(detail, sizeof detail, "%s", f->error);
@@ -175,16 +176,19 @@ static int on_fetched(size_t url_index, const isotier_fetch_result *f, void *arg
 		if (base == 0) {
 			int found = isotier_text_has_quote(text, c->source->quote);
 			if (found < 0)
-				return isotier_error_set(r->err, ISOTIER_ENOMEM, 0, "out of memory");
+				return isotier_error_set(r->err, ISOTIER_ENOMEM, 0,
+				                         "out of memory");
 			st = found ? 0 : 1;
 			if (!c->source->quote[0])
-				snprintf(c->detail, sizeof c->detail, "empty quote: nothing to check");
+				snprintf(c->detail, sizeof c->detail,
+				         "empty quote: nothing to check");
 			else if (!found)
-				snprintf(c->detail, sizeof c->detail, "quote not found on the page");
+				snprintf(c->detail, sizeof c->detail,
+				         "quote not found on the page");
 			if (f->effective_url) {
 				size_t l = strlen(c->detail);
-				snprintf(c->detail + l, sizeof c->detail - l, "%sredirected to %.300s",
-					 l ? "; " : "", f->effective_url);
+				snprintf(c->detail + l, sizeof c->detail - l,
+				         "%sredirected to %.300s", l ? "; " : "", f->effective_url);
 			}
 		}
 		c->status = status_names[st];
@@ -250,7 +254,7 @@ static void print_text(const struct run *r, const char *db, const char *status)
 			continue;
 		char line[4096];
 		snprintf(line, sizeof line, "%-11s %-24s %s%s%s\n", c->status, c->provider->id,
-			 c->source->url, c->detail[0] ? "\n            " : "", c->detail);
+		         c->source->url, c->detail[0] ? "\n            " : "", c->detail);
 		isotier_fputs_sanitized(stdout, line);
 	}
 	size_t checked = r->counts[0] + r->counts[1] + r->counts[2] + r->counts[3];
@@ -262,7 +266,8 @@ static void print_text(const struct run *r, const char *db, const char *status)
 
 static int print_json(const struct run *r, const char *db, const char *dir, const char *status)
 {
-	cJSON *o = cJSON_CreateObject(), *counts = cJSON_CreateObject(), *list = cJSON_CreateArray();
+	cJSON *o = cJSON_CreateObject(), *counts = cJSON_CreateObject(),
+	      *list = cJSON_CreateArray();
 	if (!o || !counts || !list) {
 		cJSON_Delete(o);
 		cJSON_Delete(counts);
@@ -314,22 +319,24 @@ static int print_json(const struct run *r, const char *db, const char *dir, cons
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: isotier sources check [--catalogue DIR] [--db PATH] [--jobs N] [--timeout S]\n"
-		   "                             [--json] [--provider ID]...\n\n"
-		   "Re-fetches every cited source and checks its quote is still on the page:\n"
-		   "PRESENT, CHANGED (quote gone), GONE (404/410) or UNREACHABLE (network, TLS,\n"
-		   "timeout, redirects, size: never drift). Results go into the history database.\n"
-		   "Exit 1 when any source is CHANGED or GONE, 130 when interrupted, else 0.\n"
-		   "  --catalogue DIR  provider directory (default: %s)\n"
-		   "  --db PATH        history database (default: %s)\n"
-		   "  --jobs N         concurrent transfers, 1-64 (default: 8)\n"
-		   "  --timeout S      per-transfer timeout in seconds, 1-600 (default: 20)\n"
-		   "  --provider ID    check only this provider (repeatable)\n"
-		   "  --json           machine-readable report on stdout: {run_id, db, catalogue,\n"
-		   "                   status, counts{checked, PRESENT, CHANGED, GONE, UNREACHABLE,\n"
-		   "                   unchecked}, sources[{provider, url, quote, publisher, status,\n"
-		   "                   http_status, content_sha256, detail, attempts, checked_at}]}\n",
-		cli_default_catalogue(), ISOTIER_DEFAULT_DB);
+	fprintf(
+	    f,
+	    "usage: isotier sources check [--catalogue DIR] [--db PATH] [--jobs N] [--timeout S]\n"
+	    "                             [--json] [--provider ID]...\n\n"
+	    "Re-fetches every cited source and checks its quote is still on the page:\n"
+	    "PRESENT, CHANGED (quote gone), GONE (404/410) or UNREACHABLE (network, TLS,\n"
+	    "timeout, redirects, size: never drift). Results go into the history database.\n"
+	    "Exit 1 when any source is CHANGED or GONE, 130 when interrupted, else 0.\n"
+	    "  --catalogue DIR  provider directory (default: %s)\n"
+	    "  --db PATH        history database (default: %s)\n"
+	    "  --jobs N         concurrent transfers, 1-64 (default: 8)\n"
+	    "  --timeout S      per-transfer timeout in seconds, 1-600 (default: 20)\n"
+	    "  --provider ID    check only this provider (repeatable)\n"
+	    "  --json           machine-readable report on stdout: {run_id, db, catalogue,\n"
+	    "                   status, counts{checked, PRESENT, CHANGED, GONE, UNREACHABLE,\n"
+	    "                   unchecked}, sources[{provider, url, quote, publisher, status,\n"
+	    "                   http_status, content_sha256, detail, attempts, checked_at}]}\n",
+	    cli_default_catalogue(), ISOTIER_DEFAULT_DB);
 }
 
 static int parse_int(const char *s, int lo, int hi, int *out)
@@ -361,34 +368,35 @@ static void catalogue_commit(char *out, size_t len, const char *dir)
 	git_libgit2_shutdown();
 }
 
-static int run_checks(struct run *r, const char *db_path, const char *dir, int jobs,
-		      int timeout_s, const char **status_out)
+static int run_checks(struct run *r, const char *db_path, const char *dir, int jobs, int timeout_s,
+                      const char **status_out)
 {
 	isotier_error *err = r->err;
 	int rc = isotier_history_open(&r->db, db_path, 0, err);
 	if (rc < 0)
 		return rc;
-	if (sqlite3_prepare_v2(isotier_history_db(r->db),
-			       "INSERT INTO source_checks(run_id, checked_at, provider_id, url, quote,"
-			       " status, http_status, content_sha256, detail)"
-			       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-			       -1, &r->insert, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(
+	        isotier_history_db(r->db),
+	        "INSERT INTO source_checks(run_id, checked_at, provider_id, url, quote,"
+	        " status, http_status, content_sha256, detail)"
+	        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+	        -1, &r->insert, NULL) != SQLITE_OK)
 		return isotier_history_sql_error(r->db, err, "prepare source check insert");
 	char commit[64];
 	catalogue_commit(commit, sizeof commit, dir);
 	if ((rc = isotier_history_run_begin(r->db, &r->run_id, "sources check",
-					    commit[0] ? commit : NULL, err)) < 0)
+	                                    commit[0] ? commit : NULL, err)) < 0)
 		return rc;
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
-	isotier_fetch_opts fo = {.jobs = jobs, .timeout_s = timeout_s, .max_redirects = 5,
-				 .stop = &stop_requested};
+	isotier_fetch_opts fo = {
+	    .jobs = jobs, .timeout_s = timeout_s, .max_redirects = 5, .stop = &stop_requested};
 	rc = isotier_fetch_all(r->urls, r->n_urls, &fo, on_fetched, r, err);
-	const char *status = rc == ISOTIER_EINTR ? "interrupted"
-			     : rc < 0 || r->counts[1] || r->counts[2] ? "failed"
-								      : "ok";
+	const char *status = rc == ISOTIER_EINTR                      ? "interrupted"
+	                     : rc < 0 || r->counts[1] || r->counts[2] ? "failed"
+	                                                              : "ok";
 	isotier_error end_err = {0};
 	if (isotier_history_run_end(r->db, r->run_id, status, &end_err) < 0 && rc == 0)
 		rc = end_err.code, *err = end_err;
@@ -399,10 +407,14 @@ static int run_checks(struct run *r, const char *db_path, const char *dir, int j
 static int sources_check(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"catalogue", required_argument, NULL, 'c'}, {"db", required_argument, NULL, 'd'},
-		{"jobs", required_argument, NULL, 'j'},      {"timeout", required_argument, NULL, 't'},
-		{"json", no_argument, NULL, 'J'},            {"provider", required_argument, NULL, 'p'},
-		{"help", no_argument, NULL, 'h'},            {NULL, 0, NULL, 0},
+	    {"catalogue", required_argument, NULL, 'c'},
+	    {"db", required_argument, NULL, 'd'},
+	    {"jobs", required_argument, NULL, 'j'},
+	    {"timeout", required_argument, NULL, 't'},
+	    {"json", no_argument, NULL, 'J'},
+	    {"provider", required_argument, NULL, 'p'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	const char *dir = cli_default_catalogue(), *db_path = ISOTIER_DEFAULT_DB;
 	int jobs = 8, timeout_s = 20, c;
@@ -424,7 +436,8 @@ static int sources_check(int argc, char **argv)
 			break;
 		case 't':
 			if (parse_int(optarg, 1, 600, &timeout_s) < 0) {
-				cli_error("--timeout: '%s' is not a number of seconds (1-600)", optarg);
+				cli_error("--timeout: '%s' is not a number of seconds (1-600)",
+				          optarg);
 				return EXIT_USAGE;
 			}
 			break;
@@ -449,8 +462,10 @@ static int sources_check(int argc, char **argv)
 	if (findings.n_errors) {
 		for (size_t i = 0; i < findings.n; i++)
 			cli_error("%s: %s%s%s", findings.items[i].file, findings.items[i].field,
-				  findings.items[i].field[0] ? ": " : "", findings.items[i].message);
-		cli_error("the catalogue does not load; `isotier catalogue check` lists every problem");
+			          findings.items[i].field[0] ? ": " : "",
+			          findings.items[i].message);
+		cli_error(
+		    "the catalogue does not load; `isotier catalogue check` lists every problem");
 		exit_code = EXIT_DATAERR;
 	}
 	for (size_t k = 0; exit_code == EXIT_OK && k < n_only; k++)
@@ -503,7 +518,7 @@ static int sources_main(int argc, char **argv)
 }
 
 const struct cli_command cli_sources = {
-	.name = "sources",
-	.summary = "re-fetch every cited source and check its quote (sources check)",
-	.main = sources_main,
+    .name = "sources",
+    .summary = "re-fetch every cited source and check its quote (sources check)",
+    .main = sources_main,
 };

@@ -104,7 +104,7 @@ static void finish_handle(CURLM *multi, struct xfer *x)
 
 /* One transfer's attempt ended: retry later, or deliver. */
 static int completed(CURLM *multi, struct xfer *x, CURLcode code, const char *const *urls,
-		     const isotier_fetch_opts *o, isotier_fetch_done_fn done, void *arg)
+                     const isotier_fetch_opts *o, isotier_fetch_done_fn done, void *arg)
 {
 	long http = 0;
 	char *ctype = NULL;
@@ -128,25 +128,26 @@ static int completed(CURLM *multi, struct xfer *x, CURLcode code, const char *co
 		snprintf(error, sizeof error, "response body larger than %zu bytes", o->max_body);
 	else if (code == CURLE_TOO_MANY_REDIRECTS)
 		snprintf(error, sizeof error, "more than %d redirects (redirect loop?)",
-			 o->max_redirects);
+		         o->max_redirects);
 	else if (code != CURLE_OK)
-		snprintf(error, sizeof error, "%s", x->errbuf[0] ? x->errbuf : curl_easy_strerror(code));
+		snprintf(error, sizeof error, "%s",
+		         x->errbuf[0] ? x->errbuf : curl_easy_strerror(code));
 	cleanup_free char *ctype_copy = ctype ? strdup(ctype) : NULL;
 	char *eff = NULL;
 	curl_easy_getinfo(x->easy, CURLINFO_EFFECTIVE_URL, &eff);
 	cleanup_free char *eff_copy = eff && strcmp(eff, urls[x->index]) ? strdup(eff) : NULL;
 	isotier_fetch_result r = {
-		.url = urls[x->index],
-		.curl_code = (int)code,
-		.http_status = http,
-		.content_type = ctype_copy,
-		.body = x->body && !x->oversize ? x->body : "",
-		.body_len = x->oversize ? 0 : x->len,
-		.oversize = x->oversize,
-		.attempts = x->attempts,
-		.error = error,
-		.seconds = now_s() - x->started_at,
-		.effective_url = eff_copy,
+	    .url = urls[x->index],
+	    .curl_code = (int)code,
+	    .http_status = http,
+	    .content_type = ctype_copy,
+	    .body = x->body && !x->oversize ? x->body : "",
+	    .body_len = x->oversize ? 0 : x->len,
+	    .oversize = x->oversize,
+	    .attempts = x->attempts,
+	    .error = error,
+	    .seconds = now_s() - x->started_at,
+	    .effective_url = eff_copy,
 	};
 	finish_handle(multi, x);
 	x->state = X_DONE;
@@ -158,7 +159,7 @@ static int completed(CURLM *multi, struct xfer *x, CURLcode code, const char *co
 }
 
 int isotier_fetch_all(const char *const *urls, size_t n, const isotier_fetch_opts *opts,
-		      isotier_fetch_done_fn done, void *arg, isotier_error *err)
+                      isotier_fetch_done_fn done, void *arg, isotier_error *err)
 {
 	isotier_fetch_opts o = *opts;
 	if (o.jobs <= 0)

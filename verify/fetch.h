@@ -14,27 +14,27 @@
 #define ISOTIER_USER_AGENT "isotier/" ISOTIER_VERSION " (+source re-verification)"
 
 typedef struct isotier_fetch_opts {
-	int jobs;             /* concurrent transfers; <=0: 8 */
-	int timeout_s;        /* whole transfer, per attempt; <=0: 20 */
-	int max_redirects;    /* <0: 5 */
-	size_t max_body;      /* bytes, after content decoding; 0: 5 MiB */
-	int max_attempts;     /* tries per URL incl. the first; <=0: 3 */
-	int backoff_ms;       /* first retry delay, doubled each time; <=0: 250 */
+	int jobs;                          /* concurrent transfers; <=0: 8 */
+	int timeout_s;                     /* whole transfer, per attempt; <=0: 20 */
+	int max_redirects;                 /* <0: 5 */
+	size_t max_body;                   /* bytes, after content decoding; 0: 5 MiB */
+	int max_attempts;                  /* tries per URL incl. the first; <=0: 3 */
+	int backoff_ms;                    /* first retry delay, doubled each time; <=0: 250 */
 	const volatile sig_atomic_t *stop; /* set (by a signal handler) to stop early */
 } isotier_fetch_opts;
 
 typedef struct isotier_fetch_result {
 	const char *url;
-	int curl_code;          /* CURLcode of the last attempt; 0 when a response arrived */
-	long http_status;       /* 0 when none */
+	int curl_code;            /* CURLcode of the last attempt; 0 when a response arrived */
+	long http_status;         /* 0 when none */
 	const char *content_type; /* NULL when none */
-	const char *body;       /* NUL-terminated; valid during the callback */
+	const char *body;         /* NUL-terminated; valid during the callback */
 	size_t body_len;
-	bool oversize;          /* the body passed max_body: transfer aborted */
+	bool oversize; /* the body passed max_body: transfer aborted */
 	int attempts;
-	const char *error;      /* human-readable failure, "" when none */
+	const char *error;         /* human-readable failure, "" when none */
 	const char *effective_url; /* after redirects; NULL when none was followed */
-	double seconds;         /* wall time of the last attempt */
+	double seconds;            /* wall time of the last attempt */
 } isotier_fetch_result;
 
 /* Called once per URL when its last attempt is over, in the calling thread.
@@ -47,6 +47,6 @@ typedef int (*isotier_fetch_done_fn)(size_t index, const isotier_fetch_result *r
  * callback's code when it returned <0, or <0 when libcurl could not start.
  */
 int isotier_fetch_all(const char *const *urls, size_t n, const isotier_fetch_opts *opts,
-		      isotier_fetch_done_fn done, void *arg, isotier_error *err);
+                      isotier_fetch_done_fn done, void *arg, isotier_error *err);
 
 #endif

@@ -46,11 +46,10 @@ static bool inline_element(const char *name)
 {
 	/* Inline elements join their text to their neighbours'; every other
 	 * element is a block boundary and gets a space. */
-	static const char *const inl[] = {"a",    "abbr", "b",     "bdi",    "bdo",  "cite",
-					  "code", "data", "dfn",   "em",     "font", "i",
-					  "kbd",  "mark", "q",     "s",      "samp", "small",
-					  "span", "strong", "sub", "sup",    "time", "tt",
-					  "u",    "var",  "wbr",   "strike", "big",  "nobr"};
+	static const char *const inl[] = {
+	    "a",    "abbr", "b",    "bdi",  "bdo", "cite", "code", "data",   "dfn",  "em",
+	    "font", "i",    "kbd",  "mark", "q",   "s",    "samp", "small",  "span", "strong",
+	    "sub",  "sup",  "time", "tt",   "u",   "var",  "wbr",  "strike", "big",  "nobr"};
 	for (size_t i = 0; i < sizeof inl / sizeof inl[0]; i++)
 		if (!strcasecmp(name, inl[i]))
 			return true;
@@ -62,7 +61,7 @@ int isotier_html_text(char **out, const char *html, size_t len, const char *enco
 	if (len > ISOTIER_HTML_MAX_BYTES)
 		return ISOTIER_EDATA;
 	int opts = HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
-		   HTML_PARSE_NONET | HTML_PARSE_COMPACT;
+	           HTML_PARSE_NONET | HTML_PARSE_COMPACT;
 	htmlDocPtr doc = htmlReadMemory(len ? html : " ", len ? (int)len : 1, NULL, encoding, opts);
 	if (!doc && encoding) /* an unknown charset name: let libxml2 guess */
 		doc = htmlReadMemory(len ? html : " ", len ? (int)len : 1, NULL, NULL, opts);
@@ -76,7 +75,8 @@ int isotier_html_text(char **out, const char *html, size_t len, const char *enco
 		bool descend = false;
 		if (n->type == XML_TEXT_NODE || n->type == XML_CDATA_SECTION_NODE) {
 			if (n->content)
-				buf_add(&b, (const char *)n->content, strlen((const char *)n->content));
+				buf_add(&b, (const char *)n->content,
+				        strlen((const char *)n->content));
 		} else if (n->type == XML_ELEMENT_NODE && n->name) {
 			const char *name = (const char *)n->name;
 			if (!skipped_element(name)) {
@@ -92,7 +92,8 @@ int isotier_html_text(char **out, const char *html, size_t len, const char *enco
 		/* Next sibling, or climb until an ancestor has one. */
 		while (n && !n->next) {
 			n = n->parent;
-			if (!n || n->type == XML_DOCUMENT_NODE || n->type == XML_HTML_DOCUMENT_NODE) {
+			if (!n || n->type == XML_DOCUMENT_NODE ||
+			    n->type == XML_HTML_DOCUMENT_NODE) {
 				n = NULL;
 				break;
 			}
@@ -202,16 +203,31 @@ char *isotier_text_normalise(const char *text, size_t len)
 		}
 		const char *rep = NULL;
 		switch (cp) {
-		case 0xad: case 0x200b: case 0x200c: case 0x200d: case 0x2060: case 0xfeff:
-			continue; /* soft hyphen, zero-width characters */
-		case 0x2018: case 0x2019: case 0x201a: case 0x201b: case 0x2032: rep = "'"; break;
-		case 0x201c: case 0x201d: case 0x201e: case 0x201f: case 0x2033: case 0xab: case 0xbb:
-			rep = "\"";
-			break;
-		case 0x2010: case 0x2011: case 0x2012: case 0x2013: case 0x2014: case 0x2015:
-		case 0x2212:
-			rep = "-";
-			break;
+		case 0xad:
+		case 0x200b:
+		case 0x200c:
+		case 0x200d:
+		case 0x2060:
+		case 0xfeff: continue; /* soft hyphen, zero-width characters */
+		case 0x2018:
+		case 0x2019:
+		case 0x201a:
+		case 0x201b:
+		case 0x2032: rep = "'"; break;
+		case 0x201c:
+		case 0x201d:
+		case 0x201e:
+		case 0x201f:
+		case 0x2033:
+		case 0xab:
+		case 0xbb: rep = "\""; break;
+		case 0x2010:
+		case 0x2011:
+		case 0x2012:
+		case 0x2013:
+		case 0x2014:
+		case 0x2015:
+		case 0x2212: rep = "-"; break;
 		case 0x2026: rep = "..."; break;
 		default: break;
 		}

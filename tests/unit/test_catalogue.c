@@ -14,11 +14,12 @@
 	" \"mechanism\": \"firecracker\", \"since\": \"2024-02-29\","                              \
 	" \"sources\": [{\"url\": \"https://e2b.dev/docs\", \"quote\": \"Firecracker microVM\","   \
 	" \"publisher\": \"provider\", \"retrieved\": \"2026-11-20\"}],"                           \
-	" \"history\": [{\"tier\": \"CONTAINER\", \"mechanism\": \"runc\", \"until\": \"2024-01-01\"," \
+	" \"history\": [{\"tier\": \"CONTAINER\", \"mechanism\": \"runc\", \"until\": "            \
+	"\"2024-01-01\","                                                                          \
 	" \"note\": \"before\"}], \"notes\": \"n\"}"
 
 static bool has(const isotier_findings *f, isotier_finding_severity sev, const char *field,
-		const char *needle)
+                const char *needle)
 {
 	for (size_t i = 0; i < f->n; i++)
 		if (f->items[i].severity == sev && !strcmp(f->items[i].field, field) &&
@@ -31,13 +32,13 @@ static void dump(const isotier_findings *f)
 {
 	for (size_t i = 0; i < f->n; i++)
 		fprintf(stderr, "  %s: %s: %s\n", f->items[i].file, f->items[i].field,
-			f->items[i].message);
+		        f->items[i].message);
 }
 
 /* Parses text as "dir/<id>.json" and validates a one-entry catalogue against
  * 2026-12-01; expects a finding at field containing needle. */
 static void expect_finding(const char *json, const char *file, isotier_finding_severity sev,
-			   const char *field, const char *needle)
+                           const char *field, const char *needle)
 {
 	isotier_findings f = {0};
 	isotier_provider p;
@@ -66,7 +67,7 @@ static char *variant(const char *from, const char *to)
 }
 
 static void expect_variant(const char *from, const char *to, isotier_finding_severity sev,
-			   const char *field, const char *needle)
+                           const char *field, const char *needle)
 {
 	char *s = variant(from, to);
 	expect_finding(s, "dir/e2b.json", sev, field, needle);
@@ -101,14 +102,14 @@ START_TEST(hostile_documents_are_rejected)
 	expect_finding("", "x.json", ISOTIER_FINDING_ERROR, "", "not valid JSON");
 	expect_finding("[1, 2]", "x.json", ISOTIER_FINDING_ERROR, "", "must be an object");
 	expect_finding("{\"id\": \"x\"} trailing", "x.json", ISOTIER_FINDING_ERROR, "",
-		       "not valid JSON");
+	               "not valid JSON");
 	expect_finding("{\"id\": \"a\xff\"}", "x.json", ISOTIER_FINDING_ERROR, "", "UTF-8");
 	expect_finding("{\"id\": \"\xed\xa0\x80\"}", "x.json", ISOTIER_FINDING_ERROR, "", "UTF-8");
 	const char nul[] = "{\"id\": \"a\"}\0junk";
 	isotier_findings f = {0};
 	isotier_provider p;
 	ck_assert_int_eq(isotier_provider_parse(&p, nul, sizeof nul - 1, "x.json", &f),
-			 ISOTIER_EDATA);
+	                 ISOTIER_EDATA);
 	ck_assert(has(&f, ISOTIER_FINDING_ERROR, "", "UTF-8"));
 	isotier_findings_free(&f);
 	/* Over the size cap: refused before parsing. */
@@ -130,52 +131,52 @@ END_TEST
 START_TEST(every_rule_names_its_field)
 {
 	const isotier_finding_severity E = ISOTIER_FINDING_ERROR, W = ISOTIER_FINDING_WARNING;
-	expect_variant("\"retrieved\": \"2026-11-20\"", "\"retrieved\": \"2026-11-20\", \"x\": 1", E,
-		       "sources[0].x", "unknown field");
+	expect_variant("\"retrieved\": \"2026-11-20\"", "\"retrieved\": \"2026-11-20\", \"x\": 1",
+	               E, "sources[0].x", "unknown field");
 	expect_variant("\"retrieved\": \"2026-11-20\"", "\"retrieved\": 20261120", E,
-		       "sources[0].retrieved", "must be a string, not a number");
+	               "sources[0].retrieved", "must be a string, not a number");
 	expect_variant("\"name\": \"E2B\"", "\"name\": [\"E2B\"]", E, "name",
-		       "must be a string, not an array");
+	               "must be a string, not an array");
 	expect_variant("\"name\": \"E2B\"", "\"name\": \"\"", E, "name", "must not be empty");
 	expect_variant("\"name\": \"E2B\"", "\"name\": \"E\\u001b[31m\"", E, "name",
-		       "control characters");
+	               "control characters");
 	expect_variant("\"name\": \"E2B\", ", "", E, "name", "required field missing");
 	expect_variant("\"name\": \"E2B\"", "\"name\": \"E2B\", \"name\": \"E\"", E, "name",
-		       "duplicate field");
+	               "duplicate field");
 	expect_variant("\"sources\": [{", "\"sources\": [7, {", E, "sources[0]",
-		       "must be an object, not a number");
+	               "must be an object, not a number");
 	expect_variant("\"tier\": \"MICROVM\"", "\"tier\": \"microvm\"", E, "tier", "not a tier");
 	expect_variant("\"tier\": \"MICROVM\"", "\"tier\": 3", E, "tier", "must be a string");
-	expect_variant("\"mechanism\": \"firecracker\"", "\"mechanism\": \"docker\"", E, "mechanism",
-		       "not a mechanism in the vocabulary");
-	expect_variant("\"mechanism\": \"firecracker\"", "\"mechanism\": \"gvisor\"", E, "mechanism",
-		       "contradicts tier MICROVM");
+	expect_variant("\"mechanism\": \"firecracker\"", "\"mechanism\": \"docker\"", E,
+	               "mechanism", "not a mechanism in the vocabulary");
+	expect_variant("\"mechanism\": \"firecracker\"", "\"mechanism\": \"gvisor\"", E,
+	               "mechanism", "contradicts tier MICROVM");
 	expect_variant("\"mechanism\": \"runc\"", "\"mechanism\": \"kata\"", E,
-		       "history[0].mechanism", "contradicts tier CONTAINER");
+	               "history[0].mechanism", "contradicts tier CONTAINER");
 	expect_variant("\"kind\": \"remote\"", "\"kind\": \"cloud\"", E, "kind", "'cloud'");
-	expect_variant("\"publisher\": \"provider\"", "\"publisher\": \"third-party\"", E, "sources",
-		       "tier MICROVM needs a source with publisher 'provider'");
+	expect_variant("\"publisher\": \"provider\"", "\"publisher\": \"third-party\"", E,
+	               "sources", "tier MICROVM needs a source with publisher 'provider'");
 	expect_variant("\"quote\": \"Firecracker microVM\"", "\"quote\": \"\"", E, "sources",
-		       "needs a source");
+	               "needs a source");
 	expect_variant("\"quote\": \"Firecracker microVM\"", "\"quote\": \"\"", W,
-		       "sources[0].quote", "empty quote");
+	               "sources[0].quote", "empty quote");
 	expect_variant("\"retrieved\": \"2026-11-20\"", "\"retrieved\": \"2026-12-02\"", E,
-		       "sources[0].retrieved", "in the future");
+	               "sources[0].retrieved", "in the future");
 	expect_variant("\"retrieved\": \"2026-11-20\"", "\"retrieved\": \"2026-09-01\"", E,
-		       "sources[0].retrieved", "91 days ago");
+	               "sources[0].retrieved", "91 days ago");
 	expect_variant("\"since\": \"2024-02-29\"", "\"since\": \"2023-02-29\"", E, "since",
-		       "not a calendar date");
+	               "not a calendar date");
 	expect_variant("\"since\": \"2024-02-29\"", "\"since\": \"24-02-29\"", E, "since",
-		       "not a calendar date");
+	               "not a calendar date");
 	expect_variant("\"until\": \"2024-01-01\"", "\"until\": \"2024-13-01\"", E,
-		       "history[0].until", "not a calendar date");
+	               "history[0].until", "not a calendar date");
 	expect_variant("\"url\": \"https://e2b.dev/docs\"", "\"url\": \"javascript:alert(1)\"", E,
-		       "sources[0].url", "not an http(s) URL");
+	               "sources[0].url", "not an http(s) URL");
 	expect_variant("\"url\": \"https://e2b.dev/docs\"", "\"url\": \"https://e2b.dev/a b\"", E,
-		       "sources[0].url", "not an http(s) URL");
+	               "sources[0].url", "not an http(s) URL");
 	expect_variant("\"id\": \"e2b\"", "\"id\": \"E2B\"", E, "id", "does not match ^[a-z0-9]");
 	expect_variant("\"id\": \"e2b\"", "\"id\": \"e2b-x\"", E, "id",
-		       "does not match the file name 'e2b.json'");
+	               "does not match the file name 'e2b.json'");
 	/* Third-party-only evidence on an UNKNOWN entry is a warning, not an error. */
 	char *s = variant("\"publisher\": \"provider\"", "\"publisher\": \"third-party\"");
 	char *u = NULL;
@@ -183,7 +184,8 @@ START_TEST(every_rule_names_its_field)
 	ck_assert_ptr_nonnull(at);
 	size_t n = strlen(s) + 8;
 	u = malloc(n);
-	snprintf(u, n, "%.*s\"tier\": \"UNKNOWN\"%s", (int)(at - s), s, at + strlen("\"tier\": \"MICROVM\""));
+	snprintf(u, n, "%.*s\"tier\": \"UNKNOWN\"%s", (int)(at - s), s,
+	         at + strlen("\"tier\": \"MICROVM\""));
 	isotier_findings f = {0};
 	isotier_provider p;
 	ck_assert_int_eq(isotier_provider_parse(&p, u, strlen(u), "d/e2b.json", &f), 0);
@@ -228,11 +230,13 @@ START_TEST(calendar_dates)
 	isotier_date_days(&a, "2026-12-01");
 	isotier_date_days(&b, "2026-08-01");
 	ck_assert_int_eq(a - b, 122);
-	const char *bad[] = {"1900-02-29", "2100-02-29", "2025-02-29", "2025-04-31", "2025-00-10",
-			     "2025-13-01", "2025-01-00", "2025-01-32", "2025-1-01",  "2025/01/01",
-			     "2025-01-01T", " 2025-01-01", "２025-01-01", "",          "1969-12-31"};
+	const char *bad[] = {"1900-02-29",  "2100-02-29", "2025-02-29",  "2025-04-31",
+	                     "2025-00-10",  "2025-13-01", "2025-01-00",  "2025-01-32",
+	                     "2025-1-01",   "2025/01/01", "2025-01-01T", " 2025-01-01",
+	                     "２025-01-01", "",           "1969-12-31"};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-		ck_assert_msg(isotier_date_days(&d, bad[i]) == ISOTIER_EINVAL, "accepted '%s'", bad[i]);
+		ck_assert_msg(isotier_date_days(&d, bad[i]) == ISOTIER_EINVAL, "accepted '%s'",
+		              bad[i]);
 }
 END_TEST
 
@@ -257,9 +261,8 @@ START_TEST(real_catalogue_loads_and_validates)
 	isotier_findings f = {0};
 	isotier_catalogue *c = NULL;
 	isotier_error err = {0};
-	ck_assert_int_eq(isotier_catalogue_load(&c, ISOTIER_SOURCE_DIR "/catalogue/providers", &f,
-						&err),
-			 0);
+	ck_assert_int_eq(
+	    isotier_catalogue_load(&c, ISOTIER_SOURCE_DIR "/catalogue/providers", &f, &err), 0);
 	isotier_catalogue_validate(c, NULL, 0, &f);
 	if (f.n_errors)
 		dump(&f);
@@ -274,7 +277,7 @@ START_TEST(real_catalogue_loads_and_validates)
 	isotier_catalogue_free(c);
 	isotier_findings_free(&f);
 	ck_assert_int_eq(isotier_catalogue_load(&c, "/nonexistent/dir", &f, &err),
-			 ISOTIER_ENOTFOUND);
+	                 ISOTIER_ENOTFOUND);
 	ck_assert(strstr(err.message, "/nonexistent/dir"));
 }
 END_TEST
@@ -311,18 +314,27 @@ static void expect_normal(const char *in, const char *want)
 START_TEST(normalisation)
 {
 	expect_normal("  Hello \t\n World  ", "hello world");
-	expect_normal("\xe2\x80\x98quoted\xe2\x80\x99 \xe2\x80\x9c" "double\xe2\x80\x9d",
-		      "'quoted' \"double\"");
-	expect_normal("a\xe2\x80\x93" "b\xe2\x80\x94" "c\xe2\x88\x92" "d", "a-b-c-d");
-	expect_normal("non\xc2\xa0" "breaking\xe2\x80\xaf" "narrow", "non breaking narrow");
+	expect_normal("\xe2\x80\x98quoted\xe2\x80\x99 \xe2\x80\x9c"
+	              "double\xe2\x80\x9d",
+	              "'quoted' \"double\"");
+	expect_normal("a\xe2\x80\x93"
+	              "b\xe2\x80\x94"
+	              "c\xe2\x88\x92"
+	              "d",
+	              "a-b-c-d");
+	expect_normal("non\xc2\xa0"
+	              "breaking\xe2\x80\xaf"
+	              "narrow",
+	              "non breaking narrow");
 	expect_normal("zero\xe2\x80\x8bwidth soft\xc2\xadhyphen", "zerowidth softhyphen");
 	expect_normal("wait\xe2\x80\xa6", "wait...");
 	expect_normal("\xc3\x89T\xc3\x89", "\xc3\xa9t\xc3\xa9"); /* ÉTÉ -> été */
 	expect_normal("bad\xff\xfe bytes", "bad bytes");
 	expect_normal("", "");
-	ck_assert_int_eq(isotier_text_has_quote("each sandbox runs in its own firecracker microvm",
-						"Each  sandbox runs in its own\nFirecracker microVM"),
-			 1);
+	ck_assert_int_eq(
+	    isotier_text_has_quote("each sandbox runs in its own firecracker microvm",
+	                           "Each  sandbox runs in its own\nFirecracker microVM"),
+	    1);
 	ck_assert_int_eq(isotier_text_has_quote("runs in a container", "Firecracker"), 0);
 }
 END_TEST
@@ -339,11 +351,11 @@ static char *text_of(const char *html)
 START_TEST(html_text_extraction)
 {
 	char *t = text_of("<html><head><title>T</title><style>.a{}</style>"
-			  "<script>var secret = 'hidden quote';</script></head><body>"
-			  "<p>Runs in <b>gVisor</b>,<!-- hidden quote --> Google&rsquo;s"
-			  " <a href=x>app<em>lication</em></a> kernel.</p><div>Next</div>"
-			  "<noscript>hidden quote</noscript><template>hidden quote</template>"
-			  "</body></html>");
+	                  "<script>var secret = 'hidden quote';</script></head><body>"
+	                  "<p>Runs in <b>gVisor</b>,<!-- hidden quote --> Google&rsquo;s"
+	                  " <a href=x>app<em>lication</em></a> kernel.</p><div>Next</div>"
+	                  "<noscript>hidden quote</noscript><template>hidden quote</template>"
+	                  "</body></html>");
 	ck_assert_str_eq(t, "runs in gvisor, google's application kernel. next");
 	free(t);
 	/* Malformed markup: unclosed tags, stray brackets, bogus entities. */
