@@ -1,10 +1,23 @@
 #!/usr/bin/env bash
 # The main job (`make run`): verify every local backend against the catalogue
 # and keep the result in the SQLite history (./isotier.db unless ISOTIER_DB).
+#
+# The host backend (the machine this job runs on) is judged only when a
+# catalogue entry describes it: set ISOTIER_HOST_PROVIDER to that entry's id.
+# No entry describes "this CI machine", so by default the host is recorded as
+# an observation without a claim (verdict INCONCLUSIVE, "no claim").
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-build}
 db=${ISOTIER_DB:-$root/isotier.db}
-"$root/${BUILD:-build}/isotier" verify --all --db "$db"
+args=(verify --all --db "$db")
+if [ -n "${ISOTIER_HOST_PROVIDER:-}" ]; then
+  args+=(--host-provider "$ISOTIER_HOST_PROVIDER")
+fi
+"$root/$build/isotier" "${args[@]}"
 rc=$?
-echo "isotier: results stored in $db (see: ${BUILD:-build}/isotier history --db $db)"
+echo
+echo "isotier: results stored in $db (exit status $rc)"
+echo "isotier: list them with: $build/isotier history --db $db"
+echo "isotier: one backend's full record: sqlite3 $db \"SELECT * FROM observations WHERE backend = 'runsc' ORDER BY id DESC LIMIT 1\""
 exit $rc

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# bench/verify.sh - `isotier verify` figures on the real backends:
+#   end-to-end `verify --all` wall time with --jobs 1 and --jobs 4 (hyperfine),
+#   and per backend the tool's own timer (provision + probe + destroy, from
+#   --json), median of several single-backend runs.
+# Targets (issue 4): bwrap, runc <= 50 ms; runsc <= 300 ms; qemu-microvm (TCG)
+# <= 2 s; verify --all --jobs 4 <= 2.5 s. Figures only: nothing here fails on a miss.
+set -euo pipefail
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-build}
+bin=$root/$build/isotier
+export ISOTIER_PROBE=${ISOTIER_PROBE:-$root/$build/isotier-probe}
+tmp=$(mktemp -d /tmp/ivb.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+db=$tmp/bench.db
+runs_small=${BENCH_RUNS:-10}
+
+"$bin" verify --all --db "$db" --json >"$tmp/warm.json" || {
+  echo "verify --all failed; figures would be meaningless:" >&2
+  cat "$tmp/warm.json" >&2
+  exit 1
+}
+
+median_ms() { # backend runs -> median of the tool's own duration_ms
+  local b=$1 n=$2 i
+  for i in $(seq 1 "$n"); do
+    "$bin" verify --backend "$b" --db "$db" --json >"$tmp/one.json"
+    python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; assert r["verdict"] in ("CONFIRMED","INCONCLUSIVE"), r; print(r["duration_ms"])' "$tmp/one.json"
+  done | sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2))}'
+}
+
+printf '%-14s %8s %8s  %s\n' backend median target runs
+row() { # name median target runs
+  local flag=ok
+  [ "$2" -le "$3" ] || flag="MISSED"
+  printf '%-14s %6s ms %5s ms  %s  %s\n' "$1" "$2" "$3" "$4" "$flag"
+}
+row bwrap "$(median_ms bwrap "$runs_small")" 50 "$runs_small"
+row runc "$(median_ms runc "$runs_small")" 50 "$runs_small"
+row runsc "$(median_ms runsc "$runs_small")" 300 "$runs_small"
+row qemu-microvm "$(median_ms qemu-microvm 3)" 2000 3
+row host "$(median_ms host "$runs_small")" 50 "$runs_small"
+
+echo
+echo "verify --all, end to end (target --jobs 4 <= 2500 ms):"
+if command -v hyperfine >/dev/null; then
+  hyperfine --style basic --warmup 1 --runs "${BENCH_ALL_RUNS:-3}" \
+    -n 'verify --all --jobs 1' "$bin verify --all --jobs 1 --db $db --json" \
+    -n 'verify --all --jobs 4' "$bin verify --all --jobs 4 --db $db --json" \
+    --export-json "$tmp/all.json" >/dev/null
+  python3 - "$tmp/all.json" <<'EOF'
+import json, sys
+for r in json.load(open(sys.argv[1]))["results"]:
+    print(f'  {r["command"]:24} median {r["median"]*1000:7.0f} ms  (min {r["min"]*1000:.0f}, max {r["max"]*1000:.0f}, {len(r["times"])} runs)')
+EOF
+else
+  for j in 1 4; do
+    "$bin" verify --all --jobs "$j" --db "$db" --json >"$tmp/all.json"
+    echo "  verify --all --jobs $j: $(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["wall_ms"])' "$tmp/all.json") ms (tool's own timer, 1 run)"
+  done
+fi
