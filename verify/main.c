@@ -1,7 +1,6 @@
 /* main.c - `isotier`: dispatch to one subcommand. */
 #include "cli.h"
 
-#include <stdarg.h>
 #include <string.h>
 
 /* Each subcommand lives in its own file; weak references keep the table
@@ -20,39 +19,6 @@ static const struct cli_command *const commands[] = {
 	&cli_run,    &cli_churn,   &cli_report,
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
-
-const char *cli_default_catalogue(void)
-{
-	return isotier_default_catalogue_dir();
-}
-
-void cli_error(const char *fmt, ...)
-{
-	char buf[4096];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	fputs("isotier: ", stderr);
-	isotier_fputs_sanitized(stderr, buf);
-	fputc('\n', stderr);
-}
-
-int cli_fail(const isotier_error *err)
-{
-	cli_error("%s", err->message[0] ? err->message : isotier_strerror(err->code));
-	switch (err->code) {
-	case ISOTIER_EINVAL: return EXIT_USAGE;
-	case ISOTIER_EDATA: return EXIT_DATAERR;
-	case ISOTIER_EUNAVAILABLE: return EXIT_UNAVAIL;
-	case ISOTIER_ECONFIG: return EXIT_CONFIG;
-	case ISOTIER_EDB: return EXIT_TEMPFAIL;
-	case ISOTIER_EIO: return EXIT_IOERR;
-	case ISOTIER_EINTR: return EXIT_INTERRUPTED;
-	case ISOTIER_ENOTFOUND: return EXIT_DATAERR;
-	default: return EXIT_SOFTWARE;
-	}
-}
 
 static void usage(FILE *f)
 {

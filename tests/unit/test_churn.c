@@ -6,25 +6,6 @@
 
 #include "../../verify/churnlog.h"
 
-/* The CLI's helpers live in verify/main.c, which unit suites do not link;
- * weak stand-ins (as in test_report.c) keep this suite linkable. */
-__attribute__((weak)) void cli_error(const char *fmt, ...);
-__attribute__((weak)) void cli_error(const char *fmt, ...)
-{
-	(void)fmt;
-}
-__attribute__((weak)) int cli_fail(const isotier_error *err);
-__attribute__((weak)) int cli_fail(const isotier_error *err)
-{
-	(void)err;
-	return 70;
-}
-__attribute__((weak)) const char *cli_default_catalogue(void);
-__attribute__((weak)) const char *cli_default_catalogue(void)
-{
-	return "catalogue/providers";
-}
-
 #define ENTRY(h, src, note) "### " h "\n- Source: " src "\n- Note: " note "\n"
 
 static int parse(churn_entries *e, const char *text, isotier_error *err)

@@ -1,0 +1,38 @@
+/* cli.c - helpers every subcommand shares: errors, exit codes, defaults.
+ * Kept out of main.c so the unit suites link them too. */
+#include "cli.h"
+
+#include <stdarg.h>
+
+const char *cli_default_catalogue(void)
+{
+	return isotier_default_catalogue_dir();
+}
+
+void cli_error(const char *fmt, ...)
+{
+	char buf[4096];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof buf, fmt, ap);
+	va_end(ap);
+	fputs("isotier: ", stderr);
+	isotier_fputs_sanitized(stderr, buf);
+	fputc('\n', stderr);
+}
+
+int cli_fail(const isotier_error *err)
+{
+	cli_error("%s", err->message[0] ? err->message : isotier_strerror(err->code));
+	switch (err->code) {
+	case ISOTIER_EINVAL: return EXIT_USAGE;
+	case ISOTIER_EDATA: return EXIT_DATAERR;
+	case ISOTIER_EUNAVAILABLE: return EXIT_UNAVAIL;
+	case ISOTIER_ECONFIG: return EXIT_CONFIG;
+	case ISOTIER_EDB: return EXIT_TEMPFAIL;
+	case ISOTIER_EIO: return EXIT_IOERR;
+	case ISOTIER_EINTR: return EXIT_INTERRUPTED;
+	case ISOTIER_ENOTFOUND: return EXIT_DATAERR;
+	default: return EXIT_SOFTWARE;
+	}
+}
