@@ -17,6 +17,7 @@ q() { sqlite3 -batch -noheader "$db" "$1"; }
 # a process whose command line names it is one the run left behind.
 # (Short: runsc fails to start under a long TMPDIR, its socket paths overflow.)
 TMPDIR=$(mktemp -d /tmp/iv.XXXXXX)
+chmod 755 "$TMPDIR" # runsc needs it searchable by others
 export TMPDIR
 trap 'rm -rf "$TMP" "$TMPDIR"' EXIT
 live_with() { # live (non-zombie) processes whose command line ($1) or name ($2) matches

@@ -11,6 +11,7 @@ db=$TMP/h.db
 q() { sqlite3 -batch -noheader "$db" "$1" 2>/dev/null; }
 # (Short: runsc fails to start under a long TMPDIR, its socket paths overflow.)
 TMPDIR=$(mktemp -d /tmp/iv.XXXXXX)
+chmod 755 "$TMPDIR" # runsc needs it searchable by others
 export TMPDIR
 trap 'rm -rf "$TMP" "$TMPDIR"' EXIT
 live_with() {
