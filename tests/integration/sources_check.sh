@@ -58,6 +58,7 @@ slow|$base/slow/8/present.html|$q
 big|$base/big|$q
 big-chunked|$base/big-chunked|$q
 error-500|$base/status/500|$q
+rate-limited|$base/status/429|$q
 refused|http://127.0.0.1:$closed/page/present.html|$q
 EOF2
 # A second provider citing an already-cited page with another quote: one fetch, two rows.
@@ -79,7 +80,8 @@ d = json.load(open(sys.argv[1]))
 want = {"present": "PRESENT", "nested": "PRESENT", "typographic": "PRESENT", "malformed": "PRESENT",
         "redirect": "PRESENT", "flaky": "PRESENT", "edited": "CHANGED", "gone-404": "GONE",
         "gone-410": "GONE", "loop": "UNREACHABLE", "slow": "UNREACHABLE", "big": "UNREACHABLE",
-        "big-chunked": "UNREACHABLE", "error-500": "UNREACHABLE", "refused": "UNREACHABLE"}
+        "big-chunked": "UNREACHABLE", "error-500": "UNREACHABLE", "rate-limited": "UNREACHABLE",
+        "refused": "UNREACHABLE"}
 got = {}
 for s in d["sources"]:
     got.setdefault(s["provider"], []).append(s)
@@ -96,17 +98,18 @@ assert "larger than 5242880" in by["big"]["detail"] and "larger than" in by["big
 assert "imed out" in by["slow"]["detail"] or "Timeout" in by["slow"]["detail"], by["slow"]
 assert by["flaky"]["attempts"] == 2, by["flaky"]
 assert by["error-500"]["attempts"] == 3 and by["refused"]["attempts"] == 3
+assert by["rate-limited"]["attempts"] == 3 and by["rate-limited"]["http_status"] == 429
 assert by["refused"]["http_status"] is None and by["refused"]["content_sha256"] is None
 assert by["edited"]["detail"] == "quote not found on the page"
 assert by["redirect"]["detail"].startswith("redirected to http://127.0.0.1:"), by["redirect"]
 assert len(by["present"]["content_sha256"]) == 64
 c = d["counts"]
-assert (c["checked"], c["PRESENT"], c["CHANGED"], c["GONE"], c["UNREACHABLE"], c["unchecked"]) == (16, 7, 1, 2, 6, 0), c
+assert (c["checked"], c["PRESENT"], c["CHANGED"], c["GONE"], c["UNREACHABLE"], c["unchecked"]) == (17, 7, 1, 2, 7, 0), c
 assert d["status"] == "failed"
 PY
 # The history holds one run and one row per source, with the page's hash.
 assert_eq "$(sqlite3 "$db" "SELECT command || '|' || status || '|' || (finished_at IS NOT NULL) FROM runs")" "sources check|failed|1"
-assert_eq "$(sqlite3 "$db" "SELECT count(*) FROM source_checks WHERE run_id = 1")" 16 "rows for run 1"
+assert_eq "$(sqlite3 "$db" "SELECT count(*) FROM source_checks WHERE run_id = 1")" 17 "rows for run 1"
 want_sha=$(sha256sum "$pages/present.html" | cut -d' ' -f1)
 assert_eq "$(sqlite3 "$db" "SELECT DISTINCT content_sha256 FROM source_checks WHERE provider_id = 'present'")" "$want_sha" "content hash"
 assert_eq "$(sqlite3 "$db" "SELECT status || ' ' || http_status FROM source_checks WHERE provider_id = 'gone-410'")" "GONE 410"
