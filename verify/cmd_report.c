@@ -17,28 +17,29 @@
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: isotier report [--db PATH] --format html|json|junit|md [--out FILE]\n"
-		"                      [--since DATE] [--catalogue DIR | --no-catalogue]\n"
-		"                      [--today YYYY-MM-DD] [--max-age DAYS] [--reverify-days DAYS]\n\n"
-		"Renders the stored history (all of it, or since DATE: YYYY-MM-DD or\n"
-		"YYYY-MM-DDTHH:MM:SSZ) with the catalogue's claims and sources: the tier matrix,\n"
-		"sources and their latest checks, the evidence behind observations, refusals, and\n"
-		"what is stale or overdue. The database is opened read-only.\n\n"
-		"  --db PATH            history database (default %s)\n"
-		"  --format FMT         html (auditors), json (runbook/report.schema.json),\n"
-		"                       junit (CI), md (pull requests)\n"
-		"  --out FILE           write FILE atomically (default: standard output)\n"
-		"  --catalogue DIR      provider catalogue (default %s)\n"
-		"  --no-catalogue       report the database alone\n"
-		"  --today DATE         date that ages are measured against (default: the newest\n"
-		"                       stored timestamp, so regenerating gives the same bytes)\n"
-		"  --max-age DAYS       oldest a tier's defending source may be (default %d)\n"
-		"  --reverify-days DAYS longest a local backend may go unverified (default %d)\n\n"
-		"Exit status: 0 written (findings are in the report, not the status), 64 usage,\n"
-		"65 bad catalogue, 73/74 cannot write, 75 database unreadable.\n",
-		ISOTIER_DEFAULT_DB, cli_default_catalogue(), ISOTIER_DEFAULT_MAX_SOURCE_AGE_DAYS,
-		REPORT_REVERIFY_DAYS);
+	fprintf(
+	    f,
+	    "usage: isotier report [--db PATH] --format html|json|junit|md [--out FILE]\n"
+	    "                      [--since DATE] [--catalogue DIR | --no-catalogue]\n"
+	    "                      [--today YYYY-MM-DD] [--max-age DAYS] [--reverify-days DAYS]\n\n"
+	    "Renders the stored history (all of it, or since DATE: YYYY-MM-DD or\n"
+	    "YYYY-MM-DDTHH:MM:SSZ) with the catalogue's claims and sources: the tier matrix,\n"
+	    "sources and their latest checks, the evidence behind observations, refusals, and\n"
+	    "what is stale or overdue. The database is opened read-only.\n\n"
+	    "  --db PATH            history database (default %s)\n"
+	    "  --format FMT         html (auditors), json (runbook/report.schema.json),\n"
+	    "                       junit (CI), md (pull requests)\n"
+	    "  --out FILE           write FILE atomically (default: standard output)\n"
+	    "  --catalogue DIR      provider catalogue (default %s)\n"
+	    "  --no-catalogue       report the database alone\n"
+	    "  --today DATE         date that ages are measured against (default: the newest\n"
+	    "                       stored timestamp, so regenerating gives the same bytes)\n"
+	    "  --max-age DAYS       oldest a tier's defending source may be (default %d)\n"
+	    "  --reverify-days DAYS longest a local backend may go unverified (default %d)\n\n"
+	    "Exit status: 0 written (findings are in the report, not the status), 64 usage,\n"
+	    "65 bad catalogue, 73/74 cannot write, 75 database unreadable.\n",
+	    ISOTIER_DEFAULT_DB, cli_default_catalogue(), ISOTIER_DEFAULT_MAX_SOURCE_AGE_DAYS,
+	    REPORT_REVERIFY_DAYS);
 }
 
 static int parse_days(const char *opt, const char *s, int *out)
@@ -60,10 +61,10 @@ static const struct {
 	const char *name;
 	writer_fn write;
 } formats[] = {
-	{"html", report_write_html},
-	{"json", report_write_json},
-	{"junit", report_write_junit},
-	{"md", report_write_md},
+    {"html", report_write_html},
+    {"json", report_write_json},
+    {"junit", report_write_junit},
+    {"md", report_write_md},
 };
 
 static int write_stream(FILE *f, writer_fn write, const report_model *m, const char *name)
@@ -127,17 +128,17 @@ static int write_file(const char *path, writer_fn write, const report_model *m)
 static int report_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"db", required_argument, NULL, 'd'},
-		{"format", required_argument, NULL, 'f'},
-		{"out", required_argument, NULL, 'o'},
-		{"since", required_argument, NULL, 's'},
-		{"catalogue", required_argument, NULL, 'c'},
-		{"no-catalogue", no_argument, NULL, 'N'},
-		{"today", required_argument, NULL, 't'},
-		{"max-age", required_argument, NULL, 'a'},
-		{"reverify-days", required_argument, NULL, 'r'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"db", required_argument, NULL, 'd'},
+	    {"format", required_argument, NULL, 'f'},
+	    {"out", required_argument, NULL, 'o'},
+	    {"since", required_argument, NULL, 's'},
+	    {"catalogue", required_argument, NULL, 'c'},
+	    {"no-catalogue", no_argument, NULL, 'N'},
+	    {"today", required_argument, NULL, 't'},
+	    {"max-age", required_argument, NULL, 'a'},
+	    {"reverify-days", required_argument, NULL, 'r'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	report_options opts = {.db_path = ISOTIER_DEFAULT_DB};
 	const char *format = NULL, *out = NULL;
@@ -196,13 +197,14 @@ static int report_main(int argc, char **argv)
 	report_model *m = NULL;
 	if (report_model_load(&m, &opts, &err) < 0)
 		return cli_fail(&err);
-	int rc = out ? write_file(out, write, m) : write_stream(stdout, write, m, "standard output");
+	int rc =
+	    out ? write_file(out, write, m) : write_stream(stdout, write, m, "standard output");
 	report_model_free(m);
 	return rc;
 }
 
 const struct cli_command cli_report = {
-	.name = "report",
-	.summary = "render the history as HTML, JSON, JUnit XML or Markdown",
-	.main = report_main,
+    .name = "report",
+    .summary = "render the history as HTML, JSON, JUnit XML or Markdown",
+    .main = report_main,
 };

@@ -51,7 +51,8 @@ static void put_cp(FILE *f, uint32_t cp)
 		buf[2] = (char)(0x80 | (cp & 0x3f)), n = 3;
 	} else {
 		buf[0] = (char)(0xf0 | (cp >> 18)), buf[1] = (char)(0x80 | ((cp >> 12) & 0x3f));
-		buf[2] = (char)(0x80 | ((cp >> 6) & 0x3f)), buf[3] = (char)(0x80 | (cp & 0x3f)), n = 4;
+		buf[2] = (char)(0x80 | ((cp >> 6) & 0x3f)), buf[3] = (char)(0x80 | (cp & 0x3f)),
+		n = 4;
 	}
 	fwrite(buf, 1, n, f);
 }
@@ -150,8 +151,16 @@ void report_put_md(FILE *f, const char *s)
 		case '>': fputs("&gt;", f); break;
 		case '\n':
 		case '\t': fputc(' ', f); break;
-		case '\\': case '`': case '*': case '_': case '[': case ']': case '!': case '|':
-		case '~': case '#':
+		case '\\':
+		case '`':
+		case '*':
+		case '_':
+		case '[':
+		case ']':
+		case '!':
+		case '|':
+		case '~':
+		case '#':
 			fputc('\\', f);
 			fputc((int)cp, f);
 			break;

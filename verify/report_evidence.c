@@ -133,15 +133,15 @@ bool report_valid_timestamp(const char *s)
 		return true;
 	if (!s || strlen(s) != 20 || report_days(s) < 0)
 		return false;
-	return s[10] == 'T' && digits(s + 11, 2) && s[13] == ':' && digits(s + 14, 2) && s[16] == ':' &&
-	       digits(s + 17, 2) && s[19] == 'Z' && strncmp(s + 11, "24", 2) < 0 &&
+	return s[10] == 'T' && digits(s + 11, 2) && s[13] == ':' && digits(s + 14, 2) &&
+	       s[16] == ':' && digits(s + 17, 2) && s[19] == 'Z' && strncmp(s + 11, "24", 2) < 0 &&
 	       strncmp(s + 14, "60", 2) < 0 && strncmp(s + 17, "61", 2) < 0;
 }
 
 /* ---- vocabulary ---------------------------------------------------------- */
 
 static const char *const verdict_names[RV_COUNT] = {
-	"CONFIRMED", "CONSISTENT", "EXCEEDS", "CONTRADICTED", "INCONCLUSIVE", "UNAVAILABLE", "OTHER",
+    "CONFIRMED", "CONSISTENT", "EXCEEDS", "CONTRADICTED", "INCONCLUSIVE", "UNAVAILABLE", "OTHER",
 };
 
 const char *report_verdict_name(report_verdict v)
@@ -158,8 +158,8 @@ report_verdict report_verdict_parse(const char *s)
 }
 
 static const char *const attention_names[RA_COUNT] = {
-	"contradicted", "source_gone", "source_changed", "source_unreachable",
-	"source_stale", "overdue",     "catalogue",
+    "contradicted", "source_gone", "source_changed", "source_unreachable",
+    "source_stale", "overdue",     "catalogue",
 };
 
 const char *report_attention_name(report_attention_kind k)
@@ -331,8 +331,8 @@ static void parse_layers(ev_ctx *c, const cJSON *layers, const cJSON *probe_sign
 			problem(c, "layers[%zu].signals: not an array", i);
 		size_t ns = cJSON_IsArray(sigs) ? (size_t)cJSON_GetArraySize(sigs) : 0;
 		if (ns > REPORT_SIGNALS_MAX) {
-			problem(c, "layers[%zu].signals: %zu entries, only the first %d shown", i, ns,
-				REPORT_SIGNALS_MAX);
+			problem(c, "layers[%zu].signals: %zu entries, only the first %d shown", i,
+			        ns, REPORT_SIGNALS_MAX);
 			ns = REPORT_SIGNALS_MAX;
 		}
 		out->signals = report_arena_alloc(c->a, (ns ? ns : 1) * sizeof *out->signals);
@@ -350,7 +350,8 @@ static void parse_layers(ev_ctx *c, const cJSON *layers, const cJSON *probe_sign
 				if (full)
 					fill_signal(c->a, sig, full);
 				else
-					sig->id = report_arena_strndup(c->a, s->valuestring, VALUE_MAX);
+					sig->id =
+					    report_arena_strndup(c->a, s->valuestring, VALUE_MAX);
 			} else if (cJSON_IsObject(s)) {
 				fill_signal(c->a, sig, s);
 			} else {
@@ -371,7 +372,8 @@ static void parse_conflicts(ev_ctx *c, const cJSON *conflicts)
 	}
 	size_t n = (size_t)cJSON_GetArraySize(conflicts);
 	if (n > REPORT_CONFLICTS_MAX) {
-		problem(c, "conflicts: %zu entries, only the first %d shown", n, REPORT_CONFLICTS_MAX);
+		problem(c, "conflicts: %zu entries, only the first %d shown", n,
+		        REPORT_CONFLICTS_MAX);
 		n = REPORT_CONFLICTS_MAX;
 	}
 	c->ev->conflicts = report_arena_alloc(c->a, (n ? n : 1) * sizeof *c->ev->conflicts);
@@ -402,7 +404,7 @@ static cJSON *parse_column(ev_ctx *c, const char *name, const char *json, size_t
 }
 
 report_evidence *report_evidence_parse(report_arena *a, const char *layers_json,
-				       const char *probe_json)
+                                       const char *probe_json)
 {
 	report_evidence *ev = report_arena_alloc(a, sizeof *ev);
 	if (!ev)

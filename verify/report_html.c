@@ -12,35 +12,37 @@
 #define E(s) report_put_xml(f, (s))
 
 static const char *const css =
-	"body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;color:#111;margin:2em auto;"
-	"max-width:78em;padding:0 1em}"
-	"h1{font-size:1.6em;margin:0}h2{border-bottom:2px solid #333;padding-bottom:.2em;margin-top:2em}"
-	"h3{margin:1.4em 0 .4em}"
-	"table{border-collapse:collapse;width:100%;margin:.5em 0}"
-	"th,td{border:1px solid #999;padding:.25em .45em;text-align:left;vertical-align:top}"
-	"th{background:#eee}tbody tr:nth-child(even){background:#fafafa}"
-	"td.num{text-align:right;font-variant-numeric:tabular-nums}"
-	".v{font-weight:bold;white-space:nowrap}"
-	".v-confirmed{color:#1b5e20}.v-consistent{color:#2e7d32}.v-exceeds{color:#0d47a1}"
-	".v-contradicted{color:#fff;background:#b71c1c}.v-inconclusive{color:#6d4c00;background:#fff3c4}"
-	".v-unavailable{color:#555}.v-other{color:#4a148c}"
-	".bad{color:#b71c1c;font-weight:bold}.ok{color:#1b5e20;font-weight:bold}"
-	".overall{font-size:1.2em;padding:.5em .8em;border:3px solid #1b5e20}"
-	".overall.fail{border-color:#b71c1c}"
-	"blockquote{margin:.3em 0 .6em 1em;padding:.2em .8em;border-left:4px solid #999;"
-	"white-space:pre-wrap;font-style:italic}"
-	"code,.mono{font-family:ui-monospace,'DejaVu Sans Mono',monospace;font-size:.92em;"
-	"word-break:break-all}"
-	".meta{color:#333}nav a{margin-right:1em}"
-	"svg{max-width:100%;height:auto;border:1px solid #ccc}"
-	"@media print{body{margin:0;max-width:none;font-size:10pt;color:#000}nav{display:none}"
-	"h2{page-break-after:avoid}tr,blockquote,.evidence{page-break-inside:avoid}"
-	"a{color:#000;text-decoration:none}"
-	".v-contradicted{background:none;color:#000;text-decoration:underline}"
-	".v-inconclusive{background:none}}";
+    "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;color:#111;margin:2em auto;"
+    "max-width:78em;padding:0 1em}"
+    "h1{font-size:1.6em;margin:0}h2{border-bottom:2px solid "
+    "#333;padding-bottom:.2em;margin-top:2em}"
+    "h3{margin:1.4em 0 .4em}"
+    "table{border-collapse:collapse;width:100%;margin:.5em 0}"
+    "th,td{border:1px solid #999;padding:.25em .45em;text-align:left;vertical-align:top}"
+    "th{background:#eee}tbody tr:nth-child(even){background:#fafafa}"
+    "td.num{text-align:right;font-variant-numeric:tabular-nums}"
+    ".v{font-weight:bold;white-space:nowrap}"
+    ".v-confirmed{color:#1b5e20}.v-consistent{color:#2e7d32}.v-exceeds{color:#0d47a1}"
+    ".v-contradicted{color:#fff;background:#b71c1c}.v-inconclusive{color:#6d4c00;background:#"
+    "fff3c4}"
+    ".v-unavailable{color:#555}.v-other{color:#4a148c}"
+    ".bad{color:#b71c1c;font-weight:bold}.ok{color:#1b5e20;font-weight:bold}"
+    ".overall{font-size:1.2em;padding:.5em .8em;border:3px solid #1b5e20}"
+    ".overall.fail{border-color:#b71c1c}"
+    "blockquote{margin:.3em 0 .6em 1em;padding:.2em .8em;border-left:4px solid #999;"
+    "white-space:pre-wrap;font-style:italic}"
+    "code,.mono{font-family:ui-monospace,'DejaVu Sans Mono',monospace;font-size:.92em;"
+    "word-break:break-all}"
+    ".meta{color:#333}nav a{margin-right:1em}"
+    "svg{max-width:100%;height:auto;border:1px solid #ccc}"
+    "@media print{body{margin:0;max-width:none;font-size:10pt;color:#000}nav{display:none}"
+    "h2{page-break-after:avoid}tr,blockquote,.evidence{page-break-inside:avoid}"
+    "a{color:#000;text-decoration:none}"
+    ".v-contradicted{background:none;color:#000;text-decoration:underline}"
+    ".v-inconclusive{background:none}}";
 
 static const char *const verdict_colour[RV_COUNT] = {
-	"#2e7d32", "#81c784", "#1565c0", "#c62828", "#f9a825", "#9e9e9e", "#6a1b9a",
+    "#2e7d32", "#81c784", "#1565c0", "#c62828", "#f9a825", "#9e9e9e", "#6a1b9a",
 };
 
 static void verdict_cell(FILE *f, const char *word, report_verdict v)
@@ -49,8 +51,9 @@ static void verdict_cell(FILE *f, const char *word, report_verdict v)
 		fputs("<td>not observed</td>", f);
 		return;
 	}
-	static const char *const cls[RV_COUNT] = {"confirmed",    "consistent",  "exceeds", "contradicted",
-						  "inconclusive", "unavailable", "other"};
+	static const char *const cls[RV_COUNT] = {"confirmed",    "consistent",   "exceeds",
+	                                          "contradicted", "inconclusive", "unavailable",
+	                                          "other"};
 	fprintf(f, "<td class=\"v v-%s\">", cls[v]);
 	E(word);
 	fputs("</td>", f);
@@ -98,9 +101,10 @@ static void header(FILE *f, const report_model *m)
 	      "<title>isotier isolation report ",
 	      f);
 	E(m->today);
-	fprintf(f, "</title>\n<style>%s</style>\n</head>\n<body>\n<header>\n"
-		   "<h1>isotier isolation report</h1>\n<p class=\"meta\">Report date <strong>",
-		css);
+	fprintf(f,
+	        "</title>\n<style>%s</style>\n</head>\n<body>\n<header>\n"
+	        "<h1>isotier isolation report</h1>\n<p class=\"meta\">Report date <strong>",
+	        css);
 	E(m->today[0] ? m->today : "unknown");
 	fputs("</strong> (", f);
 	E(!strcmp(m->today_source, "database") ? "the newest stored record" : m->today_source);
@@ -113,18 +117,23 @@ static void header(FILE *f, const report_model *m)
 	} else {
 		fputs("the whole history", f);
 	}
-	fprintf(f, ": %lld runs, %zu observations, %zu source checks, %zu refusals (database schema %d)."
-		   "</p>\n<p class=\"meta\">Policy: a tier is defended by a provider-published source at "
-		   "most %d days old; each local backend is re-verified at least every %d days "
-		   "(runbook/cadence.md).</p>\n",
-		(long long)m->n_runs, m->n_observations, m->n_checks, m->n_refusals, m->schema_version,
-		m->max_source_age_days, m->reverify_days);
+	fprintf(
+	    f,
+	    ": %lld runs, %zu observations, %zu source checks, %zu refusals (database schema %d)."
+	    "</p>\n<p class=\"meta\">Policy: a tier is defended by a provider-published source at "
+	    "most %d days old; each local backend is re-verified at least every %d days "
+	    "(runbook/cadence.md).</p>\n",
+	    (long long)m->n_runs, m->n_observations, m->n_checks, m->n_refusals, m->schema_version,
+	    m->max_source_age_days, m->reverify_days);
 	if (m->n_failing)
-		fprintf(f, "<p class=\"overall fail\"><strong>ATTENTION:</strong> %zu finding%s need action "
-			   "(see <a href=\"#attention\">Needs attention</a>).</p>\n",
-			m->n_failing, m->n_failing == 1 ? "" : "s");
+		fprintf(f,
+		        "<p class=\"overall fail\"><strong>ATTENTION:</strong> %zu finding%s need "
+		        "action "
+		        "(see <a href=\"#attention\">Needs attention</a>).</p>\n",
+		        m->n_failing, m->n_failing == 1 ? "" : "s");
 	else
-		fputs("<p class=\"overall\"><strong>OK:</strong> nothing contradicted, drifted, stale or "
+		fputs("<p class=\"overall\"><strong>OK:</strong> nothing contradicted, drifted, "
+		      "stale or "
 		      "overdue.</p>\n",
 		      f);
 	fputs("<nav><a href=\"#attention\">Needs attention</a><a href=\"#matrix\">Tier matrix</a>"
@@ -141,13 +150,14 @@ static void attention(FILE *f, const report_model *m)
 		fputs("<p>Nothing.</p>\n</section>\n", f);
 		return;
 	}
-	fputs("<table>\n<thead><tr><th>Alert</th><th>Kind</th><th>Subject</th><th>Detail</th></tr></thead>\n"
+	fputs("<table>\n<thead><tr><th>Alert</th><th>Kind</th><th>Subject</th><th>Detail</th></"
+	      "tr></thead>\n"
 	      "<tbody>\n",
 	      f);
 	for (size_t i = 0; i < m->n_attention; i++) {
 		const report_attention *a = &m->attention[i];
 		fprintf(f, "<tr><td class=\"%s\">%s</td>", a->failing ? "bad" : "",
-			a->failing ? "ALERT" : "note");
+		        a->failing ? "ALERT" : "note");
 		td(f, report_attention_name(a->kind));
 		td(f, a->subject);
 		td(f, a->detail);
@@ -158,12 +168,13 @@ static void attention(FILE *f, const report_model *m)
 
 static void matrix(FILE *f, const report_model *m)
 {
-	fputs("<section id=\"matrix\">\n<h2>Tier matrix</h2>\n<p>One row per provider and backend. "
-	      "The claim is the catalogue's; the verdict is the latest observation's.</p>\n<table>\n"
-	      "<thead><tr><th>Provider</th><th>Backend</th><th>Claimed tier</th><th>Mechanism</th>"
-	      "<th>Source age (days)</th><th>Source check</th><th>Observed tier</th><th>Verdict</th>"
-	      "<th>When</th><th>Obs.</th><th>State</th></tr></thead>\n<tbody>\n",
-	      f);
+	fputs(
+	    "<section id=\"matrix\">\n<h2>Tier matrix</h2>\n<p>One row per provider and backend. "
+	    "The claim is the catalogue's; the verdict is the latest observation's.</p>\n<table>\n"
+	    "<thead><tr><th>Provider</th><th>Backend</th><th>Claimed tier</th><th>Mechanism</th>"
+	    "<th>Source age (days)</th><th>Source check</th><th>Observed tier</th><th>Verdict</th>"
+	    "<th>When</th><th>Obs.</th><th>State</th></tr></thead>\n<tbody>\n",
+	    f);
 	for (size_t i = 0; i < m->n_rows; i++) {
 		const report_row *r = &m->rows[i];
 		const report_observation *o = r->latest;
@@ -206,15 +217,18 @@ static void timeline(FILE *f, const report_model *m)
 			max = m->buckets[i].total;
 	const double x0 = 50, y0 = 10, w = 700, h = 150;
 	double bw = w / (double)m->n_buckets;
-	fprintf(f, "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 760 230\" width=\"760\" "
-		   "height=\"230\" role=\"img\" aria-label=\"Verdicts per %s; the table below gives the "
-		   "numbers\">\n<title>Verdicts per %s</title>\n",
-		m->bucket_unit, m->bucket_unit);
+	fprintf(
+	    f,
+	    "<svg xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 760 230\" width=\"760\" "
+	    "height=\"230\" role=\"img\" aria-label=\"Verdicts per %s; the table below gives the "
+	    "numbers\">\n<title>Verdicts per %s</title>\n",
+	    m->bucket_unit, m->bucket_unit);
 	fprintf(f, "<line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#333\"/>\n", x0,
-		y0 + h, x0 + w, y0 + h);
-	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%zu</text>\n"
-		   "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">0</text>\n",
-		x0 - 4, y0 + 9, max, x0 - 4, y0 + h);
+	        y0 + h, x0 + w, y0 + h);
+	fprintf(f,
+	        "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%zu</text>\n"
+	        "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">0</text>\n",
+	        x0 - 4, y0 + 9, max, x0 - 4, y0 + h);
 	for (size_t i = 0; i < m->n_buckets; i++) {
 		const report_bucket *b = &m->buckets[i];
 		double y = y0 + h;
@@ -223,25 +237,29 @@ static void timeline(FILE *f, const report_model *m)
 				continue;
 			double bh = h * (double)b->counts[v] / (double)max;
 			y -= bh;
-			fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\">"
-				   "<title>",
-				x0 + bw * (double)i + bw * 0.1, y, bw * 0.8, bh, verdict_colour[v]);
+			fprintf(f,
+			        "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" "
+			        "fill=\"%s\">"
+			        "<title>",
+			        x0 + bw * (double)i + bw * 0.1, y, bw * 0.8, bh, verdict_colour[v]);
 			E(b->period);
-			fprintf(f, " %s: %zu</title></rect>\n", report_verdict_name((report_verdict)v),
-				b->counts[v]);
+			fprintf(f, " %s: %zu</title></rect>\n",
+			        report_verdict_name((report_verdict)v), b->counts[v]);
 		}
 	}
 	fprintf(f, "<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\">", x0, y0 + h + 14);
 	E(m->buckets[0].period);
-	fprintf(f, "</text>\n<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">", x0 + w,
-		y0 + h + 14);
+	fprintf(f, "</text>\n<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">",
+	        x0 + w, y0 + h + 14);
 	E(m->buckets[m->n_buckets - 1].period);
 	fputs("</text>\n", f);
 	for (int v = 0; v < RV_COUNT; v++) { /* legend: colour and word */
 		double lx = x0 + (double)(v % 4) * 175, ly = y0 + h + 32 + (double)(v / 4) * 18;
-		fprintf(f, "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>"
-			   "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">%s</text>\n",
-			lx, ly - 10, verdict_colour[v], lx + 16, ly, report_verdict_name((report_verdict)v));
+		fprintf(f,
+		        "<rect x=\"%.1f\" y=\"%.1f\" width=\"12\" height=\"12\" fill=\"%s\"/>"
+		        "<text x=\"%.1f\" y=\"%.1f\" font-size=\"12\">%s</text>\n",
+		        lx, ly - 10, verdict_colour[v], lx + 16, ly,
+		        report_verdict_name((report_verdict)v));
 	}
 	fputs("</svg>\n<table>\n<thead><tr><th>Period</th><th>Total</th>", f);
 	for (int v = 0; v < RV_COUNT; v++)
@@ -262,8 +280,9 @@ static void timeline(FILE *f, const report_model *m)
 static void evidence_block(FILE *f, const report_observation *o)
 {
 	const report_evidence *ev = o->evidence;
-	fprintf(f, "<div class=\"evidence\" id=\"o-%lld\">\n<h3>Observation %lld: ", (long long)o->id,
-		(long long)o->id);
+	fprintf(f,
+	        "<div class=\"evidence\" id=\"o-%lld\">\n<h3>Observation %lld: ", (long long)o->id,
+	        (long long)o->id);
 	E(o->backend);
 	if (o->provider_id) {
 		fputs(" / ", f);
@@ -273,7 +292,8 @@ static void evidence_block(FILE *f, const report_observation *o)
 	E(o->verdict);
 	fputs("</h3>\n<table>\n<tbody>\n<tr><th>When</th>", f);
 	td(f, o->observed_at);
-	fprintf(f, "<th>Run</th><td class=\"num\">%lld</td></tr>\n<tr><th>Claimed</th>", (long long)o->run_id);
+	fprintf(f, "<th>Run</th><td class=\"num\">%lld</td></tr>\n<tr><th>Claimed</th>",
+	        (long long)o->run_id);
 	td(f, o->claimed_tier);
 	fputs("<th>Claimed mechanism</th>", f);
 	td(f, o->claimed_mechanism);
@@ -295,7 +315,8 @@ static void evidence_block(FILE *f, const report_observation *o)
 	E(ev->kernel ? ev->kernel : "?");
 	fputs("</td></tr>\n</tbody>\n</table>\n", f);
 	if (ev->n_layers) {
-		fputs("<table>\n<thead><tr><th>Layer (outermost first)</th><th>Kind</th><th>Vendor</th>"
+		fputs("<table>\n<thead><tr><th>Layer (outermost "
+		      "first)</th><th>Kind</th><th>Vendor</th>"
 		      "<th>Signals that decided it</th></tr></thead>\n<tbody>\n",
 		      f);
 		for (size_t i = 0; i < ev->n_layers; i++) {
@@ -348,7 +369,9 @@ static void evidence_block(FILE *f, const report_observation *o)
 		fputs("<p>No layers recorded.</p>\n", f);
 	}
 	if (ev->n_conflicts) {
-		fputs("<p><strong>Conflicts</strong> (weak evidence overruled by strong):</p>\n<ul>\n", f);
+		fputs("<p><strong>Conflicts</strong> (weak evidence overruled by "
+		      "strong):</p>\n<ul>\n",
+		      f);
 		for (size_t i = 0; i < ev->n_conflicts; i++) {
 			fputs("<li>", f);
 			E(ev->conflicts[i]);
@@ -370,10 +393,11 @@ static void evidence_block(FILE *f, const report_observation *o)
 
 static void evidence(FILE *f, const report_model *m)
 {
-	fprintf(f, "<section id=\"evidence\">\n<h2>Evidence</h2>\n<p>The latest observation of each "
-		   "backend, and the %d most recent that did not back their claim, newest first. The "
-		   "JSON report and the database hold the rest.</p>\n",
-		REPORT_EVIDENCE_MAX);
+	fprintf(f,
+	        "<section id=\"evidence\">\n<h2>Evidence</h2>\n<p>The latest observation of each "
+	        "backend, and the %d most recent that did not back their claim, newest first. The "
+	        "JSON report and the database hold the rest.</p>\n",
+	        REPORT_EVIDENCE_MAX);
 	for (size_t i = m->n_observations; i-- > 0;)
 		if (m->observations[i].evidence)
 			evidence_block(f, &m->observations[i]);
@@ -390,16 +414,19 @@ static void refusals(FILE *f, const report_model *m)
 		return;
 	}
 	size_t shown = m->n_refusals < REPORT_REFUSALS_MAX ? m->n_refusals : REPORT_REFUSALS_MAX;
-	fprintf(f, "<p>%zu refusal%s by <code>isotier_create()</code>; newest %zu shown, newest first."
-		   "</p>\n<table>\n<thead><tr><th>When</th><th>Event</th><th>Backend</th><th>Claimed</th>"
-		   "<th>Resolved</th><th>Required</th><th>Decision</th><th>Reason</th></tr></thead>\n"
-		   "<tbody>\n",
-		m->n_refusals, m->n_refusals == 1 ? "" : "s", shown);
+	fprintf(
+	    f,
+	    "<p>%zu refusal%s by <code>isotier_create()</code>; newest %zu shown, newest first."
+	    "</p>\n<table>\n<thead><tr><th>When</th><th>Event</th><th>Backend</th><th>Claimed</th>"
+	    "<th>Resolved</th><th>Required</th><th>Decision</th><th>Reason</th></tr></thead>\n"
+	    "<tbody>\n",
+	    m->n_refusals, m->n_refusals == 1 ? "" : "s", shown);
 	for (size_t k = 0; k < shown; k++) {
 		const report_audit *a = &m->refusals[m->n_refusals - 1 - k];
 		fputs("<tr>", f);
 		td(f, a->at), td(f, a->event), td(f, a->backend), td(f, a->claimed_tier);
-		td(f, a->resolved_tier), td(f, a->required_tier), td(f, a->decision), td(f, a->reason);
+		td(f, a->resolved_tier), td(f, a->required_tier), td(f, a->decision),
+		    td(f, a->reason);
 		fputs("</tr>\n", f);
 	}
 	fputs("</tbody>\n</table>\n</section>\n", f);
@@ -440,7 +467,8 @@ static void sources(FILE *f, const report_model *m)
 		E(p->file);
 		fputs("</code>.", f);
 		if (p->source_stale)
-			fputs(" <span class=\"bad\">SOURCE STALE: the tier is not defended by a source "
+			fputs(" <span class=\"bad\">SOURCE STALE: the tier is not defended by a "
+			      "source "
 			      "within the max age.</span>",
 			      f);
 		fputs("</p>\n", f);
@@ -471,12 +499,13 @@ static void sources(FILE *f, const report_model *m)
 			fputs("; latest check: ", f);
 			if (s->latest) {
 				fprintf(f, "<strong class=\"%s\">",
-					!strcmp(s->latest->status, "PRESENT") ? "ok" : "bad");
+				        !strcmp(s->latest->status, "PRESENT") ? "ok" : "bad");
 				E(s->latest->status);
 				fputs("</strong> at ", f);
 				E(s->latest->checked_at);
 				if (s->latest->http_status >= 0)
-					fprintf(f, " (HTTP %lld)", (long long)s->latest->http_status);
+					fprintf(f, " (HTTP %lld)",
+					        (long long)s->latest->http_status);
 				if (s->latest->detail) {
 					fputs(": ", f);
 					E(s->latest->detail);
@@ -512,19 +541,21 @@ static void sources(FILE *f, const report_model *m)
 static void observation_log(FILE *f, const report_model *m)
 {
 	size_t shown = m->n_observations < REPORT_LOG_MAX ? m->n_observations : REPORT_LOG_MAX;
-	fprintf(f, "<section id=\"log\">\n<h2>Observation log</h2>\n<p>%zu observation%s; the newest "
-		   "%zu shown, newest first.</p>\n<table>\n<thead><tr><th>#</th><th>When</th>"
-		   "<th>Backend</th><th>Provider</th><th>Claimed</th><th>Observed</th><th>Verdict</th>"
-		   "<th>ms</th><th>Reason</th></tr></thead>\n<tbody>\n",
-		m->n_observations, m->n_observations == 1 ? "" : "s", shown);
+	fprintf(f,
+	        "<section id=\"log\">\n<h2>Observation log</h2>\n<p>%zu observation%s; the newest "
+	        "%zu shown, newest first.</p>\n<table>\n<thead><tr><th>#</th><th>When</th>"
+	        "<th>Backend</th><th>Provider</th><th>Claimed</th><th>Observed</th><th>Verdict</th>"
+	        "<th>ms</th><th>Reason</th></tr></thead>\n<tbody>\n",
+	        m->n_observations, m->n_observations == 1 ? "" : "s", shown);
 	for (size_t k = 0; k < shown; k++) {
 		const report_observation *o = &m->observations[m->n_observations - 1 - k];
 		if (o->evidence)
-			fprintf(f, "<tr><td class=\"num\"><a href=\"#o-%lld\">%lld</a></td>", (long long)o->id,
-				(long long)o->id);
+			fprintf(f, "<tr><td class=\"num\"><a href=\"#o-%lld\">%lld</a></td>",
+			        (long long)o->id, (long long)o->id);
 		else
 			fprintf(f, "<tr><td class=\"num\">%lld</td>", (long long)o->id);
-		td(f, o->observed_at), td(f, o->backend), td(f, o->provider_id), td(f, o->claimed_tier);
+		td(f, o->observed_at), td(f, o->backend), td(f, o->provider_id),
+		    td(f, o->claimed_tier);
 		td(f, o->observed_tier);
 		verdict_cell(f, o->verdict, o->v);
 		td_num(f, o->duration_ms);
@@ -545,9 +576,11 @@ int report_write_html(FILE *f, const report_model *m)
 	refusals(f, m);
 	sources(f, m);
 	observation_log(f, m);
-	fprintf(f, "</main>\n<footer><p class=\"meta\">Written by isotier %s from the history database "
-		   "and the catalogue. The same database, catalogue and report date give the same "
-		   "bytes.</p></footer>\n</body>\n</html>\n",
-		ISOTIER_VERSION);
+	fprintf(
+	    f,
+	    "</main>\n<footer><p class=\"meta\">Written by isotier %s from the history database "
+	    "and the catalogue. The same database, catalogue and report date give the same "
+	    "bytes.</p></footer>\n</body>\n</html>\n",
+	    ISOTIER_VERSION);
 	return 0;
 }

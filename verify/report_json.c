@@ -5,12 +5,12 @@
  */
 #include "report_model.h"
 
-#define KEY(name) fputs("\"" name "\":", f)
-#define STR(name, v) (KEY(name), report_put_json(f, (v)))
-#define INT(name, v) fprintf(f, "\"" name "\":%lld", (long long)(v))
+#define KEY(name)        fputs("\"" name "\":", f)
+#define STR(name, v)     (KEY(name), report_put_json(f, (v)))
+#define INT(name, v)     fprintf(f, "\"" name "\":%lld", (long long)(v))
 #define OPT_INT(name, v) ((v) < 0 ? fputs("\"" name "\":null", f) : INT(name, v))
-#define BOOL(name, v) fprintf(f, "\"" name "\":%s", (v) ? "true" : "false")
-#define SEP fputc(',', f)
+#define BOOL(name, v)    fprintf(f, "\"" name "\":%s", (v) ? "true" : "false")
+#define SEP              fputc(',', f)
 
 static void put_check(FILE *f, const report_check *c)
 {
@@ -47,7 +47,8 @@ static void put_evidence(FILE *f, const report_evidence *ev)
 			if (j)
 				SEP;
 			fputc('{', f);
-			STR("id", s->id), SEP, STR("family", s->family), SEP, STR("source", s->source), SEP;
+			STR("id", s->id), SEP, STR("family", s->family), SEP,
+			    STR("source", s->source), SEP;
 			STR("value", s->value), SEP;
 			STR("weight", s->weight), SEP, STR("supports", s->supports);
 			fputc('}', f);
@@ -75,10 +76,13 @@ static void put_evidence(FILE *f, const report_evidence *ev)
 static void put_observation(FILE *f, const report_observation *o)
 {
 	fputc('{', f);
-	INT("id", o->id), SEP, INT("run_id", o->run_id), SEP, STR("observed_at", o->observed_at), SEP;
+	INT("id", o->id), SEP, INT("run_id", o->run_id), SEP, STR("observed_at", o->observed_at),
+	    SEP;
 	STR("backend", o->backend), SEP, STR("provider_id", o->provider_id), SEP;
-	STR("claimed_tier", o->claimed_tier), SEP, STR("claimed_mechanism", o->claimed_mechanism), SEP;
-	STR("observed_tier", o->observed_tier), SEP, STR("observed_vendor", o->observed_vendor), SEP;
+	STR("claimed_tier", o->claimed_tier), SEP, STR("claimed_mechanism", o->claimed_mechanism),
+	    SEP;
+	STR("observed_tier", o->observed_tier), SEP, STR("observed_vendor", o->observed_vendor),
+	    SEP;
 	STR("confidence", o->confidence), SEP, STR("verdict", o->verdict), SEP;
 	STR("reason", o->reason), SEP, OPT_INT("duration_ms", o->duration_ms), SEP;
 	KEY("evidence"), put_evidence(f, o->evidence);
@@ -100,7 +104,8 @@ static void put_provider(FILE *f, const report_model *m, const report_provider *
 		if (i)
 			SEP;
 		fputc('{', f);
-		STR("url", s->url), SEP, STR("title", s->title), SEP, STR("publisher", s->publisher), SEP;
+		STR("url", s->url), SEP, STR("title", s->title), SEP,
+		    STR("publisher", s->publisher), SEP;
 		STR("retrieved", s->retrieved), SEP, OPT_INT("age_days", s->age_days), SEP;
 		BOOL("stale", s->stale), SEP, BOOL("defends_tier", (int)i == p->best_source), SEP;
 		STR("quote", s->quote), SEP, KEY("latest_check"), put_check(f, s->latest);
@@ -161,13 +166,14 @@ int report_write_json(FILE *f, const report_model *m)
 	fputs("\"latest_verdicts\":{", f);
 	for (int v = 0; v < RV_COUNT; v++)
 		fprintf(f, "%s\"%s\":%zu", v ? "," : "", report_verdict_name((report_verdict)v),
-			m->latest_counts[v]);
+		        m->latest_counts[v]);
 	fputs("},\"attention\":{", f);
 	for (int k = 0; k < RA_COUNT; k++) {
 		size_t n = 0;
 		for (size_t i = 0; i < m->n_attention; i++)
 			n += m->attention[i].kind == (report_attention_kind)k;
-		fprintf(f, "%s\"%s\":%zu", k ? "," : "", report_attention_name((report_attention_kind)k), n);
+		fprintf(f, "%s\"%s\":%zu", k ? "," : "",
+		        report_attention_name((report_attention_kind)k), n);
 	}
 	fputs("}},", f);
 
@@ -211,7 +217,8 @@ int report_write_json(FILE *f, const report_model *m)
 		fputs(i ? ",\n{" : "\n{", f);
 		INT("id", a->id), SEP, STR("at", a->at), SEP, STR("event", a->event), SEP;
 		STR("sandbox_id", a->sandbox_id), SEP, STR("backend", a->backend), SEP;
-		STR("claimed_tier", a->claimed_tier), SEP, STR("resolved_tier", a->resolved_tier), SEP;
+		STR("claimed_tier", a->claimed_tier), SEP, STR("resolved_tier", a->resolved_tier),
+		    SEP;
 		STR("required_tier", a->required_tier), SEP, STR("decision", a->decision), SEP;
 		STR("reason", a->reason);
 		fputc('}', f);
@@ -223,8 +230,8 @@ int report_write_json(FILE *f, const report_model *m)
 		fputs(i ? ",{" : "{", f);
 		STR("period", b->period), SEP, INT("total", b->total), fputs(",\"verdicts\":{", f);
 		for (int v = 0; v < RV_COUNT; v++)
-			fprintf(f, "%s\"%s\":%zu", v ? "," : "", report_verdict_name((report_verdict)v),
-				b->counts[v]);
+			fprintf(f, "%s\"%s\":%zu", v ? "," : "",
+			        report_verdict_name((report_verdict)v), b->counts[v]);
 		fputs("}}", f);
 	}
 	fputs("]}}\n", f);

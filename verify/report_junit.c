@@ -55,7 +55,8 @@ static void failure(FILE *f, const report_model *m, const report_row *r)
 	}
 	for (size_t i = 0; r->provider && i < r->provider->n_sources; i++) {
 		const report_source *s = &r->provider->sources[i];
-		if (!s->latest || (strcmp(s->latest->status, "CHANGED") && strcmp(s->latest->status, "GONE")))
+		if (!s->latest ||
+		    (strcmp(s->latest->status, "CHANGED") && strcmp(s->latest->status, "GONE")))
 			continue;
 		E(s->latest->status);
 		fputs(" ", f);
@@ -122,25 +123,29 @@ int report_write_junit(FILE *f, const report_model *m)
 
 	/* The Ant schema wants a timestamp without a zone; the report date stands in for "now". */
 	char stamp[32] = "1970-01-01T00:00:00";
-	if (m->newest_record && report_valid_timestamp(m->newest_record) && strlen(m->newest_record) == 20)
+	if (m->newest_record && report_valid_timestamp(m->newest_record) &&
+	    strlen(m->newest_record) == 20)
 		snprintf(stamp, sizeof stamp, "%.19s", m->newest_record);
 	else if (m->today[0])
 		snprintf(stamp, sizeof stamp, "%.10sT00:00:00", m->today);
 
-	fprintf(f, "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-		   "<testsuites name=\"isotier\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" time=\"0\">\n"
-		   "<testsuite name=\"isotier.tiers\" package=\"isotier\" id=\"0\" hostname=\"isotier\" "
-		   "timestamp=\"%s\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" "
-		   "time=\"0\">\n<properties>\n",
-		tests, failures, stamp, tests, failures, skipped);
+	fprintf(
+	    f,
+	    "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+	    "<testsuites name=\"isotier\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" time=\"0\">\n"
+	    "<testsuite name=\"isotier.tiers\" package=\"isotier\" id=\"0\" hostname=\"isotier\" "
+	    "timestamp=\"%s\" tests=\"%zu\" failures=\"%zu\" errors=\"0\" skipped=\"%zu\" "
+	    "time=\"0\">\n<properties>\n",
+	    tests, failures, stamp, tests, failures, skipped);
 	fputs("<property name=\"report_date\" value=\"", f);
 	E(m->today);
 	fputs("\"/>\n<property name=\"since\" value=\"", f);
 	E(m->since ? m->since : "");
-	fprintf(f, "\"/>\n<property name=\"max_source_age_days\" value=\"%d\"/>\n"
-		   "<property name=\"reverify_days\" value=\"%d\"/>\n"
-		   "<property name=\"tool_version\" value=\"%s\"/>\n</properties>\n",
-		m->max_source_age_days, m->reverify_days, ISOTIER_VERSION);
+	fprintf(f,
+	        "\"/>\n<property name=\"max_source_age_days\" value=\"%d\"/>\n"
+	        "<property name=\"reverify_days\" value=\"%d\"/>\n"
+	        "<property name=\"tool_version\" value=\"%s\"/>\n</properties>\n",
+	        m->max_source_age_days, m->reverify_days, ISOTIER_VERSION);
 
 	for (size_t i = 0; i < m->n_rows; i++) {
 		const report_row *r = &m->rows[i];
@@ -152,16 +157,18 @@ int report_write_junit(FILE *f, const report_model *m)
 		if (row_fails(r))
 			failure(f, m, r);
 		else if (!r->latest && !r->backend)
-			fputs("<skipped message=\"not observed: no backend drives this provider and no "
+			fputs("<skipped message=\"not observed: no backend drives this provider "
+			      "and no "
 			      "host observation names it\"/>\n",
 			      f);
 		system_out(f, m, r);
 		fputs("</testcase>\n", f);
 	}
-	fputs("<testcase classname=\"isotier.catalogue\" name=\"catalogue loads\" time=\"0\">\n", f);
+	fputs("<testcase classname=\"isotier.catalogue\" name=\"catalogue loads\" time=\"0\">\n",
+	      f);
 	if (cat_errors) {
-		fprintf(f, "<failure type=\"CATALOGUE\" message=\"%zu catalogue file%s skipped\">", cat_errors,
-			cat_errors == 1 ? "" : "s");
+		fprintf(f, "<failure type=\"CATALOGUE\" message=\"%zu catalogue file%s skipped\">",
+		        cat_errors, cat_errors == 1 ? "" : "s");
 		for (size_t i = 0; i < m->n_attention; i++) {
 			const report_attention *a = &m->attention[i];
 			if (a->kind != RA_CATALOGUE || !a->failing)
@@ -174,6 +181,7 @@ int report_write_junit(FILE *f, const report_model *m)
 		fputs("</failure>\n", f);
 	}
 	fprintf(f, "<system-out>%zu providers loaded</system-out>\n</testcase>\n", m->n_providers);
-	fputs("<system-out></system-out>\n<system-err></system-err>\n</testsuite>\n</testsuites>\n", f);
+	fputs("<system-out></system-out>\n<system-err></system-err>\n</testsuite>\n</testsuites>\n",
+	      f);
 	return 0;
 }

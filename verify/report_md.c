@@ -7,7 +7,7 @@
 
 #include <string.h>
 
-#define MD(s) report_put_md(f, (s))
+#define MD(s)    report_put_md(f, (s))
 #define MD_SHOWN 50 /* rows of long lists in a PR comment */
 
 static void cell(FILE *f, const char *s)
@@ -53,13 +53,15 @@ int report_write_md(FILE *f, const report_model *m)
 	} else {
 		fputs("the whole history", f);
 	}
-	fprintf(f, ": %lld runs, %zu observations, %zu source checks, %zu refusals. Policy: sources at "
-		   "most %d days old, re-verification every %d days.\n\n",
-		(long long)m->n_runs, m->n_observations, m->n_checks, m->n_refusals,
-		m->max_source_age_days, m->reverify_days);
+	fprintf(
+	    f,
+	    ": %lld runs, %zu observations, %zu source checks, %zu refusals. Policy: sources at "
+	    "most %d days old, re-verification every %d days.\n\n",
+	    (long long)m->n_runs, m->n_observations, m->n_checks, m->n_refusals,
+	    m->max_source_age_days, m->reverify_days);
 	if (m->n_failing)
 		fprintf(f, "**ATTENTION: %zu finding%s need action.**\n\n", m->n_failing,
-			m->n_failing == 1 ? "" : "s");
+		        m->n_failing == 1 ? "" : "s");
 	else
 		fputs("**OK:** nothing contradicted, drifted, stale or overdue.\n\n", f);
 
@@ -79,7 +81,8 @@ int report_write_md(FILE *f, const report_model *m)
 	if (m->n_attention)
 		fputs("\n", f);
 
-	fputs("## Tier matrix\n\n| Provider | Backend | Claimed tier | Mechanism | Source age (days) | "
+	fputs("## Tier matrix\n\n| Provider | Backend | Claimed tier | Mechanism | Source age "
+	      "(days) | "
 	      "Source check | Observed tier | Verdict | When | State |\n"
 	      "|---|---|---|---|---:|---|---|---|---|---|\n",
 	      f);
@@ -102,16 +105,19 @@ int report_write_md(FILE *f, const report_model *m)
 
 	fputs("\n## Latest verdicts\n\n| Verdict | Rows |\n|---|---:|\n", f);
 	for (int v = 0; v < RV_COUNT; v++)
-		fprintf(f, "| %s | %zu |\n", report_verdict_name((report_verdict)v), m->latest_counts[v]);
+		fprintf(f, "| %s | %zu |\n", report_verdict_name((report_verdict)v),
+		        m->latest_counts[v]);
 
 	fputs("\n## Refusals\n\n", f);
 	if (!m->n_refusals) {
 		fputs("No refusals recorded.\n", f);
 	} else {
 		size_t shown = m->n_refusals < MD_SHOWN ? m->n_refusals : MD_SHOWN;
-		fprintf(f, "%zu refusal%s; newest %zu shown.\n\n| When | Backend | Resolved | Required | "
-			   "Reason |\n|---|---|---|---|---|\n",
-			m->n_refusals, m->n_refusals == 1 ? "" : "s", shown);
+		fprintf(
+		    f,
+		    "%zu refusal%s; newest %zu shown.\n\n| When | Backend | Resolved | Required | "
+		    "Reason |\n|---|---|---|---|---|\n",
+		    m->n_refusals, m->n_refusals == 1 ? "" : "s", shown);
 		for (size_t k = 0; k < shown; k++) {
 			const report_audit *a = &m->refusals[m->n_refusals - 1 - k];
 			fputs("|", f);

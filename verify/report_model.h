@@ -21,17 +21,17 @@
 /* The runbook's cadence (runbook/cadence.md). */
 #define REPORT_REVERIFY_DAYS 7
 /* What the HTML and Markdown show in full; JSON always carries everything. */
-#define REPORT_LOG_MAX 500      /* rows of the observation log */
-#define REPORT_EVIDENCE_MAX 100 /* observations whose evidence is spelled out */
-#define REPORT_REFUSALS_MAX 500
+#define REPORT_LOG_MAX       500 /* rows of the observation log */
+#define REPORT_EVIDENCE_MAX  100 /* observations whose evidence is spelled out */
+#define REPORT_REFUSALS_MAX  500
 #define REPORT_CHART_BUCKETS 60
 /* Hostile-input bounds. */
-#define REPORT_FIELD_MAX 4096         /* longest string kept from the database */
-#define REPORT_LAYERS_JSON_MAX 65536  /* bytes of layers_json parsed */
-#define REPORT_PROBE_JSON_MAX 1048576 /* bytes of probe_json parsed */
-#define REPORT_LAYERS_MAX 16
-#define REPORT_SIGNALS_MAX 64
-#define REPORT_CONFLICTS_MAX 64
+#define REPORT_FIELD_MAX       4096    /* longest string kept from the database */
+#define REPORT_LAYERS_JSON_MAX 65536   /* bytes of layers_json parsed */
+#define REPORT_PROBE_JSON_MAX  1048576 /* bytes of probe_json parsed */
+#define REPORT_LAYERS_MAX      16
+#define REPORT_SIGNALS_MAX     64
+#define REPORT_CONFLICTS_MAX   64
 
 /* Bump-pointer arena: the model is freed in one go. */
 typedef struct report_arena_block report_arena_block;
@@ -109,16 +109,17 @@ typedef struct report_provider {
 	size_t n_sources;
 	report_prior *history;
 	size_t n_history;
-	int best_source; /* index of the provider-published source that defends the tier; -1 */
+	int best_source;     /* index of the provider-published source that defends the tier; -1 */
 	int source_age_days; /* of best_source; -1 */
 	bool source_stale;   /* the tier is not defended by a source within the max age */
-	const char *source_status; /* worst latest check: GONE, CHANGED, UNREACHABLE, PRESENT, UNCHECKED */
+	const char
+	    *source_status; /* worst latest check: GONE, CHANGED, UNREACHABLE, PRESENT, UNCHECKED */
 } report_provider;
 
 /* One line of the tier matrix: a catalogue provider, a backend, or both. */
 typedef struct report_row {
-	const char *provider_id; /* NULL: an observation without a claim */
-	const char *backend;     /* NULL: not driven locally */
+	const char *provider_id;         /* NULL: an observation without a claim */
+	const char *backend;             /* NULL: not driven locally */
 	const report_provider *provider; /* NULL: not in the catalogue */
 	const char *claimed_tier, *mechanism;
 	const report_observation *latest; /* NULL: none in range */
@@ -131,7 +132,8 @@ typedef struct report_row {
 
 typedef struct report_audit {
 	int64_t id;
-	const char *at, *event, *sandbox_id, *backend, *claimed_tier, *resolved_tier, *required_tier;
+	const char *at, *event, *sandbox_id, *backend, *claimed_tier, *resolved_tier,
+	    *required_tier;
 	const char *decision, *reason;
 } report_audit;
 
@@ -180,10 +182,10 @@ typedef struct report_model {
 	report_row *rows; /* by provider id, backend */
 	size_t n_rows;
 	report_attention *attention; /* by kind, subject */
-	size_t n_attention;
+	size_t n_attention, attention_cap;
 	report_bucket *buckets; /* oldest first, at most REPORT_CHART_BUCKETS */
 	size_t n_buckets;
-	const char *bucket_unit; /* "day" or "month" */
+	const char *bucket_unit;        /* "day" or "month" */
 	size_t latest_counts[RV_COUNT]; /* verdicts of the rows' latest observations */
 	size_t n_evidence;
 	size_t n_failing;
@@ -202,9 +204,18 @@ typedef struct report_options {
 int report_model_load(report_model **out, const report_options *opts, isotier_error *err);
 void report_model_free(report_model *m);
 
+/* report_rows.c: the matrix, attention and timeline from the loaded data. */
+int report_status_rank(const char *status); /* GONE 0, CHANGED 1, UNREACHABLE 2, PRESENT 3 */
+int report_attention_add(report_model *m, report_attention_kind kind, bool failing,
+                         const char *subject, const char *detail);
+int report_build_rows(report_model *m, size_t distinct_pairs);
+int report_judge_rows(report_model *m);
+int report_build_buckets(report_model *m);
+void report_sort_attention(report_model *m);
+
 /* Evidence parsing, exposed for tests: hostile JSON in, bounded model out. */
 report_evidence *report_evidence_parse(report_arena *a, const char *layers_json,
-				       const char *probe_json);
+                                       const char *probe_json);
 
 /* Dates: "YYYY-MM-DD" (optionally followed by "T...") to days since the epoch;
  * -1 when not a real calendar date. */

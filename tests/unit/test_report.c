@@ -57,7 +57,7 @@ static char *render(put_fn put, const char *s)
 START_TEST(xml_escapes_markup_and_controls)
 {
 	ASSERT_RENDER(report_put_xml, "<script>alert('x')</script>",
-		      "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;");
+	              "&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt;");
 	ASSERT_RENDER(report_put_xml, "a & b \"q\"", "a &amp; b &quot;q&quot;");
 	ASSERT_RENDER(report_put_xml, "\x1b[31mred\x1b[0m\r", "\\x1b[31mred\\x1b[0m\\x0d");
 	ASSERT_RENDER(report_put_xml, "tab\tnl\n", "tab\tnl\n");
@@ -90,8 +90,9 @@ START_TEST(markdown_escapes)
 {
 	ASSERT_RENDER(report_put_md, "a|b", "a\\|b");
 	ASSERT_RENDER(report_put_md, "*bold* _it_ `code` [l](u) ![i](x)",
-		      "\\*bold\\* \\_it\\_ \\`code\\` \\[l\\](u) \\!\\[i\\](x)");
-	ASSERT_RENDER(report_put_md, "<img src=x onerror=alert(1)>", "&lt;img src=x onerror=alert(1)&gt;");
+	              "\\*bold\\* \\_it\\_ \\`code\\` \\[l\\](u) \\!\\[i\\](x)");
+	ASSERT_RENDER(report_put_md, "<img src=x onerror=alert(1)>",
+	              "&lt;img src=x onerror=alert(1)&gt;");
 	ASSERT_RENDER(report_put_md, "line1\nline2", "line1 line2");
 	ASSERT_RENDER(report_put_md, "\x1b]0;t\x07", "\\\\x1b\\]0;t\\\\x07");
 	ASSERT_RENDER(report_put_md, "# not a heading", "\\# not a heading");
@@ -122,10 +123,13 @@ START_TEST(evidence_hostile_json)
 	report_arena a = {0};
 	/* ids resolved against the probe's signal table; conflicts as objects */
 	report_evidence *ev = report_evidence_parse(
-		&a, "[{\"kind\":\"vm\",\"vendor\":\"firecracker\",\"signals\":[\"virt.cpuid\",\"nope\"]}]",
-		"{\"schema\":\"isotier.probe/1\",\"signals\":[{\"id\":\"virt.cpuid\",\"family\":\"virt\","
-		"\"value\":\"KVMKVMKVM\",\"weight\":\"strong\",\"supports\":\"vm\"}],"
-		"\"conflicts\":[{\"signal\":\"container.dockerenv\",\"over\":[\"ns.pid\"],\"note\":\"<b>\"}]}");
+	    &a,
+	    "[{\"kind\":\"vm\",\"vendor\":\"firecracker\",\"signals\":[\"virt.cpuid\",\"nope\"]}]",
+	    "{\"schema\":\"isotier.probe/"
+	    "1\",\"signals\":[{\"id\":\"virt.cpuid\",\"family\":\"virt\","
+	    "\"value\":\"KVMKVMKVM\",\"weight\":\"strong\",\"supports\":\"vm\"}],"
+	    "\"conflicts\":[{\"signal\":\"container.dockerenv\",\"over\":[\"ns.pid\"],\"note\":\"<"
+	    "b>\"}]}");
 	ck_assert_ptr_nonnull(ev);
 	ck_assert_uint_eq(ev->n_layers, 1);
 	ck_assert_str_eq(ev->layers[0].vendor, "firecracker");
@@ -199,19 +203,23 @@ static void exec_sql(sqlite3 *db, const char *sql)
 	ck_assert_msg(rc == SQLITE_OK, "%s: %s", sql, msg ? msg : "?");
 }
 
-static void insert_observation(sqlite3 *db, const char *at, const char *backend, const char *provider,
-			       const char *claimed, const char *observed, const char *verdict,
-			       const char *reason, const char *layers, const char *probe)
+static void insert_observation(sqlite3 *db, const char *at, const char *backend,
+                               const char *provider, const char *claimed, const char *observed,
+                               const char *verdict, const char *reason, const char *layers,
+                               const char *probe)
 {
 	sqlite3_stmt *st = NULL;
-	ck_assert_int_eq(sqlite3_prepare_v2(db,
-					    "INSERT INTO observations(run_id, observed_at, backend, provider_id,"
-					    " claimed_tier, claimed_mechanism, observed_tier, observed_vendor,"
-					    " confidence, layers_json, verdict, reason, probe_json, duration_ms)"
-					    " VALUES (1, ?, ?, ?, ?, 'bubblewrap', ?, 'kvm', 'high', ?, ?, ?, ?, 42)",
-					    -1, &st, NULL),
-			 SQLITE_OK);
-	const char *v[] = {at, backend, provider, claimed, observed, layers, verdict, reason, probe};
+	ck_assert_int_eq(
+	    sqlite3_prepare_v2(
+	        db,
+	        "INSERT INTO observations(run_id, observed_at, backend, provider_id,"
+	        " claimed_tier, claimed_mechanism, observed_tier, observed_vendor,"
+	        " confidence, layers_json, verdict, reason, probe_json, duration_ms)"
+	        " VALUES (1, ?, ?, ?, ?, 'bubblewrap', ?, 'kvm', 'high', ?, ?, ?, ?, 42)",
+	        -1, &st, NULL),
+	    SQLITE_OK);
+	const char *v[] = {at,     backend, provider, claimed, observed,
+	                   layers, verdict, reason,   probe};
 	for (int i = 0; i < 9; i++)
 		sqlite3_bind_text(st, i + 1, v[i], -1, SQLITE_STATIC);
 	ck_assert_int_eq(sqlite3_step(st), SQLITE_DONE);
@@ -226,48 +234,61 @@ static void build_fixture(void)
 	snprintf(path, sizeof path, "%s/providers", tmpdir);
 	ck_assert_int_eq(mkdir(path, 0755), 0);
 	snprintf(path, sizeof path, "%s/providers/bubblewrap.json", tmpdir);
-	write_text(path, "{\"id\":\"bubblewrap\",\"name\":\"bubblewrap <b>bold</b>\",\"kind\":\"local\","
-			 "\"tier\":\"CONTAINER\",\"mechanism\":\"bubblewrap\",\"since\":\"2026-09-01\","
-			 "\"backend\":\"bwrap\",\"sources\":[{\"url\":\"https://example.test/bwrap\","
-			 "\"quote\":\"uses <script>alert(1)</script> namespaces\",\"publisher\":\"provider\","
-			 "\"retrieved\":\"2026-09-01\"}],\"history\":[],\"notes\":\"n | m\"}");
+	write_text(
+	    path,
+	    "{\"id\":\"bubblewrap\",\"name\":\"bubblewrap <b>bold</b>\",\"kind\":\"local\","
+	    "\"tier\":\"CONTAINER\",\"mechanism\":\"bubblewrap\",\"since\":\"2026-09-01\","
+	    "\"backend\":\"bwrap\",\"sources\":[{\"url\":\"https://example.test/bwrap\","
+	    "\"quote\":\"uses <script>alert(1)</script> namespaces\",\"publisher\":\"provider\","
+	    "\"retrieved\":\"2026-09-01\"}],\"history\":[],\"notes\":\"n | m\"}");
 	snprintf(path, sizeof path, "%s/providers/e2b.json", tmpdir);
-	write_text(path, "{\"id\":\"e2b\",\"name\":\"E2B\",\"kind\":\"remote\",\"tier\":\"MICROVM\","
-			 "\"mechanism\":\"firecracker\",\"since\":\"2026-11-01\",\"sources\":[{\"url\":"
-			 "\"https://example.test/e2b\",\"quote\":\"Firecracker microVMs\",\"publisher\":"
-			 "\"provider\",\"retrieved\":\"2026-11-20\"}],\"history\":[],\"notes\":\"\"}");
+	write_text(path,
+	           "{\"id\":\"e2b\",\"name\":\"E2B\",\"kind\":\"remote\",\"tier\":\"MICROVM\","
+	           "\"mechanism\":\"firecracker\",\"since\":\"2026-11-01\",\"sources\":[{\"url\":"
+	           "\"https://example.test/e2b\",\"quote\":\"Firecracker microVMs\",\"publisher\":"
+	           "\"provider\",\"retrieved\":\"2026-11-20\"}],\"history\":[],\"notes\":\"\"}");
 
 	snprintf(path, sizeof path, "%s/history.db", tmpdir);
 	isotier_history *h = NULL;
 	isotier_error err = {0};
 	ck_assert_msg(isotier_history_open(&h, path, 0, &err) == 0, "%s", err.message);
 	sqlite3 *db = isotier_history_db(h);
-	exec_sql(db, "INSERT INTO runs(id, started_at, finished_at, tool_version, command, status)"
-		     " VALUES (1, '2026-11-30T10:00:00Z', '2026-11-30T10:00:05Z', '0.1.0', 'verify', 'ok')");
-	const char *layers = "[{\"kind\":\"vm\",\"vendor\":\"firecracker\",\"signals\":[\"virt.cpuid\"]},"
-			     "{\"kind\":\"container\",\"vendor\":\"<script>x</script>\",\"signals\":[\"ns.pid\"]}]";
-	const char *probe = "{\"schema\":\"isotier.probe/1\",\"probe_version\":\"0.1.0\",\"signals\":["
-			    "{\"id\":\"virt.cpuid\",\"family\":\"virt\",\"value\":\"KVMKVMKVM\",\"weight\":\"strong\"},"
-			    "{\"id\":\"ns.pid\",\"family\":\"container\",\"value\":\"\\u001b[31m<img src=x>\","
-			    "\"weight\":\"strong\"}],\"conflicts\":[\"/.dockerenv present\"]}";
-	insert_observation(db, "2026-11-29T10:00:00Z", "bwrap", "bubblewrap", "CONTAINER", "CONTAINER",
-			   "CONFIRMED", "ok", layers, probe);
-	insert_observation(db, "2026-11-30T10:00:00Z", "bwrap", "bubblewrap", "CONTAINER", "MICROVM",
-			   "CONTRADICTED", "claimed <CONTAINER> \x1b[2J | observed", layers, probe);
-	insert_observation(db, "2026-11-30T10:00:01Z", "host", NULL, NULL, "MICROVM", "INCONCLUSIVE",
-			   NULL, "{broken", "[]");
-	exec_sql(db, "INSERT INTO source_checks(run_id, checked_at, provider_id, url, quote, status,"
-		     " http_status, detail) VALUES"
-		     " (1, '2026-11-30T11:00:00Z', 'e2b', 'https://example.test/e2b', 'Firecracker microVMs',"
-		     " 'CHANGED', 200, 'quote gone: <iframe>'),"
-		     " (1, '2026-11-30T11:00:00Z', 'bubblewrap', 'https://example.test/bwrap',"
-		     " 'uses <script>alert(1)</script> namespaces', 'PRESENT', 200, NULL)");
-	exec_sql(db, "INSERT INTO audit_events(at, event, backend, claimed_tier, resolved_tier,"
-		     " required_tier, decision, reason) VALUES"
-		     " ('2026-12-01T09:00:00Z', 'refuse', 'bwrap', 'CONTAINER', 'UNKNOWN', 'MICROVM',"
-		     " 'refused', 'latest observation CONTRADICTED <svg onload=x>'),"
-		     " ('2026-12-01T09:00:01Z', 'create', 'bwrap', 'CONTAINER', 'CONTAINER', 'CONTAINER',"
-		     " 'allowed', 'ok')");
+	exec_sql(
+	    db,
+	    "INSERT INTO runs(id, started_at, finished_at, tool_version, command, status)"
+	    " VALUES (1, '2026-11-30T10:00:00Z', '2026-11-30T10:00:05Z', '0.1.0', 'verify', 'ok')");
+	const char *layers =
+	    "[{\"kind\":\"vm\",\"vendor\":\"firecracker\",\"signals\":[\"virt.cpuid\"]},"
+	    "{\"kind\":\"container\",\"vendor\":\"<script>x</script>\",\"signals\":[\"ns.pid\"]}]";
+	const char *probe =
+	    "{\"schema\":\"isotier.probe/1\",\"probe_version\":\"0.1.0\",\"signals\":["
+	    "{\"id\":\"virt.cpuid\",\"family\":\"virt\",\"value\":\"KVMKVMKVM\",\"weight\":"
+	    "\"strong\"},"
+	    "{\"id\":\"ns.pid\",\"family\":\"container\",\"value\":\"\\u001b[31m<img src=x>\","
+	    "\"weight\":\"strong\"}],\"conflicts\":[\"/.dockerenv present\"]}";
+	insert_observation(db, "2026-11-29T10:00:00Z", "bwrap", "bubblewrap", "CONTAINER",
+	                   "CONTAINER", "CONFIRMED", "ok", layers, probe);
+	insert_observation(db, "2026-11-30T10:00:00Z", "bwrap", "bubblewrap", "CONTAINER",
+	                   "MICROVM", "CONTRADICTED", "claimed <CONTAINER> \x1b[2J | observed",
+	                   layers, probe);
+	insert_observation(db, "2026-11-30T10:00:01Z", "host", NULL, NULL, "MICROVM",
+	                   "INCONCLUSIVE", NULL, "{broken", "[]");
+	exec_sql(db,
+	         "INSERT INTO source_checks(run_id, checked_at, provider_id, url, quote, status,"
+	         " http_status, detail) VALUES"
+	         " (1, '2026-11-30T11:00:00Z', 'e2b', 'https://example.test/e2b', 'Firecracker "
+	         "microVMs',"
+	         " 'CHANGED', 200, 'quote gone: <iframe>'),"
+	         " (1, '2026-11-30T11:00:00Z', 'bubblewrap', 'https://example.test/bwrap',"
+	         " 'uses <script>alert(1)</script> namespaces', 'PRESENT', 200, NULL)");
+	exec_sql(
+	    db,
+	    "INSERT INTO audit_events(at, event, backend, claimed_tier, resolved_tier,"
+	    " required_tier, decision, reason) VALUES"
+	    " ('2026-12-01T09:00:00Z', 'refuse', 'bwrap', 'CONTAINER', 'UNKNOWN', 'MICROVM',"
+	    " 'refused', 'latest observation CONTRADICTED <svg onload=x>'),"
+	    " ('2026-12-01T09:00:01Z', 'create', 'bwrap', 'CONTAINER', 'CONTAINER', 'CONTAINER',"
+	    " 'allowed', 'ok')");
 	isotier_history_close(h);
 }
 
@@ -336,7 +357,8 @@ START_TEST(model_from_fixture)
 	ck_assert_ptr_null(strstr(html, "<svg onload"));
 	ck_assert_ptr_null(strstr(html, "<iframe"));
 	ck_assert_ptr_null(strchr(html, '\x1b'));
-	ck_assert_ptr_nonnull(strstr(html, "uses &lt;script&gt;alert(1)&lt;/script&gt; namespaces"));
+	ck_assert_ptr_nonnull(
+	    strstr(html, "uses &lt;script&gt;alert(1)&lt;/script&gt; namespaces"));
 	ck_assert_ptr_nonnull(strstr(html, "\\x1b[31m&lt;img src=x&gt;"));
 	ck_assert_ptr_nonnull(strstr(html, "<td class=\"v v-contradicted\">CONTRADICTED</td>"));
 	ck_assert_ptr_nonnull(strstr(html, "layers_json: not valid JSON"));
@@ -355,7 +377,7 @@ START_TEST(model_from_fixture)
 	/* Regenerated: the same bytes. */
 	report_model *again = load(NULL, NULL);
 	int (*writers[])(FILE *, const report_model *) = {report_write_html, report_write_json,
-							 report_write_junit, report_write_md};
+	                                                  report_write_junit, report_write_md};
 	char *first[] = {html, json, junit, md};
 	for (int i = 0; i < 4; i++) {
 		char *second = generate(again, writers[i]);

@@ -1,0 +1,284 @@
+/*
+ * report_rows.c - the judgement half of the report model: the tier matrix
+ * (one row per provider and backend, with its latest observation), what needs
+ * attention (contradicted, drifted, stale, overdue), and the verdict timeline.
+ * Pure functions of what report_model.c loaded: no I/O, no clock.
+ */
+#include "report_model.h"
+
+#include <string.h>
+
+/* Worst first: the order a provider's source status is summarised in. */
+int report_status_rank(const char *s)
+{
+	static const char *const order[] = {"GONE", "CHANGED", "UNREACHABLE", "PRESENT"};
+	for (int i = 0; s && i < 4; i++)
+		if (!strcmp(s, order[i]))
+			return i;
+	return s ? 1 : 5; /* an unknown word reads as drift: look at it */
+}
+
+static const report_provider *find_provider(const report_model *m, const char *id)
+{
+	for (size_t i = 0; id && i < m->n_providers; i++)
+		if (!strcmp(m->providers[i].id, id))
+			return &m->providers[i];
+	return NULL;
+}
+
+static bool same(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+static report_row *row_for(report_model *m, const report_observation *o, size_t cap)
+{
+	for (size_t i = 0; i < m->n_rows; i++) {
+		report_row *r = &m->rows[i];
+		if (o->provider_id
+		        ? same(r->provider_id, o->provider_id) && same(r->backend, o->backend)
+		        : same(r->backend, o->backend) && (!r->provider_id || r->provider))
+			return r;
+	}
+	/* A catalogue provider not driven locally, first seen through a backend
+	 * (the host of a job running on it). */
+	for (size_t i = 0; o->provider_id && i < m->n_rows; i++) {
+		report_row *r = &m->rows[i];
+		if (same(r->provider_id, o->provider_id) && !r->backend && !r->n_observations) {
+			r->backend = o->backend;
+			return r;
+		}
+	}
+	if (m->n_rows >= cap)
+		return NULL;
+	report_row *r = &m->rows[m->n_rows++];
+	r->provider_id = o->provider_id;
+	r->backend = o->backend;
+	r->provider = find_provider(m, o->provider_id);
+	return r;
+}
+
+static int cmp_str_null_last(const char *a, const char *b)
+{
+	if (!a || !b)
+		return (a == NULL) - (b == NULL);
+	return strcmp(a, b);
+}
+
+static int cmp_row(const void *x, const void *y)
+{
+	const report_row *a = x, *b = y;
+	int c = cmp_str_null_last(a->provider_id, b->provider_id);
+	return c ? c : cmp_str_null_last(a->backend, b->backend);
+}
+
+int report_build_rows(report_model *m, size_t distinct)
+{
+	size_t cap = m->n_providers + distinct + 1;
+	m->rows = report_arena_alloc(&m->arena, cap * sizeof *m->rows);
+	if (!m->rows)
+		return ISOTIER_ENOMEM;
+	for (size_t i = 0; i < m->n_providers; i++) {
+		report_row *r = &m->rows[m->n_rows++];
+		r->provider = &m->providers[i];
+		r->provider_id = r->provider->id;
+		r->backend = r->provider->backend;
+	}
+	report_row *last = NULL;
+	for (size_t i = 0; i < m->n_observations; i++) {
+		const report_observation *o = &m->observations[i];
+		if (!last || !same(last->backend, o->backend) ||
+		    !same(last->latest ? last->latest->provider_id : NULL, o->provider_id))
+			last = row_for(m, o, cap);
+		if (!last) /* more (provider, backend) pairs than counted: cannot happen in one
+		              snapshot */
+			return ISOTIER_ERROR;
+		last->latest = o; /* observations are oldest first */
+		last->n_observations++;
+	}
+	qsort(m->rows, m->n_rows, sizeof *m->rows, cmp_row);
+	return 0;
+}
+
+int report_attention_add(report_model *m, report_attention_kind kind, bool failing,
+                         const char *subject, const char *detail)
+{
+	if (m->n_attention == m->attention_cap) {
+		size_t ncap = m->attention_cap ? m->attention_cap * 2 : 32;
+		report_attention *n = report_arena_alloc(&m->arena, ncap * sizeof *n);
+		if (!n)
+			return ISOTIER_ENOMEM;
+		if (m->n_attention)
+			memcpy(n, m->attention, m->n_attention * sizeof *n);
+		m->attention = n, m->attention_cap = ncap;
+	}
+	m->attention[m->n_attention++] = (report_attention){
+	    .kind = kind, .failing = failing, .subject = subject, .detail = detail};
+	if (failing)
+		m->n_failing++;
+	return 0;
+}
+
+static int cmp_attention(const void *x, const void *y)
+{
+	const report_attention *a = x, *b = y;
+	if (a->kind != b->kind)
+		return a->kind < b->kind ? -1 : 1;
+	int c = cmp_str_null_last(a->subject, b->subject);
+	return c ? c : cmp_str_null_last(a->detail, b->detail);
+}
+
+static const char *row_label(report_model *m, const report_row *r)
+{
+	if (r->provider_id && r->backend)
+		return report_arena_printf(&m->arena, "%s (%s)", r->provider_id, r->backend);
+	return r->provider_id ? r->provider_id : r->backend ? r->backend : "?";
+}
+
+int report_judge_rows(report_model *m)
+{
+	long today = report_days(m->today);
+	for (size_t i = 0; i < m->n_rows; i++) {
+		report_row *r = &m->rows[i];
+		const report_provider *p = r->provider;
+		const report_observation *o = r->latest;
+		r->claimed_tier = p ? p->tier : o && o->claimed_tier ? o->claimed_tier : NULL;
+		r->mechanism = p ? p->mechanism : o ? o->claimed_mechanism : NULL;
+		const char *label = row_label(m, r);
+		char state[160] = "";
+#define STATE(w) (strcat(strcat(state, state[0] ? ", " : ""), (w)))
+		if (o) {
+			m->latest_counts[o->v]++;
+			r->contradicted = o->v == RV_CONTRADICTED;
+		}
+		if (r->contradicted) {
+			STATE("CONTRADICTED");
+			if (report_attention_add(
+			        m, RA_CONTRADICTED, true, label,
+			        report_arena_printf(
+			            &m->arena,
+			            "observation %lld at %s: claimed %s, observed %s: %s",
+			            (long long)o->id, o->observed_at,
+			            o->claimed_tier ? o->claimed_tier : "-",
+			            o->observed_tier ? o->observed_tier : "-",
+			            o->reason ? o->reason : "no reason stored")) < 0)
+				return ISOTIER_ENOMEM;
+		}
+		if (p &&
+		    (!strcmp(p->source_status, "GONE") || !strcmp(p->source_status, "CHANGED"))) {
+			r->drifted = true;
+			STATE(!strcmp(p->source_status, "GONE") ? "SOURCE GONE" : "SOURCE CHANGED");
+		}
+		if (p && p->source_stale)
+			STATE("SOURCE STALE");
+		if (r->backend && today >= 0) {
+			long seen = o ? report_days(o->observed_at) : -1;
+			r->overdue = seen < 0 || today - seen > m->reverify_days;
+			if (r->overdue) {
+				STATE("OVERDUE");
+				const char *d =
+				    o ? report_arena_printf(
+				            &m->arena,
+				            "last observed %s, more than %d days before %s",
+				            o->observed_at, m->reverify_days, m->today)
+				      : report_arena_printf(&m->arena, "no observation%s%s",
+				                            m->since ? " since " : " stored",
+				                            m->since ? m->since : "");
+				if (report_attention_add(m, RA_OVERDUE, true, label, d) < 0)
+					return ISOTIER_ENOMEM;
+			}
+		}
+		if (!o && !r->backend)
+			STATE("not observed");
+		r->state = report_arena_strndup(&m->arena, state[0] ? state : "ok", sizeof state);
+#undef STATE
+	}
+	/* Per provider, once: sources. */
+	for (size_t i = 0; i < m->n_providers; i++) {
+		const report_provider *p = &m->providers[i];
+		for (size_t j = 0; j < p->n_sources; j++) {
+			const report_source *s = &p->sources[j];
+			if (!s->latest)
+				continue;
+			int r = report_status_rank(s->latest->status);
+			report_attention_kind k = r == 0   ? RA_SOURCE_GONE
+			                          : r == 1 ? RA_SOURCE_CHANGED
+			                          : r == 2 ? RA_SOURCE_UNREACHABLE
+			                                   : RA_COUNT;
+			if (k != RA_COUNT &&
+			    report_attention_add(
+			        m, k, k != RA_SOURCE_UNREACHABLE, p->id,
+			        report_arena_printf(
+			            &m->arena, "%s: %s at %s%s%s", s->url, s->latest->status,
+			            s->latest->checked_at, s->latest->detail ? ": " : "",
+			            s->latest->detail ? s->latest->detail : "")) < 0)
+				return ISOTIER_ENOMEM;
+		}
+		if (p->source_stale &&
+		    report_attention_add(
+		        m, RA_SOURCE_STALE, true, p->id,
+		        p->best_source < 0
+		            ? report_arena_printf(&m->arena,
+		                                  "tier %s has no provider-published quoted source",
+		                                  p->tier)
+		            : report_arena_printf(&m->arena,
+		                                  "tier %s rests on a source retrieved %s, %d days "
+		                                  "before %s (max %d)",
+		                                  p->tier, p->sources[p->best_source].retrieved,
+		                                  p->source_age_days, m->today,
+		                                  m->max_source_age_days)) < 0)
+			return ISOTIER_ENOMEM;
+	}
+	return 0;
+}
+
+int report_build_buckets(report_model *m)
+{
+	long first = -1, last = -1;
+	for (size_t i = 0; i < m->n_observations; i++) {
+		long d = report_days(m->observations[i].observed_at);
+		if (d < 0)
+			continue;
+		if (first < 0 || d < first)
+			first = d;
+		if (d > last)
+			last = d;
+	}
+	if (first < 0)
+		return 0;
+	bool by_day = last - first < REPORT_CHART_BUCKETS;
+	m->bucket_unit = by_day ? "day" : "month";
+	m->buckets = report_arena_alloc(&m->arena, REPORT_CHART_BUCKETS * sizeof *m->buckets);
+	if (!m->buckets)
+		return ISOTIER_ENOMEM;
+	size_t plen = by_day ? 10 : 7;
+	/* Observations are in time order, so buckets fill oldest first; keep the newest. */
+	for (size_t i = 0; i < m->n_observations; i++) {
+		const report_observation *o = &m->observations[i];
+		if (report_days(o->observed_at) < 0)
+			continue;
+		report_bucket *b = m->n_buckets ? &m->buckets[m->n_buckets - 1] : NULL;
+		if (!b || strncmp(b->period, o->observed_at, plen)) {
+			if (m->n_buckets == REPORT_CHART_BUCKETS) {
+				memmove(m->buckets, m->buckets + 1,
+				        (REPORT_CHART_BUCKETS - 1) * sizeof *b);
+				m->n_buckets--;
+			}
+			b = &m->buckets[m->n_buckets++];
+			memset(b, 0, sizeof *b);
+			b->period =
+			    report_arena_printf(&m->arena, "%.*s", (int)plen, o->observed_at);
+			if (!b->period)
+				return ISOTIER_ENOMEM;
+		}
+		b->counts[o->v]++;
+		b->total++;
+	}
+	return 0;
+}
+
+void report_sort_attention(report_model *m)
+{
+	if (m->n_attention)
+		qsort(m->attention, m->n_attention, sizeof *m->attention, cmp_attention);
+}
