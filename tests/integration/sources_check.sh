@@ -59,6 +59,8 @@ big|$base/big|$q
 big-chunked|$base/big-chunked|$q
 error-500|$base/status/500|$q
 rate-limited|$base/status/429|$q
+plain-text|$base/text/readme.md|$q, resumed from a snapshot.
+not-text|$base/pdf/present.html|$q
 refused|http://127.0.0.1:$closed/page/present.html|$q
 EOF2
 # A second provider citing an already-cited page with another quote: one fetch, two rows.
@@ -81,6 +83,7 @@ want = {"present": "PRESENT", "nested": "PRESENT", "typographic": "PRESENT", "ma
         "redirect": "PRESENT", "flaky": "PRESENT", "edited": "CHANGED", "gone-404": "GONE",
         "gone-410": "GONE", "loop": "UNREACHABLE", "slow": "UNREACHABLE", "big": "UNREACHABLE",
         "big-chunked": "UNREACHABLE", "error-500": "UNREACHABLE", "rate-limited": "UNREACHABLE",
+        "plain-text": "PRESENT", "not-text": "UNREACHABLE",
         "refused": "UNREACHABLE"}
 got = {}
 for s in d["sources"]:
@@ -98,18 +101,19 @@ assert "larger than 5242880" in by["big"]["detail"] and "larger than" in by["big
 assert "imed out" in by["slow"]["detail"] or "Timeout" in by["slow"]["detail"], by["slow"]
 assert by["flaky"]["attempts"] == 2, by["flaky"]
 assert by["error-500"]["attempts"] == 3 and by["refused"]["attempts"] == 3
+assert "application/pdf" in by["not-text"]["detail"], by["not-text"]
 assert by["rate-limited"]["attempts"] == 3 and by["rate-limited"]["http_status"] == 429
 assert by["refused"]["http_status"] is None and by["refused"]["content_sha256"] is None
 assert by["edited"]["detail"] == "quote not found on the page"
 assert by["redirect"]["detail"].startswith("redirected to http://127.0.0.1:"), by["redirect"]
 assert len(by["present"]["content_sha256"]) == 64
 c = d["counts"]
-assert (c["checked"], c["PRESENT"], c["CHANGED"], c["GONE"], c["UNREACHABLE"], c["unchecked"]) == (17, 7, 1, 2, 7, 0), c
+assert (c["checked"], c["PRESENT"], c["CHANGED"], c["GONE"], c["UNREACHABLE"], c["unchecked"]) == (19, 8, 1, 2, 8, 0), c
 assert d["status"] == "failed"
 PY
 # The history holds one run and one row per source, with the page's hash.
 assert_eq "$(sqlite3 "$db" "SELECT command || '|' || status || '|' || (finished_at IS NOT NULL) FROM runs")" "sources check|failed|1"
-assert_eq "$(sqlite3 "$db" "SELECT count(*) FROM source_checks WHERE run_id = 1")" 17 "rows for run 1"
+assert_eq "$(sqlite3 "$db" "SELECT count(*) FROM source_checks WHERE run_id = 1")" 19 "rows for run 1"
 want_sha=$(sha256sum "$pages/present.html" | cut -d' ' -f1)
 assert_eq "$(sqlite3 "$db" "SELECT DISTINCT content_sha256 FROM source_checks WHERE provider_id = 'present'")" "$want_sha" "content hash"
 assert_eq "$(sqlite3 "$db" "SELECT status || ' ' || http_status FROM source_checks WHERE provider_id = 'gone-410'")" "GONE 410"
@@ -139,6 +143,16 @@ set +e
 "$bin" sources check --catalogue "$TMP/cat" --db "$db" --jobs 0 >/dev/null 2>&1; rc2=$?
 set -e
 assert_eq "$rc" 64 "unknown --provider"
+# A catalogue that does not load is refused before anything is fetched or stored.
+mkdir "$TMP/broken" && cp "$TMP/cat/present.json" "$TMP/broken/" && echo '{"id": ' >"$TMP/broken/bad.json"
+runs_before=$(sqlite3 "$db" "SELECT count(*) FROM runs")
+set +e
+out=$("$bin" sources check --catalogue "$TMP/broken" --db "$db" 2>&1)
+rc3=$?
+set -e
+assert_eq "$rc3" 65 "broken catalogue"
+assert_contains "$out" "$TMP/broken/bad.json: not valid JSON"
+assert_eq "$(sqlite3 "$db" "SELECT count(*) FROM runs")" "$runs_before" "no run recorded for a broken catalogue"
 assert_eq "$rc2" 64 "--jobs 0"
 assert_eq "$(sqlite3 "$db" "SELECT group_concat(status) FROM runs ORDER BY id")" "failed,ok,ok" "run statuses"
 rows_before=$(sqlite3 "$db" "SELECT count(*) || '/' || group_concat(id) FROM (SELECT id FROM source_checks ORDER BY id)")

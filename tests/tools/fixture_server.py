@@ -7,6 +7,8 @@ tests and benches (Python 3 stdlib only).
 Binds a random free port, writes it to --port-file (atomically), serves until
 --lifetime seconds have passed (default 120), then stops itself. Routes:
   /page/NAME          the file DIR/NAME as text/html; charset=utf-8
+  /text/NAME          the file DIR/NAME as text/plain; charset=utf-8
+  /pdf/NAME           the file DIR/NAME as application/pdf
   /status/CODE        that HTTP status with a small HTML body
   /loop               302 to itself (a redirect loop)
   /redirect/NAME      302 to /page/NAME
@@ -52,13 +54,13 @@ class Handler(BaseHTTPRequestHandler):
         if self.command != "HEAD":
             self.wfile.write(body)
 
-    def page(self, name):
+    def page(self, name, ctype="text/html; charset=utf-8"):
         safe = os.path.basename(name)
         path = os.path.join(ARGS.root, safe)
         if not safe or not os.path.isfile(path):
             return self.send_body(404, b"<html><body>no such fixture</body></html>")
         with open(path, "rb") as f:
-            return self.send_body(200, f.read())
+            return self.send_body(200, f.read(), ctype)
 
     def do_GET(self):
         if ARGS.log:
@@ -75,6 +77,10 @@ class Handler(BaseHTTPRequestHandler):
     def route(self, parts):
         if len(parts) == 2 and parts[0] == "page":
             return self.page(parts[1])
+        if len(parts) == 2 and parts[0] == "text":
+            return self.page(parts[1], "text/plain; charset=utf-8")
+        if len(parts) == 2 and parts[0] == "pdf":
+            return self.page(parts[1], "application/pdf")
         if len(parts) == 2 and parts[0] == "status":
             code = int(parts[1])
             return self.send_body(code, b"<html><body>status %d</body></html>" % code)
