@@ -67,19 +67,22 @@ static int print_json(const char *db, const observation_row *rows, size_t n)
 	return 0;
 }
 
-/* A column cell: sanitized, cut to width (0: no limit). */
+/* A column cell: sanitized, cut to width (0: no limit), padded. */
 static void cell(const char *s, int width)
 {
-	char buf[1024];
-	snprintf(buf, sizeof buf, "%s", s && *s ? s : "-");
-	if (width > 0 && strlen(buf) > (size_t)width) {
-		buf[width - 1] = '~';
-		buf[width] = '\0';
+	const char *v = s && *s ? s : "-";
+	if (width <= 0) {
+		isotier_fputs_sanitized(stdout, v);
+		return;
 	}
+	char buf[128];
+	if (strlen(v) > (size_t)width)
+		snprintf(buf, sizeof buf, "%.*s~", width - 1, v);
+	else
+		snprintf(buf, sizeof buf, "%s", v);
 	isotier_fputs_sanitized(stdout, buf);
-	if (width > 0)
-		for (size_t k = strlen(buf); k < (size_t)width + 2; k++)
-			fputc(' ', stdout);
+	for (size_t k = strlen(buf); k < (size_t)width + 2; k++)
+		fputc(' ', stdout);
 }
 
 static void print_table(const observation_row *rows, size_t n)

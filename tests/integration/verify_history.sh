@@ -58,6 +58,26 @@ assert_contains "$(cat "$TMP/none")" "(no observations)"
 # Read-only: the file is unchanged.
 assert_eq "$(sha256sum "$db" | cut -d' ' -f1)" "$sum_before" "history modified the database"
 
+# A catalogue outside any git repository: commit "unknown". A broken file in
+# it: still judged from the valid entries, recorded, and exit 65 naming the file.
+mkdir -p "$TMP/cat"
+cp "$ISOTIER_ROOT"/catalogue/providers/*.json "$TMP/cat/"
+"$ISOTIER_BIN" verify --backend bwrap --catalogue "$TMP/cat" --db "$db" --json >"$TMP/c.json" || fail "copied catalogue"
+assert_eq "$(json_get "$TMP/c.json" catalogue_commit)" unknown "catalogue commit outside git"
+assert_eq "$(q "SELECT catalogue_commit FROM runs ORDER BY id DESC LIMIT 1")" unknown "stored commit"
+printf '{"id": "broken", "tier": 7' >"$TMP/cat/broken.json"
+set +e
+"$ISOTIER_BIN" verify --backend bwrap --catalogue "$TMP/cat" --db "$db" --json >"$TMP/c2.json" 2>"$TMP/c2.err"
+rc=$?
+set -e
+assert_eq "$rc" 65 "invalid catalogue file"
+assert_contains "$(cat "$TMP/c2.err")" "broken.json"
+assert_eq "$(json_get "$TMP/c2.json" results.0.verdict)" CONFIRMED "valid entries still judged"
+set +e
+"$ISOTIER_BIN" verify --backend bwrap --catalogue "$TMP/no-such-dir" --db "$db" >/dev/null 2>&1
+assert_eq "$?" 65 "missing catalogue directory"
+set -e
+
 # Usage errors.
 set +e
 "$ISOTIER_BIN" history --db "$db" --limit -3 >/dev/null 2>&1; assert_eq "$?" 64 "--limit -3"

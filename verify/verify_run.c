@@ -1,0 +1,192 @@
+/* verify_run.c - `isotier verify` workers: run the probe in one backend. */
+#include "verify_run.h"
+
+#include "../reference/proc.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <string.h>
+#include <time.h>
+
+int64_t verify_now_ms(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ---- reading the probe's output ---------------------------------------- */
+
+typedef struct reader {
+	int out_fd, err_fd;
+	char *out;
+	size_t out_len;
+	bool out_over, oom;
+	char *err;
+	size_t err_len;
+	volatile int64_t deadline; /* 0: none yet; set once the writers are closed */
+} reader;
+
+static void reader_take(reader *r, int *fd, bool is_out)
+{
+	char buf[65536];
+	ssize_t n = read(*fd, buf, sizeof buf);
+	if (n < 0 && (errno == EINTR || errno == EAGAIN))
+		return;
+	if (n <= 0) {
+		close(*fd);
+		*fd = -1;
+		return;
+	}
+	if (!is_out) {
+		size_t room = STDERR_KEEP - 1 - r->err_len;
+		size_t k = (size_t)n < room ? (size_t)n : room;
+		memcpy(r->err + r->err_len, buf, k);
+		r->err_len += k;
+		return;
+	}
+	if (r->out_over || r->oom)
+		return; /* drained and dropped: the child never blocks */
+	if (r->out_len + (size_t)n > PROBE_RESULT_MAX_BYTES) {
+		r->out_over = true;
+		return;
+	}
+	char *o = realloc(r->out, r->out_len + (size_t)n + 1);
+	if (!o) {
+		r->oom = true;
+		return;
+	}
+	memcpy(o + r->out_len, buf, (size_t)n);
+	r->out = o;
+	r->out_len += (size_t)n;
+	r->out[r->out_len] = '\0';
+}
+
+static void *reader_main(void *arg)
+{
+	reader *r = arg;
+	while (r->out_fd >= 0 || r->err_fd >= 0) {
+		struct pollfd pf[2] = {{.fd = r->out_fd, .events = POLLIN}, {.fd = r->err_fd, .events = POLLIN}};
+		int pr = poll(pf, 2, 100);
+		if (pr > 0 && pf[0].revents && r->out_fd >= 0)
+			reader_take(r, &r->out_fd, true);
+		if (pr > 0 && pf[1].revents && r->err_fd >= 0)
+			reader_take(r, &r->err_fd, false);
+		int64_t d = r->deadline;
+		if (d && verify_now_ms() > d)
+			break; /* a straggler outside the sandbox's group holds the pipe */
+	}
+	if (r->out_fd >= 0)
+		close(r->out_fd);
+	if (r->err_fd >= 0)
+		close(r->err_fd);
+	return NULL;
+}
+
+/* ---- one backend, in a worker ------------------------------------------ */
+
+static void run_probe(job *j, const verify_ctx *ctx, const char *capture)
+{
+	const isotier_backend *b = j->backend;
+	isotier_backend_spec spec = {.probe_path = ctx->probe_path,
+				     .capture_dir = capture,
+				     .timeout_s = ctx->timeout_s,
+				     .minimal_root = true};
+	void *state = NULL;
+	int64_t t0 = verify_now_ms();
+	j->rc = b->provision(&state, &spec, &j->err);
+	int64_t t1 = verify_now_ms();
+	j->provision_ms = t1 - t0;
+	if (j->rc < 0)
+		return;
+	int out_p[2] = {-1, -1}, err_p[2] = {-1, -1};
+	if (pipe2(out_p, O_CLOEXEC) != 0 || pipe2(err_p, O_CLOEXEC) != 0) {
+		j->rc = isotier_error_set(&j->err, ISOTIER_EIO, errno, "%s: pipe", b->name);
+		for (int i = 0; i < 2; i++) {
+			if (out_p[i] >= 0)
+				close(out_p[i]);
+			if (err_p[i] >= 0)
+				close(err_p[i]);
+		}
+		b->destroy(state);
+		return;
+	}
+	char errbuf[STDERR_KEEP] = {0};
+	reader r = {.out_fd = out_p[0], .err_fd = err_p[0], .err = errbuf};
+	pthread_t tid;
+	bool reading = pthread_create(&tid, NULL, reader_main, &r) == 0;
+	if (!reading) {
+		close(out_p[0]);
+		close(err_p[0]);
+	}
+	const char *const argv[] = {ISOTIER_GUEST_PROBE, "--json", "--capture", ISOTIER_GUEST_CAPTURE,
+				    NULL};
+	isotier_exec_request req = {.argv = argv,
+				    .stdin_fd = -1,
+				    .stdout_fd = reading ? out_p[1] : -1,
+				    .stderr_fd = reading ? err_p[1] : -1,
+				    .timeout_s = ctx->timeout_s};
+	if (reading) {
+		j->rc = b->exec(state, &req, &j->exit_status, &j->err);
+		j->ran = true;
+	} else {
+		j->rc = isotier_error_set(&j->err, ISOTIER_ENOMEM, 0, "%s: reader thread", b->name);
+	}
+	close(out_p[1]);
+	close(err_p[1]);
+	int64_t t2 = verify_now_ms();
+	j->exec_ms = t2 - t1;
+	b->destroy(state);
+	j->destroy_ms = verify_now_ms() - t2;
+	if (reading) {
+		r.deadline = verify_now_ms() + 2000;
+		pthread_join(tid, NULL);
+	}
+	j->out = r.out;
+	j->out_len = r.out_len;
+	j->out_over = r.out_over || r.oom;
+	memcpy(j->errtxt, errbuf, sizeof j->errtxt);
+	j->errtxt[sizeof j->errtxt - 1] = '\0';
+}
+
+static void run_job(job *j, const verify_ctx *ctx)
+{
+	int64_t t0 = verify_now_ms();
+	j->available = j->backend->available(j->why, sizeof j->why) == 1;
+	if (!j->available)
+		return;
+	char *capture = NULL;
+	j->rc = isotier_mkdtemp(&capture, "isotier-capture-", &j->err);
+	if (j->rc == 0) {
+		run_probe(j, ctx, capture);
+		isotier_error perr = {0};
+		if (evidence_pack_dir(&j->evidence, capture, &perr) < 0)
+			memset(&j->evidence, 0, sizeof j->evidence);
+		isotier_rmtree(capture);
+		free(capture);
+	}
+	j->total_ms = verify_now_ms() - t0;
+}
+
+void *verify_worker_main(void *arg)
+{
+	verify_ctx *ctx = arg;
+	for (;;) {
+		pthread_mutex_lock(&ctx->lock);
+		if (ctx->stop || ctx->next >= ctx->n_jobs) {
+			pthread_mutex_unlock(&ctx->lock);
+			return NULL;
+		}
+		job *j = &ctx->jobs[ctx->next++];
+		pthread_mutex_unlock(&ctx->lock);
+		if (!isotier_proc_interrupted())
+			run_job(j, ctx);
+		else
+			j->rc = isotier_error_set(&j->err, ISOTIER_EINTR, 0, "interrupted");
+		pthread_mutex_lock(&ctx->lock);
+		j->done = true;
+		pthread_cond_broadcast(&ctx->cond);
+		pthread_mutex_unlock(&ctx->lock);
+	}
+}
