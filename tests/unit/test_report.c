@@ -17,23 +17,6 @@
 #include "../../verify/report_model.h"
 #include "history.h"
 
-/* The CLI's helpers live in verify/main.c, which unit suites do not link;
- * weak stand-ins keep this suite linkable whether or not a support file
- * provides them. */
-__attribute__((weak)) void cli_error(const char *fmt, ...)
-{
-	(void)fmt;
-}
-__attribute__((weak)) int cli_fail(const isotier_error *err)
-{
-	(void)err;
-	return 70;
-}
-__attribute__((weak)) const char *cli_default_catalogue(void)
-{
-	return "catalogue/providers";
-}
-
 typedef void (*put_fn)(FILE *, const char *);
 
 static char *render(put_fn put, const char *s)
