@@ -58,6 +58,17 @@ assert_contains "$(cat "$TMP/none")" "(no observations)"
 # Read-only: the file is unchanged.
 assert_eq "$(sha256sum "$db" | cut -d' ' -f1)" "$sum_before" "history modified the database"
 
+# The host judged against a catalogue entry (--host-provider): on this machine
+# kind (a Firecracker microVM) a Firecracker claim is CONFIRMED and a runc
+# (CONTAINER) claim is exceeded.
+if dmesg 2>/dev/null | grep -q FIRECK; then
+  "$ISOTIER_BIN" verify --backend host --host-provider firecracker --db "$db" --json >"$TMP/hp.json" || fail "host vs firecracker"
+  assert_eq "$(json_get "$TMP/hp.json" results.0.verdict) $(json_get "$TMP/hp.json" results.0.provider_id)" "CONFIRMED firecracker" "host vs firecracker"
+  "$ISOTIER_BIN" verify --backend host --host-provider runc --db "$db" --json >"$TMP/hp2.json" || fail "host vs runc"
+  assert_eq "$(json_get "$TMP/hp2.json" results.0.verdict)" EXCEEDS "host vs a CONTAINER claim"
+  assert_eq "$(q "SELECT verdict || ' ' || provider_id || ' ' || claimed_tier FROM observations ORDER BY id DESC LIMIT 1")" "EXCEEDS runc CONTAINER" "stored"
+fi
+
 # A catalogue outside any git repository: commit "unknown". A broken file in
 # it: still judged from the valid entries, recorded, and exit 65 naming the file.
 mkdir -p "$TMP/cat"
