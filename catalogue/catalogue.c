@@ -104,6 +104,10 @@ static const struct field history_fields[] = {
     HF(note, F_TEXT),
 };
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+#define MAX_FIELDS 16 /* parse_object tracks fields seen in a bool[MAX_FIELDS] */
+_Static_assert(N_OF(provider_fields) <= MAX_FIELDS, "too many provider fields");
+_Static_assert(N_OF(source_fields) <= MAX_FIELDS, "too many source fields");
+_Static_assert(N_OF(history_fields) <= MAX_FIELDS, "too many history fields");
 
 struct parse_ctx {
 	const char *file;
@@ -232,7 +236,7 @@ static int parse_object(struct parse_ctx *ctx, void *target, const cJSON *obj, c
 		perr(ctx, path, "must be an object, not %s", json_type_name(obj));
 		return 0;
 	}
-	bool seen[16] = {false};
+	bool seen[MAX_FIELDS] = {false};
 	for (const cJSON *m = obj->child; m; m = m->next) {
 		char fpath[320];
 		const char *key = m->string ? m->string : "";

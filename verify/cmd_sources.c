@@ -391,6 +391,8 @@ static int run_checks(struct run *r, const char *db_path, const char *dir, int j
 	sigemptyset(&sa.sa_mask);
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* A peer closing a TLS connection mid-write must not kill the run. */
+	signal(SIGPIPE, SIG_IGN);
 	isotier_fetch_opts fo = {
 	    .jobs = jobs, .timeout_s = timeout_s, .max_redirects = 5, .stop = &stop_requested};
 	rc = isotier_fetch_all(r->urls, r->n_urls, &fo, on_fetched, r, err);
