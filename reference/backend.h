@@ -7,6 +7,27 @@
  * provision() may create files (bundle, initramfs); nothing may be created
  * before it is called. destroy() removes everything provision() made, on
  * every path, and is safe after a failed exec().
+ *
+ * As implemented (reference/backend_*.c, proc.c, oci.c, cpio.c, guest/init.c):
+ * - Every child (bwrap, runc, runsc, qemu, the host command) runs in its own
+ *   process group under the timeout and is killed with its group on timeout
+ *   (exec returns ISOTIER_ETIMEDOUT) or on SIGINT/SIGTERM (ISOTIER_EINTR);
+ *   runc/runsc containers left registered are `delete -f`'d, temp dirs removed.
+ *   Signals: see proc.h (multi-threaded callers block SIGINT/SIGTERM in every
+ *   thread; isotier_proc_interrupted() tells that one arrived).
+ * - Temporary files go under $TMPDIR (default /tmp): bwrap and host create
+ *   none; runc/runsc a bundle dir (runsc needs $TMPDIR searchable by others);
+ *   qemu-microvm a dir holding the initramfs.
+ * - exec() streams: bwrap, runc and host pass the fds to the child; runsc and
+ *   qemu-microvm relay through pipes (stdout_fd/stderr_fd -1: ours). In
+ *   qemu-microvm the command's stdin is always /dev/null, its output comes
+ *   back framed on the serial console, and the capture dir starts empty in the
+ *   guest and is copied back (bounded) after the command ends.
+ * - host maps ISOTIER_GUEST_PROBE / ISOTIER_GUEST_CAPTURE in argv (also after
+ *   "--opt=") to the spec's host paths, and refuses a rootfs.
+ * - qemu-microvm: $ISOTIER_GUEST_DIR (default .deps/guest: vmlinux or vmlinuz,
+ *   modules/), $ISOTIER_GUEST_INIT (default $(BUILD)/isotier-guest-init),
+ *   $ISOTIER_QEMU_ACCEL=tcg|kvm to skip the cached KVM trial boot.
  */
 #ifndef ISOTIER_BACKEND_H
 #define ISOTIER_BACKEND_H
