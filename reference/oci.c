@@ -146,6 +146,8 @@ static cJSON *build_config(const isotier_oci_bundle *b, const char *const *argv)
 					  "HOME=/", NULL};
 	static const char *const caps[] = {"CAP_AUDIT_WRITE", "CAP_KILL", "CAP_NET_BIND_SERVICE", NULL};
 	static const char *const ro_bind[] = {"rbind", "ro", "nosuid", "nodev", NULL};
+	/* runc: "rro" makes submounts read-only too (mount_setattr AT_RECURSIVE). */
+	static const char *const rro_bind[] = {"rbind", "ro", "rro", "nosuid", "nodev", NULL};
 	static const char *const rw_bind[] = {"rbind", "rw", "nosuid", "nodev", NULL};
 	static const char *const ro_file[] = {"bind", "ro", "nosuid", "nodev", NULL};
 	static const char *const dev_opts[] = {"nosuid", "strictatime", "mode=755", "size=65536k", NULL};
@@ -196,7 +198,7 @@ static cJSON *build_config(const isotier_oci_bundle *b, const char *const *argv)
 		char src[4096], dst[4096];
 		snprintf(src, sizeof src, "%s/%s", base, b->entries[i].name);
 		snprintf(dst, sizeof dst, "/%s", b->entries[i].name);
-		ok = add_mount(mounts, dst, "bind", src, ro_bind);
+		ok = add_mount(mounts, dst, "bind", src, b->rt->gvisor ? ro_bind : rro_bind);
 	}
 	if (ok && b->spec.probe_path)
 		ok = add_mount(mounts, ISOTIER_GUEST_PROBE, "bind", b->spec.probe_path, ro_file);
