@@ -190,6 +190,10 @@ int report_judge_rows(report_model *m)
 		}
 		if (!o && !r->backend)
 			STATE("not observed");
+		/* A claim whose latest observation neither backs nor contradicts it. */
+		if (o && r->claimed_tier &&
+		    (o->v == RV_INCONCLUSIVE || o->v == RV_UNAVAILABLE || o->v == RV_OTHER))
+			STATE("UNCONFIRMED");
 		r->state = report_arena_strndup(&m->arena, state[0] ? state : "ok", sizeof state);
 #undef STATE
 	}
