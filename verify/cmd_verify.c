@@ -9,7 +9,7 @@
  * proc.c's waits read them and kill their children, and the main thread
  * forwards one it catches itself to every worker.
  *
- * Exit status, most severe first: 130 interrupted; 75 history database
+ * Exit status, most severe first: 130 interrupted (143: SIGTERM); 75 history database
  * locked/failing; 70 a probe run failed (timeout, exec error); 69 a backend
  * named with --backend unavailable (with --all: every backend unavailable);
  * 65 bad data (probe output rejected, catalogue file invalid); 1 a
@@ -296,7 +296,8 @@ static void usage(FILE *f)
 		"Probe: $ISOTIER_PROBE, else isotier-probe beside this executable.\n"
 		"Exit: 0 nothing contradicted; 1 CONTRADICTED; 64 usage; 65 bad data (probe\n"
 		"output rejected, catalogue invalid); 69 a requested backend unavailable (--all:\n"
-		"every one); 70 a probe run failed or timed out; 75 database locked; 130 interrupted.\n");
+		"every one); 70 a probe run failed or timed out; 75 database locked; 130 interrupted\n"
+		"(143 by SIGTERM).\n");
 }
 
 static int parse_int(const char *opt, const char *s, long lo, long hi, long *out)
@@ -416,8 +417,9 @@ static int db_fail(const isotier_error *err, const char *db, long busy_ms)
 }
 
 /* A signal the main thread caught itself goes to every worker: each reads it
- * from its proc.c signalfd and kills its child. */
-static bool poll_signal(verify_ctx *ctx, pthread_t *tids, size_t n_threads)
+ * from its proc.c signalfd and kills its child. Returns the signal (one a
+ * worker consumed counts too), 0 when none came. */
+static int poll_signal(verify_ctx *ctx, pthread_t *tids, size_t n_threads)
 {
 	sigset_t set;
 	sigemptyset(&set);
@@ -429,9 +431,11 @@ static bool poll_signal(verify_ctx *ctx, pthread_t *tids, size_t n_threads)
 		ctx->stop = true;
 		for (size_t i = 0; i < n_threads; i++)
 			pthread_kill(tids[i], sig);
-		return true;
+		ctx->signal = sig;
 	}
-	return isotier_proc_interrupted();
+	if (!ctx->signal && isotier_proc_interrupted())
+		ctx->signal = isotier_proc_interrupt_signal();
+	return ctx->signal;
 }
 
 static int verify_main(int argc, char **argv)
@@ -601,7 +605,8 @@ static int verify_main(int argc, char **argv)
 	}
 	if (o.all && n_handled && n_unavailable == n_handled)
 		unavailable_req = true;
-	int rc = interrupted ? EXIT_INTERRUPTED
+	/* 130 for SIGINT, 143 for SIGTERM: the shell's convention. */
+	int rc = interrupted ? (ctx.signal > 0 ? 128 + ctx.signal : EXIT_INTERRUPTED)
 		 : db_error  ? EXIT_TEMPFAIL
 		 : failed    ? EXIT_SOFTWARE
 		 : unavailable_req ? EXIT_UNAVAIL

@@ -50,6 +50,7 @@ typedef struct verify_ctx {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	volatile bool stop;
+	int signal; /* the SIGINT/SIGTERM that stopped the run (main thread only) */
 } verify_ctx;
 
 /* Monotonic milliseconds. */
