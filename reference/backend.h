@@ -20,7 +20,9 @@
  *   qemu-microvm a dir holding the initramfs.
  * - exec() streams: bwrap, runc and host pass the fds to the child; runsc and
  *   qemu-microvm relay through pipes (stdout_fd/stderr_fd -1: ours). In
- *   qemu-microvm the command's stdin is always /dev/null, its output comes
+ *   qemu-microvm the command's stdin is a copy of stdin_fd when that is a
+ *   regular file (<= 16 MiB), else /dev/null (a pipe or a terminal is not read:
+ *   it could block before the VM boots); its output comes
  *   back framed on the serial console, and the capture dir starts empty in the
  *   guest and is copied back (bounded) after the command ends.
  * - host maps ISOTIER_GUEST_PROBE / ISOTIER_GUEST_CAPTURE in argv (also after

@@ -80,8 +80,43 @@ static int qemu_available(char *why, size_t why_len)
 
 /* ---- initramfs --------------------------------------------------------- */
 
+#define MAX_STDIN ((size_t)16 << 20)
+
+/* The command's stdin goes into the initramfs: only from a regular file (a pipe or
+ * terminal could keep us waiting forever before the VM even boots). */
+static int read_stdin(char **out, size_t *len, int fd, isotier_error *err)
+{
+	*out = NULL;
+	*len = 0;
+	struct stat st;
+	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+		return 0;
+	char path[64];
+	snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+	off_t pos = lseek(fd, 0, SEEK_CUR);
+	if (pos > 0 && pos <= st.st_size) {
+		/* from the current offset, like a child reading the fd would */
+		size_t n = (size_t)(st.st_size - pos);
+		if (n > MAX_STDIN)
+			return isotier_error_set(err, ISOTIER_EINVAL, 0, "stdin larger than %zu bytes", MAX_STDIN);
+		char *buf = malloc(n + 1);
+		if (!buf)
+			return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+		ssize_t r = pread(fd, buf, n, pos);
+		if (r < 0) {
+			free(buf);
+			return isotier_error_set(err, ISOTIER_EIO, errno, "read stdin");
+		}
+		*out = buf;
+		*len = (size_t)r;
+		return 0;
+	}
+	int rc = isotier_read_file(out, len, path, MAX_STDIN, err);
+	return rc ? isotier_error_prefix(err, "stdin") : 0;
+}
+
 static int write_initramfs(const qemu_state *s, const char *path, const char *mode,
-			   const char *const *argv, isotier_error *err)
+			   const char *const *argv, int stdin_fd, isotier_error *err)
 {
 	FILE *f = fopen(path, "we");
 	if (!f)
@@ -110,6 +145,12 @@ static int write_initramfs(const qemu_state *s, const char *path, const char *mo
 		}
 		isotier_cpio_add(&c, ".isotier/args", S_IFREG | 0644, 0, 0, args, alen);
 	}
+	cleanup_free char *in = NULL;
+	size_t in_len = 0;
+	if (!rc)
+		rc = read_stdin(&in, &in_len, stdin_fd, err);
+	if (!rc && in)
+		isotier_cpio_add(&c, ".isotier/stdin", S_IFREG | 0600, 0, 0, in, in_len);
 	if (!rc)
 		rc = isotier_cpio_add_file(&c, "init", s->paths.init, 0755, err);
 	if (!rc && s->spec.probe_path && strcmp(mode, "trial"))
@@ -465,7 +506,7 @@ static bool kvm_trial(qemu_state *s)
 	char initrd[4096];
 	snprintf(initrd, sizeof initrd, "%s/trial.cpio", s->dir);
 	bool ok = false;
-	if (write_initramfs(s, initrd, "trial", NULL, NULL) == 0) {
+	if (write_initramfs(s, initrd, "trial", NULL, -1, NULL) == 0) {
 		console con = {.spec = &s->spec, .out_fd = -1, .err_fd = -1, .exit_code = -1, .cap_fd = -1};
 		isotier_capture qerr = {.max = 4096};
 		int status = -1;
@@ -534,7 +575,7 @@ static int qemu_exec(void *p, const isotier_exec_request *req, int *exit_status,
 	char initrd[4096];
 	snprintf(initrd, sizeof initrd, "%s/initrd.cpio", s->dir);
 	bool share = !s->spec.minimal_root;
-	rc = write_initramfs(s, initrd, share ? "9p" : "min", req->argv, err);
+	rc = write_initramfs(s, initrd, share ? "9p" : "min", req->argv, req->stdin_fd, err);
 	if (rc)
 		return isotier_error_prefix(err, "qemu-microvm: initramfs");
 	console *con = calloc(1, sizeof *con);

@@ -6,6 +6,7 @@
  *   /init                      this program
  *   /.isotier/args             the command, NUL-separated
  *   /.isotier/mode             "min" (initramfs only) or "9p" (host view over virtio-9p)
+ *   /.isotier/stdin            the command's stdin (optional; else /dev/null)
  *   /.isotier/isotier-probe    the probe (optional)
  *   /.isotier/capture/         the capture dir (empty)
  *   /.isotier/modules/         the 9p modules and "order" (mode 9p)
@@ -312,8 +313,10 @@ int main(void)
 		fail("fork");
 	if (pid == 0) {
 		setsid();
-		int nul = open("/dev/null", O_RDONLY);
-		dup2(nul, 0);
+		int in = open("/.isotier/stdin", O_RDONLY);
+		if (in < 0)
+			in = open("/dev/null", O_RDONLY);
+		dup2(in, 0);
 		dup2(out[1], 1);
 		dup2(errp[1], 2);
 		if (chdir("/") != 0)
