@@ -236,6 +236,33 @@ int report_judge_rows(report_model *m)
 	return 0;
 }
 
+/* The civil date of a day number: the inverse of report_days(). */
+static void civil_from_days(long z, long *y, unsigned *mo, unsigned *d)
+{
+	z += 719468;
+	long era = (z >= 0 ? z : z - 146096) / 146097;
+	unsigned doe = (unsigned)(z - era * 146097);
+	unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	unsigned mp = (5 * doy + 2) / 153;
+	*d = doy - (153 * mp + 2) / 5 + 1;
+	*mo = mp < 10 ? mp + 3 : mp - 9;
+	*y = (long)yoe + era * 400 + (*mo <= 2);
+}
+
+static long bucket_key(long day, bool by_day)
+{
+	if (by_day)
+		return day;
+	long y;
+	unsigned mo, d;
+	civil_from_days(day, &y, &mo, &d);
+	return y * 12 + (long)mo - 1;
+}
+
+/* Verdict counts per day (per month beyond REPORT_CHART_BUCKETS days), every
+ * period from the first to the last, empty ones included: a week without
+ * verification must show as a gap. The newest REPORT_CHART_BUCKETS periods. */
 int report_build_buckets(report_model *m)
 {
 	long first = -1, last = -1;
@@ -252,29 +279,36 @@ int report_build_buckets(report_model *m)
 		return 0;
 	bool by_day = last - first < REPORT_CHART_BUCKETS;
 	m->bucket_unit = by_day ? "day" : "month";
-	m->buckets = report_arena_alloc(&m->arena, REPORT_CHART_BUCKETS * sizeof *m->buckets);
+	long lo = bucket_key(first, by_day), hi = bucket_key(last, by_day);
+	if (hi - lo + 1 > REPORT_CHART_BUCKETS)
+		lo = hi - REPORT_CHART_BUCKETS + 1;
+	m->n_buckets = (size_t)(hi - lo + 1);
+	m->buckets = report_arena_alloc(&m->arena, m->n_buckets * sizeof *m->buckets);
 	if (!m->buckets)
 		return ISOTIER_ENOMEM;
-	size_t plen = by_day ? 10 : 7;
-	/* Observations are in time order, so buckets fill oldest first; keep the newest. */
+	for (size_t k = 0; k < m->n_buckets; k++) {
+		long key = lo + (long)k, y;
+		unsigned mo, d;
+		if (by_day) {
+			civil_from_days(key, &y, &mo, &d);
+			m->buckets[k].period =
+			    report_arena_printf(&m->arena, "%04ld-%02u-%02u", y, mo, d);
+		} else {
+			m->buckets[k].period =
+			    report_arena_printf(&m->arena, "%04ld-%02ld", key / 12, key % 12 + 1);
+		}
+		if (!m->buckets[k].period)
+			return ISOTIER_ENOMEM;
+	}
 	for (size_t i = 0; i < m->n_observations; i++) {
 		const report_observation *o = &m->observations[i];
-		if (report_days(o->observed_at) < 0)
+		long d = report_days(o->observed_at);
+		if (d < 0)
 			continue;
-		report_bucket *b = m->n_buckets ? &m->buckets[m->n_buckets - 1] : NULL;
-		if (!b || strncmp(b->period, o->observed_at, plen)) {
-			if (m->n_buckets == REPORT_CHART_BUCKETS) {
-				memmove(m->buckets, m->buckets + 1,
-				        (REPORT_CHART_BUCKETS - 1) * sizeof *b);
-				m->n_buckets--;
-			}
-			b = &m->buckets[m->n_buckets++];
-			memset(b, 0, sizeof *b);
-			b->period =
-			    report_arena_printf(&m->arena, "%.*s", (int)plen, o->observed_at);
-			if (!b->period)
-				return ISOTIER_ENOMEM;
-		}
+		long key = bucket_key(d, by_day);
+		if (key < lo || key > hi)
+			continue;
+		report_bucket *b = &m->buckets[key - lo];
 		b->counts[o->v]++;
 		b->total++;
 	}

@@ -333,6 +333,14 @@ START_TEST(model_from_fixture)
 	ck_assert_int_eq(m->attention[2].kind, RA_SOURCE_STALE);
 	ck_assert_uint_eq(m->n_failing, 3);
 	ck_assert_uint_eq(m->n_evidence, 2); /* the latest of bwrap and of host */
+	ck_assert_str_eq(m->bucket_unit, "day");
+	ck_assert_uint_eq(m->n_buckets, 2);
+	ck_assert_str_eq(m->buckets[0].period, "2026-11-29");
+	ck_assert_uint_eq(m->buckets[0].counts[RV_CONFIRMED], 1);
+	ck_assert_str_eq(m->buckets[1].period, "2026-11-30");
+	ck_assert_uint_eq(m->buckets[1].counts[RV_CONTRADICTED], 1);
+	ck_assert_uint_eq(m->buckets[1].counts[RV_INCONCLUSIVE], 1);
+	ck_assert_uint_eq(m->buckets[1].total, 2);
 
 	char *html = generate(m, report_write_html);
 	ck_assert_ptr_null(strstr(html, "<script"));
@@ -382,6 +390,45 @@ START_TEST(model_from_fixture)
 }
 END_TEST
 
+START_TEST(timeline_months_with_gaps)
+{
+	char dir[] = "/tmp/test_report_tl.XXXXXX", path[128];
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(path, sizeof path, "%s/h.db", dir);
+	isotier_history *h = NULL;
+	isotier_error err = {0};
+	ck_assert_int_eq(isotier_history_open(&h, path, 0, &err), 0);
+	sqlite3 *db = isotier_history_db(h);
+	exec_sql(db, "INSERT INTO runs(id, started_at, tool_version, command) VALUES (1, "
+	             "'2025-12-31T00:00:00Z', '0', 'verify')");
+	insert_observation(db, "2025-12-31T23:59:59Z", "bwrap", NULL, NULL, "CONTAINER",
+	                   "CONFIRMED", NULL, NULL, NULL);
+	insert_observation(db, "2026-03-01T00:00:00Z", "bwrap", NULL, NULL, "CONTAINER",
+	                   "CONFIRMED", NULL, NULL, NULL);
+	insert_observation(db, "not a date", "bwrap", NULL, NULL, "CONTAINER", "EXCEEDS", NULL,
+	                   NULL, NULL);
+	isotier_history_close(h);
+	report_options opts = {.db_path = path};
+	report_model *m = NULL;
+	ck_assert_int_eq(report_model_load(&m, &opts, &err), 0);
+	ck_assert_str_eq(m->bucket_unit, "month");
+	ck_assert_uint_eq(m->n_buckets, 4); /* 2025-12 .. 2026-03, the empty months included */
+	ck_assert_str_eq(m->buckets[0].period, "2025-12");
+	ck_assert_str_eq(m->buckets[1].period, "2026-01");
+	ck_assert_uint_eq(m->buckets[1].total, 0);
+	ck_assert_str_eq(m->buckets[3].period, "2026-03");
+	ck_assert_uint_eq(m->buckets[3].total, 1);
+	ck_assert_uint_eq(m->n_observations, 3); /* the garbled date is listed, not charted */
+	ck_assert_uint_eq(m->n_rows, 1);
+	/* no catalogue: the row has no claim; "not a date" sorts last, so it is the latest */
+	ck_assert_str_eq(m->rows[0].latest->verdict, "EXCEEDS");
+	report_model_free(m);
+	char cmd[96];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+END_TEST
+
 START_TEST(model_errors)
 {
 	report_options opts = {.db_path = "/nonexistent/history.db"};
@@ -411,6 +458,7 @@ int main(void)
 	TCase *tm = tcase_create("model");
 	tcase_set_timeout(tm, 60);
 	tcase_add_test(tm, model_from_fixture);
+	tcase_add_test(tm, timeline_months_with_gaps);
 	tcase_add_test(tm, model_errors);
 	suite_add_tcase(s, tm);
 	SRunner *sr = srunner_create(s);
