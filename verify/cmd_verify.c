@@ -74,11 +74,14 @@ static void judge_job(job *j, const char *host_provider)
 	}
 	char reason[JUDGE_REASON_MAX];
 	j->verdict = judge(&claim, &j->probe, reason, sizeof reason);
+	/* judge() says "no claim to judge; observed ...": say which claim is missing. */
+	const char *observed = strstr(reason, "observed ");
 	if (!j->claim && !strcmp(j->backend->name, "host") && !host_provider)
-		snprintf(j->reason, sizeof j->reason, "no claim (pass --host-provider); %s", reason);
+		snprintf(j->reason, sizeof j->reason, "no claim (pass --host-provider); %s",
+			 observed ? observed : reason);
 	else if (!j->claim)
 		snprintf(j->reason, sizeof j->reason, "no catalogue entry claims backend %s; %s",
-			 j->backend->name, reason);
+			 j->backend->name, observed ? observed : reason);
 	else
 		snprintf(j->reason, sizeof j->reason, "%s", reason);
 }

@@ -48,7 +48,10 @@ q() { sqlite3 -batch -noheader "$db" "$1"; }
 run=$(json_get "$TMP/out.json" run_id)
 assert_eq "$(q "SELECT status FROM runs WHERE id = $run")" ok "run status"
 assert_eq "$(q "SELECT tool_version FROM runs WHERE id = $run")" "$("$ISOTIER_BIN" --version | cut -d' ' -f2)" "tool version"
-assert_eq "$(q "SELECT catalogue_commit FROM runs WHERE id = $run")" "$(git -C "$ISOTIER_ROOT" rev-parse HEAD)" "catalogue commit"
+commit=$(q "SELECT catalogue_commit FROM runs WHERE id = $run")
+assert_eq "$commit" "$(json_get "$TMP/out.json" catalogue_commit)" "catalogue commit"
+[[ "$commit" =~ ^[0-9a-f]{40}$ ]] || fail "catalogue commit '$commit' is not a commit id"
+git -C "$ISOTIER_ROOT" merge-base --is-ancestor "$commit" HEAD || fail "catalogue commit $commit is not in this repository's history"
 assert_eq "$(q "SELECT count(*) FROM observations WHERE run_id = $run")" 5 "one observation per backend"
 assert_eq "$(q "SELECT group_concat(backend || '=' || verdict || '/' || observed_tier, ' ') FROM (SELECT * FROM observations WHERE run_id = $run ORDER BY backend)")" \
   "bwrap=CONFIRMED/CONTAINER host=INCONCLUSIVE/$(cut -d' ' -f2 <<<"$host") qemu-microvm=CONFIRMED/MICROVM runc=CONFIRMED/CONTAINER runsc=CONFIRMED/GVISOR" "rows"
