@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -112,9 +113,14 @@ static int capture_add(isotier_capture *c, const char *buf, size_t n)
 /* The child side after fork: only async-signal-safe calls. */
 static __attribute__((noreturn)) void child_exec(const char *prog, const isotier_proc_opts *o,
 						 int in_fd, int out_fd, int err_fd, int errpipe,
-						 const sigset_t *mask)
+						 const sigset_t *mask, pid_t parent)
 {
 	setpgid(0, 0);
+	/* If we die (even by SIGKILL) the child goes too; the parent thread waits for it, so
+	 * the thread-exit semantics of PDEATHSIG never fire early. */
+	prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (getppid() != parent)
+		_exit(127);
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGPIPE, SIG_DFL);
@@ -245,6 +251,7 @@ int isotier_proc_run(const isotier_proc_opts *o, int *exit_status, isotier_error
 	sigdelset(&child_mask, SIGINT);
 	sigdelset(&child_mask, SIGTERM);
 
+	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0) {
 		int e = errno;
@@ -252,7 +259,7 @@ int isotier_proc_run(const isotier_proc_opts *o, int *exit_status, isotier_error
 		return isotier_error_set(err, ISOTIER_EIO, e, "fork %s", name);
 	}
 	if (pid == 0)
-		child_exec(prog, o, in_fd, out_fd, err_fd, ep_w, &child_mask);
+		child_exec(prog, o, in_fd, out_fd, err_fd, ep_w, &child_mask, parent);
 	setpgid(pid, pid); /* also done by the child; whichever runs first wins */
 	close_fd(&out_w);
 	close_fd(&err_w);
