@@ -34,7 +34,7 @@ CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
 SAN_OBJS := $(patsubst %.c,$(BUILD)/san/%.o,$(LIB_SRCS) $(CLI_LIB_SRCS) $(PROBE_LIB_SRCS) $(TEST_SUPPORT_SRCS))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 # Misbehaving stand-ins for the probe (verify fault tests): one static binary per mode.
-FAULT_PROBES := $(addprefix $(BUILD)/tests/fault-probe-,hang garbage huge none)
+FAULT_PROBES := $(addprefix $(BUILD)/tests/fault-probe-,hang garbage huge none evil)
 
 .PHONY: all deps run test unit integration bench lint format clean
 all: $(BUILD)/isotier-probe $(BUILD)/libisotier.a $(BUILD)/libisotier.so $(BUILD)/isotier $(BUILD)/isotier.pc $(FAULT_PROBES)

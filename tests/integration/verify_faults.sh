@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # verify under faults, on real backends: a probe that hangs (killed at
 # --timeout, nothing leaks), prints garbage (rejected), prints 100 MiB (capped,
-# memory bounded); a backend binary missing (UNAVAILABLE, exit 69); no probe.
+# memory bounded); a backend binary missing (UNAVAILABLE, exit 69); no probe;
+# a hostile capture directory.
 . "$ISOTIER_ROOT/tests/lib.sh"
 
 for tool in bwrap runc runsc sqlite3; do
@@ -128,5 +129,30 @@ ISOTIER_PROBE=$TMP/no-such-probe "$ISOTIER_BIN" verify --backend bwrap --db "$db
 assert_eq "$?" 69 "missing probe"
 set -e
 assert_contains "$(cat "$TMP/np.err")" "no-such-probe"
+# 6. A hostile capture directory: the evidence archive stores the symlink as a
+#    link (never /etc/shadow's bytes), skips the fifo, the 8 MiB file (over the
+#    4 MiB budget) and the unrepresentable name, and stops at 16 levels.
+[ -x "$faults/fault-probe-evil" ] || fail "fault probe evil not built"
+set +e
+ISOTIER_PROBE=$faults/fault-probe-evil "$ISOTIER_BIN" verify --backend bwrap --backend host --db "$db" --json >"$TMP/e.json" 2>"$TMP/e.err"
+rc=$?
+set -e
+assert_eq "$rc" 1 "a NONE observation contradicts bwrap's claim ($(cat "$TMP/e.err"))"
+for b in bwrap host; do
+  q "SELECT writefile('$TMP/$b-evil.tar', evidence) FROM observations WHERE backend = '$b' ORDER BY id DESC LIMIT 1" >/dev/null
+  python3 - "$TMP/$b-evil.tar" <<'EOF' || fail "$b: hostile capture archived wrongly"
+import sys, tarfile
+t = tarfile.open(sys.argv[1])
+m = {x.name.rstrip("/"): x for x in t.getmembers()}
+assert m["shadow"].issym() and m["shadow"].linkname == "/etc/shadow" and m["shadow"].size == 0, m["shadow"]
+assert t.extractfile("ok.txt").read() == b"fine\n"
+assert "fifo" not in m and "big" not in m, sorted(m)
+assert not any(len(n) > 200 for n in m), "long name kept"
+depth = max(n.count("/") + 1 for n in m if n.startswith("d"))
+assert depth == 16, depth
+EOF
+done
+[ -z "$(ls -A "$TMPDIR")" ] || fail "temporary files left: $(ls -A "$TMPDIR")"
+
 assert_eq "$(q "PRAGMA integrity_check")" ok "integrity"
 echo "faults ok"

@@ -10,12 +10,17 @@
  *   garbage  prints bytes that are not JSON
  *   huge     prints 100 MiB: a JSON document that never ends
  *   none     prints a well-formed document observing no boundary (NONE)
+ *   evil     fills the capture directory (argv: --capture DIR) with what a
+ *            hostile sandbox would: a symlink to /etc/shadow, a fifo, an 8 MiB
+ *            file, 40 nested directories, a 250-byte name; then prints as none
  */
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/prctl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #ifndef FAULT_MODE
@@ -70,7 +75,34 @@ static void none(void)
 	write_all(doc, sizeof doc - 1);
 }
 
-int main(void)
+static void evil(const char *dir)
+{
+	if (!dir || chdir(dir) != 0)
+		exit(3);
+	if (symlink("/etc/shadow", "shadow") != 0 || mkfifo("fifo", 0644) != 0)
+		exit(4);
+	int fd = open("big", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || ftruncate(fd, 8 << 20) != 0)
+		exit(5);
+	close(fd);
+	char name[251];
+	memset(name, 'n', sizeof name - 1);
+	name[sizeof name - 1] = '\0';
+	fd = open(name, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0)
+		exit(6);
+	close(fd);
+	fd = open("ok.txt", O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	if (fd < 0 || write(fd, "fine\n", 5) != 5)
+		exit(7);
+	close(fd);
+	for (int i = 0; i < 40; i++)
+		if (mkdir("d", 0755) != 0 || chdir("d") != 0)
+			exit(8);
+	none();
+}
+
+int main(int argc, char **argv)
 {
 	const char *mode = getenv("ISOTIER_FAULT_MODE");
 	if (!mode || !*mode)
@@ -83,6 +115,8 @@ int main(void)
 		huge();
 	else if (!strcmp(mode, "none"))
 		none();
+	else if (!strcmp(mode, "evil"))
+		evil(argc > 3 && !strcmp(argv[2], "--capture") ? argv[3] : NULL);
 	else
 		return 2;
 	return 0;
