@@ -26,7 +26,7 @@ static const char *const css =
     ".v-contradicted{color:#fff;background:#b71c1c}.v-inconclusive{color:#6d4c00;background:#"
     "fff3c4}"
     ".v-unavailable{color:#555}.v-other{color:#4a148c}"
-    ".bad{color:#b71c1c;font-weight:bold}.ok{color:#1b5e20;font-weight:bold}"
+    ".bad{color:#b71c1c;font-weight:bold}.ok{color:#1b5e20;font-weight:bold}.note{color:#6d4c00}"
     ".overall{font-size:1.2em;padding:.5em .8em;border:3px solid #1b5e20}"
     ".overall.fail{border-color:#b71c1c}"
     "blockquote{margin:.3em 0 .6em 1em;padding:.2em .8em;border-left:4px solid #999;"
@@ -197,7 +197,12 @@ static void matrix(FILE *f, const report_model *m)
 		verdict_cell(f, o ? o->verdict : NULL, o ? o->v : RV_OTHER);
 		td(f, o ? o->observed_at : NULL);
 		td_num(f, (long long)r->n_observations);
-		fprintf(f, "<td class=\"%s\">", strcmp(r->state, "ok") ? "bad" : "ok");
+		bool alert = r->contradicted || r->drifted || r->overdue ||
+		             (r->provider && r->provider->source_stale);
+		fprintf(f, "<td class=\"%s\">",
+		        alert                    ? "bad"
+		        : strcmp(r->state, "ok") ? "note"
+		                                 : "ok");
 		E(r->state);
 		fputs("</td></tr>\n", f);
 	}
