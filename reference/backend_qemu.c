@@ -11,6 +11,7 @@
  * (cached per host kernel in $XDG_CACHE_HOME/isotier); otherwise TCG.
  */
 #include "backend_util.h"
+#include "backend_qemu_console.h"
 #include "cpio.h"
 
 #include <errno.h>
@@ -23,10 +24,6 @@
 #define ISOTIER_BUILD_DIR ISOTIER_SOURCE_DIR "/build"
 #endif
 
-#define MAX_LINE 8192
-#define MAX_CAPTURE_FILE ((size_t)16 << 20)
-#define MAX_CAPTURE_TOTAL ((size_t)64 << 20)
-#define MAX_CAPTURE_FILES 4096
 
 typedef struct qemu_paths {
 	char guest_dir[1024];
@@ -182,239 +179,10 @@ static int write_initramfs(const qemu_state *s, const char *path, const char *mo
 	return rc ? rc : frc;
 }
 
-/* ---- console protocol ---------------------------------------------------- */
-
-typedef struct console {
-	const isotier_spec_copy *spec;
-	int out_fd, err_fd;
-	char line[MAX_LINE + 1];
-	size_t len;
-	bool overlong;
-	bool started;
-	int exit_code; /* -1 until ISOTIER-EXIT */
-	char fail[512];
-	/* capture */
-	bool capture_ended;
-	int cap_fd;
-	char cap_name[512];
-	size_t cap_expect, cap_got, cap_total, cap_files;
-	char problem[512]; /* first protocol problem */
-	bool debug;        /* $ISOTIER_QEMU_DEBUG: raw console to stderr */
-} console;
-
-static void problem(console *c, const char *fmt, const char *arg)
-{
-	if (!c->problem[0])
-		snprintf(c->problem, sizeof c->problem, fmt, arg);
-}
-
-static int b64val(int ch)
-{
-	if (ch >= 'A' && ch <= 'Z')
-		return ch - 'A';
-	if (ch >= 'a' && ch <= 'z')
-		return ch - 'a' + 26;
-	if (ch >= '0' && ch <= '9')
-		return ch - '0' + 52;
-	if (ch == '+')
-		return 62;
-	if (ch == '/')
-		return 63;
-	return -1;
-}
-
-/* Decodes one base64 line (no whitespace inside); returns bytes or -1. */
-static ssize_t b64decode(const char *s, size_t n, unsigned char *out)
-{
-	if (n % 4)
-		return -1;
-	size_t o = 0;
-	for (size_t i = 0; i < n; i += 4) {
-		int v[4];
-		for (int k = 0; k < 4; k++) {
-			v[k] = s[i + k] == '=' && i + 4 == n && k >= 2 ? 0 : b64val((unsigned char)s[i + k]);
-			if (v[k] < 0)
-				return -1;
-		}
-		if (s[i + 2] == '=' && s[i + 3] != '=')
-			return -1;
-		unsigned w = (unsigned)v[0] << 18 | (unsigned)v[1] << 12 | (unsigned)v[2] << 6 | (unsigned)v[3];
-		out[o++] = (unsigned char)(w >> 16);
-		if (s[i + 2] != '=')
-			out[o++] = (unsigned char)(w >> 8);
-		if (s[i + 3] != '=')
-			out[o++] = (unsigned char)w;
-	}
-	return (ssize_t)o;
-}
-
-static void write_fd(int fd, const unsigned char *p, size_t n)
-{
-	isotier_relay r = {.fd = fd};
-	isotier_relay_sink(&r, (const char *)p, n);
-}
-
-static void capture_close(console *c)
-{
-	if (c->cap_fd >= 0) {
-		close(c->cap_fd);
-		c->cap_fd = -1;
-		if (c->cap_got != c->cap_expect)
-			problem(c, "capture file %.200s: size differs from its header", c->cap_name);
-	}
-	c->cap_name[0] = '\0';
-}
-
-static bool relpath_ok(const char *p)
-{
-	if (!*p || *p == '/' || strlen(p) >= 400)
-		return false;
-	int depth = 0;
-	for (const char *seg = p; seg; depth++) {
-		const char *slash = strchr(seg, '/');
-		size_t l = slash ? (size_t)(slash - seg) : strlen(seg);
-		if (l == 0 || (l == 1 && seg[0] == '.') || (l == 2 && seg[0] == '.' && seg[1] == '.'))
-			return false;
-		seg = slash ? slash + 1 : NULL;
-	}
-	for (const unsigned char *q = (const unsigned char *)p; *q; q++)
-		if (*q <= ' ' || *q == 0x7f || *q == '\\')
-			return false;
-	return depth <= 8;
-}
-
-/* Opens relpath under the capture dir for writing, creating parents, never
- * following a symlink. */
-static int capture_open(const char *dir, const char *rel)
-{
-	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
-		return -1;
-	char buf[512];
-	snprintf(buf, sizeof buf, "%s", rel);
-	char *seg = buf;
-	for (char *slash; (slash = strchr(seg, '/')); seg = slash + 1) {
-		*slash = '\0';
-		if (mkdirat(dfd, seg, 0755) != 0 && errno != EEXIST) {
-			close(dfd);
-			return -1;
-		}
-		int nfd = openat(dfd, seg, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-		close(dfd);
-		if (nfd < 0)
-			return -1;
-		dfd = nfd;
-	}
-	int fd = openat(dfd, seg, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
-	close(dfd);
-	return fd;
-}
-
-static void handle_line(console *c, char *l, size_t n)
-{
-	while (n > 0 && (l[n - 1] == '\r' || l[n - 1] == '\n'))
-		l[--n] = '\0';
-	/* Kernel noise can precede a frame on the same line: find the tag. */
-	char *tag = strstr(l, "ISOTIER-");
-	if (!tag && !c->cap_name[0])
-		return; /* not ours, and not the base64 body of a capture file */
-	unsigned char dec[MAX_LINE];
-	if (tag && !strncmp(tag, "ISOTIER-OUT ", 12)) {
-		ssize_t d = b64decode(tag + 12, strlen(tag + 12), dec);
-		if (d < 0)
-			problem(c, "bad output line%s", "");
-		else
-			write_fd(c->out_fd, dec, (size_t)d);
-	} else if (tag && !strncmp(tag, "ISOTIER-ERR ", 12)) {
-		ssize_t d = b64decode(tag + 12, strlen(tag + 12), dec);
-		if (d < 0)
-			problem(c, "bad output line%s", "");
-		else
-			write_fd(c->err_fd, dec, (size_t)d);
-	} else if (tag && !strcmp(tag, "ISOTIER-START")) {
-		c->started = true;
-	} else if (tag && !strncmp(tag, "ISOTIER-CAPTURE-FILE ", 21)) {
-		capture_close(c);
-		char name[512];
-		unsigned long long size;
-		char extra;
-		if (sscanf(tag + 21, "%511s %llu %c", name, &size, &extra) != 2 || !relpath_ok(name)) {
-			problem(c, "capture: rejected file header '%.200s'", tag + 21);
-			snprintf(c->cap_name, sizeof c->cap_name, "%s", "?");
-			return;
-		}
-		if (size > MAX_CAPTURE_FILE || c->cap_total + size > MAX_CAPTURE_TOTAL ||
-		    c->cap_files >= MAX_CAPTURE_FILES) {
-			problem(c, "capture: %.200s over the size or count limit", name);
-			snprintf(c->cap_name, sizeof c->cap_name, "%s", "?");
-			return;
-		}
-		snprintf(c->cap_name, sizeof c->cap_name, "%s", name);
-		c->cap_expect = (size_t)size;
-		c->cap_got = 0;
-		c->cap_files++;
-		c->cap_total += (size_t)size;
-		if (c->spec->capture_dir) {
-			c->cap_fd = capture_open(c->spec->capture_dir, name);
-			if (c->cap_fd < 0)
-				problem(c, "capture: cannot write %.200s", name);
-		}
-	} else if (tag && !strcmp(tag, "ISOTIER-CAPTURE-END")) {
-		capture_close(c);
-		c->capture_ended = true;
-	} else if (tag && !strncmp(tag, "ISOTIER-EXIT ", 13)) {
-		capture_close(c);
-		char *end;
-		long v = strtol(tag + 13, &end, 10);
-		if (*end || v < 0 || v > 255 + 128)
-			problem(c, "bad exit line%s", "");
-		else
-			c->exit_code = (int)v;
-	} else if (tag && !strncmp(tag, "ISOTIER-FAIL ", 13)) {
-		snprintf(c->fail, sizeof c->fail, "%s", tag + 13);
-	} else if (!tag && c->cap_name[0]) {
-		ssize_t d = n <= 76 ? b64decode(l, n, dec) : -1;
-		if (d < 0) {
-			problem(c, "capture %.200s: bad base64 line", c->cap_name);
-			return;
-		}
-		if (c->cap_got + (size_t)d > c->cap_expect) {
-			problem(c, "capture %.200s: more data than its header says", c->cap_name);
-			return;
-		}
-		c->cap_got += (size_t)d;
-		if (c->cap_fd >= 0)
-			write_fd(c->cap_fd, dec, (size_t)d);
-	}
-}
-
-static int console_sink(void *ctx, const char *buf, size_t len)
-{
-	console *c = ctx;
-	if (c->debug)
-		write_fd(STDERR_FILENO, (const unsigned char *)buf, len);
-	for (size_t i = 0; i < len; i++) {
-		char ch = buf[i];
-		if (ch == '\n') {
-			if (!c->overlong) {
-				c->line[c->len] = '\0';
-				handle_line(c, c->line, c->len);
-			}
-			c->len = 0;
-			c->overlong = false;
-		} else if (c->len < MAX_LINE) {
-			c->line[c->len++] = ch;
-		} else {
-			c->overlong = true;
-		}
-	}
-	return 0;
-}
-
 /* ---- running qemu ------------------------------------------------------ */
 
 static int run_qemu(const qemu_state *s, const char *initrd, bool kvm, bool share, int timeout_s,
-		    console *con, isotier_capture *qerr, int *status, isotier_error *err)
+		    isotier_console *con, isotier_capture *qerr, int *status, isotier_error *err)
 {
 	cleanup_argv isotier_argv a = {0};
 	isotier_argv_push(&a, "qemu-system-x86_64");
@@ -467,7 +235,7 @@ static int run_qemu(const qemu_state *s, const char *initrd, bool kvm, bool shar
 		.stdin_fd = -1,
 		.stdout_fd = -1,
 		.stderr_fd = -1,
-		.out_sink = console_sink,
+		.out_sink = isotier_console_sink,
 		.out_sink_ctx = con,
 		.err_capture = qerr,
 		.timeout_s = timeout_s,
@@ -507,7 +275,7 @@ static bool kvm_trial(qemu_state *s)
 	snprintf(initrd, sizeof initrd, "%s/trial.cpio", s->dir);
 	bool ok = false;
 	if (write_initramfs(s, initrd, "trial", NULL, -1, NULL) == 0) {
-		console con = {.spec = &s->spec, .out_fd = -1, .err_fd = -1, .exit_code = -1, .cap_fd = -1};
+		isotier_console con = {.spec = &s->spec, .out_fd = -1, .err_fd = -1, .exit_code = -1, .cap_fd = -1};
 		isotier_capture qerr = {.max = 4096};
 		int status = -1;
 		int rc = run_qemu(s, initrd, true, false, 5, &con, &qerr, &status, NULL);
@@ -578,7 +346,7 @@ static int qemu_exec(void *p, const isotier_exec_request *req, int *exit_status,
 	rc = write_initramfs(s, initrd, share ? "9p" : "min", req->argv, req->stdin_fd, err);
 	if (rc)
 		return isotier_error_prefix(err, "qemu-microvm: initramfs");
-	console *con = calloc(1, sizeof *con);
+	isotier_console *con = calloc(1, sizeof *con);
 	if (!con)
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "qemu-microvm: out of memory");
 	con->spec = &s->spec;
@@ -591,11 +359,7 @@ static int qemu_exec(void *p, const isotier_exec_request *req, int *exit_status,
 	int status = -1;
 	rc = run_qemu(s, initrd, s->kvm, share, isotier_exec_timeout(&s->spec, req), con, &qerr, &status, err);
 	unlink(initrd);
-	if (con->len && !con->overlong) { /* a last line without newline */
-		con->line[con->len] = '\0';
-		handle_line(con, con->line, con->len);
-	}
-	capture_close(con);
+	isotier_console_finish(con);
 	if (!rc && con->exit_code < 0) {
 		const char *tail = qerr.data ? qerr.data : "";
 		if (strlen(tail) > 400)

@@ -1,0 +1,48 @@
+/*
+ * backend_qemu_console.h - the qemu-microvm serial console protocol, host side
+ * (internal). The guest init (guest/init.c) frames everything as lines:
+ *   ISOTIER-START
+ *   ISOTIER-OUT <base64> / ISOTIER-ERR <base64>   the command's stdout/stderr
+ *   ISOTIER-CAPTURE-FILE <relpath> <size>, base64 lines (<= 76 chars), ..., ISOTIER-CAPTURE-END
+ *   ISOTIER-EXIT <status> / ISOTIER-FAIL <message>
+ * Lines may end in \r\n and kernel noise may precede a tag on its line. The
+ * console is hostile input: lines are capped, capture paths are checked (no
+ * "..", no absolute path, no symlink followed), sizes and counts bounded.
+ */
+#ifndef ISOTIER_BACKEND_QEMU_CONSOLE_H
+#define ISOTIER_BACKEND_QEMU_CONSOLE_H
+
+#include "backend_util.h"
+
+#define ISOTIER_CONSOLE_MAX_LINE 8192
+#define ISOTIER_CONSOLE_MAX_FILE ((size_t)16 << 20)
+#define ISOTIER_CONSOLE_MAX_TOTAL ((size_t)64 << 20)
+#define ISOTIER_CONSOLE_MAX_FILES 4096
+
+typedef struct isotier_console {
+	/* set by the caller */
+	const isotier_spec_copy *spec;
+	int out_fd, err_fd;
+	char line[ISOTIER_CONSOLE_MAX_LINE + 1];
+	size_t len;
+	bool overlong;
+	bool started;
+	int exit_code; /* -1 until ISOTIER-EXIT */
+	char fail[512];
+	/* capture */
+	bool capture_ended;
+	int cap_fd;
+	char cap_name[512];
+	size_t cap_expect, cap_got, cap_total, cap_files;
+	char problem[512]; /* first protocol problem */
+	bool debug;        /* $ISOTIER_QEMU_DEBUG: raw console to stderr */
+} isotier_console;
+
+/* An isotier_proc_sink over qemu's stdout (ctx: a console). */
+int isotier_console_sink(void *ctx, const char *buf, size_t len);
+/* Handles a last unterminated line and closes any open capture file. */
+void isotier_console_finish(isotier_console *c);
+/* Writes all of p to fd (errors ignored: a closed reader must not stop the VM). */
+void isotier_console_write(int fd, const unsigned char *p, size_t n);
+
+#endif
