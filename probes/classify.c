@@ -65,8 +65,8 @@ static enum probe_state probe_axis_state(const struct probe_signals *sigs, enum 
 		return PROBE_PRESENT;
 	if (sa > sf)
 		return PROBE_ABSENT;
-	if (sf) /* strong evidence split evenly: not enough to say */
-		return PROBE_UNKNOWN;
+	/* Strong evidence split evenly (a newer gVisor implementing some of the
+	 * calls?): weak evidence may break the tie, with low confidence. */
 	if (wf > wa)
 		return PROBE_PRESENT_WEAK;
 	if (wa > wf)

@@ -86,6 +86,8 @@ static void probe_container_ns(struct probe_input *in, struct probe_signals *sig
 			uint64_t ino;
 			char num[32];
 			size_t n = 0;
+			while (*line == ' ' || *line == '\t')
+				line++;
 			if (strncmp(line, probe_ns_initial[i].name, nl) == 0 && line[nl] == ':' &&
 			    line[nl + 1] == '[') {
 				const char *p = line + nl + 2;
