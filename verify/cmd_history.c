@@ -11,11 +11,11 @@
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: isotier history [--db PATH] [--backend NAME] [--limit N] [--json]\n\n"
-		   "Lists the observations `isotier verify` recorded, newest first.\n"
-		   "  --db PATH       history database (default ./" ISOTIER_DEFAULT_DB ")\n"
-		   "  --backend NAME  only this backend\n"
-		   "  --limit N       at most N rows (default 50; 0: all)\n"
-		   "  --json          a JSON document instead of the table\n");
+	           "Lists the observations `isotier verify` recorded, newest first.\n"
+	           "  --db PATH       history database (default ./" ISOTIER_DEFAULT_DB ")\n"
+	           "  --backend NAME  only this backend\n"
+	           "  --limit N       at most N rows (default 50; 0: all)\n"
+	           "  --json          a JSON document instead of the table\n");
 }
 
 static void add_str(cJSON *o, const char *k, const char *v)
@@ -94,14 +94,15 @@ static void print_table(const observation_row *rows, size_t n)
 		char claim[160], observed[160];
 		if (r->claimed_tier)
 			snprintf(claim, sizeof claim, "%s (%s)", r->claimed_tier,
-				 r->claimed_mechanism ? r->claimed_mechanism : "-");
+			         r->claimed_mechanism ? r->claimed_mechanism : "-");
 		else
 			snprintf(claim, sizeof claim, "-");
 		if (r->observed_vendor && *r->observed_vendor)
 			snprintf(observed, sizeof observed, "%s (%s)", r->observed_tier,
-				 r->observed_vendor);
+			         r->observed_vendor);
 		else
-			snprintf(observed, sizeof observed, "%s", r->observed_tier ? r->observed_tier : "-");
+			snprintf(observed, sizeof observed, "%s",
+			         r->observed_tier ? r->observed_tier : "-");
 		cell(r->observed_at, 20);
 		cell(r->backend, 12);
 		cell(claim, 22);
@@ -117,9 +118,9 @@ static void print_table(const observation_row *rows, size_t n)
 static int history_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"db", required_argument, NULL, 'd'},    {"backend", required_argument, NULL, 'b'},
-		{"limit", required_argument, NULL, 'l'}, {"json", no_argument, NULL, 'j'},
-		{"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
+	    {"db", required_argument, NULL, 'd'},    {"backend", required_argument, NULL, 'b'},
+	    {"limit", required_argument, NULL, 'l'}, {"json", no_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
 	};
 	const char *db = ISOTIER_DEFAULT_DB, *backend = NULL;
 	long limit = 50;
@@ -182,7 +183,7 @@ static int history_main(int argc, char **argv)
 }
 
 const struct cli_command cli_history = {
-	.name = "history",
-	.summary = "list the observations `verify` recorded, newest first",
-	.main = history_main,
+    .name = "history",
+    .summary = "list the observations `verify` recorded, newest first",
+    .main = history_main,
 };

@@ -53,7 +53,7 @@ static void judge_job(job *j, const char *host_provider)
 	isotier_error perr = {0};
 	if (j->out_over)
 		isotier_error_set(&perr, ISOTIER_EDATA, 0, "output larger than %d bytes",
-				  PROBE_RESULT_MAX_BYTES);
+		                  PROBE_RESULT_MAX_BYTES);
 	else if (probe_result_parse(&j->probe, j->out, j->out_len, &perr) == 0)
 		perr.code = 0;
 	if (perr.code) {
@@ -68,8 +68,8 @@ static void judge_job(job *j, const char *host_provider)
 		if (n)
 			snprintf(tail, sizeof tail, "; stderr: %.140s", nl ? nl + 1 : j->errtxt);
 		snprintf(j->reason, sizeof j->reason,
-			 "probe output rejected: %.600s (probe exit status %d%.159s)", perr.message,
-			 j->exit_status, tail);
+		         "probe output rejected: %.600s (probe exit status %d%.159s)", perr.message,
+		         j->exit_status, tail);
 		return;
 	}
 	char reason[JUDGE_REASON_MAX];
@@ -78,10 +78,10 @@ static void judge_job(job *j, const char *host_provider)
 	const char *observed = strstr(reason, "observed ");
 	if (!j->claim && !strcmp(j->backend->name, "host") && !host_provider)
 		snprintf(j->reason, sizeof j->reason, "no claim (pass --host-provider); %s",
-			 observed ? observed : reason);
+		         observed ? observed : reason);
 	else if (!j->claim)
 		snprintf(j->reason, sizeof j->reason, "no catalogue entry claims backend %s; %s",
-			 j->backend->name, observed ? observed : reason);
+		         j->backend->name, observed ? observed : reason);
 	else
 		snprintf(j->reason, sizeof j->reason, "%s", reason);
 }
@@ -90,23 +90,23 @@ static int record_job(isotier_history *h, int64_t run_id, job *j, isotier_error 
 {
 	bool parsed = !j->rejected && j->available && j->rc == 0;
 	observation o = {
-		.run_id = run_id,
-		.backend = j->backend->name,
-		.provider_id = j->claim ? j->claim->id : NULL,
-		.claimed_tier = j->claim ? isotier_tier_name(j->claim->tier) : NULL,
-		.claimed_mechanism = j->claim ? j->claim->mechanism : NULL,
-		.observed_tier = parsed ? probe_tier_name(j->probe.observed) : "UNKNOWN",
-		.observed_vendor = parsed ? probe_result_vendor(&j->probe) : NULL,
-		.confidence = parsed ? j->probe.confidence_text : NULL,
-		.layers_json = parsed ? j->probe.layers_json : NULL,
-		.verdict = judge_verdict_name(j->verdict),
-		.reason = j->reason,
-		.probe_json = j->out,
-		.probe_json_len = j->out_len,
-		.evidence = j->evidence.data,
-		.evidence_len = j->evidence.len,
-		.evidence_format = EVIDENCE_FORMAT,
-		.duration_ms = j->total_ms,
+	    .run_id = run_id,
+	    .backend = j->backend->name,
+	    .provider_id = j->claim ? j->claim->id : NULL,
+	    .claimed_tier = j->claim ? isotier_tier_name(j->claim->tier) : NULL,
+	    .claimed_mechanism = j->claim ? j->claim->mechanism : NULL,
+	    .observed_tier = parsed ? probe_tier_name(j->probe.observed) : "UNKNOWN",
+	    .observed_vendor = parsed ? probe_result_vendor(&j->probe) : NULL,
+	    .confidence = parsed ? j->probe.confidence_text : NULL,
+	    .layers_json = parsed ? j->probe.layers_json : NULL,
+	    .verdict = judge_verdict_name(j->verdict),
+	    .reason = j->reason,
+	    .probe_json = j->out,
+	    .probe_json_len = j->out_len,
+	    .evidence = j->evidence.data,
+	    .evidence_len = j->evidence.len,
+	    .evidence_format = EVIDENCE_FORMAT,
+	    .duration_ms = j->total_ms,
 	};
 	if (o.observed_vendor && !*o.observed_vendor)
 		o.observed_vendor = NULL;
@@ -136,7 +136,7 @@ static void claim_text(char *buf, size_t len, const job *j)
 {
 	if (j->claim)
 		snprintf(buf, len, "%s (%s)", isotier_tier_name(j->claim->tier),
-			 j->claim->mechanism ? j->claim->mechanism : "-");
+		         j->claim->mechanism ? j->claim->mechanism : "-");
 	else
 		snprintf(buf, len, "-");
 }
@@ -166,14 +166,15 @@ static void print_progress(const job *j, size_t index, size_t total)
 	observed_text(observed, sizeof observed, j);
 	char line[512];
 	snprintf(line, sizeof line, "[%zu/%zu] %s: %s, observed %s (%lld ms)", index, total,
-		 j->backend->name, judge_verdict_name(j->verdict), observed, (long long)j->total_ms);
+	         j->backend->name, judge_verdict_name(j->verdict), observed,
+	         (long long)j->total_ms);
 	fputs("isotier: ", stderr);
 	isotier_fputs_sanitized(stderr, line);
 	fputc('\n', stderr);
 }
 
 static void print_summary(const job *jobs, size_t n, int64_t run_id, const char *db,
-			  const char *commit, int64_t wall_ms)
+                          const char *commit, int64_t wall_ms)
 {
 	printf("%-14s%-26s%-28s%-14s%s\n", "BACKEND", "CLAIMED", "OBSERVED", "VERDICT", "TIME");
 	for (size_t i = 0; i < n; i++) {
@@ -198,14 +199,14 @@ static void print_summary(const job *jobs, size_t n, int64_t run_id, const char 
 			isotier_fputs_sanitized(stdout, jobs[i].reason);
 			fputc('\n', stdout);
 		}
-	printf("\nrun %lld: %lld ms, catalogue %s, stored in ", (long long)run_id, (long long)wall_ms,
-	       commit);
+	printf("\nrun %lld: %lld ms, catalogue %s, stored in ", (long long)run_id,
+	       (long long)wall_ms, commit);
 	isotier_fputs_sanitized(stdout, db);
 	fputc('\n', stdout);
 }
 
 static void print_json(const job *jobs, size_t n, int64_t run_id, const char *db,
-		       const char *commit, int64_t wall_ms, bool interrupted, int exit_code)
+                       const char *commit, int64_t wall_ms, bool interrupted, int exit_code)
 {
 	cJSON *doc = cJSON_CreateObject();
 	if (!doc)
@@ -232,16 +233,17 @@ static void print_json(const job *jobs, size_t n, int64_t run_id, const char *db
 		cJSON_AddBoolToObject(o, "available", j->available);
 		if (j->claim) {
 			cJSON_AddStringToObject(o, "provider_id", j->claim->id);
-			cJSON_AddStringToObject(o, "claimed_tier", isotier_tier_name(j->claim->tier));
+			cJSON_AddStringToObject(o, "claimed_tier",
+			                        isotier_tier_name(j->claim->tier));
 			cJSON_AddStringToObject(o, "claimed_mechanism",
-						j->claim->mechanism ? j->claim->mechanism : "");
+			                        j->claim->mechanism ? j->claim->mechanism : "");
 		} else {
 			cJSON_AddNullToObject(o, "provider_id");
 			cJSON_AddNullToObject(o, "claimed_tier");
 			cJSON_AddNullToObject(o, "claimed_mechanism");
 		}
 		cJSON_AddStringToObject(o, "observed_tier",
-					parsed ? probe_tier_name(j->probe.observed) : "UNKNOWN");
+		                        parsed ? probe_tier_name(j->probe.observed) : "UNKNOWN");
 		const char *vendor = parsed ? probe_result_vendor(&j->probe) : "";
 		if (*vendor)
 			cJSON_AddStringToObject(o, "observed_vendor", vendor);
@@ -264,7 +266,8 @@ static void print_json(const job *jobs, size_t n, int64_t run_id, const char *db
 			cJSON_AddNumberToObject(t, "destroy", (double)j->destroy_ms);
 		}
 		if (parsed && j->probe.duration_us >= 0)
-			cJSON_AddNumberToObject(o, "probe_duration_us", (double)j->probe.duration_us);
+			cJSON_AddNumberToObject(o, "probe_duration_us",
+			                        (double)j->probe.duration_us);
 		cJSON_AddNumberToObject(o, "evidence_bytes", (double)j->evidence.len);
 	}
 	char *text = cJSON_Print(doc);
@@ -279,28 +282,29 @@ static void print_json(const job *jobs, size_t n, int64_t run_id, const char *db
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"usage: isotier verify [--backend NAME]... | --all] [--db PATH] [--catalogue DIR]\n"
-		"                      [--jobs N] [--timeout S] [--host-provider ID]\n"
-		"                      [--busy-timeout MS] [--json]\n\n"
-		"Runs isotier-probe inside each backend, judges the catalogue's claim for it\n"
-		"(CONFIRMED, CONSISTENT, EXCEEDS, CONTRADICTED, INCONCLUSIVE, UNAVAILABLE) and\n"
-		"records one observation per backend in the history database.\n"
-		"  --backend NAME     verify this backend (repeatable); default: --all\n"
-		"  --all              every backend this build knows\n"
-		"  --db PATH          history database (default ./" ISOTIER_DEFAULT_DB ")\n"
-		"  --catalogue DIR    provider catalogue (default: the source tree's)\n"
-		"  --jobs N           backends run concurrently (default 4)\n"
-		"  --timeout S        per probe run (default 60)\n"
-		"  --host-provider ID catalogue entry whose claim the `host` backend is judged by\n"
-		"  --busy-timeout MS  wait this long for a locked database (default 5000;\n"
-		"                     env ISOTIER_BUSY_TIMEOUT_MS)\n"
-		"  --json             print a JSON document instead of the table\n"
-		"Probe: $ISOTIER_PROBE, else isotier-probe beside this executable.\n"
-		"Exit: 0 nothing contradicted; 1 CONTRADICTED; 64 usage; 65 bad data (probe\n"
-		"output rejected, catalogue invalid); 69 a requested backend unavailable (--all:\n"
-		"every one); 70 a probe run failed or timed out; 75 database locked; 130 interrupted\n"
-		"(143 by SIGTERM).\n");
+	fprintf(
+	    f,
+	    "usage: isotier verify [--backend NAME]... | --all] [--db PATH] [--catalogue DIR]\n"
+	    "                      [--jobs N] [--timeout S] [--host-provider ID]\n"
+	    "                      [--busy-timeout MS] [--json]\n\n"
+	    "Runs isotier-probe inside each backend, judges the catalogue's claim for it\n"
+	    "(CONFIRMED, CONSISTENT, EXCEEDS, CONTRADICTED, INCONCLUSIVE, UNAVAILABLE) and\n"
+	    "records one observation per backend in the history database.\n"
+	    "  --backend NAME     verify this backend (repeatable); default: --all\n"
+	    "  --all              every backend this build knows\n"
+	    "  --db PATH          history database (default ./" ISOTIER_DEFAULT_DB ")\n"
+	    "  --catalogue DIR    provider catalogue (default: the source tree's)\n"
+	    "  --jobs N           backends run concurrently (default 4)\n"
+	    "  --timeout S        per probe run (default 60)\n"
+	    "  --host-provider ID catalogue entry whose claim the `host` backend is judged by\n"
+	    "  --busy-timeout MS  wait this long for a locked database (default 5000;\n"
+	    "                     env ISOTIER_BUSY_TIMEOUT_MS)\n"
+	    "  --json             print a JSON document instead of the table\n"
+	    "Probe: $ISOTIER_PROBE, else isotier-probe beside this executable.\n"
+	    "Exit: 0 nothing contradicted; 1 CONTRADICTED; 64 usage; 65 bad data (probe\n"
+	    "output rejected, catalogue invalid); 69 a requested backend unavailable (--all:\n"
+	    "every one); 70 a probe run failed or timed out; 75 database locked; 130 interrupted\n"
+	    "(143 by SIGTERM).\n");
 }
 
 static int parse_int(const char *opt, const char *s, long lo, long hi, long *out)
@@ -327,17 +331,17 @@ typedef struct verify_opts {
 static int parse_args(verify_opts *o, int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{"backend", required_argument, NULL, 'b'},
-		{"all", no_argument, NULL, 'a'},
-		{"db", required_argument, NULL, 'd'},
-		{"catalogue", required_argument, NULL, 'c'},
-		{"jobs", required_argument, NULL, 'j'},
-		{"timeout", required_argument, NULL, 't'},
-		{"host-provider", required_argument, NULL, 'p'},
-		{"busy-timeout", required_argument, NULL, 'B'},
-		{"json", no_argument, NULL, 'J'},
-		{"help", no_argument, NULL, 'h'},
-		{NULL, 0, NULL, 0},
+	    {"backend", required_argument, NULL, 'b'},
+	    {"all", no_argument, NULL, 'a'},
+	    {"db", required_argument, NULL, 'd'},
+	    {"catalogue", required_argument, NULL, 'c'},
+	    {"jobs", required_argument, NULL, 'j'},
+	    {"timeout", required_argument, NULL, 't'},
+	    {"host-provider", required_argument, NULL, 'p'},
+	    {"busy-timeout", required_argument, NULL, 'B'},
+	    {"json", no_argument, NULL, 'J'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
 	};
 	*o = (verify_opts){.db = ISOTIER_DEFAULT_DB, .jobs = 4, .timeout_s = 60, .busy_ms = 5000};
 	const char *env = getenv("ISOTIER_BUSY_TIMEOUT_MS");
@@ -410,9 +414,9 @@ static int db_fail(const isotier_error *err, const char *db, long busy_ms)
 	if (db_locked(err)) {
 		char msg[ISOTIER_ERROR_MESSAGE_MAX + 256];
 		snprintf(msg, sizeof msg,
-			 "history database %s is locked by another process (waited %ld ms; "
-			 "--busy-timeout MS waits longer): %s",
-			 db, busy_ms, err->message);
+		         "history database %s is locked by another process (waited %ld ms; "
+		         "--busy-timeout MS waits longer): %s",
+		         db, busy_ms, err->message);
 		cli_error("%s", msg);
 		return EXIT_TEMPFAIL;
 	}
@@ -458,7 +462,8 @@ static int verify_main(int argc, char **argv)
 
 	char probe[PATH_MAX];
 	if (isotier_default_probe_path(probe, sizeof probe) != 0 || access(probe, X_OK) != 0) {
-		cli_error("no isotier-probe (set ISOTIER_PROBE, or build it beside isotier): %s", probe);
+		cli_error("no isotier-probe (set ISOTIER_PROBE, or build it beside isotier): %s",
+		          probe);
 		return EXIT_UNAVAIL;
 	}
 
@@ -474,11 +479,12 @@ static int verify_main(int argc, char **argv)
 	for (size_t i = 0; i < findings.n; i++)
 		if (findings.items[i].severity == ISOTIER_FINDING_ERROR)
 			cli_error("catalogue: %s: %s: %s", findings.items[i].file,
-				  findings.items[i].field, findings.items[i].message);
+			          findings.items[i].field, findings.items[i].message);
 	isotier_findings_free(&findings);
 	const isotier_provider *host_claim = NULL;
 	if (o.host_provider && !(host_claim = isotier_catalogue_find(cat, o.host_provider))) {
-		cli_error("--host-provider: no catalogue entry '%s' in %s", o.host_provider, o.catalogue);
+		cli_error("--host-provider: no catalogue entry '%s' in %s", o.host_provider,
+		          o.catalogue);
 		isotier_catalogue_free(cat);
 		return EXIT_USAGE;
 	}
@@ -494,7 +500,7 @@ static int verify_main(int argc, char **argv)
 	size_t nj = 0;
 	for (size_t i = 0; i < n_jobs; i++) {
 		const isotier_backend *b =
-			o.all ? isotier_backend_at(i) : isotier_backend_lookup(o.names[i]);
+		    o.all ? isotier_backend_at(i) : isotier_backend_lookup(o.names[i]);
 		bool dup = false;
 		for (size_t k = 0; k < nj; k++)
 			dup |= jobs[k].backend == b;
@@ -505,7 +511,8 @@ static int verify_main(int argc, char **argv)
 		j->explicit_ = !o.all;
 		if (!strcmp(b->name, "host"))
 			j->claim = host_claim;
-		else if (!(j->claim = isotier_catalogue_find_backend(cat, b->name)) && b->catalogue_id)
+		else if (!(j->claim = isotier_catalogue_find_backend(cat, b->name)) &&
+		         b->catalogue_id)
 			j->claim = isotier_catalogue_find(cat, b->catalogue_id);
 	}
 	n_jobs = nj;
@@ -521,8 +528,8 @@ static int verify_main(int argc, char **argv)
 		return db_fail(&err, o.db, o.busy_ms);
 	}
 
-	verify_ctx ctx = {.jobs = jobs, .n_jobs = n_jobs, .probe_path = probe,
-			  .timeout_s = (int)o.timeout_s};
+	verify_ctx ctx = {
+	    .jobs = jobs, .n_jobs = n_jobs, .probe_path = probe, .timeout_s = (int)o.timeout_s};
 	pthread_mutex_init(&ctx.lock, NULL);
 	pthread_cond_init(&ctx.cond, NULL);
 	size_t n_threads = (size_t)o.jobs < n_jobs ? (size_t)o.jobs : n_jobs;
@@ -609,13 +616,13 @@ static int verify_main(int argc, char **argv)
 	if (o.all && n_handled && n_unavailable == n_handled)
 		unavailable_req = true;
 	/* 130 for SIGINT, 143 for SIGTERM: the shell's convention. */
-	int rc = interrupted ? (ctx.signal > 0 ? 128 + ctx.signal : EXIT_INTERRUPTED)
-		 : db_error  ? EXIT_TEMPFAIL
-		 : failed    ? EXIT_SOFTWARE
-		 : unavailable_req ? EXIT_UNAVAIL
-		 : bad_data  ? EXIT_DATAERR
-		 : contradicted ? EXIT_FINDING
-				: EXIT_OK;
+	int rc = interrupted       ? (ctx.signal > 0 ? 128 + ctx.signal : EXIT_INTERRUPTED)
+	         : db_error        ? EXIT_TEMPFAIL
+	         : failed          ? EXIT_SOFTWARE
+	         : unavailable_req ? EXIT_UNAVAIL
+	         : bad_data        ? EXIT_DATAERR
+	         : contradicted    ? EXIT_FINDING
+	                           : EXIT_OK;
 	const char *status = interrupted ? "interrupted" : rc == EXIT_OK ? "ok" : "failed";
 	if (!db_error && observations_run_end(h, run_id, status, &db_err) < 0)
 		db_error = true;
@@ -631,8 +638,9 @@ static int verify_main(int argc, char **argv)
 	else
 		print_summary(jobs, n_jobs, run_id, o.db, commit, wall);
 	if (interrupted)
-		cli_error("interrupted: run %lld marked interrupted; finished observations are kept",
-			  (long long)run_id);
+		cli_error(
+		    "interrupted: run %lld marked interrupted; finished observations are kept",
+		    (long long)run_id);
 	for (size_t i = 0; i < n_jobs; i++) {
 		free(jobs[i].out);
 		evidence_tar_free(&jobs[i].evidence);
@@ -647,7 +655,7 @@ static int verify_main(int argc, char **argv)
 }
 
 const struct cli_command cli_verify = {
-	.name = "verify",
-	.summary = "run the probe in each backend and judge the catalogue's claims",
-	.main = verify_main,
+    .name = "verify",
+    .summary = "run the probe in each backend and judge the catalogue's claims",
+    .main = verify_main,
 };

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define TAR_BLOCK 512
+#define TAR_BLOCK    512
 #define TAR_PATH_MAX 1024
 
 struct ustar_header {
@@ -94,8 +94,8 @@ static bool split_path(struct ustar_header *h, const char *path)
 }
 
 static int add_header(evidence_tar *t, const char *path, char type, unsigned mode,
-		      unsigned long long size, long long mtime, const char *linkname,
-		      isotier_error *err)
+                      unsigned long long size, long long mtime, const char *linkname,
+                      isotier_error *err)
 {
 	struct ustar_header h;
 	memset(&h, 0, sizeof h);
@@ -167,7 +167,7 @@ static int cmp_names(const void *a, const void *b)
 static int pack(evidence_tar *t, int dirfd, const char *rel, int depth, isotier_error *err);
 
 static int pack_entry(evidence_tar *t, int dirfd, const char *name, const char *rel, int depth,
-		      isotier_error *err)
+                      isotier_error *err)
 {
 	char path[TAR_PATH_MAX];
 	int n = snprintf(path, sizeof path, "%s%s%s", rel, *rel ? "/" : "", name);
@@ -220,7 +220,7 @@ static int pack_entry(evidence_tar *t, int dirfd, const char *name, const char *
 	}
 	size_t size = (size_t)fst.st_size;
 	int rc = add_header(t, path, '0', (fst.st_mode & 0111) ? 0755 : 0644, size, fst.st_mtime,
-			    NULL, err);
+	                    NULL, err);
 	if (rc != 0)
 		return rc < 0 ? rc : 0;
 	add_data(t, fd, size);
@@ -251,7 +251,8 @@ static int pack(evidence_tar *t, int dfd, const char *rel, int depth, isotier_er
 			size_t ncap = cap ? cap * 2 : 32;
 			char **nn = realloc(names, ncap * sizeof *names);
 			if (!nn) {
-				rc = isotier_error_set(err, ISOTIER_ENOMEM, 0, "evidence: out of memory");
+				rc = isotier_error_set(err, ISOTIER_ENOMEM, 0,
+				                       "evidence: out of memory");
 				break;
 			}
 			names = nn;

@@ -9,17 +9,17 @@
 
 #include "../reference/internal.h"
 
-#define EVIDENCE_FORMAT "tar"
-#define EVIDENCE_MAX_BYTES (4u * 1024 * 1024) /* the whole archive */
+#define EVIDENCE_FORMAT      "tar"
+#define EVIDENCE_MAX_BYTES   (4u * 1024 * 1024) /* the whole archive */
 #define EVIDENCE_MAX_ENTRIES 4096
-#define EVIDENCE_MAX_DEPTH 16
+#define EVIDENCE_MAX_DEPTH   16
 
 typedef struct evidence_tar {
 	unsigned char *data;
 	size_t len, cap;
 	size_t n_entries;
-	size_t n_skipped;   /* entries left out (special files, names too long, over budget) */
-	bool truncated;     /* the size budget cut the archive short */
+	size_t n_skipped; /* entries left out (special files, names too long, over budget) */
+	bool truncated;   /* the size budget cut the archive short */
 } evidence_tar;
 
 /* Archives the contents of dir (entries relative to it). Problems with single

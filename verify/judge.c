@@ -5,7 +5,7 @@
 #include <strings.h>
 
 static const char *const verdict_names[] = {"CONFIRMED",    "CONSISTENT",   "EXCEEDS",
-					    "CONTRADICTED", "INCONCLUSIVE", "UNAVAILABLE"};
+                                            "CONTRADICTED", "INCONCLUSIVE", "UNAVAILABLE"};
 
 const char *judge_verdict_name(judge_verdict v)
 {
@@ -29,17 +29,17 @@ static const struct mechanism_row {
 	probe_layer_kind kind;
 	const char *vmm;
 } mechanisms[] = {
-	{"firecracker", PROBE_LAYER_VM, "firecracker"},
-	{"cloud-hypervisor", PROBE_LAYER_VM, "cloud-hypervisor"},
-	{"qemu", PROBE_LAYER_VM, "qemu"},
-	{"kata", PROBE_LAYER_VM, NULL},
-	{"libkrun", PROBE_LAYER_VM, NULL},
-	{"vm", PROBE_LAYER_VM, NULL},
-	{"gvisor", PROBE_LAYER_GVISOR, NULL},
-	{"runc", PROBE_LAYER_CONTAINER, NULL},
-	{"crun", PROBE_LAYER_CONTAINER, NULL},
-	{"bubblewrap", PROBE_LAYER_CONTAINER, NULL},
-	{"container", PROBE_LAYER_CONTAINER, NULL},
+    {"firecracker", PROBE_LAYER_VM, "firecracker"},
+    {"cloud-hypervisor", PROBE_LAYER_VM, "cloud-hypervisor"},
+    {"qemu", PROBE_LAYER_VM, "qemu"},
+    {"kata", PROBE_LAYER_VM, NULL},
+    {"libkrun", PROBE_LAYER_VM, NULL},
+    {"vm", PROBE_LAYER_VM, NULL},
+    {"gvisor", PROBE_LAYER_GVISOR, NULL},
+    {"runc", PROBE_LAYER_CONTAINER, NULL},
+    {"crun", PROBE_LAYER_CONTAINER, NULL},
+    {"bubblewrap", PROBE_LAYER_CONTAINER, NULL},
+    {"container", PROBE_LAYER_CONTAINER, NULL},
 };
 
 /* Vendor names a probe may print for a VMM, folded to the mechanism's name.
@@ -48,14 +48,14 @@ static const struct vendor_alias {
 	const char *vendor;
 	const char *vmm;
 } vendor_aliases[] = {
-	{"firecracker", "firecracker"},
-	{"cloud-hypervisor", "cloud-hypervisor"},
-	{"cloud hypervisor", "cloud-hypervisor"},
-	{"cloudhypervisor", "cloud-hypervisor"},
-	{"qemu", "qemu"},
-	{"qemu-tcg", "qemu"},
-	{"qemu/tcg", "qemu"},
-	{"tcg", "qemu"},
+    {"firecracker", "firecracker"},
+    {"cloud-hypervisor", "cloud-hypervisor"},
+    {"cloud hypervisor", "cloud-hypervisor"},
+    {"cloudhypervisor", "cloud-hypervisor"},
+    {"qemu", "qemu"},
+    {"qemu-tcg", "qemu"},
+    {"qemu/tcg", "qemu"},
+    {"tcg", "qemu"},
 };
 
 static const struct mechanism_row *mechanism_row(const char *mechanism)
@@ -97,9 +97,9 @@ static probe_tier claim_tier(isotier_tier t)
 
 static probe_layer_kind tier_kind(isotier_tier t)
 {
-	return t == ISOTIER_MICROVM ? PROBE_LAYER_VM
+	return t == ISOTIER_MICROVM  ? PROBE_LAYER_VM
 	       : t == ISOTIER_GVISOR ? PROBE_LAYER_GVISOR
-				     : PROBE_LAYER_CONTAINER;
+	                             : PROBE_LAYER_CONTAINER;
 }
 
 /* "MICROVM (firecracker)" or "CONTAINER" */
@@ -123,8 +123,8 @@ static void describe_layers(char *buf, size_t len, const probe_result *p)
 	for (size_t i = 0; i < p->n_layers && off < len; i++) {
 		const probe_layer *l = &p->layers[i];
 		int n = snprintf(buf + off, len - off, "%s%s%s%s%s", i ? " > " : "",
-				 probe_layer_kind_name(l->kind), l->vendor[0] ? "(" : "", l->vendor,
-				 l->vendor[0] ? ")" : "");
+		                 probe_layer_kind_name(l->kind), l->vendor[0] ? "(" : "", l->vendor,
+		                 l->vendor[0] ? ")" : "");
 		if (n < 0)
 			break;
 		off += (size_t)n;
@@ -134,7 +134,7 @@ static void describe_layers(char *buf, size_t len, const probe_result *p)
 /* Does layer l carry the claimed mechanism? *vendor_conflict set when it is
  * a vm layer whose named VMM differs from the claimed one. */
 static bool layer_matches(const probe_layer *l, const struct mechanism_row *row,
-			  bool *vendor_conflict)
+                          bool *vendor_conflict)
 {
 	*vendor_conflict = false;
 	if (l->kind != row->kind)
@@ -150,7 +150,7 @@ static bool layer_matches(const probe_layer *l, const struct mechanism_row *row,
 }
 
 judge_verdict judge(const judge_claim *claim, const probe_result *probe, char *reason,
-		    size_t reason_len)
+                    size_t reason_len)
 {
 	char observed[160], layers[400];
 	if (!probe) {
@@ -160,21 +160,24 @@ judge_verdict judge(const judge_claim *claim, const probe_result *probe, char *r
 	describe_observed(observed, sizeof observed, probe);
 	describe_layers(layers, sizeof layers, probe);
 	if (!claim || !claim->present) {
-		snprintf(reason, reason_len, "no claim to judge; observed %s [%s]", observed, layers);
+		snprintf(reason, reason_len, "no claim to judge; observed %s [%s]", observed,
+		         layers);
 		return VERDICT_INCONCLUSIVE;
 	}
 	if (claim->tier == ISOTIER_UNKNOWN) {
-		snprintf(reason, reason_len, "the claim is UNKNOWN, nothing to judge; observed %s [%s]",
-			 observed, layers);
+		snprintf(reason, reason_len,
+		         "the claim is UNKNOWN, nothing to judge; observed %s [%s]", observed,
+		         layers);
 		return VERDICT_INCONCLUSIVE;
 	}
 	if (probe->observed == PROBE_TIER_UNKNOWN) {
-		snprintf(reason, reason_len, "the probe could not tell the tier (UNKNOWN) [%s]", layers);
+		snprintf(reason, reason_len, "the probe could not tell the tier (UNKNOWN) [%s]",
+		         layers);
 		return VERDICT_INCONCLUSIVE;
 	}
 	if (probe->confidence == PROBE_CONFIDENCE_LOW) {
 		snprintf(reason, reason_len, "the probe's confidence is low (%s); observed %s [%s]",
-			 probe->confidence_text, observed, layers);
+		         probe->confidence_text, observed, layers);
 		return VERDICT_INCONCLUSIVE;
 	}
 
@@ -188,8 +191,9 @@ judge_verdict judge(const judge_claim *claim, const probe_result *probe, char *r
 	probe_tier claimed = claim_tier(claim->tier);
 	if (probe_layer_tier(row->kind) != claimed) {
 		snprintf(reason, reason_len,
-			 "the claim contradicts itself: mechanism %s is not a %s mechanism; observed %s [%s]",
-			 row->mechanism, isotier_tier_name(claim->tier), observed, layers);
+		         "the claim contradicts itself: mechanism %s is not a %s mechanism; "
+		         "observed %s [%s]",
+		         row->mechanism, isotier_tier_name(claim->tier), observed, layers);
 		return VERDICT_INCONCLUSIVE;
 	}
 
@@ -212,25 +216,27 @@ judge_verdict judge(const judge_claim *claim, const probe_result *probe, char *r
 
 	if (probe->n_layers && layer_matches(&probe->layers[inner], row, &conflict)) {
 		snprintf(reason, reason_len, "claimed %s (%s); innermost layer is %s [%s]",
-			 isotier_tier_name(claim->tier), claim_mech, observed, layers);
+		         isotier_tier_name(claim->tier), claim_mech, observed, layers);
 		return VERDICT_CONFIRMED;
 	}
 	if (rank_obs > rank_claim) {
 		snprintf(reason, reason_len, "claimed %s (%s); observed stronger: %s [%s]",
-			 isotier_tier_name(claim->tier), claim_mech, observed, layers);
+		         isotier_tier_name(claim->tier), claim_mech, observed, layers);
 		return VERDICT_EXCEEDS;
 	}
 	if (present) {
-		snprintf(reason, reason_len,
-			 "claimed %s (%s) is present but not innermost: the workload runs in %s [%s]",
-			 isotier_tier_name(claim->tier), claim_mech, observed, layers);
+		snprintf(
+		    reason, reason_len,
+		    "claimed %s (%s) is present but not innermost: the workload runs in %s [%s]",
+		    isotier_tier_name(claim->tier), claim_mech, observed, layers);
 		return VERDICT_CONSISTENT;
 	}
 	if (any_conflict || conflict)
 		snprintf(reason, reason_len, "claimed %s (%s) but the VM is %s; observed %s [%s]",
-			 isotier_tier_name(claim->tier), claim_mech, conflict_vendor, observed, layers);
+		         isotier_tier_name(claim->tier), claim_mech, conflict_vendor, observed,
+		         layers);
 	else
 		snprintf(reason, reason_len, "claimed %s (%s) is absent; observed %s [%s]",
-			 isotier_tier_name(claim->tier), claim_mech, observed, layers);
+		         isotier_tier_name(claim->tier), claim_mech, observed, layers);
 	return VERDICT_CONTRADICTED;
 }

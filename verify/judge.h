@@ -27,7 +27,7 @@ typedef enum judge_verdict {
 } judge_verdict;
 
 typedef struct judge_claim {
-	bool present;          /* false: no catalogue entry applies */
+	bool present; /* false: no catalogue entry applies */
 	isotier_tier tier;
 	const char *mechanism; /* catalogue vocabulary; NULL/"" when none */
 } judge_claim;
@@ -51,6 +51,6 @@ int judge_mechanism_kind(probe_layer_kind *kind, const char *mechanism);
  * gets a human-readable sentence.
  */
 judge_verdict judge(const judge_claim *claim, const probe_result *probe, char *reason,
-		    size_t reason_len);
+                    size_t reason_len);
 
 #endif

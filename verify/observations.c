@@ -11,20 +11,19 @@ static void bind_text_or_null(sqlite3_stmt *s, int i, const char *v)
 		sqlite3_bind_null(s, i);
 }
 
-static int insert_row(isotier_history *h, const observation *o, int64_t *id_out,
-		      isotier_error *err)
+static int insert_row(isotier_history *h, const observation *o, int64_t *id_out, isotier_error *err)
 {
 	sqlite3 *db = isotier_history_db(h);
 	char now[32];
 	isotier_utc_now(now, sizeof now);
 	cleanup_stmt sqlite3_stmt *s = NULL;
 	if (sqlite3_prepare_v2(
-		    db,
-		    "INSERT INTO observations(run_id, observed_at, backend, provider_id,"
-		    " claimed_tier, claimed_mechanism, observed_tier, observed_vendor, confidence,"
-		    " layers_json, verdict, reason, probe_json, evidence, evidence_format,"
-		    " duration_ms) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16)",
-		    -1, &s, NULL) != SQLITE_OK)
+	        db,
+	        "INSERT INTO observations(run_id, observed_at, backend, provider_id,"
+	        " claimed_tier, claimed_mechanism, observed_tier, observed_vendor, confidence,"
+	        " layers_json, verdict, reason, probe_json, evidence, evidence_format,"
+	        " duration_ms) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16)",
+	        -1, &s, NULL) != SQLITE_OK)
 		return isotier_history_sql_error(h, err, "record observation");
 	sqlite3_bind_int64(s, 1, o->run_id);
 	sqlite3_bind_text(s, 2, o->observed_at ? o->observed_at : now, -1, SQLITE_TRANSIENT);
@@ -33,7 +32,7 @@ static int insert_row(isotier_history *h, const observation *o, int64_t *id_out,
 	bind_text_or_null(s, 5, o->claimed_tier);
 	bind_text_or_null(s, 6, o->claimed_mechanism);
 	sqlite3_bind_text(s, 7, o->observed_tier ? o->observed_tier : "UNKNOWN", -1,
-			  SQLITE_TRANSIENT);
+	                  SQLITE_TRANSIENT);
 	bind_text_or_null(s, 8, o->observed_vendor);
 	bind_text_or_null(s, 9, o->confidence);
 	bind_text_or_null(s, 10, o->layers_json);
@@ -57,7 +56,7 @@ static int insert_row(isotier_history *h, const observation *o, int64_t *id_out,
 }
 
 int observations_insert(isotier_history *h, const observation *o, int64_t *id_out,
-			isotier_error *err)
+                        isotier_error *err)
 {
 	int rc = isotier_history_begin(h, err);
 	if (rc < 0)
@@ -69,8 +68,7 @@ int observations_insert(isotier_history *h, const observation *o, int64_t *id_ou
 	return 0;
 }
 
-int observations_run_end(isotier_history *h, int64_t run_id, const char *status,
-			 isotier_error *err)
+int observations_run_end(isotier_history *h, int64_t run_id, const char *status, isotier_error *err)
 {
 	int rc = isotier_history_begin(h, err);
 	if (rc < 0)
@@ -110,21 +108,21 @@ void observation_rows_free(observation_row *rows, size_t n)
 	free(rows);
 }
 
-int observations_list(isotier_history *h, const char *backend, int limit, observation_row **rows_out,
-		      size_t *n_out, isotier_error *err)
+int observations_list(isotier_history *h, const char *backend, int limit,
+                      observation_row **rows_out, size_t *n_out, isotier_error *err)
 {
 	sqlite3 *db = isotier_history_db(h);
 	cleanup_stmt sqlite3_stmt *s = NULL;
 	if (sqlite3_prepare_v2(
-		    db,
-		    "SELECT o.id, o.run_id, o.observed_at, o.backend, o.provider_id, o.claimed_tier,"
-		    " o.claimed_mechanism, o.observed_tier, o.observed_vendor, o.confidence, o.verdict,"
-		    " o.reason, r.status, r.catalogue_commit, r.tool_version, o.duration_ms,"
-		    " length(o.evidence)"
-		    " FROM observations o JOIN runs r ON r.id = o.run_id"
-		    " WHERE ?1 IS NULL OR o.backend = ?1"
-		    " ORDER BY o.observed_at DESC, o.id DESC LIMIT ?2",
-		    -1, &s, NULL) != SQLITE_OK)
+	        db,
+	        "SELECT o.id, o.run_id, o.observed_at, o.backend, o.provider_id, o.claimed_tier,"
+	        " o.claimed_mechanism, o.observed_tier, o.observed_vendor, o.confidence, o.verdict,"
+	        " o.reason, r.status, r.catalogue_commit, r.tool_version, o.duration_ms,"
+	        " length(o.evidence)"
+	        " FROM observations o JOIN runs r ON r.id = o.run_id"
+	        " WHERE ?1 IS NULL OR o.backend = ?1"
+	        " ORDER BY o.observed_at DESC, o.id DESC LIMIT ?2",
+	        -1, &s, NULL) != SQLITE_OK)
 		return isotier_history_sql_error(h, err, "list observations");
 	bind_text_or_null(s, 1, backend);
 	sqlite3_bind_int64(s, 2, limit > 0 ? limit : -1);
@@ -138,7 +136,7 @@ int observations_list(isotier_history *h, const char *backend, int limit, observ
 			if (!nr) {
 				observation_rows_free(rows, n);
 				return isotier_error_set(err, ISOTIER_ENOMEM, 0,
-							 "list observations: out of memory");
+				                         "list observations: out of memory");
 			}
 			rows = nr;
 			cap = ncap;
@@ -161,8 +159,8 @@ int observations_list(isotier_history *h, const char *backend, int limit, observ
 		r->catalogue_commit = column_dup(s, 13);
 		r->tool_version = column_dup(s, 14);
 		r->duration_ms = sqlite3_column_int64(s, 15);
-		r->evidence_bytes = sqlite3_column_type(s, 16) == SQLITE_NULL ? 0
-									     : sqlite3_column_int64(s, 16);
+		r->evidence_bytes =
+		    sqlite3_column_type(s, 16) == SQLITE_NULL ? 0 : sqlite3_column_int64(s, 16);
 	}
 	if (step != SQLITE_DONE) {
 		observation_rows_free(rows, n);

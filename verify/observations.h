@@ -35,25 +35,25 @@ typedef struct observation {
 /* Inserts o in its own transaction (BEGIN IMMEDIATE ... COMMIT); on failure
  * nothing is written. *id_out (may be NULL) gets the new row id. */
 int observations_insert(isotier_history *h, const observation *o, int64_t *id_out,
-			isotier_error *err);
+                        isotier_error *err);
 
 /* Marks a run finished in its own transaction. */
 int observations_run_end(isotier_history *h, int64_t run_id, const char *status,
-			 isotier_error *err);
+                         isotier_error *err);
 
 /* A row as `isotier history` shows it; strings owned. */
 typedef struct observation_row {
 	int64_t id, run_id;
 	char *observed_at, *backend, *provider_id, *claimed_tier, *claimed_mechanism;
 	char *observed_tier, *observed_vendor, *confidence, *verdict, *reason, *run_status,
-		*catalogue_commit, *tool_version;
+	    *catalogue_commit, *tool_version;
 	int64_t duration_ms;
 	int64_t evidence_bytes;
 } observation_row;
 
 /* Newest first; backend NULL: all; limit <= 0: no limit. */
 int observations_list(isotier_history *h, const char *backend, int limit, observation_row **rows,
-		      size_t *n, isotier_error *err);
+                      size_t *n, isotier_error *err);
 void observation_rows_free(observation_row *rows, size_t n);
 
 #endif

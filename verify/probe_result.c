@@ -62,7 +62,7 @@ void probe_result_clear(probe_result *r)
 /* A bounded, printable string (no control characters, no bytes >= 0x7f:
  * these names end up in terminals, SQL rows and reports). */
 static int copy_name(char *dst, size_t dst_len, const cJSON *item, const char *field,
-		     bool allow_null, isotier_error *err)
+                     bool allow_null, isotier_error *err)
 {
 	dst[0] = '\0';
 	if (!item || cJSON_IsNull(item)) {
@@ -75,20 +75,20 @@ static int copy_name(char *dst, size_t dst_len, const cJSON *item, const char *f
 	size_t n = strlen(item->valuestring);
 	if (n >= dst_len)
 		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: longer than %zu bytes", field,
-					 dst_len - 1);
+		                         dst_len - 1);
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)item->valuestring[i];
 		if (c < 0x20 || c >= 0x7f)
-			return isotier_error_set(err, ISOTIER_EDATA, 0,
-						 "%s: byte 0x%02x at offset %zu is not printable ASCII",
-						 field, c, i);
+			return isotier_error_set(
+			    err, ISOTIER_EDATA, 0,
+			    "%s: byte 0x%02x at offset %zu is not printable ASCII", field, c, i);
 	}
 	memcpy(dst, item->valuestring, n + 1);
 	return 0;
 }
 
 static int parse_enum(int *out, const cJSON *item, const char *field, const char *const *names,
-		      size_t n_names, bool case_insensitive, isotier_error *err)
+                      size_t n_names, bool case_insensitive, isotier_error *err)
 {
 	char buf[PROBE_RESULT_NAME_MAX];
 	int rc = copy_name(buf, sizeof buf, item, field, false, err);
@@ -107,17 +107,18 @@ static int parse_confidence(probe_result *r, const cJSON *item, isotier_error *e
 	if (cJSON_IsNumber(item)) {
 		double v = item->valuedouble;
 		if (!isfinite(v) || v < 0 || v > 1)
-			return isotier_error_set(err, ISOTIER_EDATA, 0, "confidence: %g is outside 0..1",
-						 isfinite(v) ? v : -1.0);
-		r->confidence = v >= 0.8 ? PROBE_CONFIDENCE_HIGH
-				: v >= 0.5 ? PROBE_CONFIDENCE_MEDIUM
-					   : PROBE_CONFIDENCE_LOW;
+			return isotier_error_set(err, ISOTIER_EDATA, 0,
+			                         "confidence: %g is outside 0..1",
+			                         isfinite(v) ? v : -1.0);
+		r->confidence = v >= 0.8   ? PROBE_CONFIDENCE_HIGH
+		                : v >= 0.5 ? PROBE_CONFIDENCE_MEDIUM
+		                           : PROBE_CONFIDENCE_LOW;
 		snprintf(r->confidence_text, sizeof r->confidence_text, "%.2f", v);
 		return 0;
 	}
 	int c = 0;
 	int rc = parse_enum(&c, item, "confidence", confidence_names,
-			    sizeof confidence_names / sizeof *confidence_names, true, err);
+	                    sizeof confidence_names / sizeof *confidence_names, true, err);
 	if (rc < 0)
 		return rc;
 	r->confidence = (probe_confidence)c;
@@ -133,17 +134,19 @@ static int parse_layer(probe_layer *l, const cJSON *item, size_t index, isotier_
 		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: not an object", field);
 	int kind = 0, rc;
 	snprintf(field, sizeof field, "layers[%zu].kind", index);
-	if ((rc = parse_enum(&kind, cJSON_GetObjectItemCaseSensitive(item, "kind"), field, kind_names,
-			     sizeof kind_names / sizeof *kind_names, false, err)) < 0)
+	if ((rc = parse_enum(&kind, cJSON_GetObjectItemCaseSensitive(item, "kind"), field,
+	                     kind_names, sizeof kind_names / sizeof *kind_names, false, err)) < 0)
 		return rc;
 	l->kind = (probe_layer_kind)kind;
 	snprintf(field, sizeof field, "layers[%zu].vendor", index);
 	if ((rc = copy_name(l->vendor, sizeof l->vendor,
-			    cJSON_GetObjectItemCaseSensitive(item, "vendor"), field, true, err)) < 0)
+	                    cJSON_GetObjectItemCaseSensitive(item, "vendor"), field, true, err)) <
+	    0)
 		return rc;
 	snprintf(field, sizeof field, "layers[%zu].hypervisor", index);
 	if ((rc = copy_name(l->hypervisor, sizeof l->hypervisor,
-			    cJSON_GetObjectItemCaseSensitive(item, "hypervisor"), field, true, err)) < 0)
+	                    cJSON_GetObjectItemCaseSensitive(item, "hypervisor"), field, true,
+	                    err)) < 0)
 		return rc;
 	const cJSON *signals = cJSON_GetObjectItemCaseSensitive(item, "signals");
 	if (signals && !cJSON_IsNull(signals)) {
@@ -152,8 +155,8 @@ static int parse_layer(probe_layer *l, const cJSON *item, size_t index, isotier_
 			return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: not an array", field);
 		int n = cJSON_GetArraySize(signals);
 		if (n > PROBE_RESULT_MAX_SIGNALS)
-			return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: more than %d entries", field,
-						 PROBE_RESULT_MAX_SIGNALS);
+			return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: more than %d entries",
+			                         field, PROBE_RESULT_MAX_SIGNALS);
 		l->n_signals = (size_t)n;
 	}
 	return 0;
@@ -169,7 +172,7 @@ static int parse_count(size_t *out, const cJSON *doc, const char *field, isotier
 	int n = cJSON_GetArraySize(a);
 	if (n > PROBE_RESULT_MAX_SIGNALS)
 		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: more than %d entries", field,
-					 PROBE_RESULT_MAX_SIGNALS);
+		                         PROBE_RESULT_MAX_SIGNALS);
 	*out = (size_t)n;
 	return 0;
 }
@@ -181,19 +184,19 @@ static int parse_doc(probe_result *r, const cJSON *doc, isotier_error *err)
 		return isotier_error_set(err, ISOTIER_EDATA, 0, "document: not a JSON object");
 	char schema[PROBE_RESULT_NAME_MAX];
 	if ((rc = copy_name(schema, sizeof schema, cJSON_GetObjectItemCaseSensitive(doc, "schema"),
-			    "schema", false, err)) < 0)
+	                    "schema", false, err)) < 0)
 		return rc;
 	if (strcmp(schema, PROBE_SCHEMA) != 0)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "schema: \"%s\" is not \"%s\"", schema,
-					 PROBE_SCHEMA);
+		return isotier_error_set(err, ISOTIER_EDATA, 0, "schema: \"%s\" is not \"%s\"",
+		                         schema, PROBE_SCHEMA);
 	if ((rc = copy_name(r->probe_version, sizeof r->probe_version,
-			    cJSON_GetObjectItemCaseSensitive(doc, "probe_version"), "probe_version",
-			    true, err)) < 0)
+	                    cJSON_GetObjectItemCaseSensitive(doc, "probe_version"), "probe_version",
+	                    true, err)) < 0)
 		return rc;
 	int tier = 0;
 	if ((rc = parse_enum(&tier, cJSON_GetObjectItemCaseSensitive(doc, "observed_tier"),
-			     "observed_tier", tier_names, sizeof tier_names / sizeof *tier_names, false,
-			     err)) < 0)
+	                     "observed_tier", tier_names, sizeof tier_names / sizeof *tier_names,
+	                     false, err)) < 0)
 		return rc;
 	r->observed = (probe_tier)tier;
 	const cJSON *conf = cJSON_GetObjectItemCaseSensitive(doc, "confidence");
@@ -210,7 +213,7 @@ static int parse_doc(probe_result *r, const cJSON *doc, isotier_error *err)
 	int n_layers = cJSON_GetArraySize(layers);
 	if (n_layers > PROBE_RESULT_MAX_LAYERS)
 		return isotier_error_set(err, ISOTIER_EDATA, 0, "layers: %d entries, at most %d",
-					 n_layers, PROBE_RESULT_MAX_LAYERS);
+		                         n_layers, PROBE_RESULT_MAX_LAYERS);
 	size_t i = 0;
 	for (const cJSON *l = layers->child; l; l = l->next, i++)
 		if ((rc = parse_layer(&r->layers[i], l, i, err)) < 0)
@@ -226,7 +229,7 @@ static int parse_doc(probe_result *r, const cJSON *doc, isotier_error *err)
 		if (!cJSON_IsNumber(dur) || !isfinite(dur->valuedouble) || dur->valuedouble < 0 ||
 		    dur->valuedouble > 1e15)
 			return isotier_error_set(err, ISOTIER_EDATA, 0,
-						 "duration_us: not a non-negative number");
+			                         "duration_us: not a non-negative number");
 		r->duration_us = (int64_t)dur->valuedouble;
 	}
 	const cJSON *kernel = cJSON_GetObjectItemCaseSensitive(doc, "kernel");
@@ -237,17 +240,19 @@ static int parse_doc(probe_result *r, const cJSON *doc, isotier_error *err)
 	 * otherwise contradicts itself and is not evidence. */
 	if (r->observed == PROBE_TIER_NONE && r->n_layers)
 		return isotier_error_set(err, ISOTIER_EDATA, 0,
-					 "observed_tier: NONE but %zu layer(s) reported", r->n_layers);
+		                         "observed_tier: NONE but %zu layer(s) reported",
+		                         r->n_layers);
 	if (r->observed != PROBE_TIER_NONE && r->observed != PROBE_TIER_UNKNOWN) {
 		if (!r->n_layers)
 			return isotier_error_set(err, ISOTIER_EDATA, 0,
-						 "observed_tier: %s but no layers reported",
-						 probe_tier_name(r->observed));
+			                         "observed_tier: %s but no layers reported",
+			                         probe_tier_name(r->observed));
 		probe_layer_kind inner = r->layers[r->n_layers - 1].kind;
 		if (probe_layer_tier(inner) != r->observed)
-			return isotier_error_set(err, ISOTIER_EDATA, 0,
-						 "observed_tier: %s disagrees with the innermost layer (%s)",
-						 probe_tier_name(r->observed), probe_layer_kind_name(inner));
+			return isotier_error_set(
+			    err, ISOTIER_EDATA, 0,
+			    "observed_tier: %s disagrees with the innermost layer (%s)",
+			    probe_tier_name(r->observed), probe_layer_kind_name(inner));
 	}
 	r->layers_json = cJSON_PrintUnformatted(layers);
 	if (!r->layers_json)
@@ -262,8 +267,9 @@ int probe_result_parse(probe_result *out, const char *json, size_t len, isotier_
 	if (!json || len == 0)
 		return isotier_error_set(err, ISOTIER_EDATA, 0, "document: empty");
 	if (len > PROBE_RESULT_MAX_BYTES)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "document: %zu bytes, larger than %d",
-					 len, PROBE_RESULT_MAX_BYTES);
+		return isotier_error_set(err, ISOTIER_EDATA, 0,
+		                         "document: %zu bytes, larger than %d", len,
+		                         PROBE_RESULT_MAX_BYTES);
 	if (memchr(json, '\0', len))
 		return isotier_error_set(err, ISOTIER_EDATA, 0, "document: contains a NUL byte");
 	/* cJSON recurses per nesting level: refuse deep nesting before parsing. */
@@ -288,20 +294,22 @@ int probe_result_parse(probe_result *out, const char *json, size_t len, isotier_
 		}
 	}
 	if (max_depth > 32)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "document: nested deeper than 32 levels");
+		return isotier_error_set(err, ISOTIER_EDATA, 0,
+		                         "document: nested deeper than 32 levels");
 	const char *end = NULL;
 	cJSON *doc = cJSON_ParseWithLengthOpts(json, len, &end, false);
 	if (!doc) {
 		size_t off = end && end >= json && end <= json + len ? (size_t)(end - json) : 0;
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "document: not JSON (at byte %zu)", off);
+		return isotier_error_set(err, ISOTIER_EDATA, 0, "document: not JSON (at byte %zu)",
+		                         off);
 	}
 	/* Only whitespace may follow the document. */
 	for (const char *p = end; p && p < json + len; p++)
 		if (*p != ' ' && *p != '\n' && *p != '\r' && *p != '\t') {
 			cJSON_Delete(doc);
 			return isotier_error_set(err, ISOTIER_EDATA, 0,
-						 "document: trailing data at byte %zu",
-						 (size_t)(p - json));
+			                         "document: trailing data at byte %zu",
+			                         (size_t)(p - json));
 		}
 	int rc = parse_doc(out, doc, err);
 	cJSON_Delete(doc);

@@ -11,9 +11,9 @@
 
 #include <stdint.h>
 
-#define PROBE_RESULT_MAX_BYTES (1024 * 1024) /* the whole document */
-#define PROBE_RESULT_MAX_LAYERS 8
-#define PROBE_RESULT_NAME_MAX 64 /* vendor, hypervisor, confidence... (with NUL) */
+#define PROBE_RESULT_MAX_BYTES   (1024 * 1024) /* the whole document */
+#define PROBE_RESULT_MAX_LAYERS  8
+#define PROBE_RESULT_NAME_MAX    64 /* vendor, hypervisor, confidence... (with NUL) */
 #define PROBE_RESULT_MAX_SIGNALS 4096
 
 /* observed_tier: the four tiers plus NONE (a bare host process, no boundary). */

@@ -67,7 +67,8 @@ static void *reader_main(void *arg)
 {
 	reader *r = arg;
 	while (r->out_fd >= 0 || r->err_fd >= 0) {
-		struct pollfd pf[2] = {{.fd = r->out_fd, .events = POLLIN}, {.fd = r->err_fd, .events = POLLIN}};
+		struct pollfd pf[2] = {{.fd = r->out_fd, .events = POLLIN},
+		                       {.fd = r->err_fd, .events = POLLIN}};
 		int pr = poll(pf, 2, 100);
 		if (pr > 0 && pf[0].revents && r->out_fd >= 0)
 			reader_take(r, &r->out_fd, true);
@@ -90,9 +91,9 @@ static void run_probe(job *j, const verify_ctx *ctx, const char *capture)
 {
 	const isotier_backend *b = j->backend;
 	isotier_backend_spec spec = {.probe_path = ctx->probe_path,
-				     .capture_dir = capture,
-				     .timeout_s = ctx->timeout_s,
-				     .minimal_root = true};
+	                             .capture_dir = capture,
+	                             .timeout_s = ctx->timeout_s,
+	                             .minimal_root = true};
 	void *state = NULL;
 	int64_t t0 = verify_now_ms();
 	j->rc = b->provision(&state, &spec, &j->err);
@@ -120,13 +121,13 @@ static void run_probe(job *j, const verify_ctx *ctx, const char *capture)
 		close(out_p[0]);
 		close(err_p[0]);
 	}
-	const char *const argv[] = {ISOTIER_GUEST_PROBE, "--json", "--capture", ISOTIER_GUEST_CAPTURE,
-				    NULL};
+	const char *const argv[] = {ISOTIER_GUEST_PROBE, "--json", "--capture",
+	                            ISOTIER_GUEST_CAPTURE, NULL};
 	isotier_exec_request req = {.argv = argv,
-				    .stdin_fd = -1,
-				    .stdout_fd = reading ? out_p[1] : -1,
-				    .stderr_fd = reading ? err_p[1] : -1,
-				    .timeout_s = ctx->timeout_s};
+	                            .stdin_fd = -1,
+	                            .stdout_fd = reading ? out_p[1] : -1,
+	                            .stderr_fd = reading ? err_p[1] : -1,
+	                            .timeout_s = ctx->timeout_s};
 	if (reading) {
 		j->rc = b->exec(state, &req, &j->exit_status, &j->err);
 		j->ran = true;

@@ -69,9 +69,10 @@ static void huge(void)
 static void none(void)
 {
 	static const char doc[] =
-		"{\"schema\":\"isotier.probe/1\",\"probe_version\":\"fault\",\"observed_tier\":\"NONE\","
-		"\"confidence\":\"high\",\"layers\":[],\"signals\":[],\"conflicts\":[],"
-		"\"kernel\":{},\"duration_us\":1}\n";
+	    "{\"schema\":\"isotier.probe/"
+	    "1\",\"probe_version\":\"fault\",\"observed_tier\":\"NONE\","
+	    "\"confidence\":\"high\",\"layers\":[],\"signals\":[],\"conflicts\":[],"
+	    "\"kernel\":{},\"duration_us\":1}\n";
 	write_all(doc, sizeof doc - 1);
 }
 

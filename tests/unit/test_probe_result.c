@@ -7,19 +7,20 @@
 #include "../../verify/probe_result.h"
 
 #define GOOD_LAYERS                                                                                \
-	"[{\"kind\":\"vm\",\"vendor\":\"firecracker\",\"hypervisor\":\"kvm\",\"signals\":[\"cpuid\"]}," \
+	"[{\"kind\":\"vm\",\"vendor\":\"firecracker\",\"hypervisor\":\"kvm\",\"signals\":["        \
+	"\"cpuid\"]},"                                                                             \
 	"{\"kind\":\"container\",\"vendor\":null,\"signals\":[\"ns.pid\",\"ns.user\"]}]"
 
 /* A valid document with one field replaced: FIELD is spliced in raw. */
 static char *doc_with(const char *schema, const char *tier, const char *conf, const char *layers,
-		      const char *extra)
+                      const char *extra)
 {
 	char *out = NULL;
 	if (asprintf(&out,
-		     "{\"schema\":%s,\"probe_version\":\"0.1.0\",\"observed_tier\":%s,"
-		     "\"confidence\":%s,\"layers\":%s,\"signals\":[{\"id\":\"cpuid\"}],"
-		     "\"conflicts\":[]%s%s,\"kernel\":{\"release\":\"6.1\"},\"duration_us\":1234}",
-		     schema, tier, conf, layers, extra ? "," : "", extra ? extra : "") < 0)
+	             "{\"schema\":%s,\"probe_version\":\"0.1.0\",\"observed_tier\":%s,"
+	             "\"confidence\":%s,\"layers\":%s,\"signals\":[{\"id\":\"cpuid\"}],"
+	             "\"conflicts\":[]%s%s,\"kernel\":{\"release\":\"6.1\"},\"duration_us\":1234}",
+	             schema, tier, conf, layers, extra ? "," : "", extra ? extra : "") < 0)
 		abort();
 	return out;
 }
@@ -28,7 +29,7 @@ static void expect_ok(const char *json, probe_result *r)
 {
 	isotier_error err = {0};
 	ck_assert_msg(probe_result_parse(r, json, strlen(json), &err) == 0, "%s -> %s", json,
-		      err.message);
+	              err.message);
 }
 
 static void expect_reject(const char *json, size_t len, const char *needle)
@@ -82,7 +83,8 @@ START_TEST(other_shapes_accepted)
 {
 	probe_result r;
 	/* Numeric confidence, NONE without layers, unknown extra fields, trailing whitespace. */
-	char *d = doc_with("\"isotier.probe/1\"", "\"NONE\"", "0.9", "[]", "\"future_field\":[1,2]");
+	char *d =
+	    doc_with("\"isotier.probe/1\"", "\"NONE\"", "0.9", "[]", "\"future_field\":[1,2]");
 	expect_ok(d, &r);
 	ck_assert_int_eq(r.observed, PROBE_TIER_NONE);
 	ck_assert_int_eq(r.confidence, PROBE_CONFIDENCE_HIGH);
@@ -94,8 +96,8 @@ START_TEST(other_shapes_accepted)
 	ck_assert_int_eq(r.confidence, PROBE_CONFIDENCE_LOW);
 	probe_result_clear(&r);
 	free(d);
-	d = doc_with("\"isotier.probe/1\"", "\"GVISOR\"", "\"MEDIUM\"",
-		     "[{\"kind\":\"gvisor\"}]", NULL);
+	d = doc_with("\"isotier.probe/1\"", "\"GVISOR\"", "\"MEDIUM\"", "[{\"kind\":\"gvisor\"}]",
+	             NULL);
 	char *padded = NULL;
 	ck_assert_int_ge(asprintf(&padded, "  \n%s \n\t", d), 0);
 	expect_ok(padded, &r);
@@ -148,7 +150,7 @@ START_TEST(deep_nesting)
 	expect_reject(buf, off, "nested deeper");
 	/* Brackets inside strings do not count. */
 	char *d = doc_with("\"isotier.probe/1\"", "\"NONE\"", "\"high\"", "[]",
-			   "\"s\":\"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\\\"[[[\"");
+	                   "\"s\":\"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\\\"[[[\"");
 	probe_result r;
 	expect_ok(d, &r);
 	probe_result_clear(&r);
@@ -168,73 +170,73 @@ END_TEST
 START_TEST(observed_tier_field)
 {
 	reject_doc(doc_with("\"isotier.probe/1\"", "\"HYPERVISOR\"", "\"high\"", "[]", NULL),
-		   "observed_tier: unknown value \"HYPERVISOR\"");
+	           "observed_tier: unknown value \"HYPERVISOR\"");
 	reject_doc(doc_with("\"isotier.probe/1\"", "\"microvm\"", "\"high\"", "[]", NULL),
-		   "observed_tier: unknown value");
+	           "observed_tier: unknown value");
 	reject_doc(doc_with("\"isotier.probe/1\"", "3", "\"high\"", "[]", NULL),
-		   "observed_tier: not a string");
+	           "observed_tier: not a string");
 	reject_doc(doc_with("\"isotier.probe/1\"", "[\"MICROVM\"]", "\"high\"", "[]", NULL),
-		   "observed_tier: not a string");
+	           "observed_tier: not a string");
 	/* Self-contradiction: the innermost layer decides the tier. */
 	reject_doc(doc_with("\"isotier.probe/1\"", "\"MICROVM\"", "\"high\"", GOOD_LAYERS, NULL),
-		   "disagrees with the innermost layer (container)");
+	           "disagrees with the innermost layer (container)");
 	reject_doc(doc_with("\"isotier.probe/1\"", "\"GVISOR\"", "\"high\"", "[]", NULL),
-		   "no layers");
+	           "no layers");
 	reject_doc(doc_with("\"isotier.probe/1\"", "\"NONE\"", "\"high\"", GOOD_LAYERS, NULL),
-		   "NONE but 2 layer(s)");
+	           "NONE but 2 layer(s)");
 }
 END_TEST
 
 START_TEST(confidence_field)
 {
 	reject_doc(doc_with("\"isotier.probe/1\"", "\"NONE\"", "\"certain\"", "[]", NULL),
-		   "confidence: unknown value");
+	           "confidence: unknown value");
 	reject_doc(doc_with("\"isotier.probe/1\"", "\"NONE\"", "1.5", "[]", NULL),
-		   "confidence: 1.5 is outside");
+	           "confidence: 1.5 is outside");
 	reject_doc(doc_with("\"isotier.probe/1\"", "\"NONE\"", "-0.1", "[]", NULL), "confidence:");
 	reject_doc(doc_with("\"isotier.probe/1\"", "\"NONE\"", "true", "[]", NULL),
-		   "confidence: not a string");
+	           "confidence: not a string");
 	reject_doc(doc_with("\"isotier.probe/1\"", "\"NONE\"", "null", "[]", NULL),
-		   "confidence: missing");
+	           "confidence: missing");
 }
 END_TEST
 
 START_TEST(layers_field)
 {
 	reject_doc(doc_with("\"isotier.probe/1\"", "\"NONE\"", "\"high\"", "{}", NULL),
-		   "layers: not an array");
+	           "layers: not an array");
 	reject_doc(doc_with("\"isotier.probe/1\"", "\"NONE\"", "\"high\"", "null", NULL),
-		   "layers: not an array");
+	           "layers: not an array");
 	reject_doc(doc_with("\"isotier.probe/1\"", "\"MICROVM\"", "\"high\"", "[\"vm\"]", NULL),
-		   "layers[0]: not an object");
+	           "layers[0]: not an object");
 	reject_doc(doc_with("\"isotier.probe/1\"", "\"MICROVM\"", "\"high\"",
-			    "[{\"kind\":\"vm\"},{\"kind\":\"hypervisor\"}]", NULL),
-		   "layers[1].kind: unknown value \"hypervisor\"");
-	reject_doc(doc_with("\"isotier.probe/1\"", "\"MICROVM\"", "\"high\"", "[{\"vendor\":\"x\"}]",
-			    NULL),
-		   "layers[0].kind: missing");
+	                    "[{\"kind\":\"vm\"},{\"kind\":\"hypervisor\"}]", NULL),
+	           "layers[1].kind: unknown value \"hypervisor\"");
 	reject_doc(doc_with("\"isotier.probe/1\"", "\"MICROVM\"", "\"high\"",
-			    "[{\"kind\":\"vm\",\"vendor\":7}]", NULL),
-		   "layers[0].vendor: not a string");
+	                    "[{\"vendor\":\"x\"}]", NULL),
+	           "layers[0].kind: missing");
 	reject_doc(doc_with("\"isotier.probe/1\"", "\"MICROVM\"", "\"high\"",
-			    "[{\"kind\":\"vm\",\"hypervisor\":{}}]", NULL),
-		   "layers[0].hypervisor: not a string");
+	                    "[{\"kind\":\"vm\",\"vendor\":7}]", NULL),
+	           "layers[0].vendor: not a string");
 	reject_doc(doc_with("\"isotier.probe/1\"", "\"MICROVM\"", "\"high\"",
-			    "[{\"kind\":\"vm\",\"signals\":\"cpuid\"}]", NULL),
-		   "layers[0].signals: not an array");
+	                    "[{\"kind\":\"vm\",\"hypervisor\":{}}]", NULL),
+	           "layers[0].hypervisor: not a string");
 	reject_doc(doc_with("\"isotier.probe/1\"", "\"MICROVM\"", "\"high\"",
-			    "[{\"kind\":\"vm\",\"vendor\":\"fire\\u001b[2Jcracker\"}]", NULL),
-		   "layers[0].vendor: byte 0x1b");
+	                    "[{\"kind\":\"vm\",\"signals\":\"cpuid\"}]", NULL),
+	           "layers[0].signals: not an array");
 	reject_doc(doc_with("\"isotier.probe/1\"", "\"MICROVM\"", "\"high\"",
-			    "[{\"kind\":\"vm\",\"vendor\":\"caf\\u00e9\"}]", NULL),
-		   "not printable ASCII");
+	                    "[{\"kind\":\"vm\",\"vendor\":\"fire\\u001b[2Jcracker\"}]", NULL),
+	           "layers[0].vendor: byte 0x1b");
+	reject_doc(doc_with("\"isotier.probe/1\"", "\"MICROVM\"", "\"high\"",
+	                    "[{\"kind\":\"vm\",\"vendor\":\"caf\\u00e9\"}]", NULL),
+	           "not printable ASCII");
 	/* Too many layers. */
 	char layers[2048] = "[";
 	for (int i = 0; i < PROBE_RESULT_MAX_LAYERS + 1; i++)
 		strcat(layers, i ? ",{\"kind\":\"vm\"}" : "{\"kind\":\"vm\"}");
 	strcat(layers, "]");
 	reject_doc(doc_with("\"isotier.probe/1\"", "\"MICROVM\"", "\"high\"", layers, NULL),
-		   "layers: 9 entries");
+	           "layers: 9 entries");
 }
 END_TEST
 
@@ -247,7 +249,7 @@ START_TEST(huge_strings)
 	char *layers = NULL;
 	ck_assert_int_ge(asprintf(&layers, "[{\"kind\":\"vm\",\"vendor\":\"%s\"}]", vendor), 0);
 	reject_doc(doc_with("\"isotier.probe/1\"", "\"MICROVM\"", "\"high\"", layers, NULL),
-		   "layers[0].vendor: longer than 63 bytes");
+	           "layers[0].vendor: longer than 63 bytes");
 	free(layers);
 	char *schema = NULL;
 	ck_assert_int_ge(asprintf(&schema, "\"%s\"", vendor), 0);
@@ -272,27 +274,28 @@ END_TEST
 START_TEST(signals_and_other_fields)
 {
 	reject_doc(doc_with("\"isotier.probe/1\"", "\"NONE\"", "\"high\"", "[]",
-			    "\"duration_us\":\"fast\""),
-		   "");
+	                    "\"duration_us\":\"fast\""),
+	           "");
 	/* signals / conflicts missing or mistyped */
 	const char *no_signals = "{\"schema\":\"isotier.probe/1\",\"observed_tier\":\"NONE\","
-				 "\"confidence\":\"high\",\"layers\":[],\"conflicts\":[]}";
+	                         "\"confidence\":\"high\",\"layers\":[],\"conflicts\":[]}";
 	expect_reject(no_signals, strlen(no_signals), "signals: missing");
 	const char *bad_conflicts = "{\"schema\":\"isotier.probe/1\",\"observed_tier\":\"NONE\","
-				    "\"confidence\":\"high\",\"layers\":[],\"signals\":[],"
-				    "\"conflicts\":\"none\"}";
+	                            "\"confidence\":\"high\",\"layers\":[],\"signals\":[],"
+	                            "\"conflicts\":\"none\"}";
 	expect_reject(bad_conflicts, strlen(bad_conflicts), "conflicts: not an array");
 	const char *bad_duration = "{\"schema\":\"isotier.probe/1\",\"observed_tier\":\"NONE\","
-				   "\"confidence\":\"high\",\"layers\":[],\"signals\":[],"
-				   "\"conflicts\":[],\"duration_us\":-5}";
+	                           "\"confidence\":\"high\",\"layers\":[],\"signals\":[],"
+	                           "\"conflicts\":[],\"duration_us\":-5}";
 	expect_reject(bad_duration, strlen(bad_duration), "duration_us");
 	const char *bad_kernel = "{\"schema\":\"isotier.probe/1\",\"observed_tier\":\"NONE\","
-				 "\"confidence\":\"high\",\"layers\":[],\"signals\":[],"
-				 "\"conflicts\":[],\"kernel\":[1]}";
+	                         "\"confidence\":\"high\",\"layers\":[],\"signals\":[],"
+	                         "\"conflicts\":[],\"kernel\":[1]}";
 	expect_reject(bad_kernel, strlen(bad_kernel), "kernel: not an object");
-	const char *bad_version = "{\"schema\":\"isotier.probe/1\",\"probe_version\":1,"
-				  "\"observed_tier\":\"NONE\",\"confidence\":\"high\",\"layers\":[],"
-				  "\"signals\":[],\"conflicts\":[]}";
+	const char *bad_version =
+	    "{\"schema\":\"isotier.probe/1\",\"probe_version\":1,"
+	    "\"observed_tier\":\"NONE\",\"confidence\":\"high\",\"layers\":[],"
+	    "\"signals\":[],\"conflicts\":[]}";
 	expect_reject(bad_version, strlen(bad_version), "probe_version: not a string");
 }
 END_TEST
