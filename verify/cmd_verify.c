@@ -623,7 +623,11 @@ static int verify_main(int argc, char **argv)
 	         : bad_data        ? EXIT_DATAERR
 	         : contradicted    ? EXIT_FINDING
 	                           : EXIT_OK;
-	const char *status = interrupted ? "interrupted" : rc == EXIT_OK ? "ok" : "failed";
+	/* "ok": every backend was run and judged (a CONTRADICTED verdict is a
+	 * finding of a run that worked); "failed": something kept it from that. */
+	const char *status = interrupted                           ? "interrupted"
+	                     : rc == EXIT_OK || rc == EXIT_FINDING ? "ok"
+	                                                           : "failed";
 	if (!db_error && observations_run_end(h, run_id, status, &db_err) < 0)
 		db_error = true;
 	if (db_error) {

@@ -48,6 +48,7 @@ assert_eq "$(json_get "$TMP/j" observations.1.reason)" "evil "$'\x1b'"[2J"$'\x07
 grep -q '\\u001b' "$TMP/j" || fail "JSON does not escape ESC"
 assert_eq "$(json_get "$TMP/j" observations.0.claimed_tier)" CONTAINER "claimed tier"
 assert_eq "$(json_get "$TMP/j" observations.0.run_status)" ok "run status"
+assert_eq "$(json_get "$TMP/j" observations.1.run_status)" ok "a run that found a contradiction still worked"
 [ "$(json_get "$TMP/j" observations.0.evidence_bytes)" -gt 0 ] || fail "no evidence recorded"
 "$ISOTIER_BIN" history --db "$db" --limit 1 --json >"$TMP/j1"
 assert_eq "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["observations"]))' "$TMP/j1")" 1 "--limit 1"
