@@ -138,7 +138,8 @@ static void probe_layer_vm(struct probe_layer *l, const struct probe_signals *si
 	static const char *const vendor_order[] = {
 		"virt.acpi_oem",	 "virt.dmi_sys_vendor",	 "virt.dmi_product_name",
 		"virt.dmi_board_vendor", "virt.dmi_bios_vendor", "virt.pci_host_bridge",
-		"virt.virtio",		 "virt.cpuid_vendor",	 "virt.sys_hypervisor",
+		"virt.virtio",		 "virt.cmdline_virtio_mmio", "virt.cpuid_vendor",
+		"virt.sys_hypervisor",
 	};
 	static const char *const hv_order[] = {
 		"virt.cpuid_vendor",	 "virt.sys_hypervisor",	 "virt.acpi_oem",

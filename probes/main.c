@@ -16,6 +16,7 @@
 #include <sys/mount.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <unistd.h>
 
 #define PROBE_BEGIN "----- BEGIN ISOTIER PROBE -----"
@@ -33,10 +34,19 @@ static void probe_usage(FILE *f)
 	      f);
 }
 
+/*
+ * /init of an initramfs: PID 1, /proc not mounted yet, and "/" is the
+ * initramfs itself (ramfs or tmpfs). runc and runsc start payloads as PID 1
+ * too, but with /proc mounted and an image as root.
+ */
 static bool probe_is_initramfs_init(void)
 {
 	struct stat st;
-	return getpid() == 1 && stat("/proc/self/stat", &st) < 0 && errno == ENOENT;
+	struct statfs fs;
+	if (getpid() != 1 || stat("/proc/self/stat", &st) == 0 || errno != ENOENT)
+		return false;
+	return statfs("/", &fs) == 0 &&
+	       (fs.f_type == 0x858458f6 /* RAMFS_MAGIC */ || fs.f_type == 0x01021994 /* TMPFS_MAGIC */);
 }
 
 static void probe_init_setup(void)

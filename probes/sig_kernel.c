@@ -115,7 +115,7 @@ static void probe_kernel_log(struct probe_input *in, struct probe_signals *sigs)
 	/* gVisor's log begins with its banner; look at the first lines only. */
 	bool g = false;
 	const char *line = text;
-	for (int i = 0; i < 3 && line && *line; i++) {
+	for (int i = 0; i < 5 && line && *line; i++) {
 		const char *eol = strchr(line, '\n');
 		size_t n = eol ? (size_t)(eol - line) : strlen(line);
 		const char *hit = strstr(line, "Starting gVisor");

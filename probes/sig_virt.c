@@ -530,7 +530,17 @@ static void probe_virt_cmdline(struct probe_input *in, struct probe_signals *sig
 {
 	const char *cmd = probe_read(in, "/proc/cmdline", NULL);
 	const char *mi = probe_read(in, "/proc/self/mountinfo", NULL);
-	if (cmd && strstr(cmd, "virtio_mmio.device=")) {
+	const char *mmio = cmd ? strstr(cmd, "virtio_mmio.device=") : NULL;
+	if (mmio) {
+		/*
+		 * The device window tells the VMMs apart: Firecracker maps its
+		 * MMIO devices from 0xd0000000 in 4K slots, QEMU microvm (without
+		 * ACPI) from 0xfeb00000 in 512-byte slots.
+		 */
+		const char *dev = mmio + strlen("virtio_mmio.device=");
+		const char *vendor = probe_starts_with(dev, "4K@0xd")	 ? "firecracker"
+				     : probe_starts_with(dev, "512@0xfeb") ? "qemu"
+									   : "";
 		struct probe_signal s = {
 			.id = "virt.cmdline_virtio_mmio",
 			.family = PROBE_FAM_VIRT,
@@ -538,9 +548,11 @@ static void probe_virt_cmdline(struct probe_input *in, struct probe_signals *sig
 			.weight = PROBE_WEAK,
 			.supports = PROBE_KIND_VM,
 			.axis = PROBE_AXIS_VM,
+			.vendor = vendor,
 			.kernel_reported = true,
 		};
-		snprintf(s.value, sizeof(s.value), "virtio_mmio.device=");
+		size_t n = strcspn(mmio, " \n");
+		snprintf(s.value, sizeof(s.value), "%.*s", (int)(n < 120 ? n : 120), mmio);
 		probe_add(sigs, &s);
 	}
 	const char *why = NULL;

@@ -34,6 +34,7 @@ static const struct expect cases[] = {
 	{"syn-cloud-hypervisor", "MICROVM", "high", "vm:cloud-hypervisor:kvm", ""},
 	{"syn-hyperv", "MICROVM", "high", "vm:hyperv:hyperv", ""},
 	{"syn-firecracker-mmio", "MICROVM", "high", "vm:firecracker:kvm", ""},
+	{"syn-firecracker-cmdline-only", "MICROVM", "high", "vm:firecracker:kvm", ""},
 	{"syn-kata-qemu", "MICROVM", "high", "vm:qemu:kvm", ""},
 	{"syn-gvisor-bare-metal", "GVISOR", "high", "gvisor:gvisor", ""},
 	{"syn-seccomp-kill", "CONTAINER", "high", "vm:unknown:kvm,container:unknown", "syscall.modify_ldt"},
