@@ -12,6 +12,10 @@ faults=$ISOTIER_ROOT/$BUILD/tests
 for m in hang garbage huge; do
   [ -x "$faults/fault-probe-$m" ] || fail "fault probe $m not built ($faults)"
 done
+# The hang marker is a fixed process name: serialize with any other run of this
+# test on the machine (two `make test` at once) so each sees only its own.
+exec 9>/tmp/isotier-verify-faults.lock
+flock -w 600 9 || fail "another verify_faults run holds /tmp/isotier-verify-faults.lock"
 db=$TMP/h.db
 q() { sqlite3 -batch -noheader "$db" "$1"; }
 # Every temporary file of the run lives under a directory unique to this test:
