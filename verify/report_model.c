@@ -56,7 +56,21 @@ static const char *newest_record(report_model *m, isotier_history *h)
 	return COL(0);
 }
 
-static int load_observations(report_model *m, isotier_history *h, isotier_error *err)
+static int cmp_observation(const void *x, const void *y)
+{
+	const report_observation *a = x, *b = y;
+	int c = strcmp(a->observed_at, b->observed_at);
+	return c ? c : (a->id > b->id) - (a->id < b->id);
+}
+
+/*
+ * duration_ms is stored after probe_json and the evidence blob: reading it
+ * walks each row's overflow pages, i.e. the whole database. Only the JSON
+ * report (every field of every observation: all_durations) pays that in the
+ * scan; the others look it up for the newest REPORT_LOG_MAX they show.
+ */
+static int load_observations(report_model *m, isotier_history *h, bool all_durations,
+                             isotier_error *err)
 {
 	int64_t n =
 	    count(h, "SELECT count(*) FROM observations WHERE ?1 IS NULL OR observed_at >= ?1",
@@ -68,13 +82,18 @@ static int load_observations(report_model *m, isotier_history *h, isotier_error 
 	if (!m->observations)
 		return oom(err);
 	cleanup_stmt sqlite3_stmt *st = NULL;
-	if (prepare(
-	        h, &st,
-	        "SELECT id, run_id, observed_at, backend, provider_id, claimed_tier,"
-	        " claimed_mechanism, observed_tier, observed_vendor, confidence, verdict, reason"
-	        " FROM observations WHERE ?1 IS NULL OR observed_at >= ?1"
-	        " ORDER BY observed_at, id",
-	        m->since, err) < 0)
+	/* Rowid order (no SQL sorter over 100k wide rows); sorted below. */
+	if (prepare(h, &st,
+	            all_durations
+	                ? "SELECT id, run_id, observed_at, backend, provider_id, claimed_tier,"
+	                  " claimed_mechanism, observed_tier, observed_vendor, confidence, verdict,"
+	                  " reason, duration_ms FROM observations"
+	                  " WHERE ?1 IS NULL OR observed_at >= ?1 ORDER BY id"
+	                : "SELECT id, run_id, observed_at, backend, provider_id, claimed_tier,"
+	                  " claimed_mechanism, observed_tier, observed_vendor, confidence, verdict,"
+	                  " reason, NULL FROM observations"
+	                  " WHERE ?1 IS NULL OR observed_at >= ?1 ORDER BY id",
+	            m->since, err) < 0)
 		return ISOTIER_EDB;
 	int rc;
 	while ((rc = sqlite3_step(st)) == SQLITE_ROW && m->n_observations < (size_t)n) {
@@ -91,52 +110,29 @@ static int load_observations(report_model *m, isotier_history *h, isotier_error 
 		o->confidence = COL(9);
 		o->verdict = COL(10);
 		o->reason = COL(11);
-		o->duration_ms = -1; /* load_durations() */
+		o->duration_ms =
+		    sqlite3_column_type(st, 12) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 12);
 		o->v = report_verdict_parse(o->verdict);
 		if (!o->observed_at || !o->backend || !o->verdict)
 			return oom(err);
 	}
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return isotier_history_sql_error(h, err, "report: read observations");
-	return 0;
-}
-
-/*
- * duration_ms is stored after probe_json and the evidence blob: reading it
- * walks each row's overflow pages, i.e. the whole database. Only the JSON
- * report (every field of every observation) pays that; the others read it for
- * the newest REPORT_LOG_MAX observations they show.
- */
-static int load_durations(report_model *m, isotier_history *h, bool all, isotier_error *err)
-{
-	size_t first =
-	    all || m->n_observations <= REPORT_LOG_MAX ? 0 : m->n_observations - REPORT_LOG_MAX;
-	if (first == m->n_observations)
+	qsort(m->observations, m->n_observations, sizeof *m->observations, cmp_observation);
+	if (all_durations || !m->n_observations)
 		return 0;
-	cleanup_stmt sqlite3_stmt *st = NULL;
-	if (sqlite3_prepare_v2(
-	        isotier_history_db(h),
-	        "SELECT id, duration_ms FROM observations WHERE (?1 IS NULL OR observed_at >= ?1)"
-	        " AND observed_at >= ?2 AND duration_ms IS NOT NULL ORDER BY observed_at, id",
-	        -1, &st, NULL) != SQLITE_OK)
+	cleanup_stmt sqlite3_stmt *dur = NULL;
+	if (sqlite3_prepare_v2(isotier_history_db(h),
+	                       "SELECT duration_ms FROM observations WHERE id = ?1", -1, &dur,
+	                       NULL) != SQLITE_OK)
 		return isotier_history_sql_error(h, err, "report: read durations");
-	sqlite3_bind_text(st, 1, m->since, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, m->observations[first].observed_at, -1, SQLITE_STATIC);
-	/* Same snapshot (one read transaction), same order: a merge. */
-	size_t i = first;
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		int64_t id = sqlite3_column_int64(st, 0);
-		while (i < m->n_observations && m->observations[i].id != id)
-			i++;
-		if (i == m->n_observations)
-			break;
-		m->observations[i++].duration_ms = sqlite3_column_int64(st, 1);
+	size_t first = m->n_observations > REPORT_LOG_MAX ? m->n_observations - REPORT_LOG_MAX : 0;
+	for (size_t i = first; i < m->n_observations; i++) {
+		sqlite3_reset(dur);
+		sqlite3_bind_int64(dur, 1, m->observations[i].id);
+		if (sqlite3_step(dur) == SQLITE_ROW && sqlite3_column_type(dur, 0) != SQLITE_NULL)
+			m->observations[i].duration_ms = sqlite3_column_int64(dur, 0);
 	}
-	if (rc == SQLITE_ROW)
-		rc = SQLITE_DONE;
-	if (rc != SQLITE_DONE)
-		return isotier_history_sql_error(h, err, "report: read durations");
 	return 0;
 }
 
@@ -402,21 +398,12 @@ static int model_fill(report_model *m, isotier_history *h, const report_options 
 	                  m->since, err);
 	if (m->n_runs < 0)
 		return ISOTIER_EDB;
-	if ((rc = load_observations(m, h, err)) < 0 ||
-	    (rc = load_durations(m, h, opts->all_durations, err)) < 0 ||
+	if ((rc = load_observations(m, h, opts->all_durations, err)) < 0 ||
 	    (rc = load_checks(m, h, err)) < 0 || (rc = load_refusals(m, h, err)) < 0 ||
 	    (rc = load_catalogue(m, opts, err)) < 0)
 		return rc;
-	int64_t distinct = count(h,
-	                         "SELECT count(*) FROM (SELECT DISTINCT provider_id, backend FROM"
-	                         " observations WHERE ?1 IS NULL OR observed_at >= ?1)",
-	                         m->since, err);
-	if (distinct < 0)
-		return ISOTIER_EDB;
-	if ((rc = report_build_rows(m, (size_t)distinct)) < 0)
-		return rc == ISOTIER_ENOMEM
-		           ? oom(err)
-		           : isotier_error_set(err, rc, 0, "report: the matrix changed while read");
+	if (report_build_rows(m) < 0)
+		return oom(err);
 	if (report_judge_rows(m) < 0 || report_build_buckets(m) < 0)
 		return oom(err);
 	if ((rc = load_evidence(m, h, err)) < 0)

@@ -208,7 +208,7 @@ void report_model_free(report_model *m);
 int report_status_rank(const char *status); /* GONE 0, CHANGED 1, UNREACHABLE 2, PRESENT 3 */
 int report_attention_add(report_model *m, report_attention_kind kind, bool failing,
                          const char *subject, const char *detail);
-int report_build_rows(report_model *m, size_t distinct_pairs);
+int report_build_rows(report_model *m);
 int report_judge_rows(report_model *m);
 int report_build_buckets(report_model *m);
 void report_sort_attention(report_model *m);

@@ -31,7 +31,8 @@ static bool same(const char *a, const char *b)
 	return a == b || (a && b && !strcmp(a, b));
 }
 
-static report_row *row_for(report_model *m, const report_observation *o, size_t cap)
+/* The row an observation belongs to, created when new; NULL when out of memory. */
+static report_row *row_for(report_model *m, const report_observation *o, size_t *cap)
 {
 	for (size_t i = 0; i < m->n_rows; i++) {
 		report_row *r = &m->rows[i];
@@ -49,8 +50,14 @@ static report_row *row_for(report_model *m, const report_observation *o, size_t 
 			return r;
 		}
 	}
-	if (m->n_rows >= cap)
-		return NULL;
+	if (m->n_rows == *cap) { /* rows are few: grow by copying within the arena */
+		size_t ncap = *cap * 2;
+		report_row *n = report_arena_alloc(&m->arena, ncap * sizeof *n);
+		if (!n)
+			return NULL;
+		memcpy(n, m->rows, m->n_rows * sizeof *n);
+		m->rows = n, *cap = ncap;
+	}
 	report_row *r = &m->rows[m->n_rows++];
 	r->provider_id = o->provider_id;
 	r->backend = o->backend;
@@ -72,9 +79,9 @@ static int cmp_row(const void *x, const void *y)
 	return c ? c : cmp_str_null_last(a->backend, b->backend);
 }
 
-int report_build_rows(report_model *m, size_t distinct)
+int report_build_rows(report_model *m)
 {
-	size_t cap = m->n_providers + distinct + 1;
+	size_t cap = m->n_providers + 16;
 	m->rows = report_arena_alloc(&m->arena, cap * sizeof *m->rows);
 	if (!m->rows)
 		return ISOTIER_ENOMEM;
@@ -84,17 +91,13 @@ int report_build_rows(report_model *m, size_t distinct)
 		r->provider_id = r->provider->id;
 		r->backend = r->provider->backend;
 	}
-	report_row *last = NULL;
 	for (size_t i = 0; i < m->n_observations; i++) {
 		const report_observation *o = &m->observations[i];
-		if (!last || !same(last->backend, o->backend) ||
-		    !same(last->latest ? last->latest->provider_id : NULL, o->provider_id))
-			last = row_for(m, o, cap);
-		if (!last) /* more (provider, backend) pairs than counted: cannot happen in one
-		              snapshot */
-			return ISOTIER_ERROR;
-		last->latest = o; /* observations are oldest first */
-		last->n_observations++;
+		report_row *r = row_for(m, o, &cap);
+		if (!r)
+			return ISOTIER_ENOMEM;
+		r->latest = o; /* observations are oldest first */
+		r->n_observations++;
 	}
 	qsort(m->rows, m->n_rows, sizeof *m->rows, cmp_row);
 	return 0;
