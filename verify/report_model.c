@@ -180,7 +180,8 @@ static int load_checks(report_model *m, isotier_history *h, isotier_error *err)
  * attestation). */
 #define REFUSAL_WHERE                                                                              \
 	" WHERE (?1 IS NULL OR at >= ?1) AND (event LIKE '%refus%' OR decision LIKE '%refus%'"     \
-	" OR decision LIKE 'den%' OR decision LIKE 'reject%' OR decision LIKE 'fail%closed%')"
+	" OR decision LIKE 'den%' OR decision LIKE 'reject%' OR decision LIKE 'fail%closed%'"      \
+	" OR (event = 'attest' AND decision LIKE '%fail%'))"
 
 static int load_refusals(report_model *m, isotier_history *h, isotier_error *err)
 {

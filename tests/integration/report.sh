@@ -151,7 +151,8 @@ except ImportError:
     walk(schema, doc, "$")
 assert doc["schema"] == "isotier.report/1"
 assert doc["report_date"] == "2026-11-27" and doc["report_date_from"] == "database"
-assert doc["database"]["observations"] == 5 and doc["database"]["refusals"] == 2
+assert doc["database"]["observations"] == 5 and doc["database"]["refusals"] == 3
+assert [a["decision"] for a in doc["refusals"]] == ["refused", "refused", "attestation-failed"]
 assert doc["summary"]["failing"] == 4, doc["attention"]  # contradicted, changed, gone, stale
 H = "<script>alert('x')</script> & \"q\" \x1b[31mred\x1b[0m \x1b]0;pwned\x07 | *b* `c` \x7f\u0085"
 assert doc["observations"][2]["reason"] == "claimed CONTAINER; " + H
