@@ -435,13 +435,15 @@ static int poll_signal(verify_ctx *ctx, pthread_t *tids, size_t n_threads)
 	struct timespec zero = {0, 0};
 	int sig = sigtimedwait(&set, NULL, &zero);
 	if (sig > 0) {
-		ctx->stop = true;
+		__atomic_store_n(&ctx->stop, true, __ATOMIC_RELEASE);
 		for (size_t i = 0; i < n_threads; i++)
 			pthread_kill(tids[i], sig);
 		ctx->signal = sig;
 	}
 	if (!ctx->signal && isotier_proc_interrupted())
 		ctx->signal = isotier_proc_interrupt_signal();
+	if (ctx->signal)
+		__atomic_store_n(&ctx->stop, true, __ATOMIC_RELEASE); /* no new jobs */
 	return ctx->signal;
 }
 
@@ -550,7 +552,7 @@ static int verify_main(int argc, char **argv)
 		for (size_t i = 0; i < n_jobs && !ready; i++)
 			if (jobs[i].done && !jobs[i].handled)
 				ready = &jobs[i];
-		bool all_taken = ctx.next >= n_jobs || ctx.stop;
+		bool all_taken = ctx.next >= n_jobs || __atomic_load_n(&ctx.stop, __ATOMIC_ACQUIRE);
 		if (!ready) {
 			struct timespec ts;
 			clock_gettime(CLOCK_REALTIME, &ts);
@@ -563,7 +565,7 @@ static int verify_main(int argc, char **argv)
 		}
 		pthread_mutex_unlock(&ctx.lock);
 		if (poll_signal(&ctx, tids, started))
-			interrupted = ctx.stop = true;
+			interrupted = true;
 		if (!ready) {
 			/* Stopped: the jobs no worker took will not run. */
 			bool busy = false;
@@ -571,7 +573,7 @@ static int verify_main(int argc, char **argv)
 			for (size_t i = 0; i < n_jobs; i++)
 				busy |= (&jobs[i] < jobs + ctx.next) && !jobs[i].done;
 			pthread_mutex_unlock(&ctx.lock);
-			if (ctx.stop && all_taken && !busy)
+			if (__atomic_load_n(&ctx.stop, __ATOMIC_ACQUIRE) && all_taken && !busy)
 				break;
 			continue;
 		}
@@ -591,7 +593,7 @@ static int verify_main(int argc, char **argv)
 		if (tty && !o.json)
 			print_progress(ready, handled, n_jobs);
 	}
-	ctx.stop = true;
+	__atomic_store_n(&ctx.stop, true, __ATOMIC_RELEASE);
 	for (size_t i = 0; i < started; i++)
 		pthread_join(tids[i], NULL);
 	if (poll_signal(&ctx, tids, 0))

@@ -25,7 +25,7 @@ typedef struct reader {
 	bool out_over, oom;
 	char *err;
 	size_t err_len;
-	volatile int64_t deadline; /* 0: none yet; set once the writers are closed */
+	int64_t deadline; /* 0: none yet; set once the writers are closed (atomic) */
 } reader;
 
 static void reader_take(reader *r, int *fd, bool is_out)
@@ -74,7 +74,7 @@ static void *reader_main(void *arg)
 			reader_take(r, &r->out_fd, true);
 		if (pr > 0 && pf[1].revents && r->err_fd >= 0)
 			reader_take(r, &r->err_fd, false);
-		int64_t d = r->deadline;
+		int64_t d = __atomic_load_n(&r->deadline, __ATOMIC_ACQUIRE);
 		if (d && verify_now_ms() > d)
 			break; /* a straggler outside the sandbox's group holds the pipe */
 	}
@@ -141,7 +141,7 @@ static void run_probe(job *j, const verify_ctx *ctx, const char *capture)
 	b->destroy(state);
 	j->destroy_ms = verify_now_ms() - t2;
 	if (reading) {
-		r.deadline = verify_now_ms() + 2000;
+		__atomic_store_n(&r.deadline, verify_now_ms() + 2000, __ATOMIC_RELEASE);
 		pthread_join(tid, NULL);
 	}
 	j->out = r.out;
@@ -175,7 +175,7 @@ void *verify_worker_main(void *arg)
 	verify_ctx *ctx = arg;
 	for (;;) {
 		pthread_mutex_lock(&ctx->lock);
-		if (ctx->stop || ctx->next >= ctx->n_jobs) {
+		if (__atomic_load_n(&ctx->stop, __ATOMIC_ACQUIRE) || ctx->next >= ctx->n_jobs) {
 			pthread_mutex_unlock(&ctx->lock);
 			return NULL;
 		}

@@ -49,7 +49,7 @@ typedef struct verify_ctx {
 	int timeout_s;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	volatile bool stop;
+	bool stop;  /* read and written with __atomic builtins */
 	int signal; /* the SIGINT/SIGTERM that stopped the run (main thread only) */
 } verify_ctx;
 
