@@ -20,7 +20,7 @@ db=$TMP/h.db
 q() { sqlite3 -batch -noheader "$db" "$1"; }
 # Every temporary file of the run lives under a directory unique to this test:
 # a process whose command line names it is one the run left behind.
-# (Short: runsc fails to start under a long TMPDIR, its socket paths overflow.)
+# (Its own directory, not under $TMP: runsc needs every parent searchable by others.)
 TMPDIR=$(mktemp -d /tmp/iv.XXXXXX)
 chmod 755 "$TMPDIR" # runsc needs it searchable by others
 export TMPDIR

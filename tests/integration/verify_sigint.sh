@@ -9,7 +9,7 @@ for tool in bwrap runc runsc qemu-system-x86_64 sqlite3; do
 done
 db=$TMP/h.db
 q() { sqlite3 -batch -noheader "$db" "$1" 2>/dev/null; }
-# (Short: runsc fails to start under a long TMPDIR, its socket paths overflow.)
+# (Its own directory, not under $TMP: runsc needs every parent searchable by others.)
 TMPDIR=$(mktemp -d /tmp/iv.XXXXXX)
 chmod 755 "$TMPDIR" # runsc needs it searchable by others
 export TMPDIR
