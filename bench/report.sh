@@ -13,6 +13,7 @@ tmp=$(mktemp -d /tmp/isotier-bench-report.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 command -v hyperfine >/dev/null || { echo "hyperfine missing: scripts/deps.sh installs it" >&2; exit 1; }
 
+# shellcheck disable=SC2046 # pkg-config prints several flags
 cc -std=gnu11 -O2 -D_GNU_SOURCE -I"$root/include" -I"$root/reference" -o "$tmp/mkdb" \
   "$root/tests/fixtures/report/mkdb.c" "$root/$BUILD/libisotier.a" \
   $(pkg-config --libs libcurl libxml-2.0 libcjson sqlite3 libgit2) -lpthread -lm

@@ -14,6 +14,7 @@ command -v xmllint >/dev/null || skip "xmllint (libxml2-utils) is not installed:
 "$BIN" report --help >/dev/null || fail "isotier report is not built in"
 
 # The fixture database: real schema, then hostile rows.
+# shellcheck disable=SC2046 # pkg-config prints several flags
 cc -std=gnu11 -D_GNU_SOURCE -I"$R/include" -I"$R/reference" -o "$TMP/mkdb" "$FIX/mkdb.c" \
   "$R/$BUILD/libisotier.a" $(pkg-config --libs libcurl libxml-2.0 libcjson sqlite3 libgit2) -lpthread -lm
 "$TMP/mkdb" "$TMP/history.db" </dev/null
