@@ -357,7 +357,9 @@ static int qemu_exec(void *p, const isotier_exec_request *req, int *exit_status,
 	con->debug = getenv("ISOTIER_QEMU_DEBUG") != NULL;
 	isotier_capture qerr = {.max = 16384};
 	int status = -1;
-	rc = run_qemu(s, initrd, s->kvm, share, isotier_exec_timeout(&s->spec, req), con, &qerr, &status, err);
+	int timeout_s = isotier_exec_timeout(&s->spec, req);
+	con->deadline_ms = isotier_now_ms() + (int64_t)timeout_s * 1000;
+	rc = run_qemu(s, initrd, s->kvm, share, timeout_s, con, &qerr, &status, err);
 	unlink(initrd);
 	isotier_console_finish(con);
 	if (!rc && con->exit_code < 0) {

@@ -61,10 +61,17 @@ static ssize_t b64decode(const char *s, size_t n, unsigned char *out)
 	return (ssize_t)o;
 }
 
-void isotier_console_write(int fd, const unsigned char *p, size_t n)
+int isotier_console_write(int fd, int64_t deadline_ms, const unsigned char *p, size_t n)
 {
-	isotier_relay r = {.fd = fd};
-	isotier_relay_sink(&r, (const char *)p, n);
+	isotier_relay r = {.fd = fd, .deadline_ms = deadline_ms};
+	return isotier_relay_sink(&r, (const char *)p, n);
+}
+
+static void relay(isotier_console *c, int fd, const unsigned char *p, size_t n)
+{
+	int rc = isotier_console_write(fd, c->deadline_ms, p, n);
+	if (rc && !c->fatal)
+		c->fatal = rc;
 }
 
 void isotier_console_finish(isotier_console *c)
@@ -147,13 +154,13 @@ static void handle_line(isotier_console *c, char *l, size_t n)
 		if (d < 0)
 			problem(c, "bad output line%s", "");
 		else
-			isotier_console_write(c->out_fd, dec, (size_t)d);
+			relay(c, c->out_fd, dec, (size_t)d);
 	} else if (tag && !strncmp(tag, "ISOTIER-ERR ", 12)) {
 		ssize_t d = b64decode(tag + 12, strlen(tag + 12), dec);
 		if (d < 0)
 			problem(c, "bad output line%s", "");
 		else
-			isotier_console_write(c->err_fd, dec, (size_t)d);
+			relay(c, c->err_fd, dec, (size_t)d);
 	} else if (tag && !strcmp(tag, "ISOTIER-START")) {
 		c->started = true;
 	} else if (tag && !strncmp(tag, "ISOTIER-CAPTURE-FILE ", 21)) {
@@ -207,7 +214,7 @@ static void handle_line(isotier_console *c, char *l, size_t n)
 		}
 		c->cap_got += (size_t)d;
 		if (c->cap_fd >= 0)
-			isotier_console_write(c->cap_fd, dec, (size_t)d);
+			relay(c, c->cap_fd, dec, (size_t)d);
 	}
 }
 
@@ -215,7 +222,7 @@ int isotier_console_sink(void *ctx, const char *buf, size_t len)
 {
 	isotier_console *c = ctx;
 	if (c->debug)
-		isotier_console_write(STDERR_FILENO, (const unsigned char *)buf, len);
+		isotier_console_write(STDERR_FILENO, 0, (const unsigned char *)buf, len);
 	for (size_t i = 0; i < len; i++) {
 		char ch = buf[i];
 		if (ch == '\n') {
@@ -231,6 +238,6 @@ int isotier_console_sink(void *ctx, const char *buf, size_t len)
 			c->overlong = true;
 		}
 	}
-	return 0;
+	return c->fatal;
 }
 

@@ -23,6 +23,7 @@ typedef struct isotier_console {
 	/* set by the caller */
 	const isotier_spec_copy *spec;
 	int out_fd, err_fd;
+	int64_t deadline_ms; /* for relaying to a reader that stopped reading (0: none) */
 	char line[ISOTIER_CONSOLE_MAX_LINE + 1];
 	size_t len;
 	bool overlong;
@@ -35,6 +36,7 @@ typedef struct isotier_console {
 	char cap_name[512];
 	size_t cap_expect, cap_got, cap_total, cap_files;
 	char problem[512]; /* first protocol problem */
+	int fatal;         /* a relay failure (ISOTIER_ETIMEDOUT/EINTR): stops the VM */
 	bool debug;        /* $ISOTIER_QEMU_DEBUG: raw console to stderr */
 } isotier_console;
 
@@ -42,7 +44,7 @@ typedef struct isotier_console {
 int isotier_console_sink(void *ctx, const char *buf, size_t len);
 /* Handles a last unterminated line and closes any open capture file. */
 void isotier_console_finish(isotier_console *c);
-/* Writes all of p to fd (errors ignored: a closed reader must not stop the VM). */
-void isotier_console_write(int fd, const unsigned char *p, size_t n);
+/* Writes all of p to fd (see isotier_relay_sink); non-zero: give up on the VM. */
+int isotier_console_write(int fd, int64_t deadline_ms, const unsigned char *p, size_t n);
 
 #endif

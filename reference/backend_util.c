@@ -4,6 +4,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
 #include <stdatomic.h>
 #include <string.h>
 #include <sys/random.h>
@@ -165,11 +167,31 @@ int isotier_relay_sink(void *ctx, const char *buf, size_t len)
 {
 	const isotier_relay *r = ctx;
 	while (len > 0) {
-		ssize_t w = write(r->fd, buf, len);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
+		struct pollfd pf = {.fd = r->fd, .events = POLLOUT};
+		int64_t wait = 100;
+		if (r->deadline_ms) {
+			int64_t left = r->deadline_ms - isotier_now_ms();
+			if (left <= 0)
+				return ISOTIER_ETIMEDOUT;
+			if (left < wait)
+				wait = left;
+		}
+		int pr = poll(&pf, 1, (int)wait);
+		if (pr < 0 && errno != EINTR)
+			return 0;
+		if (pr <= 0) {
+			if (isotier_proc_interrupted())
+				return ISOTIER_EINTR;
+			continue;
+		}
+		if (pf.revents & (POLLERR | POLLNVAL))
 			return 0; /* a closed reader must not kill the sandbox: drop the rest */
+		/* POLLOUT on a pipe means PIPE_BUF bytes fit: this write cannot block. */
+		ssize_t w = write(r->fd, buf, len > PIPE_BUF ? PIPE_BUF : len);
+		if (w < 0) {
+			if (errno == EINTR || errno == EAGAIN)
+				continue;
+			return 0;
 		}
 		buf += w;
 		len -= (size_t)w;

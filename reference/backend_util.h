@@ -40,10 +40,13 @@ typedef struct isotier_root_entry {
 int isotier_root_entries(isotier_root_entry **out, size_t *n, const char *root, isotier_error *err);
 void isotier_root_entries_free(isotier_root_entry *e, size_t n);
 
-/* A sink (see proc.h) that writes everything to the int fd pointed to by ctx
- * (-1: our own stdout/stderr as given by the fd number in the struct). */
+/* A sink (see proc.h) that writes everything to fd. A reader that stops
+ * reading cannot hold us past deadline_ms (isotier_now_ms() based; 0: none):
+ * the sink then fails with ISOTIER_ETIMEDOUT and the child is killed. Write
+ * errors (a closed reader) drop the data. */
 typedef struct isotier_relay {
 	int fd;
+	int64_t deadline_ms;
 } isotier_relay;
 int isotier_relay_sink(void *ctx, const char *buf, size_t len);
 

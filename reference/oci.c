@@ -254,14 +254,18 @@ int isotier_oci_exec(isotier_oci_bundle *b, const isotier_exec_request *req, int
 	isotier_argv_push(&a, id);
 	if (a.oom)
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
-	isotier_relay out = {.fd = req->stdout_fd >= 0 ? req->stdout_fd : STDOUT_FILENO};
-	isotier_relay errr = {.fd = req->stderr_fd >= 0 ? req->stderr_fd : STDERR_FILENO};
+	int timeout_s = isotier_exec_timeout(&b->spec, req);
+	int64_t deadline = isotier_now_ms() + (int64_t)timeout_s * 1000;
+	isotier_relay out = {.fd = req->stdout_fd >= 0 ? req->stdout_fd : STDOUT_FILENO,
+			     .deadline_ms = deadline};
+	isotier_relay errr = {.fd = req->stderr_fd >= 0 ? req->stderr_fd : STDERR_FILENO,
+			      .deadline_ms = deadline};
 	isotier_proc_opts o = {
 		.argv = (const char *const *)a.v,
 		.stdin_fd = req->stdin_fd,
 		.stdout_fd = req->stdout_fd,
 		.stderr_fd = req->stderr_fd,
-		.timeout_s = isotier_exec_timeout(&b->spec, req),
+		.timeout_s = timeout_s,
 	};
 	if (b->rt->gvisor) {
 		/* runsc writing both streams to one file lets output overwrite itself: use pipes. */

@@ -82,7 +82,7 @@ int isotier_find_program(char *out, size_t out_len, const char *name)
 	return -1;
 }
 
-static int64_t now_ms(void)
+int64_t isotier_now_ms(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -177,6 +177,20 @@ static int pump(int *fd, isotier_capture *cap, isotier_proc_sink sink, void *ctx
 	if (cap)
 		return capture_add(cap, buf, (size_t)n);
 	return 0;
+}
+
+static const char *sink_error(int code)
+{
+	switch (code) {
+	case ISOTIER_ENOMEM:
+		return "capture: out of memory";
+	case ISOTIER_ETIMEDOUT:
+		return "the reader stopped reading until the time limit";
+	case ISOTIER_EINTR:
+		return "interrupted while relaying output";
+	default:
+		return isotier_strerror(code);
+	}
 }
 
 static void kill_group(pid_t pid)
@@ -276,7 +290,7 @@ int isotier_proc_run(const isotier_proc_opts *o, int *exit_status, isotier_error
 	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	int rc = 0;
 	bool exited = false;
-	int64_t deadline = timeout_s > 0 ? now_ms() + (int64_t)timeout_s * 1000 : INT64_MAX;
+	int64_t deadline = timeout_s > 0 ? isotier_now_ms() + (int64_t)timeout_s * 1000 : INT64_MAX;
 	int64_t drain_deadline = 0;
 	int status = 0;
 	while (out_r >= 0 || err_r >= 0 || !exited) {
@@ -296,7 +310,7 @@ int isotier_proc_run(const isotier_proc_opts *o, int *exit_status, isotier_error
 			i_err = n;
 			pf[n++] = (struct pollfd){.fd = err_r, .events = POLLIN};
 		}
-		int64_t now = now_ms();
+		int64_t now = isotier_now_ms();
 		int64_t until = exited ? drain_deadline : deadline;
 		int64_t wait = until - now;
 		if (wait > 100)
@@ -321,9 +335,7 @@ int isotier_proc_run(const isotier_proc_opts *o, int *exit_status, isotier_error
 		if (pr > 0 && i_out >= 0 && (pf[i_out].revents & (POLLIN | POLLHUP | POLLERR))) {
 			int src = pump(&out_r, o->out_capture, o->out_sink, o->out_sink_ctx);
 			if (src) {
-				rc = src == ISOTIER_ENOMEM
-					     ? isotier_error_set(err, src, 0, "%s: capture: out of memory", name)
-					     : src;
+				rc = isotier_error_set(err, src, 0, "%s: stdout: %s", name, sink_error(src));
 				break;
 			}
 		}
@@ -331,9 +343,7 @@ int isotier_proc_run(const isotier_proc_opts *o, int *exit_status, isotier_error
 			int src = pump(&err_r, o->err_capture, o->err_capture ? NULL : o->err_sink,
 				       o->err_sink_ctx);
 			if (src) {
-				rc = src == ISOTIER_ENOMEM
-					     ? isotier_error_set(err, src, 0, "%s: capture: out of memory", name)
-					     : src;
+				rc = isotier_error_set(err, src, 0, "%s: stderr: %s", name, sink_error(src));
 				break;
 			}
 		}
@@ -347,12 +357,12 @@ int isotier_proc_run(const isotier_proc_opts *o, int *exit_status, isotier_error
 				while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 					;
 				exited = true;
-				int64_t grace = now_ms() + 2000;
+				int64_t grace = isotier_now_ms() + 2000;
 				drain_deadline = grace < deadline ? grace : deadline;
 				continue;
 			}
 		}
-		now = now_ms();
+		now = isotier_now_ms();
 		if (!exited && now >= deadline) {
 			rc = isotier_error_set(err, ISOTIER_ETIMEDOUT, 0, "%s: timed out after %d s", name,
 					       timeout_s);

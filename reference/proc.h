@@ -22,6 +22,7 @@
 #include "internal.h"
 
 #include <stdbool.h>
+#include <stdint.h>
 
 #define ISOTIER_PROC_DEFAULT_TIMEOUT_S 60
 
@@ -78,6 +79,8 @@ bool isotier_proc_interrupted(void);
 int isotier_proc_interrupt_signal(void);
 
 /* Helpers for the backends. */
+/* CLOCK_MONOTONIC in milliseconds. */
+int64_t isotier_now_ms(void);
 /* Finds an executable in $PATH (or checks a path with '/'); 0 when found. */
 int isotier_find_program(char *out, size_t out_len, const char *name);
 /* mkdtemp under $TMPDIR (or /tmp) with the given prefix; *out is malloc'd. */

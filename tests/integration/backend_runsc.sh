@@ -10,4 +10,5 @@ check_outer_vm
 check_host_view
 check_timeout 2
 check_sigint 2
+check_stuck_reader 3
 check_missing_binary runsc

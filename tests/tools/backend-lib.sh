@@ -117,3 +117,22 @@ check_missing_binary() {
   assert_nothing_left "missing binary"
   echo "ok: $NAME missing binary: $out"
 }
+
+# A reader that stops reading our relayed stdout cannot hold the run past the timeout
+# (runsc and qemu-microvm relay output through pipes of their own).
+check_stuck_reader() {
+  local t=${1:-3} start end rc=0
+  mkfifo "$TMP/stuck.fifo"
+  exec 7<>"$TMP/stuck.fifo"  # we hold the read end and never read
+  start=$(date +%s)
+  "$DRIVER" --backend "$NAME" --timeout "$t" -- /bin/sh -c "yes $MARK | head -c 20000000" \
+    >"$TMP/stuck.fifo" 2>"$TMP/stuck.err" || rc=$?
+  end=$(date +%s)
+  exec 7>&-
+  rm -f "$TMP/stuck.fifo"
+  assert_eq "$rc" "124" "$NAME: stuck reader: exit"
+  assert_contains "$(cat "$TMP/stuck.err")" "stopped reading" "$NAME: stuck reader: message"
+  [ $((end - start)) -le $((t + 10)) ] || fail "$NAME: stuck reader held the run for $((end - start)) s"
+  assert_nothing_left "stuck reader"
+  echo "ok: $NAME stuck reader ($((end - start)) s)"
+}
