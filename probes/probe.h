@@ -143,6 +143,8 @@ struct probe_kernel {
 /* ---- signal collectors: one per family ------------------------------------- */
 
 void probe_sig_virt(struct probe_input *in, struct probe_signals *sigs);
+/* Devices and command line (sig_virt_bus.c), called by probe_sig_virt. */
+void probe_sig_virt_bus(struct probe_input *in, struct probe_signals *sigs);
 void probe_sig_kernel(struct probe_input *in, struct probe_signals *sigs, struct probe_kernel *k);
 void probe_sig_syscall(struct probe_input *in, struct probe_signals *sigs);
 void probe_sig_container(struct probe_input *in, struct probe_signals *sigs);
