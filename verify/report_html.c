@@ -107,7 +107,7 @@ static void header(FILE *f, const report_model *m)
 	        css);
 	E(m->today[0] ? m->today : "unknown");
 	fputs("</strong> (", f);
-	E(!strcmp(m->today_source, "database") ? "the newest stored record" : m->today_source);
+	E(report_date_source_text(m));
 	fputs("). Newest record: ", f);
 	E(m->newest_record ? m->newest_record : "none");
 	fputs(". Covers ", f);

@@ -45,7 +45,7 @@ int report_write_md(FILE *f, const report_model *m)
 	fputs("Report date **", f);
 	MD(m->today[0] ? m->today : "unknown");
 	fputs("** (", f);
-	MD(!strcmp(m->today_source, "database") ? "the newest stored record" : m->today_source);
+	MD(report_date_source_text(m));
 	fputs("); covers ", f);
 	if (m->since) {
 		fputs("history since ", f);

@@ -352,6 +352,23 @@ static int load_catalogue(report_model *m, const report_options *opts, isotier_e
 		return isotier_error_set(err, cerr.code ? cerr.code : ISOTIER_EIO, 0,
 		                         "report: catalogue: %s", cerr.message);
 	}
+	if (!m->today[0]) { /* nothing stored yet: the catalogue's newest date dates the report */
+		const char *newest = NULL;
+		for (size_t i = 0; i < cat->n_providers; i++)
+			for (size_t j = 0; j < cat->providers[i].n_sources; j++) {
+				const char *r = cat->providers[i].sources[j].retrieved;
+				if (report_valid_date(r) && (!newest || strcmp(r, newest) > 0))
+					newest = r;
+			}
+		if (newest) {
+			m->today = COPY(newest), m->today_source = "catalogue";
+			if (!m->today) {
+				isotier_findings_free(&findings);
+				isotier_catalogue_free(cat);
+				return oom(err);
+			}
+		}
+	}
 	int rc = load_providers(m, cat);
 	for (size_t i = 0; rc == 0 && i < findings.n; i++) {
 		const isotier_finding *f = &findings.items[i];

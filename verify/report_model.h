@@ -223,6 +223,9 @@ long report_days(const char *date);
 bool report_valid_date(const char *s);      /* YYYY-MM-DD */
 bool report_valid_timestamp(const char *s); /* YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ */
 
+/* Where the report date came from, for a reader ("the newest stored record"). */
+const char *report_date_source_text(const report_model *m);
+
 /* ---- escaping (report_escape.c) -------------------------------------- */
 
 /* Decodes one UTF-8 sequence; invalid, overlong or surrogate sequences give

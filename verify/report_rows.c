@@ -323,3 +323,14 @@ void report_sort_attention(report_model *m)
 	if (m->n_attention)
 		qsort(m->attention, m->n_attention, sizeof *m->attention, cmp_attention);
 }
+
+const char *report_date_source_text(const report_model *m)
+{
+	if (!strcmp(m->today_source, "database"))
+		return "the newest stored record";
+	if (!strcmp(m->today_source, "catalogue"))
+		return "nothing is stored yet: the catalogue's newest source date";
+	if (!strcmp(m->today_source, "--today"))
+		return "given with --today";
+	return "nothing dates this report: ages are not computed";
+}

@@ -195,6 +195,32 @@ for fmt in html json junit md; do
   cmp -s "$TMP/r.$fmt" "$TMP/again.$fmt" || fail "$fmt regeneration differs: $(diff "$TMP/r.$fmt" "$TMP/again.$fmt" | head -5)"
 done
 
+# --- an empty history (a fresh install): valid reports, backends overdue ------
+"$TMP/mkdb" "$TMP/empty.db" </dev/null
+for fmt in html json junit md; do
+  "$BIN" report --db "$TMP/empty.db" --catalogue "$TMP/cat" --format $fmt --out "$TMP/e.$fmt" || fail "empty: $fmt"
+  "$BIN" report --db "$TMP/empty.db" --no-catalogue --format $fmt --out "$TMP/n.$fmt" || fail "empty, no catalogue: $fmt"
+done
+for f in "$TMP/e.html" "$TMP/n.html"; do xmllint --noout "$f" || fail "empty: $f not well-formed"; done
+for f in "$TMP/e.junit" "$TMP/n.junit"; do
+  xmllint --noout --schema "$FIX/junit.xsd" "$f" 2>/dev/null || fail "empty: $f does not validate"
+done
+python3 - "$TMP/e.json" "$TMP/n.json" "$R/runbook/report.schema.json" <<'EOF' || fail "empty-history reports"
+import json, sys
+e, n, schema = (json.load(open(p)) for p in sys.argv[1:4])
+try:
+    import jsonschema
+    for d in (e, n):
+        jsonschema.Draft202012Validator(schema).validate(d)
+except ImportError:
+    pass
+# Nothing stored: the catalogue dates the report, and every local backend is overdue (never verified).
+assert e["report_date_from"] == "catalogue" and e["report_date"] == "2026-11-20", e["report_date"]
+assert e["summary"]["attention"]["overdue"] == 3 and not e["summary"]["ok"], e["summary"]
+assert n["report_date"] is None and n["report_date_from"] == "none" and n["matrix"] == []
+assert n["timeline"] == {"unit": None, "buckets": []}
+EOF
+
 # --- --since and --today move what they should; errors are clear ------------
 "$BIN" report --db "$TMP/history.db" --catalogue "$TMP/cat" --format json --since 2026-11-27 --today 2026-12-20 >"$TMP/since.json"
 assert_eq "$(json_get "$TMP/since.json" database.observations)" 3 "--since narrows"
