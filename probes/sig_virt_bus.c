@@ -176,7 +176,7 @@ static void probe_virt_cmdline(struct probe_input *in, struct probe_signals *sig
 	if (cmd && (strstr(cmd, "kata-containers") || strstr(cmd, " agent.") ||
 		    probe_starts_with(cmd, "agent.")))
 		why = "kernel command line";
-	else if (mi && (strstr(mi, "kataShared") || strstr(mi, "/run/kata-containers/")))
+	else if (mi && strstr(mi, "kataShared"))
 		why = "kataShared mount";
 	if (why) {
 		struct probe_signal s = {
