@@ -161,7 +161,7 @@ static void probe_layer_container(struct probe_layer *l, const struct probe_sign
 	static const char *const order[] = {
 		"container.cgroup",	     "container.pid1_comm",	"container.systemd_container",
 		"container.host_manager",    "container.pid1_environ", "container.containerenv",
-		"container.dockerenv",	     "container.root_fs",
+		"container.dockerenv",	     "container.root_fs",	"container.cap_bounding",
 	};
 	memset(l, 0, sizeof(*l));
 	l->kind = PROBE_KIND_CONTAINER;

@@ -268,7 +268,20 @@ static void probe_container_capbnd(struct probe_input *in, struct probe_signals 
 	if (!probe_parse_u64(hex, &cap))
 		return;
 	/* Runtimes drop CAP_SYS_ADMIN (21) from the bounding set; a full set
-	 * proves nothing (privileged containers keep it). */
+	 * proves nothing (privileged containers keep it). Some default sets
+	 * name their runtime. */
+	static const struct {
+		uint64_t set;
+		const char *runtime;
+	} defaults[] = {
+		{0x20000420ull, "runc"},   /* `runc spec`: KILL, NET_BIND_SERVICE, AUDIT_WRITE */
+		{0xa80425fbull, "docker"}, /* Docker's (and containerd's) default set */
+		{0x800405fbull, "podman"}, /* Podman's default set */
+	};
+	const char *rt = "";
+	for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
+		if (cap == defaults[i].set)
+			rt = defaults[i].runtime;
 	bool no_admin = !(cap & (1ull << 21));
 	struct probe_signal s = {
 		.id = "container.cap_bounding",
@@ -277,6 +290,7 @@ static void probe_container_capbnd(struct probe_input *in, struct probe_signals 
 		.weight = PROBE_WEAK,
 		.supports = no_admin ? PROBE_KIND_CONTAINER : PROBE_KIND_NONE,
 		.axis = no_admin ? PROBE_AXIS_CONTAINER : PROBE_AXIS_INFO,
+		.vendor = no_admin ? rt : "",
 	};
 	probe_strlcpy(s.value, sizeof(s.value), v);
 	probe_add(sigs, &s);

@@ -24,7 +24,7 @@ static const struct expect cases[] = {
 	/* Real captures. */
 	{"real-firecracker-native", "MICROVM", "high", "vm:firecracker:kvm", "container.dockerenv"},
 	{"real-bwrap", "CONTAINER", "high", "vm:firecracker:kvm,container:bubblewrap", ""},
-	{"real-runc", "CONTAINER", "high", "vm:firecracker:kvm,container:unknown", ""},
+	{"real-runc", "CONTAINER", "high", "vm:firecracker:kvm,container:runc", ""},
 	{"real-runsc-ptrace", "GVISOR", "high", "vm:unknown:kvm,gvisor:gvisor", ""},
 	{"real-qemu-microvm-tcg", "MICROVM", "high", "vm:qemu:tcg", ""},
 	/* Environments this machine cannot host. */
