@@ -175,8 +175,9 @@ judge_verdict judge(const judge_claim *claim, const probe_result *probe, char *r
 		         layers);
 		return VERDICT_INCONCLUSIVE;
 	}
-	if (probe->confidence == PROBE_CONFIDENCE_LOW) {
-		snprintf(reason, reason_len, "the probe's confidence is low (%s); observed %s [%s]",
+	if (probe->confidence != PROBE_CONFIDENCE_HIGH) {
+		snprintf(reason, reason_len,
+		         "the probe's confidence is %s, not high; observed %s [%s]",
 		         probe->confidence_text, observed, layers);
 		return VERDICT_INCONCLUSIVE;
 	}

@@ -10,7 +10,7 @@
 
 static const char *const tier_names[] = {"UNKNOWN", "NONE", "CONTAINER", "GVISOR", "MICROVM"};
 static const char *const kind_names[] = {"vm", "gvisor", "container"};
-static const char *const confidence_names[] = {"low", "medium", "high"};
+static const char *const confidence_names[] = {"none", "low", "high"};
 
 const char *probe_tier_name(probe_tier t)
 {
@@ -60,13 +60,14 @@ void probe_result_clear(probe_result *r)
 }
 
 /* A bounded, printable string (no control characters, no bytes >= 0x7f:
- * these names end up in terminals, SQL rows and reports). */
-static int copy_name(char *dst, size_t dst_len, const cJSON *item, const char *field,
-                     bool allow_null, isotier_error *err)
+ * these names end up in terminals, SQL rows and reports). optional: a
+ * missing member is fine (dst stays ""); null is never a string. */
+static int copy_name(char *dst, size_t dst_len, const cJSON *item, const char *field, bool optional,
+                     isotier_error *err)
 {
 	dst[0] = '\0';
-	if (!item || cJSON_IsNull(item)) {
-		if (allow_null)
+	if (!item) {
+		if (optional)
 			return 0;
 		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: missing", field);
 	}
@@ -88,14 +89,14 @@ static int copy_name(char *dst, size_t dst_len, const cJSON *item, const char *f
 }
 
 static int parse_enum(int *out, const cJSON *item, const char *field, const char *const *names,
-                      size_t n_names, bool case_insensitive, isotier_error *err)
+                      size_t n_names, isotier_error *err)
 {
 	char buf[PROBE_RESULT_NAME_MAX];
 	int rc = copy_name(buf, sizeof buf, item, field, false, err);
 	if (rc < 0)
 		return rc;
 	for (size_t i = 0; i < n_names; i++)
-		if (case_insensitive ? !strcasecmp(buf, names[i]) : !strcmp(buf, names[i])) {
+		if (!strcmp(buf, names[i])) {
 			*out = (int)i;
 			return 0;
 		}
@@ -104,21 +105,9 @@ static int parse_enum(int *out, const cJSON *item, const char *field, const char
 
 static int parse_confidence(probe_result *r, const cJSON *item, isotier_error *err)
 {
-	if (cJSON_IsNumber(item)) {
-		double v = item->valuedouble;
-		if (!isfinite(v) || v < 0 || v > 1)
-			return isotier_error_set(err, ISOTIER_EDATA, 0,
-			                         "confidence: %g is outside 0..1",
-			                         isfinite(v) ? v : -1.0);
-		r->confidence = v >= 0.8   ? PROBE_CONFIDENCE_HIGH
-		                : v >= 0.5 ? PROBE_CONFIDENCE_MEDIUM
-		                           : PROBE_CONFIDENCE_LOW;
-		snprintf(r->confidence_text, sizeof r->confidence_text, "%.2f", v);
-		return 0;
-	}
 	int c = 0;
 	int rc = parse_enum(&c, item, "confidence", confidence_names,
-	                    sizeof confidence_names / sizeof *confidence_names, true, err);
+	                    sizeof confidence_names / sizeof *confidence_names, err);
 	if (rc < 0)
 		return rc;
 	r->confidence = (probe_confidence)c;
@@ -135,12 +124,12 @@ static int parse_layer(probe_layer *l, const cJSON *item, size_t index, isotier_
 	int kind = 0, rc;
 	snprintf(field, sizeof field, "layers[%zu].kind", index);
 	if ((rc = parse_enum(&kind, cJSON_GetObjectItemCaseSensitive(item, "kind"), field,
-	                     kind_names, sizeof kind_names / sizeof *kind_names, false, err)) < 0)
+	                     kind_names, sizeof kind_names / sizeof *kind_names, err)) < 0)
 		return rc;
 	l->kind = (probe_layer_kind)kind;
 	snprintf(field, sizeof field, "layers[%zu].vendor", index);
 	if ((rc = copy_name(l->vendor, sizeof l->vendor,
-	                    cJSON_GetObjectItemCaseSensitive(item, "vendor"), field, true, err)) <
+	                    cJSON_GetObjectItemCaseSensitive(item, "vendor"), field, false, err)) <
 	    0)
 		return rc;
 	snprintf(field, sizeof field, "layers[%zu].hypervisor", index);
@@ -149,8 +138,10 @@ static int parse_layer(probe_layer *l, const cJSON *item, size_t index, isotier_
 	                    err)) < 0)
 		return rc;
 	const cJSON *signals = cJSON_GetObjectItemCaseSensitive(item, "signals");
-	if (signals && !cJSON_IsNull(signals)) {
-		snprintf(field, sizeof field, "layers[%zu].signals", index);
+	snprintf(field, sizeof field, "layers[%zu].signals", index);
+	if (!signals)
+		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: missing", field);
+	{
 		if (!cJSON_IsArray(signals))
 			return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: not an array", field);
 		int n = cJSON_GetArraySize(signals);
@@ -191,12 +182,12 @@ static int parse_doc(probe_result *r, const cJSON *doc, isotier_error *err)
 		                         schema, PROBE_SCHEMA);
 	if ((rc = copy_name(r->probe_version, sizeof r->probe_version,
 	                    cJSON_GetObjectItemCaseSensitive(doc, "probe_version"), "probe_version",
-	                    true, err)) < 0)
+	                    false, err)) < 0)
 		return rc;
 	int tier = 0;
 	if ((rc = parse_enum(&tier, cJSON_GetObjectItemCaseSensitive(doc, "observed_tier"),
 	                     "observed_tier", tier_names, sizeof tier_names / sizeof *tier_names,
-	                     false, err)) < 0)
+	                     err)) < 0)
 		return rc;
 	r->observed = (probe_tier)tier;
 	const cJSON *conf = cJSON_GetObjectItemCaseSensitive(doc, "confidence");
@@ -225,15 +216,17 @@ static int parse_doc(probe_result *r, const cJSON *doc, isotier_error *err)
 		return rc;
 
 	const cJSON *dur = cJSON_GetObjectItemCaseSensitive(doc, "duration_us");
-	if (dur && !cJSON_IsNull(dur)) {
-		if (!cJSON_IsNumber(dur) || !isfinite(dur->valuedouble) || dur->valuedouble < 0 ||
-		    dur->valuedouble > 1e15)
-			return isotier_error_set(err, ISOTIER_EDATA, 0,
-			                         "duration_us: not a non-negative number");
-		r->duration_us = (int64_t)dur->valuedouble;
-	}
+	if (!dur)
+		return isotier_error_set(err, ISOTIER_EDATA, 0, "duration_us: missing");
+	if (!cJSON_IsNumber(dur) || !isfinite(dur->valuedouble) || dur->valuedouble < 0 ||
+	    dur->valuedouble > 1e15 || dur->valuedouble != floor(dur->valuedouble))
+		return isotier_error_set(err, ISOTIER_EDATA, 0,
+		                         "duration_us: not a non-negative integer");
+	r->duration_us = (int64_t)dur->valuedouble;
 	const cJSON *kernel = cJSON_GetObjectItemCaseSensitive(doc, "kernel");
-	if (kernel && !cJSON_IsObject(kernel) && !cJSON_IsString(kernel) && !cJSON_IsNull(kernel))
+	if (!kernel)
+		return isotier_error_set(err, ISOTIER_EDATA, 0, "kernel: missing");
+	if (!cJSON_IsObject(kernel))
 		return isotier_error_set(err, ISOTIER_EDATA, 0, "kernel: not an object");
 
 	/* The innermost layer decides observed_tier: a document that says

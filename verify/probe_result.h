@@ -32,9 +32,9 @@ typedef enum probe_layer_kind {
 } probe_layer_kind;
 
 typedef enum probe_confidence {
-	PROBE_CONFIDENCE_LOW = 0,
-	PROBE_CONFIDENCE_MEDIUM,
-	PROBE_CONFIDENCE_HIGH,
+	PROBE_CONFIDENCE_NONE = 0, /* the tier is UNKNOWN */
+	PROBE_CONFIDENCE_LOW,      /* weak evidence decided somewhere */
+	PROBE_CONFIDENCE_HIGH,     /* every question answered by strong evidence */
 } probe_confidence;
 
 typedef struct probe_layer {
@@ -52,7 +52,7 @@ typedef struct probe_result {
 	probe_layer layers[PROBE_RESULT_MAX_LAYERS]; /* outermost first */
 	size_t n_layers;
 	size_t n_signals, n_conflicts;
-	int64_t duration_us; /* -1 when absent */
+	int64_t duration_us; /* -1 until parsed */
 	char *layers_json;   /* the layers array re-serialized (compact); owned */
 } probe_result;
 

@@ -31,13 +31,14 @@ static void make_probe(probe_result *out, const char *layers, const char *observ
 			snprintf(vendor, sizeof vendor, "%s", slash + 1);
 		}
 		snprintf(kind, sizeof kind, "%s", tok);
-		off += (size_t)snprintf(arr + off, sizeof arr - off,
-		                        "%s{\"kind\":\"%s\",\"vendor\":%s%s%s,\"hypervisor\":%s%s%"
-		                        "s,\"signals\":[\"s1\"]}",
-		                        off ? "," : "", kind, *vendor ? "\"" : "",
-		                        *vendor ? vendor : "null", *vendor ? "\"" : "",
-		                        *hyper ? "\"" : "", *hyper ? hyper : "null",
-		                        *hyper ? "\"" : "");
+		char hyper_member[64] = "";
+		if (*hyper)
+			snprintf(hyper_member, sizeof hyper_member, ",\"hypervisor\":\"%s\"",
+			         hyper);
+		off += (size_t)snprintf(
+		    arr + off, sizeof arr - off,
+		    "%s{\"kind\":\"%s\",\"vendor\":\"%s\"%s,\"signals\":[\"s1\"]}", off ? "," : "",
+		    kind, *vendor ? vendor : "unknown", hyper_member);
 		inner = !strcmp(kind, "vm")       ? "MICROVM"
 		        : !strcmp(kind, "gvisor") ? "GVISOR"
 		                                  : "CONTAINER";
@@ -143,9 +144,11 @@ static const struct judge_case {
     {"probe UNKNOWN with layers", true, ISOTIER_CONTAINER, "runc", "container", "UNKNOWN", NULL,
      VERDICT_INCONCLUSIVE, "could not tell"},
     {"low confidence", true, ISOTIER_CONTAINER, "runc", "container", NULL, "low",
-     VERDICT_INCONCLUSIVE, "confidence is low"},
-    {"medium confidence judges", true, ISOTIER_CONTAINER, "runc", "container", NULL, "medium",
-     VERDICT_CONFIRMED, ""},
+     VERDICT_INCONCLUSIVE, "confidence is low, not high"},
+    {"confidence none", true, ISOTIER_CONTAINER, "runc", "container", NULL, "none",
+     VERDICT_INCONCLUSIVE, "confidence is none"},
+    {"probe UNKNOWN, confidence none (what the probe prints)", true, ISOTIER_GVISOR, "gvisor", "",
+     "UNKNOWN", "none", VERDICT_INCONCLUSIVE, "could not tell"},
     {"low confidence even when it would contradict", true, ISOTIER_MICROVM, "firecracker",
      "container", NULL, "low", VERDICT_INCONCLUSIVE, ""},
     {"claim contradicts itself", true, ISOTIER_MICROVM, "runc", "vm", NULL, NULL,
