@@ -244,7 +244,9 @@ static void probe_container_uid_map(struct probe_input *in, struct probe_signals
 		.source = "/proc/self/uid_map",
 		.weight = PROBE_WEAK,
 		.supports = full ? PROBE_KIND_NONE : PROBE_KIND_CONTAINER,
-		.axis = PROBE_AXIS_CONTAINER,
+		/* A full map is also what Docker shows (no user namespace): only a
+		 * partial map says something. */
+		.axis = full ? PROBE_AXIS_INFO : PROBE_AXIS_CONTAINER,
 	};
 	probe_first_line(s.value, sizeof(s.value), text);
 	/* Collapse the column padding. */
