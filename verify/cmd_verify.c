@@ -10,7 +10,8 @@
  * forwards one it catches itself to every worker.
  *
  * Exit status, most severe first: 130 interrupted (143: SIGTERM); 75 history database
- * locked/failing; 70 a probe run failed (timeout, exec error); 69 a backend
+ * locked (74 unusable: no such directory, disk full; 65 not a database or a
+ * newer schema); 70 a probe run failed (timeout, exec error); 69 a backend
  * named with --backend unavailable (with --all: every backend unavailable);
  * 65 bad data (probe output rejected, catalogue file invalid); 1 a
  * CONTRADICTED verdict; 0 otherwise (INCONCLUSIVE for lack of a claim is 0).
@@ -283,28 +284,28 @@ static void print_json(const job *jobs, size_t n, int64_t run_id, const char *db
 static void usage(FILE *f)
 {
 	fprintf(
-	    f,
-	    "usage: isotier verify [--backend NAME]... | --all] [--db PATH] [--catalogue DIR]\n"
-	    "                      [--jobs N] [--timeout S] [--host-provider ID]\n"
-	    "                      [--busy-timeout MS] [--json]\n\n"
-	    "Runs isotier-probe inside each backend, judges the catalogue's claim for it\n"
-	    "(CONFIRMED, CONSISTENT, EXCEEDS, CONTRADICTED, INCONCLUSIVE, UNAVAILABLE) and\n"
-	    "records one observation per backend in the history database.\n"
-	    "  --backend NAME     verify this backend (repeatable); default: --all\n"
-	    "  --all              every backend this build knows\n"
-	    "  --db PATH          history database (default ./" ISOTIER_DEFAULT_DB ")\n"
-	    "  --catalogue DIR    provider catalogue (default: the source tree's)\n"
-	    "  --jobs N           backends run concurrently (default 4)\n"
-	    "  --timeout S        per probe run (default 60)\n"
-	    "  --host-provider ID catalogue entry whose claim the `host` backend is judged by\n"
-	    "  --busy-timeout MS  wait this long for a locked database (default 5000;\n"
-	    "                     env ISOTIER_BUSY_TIMEOUT_MS)\n"
-	    "  --json             print a JSON document instead of the table\n"
-	    "Probe: $ISOTIER_PROBE, else isotier-probe beside this executable.\n"
-	    "Exit: 0 nothing contradicted; 1 CONTRADICTED; 64 usage; 65 bad data (probe\n"
-	    "output rejected, catalogue invalid); 69 a requested backend unavailable (--all:\n"
-	    "every one); 70 a probe run failed or timed out; 75 database locked; 130 interrupted\n"
-	    "(143 by SIGTERM).\n");
+	    f, "usage: isotier verify [--backend NAME]... | --all] [--db PATH] [--catalogue DIR]\n"
+	       "                      [--jobs N] [--timeout S] [--host-provider ID]\n"
+	       "                      [--busy-timeout MS] [--json]\n\n"
+	       "Runs isotier-probe inside each backend, judges the catalogue's claim for it\n"
+	       "(CONFIRMED, CONSISTENT, EXCEEDS, CONTRADICTED, INCONCLUSIVE, UNAVAILABLE) and\n"
+	       "records one observation per backend in the history database.\n"
+	       "  --backend NAME     verify this backend (repeatable); default: --all\n"
+	       "  --all              every backend this build knows\n"
+	       "  --db PATH          history database (default ./" ISOTIER_DEFAULT_DB ")\n"
+	       "  --catalogue DIR    provider catalogue (default: the source tree's)\n"
+	       "  --jobs N           backends run concurrently (default 4)\n"
+	       "  --timeout S        per probe run (default 60)\n"
+	       "  --host-provider ID catalogue entry whose claim the `host` backend is judged by\n"
+	       "  --busy-timeout MS  wait this long for a locked database (default 5000;\n"
+	       "                     env ISOTIER_BUSY_TIMEOUT_MS)\n"
+	       "  --json             print a JSON document instead of the table\n"
+	       "Probe: $ISOTIER_PROBE, else isotier-probe beside this executable.\n"
+	       "Exit: 0 nothing contradicted; 1 CONTRADICTED; 64 usage; 65 bad data (probe\n"
+	       "output rejected, catalogue invalid); 69 a requested backend unavailable (--all:\n"
+	       "every one); 70 a probe run failed or timed out; 74 database unusable; 75 database\n"
+	       "locked; 130 interrupted\n"
+	       "(143 by SIGTERM).\n");
 }
 
 static int parse_int(const char *opt, const char *s, long lo, long hi, long *out)
@@ -420,7 +421,13 @@ static int db_fail(const isotier_error *err, const char *db, long busy_ms)
 		cli_error("%s", msg);
 		return EXIT_TEMPFAIL;
 	}
-	return cli_fail(err);
+	/* Not a lock: retrying will not help. A schema this build does not know
+	 * is bad data; anything else (no such directory, not a database, disk
+	 * full) an I/O error. */
+	cli_error("history database %s: %s", db, err->message);
+	return strstr(err->message, "schema version") || strstr(err->message, "not a database")
+	           ? EXIT_DATAERR
+	           : EXIT_IOERR;
 }
 
 /* A signal the main thread caught itself goes to every worker: each reads it

@@ -97,5 +97,10 @@ set +e
 "$ISOTIER_BIN" verify --backend nosuch --db "$db" >/dev/null 2>&1; assert_eq "$?" 64 "unknown backend"
 "$ISOTIER_BIN" verify --all --backend bwrap --db "$db" >/dev/null 2>&1; assert_eq "$?" 64 "--all with --backend"
 "$ISOTIER_BIN" verify --backend host --host-provider no-such-provider --db "$db" >/dev/null 2>&1; assert_eq "$?" 64 "unknown --host-provider"
+# A database that cannot be used is not "locked" (75): 74 for I/O, 65 for not-a-database.
+"$ISOTIER_BIN" verify --backend host --db "$TMP/no/such/dir/h.db" >/dev/null 2>&1; assert_eq "$?" 74 "database in a missing directory"
+printf 'not sqlite at all, just text long enough to be read as a header....................' >"$TMP/text.db"
+"$ISOTIER_BIN" verify --backend host --db "$TMP/text.db" >/dev/null 2>"$TMP/t.err"; assert_eq "$?" 65 "not a database"
+"$ISOTIER_BIN" history --db "$TMP/text.db" >/dev/null 2>&1; [ "$?" -ne 0 ] || fail "history read a text file"
 set -e
 echo "history ok"
