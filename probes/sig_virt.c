@@ -238,7 +238,10 @@ static void probe_virt_dmi(struct probe_input *in, struct probe_signals *sigs)
 static bool probe_acpi_from_log_line(const char *line, char oem[7], char table[9])
 {
 	const char *p = strstr(line, "ACPI: ");
-	if (!p || !(p = strstr(p, " (v")))
+	const char *eol = strchr(line, '\n');
+	/* The RSDP line carries no table id: the next lines name both. */
+	if (!p || (eol && p > eol) || strncmp(p + 6, "RSDP ", 5) == 0 || !(p = strstr(p, " (v")) ||
+	    (eol && p > eol))
 		return false;
 	p += 3;
 	if (!(p[0] >= '0' && p[0] <= '9' && p[1] >= '0' && p[1] <= '9' && p[2] == ' '))

@@ -153,7 +153,7 @@ START_TEST(signal_families_and_weights)
 	} want[] = {
 		{"virt.cpuid_hypervisor_bit", PROBE_FAM_VIRT, PROBE_STRONG, PROBE_KIND_VM, "1"},
 		{"virt.cpuid_vendor", PROBE_FAM_VIRT, PROBE_STRONG, PROBE_KIND_VM, "KVMKVMKVM"},
-		{"virt.acpi_oem", PROBE_FAM_VIRT, PROBE_WEAK, PROBE_KIND_VM, "FIRECK"},
+		{"virt.acpi_oem", PROBE_FAM_VIRT, PROBE_WEAK, PROBE_KIND_VM, "FIRECK FCMVXSDT"},
 		{"kernel.uname_release", PROBE_FAM_KERNEL, PROBE_WEAK, PROBE_KIND_NONE, NULL},
 		{"syscall.setfsuid", PROBE_FAM_SYSCALL, PROBE_STRONG, PROBE_KIND_NONE, "0"},
 		{"syscall.ustat", PROBE_FAM_SYSCALL, PROBE_STRONG, PROBE_KIND_NONE, "EINVAL"},
