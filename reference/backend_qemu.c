@@ -193,7 +193,7 @@ static int run_qemu(const qemu_state *s, const char *initrd, bool kvm, bool shar
 	isotier_argv_push(&a, "-cpu");
 	isotier_argv_push(&a, kvm ? "host" : "max");
 	isotier_argv_push(&a, "-m");
-	isotier_argv_push(&a, "256");
+	isotier_argv_push(&a, share ? "256" : "128"); /* less memory map to set up */
 	isotier_argv_push(&a, "-smp");
 	isotier_argv_push(&a, "1");
 	isotier_argv_push(&a, "-nodefaults");
@@ -217,7 +217,7 @@ static int run_qemu(const qemu_state *s, const char *initrd, bool kvm, bool shar
 	isotier_argv_pushf(&a,
 			   "console=ttyS0 panic=-1 quiet loglevel=1 reboot=t tsc_early_khz=2000000 "
 			   "tsc=reliable lpj=8000000 no_timer_check cryptomgr.notests rodata=off "
-			   "mitigations=off audit=0%s%s",
+			   "mitigations=off audit=0 ipv6.disable=1%s%s",
 			   extra ? " " : "", extra ? extra : "");
 	if (share) {
 		const char *root = s->spec.rootfs ? s->spec.rootfs : "/";
