@@ -174,7 +174,12 @@ static void probe_kernel_nsfs(struct probe_input *in, struct probe_signals *sigs
 		.id = "kernel.nsfs_inodes",
 		.family = PROBE_FAM_KERNEL,
 		.source = "/proc/self/ns/* inode numbers",
-		.weight = PROBE_WEAK,
+		/*
+		 * Behaviour, not text: Linux-range numbers come from a Linux
+		 * kernel's nsfs (strong against gVisor); small ones only hint at
+		 * gVisor (another kernel could number them so).
+		 */
+		.weight = other && !linux_like ? PROBE_WEAK : PROBE_STRONG,
 		.supports = other && !linux_like ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
 		.axis = PROBE_AXIS_GVISOR,
 	};
