@@ -27,9 +27,11 @@ static int bwrap_available(char *why, size_t why_len)
 	}
 	if (geteuid() != 0) {
 		cleanup_free char *max = NULL;
-		if (isotier_read_file(&max, NULL, "/proc/sys/user/max_user_namespaces", 64, NULL) == 0 &&
+		if (isotier_read_file(&max, NULL, "/proc/sys/user/max_user_namespaces", 64, NULL) ==
+		        0 &&
 		    atoi(max) == 0) {
-			snprintf(why, why_len, "user namespaces are disabled (user.max_user_namespaces=0)");
+			snprintf(why, why_len,
+			         "user namespaces are disabled (user.max_user_namespaces=0)");
 			return 0;
 		}
 	}
@@ -58,8 +60,8 @@ static int bwrap_provision(void **out, const isotier_backend_spec *spec, isotier
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "bwrap: out of memory");
 	int rc = isotier_spec_copy_init(&s->spec, spec, err);
 	if (!rc && !s->spec.minimal_root)
-		rc = isotier_root_entries(&s->entries, &s->n_entries, s->spec.rootfs ? s->spec.rootfs : "/",
-					  err);
+		rc = isotier_root_entries(&s->entries, &s->n_entries,
+		                          s->spec.rootfs ? s->spec.rootfs : "/", err);
 	if (rc) {
 		bwrap_destroy(s);
 		return isotier_error_prefix(err, "bwrap: provision");
@@ -68,7 +70,8 @@ static int bwrap_provision(void **out, const isotier_backend_spec *spec, isotier
 	return 0;
 }
 
-static int bwrap_exec(void *p, const isotier_exec_request *req, int *exit_status, isotier_error *err)
+static int bwrap_exec(void *p, const isotier_exec_request *req, int *exit_status,
+                      isotier_error *err)
 {
 	bwrap_state *s = p;
 	int rc = isotier_exec_check(req, err);
@@ -126,11 +129,11 @@ static int bwrap_exec(void *p, const isotier_exec_request *req, int *exit_status
 	if (a.oom)
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "bwrap: out of memory");
 	isotier_proc_opts o = {
-		.argv = (const char *const *)a.v,
-		.stdin_fd = req->stdin_fd,
-		.stdout_fd = req->stdout_fd,
-		.stderr_fd = req->stderr_fd,
-		.timeout_s = isotier_exec_timeout(&s->spec, req),
+	    .argv = (const char *const *)a.v,
+	    .stdin_fd = req->stdin_fd,
+	    .stdout_fd = req->stdout_fd,
+	    .stderr_fd = req->stderr_fd,
+	    .timeout_s = isotier_exec_timeout(&s->spec, req),
 	};
 	rc = isotier_proc_run(&o, exit_status, err);
 	if (rc)
@@ -139,11 +142,11 @@ static int bwrap_exec(void *p, const isotier_exec_request *req, int *exit_status
 }
 
 const isotier_backend isotier_backend_bwrap = {
-	.name = "bwrap",
-	.catalogue_id = "bubblewrap",
-	.description = "bubblewrap: all namespaces unshared, read-only root view (CONTAINER)",
-	.available = bwrap_available,
-	.provision = bwrap_provision,
-	.exec = bwrap_exec,
-	.destroy = bwrap_destroy,
+    .name = "bwrap",
+    .catalogue_id = "bubblewrap",
+    .description = "bubblewrap: all namespaces unshared, read-only root view (CONTAINER)",
+    .available = bwrap_available,
+    .provision = bwrap_provision,
+    .exec = bwrap_exec,
+    .destroy = bwrap_destroy,
 };

@@ -35,7 +35,8 @@ static int host_provision(void **out, const isotier_backend_spec *spec, isotier_
 	}
 	if (c->rootfs) {
 		host_destroy(c);
-		return isotier_error_set(err, ISOTIER_EINVAL, 0, "host: provision: no rootfs on the host backend");
+		return isotier_error_set(err, ISOTIER_EINVAL, 0,
+		                         "host: provision: no rootfs on the host backend");
 	}
 	*out = c;
 	return 0;
@@ -55,17 +56,18 @@ static int host_exec(void *p, const isotier_exec_request *req, int *exit_status,
 	if (a.oom)
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "host: out of memory");
 	isotier_proc_opts o = {
-		.argv = (const char *const *)a.v,
-		.stdin_fd = req->stdin_fd,
-		.stdout_fd = req->stdout_fd,
-		.stderr_fd = req->stderr_fd,
-		.timeout_s = isotier_exec_timeout(c, req),
+	    .argv = (const char *const *)a.v,
+	    .stdin_fd = req->stdin_fd,
+	    .stdout_fd = req->stdout_fd,
+	    .stderr_fd = req->stderr_fd,
+	    .timeout_s = isotier_exec_timeout(c, req),
 	};
 	rc = isotier_proc_run(&o, exit_status, err);
 	if (rc == ISOTIER_EUNAVAILABLE) {
 		/* The command itself was not found: report it like a shell would. */
 		*exit_status = 127;
-		dprintf(req->stderr_fd >= 0 ? req->stderr_fd : 2, "isotier: %s: command not found\n", a.v[0]);
+		dprintf(req->stderr_fd >= 0 ? req->stderr_fd : 2,
+		        "isotier: %s: command not found\n", a.v[0]);
 		return 0;
 	}
 	if (rc)
@@ -74,11 +76,11 @@ static int host_exec(void *p, const isotier_exec_request *req, int *exit_status,
 }
 
 const isotier_backend isotier_backend_host = {
-	.name = "host",
-	.catalogue_id = NULL,
-	.description = "no sandbox: the machine isotier runs on",
-	.available = host_available,
-	.provision = host_provision,
-	.exec = host_exec,
-	.destroy = host_destroy,
+    .name = "host",
+    .catalogue_id = NULL,
+    .description = "no sandbox: the machine isotier runs on",
+    .available = host_available,
+    .provision = host_provision,
+    .exec = host_exec,
+    .destroy = host_destroy,
 };

@@ -24,7 +24,6 @@
 #define ISOTIER_BUILD_DIR ISOTIER_SOURCE_DIR "/build"
 #endif
 
-
 typedef struct qemu_paths {
 	char guest_dir[1024];
 	char kernel[2048];
@@ -42,7 +41,8 @@ typedef struct qemu_state {
 static void find_paths(qemu_paths *p)
 {
 	const char *g = getenv("ISOTIER_GUEST_DIR");
-	snprintf(p->guest_dir, sizeof p->guest_dir, "%s", g && *g ? g : ISOTIER_SOURCE_DIR "/.deps/guest");
+	snprintf(p->guest_dir, sizeof p->guest_dir, "%s",
+	         g && *g ? g : ISOTIER_SOURCE_DIR "/.deps/guest");
 	snprintf(p->kernel, sizeof p->kernel, "%s/vmlinux", p->guest_dir);
 	if (access(p->kernel, R_OK) != 0)
 		snprintf(p->kernel, sizeof p->kernel, "%s/vmlinuz", p->guest_dir);
@@ -64,11 +64,13 @@ static int qemu_available(char *why, size_t why_len)
 		return 0;
 	}
 	if (access(p.kernel, R_OK) != 0) {
-		snprintf(why, why_len, "no guest kernel in %s (run scripts/guest-kernel.sh)", p.guest_dir);
+		snprintf(why, why_len, "no guest kernel in %s (run scripts/guest-kernel.sh)",
+		         p.guest_dir);
 		return 0;
 	}
 	if (access(p.init, R_OK) != 0) {
-		snprintf(why, why_len, "no guest init at %s (make builds it; or set ISOTIER_GUEST_INIT)", p.init);
+		snprintf(why, why_len,
+		         "no guest init at %s (make builds it; or set ISOTIER_GUEST_INIT)", p.init);
 		return 0;
 	}
 	snprintf(why, why_len, "%s, kernel %s", path, p.kernel);
@@ -95,7 +97,8 @@ static int read_stdin(char **out, size_t *len, int fd, isotier_error *err)
 		/* from the current offset, like a child reading the fd would */
 		size_t n = (size_t)(st.st_size - pos);
 		if (n > MAX_STDIN)
-			return isotier_error_set(err, ISOTIER_EINVAL, 0, "stdin larger than %zu bytes", MAX_STDIN);
+			return isotier_error_set(err, ISOTIER_EINVAL, 0,
+			                         "stdin larger than %zu bytes", MAX_STDIN);
 		char *buf = malloc(n + 1);
 		if (!buf)
 			return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
@@ -113,13 +116,14 @@ static int read_stdin(char **out, size_t *len, int fd, isotier_error *err)
 }
 
 static int write_initramfs(const qemu_state *s, const char *path, const char *mode,
-			   const char *const *argv, int stdin_fd, isotier_error *err)
+                           const char *const *argv, int stdin_fd, isotier_error *err)
 {
 	FILE *f = fopen(path, "we");
 	if (!f)
 		return isotier_error_set(err, ISOTIER_EIO, errno, "open %s", path);
 	isotier_cpio c = {.f = f};
-	static const char *const dirs[] = {"dev", "proc", "sys", "tmp", ".isotier", ".isotier/capture"};
+	static const char *const dirs[] = {"dev", "proc",     "sys",
+	                                   "tmp", ".isotier", ".isotier/capture"};
 	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
 		isotier_cpio_add(&c, dirs[i], S_IFDIR | (i == 3 ? 01777 : 0755), 0, 0, NULL, 0);
 	isotier_cpio_add(&c, "dev/console", S_IFCHR | 0600, 5, 1, NULL, 0);
@@ -129,7 +133,8 @@ static int write_initramfs(const qemu_state *s, const char *path, const char *mo
 		alen += strlen(argv[i]) + 1;
 	int rc = 0;
 	if (alen > 131000)
-		rc = isotier_error_set(err, ISOTIER_EINVAL, 0, "command line too long for the guest");
+		rc = isotier_error_set(err, ISOTIER_EINVAL, 0,
+		                       "command line too long for the guest");
 	cleanup_free char *args = alen ? malloc(alen) : NULL;
 	if (!rc && alen && !args)
 		rc = isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
@@ -151,7 +156,8 @@ static int write_initramfs(const qemu_state *s, const char *path, const char *mo
 	if (!rc)
 		rc = isotier_cpio_add_file(&c, "init", s->paths.init, 0755, err);
 	if (!rc && s->spec.probe_path && strcmp(mode, "trial"))
-		rc = isotier_cpio_add_file(&c, ".isotier/isotier-probe", s->spec.probe_path, 0755, err);
+		rc = isotier_cpio_add_file(&c, ".isotier/isotier-probe", s->spec.probe_path, 0755,
+		                           err);
 	if (!rc && !strcmp(mode, "9p")) {
 		char order_path[4096];
 		snprintf(order_path, sizeof order_path, "%s/order", s->paths.modules);
@@ -161,7 +167,8 @@ static int write_initramfs(const qemu_state *s, const char *path, const char *mo
 			isotier_error_prefix(err, "guest modules (run scripts/guest-kernel.sh)");
 		isotier_cpio_add(&c, ".isotier/modules", S_IFDIR | 0755, 0, 0, NULL, 0);
 		if (!rc)
-			isotier_cpio_add(&c, ".isotier/modules/order", S_IFREG | 0644, 0, 0, order, strlen(order));
+			isotier_cpio_add(&c, ".isotier/modules/order", S_IFREG | 0644, 0, 0, order,
+			                 strlen(order));
 		for (char *line = order, *next; !rc && line && *line; line = next) {
 			next = strchr(line, '\n');
 			if (next)
@@ -182,7 +189,7 @@ static int write_initramfs(const qemu_state *s, const char *path, const char *mo
 /* ---- running qemu ------------------------------------------------------ */
 
 static int run_qemu(const qemu_state *s, const char *initrd, bool kvm, bool share, int timeout_s,
-		    isotier_console *con, isotier_capture *qerr, int *status, isotier_error *err)
+                    isotier_console *con, isotier_capture *qerr, int *status, isotier_error *err)
 {
 	cleanup_argv isotier_argv a = {0};
 	isotier_argv_push(&a, "qemu-system-x86_64");
@@ -215,30 +222,32 @@ static int run_qemu(const qemu_state *s, const char *initrd, bool kvm, bool shar
 	 * page-table walk of rodata and alternatives patching for mitigations cost about half
 	 * of it; the guest runs one workload behind the VM boundary, so they are skipped. */
 	isotier_argv_pushf(&a,
-			   "console=ttyS0 panic=-1 quiet loglevel=1 reboot=t tsc_early_khz=2000000 "
-			   "tsc=reliable lpj=8000000 no_timer_check cryptomgr.notests rodata=off "
-			   "mitigations=off audit=0 ipv6.disable=1%s%s",
-			   extra ? " " : "", extra ? extra : "");
+	                   "console=ttyS0 panic=-1 quiet loglevel=1 reboot=t tsc_early_khz=2000000 "
+	                   "tsc=reliable lpj=8000000 no_timer_check cryptomgr.notests rodata=off "
+	                   "mitigations=off audit=0 ipv6.disable=1%s%s",
+	                   extra ? " " : "", extra ? extra : "");
 	if (share) {
 		const char *root = s->spec.rootfs ? s->spec.rootfs : "/";
 		if (strchr(root, ','))
-			return isotier_error_set(err, ISOTIER_EINVAL, 0, "rootfs path with a comma: %s", root);
+			return isotier_error_set(err, ISOTIER_EINVAL, 0,
+			                         "rootfs path with a comma: %s", root);
 		isotier_argv_push(&a, "-fsdev");
-		isotier_argv_pushf(&a, "local,id=isoroot,path=%s,security_model=none,readonly=on", root);
+		isotier_argv_pushf(&a, "local,id=isoroot,path=%s,security_model=none,readonly=on",
+		                   root);
 		isotier_argv_push(&a, "-device");
 		isotier_argv_push(&a, "virtio-9p-device,fsdev=isoroot,mount_tag=isotier-root");
 	}
 	if (a.oom)
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 	isotier_proc_opts o = {
-		.argv = (const char *const *)a.v,
-		.stdin_fd = -1,
-		.stdout_fd = -1,
-		.stderr_fd = -1,
-		.out_sink = isotier_console_sink,
-		.out_sink_ctx = con,
-		.err_capture = qerr,
-		.timeout_s = timeout_s,
+	    .argv = (const char *const *)a.v,
+	    .stdin_fd = -1,
+	    .stdout_fd = -1,
+	    .stderr_fd = -1,
+	    .out_sink = isotier_console_sink,
+	    .out_sink_ctx = con,
+	    .err_capture = qerr,
+	    .timeout_s = timeout_s,
 	};
 	return isotier_proc_run(&o, status, err);
 }
@@ -260,7 +269,7 @@ static bool kvm_trial(qemu_state *s)
 	uname(&u);
 	char key[3072], cache[4096];
 	snprintf(key, sizeof key, "%s %s %lld\n", u.release, s->paths.kernel,
-		 stat(s->paths.kernel, &st) == 0 ? (long long)st.st_size : -1LL);
+	         stat(s->paths.kernel, &st) == 0 ? (long long)st.st_size : -1LL);
 	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
 	if (xdg && *xdg)
 		snprintf(cache, sizeof cache, "%s/isotier", xdg);
@@ -269,13 +278,15 @@ static bool kvm_trial(qemu_state *s)
 	char file[4200];
 	snprintf(file, sizeof file, "%s/qemu-kvm-trial", cache);
 	cleanup_free char *prev = NULL;
-	if (isotier_read_file(&prev, NULL, file, 2048, NULL) == 0 && !strncmp(prev, key, strlen(key)))
+	if (isotier_read_file(&prev, NULL, file, 2048, NULL) == 0 &&
+	    !strncmp(prev, key, strlen(key)))
 		return !strcmp(prev + strlen(key), "kvm\n");
 	char initrd[4096];
 	snprintf(initrd, sizeof initrd, "%s/trial.cpio", s->dir);
 	bool ok = false;
 	if (write_initramfs(s, initrd, "trial", NULL, -1, NULL) == 0) {
-		isotier_console con = {.spec = &s->spec, .out_fd = -1, .err_fd = -1, .exit_code = -1, .cap_fd = -1};
+		isotier_console con = {
+		    .spec = &s->spec, .out_fd = -1, .err_fd = -1, .exit_code = -1, .cap_fd = -1};
 		isotier_capture qerr = {.max = 4096};
 		int status = -1;
 		int rc = run_qemu(s, initrd, true, false, 5, &con, &qerr, &status, NULL);
@@ -369,8 +380,9 @@ static int qemu_exec(void *p, const isotier_exec_request *req, int *exit_status,
 		if (con->fail[0])
 			rc = isotier_error_set(err, ISOTIER_ERROR, 0, "guest init: %s", con->fail);
 		else
-			rc = isotier_error_set(err, ISOTIER_ERROR, 0, "no exit status from the guest (qemu status %d)%s%s",
-					       status, *tail ? ": " : "", tail);
+			rc = isotier_error_set(err, ISOTIER_ERROR, 0,
+			                       "no exit status from the guest (qemu status %d)%s%s",
+			                       status, *tail ? ": " : "", tail);
 	}
 	if (!rc && con->problem[0])
 		rc = isotier_error_set(err, ISOTIER_EDATA, 0, "console: %s", con->problem);
@@ -384,11 +396,11 @@ static int qemu_exec(void *p, const isotier_exec_request *req, int *exit_status,
 }
 
 const isotier_backend isotier_backend_qemu_microvm = {
-	.name = "qemu-microvm",
-	.catalogue_id = "qemu-microvm",
-	.description = "QEMU microvm with the Debian guest kernel, host root over virtio-9p (MICROVM)",
-	.available = qemu_available,
-	.provision = qemu_provision,
-	.exec = qemu_exec,
-	.destroy = qemu_destroy,
+    .name = "qemu-microvm",
+    .catalogue_id = "qemu-microvm",
+    .description = "QEMU microvm with the Debian guest kernel, host root over virtio-9p (MICROVM)",
+    .available = qemu_available,
+    .provision = qemu_provision,
+    .exec = qemu_exec,
+    .destroy = qemu_destroy,
 };

@@ -6,14 +6,13 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#define MAX_LINE ISOTIER_CONSOLE_MAX_LINE
-#define MAX_CAPTURE_FILE ISOTIER_CONSOLE_MAX_FILE
+#define MAX_LINE          ISOTIER_CONSOLE_MAX_LINE
+#define MAX_CAPTURE_FILE  ISOTIER_CONSOLE_MAX_FILE
 #define MAX_CAPTURE_TOTAL ISOTIER_CONSOLE_MAX_TOTAL
 #define MAX_CAPTURE_FILES ISOTIER_CONSOLE_MAX_FILES
 
 static void handle_line(isotier_console *c, char *l, size_t n);
 static void capture_close(isotier_console *c);
-
 
 static void problem(isotier_console *c, const char *fmt, const char *arg)
 {
@@ -45,13 +44,16 @@ static ssize_t b64decode(const char *s, size_t n, unsigned char *out)
 	for (size_t i = 0; i < n; i += 4) {
 		int v[4];
 		for (int k = 0; k < 4; k++) {
-			v[k] = s[i + k] == '=' && i + 4 == n && k >= 2 ? 0 : b64val((unsigned char)s[i + k]);
+			v[k] = s[i + k] == '=' && i + 4 == n && k >= 2
+			           ? 0
+			           : b64val((unsigned char)s[i + k]);
 			if (v[k] < 0)
 				return -1;
 		}
 		if (s[i + 2] == '=' && s[i + 3] != '=')
 			return -1;
-		unsigned w = (unsigned)v[0] << 18 | (unsigned)v[1] << 12 | (unsigned)v[2] << 6 | (unsigned)v[3];
+		unsigned w = (unsigned)v[0] << 18 | (unsigned)v[1] << 12 | (unsigned)v[2] << 6 |
+		             (unsigned)v[3];
 		out[o++] = (unsigned char)(w >> 16);
 		if (s[i + 2] != '=')
 			out[o++] = (unsigned char)(w >> 8);
@@ -90,7 +92,8 @@ static void capture_close(isotier_console *c)
 		close(c->cap_fd);
 		c->cap_fd = -1;
 		if (c->cap_got != c->cap_expect)
-			problem(c, "capture file %.200s: size differs from its header", c->cap_name);
+			problem(c, "capture file %.200s: size differs from its header",
+			        c->cap_name);
 	}
 	c->cap_name[0] = '\0';
 }
@@ -103,7 +106,8 @@ static bool relpath_ok(const char *p)
 	for (const char *seg = p; seg; depth++) {
 		const char *slash = strchr(seg, '/');
 		size_t l = slash ? (size_t)(slash - seg) : strlen(seg);
-		if (l == 0 || (l == 1 && seg[0] == '.') || (l == 2 && seg[0] == '.' && seg[1] == '.'))
+		if (l == 0 || (l == 1 && seg[0] == '.') ||
+		    (l == 2 && seg[0] == '.' && seg[1] == '.'))
 			return false;
 		seg = slash ? slash + 1 : NULL;
 	}
@@ -168,7 +172,8 @@ static void handle_line(isotier_console *c, char *l, size_t n)
 		char name[512];
 		unsigned long long size;
 		char extra;
-		if (sscanf(tag + 21, "%511s %llu %c", name, &size, &extra) != 2 || !relpath_ok(name)) {
+		if (sscanf(tag + 21, "%511s %llu %c", name, &size, &extra) != 2 ||
+		    !relpath_ok(name)) {
 			problem(c, "capture: rejected file header '%.200s'", tag + 21);
 			snprintf(c->cap_name, sizeof c->cap_name, "%s", "?");
 			return;
@@ -240,4 +245,3 @@ int isotier_console_sink(void *ctx, const char *buf, size_t len)
 	}
 	return c->fatal;
 }
-

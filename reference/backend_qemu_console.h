@@ -14,8 +14,8 @@
 
 #include "backend_util.h"
 
-#define ISOTIER_CONSOLE_MAX_LINE 8192
-#define ISOTIER_CONSOLE_MAX_FILE ((size_t)16 << 20)
+#define ISOTIER_CONSOLE_MAX_LINE  8192
+#define ISOTIER_CONSOLE_MAX_FILE  ((size_t)16 << 20)
 #define ISOTIER_CONSOLE_MAX_TOTAL ((size_t)64 << 20)
 #define ISOTIER_CONSOLE_MAX_FILES 4096
 

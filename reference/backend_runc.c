@@ -43,7 +43,8 @@ static int runc_exec(void *p, const isotier_exec_request *req, int *exit_status,
 {
 	int rc = isotier_oci_exec(p, req, exit_status, err);
 	if (rc)
-		return isotier_error_prefix(err, "runc: exec %s", req && req->argv && req->argv[0] ? req->argv[0] : "");
+		return isotier_error_prefix(err, "runc: exec %s",
+		                            req && req->argv && req->argv[0] ? req->argv[0] : "");
 	return 0;
 }
 
@@ -53,11 +54,11 @@ static void runc_destroy(void *p)
 }
 
 const isotier_backend isotier_backend_runc = {
-	.name = "runc",
-	.catalogue_id = "runc",
-	.description = "runc: OCI bundle written by isotier, read-only root view (CONTAINER)",
-	.available = runc_available,
-	.provision = runc_provision,
-	.exec = runc_exec,
-	.destroy = runc_destroy,
+    .name = "runc",
+    .catalogue_id = "runc",
+    .description = "runc: OCI bundle written by isotier, read-only root view (CONTAINER)",
+    .available = runc_available,
+    .provision = runc_provision,
+    .exec = runc_exec,
+    .destroy = runc_destroy,
 };

@@ -6,8 +6,9 @@
 #include "oci.h"
 
 static const char *const runsc_flags[] = {"--platform=ptrace", "--network=none", "--ignore-cgroups",
-					  NULL};
-static const isotier_oci_runtime runsc_rt = {.name = "runsc", .global = runsc_flags, .gvisor = true};
+                                          NULL};
+static const isotier_oci_runtime runsc_rt = {
+    .name = "runsc", .global = runsc_flags, .gvisor = true};
 
 static int runsc_available(char *why, size_t why_len)
 {
@@ -38,11 +39,13 @@ static int runsc_provision(void **out, const isotier_backend_spec *spec, isotier
 	return 0;
 }
 
-static int runsc_exec(void *p, const isotier_exec_request *req, int *exit_status, isotier_error *err)
+static int runsc_exec(void *p, const isotier_exec_request *req, int *exit_status,
+                      isotier_error *err)
 {
 	int rc = isotier_oci_exec(p, req, exit_status, err);
 	if (rc)
-		return isotier_error_prefix(err, "runsc: exec %s", req && req->argv && req->argv[0] ? req->argv[0] : "");
+		return isotier_error_prefix(err, "runsc: exec %s",
+		                            req && req->argv && req->argv[0] ? req->argv[0] : "");
 	return 0;
 }
 
@@ -52,11 +55,11 @@ static void runsc_destroy(void *p)
 }
 
 const isotier_backend isotier_backend_runsc = {
-	.name = "runsc",
-	.catalogue_id = "runsc",
-	.description = "gVisor runsc (ptrace platform, no network) on an OCI bundle (GVISOR)",
-	.available = runsc_available,
-	.provision = runsc_provision,
-	.exec = runsc_exec,
-	.destroy = runsc_destroy,
+    .name = "runsc",
+    .catalogue_id = "runsc",
+    .description = "gVisor runsc (ptrace platform, no network) on an OCI bundle (GVISOR)",
+    .available = runsc_available,
+    .provision = runsc_provision,
+    .exec = runsc_exec,
+    .destroy = runsc_destroy,
 };

@@ -29,12 +29,12 @@ static int check_path(const char *path, mode_t type, const char *what, isotier_e
 		return isotier_error_set(err, ISOTIER_EINVAL, errno, "%s %s", what, path);
 	if ((st.st_mode & S_IFMT) != type)
 		return isotier_error_set(err, ISOTIER_EINVAL, 0, "%s %s: not a %s", what, path,
-					 type == S_IFDIR ? "directory" : "regular file");
+		                         type == S_IFDIR ? "directory" : "regular file");
 	return 0;
 }
 
 int isotier_spec_copy_init(isotier_spec_copy *out, const isotier_backend_spec *spec,
-			   isotier_error *err)
+                           isotier_error *err)
 {
 	memset(out, 0, sizeof *out);
 	if (!spec)
@@ -47,8 +47,9 @@ int isotier_spec_copy_init(isotier_spec_copy *out, const isotier_backend_spec *s
 	if (!rc)
 		rc = check_path(spec->capture_dir, S_IFDIR, "capture dir", err);
 	/* Absolute, symlink-free paths: they become bind mount sources. */
-	if (!rc && (abs_opt(&out->rootfs, spec->rootfs) || abs_opt(&out->probe_path, spec->probe_path) ||
-		    abs_opt(&out->capture_dir, spec->capture_dir)))
+	if (!rc &&
+	    (abs_opt(&out->rootfs, spec->rootfs) || abs_opt(&out->probe_path, spec->probe_path) ||
+	     abs_opt(&out->capture_dir, spec->capture_dir)))
 		rc = isotier_error_set(err, ISOTIER_EIO, errno, "resolve path");
 	if (rc)
 		isotier_spec_copy_clear(out);
@@ -79,7 +80,8 @@ int isotier_exec_check(const isotier_exec_request *req, isotier_error *err)
 	size_t n = 0;
 	for (; req->argv[n]; n++)
 		if (n >= 4096)
-			return isotier_error_set(err, ISOTIER_EINVAL, 0, "exec: too many arguments");
+			return isotier_error_set(err, ISOTIER_EINVAL, 0,
+			                         "exec: too many arguments");
 	return 0;
 }
 
@@ -88,10 +90,11 @@ static int entry_cmp(const void *a, const void *b)
 	return strcmp(((const isotier_root_entry *)a)->name, ((const isotier_root_entry *)b)->name);
 }
 
-int isotier_root_entries(isotier_root_entry **out, size_t *n_out, const char *root, isotier_error *err)
+int isotier_root_entries(isotier_root_entry **out, size_t *n_out, const char *root,
+                         isotier_error *err)
 {
-	static const char *const skip[] = {"proc", "sys", "dev", "tmp", "run", "lost+found",
-					   ISOTIER_GUEST_DIR + 1};
+	static const char *const skip[] = {
+	    "proc", "sys", "dev", "tmp", "run", "lost+found", ISOTIER_GUEST_DIR + 1};
 	*out = NULL;
 	*n_out = 0;
 	DIR *d = opendir(root);
@@ -102,7 +105,8 @@ int isotier_root_entries(isotier_root_entry **out, size_t *n_out, const char *ro
 	int rc = 0;
 	struct dirent *e;
 	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+		if (e->d_name[0] == '.' &&
+		    (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
 			continue;
 		bool skipped = false;
 		for (size_t i = 0; i < sizeof skip / sizeof skip[0]; i++)
@@ -205,7 +209,8 @@ void isotier_unique_id(char *out, size_t len)
 	unsigned r = 0;
 	if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
 		r = (unsigned)rand();
-	snprintf(out, len, "isotier-%d-%u-%08x", (int)getpid(), atomic_fetch_add(&counter, 1) + 1, r);
+	snprintf(out, len, "isotier-%d-%u-%08x", (int)getpid(), atomic_fetch_add(&counter, 1) + 1,
+	         r);
 }
 
 void isotier_argv_push(isotier_argv *a, const char *s)

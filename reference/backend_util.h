@@ -19,7 +19,7 @@ typedef struct isotier_spec_copy {
 } isotier_spec_copy;
 
 int isotier_spec_copy_init(isotier_spec_copy *out, const isotier_backend_spec *spec,
-			   isotier_error *err);
+                           isotier_error *err);
 void isotier_spec_copy_clear(isotier_spec_copy *c);
 /* The timeout of one exec: the request's, else the spec's, else 60 s. */
 int isotier_exec_timeout(const isotier_spec_copy *c, const isotier_exec_request *req);

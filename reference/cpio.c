@@ -18,7 +18,7 @@ static void pad4(isotier_cpio *c, size_t written)
 }
 
 void isotier_cpio_add(isotier_cpio *c, const char *name, mode_t mode, unsigned rdev_major,
-		      unsigned rdev_minor, const void *data, size_t len)
+                      unsigned rdev_minor, const void *data, size_t len)
 {
 	char hdr[111];
 	size_t namesize = strlen(name) + 1;
@@ -26,10 +26,9 @@ void isotier_cpio_add(isotier_cpio *c, const char *name, mode_t mode, unsigned r
 		c->failed = c->failed ? c->failed : EFBIG;
 		return;
 	}
-	snprintf(hdr, sizeof hdr,
-		 "070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X", ++c->next_ino,
-		 (unsigned)mode, 0u, 0u, S_ISDIR(mode) ? 2u : 1u, 0u, (unsigned)len, 0u, 0u, rdev_major,
-		 rdev_minor, (unsigned)namesize, 0u);
+	snprintf(hdr, sizeof hdr, "070701%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X%08X",
+	         ++c->next_ino, (unsigned)mode, 0u, 0u, S_ISDIR(mode) ? 2u : 1u, 0u, (unsigned)len,
+	         0u, 0u, rdev_major, rdev_minor, (unsigned)namesize, 0u);
 	put(c, hdr, 110);
 	put(c, name, namesize);
 	pad4(c, 110 + namesize);
@@ -38,7 +37,7 @@ void isotier_cpio_add(isotier_cpio *c, const char *name, mode_t mode, unsigned r
 }
 
 int isotier_cpio_add_file(isotier_cpio *c, const char *name, const char *host_path, mode_t mode,
-			  isotier_error *err)
+                          isotier_error *err)
 {
 	cleanup_free char *data = NULL;
 	size_t len = 0;

@@ -39,9 +39,12 @@ void isotier_oci_destroy(isotier_oci_bundle *b)
 				if (a.oom)
 					continue;
 				isotier_proc_opts o = {.argv = (const char *const *)a.v,
-						       .stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1,
-						       .timeout_s = 15,
-						       .flags = ISOTIER_PROC_CLEANUP | ISOTIER_PROC_QUIET};
+				                       .stdin_fd = -1,
+				                       .stdout_fd = -1,
+				                       .stderr_fd = -1,
+				                       .timeout_s = 15,
+				                       .flags = ISOTIER_PROC_CLEANUP |
+				                                ISOTIER_PROC_QUIET};
 				int st;
 				isotier_proc_run(&o, &st, NULL);
 			}
@@ -65,16 +68,17 @@ static int check_traversable(const char *dir, isotier_error *err)
 		*slash = '\0';
 		struct stat st;
 		if (stat(path, &st) == 0 && !(st.st_mode & S_IXOTH))
-			return isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0,
-						 "%s (mode %04o) is not searchable by others, which runsc "
-						 "needs: set TMPDIR to a directory that is",
-						 path, (unsigned)(st.st_mode & 07777));
+			return isotier_error_set(
+			    err, ISOTIER_EUNAVAILABLE, 0,
+			    "%s (mode %04o) is not searchable by others, which runsc "
+			    "needs: set TMPDIR to a directory that is",
+			    path, (unsigned)(st.st_mode & 07777));
 	}
 	return 0;
 }
 
 int isotier_oci_provision(isotier_oci_bundle **out, const isotier_oci_runtime *rt,
-			  const isotier_backend_spec *spec, isotier_error *err)
+                          const isotier_backend_spec *spec, isotier_error *err)
 {
 	*out = NULL;
 	isotier_oci_bundle *b = calloc(1, sizeof *b);
@@ -83,7 +87,8 @@ int isotier_oci_provision(isotier_oci_bundle **out, const isotier_oci_runtime *r
 	b->rt = rt;
 	int rc = isotier_spec_copy_init(&b->spec, spec, err);
 	if (!rc && !b->spec.minimal_root)
-		rc = isotier_root_entries(&b->entries, &b->n_entries, b->spec.rootfs ? b->spec.rootfs : "/", err);
+		rc = isotier_root_entries(&b->entries, &b->n_entries,
+		                          b->spec.rootfs ? b->spec.rootfs : "/", err);
 	if (!rc)
 		rc = isotier_mkdtemp(&b->dir, "isotier-bundle", err);
 	if (!rc && rt->gvisor)
@@ -130,37 +135,50 @@ static cJSON *str_array(const char *const *v)
 }
 
 static bool add_mount(cJSON *mounts, const char *dest, const char *type, const char *source,
-		      const char *const *options)
+                      const char *const *options)
 {
 	cJSON *m = cJSON_CreateObject();
 	if (!m || !cJSON_AddItemToArray(mounts, m))
 		return false;
-	return cJSON_AddStringToObject(m, "destination", dest) && cJSON_AddStringToObject(m, "type", type) &&
+	return cJSON_AddStringToObject(m, "destination", dest) &&
+	       cJSON_AddStringToObject(m, "type", type) &&
 	       cJSON_AddStringToObject(m, "source", source) &&
 	       (!options || cJSON_AddItemToObject(m, "options", str_array(options)));
 }
 
 static cJSON *build_config(const isotier_oci_bundle *b, const char *const *argv)
 {
-	static const char *const env[] = {"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-					  "HOME=/", NULL};
-	static const char *const caps[] = {"CAP_AUDIT_WRITE", "CAP_KILL", "CAP_NET_BIND_SERVICE", NULL};
+	static const char *const env[] = {
+	    "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=/", NULL};
+	static const char *const caps[] = {"CAP_AUDIT_WRITE", "CAP_KILL", "CAP_NET_BIND_SERVICE",
+	                                   NULL};
 	static const char *const ro_bind[] = {"rbind", "ro", "nosuid", "nodev", NULL};
 	/* runc: "rro" makes submounts read-only too (mount_setattr AT_RECURSIVE). */
 	static const char *const rro_bind[] = {"rbind", "ro", "rro", "nosuid", "nodev", NULL};
 	static const char *const rw_bind[] = {"rbind", "rw", "nosuid", "nodev", NULL};
 	static const char *const ro_file[] = {"bind", "ro", "nosuid", "nodev", NULL};
-	static const char *const dev_opts[] = {"nosuid", "strictatime", "mode=755", "size=65536k", NULL};
-	static const char *const pts_opts[] = {"nosuid", "noexec", "newinstance", "ptmxmode=0666", "mode=0620", NULL};
-	static const char *const shm_opts[] = {"nosuid", "noexec", "nodev", "mode=1777", "size=65536k", NULL};
+	static const char *const dev_opts[] = {"nosuid", "strictatime", "mode=755", "size=65536k",
+	                                       NULL};
+	static const char *const pts_opts[] = {"nosuid",        "noexec",    "newinstance",
+	                                       "ptmxmode=0666", "mode=0620", NULL};
+	static const char *const shm_opts[] = {"nosuid",    "noexec",      "nodev",
+	                                       "mode=1777", "size=65536k", NULL};
 	static const char *const tmp_opts[] = {"nosuid", "nodev", "mode=1777", "size=65536k", NULL};
 	static const char *const mq_opts[] = {"nosuid", "noexec", "nodev", NULL};
 	static const char *const sys_opts[] = {"nosuid", "noexec", "nodev", "ro", NULL};
-	static const char *const masked[] = {"/proc/acpi", "/proc/asound", "/proc/kcore", "/proc/keys",
-					     "/proc/latency_stats", "/proc/timer_list", "/proc/timer_stats",
-					     "/proc/sched_debug", "/sys/firmware", "/proc/scsi", NULL};
-	static const char *const ro_paths[] = {"/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys",
-					       "/proc/sysrq-trigger", NULL};
+	static const char *const masked[] = {"/proc/acpi",
+	                                     "/proc/asound",
+	                                     "/proc/kcore",
+	                                     "/proc/keys",
+	                                     "/proc/latency_stats",
+	                                     "/proc/timer_list",
+	                                     "/proc/timer_stats",
+	                                     "/proc/sched_debug",
+	                                     "/sys/firmware",
+	                                     "/proc/scsi",
+	                                     NULL};
+	static const char *const ro_paths[] = {
+	    "/proc/bus", "/proc/fs", "/proc/irq", "/proc/sys", "/proc/sysrq-trigger", NULL};
 	static const char *const ns[] = {"pid", "network", "ipc", "uts", "mount", NULL};
 
 	cJSON *c = cJSON_CreateObject();
@@ -170,7 +188,8 @@ static cJSON *build_config(const isotier_oci_bundle *b, const char *const *argv)
 	cJSON *proc = cJSON_AddObjectToObject(c, "process");
 	ok = ok && proc && cJSON_AddBoolToObject(proc, "terminal", 0);
 	cJSON *user = proc ? cJSON_AddObjectToObject(proc, "user") : NULL;
-	ok = ok && user && cJSON_AddNumberToObject(user, "uid", 0) && cJSON_AddNumberToObject(user, "gid", 0);
+	ok = ok && user && cJSON_AddNumberToObject(user, "uid", 0) &&
+	     cJSON_AddNumberToObject(user, "gid", 0);
 	ok = ok && cJSON_AddItemToObject(proc, "args", str_array(argv));
 	ok = ok && cJSON_AddItemToObject(proc, "env", str_array(env));
 	ok = ok && cJSON_AddStringToObject(proc, "cwd", "/");
@@ -219,7 +238,8 @@ static cJSON *build_config(const isotier_oci_bundle *b, const char *const *argv)
 	return c;
 }
 
-int isotier_oci_write_config(const isotier_oci_bundle *b, const char *const *argv, isotier_error *err)
+int isotier_oci_write_config(const isotier_oci_bundle *b, const char *const *argv,
+                             isotier_error *err)
 {
 	cleanup_cjson cJSON *c = build_config(b, argv);
 	if (!c)
@@ -233,7 +253,7 @@ int isotier_oci_write_config(const isotier_oci_bundle *b, const char *const *arg
 }
 
 int isotier_oci_exec(isotier_oci_bundle *b, const isotier_exec_request *req, int *exit_status,
-		     isotier_error *err)
+                     isotier_error *err)
 {
 	int rc = isotier_exec_check(req, err);
 	if (!rc)
@@ -257,18 +277,19 @@ int isotier_oci_exec(isotier_oci_bundle *b, const isotier_exec_request *req, int
 	int timeout_s = isotier_exec_timeout(&b->spec, req);
 	int64_t deadline = isotier_now_ms() + (int64_t)timeout_s * 1000;
 	isotier_relay out = {.fd = req->stdout_fd >= 0 ? req->stdout_fd : STDOUT_FILENO,
-			     .deadline_ms = deadline};
+	                     .deadline_ms = deadline};
 	isotier_relay errr = {.fd = req->stderr_fd >= 0 ? req->stderr_fd : STDERR_FILENO,
-			      .deadline_ms = deadline};
+	                      .deadline_ms = deadline};
 	isotier_proc_opts o = {
-		.argv = (const char *const *)a.v,
-		.stdin_fd = req->stdin_fd,
-		.stdout_fd = req->stdout_fd,
-		.stderr_fd = req->stderr_fd,
-		.timeout_s = timeout_s,
+	    .argv = (const char *const *)a.v,
+	    .stdin_fd = req->stdin_fd,
+	    .stdout_fd = req->stdout_fd,
+	    .stderr_fd = req->stderr_fd,
+	    .timeout_s = timeout_s,
 	};
 	if (b->rt->gvisor) {
-		/* runsc writing both streams to one file lets output overwrite itself: use pipes. */
+		/* runsc writing both streams to one file lets output overwrite itself: use pipes.
+		 */
 		o.out_sink = isotier_relay_sink;
 		o.out_sink_ctx = &out;
 		o.err_sink = isotier_relay_sink;
@@ -291,9 +312,11 @@ int isotier_oci_exec(isotier_oci_bundle *b, const isotier_exec_request *req, int
 		isotier_argv_push(&d, id);
 		if (!d.oom) {
 			isotier_proc_opts od = {.argv = (const char *const *)d.v,
-						.stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1,
-						.timeout_s = 15,
-						.flags = ISOTIER_PROC_CLEANUP | ISOTIER_PROC_QUIET};
+			                        .stdin_fd = -1,
+			                        .stdout_fd = -1,
+			                        .stderr_fd = -1,
+			                        .timeout_s = 15,
+			                        .flags = ISOTIER_PROC_CLEANUP | ISOTIER_PROC_QUIET};
 			int dst;
 			isotier_proc_run(&od, &dst, NULL);
 		}

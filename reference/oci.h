@@ -27,13 +27,14 @@ typedef struct isotier_oci_bundle {
 
 /* Creates the bundle directory; on failure nothing is left behind. */
 int isotier_oci_provision(isotier_oci_bundle **out, const isotier_oci_runtime *rt,
-			  const isotier_backend_spec *spec, isotier_error *err);
+                          const isotier_backend_spec *spec, isotier_error *err);
 /* Writes config.json for argv (exposed for tests). */
-int isotier_oci_write_config(const isotier_oci_bundle *b, const char *const *argv, isotier_error *err);
+int isotier_oci_write_config(const isotier_oci_bundle *b, const char *const *argv,
+                             isotier_error *err);
 /* `RUNTIME --root STATE ... run --bundle DIR ID`, then `delete -f ID` when the
  * container is still known to the runtime (timeout, interrupt, failure). */
 int isotier_oci_exec(isotier_oci_bundle *b, const isotier_exec_request *req, int *exit_status,
-		     isotier_error *err);
+                     isotier_error *err);
 /* Removes the bundle (after deleting any container left in its state dir). */
 void isotier_oci_destroy(isotier_oci_bundle *b);
 

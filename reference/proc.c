@@ -70,7 +70,8 @@ int isotier_find_program(char *out, size_t out_len, const char *name)
 			cand[n] = '/';
 			strcpy(cand + n + 1, name);
 			struct stat st;
-			if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) && access(cand, X_OK) == 0) {
+			if (stat(cand, &st) == 0 && S_ISREG(st.st_mode) &&
+			    access(cand, X_OK) == 0) {
 				snprintf(out, out_len, "%s", cand);
 				return 0;
 			}
@@ -112,8 +113,8 @@ static int capture_add(isotier_capture *c, const char *buf, size_t n)
 
 /* The child side after fork: only async-signal-safe calls. */
 static __attribute__((noreturn)) void child_exec(const char *prog, const isotier_proc_opts *o,
-						 int in_fd, int out_fd, int err_fd, int errpipe,
-						 const sigset_t *mask, pid_t parent)
+                                                 int in_fd, int out_fd, int err_fd, int errpipe,
+                                                 const sigset_t *mask, pid_t parent)
 {
 	setpgid(0, 0);
 	/* If we die (even by SIGKILL) the child goes too; the parent thread waits for it, so
@@ -141,7 +142,8 @@ static __attribute__((noreturn)) void child_exec(const char *prog, const isotier
 	}
 	if (o->cwd && chdir(o->cwd) != 0)
 		goto fail;
-	execve(prog, (char *const *)o->argv, (char *const *)(o->envp ? o->envp : (const char *const *)environ));
+	execve(prog, (char *const *)o->argv,
+	       (char *const *)(o->envp ? o->envp : (const char *const *)environ));
 fail:;
 	int e = errno;
 	ssize_t w = write(errpipe, &e, sizeof e);
@@ -182,14 +184,10 @@ static int pump(int *fd, isotier_capture *cap, isotier_proc_sink sink, void *ctx
 static const char *sink_error(int code)
 {
 	switch (code) {
-	case ISOTIER_ENOMEM:
-		return "capture: out of memory";
-	case ISOTIER_ETIMEDOUT:
-		return "the reader stopped reading until the time limit";
-	case ISOTIER_EINTR:
-		return "interrupted while relaying output";
-	default:
-		return isotier_strerror(code);
+	case ISOTIER_ENOMEM: return "capture: out of memory";
+	case ISOTIER_ETIMEDOUT: return "the reader stopped reading until the time limit";
+	case ISOTIER_EINTR: return "interrupted while relaying output";
+	default: return isotier_strerror(code);
 	}
 }
 
@@ -209,11 +207,13 @@ int isotier_proc_run(const isotier_proc_opts *o, int *exit_status, isotier_error
 		return isotier_error_set(err, ISOTIER_EINVAL, 0, "run: no command");
 	const char *name = o->argv[0];
 	if (interrupt_signal && !(o->flags & ISOTIER_PROC_CLEANUP))
-		return isotier_error_set(err, ISOTIER_EINTR, 0, "%s: not started: interrupted by signal %d",
-					 name, (int)interrupt_signal);
+		return isotier_error_set(err, ISOTIER_EINTR, 0,
+		                         "%s: not started: interrupted by signal %d", name,
+		                         (int)interrupt_signal);
 	char prog[PATH_MAX];
 	if (isotier_find_program(prog, sizeof prog, name) != 0)
-		return isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0, "%s: not found in PATH", name);
+		return isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0, "%s: not found in PATH",
+		                         name);
 	int timeout_s = o->timeout_s ? o->timeout_s : ISOTIER_PROC_DEFAULT_TIMEOUT_S;
 
 	cleanup_close int null_in = -1, null_err = -1;
@@ -328,26 +328,30 @@ int isotier_proc_run(const isotier_proc_opts *o, int *exit_status, isotier_error
 				interrupt_signal = (sig_atomic_t)si.ssi_signo;
 		}
 		if (interrupt_signal && !(o->flags & ISOTIER_PROC_CLEANUP) && !exited) {
-			rc = isotier_error_set(err, ISOTIER_EINTR, 0, "%s: interrupted by signal %d", name,
-					       (int)interrupt_signal);
+			rc =
+			    isotier_error_set(err, ISOTIER_EINTR, 0, "%s: interrupted by signal %d",
+			                      name, (int)interrupt_signal);
 			break;
 		}
 		if (pr > 0 && i_out >= 0 && (pf[i_out].revents & (POLLIN | POLLHUP | POLLERR))) {
 			int src = pump(&out_r, o->out_capture, o->out_sink, o->out_sink_ctx);
 			if (src) {
-				rc = isotier_error_set(err, src, 0, "%s: stdout: %s", name, sink_error(src));
+				rc = isotier_error_set(err, src, 0, "%s: stdout: %s", name,
+				                       sink_error(src));
 				break;
 			}
 		}
 		if (pr > 0 && i_err >= 0 && (pf[i_err].revents & (POLLIN | POLLHUP | POLLERR))) {
 			int src = pump(&err_r, o->err_capture, o->err_capture ? NULL : o->err_sink,
-				       o->err_sink_ctx);
+			               o->err_sink_ctx);
 			if (src) {
-				rc = isotier_error_set(err, src, 0, "%s: stderr: %s", name, sink_error(src));
+				rc = isotier_error_set(err, src, 0, "%s: stderr: %s", name,
+				                       sink_error(src));
 				break;
 			}
 		}
-		if (!exited && (pidfd < 0 || (i_pid >= 0 && pr > 0 && (pf[i_pid].revents & POLLIN)))) {
+		if (!exited &&
+		    (pidfd < 0 || (i_pid >= 0 && pr > 0 && (pf[i_pid].revents & POLLIN)))) {
 			siginfo_t si_w = {0};
 			if (waitid(P_PID, (id_t)pid, &si_w, WEXITED | WNOHANG | WNOWAIT) == 0 &&
 			    si_w.si_pid == pid) {
@@ -364,8 +368,8 @@ int isotier_proc_run(const isotier_proc_opts *o, int *exit_status, isotier_error
 		}
 		now = isotier_now_ms();
 		if (!exited && now >= deadline) {
-			rc = isotier_error_set(err, ISOTIER_ETIMEDOUT, 0, "%s: timed out after %d s", name,
-					       timeout_s);
+			rc = isotier_error_set(err, ISOTIER_ETIMEDOUT, 0,
+			                       "%s: timed out after %d s", name, timeout_s);
 			break;
 		}
 		if (exited && now >= drain_deadline)
@@ -451,7 +455,8 @@ void isotier_rmtree(const char *path)
 
 int isotier_write_file(const char *path, const void *data, size_t len, int mode, isotier_error *err)
 {
-	cleanup_close int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
+	cleanup_close int fd =
+	    open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
 	if (fd < 0)
 		return isotier_error_set(err, ISOTIER_EIO, errno, "open %s", path);
 	const char *p = data;

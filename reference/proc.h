@@ -89,7 +89,7 @@ int isotier_mkdtemp(char **out, const char *prefix, isotier_error *err);
 void isotier_rmtree(const char *path);
 /* Writes a whole buffer to a new file (mode), fsync not needed. */
 int isotier_write_file(const char *path, const void *data, size_t len, int mode,
-		       isotier_error *err);
+                       isotier_error *err);
 /* Copies a regular file (at most max bytes) to a new file with mode. */
 int isotier_copy_file(const char *dst, const char *src, int mode, isotier_error *err);
 

@@ -38,7 +38,7 @@
 #include <termios.h>
 #include <unistd.h>
 
-#define MAX_ARGS 4096
+#define MAX_ARGS         4096
 #define MAX_CAPTURE_FILE (16u << 20)
 
 static void out_all(const char *p, size_t n)
@@ -141,7 +141,8 @@ static void load_modules(void)
  * this guest provides itself), and its top-level symlinks recreated. */
 static void bind_host_view(void)
 {
-	static const char *const skip[] = {"proc", "sys", "dev", "tmp", "run", "lost+found", ".isotier", "init"};
+	static const char *const skip[] = {"proc", "sys",        "dev",      "tmp",
+	                                   "run",  "lost+found", ".isotier", "init"};
 	DIR *d = opendir("/.isotier/host");
 	if (!d)
 		fail("open /.isotier/host");
@@ -282,7 +283,7 @@ int main(void)
 		load_modules();
 		mkdir("/.isotier/host", 0755);
 		if (mount("isotier-root", "/.isotier/host", "9p", MS_RDONLY | MS_NOSUID | MS_NODEV,
-			  "trans=virtio,version=9p2000.L,cache=loose,msize=262144") != 0)
+		          "trans=virtio,version=9p2000.L,cache=loose,msize=262144") != 0)
 			fail("mount 9p isotier-root");
 		bind_host_view();
 	}
@@ -305,8 +306,8 @@ int main(void)
 	int out[2], errp[2];
 	if (pipe2(out, O_CLOEXEC) != 0 || pipe2(errp, O_CLOEXEC) != 0)
 		fail("pipe");
-	char *envp[] = {"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=/",
-			"TERM=dumb", NULL};
+	char *envp[] = {"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
+	                "HOME=/", "TERM=dumb", NULL};
 	say("\nISOTIER-START\n");
 	pid_t pid = fork();
 	if (pid < 0)
@@ -329,7 +330,8 @@ int main(void)
 	close(errp[1]);
 	int ofd = out[0], efd = errp[0];
 	while (ofd >= 0 || efd >= 0) {
-		struct pollfd pf[2] = {{.fd = ofd, .events = POLLIN}, {.fd = efd, .events = POLLIN}};
+		struct pollfd pf[2] = {{.fd = ofd, .events = POLLIN},
+		                       {.fd = efd, .events = POLLIN}};
 		if (poll(pf, 2, -1) < 0) {
 			if (errno == EINTR)
 				continue;

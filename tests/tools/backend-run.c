@@ -18,33 +18,31 @@
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: backend-run --list | --backend NAME [--available] [--probe PATH] "
-			"[--capture DIR] [--rootfs DIR] [--minimal] [--timeout S] [--repeat N] -- CMD...\n");
+	fprintf(
+	    stderr,
+	    "usage: backend-run --list | --backend NAME [--available] [--probe PATH] "
+	    "[--capture DIR] [--rootfs DIR] [--minimal] [--timeout S] [--repeat N] -- CMD...\n");
 	return 64;
 }
 
 static int code_exit(int rc)
 {
 	switch (rc) {
-	case ISOTIER_EUNAVAILABLE:
-		return 69;
-	case ISOTIER_ETIMEDOUT:
-		return 124;
-	case ISOTIER_EINTR:
-		return 130;
-	default:
-		return 70;
+	case ISOTIER_EUNAVAILABLE: return 69;
+	case ISOTIER_ETIMEDOUT: return 124;
+	case ISOTIER_EINTR: return 130;
+	default: return 70;
 	}
 }
 
 int main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
-		{"list", no_argument, NULL, 'l'},       {"backend", required_argument, NULL, 'b'},
-		{"available", no_argument, NULL, 'a'},  {"probe", required_argument, NULL, 'p'},
-		{"capture", required_argument, NULL, 'c'}, {"rootfs", required_argument, NULL, 'r'},
-		{"minimal", no_argument, NULL, 'm'},    {"timeout", required_argument, NULL, 't'},
-		{"repeat", required_argument, NULL, 'n'}, {NULL, 0, NULL, 0},
+	    {"list", no_argument, NULL, 'l'},          {"backend", required_argument, NULL, 'b'},
+	    {"available", no_argument, NULL, 'a'},     {"probe", required_argument, NULL, 'p'},
+	    {"capture", required_argument, NULL, 'c'}, {"rootfs", required_argument, NULL, 'r'},
+	    {"minimal", no_argument, NULL, 'm'},       {"timeout", required_argument, NULL, 't'},
+	    {"repeat", required_argument, NULL, 'n'},  {NULL, 0, NULL, 0},
 	};
 	const char *name = NULL;
 	bool list = false, avail = false;
@@ -99,10 +97,10 @@ int main(int argc, char **argv)
 		int rc = b->provision(&state, &spec, &err);
 		if (rc == 0) {
 			isotier_exec_request req = {
-				.argv = (const char *const *)(argv + optind),
-				.stdin_fd = -1,
-				.stdout_fd = -1,
-				.stderr_fd = -1,
+			    .argv = (const char *const *)(argv + optind),
+			    .stdin_fd = -1,
+			    .stdout_fd = -1,
+			    .stderr_fd = -1,
 			};
 			rc = b->exec(state, &req, &status, &err);
 			b->destroy(state);
