@@ -21,19 +21,32 @@ runs_small=${BENCH_RUNS:-10}
   exit 1
 }
 
-median_ms() { # backend runs -> median of the tool's own duration_ms
+# Runs one backend n times; prints the median of the tool's own duration_ms,
+# then (tab) the median of each phase and of the probe's own duration.
+median_ms() {
   local b=$1 n=$2 i
   for i in $(seq 1 "$n"); do
     "$bin" verify --backend "$b" --db "$db" --json >"$tmp/one.json"
-    python3 -c 'import json,sys; r=json.load(open(sys.argv[1]))["results"][0]; assert r["verdict"] in ("CONFIRMED","INCONCLUSIVE"), r; print(r["duration_ms"])' "$tmp/one.json"
-  done | sort -n | awk '{a[NR]=$1} END {print (NR%2 ? a[(NR+1)/2] : int((a[NR/2]+a[NR/2+1])/2))}'
+    cp "$tmp/one.json" "$tmp/$b.$i.json"
+  done
+  python3 - "$b" "$tmp"/"$b".*.json <<'EOF'
+import json, statistics, sys
+rs = [json.load(open(f))["results"][0] for f in sys.argv[2:]]
+for r in rs:
+    assert r["verdict"] in ("CONFIRMED", "INCONCLUSIVE"), r
+med = lambda xs: int(statistics.median(xs))
+phases = " ".join(f"{k} {med([r['timings_ms'][k] for r in rs])}"
+                  for k in ("available", "provision", "exec", "destroy", "evidence"))
+probe = med([r.get("probe_duration_us", 0) for r in rs]) // 1000
+print(f"{med([r['duration_ms'] for r in rs])}\t{phases}; probe itself {probe}")
+EOF
 }
 
-printf '%-14s %8s %8s  %s\n' backend median target runs
-row() { # name median target runs
-  local flag=ok
-  [ "$2" -le "$3" ] || flag="MISSED"
-  printf '%-14s %6s ms %5s ms  %s  %s\n' "$1" "$2" "$3" "$4" "$flag"
+printf '%-14s %8s %8s  %-5s %-6s  %s\n' backend median target runs result "median phases (ms)"
+row() { # name "median<TAB>phases" target runs
+  local flag=ok ms=${2%%$'\t'*} phases=${2#*$'\t'}
+  [ "$ms" -le "$3" ] || flag="MISSED"
+  printf '%-14s %6s ms %5s ms  %-5s %-6s  %s\n' "$1" "$ms" "$3" "$4" "$flag" "$phases"
 }
 row bwrap "$(median_ms bwrap "$runs_small")" 50 "$runs_small"
 row runc "$(median_ms runc "$runs_small")" 50 "$runs_small"
@@ -47,7 +60,8 @@ if command -v hyperfine >/dev/null; then
   hyperfine --style basic --warmup 1 --runs "${BENCH_ALL_RUNS:-3}" \
     -n 'verify --all --jobs 1' "$bin verify --all --jobs 1 --db $db --json" \
     -n 'verify --all --jobs 4' "$bin verify --all --jobs 4 --db $db --json" \
-    --export-json "$tmp/all.json" >/dev/null
+    --export-json "$tmp/all.json" >/dev/null 2>"$tmp/hyperfine.err" || { cat "$tmp/hyperfine.err" >&2; exit 1; }
+  grep -q 'outliers' "$tmp/hyperfine.err" && echo "  (hyperfine saw statistical outliers: the machine is shared)"
   python3 - "$tmp/all.json" <<'EOF'
 import json, sys
 for r in json.load(open(sys.argv[1]))["results"]:

@@ -262,9 +262,11 @@ static void print_json(const job *jobs, size_t n, int64_t run_id, const char *db
 		cJSON_AddNumberToObject(o, "duration_ms", (double)j->total_ms);
 		cJSON *t = cJSON_AddObjectToObject(o, "timings_ms");
 		if (t) {
+			cJSON_AddNumberToObject(t, "available", (double)j->available_ms);
 			cJSON_AddNumberToObject(t, "provision", (double)j->provision_ms);
 			cJSON_AddNumberToObject(t, "exec", (double)j->exec_ms);
 			cJSON_AddNumberToObject(t, "destroy", (double)j->destroy_ms);
+			cJSON_AddNumberToObject(t, "evidence", (double)j->evidence_ms);
 		}
 		if (parsed && j->probe.duration_us >= 0)
 			cJSON_AddNumberToObject(o, "probe_duration_us",

@@ -155,17 +155,20 @@ static void run_job(job *j, const verify_ctx *ctx)
 {
 	int64_t t0 = verify_now_ms();
 	j->available = j->backend->available(j->why, sizeof j->why) == 1;
+	j->available_ms = verify_now_ms() - t0;
 	if (!j->available)
 		return;
 	char *capture = NULL;
 	j->rc = isotier_mkdtemp(&capture, "isotier-capture-", &j->err);
 	if (j->rc == 0) {
 		run_probe(j, ctx, capture);
+		int64_t t1 = verify_now_ms();
 		isotier_error perr = {0};
 		if (evidence_pack_dir(&j->evidence, capture, &perr) < 0)
 			memset(&j->evidence, 0, sizeof j->evidence);
 		isotier_rmtree(capture);
 		free(capture);
+		j->evidence_ms = verify_now_ms() - t1;
 	}
 	j->total_ms = verify_now_ms() - t0;
 }

@@ -33,7 +33,7 @@ typedef struct job {
 	bool out_over;
 	char errtxt[STDERR_KEEP];
 	evidence_tar evidence;
-	int64_t provision_ms, exec_ms, destroy_ms, total_ms;
+	int64_t available_ms, provision_ms, exec_ms, destroy_ms, evidence_ms, total_ms;
 	/* filled by the main thread */
 	bool handled, skipped, recorded, rejected;
 	const isotier_provider *claim;
