@@ -7,6 +7,9 @@
 for tool in bwrap runc runsc qemu-system-x86_64 sqlite3; do
   command -v "$tool" >/dev/null || skip "$tool is not installed"
 done
+# The hang marker is a fixed process name: serialize with verify_faults.
+exec 9>/tmp/isotier-verify-faults.lock
+flock -w 600 9 || fail "another run holds /tmp/isotier-verify-faults.lock"
 db=$TMP/h.db
 q() { sqlite3 -batch -noheader "$db" "$1" 2>/dev/null; }
 # (Its own directory, not under $TMP: runsc needs every parent searchable by others.)
@@ -58,6 +61,33 @@ for _ in $(seq 1 50); do [ -z "$(live_with "$TMPDIR")" ] && break; sleep 0.1; do
 [ -z "$(live_with "$TMPDIR")" ] || fail "processes left: $(ps -o pid,args -p "$(live_with "$TMPDIR" | paste -sd,)")"
 [ -z "$(ls -A "$TMPDIR")" ] || fail "temporary files left: $(ls -A "$TMPDIR")"
 if runc list -q 2>/dev/null | grep -q "^isotier-$pid-"; then fail "runc container left: $(runc list)"; fi
+
+# Four sandboxes at once, each with a probe that hangs: one SIGINT stops them all
+# (whichever thread reads it), nothing recorded for them, nothing left.
+faults=$ISOTIER_ROOT/$BUILD/tests
+if [ -x "$faults/fault-probe-hang" ]; then
+  ISOTIER_PROBE=$faults/fault-probe-hang "$ISOTIER_BIN" verify --backend bwrap --backend runc \
+    --backend runsc --backend host --jobs 4 --db "$db" >"$TMP/out2" 2>&1 &
+  pid2=$!
+  for _ in $(seq 1 100); do [ "$(live_with "$TMPDIR" | wc -l)" -ge 3 ] && break; sleep 0.05; done
+  sleep 0.5
+  kill -INT "$pid2"
+  set +e
+  wait "$pid2"
+  rc=$?
+  set -e
+  assert_eq "$rc" 130 "exit status, four at once ($(cat "$TMP/out2"))"
+  run2=$(q "SELECT max(id) FROM runs")
+  assert_eq "$(q "SELECT status FROM runs WHERE id = $run2")" interrupted "run status, four at once"
+  assert_eq "$(q "SELECT count(*) FROM observations WHERE run_id = $run2")" 0 "no rows for killed probes"
+  for _ in $(seq 1 50); do [ -z "$(live_with "$TMPDIR")$(pgrep -x isotier-fhang | while read -r p; do [ "$(awk '{print $3}' /proc/$p/stat 2>/dev/null)" = Z ] || echo "$p"; done)" ] && break; sleep 0.1; done
+  [ -z "$(live_with "$TMPDIR")" ] || fail "processes left after the four-way SIGINT"
+  if pgrep -x isotier-fhang | while read -r p; do [ "$(awk '{print $3}' /proc/$p/stat 2>/dev/null)" = Z ] || echo "$p"; done | grep -q .; then
+    fail "hung probes left after the four-way SIGINT"
+  fi
+  [ -z "$(ls -A "$TMPDIR")" ] || fail "temporary files left: $(ls -A "$TMPDIR")"
+  echo "four sandboxes stopped by one SIGINT"
+fi
 
 # The next run works on the same database.
 "$ISOTIER_BIN" verify --backend bwrap --db "$db" >"$TMP/next" 2>&1 || fail "next run: $(cat "$TMP/next")"
