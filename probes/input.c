@@ -116,6 +116,28 @@ static void probe_capture_write(const char *capture, const char *path, const cha
 	close(fd);
 }
 
+/*
+ * PID 1's environment may hold secrets (API keys passed to a container), and
+ * captures end up in histories and reports: keep only the container=
+ * entries the probe reads. Returns the new length.
+ */
+size_t probe_redact_environ(char *data, size_t len)
+{
+	size_t out = 0;
+	for (size_t off = 0; off < len;) {
+		size_t n = strnlen(data + off, len - off);
+		if (n >= 10 && strncmp(data + off, "container=", 10) == 0) {
+			memmove(data + out, data + off, n);
+			out += n;
+			if (out < len) /* a cut last entry has no NUL of its own */
+				data[out++] = '\0';
+		}
+		off += n + 1;
+	}
+	data[out] = '\0';
+	return out;
+}
+
 /* A replay path must stay inside the root: refuse "..", relative paths. */
 static bool probe_path_ok(const char *path)
 {
@@ -155,6 +177,8 @@ static const char *probe_read_max(struct probe_input *in, const char *path, size
 		}
 	} else {
 		data = probe_slurp(path, max, &n);
+		if (data && strcmp(path, "/proc/1/environ") == 0)
+			n = probe_redact_environ(data, n);
 	}
 
 	struct probe_cached *c = &in->cache[in->ncache];

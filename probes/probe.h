@@ -59,6 +59,9 @@ const char *probe_read_head(struct probe_input *in, const char *path, size_t max
 /* Names in directory `path` (live or under the replay root); returns count,
  * fills names[] with malloc'ed strings (caller frees), sorted. */
 size_t probe_list_dir(struct probe_input *in, const char *path, char **names, size_t max);
+/* Keeps only the container= entries of a NUL-separated environment (in
+ * place, data[len] must be writable); returns the new length. */
+size_t probe_redact_environ(char *data, size_t len);
 /* Bounded whole-file read of a real path; returns malloc'ed NUL-terminated
  * data or NULL. */
 char *probe_slurp(const char *path, size_t max, size_t *len);

@@ -249,6 +249,24 @@ START_TEST(emit_capture_round_trips)
 }
 END_TEST
 
+/* PID 1's environment is redacted to its container= entries before capture. */
+START_TEST(environ_is_redacted)
+{
+	char env[] = "AWS_SECRET_ACCESS_KEY=hunter2\0container=podman\0TOKEN=x\0container=oci";
+	size_t len = sizeof(env) - 1; /* the last entry is cut: no NUL of its own */
+	size_t n = probe_redact_environ(env, len);
+	ck_assert_uint_eq(n, strlen("container=podman") + 1 + strlen("container=oci") + 1);
+	ck_assert_int_eq(memcmp(env, "container=podman\0container=oci\0", n), 0);
+	/* Cut exactly at the end of the buffer: no byte written past data[len]. */
+	char cut[] = "container=lxc";
+	ck_assert_uint_eq(probe_redact_environ(cut, sizeof(cut) - 1), sizeof(cut) - 1);
+	ck_assert_str_eq(cut, "container=lxc");
+	ck_assert_ptr_null(memmem(env, n, "hunter2", 7));
+	char none[] = "A=1\0B=2\0";
+	ck_assert_uint_eq(probe_redact_environ(none, sizeof(none) - 1), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("probe_input");
@@ -259,6 +277,7 @@ int main(void)
 	tcase_add_test(tc, json_string_escaping);
 	tcase_add_test(tc, reports_of_garbage_stay_clean);
 	tcase_add_test(tc, emit_capture_round_trips);
+	tcase_add_test(tc, environ_is_redacted);
 	suite_add_tcase(s, tc);
 	SRunner *sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
