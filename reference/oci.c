@@ -13,43 +13,75 @@ static void cjson_deletep(cJSON **j)
 }
 #define cleanup_cjson __attribute__((cleanup(cjson_deletep)))
 
+/* `RUNTIME --root STATE ... delete -f ID`: a cleanup child, run even after an interrupt. */
+static void delete_container(const isotier_oci_bundle *b, const char *id)
+{
+	cleanup_argv isotier_argv a = {0};
+	isotier_argv_push(&a, b->rt->name);
+	isotier_argv_push(&a, "--root");
+	isotier_argv_pushf(&a, "%s/state", b->dir);
+	for (size_t i = 0; b->rt->global && b->rt->global[i]; i++)
+		isotier_argv_push(&a, b->rt->global[i]);
+	isotier_argv_push(&a, "delete");
+	isotier_argv_push(&a, "-f");
+	isotier_argv_push(&a, id);
+	if (a.oom)
+		return;
+	isotier_proc_opts o = {.argv = (const char *const *)a.v,
+	                       .stdin_fd = -1,
+	                       .stdout_fd = -1,
+	                       .stderr_fd = -1,
+	                       .timeout_s = 15,
+	                       .flags = ISOTIER_PROC_CLEANUP | ISOTIER_PROC_QUIET};
+	int st;
+	isotier_proc_run(&o, &st, NULL);
+}
+
+/*
+ * The container id a state-dir entry stands for: runc keeps a directory named
+ * after the id; runsc files "ID_sandbox:ID.state" (and ".lock"). NULL: none.
+ */
+static const char *state_entry_id(char *out, size_t len, const struct dirent *e)
+{
+	if (e->d_name[0] == '.')
+		return NULL;
+	if (e->d_type == DT_DIR) {
+		snprintf(out, len, "%s", e->d_name);
+		return out;
+	}
+	const char *sep = strstr(e->d_name, "_sandbox:");
+	size_t n = strlen(e->d_name);
+	if (!sep || n < 6 || strcmp(e->d_name + n - 6, ".state") != 0 ||
+	    (size_t)(sep - e->d_name) >= len)
+		return NULL;
+	snprintf(out, len, "%.*s", (int)(sep - e->d_name), e->d_name);
+	return out;
+}
+
+/* Deletes every container still registered in the bundle's private state dir
+ * (only = NULL), or just the one with id only. */
+static void delete_registered(const isotier_oci_bundle *b, const char *only)
+{
+	char state[4096];
+	snprintf(state, sizeof state, "%s/state", b->dir);
+	DIR *d = opendir(state);
+	if (!d)
+		return;
+	struct dirent *e;
+	char id[256];
+	while ((e = readdir(d))) {
+		if (state_entry_id(id, sizeof id, e) && (!only || !strcmp(id, only)))
+			delete_container(b, id);
+	}
+	closedir(d);
+}
+
 void isotier_oci_destroy(isotier_oci_bundle *b)
 {
 	if (!b)
 		return;
 	if (b->dir) {
-		/* A container still registered in our private state dir is deleted first. */
-		char state[4096];
-		snprintf(state, sizeof state, "%s/state", b->dir);
-		DIR *d = opendir(state);
-		if (d) {
-			struct dirent *e;
-			while ((e = readdir(d))) {
-				if (e->d_name[0] == '.')
-					continue;
-				cleanup_argv isotier_argv a = {0};
-				isotier_argv_push(&a, b->rt->name);
-				isotier_argv_push(&a, "--root");
-				isotier_argv_push(&a, state);
-				for (size_t i = 0; b->rt->global && b->rt->global[i]; i++)
-					isotier_argv_push(&a, b->rt->global[i]);
-				isotier_argv_push(&a, "delete");
-				isotier_argv_push(&a, "-f");
-				isotier_argv_push(&a, e->d_name);
-				if (a.oom)
-					continue;
-				isotier_proc_opts o = {.argv = (const char *const *)a.v,
-				                       .stdin_fd = -1,
-				                       .stdout_fd = -1,
-				                       .stderr_fd = -1,
-				                       .timeout_s = 15,
-				                       .flags = ISOTIER_PROC_CLEANUP |
-				                                ISOTIER_PROC_QUIET};
-				int st;
-				isotier_proc_run(&o, &st, NULL);
-			}
-			closedir(d);
-		}
+		delete_registered(b, NULL);
 		isotier_rmtree(b->dir);
 		free(b->dir);
 	}
@@ -297,29 +329,6 @@ int isotier_oci_exec(isotier_oci_bundle *b, const isotier_exec_request *req, int
 	}
 	rc = isotier_proc_run(&o, exit_status, err);
 	/* runc/runsc remove a container that ran to its end; anything else is deleted now. */
-	char state[4096];
-	struct stat st;
-	snprintf(state, sizeof state, "%s/state/%s", b->dir, id);
-	if (lstat(state, &st) == 0) {
-		cleanup_argv isotier_argv d = {0};
-		isotier_argv_push(&d, b->rt->name);
-		isotier_argv_push(&d, "--root");
-		isotier_argv_pushf(&d, "%s/state", b->dir);
-		for (size_t i = 0; b->rt->global && b->rt->global[i]; i++)
-			isotier_argv_push(&d, b->rt->global[i]);
-		isotier_argv_push(&d, "delete");
-		isotier_argv_push(&d, "-f");
-		isotier_argv_push(&d, id);
-		if (!d.oom) {
-			isotier_proc_opts od = {.argv = (const char *const *)d.v,
-			                        .stdin_fd = -1,
-			                        .stdout_fd = -1,
-			                        .stderr_fd = -1,
-			                        .timeout_s = 15,
-			                        .flags = ISOTIER_PROC_CLEANUP | ISOTIER_PROC_QUIET};
-			int dst;
-			isotier_proc_run(&od, &dst, NULL);
-		}
-	}
+	delete_registered(b, id);
 	return rc;
 }
