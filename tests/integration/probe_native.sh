@@ -110,8 +110,17 @@ if [ "$(id -u)" = 0 ] && command -v unshare >/dev/null; then
   assert_eq "${noproc%% *}" UNKNOWN "tier without /proc"
   unshare -m chroot "$TMP/tiny" /isotier-probe >"$TMP/noproc.txt" || fail "no-/proc human run exited $?"
   assert_contains "$(cat "$TMP/noproc.txt")" "observed tier UNKNOWN"
+  # PID 1 of a fresh PID namespace on a tmpfs root without /proc looks like an initramfs /init:
+  # it mounts /proc, reports between markers, and must exit 0 without "rebooting" (in a child
+  # PID namespace reboot(2) would kill it with SIGINT).
+  mkdir -p "$TMP/initish"
+  unshare -m -p -f sh -c "mount -t tmpfs none '$TMP/initish' && cp '$probe' '$TMP/initish/init' && exec chroot '$TMP/initish' /init" >"$TMP/initish.txt" ||
+    fail "PID-1 run without /proc exited $?"
+  assert_contains "$(head -n 1 "$TMP/initish.txt")" "----- BEGIN ISOTIER PROBE -----"
+  assert_contains "$(cat "$TMP/initish.txt")" "----- END ISOTIER PROBE -----"
+  assert_contains "$(cat "$TMP/initish.txt")" "observed tier CONTAINER"
 else
-  not_run="the no-/proc check (needs root for unshare -m + chroot)"
+  not_run="the no-/proc checks (need root for unshare + chroot)"
 fi
 
 # 6. A seccomp filter that kills on sysfs(2) and answers modify_ldt with EPERM: the probe survives
