@@ -10,4 +10,5 @@ check_outer_vm
 check_host_view
 check_timeout 2
 check_sigint 1
+check_sigint 1 TERM
 check_missing_binary bwrap

@@ -14,3 +14,4 @@ rc=0; "$DRIVER" --backend host -- /nonexistent/cmd 2>/dev/null || rc=$?
 assert_eq "$rc" "127" "host: command not found"
 check_timeout 2
 check_sigint 1
+check_sigint 1 TERM

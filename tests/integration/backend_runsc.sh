@@ -10,5 +10,6 @@ check_outer_vm
 check_host_view
 check_timeout 2
 check_sigint 2
+check_sigint 1 TERM
 check_stuck_reader 3
 check_missing_binary runsc

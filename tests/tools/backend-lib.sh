@@ -91,18 +91,19 @@ check_timeout() {
   echo "ok: $NAME timeout"
 }
 
-# SIGINT to the driver mid-run: exits 130 after cleaning up everything.
+# SIGINT (or SIGTERM) to the driver mid-run: exits 130 after cleaning up everything.
 check_sigint() {
-  local settle=${1:-1} rc=0
+  local settle=${1:-1} sig=${2:-INT} rc=0
   "$DRIVER" --backend "$NAME" -- "${HANG[@]}" >/dev/null 2>"$TMP/sigint.err" &
   local pid=$!
   sleep "$settle"
-  kill -0 "$pid" 2>/dev/null || fail "$NAME: driver ended before SIGINT: $(cat "$TMP/sigint.err")"
-  kill -INT "$pid"
+  kill -0 "$pid" 2>/dev/null || fail "$NAME: driver ended before SIG$sig: $(cat "$TMP/sigint.err")"
+  kill -"$sig" "$pid"
   wait "$pid" || rc=$?
-  assert_eq "$rc" "130" "$NAME: driver exit after SIGINT"
-  assert_nothing_left "SIGINT"
-  echo "ok: $NAME SIGINT"
+  assert_eq "$rc" "130" "$NAME: driver exit after SIG$sig"
+  assert_contains "$(cat "$TMP/sigint.err")" "interrupted" "$NAME: SIG$sig message"
+  assert_nothing_left "SIG$sig"
+  echo "ok: $NAME SIG$sig"
 }
 
 # The backend's binary missing from PATH: unavailable, with the reason.
