@@ -38,6 +38,12 @@ static const struct expect cases[] = {
 	{"syn-kata-qemu", "MICROVM", "high", "vm:qemu:kvm", ""},
 	{"syn-gvisor-bare-metal", "GVISOR", "high", "gvisor:gvisor", ""},
 	{"syn-seccomp-kill", "CONTAINER", "high", "vm:unknown:kvm,container:unknown", "syscall.modify_ldt"},
+	/* One signal family alone: strong families decide (the VM alone leaves the
+	 * container question open); kernel identity alone is weak. */
+	{"syn-family-virt", "UNKNOWN", "none", "vm:cloud-hypervisor:kvm", ""},
+	{"syn-family-kernel", "GVISOR", "low", "gvisor:gvisor", ""},
+	{"syn-family-syscall", "GVISOR", "high", "gvisor:gvisor", ""},
+	{"syn-family-container", "CONTAINER", "high", "container:unknown", ""},
 	/* Lying inputs: strong evidence wins, the lies are listed. */
 	{"syn-lie-container-claims-gvisor", "CONTAINER", "high", "vm:unknown:kvm,container:unknown",
 	 "kernel.uname_release,kernel.uname_version,kernel.proc_version,kernel.cmdline,kernel.log"},
