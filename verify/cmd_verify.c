@@ -9,12 +9,13 @@
  * proc.c's waits read them and kill their children, and the main thread
  * forwards one it catches itself to every worker.
  *
- * Exit status, most severe first: 130 interrupted (143: SIGTERM); 75 history database
- * locked (74 unusable: no such directory, disk full; 65 not a database or a
- * newer schema); 70 a probe run failed (timeout, exec error); 69 a backend
- * named with --backend unavailable (with --all: every backend unavailable);
- * 65 bad data (probe output rejected, catalogue file invalid); 1 a
- * CONTRADICTED verdict; 0 otherwise (INCONCLUSIVE for lack of a claim is 0).
+ * Exit status, most severe first: 130 interrupted (143: SIGTERM); 1 a
+ * CONTRADICTED verdict (a contradiction alerts even when another backend
+ * failed); 75 history database locked (74 unusable: no such directory, disk
+ * full; 65 not a database or a newer schema); 70 a probe run failed (timeout,
+ * exec error); 69 a backend named with --backend unavailable (with --all: every
+ * backend unavailable); 65 bad data (probe output rejected, catalogue file
+ * invalid); 0 otherwise (INCONCLUSIVE for lack of a claim is 0).
  */
 #include "cli.h"
 #include "observations.h"
@@ -303,11 +304,11 @@ static void usage(FILE *f)
 	       "                     env ISOTIER_BUSY_TIMEOUT_MS)\n"
 	       "  --json             print a JSON document instead of the table\n"
 	       "Probe: $ISOTIER_PROBE, else isotier-probe beside this executable.\n"
-	       "Exit: 0 nothing contradicted; 1 CONTRADICTED; 64 usage; 65 bad data (probe\n"
-	       "output rejected, catalogue invalid); 69 a requested backend unavailable (--all:\n"
-	       "every one); 70 a probe run failed or timed out; 74 database unusable; 75 database\n"
-	       "locked; 130 interrupted\n"
-	       "(143 by SIGTERM).\n");
+	       "Exit: 0 nothing contradicted; 1 a CONTRADICTED verdict (even when something\n"
+	       "else failed too); 64 usage; 65 bad data (probe output rejected, catalogue\n"
+	       "invalid); 69 a requested backend unavailable (--all: every one); 70 a probe\n"
+	       "run failed or timed out; 74 database unusable; 75 database locked;\n"
+	       "130 interrupted (143 by SIGTERM).\n");
 }
 
 static int parse_int(const char *opt, const char *s, long lo, long hi, long *out)
@@ -626,26 +627,26 @@ static int verify_main(int argc, char **argv)
 	}
 	if (o.all && n_handled && n_unavailable == n_handled)
 		unavailable_req = true;
-	/* 130 for SIGINT, 143 for SIGTERM: the shell's convention. */
-	int rc = interrupted       ? (ctx.signal > 0 ? 128 + ctx.signal : EXIT_INTERRUPTED)
-	         : db_error        ? EXIT_TEMPFAIL
-	         : failed          ? EXIT_SOFTWARE
-	         : unavailable_req ? EXIT_UNAVAIL
-	         : bad_data        ? EXIT_DATAERR
-	         : contradicted    ? EXIT_FINDING
-	                           : EXIT_OK;
+	/* An operational failure, most severe first; a contradiction outranks
+	 * every one of them (it must alert even when another backend failed),
+	 * a signal outranks everything (130 SIGINT, 143 SIGTERM). */
+	int failure = db_error          ? EXIT_TEMPFAIL
+	              : failed          ? EXIT_SOFTWARE
+	              : unavailable_req ? EXIT_UNAVAIL
+	              : bad_data        ? EXIT_DATAERR
+	                                : EXIT_OK;
+	int rc = interrupted    ? (ctx.signal > 0 ? 128 + ctx.signal : EXIT_INTERRUPTED)
+	         : contradicted ? EXIT_FINDING
+	                        : failure;
 	/* "ok": every backend was run and judged (a CONTRADICTED verdict is a
 	 * finding of a run that worked); "failed": something kept it from that. */
-	const char *status = interrupted                           ? "interrupted"
-	                     : rc == EXIT_OK || rc == EXIT_FINDING ? "ok"
-	                                                           : "failed";
+	const char *status = interrupted ? "interrupted" : failure == EXIT_OK ? "ok" : "failed";
 	if (!db_error && observations_run_end(h, run_id, status, &db_err) < 0)
 		db_error = true;
 	if (db_error) {
-		if (!interrupted)
-			rc = db_fail(&db_err, o.db, o.busy_ms);
-		else
-			cli_error("%s", db_err.message);
+		int db_rc = db_fail(&db_err, o.db, o.busy_ms); /* prints why */
+		if (!interrupted && !contradicted)
+			rc = db_rc;
 	}
 	int64_t wall = verify_now_ms() - wall0;
 	if (o.json)

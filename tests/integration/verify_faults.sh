@@ -112,6 +112,14 @@ rc=$?
 set -e
 assert_eq "$rc" 69 "one of two requested unavailable"
 assert_eq "$(json_get "$TMP/u2.json" results.0.verdict)" CONFIRMED "bwrap still judged"
+# A contradiction outranks the failure: bwrap CONTRADICTED + runc UNAVAILABLE is exit 1.
+set +e
+PATH=$TMP/bin ISOTIER_PROBE=$faults/fault-probe-none "$ISOTIER_BIN" verify --backend bwrap --backend runc --db "$db" >/dev/null 2>&1
+rc=$?
+set -e
+assert_eq "$rc" 1 "CONTRADICTED and UNAVAILABLE together"
+assert_eq "$(q "SELECT status FROM runs ORDER BY id DESC LIMIT 1")" failed "that run did not judge everything"
+assert_eq "$(q "SELECT group_concat(backend || '=' || verdict, ' ') FROM (SELECT backend, verdict FROM observations WHERE run_id = (SELECT max(id) FROM runs) ORDER BY backend)")" "bwrap=CONTRADICTED runc=UNAVAILABLE" "both recorded"
 # --all: an unavailable backend is reported, and fails the run only when every one is.
 set +e
 PATH=$TMP/bin "$ISOTIER_BIN" verify --all --db "$db" --json >"$TMP/u3.json" 2>/dev/null
