@@ -86,11 +86,18 @@ static void probe_container_ns(struct probe_input *in, struct probe_signals *sig
 			uint64_t ino;
 			char num[32];
 			size_t n = 0;
-			while (*line == ' ' || *line == '\t')
-				line++;
-			if (strncmp(line, probe_ns_initial[i].name, nl) == 0 && line[nl] == ':' &&
-			    line[nl + 1] == '[') {
-				const char *p = line + nl + 2;
+			/* "pid:[4026531836]", also inside "pid -> pid:[...]" from ls -l. */
+			const char *at = line;
+			while (*at == ' ' || *at == '\t')
+				at++;
+			if (!(strncmp(at, probe_ns_initial[i].name, nl) == 0 && at[nl] == ':')) {
+				const char *arrow = strstr(line, "-> ");
+				if (arrow && (!eol || arrow < eol))
+					at = arrow + 3;
+			}
+			if (strncmp(at, probe_ns_initial[i].name, nl) == 0 && at[nl] == ':' &&
+			    at[nl + 1] == '[') {
+				const char *p = at + nl + 2;
 				while (*p >= '0' && *p <= '9' && n < sizeof(num) - 1)
 					num[n++] = *p++;
 				num[n] = '\0';

@@ -34,8 +34,17 @@ static bool probe_syscall_result(const char *text, const char *name, char *out, 
 {
 	size_t nl = strlen(name);
 	for (const char *line = text; line && *line;) {
-		if (strncmp(line, name, nl) == 0 && line[nl] == ' ') {
-			probe_first_line(out, outsz, line + nl + 1);
+		const char *p = line + nl;
+		/* Tolerate "sysfs(3) ENOSYS" and "sysfs: ENOSYS" from other writers. */
+		if (strncmp(line, name, nl) == 0 && *p == '(')
+			while (*p && *p != ')' && *p != '\n')
+				p++;
+		if (strncmp(line, name, nl) == 0 && (*p == ')' || *p == ':'))
+			p++;
+		if (strncmp(line, name, nl) == 0 && (*p == ' ' || *p == '\t')) {
+			while (*p == ' ' || *p == '\t')
+				p++;
+			probe_first_line(out, outsz, p);
 			/* One token: cut at the first blank. */
 			out[strcspn(out, " \t\r")] = '\0';
 			return out[0] != '\0';
@@ -144,7 +153,12 @@ void probe_sig_syscall(struct probe_input *in, struct probe_signals *sigs)
 		char v[32];
 		if (!probe_syscall_result(calls, r->name, v, sizeof(v)))
 			continue;
-		bool g = strcmp(v, r->gvisor) == 0, l = strcmp(v, r->linux_) == 0;
+		/* Success may be written as the value returned (sysfs(3) counts
+		 * filesystem types, setfsuid returns the old id). */
+		uint64_t num;
+		bool g = strcmp(v, r->gvisor) == 0,
+		     l = strcmp(v, r->linux_) == 0 || (strcmp(r->linux_, "0") == 0 && v[0] >= '1' &&
+						       v[0] <= '9' && probe_parse_u64(v, &num));
 		struct probe_signal s = {
 			.id = ids[i],
 			.family = PROBE_FAM_SYSCALL,

@@ -117,7 +117,8 @@ static bool probe_cpuid_leaf(const char *text, uint32_t leaf, uint32_t r[4])
 				p++;
 			if (*p == '-')
 				break;
-			v[i] = strtoull(p, &end, 0);
+			/* Base 16 accepts an optional 0x: CPUID is always hex. */
+			v[i] = strtoull(p, &end, 16);
 			if (end == p || v[i] > 0xffffffffull)
 				break;
 			p = end;

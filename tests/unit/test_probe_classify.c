@@ -44,6 +44,8 @@ static const struct expect cases[] = {
 	{"syn-family-kernel", "GVISOR", "low", "gvisor:gvisor", ""},
 	{"syn-family-syscall", "GVISOR", "high", "gvisor:gvisor", ""},
 	{"syn-family-container", "CONTAINER", "high", "container:unknown", ""},
+	/* The same facts in another writer's spelling. */
+	{"syn-foreign-writer", "CONTAINER", "high", "vm:unknown:kvm,container:unknown", ""},
 	/* Lying inputs: strong evidence wins, the lies are listed. */
 	{"syn-lie-container-claims-gvisor", "CONTAINER", "high", "vm:unknown:kvm,container:unknown",
 	 "kernel.uname_release,kernel.uname_version,kernel.proc_version,kernel.cmdline,kernel.log"},
