@@ -15,7 +15,7 @@ fi
 check_host_view
 check_timeout 8
 check_sigint 2
-check_stuck_reader 8
+check_stuck_reader 15
 check_missing_binary qemu-system-x86_64
 # No guest kernel: unavailable with the reason, nothing started.
 rc=0

@@ -132,8 +132,11 @@ check_stuck_reader() {
   exec 7>&-
   rm -f "$TMP/stuck.fifo"
   assert_eq "$rc" "124" "$NAME: stuck reader: exit"
-  assert_contains "$(cat "$TMP/stuck.err")" "stopped reading" "$NAME: stuck reader: message"
+  # "stopped reading" is the relay giving up; a guest too slow to fill the pipe in time
+  # (a loaded host) ends in the plain timeout instead, which is no hang either.
+  grep -q -e "stopped reading" -e "timed out" "$TMP/stuck.err" ||
+    fail "$NAME: stuck reader: message: $(cat "$TMP/stuck.err")"
   [ $((end - start)) -le $((t + 10)) ] || fail "$NAME: stuck reader held the run for $((end - start)) s"
   assert_nothing_left "stuck reader"
-  echo "ok: $NAME stuck reader ($((end - start)) s)"
+  echo "ok: $NAME stuck reader ($((end - start)) s): $(grep -o -e "stopped reading.*" -e "timed out.*" "$TMP/stuck.err" | head -n 1)"
 }
