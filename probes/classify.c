@@ -159,7 +159,8 @@ static void probe_layer_container(struct probe_layer *l, const struct probe_sign
 {
 	/* Kernel-provided paths first, files any image can carry last. */
 	static const char *const order[] = {
-		"container.cgroup",	     "container.pid1_comm",	"container.systemd_container",
+		"container.cgroup",	     "container.mounts",	"container.pid1_comm",
+		"container.systemd_container",
 		"container.host_manager",    "container.pid1_environ", "container.containerenv",
 		"container.dockerenv",	     "container.root_fs",	"container.cap_bounding",
 	};

@@ -148,6 +148,61 @@ static void probe_container_cgroup(struct probe_input *in, struct probe_signals 
 	}
 }
 
+/*
+ * Where the runtime's per-container files come from: /etc/hostname, hosts and
+ * resolv.conf are bind mounts whose root field names the runtime's state
+ * directory (kernel-reported, so better than files in the image). Only mounts
+ * on those files count: a host's own mount table lists its containers' state
+ * directories too.
+ */
+static const struct probe_runtime probe_mount_runtimes[] = {
+	{"/var/lib/kubelet/pods/", "kubernetes"},
+	{"/var/lib/docker/containers/", "docker"},
+	{"/overlay-containers/", "podman"},
+	{"/var/lib/lxc/", "lxc"},
+	{"/var/lib/lxd/", "lxc"},
+	{"/var/lib/incus/", "lxc"},
+	{"/run/containerd/io.containerd", "containerd"},
+	{"/var/lib/containerd/", "containerd"},
+};
+
+static void probe_container_mounts(struct probe_input *in, struct probe_signals *sigs)
+{
+	const char *text = probe_read(in, "/proc/self/mountinfo", NULL);
+	for (const char *line = text; line && *line;) {
+		const char *eol = strchr(line, '\n');
+		char buf[1024], *f[5] = {0}, *save = NULL;
+		snprintf(buf, sizeof(buf), "%.*s", (int)(eol ? eol - line : (long)strlen(line)), line);
+		line = eol ? eol + 1 : NULL;
+		/* id parent maj:min root mountpoint ... */
+		char *tok = strtok_r(buf, " ", &save);
+		for (int i = 0; tok && i < 5; i++, tok = strtok_r(NULL, " ", &save))
+			f[i] = tok;
+		if (!f[4])
+			continue;
+		const char *rt = NULL;
+		if (probe_starts_with(f[4], "/var/run/secrets/kubernetes.io/") ||
+		    probe_starts_with(f[4], "/run/secrets/kubernetes.io/"))
+			rt = "kubernetes";
+		else if (probe_starts_with(f[4], "/etc/") || probe_starts_with(f[4], "/run/secrets"))
+			rt = PROBE_RT(probe_mount_runtimes, f[3], true);
+		if (!rt)
+			continue;
+		struct probe_signal s = {
+			.id = "container.mounts",
+			.family = PROBE_FAM_CONTAINER,
+			.source = "/proc/self/mountinfo bind mounts",
+			.weight = PROBE_WEAK,
+			.supports = PROBE_KIND_CONTAINER,
+			.axis = PROBE_AXIS_CONTAINER,
+			.vendor = rt,
+		};
+		snprintf(s.value, sizeof(s.value), "%.90s on %.90s", f[3], f[4]);
+		probe_add(sigs, &s);
+		return;
+	}
+}
+
 /* The filesystem type of the last mount on "/" in mountinfo. */
 static void probe_container_rootfs(struct probe_input *in, struct probe_signals *sigs)
 {
@@ -385,6 +440,7 @@ void probe_sig_container(struct probe_input *in, struct probe_signals *sigs)
 {
 	probe_container_ns(in, sigs);
 	probe_container_cgroup(in, sigs);
+	probe_container_mounts(in, sigs);
 	probe_container_rootfs(in, sigs);
 	probe_container_pid1(in, sigs);
 	probe_container_uid_map(in, sigs);

@@ -30,6 +30,7 @@ static const struct expect cases[] = {
 	/* Environments this machine cannot host. */
 	{"syn-bare-host", "NONE", "high", "", ""},
 	{"syn-docker-bare-host", "CONTAINER", "high", "container:docker", "syscall.modify_ldt"},
+	{"syn-kubernetes-containerd", "CONTAINER", "high", "container:kubernetes", "syscall.modify_ldt"},
 	{"syn-kubernetes-gce", "CONTAINER", "high", "vm:google:kvm,container:kubernetes", ""},
 	{"syn-cloud-hypervisor", "MICROVM", "high", "vm:cloud-hypervisor:kvm", ""},
 	{"syn-hyperv", "MICROVM", "high", "vm:hyperv:hyperv", ""},
