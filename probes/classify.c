@@ -18,7 +18,13 @@
 
 #include <string.h>
 
-enum probe_state { PROBE_UNKNOWN, PROBE_ABSENT_WEAK, PROBE_ABSENT, PROBE_PRESENT_WEAK, PROBE_PRESENT };
+enum probe_state {
+	PROBE_UNKNOWN,
+	PROBE_ABSENT_WEAK,
+	PROBE_ABSENT,
+	PROBE_PRESENT_WEAK,
+	PROBE_PRESENT
+};
 
 static bool probe_present(enum probe_state s)
 {
@@ -38,7 +44,7 @@ static bool probe_votes(const struct probe_signal *s, enum probe_axis ax, bool d
 }
 
 static enum probe_state probe_axis_state(const struct probe_signals *sigs, enum probe_axis ax,
-					 enum probe_kind kind, bool drop_kr)
+                                         enum probe_kind kind, bool drop_kr)
 {
 	unsigned sf = 0, sa = 0, wf = 0, wa = 0;
 	for (size_t i = 0; i < sigs->n; i++) {
@@ -74,9 +80,9 @@ static enum probe_state probe_axis_state(const struct probe_signals *sigs, enum 
 	return PROBE_UNKNOWN;
 }
 
-static void probe_conflict_add(struct probe_verdict *v, const struct probe_signals *sigs, size_t idx,
-			       enum probe_axis over_axis, enum probe_kind over_kind, bool strong_only,
-			       bool drop_kr, const char *note)
+static void probe_conflict_add(struct probe_verdict *v, const struct probe_signals *sigs,
+                               size_t idx, enum probe_axis over_axis, enum probe_kind over_kind,
+                               bool strong_only, bool drop_kr, const char *note)
 {
 	if (v->nconflicts >= PROBE_MAX_CONFLICTS)
 		return;
@@ -96,21 +102,21 @@ static void probe_conflict_add(struct probe_verdict *v, const struct probe_signa
 
 /* Claims of a layer on an axis that came out absent. */
 static void probe_axis_conflicts(struct probe_verdict *v, const struct probe_signals *sigs,
-				 enum probe_axis ax, enum probe_kind kind, enum probe_state st,
-				 bool drop_kr, const char *strong_note, const char *weak_note)
+                                 enum probe_axis ax, enum probe_kind kind, enum probe_state st,
+                                 bool drop_kr, const char *strong_note, const char *weak_note)
 {
 	if (!probe_absent(st))
 		return;
 	for (size_t i = 0; i < sigs->n; i++) {
 		const struct probe_signal *s = &sigs->v[i];
 		if (probe_votes(s, ax, drop_kr) && s->supports == kind)
-			probe_conflict_add(v, sigs, i, ax, PROBE_KIND_NONE, st == PROBE_ABSENT, drop_kr,
-					   st == PROBE_ABSENT ? strong_note : weak_note);
+			probe_conflict_add(v, sigs, i, ax, PROBE_KIND_NONE, st == PROBE_ABSENT,
+			                   drop_kr, st == PROBE_ABSENT ? strong_note : weak_note);
 	}
 }
 
 static void probe_layer_add_signals(struct probe_layer *l, const struct probe_signals *sigs,
-				    enum probe_axis ax, enum probe_kind kind, bool drop_kr)
+                                    enum probe_axis ax, enum probe_kind kind, bool drop_kr)
 {
 	for (size_t i = 0; i < sigs->n && l->nsig < PROBE_MAX_SIGNALS; i++)
 		if (probe_votes(&sigs->v[i], ax, drop_kr) && sigs->v[i].supports == kind)
@@ -119,7 +125,7 @@ static void probe_layer_add_signals(struct probe_layer *l, const struct probe_si
 
 /* The first layer signal, in `order`, that names something. */
 static const char *probe_pick(const struct probe_layer *l, const struct probe_signals *sigs,
-			      const char *const *order, size_t n, bool hypervisor)
+                              const char *const *order, size_t n, bool hypervisor)
 {
 	for (size_t o = 0; o < n; o++) {
 		for (size_t i = 0; i < l->nsig; i++) {
@@ -136,39 +142,41 @@ static void probe_layer_vm(struct probe_layer *l, const struct probe_signals *si
 {
 	/* Firmware tables name the VMM best; CPUID names the hypervisor. */
 	static const char *const vendor_order[] = {
-		"virt.acpi_oem",	 "virt.dmi_sys_vendor",	 "virt.dmi_product_name",
-		"virt.dmi_board_vendor", "virt.dmi_bios_vendor", "virt.pci_host_bridge",
-		"virt.virtio",		 "virt.cmdline_virtio_mmio", "virt.cpuid_vendor",
-		"virt.sys_hypervisor",
+	    "virt.acpi_oem",         "virt.dmi_sys_vendor",      "virt.dmi_product_name",
+	    "virt.dmi_board_vendor", "virt.dmi_bios_vendor",     "virt.pci_host_bridge",
+	    "virt.virtio",           "virt.cmdline_virtio_mmio", "virt.cpuid_vendor",
+	    "virt.sys_hypervisor",
 	};
 	static const char *const hv_order[] = {
-		"virt.cpuid_vendor",	 "virt.sys_hypervisor",	 "virt.acpi_oem",
-		"virt.dmi_sys_vendor",	 "virt.dmi_product_name", "virt.dmi_board_vendor",
-		"virt.dmi_bios_vendor", "virt.pci_host_bridge",
+	    "virt.cpuid_vendor",    "virt.sys_hypervisor",   "virt.acpi_oem",
+	    "virt.dmi_sys_vendor",  "virt.dmi_product_name", "virt.dmi_board_vendor",
+	    "virt.dmi_bios_vendor", "virt.pci_host_bridge",
 	};
 	memset(l, 0, sizeof(*l));
 	l->kind = PROBE_KIND_VM;
 	probe_layer_add_signals(l, sigs, PROBE_AXIS_VM, PROBE_KIND_VM, in_gvisor);
-	snprintf(l->vendor, sizeof(l->vendor), "%s",
-		 probe_pick(l, sigs, vendor_order, sizeof(vendor_order) / sizeof(*vendor_order), false));
+	snprintf(
+	    l->vendor, sizeof(l->vendor), "%s",
+	    probe_pick(l, sigs, vendor_order, sizeof(vendor_order) / sizeof(*vendor_order), false));
 	snprintf(l->hypervisor, sizeof(l->hypervisor), "%s",
-		 probe_pick(l, sigs, hv_order, sizeof(hv_order) / sizeof(*hv_order), true));
+	         probe_pick(l, sigs, hv_order, sizeof(hv_order) / sizeof(*hv_order), true));
 }
 
 static void probe_layer_container(struct probe_layer *l, const struct probe_signals *sigs)
 {
 	/* Kernel-provided paths first, files any image can carry last. */
 	static const char *const order[] = {
-		"container.cgroup",	     "container.mounts",	"container.pid1_comm",
-		"container.systemd_container",
-		"container.host_manager",    "container.pid1_environ", "container.containerenv",
-		"container.dockerenv",	     "container.root_fs",	"container.cap_bounding",
+	    "container.cgroup",       "container.mounts",
+	    "container.pid1_comm",    "container.systemd_container",
+	    "container.host_manager", "container.pid1_environ",
+	    "container.containerenv", "container.dockerenv",
+	    "container.root_fs",      "container.cap_bounding",
 	};
 	memset(l, 0, sizeof(*l));
 	l->kind = PROBE_KIND_CONTAINER;
 	probe_layer_add_signals(l, sigs, PROBE_AXIS_CONTAINER, PROBE_KIND_CONTAINER, false);
 	snprintf(l->vendor, sizeof(l->vendor), "%s",
-		 probe_pick(l, sigs, order, sizeof(order) / sizeof(*order), false));
+	         probe_pick(l, sigs, order, sizeof(order) / sizeof(*order), false));
 }
 
 void probe_classify(const struct probe_signals *sigs, struct probe_verdict *out)
@@ -177,25 +185,29 @@ void probe_classify(const struct probe_signals *sigs, struct probe_verdict *out)
 	enum probe_state g = probe_axis_state(sigs, PROBE_AXIS_GVISOR, PROBE_KIND_GVISOR, false);
 	bool in_gvisor = probe_present(g);
 	enum probe_state vm = probe_axis_state(sigs, PROBE_AXIS_VM, PROBE_KIND_VM, in_gvisor);
-	enum probe_state c = probe_axis_state(sigs, PROBE_AXIS_CONTAINER, PROBE_KIND_CONTAINER, false);
+	enum probe_state c =
+	    probe_axis_state(sigs, PROBE_AXIS_CONTAINER, PROBE_KIND_CONTAINER, false);
 
 	/* ---- conflicts ---- */
 	probe_axis_conflicts(out, sigs, PROBE_AXIS_GVISOR, PROBE_KIND_GVISOR, g, false,
-			     "system calls behave like Linux, not like gVisor's Sentry",
-			     "weak evidence against gVisor outweighs it");
+	                     "system calls behave like Linux, not like gVisor's Sentry",
+	                     "weak evidence against gVisor outweighs it");
 	probe_axis_conflicts(out, sigs, PROBE_AXIS_VM, PROBE_KIND_VM, vm, in_gvisor,
-			     "CPUID reports no hypervisor", "weak evidence against a VM outweighs it");
+	                     "CPUID reports no hypervisor",
+	                     "weak evidence against a VM outweighs it");
 	probe_axis_conflicts(out, sigs, PROBE_AXIS_CONTAINER, PROBE_KIND_CONTAINER, c, false,
-			     "namespaces are the kernel's initial ones: no container boundary",
-			     "weak evidence against a container outweighs it");
+	                     "namespaces are the kernel's initial ones: no container boundary",
+	                     "weak evidence against a container outweighs it");
 	if (in_gvisor) {
 		for (size_t i = 0; i < sigs->n; i++) {
 			const struct probe_signal *s = &sigs->v[i];
-			if (s->axis == PROBE_AXIS_VM && s->kernel_reported && s->supports == PROBE_KIND_VM)
-				probe_conflict_add(out, sigs, i, PROBE_AXIS_GVISOR, PROBE_KIND_GVISOR,
-						   g == PROBE_PRESENT, false,
-						   "inside gVisor, sysfs, the kernel log and the command "
-						   "line are the Sentry's, not the hardware's");
+			if (s->axis == PROBE_AXIS_VM && s->kernel_reported &&
+			    s->supports == PROBE_KIND_VM)
+				probe_conflict_add(
+				    out, sigs, i, PROBE_AXIS_GVISOR, PROBE_KIND_GVISOR,
+				    g == PROBE_PRESENT, false,
+				    "inside gVisor, sysfs, the kernel log and the command "
+				    "line are the Sentry's, not the hardware's");
 		}
 	}
 
@@ -215,7 +227,8 @@ void probe_classify(const struct probe_signals *sigs, struct probe_verdict *out)
 		probe_layer_add_signals(l, sigs, PROBE_AXIS_GVISOR, PROBE_KIND_GVISOR, false);
 		probe_layer_add_signals(l, sigs, PROBE_AXIS_CONTAINER, PROBE_KIND_CONTAINER, false);
 	} else if (probe_present(c) && kata_vm && vml) {
-		probe_layer_add_signals(vml, sigs, PROBE_AXIS_CONTAINER, PROBE_KIND_CONTAINER, false);
+		probe_layer_add_signals(vml, sigs, PROBE_AXIS_CONTAINER, PROBE_KIND_CONTAINER,
+		                        false);
 	} else if (probe_present(c)) {
 		probe_layer_container(&out->layers[out->nlayers++], sigs);
 	}

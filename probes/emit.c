@@ -17,7 +17,8 @@
 
 static void probe_base64(FILE *f, const unsigned char *d, size_t n)
 {
-	static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	static const char tab[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	size_t col = 0;
 	for (size_t i = 0; i < n; i += 3) {
 		unsigned v = (unsigned)d[i] << 16;
@@ -26,7 +27,7 @@ static void probe_base64(FILE *f, const unsigned char *d, size_t n)
 		if (i + 2 < n)
 			v |= d[i + 2];
 		char q[4] = {tab[(v >> 18) & 63], tab[(v >> 12) & 63],
-			     i + 1 < n ? tab[(v >> 6) & 63] : '=', i + 2 < n ? tab[v & 63] : '='};
+		             i + 1 < n ? tab[(v >> 6) & 63] : '=', i + 2 < n ? tab[v & 63] : '='};
 		fwrite(q, 1, 4, f);
 		col += 4;
 		if (col >= 76) {

@@ -93,8 +93,7 @@ int probe_mkdir_parents(const char *path)
 	return 0;
 }
 
-static void probe_capture_write(const char *capture, const char *path, const char *data,
-				size_t len)
+static void probe_capture_write(const char *capture, const char *path, const char *data, size_t len)
 {
 	char full[4096];
 	if (snprintf(full, sizeof(full), "%s%s", capture, path) >= (int)sizeof(full))
@@ -144,8 +143,7 @@ static bool probe_path_ok(const char *path)
 	return path[0] == '/' && !strstr(path, "/..") && !strstr(path, "//");
 }
 
-static const char *probe_read_max(struct probe_input *in, const char *path, size_t max,
-				  size_t *len)
+static const char *probe_read_max(struct probe_input *in, const char *path, size_t max, size_t *len)
 {
 	size_t dummy;
 	if (!len)
@@ -225,7 +223,8 @@ size_t probe_list_dir(struct probe_input *in, const char *path, char **names, si
 	size_t n = 0;
 	struct dirent *e;
 	while (n < max && (e = readdir(d))) {
-		if (e->d_name[0] == '.' && (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
+		if (e->d_name[0] == '.' &&
+		    (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2])))
 			continue;
 		names[n] = strdup(e->d_name);
 		if (names[n])

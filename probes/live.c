@@ -31,7 +31,7 @@ struct probe_buf {
 };
 
 static void probe_buf_printf(struct probe_buf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+    __attribute__((format(printf, 2, 3)));
 
 static void probe_buf_printf(struct probe_buf *b, const char *fmt, ...)
 {
@@ -73,7 +73,7 @@ static char *probe_live_uname(void)
 	if (uname(&u) < 0)
 		return NULL;
 	probe_buf_printf(&b, "%s\n%s\n%s\n%s\n%s\n", u.sysname, u.nodename, u.release, u.version,
-			 u.machine);
+	                 u.machine);
 	return probe_buf_take(&b);
 }
 
@@ -171,7 +171,8 @@ static char *probe_live_kmsg(void)
 
 static char *probe_live_ns(void)
 {
-	static const char *const names[] = {"pid", "user", "uts", "ipc", "cgroup", "mnt", "net", "time"};
+	static const char *const names[] = {"pid",    "user", "uts", "ipc",
+	                                    "cgroup", "mnt",  "net", "time"};
 	struct probe_buf b = {0};
 	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
 		char path[64], target[128];
@@ -193,10 +194,10 @@ static const char *probe_errno_name(int e)
 		int e;
 		const char *name;
 	} table[] = {
-		{EPERM, "EPERM"},   {ENOENT, "ENOENT"}, {ESRCH, "ESRCH"},   {EINTR, "EINTR"},
-		{EIO, "EIO"},       {EBADF, "EBADF"},   {EAGAIN, "EAGAIN"}, {ENOMEM, "ENOMEM"},
-		{EACCES, "EACCES"}, {EFAULT, "EFAULT"}, {EBUSY, "EBUSY"},   {ENODEV, "ENODEV"},
-		{EINVAL, "EINVAL"}, {ENOSYS, "ENOSYS"}, {EOPNOTSUPP, "EOPNOTSUPP"},
+	    {EPERM, "EPERM"},   {ENOENT, "ENOENT"}, {ESRCH, "ESRCH"},           {EINTR, "EINTR"},
+	    {EIO, "EIO"},       {EBADF, "EBADF"},   {EAGAIN, "EAGAIN"},         {ENOMEM, "ENOMEM"},
+	    {EACCES, "EACCES"}, {EFAULT, "EFAULT"}, {EBUSY, "EBUSY"},           {ENODEV, "ENODEV"},
+	    {EINVAL, "EINVAL"}, {ENOSYS, "ENOSYS"}, {EOPNOTSUPP, "EOPNOTSUPP"},
 	};
 	for (size_t i = 0; i < sizeof(table) / sizeof(table[0]); i++)
 		if (table[i].e == e)
@@ -236,8 +237,8 @@ static long probe_call(size_t i)
 }
 
 static const char *const probe_call_names[] = {
-	"setfsuid", "setfsgid", "sysfs", "ustat", "sched_rr_get_interval", "modify_ldt",
-	"prctl_seccomp",
+    "setfsuid",   "setfsgid",      "sysfs", "ustat", "sched_rr_get_interval",
+    "modify_ldt", "prctl_seccomp",
 };
 #define PROBE_NCALLS (sizeof(probe_call_names) / sizeof(probe_call_names[0]))
 
@@ -277,7 +278,7 @@ static char *probe_live_syscalls(void)
 		sh.start = next;
 		sh.done = next;
 		pid_t pid = clone(probe_calls_child, stack + sizeof(stack),
-				  CLONE_VM | CLONE_VFORK | SIGCHLD, &sh);
+		                  CLONE_VM | CLONE_VFORK | SIGCHLD, &sh);
 		if (pid < 0)
 			break;
 		int status = 0;
@@ -301,9 +302,9 @@ static char *probe_live_syscalls(void)
 		/* The call in flight died with the child. */
 		if (WIFSIGNALED(status)) {
 			const char *sn = WTERMSIG(status) == SIGSYS    ? "SIGSYS"
-					 : WTERMSIG(status) == SIGKILL ? "SIGKILL"
-					 : WTERMSIG(status) == SIGALRM ? "SIGALRM"
-								       : "SIGNAL";
+			                 : WTERMSIG(status) == SIGKILL ? "SIGKILL"
+			                 : WTERMSIG(status) == SIGALRM ? "SIGALRM"
+			                                               : "SIGNAL";
 			probe_buf_printf(&b, "%s %s\n", probe_call_names[next], sn);
 			next++;
 		} else {

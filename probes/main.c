@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #define PROBE_BEGIN "----- BEGIN ISOTIER PROBE -----"
-#define PROBE_END "----- END ISOTIER PROBE -----"
+#define PROBE_END   "----- END ISOTIER PROBE -----"
 
 static void probe_usage(FILE *f)
 {
@@ -45,8 +45,8 @@ static bool probe_is_initramfs_init(void)
 	struct statfs fs;
 	if (getpid() != 1 || stat("/proc/self/stat", &st) == 0 || errno != ENOENT)
 		return false;
-	return statfs("/", &fs) == 0 &&
-	       (fs.f_type == 0x858458f6 /* RAMFS_MAGIC */ || fs.f_type == 0x01021994 /* TMPFS_MAGIC */);
+	return statfs("/", &fs) == 0 && (fs.f_type == 0x858458f6 /* RAMFS_MAGIC */ ||
+	                                 fs.f_type == 0x01021994 /* TMPFS_MAGIC */);
 }
 
 static bool probe_in_initial_pidns(void)
@@ -112,7 +112,8 @@ int main(int argc, char **argv)
 		} else {
 			fprintf(stderr, "isotier-probe: unknown argument: ");
 			for (const char *p = a; *p && p - a < 64; p++)
-				fputc((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f ? '?' : *p,
+				fputc((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f ? '?'
+				                                                            : *p,
 				      stderr);
 			fputc('\n', stderr);
 			probe_usage(stderr);
@@ -125,7 +126,8 @@ int main(int argc, char **argv)
 		return 64;
 	}
 	if (capture && (mkdir(capture, 0755) < 0 && errno != EEXIST)) {
-		fprintf(stderr, "isotier-probe: cannot create capture directory: %s\n", strerror(errno));
+		fprintf(stderr, "isotier-probe: cannot create capture directory: %s\n",
+		        strerror(errno));
 		capture = NULL;
 	}
 

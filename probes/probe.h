@@ -23,13 +23,13 @@
 #include <sys/types.h>
 
 #define PROBE_VERSION "0.1.0"
-#define PROBE_SCHEMA "isotier.probe/1"
+#define PROBE_SCHEMA  "isotier.probe/1"
 /* Every input is hostile: no read is longer than this. */
-#define PROBE_MAX_FILE (64 * 1024)
-#define PROBE_MAX_INPUTS 96
-#define PROBE_MAX_SIGNALS 64
+#define PROBE_MAX_FILE      (64 * 1024)
+#define PROBE_MAX_INPUTS    96
+#define PROBE_MAX_SIGNALS   64
 #define PROBE_MAX_CONFLICTS 32
-#define PROBE_VALUE_MAX 200
+#define PROBE_VALUE_MAX     200
 
 /* ---- input.c: live or replay, plus capture ----------------------------- */
 
@@ -103,7 +103,7 @@ enum probe_kind { PROBE_KIND_NONE, PROBE_KIND_VM, PROBE_KIND_GVISOR, PROBE_KIND_
 enum probe_axis { PROBE_AXIS_INFO, PROBE_AXIS_VM, PROBE_AXIS_GVISOR, PROBE_AXIS_CONTAINER };
 
 struct probe_signal {
-	const char *id;     /* stable, e.g. "virt.cpuid_vendor" */
+	const char *id; /* stable, e.g. "virt.cpuid_vendor" */
 	enum probe_family family;
 	const char *source; /* where it came from, e.g. "cpuid 0x40000000" */
 	char value[PROBE_VALUE_MAX];

@@ -27,8 +27,8 @@ static size_t probe_utf8_len(const unsigned char *s)
 		if ((s[i] & 0xc0) != 0x80)
 			return 0;
 	/* Overlong 3- and 4-byte forms, surrogates, beyond U+10FFFF. */
-	if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] > 0x9f) || (c == 0xf0 && s[1] < 0x90) ||
-	    (c == 0xf4 && s[1] > 0x8f))
+	if ((c == 0xe0 && s[1] < 0xa0) || (c == 0xed && s[1] > 0x9f) ||
+	    (c == 0xf0 && s[1] < 0x90) || (c == 0xf4 && s[1] > 0x8f))
 		return 0;
 	return n;
 }
@@ -89,14 +89,14 @@ void probe_report_json(FILE *f, const struct probe_result *res)
 	const struct probe_verdict *v = &res->verdict;
 	const struct probe_signals *sigs = &res->sigs;
 	fprintf(f, "{\n  \"schema\": \"%s\",\n  \"probe_version\": \"%s\",\n", PROBE_SCHEMA,
-		PROBE_VERSION);
+	        PROBE_VERSION);
 	fprintf(f, "  \"observed_tier\": \"%s\",\n  \"confidence\": \"%s\",\n", v->tier,
-		v->confidence);
+	        v->confidence);
 	fputs("  \"layers\": [", f);
 	for (size_t i = 0; i < v->nlayers; i++) {
 		const struct probe_layer *l = &v->layers[i];
 		fprintf(f, "%s\n    {\"kind\": \"%s\", \"vendor\": ", i ? "," : "",
-			probe_kind_name(l->kind));
+		        probe_kind_name(l->kind));
 		probe_json_string(f, l->vendor);
 		if (l->kind == PROBE_KIND_VM) {
 			fputs(", \"hypervisor\": ", f);
@@ -116,8 +116,8 @@ void probe_report_json(FILE *f, const struct probe_result *res)
 		probe_json_string(f, s->source);
 		fputs(", \"value\": ", f);
 		probe_json_string(f, s->value);
-		fprintf(f, ", \"weight\": \"%s\", \"supports\": \"%s\"}", probe_weight_name(s->weight),
-			probe_kind_name(s->supports));
+		fprintf(f, ", \"weight\": \"%s\", \"supports\": \"%s\"}",
+		        probe_weight_name(s->weight), probe_kind_name(s->supports));
 	}
 	fputs(sigs->n ? "\n  ],\n" : "],\n", f);
 	fputs("  \"conflicts\": [", f);
@@ -126,7 +126,8 @@ void probe_report_json(FILE *f, const struct probe_result *res)
 		const struct probe_signal *s = &sigs->v[c->signal];
 		fprintf(f, "%s\n    {\"signal\": ", i ? "," : "");
 		probe_json_string(f, s->id);
-		fprintf(f, ", \"supports\": \"%s\", \"overruled_by\": ", probe_kind_name(s->supports));
+		fprintf(f,
+		        ", \"supports\": \"%s\", \"overruled_by\": ", probe_kind_name(s->supports));
 		probe_json_ids(f, sigs, c->over, c->nover);
 		fputs(", \"note\": ", f);
 		probe_json_string(f, c->note);
@@ -154,7 +155,7 @@ void probe_report_human(FILE *f, const struct probe_result *res)
 	const struct probe_verdict *v = &res->verdict;
 	const struct probe_signals *sigs = &res->sigs;
 	fprintf(f, "isotier-probe %s: observed tier %s (confidence %s)\n", PROBE_VERSION, v->tier,
-		v->confidence);
+	        v->confidence);
 	fputs(v->nlayers ? "layers, outermost first:\n" : "layers: none seen\n", f);
 	for (size_t i = 0; i < v->nlayers; i++) {
 		const struct probe_layer *l = &v->layers[i];
@@ -174,7 +175,7 @@ void probe_report_human(FILE *f, const struct probe_result *res)
 	for (size_t i = 0; i < v->nconflicts; i++) {
 		const struct probe_conflict *c = &v->conflicts[i];
 		fprintf(f, "  %s (supports %s) overruled by ", sigs->v[c->signal].id,
-			probe_kind_name(sigs->v[c->signal].supports));
+		        probe_kind_name(sigs->v[c->signal].supports));
 		for (size_t j = 0; j < c->nover; j++)
 			fprintf(f, "%s%s", j ? ", " : "", sigs->v[c->over[j]].id);
 		fprintf(f, "%s: %s\n", c->nover ? "" : "(nothing)", c->note);
@@ -183,7 +184,7 @@ void probe_report_human(FILE *f, const struct probe_result *res)
 	for (size_t i = 0; i < sigs->n; i++) {
 		const struct probe_signal *s = &sigs->v[i];
 		fprintf(f, "  %-6s %-9s %-32s = ", probe_weight_name(s->weight),
-			probe_kind_name(s->supports), s->id);
+		        probe_kind_name(s->supports), s->id);
 		probe_human_string(f, s->value);
 		fputc('\n', f);
 	}

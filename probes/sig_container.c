@@ -18,11 +18,9 @@ static const struct {
 	const char *name, *id;
 	uint64_t init_ino;
 } probe_ns_initial[] = {
-	{"pid", "container.ns_pid", 0xEFFFFFFCull},
-	{"user", "container.ns_user", 0xEFFFFFFDull},
-	{"uts", "container.ns_uts", 0xEFFFFFFEull},
-	{"ipc", "container.ns_ipc", 0xEFFFFFFFull},
-	{"cgroup", "container.ns_cgroup", 0xEFFFFFFBull},
+    {"pid", "container.ns_pid", 0xEFFFFFFCull},       {"user", "container.ns_user", 0xEFFFFFFDull},
+    {"uts", "container.ns_uts", 0xEFFFFFFEull},       {"ipc", "container.ns_ipc", 0xEFFFFFFFull},
+    {"cgroup", "container.ns_cgroup", 0xEFFFFFFBull},
 };
 
 struct probe_runtime {
@@ -32,42 +30,59 @@ struct probe_runtime {
 
 /* Substrings of /proc/self/cgroup paths. */
 static const struct probe_runtime probe_cgroup_runtimes[] = {
-	{"kubepods", "kubernetes"}, {"/docker/", "docker"},	 {"/docker-", "docker"},
-	{"libpod-", "podman"},	    {"/libpod", "podman"},	 {"crio-", "cri-o"},
-	{"/lxc/", "lxc"},	    {"lxc.payload", "lxc"},	 {"/machine.slice/", "systemd-nspawn"},
-	{"/actions_job/", "docker"}, {"/ecs/", "ecs"},		 {"/garden/", "garden"},
-	{"/buildkit/", "buildkit"}, {"containerd", "containerd"}, {"/system.slice/runc-", "runc"},
+    {"kubepods", "kubernetes"},
+    {"/docker/", "docker"},
+    {"/docker-", "docker"},
+    {"libpod-", "podman"},
+    {"/libpod", "podman"},
+    {"crio-", "cri-o"},
+    {"/lxc/", "lxc"},
+    {"lxc.payload", "lxc"},
+    {"/machine.slice/", "systemd-nspawn"},
+    {"/actions_job/", "docker"},
+    {"/ecs/", "ecs"},
+    {"/garden/", "garden"},
+    {"/buildkit/", "buildkit"},
+    {"containerd", "containerd"},
+    {"/system.slice/runc-", "runc"},
 };
 
 /* Names a runtime writes into container=, /run/systemd/container... */
 static const struct probe_runtime probe_runtime_names[] = {
-	{"docker", "docker"},
-	{"podman", "podman"},
-	{"oci", "oci"},
-	{"lxc-libvirt", "lxc"},
-	{"lxc", "lxc"},
-	{"systemd-nspawn", "systemd-nspawn"},
-	{"rkt", "rkt"},
-	{"wsl", "wsl"},
-	{"proot", "proot"},
-	{"pouch", "pouch"},
-	{"kubernetes", "kubernetes"},
-	{"crio", "cri-o"},
-	{"cri-o", "cri-o"},
-	{"bubblewrap", "bubblewrap"},
-	{"flatpak", "flatpak"},
+    {"docker", "docker"},
+    {"podman", "podman"},
+    {"oci", "oci"},
+    {"lxc-libvirt", "lxc"},
+    {"lxc", "lxc"},
+    {"systemd-nspawn", "systemd-nspawn"},
+    {"rkt", "rkt"},
+    {"wsl", "wsl"},
+    {"proot", "proot"},
+    {"pouch", "pouch"},
+    {"kubernetes", "kubernetes"},
+    {"crio", "cri-o"},
+    {"cri-o", "cri-o"},
+    {"bubblewrap", "bubblewrap"},
+    {"flatpak", "flatpak"},
 };
 
 /* PID 1's comm in common runtimes. Our own name means we are PID 1. */
 static const struct probe_runtime probe_pid1_runtimes[] = {
-	{"docker-init", "docker"},  {"tini", "docker"},	      {"catatonit", "podman"},
-	{"pause", "kubernetes"},    {"bwrap", "bubblewrap"},   {"runc:[2:INIT]", "runc"},
-	{"runc", "runc"},	    {"conmon", "podman"},      {"dumb-init", ""},
-	{"s6-svscan", ""},	    {"containerd-shim", "containerd"},
+    {"docker-init", "docker"},
+    {"tini", "docker"},
+    {"catatonit", "podman"},
+    {"pause", "kubernetes"},
+    {"bwrap", "bubblewrap"},
+    {"runc:[2:INIT]", "runc"},
+    {"runc", "runc"},
+    {"conmon", "podman"},
+    {"dumb-init", ""},
+    {"s6-svscan", ""},
+    {"containerd-shim", "containerd"},
 };
 
 static const char *probe_runtime_lookup(const struct probe_runtime *t, size_t n, const char *s,
-					bool substring)
+                                        bool substring)
 {
 	for (size_t i = 0; i < n; i++)
 		if (substring ? strstr(s, t[i].match) != NULL : strcmp(s, t[i].match) == 0)
@@ -79,7 +94,8 @@ static const char *probe_runtime_lookup(const struct probe_runtime *t, size_t n,
 static void probe_container_ns(struct probe_input *in, struct probe_signals *sigs)
 {
 	const char *text = probe_read(in, "/.probe/ns", NULL);
-	for (size_t i = 0; text && i < sizeof(probe_ns_initial) / sizeof(probe_ns_initial[0]); i++) {
+	for (size_t i = 0; text && i < sizeof(probe_ns_initial) / sizeof(probe_ns_initial[0]);
+	     i++) {
 		size_t nl = strlen(probe_ns_initial[i].name);
 		for (const char *line = text; line && *line;) {
 			const char *eol = strchr(line, '\n');
@@ -104,15 +120,16 @@ static void probe_container_ns(struct probe_input *in, struct probe_signals *sig
 				if (*p == ']' && probe_parse_u64(num, &ino)) {
 					bool init = ino == probe_ns_initial[i].init_ino;
 					struct probe_signal s = {
-						.id = probe_ns_initial[i].id,
-						.family = PROBE_FAM_CONTAINER,
-						.source = "/proc/self/ns",
-						.weight = PROBE_STRONG,
-						.supports = init ? PROBE_KIND_NONE : PROBE_KIND_CONTAINER,
-						.axis = PROBE_AXIS_CONTAINER,
+					    .id = probe_ns_initial[i].id,
+					    .family = PROBE_FAM_CONTAINER,
+					    .source = "/proc/self/ns",
+					    .weight = PROBE_STRONG,
+					    .supports =
+					        init ? PROBE_KIND_NONE : PROBE_KIND_CONTAINER,
+					    .axis = PROBE_AXIS_CONTAINER,
 					};
 					snprintf(s.value, sizeof(s.value), "%s:[%s]",
-						 probe_ns_initial[i].name, num);
+					         probe_ns_initial[i].name, num);
 					probe_add(sigs, &s);
 					break;
 				}
@@ -128,17 +145,18 @@ static void probe_container_cgroup(struct probe_input *in, struct probe_signals 
 	for (const char *line = text; line && *line;) {
 		const char *eol = strchr(line, '\n');
 		char buf[PROBE_VALUE_MAX];
-		snprintf(buf, sizeof(buf), "%.*s", (int)(eol ? eol - line : (long)strlen(line)), line);
+		snprintf(buf, sizeof(buf), "%.*s", (int)(eol ? eol - line : (long)strlen(line)),
+		         line);
 		const char *rt = PROBE_RT(probe_cgroup_runtimes, buf, true);
 		if (rt) {
 			struct probe_signal s = {
-				.id = "container.cgroup",
-				.family = PROBE_FAM_CONTAINER,
-				.source = "/proc/self/cgroup",
-				.weight = PROBE_WEAK,
-				.supports = PROBE_KIND_CONTAINER,
-				.axis = PROBE_AXIS_CONTAINER,
-				.vendor = rt,
+			    .id = "container.cgroup",
+			    .family = PROBE_FAM_CONTAINER,
+			    .source = "/proc/self/cgroup",
+			    .weight = PROBE_WEAK,
+			    .supports = PROBE_KIND_CONTAINER,
+			    .axis = PROBE_AXIS_CONTAINER,
+			    .vendor = rt,
 			};
 			probe_strlcpy(s.value, sizeof(s.value), buf);
 			probe_add(sigs, &s);
@@ -156,14 +174,14 @@ static void probe_container_cgroup(struct probe_input *in, struct probe_signals 
  * directories too.
  */
 static const struct probe_runtime probe_mount_runtimes[] = {
-	{"/var/lib/kubelet/pods/", "kubernetes"},
-	{"/var/lib/docker/containers/", "docker"},
-	{"/overlay-containers/", "podman"},
-	{"/var/lib/lxc/", "lxc"},
-	{"/var/lib/lxd/", "lxc"},
-	{"/var/lib/incus/", "lxc"},
-	{"/run/containerd/io.containerd", "containerd"},
-	{"/var/lib/containerd/", "containerd"},
+    {"/var/lib/kubelet/pods/", "kubernetes"},
+    {"/var/lib/docker/containers/", "docker"},
+    {"/overlay-containers/", "podman"},
+    {"/var/lib/lxc/", "lxc"},
+    {"/var/lib/lxd/", "lxc"},
+    {"/var/lib/incus/", "lxc"},
+    {"/run/containerd/io.containerd", "containerd"},
+    {"/var/lib/containerd/", "containerd"},
 };
 
 static void probe_container_mounts(struct probe_input *in, struct probe_signals *sigs)
@@ -172,7 +190,8 @@ static void probe_container_mounts(struct probe_input *in, struct probe_signals 
 	for (const char *line = text; line && *line;) {
 		const char *eol = strchr(line, '\n');
 		char buf[1024], *f[5] = {0}, *save = NULL;
-		snprintf(buf, sizeof(buf), "%.*s", (int)(eol ? eol - line : (long)strlen(line)), line);
+		snprintf(buf, sizeof(buf), "%.*s", (int)(eol ? eol - line : (long)strlen(line)),
+		         line);
 		line = eol ? eol + 1 : NULL;
 		/* id parent maj:min root mountpoint ... */
 		char *tok = strtok_r(buf, " ", &save);
@@ -184,18 +203,19 @@ static void probe_container_mounts(struct probe_input *in, struct probe_signals 
 		if (probe_starts_with(f[4], "/var/run/secrets/kubernetes.io/") ||
 		    probe_starts_with(f[4], "/run/secrets/kubernetes.io/"))
 			rt = "kubernetes";
-		else if (probe_starts_with(f[4], "/etc/") || probe_starts_with(f[4], "/run/secrets"))
+		else if (probe_starts_with(f[4], "/etc/") ||
+		         probe_starts_with(f[4], "/run/secrets"))
 			rt = PROBE_RT(probe_mount_runtimes, f[3], true);
 		if (!rt)
 			continue;
 		struct probe_signal s = {
-			.id = "container.mounts",
-			.family = PROBE_FAM_CONTAINER,
-			.source = "/proc/self/mountinfo bind mounts",
-			.weight = PROBE_WEAK,
-			.supports = PROBE_KIND_CONTAINER,
-			.axis = PROBE_AXIS_CONTAINER,
-			.vendor = rt,
+		    .id = "container.mounts",
+		    .family = PROBE_FAM_CONTAINER,
+		    .source = "/proc/self/mountinfo bind mounts",
+		    .weight = PROBE_WEAK,
+		    .supports = PROBE_KIND_CONTAINER,
+		    .axis = PROBE_AXIS_CONTAINER,
+		    .vendor = rt,
 		};
 		snprintf(s.value, sizeof(s.value), "%.90s on %.90s", f[3], f[4]);
 		probe_add(sigs, &s);
@@ -211,7 +231,8 @@ static void probe_container_rootfs(struct probe_input *in, struct probe_signals 
 	for (const char *line = text; line && *line;) {
 		const char *eol = strchr(line, '\n');
 		char buf[1024];
-		snprintf(buf, sizeof(buf), "%.*s", (int)(eol ? eol - line : (long)strlen(line)), line);
+		snprintf(buf, sizeof(buf), "%.*s", (int)(eol ? eol - line : (long)strlen(line)),
+		         line);
 		/* id parent maj:min root mountpoint opts... - fstype source superopts */
 		char *f[5] = {0};
 		char *save = NULL, *tok = strtok_r(buf, " ", &save);
@@ -233,20 +254,24 @@ static void probe_container_rootfs(struct probe_input *in, struct probe_signals 
 	if (!fstype[0])
 		return;
 	static const struct probe_runtime container_fs[] = {
-		{"overlay", ""}, {"aufs", "docker"}, {"fuse-overlayfs", "podman"},
-		{"fuse.fuse-overlayfs", "podman"}, {"sysboxfs", "sysbox"}, {"shiftfs", ""},
+	    {"overlay", ""},
+	    {"aufs", "docker"},
+	    {"fuse-overlayfs", "podman"},
+	    {"fuse.fuse-overlayfs", "podman"},
+	    {"sysboxfs", "sysbox"},
+	    {"shiftfs", ""},
 	};
 	const char *rt = PROBE_RT(container_fs, fstype, false);
 	struct probe_signal s = {
-		.id = "container.root_fs",
-		.family = PROBE_FAM_CONTAINER,
-		.source = "/proc/self/mountinfo",
-		.weight = PROBE_WEAK,
-		.supports = rt ? PROBE_KIND_CONTAINER : PROBE_KIND_NONE,
-		/* Disk filesystems say little (bind-mounted roots are common), so
-		 * only the container-typical ones vote. */
-		.axis = rt ? PROBE_AXIS_CONTAINER : PROBE_AXIS_INFO,
-		.vendor = rt ? rt : "",
+	    .id = "container.root_fs",
+	    .family = PROBE_FAM_CONTAINER,
+	    .source = "/proc/self/mountinfo",
+	    .weight = PROBE_WEAK,
+	    .supports = rt ? PROBE_KIND_CONTAINER : PROBE_KIND_NONE,
+	    /* Disk filesystems say little (bind-mounted roots are common), so
+	     * only the container-typical ones vote. */
+	    .axis = rt ? PROBE_AXIS_CONTAINER : PROBE_AXIS_INFO,
+	    .vendor = rt ? rt : "",
 	};
 	snprintf(s.value, sizeof(s.value), "%s %s", fstype, source);
 	probe_rstrip(s.value);
@@ -267,13 +292,13 @@ static void probe_container_pid1(struct probe_input *in, struct probe_signals *s
 	bool self = pid && strtol(pid, NULL, 10) == 1;
 	const char *rt = self ? NULL : PROBE_RT(probe_pid1_runtimes, name, false);
 	struct probe_signal s = {
-		.id = "container.pid1_comm",
-		.family = PROBE_FAM_CONTAINER,
-		.source = "/proc/1/comm",
-		.weight = PROBE_WEAK,
-		.supports = rt ? PROBE_KIND_CONTAINER : PROBE_KIND_NONE,
-		.axis = rt ? PROBE_AXIS_CONTAINER : PROBE_AXIS_INFO,
-		.vendor = rt ? rt : "",
+	    .id = "container.pid1_comm",
+	    .family = PROBE_FAM_CONTAINER,
+	    .source = "/proc/1/comm",
+	    .weight = PROBE_WEAK,
+	    .supports = rt ? PROBE_KIND_CONTAINER : PROBE_KIND_NONE,
+	    .axis = rt ? PROBE_AXIS_CONTAINER : PROBE_AXIS_INFO,
+	    .vendor = rt ? rt : "",
 	};
 	probe_strlcpy(s.value, sizeof(s.value), name);
 	probe_add(sigs, &s);
@@ -289,9 +314,10 @@ static void probe_container_uid_map(struct probe_input *in, struct probe_signals
 		const char *eol = strchr(line, '\n');
 		char buf[128], x[32], y[32], z[32], extra[2];
 		uint64_t a, b, c;
-		snprintf(buf, sizeof(buf), "%.*s", (int)(eol ? eol - line : (long)strlen(line)), line);
-		if (sscanf(buf, "%31s %31s %31s %1s", x, y, z, extra) != 3 || !probe_parse_u64(x, &a) ||
-		    !probe_parse_u64(y, &b) || !probe_parse_u64(z, &c))
+		snprintf(buf, sizeof(buf), "%.*s", (int)(eol ? eol - line : (long)strlen(line)),
+		         line);
+		if (sscanf(buf, "%31s %31s %31s %1s", x, y, z, extra) != 3 ||
+		    !probe_parse_u64(x, &a) || !probe_parse_u64(y, &b) || !probe_parse_u64(z, &c))
 			return; /* garbled: no signal */
 		full = lines == 0 && a == 0 && b == 0 && c == 4294967295ull;
 		lines++;
@@ -301,14 +327,14 @@ static void probe_container_uid_map(struct probe_input *in, struct probe_signals
 		return;
 	full = full && lines == 1;
 	struct probe_signal s = {
-		.id = "container.uid_map",
-		.family = PROBE_FAM_CONTAINER,
-		.source = "/proc/self/uid_map",
-		.weight = PROBE_WEAK,
-		.supports = full ? PROBE_KIND_NONE : PROBE_KIND_CONTAINER,
-		/* A full map is also what Docker shows (no user namespace): only a
-		 * partial map says something. */
-		.axis = full ? PROBE_AXIS_INFO : PROBE_AXIS_CONTAINER,
+	    .id = "container.uid_map",
+	    .family = PROBE_FAM_CONTAINER,
+	    .source = "/proc/self/uid_map",
+	    .weight = PROBE_WEAK,
+	    .supports = full ? PROBE_KIND_NONE : PROBE_KIND_CONTAINER,
+	    /* A full map is also what Docker shows (no user namespace): only a
+	     * partial map says something. */
+	    .axis = full ? PROBE_AXIS_INFO : PROBE_AXIS_CONTAINER,
 	};
 	probe_first_line(s.value, sizeof(s.value), text);
 	/* Collapse the column padding. */
@@ -338,9 +364,9 @@ static void probe_container_capbnd(struct probe_input *in, struct probe_signals 
 		uint64_t set;
 		const char *runtime;
 	} defaults[] = {
-		{0x20000420ull, "runc"},   /* `runc spec`: KILL, NET_BIND_SERVICE, AUDIT_WRITE */
-		{0xa80425fbull, "docker"}, /* Docker's (and containerd's) default set */
-		{0x800405fbull, "podman"}, /* Podman's default set */
+	    {0x20000420ull, "runc"},   /* `runc spec`: KILL, NET_BIND_SERVICE, AUDIT_WRITE */
+	    {0xa80425fbull, "docker"}, /* Docker's (and containerd's) default set */
+	    {0x800405fbull, "podman"}, /* Podman's default set */
 	};
 	const char *rt = "";
 	for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++)
@@ -348,13 +374,13 @@ static void probe_container_capbnd(struct probe_input *in, struct probe_signals 
 			rt = defaults[i].runtime;
 	bool no_admin = !(cap & (1ull << 21));
 	struct probe_signal s = {
-		.id = "container.cap_bounding",
-		.family = PROBE_FAM_CONTAINER,
-		.source = "/proc/self/status CapBnd",
-		.weight = PROBE_WEAK,
-		.supports = no_admin ? PROBE_KIND_CONTAINER : PROBE_KIND_NONE,
-		.axis = no_admin ? PROBE_AXIS_CONTAINER : PROBE_AXIS_INFO,
-		.vendor = no_admin ? rt : "",
+	    .id = "container.cap_bounding",
+	    .family = PROBE_FAM_CONTAINER,
+	    .source = "/proc/self/status CapBnd",
+	    .weight = PROBE_WEAK,
+	    .supports = no_admin ? PROBE_KIND_CONTAINER : PROBE_KIND_NONE,
+	    .axis = no_admin ? PROBE_AXIS_CONTAINER : PROBE_AXIS_INFO,
+	    .vendor = no_admin ? rt : "",
 	};
 	probe_strlcpy(s.value, sizeof(s.value), v);
 	probe_add(sigs, &s);
@@ -369,8 +395,8 @@ static const char *probe_runtime_from_text(const char *text, size_t len)
 		return NULL;
 	probe_first_line(name, sizeof(name), text);
 	for (const char *p = name; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') ||
-		      *p == '-' || *p == '_' || *p == '.'))
+		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		      (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.'))
 			return NULL;
 	const char *rt = PROBE_RT(probe_runtime_names, name, false);
 	return rt ? rt : "unknown";
@@ -381,10 +407,10 @@ static void probe_container_files(struct probe_input *in, struct probe_signals *
 	static const struct {
 		const char *id, *path, *runtime; /* NULL runtime: read it from the file */
 	} files[] = {
-		{"container.dockerenv", "/.dockerenv", "docker"},
-		{"container.containerenv", "/run/.containerenv", "podman"},
-		{"container.systemd_container", "/run/systemd/container", NULL},
-		{"container.host_manager", "/run/host/container-manager", NULL},
+	    {"container.dockerenv", "/.dockerenv", "docker"},
+	    {"container.containerenv", "/run/.containerenv", "podman"},
+	    {"container.systemd_container", "/run/systemd/container", NULL},
+	    {"container.host_manager", "/run/host/container-manager", NULL},
 	};
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		size_t len;
@@ -393,13 +419,13 @@ static void probe_container_files(struct probe_input *in, struct probe_signals *
 		if (!text || (!rt && !(rt = probe_runtime_from_text(text, len))))
 			continue;
 		struct probe_signal s = {
-			.id = files[i].id,
-			.family = PROBE_FAM_CONTAINER,
-			.source = files[i].path,
-			.weight = PROBE_WEAK,
-			.supports = PROBE_KIND_CONTAINER,
-			.axis = PROBE_AXIS_CONTAINER,
-			.vendor = rt,
+		    .id = files[i].id,
+		    .family = PROBE_FAM_CONTAINER,
+		    .source = files[i].path,
+		    .weight = PROBE_WEAK,
+		    .supports = PROBE_KIND_CONTAINER,
+		    .axis = PROBE_AXIS_CONTAINER,
+		    .vendor = rt,
 		};
 		if (len)
 			probe_first_line(s.value, sizeof(s.value), text);
@@ -415,18 +441,19 @@ static void probe_container_files(struct probe_input *in, struct probe_signals *
 		size_t n = strnlen(e, len - off);
 		if (n > 10 && strncmp(e, "container=", 10) == 0) {
 			char val[64];
-			snprintf(val, sizeof(val), "%.*s", (int)(n - 10 < 63 ? n - 10 : 63), e + 10);
+			snprintf(val, sizeof(val), "%.*s", (int)(n - 10 < 63 ? n - 10 : 63),
+			         e + 10);
 			const char *rt = probe_runtime_from_text(val, n - 10);
 			if (!rt)
 				break;
 			struct probe_signal s = {
-				.id = "container.pid1_environ",
-				.family = PROBE_FAM_CONTAINER,
-				.source = "/proc/1/environ container=",
-				.weight = PROBE_WEAK,
-				.supports = PROBE_KIND_CONTAINER,
-				.axis = PROBE_AXIS_CONTAINER,
-				.vendor = rt,
+			    .id = "container.pid1_environ",
+			    .family = PROBE_FAM_CONTAINER,
+			    .source = "/proc/1/environ container=",
+			    .weight = PROBE_WEAK,
+			    .supports = PROBE_KIND_CONTAINER,
+			    .axis = PROBE_AXIS_CONTAINER,
+			    .vendor = rt,
 			};
 			probe_strlcpy(s.value, sizeof(s.value), val);
 			probe_add(sigs, &s);

@@ -16,12 +16,12 @@
 #define PROBE_GVISOR_VERSION "#1 SMP Sun Jan 10 15:06:54 PST 2016"
 
 static void probe_kernel_uname(struct probe_input *in, struct probe_signals *sigs,
-			       struct probe_kernel *k)
+                               struct probe_kernel *k)
 {
 	const char *text = probe_read(in, "/.probe/uname", NULL);
 	char *fields[5] = {k->sysname, k->nodename, k->release, k->version, k->machine};
 	size_t sizes[5] = {sizeof(k->sysname), sizeof(k->nodename), sizeof(k->release),
-			   sizeof(k->version), sizeof(k->machine)};
+	                   sizeof(k->version), sizeof(k->machine)};
 	const char *line = text;
 	for (int i = 0; i < 5 && line; i++) {
 		probe_first_line(fields[i], sizes[i], line);
@@ -34,12 +34,12 @@ static void probe_kernel_uname(struct probe_input *in, struct probe_signals *sig
 	if (k->release[0]) {
 		bool g = strcmp(k->release, "4.4.0") == 0 || strstr(k->release, "gvisor");
 		struct probe_signal s = {
-			.id = "kernel.uname_release",
-			.family = PROBE_FAM_KERNEL,
-			.source = "uname(2) release",
-			.weight = PROBE_WEAK,
-			.supports = g ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
-			.axis = PROBE_AXIS_GVISOR,
+		    .id = "kernel.uname_release",
+		    .family = PROBE_FAM_KERNEL,
+		    .source = "uname(2) release",
+		    .weight = PROBE_WEAK,
+		    .supports = g ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
+		    .axis = PROBE_AXIS_GVISOR,
 		};
 		probe_strlcpy(s.value, sizeof(s.value), k->release);
 		probe_add(sigs, &s);
@@ -47,12 +47,12 @@ static void probe_kernel_uname(struct probe_input *in, struct probe_signals *sig
 	if (k->version[0]) {
 		bool g = strcmp(k->version, PROBE_GVISOR_VERSION) == 0;
 		struct probe_signal s = {
-			.id = "kernel.uname_version",
-			.family = PROBE_FAM_KERNEL,
-			.source = "uname(2) version",
-			.weight = PROBE_WEAK,
-			.supports = g ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
-			.axis = PROBE_AXIS_GVISOR,
+		    .id = "kernel.uname_version",
+		    .family = PROBE_FAM_KERNEL,
+		    .source = "uname(2) version",
+		    .weight = PROBE_WEAK,
+		    .supports = g ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
+		    .axis = PROBE_AXIS_GVISOR,
 		};
 		probe_strlcpy(s.value, sizeof(s.value), k->version);
 		probe_add(sigs, &s);
@@ -60,7 +60,7 @@ static void probe_kernel_uname(struct probe_input *in, struct probe_signals *sig
 }
 
 static void probe_kernel_proc_version(struct probe_input *in, struct probe_signals *sigs,
-				      struct probe_kernel *k)
+                                      struct probe_kernel *k)
 {
 	const char *text = probe_read(in, "/proc/version", NULL);
 	if (!text)
@@ -70,22 +70,23 @@ static void probe_kernel_proc_version(struct probe_input *in, struct probe_signa
 		return;
 	/* Linux: "Linux version R (user@host) (gcc ...) #N ..."; gVisor has no
 	 * parenthesised build fields and its fixed date. */
-	bool g = strstr(k->proc_version, PROBE_GVISOR_VERSION) ||
-		 (probe_starts_with(k->proc_version, "Linux version ") && !strchr(k->proc_version, '('));
+	bool g =
+	    strstr(k->proc_version, PROBE_GVISOR_VERSION) ||
+	    (probe_starts_with(k->proc_version, "Linux version ") && !strchr(k->proc_version, '('));
 	struct probe_signal s = {
-		.id = "kernel.proc_version",
-		.family = PROBE_FAM_KERNEL,
-		.source = "/proc/version",
-		.weight = PROBE_WEAK,
-		.supports = g ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
-		.axis = PROBE_AXIS_GVISOR,
+	    .id = "kernel.proc_version",
+	    .family = PROBE_FAM_KERNEL,
+	    .source = "/proc/version",
+	    .weight = PROBE_WEAK,
+	    .supports = g ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
+	    .axis = PROBE_AXIS_GVISOR,
 	};
 	probe_strlcpy(s.value, sizeof(s.value), k->proc_version);
 	probe_add(sigs, &s);
 }
 
 static void probe_kernel_cmdline(struct probe_input *in, struct probe_signals *sigs,
-				 struct probe_kernel *k)
+                                 struct probe_kernel *k)
 {
 	const char *text = probe_read(in, "/proc/cmdline", NULL);
 	if (!text)
@@ -96,12 +97,12 @@ static void probe_kernel_cmdline(struct probe_input *in, struct probe_signals *s
 		return;
 	bool g = strstr(k->cmdline, "-gvisor") != NULL;
 	struct probe_signal s = {
-		.id = "kernel.cmdline",
-		.family = PROBE_FAM_KERNEL,
-		.source = "/proc/cmdline",
-		.weight = PROBE_WEAK,
-		.supports = g ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
-		.axis = PROBE_AXIS_GVISOR,
+	    .id = "kernel.cmdline",
+	    .family = PROBE_FAM_KERNEL,
+	    .source = "/proc/cmdline",
+	    .weight = PROBE_WEAK,
+	    .supports = g ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
+	    .axis = PROBE_AXIS_GVISOR,
 	};
 	probe_strlcpy(s.value, sizeof(s.value), k->cmdline);
 	probe_add(sigs, &s);
@@ -124,12 +125,12 @@ static void probe_kernel_log(struct probe_input *in, struct probe_signals *sigs)
 		line = eol ? eol + 1 : NULL;
 	}
 	struct probe_signal s = {
-		.id = "kernel.log",
-		.family = PROBE_FAM_KERNEL,
-		.source = "kernel log (klogctl or /dev/kmsg)",
-		.weight = PROBE_WEAK,
-		.supports = g ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
-		.axis = PROBE_AXIS_GVISOR,
+	    .id = "kernel.log",
+	    .family = PROBE_FAM_KERNEL,
+	    .source = "kernel log (klogctl or /dev/kmsg)",
+	    .weight = PROBE_WEAK,
+	    .supports = g ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
+	    .axis = PROBE_AXIS_GVISOR,
 	};
 	probe_first_line(s.value, sizeof(s.value), text);
 	probe_add(sigs, &s);
@@ -162,7 +163,7 @@ static void probe_kernel_nsfs(struct probe_input *in, struct probe_signals *sigs
 					other++;
 					if (!first_other[0])
 						snprintf(first_other, sizeof(first_other), "%.*s",
-							 (int)(eol ? eol - line : 40), line);
+						         (int)(eol ? eol - line : 40), line);
 				}
 			}
 		}
@@ -171,17 +172,17 @@ static void probe_kernel_nsfs(struct probe_input *in, struct probe_signals *sigs
 	if (!linux_like && !other)
 		return;
 	struct probe_signal s = {
-		.id = "kernel.nsfs_inodes",
-		.family = PROBE_FAM_KERNEL,
-		.source = "/proc/self/ns/* inode numbers",
-		/*
-		 * Behaviour, not text: Linux-range numbers come from a Linux
-		 * kernel's nsfs (strong against gVisor); small ones only hint at
-		 * gVisor (another kernel could number them so).
-		 */
-		.weight = other && !linux_like ? PROBE_WEAK : PROBE_STRONG,
-		.supports = other && !linux_like ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
-		.axis = PROBE_AXIS_GVISOR,
+	    .id = "kernel.nsfs_inodes",
+	    .family = PROBE_FAM_KERNEL,
+	    .source = "/proc/self/ns/* inode numbers",
+	    /*
+	     * Behaviour, not text: Linux-range numbers come from a Linux
+	     * kernel's nsfs (strong against gVisor); small ones only hint at
+	     * gVisor (another kernel could number them so).
+	     */
+	    .weight = other && !linux_like ? PROBE_WEAK : PROBE_STRONG,
+	    .supports = other && !linux_like ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
+	    .axis = PROBE_AXIS_GVISOR,
 	};
 	if (other && !linux_like)
 		snprintf(s.value, sizeof(s.value), "non-linux (%s)", first_other);

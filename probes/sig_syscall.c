@@ -21,12 +21,12 @@ struct probe_syscall_rule {
 
 /* Native vs `runsc --platform=ptrace` (gVisor release 20221219). */
 static const struct probe_syscall_rule probe_syscall_rules[] = {
-	{"setfsuid", "ENOSYS", "0"},
-	{"setfsgid", "ENOSYS", "0"},
-	{"sysfs", "ENOSYS", "0"},
-	{"ustat", "ENOSYS", "EINVAL"},
-	{"sched_rr_get_interval", "EPERM", "0"},
-	{"modify_ldt", "EPERM", "0"},
+    {"setfsuid", "ENOSYS", "0"},
+    {"setfsgid", "ENOSYS", "0"},
+    {"sysfs", "ENOSYS", "0"},
+    {"ustat", "ENOSYS", "EINVAL"},
+    {"sched_rr_get_interval", "EPERM", "0"},
+    {"modify_ldt", "EPERM", "0"},
 };
 
 /* Result token of NAME in "NAME RESULT" lines, or false. */
@@ -68,12 +68,12 @@ static int probe_seccomp(struct probe_input *in, struct probe_signals *sigs, con
 		/* Docker, Podman and Kubernetes' RuntimeDefault apply a filter;
 		 * so do some services on bare hosts: weak. */
 		struct probe_signal s = {
-			.id = "syscall.seccomp_status",
-			.family = PROBE_FAM_SYSCALL,
-			.source = "/proc/self/status Seccomp",
-			.weight = PROBE_WEAK,
-			.supports = mode == 2 ? PROBE_KIND_CONTAINER : PROBE_KIND_NONE,
-			.axis = mode == 2 ? PROBE_AXIS_CONTAINER : PROBE_AXIS_INFO,
+		    .id = "syscall.seccomp_status",
+		    .family = PROBE_FAM_SYSCALL,
+		    .source = "/proc/self/status Seccomp",
+		    .weight = PROBE_WEAK,
+		    .supports = mode == 2 ? PROBE_KIND_CONTAINER : PROBE_KIND_NONE,
+		    .axis = mode == 2 ? PROBE_AXIS_CONTAINER : PROBE_AXIS_INFO,
 		};
 		snprintf(s.value, sizeof(s.value), "%llu", (unsigned long long)mode);
 		probe_add(sigs, &s);
@@ -82,12 +82,12 @@ static int probe_seccomp(struct probe_input *in, struct probe_signals *sigs, con
 	if (calls && probe_syscall_result(calls, "prctl_seccomp", v, sizeof(v))) {
 		bool num = probe_parse_u64(v, &mode);
 		struct probe_signal s = {
-			.id = "syscall.seccomp_prctl",
-			.family = PROBE_FAM_SYSCALL,
-			.source = "prctl(PR_GET_SECCOMP)",
-			.weight = PROBE_WEAK,
-			.supports = PROBE_KIND_NONE,
-			.axis = PROBE_AXIS_INFO,
+		    .id = "syscall.seccomp_prctl",
+		    .family = PROBE_FAM_SYSCALL,
+		    .source = "prctl(PR_GET_SECCOMP)",
+		    .weight = PROBE_WEAK,
+		    .supports = PROBE_KIND_NONE,
+		    .axis = PROBE_AXIS_INFO,
 		};
 		probe_strlcpy(s.value, sizeof(s.value), v);
 		probe_add(sigs, &s);
@@ -100,12 +100,12 @@ static int probe_seccomp(struct probe_input *in, struct probe_signals *sigs, con
 		/* A tracer (debugger, strace, proot) slows calls down; noted so
 		 * the timing below can be read with it in mind. */
 		struct probe_signal s = {
-			.id = "syscall.tracer_pid",
-			.family = PROBE_FAM_SYSCALL,
-			.source = "/proc/self/status TracerPid",
-			.weight = PROBE_WEAK,
-			.supports = PROBE_KIND_NONE,
-			.axis = PROBE_AXIS_INFO,
+		    .id = "syscall.tracer_pid",
+		    .family = PROBE_FAM_SYSCALL,
+		    .source = "/proc/self/status TracerPid",
+		    .weight = PROBE_WEAK,
+		    .supports = PROBE_KIND_NONE,
+		    .axis = PROBE_AXIS_INFO,
 		};
 		snprintf(s.value, sizeof(s.value), "%llu", (unsigned long long)mode);
 		probe_add(sigs, &s);
@@ -128,12 +128,12 @@ static void probe_syscall_timing(struct probe_input *in, struct probe_signals *s
 	 */
 	bool slow = ns > 10000;
 	struct probe_signal s = {
-		.id = "syscall.roundtrip_ns",
-		.family = PROBE_FAM_SYSCALL,
-		.source = "median getppid round trip",
-		.weight = PROBE_WEAK,
-		.supports = slow ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
-		.axis = slow ? PROBE_AXIS_GVISOR : PROBE_AXIS_INFO,
+	    .id = "syscall.roundtrip_ns",
+	    .family = PROBE_FAM_SYSCALL,
+	    .source = "median getppid round trip",
+	    .weight = PROBE_WEAK,
+	    .supports = slow ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
+	    .axis = slow ? PROBE_AXIS_GVISOR : PROBE_AXIS_INFO,
 	};
 	snprintf(s.value, sizeof(s.value), "%llu", (unsigned long long)ns);
 	probe_add(sigs, &s);
@@ -142,13 +142,17 @@ static void probe_syscall_timing(struct probe_input *in, struct probe_signals *s
 void probe_sig_syscall(struct probe_input *in, struct probe_signals *sigs)
 {
 	static const char *const ids[] = {
-		"syscall.setfsuid", "syscall.setfsgid",		     "syscall.sysfs",
-		"syscall.ustat",    "syscall.sched_rr_get_interval", "syscall.modify_ldt",
+	    "syscall.setfsuid",
+	    "syscall.setfsgid",
+	    "syscall.sysfs",
+	    "syscall.ustat",
+	    "syscall.sched_rr_get_interval",
+	    "syscall.modify_ldt",
 	};
 	const char *calls = probe_read(in, "/.probe/syscalls", NULL);
 	int seccomp = probe_seccomp(in, sigs, calls);
-	for (size_t i = 0; calls && i < sizeof(probe_syscall_rules) / sizeof(probe_syscall_rules[0]);
-	     i++) {
+	for (size_t i = 0;
+	     calls && i < sizeof(probe_syscall_rules) / sizeof(probe_syscall_rules[0]); i++) {
 		const struct probe_syscall_rule *r = &probe_syscall_rules[i];
 		char v[32];
 		if (!probe_syscall_result(calls, r->name, v, sizeof(v)))
@@ -158,16 +162,16 @@ void probe_sig_syscall(struct probe_input *in, struct probe_signals *sigs)
 		uint64_t num;
 		bool g = strcmp(v, r->gvisor) == 0,
 		     l = strcmp(v, r->linux_) == 0 || (strcmp(r->linux_, "0") == 0 && v[0] >= '1' &&
-						       v[0] <= '9' && probe_parse_u64(v, &num));
+		                                       v[0] <= '9' && probe_parse_u64(v, &num));
 		struct probe_signal s = {
-			.id = ids[i],
-			.family = PROBE_FAM_SYSCALL,
-			.source = r->name,
-			/* A filter can forge gVisor's errnos, not Linux's successes. */
-			.weight = seccomp == 2 && !l ? PROBE_WEAK : PROBE_STRONG,
-			.supports = g ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
-			/* Any other result (a seccomp errno, SIGSYS) answers nothing. */
-			.axis = g || l ? PROBE_AXIS_GVISOR : PROBE_AXIS_INFO,
+		    .id = ids[i],
+		    .family = PROBE_FAM_SYSCALL,
+		    .source = r->name,
+		    /* A filter can forge gVisor's errnos, not Linux's successes. */
+		    .weight = seccomp == 2 && !l ? PROBE_WEAK : PROBE_STRONG,
+		    .supports = g ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
+		    /* Any other result (a seccomp errno, SIGSYS) answers nothing. */
+		    .axis = g || l ? PROBE_AXIS_GVISOR : PROBE_AXIS_INFO,
 		};
 		probe_strlcpy(s.value, sizeof(s.value), v);
 		probe_add(sigs, &s);

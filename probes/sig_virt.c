@@ -23,78 +23,78 @@ struct probe_vendor {
 
 /* CPUID 0x40000000 EBX:ECX:EDX, 12 bytes, NUL-padded. */
 static const struct probe_vendor probe_cpuid_vendors[] = {
-	{"KVMKVMKVM", "", "kvm"},
-	{"Linux KVM Hv", "", "kvm"}, /* KVM with Hyper-V enlightenments */
-	{"TCGTCGTCGTCG", "qemu", "tcg"},
-	{"Microsoft Hv", "hyperv", "hyperv"},
-	{"VMwareVMware", "vmware", "vmware"},
-	{"XenVMMXenVMM", "xen", "xen"},
-	{"bhyve bhyve ", "bhyve", "bhyve"},
-	{"BHyVE BHyVE ", "bhyve", "bhyve"},
-	{"LKVMLKVMLKVM", "kvmtool", "kvm"},
-	{"ACRNACRNACRN", "acrn", "acrn"},
-	{"QNXQVMBSQG", "qnx", "qnx"},
-	{"VirtualApple", "apple", "apple"},
-	{"Apple VZ", "apple", "apple"},
-	{"SRESRESRESRE", "sre", "sre"},
-	{"VBoxVBoxVBox", "virtualbox", "virtualbox"},
-	{"prl hyperv  ", "parallels", "parallels"},
-	{" lrpepyh  vr", "parallels", "parallels"},
-	{"Jailhouse", "jailhouse", "jailhouse"},
+    {"KVMKVMKVM", "", "kvm"},
+    {"Linux KVM Hv", "", "kvm"}, /* KVM with Hyper-V enlightenments */
+    {"TCGTCGTCGTCG", "qemu", "tcg"},
+    {"Microsoft Hv", "hyperv", "hyperv"},
+    {"VMwareVMware", "vmware", "vmware"},
+    {"XenVMMXenVMM", "xen", "xen"},
+    {"bhyve bhyve ", "bhyve", "bhyve"},
+    {"BHyVE BHyVE ", "bhyve", "bhyve"},
+    {"LKVMLKVMLKVM", "kvmtool", "kvm"},
+    {"ACRNACRNACRN", "acrn", "acrn"},
+    {"QNXQVMBSQG", "qnx", "qnx"},
+    {"VirtualApple", "apple", "apple"},
+    {"Apple VZ", "apple", "apple"},
+    {"SRESRESRESRE", "sre", "sre"},
+    {"VBoxVBoxVBox", "virtualbox", "virtualbox"},
+    {"prl hyperv  ", "parallels", "parallels"},
+    {" lrpepyh  vr", "parallels", "parallels"},
+    {"Jailhouse", "jailhouse", "jailhouse"},
 };
 
 /* DMI strings, prefix match (sys_vendor, product_name, board_vendor, bios_vendor). */
 static const struct probe_vendor probe_dmi_vendors[] = {
-	{"Cloud Hypervisor", "cloud-hypervisor", ""},
-	{"cloud-hypervisor", "cloud-hypervisor", ""},
-	{"Firecracker", "firecracker", "kvm"},
-	{"QEMU", "qemu", ""},
-	{"Bochs", "qemu", ""},
-	{"KVM", "qemu", "kvm"},
-	{"OpenStack", "qemu", "kvm"},
-	{"KubeVirt", "qemu", "kvm"},
-	{"Nutanix", "qemu", "kvm"},
-	{"DigitalOcean", "qemu", "kvm"},
-	{"Hetzner", "qemu", "kvm"},
-	{"Linode", "qemu", "kvm"},
-	{"Vultr", "qemu", "kvm"},
-	{"Amazon EC2", "amazon", ""},
-	{"Google Compute Engine", "google", "kvm"},
-	{"Google", "google", "kvm"},
-	{"Alibaba Cloud", "alibaba", "kvm"},
-	{"VMware", "vmware", "vmware"},
-	{"VMW", "vmware", "vmware"},
-	{"innotek GmbH", "virtualbox", "virtualbox"},
-	{"VirtualBox", "virtualbox", "virtualbox"},
-	{"Xen", "xen", "xen"},
-	{"HVM domU", "xen", "xen"},
-	{"Parallels", "parallels", "parallels"},
-	{"BHYVE", "bhyve", "bhyve"},
-	{"Virtual Machine", "hyperv", "hyperv"}, /* Hyper-V's product_name */
-	{"Hyper-V", "hyperv", "hyperv"},
-	{"Apple Virtualization", "apple", "apple"},
+    {"Cloud Hypervisor", "cloud-hypervisor", ""},
+    {"cloud-hypervisor", "cloud-hypervisor", ""},
+    {"Firecracker", "firecracker", "kvm"},
+    {"QEMU", "qemu", ""},
+    {"Bochs", "qemu", ""},
+    {"KVM", "qemu", "kvm"},
+    {"OpenStack", "qemu", "kvm"},
+    {"KubeVirt", "qemu", "kvm"},
+    {"Nutanix", "qemu", "kvm"},
+    {"DigitalOcean", "qemu", "kvm"},
+    {"Hetzner", "qemu", "kvm"},
+    {"Linode", "qemu", "kvm"},
+    {"Vultr", "qemu", "kvm"},
+    {"Amazon EC2", "amazon", ""},
+    {"Google Compute Engine", "google", "kvm"},
+    {"Google", "google", "kvm"},
+    {"Alibaba Cloud", "alibaba", "kvm"},
+    {"VMware", "vmware", "vmware"},
+    {"VMW", "vmware", "vmware"},
+    {"innotek GmbH", "virtualbox", "virtualbox"},
+    {"VirtualBox", "virtualbox", "virtualbox"},
+    {"Xen", "xen", "xen"},
+    {"HVM domU", "xen", "xen"},
+    {"Parallels", "parallels", "parallels"},
+    {"BHYVE", "bhyve", "bhyve"},
+    {"Virtual Machine", "hyperv", "hyperv"}, /* Hyper-V's product_name */
+    {"Hyper-V", "hyperv", "hyperv"},
+    {"Apple Virtualization", "apple", "apple"},
 };
 
 /* ACPI OEM ID (6 bytes) or OEM table ID (8 bytes), prefix match. */
 static const struct probe_vendor probe_acpi_vendors[] = {
-	{"FIRECK", "firecracker", "kvm"},
-	{"FCVM", "firecracker", "kvm"},
-	{"CLOUDH", "cloud-hypervisor", ""},
-	{"BOCHS", "qemu", ""},
-	{"BXPC", "qemu", ""},
-	{"VRTUAL", "hyperv", "hyperv"},
-	{"MSFTVM", "hyperv", "hyperv"},
-	{"Xen", "xen", "xen"},
-	{"VMWARE", "vmware", "vmware"},
-	{"VBOX", "virtualbox", "virtualbox"},
-	{"AMAZON", "amazon", ""},
-	{"Google", "google", "kvm"},
-	{"GOOGLE", "google", "kvm"},
-	{"PRLS", "parallels", "parallels"},
+    {"FIRECK", "firecracker", "kvm"},
+    {"FCVM", "firecracker", "kvm"},
+    {"CLOUDH", "cloud-hypervisor", ""},
+    {"BOCHS", "qemu", ""},
+    {"BXPC", "qemu", ""},
+    {"VRTUAL", "hyperv", "hyperv"},
+    {"MSFTVM", "hyperv", "hyperv"},
+    {"Xen", "xen", "xen"},
+    {"VMWARE", "vmware", "vmware"},
+    {"VBOX", "virtualbox", "virtualbox"},
+    {"AMAZON", "amazon", ""},
+    {"Google", "google", "kvm"},
+    {"GOOGLE", "google", "kvm"},
+    {"PRLS", "parallels", "parallels"},
 };
 
 static const struct probe_vendor *probe_vendor_lookup(const struct probe_vendor *t, size_t n,
-						      const char *s, bool exact)
+                                                      const char *s, bool exact)
 {
 	for (size_t i = 0; i < n; i++) {
 		if (exact ? strcmp(s, t[i].match) == 0 : probe_starts_with(s, t[i].match))
@@ -156,12 +156,12 @@ static void probe_virt_cpuid(struct probe_input *in, struct probe_signals *sigs)
 		return;
 	bool bit = r0[0] >= 1 && (r1[2] >> 31) & 1;
 	struct probe_signal s = {
-		.id = "virt.cpuid_hypervisor_bit",
-		.family = PROBE_FAM_VIRT,
-		.source = "cpuid leaf 0x1 ecx bit 31",
-		.weight = PROBE_STRONG,
-		.supports = bit ? PROBE_KIND_VM : PROBE_KIND_NONE,
-		.axis = PROBE_AXIS_VM,
+	    .id = "virt.cpuid_hypervisor_bit",
+	    .family = PROBE_FAM_VIRT,
+	    .source = "cpuid leaf 0x1 ecx bit 31",
+	    .weight = PROBE_STRONG,
+	    .supports = bit ? PROBE_KIND_VM : PROBE_KIND_NONE,
+	    .axis = PROBE_AXIS_VM,
 	};
 	snprintf(s.value, sizeof(s.value), "%d", bit);
 	probe_add(sigs, &s);
@@ -177,21 +177,22 @@ static void probe_virt_cpuid(struct probe_input *in, struct probe_signals *sigs)
 	if (probe_cpuid_leaf(text, 0x40000100, rk)) {
 		probe_cpuid_vendor_string(rk, v2);
 		const struct probe_vendor *k = PROBE_LOOKUP(probe_cpuid_vendors, v2, true);
-		if (k && (!hit || strcmp(k->hypervisor, "kvm") == 0 || strcmp(k->hypervisor, "tcg") == 0))
+		if (k && (!hit || strcmp(k->hypervisor, "kvm") == 0 ||
+		          strcmp(k->hypervisor, "tcg") == 0))
 			hit = k;
 		else
 			v2[0] = '\0';
 	}
 	struct probe_signal t = {
-		.id = "virt.cpuid_vendor",
-		.family = PROBE_FAM_VIRT,
-		.source = "cpuid leaf 0x40000000",
-		.weight = PROBE_STRONG,
-		/* A blank leaf with the bit set is what gVisor shows: no claim. */
-		.supports = hit ? PROBE_KIND_VM : PROBE_KIND_NONE,
-		.axis = hit ? PROBE_AXIS_VM : PROBE_AXIS_INFO,
-		.vendor = hit ? hit->vendor : "",
-		.hypervisor = hit ? hit->hypervisor : "",
+	    .id = "virt.cpuid_vendor",
+	    .family = PROBE_FAM_VIRT,
+	    .source = "cpuid leaf 0x40000000",
+	    .weight = PROBE_STRONG,
+	    /* A blank leaf with the bit set is what gVisor shows: no claim. */
+	    .supports = hit ? PROBE_KIND_VM : PROBE_KIND_NONE,
+	    .axis = hit ? PROBE_AXIS_VM : PROBE_AXIS_INFO,
+	    .vendor = hit ? hit->vendor : "",
+	    .hypervisor = hit ? hit->hypervisor : "",
 	};
 	if (v2[0])
 		snprintf(t.value, sizeof(t.value), "%s/%s", v, v2);
@@ -205,10 +206,10 @@ static void probe_virt_dmi(struct probe_input *in, struct probe_signals *sigs)
 	static const struct {
 		const char *id, *path;
 	} files[] = {
-		{"virt.dmi_sys_vendor", "/sys/class/dmi/id/sys_vendor"},
-		{"virt.dmi_product_name", "/sys/class/dmi/id/product_name"},
-		{"virt.dmi_board_vendor", "/sys/class/dmi/id/board_vendor"},
-		{"virt.dmi_bios_vendor", "/sys/class/dmi/id/bios_vendor"},
+	    {"virt.dmi_sys_vendor", "/sys/class/dmi/id/sys_vendor"},
+	    {"virt.dmi_product_name", "/sys/class/dmi/id/product_name"},
+	    {"virt.dmi_board_vendor", "/sys/class/dmi/id/board_vendor"},
+	    {"virt.dmi_bios_vendor", "/sys/class/dmi/id/bios_vendor"},
 	};
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
 		const char *text = probe_read(in, files[i].path, NULL);
@@ -220,15 +221,15 @@ static void probe_virt_dmi(struct probe_input *in, struct probe_signals *sigs)
 			continue;
 		const struct probe_vendor *hit = PROBE_LOOKUP(probe_dmi_vendors, val, false);
 		struct probe_signal s = {
-			.id = files[i].id,
-			.family = PROBE_FAM_VIRT,
-			.source = files[i].path,
-			.weight = PROBE_WEAK,
-			.supports = hit ? PROBE_KIND_VM : PROBE_KIND_NONE,
-			.axis = PROBE_AXIS_VM,
-			.vendor = hit ? hit->vendor : "",
-			.hypervisor = hit ? hit->hypervisor : "",
-			.kernel_reported = true,
+		    .id = files[i].id,
+		    .family = PROBE_FAM_VIRT,
+		    .source = files[i].path,
+		    .weight = PROBE_WEAK,
+		    .supports = hit ? PROBE_KIND_VM : PROBE_KIND_NONE,
+		    .axis = PROBE_AXIS_VM,
+		    .vendor = hit ? hit->vendor : "",
+		    .hypervisor = hit ? hit->hypervisor : "",
+		    .kernel_reported = true,
 		};
 		probe_strlcpy(s.value, sizeof(s.value), val);
 		probe_add(sigs, &s);
@@ -284,8 +285,8 @@ static void probe_printable(char *s)
 static void probe_virt_acpi(struct probe_input *in, struct probe_signals *sigs)
 {
 	static const char *const tables[] = {"/sys/firmware/acpi/tables/DSDT",
-					     "/sys/firmware/acpi/tables/FACP",
-					     "/sys/firmware/acpi/tables/APIC"};
+	                                     "/sys/firmware/acpi/tables/FACP",
+	                                     "/sys/firmware/acpi/tables/APIC"};
 	char oem[7] = "", table[9] = "", first_oem[7] = "", first_table[9] = "";
 	const char *source = NULL, *first_source = NULL;
 	const struct probe_vendor *hit = NULL;
@@ -333,15 +334,15 @@ static void probe_virt_acpi(struct probe_input *in, struct probe_signals *sigs)
 		source = first_source;
 	}
 	struct probe_signal s = {
-		.id = "virt.acpi_oem",
-		.family = PROBE_FAM_VIRT,
-		.source = source,
-		.weight = PROBE_WEAK,
-		.supports = hit ? PROBE_KIND_VM : PROBE_KIND_NONE,
-		.axis = PROBE_AXIS_VM,
-		.vendor = hit ? hit->vendor : "",
-		.hypervisor = hit ? hit->hypervisor : "",
-		.kernel_reported = true,
+	    .id = "virt.acpi_oem",
+	    .family = PROBE_FAM_VIRT,
+	    .source = source,
+	    .weight = PROBE_WEAK,
+	    .supports = hit ? PROBE_KIND_VM : PROBE_KIND_NONE,
+	    .axis = PROBE_AXIS_VM,
+	    .vendor = hit ? hit->vendor : "",
+	    .hypervisor = hit ? hit->hypervisor : "",
+	    .kernel_reported = true,
 	};
 	snprintf(s.value, sizeof(s.value), "%s %s", oem, table);
 	probe_rstrip(s.value);
@@ -359,15 +360,15 @@ static void probe_virt_sys_hypervisor(struct probe_input *in, struct probe_signa
 		return;
 	bool xen = strcmp(val, "xen") == 0;
 	struct probe_signal s = {
-		.id = "virt.sys_hypervisor",
-		.family = PROBE_FAM_VIRT,
-		.source = "/sys/hypervisor/type",
-		.weight = PROBE_WEAK,
-		.supports = PROBE_KIND_VM,
-		.axis = PROBE_AXIS_VM,
-		.vendor = xen ? "xen" : "",
-		.hypervisor = xen ? "xen" : "",
-		.kernel_reported = true,
+	    .id = "virt.sys_hypervisor",
+	    .family = PROBE_FAM_VIRT,
+	    .source = "/sys/hypervisor/type",
+	    .weight = PROBE_WEAK,
+	    .supports = PROBE_KIND_VM,
+	    .axis = PROBE_AXIS_VM,
+	    .vendor = xen ? "xen" : "",
+	    .hypervisor = xen ? "xen" : "",
+	    .kernel_reported = true,
 	};
 	probe_strlcpy(s.value, sizeof(s.value), val);
 	probe_add(sigs, &s);
@@ -400,13 +401,13 @@ static void probe_virt_cpuinfo(struct probe_input *in, struct probe_signals *sig
 		}
 	}
 	struct probe_signal s = {
-		.id = "virt.cpuinfo_hypervisor",
-		.family = PROBE_FAM_VIRT,
-		.source = "/proc/cpuinfo flags",
-		.weight = PROBE_WEAK,
-		.supports = hv ? PROBE_KIND_VM : PROBE_KIND_NONE,
-		.axis = PROBE_AXIS_VM,
-		/* Not kernel_reported: gVisor derives it from the host's CPUID. */
+	    .id = "virt.cpuinfo_hypervisor",
+	    .family = PROBE_FAM_VIRT,
+	    .source = "/proc/cpuinfo flags",
+	    .weight = PROBE_WEAK,
+	    .supports = hv ? PROBE_KIND_VM : PROBE_KIND_NONE,
+	    .axis = PROBE_AXIS_VM,
+	    /* Not kernel_reported: gVisor derives it from the host's CPUID. */
 	};
 	probe_strlcpy(s.value, sizeof(s.value), hv ? "hypervisor" : "absent");
 	probe_add(sigs, &s);

@@ -16,19 +16,16 @@ struct probe_vendor {
 
 /* PCI host bridge (00:00.0) vendor:device; only ids no real board uses. */
 static const struct probe_vendor probe_pci_hosts[] = {
-	{"0x8086:0x29c0", "qemu", ""}, /* Q35 MCH as emulated by QEMU */
-	{"0x8086:0x1237", "", ""},     /* i440FX: QEMU, VirtualBox, Xen HVM */
-	{"0x8086:0x0d57", "", "kvm"},  /* virtual PCIe host of Firecracker/Cloud Hypervisor */
-	{"0x1414:", "hyperv", "hyperv"},
-	{"0x15ad:", "vmware", "vmware"},
-	{"0x5853:", "xen", "xen"},
-	{"0x80ee:", "virtualbox", "virtualbox"},
-	{"0x1ae0:", "google", "kvm"},
-	{"0x1d0f:", "amazon", ""},
+    {"0x8086:0x29c0", "qemu", ""}, /* Q35 MCH as emulated by QEMU */
+    {"0x8086:0x1237", "", ""},     /* i440FX: QEMU, VirtualBox, Xen HVM */
+    {"0x8086:0x0d57", "", "kvm"},  /* virtual PCIe host of Firecracker/Cloud Hypervisor */
+    {"0x1414:", "hyperv", "hyperv"}, {"0x15ad:", "vmware", "vmware"},
+    {"0x5853:", "xen", "xen"},       {"0x80ee:", "virtualbox", "virtualbox"},
+    {"0x1ae0:", "google", "kvm"},    {"0x1d0f:", "amazon", ""},
 };
 
 static const struct probe_vendor *probe_vendor_lookup(const struct probe_vendor *t, size_t n,
-						      const char *s)
+                                                      const char *s)
 {
 	for (size_t i = 0; i < n; i++)
 		if (probe_starts_with(s, t[i].match))
@@ -58,7 +55,8 @@ static void probe_virt_virtio(struct probe_input *in, struct probe_signals *sigs
 		const char *eol = strchr(line, '\n');
 		size_t linelen = eol ? (size_t)(eol - line) : strlen(line);
 		char target[512];
-		snprintf(target, sizeof(target), "%.*s", (int)(linelen < 511 ? linelen : 511), line);
+		snprintf(target, sizeof(target), "%.*s", (int)(linelen < 511 ? linelen : 511),
+		         line);
 		if (strstr(target, "virtio-mmio") || strstr(target, "virtio_mmio") ||
 		    strstr(target, "LNRO0005")) {
 			mmio++;
@@ -83,18 +81,18 @@ static void probe_virt_virtio(struct probe_input *in, struct probe_signals *sigs
 			vendor = "qemu";
 		/* Firecracker leaves the MMIO vendor register at 0 (and has no DMI). */
 		else if (strcmp(val, "0x0000") == 0 &&
-			 !probe_read(in, "/sys/class/dmi/id/sys_vendor", NULL))
+		         !probe_read(in, "/sys/class/dmi/id/sys_vendor", NULL))
 			vendor = "firecracker";
 	}
 	struct probe_signal s = {
-		.id = "virt.virtio",
-		.family = PROBE_FAM_VIRT,
-		.source = "/sys/bus/virtio/devices",
-		.weight = PROBE_WEAK,
-		.supports = PROBE_KIND_VM,
-		.axis = PROBE_AXIS_VM,
-		.vendor = vendor,
-		.kernel_reported = true,
+	    .id = "virt.virtio",
+	    .family = PROBE_FAM_VIRT,
+	    .source = "/sys/bus/virtio/devices",
+	    .weight = PROBE_WEAK,
+	    .supports = PROBE_KIND_VM,
+	    .axis = PROBE_AXIS_VM,
+	    .vendor = vendor,
+	    .kernel_reported = true,
 	};
 	snprintf(s.value, sizeof(s.value), "mmio=%u pci=%u other=%u", mmio, pci, other);
 	probe_add(sigs, &s);
@@ -123,15 +121,15 @@ static void probe_virt_pci_host(struct probe_input *in, struct probe_signals *si
 	    !probe_read(in, "/sys/class/dmi/id/sys_vendor", NULL))
 		vendor = "firecracker";
 	struct probe_signal s = {
-		.id = "virt.pci_host_bridge",
-		.family = PROBE_FAM_VIRT,
-		.source = "/sys/bus/pci/devices/0000:00:00.0",
-		.weight = PROBE_WEAK,
-		.supports = hit ? PROBE_KIND_VM : PROBE_KIND_NONE,
-		.axis = hit ? PROBE_AXIS_VM : PROBE_AXIS_INFO,
-		.vendor = vendor,
-		.hypervisor = hit ? hit->hypervisor : "",
-		.kernel_reported = true,
+	    .id = "virt.pci_host_bridge",
+	    .family = PROBE_FAM_VIRT,
+	    .source = "/sys/bus/pci/devices/0000:00:00.0",
+	    .weight = PROBE_WEAK,
+	    .supports = hit ? PROBE_KIND_VM : PROBE_KIND_NONE,
+	    .axis = hit ? PROBE_AXIS_VM : PROBE_AXIS_INFO,
+	    .vendor = vendor,
+	    .hypervisor = hit ? hit->hypervisor : "",
+	    .kernel_reported = true,
 	};
 	probe_strlcpy(s.value, sizeof(s.value), id);
 	probe_add(sigs, &s);
@@ -155,18 +153,18 @@ static void probe_virt_cmdline(struct probe_input *in, struct probe_signals *sig
 		 * ACPI) from 0xfeb00000 in 512-byte slots.
 		 */
 		const char *dev = mmio + strlen("virtio_mmio.device=");
-		const char *vendor = probe_starts_with(dev, "4K@0xd")	 ? "firecracker"
-				     : probe_starts_with(dev, "512@0xfeb") ? "qemu"
-									   : "";
+		const char *vendor = probe_starts_with(dev, "4K@0xd")      ? "firecracker"
+		                     : probe_starts_with(dev, "512@0xfeb") ? "qemu"
+		                                                           : "";
 		struct probe_signal s = {
-			.id = "virt.cmdline_virtio_mmio",
-			.family = PROBE_FAM_VIRT,
-			.source = "/proc/cmdline",
-			.weight = PROBE_WEAK,
-			.supports = PROBE_KIND_VM,
-			.axis = PROBE_AXIS_VM,
-			.vendor = vendor,
-			.kernel_reported = true,
+		    .id = "virt.cmdline_virtio_mmio",
+		    .family = PROBE_FAM_VIRT,
+		    .source = "/proc/cmdline",
+		    .weight = PROBE_WEAK,
+		    .supports = PROBE_KIND_VM,
+		    .axis = PROBE_AXIS_VM,
+		    .vendor = vendor,
+		    .kernel_reported = true,
 		};
 		size_t n = strcspn(mmio, " \n");
 		snprintf(s.value, sizeof(s.value), "%.*s", (int)(n < 120 ? n : 120), mmio);
@@ -174,19 +172,19 @@ static void probe_virt_cmdline(struct probe_input *in, struct probe_signals *sig
 	}
 	const char *why = NULL;
 	if (cmd && (strstr(cmd, "kata-containers") || strstr(cmd, " agent.") ||
-		    probe_starts_with(cmd, "agent.")))
+	            probe_starts_with(cmd, "agent.")))
 		why = "kernel command line";
 	else if (mi && strstr(mi, "kataShared"))
 		why = "kataShared mount";
 	if (why) {
 		struct probe_signal s = {
-			.id = "virt.kata",
-			.family = PROBE_FAM_VIRT,
-			.source = mi && strstr(why, "mount") ? "/proc/self/mountinfo" : "/proc/cmdline",
-			.weight = PROBE_WEAK,
-			.supports = PROBE_KIND_VM,
-			.axis = PROBE_AXIS_VM,
-			.kernel_reported = true,
+		    .id = "virt.kata",
+		    .family = PROBE_FAM_VIRT,
+		    .source = mi && strstr(why, "mount") ? "/proc/self/mountinfo" : "/proc/cmdline",
+		    .weight = PROBE_WEAK,
+		    .supports = PROBE_KIND_VM,
+		    .axis = PROBE_AXIS_VM,
+		    .kernel_reported = true,
 		};
 		probe_strlcpy(s.value, sizeof(s.value), why);
 		probe_add(sigs, &s);

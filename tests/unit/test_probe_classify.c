@@ -21,47 +21,49 @@ struct expect {
 };
 
 static const struct expect cases[] = {
-	/* Real captures. */
-	{"real-firecracker-native", "MICROVM", "high", "vm:firecracker:kvm", "container.dockerenv"},
-	{"real-bwrap", "CONTAINER", "high", "vm:firecracker:kvm,container:bubblewrap", ""},
-	{"real-runc", "CONTAINER", "high", "vm:firecracker:kvm,container:runc", ""},
-	{"real-runsc-ptrace", "GVISOR", "high", "vm:unknown:kvm,gvisor:gvisor", ""},
-	{"real-qemu-microvm-tcg", "MICROVM", "high", "vm:qemu:tcg", ""},
-	/* Environments this machine cannot host. */
-	{"syn-bare-host", "NONE", "high", "", ""},
-	{"syn-docker-bare-host", "CONTAINER", "high", "container:docker", "syscall.modify_ldt"},
-	{"syn-kubernetes-containerd", "CONTAINER", "high", "container:kubernetes", "syscall.modify_ldt"},
-	{"syn-kubernetes-gce", "CONTAINER", "high", "vm:google:kvm,container:kubernetes", ""},
-	{"syn-cloud-hypervisor", "MICROVM", "high", "vm:cloud-hypervisor:kvm", ""},
-	{"syn-hyperv", "MICROVM", "high", "vm:hyperv:hyperv", ""},
-	{"syn-firecracker-mmio", "MICROVM", "high", "vm:firecracker:kvm", ""},
-	{"syn-firecracker-cmdline-only", "MICROVM", "high", "vm:firecracker:kvm", ""},
-	{"syn-kata-qemu", "MICROVM", "high", "vm:qemu:kvm", ""},
-	{"syn-gvisor-bare-metal", "GVISOR", "high", "gvisor:gvisor", ""},
-	{"syn-seccomp-kill", "CONTAINER", "high", "vm:unknown:kvm,container:unknown", "syscall.modify_ldt"},
-	/* One signal family alone: strong families decide (the VM alone leaves the
-	 * container question open); kernel identity alone is weak. */
-	{"syn-family-virt", "UNKNOWN", "none", "vm:cloud-hypervisor:kvm", ""},
-	{"syn-family-kernel", "GVISOR", "low", "gvisor:gvisor", ""},
-	{"syn-family-syscall", "GVISOR", "high", "gvisor:gvisor", ""},
-	{"syn-family-container", "CONTAINER", "high", "container:unknown", ""},
-	/* The same facts in another writer's spelling. */
-	{"syn-foreign-writer", "CONTAINER", "high", "vm:unknown:kvm,container:unknown", ""},
-	/* Lying inputs: strong evidence wins, the lies are listed. */
-	{"syn-lie-container-claims-gvisor", "CONTAINER", "high", "vm:unknown:kvm,container:unknown",
-	 "kernel.uname_release,kernel.uname_version,kernel.proc_version,kernel.cmdline,kernel.log"},
-	{"syn-lie-container-claims-gvisor-no-syscalls", "CONTAINER", "high",
-	 "vm:unknown:kvm,container:unknown",
-	 "kernel.uname_release,kernel.uname_version,kernel.proc_version,kernel.cmdline,kernel.log"},
-	{"syn-lie-gvisor-claims-firecracker", "GVISOR", "high", "vm:unknown:unknown,gvisor:gvisor",
-	 "virt.acpi_oem,virt.dmi_sys_vendor"},
-	{"syn-bare-host-dockerenv", "NONE", "high", "", "container.dockerenv"},
-	/* Not enough evidence: UNKNOWN, never a guess; weak alone: low confidence. */
-	{"syn-noproc-in-vm", "UNKNOWN", "none", "vm:unknown:kvm", ""},
-	{"syn-weak-only-qemu", "MICROVM", "low", "vm:qemu:unknown", ""},
-	{"syn-garbled", "UNKNOWN", "none", "", ""},
-	{"syn-empty", "UNKNOWN", "none", "", ""},
-	{"does-not-exist", "UNKNOWN", "none", "", ""},
+    /* Real captures. */
+    {"real-firecracker-native", "MICROVM", "high", "vm:firecracker:kvm", "container.dockerenv"},
+    {"real-bwrap", "CONTAINER", "high", "vm:firecracker:kvm,container:bubblewrap", ""},
+    {"real-runc", "CONTAINER", "high", "vm:firecracker:kvm,container:runc", ""},
+    {"real-runsc-ptrace", "GVISOR", "high", "vm:unknown:kvm,gvisor:gvisor", ""},
+    {"real-qemu-microvm-tcg", "MICROVM", "high", "vm:qemu:tcg", ""},
+    /* Environments this machine cannot host. */
+    {"syn-bare-host", "NONE", "high", "", ""},
+    {"syn-docker-bare-host", "CONTAINER", "high", "container:docker", "syscall.modify_ldt"},
+    {"syn-kubernetes-containerd", "CONTAINER", "high", "container:kubernetes",
+     "syscall.modify_ldt"},
+    {"syn-kubernetes-gce", "CONTAINER", "high", "vm:google:kvm,container:kubernetes", ""},
+    {"syn-cloud-hypervisor", "MICROVM", "high", "vm:cloud-hypervisor:kvm", ""},
+    {"syn-hyperv", "MICROVM", "high", "vm:hyperv:hyperv", ""},
+    {"syn-firecracker-mmio", "MICROVM", "high", "vm:firecracker:kvm", ""},
+    {"syn-firecracker-cmdline-only", "MICROVM", "high", "vm:firecracker:kvm", ""},
+    {"syn-kata-qemu", "MICROVM", "high", "vm:qemu:kvm", ""},
+    {"syn-gvisor-bare-metal", "GVISOR", "high", "gvisor:gvisor", ""},
+    {"syn-seccomp-kill", "CONTAINER", "high", "vm:unknown:kvm,container:unknown",
+     "syscall.modify_ldt"},
+    /* One signal family alone: strong families decide (the VM alone leaves the
+     * container question open); kernel identity alone is weak. */
+    {"syn-family-virt", "UNKNOWN", "none", "vm:cloud-hypervisor:kvm", ""},
+    {"syn-family-kernel", "GVISOR", "low", "gvisor:gvisor", ""},
+    {"syn-family-syscall", "GVISOR", "high", "gvisor:gvisor", ""},
+    {"syn-family-container", "CONTAINER", "high", "container:unknown", ""},
+    /* The same facts in another writer's spelling. */
+    {"syn-foreign-writer", "CONTAINER", "high", "vm:unknown:kvm,container:unknown", ""},
+    /* Lying inputs: strong evidence wins, the lies are listed. */
+    {"syn-lie-container-claims-gvisor", "CONTAINER", "high", "vm:unknown:kvm,container:unknown",
+     "kernel.uname_release,kernel.uname_version,kernel.proc_version,kernel.cmdline,kernel.log"},
+    {"syn-lie-container-claims-gvisor-no-syscalls", "CONTAINER", "high",
+     "vm:unknown:kvm,container:unknown",
+     "kernel.uname_release,kernel.uname_version,kernel.proc_version,kernel.cmdline,kernel.log"},
+    {"syn-lie-gvisor-claims-firecracker", "GVISOR", "high", "vm:unknown:unknown,gvisor:gvisor",
+     "virt.acpi_oem,virt.dmi_sys_vendor"},
+    {"syn-bare-host-dockerenv", "NONE", "high", "", "container.dockerenv"},
+    /* Not enough evidence: UNKNOWN, never a guess; weak alone: low confidence. */
+    {"syn-noproc-in-vm", "UNKNOWN", "none", "vm:unknown:kvm", ""},
+    {"syn-weak-only-qemu", "MICROVM", "low", "vm:qemu:unknown", ""},
+    {"syn-garbled", "UNKNOWN", "none", "", ""},
+    {"syn-empty", "UNKNOWN", "none", "", ""},
+    {"does-not-exist", "UNKNOWN", "none", "", ""},
 };
 
 static void describe_layers(char *out, size_t n, const struct probe_verdict *v)
@@ -71,8 +73,8 @@ static void describe_layers(char *out, size_t n, const struct probe_verdict *v)
 		const struct probe_layer *l = &v->layers[i];
 		size_t len = strlen(out);
 		snprintf(out + len, n - len, "%s%s:%s%s%s", i ? "," : "", probe_kind_name(l->kind),
-			 l->vendor, l->kind == PROBE_KIND_VM ? ":" : "",
-			 l->kind == PROBE_KIND_VM ? l->hypervisor : "");
+		         l->vendor, l->kind == PROBE_KIND_VM ? ":" : "",
+		         l->kind == PROBE_KIND_VM ? l->hypervisor : "");
 	}
 }
 
@@ -82,7 +84,7 @@ static void describe_conflicts(char *out, size_t n, const struct probe_result *r
 	for (size_t i = 0; i < r->verdict.nconflicts; i++) {
 		size_t len = strlen(out);
 		snprintf(out + len, n - len, "%s%s", i ? "," : "",
-			 r->sigs.v[r->verdict.conflicts[i].signal].id);
+		         r->sigs.v[r->verdict.conflicts[i].signal].id);
 	}
 }
 
@@ -106,13 +108,14 @@ START_TEST(fixture_verdicts)
 	describe_layers(layers, sizeof(layers), &res.verdict);
 	describe_conflicts(conflicts, sizeof(conflicts), &res);
 	ck_assert_msg(strcmp(res.verdict.tier, e->tier) == 0, "%s: tier %s, want %s", e->fixture,
-		      res.verdict.tier, e->tier);
-	ck_assert_msg(strcmp(res.verdict.confidence, e->confidence) == 0, "%s: confidence %s, want %s",
-		      e->fixture, res.verdict.confidence, e->confidence);
-	ck_assert_msg(strcmp(layers, e->layers) == 0, "%s: layers '%s', want '%s'", e->fixture, layers,
-		      e->layers);
+	              res.verdict.tier, e->tier);
+	ck_assert_msg(strcmp(res.verdict.confidence, e->confidence) == 0,
+	              "%s: confidence %s, want %s", e->fixture, res.verdict.confidence,
+	              e->confidence);
+	ck_assert_msg(strcmp(layers, e->layers) == 0, "%s: layers '%s', want '%s'", e->fixture,
+	              layers, e->layers);
 	ck_assert_msg(strcmp(conflicts, e->conflicts) == 0, "%s: conflicts '%s', want '%s'",
-		      e->fixture, conflicts, e->conflicts);
+	              e->fixture, conflicts, e->conflicts);
 }
 END_TEST
 
@@ -131,7 +134,8 @@ START_TEST(conflicts_name_their_overrulers)
 		for (size_t j = 0; j < c->nover; j++) {
 			const struct probe_signal *o = &res.sigs.v[c->over[j]];
 			ck_assert_uint_eq(o->weight, PROBE_STRONG);
-			ck_assert(o->family == PROBE_FAM_SYSCALL || strcmp(o->id, "kernel.nsfs_inodes") == 0);
+			ck_assert(o->family == PROBE_FAM_SYSCALL ||
+			          strcmp(o->id, "kernel.nsfs_inodes") == 0);
 		}
 		ck_assert_ptr_nonnull(c->note);
 	}
@@ -165,14 +169,16 @@ START_TEST(signal_families_and_weights)
 		enum probe_kind k;
 		const char *value;
 	} want[] = {
-		{"virt.cpuid_hypervisor_bit", PROBE_FAM_VIRT, PROBE_STRONG, PROBE_KIND_VM, "1"},
-		{"virt.cpuid_vendor", PROBE_FAM_VIRT, PROBE_STRONG, PROBE_KIND_VM, "KVMKVMKVM"},
-		{"virt.acpi_oem", PROBE_FAM_VIRT, PROBE_WEAK, PROBE_KIND_VM, "FIRECK FCMVXSDT"},
-		{"kernel.uname_release", PROBE_FAM_KERNEL, PROBE_WEAK, PROBE_KIND_NONE, NULL},
-		{"syscall.setfsuid", PROBE_FAM_SYSCALL, PROBE_STRONG, PROBE_KIND_NONE, "0"},
-		{"syscall.ustat", PROBE_FAM_SYSCALL, PROBE_STRONG, PROBE_KIND_NONE, "EINVAL"},
-		{"container.ns_pid", PROBE_FAM_CONTAINER, PROBE_STRONG, PROBE_KIND_NONE, "pid:[4026531836]"},
-		{"container.dockerenv", PROBE_FAM_CONTAINER, PROBE_WEAK, PROBE_KIND_CONTAINER, "present"},
+	    {"virt.cpuid_hypervisor_bit", PROBE_FAM_VIRT, PROBE_STRONG, PROBE_KIND_VM, "1"},
+	    {"virt.cpuid_vendor", PROBE_FAM_VIRT, PROBE_STRONG, PROBE_KIND_VM, "KVMKVMKVM"},
+	    {"virt.acpi_oem", PROBE_FAM_VIRT, PROBE_WEAK, PROBE_KIND_VM, "FIRECK FCMVXSDT"},
+	    {"kernel.uname_release", PROBE_FAM_KERNEL, PROBE_WEAK, PROBE_KIND_NONE, NULL},
+	    {"syscall.setfsuid", PROBE_FAM_SYSCALL, PROBE_STRONG, PROBE_KIND_NONE, "0"},
+	    {"syscall.ustat", PROBE_FAM_SYSCALL, PROBE_STRONG, PROBE_KIND_NONE, "EINVAL"},
+	    {"container.ns_pid", PROBE_FAM_CONTAINER, PROBE_STRONG, PROBE_KIND_NONE,
+	     "pid:[4026531836]"},
+	    {"container.dockerenv", PROBE_FAM_CONTAINER, PROBE_WEAK, PROBE_KIND_CONTAINER,
+	     "present"},
 	};
 	replay("real-firecracker-native");
 	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
@@ -189,11 +195,11 @@ START_TEST(signal_families_and_weights)
 	replay("real-runsc-ptrace");
 	ck_assert_str_eq(res.sigs.v[probe_find(&res.sigs, "syscall.setfsuid")].value, "ENOSYS");
 	ck_assert_str_eq(res.sigs.v[probe_find(&res.sigs, "syscall.sched_rr_get_interval")].value,
-			 "EPERM");
-	ck_assert_str_eq(res.sigs.v[probe_find(&res.sigs, "kernel.log")].supports == PROBE_KIND_GVISOR
-				 ? "gvisor"
-				 : "other",
-			 "gvisor");
+	                 "EPERM");
+	ck_assert_str_eq(
+	    res.sigs.v[probe_find(&res.sigs, "kernel.log")].supports == PROBE_KIND_GVISOR ? "gvisor"
+	                                                                                  : "other",
+	    "gvisor");
 }
 END_TEST
 
@@ -204,11 +210,11 @@ START_TEST(weight_rules_on_hand_made_tables)
 	struct probe_signals sigs = {0};
 	struct probe_verdict v;
 	struct probe_signal weak_docker = {.id = "container.dockerenv",
-					   .family = PROBE_FAM_CONTAINER,
-					   .weight = PROBE_WEAK,
-					   .supports = PROBE_KIND_CONTAINER,
-					   .axis = PROBE_AXIS_CONTAINER,
-					   .vendor = "docker"};
+	                                   .family = PROBE_FAM_CONTAINER,
+	                                   .weight = PROBE_WEAK,
+	                                   .supports = PROBE_KIND_CONTAINER,
+	                                   .axis = PROBE_AXIS_CONTAINER,
+	                                   .vendor = "docker"};
 	probe_add(&sigs, &weak_docker);
 	probe_classify(&sigs, &v);
 	/* Only a weak container claim: CONTAINER, low. */
@@ -217,10 +223,10 @@ START_TEST(weight_rules_on_hand_made_tables)
 	ck_assert_str_eq(v.layers[0].vendor, "docker");
 
 	struct probe_signal ns = {.id = "container.ns_pid",
-				  .family = PROBE_FAM_CONTAINER,
-				  .weight = PROBE_STRONG,
-				  .supports = PROBE_KIND_NONE,
-				  .axis = PROBE_AXIS_CONTAINER};
+	                          .family = PROBE_FAM_CONTAINER,
+	                          .weight = PROBE_STRONG,
+	                          .supports = PROBE_KIND_NONE,
+	                          .axis = PROBE_AXIS_CONTAINER};
 	probe_add(&sigs, &ns);
 	probe_classify(&sigs, &v);
 	/* Container ruled out, nothing known about VM or gVisor: UNKNOWN. */

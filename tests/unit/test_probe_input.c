@@ -56,7 +56,8 @@ START_TEST(capture_then_replay_gives_the_same_verdict)
 	for (size_t i = 0; i < live.verdict.nlayers; i++) {
 		ck_assert_uint_eq(live.verdict.layers[i].kind, replayed.verdict.layers[i].kind);
 		ck_assert_str_eq(live.verdict.layers[i].vendor, replayed.verdict.layers[i].vendor);
-		ck_assert_str_eq(live.verdict.layers[i].hypervisor, replayed.verdict.layers[i].hypervisor);
+		ck_assert_str_eq(live.verdict.layers[i].hypervisor,
+		                 replayed.verdict.layers[i].hypervisor);
 	}
 	ck_assert_uint_eq(live.verdict.nconflicts, replayed.verdict.nconflicts);
 	ck_assert_uint_eq(live.sigs.n, replayed.sigs.n);
@@ -111,7 +112,8 @@ START_TEST(hostile_replay_directory)
 	ck_assert_ptr_nonnull(probe_read(&in, "/.probe/kmsg", &len));
 	ck_assert_uint_eq(len, PROBE_MAX_FILE);
 	/* Cached: the second read gives the same bytes without re-reading. */
-	ck_assert_ptr_eq(probe_read(&in, "/.probe/kmsg", NULL), probe_read(&in, "/.probe/kmsg", NULL));
+	ck_assert_ptr_eq(probe_read(&in, "/.probe/kmsg", NULL),
+	                 probe_read(&in, "/.probe/kmsg", NULL));
 	probe_input_free(&in);
 
 	probe_input_init(&in, dir, NULL);
@@ -134,7 +136,7 @@ static void assert_clean_json(const char *s, size_t n)
 			ck_assert_msg(c >= 0xc2 && c <= 0xf4, "bad lead byte 0x%02x", c);
 			for (size_t j = 1; j <= k; j++)
 				ck_assert_msg(i + j < n && ((unsigned char)s[i + j] & 0xc0) == 0x80,
-					      "bad continuation at %zu", i + j);
+				              "bad continuation at %zu", i + j);
 			i += k;
 		}
 	}
@@ -145,10 +147,12 @@ START_TEST(json_string_escaping)
 	char *buf = NULL;
 	size_t n = 0;
 	FILE *f = open_memstream(&buf, &n);
-	probe_json_string(f, "a\"b\\c\nd\te\x01\x1b[31m\x7f \xff\xc3\xa9\xe2\x82\xac\xc0\xaf\xed\xa0\x80");
+	probe_json_string(
+	    f, "a\"b\\c\nd\te\x01\x1b[31m\x7f \xff\xc3\xa9\xe2\x82\xac\xc0\xaf\xed\xa0\x80");
 	fclose(f);
-	ck_assert_str_eq(buf, "\"a\\\"b\\\\c\\nd\\te\\u0001\\u001b[31m\\u007f \\ufffd\xc3\xa9\xe2\x82\xac"
-			      "\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\"");
+	ck_assert_str_eq(
+	    buf, "\"a\\\"b\\\\c\\nd\\te\\u0001\\u001b[31m\\u007f \\ufffd\xc3\xa9\xe2\x82\xac"
+	         "\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\"");
 	free(buf);
 }
 END_TEST
@@ -176,8 +180,9 @@ START_TEST(reports_of_garbage_stay_clean)
 	probe_report_human(f, &replayed);
 	fclose(f);
 	for (size_t i = 0; i < n; i++)
-		ck_assert_msg(buf[i] == '\n' || ((unsigned char)buf[i] >= 0x20 && (unsigned char)buf[i] < 0x7f),
-			      "raw byte 0x%02x in the human report", (unsigned char)buf[i]);
+		ck_assert_msg(buf[i] == '\n' ||
+		                  ((unsigned char)buf[i] >= 0x20 && (unsigned char)buf[i] < 0x7f),
+		              "raw byte 0x%02x in the human report", (unsigned char)buf[i]);
 	free(buf);
 }
 END_TEST
@@ -208,12 +213,13 @@ START_TEST(emit_capture_round_trips)
 	for (char *line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		char rel[512];
 		size_t size;
-		ck_assert_msg(sscanf(line, "ISOTIER-CAPTURE-FILE %511s %zu", rel, &size) == 2, "header: %s",
-			      line);
+		ck_assert_msg(sscanf(line, "ISOTIER-CAPTURE-FILE %511s %zu", rel, &size) == 2,
+		              "header: %s", line);
 		ck_assert(rel[0] != '/' && !strstr(rel, ".."));
 		unsigned char *data = malloc(size + 4);
 		size_t got = 0;
-		for (line = strtok_r(NULL, "\n", &save); line && strcmp(line, "ISOTIER-CAPTURE-END");
+		for (line = strtok_r(NULL, "\n", &save);
+		     line && strcmp(line, "ISOTIER-CAPTURE-END");
 		     line = strtok_r(NULL, "\n", &save)) {
 			ck_assert_uint_le(strlen(line), 76);
 			ck_assert_uint_eq(strlen(line) % 4, 0);
@@ -223,8 +229,8 @@ START_TEST(emit_capture_round_trips)
 					v[k] = q[k] == '=' ? 0 : b64val(q[k]);
 				ck_assert(v[0] >= 0 && v[1] >= 0 && v[2] >= 0 && v[3] >= 0);
 				unsigned w = (unsigned)(v[0] << 18 | v[1] << 12 | v[2] << 6 | v[3]);
-				unsigned char out[3] = {(unsigned char)(w >> 16), (unsigned char)(w >> 8),
-							(unsigned char)w};
+				unsigned char out[3] = {(unsigned char)(w >> 16),
+				                        (unsigned char)(w >> 8), (unsigned char)w};
 				int keep = q[2] == '=' ? 1 : q[3] == '=' ? 2 : 3;
 				ck_assert_uint_le(got + (size_t)keep, size);
 				memcpy(data + got, out, (size_t)keep);
