@@ -30,7 +30,6 @@
 
 #include <cjson/cJSON.h>
 #include <getopt.h>
-#include <git2.h>
 #include <signal.h>
 #include <string.h>
 #include <strings.h>
@@ -349,25 +348,6 @@ static int parse_int(const char *s, int lo, int hi, int *out)
 	return 0;
 }
 
-/* HEAD of the git repository holding the catalogue, for the runs row; ""
- * when the catalogue is not in a repository. */
-static void catalogue_commit(char *out, size_t len, const char *dir)
-{
-	out[0] = '\0';
-	if (git_libgit2_init() < 0)
-		return;
-	git_repository *repo = NULL;
-	if (git_repository_open_ext(&repo, dir, 0, NULL) == 0) {
-		git_object *obj = NULL;
-		if (git_revparse_single(&obj, repo, "HEAD") == 0) {
-			git_oid_tostr(out, len, git_object_id(obj));
-			git_object_free(obj);
-		}
-		git_repository_free(repo);
-	}
-	git_libgit2_shutdown();
-}
-
 static int run_checks(struct run *r, const char *db_path, const char *dir, int jobs, int timeout_s,
                       const char **status_out)
 {
@@ -383,9 +363,10 @@ static int run_checks(struct run *r, const char *db_path, const char *dir, int j
 	        -1, &r->insert, NULL) != SQLITE_OK)
 		return isotier_history_sql_error(r->db, err, "prepare source check insert");
 	char commit[64];
-	catalogue_commit(commit, sizeof commit, dir);
-	if ((rc = isotier_history_run_begin(r->db, &r->run_id, "sources check",
-	                                    commit[0] ? commit : NULL, err)) < 0)
+	isotier_catalogue_commit(commit, sizeof commit, dir);
+	if (!commit[0]) /* not in git: the same word verify records */
+		snprintf(commit, sizeof commit, "unknown");
+	if ((rc = isotier_history_run_begin(r->db, &r->run_id, "sources check", commit, err)) < 0)
 		return rc;
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigemptyset(&sa.sa_mask);

@@ -26,7 +26,6 @@
 #include <cjson/cJSON.h>
 #include <errno.h>
 #include <getopt.h>
-#include <git2.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -113,23 +112,6 @@ static int record_job(isotier_history *h, int64_t run_id, job *j, isotier_error 
 	if (o.observed_vendor && !*o.observed_vendor)
 		o.observed_vendor = NULL;
 	return observations_insert(h, &o, NULL, err);
-}
-
-static void catalogue_commit(char *out, size_t len, const char *dir)
-{
-	snprintf(out, len, "unknown");
-	if (git_libgit2_init() < 0)
-		return;
-	git_repository *repo = NULL;
-	if (git_repository_open_ext(&repo, dir, 0, NULL) == 0) {
-		git_object *obj = NULL;
-		if (git_revparse_single(&obj, repo, "HEAD") == 0) {
-			git_oid_tostr(out, len, git_object_id(obj));
-			git_object_free(obj);
-		}
-		git_repository_free(repo);
-	}
-	git_libgit2_shutdown();
 }
 
 /* ---- output -------------------------------------------------------------- */
@@ -529,8 +511,10 @@ static int verify_main(int argc, char **argv)
 	}
 	n_jobs = nj;
 
-	char commit[GIT_OID_HEXSZ + 1];
-	catalogue_commit(commit, sizeof commit, o.catalogue);
+	char commit[64];
+	isotier_catalogue_commit(commit, sizeof commit, o.catalogue);
+	if (!commit[0]) /* not in git: say so rather than leave it blank */
+		snprintf(commit, sizeof commit, "unknown");
 	cleanup_history isotier_history *h = NULL;
 	int64_t run_id = 0;
 	if (isotier_history_open(&h, o.db, (int)o.busy_ms, &err) < 0 ||
