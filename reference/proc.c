@@ -142,6 +142,12 @@ static __attribute__((noreturn)) void child_exec(const char *prog, const isotier
 	}
 	if (o->cwd && chdir(o->cwd) != 0)
 		goto fail;
+	/* No descriptor of ours beyond 0..2 may reach the child (bwrap passes inherited fds
+	 * into the sandbox): mark all close-on-exec (the error pipe still works until exec). */
+	if (syscall(SYS_close_range, 3u, ~0u, 4u /* CLOSE_RANGE_CLOEXEC */) != 0) {
+		for (int fd = 3; fd < 65536; fd++)
+			fcntl(fd, F_SETFD, FD_CLOEXEC);
+	}
 	execve(prog, (char *const *)o->argv,
 	       (char *const *)(o->envp ? o->envp : (const char *const *)environ));
 fail:;

@@ -318,6 +318,8 @@ int main(void)
 		if (in < 0)
 			in = open("/dev/null", O_RDONLY);
 		dup2(in, 0);
+		if (in > 2)
+			close(in);
 		dup2(out[1], 1);
 		dup2(errp[1], 2);
 		if (chdir("/") != 0)
