@@ -260,6 +260,7 @@ static void probe_container_rootfs(struct probe_input *in, struct probe_signals 
 	    {"fuse.fuse-overlayfs", "podman"},
 	    {"sysboxfs", "sysbox"},
 	    {"shiftfs", ""},
+	    {"9p", ""}, /* gVisor's gofer root, Kata's 9p share */
 	};
 	const char *rt = PROBE_RT(container_fs, fstype, false);
 	struct probe_signal s = {

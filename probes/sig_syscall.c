@@ -113,7 +113,7 @@ static int probe_seccomp(struct probe_input *in, struct probe_signals *sigs, con
 	return result;
 }
 
-static void probe_syscall_timing(struct probe_input *in, struct probe_signals *sigs)
+static void probe_syscall_timing(struct probe_input *in, struct probe_signals *sigs, bool traced)
 {
 	const char *text = probe_read(in, "/.probe/timing", NULL);
 	char v[32];
@@ -126,7 +126,7 @@ static void probe_syscall_timing(struct probe_input *in, struct probe_signals *s
 	 * end says anything (a tracer or ptrace-gVisor); gVisor's KVM and
 	 * systrap platforms are fast, so a fast call is no evidence against it.
 	 */
-	bool slow = ns > 10000;
+	bool slow = ns > 10000 && !traced; /* a tracer alone makes calls this slow */
 	struct probe_signal s = {
 	    .id = "syscall.roundtrip_ns",
 	    .family = PROBE_FAM_SYSCALL,
@@ -176,5 +176,6 @@ void probe_sig_syscall(struct probe_input *in, struct probe_signals *sigs)
 		probe_strlcpy(s.value, sizeof(s.value), v);
 		probe_add(sigs, &s);
 	}
-	probe_syscall_timing(in, sigs);
+	int tr = probe_find(sigs, "syscall.tracer_pid");
+	probe_syscall_timing(in, sigs, tr >= 0 && strcmp(sigs->v[tr].value, "0") != 0);
 }
