@@ -116,7 +116,8 @@ static char *probe_live_kmsg(void)
 		int n = raw ? klogctl(3 /* SYSLOG_ACTION_READ_ALL */, raw, size) : -1;
 		if (n > 0) {
 			raw[n] = '\0';
-			for (char *line = raw; line && *line;) {
+			/* Stop once the kept text is full: the log may be megabytes. */
+			for (char *line = raw; line && *line && b.len < PROBE_MAX_FILE - 1024;) {
 				char *nl = strchr(line, '\n');
 				if (nl)
 					*nl = '\0';
