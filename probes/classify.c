@@ -9,10 +9,11 @@
  * a conflict, listed with the signals that overruled it.
  *
  * Layers are stacked outermost first: vm, gvisor, container. The innermost
- * decides the tier. Two absorptions, both because the inner "container" is
- * the outer sandbox's own machinery rather than a boundary someone else
- * drew: the Sentry's namespaces belong to the gvisor layer, and Kata's agent
- * namespaces belong to Kata's VM (one VM per pod by design).
+ * decides the tier. One absorption: the Sentry's namespaces belong to the
+ * gvisor layer, because gVisor fabricates them itself rather than a kernel
+ * drawing a boundary. A container inside a VM (Kata's agent, a Kubernetes
+ * node) is a layer of its own: the workload's innermost boundary is the
+ * container, and the judge calls a claimed microVM around it CONSISTENT.
  */
 #include "probe.h"
 
@@ -212,13 +213,8 @@ void probe_classify(const struct probe_signals *sigs, struct probe_verdict *out)
 	}
 
 	/* ---- layers, outermost first ---- */
-	int kata = probe_find(sigs, "virt.kata");
-	bool kata_vm = probe_present(vm) && kata >= 0 && !in_gvisor;
-	struct probe_layer *vml = NULL;
-	if (probe_present(vm)) {
-		vml = &out->layers[out->nlayers++];
-		probe_layer_vm(vml, sigs, in_gvisor);
-	}
+	if (probe_present(vm))
+		probe_layer_vm(&out->layers[out->nlayers++], sigs, in_gvisor);
 	if (in_gvisor) {
 		struct probe_layer *l = &out->layers[out->nlayers++];
 		memset(l, 0, sizeof(*l));
@@ -226,9 +222,6 @@ void probe_classify(const struct probe_signals *sigs, struct probe_verdict *out)
 		snprintf(l->vendor, sizeof(l->vendor), "gvisor");
 		probe_layer_add_signals(l, sigs, PROBE_AXIS_GVISOR, PROBE_KIND_GVISOR, false);
 		probe_layer_add_signals(l, sigs, PROBE_AXIS_CONTAINER, PROBE_KIND_CONTAINER, false);
-	} else if (probe_present(c) && kata_vm && vml) {
-		probe_layer_add_signals(vml, sigs, PROBE_AXIS_CONTAINER, PROBE_KIND_CONTAINER,
-		                        false);
 	} else if (probe_present(c)) {
 		probe_layer_container(&out->layers[out->nlayers++], sigs);
 	}
@@ -238,13 +231,10 @@ void probe_classify(const struct probe_signals *sigs, struct probe_verdict *out)
 	if (in_gvisor) {
 		out->tier = "GVISOR";
 		high = g == PROBE_PRESENT;
-	} else if (probe_present(c) && !kata_vm) {
+	} else if (probe_present(c)) {
 		/* Not ruling gVisor out only means the truth may be stronger. */
 		out->tier = "CONTAINER";
 		high = c == PROBE_PRESENT;
-	} else if (probe_present(c)) {
-		out->tier = "MICROVM";
-		high = vm == PROBE_PRESENT && c == PROBE_PRESENT && g == PROBE_ABSENT;
 	} else if (c == PROBE_UNKNOWN) {
 		/* Without the namespace question answered, a VM or a bare host
 		 * could still hide a container: no guess. */

@@ -37,7 +37,8 @@ static const struct expect cases[] = {
     {"syn-hyperv", "MICROVM", "high", "vm:hyperv:hyperv", ""},
     {"syn-firecracker-mmio", "MICROVM", "high", "vm:firecracker:kvm", ""},
     {"syn-firecracker-cmdline-only", "MICROVM", "high", "vm:firecracker:kvm", ""},
-    {"syn-kata-qemu", "MICROVM", "high", "vm:qemu:kvm", ""},
+    /* Kata: the workload's container inside the pod VM is the innermost layer. */
+    {"syn-kata-qemu", "CONTAINER", "high", "vm:qemu:kvm,container:kubernetes", ""},
     {"syn-gvisor-bare-metal", "GVISOR", "high", "gvisor:gvisor", ""},
     {"syn-seccomp-kill", "CONTAINER", "high", "vm:unknown:kvm,container:unknown",
      "syscall.modify_ldt"},
