@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -20,8 +21,9 @@
 
 extern char **environ;
 
-/* The only process-wide state: forced by signals being process-wide. */
-static volatile sig_atomic_t interrupt_signal;
+/* The only process-wide state: forced by signals being process-wide. Threads
+ * read it (no signal handler writes it: signals are taken through signalfd). */
+static atomic_int interrupt_signal;
 
 bool isotier_proc_interrupted(void)
 {
@@ -331,7 +333,7 @@ int isotier_proc_run(const isotier_proc_opts *o, int *exit_status, isotier_error
 		if (pr > 0 && (pf[i_sig].revents & POLLIN)) {
 			struct signalfd_siginfo si;
 			while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
-				interrupt_signal = (sig_atomic_t)si.ssi_signo;
+				interrupt_signal = (int)si.ssi_signo;
 		}
 		if (interrupt_signal && !(o->flags & ISOTIER_PROC_CLEANUP) && !exited) {
 			rc =
@@ -392,7 +394,7 @@ int isotier_proc_run(const isotier_proc_opts *o, int *exit_status, isotier_error
 	/* Keep a signal that raced in after the last read from being delivered on restore. */
 	struct signalfd_siginfo si;
 	while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
-		interrupt_signal = (sig_atomic_t)si.ssi_signo;
+		interrupt_signal = (int)si.ssi_signo;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	if (rc)
 		return rc;
