@@ -2,6 +2,7 @@
  * exit status, destroy. A refused tier is EX_CONFIG with ConfigurationError. */
 #include "cli.h"
 #include "../reference/history.h"
+#include "../reference/proc.h"
 
 #include <getopt.h>
 #include <string.h>
@@ -89,6 +90,12 @@ static int run_main(int argc, char **argv)
 		run_usage(stderr);
 		return EXIT_USAGE;
 	}
+	/* SIGINT/SIGTERM wait for the child runner's signalfd, so an interrupt
+	 * between two steps still tears the sandbox down before we exit. */
+	if (isotier_proc_block_signals() < 0) {
+		cli_error("run: cannot block SIGINT/SIGTERM");
+		return EXIT_SOFTWARE;
+	}
 	isotier_error err = {0};
 	isotier_sandbox *sb = NULL;
 	int rc = isotier_create(&sb, &opts, &err);
@@ -108,6 +115,8 @@ static int run_main(int argc, char **argv)
 	int status = 0;
 	rc = isotier_sandbox_exec(sb, (const char *const *)argv + optind, &eo, &status, &err);
 	isotier_sandbox_destroy(sb);
+	if (isotier_proc_interrupted())
+		return 128 + isotier_proc_interrupt_signal();
 	if (rc < 0)
 		return cli_fail(&err);
 	return status;

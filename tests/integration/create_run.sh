@@ -19,4 +19,21 @@ for backend in bwrap runc runsc qemu-microvm; do
   set -e
   [ ! -e "/isotier-rw-test-$$" ] || { rm -f "/isotier-rw-test-$$"; fail "$backend: host root is writable"; }
 done
+# SIGINT mid-command: the sandbox is torn down, exit 130, nothing left running.
+marker=isotier-run-sigint-$$-$RANDOM
+"$ISOTIER_BIN" run --backend runc -- /bin/sh -c "sleep 30; : $marker" >/dev/null 2>&1 &
+pid=$!
+# Anchored: the sandboxed shell, not isotier's own argv, which holds the marker too.
+inside="^/bin/sh -c sleep 30; : $marker"
+for _ in $(seq 50); do pgrep -f "$inside" >/dev/null && break; sleep 0.1; done
+pgrep -f "$inside" >/dev/null || fail "the command never started"
+kill -INT "$pid"
+set +e
+wait "$pid"
+rc=$?
+set -e
+assert_eq "$rc" 130 "interrupted run exit status"
+sleep 0.2
+! pgrep -f "$marker" >/dev/null || fail "left running after SIGINT: $(pgrep -af "$marker")"
+! pgrep -f "sleep 30" >/dev/null || fail "sleep left running: $(pgrep -af 'sleep 30')"
 echo "ok: run works on every backend"
