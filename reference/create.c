@@ -231,10 +231,9 @@ int isotier_create(isotier_sandbox **out, const isotier_create_opts *opts, isoti
 		goto fail;
 	isotier_backend_spec spec = {.rootfs = opts->rootfs, .probe_path = probe_path,
 				     .timeout_s = sb->timeout_s};
-	if ((rc = backend->provision(&sb->state, &spec, err)) < 0) {
-		isotier_error_prefix(err, "provision %s", backend->name);
+	/* Backends name themselves and the step in their errors ("bwrap: provision: ..."). */
+	if ((rc = backend->provision(&sb->state, &spec, err)) < 0)
 		goto fail;
-	}
 	if (opts->attest) {
 		uint64_t astart = isotier_now_ns();
 		rc = attest(sb, why, sizeof why, err);
