@@ -5,25 +5,20 @@
 
 #include <errno.h>
 #include <string.h>
-#include <time.h>
 
 #define PROVIDER_FILE_MAX (256 * 1024)
 
-static void today_utc(char *buf, size_t len)
-{
-	time_t now = time(NULL);
-	struct tm tm;
-	gmtime_r(&now, &tm);
-	strftime(buf, len, "%Y-%m-%d", &tm);
-}
-
-/* Days from an ISO date or timestamp to today (negative when in the future). */
+/* Days from an ISO date or timestamp to today (negative when in the future;
+ * a large number for an unreadable date, so it counts as stale). */
 static int days_since(const char *when, const char *today)
 {
-	struct tm a = {0}, b = {0};
-	if (!strptime(when, "%Y-%m-%d", &a) || !strptime(today, "%Y-%m-%d", &b))
-		return -1;
-	return (int)((timegm(&b) - timegm(&a)) / 86400);
+	char date[11] = "";
+	long then, now;
+	if (when)
+		snprintf(date, sizeof date, "%.10s", when);
+	if (isotier_date_days(&then, date) < 0 || isotier_date_days(&now, today) < 0)
+		return 1 << 20;
+	return (int)(now - then);
 }
 
 static void downgrade(isotier_resolution *r, const char *fmt, ...) ISOTIER_PRINTF(2, 3);
@@ -165,7 +160,7 @@ int isotier_resolve(isotier_resolution *out, const isotier_backend *backend,
 	if (o->today)
 		snprintf(today, sizeof today, "%s", o->today);
 	else
-		today_utc(today, sizeof today);
+		isotier_today(today, sizeof today);
 	int max_age = o->max_source_age_days > 0 ? o->max_source_age_days
 						 : ISOTIER_DEFAULT_MAX_SOURCE_AGE_DAYS;
 	const char *dir = o->catalogue_dir ? o->catalogue_dir : isotier_default_catalogue_dir();

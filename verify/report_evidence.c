@@ -6,6 +6,7 @@
  * unreadable becomes a stated problem, never a crash or a guess.
  */
 #include "report_model.h"
+#include "../catalogue/catalogue.h"
 
 #include <cjson/cJSON.h>
 #include <stdarg.h>
@@ -94,32 +95,17 @@ static bool digits(const char *s, size_t n)
 	return true;
 }
 
-static long days_from_civil(long y, unsigned m, unsigned d)
-{
-	/* Howard Hinnant's algorithm: days since 1970-01-01. */
-	y -= m <= 2;
-	long era = (y >= 0 ? y : y - 399) / 400;
-	unsigned yoe = (unsigned)(y - era * 400);
-	unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + (long)doe - 719468;
-}
-
 long report_days(const char *s)
 {
-	if (!s || strnlen(s, 10) < 10 || !digits(s, 4) || s[4] != '-' || !digits(s + 5, 2) ||
-	    s[7] != '-' || !digits(s + 8, 2))
+	/* The date part of a date or a stored timestamp, by the catalogue's own
+	 * calendar check. */
+	char date[11];
+	long days;
+	if (!s || strnlen(s, 10) < 10)
 		return -1;
-	long y = strtol(s, NULL, 10);
-	unsigned m = (unsigned)((s[5] - '0') * 10 + (s[6] - '0'));
-	unsigned d = (unsigned)((s[8] - '0') * 10 + (s[9] - '0'));
-	static const unsigned mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-	if (m < 1 || m > 12 || d < 1)
-		return -1;
-	bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-	if (d > mdays[m - 1] + (m == 2 && leap))
-		return -1;
-	return days_from_civil(y, m, d);
+	memcpy(date, s, 10);
+	date[10] = '\0';
+	return isotier_date_days(&days, date) == 0 ? days : -1;
 }
 
 bool report_valid_date(const char *s)
