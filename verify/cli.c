@@ -2,6 +2,7 @@
  * Kept out of main.c so the unit suites link them too. */
 #include "cli.h"
 
+#include <errno.h>
 #include <stdarg.h>
 
 const char *cli_default_catalogue(void)
@@ -35,4 +36,17 @@ int cli_fail(const isotier_error *err)
 	case ISOTIER_ENOTFOUND: return EXIT_DATAERR;
 	default: return EXIT_SOFTWARE;
 	}
+}
+
+int cli_parse_int(const char *opt, const char *s, int lo, int hi, int *out)
+{
+	char *end = NULL;
+	errno = 0;
+	long v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi) {
+		cli_error("%s: expected a number from %d to %d, got '%s'", opt, lo, hi, s);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
 }

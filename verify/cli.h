@@ -33,6 +33,10 @@ void cli_error(const char *fmt, ...) ISOTIER_PRINTF(1, 2);
 /* Reports err with the exit code chosen for its code. */
 int cli_fail(const isotier_error *err);
 
+/* Parses a whole decimal number in [lo, hi] given to option opt; on error
+ * prints "OPT: expected a number from LO to HI, got 'S'" and returns -1. */
+int cli_parse_int(const char *opt, const char *s, int lo, int hi, int *out);
+
 /* The repository's catalogue directory: $ISOTIER_CATALOGUE, else the
  * compiled-in source tree path, else ./catalogue/providers. */
 const char *cli_default_catalogue(void);

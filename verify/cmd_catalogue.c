@@ -90,16 +90,6 @@ static void print_text(const char *dir, size_t n_providers, const isotier_findin
 	       f->n_errors, f->n_warnings);
 }
 
-static int parse_int(const char *s, int lo, int hi, int *out)
-{
-	char *end;
-	long v = strtol(s, &end, 10);
-	if (!*s || *end || v < lo || v > hi)
-		return -1;
-	*out = (int)v;
-	return 0;
-}
-
 static int catalogue_check(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -119,11 +109,8 @@ static int catalogue_check(int argc, char **argv)
 		switch (c) {
 		case 'c': dir = optarg; break;
 		case 'm':
-			if (parse_int(optarg, 1, 36500, &max_age) < 0) {
-				cli_error("--max-age: '%s' is not a number of days (1-36500)",
-				          optarg);
+			if (cli_parse_int("--max-age", optarg, 1, 36500, &max_age) < 0)
 				return EXIT_USAGE;
-			}
 			break;
 		case 'j': json = true; break;
 		case 't': today = optarg; break;

@@ -42,19 +42,6 @@ static void usage(FILE *f)
 	    REPORT_REVERIFY_DAYS);
 }
 
-static int parse_days(const char *opt, const char *s, int *out)
-{
-	char *end = NULL;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || !end || *end || end == s || v < 1 || v > 36500) {
-		cli_error("%s %s: expected a number of days between 1 and 36500", opt, s);
-		return -1;
-	}
-	*out = (int)v;
-	return 0;
-}
-
 typedef int (*writer_fn)(FILE *, const report_model *);
 
 static const struct {
@@ -156,11 +143,11 @@ static int report_main(int argc, char **argv)
 		case 'N': no_catalogue = true; break;
 		case 't': opts.today = optarg; break;
 		case 'a':
-			if (parse_days("--max-age", optarg, &opts.max_source_age_days) < 0)
+			if (cli_parse_int("--max-age", optarg, 1, 36500, &opts.max_source_age_days) < 0)
 				return EXIT_USAGE;
 			break;
 		case 'r':
-			if (parse_days("--reverify-days", optarg, &opts.reverify_days) < 0)
+			if (cli_parse_int("--reverify-days", optarg, 1, 36500, &opts.reverify_days) < 0)
 				return EXIT_USAGE;
 			break;
 		case 'h': usage(stdout); return EXIT_OK;

@@ -20,16 +20,6 @@ static void run_usage(FILE *f)
 		"output and exit status, and destroys the sandbox.\n");
 }
 
-static int parse_positive(const char *s, int *out)
-{
-	char *end = NULL;
-	long v = strtol(s, &end, 10);
-	if (!*s || *end || v <= 0 || v > 100000)
-		return -1;
-	*out = (int)v;
-	return 0;
-}
-
 static int run_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -74,11 +64,9 @@ static int run_main(int argc, char **argv)
 		case 't': {
 			int *dst = c == 'm' ? &opts.max_source_age_days
 				 : c == 'v' ? &opts.require_verified_days : &opts.timeout_s;
-			if (parse_positive(optarg, dst) < 0) {
-				cli_error("--%s: '%s' is not a positive number",
-					  c == 'm' ? "max-age" : c == 'v' ? "require-verified" : "timeout", optarg);
+			if (cli_parse_int(c == 'm' ? "--max-age" : c == 'v' ? "--require-verified" : "--timeout",
+					  optarg, 1, 36500, dst) < 0)
 				return EXIT_USAGE;
-			}
 			break;
 		}
 		case 'h': run_usage(stdout); return EXIT_OK;

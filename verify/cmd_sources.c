@@ -338,16 +338,6 @@ static void usage(FILE *f)
 	    cli_default_catalogue(), ISOTIER_DEFAULT_DB);
 }
 
-static int parse_int(const char *s, int lo, int hi, int *out)
-{
-	char *end;
-	long v = strtol(s, &end, 10);
-	if (!*s || *end || v < lo || v > hi)
-		return -1;
-	*out = (int)v;
-	return 0;
-}
-
 static int run_checks(struct run *r, const char *db_path, const char *dir, int jobs, int timeout_s,
                       const char **status_out)
 {
@@ -412,17 +402,12 @@ static int sources_check(int argc, char **argv)
 		case 'c': dir = optarg; break;
 		case 'd': db_path = optarg; break;
 		case 'j':
-			if (parse_int(optarg, 1, 64, &jobs) < 0) {
-				cli_error("--jobs: '%s' is not a number from 1 to 64", optarg);
+			if (cli_parse_int("--jobs", optarg, 1, 64, &jobs) < 0)
 				return EXIT_USAGE;
-			}
 			break;
 		case 't':
-			if (parse_int(optarg, 1, 600, &timeout_s) < 0) {
-				cli_error("--timeout: '%s' is not a number of seconds (1-600)",
-				          optarg);
+			if (cli_parse_int("--timeout", optarg, 1, 600, &timeout_s) < 0)
 				return EXIT_USAGE;
-			}
 			break;
 		case 'J': json = true; break;
 		case 'p': only[n_only++] = optarg; break;

@@ -293,25 +293,12 @@ static void usage(FILE *f)
 	       "130 interrupted (143 by SIGTERM).\n");
 }
 
-static int parse_int(const char *opt, const char *s, long lo, long hi, long *out)
-{
-	char *end;
-	errno = 0;
-	long v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < lo || v > hi) {
-		cli_error("%s: expected a number from %ld to %ld, got '%s'", opt, lo, hi, s);
-		return -1;
-	}
-	*out = v;
-	return 0;
-}
-
 typedef struct verify_opts {
 	const char *names[32];
 	size_t n_names;
 	bool all, json;
 	const char *db, *catalogue, *host_provider;
-	long jobs, timeout_s, busy_ms;
+	int jobs, timeout_s, busy_ms;
 } verify_opts;
 
 static int parse_args(verify_opts *o, int argc, char **argv)
@@ -331,7 +318,7 @@ static int parse_args(verify_opts *o, int argc, char **argv)
 	};
 	*o = (verify_opts){.db = ISOTIER_DEFAULT_DB, .jobs = 4, .timeout_s = 60, .busy_ms = 5000};
 	const char *env = getenv("ISOTIER_BUSY_TIMEOUT_MS");
-	if (env && *env && parse_int("ISOTIER_BUSY_TIMEOUT_MS", env, 1, 3600000, &o->busy_ms) < 0)
+	if (env && *env && cli_parse_int("ISOTIER_BUSY_TIMEOUT_MS", env, 1, 3600000, &o->busy_ms) < 0)
 		return EXIT_USAGE;
 	int c;
 	optind = 1;
@@ -357,15 +344,15 @@ static int parse_args(verify_opts *o, int argc, char **argv)
 		case 'c': o->catalogue = optarg; break;
 		case 'p': o->host_provider = optarg; break;
 		case 'j':
-			if (parse_int("--jobs", optarg, 1, 64, &o->jobs) < 0)
+			if (cli_parse_int("--jobs", optarg, 1, 64, &o->jobs) < 0)
 				return EXIT_USAGE;
 			break;
 		case 't':
-			if (parse_int("--timeout", optarg, 1, 86400, &o->timeout_s) < 0)
+			if (cli_parse_int("--timeout", optarg, 1, 86400, &o->timeout_s) < 0)
 				return EXIT_USAGE;
 			break;
 		case 'B':
-			if (parse_int("--busy-timeout", optarg, 1, 3600000, &o->busy_ms) < 0)
+			if (cli_parse_int("--busy-timeout", optarg, 1, 3600000, &o->busy_ms) < 0)
 				return EXIT_USAGE;
 			break;
 		case 'J': o->json = true; break;
@@ -395,12 +382,12 @@ static bool db_locked(const isotier_error *err)
 	       (strstr(err->message, "locked") || strstr(err->message, "busy"));
 }
 
-static int db_fail(const isotier_error *err, const char *db, long busy_ms)
+static int db_fail(const isotier_error *err, const char *db, int busy_ms)
 {
 	if (db_locked(err)) {
 		char msg[ISOTIER_ERROR_MESSAGE_MAX + 256];
 		snprintf(msg, sizeof msg,
-		         "history database %s is locked by another process (waited %ld ms; "
+		         "history database %s is locked by another process (waited %d ms; "
 		         "--busy-timeout MS waits longer): %s",
 		         db, busy_ms, err->message);
 		cli_error("%s", msg);
@@ -517,7 +504,7 @@ static int verify_main(int argc, char **argv)
 		snprintf(commit, sizeof commit, "unknown");
 	cleanup_history isotier_history *h = NULL;
 	int64_t run_id = 0;
-	if (isotier_history_open(&h, o.db, (int)o.busy_ms, &err) < 0 ||
+	if (isotier_history_open(&h, o.db, o.busy_ms, &err) < 0 ||
 	    isotier_history_run_begin(h, &run_id, "verify", commit, &err) < 0) {
 		free(jobs);
 		isotier_catalogue_free(cat);
@@ -525,7 +512,7 @@ static int verify_main(int argc, char **argv)
 	}
 
 	verify_ctx ctx = {
-	    .jobs = jobs, .n_jobs = n_jobs, .probe_path = probe, .timeout_s = (int)o.timeout_s};
+	    .jobs = jobs, .n_jobs = n_jobs, .probe_path = probe, .timeout_s = o.timeout_s};
 	pthread_mutex_init(&ctx.lock, NULL);
 	pthread_cond_init(&ctx.cond, NULL);
 	size_t n_threads = (size_t)o.jobs < n_jobs ? (size_t)o.jobs : n_jobs;
