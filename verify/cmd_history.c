@@ -123,7 +123,7 @@ static int history_main(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},        {NULL, 0, NULL, 0},
 	};
 	const char *db = ISOTIER_DEFAULT_DB, *backend = NULL;
-	long limit = 50;
+	int limit = 50;
 	bool json = false;
 	int c;
 	optind = 1;
@@ -137,16 +137,10 @@ static int history_main(int argc, char **argv)
 			}
 			backend = optarg;
 			break;
-		case 'l': {
-			char *end;
-			errno = 0;
-			limit = strtol(optarg, &end, 10);
-			if (errno || *end || end == optarg || limit < 0 || limit > INT_MAX) {
-				cli_error("--limit: expected a number >= 0, got '%s'", optarg);
+		case 'l':
+			if (cli_parse_int("--limit", optarg, 0, INT_MAX, &limit) < 0)
 				return EXIT_USAGE;
-			}
 			break;
-		}
 		case 'j': json = true; break;
 		case 'h': usage(stdout); return EXIT_OK;
 		default: usage(stderr); return EXIT_USAGE;
@@ -168,7 +162,7 @@ static int history_main(int argc, char **argv)
 		return cli_fail(&err);
 	observation_row *rows = NULL;
 	size_t n = 0;
-	if ((rc = observations_list(h, backend, (int)limit, &rows, &n, &err)) < 0)
+	if ((rc = observations_list(h, backend, limit, &rows, &n, &err)) < 0)
 		return cli_fail(&err);
 	if (json)
 		rc = print_json(db, rows, n);
