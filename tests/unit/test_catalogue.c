@@ -2,6 +2,7 @@
  * rule with file and field), quote normalisation, page text extraction and
  * SHA-256. */
 #include <check.h>
+#include "check_run.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -437,9 +438,5 @@ int main(void)
 	tcase_add_test(tc, html_text_extraction);
 	tcase_add_test(tc, sha256_vectors);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(s);
 }

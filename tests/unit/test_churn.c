@@ -1,6 +1,7 @@
 /* test_churn.c - the CHURN.md and CHANGELOG.md parsers (hostile input, line
  * numbers in errors), change matching and semver ordering. */
 #include <check.h>
+#include "check_run.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -277,9 +278,5 @@ int main(void)
 	tcase_add_test(tc, changelog_sections);
 	tcase_add_test(tc, semver);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(s);
 }

@@ -1,6 +1,7 @@
 /* test_judge.c - the verdict table: claim (tier + mechanism) against the
  * probe's layers, over many cases, through the real probe JSON parser. */
 #include <check.h>
+#include "check_run.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -257,9 +258,5 @@ int main(void)
 	tcase_add_test(tc, names_round_trip);
 	tcase_add_test(tc, mechanism_kinds);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(s);
 }

@@ -5,6 +5,7 @@
  * environments it cannot host and for lying inputs. Strong evidence wins.
  */
 #include <check.h>
+#include "check_run.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -258,9 +259,5 @@ int main(void)
 	tcase_add_test(tc, signal_families_and_weights);
 	tcase_add_test(tc, weight_rules_on_hand_made_tables);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(s);
 }

@@ -6,6 +6,7 @@
  * to the captured bytes.
  */
 #include <check.h>
+#include "check_run.h"
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -285,9 +286,5 @@ int main(void)
 	tcase_add_test(tc, emit_capture_round_trips);
 	tcase_add_test(tc, environ_is_redacted);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(s);
 }

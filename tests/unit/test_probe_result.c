@@ -2,6 +2,7 @@
  * input: wrong types, huge strings, missing fields, unknown enum values,
  * self-contradiction, nesting, size. */
 #include <check.h>
+#include "check_run.h"
 #include <stdlib.h>
 #include <string.h>
 
@@ -396,9 +397,5 @@ int main(void)
 	tcase_add_test(tc, the_real_probe_output_parses);
 	tcase_add_test(tc, names);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(s);
 }

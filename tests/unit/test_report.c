@@ -6,6 +6,7 @@
  * output when regenerated.
  */
 #include <check.h>
+#include "check_run.h"
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -461,9 +462,5 @@ int main(void)
 	tcase_add_test(tm, timeline_months_with_gaps);
 	tcase_add_test(tm, model_errors);
 	suite_add_tcase(s, tm);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(s);
 }

@@ -1,5 +1,6 @@
 /* test_tier.c - the rank of ADR-0018 over all 16 pairs, names and parsing. */
 #include <check.h>
+#include "check_run.h"
 #include <stdlib.h>
 
 #include "isotier.h"
@@ -50,9 +51,5 @@ int main(void)
 	tcase_add_loop_test(tc, rank_all_pairs, 0, 16);
 	tcase_add_test(tc, names_round_trip);
 	suite_add_tcase(s, tc);
-	SRunner *sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	int failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return run_suite(s);
 }
