@@ -4,6 +4,7 @@
 
 #include <errno.h>
 #include <stdarg.h>
+#include <string.h>
 
 const char *cli_default_catalogue(void)
 {
@@ -49,4 +50,18 @@ int cli_parse_int(const char *opt, const char *s, int lo, int hi, int *out)
 	}
 	*out = (int)v;
 	return 0;
+}
+
+int cli_subcommand(int argc, char **argv, const char *sub, int (*run)(int, char **),
+		   void (*usage)(FILE *))
+{
+	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+		usage(argc < 2 ? stderr : stdout);
+		return argc < 2 ? EXIT_USAGE : EXIT_OK;
+	}
+	if (!strcmp(argv[1], sub))
+		return run(argc - 1, argv + 1);
+	cli_error("%s: unknown subcommand '%s'", argv[0], argv[1]);
+	usage(stderr);
+	return EXIT_USAGE;
 }

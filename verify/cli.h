@@ -33,6 +33,11 @@ void cli_error(const char *fmt, ...) ISOTIER_PRINTF(1, 2);
 /* Reports err with the exit code chosen for its code. */
 int cli_fail(const isotier_error *err);
 
+/* For a command whose one subcommand is `sub` ("catalogue check"): help,
+ * dispatch, or a usage error naming the unknown subcommand. */
+int cli_subcommand(int argc, char **argv, const char *sub, int (*run)(int, char **),
+		   void (*usage)(FILE *));
+
 /* Parses a whole decimal number in [lo, hi] given to option opt; on error
  * prints "OPT: expected a number from LO to HI, got 'S'" and returns -1. */
 int cli_parse_int(const char *opt, const char *s, int lo, int hi, int *out);

@@ -474,15 +474,7 @@ static int sources_check(int argc, char **argv)
 
 static int sources_main(int argc, char **argv)
 {
-	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-		usage(argc < 2 ? stderr : stdout);
-		return argc < 2 ? EXIT_USAGE : EXIT_OK;
-	}
-	if (!strcmp(argv[1], "check"))
-		return sources_check(argc - 1, argv + 1);
-	cli_error("sources: unknown subcommand '%s'", argv[1]);
-	usage(stderr);
-	return EXIT_USAGE;
+	return cli_subcommand(argc, argv, "check", sources_check, usage);
 }
 
 const struct cli_command cli_sources = {
