@@ -6,51 +6,16 @@
  */
 #include "oci.h"
 
-#include <errno.h>
-
-static const isotier_oci_runtime runc_rt = {.name = "runc", .global = NULL, .gvisor = false};
+static const isotier_oci_runtime runc_rt = {.name = "runc"};
 
 static int runc_available(char *why, size_t why_len)
 {
-	char path[4096];
-	if (isotier_find_program(path, sizeof path, "runc") != 0) {
-		snprintf(why, why_len, "runc not found in PATH");
-		return 0;
-	}
-	if (geteuid() != 0) {
-		snprintf(why, why_len, "runc needs root here (rootless runc is not configured)");
-		return 0;
-	}
-	snprintf(why, why_len, "%s", path);
-	return 1;
+	return isotier_oci_available(&runc_rt, why, why_len);
 }
 
 static int runc_provision(void **out, const isotier_backend_spec *spec, isotier_error *err)
 {
-	*out = NULL;
-	char why[256];
-	if (!runc_available(why, sizeof why))
-		return isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0, "runc: %s", why);
-	isotier_oci_bundle *b = NULL;
-	int rc = isotier_oci_provision(&b, &runc_rt, spec, err);
-	if (rc)
-		return isotier_error_prefix(err, "runc: provision");
-	*out = b;
-	return 0;
-}
-
-static int runc_exec(void *p, const isotier_exec_request *req, int *exit_status, isotier_error *err)
-{
-	int rc = isotier_oci_exec(p, req, exit_status, err);
-	if (rc)
-		return isotier_error_prefix(err, "runc: exec %s",
-		                            req && req->argv && req->argv[0] ? req->argv[0] : "");
-	return 0;
-}
-
-static void runc_destroy(void *p)
-{
-	isotier_oci_destroy(p);
+	return isotier_oci_backend_provision(out, &runc_rt, spec, err);
 }
 
 const isotier_backend isotier_backend_runc = {
@@ -59,6 +24,6 @@ const isotier_backend isotier_backend_runc = {
     .description = "runc: OCI bundle written by isotier, read-only root view (CONTAINER)",
     .available = runc_available,
     .provision = runc_provision,
-    .exec = runc_exec,
-    .destroy = runc_destroy,
+    .exec = isotier_oci_backend_exec,
+    .destroy = isotier_oci_backend_destroy,
 };

@@ -332,3 +332,48 @@ int isotier_oci_exec(isotier_oci_bundle *b, const isotier_exec_request *req, int
 	delete_registered(b, id);
 	return rc;
 }
+
+int isotier_oci_available(const isotier_oci_runtime *rt, char *why, size_t why_len)
+{
+	char path[4096];
+	if (isotier_find_program(path, sizeof path, rt->name) != 0) {
+		snprintf(why, why_len, "%s not found in PATH", rt->name);
+		return 0;
+	}
+	if (geteuid() != 0) {
+		snprintf(why, why_len, "%s needs root here (rootless mode is not configured)", rt->name);
+		return 0;
+	}
+	snprintf(why, why_len, "%s%s%s%s", path, rt->note ? " (" : "", rt->note ? rt->note : "",
+	         rt->note ? ")" : "");
+	return 1;
+}
+
+int isotier_oci_backend_provision(void **out, const isotier_oci_runtime *rt,
+                                  const isotier_backend_spec *spec, isotier_error *err)
+{
+	*out = NULL;
+	char why[256];
+	if (!isotier_oci_available(rt, why, sizeof why))
+		return isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0, "%s: %s", rt->name, why);
+	isotier_oci_bundle *b = NULL;
+	if (isotier_oci_provision(&b, rt, spec, err))
+		return isotier_error_prefix(err, "%s: provision", rt->name);
+	*out = b;
+	return 0;
+}
+
+int isotier_oci_backend_exec(void *bundle, const isotier_exec_request *req, int *exit_status,
+                             isotier_error *err)
+{
+	isotier_oci_bundle *b = bundle;
+	if (isotier_oci_exec(b, req, exit_status, err))
+		return isotier_error_prefix(err, "%s: exec %s", b->rt->name,
+		                            req && req->argv && req->argv[0] ? req->argv[0] : "");
+	return 0;
+}
+
+void isotier_oci_backend_destroy(void *bundle)
+{
+	isotier_oci_destroy(bundle);
+}

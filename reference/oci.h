@@ -15,6 +15,7 @@ typedef struct isotier_oci_runtime {
 	const char *name;          /* "runc" */
 	const char *const *global; /* global flags after --root (NULL-terminated) */
 	bool gvisor;               /* runsc: no mqueue, relay stdout/stderr through pipes */
+	const char *note;          /* appended to the availability reason ("platform ptrace") */
 } isotier_oci_runtime;
 
 typedef struct isotier_oci_bundle {
@@ -37,5 +38,14 @@ int isotier_oci_exec(isotier_oci_bundle *b, const isotier_exec_request *req, int
                      isotier_error *err);
 /* Removes the bundle (after deleting any container left in its state dir). */
 void isotier_oci_destroy(isotier_oci_bundle *b);
+
+/* The backend operations of an OCI runtime, shared by runc and runsc: each
+ * backend file only names its runtime. Errors are prefixed "NAME: step". */
+int isotier_oci_available(const isotier_oci_runtime *rt, char *why, size_t why_len);
+int isotier_oci_backend_provision(void **out, const isotier_oci_runtime *rt,
+                                  const isotier_backend_spec *spec, isotier_error *err);
+int isotier_oci_backend_exec(void *bundle, const isotier_exec_request *req, int *exit_status,
+                             isotier_error *err);
+void isotier_oci_backend_destroy(void *bundle);
 
 #endif
