@@ -86,15 +86,25 @@ static int exec_sql(isotier_history *h, const char *sql, isotier_error *err, con
 	return 0;
 }
 
-int isotier_history_schema_version(isotier_history *h)
+/* PRAGMA user_version, or <0 with the connection's own error in err: a
+ * corrupt file or an unopenable WAL says so instead of "schema -1". */
+static int read_schema_version(isotier_history *h, int *version, const char *path,
+			       isotier_error *err)
 {
 	sqlite3_stmt *stmt = NULL;
-	int version = -1;
-	if (sqlite3_prepare_v2(h->db, "PRAGMA user_version", -1, &stmt, NULL) == SQLITE_OK &&
-	    sqlite3_step(stmt) == SQLITE_ROW)
-		version = sqlite3_column_int(stmt, 0);
+	int rc = sqlite3_prepare_v2(h->db, "PRAGMA user_version", -1, &stmt, NULL);
+	if (rc == SQLITE_OK)
+		rc = sqlite3_step(stmt);
+	if (rc == SQLITE_ROW)
+		*version = sqlite3_column_int(stmt, 0);
 	sqlite3_finalize(stmt);
-	return version;
+	return rc == SQLITE_ROW ? 0 : isotier_history_sql_error(h, err, path);
+}
+
+int isotier_history_schema_version(isotier_history *h)
+{
+	int version = -1;
+	return read_schema_version(h, &version, "", NULL) == 0 ? version : -1;
 }
 
 static int migrate(isotier_history *h, const char *path, isotier_error *err)
@@ -102,8 +112,12 @@ static int migrate(isotier_history *h, const char *path, isotier_error *err)
 	/* One transaction per step: a crash leaves the previous version intact. */
 	int rc = isotier_history_begin(h, err);
 	if (rc < 0)
+		return isotier_error_prefix(err, "%s", path);
+	int version = -1;
+	if ((rc = read_schema_version(h, &version, path, err)) < 0) {
+		isotier_history_rollback(h);
 		return rc;
-	int version = isotier_history_schema_version(h);
+	}
 	if (version < 0 || version > SCHEMA_VERSION) {
 		isotier_history_rollback(h);
 		return isotier_error_set(err, ISOTIER_EDB, 0,
@@ -155,6 +169,23 @@ int isotier_history_open(isotier_history **out, const char *path, int busy_ms, i
 	return 0;
 }
 
+/* "file:PATH?immutable=1" with PATH percent-encoded where URIs need it. */
+static int immutable_uri(char *buf, size_t len, const char *path)
+{
+	size_t o = 0;
+	o += (size_t)snprintf(buf, len, "file:");
+	for (const unsigned char *p = (const unsigned char *)path; *p && o + 4 < len; p++) {
+		if (*p == '%' || *p == '?' || *p == '#' || *p < 0x21 || *p >= 0x7f)
+			o += (size_t)snprintf(buf + o, len - o, "%%%02X", *p);
+		else
+			buf[o++] = (char)*p;
+	}
+	if (o + sizeof "?immutable=1" > len)
+		return ISOTIER_EINVAL;
+	memcpy(buf + o, "?immutable=1", sizeof "?immutable=1");
+	return 0;
+}
+
 int isotier_history_open_readonly(isotier_history **out, const char *path, isotier_error *err)
 {
 	if (access(path, R_OK) != 0)
@@ -163,8 +194,26 @@ int isotier_history_open_readonly(isotier_history **out, const char *path, isoti
 	int rc = history_open(&h, path, SQLITE_OPEN_READONLY, 5000, err);
 	if (rc < 0)
 		return rc;
-	int version = isotier_history_schema_version(h);
-	if (version < 0 || version > SCHEMA_VERSION) {
+	int version = -1;
+	if (read_schema_version(h, &version, path, err) < 0) {
+		/* A WAL database needs its -shm file; in a directory we cannot
+		 * write (an archive, a read-only mount) open it as immutable: no
+		 * one is writing it there. */
+		int sqlite_rc = sqlite3_extended_errcode(h->db);
+		isotier_history_close(h);
+		h = NULL;
+		char uri[8192];
+		if (((sqlite_rc & 0xff) != SQLITE_CANTOPEN && (sqlite_rc & 0xff) != SQLITE_READONLY) ||
+		    immutable_uri(uri, sizeof uri, path) < 0)
+			return ISOTIER_EDB;
+		if ((rc = history_open(&h, uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, 5000, err)) < 0)
+			return rc;
+		if ((rc = read_schema_version(h, &version, path, err)) < 0) {
+			isotier_history_close(h);
+			return rc;
+		}
+	}
+	if (version > SCHEMA_VERSION) {
 		isotier_history_close(h);
 		return isotier_error_set(err, ISOTIER_EDB, 0,
 					 "%s: schema version %d is not one this isotier knows (max %d)",

@@ -59,9 +59,14 @@ void isotier_utc_now(char *buf, size_t len);
 /* Reads a whole file of at most max bytes; NUL-terminated. Returns 0 or <0. */
 int isotier_read_file(char **out, size_t *out_len, const char *path, size_t max, isotier_error *err);
 
-/* Writes text with terminal control characters made visible (\x1b -> "\\x1b"),
- * for printing anything that came from a sandbox or a web page to a terminal. */
+/* Writes text with everything that could rewrite a terminal made visible:
+ * C0/C1 controls ("\\x1b"), bidirectional overrides ("\\u202e"), invalid
+ * UTF-8 bytes ("\\xff"). For anything that came from a sandbox, a database or
+ * a web page. _sanitized keeps newlines and tabs (whole messages, lines we
+ * formatted); _inline escapes them too (one value in a table cell or line,
+ * where a newline could forge a row). */
 void isotier_fputs_sanitized(FILE *f, const char *s);
+void isotier_fputs_inline(FILE *f, const char *s);
 
 /* $ISOTIER_CATALOGUE, else the source tree's catalogue/providers, else
  * ./catalogue/providers. */

@@ -112,7 +112,12 @@ static int resolve_history(isotier_resolution *r, const char *backend, const iso
 	cleanup_stmt sqlite3_stmt *latest = NULL;
 	if (sqlite3_prepare_v2(isotier_history_db(h),
 			       "SELECT verdict, observed_at, COALESCE(reason, '') FROM observations"
-			       " WHERE backend = ?1 ORDER BY observed_at DESC, id DESC LIMIT 1",
+			       " WHERE backend = ?1"
+			       /* Only a judgement counts: an INCONCLUSIVE or UNAVAILABLE run
+				* (a probe that timed out, a runtime made to fail) must not
+				* clear a contradiction. */
+			       " AND verdict IN ('CONFIRMED', 'CONSISTENT', 'EXCEEDS', 'CONTRADICTED')"
+			       " ORDER BY observed_at DESC, id DESC LIMIT 1",
 			       -1, &latest, NULL) != SQLITE_OK)
 		return isotier_history_sql_error(h, err, "read latest observation");
 	sqlite3_bind_text(latest, 1, backend, -1, SQLITE_STATIC);
@@ -122,7 +127,7 @@ static int resolve_history(isotier_resolution *r, const char *backend, const iso
 		snprintf(r->latest_at, sizeof r->latest_at, "%s",
 			 (const char *)sqlite3_column_text(latest, 1));
 		if (r->resolved != ISOTIER_UNKNOWN && !strcmp(r->latest_verdict, "CONTRADICTED")) {
-			downgrade(r, "latest observation of %s (%s) CONTRADICTED the claim: %s", backend,
+			downgrade(r, "latest judged observation of %s (%s) CONTRADICTED the claim: %s", backend,
 				  r->latest_at, (const char *)sqlite3_column_text(latest, 2));
 			return 0;
 		}

@@ -3,7 +3,8 @@
  *
  * The catalogue claim counts only if its entry validates and its newest
  * provider-published source is within the max age, and the latest stored
- * observation of the backend is not CONTRADICTED; with require_verified_days,
+ * judgement of the backend (CONFIRMED, CONSISTENT, EXCEEDS or CONTRADICTED;
+ * an INCONCLUSIVE or UNAVAILABLE run judges nothing) is not CONTRADICTED; with require_verified_days,
  * a CONFIRMED or CONSISTENT observation that recent is also demanded.
  * Otherwise the resolved tier is UNKNOWN and `reason` says why.
  */
@@ -27,7 +28,7 @@ typedef struct isotier_resolution {
 	char source_retrieved[16];
 	isotier_tier resolved;  /* the tier we can defend */
 	char reason[1024];      /* why resolved < claimed, or what vouches for it */
-	char latest_verdict[32];/* of the newest observation; "" when none */
+	char latest_verdict[32];/* of the newest judged observation; "" when none */
 	char latest_at[32];
 } isotier_resolution;
 

@@ -4,6 +4,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <time.h>
 
 void isotier_utc_now(char *buf, size_t len)
@@ -16,9 +19,16 @@ void isotier_utc_now(char *buf, size_t len)
 
 int isotier_read_file(char **out, size_t *out_len, const char *path, size_t max, isotier_error *err)
 {
-	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Non-blocking, and regular files only, checked on the open descriptor:
+	 * a FIFO or a /proc file like kmsg swapped in must not hang us. */
+	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return isotier_error_set(err, ISOTIER_EIO, errno, "open %s", path);
+	struct stat st;
+	if (fstat(fd, &st) < 0)
+		return isotier_error_set(err, ISOTIER_EIO, errno, "stat %s", path);
+	if (!S_ISREG(st.st_mode))
+		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: not a regular file", path);
 	size_t cap = 4096, len = 0;
 	cleanup_free char *buf = malloc(cap + 1);
 	if (!buf)
@@ -38,6 +48,9 @@ int isotier_read_file(char **out, size_t *out_len, const char *path, size_t max,
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
+			if (errno == EAGAIN)
+				return isotier_error_set(err, ISOTIER_EDATA, 0,
+							 "%s: would block (not a plain file)", path);
 			return isotier_error_set(err, ISOTIER_EIO, errno, "read %s", path);
 		}
 		if (n == 0)
@@ -53,12 +66,75 @@ int isotier_read_file(char **out, size_t *out_len, const char *path, size_t max,
 	return 0;
 }
 
+/* Length of the valid UTF-8 sequence at p (1-4), and its code point; 0 when
+ * the bytes are not valid UTF-8 (overlong, surrogate, truncated...). */
+static size_t utf8_decode(const unsigned char *p, uint32_t *cp)
+{
+	size_t len;
+	uint32_t min;
+	if (p[0] < 0x80) {
+		*cp = p[0];
+		return 1;
+	} else if ((p[0] & 0xe0) == 0xc0) {
+		len = 2, min = 0x80, *cp = p[0] & 0x1f;
+	} else if ((p[0] & 0xf0) == 0xe0) {
+		len = 3, min = 0x800, *cp = p[0] & 0x0f;
+	} else if ((p[0] & 0xf8) == 0xf0) {
+		len = 4, min = 0x10000, *cp = p[0] & 0x07;
+	} else {
+		return 0;
+	}
+	for (size_t i = 1; i < len; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+		*cp = (*cp << 6) | (p[i] & 0x3f);
+	}
+	if (*cp < min || *cp > 0x10ffff || (*cp >= 0xd800 && *cp <= 0xdfff))
+		return 0;
+	return len;
+}
+
+/* Code points that can rewrite what a terminal shows: C0/C1 controls, DEL,
+ * bidirectional overrides and isolates, line/paragraph separators. */
+static bool terminal_unsafe(uint32_t cp)
+{
+	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x200e || cp == 0x200f ||
+	       (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0x2028 ||
+	       cp == 0x2029;
+}
+
+static void fputs_escaped(FILE *f, const char *s, bool keep_layout)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		uint32_t cp = 0;
+		size_t n = utf8_decode(p, &cp);
+		if (n == 0) {
+			fprintf(f, "\\x%02x", *p++);
+			continue;
+		}
+		if (keep_layout && (cp == '\n' || cp == '\t'))
+			fputc((int)cp, f);
+		else if (cp == '\n')
+			fputs("\\n", f);
+		else if (cp == '\t')
+			fputs("\\t", f);
+		else if (cp < 0x80 && terminal_unsafe(cp))
+			fprintf(f, "\\x%02x", (unsigned)cp);
+		else if (terminal_unsafe(cp))
+			fprintf(f, "\\u%04x", (unsigned)cp);
+		else
+			fwrite(p, 1, n, f);
+		p += n;
+	}
+}
+
 void isotier_fputs_sanitized(FILE *f, const char *s)
 {
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-		if ((*p < 0x20 && *p != '\n' && *p != '\t') || *p == 0x7f)
-			fprintf(f, "\\x%02x", *p);
-		else
-			fputc(*p, f);
-	}
+	fputs_escaped(f, s, true);
+}
+
+void isotier_fputs_inline(FILE *f, const char *s)
+{
+	fputs_escaped(f, s, false);
 }

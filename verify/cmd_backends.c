@@ -56,10 +56,10 @@ static int backends_main(int argc, char **argv)
 		} else {
 			printf("%-13s %-10s %-10s %-9s ", b->name, isotier_tier_name(r.claimed),
 			       isotier_tier_name(r.resolved), avail ? "yes" : "no");
-			isotier_fputs_sanitized(stdout, r.reason);
+			isotier_fputs_inline(stdout, r.reason);
 			if (!avail) {
 				fputs(" [unavailable: ", stdout);
-				isotier_fputs_sanitized(stdout, why);
+				isotier_fputs_inline(stdout, why);
 				fputc(']', stdout);
 			}
 			fputc('\n', stdout);

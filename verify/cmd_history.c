@@ -72,7 +72,7 @@ static void cell(const char *s, int width)
 {
 	const char *v = s && *s ? s : "-";
 	if (width <= 0) {
-		isotier_fputs_sanitized(stdout, v);
+		isotier_fputs_inline(stdout, v);
 		return;
 	}
 	char buf[128];
@@ -80,7 +80,7 @@ static void cell(const char *s, int width)
 		snprintf(buf, sizeof buf, "%.*s~", width - 1, v);
 	else
 		snprintf(buf, sizeof buf, "%s", v);
-	isotier_fputs_sanitized(stdout, buf);
+	isotier_fputs_inline(stdout, buf);
 	for (size_t k = strlen(buf); k < (size_t)width + 2; k++)
 		fputc(' ', stdout);
 }

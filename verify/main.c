@@ -1,6 +1,7 @@
 /* main.c - `isotier`: dispatch to one subcommand. */
 #include "cli.h"
 
+#include <errno.h>
 #include <string.h>
 
 /* Each subcommand lives in its own file; weak references keep the table
@@ -19,6 +20,18 @@ static const struct cli_command *const commands[] = {
 	&cli_run,    &cli_churn,   &cli_report,
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
+
+/* A report cut short by a full disk or a closed pipe must not look like
+ * success to a CI job: a command that would exit 0 exits 74 instead. */
+static int finish_stdout(int rc)
+{
+	if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
+		int saved = errno;
+		cli_error("writing standard output: %s", strerror(saved ? saved : EIO));
+		return rc == EXIT_OK ? EXIT_IOERR : rc;
+	}
+	return rc;
+}
 
 static void usage(FILE *f)
 {
@@ -47,7 +60,7 @@ int main(int argc, char **argv)
 	}
 	for (size_t i = 0; i < N_COMMANDS; i++)
 		if (commands[i] && !strcmp(argv[1], commands[i]->name))
-			return commands[i]->main(argc - 1, argv + 1);
+			return finish_stdout(commands[i]->main(argc - 1, argv + 1));
 	cli_error("unknown command '%s'", argv[1]);
 	usage(stderr);
 	return EXIT_USAGE;

@@ -46,6 +46,12 @@ sqlite3 "$db" "INSERT INTO runs(started_at, tool_version, command, status) VALUE
   VALUES (last_insert_rowid(), '2026-01-01T00:00:00Z', 'bwrap', 'NONE', 'CONTRADICTED', 'no container layer seen');"
 expect_refusal contradicted "CONTRADICTED the claim: no container layer seen" --backend bwrap --db "$db" --require-isolation CONTAINER
 run_id=$(sqlite3 "$db" "SELECT max(id) FROM runs")
+# A later run that judged nothing (a probe made to time out) does not clear it.
+sqlite3 "$db" "INSERT INTO observations(run_id, observed_at, backend, observed_tier, verdict, reason)
+  VALUES ($run_id, '2026-01-02T00:00:00Z', 'bwrap', 'UNKNOWN', 'INCONCLUSIVE', 'probe timed out');
+  INSERT INTO observations(run_id, observed_at, backend, observed_tier, verdict, reason)
+  VALUES ($run_id, '2026-01-03T00:00:00Z', 'bwrap', 'UNKNOWN', 'UNAVAILABLE', 'bwrap missing');"
+expect_refusal still-contradicted "CONTRADICTED the claim: no container layer seen" --backend bwrap --db "$db" --require-isolation CONTAINER
 sqlite3 "$db" "INSERT INTO observations(run_id, observed_at, backend, observed_tier, verdict, reason)
   VALUES ($run_id, strftime('%Y-%m-%dT%H:%M:%SZ','now'), 'bwrap', 'CONTAINER', 'CONFIRMED', 'ok');"
 out=$("$ISOTIER_BIN" run --backend bwrap --db "$db" --require-isolation CONTAINER --require-verified 1 -- /bin/echo allowed)

@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# An auditor reads an archived history they cannot write (another user, a
+# read-only directory): history, report and backends still work, and a file
+# that is not a database is named as such, not as a schema problem.
+. "$ISOTIER_ROOT/tests/lib.sh"
+id nobody >/dev/null 2>&1 || skip "no 'nobody' user to read as"
+[ "$(id -u)" -eq 0 ] || skip "needs root to switch to nobody"
+chmod 755 "$TMP"
+mkdir "$TMP/archive"
+"$ISOTIER_BIN" run --db "$TMP/archive/h.db" --backend host -- /bin/true
+sqlite3 "$TMP/archive/h.db" "PRAGMA wal_checkpoint(TRUNCATE);" >/dev/null
+rm -f "$TMP/archive/h.db-wal" "$TMP/archive/h.db-shm"
+chmod 755 "$TMP/archive"; chmod 644 "$TMP/archive/h.db"
+as_nobody() { su nobody -s /bin/sh -c "$*"; }
+out=$(as_nobody "'$ISOTIER_BIN' history --db '$TMP/archive/h.db'") || fail "history as nobody: $out"
+assert_contains "$out" "no observations"
+as_nobody "'$ISOTIER_BIN' report --db '$TMP/archive/h.db' --format md" >"$TMP/report.md" \
+  || fail "report as nobody failed"
+assert_contains "$(cat "$TMP/report.md")" "isotier isolation report"
+[ ! -e "$TMP/archive/h.db-shm" ] || fail "a read-only reader created files in the archive"
+
+head -c 65536 /dev/urandom >"$TMP/junk.db"
+set +e
+err=$("$ISOTIER_BIN" history --db "$TMP/junk.db" 2>&1)
+set -e
+assert_contains "$err" "file is not a database"
+echo "ok: read-only histories"

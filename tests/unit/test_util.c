@@ -1,0 +1,115 @@
+/* test_util.c - terminal-safe output, bounded non-blocking file reads, and
+ * the history's honest errors on files that are not databases. */
+#include <check.h>
+#include "check_run.h"
+
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "history.h"
+#include "internal.h"
+
+static char *render(void (*put)(FILE *, const char *), const char *s)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	ck_assert_ptr_nonnull(f);
+	put(f, s);
+	fclose(f);
+	return buf;
+}
+
+#define ASSERT_RENDER(put, in, want)                                                               \
+	do {                                                                                       \
+		char *got_ = render(put, in);                                                      \
+		ck_assert_str_eq(got_, want);                                                      \
+		free(got_);                                                                        \
+	} while (0)
+
+START_TEST(sanitizer_escapes_what_rewrites_a_terminal)
+{
+	ASSERT_RENDER(isotier_fputs_sanitized, "plain text", "plain text");
+	ASSERT_RENDER(isotier_fputs_sanitized, "\x1b[2J\x07\x7f", "\\x1b[2J\\x07\\x7f");
+	/* Layout kept in messages, escaped in a single value. */
+	ASSERT_RENDER(isotier_fputs_sanitized, "a\nb\tc\r", "a\nb\tc\\x0d");
+	ASSERT_RENDER(isotier_fputs_inline, "row\nforged row\tx", "row\\nforged row\\tx");
+	/* Valid UTF-8 passes; bidi overrides, C1 controls and invalid bytes do not. */
+	ASSERT_RENDER(isotier_fputs_inline, "gr\xc3\xbc\xc3\x9f \xe2\x86\x92", "gr\xc3\xbc\xc3\x9f \xe2\x86\x92");
+	ASSERT_RENDER(isotier_fputs_inline, "a\xe2\x80\xaeZ", "a\\u202eZ");
+	ASSERT_RENDER(isotier_fputs_inline, "\xc2\x9b" "31m", "\\u009b31m");
+	ASSERT_RENDER(isotier_fputs_inline, "\xff\xc3", "\\xff\\xc3");
+	ASSERT_RENDER(isotier_fputs_inline, "\xc0\xaf", "\\xc0\\xaf"); /* overlong '/' */
+	ASSERT_RENDER(isotier_fputs_inline, "\xed\xa0\x80", "\\xed\\xa0\\x80"); /* surrogate */
+}
+END_TEST
+
+START_TEST(read_file_refuses_what_could_block_or_is_not_a_file)
+{
+	char dir[] = "/tmp/isotier-util-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	char fifo[128], file[128];
+	snprintf(fifo, sizeof fifo, "%s/fifo", dir);
+	snprintf(file, sizeof file, "%s/file", dir);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	char *buf = NULL;
+	size_t len = 0;
+	isotier_error err = {0};
+	/* A FIFO with no writer would block a plain open(); we refuse it. */
+	ck_assert_int_eq(isotier_read_file(&buf, &len, fifo, 100, &err), ISOTIER_EDATA);
+	ck_assert_ptr_nonnull(strstr(err.message, "not a regular file"));
+	ck_assert_int_lt(isotier_read_file(&buf, &len, dir, 100, &err), 0);
+	FILE *f = fopen(file, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("0123456789", f);
+	fclose(f);
+	ck_assert_int_eq(isotier_read_file(&buf, &len, file, 100, &err), 0);
+	ck_assert_uint_eq(len, 10);
+	ck_assert_str_eq(buf, "0123456789");
+	free(buf);
+	buf = NULL;
+	ck_assert_int_eq(isotier_read_file(&buf, &len, file, 5, &err), ISOTIER_EDATA);
+	ck_assert_ptr_nonnull(strstr(err.message, "larger than 5 bytes"));
+	unlink(fifo);
+	unlink(file);
+	rmdir(dir);
+}
+END_TEST
+
+START_TEST(history_names_a_file_that_is_not_a_database)
+{
+	char path[] = "/tmp/isotier-notdb-XXXXXX";
+	int fd = mkstemp(path);
+	ck_assert_int_ge(fd, 0);
+	char junk[8192];
+	for (size_t i = 0; i < sizeof junk; i++)
+		junk[i] = (char)(i * 7 + 13);
+	ck_assert_int_eq(write(fd, junk, sizeof junk), (ssize_t)sizeof junk);
+	close(fd);
+	isotier_history *h = NULL;
+	isotier_error err = {0};
+	ck_assert_int_eq(isotier_history_open_readonly(&h, path, &err), ISOTIER_EDB);
+	ck_assert_ptr_nonnull(strstr(err.message, "not a database"));
+	ck_assert_int_eq(isotier_history_open(&h, path, 100, &err), ISOTIER_EDB);
+	ck_assert_ptr_nonnull(strstr(err.message, "not a database"));
+	/* The file is left as it was: no history is ever overwritten. */
+	struct stat st;
+	ck_assert_int_eq(stat(path, &st), 0);
+	ck_assert_int_eq(st.st_size, (off_t)sizeof junk);
+	unlink(path);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("util");
+	TCase *tc = tcase_create("util");
+	tcase_add_test(tc, sanitizer_escapes_what_rewrites_a_terminal);
+	tcase_add_test(tc, read_file_refuses_what_could_block_or_is_not_a_file);
+	tcase_add_test(tc, history_names_a_file_that_is_not_a_database);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
