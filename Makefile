@@ -14,7 +14,7 @@ PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CFLAGS ?= -O2 -g
 ALL_CFLAGS = $(CSTD) $(WARN) $(DEFS) -Iinclude -Ireference $(PKG_CFLAGS) -fPIC $(CFLAGS)
-SAN := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=undefined
+SAN := -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer -fno-sanitize-recover=undefined,float-cast-overflow
 
 # The probe: libc only, static; musl keeps it small.
 PROBE_CC := $(shell command -v musl-gcc 2>/dev/null || echo $(CC))
@@ -123,4 +123,4 @@ all: $(BUILD)/isotier-guest-init
 $(BUILD)/isotier-guest-init: reference/guest/init.c
 	@mkdir -p $(@D)
 	$(PROBE_CC) $(PROBE_CFLAGS) -o $@ $< $(PROBE_LDFLAGS)
-$(BUILD)/obj/reference/backend_qemu.o $(BUILD)/san/reference/backend_qemu.o: DEFS += -DISOTIER_BUILD_DIR='"$(CURDIR)/$(BUILD)"'
+$(BUILD)/obj/reference/backend_qemu.o $(BUILD)/san/reference/backend_qemu.o: DEFS += -DISOTIER_BUILD_DIR='"$(abspath $(BUILD))"'

@@ -1,8 +1,42 @@
 /* commit.c - which revision of the catalogue a run judged against: HEAD of
- * the git repository holding the catalogue directory (libgit2). */
+ * the git repository holding the catalogue directory (libgit2), marked
+ * "+dirty" when the catalogue's files differ from it, so a run against
+ * uncommitted claims never passes for one against HEAD. */
 #include "catalogue.h"
 
 #include <git2.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Does anything under dir differ from HEAD (modified, new, deleted)? */
+static bool catalogue_dirty(git_repository *repo, const char *dir)
+{
+	const char *workdir = git_repository_workdir(repo);
+	char real[PATH_MAX];
+	if (!workdir || !realpath(dir, real))
+		return false;
+	size_t wlen = strlen(workdir);
+	if (strncmp(real, workdir, wlen - 1) != 0)
+		return false;
+	const char *rel = real + wlen - 1;
+	rel += *rel == '/';
+	char spec[PATH_MAX + 2];
+	snprintf(spec, sizeof spec, "%s%s", rel, *rel ? "/" : "");
+	char *specs[] = {spec};
+	git_status_options opts;
+	git_status_options_init(&opts, GIT_STATUS_OPTIONS_VERSION);
+	opts.show = GIT_STATUS_SHOW_INDEX_AND_WORKDIR;
+	opts.flags = GIT_STATUS_OPT_INCLUDE_UNTRACKED | GIT_STATUS_OPT_RECURSE_UNTRACKED_DIRS;
+	opts.pathspec.strings = *rel ? specs : NULL;
+	opts.pathspec.count = *rel ? 1 : 0;
+	git_status_list *list = NULL;
+	if (git_status_list_new(&list, repo, &opts) < 0)
+		return false;
+	bool dirty = git_status_list_entrycount(list) > 0;
+	git_status_list_free(list);
+	return dirty;
+}
 
 void isotier_catalogue_commit(char *out, size_t len, const char *dir)
 {
@@ -16,6 +50,10 @@ void isotier_catalogue_commit(char *out, size_t len, const char *dir)
 		if (git_revparse_single(&obj, repo, "HEAD") == 0) {
 			git_oid_tostr(out, len, git_object_id(obj));
 			git_object_free(obj);
+			if (out[0] && catalogue_dirty(repo, dir)) {
+				size_t n = strlen(out);
+				snprintf(out + n, len - n, "+dirty");
+			}
 		}
 		git_repository_free(repo);
 	}
