@@ -141,6 +141,10 @@ static int catalogue_check(int argc, char **argv)
 	}
 	isotier_catalogue_validate(cat, today, max_age, &findings);
 	size_t n = cat->n_providers;
+	/* A wrong --catalogue (or an emptied one) must not pass as "valid". */
+	if (n == 0 && findings.n_errors == 0)
+		isotier_findings_add(&findings, ISOTIER_FINDING_ERROR, dir, "",
+		                     "no provider files (*.json) in this directory");
 	isotier_catalogue_free(cat);
 	int rc = findings.n_errors ? EXIT_DATAERR : EXIT_OK;
 	if (json) {

@@ -112,4 +112,12 @@ assert_eq "$rc" 0 "the real catalogue must pass: $out"
 "$bin" catalogue check --catalogue "$real" --json >"$TMP/real.json"
 assert_eq "$(json_get "$TMP/real.json" ok)" True "real catalogue --json ok"
 assert_eq "$(json_get "$TMP/real.json" providers)" "$n_real" "every real file loaded"
+# An empty directory (a wrong --catalogue) is an error, not a valid catalogue.
+mkdir -p "$TMP/empty-catalogue"
+set +e
+out=$("$bin" catalogue check --catalogue "$TMP/empty-catalogue" 2>&1)
+rc=$?
+set -e
+assert_eq "$rc" 65 "empty catalogue directory"
+assert_contains "$out" "no provider files"
 echo "catalogue_check: $n_rules fixture catalogues and $n_real real providers checked"
