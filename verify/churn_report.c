@@ -280,11 +280,9 @@ static void junit_case(FILE *f, const char *classname, const char *name, const c
 	fputs("\"/>\n    </testcase>\n", f);
 }
 
-int churn_report_junit(const char *path, const churn_report *r, isotier_error *err)
+int churn_report_junit(FILE *f, const void *report)
 {
-	cleanup_fclose FILE *f = fopen(path, "we");
-	if (!f)
-		return isotier_error_set(err, ISOTIER_EIO, errno, "open %s", path);
+	const churn_report *r = report;
 	size_t tests = r->changes.n + r->n_checks;
 	fprintf(
 	    f,
@@ -307,8 +305,6 @@ int churn_report_junit(const char *path, const churn_report *r, isotier_error *e
 	for (size_t i = 0; i < r->n_checks; i++)
 		junit_case(f, "release", r->checks[i].name, r->checks[i].failure);
 	fputs("  </testsuite>\n</testsuites>\n", f);
-	if (fflush(f) != 0 || ferror(f))
-		return isotier_error_set(err, ISOTIER_EIO, errno, "write %s", path);
 	return 0;
 }
 

@@ -34,7 +34,8 @@ void churn_report_match(churn_report *r);
 
 void churn_report_text(FILE *f, const churn_report *r);
 int churn_report_json(FILE *f, const churn_report *r);
-int churn_report_junit(const char *path, const churn_report *r, isotier_error *err);
+/* JUnit XML into f; report is a const churn_report * (a cli_output_fn). */
+int churn_report_junit(FILE *f, const void *report);
 
 /* `isotier churn log`. */
 void churn_log_text(FILE *f, const churn_changes *c);

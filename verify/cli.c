@@ -3,8 +3,12 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 const char *cli_default_catalogue(void)
 {
@@ -64,4 +68,193 @@ int cli_subcommand(int argc, char **argv, const char *sub, int (*run)(int, char 
 	cli_error("%s: unknown subcommand '%s'", argv[0], argv[1]);
 	usage(stderr);
 	return EXIT_USAGE;
+}
+
+/* ---- cli_write_output ---------------------------------------------------- */
+
+/* path made absolute and free of symbolic links in its directory part (the
+ * file itself need not exist); false when the directory cannot be resolved. */
+static bool canonical_name(char out[PATH_MAX], const char *path)
+{
+	if (realpath(path, out))
+		return true;
+	char dir[PATH_MAX];
+	const char *slash = strrchr(path, '/');
+	const char *base = slash ? slash + 1 : path;
+	if (!slash)
+		snprintf(dir, sizeof dir, ".");
+	else if (slash == path)
+		snprintf(dir, sizeof dir, "/");
+	else
+		snprintf(dir, sizeof dir, "%.*s", (int)(slash - path), path);
+	char rdir[PATH_MAX];
+	if (!realpath(dir, rdir))
+		return false;
+	int n = snprintf(out, PATH_MAX, "%s/%s", strcmp(rdir, "/") ? rdir : "", base);
+	return n > 0 && n < PATH_MAX;
+}
+
+/* The database at db_path, or its -wal, -shm or -journal: by inode when
+ * target exists (st non-NULL), and by name either way. */
+static const char *db_file_named(const char *target, const struct stat *st, const char *db_path)
+{
+	static const char *const suffix[] = {"", "-wal", "-shm", "-journal"};
+	char ct[PATH_MAX], cdb[PATH_MAX];
+	bool have_ct = canonical_name(ct, target), have_db = canonical_name(cdb, db_path);
+	for (size_t i = 0; i < sizeof suffix / sizeof suffix[0]; i++) {
+		char name[PATH_MAX + 16];
+		struct stat s;
+		snprintf(name, sizeof name, "%s%s", db_path, suffix[i]);
+		if (st && stat(name, &s) == 0 && s.st_dev == st->st_dev && s.st_ino == st->st_ino)
+			return suffix[i];
+		snprintf(name, sizeof name, "%s%s", cdb, suffix[i]);
+		if (have_ct && have_db && !strcmp(ct, name))
+			return suffix[i];
+	}
+	return NULL;
+}
+
+static bool is_sqlite_file(const char *path)
+{
+	static const char magic[16] = "SQLite format 3";
+	char head[16];
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t n = read(fd, head, sizeof head);
+	close(fd);
+	return n == (ssize_t)sizeof head && !memcmp(head, magic, sizeof magic);
+}
+
+/* Renders into f and closes it; checks every step. */
+static int render_and_close(FILE *f, const char *name, bool sync, cli_output_fn write,
+                            const void *ctx)
+{
+	char *buf = malloc(1 << 20);
+	if (buf)
+		setvbuf(f, buf, _IOFBF, 1 << 20);
+	int rc = EXIT_OK;
+	errno = 0;
+	if (write(f, ctx) < 0) {
+		cli_error("write %s: out of memory", name);
+		rc = EXIT_SOFTWARE;
+	} else if (fflush(f) != 0 || ferror(f)) {
+		cli_error("write %s: %s", name, strerror(errno ? errno : EIO));
+		rc = EXIT_IOERR;
+	} else if (sync && fsync(fileno(f)) != 0) {
+		cli_error("fsync %s: %s", name, strerror(errno));
+		rc = EXIT_IOERR;
+	}
+	if (fclose(f) != 0 && rc == EXIT_OK) {
+		cli_error("close %s: %s", name, strerror(errno));
+		rc = EXIT_IOERR;
+	}
+	free(buf);
+	return rc;
+}
+
+/* A device, FIFO or /dev/stdout: written where it is, never created or renamed. */
+static int write_in_place(const char *path, cli_output_fn write, const void *ctx)
+{
+	int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0) {
+		cli_error("open %s: %s", path, strerror(errno));
+		return errno == ENOENT || errno == ENXIO ? EXIT_CANTCREAT : EXIT_IOERR;
+	}
+	FILE *f = fdopen(fd, "w");
+	if (!f) {
+		cli_error("open %s: %s", path, strerror(errno));
+		close(fd);
+		return EXIT_IOERR;
+	}
+	return render_and_close(f, path, false, write, ctx);
+}
+
+/* Writes beside the target and renames: a reader never sees half a file. */
+static int write_replacing(const char *path, cli_output_fn write, const void *ctx)
+{
+	char tmp[PATH_MAX + 16];
+	snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		cli_error("create %s: %s", tmp, strerror(errno));
+		return EXIT_CANTCREAT;
+	}
+	FILE *f = NULL;
+	if (fchmod(fd, 0644) != 0 || !(f = fdopen(fd, "w"))) { /* 0600 would hide it */
+		cli_error("open %s: %s", tmp, strerror(errno));
+		close(fd);
+		unlink(tmp);
+		return EXIT_CANTCREAT;
+	}
+	int rc = render_and_close(f, tmp, true, write, ctx);
+	if (rc == EXIT_OK && rename(tmp, path) != 0) {
+		cli_error("rename %s to %s: %s", tmp, path, strerror(errno));
+		rc = EXIT_CANTCREAT;
+	}
+	if (rc != EXIT_OK)
+		unlink(tmp);
+	return rc;
+}
+
+int cli_write_output(const char *opt, const char *path, const char *db_path, cli_output_fn write,
+                     const void *ctx)
+{
+	size_t len = strlen(path);
+	if (len == 0 || len > PATH_MAX - 32) {
+		cli_error("%s: bad path", opt);
+		return EXIT_USAGE;
+	}
+	/* Aliases of a descriptor: whatever they are, never replace them. */
+	if (!strncmp(path, "/dev/std", 8) || !strncmp(path, "/dev/fd/", 8) ||
+	    !strncmp(path, "/proc/", 6))
+		return write_in_place(path, write, ctx);
+	struct stat st;
+	const char *target = path;
+	char real[PATH_MAX];
+	if (lstat(path, &st) != 0) {
+		if (errno != ENOENT) {
+			cli_error("%s %s: %s", opt, path, strerror(errno));
+			return EXIT_CANTCREAT;
+		}
+		const char *which = db_path ? db_file_named(path, NULL, db_path) : NULL;
+		if (which) {
+			cli_error("%s %s: that is the history database%s%s; not overwriting it", opt,
+			          path, *which ? "'s " : "", which);
+			return EXIT_USAGE;
+		}
+		return write_replacing(path, write, ctx);
+	}
+	if (S_ISLNK(st.st_mode)) {
+		if (stat(path, &st) != 0) {
+			cli_error("%s %s: a symbolic link to nothing (%s); not following it", opt,
+			          path, strerror(errno));
+			return EXIT_CANTCREAT;
+		}
+		if (S_ISREG(st.st_mode)) { /* replace the file it names, keep the link */
+			if (!realpath(path, real)) {
+				cli_error("%s %s: %s", opt, path, strerror(errno));
+				return EXIT_CANTCREAT;
+			}
+			target = real;
+		}
+	}
+	if (S_ISDIR(st.st_mode) || S_ISBLK(st.st_mode)) {
+		cli_error("%s %s: a %s; not writing to it", opt, path,
+		          S_ISDIR(st.st_mode) ? "directory" : "block device");
+		return EXIT_CANTCREAT;
+	}
+	if (!S_ISREG(st.st_mode))
+		return write_in_place(path, write, ctx);
+	const char *which = db_path ? db_file_named(target, &st, db_path) : NULL;
+	if (which) {
+		cli_error("%s %s: that is the history database%s%s; not overwriting it", opt, path,
+		          *which ? "'s " : "", which);
+		return EXIT_USAGE;
+	}
+	if (is_sqlite_file(target)) {
+		cli_error("%s %s: an SQLite database; not overwriting it", opt, path);
+		return EXIT_USAGE;
+	}
+	return write_replacing(target, write, ctx);
 }

@@ -46,4 +46,22 @@ int cli_parse_int(const char *opt, const char *s, int lo, int hi, int *out);
  * compiled-in source tree path, else ./catalogue/providers. */
 const char *cli_default_catalogue(void);
 
+/* Writes a generated file (a report, JUnit XML) for option `opt` ("--out").
+ * write() renders into the stream; its negative return is a failure.
+ *  - refused (64) when path is db_path (if given: the same inode, or its
+ *    -wal/-shm/-journal) or any existing SQLite database, or a directory or
+ *    block device (73);
+ *  - path absent or a regular file: a temporary file beside it, fsync,
+ *    rename: readers never see half a file;
+ *  - a symbolic link to a regular file: the target is replaced (the link
+ *    stays); a dangling link is refused (73);
+ *  - anything else (character device, FIFO, /dev/stdout, anything under
+ *    /dev or /proc): opened O_WRONLY without creating or renaming, and
+ *    every write and the close checked.
+ * Returns an exit code: 0, 64, 70 (write() failed), 73 or 74 (I/O error),
+ * having printed the reason. */
+typedef int (*cli_output_fn)(FILE *f, const void *ctx);
+int cli_write_output(const char *opt, const char *path, const char *db_path, cli_output_fn write,
+                     const void *ctx);
+
 #endif

@@ -164,10 +164,13 @@ static int run_check(churn_report *r, git_repository *repo, const char *since, c
 	return rc;
 }
 
-static int finish(churn_report *r, const struct opts *o, isotier_error *err)
+static int finish(churn_report *r, const struct opts *o)
 {
-	if (o->junit && churn_report_junit(o->junit, r, err) < 0)
-		return cli_fail(err);
+	if (o->junit) {
+		int rc = cli_write_output("--junit", o->junit, NULL, churn_report_junit, r);
+		if (rc != EXIT_OK)
+			return rc;
+	}
 	if (o->json ? churn_report_json(stdout, r) < 0 : (churn_report_text(stdout, r), 0)) {
 		cli_error("churn: out of memory");
 		return EXIT_SOFTWARE;
@@ -193,7 +196,7 @@ static int cmd_check(int argc, char **argv)
 		churn_report_clear(&r);
 		return cli_fail(&err);
 	}
-	rc = finish(&r, &o, &err);
+	rc = finish(&r, &o);
 	churn_report_clear(&r);
 	return rc;
 }
@@ -384,7 +387,7 @@ static int cmd_release(int argc, char **argv)
 	if (rc == 0)
 		rc = changelog_checks(&r, repo, &before, &err);
 	churn_entries_clear(&before);
-	rc = rc < 0 ? cli_fail(&err) : finish(&r, &o, &err);
+	rc = rc < 0 ? cli_fail(&err) : finish(&r, &o);
 	churn_report_clear(&r);
 	return rc;
 }

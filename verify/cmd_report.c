@@ -11,9 +11,8 @@
 
 #include <errno.h>
 #include <getopt.h>
-#include <limits.h>
 #include <string.h>
-#include <sys/stat.h>
+#include <unistd.h>
 
 static void usage(FILE *f)
 {
@@ -29,15 +28,18 @@ static void usage(FILE *f)
 	    "  --db PATH            history database (default %s)\n"
 	    "  --format FMT         html (auditors), json (runbook/report.schema.json),\n"
 	    "                       junit (CI), md (pull requests)\n"
-	    "  --out FILE           write FILE atomically (default: standard output)\n"
+	    "  --out FILE           write FILE atomically (default: standard output); a FIFO\n"
+	    "                       or device is written in place, a symbolic link's target\n"
+	    "                       replaced; never the database itself\n"
 	    "  --catalogue DIR      provider catalogue (default %s)\n"
 	    "  --no-catalogue       report the database alone\n"
 	    "  --today DATE         date that ages are measured against (default: the newest\n"
 	    "                       stored timestamp, so regenerating gives the same bytes)\n"
 	    "  --max-age DAYS       oldest a tier's defending source may be (default %d)\n"
 	    "  --reverify-days DAYS longest a local backend may go unverified (default %d)\n\n"
-	    "Exit status: 0 written (findings are in the report, not the status), 64 usage,\n"
-	    "65 bad catalogue, 73/74 cannot write, 75 database unreadable.\n",
+	    "Exit status: 0 written (findings are in the report, not the status), 64 usage\n"
+	    "(--out names the database, --today before the newest record), 65 bad catalogue,\n"
+	    "66 no database, 73/74 cannot write, 75 database unreadable.\n",
 	    ISOTIER_DEFAULT_DB, cli_default_catalogue(), ISOTIER_DEFAULT_MAX_SOURCE_AGE_DAYS,
 	    REPORT_REVERIFY_DAYS);
 }
@@ -66,50 +68,15 @@ static int write_stream(FILE *f, writer_fn write, const report_model *m, const c
 	return EXIT_OK;
 }
 
-/* Writes beside the target and renames: a reader never sees half a report. */
-static int write_file(const char *path, writer_fn write, const report_model *m)
+struct render {
+	writer_fn write;
+	const report_model *m;
+};
+
+static int render(FILE *f, const void *ctx)
 {
-	size_t len = strlen(path);
-	if (len == 0 || len > PATH_MAX - 16) {
-		cli_error("--out: bad path");
-		return EXIT_USAGE;
-	}
-	char tmp[PATH_MAX];
-	snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path);
-	int fd = mkstemp(tmp);
-	if (fd < 0) {
-		cli_error("create %s: %s", tmp, strerror(errno));
-		return EXIT_CANTCREAT;
-	}
-	if (fchmod(fd, 0644) != 0) { /* mkstemp's 0600 would hide the report from its readers */
-		cli_error("chmod %s: %s", tmp, strerror(errno));
-		close(fd);
-		unlink(tmp);
-		return EXIT_CANTCREAT;
-	}
-	FILE *f = fdopen(fd, "w");
-	if (!f) {
-		cli_error("open %s: %s", tmp, strerror(errno));
-		close(fd);
-		unlink(tmp);
-		return EXIT_CANTCREAT;
-	}
-	int rc = write_stream(f, write, m, tmp);
-	if (rc == EXIT_OK && fsync(fileno(f)) != 0) {
-		cli_error("fsync %s: %s", tmp, strerror(errno));
-		rc = EXIT_IOERR;
-	}
-	if (fclose(f) != 0 && rc == EXIT_OK) {
-		cli_error("close %s: %s", tmp, strerror(errno));
-		rc = EXIT_IOERR;
-	}
-	if (rc == EXIT_OK && rename(tmp, path) != 0) {
-		cli_error("rename %s to %s: %s", tmp, path, strerror(errno));
-		rc = EXIT_CANTCREAT;
-	}
-	if (rc != EXIT_OK)
-		unlink(tmp);
-	return rc;
+	const struct render *r = ctx;
+	return r->write(f, r->m);
 }
 
 static int report_main(int argc, char **argv)
@@ -180,12 +147,17 @@ static int report_main(int argc, char **argv)
 		opts.catalogue_dir = cli_default_catalogue();
 
 	opts.all_durations = write == report_write_json;
+	if (access(opts.db_path, F_OK) != 0) {
+		cli_error("no history database at %s (`isotier verify` creates it)", opts.db_path);
+		return 66; /* EX_NOINPUT, as `isotier history` */
+	}
 	isotier_error err = {0};
 	report_model *m = NULL;
 	if (report_model_load(&m, &opts, &err) < 0)
 		return cli_fail(&err);
-	int rc =
-	    out ? write_file(out, write, m) : write_stream(stdout, write, m, "standard output");
+	int rc = out ? cli_write_output("--out", out, opts.db_path, render,
+	                                &(struct render){write, m})
+	             : write_stream(stdout, write, m, "standard output");
 	report_model_free(m);
 	return rc;
 }

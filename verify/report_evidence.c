@@ -9,6 +9,7 @@
 #include "../catalogue/catalogue.h"
 
 #include <cjson/cJSON.h>
+#include <math.h>
 #include <stdarg.h>
 #include <string.h>
 
@@ -181,6 +182,33 @@ static void problem(ev_ctx *c, const char *fmt, ...)
 	c->ev->problems[c->ev->n_problems++] = report_arena_strndup(c->a, buf, sizeof buf);
 }
 
+/* A bounded string builder in the arena: appends stop at cap bytes, so a
+ * huge value costs its length once, never its length squared. */
+typedef struct bounded {
+	char *p;
+	size_t len, cap;
+} bounded;
+
+static bool bounded_init(bounded *b, report_arena *a, size_t cap)
+{
+	b->p = report_arena_alloc(a, cap + 1);
+	b->len = 0, b->cap = cap;
+	return b->p != NULL;
+}
+
+static void bounded_add(bounded *b, const char *s)
+{
+	size_t n = strnlen(s, b->cap - b->len);
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+static bool bounded_full(const bounded *b)
+{
+	return b->len >= b->cap;
+}
+
 /* Any JSON value as one bounded line of text; NULL for absent. */
 static const char *value_text(report_arena *a, const cJSON *v)
 {
@@ -194,7 +222,8 @@ static const char *value_text(report_arena *a, const cJSON *v)
 		return "null";
 	if (cJSON_IsNumber(v)) {
 		double d = v->valuedouble;
-		if (d == (double)(long long)d && d > -1e15 && d < 1e15)
+		/* The range check first: converting 1e300, inf or NaN to an integer is undefined. */
+		if (isfinite(d) && d > -1e15 && d < 1e15 && d == (double)(long long)d)
 			return report_arena_printf(a, "%lld", (long long)d);
 		return report_arena_printf(a, "%.6g", d);
 	}
@@ -203,47 +232,40 @@ static const char *value_text(report_arena *a, const cJSON *v)
 		const cJSON *e;
 		cJSON_ArrayForEach(e, v) all_strings = all_strings && cJSON_IsString(e);
 		if (all_strings) {
-			size_t len = 0;
-			cJSON_ArrayForEach(e, v) len += strnlen(e->valuestring, VALUE_MAX) + 2;
-			char *buf = report_arena_alloc(a, len + 1);
-			if (!buf)
+			/* One byte over VALUE_MAX: report_arena_strndup then marks the cut. */
+			bounded b;
+			if (!bounded_init(&b, a, VALUE_MAX + 1))
 				return NULL;
 			cJSON_ArrayForEach(e, v)
 			{
-				if (buf[0])
-					strcat(buf, ", ");
-				strncat(buf, e->valuestring, VALUE_MAX);
+				if (bounded_full(&b))
+					break;
+				if (b.len)
+					bounded_add(&b, ", ");
+				bounded_add(&b, e->valuestring);
 			}
-			return report_arena_strndup(a, buf, VALUE_MAX);
+			return report_arena_strndup(a, b.p, VALUE_MAX);
 		}
 	}
 	if (cJSON_IsObject(v)) { /* e.g. a conflict: "signal: x; over: y, z; note: ..." */
-		size_t len = 0, n = 0;
+		bounded b;
+		if (!bounded_init(&b, a, VALUE_MAX * 2 + 1))
+			return NULL;
+		size_t n = 0;
 		const cJSON *e;
 		cJSON_ArrayForEach(e, v)
 		{
-			if (++n > 16)
+			if (++n > 16 || bounded_full(&b))
 				break;
 			const char *t = cJSON_IsObject(e) ? "{...}" : value_text(a, e);
-			len += (e->string ? strlen(e->string) : 0) + (t ? strlen(t) : 0) + 4;
-		}
-		char *buf = report_arena_alloc(a, len + 1);
-		if (!buf)
-			return NULL;
-		n = 0;
-		cJSON_ArrayForEach(e, v)
-		{
-			if (++n > 16)
-				break;
-			const char *t = cJSON_IsObject(e) ? "{...}" : value_text(a, e);
-			if (buf[0])
-				strcat(buf, "; ");
+			if (b.len)
+				bounded_add(&b, "; ");
 			if (e->string)
-				strcat(buf, e->string);
-			strcat(buf, ": ");
-			strcat(buf, t ? t : "");
+				bounded_add(&b, e->string);
+			bounded_add(&b, ": ");
+			bounded_add(&b, t ? t : "");
 		}
-		return report_arena_strndup(a, buf, VALUE_MAX * 2);
+		return report_arena_strndup(a, b.p, VALUE_MAX * 2);
 	}
 	char *printed = cJSON_PrintUnformatted(v);
 	const char *out = report_arena_strndup(a, printed ? printed : "?", VALUE_MAX);

@@ -352,6 +352,18 @@ static int load_catalogue(report_model *m, const report_options *opts, isotier_e
 		return isotier_error_set(err, cerr.code ? cerr.code : ISOTIER_EIO, 0,
 		                         "report: catalogue: %s", cerr.message);
 	}
+	for (size_t i = 0; opts->today && i < cat->n_providers; i++)
+		for (size_t j = 0; j < cat->providers[i].n_sources; j++) {
+			const char *r = cat->providers[i].sources[j].retrieved;
+			if (report_valid_date(r) && strcmp(opts->today, r) < 0) {
+				isotier_error_set(err, ISOTIER_EINVAL, 0,
+				                  "--today %s is earlier than %s's source retrieved %s",
+				                  opts->today, cat->providers[i].id, r);
+				isotier_findings_free(&findings);
+				isotier_catalogue_free(cat);
+				return ISOTIER_EINVAL;
+			}
+		}
 	if (!m->today[0]) { /* nothing stored yet: the catalogue's newest date dates the report */
 		const char *newest = NULL;
 		for (size_t i = 0; i < cat->n_providers; i++)
@@ -402,6 +414,11 @@ static int model_fill(report_model *m, isotier_history *h, const report_options 
 	m->schema_version = isotier_history_schema_version(h);
 	m->since = COPY(opts->since);
 	m->newest_record = newest_record(m, h);
+	if (opts->today && m->newest_record && strncmp(opts->today, m->newest_record, 10) < 0)
+		/* ages would be negative and read as fresh */
+		return isotier_error_set(err, ISOTIER_EINVAL, 0,
+		                         "--today %s is earlier than the newest stored record (%s)",
+		                         opts->today, m->newest_record);
 	if (opts->today) {
 		m->today = COPY(opts->today), m->today_source = "--today";
 	} else if (m->newest_record && report_days(m->newest_record) >= 0) {

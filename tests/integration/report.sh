@@ -229,10 +229,69 @@ assert_eq "$(json_get "$TMP/since.json" summary.attention.overdue)" 4 "overdue b
 set +e
 "$BIN" report --db "$TMP/history.db" --format pdf >/dev/null 2>&1; assert_eq $? 64 "bad format"
 "$BIN" report --db "$TMP/history.db" --format html --since yesterday >/dev/null 2>&1; assert_eq $? 64 "bad --since"
-"$BIN" report --db "$TMP/nope.db" --no-catalogue --format html >/dev/null 2>&1; rc=$?
-[ $rc -ne 0 ] || fail "a missing database must fail"
+"$BIN" report --db "$TMP/nope.db" --no-catalogue --format html >/dev/null 2>"$TMP/nope.err"; rc=$?
+assert_eq $rc 66 "a missing database is EX_NOINPUT, as for \`history\`"
+assert_contains "$(cat "$TMP/nope.err")" "no history database at $TMP/nope.db"
 [ ! -e "$TMP/nope.db" ] || fail "the report created a database"
 "$BIN" report --db "$TMP/history.db" --catalogue "$TMP/cat" --format html --out /nonexistent/dir/r.html 2>/dev/null
 [ $? -eq 73 ] || fail "unwritable --out must exit 73"
+
+# --today earlier than the stored data: negative ages would read as fresh.
+"$BIN" report --db "$TMP/history.db" --no-catalogue --format md --today 1970-01-01 >"$TMP/past.md" 2>"$TMP/past.err"
+assert_eq $? 64 "--today before the newest record"
+assert_contains "$(cat "$TMP/past.err")" "--today 1970-01-01 is earlier than the newest stored record"
+[ ! -s "$TMP/past.md" ] || fail "--today in the past still printed a report"
+
+# --- --out never destroys the database or a special file --------------------
+cp "$TMP/history.db" "$TMP/victim.db"
+sum=$(sha256sum "$TMP/victim.db" | cut -d' ' -f1)
+"$BIN" report --db "$TMP/victim.db" --no-catalogue --format md --out "$TMP/victim.db" 2>"$TMP/out.err"
+assert_eq $? 64 "--out the database itself"
+assert_contains "$(cat "$TMP/out.err")" "history database"
+ln -s victim.db "$TMP/victim-link"
+ln "$TMP/victim.db" "$TMP/victim-hardlink"
+"$BIN" report --db "$TMP/victim.db" --no-catalogue --format md --out "$TMP/victim-link" 2>/dev/null
+assert_eq $? 64 "--out a symlink to the database"
+"$BIN" report --db "$TMP/victim.db" --no-catalogue --format md --out "$TMP/victim-hardlink" 2>/dev/null
+assert_eq $? 64 "--out a hard link to the database"
+"$BIN" report --db "$TMP/victim.db" --no-catalogue --format md --out "$TMP/victim.db-wal" 2>/dev/null
+assert_eq $? 64 "--out the database's WAL (absent)"
+! grep -qs 'isotier isolation report' "$TMP/victim.db-wal" || fail "the report went into the WAL"
+"$BIN" report --db "$TMP/history.db" --no-catalogue --format md --out "$TMP/victim.db" 2>/dev/null
+assert_eq $? 64 "--out another SQLite database"
+assert_eq "$(sha256sum "$TMP/victim.db" | cut -d' ' -f1)" "$sum" "a refused --out changed the database"
+[ -L "$TMP/victim-link" ] || fail "the symlink was replaced"
+# A symlink to a regular file: the file is replaced, the link stays.
+echo old >"$TMP/real.md"
+ln -s real.md "$TMP/link.md"
+"$BIN" report --db "$TMP/history.db" --no-catalogue --format md --out "$TMP/link.md" || fail "--out symlink: $?"
+[ -L "$TMP/link.md" ] || fail "--out replaced the symlink instead of its target"
+grep -q '^# isotier isolation report' "$TMP/real.md" || fail "the symlink's target was not written"
+ln -s nowhere.md "$TMP/dangling.md"
+"$BIN" report --db "$TMP/history.db" --no-catalogue --format md --out "$TMP/dangling.md" 2>/dev/null
+assert_eq $? 73 "--out a dangling symlink"
+"$BIN" report --db "$TMP/history.db" --no-catalogue --format md --out "$TMP" 2>/dev/null
+assert_eq $? 73 "--out a directory"
+# A FIFO is written in place, not replaced.
+mkfifo "$TMP/fifo"
+cat "$TMP/fifo" >"$TMP/fifo.out" &
+reader=$!
+"$BIN" report --db "$TMP/history.db" --no-catalogue --format md --out "$TMP/fifo"
+assert_eq $? 0 "--out FIFO"
+wait $reader
+[ -p "$TMP/fifo" ] || fail "--out replaced the FIFO"
+grep -q '^# isotier isolation report' "$TMP/fifo.out" || fail "nothing came through the FIFO"
+# A device that fails writes: 74, and it is still a device.
+if [ -c /dev/full ]; then
+  "$BIN" report --db "$TMP/history.db" --no-catalogue --format html --out /dev/full 2>"$TMP/full.err"
+  assert_eq $? 74 "--out /dev/full"
+  assert_contains "$(cat "$TMP/full.err")" "/dev/full"
+  [ -c /dev/full ] || fail "/dev/full is no longer a character device"
+fi
+# /dev/stdout: the descriptor is written, not the symlink replaced.
+out=$("$BIN" report --db "$TMP/history.db" --no-catalogue --format md --out /dev/stdout | head -1)
+assert_eq "$out" "# isotier isolation report" "--out /dev/stdout"
+[ -L /dev/stdout ] || [ ! -e /dev/stdout ] || [ -c /dev/stdout ] || fail "/dev/stdout was replaced"
+ls "$TMP" | grep -q '\.tmp\.' && fail "a temporary file was left behind: $(ls "$TMP")"
 set -e
 echo "report: all formats parse, validate, escape and regenerate byte-identically"

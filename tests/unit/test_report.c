@@ -6,6 +6,8 @@
  * output when regenerated.
  */
 #include <check.h>
+#include <cjson/cJSON.h>
+#include <math.h>
 #include "check_run.h"
 #include <errno.h>
 #include <stdarg.h>
@@ -164,6 +166,71 @@ START_TEST(evidence_hostile_json)
 	ev = report_evidence_parse(&a, NULL, huge);
 	ck_assert_uint_eq(ev->n_problems, 1);
 	free(huge);
+	report_arena_free(&a);
+}
+END_TEST
+
+/* Signal values that are huge numbers or huge arrays: no undefined
+ * conversion, and a bounded rendering built in linear time. */
+START_TEST(evidence_value_text_bounds)
+{
+	report_arena a = {0};
+	const char *numbers[][2] = {
+	    {"1e300", "1e+300"},   {"-1e300", "-1e+300"}, {"1e400", "inf"}, /* cJSON: HUGE_VAL */
+	    {"-1e400", "-inf"},    {"9.2233720368547758e18", "9.22337e+18"},
+	    {"123456789", "123456789"}, {"-42", "-42"},   {"0.5", "0.5"},
+	};
+	for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++) {
+		char probe[256];
+		snprintf(probe, sizeof probe,
+		         "{\"signals\":[{\"id\":\"x\",\"value\":%s,\"weight\":%s}]}",
+		         numbers[i][0], numbers[i][0]);
+		report_evidence *ev =
+		    report_evidence_parse(&a, "[{\"kind\":\"vm\",\"signals\":[\"x\"]}]", probe);
+		ck_assert_ptr_nonnull(ev);
+		ck_assert_uint_eq(ev->n_layers, 1);
+		ck_assert_uint_eq(ev->layers[0].n_signals, 1);
+		ck_assert_str_eq(ev->layers[0].signals[0].value, numbers[i][1]);
+	}
+	/* NaN cannot be written in JSON text (cJSON prints it as null), so
+	 * stored JSON never holds one; 1e400 (inf, above) is the non-finite
+	 * number that does reach value_text. The round trip is still checked. */
+	{
+		cJSON *root = cJSON_CreateObject();
+		cJSON *conf = cJSON_AddArrayToObject(root, "conflicts");
+		cJSON *c = cJSON_CreateObject();
+		cJSON_AddItemToObject(c, "nan", cJSON_CreateNumber(NAN));
+		cJSON_AddItemToObject(c, "big", cJSON_CreateNumber(-1e300));
+		cJSON_AddItemToArray(conf, c);
+		char *text = cJSON_PrintUnformatted(root); /* cJSON prints NaN as null */
+		cJSON_Delete(root);
+		report_evidence *ev = report_evidence_parse(&a, text, NULL);
+		cJSON_free(text);
+		ck_assert_uint_eq(ev->n_conflicts, 1);
+		ck_assert_str_eq(ev->conflicts[0], "nan: null; big: -1e+300");
+	}
+	/* An 800 KB value: 200,000 strings joined, cut at VALUE_MAX (512) and marked. */
+	size_t n = 200000;
+	char *big = malloc(n * 4 + 256);
+	char *p = big;
+	p += sprintf(p, "{\"signals\":[{\"id\":\"x\",\"value\":[");
+	for (size_t i = 0; i < n; i++)
+		p += sprintf(p, "%s\"a\"", i ? "," : "");
+	strcpy(p, "]}]}");
+	report_evidence *ev =
+	    report_evidence_parse(&a, "[{\"kind\":\"vm\",\"signals\":[\"x\"]}]", big);
+	free(big);
+	ck_assert_uint_eq(ev->n_problems, 0);
+	const char *v = ev->layers[0].signals[0].value;
+	ck_assert_ptr_nonnull(v);
+	ck_assert_uint_le(strlen(v), 512 + 3);
+	ck_assert(!strncmp(v, "a, a, a, ", 9));
+	ck_assert_str_eq(v + strlen(v) - 3, "...");
+	/* A short array is joined whole, without a mark. */
+	ev = report_evidence_parse(
+	    &a, "[{\"kind\":\"vm\",\"signals\":[\"x\"]}]",
+	    "{\"signals\":[{\"id\":\"x\",\"value\":[\"kvm\",\"xen\"]}]}");
+	ck_assert_str_eq(ev->layers[0].signals[0].value, "kvm, xen");
 	report_arena_free(&a);
 }
 END_TEST
@@ -387,6 +454,33 @@ START_TEST(model_from_fixture)
 	ck_assert(m->rows[0].overdue); /* last observed 2026-11-30, 20 days before */
 	ck_assert_int_eq(m->providers[1].source_age_days, 30);
 	report_model_free(m);
+
+	/* A --today before the data would make every age negative, i.e. fresh. */
+	char db[256], cat[256];
+	snprintf(db, sizeof db, "%s/history.db", tmpdir);
+	snprintf(cat, sizeof cat, "%s/providers", tmpdir);
+	isotier_error err = {0};
+	report_options past = {.db_path = db, .today = "1970-01-01"};
+	m = NULL;
+	ck_assert_int_eq(report_model_load(&m, &past, &err), ISOTIER_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err.message, "earlier than the newest stored record"));
+	ck_assert_ptr_null(m);
+	past.today = "2026-12-01"; /* the newest record's own day is fine */
+	ck_assert_int_eq(report_model_load(&m, &past, &err), 0);
+	report_model_free(m);
+	m = NULL;
+	/* ... nor before a catalogue source was retrieved (an empty history). */
+	snprintf(db, sizeof db, "%s/empty.db", tmpdir);
+	isotier_history *h = NULL;
+	ck_assert_msg(isotier_history_open(&h, db, 0, &err) == 0, "%s", err.message);
+	isotier_history_close(h);
+	past.catalogue_dir = cat;
+	past.today = "2026-11-19";
+	ck_assert_int_eq(report_model_load(&m, &past, &err), ISOTIER_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err.message, "e2b's source retrieved 2026-11-20"));
+	past.today = "2026-11-20";
+	ck_assert_int_eq(report_model_load(&m, &past, &err), 0);
+	report_model_free(m);
 	remove_fixture();
 }
 END_TEST
@@ -455,6 +549,7 @@ int main(void)
 	tcase_add_test(tc, markdown_escapes);
 	tcase_add_test(tc, dates);
 	tcase_add_test(tc, evidence_hostile_json);
+	tcase_add_test(tc, evidence_value_text_bounds);
 	suite_add_tcase(s, tc);
 	TCase *tm = tcase_create("model");
 	tcase_set_timeout(tm, 60);
