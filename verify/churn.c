@@ -475,8 +475,11 @@ static int walk_first_parent(oid_list *out, git_repository *repo, git_commit *he
 	return 0;
 }
 
-static int log_step(churn_changes *out, churn_snapshot *prev, git_repository *repo,
-                    git_commit *commit, blob_cache *cache, isotier_error *err)
+/* have_prev false: the previous revision was unreadable and none before it
+ * was read; this one becomes the baseline without events. */
+static int log_step(churn_changes *out, churn_snapshot *prev, bool *have_prev,
+                    git_repository *repo, git_commit *commit, blob_cache *cache,
+                    isotier_error *err)
 {
 	char label[GIT_OID_HEXSZ + 1];
 	git_oid_tostr(label, sizeof label, git_commit_id(commit));
@@ -484,13 +487,13 @@ static int log_step(churn_changes *out, churn_snapshot *prev, git_repository *re
 	if (providers_dir(&dir, repo, commit, label, err) < 0)
 		return err ? err->code : ISOTIER_EDATA;
 	git_oid zero = {{0}};
-	if (git_oid_equal(dir ? git_tree_id(dir) : &zero, &prev->dir_oid))
+	if (*have_prev && git_oid_equal(dir ? git_tree_id(dir) : &zero, &prev->dir_oid))
 		return 0; /* the catalogue did not change in this commit */
 	churn_snapshot cur;
 	if (snapshot_from_dir(&cur, repo, dir, label, cache, err) < 0)
 		return err ? err->code : ISOTIER_EDATA;
 	size_t first = out->n;
-	int rc = churn_diff(out, prev, &cur, err);
+	int rc = *have_prev ? churn_diff(out, prev, &cur, err) : 0;
 	for (size_t i = first; i < out->n; i++) {
 		memcpy(out->items[i].commit, label, sizeof label);
 		out->items[i].time = git_commit_time(commit);
@@ -498,16 +501,46 @@ static int log_step(churn_changes *out, churn_snapshot *prev, git_repository *re
 	}
 	churn_snapshot_clear(prev);
 	*prev = cur;
+	*have_prev = true;
 	return rc;
 }
 
-int churn_log(churn_changes *out, git_repository *repo, git_commit *head, git_commit *since,
-              isotier_error *err)
+void churn_skips_clear(churn_skips *s)
+{
+	for (size_t i = 0; i < s->n; i++)
+		free(s->items[i].reason);
+	free(s->items);
+	memset(s, 0, sizeof *s);
+}
+
+static int skip_add(churn_skips *s, const git_commit *c, isotier_error *err)
+{
+	if (s->n == s->cap) {
+		size_t ncap = s->cap ? s->cap * 2 : 16;
+		churn_skip *items = realloc(s->items, ncap * sizeof *items);
+		if (!items)
+			return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+		s->items = items;
+		s->cap = ncap;
+	}
+	churn_skip *k = &s->items[s->n];
+	git_oid_tostr(k->commit, sizeof k->commit, git_commit_id(c));
+	k->time = git_commit_time(c);
+	if (!(k->reason = strdup(err->message[0] ? err->message : "unreadable catalogue")))
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+	s->n++;
+	return 0;
+}
+
+int churn_log(churn_changes *out, churn_skips *skipped, git_repository *repo, git_commit *head,
+              git_commit *since, isotier_error *err)
 {
 	oid_list oids = {0};
 	int rc = walk_first_parent(&oids, repo, head, since, err);
 	blob_cache cache = {0};
 	churn_snapshot prev = {0};
+	bool have_prev = true;
+	size_t readable = 0;
 	if (rc == 0 && oids.n > 0) {
 		/* The baseline: the first parent of the oldest commit walked. */
 		cleanup_git_commit git_commit *oldest = NULL;
@@ -518,20 +551,40 @@ int churn_log(churn_changes *out, git_repository *repo, git_commit *head, git_co
 			char label[GIT_OID_HEXSZ + 1];
 			git_oid_tostr(label, sizeof label, git_commit_parent_id(oldest, 0));
 			cleanup_git_tree git_tree *dir = NULL;
-			if (git_commit_parent(&parent, oldest, 0) < 0)
+			if (git_commit_parent(&parent, oldest, 0) < 0) {
 				rc = git_fail(err, ISOTIER_EDATA, "read commit %s%s", label,
 				              shallow_hint(repo));
-			else if ((rc = providers_dir(&dir, repo, parent, label, err)) == 0)
-				rc = snapshot_from_dir(&prev, repo, dir, label, &cache, err);
+			} else {
+				if ((rc = providers_dir(&dir, repo, parent, label, err)) == 0)
+					rc = snapshot_from_dir(&prev, repo, dir, label, &cache, err);
+				if (rc == ISOTIER_EDATA && skipped) {
+					have_prev = false;
+					rc = skip_add(skipped, parent, err);
+				} else if (rc == 0) {
+					readable++;
+				}
+			}
+		} else {
+			readable++; /* the root commit: the empty catalogue before it */
 		}
 	}
 	for (size_t i = oids.n; rc == 0 && i-- > 0;) {
 		cleanup_git_commit git_commit *c = NULL;
-		if (git_commit_lookup(&c, repo, &oids.items[i]) < 0)
+		if (git_commit_lookup(&c, repo, &oids.items[i]) < 0) {
 			rc = git_fail(err, ISOTIER_EDATA, "read commit%s", shallow_hint(repo));
-		else
-			rc = log_step(out, &prev, repo, c, &cache, err);
+			break;
+		}
+		rc = log_step(out, &prev, &have_prev, repo, c, &cache, err);
+		if (rc == ISOTIER_EDATA && skipped)
+			rc = skip_add(skipped, c, err);
+		else if (rc == 0)
+			readable++;
 	}
+	if (rc == 0 && oids.n > 0 && readable == 0 && skipped && skipped->n)
+		rc = isotier_error_set(err, ISOTIER_EDATA, 0,
+		                       "no revision's catalogue could be read (%zu skipped; the "
+		                       "newest: %s)",
+		                       skipped->n, skipped->items[skipped->n - 1].reason);
 	churn_snapshot_clear(&prev);
 	blob_cache_free(&cache);
 	free(oids.items);

@@ -115,11 +115,31 @@ void churn_changes_clear(churn_changes *c);
 int churn_read_blob(char **out, size_t *len, bool *found, git_repository *repo, git_commit *commit,
                     const char *path, size_t max, isotier_error *err);
 
+/* A revision `churn log` could not read (a symlinked or unparsable catalogue
+ * file in history that cannot be rewritten). */
+typedef struct churn_skip {
+	char commit[GIT_OID_HEXSZ + 1];
+	int64_t time;
+	char *reason; /* the error, naming revision and file */
+} churn_skip;
+
+typedef struct churn_skips {
+	churn_skip *items;
+	size_t n, cap;
+} churn_skips;
+
+void churn_skips_clear(churn_skips *s);
+
 /* Every change along the first-parent chain from head back to (excluding)
  * since (NULL: back to the root commit, where every provider is "added"),
- * oldest first. */
-int churn_log(churn_changes *out, git_repository *repo, git_commit *head, git_commit *since,
-              isotier_error *err);
+ * oldest first. skipped NULL: an unreadable catalogue at any revision is an
+ * error. Otherwise such revisions (also since's baseline) are listed in
+ * *skipped and the timeline continues across them: the next readable
+ * revision is diffed against the last readable one, and carries the
+ * changes made in between; an error only when no revision could be read.
+ * Missing commits (shallow clones) are errors either way. */
+int churn_log(churn_changes *out, churn_skips *skipped, git_repository *repo, git_commit *head,
+              git_commit *since, isotier_error *err);
 
 /* "abc1234" (12 hex digits) of a commit. */
 void churn_short_id(char *buf, size_t len, const git_oid *oid);

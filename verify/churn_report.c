@@ -358,7 +358,7 @@ void churn_log_text(FILE *f, const churn_changes *c)
 		fputs("no catalogue changes in this range\n", f);
 }
 
-int churn_log_json(FILE *f, const churn_changes *c)
+int churn_log_json(FILE *f, const churn_changes *c, const churn_skips *skipped)
 {
 	cJSON *list = cJSON_CreateArray();
 	if (!list)
@@ -371,5 +371,20 @@ int churn_log_json(FILE *f, const churn_changes *c)
 		return ISOTIER_ENOMEM;
 	}
 	cJSON_AddItemToObject(o, "events", list);
+	cJSON *skips = cJSON_AddArrayToObject(o, "skipped");
+	for (size_t i = 0; skips && i < skipped->n; i++) {
+		cJSON *k = cJSON_CreateObject();
+		if (!k)
+			break;
+		char date[32];
+		time_t t = (time_t)skipped->items[i].time;
+		struct tm tm;
+		gmtime_r(&t, &tm);
+		strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
+		cJSON_AddStringToObject(k, "commit", skipped->items[i].commit);
+		cJSON_AddStringToObject(k, "date", date);
+		cJSON_AddStringToObject(k, "reason", skipped->items[i].reason);
+		cJSON_AddItemToArray(skips, k);
+	}
 	return print_json(f, o);
 }

@@ -39,7 +39,7 @@ int churn_report_junit(FILE *f, const void *report);
 
 /* `isotier churn log`. */
 void churn_log_text(FILE *f, const churn_changes *c);
-int churn_log_json(FILE *f, const churn_changes *c);
+int churn_log_json(FILE *f, const churn_changes *c, const churn_skips *skipped);
 
 /* "GVISOR/gvisor" */
 void churn_claim_format(char *buf, size_t len, const churn_claimref *c);

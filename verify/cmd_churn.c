@@ -23,7 +23,10 @@
  *    "unlogged": N, "checks": [{"name", "failure": TEXT|null}...] (release-check),
  *    "ok": BOOL}
  * `churn log --json`: {"events": [{"id", "kind", "old", "new", "commit": OID,
- *                                  "date": "YYYY-MM-DDTHH:MM:SSZ"}...]}, oldest first.
+ *                                  "date": "YYYY-MM-DDTHH:MM:SSZ"}...], oldest first,
+ *                       "skipped": [{"commit": OID, "date", "reason"}...]}: revisions
+ *   whose catalogue could not be read (also warned on stderr); the timeline
+ *   continues across them and the exit is 0 unless no revision was readable.
  */
 #include "cli.h"
 #include "churn_report.h"
@@ -49,7 +52,9 @@ static void usage(FILE *f)
 	    "                  lower v* tag\n"
 	    "  --unreleased    release-check: HEAD against the newest release tag, with\n"
 	    "                  CHANGELOG.md's [Unreleased] section\n"
-	    "Exit: 0 ok, 1 unlogged churn or changelog gap, 64 usage, 65 bad ref or data.\n",
+	    "Exit: 0 ok, 1 unlogged churn or changelog gap, 64 usage, 65 bad ref or data\n"
+	    "(`churn log` warns about an unreadable revision and goes on; 65 only when\n"
+	    "none is readable).\n",
 	    f);
 }
 
@@ -220,15 +225,23 @@ static int cmd_log(int argc, char **argv)
 	    (o.since && churn_resolve(&since, repo, o.since, &err) < 0))
 		return cli_fail(&err);
 	churn_changes events = {0};
-	if (churn_log(&events, repo, head, since, &err) < 0) {
+	churn_skips skipped = {0};
+	if (churn_log(&events, &skipped, repo, head, since, &err) < 0) {
 		churn_changes_clear(&events);
+		churn_skips_clear(&skipped);
 		return cli_fail(&err);
 	}
+	/* History cannot be rewritten: an unreadable revision is a warning here
+	 * (the check and the release gate stay strict about their two). */
+	for (size_t i = 0; i < skipped.n; i++)
+		cli_error("warning: skipped revision %.12s: %s", skipped.items[i].commit,
+		          skipped.items[i].reason);
 	if (o.json)
-		rc = churn_log_json(stdout, &events) < 0 ? EXIT_SOFTWARE : EXIT_OK;
+		rc = churn_log_json(stdout, &events, &skipped) < 0 ? EXIT_SOFTWARE : EXIT_OK;
 	else
 		churn_log_text(stdout, &events), rc = EXIT_OK;
 	churn_changes_clear(&events);
+	churn_skips_clear(&skipped);
 	return rc;
 }
 

@@ -217,15 +217,60 @@ assert_contains "$out" "catalogue/providers/zeta.json: not valid JSON"
 churn --since old-schema
 assert_eq "$rc" 65 "missing field"
 assert_contains "$out" "zeta.json: field \"mechanism\" missing"
-churn log --since "$good"
-assert_eq "$rc" 65 "log through a broken revision"
-assert_contains "$out" "zeta.json: not valid JSON"
 cp catalogue/providers/alpha.json catalogue/providers/alpha-copy.json
 commit "two files with one id"
+dup=$(git rev-parse HEAD)
 churn --since v1
 assert_eq "$rc" 65 "duplicate id"
 assert_contains "$out" "both have id \"alpha\""
 git rm -q catalogue/providers/alpha-copy.json && commit "drop the copy"
+
+echo "== churn log warns about unreadable revisions and goes on across them"
+ln -s ../../README catalogue/providers/evil.json
+commit "a symlinked catalogue file"
+symlinked=$(git rev-parse HEAD)
+provider beta MICROVM qemu  # a real change while the symlink is there: not readable
+commit "beta moves to qemu, symlink still present"
+inside=$(git rev-parse HEAD)
+git rm -q catalogue/providers/evil.json && commit "drop the symlink"
+provider alpha GVISOR runsc
+commit "alpha's mechanism changes after the symlink is gone"
+after=$(git rev-parse HEAD)
+# The check (and the release gate) stay strict about the revisions they compare.
+churn --since "$symlinked"
+assert_eq "$rc" 65 "churn --since a revision with a symlinked file"
+assert_contains "$out" "evil.json: a symbolic link"
+set +e
+out=$("$ISOTIER_BIN" churn log --since "$good" --json 2>"$TMP/log.err"); rc=$?
+set -e
+assert_eq "$rc" 0 "log through broken revisions"
+err=$(cat "$TMP/log.err")
+assert_contains "$err" "warning: skipped revision ${symlinked:0:12}: revision $symlinked: catalogue/providers/evil.json: a symbolic link"
+assert_contains "$err" "zeta.json: not valid JSON"
+assert_contains "$err" "zeta.json: larger than 1048576 bytes"
+assert_contains "$err" "both have id \"alpha\""
+echo "$out" >"$TMP/skip.json"
+python3 - "$TMP/skip.json" "$symlinked" "$dup" "$after" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+symlinked, dup, after = sys.argv[2:5]
+skipped = [k["commit"] for k in d["skipped"]]
+# broken, old-schema, huge, the duplicate id, the symlink and the commit after it
+assert len(skipped) == 6, d["skipped"]
+assert symlinked in skipped and dup in skipped, skipped
+assert all(len(k["date"]) == 20 and k["reason"].startswith("revision ") for k in d["skipped"])
+got = [(e["id"], e["kind"], e["old"]["mechanism"], e["new"]["mechanism"], e["commit"]) for e in d["events"]]
+# beta's move, made while the catalogue was unreadable, is carried by the next readable revision.
+assert ("beta", "mechanism", "cloud-hypervisor", "qemu") in [g[:4] for g in got], got
+assert got[-1][0] == "alpha" and got[-1][4] == after, got
+PY
+churn log --since "$good"
+assert_eq "$rc" 0 "text log through broken revisions"
+assert_contains "$out" "MICROVM/cloud-hypervisor → MICROVM/qemu"
+# Nothing readable at all: an error.
+churn log --since "$symlinked" --until "$inside"
+assert_eq "$rc" 65 "a log whose only revision is unreadable"
+assert_contains "$out" "no revision's catalogue could be read"
 
 echo "== a malformed CHURN.md at --until is an error (65) naming the line"
 cp CHURN.md "$TMP/churn.bak"
@@ -299,5 +344,28 @@ assert_eq "$rc" 0
 assert_contains "$out" 'added    evil: CONTAINER/runc (catalogue/providers/evil\x1b[2J<x>&.json)'
 if grep -q $'\e' <<<"$out"; then fail "raw ESC byte on the terminal"; fi
 python3 -c 'import sys, xml.etree.ElementTree as ET; ET.parse(sys.argv[1])' "$TMP/e.xml" || fail "JUnit is not well-formed XML"
+
+echo "== --junit never turns a database or a device into XML"
+python3 -c 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute("create table t(x)"); c.commit()' "$TMP/self.db"
+sum=$(sha256sum "$TMP/self.db" | cut -d' ' -f1)
+churn --since v0.2.1 --junit "$TMP/self.db"
+assert_eq "$rc" 64 "--junit an SQLite database"
+assert_contains "$out" "an SQLite database; not overwriting it"
+assert_eq "$(sha256sum "$TMP/self.db" | cut -d' ' -f1)" "$sum" "--junit changed the database"
+if [ -c /dev/full ]; then
+  churn --since v0.2.1 --junit /dev/full
+  assert_eq "$rc" 74 "--junit /dev/full"
+  [ -c /dev/full ] || fail "/dev/full is no longer a character device"
+fi
+mkfifo "$TMP/junit.fifo"
+cat "$TMP/junit.fifo" >"$TMP/junit.out" &
+reader=$!
+churn --since v0.2.1 --junit "$TMP/junit.fifo"
+assert_eq "$rc" 0 "--junit FIFO"
+wait $reader
+[ -p "$TMP/junit.fifo" ] || fail "--junit replaced the FIFO"
+python3 -c 'import sys, xml.etree.ElementTree as ET; ET.parse(sys.argv[1])' "$TMP/junit.out" || fail "JUnit through the FIFO"
+churn --since v0.2.1 --junit "$TMP"
+assert_eq "$rc" 73 "--junit a directory"
 
 echo "churn: all checks passed"
