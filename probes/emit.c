@@ -4,7 +4,7 @@
  *
  *   ISOTIER-CAPTURE-FILE <relative-path> <size-in-bytes>
  *   <base64 of the content, lines of at most 76 characters>
- *   ISOTIER-CAPTURE-END
+ *   ISOTIER-CAPTURE-END          (after every file, not once per stream)
  *
  * Relative paths never start with '/' and never contain ".."; names with
  * blanks or control characters are skipped, so a line splits on spaces.

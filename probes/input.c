@@ -17,11 +17,151 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-void probe_input_init(struct probe_input *in, const char *root, const char *capture)
+/*
+ * Every path under the replay root or the capture directory is resolved one
+ * component at a time from the directory's fd: openat(O_NOFOLLOW|O_DIRECTORY)
+ * for each directory, O_NOFOLLOW for the last one. A symlink anywhere (proc ->
+ * /proc, proc/self -> /var/lib/dpkg) stops the walk, so nothing outside the
+ * directory is ever read or written.
+ */
+
+/* The live path, minus its leading '/': components that are neither empty,
+ * "." nor ".."; NULL when the path is not like that. */
+static const char *probe_rel(const char *path)
+{
+	if (!path || path[0] != '/' || strlen(path) >= 4096)
+		return NULL;
+	const char *rel = path + 1;
+	for (const char *seg = rel;;) {
+		const char *slash = strchr(seg, '/');
+		size_t l = slash ? (size_t)(slash - seg) : strlen(seg);
+		if (l == 0 || (l == 1 && seg[0] == '.') ||
+		    (l == 2 && seg[0] == '.' && seg[1] == '.'))
+			return NULL;
+		if (!slash)
+			return rel;
+		seg = slash + 1;
+	}
+}
+
+/*
+ * Opens path (absolute, as live) under dirfd, never following a symlink and
+ * never leaving dirfd; flags are those of the last component. With `create`,
+ * missing directories are made (0755) and every directory on the way must be
+ * owned by us (a capture directory is ours alone). Returns an fd or -1.
+ */
+static int probe_open_beneath(int dirfd, const char *path, int flags, bool create)
+{
+	char buf[4096];
+	const char *rel = probe_rel(path);
+	if (!rel) {
+		errno = EINVAL;
+		return -1;
+	}
+	probe_strlcpy(buf, sizeof(buf), rel);
+	int dfd = dirfd, fd = -1, saved;
+	char *seg = buf;
+	for (char *slash; (slash = strchr(seg, '/')); seg = slash + 1) {
+		*slash = '\0';
+		if (create && mkdirat(dfd, seg, 0755) < 0 && errno != EEXIST)
+			goto fail;
+		int nfd = openat(dfd, seg, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (nfd < 0)
+			goto fail;
+		if (dfd != dirfd)
+			close(dfd);
+		dfd = nfd;
+		struct stat st;
+		if (create && (fstat(dfd, &st) < 0 || st.st_uid != geteuid())) {
+			errno = EPERM;
+			goto fail;
+		}
+	}
+	fd = openat(dfd, seg, flags | O_NOFOLLOW | O_CLOEXEC, 0644);
+fail:
+	saved = errno;
+	if (dfd != dirfd)
+		close(dfd);
+	errno = saved;
+	return fd;
+}
+
+/* The capture directory: created fresh (0700), or an existing one that is
+ * empty, a real directory (not a symlink) and ours. Returns an fd or -1. */
+static int probe_capture_open(const char *dir, const char **why)
+{
+	*why = "cannot create it";
+	if (mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return -1;
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		struct stat lst;
+		int saved = errno;
+		if (lstat(dir, &lst) == 0 && S_ISLNK(lst.st_mode))
+			*why = "is a symlink, not a directory";
+		else if (saved == ENOTDIR)
+			*why = "exists and is not a directory";
+		else
+			*why = "cannot open it";
+		errno = saved;
+		return -1;
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0 || st.st_uid != geteuid()) {
+		*why = "exists and is not owned by the current user";
+		close(fd);
+		errno = EPERM;
+		return -1;
+	}
+	int dup_fd = dup(fd);
+	DIR *d = dup_fd >= 0 ? fdopendir(dup_fd) : NULL;
+	if (!d) {
+		if (dup_fd >= 0)
+			close(dup_fd);
+		*why = "cannot list it";
+		close(fd);
+		return -1;
+	}
+	struct dirent *e;
+	bool empty = true;
+	while (empty && (e = readdir(d)))
+		if (!(e->d_name[0] == '.' &&
+		      (!e->d_name[1] || (e->d_name[1] == '.' && !e->d_name[2]))))
+			empty = false;
+	closedir(d);
+	if (!empty) {
+		*why = "exists and is not empty";
+		close(fd);
+		errno = ENOTEMPTY;
+		return -1;
+	}
+	return fd;
+}
+
+int probe_input_init(struct probe_input *in, const char *root, const char *capture)
 {
 	memset(in, 0, sizeof(*in));
 	in->root = root;
 	in->capture = capture;
+	in->root_fd = -1;
+	in->capture_fd = -1;
+	if (root) {
+		in->root_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (in->root_fd < 0) {
+			in->error = errno == ENOTDIR ? "not a directory" : "cannot open it";
+			return -1;
+		}
+	}
+	if (capture) {
+		const char *why;
+		in->capture_fd = probe_capture_open(capture, &why);
+		if (in->capture_fd < 0) {
+			in->error = why;
+			in->capture = NULL;
+			return -1;
+		}
+	}
+	return 0;
 }
 
 void probe_input_free(struct probe_input *in)
@@ -31,6 +171,11 @@ void probe_input_free(struct probe_input *in)
 		free(in->cache[i].data);
 	}
 	in->ncache = 0;
+	if (in->root_fd >= 0)
+		close(in->root_fd);
+	if (in->capture_fd >= 0)
+		close(in->capture_fd);
+	in->root_fd = in->capture_fd = -1;
 }
 
 static char *probe_read_fd(int fd, size_t max, size_t *len)
@@ -57,10 +202,9 @@ static char *probe_read_fd(int fd, size_t max, size_t *len)
  * Only regular files: a replay directory is hostile and could hold a FIFO
  * (which would block) or a device. O_NONBLOCK makes the open itself safe.
  */
-static char *probe_slurp_flags(const char *path, size_t max, size_t *len, int extra)
+static char *probe_slurp_fd(int fd, size_t max, size_t *len)
 {
 	struct stat st;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | extra);
 	if (fd < 0)
 		return NULL;
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
@@ -74,35 +218,17 @@ static char *probe_slurp_flags(const char *path, size_t max, size_t *len, int ex
 
 char *probe_slurp(const char *path, size_t max, size_t *len)
 {
-	return probe_slurp_flags(path, max, len, 0);
+	return probe_slurp_fd(open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY), max, len);
 }
 
-int probe_mkdir_parents(const char *path)
+/* Writes one input under the capture directory (a file of its own: O_EXCL);
+ * false on any failure. */
+static bool probe_capture_write(struct probe_input *in, const char *path, const char *data,
+                                size_t len)
 {
-	char tmp[4096];
-	if (snprintf(tmp, sizeof(tmp), "%s", path) >= (int)sizeof(tmp))
-		return -1;
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(tmp, 0755) < 0 && errno != EEXIST)
-			return -1;
-		*p = '/';
-	}
-	return 0;
-}
-
-static void probe_capture_write(const char *capture, const char *path, const char *data, size_t len)
-{
-	char full[4096];
-	if (snprintf(full, sizeof(full), "%s%s", capture, path) >= (int)sizeof(full))
-		return;
-	if (probe_mkdir_parents(full) < 0)
-		return;
-	int fd = open(full, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	int fd = probe_open_beneath(in->capture_fd, path, O_WRONLY | O_CREAT | O_EXCL, true);
 	if (fd < 0)
-		return;
+		return false;
 	size_t off = 0;
 	while (off < len) {
 		ssize_t w = write(fd, data + off, len - off);
@@ -112,7 +238,7 @@ static void probe_capture_write(const char *capture, const char *path, const cha
 			break;
 		off += (size_t)w;
 	}
-	close(fd);
+	return close(fd) == 0 && off == len;
 }
 
 /*
@@ -137,12 +263,6 @@ size_t probe_redact_environ(char *data, size_t len)
 	return out;
 }
 
-/* A replay path must stay inside the root: refuse "..", relative paths. */
-static bool probe_path_ok(const char *path)
-{
-	return path[0] == '/' && !strstr(path, "/..") && !strstr(path, "//");
-}
-
 static const char *probe_read_max(struct probe_input *in, const char *path, size_t max, size_t *len)
 {
 	size_t dummy;
@@ -155,15 +275,17 @@ static const char *probe_read_max(struct probe_input *in, const char *path, size
 			return in->cache[i].data;
 		}
 	}
-	if (!probe_path_ok(path) || in->ncache >= PROBE_MAX_INPUTS)
+	if (!probe_rel(path) || in->ncache >= PROBE_MAX_INPUTS)
 		return NULL;
 
 	char *data = NULL;
 	size_t n = 0;
 	if (in->root) {
-		char full[4096];
-		if (snprintf(full, sizeof(full), "%s%s", in->root, path) < (int)sizeof(full))
-			data = probe_slurp_flags(full, max, &n, O_NOFOLLOW);
+		if (in->root_fd >= 0)
+			data = probe_slurp_fd(probe_open_beneath(in->root_fd, path,
+			                                         O_RDONLY | O_NONBLOCK | O_NOCTTY,
+			                                         false),
+			                      max, &n);
 	} else if (probe_starts_with(path, "/.probe/")) {
 		data = probe_live_generate(path + strlen("/.probe/"));
 		if (data) {
@@ -175,9 +297,11 @@ static const char *probe_read_max(struct probe_input *in, const char *path, size
 		}
 	} else {
 		data = probe_slurp(path, max, &n);
-		if (data && strcmp(path, "/proc/1/environ") == 0)
-			n = probe_redact_environ(data, n);
 	}
+	/* Live or replayed (a capture written by another tool, or by hand): the
+	 * secrets go before anything (report, capture, --emit-capture) sees it. */
+	if (data && strcmp(path, "/proc/1/environ") == 0)
+		n = probe_redact_environ(data, n);
 
 	struct probe_cached *c = &in->cache[in->ncache];
 	c->path = strdup(path);
@@ -188,8 +312,8 @@ static const char *probe_read_max(struct probe_input *in, const char *path, size
 	in->ncache++;
 	c->data = data;
 	c->len = data ? (ssize_t)n : -1;
-	if (data && in->capture)
-		probe_capture_write(in->capture, path, data, n);
+	if (data && in->capture_fd >= 0 && !probe_capture_write(in, path, data, n))
+		in->capture_failed++;
 	*len = n;
 	return data;
 }
@@ -211,15 +335,23 @@ static int probe_cmp_str(const void *a, const void *b)
 
 size_t probe_list_dir(struct probe_input *in, const char *path, char **names, size_t max)
 {
-	char full[4096];
-	if (!probe_path_ok(path))
+	if (!probe_rel(path))
 		return 0;
-	if (snprintf(full, sizeof(full), "%s%s", in->root ? in->root : "", path) >=
-	    (int)sizeof(full))
+	int fd;
+	if (in->root)
+		fd = in->root_fd < 0
+		         ? -1
+		         : probe_open_beneath(in->root_fd, path,
+		                              O_RDONLY | O_DIRECTORY | O_NONBLOCK, false);
+	else
+		fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0)
 		return 0;
-	DIR *d = opendir(full);
-	if (!d)
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
 		return 0;
+	}
 	size_t n = 0;
 	struct dirent *e;
 	while (n < max && (e = readdir(d))) {

@@ -22,16 +22,66 @@
 #define PROBE_BEGIN "----- BEGIN ISOTIER PROBE -----"
 #define PROBE_END   "----- END ISOTIER PROBE -----"
 
+/* sysexits.h values (musl and glibc both have the header, but the probe
+ * keeps its dependencies to what it names). */
+#define PROBE_EX_USAGE     64
+#define PROBE_EX_NOINPUT   66
+#define PROBE_EX_CANTCREAT 73
+
 static void probe_usage(FILE *f)
 {
-	fputs("usage: isotier-probe [--json] [--root DIR] [--capture DIR] [--emit-capture] "
-	      "[--markers]\n"
-	      "  --json          one JSON document (schema isotier.probe/1)\n"
-	      "  --root DIR      classify from a capture directory, touching nothing live\n"
-	      "  --capture DIR   write every raw input of this run into DIR\n"
-	      "  --emit-capture  after the report, stream the capture directory as text\n"
-	      "  --markers       wrap the report between BEGIN/END marker lines\n",
-	      f);
+	fputs(
+	    "usage: isotier-probe [--json] [--root DIR] [--capture DIR] [--emit-capture] "
+	    "[--markers]\n"
+	    "  --json          one JSON document (schema isotier.probe/1)\n"
+	    "  --root DIR      classify from a capture directory, touching nothing live\n"
+	    "  --capture DIR   write every raw input of this run into DIR (created 0700;\n"
+	    "                  an existing DIR must be an empty directory of ours)\n"
+	    "  --emit-capture  after the report, stream the capture directory as text\n"
+	    "  --markers       wrap the report between BEGIN/END marker lines\n"
+	    "exit status:\n"
+	    "  0   a report was printed (whatever the tier, UNKNOWN included)\n"
+	    "  64  usage error: unknown option, missing value, value that looks like an option,\n"
+	    "      --root with --capture\n"
+	    "  66  --root DIR does not exist or is not a directory\n"
+	    "  73  --capture DIR cannot be created, exists as a non-directory or symlink, is not\n"
+	    "      empty or not ours, or an input could not be written to it (the report is\n"
+	    "      still printed)\n",
+	    f);
+}
+
+/* Prints s to stderr with control and non-ASCII bytes as '?', bounded. */
+static void probe_put_arg(const char *s)
+{
+	for (const char *p = s; *p && p - s < 200; p++)
+		fputc((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f ? '?' : *p, stderr);
+}
+
+static void probe_arg_error(const char *what, const char *arg, const char *why)
+{
+	fprintf(stderr, "isotier-probe: %s", what);
+	if (arg) {
+		fputc(' ', stderr);
+		probe_put_arg(arg);
+	}
+	fprintf(stderr, ": %s\n", why);
+}
+
+/* The value of an option that takes one: present, non-empty and not itself
+ * an option (a path starting with '-' must be written ./-name). */
+static const char *probe_opt_value(int argc, char **argv, int *i)
+{
+	if (*i + 1 >= argc) {
+		probe_arg_error(argv[*i], NULL, "missing value");
+		return NULL;
+	}
+	const char *v = argv[*i + 1];
+	if (!v[0] || v[0] == '-') {
+		probe_arg_error(argv[*i], v, "expected a directory, not an option or empty word");
+		return NULL;
+	}
+	(*i)++;
+	return v;
 }
 
 /*
@@ -85,6 +135,7 @@ int main(int argc, char **argv)
 {
 	bool json = false, emit = false, markers = false;
 	const char *root = NULL, *capture = NULL;
+	int rc = 0;
 
 	bool init = probe_is_initramfs_init();
 	if (init) {
@@ -99,41 +150,62 @@ int main(int argc, char **argv)
 			emit = true;
 		else if (strcmp(a, "--markers") == 0)
 			markers = true;
-		else if (strcmp(a, "--root") == 0 && i + 1 < argc)
-			root = argv[++i];
-		else if (strcmp(a, "--capture") == 0 && i + 1 < argc)
-			capture = argv[++i];
-		else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+		else if (strcmp(a, "--root") == 0 || strcmp(a, "--capture") == 0) {
+			const char *v = probe_opt_value(argc, argv, &i);
+			if (!v) {
+				probe_usage(stderr);
+				if (!init)
+					return PROBE_EX_USAGE;
+				rc = PROBE_EX_USAGE;
+			} else if (a[2] == 'r') {
+				root = v;
+			} else {
+				capture = v;
+			}
+		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			probe_usage(stdout);
 			return 0;
 		} else if (strcmp(a, "--") == 0 || (init && a[0] != '-')) {
 			/* The kernel may hand /init stray words: ignore them. */
 			continue;
 		} else {
-			fprintf(stderr, "isotier-probe: unknown argument: ");
-			for (const char *p = a; *p && p - a < 64; p++)
-				fputc((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f ? '?'
-				                                                            : *p,
-				      stderr);
-			fputc('\n', stderr);
+			probe_arg_error("unknown argument", a, "see --help");
 			probe_usage(stderr);
 			if (!init)
-				return 64; /* EX_USAGE */
+				return PROBE_EX_USAGE;
+			rc = PROBE_EX_USAGE;
 		}
 	}
 	if (root && capture) {
 		fputs("isotier-probe: --root and --capture are exclusive\n", stderr);
-		return 64;
-	}
-	if (capture && (mkdir(capture, 0755) < 0 && errno != EEXIST)) {
-		fprintf(stderr, "isotier-probe: cannot create capture directory: %s\n",
-		        strerror(errno));
+		if (!init)
+			return PROBE_EX_USAGE;
+		rc = PROBE_EX_USAGE;
 		capture = NULL;
 	}
 
-	static struct probe_result res; /* large: keep it off the stack */
+	/*
+	 * A replay directory that cannot be opened, or a capture directory that
+	 * cannot be made ours, is an error, not an UNKNOWN report. As the init of
+	 * an initramfs the probe must still report and power off: it drops the
+	 * bad option (a failed --root reads nothing live either) and runs on.
+	 */
 	struct probe_input in;
-	probe_input_init(&in, root, capture);
+	if (probe_input_init(&in, root, capture) < 0) {
+		int e = errno;
+		bool rootfail = root && in.root_fd < 0;
+		char why[256];
+		snprintf(why, sizeof(why), "%s (%s)", in.error ? in.error : "unusable",
+		         strerror(e));
+		probe_arg_error(rootfail ? "--root" : "--capture", rootfail ? root : capture, why);
+		if (!init) {
+			probe_input_free(&in);
+			return rootfail ? PROBE_EX_NOINPUT : PROBE_EX_CANTCREAT;
+		}
+		rc = rootfail ? PROBE_EX_NOINPUT : PROBE_EX_CANTCREAT;
+	}
+
+	static struct probe_result res; /* large: keep it off the stack */
 	probe_run(&in, &res);
 
 	if (markers)
@@ -147,6 +219,13 @@ int main(int argc, char **argv)
 	if (emit)
 		probe_emit_capture(stdout, &in);
 	fflush(stdout);
+	if (in.capture_failed) {
+		fprintf(stderr, "isotier-probe: --capture ");
+		probe_put_arg(capture);
+		fprintf(stderr, ": %u input(s) could not be written; the capture is incomplete\n",
+		        in.capture_failed);
+		rc = PROBE_EX_CANTCREAT;
+	}
 	probe_input_free(&in);
 
 	/*
@@ -158,5 +237,5 @@ int main(int argc, char **argv)
 		sync();
 		reboot(RB_POWER_OFF);
 	}
-	return 0;
+	return rc;
 }

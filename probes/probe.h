@@ -40,18 +40,31 @@ struct probe_cached {
 };
 
 struct probe_input {
-	const char *root;    /* replay directory; NULL means the live system */
-	const char *capture; /* capture directory; NULL means no capture */
+	const char *root;        /* replay directory; NULL means the live system */
+	const char *capture;     /* capture directory; NULL means no capture */
+	int root_fd;             /* every replay read is resolved beneath it; -1: none */
+	int capture_fd;          /* every capture write is resolved beneath it; -1: none */
+	const char *error;       /* why probe_input_init failed (static text) */
+	unsigned capture_failed; /* inputs that could not be written to the capture */
 	struct probe_cached cache[PROBE_MAX_INPUTS];
 	size_t ncache;
 };
 
-void probe_input_init(struct probe_input *in, const char *root, const char *capture);
+/*
+ * Opens the replay directory `root` and creates the capture directory
+ * `capture` (either may be NULL). The capture directory is made 0700, or may
+ * already exist if it is an empty directory owned by us (not a symlink).
+ * Returns 0, or -1 with errno set and in->error saying why; in->root_fd is
+ * then -1, so a failed replay still reads nothing live.
+ */
+int probe_input_init(struct probe_input *in, const char *root, const char *capture);
 void probe_input_free(struct probe_input *in);
 /*
  * The content of the input at live path `path` (at most PROBE_MAX_FILE bytes,
  * NUL-terminated, owned by `in`), or NULL when absent. *len gets the length.
- * Paths under /.probe/ are the non-file inputs (see CAPTURE.md).
+ * Paths under /.probe/ are the non-file inputs (see CAPTURE.md). Under a
+ * replay root every component is opened without following symlinks and only
+ * a regular file is read; "." and ".." components are refused.
  */
 const char *probe_read(struct probe_input *in, const char *path, size_t *len);
 /* Same, but reads at most max bytes (binary table headers). */
@@ -62,11 +75,9 @@ size_t probe_list_dir(struct probe_input *in, const char *path, char **names, si
 /* Keeps only the container= entries of a NUL-separated environment (in
  * place, data[len] must be writable); returns the new length. */
 size_t probe_redact_environ(char *data, size_t len);
-/* Bounded whole-file read of a real path; returns malloc'ed NUL-terminated
- * data or NULL. */
+/* Bounded whole-file read of a real path (regular files only); returns
+ * malloc'ed NUL-terminated data or NULL. */
 char *probe_slurp(const char *path, size_t max, size_t *len);
-/* mkdir -p of the parent directories of path. */
-int probe_mkdir_parents(const char *path);
 
 /* ---- live.c: producers of the non-file inputs -------------------------- */
 

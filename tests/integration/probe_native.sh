@@ -2,7 +2,8 @@
 # probe_native: isotier-probe run directly on this machine (no sandbox launcher here: the
 # bwrap/runc/runsc/qemu runs belong to the backend tests). On this machine kind (a Firecracker
 # microVM with a stray /.dockerenv) it must say MICROVM/firecracker with /.dockerenv as a conflict;
-# its capture must replay to the same verdict; it must work as non-root and without /proc.
+# its capture must replay to the same verdict; it must work as non-root and without /proc; bad
+# arguments are errors; symlinks in a capture or replay directory are never followed.
 source "$ISOTIER_ROOT/tests/lib.sh"
 probe=${ISOTIER_PROBE:?}
 [ -x "$probe" ] || fail "no probe binary at $probe (run make first)"
@@ -164,12 +165,71 @@ else
   echo "note: no C compiler or seccomp headers: seccomp check not run"
 fi
 
-# 7. Usage errors and a missing replay directory.
-set +e
-"$probe" --bogus >/dev/null 2>&1; rc=$?
-set -e
-assert_eq "$rc" 64 "unknown argument exit status"
-"$probe" --json --root "$TMP/does-not-exist" >"$TMP/missing.json" || fail "missing root exited $?"
-assert_eq "$(check_report "$TMP/missing.json")" "UNKNOWN none - -" "empty replay"
+# 7. Usage and data errors: each a nonzero sysexits status with a message, never a normal-looking
+#    UNKNOWN report.
+# expect_exit STATUS TEXT ARGS...: the probe exits STATUS, prints TEXT on stderr, no report.
+expect_exit() {
+  local want=$1 text=$2 rc
+  shift 2
+  set +e
+  "$probe" "$@" >"$TMP/err.out" 2>"$TMP/err.txt"
+  rc=$?
+  set -e
+  assert_eq "$rc" "$want" "exit status of: isotier-probe $*"
+  assert_contains "$(cat "$TMP/err.txt")" "$text" "message of: isotier-probe $*"
+  if grep -q "observed" "$TMP/err.out"; then fail "isotier-probe $* printed a report"; fi
+}
+expect_exit 64 "unknown argument" --bogus
+expect_exit 66 "cannot open it" --json --root "$TMP/does-not-exist"
+expect_exit 66 "not a directory" --json --root /etc/passwd
+expect_exit 64 "not an option" --root --json
+expect_exit 64 "not an option" --capture --json
+expect_exit 64 "missing value" --json --root
+expect_exit 64 "exclusive" --root "$TMP/cap" --capture "$TMP/cap-other"
+expect_exit 73 "cannot create it" --capture /proc/nope
+expect_exit 73 "not a directory" --capture /etc/passwd
+[ ! -e "$TMP/cap-other" ] || fail "--root with --capture created the capture directory"
+assert_contains "$("$probe" --help)" "exit status:" "--help documents the exit statuses"
+
+# 8. Symlinks in a capture directory are never written through (the reviewer's repro): a capture
+#    directory that is not empty is refused, and nothing appears in the victim directory.
+mkdir -p "$TMP/sym/cap" "$TMP/sym/victim"
+ln -s "$TMP/sym/victim" "$TMP/sym/cap/proc"
+expect_exit 73 "not empty" --json --capture "$TMP/sym/cap"
+assert_eq "$(ls -A "$TMP/sym/victim")" "" "nothing written through cap/proc -> victim"
+ln -s "$TMP/sym/victim" "$TMP/sym/caplink"
+expect_exit 73 "symlink" --json --capture "$TMP/sym/caplink"
+assert_eq "$(ls -A "$TMP/sym/victim")" "" "nothing written through a symlinked capture directory"
+"$probe" --json --capture "$TMP/sym/fresh" >/dev/null || fail "a fresh capture directory was refused"
+assert_eq "$(stat -c %a "$TMP/sym/fresh")" 700 "capture directory mode"
+if [ "$(id -u)" = 0 ]; then
+  mkdir -m 777 "$TMP/sym/theirs" && chown 65534:65534 "$TMP/sym/theirs"
+  expect_exit 73 "not owned" --json --capture "$TMP/sym/theirs"
+fi
+
+# 9. A replay root whose proc and sys are symlinks to the live /proc and /sys reads nothing live:
+#    UNKNOWN, no signal, and --emit-capture re-emits no host file.
+mkdir "$TMP/cap1"
+ln -s /proc "$TMP/cap1/proc"
+ln -s /sys "$TMP/cap1/sys"
+"$probe" --json --root "$TMP/cap1" --emit-capture >"$TMP/cap1.out" || fail "symlinked replay exited $?"
+if grep -q "ISOTIER-CAPTURE-FILE" "$TMP/cap1.out"; then fail "replay re-emitted files read through symlinks"; fi
+sed '/^ISOTIER-CAPTURE-/,$d' "$TMP/cap1.out" >"$TMP/cap1.json"
+assert_eq "$(check_report "$TMP/cap1.json")" "UNKNOWN none - -" "replay through symlinks to /proc, /sys"
+assert_eq "$(json_get "$TMP/cap1.json" signals)" "[]" "no live signal through the symlinks"
+if grep -qi firecracker "$TMP/cap1.json"; then fail "the live machine's firecracker signals leaked into the replay"; fi
+
+# 10. Replay redacts PID 1's environment just as the live run does.
+mkdir -p "$TMP/envcap/proc/1"
+printf 'SECRET_KEY=hunter2\0container=docker\0' >"$TMP/envcap/proc/1/environ"
+"$probe" --json --root "$TMP/envcap" --emit-capture >"$TMP/env.out" || fail "environ replay exited $?"
+python3 - "$TMP/env.out" <<'EOF' || fail "replay re-emitted PID 1's secrets"
+import base64, sys
+text = open(sys.argv[1]).read()
+lines = text.split("\n")
+i = lines.index("ISOTIER-CAPTURE-FILE proc/1/environ 17")
+assert base64.b64decode(lines[i + 1]) == b"container=docker\0", lines[i + 1]
+assert "hunter2" not in text and "U0VDUkVU" not in text
+EOF
 [ -z "${not_run:-}" ] || skip "everything else passed, but not run: $not_run"
 echo "probe_native: all checks passed"

@@ -3,10 +3,12 @@
  * surface: capture -> replay gives the same verdict; a hostile replay
  * directory (FIFO, symlink out, huge file, traversal) is read safely; JSON
  * and human output escape everything; --emit-capture's format decodes back
- * to the captured bytes.
+ * to the captured bytes. Symlinks anywhere in a replay or capture path are
+ * never followed, and the capture directory must be fresh and ours.
  */
 #include <check.h>
 #include "check_run.h"
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,11 +29,25 @@ static void rm_rf(const char *dir)
 	ck_assert_int_eq(system(cmd), 0);
 }
 
+/* mkdir -p of the parent directories of path (test fixtures only). */
+static void mkdir_parents(const char *path)
+{
+	char tmp[4096];
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (char *p = tmp + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		ck_assert_msg(mkdir(tmp, 0755) == 0 || errno == EEXIST, "mkdir %s", tmp);
+		*p = '/';
+	}
+}
+
 static void put(const char *root, const char *rel, const char *data, size_t len)
 {
 	char path[4096];
 	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	ck_assert_int_eq(probe_mkdir_parents(path), 0);
+	mkdir_parents(path);
 	FILE *f = fopen(path, "wb");
 	ck_assert_ptr_nonnull(f);
 	ck_assert_uint_eq(fwrite(data, 1, len, f), len);
@@ -44,10 +60,11 @@ START_TEST(capture_then_replay_gives_the_same_verdict)
 	char dir[] = "/tmp/probe-capture.XXXXXX";
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	struct probe_input in;
-	probe_input_init(&in, NULL, dir);
+	ck_assert_int_eq(probe_input_init(&in, NULL, dir), 0); /* empty and ours: accepted */
 	probe_run(&in, &live);
+	ck_assert_uint_eq(in.capture_failed, 0);
 	probe_input_free(&in);
-	probe_input_init(&in, dir, NULL);
+	ck_assert_int_eq(probe_input_init(&in, dir, NULL), 0);
 	probe_run(&in, &replayed);
 	probe_input_free(&in);
 
@@ -274,6 +291,238 @@ START_TEST(environ_is_redacted)
 }
 END_TEST
 
+static void make_link(const char *target, const char *dir, const char *rel)
+{
+	char path[4200];
+	snprintf(path, sizeof(path), "%s/%s", dir, rel);
+	mkdir_parents(path);
+	ck_assert_msg(symlink(target, path) == 0, "symlink %s", path);
+}
+
+static size_t count_entries(const char *dir)
+{
+	char cmd[4200];
+	snprintf(cmd, sizeof(cmd), "find '%s' -mindepth 1 | wc -l", dir);
+	FILE *p = popen(cmd, "r");
+	ck_assert_ptr_nonnull(p);
+	size_t n = 0;
+	ck_assert_int_eq(fscanf(p, "%zu", &n), 1);
+	pclose(p);
+	return n;
+}
+
+/* Nothing of the firecracker fixture (or the live machine) may reach a
+ * replay through a symlinked directory: no input, no signal, no verdict. */
+static void assert_replay_sees_nothing(const char *dir)
+{
+	struct probe_input in;
+	ck_assert_int_eq(probe_input_init(&in, dir, NULL), 0);
+	probe_run(&in, &replayed);
+	for (size_t i = 0; i < in.ncache; i++)
+		ck_assert_msg(!in.cache[i].data, "%s was read through a symlink", in.cache[i].path);
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+	probe_emit_capture(f, &in);
+	fclose(f);
+	ck_assert_uint_eq(n, 0); /* nothing re-emitted */
+	free(buf);
+	probe_input_free(&in);
+	ck_assert_str_eq(replayed.verdict.tier, "UNKNOWN");
+	for (size_t i = 0; i < replayed.verdict.nlayers; i++)
+		ck_assert_str_ne(replayed.verdict.layers[i].vendor, "firecracker");
+	for (size_t i = 0; i < replayed.sigs.n; i++)
+		ck_assert_msg(!probe_contains_ci(replayed.sigs.v[i].value, "firecracker") &&
+		                  !probe_contains_ci(replayed.sigs.v[i].value, "FIRECK"),
+		              "signal %s = %s", replayed.sigs.v[i].id, replayed.sigs.v[i].value);
+}
+
+/* A replay root whose directories are symlinks (to the live /proc and /sys,
+ * or to a real capture elsewhere) reads nothing through them. */
+START_TEST(replay_never_follows_symlinked_directories)
+{
+	char dir[] = "/tmp/probe-replay-links.XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	make_link("/proc", dir, "proc");
+	make_link("/sys", dir, "sys");
+	assert_replay_sees_nothing(dir);
+	rm_rf(dir);
+
+	/* The same with a capture that would say MICROVM/firecracker. */
+	ck_assert_ptr_nonnull(mkdtemp(strcpy(dir, "/tmp/probe-replay-links.XXXXXX")));
+	make_link(FIXTURES "real-firecracker-native/sys", dir, "sys");
+	make_link(FIXTURES "real-firecracker-native/.probe", dir, ".probe");
+	make_link(FIXTURES "real-firecracker-native/proc/self", dir, "proc/self");
+	make_link(FIXTURES "real-firecracker-native/proc/1", dir, "proc/1");
+	make_link(FIXTURES "real-firecracker-native/proc/cpuinfo", dir, "proc/cpuinfo");
+	assert_replay_sees_nothing(dir);
+	/* Sanity: the fixture itself does say firecracker. */
+	struct probe_input in;
+	ck_assert_int_eq(probe_input_init(&in, FIXTURES "real-firecracker-native", NULL), 0);
+	probe_run(&in, &replayed);
+	probe_input_free(&in);
+	ck_assert_str_eq(replayed.verdict.tier, "MICROVM");
+	ck_assert_str_eq(replayed.verdict.layers[0].vendor, "firecracker");
+	rm_rf(dir);
+}
+END_TEST
+
+/* A replay root that does not exist is an error, and still reads nothing
+ * live (not even the non-file inputs). */
+START_TEST(missing_replay_root_is_an_error)
+{
+	struct probe_input in;
+	errno = 0;
+	ck_assert_int_eq(probe_input_init(&in, "/nonexistent/isotier-replay", NULL), -1);
+	ck_assert_int_eq(errno, ENOENT);
+	ck_assert_ptr_nonnull(in.error);
+	ck_assert_ptr_null(probe_read(&in, "/proc/version", NULL));
+	ck_assert_ptr_null(probe_read(&in, "/.probe/uname", NULL));
+	probe_input_free(&in);
+	ck_assert_int_eq(probe_input_init(&in, "/etc/passwd", NULL), -1);
+	ck_assert_int_eq(errno, ENOTDIR);
+	ck_assert_ptr_null(probe_read(&in, "/proc/version", NULL));
+	probe_input_free(&in);
+}
+END_TEST
+
+/* The capture directory is created 0700, or must be an existing empty
+ * directory of ours; anything else is refused before a byte is written. */
+START_TEST(capture_directory_must_be_fresh_and_ours)
+{
+	char base[] = "/tmp/probe-capdir.XXXXXX";
+	char path[4200], victim[4200];
+	struct probe_input in;
+	struct stat st;
+	ck_assert_ptr_nonnull(mkdtemp(base));
+
+	/* Fresh: created 0700. */
+	snprintf(path, sizeof(path), "%s/new", base);
+	ck_assert_int_eq(probe_input_init(&in, NULL, path), 0);
+	probe_input_free(&in);
+	ck_assert_int_eq(lstat(path, &st), 0);
+	ck_assert(S_ISDIR(st.st_mode));
+	ck_assert_uint_eq(st.st_mode & 07777, 0700);
+	/* Existing, empty, ours: fine (again). */
+	ck_assert_int_eq(probe_input_init(&in, NULL, path), 0);
+	probe_input_free(&in);
+
+	/* Not empty (the reviewer's repro: cap/proc -> victim). */
+	snprintf(victim, sizeof(victim), "%s/victim", base);
+	ck_assert_int_eq(mkdir(victim, 0755), 0);
+	make_link(victim, path, "proc");
+	errno = 0;
+	ck_assert_int_eq(probe_input_init(&in, NULL, path), -1);
+	ck_assert_int_eq(errno, ENOTEMPTY);
+	ck_assert_int_eq(in.capture_fd, -1);
+	probe_input_free(&in);
+	ck_assert_uint_eq(count_entries(victim), 0);
+
+	/* A file, a symlink to an empty directory, a missing parent. */
+	snprintf(path, sizeof(path), "%s/file", base);
+	put(base, "file", "x", 1);
+	ck_assert_int_eq(probe_input_init(&in, NULL, path), -1);
+	ck_assert_int_eq(errno, ENOTDIR);
+	probe_input_free(&in);
+	snprintf(path, sizeof(path), "%s/link", base);
+	make_link(victim, base, "link");
+	ck_assert_int_eq(probe_input_init(&in, NULL, path), -1);
+	probe_input_free(&in);
+	snprintf(path, sizeof(path), "%s/no/such/parent", base);
+	ck_assert_int_eq(probe_input_init(&in, NULL, path), -1);
+	probe_input_free(&in);
+
+	/* Someone else's empty directory (needs root to make one). */
+	if (geteuid() == 0) {
+		snprintf(path, sizeof(path), "%s/theirs", base);
+		ck_assert_int_eq(mkdir(path, 0777), 0);
+		ck_assert_int_eq(chown(path, 65534, 65534), 0);
+		errno = 0;
+		ck_assert_int_eq(probe_input_init(&in, NULL, path), -1);
+		ck_assert_int_eq(errno, EPERM);
+		probe_input_free(&in);
+	}
+	ck_assert_uint_eq(count_entries(victim), 0);
+	rm_rf(base);
+}
+END_TEST
+
+/* Symlinks planted inside an accepted capture directory (a race, or a
+ * directory others can write) are never written through: every write fails
+ * and is counted, and nothing appears outside. */
+START_TEST(capture_never_writes_through_symlinks)
+{
+	char base[] = "/tmp/probe-capwrite.XXXXXX";
+	char cap[4200], victim[4200];
+	ck_assert_ptr_nonnull(mkdtemp(base));
+	snprintf(cap, sizeof(cap), "%s/cap", base);
+	snprintf(victim, sizeof(victim), "%s/victim", base);
+	ck_assert_int_eq(mkdir(victim, 0755), 0);
+
+	struct probe_input in;
+	ck_assert_int_eq(probe_input_init(&in, NULL, cap), 0);
+	make_link(victim, cap, "proc");
+	make_link(victim, cap, ".probe");
+	make_link(victim, cap, "sys");
+	/* A planted file where an input goes: not truncated, not appended to. */
+	put(victim, "cmdline", "keep me", 7);
+	probe_run(&in, &live);
+	ck_assert_uint_gt(in.capture_failed, 0);
+	probe_input_free(&in);
+
+	ck_assert_uint_eq(count_entries(victim), 1);
+	size_t len = 0;
+	char path[4300];
+	snprintf(path, sizeof(path), "%s/cmdline", victim);
+	char *kept = probe_slurp(path, 64, &len);
+	ck_assert_ptr_nonnull(kept);
+	ck_assert_str_eq(kept, "keep me");
+	free(kept);
+	rm_rf(base);
+}
+END_TEST
+
+/* PID 1's environment is redacted on replay too: a capture written by
+ * another tool (or by hand) must not pass its secrets on. */
+START_TEST(replayed_environ_is_redacted)
+{
+	char dir[] = "/tmp/probe-env.XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	const char env[] = "SECRET_KEY=hunter2\0container=docker\0API_TOKEN=x";
+	put(dir, "proc/1/environ", env, sizeof(env) - 1);
+
+	struct probe_input in;
+	size_t len = 0;
+	ck_assert_int_eq(probe_input_init(&in, dir, NULL), 0);
+	const char *got = probe_read(&in, "/proc/1/environ", &len);
+	ck_assert_ptr_nonnull(got);
+	ck_assert_uint_eq(len, sizeof("container=docker"));
+	ck_assert_int_eq(memcmp(got, "container=docker", len), 0);
+	probe_run(&in, &replayed);
+	ck_assert_int_ge(probe_find(&replayed.sigs, "container.pid1_environ"), 0);
+
+	char *buf = NULL;
+	size_t n = 0;
+	FILE *f = open_memstream(&buf, &n);
+	probe_emit_capture(f, &in);
+	fclose(f);
+	probe_input_free(&in);
+	/* "container=docker\0" is 17 bytes: Y29udGFpbmVyPWRvY2tlcgA= */
+	ck_assert_ptr_nonnull(strstr(buf, "ISOTIER-CAPTURE-FILE proc/1/environ 17\n"
+	                                  "Y29udGFpbmVyPWRvY2tlcgA=\nISOTIER-CAPTURE-END\n"));
+	ck_assert_ptr_null(strstr(buf, "U0VDUkVU")); /* base64 of "SECRET" */
+	free(buf);
+
+	buf = NULL;
+	f = open_memstream(&buf, &n);
+	probe_report_json(f, &replayed);
+	fclose(f);
+	ck_assert_ptr_null(strstr(buf, "hunter2"));
+	free(buf);
+	rm_rf(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("probe_input");
@@ -285,6 +534,11 @@ int main(void)
 	tcase_add_test(tc, reports_of_garbage_stay_clean);
 	tcase_add_test(tc, emit_capture_round_trips);
 	tcase_add_test(tc, environ_is_redacted);
+	tcase_add_test(tc, replay_never_follows_symlinked_directories);
+	tcase_add_test(tc, missing_replay_root_is_an_error);
+	tcase_add_test(tc, capture_directory_must_be_fresh_and_ours);
+	tcase_add_test(tc, capture_never_writes_through_symlinks);
+	tcase_add_test(tc, replayed_environ_is_redacted);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
