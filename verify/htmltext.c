@@ -60,11 +60,28 @@ int isotier_html_text(char **out, const char *html, size_t len, const char *enco
 {
 	if (len > ISOTIER_HTML_MAX_BYTES)
 		return ISOTIER_EDATA;
+	/* XML_PARSE_HUGE lifts the 256-level depth limit, past which libxml2
+	 * silently drops the rest of the page (a quote inside reads as gone:
+	 * false drift). The input is bounded, and the walk below iterative. */
 	int opts = HTML_PARSE_RECOVER | HTML_PARSE_NOERROR | HTML_PARSE_NOWARNING |
-	           HTML_PARSE_NONET | HTML_PARSE_COMPACT;
-	htmlDocPtr doc = htmlReadMemory(len ? html : " ", len ? (int)len : 1, NULL, encoding, opts);
+	           HTML_PARSE_NONET | HTML_PARSE_COMPACT | XML_PARSE_HUGE;
+	htmlParserCtxtPtr ctxt = htmlNewParserCtxt();
+	if (!ctxt)
+		return ISOTIER_ENOMEM;
+	htmlDocPtr doc =
+	    htmlCtxtReadMemory(ctxt, len ? html : " ", len ? (int)len : 1, NULL, encoding, opts);
 	if (!doc && encoding) /* an unknown charset name: let libxml2 guess */
-		doc = htmlReadMemory(len ? html : " ", len ? (int)len : 1, NULL, NULL, opts);
+		doc = htmlCtxtReadMemory(ctxt, len ? html : " ", len ? (int)len : 1, NULL, NULL,
+		                         opts);
+	/* Recovered markup errors are normal; a parse that stopped early (a
+	 * limit, "Excessive depth", out of memory) is not the page. */
+	int stopped = ctxt->errNo == XML_ERR_INTERNAL_ERROR || ctxt->errNo == XML_ERR_NO_MEMORY ||
+	              ctxt->disableSAX > 1;
+	htmlFreeParserCtxt(ctxt);
+	if (doc && stopped) {
+		xmlFreeDoc(doc);
+		doc = NULL;
+	}
 	if (!doc)
 		return ISOTIER_EDATA;
 	struct buf b = {0};

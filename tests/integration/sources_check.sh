@@ -184,4 +184,86 @@ assert_eq "$(sqlite3 "$db" "SELECT status || '|' || (finished_at IS NOT NULL) FR
 assert_eq "$(sqlite3 "$db" "SELECT count(*) || '|' || group_concat(DISTINCT status) FROM source_checks WHERE run_id = $run_id")" "5|PRESENT"
 assert_eq "$(sqlite3 "$db" "SELECT count(*) || '/' || group_concat(id) FROM (SELECT id FROM source_checks WHERE run_id < $run_id ORDER BY id)")" "$rows_before" "earlier rows intact"
 assert_eq "$(sqlite3 "$db" "PRAGMA integrity_check")" ok
-echo "sources_check: all statuses, history rows and the interrupted run verified"
+
+# The history locked while a fetch is in flight, for longer than one busy
+# timeout: the row waits out the lock (ISOTIER_BUSY_TIMEOUT_MS=2500, three
+# attempts; the lock ends ~6 s after the row is ready) instead of being lost.
+db4=$TMP/store.db
+make_catalogue "$TMP/cat3" <<EOF2
+afast|$base/page/present.html?n=fast|$q
+bslow|$base/slow/1/present.html?n=slow|$q
+EOF2
+set +e
+ISOTIER_BUSY_TIMEOUT_MS=2500 "$bin" sources check --catalogue "$TMP/cat3" --db "$db4" --jobs 2 --timeout 20 >"$TMP/lock.out" 2>&1 &
+pid=$!
+python3 - "$db4" <<'PY'
+import sqlite3, sys, time
+import os
+for _ in range(200):
+    if not os.path.exists(sys.argv[1]):  # let isotier create it
+        time.sleep(0.02)
+        continue
+    try:
+        c = sqlite3.connect(sys.argv[1], isolation_level=None, timeout=10)
+        if c.execute("SELECT count(*) FROM source_checks").fetchone()[0] == 1:
+            break
+    except sqlite3.OperationalError:
+        pass
+    time.sleep(0.02)
+else:
+    sys.exit("the fast source was never stored")
+c.execute("BEGIN IMMEDIATE")  # the slow page arrives while this is held
+time.sleep(7)
+c.execute("COMMIT")
+PY
+lrc=$?
+wait "$pid"
+rc=$?
+set -e
+assert_eq "$lrc" 0 "locker"
+assert_eq "$rc" 0 "lock waited out ($(cat "$TMP/lock.out"))"
+assert_contains "$(cat "$TMP/lock.out")" "2 of 2 checked: 2 PRESENT, 0 CHANGED, 0 GONE, 0 UNREACHABLE; run 1 in $db4 (ok)"
+assert_eq "$(sqlite3 "$db4" "SELECT count(*) FROM source_checks WHERE run_id = 1")" 2 "both rows stored"
+
+# A write the history refuses (a trigger aborts every row after a run's first):
+# the summary counts both sources as checked, like the table, and says one
+# was NOT stored; the exit status is the database's (74: not a lock), and the
+# run is marked failed.
+sqlite3 "$db4" "CREATE TRIGGER refuse_second BEFORE INSERT ON source_checks
+  WHEN (SELECT count(*) FROM source_checks WHERE run_id = NEW.run_id) >= 1
+  BEGIN SELECT RAISE(ABORT, 'refused by the test trigger'); END;"
+set +e
+"$bin" sources check --catalogue "$TMP/cat3" --db "$db4" --jobs 2 --timeout 20 >"$TMP/refuse.out" 2>"$TMP/refuse.err"
+rc=$?
+"$bin" sources check --catalogue "$TMP/cat3" --db "$db4" --jobs 2 --timeout 20 --json >"$TMP/refuse.json" 2>/dev/null
+rc2=$?
+set -e
+assert_eq "$rc" 74 "a refused row ($(cat "$TMP/refuse.out" "$TMP/refuse.err"))"
+assert_eq "$rc2" 74 "a refused row, --json"
+out=$(cat "$TMP/refuse.out")
+assert_contains "$out" "2 of 2 checked: 2 PRESENT, 0 CHANGED, 0 GONE, 0 UNREACHABLE; 1 NOT stored; run 2 in $db4 (failed)"
+assert_eq "$(grep -c '^PRESENT' <<<"$out")" 2 "both sources in the table"
+assert_eq "$(grep -c 'NOT stored]' <<<"$out")" 1 "the unstored one marked in the table"
+assert_contains "$(cat "$TMP/refuse.err")" "refused by the test trigger"
+assert_eq "$(sqlite3 "$db4" "SELECT status || ' ' || (finished_at IS NOT NULL) FROM runs WHERE id = 2")" "failed 1" "run 2 finished"
+assert_eq "$(sqlite3 "$db4" "SELECT count(*) FROM source_checks WHERE run_id = 2")" 1 "one row stored"
+python3 - "$TMP/refuse.json" <<'PY' || fail "--json counts: $(cat "$TMP/refuse.json")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["counts"]
+assert (c["checked"], c["PRESENT"], c["unchecked"], c["not_stored"]) == (2, 2, 0, 1), c
+assert sorted(s["stored"] for s in d["sources"]) == [False, True], d["sources"]
+assert d["status"] == "failed", d
+PY
+# A page nested past libxml2's default depth limit (256) before the quote:
+# the parser must read it all, not report drift.
+make_catalogue "$TMP/deepcat" <<EOF2
+deep|$base/page/deep.html|$q - with a dedicated kernel.
+EOF2
+set +e
+out=$("$bin" sources check --catalogue "$TMP/deepcat" --db "$TMP/deep.db" --timeout 5 2>&1)
+rc=$?
+set -e
+assert_eq "$rc" 0 "300 nested <div>s: $out"
+assert_contains "$out" "PRESENT     deep"
+echo "sources_check: all statuses, history rows, the interrupted run and database failures verified"
