@@ -16,8 +16,15 @@
  * exec error); 69 a backend named with --backend unavailable (with --all: every
  * backend unavailable); 65 bad data (probe output rejected, catalogue file
  * invalid); 0 otherwise (INCONCLUSIVE for lack of a claim is 0).
+ *
+ * A lock another process holds past --busy-timeout while an observation is
+ * being stored is waited out again (history_retry.h: at least three attempts,
+ * more until the run's deadline); an observation still not stored is named
+ * with its verdict, the summary never says "stored in" for it, the ones after
+ * it are still tried, and the run row is marked finished if the lock allows.
  */
 #include "cli.h"
+#include "history_retry.h"
 #include "observations.h"
 #include "verify_run.h"
 
@@ -87,8 +94,19 @@ static void judge_job(job *j, const char *host_provider)
 		snprintf(j->reason, sizeof j->reason, "%s", reason);
 }
 
-static int record_job(isotier_history *h, int64_t run_id, job *j, isotier_error *err)
+struct record_arg {
+	isotier_history *h;
+	int64_t run_id;
+	job *j;
+	const char *status; /* run_end's */
+};
+
+static int record_job(void *arg, isotier_error *err)
 {
+	struct record_arg *a = arg;
+	isotier_history *h = a->h;
+	int64_t run_id = a->run_id;
+	job *j = a->j;
 	bool parsed = !j->rejected && j->available && j->rc == 0;
 	observation o = {
 	    .run_id = run_id,
@@ -112,6 +130,12 @@ static int record_job(isotier_history *h, int64_t run_id, job *j, isotier_error 
 	if (o.observed_vendor && !*o.observed_vendor)
 		o.observed_vendor = NULL;
 	return observations_insert(h, &o, NULL, err);
+}
+
+static int end_run(void *arg, isotier_error *err)
+{
+	struct record_arg *a = arg;
+	return observations_run_end(a->h, a->run_id, a->status, err);
 }
 
 /* ---- output -------------------------------------------------------------- */
@@ -158,7 +182,7 @@ static void print_progress(const job *j, size_t index, size_t total)
 }
 
 static void print_summary(const job *jobs, size_t n, int64_t run_id, const char *db,
-                          const char *commit, int64_t wall_ms)
+                          const char *commit, int64_t wall_ms, bool run_ended)
 {
 	printf("%-14s%-26s%-28s%-14s%s\n", "BACKEND", "CLAIMED", "OBSERVED", "VERDICT", "TIME");
 	for (size_t i = 0; i < n; i++) {
@@ -183,14 +207,30 @@ static void print_summary(const job *jobs, size_t n, int64_t run_id, const char 
 			isotier_fputs_sanitized(stdout, jobs[i].reason);
 			fputc('\n', stdout);
 		}
-	printf("\nrun %lld: %lld ms, catalogue %s, stored in ", (long long)run_id,
-	       (long long)wall_ms, commit);
-	isotier_fputs_sanitized(stdout, db);
+	size_t lost = 0;
+	for (size_t i = 0; i < n; i++)
+		lost += jobs[i].handled && !jobs[i].skipped && !jobs[i].recorded;
+	printf("\nrun %lld: %lld ms, catalogue %s, ", (long long)run_id, (long long)wall_ms,
+	       commit);
+	if (!lost) {
+		fputs("stored in ", stdout);
+		isotier_fputs_sanitized(stdout, db);
+	} else {
+		printf("%zu observation%s NOT stored (database ", lost, lost == 1 ? "" : "s");
+		isotier_fputs_sanitized(stdout, db);
+		fputs("):", stdout);
+		for (size_t i = 0; i < n; i++)
+			if (jobs[i].handled && !jobs[i].skipped && !jobs[i].recorded)
+				printf(" %s", jobs[i].backend->name);
+	}
+	if (!run_ended)
+		printf("; the run could not be marked finished");
 	fputc('\n', stdout);
 }
 
 static void print_json(const job *jobs, size_t n, int64_t run_id, const char *db,
-                       const char *commit, int64_t wall_ms, bool interrupted, int exit_code)
+                       const char *commit, int64_t wall_ms, bool interrupted, int exit_code,
+                       bool run_ended)
 {
 	cJSON *doc = cJSON_CreateObject();
 	if (!doc)
@@ -203,6 +243,11 @@ static void print_json(const job *jobs, size_t n, int64_t run_id, const char *db
 	cJSON_AddBoolToObject(doc, "interrupted", interrupted);
 	cJSON_AddNumberToObject(doc, "exit_code", exit_code);
 	cJSON_AddNumberToObject(doc, "wall_ms", (double)wall_ms);
+	bool all_recorded = true;
+	for (size_t i = 0; i < n; i++)
+		all_recorded &= !jobs[i].handled || jobs[i].skipped || jobs[i].recorded;
+	cJSON_AddBoolToObject(doc, "stored", all_recorded);
+	cJSON_AddBoolToObject(doc, "run_finished", run_ended);
 	cJSON *arr = cJSON_AddArrayToObject(doc, "results");
 	for (size_t i = 0; arr && i < n; i++) {
 		const job *j = &jobs[i];
@@ -269,7 +314,7 @@ static void print_json(const job *jobs, size_t n, int64_t run_id, const char *db
 static void usage(FILE *f)
 {
 	fprintf(
-	    f, "usage: isotier verify [--backend NAME]... | --all] [--db PATH] [--catalogue DIR]\n"
+	    f, "usage: isotier verify [--backend NAME]... | --all [--db PATH] [--catalogue DIR]\n"
 	       "                      [--jobs N] [--timeout S] [--host-provider ID]\n"
 	       "                      [--busy-timeout MS] [--json]\n\n"
 	       "Runs isotier-probe inside each backend, judges the catalogue's claim for it\n"
@@ -283,13 +328,16 @@ static void usage(FILE *f)
 	       "  --timeout S        per probe run (default 60)\n"
 	       "  --host-provider ID catalogue entry whose claim the `host` backend is judged by\n"
 	       "  --busy-timeout MS  wait this long for a locked database (default 5000;\n"
-	       "                     env ISOTIER_BUSY_TIMEOUT_MS)\n"
+	       "                     env ISOTIER_BUSY_TIMEOUT_MS); storing an observation\n"
+	       "                     tries again (at least 3 times, up to the run's\n"
+	       "                     deadline) before it reports it NOT stored\n"
 	       "  --json             print a JSON document instead of the table\n"
 	       "Probe: $ISOTIER_PROBE, else isotier-probe beside this executable.\n"
 	       "Exit: 0 nothing contradicted; 1 a CONTRADICTED verdict (even when something\n"
 	       "else failed too); 64 usage; 65 bad data (probe output rejected, catalogue\n"
 	       "invalid); 69 a requested backend unavailable (--all: every one); 70 a probe\n"
-	       "run failed or timed out; 74 database unusable; 75 database locked;\n"
+	       "run failed or timed out; 74 database unusable; 75 database locked (any\n"
+	       "observation not stored is named, with its verdict);\n"
 	       "130 interrupted (143 by SIGTERM).\n");
 }
 
@@ -378,18 +426,17 @@ static int parse_args(verify_opts *o, int argc, char **argv)
 
 static bool db_locked(const isotier_error *err)
 {
-	return err->code == ISOTIER_EDB &&
-	       (strstr(err->message, "locked") || strstr(err->message, "busy"));
+	return history_locked(err);
 }
 
-static int db_fail(const isotier_error *err, const char *db, int busy_ms)
+static int db_fail(const isotier_error *err, const char *db, int64_t waited_ms)
 {
 	if (db_locked(err)) {
 		char msg[ISOTIER_ERROR_MESSAGE_MAX + 256];
 		snprintf(msg, sizeof msg,
-		         "history database %s is locked by another process (waited %d ms; "
+		         "history database %s is locked by another process (waited %lld ms; "
 		         "--busy-timeout MS waits longer): %s",
-		         db, busy_ms, err->message);
+		         db, (long long)waited_ms, err->message);
 		cli_error("%s", msg);
 		return EXIT_TEMPFAIL;
 	}
@@ -424,6 +471,19 @@ static int poll_signal(verify_ctx *ctx, pthread_t *tids, size_t n_threads)
 	if (ctx->signal)
 		__atomic_store_n(&ctx->stop, true, __ATOMIC_RELEASE); /* no new jobs */
 	return ctx->signal;
+}
+
+struct stop_arg {
+	verify_ctx *ctx;
+	pthread_t *tids;
+	size_t n_threads;
+};
+
+/* Between two attempts at a locked database: a signal ends the waiting. */
+static bool stop_retrying(void *arg)
+{
+	struct stop_arg *a = arg;
+	return poll_signal(a->ctx, a->tids, a->n_threads) != 0;
 }
 
 static int verify_main(int argc, char **argv)
@@ -510,12 +570,20 @@ static int verify_main(int argc, char **argv)
 		isotier_catalogue_free(cat);
 		return db_fail(&err, o.db, o.busy_ms);
 	}
+	/* A lock held past --busy-timeout while observations are being stored
+	 * is waited out, attempt after attempt, until the run's deadline: every
+	 * probe round's timeout plus some slack for provisioning (at least
+	 * three attempts each). */
+	size_t threads_wanted = (size_t)o.jobs < n_jobs ? (size_t)o.jobs : n_jobs;
+	int64_t rounds =
+	    threads_wanted ? (int64_t)((n_jobs + threads_wanted - 1) / threads_wanted) : 1;
+	int64_t run_deadline = wall0 + rounds * ((int64_t)o.timeout_s + 5) * 1000;
 
 	verify_ctx ctx = {
 	    .jobs = jobs, .n_jobs = n_jobs, .probe_path = probe, .timeout_s = o.timeout_s};
 	pthread_mutex_init(&ctx.lock, NULL);
 	pthread_cond_init(&ctx.cond, NULL);
-	size_t n_threads = (size_t)o.jobs < n_jobs ? (size_t)o.jobs : n_jobs;
+	size_t n_threads = threads_wanted;
 	pthread_t tids[64];
 	size_t started = 0;
 	for (; started < n_threads; started++)
@@ -526,6 +594,10 @@ static int verify_main(int argc, char **argv)
 
 	bool tty = isatty(STDERR_FILENO), interrupted = false, db_error = false;
 	isotier_error db_err = {0};
+	int64_t db_waited = 0;
+	struct stop_arg sa = {.ctx = &ctx, .tids = tids, .n_threads = started};
+	history_retry_policy policy = {
+	    .min_attempts = 3, .deadline_ms = run_deadline, .stop = stop_retrying, .stop_arg = &sa};
 	size_t handled = 0;
 	while (handled < n_jobs) {
 		pthread_mutex_lock(&ctx.lock);
@@ -565,11 +637,19 @@ static int verify_main(int argc, char **argv)
 			continue;
 		}
 		judge_job(ready, o.host_provider);
-		if (!db_error) {
-			if (record_job(h, run_id, ready, &db_err) < 0)
-				db_error = true;
-			else
-				ready->recorded = true;
+		/* Every observation gets its own attempts: a lock that outlasted
+		 * one backend's may be gone by the next one's. */
+		struct record_arg ra = {.h = h, .run_id = run_id, .j = ready};
+		isotier_error rec_err = {0};
+		int64_t t0 = verify_now_ms();
+		if (history_retry(record_job, &ra, &policy, NULL, &rec_err) < 0) {
+			db_error = true;
+			db_err = rec_err;
+			db_waited = verify_now_ms() - t0;
+			cli_error("observation of %s NOT stored in %s: verdict %s",
+			          ready->backend->name, o.db, judge_verdict_name(ready->verdict));
+		} else {
+			ready->recorded = true;
 		}
 		if (tty && !o.json)
 			print_progress(ready, handled, n_jobs);
@@ -612,18 +692,33 @@ static int verify_main(int argc, char **argv)
 	/* "ok": every backend was run and judged (a CONTRADICTED verdict is a
 	 * finding of a run that worked); "failed": something kept it from that. */
 	const char *status = interrupted ? "interrupted" : failure == EXIT_OK ? "ok" : "failed";
-	if (!db_error && observations_run_end(h, run_id, status, &db_err) < 0)
-		db_error = true;
+	/* Best effort, waited for like the observations: a run left 'running'
+	 * reads as one still in progress. A signal already came, so the waiting
+	 * is bounded by the attempts and deadline alone. */
+	struct record_arg ra = {.h = h, .run_id = run_id, .status = status};
+	history_retry_policy end_policy = {.min_attempts = 3, .deadline_ms = run_deadline};
+	isotier_error end_err = {0};
+	int64_t t_end = verify_now_ms();
+	bool run_ended = history_retry(end_run, &ra, &end_policy, NULL, &end_err) == 0;
+	if (!run_ended) {
+		cli_error("run %lld could not be marked %s; it still reads 'running'",
+		          (long long)run_id, status);
+		if (!db_error) {
+			db_error = true;
+			db_err = end_err;
+			db_waited = verify_now_ms() - t_end;
+		}
+	}
 	if (db_error) {
-		int db_rc = db_fail(&db_err, o.db, o.busy_ms); /* prints why */
+		int db_rc = db_fail(&db_err, o.db, db_waited); /* prints why */
 		if (!interrupted && !contradicted)
 			rc = db_rc;
 	}
 	int64_t wall = verify_now_ms() - wall0;
 	if (o.json)
-		print_json(jobs, n_jobs, run_id, o.db, commit, wall, interrupted, rc);
+		print_json(jobs, n_jobs, run_id, o.db, commit, wall, interrupted, rc, run_ended);
 	else
-		print_summary(jobs, n_jobs, run_id, o.db, commit, wall);
+		print_summary(jobs, n_jobs, run_id, o.db, commit, wall, run_ended);
 	if (interrupted)
 		cli_error(
 		    "interrupted: run %lld marked interrupted; finished observations are kept",

@@ -166,5 +166,18 @@ EOF
 done
 [ -z "$(ls -A "$TMPDIR")" ] || fail "temporary files left: $(ls -A "$TMPDIR")"
 
+# 7. Usage errors: an unknown backend name is 64 (as in `run`), and --help's
+#    usage line is well formed.
+set +e
+"$ISOTIER_BIN" verify --backend nosuch --db "$db" >/dev/null 2>"$TMP/ns.err"
+rc=$?
+set -e
+assert_eq "$rc" 64 "verify --backend nosuch"
+assert_contains "$(cat "$TMP/ns.err")" "unknown backend 'nosuch'"
+usage_line=$("$ISOTIER_BIN" verify --help | head -n 1)
+assert_contains "$usage_line" "usage: isotier verify [--backend NAME]... | --all [--db PATH]"
+[ "$(tr -cd '[' <<<"$usage_line" | wc -c)" = "$(tr -cd ']' <<<"$usage_line" | wc -c)" ] ||
+  fail "unbalanced brackets in: $usage_line"
+
 assert_eq "$(q "PRAGMA integrity_check")" ok "integrity"
 echo "faults ok"
