@@ -8,21 +8,25 @@
  *               other HTTP status: never read as drift
  * and one source_checks row in the history, committed as soon as it is known,
  * so an interrupted run keeps everything it stored (the run is marked
- * 'interrupted'). Exit 1 when any source is CHANGED or GONE, 130 when
- * interrupted, 0 otherwise.
+ * 'interrupted'). A row that meets a locked database is tried again (three
+ * busy timeouts: $ISOTIER_BUSY_TIMEOUT_MS, default 5000 ms); one that still
+ * cannot be stored stops the run, is shown and counted as checked but NOT
+ * stored, and the exit status is the database's (75 locked). Exit 1 when any
+ * source is CHANGED or GONE, 130 when interrupted, 0 otherwise.
  *
  * --json prints one object:
  *   {"run_id": N, "db": PATH, "catalogue": DIR, "status": "ok"|"failed"|"interrupted",
  *    "counts": {"checked": N, "PRESENT": N, "CHANGED": N, "GONE": N, "UNREACHABLE": N,
- *               "unchecked": N},
+ *               "unchecked": N, "not_stored": N},
  *    "sources": [{"provider": ID, "url": URL, "quote": TEXT, "publisher": P,
  *                 "status": "PRESENT"|..., "http_status": N|null,
  *                 "content_sha256": HEX|null, "detail": TEXT, "attempts": N,
- *                 "checked_at": "YYYY-MM-DDTHH:MM:SSZ"}...]}
+ *                 "checked_at": "YYYY-MM-DDTHH:MM:SSZ", "stored": BOOL}...]}
  * ("sources" lists the checked sources in catalogue order.)
  */
 #include "cli.h"
 #include "fetch.h"
+#include "history_retry.h"
 #include "htmltext.h"
 #include "../catalogue/catalogue.h"
 #include "../reference/history.h"
@@ -52,6 +56,7 @@ struct check {
 	char detail[512];
 	char checked_at[32];
 	int attempts;
+	bool stored; /* its source_checks row is committed */
 };
 
 struct run {
@@ -63,15 +68,24 @@ struct run {
 	int64_t run_id;
 	sqlite3_stmt *insert;
 	isotier_error *err;
-	size_t counts[4];
+	size_t counts[4];  /* checked, by status: stored or not */
+	size_t not_stored; /* checked, but the history refused the row */
+	bool db_failed;    /* a row could not be stored: no more are tried */
 };
 
 static const char *const status_names[] = {"PRESENT", "CHANGED", "GONE", "UNREACHABLE"};
 
-static int store(struct run *r, struct check *c)
+struct store_arg {
+	struct run *r;
+	struct check *c;
+};
+
+static int store(void *arg, isotier_error *err)
 {
+	struct run *r = ((struct store_arg *)arg)->r;
+	struct check *c = ((struct store_arg *)arg)->c;
 	isotier_history *h = r->db;
-	int rc = isotier_history_begin(h, r->err);
+	int rc = isotier_history_begin(h, err);
 	if (rc < 0)
 		return rc;
 	sqlite3_stmt *s = r->insert;
@@ -89,14 +103,19 @@ static int store(struct run *r, struct check *c)
 		sqlite3_bind_text(s, 8, c->sha256, -1, SQLITE_STATIC);
 	sqlite3_bind_text(s, 9, c->detail, -1, SQLITE_STATIC);
 	if (sqlite3_step(s) != SQLITE_DONE) {
-		rc = isotier_history_sql_error(h, r->err, "store source check");
+		rc = isotier_history_sql_error(h, err, "store source check");
 		sqlite3_reset(s);
 		isotier_history_rollback(h);
 		return rc;
 	}
 	sqlite3_reset(s);
-	return isotier_history_commit(h, r->err);
+	if ((rc = isotier_history_commit(h, err)) < 0)
+		isotier_history_rollback(h);
+	return rc;
 }
+
+/* Three busy timeouts for a row before it is given up. */
+static const history_retry_policy store_policy = {.min_attempts = 3};
 
 /* Text of the page to look for quotes in, normalised; NULL with detail set
  * when it cannot be had. */
@@ -195,12 +214,25 @@ static int on_fetched(size_t url_index, const isotier_fetch_result *f, void *arg
 		memcpy(c->sha256, sha, sizeof sha);
 		memcpy(c->checked_at, now, sizeof now);
 		c->attempts = f->attempts;
-		int rc = store(r, c);
-		if (rc < 0)
-			return rc;
 		r->counts[st]++;
+		/* Checked either way; after one row could not be stored the run
+		 * stops, and the rest of this page's checks are shown unstored. */
+		if (!r->db_failed) {
+			struct store_arg sa = {r, c};
+			isotier_error serr = {0};
+			if (history_retry(store, &sa, &store_policy, NULL, &serr) < 0) {
+				r->db_failed = true;
+				*r->err = serr;
+				isotier_error_prefix(r->err, "%s (%s)", c->provider->id,
+				                     c->source->url);
+			} else {
+				c->stored = true;
+			}
+		}
+		if (!c->stored)
+			r->not_stored++;
 	}
-	return 0;
+	return r->db_failed ? r->err->code : 0;
 }
 
 static int check_cmp(const void *a, const void *b)
@@ -252,14 +284,18 @@ static void print_text(const struct run *r, const char *db, const char *status)
 		if (!c->status)
 			continue;
 		char line[4096];
-		snprintf(line, sizeof line, "%-11s %-24s %s%s%s\n", c->status, c->provider->id,
-		         c->source->url, c->detail[0] ? "\n            " : "", c->detail);
+		snprintf(line, sizeof line, "%-11s %-24s %s%s%s%s\n", c->status, c->provider->id,
+		         c->source->url, c->stored ? "" : "  [NOT stored]",
+		         c->detail[0] ? "\n            " : "", c->detail);
 		isotier_fputs_sanitized(stdout, line);
 	}
 	size_t checked = r->counts[0] + r->counts[1] + r->counts[2] + r->counts[3];
+	char lost[64] = "";
+	if (r->not_stored)
+		snprintf(lost, sizeof lost, "; %zu NOT stored", r->not_stored);
 	printf("sources check: %zu of %zu checked: %zu PRESENT, %zu CHANGED, %zu GONE, "
-	       "%zu UNREACHABLE; run %lld in %s (%s)\n",
-	       checked, r->n_checks, r->counts[0], r->counts[1], r->counts[2], r->counts[3],
+	       "%zu UNREACHABLE%s; run %lld in %s (%s)\n",
+	       checked, r->n_checks, r->counts[0], r->counts[1], r->counts[2], r->counts[3], lost,
 	       (long long)r->run_id, db, status);
 }
 
@@ -282,6 +318,7 @@ static int print_json(const struct run *r, const char *db, const char *dir, cons
 	for (int s = 0; s < 4; s++)
 		cJSON_AddNumberToObject(counts, status_names[s], (double)r->counts[s]);
 	cJSON_AddNumberToObject(counts, "unchecked", (double)(r->n_checks - checked));
+	cJSON_AddNumberToObject(counts, "not_stored", (double)r->not_stored);
 	cJSON_AddItemToObject(o, "counts", counts);
 	for (size_t i = 0; i < r->n_checks; i++) {
 		const struct check *c = &r->checks[i];
@@ -304,6 +341,7 @@ static int print_json(const struct run *r, const char *db, const char *dir, cons
 		cJSON_AddStringToObject(e, "detail", c->detail);
 		cJSON_AddNumberToObject(e, "attempts", c->attempts);
 		cJSON_AddStringToObject(e, "checked_at", c->checked_at);
+		cJSON_AddBoolToObject(e, "stored", c->stored);
 		cJSON_AddItemToArray(list, e);
 	}
 	cJSON_AddItemToObject(o, "sources", list);
@@ -325,6 +363,9 @@ static void usage(FILE *f)
 	    "Re-fetches every cited source and checks its quote is still on the page:\n"
 	    "PRESENT, CHANGED (quote gone), GONE (404/410) or UNREACHABLE (network, TLS,\n"
 	    "timeout, redirects, size: never drift). Results go into the history database.\n"
+	    "A row the history cannot take even after three busy timeouts\n"
+	    "($ISOTIER_BUSY_TIMEOUT_MS, default 5000) stops the run: it is shown and counted\n"
+	    "as checked but NOT stored, and the exit status is 75 (locked; 74 unusable).\n"
 	    "Exit 1 when any source is CHANGED or GONE, 130 when interrupted, else 0.\n"
 	    "  --catalogue DIR  provider directory (default: %s)\n"
 	    "  --db PATH        history database (default: %s)\n"
@@ -333,16 +374,28 @@ static void usage(FILE *f)
 	    "  --provider ID    check only this provider (repeatable)\n"
 	    "  --json           machine-readable report on stdout: {run_id, db, catalogue,\n"
 	    "                   status, counts{checked, PRESENT, CHANGED, GONE, UNREACHABLE,\n"
-	    "                   unchecked}, sources[{provider, url, quote, publisher, status,\n"
-	    "                   http_status, content_sha256, detail, attempts, checked_at}]}\n",
+	    "                   unchecked, not_stored}, sources[{provider, url, quote,\n"
+	    "                   publisher, status, http_status, content_sha256, detail,\n"
+	    "                   attempts, checked_at, stored}]}\n",
 	    cli_default_catalogue(), ISOTIER_DEFAULT_DB);
 }
 
+struct end_arg {
+	struct run *r;
+	const char *status;
+};
+
+static int end_run(void *arg, isotier_error *err)
+{
+	struct end_arg *a = arg;
+	return isotier_history_run_end(a->r->db, a->r->run_id, a->status, err);
+}
+
 static int run_checks(struct run *r, const char *db_path, const char *dir, int jobs, int timeout_s,
-                      const char **status_out)
+                      int busy_ms, const char **status_out)
 {
 	isotier_error *err = r->err;
-	int rc = isotier_history_open(&r->db, db_path, 0, err);
+	int rc = isotier_history_open(&r->db, db_path, busy_ms, err);
 	if (rc < 0)
 		return rc;
 	if (sqlite3_prepare_v2(
@@ -371,8 +424,13 @@ static int run_checks(struct run *r, const char *db_path, const char *dir, int j
 	                     : rc < 0 || r->counts[1] || r->counts[2] ? "failed"
 	                                                              : "ok";
 	isotier_error end_err = {0};
-	if (isotier_history_run_end(r->db, r->run_id, status, &end_err) < 0 && rc == 0)
-		rc = end_err.code, *err = end_err;
+	struct end_arg ea = {r, status};
+	if (history_retry(end_run, &ea, &store_policy, NULL, &end_err) < 0) {
+		cli_error("run %lld could not be marked %s; it still reads 'running'",
+		          (long long)r->run_id, status);
+		if (rc == 0)
+			rc = end_err.code, *err = end_err;
+	}
 	*status_out = status;
 	return rc;
 }
@@ -390,8 +448,11 @@ static int sources_check(int argc, char **argv)
 	    {NULL, 0, NULL, 0},
 	};
 	const char *dir = cli_default_catalogue(), *db_path = ISOTIER_DEFAULT_DB;
-	int jobs = 8, timeout_s = 20, c;
+	int jobs = 8, timeout_s = 20, busy_ms = 5000, c;
 	bool json = false;
+	const char *env = getenv("ISOTIER_BUSY_TIMEOUT_MS");
+	if (env && *env && cli_parse_int("ISOTIER_BUSY_TIMEOUT_MS", env, 1, 3600000, &busy_ms) < 0)
+		return EXIT_USAGE;
 	cleanup_free char **only = calloc((size_t)argc, sizeof *only);
 	size_t n_only = 0;
 	if (!only)
@@ -449,7 +510,7 @@ static int sources_check(int argc, char **argv)
 			cli_error("sources check: out of memory");
 			exit_code = EXIT_SOFTWARE;
 		} else {
-			int rc = run_checks(&r, db_path, dir, jobs, timeout_s, &status);
+			int rc = run_checks(&r, db_path, dir, jobs, timeout_s, busy_ms, &status);
 			if (r.run_id) {
 				if (json)
 					print_json(&r, db_path, dir, status);
@@ -458,7 +519,11 @@ static int sources_check(int argc, char **argv)
 			}
 			if (rc == ISOTIER_EINTR)
 				exit_code = EXIT_INTERRUPTED;
-			else if (rc < 0)
+			else if (rc < 0 && err.code == ISOTIER_EDB && !history_locked(&err)) {
+				/* Not a lock: retrying later will not help. */
+				cli_error("history database %s: %s", db_path, err.message);
+				exit_code = EXIT_IOERR;
+			} else if (rc < 0)
 				exit_code = cli_fail(&err);
 			else if (r.counts[1] || r.counts[2])
 				exit_code = EXIT_FINDING;
