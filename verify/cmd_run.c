@@ -1,6 +1,7 @@
 /* cmd_run.c - `isotier run`: create, run one command, relay its output and
  * exit status, destroy. A refused tier is EX_CONFIG with ConfigurationError. */
 #include "cli.h"
+#include "../reference/backend.h"
 #include "../reference/history.h"
 #include "../reference/proc.h"
 
@@ -17,7 +18,12 @@ static void run_usage(FILE *f)
 		"Creates a sandbox on NAME, refusing before anything is provisioned when the tier\n"
 		"isotier can defend for it does not satisfy TIER (exit 78, ConfigurationError),\n"
 		"runs CMD inside (by default over a read-only view of the host root), relays its\n"
-		"output and exit status, and destroys the sandbox.\n");
+		"output and exit status, and destroys the sandbox.\n"
+		"Exit: CMD's own status; 64 usage (an unknown backend or tier name); 78 tier\n"
+		"refused (ConfigurationError); 65/69/70/74/75 isotier could not create or run the\n"
+		"sandbox; 128+N killed by signal N. A CMD that cannot be found or executed\n"
+		"inside is 127 on host and qemu-microvm; bwrap and runc report their own exec\n"
+		"failure as 1 and runsc as 128, which cannot be told from CMD exiting so.\n");
 }
 
 static int run_main(int argc, char **argv)
@@ -76,6 +82,15 @@ static int run_main(int argc, char **argv)
 	if (!opts.backend || optind >= argc) {
 		cli_error("run needs --backend NAME and a command after --");
 		run_usage(stderr);
+		return EXIT_USAGE;
+	}
+	/* A name this build does not know is a usage error, as in verify. */
+	if (!isotier_backend_lookup(opts.backend)) {
+		cli_error("--backend: unknown backend '%s'", opts.backend);
+		fprintf(stderr, "known backends:");
+		for (size_t i = 0; i < isotier_backend_count(); i++)
+			fprintf(stderr, " %s", isotier_backend_at(i)->name);
+		fputc('\n', stderr);
 		return EXIT_USAGE;
 	}
 	/* SIGINT/SIGTERM wait for the child runner's signalfd, so an interrupt

@@ -53,7 +53,8 @@ assert_eq "$refusals" 5 "number of refusal cases"
 # An unknown tier name or backend is a usage error, not a silent default.
 set +e
 "$ISOTIER_BIN" run --backend bwrap --require-isolation VM -- /bin/true 2>/dev/null; assert_eq $? 64 "bad tier"
-"$ISOTIER_BIN" run --backend nosuch -- /bin/true 2>/dev/null; rc=$?
+"$ISOTIER_BIN" run --backend nosuch -- /bin/true 2>"$TMP/nosuch.err"; rc=$?
 set -e
-[ "$rc" -ne 0 ] || fail "unknown backend accepted"
+assert_eq "$rc" 64 "unknown backend is a usage error ($(cat "$TMP/nosuch.err"))"
+assert_contains "$(cat "$TMP/nosuch.err")" "unknown backend 'nosuch'"
 echo "ok: $refusals refusals with nothing provisioned"

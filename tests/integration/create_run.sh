@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # `isotier run --backend B -- /bin/echo hi` works on every local backend over a
 # read-only view of the host root, relaying output and exit status; the
-# tier is in the repr.
+# tier is in the repr. A command that is not there: 127 where the backend can
+# tell (host, qemu-microvm's guest init); bwrap, runc and runsc fail to exec it
+# themselves and exit with their own status (1, 1, 128), as `run --help` says.
 . "$ISOTIER_ROOT/tests/lib.sh"
 for backend in bwrap runc runsc qemu-microvm; do
   out=$(ISOTIER_VERBOSE=1 "$ISOTIER_BIN" run --backend "$backend" -- /bin/echo hi 2>"$TMP/err") \
@@ -18,7 +20,18 @@ for backend in bwrap runc runsc qemu-microvm; do
   "$ISOTIER_BIN" run --backend "$backend" -- /bin/sh -c "touch /isotier-rw-test-$$" >/dev/null 2>&1
   set -e
   [ ! -e "/isotier-rw-test-$$" ] || { rm -f "/isotier-rw-test-$$"; fail "$backend: host root is writable"; }
+  case $backend in bwrap | runc) want=1 ;; runsc) want=128 ;; *) want=127 ;; esac
+  set +e
+  "$ISOTIER_BIN" run --backend "$backend" -- /nonexistent/cmd >/dev/null 2>&1
+  rc=$?
+  set -e
+  assert_eq "$rc" "$want" "$backend: command not found"
 done
+set +e
+"$ISOTIER_BIN" run --backend host -- /nonexistent/cmd >/dev/null 2>&1
+rc=$?
+set -e
+assert_eq "$rc" 127 "host: command not found"
 # SIGINT mid-command: the sandbox is torn down, exit 130, nothing left running.
 marker=isotier-run-sigint-$$-$RANDOM
 "$ISOTIER_BIN" run --backend runc -- /bin/sh -c "sleep 30; : $marker" >/dev/null 2>&1 &
