@@ -170,6 +170,43 @@ static int write_in_place(const char *path, cli_output_fn write, const void *ctx
 	return render_and_close(f, path, false, write, ctx);
 }
 
+/* The descriptor /dev/stdout, /dev/stderr, /dev/fd/N or /proc/self/fd/N
+ * names, or -1. */
+static int alias_fd(const char *path)
+{
+	if (!strcmp(path, "/dev/stdout"))
+		return 1;
+	if (!strcmp(path, "/dev/stderr"))
+		return 2;
+	const char *n = !strncmp(path, "/dev/fd/", 8)         ? path + 8
+	                : !strncmp(path, "/proc/self/fd/", 14) ? path + 14
+	                                                       : NULL;
+	if (!n || *n < '0' || *n > '9' || strlen(n) > 6)
+		return -1;
+	int fd = 0;
+	for (; *n; n++) {
+		if (*n < '0' || *n > '9')
+			return -1;
+		fd = fd * 10 + (*n - '0');
+	}
+	return fd;
+}
+
+/* An open descriptor: written at its own offset and with its own flags
+ * (reopening /dev/stdout would start at offset 0 even under `>>`). */
+static int write_to_fd(const char *path, int fd, cli_output_fn write, const void *ctx)
+{
+	int copy = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	FILE *f = copy < 0 ? NULL : fdopen(copy, "w");
+	if (!f) {
+		cli_error("open %s: %s", path, strerror(errno));
+		if (copy >= 0)
+			close(copy);
+		return EXIT_CANTCREAT;
+	}
+	return render_and_close(f, path, false, write, ctx);
+}
+
 /* Writes beside the target and renames: a reader never sees half a file. */
 static int write_replacing(const char *path, cli_output_fn write, const void *ctx)
 {
@@ -206,6 +243,9 @@ int cli_write_output(const char *opt, const char *path, const char *db_path, cli
 		return EXIT_USAGE;
 	}
 	/* Aliases of a descriptor: whatever they are, never replace them. */
+	int fd = alias_fd(path);
+	if (fd >= 0)
+		return write_to_fd(path, fd, write, ctx);
 	if (!strncmp(path, "/dev/std", 8) || !strncmp(path, "/dev/fd/", 8) ||
 	    !strncmp(path, "/proc/", 6))
 		return write_in_place(path, write, ctx);

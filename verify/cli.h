@@ -48,15 +48,17 @@ const char *cli_default_catalogue(void);
 
 /* Writes a generated file (a report, JUnit XML) for option `opt` ("--out").
  * write() renders into the stream; its negative return is a failure.
- *  - refused (64) when path is db_path (if given: the same inode, or its
- *    -wal/-shm/-journal) or any existing SQLite database, or a directory or
- *    block device (73);
+ *  - refused (64) when path is db_path (if given: the same inode, or the
+ *    same name, also its -wal/-shm/-journal) or any existing SQLite
+ *    database; refused (73) for a directory or block device;
  *  - path absent or a regular file: a temporary file beside it, fsync,
  *    rename: readers never see half a file;
  *  - a symbolic link to a regular file: the target is replaced (the link
  *    stays); a dangling link is refused (73);
- *  - anything else (character device, FIFO, /dev/stdout, anything under
- *    /dev or /proc): opened O_WRONLY without creating or renaming, and
+ *  - /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: that open
+ *    descriptor is written (its offset and O_APPEND kept);
+ *  - anything else (character device, FIFO, other paths under /dev/std,
+ *    /dev/fd or /proc): opened O_WRONLY without creating or renaming, and
  *    every write and the close checked.
  * Returns an exit code: 0, 64, 70 (write() failed), 73 or 74 (I/O error),
  * having printed the reason. */

@@ -292,6 +292,10 @@ fi
 out=$("$BIN" report --db "$TMP/history.db" --no-catalogue --format md --out /dev/stdout | head -1)
 assert_eq "$out" "# isotier isolation report" "--out /dev/stdout"
 [ -L /dev/stdout ] || [ ! -e /dev/stdout ] || [ -c /dev/stdout ] || fail "/dev/stdout was replaced"
+# ... at the descriptor's own offset: after what the shell already wrote.
+( echo first; "$BIN" report --db "$TMP/history.db" --no-catalogue --format md --out /dev/stdout ) >"$TMP/so.md"
+assert_eq "$(sed -n 1p "$TMP/so.md")" "first" "--out /dev/stdout kept the shell's offset"
+assert_eq "$(sed -n 2p "$TMP/so.md")" "# isotier isolation report" "--out /dev/stdout after the shell's output"
 ls "$TMP" | grep -q '\.tmp\.' && fail "a temporary file was left behind: $(ls "$TMP")"
 set -e
 echo "report: all formats parse, validate, escape and regenerate byte-identically"
