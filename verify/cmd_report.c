@@ -147,7 +147,7 @@ static int report_main(int argc, char **argv)
 		opts.catalogue_dir = cli_default_catalogue();
 
 	opts.all_durations = write == report_write_json;
-	if (access(opts.db_path, F_OK) != 0) {
+	if (access(opts.db_path, F_OK) != 0 && (errno == ENOENT || errno == ENOTDIR)) {
 		cli_error("no history database at %s (`isotier verify` creates it)", opts.db_path);
 		return 66; /* EX_NOINPUT, as `isotier history` */
 	}
