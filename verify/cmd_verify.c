@@ -163,7 +163,7 @@ static void observed_text(char *buf, size_t len, const job *j)
 
 static void print_cell(FILE *f, const char *s, int width)
 {
-	isotier_fputs_sanitized(f, s);
+	isotier_fputs_inline(f, s);
 	for (int k = (int)strlen(s); k < width; k++)
 		fputc(' ', f);
 }
@@ -204,7 +204,7 @@ static void print_summary(const job *jobs, size_t n, int64_t run_id, const char 
 	for (size_t i = 0; i < n; i++)
 		if (jobs[i].handled && !jobs[i].skipped) {
 			printf("%s: ", jobs[i].backend->name);
-			isotier_fputs_sanitized(stdout, jobs[i].reason);
+			isotier_fputs_inline(stdout, jobs[i].reason);
 			fputc('\n', stdout);
 		}
 	size_t lost = 0;
