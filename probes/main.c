@@ -27,6 +27,7 @@
 #define PROBE_EX_USAGE     64
 #define PROBE_EX_NOINPUT   66
 #define PROBE_EX_CANTCREAT 73
+#define PROBE_EX_IOERR     74
 
 static void probe_usage(FILE *f)
 {
@@ -46,7 +47,8 @@ static void probe_usage(FILE *f)
 	    "  66  --root DIR does not exist or is not a directory\n"
 	    "  73  --capture DIR cannot be created, exists as a non-directory or symlink, is not\n"
 	    "      empty or not ours, or an input could not be written to it (the report is\n"
-	    "      still printed)\n",
+	    "      still printed)\n"
+	    "  74  the report could not be written to standard output\n",
 	    f);
 }
 
@@ -218,7 +220,11 @@ int main(int argc, char **argv)
 		printf("%s\n", PROBE_END);
 	if (emit)
 		probe_emit_capture(stdout, &in);
-	fflush(stdout);
+	/* A report cut short (full disk, closed pipe) must not exit 0. */
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "isotier-probe: writing the report failed\n");
+		rc = PROBE_EX_IOERR;
+	}
 	if (in.capture_failed) {
 		fprintf(stderr, "isotier-probe: --capture ");
 		probe_put_arg(capture);

@@ -231,5 +231,13 @@ i = lines.index("ISOTIER-CAPTURE-FILE proc/1/environ 17")
 assert base64.b64decode(lines[i + 1]) == b"container=docker\0", lines[i + 1]
 assert "hunter2" not in text and "U0VDUkVU" not in text
 EOF
+# A report that cannot be written is not a success.
+set +e
+"$probe" --json >/dev/full 2>"$TMP/full.err"
+rc=$?
+set -e
+assert_eq "$rc" 74 "report to a full device"
+assert_contains "$(cat "$TMP/full.err")" "writing the report failed"
+
 [ -z "${not_run:-}" ] || skip "everything else passed, but not run: $not_run"
 echo "probe_native: all checks passed"
