@@ -20,26 +20,6 @@
 #include "../../verify/report_model.h"
 #include "history.h"
 
-typedef void (*put_fn)(FILE *, const char *);
-
-static char *render(put_fn put, const char *s)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	ck_assert_ptr_nonnull(f);
-	put(f, s);
-	fclose(f);
-	return buf;
-}
-
-#define ASSERT_RENDER(put, in, want)                                                               \
-	do {                                                                                       \
-		char *got_ = render(put, in);                                                      \
-		ck_assert_str_eq(got_, want);                                                      \
-		free(got_);                                                                        \
-	} while (0)
-
 START_TEST(xml_escapes_markup_and_controls)
 {
 	ASSERT_RENDER(report_put_xml, "<script>alert('x')</script>",

@@ -12,24 +12,6 @@
 #include "history.h"
 #include "internal.h"
 
-static char *render(void (*put)(FILE *, const char *), const char *s)
-{
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	ck_assert_ptr_nonnull(f);
-	put(f, s);
-	fclose(f);
-	return buf;
-}
-
-#define ASSERT_RENDER(put, in, want)                                                               \
-	do {                                                                                       \
-		char *got_ = render(put, in);                                                      \
-		ck_assert_str_eq(got_, want);                                                      \
-		free(got_);                                                                        \
-	} while (0)
-
 START_TEST(sanitizer_escapes_what_rewrites_a_terminal)
 {
 	ASSERT_RENDER(isotier_fputs_sanitized, "plain text", "plain text");
