@@ -11,10 +11,13 @@ mkdir "$TMP/archive"
 sqlite3 "$TMP/archive/h.db" "PRAGMA wal_checkpoint(TRUNCATE);" >/dev/null
 rm -f "$TMP/archive/h.db-wal" "$TMP/archive/h.db-shm"
 chmod 755 "$TMP/archive"; chmod 644 "$TMP/archive/h.db"
+# The checkout may sit where nobody cannot reach it: run a copy from $TMP,
+# and report on the database alone.
+cp "$ISOTIER_BIN" "$TMP/isotier"; chmod 755 "$TMP/isotier"
 as_nobody() { su nobody -s /bin/sh -c "$*"; }
-out=$(as_nobody "'$ISOTIER_BIN' history --db '$TMP/archive/h.db'") || fail "history as nobody: $out"
+out=$(as_nobody "'$TMP/isotier' history --db '$TMP/archive/h.db'") || fail "history as nobody: $out"
 assert_contains "$out" "no observations"
-as_nobody "'$ISOTIER_BIN' report --db '$TMP/archive/h.db' --format md" >"$TMP/report.md" \
+as_nobody "'$TMP/isotier' report --db '$TMP/archive/h.db' --no-catalogue --format md" >"$TMP/report.md" \
   || fail "report as nobody failed"
 assert_contains "$(cat "$TMP/report.md")" "isotier isolation report"
 [ ! -e "$TMP/archive/h.db-shm" ] || fail "a read-only reader created files in the archive"

@@ -93,7 +93,10 @@ assert_eq "$(check_report "$TMP/emit-replay.json")" "$(check_report "$TMP/emit.j
 
 # 4. Non-root.
 if [ "$(id -u)" = 0 ] && command -v setpriv >/dev/null; then
-  setpriv --reuid=65534 --regid=65534 --clear-groups "$probe" --json >"$TMP/nobody.json" || fail "non-root run exited $?"
+  # A copy in a world-searchable directory: the checkout may not be reachable by uid 65534.
+  mkdir -p "$TMP/pub" && chmod 755 "$TMP" "$TMP/pub" && cp "$probe" "$TMP/pub/isotier-probe"
+  (cd / && setpriv --reuid=65534 --regid=65534 --clear-groups "$TMP/pub/isotier-probe" --json) \
+    >"$TMP/nobody.json" || fail "non-root run exited $?"
   nobody=$(check_report "$TMP/nobody.json") || fail "non-root report invalid"
   echo "non-root: $nobody"
   [ "$firecracker" = yes ] && assert_eq "${nobody%% *}" MICROVM "non-root tier"
