@@ -18,43 +18,6 @@
 
 /* ---- small helpers ------------------------------------------------------ */
 
-static bool utf8_valid(const unsigned char *s, size_t len)
-{
-	size_t i = 0;
-	while (i < len) {
-		unsigned char c = s[i];
-		size_t n;
-		unsigned int cp;
-		if (c < 0x80) {
-			i++;
-			continue;
-		} else if ((c & 0xe0) == 0xc0) {
-			n = 1;
-			cp = c & 0x1f;
-		} else if ((c & 0xf0) == 0xe0) {
-			n = 2;
-			cp = c & 0x0f;
-		} else if ((c & 0xf8) == 0xf0) {
-			n = 3;
-			cp = c & 0x07;
-		} else {
-			return false;
-		}
-		if (i + n >= len)
-			return false;
-		for (size_t k = 1; k <= n; k++) {
-			if ((s[i + k] & 0xc0) != 0x80)
-				return false;
-			cp = (cp << 6) | (s[i + k] & 0x3f);
-		}
-		if ((n == 1 && cp < 0x80) || (n == 2 && cp < 0x800) || (n == 3 && cp < 0x10000) ||
-		    cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
-			return false;
-		i += n + 1;
-	}
-	return true;
-}
-
 static bool has_control_chars(const char *s, bool allow_newlines)
 {
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
@@ -330,7 +293,7 @@ static int provider_parse(isotier_provider *out, const char *json, size_t len, c
 		perr(&ctx, "", "larger than %d bytes", MAX_FILE_BYTES);
 		return ISOTIER_EDATA;
 	}
-	if (memchr(json, '\0', len) || !utf8_valid((const unsigned char *)json, len)) {
+	if (memchr(json, '\0', len) || !isotier_utf8_valid(json, len)) {
 		perr(&ctx, "", "not valid UTF-8 text");
 		return ISOTIER_EDATA;
 	}

@@ -9,6 +9,8 @@
 #include "isotier.h"
 
 #include <stdarg.h>
+#include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -58,6 +60,13 @@ void isotier_utc_now(char *buf, size_t len);
 
 /* Reads a whole file of at most max bytes; NUL-terminated. Returns 0 or <0. */
 int isotier_read_file(char **out, size_t *out_len, const char *path, size_t max, isotier_error *err);
+
+/* One UTF-8 sequence at p, at most avail bytes: its length (1-4) and code
+ * point, or 0 when the bytes are not valid UTF-8 (overlong, surrogate, out of
+ * range, truncated). A NUL ends any sequence, so C strings may pass SIZE_MAX. */
+size_t isotier_utf8_decode(const unsigned char *p, size_t avail, uint32_t *cp);
+/* Whether s[0..len) is entirely valid UTF-8. */
+bool isotier_utf8_valid(const char *s, size_t len);
 
 /* Writes text with everything that could rewrite a terminal made visible:
  * C0/C1 controls ("\\x1b"), bidirectional overrides ("\\u202e"), invalid

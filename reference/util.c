@@ -66,12 +66,12 @@ int isotier_read_file(char **out, size_t *out_len, const char *path, size_t max,
 	return 0;
 }
 
-/* Length of the valid UTF-8 sequence at p (1-4), and its code point; 0 when
- * the bytes are not valid UTF-8 (overlong, surrogate, truncated...). */
-static size_t utf8_decode(const unsigned char *p, uint32_t *cp)
+size_t isotier_utf8_decode(const unsigned char *p, size_t avail, uint32_t *cp)
 {
 	size_t len;
 	uint32_t min;
+	if (avail == 0)
+		return 0;
 	if (p[0] < 0x80) {
 		*cp = p[0];
 		return 1;
@@ -85,13 +85,27 @@ static size_t utf8_decode(const unsigned char *p, uint32_t *cp)
 		return 0;
 	}
 	for (size_t i = 1; i < len; i++) {
-		if ((p[i] & 0xc0) != 0x80)
+		/* A NUL terminator fails this test, so C strings never overrun. */
+		if (i >= avail || (p[i] & 0xc0) != 0x80)
 			return 0;
 		*cp = (*cp << 6) | (p[i] & 0x3f);
 	}
 	if (*cp < min || *cp > 0x10ffff || (*cp >= 0xd800 && *cp <= 0xdfff))
 		return 0;
 	return len;
+}
+
+bool isotier_utf8_valid(const char *s, size_t len)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	for (size_t i = 0; i < len;) {
+		uint32_t cp;
+		size_t n = isotier_utf8_decode(p + i, len - i, &cp);
+		if (n == 0)
+			return false;
+		i += n;
+	}
+	return true;
 }
 
 /* Code points that can rewrite what a terminal shows: C0/C1 controls, DEL,
@@ -108,7 +122,7 @@ static void fputs_escaped(FILE *f, const char *s, bool keep_layout)
 	const unsigned char *p = (const unsigned char *)s;
 	while (*p) {
 		uint32_t cp = 0;
-		size_t n = utf8_decode(p, &cp);
+		size_t n = isotier_utf8_decode(p, SIZE_MAX, &cp);
 		if (n == 0) {
 			fprintf(f, "\\x%02x", *p++);
 			continue;

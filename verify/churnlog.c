@@ -227,25 +227,6 @@ typedef struct line_reader {
 	char buf[CHURN_LINE_MAX + 1];
 } line_reader;
 
-static bool utf8_valid(const unsigned char *s, size_t n)
-{
-	for (size_t i = 0; i < n;) {
-		unsigned c = s[i];
-		size_t k = c < 0x80             ? 0
-		           : (c & 0xe0) == 0xc0 ? 1
-		           : (c & 0xf0) == 0xe0 ? 2
-		           : (c & 0xf8) == 0xf0 ? 3
-		                                : 9;
-		if (k == 9 || (k == 1 && c < 0xc2) || i + k >= n + (k ? 0 : 1))
-			return false;
-		for (size_t j = 1; j <= k; j++)
-			if ((s[i + j] & 0xc0) != 0x80)
-				return false;
-		i += k + 1;
-	}
-	return true;
-}
-
 /* Next line into r->buf (CR and trailing blanks stripped). 1: a line, 0: end, <0: error. */
 static int next_line(line_reader *r, isotier_error *err)
 {
@@ -266,7 +247,7 @@ static int next_line(line_reader *r, isotier_error *err)
 		if ((c < 0x20 && c != '\t' && !(c == '\r' && i == n - 1)) || c == 0x7f)
 			return data_err(err, r->name, r->lineno, "control character 0x%02x", c);
 	}
-	if (!utf8_valid((const unsigned char *)start, n))
+	if (!isotier_utf8_valid(start, n))
 		return data_err(err, r->name, r->lineno, "invalid UTF-8");
 	while (n > 0 && (start[n - 1] == '\r' || start[n - 1] == ' ' || start[n - 1] == '\t'))
 		n--;

@@ -6,36 +6,13 @@
 
 size_t report_utf8_next(const unsigned char *s, uint32_t *cp)
 {
-	unsigned char c = s[0];
-	if (c < 0x80) {
-		*cp = c;
-		return 1;
-	}
-	size_t len;
-	uint32_t v, min;
-	if (c >= 0xc2 && c <= 0xdf) {
-		len = 2, v = c & 0x1f, min = 0x80;
-	} else if (c >= 0xe0 && c <= 0xef) {
-		len = 3, v = c & 0x0f, min = 0x800;
-	} else if (c >= 0xf0 && c <= 0xf4) {
-		len = 4, v = c & 0x07, min = 0x10000;
-	} else {
+	/* Invalid bytes become U+FFFD one at a time, so output stays valid UTF-8. */
+	size_t n = isotier_utf8_decode(s, SIZE_MAX, cp);
+	if (n == 0) {
 		*cp = 0xfffd;
 		return 1;
 	}
-	for (size_t i = 1; i < len; i++) {
-		if ((s[i] & 0xc0) != 0x80) { /* also stops at the NUL terminator */
-			*cp = 0xfffd;
-			return 1;
-		}
-		v = (v << 6) | (s[i] & 0x3f);
-	}
-	if (v < min || v > 0x10ffff || (v >= 0xd800 && v <= 0xdfff)) {
-		*cp = 0xfffd;
-		return 1;
-	}
-	*cp = v;
-	return len;
+	return n;
 }
 
 static void put_cp(FILE *f, uint32_t cp)

@@ -29,6 +29,23 @@ START_TEST(sanitizer_escapes_what_rewrites_a_terminal)
 }
 END_TEST
 
+START_TEST(utf8_decoding_is_strict_and_bounded)
+{
+	ck_assert(isotier_utf8_valid("plain \xc3\xbc \xe2\x86\x92 \xf0\x9f\x98\x80", 17));
+	ck_assert(!isotier_utf8_valid("\xc0\xaf", 2));         /* overlong */
+	ck_assert(!isotier_utf8_valid("\xed\xa0\x80", 3));     /* surrogate */
+	ck_assert(!isotier_utf8_valid("\xf4\x90\x80\x80", 4)); /* above U+10FFFF */
+	ck_assert(!isotier_utf8_valid("\xff", 1));
+	/* A sequence cut by the length is invalid even if the bytes go on. */
+	ck_assert(!isotier_utf8_valid("a\xe2\x86\x92", 3));
+	ck_assert(isotier_utf8_valid("a\xe2\x86\x92", 4));
+	uint32_t cp = 0;
+	ck_assert_uint_eq(isotier_utf8_decode((const unsigned char *)"\xe2\x86\x92", SIZE_MAX, &cp), 3);
+	ck_assert_uint_eq(cp, 0x2192);
+	ck_assert_uint_eq(isotier_utf8_decode((const unsigned char *)"\xe2\x86", SIZE_MAX, &cp), 0);
+}
+END_TEST
+
 START_TEST(read_file_refuses_what_could_block_or_is_not_a_file)
 {
 	char dir[] = "/tmp/isotier-util-XXXXXX";
@@ -90,6 +107,7 @@ int main(void)
 	Suite *s = suite_create("util");
 	TCase *tc = tcase_create("util");
 	tcase_add_test(tc, sanitizer_escapes_what_rewrites_a_terminal);
+	tcase_add_test(tc, utf8_decoding_is_strict_and_bounded);
 	tcase_add_test(tc, read_file_refuses_what_could_block_or_is_not_a_file);
 	tcase_add_test(tc, history_names_a_file_that_is_not_a_database);
 	suite_add_tcase(s, tc);
