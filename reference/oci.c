@@ -13,15 +13,22 @@ static void cjson_deletep(cJSON **j)
 }
 #define cleanup_cjson __attribute__((cleanup(cjson_deletep)))
 
+/* `RUNTIME --root STATE GLOBAL-FLAGS...`: how every runtime call starts, so
+ * each one sees this bundle's private state and the runtime's own flags. */
+static void runtime_argv(isotier_argv *a, const isotier_oci_bundle *b)
+{
+	isotier_argv_push(a, b->rt->name);
+	isotier_argv_push(a, "--root");
+	isotier_argv_pushf(a, "%s/state", b->dir);
+	for (size_t i = 0; b->rt->global && b->rt->global[i]; i++)
+		isotier_argv_push(a, b->rt->global[i]);
+}
+
 /* `RUNTIME --root STATE ... delete -f ID`: a cleanup child, run even after an interrupt. */
 static void delete_container(const isotier_oci_bundle *b, const char *id)
 {
 	cleanup_argv isotier_argv a = {0};
-	isotier_argv_push(&a, b->rt->name);
-	isotier_argv_push(&a, "--root");
-	isotier_argv_pushf(&a, "%s/state", b->dir);
-	for (size_t i = 0; b->rt->global && b->rt->global[i]; i++)
-		isotier_argv_push(&a, b->rt->global[i]);
+	runtime_argv(&a, b);
 	isotier_argv_push(&a, "delete");
 	isotier_argv_push(&a, "-f");
 	isotier_argv_push(&a, id);
@@ -295,11 +302,7 @@ int isotier_oci_exec(isotier_oci_bundle *b, const isotier_exec_request *req, int
 	char id[96];
 	isotier_unique_id(id, sizeof id);
 	cleanup_argv isotier_argv a = {0};
-	isotier_argv_push(&a, b->rt->name);
-	isotier_argv_push(&a, "--root");
-	isotier_argv_pushf(&a, "%s/state", b->dir);
-	for (size_t i = 0; b->rt->global && b->rt->global[i]; i++)
-		isotier_argv_push(&a, b->rt->global[i]);
+	runtime_argv(&a, b);
 	isotier_argv_push(&a, "run");
 	isotier_argv_push(&a, "--bundle");
 	isotier_argv_push(&a, b->dir);
