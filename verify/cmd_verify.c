@@ -135,7 +135,7 @@ static int record_job(void *arg, isotier_error *err)
 static int end_run(void *arg, isotier_error *err)
 {
 	struct record_arg *a = arg;
-	return observations_run_end(a->h, a->run_id, a->status, err);
+	return isotier_history_run_end(a->h, a->run_id, a->status, err);
 }
 
 /* ---- output -------------------------------------------------------------- */

@@ -68,19 +68,6 @@ int observations_insert(isotier_history *h, const observation *o, int64_t *id_ou
 	return 0;
 }
 
-int observations_run_end(isotier_history *h, int64_t run_id, const char *status, isotier_error *err)
-{
-	int rc = isotier_history_begin(h, err);
-	if (rc < 0)
-		return rc;
-	if ((rc = isotier_history_run_end(h, run_id, status, err)) < 0 ||
-	    (rc = isotier_history_commit(h, err)) < 0) {
-		isotier_history_rollback(h);
-		return rc;
-	}
-	return 0;
-}
-
 static char *column_dup(sqlite3_stmt *s, int i)
 {
 	const unsigned char *t = sqlite3_column_text(s, i);

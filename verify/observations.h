@@ -37,10 +37,6 @@ typedef struct observation {
 int observations_insert(isotier_history *h, const observation *o, int64_t *id_out,
                         isotier_error *err);
 
-/* Marks a run finished in its own transaction. */
-int observations_run_end(isotier_history *h, int64_t run_id, const char *status,
-                         isotier_error *err);
-
 /* A row as `isotier history` shows it; strings owned. */
 typedef struct observation_row {
 	int64_t id, run_id;
