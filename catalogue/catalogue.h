@@ -125,6 +125,9 @@ void isotier_catalogue_commit(char *out, size_t len, const char *dir);
 /* Days since 1970-01-01 of a strict "YYYY-MM-DD" calendar date (1970 or later).
  * Returns 0 or ISOTIER_EINVAL (malformed, or no such day: 2025-02-29). */
 int isotier_date_days(long *out, const char *date);
+/* The same for the date part (first 10 bytes) of a date or a stored
+ * "YYYY-MM-DDTHH:MM:SSZ" timestamp. */
+int isotier_date_part_days(long *out, const char *date_or_timestamp);
 /* Today's UTC date as "YYYY-MM-DD" into buf (>= 11 bytes). */
 void isotier_today(char *buf, size_t len);
 

@@ -64,6 +64,16 @@ int isotier_date_days(long *out, const char *date)
 	return 0;
 }
 
+int isotier_date_part_days(long *out, const char *date_or_timestamp)
+{
+	char date[11];
+	if (!date_or_timestamp || strnlen(date_or_timestamp, 10) < 10)
+		return ISOTIER_EINVAL;
+	memcpy(date, date_or_timestamp, 10);
+	date[10] = '\0';
+	return isotier_date_days(out, date);
+}
+
 void isotier_today(char *buf, size_t len)
 {
 	time_t now = time(NULL);

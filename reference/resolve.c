@@ -12,11 +12,8 @@
  * a large number for an unreadable date, so it counts as stale). */
 static int days_since(const char *when, const char *today)
 {
-	char date[11] = "";
 	long then, now;
-	if (when)
-		snprintf(date, sizeof date, "%.10s", when);
-	if (isotier_date_days(&then, date) < 0 || isotier_date_days(&now, today) < 0)
+	if (isotier_date_part_days(&then, when) < 0 || isotier_date_days(&now, today) < 0)
 		return 1 << 20;
 	return (int)(now - then);
 }

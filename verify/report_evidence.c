@@ -98,15 +98,8 @@ static bool digits(const char *s, size_t n)
 
 long report_days(const char *s)
 {
-	/* The date part of a date or a stored timestamp, by the catalogue's own
-	 * calendar check. */
-	char date[11];
 	long days;
-	if (!s || strnlen(s, 10) < 10)
-		return -1;
-	memcpy(date, s, 10);
-	date[10] = '\0';
-	return isotier_date_days(&days, date) == 0 ? days : -1;
+	return isotier_date_part_days(&days, s) == 0 ? days : -1;
 }
 
 bool report_valid_date(const char *s)
