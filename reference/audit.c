@@ -49,13 +49,15 @@ static int append_line(const char *path, const char *line, isotier_error *err)
 	return 0;
 }
 
-static int store_event(const char *db_path, const isotier_event *ev, const char *at,
+static int store_event(isotier_telemetry *t, const isotier_event *ev, const char *at,
 		       const char *detail, isotier_error *err)
 {
-	cleanup_history isotier_history *h = NULL;
-	int rc = isotier_history_open(&h, db_path, 0, err);
-	if (rc < 0)
+	/* One connection for every event of a sandbox: opening (and checking
+	 * the schema) once, not per create, exec and destroy. */
+	int rc;
+	if (!t->db && (rc = isotier_history_open(&t->db, t->db_path, 0, err)) < 0)
 		return rc;
+	isotier_history *h = t->db;
 	cleanup_stmt sqlite3_stmt *stmt = NULL;
 	if (sqlite3_prepare_v2(isotier_history_db(h),
 			       "INSERT INTO audit_events(at, event, sandbox_id, backend, claimed_tier,"
@@ -78,7 +80,13 @@ static int store_event(const char *db_path, const isotier_event *ev, const char 
 	return 0;
 }
 
-int isotier_audit_emit(const isotier_telemetry *t, const isotier_event *ev, isotier_error *err)
+void isotier_telemetry_close(isotier_telemetry *t)
+{
+	isotier_history_close(t->db);
+	t->db = NULL;
+}
+
+int isotier_audit_emit(isotier_telemetry *t, const isotier_event *ev, isotier_error *err)
 {
 	if (!t->audit_log && !t->db_path)
 		return 0;
@@ -104,7 +112,7 @@ int isotier_audit_emit(const isotier_telemetry *t, const isotier_event *ev, isot
 		free(nl);
 	}
 	if (rc == 0 && t->db_path)
-		rc = store_event(t->db_path, ev, at, line, err);
+		rc = store_event(t, ev, at, line, err);
 	free(line);
 	return rc;
 }

@@ -62,6 +62,7 @@ static void sandbox_free(isotier_sandbox *sb)
 {
 	if (!sb)
 		return;
+	isotier_telemetry_close(&sb->tel);
 	free(sb->audit_log);
 	free(sb->db_path);
 	free(sb->otlp_endpoint);

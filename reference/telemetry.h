@@ -8,6 +8,8 @@
 
 #include "internal.h"
 
+struct isotier_history;
+
 #include <stdint.h>
 
 typedef struct isotier_telemetry {
@@ -16,6 +18,7 @@ typedef struct isotier_telemetry {
 	const char *otlp_endpoint; /* http(s)://.../v1/traces; NULL: none */
 	const char *otlp_file;     /* one OTLP/JSON export per line; NULL: none */
 	char trace_id[33];         /* one trace per sandbox */
+	struct isotier_history *db; /* opened at the first event, kept for the sandbox's life */
 } isotier_telemetry;
 
 typedef struct isotier_event {
@@ -35,7 +38,9 @@ void isotier_telemetry_init(isotier_telemetry *t);
 /* Appends the audit event to the JSON Lines log (fsync'd) and the history.
  * Returns <0 when an audit sink cannot be written: callers that are about to
  * provision fail closed on it. */
-int isotier_audit_emit(const isotier_telemetry *t, const isotier_event *ev, isotier_error *err);
+int isotier_audit_emit(isotier_telemetry *t, const isotier_event *ev, isotier_error *err);
+/* Closes what the audit sinks keep open. */
+void isotier_telemetry_close(isotier_telemetry *t);
 
 /* Exports a span for the event. Never fails the operation: a collector that
  * is down costs a warning on stderr. */
