@@ -424,14 +424,9 @@ static int parse_args(verify_opts *o, int argc, char **argv)
 	return -1;
 }
 
-static bool db_locked(const isotier_error *err)
-{
-	return history_locked(err);
-}
-
 static int db_fail(const isotier_error *err, const char *db, int64_t waited_ms)
 {
-	if (db_locked(err)) {
+	if (history_locked(err)) {
 		char msg[ISOTIER_ERROR_MESSAGE_MAX + 256];
 		snprintf(msg, sizeof msg,
 		         "history database %s is locked by another process (waited %lld ms; "
@@ -499,7 +494,7 @@ static int verify_main(int argc, char **argv)
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	isotier_proc_block_signals();
-	int64_t wall0 = verify_now_ms();
+	int64_t wall0 = isotier_now_ms();
 
 	char probe[PATH_MAX];
 	if (isotier_default_probe_path(probe, sizeof probe) != 0 || access(probe, X_OK) != 0) {
@@ -641,11 +636,11 @@ static int verify_main(int argc, char **argv)
 		 * one backend's may be gone by the next one's. */
 		struct record_arg ra = {.h = h, .run_id = run_id, .j = ready};
 		isotier_error rec_err = {0};
-		int64_t t0 = verify_now_ms();
+		int64_t t0 = isotier_now_ms();
 		if (history_retry(record_job, &ra, &policy, NULL, &rec_err) < 0) {
 			db_error = true;
 			db_err = rec_err;
-			db_waited = verify_now_ms() - t0;
+			db_waited = isotier_now_ms() - t0;
 			cli_error("observation of %s NOT stored in %s: verdict %s",
 			          ready->backend->name, o.db, judge_verdict_name(ready->verdict));
 		} else {
@@ -698,7 +693,7 @@ static int verify_main(int argc, char **argv)
 	struct record_arg ra = {.h = h, .run_id = run_id, .status = status};
 	history_retry_policy end_policy = {.min_attempts = 3, .deadline_ms = run_deadline};
 	isotier_error end_err = {0};
-	int64_t t_end = verify_now_ms();
+	int64_t t_end = isotier_now_ms();
 	bool run_ended = history_retry(end_run, &ra, &end_policy, NULL, &end_err) == 0;
 	if (!run_ended) {
 		cli_error("run %lld could not be marked %s; it still reads 'running'",
@@ -706,7 +701,7 @@ static int verify_main(int argc, char **argv)
 		if (!db_error) {
 			db_error = true;
 			db_err = end_err;
-			db_waited = verify_now_ms() - t_end;
+			db_waited = isotier_now_ms() - t_end;
 		}
 	}
 	if (db_error) {
@@ -714,7 +709,7 @@ static int verify_main(int argc, char **argv)
 		if (!interrupted && !contradicted)
 			rc = db_rc;
 	}
-	int64_t wall = verify_now_ms() - wall0;
+	int64_t wall = isotier_now_ms() - wall0;
 	if (o.json)
 		print_json(jobs, n_jobs, run_id, o.db, commit, wall, interrupted, rc, run_ended);
 	else

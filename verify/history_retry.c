@@ -1,15 +1,9 @@
 /* history_retry.c - bounded retries of a history transaction on a lock. */
 #include "history_retry.h"
+#include "../reference/proc.h"
 
 #include <string.h>
 #include <time.h>
-
-int64_t history_retry_now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 bool history_locked(const isotier_error *err)
 {
@@ -24,18 +18,18 @@ int history_retry(history_txn_fn fn, void *arg, const history_retry_policy *p, i
 {
 	int attempts = 0, rc;
 	for (;;) {
-		int64_t t0 = history_retry_now_ms();
+		int64_t t0 = isotier_now_ms();
 		rc = fn(arg, err);
 		attempts++;
 		if (rc == 0 || !history_locked(err))
 			break;
 		bool more = attempts < p->min_attempts ||
-		            (p->deadline_ms && history_retry_now_ms() < p->deadline_ms);
+		            (p->deadline_ms && isotier_now_ms() < p->deadline_ms);
 		if (!more || (p->stop && p->stop(p->stop_arg)))
 			break;
 		/* The busy handler normally waited already; when SQLite gave up at
 		 * once, do not spin. */
-		if (history_retry_now_ms() - t0 < 100) {
+		if (isotier_now_ms() - t0 < 100) {
 			struct timespec pause = {0, 100 * 1000000L};
 			nanosleep(&pause, NULL);
 		}

@@ -22,7 +22,7 @@ typedef int (*history_txn_fn)(void *arg, isotier_error *err);
 
 typedef struct history_retry_policy {
 	int min_attempts;    /* at least this many attempts while locked (>= 1) */
-	int64_t deadline_ms; /* and more while history_retry_now_ms() < this (0: none) */
+	int64_t deadline_ms; /* and more while isotier_now_ms() < this (0: none) */
 	/* Called between attempts; true gives up (a signal came). May be NULL. */
 	bool (*stop)(void *stop_arg);
 	void *stop_arg;
@@ -33,8 +33,5 @@ typedef struct history_retry_policy {
  * so. Returns fn's last result; *attempts_out (may be NULL) gets the count. */
 int history_retry(history_txn_fn fn, void *arg, const history_retry_policy *p, int *attempts_out,
                   isotier_error *err);
-
-/* CLOCK_MONOTONIC milliseconds (the deadline's clock). */
-int64_t history_retry_now_ms(void);
 
 #endif

@@ -9,13 +9,6 @@
 #include <string.h>
 #include <time.h>
 
-int64_t verify_now_ms(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* ---- reading the probe's output ---------------------------------------- */
 
 typedef struct reader {
@@ -75,7 +68,7 @@ static void *reader_main(void *arg)
 		if (pr > 0 && pf[1].revents && r->err_fd >= 0)
 			reader_take(r, &r->err_fd, false);
 		int64_t d = __atomic_load_n(&r->deadline, __ATOMIC_ACQUIRE);
-		if (d && verify_now_ms() > d)
+		if (d && isotier_now_ms() > d)
 			break; /* a straggler outside the sandbox's group holds the pipe */
 	}
 	if (r->out_fd >= 0)
@@ -95,9 +88,9 @@ static void run_probe(job *j, const verify_ctx *ctx, const char *capture)
 	                             .timeout_s = ctx->timeout_s,
 	                             .minimal_root = true};
 	void *state = NULL;
-	int64_t t0 = verify_now_ms();
+	int64_t t0 = isotier_now_ms();
 	j->rc = b->provision(&state, &spec, &j->err);
-	int64_t t1 = verify_now_ms();
+	int64_t t1 = isotier_now_ms();
 	j->provision_ms = t1 - t0;
 	if (j->rc < 0)
 		return;
@@ -136,12 +129,12 @@ static void run_probe(job *j, const verify_ctx *ctx, const char *capture)
 	}
 	close(out_p[1]);
 	close(err_p[1]);
-	int64_t t2 = verify_now_ms();
+	int64_t t2 = isotier_now_ms();
 	j->exec_ms = t2 - t1;
 	b->destroy(state);
-	j->destroy_ms = verify_now_ms() - t2;
+	j->destroy_ms = isotier_now_ms() - t2;
 	if (reading) {
-		__atomic_store_n(&r.deadline, verify_now_ms() + 2000, __ATOMIC_RELEASE);
+		__atomic_store_n(&r.deadline, isotier_now_ms() + 2000, __ATOMIC_RELEASE);
 		pthread_join(tid, NULL);
 	}
 	j->out = r.out;
@@ -153,24 +146,24 @@ static void run_probe(job *j, const verify_ctx *ctx, const char *capture)
 
 static void run_job(job *j, const verify_ctx *ctx)
 {
-	int64_t t0 = verify_now_ms();
+	int64_t t0 = isotier_now_ms();
 	j->available = j->backend->available(j->why, sizeof j->why) == 1;
-	j->available_ms = verify_now_ms() - t0;
+	j->available_ms = isotier_now_ms() - t0;
 	if (!j->available)
 		return;
 	char *capture = NULL;
 	j->rc = isotier_mkdtemp(&capture, "isotier-capture-", &j->err);
 	if (j->rc == 0) {
 		run_probe(j, ctx, capture);
-		int64_t t1 = verify_now_ms();
+		int64_t t1 = isotier_now_ms();
 		isotier_error perr = {0};
 		if (evidence_pack_dir(&j->evidence, capture, &perr) < 0)
 			memset(&j->evidence, 0, sizeof j->evidence);
 		isotier_rmtree(capture);
 		free(capture);
-		j->evidence_ms = verify_now_ms() - t1;
+		j->evidence_ms = isotier_now_ms() - t1;
 	}
-	j->total_ms = verify_now_ms() - t0;
+	j->total_ms = isotier_now_ms() - t0;
 }
 
 void *verify_worker_main(void *arg)

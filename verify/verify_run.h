@@ -53,8 +53,6 @@ typedef struct verify_ctx {
 	int signal; /* the SIGINT/SIGTERM that stopped the run (main thread only) */
 } verify_ctx;
 
-/* Monotonic milliseconds. */
-int64_t verify_now_ms(void);
 /* A worker thread: takes jobs from ctx until none is left or ctx->stop. */
 void *verify_worker_main(void *ctx);
 
