@@ -152,6 +152,14 @@ struct probe_kernel {
 	char sysname[128], nodename[128], release[128], version[256], machine[64];
 	char proc_version[512];
 	char cmdline[1024];
+	/*
+	 * Which boot of which kernel answers us: /proc/sys/kernel/random/boot_id
+	 * (a random UUID per boot, "" when unreadable or malformed) and btime of
+	 * /proc/stat (0 when unknown). verify compares them with the host's own
+	 * to tell a sandbox's dedicated kernel from the host's shared one.
+	 */
+	char boot_id[40];
+	uint64_t btime;
 };
 
 /* ---- signal collectors: one per family ------------------------------------- */

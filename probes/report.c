@@ -147,6 +147,15 @@ void probe_report_json(FILE *f, const struct probe_result *res)
 	probe_json_string(f, k->proc_version);
 	fputs(",\n    \"cmdline\": ", f);
 	probe_json_string(f, k->cmdline);
+	fputs(",\n    \"boot_id\": ", f);
+	if (k->boot_id[0])
+		probe_json_string(f, k->boot_id);
+	else
+		fputs("null", f);
+	if (k->btime)
+		fprintf(f, ", \"btime\": %llu", (unsigned long long)k->btime);
+	else
+		fputs(", \"btime\": null", f);
 	fprintf(f, "},\n  \"duration_us\": %llu\n}\n", (unsigned long long)res->duration_us);
 }
 
@@ -194,5 +203,7 @@ void probe_report_human(FILE *f, const struct probe_result *res)
 	probe_human_string(f, res->kernel.release);
 	fputc(' ', f);
 	probe_human_string(f, res->kernel.version);
-	fprintf(f, "\nduration: %llu us\n", (unsigned long long)res->duration_us);
+	fprintf(f, "\nkernel boot: boot_id %s, btime %llu\n", res->kernel.boot_id[0] ? res->kernel.boot_id : "unknown",
+	        (unsigned long long)res->kernel.btime);
+	fprintf(f, "duration: %llu us\n", (unsigned long long)res->duration_us);
 }

@@ -191,6 +191,49 @@ static void probe_kernel_nsfs(struct probe_input *in, struct probe_signals *sigs
 	probe_add(sigs, &s);
 }
 
+/* A boot_id is a canonical UUID (8-4-4-4-12 lowercase hex); anything else is
+ * not an identity and is dropped rather than compared. */
+static bool probe_is_uuid(const char *s)
+{
+	for (size_t i = 0; i < 36; i++) {
+		bool dash = i == 8 || i == 13 || i == 18 || i == 23;
+		char c = s[i];
+		if (dash ? c != '-' : !((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+			return false;
+	}
+	return s[36] == '\0';
+}
+
+/*
+ * Kernel identity is recorded, not voted on: it says nothing about the kind
+ * of boundary, only whether two observations share one kernel boot, which
+ * only the outside (verify) can compare.
+ */
+static void probe_kernel_identity(struct probe_input *in, struct probe_kernel *k)
+{
+	char line[64];
+	const char *text = probe_read(in, "/proc/sys/kernel/random/boot_id", NULL);
+	if (text) {
+		probe_first_line(line, sizeof(line), text);
+		probe_rstrip(line);
+		if (probe_is_uuid(line))
+			probe_strlcpy(k->boot_id, sizeof(k->boot_id), line);
+	}
+	text = probe_read(in, "/proc/stat", NULL);
+	for (const char *l = text; l && *l;) {
+		const char *eol = strchr(l, '\n');
+		if (probe_starts_with(l, "btime ")) {
+			probe_first_line(line, sizeof(line), l + strlen("btime "));
+			probe_rstrip(line);
+			uint64_t v;
+			if (probe_parse_u64(line, &v) && v > 0)
+				k->btime = v;
+			break;
+		}
+		l = eol ? eol + 1 : NULL;
+	}
+}
+
 void probe_sig_kernel(struct probe_input *in, struct probe_signals *sigs, struct probe_kernel *k)
 {
 	memset(k, 0, sizeof(*k));
@@ -199,4 +242,5 @@ void probe_sig_kernel(struct probe_input *in, struct probe_signals *sigs, struct
 	probe_kernel_cmdline(in, sigs, k);
 	probe_kernel_log(in, sigs);
 	probe_kernel_nsfs(in, sigs);
+	probe_kernel_identity(in, k);
 }
