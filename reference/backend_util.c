@@ -10,6 +10,8 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
+#include <linux/magic.h>
 
 static int abs_opt(char **out, const char *s)
 {
@@ -256,6 +258,42 @@ void isotier_argv_free(isotier_argv *a)
 		free(a->v[i]);
 	free(a->v);
 	memset(a, 0, sizeof *a);
+}
+
+bool isotier_cgroup_hybrid(char *out, size_t len)
+{
+	static const char *const dirs[] = {"/sys/fs/cgroup/unified", "/sys/fs/cgroup/cgroup2"};
+	struct statfs fs;
+	if (statfs("/sys/fs/cgroup", &fs) != 0 || fs.f_type != TMPFS_MAGIC)
+		return false; /* pure v2 (cgroup2 at /sys/fs/cgroup) or no cgroups */
+	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+		if (statfs(dirs[i], &fs) != 0 || fs.f_type != CGROUP2_SUPER_MAGIC)
+			continue;
+		char path[256];
+		snprintf(path, sizeof path, "%s/cgroup.controllers", dirs[i]);
+		cleanup_free char *c = NULL;
+		if (isotier_read_file(&c, NULL, path, 4096, NULL) != 0)
+			continue;
+		if (c[strspn(c, " \t\n")] == '\0')
+			continue; /* no controller on cgroup2: crun accepts that */
+		snprintf(out, len, "%s", dirs[i]);
+		return true;
+	}
+	return false;
+}
+
+void isotier_argv_unmounted(isotier_argv *a, const char *dir)
+{
+	static const char *const pre[] = {"unshare",
+	                                  "-m",
+	                                  "--propagation",
+	                                  "private",
+	                                  "sh",
+	                                  "-c",
+	                                  "umount -l -- \"$0\" && exec \"$@\""};
+	for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++)
+		isotier_argv_push(a, pre[i]);
+	isotier_argv_push(a, dir);
 }
 
 static char *map_prefix(const char *arg, const char *guest, const char *host)

@@ -50,6 +50,16 @@ typedef struct isotier_relay {
 } isotier_relay;
 int isotier_relay_sink(void *ctx, const char *buf, size_t len);
 
+/*
+ * Hybrid cgroups (v1 controllers on a tmpfs at /sys/fs/cgroup and a cgroup2
+ * hierarchy holding a controller below it, e.g. /sys/fs/cgroup/unified with
+ * hugetlb): crun refuses them ("cgroups in hybrid mode not supported, drop all
+ * controllers from cgroupv2"). When the layout is hybrid, writes that cgroup2
+ * mount point to out and returns true; the crun and podman backends then run
+ * the runtime in a private mount namespace without it (isotier_argv_unmounted).
+ */
+bool isotier_cgroup_hybrid(char *out, size_t len);
+
 /* A unique short id for containers: "isotier-<pid>-<n>-<rand>". */
 void isotier_unique_id(char *out, size_t len);
 
@@ -68,6 +78,9 @@ static inline void cleanup_argvp(isotier_argv *a)
 	isotier_argv_free(a);
 }
 #define cleanup_argv __attribute__((cleanup(cleanup_argvp)))
+/* Prefixes argv with `unshare -m --propagation private sh -c 'umount -l -- "$0" && exec "$@"' DIR`:
+ * what follows runs in a private mount namespace that no longer has DIR mounted. */
+void isotier_argv_unmounted(isotier_argv *a, const char *dir);
 
 /* For the host backend: a path as seen inside the sandbox (ISOTIER_GUEST_PROBE,
  * ISOTIER_GUEST_CAPTURE, also after "--opt=") mapped to the host path; NULL
@@ -79,5 +92,11 @@ extern const isotier_backend isotier_backend_runc;
 extern const isotier_backend isotier_backend_runsc;
 extern const isotier_backend isotier_backend_qemu_microvm;
 extern const isotier_backend isotier_backend_host;
+extern const isotier_backend isotier_backend_crun;
+extern const isotier_backend isotier_backend_docker;
+extern const isotier_backend isotier_backend_docker_runsc;
+extern const isotier_backend isotier_backend_podman;
+extern const isotier_backend isotier_backend_podman_runsc;
+extern const isotier_backend isotier_backend_qemu_aarch64;
 
 #endif

@@ -17,6 +17,8 @@ static void cjson_deletep(cJSON **j)
  * each one sees this bundle's private state and the runtime's own flags. */
 static void runtime_argv(isotier_argv *a, const isotier_oci_bundle *b)
 {
+	if (b->unmount[0])
+		isotier_argv_unmounted(a, b->unmount);
 	isotier_argv_push(a, b->rt->name);
 	isotier_argv_push(a, "--root");
 	isotier_argv_pushf(a, "%s/state", b->dir);
@@ -124,6 +126,8 @@ int isotier_oci_provision(isotier_oci_bundle **out, const isotier_oci_runtime *r
 	if (!b)
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 	b->rt = rt;
+	if (rt->no_hybrid_cgroups)
+		isotier_cgroup_hybrid(b->unmount, sizeof b->unmount);
 	int rc = isotier_spec_copy_init(&b->spec, spec, err);
 	if (!rc && !b->spec.minimal_root)
 		rc = isotier_root_entries(&b->entries, &b->n_entries,
@@ -344,11 +348,26 @@ int isotier_oci_available(const isotier_oci_runtime *rt, char *why, size_t why_l
 		return 0;
 	}
 	if (geteuid() != 0) {
-		snprintf(why, why_len, "%s needs root here (rootless mode is not configured)", rt->name);
+		snprintf(why, why_len, "%s needs root here (rootless mode is not configured)",
+		         rt->name);
 		return 0;
 	}
-	snprintf(why, why_len, "%s%s%s%s", path, rt->note ? " (" : "", rt->note ? rt->note : "",
-	         rt->note ? ")" : "");
+	char hybrid[64], unshare[4096];
+	bool hide = rt->no_hybrid_cgroups && isotier_cgroup_hybrid(hybrid, sizeof hybrid);
+	if (hide && isotier_find_program(unshare, sizeof unshare, "unshare") != 0) {
+		snprintf(why, why_len,
+		         "%s refuses hybrid cgroups (controllers on %s) and unshare(1), which "
+		         "hides that mount from it, is not in PATH",
+		         rt->name, hybrid);
+		return 0;
+	}
+	char note[256] = "";
+	if (hide)
+		snprintf(note, sizeof note,
+		         "hybrid cgroups: run without %s in a private mount namespace", hybrid);
+	else if (rt->note)
+		snprintf(note, sizeof note, "%s", rt->note);
+	snprintf(why, why_len, "%s%s%s%s", path, *note ? " (" : "", note, *note ? ")" : "");
 	return 1;
 }
 

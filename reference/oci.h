@@ -16,6 +16,7 @@ typedef struct isotier_oci_runtime {
 	const char *const *global; /* global flags after --root (NULL-terminated) */
 	bool gvisor;               /* runsc: no mqueue, relay stdout/stderr through pipes */
 	const char *note;          /* appended to the availability reason ("platform ptrace") */
+	bool no_hybrid_cgroups;    /* crun: run it without the cgroup2 mount of a hybrid layout */
 } isotier_oci_runtime;
 
 typedef struct isotier_oci_bundle {
@@ -24,6 +25,7 @@ typedef struct isotier_oci_bundle {
 	char *dir;
 	isotier_root_entry *entries;
 	size_t n_entries;
+	char unmount[64]; /* no_hybrid_cgroups on a hybrid host: the cgroup2 mount to hide */
 } isotier_oci_bundle;
 
 /* Creates the bundle directory; on failure nothing is left behind. */

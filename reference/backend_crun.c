@@ -1,0 +1,32 @@
+/*
+ * backend_crun.c - CONTAINER tier: crun on the OCI bundle runc uses (oci.c).
+ * On a hybrid cgroup layout (this machine kind: v1 controllers, and cgroup2 at
+ * /sys/fs/cgroup/unified holding hugetlb) crun refuses to start ("cgroups in
+ * hybrid mode not supported, drop all controllers from cgroupv2"); every crun
+ * call then runs in a private mount namespace where that cgroup2 mount is
+ * lazily unmounted, so crun sees a plain cgroup v1 host. Nothing on the host
+ * changes; only the hugetlb controller is out of crun's reach.
+ */
+#include "oci.h"
+
+static const isotier_oci_runtime crun_rt = {.name = "crun", .no_hybrid_cgroups = true};
+
+static int crun_available(char *why, size_t why_len)
+{
+	return isotier_oci_available(&crun_rt, why, why_len);
+}
+
+static int crun_provision(void **out, const isotier_backend_spec *spec, isotier_error *err)
+{
+	return isotier_oci_backend_provision(out, &crun_rt, spec, err);
+}
+
+const isotier_backend isotier_backend_crun = {
+    .name = "crun",
+    .catalogue_id = "crun",
+    .description = "crun: the OCI bundle of the runc backend, read-only root view (CONTAINER)",
+    .available = crun_available,
+    .provision = crun_provision,
+    .exec = isotier_oci_backend_exec,
+    .destroy = isotier_oci_backend_destroy,
+};

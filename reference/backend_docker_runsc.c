@@ -1,0 +1,31 @@
+/*
+ * backend_docker_runsc.c - GVISOR tier: `docker run --runtime=runsc --network=none`
+ * on a daemon with runsc registered in daemon.json (scripts/deps.sh registers it
+ * with runtimeArgs --platform=ptrace --network=none: without them runsc refuses
+ * to start on this machine kind). isotier backends lists the daemon's runtimes.
+ */
+#include "engine.h"
+
+static const isotier_engine engine = {
+    .backend = "docker-runsc", .cli = "docker", .runtime = "runsc", .podman = false};
+
+static int available(char *why, size_t why_len)
+{
+	return isotier_engine_available(&engine, why, why_len);
+}
+
+static int provision(void **out, const isotier_backend_spec *spec, isotier_error *err)
+{
+	return isotier_engine_provision(out, &engine, spec, err);
+}
+
+const isotier_backend isotier_backend_docker_runsc = {
+    .name = "docker-runsc",
+    .catalogue_id = "docker-runsc",
+    .description =
+        "Docker Engine with the runsc (gVisor) runtime, probe in a scratch image (GVISOR)",
+    .available = available,
+    .provision = provision,
+    .exec = isotier_engine_exec,
+    .destroy = isotier_engine_destroy,
+};

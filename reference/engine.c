@@ -1,0 +1,470 @@
+/* engine.c - Docker and Podman through their CLI (see engine.h). */
+#include "engine.h"
+
+#include <cJSON.h>
+#include <ctype.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+
+#define ENGINE_CALL_TIMEOUT_S 30
+
+typedef struct engine_state {
+	const isotier_engine *e;
+	isotier_spec_copy spec;
+	isotier_root_entry *entries;
+	size_t n_entries;
+	char *dir;        /* private temp dir: root/ (and root.tar while importing) */
+	char id[96];      /* this sandbox: the isotier.sandbox label of its containers */
+	char image[160];  /* docker: the imported image's tag; "" before the import */
+	char unmount[64]; /* podman on hybrid cgroups: the cgroup2 mount to hide */
+} engine_state;
+
+/* `[unshare ... DIR] CLI GLOBAL...`: how every engine call starts. */
+static void engine_argv(isotier_argv *a, const engine_state *s)
+{
+	if (s->unmount[0])
+		isotier_argv_unmounted(a, s->unmount);
+	isotier_argv_push(a, s->e->cli);
+	if (s->e->podman &&
+	    s->e->runtime) { /* a global option of podman's, a run option of docker's */
+		isotier_argv_push(a, "--runtime");
+		isotier_argv_push(a, s->e->runtime);
+	}
+	for (size_t i = 0; s->e->global && s->e->global[i]; i++)
+		isotier_argv_push(a, s->e->global[i]);
+}
+
+/* Runs `CLI GLOBAL... args...`; stdout into out (bounded) when given. */
+static int engine_call(const engine_state *s, const char *const *args, isotier_capture *out,
+                       int flags, int *status, isotier_error *err)
+{
+	cleanup_argv isotier_argv a = {0};
+	engine_argv(&a, s);
+	for (size_t i = 0; args[i]; i++)
+		isotier_argv_push(&a, args[i]);
+	if (a.oom)
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+	isotier_capture errc = {.max = 4096}, junk = {.max = 1}; /* stdout never reaches ours */
+	isotier_proc_opts o = {.argv = (const char *const *)a.v,
+	                       .stdin_fd = -1,
+	                       .stdout_fd = -1,
+	                       .stderr_fd = -1,
+	                       .out_capture = out ? out : &junk,
+	                       .err_capture = (flags & ISOTIER_PROC_QUIET) ? NULL : &errc,
+	                       .timeout_s = ENGINE_CALL_TIMEOUT_S,
+	                       .flags = flags | ISOTIER_PROC_QUIET};
+	int st = -1;
+	int rc = isotier_proc_run(&o, &st, err);
+	if (status)
+		*status = st;
+	if (!rc && st != 0 && !status) {
+		char line[300];
+		snprintf(line, sizeof line, "%s", errc.data ? errc.data : "");
+		line[strcspn(line, "\n")] = '\0';
+		rc = isotier_error_set(err, ISOTIER_ERROR, 0, "%s %s: exit %d: %s", s->e->cli,
+		                       args[0], st, line);
+	}
+	free(errc.data);
+	free(junk.data);
+	return rc;
+}
+
+/* A container or image id as the CLI prints it: 12 to 64 lowercase hex digits. */
+static bool hex_id(const char *s, size_t n)
+{
+	if (n < 12 || n > 64)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isdigit((unsigned char)s[i]) && (s[i] < 'a' || s[i] > 'f'))
+			return false;
+	return true;
+}
+
+/* `rm -f` every container labelled with this sandbox's id (a cleanup child: runs even
+ * after an interrupt). Covers a container the daemon created after its CLI was killed. */
+static void remove_containers(const engine_state *s)
+{
+	char filter[160];
+	snprintf(filter, sizeof filter, "label=isotier.sandbox=%s", s->id);
+	const char *const ps[] = {"ps", "-aq", "--filter", filter, NULL};
+	isotier_capture out = {.max = 64 * 1024};
+	int st;
+	if (engine_call(s, ps, &out, ISOTIER_PROC_CLEANUP | ISOTIER_PROC_QUIET, &st, NULL) == 0 &&
+	    st == 0 && out.data) {
+		cleanup_argv isotier_argv a = {0};
+		isotier_argv_push(&a, "rm");
+		isotier_argv_push(&a, "-f");
+		size_t n = 0;
+		for (char *line = out.data, *next; line && *line && n < 256; line = next) {
+			next = strchr(line, '\n');
+			if (next)
+				*next++ = '\0';
+			if (hex_id(line, strlen(line))) {
+				isotier_argv_push(&a, line);
+				n++;
+			}
+		}
+		if (n && !a.oom)
+			engine_call(s, (const char *const *)a.v, NULL,
+			            ISOTIER_PROC_CLEANUP | ISOTIER_PROC_QUIET, &st, NULL);
+	}
+	free(out.data);
+}
+
+void isotier_engine_destroy(void *p)
+{
+	engine_state *s = p;
+	if (!s)
+		return;
+	if (s->id[0])
+		remove_containers(s);
+	if (s->image[0]) {
+		const char *const rmi[] = {"rmi", "-f", s->image, NULL};
+		int st;
+		engine_call(s, rmi, NULL, ISOTIER_PROC_CLEANUP | ISOTIER_PROC_QUIET, &st, NULL);
+	}
+	if (s->dir) {
+		isotier_rmtree(s->dir);
+		free(s->dir);
+	}
+	isotier_root_entries_free(s->entries, s->n_entries);
+	isotier_spec_copy_clear(&s->spec);
+	free(s);
+}
+
+/* The root the containers start from (see engine.h). */
+static int write_root(engine_state *s, isotier_error *err)
+{
+	char path[4096];
+	static const char *const dirs[] = {"root",      "root/.isotier", "root/.isotier/capture",
+	                                   "root/proc", "root/dev",      "root/sys",
+	                                   "root/tmp"};
+	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+		snprintf(path, sizeof path, "%s/%s", s->dir, dirs[i]);
+		if (mkdir(path, i == 6 ? 01777 : 0755) != 0 || chmod(path, i == 6 ? 01777 : 0755))
+			return isotier_error_set(err, ISOTIER_EIO, errno, "mkdir %s", path);
+	}
+	if (chmod(s->dir, 0711) != 0)
+		return isotier_error_set(err, ISOTIER_EIO, errno, "chmod %s", s->dir);
+	if (s->spec.probe_path) {
+		snprintf(path, sizeof path, "%s/root%s", s->dir, ISOTIER_GUEST_PROBE);
+		int rc = isotier_copy_file(path, s->spec.probe_path, 0755, err);
+		if (rc)
+			return rc;
+	}
+	for (size_t i = 0; i < s->n_entries; i++) {
+		snprintf(path, sizeof path, "%s/root/%s", s->dir, s->entries[i].name);
+		if (s->entries[i].link ? symlink(s->entries[i].link, path) != 0
+		                       : mkdir(path, 0755) != 0)
+			return isotier_error_set(err, ISOTIER_EIO, errno, "create %s", path);
+	}
+	return 0;
+}
+
+/* Docker: the root as an image built from scratch (`docker import` of a tar: no
+ * registry, no builder), tagged isotier-probe:<sandbox id>. */
+static int import_image(engine_state *s, isotier_error *err)
+{
+	char tar[4096], root[4096];
+	snprintf(tar, sizeof tar, "%s/root.tar", s->dir);
+	snprintf(root, sizeof root, "%s/root", s->dir);
+	const char *const targv[] = {"tar", "--numeric-owner", "-cf", tar, "-C", root, ".", NULL};
+	isotier_capture terr = {.max = 1024};
+	isotier_proc_opts o = {.argv = targv,
+	                       .stdin_fd = -1,
+	                       .stdout_fd = -1,
+	                       .stderr_fd = -1,
+	                       .err_capture = &terr,
+	                       .timeout_s = ENGINE_CALL_TIMEOUT_S};
+	int st = -1;
+	int rc = isotier_proc_run(&o, &st, err);
+	if (!rc && st != 0)
+		rc = isotier_error_set(err, ISOTIER_EIO, 0, "tar: exit %d: %.200s", st,
+		                       terr.data ? terr.data : "");
+	free(terr.data);
+	if (rc)
+		return rc;
+	char tag[160], label[160];
+	snprintf(tag, sizeof tag, "isotier-probe:%s", s->id);
+	snprintf(label, sizeof label, "LABEL isotier.sandbox=%s", s->id);
+	const char *const imp[] = {"import", "--change", label, tar, tag, NULL};
+	isotier_capture out = {.max = 4096};
+	/* The tag names the image from here on, even if the answer is garbled. */
+	snprintf(s->image, sizeof s->image, "%s", tag);
+	rc = engine_call(s, imp, &out, 0, NULL, err);
+	if (!rc) {
+		const char *d = out.data ? out.data : "";
+		size_t n = strcspn(d, "\n");
+		if (strncmp(d, "sha256:", 7) != 0 || !hex_id(d + 7, n - 7) || n != 71)
+			rc = isotier_error_set(err, ISOTIER_EDATA, 0,
+			                       "docker import: unexpected answer (%zu bytes)",
+			                       out.len);
+	}
+	free(out.data);
+	unlink(tar);
+	return rc;
+}
+
+int isotier_engine_provision(void **out, const isotier_engine *e, const isotier_backend_spec *spec,
+                             isotier_error *err)
+{
+	*out = NULL;
+	char why[1024];
+	if (!isotier_engine_available(e, why, sizeof why))
+		return isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0, "%s: %s", e->backend, why);
+	engine_state *s = calloc(1, sizeof *s);
+	if (!s)
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "%s: out of memory", e->backend);
+	s->e = e;
+	if (e->podman)
+		isotier_cgroup_hybrid(s->unmount, sizeof s->unmount);
+	int rc = isotier_spec_copy_init(&s->spec, spec, err);
+	if (!rc && !s->spec.minimal_root)
+		rc = isotier_root_entries(&s->entries, &s->n_entries,
+		                          s->spec.rootfs ? s->spec.rootfs : "/", err);
+	if (!rc)
+		rc = isotier_mkdtemp(&s->dir, "isotier-engine", err);
+	if (!rc)
+		rc = write_root(s, err);
+	if (!rc) {
+		isotier_unique_id(s->id, sizeof s->id);
+		if (!e->podman)
+			rc = import_image(s, err);
+	}
+	if (rc) {
+		isotier_engine_destroy(s);
+		return isotier_error_prefix(err, "%s: provision", e->backend);
+	}
+	*out = s;
+	return 0;
+}
+
+/* --mount type=bind,source=SRC,target=DST[,readonly]; a comma would split the option. */
+static int push_bind(isotier_argv *a, const char *src, const char *dst, bool ro, isotier_error *err)
+{
+	if (strchr(src, ',') || strchr(dst, ','))
+		return isotier_error_set(err, ISOTIER_EINVAL, 0, "bind mount path with a comma: %s",
+		                         src);
+	isotier_argv_push(a, "--mount");
+	isotier_argv_pushf(a, "type=bind,source=%s,target=%s%s", src, dst, ro ? ",readonly" : "");
+	return 0;
+}
+
+/* Podman's default rlimits exceed the hard limits of some hosts (here nofile 20000):
+ * ask for 1024 or the hard limit, whichever is lower. */
+static void push_ulimits(isotier_argv *a)
+{
+	static const struct {
+		int res;
+		const char *name;
+	} lim[] = {{RLIMIT_NOFILE, "nofile"}, {RLIMIT_NPROC, "nproc"}};
+	for (size_t i = 0; i < 2; i++) {
+		struct rlimit rl;
+		unsigned long long v = 1024;
+		if (getrlimit(lim[i].res, &rl) == 0 && rl.rlim_max != RLIM_INFINITY &&
+		    rl.rlim_max < v)
+			v = rl.rlim_max;
+		isotier_argv_push(a, "--ulimit");
+		isotier_argv_pushf(a, "%s=%llu:%llu", lim[i].name, v, v);
+	}
+}
+
+int isotier_engine_exec(void *p, const isotier_exec_request *req, int *exit_status,
+                        isotier_error *err)
+{
+	engine_state *s = p;
+	const isotier_engine *e = s->e;
+	int rc = isotier_exec_check(req, err);
+	if (rc)
+		return isotier_error_prefix(err, "%s", e->backend);
+	char name[96], label[160];
+	isotier_unique_id(name, sizeof name);
+	snprintf(label, sizeof label, "isotier.sandbox=%s", s->id);
+	cleanup_argv isotier_argv a = {0};
+	engine_argv(&a, s);
+	isotier_argv_push(&a, "run");
+	isotier_argv_push(&a, "--rm");
+	isotier_argv_push(&a, "--name");
+	isotier_argv_push(&a, name);
+	isotier_argv_push(&a, "--label");
+	isotier_argv_push(&a, label);
+	isotier_argv_push(&a, "--network");
+	isotier_argv_push(&a, "none");
+	isotier_argv_push(&a, "--read-only");
+	isotier_argv_push(&a, "--hostname");
+	isotier_argv_push(&a, "isotier");
+	if (req->stdin_fd >= 0)
+		isotier_argv_push(&a, "-i");
+	if (e->runtime && !e->podman) {
+		isotier_argv_push(&a, "--runtime");
+		isotier_argv_push(&a, e->runtime);
+	}
+	if (e->podman)
+		push_ulimits(&a);
+	else
+		isotier_argv_push(&a, "--tmpfs=/tmp"); /* podman's --read-only brings its own */
+	if (s->spec.capture_dir)
+		rc = push_bind(&a, s->spec.capture_dir, ISOTIER_GUEST_CAPTURE, false, err);
+	const char *base = s->spec.rootfs ? s->spec.rootfs : "";
+	for (size_t i = 0; !rc && i < s->n_entries; i++) {
+		if (s->entries[i].link)
+			continue;
+		char src[4096], dst[4096];
+		snprintf(src, sizeof src, "%s/%s", base, s->entries[i].name);
+		snprintf(dst, sizeof dst, "/%s", s->entries[i].name);
+		rc = push_bind(&a, src, dst, true, err);
+	}
+	if (rc)
+		return isotier_error_prefix(err, "%s: exec", e->backend);
+	if (e->podman) {
+		isotier_argv_push(&a, "--rootfs");
+		isotier_argv_pushf(&a, "%s/root", s->dir);
+	} else {
+		isotier_argv_push(&a, s->image);
+	}
+	for (size_t i = 0; req->argv[i]; i++)
+		isotier_argv_push(&a, req->argv[i]);
+	if (a.oom)
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "%s: out of memory", e->backend);
+	isotier_proc_opts o = {
+	    .argv = (const char *const *)a.v,
+	    .stdin_fd = req->stdin_fd,
+	    .stdout_fd = req->stdout_fd,
+	    .stderr_fd = req->stderr_fd,
+	    .timeout_s = isotier_exec_timeout(&s->spec, req),
+	};
+	rc = isotier_proc_run(&o, exit_status, err);
+	/* A killed CLI leaves its container running; an engine error (125) may leave one. */
+	if (rc || *exit_status >= 125)
+		remove_containers(s);
+	if (rc)
+		return isotier_error_prefix(err, "%s: exec %s", e->backend, req->argv[0]);
+	return 0;
+}
+
+/* Appends s to out keeping only [A-Za-z0-9._/=:+-] (daemon output reaches terminals). */
+static void append_safe(char *out, size_t len, const char *s, size_t max)
+{
+	size_t o = strlen(out);
+	for (size_t i = 0; s && s[i] && i < max && o + 1 < len; i++) {
+		char c = s[i];
+		out[o++] = (isalnum((unsigned char)c) || strchr("._/=:+-", c)) ? c : '?';
+	}
+	out[o] = '\0';
+}
+
+static void append(char *out, size_t len, const char *s)
+{
+	size_t o = strlen(out);
+	if (o + 1 < len)
+		snprintf(out + o, len - o, "%s", s);
+}
+
+int isotier_docker_runtimes(char *out, size_t len, bool *has_runsc)
+{
+	*has_runsc = false;
+	out[0] = '\0';
+	static const isotier_engine probe_e = {.backend = "docker", .cli = "docker"};
+	engine_state s = {.e = &probe_e};
+	const char *const info[] = {"info", "--format", "{{json .Runtimes}}", NULL};
+	isotier_capture o = {.max = 64 * 1024};
+	isotier_error err = {0};
+	int rc = engine_call(&s, info, &o, 0, NULL, &err);
+	cJSON *j = rc ? NULL : cJSON_ParseWithLength(o.data ? o.data : "", o.len);
+	free(o.data);
+	if (rc) {
+		snprintf(
+		    out, len,
+		    "the Docker daemon does not answer (scripts/dockerd.sh start starts one): %s",
+		    err.message);
+		return 0;
+	}
+	if (!cJSON_IsObject(j)) {
+		cJSON_Delete(j);
+		snprintf(out, len, "docker info: the runtimes table is not a JSON object");
+		return 0;
+	}
+	append(out, len, "daemon runtimes: ");
+	int n = 0;
+	const cJSON *r;
+	cJSON_ArrayForEach(r, j)
+	{
+		if (n++ >= 32) {
+			append(out, len, ", ...");
+			break;
+		}
+		if (n > 1)
+			append(out, len, ", ");
+		append_safe(out, len, r->string, 64);
+		if (r->string && !strcmp(r->string, "runsc"))
+			*has_runsc = true;
+		const cJSON *path = cJSON_GetObjectItemCaseSensitive(r, "path");
+		const cJSON *args = cJSON_GetObjectItemCaseSensitive(r, "runtimeArgs");
+		if (!cJSON_IsString(path) || !strcmp(path->valuestring, "runc"))
+			continue; /* the stock runc entries: their name says it all */
+		append(out, len, " (");
+		append_safe(out, len, path->valuestring, 128);
+		const cJSON *arg;
+		int k = 0;
+		const cJSON *list = cJSON_IsArray(args) ? args : NULL;
+		cJSON_ArrayForEach(arg, list)
+		{
+			if (!cJSON_IsString(arg) || k++ >= 16)
+				continue;
+			append(out, len, " ");
+			append_safe(out, len, arg->valuestring, 128);
+		}
+		append(out, len, ")");
+	}
+	cJSON_Delete(j);
+	return 1;
+}
+
+int isotier_engine_available(const isotier_engine *e, char *why, size_t why_len)
+{
+	char path[4096], hybrid[64];
+	if (isotier_find_program(path, sizeof path, e->cli) != 0) {
+		snprintf(why, why_len, "%s not found in PATH", e->cli);
+		return 0;
+	}
+	if (geteuid() != 0) {
+		snprintf(why, why_len, "%s needs root here (rootless mode is not configured)",
+		         e->backend);
+		return 0;
+	}
+	if (e->podman) {
+		char rt[4096];
+		if (e->runtime && isotier_find_program(rt, sizeof rt, e->runtime) != 0) {
+			snprintf(why, why_len, "%s not found in PATH", e->runtime);
+			return 0;
+		}
+		bool hide = isotier_cgroup_hybrid(hybrid, sizeof hybrid);
+		if (hide && isotier_find_program(rt, sizeof rt, "unshare") != 0) {
+			snprintf(why, why_len, "hybrid cgroups (%s) and no unshare(1) to hide them",
+			         hybrid);
+			return 0;
+		}
+		snprintf(why, why_len, "%s, runtime %s, rootful, --rootfs%s%s", path,
+		         e->runtime ? e->runtime : "default (crun)",
+		         hide ? ", hybrid cgroups: without " : "", hide ? hybrid : "");
+		return 1;
+	}
+	char rts[1024];
+	bool has_runsc;
+	if (!isotier_docker_runtimes(rts, sizeof rts, &has_runsc)) {
+		snprintf(why, why_len, "%s", rts);
+		return 0;
+	}
+	if (e->runtime && strcmp(e->runtime, "runsc") == 0 && !has_runsc) {
+		snprintf(why, why_len,
+		         "the Docker daemon has no runsc runtime (%s); register it in "
+		         "/etc/docker/daemon.json (scripts/deps.sh does) and restart dockerd",
+		         rts);
+		return 0;
+	}
+	snprintf(why, why_len, "%s, runtime %s; %s", path, e->runtime ? e->runtime : "default",
+	         rts);
+	return 1;
+}
