@@ -124,3 +124,17 @@ $(BUILD)/isotier-guest-init: reference/guest/init.c
 	@mkdir -p $(@D)
 	$(PROBE_CC) $(PROBE_CFLAGS) -o $@ $< $(PROBE_LDFLAGS)
 $(BUILD)/obj/reference/backend_qemu.o $(BUILD)/san/reference/backend_qemu.o: DEFS += -DISOTIER_BUILD_DIR='"$(abspath $(BUILD))"'
+
+# The probe and the guest init for aarch64 (qemu-aarch64 backend; arm64 sandboxes): static,
+# cross-built with Debian's aarch64 toolchain, linked with musl for arm64 (musl-dev:arm64) when it
+# is installed, else with glibc. Built when a cross compiler is there (scripts/deps.sh installs one).
+AARCH64_CC := $(shell command -v aarch64-linux-musl-gcc 2>/dev/null || command -v aarch64-linux-gnu-gcc 2>/dev/null)
+ifneq ($(AARCH64_CC),)
+all: $(BUILD)/isotier-probe-aarch64 $(BUILD)/isotier-guest-init-aarch64
+endif
+$(BUILD)/isotier-probe-aarch64: $(PROBE_SRCS) $(wildcard probes/*.h)
+	@mkdir -p $(@D)
+	$(AARCH64_CC) $(PROBE_CFLAGS) -o $@ $(PROBE_SRCS) $(PROBE_LDFLAGS)
+$(BUILD)/isotier-guest-init-aarch64: reference/guest/init.c
+	@mkdir -p $(@D)
+	$(AARCH64_CC) $(PROBE_CFLAGS) -o $@ $< $(PROBE_LDFLAGS)

@@ -143,15 +143,25 @@ static void probe_layer_vm(struct probe_layer *l, const struct probe_signals *si
 {
 	/* Firmware tables name the VMM best; CPUID names the hypervisor. */
 	static const char *const vendor_order[] = {
-	    "virt.acpi_oem",         "virt.dmi_sys_vendor",      "virt.dmi_product_name",
-	    "virt.dmi_board_vendor", "virt.dmi_bios_vendor",     "virt.pci_host_bridge",
-	    "virt.virtio",           "virt.cmdline_virtio_mmio", "virt.cpuid_vendor",
+	    "virt.acpi_oem",
+	    "virt.dmi_sys_vendor",
+	    "virt.dmi_product_name",
+	    "virt.dmi_board_vendor",
+	    "virt.dmi_bios_vendor",
+	    "virt.pci_host_bridge",
+	    "virt.virtio",
+	    "virt.cmdline_virtio_mmio",
+	    "virt.cpuid_vendor",
 	    "virt.sys_hypervisor",
+	    "virt.dt_layout",
+	    "virt.dt_hypervisor",
+	    "virt.midr",
 	};
 	static const char *const hv_order[] = {
 	    "virt.cpuid_vendor",    "virt.sys_hypervisor",   "virt.acpi_oem",
 	    "virt.dmi_sys_vendor",  "virt.dmi_product_name", "virt.dmi_board_vendor",
-	    "virt.dmi_bios_vendor", "virt.pci_host_bridge",
+	    "virt.dmi_bios_vendor", "virt.pci_host_bridge",  "virt.midr",
+	    "virt.kvm_services",    "virt.ptp_kvm",          "virt.dt_hypervisor",
 	};
 	memset(l, 0, sizeof(*l));
 	l->kind = PROBE_KIND_VM;

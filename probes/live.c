@@ -206,6 +206,10 @@ static const char *probe_errno_name(int e)
 	return NULL;
 }
 
+/* A call this architecture does not have (sysfs, ustat, modify_ldt on arm64):
+ * not made and not reported, so its ENOSYS cannot pass for gVisor's. */
+#define PROBE_CALL_NONE (-(1L << 30))
+
 /*
  * The calls gVisor does not implement the Linux way (measured against runsc
  * here: see the notes). Each returns 0 on success or -errno.
@@ -221,13 +225,19 @@ static long probe_call(size_t i)
 	case 1: r = syscall(SYS_setfsgid, -1); break;
 #ifdef SYS_sysfs
 	case 2: r = syscall(SYS_sysfs, 3); break;
+#else
+	case 2: return PROBE_CALL_NONE;
 #endif
 #ifdef SYS_ustat
 	case 3: r = syscall(SYS_ustat, 0, buf); break;
+#else
+	case 3: return PROBE_CALL_NONE;
 #endif
 	case 4: r = syscall(SYS_sched_rr_get_interval, 0, &ts); break;
 #ifdef SYS_modify_ldt
 	case 5: r = syscall(SYS_modify_ldt, 0, buf, 0); break;
+#else
+	case 5: return PROBE_CALL_NONE;
 #endif
 	/* Strict mode (1) would kill us here: the child takes that risk. */
 	case 6: r = prctl(PR_GET_SECCOMP, 0, 0, 0, 0); break;
@@ -288,6 +298,8 @@ static char *probe_live_syscalls(void)
 		for (size_t i = next; i < sh.done && i < PROBE_NCALLS; i++) {
 			long r = sh.result[i];
 			const char *en = probe_errno_name((int)-r);
+			if (r == PROBE_CALL_NONE)
+				continue;
 			if (r >= 0 && i == 6) /* the seccomp mode itself */
 				probe_buf_printf(&b, "%s %ld\n", probe_call_names[i], r);
 			else if (r >= 0) /* setfsuid returns the old id: success */
@@ -388,6 +400,10 @@ char *probe_live_generate(const char *name)
 		return probe_live_timing();
 	if (strcmp(name, "virtio") == 0)
 		return probe_live_virtio();
+	if (strcmp(name, "midr") == 0)
+		return probe_live_midr();
+	if (strcmp(name, "devicetree") == 0)
+		return probe_live_devicetree();
 	if (strcmp(name, "pid") == 0) {
 		char *s = malloc(32);
 		if (s)

@@ -84,6 +84,9 @@ char *probe_slurp(const char *path, size_t max, size_t *len);
 /* Text of /.probe/<name> from the live system, malloc'ed, or NULL when the
  * input does not exist here (e.g. no CPUID instruction). */
 char *probe_live_generate(const char *name);
+/* live_arm64.c: .probe/midr and .probe/devicetree (NULL off arm64 / without a device tree). */
+char *probe_live_midr(void);
+char *probe_live_devicetree(void);
 
 /* ---- text helpers (util.c) --------------------------------------------- */
 
@@ -167,6 +170,8 @@ struct probe_kernel {
 void probe_sig_virt(struct probe_input *in, struct probe_signals *sigs);
 /* Devices and command line (sig_virt_bus.c), called by probe_sig_virt. */
 void probe_sig_virt_bus(struct probe_input *in, struct probe_signals *sigs);
+/* arm64: MIDR, device tree, KVM services (sig_virt_arm64.c). */
+void probe_sig_virt_arm64(struct probe_input *in, struct probe_signals *sigs);
 void probe_sig_kernel(struct probe_input *in, struct probe_signals *sigs, struct probe_kernel *k);
 void probe_sig_syscall(struct probe_input *in, struct probe_signals *sigs);
 void probe_sig_container(struct probe_input *in, struct probe_signals *sigs);

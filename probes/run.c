@@ -19,6 +19,7 @@ void probe_run(struct probe_input *in, struct probe_result *res)
 	memset(res, 0, sizeof(*res));
 	/* Report order: hardware and behaviour first, files last. */
 	probe_sig_virt(in, &res->sigs);
+	probe_sig_virt_arm64(in, &res->sigs);
 	probe_sig_kernel(in, &res->sigs, &res->kernel);
 	probe_sig_syscall(in, &res->sigs);
 	probe_sig_container(in, &res->sigs);

@@ -1,18 +1,30 @@
 #!/usr/bin/env bash
 # Installs everything isotier needs on Debian 12, non-interactively and idempotently:
-# build toolchain and libraries, the sandbox runtimes the backends drive, and the
-# Debian guest kernel the qemu-microvm backend boots. Fast when all is already there.
+# build toolchain and libraries, the sandbox runtimes the backends drive (bubblewrap, runc, crun,
+# runsc, Docker, Podman, QEMU x86_64 and aarch64), the aarch64 cross toolchain (gcc and musl:arm64)
+# for the arm64 probe, and the Debian guest kernels the qemu backends boot. Registers runsc as a
+# Docker runtime. Fast when all is already there.
 set -euo pipefail
 
 packages=(
   build-essential pkg-config musl-tools cpio gzip xz-utils binutils
   libcurl4-openssl-dev libxml2-dev libcjson-dev libsqlite3-dev sqlite3 libgit2-dev check
   bubblewrap runc runsc qemu-system-x86
+  crun docker.io podman qemu-system-arm gcc-aarch64-linux-gnu musl-dev:arm64
   python3 hyperfine valgrind cppcheck clang-format git libxml2-utils strace procps bc
 )
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 stamp="$root/build/.deps-ok"
+
+sudo_cmd=()
+[ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
+# The arm64 probe links musl for arm64 (musl-dev:arm64); the arm64 guest kernel is an arm64 package.
+update=0
+if ! dpkg --print-foreign-architectures | grep -qx arm64; then
+  "${sudo_cmd[@]}" dpkg --add-architecture arm64
+  update=1
+fi
 
 missing=()
 for p in "${packages[@]}"; do
@@ -22,9 +34,8 @@ done
 if [ "${#missing[@]}" -gt 0 ]; then
   echo "deps: installing ${missing[*]}" >&2
   export DEBIAN_FRONTEND=noninteractive
-  sudo_cmd=()
-  [ "$(id -u)" -eq 0 ] || sudo_cmd=(sudo)
   "${sudo_cmd[@]}" apt-get update -qq
+  update=0
   "${sudo_cmd[@]}" apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
@@ -32,6 +43,26 @@ fi
 # We keep the bzImage and also extract the uncompressed ELF (PVH entry), which
 # boots about 2.5x faster under TCG.
 "$root/scripts/guest-kernel.sh"
+[ "$update" = 0 ] || "${sudo_cmd[@]}" apt-get update -qq
+"$root/scripts/guest-kernel-arm64.sh"
+
+# Docker's runsc runtime (docker-runsc backend): added to /etc/docker/daemon.json when no runtime
+# named runsc is there; everything else in that file is kept. Measured on this machine kind: runsc
+# refuses to start under Docker without --network=none, and --platform=kvm hangs.
+"${sudo_cmd[@]}" python3 - /etc/docker/daemon.json <<'PY'
+import json, os, sys
+path = sys.argv[1]
+conf = json.load(open(path)) if os.path.exists(path) and os.path.getsize(path) else {}
+runtimes = conf.setdefault("runtimes", {})
+if "runsc" not in runtimes:
+    runtimes["runsc"] = {"path": "/usr/bin/runsc", "runtimeArgs": ["--platform=ptrace", "--network=none"]}
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path + ".tmp", "w") as f:
+        json.dump(conf, f, indent=2)
+        f.write("\n")
+    os.replace(path + ".tmp", path)
+    print("deps: registered runsc in %s (restart a running dockerd to use it)" % path, file=sys.stderr)
+PY
 
 mkdir -p "$root/build"
 touch "$stamp"
