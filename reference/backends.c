@@ -7,7 +7,7 @@ static const isotier_backend *const registry[] = {
     &isotier_backend_bwrap,        &isotier_backend_runc,   &isotier_backend_runsc,
     &isotier_backend_qemu_microvm, &isotier_backend_crun,   &isotier_backend_docker,
     &isotier_backend_docker_runsc, &isotier_backend_podman, &isotier_backend_podman_runsc,
-    &isotier_backend_host,
+    &isotier_backend_qemu_aarch64, &isotier_backend_host,
 };
 
 size_t isotier_backend_count(void)
