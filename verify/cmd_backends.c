@@ -1,5 +1,7 @@
 /* cmd_backends.c - `isotier backends`: every backend with its claimed and
- * resolved tier, the reason for any downgrade, and availability. */
+ * resolved tier, the reason for any downgrade, and availability with what the
+ * backend found (the runtime's path; for Docker the daemon's configured
+ * runtimes, so a "runsc" that is not gVisor's shows). */
 #include "cli.h"
 #include "../reference/history.h"
 #include "../reference/resolve.h"
@@ -39,7 +41,7 @@ static int backends_main(int argc, char **argv)
 			cJSON_Delete(doc);
 			return cli_fail(&err);
 		}
-		char why[512] = "";
+		char why[1024] = "";
 		int avail = b->available(why, sizeof why);
 		if (json) {
 			cJSON *o = cJSON_CreateObject();
@@ -52,16 +54,15 @@ static int backends_main(int argc, char **argv)
 			cJSON_AddStringToObject(o, "latest_verdict", r.latest_verdict);
 			cJSON_AddBoolToObject(o, "available", avail);
 			cJSON_AddStringToObject(o, "unavailable_reason", avail ? "" : why);
+			cJSON_AddStringToObject(o, "availability", why);
 			cJSON_AddItemToArray(doc, o);
 		} else {
 			printf("%-13s %-10s %-10s %-9s ", b->name, isotier_tier_name(r.claimed),
 			       isotier_tier_name(r.resolved), avail ? "yes" : "no");
 			isotier_fputs_inline(stdout, r.reason);
-			if (!avail) {
-				fputs(" [unavailable: ", stdout);
-				isotier_fputs_inline(stdout, why);
-				fputc(']', stdout);
-			}
+			fputs(avail ? " [available: " : " [unavailable: ", stdout);
+			isotier_fputs_inline(stdout, why);
+			fputc(']', stdout);
 			fputc('\n', stdout);
 		}
 	}
