@@ -96,6 +96,10 @@ static void remove_containers(const engine_state *s)
 		cleanup_argv isotier_argv a = {0};
 		isotier_argv_push(&a, "rm");
 		isotier_argv_push(&a, "-f");
+		if (s->e->podman) { /* no 10 s grace for a PID 1 that ignores SIGTERM: kill now */
+			isotier_argv_push(&a, "--time");
+			isotier_argv_push(&a, "0");
+		}
 		size_t n = 0;
 		for (char *line = out.data, *next; line && *line && n < 256; line = next) {
 			next = strchr(line, '\n');

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The docker backend for real: a real dockerd (started here when none runs, stopped by pid at the
+# end), the probe in an image built from scratch by the backend (no registry). The probe sees
+# CONTAINER with vendor docker (under this machine's own VM layer) and its capture replays to the
+# same verdict; the read-only host view through bind mounts; timeout, SIGINT, SIGTERM, a reader
+# that stops reading and a missing CLI leave no process, temp file, container or image behind; an
+# unreachable daemon makes the backend unavailable with the reason.
+source "$ISOTIER_ROOT/tests/lib.sh"
+source "$ISOTIER_ROOT/tests/tools/backend-lib.sh"
+source "$ISOTIER_ROOT/tests/tools/engine-lib.sh"
+docker_up
+backend_setup docker >"$TMP/why"; why=$(cat "$TMP/why")
+assert_contains "$why" "daemon runtimes:" "docker: availability lists the daemon's runtimes"
+check_probe CONTAINER container
+check_outer_vm
+n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["layers"]))' "$TMP/live.json")
+assert_eq "$(json_get "$TMP/live.json" "layers.$((n - 1)).vendor")" docker "docker: innermost vendor"
+assert_engine_clean docker "probe run"
+check_host_view
+assert_engine_clean docker "host view"
+check_timeout 3
+assert_engine_clean docker "timeout"
+check_sigint 2
+check_sigint 2 TERM
+assert_engine_clean docker "signals"
+check_stuck_reader 4
+assert_engine_clean docker "stuck reader"
+check_missing_binary docker
+# A daemon that does not answer: unavailable (69), the reason names it, nothing is created.
+rc=0
+out=$(DOCKER_HOST="unix://$TMP/no-such.sock" "$DRIVER" --backend docker --available) || rc=$?
+assert_eq "$rc" 69 "docker: available() without a daemon"
+assert_contains "$out" "the Docker daemon does not answer" "docker: reason"
+echo "ok: docker without a daemon: $out"
