@@ -130,11 +130,14 @@ $(BUILD)/obj/reference/backend_qemu.o $(BUILD)/san/reference/backend_qemu.o: DEF
 # is installed, else with glibc. Built when a cross compiler is there (scripts/deps.sh installs one).
 AARCH64_CC := $(shell command -v aarch64-linux-musl-gcc 2>/dev/null || command -v aarch64-linux-gnu-gcc 2>/dev/null)
 ifneq ($(AARCH64_CC),)
-all: $(BUILD)/isotier-probe-aarch64 $(BUILD)/isotier-guest-init-aarch64
+all: $(BUILD)/isotier-probe-aarch64 $(BUILD)/isotier-guest-init-aarch64 $(BUILD)/tests/fault-probe-hang-aarch64
 endif
 $(BUILD)/isotier-probe-aarch64: $(PROBE_SRCS) $(wildcard probes/*.h)
 	@mkdir -p $(@D)
 	$(AARCH64_CC) $(PROBE_CFLAGS) -o $@ $(PROBE_SRCS) $(PROBE_LDFLAGS)
+$(BUILD)/tests/fault-probe-hang-aarch64: tests/tools/fault-probe.c
+	@mkdir -p $(@D)
+	$(AARCH64_CC) $(PROBE_CFLAGS) -DFAULT_MODE='"hang"' -o $@ $< $(PROBE_LDFLAGS)
 $(BUILD)/isotier-guest-init-aarch64: reference/guest/init.c
 	@mkdir -p $(@D)
 	$(AARCH64_CC) $(PROBE_CFLAGS) -o $@ $< $(PROBE_LDFLAGS)
