@@ -12,7 +12,9 @@
  * - virt.dt_compatible: root compatible "linux,dummy-virt" (QEMU virt,
  *   Firecracker and Cloud Hypervisor all write it; boards name themselves).
  * - virt.dt_psci: PSCI method "hvc": firmware calls go to a hypervisor at EL2
- *   (bare-metal firmware answers "smc").
+ *   (KVM, Xen, Firecracker, Cloud Hypervisor, QEMU virt all write "hvc");
+ *   "smc" is firmware at EL3, i.e. no hypervisor serves it: weak evidence
+ *   against a VM.
  * - virt.dt_hypervisor: a /hypervisor node (Xen writes "xen,xen").
  * - virt.dt_layout: which VMM laid the tree out, from its node names:
  *   Firecracker "memory@ram" and virtio_mmio at >= 1 GiB; QEMU virt
@@ -29,8 +31,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void probe_arm64_add(struct probe_signals *sigs, const char *id, const char *source, bool vm,
-                            const char *vendor, const char *hv, const char *value)
+static struct probe_signal *probe_arm64_add(struct probe_signals *sigs, const char *id,
+                                            const char *source, bool vm, const char *vendor,
+                                            const char *hv, const char *value)
 {
 	struct probe_signal s = {
 	    .id = id,
@@ -44,7 +47,7 @@ static void probe_arm64_add(struct probe_signals *sigs, const char *id, const ch
 	    .kernel_reported = true,
 	};
 	probe_strlcpy(s.value, sizeof(s.value), value);
-	probe_add(sigs, &s);
+	return probe_add(sigs, &s);
 }
 
 static void probe_arm64_midr(struct probe_input *in, struct probe_signals *sigs)
@@ -54,7 +57,13 @@ static void probe_arm64_midr(struct probe_input *in, struct probe_signals *sigs)
 	uint64_t midr;
 	if (!text || !probe_starts_with(text, "midr_el1 "))
 		return;
-	probe_first_line(v, sizeof(v), text + strlen("midr_el1 "));
+	/* A register is hex: "0x000f0510" as we write it, or bare "000f0510". */
+	v[0] = '0';
+	v[1] = 'x';
+	const char *val = text + strlen("midr_el1 ");
+	if (val[0] == '0' && (val[1] == 'x' || val[1] == 'X'))
+		val += 2;
+	probe_first_line(v + 2, sizeof(v) - 2, val);
 	probe_rstrip(v);
 	if (!probe_parse_u64(v, &midr) || midr > 0xffffffffu)
 		return;
@@ -153,9 +162,13 @@ static void probe_arm64_devicetree(struct probe_input *in, struct probe_signals 
 	if (probe_dt_line(text, "compatible", v, sizeof(v)))
 		probe_arm64_add(sigs, "virt.dt_compatible", "/sys/firmware/devicetree compatible",
 		                probe_has_word(v, "linux,dummy-virt"), "", "", v);
-	if (probe_dt_line(text, "psci-method", v, sizeof(v)))
-		probe_arm64_add(sigs, "virt.dt_psci", "/sys/firmware/devicetree psci/method",
-		                strcmp(v, "hvc") == 0, "", "", v);
+	if (probe_dt_line(text, "psci-method", v, sizeof(v))) {
+		struct probe_signal *p =
+		    probe_arm64_add(sigs, "virt.dt_psci", "/sys/firmware/devicetree psci/method",
+		                    strcmp(v, "hvc") == 0, "", "", v);
+		if (p && strcmp(v, "smc") == 0) /* a vote against a VM, not just a note */
+			p->axis = PROBE_AXIS_VM;
+	}
 	if (probe_dt_line(text, "hypervisor", v, sizeof(v))) {
 		bool xen = probe_has_word(v, "xen,xen");
 		probe_arm64_add(sigs, "virt.dt_hypervisor",
