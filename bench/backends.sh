@@ -2,6 +2,9 @@
 # bench/backends.sh - per backend, the wall time of provision + probe run (--json, with a
 # capture dir) + destroy, through the backend test driver (no catalogue, no history).
 # Targets (issue 4): bwrap, runc <= 50 ms; runsc <= 300 ms; qemu-microvm (TCG) <= 2 s.
+# Issue 15 adds crun, docker, docker-runsc, podman, podman-runsc (no target: the engines' own
+# overhead, reported) and qemu-aarch64 (TCG, no target); each with its median per probe run.
+# A Docker daemon is started for the docker backends when none answers, and stopped afterwards.
 # Also the qemu-microvm boot with the host root over virtio-9p (`isotier run`'s path).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -12,26 +15,31 @@ probe="$root/$build/isotier-probe"
 command -v hyperfine >/dev/null || { echo "bench/backends: hyperfine not installed" >&2; exit 1; }
 tmp=$(mktemp -d /tmp/isotier-bench-backends.XXXXXX)
 chmod 711 "$tmp"
-trap 'rm -rf "$tmp"' EXIT
-declare -A target=([bwrap]=50 [runc]=50 [runsc]=300 [qemu-microvm]=2000 [host]=-)
-for b in bwrap runc runsc qemu-microvm host; do
+trap '"$root/scripts/dockerd.sh" stop "$tmp/dockerd"; rm -rf "$tmp"' EXIT
+command -v dockerd >/dev/null && { "$root/scripts/dockerd.sh" start "$tmp/dockerd" || true; }
+declare -A target=([bwrap]=50 [runc]=50 [runsc]=300 [qemu-microvm]=2000 [host]=- [crun]=50
+  [docker]=- [docker-runsc]=- [podman]=- [podman-runsc]=- [qemu-aarch64]=-)
+for b in bwrap runc crun runsc docker docker-runsc podman podman-runsc qemu-microvm qemu-aarch64 host; do
   if ! why=$("$driver" --backend "$b" --available); then
     echo "== $b: SKIPPED (unavailable: $why)"
     continue
   fi
   runs=20
-  [ "$b" = qemu-microvm ] && runs=${QEMU_RUNS:-5}
+  case $b in qemu-*) runs=${QEMU_RUNS:-5} ;; docker*|podman*) runs=${ENGINE_RUNS:-10} ;; esac
   mkdir -p "$tmp/cap-$b"
   echo "== $b (target: ${target[$b]} ms)"
+  # The probe refuses a capture dir that is not empty: empty it before every run.
   hyperfine -N --style basic --warmup 1 --runs "$runs" --export-json "$tmp/$b.json" \
+    --prepare "find $tmp/cap-$b -mindepth 1 -delete" \
     "$driver --backend $b --minimal --probe $probe --capture $tmp/cap-$b -- /.isotier/isotier-probe --json --capture /.isotier/capture" \
     2>&1 | grep -v '^ *$' | sed "s#$driver#backend-run#; s#$probe#isotier-probe#; s#$tmp/##"
   python3 - "$tmp/$b.json" "$b" "${target[$b]}" <<'PY'
-import json, sys
+import json, statistics, sys
 r = json.load(open(sys.argv[1]))["results"][0]
 mean, target = r["mean"] * 1000, sys.argv[3]
+median = statistics.median(r["times"]) * 1000
 verdict = "" if target == "-" else ("  (within target)" if mean <= float(target) else f"  (OVER the {target} ms target)")
-print(f"{sys.argv[2]}: mean {mean:.1f} ms, min {r['min']*1000:.1f} ms, max {r['max']*1000:.1f} ms{verdict}")
+print(f"{sys.argv[2]}: median {median:.1f} ms per probe run, mean {mean:.1f} ms, min {r['min']*1000:.1f} ms, max {r['max']*1000:.1f} ms{verdict}")
 PY
 done
 if "$driver" --backend qemu-microvm --available >/dev/null; then

@@ -19,6 +19,18 @@ size=$(stat -c %s "$probe")
 printf '== binary size: %d bytes (%.1f KiB; target <= 256 KiB) %s\n' "$size" "$(echo "$size/1024" | bc -l)" \
   "$([ "$size" -le 262144 ] && echo OK || echo OVER)"
 
+# The arm64 probe (cross-built, static): musl for arm64 when musl-dev:arm64 is installed.
+if [ -x "$probe-aarch64" ]; then
+  asize=$(stat -c %s "$probe-aarch64")
+  libc=glibc
+  # a static musl binary carries no libc name; glibc's carries "GNU C Library"
+  grep -qa 'GNU C Library' "$probe-aarch64" || libc=musl
+  printf '== binary size, aarch64 (%s, static): %d bytes (%.1f KiB; target <= 256 KiB) %s\n' "$libc" "$asize" \
+    "$(echo "$asize/1024" | bc -l)" "$([ "$asize" -le 262144 ] && echo OK || echo OVER)"
+else
+  echo "== binary size, aarch64: SKIPPED (no $build/isotier-probe-aarch64: no aarch64 cross compiler)"
+fi
+
 median() { # hyperfine JSON -> "name median_ms" per command
   python3 - "$1" <<'PY'
 import json, statistics, sys

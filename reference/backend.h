@@ -1,7 +1,9 @@
 /*
  * backend.h - one small interface over the sandboxes isotier drives (bwrap,
- * runc, runsc, qemu-microvm, host). Used by `isotier verify` and by
- * isotier_create(). One file per backend: reference/backend_<name>.c.
+ * runc, crun, runsc, docker, docker-runsc, podman, podman-runsc, qemu-microvm,
+ * qemu-aarch64, host). Used by `isotier verify` and by isotier_create(). One
+ * file per backend: reference/backend_<name>.c (OCI runtimes share oci.c,
+ * Docker and Podman engine.c, both QEMU machines backend_qemu.c).
  *
  * Lifecycle: available() -> provision() -> exec()* -> destroy().
  * provision() may create files (bundle, initramfs); nothing may be created
@@ -30,6 +32,16 @@
  * - qemu-microvm: $ISOTIER_GUEST_DIR (default .deps/guest: vmlinux or vmlinuz,
  *   modules/), $ISOTIER_GUEST_INIT (default $(BUILD)/isotier-guest-init),
  *   $ISOTIER_QEMU_ACCEL=tcg|kvm to skip the cached KVM trial boot.
+ * - qemu-aarch64: $ISOTIER_GUEST_ARM64_DIR (default .deps/guest-arm64),
+ *   $ISOTIER_GUEST_INIT_AARCH64; TCG only; initramfs only (no host view, a
+ *   rootfs is refused); the probe "P" is replaced by "P-aarch64".
+ * - docker, docker-runsc, podman, podman-runsc (engine.c): a temp dir with the
+ *   root the container starts from; Docker imports it as an image (removed
+ *   in destroy), Podman runs it with --rootfs; every container is labelled
+ *   with the sandbox's id and `rm -f`'d on every path. The CLI passes our
+ *   fds through; stdin only when stdin_fd >= 0 (-i).
+ * - crun and podman on hybrid cgroups run in a private mount namespace
+ *   without the cgroup2 mount (isotier_cgroup_hybrid, backend_util.h).
  */
 #ifndef ISOTIER_BACKEND_H
 #define ISOTIER_BACKEND_H

@@ -11,6 +11,13 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-build}
 db=${ISOTIER_DB:-$root/isotier.db}
 args=(verify --all --db "$db")
+# The docker backends need a daemon: start one when none answers, and stop it (by the pid
+# recorded) when the job ends. Without docker.io the docker backends report themselves unavailable.
+dockerd_state=$(mktemp -d /tmp/isotier-dockerd.XXXXXX)
+trap '"$root/scripts/dockerd.sh" stop "$dockerd_state"; rm -rf "$dockerd_state"' EXIT
+if command -v dockerd >/dev/null; then
+  "$root/scripts/dockerd.sh" start "$dockerd_state" || echo "isotier: dockerd did not start; the docker backends will be unavailable" >&2
+fi
 if [ -n "${ISOTIER_HOST_PROVIDER:-}" ]; then
   args+=(--host-provider "$ISOTIER_HOST_PROVIDER")
 fi

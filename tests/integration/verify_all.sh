@@ -2,10 +2,12 @@
 # verify --all end to end: the real probe in the real backends against the real
 # catalogue; verdicts asserted from --json and from the SQLite file.
 . "$ISOTIER_ROOT/tests/lib.sh"
+. "$ISOTIER_ROOT/tests/tools/engine-lib.sh"
 
-for tool in bwrap runc runsc qemu-system-x86_64 sqlite3; do
+for tool in bwrap runc runsc crun podman dockerd qemu-system-x86_64 qemu-system-aarch64 sqlite3; do
   command -v "$tool" >/dev/null || skip "$tool is not installed: verify --all cannot run every backend"
 done
+docker_up
 [ -x "$ISOTIER_PROBE" ] || fail "no probe at $ISOTIER_PROBE"
 
 db=$TMP/h.db
@@ -31,6 +33,12 @@ assert_eq "$(verdict_of bwrap | cut -d" " -f1,2,4)" "CONFIRMED CONTAINER CONTAIN
 assert_eq "$(verdict_of runc | cut -d" " -f1,2,4)" "CONFIRMED CONTAINER CONTAINER" "runc"
 assert_eq "$(verdict_of runsc | cut -d' ' -f1,2,4)" "CONFIRMED GVISOR GVISOR" "runsc"
 assert_eq "$(verdict_of qemu-microvm | cut -d' ' -f1,2,4)" "CONFIRMED MICROVM MICROVM" "qemu-microvm"
+assert_eq "$(verdict_of crun | cut -d" " -f1,2,4)" "CONFIRMED CONTAINER CONTAINER" "crun"
+assert_eq "$(verdict_of docker | cut -d" " -f1,2,3,4)" "CONFIRMED CONTAINER docker CONTAINER" "docker"
+assert_eq "$(verdict_of docker-runsc | cut -d" " -f1,2,4)" "CONFIRMED GVISOR GVISOR" "docker-runsc"
+assert_eq "$(verdict_of podman | cut -d" " -f1,2,3,4)" "CONFIRMED CONTAINER podman CONTAINER" "podman"
+assert_eq "$(verdict_of podman-runsc | cut -d" " -f1,2,4)" "CONFIRMED GVISOR GVISOR" "podman-runsc"
+assert_eq "$(verdict_of qemu-aarch64 | cut -d' ' -f1,2,3,4)" "CONFIRMED MICROVM qemu MICROVM" "qemu-aarch64"
 case "$(verdict_of qemu-microvm | cut -d' ' -f3)" in
   qemu|tcg|qemu-tcg) ;;
   *) fail "qemu-microvm vendor: $(verdict_of qemu-microvm)" ;;
@@ -41,7 +49,8 @@ assert_eq "$(cut -d' ' -f1,4 <<<"$host")" "INCONCLUSIVE -" "host (no --host-prov
 if dmesg 2>/dev/null | grep -q FIRECK; then
   assert_eq "$(cut -d' ' -f2,3 <<<"$host")" "MICROVM firecracker" "host observation"
 fi
-assert_contains "$(json_get "$TMP/out.json" results.4.reason)" "no claim (pass --host-provider)"
+assert_contains "$(python3 -c 'import json,sys
+print([r["reason"] for r in json.load(open(sys.argv[1]))["results"] if r["backend"] == "host"][0])' "$TMP/out.json")" "no claim (pass --host-provider)"
 
 # The same, from the database.
 q() { sqlite3 -batch -noheader "$db" "$1"; }
@@ -52,14 +61,14 @@ commit=$(q "SELECT catalogue_commit FROM runs WHERE id = $run")
 assert_eq "$commit" "$(json_get "$TMP/out.json" catalogue_commit)" "catalogue commit"
 [[ "$commit" =~ ^[0-9a-f]{40}$ ]] || fail "catalogue commit '$commit' is not a commit id"
 git -C "$ISOTIER_ROOT" merge-base --is-ancestor "$commit" HEAD || fail "catalogue commit $commit is not in this repository's history"
-assert_eq "$(q "SELECT count(*) FROM observations WHERE run_id = $run")" 5 "one observation per backend"
+assert_eq "$(q "SELECT count(*) FROM observations WHERE run_id = $run")" 11 "one observation per backend"
 assert_eq "$(q "SELECT group_concat(backend || '=' || verdict || '/' || observed_tier, ' ') FROM (SELECT * FROM observations WHERE run_id = $run ORDER BY backend)")" \
-  "bwrap=CONFIRMED/CONTAINER host=INCONCLUSIVE/$(cut -d' ' -f2 <<<"$host") qemu-microvm=CONFIRMED/MICROVM runc=CONFIRMED/CONTAINER runsc=CONFIRMED/GVISOR" "rows"
+  "bwrap=CONFIRMED/CONTAINER crun=CONFIRMED/CONTAINER docker=CONFIRMED/CONTAINER docker-runsc=CONFIRMED/GVISOR host=INCONCLUSIVE/$(cut -d' ' -f2 <<<"$host") podman=CONFIRMED/CONTAINER podman-runsc=CONFIRMED/GVISOR qemu-aarch64=CONFIRMED/MICROVM qemu-microvm=CONFIRMED/MICROVM runc=CONFIRMED/CONTAINER runsc=CONFIRMED/GVISOR" "rows"
 assert_eq "$(q "SELECT provider_id || ' ' || claimed_tier || ' ' || claimed_mechanism FROM observations WHERE run_id = $run AND backend = 'runsc'")" "runsc GVISOR gvisor" "runsc claim"
 assert_eq "$(q "SELECT count(*) FROM observations WHERE run_id = $run AND provider_id IS NULL")" 1 "only host has no claim"
 # Every observation keeps the full probe JSON, its layers and the capture as a tar.
-assert_eq "$(q "SELECT count(*) FROM observations WHERE run_id = $run AND json_extract(probe_json, '\$.schema') = 'isotier.probe/1' AND json_valid(layers_json) AND evidence_format = 'tar' AND length(evidence) > 1024 AND duration_ms > 0")" 5 "probe JSON, layers, evidence"
-for b in bwrap runsc; do
+assert_eq "$(q "SELECT count(*) FROM observations WHERE run_id = $run AND json_extract(probe_json, '\$.schema') = 'isotier.probe/1' AND json_valid(layers_json) AND evidence_format = 'tar' AND length(evidence) > 1024 AND duration_ms > 0")" 11 "probe JSON, layers, evidence"
+for b in bwrap runsc docker qemu-aarch64; do
   q "SELECT writefile('$TMP/$b.tar', evidence) FROM observations WHERE run_id = $run AND backend = '$b'" >/dev/null
   python3 - "$TMP/$b.tar" <<'EOF' || fail "$b evidence is not a tar holding the capture"
 import sys, tarfile
