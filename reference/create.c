@@ -3,15 +3,13 @@
  * anything is provisioned when it does not satisfy require_isolation, and
  * carry the tier through every repr, audit event and span (ADR-0006).
  */
+#include "judge.h"
 #include "resolve.h"
 #include "telemetry.h"
 
-#include <cJSON.h>
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
-
-#define ATTEST_OUTPUT_MAX (1024 * 1024)
 
 struct isotier_sandbox {
 	const isotier_backend *backend;
@@ -78,33 +76,14 @@ static int dup_opt(char **dst, const char *src)
 	return *dst ? 0 : -1;
 }
 
-/* Reads the probe's verdict from its JSON: the schema and observed_tier are
- * all attestation needs; the document is hostile input. */
-static int attest_parse(isotier_tier *observed, char *observed_name, size_t name_len,
-			const char *json, isotier_error *err)
-{
-	cJSON *doc = cJSON_Parse(json);
-	if (!doc)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "attest: probe output is not JSON");
-	const cJSON *schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
-	const cJSON *tier = cJSON_GetObjectItemCaseSensitive(doc, "observed_tier");
-	int rc = 0;
-	if (!cJSON_IsString(schema) || strcmp(schema->valuestring, "isotier.probe/1") != 0)
-		rc = isotier_error_set(err, ISOTIER_EDATA, 0, "attest: probe output: schema is not isotier.probe/1");
-	else if (!cJSON_IsString(tier))
-		rc = isotier_error_set(err, ISOTIER_EDATA, 0, "attest: probe output: observed_tier missing");
-	else {
-		snprintf(observed_name, name_len, "%.32s", tier->valuestring);
-		/* NONE (no boundary) and anything unparsable count as UNKNOWN. */
-		if (isotier_tier_parse(observed, tier->valuestring) < 0)
-			*observed = ISOTIER_UNKNOWN;
-	}
-	cJSON_Delete(doc);
-	return rc;
-}
-
-/* Runs the probe inside the provisioned sandbox; fails closed unless what it
- * observes supports the resolved tier. */
+/*
+ * Runs the probe inside the provisioned sandbox and judges the catalogue's
+ * claim with it, as verify would: one parser, one judge, the same kernel
+ * comparison with this host. Fails closed: only a CONFIRMED, CONSISTENT or
+ * EXCEEDS verdict whose ceiling reaches the resolved tier attests; a
+ * low-confidence probe, an identity that cannot be compared under a VM
+ * claim, or anything unparsable does not.
+ */
 static int attest(isotier_sandbox *sb, char *why, size_t why_len, isotier_error *err)
 {
 	cleanup_close int out = memfd_create("isotier-attest", MFD_CLOEXEC);
@@ -118,23 +97,38 @@ static int attest(isotier_sandbox *sb, char *why, size_t why_len, isotier_error 
 	if (rc < 0)
 		return isotier_error_prefix(err, "attest: run probe");
 	off_t size = lseek(out, 0, SEEK_END);
-	if (size < 0 || size > ATTEST_OUTPUT_MAX)
+	if (size < 0 || size > PROBE_RESULT_MAX_BYTES)
 		return isotier_error_set(err, ISOTIER_EDATA, 0, "attest: probe output too large");
 	cleanup_free char *json = calloc(1, (size_t)size + 1);
 	if (!json)
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "attest: out of memory");
 	if (pread(out, json, (size_t)size, 0) != size)
 		return isotier_error_set(err, ISOTIER_EIO, errno, "attest: read probe output");
-	isotier_tier observed = ISOTIER_UNKNOWN;
-	char observed_name[40] = "";
-	if ((rc = attest_parse(&observed, observed_name, sizeof observed_name, json, err)) < 0)
-		return rc;
-	if (!isotier_tier_satisfies(observed, sb->res.resolved) || observed == ISOTIER_UNKNOWN) {
-		snprintf(why, why_len, "probe inside %s observed %s, which does not support %s",
-			 sb->backend->name, observed_name, isotier_tier_name(sb->res.resolved));
-		return ISOTIER_ECONFIG;
+	probe_result probe;
+	if ((rc = probe_result_parse(&probe, json, (size_t)size, err)) < 0)
+		return isotier_error_prefix(err, "attest: probe output");
+	char kdetail[300] = "";
+	judge_kernel kernel = {.relation = ISOTIER_KERNEL_SELF, .detail = kdetail};
+	if (sb->backend->observes_host) {
+		snprintf(kdetail, sizeof kdetail, "the backend observes the host itself");
+	} else {
+		isotier_kernel_id host, inside = {.btime = probe.btime};
+		isotier_kernel_id_self(&host);
+		snprintf(inside.boot_id, sizeof inside.boot_id, "%s", probe.boot_id);
+		kernel.relation = isotier_kernel_compare(&host, &inside, kdetail, sizeof kdetail);
 	}
-	snprintf(why, why_len, "probe inside %s observed %s", sb->backend->name, observed_name);
+	judge_claim claim = {.present = true, .tier = sb->res.claimed, .mechanism = sb->res.mechanism};
+	judge_result jr;
+	judge(&jr, &claim, &probe, &kernel);
+	probe_result_clear(&probe);
+	bool verdict_ok = jr.verdict == VERDICT_CONFIRMED || jr.verdict == VERDICT_CONSISTENT ||
+			  jr.verdict == VERDICT_EXCEEDS;
+	bool ceiling_ok = sb->res.resolved != ISOTIER_UNKNOWN &&
+			  isotier_tier_satisfies(judge_ceiling_tier(jr.ceiling), sb->res.resolved);
+	snprintf(why, why_len, "probe inside %s: %s, at most %s of its own (%.300s)", sb->backend->name,
+		 judge_verdict_name(jr.verdict), probe_tier_name(jr.ceiling), jr.reason);
+	if (!verdict_ok || !ceiling_ok)
+		return ISOTIER_ECONFIG;
 	return 0;
 }
 

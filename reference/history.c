@@ -66,6 +66,13 @@ static const char *const migrations[] = {
 	"  reason TEXT,"
 	"  detail_json TEXT);"
 	"CREATE INDEX audit_events_by_time ON audit_events(at);",
+	/* 1 -> 2: what an observation proves about the sandbox's own boundary.
+	 * kernel_relation: how its kernel relates to the host's (kernel_id.h);
+	 * ceiling_tier: the most it lets anyone defend (NULL: nothing
+	 * trustworthy was shown; NONE: no boundary of its own). Rows older than
+	 * this have NULL in both and prove nothing. */
+	"ALTER TABLE observations ADD COLUMN kernel_relation TEXT;"
+	"ALTER TABLE observations ADD COLUMN ceiling_tier TEXT;",
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 

@@ -11,6 +11,7 @@
 enum {
 	EXIT_OK = 0,
 	EXIT_FINDING = 1,   /* the check ran and found a problem (drift, contradiction) */
+	EXIT_UNPROVEN = 2,  /* verify: a claim above what was shown could not be proven */
 	EXIT_USAGE = 64,    /* EX_USAGE */
 	EXIT_DATAERR = 65,  /* EX_DATAERR */
 	EXIT_UNAVAIL = 69,  /* EX_UNAVAILABLE */

@@ -39,6 +39,9 @@ typedef struct job {
 	const isotier_provider *claim;
 	probe_result probe;
 	judge_verdict verdict;
+	probe_tier ceiling;
+	bool unproven;
+	isotier_kernel_relation relation;
 	char reason[JUDGE_REASON_MAX + 512];
 } job;
 
