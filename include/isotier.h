@@ -59,7 +59,9 @@ enum {
 	ISOTIER_EDATA = -8,        /* malformed input (catalogue, probe output...) */
 	ISOTIER_EDB = -9,          /* history database error */
 	ISOTIER_EINTR = -10,       /* interrupted by a signal (SIGINT/SIGTERM) */
-	ISOTIER_ENOTFOUND = -11,   /* no such backend, provider or record */
+	ISOTIER_ENOTFOUND = -11,   /* no such backend, provider or record (sys_errno ENOENT: a
+	                              path that does not exist, e.g. the history database) */
+	ISOTIER_EBUSY = -12,       /* the history database is locked by another process */
 };
 
 #define ISOTIER_ERROR_MESSAGE_MAX 2048
@@ -73,6 +75,10 @@ typedef struct isotier_error {
 	int code;
 	int sys_errno;
 	char message[ISOTIER_ERROR_MESSAGE_MAX];
+	/* For ISOTIER_EDB and ISOTIER_EBUSY: SQLite's extended result code
+	 * (SQLITE_NOTADB, SQLITE_BUSY_SNAPSHOT...); 0 otherwise. Tell errors
+	 * apart by these codes, never by the message text. */
+	int db_code;
 } isotier_error;
 
 /* Name of an ISOTIER_E* code ("ECONFIG"...). */
@@ -86,7 +92,10 @@ typedef struct isotier_create_opts {
 	const char *backend;            /* "bwrap", "runc", "runsc", "qemu-microvm", "host" */
 	isotier_tier require_isolation; /* ISOTIER_UNKNOWN: no requirement */
 	const char *catalogue_dir;      /* NULL: the built-in default catalogue path */
-	const char *db_path;            /* history database; NULL: no history consulted */
+	const char *db_path;            /* history database; NULL: no history consulted. A path
+	                                   that does not exist is ISOTIER_ENOTFOUND (sys_errno
+	                                   ENOENT) unless create_db: never an empty database
+	                                   created as a side effect */
 	int max_source_age_days;        /* 0: the runbook's default cadence */
 	int require_verified_days;      /* >0: demand a CONFIRMED/CONSISTENT observation this recent */
 	bool attest;                    /* run the probe inside after provisioning; fail closed */
@@ -96,6 +105,7 @@ typedef struct isotier_create_opts {
 	const char *otlp_endpoint;      /* OTLP/HTTP traces endpoint; NULL: none */
 	const char *otlp_file;          /* OTLP/JSON spans file; NULL: none */
 	int timeout_s;                  /* per child process; 0: 60 s */
+	bool create_db;                 /* db_path may be created (audit events) when absent */
 } isotier_create_opts;
 
 int isotier_create(isotier_sandbox **out, const isotier_create_opts *opts, isotier_error *err);

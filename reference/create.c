@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 
 struct isotier_sandbox {
 	const isotier_backend *backend;
@@ -186,6 +187,17 @@ int isotier_create(isotier_sandbox **out, const isotier_create_opts *opts, isoti
 	if (!backend)
 		return isotier_error_set(err, ISOTIER_ENOTFOUND, 0, "create: no backend named '%s'",
 					 opts->backend);
+	/* A history that is not there is a wrong path, not an empty history:
+	 * resolving without it would drop every contradiction it holds. */
+	if (opts->db_path && !opts->create_db) {
+		struct stat st;
+		if (stat(opts->db_path, &st) != 0 && (errno == ENOENT || errno == ENOTDIR))
+			return isotier_error_set(err, ISOTIER_ENOTFOUND, ENOENT,
+						 "create: history database %s does not exist (run "
+						 "`isotier verify` first, or ask for a new one: create_db, "
+						 "`isotier run --new-db`)",
+						 opts->db_path);
+	}
 	isotier_sandbox *sb = NULL;
 	int rc = sandbox_new(&sb, backend, opts, err);
 	if (rc < 0)

@@ -14,6 +14,7 @@ enum {
 	EXIT_UNPROVEN = 2,  /* verify: a claim above what was shown could not be proven */
 	EXIT_USAGE = 64,    /* EX_USAGE */
 	EXIT_DATAERR = 65,  /* EX_DATAERR */
+	EXIT_NOINPUT = 66,  /* EX_NOINPUT */
 	EXIT_UNAVAIL = 69,  /* EX_UNAVAILABLE */
 	EXIT_SOFTWARE = 70, /* EX_SOFTWARE */
 	EXIT_CANTCREAT = 73,/* EX_CANTCREAT */

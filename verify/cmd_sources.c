@@ -519,7 +519,7 @@ static int sources_check(int argc, char **argv)
 			}
 			if (rc == ISOTIER_EINTR)
 				exit_code = EXIT_INTERRUPTED;
-			else if (rc < 0 && err.code == ISOTIER_EDB && !history_locked(&err)) {
+			else if (rc < 0 && err.code == ISOTIER_EDB) {
 				/* Not a lock: retrying later will not help. */
 				cli_error("history database %s: %s", db_path, err.message);
 				exit_code = EXIT_IOERR;

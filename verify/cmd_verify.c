@@ -34,6 +34,7 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <sqlite3.h>
 #include <getopt.h>
 #include <limits.h>
 #include <pthread.h>
@@ -481,9 +482,8 @@ static int db_fail(const isotier_error *err, const char *db, int64_t waited_ms)
 	 * is bad data; anything else (no such directory, not a database, disk
 	 * full) an I/O error. */
 	cli_error("history database %s: %s", db, err->message);
-	return strstr(err->message, "schema version") || strstr(err->message, "not a database")
-	           ? EXIT_DATAERR
-	           : EXIT_IOERR;
+	return err->code == ISOTIER_EDATA || (err->db_code & 0xff) == SQLITE_NOTADB ? EXIT_DATAERR
+	                                                                          : EXIT_IOERR;
 }
 
 /* A signal the main thread caught itself goes to every worker: each reads it
