@@ -58,6 +58,40 @@ static isotier_kernel_relation relate_kernel(const job *j, const isotier_kernel_
 	return isotier_kernel_compare(host, &sandbox, detail, len);
 }
 
+/* Does finding f concern the entry that claims job j's backend? */
+static bool finding_is_for(const isotier_finding *f, const job *j)
+{
+	if (j->claim && j->claim->file && f->file && !strcmp(f->file, j->claim->file))
+		return true;
+	const char *id = j->claim ? j->claim->id : j->backend->catalogue_id;
+	const char *base = f->file ? strrchr(f->file, '/') : NULL;
+	base = base ? base + 1 : f->file;
+	size_t n = id ? strlen(id) : 0;
+	return base && n && !strncmp(base, id, n) && !strcmp(base + n, ".json");
+}
+
+/*
+ * An entry that does not load or validate must not be judged as if it made
+ * no claim, nor as a claim that stands: the backend's verdict says which file
+ * and field, and verify exits 65. Source age is not checked here (how old a
+ * source may be is resolve's and the report's business).
+ */
+static void flag_invalid_claims(job *jobs, size_t n, const isotier_catalogue *cat,
+                                isotier_findings *load)
+{
+	char today[16];
+	isotier_today(today, sizeof today);
+	isotier_catalogue_validate(cat, today, 36500, load);
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < load->n && !jobs[i].claim_invalid[0]; k++) {
+			const isotier_finding *f = &load->items[k];
+			if (f->severity == ISOTIER_FINDING_ERROR && finding_is_for(f, &jobs[i]))
+				snprintf(jobs[i].claim_invalid, sizeof jobs[i].claim_invalid,
+				         "catalogue entry %.200s does not validate: %.80s%s%.200s",
+				         f->file, f->field, f->field[0] ? ": " : "", f->message);
+		}
+}
+
 static void judge_job(job *j, const char *host_provider, const isotier_kernel_id *host)
 {
 	j->ceiling = PROBE_TIER_UNKNOWN;
@@ -108,6 +142,14 @@ static void judge_job(job *j, const char *host_provider, const isotier_kernel_id
 	j->verdict = jr.verdict;
 	j->ceiling = jr.ceiling;
 	j->unproven = jr.unproven;
+	if (j->claim_invalid[0]) {
+		/* A claim that does not validate is not judged (bad data, 65); what
+		 * was observed is still recorded, ceiling included. */
+		j->verdict = VERDICT_INCONCLUSIVE;
+		j->unproven = false;
+		snprintf(j->reason, sizeof j->reason, "%s", j->claim_invalid);
+		return;
+	}
 	const char *reason = jr.reason;
 	/* judge() says "no claim to judge; observed ...": say which claim is missing. */
 	const char *observed = strstr(reason, "observed ");
@@ -562,11 +604,11 @@ static int verify_main(int argc, char **argv)
 		if (findings.items[i].severity == ISOTIER_FINDING_ERROR)
 			cli_error("catalogue: %s: %s: %s", findings.items[i].file,
 			          findings.items[i].field, findings.items[i].message);
-	isotier_findings_free(&findings);
 	const isotier_provider *host_claim = NULL;
 	if (o.host_provider && !(host_claim = isotier_catalogue_find(cat, o.host_provider))) {
 		cli_error("--host-provider: no catalogue entry '%s' in %s", o.host_provider,
 		          o.catalogue);
+		isotier_findings_free(&findings);
 		isotier_catalogue_free(cat);
 		return EXIT_USAGE;
 	}
@@ -575,6 +617,7 @@ static int verify_main(int argc, char **argv)
 	size_t n_jobs = o.all ? isotier_backend_count() : o.n_names;
 	job *jobs = calloc(n_jobs ? n_jobs : 1, sizeof *jobs);
 	if (!jobs) {
+		isotier_findings_free(&findings);
 		isotier_catalogue_free(cat);
 		cli_error("out of memory");
 		return EXIT_SOFTWARE;
@@ -598,7 +641,14 @@ static int verify_main(int argc, char **argv)
 			j->claim = isotier_catalogue_find(cat, b->catalogue_id);
 	}
 	n_jobs = nj;
+	flag_invalid_claims(jobs, n_jobs, cat, &findings);
 
+	isotier_findings_free(&findings);
+	for (size_t i = 0; i < n_jobs; i++)
+		if (jobs[i].claim_invalid[0]) {
+			bad_data = true;
+			cli_error("%s: %s", jobs[i].backend->name, jobs[i].claim_invalid);
+		}
 	char commit[64];
 	isotier_catalogue_commit(commit, sizeof commit, o.catalogue);
 	if (!commit[0]) /* not in git: say so rather than leave it blank */

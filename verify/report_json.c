@@ -140,7 +140,8 @@ static void put_row(FILE *f, const report_row *r)
 	STR("observed_tier", o ? o->observed_tier : NULL), SEP;
 	STR("observed_vendor", o ? o->observed_vendor : NULL), SEP;
 	STR("verdict", o ? o->verdict : NULL), SEP, INT("observations", r->n_observations), SEP;
-	BOOL("overdue", r->overdue), SEP, BOOL("contradicted", r->contradicted), SEP;
+	BOOL("overdue", r->overdue), SEP, BOOL("unproven", r->unproven), SEP,
+	    BOOL("contradicted", r->contradicted), SEP;
 	BOOL("drifted", r->drifted), SEP, STR("state", r->state);
 	fputc('}', f);
 }

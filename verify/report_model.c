@@ -87,11 +87,11 @@ static int load_observations(report_model *m, isotier_history *h, bool all_durat
 	            all_durations
 	                ? "SELECT id, run_id, observed_at, backend, provider_id, claimed_tier,"
 	                  " claimed_mechanism, observed_tier, observed_vendor, confidence, verdict,"
-	                  " reason, duration_ms FROM observations"
+	                  " reason, duration_ms, kernel_relation FROM observations"
 	                  " WHERE ?1 IS NULL OR observed_at >= ?1 ORDER BY id"
 	                : "SELECT id, run_id, observed_at, backend, provider_id, claimed_tier,"
 	                  " claimed_mechanism, observed_tier, observed_vendor, confidence, verdict,"
-	                  " reason, NULL FROM observations"
+	                  " reason, NULL, kernel_relation FROM observations"
 	                  " WHERE ?1 IS NULL OR observed_at >= ?1 ORDER BY id",
 	            m->since, err) < 0)
 		return ISOTIER_EDB;
@@ -112,6 +112,7 @@ static int load_observations(report_model *m, isotier_history *h, bool all_durat
 		o->reason = COL(11);
 		o->duration_ms =
 		    sqlite3_column_type(st, 12) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 12);
+		o->kernel_relation = sqlite3_column_type(st, 13) == SQLITE_NULL ? NULL : COL(13);
 		o->v = report_verdict_parse(o->verdict);
 		if (!o->observed_at || !o->backend || !o->verdict)
 			return oom(err);
@@ -407,6 +408,8 @@ static int model_fill(report_model *m, isotier_history *h, const report_options 
 	                             ? opts->max_source_age_days
 	                             : ISOTIER_DEFAULT_MAX_SOURCE_AGE_DAYS;
 	m->reverify_days = opts->reverify_days > 0 ? opts->reverify_days : REPORT_REVERIFY_DAYS;
+	m->backends = opts->backends;
+	m->n_backends = opts->n_backends;
 	/* One read transaction: every query sees the same snapshot, even while
 	 * verify or sources check write. */
 	if (sqlite3_exec(isotier_history_db(h), "BEGIN", NULL, NULL, NULL) != SQLITE_OK)

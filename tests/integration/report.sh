@@ -86,7 +86,7 @@ got = {(r[0], r[1]): (r[7], r[10]) for r in rows}
 want = {
   ("bubblewrap", "bwrap"): ("CONTRADICTED", "CONTRADICTED"),
   ("e2b", "\u2014"): ("not observed", "SOURCE CHANGED, not observed"),
-  ("qemu-microvm", "qemu-microvm"): ("<b>WEIRD</b>", "UNCONFIRMED"),
+  ("qemu-microvm", "qemu-microvm"): ("<b>WEIRD</b>", "OVERDUE, UNCONFIRMED"),  # an unknown verdict verifies nothing
   ("runsc", "runsc"): ("CONFIRMED", "SOURCE GONE, SOURCE STALE"),
   ("(no claim)", "host"): ("INCONCLUSIVE", "ok"),
 }
@@ -154,7 +154,9 @@ assert doc["schema"] == "isotier.report/1"
 assert doc["report_date"] == "2026-11-27" and doc["report_date_from"] == "database"
 assert doc["database"]["observations"] == 5 and doc["database"]["refusals"] == 3
 assert [a["decision"] for a in doc["refusals"]] == ["refused", "refused", "attestation-failed"]
-assert doc["summary"]["failing"] == 4, doc["attention"]  # contradicted, changed, gone, stale
+assert doc["summary"]["failing"] == 5, doc["attention"]  # contradicted, changed, gone, stale,
+# and qemu-microvm overdue: its only run has a verdict word this build does not know
+assert doc["attention"][-1]["kind"] == "overdue" and "no verification" in doc["attention"][-1]["detail"], doc["attention"]
 H = "<script>alert('x')</script> & \"q\" \x1b[31mred\x1b[0m \x1b]0;pwned\x07 | *b* `c` \x7f\u0085"
 assert doc["observations"][2]["reason"] == "claimed CONTAINER; " + H
 ev = doc["observations"][2]["evidence"]
@@ -163,7 +165,7 @@ assert ev["layers"][1]["signals"][1] == {"id": "nope", "family": None, "source":
                                          "weight": None, "supports": None}
 assert [o["id"] for o in doc["observations"]] == [1, 2, 3, 4, 5]
 kinds = [a["kind"] for a in doc["attention"]]
-assert kinds == sorted(kinds, key=["contradicted", "source_gone", "source_changed", "source_unreachable",
+assert kinds == sorted(kinds, key=["contradicted", "unproven", "source_gone", "source_changed", "source_unreachable",
                                    "source_stale", "overdue", "catalogue"].index), kinds
 EOF
 
