@@ -23,6 +23,15 @@ extern "C" {
 
 #define ISOTIER_VERSION "0.1.0"
 
+/* What libisotier exports: the library is built with hidden visibility, so
+ * these declarations are its whole ABI (tests/integration/api_install.sh
+ * checks the exported symbols against this header). */
+#if defined(__GNUC__)
+#define ISOTIER_PUBLIC __attribute__((visibility("default")))
+#else
+#define ISOTIER_PUBLIC
+#endif
+
 /* ---- tiers ------------------------------------------------------------ */
 
 typedef enum isotier_tier {
@@ -33,17 +42,17 @@ typedef enum isotier_tier {
 } isotier_tier;
 
 /* "UNKNOWN", "CONTAINER", "GVISOR", "MICROVM"; never NULL. */
-const char *isotier_tier_name(isotier_tier tier);
+ISOTIER_PUBLIC const char *isotier_tier_name(isotier_tier tier);
 
 /* Parses a tier name (case-insensitive). Returns 0 or ISOTIER_EINVAL. */
-int isotier_tier_parse(isotier_tier *out, const char *name);
+ISOTIER_PUBLIC int isotier_tier_parse(isotier_tier *out, const char *name);
 
 /*
  * The rank of ADR-0018. A requirement of ISOTIER_UNKNOWN means "no
  * requirement" and is satisfied by anything; otherwise UNKNOWN satisfies
  * nothing and a known tier satisfies every requirement at or below its rank.
  */
-bool isotier_tier_satisfies(isotier_tier have, isotier_tier required);
+ISOTIER_PUBLIC bool isotier_tier_satisfies(isotier_tier have, isotier_tier required);
 
 /* ---- errors ----------------------------------------------------------- */
 
@@ -82,7 +91,7 @@ typedef struct isotier_error {
 } isotier_error;
 
 /* Name of an ISOTIER_E* code ("ECONFIG"...). */
-const char *isotier_strerror(int code);
+ISOTIER_PUBLIC const char *isotier_strerror(int code);
 
 /* ---- sandboxes -------------------------------------------------------- */
 
@@ -108,7 +117,7 @@ typedef struct isotier_create_opts {
 	bool create_db;                 /* db_path may be created (audit events) when absent */
 } isotier_create_opts;
 
-int isotier_create(isotier_sandbox **out, const isotier_create_opts *opts, isotier_error *err);
+ISOTIER_PUBLIC int isotier_create(isotier_sandbox **out, const isotier_create_opts *opts, isotier_error *err);
 
 typedef struct isotier_exec_opts {
 	int stdin_fd;  /* -1: /dev/null */
@@ -119,17 +128,17 @@ typedef struct isotier_exec_opts {
 
 /* Runs argv (NULL-terminated) in the sandbox; *exit_status gets the command's
  * exit status (128+N when killed by signal N). */
-int isotier_sandbox_exec(isotier_sandbox *sandbox, const char *const *argv,
+ISOTIER_PUBLIC int isotier_sandbox_exec(isotier_sandbox *sandbox, const char *const *argv,
 			 const isotier_exec_opts *opts, int *exit_status, isotier_error *err);
 
 /* The tier this sandbox was resolved to (the tier we can defend). */
-isotier_tier isotier_sandbox_tier(const isotier_sandbox *sandbox);
+ISOTIER_PUBLIC isotier_tier isotier_sandbox_tier(const isotier_sandbox *sandbox);
 
 /* "<isotier_sandbox backend=bwrap tier=CONTAINER id=...>"; valid until destroy. */
-const char *isotier_sandbox_repr(const isotier_sandbox *sandbox);
+ISOTIER_PUBLIC const char *isotier_sandbox_repr(const isotier_sandbox *sandbox);
 
 /* Tears the sandbox down and frees it; NULL is accepted. */
-void isotier_sandbox_destroy(isotier_sandbox *sandbox);
+ISOTIER_PUBLIC void isotier_sandbox_destroy(isotier_sandbox *sandbox);
 
 #ifdef __cplusplus
 }

@@ -50,6 +50,9 @@ static void find_paths(qemu_paths *p)
 	const char *i = getenv("ISOTIER_GUEST_INIT");
 	if (i && *i)
 		snprintf(p->init, sizeof p->init, "%s", i);
+	else if (isotier_install_path(p->init, sizeof p->init,
+	                              "libexec/isotier/isotier-guest-init") == 0)
+		;
 	else
 		snprintf(p->init, sizeof p->init, "%s/isotier-guest-init", ISOTIER_BUILD_DIR);
 }
