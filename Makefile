@@ -149,3 +149,9 @@ $(BUILD)/isotier-guest-init: reference/guest/init.c
 	@mkdir -p $(@D)
 	$(PROBE_CC) $(PROBE_CFLAGS) -o $@ $< $(PROBE_LDFLAGS)
 $(BUILD)/obj/reference/backend_qemu.o $(BUILD)/san/reference/backend_qemu.o: DEFS += -DISOTIER_BUILD_DIR='"$(abspath $(BUILD))"'
+
+# A program that gives libisotier a log handler (tests/integration/api_log.sh).
+all: $(BUILD)/tests/log-handler
+$(BUILD)/tests/log-handler: tests/tools/log-handler.c $(BUILD)/libisotier.a
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libisotier.a $(PKG_LIBS) -lpthread -lm

@@ -93,11 +93,34 @@ typedef struct isotier_error {
 /* Name of an ISOTIER_E* code ("ECONFIG"...). */
 ISOTIER_PUBLIC const char *isotier_strerror(int code);
 
+/* ---- diagnostics ------------------------------------------------------- */
+
+typedef enum isotier_log_level {
+	ISOTIER_LOG_WARNING = 1, /* something best-effort failed: a span not exported, an
+	                            audit event after the fact not written */
+} isotier_log_level;
+
+/*
+ * The library never writes to stderr: what it has to say that is not an
+ * error of the call goes to the handler given in isotier_create_opts (per
+ * sandbox: no process-wide state). NULL drops it.
+ */
+typedef void (*isotier_log_fn)(isotier_log_level level, const char *message, void *data);
+
 /* ---- sandboxes -------------------------------------------------------- */
 
 typedef struct isotier_sandbox isotier_sandbox;
 
+/*
+ * Option structs are versioned (libgit2's convention): start from the _INIT
+ * macro, then set fields; a library that does not know the version refuses
+ * the call (ISOTIER_EINVAL) instead of reading fields the caller never had.
+ */
+#define ISOTIER_CREATE_OPTS_VERSION 1
+#define ISOTIER_CREATE_OPTS_INIT {.version = ISOTIER_CREATE_OPTS_VERSION}
+
 typedef struct isotier_create_opts {
+	unsigned int version;           /* ISOTIER_CREATE_OPTS_VERSION */
 	const char *backend;            /* "bwrap", "runc", "runsc", "qemu-microvm", "host" */
 	isotier_tier require_isolation; /* ISOTIER_UNKNOWN: no requirement */
 	const char *catalogue_dir;      /* NULL: the built-in default catalogue path */
@@ -115,11 +138,19 @@ typedef struct isotier_create_opts {
 	const char *otlp_file;          /* OTLP/JSON spans file; NULL: none */
 	int timeout_s;                  /* per child process; 0: 60 s */
 	bool create_db;                 /* db_path may be created (audit events) when absent */
+	isotier_log_fn log;             /* warnings (see isotier_log_fn); NULL: dropped */
+	void *log_data;                 /* passed to log */
 } isotier_create_opts;
 
 ISOTIER_PUBLIC int isotier_create(isotier_sandbox **out, const isotier_create_opts *opts, isotier_error *err);
 
+#define ISOTIER_EXEC_OPTS_VERSION 1
+/* stdin from /dev/null, stdout and stderr inherited, the sandbox's timeout. */
+#define ISOTIER_EXEC_OPTS_INIT                                                               \
+	{.version = ISOTIER_EXEC_OPTS_VERSION, .stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1}
+
 typedef struct isotier_exec_opts {
+	unsigned int version; /* ISOTIER_EXEC_OPTS_VERSION */
 	int stdin_fd;  /* -1: /dev/null */
 	int stdout_fd; /* -1: inherit */
 	int stderr_fd; /* -1: inherit */

@@ -54,7 +54,7 @@ static void emit_best_effort(isotier_sandbox *sb, const isotier_event *ev)
 {
 	isotier_error aerr = {0};
 	if (emit(sb, ev, &aerr) < 0)
-		fprintf(stderr, "isotier: warning: audit: %s\n", aerr.message);
+		isotier_telemetry_warn(&sb->tel, "audit: %s", aerr.message);
 }
 
 static void sandbox_free(isotier_sandbox *sb)
@@ -166,7 +166,8 @@ static int sandbox_new(isotier_sandbox **out, const isotier_backend *backend,
 	sb->required = opts->require_isolation;
 	sb->timeout_s = opts->timeout_s > 0 ? opts->timeout_s : 60;
 	sb->tel = (isotier_telemetry){.audit_log = sb->audit_log, .db_path = sb->db_path,
-				      .otlp_endpoint = sb->otlp_endpoint, .otlp_file = sb->otlp_file};
+				      .otlp_endpoint = sb->otlp_endpoint, .otlp_file = sb->otlp_file,
+				      .log = opts->log, .log_data = opts->log_data};
 	isotier_telemetry_init(&sb->tel);
 	/* The sandbox id is the first half of its trace id: one name in logs and traces. */
 	memcpy(sb->id, sb->tel.trace_id, 16);
@@ -179,6 +180,11 @@ int isotier_create(isotier_sandbox **out, const isotier_create_opts *opts, isoti
 	uint64_t start = isotier_now_ns();
 	if (!out || !opts || !opts->backend)
 		return isotier_error_set(err, ISOTIER_EINVAL, 0, "create: a backend name is required");
+	if (opts->version != ISOTIER_CREATE_OPTS_VERSION)
+		return isotier_error_set(err, ISOTIER_EINVAL, 0,
+					 "create: options version %u is not %d (start from "
+					 "ISOTIER_CREATE_OPTS_INIT)",
+					 opts->version, ISOTIER_CREATE_OPTS_VERSION);
 	*out = NULL;
 	if ((unsigned)opts->require_isolation > ISOTIER_MICROVM)
 		return isotier_error_set(err, ISOTIER_EINVAL, 0, "create: require_isolation %d is not a tier",
@@ -266,6 +272,11 @@ int isotier_sandbox_exec(isotier_sandbox *sb, const char *const *argv, const iso
 {
 	if (!sb || !argv || !argv[0] || !exit_status)
 		return isotier_error_set(err, ISOTIER_EINVAL, 0, "exec: sandbox, argv and exit_status are required");
+	if (opts && opts->version != ISOTIER_EXEC_OPTS_VERSION)
+		return isotier_error_set(err, ISOTIER_EINVAL, 0,
+					 "exec: options version %u is not %d (start from "
+					 "ISOTIER_EXEC_OPTS_INIT)",
+					 opts->version, ISOTIER_EXEC_OPTS_VERSION);
 	uint64_t start = isotier_now_ns();
 	isotier_exec_request req = {.argv = argv, .stdin_fd = opts ? opts->stdin_fd : -1,
 				    .stdout_fd = opts ? opts->stdout_fd : -1,

@@ -34,6 +34,16 @@ static void run_usage(FILE *f)
 		"failure as 1 and runsc as 128, which cannot be told from CMD exiting so.\n");
 }
 
+/* The library's warnings, as the CLI prints its own. */
+static void run_log(isotier_log_level level, const char *message, void *data)
+{
+	(void)level;
+	(void)data;
+	fputs("isotier: warning: ", stderr);
+	isotier_fputs_sanitized(stderr, message);
+	fputc('\n', stderr);
+}
+
 static int run_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -55,7 +65,9 @@ static int run_main(int argc, char **argv)
 	};
 	/* Same history as verify and backends: a CONTRADICTED observation that
 	 * `isotier verify` stored is honoured, and audit events land beside it. */
-	isotier_create_opts opts = {.db_path = ISOTIER_DEFAULT_DB};
+	isotier_create_opts opts = ISOTIER_CREATE_OPTS_INIT;
+	opts.db_path = ISOTIER_DEFAULT_DB;
+	opts.log = run_log;
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
@@ -124,7 +136,8 @@ static int run_main(int argc, char **argv)
 		fputs(isotier_sandbox_repr(sb), stderr);
 		fputc('\n', stderr);
 	}
-	isotier_exec_opts eo = {.stdin_fd = 0, .stdout_fd = 1, .stderr_fd = 2, .timeout_s = opts.timeout_s};
+	isotier_exec_opts eo = ISOTIER_EXEC_OPTS_INIT;
+	eo.stdin_fd = 0, eo.stdout_fd = 1, eo.stderr_fd = 2, eo.timeout_s = opts.timeout_s;
 	int status = 0;
 	rc = isotier_sandbox_exec(sb, (const char *const *)argv + optind, &eo, &status, &err);
 	isotier_sandbox_destroy(sb);
