@@ -174,6 +174,8 @@ int report_judge_rows(report_model *m)
 		}
 		if (p && p->source_stale)
 			STATE("SOURCE STALE");
+		if (p && strcmp(p->status, "current"))
+			STATE(!strcmp(p->status, "retired") ? "RETIRED" : "DEPRECATED");
 		if (r->backend && today >= 0) {
 			long seen = o ? report_days(o->observed_at) : -1;
 			r->overdue = seen < 0 || today - seen > m->reverify_days;
@@ -221,6 +223,14 @@ int report_judge_rows(report_model *m)
 			            s->latest->detail ? s->latest->detail : "")) < 0)
 				return ISOTIER_ENOMEM;
 		}
+		/* A deprecated offering still resolves; the report flags it. */
+		if (strcmp(p->status, "current") &&
+		    report_attention_add(m, RA_CATALOGUE, false, p->id,
+		                         report_arena_printf(&m->arena, "%s offering (%s, %s): %s",
+		                                             p->status, p->status_date ? p->status_date : "?",
+		                                             p->status_url ? p->status_url : "?",
+		                                             p->status_quote ? p->status_quote : "")) < 0)
+			return ISOTIER_ENOMEM;
 		if (p->source_stale &&
 		    report_attention_add(
 		        m, RA_SOURCE_STALE, true, p->id,
