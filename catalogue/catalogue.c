@@ -58,7 +58,7 @@ static const struct field provider_fields[] = {
 static const struct field source_fields[] = {
     SF(url, true),       {"quote", F_TEXT, true, offsetof(isotier_source, quote)},
     SF(publisher, true), SF(retrieved, true),
-    SF(title, false),
+    SF(title, false),    SF(published, false),
 };
 #define HF(name, type)                                                                             \
 	{                                                                                          \
@@ -338,6 +338,7 @@ void isotier_provider_clear(isotier_provider *p)
 		free(p->sources[i].publisher);
 		free(p->sources[i].retrieved);
 		free(p->sources[i].title);
+		free(p->sources[i].published);
 	}
 	free(p->sources);
 	for (size_t i = 0; i < p->n_history; i++) {

@@ -18,6 +18,7 @@ typedef struct isotier_source {
 	char *publisher; /* "provider" | "third-party" */
 	char *retrieved; /* YYYY-MM-DD */
 	char *title;     /* optional */
+	char *published; /* optional YYYY-MM-DD: the date the page itself shows */
 } isotier_source;
 
 typedef struct isotier_prior_claim {

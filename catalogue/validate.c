@@ -275,8 +275,11 @@ static void validate_provider(struct vctx *v, const isotier_provider *p)
 			                     "'%.40s' is not 'provider' or 'third-party'",
 			                     s->publisher);
 		}
-		snprintf(field, sizeof field, "sources[%zu].retrieved", i);
 		long days;
+		snprintf(field, sizeof field, "sources[%zu].published", i);
+		if (s->published)
+			check_date(v, field, s->published, &days);
+		snprintf(field, sizeof field, "sources[%zu].retrieved", i);
 		bool fresh = false;
 		if (check_date(v, field, s->retrieved, &days)) {
 			if (v->today - days > v->max_age)

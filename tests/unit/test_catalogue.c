@@ -287,6 +287,13 @@ START_TEST(offering_fields_are_hostile_input)
 	               "renamed_from[1]", "must be a string, not a number");
 	expect_variant("\"notes\": \"n\"", "\"notes\": \"n\", \"renamed_from\": [\"\"]", E,
 	               "renamed_from[0]", "must not be empty");
+	/* A source's own page date is a real date, never in the future. */
+	expect_variant("\"retrieved\": \"2026-11-20\"",
+	               "\"retrieved\": \"2026-11-20\", \"published\": \"2026-13-01\"", E,
+	               "sources[0].published", "is not a calendar date");
+	expect_variant("\"retrieved\": \"2026-11-20\"",
+	               "\"retrieved\": \"2026-11-20\", \"published\": \"2026-12-24\"", E,
+	               "sources[0].published", "is in the future");
 	/* More than 16 earlier ids is refused before any is copied. */
 	char many[512] = "\"notes\": \"n\", \"renamed_from\": [";
 	for (int i = 0; i < 17; i++)
