@@ -44,12 +44,21 @@ struct field {
 #name, type, req, offsetof(isotier_provider, name)                                 \
 	}
 static const struct field provider_fields[] = {
-    PF(id, F_STRING, true),       PF(name, F_STRING, true),     PF(offering, F_STRING, false),
-    PF(kind, F_STRING, true),     PF(tier, F_TIER, true),       PF(mechanism, F_STRING, true),
-    PF(since, F_STRING, true),    PF(backend, F_STRING, false), PF(sources, F_SOURCES, true),
-    PF(history, F_HISTORY, true), PF(notes, F_TEXT, true),
-    PF(provider, F_STRING, false), PF(status, F_STRING, false),
-    PF(status_source, F_STATUS_SOURCE, false), PF(renamed_from, F_IDLIST, false),
+    PF(id, F_STRING, true),
+    PF(name, F_STRING, true),
+    PF(offering, F_STRING, false),
+    PF(kind, F_STRING, true),
+    PF(tier, F_TIER, true),
+    PF(mechanism, F_STRING, true),
+    PF(since, F_STRING, true),
+    PF(backend, F_STRING, false),
+    PF(sources, F_SOURCES, true),
+    PF(history, F_HISTORY, true),
+    PF(notes, F_TEXT, true),
+    PF(provider, F_STRING, false),
+    PF(status, F_STRING, false),
+    PF(status_source, F_STATUS_SOURCE, false),
+    PF(renamed_from, F_IDLIST, false),
 };
 #define SF(name, req)                                                                              \
 	{                                                                                          \

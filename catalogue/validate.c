@@ -156,9 +156,9 @@ static void check_mechanism(struct vctx *v, const char *field, const char *mecha
 static void validate_offering(struct vctx *v, const isotier_provider *p)
 {
 	if (p->provider && !id_valid(p->provider))
-		isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, "provider",
-		                     "'%.64s' is not a provider id (^[a-z0-9][a-z0-9-]*$, at most 64)",
-		                     p->provider);
+		isotier_findings_add(
+		    v->findings, ISOTIER_FINDING_ERROR, v->file, "provider",
+		    "'%.64s' is not a provider id (^[a-z0-9][a-z0-9-]*$, at most 64)", p->provider);
 	else if (!p->provider)
 		isotier_findings_add(v->findings, ISOTIER_FINDING_WARNING, v->file, "provider",
 		                     "no provider: the offering is grouped on its own");
@@ -219,13 +219,14 @@ static void validate_renames(const isotier_catalogue *c, isotier_findings *findi
 			snprintf(field, sizeof field, "renamed_from[%zu]", k);
 			const isotier_provider *now = old ? isotier_catalogue_find(c, old) : NULL;
 			if (now && now != p)
-				isotier_findings_add(findings, ISOTIER_FINDING_ERROR, p->file, field,
-				                     "'%s' is still the id of %s", old, now->file);
-			const isotier_provider *first = old ? isotier_catalogue_find_renamed(c, old)
-			                                    : NULL;
+				isotier_findings_add(findings, ISOTIER_FINDING_ERROR, p->file,
+				                     field, "'%s' is still the id of %s", old,
+				                     now->file);
+			const isotier_provider *first =
+			    old ? isotier_catalogue_find_renamed(c, old) : NULL;
 			if (first && first != p)
-				isotier_findings_add(findings, ISOTIER_FINDING_ERROR, p->file, field,
-				                     "'%s' is also renamed_from of %s", old,
+				isotier_findings_add(findings, ISOTIER_FINDING_ERROR, p->file,
+				                     field, "'%s' is also renamed_from of %s", old,
 				                     first->file);
 		}
 	}

@@ -102,10 +102,11 @@ static int offering_parse_json(churn_claim *out, const cJSON *root, const char *
 		return 0;
 	int n = cJSON_IsArray(rf) ? cJSON_GetArraySize(rf) : -1;
 	if (n < 0 || n > CHURN_RENAMED_FROM_MAX)
-		return isotier_error_set(err, ISOTIER_EDATA, 0,
-		                         "%s: field \"renamed_from\" must be an array of at most %d "
-		                         "ids",
-		                         where, CHURN_RENAMED_FROM_MAX);
+		return isotier_error_set(
+		    err, ISOTIER_EDATA, 0,
+		    "%s: field \"renamed_from\" must be an array of at most %d "
+		    "ids",
+		    where, CHURN_RENAMED_FROM_MAX);
 	if (n == 0)
 		return 0;
 	if (!(out->renamed_from = calloc((size_t)n, sizeof *out->renamed_from)))

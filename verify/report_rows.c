@@ -225,11 +225,12 @@ int report_judge_rows(report_model *m)
 		}
 		/* A deprecated offering still resolves; the report flags it. */
 		if (strcmp(p->status, "current") &&
-		    report_attention_add(m, RA_CATALOGUE, false, p->id,
-		                         report_arena_printf(&m->arena, "%s offering (%s, %s): %s",
-		                                             p->status, p->status_date ? p->status_date : "?",
-		                                             p->status_url ? p->status_url : "?",
-		                                             p->status_quote ? p->status_quote : "")) < 0)
+		    report_attention_add(
+		        m, RA_CATALOGUE, false, p->id,
+		        report_arena_printf(&m->arena, "%s offering (%s, %s): %s", p->status,
+		                            p->status_date ? p->status_date : "?",
+		                            p->status_url ? p->status_url : "?",
+		                            p->status_quote ? p->status_quote : "")) < 0)
 			return ISOTIER_ENOMEM;
 		if (p->source_stale &&
 		    report_attention_add(

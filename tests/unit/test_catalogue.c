@@ -11,7 +11,7 @@
 #include "../../verify/htmltext.h"
 
 #define GOOD                                                                                       \
-	"{\"id\": \"e2b\", \"provider\": \"e2b\", \"name\": \"E2B\", \"kind\": \"remote\","   \
+	"{\"id\": \"e2b\", \"provider\": \"e2b\", \"name\": \"E2B\", \"kind\": \"remote\","        \
 	" \"tier\": \"MICROVM\","                                                                  \
 	" \"mechanism\": \"firecracker\", \"since\": \"2024-02-29\","                              \
 	" \"sources\": [{\"url\": \"https://e2b.dev/docs\", \"quote\": \"Firecracker microVM\","   \
@@ -277,10 +277,11 @@ START_TEST(offering_fields_are_hostile_input)
 	               "\"notes\": \"n\", \"status_source\": {\"date\": \"2026-01-01\", \"url\": "
 	               "\"https://e2b.dev/d\", \"quote\": \"q\"}",
 	               E, "status_source", "only a deprecated or retired offering has one");
-	expect_variant("\"notes\": \"n\"",
-	               "\"notes\": \"n\", \"status\": \"deprecated\", \"status_source\": {\"date\": "
-	               "\"2027-01-01\", \"url\": \"https://e2b.dev/d\", \"quote\": \"q\"}",
-	               E, "status_source.date", "is in the future");
+	expect_variant(
+	    "\"notes\": \"n\"",
+	    "\"notes\": \"n\", \"status\": \"deprecated\", \"status_source\": {\"date\": "
+	    "\"2027-01-01\", \"url\": \"https://e2b.dev/d\", \"quote\": \"q\"}",
+	    E, "status_source.date", "is in the future");
 	expect_variant("\"notes\": \"n\"", "\"notes\": \"n\", \"renamed_from\": {}", E,
 	               "renamed_from", "must be an array, not an object");
 	expect_variant("\"notes\": \"n\"", "\"notes\": \"n\", \"renamed_from\": [\"a\", 3]", E,
@@ -297,8 +298,8 @@ START_TEST(offering_fields_are_hostile_input)
 	/* More than 16 earlier ids is refused before any is copied. */
 	char many[512] = "\"notes\": \"n\", \"renamed_from\": [";
 	for (int i = 0; i < 17; i++)
-		snprintf(many + strlen(many), sizeof many - strlen(many), "%s\"old-%d\"", i ? ", " : "",
-		         i);
+		snprintf(many + strlen(many), sizeof many - strlen(many), "%s\"old-%d\"",
+		         i ? ", " : "", i);
 	strcat(many, "]");
 	expect_variant("\"notes\": \"n\"", many, E, "renamed_from", "more than 16 entries");
 	/* A deprecated offering with the provider's words validates cleanly. */
