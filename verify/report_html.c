@@ -444,13 +444,9 @@ static void sources(FILE *f, const report_model *m)
 		fputs("<p>No catalogue loaded.</p>\n", f);
 	for (size_t i = 0; i < m->n_providers; i++) {
 		const report_provider *p = &m->providers[i];
-		if (!i || strcmp(m->providers[i - 1].group, p->group)) {
-			fputs("<h3 class=\"provider\" id=\"g-", f);
-			E(p->group);
-			fputs("\">Provider ", f);
-			E(p->group);
-			fputs("</h3>\n", f);
-		}
+		if (!i || strcmp(m->providers[i - 1].group, p->group)) /* offerings by provider */
+			fputs("<h3 class=\"provider\" id=\"g-", f), E(p->group),
+			    fputs("\">Provider ", f), E(p->group), fputs("</h3>\n", f);
 		fputs("<h4 id=\"p-", f);
 		E(p->id);
 		fputs("\">", f);
