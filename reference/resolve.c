@@ -33,7 +33,8 @@ static void downgrade(isotier_resolution *r, const char *fmt, ...)
 static int resolve_claim(isotier_resolution *r, const char *dir, const char *id, int max_age,
 			 const char *today)
 {
-	char path[4096];
+	char path[4096], current[72];
+	id = isotier_catalogue_current_id(current, sizeof current, dir, id); /* renamed_from */
 	snprintf(path, sizeof path, "%s/%s.json", dir, id);
 	cleanup_free char *json = NULL;
 	size_t len = 0;
@@ -54,7 +55,14 @@ static int resolve_claim(isotier_resolution *r, const char *dir, const char *id,
 		const isotier_source *src = isotier_provider_best_source(&p);
 		if (src && src->retrieved)
 			snprintf(r->source_retrieved, sizeof r->source_retrieved, "%s", src->retrieved);
-		if (r->claimed == ISOTIER_UNKNOWN) {
+		const char *status = isotier_provider_status(&p);
+		if (!strcmp(status, "deprecated"))
+			snprintf(r->status, sizeof r->status, "deprecated since %.16s",
+				 p.status_source.date ? p.status_source.date : "?");
+		if (!strcmp(status, "retired")) {
+			downgrade(r, "catalogue offering %s is retired", r->provider_id);
+			ok = 0;
+		} else if (r->claimed == ISOTIER_UNKNOWN) {
 			downgrade(r, "the catalogue claims UNKNOWN for %s", r->provider_id);
 			ok = 0;
 		} else if (!src) {
@@ -218,8 +226,8 @@ int isotier_resolve(isotier_resolution *out, const isotier_backend *backend,
 	if (resolve_claim(out, dir, backend->catalogue_id, max_age, today)) {
 		out->resolved = out->claimed;
 		snprintf(out->reason, sizeof out->reason,
-			 "catalogue entry %s (%s), provider source retrieved %s", out->provider_id,
-			 out->mechanism, out->source_retrieved);
+			 "catalogue entry %s (%s), provider source retrieved %s%s%s", out->provider_id,
+			 out->mechanism, out->source_retrieved, out->status[0] ? "; " : "", out->status);
 	}
 	int rc = resolve_history(out, backend->name, o, today, err);
 	return rc < 0 ? isotier_error_prefix(err, "resolve %s", backend->name) : 0;

@@ -93,7 +93,10 @@ static void put_provider(FILE *f, const report_model *m, const report_provider *
 {
 	(void)m;
 	fputc('{', f);
-	STR("id", p->id), SEP, STR("name", p->name), SEP, STR("offering", p->offering), SEP;
+	STR("id", p->id), SEP, STR("provider", p->group), SEP, STR("name", p->name), SEP;
+	STR("offering", p->offering), SEP, STR("status", p->status), SEP;
+	STR("status_date", p->status_date), SEP, STR("status_url", p->status_url), SEP;
+	STR("status_quote", p->status_quote), SEP;
 	STR("kind", p->kind), SEP, STR("tier", p->tier), SEP, STR("mechanism", p->mechanism), SEP;
 	STR("since", p->since), SEP, STR("backend", p->backend), SEP, STR("file", p->file), SEP;
 	STR("notes", p->notes), SEP, OPT_INT("source_age_days", p->source_age_days), SEP;

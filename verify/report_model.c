@@ -230,6 +230,13 @@ static const char *basename_of(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+static int provider_group_cmp(const void *a, const void *b)
+{
+	const report_provider *x = a, *y = b;
+	int c = strcmp(x->group, y->group);
+	return c ? c : strcmp(x->id, y->id);
+}
+
 static int load_providers(report_model *m, const isotier_catalogue *cat)
 {
 	m->providers = report_arena_alloc(&m->arena, (cat->n_providers + 1) * sizeof *m->providers);
@@ -248,11 +255,18 @@ static int load_providers(report_model *m, const isotier_catalogue *cat)
 		p->backend = COPY(cp->backend);
 		p->notes = COPY(cp->notes);
 		p->file = COPY(basename_of(cp->file));
+		p->group = COPY(isotier_provider_group(cp));
+		p->status = COPY(isotier_provider_status(cp));
+		if (cp->has_status_source) {
+			p->status_date = COPY(cp->status_source.date);
+			p->status_url = COPY(cp->status_source.url);
+			p->status_quote = COPY(cp->status_source.quote);
+		}
 		p->sources =
 		    report_arena_alloc(&m->arena, (cp->n_sources + 1) * sizeof *p->sources);
 		p->history =
 		    report_arena_alloc(&m->arena, (cp->n_history + 1) * sizeof *p->history);
-		if (!p->id || !p->sources || !p->history)
+		if (!p->id || !p->group || !p->status || !p->sources || !p->history)
 			return ISOTIER_ENOMEM;
 		p->best_source = -1;
 		p->source_age_days = -1;
@@ -304,6 +318,8 @@ static int load_providers(report_model *m, const isotier_catalogue *cat)
 			r->note = COPY(cp->history[j].note);
 		}
 	}
+	if (m->n_providers)
+		qsort(m->providers, m->n_providers, sizeof *m->providers, provider_group_cmp);
 	return 0;
 }
 

@@ -104,8 +104,13 @@ typedef struct report_prior {
 	const char *tier, *mechanism, *until, *note;
 } report_prior;
 
+/* One catalogue offering; offerings of one provider are neighbours (sorted by
+ * group, then id) so every writer can show a provider's classes side by side. */
 typedef struct report_provider {
 	const char *id, *name, *offering, *kind, *tier, *mechanism, *since, *backend, *notes, *file;
+	const char *group;  /* the `provider` field, else the id */
+	const char *status; /* "current", "deprecated", "retired" */
+	const char *status_date, *status_url, *status_quote; /* NULL when current */
 	report_source *sources;
 	size_t n_sources;
 	report_prior *history;
@@ -180,7 +185,7 @@ typedef struct report_model {
 	int schema_version;
 	int64_t n_runs; /* in range */
 
-	report_provider *providers; /* by id */
+	report_provider *providers; /* by group (provider), then id */
 	size_t n_providers;
 	report_observation *observations; /* oldest first: observed_at, id */
 	size_t n_observations;

@@ -191,6 +191,8 @@ int report_judge_rows(report_model *m)
 		}
 		if (p && p->source_stale)
 			STATE("SOURCE STALE");
+		if (p && strcmp(p->status, "current"))
+			STATE(!strcmp(p->status, "retired") ? "RETIRED" : "DEPRECATED");
 		/* The latest run could not prove a real claim (verify exit 2). */
 		const report_observation *run = r->latest_run;
 		if (run && run->v == RV_INCONCLUSIVE && run->kernel_relation && run->claimed_tier &&
@@ -277,6 +279,15 @@ int report_judge_rows(report_model *m)
 			            s->latest->detail ? s->latest->detail : "")) < 0)
 				return ISOTIER_ENOMEM;
 		}
+		/* A deprecated offering still resolves; the report flags it. */
+		if (strcmp(p->status, "current") &&
+		    report_attention_add(
+		        m, RA_CATALOGUE, false, p->id,
+		        report_arena_printf(&m->arena, "%s offering (%s, %s): %s", p->status,
+		                            p->status_date ? p->status_date : "?",
+		                            p->status_url ? p->status_url : "?",
+		                            p->status_quote ? p->status_quote : "")) < 0)
+			return ISOTIER_ENOMEM;
 		if (p->source_stale &&
 		    report_attention_add(
 		        m, RA_SOURCE_STALE, true, p->id,
