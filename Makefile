@@ -53,6 +53,8 @@ $(BUILD)/tests/fault-probe-%: tests/tools/fault-probe.c
 $(BUILD)/obj/%.o: %.c $(wildcard include/*.h reference/*.h catalogue/*.h verify/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+# The library exports what include/isotier.h marks ISOTIER_PUBLIC, nothing else.
+$(LIB_OBJS): ALL_CFLAGS += -fvisibility=hidden
 
 $(BUILD)/san/probes/%.o: probes/%.c $(wildcard probes/*.h)
 	@mkdir -p $(@D)
@@ -73,9 +75,32 @@ $(BUILD)/libisotier.so: $(LIB_OBJS)
 $(BUILD)/isotier: $(CLI_OBJS) $(BUILD)/libisotier.a
 	$(CC) -o $@ $(CLI_OBJS) $(BUILD)/libisotier.a $(PKG_LIBS) -lpthread -lm
 
+VERSION := $(shell sed -n 's/^\#define ISOTIER_VERSION "\(.*\)"/\1/p' include/isotier.h)
+# For the build tree: the header from include/, the library from $(BUILD)/.
 $(BUILD)/isotier.pc: isotier.pc.in
 	@mkdir -p $(@D)
-	sed -e 's#@PREFIX@#$(CURDIR)#; s#@LIBDIR@#$(CURDIR)/$(BUILD)#; s#@VERSION@#$(shell sed -n 's/^#define ISOTIER_VERSION "\(.*\)"/\1/p' include/isotier.h)#' $< > $@
+	sed -e 's#@PREFIX@#$(CURDIR)#; s#@INCLUDEDIR@#$(CURDIR)/include#; s#@LIBDIR@#$(CURDIR)/$(BUILD)#; s#@VERSION@#$(VERSION)#' $< > $@
+
+# make install [PREFIX=/usr/local] [DESTDIR=]: the CLI, the probe, the library
+# (with its soname), the header, isotier.pc, man pages and the catalogue.
+PREFIX ?= /usr/local
+DESTDIR ?=
+.PHONY: install
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include \
+	  $(DESTDIR)$(PREFIX)/libexec/isotier $(DESTDIR)$(PREFIX)/share/isotier/catalogue/providers \
+	  $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 0755 $(BUILD)/isotier $(BUILD)/isotier-probe $(DESTDIR)$(PREFIX)/bin/
+	install -m 0755 $(BUILD)/isotier-guest-init $(DESTDIR)$(PREFIX)/libexec/isotier/
+	install -m 0755 $(BUILD)/libisotier.so.0 $(DESTDIR)$(PREFIX)/lib/
+	ln -sf libisotier.so.0 $(DESTDIR)$(PREFIX)/lib/libisotier.so
+	install -m 0644 $(BUILD)/libisotier.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 0644 include/isotier.h $(DESTDIR)$(PREFIX)/include/
+	install -m 0644 catalogue/providers/*.json catalogue/provider.schema.json \
+	  $(DESTDIR)$(PREFIX)/share/isotier/catalogue/providers/
+	sed -e 's#@PREFIX@#$(PREFIX)#; s#@INCLUDEDIR@#$(PREFIX)/include#; s#@LIBDIR@#$(PREFIX)/lib#; s#@VERSION@#$(VERSION)#' \
+	  isotier.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/isotier.pc
+	scripts/manpages.sh $(BUILD)/isotier $(VERSION) $(DESTDIR)$(PREFIX)/share/man/man1
 
 $(BUILD)/tests/%: tests/unit/%.c $(SAN_OBJS)
 	@mkdir -p $(@D)
@@ -141,3 +166,9 @@ $(BUILD)/tests/fault-probe-hang-aarch64: tests/tools/fault-probe.c
 $(BUILD)/isotier-guest-init-aarch64: reference/guest/init.c
 	@mkdir -p $(@D)
 	$(AARCH64_CC) $(PROBE_CFLAGS) -o $@ $< $(PROBE_LDFLAGS)
+
+# A program that gives libisotier a log handler (tests/integration/api_log.sh).
+all: $(BUILD)/tests/log-handler
+$(BUILD)/tests/log-handler: tests/tools/log-handler.c $(BUILD)/libisotier.a
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libisotier.a $(PKG_LIBS) -lpthread -lm

@@ -28,7 +28,9 @@ int main(int argc, char **argv)
 	double *t = calloc((size_t)n, sizeof *t);
 	if (!t)
 		return 1;
-	isotier_create_opts opts = {.backend = backend, .require_isolation = ISOTIER_MICROVM};
+	isotier_create_opts opts = ISOTIER_CREATE_OPTS_INIT;
+	opts.backend = backend;
+	opts.require_isolation = ISOTIER_MICROVM;
 	for (int i = 0; i < n; i++) {
 		isotier_sandbox *sb = NULL;
 		isotier_error err = {0};

@@ -1,7 +1,9 @@
 /*
  * catalogue.c - the provider catalogue: parse one provider document (hostile
- * input), load a directory, look entries up, free. The validator's rules over
+ * input), load a directory, free. Look-ups are in lookup.c; the validator's rules over
  * a loaded catalogue live in validate.c; findings in findings.c.
+ * The provider-offering fields (provider, status, status_source,
+ * renamed_from) are catalogue v2: FORMAT.md.
  */
 #include "catalogue.h"
 
@@ -28,7 +30,7 @@ static bool has_control_chars(const char *s, bool allow_newlines)
 
 /* ---- field tables --------------------------------------------------------- */
 
-enum field_type { F_STRING, F_TEXT, F_TIER, F_SOURCES, F_HISTORY };
+enum field_type { F_STRING, F_TEXT, F_TIER, F_SOURCES, F_HISTORY, F_STATUS_SOURCE, F_IDLIST };
 
 struct field {
 	const char *name;
@@ -42,10 +44,21 @@ struct field {
 #name, type, req, offsetof(isotier_provider, name)                                 \
 	}
 static const struct field provider_fields[] = {
-    PF(id, F_STRING, true),       PF(name, F_STRING, true),     PF(offering, F_STRING, false),
-    PF(kind, F_STRING, true),     PF(tier, F_TIER, true),       PF(mechanism, F_STRING, true),
-    PF(since, F_STRING, true),    PF(backend, F_STRING, false), PF(sources, F_SOURCES, true),
-    PF(history, F_HISTORY, true), PF(notes, F_TEXT, true),
+    PF(id, F_STRING, true),
+    PF(name, F_STRING, true),
+    PF(offering, F_STRING, false),
+    PF(kind, F_STRING, true),
+    PF(tier, F_TIER, true),
+    PF(mechanism, F_STRING, true),
+    PF(since, F_STRING, true),
+    PF(backend, F_STRING, false),
+    PF(sources, F_SOURCES, true),
+    PF(history, F_HISTORY, true),
+    PF(notes, F_TEXT, true),
+    PF(provider, F_STRING, false),
+    PF(status, F_STRING, false),
+    PF(status_source, F_STATUS_SOURCE, false),
+    PF(renamed_from, F_IDLIST, false),
 };
 #define SF(name, req)                                                                              \
 	{                                                                                          \
@@ -54,7 +67,7 @@ static const struct field provider_fields[] = {
 static const struct field source_fields[] = {
     SF(url, true),       {"quote", F_TEXT, true, offsetof(isotier_source, quote)},
     SF(publisher, true), SF(retrieved, true),
-    SF(title, false),
+    SF(title, false),    SF(published, false),
 };
 #define HF(name, type)                                                                             \
 	{                                                                                          \
@@ -66,11 +79,21 @@ static const struct field history_fields[] = {
     HF(until, F_STRING),
     HF(note, F_TEXT),
 };
+#define STF(name, type)                                                                            \
+	{                                                                                          \
+#name, type, true, offsetof(isotier_status_source, name)                           \
+	}
+static const struct field status_source_fields[] = {
+    STF(date, F_STRING),
+    STF(url, F_STRING),
+    STF(quote, F_TEXT),
+};
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
 #define MAX_FIELDS 16 /* parse_object tracks fields seen in a bool[MAX_FIELDS] */
 _Static_assert(N_OF(provider_fields) <= MAX_FIELDS, "too many provider fields");
 _Static_assert(N_OF(source_fields) <= MAX_FIELDS, "too many source fields");
 _Static_assert(N_OF(history_fields) <= MAX_FIELDS, "too many history fields");
+_Static_assert(N_OF(status_source_fields) <= MAX_FIELDS, "too many status_source fields");
 
 struct parse_ctx {
 	const char *file;
@@ -192,6 +215,37 @@ static int parse_array(struct parse_ctx *ctx, void **items, size_t *n_items, siz
 	return 0;
 }
 
+/* An array of strings (renamed_from): at most ISOTIER_RENAMED_FROM_MAX, each
+ * a non-empty line; the validator checks each is an id. */
+static int parse_idlist(struct parse_ctx *ctx, char ***items, size_t *n_items, const cJSON *v,
+                        const char *fpath)
+{
+	if (!cJSON_IsArray(v)) {
+		perr(ctx, fpath, "must be an array, not %s", json_type_name(v));
+		return 0;
+	}
+	int n = cJSON_GetArraySize(v);
+	if (n > ISOTIER_RENAMED_FROM_MAX) {
+		perr(ctx, fpath, "more than %d entries", ISOTIER_RENAMED_FROM_MAX);
+		return 0;
+	}
+	if (n == 0)
+		return 0;
+	*items = calloc((size_t)n, sizeof **items);
+	if (!*items)
+		return ISOTIER_ENOMEM;
+	*n_items = (size_t)n;
+	int i = 0;
+	for (const cJSON *e = v->child; e; e = e->next, i++) {
+		char epath[352];
+		snprintf(epath, sizeof epath, "%s[%d]", fpath, i);
+		int rc = parse_string(ctx, &(*items)[i], e, epath, false);
+		if (rc < 0)
+			return rc;
+	}
+	return 0;
+}
+
 static int parse_object(struct parse_ctx *ctx, void *target, const cJSON *obj, const char *path,
                         const struct field *fields, size_t n_fields)
 {
@@ -239,6 +293,18 @@ static int parse_object(struct parse_ctx *ctx, void *target, const cJSON *obj, c
 			                 N_OF(history_fields));
 			break;
 		}
+		case F_STATUS_SOURCE: {
+			isotier_provider *p = target;
+			p->has_status_source = true;
+			rc = parse_object(ctx, &p->status_source, m, fpath, status_source_fields,
+			                  N_OF(status_source_fields));
+			break;
+		}
+		case F_IDLIST: {
+			isotier_provider *p = target;
+			rc = parse_idlist(ctx, &p->renamed_from, &p->n_renamed_from, m, fpath);
+			break;
+		}
 		}
 		if (rc < 0)
 			return rc;
@@ -267,12 +333,21 @@ void isotier_provider_clear(isotier_provider *p)
 	free(p->since);
 	free(p->backend);
 	free(p->notes);
+	free(p->provider);
+	free(p->status);
+	free(p->status_source.date);
+	free(p->status_source.url);
+	free(p->status_source.quote);
+	for (size_t i = 0; i < p->n_renamed_from; i++)
+		free(p->renamed_from[i]);
+	free(p->renamed_from);
 	for (size_t i = 0; i < p->n_sources; i++) {
 		free(p->sources[i].url);
 		free(p->sources[i].quote);
 		free(p->sources[i].publisher);
 		free(p->sources[i].retrieved);
 		free(p->sources[i].title);
+		free(p->sources[i].published);
 	}
 	free(p->sources);
 	for (size_t i = 0; i < p->n_history; i++) {
@@ -457,99 +532,4 @@ void isotier_catalogue_free(isotier_catalogue *c)
 	free(c->providers);
 	free(c->dir);
 	free(c);
-}
-
-/* ---- public: look-ups --------------------------------------------------- */
-
-const isotier_provider *isotier_catalogue_find(const isotier_catalogue *c, const char *id)
-{
-	if (!c || !id)
-		return NULL;
-	size_t lo = 0, hi = c->n_providers;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		int cmp = strcmp(c->providers[mid].id ? c->providers[mid].id : "", id);
-		if (cmp == 0)
-			return &c->providers[mid];
-		if (cmp < 0)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return NULL;
-}
-
-const isotier_provider *isotier_catalogue_find_backend(const isotier_catalogue *c,
-                                                       const char *backend)
-{
-	if (!c || !backend)
-		return NULL;
-	for (size_t i = 0; i < c->n_providers; i++)
-		if (c->providers[i].backend && !strcmp(c->providers[i].backend, backend))
-			return &c->providers[i];
-	return NULL;
-}
-
-const isotier_source *isotier_provider_best_source(const isotier_provider *p)
-{
-	const isotier_source *best = NULL;
-	for (size_t i = 0; p && i < p->n_sources; i++) {
-		const isotier_source *s = &p->sources[i];
-		if (!s->publisher || strcmp(s->publisher, "provider") || !s->quote || !s->quote[0])
-			continue;
-		if (!best ||
-		    (s->retrieved && best->retrieved && strcmp(s->retrieved, best->retrieved) > 0))
-			best = s;
-	}
-	return best;
-}
-
-/* ---- findings ------------------------------------------------------------ */
-
-void isotier_findings_add(isotier_findings *f, isotier_finding_severity sev, const char *file,
-                          const char *field, const char *fmt, ...)
-{
-	/* Count first: a finding lost to out-of-memory must still fail the check. */
-	if (sev == ISOTIER_FINDING_ERROR)
-		f->n_errors++;
-	else
-		f->n_warnings++;
-	if (f->n == f->cap) {
-		size_t ncap = f->cap ? f->cap * 2 : 16;
-		isotier_finding *ni = realloc(f->items, ncap * sizeof *ni);
-		if (!ni)
-			return;
-		f->items = ni;
-		f->cap = ncap;
-	}
-	char buf[1024];
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof buf, fmt, ap);
-	va_end(ap);
-	isotier_finding *it = &f->items[f->n];
-	it->severity = sev;
-	it->file = strdup(file ? file : "");
-	it->field = strdup(field ? field : "");
-	it->message = strdup(buf);
-	if (!it->file || !it->field || !it->message) {
-		free(it->file);
-		free(it->field);
-		free(it->message);
-		return;
-	}
-	f->n++;
-}
-
-void isotier_findings_free(isotier_findings *f)
-{
-	if (!f)
-		return;
-	for (size_t i = 0; i < f->n; i++) {
-		free(f->items[i].file);
-		free(f->items[i].field);
-		free(f->items[i].message);
-	}
-	free(f->items);
-	memset(f, 0, sizeof *f);
 }

@@ -18,6 +18,7 @@ typedef struct isotier_source {
 	char *publisher; /* "provider" | "third-party" */
 	char *retrieved; /* YYYY-MM-DD */
 	char *title;     /* optional */
+	char *published; /* optional YYYY-MM-DD: the date the page itself shows */
 } isotier_source;
 
 typedef struct isotier_prior_claim {
@@ -27,9 +28,23 @@ typedef struct isotier_prior_claim {
 	char *note;
 } isotier_prior_claim;
 
+/* The provider's own words for an offering's status (deprecated, retired). */
+typedef struct isotier_status_source {
+	char *date;  /* YYYY-MM-DD: when the status took (or takes) effect */
+	char *url;   /* the provider's page that says so */
+	char *quote; /* verbatim */
+} isotier_status_source;
+
+#define ISOTIER_RENAMED_FROM_MAX 16
+
+/*
+ * One offering: what a user selects (a class, generation, runtime or product
+ * mode), grouped by `provider`. The struct keeps its historical name.
+ */
 typedef struct isotier_provider {
 	char *file; /* path it was loaded from (or a "rev:path" label) */
 	char *id;
+	char *provider; /* optional: the provider this offering belongs to (an id) */
 	char *name;
 	char *offering; /* optional */
 	char *kind;     /* "remote" | "local" */
@@ -38,6 +53,11 @@ typedef struct isotier_provider {
 	char *since;   /* YYYY-MM-DD */
 	char *backend; /* optional: the isotier backend that runs it locally */
 	char *notes;
+	char *status; /* optional: "current" (the default), "deprecated", "retired" */
+	isotier_status_source status_source; /* required unless current */
+	bool has_status_source;
+	char **renamed_from; /* earlier ids of this offering, newest first */
+	size_t n_renamed_from;
 	isotier_source *sources;
 	size_t n_sources;
 	isotier_prior_claim *history;
@@ -104,6 +124,21 @@ void isotier_catalogue_validate(const isotier_catalogue *c, const char *today, i
                                 isotier_findings *findings);
 
 const isotier_provider *isotier_catalogue_find(const isotier_catalogue *c, const char *id);
+/* The entry whose renamed_from lists old_id (an id that no longer exists). */
+const isotier_provider *isotier_catalogue_find_renamed(const isotier_catalogue *c,
+                                                       const char *old_id);
+/*
+ * The id an offering has now: id itself when dir holds <id>.json, else the id
+ * of the entry whose renamed_from lists it (loading the whole catalogue only
+ * then), else id unchanged. Writes into out (>= 65 bytes) and returns out.
+ */
+const char *isotier_catalogue_current_id(char *out, size_t len, const char *dir, const char *id);
+
+/* "current" for NULL; the status otherwise. */
+const char *isotier_provider_status(const isotier_provider *p);
+/* The provider an offering is grouped under: `provider`, else its own id. */
+const char *isotier_provider_group(const isotier_provider *p);
+
 /* The entry whose "backend" field names this local backend. */
 const isotier_provider *isotier_catalogue_find_backend(const isotier_catalogue *c,
                                                        const char *backend);

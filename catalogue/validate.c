@@ -2,7 +2,8 @@
  * validate.c - the validator's rules over a loaded catalogue (FORMAT.md):
  * vocabulary, mechanism against tier, calendar dates never in the future,
  * source age, provider evidence for every tier above UNKNOWN, unique ids that
- * match their file names.
+ * match their file names; per offering (v2): provider id, status with the
+ * provider's words, renamed_from ids that are no longer in use.
  */
 #include "catalogue.h"
 
@@ -151,8 +152,89 @@ static void check_mechanism(struct vctx *v, const char *field, const char *mecha
 		                     isotier_tier_name(supports));
 }
 
+/* Catalogue v2: provider grouping, status and its source, renamed_from. */
+static void validate_offering(struct vctx *v, const isotier_provider *p)
+{
+	if (p->provider && !id_valid(p->provider))
+		isotier_findings_add(
+		    v->findings, ISOTIER_FINDING_ERROR, v->file, "provider",
+		    "'%.64s' is not a provider id (^[a-z0-9][a-z0-9-]*$, at most 64)", p->provider);
+	else if (!p->provider)
+		isotier_findings_add(v->findings, ISOTIER_FINDING_WARNING, v->file, "provider",
+		                     "no provider: the offering is grouped on its own");
+	const char *st = p->status;
+	bool inactive = st && (!strcmp(st, "deprecated") || !strcmp(st, "retired"));
+	if (st && !inactive && strcmp(st, "current"))
+		isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, "status",
+		                     "'%.40s' is not 'current', 'deprecated' or 'retired'", st);
+	if (inactive && !p->has_status_source)
+		isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, "status_source",
+		                     "required for status '%s': the provider's words, their date "
+		                     "and URL",
+		                     st);
+	else if (!inactive && p->has_status_source && (!st || !strcmp(st, "current")))
+		isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, "status_source",
+		                     "only a deprecated or retired offering has one");
+	if (p->has_status_source) {
+		const isotier_status_source *s = &p->status_source;
+		long days;
+		check_date(v, "status_source.date", s->date, &days);
+		if (s->url && !url_valid(s->url))
+			isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file,
+			                     "status_source.url", "'%.80s' is not an http(s) URL",
+			                     s->url);
+		if (s->quote && !s->quote[0])
+			isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file,
+			                     "status_source.quote",
+			                     "empty: the provider's own words are required");
+	}
+	for (size_t i = 0; i < p->n_renamed_from; i++) {
+		const char *old = p->renamed_from[i];
+		char field[64];
+		snprintf(field, sizeof field, "renamed_from[%zu]", i);
+		if (!old)
+			continue;
+		if (!id_valid(old))
+			isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, field,
+			                     "'%.64s' is not an id", old);
+		else if (p->id && !strcmp(old, p->id))
+			isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, field,
+			                     "'%s' is this offering's own id", old);
+		for (size_t j = 0; j < i; j++)
+			if (p->renamed_from[j] && !strcmp(p->renamed_from[j], old))
+				isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file,
+				                     field, "'%.64s' is listed twice", old);
+	}
+}
+
+/* An earlier id must not be in use again, nor claimed by two offerings: a
+ * rename has to stay unambiguous for churn and for create(). */
+static void validate_renames(const isotier_catalogue *c, isotier_findings *findings)
+{
+	for (size_t i = 0; i < c->n_providers; i++) {
+		const isotier_provider *p = &c->providers[i];
+		for (size_t k = 0; k < p->n_renamed_from; k++) {
+			const char *old = p->renamed_from[k];
+			char field[64];
+			snprintf(field, sizeof field, "renamed_from[%zu]", k);
+			const isotier_provider *now = old ? isotier_catalogue_find(c, old) : NULL;
+			if (now && now != p)
+				isotier_findings_add(findings, ISOTIER_FINDING_ERROR, p->file,
+				                     field, "'%s' is still the id of %s", old,
+				                     now->file);
+			const isotier_provider *first =
+			    old ? isotier_catalogue_find_renamed(c, old) : NULL;
+			if (first && first != p)
+				isotier_findings_add(findings, ISOTIER_FINDING_ERROR, p->file,
+				                     field, "'%s' is also renamed_from of %s", old,
+				                     first->file);
+		}
+	}
+}
+
 static void validate_provider(struct vctx *v, const isotier_provider *p)
 {
+	validate_offering(v, p);
 	/* id: pattern, and equal to the file name stem. */
 	if (!p->id) {
 		/* reported by the parser */
@@ -194,8 +276,11 @@ static void validate_provider(struct vctx *v, const isotier_provider *p)
 			                     "'%.40s' is not 'provider' or 'third-party'",
 			                     s->publisher);
 		}
-		snprintf(field, sizeof field, "sources[%zu].retrieved", i);
 		long days;
+		snprintf(field, sizeof field, "sources[%zu].published", i);
+		if (s->published)
+			check_date(v, field, s->published, &days);
+		snprintf(field, sizeof field, "sources[%zu].retrieved", i);
 		bool fresh = false;
 		if (check_date(v, field, s->retrieved, &days)) {
 			if (v->today - days > v->max_age)
@@ -278,4 +363,5 @@ void isotier_catalogue_validate(const isotier_catalogue *c, const char *today, i
 			                     "'%s' is also the id of %s", p->id,
 			                     c->providers[j].file);
 	}
+	validate_renames(c, findings);
 }

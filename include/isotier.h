@@ -23,6 +23,15 @@ extern "C" {
 
 #define ISOTIER_VERSION "0.1.0"
 
+/* What libisotier exports: the library is built with hidden visibility, so
+ * these declarations are its whole ABI (tests/integration/api_install.sh
+ * checks the exported symbols against this header). */
+#if defined(__GNUC__)
+#define ISOTIER_PUBLIC __attribute__((visibility("default")))
+#else
+#define ISOTIER_PUBLIC
+#endif
+
 /* ---- tiers ------------------------------------------------------------ */
 
 typedef enum isotier_tier {
@@ -33,17 +42,17 @@ typedef enum isotier_tier {
 } isotier_tier;
 
 /* "UNKNOWN", "CONTAINER", "GVISOR", "MICROVM"; never NULL. */
-const char *isotier_tier_name(isotier_tier tier);
+ISOTIER_PUBLIC const char *isotier_tier_name(isotier_tier tier);
 
 /* Parses a tier name (case-insensitive). Returns 0 or ISOTIER_EINVAL. */
-int isotier_tier_parse(isotier_tier *out, const char *name);
+ISOTIER_PUBLIC int isotier_tier_parse(isotier_tier *out, const char *name);
 
 /*
  * The rank of ADR-0018. A requirement of ISOTIER_UNKNOWN means "no
  * requirement" and is satisfied by anything; otherwise UNKNOWN satisfies
  * nothing and a known tier satisfies every requirement at or below its rank.
  */
-bool isotier_tier_satisfies(isotier_tier have, isotier_tier required);
+ISOTIER_PUBLIC bool isotier_tier_satisfies(isotier_tier have, isotier_tier required);
 
 /* ---- errors ----------------------------------------------------------- */
 
@@ -59,7 +68,9 @@ enum {
 	ISOTIER_EDATA = -8,        /* malformed input (catalogue, probe output...) */
 	ISOTIER_EDB = -9,          /* history database error */
 	ISOTIER_EINTR = -10,       /* interrupted by a signal (SIGINT/SIGTERM) */
-	ISOTIER_ENOTFOUND = -11,   /* no such backend, provider or record */
+	ISOTIER_ENOTFOUND = -11,   /* no such backend, provider or record (sys_errno ENOENT: a
+	                              path that does not exist, e.g. the history database) */
+	ISOTIER_EBUSY = -12,       /* the history database is locked by another process */
 };
 
 #define ISOTIER_ERROR_MESSAGE_MAX 2048
@@ -73,20 +84,50 @@ typedef struct isotier_error {
 	int code;
 	int sys_errno;
 	char message[ISOTIER_ERROR_MESSAGE_MAX];
+	/* For ISOTIER_EDB and ISOTIER_EBUSY: SQLite's extended result code
+	 * (SQLITE_NOTADB, SQLITE_BUSY_SNAPSHOT...); 0 otherwise. Tell errors
+	 * apart by these codes, never by the message text. */
+	int db_code;
 } isotier_error;
 
 /* Name of an ISOTIER_E* code ("ECONFIG"...). */
-const char *isotier_strerror(int code);
+ISOTIER_PUBLIC const char *isotier_strerror(int code);
+
+/* ---- diagnostics ------------------------------------------------------- */
+
+typedef enum isotier_log_level {
+	ISOTIER_LOG_WARNING = 1, /* something best-effort failed: a span not exported, an
+	                            audit event after the fact not written */
+} isotier_log_level;
+
+/*
+ * The library never writes to stderr: what it has to say that is not an
+ * error of the call goes to the handler given in isotier_create_opts (per
+ * sandbox: no process-wide state). NULL drops it.
+ */
+typedef void (*isotier_log_fn)(isotier_log_level level, const char *message, void *data);
 
 /* ---- sandboxes -------------------------------------------------------- */
 
 typedef struct isotier_sandbox isotier_sandbox;
 
+/*
+ * Option structs are versioned (libgit2's convention): start from the _INIT
+ * macro, then set fields; a library that does not know the version refuses
+ * the call (ISOTIER_EINVAL) instead of reading fields the caller never had.
+ */
+#define ISOTIER_CREATE_OPTS_VERSION 1
+#define ISOTIER_CREATE_OPTS_INIT {.version = ISOTIER_CREATE_OPTS_VERSION}
+
 typedef struct isotier_create_opts {
+	unsigned int version;           /* ISOTIER_CREATE_OPTS_VERSION */
 	const char *backend;            /* "bwrap", "runc", "runsc", "qemu-microvm", "host" */
 	isotier_tier require_isolation; /* ISOTIER_UNKNOWN: no requirement */
 	const char *catalogue_dir;      /* NULL: the built-in default catalogue path */
-	const char *db_path;            /* history database; NULL: no history consulted */
+	const char *db_path;            /* history database; NULL: no history consulted. A path
+	                                   that does not exist is ISOTIER_ENOTFOUND (sys_errno
+	                                   ENOENT) unless create_db: never an empty database
+	                                   created as a side effect */
 	int max_source_age_days;        /* 0: the runbook's default cadence */
 	int require_verified_days;      /* >0: demand a CONFIRMED/CONSISTENT observation this recent */
 	bool attest;                    /* run the probe inside after provisioning; fail closed */
@@ -96,11 +137,20 @@ typedef struct isotier_create_opts {
 	const char *otlp_endpoint;      /* OTLP/HTTP traces endpoint; NULL: none */
 	const char *otlp_file;          /* OTLP/JSON spans file; NULL: none */
 	int timeout_s;                  /* per child process; 0: 60 s */
+	bool create_db;                 /* db_path may be created (audit events) when absent */
+	isotier_log_fn log;             /* warnings (see isotier_log_fn); NULL: dropped */
+	void *log_data;                 /* passed to log */
 } isotier_create_opts;
 
-int isotier_create(isotier_sandbox **out, const isotier_create_opts *opts, isotier_error *err);
+ISOTIER_PUBLIC int isotier_create(isotier_sandbox **out, const isotier_create_opts *opts, isotier_error *err);
+
+#define ISOTIER_EXEC_OPTS_VERSION 1
+/* stdin from /dev/null, stdout and stderr inherited, the sandbox's timeout. */
+#define ISOTIER_EXEC_OPTS_INIT                                                               \
+	{.version = ISOTIER_EXEC_OPTS_VERSION, .stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1}
 
 typedef struct isotier_exec_opts {
+	unsigned int version; /* ISOTIER_EXEC_OPTS_VERSION */
 	int stdin_fd;  /* -1: /dev/null */
 	int stdout_fd; /* -1: inherit */
 	int stderr_fd; /* -1: inherit */
@@ -109,17 +159,17 @@ typedef struct isotier_exec_opts {
 
 /* Runs argv (NULL-terminated) in the sandbox; *exit_status gets the command's
  * exit status (128+N when killed by signal N). */
-int isotier_sandbox_exec(isotier_sandbox *sandbox, const char *const *argv,
+ISOTIER_PUBLIC int isotier_sandbox_exec(isotier_sandbox *sandbox, const char *const *argv,
 			 const isotier_exec_opts *opts, int *exit_status, isotier_error *err);
 
 /* The tier this sandbox was resolved to (the tier we can defend). */
-isotier_tier isotier_sandbox_tier(const isotier_sandbox *sandbox);
+ISOTIER_PUBLIC isotier_tier isotier_sandbox_tier(const isotier_sandbox *sandbox);
 
 /* "<isotier_sandbox backend=bwrap tier=CONTAINER id=...>"; valid until destroy. */
-const char *isotier_sandbox_repr(const isotier_sandbox *sandbox);
+ISOTIER_PUBLIC const char *isotier_sandbox_repr(const isotier_sandbox *sandbox);
 
 /* Tears the sandbox down and frees it; NULL is accepted. */
-void isotier_sandbox_destroy(isotier_sandbox *sandbox);
+ISOTIER_PUBLIC void isotier_sandbox_destroy(isotier_sandbox *sandbox);
 
 #ifdef __cplusplus
 }

@@ -74,6 +74,9 @@ typedef struct isotier_backend {
 	const char *name;         /* "bwrap" */
 	const char *catalogue_id; /* catalogue entry holding its claim ("bubblewrap"); NULL for host */
 	const char *description;
+	/* The backend runs commands on the host itself (no boundary of its own):
+	 * its kernel is the host's by definition, so a VM it shows is its own. */
+	bool observes_host;
 	/* 1 when usable here, 0 (and why) when not. Touches nothing. */
 	int (*available)(char *why, size_t why_len);
 	int (*provision)(void **state, const isotier_backend_spec *spec, isotier_error *err);

@@ -79,6 +79,7 @@ const isotier_backend isotier_backend_host = {
     .name = "host",
     .catalogue_id = NULL,
     .description = "no sandbox: the machine isotier runs on",
+    .observes_host = true,
     .available = host_available,
     .provision = host_provision,
     .exec = host_exec,

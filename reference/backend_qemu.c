@@ -91,6 +91,9 @@ static void find_paths(const qemu_machine *m, qemu_paths *p)
 	const char *i = getenv(m->init_env);
 	if (i && *i)
 		snprintf(p->init, sizeof p->init, "%s", i);
+	else if (isotier_install_path(p->init, sizeof p->init,
+	                              "libexec/isotier/isotier-guest-init") == 0)
+		;
 	else
 		snprintf(p->init, sizeof p->init, "%s/%s", ISOTIER_BUILD_DIR, m->init_name);
 }

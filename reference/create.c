@@ -3,15 +3,14 @@
  * anything is provisioned when it does not satisfy require_isolation, and
  * carry the tier through every repr, audit event and span (ADR-0006).
  */
+#include "judge.h"
 #include "resolve.h"
 #include "telemetry.h"
 
-#include <cJSON.h>
 #include <errno.h>
 #include <string.h>
 #include <sys/mman.h>
-
-#define ATTEST_OUTPUT_MAX (1024 * 1024)
+#include <sys/stat.h>
 
 struct isotier_sandbox {
 	const isotier_backend *backend;
@@ -55,7 +54,7 @@ static void emit_best_effort(isotier_sandbox *sb, const isotier_event *ev)
 {
 	isotier_error aerr = {0};
 	if (emit(sb, ev, &aerr) < 0)
-		fprintf(stderr, "isotier: warning: audit: %s\n", aerr.message);
+		isotier_telemetry_warn(&sb->tel, "audit: %s", aerr.message);
 }
 
 static void sandbox_free(isotier_sandbox *sb)
@@ -78,33 +77,14 @@ static int dup_opt(char **dst, const char *src)
 	return *dst ? 0 : -1;
 }
 
-/* Reads the probe's verdict from its JSON: the schema and observed_tier are
- * all attestation needs; the document is hostile input. */
-static int attest_parse(isotier_tier *observed, char *observed_name, size_t name_len,
-			const char *json, isotier_error *err)
-{
-	cJSON *doc = cJSON_Parse(json);
-	if (!doc)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "attest: probe output is not JSON");
-	const cJSON *schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
-	const cJSON *tier = cJSON_GetObjectItemCaseSensitive(doc, "observed_tier");
-	int rc = 0;
-	if (!cJSON_IsString(schema) || strcmp(schema->valuestring, "isotier.probe/1") != 0)
-		rc = isotier_error_set(err, ISOTIER_EDATA, 0, "attest: probe output: schema is not isotier.probe/1");
-	else if (!cJSON_IsString(tier))
-		rc = isotier_error_set(err, ISOTIER_EDATA, 0, "attest: probe output: observed_tier missing");
-	else {
-		snprintf(observed_name, name_len, "%.32s", tier->valuestring);
-		/* NONE (no boundary) and anything unparsable count as UNKNOWN. */
-		if (isotier_tier_parse(observed, tier->valuestring) < 0)
-			*observed = ISOTIER_UNKNOWN;
-	}
-	cJSON_Delete(doc);
-	return rc;
-}
-
-/* Runs the probe inside the provisioned sandbox; fails closed unless what it
- * observes supports the resolved tier. */
+/*
+ * Runs the probe inside the provisioned sandbox and judges the catalogue's
+ * claim with it, as verify would: one parser, one judge, the same kernel
+ * comparison with this host. Fails closed: only a CONFIRMED, CONSISTENT or
+ * EXCEEDS verdict whose ceiling reaches the resolved tier attests; a
+ * low-confidence probe, an identity that cannot be compared under a VM
+ * claim, or anything unparsable does not.
+ */
 static int attest(isotier_sandbox *sb, char *why, size_t why_len, isotier_error *err)
 {
 	cleanup_close int out = memfd_create("isotier-attest", MFD_CLOEXEC);
@@ -118,23 +98,38 @@ static int attest(isotier_sandbox *sb, char *why, size_t why_len, isotier_error 
 	if (rc < 0)
 		return isotier_error_prefix(err, "attest: run probe");
 	off_t size = lseek(out, 0, SEEK_END);
-	if (size < 0 || size > ATTEST_OUTPUT_MAX)
+	if (size < 0 || size > PROBE_RESULT_MAX_BYTES)
 		return isotier_error_set(err, ISOTIER_EDATA, 0, "attest: probe output too large");
 	cleanup_free char *json = calloc(1, (size_t)size + 1);
 	if (!json)
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "attest: out of memory");
 	if (pread(out, json, (size_t)size, 0) != size)
 		return isotier_error_set(err, ISOTIER_EIO, errno, "attest: read probe output");
-	isotier_tier observed = ISOTIER_UNKNOWN;
-	char observed_name[40] = "";
-	if ((rc = attest_parse(&observed, observed_name, sizeof observed_name, json, err)) < 0)
-		return rc;
-	if (!isotier_tier_satisfies(observed, sb->res.resolved) || observed == ISOTIER_UNKNOWN) {
-		snprintf(why, why_len, "probe inside %s observed %s, which does not support %s",
-			 sb->backend->name, observed_name, isotier_tier_name(sb->res.resolved));
-		return ISOTIER_ECONFIG;
+	probe_result probe;
+	if ((rc = probe_result_parse(&probe, json, (size_t)size, err)) < 0)
+		return isotier_error_prefix(err, "attest: probe output");
+	char kdetail[300] = "";
+	judge_kernel kernel = {.relation = ISOTIER_KERNEL_SELF, .detail = kdetail};
+	if (sb->backend->observes_host) {
+		snprintf(kdetail, sizeof kdetail, "the backend observes the host itself");
+	} else {
+		isotier_kernel_id host, inside = {.btime = probe.btime};
+		isotier_kernel_id_self(&host);
+		snprintf(inside.boot_id, sizeof inside.boot_id, "%s", probe.boot_id);
+		kernel.relation = isotier_kernel_compare(&host, &inside, kdetail, sizeof kdetail);
 	}
-	snprintf(why, why_len, "probe inside %s observed %s", sb->backend->name, observed_name);
+	judge_claim claim = {.present = true, .tier = sb->res.claimed, .mechanism = sb->res.mechanism};
+	judge_result jr;
+	judge(&jr, &claim, &probe, &kernel);
+	probe_result_clear(&probe);
+	bool verdict_ok = jr.verdict == VERDICT_CONFIRMED || jr.verdict == VERDICT_CONSISTENT ||
+			  jr.verdict == VERDICT_EXCEEDS;
+	bool ceiling_ok = sb->res.resolved != ISOTIER_UNKNOWN &&
+			  isotier_tier_satisfies(judge_ceiling_tier(jr.ceiling), sb->res.resolved);
+	snprintf(why, why_len, "probe inside %s: %s, at most %s of its own (%.300s)", sb->backend->name,
+		 judge_verdict_name(jr.verdict), probe_tier_name(jr.ceiling), jr.reason);
+	if (!verdict_ok || !ceiling_ok)
+		return ISOTIER_ECONFIG;
 	return 0;
 }
 
@@ -171,7 +166,8 @@ static int sandbox_new(isotier_sandbox **out, const isotier_backend *backend,
 	sb->required = opts->require_isolation;
 	sb->timeout_s = opts->timeout_s > 0 ? opts->timeout_s : 60;
 	sb->tel = (isotier_telemetry){.audit_log = sb->audit_log, .db_path = sb->db_path,
-				      .otlp_endpoint = sb->otlp_endpoint, .otlp_file = sb->otlp_file};
+				      .otlp_endpoint = sb->otlp_endpoint, .otlp_file = sb->otlp_file,
+				      .log = opts->log, .log_data = opts->log_data};
 	isotier_telemetry_init(&sb->tel);
 	/* The sandbox id is the first half of its trace id: one name in logs and traces. */
 	memcpy(sb->id, sb->tel.trace_id, 16);
@@ -184,6 +180,11 @@ int isotier_create(isotier_sandbox **out, const isotier_create_opts *opts, isoti
 	uint64_t start = isotier_now_ns();
 	if (!out || !opts || !opts->backend)
 		return isotier_error_set(err, ISOTIER_EINVAL, 0, "create: a backend name is required");
+	if (opts->version != ISOTIER_CREATE_OPTS_VERSION)
+		return isotier_error_set(err, ISOTIER_EINVAL, 0,
+					 "create: options version %u is not %d (start from "
+					 "ISOTIER_CREATE_OPTS_INIT)",
+					 opts->version, ISOTIER_CREATE_OPTS_VERSION);
 	*out = NULL;
 	if ((unsigned)opts->require_isolation > ISOTIER_MICROVM)
 		return isotier_error_set(err, ISOTIER_EINVAL, 0, "create: require_isolation %d is not a tier",
@@ -192,6 +193,17 @@ int isotier_create(isotier_sandbox **out, const isotier_create_opts *opts, isoti
 	if (!backend)
 		return isotier_error_set(err, ISOTIER_ENOTFOUND, 0, "create: no backend named '%s'",
 					 opts->backend);
+	/* A history that is not there is a wrong path, not an empty history:
+	 * resolving without it would drop every contradiction it holds. */
+	if (opts->db_path && !opts->create_db) {
+		struct stat st;
+		if (stat(opts->db_path, &st) != 0 && (errno == ENOENT || errno == ENOTDIR))
+			return isotier_error_set(err, ISOTIER_ENOTFOUND, ENOENT,
+						 "create: history database %s does not exist (run "
+						 "`isotier verify` first, or ask for a new one: create_db, "
+						 "`isotier run --new-db`)",
+						 opts->db_path);
+	}
 	isotier_sandbox *sb = NULL;
 	int rc = sandbox_new(&sb, backend, opts, err);
 	if (rc < 0)
@@ -260,6 +272,11 @@ int isotier_sandbox_exec(isotier_sandbox *sb, const char *const *argv, const iso
 {
 	if (!sb || !argv || !argv[0] || !exit_status)
 		return isotier_error_set(err, ISOTIER_EINVAL, 0, "exec: sandbox, argv and exit_status are required");
+	if (opts && opts->version != ISOTIER_EXEC_OPTS_VERSION)
+		return isotier_error_set(err, ISOTIER_EINVAL, 0,
+					 "exec: options version %u is not %d (start from "
+					 "ISOTIER_EXEC_OPTS_INIT)",
+					 opts->version, ISOTIER_EXEC_OPTS_VERSION);
 	uint64_t start = isotier_now_ns();
 	isotier_exec_request req = {.argv = argv, .stdin_fd = opts ? opts->stdin_fd : -1,
 				    .stdout_fd = opts ? opts->stdout_fd : -1,

@@ -22,6 +22,7 @@ int isotier_error_set(isotier_error *err, int code, int sys_errno, const char *f
 	va_start(ap, fmt);
 	err->code = code;
 	err->sys_errno = sys_errno;
+	err->db_code = 0;
 	error_vformat(err, sys_errno, fmt, ap);
 	va_end(ap);
 	return code;
@@ -50,6 +51,7 @@ void isotier_error_clear(isotier_error *err)
 	if (err) {
 		err->code = 0;
 		err->sys_errno = 0;
+		err->db_code = 0;
 		err->message[0] = '\0';
 	}
 }
@@ -60,7 +62,7 @@ const char *isotier_strerror(int code)
 		[0] = "OK",           [1] = "ERROR",         [2] = "EINVAL", [3] = "ENOMEM",
 		[4] = "EIO",          [5] = "ECONFIG",       [6] = "EUNAVAILABLE",
 		[7] = "ETIMEDOUT",    [8] = "EDATA",         [9] = "EDB",    [10] = "EINTR",
-		[11] = "ENOTFOUND",
+		[11] = "ENOTFOUND",    [12] = "EBUSY",
 	};
 	int idx = -code;
 	if (idx < 0 || (size_t)idx >= sizeof names / sizeof names[0] || !names[idx])

@@ -66,20 +66,41 @@ static const char *const migrations[] = {
 	"  reason TEXT,"
 	"  detail_json TEXT);"
 	"CREATE INDEX audit_events_by_time ON audit_events(at);",
+	/* 1 -> 2: what an observation proves about the sandbox's own boundary.
+	 * kernel_relation: how its kernel relates to the host's (kernel_id.h);
+	 * ceiling_tier: the most it lets anyone defend (NULL: nothing
+	 * trustworthy was shown; NONE: no boundary of its own). Rows older than
+	 * this have NULL in both and prove nothing. */
+	"ALTER TABLE observations ADD COLUMN kernel_relation TEXT;"
+	"ALTER TABLE observations ADD COLUMN ceiling_tier TEXT;",
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
+/* ISOTIER_EBUSY for a lock (SQLITE_BUSY, SQLITE_LOCKED and their extended
+ * codes), ISOTIER_EDB otherwise; SQLite's code travels in err->db_code. */
+static int db_error(isotier_error *err, int sqlite_code, const char *context, const char *msg)
+{
+	int primary = sqlite_code & 0xff;
+	int code = primary == SQLITE_BUSY || primary == SQLITE_LOCKED ? ISOTIER_EBUSY : ISOTIER_EDB;
+	isotier_error_set(err, code, 0, "%s: %s", context, msg ? msg : "?");
+	if (err)
+		err->db_code = sqlite_code ? sqlite_code : SQLITE_ERROR;
+	return code;
+}
+
 int isotier_history_sql_error(isotier_history *h, isotier_error *err, const char *context)
 {
-	return isotier_error_set(err, ISOTIER_EDB, 0, "%s: %s", context,
-				 h && h->db ? sqlite3_errmsg(h->db) : "no database");
+	if (!h || !h->db)
+		return db_error(err, SQLITE_CANTOPEN, context, "no database");
+	return db_error(err, sqlite3_extended_errcode(h->db), context, sqlite3_errmsg(h->db));
 }
 
 static int exec_sql(isotier_history *h, const char *sql, isotier_error *err, const char *context)
 {
 	char *msg = NULL;
-	if (sqlite3_exec(h->db, sql, NULL, NULL, &msg) != SQLITE_OK) {
-		int rc = isotier_error_set(err, ISOTIER_EDB, 0, "%s: %s", context, msg ? msg : "?");
+	int rc = sqlite3_exec(h->db, sql, NULL, NULL, &msg);
+	if (rc != SQLITE_OK) {
+		rc = db_error(err, sqlite3_extended_errcode(h->db), context, msg);
 		sqlite3_free(msg);
 		return rc;
 	}
@@ -120,7 +141,7 @@ static int migrate(isotier_history *h, const char *path, isotier_error *err)
 	}
 	if (version < 0 || version > SCHEMA_VERSION) {
 		isotier_history_rollback(h);
-		return isotier_error_set(err, ISOTIER_EDB, 0,
+		return isotier_error_set(err, ISOTIER_EDATA, 0,
 					 "%s: schema version %d is not one this isotier knows (max %d)",
 					 path, version, SCHEMA_VERSION);
 	}
@@ -186,7 +207,8 @@ static int immutable_uri(char *buf, size_t len, const char *path)
 	return 0;
 }
 
-int isotier_history_open_readonly(isotier_history **out, const char *path, isotier_error *err)
+static int history_open_readonly(isotier_history **out, const char *path, bool migrated,
+				 isotier_error *err)
 {
 	if (access(path, R_OK) != 0)
 		return isotier_error_set(err, ISOTIER_EDB, errno, "open history %s", path);
@@ -215,18 +237,31 @@ int isotier_history_open_readonly(isotier_history **out, const char *path, isoti
 	}
 	if (version > SCHEMA_VERSION) {
 		isotier_history_close(h);
-		return isotier_error_set(err, ISOTIER_EDB, 0,
+		return isotier_error_set(err, ISOTIER_EDATA, 0,
 					 "%s: schema version %d is not one this isotier knows (max %d)",
 					 path, version, SCHEMA_VERSION);
 	}
 	if (version < SCHEMA_VERSION) {
+		/* An older history (this isotier was upgraded): migrate it once
+		 * where we may write it, then read it as usual. */
 		isotier_history_close(h);
-		return isotier_error_set(err, ISOTIER_EDB, 0,
+		isotier_history *rw = NULL;
+		isotier_error ignored = {0};
+		if (!migrated && isotier_history_open(&rw, path, 5000, &ignored) == 0) {
+			isotier_history_close(rw);
+			return history_open_readonly(out, path, true, err);
+		}
+		return isotier_error_set(err, ISOTIER_EDATA, 0,
 					 "%s: schema version %d is older than %d; open it once read-write to migrate",
 					 path, version, SCHEMA_VERSION);
 	}
 	*out = h;
 	return 0;
+}
+
+int isotier_history_open_readonly(isotier_history **out, const char *path, isotier_error *err)
+{
+	return history_open_readonly(out, path, false, err);
 }
 
 void isotier_history_close(isotier_history *h)

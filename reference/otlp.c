@@ -9,6 +9,7 @@
 #include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stdarg.h>
 #include <string.h>
 #include <sys/random.h>
 #include <time.h>
@@ -107,11 +108,23 @@ static size_t discard_body(char *ptr, size_t size, size_t nmemb, void *user)
 	return size * nmemb;
 }
 
-static void post_span(const char *endpoint, const char *body)
+void isotier_telemetry_warn(const isotier_telemetry *t, const char *fmt, ...)
+{
+	if (!t->log)
+		return;
+	char msg[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof msg, fmt, ap);
+	va_end(ap);
+	t->log(ISOTIER_LOG_WARNING, msg, t->log_data);
+}
+
+static void post_span(const isotier_telemetry *t, const char *endpoint, const char *body)
 {
 	CURL *curl = curl_easy_init();
 	if (!curl) {
-		fprintf(stderr, "isotier: warning: OTLP export to %s: cannot initialise libcurl\n", endpoint);
+		isotier_telemetry_warn(t, "OTLP export to %s: cannot initialise libcurl", endpoint);
 		return;
 	}
 	struct curl_slist *headers = curl_slist_append(NULL, "Content-Type: application/json");
@@ -127,10 +140,10 @@ static void post_span(const char *endpoint, const char *body)
 	long status = 0;
 	curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
 	if (rc != CURLE_OK)
-		fprintf(stderr, "isotier: warning: OTLP export to %s failed: %s\n", endpoint,
-			curl_easy_strerror(rc));
+		isotier_telemetry_warn(t, "OTLP export to %s failed: %s", endpoint,
+				       curl_easy_strerror(rc));
 	else if (status < 200 || status >= 300)
-		fprintf(stderr, "isotier: warning: OTLP export to %s: HTTP %ld\n", endpoint, status);
+		isotier_telemetry_warn(t, "OTLP export to %s: HTTP %ld", endpoint, status);
 	curl_slist_free_all(headers);
 	curl_easy_cleanup(curl);
 }
@@ -141,7 +154,7 @@ void isotier_span_emit(const isotier_telemetry *t, const isotier_event *ev)
 		return;
 	char *body = span_export_json(t, ev);
 	if (!body) {
-		fprintf(stderr, "isotier: warning: span export: out of memory\n");
+		isotier_telemetry_warn(t, "span export: out of memory");
 		return;
 	}
 	if (t->otlp_file) {
@@ -156,13 +169,13 @@ void isotier_span_emit(const isotier_telemetry *t, const isotier_event *ev)
 			line[len + 1] = '\0';
 		}
 		if (fd < 0 || write(fd, line, len + 1) != (ssize_t)(len + 1))
-			fprintf(stderr, "isotier: warning: span file %s: %s\n", t->otlp_file,
-				line ? strerror(errno) : "out of memory");
+			isotier_telemetry_warn(t, "span file %s: %s", t->otlp_file,
+					       line ? strerror(errno) : "out of memory");
 		if (fd >= 0)
 			close(fd);
 		free(line);
 	}
 	if (t->otlp_endpoint)
-		post_span(t->otlp_endpoint, body);
+		post_span(t, t->otlp_endpoint, body);
 	free(body);
 }

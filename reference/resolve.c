@@ -33,7 +33,8 @@ static void downgrade(isotier_resolution *r, const char *fmt, ...)
 static int resolve_claim(isotier_resolution *r, const char *dir, const char *id, int max_age,
 			 const char *today)
 {
-	char path[4096];
+	char path[4096], current[72];
+	id = isotier_catalogue_current_id(current, sizeof current, dir, id); /* renamed_from */
 	snprintf(path, sizeof path, "%s/%s.json", dir, id);
 	cleanup_free char *json = NULL;
 	size_t len = 0;
@@ -54,7 +55,14 @@ static int resolve_claim(isotier_resolution *r, const char *dir, const char *id,
 		const isotier_source *src = isotier_provider_best_source(&p);
 		if (src && src->retrieved)
 			snprintf(r->source_retrieved, sizeof r->source_retrieved, "%s", src->retrieved);
-		if (r->claimed == ISOTIER_UNKNOWN) {
+		const char *status = isotier_provider_status(&p);
+		if (!strcmp(status, "deprecated"))
+			snprintf(r->status, sizeof r->status, "deprecated since %.16s",
+				 p.status_source.date ? p.status_source.date : "?");
+		if (!strcmp(status, "retired")) {
+			downgrade(r, "catalogue offering %s is retired", r->provider_id);
+			ok = 0;
+		} else if (r->claimed == ISOTIER_UNKNOWN) {
 			downgrade(r, "the catalogue claims UNKNOWN for %s", r->provider_id);
 			ok = 0;
 		} else if (!src) {
@@ -88,6 +96,39 @@ static int resolve_claim(isotier_resolution *r, const char *dir, const char *id,
 	isotier_provider_clear(&p);
 	isotier_findings_free(&findings);
 	return ok;
+}
+
+/*
+ * The defended tier never rises above what the latest trustworthy observation
+ * showed of the sandbox's own boundary (its ceiling_tier: a VM counts only when
+ * proven the sandbox's own). A claim above it is not defended at all.
+ */
+static int resolve_ceiling(isotier_resolution *r, isotier_history *h, const char *backend,
+			   isotier_error *err)
+{
+	if (r->resolved == ISOTIER_UNKNOWN)
+		return 0;
+	cleanup_stmt sqlite3_stmt *s = NULL;
+	if (sqlite3_prepare_v2(isotier_history_db(h),
+			       "SELECT ceiling_tier, observed_at, COALESCE(reason, '') FROM observations"
+			       " WHERE backend = ?1 AND ceiling_tier IS NOT NULL"
+			       " ORDER BY observed_at DESC, id DESC LIMIT 1",
+			       -1, &s, NULL) != SQLITE_OK)
+		return isotier_history_sql_error(h, err, "read latest trustworthy observation");
+	sqlite3_bind_text(s, 1, backend, -1, SQLITE_STATIC);
+	if (sqlite3_step(s) != SQLITE_ROW)
+		return 0;
+	const char *name = (const char *)sqlite3_column_text(s, 0);
+	isotier_tier ceiling = ISOTIER_UNKNOWN;
+	/* NONE (no boundary of its own) and anything unreadable allow nothing. */
+	if (!name || isotier_tier_parse(&ceiling, name) < 0)
+		ceiling = ISOTIER_UNKNOWN;
+	if (!isotier_tier_satisfies(ceiling, r->resolved))
+		downgrade(r, "the latest trustworthy observation of %s (%s) shows at most %s of its "
+			     "own, below the claimed %s: %s",
+			  backend, (const char *)sqlite3_column_text(s, 1), name ? name : "?",
+			  isotier_tier_name(r->claimed), (const char *)sqlite3_column_text(s, 2));
+	return 0;
 }
 
 /* Applies the history: a CONTRADICTED latest observation, or (when demanded)
@@ -129,22 +170,32 @@ static int resolve_history(isotier_resolution *r, const char *backend, const iso
 			return 0;
 		}
 	}
+	if ((rc = resolve_ceiling(r, h, backend, err)) < 0)
+		return rc;
 	if (o->require_verified_days > 0 && r->resolved != ISOTIER_UNKNOWN) {
 		cleanup_stmt sqlite3_stmt *verified = NULL;
+		/* Only an observation that proved the claimed tier counts: a
+		 * CONFIRMED or CONSISTENT verdict whose ceiling reaches it (rows
+		 * older than ceilings prove nothing). */
 		if (sqlite3_prepare_v2(isotier_history_db(h),
-				       "SELECT observed_at FROM observations WHERE backend = ?1"
+				       "SELECT observed_at, ceiling_tier FROM observations WHERE backend = ?1"
 				       " AND verdict IN ('CONFIRMED', 'CONSISTENT')"
+				       " AND ceiling_tier IS NOT NULL"
 				       " ORDER BY observed_at DESC, id DESC LIMIT 1",
 				       -1, &verified, NULL) != SQLITE_OK)
 			return isotier_history_sql_error(h, err, "read verified observation");
 		sqlite3_bind_text(verified, 1, backend, -1, SQLITE_STATIC);
-		if (sqlite3_step(verified) != SQLITE_ROW)
-			downgrade(r, "%s has never been CONFIRMED or CONSISTENT, and a verification "
-				     "within %d days is required",
-				  backend, o->require_verified_days);
+		isotier_tier ceiling = ISOTIER_UNKNOWN;
+		bool found = sqlite3_step(verified) == SQLITE_ROW;
+		if (found && isotier_tier_parse(&ceiling, (const char *)sqlite3_column_text(verified, 1)) < 0)
+			ceiling = ISOTIER_UNKNOWN;
+		if (!found || !isotier_tier_satisfies(ceiling, r->claimed))
+			downgrade(r, "%s has never been CONFIRMED by an observation that proves %s, and a "
+				     "verification within %d days is required",
+				  backend, isotier_tier_name(r->claimed), o->require_verified_days);
 		else if (days_since((const char *)sqlite3_column_text(verified, 0), today) >
 			 o->require_verified_days)
-			downgrade(r, "%s was last CONFIRMED or CONSISTENT at %s, more than %d days ago",
+			downgrade(r, "%s was last CONFIRMED at %s, more than %d days ago",
 				  backend, (const char *)sqlite3_column_text(verified, 0),
 				  o->require_verified_days);
 	}
@@ -175,8 +226,8 @@ int isotier_resolve(isotier_resolution *out, const isotier_backend *backend,
 	if (resolve_claim(out, dir, backend->catalogue_id, max_age, today)) {
 		out->resolved = out->claimed;
 		snprintf(out->reason, sizeof out->reason,
-			 "catalogue entry %s (%s), provider source retrieved %s", out->provider_id,
-			 out->mechanism, out->source_retrieved);
+			 "catalogue entry %s (%s), provider source retrieved %s%s%s", out->provider_id,
+			 out->mechanism, out->source_retrieved, out->status[0] ? "; " : "", out->status);
 	}
 	int rc = resolve_history(out, backend->name, o, today, err);
 	return rc < 0 ? isotier_error_prefix(err, "resolve %s", backend->name) : 0;

@@ -26,6 +26,7 @@ typedef struct isotier_resolution {
 	isotier_tier claimed;   /* the catalogue's claim (UNKNOWN when none) */
 	char mechanism[64];
 	char source_retrieved[16];
+	char status[64];        /* "" (current) or "deprecated since DATE"; retired never resolves */
 	isotier_tier resolved;  /* the tier we can defend */
 	char reason[1024];      /* why resolved < claimed, or what vouches for it */
 	char latest_verdict[32];/* of the newest judged observation; "" when none */

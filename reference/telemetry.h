@@ -19,7 +19,12 @@ typedef struct isotier_telemetry {
 	const char *otlp_file;     /* one OTLP/JSON export per line; NULL: none */
 	char trace_id[33];         /* one trace per sandbox */
 	struct isotier_history *db; /* opened at the first event, kept for the sandbox's life */
+	isotier_log_fn log;         /* best-effort failures; NULL: dropped */
+	void *log_data;
 } isotier_telemetry;
+
+/* Formats a warning for t's log handler (nothing when there is none). */
+void isotier_telemetry_warn(const isotier_telemetry *t, const char *fmt, ...) ISOTIER_PRINTF(2, 3);
 
 typedef struct isotier_event {
 	const char *event;      /* "create", "refuse", "attest", "exec", "destroy" */
@@ -43,7 +48,7 @@ int isotier_audit_emit(isotier_telemetry *t, const isotier_event *ev, isotier_er
 void isotier_telemetry_close(isotier_telemetry *t);
 
 /* Exports a span for the event. Never fails the operation: a collector that
- * is down costs a warning on stderr. */
+ * is down costs a warning through the log handler. */
 void isotier_span_emit(const isotier_telemetry *t, const isotier_event *ev);
 
 uint64_t isotier_now_ns(void);

@@ -80,10 +80,58 @@ static void cjson_deletep(cJSON **p)
 	cJSON_Delete(*p);
 }
 
-/* Tolerant of schema drift across history: only id, tier and mechanism. */
-static int claim_parse_json(char **id, churn_claimref *claim, const char *buf, size_t len,
-                            const char *where, isotier_error *err)
+/* The catalogue v2 fields churn reads: status (default "current") and
+ * renamed_from; absent in older revisions, strictly checked when present. */
+static int offering_parse_json(churn_claim *out, const cJSON *root, const char *where,
+                               isotier_error *err)
 {
+	snprintf(out->status, sizeof out->status, "current");
+	const cJSON *st = cJSON_GetObjectItemCaseSensitive(root, "status");
+	if (st) {
+		if (!cJSON_IsString(st) || !st->valuestring ||
+		    (strcmp(st->valuestring, "current") && strcmp(st->valuestring, "deprecated") &&
+		     strcmp(st->valuestring, "retired")))
+			return isotier_error_set(err, ISOTIER_EDATA, 0,
+			                         "%s: field \"status\" must be \"current\", "
+			                         "\"deprecated\" or \"retired\"",
+			                         where);
+		snprintf(out->status, sizeof out->status, "%s", st->valuestring);
+	}
+	const cJSON *rf = cJSON_GetObjectItemCaseSensitive(root, "renamed_from");
+	if (!rf)
+		return 0;
+	int n = cJSON_IsArray(rf) ? cJSON_GetArraySize(rf) : -1;
+	if (n < 0 || n > CHURN_RENAMED_FROM_MAX)
+		return isotier_error_set(
+		    err, ISOTIER_EDATA, 0,
+		    "%s: field \"renamed_from\" must be an array of at most %d "
+		    "ids",
+		    where, CHURN_RENAMED_FROM_MAX);
+	if (n == 0)
+		return 0;
+	if (!(out->renamed_from = calloc((size_t)n, sizeof *out->renamed_from)))
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+	for (const cJSON *e = rf->child; e; e = e->next) {
+		if (!cJSON_IsString(e) || !e->valuestring || !ident_ok(e->valuestring))
+			return isotier_error_set(
+			    err, ISOTIER_EDATA, 0,
+			    "%s: field \"renamed_from\" must hold ids [a-z0-9][a-z0-9-]* (at most "
+			    "%d bytes)",
+			    where, CHURN_ID_MAX);
+		if (!(out->renamed_from[out->n_renamed_from++] = strdup(e->valuestring)))
+			return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+	}
+	return 0;
+}
+
+/* Tolerant of schema drift across history: only id, tier and mechanism, and
+ * the offering fields when present. On error *out may hold partial members:
+ * the caller clears it. */
+static int claim_parse_json(churn_claim *out, const char *buf, size_t len, const char *where,
+                            isotier_error *err)
+{
+	char **id = &out->id;
+	churn_claimref *claim = &out->claim;
 	__attribute__((cleanup(cjson_deletep))) cJSON *root = cJSON_ParseWithLength(buf, len);
 	if (!root)
 		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: not valid JSON", where);
@@ -118,7 +166,7 @@ static int claim_parse_json(char **id, churn_claimref *claim, const char *buf, s
 	snprintf(claim->mechanism, sizeof claim->mechanism, "%s", v[2]);
 	if (!(*id = strdup(v[0])))
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
-	return 0;
+	return offering_parse_json(out, root, where, err);
 }
 
 /* Checks a blob's size from its header before reading it: a hostile
@@ -146,8 +194,7 @@ static int blob_size_ok(git_repository *repo, const git_oid *oid, size_t max, co
 typedef struct blob_slot {
 	git_oid oid;
 	bool used;
-	char *id;
-	churn_claimref claim;
+	churn_claim c; /* path unused */
 } blob_slot;
 
 typedef struct blob_cache {
@@ -158,7 +205,7 @@ typedef struct blob_cache {
 static void blob_cache_free(blob_cache *c)
 {
 	for (size_t i = 0; i < c->cap; i++)
-		free(c->slots[i].id);
+		churn_claim_clear(&c->slots[i].c);
 	free(c->slots);
 	memset(c, 0, sizeof *c);
 }
@@ -206,9 +253,10 @@ static int blob_claim(const blob_slot **out, blob_cache *cache, git_repository *
 		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: larger than %d bytes", where,
 		                         CHURN_JSON_MAX);
 	blob_slot s = {.oid = *oid, .used = true};
-	if (claim_parse_json(&s.id, &s.claim, git_blob_rawcontent(blob), (size_t)size, where, err) <
-	    0)
+	if (claim_parse_json(&s.c, git_blob_rawcontent(blob), (size_t)size, where, err) < 0) {
+		churn_claim_clear(&s.c);
 		return err ? err->code : ISOTIER_EDATA;
+	}
 	cache->slots[i] = s;
 	cache->n++;
 	*out = &cache->slots[i];
@@ -219,10 +267,8 @@ static int blob_claim(const blob_slot **out, blob_cache *cache, git_repository *
 
 void churn_snapshot_clear(churn_snapshot *s)
 {
-	for (size_t i = 0; i < s->n; i++) {
-		free(s->items[i].id);
-		free(s->items[i].path);
-	}
+	for (size_t i = 0; i < s->n; i++)
+		churn_claim_clear(&s->items[i]);
 	free(s->items);
 	memset(s, 0, sizeof *s);
 }
@@ -291,11 +337,19 @@ static int snapshot_from_dir(churn_snapshot *out, git_repository *repo, git_tree
 			return err ? err->code : ISOTIER_EDATA;
 		}
 		churn_claim *c = &out->items[out->n++];
-		c->claim = slot->claim;
-		c->id = strdup(slot->id);
+		c->claim = slot->c.claim;
+		memcpy(c->status, slot->c.status, sizeof c->status);
+		c->id = strdup(slot->c.id);
 		if (asprintf(&c->path, "%s/%s", CHURN_PROVIDERS_DIR, name) < 0)
 			c->path = NULL;
-		if (!c->id || !c->path) {
+		bool ids_ok = true;
+		if (slot->c.n_renamed_from &&
+		    (c->renamed_from = calloc(slot->c.n_renamed_from, sizeof(char *))))
+			for (size_t k = 0; k < slot->c.n_renamed_from; k++, c->n_renamed_from++)
+				ids_ok &= !!(c->renamed_from[k] = strdup(slot->c.renamed_from[k]));
+		else if (slot->c.n_renamed_from)
+			ids_ok = false;
+		if (!c->id || !c->path || !ids_ok) {
 			churn_snapshot_clear(out);
 			return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 		}
@@ -323,83 +377,6 @@ int churn_snapshot_load(churn_snapshot *out, git_repository *repo, git_commit *c
 	blob_cache cache = {0};
 	int rc = snapshot_from_dir(out, repo, dir, label, &cache, err);
 	blob_cache_free(&cache);
-	return rc;
-}
-
-/* ---- diff -------------------------------------------------------------- */
-
-void churn_changes_clear(churn_changes *c)
-{
-	for (size_t i = 0; i < c->n; i++) {
-		free(c->items[i].id);
-		free(c->items[i].old_path);
-		free(c->items[i].new_path);
-	}
-	free(c->items);
-	memset(c, 0, sizeof *c);
-}
-
-static int change_add(churn_changes *out, churn_kind kind, const churn_claim *a,
-                      const churn_claim *b, isotier_error *err)
-{
-	if (out->n == out->cap) {
-		size_t ncap = out->cap ? out->cap * 2 : 16;
-		churn_change *items = realloc(out->items, ncap * sizeof *items);
-		if (!items)
-			return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
-		out->items = items;
-		out->cap = ncap;
-	}
-	const churn_claim *either = a ? a : b;
-	if (!either)
-		return isotier_error_set(err, ISOTIER_EINVAL, 0, "change_add: no claim");
-	churn_change *c = &out->items[out->n];
-	memset(c, 0, sizeof *c);
-	c->kind = kind;
-	c->id = strdup(either->id);
-	if (a) {
-		c->from = a->claim;
-		c->old_path = strdup(a->path);
-	}
-	if (b) {
-		c->to = b->claim;
-		c->new_path = strdup(b->path);
-	}
-	if (!c->id || (a && !c->old_path) || (b && !c->new_path)) {
-		free(c->id);
-		free(c->old_path);
-		free(c->new_path);
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
-	}
-	if (a && b) {
-		c->tier_changed = a->claim.tier != b->claim.tier;
-		c->mechanism_changed = strcmp(a->claim.mechanism, b->claim.mechanism) != 0;
-	}
-	out->n++;
-	return 0;
-}
-
-int churn_diff(churn_changes *out, const churn_snapshot *old, const churn_snapshot *new_,
-               isotier_error *err)
-{
-	size_t i = 0, j = 0;
-	int rc = 0;
-	while (rc == 0 && (i < old->n || j < new_->n)) {
-		int cmp = i == old->n    ? 1
-		          : j == new_->n ? -1
-		                         : strcmp(old->items[i].id, new_->items[j].id);
-		if (cmp < 0) {
-			rc = change_add(out, CHURN_REMOVED, &old->items[i++], NULL, err);
-		} else if (cmp > 0) {
-			rc = change_add(out, CHURN_ADDED, NULL, &new_->items[j++], err);
-		} else {
-			if (!churn_claim_eq(&old->items[i].claim, &new_->items[j].claim))
-				rc = change_add(out, CHURN_CHANGED, &old->items[i], &new_->items[j],
-				                err);
-			i++;
-			j++;
-		}
-	}
 	return rc;
 }
 

@@ -58,11 +58,17 @@ static inline void churn_strarray_freep(git_strarray *p)
 #define cleanup_git_revwalk  __attribute__((cleanup(churn_revwalk_freep)))
 #define cleanup_git_strarray __attribute__((cleanup(churn_strarray_freep)))
 
-/* One provider's claim at one revision. */
+#define CHURN_STATUS_MAX       16 /* "current", "deprecated", "retired" */
+#define CHURN_RENAMED_FROM_MAX 16 /* earlier ids per offering */
+
+/* One offering's claim at one revision. */
 typedef struct churn_claim {
 	char *id;
 	char *path; /* "catalogue/providers/<file>.json" */
 	churn_claimref claim;
+	char status[CHURN_STATUS_MAX]; /* "current" when the file has none */
+	char **renamed_from;           /* earlier ids (catalogue v2), at most 16 */
+	size_t n_renamed_from;
 } churn_claim;
 
 /* Every provider at one revision, sorted by id. */
@@ -80,6 +86,13 @@ typedef struct churn_change {
 	char *old_path, *new_path; /* NULL on the absent side */
 	churn_claimref from, to;   /* zeroed on the absent side */
 	bool tier_changed, mechanism_changed;
+	/* CHURN_CHANGED also covers an offering renamed (renamed_from pairs the
+	 * old id's removal with the new id's addition) and a status change
+	 * (current -> deprecated -> retired); neither needs a CHURN.md entry
+	 * unless the tier or mechanism changed too. */
+	char *old_id; /* the id before a rename; NULL when not renamed */
+	char old_status[CHURN_STATUS_MAX], new_status[CHURN_STATUS_MAX];
+	bool status_changed;
 	const churn_entry *entry; /* the CHURN.md entry logging it; NULL: unlogged */
 	/* churn log only: the commit that made the change */
 	char commit[GIT_OID_HEXSZ + 1];
@@ -105,8 +118,18 @@ int churn_resolve(git_commit **out, git_repository *repo, const char *spec, isot
 int churn_snapshot_load(churn_snapshot *out, git_repository *repo, git_commit *commit,
                         const char *label, isotier_error *err);
 void churn_snapshot_clear(churn_snapshot *s);
+/* Frees one claim's members (churn_diff.c). */
+void churn_claim_clear(churn_claim *c);
 
-/* Appends the differences old -> new, keyed by provider id, sorted by id. */
+/* A tier or mechanism change: what CHURN.md must log. */
+static inline bool churn_change_needs_entry(const churn_change *c)
+{
+	return c->kind == CHURN_CHANGED && (c->tier_changed || c->mechanism_changed);
+}
+
+/* Appends the differences old -> new, keyed by offering id, sorted by id; an
+ * id that disappears while a new entry lists it in renamed_from is one
+ * renamed change, not a removal and an addition (churn_diff.c). */
 int churn_diff(churn_changes *out, const churn_snapshot *old, const churn_snapshot *new_,
                isotier_error *err);
 void churn_changes_clear(churn_changes *c);

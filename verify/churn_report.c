@@ -50,9 +50,11 @@ void churn_report_match(churn_report *r)
 	r->unlogged = 0;
 	for (size_t i = 0; i < r->changes.n; i++) {
 		churn_change *c = &r->changes.items[i];
-		if (c->kind != CHURN_CHANGED)
+		if (!churn_change_needs_entry(c))
 			continue;
 		c->entry = churn_entries_match(&r->entries, c->id, &c->from, &c->to);
+		if (!c->entry && c->old_id) /* a rename: logged under either id */
+			c->entry = churn_entries_match(&r->entries, c->old_id, &c->from, &c->to);
 		if (!c->entry)
 			r->unlogged++;
 	}
@@ -66,7 +68,19 @@ static const char *kind_name(const churn_change *c)
 		return "removed";
 	if (c->tier_changed && c->mechanism_changed)
 		return "tier+mechanism";
-	return c->tier_changed ? "tier" : "mechanism";
+	if (c->tier_changed || c->mechanism_changed)
+		return c->tier_changed ? "tier" : "mechanism";
+	return c->old_id ? "renamed" : "status";
+}
+
+/* "; renamed from modal", "; status current -> deprecated" or "". */
+static void offering_note(char *buf, size_t len, const churn_change *c)
+{
+	int n = snprintf(buf, len, "%s%s", c->old_id ? "; renamed from " : "",
+	                 c->old_id ? c->old_id : "");
+	if (c->status_changed && n >= 0 && (size_t)n < len)
+		snprintf(buf + n, len - (size_t)n, "; status %s \u2192 %s", c->old_status,
+		         c->new_status);
 }
 
 /* "modal: GVISOR/gvisor -> MICROVM/firecracker" and friends. */
@@ -79,8 +93,13 @@ static void change_format(char *buf, size_t len, const churn_change *c)
 		snprintf(buf, len, "%s: added as %s", c->id, b);
 	else if (c->kind == CHURN_REMOVED)
 		snprintf(buf, len, "%s: removed (was %s)", c->id, a);
-	else
+	else if (churn_change_needs_entry(c))
 		snprintf(buf, len, "%s: %s \u2192 %s", c->id, a, b);
+	else {
+		char note[160];
+		offering_note(note, sizeof note, c);
+		snprintf(buf, len, "%s: %s (%s)", c->id, b, note[0] ? note + 2 : "unchanged");
+	}
 }
 
 static void put_sanitized(FILE *f, const char *fmt, ...) ISOTIER_PRINTF(2, 3);
@@ -117,7 +136,16 @@ void churn_report_text(FILE *f, const churn_report *r)
 			              c->new_path ? c->new_path : c->old_path);
 			continue;
 		}
+		if (!churn_change_needs_entry(c)) {
+			put_sanitized(f, "  %-8s %s\n", kind_name(c), what);
+			continue;
+		}
 		n_changed++;
+		if (c->old_id || c->status_changed) {
+			char note[160];
+			offering_note(note, sizeof note, c);
+			put_sanitized(f, "  (%s)\n", note + 2);
+		}
 		if (strcmp(c->old_path, c->new_path))
 			put_sanitized(f, "  (renamed %s -> %s)\n", c->old_path, c->new_path);
 		if (c->entry)
@@ -153,7 +181,7 @@ void churn_report_text(FILE *f, const churn_report *r)
 	fputc('\n', f);
 }
 
-static cJSON *claim_json(const churn_claimref *c, const char *path)
+static cJSON *claim_json(const churn_claimref *c, const char *path, const char *status)
 {
 	if (!path)
 		return cJSON_CreateNull();
@@ -163,6 +191,7 @@ static cJSON *claim_json(const churn_claimref *c, const char *path)
 	cJSON_AddStringToObject(o, "tier", isotier_tier_name(c->tier));
 	cJSON_AddStringToObject(o, "mechanism", c->mechanism);
 	cJSON_AddStringToObject(o, "path", path);
+	cJSON_AddStringToObject(o, "status", status[0] ? status : "current");
 	return o;
 }
 
@@ -173,8 +202,10 @@ static cJSON *change_json(const churn_change *c, bool with_commit)
 		return NULL;
 	cJSON_AddStringToObject(o, "id", c->id);
 	cJSON_AddStringToObject(o, "kind", kind_name(c));
-	cJSON_AddItemToObject(o, "old", claim_json(&c->from, c->old_path));
-	cJSON_AddItemToObject(o, "new", claim_json(&c->to, c->new_path));
+	if (c->old_id)
+		cJSON_AddStringToObject(o, "renamed_from", c->old_id);
+	cJSON_AddItemToObject(o, "old", claim_json(&c->from, c->old_path, c->old_status));
+	cJSON_AddItemToObject(o, "new", claim_json(&c->to, c->new_path, c->new_status));
 	if (with_commit) {
 		char date[32];
 		time_t t = (time_t)c->time;
@@ -183,7 +214,7 @@ static cJSON *change_json(const churn_change *c, bool with_commit)
 		strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
 		cJSON_AddStringToObject(o, "commit", c->commit);
 		cJSON_AddStringToObject(o, "date", date);
-	} else if (c->kind == CHURN_CHANGED) {
+	} else if (churn_change_needs_entry(c)) {
 		cJSON_AddBoolToObject(o, "logged", c->entry != NULL);
 		if (c->entry)
 			cJSON_AddNumberToObject(o, "churn_md_line", c->entry->line);
@@ -294,7 +325,7 @@ int churn_report_junit(FILE *f, const void *report)
 		char name[512], failure[768];
 		change_format(name, sizeof name, c);
 		const char *fail = NULL;
-		if (c->kind == CHURN_CHANGED && !c->entry) {
+		if (churn_change_needs_entry(c) && !c->entry) {
 			snprintf(failure, sizeof failure,
 			         "unlogged %s change: no CHURN.md entry for %s", kind_name(c),
 			         name);
@@ -350,8 +381,16 @@ void churn_log_text(FILE *f, const churn_changes *c)
 			snprintf(what, sizeof what, "%s", b);
 		else if (x->kind == CHURN_REMOVED)
 			snprintf(what, sizeof what, "(was %s)", a);
-		else
+		else if (churn_change_needs_entry(x))
 			snprintf(what, sizeof what, "%s \u2192 %s", a, b);
+		else
+			snprintf(what, sizeof what, "%s", b);
+		if (x->kind == CHURN_CHANGED && (x->old_id || x->status_changed)) {
+			char note[160];
+			size_t n = strlen(what);
+			offering_note(note, sizeof note, x);
+			snprintf(what + n, sizeof what - n, " (%s)", note + 2);
+		}
 		put_sanitized(f, "  %.12s  %s  %-14s %s\n", x->commit, date, kind_name(x), what);
 	}
 	if (c->n == 0)

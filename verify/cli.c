@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sqlite3.h>
 #include <unistd.h>
 
 const char *cli_default_catalogue(void)
@@ -35,10 +36,11 @@ int cli_fail(const isotier_error *err)
 	case ISOTIER_EDATA: return EXIT_DATAERR;
 	case ISOTIER_EUNAVAILABLE: return EXIT_UNAVAIL;
 	case ISOTIER_ECONFIG: return EXIT_CONFIG;
-	case ISOTIER_EDB: return EXIT_TEMPFAIL;
+	case ISOTIER_EBUSY: return EXIT_TEMPFAIL;
+	case ISOTIER_EDB: return (err->db_code & 0xff) == SQLITE_NOTADB ? EXIT_DATAERR : EXIT_IOERR;
 	case ISOTIER_EIO: return EXIT_IOERR;
 	case ISOTIER_EINTR: return EXIT_INTERRUPTED;
-	case ISOTIER_ENOTFOUND: return EXIT_DATAERR;
+	case ISOTIER_ENOTFOUND: return err->sys_errno == ENOENT ? EXIT_NOINPUT : EXIT_DATAERR;
 	default: return EXIT_SOFTWARE;
 	}
 }

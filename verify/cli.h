@@ -11,8 +11,10 @@
 enum {
 	EXIT_OK = 0,
 	EXIT_FINDING = 1,   /* the check ran and found a problem (drift, contradiction) */
+	EXIT_UNPROVEN = 2,  /* verify: a claim above what was shown could not be proven */
 	EXIT_USAGE = 64,    /* EX_USAGE */
 	EXIT_DATAERR = 65,  /* EX_DATAERR */
+	EXIT_NOINPUT = 66,  /* EX_NOINPUT */
 	EXIT_UNAVAIL = 69,  /* EX_UNAVAILABLE */
 	EXIT_SOFTWARE = 70, /* EX_SOFTWARE */
 	EXIT_CANTCREAT = 73,/* EX_CANTCREAT */

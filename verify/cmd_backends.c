@@ -7,7 +7,9 @@
 #include "../reference/resolve.h"
 
 #include <cJSON.h>
+#include <errno.h>
 #include <getopt.h>
+#include <unistd.h>
 
 static int backends_main(int argc, char **argv)
 {
@@ -18,17 +20,26 @@ static int backends_main(int argc, char **argv)
 	};
 	isotier_resolve_opts ro = {.db_path = ISOTIER_DEFAULT_DB};
 	int json = 0, c;
+	bool db_named = false;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': ro.catalogue_dir = optarg; break;
-		case 'd': ro.db_path = optarg; break;
+		case 'd': ro.db_path = optarg; db_named = true; break;
 		case 'j': json = 1; break;
 		case 'h':
-			printf("usage: isotier backends [--catalogue DIR] [--db PATH] [--json]\n");
+			printf("usage: isotier backends [--catalogue DIR] [--db PATH] [--json]\n"
+			       "Exit: 0; 66 a --db PATH that does not exist (the default ./%s may be\n"
+			       "absent: the tiers are then resolved from the catalogue alone).\n",
+			       ISOTIER_DEFAULT_DB);
 			return EXIT_OK;
 		default: return EXIT_USAGE;
 		}
+	}
+	/* A history named but absent is a wrong path, not an empty history. */
+	if (db_named && access(ro.db_path, F_OK) != 0 && (errno == ENOENT || errno == ENOTDIR)) {
+		cli_error("--db: history database %s does not exist", ro.db_path);
+		return EXIT_NOINPUT;
 	}
 	cJSON *doc = json ? cJSON_CreateArray() : NULL;
 	if (!json)

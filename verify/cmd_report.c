@@ -20,7 +20,8 @@ static void usage(FILE *f)
 	    f,
 	    "usage: isotier report [--db PATH] --format html|json|junit|md [--out FILE]\n"
 	    "                      [--since DATE] [--catalogue DIR | --no-catalogue]\n"
-	    "                      [--today YYYY-MM-DD] [--max-age DAYS] [--reverify-days DAYS]\n\n"
+	    "                      [--today YYYY-MM-DD] [--max-age DAYS] [--reverify-days DAYS]\n"
+	    "                      [--backend NAME]...\n\n"
 	    "Renders the stored history (all of it, or since DATE: YYYY-MM-DD or\n"
 	    "YYYY-MM-DDTHH:MM:SSZ) with the catalogue's claims and sources: the tier matrix,\n"
 	    "sources and their latest checks, the evidence behind observations, refusals, and\n"
@@ -36,7 +37,12 @@ static void usage(FILE *f)
 	    "  --today DATE         date that ages are measured against (default: the newest\n"
 	    "                       stored timestamp, so regenerating gives the same bytes)\n"
 	    "  --max-age DAYS       oldest a tier's defending source may be (default %d)\n"
-	    "  --reverify-days DAYS longest a local backend may go unverified (default %d)\n\n"
+	    "  --reverify-days DAYS longest a local backend may go unverified (default %d);\n"
+	    "                       UNAVAILABLE runs, and INCONCLUSIVE runs of a backend with\n"
+	    "                       a claim, do not count as verified\n"
+	    "  --backend NAME       a backend this job verifies (repeatable): only these can\n"
+	    "                       be overdue, and one never observed is (default: every\n"
+	    "                       backend the history or catalogue names)\n\n"
 	    "Exit status: 0 written (findings are in the report, not the status), 64 usage\n"
 	    "(--out names the database, --today before the newest record), 65 bad catalogue,\n"
 	    "66 no database, 73/74 cannot write, 75 database unreadable.\n",
@@ -91,10 +97,13 @@ static int report_main(int argc, char **argv)
 	    {"today", required_argument, NULL, 't'},
 	    {"max-age", required_argument, NULL, 'a'},
 	    {"reverify-days", required_argument, NULL, 'r'},
+	    {"backend", required_argument, NULL, 'b'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	report_options opts = {.db_path = ISOTIER_DEFAULT_DB};
+	const char *backends[64];
+	size_t n_backends = 0;
 	const char *format = NULL, *out = NULL;
 	bool no_catalogue = false;
 	int c;
@@ -103,6 +112,15 @@ static int report_main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'd': opts.db_path = optarg; break;
+		case 'b':
+			if (n_backends == sizeof backends / sizeof *backends) {
+				cli_error("--backend: at most %zu", sizeof backends / sizeof *backends);
+				return EXIT_USAGE;
+			}
+			backends[n_backends++] = optarg;
+			opts.backends = backends;
+			opts.n_backends = n_backends;
+			break;
 		case 'f': format = optarg; break;
 		case 'o': out = optarg; break;
 		case 's': opts.since = optarg; break;

@@ -13,17 +13,35 @@ static void run_usage(FILE *f)
 	fprintf(f,
 		"usage: isotier run --backend NAME [--require-isolation TIER] [--attest]\n"
 		"                   [--rootfs DIR] [--catalogue DIR] [--db PATH (default ./isotier.db)]\n"
-		"                   [--max-age DAYS] [--require-verified DAYS] [--audit-log PATH]\n"
+		"                   [--new-db] [--max-age DAYS] [--require-verified DAYS]\n"
+		"                   [--audit-log PATH]\n"
 		"                   [--otlp-endpoint URL] [--otlp-file PATH] [--timeout S] -- CMD [ARGS...]\n\n"
 		"Creates a sandbox on NAME, refusing before anything is provisioned when the tier\n"
 		"isotier can defend for it does not satisfy TIER (exit 78, ConfigurationError),\n"
 		"runs CMD inside (by default over a read-only view of the host root), relays its\n"
 		"output and exit status, and destroys the sandbox.\n"
-		"Exit: CMD's own status; 64 usage (an unknown backend or tier name); 78 tier\n"
-		"refused (ConfigurationError); 65/69/70/74/75 isotier could not create or run the\n"
+		"  --db PATH             the history `isotier verify` keeps (contradictions and\n"
+		"                        ceilings it recorded are honoured; audit events go there);\n"
+		"                        it must exist unless --new-db\n"
+		"  --new-db              create the history database when it does not exist\n"
+		"  --require-verified D  refuse a tier not CONFIRMED by an observation within D days\n"
+		"                        (recommended for untrusted code, runbook/tiers.md)\n"
+		"Exit: CMD's own status; 64 usage (an unknown backend or tier name); 66 the\n"
+		"history database does not exist; 78 tier refused (ConfigurationError);\n"
+		"65/69/70/74/75 isotier could not create or run the\n"
 		"sandbox; 128+N killed by signal N. A CMD that cannot be found or executed\n"
 		"inside is 127 on host and qemu-microvm; bwrap and runc report their own exec\n"
 		"failure as 1 and runsc as 128, which cannot be told from CMD exiting so.\n");
+}
+
+/* The library's warnings, as the CLI prints its own. */
+static void run_log(isotier_log_level level, const char *message, void *data)
+{
+	(void)level;
+	(void)data;
+	fputs("isotier: warning: ", stderr);
+	isotier_fputs_sanitized(stderr, message);
+	fputc('\n', stderr);
 }
 
 static int run_main(int argc, char **argv)
@@ -35,6 +53,7 @@ static int run_main(int argc, char **argv)
 		{"rootfs", required_argument, NULL, 'R'},
 		{"catalogue", required_argument, NULL, 'c'},
 		{"db", required_argument, NULL, 'd'},
+		{"new-db", no_argument, NULL, 'N'},
 		{"max-age", required_argument, NULL, 'm'},
 		{"require-verified", required_argument, NULL, 'v'},
 		{"audit-log", required_argument, NULL, 'A'},
@@ -46,7 +65,9 @@ static int run_main(int argc, char **argv)
 	};
 	/* Same history as verify and backends: a CONTRADICTED observation that
 	 * `isotier verify` stored is honoured, and audit events land beside it. */
-	isotier_create_opts opts = {.db_path = ISOTIER_DEFAULT_DB};
+	isotier_create_opts opts = ISOTIER_CREATE_OPTS_INIT;
+	opts.db_path = ISOTIER_DEFAULT_DB;
+	opts.log = run_log;
 	int c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
@@ -62,6 +83,7 @@ static int run_main(int argc, char **argv)
 		case 'R': opts.rootfs = optarg; break;
 		case 'c': opts.catalogue_dir = optarg; break;
 		case 'd': opts.db_path = optarg; break;
+		case 'N': opts.create_db = true; break;
 		case 'A': opts.audit_log = optarg; break;
 		case 'O': opts.otlp_endpoint = optarg; break;
 		case 'F': opts.otlp_file = optarg; break;
@@ -114,7 +136,8 @@ static int run_main(int argc, char **argv)
 		fputs(isotier_sandbox_repr(sb), stderr);
 		fputc('\n', stderr);
 	}
-	isotier_exec_opts eo = {.stdin_fd = 0, .stdout_fd = 1, .stderr_fd = 2, .timeout_s = opts.timeout_s};
+	isotier_exec_opts eo = ISOTIER_EXEC_OPTS_INIT;
+	eo.stdin_fd = 0, eo.stdout_fd = 1, eo.stderr_fd = 2, eo.timeout_s = opts.timeout_s;
 	int status = 0;
 	rc = isotier_sandbox_exec(sb, (const char *const *)argv + optind, &eo, &status, &err);
 	isotier_sandbox_destroy(sb);

@@ -12,7 +12,8 @@
  * busy timeouts: $ISOTIER_BUSY_TIMEOUT_MS, default 5000 ms); one that still
  * cannot be stored stops the run, is shown and counted as checked but NOT
  * stored, and the exit status is the database's (75 locked). Exit 1 when any
- * source is CHANGED or GONE, 130 when interrupted, 0 otherwise.
+ * source is CHANGED or GONE, 75 when every source was UNREACHABLE (nothing was
+ * checked), 130 when interrupted, 0 otherwise.
  *
  * --json prints one object:
  *   {"run_id": N, "db": PATH, "catalogue": DIR, "status": "ok"|"failed"|"interrupted",
@@ -64,6 +65,8 @@ struct run {
 	size_t n_checks;
 	const char **urls;
 	size_t n_urls;
+	size_t n_fetched; /* pages answered so far (progress) */
+	bool progress;    /* stderr is a terminal: show it */
 	isotier_history *db;
 	int64_t run_id;
 	sqlite3_stmt *insert;
@@ -164,6 +167,9 @@ static int on_fetched(size_t url_index, const isotier_fetch_result *f, void *arg
 	struct run *r = arg;
 	char now[32], sha[65] = "", detail[512] = "";
 	isotier_utc_now(now, sizeof now);
+	r->n_fetched++;
+	if (r->progress) /* one line, rewritten: a long run is never silent */
+		fprintf(stderr, "\rsources check: %zu/%zu pages", r->n_fetched, r->n_urls);
 	int base = 3; /* UNREACHABLE */
 	cleanup_free char *text = NULL;
 	if (f->curl_code == 0 && !f->oversize) {
@@ -366,7 +372,9 @@ static void usage(FILE *f)
 	    "A row the history cannot take even after three busy timeouts\n"
 	    "($ISOTIER_BUSY_TIMEOUT_MS, default 5000) stops the run: it is shown and counted\n"
 	    "as checked but NOT stored, and the exit status is 75 (locked; 74 unusable).\n"
-	    "Exit 1 when any source is CHANGED or GONE, 130 when interrupted, else 0.\n"
+	    "Exit 1 when any source is CHANGED or GONE; 75 when every source was\n"
+	    "UNREACHABLE (nothing was checked: not this period's check); 130 when\n"
+	    "interrupted; else 0. On a terminal, progress goes to standard error.\n"
 	    "  --catalogue DIR  provider directory (default: %s)\n"
 	    "  --db PATH        history database (default: %s)\n"
 	    "  --jobs N         concurrent transfers, 1-64 (default: 8)\n"
@@ -419,10 +427,15 @@ static int run_checks(struct run *r, const char *db_path, const char *dir, int j
 	signal(SIGPIPE, SIG_IGN);
 	isotier_fetch_opts fo = {
 	    .jobs = jobs, .timeout_s = timeout_s, .max_redirects = 5, .stop = &stop_requested};
+	r->progress = isatty(STDERR_FILENO);
 	rc = isotier_fetch_all(r->urls, r->n_urls, &fo, on_fetched, r, err);
-	const char *status = rc == ISOTIER_EINTR                      ? "interrupted"
-	                     : rc < 0 || r->counts[1] || r->counts[2] ? "failed"
-	                                                              : "ok";
+	if (r->progress && r->n_fetched)
+		fputc('\n', stderr);
+	/* A run in which nothing answered checked nothing: it failed. */
+	bool none_answered = r->counts[3] && !r->counts[0] && !r->counts[1] && !r->counts[2];
+	const char *status = rc == ISOTIER_EINTR ? "interrupted"
+	                     : rc < 0 || r->counts[1] || r->counts[2] || none_answered ? "failed"
+	                                                                               : "ok";
 	isotier_error end_err = {0};
 	struct end_arg ea = {r, status};
 	if (history_retry(end_run, &ea, &store_policy, NULL, &end_err) < 0) {
@@ -519,7 +532,7 @@ static int sources_check(int argc, char **argv)
 			}
 			if (rc == ISOTIER_EINTR)
 				exit_code = EXIT_INTERRUPTED;
-			else if (rc < 0 && err.code == ISOTIER_EDB && !history_locked(&err)) {
+			else if (rc < 0 && err.code == ISOTIER_EDB) {
 				/* Not a lock: retrying later will not help. */
 				cli_error("history database %s: %s", db_path, err.message);
 				exit_code = EXIT_IOERR;
@@ -527,6 +540,14 @@ static int sources_check(int argc, char **argv)
 				exit_code = cli_fail(&err);
 			else if (r.counts[1] || r.counts[2])
 				exit_code = EXIT_FINDING;
+			else if (r.counts[3] && !r.counts[0]) {
+				/* Nothing answered: no source was checked at all, and a
+				 * run like this must not pass for this period's check. */
+				cli_error("every one of %zu sources was UNREACHABLE: nothing was "
+				          "checked (no network?); not a check, try again later",
+				          r.counts[3]);
+				exit_code = EXIT_TEMPFAIL;
+			}
 		}
 	}
 	sqlite3_finalize(r.insert);

@@ -11,7 +11,9 @@
  *
  * Exit status, most severe first: 130 interrupted (143: SIGTERM); 1 a
  * CONTRADICTED verdict (a contradiction alerts even when another backend
- * failed); 75 history database locked (74 unusable: no such directory, disk
+ * failed); 2 a claim that could not be proven (INCONCLUSIVE against a real
+ * claim although the probe ran: a VM not shown to be the sandbox's own, a
+ * probe that could not tell or was not confident); 75 history database locked (74 unusable: no such directory, disk
  * full; 65 not a database or a newer schema); 70 a probe run failed (timeout,
  * exec error); 69 a backend named with --backend unavailable (with --all: every
  * backend unavailable); 65 bad data (probe output rejected, catalogue file
@@ -32,6 +34,7 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <sqlite3.h>
 #include <getopt.h>
 #include <limits.h>
 #include <pthread.h>
@@ -41,8 +44,59 @@
 
 /* ---- judging and recording, on the main thread ------------------------- */
 
-static void judge_job(job *j, const char *host_provider)
+/* How the sandbox's kernel relates to this host's; a backend that observes
+ * the host itself is the host. */
+static isotier_kernel_relation relate_kernel(const job *j, const isotier_kernel_id *host,
+                                             char *detail, size_t len)
 {
+	if (j->backend->observes_host) {
+		snprintf(detail, len, "the backend observes the host itself");
+		return ISOTIER_KERNEL_SELF;
+	}
+	isotier_kernel_id sandbox = {.btime = j->probe.btime};
+	snprintf(sandbox.boot_id, sizeof sandbox.boot_id, "%s", j->probe.boot_id);
+	return isotier_kernel_compare(host, &sandbox, detail, len);
+}
+
+/* Does finding f concern the entry that claims job j's backend? */
+static bool finding_is_for(const isotier_finding *f, const job *j)
+{
+	if (j->claim && j->claim->file && f->file && !strcmp(f->file, j->claim->file))
+		return true;
+	const char *id = j->claim ? j->claim->id : j->backend->catalogue_id;
+	const char *base = f->file ? strrchr(f->file, '/') : NULL;
+	base = base ? base + 1 : f->file;
+	size_t n = id ? strlen(id) : 0;
+	return base && n && !strncmp(base, id, n) && !strcmp(base + n, ".json");
+}
+
+/*
+ * An entry that does not load or validate must not be judged as if it made
+ * no claim, nor as a claim that stands: the backend's verdict says which file
+ * and field, and verify exits 65. Source age is not checked here (how old a
+ * source may be is resolve's and the report's business).
+ */
+static void flag_invalid_claims(job *jobs, size_t n, const isotier_catalogue *cat,
+                                isotier_findings *load)
+{
+	char today[16];
+	isotier_today(today, sizeof today);
+	isotier_catalogue_validate(cat, today, 36500, load);
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < load->n && !jobs[i].claim_invalid[0]; k++) {
+			const isotier_finding *f = &load->items[k];
+			if (f->severity == ISOTIER_FINDING_ERROR && finding_is_for(f, &jobs[i]))
+				snprintf(jobs[i].claim_invalid, sizeof jobs[i].claim_invalid,
+				         "catalogue entry %.200s does not validate: %.80s%s%.200s",
+				         f->file, f->field, f->field[0] ? ": " : "", f->message);
+		}
+}
+
+static void judge_job(job *j, const char *host_provider, const isotier_kernel_id *host)
+{
+	j->ceiling = PROBE_TIER_UNKNOWN;
+	j->unproven = false;
+	j->relation = ISOTIER_KERNEL_UNCOMPARED;
 	judge_claim claim = {.present = j->claim != NULL};
 	if (j->claim) {
 		claim.tier = j->claim->tier;
@@ -80,8 +134,23 @@ static void judge_job(job *j, const char *host_provider)
 		         j->exit_status, tail);
 		return;
 	}
-	char reason[JUDGE_REASON_MAX];
-	j->verdict = judge(&claim, &j->probe, reason, sizeof reason);
+	char kdetail[300];
+	j->relation = relate_kernel(j, host, kdetail, sizeof kdetail);
+	judge_kernel kernel = {.relation = j->relation, .detail = kdetail};
+	judge_result jr;
+	judge(&jr, &claim, &j->probe, &kernel);
+	j->verdict = jr.verdict;
+	j->ceiling = jr.ceiling;
+	j->unproven = jr.unproven;
+	if (j->claim_invalid[0]) {
+		/* A claim that does not validate is not judged (bad data, 65); what
+		 * was observed is still recorded, ceiling included. */
+		j->verdict = VERDICT_INCONCLUSIVE;
+		j->unproven = false;
+		snprintf(j->reason, sizeof j->reason, "%s", j->claim_invalid);
+		return;
+	}
+	const char *reason = jr.reason;
 	/* judge() says "no claim to judge; observed ...": say which claim is missing. */
 	const char *observed = strstr(reason, "observed ");
 	if (!j->claim && !strcmp(j->backend->name, "host") && !host_provider)
@@ -126,6 +195,9 @@ static int record_job(void *arg, isotier_error *err)
 	    .evidence_len = j->evidence.len,
 	    .evidence_format = EVIDENCE_FORMAT,
 	    .duration_ms = j->total_ms,
+	    .kernel_relation = parsed ? isotier_kernel_relation_name(j->relation) : NULL,
+	    .ceiling_tier = parsed && j->ceiling != PROBE_TIER_UNKNOWN ? probe_tier_name(j->ceiling)
+	                                                                : NULL,
 	};
 	if (o.observed_vendor && !*o.observed_vendor)
 		o.observed_vendor = NULL;
@@ -285,6 +357,15 @@ static void print_json(const job *jobs, size_t n, int64_t run_id, const char *db
 				cJSON_AddItemToObject(o, "layers", layers);
 		}
 		cJSON_AddStringToObject(o, "verdict", judge_verdict_name(j->verdict));
+		cJSON_AddBoolToObject(o, "unproven", j->unproven);
+		if (parsed) {
+			cJSON_AddStringToObject(o, "kernel_relation",
+			                        isotier_kernel_relation_name(j->relation));
+			if (j->ceiling != PROBE_TIER_UNKNOWN)
+				cJSON_AddStringToObject(o, "ceiling_tier", probe_tier_name(j->ceiling));
+			else
+				cJSON_AddNullToObject(o, "ceiling_tier");
+		}
 		cJSON_AddStringToObject(o, "reason", j->reason);
 		cJSON_AddBoolToObject(o, "recorded", j->recorded);
 		cJSON_AddNumberToObject(o, "duration_ms", (double)j->total_ms);
@@ -333,8 +414,12 @@ static void usage(FILE *f)
 	       "                     deadline) before it reports it NOT stored\n"
 	       "  --json             print a JSON document instead of the table\n"
 	       "Probe: $ISOTIER_PROBE, else isotier-probe beside this executable.\n"
-	       "Exit: 0 nothing contradicted; 1 a CONTRADICTED verdict (even when something\n"
-	       "else failed too); 64 usage; 65 bad data (probe output rejected, catalogue\n"
+	       "A vm layer counts toward a MICROVM claim only when the sandbox's kernel is\n"
+	       "shown to be its own (its boot_id differs from this host's); a sandbox on the\n"
+	       "host's kernel is judged by its own innermost boundary.\n"
+	       "Exit: 0 nothing contradicted or unproven; 1 a CONTRADICTED verdict (even when\n"
+	       "something else failed too); 2 a claim that could not be proven (INCONCLUSIVE\n"
+	       "against a claim although the probe ran: an alert, see runbook/drift.md); 64 usage; 65 bad data (probe output rejected, catalogue\n"
 	       "invalid); 69 a requested backend unavailable (--all: every one); 70 a probe\n"
 	       "run failed or timed out; 74 database unusable; 75 database locked (any\n"
 	       "observation not stored is named, with its verdict);\n"
@@ -439,9 +524,8 @@ static int db_fail(const isotier_error *err, const char *db, int64_t waited_ms)
 	 * is bad data; anything else (no such directory, not a database, disk
 	 * full) an I/O error. */
 	cli_error("history database %s: %s", db, err->message);
-	return strstr(err->message, "schema version") || strstr(err->message, "not a database")
-	           ? EXIT_DATAERR
-	           : EXIT_IOERR;
+	return err->code == ISOTIER_EDATA || (err->db_code & 0xff) == SQLITE_NOTADB ? EXIT_DATAERR
+	                                                                          : EXIT_IOERR;
 }
 
 /* A signal the main thread caught itself goes to every worker: each reads it
@@ -495,6 +579,10 @@ static int verify_main(int argc, char **argv)
 	signal(SIGTERM, SIG_DFL);
 	isotier_proc_block_signals();
 	int64_t wall0 = isotier_now_ms();
+	/* verify runs on the host: its own kernel is the one every sandbox that
+	 * shares the host's kernel reports. */
+	isotier_kernel_id host_kernel;
+	isotier_kernel_id_self(&host_kernel);
 
 	char probe[PATH_MAX];
 	if (isotier_default_probe_path(probe, sizeof probe) != 0 || access(probe, X_OK) != 0) {
@@ -516,11 +604,11 @@ static int verify_main(int argc, char **argv)
 		if (findings.items[i].severity == ISOTIER_FINDING_ERROR)
 			cli_error("catalogue: %s: %s: %s", findings.items[i].file,
 			          findings.items[i].field, findings.items[i].message);
-	isotier_findings_free(&findings);
 	const isotier_provider *host_claim = NULL;
 	if (o.host_provider && !(host_claim = isotier_catalogue_find(cat, o.host_provider))) {
 		cli_error("--host-provider: no catalogue entry '%s' in %s", o.host_provider,
 		          o.catalogue);
+		isotier_findings_free(&findings);
 		isotier_catalogue_free(cat);
 		return EXIT_USAGE;
 	}
@@ -529,6 +617,7 @@ static int verify_main(int argc, char **argv)
 	size_t n_jobs = o.all ? isotier_backend_count() : o.n_names;
 	job *jobs = calloc(n_jobs ? n_jobs : 1, sizeof *jobs);
 	if (!jobs) {
+		isotier_findings_free(&findings);
 		isotier_catalogue_free(cat);
 		cli_error("out of memory");
 		return EXIT_SOFTWARE;
@@ -552,7 +641,14 @@ static int verify_main(int argc, char **argv)
 			j->claim = isotier_catalogue_find(cat, b->catalogue_id);
 	}
 	n_jobs = nj;
+	flag_invalid_claims(jobs, n_jobs, cat, &findings);
 
+	isotier_findings_free(&findings);
+	for (size_t i = 0; i < n_jobs; i++)
+		if (jobs[i].claim_invalid[0]) {
+			bad_data = true;
+			cli_error("%s: %s", jobs[i].backend->name, jobs[i].claim_invalid);
+		}
 	char commit[64];
 	isotier_catalogue_commit(commit, sizeof commit, o.catalogue);
 	if (!commit[0]) /* not in git: say so rather than leave it blank */
@@ -631,7 +727,7 @@ static int verify_main(int argc, char **argv)
 			ready->skipped = true; /* cut short: no row for it */
 			continue;
 		}
-		judge_job(ready, o.host_provider);
+		judge_job(ready, o.host_provider, &host_kernel);
 		/* Every observation gets its own attempts: a lock that outlasted
 		 * one backend's may be gone by the next one's. */
 		struct record_arg ra = {.h = h, .run_id = run_id, .j = ready};
@@ -656,7 +752,7 @@ static int verify_main(int argc, char **argv)
 		interrupted = true;
 
 	/* The exit status, most severe first (see the top of this file). */
-	bool contradicted = false, failed = false, unavailable_req = false;
+	bool contradicted = false, unproven = false, failed = false, unavailable_req = false;
 	size_t n_unavailable = 0, n_handled = 0;
 	for (size_t i = 0; i < n_jobs; i++) {
 		job *j = &jobs[i];
@@ -664,6 +760,7 @@ static int verify_main(int argc, char **argv)
 			continue;
 		n_handled++;
 		contradicted |= j->verdict == VERDICT_CONTRADICTED;
+		unproven |= j->unproven;
 		bad_data |= j->rejected;
 		failed |= j->available && j->rc < 0;
 		if (!j->available) {
@@ -683,6 +780,7 @@ static int verify_main(int argc, char **argv)
 	                                : EXIT_OK;
 	int rc = interrupted    ? (ctx.signal > 0 ? 128 + ctx.signal : EXIT_INTERRUPTED)
 	         : contradicted ? EXIT_FINDING
+	         : unproven     ? EXIT_UNPROVEN
 	                        : failure;
 	/* "ok": every backend was run and judged (a CONTRADICTED verdict is a
 	 * finding of a run that worked); "failed": something kept it from that. */
@@ -706,7 +804,7 @@ static int verify_main(int argc, char **argv)
 	}
 	if (db_error) {
 		int db_rc = db_fail(&db_err, o.db, db_waited); /* prints why */
-		if (!interrupted && !contradicted)
+		if (!interrupted && !contradicted && !unproven)
 			rc = db_rc;
 	}
 	int64_t wall = isotier_now_ms() - wall0;

@@ -7,10 +7,9 @@
 
 bool history_locked(const isotier_error *err)
 {
-	/* SQLite's words for SQLITE_BUSY and SQLITE_LOCKED ("database is
-	 * locked", "database table is locked", "... busy"). */
-	return err->code == ISOTIER_EDB &&
-	       (strstr(err->message, "locked") || strstr(err->message, "busy"));
+	/* SQLITE_BUSY / SQLITE_LOCKED, told by code (history.c), never by
+	 * words that a path or a message could also contain. */
+	return err->code == ISOTIER_EBUSY;
 }
 
 int history_retry(history_txn_fn fn, void *arg, const history_retry_policy *p, int *attempts_out,

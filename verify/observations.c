@@ -22,7 +22,8 @@ static int insert_row(isotier_history *h, const observation *o, int64_t *id_out,
 	        "INSERT INTO observations(run_id, observed_at, backend, provider_id,"
 	        " claimed_tier, claimed_mechanism, observed_tier, observed_vendor, confidence,"
 	        " layers_json, verdict, reason, probe_json, evidence, evidence_format,"
-	        " duration_ms) VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16)",
+	        " duration_ms, kernel_relation, ceiling_tier)"
+	        " VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18)",
 	        -1, &s, NULL) != SQLITE_OK)
 		return isotier_history_sql_error(h, err, "record observation");
 	sqlite3_bind_int64(s, 1, o->run_id);
@@ -48,6 +49,8 @@ static int insert_row(isotier_history *h, const observation *o, int64_t *id_out,
 		sqlite3_bind_null(s, 14);
 	bind_text_or_null(s, 15, o->evidence && o->evidence_len ? o->evidence_format : NULL);
 	sqlite3_bind_int64(s, 16, o->duration_ms);
+	bind_text_or_null(s, 17, o->kernel_relation);
+	bind_text_or_null(s, 18, o->ceiling_tier);
 	if (sqlite3_step(s) != SQLITE_DONE)
 		return isotier_history_sql_error(h, err, "record observation");
 	if (id_out)

@@ -30,6 +30,8 @@ typedef struct observation {
 	size_t evidence_len;
 	const char *evidence_format; /* "tar" */
 	int64_t duration_ms;
+	const char *kernel_relation; /* "shared", "dedicated"...; NULL: not compared */
+	const char *ceiling_tier;    /* NULL: the observation shows nothing trustworthy */
 } observation;
 
 /* Inserts o in its own transaction (BEGIN IMMEDIATE ... COMMIT); on failure

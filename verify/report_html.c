@@ -444,7 +444,10 @@ static void sources(FILE *f, const report_model *m)
 		fputs("<p>No catalogue loaded.</p>\n", f);
 	for (size_t i = 0; i < m->n_providers; i++) {
 		const report_provider *p = &m->providers[i];
-		fputs("<h3 id=\"p-", f);
+		if (!i || strcmp(m->providers[i - 1].group, p->group)) /* offerings by provider */
+			fputs("<h3 class=\"provider\" id=\"g-", f), E(p->group),
+			    fputs("\">Provider ", f), E(p->group), fputs("</h3>\n", f);
+		fputs("<h4 id=\"p-", f);
 		E(p->id);
 		fputs("\">", f);
 		E(p->id);
@@ -455,7 +458,7 @@ static void sources(FILE *f, const report_model *m)
 			E(p->offering);
 			fputs(")", f);
 		}
-		fputs("</h3>\n<p>Claimed <strong>", f);
+		fputs("</h4>\n<p>Claimed <strong>", f);
 		E(p->tier);
 		fputs("</strong> (", f);
 		E(p->mechanism);
@@ -476,6 +479,11 @@ static void sources(FILE *f, const report_model *m)
 			      "source "
 			      "within the max age.</span>",
 			      f);
+		if (strcmp(p->status, "current")) { /* the URL is shown, never linked */
+			fputs(" <span class=\"bad\">", f), E(p->status), fputs("</span> ", f);
+			E(p->status_date), fputs(": \xe2\x80\x9c", f), E(p->status_quote);
+			fputs("\xe2\x80\x9d (", f), E(p->status_url), fputs(")", f);
+		}
 		fputs("</p>\n", f);
 		if (p->notes) {
 			fputs("<p>", f);

@@ -93,7 +93,10 @@ static void put_provider(FILE *f, const report_model *m, const report_provider *
 {
 	(void)m;
 	fputc('{', f);
-	STR("id", p->id), SEP, STR("name", p->name), SEP, STR("offering", p->offering), SEP;
+	STR("id", p->id), SEP, STR("provider", p->group), SEP, STR("name", p->name), SEP;
+	STR("offering", p->offering), SEP, STR("status", p->status), SEP;
+	STR("status_date", p->status_date), SEP, STR("status_url", p->status_url), SEP;
+	STR("status_quote", p->status_quote), SEP;
 	STR("kind", p->kind), SEP, STR("tier", p->tier), SEP, STR("mechanism", p->mechanism), SEP;
 	STR("since", p->since), SEP, STR("backend", p->backend), SEP, STR("file", p->file), SEP;
 	STR("notes", p->notes), SEP, OPT_INT("source_age_days", p->source_age_days), SEP;
@@ -140,7 +143,8 @@ static void put_row(FILE *f, const report_row *r)
 	STR("observed_tier", o ? o->observed_tier : NULL), SEP;
 	STR("observed_vendor", o ? o->observed_vendor : NULL), SEP;
 	STR("verdict", o ? o->verdict : NULL), SEP, INT("observations", r->n_observations), SEP;
-	BOOL("overdue", r->overdue), SEP, BOOL("contradicted", r->contradicted), SEP;
+	BOOL("overdue", r->overdue), SEP, BOOL("unproven", r->unproven), SEP,
+	    BOOL("contradicted", r->contradicted), SEP;
 	BOOL("drifted", r->drifted), SEP, STR("state", r->state);
 	fputc('}', f);
 }

@@ -132,15 +132,37 @@ int report_write_md(FILE *f, const report_model *m)
 		fputs("No catalogue loaded.\n", f);
 	for (size_t i = 0; i < m->n_providers; i++) {
 		const report_provider *p = &m->providers[i];
+		if (!i || strcmp(m->providers[i - 1].group, p->group)) {
+			fputs("\n### Provider ", f);
+			MD(p->group);
+			fputs("\n\n", f);
+		}
 		fputs("- **", f);
 		MD(p->id);
-		fputs("**: ", f);
+		fputs("**", f);
+		if (p->offering) {
+			fputs(" (", f);
+			MD(p->offering);
+			fputs(")", f);
+		}
+		fputs(": ", f);
 		MD(p->tier);
 		fputs(" (", f);
 		MD(p->mechanism);
 		fputs(")", f);
 		if (p->source_stale)
 			fputs(", **source stale**", f);
+		if (strcmp(p->status, "current")) {
+			fputs(", **", f);
+			MD(p->status);
+			fputs("** ", f);
+			MD(p->status_date);
+			fputs(": \xe2\x80\x9c", f);
+			MD(p->status_quote);
+			fputs("\xe2\x80\x9d (", f);
+			MD(p->status_url);
+			fputs(")", f);
+		}
 		fputs("\n", f);
 		for (size_t j = 0; j < p->n_sources; j++) {
 			const report_source *s = &p->sources[j];

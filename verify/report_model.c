@@ -87,11 +87,11 @@ static int load_observations(report_model *m, isotier_history *h, bool all_durat
 	            all_durations
 	                ? "SELECT id, run_id, observed_at, backend, provider_id, claimed_tier,"
 	                  " claimed_mechanism, observed_tier, observed_vendor, confidence, verdict,"
-	                  " reason, duration_ms FROM observations"
+	                  " reason, duration_ms, kernel_relation FROM observations"
 	                  " WHERE ?1 IS NULL OR observed_at >= ?1 ORDER BY id"
 	                : "SELECT id, run_id, observed_at, backend, provider_id, claimed_tier,"
 	                  " claimed_mechanism, observed_tier, observed_vendor, confidence, verdict,"
-	                  " reason, NULL FROM observations"
+	                  " reason, NULL, kernel_relation FROM observations"
 	                  " WHERE ?1 IS NULL OR observed_at >= ?1 ORDER BY id",
 	            m->since, err) < 0)
 		return ISOTIER_EDB;
@@ -112,6 +112,7 @@ static int load_observations(report_model *m, isotier_history *h, bool all_durat
 		o->reason = COL(11);
 		o->duration_ms =
 		    sqlite3_column_type(st, 12) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 12);
+		o->kernel_relation = sqlite3_column_type(st, 13) == SQLITE_NULL ? NULL : COL(13);
 		o->v = report_verdict_parse(o->verdict);
 		if (!o->observed_at || !o->backend || !o->verdict)
 			return oom(err);
@@ -229,6 +230,13 @@ static const char *basename_of(const char *path)
 	return slash ? slash + 1 : path;
 }
 
+static int provider_group_cmp(const void *a, const void *b)
+{
+	const report_provider *x = a, *y = b;
+	int c = strcmp(x->group, y->group);
+	return c ? c : strcmp(x->id, y->id);
+}
+
 static int load_providers(report_model *m, const isotier_catalogue *cat)
 {
 	m->providers = report_arena_alloc(&m->arena, (cat->n_providers + 1) * sizeof *m->providers);
@@ -247,11 +255,18 @@ static int load_providers(report_model *m, const isotier_catalogue *cat)
 		p->backend = COPY(cp->backend);
 		p->notes = COPY(cp->notes);
 		p->file = COPY(basename_of(cp->file));
+		p->group = COPY(isotier_provider_group(cp));
+		p->status = COPY(isotier_provider_status(cp));
+		if (cp->has_status_source) {
+			p->status_date = COPY(cp->status_source.date);
+			p->status_url = COPY(cp->status_source.url);
+			p->status_quote = COPY(cp->status_source.quote);
+		}
 		p->sources =
 		    report_arena_alloc(&m->arena, (cp->n_sources + 1) * sizeof *p->sources);
 		p->history =
 		    report_arena_alloc(&m->arena, (cp->n_history + 1) * sizeof *p->history);
-		if (!p->id || !p->sources || !p->history)
+		if (!p->id || !p->group || !p->status || !p->sources || !p->history)
 			return ISOTIER_ENOMEM;
 		p->best_source = -1;
 		p->source_age_days = -1;
@@ -303,6 +318,8 @@ static int load_providers(report_model *m, const isotier_catalogue *cat)
 			r->note = COPY(cp->history[j].note);
 		}
 	}
+	if (m->n_providers)
+		qsort(m->providers, m->n_providers, sizeof *m->providers, provider_group_cmp);
 	return 0;
 }
 
@@ -407,6 +424,8 @@ static int model_fill(report_model *m, isotier_history *h, const report_options 
 	                             ? opts->max_source_age_days
 	                             : ISOTIER_DEFAULT_MAX_SOURCE_AGE_DAYS;
 	m->reverify_days = opts->reverify_days > 0 ? opts->reverify_days : REPORT_REVERIFY_DAYS;
+	m->backends = opts->backends;
+	m->n_backends = opts->n_backends;
 	/* One read transaction: every query sees the same snapshot, even while
 	 * verify or sources check write. */
 	if (sqlite3_exec(isotier_history_db(h), "BEGIN", NULL, NULL, NULL) != SQLITE_OK)

@@ -83,6 +83,7 @@ typedef struct report_observation {
 	int64_t id, run_id, duration_ms; /* duration_ms -1: not stored */
 	const char *observed_at, *backend, *provider_id, *claimed_tier, *claimed_mechanism;
 	const char *observed_tier, *observed_vendor, *confidence, *verdict, *reason;
+	const char *kernel_relation; /* NULL: the probe's output was not judged (or an old row) */
 	report_verdict v;
 	report_evidence *evidence; /* NULL unless in the evidence set */
 } report_observation;
@@ -103,8 +104,13 @@ typedef struct report_prior {
 	const char *tier, *mechanism, *until, *note;
 } report_prior;
 
+/* One catalogue offering; offerings of one provider are neighbours (sorted by
+ * group, then id) so every writer can show a provider's classes side by side. */
 typedef struct report_provider {
 	const char *id, *name, *offering, *kind, *tier, *mechanism, *since, *backend, *notes, *file;
+	const char *group;  /* the `provider` field, else the id */
+	const char *status; /* "current", "deprecated", "retired" */
+	const char *status_date, *status_url, *status_quote; /* NULL when current */
 	report_source *sources;
 	size_t n_sources;
 	report_prior *history;
@@ -123,8 +129,13 @@ typedef struct report_row {
 	const report_provider *provider; /* NULL: not in the catalogue */
 	const char *claimed_tier, *mechanism;
 	const report_observation *latest; /* NULL: none in range */
+	const report_observation *latest_run;    /* newest that was not UNAVAILABLE */
+	const report_observation *latest_judged; /* newest CONFIRMED/CONSISTENT/EXCEEDS/CONTRADICTED */
 	size_t n_observations;
-	bool overdue;      /* a backend with no observation within the cadence */
+	bool overdue;      /* a backend with no verification within the cadence (an
+	                      UNAVAILABLE run does not count; nor does an INCONCLUSIVE
+	                      one for a backend with a claim) */
+	bool unproven;     /* the latest run could not prove the claim (INCONCLUSIVE) */
 	bool contradicted; /* latest verdict CONTRADICTED */
 	bool drifted;      /* a source CHANGED or GONE */
 	const char *state; /* "ok" or the problems, e.g. "CONTRADICTED, SOURCE STALE" */
@@ -139,6 +150,7 @@ typedef struct report_audit {
 
 typedef enum report_attention_kind {
 	RA_CONTRADICTED,
+	RA_UNPROVEN,
 	RA_SOURCE_GONE,
 	RA_SOURCE_CHANGED,
 	RA_SOURCE_UNREACHABLE,
@@ -168,10 +180,12 @@ typedef struct report_model {
 	const char *newest_record; /* newest stored timestamp, or NULL */
 	const char *since;         /* NULL: everything */
 	int max_source_age_days, reverify_days;
+	const char *const *backends; /* report_options' */
+	size_t n_backends;
 	int schema_version;
 	int64_t n_runs; /* in range */
 
-	report_provider *providers; /* by id */
+	report_provider *providers; /* by group (provider), then id */
 	size_t n_providers;
 	report_observation *observations; /* oldest first: observed_at, id */
 	size_t n_observations;
@@ -198,6 +212,11 @@ typedef struct report_options {
 	const char *today;         /* YYYY-MM-DD */
 	int max_source_age_days;   /* 0: ISOTIER_DEFAULT_MAX_SOURCE_AGE_DAYS */
 	int reverify_days;         /* 0: REPORT_REVERIFY_DAYS */
+	/* The backends the job verifies here: only these can be overdue, and
+	 * each of them is when it has no recent verification. NULL: every
+	 * backend the history or the catalogue names. */
+	const char *const *backends;
+	size_t n_backends;
 	bool all_durations;        /* read duration_ms of every observation (slow: JSON only) */
 } report_options;
 

@@ -97,6 +97,11 @@ int report_build_rows(report_model *m)
 		if (!r)
 			return ISOTIER_ENOMEM;
 		r->latest = o; /* observations are oldest first */
+		if (o->v != RV_UNAVAILABLE)
+			r->latest_run = o;
+		if (o->v == RV_CONFIRMED || o->v == RV_CONSISTENT || o->v == RV_EXCEEDS ||
+		    o->v == RV_CONTRADICTED)
+			r->latest_judged = o;
 		r->n_observations++;
 	}
 	qsort(m->rows, m->n_rows, sizeof *m->rows, cmp_row);
@@ -138,6 +143,18 @@ static const char *row_label(report_model *m, const report_row *r)
 	return r->provider_id ? r->provider_id : r->backend ? r->backend : "?";
 }
 
+/* Can this backend be overdue here? Every one, unless the job named the
+ * ones it verifies. */
+static bool backend_expected(const report_model *m, const char *backend)
+{
+	if (!m->backends)
+		return true;
+	for (size_t i = 0; i < m->n_backends; i++)
+		if (!strcmp(m->backends[i], backend))
+			return true;
+	return false;
+}
+
 int report_judge_rows(report_model *m)
 {
 	long today = report_days(m->today);
@@ -174,17 +191,43 @@ int report_judge_rows(report_model *m)
 		}
 		if (p && p->source_stale)
 			STATE("SOURCE STALE");
-		if (r->backend && today >= 0) {
-			long seen = o ? report_days(o->observed_at) : -1;
+		if (p && strcmp(p->status, "current"))
+			STATE(!strcmp(p->status, "retired") ? "RETIRED" : "DEPRECATED");
+		/* The latest run could not prove a real claim (verify exit 2). */
+		const report_observation *run = r->latest_run;
+		if (run && run->v == RV_INCONCLUSIVE && run->kernel_relation && run->claimed_tier &&
+		    strcmp(run->claimed_tier, "UNKNOWN") != 0) {
+			r->unproven = true;
+			STATE("UNPROVEN");
+			if (report_attention_add(
+			        m, RA_UNPROVEN, true, label,
+			        report_arena_printf(&m->arena,
+			                            "observation %lld at %s: claimed %s could not be "
+			                            "proven: %s",
+			                            (long long)run->id, run->observed_at,
+			                            run->claimed_tier,
+			                            run->reason ? run->reason : "no reason stored")) < 0)
+				return ISOTIER_ENOMEM;
+		}
+		if (r->backend && today >= 0 && backend_expected(m, r->backend)) {
+			/* Only a run that verified resets the clock: an UNAVAILABLE
+			 * one never does, an INCONCLUSIVE one only where there is no
+			 * claim to judge. */
+			const report_observation *v = r->claimed_tier ? r->latest_judged : r->latest_run;
+			long seen = v ? report_days(v->observed_at) : -1;
 			r->overdue = seen < 0 || today - seen > m->reverify_days;
 			if (r->overdue) {
 				STATE("OVERDUE");
 				const char *d =
-				    o ? report_arena_printf(
+				    v ? report_arena_printf(
 				            &m->arena,
-				            "last observed %s, more than %d days before %s",
-				            o->observed_at, m->reverify_days, m->today)
-				      : report_arena_printf(&m->arena, "no observation%s%s",
+				            "last verified %s, more than %d days before %s%s",
+				            v->observed_at, m->reverify_days, m->today,
+				            v != o ? " (later runs were UNAVAILABLE or INCONCLUSIVE)" : "")
+				      : report_arena_printf(&m->arena, "no %s%s%s",
+				                            o ? "verification (only runs that were "
+				                                "UNAVAILABLE or INCONCLUSIVE)"
+				                              : "observation",
 				                            m->since ? " since " : " stored",
 				                            m->since ? m->since : "");
 				if (report_attention_add(m, RA_OVERDUE, true, label, d) < 0)
@@ -199,6 +242,21 @@ int report_judge_rows(report_model *m)
 			STATE("UNCONFIRMED");
 		r->state = report_arena_strndup(&m->arena, state[0] ? state : "ok", sizeof state);
 #undef STATE
+	}
+	/* A backend the job verifies that nothing in the history or the
+	 * catalogue names at all is the most overdue of all. */
+	for (size_t b = 0; m->backends && today >= 0 && b < m->n_backends; b++) {
+		bool found = false;
+		for (size_t i = 0; i < m->n_rows && !found; i++)
+			found = m->rows[i].backend && !strcmp(m->rows[i].backend, m->backends[b]);
+		if (!found &&
+		    report_attention_add(m, RA_OVERDUE, true, m->backends[b],
+		                         report_arena_printf(&m->arena,
+		                                             "verified by this job but never "
+		                                             "observed%s%s",
+		                                             m->since ? " since " : "",
+		                                             m->since ? m->since : "")) < 0)
+			return ISOTIER_ENOMEM;
 	}
 	/* Per provider, once: sources. */
 	for (size_t i = 0; i < m->n_providers; i++) {
@@ -221,6 +279,15 @@ int report_judge_rows(report_model *m)
 			            s->latest->detail ? s->latest->detail : "")) < 0)
 				return ISOTIER_ENOMEM;
 		}
+		/* A deprecated offering still resolves; the report flags it. */
+		if (strcmp(p->status, "current") &&
+		    report_attention_add(
+		        m, RA_CATALOGUE, false, p->id,
+		        report_arena_printf(&m->arena, "%s offering (%s, %s): %s", p->status,
+		                            p->status_date ? p->status_date : "?",
+		                            p->status_url ? p->status_url : "?",
+		                            p->status_quote ? p->status_quote : "")) < 0)
+			return ISOTIER_ENOMEM;
 		if (p->source_stale &&
 		    report_attention_add(
 		        m, RA_SOURCE_STALE, true, p->id,

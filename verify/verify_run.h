@@ -37,8 +37,12 @@ typedef struct job {
 	/* filled by the main thread */
 	bool handled, skipped, recorded, rejected;
 	const isotier_provider *claim;
+	char claim_invalid[768]; /* why the backend's catalogue entry does not validate; "" */
 	probe_result probe;
 	judge_verdict verdict;
+	probe_tier ceiling;
+	bool unproven;
+	isotier_kernel_relation relation;
 	char reason[JUDGE_REASON_MAX + 512];
 } job;
 

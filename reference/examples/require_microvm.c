@@ -15,7 +15,8 @@ int main(int argc, char **argv)
 		fprintf(stderr, "usage: %s BACKEND TIER CMD [ARGS...]\n", argv[0]);
 		return 64;
 	}
-	isotier_create_opts opts = {.backend = argv[1]};
+	isotier_create_opts opts = ISOTIER_CREATE_OPTS_INIT;
+	opts.backend = argv[1];
 	if (isotier_tier_parse(&opts.require_isolation, argv[2]) < 0) {
 		fprintf(stderr, "not a tier: %s\n", argv[2]);
 		return 64;
@@ -33,7 +34,7 @@ int main(int argc, char **argv)
 	}
 	printf("%s\n", isotier_sandbox_repr(sandbox));
 	fflush(stdout);
-	isotier_exec_opts eo = {.stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1};
+	isotier_exec_opts eo = ISOTIER_EXEC_OPTS_INIT;
 	int status = 0;
 	rc = isotier_sandbox_exec(sandbox, (const char *const *)argv + 3, &eo, &status, &err);
 	isotier_sandbox_destroy(sandbox);

@@ -35,8 +35,15 @@
 #   1   drift: a CONTRADICTED verdict (verify exit 1) or a CHANGED/GONE source
 #       (sources check exit 1). Runbook: runbook/drift.md. Wins over everything:
 #       a contradiction pages even when another step also failed.
-#   2   no drift, but the report lists stale sources or overdue backends
-#       (runbook/cadence.md) or catalogue files it could not load
+#   2   no drift, but a claim could not be proven (verify exit 2: INCONCLUSIVE
+#       against a claim, e.g. a VM not shown to be the sandbox's own), or the
+#       report lists unproven claims, stale sources or overdue backends
+#       (runbook/cadence.md) or catalogue files it could not load. A backend
+#       counts as verified only by a run that judged it: UNAVAILABLE runs never
+#       reset its overdue clock. With ISOTIER_BACKENDS set, only those backends
+#       can be overdue, and one of them never observed is.
+#   A sources check in which every source was UNREACHABLE (exit 75) checked
+#   nothing: it fails the job and does not count as this period's check.
 #   64-78, 130  the job itself failed: the first failing step's exit status
 #       (sysexits: 69 backend unavailable, 70 probe failure, 75 database locked
 #       or another run holds the lock...). See job.log.
@@ -85,8 +92,9 @@ echo "=== $(stamp) isotier-reverify start (state $state)" >>"$log"
 
 # 1. verify: the probe in each backend, judged against the catalogue.
 verify_args=(--db "$db" --jobs "$jobs" "${cat_args[@]}")
+report_args=()
 if [ -n "${ISOTIER_BACKENDS:-}" ]; then
-  for b in $ISOTIER_BACKENDS; do verify_args+=(--backend "$b"); done
+  for b in $ISOTIER_BACKENDS; do verify_args+=(--backend "$b"); report_args+=(--backend "$b"); done
 else
   verify_args+=(--all)
 fi
@@ -116,7 +124,7 @@ for fmt in $formats; do
     md) out=isotier-report.md ;;
     *) echo "isotier-reverify: unknown report format '$fmt'" >>"$log"; report_rc=64; continue ;;
   esac
-  step "report $fmt" "$bin" report --db "$db" --format "$fmt" --out "$state/reports/$out" "${cat_args[@]}"
+  step "report $fmt" "$bin" report --db "$db" --format "$fmt" --out "$state/reports/$out" "${cat_args[@]}" "${report_args[@]}"
   [ "$rc" -ne 0 ] && [ "$report_rc" -eq 0 ] && report_rc=$rc
 done
 
@@ -127,7 +135,7 @@ if [ -s "$state/reports/isotier-report.json" ] && [[ " $formats " == *" json "* 
     sed 's/.*"failing"://')
   failing=${failing:-0}
 else
-  step "report summary" "$bin" report --db "$db" --format json --out "$state/.summary.json" "${cat_args[@]}"
+  step "report summary" "$bin" report --db "$db" --format json --out "$state/.summary.json" "${cat_args[@]}" "${report_args[@]}"
   failing=$(grep -o '"summary":{"rows":[0-9]*,"failing":[0-9]*' "$state/.summary.json" 2>/dev/null |
     sed 's/.*"failing"://')
   failing=${failing:-0}
@@ -139,10 +147,12 @@ exit_code=0
 if [ "$verify_rc" -eq 1 ] || [ "$sources_rc" -eq 1 ]; then
   exit_code=1
 else
-  for r in "$verify_rc" "$sources_rc" "$report_rc"; do
+  # verify's 2 (a claim it could not prove) is an alert, not a failure of the job.
+  v=$verify_rc; [ "$v" -eq 2 ] && v=0
+  for r in "$v" "$sources_rc" "$report_rc"; do
     if [ "$r" -gt 1 ]; then exit_code=$r; break; fi
   done
-  [ "$exit_code" -eq 0 ] && [ "$failing" -gt 0 ] && exit_code=2
+  [ "$exit_code" -eq 0 ] && { [ "$failing" -gt 0 ] || [ "$verify_rc" -eq 2 ]; } && exit_code=2
 fi
 
 printf '{"finished_at":"%s","exit":%d,"verify":%d,"sources":%d,"report":%d,"failing":%d}\n' \
@@ -152,7 +162,7 @@ echo "=== $(stamp) isotier-reverify exit $exit_code (verify $verify_rc, sources 
 case $exit_code in
   0) msg="ok" ;;
   1) msg="DRIFT: a contradicted verdict or a changed/gone source; see runbook/drift.md" ;;
-  2) msg="attention: stale sources or overdue backends; see runbook/cadence.md" ;;
+  2) msg="attention: an unproven claim, stale sources or overdue backends; see runbook/drift.md and runbook/cadence.md" ;;
   *) msg="the job failed (exit $exit_code); see $log" ;;
 esac
 echo "isotier-reverify: $msg; report: $state/reports/isotier-report.html" >&2

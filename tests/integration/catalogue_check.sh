@@ -92,9 +92,13 @@ for f in glob.glob(root + "/catalogue/providers/*.json") + glob.glob(root + "/te
     errs = [e.message for e in v.iter_errors(json.load(open(f)))]
     assert not errs, (f, errs)
 for rule in ["bad-mechanism", "bad-tier", "bad-vocabulary", "mechanism-contradicts-tier", "missing-field",
-             "mistyped-field", "no-provider-source", "unknown-field", "empty-quote", "no-sources", "malformed-date"]:
+             "mistyped-field", "no-provider-source", "unknown-field", "empty-quote", "no-sources", "malformed-date",
+             "offering-status"]:
     for f in glob.glob(root + "/tests/fixtures/catalogue/%s/*.json" % rule):
         assert list(v.iter_errors(json.load(open(f)))), ("schema accepts", f)
+for name in ["offering-renamed/new-a", "offering-renamed/not-a-list", "offering-provider/bad-provider"]:
+    f = root + "/tests/fixtures/catalogue/%s.json" % name  # cross-file rules are the validator's alone
+    assert list(v.iter_errors(json.load(open(f)))), ("schema accepts", f)
 PY
 else
   echo "note: python3 jsonschema missing; schema cross-check not run"

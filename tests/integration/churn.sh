@@ -368,4 +368,64 @@ python3 -c 'import sys, xml.etree.ElementTree as ET; ET.parse(sys.argv[1])' "$TM
 churn --since v0.2.1 --junit "$TMP"
 assert_eq "$rc" 73 "--junit a directory"
 
+echo "== offerings (catalogue v2): a rename with renamed_from is one change, a deprecation is reported"
+R2="$TMP/offerings"
+mkdir -p "$R2/catalogue/providers"
+cd "$R2"
+git init -q -b main .
+printf '# Churn log\n\n## Entries\n' >CHURN.md
+# offering ID TIER MECHANISM [EXTRA-JSON]: an offering file with v2 fields.
+offering() {
+  cat >"catalogue/providers/$1.json" <<EOF
+{"id": "$1", "provider": "acme", "name": "Acme $1", "kind": "remote", "tier": "$2",
+ "mechanism": "$3", "since": "2026-11-01", "sources": [], "history": [], "notes": "fixture"${4:+, $4}}
+EOF
+}
+offering acme MICROVM firecracker
+offering acme-sdk MICROVM firecracker
+offering acme-old UNKNOWN unknown
+commit "catalogue: three acme offerings"
+git tag o0
+git rm -q catalogue/providers/acme.json
+offering acme-vm MICROVM firecracker '"renamed_from": ["acme"]'
+offering acme-sdk MICROVM firecracker '"status": "deprecated", "status_source": {"date": "2026-11-20", "url": "https://example.org/d", "quote": "deprecated"}'
+commit "acme: the default offering is now acme-vm; the SDK is deprecated"
+churn --since o0
+assert_eq "$rc" 0 "a rename and a deprecation need no CHURN.md entry ($out)"
+assert_contains "$out" "renamed  acme-vm: MICROVM/firecracker (renamed from acme)"
+assert_contains "$out" "status   acme-sdk: MICROVM/firecracker (status current → deprecated)"
+assert_contains "$out" "2 provider change(s), 0 tier/mechanism change(s), 0 unlogged"
+if grep -qE "(removed|added) +acme" <<<"$out"; then fail "a rename reported as removal and addition: $out"; fi
+churn --since o0 --json
+echo "$out" >"$TMP/o.json"
+assert_eq "$(json_get "$TMP/o.json" changes.0.kind)" status
+assert_eq "$(json_get "$TMP/o.json" changes.0.new.status)" deprecated
+assert_eq "$(json_get "$TMP/o.json" changes.1.kind)" renamed
+assert_eq "$(json_get "$TMP/o.json" changes.1.renamed_from)" acme
+"$ISOTIER_BIN" churn log >"$TMP/olog.txt" 2>&1 || fail "churn log over offerings"
+assert_contains "$(cat "$TMP/olog.txt")" "renamed from acme"
+echo "== a rename that also changes the tier must be logged (under the new or the old id)"
+git rm -q catalogue/providers/acme-vm.json
+offering acme-gv GVISOR gvisor '"renamed_from": ["acme-vm", "acme"]'
+commit "acme: the default class moves to gVisor under a new id"
+churn --since o0
+assert_eq "$rc" 1 "an unlogged rename with a tier change"
+assert_contains "$out" "UNLOGGED acme-gv: MICROVM/firecracker → GVISOR/gvisor"
+assert_contains "$out" "renamed from acme"
+entry acme MICROVM/firecracker GVISOR/gvisor
+commit "churn: acme to gVisor"
+churn --since o0
+assert_eq "$rc" 0 "logged under the old id ($out)"
+echo "== malformed v2 fields in history are errors naming the file"
+printf '{"id": "bad", "tier": "UNKNOWN", "mechanism": "unknown", "renamed_from": "acme"}' >catalogue/providers/bad.json
+commit "bad renamed_from"
+churn --since o0
+assert_eq "$rc" 65 "renamed_from not an array"
+assert_contains "$out" 'catalogue/providers/bad.json: field "renamed_from" must be an array'
+printf '{"id": "bad", "tier": "UNKNOWN", "mechanism": "unknown", "status": "sunset"}' >catalogue/providers/bad.json
+commit "bad status"
+churn --since o0
+assert_eq "$rc" 65 "status outside the vocabulary"
+assert_contains "$out" 'field "status" must be'
+
 echo "churn: all checks passed"

@@ -6,12 +6,12 @@
 python3 "$ISOTIER_ROOT/tests/tools/catalogue_variant.py" "$ISOTIER_ROOT/catalogue/providers" "$TMP/lying" bubblewrap claim=MICROVM/firecracker
 marker=isotier-attest-$$-$RANDOM
 set +e
-TMPDIR=$TMP "$ISOTIER_BIN" run --backend bwrap --catalogue "$TMP/lying" --require-isolation MICROVM \
+TMPDIR=$TMP "$ISOTIER_BIN" run --new-db --backend bwrap --catalogue "$TMP/lying" --require-isolation MICROVM \
   --attest --audit-log "$TMP/audit.jsonl" -- /bin/echo "$marker" >"$TMP/out" 2>"$TMP/err"
 rc=$?
 set -e
 assert_eq "$rc" 78 "attestation failure exit status"
-assert_contains "$(cat "$TMP/err")" "attestation failed: probe inside bwrap observed CONTAINER, which does not support MICROVM"
+assert_contains "$(cat "$TMP/err")" "attestation failed: probe inside bwrap: CONTRADICTED, at most CONTAINER of its own"
 ! grep -q "$marker" "$TMP/out" || fail "the command ran after a failed attestation"
 # The sandbox's root lives under TMPDIR, so its processes name $TMP.
 ! pgrep -f "$TMP/" >/dev/null || fail "a sandbox process is left: $(pgrep -af "$TMP/")"
@@ -26,6 +26,6 @@ assert all(e["resolved_tier"] == "MICROVM" for e in ev), ev
 PY
 
 # The honest claim attests and runs.
-out=$("$ISOTIER_BIN" run --backend bwrap --require-isolation CONTAINER --attest -- /bin/echo "$marker")
+out=$("$ISOTIER_BIN" run --new-db --backend bwrap --require-isolation CONTAINER --attest -- /bin/echo "$marker")
 assert_eq "$out" "$marker" "attested run output"
 echo "ok: attestation fails closed"

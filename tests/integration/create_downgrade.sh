@@ -9,7 +9,7 @@ variant() { python3 "$ISOTIER_ROOT/tests/tools/catalogue_variant.py" "$cat_src" 
 expect_refusal() { # name expected-reason-fragment args...
   local name=$1 why=$2; shift 2
   set +e
-  "$ISOTIER_BIN" run "$@" -- /bin/echo provisioned >"$TMP/$name.out" 2>"$TMP/$name.err"
+  "$ISOTIER_BIN" run --new-db "$@" -- /bin/echo provisioned >"$TMP/$name.out" 2>"$TMP/$name.err"
   local rc=$?
   set -e
   assert_eq "$rc" 78 "$name: exit status"
@@ -27,7 +27,7 @@ variant stale-qemu qemu-microvm stale
 expect_refusal stale-qemu "was retrieved 2020-01-01" --backend qemu-microvm --catalogue "$TMP/stale-qemu" --require-isolation MICROVM
 
 # `isotier backends` shows the same downgrade and its reason.
-"$ISOTIER_BIN" backends --catalogue "$TMP/stale" --db "$TMP/none.db" --json >"$TMP/backends.json"
+(cd "$TMP" && rm -f isotier.db && "$ISOTIER_BIN" backends --catalogue "$TMP/stale" --json) >"$TMP/backends.json"
 python3 - "$TMP/backends.json" <<'PY'
 import json, sys
 rows = {r["backend"]: r for r in json.load(open(sys.argv[1]))}
@@ -40,7 +40,7 @@ PY
 
 # A contradicted latest observation voids the claim; a later CONFIRMED one restores it.
 db=$TMP/history.db
-"$ISOTIER_BIN" run --backend bwrap --db "$db" -- /bin/true   # creates the history with its schema
+"$ISOTIER_BIN" run --new-db --backend bwrap --db "$db" -- /bin/true   # creates the history with its schema
 sqlite3 "$db" "INSERT INTO runs(started_at, tool_version, command, status) VALUES ('2026-01-01T00:00:00Z', 'test', 'verify', 'ok');
   INSERT INTO observations(run_id, observed_at, backend, observed_tier, verdict, reason)
   VALUES (last_insert_rowid(), '2026-01-01T00:00:00Z', 'bwrap', 'NONE', 'CONTRADICTED', 'no container layer seen');"
@@ -53,15 +53,35 @@ sqlite3 "$db" "INSERT INTO observations(run_id, observed_at, backend, observed_t
   VALUES ($run_id, '2026-01-03T00:00:00Z', 'bwrap', 'UNKNOWN', 'UNAVAILABLE', 'bwrap missing');"
 expect_refusal still-contradicted "CONTRADICTED the claim: no container layer seen" --backend bwrap --db "$db" --require-isolation CONTAINER
 sqlite3 "$db" "INSERT INTO observations(run_id, observed_at, backend, observed_tier, verdict, reason)
-  VALUES ($run_id, strftime('%Y-%m-%dT%H:%M:%SZ','now'), 'bwrap', 'CONTAINER', 'CONFIRMED', 'ok');"
-out=$("$ISOTIER_BIN" run --backend bwrap --db "$db" --require-isolation CONTAINER --require-verified 1 -- /bin/echo allowed)
+  VALUES ($run_id, strftime('%Y-%m-%dT%H:%M:%SZ','now'), 'bwrap', 'CONTAINER', 'CONFIRMED', 'ok');
+  UPDATE observations SET ceiling_tier = 'CONTAINER', kernel_relation = 'shared' WHERE id = last_insert_rowid();"
+out=$("$ISOTIER_BIN" run --new-db --backend bwrap --db "$db" --require-isolation CONTAINER --require-verified 1 -- /bin/echo allowed)
 assert_eq "$out" allowed "confirmed today satisfies --require-verified 1"
 
 # require_verified without a recent CONFIRMED/CONSISTENT observation.
-expect_refusal unverified "has never been CONFIRMED or CONSISTENT" --backend runc --db "$db" --require-isolation CONTAINER --require-verified 7
+expect_refusal unverified "has never been CONFIRMED by an observation that proves CONTAINER" --backend runc --db "$db" --require-isolation CONTAINER --require-verified 7
 expect_refusal no-history "no verification history" --backend runc --db "$TMP/absent.db" --require-isolation CONTAINER --require-verified 7
 
+# A CONFIRMED row written before ceilings existed (or by hand without one) proves nothing.
+sqlite3 "$db" "INSERT INTO observations(run_id, observed_at, backend, observed_tier, verdict, reason)
+  VALUES ($run_id, strftime('%Y-%m-%dT%H:%M:%SZ','now'), 'runc', 'CONTAINER', 'CONFIRMED', 'no ceiling');"
+expect_refusal unproven-row "has never been CONFIRMED by an observation" --backend runc --db "$db" --require-isolation CONTAINER --require-verified 7
+# A history path that does not exist is an error naming it (66), not an empty history.
+set +e
+"$ISOTIER_BIN" run --backend bwrap --db "$TMP/locked-nowhere/h.db" -- /bin/echo ran >"$TMP/nodb.out" 2>"$TMP/nodb.err"
+rc=$?
+set -e
+assert_eq "$rc" 66 "absent --db exit status"
+assert_contains "$(cat "$TMP/nodb.err")" "$TMP/locked-nowhere/h.db does not exist"
+[ ! -s "$TMP/nodb.out" ] || fail "a run with an absent history ran its command"
+[ ! -e "$TMP/locked-nowhere" ] || fail "the absent history's directory was created"
+set +e
+"$ISOTIER_BIN" backends --db "$TMP/never.db" >/dev/null 2>&1; rc=$?
+set -e
+assert_eq "$rc" 66 "backends with an absent --db"
+[ ! -e "$TMP/never.db" ] || fail "backends created the absent database"
+
 # No requirement: an UNKNOWN tier still runs (the ADR's default is to report, not refuse).
-out=$("$ISOTIER_BIN" run --backend bwrap --catalogue "$TMP/stale" -- /bin/echo ran)
+out=$("$ISOTIER_BIN" run --new-db --backend bwrap --catalogue "$TMP/stale" -- /bin/echo ran)
 assert_eq "$out" ran "no requirement runs"
 echo "ok: downgrades refused with reasons"

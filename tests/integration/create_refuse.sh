@@ -17,7 +17,7 @@ for backend in bwrap runc runsc qemu-microvm; do
     set +e
     TMPDIR=$work/tmp strace -f -qq -o "$work/trace" \
       -e trace=execve,execveat,clone,clone3,fork,vfork,unshare,mkdir,mkdirat,openat,creat,symlink,link \
-      "$ISOTIER_BIN" run --backend "$backend" --require-isolation "$req" \
+      "$ISOTIER_BIN" run --new-db --backend "$backend" --require-isolation "$req" \
       --db "$work/h.db" --audit-log "$work/audit.jsonl" -- /bin/echo provisioned \
       >"$work/out" 2>"$work/err"
     rc=$?
@@ -52,8 +52,8 @@ assert_eq "$refusals" 5 "number of refusal cases"
 
 # An unknown tier name or backend is a usage error, not a silent default.
 set +e
-"$ISOTIER_BIN" run --backend bwrap --require-isolation VM -- /bin/true 2>/dev/null; assert_eq $? 64 "bad tier"
-"$ISOTIER_BIN" run --backend nosuch -- /bin/true 2>"$TMP/nosuch.err"; rc=$?
+"$ISOTIER_BIN" run --new-db --backend bwrap --require-isolation VM -- /bin/true 2>/dev/null; assert_eq $? 64 "bad tier"
+"$ISOTIER_BIN" run --new-db --backend nosuch -- /bin/true 2>"$TMP/nosuch.err"; rc=$?
 set -e
 assert_eq "$rc" 64 "unknown backend is a usage error ($(cat "$TMP/nosuch.err"))"
 assert_contains "$(cat "$TMP/nosuch.err")" "unknown backend 'nosuch'"

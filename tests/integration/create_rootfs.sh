@@ -23,14 +23,14 @@ C
 musl-gcc -static -O2 -o "$root/bin/hello" "$TMP/hello.c"
 [ ! -e /bin/hello ] || skip "the host has a /bin/hello, the test cannot tell roots apart"
 for backend in bwrap runc runsc qemu-microvm; do
-  out=$("$ISOTIER_BIN" run --db "$TMP/h.db" --backend "$backend" --rootfs "$root" -- /bin/hello 2>"$TMP/err") \
+  out=$("$ISOTIER_BIN" run --new-db --db "$TMP/h.db" --backend "$backend" --rootfs "$root" -- /bin/hello 2>"$TMP/err") \
     || fail "$backend: exit $? running from --rootfs: $(cat "$TMP/err")"
   assert_eq "$(tr -d '\r' <<<"$out")" "isotier-rootfs-$$" "$backend: output from the rootfs"
   [ ! -e "$root/etc/written" ] || fail "$backend: the rootfs was writable"
 done
 # A rootfs that is not a directory is a clear error, before anything starts.
 set +e
-"$ISOTIER_BIN" run --db "$TMP/h.db" --backend bwrap --rootfs "$TMP/hello.c" -- /bin/hello 2>"$TMP/err"
+"$ISOTIER_BIN" run --new-db --db "$TMP/h.db" --backend bwrap --rootfs "$TMP/hello.c" -- /bin/hello 2>"$TMP/err"
 rc=$?
 set -e
 [ "$rc" -ne 0 ] || fail "a file accepted as rootfs"

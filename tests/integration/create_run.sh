@@ -6,35 +6,35 @@
 # themselves and exit with their own status (1, 1, 128), as `run --help` says.
 . "$ISOTIER_ROOT/tests/lib.sh"
 for backend in bwrap runc runsc qemu-microvm; do
-  out=$(ISOTIER_VERBOSE=1 "$ISOTIER_BIN" run --backend "$backend" -- /bin/echo hi 2>"$TMP/err") \
+  out=$(ISOTIER_VERBOSE=1 "$ISOTIER_BIN" run --new-db --backend "$backend" -- /bin/echo hi 2>"$TMP/err") \
     || fail "$backend: run failed: $(cat "$TMP/err")"
   assert_eq "$(tr -d '\r' <<<"$out")" hi "$backend output"
   assert_contains "$(cat "$TMP/err")" "backend=$backend tier=" "$backend repr"
   set +e
-  "$ISOTIER_BIN" run --backend "$backend" -- /bin/sh -c 'exit 7' >/dev/null 2>&1
+  "$ISOTIER_BIN" run --new-db --backend "$backend" -- /bin/sh -c 'exit 7' >/dev/null 2>&1
   rc=$?
   set -e
   assert_eq "$rc" 7 "$backend exit status"
   # Read-only: the host root cannot be written from inside.
   set +e
-  "$ISOTIER_BIN" run --backend "$backend" -- /bin/sh -c "touch /isotier-rw-test-$$" >/dev/null 2>&1
+  "$ISOTIER_BIN" run --new-db --backend "$backend" -- /bin/sh -c "touch /isotier-rw-test-$$" >/dev/null 2>&1
   set -e
   [ ! -e "/isotier-rw-test-$$" ] || { rm -f "/isotier-rw-test-$$"; fail "$backend: host root is writable"; }
   case $backend in bwrap | runc) want=1 ;; runsc) want=128 ;; *) want=127 ;; esac
   set +e
-  "$ISOTIER_BIN" run --backend "$backend" -- /nonexistent/cmd >/dev/null 2>&1
+  "$ISOTIER_BIN" run --new-db --backend "$backend" -- /nonexistent/cmd >/dev/null 2>&1
   rc=$?
   set -e
   assert_eq "$rc" "$want" "$backend: command not found"
 done
 set +e
-"$ISOTIER_BIN" run --backend host -- /nonexistent/cmd >/dev/null 2>&1
+"$ISOTIER_BIN" run --new-db --backend host -- /nonexistent/cmd >/dev/null 2>&1
 rc=$?
 set -e
 assert_eq "$rc" 127 "host: command not found"
 # SIGINT mid-command: the sandbox is torn down, exit 130, nothing left running.
 marker=isotier-run-sigint-$$-$RANDOM
-"$ISOTIER_BIN" run --backend runc -- /bin/sh -c "sleep 30; : $marker" >/dev/null 2>&1 &
+"$ISOTIER_BIN" run --new-db --backend runc -- /bin/sh -c "sleep 30; : $marker" >/dev/null 2>&1 &
 pid=$!
 # Anchored: the sandboxed shell, not isotier's own argv, which holds the marker too.
 inside="^/bin/sh -c sleep 30; : $marker"

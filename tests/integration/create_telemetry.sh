@@ -11,7 +11,7 @@ port=$(cat "$TMP/port")
 [ -n "$port" ] || fail "OTLP listener did not start"
 
 set +e
-out=$("$ISOTIER_BIN" run --backend runc --require-isolation CONTAINER --db "$TMP/h.db" \
+out=$("$ISOTIER_BIN" run --new-db --backend runc --require-isolation CONTAINER --db "$TMP/h.db" \
   --audit-log "$TMP/audit.jsonl" --otlp-endpoint "http://127.0.0.1:$port/v1/traces" \
   --otlp-file "$TMP/spans-file.jsonl" -- /bin/sh -c 'echo out; echo err >&2; exit 3' 2>"$TMP/err")
 rc=$?
@@ -47,13 +47,13 @@ assert_contains "$(cat "$TMP/err")" err "stderr relayed"
 
 # Collector down: a closed port. The run succeeds; a warning is printed.
 closed=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1]); s.close()')
-out=$("$ISOTIER_BIN" run --backend bwrap --otlp-endpoint "http://127.0.0.1:$closed/v1/traces" -- /bin/echo fine 2>"$TMP/err2")
+out=$("$ISOTIER_BIN" run --new-db --backend bwrap --otlp-endpoint "http://127.0.0.1:$closed/v1/traces" -- /bin/echo fine 2>"$TMP/err2")
 assert_eq "$out" fine "run with the collector down"
 assert_contains "$(cat "$TMP/err2")" "warning: OTLP export to http://127.0.0.1:$closed/v1/traces failed"
 
 # A refusal is a span too, with an error status.
 set +e
-"$ISOTIER_BIN" run --backend bwrap --require-isolation MICROVM --otlp-file "$TMP/refuse.jsonl" -- /bin/true 2>/dev/null
+"$ISOTIER_BIN" run --new-db --backend bwrap --require-isolation MICROVM --otlp-file "$TMP/refuse.jsonl" -- /bin/true 2>/dev/null
 set -e
 python3 - "$TMP/refuse.jsonl" <<'PY'
 import json, sys

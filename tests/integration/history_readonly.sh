@@ -7,7 +7,7 @@ id nobody >/dev/null 2>&1 || skip "no 'nobody' user to read as"
 [ "$(id -u)" -eq 0 ] || skip "needs root to switch to nobody"
 chmod 755 "$TMP"
 mkdir "$TMP/archive"
-"$ISOTIER_BIN" run --db "$TMP/archive/h.db" --backend host -- /bin/true
+"$ISOTIER_BIN" run --new-db --db "$TMP/archive/h.db" --backend host -- /bin/true
 sqlite3 "$TMP/archive/h.db" "PRAGMA wal_checkpoint(TRUNCATE);" >/dev/null
 rm -f "$TMP/archive/h.db-wal" "$TMP/archive/h.db-shm"
 chmod 755 "$TMP/archive"; chmod 644 "$TMP/archive/h.db"

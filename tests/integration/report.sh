@@ -39,6 +39,12 @@ p("runsc", "GVISOR", "gvisor", "local", "runsc", "http://127.0.0.1:9/runsc", "gV
 p("e2b", "MICROVM", "firecracker", "remote", None, "http://127.0.0.1:9/e2b", "Firecracker microVMs", "2026-11-01",
   history=[{"tier": "UNKNOWN", "mechanism": "unknown", "until": "2026-10-01", "note": "before: " + H}])
 p("qemu-microvm", "MICROVM", "qemu", "local", "qemu-microvm", "javascript:alert(1)", "microvm machine type", "2026-11-01")
+# Catalogue v2: two offerings of one provider, one deprecated in the provider's (hostile) words.
+p("e2b-legacy", "MICROVM", "firecracker", "remote", None, "http://127.0.0.1:9/e2b-legacy", "legacy", "2026-11-01",
+  provider="e2b", offering="legacy SDK " + H, status="deprecated",
+  status_source={"date": "2026-10-15", "url": "http://127.0.0.1:9/deprecation", "quote": "deprecated " + H})
+doc = json.load(open(os.path.join(d, "e2b.json"))); doc["provider"] = "e2b"
+json.dump(doc, open(os.path.join(d, "e2b.json"), "w"), indent=1)
 EOF
 
 sum_before=$(sha256sum "$TMP/history.db" | cut -d' ' -f1)
@@ -49,6 +55,25 @@ for fmt in html json junit md; do
 done
 assert_eq "$(sha256sum "$TMP/history.db" | cut -d' ' -f1)" "$sum_before" "the report modified the database"
 [ ! -e "$TMP/history.db-wal" ] || [ ! -s "$TMP/history.db-wal" ] || fail "the report wrote a WAL"
+
+# --- offerings: grouped by provider, a deprecated one flagged, in every format ---
+python3 - "$TMP/r.json" "$TMP/r.html" "$TMP/r.md" <<'EOF' || fail "offerings are not grouped by provider"
+import json, sys
+d = json.load(open(sys.argv[1]))
+ids = [p["id"] for p in d["providers"]]
+groups = [p["provider"] for p in d["providers"]]
+assert groups == sorted(groups), groups
+assert ids.index("e2b-legacy") == ids.index("e2b") + 1, ids
+legacy = [p for p in d["providers"] if p["id"] == "e2b-legacy"][0]
+assert legacy["status"] == "deprecated" and legacy["status_date"] == "2026-10-15", legacy
+assert [p for p in d["providers"] if p["id"] == "e2b"][0]["status"] == "current"
+html, md = open(sys.argv[2]).read(), open(sys.argv[3]).read()
+assert html.count('<h3 class="provider" id="g-e2b">') == 1, "one provider heading for both e2b offerings"
+g = html.index('id="g-e2b"')
+assert g < html.index('id="p-e2b"') < html.index('id="p-e2b-legacy"'), "offerings under their provider"
+assert "DEPRECATED" in html and "deprecated &lt;script&gt;" in html, "the deprecation is flagged, escaped"
+assert md.count("### Provider e2b\n") == 1 and "**deprecated** 2026-10-15" in md, md[-3000:]
+EOF
 
 # --- HTML: well-formed as XML and as HTML, self-contained, escaped ----------
 xmllint --noout "$TMP/r.html" || fail "HTML is not well-formed (XML parser)"
@@ -86,13 +111,14 @@ got = {(r[0], r[1]): (r[7], r[10]) for r in rows}
 want = {
   ("bubblewrap", "bwrap"): ("CONTRADICTED", "CONTRADICTED"),
   ("e2b", "\u2014"): ("not observed", "SOURCE CHANGED, not observed"),
-  ("qemu-microvm", "qemu-microvm"): ("<b>WEIRD</b>", "UNCONFIRMED"),
+  ("e2b-legacy", "\u2014"): ("not observed", "DEPRECATED, not observed"),
+  ("qemu-microvm", "qemu-microvm"): ("<b>WEIRD</b>", "OVERDUE, UNCONFIRMED"),  # an unknown verdict verifies nothing
   ("runsc", "runsc"): ("CONFIRMED", "SOURCE GONE, SOURCE STALE"),
   ("(no claim)", "host"): ("INCONCLUSIVE", "ok"),
 }
 assert got == want, got
 order = [r[0] for r in rows]
-assert order == ["bubblewrap", "e2b", "qemu-microvm", "runsc", "(no claim)"], order
+assert order == ["bubblewrap", "e2b", "e2b-legacy", "qemu-microvm", "runsc", "(no claim)"], order
 EOF
 
 # --- JUnit: schema-valid, one testcase per row, failures where due ----------
@@ -103,8 +129,8 @@ python3 - "$TMP/r.junit" <<'EOF' || fail "JUnit content"
 import sys, xml.etree.ElementTree as ET
 suite = ET.parse(sys.argv[1]).getroot().find("testsuite")
 cases = {c.get("name"): c for c in suite.findall("testcase")}
-assert suite.get("tests") == "6" and suite.get("failures") == "3", suite.attrib
-assert set(cases) == {"bubblewrap [bwrap]", "e2b", "qemu-microvm [qemu-microvm]", "runsc [runsc]",
+assert suite.get("tests") == "7" and suite.get("failures") == "3", suite.attrib
+assert set(cases) == {"bubblewrap [bwrap]", "e2b", "e2b-legacy", "qemu-microvm [qemu-microvm]", "runsc [runsc]",
                       "(no claim) [host]", "catalogue loads"}, set(cases)
 f = lambda n: cases[n].find("failure")
 assert f("bubblewrap [bwrap]").get("type") == "CONTRADICTED"
@@ -154,7 +180,10 @@ assert doc["schema"] == "isotier.report/1"
 assert doc["report_date"] == "2026-11-27" and doc["report_date_from"] == "database"
 assert doc["database"]["observations"] == 5 and doc["database"]["refusals"] == 3
 assert [a["decision"] for a in doc["refusals"]] == ["refused", "refused", "attestation-failed"]
-assert doc["summary"]["failing"] == 4, doc["attention"]  # contradicted, changed, gone, stale
+assert doc["summary"]["failing"] == 5, doc["attention"]  # contradicted, changed, gone, stale,
+# and qemu-microvm overdue: its only run has a verdict word this build does not know
+assert any(a["kind"] == "overdue" and a["subject"].startswith("qemu-microvm") and "no verification" in a["detail"]
+           for a in doc["attention"]), doc["attention"]
 H = "<script>alert('x')</script> & \"q\" \x1b[31mred\x1b[0m \x1b]0;pwned\x07 | *b* `c` \x7f\u0085"
 assert doc["observations"][2]["reason"] == "claimed CONTAINER; " + H
 ev = doc["observations"][2]["evidence"]
@@ -163,7 +192,7 @@ assert ev["layers"][1]["signals"][1] == {"id": "nope", "family": None, "source":
                                          "weight": None, "supports": None}
 assert [o["id"] for o in doc["observations"]] == [1, 2, 3, 4, 5]
 kinds = [a["kind"] for a in doc["attention"]]
-assert kinds == sorted(kinds, key=["contradicted", "source_gone", "source_changed", "source_unreachable",
+assert kinds == sorted(kinds, key=["contradicted", "unproven", "source_gone", "source_changed", "source_unreachable",
                                    "source_stale", "overdue", "catalogue"].index), kinds
 EOF
 
@@ -184,7 +213,7 @@ j = i
 while lines[j].startswith("|"):
     assert cols(lines[j]) == header, (lines[j], header)
     j += 1
-assert j - i == 2 + 5, j - i
+assert j - i == 2 + 6, j - i
 EOF
 
 # --- reproducible: same database, same bytes (also from another path) ------

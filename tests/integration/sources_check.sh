@@ -123,15 +123,23 @@ assert_eq "$(grep -c ' /page/present.html ' "$TMP/requests.log")" 2 "present.htm
 assert_contains "$(head -n 1 "$TMP/requests.log")" "isotier/"
 assert_contains "$(head -n 1 "$TMP/requests.log")" "(+source re-verification)"
 
-# Text output names every status; UNREACHABLE alone exits 0.
+# Text output names every status. Every source UNREACHABLE is no check at
+# all (no network): 75 and one line saying so, never drift and never a pass.
 set +e
 out=$("$bin" sources check --catalogue "$TMP/cat" --db "$db" --timeout 2 --provider loop --provider refused 2>&1)
 rc=$?
 set -e
-assert_eq "$rc" 0 "UNREACHABLE alone is not drift"
+assert_eq "$rc" 75 "every source UNREACHABLE: not a check"
 assert_contains "$out" "UNREACHABLE loop"
 assert_contains "$out" "UNREACHABLE refused"
 assert_contains "$out" "2 of 2 checked: 0 PRESENT, 0 CHANGED, 0 GONE, 2 UNREACHABLE"
+assert_contains "$out" "every one of 2 sources was UNREACHABLE: nothing was checked"
+# Some UNREACHABLE beside a PRESENT one: not drift, exit 0.
+set +e
+out=$("$bin" sources check --catalogue "$TMP/cat" --db "$db" --timeout 2 --provider present --provider refused 2>&1)
+rc=$?
+set -e
+assert_eq "$rc" 0 "UNREACHABLE beside PRESENT is not drift: $out"
 set +e
 out=$("$bin" sources check --catalogue "$TMP/cat" --db "$db" --provider present --provider nested 2>&1)
 rc=$?
@@ -154,7 +162,7 @@ assert_eq "$rc3" 65 "broken catalogue"
 assert_contains "$out" "$TMP/broken/bad.json: not valid JSON"
 assert_eq "$(sqlite3 "$db" "SELECT count(*) FROM runs")" "$runs_before" "no run recorded for a broken catalogue"
 assert_eq "$rc2" 64 "--jobs 0"
-assert_eq "$(sqlite3 "$db" "SELECT group_concat(status) FROM runs ORDER BY id")" "failed,ok,ok" "run statuses"
+assert_eq "$(sqlite3 "$db" "SELECT group_concat(status) FROM runs ORDER BY id")" "failed,failed,ok,ok" "run statuses"
 rows_before=$(sqlite3 "$db" "SELECT count(*) || '/' || group_concat(id) FROM (SELECT id FROM source_checks ORDER BY id)")
 
 # Interrupt: fast sources are stored first, then SIGINT lands while slow ones hang.

@@ -11,7 +11,8 @@
 #include "../../verify/htmltext.h"
 
 #define GOOD                                                                                       \
-	"{\"id\": \"e2b\", \"name\": \"E2B\", \"kind\": \"remote\", \"tier\": \"MICROVM\","        \
+	"{\"id\": \"e2b\", \"provider\": \"e2b\", \"name\": \"E2B\", \"kind\": \"remote\","        \
+	" \"tier\": \"MICROVM\","                                                                  \
 	" \"mechanism\": \"firecracker\", \"since\": \"2024-02-29\","                              \
 	" \"sources\": [{\"url\": \"https://e2b.dev/docs\", \"quote\": \"Firecracker microVM\","   \
 	" \"publisher\": \"provider\", \"retrieved\": \"2026-11-20\"}],"                           \
@@ -257,6 +258,100 @@ START_TEST(mechanism_vocabulary)
 }
 END_TEST
 
+START_TEST(offering_fields_are_hostile_input)
+{
+	const isotier_finding_severity E = ISOTIER_FINDING_ERROR, W = ISOTIER_FINDING_WARNING;
+	expect_variant("\"provider\": \"e2b\"", "\"provider\": 7", E, "provider",
+	               "must be a string, not a number");
+	expect_variant("\"provider\": \"e2b\"", "\"provider\": \"E2B Inc\"", E, "provider",
+	               "is not a provider id");
+	expect_variant("\"provider\": \"e2b\", ", "", W, "provider", "grouped on its own");
+	expect_variant("\"notes\": \"n\"", "\"notes\": \"n\", \"status\": \"gone\"", E, "status",
+	               "is not 'current', 'deprecated' or 'retired'");
+	expect_variant("\"notes\": \"n\"", "\"notes\": \"n\", \"status\": \"deprecated\"", E,
+	               "status_source", "required for status 'deprecated'");
+	expect_variant("\"notes\": \"n\"",
+	               "\"notes\": \"n\", \"status\": \"retired\", \"status_source\": []", E,
+	               "status_source", "must be an object, not an array");
+	expect_variant("\"notes\": \"n\"",
+	               "\"notes\": \"n\", \"status_source\": {\"date\": \"2026-01-01\", \"url\": "
+	               "\"https://e2b.dev/d\", \"quote\": \"q\"}",
+	               E, "status_source", "only a deprecated or retired offering has one");
+	expect_variant(
+	    "\"notes\": \"n\"",
+	    "\"notes\": \"n\", \"status\": \"deprecated\", \"status_source\": {\"date\": "
+	    "\"2027-01-01\", \"url\": \"https://e2b.dev/d\", \"quote\": \"q\"}",
+	    E, "status_source.date", "is in the future");
+	expect_variant("\"notes\": \"n\"", "\"notes\": \"n\", \"renamed_from\": {}", E,
+	               "renamed_from", "must be an array, not an object");
+	expect_variant("\"notes\": \"n\"", "\"notes\": \"n\", \"renamed_from\": [\"a\", 3]", E,
+	               "renamed_from[1]", "must be a string, not a number");
+	expect_variant("\"notes\": \"n\"", "\"notes\": \"n\", \"renamed_from\": [\"\"]", E,
+	               "renamed_from[0]", "must not be empty");
+	/* A source's own page date is a real date, never in the future. */
+	expect_variant("\"retrieved\": \"2026-11-20\"",
+	               "\"retrieved\": \"2026-11-20\", \"published\": \"2026-13-01\"", E,
+	               "sources[0].published", "is not a calendar date");
+	expect_variant("\"retrieved\": \"2026-11-20\"",
+	               "\"retrieved\": \"2026-11-20\", \"published\": \"2026-12-24\"", E,
+	               "sources[0].published", "is in the future");
+	/* More than 16 earlier ids is refused before any is copied. */
+	char many[512] = "\"notes\": \"n\", \"renamed_from\": [";
+	for (int i = 0; i < 17; i++)
+		snprintf(many + strlen(many), sizeof many - strlen(many), "%s\"old-%d\"",
+		         i ? ", " : "", i);
+	strcat(many, "]");
+	expect_variant("\"notes\": \"n\"", many, E, "renamed_from", "more than 16 entries");
+	/* A deprecated offering with the provider's words validates cleanly. */
+	char *ok = variant("\"notes\": \"n\"",
+	                   "\"notes\": \"n\", \"status\": \"deprecated\", \"renamed_from\": "
+	                   "[\"e2b-old\"], \"status_source\": {\"date\": \"2026-06-01\", \"url\": "
+	                   "\"https://e2b.dev/d\", \"quote\": \"deprecated\"}");
+	isotier_findings f = {0};
+	isotier_provider p;
+	ck_assert_int_eq(isotier_provider_parse(&p, ok, strlen(ok), "dir/e2b.json", &f), 0);
+	isotier_catalogue c = {.dir = "dir", .providers = &p, .n_providers = 1};
+	isotier_catalogue_validate(&c, "2026-12-01", 0, &f);
+	if (f.n)
+		dump(&f);
+	ck_assert_uint_eq(f.n, 0);
+	ck_assert_str_eq(isotier_provider_status(&p), "deprecated");
+	ck_assert_str_eq(isotier_provider_group(&p), "e2b");
+	ck_assert_str_eq(p.status_source.date, "2026-06-01");
+	ck_assert_ptr_eq(isotier_catalogue_find_renamed(&c, "e2b-old"), &p);
+	ck_assert_ptr_null(isotier_catalogue_find_renamed(&c, "e2b"));
+	isotier_provider_clear(&p);
+	isotier_findings_free(&f);
+	free(ok);
+}
+END_TEST
+
+START_TEST(renamed_ids_resolve_to_the_current_offering)
+{
+	const char *dir = ISOTIER_SOURCE_DIR "/tests/fixtures/catalogue/valid";
+	char id[72];
+	/* An id that was renamed resolves to the entry that lists it. */
+	ck_assert_str_eq(isotier_catalogue_current_id(id, sizeof id, dir, "old-offering-id"),
+	                 "renamed-offering");
+	/* A current id, an unknown id and a path-like id stay as they are. */
+	ck_assert_str_eq(isotier_catalogue_current_id(id, sizeof id, dir, "ok"), "ok");
+	ck_assert_str_eq(isotier_catalogue_current_id(id, sizeof id, dir, "nope"), "nope");
+	ck_assert_str_eq(isotier_catalogue_current_id(id, sizeof id, dir, "../ok"), "../ok");
+	ck_assert_str_eq(isotier_catalogue_current_id(id, sizeof id, "/nonexistent", "x"), "x");
+	isotier_findings f = {0};
+	isotier_catalogue *c = NULL;
+	isotier_error err = {0};
+	ck_assert_int_eq(isotier_catalogue_load(&c, dir, &f, &err), 0);
+	const isotier_provider *p = isotier_catalogue_find(c, "deprecated-sdk");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_str_eq(isotier_provider_status(p), "deprecated");
+	ck_assert_str_eq(isotier_provider_status(isotier_catalogue_find(c, "ok")), "current");
+	ck_assert_str_eq(isotier_provider_group(p), "example");
+	isotier_catalogue_free(c);
+	isotier_findings_free(&f);
+}
+END_TEST
+
 START_TEST(real_catalogue_loads_and_validates)
 {
 	isotier_findings f = {0};
@@ -440,6 +535,8 @@ int main(void)
 	tcase_add_test(tc, max_age_is_configurable);
 	tcase_add_test(tc, calendar_dates);
 	tcase_add_test(tc, mechanism_vocabulary);
+	tcase_add_test(tc, offering_fields_are_hostile_input);
+	tcase_add_test(tc, renamed_ids_resolve_to_the_current_offering);
 	tcase_add_test(tc, real_catalogue_loads_and_validates);
 	tcase_add_test(tc, fixture_catalogue_partial_load_reports_everything);
 	tcase_add_test(tc, normalisation);

@@ -1,11 +1,12 @@
 /* test_churn.c - the CHURN.md and CHANGELOG.md parsers (hostile input, line
- * numbers in errors), change matching and semver ordering. */
+ * numbers in errors), change matching, semver ordering, and the catalogue
+ * diff per offering (renames through renamed_from, status changes). */
 #include <check.h>
 #include "check_run.h"
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../verify/churnlog.h"
+#include "../../verify/churn.h"
 
 #define ENTRY(h, src, note) "### " h "\n- Source: " src "\n- Note: " note "\n"
 
@@ -264,6 +265,88 @@ START_TEST(semver)
 }
 END_TEST
 
+/* One offering of an in-memory snapshot (items must be added in id order). */
+static void offering(churn_snapshot *s, const char *id, isotier_tier tier, const char *mech,
+                     const char *status, const char *renamed_from)
+{
+	s->items = realloc(s->items, (s->n + 1) * sizeof *s->items);
+	ck_assert_ptr_nonnull(s->items);
+	churn_claim *c = &s->items[s->n++];
+	memset(c, 0, sizeof *c);
+	c->id = strdup(id);
+	ck_assert_int_ge(asprintf(&c->path, "catalogue/providers/%s.json", id), 0);
+	c->claim.tier = tier;
+	snprintf(c->claim.mechanism, sizeof c->claim.mechanism, "%s", mech);
+	snprintf(c->status, sizeof c->status, "%s", status);
+	if (renamed_from) {
+		c->renamed_from = calloc(1, sizeof *c->renamed_from);
+		c->renamed_from[0] = strdup(renamed_from);
+		c->n_renamed_from = 1;
+	}
+}
+
+static const churn_change *change_of(const churn_changes *c, const char *id)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (!strcmp(c->items[i].id, id))
+			return &c->items[i];
+	return NULL;
+}
+
+START_TEST(diff_per_offering)
+{
+	churn_snapshot old = {0}, new_ = {0};
+	offering(&old, "a", ISOTIER_MICROVM, "firecracker", "current", NULL);
+	offering(&old, "b", ISOTIER_CONTAINER, "runc", "current", NULL);
+	offering(&old, "c", ISOTIER_GVISOR, "gvisor", "current", NULL);
+	offering(&old, "x", ISOTIER_UNKNOWN, "unknown", "current", NULL);
+	offering(&new_, "b", ISOTIER_CONTAINER, "runc", "deprecated", NULL);
+	offering(&new_, "c2", ISOTIER_GVISOR, "gvisor", "current", "c");
+	offering(&new_, "d", ISOTIER_MICROVM, "vm", "current", "a");
+	offering(&new_, "e", ISOTIER_UNKNOWN, "unknown", "current", "b"); /* b still exists */
+	offering(&new_, "f1", ISOTIER_UNKNOWN, "unknown", "retired", "x");
+	offering(&new_, "f2", ISOTIER_UNKNOWN, "unknown", "current", "x"); /* x taken by f1 */
+	churn_changes ch = {0};
+	isotier_error err = {0};
+	ck_assert_int_eq(churn_diff(&ch, &old, &new_, &err), 0);
+	/* No removal for a renamed id; every other id exactly once, sorted. */
+	ck_assert_uint_eq(ch.n, 6);
+	ck_assert_ptr_null(change_of(&ch, "a"));
+	ck_assert_ptr_null(change_of(&ch, "c"));
+	ck_assert_ptr_null(change_of(&ch, "x"));
+	for (size_t i = 1; i < ch.n; i++)
+		ck_assert_int_lt(strcmp(ch.items[i - 1].id, ch.items[i].id), 0);
+	const churn_change *b = change_of(&ch, "b");
+	ck_assert_int_eq(b->kind, CHURN_CHANGED);
+	ck_assert(b->status_changed && !churn_change_needs_entry(b) && !b->old_id);
+	ck_assert_str_eq(b->old_status, "current");
+	ck_assert_str_eq(b->new_status, "deprecated");
+	const churn_change *c2 = change_of(&ch, "c2");
+	ck_assert_int_eq(c2->kind, CHURN_CHANGED);
+	ck_assert_str_eq(c2->old_id, "c");
+	ck_assert_str_eq(c2->old_path, "catalogue/providers/c.json");
+	ck_assert(!churn_change_needs_entry(c2) && !c2->status_changed);
+	/* A rename that also changes the mechanism is churn that must be logged. */
+	const churn_change *d = change_of(&ch, "d");
+	ck_assert_str_eq(d->old_id, "a");
+	ck_assert(d->mechanism_changed && !d->tier_changed && churn_change_needs_entry(d));
+	ck_assert_str_eq(d->from.mechanism, "firecracker");
+	ck_assert_int_eq(change_of(&ch, "e")->kind, CHURN_ADDED);
+	const churn_change *f1 = change_of(&ch, "f1");
+	ck_assert_str_eq(f1->old_id, "x");
+	ck_assert(f1->status_changed);
+	ck_assert_int_eq(change_of(&ch, "f2")->kind, CHURN_ADDED);
+	churn_changes_clear(&ch);
+	/* Reversed: the renamed ids come back as additions, the new ones are removals. */
+	ck_assert_int_eq(churn_diff(&ch, &new_, &old, &err), 0);
+	ck_assert_int_eq(change_of(&ch, "a")->kind, CHURN_ADDED);
+	ck_assert_int_eq(change_of(&ch, "d")->kind, CHURN_REMOVED);
+	churn_changes_clear(&ch);
+	churn_snapshot_clear(&old);
+	churn_snapshot_clear(&new_);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("churn");
@@ -277,6 +360,7 @@ int main(void)
 	tcase_add_test(tc, matching_exact_and_chains);
 	tcase_add_test(tc, changelog_sections);
 	tcase_add_test(tc, semver);
+	tcase_add_test(tc, diff_per_offering);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../verify/judge.h"
+#include "../../reference/judge.h"
 
 /* layers: "vm/firecracker>container" outermost first, "" for none; a vendor
  * "vm/qemu:tcg" also sets the hypervisor. observed: NULL = the innermost
@@ -55,6 +55,18 @@ static void make_probe(probe_result *out, const char *layers, const char *observ
 	              err.message);
 }
 
+/* Kernel relations: S the host's kernel, D a kernel of its own, U not
+ * comparable, H the backend observes the host itself. */
+#define S ISOTIER_KERNEL_SHARED
+#define D ISOTIER_KERNEL_DEDICATED
+#define U ISOTIER_KERNEL_UNCOMPARED
+#define H ISOTIER_KERNEL_SELF
+#define C_NONE PROBE_TIER_NONE
+#define C_CONT PROBE_TIER_CONTAINER
+#define C_GVI PROBE_TIER_GVISOR
+#define C_VM PROBE_TIER_MICROVM
+#define C_UNK PROBE_TIER_UNKNOWN
+
 static const struct judge_case {
 	const char *name;
 	bool present;
@@ -63,99 +75,129 @@ static const struct judge_case {
 	const char *layers;
 	const char *observed;
 	const char *confidence;
+	isotier_kernel_relation rel;
 	judge_verdict want;
+	probe_tier ceiling;
+	bool unproven;
 	const char *reason_has;
 } cases[] = {
-    /* This machine's sandboxes: a Firecracker VM around everything. */
+    /* This machine's sandboxes: a Firecracker VM (the host's) around everything. */
     {"bwrap here", true, ISOTIER_CONTAINER, "bubblewrap", "vm/firecracker>container", NULL, NULL,
-     VERDICT_CONFIRMED, "innermost layer is CONTAINER"},
-    {"runc here", true, ISOTIER_CONTAINER, "runc", "vm/firecracker>container", NULL, NULL,
-     VERDICT_CONFIRMED, "claimed CONTAINER (runc)"},
-    {"runsc here", true, ISOTIER_GVISOR, "gvisor", "vm/firecracker>gvisor", NULL, NULL,
-     VERDICT_CONFIRMED, "GVISOR"},
-    {"runsc, vm unseen", true, ISOTIER_GVISOR, "gvisor", "gvisor", NULL, NULL, VERDICT_CONFIRMED,
-     ""},
-    {"qemu tcg vendor", true, ISOTIER_MICROVM, "qemu", "vm/tcg", NULL, NULL, VERDICT_CONFIRMED,
-     "MICROVM (tcg)"},
-    {"qemu vendor + hypervisor", true, ISOTIER_MICROVM, "qemu", "vm/qemu:tcg", NULL, NULL,
-     VERDICT_CONFIRMED, ""},
-    {"firecracker host", true, ISOTIER_MICROVM, "firecracker", "vm/firecracker", NULL, NULL,
-     VERDICT_CONFIRMED, "MICROVM (firecracker)"},
+     S, VERDICT_CONFIRMED, C_CONT, false, "own innermost layer is CONTAINER"},
+    {"runc here", true, ISOTIER_CONTAINER, "runc", "vm/firecracker>container", NULL, NULL, S,
+     VERDICT_CONFIRMED, C_CONT, false, "host's vm(firecracker) > container"},
+    {"runsc here", true, ISOTIER_GVISOR, "gvisor", "vm/firecracker>gvisor", NULL, NULL, U,
+     VERDICT_CONFIRMED, C_GVI, false, "Sentry"},
+    {"runsc, vm unseen", true, ISOTIER_GVISOR, "gvisor", "gvisor", NULL, NULL, U,
+     VERDICT_CONFIRMED, C_GVI, false, ""},
+    {"qemu tcg vendor", true, ISOTIER_MICROVM, "qemu", "vm/tcg", NULL, NULL, D, VERDICT_CONFIRMED,
+     C_VM, false, "MICROVM (tcg)"},
+    {"qemu vendor + hypervisor", true, ISOTIER_MICROVM, "qemu", "vm/qemu:tcg", NULL, NULL, D,
+     VERDICT_CONFIRMED, C_VM, false, ""},
+    {"firecracker host, observed as itself", true, ISOTIER_MICROVM, "firecracker",
+     "vm/firecracker", NULL, NULL, H, VERDICT_CONFIRMED, C_VM, false, "MICROVM (firecracker)"},
     {"cloud-hypervisor", true, ISOTIER_MICROVM, "cloud-hypervisor", "vm/cloud-hypervisor", NULL,
-     NULL, VERDICT_CONFIRMED, ""},
-    {"vm mechanism, any vendor", true, ISOTIER_MICROVM, "vm", "vm/qemu", NULL, NULL,
-     VERDICT_CONFIRMED, ""},
-    {"kata, any vendor", true, ISOTIER_MICROVM, "kata", "vm/cloud-hypervisor", NULL, NULL,
-     VERDICT_CONFIRMED, ""},
-    {"libkrun, unnamed", true, ISOTIER_MICROVM, "libkrun", "vm", NULL, NULL, VERDICT_CONFIRMED, ""},
+     NULL, D, VERDICT_CONFIRMED, C_VM, false, ""},
+    {"vm mechanism, any vendor", true, ISOTIER_MICROVM, "vm", "vm/qemu", NULL, NULL, D,
+     VERDICT_CONFIRMED, C_VM, false, ""},
+    {"kata, any vendor", true, ISOTIER_MICROVM, "kata", "vm/cloud-hypervisor", NULL, NULL, D,
+     VERDICT_CONFIRMED, C_VM, false, ""},
+    {"libkrun, unnamed", true, ISOTIER_MICROVM, "libkrun", "vm", NULL, NULL, D, VERDICT_CONFIRMED,
+     C_VM, false, ""},
     {"firecracker, vendor unnamed (kvm)", true, ISOTIER_MICROVM, "firecracker", "vm/kvm", NULL,
-     NULL, VERDICT_CONFIRMED, ""},
+     NULL, D, VERDICT_CONFIRMED, C_VM, false, ""},
     {"mechanism case-insensitive", true, ISOTIER_MICROVM, "Firecracker", "vm/FIRECRACKER", NULL,
-     NULL, VERDICT_CONFIRMED, ""},
-    {"crun", true, ISOTIER_CONTAINER, "crun", "container", NULL, NULL, VERDICT_CONFIRMED, ""},
-    {"container", true, ISOTIER_CONTAINER, "container", "container/docker", NULL, NULL,
-     VERDICT_CONFIRMED, ""},
-    {"no mechanism: tier decides", true, ISOTIER_GVISOR, NULL, "gvisor", NULL, NULL,
-     VERDICT_CONFIRMED, "unnamed mechanism"},
+     NULL, D, VERDICT_CONFIRMED, C_VM, false, ""},
+    {"crun", true, ISOTIER_CONTAINER, "crun", "container", NULL, NULL, S, VERDICT_CONFIRMED,
+     C_CONT, false, ""},
+    {"container", true, ISOTIER_CONTAINER, "container", "container/docker", NULL, NULL, U,
+     VERDICT_CONFIRMED, C_CONT, false, ""},
+    {"no mechanism: tier decides", true, ISOTIER_GVISOR, NULL, "gvisor", NULL, NULL, U,
+     VERDICT_CONFIRMED, C_GVI, false, "unnamed mechanism"},
     /* Vendor contradictions. */
     {"firecracker claimed, qemu seen", true, ISOTIER_MICROVM, "firecracker", "vm/qemu", NULL, NULL,
-     VERDICT_CONTRADICTED, "the VM is qemu"},
+     D, VERDICT_CONTRADICTED, C_VM, false, "the VM is qemu"},
     {"qemu claimed, firecracker seen", true, ISOTIER_MICROVM, "qemu", "vm/firecracker", NULL, NULL,
-     VERDICT_CONTRADICTED, "firecracker"},
+     D, VERDICT_CONTRADICTED, C_VM, false, "firecracker"},
     {"cloud-hypervisor claimed, tcg seen", true, ISOTIER_MICROVM, "cloud-hypervisor", "vm/tcg",
-     NULL, NULL, VERDICT_CONTRADICTED, ""},
+     NULL, NULL, D, VERDICT_CONTRADICTED, C_VM, false, ""},
     {"firecracker claimed, nested qemu in fc", true, ISOTIER_MICROVM, "firecracker",
-     "vm/firecracker>vm/qemu", NULL, NULL, VERDICT_CONSISTENT, "not innermost"},
-    /* Present but not innermost. */
-    {"microVM running a container", true, ISOTIER_MICROVM, "firecracker",
-     "vm/firecracker>container", NULL, NULL, VERDICT_CONSISTENT, "present but not innermost"},
-    {"kata with container inside", true, ISOTIER_MICROVM, "kata", "vm>container", NULL, NULL,
-     VERDICT_CONSISTENT, ""},
-    {"gvisor claimed, container inside gvisor", true, ISOTIER_GVISOR, "gvisor", "gvisor>container",
-     NULL, NULL, VERDICT_CONSISTENT, ""},
+     "vm/firecracker>vm/qemu", NULL, NULL, D, VERDICT_CONSISTENT, C_VM, false, "not innermost"},
     {"firecracker claimed, qemu vm + container", true, ISOTIER_MICROVM, "firecracker",
-     "vm/qemu>container", NULL, NULL, VERDICT_CONTRADICTED, "the VM is qemu"},
+     "vm/qemu>container", NULL, NULL, D, VERDICT_CONTRADICTED, C_VM, false, "the VM is qemu"},
+    /* A VM around a container: only a VM proven the sandbox's own counts. */
+    {"kata-like: dedicated VM around a container", true, ISOTIER_MICROVM, "kata", "vm>container",
+     NULL, NULL, D, VERDICT_CONSISTENT, C_VM, false, "a kernel of its own"},
+    {"microVM claim over the host's VM (firecracker)", true, ISOTIER_MICROVM, "firecracker",
+     "vm/firecracker>container", NULL, NULL, S, VERDICT_CONTRADICTED, C_CONT, false,
+     "the VM seen is the host's"},
+    {"microVM claim over the host's VM (generic vm)", true, ISOTIER_MICROVM, "vm",
+     "vm/firecracker>container", NULL, NULL, S, VERDICT_CONTRADICTED, C_CONT, false,
+     "the VM seen is the host's"},
+    {"microVM claim, VM around a container, identity unknown", true, ISOTIER_MICROVM, "vm",
+     "vm/firecracker>container", NULL, NULL, U, VERDICT_INCONCLUSIVE, C_CONT, true,
+     "cannot be proven"},
+    {"microVM claim, the host's VM only (no boundary of its own)", true, ISOTIER_MICROVM, "vm",
+     "vm/firecracker", NULL, NULL, S, VERDICT_CONTRADICTED, C_NONE, false, "host's"},
+    {"microVM claim, VM only, identity unknown", true, ISOTIER_MICROVM, "firecracker",
+     "vm/firecracker", NULL, NULL, U, VERDICT_INCONCLUSIVE, C_NONE, true, "not shown"},
+    {"microVM claim over vm > gvisor (identity is the Sentry's)", true, ISOTIER_MICROVM, "vm",
+     "vm/firecracker>gvisor", NULL, NULL, D, VERDICT_INCONCLUSIVE, C_GVI, true, "Sentry"},
+    {"microVM claim over vm > gvisor, even a shared-looking identity", true, ISOTIER_MICROVM,
+     "firecracker", "vm/firecracker>gvisor", NULL, NULL, S, VERDICT_INCONCLUSIVE, C_GVI, true,
+     "Sentry"},
+    {"host observed as itself, container inside its VM", true, ISOTIER_MICROVM, "firecracker",
+     "vm/firecracker>container", NULL, NULL, H, VERDICT_INCONCLUSIVE, C_CONT, true,
+     "not shown to be dedicated"},
+    {"gvisor claimed, container inside gvisor", true, ISOTIER_GVISOR, "gvisor", "gvisor>container",
+     NULL, NULL, U, VERDICT_CONSISTENT, C_CONT, false, ""},
     /* Stronger than claimed. */
-    {"container claimed, gvisor seen", true, ISOTIER_CONTAINER, "runc", "gvisor", NULL, NULL,
-     VERDICT_EXCEEDS, "observed stronger"},
-    {"container claimed, vm only", true, ISOTIER_CONTAINER, "container", "vm/firecracker", NULL,
-     NULL, VERDICT_EXCEEDS, ""},
-    {"gvisor claimed, vm seen", true, ISOTIER_GVISOR, "gvisor", "vm/qemu", NULL, NULL,
-     VERDICT_EXCEEDS, ""},
+    {"container claimed, gvisor seen", true, ISOTIER_CONTAINER, "runc", "gvisor", NULL, NULL, U,
+     VERDICT_EXCEEDS, C_GVI, false, "stronger"},
+    {"container claimed, own vm only", true, ISOTIER_CONTAINER, "container", "vm/firecracker",
+     NULL, NULL, D, VERDICT_EXCEEDS, C_VM, false, ""},
+    {"container claimed, the host's vm only", true, ISOTIER_CONTAINER, "container",
+     "vm/firecracker", NULL, NULL, S, VERDICT_CONTRADICTED, C_NONE, false, "absent"},
+    {"gvisor claimed, own vm seen", true, ISOTIER_GVISOR, "gvisor", "vm/qemu", NULL, NULL, D,
+     VERDICT_EXCEEDS, C_VM, false, ""},
     {"container claimed, gvisor inside container", true, ISOTIER_CONTAINER, "runc",
-     "container>gvisor", NULL, NULL, VERDICT_EXCEEDS, ""},
+     "container>gvisor", NULL, NULL, U, VERDICT_EXCEEDS, C_GVI, false, ""},
     /* Absent. */
-    {"container claimed, bare host", true, ISOTIER_CONTAINER, "runc", "", "NONE", NULL,
-     VERDICT_CONTRADICTED, "is absent"},
+    {"container claimed, bare host", true, ISOTIER_CONTAINER, "runc", "", "NONE", NULL, H,
+     VERDICT_CONTRADICTED, C_NONE, false, "is absent"},
     {"microvm claimed, container seen", true, ISOTIER_MICROVM, "firecracker", "container", NULL,
-     NULL, VERDICT_CONTRADICTED, "absent"},
-    {"microvm claimed, gvisor seen", true, ISOTIER_MICROVM, "vm", "gvisor", NULL, NULL,
-     VERDICT_CONTRADICTED, ""},
+     NULL, S, VERDICT_CONTRADICTED, C_CONT, false, "absent"},
+    {"microvm claimed, gvisor seen", true, ISOTIER_MICROVM, "vm", "gvisor", NULL, NULL, U,
+     VERDICT_CONTRADICTED, C_GVI, false, ""},
     {"gvisor claimed, container seen", true, ISOTIER_GVISOR, "gvisor", "vm/firecracker>container",
-     NULL, NULL, VERDICT_CONTRADICTED, "absent"},
-    {"gvisor claimed, bare host", true, ISOTIER_GVISOR, "gvisor", "", "NONE", NULL,
-     VERDICT_CONTRADICTED, ""},
+     NULL, NULL, S, VERDICT_CONTRADICTED, C_CONT, false, "absent"},
+    {"gvisor claimed, bare host", true, ISOTIER_GVISOR, "gvisor", "", "NONE", NULL, H,
+     VERDICT_CONTRADICTED, C_NONE, false, ""},
     /* Inconclusive. */
-    {"no claim", false, ISOTIER_UNKNOWN, NULL, "vm/firecracker", NULL, NULL, VERDICT_INCONCLUSIVE,
-     "no claim"},
-    {"claim UNKNOWN", true, ISOTIER_UNKNOWN, "webassembly", "container", NULL, NULL,
-     VERDICT_INCONCLUSIVE, "UNKNOWN"},
-    {"probe UNKNOWN", true, ISOTIER_CONTAINER, "runc", "", "UNKNOWN", NULL, VERDICT_INCONCLUSIVE,
-     "could not tell"},
-    {"probe UNKNOWN with layers", true, ISOTIER_CONTAINER, "runc", "container", "UNKNOWN", NULL,
-     VERDICT_INCONCLUSIVE, "could not tell"},
-    {"low confidence", true, ISOTIER_CONTAINER, "runc", "container", NULL, "low",
-     VERDICT_INCONCLUSIVE, "confidence is low, not high"},
-    {"confidence none", true, ISOTIER_CONTAINER, "runc", "container", NULL, "none",
-     VERDICT_INCONCLUSIVE, "confidence is none"},
+    {"no claim", false, ISOTIER_UNKNOWN, NULL, "vm/firecracker", NULL, NULL, H,
+     VERDICT_INCONCLUSIVE, C_VM, false, "no claim"},
+    {"claim UNKNOWN", true, ISOTIER_UNKNOWN, "webassembly", "container", NULL, NULL, S,
+     VERDICT_INCONCLUSIVE, C_CONT, false, "UNKNOWN"},
+    {"probe UNKNOWN", true, ISOTIER_CONTAINER, "runc", "", "UNKNOWN", NULL, U,
+     VERDICT_INCONCLUSIVE, C_UNK, true, "could not tell"},
+    {"probe UNKNOWN with layers", true, ISOTIER_CONTAINER, "runc", "container", "UNKNOWN", NULL, U,
+     VERDICT_INCONCLUSIVE, C_UNK, true, "could not tell"},
+    {"low confidence", true, ISOTIER_CONTAINER, "runc", "container", NULL, "low", U,
+     VERDICT_INCONCLUSIVE, C_UNK, true, "confidence is low, not high"},
+    {"low confidence on the host's kernel: at most a container", true, ISOTIER_MICROVM, "vm",
+     "vm", NULL, "low", S, VERDICT_INCONCLUSIVE, C_CONT, true, "confirm nothing"},
+    {"low confidence cannot confirm a dedicated VM", true, ISOTIER_MICROVM, "qemu", "vm/qemu",
+     NULL, "low", D, VERDICT_INCONCLUSIVE, C_UNK, true, "confidence is low"},
+    {"confidence none", true, ISOTIER_CONTAINER, "runc", "container", NULL, "none", U,
+     VERDICT_INCONCLUSIVE, C_UNK, true, "confidence is none"},
     {"probe UNKNOWN, confidence none (what the probe prints)", true, ISOTIER_GVISOR, "gvisor", "",
-     "UNKNOWN", "none", VERDICT_INCONCLUSIVE, "could not tell"},
+     "UNKNOWN", "none", U, VERDICT_INCONCLUSIVE, C_UNK, true, "could not tell"},
     {"low confidence even when it would contradict", true, ISOTIER_MICROVM, "firecracker",
-     "container", NULL, "low", VERDICT_INCONCLUSIVE, ""},
-    {"claim contradicts itself", true, ISOTIER_MICROVM, "runc", "vm", NULL, NULL,
-     VERDICT_INCONCLUSIVE, "contradicts itself"},
+     "container", NULL, "low", U, VERDICT_INCONCLUSIVE, C_UNK, true, ""},
+    {"claim contradicts itself", true, ISOTIER_MICROVM, "runc", "vm", NULL, NULL, D,
+     VERDICT_INCONCLUSIVE, C_VM, true, "contradicts itself"},
     {"unknown mechanism falls back to tier", true, ISOTIER_CONTAINER, "lxc", "container", NULL,
-     NULL, VERDICT_CONFIRMED, ""},
+     NULL, S, VERDICT_CONFIRMED, C_CONT, false, ""},
 };
 
 START_TEST(verdict_table)
@@ -164,14 +206,26 @@ START_TEST(verdict_table)
 	probe_result p;
 	make_probe(&p, c->layers, c->observed, c->confidence);
 	judge_claim claim = {.present = c->present, .tier = c->tier, .mechanism = c->mechanism};
-	char reason[JUDGE_REASON_MAX];
-	reason[0] = '\0';
-	judge_verdict v = judge(&claim, &p, reason, sizeof reason);
-	ck_assert_msg(v == c->want, "%s: want %s, got %s (%s)", c->name,
-	              judge_verdict_name(c->want), judge_verdict_name(v), reason);
-	ck_assert_msg(reason[0], "%s: empty reason", c->name);
-	ck_assert_msg(strstr(reason, c->reason_has), "%s: '%s' not in '%s'", c->name, c->reason_has,
-	              reason);
+	const char *detail = c->rel == D   ? "a kernel of its own: boot_id x"
+	                     : c->rel == S ? "the sandbox runs on the host's kernel"
+	                                   : NULL;
+	judge_kernel kernel = {.relation = c->rel, .detail = detail};
+	judge_result r;
+	judge(&r, &claim, &p, &kernel);
+	ck_assert_msg(r.verdict == c->want, "%s: want %s, got %s (%s)", c->name,
+	              judge_verdict_name(c->want), judge_verdict_name(r.verdict), r.reason);
+	ck_assert_msg(r.ceiling == c->ceiling, "%s: want ceiling %s, got %s (%s)", c->name,
+	              probe_tier_name(c->ceiling), probe_tier_name(r.ceiling), r.reason);
+	ck_assert_msg(r.unproven == c->unproven, "%s: unproven %d (%s)", c->name, r.unproven,
+	              r.reason);
+	ck_assert_msg(r.reason[0], "%s: empty reason", c->name);
+	ck_assert_msg(strstr(r.reason, c->reason_has), "%s: '%s' not in '%s'", c->name,
+	              c->reason_has, r.reason);
+	/* CONFIRMED and CONSISTENT never rest on a VM that is not the sandbox's own. */
+	if ((r.verdict == VERDICT_CONFIRMED || r.verdict == VERDICT_CONSISTENT) &&
+	    c->tier == ISOTIER_MICROVM)
+		ck_assert_msg(c->rel == D || c->rel == H, "%s: a VM not proven its own confirmed",
+		              c->name);
 	probe_result_clear(&p);
 }
 END_TEST
@@ -179,22 +233,28 @@ END_TEST
 START_TEST(no_probe_is_inconclusive)
 {
 	judge_claim claim = {.present = true, .tier = ISOTIER_CONTAINER, .mechanism = "runc"};
-	char reason[JUDGE_REASON_MAX];
-	ck_assert_int_eq(judge(&claim, NULL, reason, sizeof reason), VERDICT_INCONCLUSIVE);
-	ck_assert_ptr_nonnull(strstr(reason, "no usable probe output"));
-	ck_assert_int_eq(judge(NULL, NULL, reason, sizeof reason), VERDICT_INCONCLUSIVE);
+	judge_result r;
+	judge(&r, &claim, NULL, NULL);
+	ck_assert_int_eq(r.verdict, VERDICT_INCONCLUSIVE);
+	ck_assert_int_eq(r.ceiling, PROBE_TIER_UNKNOWN);
+	ck_assert_ptr_nonnull(strstr(r.reason, "no usable probe output"));
+	judge(&r, NULL, NULL, NULL);
+	ck_assert_int_eq(r.verdict, VERDICT_INCONCLUSIVE);
 }
 END_TEST
 
-START_TEST(small_reason_buffer_is_terminated)
+/* Without a kernel comparison (NULL) a VM is never the sandbox's own. */
+START_TEST(no_kernel_relation_fails_closed)
 {
 	probe_result p;
-	make_probe(&p, "vm/firecracker>container", NULL, NULL);
-	judge_claim claim = {.present = true, .tier = ISOTIER_CONTAINER, .mechanism = "runc"};
-	char reason[8];
-	memset(reason, 'x', sizeof reason);
-	ck_assert_int_eq(judge(&claim, &p, reason, sizeof reason), VERDICT_CONFIRMED);
-	ck_assert_uint_eq(strlen(reason), sizeof reason - 1);
+	make_probe(&p, "vm/qemu", NULL, NULL);
+	judge_claim claim = {.present = true, .tier = ISOTIER_MICROVM, .mechanism = "qemu"};
+	judge_result r;
+	judge(&r, &claim, &p, NULL);
+	ck_assert_int_eq(r.verdict, VERDICT_INCONCLUSIVE);
+	ck_assert(r.unproven);
+	ck_assert_int_eq(r.ceiling, PROBE_TIER_NONE);
+	ck_assert_int_eq(judge_ceiling_tier(r.ceiling), ISOTIER_UNKNOWN);
 	probe_result_clear(&p);
 }
 END_TEST
@@ -254,7 +314,7 @@ int main(void)
 	TCase *tc = tcase_create("judge");
 	tcase_add_loop_test(tc, verdict_table, 0, (int)(sizeof cases / sizeof *cases));
 	tcase_add_test(tc, no_probe_is_inconclusive);
-	tcase_add_test(tc, small_reason_buffer_is_terminated);
+	tcase_add_test(tc, no_kernel_relation_fails_closed);
 	tcase_add_test(tc, names_round_trip);
 	tcase_add_test(tc, mechanism_kinds);
 	suite_add_tcase(s, tc);

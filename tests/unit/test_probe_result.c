@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../verify/probe_result.h"
+#include "../../reference/probe_result.h"
 
 #define GOOD_LAYERS                                                                                \
 	"[{\"kind\":\"vm\",\"vendor\":\"firecracker\",\"hypervisor\":\"kvm\",\"signals\":["        \

@@ -7,7 +7,7 @@
 #ifndef ISOTIER_PROBE_RESULT_H
 #define ISOTIER_PROBE_RESULT_H
 
-#include "../reference/internal.h"
+#include "kernel_id.h"
 
 #include <stdint.h>
 
@@ -53,6 +53,10 @@ typedef struct probe_result {
 	size_t n_layers;
 	size_t n_signals, n_conflicts;
 	int64_t duration_us; /* -1 until parsed */
+	/* The identity of the kernel that answered the probe (kernel.boot_id,
+	 * kernel.btime): "" / 0 when the probe could not read it. */
+	char boot_id[40];
+	int64_t btime;
 	char *layers_json;   /* the layers array re-serialized (compact); owned */
 } probe_result;
 

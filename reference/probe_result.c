@@ -168,6 +168,31 @@ static int parse_count(size_t *out, const cJSON *doc, const char *field, isotier
 	return 0;
 }
 
+/* kernel.boot_id / kernel.btime: optional (older probes, other writers), but a
+ * value that is present must be well-formed, or the identity is not evidence. */
+static int parse_kernel_identity(probe_result *r, const cJSON *kernel, isotier_error *err)
+{
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(kernel, "boot_id");
+	if (id && !cJSON_IsNull(id)) {
+		int rc = copy_name(r->boot_id, sizeof r->boot_id, id, "kernel.boot_id", false, err);
+		if (rc < 0)
+			return rc;
+		if (!isotier_boot_id_valid(r->boot_id))
+			return isotier_error_set(err, ISOTIER_EDATA, 0,
+			                         "kernel.boot_id: \"%s\" is not a boot_id (a UUID)",
+			                         r->boot_id);
+	}
+	const cJSON *bt = cJSON_GetObjectItemCaseSensitive(kernel, "btime");
+	if (bt && !cJSON_IsNull(bt)) {
+		if (!cJSON_IsNumber(bt) || !isfinite(bt->valuedouble) || bt->valuedouble < 1 ||
+		    bt->valuedouble > 1e12 || bt->valuedouble != floor(bt->valuedouble))
+			return isotier_error_set(err, ISOTIER_EDATA, 0,
+			                         "kernel.btime: not a positive integer");
+		r->btime = (int64_t)bt->valuedouble;
+	}
+	return 0;
+}
+
 static int parse_doc(probe_result *r, const cJSON *doc, isotier_error *err)
 {
 	int rc;
@@ -228,6 +253,9 @@ static int parse_doc(probe_result *r, const cJSON *doc, isotier_error *err)
 		return isotier_error_set(err, ISOTIER_EDATA, 0, "kernel: missing");
 	if (!cJSON_IsObject(kernel))
 		return isotier_error_set(err, ISOTIER_EDATA, 0, "kernel: not an object");
+
+	if ((rc = parse_kernel_identity(r, kernel, err)) < 0)
+		return rc;
 
 	/* The innermost layer decides observed_tier: a document that says
 	 * otherwise contradicts itself and is not evidence. */

@@ -1,0 +1,94 @@
+/* lookup.c - finding entries in a loaded catalogue: by id, by an earlier id
+ * (renamed_from), by local backend; an offering's status and group. */
+#include "catalogue.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/stat.h>
+
+const isotier_provider *isotier_catalogue_find(const isotier_catalogue *c, const char *id)
+{
+	if (!c || !id)
+		return NULL;
+	size_t lo = 0, hi = c->n_providers;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int cmp = strcmp(c->providers[mid].id ? c->providers[mid].id : "", id);
+		if (cmp == 0)
+			return &c->providers[mid];
+		if (cmp < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+const isotier_provider *isotier_catalogue_find_renamed(const isotier_catalogue *c,
+                                                       const char *old_id)
+{
+	for (size_t i = 0; c && old_id && i < c->n_providers; i++)
+		for (size_t j = 0; j < c->providers[i].n_renamed_from; j++)
+			if (c->providers[i].renamed_from[j] &&
+			    !strcmp(c->providers[i].renamed_from[j], old_id))
+				return &c->providers[i];
+	return NULL;
+}
+
+const char *isotier_catalogue_current_id(char *out, size_t len, const char *dir, const char *id)
+{
+	snprintf(out, len, "%s", id ? id : "");
+	if (!dir || !id || !id[0] || strchr(id, '/'))
+		return out;
+	char path[4096];
+	struct stat st;
+	snprintf(path, sizeof path, "%s/%s.json", dir, id);
+	if (stat(path, &st) == 0 || errno != ENOENT)
+		return out;
+	isotier_findings findings = {0};
+	isotier_catalogue *c = NULL;
+	isotier_error err = {0};
+	if (isotier_catalogue_load(&c, dir, &findings, &err) == 0) {
+		const isotier_provider *p = isotier_catalogue_find_renamed(c, id);
+		if (p && p->id)
+			snprintf(out, len, "%s", p->id);
+		isotier_catalogue_free(c);
+	}
+	isotier_findings_free(&findings);
+	return out;
+}
+
+const char *isotier_provider_status(const isotier_provider *p)
+{
+	return p && p->status ? p->status : "current";
+}
+
+const char *isotier_provider_group(const isotier_provider *p)
+{
+	return p->provider ? p->provider : p->id ? p->id : "";
+}
+
+const isotier_provider *isotier_catalogue_find_backend(const isotier_catalogue *c,
+                                                       const char *backend)
+{
+	if (!c || !backend)
+		return NULL;
+	for (size_t i = 0; i < c->n_providers; i++)
+		if (c->providers[i].backend && !strcmp(c->providers[i].backend, backend))
+			return &c->providers[i];
+	return NULL;
+}
+
+const isotier_source *isotier_provider_best_source(const isotier_provider *p)
+{
+	const isotier_source *best = NULL;
+	for (size_t i = 0; p && i < p->n_sources; i++) {
+		const isotier_source *s = &p->sources[i];
+		if (!s->publisher || strcmp(s->publisher, "provider") || !s->quote || !s->quote[0])
+			continue;
+		if (!best ||
+		    (s->retrieved && best->retrieved && strcmp(s->retrieved, best->retrieved) > 0))
+			best = s;
+	}
+	return best;
+}

@@ -1,0 +1,91 @@
+/*
+ * judge.h - the verdict on one backend: its catalogue claim (tier +
+ * mechanism) against what the probe observed inside it, and how the
+ * sandbox's kernel relates to the host's (kernel_id.h).
+ *
+ * A vm layer counts as the sandbox's own boundary only when its kernel is
+ * shown to be its own (DEDICATED, or SELF for a backend that observes the host
+ * itself). A vm layer around a sandbox that runs on the host's kernel is the
+ * host's VM, shared by everything on it; one whose kernel could not be
+ * compared proves nothing. Under gVisor the kernel identity is the Sentry's
+ * own and says nothing about a VM outside it.
+ *
+ *   CONFIRMED     the sandbox's own innermost boundary is of the claimed tier
+ *                 (and for a VM mechanism the probe's VMM does not contradict it)
+ *   CONSISTENT    the claimed mechanism is present but not innermost, and proven
+ *                 the sandbox's own: a container inside a VM whose kernel is
+ *                 shown dedicated (Kata-like), or a container inside gVisor
+ *   EXCEEDS       the sandbox's own boundary is stronger than claimed
+ *   CONTRADICTED  the claimed mechanism is absent, or the VM it rests on is the
+ *                 host's (the sandbox runs on the host's kernel)
+ *   INCONCLUSIVE  probe UNKNOWN or confidence not high, no usable probe output,
+ *                 no claim that can be judged, or a VM that cannot be shown to
+ *                 be the sandbox's own (identity not comparable, or gVisor inside)
+ *   UNAVAILABLE   the backend cannot run here (decided by the caller)
+ */
+#ifndef ISOTIER_JUDGE_H
+#define ISOTIER_JUDGE_H
+
+#include "probe_result.h"
+
+typedef enum judge_verdict {
+	VERDICT_CONFIRMED = 0,
+	VERDICT_CONSISTENT,
+	VERDICT_EXCEEDS,
+	VERDICT_CONTRADICTED,
+	VERDICT_INCONCLUSIVE,
+	VERDICT_UNAVAILABLE,
+} judge_verdict;
+
+typedef struct judge_claim {
+	bool present; /* false: no catalogue entry applies */
+	isotier_tier tier;
+	const char *mechanism; /* catalogue vocabulary; NULL/"" when none */
+} judge_claim;
+
+/* How the observed sandbox's kernel relates to the host's (kernel_id.h). */
+typedef struct judge_kernel {
+	isotier_kernel_relation relation;
+	const char *detail; /* the comparison in words; NULL: none */
+} judge_kernel;
+
+#define JUDGE_REASON_MAX 768
+
+typedef struct judge_result {
+	judge_verdict verdict;
+	/*
+	 * The most this observation lets anyone defend for the sandbox, whatever
+	 * the claim: the tier of its own innermost boundary (a VM around it
+	 * only when proven its own). PROBE_TIER_UNKNOWN: the observation shows
+	 * nothing trustworthy (no cap); PROBE_TIER_NONE: no boundary of its own.
+	 */
+	probe_tier ceiling;
+	/* A claim above what was shown that could not be proven: INCONCLUSIVE
+	 * against a real claim with a usable probe output. Alerts like
+	 * CONTRADICTED (verify's exit status, the report, the runbook job). */
+	bool unproven;
+	char reason[JUDGE_REASON_MAX];
+} judge_result;
+
+const char *judge_verdict_name(judge_verdict v);
+/* Parses a verdict name; returns 0 or ISOTIER_EINVAL. */
+int judge_verdict_parse(judge_verdict *out, const char *name);
+
+/*
+ * The probe layer kind a mechanism stands for: 0 and *kind set, or
+ * ISOTIER_EINVAL for mechanisms outside the four tiers (webassembly, unknown,
+ * anything not in the vocabulary).
+ */
+int judge_mechanism_kind(probe_layer_kind *kind, const char *mechanism);
+
+/*
+ * Judges claim against probe (NULL: no usable probe output) given the kernel
+ * relation (NULL: UNCOMPARED). Never yields VERDICT_UNAVAILABLE.
+ */
+void judge(judge_result *out, const judge_claim *claim, const probe_result *probe,
+           const judge_kernel *kernel);
+
+/* The isotier tier a ceiling allows (NONE and UNKNOWN: ISOTIER_UNKNOWN). */
+isotier_tier judge_ceiling_tier(probe_tier ceiling);
+
+#endif

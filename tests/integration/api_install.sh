@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# `make install` into a temporary prefix: the library exports exactly what
+# include/isotier.h declares ISOTIER_PUBLIC; the documented example builds
+# with `pkg-config --cflags --libs isotier` against the installed prefix and
+# runs without LD_LIBRARY_PATH, finding the installed catalogue; the CLI, the
+# probe, the man pages and the catalogue are where the prefix says.
+. "$ISOTIER_ROOT/tests/lib.sh"
+R=$ISOTIER_ROOT
+prefix=$TMP/prefix
+make -C "$R" --no-print-directory -s install BUILD="$BUILD" PREFIX="$prefix" >"$TMP/install.log" 2>&1 \
+  || fail "make install: $(tail -20 "$TMP/install.log")"
+for f in bin/isotier bin/isotier-probe lib/libisotier.so.0 lib/libisotier.so lib/libisotier.a \
+         include/isotier.h lib/pkgconfig/isotier.pc libexec/isotier/isotier-guest-init \
+         share/isotier/catalogue/providers/runc.json share/man/man1/isotier.1 share/man/man1/isotier-run.1; do
+  [ -e "$prefix/$f" ] || fail "not installed: $f"
+done
+assert_eq "$(readelf -d "$prefix/lib/libisotier.so.0" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')" libisotier.so.0 "soname"
+
+# The exported symbols are the header's, no more, no fewer.
+exported=$(nm -D --defined-only "$prefix/lib/libisotier.so.0" | awk '$2 ~ /^[TDB]$/ {print $3}' | sort)
+declared=$(sed -n 's/^ISOTIER_PUBLIC .*[ *]\(isotier_[a-z_]*\)(.*/\1/p' "$R/include/isotier.h" | sort)
+[ -n "$declared" ] || fail "no ISOTIER_PUBLIC declarations found"
+assert_eq "$exported" "$declared" "exported symbols vs include/isotier.h"
+
+# The example, built the documented way against the installed prefix only.
+export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+flags=$(pkg-config --cflags --libs isotier) || fail "pkg-config does not find the installed isotier"
+! grep -q -- "-I$R" <<<"$flags" || fail "pkg-config points into the source tree: $flags"
+! pkg-config --print-requires-private isotier | grep -q libxml || fail "isotier.pc lists libxml2, which the library does not use"
+cc -std=c11 -Wall -Wextra -Werror "$R/reference/examples/require_microvm.c" $flags -o "$TMP/example" \
+  || fail "the example does not build against the installed prefix"
+env -u LD_LIBRARY_PATH ldd "$TMP/example" | grep -q "libisotier.so.0 => $prefix/lib/libisotier.so.0" || fail "the example does not load the installed library: $(ldd "$TMP/example")"
+cd "$TMP"
+set +e
+env -u LD_LIBRARY_PATH -u ISOTIER_CATALOGUE "$TMP/example" bwrap MICROVM /bin/echo no >"$TMP/out" 2>"$TMP/err"
+rc=$?
+set -e
+assert_eq "$rc" 78 "installed example refuses ($(cat "$TMP/err"))"
+assert_contains "$(cat "$TMP/err")" "resolves to CONTAINER, weaker than the required MICROVM"
+out=$(env -u LD_LIBRARY_PATH -u ISOTIER_CATALOGUE "$TMP/example" runc CONTAINER /bin/echo yes)
+assert_contains "$out" "backend=runc tier=CONTAINER"
+
+# The installed CLI reads the installed catalogue (not the checkout's).
+cp "$prefix/share/isotier/catalogue/providers/runc.json" "$TMP/runc.json"
+python3 - "$prefix/share/isotier/catalogue/providers/runc.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1])); d["tier"] = "UNKNOWN"; d["mechanism"] = "unknown"; json.dump(d, open(sys.argv[1], "w"))
+PY
+env -u ISOTIER_CATALOGUE "$prefix/bin/isotier" backends --json >"$TMP/b.json"
+assert_eq "$(python3 -c 'import json,sys; print({r["backend"]: r for r in json.load(open(sys.argv[1]))}["runc"]["claimed_tier"])' "$TMP/b.json")" UNKNOWN "installed CLI reads PREFIX/share/isotier/catalogue"
+"$prefix/bin/isotier-probe" --json >/dev/null || fail "installed probe"
+echo "ok: make install, exported symbols, example from the installed prefix"
