@@ -376,13 +376,19 @@ int isotier_docker_runtimes(char *out, size_t len, bool *has_runsc)
 	isotier_capture o = {.max = 64 * 1024};
 	isotier_error err = {0};
 	int rc = engine_call(&s, info, &o, 0, NULL, &err);
-	cJSON *j = rc ? NULL : cJSON_ParseWithLength(o.data ? o.data : "", o.len);
+	bool truncated = o.truncated;
+	cJSON *j = rc || truncated ? NULL : cJSON_ParseWithLength(o.data ? o.data : "", o.len);
 	free(o.data);
 	if (rc) {
 		snprintf(
 		    out, len,
 		    "the Docker daemon does not answer (scripts/dockerd.sh start starts one): %s",
 		    err.message);
+		return 0;
+	}
+	if (truncated) {
+		snprintf(out, len, "docker info: the runtimes table is longer than %zu bytes",
+		         o.max);
 		return 0;
 	}
 	if (!cJSON_IsObject(j)) {
@@ -395,7 +401,8 @@ int isotier_docker_runtimes(char *out, size_t len, bool *has_runsc)
 	const cJSON *r;
 	cJSON_ArrayForEach(r, j)
 	{
-		if (n++ >= 32) {
+		/* At most 32 runtimes, and room left for the marker that says the list is cut. */
+		if (n++ >= 32 || strlen(out) + 80 > len) {
 			append(out, len, ", ...");
 			break;
 		}
@@ -415,7 +422,7 @@ int isotier_docker_runtimes(char *out, size_t len, bool *has_runsc)
 		const cJSON *list = cJSON_IsArray(args) ? args : NULL;
 		cJSON_ArrayForEach(arg, list)
 		{
-			if (!cJSON_IsString(arg) || k++ >= 16)
+			if (!cJSON_IsString(arg) || k++ >= 16 || strlen(out) + 80 > len)
 				continue;
 			append(out, len, " ");
 			append_safe(out, len, arg->valuestring, 128);
@@ -455,7 +462,7 @@ int isotier_engine_available(const isotier_engine *e, char *why, size_t why_len)
 		         hide ? ", hybrid cgroups: without " : "", hide ? hybrid : "");
 		return 1;
 	}
-	char rts[1024];
+	char rts[768]; /* fits the callers' 1024 with the prefix */
 	bool has_runsc;
 	if (!isotier_docker_runtimes(rts, sizeof rts, &has_runsc)) {
 		snprintf(why, why_len, "%s", rts);

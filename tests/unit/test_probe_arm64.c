@@ -22,7 +22,7 @@
 struct expect {
 	const char *fixture;
 	const char *tier, *confidence;
-	const char *layers; /* kind:vendor[:hypervisor], outermost first */
+	const char *layers;  /* kind:vendor[:hypervisor], outermost first */
 	const char *signals; /* the arm64 signals present, in report order, with their weight */
 };
 
@@ -40,6 +40,10 @@ static const struct expect cases[] = {
     {"syn-arm64-qemu-kvm", "MICROVM", "low", "vm:qemu:kvm",
      "virt.midr=weak/none virt.dt_compatible=weak/vm virt.dt_psci=weak/vm "
      "virt.dt_layout=weak/vm virt.kvm_services=weak/vm virt.ptp_kvm=weak/vm"},
+    /* Xen names itself in a /hypervisor node. */
+    {"syn-arm64-xen", "MICROVM", "low", "vm:xen:xen",
+     "virt.midr=weak/none virt.dt_compatible=weak/none virt.dt_psci=weak/vm "
+     "virt.dt_hypervisor=weak/vm"},
     /* A board, EL3 firmware: no VM, weakly. */
     {"syn-arm64-bare-metal", "NONE", "low", "",
      "virt.midr=weak/none virt.dt_compatible=weak/none virt.dt_psci=weak/none"},
@@ -72,10 +76,9 @@ static void describe_layers(char *out, size_t n)
 
 static void describe_arm64(char *out, size_t n)
 {
-	static const char *const ids[] = {"virt.midr",        "virt.dt_compatible",
-	                                  "virt.dt_psci",     "virt.dt_hypervisor",
-	                                  "virt.dt_layout",   "virt.kvm_services",
-	                                  "virt.ptp_kvm"};
+	static const char *const ids[] = {
+	    "virt.midr",      "virt.dt_compatible", "virt.dt_psci", "virt.dt_hypervisor",
+	    "virt.dt_layout", "virt.kvm_services",  "virt.ptp_kvm"};
 	out[0] = '\0';
 	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
 		int k = probe_find(&res.sigs, ids[i]);
