@@ -114,9 +114,9 @@ clean:
 
 # Backend test driver (tests/integration/backend_*.sh, bench/backends.sh).
 all: $(BUILD)/tests/backend-run
-$(BUILD)/tests/backend-run: tests/tools/backend-run.c $(BUILD)/libisotier.a
+$(BUILD)/tests/backend-run: tests/tools/backend-run.c $(BUILD)/obj/verify/cancel.o $(BUILD)/libisotier.a
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libisotier.a $(PKG_LIBS) -lpthread -lm
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/obj/verify/cancel.o $(BUILD)/libisotier.a $(PKG_LIBS) -lpthread -lm
 
 # qemu-microvm guest init (static, musl) and where backend_qemu.c finds it.
 all: $(BUILD)/isotier-guest-init
