@@ -124,3 +124,10 @@ $(BUILD)/isotier-guest-init: reference/guest/init.c
 	@mkdir -p $(@D)
 	$(PROBE_CC) $(PROBE_CFLAGS) -o $@ $< $(PROBE_LDFLAGS)
 $(BUILD)/obj/reference/backend_qemu.o $(BUILD)/san/reference/backend_qemu.o: DEFS += -DISOTIER_BUILD_DIR='"$(abspath $(BUILD))"'
+
+# An application of the public API with its own SIGTERM handler (tests/integration/cancel_exec.sh):
+# only include/ on its include path.
+all: $(BUILD)/tests/cancel-exec
+$(BUILD)/tests/cancel-exec: tests/tools/cancel-exec.c include/isotier.h $(BUILD)/libisotier.a
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) -D_GNU_SOURCE -Iinclude $(CFLAGS) -o $@ $< $(BUILD)/libisotier.a $(PKG_LIBS) -lpthread -lm
