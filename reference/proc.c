@@ -425,7 +425,7 @@ int isotier_proc_run(const isotier_proc_opts *o, int *exit_status, isotier_error
 		if (st != 0)
 			break;
 	}
-	if (!w.exited) { /* timed out, cancelled or failed: the whole group goes */
+	if (!w.exited && w.pid > 0) { /* timed out, cancelled or failed: the group goes */
 		kill_group(w.pid);
 		while (waitpid(w.pid, &w.status, 0) < 0 && errno == EINTR)
 			;

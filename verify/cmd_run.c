@@ -93,7 +93,7 @@ static int run_main(int argc, char **argv)
 		fputc('\n', stderr);
 		return EXIT_USAGE;
 	}
-	/* SIGINT/SIGTERM cancel through a pipe: the command's process group is
+	/* SIGINT/SIGTERM cancel through cancel.c: the command's process group is
 	 * killed, and a signal between two steps still lets the sandbox be torn
 	 * down before we exit 128+N. */
 	if (cli_cancel_start() < 0) {

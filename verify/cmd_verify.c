@@ -6,9 +6,9 @@
  * provision -> exec probe -> destroy -> pack the capture); the main thread
  * parses, judges, writes SQLite (one connection, one transaction per
  * observation) and prints. SIGINT/SIGTERM are blocked in every thread and
- * taken by cancel.c's watcher, which makes its cancel pipe readable: every
- * job's backend calls watch it (their children's process groups are killed,
- * cleanup still runs) and the main thread reads the signal from it.
+ * stay pending: cancel.c's signalfd, readable then, is every job's backend
+ * calls' cancel_fd (their children's process groups are killed, cleanup
+ * still runs), and the main thread asks cancel.c which signal it was.
  *
  * Exit status, most severe first: 130 interrupted (143: SIGTERM); 1 a
  * CONTRADICTED verdict (a contradiction alerts even when another backend
@@ -489,7 +489,7 @@ static int db_fail(const isotier_error *err, const char *db, int64_t waited_ms)
 }
 
 /* The signal that stopped the run, 0 when none came. The workers' backend
- * calls saw it already, through the cancel pipe; no new job starts. */
+ * calls saw it already, through the cancel descriptor; no new job starts. */
 static int poll_signal(verify_ctx *ctx)
 {
 	if (!ctx->signal)
@@ -512,7 +512,7 @@ static int verify_main(int argc, char **argv)
 	if (arc >= 0)
 		return arc;
 	signal(SIGPIPE, SIG_IGN);
-	/* Before any thread exists: SIGINT/SIGTERM become the cancel pipe. */
+	/* Before any thread exists: SIGINT/SIGTERM become the cancel descriptor. */
 	if (cli_cancel_start() < 0) {
 		cli_error("cannot watch SIGINT/SIGTERM");
 		return EXIT_SOFTWARE;

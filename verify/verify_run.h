@@ -52,7 +52,7 @@ typedef struct verify_ctx {
 	int timeout_s;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	int cancel_fd; /* cancel.c's pipe: every backend call watches it */
+	int cancel_fd; /* cancel.c's: every backend call watches it */
 	bool stop;     /* read and written with __atomic builtins */
 	int signal;    /* the SIGINT/SIGTERM that stopped the run (main thread only) */
 } verify_ctx;

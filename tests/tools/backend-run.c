@@ -66,7 +66,7 @@ int main(int argc, char **argv)
 		default: return usage();
 		}
 	}
-	/* SIGINT/SIGTERM only make the cancel pipe readable: the driver cannot die
+	/* SIGINT/SIGTERM only make the cancel descriptor readable: the driver cannot die
 	 * between two steps and leak a sandbox; the step running stops, cleanup runs. */
 	if (cli_cancel_start() < 0) {
 		fprintf(stderr, "backend-run: cannot watch SIGINT/SIGTERM\n");
