@@ -155,7 +155,7 @@ static void judge_job(job *j, const char *host_provider, const isotier_kernel_id
 	const char *reason = jr.reason;
 	/* judge() says "no claim to judge; observed ...": say which claim is missing. */
 	const char *observed = strstr(reason, "observed ");
-	if (!j->claim && !strcmp(j->backend->name, "host") && !host_provider)
+	if (!j->claim && j->backend->observes_host && !host_provider)
 		snprintf(j->reason, sizeof j->reason, "no claim (pass --host-provider); %s",
 		         observed ? observed : reason);
 	else if (!j->claim)
@@ -615,7 +615,7 @@ static int verify_main(int argc, char **argv)
 		job *j = &jobs[nj++];
 		j->backend = b;
 		j->explicit_ = !o.all;
-		if (!strcmp(b->name, "host"))
+		if (b->observes_host)
 			j->claim = host_claim;
 		else if (!(j->claim = isotier_catalogue_find_backend(cat, b->name)) &&
 		         b->catalogue_id)
