@@ -139,9 +139,9 @@ clean:
 
 # Backend test driver (tests/integration/backend_*.sh, bench/backends.sh).
 all: $(BUILD)/tests/backend-run
-$(BUILD)/tests/backend-run: tests/tools/backend-run.c $(BUILD)/libisotier.a
+$(BUILD)/tests/backend-run: tests/tools/backend-run.c $(BUILD)/obj/verify/cancel.o $(BUILD)/libisotier.a
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libisotier.a $(PKG_LIBS) -lpthread -lm
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/obj/verify/cancel.o $(BUILD)/libisotier.a $(PKG_LIBS) -lpthread -lm
 
 # qemu-microvm guest init (static, musl) and where backend_qemu.c finds it.
 all: $(BUILD)/isotier-guest-init
@@ -172,3 +172,10 @@ all: $(BUILD)/tests/log-handler
 $(BUILD)/tests/log-handler: tests/tools/log-handler.c $(BUILD)/libisotier.a
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libisotier.a $(PKG_LIBS) -lpthread -lm
+
+# An application of the public API with its own SIGTERM handler (tests/integration/cancel_exec.sh):
+# only include/ on its include path.
+all: $(BUILD)/tests/cancel-exec
+$(BUILD)/tests/cancel-exec: tests/tools/cancel-exec.c include/isotier.h $(BUILD)/libisotier.a
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) -D_GNU_SOURCE -Iinclude $(CFLAGS) -o $@ $< $(BUILD)/libisotier.a $(PKG_LIBS) -lpthread -lm

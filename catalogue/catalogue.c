@@ -184,17 +184,19 @@ static int parse_tier(struct parse_ctx *ctx, isotier_tier *out, const cJSON *v, 
 	return 0;
 }
 
-static int parse_array(struct parse_ctx *ctx, void **items, size_t *n_items, size_t item_size,
-                       const cJSON *v, const char *fpath, const struct field *fields,
-                       size_t n_fields)
+/* Checks that v is an array of at most max entries and allocates them
+ * (zeroed): 1 when there are entries to parse, 0 when none (or a finding was
+ * recorded), ISOTIER_ENOMEM. */
+static int array_alloc(struct parse_ctx *ctx, void **items, size_t *n_items, size_t item_size,
+                       const cJSON *v, const char *fpath, int max)
 {
 	if (!cJSON_IsArray(v)) {
 		perr(ctx, fpath, "must be an array, not %s", json_type_name(v));
 		return 0;
 	}
 	int n = cJSON_GetArraySize(v);
-	if (n > MAX_ARRAY) {
-		perr(ctx, fpath, "more than %d entries", MAX_ARRAY);
+	if (n > max) {
+		perr(ctx, fpath, "more than %d entries", max);
 		return 0;
 	}
 	if (n == 0)
@@ -203,9 +205,19 @@ static int parse_array(struct parse_ctx *ctx, void **items, size_t *n_items, siz
 	if (!*items)
 		return ISOTIER_ENOMEM;
 	*n_items = (size_t)n;
+	return 1;
+}
+
+static int parse_array(struct parse_ctx *ctx, void **items, size_t *n_items, size_t item_size,
+                       const cJSON *v, const char *fpath, const struct field *fields,
+                       size_t n_fields)
+{
+	int ok = array_alloc(ctx, items, n_items, item_size, v, fpath, MAX_ARRAY);
+	if (ok <= 0)
+		return ok;
 	int i = 0;
 	for (const cJSON *e = v->child; e; e = e->next, i++) {
-		char epath[256];
+		char epath[352];
 		snprintf(epath, sizeof epath, "%s[%d]", fpath, i);
 		int rc = parse_object(ctx, (char *)*items + (size_t)i * item_size, e, epath, fields,
 		                      n_fields);
@@ -220,21 +232,10 @@ static int parse_array(struct parse_ctx *ctx, void **items, size_t *n_items, siz
 static int parse_idlist(struct parse_ctx *ctx, char ***items, size_t *n_items, const cJSON *v,
                         const char *fpath)
 {
-	if (!cJSON_IsArray(v)) {
-		perr(ctx, fpath, "must be an array, not %s", json_type_name(v));
-		return 0;
-	}
-	int n = cJSON_GetArraySize(v);
-	if (n > ISOTIER_RENAMED_FROM_MAX) {
-		perr(ctx, fpath, "more than %d entries", ISOTIER_RENAMED_FROM_MAX);
-		return 0;
-	}
-	if (n == 0)
-		return 0;
-	*items = calloc((size_t)n, sizeof **items);
-	if (!*items)
-		return ISOTIER_ENOMEM;
-	*n_items = (size_t)n;
+	int ok = array_alloc(ctx, (void **)items, n_items, sizeof **items, v, fpath,
+	                     ISOTIER_RENAMED_FROM_MAX);
+	if (ok <= 0)
+		return ok;
 	int i = 0;
 	for (const cJSON *e = v->child; e; e = e->next, i++) {
 		char epath[352];

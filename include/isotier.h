@@ -8,7 +8,21 @@
  * Conventions (after libgit2 and SQLite): opaque handles, out-parameter first,
  * functions return 0 on success or a documented negative ISOTIER_E* code and
  * fill an isotier_error when one is given. No global mutable state: two threads
- * may use two handles freely.
+ * may use two handles freely. The library never touches signals (no handler,
+ * no mask, no signalfd): cancellation is per call, through a cancel_fd the
+ * caller owns.
+ *
+ * Cancellation: a cancel_fd is a descriptor that becomes readable (or hung
+ * up) to mean "cancel", typically the read end of a pipe the application's
+ * own SIGINT/SIGTERM handler writes one byte to. The library polls it and
+ * never reads it, so once readable it cancels every call that watches it,
+ * including later ones, until the application drains it or uses another.
+ * A child running when it becomes readable is killed with its process group
+ * and the call returns ISOTIER_EINTR; a call that finds it readable starts
+ * nothing and returns ISOTIER_EINTR. Tear-down (isotier_sandbox_destroy)
+ * ignores it. A value <= 0 means none, so a zero-initialised options struct
+ * has no cancellation (fd 0, stdin, cannot be a cancel_fd). It must stay open
+ * while any call that may use it runs.
  */
 #ifndef ISOTIER_H
 #define ISOTIER_H
@@ -67,7 +81,7 @@ enum {
 	ISOTIER_ETIMEDOUT = -7,    /* a child process exceeded its time limit */
 	ISOTIER_EDATA = -8,        /* malformed input (catalogue, probe output...) */
 	ISOTIER_EDB = -9,          /* history database error */
-	ISOTIER_EINTR = -10,       /* interrupted by a signal (SIGINT/SIGTERM) */
+	ISOTIER_EINTR = -10,       /* cancelled through the caller's cancel_fd */
 	ISOTIER_ENOTFOUND = -11,   /* no such backend, provider or record (sys_errno ENOENT: a
 	                              path that does not exist, e.g. the history database) */
 	ISOTIER_EBUSY = -12,       /* the history database is locked by another process */
@@ -140,6 +154,8 @@ typedef struct isotier_create_opts {
 	bool create_db;                 /* db_path may be created (audit events) when absent */
 	isotier_log_fn log;             /* warnings (see isotier_log_fn); NULL: dropped */
 	void *log_data;                 /* passed to log */
+	int cancel_fd;                  /* cancels provisioning and attestation, and every exec
+					   whose opts name none (see the top); <= 0: none */
 } isotier_create_opts;
 
 ISOTIER_PUBLIC int isotier_create(isotier_sandbox **out, const isotier_create_opts *opts, isotier_error *err);
@@ -155,10 +171,12 @@ typedef struct isotier_exec_opts {
 	int stdout_fd; /* -1: inherit */
 	int stderr_fd; /* -1: inherit */
 	int timeout_s; /* 0: the sandbox's default */
+	int cancel_fd; /* cancels this exec (see the top); <= 0: the create opts' one */
 } isotier_exec_opts;
 
 /* Runs argv (NULL-terminated) in the sandbox; *exit_status gets the command's
- * exit status (128+N when killed by signal N). */
+ * exit status (128+N when killed by signal N). ISOTIER_EINTR: cancelled, the
+ * command killed; the sandbox stays usable for the next exec. */
 ISOTIER_PUBLIC int isotier_sandbox_exec(isotier_sandbox *sandbox, const char *const *argv,
 			 const isotier_exec_opts *opts, int *exit_status, isotier_error *err);
 

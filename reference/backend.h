@@ -13,10 +13,14 @@
  * As implemented (reference/backend_*.c, proc.c, oci.c, cpio.c, guest/init.c):
  * - Every child (bwrap, runc, runsc, qemu, the host command) runs in its own
  *   process group under the timeout and is killed with its group on timeout
- *   (exec returns ISOTIER_ETIMEDOUT) or on SIGINT/SIGTERM (ISOTIER_EINTR);
- *   runc/runsc containers left registered are `delete -f`'d, temp dirs removed.
- *   Signals: see proc.h (multi-threaded callers block SIGINT/SIGTERM in every
- *   thread; isotier_proc_interrupted() tells that one arrived).
+ *   (exec returns ISOTIER_ETIMEDOUT) or when the caller's cancel descriptor
+ *   becomes readable (ISOTIER_EINTR; see proc.h: the library touches no
+ *   signal); runc/runsc containers left registered are `delete -f`'d (cleanup
+ *   children, which ignore cancellation), temp dirs removed.
+ * - Cancellation: spec.cancel_fd is watched by provision() (qemu-microvm's KVM
+ *   trial boot) and kept for exec(); req.cancel_fd, when > 0, is watched
+ *   instead for that exec. <= 0: none. A call that finds it readable before
+ *   it starts anything returns ISOTIER_EINTR. destroy() ignores it.
  * - Temporary files go under $TMPDIR (default /tmp): bwrap and host create
  *   none; runc/runsc a bundle dir (runsc needs $TMPDIR searchable by others);
  *   qemu-microvm a dir holding the initramfs.
@@ -60,6 +64,7 @@ typedef struct isotier_backend_spec {
 	int timeout_s;           /* default per exec; 0: 60 */
 	bool minimal_root;       /* rootfs NULL: an empty root holding only the probe, the capture
 				    dir, /proc, /dev, /tmp (and /sys read-only) instead of the host view */
+	int cancel_fd;           /* readable: cancel (see above); <= 0: none; kept, not owned */
 } isotier_backend_spec;
 
 typedef struct isotier_exec_request {
@@ -68,6 +73,7 @@ typedef struct isotier_exec_request {
 	int stdout_fd;           /* -1: inherit */
 	int stderr_fd;           /* -1: inherit */
 	int timeout_s;           /* 0: the spec's */
+	int cancel_fd;           /* readable: cancel; <= 0: the spec's */
 } isotier_exec_request;
 
 typedef struct isotier_backend {

@@ -134,6 +134,7 @@ static int bwrap_exec(void *p, const isotier_exec_request *req, int *exit_status
 	    .stdout_fd = req->stdout_fd,
 	    .stderr_fd = req->stderr_fd,
 	    .timeout_s = isotier_exec_timeout(&s->spec, req),
+	    .cancel_fd = isotier_exec_cancel_fd(&s->spec, req),
 	};
 	rc = isotier_proc_run(&o, exit_status, err);
 	if (rc)

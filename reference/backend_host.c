@@ -61,6 +61,7 @@ static int host_exec(void *p, const isotier_exec_request *req, int *exit_status,
 	    .stdout_fd = req->stdout_fd,
 	    .stderr_fd = req->stderr_fd,
 	    .timeout_s = isotier_exec_timeout(c, req),
+	    .cancel_fd = isotier_exec_cancel_fd(c, req),
 	};
 	rc = isotier_proc_run(&o, exit_status, err);
 	if (rc == ISOTIER_EUNAVAILABLE) {

@@ -80,6 +80,14 @@ typedef struct qemu_state {
 	bool kvm;
 } qemu_state;
 
+/* The guest init of an installed isotier: PREFIX/libexec/isotier/NAME, when it is there. */
+static int install_init(const qemu_machine *m, char *out, size_t len)
+{
+	char rel[256];
+	snprintf(rel, sizeof rel, "libexec/isotier/%s", m->init_name);
+	return isotier_install_path(out, len, rel);
+}
+
 static void find_paths(const qemu_machine *m, qemu_paths *p)
 {
 	const char *g = getenv(m->guest_env);
@@ -91,8 +99,7 @@ static void find_paths(const qemu_machine *m, qemu_paths *p)
 	const char *i = getenv(m->init_env);
 	if (i && *i)
 		snprintf(p->init, sizeof p->init, "%s", i);
-	else if (isotier_install_path(p->init, sizeof p->init,
-	                              "libexec/isotier/isotier-guest-init") == 0)
+	else if (install_init(m, p->init, sizeof p->init) == 0)
 		;
 	else
 		snprintf(p->init, sizeof p->init, "%s/%s", ISOTIER_BUILD_DIR, m->init_name);
@@ -307,22 +314,28 @@ static int run_qemu(const qemu_state *s, const char *initrd, bool kvm, bool shar
 	    .out_sink_ctx = con,
 	    .err_capture = qerr,
 	    .timeout_s = timeout_s,
+	    .cancel_fd = con->cancel_fd,
 	};
 	return isotier_proc_run(&o, status, err);
 }
 
-static bool kvm_trial(qemu_state *s)
+/* Sets s->kvm: whether KVM works here. ISOTIER_EINTR when the trial boot
+ * was cancelled (nothing cached then). */
+static int kvm_trial(qemu_state *s, isotier_error *err)
 {
+	s->kvm = false;
 	if (s->m->aarch64)
-		return false; /* another architecture than the host's: TCG only */
+		return 0; /* another architecture than the host's: TCG only */
 	const char *forced = getenv("ISOTIER_QEMU_ACCEL");
 	if (forced && !strcmp(forced, "tcg"))
-		return false;
-	if (forced && !strcmp(forced, "kvm"))
-		return true;
+		return 0;
+	if (forced && !strcmp(forced, "kvm")) {
+		s->kvm = true;
+		return 0;
+	}
 	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
 	if (fd < 0)
-		return false;
+		return 0;
 	close(fd);
 	/* A cached verdict for this host kernel and guest kernel. */
 	struct utsname u;
@@ -340,35 +353,43 @@ static bool kvm_trial(qemu_state *s)
 	snprintf(file, sizeof file, "%s/qemu-kvm-trial", cache);
 	cleanup_free char *prev = NULL;
 	if (isotier_read_file(&prev, NULL, file, 2048, NULL) == 0 &&
-	    !strncmp(prev, key, strlen(key)))
-		return !strcmp(prev + strlen(key), "kvm\n");
+	    !strncmp(prev, key, strlen(key))) {
+		s->kvm = !strcmp(prev + strlen(key), "kvm\n");
+		return 0;
+	}
 	char initrd[4096];
 	snprintf(initrd, sizeof initrd, "%s/trial.cpio", s->dir);
 	bool ok = false;
 	if (write_initramfs(s, initrd, "trial", NULL, -1, NULL) == 0) {
-		isotier_console con = {
-		    .spec = &s->spec, .out_fd = -1, .err_fd = -1, .exit_code = -1, .cap_fd = -1};
+		isotier_console con = {.spec = &s->spec,
+		                       .out_fd = -1,
+		                       .err_fd = -1,
+		                       .exit_code = -1,
+		                       .cap_fd = -1,
+		                       .cancel_fd = s->spec.cancel_fd};
 		isotier_capture qerr = {.max = 4096};
 		int status = -1;
-		int rc = run_qemu(s, initrd, true, false, 5, &con, &qerr, &status, NULL);
+		isotier_error terr = {0}; /* a failed trial only means TCG */
+		int rc = run_qemu(s, initrd, true, false, 5, &con, &qerr, &status, &terr);
 		ok = rc == 0 && status == 0 && con.exit_code == 0;
 		free(qerr.data);
 		unlink(initrd);
+		if (rc == ISOTIER_EINTR)
+			return isotier_error_set(err, rc, 0, "KVM trial boot: %s", terr.message);
 	}
-	if (!isotier_proc_interrupted()) {
-		char line[3200];
-		snprintf(line, sizeof line, "%s%s\n", key, ok ? "kvm" : "tcg");
-		char parent[4096];
-		snprintf(parent, sizeof parent, "%s", cache);
-		char *slash = strrchr(parent, '/');
-		if (slash && slash != parent) {
-			*slash = '\0';
-			mkdir(parent, 0700);
-		}
-		mkdir(cache, 0755);
-		isotier_write_file(file, line, strlen(line), 0644, NULL);
+	s->kvm = ok;
+	char line[3200];
+	snprintf(line, sizeof line, "%s%s\n", key, ok ? "kvm" : "tcg");
+	char parent[4096];
+	snprintf(parent, sizeof parent, "%s", cache);
+	char *slash = strrchr(parent, '/');
+	if (slash && slash != parent) {
+		*slash = '\0';
+		mkdir(parent, 0700);
 	}
-	return ok;
+	mkdir(cache, 0755);
+	isotier_write_file(file, line, strlen(line), 0644, NULL);
+	return 0;
 }
 
 static void qemu_destroy(void *p)
@@ -447,7 +468,11 @@ static int machine_provision(const qemu_machine *m, void **out, const isotier_ba
 		qemu_destroy(s);
 		return isotier_error_prefix(err, "%s: provision", m->name);
 	}
-	s->kvm = kvm_trial(s);
+	if ((rc = kvm_trial(s, err)) < 0) {
+		qemu_destroy(s);
+		isotier_error_prefix(err, "%s: provision", m->name);
+		return rc;
+	}
 	*out = s;
 	return 0;
 }
@@ -477,6 +502,7 @@ static int qemu_exec(void *p, const isotier_exec_request *req, int *exit_status,
 	con->err_fd = req->stderr_fd >= 0 ? req->stderr_fd : STDERR_FILENO;
 	con->exit_code = -1;
 	con->cap_fd = -1;
+	con->cancel_fd = isotier_exec_cancel_fd(&s->spec, req);
 	con->debug = getenv("ISOTIER_QEMU_DEBUG") != NULL;
 	isotier_capture qerr = {.max = 16384};
 	int status = -1;

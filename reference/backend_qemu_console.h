@@ -24,6 +24,7 @@ typedef struct isotier_console {
 	const isotier_spec_copy *spec;
 	int out_fd, err_fd;
 	int64_t deadline_ms; /* for relaying to a reader that stopped reading (0: none) */
+	int cancel_fd;       /* qemu's and the relays': readable means cancel (<= 0: none) */
 	char line[ISOTIER_CONSOLE_MAX_LINE + 1];
 	size_t len;
 	bool overlong;
@@ -45,6 +46,7 @@ int isotier_console_sink(void *ctx, const char *buf, size_t len);
 /* Handles a last unterminated line and closes any open capture file. */
 void isotier_console_finish(isotier_console *c);
 /* Writes all of p to fd (see isotier_relay_sink); non-zero: give up on the VM. */
-int isotier_console_write(int fd, int64_t deadline_ms, const unsigned char *p, size_t n);
+int isotier_console_write(int fd, int64_t deadline_ms, int cancel_fd, const unsigned char *p,
+                          size_t n);
 
 #endif

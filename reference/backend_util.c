@@ -6,12 +6,12 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
-#include <stdatomic.h>
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/statfs.h>
 #include <linux/magic.h>
+#include <time.h>
 
 static int abs_opt(char **out, const char *s)
 {
@@ -43,6 +43,9 @@ int isotier_spec_copy_init(isotier_spec_copy *out, const isotier_backend_spec *s
 		return 0;
 	out->timeout_s = spec->timeout_s;
 	out->minimal_root = spec->minimal_root;
+	out->cancel_fd = spec->cancel_fd;
+	if (isotier_cancelled(spec->cancel_fd))
+		return isotier_error_set(err, ISOTIER_EINTR, 0, "cancelled");
 	int rc = check_path(spec->rootfs, S_IFDIR, "rootfs", err);
 	if (!rc)
 		rc = check_path(spec->probe_path, S_IFREG, "probe", err);
@@ -73,6 +76,13 @@ int isotier_exec_timeout(const isotier_spec_copy *c, const isotier_exec_request 
 	if (c && c->timeout_s > 0)
 		return c->timeout_s;
 	return ISOTIER_PROC_DEFAULT_TIMEOUT_S;
+}
+
+int isotier_exec_cancel_fd(const isotier_spec_copy *c, const isotier_exec_request *req)
+{
+	if (req && req->cancel_fd > 0)
+		return req->cancel_fd;
+	return c && c->cancel_fd > 0 ? c->cancel_fd : -1;
 }
 
 int isotier_exec_check(const isotier_exec_request *req, isotier_error *err)
@@ -173,8 +183,9 @@ int isotier_relay_sink(void *ctx, const char *buf, size_t len)
 {
 	const isotier_relay *r = ctx;
 	while (len > 0) {
-		struct pollfd pf = {.fd = r->fd, .events = POLLOUT};
-		int64_t wait = 100;
+		struct pollfd pf[2] = {{.fd = r->fd, .events = POLLOUT},
+		                       {.fd = r->cancel_fd > 0 ? r->cancel_fd : -1, .events = POLLIN}};
+		int64_t wait = 1000;
 		if (r->deadline_ms) {
 			int64_t left = r->deadline_ms - isotier_now_ms();
 			if (left <= 0)
@@ -182,15 +193,14 @@ int isotier_relay_sink(void *ctx, const char *buf, size_t len)
 			if (left < wait)
 				wait = left;
 		}
-		int pr = poll(&pf, 1, (int)wait);
+		int pr = poll(pf, 2, (int)wait);
 		if (pr < 0 && errno != EINTR)
 			return 0;
-		if (pr <= 0) {
-			if (isotier_proc_interrupted())
-				return ISOTIER_EINTR;
+		if (pr > 0 && pf[1].revents)
+			return ISOTIER_EINTR;
+		if (pr <= 0 || !pf[0].revents)
 			continue;
-		}
-		if (pf.revents & (POLLERR | POLLNVAL))
+		if (pf[0].revents & (POLLERR | POLLNVAL))
 			return 0; /* a closed reader must not kill the sandbox: drop the rest */
 		/* POLLOUT on a pipe means PIPE_BUF bytes fit: this write cannot block. */
 		ssize_t w = write(r->fd, buf, len > PIPE_BUF ? PIPE_BUF : len);
@@ -207,12 +217,15 @@ int isotier_relay_sink(void *ctx, const char *buf, size_t len)
 
 void isotier_unique_id(char *out, size_t len)
 {
-	static atomic_uint counter;
-	unsigned r = 0;
-	if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r)
-		r = (unsigned)rand();
-	snprintf(out, len, "isotier-%d-%u-%08x", (int)getpid(), atomic_fetch_add(&counter, 1) + 1,
-	         r);
+	/* 64 random bits: unique without a process-wide counter. */
+	uint64_t r = 0;
+	if (getrandom(&r, sizeof r, GRND_NONBLOCK) != (ssize_t)sizeof r) {
+		struct timespec ts;
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		r = ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec) ^
+		    ((uint64_t)gettid() << 40);
+	}
+	snprintf(out, len, "isotier-%d-%016llx", (int)getpid(), (unsigned long long)r);
 }
 
 void isotier_argv_push(isotier_argv *a, const char *s)

@@ -16,13 +16,17 @@ typedef struct isotier_spec_copy {
 	char *capture_dir;
 	int timeout_s;
 	bool minimal_root;
+	int cancel_fd; /* the caller's, not owned (<= 0: none) */
 } isotier_spec_copy;
 
+/* ISOTIER_EINTR when spec->cancel_fd is already readable (provision refused). */
 int isotier_spec_copy_init(isotier_spec_copy *out, const isotier_backend_spec *spec,
                            isotier_error *err);
 void isotier_spec_copy_clear(isotier_spec_copy *c);
 /* The timeout of one exec: the request's, else the spec's, else 60 s. */
 int isotier_exec_timeout(const isotier_spec_copy *c, const isotier_exec_request *req);
+/* The cancel descriptor of one exec: the request's, else the spec's (<= 0: none). */
+int isotier_exec_cancel_fd(const isotier_spec_copy *c, const isotier_exec_request *req);
 /* Checks the request: argv non-empty, bounded. */
 int isotier_exec_check(const isotier_exec_request *req, isotier_error *err);
 
@@ -41,12 +45,14 @@ int isotier_root_entries(isotier_root_entry **out, size_t *n, const char *root, 
 void isotier_root_entries_free(isotier_root_entry *e, size_t n);
 
 /* A sink (see proc.h) that writes everything to fd. A reader that stops
- * reading cannot hold us past deadline_ms (isotier_now_ms() based; 0: none):
- * the sink then fails with ISOTIER_ETIMEDOUT and the child is killed. Write
- * errors (a closed reader) drop the data. */
+ * reading cannot hold us past deadline_ms (isotier_now_ms() based; 0: none)
+ * nor past cancel_fd becoming readable (<= 0: none): the sink then fails with
+ * ISOTIER_ETIMEDOUT / ISOTIER_EINTR and the child is killed. Write errors (a
+ * closed reader) drop the data. */
 typedef struct isotier_relay {
 	int fd;
 	int64_t deadline_ms;
+	int cancel_fd;
 } isotier_relay;
 int isotier_relay_sink(void *ctx, const char *buf, size_t len);
 
@@ -60,7 +66,7 @@ int isotier_relay_sink(void *ctx, const char *buf, size_t len);
  */
 bool isotier_cgroup_hybrid(char *out, size_t len);
 
-/* A unique short id for containers: "isotier-<pid>-<n>-<rand>". */
+/* A unique short id for containers: "isotier-<pid>-<64 random bits in hex>". */
 void isotier_unique_id(char *out, size_t len);
 
 /* A growing NULL-terminated argv; strings are owned copies. A failed push

@@ -21,6 +21,7 @@ struct isotier_sandbox {
 	char id[17];
 	char repr[512];
 	int timeout_s;
+	int cancel_fd; /* the create opts' (<= 0: none); not owned */
 	/* Owned copies of the caller's telemetry paths. */
 	char *audit_log, *db_path, *otlp_endpoint, *otlp_file;
 };
@@ -92,7 +93,7 @@ static int attest(isotier_sandbox *sb, char *why, size_t why_len, isotier_error 
 		return isotier_error_set(err, ISOTIER_EIO, errno, "attest: memfd_create");
 	const char *argv[] = {ISOTIER_GUEST_PROBE, "--json", NULL};
 	isotier_exec_request req = {.argv = argv, .stdin_fd = -1, .stdout_fd = out, .stderr_fd = -1,
-				    .timeout_s = sb->timeout_s};
+				    .timeout_s = sb->timeout_s, .cancel_fd = sb->cancel_fd};
 	int status = -1;
 	int rc = sb->backend->exec(sb->state, &req, &status, err);
 	if (rc < 0)
@@ -165,6 +166,7 @@ static int sandbox_new(isotier_sandbox **out, const isotier_backend *backend,
 	sb->backend = backend;
 	sb->required = opts->require_isolation;
 	sb->timeout_s = opts->timeout_s > 0 ? opts->timeout_s : 60;
+	sb->cancel_fd = opts->cancel_fd > 0 ? opts->cancel_fd : -1;
 	sb->tel = (isotier_telemetry){.audit_log = sb->audit_log, .db_path = sb->db_path,
 				      .otlp_endpoint = sb->otlp_endpoint, .otlp_file = sb->otlp_file,
 				      .log = opts->log, .log_data = opts->log_data};
@@ -243,7 +245,7 @@ int isotier_create(isotier_sandbox **out, const isotier_create_opts *opts, isoti
 	if ((rc = emit(sb, &ev, err)) < 0)
 		goto fail;
 	isotier_backend_spec spec = {.rootfs = opts->rootfs, .probe_path = probe_path,
-				     .timeout_s = sb->timeout_s};
+				     .timeout_s = sb->timeout_s, .cancel_fd = sb->cancel_fd};
 	/* Backends name themselves and the step in their errors ("bwrap: provision: ..."). */
 	if ((rc = backend->provision(&sb->state, &spec, err)) < 0)
 		goto fail;
@@ -281,7 +283,8 @@ int isotier_sandbox_exec(isotier_sandbox *sb, const char *const *argv, const iso
 	isotier_exec_request req = {.argv = argv, .stdin_fd = opts ? opts->stdin_fd : -1,
 				    .stdout_fd = opts ? opts->stdout_fd : -1,
 				    .stderr_fd = opts ? opts->stderr_fd : -1,
-				    .timeout_s = opts && opts->timeout_s > 0 ? opts->timeout_s : sb->timeout_s};
+				    .timeout_s = opts && opts->timeout_s > 0 ? opts->timeout_s : sb->timeout_s,
+				    .cancel_fd = opts && opts->cancel_fd > 0 ? opts->cancel_fd : sb->cancel_fd};
 	int rc = sb->backend->exec(sb->state, &req, exit_status, err);
 	char reason[600];
 	snprintf(reason, sizeof reason, "%.200s%s", argv[0], rc < 0 ? ": " : "");

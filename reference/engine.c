@@ -36,7 +36,8 @@ static void engine_argv(isotier_argv *a, const engine_state *s)
 		isotier_argv_push(a, s->e->global[i]);
 }
 
-/* Runs `CLI GLOBAL... args...`; stdout into out (bounded) when given. */
+/* Runs `CLI GLOBAL... args...`; stdout into out (bounded) when given. Watches the
+ * spec's cancel descriptor unless it is a cleanup call (ISOTIER_PROC_CLEANUP). */
 static int engine_call(const engine_state *s, const char *const *args, isotier_capture *out,
                        int flags, int *status, isotier_error *err)
 {
@@ -54,6 +55,7 @@ static int engine_call(const engine_state *s, const char *const *args, isotier_c
 	                       .out_capture = out ? out : &junk,
 	                       .err_capture = (flags & ISOTIER_PROC_QUIET) ? NULL : &errc,
 	                       .timeout_s = ENGINE_CALL_TIMEOUT_S,
+	                       .cancel_fd = s->spec.cancel_fd,
 	                       .flags = flags | ISOTIER_PROC_QUIET};
 	int st = -1;
 	int rc = isotier_proc_run(&o, &st, err);
@@ -181,7 +183,8 @@ static int import_image(engine_state *s, isotier_error *err)
 	                       .stdout_fd = -1,
 	                       .stderr_fd = -1,
 	                       .err_capture = &terr,
-	                       .timeout_s = ENGINE_CALL_TIMEOUT_S};
+	                       .timeout_s = ENGINE_CALL_TIMEOUT_S,
+	                       .cancel_fd = s->spec.cancel_fd};
 	int st = -1;
 	int rc = isotier_proc_run(&o, &st, err);
 	if (!rc && st != 0)
@@ -338,6 +341,7 @@ int isotier_engine_exec(void *p, const isotier_exec_request *req, int *exit_stat
 	    .stdout_fd = req->stdout_fd,
 	    .stderr_fd = req->stderr_fd,
 	    .timeout_s = isotier_exec_timeout(&s->spec, req),
+	    .cancel_fd = isotier_exec_cancel_fd(&s->spec, req),
 	};
 	rc = isotier_proc_run(&o, exit_status, err);
 	/* A killed CLI leaves its container running; an engine error (125) may leave one. */

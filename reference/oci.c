@@ -26,7 +26,7 @@ static void runtime_argv(isotier_argv *a, const isotier_oci_bundle *b)
 		isotier_argv_push(a, b->rt->global[i]);
 }
 
-/* `RUNTIME --root STATE ... delete -f ID`: a cleanup child, run even after an interrupt. */
+/* `RUNTIME --root STATE ... delete -f ID`: a cleanup child, run even when cancelled. */
 static void delete_container(const isotier_oci_bundle *b, const char *id)
 {
 	cleanup_argv isotier_argv a = {0};
@@ -315,16 +315,20 @@ int isotier_oci_exec(isotier_oci_bundle *b, const isotier_exec_request *req, int
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 	int timeout_s = isotier_exec_timeout(&b->spec, req);
 	int64_t deadline = isotier_now_ms() + (int64_t)timeout_s * 1000;
+	int cancel_fd = isotier_exec_cancel_fd(&b->spec, req);
 	isotier_relay out = {.fd = req->stdout_fd >= 0 ? req->stdout_fd : STDOUT_FILENO,
-	                     .deadline_ms = deadline};
+	                     .deadline_ms = deadline,
+	                     .cancel_fd = cancel_fd};
 	isotier_relay errr = {.fd = req->stderr_fd >= 0 ? req->stderr_fd : STDERR_FILENO,
-	                      .deadline_ms = deadline};
+	                      .deadline_ms = deadline,
+	                      .cancel_fd = cancel_fd};
 	isotier_proc_opts o = {
 	    .argv = (const char *const *)a.v,
 	    .stdin_fd = req->stdin_fd,
 	    .stdout_fd = req->stdout_fd,
 	    .stderr_fd = req->stderr_fd,
 	    .timeout_s = timeout_s,
+	    .cancel_fd = cancel_fd,
 	};
 	if (b->rt->gvisor) {
 		/* runsc writing both streams to one file lets output overwrite itself: use pipes.

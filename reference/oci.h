@@ -35,7 +35,7 @@ int isotier_oci_provision(isotier_oci_bundle **out, const isotier_oci_runtime *r
 int isotier_oci_write_config(const isotier_oci_bundle *b, const char *const *argv,
                              isotier_error *err);
 /* `RUNTIME --root STATE ... run --bundle DIR ID`, then `delete -f ID` when the
- * container is still known to the runtime (timeout, interrupt, failure). */
+ * container is still known to the runtime (timeout, cancellation, failure). */
 int isotier_oci_exec(isotier_oci_bundle *b, const isotier_exec_request *req, int *exit_status,
                      isotier_error *err);
 /* Removes the bundle (after deleting any container left in its state dir). */

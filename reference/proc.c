@@ -1,5 +1,6 @@
-/* proc.c - child processes: own process group, timeout, interruptible wait,
- * bounded capture; plus the small file helpers the backends share. */
+/* proc.c - child processes: own process group, timeout, cancellable wait,
+ * bounded capture; plus the small file helpers the backends share. No signal
+ * state: cancellation is the caller's descriptor (see proc.h). */
 #include "proc.h"
 
 #include <dirent.h>
@@ -7,13 +8,10 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <poll.h>
-#include <pthread.h>
 #include <signal.h>
-#include <stdatomic.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/prctl.h>
-#include <sys/signalfd.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -21,33 +19,16 @@
 
 extern char **environ;
 
-/* The only process-wide state: forced by signals being process-wide. Threads
- * read it (no signal handler writes it: signals are taken through signalfd). */
-static atomic_int interrupt_signal;
-
-bool isotier_proc_interrupted(void)
+bool isotier_cancelled(int cancel_fd)
 {
-	return interrupt_signal != 0;
-}
-
-int isotier_proc_interrupt_signal(void)
-{
-	return interrupt_signal;
-}
-
-static void interrupt_set(sigset_t *set)
-{
-	sigemptyset(set);
-	sigaddset(set, SIGINT);
-	sigaddset(set, SIGTERM);
-}
-
-int isotier_proc_block_signals(void)
-{
-	sigset_t set;
-	interrupt_set(&set);
-	int rc = pthread_sigmask(SIG_BLOCK, &set, NULL);
-	return rc ? -rc : 0;
+	if (cancel_fd <= 0)
+		return false;
+	struct pollfd pf = {.fd = cancel_fd, .events = POLLIN};
+	int pr;
+	do
+		pr = poll(&pf, 1, 0);
+	while (pr < 0 && errno == EINTR);
+	return pr != 0; /* readable, hung up, not open, or poll failed: fail closed */
 }
 
 int isotier_find_program(char *out, size_t out_len, const char *name)
@@ -116,7 +97,7 @@ static int capture_add(isotier_capture *c, const char *buf, size_t n)
 /* The child side after fork: only async-signal-safe calls. */
 static __attribute__((noreturn)) void child_exec(const char *prog, const isotier_proc_opts *o,
                                                  int in_fd, int out_fd, int err_fd, int errpipe,
-                                                 const sigset_t *mask, pid_t parent)
+                                                 pid_t parent)
 {
 	setpgid(0, 0);
 	/* If we die (even by SIGKILL) the child goes too; the parent thread waits for it, so
@@ -127,7 +108,11 @@ static __attribute__((noreturn)) void child_exec(const char *prog, const isotier
 	signal(SIGINT, SIG_DFL);
 	signal(SIGTERM, SIG_DFL);
 	signal(SIGPIPE, SIG_DFL);
-	sigprocmask(SIG_SETMASK, mask, NULL);
+	/* The caller's mask (a CLI may block SIGINT/SIGTERM in every thread) is not the
+	 * child's: it starts with none blocked. */
+	sigset_t none;
+	sigemptyset(&none);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 	/* Move the fds out of the 0..2 range first so the dup2s cannot clobber them. */
 	int fds[3] = {in_fd, out_fd, err_fd};
 	for (int i = 0; i < 3; i++) {
@@ -194,7 +179,7 @@ static const char *sink_error(int code)
 	switch (code) {
 	case ISOTIER_ENOMEM: return "capture: out of memory";
 	case ISOTIER_ETIMEDOUT: return "the reader stopped reading until the time limit";
-	case ISOTIER_EINTR: return "interrupted while relaying output";
+	case ISOTIER_EINTR: return "cancelled while relaying output";
 	default: return isotier_strerror(code);
 	}
 }
@@ -205,205 +190,256 @@ static void kill_group(pid_t pid)
 	kill(pid, SIGKILL);
 }
 
+/* The descriptors of one run: what the child gets as 0, 1, 2 (ours or the
+ * caller's) and the ends we read. Every owned one is -1 or open. */
+typedef struct proc_io {
+	int in_fd, out_fd, err_fd;               /* the child's 0, 1, 2 (-1: inherit) */
+	int null_in, null_err, out_w, err_w, ep_w; /* owned, closed once the child has them */
+	int out_r, err_r, ep_r;                  /* owned, ours; out_r/err_r -1 once at EOF */
+} proc_io;
+
+#define PROC_IO_INIT {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}
+
+static void io_close_child_ends(proc_io *io)
+{
+	close_fd(&io->null_in);
+	close_fd(&io->null_err);
+	close_fd(&io->out_w);
+	close_fd(&io->err_w);
+	close_fd(&io->ep_w);
+}
+
+static void io_close(proc_io *io)
+{
+	io_close_child_ends(io);
+	close_fd(&io->out_r);
+	close_fd(&io->err_r);
+	close_fd(&io->ep_r);
+}
+
+static int io_pipe(int *r, int *w, isotier_error *err)
+{
+	int p[2];
+	if (pipe2(p, O_CLOEXEC) != 0)
+		return isotier_error_set(err, ISOTIER_EIO, errno, "pipe");
+	*r = p[0];
+	*w = p[1];
+	return 0;
+}
+
+/* /dev/null for stdin (and a quiet stderr), pipes for what is captured or
+ * streamed, and the pipe the child reports a failed exec on. */
+static int io_open(proc_io *io, const isotier_proc_opts *o, isotier_error *err)
+{
+	io->in_fd = o->stdin_fd;
+	io->out_fd = o->stdout_fd;
+	io->err_fd = o->stderr_fd;
+	if (io->in_fd < 0) {
+		if ((io->null_in = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0)
+			return isotier_error_set(err, ISOTIER_EIO, errno, "open /dev/null");
+		io->in_fd = io->null_in;
+	}
+	int rc;
+	if (o->out_capture || o->out_sink) {
+		if ((rc = io_pipe(&io->out_r, &io->out_w, err)) < 0)
+			return rc;
+		io->out_fd = io->out_w;
+	}
+	if (o->err_capture || o->err_sink) {
+		if ((rc = io_pipe(&io->err_r, &io->err_w, err)) < 0)
+			return rc;
+		io->err_fd = io->err_w;
+	} else if (io->err_fd < 0 && (o->flags & ISOTIER_PROC_QUIET)) {
+		if ((io->null_err = open("/dev/null", O_WRONLY | O_CLOEXEC)) < 0)
+			return isotier_error_set(err, ISOTIER_EIO, errno, "open /dev/null");
+		io->err_fd = io->null_err;
+	}
+	return io_pipe(&io->ep_r, &io->ep_w, err);
+}
+
+/* A started child and the state of waiting for it. */
+typedef struct proc_wait {
+	const isotier_proc_opts *o;
+	const char *name;
+	pid_t pid;      /* 0 until forked */
+	int pidfd;      /* -1: no pidfd here, look for the exit every 100 ms */
+	bool exited;    /* reaped; status holds its wait status */
+	int status;
+	int timeout_s;  /* > 0, or < 0: none */
+	int64_t deadline, drain_deadline;
+} proc_wait;
+
+/* Forks the child into its own process group; *exec_errno is the errno of a
+ * failed exec (0 when it ran). */
+static int spawn(proc_wait *w, const char *prog, proc_io *io, int *exec_errno, isotier_error *err)
+{
+	pid_t parent = getpid();
+	pid_t pid = fork();
+	if (pid < 0)
+		return isotier_error_set(err, ISOTIER_EIO, errno, "fork %s", w->name);
+	if (pid == 0)
+		child_exec(prog, w->o, io->in_fd, io->out_fd, io->err_fd, io->ep_w, parent);
+	setpgid(pid, pid); /* also done by the child; whichever runs first wins */
+	w->pid = pid;
+	io_close_child_ends(io);
+	ssize_t en;
+	do
+		en = read(io->ep_r, exec_errno, sizeof *exec_errno);
+	while (en < 0 && errno == EINTR);
+	if (en != (ssize_t)sizeof *exec_errno)
+		*exec_errno = 0;
+	w->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
+	w->deadline = w->timeout_s > 0 ? isotier_now_ms() + (int64_t)w->timeout_s * 1000 : INT64_MAX;
+	return 0;
+}
+
+/* Reaps the child when it has exited, killing what it left in its group first. */
+static void reap_if_exited(proc_wait *w)
+{
+	siginfo_t si = {0};
+	if (waitid(P_PID, (id_t)w->pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0 || si.si_pid != w->pid)
+		return;
+	/* Whatever the leader left in its group goes with it; the leader is still a
+	 * zombie here, so the group id cannot be reused yet. */
+	kill(-w->pid, SIGKILL);
+	while (waitpid(w->pid, &w->status, 0) < 0 && errno == EINTR)
+		;
+	w->exited = true;
+	/* Output still in the pipes is read for a little longer. */
+	int64_t grace = isotier_now_ms() + 2000;
+	w->drain_deadline = grace < w->deadline ? grace : w->deadline;
+}
+
+/* Reads what one of the child's streams has; ISOTIER_E* when its sink gave up. */
+static int pump_stream(proc_wait *w, proc_io *io, bool is_out, isotier_error *err)
+{
+	const isotier_proc_opts *o = w->o;
+	int src = is_out ? pump(&io->out_r, o->out_capture, o->out_sink, o->out_sink_ctx)
+	                 : pump(&io->err_r, o->err_capture, o->err_capture ? NULL : o->err_sink,
+	                        o->err_sink_ctx);
+	if (!src)
+		return 0;
+	return isotier_error_set(err, src, 0, "%s: %s: %s", w->name, is_out ? "stdout" : "stderr",
+	                         sink_error(src));
+}
+
+/*
+ * One round of waiting: for the exit, output, the cancel descriptor or the
+ * deadline. Returns 0 to go on, 1 when done (exited and drained), or
+ * ISOTIER_EINTR / ISOTIER_ETIMEDOUT / another error (the caller kills).
+ */
+static int wait_step(proc_wait *w, proc_io *io, isotier_error *err)
+{
+	const isotier_proc_opts *o = w->o;
+	struct pollfd pf[4];
+	int n = 0, i_pid = -1, i_cancel = -1, i_out = -1, i_err = -1;
+	if (!w->exited && w->pidfd >= 0) {
+		i_pid = n;
+		pf[n++] = (struct pollfd){.fd = w->pidfd, .events = POLLIN};
+	}
+	if (o->cancel_fd > 0 && !(o->flags & ISOTIER_PROC_CLEANUP)) {
+		i_cancel = n;
+		pf[n++] = (struct pollfd){.fd = o->cancel_fd, .events = POLLIN};
+	}
+	if (io->out_r >= 0) {
+		i_out = n;
+		pf[n++] = (struct pollfd){.fd = io->out_r, .events = POLLIN};
+	}
+	if (io->err_r >= 0) {
+		i_err = n;
+		pf[n++] = (struct pollfd){.fd = io->err_r, .events = POLLIN};
+	}
+	int64_t wait = (w->exited ? w->drain_deadline : w->deadline) - isotier_now_ms();
+	if (w->pidfd < 0 && wait > 100)
+		wait = 100;
+	wait = wait < 0 ? 0 : wait > INT_MAX ? INT_MAX : wait;
+	int pr = poll(pf, (nfds_t)n, (int)wait);
+	if (pr < 0) /* EINTR: a signal for the caller's own handler, which may cancel us */
+		return errno == EINTR ? 0 : isotier_error_set(err, ISOTIER_EIO, errno, "poll");
+	if (i_cancel >= 0 && pf[i_cancel].revents) {
+		if (w->exited)
+			return 1; /* it ended on its own: keep its status, stop draining */
+		return isotier_error_set(err, ISOTIER_EINTR, 0, "%s: cancelled", w->name);
+	}
+	int rc;
+	if (i_out >= 0 && (pf[i_out].revents & (POLLIN | POLLHUP | POLLERR)) &&
+	    (rc = pump_stream(w, io, true, err)) < 0)
+		return rc;
+	if (i_err >= 0 && (pf[i_err].revents & (POLLIN | POLLHUP | POLLERR)) &&
+	    (rc = pump_stream(w, io, false, err)) < 0)
+		return rc;
+	if (!w->exited && (w->pidfd < 0 || (i_pid >= 0 && (pf[i_pid].revents & POLLIN)))) {
+		reap_if_exited(w);
+		if (w->exited)
+			return 0;
+	}
+	int64_t now = isotier_now_ms();
+	if (!w->exited && now >= w->deadline)
+		return isotier_error_set(err, ISOTIER_ETIMEDOUT, 0, "%s: timed out after %d s",
+		                         w->name, w->timeout_s);
+	if (w->exited && now >= w->drain_deadline)
+		return 1; /* a descendant outside the group holds the pipe: stop reading */
+	return 0;
+}
+
+/* Checks before anything is started: the command, the cancel descriptor. */
+static int run_check(const isotier_proc_opts *o, char *prog, size_t prog_len, isotier_error *err)
+{
+	if (!o || !o->argv || !o->argv[0])
+		return isotier_error_set(err, ISOTIER_EINVAL, 0, "run: no command");
+	const char *name = o->argv[0];
+	if (o->cancel_fd > 0 && fcntl(o->cancel_fd, F_GETFD) < 0)
+		return isotier_error_set(err, ISOTIER_EINVAL, errno,
+		                         "%s: cancel_fd %d is not an open descriptor", name,
+		                         o->cancel_fd);
+	if (!(o->flags & ISOTIER_PROC_CLEANUP) && isotier_cancelled(o->cancel_fd))
+		return isotier_error_set(err, ISOTIER_EINTR, 0, "%s: not started: cancelled", name);
+	if (isotier_find_program(prog, prog_len, name) != 0)
+		return isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0, "%s: not found in PATH",
+		                         name);
+	return 0;
+}
+
 int isotier_proc_run(const isotier_proc_opts *o, int *exit_status, isotier_error *err)
 {
 	int dummy_status;
 	if (!exit_status)
 		exit_status = &dummy_status;
 	*exit_status = -1;
-	if (!o || !o->argv || !o->argv[0])
-		return isotier_error_set(err, ISOTIER_EINVAL, 0, "run: no command");
-	const char *name = o->argv[0];
-	if (interrupt_signal && !(o->flags & ISOTIER_PROC_CLEANUP))
-		return isotier_error_set(err, ISOTIER_EINTR, 0,
-		                         "%s: not started: interrupted by signal %d", name,
-		                         (int)interrupt_signal);
 	char prog[PATH_MAX];
-	if (isotier_find_program(prog, sizeof prog, name) != 0)
-		return isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0, "%s: not found in PATH",
-		                         name);
-	int timeout_s = o->timeout_s ? o->timeout_s : ISOTIER_PROC_DEFAULT_TIMEOUT_S;
-
-	cleanup_close int null_in = -1, null_err = -1;
-	cleanup_close int out_r = -1, out_w = -1, err_r = -1, err_w = -1, ep_r = -1, ep_w = -1;
-	int in_fd = o->stdin_fd;
-	if (in_fd < 0) {
-		null_in = open("/dev/null", O_RDONLY | O_CLOEXEC);
-		if (null_in < 0)
-			return isotier_error_set(err, ISOTIER_EIO, errno, "open /dev/null");
-		in_fd = null_in;
-	}
-	int out_fd = o->stdout_fd, err_fd = o->stderr_fd;
-	int p[2];
-	if (o->out_capture || o->out_sink) {
-		if (pipe2(p, O_CLOEXEC) != 0)
-			return isotier_error_set(err, ISOTIER_EIO, errno, "pipe");
-		out_r = p[0];
-		out_w = p[1];
-		out_fd = out_w;
-	}
-	if (o->err_capture || o->err_sink) {
-		if (pipe2(p, O_CLOEXEC) != 0)
-			return isotier_error_set(err, ISOTIER_EIO, errno, "pipe");
-		err_r = p[0];
-		err_w = p[1];
-		err_fd = err_w;
-	} else if (err_fd < 0 && (o->flags & ISOTIER_PROC_QUIET)) {
-		null_err = open("/dev/null", O_WRONLY | O_CLOEXEC);
-		if (null_err < 0)
-			return isotier_error_set(err, ISOTIER_EIO, errno, "open /dev/null");
-		err_fd = null_err;
-	}
-	if (pipe2(p, O_CLOEXEC) != 0)
-		return isotier_error_set(err, ISOTIER_EIO, errno, "pipe");
-	ep_r = p[0];
-	ep_w = p[1];
-
-	sigset_t set, old;
-	interrupt_set(&set);
-	pthread_sigmask(SIG_BLOCK, &set, &old);
-	cleanup_close int sfd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK);
-	if (sfd < 0) {
-		int e = errno;
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		return isotier_error_set(err, ISOTIER_EIO, e, "signalfd");
-	}
-	/* The child starts with the caller's original mask minus our two signals. */
-	sigset_t child_mask = old;
-	sigdelset(&child_mask, SIGINT);
-	sigdelset(&child_mask, SIGTERM);
-
-	pid_t parent = getpid();
-	pid_t pid = fork();
-	if (pid < 0) {
-		int e = errno;
-		pthread_sigmask(SIG_SETMASK, &old, NULL);
-		return isotier_error_set(err, ISOTIER_EIO, e, "fork %s", name);
-	}
-	if (pid == 0)
-		child_exec(prog, o, in_fd, out_fd, err_fd, ep_w, &child_mask, parent);
-	setpgid(pid, pid); /* also done by the child; whichever runs first wins */
-	close_fd(&out_w);
-	close_fd(&err_w);
-	close_fd(&ep_w);
-
+	int rc = run_check(o, prog, sizeof prog, err);
+	if (rc < 0)
+		return rc;
+	proc_wait w = {.o = o,
+	               .name = o->argv[0],
+	               .pidfd = -1,
+	               .timeout_s = o->timeout_s ? o->timeout_s : ISOTIER_PROC_DEFAULT_TIMEOUT_S};
+	__attribute__((cleanup(io_close))) proc_io io = PROC_IO_INIT;
 	int exec_errno = 0;
-	ssize_t en;
-	do
-		en = read(ep_r, &exec_errno, sizeof exec_errno);
-	while (en < 0 && errno == EINTR);
-	if (en != (ssize_t)sizeof exec_errno)
-		exec_errno = 0;
-
-	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	int rc = 0;
-	bool exited = false;
-	int64_t deadline = timeout_s > 0 ? isotier_now_ms() + (int64_t)timeout_s * 1000 : INT64_MAX;
-	int64_t drain_deadline = 0;
-	int status = 0;
-	while (out_r >= 0 || err_r >= 0 || !exited) {
-		struct pollfd pf[4];
-		int n = 0, i_pid = -1, i_sig, i_out = -1, i_err = -1;
-		if (!exited && pidfd >= 0) {
-			i_pid = n;
-			pf[n++] = (struct pollfd){.fd = pidfd, .events = POLLIN};
-		}
-		i_sig = n;
-		pf[n++] = (struct pollfd){.fd = sfd, .events = POLLIN};
-		if (out_r >= 0) {
-			i_out = n;
-			pf[n++] = (struct pollfd){.fd = out_r, .events = POLLIN};
-		}
-		if (err_r >= 0) {
-			i_err = n;
-			pf[n++] = (struct pollfd){.fd = err_r, .events = POLLIN};
-		}
-		int64_t now = isotier_now_ms();
-		int64_t until = exited ? drain_deadline : deadline;
-		int64_t wait = until - now;
-		if (wait > 100)
-			wait = 100; /* notice another thread's interrupt promptly */
-		if (wait < 0)
-			wait = 0;
-		int pr = poll(pf, (nfds_t)n, (int)wait);
-		if (pr < 0 && errno != EINTR) {
-			rc = isotier_error_set(err, ISOTIER_EIO, errno, "poll");
+	if ((rc = io_open(&io, o, err)) < 0 || (rc = spawn(&w, prog, &io, &exec_errno, err)) < 0)
+		return rc;
+	while (io.out_r >= 0 || io.err_r >= 0 || !w.exited) {
+		int st = wait_step(&w, &io, err);
+		if (st < 0)
+			rc = st;
+		if (st != 0)
 			break;
-		}
-		if (pr > 0 && (pf[i_sig].revents & POLLIN)) {
-			struct signalfd_siginfo si;
-			while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
-				interrupt_signal = (int)si.ssi_signo;
-		}
-		if (interrupt_signal && !(o->flags & ISOTIER_PROC_CLEANUP) && !exited) {
-			rc =
-			    isotier_error_set(err, ISOTIER_EINTR, 0, "%s: interrupted by signal %d",
-			                      name, (int)interrupt_signal);
-			break;
-		}
-		if (pr > 0 && i_out >= 0 && (pf[i_out].revents & (POLLIN | POLLHUP | POLLERR))) {
-			int src = pump(&out_r, o->out_capture, o->out_sink, o->out_sink_ctx);
-			if (src) {
-				rc = isotier_error_set(err, src, 0, "%s: stdout: %s", name,
-				                       sink_error(src));
-				break;
-			}
-		}
-		if (pr > 0 && i_err >= 0 && (pf[i_err].revents & (POLLIN | POLLHUP | POLLERR))) {
-			int src = pump(&err_r, o->err_capture, o->err_capture ? NULL : o->err_sink,
-			               o->err_sink_ctx);
-			if (src) {
-				rc = isotier_error_set(err, src, 0, "%s: stderr: %s", name,
-				                       sink_error(src));
-				break;
-			}
-		}
-		if (!exited &&
-		    (pidfd < 0 || (i_pid >= 0 && pr > 0 && (pf[i_pid].revents & POLLIN)))) {
-			siginfo_t si_w = {0};
-			if (waitid(P_PID, (id_t)pid, &si_w, WEXITED | WNOHANG | WNOWAIT) == 0 &&
-			    si_w.si_pid == pid) {
-				/* Whatever the leader left in its group goes with it; the leader
-				 * is still a zombie here, so the group id cannot be reused yet. */
-				kill(-pid, SIGKILL);
-				while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-					;
-				exited = true;
-				int64_t grace = isotier_now_ms() + 2000;
-				drain_deadline = grace < deadline ? grace : deadline;
-				continue;
-			}
-		}
-		now = isotier_now_ms();
-		if (!exited && now >= deadline) {
-			rc = isotier_error_set(err, ISOTIER_ETIMEDOUT, 0,
-			                       "%s: timed out after %d s", name, timeout_s);
-			break;
-		}
-		if (exited && now >= drain_deadline)
-			break; /* a descendant outside the group holds the pipe: stop reading */
 	}
-	if (!exited) {
-		kill_group(pid);
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+	if (!w.exited && w.pid > 0) { /* timed out, cancelled or failed: the group goes */
+		kill_group(w.pid);
+		while (waitpid(w.pid, &w.status, 0) < 0 && errno == EINTR)
 			;
-		exited = true;
 	}
-	if (pidfd >= 0)
-		close(pidfd);
-	/* Keep a signal that raced in after the last read from being delivered on restore. */
-	struct signalfd_siginfo si;
-	while (read(sfd, &si, sizeof si) == (ssize_t)sizeof si)
-		interrupt_signal = (int)si.ssi_signo;
-	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (w.pidfd >= 0)
+		close(w.pidfd);
 	if (rc)
 		return rc;
 	if (exec_errno)
 		return isotier_error_set(err, ISOTIER_EIO, exec_errno, "exec %s", prog);
-	if (WIFEXITED(status))
-		*exit_status = WEXITSTATUS(status);
-	else if (WIFSIGNALED(status))
-		*exit_status = 128 + WTERMSIG(status);
+	if (WIFEXITED(w.status))
+		*exit_status = WEXITSTATUS(w.status);
+	else if (WIFSIGNALED(w.status))
+		*exit_status = 128 + WTERMSIG(w.status);
 	return 0;
 }
 

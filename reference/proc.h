@@ -2,19 +2,20 @@
  * proc.h - child processes for the backends (internal to libisotier).
  *
  * Every child runs in its own process group under a timeout (default 60 s).
- * On timeout, or when SIGINT/SIGTERM reaches the parent while it waits, the
- * whole group is killed with SIGKILL (kill(-pgid)), the child is reaped, and
- * the call returns ISOTIER_ETIMEDOUT / ISOTIER_EINTR.
+ * On timeout, or when the caller's cancel descriptor becomes readable while
+ * it waits, the whole group is killed with SIGKILL (kill(-pgid)), the child is
+ * reaped, and the call returns ISOTIER_ETIMEDOUT / ISOTIER_EINTR.
  *
- * Signals: while it waits, isotier_proc_run() blocks SIGINT and SIGTERM in the
- * calling thread and reads them from a signalfd, so a single-threaded caller
- * needs to do nothing. A caller that runs children from several threads must
- * block SIGINT/SIGTERM in every thread first (isotier_proc_block_signals()
- * before creating them), otherwise the kernel may deliver the signal to a
- * thread that is not waiting. The one piece of process-wide state is the
- * "interrupted" flag that signals force: once set, new children are refused
- * (ISOTIER_EINTR) except cleanup children (ISOTIER_PROC_CLEANUP), and every
- * waiting thread notices it within 100 ms and kills its own child.
+ * Cancellation is per call and the library holds no signal state: it never
+ * changes a signal mask or disposition of the caller, never reads a signal.
+ * The caller passes cancel_fd (> 0; 0 or less: none), a descriptor that
+ * becomes readable (or hung up) to mean "cancel": typically the read end of a
+ * pipe its own SIGINT/SIGTERM handler writes one byte to. It is polled, never
+ * read, so it stays readable: every call watching it is cancelled, and one
+ * started with it readable is refused (ISOTIER_EINTR) except a cleanup child
+ * (ISOTIER_PROC_CLEANUP, e.g. `runc delete`), which ignores it.
+ * In the child, after fork, SIGINT, SIGTERM and SIGPIPE are reset to their
+ * defaults and the signal mask is emptied.
  */
 #ifndef ISOTIER_PROC_H
 #define ISOTIER_PROC_H
@@ -40,7 +41,7 @@ typedef struct isotier_capture {
 typedef int (*isotier_proc_sink)(void *ctx, const char *buf, size_t len);
 
 enum {
-	ISOTIER_PROC_CLEANUP = 1 << 0, /* runs even after an interrupt (e.g. `runc delete`) */
+	ISOTIER_PROC_CLEANUP = 1 << 0, /* ignores cancel_fd (e.g. `runc delete`) */
 	ISOTIER_PROC_QUIET = 1 << 1,   /* stderr to /dev/null unless captured or given */
 };
 
@@ -59,24 +60,21 @@ typedef struct isotier_proc_opts {
 	void *err_sink_ctx;
 	int timeout_s; /* 0: ISOTIER_PROC_DEFAULT_TIMEOUT_S; <0: none */
 	int flags;
+	int cancel_fd; /* readable or hung up: cancel; <= 0: none (see above) */
 } isotier_proc_opts;
 
 /*
  * Runs a child and waits for it. Returns 0 when it ran to completion, with
  * *exit_status its exit code (128+N when killed by signal N; 127 when it could
- * not be executed). Returns ISOTIER_ETIMEDOUT, ISOTIER_EINTR (the group is
- * killed first) or another ISOTIER_E* with err filled.
+ * not be executed). Returns ISOTIER_ETIMEDOUT, ISOTIER_EINTR (cancelled: the
+ * group is killed first; or not started), ISOTIER_EINVAL (cancel_fd > 0 is not
+ * an open descriptor) or another ISOTIER_E* with err filled.
  */
 int isotier_proc_run(const isotier_proc_opts *opts, int *exit_status, isotier_error *err);
 
-/* Blocks SIGINT and SIGTERM in the calling thread (call before creating threads
- * that run children). Returns 0 or -errno. */
-int isotier_proc_block_signals(void);
-
-/* True once a SIGINT/SIGTERM was consumed by a waiting isotier_proc_run(). */
-bool isotier_proc_interrupted(void);
-/* The signal number that interrupted (0: none). */
-int isotier_proc_interrupt_signal(void);
+/* True when cancel_fd (> 0) is readable, hung up or not open; never blocks,
+ * reads nothing. False for cancel_fd <= 0. */
+bool isotier_cancelled(int cancel_fd);
 
 /* Helpers for the backends. */
 /* CLOCK_MONOTONIC in milliseconds. */

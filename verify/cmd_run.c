@@ -1,9 +1,9 @@
 /* cmd_run.c - `isotier run`: create, run one command, relay its output and
  * exit status, destroy. A refused tier is EX_CONFIG with ConfigurationError. */
+#include "cancel.h"
 #include "cli.h"
 #include "../reference/backend.h"
 #include "../reference/history.h"
-#include "../reference/proc.h"
 
 #include <getopt.h>
 #include <string.h>
@@ -115,15 +115,19 @@ static int run_main(int argc, char **argv)
 		fputc('\n', stderr);
 		return EXIT_USAGE;
 	}
-	/* SIGINT/SIGTERM wait for the child runner's signalfd, so an interrupt
-	 * between two steps still tears the sandbox down before we exit. */
-	if (isotier_proc_block_signals() < 0) {
-		cli_error("run: cannot block SIGINT/SIGTERM");
+	/* SIGINT/SIGTERM cancel through cancel.c: the command's process group is
+	 * killed, and a signal between two steps still lets the sandbox be torn
+	 * down before we exit 128+N. */
+	if (cli_cancel_start() < 0) {
+		cli_error("run: cannot watch SIGINT/SIGTERM");
 		return EXIT_SOFTWARE;
 	}
+	opts.cancel_fd = cli_cancel_fd();
 	isotier_error err = {0};
 	isotier_sandbox *sb = NULL;
 	int rc = isotier_create(&sb, &opts, &err);
+	if (rc < 0 && cli_cancel_signal())
+		return 128 + cli_cancel_signal();
 	if (rc == ISOTIER_ECONFIG) {
 		fputs("ConfigurationError: ", stderr);
 		isotier_fputs_sanitized(stderr, err.message);
@@ -138,11 +142,12 @@ static int run_main(int argc, char **argv)
 	}
 	isotier_exec_opts eo = ISOTIER_EXEC_OPTS_INIT;
 	eo.stdin_fd = 0, eo.stdout_fd = 1, eo.stderr_fd = 2, eo.timeout_s = opts.timeout_s;
+	eo.cancel_fd = opts.cancel_fd;
 	int status = 0;
 	rc = isotier_sandbox_exec(sb, (const char *const *)argv + optind, &eo, &status, &err);
 	isotier_sandbox_destroy(sb);
-	if (isotier_proc_interrupted())
-		return 128 + isotier_proc_interrupt_signal();
+	if (cli_cancel_signal())
+		return 128 + cli_cancel_signal();
 	if (rc < 0)
 		return cli_fail(&err);
 	return status;

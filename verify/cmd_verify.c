@@ -5,9 +5,10 @@
  * Threads: up to --jobs workers each run one backend at a time (available ->
  * provision -> exec probe -> destroy -> pack the capture); the main thread
  * parses, judges, writes SQLite (one connection, one transaction per
- * observation) and prints. SIGINT/SIGTERM are blocked in every thread;
- * proc.c's waits read them and kill their children, and the main thread
- * forwards one it catches itself to every worker.
+ * observation) and prints. SIGINT/SIGTERM are blocked in every thread and
+ * stay pending: cancel.c's signalfd, readable then, is every job's backend
+ * calls' cancel_fd (their children's process groups are killed, cleanup
+ * still runs), and the main thread asks cancel.c which signal it was.
  *
  * Exit status, most severe first: 130 interrupted (143: SIGTERM); 1 a
  * CONTRADICTED verdict (a contradiction alerts even when another backend
@@ -25,6 +26,7 @@
  * with its verdict, the summary never says "stored in" for it, the ones after
  * it are still tried, and the run row is marked finished if the lock allows.
  */
+#include "cancel.h"
 #include "cli.h"
 #include "history_retry.h"
 #include "observations.h"
@@ -153,7 +155,7 @@ static void judge_job(job *j, const char *host_provider, const isotier_kernel_id
 	const char *reason = jr.reason;
 	/* judge() says "no claim to judge; observed ...": say which claim is missing. */
 	const char *observed = strstr(reason, "observed ");
-	if (!j->claim && !strcmp(j->backend->name, "host") && !host_provider)
+	if (!j->claim && j->backend->observes_host && !host_provider)
 		snprintf(j->reason, sizeof j->reason, "no claim (pass --host-provider); %s",
 		         observed ? observed : reason);
 	else if (!j->claim)
@@ -528,41 +530,21 @@ static int db_fail(const isotier_error *err, const char *db, int64_t waited_ms)
 	                                                                          : EXIT_IOERR;
 }
 
-/* A signal the main thread caught itself goes to every worker: each reads it
- * from its proc.c signalfd and kills its child. Returns the signal (one a
- * worker consumed counts too), 0 when none came. */
-static int poll_signal(verify_ctx *ctx, pthread_t *tids, size_t n_threads)
+/* The signal that stopped the run, 0 when none came. The workers' backend
+ * calls saw it already, through the cancel descriptor; no new job starts. */
+static int poll_signal(verify_ctx *ctx)
 {
-	sigset_t set;
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	struct timespec zero = {0, 0};
-	int sig = sigtimedwait(&set, NULL, &zero);
-	if (sig > 0) {
-		__atomic_store_n(&ctx->stop, true, __ATOMIC_RELEASE);
-		for (size_t i = 0; i < n_threads; i++)
-			pthread_kill(tids[i], sig);
-		ctx->signal = sig;
-	}
-	if (!ctx->signal && isotier_proc_interrupted())
-		ctx->signal = isotier_proc_interrupt_signal();
+	if (!ctx->signal)
+		ctx->signal = cli_cancel_signal();
 	if (ctx->signal)
-		__atomic_store_n(&ctx->stop, true, __ATOMIC_RELEASE); /* no new jobs */
+		__atomic_store_n(&ctx->stop, true, __ATOMIC_RELEASE);
 	return ctx->signal;
 }
-
-struct stop_arg {
-	verify_ctx *ctx;
-	pthread_t *tids;
-	size_t n_threads;
-};
 
 /* Between two attempts at a locked database: a signal ends the waiting. */
 static bool stop_retrying(void *arg)
 {
-	struct stop_arg *a = arg;
-	return poll_signal(a->ctx, a->tids, a->n_threads) != 0;
+	return poll_signal(arg) != 0;
 }
 
 static int verify_main(int argc, char **argv)
@@ -572,12 +554,11 @@ static int verify_main(int argc, char **argv)
 	if (arc >= 0)
 		return arc;
 	signal(SIGPIPE, SIG_IGN);
-	/* A shell starts background jobs with SIGINT ignored, and an ignored
-	 * signal is discarded even while blocked: take the default back. Then,
-	 * before any thread exists, block them: they are read, never delivered. */
-	signal(SIGINT, SIG_DFL);
-	signal(SIGTERM, SIG_DFL);
-	isotier_proc_block_signals();
+	/* Before any thread exists: SIGINT/SIGTERM become the cancel descriptor. */
+	if (cli_cancel_start() < 0) {
+		cli_error("cannot watch SIGINT/SIGTERM");
+		return EXIT_SOFTWARE;
+	}
 	int64_t wall0 = isotier_now_ms();
 	/* verify runs on the host: its own kernel is the one every sandbox that
 	 * shares the host's kernel reports. */
@@ -634,7 +615,7 @@ static int verify_main(int argc, char **argv)
 		job *j = &jobs[nj++];
 		j->backend = b;
 		j->explicit_ = !o.all;
-		if (!strcmp(b->name, "host"))
+		if (b->observes_host)
 			j->claim = host_claim;
 		else if (!(j->claim = isotier_catalogue_find_backend(cat, b->name)) &&
 		         b->catalogue_id)
@@ -670,8 +651,11 @@ static int verify_main(int argc, char **argv)
 	    threads_wanted ? (int64_t)((n_jobs + threads_wanted - 1) / threads_wanted) : 1;
 	int64_t run_deadline = wall0 + rounds * ((int64_t)o.timeout_s + 5) * 1000;
 
-	verify_ctx ctx = {
-	    .jobs = jobs, .n_jobs = n_jobs, .probe_path = probe, .timeout_s = o.timeout_s};
+	verify_ctx ctx = {.jobs = jobs,
+	                  .n_jobs = n_jobs,
+	                  .probe_path = probe,
+	                  .timeout_s = o.timeout_s,
+	                  .cancel_fd = cli_cancel_fd()};
 	pthread_mutex_init(&ctx.lock, NULL);
 	pthread_cond_init(&ctx.cond, NULL);
 	size_t n_threads = threads_wanted;
@@ -686,9 +670,8 @@ static int verify_main(int argc, char **argv)
 	bool tty = isatty(STDERR_FILENO), interrupted = false, db_error = false;
 	isotier_error db_err = {0};
 	int64_t db_waited = 0;
-	struct stop_arg sa = {.ctx = &ctx, .tids = tids, .n_threads = started};
 	history_retry_policy policy = {
-	    .min_attempts = 3, .deadline_ms = run_deadline, .stop = stop_retrying, .stop_arg = &sa};
+	    .min_attempts = 3, .deadline_ms = run_deadline, .stop = stop_retrying, .stop_arg = &ctx};
 	size_t handled = 0;
 	while (handled < n_jobs) {
 		pthread_mutex_lock(&ctx.lock);
@@ -708,7 +691,7 @@ static int verify_main(int argc, char **argv)
 			pthread_cond_timedwait(&ctx.cond, &ctx.lock, &ts);
 		}
 		pthread_mutex_unlock(&ctx.lock);
-		if (poll_signal(&ctx, tids, started))
+		if (poll_signal(&ctx))
 			interrupted = true;
 		if (!ready) {
 			/* Stopped: the jobs no worker took will not run. */
@@ -748,7 +731,7 @@ static int verify_main(int argc, char **argv)
 	__atomic_store_n(&ctx.stop, true, __ATOMIC_RELEASE);
 	for (size_t i = 0; i < started; i++)
 		pthread_join(tids[i], NULL);
-	if (poll_signal(&ctx, tids, 0))
+	if (poll_signal(&ctx))
 		interrupted = true;
 
 	/* The exit status, most severe first (see the top of this file). */
@@ -825,6 +808,7 @@ static int verify_main(int argc, char **argv)
 	pthread_mutex_destroy(&ctx.lock);
 	pthread_cond_destroy(&ctx.cond);
 	isotier_catalogue_free(cat);
+	cli_cancel_stop();
 	fflush(stdout);
 	return rc;
 }

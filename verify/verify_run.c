@@ -86,7 +86,8 @@ static void run_probe(job *j, const verify_ctx *ctx, const char *capture)
 	isotier_backend_spec spec = {.probe_path = ctx->probe_path,
 	                             .capture_dir = capture,
 	                             .timeout_s = ctx->timeout_s,
-	                             .minimal_root = true};
+	                             .minimal_root = true,
+	                             .cancel_fd = ctx->cancel_fd};
 	void *state = NULL;
 	int64_t t0 = isotier_now_ms();
 	j->rc = b->provision(&state, &spec, &j->err);
@@ -120,7 +121,8 @@ static void run_probe(job *j, const verify_ctx *ctx, const char *capture)
 	                            .stdin_fd = -1,
 	                            .stdout_fd = reading ? out_p[1] : -1,
 	                            .stderr_fd = reading ? err_p[1] : -1,
-	                            .timeout_s = ctx->timeout_s};
+	                            .timeout_s = ctx->timeout_s,
+	                            .cancel_fd = ctx->cancel_fd};
 	if (reading) {
 		j->rc = b->exec(state, &req, &j->exit_status, &j->err);
 		j->ran = true;
@@ -177,7 +179,7 @@ void *verify_worker_main(void *arg)
 		}
 		job *j = &ctx->jobs[ctx->next++];
 		pthread_mutex_unlock(&ctx->lock);
-		if (!isotier_proc_interrupted())
+		if (!isotier_cancelled(ctx->cancel_fd))
 			run_job(j, ctx);
 		else
 			j->rc = isotier_error_set(&j->err, ISOTIER_EINTR, 0, "interrupted");

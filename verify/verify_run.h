@@ -53,8 +53,9 @@ typedef struct verify_ctx {
 	int timeout_s;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	bool stop;  /* read and written with __atomic builtins */
-	int signal; /* the SIGINT/SIGTERM that stopped the run (main thread only) */
+	int cancel_fd; /* cancel.c's: every backend call watches it */
+	bool stop;     /* read and written with __atomic builtins */
+	int signal;    /* the SIGINT/SIGTERM that stopped the run (main thread only) */
 } verify_ctx;
 
 /* A worker thread: takes jobs from ctx until none is left or ctx->stop. */

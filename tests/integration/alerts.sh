@@ -79,6 +79,14 @@ assert_eq "$rc" 65 "invalid catalogue entry: verify exit"
 assert_contains "$(cat "$TMP/bad.err")" "catalogue entry $TMP/badcat/bubblewrap.json does not validate: sources[0].retrieved"
 assert_eq "$(sqlite3 "$TMP/bad.db" "SELECT verdict || '|' || observed_tier FROM observations")" "INCONCLUSIVE|CONTAINER" "recorded"
 
+# Errors are told apart by codes, not words: a database path that merely
+# contains "locked" is an unusable path (74) at once, not a lock (75) waited out.
+set +e
+"$ISOTIER_BIN" verify --backend host --db "$TMP/locked-busy/h.db" >/dev/null 2>"$TMP/locked.err"; rc=$?
+set -e
+assert_eq "$rc" 74 "a missing directory named 'locked-busy' ($(cat "$TMP/locked.err"))"
+! grep -q "locked by another process" "$TMP/locked.err" || fail "misread as a lock: $(cat "$TMP/locked.err")"
+
 # The runbook job: verify's 2 (an unproven claim) makes the job exit 2, with
 # sources skipped this period; a sources check where nothing answered is 75
 # and is not this period's check.

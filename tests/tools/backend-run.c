@@ -8,10 +8,13 @@
  *
  * Provisions, execs CMD (output relayed), destroys. Prints "exit-status: N"
  * on stderr and exits with N; 69 unavailable; 124 timed out; 130 interrupted
- * (after cleanup); 70 any other error (message on stderr).
+ * by SIGINT or SIGTERM (after cleanup); 70 any other error (message on stderr).
+ * Signals are wired to the backend calls' cancel_fd as in the CLI (cancel.h).
  */
 #include "backend.h"
 #include "proc.h"
+
+#include "../../verify/cancel.h"
 
 #include <getopt.h>
 #include <string.h>
@@ -63,9 +66,13 @@ int main(int argc, char **argv)
 		default: return usage();
 		}
 	}
-	/* SIGINT/SIGTERM are only ever taken by proc.c's signalfd while a child runs (or
-	 * at the next one): the driver cannot die between two steps and leak a sandbox. */
-	isotier_proc_block_signals();
+	/* SIGINT/SIGTERM only make the cancel descriptor readable: the driver cannot die
+	 * between two steps and leak a sandbox; the step running stops, cleanup runs. */
+	if (cli_cancel_start() < 0) {
+		fprintf(stderr, "backend-run: cannot watch SIGINT/SIGTERM\n");
+		return 70;
+	}
+	spec.cancel_fd = cli_cancel_fd();
 	char why[512];
 	if (list) {
 		for (size_t i = 0; i < isotier_backend_count(); i++) {
@@ -104,6 +111,11 @@ int main(int argc, char **argv)
 			};
 			rc = b->exec(state, &req, &status, &err);
 			b->destroy(state);
+		}
+		if (rc && cli_cancel_signal()) {
+			fprintf(stderr, "backend-run: interrupted by signal %d: %s\n",
+			        cli_cancel_signal(), err.message);
+			return 130;
 		}
 		if (rc) {
 			fprintf(stderr, "backend-run: %s: %s\n", isotier_strerror(rc), err.message);
