@@ -81,7 +81,7 @@ $(BUILD)/isotier.pc: isotier.pc.in
 	@mkdir -p $(@D)
 	sed -e 's#@PREFIX@#$(CURDIR)#; s#@INCLUDEDIR@#$(CURDIR)/include#; s#@LIBDIR@#$(CURDIR)/$(BUILD)#; s#@VERSION@#$(VERSION)#' $< > $@
 
-# make install [PREFIX=/usr/local] [DESTDIR=]: the CLI, the probe, the library
+# make install [PREFIX=/usr/local] [DESTDIR=]: the CLI, the probe (and its aarch64 build), the library
 # (with its soname), the header, isotier.pc, man pages and the catalogue.
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -92,6 +92,11 @@ install: all
 	  $(DESTDIR)$(PREFIX)/share/man/man1
 	install -m 0755 $(BUILD)/isotier $(BUILD)/isotier-probe $(DESTDIR)$(PREFIX)/bin/
 	install -m 0755 $(BUILD)/isotier-guest-init $(DESTDIR)$(PREFIX)/libexec/isotier/
+	# aarch64 (when cross-built): the probe beside the x86 one (qemu-aarch64 looks for
+	# PROBE-aarch64), the guest init beside the x86 one.
+	if [ -x $(BUILD)/isotier-probe-aarch64 ]; then \
+	  install -m 0755 $(BUILD)/isotier-probe-aarch64 $(DESTDIR)$(PREFIX)/bin/ && \
+	  install -m 0755 $(BUILD)/isotier-guest-init-aarch64 $(DESTDIR)$(PREFIX)/libexec/isotier/; fi
 	install -m 0755 $(BUILD)/libisotier.so.0 $(DESTDIR)$(PREFIX)/lib/
 	ln -sf libisotier.so.0 $(DESTDIR)$(PREFIX)/lib/libisotier.so
 	install -m 0644 $(BUILD)/libisotier.a $(DESTDIR)$(PREFIX)/lib/

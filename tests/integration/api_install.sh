@@ -14,6 +14,12 @@ for f in bin/isotier bin/isotier-probe lib/libisotier.so.0 lib/libisotier.so lib
          share/isotier/catalogue/providers/runc.json share/man/man1/isotier.1 share/man/man1/isotier-run.1; do
   [ -e "$prefix/$f" ] || fail "not installed: $f"
 done
+# The aarch64 probe and guest init, when the cross compiler built them (scripts/deps.sh installs it).
+if [ -x "$R/$BUILD/isotier-probe-aarch64" ]; then
+  for f in bin/isotier-probe-aarch64 libexec/isotier/isotier-guest-init-aarch64; do
+    [ -e "$prefix/$f" ] || fail "not installed: $f"
+  done
+fi
 assert_eq "$(readelf -d "$prefix/lib/libisotier.so.0" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')" libisotier.so.0 "soname"
 
 # The exported symbols are the header's, no more, no fewer.
