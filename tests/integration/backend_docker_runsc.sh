@@ -18,6 +18,11 @@ check_host_view
 check_timeout 3
 check_sigint 2
 assert_engine_clean docker "timeout and signals"
+# create(): `isotier run` requiring GVISOR, attested by the probe in the same sandbox.
+out=$("$ISOTIER_BIN" run --backend docker-runsc --db "$TMP/run.db" --new-db --require-isolation GVISOR \
+  --attest -- /bin/echo run-ok 2>"$TMP/run.err") || fail "isotier run --backend docker-runsc: $(tail -n 5 "$TMP/run.err")"
+assert_eq "$out" run-ok "isotier run on docker-runsc"
+assert_engine_clean docker "isotier run"
 
 # A daemon that calls runc "runsc".
 printf '{"runtimes": {"runsc": {"path": "/usr/sbin/runc"}}}\n' >"$TMP/lying.json"

@@ -13,6 +13,9 @@ n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["layers"
 assert_eq "$(json_get "$TMP/live.json" "layers.$((n - 1)).vendor")" podman "podman: innermost vendor"
 assert_engine_clean podman "probe run"
 check_host_view
+out=$("$ISOTIER_BIN" run --backend podman --db "$TMP/run.db" --new-db --require-isolation CONTAINER \
+  -- /bin/echo run-ok 2>"$TMP/run.err") || fail "isotier run --backend podman: $(tail -n 5 "$TMP/run.err")"
+assert_eq "$out" run-ok "isotier run on podman"
 check_timeout 3
 check_sigint 2
 check_sigint 2 TERM

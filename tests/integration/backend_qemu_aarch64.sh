@@ -22,6 +22,12 @@ for s in virt.midr virt.dt_compatible virt.dt_psci virt.dt_layout; do
   assert_contains "$sigs" "\"$s\"" "qemu-aarch64: VM layer signal"
 done
 assert_contains "$(json_get "$TMP/live.json" kernel.machine 2>/dev/null || cat "$TMP/capture-qemu-aarch64/.probe/uname")" aarch64 "qemu-aarch64: guest machine"
+# create(): `isotier run` requiring MICROVM, attested; the command is the probe the initramfs holds.
+"$ISOTIER_BIN" run --backend qemu-aarch64 --db "$TMP/run.db" --new-db --require-isolation MICROVM \
+  --attest -- /.isotier/isotier-probe --json >"$TMP/run.json" 2>"$TMP/run.err" ||
+  fail "isotier run --backend qemu-aarch64: $(tail -n 5 "$TMP/run.err")"
+assert_eq "$(json_get "$TMP/run.json" observed_tier)" MICROVM "isotier run on qemu-aarch64"
+assert_nothing_left "isotier run"
 # An x86_64 probe with no aarch64 one beside it: refused, nothing started.
 cp "$PROBE" "$TMP/lone-probe"
 rc=0
