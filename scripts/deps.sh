@@ -26,6 +26,36 @@ if ! dpkg --print-foreign-architectures | grep -qx arm64; then
   update=1
 fi
 
+# Docker's runsc runtime (docker-runsc backend): added to /etc/docker/daemon.json when no runtime
+# named runsc is there; everything else in that file is kept. Measured on this machine kind: runsc
+# refuses to start under Docker without --network=none, and --platform=kvm hangs.
+# Written before docker.io is installed, so a daemon its package starts already has it.
+rc=0
+"${sudo_cmd[@]}" python3 - /etc/docker/daemon.json <<'PY' || rc=$?
+import json, os, sys
+path = sys.argv[1]
+conf = json.load(open(path)) if os.path.exists(path) and os.path.getsize(path) else {}
+runtimes = conf.setdefault("runtimes", {})
+if "runsc" not in runtimes:
+    runtimes["runsc"] = {"path": "/usr/bin/runsc", "runtimeArgs": ["--platform=ptrace", "--network=none"]}
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    with open(path + ".tmp", "w") as f:
+        json.dump(conf, f, indent=2)
+        f.write("\n")
+    os.replace(path + ".tmp", path)
+    print("deps: registered runsc in %s" % path, file=sys.stderr)
+    sys.exit(10)
+PY
+if [ "$rc" = 10 ]; then
+  # A daemon already running under systemd reads daemon.json only when it starts.
+  if command -v systemctl >/dev/null && systemctl is-active --quiet docker 2>/dev/null; then
+    "${sudo_cmd[@]}" systemctl restart docker
+  fi
+elif [ "$rc" != 0 ]; then
+  echo "deps: cannot register runsc in /etc/docker/daemon.json" >&2
+  exit 1
+fi
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
@@ -46,23 +76,6 @@ fi
 [ "$update" = 0 ] || "${sudo_cmd[@]}" apt-get update -qq
 "$root/scripts/guest-kernel-arm64.sh"
 
-# Docker's runsc runtime (docker-runsc backend): added to /etc/docker/daemon.json when no runtime
-# named runsc is there; everything else in that file is kept. Measured on this machine kind: runsc
-# refuses to start under Docker without --network=none, and --platform=kvm hangs.
-"${sudo_cmd[@]}" python3 - /etc/docker/daemon.json <<'PY'
-import json, os, sys
-path = sys.argv[1]
-conf = json.load(open(path)) if os.path.exists(path) and os.path.getsize(path) else {}
-runtimes = conf.setdefault("runtimes", {})
-if "runsc" not in runtimes:
-    runtimes["runsc"] = {"path": "/usr/bin/runsc", "runtimeArgs": ["--platform=ptrace", "--network=none"]}
-    os.makedirs(os.path.dirname(path), exist_ok=True)
-    with open(path + ".tmp", "w") as f:
-        json.dump(conf, f, indent=2)
-        f.write("\n")
-    os.replace(path + ".tmp", path)
-    print("deps: registered runsc in %s (restart a running dockerd to use it)" % path, file=sys.stderr)
-PY
 
 mkdir -p "$root/build"
 touch "$stamp"
