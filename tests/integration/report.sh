@@ -92,7 +92,14 @@ want = {
 }
 assert got == want, got
 order = [r[0] for r in rows]
-assert order == ["bubblewrap", "e2b", "qemu-microvm", "runsc", "(no claim)"], order
+# Sections (local backends, remote observed, source-checked only), grouped by provider.
+assert order == ["bubblewrap", "(no claim)", "qemu-microvm", "runsc", "e2b"], order
+heads = ["".join(h.itertext()) for h in sec.iter("{http://www.w3.org/1999/xhtml}h3")]
+assert heads == ["Local backends (4)", "Remote providers observed (0)",
+                 "Offerings checked by their sources only (1)"], heads
+groups = [("".join(th.itertext())) for tr in sec.iter("{http://www.w3.org/1999/xhtml}tr")
+          if tr.get("class") == "group" for th in tr]
+assert groups[1] == "host" and groups[0].startswith("bubblewrap <script>"), groups
 EOF
 
 # --- JUnit: schema-valid, one testcase per row, failures where due ----------
@@ -189,12 +196,18 @@ while lines[j].startswith("|"):
 assert j - i == 2 + 5, j - i
 EOF
 
-# --- reproducible: same database, same bytes (also from another path) ------
-cp "$TMP/history.db" "$TMP/copy.db"
+# --- reproducible: same database, same bytes (also a copy elsewhere) --------
+# The header names the history as given with --db, so a copy is compared
+# under the same relative name.
+mkdir -p "$TMP/elsewhere"
+cp "$TMP/history.db" "$TMP/elsewhere/history.db"
 for fmt in html json junit md; do
-  "$BIN" report --db "$TMP/copy.db" --catalogue "$TMP/cat" --format $fmt >"$TMP/again.$fmt" \
+  "$BIN" report --db "$TMP/history.db" --catalogue "$TMP/cat" --format $fmt >"$TMP/again.$fmt" \
     || fail "second report ($fmt) exited $?"
   cmp -s "$TMP/r.$fmt" "$TMP/again.$fmt" || fail "$fmt regeneration differs: $(diff "$TMP/r.$fmt" "$TMP/again.$fmt" | head -5)"
+  (cd "$TMP" && "$BIN" report --db history.db --catalogue "$TMP/cat" --format $fmt >"$TMP/rel.$fmt") || fail "relative $fmt"
+  (cd "$TMP/elsewhere" && "$BIN" report --db history.db --catalogue "$TMP/cat" --format $fmt >"$TMP/copy.$fmt") || fail "copy $fmt"
+  cmp -s "$TMP/rel.$fmt" "$TMP/copy.$fmt" || fail "$fmt of a copy differs: $(diff "$TMP/rel.$fmt" "$TMP/copy.$fmt" | head -5)"
 done
 
 # --- an empty history (a fresh install): valid reports, backends overdue ------
