@@ -1,6 +1,7 @@
 /* cli.c - helpers every subcommand shares: errors, exit codes, defaults.
  * Kept out of main.c so the unit suites link them too. */
 #include "cli.h"
+#include "../reference/backend.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -69,7 +70,11 @@ int cli_subcommand(int argc, char **argv, const char *sub, int (*run)(int, char 
 	}
 	if (!strcmp(argv[1], sub))
 		return run(argc - 1, argv + 1);
-	cli_error("%s: unknown subcommand '%s'", argv[0], argv[1]);
+	const char *hint = cli_suggest(argv[1], &sub, 1);
+	if (hint)
+		cli_error("%s: unknown subcommand '%s' (did you mean '%s'?)", argv[0], argv[1], hint);
+	else
+		cli_error("%s: unknown subcommand '%s'", argv[0], argv[1]);
 	usage(stderr);
 	return EXIT_USAGE;
 }
@@ -383,4 +388,13 @@ int cli_unknown_option(const char *cmd, const char *arg, const struct option *lo
 	if (usage)
 		usage(stderr);
 	return EXIT_USAGE;
+}
+
+const char *cli_suggest_backend(const char *name)
+{
+	const char *names[64];
+	size_t n = 0;
+	for (size_t i = 0; i < isotier_backend_count() && n < 64; i++)
+		names[n++] = isotier_backend_at(i)->name;
+	return cli_suggest(name, names, n);
 }

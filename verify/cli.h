@@ -75,6 +75,8 @@ const char *cli_suggest(const char *word, const char *const *choices, size_t n);
 const char *cli_plural(size_t n, const char *one, const char *many);
 /* An option getopt_long did not know (call with opterr = 0): says so, with
  * the closest long option, prints the usage to stderr; returns 64. */
+/* The backend this build drives whose name is closest to name, or NULL. */
+const char *cli_suggest_backend(const char *name);
 struct option;
 int cli_unknown_option(const char *cmd, const char *arg, const struct option *longopts,
                        void (*usage)(FILE *));

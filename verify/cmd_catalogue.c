@@ -105,7 +105,8 @@ static int catalogue_check(int argc, char **argv)
 	bool json = false;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c': dir = optarg; break;
 		case 'm':
@@ -115,7 +116,8 @@ static int catalogue_check(int argc, char **argv)
 		case 'j': json = true; break;
 		case 't': today = optarg; break;
 		case 'h': usage(stdout); return EXIT_OK;
-		default: usage(stderr); return EXIT_USAGE;
+		case ':': cli_error("catalogue check: %s needs a value", argv[optind - 1]); return EXIT_USAGE;
+		default: return cli_unknown_option("catalogue check", argv[optind - 1], opts, usage);
 		}
 	}
 	if (optind != argc) {

@@ -93,9 +93,7 @@ static int parse_opts(struct opts *o, int argc, char **argv, bool release)
 		case 'h': usage(stdout); return EXIT_OK;
 		case ':': cli_error("churn: %s needs a value", argv[optind - 1]); return EXIT_USAGE;
 		default:
-			cli_error("churn: unknown option '%s'", argv[optind - 1]);
-			usage(stderr);
-			return EXIT_USAGE;
+			return cli_unknown_option("churn", argv[optind - 1], longopts, usage);
 		}
 	}
 	if (optind < argc) {

@@ -140,9 +140,7 @@ static int report_main(int argc, char **argv)
 			cli_error("report: %s needs a value", argv[optind - 1]);
 			return EXIT_USAGE;
 		default:
-			cli_error("report: unknown option '%s'", argv[optind - 1]);
-			usage(stderr);
-			return EXIT_USAGE;
+			return cli_unknown_option("report", argv[optind - 1], longopts, usage);
 		}
 	}
 	if (optind < argc) {

@@ -455,11 +455,16 @@ static int parse_args(verify_opts *o, int argc, char **argv)
 		return EXIT_USAGE;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
 			if (!isotier_backend_lookup(optarg)) {
-				cli_error("--backend: unknown backend '%s'", optarg);
+				{
+			const char *hint = cli_suggest_backend(optarg);
+			cli_error("--backend: unknown backend '%s'%s%s%s", optarg, hint ? " (did you mean '" : "",
+			          hint ? hint : "", hint ? "'?)" : "");
+		}
 				fprintf(stderr, "known backends:");
 				for (size_t i = 0; i < isotier_backend_count(); i++)
 					fprintf(stderr, " %s", isotier_backend_at(i)->name);
@@ -490,7 +495,8 @@ static int parse_args(verify_opts *o, int argc, char **argv)
 			break;
 		case 'J': o->json = true; break;
 		case 'h': usage(stdout); return EXIT_OK;
-		default: usage(stderr); return EXIT_USAGE;
+		case ':': cli_error("verify: %s needs a value", argv[optind - 1]); return EXIT_USAGE;
+		default: return cli_unknown_option("verify", argv[optind - 1], opts, usage);
 		}
 	}
 	if (optind < argc) {
