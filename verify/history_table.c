@@ -55,8 +55,19 @@ void history_table(FILE *f, const char *const *hdr, const int *caps, size_t ncol
 		if (c + 1 < ncol)
 			used += w[c] + 2;
 	}
-	if (!wide) /* the last column: what is left, at least 8 */
-		w[ncol - 1] = used + 8 < HISTORY_WIDTH ? HISTORY_WIDTH - used : 8;
+	/* Narrow: the last column gets what is left, at least 8; when that is
+	 * not enough, the widest columns give way, one byte at a time. */
+	while (!wide && ncol > 1 && used + 8 > HISTORY_WIDTH) {
+		size_t widest = 0;
+		for (size_t c = 1; c + 1 < ncol; c++)
+			if (w[c] > w[widest])
+				widest = c;
+		if (w[widest] <= 4)
+			break;
+		w[widest]--, used--;
+	}
+	if (!wide)
+		w[ncol - 1] = used + 8 <= HISTORY_WIDTH ? HISTORY_WIDTH - used : 8;
 	for (size_t c = 0; c < ncol; c++)
 		put_cell(f, hdr[c], w[c], c + 1 == ncol);
 	fputc('\n', f);
@@ -269,7 +280,7 @@ int history_sources(isotier_history *h, const source_filter *f, bool json, bool 
 	sqlite3_bind_int64(st, 4, f->limit > 0 ? f->limit : -1);
 	static const char *const hdr[] = {"ID",  "TIME", "RUN",  "PROVIDER", "STATUS",
 	                                  "HTTP", "SHA256", "URL", "DETAIL"};
-	static const int caps[] = {6, 20, 5, 16, 11, 4, 12, 30, 0};
+	static const int caps[] = {6, 20, 5, 16, 11, 4, 10, 30, 0};
 	enum { NCOL = 9 };
 	cJSON *doc = json ? cJSON_CreateObject() : NULL, *arr = NULL;
 	if (doc) {
