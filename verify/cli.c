@@ -26,6 +26,13 @@ void cli_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
+	/* A context whose detail was empty ("x: " + ""): never end an error in
+	 * ": " with nothing after it, nor say ": : ". */
+	for (char *p; (p = strstr(buf, ": : ")) != NULL;)
+		memmove(p, p + 2, strlen(p + 2) + 1);
+	size_t n = strlen(buf);
+	while (n && (buf[n - 1] == ' ' || buf[n - 1] == ':'))
+		buf[--n] = '\0';
 	fputs("isotier: ", stderr);
 	isotier_fputs_sanitized(stderr, buf);
 	fputc('\n', stderr);

@@ -86,8 +86,10 @@ static void print_text(const char *dir, size_t n_providers, const isotier_findin
 			         it->message);
 			isotier_fputs_sanitized(stdout, line);
 		}
-	printf("catalogue %s: %zu providers, %zu errors, %zu warnings\n", dir, n_providers,
-	       f->n_errors, f->n_warnings);
+	printf("catalogue %s: %zu %s, %zu %s, %zu %s\n", dir, n_providers,
+	       cli_plural(n_providers, "provider", "providers"), f->n_errors,
+	       cli_plural(f->n_errors, "error", "errors"), f->n_warnings,
+	       cli_plural(f->n_warnings, "warning", "warnings"));
 }
 
 static int catalogue_check(int argc, char **argv)

@@ -553,9 +553,13 @@ static int sources_check(int argc, char **argv)
 			else if (r.counts[3] && !r.counts[0]) {
 				/* Nothing answered: no source was checked at all, and a
 				 * run like this must not pass for this period's check. */
-				cli_error("every one of %zu sources was UNREACHABLE: nothing was "
-				          "checked (no network?); not a check, try again later",
-				          r.counts[3]);
+				if (r.counts[3] == 1)
+					cli_error("the one source was UNREACHABLE: nothing was checked "
+					          "(no network?); not a check, try again later");
+				else
+					cli_error("all %zu sources were UNREACHABLE: nothing was checked "
+					          "(no network?); not a check, try again later",
+					          r.counts[3]);
 				exit_code = EXIT_TEMPFAIL;
 			}
 		}

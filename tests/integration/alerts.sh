@@ -111,5 +111,5 @@ rc=$?
 set -e
 assert_eq "$rc" 75 "job whose sources were all UNREACHABLE ($(cat "$TMP/job2.err"))"
 [ ! -e "$state2/.sources-checked" ] || fail "an all-UNREACHABLE check counted as this period's check"
-grep -q "every one of 1 sources was UNREACHABLE" "$state2/job.log" || fail "job log: $(tail -20 "$state2/job.log")"
+grep -q "the one source was UNREACHABLE" "$state2/job.log" || fail "job log: $(tail -20 "$state2/job.log")"
 echo "ok: overdue ignores UNAVAILABLE, backend lists honoured, unproven claims alert, invalid entries exit 65, unreachable sources 75"
