@@ -299,5 +299,6 @@ int report_write_html(FILE *f, const report_model *m);
 int report_write_json(FILE *f, const report_model *m);
 int report_write_junit(FILE *f, const report_model *m);
 int report_write_md(FILE *f, const report_model *m);
+int report_write_text(FILE *f, const report_model *m); /* alerts only, terminal-safe */
 
 #endif

@@ -92,6 +92,8 @@ rc=$?
 set -e
 assert_eq "$rc" 2 "job with an unproven claim ($(cat "$TMP/job.err"); $(tail -5 "$state/job.log"))"
 assert_contains "$(cat "$TMP/job.err")" "an unproven claim"
+assert_contains "$(cat "$TMP/job.err")" "isotier-reverify: ALERT unproven runsc (runsc): "
+assert_contains "$(cat "$TMP/job.err")" "look closer: isotier history --db $state/isotier.db --backend runsc"
 assert_eq "$(json_get "$state/last-run.json" verify)" 2 "verify's own status in last-run.json"
 
 mkdir -p "$TMP/deadcat"
