@@ -81,8 +81,8 @@ static void cjson_deletep(cJSON **p)
 }
 
 /* Tolerant of schema drift across history: only id, tier and mechanism. */
-static int claim_parse_json(char **id, churn_claimref *claim, const char *buf, size_t len,
-                            const char *where, isotier_error *err)
+int churn_claim_parse(char **id, churn_claimref *claim, const char *buf, size_t len,
+                      const char *where, isotier_error *err)
 {
 	__attribute__((cleanup(cjson_deletep))) cJSON *root = cJSON_ParseWithLength(buf, len);
 	if (!root)
@@ -206,7 +206,7 @@ static int blob_claim(const blob_slot **out, blob_cache *cache, git_repository *
 		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: larger than %d bytes", where,
 		                         CHURN_JSON_MAX);
 	blob_slot s = {.oid = *oid, .used = true};
-	if (claim_parse_json(&s.id, &s.claim, git_blob_rawcontent(blob), (size_t)size, where, err) <
+	if (churn_claim_parse(&s.id, &s.claim, git_blob_rawcontent(blob), (size_t)size, where, err) <
 	    0)
 		return err ? err->code : ISOTIER_EDATA;
 	cache->slots[i] = s;

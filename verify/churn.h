@@ -106,6 +106,16 @@ int churn_snapshot_load(churn_snapshot *out, git_repository *repo, git_commit *c
                         const char *label, isotier_error *err);
 void churn_snapshot_clear(churn_snapshot *s);
 
+/* One provider file's id, tier and mechanism (where names it in errors). */
+int churn_claim_parse(char **id, churn_claimref *claim, const char *buf, size_t len,
+                      const char *where, isotier_error *err);
+/* churn_worktree.c: the working tree's catalogue/providers (a pre-commit
+ * check), and one of its files (regular files only, bounded, never a FIFO
+ * or a symbolic link; *found false when absent). */
+int churn_snapshot_load_worktree(churn_snapshot *out, const char *workdir, isotier_error *err);
+int churn_read_worktree_file(char **out, size_t *len, bool *found, const char *workdir,
+                             const char *path, size_t max, isotier_error *err);
+
 /* Appends the differences old -> new, keyed by provider id, sorted by id. */
 int churn_diff(churn_changes *out, const churn_snapshot *old, const churn_snapshot *new_,
                isotier_error *err);

@@ -368,4 +368,62 @@ python3 -c 'import sys, xml.etree.ElementTree as ET; ET.parse(sys.argv[1])' "$TM
 churn --since v0.2.1 --junit "$TMP"
 assert_eq "$rc" 73 "--junit a directory"
 
+
+echo "== the check says which revision CHURN.md was read from"
+churn --since v0.2.1
+assert_contains "$out" "CHURN.md read from HEAD ($(git rev-parse HEAD | cut -c1-12))"
+churn --since v0.2.1 --json
+echo "$out" >"$TMP/from.json"
+assert_contains "$(json_get "$TMP/from.json" churn_md_from)" "HEAD ("
+
+echo "== --worktree: the working tree's catalogue and CHURN.md (a pre-commit check)"
+provider epsilon MICROVM kata
+churn --worktree
+assert_eq "$rc" 1 "an uncommitted, unlogged tier change ($out)"
+assert_contains "$out" "catalogue churn HEAD ($(git rev-parse HEAD | cut -c1-12)) .. the working tree"
+assert_contains "$out" "CHURN.md read from the working tree ($R/CHURN.md)"
+assert_contains "$out" "UNLOGGED epsilon: GVISOR/gvisor → MICROVM/kata"
+churn --since v0.2.1
+assert_eq "$rc" 0 "without --worktree the commit is what counts"
+entry epsilon GVISOR/gvisor MICROVM/kata
+churn --worktree
+assert_eq "$rc" 0 "logged in the working tree's CHURN.md ($out)"
+assert_contains "$out" "logged   epsilon: GVISOR/gvisor → MICROVM/kata"
+churn --worktree --until HEAD~1
+assert_eq "$rc" 64 "--worktree with --until"
+churn release-check --worktree
+assert_eq "$rc" 64 "--worktree is for the check"
+mv CHURN.md "$TMP/churn.keep" && mkfifo CHURN.md
+churn --worktree
+assert_eq "$rc" 65 "a FIFO for CHURN.md is refused, not read"
+assert_contains "$out" "CHURN.md: not a regular file"
+rm CHURN.md && mv "$TMP/churn.keep" CHURN.md
+git checkout -q -- CHURN.md catalogue
+
+echo "== the changelog gate spells out the heading it expected and the fix"
+git tag v0.3.0
+churn release-check --tag v0.3.0 --junit "$TMP/g.xml"
+assert_eq "$rc" 1 "no section for 0.3.0"
+assert_contains "$out" "section missing: expected the heading '## [0.3.0] - YYYY-MM-DD'"
+python3 - "$TMP/g.xml" <<'PY' || fail "JUnit failures carry the fix"
+import sys, xml.etree.ElementTree as ET
+fails = [c.find("failure") for c in ET.parse(sys.argv[1]).iter("testcase") if c.find("failure") is not None]
+assert fails and all("'## [0.3.0] - YYYY-MM-DD'" in (f.text or "") + f.get("message") for f in fails), [f.get("message") for f in fails]
+PY
+# "- None" next to a real entry is a contradiction.
+provider zeta GVISOR gvisor
+entry zeta CONTAINER/runc GVISOR/gvisor
+sed -i 's/^## \[Unreleased\]$/&\n\n## [0.4.0] - 2026-12-03\n### Churn\n- None\n- 2026-11-30 — zeta: CONTAINER\/runc → GVISOR\/gvisor/' CHANGELOG.md
+commit "zeta, and a changelog that says None beside it"
+git tag v0.4.0
+churn release-check --tag v0.4.0
+assert_eq "$rc" 1 "'- None' beside a real entry"
+assert_contains "$out" "'- None' only when nothing churned: '- None' beside real entries in '## [0.4.0] - YYYY-MM-DD': remove the '- None' line"
+provider zeta MICROVM vm
+commit "zeta again, unlogged"
+churn --since v0.4.0 --junit "$TMP/u.xml"
+assert_eq "$rc" 1
+grep -q "add to CHURN.md &quot;### YYYY-MM-DD — zeta: GVISOR/gvisor → MICROVM/vm&quot;" "$TMP/u.xml" ||
+  fail "the JUnit failure of an unlogged change does not carry the fix: $(grep failure "$TMP/u.xml")"
+
 echo "churn: all checks passed"
