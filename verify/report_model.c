@@ -69,6 +69,12 @@ static int cmp_observation(const void *x, const void *y)
  * report (every field of every observation: all_durations) pays that in the
  * scan; the others look it up for the newest REPORT_LOG_MAX they show.
  */
+/* The probe's schema: hostile JSON, so only when SQLite finds it valid, and
+ * only a string. */
+#define PROBE_SCHEMA                                                                               \
+	" CASE WHEN json_valid(probe_json) AND json_type(probe_json, '$.schema') = 'text'"        \
+	" THEN json_extract(probe_json, '$.schema') END"
+
 static int load_observations(report_model *m, isotier_history *h, bool all_durations,
                              isotier_error *err)
 {
@@ -87,11 +93,11 @@ static int load_observations(report_model *m, isotier_history *h, bool all_durat
 	            all_durations
 	                ? "SELECT id, run_id, observed_at, backend, provider_id, claimed_tier,"
 	                  " claimed_mechanism, observed_tier, observed_vendor, confidence, verdict,"
-	                  " reason, duration_ms, kernel_relation FROM observations"
+	                  " reason, duration_ms, kernel_relation," PROBE_SCHEMA " FROM observations"
 	                  " WHERE ?1 IS NULL OR observed_at >= ?1 ORDER BY id"
 	                : "SELECT id, run_id, observed_at, backend, provider_id, claimed_tier,"
 	                  " claimed_mechanism, observed_tier, observed_vendor, confidence, verdict,"
-	                  " reason, NULL, kernel_relation FROM observations"
+	                  " reason, NULL, kernel_relation, NULL FROM observations"
 	                  " WHERE ?1 IS NULL OR observed_at >= ?1 ORDER BY id",
 	            m->since, err) < 0)
 		return ISOTIER_EDB;
@@ -113,6 +119,9 @@ static int load_observations(report_model *m, isotier_history *h, bool all_durat
 		o->duration_ms =
 		    sqlite3_column_type(st, 12) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 12);
 		o->kernel_relation = sqlite3_column_type(st, 13) == SQLITE_NULL ? NULL : COL(13);
+		if (sqlite3_column_type(st, 14) != SQLITE_NULL)
+			o->probe_schema = report_arena_strndup(
+			    &m->arena, (const char *)sqlite3_column_text(st, 14), 64);
 		o->v = report_verdict_parse(o->verdict);
 		if (!o->observed_at || !o->backend || !o->verdict)
 			return oom(err);
@@ -120,28 +129,21 @@ static int load_observations(report_model *m, isotier_history *h, bool all_durat
 	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
 		return isotier_history_sql_error(h, err, "report: read observations");
 	qsort(m->observations, m->n_observations, sizeof *m->observations, cmp_observation);
-	if (!m->n_observations)
+	if (all_durations || !m->n_observations)
 		return 0;
 	cleanup_stmt sqlite3_stmt *dur = NULL;
-	/* The probe's schema: hostile JSON, so only when SQLite finds it valid,
-	 * and only a string. */
 	if (sqlite3_prepare_v2(isotier_history_db(h),
-	                       "SELECT duration_ms, CASE WHEN json_valid(probe_json) AND"
-	                       " json_type(probe_json, '$.schema') = 'text'"
-	                       " THEN json_extract(probe_json, '$.schema') END"
-	                       " FROM observations WHERE id = ?1",
+	                       "SELECT duration_ms," PROBE_SCHEMA " FROM observations WHERE id = ?1",
 	                       -1, &dur, NULL) != SQLITE_OK)
 		return isotier_history_sql_error(h, err, "report: read durations");
-	size_t first = all_durations                       ? 0
-	               : m->n_observations > REPORT_LOG_MAX ? m->n_observations - REPORT_LOG_MAX
-	                                                    : 0;
+	size_t first = m->n_observations > REPORT_LOG_MAX ? m->n_observations - REPORT_LOG_MAX : 0;
 	for (size_t i = first; i < m->n_observations; i++) {
 		report_observation *o = &m->observations[i];
 		sqlite3_reset(dur);
 		sqlite3_bind_int64(dur, 1, o->id);
 		if (sqlite3_step(dur) != SQLITE_ROW)
 			continue;
-		if (!all_durations && sqlite3_column_type(dur, 0) != SQLITE_NULL)
+		if (sqlite3_column_type(dur, 0) != SQLITE_NULL)
 			o->duration_ms = sqlite3_column_int64(dur, 0);
 		if (sqlite3_column_type(dur, 1) != SQLITE_NULL)
 			o->probe_schema = report_arena_strndup(

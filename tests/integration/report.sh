@@ -120,6 +120,8 @@ assert f("runsc [runsc]").get("type") == "SOURCE_DRIFT" and "GONE" in f("runsc [
 assert f("qemu-microvm [qemu-microvm]") is None, "UNREACHABLE is never drift"
 assert f("(no claim) [host]") is None
 assert "<script>alert('x')</script>" in f("bubblewrap [bwrap]").text  # escaped in XML, intact when parsed
+assert "Fix: re-verify bwrap: `isotier verify --backend bwrap`" in f("bubblewrap [bwrap]").text, f("bubblewrap [bwrap]").text
+assert "Fix: source changed: compare with the stored hash" in f("e2b").text, f("e2b").text
 EOF
 
 # --- JSON: the documented schema, and the strings carried verbatim ----------
