@@ -258,7 +258,7 @@ int report_judge_rows(report_model *m);
 int report_build_buckets(report_model *m);
 void report_sort_attention(report_model *m);
 /* report_alerts.c: severities, remedies, matrix sections, the banner. */
-const char *report_remedy(report_arena *a, const report_attention *at);
+const char *report_remedy(report_arena *ar, const report_attention *a);
 const char *report_row_group(const report_row *r);
 /* Row indexes in the order the matrix is shown: by section, then provider
  * group, then the model's order. malloc'd; NULL when out of memory. */
