@@ -253,8 +253,8 @@ int main(int argc, char **argv)
 	if (in.capture_failed) {
 		fprintf(stderr, "isotier-probe: --capture ");
 		probe_put_arg(capture);
-		fprintf(stderr, ": %u input(s) could not be written; the capture is incomplete\n",
-		        in.capture_failed);
+		fprintf(stderr, ": %u input%s could not be written; the capture is incomplete\n",
+		        in.capture_failed, in.capture_failed == 1 ? "" : "s");
 		rc = PROBE_EX_CANTCREAT;
 	}
 	probe_input_free(&in);

@@ -147,10 +147,12 @@ void churn_report_text(FILE *f, const churn_report *r)
 		if (r->checks[i].failure)
 			put_sanitized(f, "  FAILED   %s: %s\n", r->checks[i].name,
 			              r->checks[i].failure);
-	put_sanitized(f, "%zu provider change(s), %zu tier/mechanism change(s), %zu unlogged",
-	              r->changes.n, n_changed, r->unlogged);
+	put_sanitized(f, "%zu provider change%s, %zu tier/mechanism change%s, %zu unlogged",
+	              r->changes.n, r->changes.n == 1 ? "" : "s", n_changed,
+	              n_changed == 1 ? "" : "s", r->unlogged);
 	if (r->version[0])
-		put_sanitized(f, "; %zu changelog check(s), %zu failed", r->n_checks, r->n_failed);
+		put_sanitized(f, "; %zu changelog check%s, %zu failed", r->n_checks,
+		              r->n_checks == 1 ? "" : "s", r->n_failed);
 	if (!r->entries_found)
 		put_sanitized(f, "; no CHURN.md at %s", r->until_spec);
 	fputc('\n', f);

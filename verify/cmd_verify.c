@@ -612,8 +612,14 @@ static int verify_main(int argc, char **argv)
 			          findings.items[i].field, findings.items[i].message);
 	const isotier_provider *host_claim = NULL;
 	if (o.host_provider && !(host_claim = isotier_catalogue_find(cat, o.host_provider))) {
-		cli_error("--host-provider: no catalogue entry '%s' in %s", o.host_provider,
-		          o.catalogue);
+		const char *ids[512];
+		size_t n_ids = 0;
+		for (size_t i = 0; i < cat->n_providers && n_ids < 512; i++)
+			ids[n_ids++] = cat->providers[i].id;
+		const char *hint = cli_suggest(o.host_provider, ids, n_ids);
+		cli_error("--host-provider: no catalogue entry '%s' in %s%s%s%s", o.host_provider,
+		          o.catalogue, hint ? " (did you mean '" : "", hint ? hint : "",
+		          hint ? "'?)" : "");
 		isotier_findings_free(&findings);
 		isotier_catalogue_free(cat);
 		return EXIT_USAGE;
