@@ -292,6 +292,9 @@ void report_put_json(FILE *f, const char *s);
 /* Markdown inline text (table cells): markup characters backslash-escaped,
  * < > & as entities, newlines as spaces, controls visible. NULL writes "". */
 void report_put_md(FILE *f, const char *s);
+/* Terminal text (report --format text): controls visible, one line; NULL
+ * writes "-". */
+void report_put_text(FILE *f, const char *s);
 
 /* ---- writers ----------------------------------------------------------- */
 

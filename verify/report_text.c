@@ -3,13 +3,13 @@
  * the checks that did not happen, and each attention item (ALERT, WARN,
  * note) with its remedy and the command that looks closer. Nothing else: the
  * other formats carry the matrix and the evidence. Every stored string is
- * written terminal-safe (isotier_fputs_inline).
+ * written terminal-safe (report_put_text).
  */
 #include "report_model.h"
 
 #include <string.h>
 
-#define T(s) isotier_fputs_inline(f, (s) ? (s) : "-")
+#define T(s) report_put_text(f, (s))
 #define TEXT_SUBJECTS_MAX 20 /* subjects named on a collapsed line */
 
 /* `isotier history ...` for what the item is about, against this history. */

@@ -178,6 +178,14 @@ assert kinds == sorted(kinds, key=["contradicted", "unproven", "source_gone", "s
                                    "source_stale", "overdue", "catalogue"].index), kinds
 EOF
 
+# --- text: terminal-safe, alerts only ----------------------------------------
+"$BIN" report --db "$TMP/history.db" --catalogue "$TMP/cat" --format text >"$TMP/r.text" || fail "text report: $?"
+! grep -q $'\x1b' "$TMP/r.text" || fail "a terminal escape reached the text report"
+! grep -q $'\x07' "$TMP/r.text" || fail "a BEL reached the text report"
+assert_contains "$(cat "$TMP/r.text")" 'ALERT contradicted bubblewrap (bwrap): ' "text lists the contradiction"
+assert_contains "$(cat "$TMP/r.text")" '\x1b[31mred' "escapes shown as text"
+assert_eq "$(head -c 6 "$TMP/r.text")" "ALERT:" "the banner comes first"
+
 # --- Markdown: pipes and markup escaped -------------------------------------
 md=$(cat "$TMP/r.md")
 ! grep -qi '<script' "$TMP/r.md" || fail "raw <script> in Markdown"
