@@ -1,5 +1,5 @@
 /*
- * main.c - isotier-probe [--json] [--root DIR] [--capture DIR]
+ * main.c - isotier-probe [--json | --tier | --quiet] [--root DIR] [--capture DIR]
  *                        [--emit-capture] [--markers]
  *
  * Also runs as /init of an initramfs: when it is PID 1 and /proc is not
@@ -32,16 +32,22 @@
 static void probe_usage(FILE *f)
 {
 	fputs(
-	    "usage: isotier-probe [--json] [--root DIR] [--capture DIR] [--emit-capture] "
-	    "[--markers]\n"
+	    "usage: isotier-probe [--json | --tier | --quiet] [--root DIR] [--capture DIR]\n"
+	    "                     [--emit-capture] [--markers]\n"
 	    "  --json          one JSON document (schema isotier.probe/1)\n"
+	    "  --tier          just the tier word (MICROVM, GVISOR, CONTAINER, NONE or\n"
+	    "                  UNKNOWN) on one line, for scripts (cf. systemd-detect-virt)\n"
+	    "  --quiet         print nothing: the exit status alone says what was seen\n"
 	    "  --root DIR      classify from a capture directory, touching nothing live\n"
 	    "  --capture DIR   write every raw input of this run into DIR (created 0700;\n"
 	    "                  an existing DIR must be an empty directory of ours)\n"
 	    "  --emit-capture  after the report, stream the capture directory as text\n"
 	    "  --markers       wrap the report between BEGIN/END marker lines\n"
 	    "exit status:\n"
-	    "  0   a report was printed (whatever the tier, UNKNOWN included)\n"
+	    "  0   a report was printed (whatever the tier, UNKNOWN included); with --tier\n"
+	    "      or --quiet: a boundary was seen (MICROVM, GVISOR or CONTAINER)\n"
+	    "  1   --tier or --quiet: NONE, no isolation boundary\n"
+	    "  2   --tier or --quiet: UNKNOWN, nothing could be told\n"
 	    "  64  usage error: unknown option, missing value, value that looks like an option,\n"
 	    "      --root with --capture\n"
 	    "  66  --root DIR does not exist or is not a directory\n"
@@ -135,7 +141,7 @@ static void probe_init_setup(void)
 
 int main(int argc, char **argv)
 {
-	bool json = false, emit = false, markers = false;
+	bool json = false, emit = false, markers = false, tier_only = false, quiet = false;
 	const char *root = NULL, *capture = NULL;
 	int rc = 0;
 
@@ -148,6 +154,10 @@ int main(int argc, char **argv)
 		const char *a = argv[i];
 		if (strcmp(a, "--json") == 0)
 			json = true;
+		else if (strcmp(a, "--tier") == 0)
+			tier_only = true;
+		else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0)
+			quiet = true;
 		else if (strcmp(a, "--emit-capture") == 0)
 			emit = true;
 		else if (strcmp(a, "--markers") == 0)
@@ -177,6 +187,12 @@ int main(int argc, char **argv)
 				return PROBE_EX_USAGE;
 			rc = PROBE_EX_USAGE;
 		}
+	}
+	if ((tier_only || quiet) && (json || markers || emit) && !init) {
+		fputs("isotier-probe: --tier and --quiet print no report: not with --json, --markers "
+		      "or --emit-capture\n",
+		      stderr);
+		return PROBE_EX_USAGE;
 	}
 	if (root && capture) {
 		fputs("isotier-probe: --root and --capture are exclusive\n", stderr);
@@ -210,14 +226,23 @@ int main(int argc, char **argv)
 	static struct probe_result res; /* large: keep it off the stack */
 	probe_run(&in, &res);
 
-	if (markers)
-		printf("%s\n", PROBE_BEGIN);
-	if (json)
-		probe_report_json(stdout, &res);
-	else
-		probe_report_human(stdout, &res);
-	if (markers)
-		printf("%s\n", PROBE_END);
+	if (tier_only || quiet) {
+		if (!quiet)
+			printf("%s\n", res.verdict.tier);
+		if (rc == 0)
+			rc = !strcmp(res.verdict.tier, "NONE")      ? 1
+			     : !strcmp(res.verdict.tier, "UNKNOWN") ? 2
+			                                            : 0;
+	} else {
+		if (markers)
+			printf("%s\n", PROBE_BEGIN);
+		if (json)
+			probe_report_json(stdout, &res);
+		else
+			probe_report_human(stdout, &res);
+		if (markers)
+			printf("%s\n", PROBE_END);
+	}
 	if (emit)
 		probe_emit_capture(stdout, &in);
 	/* A report cut short (full disk, closed pipe) must not exit 0. */
@@ -228,8 +253,8 @@ int main(int argc, char **argv)
 	if (in.capture_failed) {
 		fprintf(stderr, "isotier-probe: --capture ");
 		probe_put_arg(capture);
-		fprintf(stderr, ": %u input(s) could not be written; the capture is incomplete\n",
-		        in.capture_failed);
+		fprintf(stderr, ": %u input%s could not be written; the capture is incomplete\n",
+		        in.capture_failed, in.capture_failed == 1 ? "" : "s");
 		rc = PROBE_EX_CANTCREAT;
 	}
 	probe_input_free(&in);

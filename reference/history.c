@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <sys/utsname.h>
 
 struct isotier_history {
 	sqlite3 *db;
@@ -73,6 +74,9 @@ static const char *const migrations[] = {
 	 * this have NULL in both and prove nothing. */
 	"ALTER TABLE observations ADD COLUMN kernel_relation TEXT;"
 	"ALTER TABLE observations ADD COLUMN ceiling_tier TEXT;",
+	/* 2 -> 3: provenance: the host a run ran on (its node name), so a
+	 * report can say where each observation was made. NULL: older runs. */
+	"ALTER TABLE runs ADD COLUMN host TEXT;",
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -299,14 +303,17 @@ int isotier_history_run_begin(isotier_history *h, int64_t *run_id, const char *c
 	char now[32];
 	isotier_utc_now(now, sizeof now);
 	if (sqlite3_prepare_v2(h->db,
-			       "INSERT INTO runs(started_at, tool_version, catalogue_commit, command)"
-			       " VALUES (?1, ?2, ?3, ?4)",
+			       "INSERT INTO runs(started_at, tool_version, catalogue_commit, command, host)"
+			       " VALUES (?1, ?2, ?3, ?4, ?5)",
 			       -1, &stmt, NULL) != SQLITE_OK)
 		return isotier_history_sql_error(h, err, "record run");
 	sqlite3_bind_text(stmt, 1, now, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(stmt, 2, ISOTIER_VERSION, -1, SQLITE_STATIC);
 	sqlite3_bind_text(stmt, 3, catalogue_commit, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(stmt, 4, command, -1, SQLITE_TRANSIENT);
+	struct utsname u;
+	if (uname(&u) == 0 && u.nodename[0])
+		sqlite3_bind_text(stmt, 5, u.nodename, -1, SQLITE_TRANSIENT);
 	if (sqlite3_step(stmt) != SQLITE_DONE)
 		return isotier_history_sql_error(h, err, "record run");
 	*run_id = sqlite3_last_insert_rowid(h->db);

@@ -12,6 +12,7 @@ packages=(
   bubblewrap runc runsc qemu-system-x86
   crun docker.io podman qemu-system-arm gcc-aarch64-linux-gnu musl-dev:arm64
   python3 hyperfine valgrind cppcheck clang-format git libxml2-utils strace procps bc
+  chromium fonts-wqy-microhei
 )
 
 root=$(cd "$(dirname "$0")/.." && pwd)

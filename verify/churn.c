@@ -127,8 +127,8 @@ static int offering_parse_json(churn_claim *out, const cJSON *root, const char *
 /* Tolerant of schema drift across history: only id, tier and mechanism, and
  * the offering fields when present. On error *out may hold partial members:
  * the caller clears it. */
-static int claim_parse_json(churn_claim *out, const char *buf, size_t len, const char *where,
-                            isotier_error *err)
+int churn_claim_parse(churn_claim *out, const char *buf, size_t len, const char *where,
+                      isotier_error *err)
 {
 	char **id = &out->id;
 	churn_claimref *claim = &out->claim;
@@ -253,7 +253,7 @@ static int blob_claim(const blob_slot **out, blob_cache *cache, git_repository *
 		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: larger than %d bytes", where,
 		                         CHURN_JSON_MAX);
 	blob_slot s = {.oid = *oid, .used = true};
-	if (claim_parse_json(&s.c, git_blob_rawcontent(blob), (size_t)size, where, err) < 0) {
+	if (churn_claim_parse(&s.c, git_blob_rawcontent(blob), (size_t)size, where, err) < 0) {
 		churn_claim_clear(&s.c);
 		return err ? err->code : ISOTIER_EDATA;
 	}

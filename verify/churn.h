@@ -121,6 +121,18 @@ void churn_snapshot_clear(churn_snapshot *s);
 /* Frees one claim's members (churn_diff.c). */
 void churn_claim_clear(churn_claim *c);
 
+/* One offering file: id, tier, mechanism and the v2 fields when present
+ * (where names it in errors); on error *out may hold partial members: the
+ * caller clears it (churn_claim_clear). */
+int churn_claim_parse(churn_claim *out, const char *buf, size_t len, const char *where,
+                      isotier_error *err);
+/* churn_worktree.c: the working tree's catalogue/providers (a pre-commit
+ * check), and one of its files (regular files only, bounded, never a FIFO
+ * or a symbolic link; *found false when absent). */
+int churn_snapshot_load_worktree(churn_snapshot *out, const char *workdir, isotier_error *err);
+int churn_read_worktree_file(char **out, size_t *len, bool *found, const char *workdir,
+                             const char *path, size_t max, isotier_error *err);
+
 /* A tier or mechanism change: what CHURN.md must log. */
 static inline bool churn_change_needs_entry(const churn_change *c)
 {

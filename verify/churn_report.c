@@ -123,6 +123,9 @@ void churn_report_text(FILE *f, const churn_report *r)
 	else
 		put_sanitized(f, "catalogue churn (empty catalogue) .. %s (%.12s)\n", r->until_spec,
 		              r->until_id);
+	if (r->churn_md_from[0])
+		put_sanitized(f, "CHURN.md read from %s%s\n", r->churn_md_from,
+		              r->entries_found ? "" : ": not there");
 	size_t n_changed = 0;
 	for (size_t i = 0; i < r->changes.n; i++) {
 		const churn_change *c = &r->changes.items[i];
@@ -172,10 +175,12 @@ void churn_report_text(FILE *f, const churn_report *r)
 		if (r->checks[i].failure)
 			put_sanitized(f, "  FAILED   %s: %s\n", r->checks[i].name,
 			              r->checks[i].failure);
-	put_sanitized(f, "%zu provider change(s), %zu tier/mechanism change(s), %zu unlogged",
-	              r->changes.n, n_changed, r->unlogged);
+	put_sanitized(f, "%zu provider change%s, %zu tier/mechanism change%s, %zu unlogged",
+	              r->changes.n, r->changes.n == 1 ? "" : "s", n_changed,
+	              n_changed == 1 ? "" : "s", r->unlogged);
 	if (r->version[0])
-		put_sanitized(f, "; %zu changelog check(s), %zu failed", r->n_checks, r->n_failed);
+		put_sanitized(f, "; %zu changelog check%s, %zu failed", r->n_checks,
+		              r->n_checks == 1 ? "" : "s", r->n_failed);
 	if (!r->entries_found)
 		put_sanitized(f, "; no CHURN.md at %s", r->until_spec);
 	fputc('\n', f);
@@ -254,6 +259,7 @@ int churn_report_json(FILE *f, const churn_report *r)
 	cJSON_AddStringToObject(o, "until", r->until_spec);
 	cJSON_AddStringToObject(o, "until_commit", r->until_id);
 	cJSON_AddBoolToObject(o, "churn_md_found", r->entries_found);
+	cJSON_AddStringToObject(o, "churn_md_from", r->churn_md_from);
 	cJSON_AddNumberToObject(o, "churn_md_entries", (double)r->entries.n);
 	for (size_t i = 0; i < r->changes.n; i++)
 		cJSON_AddItemToArray(list, change_json(&r->changes.items[i], false));
@@ -322,13 +328,14 @@ int churn_report_junit(FILE *f, const void *report)
 	    tests, r->unlogged + r->n_failed);
 	for (size_t i = 0; i < r->changes.n; i++) {
 		const churn_change *c = &r->changes.items[i];
-		char name[512], failure[768];
+		char name[512], failure[1400];
 		change_format(name, sizeof name, c);
 		const char *fail = NULL;
 		if (churn_change_needs_entry(c) && !c->entry) {
 			snprintf(failure, sizeof failure,
-			         "unlogged %s change: no CHURN.md entry for %s", kind_name(c),
-			         name);
+			         "unlogged %s change: no CHURN.md entry for %s; add to CHURN.md "
+			         "\"### YYYY-MM-DD \u2014 %s\" with '- Source: URL' and '- Note: text'",
+			         kind_name(c), name, name);
 			fail = failure;
 		}
 		junit_case(f, "churn", name, fail);

@@ -19,6 +19,7 @@ typedef struct churn_report {
 	churn_changes changes;
 	churn_entries entries; /* CHURN.md at until */
 	bool entries_found;
+	char churn_md_from[600]; /* where CHURN.md was read: "REF (commit)" or the working tree */
 	size_t unlogged;
 	/* release-check */
 	char version[64]; /* "" for a plain churn check */

@@ -495,8 +495,13 @@ static int sections_push(changelog *c, changelog_section *sec, const char *name,
 static int churn_bullet(changelog_section *sec, const char *s, const char *name, unsigned line,
                         isotier_error *err)
 {
-	if (!s[0] || !strcmp(s, "- None") || !strcmp(s, "- None."))
+	if (!s[0])
 		return 0;
+	if (!strcmp(s, "- None") || !strcmp(s, "- None.")) {
+		if (!sec->none_line)
+			sec->none_line = line;
+		return 0;
+	}
 	if (s[0] == '[' && strstr(s, "]: "))
 		return 0; /* a link reference definition */
 	if (strncmp(s, "- ", 2))

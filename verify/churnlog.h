@@ -77,6 +77,7 @@ typedef struct changelog_section {
 	char date[11];    /* "" for Unreleased */
 	unsigned line;
 	bool has_churn; /* a "### Churn" subsection is present */
+	unsigned none_line; /* a "- None" bullet in it (0: none) */
 	churn_entries churn;
 } changelog_section;
 

@@ -1,11 +1,14 @@
 /* cli.c - helpers every subcommand shares: errors, exit codes, defaults.
  * Kept out of main.c so the unit suites link them too. */
 #include "cli.h"
+#include "../reference/backend.h"
 
 #include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <limits.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sqlite3.h>
@@ -23,6 +26,13 @@ void cli_error(const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
+	/* A context whose detail was empty ("x: " + ""): never end an error in
+	 * ": " with nothing after it, nor say ": : ". */
+	for (char *p; (p = strstr(buf, ": : ")) != NULL;)
+		memmove(p, p + 2, strlen(p + 2) + 1);
+	size_t n = strlen(buf);
+	while (n && (buf[n - 1] == ' ' || buf[n - 1] == ':'))
+		buf[--n] = '\0';
 	fputs("isotier: ", stderr);
 	isotier_fputs_sanitized(stderr, buf);
 	fputc('\n', stderr);
@@ -67,7 +77,11 @@ int cli_subcommand(int argc, char **argv, const char *sub, int (*run)(int, char 
 	}
 	if (!strcmp(argv[1], sub))
 		return run(argc - 1, argv + 1);
-	cli_error("%s: unknown subcommand '%s'", argv[0], argv[1]);
+	const char *hint = cli_suggest(argv[1], &sub, 1);
+	if (hint)
+		cli_error("%s: unknown subcommand '%s' (did you mean '%s'?)", argv[0], argv[1], hint);
+	else
+		cli_error("%s: unknown subcommand '%s'", argv[0], argv[1]);
 	usage(stderr);
 	return EXIT_USAGE;
 }
@@ -299,4 +313,95 @@ int cli_write_output(const char *opt, const char *path, const char *db_path, cli
 		return EXIT_USAGE;
 	}
 	return write_replacing(target, write, ctx);
+}
+
+/* ---- helping a user who mistyped ------------------------------------------ */
+
+/* Optimal string alignment distance (a transposition counts once), capped. */
+static size_t edit_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	if (la > 64 || lb > 64)
+		return SIZE_MAX;
+	size_t d[65][65];
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = j;
+	for (size_t i = 1; i <= la; i++)
+		for (size_t j = 1; j <= lb; j++) {
+			size_t cost = a[i - 1] != b[j - 1];
+			size_t v = d[i - 1][j] + 1;
+			if (d[i][j - 1] + 1 < v)
+				v = d[i][j - 1] + 1;
+			if (d[i - 1][j - 1] + cost < v)
+				v = d[i - 1][j - 1] + cost;
+			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
+			    d[i - 2][j - 2] + 1 < v)
+				v = d[i - 2][j - 2] + 1;
+			d[i][j] = v;
+		}
+	return d[la][lb];
+}
+
+const char *cli_suggest(const char *word, const char *const *choices, size_t n)
+{
+	if (!word || !*word)
+		return NULL;
+	size_t len = strlen(word), best = SIZE_MAX;
+	const char *pick = NULL, *prefix = NULL;
+	size_t n_prefix = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!choices[i])
+			continue;
+		if (!strncmp(choices[i], word, len))
+			prefix = choices[i], n_prefix++;
+		size_t d = edit_distance(word, choices[i]);
+		if (d < best)
+			best = d, pick = choices[i];
+	}
+	size_t limit = len < 4 ? 1 : len < 8 ? 2 : 3;
+	if (pick && best <= limit)
+		return pick;
+	return n_prefix == 1 ? prefix : NULL;
+}
+
+const char *cli_plural(size_t n, const char *one, const char *many)
+{
+	return n == 1 ? one : many;
+}
+
+int cli_unknown_option(const char *cmd, const char *arg, const struct option *longopts,
+                       void (*usage)(FILE *))
+{
+	const char *names[128];
+	char spelled[128][40];
+	size_t n = 0;
+	for (size_t i = 0; longopts && longopts[i].name && n < 128; i++) {
+		snprintf(spelled[n], sizeof spelled[n], "--%s", longopts[i].name);
+		names[n] = spelled[n];
+		n++;
+	}
+	char word[64];
+	snprintf(word, sizeof word, "%s", arg ? arg : "");
+	char *eq = strchr(word, '=');
+	if (eq)
+		*eq = '\0';
+	const char *hint = cli_suggest(word, names, n);
+	if (hint)
+		cli_error("%s: unknown option '%s' (did you mean '%s'?)", cmd, word, hint);
+	else
+		cli_error("%s: unknown option '%s'", cmd, word);
+	if (usage)
+		usage(stderr);
+	return EXIT_USAGE;
+}
+
+const char *cli_suggest_backend(const char *name)
+{
+	const char *names[64];
+	size_t n = 0;
+	for (size_t i = 0; i < isotier_backend_count() && n < 64; i++)
+		names[n++] = isotier_backend_at(i)->name;
+	return cli_suggest(name, names, n);
 }

@@ -68,4 +68,17 @@ typedef int (*cli_output_fn)(FILE *f, const void *ctx);
 int cli_write_output(const char *opt, const char *path, const char *db_path, cli_output_fn write,
                      const void *ctx);
 
+/* The choice closest to word (a typo, a transposition, a unique prefix), or
+ * NULL when none is close: for "did you mean". */
+const char *cli_suggest(const char *word, const char *const *choices, size_t n);
+/* one when n is 1, else many ("1 error", "2 errors"). */
+const char *cli_plural(size_t n, const char *one, const char *many);
+/* An option getopt_long did not know (call with opterr = 0): says so, with
+ * the closest long option, prints the usage to stderr; returns 64. */
+/* The backend this build drives whose name is closest to name, or NULL. */
+const char *cli_suggest_backend(const char *name);
+struct option;
+int cli_unknown_option(const char *cmd, const char *arg, const struct option *longopts,
+                       void (*usage)(FILE *));
+
 #endif

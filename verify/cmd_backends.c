@@ -11,6 +11,26 @@
 #include <getopt.h>
 #include <unistd.h>
 
+static void usage(FILE *f)
+{
+	fprintf(f,
+	        "usage: isotier backends [--catalogue DIR] [--db PATH] [--json]\n\n"
+	        "Lists every backend this build drives: the tier the catalogue claims for it,\n"
+	        "the tier isotier resolves (the claim, downgraded when the latest verification\n"
+	        "contradicted it or could not prove it), why, and whether the backend can run\n"
+	        "on this host.\n\n"
+	        "  --catalogue DIR  provider catalogue (default %s)\n"
+	        "  --db PATH        history database whose latest verdicts downgrade claims\n"
+	        "                   (default ./%s; when that is absent, the tiers are resolved\n"
+	        "                   from the catalogue alone)\n"
+	        "  --json           a JSON array: backend, provider_id, claimed_tier, mechanism,\n"
+	        "                   resolved_tier, reason, latest_verdict, available,\n"
+	        "                   unavailable_reason\n\n"
+	        "Exit status: 0 listed; 64 usage; 66 a --db PATH that does not exist; 65/78 a\n"
+	        "catalogue or database that cannot be read.\n",
+	        cli_default_catalogue(), ISOTIER_DEFAULT_DB);
+}
+
 static int backends_main(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -22,24 +42,26 @@ static int backends_main(int argc, char **argv)
 	int json = 0, c;
 	bool db_named = false;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': ro.catalogue_dir = optarg; break;
 		case 'd': ro.db_path = optarg; db_named = true; break;
 		case 'j': json = 1; break;
-		case 'h':
-			printf("usage: isotier backends [--catalogue DIR] [--db PATH] [--json]\n"
-			       "Exit: 0; 66 a --db PATH that does not exist (the default ./%s may be\n"
-			       "absent: the tiers are then resolved from the catalogue alone).\n",
-			       ISOTIER_DEFAULT_DB);
-			return EXIT_OK;
-		default: return EXIT_USAGE;
+		case 'h': usage(stdout); return EXIT_OK;
+		case ':': cli_error("backends: %s needs a value", argv[optind - 1]); return EXIT_USAGE;
+		default: return cli_unknown_option("backends", argv[optind - 1], longopts, usage);
 		}
 	}
 	/* A history named but absent is a wrong path, not an empty history. */
 	if (db_named && access(ro.db_path, F_OK) != 0 && (errno == ENOENT || errno == ENOTDIR)) {
 		cli_error("--db: history database %s does not exist", ro.db_path);
 		return EXIT_NOINPUT;
+	}
+	if (optind < argc) {
+		cli_error("backends: unexpected argument '%s'", argv[optind]);
+		usage(stderr);
+		return EXIT_USAGE;
 	}
 	cJSON *doc = json ? cJSON_CreateArray() : NULL;
 	if (!json)

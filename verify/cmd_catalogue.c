@@ -86,8 +86,10 @@ static void print_text(const char *dir, size_t n_providers, const isotier_findin
 			         it->message);
 			isotier_fputs_sanitized(stdout, line);
 		}
-	printf("catalogue %s: %zu providers, %zu errors, %zu warnings\n", dir, n_providers,
-	       f->n_errors, f->n_warnings);
+	printf("catalogue %s: %zu %s, %zu %s, %zu %s\n", dir, n_providers,
+	       cli_plural(n_providers, "provider", "providers"), f->n_errors,
+	       cli_plural(f->n_errors, "error", "errors"), f->n_warnings,
+	       cli_plural(f->n_warnings, "warning", "warnings"));
 }
 
 static int catalogue_check(int argc, char **argv)
@@ -105,7 +107,8 @@ static int catalogue_check(int argc, char **argv)
 	bool json = false;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c': dir = optarg; break;
 		case 'm':
@@ -115,7 +118,8 @@ static int catalogue_check(int argc, char **argv)
 		case 'j': json = true; break;
 		case 't': today = optarg; break;
 		case 'h': usage(stdout); return EXIT_OK;
-		default: usage(stderr); return EXIT_USAGE;
+		case ':': cli_error("catalogue check: %s needs a value", argv[optind - 1]); return EXIT_USAGE;
+		default: return cli_unknown_option("catalogue check", argv[optind - 1], opts, usage);
 		}
 	}
 	if (optind != argc) {

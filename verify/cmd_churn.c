@@ -37,13 +37,16 @@
 static void usage(FILE *f)
 {
 	fputs(
-	    "usage: isotier churn --since REF [--until REF] [--repo PATH] [--json] [--junit FILE]\n"
+	    "usage: isotier churn --since REF [--until REF | --worktree] [--repo PATH] [--json]\n"
+	    "                     [--junit FILE]\n"
 	    "       isotier churn log [--since REF] [--until REF] [--repo PATH] [--json]\n"
 	    "       isotier churn release-check [--tag TAG | --unreleased] [--repo PATH]\n"
 	    "                                   [--json] [--junit FILE]\n\n"
 	    "Reads catalogue/providers/*.json from git history (libgit2, no checkout).\n"
 	    "  --since REF     older revision: tag, branch or commit id\n"
 	    "  --until REF     newer revision (default HEAD); CHURN.md is read from it\n"
+	    "  --worktree      the working tree's catalogue and CHURN.md instead of --until\n"
+	    "                  (a pre-commit check; --since defaults to HEAD)\n"
 	    "  --repo PATH     repository (default: discovered from the working directory)\n"
 	    "  --json          machine-readable report on stdout\n"
 	    "  --junit FILE    JUnit XML, one testcase per change (and per release check)\n"
@@ -60,7 +63,7 @@ static void usage(FILE *f)
 
 struct opts {
 	const char *since, *until, *repo, *junit, *tag;
-	bool json, unreleased;
+	bool json, unreleased, worktree;
 };
 
 static int parse_opts(struct opts *o, int argc, char **argv, bool release)
@@ -73,6 +76,7 @@ static int parse_opts(struct opts *o, int argc, char **argv, bool release)
 	    {"tag", required_argument, NULL, 't'},
 	    {"json", no_argument, NULL, 'J'},
 	    {"unreleased", no_argument, NULL, 'U'},
+	    {"worktree", no_argument, NULL, 'W'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -90,12 +94,11 @@ static int parse_opts(struct opts *o, int argc, char **argv, bool release)
 		case 't': o->tag = optarg; break;
 		case 'J': o->json = true; break;
 		case 'U': o->unreleased = true; break;
+		case 'W': o->worktree = true; break;
 		case 'h': usage(stdout); return EXIT_OK;
 		case ':': cli_error("churn: %s needs a value", argv[optind - 1]); return EXIT_USAGE;
 		default:
-			cli_error("churn: unknown option '%s'", argv[optind - 1]);
-			usage(stderr);
-			return EXIT_USAGE;
+			return cli_unknown_option("churn", argv[optind - 1], longopts, usage);
 		}
 	}
 	if (optind < argc) {
@@ -108,6 +111,11 @@ static int parse_opts(struct opts *o, int argc, char **argv, bool release)
 	}
 	if (release && (o->since || strcmp(o->until, "HEAD"))) {
 		cli_error("churn release-check: the range is the previous release tag .. --tag");
+		return EXIT_USAGE;
+	}
+	if (o->worktree && (release || strcmp(o->until, "HEAD"))) {
+		cli_error("churn: --worktree reads the working tree in place of --until, for the "
+		          "check (not log or release-check)");
 		return EXIT_USAGE;
 	}
 	if (o->tag && o->unreleased) {
@@ -131,6 +139,46 @@ static int load_entries(churn_entries *out, bool *found, git_repository *repo, g
 	char name[512];
 	snprintf(name, sizeof name, "%s:CHURN.md", label);
 	return churn_md_parse(out, text, len, name, err);
+}
+
+/* The working tree against since: the catalogue and CHURN.md as they are
+ * on disk, before they are committed. */
+static int run_worktree(churn_report *r, git_repository *repo, const char *since,
+                        isotier_error *err)
+{
+	const char *wd = git_repository_workdir(repo);
+	if (!wd)
+		return isotier_error_set(err, ISOTIER_EINVAL, 0,
+		                         "churn --worktree: a bare repository has no working tree");
+	cleanup_git_commit git_commit *s = NULL;
+	if (churn_resolve(&s, repo, since, err) < 0)
+		return err->code;
+	snprintf(r->since_spec, sizeof r->since_spec, "%s", since);
+	git_oid_tostr(r->since_id, sizeof r->since_id, git_commit_id(s));
+	snprintf(r->until_spec, sizeof r->until_spec, "the working tree");
+	snprintf(r->until_id, sizeof r->until_id, "%s", wd);
+	snprintf(r->churn_md_from, sizeof r->churn_md_from, "the working tree (%sCHURN.md)", wd);
+	churn_snapshot a = {0}, b = {0};
+	char la[300];
+	snprintf(la, sizeof la, "%s (%.12s)", r->since_spec, r->since_id);
+	int rc = churn_snapshot_load(&a, repo, s, la, err);
+	if (rc == 0)
+		rc = churn_snapshot_load_worktree(&b, wd, err);
+	if (rc == 0)
+		rc = churn_diff(&r->changes, &a, &b, err);
+	churn_snapshot_clear(&a);
+	churn_snapshot_clear(&b);
+	cleanup_free char *text = NULL;
+	size_t len = 0;
+	if (rc == 0)
+		rc = churn_read_worktree_file(&text, &len, &r->entries_found, wd, "CHURN.md",
+		                              CHURN_MD_MAX, err);
+	memset(&r->entries, 0, sizeof r->entries);
+	if (rc == 0 && r->entries_found)
+		rc = churn_md_parse(&r->entries, text, len, "working tree:CHURN.md", err);
+	if (rc == 0)
+		churn_report_match(r);
+	return rc;
 }
 
 /* since NULL: compare against an empty catalogue (the first release). */
@@ -162,6 +210,7 @@ static int run_check(churn_report *r, git_repository *repo, const char *since, c
 	    git_graph_descendant_of(repo, git_commit_id(u), git_commit_id(s)) != 1)
 		cli_error("warning: %s is not an ancestor of %s: comparing the two trees anyway",
 		          r->since_spec, r->until_spec);
+	snprintf(r->churn_md_from, sizeof r->churn_md_from, "%s", lb);
 	if (rc == 0)
 		rc = load_entries(&r->entries, &r->entries_found, repo, u, lb, err);
 	if (rc == 0)
@@ -189,6 +238,8 @@ static int cmd_check(int argc, char **argv)
 	int rc = parse_opts(&o, argc, argv, false);
 	if (rc >= 0)
 		return rc;
+	if (!o.since && o.worktree)
+		o.since = "HEAD";
 	if (!o.since) {
 		cli_error("churn: --since REF is required (a tag, branch or commit id)");
 		return EXIT_USAGE;
@@ -197,7 +248,8 @@ static int cmd_check(int argc, char **argv)
 	cleanup_git_repo git_repository *repo = NULL;
 	churn_report r = {0};
 	if (churn_repo_open(&repo, o.repo, &err) < 0 ||
-	    run_check(&r, repo, o.since, o.until, &err) < 0) {
+	    (o.worktree ? run_worktree(&r, repo, o.since, &err)
+	                : run_check(&r, repo, o.since, o.until, &err)) < 0) {
 		churn_report_clear(&r);
 		return cli_fail(&err);
 	}
@@ -314,13 +366,29 @@ static int changelog_checks(churn_report *r, git_repository *repo, const churn_e
 	if (churn_resolve(&u, repo, r->until_spec, err) < 0 ||
 	    churn_read_blob(&text, &len, &found, repo, u, "CHANGELOG.md", CHURN_MD_MAX, err) < 0)
 		return err->code;
-	if (!found)
-		return churn_report_add_check(r, section, "no CHANGELOG.md at this revision");
+	/* The heading the gate looks for, spelled out in every failure. */
+	char expected[160], fix[300];
+	if (!strcmp(r->version, "Unreleased"))
+		snprintf(expected, sizeof expected, "## [Unreleased]");
+	else
+		snprintf(expected, sizeof expected, "## [%s] - YYYY-MM-DD", r->version);
+	if (!found) {
+		snprintf(fix, sizeof fix,
+		         "no CHANGELOG.md at this revision: add one with a section '%s' and its "
+		         "'### Churn' list",
+		         expected);
+		return churn_report_add_check(r, section, fix);
+	}
 	changelog cl;
 	if (changelog_parse(&cl, text, len, label, err) < 0)
 		return err->code;
 	const changelog_section *sec = changelog_find(&cl, r->version);
-	int rc = churn_report_add_check(r, section, sec ? NULL : "section missing");
+	snprintf(fix, sizeof fix,
+	         "section missing: expected the heading '%s', then '### Churn' listing each "
+	         "CHURN.md entry of the release as '- <entry heading>' (or '- None')",
+	         expected);
+	int rc = churn_report_add_check(r, section, sec ? NULL : fix);
+	bool listed_any = false;
 	/* The release's churn: entries new since the previous release, and those logging a change.
 	 */
 	for (size_t i = 0; rc == 0 && sec && i < r->entries.n; i++) {
@@ -337,11 +405,23 @@ static int changelog_checks(churn_report *r, git_repository *repo, const churn_e
 		bool listed = false;
 		for (size_t j = 0; j < sec->churn.n && !listed; j++)
 			listed = churn_entry_same_change(e, &sec->churn.items[j]);
-		char heading[512], name[700];
+		char heading[512], name[700], missing[900];
 		churn_heading_format(heading, sizeof heading, e);
 		snprintf(name, sizeof name, "[%s] ### Churn lists %s", r->version, heading);
-		rc = churn_report_add_check(r, name,
-		                            listed ? NULL : "not listed: add it as a '- ' bullet");
+		snprintf(missing, sizeof missing,
+		         "not listed: add '- %s' under '### Churn' in '%s'", heading, expected);
+		rc = churn_report_add_check(r, name, listed ? NULL : missing);
+		listed_any = true;
+	}
+	/* "- None" says the release changed no claim: not beside real entries. */
+	if (rc == 0 && sec && sec->none_line && (sec->churn.n || listed_any)) {
+		char name[400], failure[400];
+		snprintf(name, sizeof name, "%s line %u: '- None' only when nothing churned", label,
+		         sec->none_line);
+		snprintf(failure, sizeof failure,
+		         "'- None' beside real entries in '%s': remove the '- None' line",
+		         expected);
+		rc = churn_report_add_check(r, name, failure);
 	}
 	for (size_t j = 0; rc == 0 && sec && j < sec->churn.n; j++) {
 		const churn_entry *b = &sec->churn.items[j];

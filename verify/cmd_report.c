@@ -18,7 +18,7 @@ static void usage(FILE *f)
 {
 	fprintf(
 	    f,
-	    "usage: isotier report [--db PATH] --format html|json|junit|md [--out FILE]\n"
+	    "usage: isotier report [--db PATH] --format html|json|junit|md|text [--out FILE]\n"
 	    "                      [--since DATE] [--catalogue DIR | --no-catalogue]\n"
 	    "                      [--today YYYY-MM-DD] [--max-age DAYS] [--reverify-days DAYS]\n"
 	    "                      [--backend NAME]...\n\n"
@@ -28,7 +28,9 @@ static void usage(FILE *f)
 	    "what is stale or overdue. The database is opened read-only.\n\n"
 	    "  --db PATH            history database (default %s)\n"
 	    "  --format FMT         html (auditors), json (runbook/report.schema.json),\n"
-	    "                       junit (CI), md (pull requests)\n"
+	    "                       junit (CI), md (pull requests), text (a terminal, a log\n"
+	    "                       or a mail: the banner and what needs attention, each\n"
+	    "                       with its remedy and the command that looks closer)\n"
 	    "  --out FILE           write FILE atomically (default: standard output); a FIFO\n"
 	    "                       or device is written in place, a symbolic link's target\n"
 	    "                       replaced; never the database itself\n"
@@ -60,6 +62,7 @@ static const struct {
     {"json", report_write_json},
     {"junit", report_write_junit},
     {"md", report_write_md},
+    {"text", report_write_text},
 };
 
 static int write_stream(FILE *f, writer_fn write, const report_model *m, const char *name)
@@ -140,9 +143,7 @@ static int report_main(int argc, char **argv)
 			cli_error("report: %s needs a value", argv[optind - 1]);
 			return EXIT_USAGE;
 		default:
-			cli_error("report: unknown option '%s'", argv[optind - 1]);
-			usage(stderr);
-			return EXIT_USAGE;
+			return cli_unknown_option("report", argv[optind - 1], longopts, usage);
 		}
 	}
 	if (optind < argc) {
@@ -154,7 +155,7 @@ static int report_main(int argc, char **argv)
 		if (!strcmp(format, formats[i].name))
 			write = formats[i].write;
 	if (!write) {
-		cli_error("report: --format must be html, json, junit or md");
+		cli_error("report: --format must be html, json, junit, md or text");
 		return EXIT_USAGE;
 	}
 	if (no_catalogue && opts.catalogue_dir) {

@@ -70,7 +70,8 @@ static int run_main(int argc, char **argv)
 	opts.log = run_log;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+h", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'b': opts.backend = optarg; break;
 		case 'r':
@@ -98,7 +99,8 @@ static int run_main(int argc, char **argv)
 			break;
 		}
 		case 'h': run_usage(stdout); return EXIT_OK;
-		default: run_usage(stderr); return EXIT_USAGE;
+		case ':': cli_error("run: %s needs a value", argv[optind - 1]); return EXIT_USAGE;
+		default: return cli_unknown_option("run", argv[optind - 1], longopts, run_usage);
 		}
 	}
 	if (!opts.backend || optind >= argc) {
@@ -108,7 +110,11 @@ static int run_main(int argc, char **argv)
 	}
 	/* A name this build does not know is a usage error, as in verify. */
 	if (!isotier_backend_lookup(opts.backend)) {
-		cli_error("--backend: unknown backend '%s'", opts.backend);
+		{
+			const char *hint = cli_suggest_backend(opts.backend);
+			cli_error("--backend: unknown backend '%s'%s%s%s", opts.backend, hint ? " (did you mean '" : "",
+			          hint ? hint : "", hint ? "'?)" : "");
+		}
 		fprintf(stderr, "known backends:");
 		for (size_t i = 0; i < isotier_backend_count(); i++)
 			fprintf(stderr, " %s", isotier_backend_at(i)->name);

@@ -471,7 +471,8 @@ static int sources_check(int argc, char **argv)
 	if (!only)
 		return EXIT_SOFTWARE;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c': dir = optarg; break;
 		case 'd': db_path = optarg; break;
@@ -486,7 +487,8 @@ static int sources_check(int argc, char **argv)
 		case 'J': json = true; break;
 		case 'p': only[n_only++] = optarg; break;
 		case 'h': usage(stdout); return EXIT_OK;
-		default: usage(stderr); return EXIT_USAGE;
+		case ':': cli_error("sources check: %s needs a value", argv[optind - 1]); return EXIT_USAGE;
+		default: return cli_unknown_option("sources check", argv[optind - 1], opts, usage);
 		}
 	}
 	if (optind != argc) {
@@ -512,7 +514,15 @@ static int sources_check(int argc, char **argv)
 	}
 	for (size_t k = 0; exit_code == EXIT_OK && k < n_only; k++)
 		if (!isotier_catalogue_find(cat, only[k])) {
-			cli_error("--provider: no provider '%s' in %s", only[k], dir);
+		{
+			const char *ids[512];
+			size_t n_ids = 0;
+			for (size_t i = 0; i < cat->n_providers && n_ids < 512; i++)
+				ids[n_ids++] = cat->providers[i].id;
+			const char *hint = cli_suggest(only[k], ids, n_ids);
+			cli_error("--provider: no provider '%s' in %s%s%s%s", only[k], dir,
+			          hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "");
+		}
 			exit_code = EXIT_USAGE;
 		}
 	isotier_findings_free(&findings);
@@ -543,9 +553,13 @@ static int sources_check(int argc, char **argv)
 			else if (r.counts[3] && !r.counts[0]) {
 				/* Nothing answered: no source was checked at all, and a
 				 * run like this must not pass for this period's check. */
-				cli_error("every one of %zu sources was UNREACHABLE: nothing was "
-				          "checked (no network?); not a check, try again later",
-				          r.counts[3]);
+				if (r.counts[3] == 1)
+					cli_error("the one source was UNREACHABLE: nothing was checked "
+					          "(no network?); not a check, try again later");
+				else
+					cli_error("all %zu sources were UNREACHABLE: nothing was checked "
+					          "(no network?); not a check, try again later",
+					          r.counts[3]);
 				exit_code = EXIT_TEMPFAIL;
 			}
 		}

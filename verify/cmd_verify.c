@@ -457,11 +457,16 @@ static int parse_args(verify_opts *o, int argc, char **argv)
 		return EXIT_USAGE;
 	int c;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
 			if (!isotier_backend_lookup(optarg)) {
-				cli_error("--backend: unknown backend '%s'", optarg);
+				{
+			const char *hint = cli_suggest_backend(optarg);
+			cli_error("--backend: unknown backend '%s'%s%s%s", optarg, hint ? " (did you mean '" : "",
+			          hint ? hint : "", hint ? "'?)" : "");
+		}
 				fprintf(stderr, "known backends:");
 				for (size_t i = 0; i < isotier_backend_count(); i++)
 					fprintf(stderr, " %s", isotier_backend_at(i)->name);
@@ -492,7 +497,8 @@ static int parse_args(verify_opts *o, int argc, char **argv)
 			break;
 		case 'J': o->json = true; break;
 		case 'h': usage(stdout); return EXIT_OK;
-		default: usage(stderr); return EXIT_USAGE;
+		case ':': cli_error("verify: %s needs a value", argv[optind - 1]); return EXIT_USAGE;
+		default: return cli_unknown_option("verify", argv[optind - 1], opts, usage);
 		}
 	}
 	if (optind < argc) {
@@ -587,8 +593,14 @@ static int verify_main(int argc, char **argv)
 			          findings.items[i].field, findings.items[i].message);
 	const isotier_provider *host_claim = NULL;
 	if (o.host_provider && !(host_claim = isotier_catalogue_find(cat, o.host_provider))) {
-		cli_error("--host-provider: no catalogue entry '%s' in %s", o.host_provider,
-		          o.catalogue);
+		const char *ids[512];
+		size_t n_ids = 0;
+		for (size_t i = 0; i < cat->n_providers && n_ids < 512; i++)
+			ids[n_ids++] = cat->providers[i].id;
+		const char *hint = cli_suggest(o.host_provider, ids, n_ids);
+		cli_error("--host-provider: no catalogue entry '%s' in %s%s%s%s", o.host_provider,
+		          o.catalogue, hint ? " (did you mean '" : "", hint ? hint : "",
+		          hint ? "'?)" : "");
 		isotier_findings_free(&findings);
 		isotier_catalogue_free(cat);
 		return EXIT_USAGE;

@@ -41,7 +41,34 @@ static void usage(FILE *f)
 	for (size_t i = 0; i < N_COMMANDS; i++)
 		if (commands[i])
 			fprintf(f, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
-	fprintf(f, "\n`isotier COMMAND --help` describes each command.\n");
+	fprintf(f, "\noptions:\n  --help     this summary\n  --version  the version of isotier\n\n"
+	           "`isotier help COMMAND` (or `isotier COMMAND --help`) describes each command.\n");
+}
+
+static const struct cli_command *find(const char *name)
+{
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		if (commands[i] && !strcmp(name, commands[i]->name))
+			return commands[i];
+	return NULL;
+}
+
+/* An unknown command: say so, with the closest one. */
+static int unknown(const char *name)
+{
+	const char *names[N_COMMANDS + 1];
+	size_t n = 0;
+	for (size_t i = 0; i < N_COMMANDS; i++)
+		if (commands[i])
+			names[n++] = commands[i]->name;
+	names[n++] = "help";
+	const char *hint = cli_suggest(name, names, n);
+	if (hint)
+		cli_error("unknown command '%s' (did you mean '%s'?)", name, hint);
+	else
+		cli_error("unknown command '%s'", name);
+	usage(stderr);
+	return EXIT_USAGE;
 }
 
 int main(int argc, char **argv)
@@ -50,18 +77,28 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
-	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
+	    (!strcmp(argv[1], "help") && argc == 2)) {
 		usage(stdout);
 		return EXIT_OK;
 	}
-	if (!strcmp(argv[1], "--version")) {
+	if (!strcmp(argv[1], "--version") || !strcmp(argv[1], "version")) {
 		printf("isotier %s\n", ISOTIER_VERSION);
-		return EXIT_OK;
+		return finish_stdout(EXIT_OK);
 	}
-	for (size_t i = 0; i < N_COMMANDS; i++)
-		if (commands[i] && !strcmp(argv[1], commands[i]->name))
-			return finish_stdout(commands[i]->main(argc - 1, argv + 1));
-	cli_error("unknown command '%s'", argv[1]);
-	usage(stderr);
-	return EXIT_USAGE;
+	if (!strcmp(argv[1], "help")) { /* isotier help COMMAND [SUB]: COMMAND [SUB] --help */
+		const struct cli_command *c = find(argv[2]);
+		if (!c)
+			return unknown(argv[2]);
+		char *args[4] = {argv[2], NULL, NULL, NULL};
+		int n = 1;
+		if (argc > 3 && argv[3][0] != '-')
+			args[n++] = argv[3];
+		args[n++] = "--help";
+		return finish_stdout(c->main(n, args));
+	}
+	const struct cli_command *c = find(argv[1]);
+	if (c)
+		return finish_stdout(c->main(argc - 1, argv + 1));
+	return unknown(argv[1]);
 }

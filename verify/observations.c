@@ -94,11 +94,12 @@ void observation_rows_free(observation_row *rows, size_t n)
 		free(r->run_status);
 		free(r->catalogue_commit);
 		free(r->tool_version);
+		free(r->host);
 	}
 	free(rows);
 }
 
-int observations_list(isotier_history *h, const char *backend, int limit,
+int observations_list(isotier_history *h, const observation_filter *f,
                       observation_row **rows_out, size_t *n_out, isotier_error *err)
 {
 	sqlite3 *db = isotier_history_db(h);
@@ -108,14 +109,21 @@ int observations_list(isotier_history *h, const char *backend, int limit,
 	        "SELECT o.id, o.run_id, o.observed_at, o.backend, o.provider_id, o.claimed_tier,"
 	        " o.claimed_mechanism, o.observed_tier, o.observed_vendor, o.confidence, o.verdict,"
 	        " o.reason, r.status, r.catalogue_commit, r.tool_version, o.duration_ms,"
-	        " length(o.evidence)"
+	        " length(o.evidence), r.host"
 	        " FROM observations o JOIN runs r ON r.id = o.run_id"
-	        " WHERE ?1 IS NULL OR o.backend = ?1"
+	        " WHERE (?1 IS NULL OR o.backend = ?1) AND (?3 IS NULL OR o.observed_at >= ?3)"
+	        " AND (?4 IS NULL OR o.observed_at < ?4) AND (?5 IS NULL OR o.verdict = ?5)"
+	        " AND (?6 = 0 OR o.run_id = ?6) AND (?7 = 0 OR o.id = ?7)"
 	        " ORDER BY o.observed_at DESC, o.id DESC LIMIT ?2",
 	        -1, &s, NULL) != SQLITE_OK)
 		return isotier_history_sql_error(h, err, "list observations");
-	bind_text_or_null(s, 1, backend);
-	sqlite3_bind_int64(s, 2, limit > 0 ? limit : -1);
+	bind_text_or_null(s, 1, f->backend);
+	sqlite3_bind_int64(s, 2, f->limit > 0 ? f->limit : -1);
+	bind_text_or_null(s, 3, f->since);
+	bind_text_or_null(s, 4, f->until);
+	bind_text_or_null(s, 5, f->verdict);
+	sqlite3_bind_int64(s, 6, f->run_id);
+	sqlite3_bind_int64(s, 7, f->id);
 	observation_row *rows = NULL;
 	size_t n = 0, cap = 0;
 	int step;
@@ -151,6 +159,7 @@ int observations_list(isotier_history *h, const char *backend, int limit,
 		r->duration_ms = sqlite3_column_int64(s, 15);
 		r->evidence_bytes =
 		    sqlite3_column_type(s, 16) == SQLITE_NULL ? 0 : sqlite3_column_int64(s, 16);
+		r->host = column_dup(s, 17);
 	}
 	if (step != SQLITE_DONE) {
 		observation_rows_free(rows, n);

@@ -44,13 +44,23 @@ typedef struct observation_row {
 	int64_t id, run_id;
 	char *observed_at, *backend, *provider_id, *claimed_tier, *claimed_mechanism;
 	char *observed_tier, *observed_vendor, *confidence, *verdict, *reason, *run_status,
-	    *catalogue_commit, *tool_version;
+	    *catalogue_commit, *tool_version, *host;
 	int64_t duration_ms;
 	int64_t evidence_bytes;
 } observation_row;
 
-/* Newest first; backend NULL: all; limit <= 0: no limit. */
-int observations_list(isotier_history *h, const char *backend, int limit, observation_row **rows,
+/* What `isotier history` asks for; NULL / 0 fields do not filter. */
+typedef struct observation_filter {
+	const char *backend;
+	const char *since, *until; /* observed_at >= since, < until (YYYY-MM-DD[...]) */
+	const char *verdict;
+	int64_t run_id; /* 0: any */
+	int64_t id;     /* 0: any */
+	int limit;      /* <= 0: no limit */
+} observation_filter;
+
+/* Newest first. */
+int observations_list(isotier_history *h, const observation_filter *f, observation_row **rows,
                       size_t *n, isotier_error *err);
 void observation_rows_free(observation_row *rows, size_t n);
 

@@ -149,3 +149,10 @@ void report_put_md(FILE *f, const char *s)
 		}
 	}
 }
+
+/* Terminal, log and mail text (report --format text): controls and escape
+ * sequences made visible, newlines folded; the CLI's own policy. */
+void report_put_text(FILE *f, const char *s)
+{
+	isotier_fputs_inline(f, s ? s : "-");
+}

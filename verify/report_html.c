@@ -5,15 +5,18 @@
  * HTML and as XML. Everything from the database or the catalogue goes through
  * report_put_xml().
  */
-#include "report_model.h"
+#include "report_html.h"
 
+#include <stdlib.h>
 #include <string.h>
 
-#define E(s) report_put_xml(f, (s))
-
 static const char *const css =
-    "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;color:#111;margin:2em auto;"
-    "max-width:78em;padding:0 1em}"
+    /* Latin first, then fonts that cover CJK, Hangul, Arabic, Devanagari... */
+    "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI','Noto Sans','Noto Sans CJK JP',"
+    "'Noto Sans JP','Source Han Sans','Hiragino Sans','Hiragino Kaku Gothic ProN','Yu Gothic',"
+    "Meiryo,'Microsoft YaHei','PingFang SC','WenQuanYi Micro Hei','Apple SD Gothic Neo',"
+    "'Malgun Gothic','Noto Sans Arabic','Noto Sans Devanagari','DejaVu Sans',sans-serif;"
+    "color:#111;margin:2em auto;max-width:78em;padding:0 1em}"
     "h1{font-size:1.6em;margin:0}h2{border-bottom:2px solid "
     "#333;padding-bottom:.2em;margin-top:2em}"
     "h3{margin:1.4em 0 .4em}"
@@ -27,8 +30,13 @@ static const char *const css =
     "fff3c4}"
     ".v-unavailable{color:#555}.v-other{color:#4a148c}"
     ".bad{color:#b71c1c;font-weight:bold}.ok{color:#1b5e20;font-weight:bold}.note{color:#6d4c00}"
-    ".overall{font-size:1.2em;padding:.5em .8em;border:3px solid #1b5e20}"
-    ".overall.fail{border-color:#b71c1c}"
+    ".overall{font-size:1.2em;padding:.2em .8em;border:3px solid #1b5e20;margin:.6em 0}"
+    ".overall.fail{border-color:#b71c1c;background:#fdecea}"
+    ".overall.warn{border-color:#e65100;border-style:dashed;background:#fff3e0}"
+    ".overall.pass{background:#e8f5e9}.overall ul{font-size:.85em}"
+    "td.sev{font-weight:bold;white-space:nowrap}.sev-alert td.sev{color:#b71c1c}"
+    ".sev-warn td.sev{color:#e65100}.sev-note td.sev{color:#555;font-weight:normal}"
+    "tr.group th{background:#dde;text-align:left}summary{cursor:pointer}"
     "blockquote{margin:.3em 0 .6em 1em;padding:.2em .8em;border-left:4px solid #999;"
     "white-space:pre-wrap;font-style:italic}"
     "code,.mono{font-family:ui-monospace,'DejaVu Sans Mono',monospace;font-size:.92em;"
@@ -45,54 +53,6 @@ static const char *const verdict_colour[RV_COUNT] = {
     "#2e7d32", "#81c784", "#1565c0", "#c62828", "#f9a825", "#9e9e9e", "#6a1b9a",
 };
 
-static void verdict_cell(FILE *f, const char *word, report_verdict v)
-{
-	if (!word) {
-		fputs("<td>not observed</td>", f);
-		return;
-	}
-	static const char *const cls[RV_COUNT] = {"confirmed",    "consistent",   "exceeds",
-	                                          "contradicted", "inconclusive", "unavailable",
-	                                          "other"};
-	fprintf(f, "<td class=\"v v-%s\">", cls[v]);
-	E(word);
-	fputs("</td>", f);
-}
-
-static void td(FILE *f, const char *s)
-{
-	fputs("<td>", f);
-	if (s)
-		E(s);
-	else
-		fputs("\xe2\x80\x94", f); /* em dash */
-	fputs("</td>", f);
-}
-
-static void td_num(FILE *f, long long v)
-{
-	if (v < 0)
-		fputs("<td class=\"num\">\xe2\x80\x94</td>", f);
-	else
-		fprintf(f, "<td class=\"num\">%lld</td>", v);
-}
-
-/* A link only for http(s) URLs; anything else (javascript:, data:) is text. */
-static void url(FILE *f, const char *u)
-{
-	if (u && (!strncmp(u, "https://", 8) || !strncmp(u, "http://", 7))) {
-		fputs("<a class=\"mono\" href=\"", f);
-		E(u);
-		fputs("\">", f);
-		E(u);
-		fputs("</a>", f);
-	} else {
-		fputs("<span class=\"mono\">", f);
-		E(u);
-		fputs("</span>", f);
-	}
-}
-
 static void header(FILE *f, const report_model *m)
 {
 	fputs("<!DOCTYPE html>\n<html xmlns=\"http://www.w3.org/1999/xhtml\" lang=\"en\">\n<head>\n"
@@ -103,12 +63,45 @@ static void header(FILE *f, const report_model *m)
 	E(m->today);
 	fprintf(f,
 	        "</title>\n<style>%s</style>\n</head>\n<body>\n<header>\n"
-	        "<h1>isotier isolation report</h1>\n<p class=\"meta\">Report date <strong>",
+	        "<h1>isotier isolation report</h1>\n",
 	        css);
+	/* The banner first: green only when every required check ran and passed. */
+	const char *cls = !strcmp(m->status, "ALERT")        ? "fail"
+	                  : !strcmp(m->status, "INCOMPLETE") ? "warn"
+	                                                     : "pass";
+	fprintf(f, "<div class=\"overall %s\" id=\"banner\"><p><strong>", cls);
+	E(m->status);
+	fputs(":</strong> ", f);
+	size_t na = m->n_severity[RSEV_ALERT], nw = m->n_severity[RSEV_WARN];
+	if (na)
+		fprintf(f, "%zu alert%s need%s action", na, na == 1 ? "" : "s", na == 1 ? "s" : "");
+	if (na && nw)
+		fputs("; ", f);
+	if (nw)
+		fprintf(f, "%zu warning%s", nw, nw == 1 ? "" : "s");
+	if (na || nw)
+		fputs(" (see <a href=\"#attention\">Needs attention</a>).", f);
+	else if (!m->n_missing)
+		fputs("every required check ran; nothing contradicted, unproven, drifted, stale or "
+		      "overdue.",
+		      f);
+	fputs("</p>\n", f);
+	if (m->n_missing) {
+		fputs("<p>Checks that did not happen:</p>\n<ul class=\"missing\">\n", f);
+		for (size_t i = 0; i < m->n_missing; i++) {
+			fputs("<li>", f);
+			E(m->missing[i]);
+			fputs("</li>\n", f);
+		}
+		fputs("</ul>\n", f);
+	}
+	fputs("</div>\n<p class=\"meta\" id=\"provenance\">Report date <strong>", f);
 	E(m->today[0] ? m->today : "unknown");
 	fputs("</strong> (", f);
 	E(report_date_source_text(m));
-	fputs("). Newest record: ", f);
+	fputs(") from the history <code>", f);
+	E(m->db_path);
+	fprintf(f, "</code> (schema %d); newest record ", m->schema_version);
 	E(m->newest_record ? m->newest_record : "none");
 	fputs(". Covers ", f);
 	if (m->since) {
@@ -119,28 +112,37 @@ static void header(FILE *f, const report_model *m)
 	}
 	fprintf(
 	    f,
-	    ": %lld runs, %zu observations, %zu source checks, %zu refusals (database schema %d)."
-	    "</p>\n<p class=\"meta\">Policy: a tier is defended by a provider-published source at "
+	    ": %lld run%s, %zu observation%s, %zu source check%s, %zu refusal%s.</p>\n"
+	    "<p class=\"meta\">Policy: a tier is defended by a provider-published source at "
 	    "most %d days old; each local backend is re-verified at least every %d days "
 	    "(runbook/cadence.md).</p>\n",
-	    (long long)m->n_runs, m->n_observations, m->n_checks, m->n_refusals, m->schema_version,
-	    m->max_source_age_days, m->reverify_days);
-	if (m->n_failing)
-		fprintf(f,
-		        "<p class=\"overall fail\"><strong>ATTENTION:</strong> %zu finding%s need "
-		        "action "
-		        "(see <a href=\"#attention\">Needs attention</a>).</p>\n",
-		        m->n_failing, m->n_failing == 1 ? "" : "s");
-	else
-		fputs("<p class=\"overall\"><strong>OK:</strong> nothing contradicted, drifted, "
-		      "stale or "
-		      "overdue.</p>\n",
-		      f);
+	    (long long)m->n_runs, m->n_runs == 1 ? "" : "s", m->n_observations,
+	    m->n_observations == 1 ? "" : "s", m->n_checks, m->n_checks == 1 ? "" : "s",
+	    m->n_refusals, m->n_refusals == 1 ? "" : "s", m->max_source_age_days,
+	    m->reverify_days);
 	fputs("<nav><a href=\"#attention\">Needs attention</a><a href=\"#matrix\">Tier matrix</a>"
-	      "<a href=\"#timeline\">Verdicts over time</a><a href=\"#evidence\">Evidence</a>"
-	      "<a href=\"#refusals\">Refusals</a><a href=\"#sources\">Sources</a>"
-	      "<a href=\"#log\">Observation log</a></nav>\n</header>\n",
+	      "<a href=\"#backends\">Backends over time</a><a href=\"#timeline\">Verdicts over "
+	      "time</a><a href=\"#evidence\">Evidence</a><a href=\"#refusals\">Refusals</a>"
+	      "<a href=\"#sources\">Sources</a><a href=\"#log\">Observation log</a></nav>\n"
+	      "</header>\n",
 	      f);
+}
+
+/* Items of one severity and kind beyond this many collapse into one line. */
+#define COLLAPSE_OVER 3
+
+static void attention_row(FILE *f, const report_attention *a)
+{
+	fprintf(f, "<tr class=\"sev-%s\"><td class=\"sev\">%s</td>",
+	        a->severity == RSEV_ALERT  ? "alert"
+	        : a->severity == RSEV_WARN ? "warn"
+	                                   : "note",
+	        report_severity_name(a->severity));
+	td(f, report_attention_name(a->kind));
+	td(f, a->subject);
+	td(f, a->detail);
+	td(f, a->remedy);
+	fputs("</tr>\n", f);
 }
 
 static void attention(FILE *f, const report_model *m)
@@ -150,63 +152,125 @@ static void attention(FILE *f, const report_model *m)
 		fputs("<p>Nothing.</p>\n</section>\n", f);
 		return;
 	}
-	fputs("<table>\n<thead><tr><th>Alert</th><th>Kind</th><th>Subject</th><th>Detail</th></"
-	      "tr></thead>\n"
-	      "<tbody>\n",
+	fputs("<p>Most severe first: ALERT (act), WARN (a check did not happen), note.</p>\n"
+	      "<table class=\"attention\">\n<thead><tr><th>Severity</th><th>Kind</th>"
+	      "<th>Subject</th><th>Detail</th><th>What to do</th></tr></thead>\n<tbody>\n",
 	      f);
-	for (size_t i = 0; i < m->n_attention; i++) {
+	for (size_t i = 0; i < m->n_attention;) {
 		const report_attention *a = &m->attention[i];
-		fprintf(f, "<tr><td class=\"%s\">%s</td>", a->failing ? "bad" : "",
-		        a->failing ? "ALERT" : "note");
-		td(f, report_attention_name(a->kind));
-		td(f, a->subject);
-		td(f, a->detail);
-		fputs("</tr>\n", f);
+		size_t n = 1;
+		while (i + n < m->n_attention && m->attention[i + n].kind == a->kind &&
+		       m->attention[i + n].severity == a->severity)
+			n++;
+		if (n <= COLLAPSE_OVER) {
+			for (size_t k = 0; k < n; k++)
+				attention_row(f, &m->attention[i + k]);
+		} else { /* one line with a count; the items behind a toggle */
+			fprintf(f,
+			        "<tr class=\"sev-%s collapsed\"><td class=\"sev\">%s</td><td>",
+			        a->severity == RSEV_ALERT  ? "alert"
+			        : a->severity == RSEV_WARN ? "warn"
+			                                   : "note",
+			        report_severity_name(a->severity));
+			E(report_attention_name(a->kind));
+			fprintf(f, "</td><td colspan=\"2\"><details><summary>%zu items", n);
+			fputs("</summary>\n<ul>", f);
+			for (size_t k = 0; k < n; k++) {
+				fputs("<li><strong>", f);
+				E(m->attention[i + k].subject);
+				fputs("</strong>: ", f);
+				E(m->attention[i + k].detail);
+				fputs("</li>", f);
+			}
+			fputs("</ul></details></td>", f);
+			td(f, a->kind == RA_SOURCE_UNREACHABLE
+			          ? "not checked: retry `isotier sources check` when the network is back"
+			          : a->remedy);
+			fputs("</tr>\n", f);
+		}
+		i += n;
 	}
 	fputs("</tbody>\n</table>\n</section>\n", f);
 }
 
+static void matrix_row(FILE *f, const report_row *r)
+{
+	const report_observation *o = r->latest;
+	fputs("<tr>", f);
+	if (r->provider) {
+		fputs("<td><a href=\"#p-", f);
+		E(r->provider_id);
+		fputs("\">", f);
+		E(r->provider_id);
+		fputs("</a></td>", f);
+	} else {
+		td(f, r->provider_id ? r->provider_id : "(no claim)");
+	}
+	td(f, r->backend);
+	td(f, r->claimed_tier);
+	td(f, r->mechanism);
+	td_num(f, r->provider ? r->provider->source_age_days : -1);
+	td(f, r->provider ? r->provider->source_status : NULL);
+	td(f, o ? o->observed_tier : NULL);
+	verdict_cell(f, o ? o->verdict : NULL, o ? o->v : RV_OTHER);
+	td(f, o ? o->observed_at : NULL);
+	td_num(f, (long long)r->n_observations);
+	bool alert = r->contradicted || r->unproven || r->drifted || r->overdue ||
+	             (r->provider && r->provider->source_stale);
+	fprintf(f, "<td class=\"%s\">",
+	        alert                    ? "bad"
+	        : strcmp(r->state, "ok") ? "note"
+	                                 : "ok");
+	E(r->state);
+	fputs("</td></tr>\n", f);
+}
+
 static void matrix(FILE *f, const report_model *m)
 {
-	fputs(
-	    "<section id=\"matrix\">\n<h2>Tier matrix</h2>\n<p>One row per provider and backend. "
-	    "The claim is the catalogue's; the verdict is the latest observation's.</p>\n<table>\n"
-	    "<thead><tr><th>Provider</th><th>Backend</th><th>Claimed tier</th><th>Mechanism</th>"
-	    "<th>Source age (days)</th><th>Source check</th><th>Observed tier</th><th>Verdict</th>"
-	    "<th>When</th><th>Obs.</th><th>State</th></tr></thead>\n<tbody>\n",
-	    f);
-	for (size_t i = 0; i < m->n_rows; i++) {
-		const report_row *r = &m->rows[i];
-		const report_observation *o = r->latest;
-		fputs("<tr>", f);
-		if (r->provider) {
-			fputs("<td><a href=\"#p-", f);
-			E(r->provider_id);
-			fputs("\">", f);
-			E(r->provider_id);
-			fputs("</a></td>", f);
-		} else {
-			td(f, r->provider_id ? r->provider_id : "(no claim)");
-		}
-		td(f, r->backend);
-		td(f, r->claimed_tier);
-		td(f, r->mechanism);
-		td_num(f, r->provider ? r->provider->source_age_days : -1);
-		td(f, r->provider ? r->provider->source_status : NULL);
-		td(f, o ? o->observed_tier : NULL);
-		verdict_cell(f, o ? o->verdict : NULL, o ? o->v : RV_OTHER);
-		td(f, o ? o->observed_at : NULL);
-		td_num(f, (long long)r->n_observations);
-		bool alert = r->contradicted || r->drifted || r->overdue ||
-		             (r->provider && r->provider->source_stale);
-		fprintf(f, "<td class=\"%s\">",
-		        alert                    ? "bad"
-		        : strcmp(r->state, "ok") ? "note"
-		                                 : "ok");
-		E(r->state);
-		fputs("</td></tr>\n", f);
+	fputs("<section id=\"matrix\">\n<h2>Tier matrix</h2>\n<p>One row per provider and "
+	      "backend, grouped by provider. The claim is the catalogue's; the verdict is the "
+	      "latest observation's.</p>\n",
+	      f);
+	size_t *idx = report_matrix_order(m);
+	if (!idx) {
+		fputs("<p>Out of memory.</p>\n</section>\n", f);
+		return;
 	}
-	fputs("</tbody>\n</table>\n</section>\n", f);
+	for (int s = 0; s < RS_COUNT; s++) {
+		size_t n = 0;
+		for (size_t i = 0; i < m->n_rows; i++)
+			n += m->rows[idx[i]].section == s;
+		fprintf(f, "<h3 id=\"matrix-%s\">%s (%zu)</h3>\n", report_section_name(s),
+		        report_section_title(s), n);
+		if (!n) {
+			fputs("<p>None.</p>\n", f);
+			continue;
+		}
+		fputs("<table>\n<thead><tr><th>Provider</th><th>Backend</th><th>Claimed tier</th>"
+		      "<th>Mechanism</th><th>Source age (days)</th><th>Source check</th>"
+		      "<th>Observed tier</th><th>Verdict</th><th>When</th><th>Obs.</th>"
+		      "<th>State</th></tr></thead>\n<tbody>\n",
+		      f);
+		const char *group = NULL;
+		for (size_t i = 0; i < m->n_rows; i++) {
+			const report_row *r = &m->rows[idx[i]];
+			if (r->section != s)
+				continue;
+			if (!group || strcmp(group, r->group)) {
+				group = r->group;
+				fputs("<tr class=\"group\"><th colspan=\"11\">", f);
+				E(group);
+				/* The provider's own name, as its first offering gives it. */
+				if (r->provider && r->provider->name && strcmp(r->provider->name, group))
+					fputs(" \xe2\x80\x94 ", f), E(r->provider->name);
+				fputs("</th></tr>\n", f);
+			}
+			matrix_row(f, r);
+		}
+		fputs("</tbody>\n</table>\n", f);
+	}
+	free(idx);
+	fputs("</section>\n", f);
 }
 
 static void timeline(FILE *f, const report_model *m)
@@ -282,313 +346,18 @@ static void timeline(FILE *f, const report_model *m)
 	fputs("</tbody>\n</table>\n</section>\n", f);
 }
 
-static void evidence_block(FILE *f, const report_observation *o)
-{
-	const report_evidence *ev = o->evidence;
-	fprintf(f,
-	        "<div class=\"evidence\" id=\"o-%lld\">\n<h3>Observation %lld: ", (long long)o->id,
-	        (long long)o->id);
-	E(o->backend);
-	if (o->provider_id) {
-		fputs(" / ", f);
-		E(o->provider_id);
-	}
-	fputs(" \xe2\x80\x94 ", f);
-	E(o->verdict);
-	fputs("</h3>\n<table>\n<tbody>\n<tr><th>When</th>", f);
-	td(f, o->observed_at);
-	fprintf(f, "<th>Run</th><td class=\"num\">%lld</td></tr>\n<tr><th>Claimed</th>",
-	        (long long)o->run_id);
-	td(f, o->claimed_tier);
-	fputs("<th>Claimed mechanism</th>", f);
-	td(f, o->claimed_mechanism);
-	fputs("</tr>\n<tr><th>Observed</th>", f);
-	td(f, o->observed_tier);
-	fputs("<th>Vendor</th>", f);
-	td(f, o->observed_vendor);
-	fputs("</tr>\n<tr><th>Verdict</th>", f);
-	verdict_cell(f, o->verdict, o->v);
-	fputs("<th>Confidence</th>", f);
-	td(f, o->confidence);
-	fputs("</tr>\n<tr><th>Reason</th><td colspan=\"3\">", f);
-	E(o->reason ? o->reason : "\xe2\x80\x94");
-	fputs("</td></tr>\n<tr><th>Probe</th><td colspan=\"3\">", f);
-	E(ev->probe_schema ? ev->probe_schema : "?");
-	fputs(" ", f);
-	E(ev->probe_version ? ev->probe_version : "");
-	fputs("; kernel: ", f);
-	E(ev->kernel ? ev->kernel : "?");
-	fputs("</td></tr>\n</tbody>\n</table>\n", f);
-	if (ev->n_layers) {
-		fputs("<table>\n<thead><tr><th>Layer (outermost "
-		      "first)</th><th>Kind</th><th>Vendor</th>"
-		      "<th>Signals that decided it</th></tr></thead>\n<tbody>\n",
-		      f);
-		for (size_t i = 0; i < ev->n_layers; i++) {
-			const report_layer *l = &ev->layers[i];
-			fprintf(f, "<tr><td class=\"num\">%zu</td>", i + 1);
-			td(f, l->kind);
-			fputs("<td>", f);
-			E(l->vendor ? l->vendor : "\xe2\x80\x94");
-			if (l->hypervisor) {
-				fputs(" / ", f);
-				E(l->hypervisor);
-			}
-			fputs("</td>", f);
-			fputs("<td>", f);
-			if (!l->n_signals)
-				fputs("none recorded", f);
-			else
-				fputs("<ul>", f);
-			for (size_t j = 0; j < l->n_signals; j++) {
-				const report_signal *s = &l->signals[j];
-				fputs("<li><code>", f);
-				E(s->id ? s->id : "?");
-				fputs("</code>", f);
-				if (s->family || s->weight) {
-					fputs(" (", f);
-					E(s->family ? s->family : "?");
-					fputs(", ", f);
-					E(s->weight ? s->weight : "?");
-					fputs(")", f);
-				}
-				if (s->source) {
-					fputs(" from ", f);
-					E(s->source);
-				}
-				if (s->value) {
-					fputs(": <code>", f);
-					E(s->value);
-					fputs("</code>", f);
-				}
-				if (s->supports) {
-					fputs(" \xe2\x86\x92 ", f);
-					E(s->supports);
-				}
-				fputs("</li>", f);
-			}
-			fputs(l->n_signals ? "</ul></td></tr>\n" : "</td></tr>\n", f);
-		}
-		fputs("</tbody>\n</table>\n", f);
-	} else {
-		fputs("<p>No layers recorded.</p>\n", f);
-	}
-	if (ev->n_conflicts) {
-		fputs("<p><strong>Conflicts</strong> (weak evidence overruled by "
-		      "strong):</p>\n<ul>\n",
-		      f);
-		for (size_t i = 0; i < ev->n_conflicts; i++) {
-			fputs("<li>", f);
-			E(ev->conflicts[i]);
-			fputs("</li>\n", f);
-		}
-		fputs("</ul>\n", f);
-	}
-	if (ev->n_problems) {
-		fputs("<p><strong>Could not read all stored evidence:</strong></p>\n<ul>\n", f);
-		for (size_t i = 0; i < ev->n_problems; i++) {
-			fputs("<li>", f);
-			E(ev->problems[i]);
-			fputs("</li>\n", f);
-		}
-		fputs("</ul>\n", f);
-	}
-	fputs("</div>\n", f);
-}
-
-static void evidence(FILE *f, const report_model *m)
-{
-	fprintf(f,
-	        "<section id=\"evidence\">\n<h2>Evidence</h2>\n<p>The latest observation of each "
-	        "backend, and the %d most recent that did not back their claim, newest first. The "
-	        "JSON report and the database hold the rest.</p>\n",
-	        REPORT_EVIDENCE_MAX);
-	for (size_t i = m->n_observations; i-- > 0;)
-		if (m->observations[i].evidence)
-			evidence_block(f, &m->observations[i]);
-	if (!m->n_evidence)
-		fputs("<p>No observations.</p>\n", f);
-	fputs("</section>\n", f);
-}
-
-static void refusals(FILE *f, const report_model *m)
-{
-	fputs("<section id=\"refusals\">\n<h2>Refusals</h2>\n", f);
-	if (!m->n_refusals) {
-		fputs("<p>No refusals recorded.</p>\n</section>\n", f);
-		return;
-	}
-	size_t shown = m->n_refusals < REPORT_REFUSALS_MAX ? m->n_refusals : REPORT_REFUSALS_MAX;
-	fprintf(
-	    f,
-	    "<p>%zu refusal%s by <code>isotier_create()</code>; newest %zu shown, newest first."
-	    "</p>\n<table>\n<thead><tr><th>When</th><th>Event</th><th>Backend</th><th>Claimed</th>"
-	    "<th>Resolved</th><th>Required</th><th>Decision</th><th>Reason</th></tr></thead>\n"
-	    "<tbody>\n",
-	    m->n_refusals, m->n_refusals == 1 ? "" : "s", shown);
-	for (size_t k = 0; k < shown; k++) {
-		const report_audit *a = &m->refusals[m->n_refusals - 1 - k];
-		fputs("<tr>", f);
-		td(f, a->at), td(f, a->event), td(f, a->backend), td(f, a->claimed_tier);
-		td(f, a->resolved_tier), td(f, a->required_tier), td(f, a->decision),
-		    td(f, a->reason);
-		fputs("</tr>\n", f);
-	}
-	fputs("</tbody>\n</table>\n</section>\n", f);
-}
-
-static void sources(FILE *f, const report_model *m)
-{
-	fputs("<section id=\"sources\">\n<h2>Sources</h2>\n", f);
-	if (!m->n_providers)
-		fputs("<p>No catalogue loaded.</p>\n", f);
-	for (size_t i = 0; i < m->n_providers; i++) {
-		const report_provider *p = &m->providers[i];
-		if (!i || strcmp(m->providers[i - 1].group, p->group)) /* offerings by provider */
-			fputs("<h3 class=\"provider\" id=\"g-", f), E(p->group),
-			    fputs("\">Provider ", f), E(p->group), fputs("</h3>\n", f);
-		fputs("<h4 id=\"p-", f);
-		E(p->id);
-		fputs("\">", f);
-		E(p->id);
-		fputs(": ", f);
-		E(p->name);
-		if (p->offering) {
-			fputs(" (", f);
-			E(p->offering);
-			fputs(")", f);
-		}
-		fputs("</h4>\n<p>Claimed <strong>", f);
-		E(p->tier);
-		fputs("</strong> (", f);
-		E(p->mechanism);
-		fputs(") since ", f);
-		E(p->since ? p->since : "?");
-		fputs("; ", f);
-		E(p->kind);
-		if (p->backend) {
-			fputs(", backend <code>", f);
-			E(p->backend);
-			fputs("</code>", f);
-		}
-		fputs("; file <code>", f);
-		E(p->file);
-		fputs("</code>.", f);
-		if (p->source_stale)
-			fputs(" <span class=\"bad\">SOURCE STALE: the tier is not defended by a "
-			      "source "
-			      "within the max age.</span>",
-			      f);
-		if (strcmp(p->status, "current")) { /* the URL is shown, never linked */
-			fputs(" <span class=\"bad\">", f), E(p->status), fputs("</span> ", f);
-			E(p->status_date), fputs(": \xe2\x80\x9c", f), E(p->status_quote);
-			fputs("\xe2\x80\x9d (", f), E(p->status_url), fputs(")", f);
-		}
-		fputs("</p>\n", f);
-		if (p->notes) {
-			fputs("<p>", f);
-			E(p->notes);
-			fputs("</p>\n", f);
-		}
-		fputs("<ul>\n", f);
-		for (size_t j = 0; j < p->n_sources; j++) {
-			const report_source *s = &p->sources[j];
-			fputs("<li>", f);
-			if (s->title) {
-				E(s->title);
-				fputs(": ", f);
-			}
-			url(f, s->url);
-			fputs(" \xe2\x80\x94 ", f);
-			E(s->publisher);
-			fputs(", retrieved ", f);
-			E(s->retrieved);
-			if (s->age_days >= 0)
-				fprintf(f, " (%d days)", s->age_days);
-			if (s->stale)
-				fputs(" <span class=\"bad\">STALE</span>", f);
-			if ((int)j == p->best_source)
-				fputs(" <strong>defends the tier</strong>", f);
-			fputs("; latest check: ", f);
-			if (s->latest) {
-				fprintf(f, "<strong class=\"%s\">",
-				        !strcmp(s->latest->status, "PRESENT") ? "ok" : "bad");
-				E(s->latest->status);
-				fputs("</strong> at ", f);
-				E(s->latest->checked_at);
-				if (s->latest->http_status >= 0)
-					fprintf(f, " (HTTP %lld)",
-					        (long long)s->latest->http_status);
-				if (s->latest->detail) {
-					fputs(": ", f);
-					E(s->latest->detail);
-				}
-			} else {
-				fputs("never checked", f);
-			}
-			fputs("<blockquote>", f);
-			E(s->quote);
-			fputs("</blockquote></li>\n", f);
-		}
-		fputs("</ul>\n", f);
-		if (p->n_history) {
-			fputs("<p>Earlier claims:</p>\n<ul>\n", f);
-			for (size_t j = 0; j < p->n_history; j++) {
-				const report_prior *r = &p->history[j];
-				fputs("<li>", f);
-				E(r->tier);
-				fputs(" (", f);
-				E(r->mechanism);
-				fputs(") until ", f);
-				E(r->until);
-				fputs(": ", f);
-				E(r->note);
-				fputs("</li>\n", f);
-			}
-			fputs("</ul>\n", f);
-		}
-	}
-	fputs("</section>\n", f);
-}
-
-static void observation_log(FILE *f, const report_model *m)
-{
-	size_t shown = m->n_observations < REPORT_LOG_MAX ? m->n_observations : REPORT_LOG_MAX;
-	fprintf(f,
-	        "<section id=\"log\">\n<h2>Observation log</h2>\n<p>%zu observation%s; the newest "
-	        "%zu shown, newest first.</p>\n<table>\n<thead><tr><th>#</th><th>When</th>"
-	        "<th>Backend</th><th>Provider</th><th>Claimed</th><th>Observed</th><th>Verdict</th>"
-	        "<th>ms</th><th>Reason</th></tr></thead>\n<tbody>\n",
-	        m->n_observations, m->n_observations == 1 ? "" : "s", shown);
-	for (size_t k = 0; k < shown; k++) {
-		const report_observation *o = &m->observations[m->n_observations - 1 - k];
-		if (o->evidence)
-			fprintf(f, "<tr><td class=\"num\"><a href=\"#o-%lld\">%lld</a></td>",
-			        (long long)o->id, (long long)o->id);
-		else
-			fprintf(f, "<tr><td class=\"num\">%lld</td>", (long long)o->id);
-		td(f, o->observed_at), td(f, o->backend), td(f, o->provider_id),
-		    td(f, o->claimed_tier);
-		td(f, o->observed_tier);
-		verdict_cell(f, o->verdict, o->v);
-		td_num(f, o->duration_ms);
-		td(f, o->reason);
-		fputs("</tr>\n", f);
-	}
-	fputs("</tbody>\n</table>\n</section>\n", f);
-}
-
 int report_write_html(FILE *f, const report_model *m)
 {
 	header(f, m);
 	fputs("<main>\n", f);
 	attention(f, m);
 	matrix(f, m);
+	rh_backend_timelines(f, m);
 	timeline(f, m);
-	evidence(f, m);
-	refusals(f, m);
-	sources(f, m);
-	observation_log(f, m);
+	rh_evidence(f, m);
+	rh_refusals(f, m);
+	rh_sources(f, m);
+	rh_observation_log(f, m);
 	fprintf(
 	    f,
 	    "</main>\n<footer><p class=\"meta\">Written by isotier %s from the history database "

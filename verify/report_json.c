@@ -85,6 +85,13 @@ static void put_observation(FILE *f, const report_observation *o)
 	    SEP;
 	STR("confidence", o->confidence), SEP, STR("verdict", o->verdict), SEP;
 	STR("reason", o->reason), SEP, OPT_INT("duration_ms", o->duration_ms), SEP;
+	fputs("\"provenance\":{", f);
+	STR("host", o->host), SEP, STR("tool_version", o->tool_version), SEP;
+	STR("catalogue_commit", o->catalogue_commit), SEP;
+	STR("probe_schema", o->probe_schema ? o->probe_schema
+	                    : o->evidence   ? o->evidence->probe_schema
+	                                    : NULL);
+	fputs("},", f);
 	KEY("evidence"), put_evidence(f, o->evidence);
 	fputc('}', f);
 }
@@ -145,7 +152,9 @@ static void put_row(FILE *f, const report_row *r)
 	STR("verdict", o ? o->verdict : NULL), SEP, INT("observations", r->n_observations), SEP;
 	BOOL("overdue", r->overdue), SEP, BOOL("unproven", r->unproven), SEP,
 	    BOOL("contradicted", r->contradicted), SEP;
-	BOOL("drifted", r->drifted), SEP, STR("state", r->state);
+	BOOL("drifted", r->drifted), SEP, STR("state", r->state), SEP;
+	STR("section", report_section_name((report_section)r->section)), SEP;
+	STR("group", r->group);
 	fputc('}', f);
 }
 
@@ -156,6 +165,7 @@ int report_write_json(FILE *f, const report_model *m)
 	STR("report_date", m->today[0] ? m->today : NULL), SEP;
 	STR("report_date_from", m->today_source), SEP;
 	STR("newest_record", m->newest_record), SEP, STR("since", m->since), SEP;
+	STR("history", m->db_path), SEP;
 	fputs("\"policy\":{", f);
 	INT("max_source_age_days", m->max_source_age_days), SEP;
 	INT("reverify_days", m->reverify_days), fputs("},", f);
@@ -167,6 +177,18 @@ int report_write_json(FILE *f, const report_model *m)
 	fputs("\"summary\":{", f);
 	INT("rows", m->n_rows), SEP, INT("failing", m->n_failing), SEP;
 	BOOL("ok", m->n_failing == 0), SEP;
+	STR("status", m->status), SEP;
+	fputs("\"missing_checks\":[", f);
+	for (size_t i = 0; i < m->n_missing; i++) {
+		if (i)
+			SEP;
+		report_put_json(f, m->missing[i]);
+	}
+	fputs("],\"severities\":{", f);
+	for (int k = 0; k < RSEV_COUNT; k++)
+		fprintf(f, "%s\"%s\":%zu", k ? "," : "", report_severity_name((report_severity)k),
+		        m->n_severity[k]);
+	fputs("},", f);
 	fputs("\"latest_verdicts\":{", f);
 	for (int v = 0; v < RV_COUNT; v++)
 		fprintf(f, "%s\"%s\":%zu", v ? "," : "", report_verdict_name((report_verdict)v),
@@ -186,7 +208,10 @@ int report_write_json(FILE *f, const report_model *m)
 		const report_attention *a = &m->attention[i];
 		fputs(i ? ",{" : "{", f);
 		STR("kind", report_attention_name(a->kind)), SEP, BOOL("failing", a->failing), SEP;
-		STR("subject", a->subject), SEP, STR("detail", a->detail);
+		STR("severity", report_severity_name(a->severity)), SEP;
+		STR("subject", a->subject), SEP, STR("detail", a->detail), SEP;
+		STR("backend", a->backend), SEP, STR("provider_id", a->provider_id), SEP;
+		STR("remedy", a->remedy);
 		fputc('}', f);
 	}
 	fputs("],\"matrix\":[", f);

@@ -69,8 +69,20 @@ static void failure(FILE *f, const report_model *m, const report_row *r)
 		}
 		fputs("\n", f);
 	}
+	/* The fix, as the report's attention list spells it. */
+	for (size_t i = 0; i < m->n_attention; i++) {
+		const report_attention *a = &m->attention[i];
+		bool mine = a->backend ? r->backend && !strcmp(a->backend, r->backend)
+		                       : a->provider_id && r->provider_id &&
+		                             !strcmp(a->provider_id, r->provider_id);
+		if (!mine || (a->kind != RA_CONTRADICTED && a->kind != RA_SOURCE_CHANGED &&
+		              a->kind != RA_SOURCE_GONE))
+			continue;
+		fputs("Fix: ", f);
+		E(a->remedy);
+		fputs("\n", f);
+	}
 	fputs("Runbook: runbook/drift.md</failure>\n", f);
-	(void)m;
 }
 
 static void system_out(FILE *f, const report_model *m, const report_row *r)

@@ -5,6 +5,7 @@
  */
 #include "report_model.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define MD(s)    report_put_md(f, (s))
@@ -53,43 +54,94 @@ int report_write_md(FILE *f, const report_model *m)
 	} else {
 		fputs("the whole history", f);
 	}
-	fprintf(
-	    f,
-	    ": %lld runs, %zu observations, %zu source checks, %zu refusals. Policy: sources at "
-	    "most %d days old, re-verification every %d days.\n\n",
-	    (long long)m->n_runs, m->n_observations, m->n_checks, m->n_refusals,
-	    m->max_source_age_days, m->reverify_days);
-	if (m->n_failing)
-		fprintf(f, "**ATTENTION: %zu finding%s need action.**\n\n", m->n_failing,
-		        m->n_failing == 1 ? "" : "s");
-	else
-		fputs("**OK:** nothing contradicted, drifted, stale or overdue.\n\n", f);
+	fprintf(f,
+	        ": %lld run%s, %zu observation%s, %zu source check%s, %zu refusal%s; history `",
+	        (long long)m->n_runs, m->n_runs == 1 ? "" : "s", m->n_observations,
+	        m->n_observations == 1 ? "" : "s", m->n_checks, m->n_checks == 1 ? "" : "s",
+	        m->n_refusals, m->n_refusals == 1 ? "" : "s");
+	MD(m->db_path);
+	fprintf(f,
+	        "` (schema %d). Policy: sources at most %d days old, re-verification every %d "
+	        "days.\n\n",
+	        m->schema_version, m->max_source_age_days, m->reverify_days);
+	size_t na = m->n_severity[RSEV_ALERT], nw = m->n_severity[RSEV_WARN];
+	fprintf(f, "**%s:** ", m->status);
+	if (na)
+		fprintf(f, "%zu alert%s need%s action", na, na == 1 ? "" : "s", na == 1 ? "s" : "");
+	if (na && nw)
+		fputs("; ", f);
+	if (nw)
+		fprintf(f, "%zu warning%s", nw, nw == 1 ? "" : "s");
+	if (!na && !nw && !m->n_missing)
+		fputs("every required check ran; nothing contradicted, unproven, drifted, stale or "
+		      "overdue",
+		      f);
+	fputs(".\n\n", f);
+	if (m->n_missing) {
+		fputs("Checks that did not happen:\n\n", f);
+		for (size_t i = 0; i < m->n_missing; i++) {
+			fputs("- ", f);
+			MD(m->missing[i]);
+			fputs("\n", f);
+		}
+		fputs("\n", f);
+	}
 
 	fputs("## Needs attention\n\n", f);
 	if (!m->n_attention)
 		fputs("Nothing.\n\n", f);
 	else
-		fputs("| Alert | Kind | Subject | Detail |\n|---|---|---|---|\n", f);
-	for (size_t i = 0; i < m->n_attention; i++) {
+		fputs("| Severity | Kind | Subject | Detail | What to do |\n|---|---|---|---|---|\n", f);
+	for (size_t i = 0; i < m->n_attention;) {
 		const report_attention *a = &m->attention[i];
-		fputs(a->failing ? "| **ALERT** |" : "| note |", f);
-		cell(f, report_attention_name(a->kind));
-		cell(f, a->subject);
-		cell(f, a->detail);
-		fputs("\n", f);
+		size_t n = 1;
+		while (i + n < m->n_attention && m->attention[i + n].kind == a->kind &&
+		       m->attention[i + n].severity == a->severity)
+			n++;
+		size_t shown = n > 3 ? 0 : n; /* more than 3 of a kind: one line with a count */
+		for (size_t k = 0; k < shown; k++) {
+			const report_attention *b = &m->attention[i + k];
+			fprintf(f, b->severity == RSEV_ALERT ? "| **%s** |" : "| %s |",
+			        report_severity_name(b->severity));
+			cell(f, report_attention_name(b->kind));
+			cell(f, b->subject);
+			cell(f, b->detail);
+			cell(f, b->remedy);
+			fputs("\n", f);
+		}
+		if (!shown) {
+			fprintf(f, a->severity == RSEV_ALERT ? "| **%s** |" : "| %s |",
+			        report_severity_name(a->severity));
+			cell(f, report_attention_name(a->kind));
+			fprintf(f, " %zu items |", n);
+			fputs(" ", f);
+			for (size_t k = 0; k < n && k < MD_SHOWN; k++) {
+				fputs(k ? ", " : "", f);
+				MD(m->attention[i + k].subject);
+			}
+			fputs(n > MD_SHOWN ? ", ... |" : " |", f);
+			cell(f, a->kind == RA_SOURCE_UNREACHABLE
+			            ? "not checked: retry `isotier sources check` when the network is back"
+			            : a->remedy);
+			fputs("\n", f);
+		}
+		i += n;
 	}
 	if (m->n_attention)
 		fputs("\n", f);
 
-	fputs("## Tier matrix\n\n| Provider | Backend | Claimed tier | Mechanism | Source age "
+	fputs("## Tier matrix\n\n| Section | Group | Provider | Backend | Claimed tier | Mechanism | Source age "
 	      "(days) | "
 	      "Source check | Observed tier | Verdict | When | State |\n"
-	      "|---|---|---|---|---:|---|---|---|---|---|\n",
+	      "|---|---|---|---|---|---|---:|---|---|---|---|---|\n",
 	      f);
-	for (size_t i = 0; i < m->n_rows; i++) {
-		const report_row *r = &m->rows[i];
+	size_t *idx = report_matrix_order(m);
+	for (size_t i = 0; idx && i < m->n_rows; i++) {
+		const report_row *r = &m->rows[idx[i]];
 		const report_observation *o = r->latest;
 		fputs("|", f);
+		cell(f, report_section_title((report_section)r->section));
+		cell(f, r->group);
 		cell(f, r->provider_id ? r->provider_id : "(no claim)");
 		cell(f, r->backend);
 		cell(f, r->claimed_tier);
@@ -102,6 +154,7 @@ int report_write_md(FILE *f, const report_model *m)
 		cell(f, r->state);
 		fputs("\n", f);
 	}
+	free(idx);
 
 	fputs("\n## Latest verdicts\n\n| Verdict | Rows |\n|---|---:|\n", f);
 	for (int v = 0; v < RV_COUNT; v++)

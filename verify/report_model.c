@@ -69,6 +69,12 @@ static int cmp_observation(const void *x, const void *y)
  * report (every field of every observation: all_durations) pays that in the
  * scan; the others look it up for the newest REPORT_LOG_MAX they show.
  */
+/* The probe's schema: hostile JSON, so only when SQLite finds it valid, and
+ * only a string. */
+#define PROBE_SCHEMA                                                                               \
+	" CASE WHEN json_valid(probe_json) AND json_type(probe_json, '$.schema') = 'text'"        \
+	" THEN json_extract(probe_json, '$.schema') END"
+
 static int load_observations(report_model *m, isotier_history *h, bool all_durations,
                              isotier_error *err)
 {
@@ -87,11 +93,11 @@ static int load_observations(report_model *m, isotier_history *h, bool all_durat
 	            all_durations
 	                ? "SELECT id, run_id, observed_at, backend, provider_id, claimed_tier,"
 	                  " claimed_mechanism, observed_tier, observed_vendor, confidence, verdict,"
-	                  " reason, duration_ms, kernel_relation FROM observations"
+	                  " reason, duration_ms, kernel_relation," PROBE_SCHEMA " FROM observations"
 	                  " WHERE ?1 IS NULL OR observed_at >= ?1 ORDER BY id"
 	                : "SELECT id, run_id, observed_at, backend, provider_id, claimed_tier,"
 	                  " claimed_mechanism, observed_tier, observed_vendor, confidence, verdict,"
-	                  " reason, NULL, kernel_relation FROM observations"
+	                  " reason, NULL, kernel_relation, NULL FROM observations"
 	                  " WHERE ?1 IS NULL OR observed_at >= ?1 ORDER BY id",
 	            m->since, err) < 0)
 		return ISOTIER_EDB;
@@ -113,6 +119,9 @@ static int load_observations(report_model *m, isotier_history *h, bool all_durat
 		o->duration_ms =
 		    sqlite3_column_type(st, 12) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 12);
 		o->kernel_relation = sqlite3_column_type(st, 13) == SQLITE_NULL ? NULL : COL(13);
+		if (sqlite3_column_type(st, 14) != SQLITE_NULL)
+			o->probe_schema = report_arena_strndup(
+			    &m->arena, (const char *)sqlite3_column_text(st, 14), 64);
 		o->v = report_verdict_parse(o->verdict);
 		if (!o->observed_at || !o->backend || !o->verdict)
 			return oom(err);
@@ -124,15 +133,73 @@ static int load_observations(report_model *m, isotier_history *h, bool all_durat
 		return 0;
 	cleanup_stmt sqlite3_stmt *dur = NULL;
 	if (sqlite3_prepare_v2(isotier_history_db(h),
-	                       "SELECT duration_ms FROM observations WHERE id = ?1", -1, &dur,
-	                       NULL) != SQLITE_OK)
+	                       "SELECT duration_ms," PROBE_SCHEMA " FROM observations WHERE id = ?1",
+	                       -1, &dur, NULL) != SQLITE_OK)
 		return isotier_history_sql_error(h, err, "report: read durations");
 	size_t first = m->n_observations > REPORT_LOG_MAX ? m->n_observations - REPORT_LOG_MAX : 0;
 	for (size_t i = first; i < m->n_observations; i++) {
+		report_observation *o = &m->observations[i];
 		sqlite3_reset(dur);
-		sqlite3_bind_int64(dur, 1, m->observations[i].id);
-		if (sqlite3_step(dur) == SQLITE_ROW && sqlite3_column_type(dur, 0) != SQLITE_NULL)
-			m->observations[i].duration_ms = sqlite3_column_int64(dur, 0);
+		sqlite3_bind_int64(dur, 1, o->id);
+		if (sqlite3_step(dur) != SQLITE_ROW)
+			continue;
+		if (sqlite3_column_type(dur, 0) != SQLITE_NULL)
+			o->duration_ms = sqlite3_column_int64(dur, 0);
+		if (sqlite3_column_type(dur, 1) != SQLITE_NULL)
+			o->probe_schema = report_arena_strndup(
+			    &m->arena, (const char *)sqlite3_column_text(dur, 1), 64);
+	}
+	return 0;
+}
+
+/* Provenance of each observation: its run's tool version, catalogue commit
+ * and host. Runs are few next to observations: one scan, then a binary
+ * search per observation. */
+typedef struct run_prov {
+	int64_t id;
+	const char *tool_version, *catalogue_commit, *host;
+} run_prov;
+
+static int load_provenance(report_model *m, isotier_history *h, isotier_error *err)
+{
+	int64_t n = count(h, "SELECT count(*) FROM runs", NULL, err);
+	if (n < 0)
+		return ISOTIER_EDB;
+	if (!n || !m->n_observations)
+		return 0;
+	run_prov *runs = report_arena_alloc(&m->arena, (size_t)n * sizeof *runs);
+	if (!runs)
+		return oom(err);
+	cleanup_stmt sqlite3_stmt *st = NULL;
+	if (prepare(h, &st, "SELECT id, tool_version, catalogue_commit, host FROM runs ORDER BY id",
+	            NULL, err) < 0)
+		return ISOTIER_EDB;
+	size_t k = 0;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && k < (size_t)n) {
+		run_prov *r = &runs[k++];
+		r->id = sqlite3_column_int64(st, 0);
+		r->tool_version = COL(1);
+		r->catalogue_commit = COL(2);
+		r->host = COL(3);
+	}
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+		return isotier_history_sql_error(h, err, "report: read runs");
+	for (size_t i = 0; i < m->n_observations; i++) {
+		report_observation *o = &m->observations[i];
+		size_t lo = 0, hi = k;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (runs[mid].id < o->run_id)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < k && runs[lo].id == o->run_id) {
+			o->tool_version = runs[lo].tool_version;
+			o->catalogue_commit = runs[lo].catalogue_commit;
+			o->host = runs[lo].host;
+		}
 	}
 	return 0;
 }
@@ -424,6 +491,7 @@ static int model_fill(report_model *m, isotier_history *h, const report_options 
 	                             ? opts->max_source_age_days
 	                             : ISOTIER_DEFAULT_MAX_SOURCE_AGE_DAYS;
 	m->reverify_days = opts->reverify_days > 0 ? opts->reverify_days : REPORT_REVERIFY_DAYS;
+	m->db_path = COPY(opts->db_path);
 	m->backends = opts->backends;
 	m->n_backends = opts->n_backends;
 	/* One read transaction: every query sees the same snapshot, even while
@@ -454,7 +522,7 @@ static int model_fill(report_model *m, isotier_history *h, const report_options 
 		return ISOTIER_EDB;
 	if ((rc = load_observations(m, h, opts->all_durations, err)) < 0 ||
 	    (rc = load_checks(m, h, err)) < 0 || (rc = load_refusals(m, h, err)) < 0 ||
-	    (rc = load_catalogue(m, opts, err)) < 0)
+	    (rc = load_provenance(m, h, err)) < 0 || (rc = load_catalogue(m, opts, err)) < 0)
 		return rc;
 	if (report_build_rows(m) < 0)
 		return oom(err);
@@ -462,6 +530,8 @@ static int model_fill(report_model *m, isotier_history *h, const report_options 
 		return oom(err);
 	if ((rc = load_evidence(m, h, err)) < 0)
 		return rc;
+	if (report_finish(m) < 0)
+		return oom(err);
 	report_sort_attention(m);
 	sqlite3_exec(isotier_history_db(h), "COMMIT", NULL, NULL, NULL);
 	return 0;

@@ -84,6 +84,9 @@ typedef struct report_observation {
 	const char *observed_at, *backend, *provider_id, *claimed_tier, *claimed_mechanism;
 	const char *observed_tier, *observed_vendor, *confidence, *verdict, *reason;
 	const char *kernel_relation; /* NULL: the probe's output was not judged (or an old row) */
+	/* Provenance: from the observation's run (NULL: not stored). probe_schema
+	 * is read for the observations the log shows (and all of them in JSON). */
+	const char *tool_version, *catalogue_commit, *host, *probe_schema;
 	report_verdict v;
 	report_evidence *evidence; /* NULL unless in the evidence set */
 } report_observation;
@@ -139,7 +142,19 @@ typedef struct report_row {
 	bool contradicted; /* latest verdict CONTRADICTED */
 	bool drifted;      /* a source CHANGED or GONE */
 	const char *state; /* "ok" or the problems, e.g. "CONTRADICTED, SOURCE STALE" */
+	int section;       /* report_section */
+	const char *group; /* the provider it is grouped under (report_row_group) */
 } report_row;
+
+/* The tier matrix's sections, in the order they are shown. */
+typedef enum report_section {
+	RS_LOCAL,    /* a backend driven on this host */
+	RS_REMOTE,   /* a remote provider observed (a job ran on it) */
+	RS_SOURCES,  /* only its sources can be checked */
+	RS_COUNT
+} report_section;
+const char *report_section_name(report_section s);  /* "local", "remote", "sources" */
+const char *report_section_title(report_section s); /* "Local backends", ... */
 
 typedef struct report_audit {
 	int64_t id;
@@ -161,10 +176,18 @@ typedef enum report_attention_kind {
 } report_attention_kind;
 const char *report_attention_name(report_attention_kind k); /* "contradicted", ... */
 
+/* How loudly: an ALERT needs action, a WARN is a check that did not happen
+ * (a source unreachable), a note informs. Shown in this order. */
+typedef enum report_severity { RSEV_ALERT, RSEV_WARN, RSEV_NOTE, RSEV_COUNT } report_severity;
+const char *report_severity_name(report_severity s); /* "ALERT", "WARN", "note" */
+
 typedef struct report_attention {
 	report_attention_kind kind;
 	bool failing; /* alerts: contradicted, changed, gone, stale, overdue */
+	report_severity severity;
 	const char *subject, *detail;
+	const char *backend, *provider_id; /* what it is about, when known */
+	const char *remedy;                /* one line: what to do (report_remedy) */
 } report_attention;
 
 typedef struct report_bucket {
@@ -203,6 +226,14 @@ typedef struct report_model {
 	size_t latest_counts[RV_COUNT]; /* verdicts of the rows' latest observations */
 	size_t n_evidence;
 	size_t n_failing;
+	size_t n_severity[RSEV_COUNT];
+	/* The banner: "ALERT" (something needs action), "INCOMPLETE" (a check
+	 * that was due did not happen) or "OK" (every required check ran and
+	 * passed). missing lists the checks that did not happen, one line each. */
+	const char *status;
+	const char **missing;
+	size_t n_missing;
+	const char *db_path; /* as given with --db: which history this is */
 } report_model;
 
 typedef struct report_options {
@@ -231,6 +262,13 @@ int report_build_rows(report_model *m);
 int report_judge_rows(report_model *m);
 int report_build_buckets(report_model *m);
 void report_sort_attention(report_model *m);
+/* report_alerts.c: severities, remedies, matrix sections, the banner. */
+const char *report_remedy(report_arena *ar, const report_attention *a);
+const char *report_row_group(const report_row *r);
+/* Row indexes in the order the matrix is shown: by section, then provider
+ * group, then the model's order. malloc'd; NULL when out of memory. */
+size_t *report_matrix_order(const report_model *m);
+int report_finish(report_model *m);
 
 /* Evidence parsing, exposed for tests: hostile JSON in, bounded model out. */
 report_evidence *report_evidence_parse(report_arena *a, const char *layers_json,
@@ -259,6 +297,9 @@ void report_put_json(FILE *f, const char *s);
 /* Markdown inline text (table cells): markup characters backslash-escaped,
  * < > & as entities, newlines as spaces, controls visible. NULL writes "". */
 void report_put_md(FILE *f, const char *s);
+/* Terminal text (report --format text): controls visible, one line; NULL
+ * writes "-". */
+void report_put_text(FILE *f, const char *s);
 
 /* ---- writers ----------------------------------------------------------- */
 
@@ -266,5 +307,6 @@ int report_write_html(FILE *f, const report_model *m);
 int report_write_json(FILE *f, const report_model *m);
 int report_write_junit(FILE *f, const report_model *m);
 int report_write_md(FILE *f, const report_model *m);
+int report_write_text(FILE *f, const report_model *m); /* alerts only, terminal-safe */
 
 #endif

@@ -130,6 +130,8 @@ int report_attention_add(report_model *m, report_attention_kind kind, bool faili
 static int cmp_attention(const void *x, const void *y)
 {
 	const report_attention *a = x, *b = y;
+	if (a->severity != b->severity)
+		return a->severity < b->severity ? -1 : 1;
 	if (a->kind != b->kind)
 		return a->kind < b->kind ? -1 : 1;
 	int c = cmp_str_null_last(a->subject, b->subject);
@@ -153,6 +155,13 @@ static bool backend_expected(const report_model *m, const char *backend)
 		if (!strcmp(m->backends[i], backend))
 			return true;
 	return false;
+}
+
+/* What the newest attention item is about (for its remedy's command). */
+static void about(report_model *m, const char *backend, const char *provider_id)
+{
+	m->attention[m->n_attention - 1].backend = backend;
+	m->attention[m->n_attention - 1].provider_id = provider_id;
 }
 
 int report_judge_rows(report_model *m)
@@ -183,6 +192,7 @@ int report_judge_rows(report_model *m)
 			            o->observed_tier ? o->observed_tier : "-",
 			            o->reason ? o->reason : "no reason stored")) < 0)
 				return ISOTIER_ENOMEM;
+			about(m, r->backend, r->provider_id);
 		}
 		if (p &&
 		    (!strcmp(p->source_status, "GONE") || !strcmp(p->source_status, "CHANGED"))) {
@@ -208,6 +218,7 @@ int report_judge_rows(report_model *m)
 			                            run->claimed_tier,
 			                            run->reason ? run->reason : "no reason stored")) < 0)
 				return ISOTIER_ENOMEM;
+			about(m, r->backend, r->provider_id);
 		}
 		if (r->backend && today >= 0 && backend_expected(m, r->backend)) {
 			/* Only a run that verified resets the clock: an UNAVAILABLE
@@ -232,6 +243,7 @@ int report_judge_rows(report_model *m)
 				                            m->since ? m->since : "");
 				if (report_attention_add(m, RA_OVERDUE, true, label, d) < 0)
 					return ISOTIER_ENOMEM;
+				about(m, r->backend, r->provider_id);
 			}
 		}
 		if (!o && !r->backend)
@@ -257,6 +269,8 @@ int report_judge_rows(report_model *m)
 		                                             m->since ? " since " : "",
 		                                             m->since ? m->since : "")) < 0)
 			return ISOTIER_ENOMEM;
+		if (!found)
+			about(m, m->backends[b], NULL);
 	}
 	/* Per provider, once: sources. */
 	for (size_t i = 0; i < m->n_providers; i++) {
@@ -278,6 +292,8 @@ int report_judge_rows(report_model *m)
 			            s->latest->checked_at, s->latest->detail ? ": " : "",
 			            s->latest->detail ? s->latest->detail : "")) < 0)
 				return ISOTIER_ENOMEM;
+			if (k != RA_COUNT)
+				about(m, NULL, p->id);
 		}
 		/* A deprecated offering still resolves; the report flags it. */
 		if (strcmp(p->status, "current") &&
@@ -302,6 +318,8 @@ int report_judge_rows(report_model *m)
 		                                  p->source_age_days, m->today,
 		                                  m->max_source_age_days)) < 0)
 			return ISOTIER_ENOMEM;
+		if (p->source_stale)
+			about(m, NULL, p->id);
 	}
 	return 0;
 }

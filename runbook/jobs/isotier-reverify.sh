@@ -30,6 +30,10 @@
 #   job.log                    one block per run: each step's output and exit status
 #   last-run.json              {"exit": N, "verify": N, "sources": N, ...} of the last run
 #
+# On anything but 0 the job also prints (to stderr, and into job.log) what
+# needs a person, one item a line with its remedy and the command that looks
+# closer: `isotier report --format text` over the same history.
+#
 # Exit status (alert on anything but 0):
 #   0   nothing to act on
 #   1   drift: a CONTRADICTED verdict (verify exit 1) or a CHANGED/GONE source
@@ -166,4 +170,13 @@ case $exit_code in
   *) msg="the job failed (exit $exit_code); see $log" ;;
 esac
 echo "isotier-reverify: $msg; report: $state/reports/isotier-report.html" >&2
+# Name what needs a person: each drifted, unproven or overdue backend and
+# source, what to do, and the command that looks closer (report --format text).
+if [ "$exit_code" -ne 0 ] && [ -e "$db" ]; then
+  summary=$("$bin" report --db "$db" --format text "${cat_args[@]}" "${report_args[@]}" 2>&1)
+  if [ -n "$summary" ]; then
+    printf '%s\n' "$summary" | sed 's/^/isotier-reverify: /' >&2
+    printf '%s\n' "$summary" | sed "s/^/--- $(stamp) summary: /" >>"$log"
+  fi
+fi
 exit "$exit_code"

@@ -100,6 +100,8 @@ rc=$?
 set -e
 assert_eq "$rc" 2 "job with an unproven claim ($(cat "$TMP/job.err"); $(tail -5 "$state/job.log"))"
 assert_contains "$(cat "$TMP/job.err")" "an unproven claim"
+assert_contains "$(cat "$TMP/job.err")" "isotier-reverify: ALERT unproven runsc (runsc): "
+assert_contains "$(cat "$TMP/job.err")" "look closer: isotier history --db $state/isotier.db --backend runsc"
 assert_eq "$(json_get "$state/last-run.json" verify)" 2 "verify's own status in last-run.json"
 
 mkdir -p "$TMP/deadcat"
@@ -119,5 +121,5 @@ rc=$?
 set -e
 assert_eq "$rc" 75 "job whose sources were all UNREACHABLE ($(cat "$TMP/job2.err"))"
 [ ! -e "$state2/.sources-checked" ] || fail "an all-UNREACHABLE check counted as this period's check"
-grep -q "every one of 1 sources was UNREACHABLE" "$state2/job.log" || fail "job log: $(tail -20 "$state2/job.log")"
+grep -q "the one source was UNREACHABLE" "$state2/job.log" || fail "job log: $(tail -20 "$state2/job.log")"
 echo "ok: overdue ignores UNAVAILABLE, backend lists honoured, unproven claims alert, invalid entries exit 65, unreachable sources 75"

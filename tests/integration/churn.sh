@@ -40,7 +40,7 @@ echo "== an unchanged catalogue passes"
 echo readme >README && commit "unrelated"
 churn --since v0
 assert_eq "$rc" 0 "unchanged catalogue"
-assert_contains "$out" "0 provider change(s), 0 tier/mechanism change(s), 0 unlogged"
+assert_contains "$out" "0 provider changes, 0 tier/mechanism changes, 0 unlogged"
 
 echo "== a tier change without an entry fails and lists it; a mechanism-only change too"
 provider alpha GVISOR gvisor
@@ -78,7 +78,7 @@ entry beta MICROVM/firecracker MICROVM/kata
 commit "CHURN.md: beta"
 churn --since v0
 assert_eq "$rc" 0 "all logged"
-assert_contains "$out" "2 tier/mechanism change(s), 0 unlogged"
+assert_contains "$out" "2 tier/mechanism changes, 0 unlogged"
 # The entry is read from --until: at two-changes there is none yet.
 churn --since v0 --until two-changes
 assert_eq "$rc" 1 "CHURN.md at --until"
@@ -88,7 +88,7 @@ git branch base "$first"
 for ref in v0 base "$first" "${first:0:10}" main~3; do
   churn --since "$ref"
   assert_eq "$rc" 0 "--since $ref"
-  assert_contains "$out" "2 tier/mechanism change(s), 0 unlogged"
+  assert_contains "$out" "2 tier/mechanism changes, 0 unlogged"
 done
 
 echo "== a provider added and one removed need no entry"
@@ -113,7 +113,7 @@ git mv catalogue/providers/gamma.json catalogue/providers/gamma-sandbox.json
 commit "rename gamma's file"
 churn --since v1
 assert_eq "$rc" 0 "rename only"
-assert_contains "$out" "0 provider change(s)"
+assert_contains "$out" "0 provider changes"
 git mv catalogue/providers/gamma-sandbox.json catalogue/providers/gamma-vm.json
 provider gamma MICROVM firecracker gamma-vm
 commit "gamma moves to microVMs, file renamed"
@@ -121,7 +121,7 @@ churn --since v1
 assert_eq "$rc" 1
 assert_contains "$out" "renamed catalogue/providers/gamma.json -> catalogue/providers/gamma-vm.json"
 assert_contains "$out" "UNLOGGED gamma: GVISOR/gvisor → MICROVM/firecracker"
-assert_contains "$out" "1 provider change(s)"
+assert_contains "$out" "1 provider change, "
 churn --since v1 --until v0
 assert_eq "$rc" 1 "reversed range: the reverse changes are unlogged"
 assert_contains "$out" "warning: v1 is not an ancestor of v0"
@@ -394,7 +394,7 @@ churn --since o0
 assert_eq "$rc" 0 "a rename and a deprecation need no CHURN.md entry ($out)"
 assert_contains "$out" "renamed  acme-vm: MICROVM/firecracker (renamed from acme)"
 assert_contains "$out" "status   acme-sdk: MICROVM/firecracker (status current → deprecated)"
-assert_contains "$out" "2 provider change(s), 0 tier/mechanism change(s), 0 unlogged"
+assert_contains "$out" "2 provider changes, 0 tier/mechanism changes, 0 unlogged"
 if grep -qE "(removed|added) +acme" <<<"$out"; then fail "a rename reported as removal and addition: $out"; fi
 churn --since o0 --json
 echo "$out" >"$TMP/o.json"
@@ -427,5 +427,63 @@ commit "bad status"
 churn --since o0
 assert_eq "$rc" 65 "status outside the vocabulary"
 assert_contains "$out" 'field "status" must be'
+
+cd "$R"
+echo "== the check says which revision CHURN.md was read from"
+churn --since v0.2.1
+assert_contains "$out" "CHURN.md read from HEAD ($(git rev-parse HEAD | cut -c1-12))"
+churn --since v0.2.1 --json
+echo "$out" >"$TMP/from.json"
+assert_contains "$(json_get "$TMP/from.json" churn_md_from)" "HEAD ("
+
+echo "== --worktree: the working tree's catalogue and CHURN.md (a pre-commit check)"
+provider epsilon MICROVM kata
+churn --worktree
+assert_eq "$rc" 1 "an uncommitted, unlogged tier change ($out)"
+assert_contains "$out" "catalogue churn HEAD ($(git rev-parse HEAD | cut -c1-12)) .. the working tree"
+assert_contains "$out" "CHURN.md read from the working tree ($R/CHURN.md)"
+assert_contains "$out" "UNLOGGED epsilon: GVISOR/gvisor → MICROVM/kata"
+churn --since v0.2.1
+assert_eq "$rc" 0 "without --worktree the commit is what counts"
+entry epsilon GVISOR/gvisor MICROVM/kata
+churn --worktree
+assert_eq "$rc" 0 "logged in the working tree's CHURN.md ($out)"
+assert_contains "$out" "logged   epsilon: GVISOR/gvisor → MICROVM/kata"
+churn --worktree --until HEAD~1
+assert_eq "$rc" 64 "--worktree with --until"
+churn release-check --worktree
+assert_eq "$rc" 64 "--worktree is for the check"
+mv CHURN.md "$TMP/churn.keep" && mkfifo CHURN.md
+churn --worktree
+assert_eq "$rc" 65 "a FIFO for CHURN.md is refused, not read"
+assert_contains "$out" "CHURN.md: not a regular file"
+rm CHURN.md && mv "$TMP/churn.keep" CHURN.md
+git checkout -q -- CHURN.md catalogue
+
+echo "== the changelog gate spells out the heading it expected and the fix"
+git tag v0.3.0
+churn release-check --tag v0.3.0 --junit "$TMP/g.xml"
+assert_eq "$rc" 1 "no section for 0.3.0"
+assert_contains "$out" "section missing: expected the heading '## [0.3.0] - YYYY-MM-DD'"
+python3 - "$TMP/g.xml" <<'PY' || fail "JUnit failures carry the fix"
+import sys, xml.etree.ElementTree as ET
+fails = [c.find("failure") for c in ET.parse(sys.argv[1]).iter("testcase") if c.find("failure") is not None]
+assert fails and all("'## [0.3.0] - YYYY-MM-DD'" in (f.text or "") + f.get("message") for f in fails), [f.get("message") for f in fails]
+PY
+# "- None" next to a real entry is a contradiction.
+provider zeta GVISOR gvisor
+entry zeta CONTAINER/runc GVISOR/gvisor
+sed -i 's/^## \[Unreleased\]$/&\n\n## [0.4.0] - 2026-12-03\n### Churn\n- None\n- 2026-11-30 — zeta: CONTAINER\/runc → GVISOR\/gvisor/' CHANGELOG.md
+commit "zeta, and a changelog that says None beside it"
+git tag v0.4.0
+churn release-check --tag v0.4.0
+assert_eq "$rc" 1 "'- None' beside a real entry"
+assert_contains "$out" "'- None' only when nothing churned: '- None' beside real entries in '## [0.4.0] - YYYY-MM-DD': remove the '- None' line"
+provider zeta MICROVM vm
+commit "zeta again, unlogged"
+churn --since v0.4.0 --junit "$TMP/u.xml"
+assert_eq "$rc" 1
+grep -q "add to CHURN.md &quot;### YYYY-MM-DD — zeta: GVISOR/gvisor → MICROVM/vm&quot;" "$TMP/u.xml" ||
+  fail "the JUnit failure of an unlogged change does not carry the fix: $(grep failure "$TMP/u.xml")"
 
 echo "churn: all checks passed"

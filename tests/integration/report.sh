@@ -118,7 +118,15 @@ want = {
 }
 assert got == want, got
 order = [r[0] for r in rows]
-assert order == ["bubblewrap", "e2b", "e2b-legacy", "qemu-microvm", "runsc", "(no claim)"], order
+# Sections (local backends, remote observed, source-checked only), grouped by provider.
+assert order == ["bubblewrap", "(no claim)", "qemu-microvm", "runsc", "e2b", "e2b-legacy"], order
+heads = ["".join(h.itertext()) for h in sec.iter("{http://www.w3.org/1999/xhtml}h3")]
+assert heads == ["Local backends (4)", "Remote providers observed (0)",
+                 "Offerings checked by their sources only (2)"], heads
+groups = [("".join(th.itertext())) for tr in sec.iter("{http://www.w3.org/1999/xhtml}tr")
+          if tr.get("class") == "group" for th in tr]
+assert groups[1] == "host" and groups[0].startswith("bubblewrap \u2014 bubblewrap <script>"), groups
+assert groups[-1].startswith("e2b"), groups  # e2b and e2b-legacy: one provider, one group
 EOF
 
 # --- JUnit: schema-valid, one testcase per row, failures where due ----------
@@ -139,6 +147,8 @@ assert f("runsc [runsc]").get("type") == "SOURCE_DRIFT" and "GONE" in f("runsc [
 assert f("qemu-microvm [qemu-microvm]") is None, "UNREACHABLE is never drift"
 assert f("(no claim) [host]") is None
 assert "<script>alert('x')</script>" in f("bubblewrap [bwrap]").text  # escaped in XML, intact when parsed
+assert "Fix: re-verify bwrap: `isotier verify --backend bwrap`" in f("bubblewrap [bwrap]").text, f("bubblewrap [bwrap]").text
+assert "Fix: source changed: compare with the stored hash" in f("e2b").text, f("e2b").text
 EOF
 
 # --- JSON: the documented schema, and the strings carried verbatim ----------
@@ -196,6 +206,14 @@ assert kinds == sorted(kinds, key=["contradicted", "unproven", "source_gone", "s
                                    "source_stale", "overdue", "catalogue"].index), kinds
 EOF
 
+# --- text: terminal-safe, alerts only ----------------------------------------
+"$BIN" report --db "$TMP/history.db" --catalogue "$TMP/cat" --format text >"$TMP/r.text" || fail "text report: $?"
+! grep -q $'\x1b' "$TMP/r.text" || fail "a terminal escape reached the text report"
+! grep -q $'\x07' "$TMP/r.text" || fail "a BEL reached the text report"
+assert_contains "$(cat "$TMP/r.text")" 'ALERT contradicted bubblewrap (bwrap): ' "text lists the contradiction"
+assert_contains "$(cat "$TMP/r.text")" '\x1b[31mred' "escapes shown as text"
+assert_eq "$(head -c 6 "$TMP/r.text")" "ALERT:" "the banner comes first"
+
 # --- Markdown: pipes and markup escaped -------------------------------------
 md=$(cat "$TMP/r.md")
 ! grep -qi '<script' "$TMP/r.md" || fail "raw <script> in Markdown"
@@ -216,12 +234,18 @@ while lines[j].startswith("|"):
 assert j - i == 2 + 6, j - i
 EOF
 
-# --- reproducible: same database, same bytes (also from another path) ------
-cp "$TMP/history.db" "$TMP/copy.db"
+# --- reproducible: same database, same bytes (also a copy elsewhere) --------
+# The header names the history as given with --db, so a copy is compared
+# under the same relative name.
+mkdir -p "$TMP/elsewhere"
+cp "$TMP/history.db" "$TMP/elsewhere/history.db"
 for fmt in html json junit md; do
-  "$BIN" report --db "$TMP/copy.db" --catalogue "$TMP/cat" --format $fmt >"$TMP/again.$fmt" \
+  "$BIN" report --db "$TMP/history.db" --catalogue "$TMP/cat" --format $fmt >"$TMP/again.$fmt" \
     || fail "second report ($fmt) exited $?"
   cmp -s "$TMP/r.$fmt" "$TMP/again.$fmt" || fail "$fmt regeneration differs: $(diff "$TMP/r.$fmt" "$TMP/again.$fmt" | head -5)"
+  (cd "$TMP" && "$BIN" report --db history.db --catalogue "$TMP/cat" --format $fmt >"$TMP/rel.$fmt") || fail "relative $fmt"
+  (cd "$TMP/elsewhere" && "$BIN" report --db history.db --catalogue "$TMP/cat" --format $fmt >"$TMP/copy.$fmt") || fail "copy $fmt"
+  cmp -s "$TMP/rel.$fmt" "$TMP/copy.$fmt" || fail "$fmt of a copy differs: $(diff "$TMP/rel.$fmt" "$TMP/copy.$fmt" | head -5)"
 done
 
 # --- an empty history (a fresh install): valid reports, backends overdue ------

@@ -79,6 +79,11 @@ check_reports() {
 run_job ISOTIER_BACKENDS="bwrap host"
 assert_eq "$rc" 1 "drift must exit 1 ($(cat "$TMP/job.err"))"
 assert_contains "$(cat "$TMP/job.err")" "DRIFT"
+# The summary names each drifted source and the command to look closer.
+assert_contains "$(cat "$TMP/job.err")" "isotier-reverify: ALERT source_changed e2b: "
+assert_contains "$(cat "$TMP/job.err")" "isotier-reverify:     look closer: isotier history --db $state/isotier.db --sources --provider e2b"
+assert_contains "$(cat "$TMP/job.err")" "isotier-reverify: ALERT source_gone gone: "
+assert_contains "$(cat "$state/job.log")" "summary: ALERT source_changed e2b: "
 [ -s "$state/isotier.db" ] || fail "no database kept"
 check_reports
 python3 - "$state/reports/isotier-report.json" "$state/last-run.json" <<'EOF' || fail "run 1 report"

@@ -133,7 +133,7 @@ assert_eq "$rc" 75 "every source UNREACHABLE: not a check"
 assert_contains "$out" "UNREACHABLE loop"
 assert_contains "$out" "UNREACHABLE refused"
 assert_contains "$out" "2 of 2 checked: 0 PRESENT, 0 CHANGED, 0 GONE, 2 UNREACHABLE"
-assert_contains "$out" "every one of 2 sources was UNREACHABLE: nothing was checked"
+assert_contains "$out" "all 2 sources were UNREACHABLE: nothing was checked"
 # Some UNREACHABLE beside a PRESENT one: not drift, exit 0.
 set +e
 out=$("$bin" sources check --catalogue "$TMP/cat" --db "$db" --timeout 2 --provider present --provider refused 2>&1)

@@ -35,11 +35,14 @@ sum_before=$(sha256sum "$db" | cut -d' ' -f1)
 
 "$ISOTIER_BIN" history --db "$db" >"$TMP/h" 2>&1 || fail "history: $(cat "$TMP/h")"
 assert_eq "$(wc -l <"$TMP/h")" 4 "header + 3 rows"
-assert_eq "$(sed -n 2p "$TMP/h" | awk '{print $2}')" host "newest first"
+assert_eq "$(sed -n 2p "$TMP/h" | awk '{print $4}')" host "newest first"
 sed -n 2p "$TMP/h" | grep -q 'INCONCLUSIVE' || fail "host row: $(sed -n 2p "$TMP/h")"
-sed -n 3p "$TMP/h" | grep -Eq '^[0-9T:Z-]+ +bwrap +CONTAINER \(bubblewrap\) +CONTAINER( \(bubblewrap\))? +CONFIRMED' || fail "bwrap CONFIRMED row: $(sed -n 3p "$TMP/h")"
-sed -n 4p "$TMP/h" | grep -Eq 'bwrap .*NONE +CONTRADICTED +evil \\x1b\[2J\\x07 end' || fail "sanitized row: $(sed -n 4p "$TMP/h" | od -c | head)"
-if grep -q $'\x1b' "$TMP/h"; then fail "a raw ESC reached the output"; fi
+sed -n 3p "$TMP/h" | grep -Eq '^2 +[0-9T:Z-]+ +[0-9]+ +bwrap +CONTAINER +CONTAINER +CONFIRMED' || fail "bwrap CONFIRMED row: $(sed -n 3p "$TMP/h")"
+# --wide: the mechanism, the vendor and the whole reason.
+"$ISOTIER_BIN" history --db "$db" --wide >"$TMP/hw" 2>&1 || fail "history --wide: $(cat "$TMP/hw")"
+sed -n 3p "$TMP/hw" | grep -Eq 'bwrap +bubblewrap +CONTAINER \(bubblewrap\) +CONTAINER( \(bubblewrap\))? +CONFIRMED' || fail "bwrap --wide row: $(sed -n 3p "$TMP/hw")"
+sed -n 4p "$TMP/hw" | grep -Eq 'bwrap .*NONE +CONTRADICTED +.*evil \\x1b\[2J\\x07 end' || fail "sanitized row: $(sed -n 4p "$TMP/hw" | od -c | head)"
+if grep -q $'\x1b' "$TMP/h" "$TMP/hw"; then fail "a raw ESC reached the output"; fi
 
 # --backend, --limit, --json.
 "$ISOTIER_BIN" history --db "$db" --backend bwrap --json >"$TMP/j"
@@ -54,7 +57,7 @@ assert_eq "$(json_get "$TMP/j" observations.1.run_status)" ok "a run that found 
 assert_eq "$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["observations"]))' "$TMP/j1")" 1 "--limit 1"
 assert_eq "$(json_get "$TMP/j1" observations.0.backend)" host "--limit 1 keeps the newest"
 "$ISOTIER_BIN" history --db "$db" --backend runsc >"$TMP/none"
-assert_contains "$(cat "$TMP/none")" "(no observations)"
+assert_contains "$(cat "$TMP/none")" "(no observations match)"
 
 # Read-only: the file is unchanged.
 assert_eq "$(sha256sum "$db" | cut -d' ' -f1)" "$sum_before" "history modified the database"
