@@ -96,6 +96,9 @@ typedef struct isotier_create_opts {
 	const char *otlp_endpoint;      /* OTLP/HTTP traces endpoint; NULL: none */
 	const char *otlp_file;          /* OTLP/JSON spans file; NULL: none */
 	int timeout_s;                  /* per child process; 0: 60 s */
+	bool otlp_required;             /* false: a span that cannot be exported (file or
+	                                   endpoint) costs a warning; true: it fails the
+	                                   create, before anything is provisioned */
 } isotier_create_opts;
 
 int isotier_create(isotier_sandbox **out, const isotier_create_opts *opts, isotier_error *err);

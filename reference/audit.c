@@ -29,9 +29,9 @@ static cJSON *event_json(const isotier_event *ev, const char *at)
 
 static int append_line(const char *path, const char *line, isotier_error *err)
 {
-	cleanup_close int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+	cleanup_close int fd = isotier_open_append(path, "audit log", err);
 	if (fd < 0)
-		return isotier_error_set(err, ISOTIER_EIO, errno, "audit log %s", path);
+		return fd;
 	size_t len = strlen(line), off = 0;
 	/* One write of the whole line, so concurrent writers never interleave
 	 * within a line (O_APPEND); loop only on a short write. */

@@ -61,6 +61,14 @@ void isotier_utc_now(char *buf, size_t len);
 /* Reads a whole file of at most max bytes; NUL-terminated. Returns 0 or <0. */
 int isotier_read_file(char **out, size_t *out_len, const char *path, size_t max, isotier_error *err);
 
+/* Opens path for appending (created 0640 if absent) and returns the
+ * descriptor, or <0: ISOTIER_EINVAL when it is not a regular file (a FIFO,
+ * device, directory or socket: never waited on), else ISOTIER_EIO. `what`
+ * names the option in the error ("audit log"). */
+int isotier_open_append(const char *path, const char *what, isotier_error *err);
+/* "a FIFO", "a directory"... for a st_mode. */
+const char *isotier_file_kind(unsigned mode);
+
 /* One UTF-8 sequence at p, at most avail bytes: its length (1-4) and code
  * point, or 0 when the bytes are not valid UTF-8 (overlong, surrogate, out of
  * range, truncated). A NUL ends any sequence, so C strings may pass SIZE_MAX. */

@@ -13,6 +13,7 @@ enum {
 	EXIT_FINDING = 1,   /* the check ran and found a problem (drift, contradiction) */
 	EXIT_USAGE = 64,    /* EX_USAGE */
 	EXIT_DATAERR = 65,  /* EX_DATAERR */
+	EXIT_NOINPUT = 66,  /* EX_NOINPUT */
 	EXIT_UNAVAIL = 69,  /* EX_UNAVAILABLE */
 	EXIT_SOFTWARE = 70, /* EX_SOFTWARE */
 	EXIT_CANTCREAT = 73,/* EX_CANTCREAT */
@@ -41,6 +42,13 @@ int cli_subcommand(int argc, char **argv, const char *sub, int (*run)(int, char 
 /* Parses a whole decimal number in [lo, hi] given to option opt; on error
  * prints "OPT: expected a number from LO to HI, got 'S'" and returns -1. */
 int cli_parse_int(const char *opt, const char *s, int lo, int hi, int *out);
+
+/* Checks the history database named by option opt (--db) before anything
+ * opens it: 0 when it is absent (the command decides), an empty file or an
+ * SQLite database; else prints why and returns 66 (a FIFO, device or
+ * directory, a path that cannot be looked up or is too long) or 65 (an
+ * existing file that is not an SQLite database). */
+int cli_check_db(const char *opt, const char *path);
 
 /* The repository's catalogue directory: $ISOTIER_CATALOGUE, else the
  * compiled-in source tree path, else ./catalogue/providers. */

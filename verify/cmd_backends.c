@@ -5,7 +5,10 @@
 #include "../reference/resolve.h"
 
 #include <cJSON.h>
+#include <errno.h>
 #include <getopt.h>
+#include <string.h>
+#include <sys/stat.h>
 
 static int backends_main(int argc, char **argv)
 {
@@ -20,12 +23,26 @@ static int backends_main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': ro.catalogue_dir = optarg; break;
-		case 'd': ro.db_path = optarg; break;
+		case 'd':
+			if ((c = cli_check_db("--db", optarg)) != EXIT_OK)
+				return c;
+			ro.db_path = optarg;
+			break;
 		case 'j': json = 1; break;
 		case 'h':
 			printf("usage: isotier backends [--catalogue DIR] [--db PATH] [--json]\n");
 			return EXIT_OK;
 		default: return EXIT_USAGE;
+		}
+	}
+	/* A catalogue named on the command line must be a directory: listing
+	 * every claim UNKNOWN from /dev/zero would be a success that is not. */
+	if (ro.catalogue_dir) {
+		struct stat st;
+		int e = stat(ro.catalogue_dir, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+		if (e) {
+			cli_error("--catalogue %s: %s", ro.catalogue_dir, strerror(e));
+			return EXIT_NOINPUT;
 		}
 	}
 	cJSON *doc = json ? cJSON_CreateArray() : NULL;

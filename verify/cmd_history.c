@@ -129,7 +129,11 @@ static int history_main(int argc, char **argv)
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
-		case 'd': db = optarg; break;
+		case 'd':
+			if ((c = cli_check_db("--db", optarg)) != EXIT_OK)
+				return c;
+			db = optarg;
+			break;
 		case 'b':
 			if (!*optarg || strlen(optarg) > 64) {
 				cli_error("--backend: expected a backend name");

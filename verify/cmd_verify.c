@@ -388,7 +388,11 @@ static int parse_args(verify_opts *o, int argc, char **argv)
 			o->names[o->n_names++] = optarg;
 			break;
 		case 'a': o->all = true; break;
-		case 'd': o->db = optarg; break;
+		case 'd':
+			if ((c = cli_check_db("--db", optarg)) != EXIT_OK)
+				return c;
+			o->db = optarg;
+			break;
 		case 'c': o->catalogue = optarg; break;
 		case 'p': o->host_provider = optarg; break;
 		case 'j':
