@@ -93,7 +93,7 @@ int isotier_audit_emit(isotier_telemetry *t, const isotier_event *ev, isotier_er
 	char at[32];
 	isotier_utc_now(at, sizeof at);
 	cJSON *o = event_json(ev, at);
-	char *line = o ? cJSON_PrintUnformatted(o) : NULL;
+	char *line = o ? isotier_json_print(o, false) : NULL;
 	cJSON_Delete(o);
 	if (!line)
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "audit event: out of memory");

@@ -92,9 +92,9 @@ static int dup_opt(char **dst, const char *src)
 static int attest_parse(isotier_tier *observed, char *observed_name, size_t name_len,
 			const char *json, isotier_error *err)
 {
-	cJSON *doc = cJSON_Parse(json);
-	if (!doc)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "attest: probe output is not JSON");
+	cJSON *doc = isotier_json_parse(json, strlen(json), "attest: probe output", err);
+	if (!doc) /* not JSON, trailing data, or a key given twice: one reading only */
+		return ISOTIER_EDATA;
 	const cJSON *schema = cJSON_GetObjectItemCaseSensitive(doc, "schema");
 	const cJSON *tier = cJSON_GetObjectItemCaseSensitive(doc, "observed_tier");
 	int rc = 0;

@@ -96,7 +96,10 @@ static char *span_export_json(const isotier_telemetry *t, const isotier_event *e
 	cJSON_AddNumberToObject(status, "code", failed ? 2 : 1); /* ERROR : OK */
 	if (failed)
 		cJSON_AddStringToObject(status, "message", ev->reason ? ev->reason : "");
-	char *out = cJSON_PrintUnformatted(root);
+	/* Valid UTF-8 (a sandbox's reason text can carry any byte); no extra
+	 * member noting it: OTLP receivers may refuse unknown fields. */
+	size_t replaced = 0;
+	char *out = isotier_json_scrub(root, &replaced) == 0 ? cJSON_PrintUnformatted(root) : NULL;
 	cJSON_Delete(root);
 	return out;
 }

@@ -150,7 +150,7 @@ bool isotier_utf8_valid(const char *s, size_t len)
 
 /* Code points that can rewrite what a terminal shows: C0/C1 controls, DEL,
  * bidirectional overrides and isolates, line/paragraph separators. */
-static bool terminal_unsafe(uint32_t cp)
+bool isotier_unicode_unsafe(uint32_t cp)
 {
 	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x200e || cp == 0x200f ||
 	       (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0x2028 ||
@@ -173,9 +173,9 @@ static void fputs_escaped(FILE *f, const char *s, bool keep_layout)
 			fputs("\\n", f);
 		else if (cp == '\t')
 			fputs("\\t", f);
-		else if (cp < 0x80 && terminal_unsafe(cp))
+		else if (cp < 0x80 && isotier_unicode_unsafe(cp))
 			fprintf(f, "\\x%02x", (unsigned)cp);
-		else if (terminal_unsafe(cp))
+		else if (isotier_unicode_unsafe(cp))
 			fprintf(f, "\\u%04x", (unsigned)cp);
 		else
 			fwrite(p, 1, n, f);

@@ -83,7 +83,7 @@ static int backends_main(int argc, char **argv)
 		}
 	}
 	if (json) {
-		char *s = cJSON_Print(doc);
+		char *s = isotier_json_print(doc, true);
 		if (s)
 			puts(s);
 		free(s);

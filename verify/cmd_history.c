@@ -58,7 +58,7 @@ static int print_json(const char *db, const observation_row *rows, size_t n)
 		cJSON_AddNumberToObject(o, "evidence_bytes", (double)r->evidence_bytes);
 		cJSON_AddItemToArray(arr, o);
 	}
-	char *text = cJSON_Print(doc);
+	char *text = isotier_json_print(doc, true);
 	cJSON_Delete(doc);
 	if (!text)
 		return -1;

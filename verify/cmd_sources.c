@@ -345,7 +345,7 @@ static int print_json(const struct run *r, const char *db, const char *dir, cons
 		cJSON_AddItemToArray(list, e);
 	}
 	cJSON_AddItemToObject(o, "sources", list);
-	char *s = cJSON_Print(o);
+	char *s = isotier_json_print(o, true);
 	cJSON_Delete(o);
 	if (!s)
 		return -1;

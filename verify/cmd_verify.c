@@ -120,8 +120,8 @@ static int record_job(void *arg, isotier_error *err)
 	    .layers_json = parsed ? j->probe.layers_json : NULL,
 	    .verdict = judge_verdict_name(j->verdict),
 	    .reason = j->reason,
-	    .probe_json = j->out,
-	    .probe_json_len = j->out_len,
+	    .probe_json = parsed ? j->probe.doc_json : j->out,
+	    .probe_json_len = parsed ? strlen(j->probe.doc_json) : j->out_len,
 	    .evidence = j->evidence.data,
 	    .evidence_len = j->evidence.len,
 	    .evidence_format = EVIDENCE_FORMAT,
@@ -301,7 +301,7 @@ static void print_json(const job *jobs, size_t n, int64_t run_id, const char *db
 			                        (double)j->probe.duration_us);
 		cJSON_AddNumberToObject(o, "evidence_bytes", (double)j->evidence.len);
 	}
-	char *text = cJSON_Print(doc);
+	char *text = isotier_json_print(doc, true);
 	cJSON_Delete(doc);
 	if (text) {
 		puts(text);
