@@ -36,7 +36,9 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 # Misbehaving stand-ins for the probe (verify fault tests): one static binary per mode.
 FAULT_PROBES := $(addprefix $(BUILD)/tests/fault-probe-,hang garbage huge none evil)
 
-.PHONY: all deps run test unit integration bench lint format clean
+.PHONY: all deps run test unit integration bench lint format clean fuzz
+# Kept between builds: every unit suite links them all.
+.SECONDARY: $(SAN_OBJS)
 all: $(BUILD)/isotier-probe $(BUILD)/libisotier.a $(BUILD)/libisotier.so $(BUILD)/isotier $(BUILD)/isotier.pc $(FAULT_PROBES)
 
 deps:

@@ -62,8 +62,7 @@ cJSON *isotier_json_parse(const char *json, size_t len, const char *what, isotie
 	const char *end = NULL;
 	cJSON *doc = cJSON_ParseWithLengthOpts(json, len, &end, false);
 	if (!doc) {
-		size_t off = end && end >= json && end <= json + len ? (size_t)(end - json) : 0;
-		isotier_error_set(err, ISOTIER_EDATA, 0, "%s: not JSON (at byte %zu)", what, off);
+		isotier_error_set(err, ISOTIER_EDATA, 0, "%s: not valid JSON", what);
 		return NULL;
 	}
 	for (const char *p = end; p && p < json + len; p++)

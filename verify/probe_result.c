@@ -309,9 +309,10 @@ int probe_result_parse(probe_result *out, const char *json, size_t len, isotier_
 	 * last-wins by jq or Python from the stored copy. */
 	const char *dup = isotier_json_duplicate_key(doc);
 	if (dup) {
+		int rc = isotier_error_set(err, ISOTIER_EDATA, 0,
+		                           "document: duplicate key \"%.48s\"", dup);
 		cJSON_Delete(doc);
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "document: duplicate key \"%.48s\"",
-		                         dup);
+		return rc;
 	}
 	int rc = parse_doc(out, doc, err);
 	/* What is stored is the document judged, re-serialised (valid UTF-8). */
