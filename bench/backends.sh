@@ -4,6 +4,8 @@
 # Targets (issue 4): bwrap, runc <= 50 ms; runsc <= 300 ms; qemu-microvm (TCG) <= 2 s.
 # Also the qemu-microvm boot with the host root over virtio-9p (`isotier run`'s path).
 set -euo pipefail
+# BENCH_QUICK=1 (make test): one run of everything, tiny inputs; checks the bench works, no figures.
+q() { if [ -n "${BENCH_QUICK:-}" ]; then echo "$2"; else echo "$1"; fi; }
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-build}
 driver="$root/$build/tests/backend-run"
@@ -13,17 +15,22 @@ command -v hyperfine >/dev/null || { echo "bench/backends: hyperfine not install
 tmp=$(mktemp -d /tmp/isotier-bench-backends.XXXXXX)
 chmod 711 "$tmp"
 trap 'rm -rf "$tmp"' EXIT
+# hyperfine -N runs --prepare without a shell: one program that empties a directory.
+printf '#!/bin/sh\nrm -rf "$1" && mkdir -m 755 "$1"\n' >"$tmp/fresh-dir"
+chmod 755 "$tmp/fresh-dir"
 declare -A target=([bwrap]=50 [runc]=50 [runsc]=300 [qemu-microvm]=2000 [host]=-)
 for b in bwrap runc runsc qemu-microvm host; do
   if ! why=$("$driver" --backend "$b" --available); then
     echo "== $b: SKIPPED (unavailable: $why)"
     continue
   fi
-  runs=20
-  [ "$b" = qemu-microvm ] && runs=${QEMU_RUNS:-5}
-  mkdir -p "$tmp/cap-$b"
+  runs=$(q 20 1)
+  [ "$b" = qemu-microvm ] && runs=${QEMU_RUNS:-$(q 5 1)}
   echo "== $b (target: ${target[$b]} ms)"
-  hyperfine -N --style basic --warmup 1 --runs "$runs" --export-json "$tmp/$b.json" \
+  # Each run its own, empty capture directory: the probe refuses a
+  # non-empty one (the first measured run would exit 73).
+  hyperfine -N --style basic --warmup "$(q 1 0)" --runs "$runs" --export-json "$tmp/$b.json" \
+    --prepare "$tmp/fresh-dir $tmp/cap-$b" \
     "$driver --backend $b --minimal --probe $probe --capture $tmp/cap-$b -- /.isotier/isotier-probe --json --capture /.isotier/capture" \
     2>&1 | grep -v '^ *$' | sed "s#$driver#backend-run#; s#$probe#isotier-probe#; s#$tmp/##"
   python3 - "$tmp/$b.json" "$b" "${target[$b]}" <<'PY'
@@ -36,6 +43,6 @@ PY
 done
 if "$driver" --backend qemu-microvm --available >/dev/null; then
   echo "== qemu-microvm, host root over virtio-9p: /bin/true"
-  hyperfine -N --style basic --warmup 1 --runs "${QEMU_RUNS:-5}" "$driver --backend qemu-microvm -- /bin/true" \
+  hyperfine -N --style basic --warmup "$(q 1 0)" --runs "${QEMU_RUNS:-$(q 5 1)}" "$driver --backend qemu-microvm -- /bin/true" \
     2>&1 | grep -v '^ *$' | sed "s#$driver#backend-run#"
 fi
