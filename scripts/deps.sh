@@ -9,6 +9,7 @@ packages=(
   libcurl4-openssl-dev libxml2-dev libcjson-dev libsqlite3-dev sqlite3 libgit2-dev check
   bubblewrap runc runsc qemu-system-x86
   python3 hyperfine valgrind cppcheck clang-format git libxml2-utils strace procps bc
+  clang libclang-rt-14-dev
 )
 
 root=$(cd "$(dirname "$0")/.." && pwd)
