@@ -36,7 +36,7 @@ CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
 SAN_OBJS := $(patsubst %.c,$(BUILD)/san/%.o,$(LIB_SRCS) $(CLI_LIB_SRCS) $(PROBE_LIB_SRCS) $(TEST_SUPPORT_SRCS))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 # Misbehaving stand-ins for the probe (verify fault tests): one static binary per mode.
-FAULT_PROBES := $(addprefix $(BUILD)/tests/fault-probe-,hang garbage huge none evil)
+FAULT_PROBES := $(addprefix $(BUILD)/tests/fault-probe-,hang garbage huge none evil dupkeys badutf8)
 
 .PHONY: all deps run test unit integration bench lint format clean fuzz
 # Kept between builds: every unit suite links them all.
