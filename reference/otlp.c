@@ -146,20 +146,24 @@ static int append_span(const char *path, const char *body, isotier_error *err)
 	/* One line per export, written in one write() so O_APPEND keeps
 	 * concurrent writers' lines whole. A FIFO or device is refused, never
 	 * waited on. */
+	int fd = isotier_open_append(path, "span file", err);
+	if (fd < 0)
+		return fd;
 	size_t len = strlen(body);
-	cleanup_free char *line = malloc(len + 2);
-	if (!line)
+	char *line = malloc(len + 2);
+	if (!line) {
+		close(fd);
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "span file %s: out of memory", path);
+	}
 	memcpy(line, body, len);
 	line[len] = '\n';
 	line[len + 1] = '\0';
-	cleanup_close int fd = isotier_open_append(path, "span file", err);
-	if (fd < 0)
-		return fd;
 	ssize_t n = write(fd, line, len + 1);
+	int e = n < 0 ? errno : ENOSPC;
+	free(line);
+	close(fd);
 	if (n != (ssize_t)(len + 1))
-		return isotier_error_set(err, ISOTIER_EIO, n < 0 ? errno : ENOSPC, "write span file %s",
-					 path);
+		return isotier_error_set(err, ISOTIER_EIO, e, "write span file %s", path);
 	return 0;
 }
 
