@@ -67,7 +67,8 @@ const char *cli_default_catalogue(void);
  *    descriptor is written (its offset and O_APPEND kept);
  *  - anything else (character device, FIFO, other paths under /dev/std,
  *    /dev/fd or /proc): opened O_WRONLY without creating or renaming, and
- *    every write and the close checked.
+ *    every write and the close checked; a FIFO gets 5 s for a reader to
+ *    open it, then is refused (73) instead of waited on forever.
  * Returns an exit code: 0, 64, 70 (write() failed), 73 or 74 (I/O error),
  * having printed the reason. */
 typedef int (*cli_output_fn)(FILE *f, const void *ctx);
