@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Every libFuzzer harness in tests/fuzz/ for a few seconds over its seed
-# corpus and its regression inputs (FUZZ_SMOKE_SECONDS, default 6): CI keeps
+# corpus and its regression inputs (FUZZ_SMOKE_SECONDS, default 5): CI keeps
 # them building and green, and a crash found once stays fixed. `make fuzz`
 # runs them for real (FUZZ_SECONDS, default 60).
 . "$ISOTIER_ROOT/tests/lib.sh"
@@ -13,5 +13,5 @@ for src in "$ISOTIER_ROOT"/tests/fuzz/fuzz_*.c; do
   n=$((n + 1))
 done
 [ "$n" -ge 7 ] || fail "expected at least 7 harnesses, found $n"
-"$ISOTIER_ROOT/tests/fuzz/run.sh" "$BUILD" "${FUZZ_SMOKE_SECONDS:-6}" || fail "a fuzz harness failed"
+"$ISOTIER_ROOT/tests/fuzz/run.sh" "$BUILD" "${FUZZ_SMOKE_SECONDS:-5}" || fail "a fuzz harness failed"
 echo "fuzz smoke: $n harnesses green"
