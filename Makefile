@@ -1,9 +1,11 @@
 # isotier - build, test, bench, lint.
 #   make          build everything under $(BUILD)/
 #   make run      the main job: deps, build, `isotier verify --all` (local backends, ./isotier.db)
-#   make test     deps, build, Check unit suites under ASan+UBSan, integration tests on real sandboxes
+#   make test     deps, build, Check unit suites under ASan+UBSan, integration tests on real sandboxes,
+#                 a short run of every fuzz harness, every bench once (quick mode)
 #   make bench    figures (binary size, wall times) printed by hyperfine and the tools' own timers
 #   make lint     cppcheck over the tree; make format applies .clang-format
+#   make fuzz     every libFuzzer harness in tests/fuzz/ for FUZZ_SECONDS each (default 60)
 BUILD ?= build
 CC ?= gcc
 PKGS := libcurl libxml-2.0 libcjson sqlite3 libgit2
@@ -34,9 +36,11 @@ CLI_OBJS := $(CLI_SRCS:%.c=$(BUILD)/obj/%.o)
 SAN_OBJS := $(patsubst %.c,$(BUILD)/san/%.o,$(LIB_SRCS) $(CLI_LIB_SRCS) $(PROBE_LIB_SRCS) $(TEST_SUPPORT_SRCS))
 UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 # Misbehaving stand-ins for the probe (verify fault tests): one static binary per mode.
-FAULT_PROBES := $(addprefix $(BUILD)/tests/fault-probe-,hang garbage huge none evil)
+FAULT_PROBES := $(addprefix $(BUILD)/tests/fault-probe-,hang garbage huge none evil dupkeys badutf8)
 
-.PHONY: all deps run test unit integration bench lint format clean
+.PHONY: all deps run test unit integration bench lint format clean fuzz
+# Kept between builds: every unit suite links them all.
+.SECONDARY: $(SAN_OBJS)
 all: $(BUILD)/isotier-probe $(BUILD)/libisotier.a $(BUILD)/libisotier.so $(BUILD)/isotier $(BUILD)/isotier.pc $(FAULT_PROBES)
 
 deps:
@@ -125,7 +129,7 @@ integration: all
 	@tests/run-integration.sh
 
 test: deps
-	@$(MAKE) --no-print-directory all $(UNIT_BINS)
+	@$(MAKE) --no-print-directory all $(UNIT_BINS) fuzz-build
 	@tests/run-all.sh $(BUILD)
 
 bench: deps all
@@ -184,3 +188,33 @@ all: $(BUILD)/tests/cancel-exec
 $(BUILD)/tests/cancel-exec: tests/tools/cancel-exec.c include/isotier.h $(BUILD)/libisotier.a
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(WARN) -D_GNU_SOURCE -Iinclude $(CFLAGS) -o $@ $< $(BUILD)/libisotier.a $(PKG_LIBS) -lpthread -lm
+
+# ---- fuzzing: libFuzzer harnesses (clang, ASan+UBSan) in tests/fuzz/ --------
+#   make fuzz [FUZZ_SECONDS=60]   each harness for that long over its corpus
+# The library, CLI and probe objects are rebuilt with clang and coverage
+# instrumentation under $(BUILD)/fuzz/obj.
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer -Wno-string-plus-int -fsanitize=address,undefined -fno-sanitize-recover=undefined
+FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+FUZZ_OBJS := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(LIB_SRCS) $(CLI_LIB_SRCS) $(PROBE_LIB_SRCS))
+.SECONDARY: $(FUZZ_OBJS)
+.PHONY: fuzz-build
+
+$(BUILD)/fuzz/obj/probes/%.o: probes/%.c $(wildcard probes/*.h)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(PROBE_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(BUILD)/fuzz/obj/%.o: %.c $(wildcard include/*.h reference/*.h catalogue/*.h verify/*.h)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FUZZ_OBJS)
+	@mkdir -p $(@D)
+	$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -Iprobes -o $@ $< $(FUZZ_OBJS) $(PKG_LIBS) -lpthread -lm
+
+fuzz-build: $(FUZZ_BINS) $(BUILD)/isotier-probe
+
+fuzz: deps fuzz-build
+	@tests/fuzz/run.sh $(BUILD) $(FUZZ_SECONDS)

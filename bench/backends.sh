@@ -7,6 +7,8 @@
 # A Docker daemon is started for the docker backends when none answers, and stopped afterwards.
 # Also the qemu-microvm boot with the host root over virtio-9p (`isotier run`'s path).
 set -euo pipefail
+# BENCH_QUICK=1 (make test): one run of everything, tiny inputs; checks the bench works, no figures.
+q() { if [ -n "${BENCH_QUICK:-}" ]; then echo "$2"; else echo "$1"; fi; }
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-build}
 driver="$root/$build/tests/backend-run"
@@ -17,6 +19,9 @@ tmp=$(mktemp -d /tmp/isotier-bench-backends.XXXXXX)
 chmod 711 "$tmp"
 trap '"$root/scripts/dockerd.sh" stop "$tmp/dockerd"; rm -rf "$tmp"' EXIT
 command -v dockerd >/dev/null && { "$root/scripts/dockerd.sh" start "$tmp/dockerd" || true; }
+# hyperfine -N runs --prepare without a shell: one program that empties a directory.
+printf '#!/bin/sh\nrm -rf "$1" && mkdir -m 755 "$1"\n' >"$tmp/fresh-dir"
+chmod 755 "$tmp/fresh-dir"
 declare -A target=([bwrap]=50 [runc]=50 [runsc]=300 [qemu-microvm]=2000 [host]=- [crun]=50
   [docker]=- [docker-runsc]=- [podman]=- [podman-runsc]=- [qemu-aarch64]=-)
 for b in bwrap runc crun runsc docker docker-runsc podman podman-runsc qemu-microvm qemu-aarch64 host; do
@@ -24,13 +29,13 @@ for b in bwrap runc crun runsc docker docker-runsc podman podman-runsc qemu-micr
     echo "== $b: SKIPPED (unavailable: $why)"
     continue
   fi
-  runs=20
-  case $b in qemu-*) runs=${QEMU_RUNS:-5} ;; docker*|podman*) runs=${ENGINE_RUNS:-10} ;; esac
-  mkdir -p "$tmp/cap-$b"
+  runs=$(q 20 1)
+  case $b in qemu-*) runs=${QEMU_RUNS:-$(q 5 1)} ;; docker*|podman*) runs=${ENGINE_RUNS:-$(q 10 1)} ;; esac
   echo "== $b (target: ${target[$b]} ms)"
-  # The probe refuses a capture dir that is not empty: empty it before every run.
-  hyperfine -N --style basic --warmup 1 --runs "$runs" --export-json "$tmp/$b.json" \
-    --prepare "find $tmp/cap-$b -mindepth 1 -delete" \
+  # Each run its own, empty capture directory: the probe refuses a
+  # non-empty one (the first measured run would exit 73).
+  hyperfine -N --style basic --warmup "$(q 1 0)" --runs "$runs" --export-json "$tmp/$b.json" \
+    --prepare "$tmp/fresh-dir $tmp/cap-$b" \
     "$driver --backend $b --minimal --probe $probe --capture $tmp/cap-$b -- /.isotier/isotier-probe --json --capture /.isotier/capture" \
     2>&1 | grep -v '^ *$' | sed "s#$driver#backend-run#; s#$probe#isotier-probe#; s#$tmp/##"
   python3 - "$tmp/$b.json" "$b" "${target[$b]}" <<'PY'
@@ -44,6 +49,6 @@ PY
 done
 if "$driver" --backend qemu-microvm --available >/dev/null; then
   echo "== qemu-microvm, host root over virtio-9p: /bin/true"
-  hyperfine -N --style basic --warmup 1 --runs "${QEMU_RUNS:-5}" "$driver --backend qemu-microvm -- /bin/true" \
+  hyperfine -N --style basic --warmup "$(q 1 0)" --runs "${QEMU_RUNS:-$(q 5 1)}" "$driver --backend qemu-microvm -- /bin/true" \
     2>&1 | grep -v '^ *$' | sed "s#$driver#backend-run#"
 fi

@@ -6,13 +6,15 @@
 # same commit, so the check passes with ~99 logged changes to match.
 # Target (issue 6): `isotier churn --since <first commit>` <= 1 s.
 set -euo pipefail
+# BENCH_QUICK=1 (make test): one run of everything, tiny inputs; checks the bench works, no figures.
+q() { if [ -n "${BENCH_QUICK:-}" ]; then echo "$2"; else echo "$1"; fi; }
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin="$root/${BUILD:-build}/isotier"
 [ -x "$bin" ] || { echo "bench/churn: no $bin; run make first" >&2; exit 1; }
 command -v hyperfine >/dev/null || { echo "bench/churn: hyperfine not installed" >&2; exit 1; }
 tmp=$(mktemp -d /tmp/isotier-bench-churn.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-commits=${CHURN_BENCH_COMMITS:-2000} providers=${CHURN_BENCH_PROVIDERS:-100}
+commits=${CHURN_BENCH_COMMITS:-$(q 2000 60)} providers=${CHURN_BENCH_PROVIDERS:-$(q 100 5)}
 
 git init -q -b main "$tmp/repo"
 python3 - "$commits" "$providers" <<'EOF' | git -C "$tmp/repo" fast-import --quiet
@@ -63,7 +65,7 @@ first=$(git rev-list --max-parents=0 HEAD)
 echo "history: $(git rev-list --count HEAD) commits, $(git ls-tree --name-only HEAD catalogue/providers/ | wc -l) providers, $(git show HEAD:CHURN.md | grep -c '^### ') CHURN.md entries"
 "$bin" churn --since "$first" | tail -n 1
 "$bin" churn log --since "$first" | grep -c '^  ' | sed 's/^/churn log events: /'
-hyperfine --warmup 2 --min-runs 10 \
+hyperfine --warmup "$(q 2 0)" --min-runs "$(q 10 1)" --max-runs "$(q 1000 1)" \
   -n "churn --since first (2 revisions)" "$bin churn --since $first" \
   -n "churn log (first-parent walk, $commits commits)" "$bin churn log" \
   --export-json "$tmp/hf.json"

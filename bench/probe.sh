@@ -5,6 +5,8 @@
 # Targets (issue 2): binary <= 256 KiB; native median no slower than systemd-detect-virt;
 # whole runsc ptrace run <= 150 ms.
 set -euo pipefail
+# BENCH_QUICK=1 (make test): one run of everything, tiny inputs; checks the bench works, no figures.
+q() { if [ -n "${BENCH_QUICK:-}" ]; then echo "$2"; else echo "$1"; fi; }
 root=$(cd "$(dirname "$0")/.." && pwd)
 build=${BUILD:-build}
 probe="$root/$build/isotier-probe"
@@ -42,7 +44,7 @@ PY
 echo "== native: isotier-probe vs systemd-detect-virt (median wall, ms)"
 cmds=("$tmp/isotier-probe --json")
 command -v systemd-detect-virt >/dev/null && cmds+=("systemd-detect-virt")
-hyperfine -N --style basic --warmup 5 --runs "${RUNS:-200}" --export-json "$tmp/native.json" "${cmds[@]}" \
+hyperfine -N --style basic --warmup "$(q 5 0)" --runs "${RUNS:-$(q 200 1)}" --export-json "$tmp/native.json" "${cmds[@]}" \
   2>&1 | grep -v '^ *$' | sed "s#$tmp/##g"
 median "$tmp/native.json" | sed "s#$tmp/##g"
 python3 - "$tmp/native.json" <<'PY'
@@ -55,7 +57,7 @@ PY
 
 if command -v bwrap >/dev/null; then
   echo "== bubblewrap (whole run, median ms)"
-  hyperfine -N --style basic --warmup 2 --runs "${RUNS_BWRAP:-30}" --export-json "$tmp/bwrap.json" \
+  hyperfine -N --style basic --warmup "$(q 2 0)" --runs "${RUNS_BWRAP:-$(q 30 1)}" --export-json "$tmp/bwrap.json" \
     "bwrap --unshare-all --die-with-parent --tmpfs / --ro-bind $tmp/isotier-probe /isotier-probe --proc /proc --dev /dev --new-session /isotier-probe --json" \
     2>&1 | grep -v '^ *$' | sed "s#$tmp#DIR#g"
   median "$tmp/bwrap.json" | sed "s#$tmp#DIR#g"
@@ -68,7 +70,7 @@ if command -v runsc >/dev/null; then
   rs=(runsc --platform=ptrace --network=none --ignore-cgroups --root "$tmp/runsc-state" do)
   mkdir -p "$tmp/runsc-state"
   if "${rs[@]}" /bin/true >/dev/null 2>&1; then
-    hyperfine -N --style basic --warmup 2 --runs "${RUNS_RUNSC:-15}" --export-json "$tmp/runsc.json" \
+    hyperfine -N --style basic --warmup "$(q 2 0)" --runs "${RUNS_RUNSC:-$(q 15 1)}" --export-json "$tmp/runsc.json" \
       "${rs[*]} /bin/true" "${rs[*]} $tmp/isotier-probe --json" 2>&1 | grep -v '^ *$' | sed "s#$tmp#DIR#g"
     median "$tmp/runsc.json" | sed "s#$tmp#DIR#g"
     # The probe's own time inside gVisor, from its report.

@@ -5,10 +5,12 @@
 # refusals. Times each format with hyperfine. Target: HTML <= 1 s.
 #   N=100000 bench/report.sh
 set -euo pipefail
+# BENCH_QUICK=1 (make test): one run of everything, tiny inputs; checks the bench works, no figures.
+q() { if [ -n "${BENCH_QUICK:-}" ]; then echo "$2"; else echo "$1"; fi; }
 root=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${BUILD:-build}
 bin=$root/$BUILD/isotier
-n=${N:-100000}
+n=${N:-$(q 100000 200)}
 tmp=$(mktemp -d /tmp/isotier-bench-report.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 command -v hyperfine >/dev/null || { echo "hyperfine missing: scripts/deps.sh installs it" >&2; exit 1; }
@@ -75,7 +77,7 @@ for fmt in html json junit md; do
   "$bin" report --db "$tmp/history.db" --catalogue "$cat" --format $fmt --out "$tmp/r.$fmt"
   printf '%-5s report: %s bytes\n' $fmt "$(stat -c %s "$tmp/r.$fmt")"
 done
-hyperfine --warmup 1 --runs 10 -N \
+hyperfine --warmup "$(q 1 0)" --runs "$(q 10 1)" -N \
   "$bin report --db $tmp/history.db --catalogue $cat --format html --out $tmp/h.html" \
   "$bin report --db $tmp/history.db --catalogue $cat --format json --out $tmp/h.json" \
   "$bin report --db $tmp/history.db --catalogue $cat --format junit --out $tmp/h.xml" \

@@ -7,12 +7,14 @@
 #     under 100 ms).
 # Prints hyperfine's tables and the ratio; never fails on a figure.
 set -euo pipefail
+# BENCH_QUICK=1 (make test): one run of everything, tiny inputs; checks the bench works, no figures.
+q() { if [ -n "${BENCH_QUICK:-}" ]; then echo "$2"; else echo "$1"; fi; }
 root=$(cd "$(dirname "$0")/.." && pwd)
 bin=$root/${BUILD:-build}/isotier
 [ -x "$bin" ] || { echo "no $bin: build first" >&2; exit 1; }
 command -v hyperfine >/dev/null || { echo "hyperfine missing (make deps)" >&2; exit 1; }
-n=${ISOTIER_BENCH_SOURCES:-500}
-latency=${ISOTIER_BENCH_LATENCY_MS:-20}
+n=${ISOTIER_BENCH_SOURCES:-$(q 500 10)}
+latency=${ISOTIER_BENCH_LATENCY_MS:-$(q 20 1)}
 tmp=$(mktemp -d /tmp/isotier-bench.XXXXXX)
 server=
 cleanup() { [ -n "$server" ] && kill "$server" 2>/dev/null; rm -rf "$tmp"; }
@@ -47,10 +49,10 @@ assert d["counts"]["PRESENT"] == int(sys.argv[2]), d["counts"]
 PY
 
 echo "-- sources check: $n loopback sources, ${latency} ms server latency"
-hyperfine -N --style basic --runs 3 --export-json "$tmp/j16.json" \
+hyperfine -N --style basic --runs "$(q 3 1)" --export-json "$tmp/j16.json" \
   --prepare "rm -f $tmp/b16.db $tmp/b16.db-wal $tmp/b16.db-shm" \
   -n "sources check --jobs 16" "$bin sources check --catalogue $tmp/cat --db $tmp/b16.db --jobs 16"
-hyperfine -N --style basic --runs 2 --export-json "$tmp/j1.json" \
+hyperfine -N --style basic --runs "$(q 2 1)" --export-json "$tmp/j1.json" \
   --prepare "rm -f $tmp/b1.db $tmp/b1.db-wal $tmp/b1.db-shm" \
   -n "sources check --jobs 1" "$bin sources check --catalogue $tmp/cat --db $tmp/b1.db --jobs 1"
 python3 - "$tmp/j1.json" "$tmp/j16.json" <<'PY'
@@ -64,7 +66,7 @@ PY
 
 echo "-- catalogue check: the real catalogue"
 real=$root/catalogue/providers
-hyperfine -N --style basic --warmup 3 --runs 30 --export-json "$tmp/cat.json" \
+hyperfine -N --style basic --warmup "$(q 3 0)" --runs "$(q 30 1)" --export-json "$tmp/cat.json" \
   -n "catalogue check ($(find "$real" -maxdepth 1 -name '*.json' | wc -l) providers)" \
   "$bin catalogue check --catalogue $real"
 python3 - "$tmp/cat.json" <<'PY'

@@ -156,6 +156,9 @@ typedef struct isotier_create_opts {
 	void *log_data;                 /* passed to log */
 	int cancel_fd;                  /* cancels provisioning and attestation, and every exec
 					   whose opts name none (see the top); <= 0: none */
+	bool otlp_required;             /* false: a span that cannot be exported (file or
+	                                   endpoint) costs a warning; true: it fails the
+	                                   create, before anything is provisioned */
 } isotier_create_opts;
 
 ISOTIER_PUBLIC int isotier_create(isotier_sandbox **out, const isotier_create_opts *opts, isotier_error *err);

@@ -107,8 +107,10 @@ static void probe_container_ns(struct probe_input *in, struct probe_signals *sig
 			while (*at == ' ' || *at == '\t')
 				at++;
 			if (!(strncmp(at, probe_ns_initial[i].name, nl) == 0 && at[nl] == ':')) {
-				const char *arrow = strstr(line, "-> ");
-				if (arrow && (!eol || arrow < eol))
+				/* Within this line only: linear in the file. */
+				size_t len = eol ? (size_t)(eol - line) : strlen(line);
+				const char *arrow = memmem(line, len, "-> ", 3);
+				if (arrow)
 					at = arrow + 3;
 			}
 			if (strncmp(at, probe_ns_initial[i].name, nl) == 0 && at[nl] == ':' &&

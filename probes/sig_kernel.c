@@ -119,8 +119,7 @@ static void probe_kernel_log(struct probe_input *in, struct probe_signals *sigs)
 	for (int i = 0; i < 5 && line && *line; i++) {
 		const char *eol = strchr(line, '\n');
 		size_t n = eol ? (size_t)(eol - line) : strlen(line);
-		const char *hit = strstr(line, "Starting gVisor");
-		if (hit && hit < line + n)
+		if (memmem(line, n, "Starting gVisor", 15))
 			g = true;
 		line = eol ? eol + 1 : NULL;
 	}
@@ -147,11 +146,12 @@ static void probe_kernel_nsfs(struct probe_input *in, struct probe_signals *sigs
 	unsigned linux_like = 0, other = 0;
 	char first_other[64] = "";
 	for (const char *line = text; line && *line;) {
-		const char *br = strchr(line, '[');
 		const char *eol = strchr(line, '\n');
+		/* Within this line only: linear in the file. */
+		const char *br = memchr(line, '[', eol ? (size_t)(eol - line) : strlen(line));
 		uint64_t ino;
 		char num[32];
-		if (br && (!eol || br < eol)) {
+		if (br) {
 			size_t n = 0;
 			for (br++; *br >= '0' && *br <= '9' && n < sizeof(num) - 1; br++)
 				num[n++] = *br;

@@ -239,11 +239,13 @@ static void probe_virt_dmi(struct probe_input *in, struct probe_signals *sigs)
 /* OEM ID and table ID of one "ACPI: DSDT 0x... 000F53 (v02 FIRECK FCVMDSDT ..." line. */
 static bool probe_acpi_from_log_line(const char *line, char oem[7], char table[9])
 {
-	const char *p = strstr(line, "ACPI: ");
+	/* Within this line only: the log reader stays linear in the log. */
 	const char *eol = strchr(line, '\n');
+	size_t len = eol ? (size_t)(eol - line) : strlen(line);
+	const char *p = memmem(line, len, "ACPI: ", 6);
 	/* The RSDP line carries no table id: the next lines name both. */
-	if (!p || (eol && p > eol) || strncmp(p + 6, "RSDP ", 5) == 0 || !(p = strstr(p, " (v")) ||
-	    (eol && p > eol))
+	if (!p || strncmp(p + 6, "RSDP ", 5) == 0 ||
+	    !(p = memmem(p, len - (size_t)(p - line), " (v", 3)))
 		return false;
 	p += 3;
 	if (!(p[0] >= '0' && p[0] <= '9' && p[1] >= '0' && p[1] <= '9' && p[2] == ' '))

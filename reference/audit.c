@@ -29,9 +29,9 @@ static cJSON *event_json(const isotier_event *ev, const char *at)
 
 static int append_line(const char *path, const char *line, isotier_error *err)
 {
-	cleanup_close int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640);
+	cleanup_close int fd = isotier_open_append(path, "audit log", err);
 	if (fd < 0)
-		return isotier_error_set(err, ISOTIER_EIO, errno, "audit log %s", path);
+		return fd;
 	size_t len = strlen(line), off = 0;
 	/* One write of the whole line, so concurrent writers never interleave
 	 * within a line (O_APPEND); loop only on a short write. */
@@ -93,7 +93,7 @@ int isotier_audit_emit(isotier_telemetry *t, const isotier_event *ev, isotier_er
 	char at[32];
 	isotier_utc_now(at, sizeof at);
 	cJSON *o = event_json(ev, at);
-	char *line = o ? cJSON_PrintUnformatted(o) : NULL;
+	char *line = o ? isotier_json_print(o, false) : NULL;
 	cJSON_Delete(o);
 	if (!line)
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "audit event: out of memory");

@@ -44,11 +44,20 @@ static void event_for(isotier_event *ev, const isotier_sandbox *sb, const char *
 	};
 }
 
-/* Audit + span; returns the audit result so provisioning can fail closed. */
+/* Audit + span; returns the audit result (and the span's, when telemetry is
+ * required) so provisioning can fail closed. */
 static int emit(isotier_sandbox *sb, const isotier_event *ev, isotier_error *err)
 {
-	isotier_span_emit(&sb->tel, ev);
-	return isotier_audit_emit(&sb->tel, ev, err);
+	isotier_error serr = {0};
+	int span_rc = isotier_span_emit(&sb->tel, ev, &serr);
+	if (span_rc < 0 && !sb->tel.otlp_required)
+		isotier_telemetry_warn(&sb->tel, "%s", serr.message);
+	int rc = isotier_audit_emit(&sb->tel, ev, err);
+	if (rc == 0 && span_rc < 0 && sb->tel.otlp_required) {
+		*err = serr;
+		rc = span_rc;
+	}
+	return rc;
 }
 
 static void emit_best_effort(isotier_sandbox *sb, const isotier_event *ev)
@@ -169,7 +178,8 @@ static int sandbox_new(isotier_sandbox **out, const isotier_backend *backend,
 	sb->cancel_fd = opts->cancel_fd > 0 ? opts->cancel_fd : -1;
 	sb->tel = (isotier_telemetry){.audit_log = sb->audit_log, .db_path = sb->db_path,
 				      .otlp_endpoint = sb->otlp_endpoint, .otlp_file = sb->otlp_file,
-				      .log = opts->log, .log_data = opts->log_data};
+				      .log = opts->log, .log_data = opts->log_data,
+				      .otlp_required = opts->otlp_required};
 	isotier_telemetry_init(&sb->tel);
 	/* The sandbox id is the first half of its trace id: one name in logs and traces. */
 	memcpy(sb->id, sb->tel.trace_id, 16);

@@ -2,8 +2,10 @@
 #include "history.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <sys/stat.h>
 
 struct isotier_history {
 	sqlite3 *db;
@@ -72,8 +74,9 @@ static const char *const migrations[] = {
 	 * ceiling_tier: the most it lets anyone defend (NULL: nothing
 	 * trustworthy was shown; NONE: no boundary of its own). Rows older than
 	 * this have NULL in both and prove nothing. */
-	"ALTER TABLE observations ADD COLUMN kernel_relation TEXT;"
-	"ALTER TABLE observations ADD COLUMN ceiling_tier TEXT;",
+	"ALTER TABLE observations ADD COLUMN kernel_relation TEXT; "
+	"ALTER TABLE observations ADD COLUMN ceiling_tier TEXT;"
+	"", /* (three literals: clang's -Wstring-concatenation reads two as a missing comma) */
 	/* 2 -> 3: provenance: the host a run ran on (its node name), so a
 	 * report can say where each observation was made. NULL: older runs. */
 	"ALTER TABLE runs ADD COLUMN host TEXT;",
@@ -161,14 +164,48 @@ static int migrate(isotier_history *h, const char *path, isotier_error *err)
 	return isotier_history_commit(h, err);
 }
 
+int isotier_history_check_file(const char *path, isotier_error *err)
+{
+	static const char magic[16] = "SQLite format 3"; /* and its NUL */
+	struct stat st;
+	if (!*path || !strcmp(path, ":memory:"))
+		return 0;
+	if (stat(path, &st) != 0)
+		return errno == ENOENT ? 0 : isotier_error_set(err, ISOTIER_EIO, errno, "history %s", path);
+	if (!S_ISREG(st.st_mode))
+		return isotier_error_set(err, ISOTIER_EINVAL, 0, "history %s: %s, not a database file",
+					 path, isotier_file_kind(st.st_mode));
+	if (st.st_size == 0)
+		return 0;
+	char head[sizeof magic];
+	ssize_t n = -1;
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd >= 0) {
+		struct stat fst;
+		if (fstat(fd, &fst) == 0 && S_ISREG(fst.st_mode))
+			n = read(fd, head, sizeof head);
+		close(fd);
+	}
+	if (n < 0)
+		return isotier_error_set(err, ISOTIER_EIO, errno ? errno : EIO, "history %s", path);
+	if (n != (ssize_t)sizeof head || memcmp(head, magic, sizeof magic))
+		return isotier_error_set(err, ISOTIER_EDATA, 0,
+					 "history %s: not an SQLite database; not turning it into one",
+					 path);
+	return 0;
+}
+
 static int history_open(isotier_history **out, const char *path, int flags, int busy_ms,
 			isotier_error *err)
 {
+	int rc;
+	if (!(flags & SQLITE_OPEN_URI) && (rc = isotier_history_check_file(path, err)) < 0)
+		return rc;
 	isotier_history *h = calloc(1, sizeof *h);
 	if (!h)
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "open history: out of memory");
 	if (sqlite3_open_v2(path, &h->db, flags, NULL) != SQLITE_OK) {
-		int rc = isotier_history_sql_error(h, err, path);
+		rc = isotier_history_sql_error(h, err, path);
 		isotier_history_close(h);
 		return rc;
 	}

@@ -15,6 +15,13 @@
 
 typedef struct isotier_history isotier_history;
 
+/* Whether path may be opened as a history: absent (0: the caller decides), or
+ * a regular file that is empty or starts with SQLite's 16-byte header. A FIFO,
+ * device or directory is refused without being opened for reading (it could
+ * block), ISOTIER_EINVAL; a file that is not a database, ISOTIER_EDATA (it is
+ * never turned into one); a path that cannot be looked up, ISOTIER_EIO with
+ * sys_errno (ENAMETOOLONG...). Both opens below check it first. */
+int isotier_history_check_file(const char *path, isotier_error *err);
 /* Opens (creating if needed) and migrates the database at path. WAL mode,
  * foreign keys on, busy timeout busy_ms (0: 5000). */
 int isotier_history_open(isotier_history **out, const char *path, int busy_ms, isotier_error *err);

@@ -61,6 +61,40 @@ void isotier_utc_now(char *buf, size_t len);
 /* Reads a whole file of at most max bytes; NUL-terminated. Returns 0 or <0. */
 int isotier_read_file(char **out, size_t *out_len, const char *path, size_t max, isotier_error *err);
 
+/* Opens path for appending (created 0640 if absent) and returns the
+ * descriptor, or <0: ISOTIER_EINVAL when it is not a regular file (a FIFO,
+ * device, directory or socket: never waited on), else ISOTIER_EIO. `what`
+ * names the option in the error ("audit log"). */
+int isotier_open_append(const char *path, const char *what, isotier_error *err);
+/* "a FIFO", "a directory"... for a st_mode. */
+const char *isotier_file_kind(unsigned mode);
+
+/* JSON (json.c). cJSON is not part of the public header: declared here by tag. */
+struct cJSON;
+/* Parses len bytes as one JSON document (only whitespace after it) and
+ * refuses a duplicate key at any depth: a document has one reading, the one
+ * judged. NULL with err (ISOTIER_EDATA, prefixed by `what`) on refusal. */
+struct cJSON *isotier_json_parse(const char *json, size_t len, const char *what,
+				 isotier_error *err);
+/* The first key that occurs twice in one object anywhere under item (and its
+ * siblings), or NULL. */
+const char *isotier_json_duplicate_key(const struct cJSON *item);
+/* A copy of s with every byte that is not part of valid UTF-8 replaced by
+ * U+FFFD; *n_replaced (may be NULL) counts them. NULL: out of memory. */
+char *isotier_utf8_scrub(const char *s, size_t *n_replaced);
+/* Scrubs every key and string under item (and its siblings) in place;
+ * adds the count to *replaced. 0, or -1 out of memory. */
+int isotier_json_scrub(struct cJSON *item, size_t *replaced);
+/* Prints doc as valid UTF-8, always: invalid bytes in its strings become
+ * U+FFFD, and an object (the document, or each element of a top-level array)
+ * that needed it gains "utf8_replacements": N. Every JSON isotier writes goes
+ * through here. Caller frees with free(). NULL: out of memory. */
+char *isotier_json_print(struct cJSON *doc, bool formatted);
+/* Code points that can rewrite what a reader sees: C0/C1 controls, DEL,
+ * bidirectional marks, overrides and isolates, line/paragraph separators. One
+ * policy for the terminal, HTML, Markdown and JSON writers. */
+bool isotier_unicode_unsafe(uint32_t cp);
+
 /* One UTF-8 sequence at p, at most avail bytes: its length (1-4) and code
  * point, or 0 when the bytes are not valid UTF-8 (overlong, surrogate, out of
  * range, truncated). A NUL ends any sequence, so C strings may pass SIZE_MAX. */

@@ -1,7 +1,8 @@
 /*
  * otlp.c - spans in OpenTelemetry's OTLP/JSON encoding (ExportTraceServiceRequest),
  * appended to a file or POSTed to an OTLP/HTTP collector. A collector that is
- * down costs a warning, never the sandbox operation.
+ * down costs a warning, never the sandbox operation, unless the caller asked
+ * for telemetry to be required (isotier_create_opts.otlp_required).
  */
 #include "telemetry.h"
 
@@ -96,7 +97,10 @@ static char *span_export_json(const isotier_telemetry *t, const isotier_event *e
 	cJSON_AddNumberToObject(status, "code", failed ? 2 : 1); /* ERROR : OK */
 	if (failed)
 		cJSON_AddStringToObject(status, "message", ev->reason ? ev->reason : "");
-	char *out = cJSON_PrintUnformatted(root);
+	/* Valid UTF-8 (a sandbox's reason text can carry any byte); no extra
+	 * member noting it: OTLP receivers may refuse unknown fields. */
+	size_t replaced = 0;
+	char *out = isotier_json_scrub(root, &replaced) == 0 ? cJSON_PrintUnformatted(root) : NULL;
 	cJSON_Delete(root);
 	return out;
 }
@@ -120,13 +124,12 @@ void isotier_telemetry_warn(const isotier_telemetry *t, const char *fmt, ...)
 	t->log(ISOTIER_LOG_WARNING, msg, t->log_data);
 }
 
-static void post_span(const isotier_telemetry *t, const char *endpoint, const char *body)
+static int post_span(const char *endpoint, const char *body, isotier_error *err)
 {
 	CURL *curl = curl_easy_init();
-	if (!curl) {
-		isotier_telemetry_warn(t, "OTLP export to %s: cannot initialise libcurl", endpoint);
-		return;
-	}
+	if (!curl)
+		return isotier_error_set(err, ISOTIER_EIO, 0,
+					 "OTLP export to %s: cannot initialise libcurl", endpoint);
 	struct curl_slist *headers = curl_slist_append(NULL, "Content-Type: application/json");
 	curl_easy_setopt(curl, CURLOPT_URL, endpoint);
 	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
@@ -139,43 +142,55 @@ static void post_span(const isotier_telemetry *t, const char *endpoint, const ch
 	CURLcode rc = curl_easy_perform(curl);
 	long status = 0;
 	curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
+	int ret = 0;
 	if (rc != CURLE_OK)
-		isotier_telemetry_warn(t, "OTLP export to %s failed: %s", endpoint,
-				       curl_easy_strerror(rc));
+		ret = isotier_error_set(err, ISOTIER_EIO, 0, "OTLP export to %s failed: %s", endpoint,
+					curl_easy_strerror(rc));
 	else if (status < 200 || status >= 300)
-		isotier_telemetry_warn(t, "OTLP export to %s: HTTP %ld", endpoint, status);
+		ret = isotier_error_set(err, ISOTIER_EIO, 0, "OTLP export to %s: HTTP %ld", endpoint,
+					status);
 	curl_slist_free_all(headers);
 	curl_easy_cleanup(curl);
+	return ret;
 }
 
-void isotier_span_emit(const isotier_telemetry *t, const isotier_event *ev)
+static int append_span(const char *path, const char *body, isotier_error *err)
+{
+	/* One line per export, written in one write() so O_APPEND keeps
+	 * concurrent writers' lines whole. A FIFO or device is refused, never
+	 * waited on. */
+	int fd = isotier_open_append(path, "span file", err);
+	if (fd < 0)
+		return fd;
+	size_t len = strlen(body);
+	char *line = malloc(len + 2);
+	if (!line) {
+		close(fd);
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "span file %s: out of memory", path);
+	}
+	memcpy(line, body, len);
+	line[len] = '\n';
+	line[len + 1] = '\0';
+	ssize_t n = write(fd, line, len + 1);
+	int e = n < 0 ? errno : ENOSPC;
+	free(line);
+	close(fd);
+	if (n != (ssize_t)(len + 1))
+		return isotier_error_set(err, ISOTIER_EIO, e, "write span file %s", path);
+	return 0;
+}
+
+int isotier_span_emit(const isotier_telemetry *t, const isotier_event *ev, isotier_error *err)
 {
 	if (!t->otlp_endpoint && !t->otlp_file)
-		return;
-	char *body = span_export_json(t, ev);
-	if (!body) {
-		isotier_telemetry_warn(t, "span export: out of memory");
-		return;
-	}
-	if (t->otlp_file) {
-		/* One line per export, written in one write() so O_APPEND keeps
-		 * concurrent writers' lines whole. */
-		size_t len = strlen(body);
-		char *line = malloc(len + 2);
-		int fd = line ? open(t->otlp_file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0640) : -1;
-		if (line) {
-			memcpy(line, body, len);
-			line[len] = '\n';
-			line[len + 1] = '\0';
-		}
-		if (fd < 0 || write(fd, line, len + 1) != (ssize_t)(len + 1))
-			isotier_telemetry_warn(t, "span file %s: %s", t->otlp_file,
-					       line ? strerror(errno) : "out of memory");
-		if (fd >= 0)
-			close(fd);
-		free(line);
-	}
-	if (t->otlp_endpoint)
-		post_span(t, t->otlp_endpoint, body);
-	free(body);
+		return 0;
+	cleanup_free char *body = span_export_json(t, ev);
+	if (!body)
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "span export: out of memory");
+	int rc = 0;
+	if (t->otlp_file)
+		rc = append_span(t->otlp_file, body, err);
+	if (rc == 0 && t->otlp_endpoint)
+		rc = post_span(t->otlp_endpoint, body, err);
+	return rc;
 }

@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <limits.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #ifndef ISOTIER_SOURCE_DIR
 #define ISOTIER_SOURCE_DIR "."
@@ -47,13 +48,20 @@ const char *isotier_default_catalogue_dir(void)
 	return "catalogue/providers";
 }
 
+/* An executable regular file: a directory is "executable" to access(). */
+static bool is_exec_file(const char *path)
+{
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
 int isotier_default_probe_path(char *buf, size_t len)
 {
 	const char *env = getenv("ISOTIER_PROBE");
 	if (env && *env) {
 		if ((size_t)snprintf(buf, len, "%s", env) >= len)
 			return ISOTIER_EINVAL;
-		return 0;
+		return is_exec_file(buf) ? 0 : ISOTIER_ENOTFOUND;
 	}
 	/* Beside the running executable: build/isotier next to build/isotier-probe. */
 	char exe[PATH_MAX];
@@ -64,7 +72,7 @@ int isotier_default_probe_path(char *buf, size_t len)
 		if (slash) {
 			*slash = '\0';
 			if ((size_t)snprintf(buf, len, "%s/isotier-probe", exe) < len &&
-			    access(buf, X_OK) == 0)
+			    is_exec_file(buf))
 				return 0;
 		}
 	}
@@ -73,5 +81,5 @@ int isotier_default_probe_path(char *buf, size_t len)
 		return 0;
 	if ((size_t)snprintf(buf, len, "%s/build/isotier-probe", ISOTIER_SOURCE_DIR) >= len)
 		return ISOTIER_EINVAL;
-	return access(buf, X_OK) == 0 ? 0 : ISOTIER_ENOTFOUND;
+	return is_exec_file(buf) ? 0 : ISOTIER_ENOTFOUND;
 }

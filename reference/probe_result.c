@@ -55,6 +55,7 @@ void probe_result_clear(probe_result *r)
 	if (!r)
 		return;
 	cJSON_free(r->layers_json);
+	cJSON_free(r->doc_json);
 	memset(r, 0, sizeof *r);
 	r->duration_us = -1;
 }
@@ -275,7 +276,7 @@ static int parse_doc(probe_result *r, const cJSON *doc, isotier_error *err)
 			    "observed_tier: %s disagrees with the innermost layer (%s)",
 			    probe_tier_name(r->observed), probe_layer_kind_name(inner));
 	}
-	r->layers_json = cJSON_PrintUnformatted(layers);
+	r->layers_json = isotier_json_print((cJSON *)layers, false) /* ours: scrubbed in place */;
 	if (!r->layers_json)
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "layers: out of memory");
 	return 0;
@@ -332,7 +333,19 @@ int probe_result_parse(probe_result *out, const char *json, size_t len, isotier_
 			                         "document: trailing data at byte %zu",
 			                         (size_t)(p - json));
 		}
+	/* One reading: a key given twice would be read first-wins here and
+	 * last-wins by jq or Python from the stored copy. */
+	const char *dup = isotier_json_duplicate_key(doc);
+	if (dup) {
+		int rc = isotier_error_set(err, ISOTIER_EDATA, 0,
+		                           "document: duplicate key \"%.48s\"", dup);
+		cJSON_Delete(doc);
+		return rc;
+	}
 	int rc = parse_doc(out, doc, err);
+	/* What is stored is the document judged, re-serialised (valid UTF-8). */
+	if (rc == 0 && !(out->doc_json = isotier_json_print(doc, false)))
+		rc = isotier_error_set(err, ISOTIER_ENOMEM, 0, "document: out of memory");
 	cJSON_Delete(doc);
 	if (rc < 0) {
 		probe_result_clear(out);

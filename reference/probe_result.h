@@ -58,10 +58,13 @@ typedef struct probe_result {
 	char boot_id[40];
 	int64_t btime;
 	char *layers_json;   /* the layers array re-serialized (compact); owned */
+	char *doc_json;      /* the whole document judged, re-serialized (compact,
+	                        valid UTF-8): what the history stores; owned */
 } probe_result;
 
-/* Parses len bytes of json (need not be NUL-terminated). On error fills err
- * (ISOTIER_EDATA, message naming the field) and leaves *out cleared. */
+/* Parses len bytes of json (need not be NUL-terminated). A key given twice
+ * in any object is refused. On error fills err (ISOTIER_EDATA, message
+ * naming the field) and leaves *out cleared. */
 int probe_result_parse(probe_result *out, const char *json, size_t len, isotier_error *err);
 void probe_result_clear(probe_result *r);
 

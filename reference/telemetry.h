@@ -17,6 +17,7 @@ typedef struct isotier_telemetry {
 	const char *db_path;       /* history database; NULL: none */
 	const char *otlp_endpoint; /* http(s)://.../v1/traces; NULL: none */
 	const char *otlp_file;     /* one OTLP/JSON export per line; NULL: none */
+	bool otlp_required;        /* a span that cannot be exported fails the create */
 	char trace_id[33];         /* one trace per sandbox */
 	struct isotier_history *db; /* opened at the first event, kept for the sandbox's life */
 	isotier_log_fn log;         /* best-effort failures; NULL: dropped */
@@ -47,9 +48,11 @@ int isotier_audit_emit(isotier_telemetry *t, const isotier_event *ev, isotier_er
 /* Closes what the audit sinks keep open. */
 void isotier_telemetry_close(isotier_telemetry *t);
 
-/* Exports a span for the event. Never fails the operation: a collector that
- * is down costs a warning through the log handler. */
-void isotier_span_emit(const isotier_telemetry *t, const isotier_event *ev);
+/* Exports a span for the event to the file and the endpoint; <0 with err set
+ * when either fails (a FIFO or device as the file is refused). Whether that
+ * fails the operation is the caller's choice: t->otlp_required; otherwise it
+ * is a warning through the log handler. */
+int isotier_span_emit(const isotier_telemetry *t, const isotier_event *ev, isotier_error *err);
 
 uint64_t isotier_now_ns(void);
 

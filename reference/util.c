@@ -66,6 +66,46 @@ int isotier_read_file(char **out, size_t *out_len, const char *path, size_t max,
 	return 0;
 }
 
+int isotier_open_append(const char *path, const char *what, isotier_error *err)
+{
+	/* O_NONBLOCK: opening a FIFO with no reader fails (ENXIO) instead of
+	 * waiting for one forever; whatever opened, only a regular file stays. */
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0640);
+	if (fd < 0) {
+		int e = errno;
+		struct stat st;
+		if ((e == ENXIO || e == EISDIR || e == ENODEV) && stat(path, &st) == 0 &&
+		    !S_ISREG(st.st_mode))
+			return isotier_error_set(err, ISOTIER_EINVAL, 0,
+						 "%s %s: %s, not a regular file", what, path,
+						 isotier_file_kind(st.st_mode));
+		return isotier_error_set(err, ISOTIER_EIO, e, "%s %s", what, path);
+	}
+	struct stat st;
+	if (fstat(fd, &st) < 0) {
+		int rc = isotier_error_set(err, ISOTIER_EIO, errno, "%s %s", what, path);
+		close(fd);
+		return rc;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return isotier_error_set(err, ISOTIER_EINVAL, 0, "%s %s: %s, not a regular file",
+					 what, path, isotier_file_kind(st.st_mode));
+	}
+	return fd;
+}
+
+const char *isotier_file_kind(unsigned mode)
+{
+	return S_ISREG(mode)    ? "a regular file"
+	       : S_ISDIR(mode)  ? "a directory"
+	       : S_ISFIFO(mode) ? "a FIFO"
+	       : S_ISCHR(mode)  ? "a character device"
+	       : S_ISBLK(mode)  ? "a block device"
+	       : S_ISSOCK(mode) ? "a socket"
+	                        : "not a file";
+}
+
 size_t isotier_utf8_decode(const unsigned char *p, size_t avail, uint32_t *cp)
 {
 	size_t len;
@@ -110,7 +150,7 @@ bool isotier_utf8_valid(const char *s, size_t len)
 
 /* Code points that can rewrite what a terminal shows: C0/C1 controls, DEL,
  * bidirectional overrides and isolates, line/paragraph separators. */
-static bool terminal_unsafe(uint32_t cp)
+bool isotier_unicode_unsafe(uint32_t cp)
 {
 	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x200e || cp == 0x200f ||
 	       (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0x2028 ||
@@ -133,9 +173,9 @@ static void fputs_escaped(FILE *f, const char *s, bool keep_layout)
 			fputs("\\n", f);
 		else if (cp == '\t')
 			fputs("\\t", f);
-		else if (cp < 0x80 && terminal_unsafe(cp))
+		else if (cp < 0x80 && isotier_unicode_unsafe(cp))
 			fprintf(f, "\\x%02x", (unsigned)cp);
-		else if (terminal_unsafe(cp))
+		else if (isotier_unicode_unsafe(cp))
 			fprintf(f, "\\u%04x", (unsigned)cp);
 		else
 			fwrite(p, 1, n, f);

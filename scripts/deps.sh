@@ -13,6 +13,7 @@ packages=(
   crun docker.io podman qemu-system-arm gcc-aarch64-linux-gnu musl-dev:arm64
   python3 hyperfine valgrind cppcheck clang-format git libxml2-utils strace procps bc
   chromium fonts-wqy-microhei
+  clang libclang-rt-14-dev
 )
 
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -132,9 +132,11 @@ int churn_claim_parse(churn_claim *out, const char *buf, size_t len, const char 
 {
 	char **id = &out->id;
 	churn_claimref *claim = &out->claim;
-	__attribute__((cleanup(cjson_deletep))) cJSON *root = cJSON_ParseWithLength(buf, len);
+	/* A key given twice has two readings (first-wins here, last-wins in jq):
+	 * refused, as the catalogue loader does. */
+	__attribute__((cleanup(cjson_deletep))) cJSON *root = isotier_json_parse(buf, len, where, err);
 	if (!root)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: not valid JSON", where);
+		return ISOTIER_EDATA;
 	if (!cJSON_IsObject(root))
 		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: not a JSON object", where);
 	static const char *const fields[] = {"id", "tier", "mechanism"};

@@ -229,7 +229,7 @@ static cJSON *change_json(const churn_change *c, bool with_commit)
 
 static int print_json(FILE *f, cJSON *root)
 {
-	char *s = root ? cJSON_Print(root) : NULL;
+	char *s = root ? isotier_json_print(root, true) : NULL;
 	cJSON_Delete(root);
 	if (!s)
 		return ISOTIER_ENOMEM;

@@ -2,6 +2,7 @@
  * Kept out of main.c so the unit suites link them too. */
 #include "cli.h"
 #include "../reference/backend.h"
+#include "../reference/history.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -53,6 +54,18 @@ int cli_fail(const isotier_error *err)
 	case ISOTIER_ENOTFOUND: return err->sys_errno == ENOENT ? EXIT_NOINPUT : EXIT_DATAERR;
 	default: return EXIT_SOFTWARE;
 	}
+}
+
+int cli_check_db(const char *opt, const char *path)
+{
+	isotier_error err = {0};
+	if (isotier_history_check_file(path, &err) == 0)
+		return EXIT_OK;
+	if (err.code == ISOTIER_EIO && err.sys_errno)
+		cli_error("%s %s: %s", opt, path, strerror(err.sys_errno));
+	else
+		cli_error("%s: %s", opt, err.message);
+	return err.code == ISOTIER_EDATA ? EXIT_DATAERR : EXIT_NOINPUT;
 }
 
 int cli_parse_int(const char *opt, const char *s, int lo, int hi, int *out)
@@ -169,13 +182,35 @@ static int render_and_close(FILE *f, const char *name, bool sync, cli_output_fn 
 	return rc;
 }
 
-/* A device, FIFO or /dev/stdout: written where it is, never created or renamed. */
+/* A FIFO reader gets this long to open its end; then the write is refused
+ * instead of waiting forever. */
+#define FIFO_READER_WAIT_MS 5000
+
+/* A device, FIFO or /dev/stdout: written where it is, never created or renamed.
+ * Opened O_NONBLOCK, so a FIFO nobody reads is refused rather than waited on
+ * forever; blocking writes once open (a reader that is there drains them). */
 static int write_in_place(const char *path, cli_output_fn write, const void *ctx)
 {
-	int fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+	int fd = -1;
+	for (int waited = 0;; waited += 50) {
+		fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+		if (fd >= 0 || errno != ENXIO || waited >= FIFO_READER_WAIT_MS)
+			break;
+		usleep(50 * 1000);
+	}
 	if (fd < 0) {
-		cli_error("open %s: %s", path, strerror(errno));
+		if (errno == ENXIO)
+			cli_error("open %s: a FIFO with no reader (waited %d ms); not writing to it",
+			          path, FIFO_READER_WAIT_MS);
+		else
+			cli_error("open %s: %s", path, strerror(errno));
 		return errno == ENOENT || errno == ENXIO ? EXIT_CANTCREAT : EXIT_IOERR;
+	}
+	int fl = fcntl(fd, F_GETFL);
+	if (fl < 0 || fcntl(fd, F_SETFL, fl & ~O_NONBLOCK) < 0) {
+		cli_error("open %s: %s", path, strerror(errno));
+		close(fd);
+		return EXIT_IOERR;
 	}
 	FILE *f = fdopen(fd, "w");
 	if (!f) {

@@ -44,6 +44,13 @@ int cli_subcommand(int argc, char **argv, const char *sub, int (*run)(int, char 
  * prints "OPT: expected a number from LO to HI, got 'S'" and returns -1. */
 int cli_parse_int(const char *opt, const char *s, int lo, int hi, int *out);
 
+/* Checks the history database named by option opt (--db) before anything
+ * opens it: 0 when it is absent (the command decides), an empty file or an
+ * SQLite database; else prints why and returns 66 (a FIFO, device or
+ * directory, a path that cannot be looked up or is too long) or 65 (an
+ * existing file that is not an SQLite database). */
+int cli_check_db(const char *opt, const char *path);
+
 /* The repository's catalogue directory: $ISOTIER_CATALOGUE, else the
  * compiled-in source tree path, else ./catalogue/providers. */
 const char *cli_default_catalogue(void);
@@ -61,7 +68,8 @@ const char *cli_default_catalogue(void);
  *    descriptor is written (its offset and O_APPEND kept);
  *  - anything else (character device, FIFO, other paths under /dev/std,
  *    /dev/fd or /proc): opened O_WRONLY without creating or renaming, and
- *    every write and the close checked.
+ *    every write and the close checked; a FIFO gets 5 s for a reader to
+ *    open it, then is refused (73) instead of waited on forever.
  * Returns an exit code: 0, 64, 70 (write() failed), 73 or 74 (I/O error),
  * having printed the reason. */
 typedef int (*cli_output_fn)(FILE *f, const void *ctx);

@@ -9,6 +9,8 @@
 #include <cJSON.h>
 #include <errno.h>
 #include <getopt.h>
+#include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void usage(FILE *f)
@@ -46,11 +48,26 @@ static int backends_main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': ro.catalogue_dir = optarg; break;
-		case 'd': ro.db_path = optarg; db_named = true; break;
+		case 'd':
+			if ((c = cli_check_db("--db", optarg)) != EXIT_OK)
+				return c;
+			ro.db_path = optarg;
+			db_named = true;
+			break;
 		case 'j': json = 1; break;
 		case 'h': usage(stdout); return EXIT_OK;
 		case ':': cli_error("backends: %s needs a value", argv[optind - 1]); return EXIT_USAGE;
 		default: return cli_unknown_option("backends", argv[optind - 1], longopts, usage);
+		}
+	}
+	/* A catalogue named on the command line must be a directory: listing
+	 * every claim UNKNOWN from /dev/zero would be a success that is not. */
+	if (ro.catalogue_dir) {
+		struct stat st;
+		int e = stat(ro.catalogue_dir, &st) != 0 ? errno : S_ISDIR(st.st_mode) ? 0 : ENOTDIR;
+		if (e) {
+			cli_error("--catalogue %s: %s", ro.catalogue_dir, strerror(e));
+			return EXIT_NOINPUT;
 		}
 	}
 	/* A history named but absent is a wrong path, not an empty history. */
@@ -100,7 +117,7 @@ static int backends_main(int argc, char **argv)
 		}
 	}
 	if (json) {
-		char *s = cJSON_Print(doc);
+		char *s = isotier_json_print(doc, true);
 		if (s)
 			puts(s);
 		free(s);

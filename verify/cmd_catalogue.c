@@ -62,7 +62,7 @@ static int print_json(const char *dir, const char *today, int max_age, size_t n_
 		cJSON_AddItemToArray(list, e);
 	}
 	cJSON_AddItemToObject(o, "findings", list);
-	char *s = cJSON_Print(o);
+	char *s = isotier_json_print(o, true);
 	cJSON_Delete(o);
 	if (!s)
 		return -1;

@@ -85,7 +85,7 @@ static int print_json(const char *db, const observation_row *rows, size_t n)
 		cJSON_AddNumberToObject(o, "evidence_bytes", (double)r->evidence_bytes);
 		cJSON_AddItemToArray(arr, o);
 	}
-	char *text = cJSON_Print(doc);
+	char *text = isotier_json_print(doc, true);
 	cJSON_Delete(doc);
 	if (!text)
 		return -1;
@@ -241,7 +241,11 @@ static int history_main(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
-		case 'd': db = optarg; break;
+		case 'd':
+			if ((c = cli_check_db("--db", optarg)) != EXIT_OK)
+				return c;
+			db = optarg;
+			break;
 		case 'b':
 			if (!*optarg || strlen(optarg) > 64) {
 				cli_error("--backend: expected a backend name");

@@ -114,7 +114,11 @@ static int report_main(int argc, char **argv)
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
-		case 'd': opts.db_path = optarg; break;
+		case 'd':
+			if ((c = cli_check_db("--db", optarg)) != EXIT_OK)
+				return c;
+			opts.db_path = optarg;
+			break;
 		case 'b':
 			if (n_backends == sizeof backends / sizeof *backends) {
 				cli_error("--backend: at most %zu", sizeof backends / sizeof *backends);

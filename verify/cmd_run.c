@@ -14,8 +14,8 @@ static void run_usage(FILE *f)
 		"usage: isotier run --backend NAME [--require-isolation TIER] [--attest]\n"
 		"                   [--rootfs DIR] [--catalogue DIR] [--db PATH (default ./isotier.db)]\n"
 		"                   [--new-db] [--max-age DAYS] [--require-verified DAYS]\n"
-		"                   [--audit-log PATH]\n"
-		"                   [--otlp-endpoint URL] [--otlp-file PATH] [--timeout S] -- CMD [ARGS...]\n\n"
+		"                   [--audit-log PATH] [--otlp-endpoint URL] [--otlp-file PATH]\n"
+		"                   [--otlp-required] [--timeout S] -- CMD [ARGS...]\n\n"
 		"Creates a sandbox on NAME, refusing before anything is provisioned when the tier\n"
 		"isotier can defend for it does not satisfy TIER (exit 78, ConfigurationError),\n"
 		"runs CMD inside (by default over a read-only view of the host root), relays its\n"
@@ -31,7 +31,12 @@ static void run_usage(FILE *f)
 		"65/69/70/74/75 isotier could not create or run the\n"
 		"sandbox; 128+N killed by signal N. A CMD that cannot be found or executed\n"
 		"inside is 127 on host and qemu-microvm; bwrap and runc report their own exec\n"
-		"failure as 1 and runsc as 128, which cannot be told from CMD exiting so.\n");
+		"failure as 1 and runsc as 128, which cannot be told from CMD exiting so.\n"
+		"--audit-log, --otlp-file and --db must name regular files (or nothing yet): a\n"
+		"FIFO, device or directory is refused (64; --db: 66), never waited on. The audit\n"
+		"log is required: the sandbox is not created when it cannot be written. A span\n"
+		"that cannot be exported costs a warning, unless --otlp-required: then the\n"
+		"create fails closed (74) before anything is provisioned.\n");
 }
 
 /* The library's warnings, as the CLI prints its own. */
@@ -59,6 +64,7 @@ static int run_main(int argc, char **argv)
 		{"audit-log", required_argument, NULL, 'A'},
 		{"otlp-endpoint", required_argument, NULL, 'O'},
 		{"otlp-file", required_argument, NULL, 'F'},
+		{"otlp-required", no_argument, NULL, 'T'},
 		{"timeout", required_argument, NULL, 't'},
 		{"help", no_argument, NULL, 'h'},
 		{0},
@@ -83,11 +89,16 @@ static int run_main(int argc, char **argv)
 		case 'a': opts.attest = true; break;
 		case 'R': opts.rootfs = optarg; break;
 		case 'c': opts.catalogue_dir = optarg; break;
-		case 'd': opts.db_path = optarg; break;
+		case 'd':
+			if ((c = cli_check_db("--db", optarg)) != EXIT_OK)
+				return c;
+			opts.db_path = optarg;
+			break;
 		case 'N': opts.create_db = true; break;
 		case 'A': opts.audit_log = optarg; break;
 		case 'O': opts.otlp_endpoint = optarg; break;
 		case 'F': opts.otlp_file = optarg; break;
+		case 'T': opts.otlp_required = true; break;
 		case 'm':
 		case 'v':
 		case 't': {

@@ -351,7 +351,7 @@ static int print_json(const struct run *r, const char *db, const char *dir, cons
 		cJSON_AddItemToArray(list, e);
 	}
 	cJSON_AddItemToObject(o, "sources", list);
-	char *s = cJSON_Print(o);
+	char *s = isotier_json_print(o, true);
 	cJSON_Delete(o);
 	if (!s)
 		return -1;
@@ -475,7 +475,11 @@ static int sources_check(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c': dir = optarg; break;
-		case 'd': db_path = optarg; break;
+		case 'd':
+			if ((c = cli_check_db("--db", optarg)) != EXIT_OK)
+				return c;
+			db_path = optarg;
+			break;
 		case 'j':
 			if (cli_parse_int("--jobs", optarg, 1, 64, &jobs) < 0)
 				return EXIT_USAGE;

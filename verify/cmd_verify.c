@@ -191,8 +191,8 @@ static int record_job(void *arg, isotier_error *err)
 	    .layers_json = parsed ? j->probe.layers_json : NULL,
 	    .verdict = judge_verdict_name(j->verdict),
 	    .reason = j->reason,
-	    .probe_json = j->out,
-	    .probe_json_len = j->out_len,
+	    .probe_json = parsed ? j->probe.doc_json : j->out,
+	    .probe_json_len = parsed ? strlen(j->probe.doc_json) : j->out_len,
 	    .evidence = j->evidence.data,
 	    .evidence_len = j->evidence.len,
 	    .evidence_format = EVIDENCE_FORMAT,
@@ -384,7 +384,7 @@ static void print_json(const job *jobs, size_t n, int64_t run_id, const char *db
 			                        (double)j->probe.duration_us);
 		cJSON_AddNumberToObject(o, "evidence_bytes", (double)j->evidence.len);
 	}
-	char *text = cJSON_Print(doc);
+	char *text = isotier_json_print(doc, true);
 	cJSON_Delete(doc);
 	if (text) {
 		puts(text);
@@ -480,7 +480,11 @@ static int parse_args(verify_opts *o, int argc, char **argv)
 			o->names[o->n_names++] = optarg;
 			break;
 		case 'a': o->all = true; break;
-		case 'd': o->db = optarg; break;
+		case 'd':
+			if ((c = cli_check_db("--db", optarg)) != EXIT_OK)
+				return c;
+			o->db = optarg;
+			break;
 		case 'c': o->catalogue = optarg; break;
 		case 'p': o->host_provider = optarg; break;
 		case 'j':

@@ -1,5 +1,7 @@
 /* report_escape.c - escaping for the report writers: HTML/XML, JSON,
- * Markdown. Everything that reaches a report passes through here. */
+ * Markdown. Everything that reaches a report passes through here, under the
+ * terminal printer's policy (isotier_unicode_unsafe): controls, bidi
+ * overrides and isolates are shown as escapes, never obeyed. */
 #include "report_model.h"
 
 #include <string.h>
@@ -72,6 +74,8 @@ void report_put_xml(FILE *f, const char *s)
 		default:
 			if (is_control(cp))
 				fprintf(f, "\\x%02x", (unsigned)cp);
+			else if (isotier_unicode_unsafe(cp)) /* bidi: shown, never obeyed */
+				fprintf(f, "\\u%04x", (unsigned)cp);
 			else if (cp == 0xfffe || cp == 0xffff)
 				put_cp(f, 0xfffd); /* not allowed in XML 1.0 */
 			else
@@ -105,7 +109,7 @@ void report_put_json(FILE *f, const char *s)
 		case '\t': fputs("\\t", f); break;
 		case '\r': fputs("\\r", f); break;
 		default:
-			if (cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x2028 || cp == 0x2029)
+			if (isotier_unicode_unsafe(cp))
 				fprintf(f, "\\u%04x", (unsigned)cp);
 			else
 				put_cp(f, cp);
@@ -144,6 +148,8 @@ void report_put_md(FILE *f, const char *s)
 		default:
 			if (is_control(cp))
 				fprintf(f, "\\\\x%02x", (unsigned)cp); /* renders as \xNN */
+			else if (isotier_unicode_unsafe(cp))
+				fprintf(f, "\\\\u%04x", (unsigned)cp); /* renders as \uNNNN */
 			else
 				put_cp(f, cp);
 		}

@@ -398,9 +398,10 @@ static cJSON *parse_column(ev_ctx *c, const char *name, const char *json, size_t
 		problem(c, "%s: larger than %zu bytes, not parsed", name, max);
 		return NULL;
 	}
-	cJSON *doc = cJSON_ParseWithLength(json, len);
-	if (!doc)
-		problem(c, "%s: not valid JSON", name);
+	isotier_error err = {0};
+	cJSON *doc = isotier_json_parse(json, len, name, &err);
+	if (!doc) /* duplicate keys too: a stored document has one reading or none */
+		problem(c, "%s", err.message);
 	return doc;
 }
 

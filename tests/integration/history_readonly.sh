@@ -24,7 +24,8 @@ assert_contains "$(cat "$TMP/report.md")" "isotier isolation report"
 
 head -c 65536 /dev/urandom >"$TMP/junk.db"
 set +e
-err=$("$ISOTIER_BIN" history --db "$TMP/junk.db" 2>&1)
+err=$("$ISOTIER_BIN" history --db "$TMP/junk.db" 2>&1); rc=$?
 set -e
-assert_contains "$err" "file is not a database"
+assert_eq "$rc" 65 "history --db a file that is not a database"
+assert_contains "$err" "not an SQLite database"
 echo "ok: read-only histories"

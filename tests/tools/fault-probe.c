@@ -13,6 +13,11 @@
  *   evil     fills the capture directory (argv: --capture DIR) with what a
  *            hostile sandbox would: a symlink to /etc/shadow, a fifo, an 8 MiB
  *            file, 40 nested directories, a 250-byte name; then prints as none
+ *   dupkeys  prints a document with "layers" twice: first-wins reads a
+ *            container, last-wins a microVM (issue 17, finding 2)
+ *   badutf8  prints no JSON and, on stderr, a line that starts with U+202E
+ *            and whose 140th byte is inside another, then invalid bytes;
+ *            exits 3 (findings 3 and 6)
  */
 #include <signal.h>
 #include <stdio.h>
@@ -76,6 +81,29 @@ static void none(void)
 	write_all(doc, sizeof doc - 1);
 }
 
+static void dupkeys(void)
+{
+	static const char doc[] =
+	    "{\"schema\":\"isotier.probe/1\",\"probe_version\":\"fault\",\"observed_tier\":"
+	    "\"CONTAINER\",\"confidence\":\"high\",\"layers\":[{\"kind\":\"container\","
+	    "\"vendor\":\"bubblewrap\",\"signals\":[]}],\"signals\":[],\"conflicts\":[],"
+	    "\"kernel\":{},\"duration_us\":1,\"layers\":[{\"kind\":\"vm\",\"vendor\":"
+	    "\"firecracker\",\"signals\":[]}]}\n";
+	write_all(doc, sizeof doc - 1);
+}
+
+static void badutf8(void)
+{
+	char line[200];
+	memcpy(line, "\xe2\x80\xae", 3); /* U+202E RIGHT-TO-LEFT OVERRIDE, whole */
+	memset(line + 3, 'e', 135);
+	memcpy(line + 138, "\xe2\x80\xae \xff\xfe\xc3(\n", 10); /* and across byte 140 */
+	if (write(2, line, 148) != 148)
+		exit(1);
+	write_all("not json\n", 9);
+	exit(3);
+}
+
 static void evil(const char *dir)
 {
 	if (!dir || chdir(dir) != 0)
@@ -116,6 +144,10 @@ int main(int argc, char **argv)
 		huge();
 	else if (!strcmp(mode, "none"))
 		none();
+	else if (!strcmp(mode, "dupkeys"))
+		dupkeys();
+	else if (!strcmp(mode, "badutf8"))
+		badutf8();
 	else if (!strcmp(mode, "evil"))
 		evil(argc > 3 && !strcmp(argv[2], "--capture") ? argv[3] : NULL);
 	else

@@ -90,15 +90,55 @@ START_TEST(history_names_a_file_that_is_not_a_database)
 	close(fd);
 	isotier_history *h = NULL;
 	isotier_error err = {0};
-	ck_assert_int_eq(isotier_history_open_readonly(&h, path, &err), ISOTIER_EDB);
-	ck_assert_ptr_nonnull(strstr(err.message, "not a database"));
-	ck_assert_int_eq(isotier_history_open(&h, path, 100, &err), ISOTIER_EDB);
-	ck_assert_ptr_nonnull(strstr(err.message, "not a database"));
+	/* Refused from its header, before SQLite opens it (issue 17, finding 7). */
+	ck_assert_int_eq(isotier_history_open_readonly(&h, path, &err), ISOTIER_EDATA);
+	ck_assert_ptr_nonnull(strstr(err.message, "not an SQLite database"));
+	ck_assert_int_eq(isotier_history_open(&h, path, 100, &err), ISOTIER_EDATA);
+	ck_assert_ptr_nonnull(strstr(err.message, "not an SQLite database"));
 	/* The file is left as it was: no history is ever overwritten. */
 	struct stat st;
 	ck_assert_int_eq(stat(path, &st), 0);
 	ck_assert_int_eq(st.st_size, (off_t)sizeof junk);
 	unlink(path);
+}
+END_TEST
+
+/* Issue 17, finding 1: nothing a user names is waited on. Each call returns
+ * at once (a FIFO without a reader would block an open forever). */
+START_TEST(named_paths_never_block)
+{
+	char dir[] = "/tmp/isotier-fifo-XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	char fifo[64], one[64];
+	snprintf(fifo, sizeof fifo, "%s/f", dir);
+	snprintf(one, sizeof one, "%s/one", dir);
+	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
+	isotier_error err = {0};
+	ck_assert_int_eq(isotier_open_append(fifo, "audit log", &err), ISOTIER_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err.message, "a FIFO, not a regular file"));
+	ck_assert_int_eq(isotier_open_append(dir, "span file", &err), ISOTIER_EINVAL);
+	ck_assert_ptr_nonnull(strstr(err.message, "a directory"));
+	ck_assert_int_eq(isotier_open_append("/dev/null", "audit log", &err), ISOTIER_EINVAL);
+	ck_assert_int_eq(isotier_history_check_file(fifo, &err), ISOTIER_EINVAL);
+	ck_assert_int_eq(isotier_history_check_file("/dev/zero", &err), ISOTIER_EINVAL);
+	isotier_history *h = NULL;
+	ck_assert_int_eq(isotier_history_open(&h, fifo, 100, &err), ISOTIER_EINVAL);
+	ck_assert_int_eq(isotier_history_open_readonly(&h, fifo, &err), ISOTIER_EINVAL);
+	/* A 1-byte file is not a database and stays one byte. */
+	int fd = open(one, O_WRONLY | O_CREAT, 0600);
+	ck_assert_int_eq(write(fd, "x", 1), 1);
+	close(fd);
+	ck_assert_int_eq(isotier_history_open(&h, one, 100, &err), ISOTIER_EDATA);
+	struct stat st;
+	ck_assert_int_eq(stat(one, &st), 0);
+	ck_assert_int_eq(st.st_size, 1);
+	/* A regular file opens for appending. */
+	fd = isotier_open_append(one, "audit log", &err);
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	unlink(one);
+	unlink(fifo);
+	rmdir(dir);
 }
 END_TEST
 
@@ -110,6 +150,7 @@ int main(void)
 	tcase_add_test(tc, utf8_decoding_is_strict_and_bounded);
 	tcase_add_test(tc, read_file_refuses_what_could_block_or_is_not_a_file);
 	tcase_add_test(tc, history_names_a_file_that_is_not_a_database);
+	tcase_add_test(tc, named_paths_never_block);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
