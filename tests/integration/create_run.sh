@@ -48,5 +48,5 @@ set -e
 assert_eq "$rc" 130 "interrupted run exit status"
 sleep 0.2
 ! pgrep -f "$marker" >/dev/null || fail "left running after SIGINT: $(pgrep -af "$marker")"
-! pgrep -f "sleep 30" >/dev/null || fail "sleep left running: $(pgrep -af 'sleep 30')"
+! pgrep -f '^sleep 30$' >/dev/null || fail "sleep left running: $(pgrep -af '^sleep 30$')"
 echo "ok: run works on every backend"
