@@ -23,71 +23,71 @@ static const struct {
     {"cgroup", "container.ns_cgroup", 0xEFFFFFFBull},
 };
 
-struct probe_runtime {
-	const char *match;
-	const char *runtime;
-};
-
 /* Substrings of /proc/self/cgroup paths. */
-static const struct probe_runtime probe_cgroup_runtimes[] = {
-    {"kubepods", "kubernetes"},
-    {"/docker/", "docker"},
-    {"/docker-", "docker"},
-    {"libpod-", "podman"},
-    {"/libpod", "podman"},
-    {"crio-", "cri-o"},
-    {"/lxc/", "lxc"},
-    {"lxc.payload", "lxc"},
-    {"/machine.slice/", "systemd-nspawn"},
-    {"/actions_job/", "docker"},
-    {"/ecs/", "ecs"},
-    {"/garden/", "garden"},
-    {"/buildkit/", "buildkit"},
-    {"containerd", "containerd"},
-    {"/system.slice/runc-", "runc"},
+static const struct probe_vendor probe_cgroup_runtimes[] = {
+    {"kubepods", "kubernetes", ""},
+    {"/docker/", "docker", ""},
+    {"/docker-", "docker", ""},
+    {"libpod-", "podman", ""},
+    {"/libpod", "podman", ""},
+    {"crio-", "cri-o", ""},
+    {"/lxc/", "lxc", ""},
+    {"lxc.payload", "lxc", ""},
+    {"/machine.slice/", "systemd-nspawn", ""},
+    {"/actions_job/", "docker", ""},
+    {"/ecs/", "ecs", ""},
+    {"/garden/", "garden", ""},
+    {"/buildkit/", "buildkit", ""},
+    {"cri-containerd", "containerd", ""},
+    {"containerd", "containerd", ""},
+    {"/system.slice/runc-", "runc", ""},
+    {"sysbox", "sysbox", ""},
+    {"/lxc.monitor", "lxc", ""},
 };
 
 /* Names a runtime writes into container=, /run/systemd/container... */
-static const struct probe_runtime probe_runtime_names[] = {
-    {"docker", "docker"},
-    {"podman", "podman"},
-    {"oci", "oci"},
-    {"lxc-libvirt", "lxc"},
-    {"lxc", "lxc"},
-    {"systemd-nspawn", "systemd-nspawn"},
-    {"rkt", "rkt"},
-    {"wsl", "wsl"},
-    {"proot", "proot"},
-    {"pouch", "pouch"},
-    {"kubernetes", "kubernetes"},
-    {"crio", "cri-o"},
-    {"cri-o", "cri-o"},
-    {"bubblewrap", "bubblewrap"},
-    {"flatpak", "flatpak"},
+static const struct probe_vendor probe_runtime_names[] = {
+    {"docker", "docker", ""},
+    {"podman", "podman", ""},
+    {"oci", "oci", ""},
+    {"lxc-libvirt", "lxc", ""},
+    {"lxc", "lxc", ""},
+    {"systemd-nspawn", "systemd-nspawn", ""},
+    {"rkt", "rkt", ""},
+    {"wsl", "wsl", ""},
+    {"proot", "proot", ""},
+    {"pouch", "pouch", ""},
+    {"kubernetes", "kubernetes", ""},
+    {"crio", "cri-o", ""},
+    {"cri-o", "cri-o", ""},
+    {"bubblewrap", "bubblewrap", ""},
+    {"flatpak", "flatpak", ""},
+    {"zone", "lx-zone", ""},
+    {"sysbox", "sysbox", ""},
+    {"openvz", "openvz", ""},
 };
 
 /* PID 1's comm in common runtimes. Our own name means we are PID 1. */
-static const struct probe_runtime probe_pid1_runtimes[] = {
-    {"docker-init", "docker"},
-    {"tini", "docker"},
-    {"catatonit", "podman"},
-    {"pause", "kubernetes"},
-    {"bwrap", "bubblewrap"},
-    {"runc:[2:INIT]", "runc"},
-    {"runc", "runc"},
-    {"conmon", "podman"},
-    {"dumb-init", ""},
-    {"s6-svscan", ""},
-    {"containerd-shim", "containerd"},
+static const struct probe_vendor probe_pid1_runtimes[] = {
+    {"docker-init", "docker", ""},
+    {"tini", "docker", ""},
+    {"catatonit", "podman", ""},
+    {"pause", "kubernetes", ""},
+    {"bwrap", "bubblewrap", ""},
+    {"runc:[2:INIT]", "runc", ""},
+    {"runc", "runc", ""},
+    {"conmon", "podman", ""},
+    {"dumb-init", "", ""},
+    {"s6-svscan", "", ""},
+    {"containerd-shim", "containerd", ""},
 };
 
-static const char *probe_runtime_lookup(const struct probe_runtime *t, size_t n, const char *s,
+static const char *probe_runtime_lookup(const struct probe_vendor *t, size_t n, const char *s,
                                         bool substring)
 {
-	for (size_t i = 0; i < n; i++)
-		if (substring ? strstr(s, t[i].match) != NULL : strcmp(s, t[i].match) == 0)
-			return t[i].runtime;
-	return NULL;
+	const struct probe_vendor *hit =
+	    probe_vendor_find(t, n, s, substring ? PROBE_SUBSTR : PROBE_EXACT);
+	return hit ? hit->vendor : NULL;
 }
 #define PROBE_RT(t, s, sub) probe_runtime_lookup(t, sizeof(t) / sizeof(t[0]), s, sub)
 
@@ -107,9 +107,12 @@ static void probe_container_ns(struct probe_input *in, struct probe_signals *sig
 			while (*at == ' ' || *at == '\t')
 				at++;
 			if (!(strncmp(at, probe_ns_initial[i].name, nl) == 0 && at[nl] == ':')) {
-				const char *arrow = strstr(line, "-> ");
-				if (arrow && (!eol || arrow < eol))
-					at = arrow + 3;
+				size_t len = eol ? (size_t)(eol - line) : strlen(line);
+				for (size_t j = 0; j + 3 <= len; j++)
+					if (memcmp(line + j, "-> ", 3) == 0) {
+						at = line + j + 3;
+						break;
+					}
 			}
 			if (strncmp(at, probe_ns_initial[i].name, nl) == 0 && at[nl] == ':' &&
 			    at[nl + 1] == '[') {
@@ -139,14 +142,24 @@ static void probe_container_ns(struct probe_input *in, struct probe_signals *sig
 	}
 }
 
+/* Host-side slices: our own cgroup path as a host's service manager names it
+ * (a cgroup namespace shows "/" instead). */
+static const struct probe_vendor probe_cgroup_host[] = {
+    {"/user.slice/", "", ""},
+    {"/system.slice/", "", ""},
+    {"/init.scope", "", ""},
+};
+
 static void probe_container_cgroup(struct probe_input *in, struct probe_signals *sigs)
 {
 	const char *text = probe_read(in, "/proc/self/cgroup", NULL);
+	char host[PROBE_VALUE_MAX] = "";
 	for (const char *line = text; line && *line;) {
 		const char *eol = strchr(line, '\n');
 		char buf[PROBE_VALUE_MAX];
 		snprintf(buf, sizeof(buf), "%.*s", (int)(eol ? eol - line : (long)strlen(line)),
 		         line);
+		probe_rstrip(buf);
 		const char *rt = PROBE_RT(probe_cgroup_runtimes, buf, true);
 		if (rt) {
 			struct probe_signal s = {
@@ -162,8 +175,22 @@ static void probe_container_cgroup(struct probe_input *in, struct probe_signals 
 			probe_add(sigs, &s);
 			return;
 		}
+		if (!host[0] && PROBE_VENDOR(probe_cgroup_host, buf, PROBE_SUBSTR))
+			probe_strlcpy(host, sizeof(host), buf);
 		line = eol ? eol + 1 : NULL;
 	}
+	if (!host[0])
+		return;
+	struct probe_signal s = {
+	    .id = "container.cgroup",
+	    .family = PROBE_FAM_CONTAINER,
+	    .source = "/proc/self/cgroup",
+	    .weight = PROBE_WEAK,
+	    .supports = PROBE_KIND_NONE,
+	    .axis = PROBE_AXIS_CONTAINER,
+	};
+	probe_strlcpy(s.value, sizeof(s.value), host);
+	probe_add(sigs, &s);
 }
 
 /*
@@ -173,15 +200,15 @@ static void probe_container_cgroup(struct probe_input *in, struct probe_signals 
  * on those files count: a host's own mount table lists its containers' state
  * directories too.
  */
-static const struct probe_runtime probe_mount_runtimes[] = {
-    {"/var/lib/kubelet/pods/", "kubernetes"},
-    {"/var/lib/docker/containers/", "docker"},
-    {"/overlay-containers/", "podman"},
-    {"/var/lib/lxc/", "lxc"},
-    {"/var/lib/lxd/", "lxc"},
-    {"/var/lib/incus/", "lxc"},
-    {"/run/containerd/io.containerd", "containerd"},
-    {"/var/lib/containerd/", "containerd"},
+static const struct probe_vendor probe_mount_runtimes[] = {
+    {"/var/lib/kubelet/pods/", "kubernetes", ""},
+    {"/var/lib/docker/containers/", "docker", ""},
+    {"/overlay-containers/", "podman", ""},
+    {"/var/lib/lxc/", "lxc", ""},
+    {"/var/lib/lxd/", "lxc", ""},
+    {"/var/lib/incus/", "lxc", ""},
+    {"/run/containerd/io.containerd", "containerd", ""},
+    {"/var/lib/containerd/", "containerd", ""},
 };
 
 static void probe_container_mounts(struct probe_input *in, struct probe_signals *sigs)
@@ -227,7 +254,7 @@ static void probe_container_mounts(struct probe_input *in, struct probe_signals 
 static void probe_container_rootfs(struct probe_input *in, struct probe_signals *sigs)
 {
 	const char *text = probe_read(in, "/proc/self/mountinfo", NULL);
-	char fstype[64] = "", source[128] = "";
+	char fstype[64] = "", source[128] = "", rootf[128] = "";
 	for (const char *line = text; line && *line;) {
 		const char *eol = strchr(line, '\n');
 		char buf[1024];
@@ -247,34 +274,48 @@ static void probe_container_rootfs(struct probe_input *in, struct probe_signals 
 			if (t) {
 				snprintf(fstype, sizeof(fstype), "%s", t);
 				snprintf(source, sizeof(source), "%s", src ? src : "");
+				snprintf(rootf, sizeof(rootf), "%s", f[3] ? f[3] : "");
 			}
 		}
 		line = eol ? eol + 1 : NULL;
 	}
 	if (!fstype[0])
 		return;
-	static const struct probe_runtime container_fs[] = {
-	    {"overlay", ""},
-	    {"aufs", "docker"},
-	    {"fuse-overlayfs", "podman"},
-	    {"fuse.fuse-overlayfs", "podman"},
-	    {"sysboxfs", "sysbox"},
-	    {"shiftfs", ""},
-	    {"9p", ""}, /* gVisor's gofer root, Kata's 9p share */
+	static const struct probe_vendor container_fs[] = {
+	    {"overlay", "", ""},
+	    {"aufs", "docker", ""},
+	    {"fuse-overlayfs", "podman", ""},
+	    {"fuse.fuse-overlayfs", "podman", ""},
+	    {"sysboxfs", "sysbox", ""},
+	    {"shiftfs", "", ""},
+	    {"fuse.sysboxfs", "sysbox", ""},
+	    {"9p", "", ""}, /* gVisor's gofer root, Kata's 9p share */
+	};
+	static const struct probe_vendor disk_fs[] = {
+	    {"ext4", "", ""}, {"ext3", "", ""}, {"ext2", "", ""}, {"xfs", "", ""},
+	    {"btrfs", "", ""}, {"f2fs", "", ""}, {"jfs", "", ""},  {"reiserfs", "", ""},
 	};
 	const char *rt = PROBE_RT(container_fs, fstype, false);
+	/* A root that is a subdirectory of its filesystem (runc's bundle, LXC's
+	 * rootfs) was bind-mounted there; a whole disk as "/" is a machine's. */
+	bool bound = rootf[0] && strcmp(rootf, "/") != 0;
+	bool disk = !rt && !bound && PROBE_VENDOR(disk_fs, fstype, PROBE_EXACT) &&
+	            probe_starts_with(source, "/dev/");
+	if (!rt && bound)
+		rt = "";
 	struct probe_signal s = {
 	    .id = "container.root_fs",
 	    .family = PROBE_FAM_CONTAINER,
 	    .source = "/proc/self/mountinfo",
 	    .weight = PROBE_WEAK,
 	    .supports = rt ? PROBE_KIND_CONTAINER : PROBE_KIND_NONE,
-	    /* Disk filesystems say little (bind-mounted roots are common), so
-	     * only the container-typical ones vote. */
-	    .axis = rt ? PROBE_AXIS_CONTAINER : PROBE_AXIS_INFO,
+	    .axis = rt || disk ? PROBE_AXIS_CONTAINER : PROBE_AXIS_INFO,
 	    .vendor = rt ? rt : "",
 	};
-	snprintf(s.value, sizeof(s.value), "%s %s", fstype, source);
+	if (bound)
+		snprintf(s.value, sizeof(s.value), "%.40s %.60s root %.80s", fstype, source, rootf);
+	else
+		snprintf(s.value, sizeof(s.value), "%s %s", fstype, source);
 	probe_rstrip(s.value);
 	probe_add(sigs, &s);
 }
@@ -464,6 +505,76 @@ static void probe_container_files(struct probe_input *in, struct probe_signals *
 	}
 }
 
+static void probe_container_add(struct probe_signals *sigs, const char *id, const char *source,
+                                const char *value, enum probe_weight w, const char *vendor)
+{
+	struct probe_signal s = {
+	    .id = id,
+	    .family = PROBE_FAM_CONTAINER,
+	    .source = source,
+	    .weight = w,
+	    .supports = PROBE_KIND_CONTAINER,
+	    .axis = PROBE_AXIS_CONTAINER,
+	    .vendor = vendor,
+	};
+	probe_strlcpy(s.value, sizeof(s.value), value);
+	probe_add(sigs, &s);
+}
+
+/*
+ * Boundaries the kernel itself names without namespaces: NSpid lists our
+ * pid in every PID namespace from the /proc mounter's down (more than one:
+ * nested); Linux-VServer's VxID is the guest context (0 = host); OpenVZ
+ * has /proc/vz everywhere but /proc/bc only on the host node; Sysbox
+ * mounts its sysboxfs over /proc and /sys; illumos LX zones answer uname
+ * with "BrandZ virtual linux".
+ */
+static void probe_container_kernel_named(struct probe_input *in, struct probe_signals *sigs)
+{
+	const char *status = probe_read(in, "/proc/self/status", NULL);
+	char v[96];
+	uint64_t n;
+	if (status && probe_field(v, sizeof(v), status, "NSpid")) {
+		unsigned fields = 0;
+		bool ok = true;
+		for (const char *p = v; *p;) {
+			while (*p == ' ' || *p == '\t')
+				p++;
+			if (!*p)
+				break;
+			if (*p < '0' || *p > '9')
+				ok = false;
+			while (*p && *p != ' ' && *p != '\t')
+				p++;
+			fields++;
+		}
+		if (ok && fields > 1)
+			probe_container_add(sigs, "container.nspid", "/proc/self/status NSpid", v,
+			                    PROBE_STRONG, "");
+	}
+	if (status && probe_field(v, sizeof(v), status, "VxID") && probe_parse_u64(v, &n) && n > 0)
+		probe_container_add(sigs, "container.vxid", "/proc/self/status VxID", v, PROBE_STRONG,
+		                    "linux-vserver");
+	if (probe_path_exists(in, "/proc/vz") && !probe_path_exists(in, "/proc/bc"))
+		probe_container_add(sigs, "container.openvz", "/proc/vz", "/proc/vz without /proc/bc",
+		                    PROBE_STRONG, "openvz");
+	const char *mi = probe_read(in, "/proc/self/mountinfo", NULL);
+	if (mi && strstr(mi, "sysboxfs"))
+		probe_container_add(sigs, "container.sysboxfs", "/proc/self/mountinfo",
+		                    "sysboxfs mounted", PROBE_STRONG, "sysbox");
+	const char *u = probe_read(in, "/.probe/uname", NULL);
+	const char *ver = u;
+	for (int i = 0; i < 3 && ver; i++) {
+		ver = strchr(ver, '\n');
+		if (ver)
+			ver++;
+	}
+	probe_first_line(v, sizeof(v), ver ? ver : "");
+	if (probe_starts_with(v, "BrandZ"))
+		probe_container_add(sigs, "container.kernel_brand", "uname(2) version", v, PROBE_WEAK,
+		                    "lx-zone");
+}
+
 void probe_sig_container(struct probe_input *in, struct probe_signals *sigs)
 {
 	probe_container_ns(in, sigs);
@@ -474,4 +585,5 @@ void probe_sig_container(struct probe_input *in, struct probe_signals *sigs)
 	probe_container_uid_map(in, sigs);
 	probe_container_capbnd(in, sigs);
 	probe_container_files(in, sigs);
+	probe_container_kernel_named(in, sigs);
 }

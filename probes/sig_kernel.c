@@ -147,11 +147,12 @@ static void probe_kernel_nsfs(struct probe_input *in, struct probe_signals *sigs
 	unsigned linux_like = 0, other = 0;
 	char first_other[64] = "";
 	for (const char *line = text; line && *line;) {
-		const char *br = strchr(line, '[');
 		const char *eol = strchr(line, '\n');
+		size_t len = eol ? (size_t)(eol - line) : strlen(line);
+		const char *br = memchr(line, '[', len);
 		uint64_t ino;
 		char num[32];
-		if (br && (!eol || br < eol)) {
+		if (br) {
 			size_t n = 0;
 			for (br++; *br >= '0' && *br <= '9' && n < sizeof(num) - 1; br++)
 				num[n++] = *br;
