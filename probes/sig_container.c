@@ -110,7 +110,8 @@ static void probe_container_ns(struct probe_input *in, struct probe_signals *sig
 				size_t len = eol ? (size_t)(eol - line) : strlen(line);
 				for (size_t j = 0; j + 3 <= len; j++)
 					if (memcmp(line + j, "-> ", 3) == 0) {
-						at = line + j + 3;
+						/* ls quotes the target: 'pid:[N]' */
+						at = line + j + 3 + (line[j + 3] == '\'');
 						break;
 					}
 			}

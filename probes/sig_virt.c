@@ -118,7 +118,9 @@ static const struct probe_vendor probe_acpi_vendors[] = {
     {"BHYVE", "bhyve", "bhyve"},
 };
 
-/* "0x40000000 0x0 EAX EBX ECX EDX" lines; false when the leaf is absent. */
+/* "0x40000000 0x0 EAX EBX ECX EDX" lines, or `cpuid -r`'s
+ * "0x40000000 0x00: eax=0x... ebx=0x... ecx=0x... edx=0x..."; false when the
+ * leaf is absent. The first CPU's answer wins. */
 bool probe_cpuid_leaf(const char *text, uint32_t leaf, uint32_t r[4])
 {
 	for (const char *line = text; line && *line;) {
@@ -127,8 +129,10 @@ bool probe_cpuid_leaf(const char *text, uint32_t leaf, uint32_t r[4])
 		const char *p = line;
 		int i;
 		for (i = 0; i < 6; i++) {
-			while (*p == ' ' || *p == '\t')
+			while (*p == ' ' || *p == '\t' || (i == 2 && *p == ':'))
 				p++;
+			if (i >= 2 && (p[0] == 'e' || p[0] == 'E') && p[1] && p[2] && p[3] == '=')
+				p += 4;
 			if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f') ||
 			      (*p >= 'A' && *p <= 'F')))
 				break;

@@ -52,6 +52,7 @@ static const struct expect cases[] = {
     {"syn-family-container", "CONTAINER", "high", "container:unknown", ""},
     /* The same facts in another writer's spelling. */
     {"syn-foreign-writer", "CONTAINER", "high", "vm:unknown:kvm,container:unknown", ""},
+    {"syn-foreign-cpuid-tool", "MICROVM", "high", "vm:unknown:kvm", ""},
     /* Lying inputs: strong evidence wins, the lies are listed. */
     {"syn-lie-container-claims-gvisor", "CONTAINER", "high", "vm:unknown:kvm,container:unknown",
      "kernel.uname_release,kernel.uname_version,kernel.proc_version,kernel.cmdline,kernel.log"},
