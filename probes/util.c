@@ -125,8 +125,14 @@ struct probe_signal *probe_add(struct probe_signals *sigs, const struct probe_si
 		return NULL;
 	struct probe_signal *d = &sigs->v[sigs->n++];
 	*d = *s;
+	/* The table owns what a signal is; the collector only what it saw. */
 	const struct probe_signal_desc *desc = probe_signal_describe(s->id);
 	d->origin = desc ? desc->origin : s->id;
+	if (desc) {
+		d->family = desc->family;
+		if (!s->source || !s->source[0])
+			d->source = desc->source;
+	}
 	d->cls = s->weight == PROBE_STRONG && desc ? desc->strong : PROBE_CLASS_MARKER;
 	/* A table row that is never strong caps the weight. */
 	if (d->cls == PROBE_CLASS_MARKER && s->weight == PROBE_STRONG && desc)
