@@ -247,13 +247,13 @@ static void probe_layer_vm(struct probe_layer *l, const struct probe_ctx *x, enu
 	static const char *const vendor_order[] = {
 	    "virt.kernel_release",   "virt.acpi_oem",         "virt.dmi",
 	    "virt.cmdline_vmm",      "virt.kernel_log",       "virt.cpuinfo_vendor",
-	    "virt.device_tree",      "virt.xen_capabilities", "virt.sys_hypervisor",
-	    "virt.pci_host_bridge",  "virt.virtio",           "virt.cmdline_virtio_mmio",
-	    "virt.cpuid_vendor",
+	    "virt.device_tree",      "virt.sysinfo",          "virt.xen_capabilities",
+	    "virt.sys_hypervisor",   "virt.pci_host_bridge",  "virt.virtio",
+	    "virt.cmdline_virtio_mmio", "virt.cpuid_vendor",
 	};
 	static const char *const hv_order[] = {
 	    "virt.cpuid_vendor",   "virt.sys_hypervisor", "virt.xen_capabilities",
-	    "virt.device_tree",    "virt.cpuinfo_vendor", "virt.kernel_log",
+	    "virt.device_tree",    "virt.sysinfo",        "virt.cpuinfo_vendor", "virt.kernel_log",
 	    "virt.acpi_oem",       "virt.dmi",            "virt.kernel_release",
 	    "virt.pci_host_bridge",
 	};

@@ -394,6 +394,9 @@ static char *probe_live_paths(void)
 	    "/proc/xen",     "/proc/vz",       "/proc/bc",
 	    "/dev/sev-guest", "/dev/tdx_guest", "/dev/tdx-guest",
 	    "/sys/kernel/config/tsm/report",
+	    "/proc/device-tree/ibm,partition-name",
+	    "/proc/device-tree/hmc-managed?",
+	    "/proc/device-tree/chosen/qemu,graphic-width",
 	};
 	struct probe_buf b = {0};
 	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)

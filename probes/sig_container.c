@@ -234,6 +234,9 @@ static void probe_container_mounts(struct probe_input *in, struct probe_signals 
 		else if (probe_starts_with(f[4], "/etc/") ||
 		         probe_starts_with(f[4], "/run/secrets"))
 			rt = PROBE_RT(probe_mount_runtimes, f[3], true);
+		/* LXC (and Incus) mount lxcfs over /proc files of a container. */
+		else if (probe_starts_with(f[4], "/proc/") && save && strstr(save, "lxcfs"))
+			rt = "lxc";
 		if (!rt)
 			continue;
 		struct probe_signal s = {

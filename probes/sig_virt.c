@@ -251,7 +251,55 @@ static bool probe_dmi_product_fits(const char *pattern, const char *product)
 	return probe_starts_with(product, pattern);
 }
 
-/* The DMI tuple: one signal, voting only when a rule recognises it. */
+/* Does rule d recognise the fields (sys_vendor, product_name, board_vendor,
+ * bios_vendor)? */
+static bool probe_dmi_rule_fits(const struct probe_dmi_rule *d, char f[4][80])
+{
+	if (!probe_dmi_product_fits(d->product, f[1]) || (!d->vendor && !f[1][0]))
+		return false;
+	/* Vendor fields: sys_vendor; the others too when the product does not
+	 * matter (Hyper-V's board_vendor, bhyve's bios_vendor). */
+	for (size_t i = 0; i < 4; i++) {
+		if (i == 1 || (i > 0 && d->product))
+			continue;
+		if (!d->vendor || (f[i][0] && probe_starts_with(f[i], d->vendor)))
+			return true;
+	}
+	return false;
+}
+
+struct probe_dmi_log {
+	char line[80];
+};
+
+/* "DMI: <sys_vendor> <product_name>/<board_name>, BIOS ..." as the kernel
+ * prints it at boot; keeps "<sys_vendor> <product_name>". */
+static bool probe_dmi_log_line(const char *line, size_t len, void *arg)
+{
+	struct probe_dmi_log *d = arg;
+	const char *end = line + len, *p = NULL;
+	for (const char *q = line; q + 5 <= end; q++)
+		if (memcmp(q, "DMI: ", 5) == 0) {
+			p = q + 5;
+			break;
+		}
+	if (!p)
+		return true;
+	size_t n = 0;
+	while (p + n < end && p[n] != '/' && !(p[n] == ',' && p + n + 1 < end && p[n + 1] == ' ') &&
+	       n < sizeof(d->line) - 1) {
+		d->line[n] = (unsigned char)p[n] < 0x20 || (unsigned char)p[n] > 0x7e ? '?' : p[n];
+		n++;
+	}
+	d->line[n] = '\0';
+	return false;
+}
+
+/*
+ * The DMI tuple: one signal, voting only when a rule recognises it. From
+ * sysfs, or else from the kernel's "DMI:" boot line, where vendor and
+ * product are separated by a blank that every split point is tried at.
+ */
 static void probe_virt_dmi(struct probe_input *in, struct probe_signals *sigs)
 {
 	static const char *const paths[] = {
@@ -267,26 +315,35 @@ static void probe_virt_dmi(struct probe_input *in, struct probe_signals *sigs)
 				*c = '?';
 		any |= f[i][0] != '\0';
 	}
-	if (!any)
-		return;
 	const struct probe_dmi_rule *hit = NULL;
+	const char *source = "/sys/class/dmi/id";
+	struct probe_dmi_log log = {""};
+	if (!any) {
+		probe_each_line(probe_read(in, "/.probe/kmsg", NULL), probe_dmi_log_line, &log);
+		if (!log.line[0])
+			return;
+		source = "kernel log DMI line";
+	}
 	for (size_t r = 0; r < sizeof(probe_dmi_rules) / sizeof(probe_dmi_rules[0]) && !hit; r++) {
-		const struct probe_dmi_rule *d = &probe_dmi_rules[r];
-		if (!probe_dmi_product_fits(d->product, f[1]) || (!d->vendor && !f[1][0]))
+		if (any) {
+			if (probe_dmi_rule_fits(&probe_dmi_rules[r], f))
+				hit = &probe_dmi_rules[r];
 			continue;
-		/* Vendor fields: sys_vendor; the others too when the product
-		 * does not matter (Hyper-V's board_vendor, bhyve's bios_vendor). */
-		for (size_t i = 0; i < 4 && !hit; i++) {
-			if (i == 1 || (i > 0 && d->product))
+		}
+		for (size_t k = 0; log.line[k] && !hit; k++) {
+			if (log.line[k] != ' ')
 				continue;
-			if (!d->vendor || (f[i][0] && probe_starts_with(f[i], d->vendor)))
-				hit = d;
+			char g[4][80] = {"", "", "", ""};
+			memcpy(g[0], log.line, k);
+			probe_strlcpy(g[1], sizeof(g[1]), log.line + k + 1);
+			if (probe_dmi_rule_fits(&probe_dmi_rules[r], g))
+				hit = &probe_dmi_rules[r];
 		}
 	}
 	struct probe_signal s = {
 	    .id = "virt.dmi",
 	    .family = PROBE_FAM_VIRT,
-	    .source = "/sys/class/dmi/id",
+	    .source = source,
 	    .weight = PROBE_STRONG,
 	    .supports = hit && hit->vm ? PROBE_KIND_VM : PROBE_KIND_NONE,
 	    /* An unrecognised tuple is no evidence either way. */
@@ -295,8 +352,11 @@ static void probe_virt_dmi(struct probe_input *in, struct probe_signals *sigs)
 	    .hypervisor = hit ? hit->hypervisor : "",
 	    .kernel_reported = true,
 	};
-	snprintf(s.value, sizeof(s.value), "%.60s / %.60s / %.30s / %.30s", f[0], f[1], f[2],
-	         f[3]);
+	if (any)
+		snprintf(s.value, sizeof(s.value), "%.60s / %.60s / %.30s / %.30s", f[0], f[1], f[2],
+		         f[3]);
+	else
+		probe_strlcpy(s.value, sizeof(s.value), log.line);
 	probe_add(sigs, &s);
 }
 

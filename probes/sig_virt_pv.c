@@ -110,6 +110,15 @@ static void probe_pv_device_tree(struct probe_input *in, struct probe_signals *s
 {
 	size_t len;
 	const char *dt = probe_read(in, "/proc/device-tree/hypervisor/compatible", &len);
+	/* PowerVM LPARs (systemd's detect_vm_device_tree): a partition name
+	 * and an HMC, and not QEMU's pseries. */
+	if ((!dt || !len) && probe_path_exists(in, "/proc/device-tree/ibm,partition-name") &&
+	    probe_path_exists(in, "/proc/device-tree/hmc-managed?") &&
+	    !probe_path_exists(in, "/proc/device-tree/chosen/qemu,graphic-width")) {
+		probe_pv_add(sigs, "virt.device_tree", "/proc/device-tree",
+		             "ibm,partition-name hmc-managed?", true, "powervm", "powervm", false);
+		return;
+	}
 	if (!dt || !len)
 		return;
 	char val[64];
@@ -216,8 +225,39 @@ static void probe_pv_release(struct probe_input *in, struct probe_signals *sigs)
 	probe_add(sigs, &s);
 }
 
+/* s390x: /proc/sysinfo names the control program a guest runs under. */
+struct probe_sysinfo_scan {
+	const char *vendor, *hv;
+	char line[96];
+};
+
+static bool probe_sysinfo_line(const char *line, size_t len, void *arg)
+{
+	struct probe_sysinfo_scan *z = arg;
+	if (len < 22 || memcmp(line, "VM00 Control Program:", 21) != 0)
+		return true;
+	if (probe_line_has(line, len, "z/VM"))
+		z->vendor = "zvm", z->hv = "zvm";
+	else if (probe_line_has(line, len, "KVM"))
+		z->vendor = "", z->hv = "kvm";
+	else
+		z->vendor = "", z->hv = "";
+	snprintf(z->line, sizeof(z->line), "%.*s", (int)(len < 95 ? len : 95), line);
+	return false;
+}
+
+static void probe_pv_sysinfo(struct probe_input *in, struct probe_signals *sigs)
+{
+	struct probe_sysinfo_scan z = {0};
+	probe_each_line(probe_read(in, "/proc/sysinfo", NULL), probe_sysinfo_line, &z);
+	if (z.vendor)
+		probe_pv_add(sigs, "virt.sysinfo", "/proc/sysinfo", z.line, true, z.vendor, z.hv,
+		             false);
+}
+
 void probe_sig_virt_pv(struct probe_input *in, struct probe_signals *sigs)
 {
+	probe_pv_sysinfo(in, sigs);
 	probe_pv_xen(in, sigs);
 	probe_pv_cpuinfo(in, sigs);
 	probe_pv_device_tree(in, sigs);

@@ -54,7 +54,10 @@ const struct probe_signal_desc probe_signal_table[] = {
     {"virt.xen_capabilities", V, "/proc/xen/capabilities, /proc/xen", "strong", A_VM, FW, "xen",
      "vm (Xen domU; `control_d` = dom0, still on Xen); paravirtual"},
     {"virt.device_tree", V, "/proc/device-tree/hypervisor/compatible", "strong", A_VM, FW, "dt",
-     "vm (linux,kvm = kvm; xen = xen; vmware)"},
+     "vm (linux,kvm = kvm; xen = xen; vmware; a PowerVM partition: ibm,partition-name with "
+     "hmc-managed? and no qemu,graphic-width)"},
+    {"virt.sysinfo", V, "/proc/sysinfo", "strong", A_VM, FW, "sysinfo",
+     "vm for s390x guests: `VM00 Control Program: z/VM` (zvm) or `KVM/Linux` (kvm)"},
     {"virt.kernel_log", V, "kernel log", "strong", A_VM, FW, "kmsg",
      "vm for `Hypervisor detected: X`, `Booting paravirtualized kernel on X`, Firecracker's "
      "`MPTABLE: OEM ID: FC`; against for `... on bare hardware`"},

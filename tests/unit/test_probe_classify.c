@@ -53,6 +53,10 @@ static const struct expect cases[] = {
     /* The same facts in another writer's spelling. */
     {"syn-foreign-writer", "CONTAINER", "high", "vm:unknown:kvm,container:unknown", ""},
     {"syn-foreign-cpuid-tool", "MICROVM", "high", "vm:unknown:kvm", ""},
+    {"syn-zvm", "MICROVM", "high", "vm:zvm:zvm", ""},
+    {"syn-powervm-lpar", "MICROVM", "high", "vm:powervm:powervm", ""},
+    {"syn-hyperv-dmi-kernel-log", "MICROVM", "high", "vm:hyperv:hyperv", ""},
+    {"syn-lxc-no-ns", "CONTAINER", "low", "container:lxc", ""},
     /* Lying inputs: strong evidence wins, the lies are listed. */
     {"syn-lie-container-claims-gvisor", "CONTAINER", "high", "vm:unknown:kvm,container:unknown",
      "kernel.uname_release,kernel.uname_version,kernel.proc_version,kernel.cmdline,kernel.log"},
