@@ -523,7 +523,7 @@ static void probe_virt_cpuinfo(struct probe_input *in, struct probe_signals *sig
 	    .id = "virt.cpuinfo_hypervisor",
 	    .family = PROBE_FAM_VIRT,
 	    .source = "/proc/cpuinfo flags",
-	    .weight = PROBE_WEAK,
+	    .weight = PROBE_STRONG,
 	    .supports = f.hv ? PROBE_KIND_VM : PROBE_KIND_NONE,
 	    .axis = PROBE_AXIS_VM,
 	    /* Not kernel_reported: gVisor derives it from the host's CPUID. */

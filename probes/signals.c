@@ -36,8 +36,9 @@ const struct probe_signal_desc probe_signal_table[] = {
      "cpuinfo",
      "vm for User Mode Linux, PowerVM Lx86 (paravirtual) and QEMU's `QEMU Virtual CPU` models; "
      "else not emitted"},
-    {"virt.cpuinfo_hypervisor", V, "/proc/cpuinfo flags", "weak", A_VM, MK, "cpuinfo",
-     "vm when the x86 flags list `hypervisor`, else against"},
+    {"virt.cpuinfo_hypervisor", V, "/proc/cpuinfo flags", "strong", A_VM, FW, "cpuinfo",
+     "vm when the x86 flags list `hypervisor` (the kernel's reading of CPUID.1:ECX[31]), else "
+     "against"},
     {"virt.dmi", V, "/sys/class/dmi/id/{sys_vendor,product_name,board_vendor,bios_vendor}",
      "strong", A_VM, FW, "dmi",
      "vm for a known vendor+product tuple (Microsoft Corporation + Virtual Machine, QEMU, KVM, "
