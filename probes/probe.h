@@ -228,6 +228,8 @@ void probe_sig_virt_bus(struct probe_input *in, struct probe_signals *sigs);
 void probe_sig_kernel(struct probe_input *in, struct probe_signals *sigs, struct probe_kernel *k);
 void probe_sig_syscall(struct probe_input *in, struct probe_signals *sigs);
 void probe_sig_container(struct probe_input *in, struct probe_signals *sigs);
+/* Marker files and kernel-named boundaries (sig_container_named.c). */
+void probe_sig_container_named(struct probe_input *in, struct probe_signals *sigs);
 /* One CPUID leaf (subleaf 0) of a .probe/cpuid text; false when absent. */
 bool probe_cpuid_leaf(const char *text, uint32_t leaf, uint32_t r[4]);
 /* The 12-byte signature in EBX:ECX:EDX, printable. */
