@@ -214,6 +214,11 @@ START_TEST(gvisor_absorbs_its_namespaces)
 	for (size_t i = 0; i < g->nsig; i++)
 		found |= g->sig[i] == (size_t)pid;
 	ck_assert(found);
+	/* Only ptrace makes system calls that slow: the platform is told. */
+	ck_assert_str_eq(g->platform, "ptrace");
+	ck_assert_str_eq(g->confidence, "high");
+	replay("syn-gvisor-systrap");
+	ck_assert_ptr_null(res.verdict.layers[res.verdict.nlayers - 1].platform);
 }
 END_TEST
 
