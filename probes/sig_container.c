@@ -131,7 +131,12 @@ static const struct probe_vendor probe_cgroup_host[] = {
 
 static void probe_container_cgroup(struct probe_input *in, struct probe_signals *sigs)
 {
-	const char *text = probe_read(in, "/proc/self/cgroup", NULL);
+	/* Another tool's capture may hold only PID 1's (the same without a
+	 * cgroup namespace, and as telling with one). */
+	const char *src = "/proc/self/cgroup";
+	const char *text = probe_read(in, src, NULL);
+	if (!text)
+		text = probe_read(in, src = "/proc/1/cgroup", NULL);
 	char host[PROBE_VALUE_MAX] = "";
 	for (const char *line = text; line && *line;) {
 		const char *eol = strchr(line, '\n');
@@ -144,7 +149,7 @@ static void probe_container_cgroup(struct probe_input *in, struct probe_signals 
 			struct probe_signal s = {
 			    .id = "container.cgroup",
 			    .family = PROBE_FAM_CONTAINER,
-			    .source = "/proc/self/cgroup",
+			    .source = src,
 			    .weight = PROBE_WEAK,
 			    .supports = PROBE_KIND_CONTAINER,
 			    .axis = PROBE_AXIS_CONTAINER,
@@ -163,7 +168,7 @@ static void probe_container_cgroup(struct probe_input *in, struct probe_signals 
 	struct probe_signal s = {
 	    .id = "container.cgroup",
 	    .family = PROBE_FAM_CONTAINER,
-	    .source = "/proc/self/cgroup",
+	    .source = src,
 	    .weight = PROBE_WEAK,
 	    .supports = PROBE_KIND_NONE,
 	    .axis = PROBE_AXIS_CONTAINER,

@@ -170,6 +170,24 @@ static void probe_container_kernel_named(struct probe_input *in, struct probe_si
 	if (probe_path_exists(in, "/proc/vz") && !probe_path_exists(in, "/proc/bc"))
 		probe_container_add(sigs, "container.openvz", "/proc/vz", "/proc/vz without /proc/bc",
 		                    PROBE_STRONG, "openvz");
+	/* "comm (PID, #threads: N)": kernels before 4.14 print PID 1's pid in
+	 * the initial PID namespace, so anything but 1 means a nested one. */
+	const char *sched = probe_read(in, "/proc/1/sched", NULL);
+	if (sched) {
+		char line[96];
+		probe_first_line(line, sizeof(line), sched);
+		const char *open = strrchr(line, '(');
+		uint64_t pid;
+		char num[24];
+		size_t k = 0;
+		if (open)
+			for (open++; *open >= '0' && *open <= '9' && k < sizeof(num) - 1; open++)
+				num[k++] = *open;
+		num[k] = '\0';
+		if (open && *open == ',' && probe_parse_u64(num, &pid) && pid > 1)
+			probe_container_add(sigs, "container.pid1_sched", "/proc/1/sched", line,
+			                    PROBE_STRONG, "");
+	}
 	const char *mi = probe_read(in, "/proc/self/mountinfo", NULL);
 	if (mi && strstr(mi, "sysboxfs"))
 		probe_container_add(sigs, "container.sysboxfs", "/proc/self/mountinfo",

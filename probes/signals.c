@@ -134,13 +134,16 @@ const struct probe_signal_desc probe_signal_table[] = {
      "container unless initial (two private namespaces make a container)"},
     {"container.nspid", C, "/proc/self/status NSpid", "strong", A_CT, BH, "status",
      "container when our pid is listed in more than one PID namespace"},
+    {"container.pid1_sched", C, "/proc/1/sched", "strong", A_CT, BH, "pid1-sched",
+     "container when PID 1's line names another pid (kernels before 4.14 print the initial "
+     "namespace's)"},
     {"container.vxid", C, "/proc/self/status VxID", "strong", A_CT, BH, "status",
      "container (Linux-VServer guest context) for a non-zero VxID"},
     {"container.openvz", C, "/proc/vz without /proc/bc", "strong", A_CT, FW, "procfs-dirs",
      "container (OpenVZ/Virtuozzo guest)"},
     {"container.sysboxfs", C, "/proc/self/mountinfo", "strong", A_CT, FW, "mountinfo",
      "container (Sysbox mounts sysboxfs over /proc and /sys)"},
-    {"container.cgroup", C, "/proc/self/cgroup", "weak", A_CT, MK, "cgroup",
+    {"container.cgroup", C, "/proc/self/cgroup (or /proc/1/cgroup)", "weak", A_CT, MK, "cgroup",
      "container for runtime paths (docker, kubepods, libpod, crio, cri-containerd, lxc, "
      "machine.slice, ...); against for host slices (user.slice, system.slice services, "
      "init.scope)"},

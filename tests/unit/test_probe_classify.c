@@ -59,6 +59,7 @@ static const struct expect cases[] = {
     {"syn-lxc-no-ns", "CONTAINER", "low", "container:lxc", ""},
     {"syn-vm-cpuinfo-flag-only", "MICROVM", "high", "vm:unknown:unknown", ""},
     {"syn-bare-metal-cpuinfo-only", "NONE", "high", "", ""},
+    {"syn-old-kernel-docker", "CONTAINER", "high", "container:docker", ""},
     /* Lying inputs: strong evidence wins, the lies are listed. */
     {"syn-lie-container-claims-gvisor", "CONTAINER", "high", "vm:unknown:kvm,container:unknown",
      "kernel.uname_release,kernel.uname_version,kernel.proc_version,kernel.cmdline,kernel.log"},
