@@ -236,8 +236,9 @@ static void probe_layer_cvm(struct probe_layer *l, const struct probe_signals *s
 			if (strcmp(s->vendor, rank[r]) == 0 && r > best)
 				best = r;
 	}
-	/* A TSM report alone proves a confidential VM but names no technology. */
-	l->cvm = best > 0 ? rank[best] : l->ncvm ? "unknown" : NULL;
+	l->cvm = best > 0 ? rank[best] : NULL;
+	if (!l->cvm)
+		l->ncvm = 0;
 }
 
 static void probe_layer_vm(struct probe_layer *l, const struct probe_ctx *x, enum probe_state st)

@@ -136,8 +136,10 @@ static void probe_cvm_devices(struct probe_input *in, struct probe_signals *sigs
 		tech = "tdx", what = "/dev/tdx_guest";
 	else if (probe_path_exists(in, "/dev/tdx-guest"))
 		tech = "tdx", what = "/dev/tdx-guest";
+	/* configfs tsm/report exists wherever the TSM core is built in, guest
+	 * or not: recorded, no vote. */
 	else if (probe_path_exists(in, "/sys/kernel/config/tsm/report"))
-		tech = "", what = "/sys/kernel/config/tsm/report";
+		tech = NULL, what = "/sys/kernel/config/tsm/report";
 	if (what)
 		probe_cvm_add(sigs, "virt.cvm_device", what, what, tech, true);
 }

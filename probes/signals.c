@@ -87,7 +87,8 @@ const struct probe_signal_desc probe_signal_table[] = {
      "detected`"},
     {"virt.cvm_device", V, "/dev/sev-guest, /dev/tdx_guest, /sys/kernel/config/tsm/report",
      "strong", A_VM, FW, "dev",
-     "vm with sev-snp (sev-guest) or tdx (tdx_guest); the TSM report alone names no technology"},
+     "vm with sev-snp (sev-guest) or tdx (tdx_guest); the TSM report directory alone (any kernel "
+     "with the TSM core built in): informational"},
     /* ---- does gVisor's Sentry answer ---- */
     {"kernel.uname_release", K, "uname(2) release", "weak", A_GV, MK, "uname",
      "gvisor for `4.4.0` or `*gvisor*`, else against"},
