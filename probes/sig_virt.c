@@ -35,6 +35,12 @@ static const struct probe_vendor probe_cpuid_vendors[] = {
     {"prl hyperv  ", "parallels", "parallels"},
     {" lrpepyh  vr", "parallels", "parallels"},
     {"Jailhouse", "jailhouse", "jailhouse"},
+    {"xhyve xhyve ", "xhyve", "bhyve"},
+    {"HAXMHAXMHAXM", "haxm", "haxm"},
+    {"___ NVMM ___", "nvmm", "nvmm"},
+    {"OpenBSDVMM58", "openbsd-vmm", "openbsd-vmm"},
+    {"EVMMEVMMEVMM", "evmm", "evmm"},
+    {"UnisysSpar64", "unisys-spar", "unisys-spar"},
 };
 
 /*
@@ -82,6 +88,8 @@ static const struct probe_dmi_rule probe_dmi_rules[] = {
     {"UpCloud", NULL, true, "upcloud", "kvm"},
     {"DigitalOcean", NULL, true, "digitalocean", "kvm"},
     {"Hetzner", "vServer", true, "hetzner", "kvm"},
+    {"HUAWEICLOUD", NULL, true, "huawei", "kvm"},
+    {"Exoscale", NULL, true, "exoscale", "kvm"},
     {"Linode", NULL, true, "linode", "kvm"},
     {"Vultr", NULL, true, "vultr", "kvm"},
     {"Scaleway", NULL, true, "scaleway", "kvm"},

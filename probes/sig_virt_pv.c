@@ -154,7 +154,11 @@ static const struct {
     {"Booting paravirtualized kernel on KVM", "", "kvm", true},
     {"Booting paravirtualized kernel on Xen", "xen", "xen", true},
     {"Booting paravirtualized kernel on VMware", "vmware", "vmware", true},
+    {"KVM: hypervisor services detected", "", "kvm", true}, /* arm64, smccc */
+    {"KVM hypervisor services detected", "", "kvm", true},  /* its older spelling */
     {"Booting paravirtualized kernel on bare hardware", "", "", false},
+    /* arm64: a kernel entered at EL2 owns the hardware (a guest starts at EL1). */
+    {"CPU: All CPU(s) started at EL2", "", "", false},
 };
 
 struct probe_log_scan {
@@ -166,8 +170,8 @@ static bool probe_log_line(const char *line, size_t len, void *arg)
 {
 	struct probe_log_scan *l = arg;
 	/* Cheap filter: every line we want has one of these words. */
-	if (!probe_line_has(line, len, "MPTABLE") && !probe_line_has(line, len, "Hypervisor") &&
-	    !probe_line_has(line, len, "paravirtualized"))
+	if (!probe_line_has(line, len, "MPTABLE") && !probe_line_has(line, len, "ypervisor") &&
+	    !probe_line_has(line, len, "paravirtualized") && !probe_line_has(line, len, "started at"))
 		return true;
 	for (int i = 0; i < (int)(sizeof(probe_log_lines) / sizeof(probe_log_lines[0])); i++) {
 		if (!probe_line_has(line, len, probe_log_lines[i].text))

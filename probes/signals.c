@@ -29,8 +29,8 @@ const struct probe_signal_desc probe_signal_table[] = {
      "or a known signature at 0x40000000"},
     {"virt.cpuid_vendor", V, "cpuid leaf 0x40000000 (0x40000100)", "strong", A_VM, HW, "cpuid",
      "vm for a known hypervisor signature (KVMKVMKVM, Linux KVM Hv, TCGTCGTCGTCG, Microsoft Hv, "
-     "VMwareVMware, XenVMMXenVMM, bhyve, LKVM, ACRN, QNX, Apple VZ, SRE, VBox, Parallels, "
-     "Jailhouse); a known one at 0x40000100 wins (KVM or Xen behind Hyper-V enlightenments); "
+     "VMwareVMware, XenVMMXenVMM, bhyve, xhyve, LKVM, ACRN, QNX, Apple VZ, SRE, VBox, "
+     "Parallels, Jailhouse, HAXM, NVMM, OpenBSD vmm, EVMM, Unisys s-Par); a known one at 0x40000100 wins (KVM or Xen behind Hyper-V enlightenments); "
      "blank or unknown: informational"},
     {"virt.cpuinfo_vendor", V, "/proc/cpuinfo vendor_id, model name", "strong", A_VM, FW,
      "cpuinfo",
@@ -60,8 +60,9 @@ const struct probe_signal_desc probe_signal_table[] = {
     {"virt.sysinfo", V, "/proc/sysinfo", "strong", A_VM, FW, "sysinfo",
      "vm for s390x guests: `VM00 Control Program: z/VM` (zvm) or `KVM/Linux` (kvm)"},
     {"virt.kernel_log", V, "kernel log", "strong", A_VM, FW, "kmsg",
-     "vm for `Hypervisor detected: X`, `Booting paravirtualized kernel on X`, Firecracker's "
-     "`MPTABLE: OEM ID: FC`; against for `... on bare hardware`"},
+     "vm for `Hypervisor detected: X`, `Booting paravirtualized kernel on X`, arm64's `KVM "
+     "hypervisor services detected`, Firecracker's `MPTABLE: OEM ID: FC`; against for `... on "
+     "bare hardware` and arm64's `All CPU(s) started at EL2`"},
     {"virt.pci_host_bridge", V, "/sys/bus/pci/devices/0000:00:00.0", "weak", A_VM, MK, "pci",
      "vm for virtual host bridges (Q35, i440FX, 0x8086:0x0d57 of Firecracker/Cloud Hypervisor, "
      "Hyper-V, VMware, Xen, VirtualBox, Google, Amazon); else informational"},
