@@ -66,8 +66,7 @@ struct probe_ctx {
 };
 
 /* Does signal s vote on axis ax? */
-static bool probe_votes(const struct probe_ctx *x, const struct probe_signal *s,
-                        enum probe_axis ax)
+static bool probe_votes(const struct probe_ctx *x, const struct probe_signal *s, enum probe_axis ax)
 {
 	if (s->axis != ax)
 		return false;
@@ -88,7 +87,8 @@ static unsigned probe_origins(const struct probe_ctx *x, enum probe_axis ax, boo
 	unsigned n = 0;
 	for (size_t i = 0; i < x->sigs->n; i++) {
 		const struct probe_signal *s = &x->sigs->v[i];
-		if (!probe_votes(x, s, ax) || probe_rank(s) != 0 || (s->supports == kind) != for_kind)
+		if (!probe_votes(x, s, ax) || probe_rank(s) != 0 ||
+		    (s->supports == kind) != for_kind)
 			continue;
 		bool dup = false;
 		for (unsigned j = 0; j < n && !dup; j++)
@@ -148,8 +148,8 @@ static struct probe_axis_result probe_axis_state(const struct probe_ctx *x, enum
 }
 
 static void probe_conflict_add(struct probe_verdict *v, const struct probe_ctx *x, size_t idx,
-                               enum probe_axis over_axis, enum probe_kind over_kind,
-                               int min_rank, const char *note)
+                               enum probe_axis over_axis, enum probe_kind over_kind, int min_rank,
+                               const char *note)
 {
 	if (v->nconflicts >= PROBE_MAX_CONFLICTS)
 		return;
@@ -246,17 +246,16 @@ static void probe_layer_vm(struct probe_layer *l, const struct probe_ctx *x, enu
 	/* Firmware and the VMM's own boot arguments name the VMM best; CPUID
 	 * names the hypervisor. */
 	static const char *const vendor_order[] = {
-	    "virt.kernel_release",   "virt.acpi_oem",         "virt.dmi",
-	    "virt.cmdline_vmm",      "virt.kernel_log",       "virt.cpuinfo_vendor",
-	    "virt.device_tree",      "virt.sysinfo",          "virt.xen_capabilities",
-	    "virt.sys_hypervisor",   "virt.pci_host_bridge",  "virt.virtio",
+	    "virt.kernel_release",      "virt.acpi_oem",        "virt.dmi",
+	    "virt.cmdline_vmm",         "virt.kernel_log",      "virt.cpuinfo_vendor",
+	    "virt.device_tree",         "virt.sysinfo",         "virt.xen_capabilities",
+	    "virt.sys_hypervisor",      "virt.pci_host_bridge", "virt.virtio",
 	    "virt.cmdline_virtio_mmio", "virt.cpuid_vendor",
 	};
 	static const char *const hv_order[] = {
-	    "virt.cpuid_vendor",   "virt.sys_hypervisor", "virt.xen_capabilities",
-	    "virt.device_tree",    "virt.sysinfo",        "virt.cpuinfo_vendor", "virt.kernel_log",
-	    "virt.acpi_oem",       "virt.dmi",            "virt.kernel_release",
-	    "virt.pci_host_bridge",
+	    "virt.cpuid_vendor", "virt.sys_hypervisor", "virt.xen_capabilities", "virt.device_tree",
+	    "virt.sysinfo",      "virt.cpuinfo_vendor", "virt.kernel_log",       "virt.acpi_oem",
+	    "virt.dmi",          "virt.kernel_release", "virt.pci_host_bridge",
 	};
 	memset(l, 0, sizeof(*l));
 	l->kind = PROBE_KIND_VM;
@@ -275,11 +274,20 @@ static void probe_layer_container(struct probe_layer *l, const struct probe_ctx 
 {
 	/* Kernel-provided facts first, files any image can carry last. */
 	static const char *const order[] = {
-	    "container.sysboxfs",          "container.vxid",         "container.openvz",
-	    "container.cgroup",            "container.mounts",       "container.pid1_comm",
-	    "container.systemd_container", "container.host_manager", "container.pid1_environ",
-	    "container.kernel_brand",      "container.containerenv", "container.dockerenv",
-	    "container.root_fs",           "container.cap_bounding",
+	    "container.sysboxfs",
+	    "container.vxid",
+	    "container.openvz",
+	    "container.cgroup",
+	    "container.mounts",
+	    "container.pid1_comm",
+	    "container.systemd_container",
+	    "container.host_manager",
+	    "container.pid1_environ",
+	    "container.kernel_brand",
+	    "container.containerenv",
+	    "container.dockerenv",
+	    "container.root_fs",
+	    "container.cap_bounding",
 	};
 	memset(l, 0, sizeof(*l));
 	l->kind = PROBE_KIND_CONTAINER;
@@ -357,10 +365,11 @@ void probe_classify(const struct probe_signals *sigs, struct probe_verdict *out)
 			const struct probe_signal *s = &sigs->v[i];
 			if (s->axis == PROBE_AXIS_VM && s->kernel_reported &&
 			    s->supports == PROBE_KIND_VM)
-				probe_conflict_add(out, &all, i, PROBE_AXIS_GVISOR, PROBE_KIND_GVISOR,
-				                   g.st == PROBE_PRESENT ? 2 : 0,
-				                   "inside gVisor, sysfs, the kernel log and the command "
-				                   "line are the Sentry's, not the hardware's");
+				probe_conflict_add(
+				    out, &all, i, PROBE_AXIS_GVISOR, PROBE_KIND_GVISOR,
+				    g.st == PROBE_PRESENT ? 2 : 0,
+				    "inside gVisor, sysfs, the kernel log and the command "
+				    "line are the Sentry's, not the hardware's");
 		}
 	}
 

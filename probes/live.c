@@ -86,9 +86,8 @@ static char *probe_live_uname(void)
 static char *probe_live_cpuid(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
-	static const unsigned leaves[] = {0x0,        0x1,        0x21,       0x40000000,
-	                                  0x40000003, 0x4000000c, 0x40000100, 0x80000000,
-	                                  0x8000001f};
+	static const unsigned leaves[] = {
+	    0x0, 0x1, 0x21, 0x40000000, 0x40000003, 0x4000000c, 0x40000100, 0x80000000, 0x8000001f};
 	struct probe_buf b = {0};
 	unsigned max = 0, maxext = 0, maxhv = 0;
 	for (size_t i = 0; i < sizeof(leaves) / sizeof(leaves[0]); i++) {
@@ -391,8 +390,12 @@ static char *probe_live_virtio(void)
 static char *probe_live_paths(void)
 {
 	static const char *const paths[] = {
-	    "/proc/xen",     "/proc/vz",       "/proc/bc",
-	    "/dev/sev-guest", "/dev/tdx_guest", "/dev/tdx-guest",
+	    "/proc/xen",
+	    "/proc/vz",
+	    "/proc/bc",
+	    "/dev/sev-guest",
+	    "/dev/tdx_guest",
+	    "/dev/tdx-guest",
 	    "/sys/kernel/config/tsm/report",
 	    "/proc/device-tree/ibm,partition-name",
 	    "/proc/device-tree/hmc-managed?",

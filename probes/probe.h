@@ -119,8 +119,8 @@ struct probe_vendor {
 };
 
 /* The first entry of t[0..n) whose match fits s, or NULL. */
-const struct probe_vendor *probe_vendor_find(const struct probe_vendor *t, size_t n,
-                                             const char *s, enum probe_match how);
+const struct probe_vendor *probe_vendor_find(const struct probe_vendor *t, size_t n, const char *s,
+                                             enum probe_match how);
 #define PROBE_VENDOR(t, s, how) probe_vendor_find(t, sizeof(t) / sizeof((t)[0]), s, how)
 
 /* Is `path` present (file or directory) live or under the replay root?
@@ -143,7 +143,12 @@ enum probe_axis { PROBE_AXIS_INFO, PROBE_AXIS_VM, PROBE_AXIS_GVISOR, PROBE_AXIS_
  * signal is always a MARKER. Ranked: hardware and behaviour outrank the
  * platform naming itself in firmware, which outranks markers.
  */
-enum probe_class { PROBE_CLASS_MARKER, PROBE_CLASS_FIRMWARE, PROBE_CLASS_BEHAVIOUR, PROBE_CLASS_HARDWARE };
+enum probe_class {
+	PROBE_CLASS_MARKER,
+	PROBE_CLASS_FIRMWARE,
+	PROBE_CLASS_BEHAVIOUR,
+	PROBE_CLASS_HARDWARE
+};
 
 /* One row of the signal table (signals.c): SIGNALS.md is checked against it. */
 struct probe_signal_desc {
@@ -153,7 +158,7 @@ struct probe_signal_desc {
 	const char *weight;      /* "strong", "weak", or how it varies */
 	enum probe_axis axis;    /* the question it answers */
 	enum probe_class strong; /* its class when strong (MARKER: never strong) */
-	const char *origin;      /* independence group: two weak signals agree only across origins */
+	const char *origin; /* independence group: two weak signals agree only across origins */
 	const char *description; /* what it supports, for SIGNALS.md */
 };
 extern const struct probe_signal_desc probe_signal_table[];

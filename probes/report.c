@@ -232,7 +232,8 @@ void probe_report_human(FILE *f, const struct probe_result *res)
 	probe_human_string(f, res->kernel.release);
 	fputc(' ', f);
 	probe_human_string(f, res->kernel.version);
-	fprintf(f, "\nkernel boot: boot_id %s, btime %llu\n", res->kernel.boot_id[0] ? res->kernel.boot_id : "unknown",
+	fprintf(f, "\nkernel boot: boot_id %s, btime %llu\n",
+	        res->kernel.boot_id[0] ? res->kernel.boot_id : "unknown",
 	        (unsigned long long)res->kernel.btime);
 	fprintf(f, "duration: %llu us\n", (unsigned long long)res->duration_us);
 }

@@ -279,7 +279,7 @@ static void probe_container_rootfs(struct probe_input *in, struct probe_signals 
 	    {"9p", "", ""}, /* gVisor's gofer root, Kata's 9p share */
 	};
 	static const struct probe_vendor disk_fs[] = {
-	    {"ext4", "", ""}, {"ext3", "", ""}, {"ext2", "", ""}, {"xfs", "", ""},
+	    {"ext4", "", ""},  {"ext3", "", ""}, {"ext2", "", ""}, {"xfs", "", ""},
 	    {"btrfs", "", ""}, {"f2fs", "", ""}, {"jfs", "", ""},  {"reiserfs", "", ""},
 	};
 	const char *rt = PROBE_RT(container_fs, fstype, false);

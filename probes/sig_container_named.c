@@ -165,11 +165,11 @@ static void probe_container_kernel_named(struct probe_input *in, struct probe_si
 			                    PROBE_STRONG, "");
 	}
 	if (status && probe_field(v, sizeof(v), status, "VxID") && probe_parse_u64(v, &n) && n > 0)
-		probe_container_add(sigs, "container.vxid", "/proc/self/status VxID", v, PROBE_STRONG,
-		                    "linux-vserver");
+		probe_container_add(sigs, "container.vxid", "/proc/self/status VxID", v,
+		                    PROBE_STRONG, "linux-vserver");
 	if (probe_path_exists(in, "/proc/vz") && !probe_path_exists(in, "/proc/bc"))
-		probe_container_add(sigs, "container.openvz", "/proc/vz", "/proc/vz without /proc/bc",
-		                    PROBE_STRONG, "openvz");
+		probe_container_add(sigs, "container.openvz", "/proc/vz",
+		                    "/proc/vz without /proc/bc", PROBE_STRONG, "openvz");
 	/* "comm (PID, #threads: N)": kernels before 4.14 print PID 1's pid in
 	 * the initial PID namespace, so anything but 1 means a nested one. */
 	const char *sched = probe_read(in, "/proc/1/sched", NULL);
@@ -201,8 +201,8 @@ static void probe_container_kernel_named(struct probe_input *in, struct probe_si
 	}
 	probe_first_line(v, sizeof(v), ver ? ver : "");
 	if (probe_starts_with(v, "BrandZ"))
-		probe_container_add(sigs, "container.kernel_brand", "uname(2) version", v, PROBE_WEAK,
-		                    "lx-zone");
+		probe_container_add(sigs, "container.kernel_brand", "uname(2) version", v,
+		                    PROBE_WEAK, "lx-zone");
 }
 
 void probe_sig_container_named(struct probe_input *in, struct probe_signals *sigs)

@@ -64,8 +64,9 @@ static void probe_cvm_cpuid(struct probe_input *in, struct probe_signals *sigs)
 			char v[64];
 			snprintf(v, sizeof(v), "Hyper-V isolation type %u", type);
 			if (tech) {
-				probe_cvm_add(sigs, "virt.cvm_cpuid", "cpuid leaves 0x40000003, 0x4000000C",
-				              v, tech, false);
+				probe_cvm_add(sigs, "virt.cvm_cpuid",
+				              "cpuid leaves 0x40000003, 0x4000000C", v, tech,
+				              false);
 				return;
 			}
 		}

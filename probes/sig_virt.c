@@ -361,8 +361,8 @@ static void probe_virt_dmi(struct probe_input *in, struct probe_signals *sigs)
 	    .kernel_reported = true,
 	};
 	if (any)
-		snprintf(s.value, sizeof(s.value), "%.60s / %.60s / %.30s / %.30s", f[0], f[1], f[2],
-		         f[3]);
+		snprintf(s.value, sizeof(s.value), "%.60s / %.60s / %.30s / %.30s", f[0], f[1],
+		         f[2], f[3]);
 	else
 		probe_strlcpy(s.value, sizeof(s.value), log.line);
 	probe_add(sigs, &s);
@@ -387,8 +387,8 @@ static bool probe_acpi_from_log_line(const char *line, size_t len, char oem[7], 
 			v = q + 3;
 			break;
 		}
-	if (!v || v + 3 > end || !(v[0] >= '0' && v[0] <= '9' && v[1] >= '0' && v[1] <= '9' &&
-	                           v[2] == ' '))
+	if (!v || v + 3 > end ||
+	    !(v[0] >= '0' && v[0] <= '9' && v[1] >= '0' && v[1] <= '9' && v[2] == ' '))
 		return false;
 	p = v + 3;
 	size_t n;
@@ -507,8 +507,8 @@ struct probe_flags_scan {
 static bool probe_flags_line(const char *line, size_t len, void *arg)
 {
 	struct probe_flags_scan *f = arg;
-	if (len < 6 || memcmp(line, "flags", 5) != 0 || (line[5] != ' ' && line[5] != '\t' &&
-	                                                 line[5] != ':'))
+	if (len < 6 || memcmp(line, "flags", 5) != 0 ||
+	    (line[5] != ' ' && line[5] != '\t' && line[5] != ':'))
 		return true;
 	f->seen = true;
 	for (size_t i = 0; i + 10 <= len; i++)

@@ -54,8 +54,7 @@ static void probe_pv_xen(struct probe_input *in, struct probe_signals *sigs)
 	if (!dir)
 		return;
 	bool dom0 = caps && probe_line_has(caps, len, "control_d");
-	probe_pv_add(sigs, "virt.xen_capabilities",
-	             caps ? "/proc/xen/capabilities" : "/proc/xen",
+	probe_pv_add(sigs, "virt.xen_capabilities", caps ? "/proc/xen/capabilities" : "/proc/xen",
 	             dom0 ? "dom0 (control_d)" : "domU", true, "xen", "xen", true);
 }
 
@@ -171,7 +170,8 @@ static bool probe_log_line(const char *line, size_t len, void *arg)
 	struct probe_log_scan *l = arg;
 	/* Cheap filter: every line we want has one of these words. */
 	if (!probe_line_has(line, len, "MPTABLE") && !probe_line_has(line, len, "ypervisor") &&
-	    !probe_line_has(line, len, "paravirtualized") && !probe_line_has(line, len, "started at"))
+	    !probe_line_has(line, len, "paravirtualized") &&
+	    !probe_line_has(line, len, "started at"))
 		return true;
 	for (int i = 0; i < (int)(sizeof(probe_log_lines) / sizeof(probe_log_lines[0])); i++) {
 		if (!probe_line_has(line, len, probe_log_lines[i].text))
@@ -212,7 +212,8 @@ static void probe_pv_release(struct probe_input *in, struct probe_signals *sigs)
 			l3++;
 	}
 	probe_first_line(release, sizeof(release), l3 ? l3 : "");
-	if (!probe_contains_ci(release, "microsoft-standard") && !probe_contains_ci(release, "WSL2"))
+	if (!probe_contains_ci(release, "microsoft-standard") &&
+	    !probe_contains_ci(release, "WSL2"))
 		return;
 	struct probe_signal s = {
 	    .id = "virt.kernel_release",

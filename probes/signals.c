@@ -9,18 +9,18 @@
 
 #include <string.h>
 
-#define V PROBE_FAM_VIRT
-#define K PROBE_FAM_KERNEL
-#define S PROBE_FAM_SYSCALL
-#define C PROBE_FAM_CONTAINER
+#define V    PROBE_FAM_VIRT
+#define K    PROBE_FAM_KERNEL
+#define S    PROBE_FAM_SYSCALL
+#define C    PROBE_FAM_CONTAINER
 #define A_VM PROBE_AXIS_VM
 #define A_GV PROBE_AXIS_GVISOR
 #define A_CT PROBE_AXIS_CONTAINER
 #define A_IN PROBE_AXIS_INFO
-#define HW PROBE_CLASS_HARDWARE
-#define BH PROBE_CLASS_BEHAVIOUR
-#define FW PROBE_CLASS_FIRMWARE
-#define MK PROBE_CLASS_MARKER
+#define HW   PROBE_CLASS_HARDWARE
+#define BH   PROBE_CLASS_BEHAVIOUR
+#define FW   PROBE_CLASS_FIRMWARE
+#define MK   PROBE_CLASS_MARKER
 
 const struct probe_signal_desc probe_signal_table[] = {
     /* ---- is there a hardware VM ---- */
@@ -30,10 +30,10 @@ const struct probe_signal_desc probe_signal_table[] = {
     {"virt.cpuid_vendor", V, "cpuid leaf 0x40000000 (0x40000100)", "strong", A_VM, HW, "cpuid",
      "vm for a known hypervisor signature (KVMKVMKVM, Linux KVM Hv, TCGTCGTCGTCG, Microsoft Hv, "
      "VMwareVMware, XenVMMXenVMM, bhyve, xhyve, LKVM, ACRN, QNX, Apple VZ, SRE, VBox, "
-     "Parallels, Jailhouse, HAXM, NVMM, OpenBSD vmm, EVMM, Unisys s-Par); a known one at 0x40000100 wins (KVM or Xen behind Hyper-V enlightenments); "
+     "Parallels, Jailhouse, HAXM, NVMM, OpenBSD vmm, EVMM, Unisys s-Par); a known one at "
+     "0x40000100 wins (KVM or Xen behind Hyper-V enlightenments); "
      "blank or unknown: informational"},
-    {"virt.cpuinfo_vendor", V, "/proc/cpuinfo vendor_id, model name", "strong", A_VM, FW,
-     "cpuinfo",
+    {"virt.cpuinfo_vendor", V, "/proc/cpuinfo vendor_id, model name", "strong", A_VM, FW, "cpuinfo",
      "vm for User Mode Linux, PowerVM Lx86 (paravirtual) and QEMU's `QEMU Virtual CPU` models; "
      "else not emitted"},
     {"virt.cpuinfo_hypervisor", V, "/proc/cpuinfo flags", "strong", A_VM, FW, "cpuinfo",
@@ -101,8 +101,8 @@ const struct probe_signal_desc probe_signal_table[] = {
      "gvisor for `...-gvisor`, else against"},
     {"kernel.log", K, "kernel log", "weak", A_GV, MK, "kmsg",
      "gvisor when the log starts with `Starting gVisor...`, else against"},
-    {"kernel.nsfs_inodes", K, "/proc/self/ns/* inode numbers", "strong against, weak for", A_GV,
-     BH, "nsfs", "Linux-range numbers: strong against gvisor; small ones: weak gvisor"},
+    {"kernel.nsfs_inodes", K, "/proc/self/ns/* inode numbers", "strong against, weak for", A_GV, BH,
+     "nsfs", "Linux-range numbers: strong against gvisor; small ones: weak gvisor"},
     {"syscall.setfsuid", S, "setfsuid(-1)", "strong (weak under seccomp)", A_GV, BH, "syscalls",
      "gvisor for ENOSYS, against for success"},
     {"syscall.setfsgid", S, "setfsgid(-1)", "strong (weak under seccomp)", A_GV, BH, "syscalls",
@@ -167,10 +167,10 @@ const struct probe_signal_desc probe_signal_table[] = {
     {"container.dockerenv", C, "/.dockerenv", "weak", A_CT, MK, "image-files", "container"},
     {"container.containerenv", C, "/run/.containerenv", "weak", A_CT, MK, "image-files",
      "container"},
-    {"container.systemd_container", C, "/run/systemd/container", "weak", A_CT, MK,
-     "image-files", "container (content names the runtime)"},
-    {"container.host_manager", C, "/run/host/container-manager", "weak", A_CT, MK,
-     "image-files", "container (content names the runtime)"},
+    {"container.systemd_container", C, "/run/systemd/container", "weak", A_CT, MK, "image-files",
+     "container (content names the runtime)"},
+    {"container.host_manager", C, "/run/host/container-manager", "weak", A_CT, MK, "image-files",
+     "container (content names the runtime)"},
     {"container.pid1_environ", C, "/proc/1/environ container=", "weak", A_CT, MK, "pid1",
      "container (`container=` names the runtime: lxc, systemd-nspawn, podman, zone, ...)"},
 };

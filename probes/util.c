@@ -98,8 +98,8 @@ bool probe_line_has(const char *line, size_t len, const char *needle)
 	return false;
 }
 
-const struct probe_vendor *probe_vendor_find(const struct probe_vendor *t, size_t n,
-                                             const char *s, enum probe_match how)
+const struct probe_vendor *probe_vendor_find(const struct probe_vendor *t, size_t n, const char *s,
+                                             enum probe_match how)
 {
 	size_t sl = s ? strlen(s) : 0;
 	if (!s || !*s)

@@ -114,10 +114,12 @@ static const struct expect cases[] = {
     {"syn-lxc", "CONTAINER", "high", "container:lxc", ""},
     {"syn-systemd-nspawn", "CONTAINER", "high", "vm:unknown:kvm,container:systemd-nspawn", ""},
     {"syn-linux-vserver", "CONTAINER", "high", "container:linux-vserver", ""},
-    {"syn-lx-zone", "CONTAINER", "low", "container:lx-zone", "kernel.uname_release,kernel.proc_version"},
+    {"syn-lx-zone", "CONTAINER", "low", "container:lx-zone",
+     "kernel.uname_release,kernel.proc_version"},
     {"syn-openvz", "CONTAINER", "high", "container:openvz", ""},
     {"syn-podman", "CONTAINER", "high", "container:podman", "syscall.modify_ldt"},
-    {"syn-kubernetes-crio", "CONTAINER", "high", "vm:unknown:kvm,container:kubernetes", "syscall.modify_ldt"},
+    {"syn-kubernetes-crio", "CONTAINER", "high", "vm:unknown:kvm,container:kubernetes",
+     "syscall.modify_ldt"},
     {"syn-gvisor-systrap", "GVISOR", "high", "gvisor:gvisor", ""},
     {"syn-sev-snp", "MICROVM", "high", "vm:unknown:kvm", ""},
     {"syn-tdx", "MICROVM", "high", "vm:unknown:kvm", ""},
@@ -304,8 +306,8 @@ START_TEST(weight_rules_on_hand_made_tables)
 	ck_assert(open);
 
 	/* A second file any image can ship is the same origin: still no layer. */
-	struct probe_signal containerenv =
-	    weak_sig("container.containerenv", PROBE_AXIS_CONTAINER, PROBE_KIND_CONTAINER, "podman");
+	struct probe_signal containerenv = weak_sig("container.containerenv", PROBE_AXIS_CONTAINER,
+	                                            PROBE_KIND_CONTAINER, "podman");
 	probe_add(&sigs, &containerenv);
 	probe_classify(&sigs, &v);
 	ck_assert_uint_eq(v.nlayers, 0);
@@ -384,7 +386,6 @@ START_TEST(weight_rules_on_hand_made_tables)
 }
 END_TEST
 
-
 /* Every syn-* fixture names its documented source in SOURCES. */
 START_TEST(fixtures_name_their_sources)
 {
@@ -448,7 +449,8 @@ START_TEST(signals_md_matches_the_table)
 		fclose(o);
 		same = true;
 	}
-	ck_assert_msg(same, "SIGNALS.md's table differs from probes/signals.c; expected:\n%s", want);
+	ck_assert_msg(same, "SIGNALS.md's table differs from probes/signals.c; expected:\n%s",
+	              want);
 	free(want);
 	free(md);
 }
@@ -462,8 +464,8 @@ START_TEST(every_signal_is_in_the_table)
 	ck_assert_ptr_nonnull(d);
 	struct dirent *e;
 	while ((e = readdir(d))) {
-		if (e->d_name[0] == '.' || (strncmp(e->d_name, "syn-", 4) != 0 &&
-		                            strncmp(e->d_name, "real-", 5) != 0))
+		if (e->d_name[0] == '.' ||
+		    (strncmp(e->d_name, "syn-", 4) != 0 && strncmp(e->d_name, "real-", 5) != 0))
 			continue;
 		replay(e->d_name);
 		for (size_t i = 0; i < res.sigs.n; i++) {
@@ -472,7 +474,8 @@ START_TEST(every_signal_is_in_the_table)
 			ck_assert_msg(t, "%s: %s is not in probes/signals.c", e->d_name, s->id);
 			ck_assert_uint_eq(t->family, s->family);
 			ck_assert_msg(s->axis == t->axis || s->axis == PROBE_AXIS_INFO,
-			              "%s: %s votes on %s", e->d_name, s->id, probe_axis_name(s->axis));
+			              "%s: %s votes on %s", e->d_name, s->id,
+			              probe_axis_name(s->axis));
 			ck_assert(s->weight == PROBE_WEAK || t->strong != PROBE_CLASS_MARKER);
 		}
 	}
@@ -497,8 +500,8 @@ START_TEST(confidential_vm_axis)
 		ck_assert_uint_ge(res.verdict.nlayers, 1);
 		const struct probe_layer *l = &res.verdict.layers[0];
 		ck_assert_uint_eq(l->kind, PROBE_KIND_VM);
-		ck_assert_msg(l->cvm && strcmp(l->cvm, want[i].tech) == 0, "%s: cvm %s", want[i].fixture,
-		              l->cvm ? l->cvm : "(none)");
+		ck_assert_msg(l->cvm && strcmp(l->cvm, want[i].tech) == 0, "%s: cvm %s",
+		              want[i].fixture, l->cvm ? l->cvm : "(none)");
 		ck_assert_uint_ge(l->ncvm, want[i].min_evidence);
 	}
 	/* No confidential VM: no cvm on the layer. */

@@ -168,14 +168,16 @@ START_TEST(hostile_near_misses_for_every_parser)
 	static const struct {
 		const char *rel, *unit;
 	} inputs[] = {
-	    {".probe/kmsg", "[ 0.0] ACPI: DSDT (v0DMI: Hypervisor detected: Memory Encryption Features "
-	                    "active: SEV-MPTABLE: OEM ID: F"},
+	    {".probe/kmsg",
+	     "[ 0.0] ACPI: DSDT (v0DMI: Hypervisor detected: Memory Encryption Features "
+	     "active: SEV-MPTABLE: OEM ID: F"},
 	    {".probe/cpuid", "0x1 0x0 eax=0x1 0x40000000 0x00: ebx="},
 	    {".probe/ns", "pid -> 'pid:[40265318"},
 	    {".probe/paths", "/proc/vz/proc/xen"},
 	    {".probe/msr", "0xc0010131 0x"},
 	    {".probe/uname", "Linux BrandZ microsoft-standard-WSL2 "},
-	    {"proc/cpuinfo", "vendor_id\t: User Mode Linu model name\t: QEMU Virtual CP flags hypervisor"},
+	    {"proc/cpuinfo",
+	     "vendor_id\t: User Mode Linu model name\t: QEMU Virtual CP flags hypervisor"},
 	    {"proc/sysinfo", "VM00 Control Program: z/V"},
 	    {"proc/self/status", "NSpid:\t1 2 VxID:\t9 "},
 	    {"proc/self/mountinfo", "1 2 3:4 /x / rw - sysboxfs lxcfs kataShared "},
