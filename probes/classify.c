@@ -344,10 +344,21 @@ void probe_classify(const struct probe_signals *sigs, struct probe_verdict *out)
 	struct probe_ctx x = {.sigs = sigs};
 	struct probe_axis_result g = probe_axis_state(&x, PROBE_AXIS_GVISOR, PROBE_KIND_GVISOR);
 	x.in_gvisor = probe_present(g.st);
-	for (size_t i = 0; i < sigs->n; i++)
-		if (sigs->v[i].paravirt && sigs->v[i].supports == PROBE_KIND_VM &&
-		    !(x.in_gvisor && sigs->v[i].kernel_reported))
-			x.paravirt = true;
+	/*
+	 * A paravirtual kernel silences CPUID's "no" when it names itself in
+	 * /proc/cpuinfo (UML, Lx86: no CPUID of their own by design), or through
+	 * at least two of Xen's interfaces (/sys/hypervisor, /proc/xen, the boot
+	 * line): one lying file does not outvote the CPU.
+	 */
+	unsigned pv = 0;
+	for (size_t i = 0; i < sigs->n; i++) {
+		const struct probe_signal *s = &sigs->v[i];
+		if (!s->paravirt || s->supports != PROBE_KIND_VM || s->axis != PROBE_AXIS_VM ||
+		    (x.in_gvisor && s->kernel_reported))
+			continue;
+		pv += strcmp(s->id, "virt.cpuinfo_vendor") == 0 ? 2 : 1;
+	}
+	x.paravirt = pv >= 2;
 	struct probe_axis_result vm = probe_axis_state(&x, PROBE_AXIS_VM, PROBE_KIND_VM);
 	struct probe_axis_result c =
 	    probe_axis_state(&x, PROBE_AXIS_CONTAINER, PROBE_KIND_CONTAINER);

@@ -195,9 +195,12 @@ static void probe_pv_kernel_log(struct probe_input *in, struct probe_signals *si
 	int i = l.best >= 0 ? l.best : l.against;
 	if (i < 0)
 		return;
+	/* "on Xen" is printed by PV guests (and HVM ones, whose CPUID is
+	 * virtualised anyway): one of Xen's paravirtual interfaces. */
 	probe_pv_add(sigs, "virt.kernel_log", "kernel log", probe_log_lines[i].text,
 	             probe_log_lines[i].vm, probe_log_lines[i].vendor, probe_log_lines[i].hv,
-	             false);
+	             strcmp(probe_log_lines[i].vendor, "xen") == 0 &&
+	                 probe_starts_with(probe_log_lines[i].text, "Booting"));
 }
 
 /* WSL2's kernel: "5.15.167.4-microsoft-standard-WSL2" (a Hyper-V utility VM). */

@@ -62,6 +62,7 @@ static const struct expect cases[] = {
     {"syn-old-kernel-docker", "CONTAINER", "high", "container:docker", ""},
     {"syn-arm64-kvm-guest", "MICROVM", "high", "vm:unknown:kvm", ""},
     {"syn-arm64-bare-metal", "NONE", "high", "", ""},
+    {"syn-lie-sys-hypervisor-bare-metal", "NONE", "high", "", "virt.sys_hypervisor"},
     /* Lying inputs: strong evidence wins, the lies are listed. */
     {"syn-lie-container-claims-gvisor", "CONTAINER", "high", "vm:unknown:kvm,container:unknown",
      "kernel.uname_release,kernel.uname_version,kernel.proc_version,kernel.cmdline,kernel.log"},
