@@ -93,6 +93,9 @@ void probe_first_line(char *out, size_t outsz, const char *s);
 bool probe_field(char *out, size_t outsz, const char *text, const char *key);
 /* Strips trailing whitespace in place. */
 void probe_rstrip(char *s);
+/* sysname, nodename, release, version, machine of a .probe/uname text (one
+ * per line, or `uname -a`'s one line); "" for each one absent. */
+void probe_uname_fields(const char *text, char *const f[5], const size_t sz[5]);
 /* Bounded copy that always terminates (truncates silently). */
 void probe_strlcpy(char *dst, size_t size, const char *src);
 bool probe_starts_with(const char *s, const char *prefix);

@@ -192,14 +192,10 @@ static void probe_container_kernel_named(struct probe_input *in, struct probe_si
 	if (mi && strstr(mi, "sysboxfs"))
 		probe_container_add(sigs, "container.sysboxfs", "/proc/self/mountinfo",
 		                    "sysboxfs mounted", PROBE_STRONG, "sysbox");
-	const char *u = probe_read(in, "/.probe/uname", NULL);
-	const char *ver = u;
-	for (int i = 0; i < 3 && ver; i++) {
-		ver = strchr(ver, '\n');
-		if (ver)
-			ver++;
-	}
-	probe_first_line(v, sizeof(v), ver ? ver : "");
+	char a[64], b[64], c[128], e[64];
+	char *const f[5] = {a, b, c, v, e};
+	const size_t sz[5] = {sizeof(a), sizeof(b), sizeof(c), sizeof(v), sizeof(e)};
+	probe_uname_fields(probe_read(in, "/.probe/uname", NULL), f, sz);
 	if (probe_starts_with(v, "BrandZ"))
 		probe_container_add(sigs, "container.kernel_brand", "uname(2) version", v,
 		                    PROBE_WEAK, "lx-zone");

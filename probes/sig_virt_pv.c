@@ -206,15 +206,10 @@ static void probe_pv_kernel_log(struct probe_input *in, struct probe_signals *si
 /* WSL2's kernel: "5.15.167.4-microsoft-standard-WSL2" (a Hyper-V utility VM). */
 static void probe_pv_release(struct probe_input *in, struct probe_signals *sigs)
 {
-	const char *u = probe_read(in, "/.probe/uname", NULL);
-	char release[128] = "";
-	const char *l3 = u;
-	for (int i = 0; i < 2 && l3; i++) {
-		l3 = strchr(l3, '\n');
-		if (l3)
-			l3++;
-	}
-	probe_first_line(release, sizeof(release), l3 ? l3 : "");
+	char a[64], b[64], release[128], d[256], e[64];
+	char *const f[5] = {a, b, release, d, e};
+	const size_t sz[5] = {sizeof(a), sizeof(b), sizeof(release), sizeof(d), sizeof(e)};
+	probe_uname_fields(probe_read(in, "/.probe/uname", NULL), f, sz);
 	if (!probe_contains_ci(release, "microsoft-standard") &&
 	    !probe_contains_ci(release, "WSL2"))
 		return;

@@ -189,3 +189,47 @@ void probe_strlcpy(char *dst, size_t size, const char *src)
 	}
 	dst[n] = '\0';
 }
+
+/*
+ * The five uname fields of a .probe/uname text: one per line (CAPTURE.md), or
+ * `uname -a`'s single line from another tool ("Linux host 6.1.0 #1 SMP ...
+ * x86_64 GNU/Linux"), where the version runs up to the machine name.
+ */
+void probe_uname_fields(const char *text, char *const f[5], const size_t sz[5])
+{
+	static const char *const machines[] = {"x86_64", "aarch64", "arm64",  "s390x", "ppc64le",
+	                                       "ppc64",  "i686",    "i386",   "armv7l", "riscv64"};
+	for (int i = 0; i < 5; i++)
+		f[i][0] = '\0';
+	if (!text)
+		return;
+	const char *nl = strchr(text, '\n');
+	bool one_line = !nl || !nl[1] || (nl[1] == '\n');
+	if (!one_line || !probe_starts_with(text, "Linux ")) {
+		const char *line = text;
+		for (int i = 0; i < 5 && line; i++) {
+			probe_first_line(f[i], sz[i], line);
+			line = strchr(line, '\n');
+			if (line)
+				line++;
+		}
+		return;
+	}
+	char buf[512];
+	probe_first_line(buf, sizeof(buf), text);
+	char *save = NULL, *tok = strtok_r(buf, " ", &save);
+	for (int i = 0; tok && i < 3; i++, tok = strtok_r(NULL, " ", &save))
+		probe_strlcpy(f[i], sz[i], tok);
+	for (; tok; tok = strtok_r(NULL, " ", &save)) {
+		bool machine = false;
+		for (size_t m = 0; m < sizeof(machines) / sizeof(machines[0]); m++)
+			machine |= strcmp(tok, machines[m]) == 0;
+		if (machine) {
+			probe_strlcpy(f[4], sz[4], tok);
+			break;
+		}
+		size_t l = strlen(f[3]);
+		if (l + 1 < sz[3])
+			snprintf(f[3] + l, sz[3] - l, "%s%s", l ? " " : "", tok);
+	}
+}

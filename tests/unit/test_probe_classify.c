@@ -63,6 +63,7 @@ static const struct expect cases[] = {
     {"syn-arm64-kvm-guest", "MICROVM", "high", "vm:unknown:kvm", ""},
     {"syn-arm64-bare-metal", "NONE", "high", "", ""},
     {"syn-lie-sys-hypervisor-bare-metal", "NONE", "high", "", "virt.sys_hypervisor"},
+    {"syn-wsl2-uname-a", "MICROVM", "high", "vm:wsl2:hyperv", ""},
     /* Lying inputs: strong evidence wins, the lies are listed. */
     {"syn-lie-container-claims-gvisor", "CONTAINER", "high", "vm:unknown:kvm,container:unknown",
      "kernel.uname_release,kernel.uname_version,kernel.proc_version,kernel.cmdline,kernel.log"},
