@@ -103,7 +103,7 @@ static struct probe_axis_result probe_axis_state(const struct probe_ctx *x, enum
                                                  enum probe_kind kind)
 {
 	unsigned f[3] = {0}, a[3] = {0}, ns_for = 0, ns_against = 0, other_for = 0;
-	bool pid_private = false;
+	bool pid_private = false, pid_known = false;
 	for (size_t i = 0; i < x->sigs->n; i++) {
 		const struct probe_signal *s = &x->sigs->v[i];
 		if (!probe_votes(x, s, ax))
@@ -117,8 +117,8 @@ static struct probe_axis_result probe_axis_state(const struct probe_ctx *x, enum
 				yes ? ns_for++ : ns_against++;
 			else if (yes)
 				other_for++;
-			if (yes && strcmp(s->id, "container.ns_pid") == 0)
-				pid_private = true;
+			if (strcmp(s->id, "container.ns_pid") == 0)
+				pid_known = true, pid_private = yes;
 		}
 	}
 	if (ax == PROBE_AXIS_CONTAINER && (f[2] || a[2])) {
@@ -129,7 +129,11 @@ static struct probe_axis_result probe_axis_state(const struct probe_ctx *x, enum
 		 * kernel names otherwise (NSpid, VxID) is a container.
 		 */
 		bool yes = pid_private || ns_for >= 2 || other_for > 0;
-		return (struct probe_axis_result){yes ? PROBE_PRESENT : PROBE_ABSENT, 2};
+		/* Without the PID namespace, one initial namespace (Docker keeps
+		 * the user one) does not rule a container out. */
+		if (yes || pid_known || ns_against >= 2)
+			return (struct probe_axis_result){yes ? PROBE_PRESENT : PROBE_ABSENT, 2};
+		f[2] = a[2] = 0; /* no answer from namespaces: the markers may speak */
 	}
 	for (int r = 2; r >= 1; r--) {
 		if (f[r] > a[r])

@@ -102,6 +102,8 @@ static const struct probe_dmi_rule probe_dmi_rules[] = {
     {"Xen", NULL, true, "xen", "xen"},
     {"Parallels", NULL, true, "parallels", "parallels"},
     {"BHYVE", NULL, true, "bhyve", "bhyve"},
+    /* OVMF is virtual firmware; its BIOS vendor names no VMM. */
+    {"EFI Development Kit II / OVMF", NULL, true, "", ""},
 };
 
 /* ACPI OEM ID (6 bytes) or OEM table ID (8 bytes), prefix match. AMAZON

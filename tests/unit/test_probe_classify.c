@@ -347,6 +347,20 @@ START_TEST(weight_rules_on_hand_made_tables)
 	ck_assert_str_eq(sigs.v[v.conflicts[0].signal].id, "container.dockerenv");
 	ck_assert_uint_eq(v.conflicts[0].nover, 1);
 
+	/* Only the initial user namespace known (Docker keeps it) rules nothing
+	 * out: the runtime's cgroup path and a file still make a layer. */
+	struct probe_signals u = {0};
+	struct probe_signal user = {.id = "container.ns_user",
+	                            .weight = PROBE_STRONG,
+	                            .supports = PROBE_KIND_NONE,
+	                            .axis = PROBE_AXIS_CONTAINER};
+	probe_add(&u, &user);
+	probe_add(&u, &cg);
+	probe_add(&u, &dockerenv);
+	probe_classify(&u, &v);
+	ck_assert_str_eq(v.tier, "CONTAINER");
+	ck_assert_str_eq(v.confidence, "low");
+
 	/* One gVisor-looking text alone: no gvisor layer. */
 	struct probe_signals g = {0};
 	struct probe_signal pv =
