@@ -160,59 +160,6 @@ static void assert_clean_json(const char *s, size_t n)
 	}
 }
 
-/* Every parser on a long line that almost says what it looks for (no
- * newline for 64 KiB, a prefix repeated): bounded reads, no crash, a clean
- * report. The parsers are linear; nothing here measures time. */
-START_TEST(hostile_near_misses_for_every_parser)
-{
-	static const struct {
-		const char *rel, *unit;
-	} inputs[] = {
-	    {".probe/kmsg",
-	     "[ 0.0] ACPI: DSDT (v0DMI: Hypervisor detected: Memory Encryption Features "
-	     "active: SEV-MPTABLE: OEM ID: F"},
-	    {".probe/cpuid", "0x1 0x0 eax=0x1 0x40000000 0x00: ebx="},
-	    {".probe/ns", "pid -> 'pid:[40265318"},
-	    {".probe/paths", "/proc/vz/proc/xen"},
-	    {".probe/msr", "0xc0010131 0x"},
-	    {".probe/uname", "Linux BrandZ microsoft-standard-WSL2 "},
-	    {"proc/cpuinfo",
-	     "vendor_id\t: User Mode Linu model name\t: QEMU Virtual CP flags hypervisor"},
-	    {"proc/sysinfo", "VM00 Control Program: z/V"},
-	    {"proc/self/status", "NSpid:\t1 2 VxID:\t9 "},
-	    {"proc/self/mountinfo", "1 2 3:4 /x / rw - sysboxfs lxcfs kataShared "},
-	    {"proc/self/cgroup", "0::/user.slice/docker"},
-	    {"proc/xen/capabilities", "control_"},
-	    {"proc/device-tree/hypervisor/compatible", "linux,kv"},
-	    {"sys/class/dmi/id/product_name", "Virtual Machin"},
-	};
-	char dir[] = "/tmp/probe-nearmiss.XXXXXX";
-	ck_assert_ptr_nonnull(mkdtemp(dir));
-	size_t big = PROBE_MAX_FILE + 100;
-	char *junk = malloc(big);
-	ck_assert_ptr_nonnull(junk);
-	for (size_t i = 0; i < sizeof(inputs) / sizeof(inputs[0]); i++) {
-		size_t ul = strlen(inputs[i].unit);
-		for (size_t j = 0; j < big; j++)
-			junk[j] = inputs[i].unit[j % ul];
-		put(dir, inputs[i].rel, junk, big);
-	}
-	free(junk);
-	struct probe_input in;
-	probe_input_init(&in, dir, NULL);
-	probe_run(&in, &replayed);
-	probe_input_free(&in);
-	char *buf = NULL;
-	size_t len = 0;
-	FILE *f = open_memstream(&buf, &len);
-	probe_report_json(f, &replayed);
-	fclose(f);
-	assert_clean_json(buf, len);
-	free(buf);
-	rm_rf(dir);
-}
-END_TEST
-
 START_TEST(json_string_escaping)
 {
 	char *buf = NULL;
@@ -584,7 +531,6 @@ int main(void)
 	tcase_add_test(tc, capture_then_replay_gives_the_same_verdict);
 	tcase_add_test(tc, hostile_replay_directory);
 	tcase_add_test(tc, json_string_escaping);
-	tcase_add_test(tc, hostile_near_misses_for_every_parser);
 	tcase_add_test(tc, reports_of_garbage_stay_clean);
 	tcase_add_test(tc, emit_capture_round_trips);
 	tcase_add_test(tc, environ_is_redacted);
