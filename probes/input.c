@@ -366,3 +366,45 @@ size_t probe_list_dir(struct probe_input *in, const char *path, char **names, si
 	qsort(names, n, sizeof(*names), probe_cmp_str);
 	return n;
 }
+
+/* A line of text (lines of paths) equal to path, or to its last component
+ * for the /dev/ names of a .probe/dev list. */
+static bool probe_listed(const char *text, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	bool dev = probe_starts_with(path, "/dev/");
+	size_t pl = strlen(path), bl = base ? strlen(base + 1) : 0;
+	for (const char *line = text; line && *line;) {
+		const char *eol = strchr(line, '\n');
+		size_t len = eol ? (size_t)(eol - line) : strlen(line);
+		if (len && line[len - 1] == '\r')
+			len--;
+		if ((len == pl && memcmp(line, path, pl) == 0) ||
+		    (dev && base && len == bl && memcmp(line, base + 1, bl) == 0))
+			return true;
+		line = eol ? eol + 1 : NULL;
+	}
+	return false;
+}
+
+bool probe_path_exists(struct probe_input *in, const char *path)
+{
+	const char *paths = probe_read(in, "/.probe/paths", NULL);
+	if (paths && probe_listed(paths, path))
+		return true;
+	if (!in->root)
+		return false; /* live: .probe/paths is the answer */
+	if (probe_starts_with(path, "/dev/")) {
+		const char *dev = probe_read(in, "/.probe/dev", NULL);
+		if (dev && probe_listed(dev, path))
+			return true;
+	}
+	/* A root written by another tool may hold the path itself. */
+	if (in->root_fd < 0)
+		return false;
+	int fd = probe_open_beneath(in->root_fd, path, O_PATH, false);
+	if (fd < 0)
+		return false;
+	close(fd);
+	return true;
+}

@@ -86,12 +86,26 @@ static char *probe_live_uname(void)
 static char *probe_live_cpuid(void)
 {
 #if defined(__x86_64__) || defined(__i386__)
-	static const unsigned leaves[] = {0x0, 0x1, 0x40000000, 0x40000100};
+	static const unsigned leaves[] = {
+	    0x0, 0x1, 0x21, 0x40000000, 0x40000003, 0x4000000c, 0x40000100, 0x80000000, 0x8000001f};
 	struct probe_buf b = {0};
+	unsigned max = 0, maxext = 0, maxhv = 0;
 	for (size_t i = 0; i < sizeof(leaves) / sizeof(leaves[0]); i++) {
 		unsigned a = 0, bx = 0, c = 0, d = 0;
-		__cpuid_count(leaves[i], 0, a, bx, c, d);
-		probe_buf_printf(&b, "0x%x 0x0 0x%x 0x%x 0x%x 0x%x\n", leaves[i], a, bx, c, d);
+		unsigned l = leaves[i];
+		/* Leaves past a range's maximum return unrelated data: skip. */
+		if ((l > 1 && l < 0x40000000 && l > max) ||
+		    (l > 0x40000000 && l < 0x40000100 && l > maxhv) ||
+		    (l > 0x80000000 && l > maxext))
+			continue;
+		__cpuid_count(l, 0, a, bx, c, d);
+		if (l == 0)
+			max = a;
+		else if (l == 0x40000000)
+			maxhv = a;
+		else if (l == 0x80000000)
+			maxext = a;
+		probe_buf_printf(&b, "0x%x 0x0 0x%x 0x%x 0x%x 0x%x\n", l, a, bx, c, d);
 	}
 	return probe_buf_take(&b);
 #else
@@ -384,8 +398,50 @@ static char *probe_live_virtio(void)
 	return b.s;
 }
 
+/* Marker paths whose existence is the fact (directories, device nodes). */
+static char *probe_live_paths(void)
+{
+	static const char *const paths[] = {
+	    "/proc/xen",
+	    "/proc/vz",
+	    "/proc/bc",
+	    "/dev/sev-guest",
+	    "/dev/tdx_guest",
+	    "/dev/tdx-guest",
+	    "/sys/kernel/config/tsm/report",
+	    "/proc/device-tree/ibm,partition-name",
+	    "/proc/device-tree/hmc-managed?",
+	    "/proc/device-tree/chosen/qemu,graphic-width",
+	};
+	struct probe_buf b = {0};
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++)
+		if (access(paths[i], F_OK) == 0)
+			probe_buf_printf(&b, "%s\n", paths[i]);
+	return probe_buf_take(&b);
+}
+
+/* The SEV status MSR, when the msr driver lets us (root, AMD guests). */
+static char *probe_live_msr(void)
+{
+	int fd = open("/dev/cpu/0/msr", O_RDONLY | O_CLOEXEC);
+	uint64_t v = 0;
+	if (fd < 0)
+		return NULL;
+	ssize_t n = pread(fd, &v, sizeof(v), 0xc0010131);
+	close(fd);
+	if (n != (ssize_t)sizeof(v))
+		return NULL;
+	struct probe_buf b = {0};
+	probe_buf_printf(&b, "0xc0010131 0x%llx\n", (unsigned long long)v);
+	return b.s;
+}
+
 char *probe_live_generate(const char *name)
 {
+	if (strcmp(name, "paths") == 0)
+		return probe_live_paths();
+	if (strcmp(name, "msr") == 0)
+		return probe_live_msr();
 	if (strcmp(name, "uname") == 0)
 		return probe_live_uname();
 	if (strcmp(name, "cpuid") == 0)

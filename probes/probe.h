@@ -26,8 +26,8 @@
 #define PROBE_SCHEMA  "isotier.probe/1"
 /* Every input is hostile: no read is longer than this. */
 #define PROBE_MAX_FILE      (64 * 1024)
-#define PROBE_MAX_INPUTS    96
-#define PROBE_MAX_SIGNALS   64
+#define PROBE_MAX_INPUTS    128
+#define PROBE_MAX_SIGNALS   80
 #define PROBE_MAX_CONFLICTS 32
 #define PROBE_VALUE_MAX     200
 
@@ -96,6 +96,9 @@ void probe_first_line(char *out, size_t outsz, const char *s);
 bool probe_field(char *out, size_t outsz, const char *text, const char *key);
 /* Strips trailing whitespace in place. */
 void probe_rstrip(char *s);
+/* sysname, nodename, release, version, machine of a .probe/uname text (one
+ * per line, or `uname -a`'s one line); "" for each one absent. */
+void probe_uname_fields(const char *text, char *const f[5], const size_t sz[5]);
 /* Bounded copy that always terminates (truncates silently). */
 void probe_strlcpy(char *dst, size_t size, const char *src);
 bool probe_starts_with(const char *s, const char *prefix);
@@ -103,6 +106,32 @@ bool probe_starts_with(const char *s, const char *prefix);
 bool probe_contains_ci(const char *hay, const char *needle);
 /* Parses an unsigned integer (decimal or 0x-hex); false on garbage. */
 bool probe_parse_u64(const char *s, uint64_t *out);
+/* Calls fn on each line of text (without its newline, len bytes, not
+ * NUL-terminated) until it returns false: one linear pass. */
+void probe_each_line(const char *text, bool (*fn)(const char *line, size_t len, void *arg),
+                     void *arg);
+/* Does the line (len bytes) contain needle? Bounded by len. */
+bool probe_line_has(const char *line, size_t len, const char *needle);
+
+/* ---- the one vendor lookup ------------------------------------------------ */
+
+enum probe_match { PROBE_EXACT, PROBE_PREFIX, PROBE_SUBSTR, PROBE_SUFFIX };
+
+/* A string that names a platform or runtime, and what it names. */
+struct probe_vendor {
+	const char *match;      /* the string, compared per the table's probe_match */
+	const char *vendor;     /* the VMM or runtime; "" when the string does not tell */
+	const char *hypervisor; /* vm only: the hypervisor; "" when it does not tell */
+};
+
+/* The first entry of t[0..n) whose match fits s, or NULL. */
+const struct probe_vendor *probe_vendor_find(const struct probe_vendor *t, size_t n, const char *s,
+                                             enum probe_match how);
+#define PROBE_VENDOR(t, s, how) probe_vendor_find(t, sizeof(t) / sizeof((t)[0]), s, how)
+
+/* Is `path` present (file or directory) live or under the replay root?
+ * Recorded in the capture as /.probe/paths. */
+bool probe_path_exists(struct probe_input *in, const char *path);
 
 /* ---- the signal table ---------------------------------------------------- */
 
@@ -115,6 +144,34 @@ enum probe_kind { PROBE_KIND_NONE, PROBE_KIND_VM, PROBE_KIND_GVISOR, PROBE_KIND_
  * is evidence against a VM; INFO signals are recorded but never vote.
  */
 enum probe_axis { PROBE_AXIS_INFO, PROBE_AXIS_VM, PROBE_AXIS_GVISOR, PROBE_AXIS_CONTAINER };
+/*
+ * What a strong signal rests on (SIGNALS.md, "Evidence classes"); a weak
+ * signal is always a MARKER. Ranked: hardware and behaviour outrank the
+ * platform naming itself in firmware, which outranks markers.
+ */
+enum probe_class {
+	PROBE_CLASS_MARKER,
+	PROBE_CLASS_FIRMWARE,
+	PROBE_CLASS_BEHAVIOUR,
+	PROBE_CLASS_HARDWARE
+};
+
+/* One row of the signal table (signals.c): SIGNALS.md is checked against it. */
+struct probe_signal_desc {
+	const char *id;
+	enum probe_family family;
+	const char *source;      /* where the value comes from */
+	const char *weight;      /* "strong", "weak", or how it varies */
+	enum probe_axis axis;    /* the question it answers */
+	enum probe_class strong; /* its class when strong (MARKER: never strong) */
+	const char *origin; /* independence group: two weak signals agree only across origins */
+	const char *description; /* what it supports, for SIGNALS.md */
+};
+extern const struct probe_signal_desc probe_signal_table[];
+extern const size_t probe_signal_table_len;
+const struct probe_signal_desc *probe_signal_describe(const char *id);
+const char *probe_class_name(enum probe_class c);
+const char *probe_axis_name(enum probe_axis a);
 
 struct probe_signal {
 	const char *id; /* stable, e.g. "virt.cpuid_vendor" */
@@ -132,6 +189,15 @@ struct probe_signal {
 	 * cmdline). Inside gVisor those are the Sentry's, not the hardware's.
 	 */
 	bool kernel_reported;
+	/*
+	 * A paravirtual kernel naming itself (Xen PV, User-mode Linux, PowerVM
+	 * Lx86): user-space CPUID there is the host's, so a clear hypervisor
+	 * bit says nothing.
+	 */
+	bool paravirt;
+	/* Filled by probe_add from the table. */
+	enum probe_class cls;
+	const char *origin;
 };
 
 struct probe_signals {
@@ -175,17 +241,41 @@ void probe_sig_virt_arm64(struct probe_input *in, struct probe_signals *sigs);
 void probe_sig_kernel(struct probe_input *in, struct probe_signals *sigs, struct probe_kernel *k);
 void probe_sig_syscall(struct probe_input *in, struct probe_signals *sigs);
 void probe_sig_container(struct probe_input *in, struct probe_signals *sigs);
+/* Marker files and kernel-named boundaries (sig_container_named.c). */
+void probe_sig_container_named(struct probe_input *in, struct probe_signals *sigs);
+/* One CPUID leaf (subleaf 0) of a .probe/cpuid text; false when absent. */
+bool probe_cpuid_leaf(const char *text, uint32_t leaf, uint32_t r[4]);
+/* The 12-byte signature in EBX:ECX:EDX, printable. */
+void probe_cpuid_signature(const uint32_t r[4], char out[13]);
+/* Confidential-VM markers (sig_cvm.c), called by probe_sig_virt. */
+void probe_sig_cvm(struct probe_input *in, struct probe_signals *sigs);
+/* Platform naming from /proc/cpuinfo, device tree and Xen (sig_virt_pv.c). */
+void probe_sig_virt_pv(struct probe_input *in, struct probe_signals *sigs);
 
 /* ---- classify.c -------------------------------------------------------- */
 
 #define PROBE_MAX_LAYERS 3
 
+#define PROBE_MAX_CVM_EVIDENCE 8
+
 struct probe_layer {
 	enum probe_kind kind;
 	char vendor[40];
 	char hypervisor[24];
+	const char *confidence; /* high: rests on hardware, behaviour or firmware; low: markers */
+	const char *cls;        /* the evidence class it rests on */
+	const char *cvm;        /* vm: sev, sev-es, sev-snp, tdx; NULL when none seen */
+	size_t cvm_sig[PROBE_MAX_CVM_EVIDENCE];
+	size_t ncvm;
+	const char *platform; /* gvisor: ptrace, or NULL when behaviour cannot tell */
 	size_t sig[PROBE_MAX_SIGNALS];
 	size_t nsig;
+};
+
+/* A question the probe could not answer, and why. */
+struct probe_unanswered {
+	const char *question; /* vm, gvisor, container */
+	char why[200];
 };
 
 struct probe_conflict {
@@ -202,6 +292,8 @@ struct probe_verdict {
 	size_t nlayers;
 	struct probe_conflict conflicts[PROBE_MAX_CONFLICTS];
 	size_t nconflicts;
+	struct probe_unanswered unanswered[4];
+	size_t nunanswered;
 };
 
 void probe_classify(const struct probe_signals *sigs, struct probe_verdict *out);

@@ -102,6 +102,17 @@ void probe_report_json(FILE *f, const struct probe_result *res)
 			fputs(", \"hypervisor\": ", f);
 			probe_json_string(f, l->hypervisor);
 		}
+		fprintf(f, ", \"confidence\": \"%s\", \"evidence\": \"%s\"",
+		        l->confidence ? l->confidence : "low", l->cls ? l->cls : "marker");
+		if (l->cvm) {
+			fputs(", \"cvm\": {\"technology\": ", f);
+			probe_json_string(f, l->cvm);
+			fputs(", \"evidence\": ", f);
+			probe_json_ids(f, sigs, l->cvm_sig, l->ncvm);
+			fputc('}', f);
+		}
+		if (l->platform)
+			fprintf(f, ", \"platform\": \"%s\"", l->platform);
 		fputs(", \"signals\": ", f);
 		probe_json_ids(f, sigs, l->sig, l->nsig);
 		fputc('}', f);
@@ -116,8 +127,9 @@ void probe_report_json(FILE *f, const struct probe_result *res)
 		probe_json_string(f, s->source);
 		fputs(", \"value\": ", f);
 		probe_json_string(f, s->value);
-		fprintf(f, ", \"weight\": \"%s\", \"supports\": \"%s\"}",
-		        probe_weight_name(s->weight), probe_kind_name(s->supports));
+		fprintf(f, ", \"weight\": \"%s\", \"supports\": \"%s\", \"class\": \"%s\"}",
+		        probe_weight_name(s->weight), probe_kind_name(s->supports),
+		        probe_class_name(s->cls));
 	}
 	fputs(sigs->n ? "\n  ],\n" : "],\n", f);
 	fputs("  \"conflicts\": [", f);
@@ -134,6 +146,14 @@ void probe_report_json(FILE *f, const struct probe_result *res)
 		fputc('}', f);
 	}
 	fputs(v->nconflicts ? "\n  ],\n" : "],\n", f);
+	fputs("  \"unanswered\": [", f);
+	for (size_t i = 0; i < v->nunanswered; i++) {
+		fprintf(f, "%s\n    {\"question\": \"%s\", \"why\": ", i ? "," : "",
+		        v->unanswered[i].question);
+		probe_json_string(f, v->unanswered[i].why);
+		fputc('}', f);
+	}
+	fputs(v->nunanswered ? "\n  ],\n" : "],\n", f);
 	const struct probe_kernel *k = &res->kernel;
 	fputs("  \"kernel\": {\"sysname\": ", f);
 	probe_json_string(f, k->sysname);
@@ -174,6 +194,12 @@ void probe_report_human(FILE *f, const struct probe_result *res)
 			fputs(" hypervisor=", f);
 			probe_human_string(f, l->hypervisor);
 		}
+		if (l->cvm)
+			fprintf(f, " cvm=%s", l->cvm);
+		if (l->platform)
+			fprintf(f, " platform=%s", l->platform);
+		fprintf(f, " confidence=%s (%s)", l->confidence ? l->confidence : "low",
+		        l->cls ? l->cls : "marker");
 		fputs("  (", f);
 		for (size_t j = 0; j < l->nsig; j++)
 			fprintf(f, "%s%s", j ? ", " : "", sigs->v[l->sig[j]].id);
@@ -189,6 +215,9 @@ void probe_report_human(FILE *f, const struct probe_result *res)
 			fprintf(f, "%s%s", j ? ", " : "", sigs->v[c->over[j]].id);
 		fprintf(f, "%s: %s\n", c->nover ? "" : "(nothing)", c->note);
 	}
+	for (size_t i = 0; i < v->nunanswered; i++)
+		fprintf(f, "%s  %s: %s\n", i ? "" : "unanswered:\n", v->unanswered[i].question,
+		        v->unanswered[i].why);
 	fputs("signals:\n", f);
 	for (size_t i = 0; i < sigs->n; i++) {
 		const struct probe_signal *s = &sigs->v[i];
@@ -203,7 +232,8 @@ void probe_report_human(FILE *f, const struct probe_result *res)
 	probe_human_string(f, res->kernel.release);
 	fputc(' ', f);
 	probe_human_string(f, res->kernel.version);
-	fprintf(f, "\nkernel boot: boot_id %s, btime %llu\n", res->kernel.boot_id[0] ? res->kernel.boot_id : "unknown",
+	fprintf(f, "\nkernel boot: boot_id %s, btime %llu\n",
+	        res->kernel.boot_id[0] ? res->kernel.boot_id : "unknown",
 	        (unsigned long long)res->kernel.btime);
 	fprintf(f, "duration: %llu us\n", (unsigned long long)res->duration_us);
 }

@@ -23,71 +23,49 @@ static const struct {
     {"cgroup", "container.ns_cgroup", 0xEFFFFFFBull},
 };
 
-struct probe_runtime {
-	const char *match;
-	const char *runtime;
-};
-
 /* Substrings of /proc/self/cgroup paths. */
-static const struct probe_runtime probe_cgroup_runtimes[] = {
-    {"kubepods", "kubernetes"},
-    {"/docker/", "docker"},
-    {"/docker-", "docker"},
-    {"libpod-", "podman"},
-    {"/libpod", "podman"},
-    {"crio-", "cri-o"},
-    {"/lxc/", "lxc"},
-    {"lxc.payload", "lxc"},
-    {"/machine.slice/", "systemd-nspawn"},
-    {"/actions_job/", "docker"},
-    {"/ecs/", "ecs"},
-    {"/garden/", "garden"},
-    {"/buildkit/", "buildkit"},
-    {"containerd", "containerd"},
-    {"/system.slice/runc-", "runc"},
-};
-
-/* Names a runtime writes into container=, /run/systemd/container... */
-static const struct probe_runtime probe_runtime_names[] = {
-    {"docker", "docker"},
-    {"podman", "podman"},
-    {"oci", "oci"},
-    {"lxc-libvirt", "lxc"},
-    {"lxc", "lxc"},
-    {"systemd-nspawn", "systemd-nspawn"},
-    {"rkt", "rkt"},
-    {"wsl", "wsl"},
-    {"proot", "proot"},
-    {"pouch", "pouch"},
-    {"kubernetes", "kubernetes"},
-    {"crio", "cri-o"},
-    {"cri-o", "cri-o"},
-    {"bubblewrap", "bubblewrap"},
-    {"flatpak", "flatpak"},
+static const struct probe_vendor probe_cgroup_runtimes[] = {
+    {"kubepods", "kubernetes", ""},
+    {"/docker/", "docker", ""},
+    {"/docker-", "docker", ""},
+    {"libpod-", "podman", ""},
+    {"/libpod", "podman", ""},
+    {"crio-", "cri-o", ""},
+    {"/lxc/", "lxc", ""},
+    {"lxc.payload", "lxc", ""},
+    {"/machine.slice/", "systemd-nspawn", ""},
+    {"/actions_job/", "docker", ""},
+    {"/ecs/", "ecs", ""},
+    {"/garden/", "garden", ""},
+    {"/buildkit/", "buildkit", ""},
+    {"cri-containerd", "containerd", ""},
+    {"containerd", "containerd", ""},
+    {"/system.slice/runc-", "runc", ""},
+    {"sysbox", "sysbox", ""},
+    {"/lxc.monitor", "lxc", ""},
 };
 
 /* PID 1's comm in common runtimes. Our own name means we are PID 1. */
-static const struct probe_runtime probe_pid1_runtimes[] = {
-    {"docker-init", "docker"},
-    {"tini", "docker"},
-    {"catatonit", "podman"},
-    {"pause", "kubernetes"},
-    {"bwrap", "bubblewrap"},
-    {"runc:[2:INIT]", "runc"},
-    {"runc", "runc"},
-    {"conmon", "podman"},
-    {"dumb-init", ""},
-    {"s6-svscan", ""},
-    {"containerd-shim", "containerd"},
+static const struct probe_vendor probe_pid1_runtimes[] = {
+    {"docker-init", "docker", ""},
+    {"tini", "docker", ""},
+    {"catatonit", "podman", ""},
+    {"pause", "kubernetes", ""},
+    {"bwrap", "bubblewrap", ""},
+    {"runc:[2:INIT]", "runc", ""},
+    {"runc", "runc", ""},
+    {"conmon", "podman", ""},
+    {"dumb-init", "", ""},
+    {"s6-svscan", "", ""},
+    {"containerd-shim", "containerd", ""},
 };
 
-static const char *probe_runtime_lookup(const struct probe_runtime *t, size_t n, const char *s,
+static const char *probe_runtime_lookup(const struct probe_vendor *t, size_t n, const char *s,
                                         bool substring)
 {
-	for (size_t i = 0; i < n; i++)
-		if (substring ? strstr(s, t[i].match) != NULL : strcmp(s, t[i].match) == 0)
-			return t[i].runtime;
-	return NULL;
+	const struct probe_vendor *hit =
+	    probe_vendor_find(t, n, s, substring ? PROBE_SUBSTR : PROBE_EXACT);
+	return hit ? hit->vendor : NULL;
 }
 #define PROBE_RT(t, s, sub) probe_runtime_lookup(t, sizeof(t) / sizeof(t[0]), s, sub)
 
@@ -107,11 +85,13 @@ static void probe_container_ns(struct probe_input *in, struct probe_signals *sig
 			while (*at == ' ' || *at == '\t')
 				at++;
 			if (!(strncmp(at, probe_ns_initial[i].name, nl) == 0 && at[nl] == ':')) {
-				/* Within this line only: linear in the file. */
 				size_t len = eol ? (size_t)(eol - line) : strlen(line);
-				const char *arrow = memmem(line, len, "-> ", 3);
-				if (arrow)
-					at = arrow + 3;
+				for (size_t j = 0; j + 3 <= len; j++)
+					if (memcmp(line + j, "-> ", 3) == 0) {
+						/* ls quotes the target: 'pid:[N]' */
+						at = line + j + 3 + (line[j + 3] == '\'');
+						break;
+					}
 			}
 			if (strncmp(at, probe_ns_initial[i].name, nl) == 0 && at[nl] == ':' &&
 			    at[nl + 1] == '[') {
@@ -141,20 +121,35 @@ static void probe_container_ns(struct probe_input *in, struct probe_signals *sig
 	}
 }
 
+/* Host-side slices: our own cgroup path as a host's service manager names it
+ * (a cgroup namespace shows "/" instead). */
+static const struct probe_vendor probe_cgroup_host[] = {
+    {"/user.slice/", "", ""},
+    {"/system.slice/", "", ""},
+    {"/init.scope", "", ""},
+};
+
 static void probe_container_cgroup(struct probe_input *in, struct probe_signals *sigs)
 {
-	const char *text = probe_read(in, "/proc/self/cgroup", NULL);
+	/* Another tool's capture may hold only PID 1's (the same without a
+	 * cgroup namespace, and as telling with one). */
+	const char *src = "/proc/self/cgroup";
+	const char *text = probe_read(in, src, NULL);
+	if (!text)
+		text = probe_read(in, src = "/proc/1/cgroup", NULL);
+	char host[PROBE_VALUE_MAX] = "";
 	for (const char *line = text; line && *line;) {
 		const char *eol = strchr(line, '\n');
 		char buf[PROBE_VALUE_MAX];
 		snprintf(buf, sizeof(buf), "%.*s", (int)(eol ? eol - line : (long)strlen(line)),
 		         line);
+		probe_rstrip(buf);
 		const char *rt = PROBE_RT(probe_cgroup_runtimes, buf, true);
 		if (rt) {
 			struct probe_signal s = {
 			    .id = "container.cgroup",
 			    .family = PROBE_FAM_CONTAINER,
-			    .source = "/proc/self/cgroup",
+			    .source = src,
 			    .weight = PROBE_WEAK,
 			    .supports = PROBE_KIND_CONTAINER,
 			    .axis = PROBE_AXIS_CONTAINER,
@@ -164,8 +159,22 @@ static void probe_container_cgroup(struct probe_input *in, struct probe_signals 
 			probe_add(sigs, &s);
 			return;
 		}
+		if (!host[0] && PROBE_VENDOR(probe_cgroup_host, buf, PROBE_SUBSTR))
+			probe_strlcpy(host, sizeof(host), buf);
 		line = eol ? eol + 1 : NULL;
 	}
+	if (!host[0])
+		return;
+	struct probe_signal s = {
+	    .id = "container.cgroup",
+	    .family = PROBE_FAM_CONTAINER,
+	    .source = src,
+	    .weight = PROBE_WEAK,
+	    .supports = PROBE_KIND_NONE,
+	    .axis = PROBE_AXIS_CONTAINER,
+	};
+	probe_strlcpy(s.value, sizeof(s.value), host);
+	probe_add(sigs, &s);
 }
 
 /*
@@ -175,15 +184,15 @@ static void probe_container_cgroup(struct probe_input *in, struct probe_signals 
  * on those files count: a host's own mount table lists its containers' state
  * directories too.
  */
-static const struct probe_runtime probe_mount_runtimes[] = {
-    {"/var/lib/kubelet/pods/", "kubernetes"},
-    {"/var/lib/docker/containers/", "docker"},
-    {"/overlay-containers/", "podman"},
-    {"/var/lib/lxc/", "lxc"},
-    {"/var/lib/lxd/", "lxc"},
-    {"/var/lib/incus/", "lxc"},
-    {"/run/containerd/io.containerd", "containerd"},
-    {"/var/lib/containerd/", "containerd"},
+static const struct probe_vendor probe_mount_runtimes[] = {
+    {"/var/lib/kubelet/pods/", "kubernetes", ""},
+    {"/var/lib/docker/containers/", "docker", ""},
+    {"/overlay-containers/", "podman", ""},
+    {"/var/lib/lxc/", "lxc", ""},
+    {"/var/lib/lxd/", "lxc", ""},
+    {"/var/lib/incus/", "lxc", ""},
+    {"/run/containerd/io.containerd", "containerd", ""},
+    {"/var/lib/containerd/", "containerd", ""},
 };
 
 static void probe_container_mounts(struct probe_input *in, struct probe_signals *sigs)
@@ -208,6 +217,9 @@ static void probe_container_mounts(struct probe_input *in, struct probe_signals 
 		else if (probe_starts_with(f[4], "/etc/") ||
 		         probe_starts_with(f[4], "/run/secrets"))
 			rt = PROBE_RT(probe_mount_runtimes, f[3], true);
+		/* LXC (and Incus) mount lxcfs over /proc files of a container. */
+		else if (probe_starts_with(f[4], "/proc/") && save && strstr(save, "lxcfs"))
+			rt = "lxc";
 		if (!rt)
 			continue;
 		struct probe_signal s = {
@@ -229,7 +241,7 @@ static void probe_container_mounts(struct probe_input *in, struct probe_signals 
 static void probe_container_rootfs(struct probe_input *in, struct probe_signals *sigs)
 {
 	const char *text = probe_read(in, "/proc/self/mountinfo", NULL);
-	char fstype[64] = "", source[128] = "";
+	char fstype[64] = "", source[128] = "", rootf[128] = "";
 	for (const char *line = text; line && *line;) {
 		const char *eol = strchr(line, '\n');
 		char buf[1024];
@@ -249,34 +261,48 @@ static void probe_container_rootfs(struct probe_input *in, struct probe_signals 
 			if (t) {
 				snprintf(fstype, sizeof(fstype), "%s", t);
 				snprintf(source, sizeof(source), "%s", src ? src : "");
+				snprintf(rootf, sizeof(rootf), "%s", f[3] ? f[3] : "");
 			}
 		}
 		line = eol ? eol + 1 : NULL;
 	}
 	if (!fstype[0])
 		return;
-	static const struct probe_runtime container_fs[] = {
-	    {"overlay", ""},
-	    {"aufs", "docker"},
-	    {"fuse-overlayfs", "podman"},
-	    {"fuse.fuse-overlayfs", "podman"},
-	    {"sysboxfs", "sysbox"},
-	    {"shiftfs", ""},
-	    {"9p", ""}, /* gVisor's gofer root, Kata's 9p share */
+	static const struct probe_vendor container_fs[] = {
+	    {"overlay", "", ""},
+	    {"aufs", "docker", ""},
+	    {"fuse-overlayfs", "podman", ""},
+	    {"fuse.fuse-overlayfs", "podman", ""},
+	    {"sysboxfs", "sysbox", ""},
+	    {"shiftfs", "", ""},
+	    {"fuse.sysboxfs", "sysbox", ""},
+	    {"9p", "", ""}, /* gVisor's gofer root, Kata's 9p share */
+	};
+	static const struct probe_vendor disk_fs[] = {
+	    {"ext4", "", ""},  {"ext3", "", ""}, {"ext2", "", ""}, {"xfs", "", ""},
+	    {"btrfs", "", ""}, {"f2fs", "", ""}, {"jfs", "", ""},  {"reiserfs", "", ""},
 	};
 	const char *rt = PROBE_RT(container_fs, fstype, false);
+	/* A root that is a subdirectory of its filesystem (runc's bundle, LXC's
+	 * rootfs) was bind-mounted there; a whole disk as "/" is a machine's. */
+	bool bound = rootf[0] && strcmp(rootf, "/") != 0;
+	bool disk = !rt && !bound && PROBE_VENDOR(disk_fs, fstype, PROBE_EXACT) &&
+	            probe_starts_with(source, "/dev/");
+	if (!rt && bound)
+		rt = "";
 	struct probe_signal s = {
 	    .id = "container.root_fs",
 	    .family = PROBE_FAM_CONTAINER,
 	    .source = "/proc/self/mountinfo",
 	    .weight = PROBE_WEAK,
 	    .supports = rt ? PROBE_KIND_CONTAINER : PROBE_KIND_NONE,
-	    /* Disk filesystems say little (bind-mounted roots are common), so
-	     * only the container-typical ones vote. */
-	    .axis = rt ? PROBE_AXIS_CONTAINER : PROBE_AXIS_INFO,
+	    .axis = rt || disk ? PROBE_AXIS_CONTAINER : PROBE_AXIS_INFO,
 	    .vendor = rt ? rt : "",
 	};
-	snprintf(s.value, sizeof(s.value), "%s %s", fstype, source);
+	if (bound)
+		snprintf(s.value, sizeof(s.value), "%.40s %.60s root %.80s", fstype, source, rootf);
+	else
+		snprintf(s.value, sizeof(s.value), "%s %s", fstype, source);
 	probe_rstrip(s.value);
 	probe_add(sigs, &s);
 }
@@ -389,83 +415,6 @@ static void probe_container_capbnd(struct probe_input *in, struct probe_signals 
 	probe_add(sigs, &s);
 }
 
-/* A runtime name from text that names it; "unknown" for a plausible but
- * unlisted name; NULL for garbage (a garbled input is no signal). */
-static const char *probe_runtime_from_text(const char *text, size_t len)
-{
-	char name[64];
-	if (len > 256)
-		return NULL;
-	probe_first_line(name, sizeof(name), text);
-	for (const char *p = name; *p; p++)
-		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
-		      (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.'))
-			return NULL;
-	const char *rt = PROBE_RT(probe_runtime_names, name, false);
-	return rt ? rt : "unknown";
-}
-
-static void probe_container_files(struct probe_input *in, struct probe_signals *sigs)
-{
-	static const struct {
-		const char *id, *path, *runtime; /* NULL runtime: read it from the file */
-	} files[] = {
-	    {"container.dockerenv", "/.dockerenv", "docker"},
-	    {"container.containerenv", "/run/.containerenv", "podman"},
-	    {"container.systemd_container", "/run/systemd/container", NULL},
-	    {"container.host_manager", "/run/host/container-manager", NULL},
-	};
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		size_t len;
-		const char *text = probe_read(in, files[i].path, &len);
-		const char *rt = files[i].runtime;
-		if (!text || (!rt && !(rt = probe_runtime_from_text(text, len))))
-			continue;
-		struct probe_signal s = {
-		    .id = files[i].id,
-		    .family = PROBE_FAM_CONTAINER,
-		    .source = files[i].path,
-		    .weight = PROBE_WEAK,
-		    .supports = PROBE_KIND_CONTAINER,
-		    .axis = PROBE_AXIS_CONTAINER,
-		    .vendor = rt,
-		};
-		if (len)
-			probe_first_line(s.value, sizeof(s.value), text);
-		else
-			snprintf(s.value, sizeof(s.value), "present");
-		probe_add(sigs, &s);
-	}
-	/* container= in PID 1's environment (NUL-separated). */
-	size_t len;
-	const char *env = probe_read(in, "/proc/1/environ", &len);
-	for (size_t off = 0; env && off < len;) {
-		const char *e = env + off;
-		size_t n = strnlen(e, len - off);
-		if (n > 10 && strncmp(e, "container=", 10) == 0) {
-			char val[64];
-			snprintf(val, sizeof(val), "%.*s", (int)(n - 10 < 63 ? n - 10 : 63),
-			         e + 10);
-			const char *rt = probe_runtime_from_text(val, n - 10);
-			if (!rt)
-				break;
-			struct probe_signal s = {
-			    .id = "container.pid1_environ",
-			    .family = PROBE_FAM_CONTAINER,
-			    .source = "/proc/1/environ container=",
-			    .weight = PROBE_WEAK,
-			    .supports = PROBE_KIND_CONTAINER,
-			    .axis = PROBE_AXIS_CONTAINER,
-			    .vendor = rt,
-			};
-			probe_strlcpy(s.value, sizeof(s.value), val);
-			probe_add(sigs, &s);
-			break;
-		}
-		off += n + 1;
-	}
-}
-
 void probe_sig_container(struct probe_input *in, struct probe_signals *sigs)
 {
 	probe_container_ns(in, sigs);
@@ -475,5 +424,5 @@ void probe_sig_container(struct probe_input *in, struct probe_signals *sigs)
 	probe_container_pid1(in, sigs);
 	probe_container_uid_map(in, sigs);
 	probe_container_capbnd(in, sigs);
-	probe_container_files(in, sigs);
+	probe_sig_container_named(in, sigs);
 }

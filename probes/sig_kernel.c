@@ -19,18 +19,10 @@ static void probe_kernel_uname(struct probe_input *in, struct probe_signals *sig
                                struct probe_kernel *k)
 {
 	const char *text = probe_read(in, "/.probe/uname", NULL);
-	char *fields[5] = {k->sysname, k->nodename, k->release, k->version, k->machine};
-	size_t sizes[5] = {sizeof(k->sysname), sizeof(k->nodename), sizeof(k->release),
+	char *const fields[5] = {k->sysname, k->nodename, k->release, k->version, k->machine};
+	const size_t sizes[5] = {sizeof(k->sysname), sizeof(k->nodename), sizeof(k->release),
 	                   sizeof(k->version), sizeof(k->machine)};
-	const char *line = text;
-	for (int i = 0; i < 5 && line; i++) {
-		probe_first_line(fields[i], sizes[i], line);
-		line = strchr(line, '\n');
-		if (line)
-			line++;
-		else
-			break;
-	}
+	probe_uname_fields(text, fields, sizes);
 	if (k->release[0]) {
 		bool g = strcmp(k->release, "4.4.0") == 0 || strstr(k->release, "gvisor");
 		struct probe_signal s = {
@@ -147,8 +139,8 @@ static void probe_kernel_nsfs(struct probe_input *in, struct probe_signals *sigs
 	char first_other[64] = "";
 	for (const char *line = text; line && *line;) {
 		const char *eol = strchr(line, '\n');
-		/* Within this line only: linear in the file. */
-		const char *br = memchr(line, '[', eol ? (size_t)(eol - line) : strlen(line));
+		size_t len = eol ? (size_t)(eol - line) : strlen(line);
+		const char *br = memchr(line, '[', len);
 		uint64_t ino;
 		char num[32];
 		if (br) {

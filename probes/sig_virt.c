@@ -15,13 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct probe_vendor {
-	const char *match;      /* exact (cpuid) or prefix (dmi, acpi) */
-	const char *vendor;     /* the VMM; "" when the string does not tell */
-	const char *hypervisor; /* the hypervisor; "" when it does not tell */
-};
-
-/* CPUID 0x40000000 EBX:ECX:EDX, 12 bytes, NUL-padded. */
+/* CPUID 0x40000000 EBX:ECX:EDX, 12 bytes, NUL-padded (systemd's vm_table). */
 static const struct probe_vendor probe_cpuid_vendors[] = {
     {"KVMKVMKVM", "", "kvm"},
     {"Linux KVM Hv", "", "kvm"}, /* KVM with Hyper-V enlightenments */
@@ -41,45 +35,86 @@ static const struct probe_vendor probe_cpuid_vendors[] = {
     {"prl hyperv  ", "parallels", "parallels"},
     {" lrpepyh  vr", "parallels", "parallels"},
     {"Jailhouse", "jailhouse", "jailhouse"},
+    {"xhyve xhyve ", "xhyve", "bhyve"},
+    {"HAXMHAXMHAXM", "haxm", "haxm"},
+    {"___ NVMM ___", "nvmm", "nvmm"},
+    {"OpenBSDVMM58", "openbsd-vmm", "openbsd-vmm"},
+    {"EVMMEVMMEVMM", "evmm", "evmm"},
+    {"UnisysSpar64", "unisys-spar", "unisys-spar"},
 };
 
-/* DMI strings, prefix match (sys_vendor, product_name, board_vendor, bios_vendor). */
-static const struct probe_vendor probe_dmi_vendors[] = {
-    {"Cloud Hypervisor", "cloud-hypervisor", ""},
-    {"cloud-hypervisor", "cloud-hypervisor", ""},
-    {"Firecracker", "firecracker", "kvm"},
-    {"QEMU", "qemu", ""},
-    {"Bochs", "qemu", ""},
-    {"KVM", "qemu", "kvm"},
-    {"OpenStack", "qemu", "kvm"},
-    {"KubeVirt", "qemu", "kvm"},
-    {"Nutanix", "qemu", "kvm"},
-    {"DigitalOcean", "qemu", "kvm"},
-    {"Hetzner", "qemu", "kvm"},
-    {"Linode", "qemu", "kvm"},
-    {"Vultr", "qemu", "kvm"},
-    {"Amazon EC2", "amazon", ""},
-    {"Google Compute Engine", "google", "kvm"},
-    {"Google", "google", "kvm"},
-    {"Alibaba Cloud", "alibaba", "kvm"},
-    {"VMware", "vmware", "vmware"},
-    {"VMW", "vmware", "vmware"},
-    {"innotek GmbH", "virtualbox", "virtualbox"},
-    {"VirtualBox", "virtualbox", "virtualbox"},
-    {"Xen", "xen", "xen"},
-    {"HVM domU", "xen", "xen"},
-    {"Parallels", "parallels", "parallels"},
-    {"BHYVE", "bhyve", "bhyve"},
-    {"Virtual Machine", "hyperv", "hyperv"}, /* Hyper-V's product_name */
-    {"Hyper-V", "hyperv", "hyperv"},
-    {"Apple Virtualization", "apple", "apple"},
+/*
+ * DMI as vendor and product tuples (systemd's dmi_vendor_table, virt-what,
+ * hpc-sandbox-benchmarks' rules). The vendor is matched as a prefix of
+ * sys_vendor (and, when the product does not matter, of board_vendor and
+ * bios_vendor); the product as a prefix of product_name, or a suffix when it
+ * starts with '*'. A vendor that also sells hardware (Microsoft, Oracle, Red
+ * Hat, Amazon) only counts with its VM product. First match wins.
+ */
+struct probe_dmi_rule {
+	const char *vendor;  /* NULL: any */
+	const char *product; /* NULL: any; "*x": ends with x */
+	bool vm;             /* false: a bare-metal tuple (evidence against) */
+	const char *name, *hypervisor;
+};
+static const struct probe_dmi_rule probe_dmi_rules[] = {
+    {"Amazon EC2", "*.metal", false, "amazon", ""},
+    {"Amazon EC2", NULL, true, "amazon", "kvm"},
+    {"Microsoft Corporation", "Virtual Machine", true, "hyperv", "hyperv"},
+    {"Oracle Corporation", "VirtualBox", true, "virtualbox", "virtualbox"},
+    {"Red Hat", "RHEV Hypervisor", true, "ovirt", "kvm"},
+    {"Red Hat", "KVM", true, "ovirt", "kvm"},
+    {"Red Hat", "OpenStack", true, "openstack", "kvm"},
+    {"Apple Inc.", "Apple Virtualization", true, "apple", "apple"},
+    {NULL, "Apple Virtualization", true, "apple", "apple"},
+    {NULL, "OpenStack", true, "openstack", "kvm"},
+    {NULL, "KVM", true, "qemu", "kvm"},
+    {NULL, "VirtualBox", true, "virtualbox", "virtualbox"},
+    {NULL, "Google Compute Engine", true, "google", "kvm"},
+    {NULL, "cloud-hypervisor", true, "cloud-hypervisor", "kvm"},
+    {NULL, "HVM domU", true, "xen", "xen"},
+    {NULL, "BHYVE", true, "bhyve", "bhyve"},
+    {NULL, "VMware", true, "vmware", "vmware"},
+    {"Cloud Hypervisor", NULL, true, "cloud-hypervisor", "kvm"},
+    {"Firecracker", NULL, true, "firecracker", "kvm"},
+    {"QEMU", NULL, true, "qemu", ""},
+    {"Bochs", NULL, true, "qemu", ""},
+    {"KVM", NULL, true, "qemu", "kvm"},
+    {"OpenStack", NULL, true, "openstack", "kvm"},
+    {"RDO", "OpenStack", true, "openstack", "kvm"},
+    {"KubeVirt", NULL, true, "kubevirt", "kvm"},
+    {"Nutanix", "AHV", true, "nutanix", "kvm"},
+    {"oVirt", NULL, true, "ovirt", "kvm"},
+    {"UpCloud", NULL, true, "upcloud", "kvm"},
+    {"DigitalOcean", NULL, true, "digitalocean", "kvm"},
+    {"Hetzner", "vServer", true, "hetzner", "kvm"},
+    {"HUAWEICLOUD", NULL, true, "huawei", "kvm"},
+    {"Exoscale", NULL, true, "exoscale", "kvm"},
+    {"Linode", NULL, true, "linode", "kvm"},
+    {"Vultr", NULL, true, "vultr", "kvm"},
+    {"Scaleway", NULL, true, "scaleway", "kvm"},
+    {"Alibaba Cloud", NULL, true, "alibaba", "kvm"},
+    {"Tencent Cloud", NULL, true, "tencent", "kvm"},
+    {"Google", "Google", true, "google", "kvm"},
+    {"VMware", NULL, true, "vmware", "vmware"},
+    {"VMW", NULL, true, "vmware", "vmware"},
+    {"innotek GmbH", NULL, true, "virtualbox", "virtualbox"},
+    {"Xen", NULL, true, "xen", "xen"},
+    {"Parallels", NULL, true, "parallels", "parallels"},
+    {"BHYVE", NULL, true, "bhyve", "bhyve"},
+    /* OVMF is virtual firmware; its BIOS vendor names no VMM. */
+    {"EFI Development Kit II / OVMF", NULL, true, "", ""},
 };
 
-/* ACPI OEM ID (6 bytes) or OEM table ID (8 bytes), prefix match. */
+/* ACPI OEM ID (6 bytes) or OEM table ID (8 bytes), prefix match. AMAZON
+ * writes the tables of metal instances too: not listed. */
 static const struct probe_vendor probe_acpi_vendors[] = {
     {"FIRECK", "firecracker", "kvm"},
     {"FCVM", "firecracker", "kvm"},
-    {"CLOUDH", "cloud-hypervisor", ""},
+    {"CLOUDH", "cloud-hypervisor", "kvm"},
+    {"CROSVM", "crosvm", "kvm"},
+    {"LIBKRUN", "libkrun", "kvm"},
+    {"KRUN", "libkrun", "kvm"},
     {"BOCHS", "qemu", ""},
     {"BXPC", "qemu", ""},
     {"VRTUAL", "hyperv", "hyperv"},
@@ -87,25 +122,16 @@ static const struct probe_vendor probe_acpi_vendors[] = {
     {"Xen", "xen", "xen"},
     {"VMWARE", "vmware", "vmware"},
     {"VBOX", "virtualbox", "virtualbox"},
-    {"AMAZON", "amazon", ""},
     {"Google", "google", "kvm"},
     {"GOOGLE", "google", "kvm"},
     {"PRLS", "parallels", "parallels"},
+    {"BHYVE", "bhyve", "bhyve"},
 };
 
-static const struct probe_vendor *probe_vendor_lookup(const struct probe_vendor *t, size_t n,
-                                                      const char *s, bool exact)
-{
-	for (size_t i = 0; i < n; i++) {
-		if (exact ? strcmp(s, t[i].match) == 0 : probe_starts_with(s, t[i].match))
-			return &t[i];
-	}
-	return NULL;
-}
-#define PROBE_LOOKUP(t, s, exact) probe_vendor_lookup(t, sizeof(t) / sizeof(t[0]), s, exact)
-
-/* "0x40000000 0x0 EAX EBX ECX EDX" lines; false when the leaf is absent. */
-static bool probe_cpuid_leaf(const char *text, uint32_t leaf, uint32_t r[4])
+/* "0x40000000 0x0 EAX EBX ECX EDX" lines, or `cpuid -r`'s
+ * "0x40000000 0x00: eax=0x... ebx=0x... ecx=0x... edx=0x..."; false when the
+ * leaf is absent. The first CPU's answer wins. */
+bool probe_cpuid_leaf(const char *text, uint32_t leaf, uint32_t r[4])
 {
 	for (const char *line = text; line && *line;) {
 		unsigned long long v[6];
@@ -113,13 +139,17 @@ static bool probe_cpuid_leaf(const char *text, uint32_t leaf, uint32_t r[4])
 		const char *p = line;
 		int i;
 		for (i = 0; i < 6; i++) {
-			while (*p == ' ' || *p == '\t')
+			while (*p == ' ' || *p == '\t' || (i == 2 && *p == ':'))
 				p++;
-			if (*p == '-')
+			if (i >= 2 && (p[0] == 'e' || p[0] == 'E') && p[1] && p[2] && p[3] == '=')
+				p += 4;
+			if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f') ||
+			      (*p >= 'A' && *p <= 'F')))
 				break;
-			/* Base 16 accepts an optional 0x: CPUID is always hex. */
+			/* Base 16 accepts an optional 0x: CPUID is always hex. At
+			 * most 18 characters are consumed (bounded). */
 			v[i] = strtoull(p, &end, 16);
-			if (end == p || v[i] > 0xffffffffull)
+			if (end == p || end - p > 18 || v[i] > 0xffffffffull)
 				break;
 			p = end;
 		}
@@ -136,8 +166,8 @@ static bool probe_cpuid_leaf(const char *text, uint32_t leaf, uint32_t r[4])
 	return false;
 }
 
-/* The 12-byte vendor of a hypervisor leaf, NUL-trimmed, printable or "". */
-static void probe_cpuid_vendor_string(const uint32_t r[4], char out[13])
+/* The 12-byte signature in EBX:ECX:EDX, NUL-trimmed, printable or '?'. */
+void probe_cpuid_signature(const uint32_t r[4], char out[13])
 {
 	memcpy(out, &r[1], 4);
 	memcpy(out + 4, &r[2], 4);
@@ -148,41 +178,60 @@ static void probe_cpuid_vendor_string(const uint32_t r[4], char out[13])
 			out[i] = '?';
 }
 
+/*
+ * CPUID, leaf by leaf: a capture written by another tool may lack leaf 0
+ * (then its maximum is unknown, not zero) or leaf 1 (then only the vendor
+ * leaf speaks). A known signature at 0x40000000 is a hypervisor whatever
+ * leaf 1 says: bare metal answers hypervisor leaves with unrelated data.
+ */
 static void probe_virt_cpuid(struct probe_input *in, struct probe_signals *sigs)
 {
 	const char *text = probe_read(in, "/.probe/cpuid", NULL);
-	uint32_t r0[4], r1[4], rh[4];
-	if (!text || !probe_cpuid_leaf(text, 0, r0) || !probe_cpuid_leaf(text, 1, r1))
+	uint32_t r0[4], r1[4], rh[4], rk[4];
+	if (!text)
 		return;
-	bool bit = r0[0] >= 1 && (r1[2] >> 31) & 1;
-	struct probe_signal s = {
-	    .id = "virt.cpuid_hypervisor_bit",
-	    .family = PROBE_FAM_VIRT,
-	    .source = "cpuid leaf 0x1 ecx bit 31",
-	    .weight = PROBE_STRONG,
-	    .supports = bit ? PROBE_KIND_VM : PROBE_KIND_NONE,
-	    .axis = PROBE_AXIS_VM,
-	};
-	snprintf(s.value, sizeof(s.value), "%d", bit);
-	probe_add(sigs, &s);
-	if (!bit || !probe_cpuid_leaf(text, 0x40000000, rh))
-		return;
+	bool have0 = probe_cpuid_leaf(text, 0, r0);
+	bool have1 = probe_cpuid_leaf(text, 1, r1) && (!have0 || r0[0] >= 1);
+	bool bit = have1 && (r1[2] >> 31) & 1;
 
-	char v[13], v2[13] = "";
-	uint32_t rk[4];
-	probe_cpuid_vendor_string(rh, v);
-	const struct probe_vendor *hit = PROBE_LOOKUP(probe_cpuid_vendors, v, true);
-	/* KVM shows "Microsoft Hv" first when it offers Hyper-V enlightenments
-	 * and its own signature at 0x40000100. */
-	if (probe_cpuid_leaf(text, 0x40000100, rk)) {
-		probe_cpuid_vendor_string(rk, v2);
-		const struct probe_vendor *k = PROBE_LOOKUP(probe_cpuid_vendors, v2, true);
-		if (k && (!hit || strcmp(k->hypervisor, "kvm") == 0 ||
-		          strcmp(k->hypervisor, "tcg") == 0))
+	char v[13] = "", v2[13] = "";
+	const struct probe_vendor *hit = NULL;
+	bool haveh = probe_cpuid_leaf(text, 0x40000000, rh);
+	if (haveh && (bit || !have1)) {
+		probe_cpuid_signature(rh, v);
+		hit = PROBE_VENDOR(probe_cpuid_vendors, v, PROBE_EXACT);
+	} else if (haveh) {
+		/* Bit clear: only a known signature counts (hidden-bit VMs). */
+		probe_cpuid_signature(rh, v);
+		hit = PROBE_VENDOR(probe_cpuid_vendors, v, PROBE_EXACT);
+		if (!hit)
+			haveh = false;
+	}
+	/* KVM (or Xen) shows "Microsoft Hv" first when it offers Hyper-V
+	 * enlightenments, and its own signature at 0x40000100. */
+	if (haveh && probe_cpuid_leaf(text, 0x40000100, rk)) {
+		probe_cpuid_signature(rk, v2);
+		const struct probe_vendor *k = PROBE_VENDOR(probe_cpuid_vendors, v2, PROBE_EXACT);
+		if (k)
 			hit = k;
 		else
 			v2[0] = '\0';
 	}
+	if (have1) {
+		struct probe_signal s = {
+		    .id = "virt.cpuid_hypervisor_bit",
+		    .family = PROBE_FAM_VIRT,
+		    .source = "cpuid leaf 0x1 ecx bit 31",
+		    .weight = PROBE_STRONG,
+		    .supports = bit ? PROBE_KIND_VM : PROBE_KIND_NONE,
+		    /* A signature answers for itself when the bit is hidden. */
+		    .axis = bit || !hit ? PROBE_AXIS_VM : PROBE_AXIS_INFO,
+		};
+		snprintf(s.value, sizeof(s.value), "%d", bit);
+		probe_add(sigs, &s);
+	}
+	if (!haveh)
+		return;
 	struct probe_signal t = {
 	    .id = "virt.cpuid_vendor",
 	    .family = PROBE_FAM_VIRT,
@@ -201,66 +250,165 @@ static void probe_virt_cpuid(struct probe_input *in, struct probe_signals *sigs)
 	probe_add(sigs, &t);
 }
 
-static void probe_virt_dmi(struct probe_input *in, struct probe_signals *sigs)
+static bool probe_dmi_product_fits(const char *pattern, const char *product)
 {
-	static const struct {
-		const char *id, *path;
-	} files[] = {
-	    {"virt.dmi_sys_vendor", "/sys/class/dmi/id/sys_vendor"},
-	    {"virt.dmi_product_name", "/sys/class/dmi/id/product_name"},
-	    {"virt.dmi_board_vendor", "/sys/class/dmi/id/board_vendor"},
-	    {"virt.dmi_bios_vendor", "/sys/class/dmi/id/bios_vendor"},
-	};
-	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++) {
-		const char *text = probe_read(in, files[i].path, NULL);
-		char val[PROBE_VALUE_MAX];
-		if (!text)
-			continue;
-		probe_first_line(val, sizeof(val), text);
-		if (!val[0])
-			continue;
-		const struct probe_vendor *hit = PROBE_LOOKUP(probe_dmi_vendors, val, false);
-		struct probe_signal s = {
-		    .id = files[i].id,
-		    .family = PROBE_FAM_VIRT,
-		    .source = files[i].path,
-		    .weight = PROBE_WEAK,
-		    .supports = hit ? PROBE_KIND_VM : PROBE_KIND_NONE,
-		    .axis = PROBE_AXIS_VM,
-		    .vendor = hit ? hit->vendor : "",
-		    .hypervisor = hit ? hit->hypervisor : "",
-		    .kernel_reported = true,
-		};
-		probe_strlcpy(s.value, sizeof(s.value), val);
-		probe_add(sigs, &s);
+	if (!pattern)
+		return true;
+	if (pattern[0] == '*') {
+		size_t pl = strlen(pattern + 1), l = strlen(product);
+		return l >= pl && strcmp(product + l - pl, pattern + 1) == 0;
 	}
+	return probe_starts_with(product, pattern);
 }
 
-/* OEM ID and table ID of one "ACPI: DSDT 0x... 000F53 (v02 FIRECK FCVMDSDT ..." line. */
-static bool probe_acpi_from_log_line(const char *line, char oem[7], char table[9])
+/* Does rule d recognise the fields (sys_vendor, product_name, board_vendor,
+ * bios_vendor)? */
+static bool probe_dmi_rule_fits(const struct probe_dmi_rule *d, char f[4][80])
 {
-	/* Within this line only: the log reader stays linear in the log. */
-	const char *eol = strchr(line, '\n');
-	size_t len = eol ? (size_t)(eol - line) : strlen(line);
-	const char *p = memmem(line, len, "ACPI: ", 6);
+	if (!probe_dmi_product_fits(d->product, f[1]) || (!d->vendor && !f[1][0]))
+		return false;
+	/* Vendor fields: sys_vendor; the others too when the product does not
+	 * matter (Hyper-V's board_vendor, bhyve's bios_vendor). */
+	for (size_t i = 0; i < 4; i++) {
+		if (i == 1 || (i > 0 && d->product))
+			continue;
+		if (!d->vendor || (f[i][0] && probe_starts_with(f[i], d->vendor)))
+			return true;
+	}
+	return false;
+}
+
+struct probe_dmi_log {
+	char line[80];
+};
+
+/* "DMI: <sys_vendor> <product_name>/<board_name>, BIOS ..." as the kernel
+ * prints it at boot; keeps "<sys_vendor> <product_name>". */
+static bool probe_dmi_log_line(const char *line, size_t len, void *arg)
+{
+	struct probe_dmi_log *d = arg;
+	const char *end = line + len, *p = NULL;
+	for (const char *q = line; q + 5 <= end; q++)
+		if (memcmp(q, "DMI: ", 5) == 0) {
+			p = q + 5;
+			break;
+		}
+	if (!p)
+		return true;
+	size_t n = 0;
+	while (p + n < end && p[n] != '/' && !(p[n] == ',' && p + n + 1 < end && p[n + 1] == ' ') &&
+	       n < sizeof(d->line) - 1) {
+		d->line[n] = (unsigned char)p[n] < 0x20 || (unsigned char)p[n] > 0x7e ? '?' : p[n];
+		n++;
+	}
+	d->line[n] = '\0';
+	return false;
+}
+
+/*
+ * The DMI tuple: one signal, voting only when a rule recognises it. From
+ * sysfs, or else from the kernel's "DMI:" boot line, where vendor and
+ * product are separated by a blank that every split point is tried at.
+ */
+static void probe_virt_dmi(struct probe_input *in, struct probe_signals *sigs)
+{
+	static const char *const paths[] = {
+	    "/sys/class/dmi/id/sys_vendor", "/sys/class/dmi/id/product_name",
+	    "/sys/class/dmi/id/board_vendor", "/sys/class/dmi/id/bios_vendor"};
+	char f[4][80];
+	bool any = false;
+	for (size_t i = 0; i < 4; i++) {
+		const char *text = probe_read(in, paths[i], NULL);
+		probe_first_line(f[i], sizeof(f[i]), text ? text : "");
+		for (char *c = f[i]; *c; c++)
+			if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e)
+				*c = '?';
+		any |= f[i][0] != '\0';
+	}
+	const struct probe_dmi_rule *hit = NULL;
+	const char *source = "/sys/class/dmi/id";
+	struct probe_dmi_log log = {""};
+	if (!any) {
+		probe_each_line(probe_read(in, "/.probe/kmsg", NULL), probe_dmi_log_line, &log);
+		if (!log.line[0])
+			return;
+		source = "kernel log DMI line";
+	}
+	for (size_t r = 0; r < sizeof(probe_dmi_rules) / sizeof(probe_dmi_rules[0]) && !hit; r++) {
+		if (any) {
+			if (probe_dmi_rule_fits(&probe_dmi_rules[r], f))
+				hit = &probe_dmi_rules[r];
+			continue;
+		}
+		for (size_t k = 0; log.line[k] && !hit; k++) {
+			if (log.line[k] != ' ')
+				continue;
+			char g[4][80] = {"", "", "", ""};
+			memcpy(g[0], log.line, k);
+			probe_strlcpy(g[1], sizeof(g[1]), log.line + k + 1);
+			if (probe_dmi_rule_fits(&probe_dmi_rules[r], g))
+				hit = &probe_dmi_rules[r];
+		}
+	}
+	struct probe_signal s = {
+	    .id = "virt.dmi",
+	    .family = PROBE_FAM_VIRT,
+	    .source = source,
+	    .weight = PROBE_STRONG,
+	    .supports = hit && hit->vm ? PROBE_KIND_VM : PROBE_KIND_NONE,
+	    /* An unrecognised tuple is no evidence either way. */
+	    .axis = hit ? PROBE_AXIS_VM : PROBE_AXIS_INFO,
+	    .vendor = hit ? hit->name : "",
+	    .hypervisor = hit ? hit->hypervisor : "",
+	    .kernel_reported = true,
+	};
+	if (any)
+		snprintf(s.value, sizeof(s.value), "%.60s / %.60s / %.30s / %.30s", f[0], f[1],
+		         f[2], f[3]);
+	else
+		probe_strlcpy(s.value, sizeof(s.value), log.line);
+	probe_add(sigs, &s);
+}
+
+/* OEM ID and table ID of one "ACPI: DSDT 0x... 000F53 (v02 FIRECK FCVMDSDT ..." line
+ * (len bytes, not NUL-terminated). */
+static bool probe_acpi_from_log_line(const char *line, size_t len, char oem[7], char table[9])
+{
+	const char *end = line + len, *p = NULL;
+	for (const char *q = line; q + 6 <= end; q++)
+		if (memcmp(q, "ACPI: ", 6) == 0) {
+			p = q;
+			break;
+		}
 	/* The RSDP line carries no table id: the next lines name both. */
-	if (!p || strncmp(p + 6, "RSDP ", 5) == 0 ||
-	    !(p = memmem(p, len - (size_t)(p - line), " (v", 3)))
+	if (!p || (p + 11 <= end && memcmp(p + 6, "RSDP ", 5) == 0))
 		return false;
-	p += 3;
-	if (!(p[0] >= '0' && p[0] <= '9' && p[1] >= '0' && p[1] <= '9' && p[2] == ' '))
+	const char *v = NULL;
+	for (const char *q = p; q + 3 <= end; q++)
+		if (memcmp(q, " (v", 3) == 0) {
+			v = q + 3;
+			break;
+		}
+	if (!v || v + 3 > end ||
+	    !(v[0] >= '0' && v[0] <= '9' && v[1] >= '0' && v[1] <= '9' && v[2] == ' '))
 		return false;
-	p += 3;
+	p = v + 3;
 	size_t n;
-	for (n = 0; n < 6 && p[n] && p[n] != ')' && p[n] != '\n'; n++)
+	for (n = 0; n < 6 && p + n < end && p[n] != ')'; n++)
 		oem[n] = p[n];
 	oem[n] = '\0';
 	table[0] = '\0';
-	if (n == 6 && p[6] == ' ') {
-		for (n = 0; n < 8 && p[7 + n] && p[7 + n] != ')' && p[7 + n] != '\n'; n++)
+	if (n == 6 && p + 6 < end && p[6] == ' ') {
+		for (n = 0; n < 8 && p + 7 + n < end && p[7 + n] != ')'; n++)
 			table[n] = p[7 + n];
 		table[n] = '\0';
 	}
+	for (char *c = oem; *c; c++)
+		if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e)
+			*c = '?';
+	for (char *c = table; *c; c++)
+		if ((unsigned char)*c < 0x20 || (unsigned char)*c > 0x7e)
+			*c = '?';
 	probe_rstrip(oem);
 	probe_rstrip(table);
 	return oem[0] != '\0';
@@ -268,150 +416,129 @@ static bool probe_acpi_from_log_line(const char *line, char oem[7], char table[9
 
 static const struct probe_vendor *probe_acpi_match(const char *oem, const char *table)
 {
-	const struct probe_vendor *hit = PROBE_LOOKUP(probe_acpi_vendors, oem, false);
-	return hit ? hit : PROBE_LOOKUP(probe_acpi_vendors, table, false);
+	const struct probe_vendor *hit = PROBE_VENDOR(probe_acpi_vendors, oem, PROBE_PREFIX);
+	return hit ? hit : PROBE_VENDOR(probe_acpi_vendors, table, PROBE_PREFIX);
 }
 
-static void probe_printable(char *s)
+struct probe_acpi_scan {
+	char oem[7], table[9], first_oem[7], first_table[9];
+	const struct probe_vendor *hit;
+	bool any;
+	unsigned lines;
+};
+
+static bool probe_acpi_line(const char *line, size_t len, void *arg)
 {
-	for (; *s; s++)
-		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
-			*s = '?';
+	struct probe_acpi_scan *a = arg;
+	if (probe_acpi_from_log_line(line, len, a->oem, a->table)) {
+		a->hit = probe_acpi_match(a->oem, a->table);
+		if (!a->any) {
+			memcpy(a->first_oem, a->oem, sizeof(a->oem));
+			memcpy(a->first_table, a->table, sizeof(a->table));
+			a->any = true;
+		}
+	}
+	return !a->hit;
 }
 
 /*
  * ACPI OEM ids name the VMM that wrote the tables (Firecracker: FIRECK,
  * Cloud Hypervisor: CLOUDH, QEMU: BOCHS/BXPC). From the boot log when we may
- * read it, else from the table headers in sysfs (root only).
+ * read it, else from the table headers in sysfs (root only). An OEM id we do
+ * not know is recorded but does not vote.
  */
 static void probe_virt_acpi(struct probe_input *in, struct probe_signals *sigs)
 {
 	static const char *const tables[] = {"/sys/firmware/acpi/tables/DSDT",
 	                                     "/sys/firmware/acpi/tables/FACP",
 	                                     "/sys/firmware/acpi/tables/APIC"};
-	char oem[7] = "", table[9] = "", first_oem[7] = "", first_table[9] = "";
-	const char *source = NULL, *first_source = NULL;
-	const struct probe_vendor *hit = NULL;
-	const char *log = probe_read(in, "/.probe/kmsg", NULL);
-	for (const char *line = log; line && *line && !hit;) {
-		if (probe_acpi_from_log_line(line, oem, table)) {
-			hit = probe_acpi_match(oem, table);
-			if (!first_source) {
-				memcpy(first_oem, oem, sizeof(oem));
-				memcpy(first_table, table, sizeof(table));
-				first_source = "kernel log";
-			}
-			source = "kernel log";
-		}
-		line = strchr(line, '\n');
-		if (line)
-			line++;
-	}
-	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]) && !hit; i++) {
+	struct probe_acpi_scan a = {0};
+	const char *source = "kernel log";
+	probe_each_line(probe_read(in, "/.probe/kmsg", NULL), probe_acpi_line, &a);
+	for (size_t i = 0; i < sizeof(tables) / sizeof(tables[0]) && !a.hit; i++) {
 		size_t len;
 		const char *h = probe_read_head(in, tables[i], 36, &len);
 		if (!h || len < 24)
 			continue;
-		memcpy(oem, h + 10, 6);
-		oem[6] = '\0';
-		memcpy(table, h + 16, 8);
-		table[8] = '\0';
-		probe_printable(oem);
-		probe_printable(table);
-		probe_rstrip(oem);
-		probe_rstrip(table);
-		hit = probe_acpi_match(oem, table);
-		source = tables[i];
-		if (!first_source) {
-			memcpy(first_oem, oem, sizeof(oem));
-			memcpy(first_table, table, sizeof(table));
-			first_source = tables[i];
-		}
+		/* The header as the log would print it; NUL padding as blanks. */
+		char line[30];
+		memcpy(line, "ACPI: X (v01 ", 13);
+		for (size_t j = 0; j < 6; j++)
+			line[13 + j] = h[10 + j] ? h[10 + j] : ' ';
+		line[19] = ' ';
+		for (size_t j = 0; j < 8 && 16 + j < len; j++)
+			line[20 + j] = h[16 + j] ? h[16 + j] : ' ';
+		for (size_t j = len > 16 ? len - 16 : 0; j < 8; j++)
+			line[20 + j] = ' ';
+		line[28] = ')';
+		line[29] = '\0';
+		bool was_any = a.any;
+		probe_acpi_line(line, 29, &a);
+		if (a.hit || !was_any)
+			source = tables[i];
 	}
-	if (!hit) {
-		if (!first_source)
-			return;
-		memcpy(oem, first_oem, sizeof(oem));
-		memcpy(table, first_table, sizeof(table));
-		source = first_source;
+	if (!a.any)
+		return;
+	if (!a.hit) {
+		memcpy(a.oem, a.first_oem, sizeof(a.oem));
+		memcpy(a.table, a.first_table, sizeof(a.table));
 	}
 	struct probe_signal s = {
 	    .id = "virt.acpi_oem",
 	    .family = PROBE_FAM_VIRT,
 	    .source = source,
-	    .weight = PROBE_WEAK,
-	    .supports = hit ? PROBE_KIND_VM : PROBE_KIND_NONE,
-	    .axis = PROBE_AXIS_VM,
-	    .vendor = hit ? hit->vendor : "",
-	    .hypervisor = hit ? hit->hypervisor : "",
+	    .weight = PROBE_STRONG,
+	    .supports = a.hit ? PROBE_KIND_VM : PROBE_KIND_NONE,
+	    .axis = a.hit ? PROBE_AXIS_VM : PROBE_AXIS_INFO,
+	    .vendor = a.hit ? a.hit->vendor : "",
+	    .hypervisor = a.hit ? a.hit->hypervisor : "",
 	    .kernel_reported = true,
 	};
-	snprintf(s.value, sizeof(s.value), "%s %s", oem, table);
+	snprintf(s.value, sizeof(s.value), "%s %s", a.oem, a.table);
 	probe_rstrip(s.value);
 	probe_add(sigs, &s);
 }
 
-static void probe_virt_sys_hypervisor(struct probe_input *in, struct probe_signals *sigs)
-{
-	const char *text = probe_read(in, "/sys/hypervisor/type", NULL);
-	char val[64];
-	if (!text)
-		return;
-	probe_first_line(val, sizeof(val), text);
-	if (!val[0])
-		return;
-	bool xen = strcmp(val, "xen") == 0;
-	struct probe_signal s = {
-	    .id = "virt.sys_hypervisor",
-	    .family = PROBE_FAM_VIRT,
-	    .source = "/sys/hypervisor/type",
-	    .weight = PROBE_WEAK,
-	    .supports = PROBE_KIND_VM,
-	    .axis = PROBE_AXIS_VM,
-	    .vendor = xen ? "xen" : "",
-	    .hypervisor = xen ? "xen" : "",
-	    .kernel_reported = true,
-	};
-	probe_strlcpy(s.value, sizeof(s.value), val);
-	probe_add(sigs, &s);
-}
-
 /* The cpuinfo "hypervisor" flag: the kernel's view of CPUID, useful in a
- * replay without .probe/cpuid. */
-static void probe_virt_cpuinfo(struct probe_input *in, struct probe_signals *sigs)
+ * replay without .probe/cpuid. x86 only (other architectures have no such
+ * flag, and its absence there says nothing). */
+struct probe_flags_scan {
+	bool seen, hv;
+};
+
+static bool probe_flags_line(const char *line, size_t len, void *arg)
 {
-	const char *text = probe_read(in, "/proc/cpuinfo", NULL);
-	const char *flags = text;
-	/* "flags\t\t: fpu vme ..." on x86; the first CPU is enough. */
-	while (flags && *flags && !probe_starts_with(flags, "flags")) {
-		flags = strchr(flags, '\n');
-		if (flags)
-			flags++;
-	}
-	if (!flags || !*flags)
-		return;
-	const char *eol = strchr(flags, '\n');
-	size_t n = eol ? (size_t)(eol - flags) : strlen(flags);
-	bool hv = false;
-	for (const char *p = flags; p && p < flags + n; p++) {
-		p = strstr(p, " hypervisor");
-		if (!p || p >= flags + n)
-			break;
-		if (p[11] == ' ' || p[11] == '\n' || p[11] == '\0') {
-			hv = true;
+	struct probe_flags_scan *f = arg;
+	if (len < 6 || memcmp(line, "flags", 5) != 0 ||
+	    (line[5] != ' ' && line[5] != '\t' && line[5] != ':'))
+		return true;
+	f->seen = true;
+	for (size_t i = 0; i + 10 <= len; i++)
+		if (memcmp(line + i, "hypervisor", 10) == 0 && i > 0 &&
+		    (line[i - 1] == ' ' || line[i - 1] == '\t') &&
+		    (i + 10 == len || line[i + 10] == ' ')) {
+			f->hv = true;
 			break;
 		}
-	}
+	return false; /* the first CPU is enough */
+}
+
+static void probe_virt_cpuinfo(struct probe_input *in, struct probe_signals *sigs)
+{
+	struct probe_flags_scan f = {0};
+	probe_each_line(probe_read(in, "/proc/cpuinfo", NULL), probe_flags_line, &f);
+	if (!f.seen)
+		return;
 	struct probe_signal s = {
 	    .id = "virt.cpuinfo_hypervisor",
 	    .family = PROBE_FAM_VIRT,
 	    .source = "/proc/cpuinfo flags",
-	    .weight = PROBE_WEAK,
-	    .supports = hv ? PROBE_KIND_VM : PROBE_KIND_NONE,
+	    .weight = PROBE_STRONG,
+	    .supports = f.hv ? PROBE_KIND_VM : PROBE_KIND_NONE,
 	    .axis = PROBE_AXIS_VM,
 	    /* Not kernel_reported: gVisor derives it from the host's CPUID. */
 	};
-	probe_strlcpy(s.value, sizeof(s.value), hv ? "hypervisor" : "absent");
+	probe_strlcpy(s.value, sizeof(s.value), f.hv ? "hypervisor" : "absent");
 	probe_add(sigs, &s);
 }
 
@@ -421,7 +548,8 @@ void probe_sig_virt(struct probe_input *in, struct probe_signals *sigs)
 	probe_virt_cpuid(in, sigs);
 	probe_virt_acpi(in, sigs);
 	probe_virt_dmi(in, sigs);
-	probe_virt_sys_hypervisor(in, sigs);
+	probe_sig_virt_pv(in, sigs);
 	probe_virt_cpuinfo(in, sigs);
+	probe_sig_cvm(in, sigs);
 	probe_sig_virt_bus(in, sigs);
 }

@@ -1,45 +1,47 @@
 /*
- * sig_virt_arm64.c - VM markers on arm64, where there is no CPUID leaf
+ * sig_virt_arm64.c - VM evidence on arm64, where there is no CPUID leaf
  * 0x40000000 and the microVMs (Firecracker, Cloud Hypervisor) expose no DMI
  * and often no ACPI: the CPU's MIDR, the flattened device tree the VMM wrote,
- * and what the guest kernel found of KVM's hypervisor services.
+ * and what the guest kernel found of KVM's hypervisor services. Each id's
+ * family, evidence class and origin are in signals.c (SIGNALS.md).
  *
- * - virt.midr (strong): MIDR_EL1 read with the instruction. Implementer 0x00
- *   is "reserved for software use" (Arm ARM, MIDR_EL1.Implementer); QEMU's
- *   emulated "max" CPU reports it so guests do not apply errata for a real
- *   core. No silicon uses it: an emulated CPU, QEMU under TCG. Any other
+ * - virt.midr (hardware): MIDR_EL1 read with the instruction. Implementer
+ *   0x00 is "reserved for software use" (Arm ARM, MIDR_EL1.Implementer);
+ *   QEMU's emulated "max" CPU reports it so guests do not apply errata for a
+ *   real core. No silicon uses it: an emulated CPU, QEMU under TCG. Any other
  *   implementer is recorded and does not vote (KVM passes the host's through).
- * - virt.dt_compatible: root compatible "linux,dummy-virt" (QEMU virt,
- *   Firecracker and Cloud Hypervisor all write it; boards name themselves).
- * - virt.dt_psci: PSCI method "hvc": firmware calls go to a hypervisor at EL2
- *   (KVM, Xen, Firecracker, Cloud Hypervisor, QEMU virt all write "hvc");
- *   "smc" is firmware at EL3, i.e. no hypervisor serves it: weak evidence
- *   against a VM.
- * - virt.dt_hypervisor: a /hypervisor node (Xen writes "xen,xen").
- * - virt.dt_layout: which VMM laid the tree out, from its node names:
- *   Firecracker "memory@ram" and virtio_mmio at >= 1 GiB; QEMU virt
+ * - virt.dt_compatible (firmware): root compatible "linux,dummy-virt" (QEMU
+ *   virt, Firecracker and Cloud Hypervisor all write it; boards name
+ *   themselves, and an unrecognised name has no vote).
+ * - virt.dt_psci (marker): PSCI method "hvc": firmware calls go to a
+ *   hypervisor at EL2 (KVM, Xen, Firecracker, Cloud Hypervisor, QEMU virt all
+ *   write "hvc"); "smc" is firmware at EL3: a marker against a VM.
+ * - virt.dt_layout (marker): which VMM laid the tree out, from its node
+ *   names: Firecracker "memory@ram" and virtio_mmio at >= 1 GiB; QEMU virt
  *   "platform-bus@", virtio_mmio@a000000 and "pcie@"; Cloud Hypervisor a
  *   "pci@" ECAM host without QEMU's nodes.
- * - virt.kvm_services: the kernel log line "KVM: hypervisor services detected"
- *   (the SMCCC vendor-hypervisor UID call answered by KVM).
- * - virt.ptp_kvm: a PTP clock named "KVM virtual PTP" (ptp_kvm).
+ * - virt.kvm_services (firmware): the kernel log line "KVM: hypervisor
+ *   services detected" (the SMCCC vendor-hypervisor UID call answered by KVM).
+ * - virt.ptp_kvm (firmware): a PTP clock named "KVM virtual PTP" (ptp_kvm).
+ * The /hypervisor node (Xen's "xen,xen") is virt.device_tree (sig_virt_pv.c).
  * The device tree, the log and sysfs are reported by the innermost kernel
- * (weak, kernel_reported); only MIDR is read from the CPU.
+ * (kernel_reported: the Sentry's inside gVisor); only MIDR is read from the CPU.
  */
 #include "probe.h"
 
 #include <stdlib.h>
 #include <string.h>
 
+/* strong: the table's class applies (signals.c caps a marker row at weak). */
 static struct probe_signal *probe_arm64_add(struct probe_signals *sigs, const char *id,
-                                            const char *source, bool vm, const char *vendor,
-                                            const char *hv, const char *value)
+                                            const char *source, bool vm, bool strong,
+                                            const char *vendor, const char *hv, const char *value)
 {
 	struct probe_signal s = {
 	    .id = id,
 	    .family = PROBE_FAM_VIRT,
 	    .source = source,
-	    .weight = PROBE_WEAK,
+	    .weight = strong ? PROBE_STRONG : PROBE_WEAK,
 	    .supports = vm ? PROBE_KIND_VM : PROBE_KIND_NONE,
 	    .axis = vm ? PROBE_AXIS_VM : PROBE_AXIS_INFO,
 	    .vendor = vendor,
@@ -109,6 +111,30 @@ static bool probe_has_word(const char *s, const char *w)
 	return false;
 }
 
+/* Root compatible strings a VMM writes (the one vendor lookup; the
+ * layout, not the root, tells the VMMs apart). */
+static const struct probe_vendor probe_dt_roots[] = {
+    {"linux,dummy-virt", "", ""},
+};
+
+/* Does any word of the root compatible list name a virtual board? */
+static bool probe_dt_root_known(const char *compat)
+{
+	char w[PROBE_VALUE_MAX];
+	for (const char *p = compat; *p;) {
+		size_t n = strcspn(p, " ");
+		if (n > 0 && n < sizeof(w)) {
+			memcpy(w, p, n);
+			w[n] = '\0';
+			if (PROBE_VENDOR(probe_dt_roots, w, PROBE_EXACT))
+				return true;
+		}
+		p += n;
+		p += strspn(p, " ");
+	}
+	return false;
+}
+
 struct probe_dt_facts {
 	unsigned virtio_mmio, nodes;
 	uint64_t mmio_low;
@@ -159,21 +185,17 @@ static void probe_arm64_devicetree(struct probe_input *in, struct probe_signals 
 	if (!text || !*text)
 		return;
 	char v[PROBE_VALUE_MAX];
-	if (probe_dt_line(text, "compatible", v, sizeof(v)))
+	if (probe_dt_line(text, "compatible", v, sizeof(v))) {
+		bool vm = probe_dt_root_known(v);
 		probe_arm64_add(sigs, "virt.dt_compatible", "/sys/firmware/devicetree compatible",
-		                probe_has_word(v, "linux,dummy-virt"), "", "", v);
+		                vm, vm, "", "", v);
+	}
 	if (probe_dt_line(text, "psci-method", v, sizeof(v))) {
 		struct probe_signal *p =
 		    probe_arm64_add(sigs, "virt.dt_psci", "/sys/firmware/devicetree psci/method",
-		                    strcmp(v, "hvc") == 0, "", "", v);
+		                    strcmp(v, "hvc") == 0, false, "", "", v);
 		if (p && strcmp(v, "smc") == 0) /* a vote against a VM, not just a note */
 			p->axis = PROBE_AXIS_VM;
-	}
-	if (probe_dt_line(text, "hypervisor", v, sizeof(v))) {
-		bool xen = probe_has_word(v, "xen,xen");
-		probe_arm64_add(sigs, "virt.dt_hypervisor",
-		                "/sys/firmware/devicetree hypervisor/compatible", true,
-		                xen ? "xen" : "", xen ? "xen" : "", v);
 	}
 	struct probe_dt_facts f;
 	probe_dt_scan(text, &f);
@@ -194,8 +216,8 @@ static void probe_arm64_devicetree(struct probe_input *in, struct probe_signals 
 	         f.memory_ram ? ", memory@ram" : "", f.uart_16550 ? ", uart ns16550a" : "",
 	         f.platform_bus ? ", platform-bus" : "", f.pcie ? ", pcie ecam" : "",
 	         f.pci_ecam ? ", pci ecam" : "", f.fw_cfg ? ", fw-cfg" : "");
-	probe_arm64_add(sigs, "virt.dt_layout", "/sys/firmware/devicetree nodes", true, vendor, "",
-	                v);
+	probe_arm64_add(sigs, "virt.dt_layout", "/sys/firmware/devicetree nodes", true, false,
+	                vendor, "", v);
 }
 
 static void probe_arm64_kvm(struct probe_input *in, struct probe_signals *sigs)
@@ -205,15 +227,15 @@ static void probe_arm64_kvm(struct probe_input *in, struct probe_signals *sigs)
 	if (hit) {
 		char v[PROBE_VALUE_MAX];
 		probe_first_line(v, sizeof(v), hit);
-		probe_arm64_add(sigs, "virt.kvm_services", "kernel log (smccc)", true, "", "kvm",
-		                v);
+		probe_arm64_add(sigs, "virt.kvm_services", "kernel log (smccc)", true, true, "",
+		                "kvm", v);
 	}
 	const char *ptp = probe_read(in, "/sys/class/ptp/ptp0/clock_name", NULL);
 	char name[64];
 	probe_first_line(name, sizeof(name), ptp ? ptp : "");
 	if (strcmp(name, "KVM virtual PTP") == 0)
-		probe_arm64_add(sigs, "virt.ptp_kvm", "/sys/class/ptp/ptp0/clock_name", true, "",
-		                "kvm", name);
+		probe_arm64_add(sigs, "virt.ptp_kvm", "/sys/class/ptp/ptp0/clock_name", true, true,
+		                "", "kvm", name);
 }
 
 void probe_sig_virt_arm64(struct probe_input *in, struct probe_signals *sigs)

@@ -8,12 +8,6 @@
 
 #include <string.h>
 
-struct probe_vendor {
-	const char *match; /* prefix */
-	const char *vendor;
-	const char *hypervisor;
-};
-
 /* PCI host bridge (00:00.0) vendor:device; only ids no real board uses. */
 static const struct probe_vendor probe_pci_hosts[] = {
     {"0x8086:0x29c0", "qemu", ""}, /* Q35 MCH as emulated by QEMU */
@@ -23,16 +17,6 @@ static const struct probe_vendor probe_pci_hosts[] = {
     {"0x5853:", "xen", "xen"},       {"0x80ee:", "virtualbox", "virtualbox"},
     {"0x1ae0:", "google", "kvm"},    {"0x1d0f:", "amazon", ""},
 };
-
-static const struct probe_vendor *probe_vendor_lookup(const struct probe_vendor *t, size_t n,
-                                                      const char *s)
-{
-	for (size_t i = 0; i < n; i++)
-		if (probe_starts_with(s, t[i].match))
-			return &t[i];
-	return NULL;
-}
-#define PROBE_LOOKUP(t, s, exact) probe_vendor_lookup(t, sizeof(t) / sizeof(t[0]), s)
 
 /*
  * virtio devices exist only under a VMM (or vhost/VDUSE tricks). The
@@ -110,7 +94,7 @@ static void probe_virt_pci_host(struct probe_input *in, struct probe_signals *si
 	if (!ven[0] || !dev[0])
 		return;
 	snprintf(id, sizeof(id), "%s:%s", ven, dev);
-	const struct probe_vendor *hit = PROBE_LOOKUP(probe_pci_hosts, id, false);
+	const struct probe_vendor *hit = PROBE_VENDOR(probe_pci_hosts, id, PROBE_PREFIX);
 	/*
 	 * Firecracker and Cloud Hypervisor share the 0x0d57 host bridge; Cloud
 	 * Hypervisor always writes SMBIOS tables, Firecracker never does. This
@@ -168,6 +152,28 @@ static void probe_virt_cmdline(struct probe_input *in, struct probe_signals *sig
 		};
 		size_t n = strcspn(mmio, " \n");
 		snprintf(s.value, sizeof(s.value), "%.*s", (int)(n < 120 ? n : 120), mmio);
+		probe_add(sigs, &s);
+	}
+	/* libkrun boots its kernel with init=/init.krun (and tsi_hijack for
+	 * its transparent socket impersonation); console=hvc0 is a virtio
+	 * console (Cloud Hypervisor, libkrun, Kata, Xen PV). */
+	const char *vmm = NULL, *vmm_vendor = "";
+	if (cmd && (strstr(cmd, "init=/init.krun") || strstr(cmd, "tsi_hijack")))
+		vmm = "libkrun", vmm_vendor = "libkrun";
+	else if (cmd && strstr(cmd, "console=hvc0"))
+		vmm = "console=hvc0";
+	if (vmm) {
+		struct probe_signal s = {
+		    .id = "virt.cmdline_vmm",
+		    .family = PROBE_FAM_VIRT,
+		    .source = "/proc/cmdline",
+		    .weight = PROBE_WEAK,
+		    .supports = PROBE_KIND_VM,
+		    .axis = PROBE_AXIS_VM,
+		    .vendor = vmm_vendor,
+		    .kernel_reported = true,
+		};
+		probe_strlcpy(s.value, sizeof(s.value), vmm);
 		probe_add(sigs, &s);
 	}
 	const char *why = NULL;

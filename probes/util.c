@@ -73,12 +73,72 @@ bool probe_parse_u64(const char *s, uint64_t *out)
 	return true;
 }
 
+void probe_each_line(const char *text, bool (*fn)(const char *line, size_t len, void *arg),
+                     void *arg)
+{
+	for (const char *line = text; line && *line;) {
+		const char *eol = strchr(line, '\n');
+		size_t len = eol ? (size_t)(eol - line) : strlen(line);
+		if (len && line[len - 1] == '\r')
+			len--;
+		if (!fn(line, len, arg))
+			return;
+		line = eol ? eol + 1 : NULL;
+	}
+}
+
+bool probe_line_has(const char *line, size_t len, const char *needle)
+{
+	size_t nl = strlen(needle);
+	if (!nl)
+		return true;
+	for (size_t i = 0; i + nl <= len; i++)
+		if (line[i] == needle[0] && memcmp(line + i, needle, nl) == 0)
+			return true;
+	return false;
+}
+
+const struct probe_vendor *probe_vendor_find(const struct probe_vendor *t, size_t n, const char *s,
+                                             enum probe_match how)
+{
+	size_t sl = s ? strlen(s) : 0;
+	if (!s || !*s)
+		return NULL;
+	for (size_t i = 0; i < n; i++) {
+		size_t ml = strlen(t[i].match);
+		bool hit = false;
+		switch (how) {
+		case PROBE_EXACT: hit = strcmp(s, t[i].match) == 0; break;
+		case PROBE_PREFIX: hit = strncmp(s, t[i].match, ml) == 0; break;
+		case PROBE_SUBSTR: hit = probe_line_has(s, sl, t[i].match); break;
+		case PROBE_SUFFIX: hit = sl >= ml && strcmp(s + sl - ml, t[i].match) == 0; break;
+		}
+		if (hit)
+			return &t[i];
+	}
+	return NULL;
+}
+
 struct probe_signal *probe_add(struct probe_signals *sigs, const struct probe_signal *s)
 {
 	if (sigs->n >= PROBE_MAX_SIGNALS || probe_find(sigs, s->id) >= 0)
 		return NULL;
 	struct probe_signal *d = &sigs->v[sigs->n++];
 	*d = *s;
+	/* The table owns what a signal is; the collector only what it saw. */
+	const struct probe_signal_desc *desc = probe_signal_describe(s->id);
+	d->origin = desc ? desc->origin : s->id;
+	if (desc) {
+		d->family = desc->family;
+		if (!s->source || !s->source[0])
+			d->source = desc->source;
+	}
+	d->cls = s->weight == PROBE_STRONG && desc ? desc->strong : PROBE_CLASS_MARKER;
+	/* A table row that is never strong caps the weight. */
+	if (d->cls == PROBE_CLASS_MARKER && s->weight == PROBE_STRONG && desc)
+		d->weight = PROBE_WEAK;
+	if (s->weight == PROBE_STRONG && !desc)
+		d->cls = PROBE_CLASS_BEHAVIOUR;
 	/* Values come from hostile input: keep them printable and bounded. */
 	size_t j = 0;
 	for (size_t i = 0; s->value[i] && j + 1 < sizeof(d->value); i++)
@@ -128,4 +188,48 @@ void probe_strlcpy(char *dst, size_t size, const char *src)
 		n++;
 	}
 	dst[n] = '\0';
+}
+
+/*
+ * The five uname fields of a .probe/uname text: one per line (CAPTURE.md), or
+ * `uname -a`'s single line from another tool ("Linux host 6.1.0 #1 SMP ...
+ * x86_64 GNU/Linux"), where the version runs up to the machine name.
+ */
+void probe_uname_fields(const char *text, char *const f[5], const size_t sz[5])
+{
+	static const char *const machines[] = {"x86_64", "aarch64", "arm64",  "s390x", "ppc64le",
+	                                       "ppc64",  "i686",    "i386",   "armv7l", "riscv64"};
+	for (int i = 0; i < 5; i++)
+		f[i][0] = '\0';
+	if (!text)
+		return;
+	const char *nl = strchr(text, '\n');
+	bool one_line = !nl || !nl[1] || (nl[1] == '\n');
+	if (!one_line || !probe_starts_with(text, "Linux ")) {
+		const char *line = text;
+		for (int i = 0; i < 5 && line; i++) {
+			probe_first_line(f[i], sz[i], line);
+			line = strchr(line, '\n');
+			if (line)
+				line++;
+		}
+		return;
+	}
+	char buf[512];
+	probe_first_line(buf, sizeof(buf), text);
+	char *save = NULL, *tok = strtok_r(buf, " ", &save);
+	for (int i = 0; tok && i < 3; i++, tok = strtok_r(NULL, " ", &save))
+		probe_strlcpy(f[i], sz[i], tok);
+	for (; tok; tok = strtok_r(NULL, " ", &save)) {
+		bool machine = false;
+		for (size_t m = 0; m < sizeof(machines) / sizeof(machines[0]); m++)
+			machine |= strcmp(tok, machines[m]) == 0;
+		if (machine) {
+			probe_strlcpy(f[4], sz[4], tok);
+			break;
+		}
+		size_t l = strlen(f[3]);
+		if (l + 1 < sz[3])
+			snprintf(f[3] + l, sz[3] - l, "%s%s", l ? " " : "", tok);
+	}
 }

@@ -50,6 +50,10 @@ if [ "$firecracker" = yes ]; then
   if [ -e /.dockerenv ]; then
     assert_contains "$conflicts" container.dockerenv "the stray /.dockerenv is a conflict"
   fi
+  # The vm layer rests on the CPU itself, and every question was answered.
+  assert_eq "$(json_get "$TMP/native.json" layers.0.confidence)" high "vm layer confidence"
+  assert_eq "$(json_get "$TMP/native.json" layers.0.evidence)" hardware "vm layer evidence class"
+  assert_eq "$(json_get "$TMP/native.json" unanswered)" "[]" "no unanswered question natively"
 else
   echo "note: not a Firecracker microVM; only the machine-independent checks run"
   case $tier in UNKNOWN|NONE|CONTAINER|GVISOR|MICROVM) ;; *) fail "bad tier $tier" ;; esac

@@ -78,11 +78,13 @@ START_TEST(replayed_verdicts)
 END_TEST
 
 /* A low-confidence observation confirms nothing, and attests nothing: its
- * ceiling is unknown unless the kernel is the host's. */
+ * ceiling is unknown unless the kernel is the host's. syn-weak-markers-qemu is
+ * documented low (SIGNALS.md: two agreeing markers, nothing stronger);
+ * syn-weak-only-qemu's DMI tuple became firmware evidence, i.e. high. */
 START_TEST(low_confidence_replay)
 {
 	probe_result p;
-	replay(&p, "syn-weak-only-qemu");
+	replay(&p, "syn-weak-markers-qemu");
 	ck_assert_int_ne(p.confidence, PROBE_CONFIDENCE_HIGH);
 	judge_claim claim = {.present = true, .tier = ISOTIER_MICROVM, .mechanism = "qemu"};
 	judge_kernel dedicated = {.relation = ISOTIER_KERNEL_DEDICATED};

@@ -4,9 +4,12 @@
  * (real-qemu-virt-aarch64-tcg) and synthetic ones written by
  * tests/fixtures/probe/make-arm64.py from the device trees Firecracker, Cloud
  * Hypervisor and QEMU write (make-arm64.py names the sources), plus the
- * parsers on hostile text. One rule, one case: MIDR implementer 0 is strong;
- * the device tree, KVM's services and its PTP clock are weak and name the
- * VMM; PSCI "smc" votes against a VM.
+ * parsers on hostile text. One rule, one case, each signal with the evidence
+ * class probes/signals.c gives it (SIGNALS.md): MIDR implementer 0 is
+ * hardware; the device tree's root, its /hypervisor node (virt.device_tree),
+ * KVM's services and its PTP clock are the platform naming itself (firmware);
+ * the PSCI conduit and the node layout are markers that name the VMM; PSCI
+ * "smc" is a marker against a VM.
  */
 #include <check.h>
 #include "check_run.h"
@@ -27,29 +30,38 @@ struct expect {
 };
 
 static const struct expect cases[] = {
-    /* Real: MIDR implementer 0 (QEMU's emulated "max" CPU) is the strong signal. */
+    /* Real: MIDR implementer 0 (QEMU's emulated "max" CPU) is the hardware signal. */
     {"real-qemu-virt-aarch64-tcg", "MICROVM", "high", "vm:qemu:tcg",
-     "virt.midr=strong/vm virt.dt_compatible=weak/vm virt.dt_psci=weak/vm virt.dt_layout=weak/vm"},
-    /* Under KVM the host's MIDR shows through: weak evidence only, so low confidence. */
-    {"syn-arm64-firecracker", "MICROVM", "low", "vm:firecracker:kvm",
-     "virt.midr=weak/none virt.dt_compatible=weak/vm virt.dt_psci=weak/vm "
-     "virt.dt_layout=weak/vm virt.kvm_services=weak/vm"},
-    {"syn-arm64-cloud-hypervisor", "MICROVM", "low", "vm:cloud-hypervisor:kvm",
-     "virt.midr=weak/none virt.dt_compatible=weak/vm virt.dt_psci=weak/vm "
-     "virt.dt_layout=weak/vm virt.kvm_services=weak/vm virt.ptp_kvm=weak/vm"},
-    {"syn-arm64-qemu-kvm", "MICROVM", "low", "vm:qemu:kvm",
-     "virt.midr=weak/none virt.dt_compatible=weak/vm virt.dt_psci=weak/vm "
-     "virt.dt_layout=weak/vm virt.kvm_services=weak/vm virt.ptp_kvm=weak/vm"},
-    /* Xen names itself in a /hypervisor node. */
-    {"syn-arm64-xen", "MICROVM", "low", "vm:xen:xen",
-     "virt.midr=weak/none virt.dt_compatible=weak/none virt.dt_psci=weak/vm "
-     "virt.dt_hypervisor=weak/vm"},
-    /* A board, EL3 firmware: no VM, weakly. */
-    {"syn-arm64-bare-metal", "NONE", "low", "",
-     "virt.midr=weak/none virt.dt_compatible=weak/none virt.dt_psci=weak/none"},
-    /* A device tree alone names no VMM and decides nothing strongly. */
-    {"syn-arm64-dt-only", "MICROVM", "low", "vm:unknown:unknown",
-     "virt.dt_compatible=weak/vm virt.dt_psci=weak/vm"},
+     "virt.midr=strong/vm/hardware virt.dt_compatible=strong/vm/firmware "
+     "virt.dt_psci=weak/vm/marker virt.dt_layout=weak/vm/marker"},
+    /* Under KVM the host's MIDR shows through (no vote); the platform names itself in
+     * firmware (the device tree's root, KVM's SMCCC answer): high, resting on firmware. */
+    {"syn-arm64-firecracker", "MICROVM", "high", "vm:firecracker:kvm",
+     "virt.midr=weak/none/marker virt.dt_compatible=strong/vm/firmware "
+     "virt.dt_psci=weak/vm/marker virt.kernel_log=strong/vm/firmware "
+     "virt.dt_layout=weak/vm/marker virt.kvm_services=strong/vm/firmware"},
+    {"syn-arm64-cloud-hypervisor", "MICROVM", "high", "vm:cloud-hypervisor:kvm",
+     "virt.midr=weak/none/marker virt.dt_compatible=strong/vm/firmware "
+     "virt.dt_psci=weak/vm/marker virt.kernel_log=strong/vm/firmware "
+     "virt.dt_layout=weak/vm/marker virt.kvm_services=strong/vm/firmware "
+     "virt.ptp_kvm=strong/vm/firmware"},
+    {"syn-arm64-qemu-kvm", "MICROVM", "high", "vm:qemu:kvm",
+     "virt.midr=weak/none/marker virt.dt_compatible=strong/vm/firmware "
+     "virt.dt_psci=weak/vm/marker virt.kernel_log=strong/vm/firmware "
+     "virt.dt_layout=weak/vm/marker virt.kvm_services=strong/vm/firmware "
+     "virt.ptp_kvm=strong/vm/firmware"},
+    /* Xen names itself in a /hypervisor node (virt.device_tree); its root is no dummy-virt. */
+    {"syn-arm64-xen", "MICROVM", "high", "vm:xen:xen",
+     "virt.midr=weak/none/marker virt.dt_compatible=weak/none/marker "
+     "virt.dt_psci=weak/vm/marker virt.device_tree=strong/vm/firmware"},
+    /* A board, EL3 firmware, the kernel entered at EL2: no VM. */
+    {"syn-arm64-bare-metal", "NONE", "high", "",
+     "virt.midr=weak/none/marker virt.dt_compatible=weak/none/marker "
+     "virt.dt_psci=weak/none/marker virt.kernel_log=strong/none/firmware"},
+    /* A device tree alone: the root names a virtual board (firmware, as DMI alone would),
+     * but no VMM. */
+    {"syn-arm64-dt-only", "MICROVM", "high", "vm:unknown:unknown",
+     "virt.dt_compatible=strong/vm/firmware virt.dt_psci=weak/vm/marker"},
 };
 
 static struct probe_result res;
@@ -77,8 +89,8 @@ static void describe_layers(char *out, size_t n)
 static void describe_arm64(char *out, size_t n)
 {
 	static const char *const ids[] = {
-	    "virt.midr",      "virt.dt_compatible", "virt.dt_psci", "virt.dt_hypervisor",
-	    "virt.dt_layout", "virt.kvm_services",  "virt.ptp_kvm"};
+	    "virt.midr",       "virt.dt_compatible", "virt.dt_psci",      "virt.device_tree",
+	    "virt.kernel_log", "virt.dt_layout",     "virt.kvm_services", "virt.ptp_kvm"};
 	out[0] = '\0';
 	for (size_t i = 0; i < sizeof(ids) / sizeof(ids[0]); i++) {
 		int k = probe_find(&res.sigs, ids[i]);
@@ -86,9 +98,10 @@ static void describe_arm64(char *out, size_t n)
 			continue;
 		const struct probe_signal *s = &res.sigs.v[k];
 		size_t len = strlen(out);
-		snprintf(out + len, n - len, "%s%s=%s/%s", len ? " " : "", s->id,
+		snprintf(out + len, n - len, "%s%s=%s/%s/%s", len ? " " : "", s->id,
 		         probe_weight_name(s->weight),
-		         s->axis == PROBE_AXIS_INFO ? "none" : probe_kind_name(s->supports));
+		         s->axis == PROBE_AXIS_INFO ? "none" : probe_kind_name(s->supports),
+		         probe_class_name(s->cls));
 	}
 }
 

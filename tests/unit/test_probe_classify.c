@@ -7,6 +7,7 @@
 #include <check.h>
 #include "check_run.h"
 #include <stdio.h>
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,6 +52,18 @@ static const struct expect cases[] = {
     {"syn-family-container", "CONTAINER", "high", "container:unknown", ""},
     /* The same facts in another writer's spelling. */
     {"syn-foreign-writer", "CONTAINER", "high", "vm:unknown:kvm,container:unknown", ""},
+    {"syn-foreign-cpuid-tool", "MICROVM", "high", "vm:unknown:kvm", ""},
+    {"syn-zvm", "MICROVM", "high", "vm:zvm:zvm", ""},
+    {"syn-powervm-lpar", "MICROVM", "high", "vm:powervm:powervm", ""},
+    {"syn-hyperv-dmi-kernel-log", "MICROVM", "high", "vm:hyperv:hyperv", ""},
+    {"syn-lxc-no-ns", "CONTAINER", "low", "container:lxc", ""},
+    {"syn-vm-cpuinfo-flag-only", "MICROVM", "high", "vm:unknown:unknown", ""},
+    {"syn-bare-metal-cpuinfo-only", "NONE", "high", "", ""},
+    {"syn-old-kernel-docker", "CONTAINER", "high", "container:docker", ""},
+    {"syn-arm64-kvm-guest", "MICROVM", "high", "vm:unknown:kvm", ""},
+    {"syn-arm64-bare-metal", "NONE", "high", "", ""},
+    {"syn-lie-sys-hypervisor-bare-metal", "NONE", "high", "", "virt.sys_hypervisor"},
+    {"syn-wsl2-uname-a", "MICROVM", "high", "vm:wsl2:hyperv", ""},
     /* Lying inputs: strong evidence wins, the lies are listed. */
     {"syn-lie-container-claims-gvisor", "CONTAINER", "high", "vm:unknown:kvm,container:unknown",
      "kernel.uname_release,kernel.uname_version,kernel.proc_version,kernel.cmdline,kernel.log"},
@@ -58,12 +71,64 @@ static const struct expect cases[] = {
      "vm:unknown:kvm,container:unknown",
      "kernel.uname_release,kernel.uname_version,kernel.proc_version,kernel.cmdline,kernel.log"},
     {"syn-lie-gvisor-claims-firecracker", "GVISOR", "high", "vm:unknown:unknown,gvisor:gvisor",
-     "virt.acpi_oem,virt.dmi_sys_vendor"},
+     "virt.acpi_oem,virt.dmi"},
     {"syn-bare-host-dockerenv", "NONE", "high", "", "container.dockerenv"},
     /* Not enough evidence: UNKNOWN, never a guess; weak alone: low confidence. */
     {"syn-noproc-in-vm", "UNKNOWN", "none", "vm:unknown:kvm", ""},
-    {"syn-weak-only-qemu", "MICROVM", "low", "vm:qemu:unknown", ""},
+    /* QEMU names itself in DMI: firmware evidence, no CPUID needed. */
+    {"syn-weak-only-qemu", "MICROVM", "high", "vm:qemu:unknown", ""},
+    {"syn-weak-markers-qemu", "MICROVM", "low", "vm:qemu:unknown", ""},
     {"syn-garbled", "UNKNOWN", "none", "", ""},
+    /* Environments nobody here built, from documented values (SOURCES). */
+    {"syn-hyperv-arm64-dmi", "MICROVM", "high", "vm:hyperv:hyperv", ""},
+    {"syn-surface-bare-metal", "NONE", "high", "", ""},
+    {"syn-aws-metal", "NONE", "high", "", ""},
+    {"syn-aws-metal-no-cpuid", "NONE", "high", "", ""},
+    {"syn-aws-nitro", "MICROVM", "high", "vm:amazon:kvm", ""},
+    {"syn-unknown-cloud-kvm", "MICROVM", "high", "vm:unknown:kvm", ""},
+    {"syn-cpuid-no-leaf0", "MICROVM", "high", "vm:unknown:kvm", ""},
+    {"syn-lie-dmi-qemu-bare-metal", "NONE", "high", "", "virt.dmi"},
+    {"syn-no-ns-docker", "CONTAINER", "low", "container:docker", "syscall.modify_ldt"},
+    {"syn-no-ns-bare-host", "NONE", "low", "", ""},
+    {"syn-no-ns-bare-host-dockerenv", "UNKNOWN", "none", "", "container.dockerenv"},
+    {"syn-no-ns-vm-no-markers", "UNKNOWN", "none", "vm:unknown:kvm", ""},
+    {"syn-xen-hvm", "MICROVM", "high", "vm:xen:xen", ""},
+    {"syn-xen-pv-domu", "MICROVM", "high", "vm:xen:xen", ""},
+    {"syn-xen-dom0", "MICROVM", "high", "vm:xen:xen", ""},
+    {"syn-qemu-tcg", "MICROVM", "high", "vm:qemu:tcg", ""},
+    {"syn-qemu-cpuinfo-only", "MICROVM", "high", "vm:qemu:unknown", ""},
+    {"syn-vmware", "MICROVM", "high", "vm:vmware:vmware", ""},
+    {"syn-virtualbox", "MICROVM", "high", "vm:virtualbox:kvm", ""},
+    {"syn-parallels", "MICROVM", "high", "vm:parallels:kvm", ""},
+    {"syn-bhyve", "MICROVM", "high", "vm:bhyve:bhyve", ""},
+    {"syn-nutanix-ahv", "MICROVM", "high", "vm:nutanix:kvm", ""},
+    {"syn-ovirt", "MICROVM", "high", "vm:ovirt:kvm", ""},
+    {"syn-rhev", "MICROVM", "high", "vm:ovirt:kvm", ""},
+    {"syn-openstack", "MICROVM", "high", "vm:openstack:kvm", ""},
+    {"syn-upcloud", "MICROVM", "high", "vm:upcloud:kvm", ""},
+    {"syn-powervm-lx86", "MICROVM", "high", "vm:powervm-lx86:powervm", ""},
+    {"syn-uml", "MICROVM", "high", "vm:uml:uml", ""},
+    {"syn-wsl2", "MICROVM", "high", "vm:wsl2:hyperv", ""},
+    {"syn-firecracker-mptable", "MICROVM", "high", "vm:firecracker:kvm", ""},
+    {"syn-crosvm", "MICROVM", "high", "vm:crosvm:kvm", ""},
+    {"syn-libkrun", "MICROVM", "high", "vm:libkrun:kvm", ""},
+    {"syn-apple-vz", "MICROVM", "high", "vm:apple:apple", ""},
+    {"syn-sysbox", "CONTAINER", "high", "vm:unknown:kvm,container:sysbox", ""},
+    {"syn-lxc", "CONTAINER", "high", "container:lxc", ""},
+    {"syn-systemd-nspawn", "CONTAINER", "high", "vm:unknown:kvm,container:systemd-nspawn", ""},
+    {"syn-linux-vserver", "CONTAINER", "high", "container:linux-vserver", ""},
+    {"syn-lx-zone", "CONTAINER", "low", "container:lx-zone",
+     "kernel.uname_release,kernel.proc_version"},
+    {"syn-openvz", "CONTAINER", "high", "container:openvz", ""},
+    {"syn-podman", "CONTAINER", "high", "container:podman", "syscall.modify_ldt"},
+    {"syn-kubernetes-crio", "CONTAINER", "high", "vm:unknown:kvm,container:kubernetes",
+     "syscall.modify_ldt"},
+    {"syn-gvisor-systrap", "GVISOR", "high", "gvisor:gvisor", ""},
+    {"syn-sev-snp", "MICROVM", "high", "vm:unknown:kvm", ""},
+    {"syn-tdx", "MICROVM", "high", "vm:unknown:kvm", ""},
+    {"syn-azure-cvm-snp", "MICROVM", "high", "vm:hyperv:hyperv", ""},
+    {"syn-sev-es-kernel-log-only", "MICROVM", "high", "vm:unknown:kvm", ""},
+
     {"syn-empty", "UNKNOWN", "none", "", ""},
     {"does-not-exist", "UNKNOWN", "none", "", ""},
 };
@@ -157,6 +222,11 @@ START_TEST(gvisor_absorbs_its_namespaces)
 	for (size_t i = 0; i < g->nsig; i++)
 		found |= g->sig[i] == (size_t)pid;
 	ck_assert(found);
+	/* Only ptrace makes system calls that slow: the platform is told. */
+	ck_assert_str_eq(g->platform, "ptrace");
+	ck_assert_str_eq(g->confidence, "high");
+	replay("syn-gvisor-systrap");
+	ck_assert_ptr_null(res.verdict.layers[res.verdict.nlayers - 1].platform);
 }
 END_TEST
 
@@ -173,7 +243,7 @@ START_TEST(signal_families_and_weights)
 	} want[] = {
 	    {"virt.cpuid_hypervisor_bit", PROBE_FAM_VIRT, PROBE_STRONG, PROBE_KIND_VM, "1"},
 	    {"virt.cpuid_vendor", PROBE_FAM_VIRT, PROBE_STRONG, PROBE_KIND_VM, "KVMKVMKVM"},
-	    {"virt.acpi_oem", PROBE_FAM_VIRT, PROBE_WEAK, PROBE_KIND_VM, "FIRECK FCMVXSDT"},
+	    {"virt.acpi_oem", PROBE_FAM_VIRT, PROBE_STRONG, PROBE_KIND_VM, "FIRECK FCMVXSDT"},
 	    {"kernel.uname_release", PROBE_FAM_KERNEL, PROBE_WEAK, PROBE_KIND_NONE, NULL},
 	    {"syscall.setfsuid", PROBE_FAM_SYSCALL, PROBE_STRONG, PROBE_KIND_NONE, "0"},
 	    {"syscall.ustat", PROBE_FAM_SYSCALL, PROBE_STRONG, PROBE_KIND_NONE, "EINVAL"},
@@ -205,25 +275,66 @@ START_TEST(signal_families_and_weights)
 }
 END_TEST
 
-/* Weak evidence alone decides only with low confidence, and a single weak
- * marker never outvotes strong namespaces. */
+static struct probe_signal weak_sig(const char *id, enum probe_axis ax, enum probe_kind k,
+                                    const char *vendor)
+{
+	struct probe_signal s = {.id = id,
+	                         .family = PROBE_FAM_CONTAINER,
+	                         .weight = PROBE_WEAK,
+	                         .supports = k,
+	                         .axis = ax,
+	                         .vendor = vendor};
+	return s;
+}
+
+/* The evidence model on hand-made tables: no single weak marker makes a
+ * layer; two agree only across independent origins and with nothing
+ * contradicting; contradictory markers leave the question open; a strong
+ * signal outvotes any number of markers. */
 START_TEST(weight_rules_on_hand_made_tables)
 {
 	struct probe_signals sigs = {0};
 	struct probe_verdict v;
-	struct probe_signal weak_docker = {.id = "container.dockerenv",
-	                                   .family = PROBE_FAM_CONTAINER,
-	                                   .weight = PROBE_WEAK,
-	                                   .supports = PROBE_KIND_CONTAINER,
-	                                   .axis = PROBE_AXIS_CONTAINER,
-	                                   .vendor = "docker"};
-	probe_add(&sigs, &weak_docker);
+	struct probe_signal dockerenv =
+	    weak_sig("container.dockerenv", PROBE_AXIS_CONTAINER, PROBE_KIND_CONTAINER, "docker");
+	probe_add(&sigs, &dockerenv);
 	probe_classify(&sigs, &v);
-	/* Only a weak container claim: CONTAINER, low. */
+	/* One weak marker alone: no layer, the question is reported open. */
+	ck_assert_str_eq(v.tier, "UNKNOWN");
+	ck_assert_uint_eq(v.nlayers, 0);
+	bool open = false;
+	for (size_t i = 0; i < v.nunanswered; i++)
+		open |= strcmp(v.unanswered[i].question, "container") == 0 &&
+		        strstr(v.unanswered[i].why, "container.dockerenv") != NULL;
+	ck_assert(open);
+
+	/* A second file any image can ship is the same origin: still no layer. */
+	struct probe_signal containerenv = weak_sig("container.containerenv", PROBE_AXIS_CONTAINER,
+	                                            PROBE_KIND_CONTAINER, "podman");
+	probe_add(&sigs, &containerenv);
+	probe_classify(&sigs, &v);
+	ck_assert_uint_eq(v.nlayers, 0);
+
+	/* A runtime's cgroup path is another origin: a layer, low confidence. */
+	struct probe_signal cg =
+	    weak_sig("container.cgroup", PROBE_AXIS_CONTAINER, PROBE_KIND_CONTAINER, "docker");
+	probe_add(&sigs, &cg);
+	probe_classify(&sigs, &v);
 	ck_assert_str_eq(v.tier, "CONTAINER");
 	ck_assert_str_eq(v.confidence, "low");
 	ck_assert_str_eq(v.layers[0].vendor, "docker");
+	ck_assert_str_eq(v.layers[0].confidence, "low");
 
+	/* A contradicting marker (a block-device root) and nothing strong: UNKNOWN. */
+	struct probe_signals mixed = sigs;
+	struct probe_signal disk =
+	    weak_sig("container.root_fs", PROBE_AXIS_CONTAINER, PROBE_KIND_NONE, "");
+	probe_add(&mixed, &disk);
+	probe_classify(&mixed, &v);
+	ck_assert_str_eq(v.tier, "UNKNOWN");
+	ck_assert_uint_eq(v.nlayers, 0);
+
+	/* The initial PID namespace outvotes every marker. */
 	struct probe_signal ns = {.id = "container.ns_pid",
 	                          .family = PROBE_FAM_CONTAINER,
 	                          .weight = PROBE_STRONG,
@@ -233,8 +344,51 @@ START_TEST(weight_rules_on_hand_made_tables)
 	probe_classify(&sigs, &v);
 	/* Container ruled out, nothing known about VM or gVisor: UNKNOWN. */
 	ck_assert_str_eq(v.tier, "UNKNOWN");
-	ck_assert_uint_eq(v.nconflicts, 1);
+	ck_assert_uint_eq(v.nconflicts, 3);
 	ck_assert_str_eq(sigs.v[v.conflicts[0].signal].id, "container.dockerenv");
+	ck_assert_uint_eq(v.conflicts[0].nover, 1);
+
+	/* Only the initial user namespace known (Docker keeps it) rules nothing
+	 * out: the runtime's cgroup path and a file still make a layer. */
+	struct probe_signals u = {0};
+	struct probe_signal user = {.id = "container.ns_user",
+	                            .weight = PROBE_STRONG,
+	                            .supports = PROBE_KIND_NONE,
+	                            .axis = PROBE_AXIS_CONTAINER};
+	probe_add(&u, &user);
+	probe_add(&u, &cg);
+	probe_add(&u, &dockerenv);
+	probe_classify(&u, &v);
+	ck_assert_str_eq(v.tier, "CONTAINER");
+	ck_assert_str_eq(v.confidence, "low");
+
+	/* One gVisor-looking text alone: no gvisor layer. */
+	struct probe_signals g = {0};
+	struct probe_signal pv =
+	    weak_sig("kernel.proc_version", PROBE_AXIS_GVISOR, PROBE_KIND_GVISOR, "");
+	probe_add(&g, &pv);
+	probe_classify(&g, &v);
+	ck_assert_uint_eq(v.nlayers, 0);
+
+	/* An unrecognised string is no vote: a Hyper-V CPUID with a DMI tuple
+	 * the tables do not know is still a VM. */
+	struct probe_signals h = {0};
+	struct probe_signal cpu = {.id = "virt.cpuid_vendor",
+	                           .weight = PROBE_STRONG,
+	                           .supports = PROBE_KIND_VM,
+	                           .axis = PROBE_AXIS_VM,
+	                           .vendor = "hyperv",
+	                           .hypervisor = "hyperv"};
+	struct probe_signal dmi = {.id = "virt.dmi",
+	                           .weight = PROBE_STRONG,
+	                           .supports = PROBE_KIND_NONE,
+	                           .axis = PROBE_AXIS_INFO};
+	probe_add(&h, &cpu);
+	probe_add(&h, &dmi);
+	probe_classify(&h, &v);
+	ck_assert_uint_eq(v.nlayers, 1);
+	ck_assert_str_eq(v.layers[0].vendor, "hyperv");
+	ck_assert_str_eq(v.layers[0].confidence, "high");
 
 	/* Duplicate ids are refused; the table never overflows. */
 	ck_assert_ptr_null(probe_add(&sigs, &ns));
@@ -249,6 +403,133 @@ START_TEST(weight_rules_on_hand_made_tables)
 }
 END_TEST
 
+/* Every syn-* fixture names its documented source in SOURCES. */
+START_TEST(fixtures_name_their_sources)
+{
+	size_t len;
+	char *sources = probe_slurp(FIXTURES "SOURCES", 1 << 20, &len);
+	ck_assert_ptr_nonnull(sources);
+	DIR *d = opendir(FIXTURES);
+	ck_assert_ptr_nonnull(d);
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (strncmp(e->d_name, "syn-", 4) != 0)
+			continue;
+		char needle[300];
+		snprintf(needle, sizeof(needle), "\n%s ", e->d_name);
+		ck_assert_msg(strstr(sources, needle), "SOURCES names no source for %s", e->d_name);
+	}
+	closedir(d);
+	free(sources);
+}
+END_TEST
+
+/* The row SIGNALS.md must hold for one table entry. */
+static void signal_row(char *out, size_t n, const struct probe_signal_desc *d)
+{
+	snprintf(out, n, "| `%s` | %s | %s | %s | %s | %s | %s |", d->id,
+	         probe_family_name(d->family), probe_axis_name(d->axis), d->weight,
+	         probe_class_name(d->strong), d->origin, d->description);
+}
+
+/* SIGNALS.md holds the signal table verbatim, in order, between its markers:
+ * the doc cannot drift from the code. ISOTIER_WRITE_SIGNALS_MD=1 rewrites it. */
+START_TEST(signals_md_matches_the_table)
+{
+	size_t len;
+	char *md = probe_slurp(ISOTIER_SOURCE_DIR "/probes/SIGNALS.md", 1 << 20, &len);
+	ck_assert_ptr_nonnull(md);
+	const char *begin = strstr(md, "<!-- signal-table:begin -->\n");
+	const char *end = strstr(md, "<!-- signal-table:end -->");
+	ck_assert_msg(begin && end && begin < end, "SIGNALS.md lacks the table markers");
+	begin += strlen("<!-- signal-table:begin -->\n");
+	char *want = NULL;
+	size_t wlen = 0;
+	FILE *f = open_memstream(&want, &wlen);
+	fputs("| id | family | axis | weight | class when strong | origin | supports |\n"
+	      "|---|---|---|---|---|---|---|\n",
+	      f);
+	for (size_t i = 0; i < probe_signal_table_len; i++) {
+		char row[1024];
+		signal_row(row, sizeof(row), &probe_signal_table[i]);
+		fprintf(f, "%s\n", row);
+	}
+	fclose(f);
+	bool same = (size_t)(end - begin) == wlen && memcmp(begin, want, wlen) == 0;
+	const char *w = getenv("ISOTIER_WRITE_SIGNALS_MD");
+	if (!same && w && strcmp(w, "1") == 0) {
+		FILE *o = fopen(ISOTIER_SOURCE_DIR "/probes/SIGNALS.md", "w");
+		ck_assert_ptr_nonnull(o);
+		fwrite(md, 1, (size_t)(begin - md), o);
+		fwrite(want, 1, wlen, o);
+		fputs(end, o);
+		fclose(o);
+		same = true;
+	}
+	ck_assert_msg(same, "SIGNALS.md's table differs from probes/signals.c; expected:\n%s",
+	              want);
+	free(want);
+	free(md);
+}
+END_TEST
+
+/* Every signal any fixture produces is in the table, with its family, and
+ * voting on its table axis (or informational). */
+START_TEST(every_signal_is_in_the_table)
+{
+	DIR *d = opendir(FIXTURES);
+	ck_assert_ptr_nonnull(d);
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.' ||
+		    (strncmp(e->d_name, "syn-", 4) != 0 && strncmp(e->d_name, "real-", 5) != 0))
+			continue;
+		replay(e->d_name);
+		for (size_t i = 0; i < res.sigs.n; i++) {
+			const struct probe_signal *s = &res.sigs.v[i];
+			const struct probe_signal_desc *t = probe_signal_describe(s->id);
+			ck_assert_msg(t, "%s: %s is not in probes/signals.c", e->d_name, s->id);
+			ck_assert_uint_eq(t->family, s->family);
+			ck_assert_msg(s->axis == t->axis || s->axis == PROBE_AXIS_INFO,
+			              "%s: %s votes on %s", e->d_name, s->id,
+			              probe_axis_name(s->axis));
+			ck_assert(s->weight == PROBE_WEAK || t->strong != PROBE_CLASS_MARKER);
+		}
+	}
+	closedir(d);
+}
+END_TEST
+
+/* Confidential VMs: the technology and the signals behind it, on the vm layer. */
+START_TEST(confidential_vm_axis)
+{
+	static const struct {
+		const char *fixture, *tech;
+		size_t min_evidence;
+	} want[] = {
+	    {"syn-sev-snp", "sev-snp", 3},
+	    {"syn-tdx", "tdx", 3},
+	    {"syn-azure-cvm-snp", "sev-snp", 2},
+	    {"syn-sev-es-kernel-log-only", "sev-es", 1},
+	};
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		replay(want[i].fixture);
+		ck_assert_uint_ge(res.verdict.nlayers, 1);
+		const struct probe_layer *l = &res.verdict.layers[0];
+		ck_assert_uint_eq(l->kind, PROBE_KIND_VM);
+		ck_assert_msg(l->cvm && strcmp(l->cvm, want[i].tech) == 0, "%s: cvm %s",
+		              want[i].fixture, l->cvm ? l->cvm : "(none)");
+		ck_assert_uint_ge(l->ncvm, want[i].min_evidence);
+	}
+	/* No confidential VM: no cvm on the layer. */
+	replay("syn-hyperv");
+	ck_assert_ptr_null(res.verdict.layers[0].cvm);
+	/* A SEV-capable host's CPUID alone is no confidential VM. */
+	replay("real-firecracker-native");
+	ck_assert_ptr_null(res.verdict.layers[0].cvm);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("probe_classify");
@@ -258,6 +539,10 @@ int main(void)
 	tcase_add_test(tc, gvisor_absorbs_its_namespaces);
 	tcase_add_test(tc, signal_families_and_weights);
 	tcase_add_test(tc, weight_rules_on_hand_made_tables);
+	tcase_add_test(tc, fixtures_name_their_sources);
+	tcase_add_test(tc, signals_md_matches_the_table);
+	tcase_add_test(tc, every_signal_is_in_the_table);
+	tcase_add_test(tc, confidential_vm_axis);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
