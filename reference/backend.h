@@ -48,6 +48,7 @@ typedef struct isotier_backend_spec {
 	int timeout_s;           /* default per exec; 0: 60 */
 	bool minimal_root;       /* rootfs NULL: an empty root holding only the probe, the capture
 				    dir, /proc, /dev, /tmp (and /sys read-only) instead of the host view */
+	int64_t deadline_ms;     /* isotier_now_ms() clock: no request or command outlives it; 0: none */
 } isotier_backend_spec;
 
 typedef struct isotier_exec_request {
@@ -65,12 +66,21 @@ typedef struct isotier_backend {
 	/* The backend runs commands on the host itself (no boundary of its own):
 	 * its kernel is the host's by definition, so a VM it shows is its own. */
 	bool observes_host;
+	/* The sandboxes are a provider's, reached over HTTP (backend_remote.h):
+	 * their kernel is never this host's to compare with. A verification starts
+	 * two and compares their kernels with each other; needs credentials from
+	 * the environment (available() names the variable). */
+	bool remote;
 	/* 1 when usable here, 0 (and why) when not. Touches nothing. */
 	int (*available)(char *why, size_t why_len);
 	int (*provision)(void **state, const isotier_backend_spec *spec, isotier_error *err);
 	/* *exit_status: the command's status, 128+N when killed by signal N. */
 	int (*exec)(void *state, const isotier_exec_request *req, int *exit_status, isotier_error *err);
 	void (*destroy)(void *state);
+	/* Optional (remote backends): destroy() that says whether the sandbox is
+	 * gone. Frees state on every path; < 0 with err naming the sandbox's id
+	 * when it may still exist (a leak a person must clean up). */
+	int (*release)(void *state, isotier_error *err);
 } isotier_backend;
 
 const isotier_backend *isotier_backend_lookup(const char *name);

@@ -1,4 +1,5 @@
 /* backends.c - the registry of sandbox backends (see backend.h). */
+#include "backend_remote.h"
 #include "backend_util.h"
 
 #include <string.h>
@@ -6,6 +7,8 @@
 static const isotier_backend *const registry[] = {
     &isotier_backend_bwrap,        &isotier_backend_runc, &isotier_backend_runsc,
     &isotier_backend_qemu_microvm, &isotier_backend_host,
+    /* remote: a provider's sandboxes (backend_remote.h) */
+    &isotier_backend_e2b,
 };
 
 size_t isotier_backend_count(void)
