@@ -112,6 +112,13 @@ static int attest(isotier_sandbox *sb, char *why, size_t why_len, isotier_error 
 	judge_kernel kernel = {.relation = ISOTIER_KERNEL_SELF, .detail = kdetail};
 	if (sb->backend->observes_host) {
 		snprintf(kdetail, sizeof kdetail, "the backend observes the host itself");
+	} else if (sb->backend->remote) {
+		/* A provider's kernel is not this host's to compare with: one sandbox
+		 * proves nothing about its kernel (verify compares two). */
+		kernel.relation = ISOTIER_KERNEL_UNCOMPARED;
+		snprintf(kdetail, sizeof kdetail,
+		         "one %s sandbox: its kernel is compared with another's only by verify",
+		         sb->backend->name);
 	} else {
 		isotier_kernel_id host, inside = {.btime = probe.btime};
 		isotier_kernel_id_self(&host);
