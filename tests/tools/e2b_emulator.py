@@ -1,0 +1,368 @@
+#!/usr/bin/env python3
+"""e2b_emulator.py - TEST FIXTURE, not part of isotier: an E2B stand-in on
+127.0.0.1 for tests/integration/remote_e2b.sh (Python 3 stdlib only).
+
+Speaks what isotier's e2b backend uses of E2B's published API (e2b-dev/E2B
+spec/openapi.yml, spec/envd/envd.yaml, spec/envd/process/process.proto at
+b8029973aa7da5f741f7bb1a9f833b38a0885438) and rejects what does not match it:
+
+  POST   /sandboxes                  X-API-Key; application/json NewSandbox (closed
+                                     set of fields, templateID required) -> 201 Sandbox
+  GET    /v2/sandboxes?metadata=k=v  -> 200 [ListedSandbox]
+  DELETE /sandboxes/{id}             -> 204, 404 unknown
+  POST   /envd/{id}/files?path=&username=   X-Access-Token; multipart/form-data
+                                     field "file" -> 200 [EntryInfo]
+  POST   /envd/{id}/process.Process/Start   X-Access-Token; application/connect+json,
+                                     one enveloped StartRequest -> 200 stream of
+                                     enveloped StartResponse events, then the
+                                     end-of-stream envelope (flag 0x02)
+
+Behind every create is a REAL local sandbox: a directory standing for its /tmp,
+and each process started runs in bubblewrap (--sandbox bwrap: every namespace
+unshared, host root read-only, that directory at /tmp) or gVisor (--sandbox
+runsc: `runsc do`, paths under /tmp/isotier rewritten to the directory). So the
+probe really runs, and two sandboxes really share (bwrap) or do not show (runsc)
+a kernel. --identity fake gives each bwrap sandbox a kernel identity of its own
+(a boot_id and a /proc/stat btime bound over the real ones) to stand for a
+provider whose sandboxes each boot their own kernel.
+
+  e2b_emulator.py --port-file F --key KEY --state DIR [--sandbox bwrap|runsc]
+                  [--identity host|fake] [--fault NAME]... [--lifetime S] [--ledger F]
+
+Faults: create-403, create-429 (first create: 429 Retry-After: 1), create-500
+(the second create makes the sandbox, then answers 500), create-hang (the second
+create makes the sandbox, then never answers), delete-404 (answers 404 but
+removes), delete-fail (500 Retry-After: 0, sandbox kept), stream-cut (the
+stream stops after the first data event), start-hang (the start event, then
+nothing until the client goes). --ledger appends "create ID" / "delete ID" /
+"kill ID" lines. Header values are never logged.
+"""
+import argparse
+import base64
+import json
+import os
+import re
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, unquote, urlsplit
+
+ARGS = None
+LOCK = threading.Lock()
+SANDBOXES = {}  # id -> {"dir", "token", "metadata", "template", "procs": set()}
+COUNTS = {"create": 0}
+NEW_SANDBOX_FIELDS = {"templateID", "timeout", "autoPause", "autoPauseMemory", "autoResume",
+                      "secure", "allow_internet_access", "network", "metadata", "envVars",
+                      "mcp", "iam", "volumeMounts"}
+PROCESS_CONFIG_FIELDS = {"cmd", "args", "envs", "cwd"}
+START_FIELDS = {"process", "pty", "tag", "stdin"}
+
+
+def ledger(line):
+    if ARGS.ledger:
+        with LOCK, open(ARGS.ledger, "a") as f:
+            f.write(line + "\n")
+
+
+def envelope(obj, flags=0):
+    data = json.dumps(obj).encode()
+    return bytes([flags]) + len(data).to_bytes(4, "big") + data
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def setup(self):
+        super().setup()
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def log_message(self, fmt, *args):
+        pass
+
+    def reply(self, code, obj=None, headers=()):
+        body = b"" if obj is None else json.dumps(obj).encode()
+        self.send_response(code)
+        if obj is not None:
+            self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        for k, v in headers:
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def error(self, code, msg, headers=()):
+        self.reply(code, {"code": code, "message": msg}, headers)
+
+    def body(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        if n > 64 << 20:
+            raise ValueError("body too large")
+        return self.rfile.read(n) if n else b""
+
+    def fault(self, name):
+        return name in (ARGS.fault or [])
+
+    def route(self):
+        u = urlsplit(self.path)
+        parts = [p for p in u.path.split("/") if p]
+        q = parse_qs(u.query)
+        if ARGS.log:
+            with LOCK, open(ARGS.log, "a") as f:
+                f.write("%s %s\n" % (self.command, u.path))
+        if parts[:1] == ["envd"] and len(parts) >= 3:
+            return self.envd(parts[1], "/".join(parts[2:]), q)
+        if self.headers.get("X-API-Key") != ARGS.key:
+            return self.error(401, "Invalid API key")
+        if self.fault("create-403") and self.command == "POST":
+            return self.error(403, "forbidden: the key's team may not create sandboxes")
+        if self.command == "POST" and parts == ["sandboxes"]:
+            return self.create()
+        if self.command == "GET" and parts == ["v2", "sandboxes"]:
+            return self.list(q)
+        if self.command == "DELETE" and len(parts) == 2 and parts[0] == "sandboxes":
+            return self.delete(parts[1])
+        return self.error(404, "no such route")
+
+    do_GET = do_POST = do_DELETE = lambda self: self.safe()
+
+    def safe(self):
+        try:
+            self.route()
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        except ValueError as e:
+            self.error(400, str(e))
+
+    # ---- control plane ----------------------------------------------------
+    def create(self):
+        if self.headers.get("Content-Type", "").split(";")[0].strip() != "application/json":
+            return self.error(400, "Content-Type must be application/json")
+        try:
+            req = json.loads(self.body())
+        except json.JSONDecodeError:
+            return self.error(400, "body is not JSON")
+        if not isinstance(req, dict) or set(req) - NEW_SANDBOX_FIELDS:
+            return self.error(400, "unknown fields: %s" % sorted(set(req) - NEW_SANDBOX_FIELDS))
+        if not isinstance(req.get("templateID"), str):
+            return self.error(400, "templateID is required")
+        md = req.get("metadata", {})
+        if not isinstance(md, dict) or not all(isinstance(v, str) for v in md.values()):
+            return self.error(400, "metadata: string values")
+        with LOCK:
+            COUNTS["create"] += 1
+            n = COUNTS["create"]
+        if self.fault("create-429") and n == 1:
+            return self.error(429, "rate limited", [("Retry-After", "1")])
+        sid = "i" + uuid.uuid4().hex[:19]
+        d = os.path.join(ARGS.state, sid)
+        os.makedirs(os.path.join(d, "tmp"))
+        token = "envd-" + uuid.uuid4().hex
+        if ARGS.identity == "fake":
+            with open(os.path.join(d, "boot_id"), "w") as f:
+                f.write(str(uuid.uuid4()) + "\n")
+            with open("/proc/stat") as f:
+                stat = f.read()
+            stat = re.sub(r"^btime (\d+)$", lambda m: "btime %d" % (int(m.group(1)) + 1000 + n),
+                          stat, flags=re.M)
+            with open(os.path.join(d, "stat"), "w") as f:
+                f.write(stat)
+        with LOCK:
+            SANDBOXES[sid] = {"dir": d, "token": token, "metadata": md,
+                              "template": req["templateID"], "procs": set()}
+        ledger("create " + sid)
+        if self.fault("create-500") and n == 2:
+            return self.error(500, "internal error")
+        if self.fault("create-hang") and n == 2:
+            time.sleep(3600)
+            return
+        self.reply(201, {"templateID": req["templateID"], "sandboxID": sid, "clientID": "emu",
+                         "envdVersion": "0.2.0", "envdAccessToken": token, "domain": None})
+
+    def list(self, q):
+        want = {}
+        for m in q.get("metadata", []):
+            for pair in m.split("&"):
+                k, _, v = pair.partition("=")
+                want[unquote(k)] = unquote(v)
+        with LOCK:
+            out = [{"templateID": s["template"], "sandboxID": sid, "clientID": "emu",
+                    "startedAt": "2026-01-01T00:00:00Z", "endAt": "2026-01-01T01:00:00Z",
+                    "cpuCount": 2, "memoryMB": 512, "diskSizeMB": 1024,
+                    "metadata": s["metadata"], "state": "running", "envdVersion": "0.2.0"}
+                   for sid, s in SANDBOXES.items()
+                   if all(s["metadata"].get(k) == v for k, v in want.items())]
+        self.reply(200, out)
+
+    def delete(self, sid):
+        with LOCK:
+            s = SANDBOXES.get(sid)
+        if not s:
+            return self.error(404, "sandbox not found")
+        if self.fault("delete-fail"):
+            return self.error(500, "could not kill", [("Retry-After", "0")])
+        with LOCK:
+            SANDBOXES.pop(sid, None)
+        for p in list(s["procs"]):
+            try:
+                os.killpg(p.pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        shutil.rmtree(s["dir"], ignore_errors=True)
+        ledger("delete " + sid)
+        if self.fault("delete-404"):
+            return self.error(404, "sandbox not found")
+        self.send_response(204)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    # ---- envd ---------------------------------------------------------------
+    def envd(self, sid, rest, q):
+        with LOCK:
+            s = SANDBOXES.get(sid)
+        if not s:
+            return self.error(502, "sandbox not running")
+        if self.headers.get("X-Access-Token") != s["token"]:
+            return self.error(401, "invalid access token")
+        if self.command == "POST" and rest == "files":
+            return self.upload(s, q)
+        if self.command == "POST" and rest == "process.Process/Start":
+            return self.start(s)
+        return self.error(404, "no such envd route")
+
+    def upload(self, s, q):
+        ctype = self.headers.get("Content-Type", "")
+        m = re.match(r'multipart/form-data;\s*boundary="?([^";]+)"?', ctype)
+        if not m:
+            return self.error(400, "Content-Type must be multipart/form-data")
+        path = q.get("path", [""])[0]
+        if not path.startswith("/tmp/") or ".." in path:
+            return self.error(400, "this emulator keeps files under /tmp only")
+        body = self.body()
+        delim = b"--" + m.group(1).encode()
+        data = None
+        for part in body.split(delim)[1:]:
+            head, _, content = part.partition(b"\r\n\r\n")
+            if b'name="file"' in head:
+                data = content[:-2] if content.endswith(b"\r\n") else content
+        if data is None:
+            return self.error(400, "no form field 'file'")
+        dst = os.path.join(s["dir"], path[1:])
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        with open(dst, "wb") as f:
+            f.write(data)
+        self.reply(200, [{"path": path, "name": os.path.basename(path), "type": "file"}])
+
+    def connect_error(self, code, msg, http=400):
+        self.reply(http, {"code": code, "message": msg})
+
+    def start(self, s):
+        if self.headers.get("Content-Type") != "application/connect+json":
+            return self.connect_error("invalid_argument", "content type", 415)
+        raw = self.body()
+        if len(raw) < 5 or raw[0] != 0 or int.from_bytes(raw[1:5], "big") != len(raw) - 5:
+            return self.connect_error("invalid_argument", "one enveloped message expected")
+        req = json.loads(raw[5:])
+        proc = req.get("process") if isinstance(req, dict) else None
+        if set(req) - START_FIELDS or not isinstance(proc, dict) or set(proc) - PROCESS_CONFIG_FIELDS \
+                or not isinstance(proc.get("cmd"), str):
+            return self.connect_error("invalid_argument", "StartRequest does not match process.proto")
+        timeout = int(self.headers.get("Connect-Timeout-Ms") or 60000) / 1000.0
+        argv = [proc["cmd"]] + list(proc.get("args", []))
+        d = s["dir"]
+        if ARGS.sandbox == "runsc":
+            argv = [a.replace("/tmp/isotier", os.path.join(d, "tmp/isotier")) for a in argv]
+            cmd = ["runsc", "--network=none", "--ignore-cgroups", "--platform=ptrace", "do"] + argv
+        else:
+            cmd = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session",
+                   "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev",
+                   "--bind", os.path.join(d, "tmp"), "/tmp"]
+            if ARGS.identity == "fake":
+                cmd += ["--ro-bind", os.path.join(d, "boot_id"), "/proc/sys/kernel/random/boot_id",
+                        "--ro-bind", os.path.join(d, "stat"), "/proc/stat"]
+            cmd += ["--chdir", proc.get("cwd", "/"), "--"] + argv
+        self.send_response(200)
+        self.send_header("Content-Type", "application/connect+json")
+        self.send_header("Connection", "close")
+        self.end_headers()
+        self.close_connection = True
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             stdin=subprocess.DEVNULL, start_new_session=True)
+        s["procs"].add(p)
+        out, err, killed = b"", b"", False
+        try:
+            self.wfile.write(envelope({"event": {"start": {"pid": p.pid}}}))
+            self.wfile.flush()
+            if self.fault("start-hang"):
+                while True:  # until the client goes (BrokenPipeError)
+                    time.sleep(0.2)
+                    self.wfile.write(envelope({"event": {"keepalive": {}}}))
+                    self.wfile.flush()
+            try:
+                out, err = p.communicate(timeout=timeout)
+            except subprocess.TimeoutExpired:
+                os.killpg(p.pid, signal.SIGKILL)
+                out, err = p.communicate()
+                killed = True
+            chunks = [("stdout", out[i:i + 4096]) for i in range(0, len(out), 4096)]
+            chunks += [("stderr", err[i:i + 4096]) for i in range(0, len(err), 4096)]
+            for k, (name, c) in enumerate(chunks):
+                self.wfile.write(envelope({"event": {"data": {name: base64.b64encode(c).decode()}}}))
+                if self.fault("stream-cut") and k == 0:
+                    self.wfile.write(envelope({"event": {"data": {"stdout": "AAAA"}}})[:7])
+                    self.wfile.flush()
+                    return
+            end = {"exited": not killed, "status": "signal: killed" if killed else
+                   "exit status %d" % p.returncode}
+            if p.returncode and not killed:
+                end["exitCode"] = p.returncode  # proto3 JSON leaves 0 out
+            self.wfile.write(envelope({"event": {"end": end}}))
+            self.wfile.write(envelope({}, flags=2))
+            self.wfile.flush()
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        finally:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+                p.wait()
+            s["procs"].discard(p)
+
+
+def main():
+    global ARGS
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--port-file", required=True)
+    ap.add_argument("--key", required=True)
+    ap.add_argument("--state", required=True)
+    ap.add_argument("--sandbox", choices=["bwrap", "runsc"], default="bwrap")
+    ap.add_argument("--identity", choices=["host", "fake"], default="host")
+    ap.add_argument("--fault", action="append")
+    ap.add_argument("--lifetime", type=float, default=120)
+    ap.add_argument("--ledger")
+    ap.add_argument("--log")
+    ARGS = ap.parse_args()
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    srv.daemon_threads = True
+    tmp = ARGS.port_file + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(str(srv.server_address[1]))
+    os.rename(tmp, ARGS.port_file)
+    threading.Timer(ARGS.lifetime, srv.shutdown).start()
+    try:
+        srv.serve_forever(poll_interval=0.1)
+    finally:
+        for s in list(SANDBOXES.values()):
+            for p in list(s["procs"]):
+                try:
+                    os.killpg(p.pid, signal.SIGKILL)
+                except ProcessLookupError:
+                    pass
+
+
+if __name__ == "__main__":
+    sys.exit(main())
