@@ -78,9 +78,9 @@ int isotier_remote_reserve(const char *backend, isotier_error *err)
 		created[i].backend = backend;
 	if (!rc && created[i].n >= cap)
 		rc = isotier_error_set(err, ISOTIER_ECONFIG, 0,
-		                       "%s: the cap of %d sandbox%s created per run is reached "
+		                       "the cap of %d sandbox%s created per run for %s is reached "
 		                       "(ISOTIER_REMOTE_MAX_SANDBOXES)",
-		                       backend, cap, cap == 1 ? "" : "es");
+		                       cap, cap == 1 ? "" : "es", backend);
 	else if (!rc)
 		created[i].n++;
 	pthread_mutex_unlock(&cap_lock);
@@ -164,10 +164,9 @@ int isotier_remote_script(char **out, const isotier_exec_request *req, isotier_e
 	n = plen;
 	cap = plen + 1;
 	push_quoted(&s, &n, &cap, path, &oom);
-	const char *mid = " && exec";
 	for (size_t i = 0; !oom && req->argv[i]; i++) {
 		map_path(path, sizeof path, req->argv[i]);
-		const char *sep = i ? " " : mid;
+		const char *sep = i ? "" : " && exec";
 		size_t k = strlen(sep) + 1;
 		char *t = n + k + 1 > cap ? realloc(s, cap = n + k + 256) : s;
 		if (!t) {

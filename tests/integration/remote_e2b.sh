@@ -12,7 +12,7 @@ bwrap --unshare-all --ro-bind / / true 2>/dev/null || skip "bwrap cannot create 
 KEY="sk-e2b-PLANTED-$$-$RANDOM-secret"
 EMU_PID=
 stop_emu() { [ -z "$EMU_PID" ] || { kill "$EMU_PID" 2>/dev/null; wait "$EMU_PID" 2>/dev/null || true; }; EMU_PID=; }
-trap 'stop_emu; rm -rf "$TMP"' EXIT
+trap 'stop_emu; [ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
 
 # emu NAME [emulator options]: starts an emulator; E2B_* point at it.
 emu() {
