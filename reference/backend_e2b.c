@@ -401,7 +401,7 @@ static int e2b_exec(void *p, const isotier_exec_request *req, int *exit_status,
 	e2b_state *s = p;
 	*exit_status = -1;
 	cleanup_free char *script = NULL;
-	int rc = isotier_remote_script(&script, req, err);
+	int rc = isotier_remote_script(&script, req, NULL, err);
 	if (rc)
 		return isotier_error_prefix(err, "e2b");
 	cJSON *msg = cJSON_CreateObject();

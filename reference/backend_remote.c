@@ -118,69 +118,63 @@ static void map_path(char *out, size_t len, const char *arg)
 		snprintf(out, len, "%s", arg);
 }
 
-static void push_quoted(char **s, size_t *n, size_t *cap, const char *arg, bool *oom)
+int isotier_remote_shell_quote(char **buf, const char *s)
 {
-	for (const char *p = "'"; ; p = NULL) {
-		const char *src = p ? p : arg;
-		for (; *src; src++) {
-			const char *piece = *src == '\'' && !p ? "'\\''" : NULL;
-			size_t k = piece ? strlen(piece) : 1;
-			if (*n + k + 3 > *cap) {
-				size_t nc = (*cap ? *cap * 2 : 256) + k;
-				char *t = realloc(*s, nc);
-				if (!t) {
-					*oom = true;
-					return;
-				}
-				*s = t;
-				*cap = nc;
-			}
-			memcpy(*s + *n, piece ? piece : src, k);
-			*n += k;
+	size_t have = *buf ? strlen(*buf) : 0, need = 2;
+	for (const char *p = s; *p; p++)
+		need += *p == '\'' ? 4 : 1;
+	char *t = realloc(*buf, have + need + 1);
+	if (!t)
+		return ISOTIER_ENOMEM;
+	char *o = t + have;
+	*o++ = '\'';
+	for (const char *p = s; *p; p++) {
+		if (*p == '\'') {
+			memcpy(o, "'\\''", 4);
+			o += 4;
+		} else {
+			*o++ = *p;
 		}
-		if (!p)
-			break;
 	}
-	(*s)[(*n)++] = '\'';
-	(*s)[*n] = '\0';
+	*o++ = '\'';
+	*o = '\0';
+	*buf = t;
+	return 0;
 }
 
-int isotier_remote_script(char **out, const isotier_exec_request *req, isotier_error *err)
+static int append(char **buf, const char *s)
+{
+	size_t have = *buf ? strlen(*buf) : 0, n = strlen(s);
+	char *t = realloc(*buf, have + n + 1);
+	if (!t)
+		return ISOTIER_ENOMEM;
+	memcpy(t + have, s, n + 1);
+	*buf = t;
+	return 0;
+}
+
+int isotier_remote_script(char **out, const isotier_exec_request *req, const char *stderr_to,
+                          isotier_error *err)
 {
 	*out = NULL;
 	if (!req->argv || !req->argv[0])
 		return isotier_error_set(err, ISOTIER_EINVAL, 0, "empty argv");
 	char *s = NULL;
-	size_t n = 0, cap = 0;
-	bool oom = false;
 	char path[4096];
-	const char *pre = "mkdir -p " ISOTIER_REMOTE_GUEST_DIR "/capture && chmod 0755 ";
 	map_path(path, sizeof path, req->argv[0]);
-	size_t plen = strlen(pre);
-	s = malloc(plen + 1);
-	if (!s)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
-	memcpy(s, pre, plen + 1);
-	n = plen;
-	cap = plen + 1;
-	push_quoted(&s, &n, &cap, path, &oom);
-	for (size_t i = 0; !oom && req->argv[i]; i++) {
+	int rc = append(&s, "mkdir -p " ISOTIER_REMOTE_GUEST_DIR "/capture && chmod 0755 ");
+	rc = rc ? rc : isotier_remote_shell_quote(&s, path);
+	rc = rc ? rc : append(&s, " && exec");
+	for (size_t i = 0; !rc && req->argv[i]; i++) {
 		map_path(path, sizeof path, req->argv[i]);
-		const char *sep = i ? "" : " && exec";
-		size_t k = strlen(sep) + 1;
-		char *t = n + k + 1 > cap ? realloc(s, cap = n + k + 256) : s;
-		if (!t) {
-			oom = true;
-			break;
-		}
-		s = t;
-		memcpy(s + n, sep, k - 1);
-		n += k - 1;
-		s[n++] = ' ';
-		s[n] = '\0';
-		push_quoted(&s, &n, &cap, path, &oom);
+		rc = append(&s, " ");
+		rc = rc ? rc : isotier_remote_shell_quote(&s, path);
 	}
-	if (oom) {
+	if (!rc && stderr_to) {
+		rc = append(&s, " 2>");
+		rc = rc ? rc : isotier_remote_shell_quote(&s, stderr_to);
+	}
+	if (rc) {
 		free(s);
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 	}

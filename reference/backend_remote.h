@@ -46,8 +46,14 @@ void isotier_remote_nonce(char *out, size_t len);
  * the request also gets). */
 int64_t isotier_remote_budget_ms(int64_t deadline_ms, int64_t want_ms);
 
-/* The sh -c script for an exec request (see above); malloc'd. */
-int isotier_remote_script(char **out, const isotier_exec_request *req, isotier_error *err);
+/* The sh -c script for an exec request (see above); malloc'd. stderr_to: a
+ * guest path the command's stderr goes to (for providers that mix the two
+ * streams), NULL: left alone. */
+int isotier_remote_script(char **out, const isotier_exec_request *req, const char *stderr_to,
+                          isotier_error *err);
+
+/* Appends s single-quoted for sh to *buf (malloc'd, grown). */
+int isotier_remote_shell_quote(char **buf, const char *s);
 
 /* Writes the whole buffer to fd (-1: dropped), credentials redacted. */
 int isotier_remote_relay(int fd, const char *buf, size_t len);
@@ -59,5 +65,6 @@ bool isotier_remote_id_valid(const char *id);
 char *isotier_remote_escape(const char *s);
 
 extern const isotier_backend isotier_backend_e2b;
+extern const isotier_backend isotier_backend_daytona;
 
 #endif

@@ -172,7 +172,7 @@ START_TEST(probe_script)
 	                      "it's", NULL};
 	isotier_exec_request req = {.argv = argv};
 	char *s = NULL;
-	ck_assert_int_eq(isotier_remote_script(&s, &req, NULL), 0);
+	ck_assert_int_eq(isotier_remote_script(&s, &req, NULL, NULL), 0);
 	ck_assert_str_eq(s, "mkdir -p /tmp/isotier/capture && chmod 0755 '/tmp/isotier/isotier-probe'"
 	                    " && exec '/tmp/isotier/isotier-probe' '--json' '--capture'"
 	                    " '/tmp/isotier/capture' 'it'\\''s'");
