@@ -17,14 +17,9 @@ b8029973aa7da5f741f7bb1a9f833b38a0885438) and rejects what does not match it:
                                      enveloped StartResponse events, then the
                                      end-of-stream envelope (flag 0x02)
 
-Behind every create is a REAL local sandbox: a directory standing for its /tmp,
-and each process started runs in bubblewrap (--sandbox bwrap: every namespace
-unshared, host root read-only, that directory at /tmp) or gVisor (--sandbox
-runsc: `runsc do`, paths under /tmp/isotier rewritten to the directory). So the
-probe really runs, and two sandboxes really share (bwrap) or do not show (runsc)
-a kernel. --identity fake gives each bwrap sandbox a kernel identity of its own
-(a boot_id and a /proc/stat btime bound over the real ones) to stand for a
-provider whose sandboxes each boot their own kernel.
+Behind every create is a REAL local sandbox (emu_sandbox.py: bubblewrap, or
+gVisor with --sandbox runsc; --identity fake gives each a kernel identity of
+its own), so the probe really runs and two sandboxes really share a kernel.
 
   e2b_emulator.py --port-file F --key KEY --state DIR [--sandbox bwrap|runsc]
                   [--identity host|fake] [--fault NAME]... [--lifetime S] [--ledger F]
@@ -42,10 +37,7 @@ import base64
 import json
 import os
 import re
-import shutil
-import signal
 import socket
-import subprocess
 import sys
 import threading
 import time
@@ -53,9 +45,12 @@ import uuid
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, unquote, urlsplit
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from emu_sandbox import Sandbox  # noqa: E402
+
 ARGS = None
 LOCK = threading.Lock()
-SANDBOXES = {}  # id -> {"dir", "token", "metadata", "template", "procs": set()}
+SANDBOXES = {}  # id -> {"box": Sandbox, "token", "metadata", "template"}
 COUNTS = {"create": 0}
 NEW_SANDBOX_FIELDS = {"templateID", "timeout", "autoPause", "autoPauseMemory", "autoResume",
                       "secure", "allow_internet_access", "network", "metadata", "envVars",
@@ -160,21 +155,11 @@ class Handler(BaseHTTPRequestHandler):
         if self.fault("create-429") and n == 1:
             return self.error(429, "rate limited", [("Retry-After", "1")])
         sid = "i" + uuid.uuid4().hex[:19]
-        d = os.path.join(ARGS.state, sid)
-        os.makedirs(os.path.join(d, "tmp"))
         token = "envd-" + uuid.uuid4().hex
-        if ARGS.identity == "fake":
-            with open(os.path.join(d, "boot_id"), "w") as f:
-                f.write(str(uuid.uuid4()) + "\n")
-            with open("/proc/stat") as f:
-                stat = f.read()
-            stat = re.sub(r"^btime (\d+)$", lambda m: "btime %d" % (int(m.group(1)) + 1000 + n),
-                          stat, flags=re.M)
-            with open(os.path.join(d, "stat"), "w") as f:
-                f.write(stat)
+        box = Sandbox(ARGS.state, sid, ARGS.sandbox, ARGS.identity, n)
         with LOCK:
-            SANDBOXES[sid] = {"dir": d, "token": token, "metadata": md,
-                              "template": req["templateID"], "procs": set()}
+            SANDBOXES[sid] = {"box": box, "token": token, "metadata": md,
+                              "template": req["templateID"]}
         ledger("create " + sid)
         if self.fault("create-500") and n == 2:
             return self.error(500, "internal error")
@@ -208,12 +193,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.error(500, "could not kill", [("Retry-After", "0")])
         with LOCK:
             SANDBOXES.pop(sid, None)
-        for p in list(s["procs"]):
-            try:
-                os.killpg(p.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-        shutil.rmtree(s["dir"], ignore_errors=True)
+        s["box"].destroy()
         ledger("delete " + sid)
         if self.fault("delete-404"):
             return self.error(404, "sandbox not found")
@@ -241,8 +221,6 @@ class Handler(BaseHTTPRequestHandler):
         if not m:
             return self.error(400, "Content-Type must be multipart/form-data")
         path = q.get("path", [""])[0]
-        if not path.startswith("/tmp/") or ".." in path:
-            return self.error(400, "this emulator keeps files under /tmp only")
         body = self.body()
         delim = b"--" + m.group(1).encode()
         data = None
@@ -252,10 +230,7 @@ class Handler(BaseHTTPRequestHandler):
                 data = content[:-2] if content.endswith(b"\r\n") else content
         if data is None:
             return self.error(400, "no form field 'file'")
-        dst = os.path.join(s["dir"], path[1:])
-        os.makedirs(os.path.dirname(dst), exist_ok=True)
-        with open(dst, "wb") as f:
-            f.write(data)
+        s["box"].write(path, data)
         self.reply(200, [{"path": path, "name": os.path.basename(path), "type": "file"}])
 
     def connect_error(self, code, msg, http=400):
@@ -274,27 +249,13 @@ class Handler(BaseHTTPRequestHandler):
             return self.connect_error("invalid_argument", "StartRequest does not match process.proto")
         timeout = int(self.headers.get("Connect-Timeout-Ms") or 60000) / 1000.0
         argv = [proc["cmd"]] + list(proc.get("args", []))
-        d = s["dir"]
-        if ARGS.sandbox == "runsc":
-            argv = [a.replace("/tmp/isotier", os.path.join(d, "tmp/isotier")) for a in argv]
-            cmd = ["runsc", "--network=none", "--ignore-cgroups", "--platform=ptrace", "do"] + argv
-        else:
-            cmd = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session",
-                   "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev",
-                   "--bind", os.path.join(d, "tmp"), "/tmp"]
-            if ARGS.identity == "fake":
-                cmd += ["--ro-bind", os.path.join(d, "boot_id"), "/proc/sys/kernel/random/boot_id",
-                        "--ro-bind", os.path.join(d, "stat"), "/proc/stat"]
-            cmd += ["--chdir", proc.get("cwd", "/"), "--"] + argv
+        box = s["box"]
         self.send_response(200)
         self.send_header("Content-Type", "application/connect+json")
         self.send_header("Connection", "close")
         self.end_headers()
         self.close_connection = True
-        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             stdin=subprocess.DEVNULL, start_new_session=True)
-        s["procs"].add(p)
-        out, err, killed = b"", b"", False
+        p = box.popen(argv, proc.get("cwd", "/"))
         try:
             self.wfile.write(envelope({"event": {"start": {"pid": p.pid}}}))
             self.wfile.flush()
@@ -303,12 +264,7 @@ class Handler(BaseHTTPRequestHandler):
                     time.sleep(0.2)
                     self.wfile.write(envelope({"event": {"keepalive": {}}}))
                     self.wfile.flush()
-            try:
-                out, err = p.communicate(timeout=timeout)
-            except subprocess.TimeoutExpired:
-                os.killpg(p.pid, signal.SIGKILL)
-                out, err = p.communicate()
-                killed = True
+            out, err, _, killed = box.wait(p, timeout)
             chunks = [("stdout", out[i:i + 4096]) for i in range(0, len(out), 4096)]
             chunks += [("stderr", err[i:i + 4096]) for i in range(0, len(err), 4096)]
             for k, (name, c) in enumerate(chunks):
@@ -328,9 +284,9 @@ class Handler(BaseHTTPRequestHandler):
             pass
         finally:
             if p.poll() is None:
-                os.killpg(p.pid, signal.SIGKILL)
+                box.kill(p)
                 p.wait()
-            s["procs"].discard(p)
+            box.procs.discard(p)
 
 
 def main():
@@ -357,11 +313,7 @@ def main():
         srv.serve_forever(poll_interval=0.1)
     finally:
         for s in list(SANDBOXES.values()):
-            for p in list(s["procs"]):
-                try:
-                    os.killpg(p.pid, signal.SIGKILL)
-                except ProcessLookupError:
-                    pass
+            s["box"].destroy()
 
 
 if __name__ == "__main__":
