@@ -8,7 +8,7 @@ static const isotier_backend *const registry[] = {
     &isotier_backend_bwrap,        &isotier_backend_runc, &isotier_backend_runsc,
     &isotier_backend_qemu_microvm, &isotier_backend_host,
     /* remote: a provider's sandboxes (backend_remote.h) */
-    &isotier_backend_e2b, &isotier_backend_daytona,
+    &isotier_backend_e2b, &isotier_backend_daytona, &isotier_backend_fly,
 };
 
 size_t isotier_backend_count(void)
