@@ -67,5 +67,6 @@ char *isotier_remote_escape(const char *s);
 extern const isotier_backend isotier_backend_e2b;
 extern const isotier_backend isotier_backend_daytona;
 extern const isotier_backend isotier_backend_fly;
+extern const isotier_backend isotier_backend_vercel;
 
 #endif

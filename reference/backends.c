@@ -9,6 +9,7 @@ static const isotier_backend *const registry[] = {
     &isotier_backend_qemu_microvm, &isotier_backend_host,
     /* remote: a provider's sandboxes (backend_remote.h) */
     &isotier_backend_e2b, &isotier_backend_daytona, &isotier_backend_fly,
+    &isotier_backend_vercel,
 };
 
 size_t isotier_backend_count(void)
