@@ -194,6 +194,14 @@ int isotier_create(isotier_sandbox **out, const isotier_create_opts *opts, isoti
 	if (!backend)
 		return isotier_error_set(err, ISOTIER_ENOTFOUND, 0, "create: no backend named '%s'",
 					 opts->backend);
+	/* A provider's sandboxes are observed by `isotier verify` (two at a
+	 * time, compared with each other); running workloads in them is not
+	 * what the remote backends are for yet. */
+	if (backend->remote)
+		return isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0,
+					 "create: backend %s is remote: it is verified with `isotier "
+					 "verify --backend %s`, not run",
+					 backend->name, backend->name);
 	/* A history that is not there is a wrong path, not an empty history:
 	 * resolving without it would drop every contradiction it holds. */
 	if (opts->db_path && !opts->create_db) {

@@ -74,6 +74,13 @@ typedef struct verify_ctx {
 	int signal; /* the SIGINT/SIGTERM that stopped the run (main thread only) */
 } verify_ctx;
 
+/*
+ * A remote backend's kernel relation: its two sandboxes compared with each
+ * other (never with this host). Parses the second probe output into
+ * j->probe2; detail gets the comparison in words.
+ */
+isotier_kernel_relation relate_remote(job *j, char *detail, size_t len);
+
 /* A worker thread: takes jobs from ctx until none is left or ctx->stop. */
 void *verify_worker_main(void *ctx);
 
