@@ -285,7 +285,7 @@ int isotier_http_perform(const isotier_http_request *req, isotier_http_response 
 		int64_t delay = x.retry_after_s >= 0 ? x.retry_after_s * 1000 : 500LL << (n - 1);
 		if (delay > 30000)
 			delay = 30000;
-		delay += (int64_t)(rand() % 100);
+		delay += isotier_now_ms() % 100; /* jitter */
 		if (req->deadline_ms && isotier_now_ms() + delay >= req->deadline_ms)
 			return rc ? rc
 			          : isotier_http_status_error(err, ISOTIER_EIO, "no retry before the deadline",
