@@ -296,7 +296,8 @@ static int daytona_provision(void **out, const isotier_backend_spec *spec, isoti
 		                                        ? ISOTIER_ECONFIG
 		                                        : ISOTIER_EIO,
 		                               "POST /sandbox", &resp);
-	s->unknown = !s->created && (rc == ISOTIER_ETIMEDOUT || rc == ISOTIER_EINTR ||
+	/* A 200 we could not read made a sandbox we cannot name: look for it. */
+	s->unknown = !s->created && (resp.status == 200 || rc == ISOTIER_ETIMEDOUT || rc == ISOTIER_EINTR ||
 	                             (rc == ISOTIER_EIO && resp.sent && resp.status != 429 &&
 	                              (resp.status == 0 || resp.status >= 500)));
 	isotier_http_response_clear(&resp);

@@ -285,7 +285,8 @@ static int e2b_provision(void **out, const isotier_backend_spec *spec, isotier_e
 		                                        ? ISOTIER_ECONFIG
 		                                        : ISOTIER_EIO,
 		                               "POST /sandboxes", &resp);
-	s->unknown = !s->created && (rc == ISOTIER_ETIMEDOUT || rc == ISOTIER_EINTR ||
+	/* A 201 we could not read made a sandbox we cannot name: look for it. */
+	s->unknown = !s->created && (resp.status == 201 || rc == ISOTIER_ETIMEDOUT || rc == ISOTIER_EINTR ||
 	                             (rc == ISOTIER_EIO && resp.sent && resp.status != 429 &&
 	                              (resp.status == 0 || resp.status >= 500)));
 	isotier_http_response_clear(&resp);

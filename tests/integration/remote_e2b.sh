@@ -176,6 +176,20 @@ assert_eq "$rc" 70 "create hang: exit"
 all_deleted createhang 2
 echo "ok: create timeout -> listed by nonce, deleted"
 
+# 9b. Hostile answers to a create: duplicate keys, 2 MiB. Rejected, and the
+#     sandbox they stand for is found by the nonce and deleted.
+for f in dupkey huge; do
+  emu "create-$f" --fault "create-$f"
+  verify_e2b "create-$f"
+  assert_eq "$rc" 70 "create $f: exit"
+  case $f in
+    dupkey) assert_contains "$(cat "$D/out")" "duplicate key" ;;
+    huge) assert_contains "$(cat "$D/out")" "larger than" ;;
+  esac
+  all_deleted "create-$f" 2
+done
+echo "ok: hostile create answers rejected, their sandboxes deleted"
+
 # 10. 404 on delete: gone is gone, no leak.
 emu del404 --fault delete-404
 verify_e2b del404

@@ -29,7 +29,8 @@ Faults: create-403, create-429 (first create: 429 Retry-After: 1), create-500
 create makes the sandbox, then never answers), delete-404 (answers 404 but
 removes), delete-fail (500 Retry-After: 0, sandbox kept), stream-cut (the
 stream stops after the first data event), start-hang (the start event, then
-nothing until the client goes). --ledger appends "create ID" / "delete ID" /
+nothing until the client goes), create-dupkey / create-huge (the second
+create makes the sandbox, then answers with duplicate keys / 2 MiB). --ledger appends "create ID" / "delete ID" /
 "kill ID" lines. Header values are never logged.
 """
 import argparse
@@ -166,6 +167,17 @@ class Handler(BaseHTTPRequestHandler):
         if self.fault("create-hang") and n == 2:
             time.sleep(3600)
             return
+        if self.fault("create-dupkey") and n == 2:  # hostile: which sandboxID is it?
+            body = ('{"templateID": "base", "sandboxID": "%s", "sandboxID": "other", '
+                    '"clientID": "emu", "envdVersion": "0.2.0"}' % sid).encode()
+            self.send_response(201)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            return self.wfile.write(body)
+        if self.fault("create-huge") and n == 2:  # hostile: an unbounded answer
+            return self.reply(201, {"templateID": "base", "sandboxID": sid, "clientID": "emu",
+                                    "envdVersion": "0.2.0", "pad": "x" * (2 << 20)})
         self.reply(201, {"templateID": req["templateID"], "sandboxID": sid, "clientID": "emu",
                          "envdVersion": "0.2.0", "envdAccessToken": token, "domain": None})
 
