@@ -216,6 +216,16 @@ assert_contains "$(cat "$D/out")" "stream"
 all_deleted streamcut 2
 echo "ok: stream cut -> error, both deleted"
 
+# 12b. The probe's stream never ends: --timeout ends it, both deleted.
+emu exectimeout --fault start-hang
+t0=$(date +%s)
+verify_e2b exectimeout --timeout 2
+assert_eq "$rc" 70 "exec timeout: exit ($(cat "$D/out"))"
+assert_contains "$(cat "$D/out")" "no complete answer"
+[ $(( $(date +%s) - t0 )) -lt 15 ] || fail "exec timeout: not bounded by --timeout"
+all_deleted exectimeout 2
+echo "ok: exec timeout -> both deleted"
+
 # 13. SIGINT while the probe runs (between create and delete): both deleted, 130.
 emu sigint --fault start-hang
 set +e
