@@ -81,6 +81,10 @@ typedef struct isotier_backend {
 	 * gone. Frees state on every path; < 0 with err naming the sandbox's id
 	 * when it may still exist (a leak a person must clean up). */
 	int (*release)(void *state, isotier_error *err);
+	/* Optional (remote backends): what the provider reports of a provisioned
+	 * sandbox that a reader of the verdict needs (its class, template), one
+	 * line; never a credential. */
+	void (*describe)(void *state, char *buf, size_t len);
 } isotier_backend;
 
 const isotier_backend *isotier_backend_lookup(const char *name);

@@ -360,16 +360,19 @@ static int daytona_exec(void *p, const isotier_exec_request *req, int *exit_stat
 	if (!rc) {
 		isotier_remote_relay(req->stdout_fd, result->valuestring, strlen(result->valuestring));
 		*exit_status = code ? code->valueint & 0xff : 0;
-		if (s->sandbox_class[0]) {
-			char note[96];
-			int n = snprintf(note, sizeof note, "daytona sandbox class: %s\n", s->sandbox_class);
-			isotier_remote_relay(req->stderr_fd, note, (size_t)n);
-		}
 	}
 	cJSON_Delete(doc);
 	if (rc)
 		return isotier_error_prefix(err, "daytona: exec in sandbox %s", s->id);
 	return 0;
+}
+
+static void daytona_describe(void *p, char *buf, size_t len)
+{
+	const daytona_state *s = p;
+	snprintf(buf, len, "sandbox class %s (none asked for: the organisation's default), snapshot %s",
+	         s->sandbox_class[0] ? s->sandbox_class : "not reported",
+	         isotier_remote_setting("ISOTIER_DAYTONA_SNAPSHOT", "default"));
 }
 
 const isotier_backend isotier_backend_daytona = {
@@ -382,4 +385,5 @@ const isotier_backend isotier_backend_daytona = {
     .exec = daytona_exec,
     .destroy = daytona_destroy,
     .release = daytona_release,
+    .describe = daytona_describe,
 };

@@ -467,6 +467,12 @@ static int e2b_exec(void *p, const isotier_exec_request *req, int *exit_status,
 	return 0;
 }
 
+static void e2b_describe(void *p, char *buf, size_t len)
+{
+	(void)p;
+	snprintf(buf, len, "template %s", isotier_remote_setting("ISOTIER_E2B_TEMPLATE", "base"));
+}
+
 const isotier_backend isotier_backend_e2b = {
     .name = "e2b",
     .catalogue_id = "e2b",
@@ -477,4 +483,5 @@ const isotier_backend isotier_backend_e2b = {
     .exec = e2b_exec,
     .destroy = e2b_destroy,
     .release = e2b_release,
+    .describe = e2b_describe,
 };

@@ -743,6 +743,11 @@ static int verify_main(int argc, char **argv)
 			continue;
 		}
 		judge_job(ready, o.host_provider, &host_kernel);
+		if (ready->note[0]) {
+			size_t n = strlen(ready->reason);
+			snprintf(ready->reason + n, sizeof ready->reason - n, "; %s reported: %.250s",
+			         ready->backend->name, ready->note);
+		}
 		if (ready->leaks[0]) {
 			size_t n = strlen(ready->reason);
 			snprintf(ready->reason + n, sizeof ready->reason - n, "; LEAKED: %.400s",

@@ -215,6 +215,8 @@ static void run_remote(job *j, const verify_ctx *ctx)
 	}
 	int64_t t1 = isotier_now_ms();
 	j->provision_ms = t1 - t0;
+	if (j->rc == 0 && b->describe)
+		b->describe(state[0], j->note, sizeof j->note);
 	if (j->rc == 0) {
 		probe_run pr[2] = {{0}, {0}};
 		exec_probe(b, state[0], ctx, &pr[0], &j->err);

@@ -48,6 +48,7 @@ typedef struct job {
 	bool out2_over;
 	char errtxt2[STDERR_KEEP];
 	char leaks[1024]; /* sandboxes that could not be destroyed, with ids; "" */
+	char note[256];   /* what the provider reported of the sandbox (describe()); "" */
 	evidence_tar evidence;
 	int64_t available_ms, provision_ms, exec_ms, destroy_ms, evidence_ms, total_ms;
 	/* filled by the main thread */

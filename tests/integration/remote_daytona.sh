@@ -51,6 +51,7 @@ verify_dt unknown
 assert_eq "$rc" 0 "UNKNOWN claim: exit ($(cat "$D/out" "$D/err"))"
 assert_contains "$(cat "$D/out")" "the claim is UNKNOWN, nothing to judge; observed CONTAINER"
 assert_eq "$(row)" "INCONCLUSIVE|shared|CONTAINER" "UNKNOWN claim: stored row"
+assert_contains "$(sqlite3 "$D/h.db" 'SELECT reason FROM observations')" "daytona reported: sandbox class container (none asked for"
 all_deleted unknown 2
 echo "ok: UNKNOWN stays unjudged, what was observed is recorded"
 
