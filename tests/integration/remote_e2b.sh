@@ -241,6 +241,21 @@ assert_eq "$rc" 130 "sigint: exit ($(cat "$D/err"))"
 all_deleted sigint 2
 echo "ok: SIGINT -> both deleted"
 
+# 13b. SIGTERM likewise: both deleted, 143.
+emu sigterm --fault start-hang
+set +e
+"$ISOTIER_BIN" verify --backend e2b --db "$D/h.db" --timeout 60 >"$D/out" 2>"$D/err" &
+vpid=$!
+for _ in $(seq 100); do grep -q 'process.Process/Start' "$D/requests" 2>/dev/null && break; sleep 0.1; done
+sleep 0.3
+kill -TERM "$vpid"
+wait "$vpid"; rc=$?
+set -e
+no_secret sigterm
+assert_eq "$rc" 143 "sigterm: exit ($(cat "$D/err"))"
+all_deleted sigterm 2
+echo "ok: SIGTERM -> both deleted"
+
 # 14. The per-run cap: one sandbox allowed, so the second create is refused
 #     before any request and the first is deleted.
 emu cap
@@ -250,3 +265,17 @@ assert_contains "$(cat "$D/out")" "ISOTIER_REMOTE_MAX_SANDBOXES"
 assert_eq "$(grep -c '^create ' "$D/ledger")" 1 "cap: sandboxes created"
 all_deleted cap 1
 echo "ok: per-run cap"
+
+# 15. The emulator itself holds requests to the spec (so the runs above mean
+#     something): no key, a wrong content type, unknown fields, a bad envelope.
+emu strict
+code() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
+U=$ISOTIER_E2B_API_URL
+assert_eq "$(code -X POST -H 'Content-Type: application/json' -d '{"templateID":"base"}' "$U/sandboxes")" 401 "emulator: no X-API-Key"
+assert_eq "$(code -X POST -H "X-API-Key: $KEY" -H 'Content-Type: text/plain' -d '{"templateID":"base"}' "$U/sandboxes")" 400 "emulator: content type"
+assert_eq "$(code -X POST -H "X-API-Key: $KEY" -H 'Content-Type: application/json' -d '{"templateID":"base","bogus":1}' "$U/sandboxes")" 400 "emulator: unknown field"
+sid=$(curl -s -X POST -H "X-API-Key: $KEY" -H 'Content-Type: application/json' -d '{"templateID":"base"}' "$U/sandboxes" |
+  python3 -c 'import json,sys; print(json.load(sys.stdin)["sandboxID"])')
+assert_eq "$(code -X POST -H 'Content-Type: application/connect+json' --data-binary '{}' "$U/envd/$sid/process.Process/Start")" 401 "emulator: envd without its token"
+assert_eq "$(code -X DELETE -H "X-API-Key: $KEY" "$U/sandboxes/$sid")" 204 "emulator: delete"
+echo "ok: the emulator rejects requests off the spec"
