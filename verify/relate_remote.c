@@ -32,8 +32,11 @@ isotier_kernel_relation relate_remote(job *j, char *detail, size_t len)
 	isotier_kernel_relation r = isotier_kernel_compare(&a, &b, inner, sizeof inner);
 	switch (r) {
 	case ISOTIER_KERNEL_SHARED:
+		/* Clones of one memory snapshot report one boot too: isotier
+		 * cannot tell them from a shared kernel, and fails closed. */
 		snprintf(detail, len, "two %s sandboxes run on one kernel (boot_id %s, btime %lld in both): "
-		         "not a kernel of their own", j->backend->name,
+		         "not a kernel of their own (or clones of one memory snapshot, which cannot be "
+		         "told apart from it)", j->backend->name,
 		         a.boot_id[0] ? a.boot_id : "unknown", (long long)a.btime);
 		break;
 	case ISOTIER_KERNEL_DEDICATED:
