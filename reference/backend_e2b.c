@@ -216,7 +216,9 @@ static int upload_probe(e2b_state *s, isotier_error *err)
 	if (!path)
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 	char url[1200], tok[300];
-	snprintf(url, sizeof url, "%s/files?path=%s&username=root", s->envd, path);
+	/* No username: the file belongs to envd's default user, the one the
+	 * process runs as, so the probe script may chmod it. */
+	snprintf(url, sizeof url, "%s/files?path=%s", s->envd, path);
 	free(path);
 	snprintf(tok, sizeof tok, "X-Access-Token: %s", s->token);
 	const char *hdrs[] = {s->token[0] ? tok : NULL, NULL};

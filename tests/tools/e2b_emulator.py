@@ -233,6 +233,8 @@ class Handler(BaseHTTPRequestHandler):
         if not m:
             return self.error(400, "Content-Type must be multipart/form-data")
         path = q.get("path", [""])[0]
+        if q.get("username", [""])[0] not in ("", "user"):
+            return self.error(401, "this emulator has one user, the default")
         body = self.body()
         delim = b"--" + m.group(1).encode()
         data = None
