@@ -215,6 +215,10 @@ static int attempt(const isotier_http_request *req, isotier_http_response *resp,
 			resp->sent = true;
 		rc = isotier_error_set(err, ISOTIER_EIO, 0, "%s %s: %s", req->method, where,
 		                       curl_easy_strerror(cc));
+	} else if (resp->status < 100) {
+		resp->sent = true;
+		rc = isotier_error_set(err, ISOTIER_EIO, 0, "%s %s: no HTTP response", req->method,
+		                       where);
 	}
 out:
 	if (m && c)
