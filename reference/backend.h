@@ -1,7 +1,9 @@
 /*
  * backend.h - one small interface over the sandboxes isotier drives (bwrap,
- * runc, runsc, qemu-microvm, host). Used by `isotier verify` and by
- * isotier_create(). One file per backend: reference/backend_<name>.c.
+ * runc, runsc, qemu-microvm, host; remote: e2b, daytona, fly, vercel). Used by
+ * `isotier verify` and by isotier_create() (local backends only). One file per
+ * backend: reference/backend_<name>.c; what the remote ones share is in
+ * backend_remote.h (over http.h and redact.h).
  *
  * Lifecycle: available() -> provision() -> exec()* -> destroy().
  * provision() may create files (bundle, initramfs); nothing may be created
