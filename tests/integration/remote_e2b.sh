@@ -82,7 +82,16 @@ assert r["kernel_relation"] == "dedicated" and r["verdict"] == "CONSISTENT", r
 assert r["leaked"] is None, r
 PY
 all_deleted dedicated 2
-echo "ok: a kernel each -> dedicated, CONSISTENT"
+# The report's tier matrix shows the provider as observed, not only source-checked.
+"$ISOTIER_BIN" report --db "$D/h.db" --format json --out "$D/report.json"
+! grep -qF "$KEY" "$D/report.json" || fail "dedicated: the API key is in the report"
+python3 - "$D/report.json" <<'PY'
+import json, sys
+row = [m for m in json.load(open(sys.argv[1]))["matrix"] if m["provider_id"] == "e2b"][0]
+assert row["backend"] == "e2b" and row["observations"] == 1, row
+assert row["observed_tier"] == "CONTAINER" and row["verdict"] == "CONSISTENT", row
+PY
+echo "ok: a kernel each -> dedicated, CONSISTENT, in the report's matrix"
 
 # 3. gVisor behind each create: no boot_id to compare, the claim is unproven (2).
 if runsc --network=none --ignore-cgroups --platform=ptrace do /bin/true 2>/dev/null; then
