@@ -103,7 +103,8 @@ static int sweep(daytona_state *s, isotier_error *err)
 	int rc = call(s, "GET", url, NULL, true, true, 15000, &resp, err);
 	if (!rc && resp.status != 200)
 		rc = isotier_http_status_error(err, ISOTIER_EIO, "GET /sandbox", &resp);
-	cJSON *doc = rc ? NULL : isotier_json_parse_strict(resp.body, resp.body_len, "GET /sandbox", err);
+	cJSON *doc =
+	    rc ? NULL : isotier_json_parse_strict(resp.body, resp.body_len, "GET /sandbox", err);
 	isotier_http_response_clear(&resp);
 	if (!rc && !doc)
 		rc = err->code;
@@ -119,7 +120,8 @@ static int sweep(daytona_state *s, isotier_error *err)
 		isotier_error e = {0};
 		int drc = cJSON_IsString(id) && isotier_remote_id_valid(id->valuestring)
 		              ? delete_one(s, id->valuestring, &e)
-		              : isotier_error_set(&e, ISOTIER_EDATA, 0, "a listed sandbox without a valid id");
+		              : isotier_error_set(&e, ISOTIER_EDATA, 0,
+		                                  "a listed sandbox without a valid id");
 		if (drc && !first) {
 			first = drc;
 			*err = e;
@@ -127,8 +129,9 @@ static int sweep(daytona_state *s, isotier_error *err)
 	}
 	cJSON_Delete(doc);
 	if (rc)
-		return isotier_error_prefix(err, "daytona: a create's outcome is unknown and its "
-		                                 "sandbox (label isotier-nonce=%s) may still exist",
+		return isotier_error_prefix(err,
+		                            "daytona: a create's outcome is unknown and its "
+		                            "sandbox (label isotier-nonce=%s) may still exist",
 		                            s->nonce);
 	return first;
 }
@@ -160,7 +163,8 @@ static int read_sandbox(daytona_state *s, const isotier_http_response *resp, cha
 	const cJSON *tb = cJSON_GetObjectItemCaseSensitive(doc, "toolboxProxyUrl");
 	const cJSON *cls = cJSON_GetObjectItemCaseSensitive(doc, "sandboxClass");
 	int rc = 0;
-	if (!cJSON_IsObject(doc) || !cJSON_IsString(id) || !isotier_remote_id_valid(id->valuestring))
+	if (!cJSON_IsObject(doc) || !cJSON_IsString(id) ||
+	    !isotier_remote_id_valid(id->valuestring))
 		rc = isotier_error_set(err, ISOTIER_EDATA, 0, "Sandbox: no valid id");
 	else if (s->created && strcmp(s->id, id->valuestring))
 		rc = isotier_error_set(err, ISOTIER_EDATA, 0, "Sandbox: another sandbox's id");
@@ -190,19 +194,22 @@ static int wait_started(daytona_state *s, const char *state, isotier_error *err)
 	char url[800];
 	snprintf(url, sizeof url, "%s/sandbox/%s", s->api, s->id);
 	for (int n = 0; strcmp(st, "started"); n++) {
-		if (!strcmp(st, "error") || !strcmp(st, "build_failed") || !strcmp(st, "destroyed") ||
-		    !strcmp(st, "destroying"))
-			return isotier_error_set(err, ISOTIER_EIO, 0, "daytona sandbox %s is %s", s->id, st);
+		if (!strcmp(st, "error") || !strcmp(st, "build_failed") ||
+		    !strcmp(st, "destroyed") || !strcmp(st, "destroying"))
+			return isotier_error_set(err, ISOTIER_EIO, 0, "daytona sandbox %s is %s",
+			                         s->id, st);
 		if (s->deadline_ms && isotier_now_ms() > s->deadline_ms)
 			return isotier_error_set(err, ISOTIER_ETIMEDOUT, 0,
-			                         "daytona sandbox %s not started in time (%s)", s->id, st);
+			                         "daytona sandbox %s not started in time (%s)",
+			                         s->id, st);
 		struct timespec ts = {0, (n < 5 ? 200 : 1000) * 1000000L};
 		nanosleep(&ts, NULL);
 		isotier_http_response resp;
 		int rc = call(s, "GET", url, NULL, true, false,
 		              isotier_remote_budget_ms(s->deadline_ms, 15000), &resp, err);
 		if (!rc && resp.status != 200)
-			rc = isotier_http_status_error(err, ISOTIER_EIO, "GET /sandbox/{id}", &resp);
+			rc =
+			    isotier_http_status_error(err, ISOTIER_EIO, "GET /sandbox/{id}", &resp);
 		if (!rc)
 			rc = read_sandbox(s, &resp, st, sizeof st, err);
 		isotier_http_response_clear(&resp);
@@ -234,7 +241,8 @@ static int upload_probe(daytona_state *s, isotier_error *err)
 	isotier_http_response resp;
 	int rc = isotier_http_perform(&r, &resp, err);
 	if (!rc && resp.status != 200)
-		rc = isotier_http_status_error(err, ISOTIER_EIO, "toolbox POST /files/upload", &resp);
+		rc = isotier_http_status_error(err, ISOTIER_EIO, "toolbox POST /files/upload",
+		                               &resp);
 	isotier_http_response_clear(&resp);
 	return rc;
 }
@@ -255,7 +263,8 @@ static int daytona_provision(void **out, const isotier_backend_spec *spec, isoti
 	s->timeout_s = spec->timeout_s > 0 ? spec->timeout_s : 60;
 	snprintf(s->probe, sizeof s->probe, "%s", spec->probe_path);
 	isotier_remote_nonce(s->nonce, sizeof s->nonce);
-	int rc = s->key ? 0 : isotier_error_set(err, ISOTIER_ECONFIG, 0, DAYTONA_KEY_ENV " is unusable");
+	int rc =
+	    s->key ? 0 : isotier_error_set(err, ISOTIER_ECONFIG, 0, DAYTONA_KEY_ENV " is unusable");
 	if (!rc)
 		rc = isotier_remote_endpoint(s->api, sizeof s->api, "ISOTIER_DAYTONA_API_URL",
 		                             "https://app.daytona.io/api", err);
@@ -286,20 +295,20 @@ static int daytona_provision(void **out, const isotier_backend_spec *spec, isoti
 	snprintf(url, sizeof url, "%s/sandbox", s->api);
 	isotier_http_response resp;
 	char state[48] = "";
-	rc = call(s, "POST", url, json, false, false, isotier_remote_budget_ms(s->deadline_ms, 60000),
-	          &resp, err);
+	rc = call(s, "POST", url, json, false, false,
+	          isotier_remote_budget_ms(s->deadline_ms, 60000), &resp, err);
 	cJSON_free(json);
 	if (!rc && resp.status == 200)
 		rc = read_sandbox(s, &resp, state, sizeof state, err);
 	else if (!rc)
-		rc = isotier_http_status_error(err, resp.status == 401 || resp.status == 403
-		                                        ? ISOTIER_ECONFIG
-		                                        : ISOTIER_EIO,
-		                               "POST /sandbox", &resp);
+		rc = isotier_http_status_error(
+		    err, resp.status == 401 || resp.status == 403 ? ISOTIER_ECONFIG : ISOTIER_EIO,
+		    "POST /sandbox", &resp);
 	/* A 200 we could not read made a sandbox we cannot name: look for it. */
-	s->unknown = !s->created && (resp.status == 200 || rc == ISOTIER_ETIMEDOUT || rc == ISOTIER_EINTR ||
-	                             (rc == ISOTIER_EIO && resp.sent && resp.status != 429 &&
-	                              (resp.status == 0 || resp.status >= 500)));
+	s->unknown =
+	    !s->created && (resp.status == 200 || rc == ISOTIER_ETIMEDOUT || rc == ISOTIER_EINTR ||
+	                    (rc == ISOTIER_EIO && resp.sent && resp.status != 429 &&
+	                     (resp.status == 0 || resp.status >= 500)));
 	isotier_http_response_clear(&resp);
 	if (!rc)
 		rc = wait_started(s, state, err);
@@ -347,9 +356,10 @@ static int daytona_exec(void *p, const isotier_exec_request *req, int *exit_stat
 	          err);
 	cJSON_free(json);
 	if (!rc && resp.status != 200)
-		rc = isotier_http_status_error(err, ISOTIER_EIO, "toolbox POST /process/execute", &resp);
-	cJSON *doc = rc ? NULL : isotier_json_parse_strict(resp.body, resp.body_len,
-	                                                      "ExecuteResponse", err);
+		rc = isotier_http_status_error(err, ISOTIER_EIO, "toolbox POST /process/execute",
+		                               &resp);
+	cJSON *doc =
+	    rc ? NULL : isotier_json_parse_strict(resp.body, resp.body_len, "ExecuteResponse", err);
 	isotier_http_response_clear(&resp);
 	if (!rc && !doc)
 		rc = err->code;
@@ -358,7 +368,8 @@ static int daytona_exec(void *p, const isotier_exec_request *req, int *exit_stat
 	if (!rc && (!cJSON_IsString(result) || (code && !cJSON_IsNumber(code))))
 		rc = isotier_error_set(err, ISOTIER_EDATA, 0, "ExecuteResponse: result/exitCode");
 	if (!rc) {
-		isotier_remote_relay(req->stdout_fd, result->valuestring, strlen(result->valuestring));
+		isotier_remote_relay(req->stdout_fd, result->valuestring,
+		                     strlen(result->valuestring));
 		*exit_status = code ? code->valueint & 0xff : 0;
 	}
 	cJSON_Delete(doc);
@@ -370,7 +381,8 @@ static int daytona_exec(void *p, const isotier_exec_request *req, int *exit_stat
 static void daytona_describe(void *p, char *buf, size_t len)
 {
 	const daytona_state *s = p;
-	snprintf(buf, len, "sandbox class %s (none asked for: the organisation's default), snapshot %s",
+	snprintf(buf, len,
+	         "sandbox class %s (none asked for: the organisation's default), snapshot %s",
 	         s->sandbox_class[0] ? s->sandbox_class : "not reported",
 	         isotier_remote_setting("ISOTIER_DAYTONA_SNAPSHOT", "default"));
 }

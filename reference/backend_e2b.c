@@ -32,7 +32,7 @@
 #include <string.h>
 
 #define E2B_KEY_ENV "E2B_API_KEY"
-#define ENVD_PORT "49983"
+#define ENVD_PORT   "49983"
 
 typedef struct e2b_state {
 	char api[512];
@@ -62,9 +62,8 @@ static int e2b_available(char *why, size_t why_len)
 }
 
 /* Control-plane request with the API key. */
-static int api(e2b_state *s, const char *method, const char *path, const char *body,
-               bool retry_5xx, bool cleanup, int64_t timeout_ms, isotier_http_response *resp,
-               isotier_error *err)
+static int api(e2b_state *s, const char *method, const char *path, const char *body, bool retry_5xx,
+               bool cleanup, int64_t timeout_ms, isotier_http_response *resp, isotier_error *err)
 {
 	char url[1024], key[600];
 	snprintf(url, sizeof url, "%s%s", s->api, path);
@@ -115,11 +114,13 @@ static int sweep(e2b_state *s, isotier_error *err)
 	int rc = api(s, "GET", path, NULL, true, true, 15000, &resp, err);
 	if (!rc && resp.status != 200)
 		rc = isotier_http_status_error(err, ISOTIER_EIO, "GET /v2/sandboxes", &resp);
-	cJSON *list = rc ? NULL : isotier_json_parse_strict(resp.body, resp.body_len,
-	                                                       "GET /v2/sandboxes", err);
+	cJSON *list =
+	    rc ? NULL
+	       : isotier_json_parse_strict(resp.body, resp.body_len, "GET /v2/sandboxes", err);
 	isotier_http_response_clear(&resp);
 	if (!rc && (!list || !cJSON_IsArray(list)))
-		rc = list ? isotier_error_set(err, ISOTIER_EDATA, 0, "GET /v2/sandboxes: not an array")
+		rc = list ? isotier_error_set(err, ISOTIER_EDATA, 0,
+		                              "GET /v2/sandboxes: not an array")
 		          : err->code;
 	int first = 0;
 	const cJSON *it;
@@ -130,7 +131,8 @@ static int sweep(e2b_state *s, isotier_error *err)
 		isotier_error e = {0};
 		int krc = cJSON_IsString(id) && isotier_remote_id_valid(id->valuestring)
 		              ? kill_one(s, id->valuestring, &e)
-		              : isotier_error_set(&e, ISOTIER_EDATA, 0, "a listed sandbox without a valid sandboxID");
+		              : isotier_error_set(&e, ISOTIER_EDATA, 0,
+		                                  "a listed sandbox without a valid sandboxID");
 		if (krc && !first) {
 			first = krc;
 			*err = e;
@@ -138,8 +140,9 @@ static int sweep(e2b_state *s, isotier_error *err)
 	}
 	cJSON_Delete(list);
 	if (rc)
-		return isotier_error_prefix(err, "e2b: a create's outcome is unknown and its "
-		                                 "sandbox (metadata isotier-nonce=%s) may still exist",
+		return isotier_error_prefix(err,
+		                            "e2b: a create's outcome is unknown and its "
+		                            "sandbox (metadata isotier-nonce=%s) may still exist",
 		                            s->nonce);
 	return first;
 }
@@ -173,14 +176,16 @@ static int parse_sandbox(e2b_state *s, const isotier_http_response *resp, isotie
 	const cJSON *tok = cJSON_GetObjectItemCaseSensitive(doc, "envdAccessToken");
 	const cJSON *dom = cJSON_GetObjectItemCaseSensitive(doc, "domain");
 	const cJSON *tmpl = cJSON_GetObjectItemCaseSensitive(doc, "templateID");
-	if (!cJSON_IsObject(doc) || !cJSON_IsString(id) || !isotier_remote_id_valid(id->valuestring) ||
-	    !cJSON_IsString(tmpl))
-		rc = isotier_error_set(err, ISOTIER_EDATA, 0,
-		                       "POST /sandboxes: no valid sandboxID/templateID in the answer");
+	if (!cJSON_IsObject(doc) || !cJSON_IsString(id) ||
+	    !isotier_remote_id_valid(id->valuestring) || !cJSON_IsString(tmpl))
+		rc = isotier_error_set(
+		    err, ISOTIER_EDATA, 0,
+		    "POST /sandboxes: no valid sandboxID/templateID in the answer");
 	else if (tok && !cJSON_IsNull(tok) &&
 	         (!cJSON_IsString(tok) || strlen(tok->valuestring) >= sizeof s->token ||
 	          strpbrk(tok->valuestring, "\r\n")))
-		rc = isotier_error_set(err, ISOTIER_EDATA, 0, "POST /sandboxes: bad envdAccessToken");
+		rc = isotier_error_set(err, ISOTIER_EDATA, 0,
+		                       "POST /sandboxes: bad envdAccessToken");
 	else if (dom && !cJSON_IsNull(dom) &&
 	         (!cJSON_IsString(dom) || !isotier_remote_id_valid(dom->valuestring)))
 		rc = isotier_error_set(err, ISOTIER_EDATA, 0, "POST /sandboxes: bad domain");
@@ -197,7 +202,8 @@ static int parse_sandbox(e2b_state *s, const isotier_http_response *resp, isotie
 	if (!rc && envd && *envd) {
 		const char *at = strstr(envd, "{id}");
 		if (strncmp(envd, "http", 4) || strlen(envd) > 400)
-			rc = isotier_error_set(err, ISOTIER_ECONFIG, 0, "ISOTIER_E2B_ENVD_URL: an http(s) URL");
+			rc = isotier_error_set(err, ISOTIER_ECONFIG, 0,
+			                       "ISOTIER_E2B_ENVD_URL: an http(s) URL");
 		else if (at)
 			snprintf(s->envd, sizeof s->envd, "%.*s%s%s", (int)(at - envd), envd, s->id,
 			         at + 4);
@@ -235,10 +241,13 @@ static int upload_probe(e2b_state *s, isotier_error *err)
 	int rc = isotier_http_perform(&r, &resp, err);
 	if (!rc && resp.status != 200)
 		rc = isotier_http_status_error(err, ISOTIER_EIO, "envd POST /files", &resp);
-	cJSON *doc = rc ? NULL : isotier_json_parse_strict(resp.body, resp.body_len, "envd POST /files", err);
+	cJSON *doc =
+	    rc ? NULL
+	       : isotier_json_parse_strict(resp.body, resp.body_len, "envd POST /files", err);
 	if (!rc && !cJSON_IsArray(doc))
-		rc = doc ? isotier_error_set(err, ISOTIER_EDATA, 0, "envd POST /files: not an array")
-		         : err->code;
+		rc =
+		    doc ? isotier_error_set(err, ISOTIER_EDATA, 0, "envd POST /files: not an array")
+		        : err->code;
 	cJSON_Delete(doc);
 	isotier_http_response_clear(&resp);
 	return rc;
@@ -260,7 +269,8 @@ static int e2b_provision(void **out, const isotier_backend_spec *spec, isotier_e
 	s->timeout_s = spec->timeout_s > 0 ? spec->timeout_s : 60;
 	snprintf(s->probe, sizeof s->probe, "%s", spec->probe_path);
 	isotier_remote_nonce(s->nonce, sizeof s->nonce);
-	int rc = s->key ? 0 : isotier_error_set(err, ISOTIER_ECONFIG, 0, E2B_KEY_ENV " is unusable");
+	int rc =
+	    s->key ? 0 : isotier_error_set(err, ISOTIER_ECONFIG, 0, E2B_KEY_ENV " is unusable");
 	if (!rc)
 		rc = isotier_remote_endpoint(s->api, sizeof s->api, "ISOTIER_E2B_API_URL",
 		                             "https://api.e2b.app", err);
@@ -270,7 +280,8 @@ static int e2b_provision(void **out, const isotier_backend_spec *spec, isotier_e
 		free(s);
 		return isotier_error_prefix(err, "e2b: provision");
 	}
-	int64_t left = s->deadline_ms ? (s->deadline_ms - isotier_now_ms()) / 1000 : 3 * s->timeout_s;
+	int64_t left =
+	    s->deadline_ms ? (s->deadline_ms - isotier_now_ms()) / 1000 : 3 * s->timeout_s;
 	char body[512];
 	snprintf(body, sizeof body,
 	         "{\"templateID\":\"%s\",\"timeout\":%lld,\"metadata\":{\"isotier-nonce\":\"%s\"}}",
@@ -283,14 +294,14 @@ static int e2b_provision(void **out, const isotier_backend_spec *spec, isotier_e
 	if (!rc && resp.status == 201)
 		rc = parse_sandbox(s, &resp, err);
 	else if (!rc)
-		rc = isotier_http_status_error(err, resp.status == 401 || resp.status == 403
-		                                        ? ISOTIER_ECONFIG
-		                                        : ISOTIER_EIO,
-		                               "POST /sandboxes", &resp);
+		rc = isotier_http_status_error(
+		    err, resp.status == 401 || resp.status == 403 ? ISOTIER_ECONFIG : ISOTIER_EIO,
+		    "POST /sandboxes", &resp);
 	/* A 201 we could not read made a sandbox we cannot name: look for it. */
-	s->unknown = !s->created && (resp.status == 201 || rc == ISOTIER_ETIMEDOUT || rc == ISOTIER_EINTR ||
-	                             (rc == ISOTIER_EIO && resp.sent && resp.status != 429 &&
-	                              (resp.status == 0 || resp.status >= 500)));
+	s->unknown =
+	    !s->created && (resp.status == 201 || rc == ISOTIER_ETIMEDOUT || rc == ISOTIER_EINTR ||
+	                    (rc == ISOTIER_EIO && resp.sent && resp.status != 429 &&
+	                     (resp.status == 0 || resp.status >= 500)));
 	isotier_http_response_clear(&resp);
 	if (!rc)
 		rc = upload_probe(s, err);
@@ -353,7 +364,8 @@ static int on_event(stream *st, const cJSON *ev, isotier_error *err)
 		              code->valuedouble > 255)) ||
 		    (exited && !cJSON_IsBool(exited)) || (status && !cJSON_IsString(status)) ||
 		    (error && !cJSON_IsString(error)))
-			return isotier_error_set(err, ISOTIER_EDATA, 0, "envd: malformed end event");
+			return isotier_error_set(err, ISOTIER_EDATA, 0,
+			                         "envd: malformed end event");
 		st->ended = true;
 		st->exit_code = code ? code->valueint : 0; /* proto3 JSON omits 0 */
 		st->exited = cJSON_IsTrue(exited);
@@ -371,7 +383,8 @@ static int on_message(void *ctx, unsigned flags, const char *msg, size_t len, is
 		return err->code;
 	int rc = 0;
 	if (!cJSON_IsObject(doc)) {
-		rc = isotier_error_set(err, ISOTIER_EDATA, 0, "envd: a stream message is not an object");
+		rc = isotier_error_set(err, ISOTIER_EDATA, 0,
+		                       "envd: a stream message is not an object");
 	} else if (flags & ISOTIER_CONNECT_END_STREAM) {
 		st->eos = true;
 		const cJSON *e = cJSON_GetObjectItemCaseSensitive(doc, "error");
@@ -398,8 +411,7 @@ static int on_bytes(void *ctx, const char *buf, size_t len, isotier_error *err)
 	return isotier_connect_feed(&st->dec, buf, len, err);
 }
 
-static int e2b_exec(void *p, const isotier_exec_request *req, int *exit_status,
-                    isotier_error *err)
+static int e2b_exec(void *p, const isotier_exec_request *req, int *exit_status, isotier_error *err)
 {
 	e2b_state *s = p;
 	*exit_status = -1;
@@ -429,8 +441,8 @@ static int e2b_exec(void *p, const isotier_exec_request *req, int *exit_status,
 	snprintf(url, sizeof url, "%s/process.Process/Start", s->envd);
 	snprintf(tok, sizeof tok, "X-Access-Token: %s", s->token);
 	snprintf(ctm, sizeof ctm, "Connect-Timeout-Ms: %lld", (long long)budget);
-	const char *hdrs[] = {"Content-Type: application/connect+json", "Connect-Protocol-Version: 1",
-	                      ctm, s->token[0] ? tok : NULL, NULL};
+	const char *hdrs[] = {"Content-Type: application/connect+json",
+	                      "Connect-Protocol-Version: 1", ctm, s->token[0] ? tok : NULL, NULL};
 	stream st = {.req = req};
 	st.dec = (isotier_connect_decoder){.cb = on_message, .ctx = &st};
 	isotier_http_request r = {.method = "POST",
@@ -447,7 +459,8 @@ static int e2b_exec(void *p, const isotier_exec_request *req, int *exit_status,
 	isotier_http_response resp;
 	rc = isotier_http_perform(&r, &resp, err);
 	if (!rc && resp.status != 200)
-		rc = isotier_http_status_error(err, ISOTIER_EIO, "envd process.Process/Start", &resp);
+		rc = isotier_http_status_error(err, ISOTIER_EIO, "envd process.Process/Start",
+		                               &resp);
 	else if (!rc && strncmp(resp.content_type, "application/connect+json", 24))
 		rc = isotier_error_set(err, ISOTIER_EDATA, 0,
 		                       "envd process.Process/Start: content type '%s'",

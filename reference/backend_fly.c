@@ -30,8 +30,8 @@
 #include <string.h>
 
 #define FLY_TOKEN_ENV "FLY_API_TOKEN"
-#define FLY_APP_ENV "FLY_APP"
-#define PROBE_MAX (8u << 20)
+#define FLY_APP_ENV   "FLY_APP"
+#define PROBE_MAX     (8u << 20)
 
 typedef struct fly_state {
 	char api[512];
@@ -100,7 +100,8 @@ static int sweep(fly_state *s, isotier_error *err)
 	int rc = call(s, "GET", "/machines", NULL, true, true, 15000, &resp, err);
 	if (!rc && resp.status != 200)
 		rc = isotier_http_status_error(err, ISOTIER_EIO, "GET /machines", &resp);
-	cJSON *list = rc ? NULL : isotier_json_parse_strict(resp.body, resp.body_len, "GET /machines", err);
+	cJSON *list =
+	    rc ? NULL : isotier_json_parse_strict(resp.body, resp.body_len, "GET /machines", err);
 	isotier_http_response_clear(&resp);
 	if (!rc && !cJSON_IsArray(list))
 		rc = list ? isotier_error_set(err, ISOTIER_EDATA, 0, "GET /machines: not an array")
@@ -119,7 +120,8 @@ static int sweep(fly_state *s, isotier_error *err)
 		isotier_error e = {0};
 		int drc = cJSON_IsString(id) && isotier_remote_id_valid(id->valuestring)
 		              ? destroy_one(s, id->valuestring, &e)
-		              : isotier_error_set(&e, ISOTIER_EDATA, 0, "a listed machine without a valid id");
+		              : isotier_error_set(&e, ISOTIER_EDATA, 0,
+		                                  "a listed machine without a valid id");
 		if (drc && !first) {
 			first = drc;
 			*err = e;
@@ -127,8 +129,9 @@ static int sweep(fly_state *s, isotier_error *err)
 	}
 	cJSON_Delete(list);
 	if (rc)
-		return isotier_error_prefix(err, "fly: a create's outcome is unknown and its machine "
-		                                 "(metadata isotier-nonce=%s) may still exist",
+		return isotier_error_prefix(err,
+		                            "fly: a create's outcome is unknown and its machine "
+		                            "(metadata isotier-nonce=%s) may still exist",
 		                            s->nonce);
 	return first;
 }
@@ -160,7 +163,8 @@ static char *create_body(const fly_state *s, const char *probe_path, isotier_err
 		isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 		return NULL;
 	}
-	static const char tbl[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	static const char tbl[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	size_t o = 0;
 	const unsigned char *p = (const unsigned char *)probe;
 	for (size_t i = 0; i < len; i += 3) {
@@ -172,13 +176,15 @@ static char *create_body(const fly_state *s, const char *probe_path, isotier_err
 		b64[o++] = i + 2 < len ? tbl[v & 63] : '=';
 	}
 	b64[o] = '\0';
-	int64_t ttl = (s->deadline_ms ? (s->deadline_ms - isotier_now_ms()) / 1000 : 3 * s->timeout_s) + 60;
+	int64_t ttl =
+	    (s->deadline_ms ? (s->deadline_ms - isotier_now_ms()) / 1000 : 3 * s->timeout_s) + 60;
 	char sleep_s[32];
 	snprintf(sleep_s, sizeof sleep_s, "%lld", (long long)ttl);
 	cJSON *body = cJSON_CreateObject();
 	cJSON *cfg = cJSON_AddObjectToObject(body, "config");
-	cJSON_AddStringToObject(cfg, "image",
-	                        isotier_remote_setting("ISOTIER_FLY_IMAGE", "docker.io/library/alpine:3"));
+	cJSON_AddStringToObject(
+	    cfg, "image",
+	    isotier_remote_setting("ISOTIER_FLY_IMAGE", "docker.io/library/alpine:3"));
 	cJSON_AddBoolToObject(cfg, "auto_destroy", true);
 	cJSON *restart = cJSON_AddObjectToObject(cfg, "restart");
 	cJSON_AddStringToObject(restart, "policy", "no");
@@ -220,7 +226,8 @@ static int fly_provision(void **out, const isotier_backend_spec *spec, isotier_e
 	s->deadline_ms = spec->deadline_ms;
 	s->timeout_s = spec->timeout_s > 0 ? spec->timeout_s : 60;
 	isotier_remote_nonce(s->nonce, sizeof s->nonce);
-	int rc = s->token ? 0 : isotier_error_set(err, ISOTIER_ECONFIG, 0, FLY_TOKEN_ENV " is unusable");
+	int rc =
+	    s->token ? 0 : isotier_error_set(err, ISOTIER_ECONFIG, 0, FLY_TOKEN_ENV " is unusable");
 	if (!rc)
 		rc = isotier_remote_endpoint(s->api, sizeof s->api, "ISOTIER_FLY_API_URL",
 		                             "https://api.machines.dev/v1", err);
@@ -246,15 +253,15 @@ static int fly_provision(void **out, const isotier_backend_spec *spec, isotier_e
 			snprintf(s->id, sizeof s->id, "%s", id->valuestring);
 			s->created = true;
 		} else {
-			rc = doc ? isotier_error_set(err, ISOTIER_EDATA, 0, "POST /machines: no valid id")
+			rc = doc ? isotier_error_set(err, ISOTIER_EDATA, 0,
+			                             "POST /machines: no valid id")
 			         : err->code;
 			s->unknown = true; /* something answered 200: look for it by nonce */
 		}
 	} else if (!rc) {
-		rc = isotier_http_status_error(err, resp.status == 401 || resp.status == 403
-		                                        ? ISOTIER_ECONFIG
-		                                        : ISOTIER_EIO,
-		                               "POST /machines", &resp);
+		rc = isotier_http_status_error(
+		    err, resp.status == 401 || resp.status == 403 ? ISOTIER_ECONFIG : ISOTIER_EIO,
+		    "POST /machines", &resp);
 	}
 	cJSON_Delete(doc);
 	if (!s->created && !s->unknown)
@@ -269,7 +276,8 @@ static int fly_provision(void **out, const isotier_backend_spec *spec, isotier_e
 		         (long long)(budget / 1000 > 0 ? budget / 1000 : 1));
 		rc = call(s, "GET", path, NULL, true, false, budget + 5000, &resp, err);
 		if (!rc && resp.status != 200)
-			rc = isotier_http_status_error(err, ISOTIER_EIO, "GET /machines/{id}/wait", &resp);
+			rc = isotier_http_status_error(err, ISOTIER_EIO, "GET /machines/{id}/wait",
+			                               &resp);
 		isotier_http_response_clear(&resp);
 	}
 	if (rc) {
@@ -313,7 +321,8 @@ static int fly_exec(void *p, const isotier_exec_request *req, int *exit_status, 
 	cJSON_free(json);
 	if (!rc && resp.status != 200)
 		rc = isotier_http_status_error(err, ISOTIER_EIO, "POST /machines/{id}/exec", &resp);
-	cJSON *doc = rc ? NULL : isotier_json_parse_strict(resp.body, resp.body_len, "exec response", err);
+	cJSON *doc =
+	    rc ? NULL : isotier_json_parse_strict(resp.body, resp.body_len, "exec response", err);
 	isotier_http_response_clear(&resp);
 	if (!rc && !cJSON_IsObject(doc))
 		rc = doc ? isotier_error_set(err, ISOTIER_EDATA, 0, "exec response: not an object")
@@ -323,12 +332,15 @@ static int fly_exec(void *p, const isotier_exec_request *req, int *exit_status, 
 	const cJSON *se = doc ? cJSON_GetObjectItemCaseSensitive(doc, "stderr") : NULL;
 	if (!rc && ((code && !cJSON_IsNumber(code)) || (so && !cJSON_IsString(so)) ||
 	            (se && !cJSON_IsString(se))))
-		rc = isotier_error_set(err, ISOTIER_EDATA, 0, "exec response: exit_code/stdout/stderr");
+		rc = isotier_error_set(err, ISOTIER_EDATA, 0,
+		                       "exec response: exit_code/stdout/stderr");
 	if (!rc) {
 		if (so)
-			isotier_remote_relay(req->stdout_fd, so->valuestring, strlen(so->valuestring));
+			isotier_remote_relay(req->stdout_fd, so->valuestring,
+			                     strlen(so->valuestring));
 		if (se)
-			isotier_remote_relay(req->stderr_fd, se->valuestring, strlen(se->valuestring));
+			isotier_remote_relay(req->stderr_fd, se->valuestring,
+			                     strlen(se->valuestring));
 		*exit_status = code ? code->valueint & 0xff : 0;
 	}
 	cJSON_Delete(doc);

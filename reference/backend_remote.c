@@ -34,7 +34,8 @@ int isotier_remote_endpoint(char *out, size_t len, const char *env, const char *
 	if ((strncmp(v, "https://", 8) && strncmp(v, "http://", 7)) || n >= len || n > 400 ||
 	    v[n - 1] == '/' || strpbrk(v, " \t\r\n?#"))
 		return isotier_error_set(err, ISOTIER_ECONFIG, 0,
-		                         "%s: an http(s) URL without a trailing '/' is needed", env);
+		                         "%s: an http(s) URL without a trailing '/' is needed",
+		                         env);
 	memcpy(out, v, n + 1);
 	return 0;
 }

@@ -22,7 +22,7 @@
 #include "http.h"
 #include "redact.h"
 
-#define ISOTIER_REMOTE_GUEST_DIR "/tmp/isotier"
+#define ISOTIER_REMOTE_GUEST_DIR   "/tmp/isotier"
 #define ISOTIER_REMOTE_DEFAULT_CAP 2
 
 /* 1 when every variable in vars (NULL-terminated) is set and non-empty; else

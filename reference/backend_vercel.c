@@ -28,7 +28,7 @@
 #include <string.h>
 
 #define VERCEL_TOKEN_ENV "VERCEL_TOKEN"
-#define PROBE_MAX (8u << 20)
+#define PROBE_MAX        (8u << 20)
 
 typedef struct vercel_state {
 	char api[512];
@@ -89,11 +89,12 @@ static int stop_one(vercel_state *s, const char *session, isotier_error *err)
 	isotier_http_response resp;
 	int rc = call(s, "POST", path, NULL, NULL, NULL, "{}", 2, true, true, 15000, &resp, err);
 	if (!rc && resp.status != 200 && resp.status != 404)
-		rc = isotier_http_status_error(err, ISOTIER_EIO, "POST /v2/sandboxes/sessions/{id}/stop",
-		                               &resp);
+		rc = isotier_http_status_error(err, ISOTIER_EIO,
+		                               "POST /v2/sandboxes/sessions/{id}/stop", &resp);
 	isotier_http_response_clear(&resp);
 	if (rc)
-		return isotier_error_prefix(err, "vercel sandbox session %s may still run", session);
+		return isotier_error_prefix(err, "vercel sandbox session %s may still run",
+		                            session);
 	return 0;
 }
 
@@ -103,16 +104,20 @@ static int sweep(vercel_state *s, isotier_error *err)
 	snprintf(q, sizeof q, "project=%s", s->project);
 	snprintf(want, sizeof want, "isotier-%s", s->nonce);
 	isotier_http_response resp;
-	int rc = call(s, "GET", "/v2/sandboxes", q, NULL, NULL, NULL, 0, true, true, 15000, &resp, err);
+	int rc =
+	    call(s, "GET", "/v2/sandboxes", q, NULL, NULL, NULL, 0, true, true, 15000, &resp, err);
 	if (!rc && resp.status != 200)
 		rc = isotier_http_status_error(err, ISOTIER_EIO, "GET /v2/sandboxes", &resp);
-	cJSON *doc = rc ? NULL : isotier_json_parse_strict(resp.body, resp.body_len, "GET /v2/sandboxes", err);
+	cJSON *doc =
+	    rc ? NULL
+	       : isotier_json_parse_strict(resp.body, resp.body_len, "GET /v2/sandboxes", err);
 	isotier_http_response_clear(&resp);
 	if (!rc && !doc)
 		rc = err->code;
 	cJSON *list = doc ? cJSON_GetObjectItemCaseSensitive(doc, "sandboxes") : NULL;
 	if (!rc && !cJSON_IsArray(list))
-		rc = isotier_error_set(err, ISOTIER_EDATA, 0, "GET /v2/sandboxes: no sandboxes array");
+		rc = isotier_error_set(err, ISOTIER_EDATA, 0,
+		                       "GET /v2/sandboxes: no sandboxes array");
 	int first = 0;
 	const cJSON *it;
 	cJSON *arr = rc ? NULL : list;
@@ -125,7 +130,8 @@ static int sweep(vercel_state *s, isotier_error *err)
 		isotier_error e = {0};
 		int drc = cJSON_IsString(sess) && isotier_remote_id_valid(sess->valuestring)
 		              ? stop_one(s, sess->valuestring, &e)
-		              : isotier_error_set(&e, ISOTIER_EDATA, 0, "sandbox %s without a valid session", want);
+		              : isotier_error_set(&e, ISOTIER_EDATA, 0,
+		                                  "sandbox %s without a valid session", want);
 		if (drc && !first) {
 			first = drc;
 			*err = e;
@@ -133,8 +139,10 @@ static int sweep(vercel_state *s, isotier_error *err)
 	}
 	cJSON_Delete(doc);
 	if (rc)
-		return isotier_error_prefix(err, "vercel: a create's outcome is unknown and its "
-		                                 "sandbox (%s) may still run", want);
+		return isotier_error_prefix(err,
+		                            "vercel: a create's outcome is unknown and its "
+		                            "sandbox (%s) may still run",
+		                            want);
 	return first;
 }
 
@@ -253,7 +261,9 @@ static int vercel_provision(void **out, const isotier_backend_spec *spec, isotie
 	s->timeout_s = spec->timeout_s > 0 ? spec->timeout_s : 60;
 	snprintf(s->probe, sizeof s->probe, "%s", spec->probe_path);
 	isotier_remote_nonce(s->nonce, sizeof s->nonce);
-	int rc = s->token ? 0 : isotier_error_set(err, ISOTIER_ECONFIG, 0, VERCEL_TOKEN_ENV " is unusable");
+	int rc = s->token
+	             ? 0
+	             : isotier_error_set(err, ISOTIER_ECONFIG, 0, VERCEL_TOKEN_ENV " is unusable");
 	if (!rc)
 		rc = isotier_remote_endpoint(s->api, sizeof s->api, "ISOTIER_VERCEL_API_URL",
 		                             "https://vercel.com/api", err);
@@ -263,7 +273,8 @@ static int vercel_provision(void **out, const isotier_backend_spec *spec, isotie
 		free(s);
 		return isotier_error_prefix(err, "vercel: provision");
 	}
-	int64_t ttl = (s->deadline_ms ? (s->deadline_ms - isotier_now_ms()) / 1000 : 3 * s->timeout_s) + 60;
+	int64_t ttl =
+	    (s->deadline_ms ? (s->deadline_ms - isotier_now_ms()) / 1000 : 3 * s->timeout_s) + 60;
 	char body[512];
 	snprintf(body, sizeof body,
 	         "{\"projectId\":\"%s\",\"name\":\"isotier-%s\",\"timeout\":%lld,"
@@ -274,7 +285,8 @@ static int vercel_provision(void **out, const isotier_backend_spec *spec, isotie
 	          isotier_remote_budget_ms(s->deadline_ms, 60000), &resp, err);
 	cJSON *doc = NULL;
 	if (!rc && (resp.status == 200 || resp.status == 201)) {
-		doc = isotier_json_parse_strict(resp.body, resp.body_len, "POST /v3/sandboxes", err);
+		doc =
+		    isotier_json_parse_strict(resp.body, resp.body_len, "POST /v3/sandboxes", err);
 		const cJSON *sess = doc ? cJSON_GetObjectItemCaseSensitive(doc, "session") : NULL;
 		const cJSON *id = cJSON_GetObjectItemCaseSensitive(sess, "id");
 		if (cJSON_IsString(id) && isotier_remote_id_valid(id->valuestring)) {
@@ -287,10 +299,9 @@ static int vercel_provision(void **out, const isotier_backend_spec *spec, isotie
 			s->unknown = true;
 		}
 	} else if (!rc) {
-		rc = isotier_http_status_error(err, resp.status == 401 || resp.status == 403
-		                                        ? ISOTIER_ECONFIG
-		                                        : ISOTIER_EIO,
-		                               "POST /v3/sandboxes", &resp);
+		rc = isotier_http_status_error(
+		    err, resp.status == 401 || resp.status == 403 ? ISOTIER_ECONFIG : ISOTIER_EIO,
+		    "POST /v3/sandboxes", &resp);
 	}
 	cJSON_Delete(doc);
 	if (!s->created && !s->unknown)
@@ -305,11 +316,12 @@ static int vercel_provision(void **out, const isotier_backend_spec *spec, isotie
 		char path[300];
 		snprintf(path, sizeof path, "/v2/sandboxes/sessions/%s/fs/write", s->session);
 		if (!rc)
-			rc = call(s, "POST", path, NULL, "application/gzip", "x-cwd: /", (const char *)tgz,
-			          tgz_len, true, false, isotier_remote_budget_ms(s->deadline_ms, 60000),
-			          &resp, err);
+			rc = call(s, "POST", path, NULL, "application/gzip", "x-cwd: /",
+			          (const char *)tgz, tgz_len, true, false,
+			          isotier_remote_budget_ms(s->deadline_ms, 60000), &resp, err);
 		if (!rc && resp.status != 200)
-			rc = isotier_http_status_error(err, ISOTIER_EIO, "POST .../fs/write", &resp);
+			rc =
+			    isotier_http_status_error(err, ISOTIER_EIO, "POST .../fs/write", &resp);
 		isotier_http_response_clear(&resp);
 	}
 	if (rc) {
@@ -340,16 +352,22 @@ static int relay_logs(const isotier_http_response *resp, const isotier_exec_requ
 			const cJSON *st = cJSON_GetObjectItemCaseSensitive(line, "stream");
 			const cJSON *data = cJSON_GetObjectItemCaseSensitive(line, "data");
 			int rc = 0;
-			if (cJSON_IsString(st) && cJSON_IsString(data) && !strcmp(st->valuestring, "stdout"))
-				isotier_remote_relay(req->stdout_fd, data->valuestring, strlen(data->valuestring));
-			else if (cJSON_IsString(st) && cJSON_IsString(data) && !strcmp(st->valuestring, "stderr"))
-				isotier_remote_relay(req->stderr_fd, data->valuestring, strlen(data->valuestring));
+			if (cJSON_IsString(st) && cJSON_IsString(data) &&
+			    !strcmp(st->valuestring, "stdout"))
+				isotier_remote_relay(req->stdout_fd, data->valuestring,
+				                     strlen(data->valuestring));
+			else if (cJSON_IsString(st) && cJSON_IsString(data) &&
+			         !strcmp(st->valuestring, "stderr"))
+				isotier_remote_relay(req->stderr_fd, data->valuestring,
+				                     strlen(data->valuestring));
 			else if (cJSON_IsString(st) && !strcmp(st->valuestring, "error")) {
 				const cJSON *m = cJSON_GetObjectItemCaseSensitive(data, "message");
-				rc = isotier_error_set(err, ISOTIER_EIO, 0, "log stream error: %.300s",
+				rc = isotier_error_set(err, ISOTIER_EIO, 0,
+				                       "log stream error: %.300s",
 				                       cJSON_IsString(m) ? m->valuestring : "");
 			} else
-				rc = isotier_error_set(err, ISOTIER_EDATA, 0, "a log line that is no LogLine");
+				rc = isotier_error_set(err, ISOTIER_EDATA, 0,
+				                       "a log line that is no LogLine");
 			cJSON_Delete(line);
 			if (rc)
 				return rc;
@@ -384,18 +402,20 @@ static int vercel_exec(void *p, const isotier_exec_request *req, int *exit_statu
 	char path[400], cmd_id[130] = "";
 	snprintf(path, sizeof path, "/v2/sandboxes/sessions/%s/cmd", s->session);
 	isotier_http_response resp;
-	rc = call(s, "POST", path, NULL, NULL, NULL, json, strlen(json), false, false, budget, &resp,
-	          err);
+	rc = call(s, "POST", path, NULL, NULL, NULL, json, strlen(json), false, false, budget,
+	          &resp, err);
 	cJSON_free(json);
 	if (!rc && resp.status != 200)
 		rc = isotier_http_status_error(err, ISOTIER_EIO, "POST .../cmd", &resp);
-	cJSON *doc = rc ? NULL : isotier_json_parse_strict(resp.body, resp.body_len, "CommandResponse", err);
+	cJSON *doc =
+	    rc ? NULL : isotier_json_parse_strict(resp.body, resp.body_len, "CommandResponse", err);
 	isotier_http_response_clear(&resp);
 	const cJSON *id = cJSON_GetObjectItemCaseSensitive(
 	    doc ? cJSON_GetObjectItemCaseSensitive(doc, "command") : NULL, "id");
 	if (!rc && (!cJSON_IsString(id) || !isotier_remote_id_valid(id->valuestring)))
-		rc = doc ? isotier_error_set(err, ISOTIER_EDATA, 0, "CommandResponse: no command.id")
-		         : err->code;
+		rc =
+		    doc ? isotier_error_set(err, ISOTIER_EDATA, 0, "CommandResponse: no command.id")
+		        : err->code;
 	if (!rc)
 		snprintf(cmd_id, sizeof cmd_id, "%s", id->valuestring);
 	cJSON_Delete(doc);
@@ -405,9 +425,11 @@ static int vercel_exec(void *p, const isotier_exec_request *req, int *exit_statu
 		rc = call(s, "GET", path, "wait=true", NULL, NULL, NULL, 0, false, false,
 		          isotier_remote_budget_ms(s->deadline_ms, budget), &resp, err);
 		if (!rc && resp.status != 200)
-			rc = isotier_http_status_error(err, ISOTIER_EIO, "GET .../cmd/{id}?wait=true", &resp);
-		doc = rc ? NULL : isotier_json_parse_strict(resp.body, resp.body_len,
-		                                             "CommandFinishedResponse", err);
+			rc = isotier_http_status_error(err, ISOTIER_EIO,
+			                               "GET .../cmd/{id}?wait=true", &resp);
+		doc = rc ? NULL
+		         : isotier_json_parse_strict(resp.body, resp.body_len,
+		                                     "CommandFinishedResponse", err);
 		isotier_http_response_clear(&resp);
 		const cJSON *code = cJSON_GetObjectItemCaseSensitive(
 		    doc ? cJSON_GetObjectItemCaseSensitive(doc, "command") : NULL, "exitCode");
@@ -420,14 +442,16 @@ static int vercel_exec(void *p, const isotier_exec_request *req, int *exit_statu
 		cJSON_Delete(doc);
 	}
 	if (!rc) { /* its logs */
-		snprintf(path, sizeof path, "/v2/sandboxes/sessions/%s/cmd/%s/logs", s->session, cmd_id);
+		snprintf(path, sizeof path, "/v2/sandboxes/sessions/%s/cmd/%s/logs", s->session,
+		         cmd_id);
 		rc = call(s, "GET", path, NULL, NULL, NULL, NULL, 0, true, false,
 		          isotier_remote_budget_ms(s->deadline_ms, 30000), &resp, err);
 		if (!rc && resp.status != 200)
 			rc = isotier_http_status_error(err, ISOTIER_EIO, "GET .../logs", &resp);
 		else if (!rc && strcmp(resp.content_type, "application/x-ndjson"))
-			rc = isotier_error_set(err, ISOTIER_EDATA, 0, "GET .../logs: content type '%s'",
-			                       resp.content_type);
+			rc =
+			    isotier_error_set(err, ISOTIER_EDATA, 0,
+			                      "GET .../logs: content type '%s'", resp.content_type);
 		if (!rc)
 			rc = relay_logs(&resp, req, err);
 		isotier_http_response_clear(&resp);

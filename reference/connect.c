@@ -9,7 +9,8 @@ int isotier_connect_feed(isotier_connect_decoder *d, const char *p, size_t n, is
 	size_t smax = d->stream_max ? d->stream_max : (64u << 20);
 	d->total += n;
 	if (d->total > smax)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "stream longer than %zu bytes", smax);
+		return isotier_error_set(err, ISOTIER_EDATA, 0, "stream longer than %zu bytes",
+		                         smax);
 	if (d->len + n > d->cap) {
 		size_t nc = d->cap ? d->cap : 4096;
 		while (nc < d->len + n)
@@ -26,15 +27,17 @@ int isotier_connect_feed(isotier_connect_decoder *d, const char *p, size_t n, is
 	int rc = 0;
 	while (!rc && d->len - off >= 5) {
 		const unsigned char *h = (const unsigned char *)d->buf + off;
-		uint32_t flen = (uint32_t)h[1] << 24 | (uint32_t)h[2] << 16 | (uint32_t)h[3] << 8 | h[4];
+		uint32_t flen =
+		    (uint32_t)h[1] << 24 | (uint32_t)h[2] << 16 | (uint32_t)h[3] << 8 | h[4];
 		if (d->ended)
-			rc = isotier_error_set(err, ISOTIER_EDATA, 0, "data after the end-of-stream message");
+			rc = isotier_error_set(err, ISOTIER_EDATA, 0,
+			                       "data after the end-of-stream message");
 		else if (h[0] & ~(unsigned)ISOTIER_CONNECT_END_STREAM)
-			rc = isotier_error_set(err, ISOTIER_EDATA, 0, "envelope flags 0x%02x not supported",
-			                       h[0]);
+			rc = isotier_error_set(err, ISOTIER_EDATA, 0,
+			                       "envelope flags 0x%02x not supported", h[0]);
 		else if (flen > fmax)
-			rc = isotier_error_set(err, ISOTIER_EDATA, 0, "message of %u bytes (max %zu)",
-			                       flen, fmax);
+			rc = isotier_error_set(err, ISOTIER_EDATA, 0,
+			                       "message of %u bytes (max %zu)", flen, fmax);
 		if (rc || d->len - off - 5 < flen)
 			break;
 		unsigned flags = h[0];
@@ -49,10 +52,10 @@ int isotier_connect_feed(isotier_connect_decoder *d, const char *p, size_t n, is
 
 int isotier_connect_finish(isotier_connect_decoder *d, isotier_error *err)
 {
-	int rc = d->len ? isotier_error_set(err, ISOTIER_EDATA, 0,
-	                                    "stream cut inside a message (%zu bytes left over)",
-	                                    d->len)
-	                : 0;
+	int rc =
+	    d->len ? isotier_error_set(err, ISOTIER_EDATA, 0,
+	                               "stream cut inside a message (%zu bytes left over)", d->len)
+	           : 0;
 	free(d->buf);
 	d->buf = NULL;
 	d->len = d->cap = 0;

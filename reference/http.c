@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 
-#define USER_AGENT "isotier/" ISOTIER_VERSION " (+sandbox isolation verifier)"
+#define USER_AGENT     "isotier/" ISOTIER_VERSION " (+sandbox isolation verifier)"
 #define JSON_MAX_DEPTH 32
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -135,7 +135,8 @@ static int attempt(const isotier_http_request *req, isotier_http_response *resp,
 	url_path(where, sizeof where, req->url);
 	int rc = 0;
 	if (!c || !m) {
-		rc = isotier_error_set(err, ISOTIER_ENOMEM, 0, "%s %s: curl init", req->method, where);
+		rc = isotier_error_set(err, ISOTIER_ENOMEM, 0, "%s %s: curl init", req->method,
+		                       where);
 		goto out;
 	}
 	for (size_t i = 0; req->headers && req->headers[i]; i++)
@@ -150,7 +151,8 @@ static int attempt(const isotier_http_request *req, isotier_http_response *resp,
 	curl_easy_setopt(c, CURLOPT_USERAGENT, USER_AGENT);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)timeout_ms);
-	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)(timeout_ms < 10000 ? timeout_ms : 10000));
+	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
+	                 (long)(timeout_ms < 10000 ? timeout_ms : 10000));
 	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(c, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
@@ -208,8 +210,9 @@ static int attempt(const isotier_http_request *req, isotier_http_response *resp,
 		                       where, x->max);
 	} else if (cc == CURLE_OPERATION_TIMEDOUT) {
 		resp->sent = true;
-		rc = isotier_error_set(err, ISOTIER_ETIMEDOUT, 0, "%s %s: no complete answer in %lld ms",
-		                       req->method, where, (long long)timeout_ms);
+		rc = isotier_error_set(err, ISOTIER_ETIMEDOUT, 0,
+		                       "%s %s: no complete answer in %lld ms", req->method, where,
+		                       (long long)timeout_ms);
 	} else if (cc != CURLE_OK) {
 		if (cc != CURLE_COULDNT_CONNECT && cc != CURLE_COULDNT_RESOLVE_HOST)
 			resp->sent = true;
@@ -261,12 +264,14 @@ int isotier_http_perform(const isotier_http_request *req, isotier_http_response 
 		if (req->deadline_ms) {
 			if (now >= req->deadline_ms)
 				return isotier_error_set(err, ISOTIER_ETIMEDOUT, 0,
-				                         "%s %s: the run's time limit passed", req->method,
-				                         where);
+				                         "%s %s: the run's time limit passed",
+				                         req->method, where);
 			if (req->deadline_ms - now < t)
 				t = req->deadline_ms - now;
 		}
-		xfer x = {.req = req, .resp = resp, .err = err,
+		xfer x = {.req = req,
+		          .resp = resp,
+		          .err = err,
 		          .max = req->max_body ? req->max_body : ISOTIER_HTTP_MAX_BODY,
 		          .retry_after_s = -1};
 		free(resp->body);
@@ -292,11 +297,11 @@ int isotier_http_perform(const isotier_http_request *req, isotier_http_response 
 		delay += isotier_now_ms() % 100; /* jitter */
 		if (req->deadline_ms && isotier_now_ms() + delay >= req->deadline_ms)
 			return rc ? rc
-			          : isotier_http_status_error(err, ISOTIER_EIO, "no retry before the deadline",
-			                                      resp);
+			          : isotier_http_status_error(err, ISOTIER_EIO,
+			                                      "no retry before the deadline", resp);
 		if (!wait_ms(req, delay))
-			return isotier_error_set(err, ISOTIER_EINTR, 0, "%s %s: interrupted", req->method,
-			                         where);
+			return isotier_error_set(err, ISOTIER_EINTR, 0, "%s %s: interrupted",
+			                         req->method, where);
 	}
 }
 
@@ -341,8 +346,7 @@ static bool no_duplicates(const cJSON *v, int depth)
 	return true;
 }
 
-cJSON *isotier_json_parse_strict(const char *buf, size_t len, const char *what,
-                                 isotier_error *err)
+cJSON *isotier_json_parse_strict(const char *buf, size_t len, const char *what, isotier_error *err)
 {
 	if (!buf || !len) {
 		isotier_error_set(err, ISOTIER_EDATA, 0, "%s: empty body", what);
@@ -391,7 +395,8 @@ cJSON *isotier_json_parse_strict(const char *buf, size_t len, const char *what,
 	}
 	if (!no_duplicates(v, 0)) {
 		cJSON_Delete(v);
-		isotier_error_set(err, ISOTIER_EDATA, 0, "%s: duplicate key in a JSON object", what);
+		isotier_error_set(err, ISOTIER_EDATA, 0, "%s: duplicate key in a JSON object",
+		                  what);
 		return NULL;
 	}
 	return v;

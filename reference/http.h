@@ -52,12 +52,12 @@ typedef struct isotier_http_request {
 } isotier_http_request;
 
 typedef struct isotier_http_response {
-	long status;     /* last attempt's; 0: no response */
-	char *body;      /* NUL-terminated, free() it; NULL when streamed or empty */
+	long status; /* last attempt's; 0: no response */
+	char *body;  /* NUL-terminated, free() it; NULL when streamed or empty */
 	size_t body_len;
 	char content_type[128];
 	int attempts;
-	bool sent;       /* the request may have reached the server (outcome unknown on error) */
+	bool sent; /* the request may have reached the server (outcome unknown on error) */
 } isotier_http_response;
 
 /*

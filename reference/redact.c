@@ -6,8 +6,8 @@
 #include <string.h>
 
 #define SECRETS_MAX 16
-#define SECRET_MIN 6
-#define SECRET_MAX 4096
+#define SECRET_MIN  6
+#define SECRET_MAX  4096
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static char *secrets[SECRETS_MAX];

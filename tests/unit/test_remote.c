@@ -168,14 +168,15 @@ END_TEST
 
 START_TEST(probe_script)
 {
-	const char *argv[] = {ISOTIER_GUEST_PROBE, "--json", "--capture", ISOTIER_GUEST_CAPTURE,
-	                      "it's", NULL};
+	const char *argv[] = {ISOTIER_GUEST_PROBE,   "--json", "--capture",
+	                      ISOTIER_GUEST_CAPTURE, "it's",   NULL};
 	isotier_exec_request req = {.argv = argv};
 	char *s = NULL;
 	ck_assert_int_eq(isotier_remote_script(&s, &req, NULL, NULL), 0);
-	ck_assert_str_eq(s, "mkdir -p /tmp/isotier/capture && chmod 0755 '/tmp/isotier/isotier-probe'"
-	                    " && exec '/tmp/isotier/isotier-probe' '--json' '--capture'"
-	                    " '/tmp/isotier/capture' 'it'\\''s'");
+	ck_assert_str_eq(s,
+	                 "mkdir -p /tmp/isotier/capture && chmod 0755 '/tmp/isotier/isotier-probe'"
+	                 " && exec '/tmp/isotier/isotier-probe' '--json' '--capture'"
+	                 " '/tmp/isotier/capture' 'it'\\''s'");
 	free(s);
 	ck_assert(isotier_remote_id_valid("i2fcdda52d6b54efaa5a"));
 	ck_assert(!isotier_remote_id_valid("../x"));
