@@ -45,9 +45,17 @@ static size_t on_header(char *p, size_t size, size_t n, void *arg)
 		x->retry_after_s = -1;
 		x->resp->content_type[0] = '\0';
 	} else if (!strncasecmp(line, "retry-after:", 12)) {
-		char *end;
-		long long v = strtoll(line + 12, &end, 10);
-		x->retry_after_s = v >= 0 && v < 86400 ? v : -1; /* HTTP-dates: backoff instead */
+		/* delay-seconds, or an HTTP-date (RFC 9110 10.2.3) */
+		char *v = line + 12, *end;
+		v[strcspn(v, "\r\n")] = '\0';
+		long long secs = strtoll(v, &end, 10);
+		if (end == v || *end) {
+			time_t when = curl_getdate(v, NULL);
+			secs = when > 0 ? (long long)(when - time(NULL)) : -1;
+			if (when > 0 && secs < 0)
+				secs = 0; /* a date already past: now */
+		}
+		x->retry_after_s = secs >= 0 && secs < 86400 ? secs : -1;
 	} else if (!strncasecmp(line, "content-type:", 13)) {
 		const char *v = line + 13;
 		while (*v == ' ' || *v == '\t')

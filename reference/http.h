@@ -8,7 +8,8 @@
  * - is retried only on 429 (the provider did not act on it) and, when the
  *   caller says the request is safe to repeat (retry_5xx: idempotent, or a
  *   create whose outcome was checked first), on 5xx and on failures to
- *   connect; waits honour Retry-After (seconds, capped by the deadline), else
+ *   connect; waits honour Retry-After (seconds or an HTTP-date, capped at 30 s
+ *   and by the deadline), else
  *   exponential backoff from 500 ms. A timeout is never retried here;
  * - stops within 100 ms when interrupted: cancel_fd readable, a SIGINT/SIGTERM
  *   pending for this thread or already consumed by proc.c

@@ -167,6 +167,16 @@ assert_eq "$(grep -c '^POST /sandboxes$' "$D/requests")" 3 "429: creates asked"
 all_deleted ratelimited 2
 echo "ok: 429 Retry-After honoured"
 
+# 7b. Retry-After as an HTTP-date (2 s ahead): waited out too.
+emu ratelimiteddate --fault create-429-date
+t0=$(date +%s%N)
+verify_e2b ratelimiteddate
+t1=$(date +%s%N)
+assert_eq "$rc" 1 "429 date: exit ($(cat "$D/out" "$D/err"))"
+[ $(( (t1 - t0) / 1000000 )) -ge 900 ] || fail "429 date: Retry-After HTTP-date not honoured"
+all_deleted ratelimiteddate 2
+echo "ok: 429 Retry-After HTTP-date honoured"
+
 # 8. The second create answers 500 after making a sandbox: not repeated blindly;
 #    what exists is listed by the run's nonce and deleted.
 emu create500 --fault create-500

@@ -24,7 +24,8 @@ its own), so the probe really runs and two sandboxes really share a kernel.
   e2b_emulator.py --port-file F --key KEY --state DIR [--sandbox bwrap|runsc]
                   [--identity host|fake] [--fault NAME]... [--lifetime S] [--ledger F]
 
-Faults: create-403, create-429 (first create: 429 Retry-After: 1), create-500
+Faults: create-403, create-429 (first create: 429 Retry-After: 1),
+create-429-date (the same with an HTTP-date 2 s ahead), create-500
 (the second create makes the sandbox, then answers 500), create-hang (the second
 create makes the sandbox, then never answers), delete-404 (answers 404 but
 removes), delete-fail (500 Retry-After: 0, sandbox kept), stream-cut (the
@@ -43,6 +44,7 @@ import sys
 import threading
 import time
 import uuid
+from email.utils import formatdate
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, unquote, urlsplit
 
@@ -155,6 +157,9 @@ class Handler(BaseHTTPRequestHandler):
             n = COUNTS["create"]
         if self.fault("create-429") and n == 1:
             return self.error(429, "rate limited", [("Retry-After", "1")])
+        if self.fault("create-429-date") and n == 1:
+            return self.error(429, "rate limited",
+                              [("Retry-After", formatdate(time.time() + 2, usegmt=True))])
         sid = "i" + uuid.uuid4().hex[:19]
         token = "envd-" + uuid.uuid4().hex
         box = Sandbox(ARGS.state, sid, ARGS.sandbox, ARGS.identity, n)
