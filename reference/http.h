@@ -7,8 +7,8 @@
  * - sends "User-Agent: isotier/<version> (+sandbox isolation verifier)";
  * - is retried only on 429 (the provider did not act on it) and, when the
  *   caller says the request is safe to repeat (retry_5xx: idempotent, or a
- *   create whose outcome was checked first), on 5xx and on failures to
- *   connect; waits honour Retry-After (seconds or an HTTP-date, capped at 30 s
+ *   create whose outcome was checked first), on 5xx and on transport errors;
+ *   a connection that could not be made (nothing sent) is always retried; waits honour Retry-After (seconds or an HTTP-date, capped at 30 s
  *   and by the deadline), else
  *   exponential backoff from 500 ms. A timeout is never retried here;
  * - stops within 100 ms when interrupted: cancel_fd readable, a SIGINT/SIGTERM
