@@ -25,8 +25,9 @@
 #define ISOTIER_REMOTE_GUEST_DIR   "/tmp/isotier"
 #define ISOTIER_REMOTE_DEFAULT_CAP 2
 
-/* 1 when every variable in vars (NULL-terminated) is set and non-empty; else
- * 0 and why names the first missing one. */
+/* 1 when every variable in vars (NULL-terminated; the credential first) is set
+ * and non-empty, the credential at least 6 bytes; else 0 and why names the
+ * first missing one. */
 int isotier_remote_configured(const char *const *vars, char *why, size_t why_len);
 
 /* $env if set (must be http:// or https://, no trailing '/'), else dflt. */
