@@ -20,9 +20,11 @@
  *   signal); runc/runsc containers left registered are `delete -f`'d (cleanup
  *   children, which ignore cancellation), temp dirs removed.
  * - Cancellation: spec.cancel_fd is watched by provision() (qemu-microvm's KVM
- *   trial boot) and kept for exec(); req.cancel_fd, when > 0, is watched
- *   instead for that exec. <= 0: none. A call that finds it readable before
- *   it starts anything returns ISOTIER_EINTR. destroy() ignores it.
+ *   trial boot; every request of a remote backend's) and kept for exec();
+ *   req.cancel_fd, when > 0, is watched instead for that exec. <= 0: none. A
+ *   call that finds it readable before it starts anything returns
+ *   ISOTIER_EINTR. destroy() and release() ignore it (a remote sandbox is
+ *   still deleted after a cancel: cleanup requests, http.h).
  * - Temporary files go under $TMPDIR (default /tmp): bwrap and host create
  *   none; runc/runsc a bundle dir (runsc needs $TMPDIR searchable by others);
  *   qemu-microvm a dir holding the initramfs.

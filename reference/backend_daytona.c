@@ -42,6 +42,7 @@ typedef struct daytona_state {
 	bool created, unknown;
 	int64_t deadline_ms;
 	int timeout_s;
+	int cancel_fd; /* the spec's (<= 0: none); not owned */
 	char probe[4096];
 } daytona_state;
 
@@ -55,9 +56,10 @@ static int daytona_available(char *why, size_t why_len)
 	return 1;
 }
 
+/* A cleanup request ignores cancel_fd and the run's deadline. */
 static int call(daytona_state *s, const char *method, const char *url, const char *body,
-                bool retry_5xx, bool cleanup, int64_t timeout_ms, isotier_http_response *resp,
-                isotier_error *err)
+                bool retry_5xx, bool cleanup, int cancel_fd, int64_t timeout_ms,
+                isotier_http_response *resp, isotier_error *err)
 {
 	char auth[600];
 	snprintf(auth, sizeof auth, "Authorization: Bearer %s", s->key);
@@ -71,7 +73,7 @@ static int call(daytona_state *s, const char *method, const char *url, const cha
 	                          .deadline_ms = cleanup ? 0 : s->deadline_ms,
 	                          .retry_5xx = retry_5xx,
 	                          .cleanup = cleanup,
-	                          .cancel_fd = -1};
+	                          .cancel_fd = cleanup ? -1 : cancel_fd};
 	return isotier_http_perform(&r, resp, err);
 }
 
@@ -80,7 +82,7 @@ static int delete_one(daytona_state *s, const char *id, isotier_error *err)
 	char url[800];
 	snprintf(url, sizeof url, "%s/sandbox/%s", s->api, id);
 	isotier_http_response resp;
-	int rc = call(s, "DELETE", url, NULL, true, true, 15000, &resp, err);
+	int rc = call(s, "DELETE", url, NULL, true, true, -1, 15000, &resp, err);
 	if (!rc && resp.status != 200 && resp.status != 204 && resp.status != 404)
 		rc = isotier_http_status_error(err, ISOTIER_EIO, "DELETE /sandbox/{id}", &resp);
 	isotier_http_response_clear(&resp);
@@ -100,7 +102,7 @@ static int sweep(daytona_state *s, isotier_error *err)
 	snprintf(url, sizeof url, "%s/sandbox?labels=%s", s->api, esc);
 	free(esc);
 	isotier_http_response resp;
-	int rc = call(s, "GET", url, NULL, true, true, 15000, &resp, err);
+	int rc = call(s, "GET", url, NULL, true, true, -1, 15000, &resp, err);
 	if (!rc && resp.status != 200)
 		rc = isotier_http_status_error(err, ISOTIER_EIO, "GET /sandbox", &resp);
 	cJSON *doc =
@@ -202,10 +204,12 @@ static int wait_started(daytona_state *s, const char *state, isotier_error *err)
 			return isotier_error_set(err, ISOTIER_ETIMEDOUT, 0,
 			                         "daytona sandbox %s not started in time (%s)",
 			                         s->id, st);
-		struct timespec ts = {0, (n < 5 ? 200 : 1000) * 1000000L};
-		nanosleep(&ts, NULL);
+		if (!isotier_remote_sleep_ms(s->cancel_fd, n < 5 ? 200 : 1000))
+			return isotier_error_set(err, ISOTIER_EINTR, 0,
+			                         "daytona sandbox %s: cancelled while starting",
+			                         s->id);
 		isotier_http_response resp;
-		int rc = call(s, "GET", url, NULL, true, false,
+		int rc = call(s, "GET", url, NULL, true, false, s->cancel_fd,
 		              isotier_remote_budget_ms(s->deadline_ms, 15000), &resp, err);
 		if (!rc && resp.status != 200)
 			rc =
@@ -237,7 +241,7 @@ static int upload_probe(daytona_state *s, isotier_error *err)
 	                          .timeout_ms = isotier_remote_budget_ms(s->deadline_ms, 60000),
 	                          .deadline_ms = s->deadline_ms,
 	                          .retry_5xx = true,
-	                          .cancel_fd = -1};
+	                          .cancel_fd = s->cancel_fd};
 	isotier_http_response resp;
 	int rc = isotier_http_perform(&r, &resp, err);
 	if (!rc && resp.status != 200)
@@ -255,12 +259,15 @@ static int daytona_provision(void **out, const isotier_backend_spec *spec, isoti
 		return isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0, "daytona: %s", why);
 	if (!spec->probe_path || strlen(spec->probe_path) >= sizeof((daytona_state *)0)->probe)
 		return isotier_error_set(err, ISOTIER_EINVAL, 0, "daytona: a probe path is needed");
+	if (isotier_cancelled(spec->cancel_fd))
+		return isotier_error_set(err, ISOTIER_EINTR, 0, "daytona: provision: cancelled");
 	daytona_state *s = calloc(1, sizeof *s);
 	if (!s)
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "daytona: out of memory");
 	s->key = isotier_secret_from_env(DAYTONA_KEY_ENV);
 	s->deadline_ms = spec->deadline_ms;
 	s->timeout_s = spec->timeout_s > 0 ? spec->timeout_s : 60;
+	s->cancel_fd = spec->cancel_fd > 0 ? spec->cancel_fd : -1;
 	snprintf(s->probe, sizeof s->probe, "%s", spec->probe_path);
 	isotier_remote_nonce(s->nonce, sizeof s->nonce);
 	int rc =
@@ -295,7 +302,7 @@ static int daytona_provision(void **out, const isotier_backend_spec *spec, isoti
 	snprintf(url, sizeof url, "%s/sandbox", s->api);
 	isotier_http_response resp;
 	char state[48] = "";
-	rc = call(s, "POST", url, json, false, false,
+	rc = call(s, "POST", url, json, false, false, s->cancel_fd,
 	          isotier_remote_budget_ms(s->deadline_ms, 60000), &resp, err);
 	cJSON_free(json);
 	if (!rc && resp.status == 200)
@@ -332,6 +339,10 @@ static int daytona_exec(void *p, const isotier_exec_request *req, int *exit_stat
 {
 	daytona_state *s = p;
 	*exit_status = -1;
+	int cancel_fd = isotier_remote_cancel_fd(s->cancel_fd, req);
+	if (isotier_cancelled(cancel_fd))
+		return isotier_error_set(err, ISOTIER_EINTR, 0,
+		                         "daytona: exec: not started: cancelled");
 	cleanup_free char *script = NULL;
 	cleanup_free char *command = NULL;
 	int rc = isotier_remote_script(&script, req, ISOTIER_REMOTE_GUEST_DIR "/stderr", err);
@@ -351,7 +362,7 @@ static int daytona_exec(void *p, const isotier_exec_request *req, int *exit_stat
 	char url[800];
 	snprintf(url, sizeof url, "%s/process/execute", s->toolbox);
 	isotier_http_response resp;
-	rc = call(s, "POST", url, json, false, false,
+	rc = call(s, "POST", url, json, false, false, cancel_fd,
 	          isotier_remote_budget_ms(s->deadline_ms, (int64_t)timeout_s * 1000 + 5000), &resp,
 	          err);
 	cJSON_free(json);

@@ -45,6 +45,7 @@ typedef struct e2b_state {
 	bool unknown;    /* a create whose outcome is unknown */
 	int64_t deadline_ms;
 	int timeout_s;
+	int cancel_fd; /* the spec's (<= 0: none); not owned */
 	char probe[4096];
 } e2b_state;
 
@@ -61,9 +62,11 @@ static int e2b_available(char *why, size_t why_len)
 	return 1;
 }
 
-/* Control-plane request with the API key. */
+/* Control-plane request with the API key. A cleanup request ignores cancel_fd
+ * and the run's deadline. */
 static int api(e2b_state *s, const char *method, const char *path, const char *body, bool retry_5xx,
-               bool cleanup, int64_t timeout_ms, isotier_http_response *resp, isotier_error *err)
+               bool cleanup, int cancel_fd, int64_t timeout_ms, isotier_http_response *resp,
+               isotier_error *err)
 {
 	char url[1024], key[600];
 	snprintf(url, sizeof url, "%s%s", s->api, path);
@@ -80,7 +83,7 @@ static int api(e2b_state *s, const char *method, const char *path, const char *b
 	    .deadline_ms = cleanup ? 0 : s->deadline_ms,
 	    .retry_5xx = retry_5xx,
 	    .cleanup = cleanup,
-	    .cancel_fd = -1,
+	    .cancel_fd = cleanup ? -1 : cancel_fd,
 	};
 	return isotier_http_perform(&r, resp, err);
 }
@@ -90,7 +93,7 @@ static int kill_one(e2b_state *s, const char *id, isotier_error *err)
 	char path[256];
 	snprintf(path, sizeof path, "/sandboxes/%s", id);
 	isotier_http_response resp;
-	int rc = api(s, "DELETE", path, NULL, true, true, 15000, &resp, err);
+	int rc = api(s, "DELETE", path, NULL, true, true, -1, 15000, &resp, err);
 	if (!rc && resp.status != 204 && resp.status != 404)
 		rc = isotier_http_status_error(err, ISOTIER_EIO, "DELETE /sandboxes/{id}", &resp);
 	isotier_http_response_clear(&resp);
@@ -111,7 +114,7 @@ static int sweep(e2b_state *s, isotier_error *err)
 	snprintf(path, sizeof path, "/v2/sandboxes?metadata=%s", esc);
 	free(esc);
 	isotier_http_response resp;
-	int rc = api(s, "GET", path, NULL, true, true, 15000, &resp, err);
+	int rc = api(s, "GET", path, NULL, true, true, -1, 15000, &resp, err);
 	if (!rc && resp.status != 200)
 		rc = isotier_http_status_error(err, ISOTIER_EIO, "GET /v2/sandboxes", &resp);
 	cJSON *list =
@@ -236,7 +239,7 @@ static int upload_probe(e2b_state *s, isotier_error *err)
 	                          .timeout_ms = isotier_remote_budget_ms(s->deadline_ms, 60000),
 	                          .deadline_ms = s->deadline_ms,
 	                          .retry_5xx = true, /* an upload overwrites: safe to repeat */
-	                          .cancel_fd = -1};
+	                          .cancel_fd = s->cancel_fd};
 	isotier_http_response resp;
 	int rc = isotier_http_perform(&r, &resp, err);
 	if (!rc && resp.status != 200)
@@ -261,12 +264,15 @@ static int e2b_provision(void **out, const isotier_backend_spec *spec, isotier_e
 		return isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0, "e2b: %s", why);
 	if (!spec->probe_path || strlen(spec->probe_path) >= sizeof((e2b_state *)0)->probe)
 		return isotier_error_set(err, ISOTIER_EINVAL, 0, "e2b: a probe path is needed");
+	if (isotier_cancelled(spec->cancel_fd))
+		return isotier_error_set(err, ISOTIER_EINTR, 0, "e2b: provision: cancelled");
 	e2b_state *s = calloc(1, sizeof *s);
 	if (!s)
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "e2b: out of memory");
 	s->key = isotier_secret_from_env(E2B_KEY_ENV);
 	s->deadline_ms = spec->deadline_ms;
 	s->timeout_s = spec->timeout_s > 0 ? spec->timeout_s : 60;
+	s->cancel_fd = spec->cancel_fd > 0 ? spec->cancel_fd : -1;
 	snprintf(s->probe, sizeof s->probe, "%s", spec->probe_path);
 	isotier_remote_nonce(s->nonce, sizeof s->nonce);
 	int rc =
@@ -289,7 +295,7 @@ static int e2b_provision(void **out, const isotier_backend_spec *spec, isotier_e
 	         s->nonce);
 	isotier_http_response resp;
 	/* Never repeated blindly: a 5xx or a timeout leaves the outcome unknown. */
-	rc = api(s, "POST", "/sandboxes", body, false, false,
+	rc = api(s, "POST", "/sandboxes", body, false, false, s->cancel_fd,
 	         isotier_remote_budget_ms(s->deadline_ms, 60000), &resp, err);
 	if (!rc && resp.status == 201)
 		rc = parse_sandbox(s, &resp, err);
@@ -415,6 +421,9 @@ static int e2b_exec(void *p, const isotier_exec_request *req, int *exit_status, 
 {
 	e2b_state *s = p;
 	*exit_status = -1;
+	int cancel_fd = isotier_remote_cancel_fd(s->cancel_fd, req);
+	if (isotier_cancelled(cancel_fd))
+		return isotier_error_set(err, ISOTIER_EINTR, 0, "e2b: exec: not started: cancelled");
 	cleanup_free char *script = NULL;
 	int rc = isotier_remote_script(&script, req, NULL, err);
 	if (rc)
@@ -455,7 +464,7 @@ static int e2b_exec(void *p, const isotier_exec_request *req, int *exit_status, 
 	                          .max_attempts = 1, /* a process start is not repeated */
 	                          .sink = on_bytes,
 	                          .sink_ctx = &st,
-	                          .cancel_fd = -1};
+	                          .cancel_fd = cancel_fd};
 	isotier_http_response resp;
 	rc = isotier_http_perform(&r, &resp, err);
 	if (!rc && resp.status != 200)

@@ -42,6 +42,7 @@ typedef struct fly_state {
 	bool created, unknown;
 	int64_t deadline_ms;
 	int timeout_s;
+	int cancel_fd; /* the spec's (<= 0: none); not owned */
 } fly_state;
 
 static int fly_available(char *why, size_t why_len)
@@ -58,9 +59,10 @@ static int fly_available(char *why, size_t why_len)
 	return 1;
 }
 
+/* A cleanup request ignores cancel_fd and the run's deadline. */
 static int call(fly_state *s, const char *method, const char *path, const char *body,
-                bool retry_5xx, bool cleanup, int64_t timeout_ms, isotier_http_response *resp,
-                isotier_error *err)
+                bool retry_5xx, bool cleanup, int cancel_fd, int64_t timeout_ms,
+                isotier_http_response *resp, isotier_error *err)
 {
 	char url[1024], auth[700];
 	snprintf(url, sizeof url, "%s/apps/%s%s", s->api, s->app, path);
@@ -76,7 +78,7 @@ static int call(fly_state *s, const char *method, const char *path, const char *
 	                          .retry_5xx = retry_5xx,
 	                          .cleanup = cleanup,
 	                          .max_body = 4u << 20,
-	                          .cancel_fd = -1};
+	                          .cancel_fd = cleanup ? -1 : cancel_fd};
 	return isotier_http_perform(&r, resp, err);
 }
 
@@ -85,7 +87,7 @@ static int destroy_one(fly_state *s, const char *id, isotier_error *err)
 	char path[256];
 	snprintf(path, sizeof path, "/machines/%s?force=true", id);
 	isotier_http_response resp;
-	int rc = call(s, "DELETE", path, NULL, true, true, 15000, &resp, err);
+	int rc = call(s, "DELETE", path, NULL, true, true, -1, 15000, &resp, err);
 	if (!rc && resp.status != 200 && resp.status != 404)
 		rc = isotier_http_status_error(err, ISOTIER_EIO, "DELETE /machines/{id}", &resp);
 	isotier_http_response_clear(&resp);
@@ -97,7 +99,7 @@ static int destroy_one(fly_state *s, const char *id, isotier_error *err)
 static int sweep(fly_state *s, isotier_error *err)
 {
 	isotier_http_response resp;
-	int rc = call(s, "GET", "/machines", NULL, true, true, 15000, &resp, err);
+	int rc = call(s, "GET", "/machines", NULL, true, true, -1, 15000, &resp, err);
 	if (!rc && resp.status != 200)
 		rc = isotier_http_status_error(err, ISOTIER_EIO, "GET /machines", &resp);
 	cJSON *list =
@@ -218,6 +220,8 @@ static int fly_provision(void **out, const isotier_backend_spec *spec, isotier_e
 		return isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0, "fly: %s", why);
 	if (!spec->probe_path)
 		return isotier_error_set(err, ISOTIER_EINVAL, 0, "fly: a probe path is needed");
+	if (isotier_cancelled(spec->cancel_fd))
+		return isotier_error_set(err, ISOTIER_EINTR, 0, "fly: provision: cancelled");
 	fly_state *s = calloc(1, sizeof *s);
 	if (!s)
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "fly: out of memory");
@@ -225,6 +229,7 @@ static int fly_provision(void **out, const isotier_backend_spec *spec, isotier_e
 	snprintf(s->app, sizeof s->app, "%s", getenv(FLY_APP_ENV));
 	s->deadline_ms = spec->deadline_ms;
 	s->timeout_s = spec->timeout_s > 0 ? spec->timeout_s : 60;
+	s->cancel_fd = spec->cancel_fd > 0 ? spec->cancel_fd : -1;
 	isotier_remote_nonce(s->nonce, sizeof s->nonce);
 	int rc =
 	    s->token ? 0 : isotier_error_set(err, ISOTIER_ECONFIG, 0, FLY_TOKEN_ENV " is unusable");
@@ -242,7 +247,7 @@ static int fly_provision(void **out, const isotier_backend_spec *spec, isotier_e
 		return isotier_error_prefix(err, "fly: provision");
 	}
 	isotier_http_response resp;
-	rc = call(s, "POST", "/machines", body, false, false,
+	rc = call(s, "POST", "/machines", body, false, false, s->cancel_fd,
 	          isotier_remote_budget_ms(s->deadline_ms, 60000), &resp, err);
 	cJSON_free(body);
 	cJSON *doc = NULL;
@@ -274,7 +279,8 @@ static int fly_provision(void **out, const isotier_backend_spec *spec, isotier_e
 		int64_t budget = isotier_remote_budget_ms(s->deadline_ms, 60000);
 		snprintf(path, sizeof path, "/machines/%s/wait?state=started&timeout=%lld", s->id,
 		         (long long)(budget / 1000 > 0 ? budget / 1000 : 1));
-		rc = call(s, "GET", path, NULL, true, false, budget + 5000, &resp, err);
+		rc = call(s, "GET", path, NULL, true, false, s->cancel_fd, budget + 5000, &resp,
+		          err);
 		if (!rc && resp.status != 200)
 			rc = isotier_http_status_error(err, ISOTIER_EIO, "GET /machines/{id}/wait",
 			                               &resp);
@@ -297,6 +303,9 @@ static int fly_exec(void *p, const isotier_exec_request *req, int *exit_status, 
 {
 	fly_state *s = p;
 	*exit_status = -1;
+	int cancel_fd = isotier_remote_cancel_fd(s->cancel_fd, req);
+	if (isotier_cancelled(cancel_fd))
+		return isotier_error_set(err, ISOTIER_EINTR, 0, "fly: exec: not started: cancelled");
 	cleanup_free char *script = NULL;
 	int rc = isotier_remote_script(&script, req, NULL, err);
 	if (rc)
@@ -315,7 +324,7 @@ static int fly_exec(void *p, const isotier_exec_request *req, int *exit_status, 
 	char path[300];
 	snprintf(path, sizeof path, "/machines/%s/exec", s->id);
 	isotier_http_response resp;
-	rc = call(s, "POST", path, json, false, false,
+	rc = call(s, "POST", path, json, false, false, cancel_fd,
 	          isotier_remote_budget_ms(s->deadline_ms, (int64_t)timeout_s * 1000 + 5000), &resp,
 	          err);
 	cJSON_free(json);

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <string.h>
 #include <sys/random.h>
+#include <time.h>
 
 int isotier_remote_configured(const char *const *vars, char *why, size_t why_len)
 {
@@ -107,6 +108,27 @@ int64_t isotier_remote_budget_ms(int64_t deadline_ms, int64_t want_ms)
 	if (left < 1)
 		left = 1;
 	return want_ms < left ? want_ms : left;
+}
+
+int isotier_remote_cancel_fd(int kept, const isotier_exec_request *req)
+{
+	if (req && req->cancel_fd > 0)
+		return req->cancel_fd;
+	return kept > 0 ? kept : -1;
+}
+
+bool isotier_remote_sleep_ms(int cancel_fd, int64_t ms)
+{
+	int64_t end = isotier_now_ms() + ms;
+	for (;;) {
+		if (isotier_cancelled(cancel_fd))
+			return false;
+		int64_t left = end - isotier_now_ms();
+		if (left <= 0)
+			return true;
+		struct timespec ts = {0, (left > 100 ? 100 : left) * 1000000L};
+		nanosleep(&ts, NULL);
+	}
 }
 
 /* A guest path under ISOTIER_GUEST_DIR mapped to ISOTIER_REMOTE_GUEST_DIR. */

@@ -47,6 +47,18 @@ void isotier_remote_nonce(char *out, size_t len);
  * the request also gets). */
 int64_t isotier_remote_budget_ms(int64_t deadline_ms, int64_t want_ms);
 
+/*
+ * Cancellation (backend.h): provision() watches spec->cancel_fd and keeps it
+ * in the state; exec() watches isotier_remote_cancel_fd(kept, req); the
+ * requests of release()/destroy() (a DELETE, a sweep by nonce) are cleanup
+ * requests (http.h) that ignore it, so an interrupted run still deletes its
+ * sandboxes.
+ */
+/* The request's cancel descriptor when > 0, else kept; -1 when neither. */
+int isotier_remote_cancel_fd(int kept, const isotier_exec_request *req);
+/* Sleeps ms, waking within 100 ms of cancel_fd becoming readable (then false). */
+bool isotier_remote_sleep_ms(int cancel_fd, int64_t ms);
+
 /* The sh -c script for an exec request (see above); malloc'd. stderr_to: a
  * guest path the command's stderr goes to (for providers that mix the two
  * streams), NULL: left alone. */

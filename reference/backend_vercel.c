@@ -39,6 +39,7 @@ typedef struct vercel_state {
 	bool created, unknown;
 	int64_t deadline_ms;
 	int timeout_s;
+	int cancel_fd; /* the spec's (<= 0: none); not owned */
 	char probe[4096];
 } vercel_state;
 
@@ -57,10 +58,11 @@ static int vercel_available(char *why, size_t why_len)
 	return 1;
 }
 
+/* A cleanup request ignores cancel_fd and the run's deadline. */
 static int call(vercel_state *s, const char *method, const char *path, const char *query,
                 const char *ctype, const char *extra, const char *body, size_t body_len,
-                bool retry_5xx, bool cleanup, int64_t timeout_ms, isotier_http_response *resp,
-                isotier_error *err)
+                bool retry_5xx, bool cleanup, int cancel_fd, int64_t timeout_ms,
+                isotier_http_response *resp, isotier_error *err)
 {
 	char url[1200], auth[700], ct[96];
 	snprintf(url, sizeof url, "%s%s?teamId=%s%s%s", s->api, path, s->team, query ? "&" : "",
@@ -78,7 +80,7 @@ static int call(vercel_state *s, const char *method, const char *path, const cha
 	                          .retry_5xx = retry_5xx,
 	                          .cleanup = cleanup,
 	                          .max_body = 4u << 20,
-	                          .cancel_fd = -1};
+	                          .cancel_fd = cleanup ? -1 : cancel_fd};
 	return isotier_http_perform(&r, resp, err);
 }
 
@@ -87,7 +89,8 @@ static int stop_one(vercel_state *s, const char *session, isotier_error *err)
 	char path[300];
 	snprintf(path, sizeof path, "/v2/sandboxes/sessions/%s/stop", session);
 	isotier_http_response resp;
-	int rc = call(s, "POST", path, NULL, NULL, NULL, "{}", 2, true, true, 15000, &resp, err);
+	int rc = call(s, "POST", path, NULL, NULL, NULL, "{}", 2, true, true, -1, 15000, &resp,
+	                       err);
 	if (!rc && resp.status != 200 && resp.status != 404)
 		rc = isotier_http_status_error(err, ISOTIER_EIO,
 		                               "POST /v2/sandboxes/sessions/{id}/stop", &resp);
@@ -104,8 +107,8 @@ static int sweep(vercel_state *s, isotier_error *err)
 	snprintf(q, sizeof q, "project=%s", s->project);
 	snprintf(want, sizeof want, "isotier-%s", s->nonce);
 	isotier_http_response resp;
-	int rc =
-	    call(s, "GET", "/v2/sandboxes", q, NULL, NULL, NULL, 0, true, true, 15000, &resp, err);
+	int rc = call(s, "GET", "/v2/sandboxes", q, NULL, NULL, NULL, 0, true, true, -1, 15000,
+	              &resp, err);
 	if (!rc && resp.status != 200)
 		rc = isotier_http_status_error(err, ISOTIER_EIO, "GET /v2/sandboxes", &resp);
 	cJSON *doc =
@@ -251,6 +254,8 @@ static int vercel_provision(void **out, const isotier_backend_spec *spec, isotie
 		return isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0, "vercel: %s", why);
 	if (!spec->probe_path || strlen(spec->probe_path) >= sizeof((vercel_state *)0)->probe)
 		return isotier_error_set(err, ISOTIER_EINVAL, 0, "vercel: a probe path is needed");
+	if (isotier_cancelled(spec->cancel_fd))
+		return isotier_error_set(err, ISOTIER_EINTR, 0, "vercel: provision: cancelled");
 	vercel_state *s = calloc(1, sizeof *s);
 	if (!s)
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "vercel: out of memory");
@@ -259,6 +264,7 @@ static int vercel_provision(void **out, const isotier_backend_spec *spec, isotie
 	snprintf(s->project, sizeof s->project, "%s", getenv("VERCEL_PROJECT_ID"));
 	s->deadline_ms = spec->deadline_ms;
 	s->timeout_s = spec->timeout_s > 0 ? spec->timeout_s : 60;
+	s->cancel_fd = spec->cancel_fd > 0 ? spec->cancel_fd : -1;
 	snprintf(s->probe, sizeof s->probe, "%s", spec->probe_path);
 	isotier_remote_nonce(s->nonce, sizeof s->nonce);
 	int rc = s->token
@@ -282,7 +288,7 @@ static int vercel_provision(void **out, const isotier_backend_spec *spec, isotie
 	         s->project, s->nonce, (long long)ttl * 1000, s->nonce);
 	isotier_http_response resp;
 	rc = call(s, "POST", "/v3/sandboxes", NULL, NULL, NULL, body, strlen(body), false, false,
-	          isotier_remote_budget_ms(s->deadline_ms, 60000), &resp, err);
+	          s->cancel_fd, isotier_remote_budget_ms(s->deadline_ms, 60000), &resp, err);
 	cJSON *doc = NULL;
 	if (!rc && (resp.status == 200 || resp.status == 201)) {
 		doc =
@@ -317,7 +323,7 @@ static int vercel_provision(void **out, const isotier_backend_spec *spec, isotie
 		snprintf(path, sizeof path, "/v2/sandboxes/sessions/%s/fs/write", s->session);
 		if (!rc)
 			rc = call(s, "POST", path, NULL, "application/gzip", "x-cwd: /",
-			          (const char *)tgz, tgz_len, true, false,
+			          (const char *)tgz, tgz_len, true, false, s->cancel_fd,
 			          isotier_remote_budget_ms(s->deadline_ms, 60000), &resp, err);
 		if (!rc && resp.status != 200)
 			rc =
@@ -382,6 +388,10 @@ static int vercel_exec(void *p, const isotier_exec_request *req, int *exit_statu
 {
 	vercel_state *s = p;
 	*exit_status = -1;
+	int cancel_fd = isotier_remote_cancel_fd(s->cancel_fd, req);
+	if (isotier_cancelled(cancel_fd))
+		return isotier_error_set(err, ISOTIER_EINTR, 0,
+		                         "vercel: exec: not started: cancelled");
 	cleanup_free char *script = NULL;
 	int rc = isotier_remote_script(&script, req, NULL, err);
 	if (rc)
@@ -402,8 +412,8 @@ static int vercel_exec(void *p, const isotier_exec_request *req, int *exit_statu
 	char path[400], cmd_id[130] = "";
 	snprintf(path, sizeof path, "/v2/sandboxes/sessions/%s/cmd", s->session);
 	isotier_http_response resp;
-	rc = call(s, "POST", path, NULL, NULL, NULL, json, strlen(json), false, false, budget,
-	          &resp, err);
+	rc = call(s, "POST", path, NULL, NULL, NULL, json, strlen(json), false, false,
+	          cancel_fd, budget, &resp, err);
 	cJSON_free(json);
 	if (!rc && resp.status != 200)
 		rc = isotier_http_status_error(err, ISOTIER_EIO, "POST .../cmd", &resp);
@@ -422,7 +432,7 @@ static int vercel_exec(void *p, const isotier_exec_request *req, int *exit_statu
 	doc = NULL;
 	if (!rc) { /* wait for it to finish */
 		snprintf(path, sizeof path, "/v2/sandboxes/sessions/%s/cmd/%s", s->session, cmd_id);
-		rc = call(s, "GET", path, "wait=true", NULL, NULL, NULL, 0, false, false,
+		rc = call(s, "GET", path, "wait=true", NULL, NULL, NULL, 0, false, false, cancel_fd,
 		          isotier_remote_budget_ms(s->deadline_ms, budget), &resp, err);
 		if (!rc && resp.status != 200)
 			rc = isotier_http_status_error(err, ISOTIER_EIO,
@@ -444,7 +454,7 @@ static int vercel_exec(void *p, const isotier_exec_request *req, int *exit_statu
 	if (!rc) { /* its logs */
 		snprintf(path, sizeof path, "/v2/sandboxes/sessions/%s/cmd/%s/logs", s->session,
 		         cmd_id);
-		rc = call(s, "GET", path, NULL, NULL, NULL, NULL, 0, true, false,
+		rc = call(s, "GET", path, NULL, NULL, NULL, NULL, 0, true, false, cancel_fd,
 		          isotier_remote_budget_ms(s->deadline_ms, 30000), &resp, err);
 		if (!rc && resp.status != 200)
 			rc = isotier_http_status_error(err, ISOTIER_EIO, "GET .../logs", &resp);

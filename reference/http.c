@@ -6,9 +6,7 @@
 #include <cjson/cJSON.h>
 #include <curl/curl.h>
 #include <errno.h>
-#include <poll.h>
 #include <pthread.h>
-#include <signal.h>
 #include <string.h>
 #include <time.h>
 
@@ -108,20 +106,13 @@ static size_t on_body_cb(char *p, size_t size, size_t n, void *arg)
 	return on_body_status(p, size, n, b->x, b->c);
 }
 
+/* A cleanup request (a DELETE after an interrupt) always runs to its end;
+ * any other stops once its cancel descriptor is readable. */
 static bool should_stop(const isotier_http_request *req)
 {
-	if (req->cancel_fd > 0) {
-		struct pollfd pf = {.fd = req->cancel_fd, .events = POLLIN};
-		if (poll(&pf, 1, 0) > 0)
-			return true;
-	}
 	if (req->cleanup)
 		return false;
-	if (isotier_proc_interrupted())
-		return true;
-	sigset_t pending;
-	return sigpending(&pending) == 0 &&
-	       (sigismember(&pending, SIGINT) == 1 || sigismember(&pending, SIGTERM) == 1);
+	return isotier_cancelled(req->cancel_fd);
 }
 
 /* The URL without its query: what errors name. */
@@ -267,6 +258,9 @@ int isotier_http_perform(const isotier_http_request *req, isotier_http_response 
 	char where[512];
 	url_path(where, sizeof where, req->url);
 	for (int n = 1;; n++) {
+		if (should_stop(req)) /* nothing of this attempt sent */
+			return isotier_error_set(err, ISOTIER_EINTR, 0, "%s %s: interrupted",
+			                         req->method, where);
 		int64_t now = isotier_now_ms();
 		int64_t t = timeout;
 		if (req->deadline_ms) {

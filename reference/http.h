@@ -11,10 +11,11 @@
  *   a connection that could not be made (nothing sent) is always retried; waits honour Retry-After (seconds or an HTTP-date, capped at 30 s
  *   and by the deadline), else
  *   exponential backoff from 500 ms. A timeout is never retried here;
- * - stops within 100 ms when interrupted: cancel_fd readable, a SIGINT/SIGTERM
- *   pending for this thread or already consumed by proc.c
- *   (isotier_proc_interrupted) -> ISOTIER_EINTR; cleanup requests (a DELETE
- *   after an interrupt) ignore the signals, not cancel_fd;
+ * - stops within 100 ms once cancel_fd (> 0; <= 0: none) is readable, hung up
+ *   or not open (isotier_cancelled) -> ISOTIER_EINTR; a cleanup request (a
+ *   DELETE after an interrupt) ignores cancel_fd and always runs to its end
+ *   (its own timeout and deadline still bound it). The client looks at no
+ *   signals;
  * - never puts a credential in an error: errors go through isotier_error_set,
  *   which redacts (redact.h); response bodies quoted in errors are shortened
  *   and sanitized.
@@ -48,8 +49,8 @@ typedef struct isotier_http_request {
 	int max_attempts;        /* 0: 4 */
 	isotier_http_sink sink;  /* 2xx bodies streamed to it instead of kept */
 	void *sink_ctx;
-	int cancel_fd; /* readable: stop (ISOTIER_EINTR); -1 or 0 when unused */
-	bool cleanup;  /* runs even after SIGINT/SIGTERM */
+	int cancel_fd; /* readable: stop (ISOTIER_EINTR); <= 0: none */
+	bool cleanup;  /* ignores cancel_fd: runs even after a cancel */
 } isotier_http_request;
 
 typedef struct isotier_http_response {

@@ -194,18 +194,21 @@ static int64_t remote_wall_ms(const verify_ctx *ctx)
  * Two sandboxes, both alive while the probe runs in each: their kernels are
  * compared with each other. Both are released on every path; a provision
  * that failed may still hand back a state to release (a create whose outcome
- * is unknown).
+ * is unknown). Provision and exec watch ctx->cancel_fd; release's requests
+ * are cleanup requests that ignore it, so an interrupted run still deletes
+ * both sandboxes.
  */
 static void run_remote(job *j, const verify_ctx *ctx)
 {
 	const isotier_backend *b = j->backend;
 	isotier_backend_spec spec = {.probe_path = ctx->probe_path,
 	                             .timeout_s = ctx->timeout_s,
+	                             .cancel_fd = ctx->cancel_fd,
 	                             .deadline_ms = isotier_now_ms() + remote_wall_ms(ctx)};
 	void *state[2] = {NULL, NULL};
 	int64_t t0 = isotier_now_ms();
 	j->rc = b->provision(&state[0], &spec, &j->err);
-	if (j->rc == 0 && isotier_proc_interrupted())
+	if (j->rc == 0 && isotier_cancelled(ctx->cancel_fd))
 		j->rc = isotier_error_set(&j->err, ISOTIER_EINTR, 0, "interrupted");
 	else if (j->rc == 0) {
 		j->rc2 = b->provision(&state[1], &spec, &j->err2);
