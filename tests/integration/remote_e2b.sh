@@ -275,6 +275,25 @@ assert_eq "$rc" 143 "sigterm: exit ($(cat "$D/err"))"
 all_deleted sigterm 2
 echo "ok: SIGTERM -> both deleted"
 
+# 13c. SIGINT while the second create hangs: the cancel descriptor stops the
+#      create, the first sandbox is deleted and the second (outcome unknown)
+#      is found by its nonce and deleted - cleanup requests ignore the cancel.
+emu sigint-create --fault create-hang
+set +e
+"$ISOTIER_BIN" verify --backend e2b --db "$D/h.db" --timeout 60 >"$D/out" 2>"$D/err" &
+vpid=$!
+for _ in $(seq 100); do [ "$(grep -c '^create ' "$D/ledger" 2>/dev/null)" = 2 ] && break; sleep 0.1; done
+sleep 0.3
+t0=$(date +%s)
+kill -INT "$vpid"
+wait "$vpid"; rc=$?
+set -e
+no_secret sigint-create
+assert_eq "$rc" 130 "sigint in create: exit ($(cat "$D/err"))"
+[ $(( $(date +%s) - t0 )) -lt 10 ] || fail "sigint in create: not prompt"
+all_deleted sigint-create 2
+echo "ok: SIGINT during a create -> both deleted"
+
 # 14. The per-run cap: one sandbox allowed, so the second create is refused
 #     before any request and the first is deleted.
 emu cap

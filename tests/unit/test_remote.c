@@ -1,15 +1,24 @@
 /* test_remote.c - the remote backends' plumbing without a network: the
  * Connect envelope decoder (split feeds, cut streams, hostile frames),
  * base64, strict JSON (duplicate keys, depth, trailing bytes), the one
- * redaction layer (error messages included) and the probe's shell script. */
+ * redaction layer (error messages included), the probe's shell script and
+ * the HTTP client's cancellation (a local socket that never answers). */
 #include <check.h>
 #include "check_run.h"
 
 #include "backend_remote.h"
 #include "connect.h"
+#include "proc.h"
 
+#include <arpa/inet.h>
 #include <cjson/cJSON.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
 
 typedef struct seen {
 	int n;
@@ -196,6 +205,103 @@ START_TEST(cap_per_backend)
 }
 END_TEST
 
+/* A listening socket that never accepts nor answers: requests to it hang. */
+static int silent_server(char *url, size_t len)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ck_assert_int_ge(fd, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+	ck_assert_int_eq(listen(fd, 8), 0);
+	socklen_t al = sizeof a;
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &al), 0);
+	snprintf(url, len, "http://127.0.0.1:%u/x", (unsigned)ntohs(a.sin_port));
+	return fd;
+}
+
+static void *cancel_later(void *arg)
+{
+	struct timespec ts = {0, 300 * 1000000L};
+	nanosleep(&ts, NULL);
+	ck_assert_int_eq(write(*(int *)arg, "x", 1), 1);
+	return NULL;
+}
+
+START_TEST(http_cancel_fd)
+{
+	char url[64];
+	int srv = silent_server(url, sizeof url);
+	int p[2];
+	ck_assert_int_eq(pipe(p), 0);
+	isotier_http_request r = {.method = "GET", .url = url, .timeout_ms = 10000,
+	                          .max_attempts = 1, .cancel_fd = p[0]};
+	isotier_http_response resp;
+	isotier_error err = {0};
+	/* Cancelled while it hangs: ISOTIER_EINTR within ~100 ms, not the timeout. */
+	pthread_t t;
+	ck_assert_int_eq(pthread_create(&t, NULL, cancel_later, &p[1]), 0);
+	int64_t t0 = isotier_now_ms();
+	ck_assert_int_eq(isotier_http_perform(&r, &resp, &err), ISOTIER_EINTR);
+	ck_assert_int_lt(isotier_now_ms() - t0, 2000);
+	pthread_join(t, NULL);
+	isotier_http_response_clear(&resp);
+	/* Already cancelled: not started, nothing sent. */
+	ck_assert_int_eq(isotier_http_perform(&r, &resp, &err), ISOTIER_EINTR);
+	ck_assert(!resp.sent);
+	isotier_http_response_clear(&resp);
+	/* A cleanup request ignores the cancel descriptor: it runs to its own timeout. */
+	r.cleanup = true;
+	r.timeout_ms = 500;
+	ck_assert_int_eq(isotier_http_perform(&r, &resp, &err), ISOTIER_ETIMEDOUT);
+	isotier_http_response_clear(&resp);
+	close(p[0]);
+	close(p[1]);
+	close(srv);
+}
+END_TEST
+
+START_TEST(http_ignores_signals)
+{
+	/* A pending SIGINT is the caller's business, not the client's. */
+	char url[64];
+	int srv = silent_server(url, sizeof url);
+	sigset_t set, old;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	ck_assert_int_eq(pthread_sigmask(SIG_BLOCK, &set, &old), 0);
+	ck_assert_int_eq(raise(SIGINT), 0);
+	isotier_http_request r = {.method = "GET", .url = url, .timeout_ms = 500,
+	                          .max_attempts = 1, .cancel_fd = -1};
+	isotier_http_response resp;
+	isotier_error err = {0};
+	ck_assert_int_eq(isotier_http_perform(&r, &resp, &err), ISOTIER_ETIMEDOUT);
+	isotier_http_response_clear(&resp);
+	struct timespec zero = {0, 0};
+	ck_assert_int_eq(sigtimedwait(&set, NULL, &zero), SIGINT);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	close(srv);
+}
+END_TEST
+
+START_TEST(remote_cancel_helpers)
+{
+	isotier_exec_request req = {.cancel_fd = 0};
+	ck_assert_int_eq(isotier_remote_cancel_fd(7, &req), 7);
+	ck_assert_int_eq(isotier_remote_cancel_fd(0, &req), -1);
+	req.cancel_fd = 9;
+	ck_assert_int_eq(isotier_remote_cancel_fd(7, &req), 9);
+	int p[2];
+	ck_assert_int_eq(pipe(p), 0);
+	ck_assert(isotier_remote_sleep_ms(p[0], 50));
+	ck_assert_int_eq(write(p[1], "x", 1), 1);
+	int64_t t0 = isotier_now_ms();
+	ck_assert(!isotier_remote_sleep_ms(p[0], 5000));
+	ck_assert_int_lt(isotier_now_ms() - t0, 1000);
+	close(p[0]);
+	close(p[1]);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("remote");
@@ -208,6 +314,10 @@ int main(void)
 	tcase_add_test(tc, redaction_everywhere);
 	tcase_add_test(tc, probe_script);
 	tcase_add_test(tc, cap_per_backend);
+	tcase_add_test(tc, http_cancel_fd);
+	tcase_add_test(tc, http_ignores_signals);
+	tcase_add_test(tc, remote_cancel_helpers);
+	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
