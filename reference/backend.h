@@ -1,9 +1,11 @@
 /*
  * backend.h - one small interface over the sandboxes isotier drives (bwrap,
  * runc, crun, runsc, docker, docker-runsc, podman, podman-runsc, qemu-microvm,
- * qemu-aarch64, host). Used by `isotier verify` and by isotier_create(). One
- * file per backend: reference/backend_<name>.c (OCI runtimes share oci.c,
- * Docker and Podman engine.c, both QEMU machines backend_qemu.c).
+ * qemu-aarch64, host; remote: e2b, daytona, fly, vercel). Used by `isotier
+ * verify` and by isotier_create() (local backends only). One file per backend:
+ * reference/backend_<name>.c (OCI runtimes share oci.c, Docker and Podman
+ * engine.c, both QEMU machines backend_qemu.c, the remote ones
+ * backend_remote.h over http.h and redact.h).
  *
  * Lifecycle: available() -> provision() -> exec()* -> destroy().
  * provision() may create files (bundle, initramfs); nothing may be created
@@ -18,9 +20,11 @@
  *   signal); runc/runsc containers left registered are `delete -f`'d (cleanup
  *   children, which ignore cancellation), temp dirs removed.
  * - Cancellation: spec.cancel_fd is watched by provision() (qemu-microvm's KVM
- *   trial boot) and kept for exec(); req.cancel_fd, when > 0, is watched
- *   instead for that exec. <= 0: none. A call that finds it readable before
- *   it starts anything returns ISOTIER_EINTR. destroy() ignores it.
+ *   trial boot; every request of a remote backend's) and kept for exec();
+ *   req.cancel_fd, when > 0, is watched instead for that exec. <= 0: none. A
+ *   call that finds it readable before it starts anything returns
+ *   ISOTIER_EINTR. destroy() and release() ignore it (a remote sandbox is
+ *   still deleted after a cancel: cleanup requests, http.h).
  * - Temporary files go under $TMPDIR (default /tmp): bwrap and host create
  *   none; runc/runsc a bundle dir (runsc needs $TMPDIR searchable by others);
  *   qemu-microvm a dir holding the initramfs.
@@ -65,6 +69,7 @@ typedef struct isotier_backend_spec {
 	bool minimal_root;       /* rootfs NULL: an empty root holding only the probe, the capture
 				    dir, /proc, /dev, /tmp (and /sys read-only) instead of the host view */
 	int cancel_fd;           /* readable: cancel (see above); <= 0: none; kept, not owned */
+	int64_t deadline_ms;     /* isotier_now_ms() clock: no request or command outlives it; 0: none */
 } isotier_backend_spec;
 
 typedef struct isotier_exec_request {
@@ -83,12 +88,25 @@ typedef struct isotier_backend {
 	/* The backend runs commands on the host itself (no boundary of its own):
 	 * its kernel is the host's by definition, so a VM it shows is its own. */
 	bool observes_host;
+	/* The sandboxes are a provider's, reached over HTTP (backend_remote.h):
+	 * their kernel is never this host's to compare with. A verification starts
+	 * two and compares their kernels with each other; needs credentials from
+	 * the environment (available() names the variable). */
+	bool remote;
 	/* 1 when usable here, 0 (and why) when not. Touches nothing. */
 	int (*available)(char *why, size_t why_len);
 	int (*provision)(void **state, const isotier_backend_spec *spec, isotier_error *err);
 	/* *exit_status: the command's status, 128+N when killed by signal N. */
 	int (*exec)(void *state, const isotier_exec_request *req, int *exit_status, isotier_error *err);
 	void (*destroy)(void *state);
+	/* Optional (remote backends): destroy() that says whether the sandbox is
+	 * gone. Frees state on every path; < 0 with err naming the sandbox's id
+	 * when it may still exist (a leak a person must clean up). */
+	int (*release)(void *state, isotier_error *err);
+	/* Optional (remote backends): what the provider reports of a provisioned
+	 * sandbox that a reader of the verdict needs (its class, template), one
+	 * line; never a credential. */
+	void (*describe)(void *state, char *buf, size_t len);
 } isotier_backend;
 
 const isotier_backend *isotier_backend_lookup(const char *name);

@@ -1,4 +1,5 @@
 /* backends.c - the registry of sandbox backends (see backend.h). */
+#include "backend_remote.h"
 #include "backend_util.h"
 
 #include <string.h>
@@ -8,6 +9,9 @@ static const isotier_backend *const registry[] = {
     &isotier_backend_qemu_microvm, &isotier_backend_crun,   &isotier_backend_docker,
     &isotier_backend_docker_runsc, &isotier_backend_podman, &isotier_backend_podman_runsc,
     &isotier_backend_qemu_aarch64, &isotier_backend_host,
+    /* remote: a provider's sandboxes (backend_remote.h) */
+    &isotier_backend_e2b, &isotier_backend_daytona, &isotier_backend_fly,
+    &isotier_backend_vercel,
 };
 
 size_t isotier_backend_count(void)

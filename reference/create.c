@@ -122,6 +122,13 @@ static int attest(isotier_sandbox *sb, char *why, size_t why_len, isotier_error 
 	judge_kernel kernel = {.relation = ISOTIER_KERNEL_SELF, .detail = kdetail};
 	if (sb->backend->observes_host) {
 		snprintf(kdetail, sizeof kdetail, "the backend observes the host itself");
+	} else if (sb->backend->remote) {
+		/* A provider's kernel is not this host's to compare with: one sandbox
+		 * proves nothing about its kernel (verify compares two). */
+		kernel.relation = ISOTIER_KERNEL_UNCOMPARED;
+		snprintf(kdetail, sizeof kdetail,
+		         "one %s sandbox: its kernel is compared with another's only by verify",
+		         sb->backend->name);
 	} else {
 		isotier_kernel_id host, inside = {.btime = probe.btime};
 		isotier_kernel_id_self(&host);
@@ -205,6 +212,14 @@ int isotier_create(isotier_sandbox **out, const isotier_create_opts *opts, isoti
 	if (!backend)
 		return isotier_error_set(err, ISOTIER_ENOTFOUND, 0, "create: no backend named '%s'",
 					 opts->backend);
+	/* A provider's sandboxes are observed by `isotier verify` (two at a
+	 * time, compared with each other); running workloads in them is not
+	 * what the remote backends are for yet. */
+	if (backend->remote)
+		return isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0,
+					 "create: backend %s is remote: it is verified with `isotier "
+					 "verify --backend %s`, not run",
+					 backend->name, backend->name);
 	/* A history that is not there is a wrong path, not an empty history:
 	 * resolving without it would drop every contradiction it holds. */
 	if (opts->db_path && !opts->create_db) {

@@ -1,5 +1,6 @@
 /* error.c - the error object: code, errno and a message chain. */
 #include "internal.h"
+#include "redact.h"
 
 #include <string.h>
 
@@ -25,6 +26,7 @@ int isotier_error_set(isotier_error *err, int code, int sys_errno, const char *f
 	err->db_code = 0;
 	error_vformat(err, sys_errno, fmt, ap);
 	va_end(ap);
+	isotier_redact(err->message, sizeof err->message);
 	return code;
 }
 
@@ -43,6 +45,7 @@ int isotier_error_prefix(isotier_error *err, const char *fmt, ...)
 	int n = snprintf(err->message, sizeof err->message, "%s: ", context);
 	if (n > 0 && (size_t)n < sizeof err->message)
 		strncat(err->message, previous, sizeof err->message - (size_t)n - 1);
+	isotier_redact(err->message, sizeof err->message);
 	return err->code;
 }
 

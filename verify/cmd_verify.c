@@ -48,9 +48,11 @@
 
 /* How the sandbox's kernel relates to this host's; a backend that observes
  * the host itself is the host. */
-static isotier_kernel_relation relate_kernel(const job *j, const isotier_kernel_id *host,
+static isotier_kernel_relation relate_kernel(job *j, const isotier_kernel_id *host,
                                              char *detail, size_t len)
 {
+	if (j->backend->remote)
+		return relate_remote(j, detail, len);
 	if (j->backend->observes_host) {
 		snprintf(detail, len, "the backend observes the host itself");
 		return ISOTIER_KERNEL_SELF;
@@ -369,6 +371,11 @@ static void print_json(const job *jobs, size_t n, int64_t run_id, const char *db
 				cJSON_AddNullToObject(o, "ceiling_tier");
 		}
 		cJSON_AddStringToObject(o, "reason", j->reason);
+		cJSON_AddBoolToObject(o, "remote", j->backend->remote);
+		if (j->leaks[0])
+			cJSON_AddStringToObject(o, "leaked", j->leaks);
+		else
+			cJSON_AddNullToObject(o, "leaked");
 		cJSON_AddBoolToObject(o, "recorded", j->recorded);
 		cJSON_AddNumberToObject(o, "duration_ms", (double)j->total_ms);
 		cJSON *t = cJSON_AddObjectToObject(o, "timings_ms");
@@ -404,7 +411,8 @@ static void usage(FILE *f)
 	       "(CONFIRMED, CONSISTENT, EXCEEDS, CONTRADICTED, INCONCLUSIVE, UNAVAILABLE) and\n"
 	       "records one observation per backend in the history database.\n"
 	       "  --backend NAME     verify this backend (repeatable); default: --all\n"
-	       "  --all              every backend this build knows\n"
+	       "  --all              every backend this build knows (remote ones only when\n"
+	       "                     their credentials are set)\n"
 	       "  --db PATH          history database (default ./" ISOTIER_DEFAULT_DB ")\n"
 	       "  --catalogue DIR    provider catalogue (default: the source tree's)\n"
 	       "  --jobs N           backends run concurrently (default 4)\n"
@@ -418,14 +426,16 @@ static void usage(FILE *f)
 	       "Probe: $ISOTIER_PROBE, else isotier-probe beside this executable.\n"
 	       "A vm layer counts toward a MICROVM claim only when the sandbox's kernel is\n"
 	       "shown to be its own (its boot_id differs from this host's); a sandbox on the\n"
-	       "host's kernel is judged by its own innermost boundary.\n"
+	       "host's kernel is judged by its own innermost boundary. A remote backend (e2b)\n"
+	       "starts two sandboxes and compares their kernels with each other instead.\n"
 	       "Exit: 0 nothing contradicted or unproven; 1 a CONTRADICTED verdict (even when\n"
 	       "something else failed too); 2 a claim that could not be proven (INCONCLUSIVE\n"
 	       "against a claim although the probe ran: an alert, see runbook/drift.md); 64 usage; 65 bad data (probe output rejected, catalogue\n"
 	       "invalid); 69 a requested backend unavailable (--all: every one); 70 a probe\n"
 	       "run failed or timed out; 74 database unusable; 75 database locked (any\n"
 	       "observation not stored is named, with its verdict);\n"
-	       "130 interrupted (143 by SIGTERM).\n");
+	       "130 interrupted (143 by SIGTERM). A remote sandbox that could not be\n"
+	       "deleted is named (LEAK) and the exit status is 70 unless interrupted.\n");
 }
 
 typedef struct verify_opts {
@@ -626,7 +636,10 @@ static int verify_main(int argc, char **argv)
 		bool dup = false;
 		for (size_t k = 0; k < nj; k++)
 			dup |= jobs[k].backend == b;
-		if (dup)
+		char why[256];
+		/* --all includes a remote backend only when it is configured: a
+		 * provider one has no account with is no failure of this run. */
+		if (dup || (o.all && b->remote && b->available(why, sizeof why) != 1))
 			continue;
 		job *j = &jobs[nj++];
 		j->backend = b;
@@ -724,9 +737,21 @@ static int verify_main(int argc, char **argv)
 		handled++;
 		if (interrupted && ready->rc == ISOTIER_EINTR) {
 			ready->skipped = true; /* cut short: no row for it */
+			if (ready->leaks[0])
+				cli_error("LEAK: %s: %s", ready->backend->name, ready->leaks);
 			continue;
 		}
 		judge_job(ready, o.host_provider, &host_kernel);
+		if (ready->note[0]) {
+			size_t n = strlen(ready->reason);
+			snprintf(ready->reason + n, sizeof ready->reason - n, "; %s reported: %.250s",
+			         ready->backend->name, ready->note);
+		}
+		if (ready->leaks[0]) {
+			size_t n = strlen(ready->reason);
+			snprintf(ready->reason + n, sizeof ready->reason - n, "; LEAKED: %.400s",
+			         ready->leaks);
+		}
 		/* Every observation gets its own attempts: a lock that outlasted
 		 * one backend's may be gone by the next one's. */
 		struct record_arg ra = {.h = h, .run_id = run_id, .j = ready};
@@ -751,7 +776,8 @@ static int verify_main(int argc, char **argv)
 		interrupted = true;
 
 	/* The exit status, most severe first (see the top of this file). */
-	bool contradicted = false, unproven = false, failed = false, unavailable_req = false;
+	bool contradicted = false, unproven = false, failed = false, unavailable_req = false,
+	     leaked = false;
 	size_t n_unavailable = 0, n_handled = 0;
 	for (size_t i = 0; i < n_jobs; i++) {
 		job *j = &jobs[i];
@@ -762,6 +788,10 @@ static int verify_main(int argc, char **argv)
 		unproven |= j->unproven;
 		bad_data |= j->rejected;
 		failed |= j->available && j->rc < 0;
+		if (j->leaks[0]) {
+			leaked = true;
+			cli_error("LEAK: %s: %s (delete it by hand)", j->backend->name, j->leaks);
+		}
 		if (!j->available) {
 			n_unavailable++;
 			unavailable_req |= j->explicit_;
@@ -777,7 +807,10 @@ static int verify_main(int argc, char **argv)
 	              : unavailable_req ? EXIT_UNAVAIL
 	              : bad_data        ? EXIT_DATAERR
 	                                : EXIT_OK;
+	/* A sandbox left running at a provider outranks a contradiction: it costs
+	 * money until a person deletes it, and both are printed. */
 	int rc = interrupted    ? (ctx.signal > 0 ? 128 + ctx.signal : EXIT_INTERRUPTED)
+	         : leaked       ? EXIT_SOFTWARE
 	         : contradicted ? EXIT_FINDING
 	         : unproven     ? EXIT_UNPROVEN
 	                        : failure;
@@ -817,6 +850,8 @@ static int verify_main(int argc, char **argv)
 		    (long long)run_id);
 	for (size_t i = 0; i < n_jobs; i++) {
 		free(jobs[i].out);
+		free(jobs[i].out2);
+		probe_result_clear(&jobs[i].probe2);
 		evidence_tar_free(&jobs[i].evidence);
 		probe_result_clear(&jobs[i].probe);
 	}

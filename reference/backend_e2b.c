@@ -1,0 +1,511 @@
+/*
+ * backend_e2b.c - MICROVM as claimed: E2B sandboxes (remote, see
+ * backend_remote.h).
+ *
+ * Follows, in e2b-dev/E2B at b8029973aa7da5f741f7bb1a9f833b38a0885438
+ * (2026-08-21):
+ * - spec/openapi.yml: POST /sandboxes (NewSandbox -> 201 Sandbox),
+ *   GET /v2/sandboxes?metadata=, DELETE /sandboxes/{sandboxID} (204; 404 gone);
+ *   header X-API-Key.
+ * - spec/envd/envd.yaml: POST /files?path=&username= (multipart/form-data,
+ *   field "file"; 200 [EntryInfo]); header X-Access-Token (envdAccessToken).
+ * - spec/envd/process/process.proto: process.Process/Start over the Connect
+ *   protocol, HTTP/1.1, JSON codec: request and responses are enveloped
+ *   (1 flag byte, 4-byte big-endian length); StartResponse.event is one of
+ *   start{pid}, data{stdout|stderr|pty: base64}, end{exitCode, exited,
+ *   status, error}, keepalive{}; the last envelope (flag 0x02) is the
+ *   end-of-stream message {"error"?: {"code","message"}}.
+ * envd is reached at https://49983-<sandboxID>.<domain> (domain from the
+ * Sandbox, default e2b.app) unless $ISOTIER_E2B_ENVD_URL gives a base URL
+ * where "{id}" stands for the sandbox id.
+ *
+ * Environment: E2B_API_KEY (required), ISOTIER_E2B_API_URL (default
+ * https://api.e2b.app), ISOTIER_E2B_TEMPLATE (default "base"),
+ * ISOTIER_E2B_ENVD_URL. The sandbox's own timeout (its time to live at E2B) is
+ * the run's limit plus a minute, so even a leaked sandbox ends by itself.
+ */
+#include "backend_remote.h"
+#include "connect.h"
+#include "proc.h"
+
+#include <cjson/cJSON.h>
+#include <string.h>
+
+#define E2B_KEY_ENV "E2B_API_KEY"
+#define ENVD_PORT   "49983"
+
+typedef struct e2b_state {
+	char api[512];
+	const char *key;
+	char nonce[32];
+	char id[130];
+	char envd[768];
+	char token[256]; /* envdAccessToken; "" when none */
+	bool created;    /* id known */
+	bool unknown;    /* a create whose outcome is unknown */
+	int64_t deadline_ms;
+	int timeout_s;
+	int cancel_fd; /* the spec's (<= 0: none); not owned */
+	char probe[4096];
+} e2b_state;
+
+static int e2b_available(char *why, size_t why_len)
+{
+	static const char *const vars[] = {E2B_KEY_ENV, NULL};
+	if (!isotier_remote_configured(vars, why, why_len))
+		return 0;
+	snprintf(why, why_len, "E2B at %s, template %s",
+	         getenv("ISOTIER_E2B_API_URL") && *getenv("ISOTIER_E2B_API_URL")
+	             ? "ISOTIER_E2B_API_URL"
+	             : "https://api.e2b.app",
+	         isotier_remote_setting("ISOTIER_E2B_TEMPLATE", "base"));
+	return 1;
+}
+
+/* Control-plane request with the API key. A cleanup request ignores cancel_fd
+ * and the run's deadline. */
+static int api(e2b_state *s, const char *method, const char *path, const char *body, bool retry_5xx,
+               bool cleanup, int cancel_fd, int64_t timeout_ms, isotier_http_response *resp,
+               isotier_error *err)
+{
+	char url[1024], key[600];
+	snprintf(url, sizeof url, "%s%s", s->api, path);
+	snprintf(key, sizeof key, "X-API-Key: %s", s->key);
+	const char *hdrs[] = {key, body ? "Content-Type: application/json" : NULL,
+	                      body ? "Accept: application/json" : NULL, NULL};
+	isotier_http_request r = {
+	    .method = method,
+	    .url = url,
+	    .headers = hdrs,
+	    .body = body,
+	    .body_len = body ? strlen(body) : 0,
+	    .timeout_ms = timeout_ms,
+	    .deadline_ms = cleanup ? 0 : s->deadline_ms,
+	    .retry_5xx = retry_5xx,
+	    .cleanup = cleanup,
+	    .cancel_fd = cleanup ? -1 : cancel_fd,
+	};
+	return isotier_http_perform(&r, resp, err);
+}
+
+static int kill_one(e2b_state *s, const char *id, isotier_error *err)
+{
+	char path[256];
+	snprintf(path, sizeof path, "/sandboxes/%s", id);
+	isotier_http_response resp;
+	int rc = api(s, "DELETE", path, NULL, true, true, -1, 15000, &resp, err);
+	if (!rc && resp.status != 204 && resp.status != 404)
+		rc = isotier_http_status_error(err, ISOTIER_EIO, "DELETE /sandboxes/{id}", &resp);
+	isotier_http_response_clear(&resp);
+	if (rc)
+		return isotier_error_prefix(err, "e2b sandbox %s may still exist", id);
+	return 0;
+}
+
+/* A create whose outcome is unknown: find what it made by its nonce, kill it. */
+static int sweep(e2b_state *s, isotier_error *err)
+{
+	char q[128];
+	snprintf(q, sizeof q, "isotier-nonce=%s", s->nonce);
+	char *esc = isotier_remote_escape(q);
+	if (!esc)
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+	char path[300];
+	snprintf(path, sizeof path, "/v2/sandboxes?metadata=%s", esc);
+	free(esc);
+	isotier_http_response resp;
+	int rc = api(s, "GET", path, NULL, true, true, -1, 15000, &resp, err);
+	if (!rc && resp.status != 200)
+		rc = isotier_http_status_error(err, ISOTIER_EIO, "GET /v2/sandboxes", &resp);
+	cJSON *list =
+	    rc ? NULL
+	       : isotier_json_parse_strict(resp.body, resp.body_len, "GET /v2/sandboxes", err);
+	isotier_http_response_clear(&resp);
+	if (!rc && (!list || !cJSON_IsArray(list)))
+		rc = list ? isotier_error_set(err, ISOTIER_EDATA, 0,
+		                              "GET /v2/sandboxes: not an array")
+		          : err->code;
+	int first = 0;
+	const cJSON *it;
+	cJSON *arr = rc ? NULL : list;
+	cJSON_ArrayForEach(it, arr)
+	{
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(it, "sandboxID");
+		isotier_error e = {0};
+		int krc = cJSON_IsString(id) && isotier_remote_id_valid(id->valuestring)
+		              ? kill_one(s, id->valuestring, &e)
+		              : isotier_error_set(&e, ISOTIER_EDATA, 0,
+		                                  "a listed sandbox without a valid sandboxID");
+		if (krc && !first) {
+			first = krc;
+			*err = e;
+		}
+	}
+	cJSON_Delete(list);
+	if (rc)
+		return isotier_error_prefix(err,
+		                            "e2b: a create's outcome is unknown and its "
+		                            "sandbox (metadata isotier-nonce=%s) may still exist",
+		                            s->nonce);
+	return first;
+}
+
+static int e2b_release(void *p, isotier_error *err)
+{
+	e2b_state *s = p;
+	if (!s)
+		return 0;
+	int rc = 0;
+	if (s->created)
+		rc = kill_one(s, s->id, err);
+	else if (s->unknown)
+		rc = sweep(s, err);
+	free(s);
+	return rc;
+}
+
+static void e2b_destroy(void *p)
+{
+	e2b_release(p, NULL);
+}
+
+static int parse_sandbox(e2b_state *s, const isotier_http_response *resp, isotier_error *err)
+{
+	cJSON *doc = isotier_json_parse_strict(resp->body, resp->body_len, "POST /sandboxes", err);
+	if (!doc)
+		return err->code;
+	int rc = 0;
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(doc, "sandboxID");
+	const cJSON *tok = cJSON_GetObjectItemCaseSensitive(doc, "envdAccessToken");
+	const cJSON *dom = cJSON_GetObjectItemCaseSensitive(doc, "domain");
+	const cJSON *tmpl = cJSON_GetObjectItemCaseSensitive(doc, "templateID");
+	if (!cJSON_IsObject(doc) || !cJSON_IsString(id) ||
+	    !isotier_remote_id_valid(id->valuestring) || !cJSON_IsString(tmpl))
+		rc = isotier_error_set(
+		    err, ISOTIER_EDATA, 0,
+		    "POST /sandboxes: no valid sandboxID/templateID in the answer");
+	else if (tok && !cJSON_IsNull(tok) &&
+	         (!cJSON_IsString(tok) || strlen(tok->valuestring) >= sizeof s->token ||
+	          strpbrk(tok->valuestring, "\r\n")))
+		rc = isotier_error_set(err, ISOTIER_EDATA, 0,
+		                       "POST /sandboxes: bad envdAccessToken");
+	else if (dom && !cJSON_IsNull(dom) &&
+	         (!cJSON_IsString(dom) || !isotier_remote_id_valid(dom->valuestring)))
+		rc = isotier_error_set(err, ISOTIER_EDATA, 0, "POST /sandboxes: bad domain");
+	if (cJSON_IsString(id) && isotier_remote_id_valid(id->valuestring)) {
+		snprintf(s->id, sizeof s->id, "%s", id->valuestring);
+		s->created = true; /* even when the rest is bad: it exists, kill it */
+	}
+	if (!rc && cJSON_IsString(tok)) {
+		snprintf(s->token, sizeof s->token, "%s", tok->valuestring);
+		isotier_secret_add(s->token);
+	}
+	const char *domain = cJSON_IsString(dom) ? dom->valuestring : "e2b.app";
+	const char *envd = getenv("ISOTIER_E2B_ENVD_URL");
+	if (!rc && envd && *envd) {
+		const char *at = strstr(envd, "{id}");
+		if (strncmp(envd, "http", 4) || strlen(envd) > 400)
+			rc = isotier_error_set(err, ISOTIER_ECONFIG, 0,
+			                       "ISOTIER_E2B_ENVD_URL: an http(s) URL");
+		else if (at)
+			snprintf(s->envd, sizeof s->envd, "%.*s%s%s", (int)(at - envd), envd, s->id,
+			         at + 4);
+		else
+			snprintf(s->envd, sizeof s->envd, "%s", envd);
+	} else if (!rc) {
+		snprintf(s->envd, sizeof s->envd, "https://" ENVD_PORT "-%s.%s", s->id, domain);
+	}
+	cJSON_Delete(doc);
+	return rc;
+}
+
+static int upload_probe(e2b_state *s, isotier_error *err)
+{
+	char *path = isotier_remote_escape(ISOTIER_REMOTE_GUEST_DIR "/isotier-probe");
+	if (!path)
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+	char url[1200], tok[300];
+	/* No username: the file belongs to envd's default user, the one the
+	 * process runs as, so the probe script may chmod it. */
+	snprintf(url, sizeof url, "%s/files?path=%s", s->envd, path);
+	free(path);
+	snprintf(tok, sizeof tok, "X-Access-Token: %s", s->token);
+	const char *hdrs[] = {s->token[0] ? tok : NULL, NULL};
+	isotier_http_request r = {.method = "POST",
+	                          .url = url,
+	                          .headers = hdrs,
+	                          .upload_path = s->probe,
+	                          .upload_name = "isotier-probe",
+	                          .timeout_ms = isotier_remote_budget_ms(s->deadline_ms, 60000),
+	                          .deadline_ms = s->deadline_ms,
+	                          .retry_5xx = true, /* an upload overwrites: safe to repeat */
+	                          .cancel_fd = s->cancel_fd};
+	isotier_http_response resp;
+	int rc = isotier_http_perform(&r, &resp, err);
+	if (!rc && resp.status != 200)
+		rc = isotier_http_status_error(err, ISOTIER_EIO, "envd POST /files", &resp);
+	cJSON *doc =
+	    rc ? NULL
+	       : isotier_json_parse_strict(resp.body, resp.body_len, "envd POST /files", err);
+	if (!rc && !cJSON_IsArray(doc))
+		rc =
+		    doc ? isotier_error_set(err, ISOTIER_EDATA, 0, "envd POST /files: not an array")
+		        : err->code;
+	cJSON_Delete(doc);
+	isotier_http_response_clear(&resp);
+	return rc;
+}
+
+static int e2b_provision(void **out, const isotier_backend_spec *spec, isotier_error *err)
+{
+	*out = NULL;
+	char why[256];
+	if (!e2b_available(why, sizeof why))
+		return isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0, "e2b: %s", why);
+	if (!spec->probe_path || strlen(spec->probe_path) >= sizeof((e2b_state *)0)->probe)
+		return isotier_error_set(err, ISOTIER_EINVAL, 0, "e2b: a probe path is needed");
+	if (isotier_cancelled(spec->cancel_fd))
+		return isotier_error_set(err, ISOTIER_EINTR, 0, "e2b: provision: cancelled");
+	e2b_state *s = calloc(1, sizeof *s);
+	if (!s)
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "e2b: out of memory");
+	s->key = isotier_secret_from_env(E2B_KEY_ENV);
+	s->deadline_ms = spec->deadline_ms;
+	s->timeout_s = spec->timeout_s > 0 ? spec->timeout_s : 60;
+	s->cancel_fd = spec->cancel_fd > 0 ? spec->cancel_fd : -1;
+	snprintf(s->probe, sizeof s->probe, "%s", spec->probe_path);
+	isotier_remote_nonce(s->nonce, sizeof s->nonce);
+	int rc =
+	    s->key ? 0 : isotier_error_set(err, ISOTIER_ECONFIG, 0, E2B_KEY_ENV " is unusable");
+	if (!rc)
+		rc = isotier_remote_endpoint(s->api, sizeof s->api, "ISOTIER_E2B_API_URL",
+		                             "https://api.e2b.app", err);
+	if (!rc)
+		rc = isotier_remote_reserve("e2b", err);
+	if (rc) {
+		free(s);
+		return isotier_error_prefix(err, "e2b: provision");
+	}
+	int64_t left =
+	    s->deadline_ms ? (s->deadline_ms - isotier_now_ms()) / 1000 : 3 * s->timeout_s;
+	char body[512];
+	snprintf(body, sizeof body,
+	         "{\"templateID\":\"%s\",\"timeout\":%lld,\"metadata\":{\"isotier-nonce\":\"%s\"}}",
+	         isotier_remote_setting("ISOTIER_E2B_TEMPLATE", "base"), (long long)left + 60,
+	         s->nonce);
+	isotier_http_response resp;
+	/* Never repeated blindly: a 5xx or a timeout leaves the outcome unknown. */
+	rc = api(s, "POST", "/sandboxes", body, false, false, s->cancel_fd,
+	         isotier_remote_budget_ms(s->deadline_ms, 60000), &resp, err);
+	if (!rc && resp.status == 201)
+		rc = parse_sandbox(s, &resp, err);
+	else if (!rc)
+		rc = isotier_http_status_error(
+		    err, resp.status == 401 || resp.status == 403 ? ISOTIER_ECONFIG : ISOTIER_EIO,
+		    "POST /sandboxes", &resp);
+	/* A 201 we could not read made a sandbox we cannot name: look for it. */
+	s->unknown =
+	    !s->created && (resp.status == 201 || rc == ISOTIER_ETIMEDOUT || rc == ISOTIER_EINTR ||
+	                    (rc == ISOTIER_EIO && resp.sent && resp.status != 429 &&
+	                     (resp.status == 0 || resp.status >= 500)));
+	isotier_http_response_clear(&resp);
+	if (!rc)
+		rc = upload_probe(s, err);
+	if (rc) {
+		isotier_error_prefix(err, "e2b: provision%s%s", s->created ? " sandbox " : "",
+		                     s->created ? s->id : "");
+		if (s->created || s->unknown)
+			*out = s; /* the caller's release() kills or sweeps it */
+		else
+			free(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+/* ---- process.Process/Start: the Connect stream --------------------------- */
+
+typedef struct stream {
+	const isotier_exec_request *req;
+	isotier_connect_decoder dec;
+	bool started, ended, eos;
+	int exit_code;
+	bool exited;
+	char status[128];
+	char error[256];
+} stream;
+
+static int on_event(stream *st, const cJSON *ev, isotier_error *err)
+{
+	const cJSON *data = cJSON_GetObjectItemCaseSensitive(ev, "data");
+	const cJSON *end = cJSON_GetObjectItemCaseSensitive(ev, "end");
+	if (cJSON_GetObjectItemCaseSensitive(ev, "start"))
+		st->started = true;
+	if (cJSON_IsObject(data)) {
+		const char *names[] = {"stdout", "stderr", "pty"};
+		for (int k = 0; k < 3; k++) {
+			const cJSON *b = cJSON_GetObjectItemCaseSensitive(data, names[k]);
+			if (!b)
+				continue;
+			size_t n = cJSON_IsString(b) ? strlen(b->valuestring) : 0;
+			unsigned char *raw = cJSON_IsString(b) ? malloc(n / 4 * 3 + 4) : NULL;
+			ssize_t got = raw ? isotier_base64_decode(raw, b->valuestring, n) : -1;
+			if (got < 0) {
+				free(raw);
+				return isotier_error_set(err, ISOTIER_EDATA, 0,
+				                         "envd: data.%s is not base64", names[k]);
+			}
+			isotier_remote_relay(k == 1 ? st->req->stderr_fd : st->req->stdout_fd,
+			                     (const char *)raw, (size_t)got);
+			free(raw);
+		}
+	}
+	if (cJSON_IsObject(end)) {
+		const cJSON *code = cJSON_GetObjectItemCaseSensitive(end, "exitCode");
+		const cJSON *exited = cJSON_GetObjectItemCaseSensitive(end, "exited");
+		const cJSON *status = cJSON_GetObjectItemCaseSensitive(end, "status");
+		const cJSON *error = cJSON_GetObjectItemCaseSensitive(end, "error");
+		if ((code && (!cJSON_IsNumber(code) || code->valuedouble < -255 ||
+		              code->valuedouble > 255)) ||
+		    (exited && !cJSON_IsBool(exited)) || (status && !cJSON_IsString(status)) ||
+		    (error && !cJSON_IsString(error)))
+			return isotier_error_set(err, ISOTIER_EDATA, 0,
+			                         "envd: malformed end event");
+		st->ended = true;
+		st->exit_code = code ? code->valueint : 0; /* proto3 JSON omits 0 */
+		st->exited = cJSON_IsTrue(exited);
+		snprintf(st->status, sizeof st->status, "%s", status ? status->valuestring : "");
+		snprintf(st->error, sizeof st->error, "%s", error ? error->valuestring : "");
+	}
+	return 0;
+}
+
+static int on_message(void *ctx, unsigned flags, const char *msg, size_t len, isotier_error *err)
+{
+	stream *st = ctx;
+	cJSON *doc = isotier_json_parse_strict(msg, len, "envd stream message", err);
+	if (!doc)
+		return err->code;
+	int rc = 0;
+	if (!cJSON_IsObject(doc)) {
+		rc = isotier_error_set(err, ISOTIER_EDATA, 0,
+		                       "envd: a stream message is not an object");
+	} else if (flags & ISOTIER_CONNECT_END_STREAM) {
+		st->eos = true;
+		const cJSON *e = cJSON_GetObjectItemCaseSensitive(doc, "error");
+		if (e) {
+			const cJSON *c = cJSON_GetObjectItemCaseSensitive(e, "code");
+			const cJSON *m = cJSON_GetObjectItemCaseSensitive(e, "message");
+			rc = isotier_error_set(err, ISOTIER_EIO, 0, "envd: %.60s: %.300s",
+			                       cJSON_IsString(c) ? c->valuestring : "error",
+			                       cJSON_IsString(m) ? m->valuestring : "");
+		}
+	} else {
+		const cJSON *ev = cJSON_GetObjectItemCaseSensitive(doc, "event");
+		rc = cJSON_IsObject(ev) ? on_event(st, ev, err)
+		                        : isotier_error_set(err, ISOTIER_EDATA, 0,
+		                                            "envd: a StartResponse without event");
+	}
+	cJSON_Delete(doc);
+	return rc;
+}
+
+static int on_bytes(void *ctx, const char *buf, size_t len, isotier_error *err)
+{
+	stream *st = ctx;
+	return isotier_connect_feed(&st->dec, buf, len, err);
+}
+
+static int e2b_exec(void *p, const isotier_exec_request *req, int *exit_status, isotier_error *err)
+{
+	e2b_state *s = p;
+	*exit_status = -1;
+	int cancel_fd = isotier_remote_cancel_fd(s->cancel_fd, req);
+	if (isotier_cancelled(cancel_fd))
+		return isotier_error_set(err, ISOTIER_EINTR, 0, "e2b: exec: not started: cancelled");
+	cleanup_free char *script = NULL;
+	int rc = isotier_remote_script(&script, req, NULL, err);
+	if (rc)
+		return isotier_error_prefix(err, "e2b");
+	cJSON *msg = cJSON_CreateObject();
+	cJSON *proc = cJSON_AddObjectToObject(msg, "process");
+	cJSON_AddStringToObject(proc, "cmd", "/bin/sh");
+	cJSON *args = cJSON_AddArrayToObject(proc, "args");
+	cJSON_AddItemToArray(args, cJSON_CreateString("-c"));
+	cJSON_AddItemToArray(args, cJSON_CreateString(script));
+	cJSON_AddStringToObject(proc, "cwd", "/");
+	char *json = cJSON_PrintUnformatted(msg);
+	cJSON_Delete(msg);
+	cleanup_free char *body = NULL;
+	size_t body_len = 0;
+	if (!json || isotier_connect_envelope(&body, &body_len, json, strlen(json)) != 0) {
+		cJSON_free(json);
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "e2b: out of memory");
+	}
+	cJSON_free(json);
+	int timeout_s = req->timeout_s > 0 ? req->timeout_s : s->timeout_s;
+	int64_t budget = isotier_remote_budget_ms(s->deadline_ms, (int64_t)timeout_s * 1000);
+	char url[1024], tok[300], ctm[64];
+	snprintf(url, sizeof url, "%s/process.Process/Start", s->envd);
+	snprintf(tok, sizeof tok, "X-Access-Token: %s", s->token);
+	snprintf(ctm, sizeof ctm, "Connect-Timeout-Ms: %lld", (long long)budget);
+	const char *hdrs[] = {"Content-Type: application/connect+json",
+	                      "Connect-Protocol-Version: 1", ctm, s->token[0] ? tok : NULL, NULL};
+	stream st = {.req = req};
+	st.dec = (isotier_connect_decoder){.cb = on_message, .ctx = &st};
+	isotier_http_request r = {.method = "POST",
+	                          .url = url,
+	                          .headers = hdrs,
+	                          .body = body,
+	                          .body_len = body_len,
+	                          .timeout_ms = budget,
+	                          .deadline_ms = s->deadline_ms,
+	                          .max_attempts = 1, /* a process start is not repeated */
+	                          .sink = on_bytes,
+	                          .sink_ctx = &st,
+	                          .cancel_fd = cancel_fd};
+	isotier_http_response resp;
+	rc = isotier_http_perform(&r, &resp, err);
+	if (!rc && resp.status != 200)
+		rc = isotier_http_status_error(err, ISOTIER_EIO, "envd process.Process/Start",
+		                               &resp);
+	else if (!rc && strncmp(resp.content_type, "application/connect+json", 24))
+		rc = isotier_error_set(err, ISOTIER_EDATA, 0,
+		                       "envd process.Process/Start: content type '%s'",
+		                       resp.content_type);
+	isotier_http_response_clear(&resp);
+	int frc = isotier_connect_finish(&st.dec, rc ? NULL : err);
+	if (!rc)
+		rc = frc;
+	if (!rc && (!st.ended || !st.eos))
+		rc = isotier_error_set(err, ISOTIER_EIO, 0,
+		                       "envd: the stream ended before the process's end event%s",
+		                       st.ended ? " and end-of-stream message" : "");
+	if (rc)
+		return isotier_error_prefix(err, "e2b: exec in sandbox %s", s->id);
+	*exit_status = st.exited ? st.exit_code & 0xff : (st.exit_code > 0 ? st.exit_code : 137);
+	if (st.error[0] && !st.exited)
+		return isotier_error_set(err, ISOTIER_EIO, 0, "e2b: sandbox %s: process: %s", s->id,
+		                         st.error);
+	return 0;
+}
+
+static void e2b_describe(void *p, char *buf, size_t len)
+{
+	(void)p;
+	snprintf(buf, len, "template %s", isotier_remote_setting("ISOTIER_E2B_TEMPLATE", "base"));
+}
+
+const isotier_backend isotier_backend_e2b = {
+    .name = "e2b",
+    .catalogue_id = "e2b",
+    .description = "E2B sandboxes (remote; Firecracker microVMs as claimed): E2B_API_KEY",
+    .remote = true,
+    .available = e2b_available,
+    .provision = e2b_provision,
+    .exec = e2b_exec,
+    .destroy = e2b_destroy,
+    .release = e2b_release,
+    .describe = e2b_describe,
+};

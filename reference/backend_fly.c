@@ -1,0 +1,371 @@
+/*
+ * backend_fly.c - Fly Machines (remote, see backend_remote.h).
+ *
+ * Follows the Machines API OpenAPI in superfly/fly-openapi-sdk
+ * go/api/openapi.yaml at f0c59fb585f616492629684c3cd11456a49efb97
+ * (server https://api.machines.dev/v1, Authorization: Bearer <token>):
+ * POST /apps/{app_name}/machines (CreateMachineRequest: config api.MachineConfig
+ * with image, files [api.File guest_path + raw_value base64], init.cmd,
+ * metadata, restart, auto_destroy; region -> 200 Machine), GET
+ * /apps/{app_name}/machines/{machine_id}/wait?state=started&timeout=, POST
+ * .../{machine_id}/exec (MachineExecRequest command[], timeout), GET
+ * /apps/{app_name}/machines (a create whose outcome is unknown: found by
+ * config.metadata), DELETE .../{machine_id}?force=true (200; 404 gone).
+ * That spec gives exec's 200 body only as "raw command output"; it is read
+ * as the JSON object fly-go's MachineExecResponse decodes (exit_code,
+ * stdout, stderr; zero values omitted).
+ *
+ * The probe travels inside the create request (config.files), so no second
+ * upload is needed. The Machine runs `sleep` for the run's limit plus a
+ * minute with auto_destroy and restart "no": a leaked Machine ends itself.
+ *
+ * Environment: FLY_API_TOKEN and FLY_APP (required), ISOTIER_FLY_API_URL
+ * (default https://api.machines.dev/v1), ISOTIER_FLY_IMAGE (default
+ * docker.io/library/alpine:3), ISOTIER_FLY_REGION.
+ */
+#include "backend_remote.h"
+#include "proc.h"
+
+#include <cjson/cJSON.h>
+#include <string.h>
+
+#define FLY_TOKEN_ENV "FLY_API_TOKEN"
+#define FLY_APP_ENV   "FLY_APP"
+#define PROBE_MAX     (8u << 20)
+
+typedef struct fly_state {
+	char api[512];
+	const char *token;
+	char app[80];
+	char nonce[32];
+	char id[130];
+	bool created, unknown;
+	int64_t deadline_ms;
+	int timeout_s;
+	int cancel_fd; /* the spec's (<= 0: none); not owned */
+} fly_state;
+
+static int fly_available(char *why, size_t why_len)
+{
+	static const char *const vars[] = {FLY_TOKEN_ENV, FLY_APP_ENV, NULL};
+	if (!isotier_remote_configured(vars, why, why_len))
+		return 0;
+	if (!isotier_remote_id_valid(getenv(FLY_APP_ENV))) {
+		snprintf(why, why_len, "FLY_APP is not an app name");
+		return 0;
+	}
+	snprintf(why, why_len, "Fly Machines in app %.64s, image %s", getenv(FLY_APP_ENV),
+	         isotier_remote_setting("ISOTIER_FLY_IMAGE", "docker.io/library/alpine:3"));
+	return 1;
+}
+
+/* A cleanup request ignores cancel_fd and the run's deadline. */
+static int call(fly_state *s, const char *method, const char *path, const char *body,
+                bool retry_5xx, bool cleanup, int cancel_fd, int64_t timeout_ms,
+                isotier_http_response *resp, isotier_error *err)
+{
+	char url[1024], auth[700];
+	snprintf(url, sizeof url, "%s/apps/%s%s", s->api, s->app, path);
+	snprintf(auth, sizeof auth, "Authorization: Bearer %s", s->token);
+	const char *hdrs[] = {auth, body ? "Content-Type: application/json" : NULL, NULL};
+	isotier_http_request r = {.method = method,
+	                          .url = url,
+	                          .headers = hdrs,
+	                          .body = body,
+	                          .body_len = body ? strlen(body) : 0,
+	                          .timeout_ms = timeout_ms,
+	                          .deadline_ms = cleanup ? 0 : s->deadline_ms,
+	                          .retry_5xx = retry_5xx,
+	                          .cleanup = cleanup,
+	                          .max_body = 4u << 20,
+	                          .cancel_fd = cleanup ? -1 : cancel_fd};
+	return isotier_http_perform(&r, resp, err);
+}
+
+static int destroy_one(fly_state *s, const char *id, isotier_error *err)
+{
+	char path[256];
+	snprintf(path, sizeof path, "/machines/%s?force=true", id);
+	isotier_http_response resp;
+	int rc = call(s, "DELETE", path, NULL, true, true, -1, 15000, &resp, err);
+	if (!rc && resp.status != 200 && resp.status != 404)
+		rc = isotier_http_status_error(err, ISOTIER_EIO, "DELETE /machines/{id}", &resp);
+	isotier_http_response_clear(&resp);
+	if (rc)
+		return isotier_error_prefix(err, "fly machine %s may still exist", id);
+	return 0;
+}
+
+static int sweep(fly_state *s, isotier_error *err)
+{
+	isotier_http_response resp;
+	int rc = call(s, "GET", "/machines", NULL, true, true, -1, 15000, &resp, err);
+	if (!rc && resp.status != 200)
+		rc = isotier_http_status_error(err, ISOTIER_EIO, "GET /machines", &resp);
+	cJSON *list =
+	    rc ? NULL : isotier_json_parse_strict(resp.body, resp.body_len, "GET /machines", err);
+	isotier_http_response_clear(&resp);
+	if (!rc && !cJSON_IsArray(list))
+		rc = list ? isotier_error_set(err, ISOTIER_EDATA, 0, "GET /machines: not an array")
+		          : err->code;
+	int first = 0;
+	const cJSON *it;
+	cJSON *arr = rc ? NULL : list;
+	cJSON_ArrayForEach(it, arr)
+	{
+		const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(it, "config");
+		const cJSON *md = cJSON_GetObjectItemCaseSensitive(cfg, "metadata");
+		const cJSON *nonce = cJSON_GetObjectItemCaseSensitive(md, "isotier-nonce");
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(it, "id");
+		if (!cJSON_IsString(nonce) || strcmp(nonce->valuestring, s->nonce))
+			continue;
+		isotier_error e = {0};
+		int drc = cJSON_IsString(id) && isotier_remote_id_valid(id->valuestring)
+		              ? destroy_one(s, id->valuestring, &e)
+		              : isotier_error_set(&e, ISOTIER_EDATA, 0,
+		                                  "a listed machine without a valid id");
+		if (drc && !first) {
+			first = drc;
+			*err = e;
+		}
+	}
+	cJSON_Delete(list);
+	if (rc)
+		return isotier_error_prefix(err,
+		                            "fly: a create's outcome is unknown and its machine "
+		                            "(metadata isotier-nonce=%s) may still exist",
+		                            s->nonce);
+	return first;
+}
+
+static int fly_release(void *p, isotier_error *err)
+{
+	fly_state *s = p;
+	if (!s)
+		return 0;
+	int rc = s->created ? destroy_one(s, s->id, err) : s->unknown ? sweep(s, err) : 0;
+	free(s);
+	return rc;
+}
+
+static void fly_destroy(void *p)
+{
+	fly_release(p, NULL);
+}
+
+/* The create request: the probe inside as config.files[0]. */
+static char *create_body(const fly_state *s, const char *probe_path, isotier_error *err)
+{
+	cleanup_free char *probe = NULL;
+	size_t len = 0;
+	if (isotier_read_file(&probe, &len, probe_path, PROBE_MAX, err) != 0)
+		return NULL;
+	char *b64 = malloc((len + 2) / 3 * 4 + 1);
+	if (!b64) {
+		isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+		return NULL;
+	}
+	static const char tbl[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	size_t o = 0;
+	const unsigned char *p = (const unsigned char *)probe;
+	for (size_t i = 0; i < len; i += 3) {
+		uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < len ? (uint32_t)p[i + 1] << 8 : 0) |
+		             (i + 2 < len ? p[i + 2] : 0);
+		b64[o++] = tbl[v >> 18 & 63];
+		b64[o++] = tbl[v >> 12 & 63];
+		b64[o++] = i + 1 < len ? tbl[v >> 6 & 63] : '=';
+		b64[o++] = i + 2 < len ? tbl[v & 63] : '=';
+	}
+	b64[o] = '\0';
+	int64_t ttl =
+	    (s->deadline_ms ? (s->deadline_ms - isotier_now_ms()) / 1000 : 3 * s->timeout_s) + 60;
+	char sleep_s[32];
+	snprintf(sleep_s, sizeof sleep_s, "%lld", (long long)ttl);
+	cJSON *body = cJSON_CreateObject();
+	cJSON *cfg = cJSON_AddObjectToObject(body, "config");
+	cJSON_AddStringToObject(
+	    cfg, "image",
+	    isotier_remote_setting("ISOTIER_FLY_IMAGE", "docker.io/library/alpine:3"));
+	cJSON_AddBoolToObject(cfg, "auto_destroy", true);
+	cJSON *restart = cJSON_AddObjectToObject(cfg, "restart");
+	cJSON_AddStringToObject(restart, "policy", "no");
+	cJSON *init = cJSON_AddObjectToObject(cfg, "init");
+	cJSON *cmd = cJSON_AddArrayToObject(init, "cmd");
+	cJSON_AddItemToArray(cmd, cJSON_CreateString("sleep"));
+	cJSON_AddItemToArray(cmd, cJSON_CreateString(sleep_s));
+	cJSON *md = cJSON_AddObjectToObject(cfg, "metadata");
+	cJSON_AddStringToObject(md, "isotier-nonce", s->nonce);
+	cJSON *files = cJSON_AddArrayToObject(cfg, "files");
+	cJSON *f = cJSON_CreateObject();
+	cJSON_AddStringToObject(f, "guest_path", ISOTIER_REMOTE_GUEST_DIR "/isotier-probe");
+	cJSON_AddStringToObject(f, "raw_value", b64);
+	cJSON_AddItemToArray(files, f);
+	free(b64);
+	const char *region = isotier_remote_setting("ISOTIER_FLY_REGION", NULL);
+	if (region)
+		cJSON_AddStringToObject(body, "region", region);
+	char *json = cJSON_PrintUnformatted(body);
+	cJSON_Delete(body);
+	if (!json)
+		isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+	return json;
+}
+
+static int fly_provision(void **out, const isotier_backend_spec *spec, isotier_error *err)
+{
+	*out = NULL;
+	char why[256];
+	if (!fly_available(why, sizeof why))
+		return isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0, "fly: %s", why);
+	if (!spec->probe_path)
+		return isotier_error_set(err, ISOTIER_EINVAL, 0, "fly: a probe path is needed");
+	if (isotier_cancelled(spec->cancel_fd))
+		return isotier_error_set(err, ISOTIER_EINTR, 0, "fly: provision: cancelled");
+	fly_state *s = calloc(1, sizeof *s);
+	if (!s)
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "fly: out of memory");
+	s->token = isotier_secret_from_env(FLY_TOKEN_ENV);
+	snprintf(s->app, sizeof s->app, "%s", getenv(FLY_APP_ENV));
+	s->deadline_ms = spec->deadline_ms;
+	s->timeout_s = spec->timeout_s > 0 ? spec->timeout_s : 60;
+	s->cancel_fd = spec->cancel_fd > 0 ? spec->cancel_fd : -1;
+	isotier_remote_nonce(s->nonce, sizeof s->nonce);
+	int rc =
+	    s->token ? 0 : isotier_error_set(err, ISOTIER_ECONFIG, 0, FLY_TOKEN_ENV " is unusable");
+	if (!rc)
+		rc = isotier_remote_endpoint(s->api, sizeof s->api, "ISOTIER_FLY_API_URL",
+		                             "https://api.machines.dev/v1", err);
+	char *body = rc ? NULL : create_body(s, spec->probe_path, err);
+	if (!rc && !body)
+		rc = err->code;
+	if (!rc)
+		rc = isotier_remote_reserve("fly", err);
+	if (rc) {
+		cJSON_free(body);
+		free(s);
+		return isotier_error_prefix(err, "fly: provision");
+	}
+	isotier_http_response resp;
+	rc = call(s, "POST", "/machines", body, false, false, s->cancel_fd,
+	          isotier_remote_budget_ms(s->deadline_ms, 60000), &resp, err);
+	cJSON_free(body);
+	cJSON *doc = NULL;
+	if (!rc && resp.status == 200) {
+		doc = isotier_json_parse_strict(resp.body, resp.body_len, "POST /machines", err);
+		const cJSON *id = doc ? cJSON_GetObjectItemCaseSensitive(doc, "id") : NULL;
+		if (cJSON_IsString(id) && isotier_remote_id_valid(id->valuestring)) {
+			snprintf(s->id, sizeof s->id, "%s", id->valuestring);
+			s->created = true;
+		} else {
+			rc = doc ? isotier_error_set(err, ISOTIER_EDATA, 0,
+			                             "POST /machines: no valid id")
+			         : err->code;
+			s->unknown = true; /* something answered 200: look for it by nonce */
+		}
+	} else if (!rc) {
+		rc = isotier_http_status_error(
+		    err, resp.status == 401 || resp.status == 403 ? ISOTIER_ECONFIG : ISOTIER_EIO,
+		    "POST /machines", &resp);
+	}
+	cJSON_Delete(doc);
+	if (!s->created && !s->unknown)
+		s->unknown = rc == ISOTIER_ETIMEDOUT || rc == ISOTIER_EINTR ||
+		             (rc == ISOTIER_EIO && resp.sent && resp.status != 429 &&
+		              (resp.status == 0 || resp.status >= 500));
+	isotier_http_response_clear(&resp);
+	if (!rc) {
+		char path[300];
+		int64_t budget = isotier_remote_budget_ms(s->deadline_ms, 60000);
+		snprintf(path, sizeof path, "/machines/%s/wait?state=started&timeout=%lld", s->id,
+		         (long long)(budget / 1000 > 0 ? budget / 1000 : 1));
+		rc = call(s, "GET", path, NULL, true, false, s->cancel_fd, budget + 5000, &resp,
+		          err);
+		if (!rc && resp.status != 200)
+			rc = isotier_http_status_error(err, ISOTIER_EIO, "GET /machines/{id}/wait",
+			                               &resp);
+		isotier_http_response_clear(&resp);
+	}
+	if (rc) {
+		isotier_error_prefix(err, "fly: provision%s%s", s->created ? " machine " : "",
+		                     s->created ? s->id : "");
+		if (s->created || s->unknown)
+			*out = s;
+		else
+			free(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+static int fly_exec(void *p, const isotier_exec_request *req, int *exit_status, isotier_error *err)
+{
+	fly_state *s = p;
+	*exit_status = -1;
+	int cancel_fd = isotier_remote_cancel_fd(s->cancel_fd, req);
+	if (isotier_cancelled(cancel_fd))
+		return isotier_error_set(err, ISOTIER_EINTR, 0, "fly: exec: not started: cancelled");
+	cleanup_free char *script = NULL;
+	int rc = isotier_remote_script(&script, req, NULL, err);
+	if (rc)
+		return isotier_error_prefix(err, "fly");
+	int timeout_s = req->timeout_s > 0 ? req->timeout_s : s->timeout_s;
+	cJSON *body = cJSON_CreateObject();
+	cJSON *cmd = cJSON_AddArrayToObject(body, "command");
+	cJSON_AddItemToArray(cmd, cJSON_CreateString("/bin/sh"));
+	cJSON_AddItemToArray(cmd, cJSON_CreateString("-c"));
+	cJSON_AddItemToArray(cmd, cJSON_CreateString(script));
+	cJSON_AddNumberToObject(body, "timeout", timeout_s);
+	char *json = cJSON_PrintUnformatted(body);
+	cJSON_Delete(body);
+	if (!json)
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "fly: out of memory");
+	char path[300];
+	snprintf(path, sizeof path, "/machines/%s/exec", s->id);
+	isotier_http_response resp;
+	rc = call(s, "POST", path, json, false, false, cancel_fd,
+	          isotier_remote_budget_ms(s->deadline_ms, (int64_t)timeout_s * 1000 + 5000), &resp,
+	          err);
+	cJSON_free(json);
+	if (!rc && resp.status != 200)
+		rc = isotier_http_status_error(err, ISOTIER_EIO, "POST /machines/{id}/exec", &resp);
+	cJSON *doc =
+	    rc ? NULL : isotier_json_parse_strict(resp.body, resp.body_len, "exec response", err);
+	isotier_http_response_clear(&resp);
+	if (!rc && !cJSON_IsObject(doc))
+		rc = doc ? isotier_error_set(err, ISOTIER_EDATA, 0, "exec response: not an object")
+		         : err->code;
+	const cJSON *code = doc ? cJSON_GetObjectItemCaseSensitive(doc, "exit_code") : NULL;
+	const cJSON *so = doc ? cJSON_GetObjectItemCaseSensitive(doc, "stdout") : NULL;
+	const cJSON *se = doc ? cJSON_GetObjectItemCaseSensitive(doc, "stderr") : NULL;
+	if (!rc && ((code && !cJSON_IsNumber(code)) || (so && !cJSON_IsString(so)) ||
+	            (se && !cJSON_IsString(se))))
+		rc = isotier_error_set(err, ISOTIER_EDATA, 0,
+		                       "exec response: exit_code/stdout/stderr");
+	if (!rc) {
+		if (so)
+			isotier_remote_relay(req->stdout_fd, so->valuestring,
+			                     strlen(so->valuestring));
+		if (se)
+			isotier_remote_relay(req->stderr_fd, se->valuestring,
+			                     strlen(se->valuestring));
+		*exit_status = code ? code->valueint & 0xff : 0;
+	}
+	cJSON_Delete(doc);
+	if (rc)
+		return isotier_error_prefix(err, "fly: exec in machine %s", s->id);
+	return 0;
+}
+
+const isotier_backend isotier_backend_fly = {
+    .name = "fly",
+    .catalogue_id = "flyio-machines",
+    .description = "Fly Machines (remote; Firecracker microVMs as claimed): FLY_API_TOKEN, FLY_APP",
+    .remote = true,
+    .available = fly_available,
+    .provision = fly_provision,
+    .exec = fly_exec,
+    .destroy = fly_destroy,
+    .release = fly_release,
+};

@@ -1,0 +1,243 @@
+/* backend_remote.c - shared by the remote backends (see backend_remote.h). */
+#include "backend_remote.h"
+#include "proc.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+
+int isotier_remote_configured(const char *const *vars, char *why, size_t why_len)
+{
+	for (size_t i = 0; vars[i]; i++) {
+		const char *v = getenv(vars[i]);
+		if (!v || !*v) {
+			snprintf(why, why_len, "not configured: set %s", vars[i]);
+			return 0;
+		}
+		if (i == 0 && strlen(v) < 6) { /* the credential: redact.c refuses shorter ones */
+			snprintf(why, why_len, "%s is too short to be a credential", vars[i]);
+			return 0;
+		}
+	}
+	return 1;
+}
+
+int isotier_remote_endpoint(char *out, size_t len, const char *env, const char *dflt,
+                            isotier_error *err)
+{
+	const char *v = getenv(env);
+	if (!v || !*v)
+		v = dflt;
+	size_t n = strlen(v);
+	if ((strncmp(v, "https://", 8) && strncmp(v, "http://", 7)) || n >= len || n > 400 ||
+	    v[n - 1] == '/' || strpbrk(v, " \t\r\n?#"))
+		return isotier_error_set(err, ISOTIER_ECONFIG, 0,
+		                         "%s: an http(s) URL without a trailing '/' is needed",
+		                         env);
+	memcpy(out, v, n + 1);
+	return 0;
+}
+
+const char *isotier_remote_setting(const char *env, const char *dflt)
+{
+	const char *v = getenv(env);
+	if (!v || !*v || strlen(v) > 200 ||
+	    strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:/@-") !=
+	        strlen(v))
+		return dflt;
+	return v;
+}
+
+static pthread_mutex_t cap_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+	const char *backend;
+	int n;
+} created[16];
+
+int isotier_remote_reserve(const char *backend, isotier_error *err)
+{
+	int cap = ISOTIER_REMOTE_DEFAULT_CAP;
+	const char *env = getenv("ISOTIER_REMOTE_MAX_SANDBOXES");
+	if (env && *env) {
+		char *end;
+		long v = strtol(env, &end, 10);
+		if (*end || v < 0 || v > 100)
+			return isotier_error_set(err, ISOTIER_ECONFIG, 0,
+			                         "ISOTIER_REMOTE_MAX_SANDBOXES: 0..100 expected");
+		cap = (int)v;
+	}
+	int rc = 0;
+	pthread_mutex_lock(&cap_lock);
+	size_t i = 0;
+	while (i < 16 && created[i].backend && strcmp(created[i].backend, backend))
+		i++;
+	if (i == 16)
+		rc = ISOTIER_ENOMEM;
+	else if (!created[i].backend)
+		created[i].backend = backend;
+	if (!rc && created[i].n >= cap)
+		rc = isotier_error_set(err, ISOTIER_ECONFIG, 0,
+		                       "the cap of %d sandbox%s created per run for %s is reached "
+		                       "(ISOTIER_REMOTE_MAX_SANDBOXES)",
+		                       cap, cap == 1 ? "" : "es", backend);
+	else if (!rc)
+		created[i].n++;
+	pthread_mutex_unlock(&cap_lock);
+	return rc;
+}
+
+void isotier_remote_nonce(char *out, size_t len)
+{
+	unsigned char r[8] = {0};
+	if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) {
+		int64_t t = isotier_now_ms() ^ (int64_t)getpid() << 20;
+		memcpy(r, &t, sizeof r);
+	}
+	snprintf(out, len, "%02x%02x%02x%02x%02x%02x%02x%02x", r[0], r[1], r[2], r[3], r[4], r[5],
+	         r[6], r[7]);
+}
+
+int64_t isotier_remote_budget_ms(int64_t deadline_ms, int64_t want_ms)
+{
+	if (!deadline_ms)
+		return want_ms;
+	int64_t left = deadline_ms - isotier_now_ms();
+	if (left < 1)
+		left = 1;
+	return want_ms < left ? want_ms : left;
+}
+
+int isotier_remote_cancel_fd(int kept, const isotier_exec_request *req)
+{
+	if (req && req->cancel_fd > 0)
+		return req->cancel_fd;
+	return kept > 0 ? kept : -1;
+}
+
+bool isotier_remote_sleep_ms(int cancel_fd, int64_t ms)
+{
+	int64_t end = isotier_now_ms() + ms;
+	for (;;) {
+		if (isotier_cancelled(cancel_fd))
+			return false;
+		int64_t left = end - isotier_now_ms();
+		if (left <= 0)
+			return true;
+		struct timespec ts = {0, (left > 100 ? 100 : left) * 1000000L};
+		nanosleep(&ts, NULL);
+	}
+}
+
+/* A guest path under ISOTIER_GUEST_DIR mapped to ISOTIER_REMOTE_GUEST_DIR. */
+static void map_path(char *out, size_t len, const char *arg)
+{
+	size_t g = strlen(ISOTIER_GUEST_DIR);
+	if (!strncmp(arg, ISOTIER_GUEST_DIR, g) && (arg[g] == '/' || !arg[g]))
+		snprintf(out, len, "%s%s", ISOTIER_REMOTE_GUEST_DIR, arg + g);
+	else
+		snprintf(out, len, "%s", arg);
+}
+
+int isotier_remote_shell_quote(char **buf, const char *s)
+{
+	size_t have = *buf ? strlen(*buf) : 0, need = 2;
+	for (const char *p = s; *p; p++)
+		need += *p == '\'' ? 4 : 1;
+	char *t = realloc(*buf, have + need + 1);
+	if (!t)
+		return ISOTIER_ENOMEM;
+	char *o = t + have;
+	*o++ = '\'';
+	for (const char *p = s; *p; p++) {
+		if (*p == '\'') {
+			memcpy(o, "'\\''", 4);
+			o += 4;
+		} else {
+			*o++ = *p;
+		}
+	}
+	*o++ = '\'';
+	*o = '\0';
+	*buf = t;
+	return 0;
+}
+
+static int append(char **buf, const char *s)
+{
+	size_t have = *buf ? strlen(*buf) : 0, n = strlen(s);
+	char *t = realloc(*buf, have + n + 1);
+	if (!t)
+		return ISOTIER_ENOMEM;
+	memcpy(t + have, s, n + 1);
+	*buf = t;
+	return 0;
+}
+
+int isotier_remote_script(char **out, const isotier_exec_request *req, const char *stderr_to,
+                          isotier_error *err)
+{
+	*out = NULL;
+	if (!req->argv || !req->argv[0])
+		return isotier_error_set(err, ISOTIER_EINVAL, 0, "empty argv");
+	char *s = NULL;
+	char path[4096];
+	map_path(path, sizeof path, req->argv[0]);
+	int rc = append(&s, "mkdir -p " ISOTIER_REMOTE_GUEST_DIR "/capture && chmod 0755 ");
+	rc = rc ? rc : isotier_remote_shell_quote(&s, path);
+	rc = rc ? rc : append(&s, " && exec");
+	for (size_t i = 0; !rc && req->argv[i]; i++) {
+		map_path(path, sizeof path, req->argv[i]);
+		rc = append(&s, " ");
+		rc = rc ? rc : isotier_remote_shell_quote(&s, path);
+	}
+	if (!rc && stderr_to) {
+		rc = append(&s, " 2>");
+		rc = rc ? rc : isotier_remote_shell_quote(&s, stderr_to);
+	}
+	if (rc) {
+		free(s);
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+	}
+	*out = s;
+	return 0;
+}
+
+int isotier_remote_relay(int fd, const char *buf, size_t len)
+{
+	if (fd < 0 || !len)
+		return 0;
+	char *copy = malloc(len + 64);
+	if (!copy)
+		return ISOTIER_ENOMEM;
+	memcpy(copy, buf, len);
+	isotier_redact_bytes(copy, &len, len + 64);
+	size_t off = 0;
+	while (off < len) {
+		ssize_t w = write(fd, copy + off, len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break; /* the reader is gone: what it missed is lost, not an error here */
+		off += (size_t)w;
+	}
+	free(copy);
+	return 0;
+}
+
+bool isotier_remote_id_valid(const char *id)
+{
+	size_t n = id ? strlen(id) : 0;
+	return n >= 1 && n <= 128 &&
+	       strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
+}
+
+char *isotier_remote_escape(const char *s)
+{
+	char *e = curl_easy_escape(NULL, s, 0);
+	char *copy = e ? strdup(e) : NULL;
+	curl_free(e);
+	return copy;
+}

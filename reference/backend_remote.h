@@ -1,0 +1,85 @@
+/*
+ * backend_remote.h - what the remote backends (a provider's sandboxes over
+ * HTTP: backend_e2b.c, ...) share, on top of http.h and redact.h.
+ *
+ * - Configuration comes from the environment only: the credential variable
+ *   (registered with redact.h before use), the endpoint (overridable), and
+ *   the template/image. available() never touches the network.
+ * - A per-run cap on sandboxes created per backend ($ISOTIER_REMOTE_MAX_SANDBOXES,
+ *   default 2): a create whose outcome is unknown counts.
+ * - The probe goes to ISOTIER_REMOTE_GUEST_DIR inside; isotier_remote_script()
+ *   turns the exec request's argv (paths under ISOTIER_GUEST_DIR) into one
+ *   shell command that makes the probe executable, makes the capture dir and
+ *   runs it. The capture stays in the sandbox (not copied back).
+ * - provision() may fail leaving *state non-NULL (a create whose outcome is
+ *   unknown): the caller must then release() it, which looks for what that
+ *   create made (by the run's nonce) and deletes it, or reports it leaked.
+ */
+#ifndef ISOTIER_BACKEND_REMOTE_H
+#define ISOTIER_BACKEND_REMOTE_H
+
+#include "backend.h"
+#include "http.h"
+#include "redact.h"
+
+#define ISOTIER_REMOTE_GUEST_DIR   "/tmp/isotier"
+#define ISOTIER_REMOTE_DEFAULT_CAP 2
+
+/* 1 when every variable in vars (NULL-terminated; the credential first) is set
+ * and non-empty, the credential at least 6 bytes; else 0 and why names the
+ * first missing one. */
+int isotier_remote_configured(const char *const *vars, char *why, size_t why_len);
+
+/* $env if set (must be http:// or https://, no trailing '/'), else dflt. */
+int isotier_remote_endpoint(char *out, size_t len, const char *env, const char *dflt,
+                            isotier_error *err);
+
+/* $env if set and valid ([A-Za-z0-9._:/@-], at most 200 bytes), else dflt. */
+const char *isotier_remote_setting(const char *env, const char *dflt);
+
+/* Counts one more sandbox create for backend; ISOTIER_ECONFIG past the cap. */
+int isotier_remote_reserve(const char *backend, isotier_error *err);
+
+/* A random nonce (hex) naming this run's creates, for listing them back. */
+void isotier_remote_nonce(char *out, size_t len);
+
+/* How long a request may take: ms, bounded by the spec's deadline (which
+ * the request also gets). */
+int64_t isotier_remote_budget_ms(int64_t deadline_ms, int64_t want_ms);
+
+/*
+ * Cancellation (backend.h): provision() watches spec->cancel_fd and keeps it
+ * in the state; exec() watches isotier_remote_cancel_fd(kept, req); the
+ * requests of release()/destroy() (a DELETE, a sweep by nonce) are cleanup
+ * requests (http.h) that ignore it, so an interrupted run still deletes its
+ * sandboxes.
+ */
+/* The request's cancel descriptor when > 0, else kept; -1 when neither. */
+int isotier_remote_cancel_fd(int kept, const isotier_exec_request *req);
+/* Sleeps ms, waking within 100 ms of cancel_fd becoming readable (then false). */
+bool isotier_remote_sleep_ms(int cancel_fd, int64_t ms);
+
+/* The sh -c script for an exec request (see above); malloc'd. stderr_to: a
+ * guest path the command's stderr goes to (for providers that mix the two
+ * streams), NULL: left alone. */
+int isotier_remote_script(char **out, const isotier_exec_request *req, const char *stderr_to,
+                          isotier_error *err);
+
+/* Appends s single-quoted for sh to *buf (malloc'd, grown). */
+int isotier_remote_shell_quote(char **buf, const char *s);
+
+/* Writes the whole buffer to fd (-1: dropped), credentials redacted. */
+int isotier_remote_relay(int fd, const char *buf, size_t len);
+
+/* A provider's sandbox id: 1..128 of [A-Za-z0-9._-]. */
+bool isotier_remote_id_valid(const char *id);
+
+/* Percent-encodes s for a URL query or path segment; malloc'd. */
+char *isotier_remote_escape(const char *s);
+
+extern const isotier_backend isotier_backend_e2b;
+extern const isotier_backend isotier_backend_daytona;
+extern const isotier_backend isotier_backend_fly;
+extern const isotier_backend isotier_backend_vercel;
+
+#endif

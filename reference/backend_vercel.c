@@ -1,0 +1,485 @@
+/*
+ * backend_vercel.c - Vercel Sandbox (remote, see backend_remote.h).
+ *
+ * Follows the client in vercel/sandbox at 81d725b74f188ce95dd0969cbd652399d2bbd6ee
+ * (2026-08-21): packages/vercel-sandbox/src/api-client/api-client.ts and
+ * validators.ts. Base https://vercel.com/api, Authorization: Bearer <token>,
+ * ?teamId= on every request:
+ * POST /v3/sandboxes (projectId, name, timeout ms, tags -> SandboxAndSessionResponse:
+ * sandbox.name, session.id), POST /v2/sandboxes/sessions/{id}/fs/write
+ * (application/gzip tarball, x-cwd: /), POST .../sessions/{id}/cmd (command,
+ * args, env, sudo -> CommandResponse command.id), GET .../cmd/{cmdId}?wait=true
+ * (CommandFinishedResponse command.exitCode), GET .../cmd/{cmdId}/logs
+ * (application/x-ndjson LogLine: stream stdout|stderr|error, data), POST
+ * .../sessions/{id}/stop (404: gone); GET /v2/sandboxes?project= to find what
+ * a create whose outcome is unknown made (by its name, isotier-<nonce>).
+ *
+ * The tarball holds tmp/isotier/isotier-probe (mode 0755); it is gzip with
+ * stored (uncompressed) deflate blocks, which every gzip reader takes.
+ *
+ * Environment: VERCEL_TOKEN, VERCEL_TEAM_ID, VERCEL_PROJECT_ID (required),
+ * ISOTIER_VERCEL_API_URL (default https://vercel.com/api). The sandbox's own
+ * timeout is the run's limit plus a minute: a leaked one stops by itself.
+ */
+#include "backend_remote.h"
+#include "proc.h"
+
+#include <cjson/cJSON.h>
+#include <string.h>
+
+#define VERCEL_TOKEN_ENV "VERCEL_TOKEN"
+#define PROBE_MAX        (8u << 20)
+
+typedef struct vercel_state {
+	char api[512];
+	const char *token;
+	char team[130], project[130];
+	char nonce[32];
+	char session[130];
+	bool created, unknown;
+	int64_t deadline_ms;
+	int timeout_s;
+	int cancel_fd; /* the spec's (<= 0: none); not owned */
+	char probe[4096];
+} vercel_state;
+
+static int vercel_available(char *why, size_t why_len)
+{
+	static const char *const vars[] = {VERCEL_TOKEN_ENV, "VERCEL_TEAM_ID", "VERCEL_PROJECT_ID",
+	                                   NULL};
+	if (!isotier_remote_configured(vars, why, why_len))
+		return 0;
+	if (!isotier_remote_id_valid(getenv("VERCEL_TEAM_ID")) ||
+	    !isotier_remote_id_valid(getenv("VERCEL_PROJECT_ID"))) {
+		snprintf(why, why_len, "VERCEL_TEAM_ID / VERCEL_PROJECT_ID are not ids");
+		return 0;
+	}
+	snprintf(why, why_len, "Vercel Sandbox in project %.64s", getenv("VERCEL_PROJECT_ID"));
+	return 1;
+}
+
+/* A cleanup request ignores cancel_fd and the run's deadline. */
+static int call(vercel_state *s, const char *method, const char *path, const char *query,
+                const char *ctype, const char *extra, const char *body, size_t body_len,
+                bool retry_5xx, bool cleanup, int cancel_fd, int64_t timeout_ms,
+                isotier_http_response *resp, isotier_error *err)
+{
+	char url[1200], auth[700], ct[96];
+	snprintf(url, sizeof url, "%s%s?teamId=%s%s%s", s->api, path, s->team, query ? "&" : "",
+	         query ? query : "");
+	snprintf(auth, sizeof auth, "Authorization: Bearer %s", s->token);
+	snprintf(ct, sizeof ct, "Content-Type: %s", ctype ? ctype : "application/json");
+	const char *hdrs[] = {auth, ct, extra, NULL};
+	isotier_http_request r = {.method = method,
+	                          .url = url,
+	                          .headers = hdrs,
+	                          .body = body,
+	                          .body_len = body_len,
+	                          .timeout_ms = timeout_ms,
+	                          .deadline_ms = cleanup ? 0 : s->deadline_ms,
+	                          .retry_5xx = retry_5xx,
+	                          .cleanup = cleanup,
+	                          .max_body = 4u << 20,
+	                          .cancel_fd = cleanup ? -1 : cancel_fd};
+	return isotier_http_perform(&r, resp, err);
+}
+
+static int stop_one(vercel_state *s, const char *session, isotier_error *err)
+{
+	char path[300];
+	snprintf(path, sizeof path, "/v2/sandboxes/sessions/%s/stop", session);
+	isotier_http_response resp;
+	int rc = call(s, "POST", path, NULL, NULL, NULL, "{}", 2, true, true, -1, 15000, &resp,
+	                       err);
+	if (!rc && resp.status != 200 && resp.status != 404)
+		rc = isotier_http_status_error(err, ISOTIER_EIO,
+		                               "POST /v2/sandboxes/sessions/{id}/stop", &resp);
+	isotier_http_response_clear(&resp);
+	if (rc)
+		return isotier_error_prefix(err, "vercel sandbox session %s may still run",
+		                            session);
+	return 0;
+}
+
+static int sweep(vercel_state *s, isotier_error *err)
+{
+	char q[200], want[64];
+	snprintf(q, sizeof q, "project=%s", s->project);
+	snprintf(want, sizeof want, "isotier-%s", s->nonce);
+	isotier_http_response resp;
+	int rc = call(s, "GET", "/v2/sandboxes", q, NULL, NULL, NULL, 0, true, true, -1, 15000,
+	              &resp, err);
+	if (!rc && resp.status != 200)
+		rc = isotier_http_status_error(err, ISOTIER_EIO, "GET /v2/sandboxes", &resp);
+	cJSON *doc =
+	    rc ? NULL
+	       : isotier_json_parse_strict(resp.body, resp.body_len, "GET /v2/sandboxes", err);
+	isotier_http_response_clear(&resp);
+	if (!rc && !doc)
+		rc = err->code;
+	cJSON *list = doc ? cJSON_GetObjectItemCaseSensitive(doc, "sandboxes") : NULL;
+	if (!rc && !cJSON_IsArray(list))
+		rc = isotier_error_set(err, ISOTIER_EDATA, 0,
+		                       "GET /v2/sandboxes: no sandboxes array");
+	int first = 0;
+	const cJSON *it;
+	cJSON *arr = rc ? NULL : list;
+	cJSON_ArrayForEach(it, arr)
+	{
+		const cJSON *name = cJSON_GetObjectItemCaseSensitive(it, "name");
+		const cJSON *sess = cJSON_GetObjectItemCaseSensitive(it, "currentSessionId");
+		if (!cJSON_IsString(name) || strcmp(name->valuestring, want))
+			continue;
+		isotier_error e = {0};
+		int drc = cJSON_IsString(sess) && isotier_remote_id_valid(sess->valuestring)
+		              ? stop_one(s, sess->valuestring, &e)
+		              : isotier_error_set(&e, ISOTIER_EDATA, 0,
+		                                  "sandbox %s without a valid session", want);
+		if (drc && !first) {
+			first = drc;
+			*err = e;
+		}
+	}
+	cJSON_Delete(doc);
+	if (rc)
+		return isotier_error_prefix(err,
+		                            "vercel: a create's outcome is unknown and its "
+		                            "sandbox (%s) may still run",
+		                            want);
+	return first;
+}
+
+static int vercel_release(void *p, isotier_error *err)
+{
+	vercel_state *s = p;
+	if (!s)
+		return 0;
+	int rc = s->created ? stop_one(s, s->session, err) : s->unknown ? sweep(s, err) : 0;
+	free(s);
+	return rc;
+}
+
+static void vercel_destroy(void *p)
+{
+	vercel_release(p, NULL);
+}
+
+/* ---- the probe as a gzip'd tarball ----------------------------------------- */
+
+static uint32_t crc32_of(const unsigned char *p, size_t n)
+{
+	uint32_t c = 0xffffffffu;
+	for (size_t i = 0; i < n; i++) {
+		c ^= p[i];
+		for (int k = 0; k < 8; k++)
+			c = c >> 1 ^ (0xedb88320u & (0u - (c & 1)));
+	}
+	return ~c;
+}
+
+static void tar_header(unsigned char h[512], const char *name, int mode, size_t size, char type)
+{
+	memset(h, 0, 512);
+	snprintf((char *)h, 100, "%s", name);
+	snprintf((char *)h + 100, 8, "%07o", mode);
+	snprintf((char *)h + 108, 8, "%07o", 0);
+	snprintf((char *)h + 116, 8, "%07o", 0);
+	snprintf((char *)h + 124, 12, "%011zo", size);
+	snprintf((char *)h + 136, 12, "%011o", 0);
+	h[156] = (unsigned char)type;
+	memcpy(h + 257, "ustar", 6);
+	memcpy(h + 263, "00", 2);
+	memset(h + 148, ' ', 8);
+	unsigned sum = 0;
+	for (int i = 0; i < 512; i++)
+		sum += h[i];
+	snprintf((char *)h + 148, 8, "%06o", sum);
+}
+
+/* tmp/, tmp/isotier/, tmp/isotier/isotier-probe (0755), gzip with stored blocks. */
+static int probe_tarball(unsigned char **out, size_t *out_len, const char *probe_path,
+                         isotier_error *err)
+{
+	cleanup_free char *probe = NULL;
+	size_t len = 0;
+	if (isotier_read_file(&probe, &len, probe_path, PROBE_MAX, err) != 0)
+		return err->code;
+	size_t tar_len = 512 * 3 + (len + 511) / 512 * 512 + 1024;
+	cleanup_free unsigned char *tar = calloc(1, tar_len);
+	size_t blocks = tar_len / 65535 + 1;
+	unsigned char *gz = malloc(tar_len + blocks * 5 + 18);
+	if (!tar || !gz) {
+		free(gz);
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+	}
+	tar_header(tar, "tmp/", 0755, 0, '5');
+	tar_header(tar + 512, "tmp/isotier/", 0755, 0, '5');
+	tar_header(tar + 1024, "tmp/isotier/isotier-probe", 0755, len, '0');
+	memcpy(tar + 1536, probe, len);
+	static const unsigned char head[10] = {0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 255};
+	size_t o = 0;
+	memcpy(gz, head, 10);
+	o = 10;
+	for (size_t off = 0; off < tar_len || off == 0;) {
+		size_t n = tar_len - off > 65535 ? 65535 : tar_len - off;
+		bool last = off + n == tar_len;
+		gz[o++] = last ? 1 : 0;
+		gz[o++] = (unsigned char)(n & 0xff);
+		gz[o++] = (unsigned char)(n >> 8);
+		gz[o++] = (unsigned char)(~n & 0xff);
+		gz[o++] = (unsigned char)(~n >> 8 & 0xff);
+		memcpy(gz + o, tar + off, n);
+		o += n;
+		off += n;
+		if (last)
+			break;
+	}
+	uint32_t crc = crc32_of(tar, tar_len);
+	for (int i = 0; i < 4; i++)
+		gz[o++] = (unsigned char)(crc >> (8 * i));
+	for (int i = 0; i < 4; i++)
+		gz[o++] = (unsigned char)((uint32_t)tar_len >> (8 * i));
+	*out = gz;
+	*out_len = o;
+	return 0;
+}
+
+/* ---- provision, exec ----------------------------------------------------- */
+
+static int vercel_provision(void **out, const isotier_backend_spec *spec, isotier_error *err)
+{
+	*out = NULL;
+	char why[256];
+	if (!vercel_available(why, sizeof why))
+		return isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0, "vercel: %s", why);
+	if (!spec->probe_path || strlen(spec->probe_path) >= sizeof((vercel_state *)0)->probe)
+		return isotier_error_set(err, ISOTIER_EINVAL, 0, "vercel: a probe path is needed");
+	if (isotier_cancelled(spec->cancel_fd))
+		return isotier_error_set(err, ISOTIER_EINTR, 0, "vercel: provision: cancelled");
+	vercel_state *s = calloc(1, sizeof *s);
+	if (!s)
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "vercel: out of memory");
+	s->token = isotier_secret_from_env(VERCEL_TOKEN_ENV);
+	snprintf(s->team, sizeof s->team, "%s", getenv("VERCEL_TEAM_ID"));
+	snprintf(s->project, sizeof s->project, "%s", getenv("VERCEL_PROJECT_ID"));
+	s->deadline_ms = spec->deadline_ms;
+	s->timeout_s = spec->timeout_s > 0 ? spec->timeout_s : 60;
+	s->cancel_fd = spec->cancel_fd > 0 ? spec->cancel_fd : -1;
+	snprintf(s->probe, sizeof s->probe, "%s", spec->probe_path);
+	isotier_remote_nonce(s->nonce, sizeof s->nonce);
+	int rc = s->token
+	             ? 0
+	             : isotier_error_set(err, ISOTIER_ECONFIG, 0, VERCEL_TOKEN_ENV " is unusable");
+	if (!rc)
+		rc = isotier_remote_endpoint(s->api, sizeof s->api, "ISOTIER_VERCEL_API_URL",
+		                             "https://vercel.com/api", err);
+	if (!rc)
+		rc = isotier_remote_reserve("vercel", err);
+	if (rc) {
+		free(s);
+		return isotier_error_prefix(err, "vercel: provision");
+	}
+	int64_t ttl =
+	    (s->deadline_ms ? (s->deadline_ms - isotier_now_ms()) / 1000 : 3 * s->timeout_s) + 60;
+	char body[512];
+	snprintf(body, sizeof body,
+	         "{\"projectId\":\"%s\",\"name\":\"isotier-%s\",\"timeout\":%lld,"
+	         "\"tags\":{\"isotier-nonce\":\"%s\"}}",
+	         s->project, s->nonce, (long long)ttl * 1000, s->nonce);
+	isotier_http_response resp;
+	rc = call(s, "POST", "/v3/sandboxes", NULL, NULL, NULL, body, strlen(body), false, false,
+	          s->cancel_fd, isotier_remote_budget_ms(s->deadline_ms, 60000), &resp, err);
+	cJSON *doc = NULL;
+	if (!rc && (resp.status == 200 || resp.status == 201)) {
+		doc =
+		    isotier_json_parse_strict(resp.body, resp.body_len, "POST /v3/sandboxes", err);
+		const cJSON *sess = doc ? cJSON_GetObjectItemCaseSensitive(doc, "session") : NULL;
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(sess, "id");
+		if (cJSON_IsString(id) && isotier_remote_id_valid(id->valuestring)) {
+			snprintf(s->session, sizeof s->session, "%s", id->valuestring);
+			s->created = true;
+		} else {
+			rc = doc ? isotier_error_set(err, ISOTIER_EDATA, 0,
+			                             "POST /v3/sandboxes: no valid session.id")
+			         : err->code;
+			s->unknown = true;
+		}
+	} else if (!rc) {
+		rc = isotier_http_status_error(
+		    err, resp.status == 401 || resp.status == 403 ? ISOTIER_ECONFIG : ISOTIER_EIO,
+		    "POST /v3/sandboxes", &resp);
+	}
+	cJSON_Delete(doc);
+	if (!s->created && !s->unknown)
+		s->unknown = rc == ISOTIER_ETIMEDOUT || rc == ISOTIER_EINTR ||
+		             (rc == ISOTIER_EIO && resp.sent && resp.status != 429 &&
+		              (resp.status == 0 || resp.status >= 500));
+	isotier_http_response_clear(&resp);
+	if (!rc) {
+		cleanup_free unsigned char *tgz = NULL;
+		size_t tgz_len = 0;
+		rc = probe_tarball(&tgz, &tgz_len, s->probe, err);
+		char path[300];
+		snprintf(path, sizeof path, "/v2/sandboxes/sessions/%s/fs/write", s->session);
+		if (!rc)
+			rc = call(s, "POST", path, NULL, "application/gzip", "x-cwd: /",
+			          (const char *)tgz, tgz_len, true, false, s->cancel_fd,
+			          isotier_remote_budget_ms(s->deadline_ms, 60000), &resp, err);
+		if (!rc && resp.status != 200)
+			rc =
+			    isotier_http_status_error(err, ISOTIER_EIO, "POST .../fs/write", &resp);
+		isotier_http_response_clear(&resp);
+	}
+	if (rc) {
+		isotier_error_prefix(err, "vercel: provision%s%s", s->created ? " session " : "",
+		                     s->created ? s->session : "");
+		if (s->created || s->unknown)
+			*out = s;
+		else
+			free(s);
+		return rc;
+	}
+	*out = s;
+	return 0;
+}
+
+/* The logs: one LogLine per line. */
+static int relay_logs(const isotier_http_response *resp, const isotier_exec_request *req,
+                      isotier_error *err)
+{
+	const char *p = resp->body ? resp->body : "", *end = p + resp->body_len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		if (n) {
+			cJSON *line = isotier_json_parse_strict(p, n, "log line", err);
+			if (!line)
+				return err->code;
+			const cJSON *st = cJSON_GetObjectItemCaseSensitive(line, "stream");
+			const cJSON *data = cJSON_GetObjectItemCaseSensitive(line, "data");
+			int rc = 0;
+			if (cJSON_IsString(st) && cJSON_IsString(data) &&
+			    !strcmp(st->valuestring, "stdout"))
+				isotier_remote_relay(req->stdout_fd, data->valuestring,
+				                     strlen(data->valuestring));
+			else if (cJSON_IsString(st) && cJSON_IsString(data) &&
+			         !strcmp(st->valuestring, "stderr"))
+				isotier_remote_relay(req->stderr_fd, data->valuestring,
+				                     strlen(data->valuestring));
+			else if (cJSON_IsString(st) && !strcmp(st->valuestring, "error")) {
+				const cJSON *m = cJSON_GetObjectItemCaseSensitive(data, "message");
+				rc = isotier_error_set(err, ISOTIER_EIO, 0,
+				                       "log stream error: %.300s",
+				                       cJSON_IsString(m) ? m->valuestring : "");
+			} else
+				rc = isotier_error_set(err, ISOTIER_EDATA, 0,
+				                       "a log line that is no LogLine");
+			cJSON_Delete(line);
+			if (rc)
+				return rc;
+		}
+		p += n + 1;
+	}
+	return 0;
+}
+
+static int vercel_exec(void *p, const isotier_exec_request *req, int *exit_status,
+                       isotier_error *err)
+{
+	vercel_state *s = p;
+	*exit_status = -1;
+	int cancel_fd = isotier_remote_cancel_fd(s->cancel_fd, req);
+	if (isotier_cancelled(cancel_fd))
+		return isotier_error_set(err, ISOTIER_EINTR, 0,
+		                         "vercel: exec: not started: cancelled");
+	cleanup_free char *script = NULL;
+	int rc = isotier_remote_script(&script, req, NULL, err);
+	if (rc)
+		return isotier_error_prefix(err, "vercel");
+	int timeout_s = req->timeout_s > 0 ? req->timeout_s : s->timeout_s;
+	int64_t budget = isotier_remote_budget_ms(s->deadline_ms, (int64_t)timeout_s * 1000);
+	cJSON *body = cJSON_CreateObject();
+	cJSON_AddStringToObject(body, "command", "/bin/sh");
+	cJSON *args = cJSON_AddArrayToObject(body, "args");
+	cJSON_AddItemToArray(args, cJSON_CreateString("-c"));
+	cJSON_AddItemToArray(args, cJSON_CreateString(script));
+	cJSON_AddObjectToObject(body, "env");
+	cJSON_AddBoolToObject(body, "sudo", true);
+	char *json = cJSON_PrintUnformatted(body);
+	cJSON_Delete(body);
+	if (!json)
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "vercel: out of memory");
+	char path[400], cmd_id[130] = "";
+	snprintf(path, sizeof path, "/v2/sandboxes/sessions/%s/cmd", s->session);
+	isotier_http_response resp;
+	rc = call(s, "POST", path, NULL, NULL, NULL, json, strlen(json), false, false,
+	          cancel_fd, budget, &resp, err);
+	cJSON_free(json);
+	if (!rc && resp.status != 200)
+		rc = isotier_http_status_error(err, ISOTIER_EIO, "POST .../cmd", &resp);
+	cJSON *doc =
+	    rc ? NULL : isotier_json_parse_strict(resp.body, resp.body_len, "CommandResponse", err);
+	isotier_http_response_clear(&resp);
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(
+	    doc ? cJSON_GetObjectItemCaseSensitive(doc, "command") : NULL, "id");
+	if (!rc && (!cJSON_IsString(id) || !isotier_remote_id_valid(id->valuestring)))
+		rc =
+		    doc ? isotier_error_set(err, ISOTIER_EDATA, 0, "CommandResponse: no command.id")
+		        : err->code;
+	if (!rc)
+		snprintf(cmd_id, sizeof cmd_id, "%s", id->valuestring);
+	cJSON_Delete(doc);
+	doc = NULL;
+	if (!rc) { /* wait for it to finish */
+		snprintf(path, sizeof path, "/v2/sandboxes/sessions/%s/cmd/%s", s->session, cmd_id);
+		rc = call(s, "GET", path, "wait=true", NULL, NULL, NULL, 0, false, false, cancel_fd,
+		          isotier_remote_budget_ms(s->deadline_ms, budget), &resp, err);
+		if (!rc && resp.status != 200)
+			rc = isotier_http_status_error(err, ISOTIER_EIO,
+			                               "GET .../cmd/{id}?wait=true", &resp);
+		doc = rc ? NULL
+		         : isotier_json_parse_strict(resp.body, resp.body_len,
+		                                     "CommandFinishedResponse", err);
+		isotier_http_response_clear(&resp);
+		const cJSON *code = cJSON_GetObjectItemCaseSensitive(
+		    doc ? cJSON_GetObjectItemCaseSensitive(doc, "command") : NULL, "exitCode");
+		if (!rc && !cJSON_IsNumber(code))
+			rc = doc ? isotier_error_set(err, ISOTIER_EDATA, 0,
+			                             "CommandFinishedResponse: no command.exitCode")
+			         : err->code;
+		if (!rc)
+			*exit_status = code->valueint & 0xff;
+		cJSON_Delete(doc);
+	}
+	if (!rc) { /* its logs */
+		snprintf(path, sizeof path, "/v2/sandboxes/sessions/%s/cmd/%s/logs", s->session,
+		         cmd_id);
+		rc = call(s, "GET", path, NULL, NULL, NULL, NULL, 0, true, false, cancel_fd,
+		          isotier_remote_budget_ms(s->deadline_ms, 30000), &resp, err);
+		if (!rc && resp.status != 200)
+			rc = isotier_http_status_error(err, ISOTIER_EIO, "GET .../logs", &resp);
+		else if (!rc && strcmp(resp.content_type, "application/x-ndjson"))
+			rc =
+			    isotier_error_set(err, ISOTIER_EDATA, 0,
+			                      "GET .../logs: content type '%s'", resp.content_type);
+		if (!rc)
+			rc = relay_logs(&resp, req, err);
+		isotier_http_response_clear(&resp);
+	}
+	if (rc)
+		return isotier_error_prefix(err, "vercel: exec in session %s", s->session);
+	return 0;
+}
+
+const isotier_backend isotier_backend_vercel = {
+    .name = "vercel",
+    .catalogue_id = "vercel-sandbox",
+    .description = "Vercel Sandbox (remote; Firecracker microVMs as claimed): VERCEL_TOKEN, "
+                   "VERCEL_TEAM_ID, VERCEL_PROJECT_ID",
+    .remote = true,
+    .available = vercel_available,
+    .provision = vercel_provision,
+    .exec = vercel_exec,
+    .destroy = vercel_destroy,
+    .release = vercel_release,
+};

@@ -1,0 +1,84 @@
+/*
+ * http.h - the one HTTP client of libisotier (libcurl), for the remote
+ * backends (internal). Every request:
+ * - has a deadline (timeout_ms for the whole exchange, connect included) and
+ *   a bounded response body (max_body, default 1 MiB; more is an error, or
+ *   with a sink, the sink's business);
+ * - sends "User-Agent: isotier/<version> (+sandbox isolation verifier)";
+ * - is retried only on 429 (the provider did not act on it) and, when the
+ *   caller says the request is safe to repeat (retry_5xx: idempotent, or a
+ *   create whose outcome was checked first), on 5xx and on transport errors;
+ *   a connection that could not be made (nothing sent) is always retried; waits honour Retry-After (seconds or an HTTP-date, capped at 30 s
+ *   and by the deadline), else
+ *   exponential backoff from 500 ms. A timeout is never retried here;
+ * - stops within 100 ms once cancel_fd (> 0; <= 0: none) is readable, hung up
+ *   or not open (isotier_cancelled) -> ISOTIER_EINTR; a cleanup request (a
+ *   DELETE after an interrupt) ignores cancel_fd and always runs to its end
+ *   (its own timeout and deadline still bound it). The client looks at no
+ *   signals;
+ * - never puts a credential in an error: errors go through isotier_error_set,
+ *   which redacts (redact.h); response bodies quoted in errors are shortened
+ *   and sanitized.
+ */
+#ifndef ISOTIER_HTTP_H
+#define ISOTIER_HTTP_H
+
+#include "internal.h"
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define ISOTIER_HTTP_MAX_BODY (1u << 20)
+
+/* Streams a 2xx response body; a non-zero return aborts the transfer and is
+ * returned by isotier_http_perform (an ISOTIER_E*, err filled by the sink). */
+typedef int (*isotier_http_sink)(void *ctx, const char *buf, size_t len, isotier_error *err);
+
+typedef struct isotier_http_request {
+	const char *method; /* "GET", "POST", "DELETE" */
+	const char *url;
+	const char *const *headers; /* "Name: value", NULL-terminated; NULL: none */
+	const char *body;           /* NULL: none */
+	size_t body_len;
+	const char *upload_path; /* multipart/form-data with this file as field "file" */
+	const char *upload_name; /* its file name in the form */
+	int64_t timeout_ms;      /* whole request, each attempt; 0: 30 s */
+	int64_t deadline_ms;     /* isotier_now_ms() clock; 0: none. No attempt starts past it */
+	size_t max_body;         /* 0: ISOTIER_HTTP_MAX_BODY */
+	bool retry_5xx;          /* safe to repeat: retry 5xx and connect failures too */
+	int max_attempts;        /* 0: 4 */
+	isotier_http_sink sink;  /* 2xx bodies streamed to it instead of kept */
+	void *sink_ctx;
+	int cancel_fd; /* readable: stop (ISOTIER_EINTR); <= 0: none */
+	bool cleanup;  /* ignores cancel_fd: runs even after a cancel */
+} isotier_http_request;
+
+typedef struct isotier_http_response {
+	long status; /* last attempt's; 0: no response */
+	char *body;  /* NUL-terminated, free() it; NULL when streamed or empty */
+	size_t body_len;
+	char content_type[128];
+	int attempts;
+	bool sent; /* the request may have reached the server (outcome unknown on error) */
+} isotier_http_response;
+
+/*
+ * Performs the request. Returns 0 when a response arrived (any status: the
+ * caller judges it), ISOTIER_ETIMEDOUT, ISOTIER_EINTR, ISOTIER_EDATA (body
+ * over max_body), ISOTIER_EIO (transport), or a sink's error.
+ */
+int isotier_http_perform(const isotier_http_request *req, isotier_http_response *resp,
+                         isotier_error *err);
+void isotier_http_response_clear(isotier_http_response *resp);
+
+/* "HTTP 404 from METHOD URL-path: <body start>" into err; returns code. */
+int isotier_http_status_error(isotier_error *err, int code, const char *what,
+                              const isotier_http_response *resp);
+
+/* Parses JSON strictly: at most max_depth deep, no duplicate keys anywhere,
+ * the whole buffer one value. NULL with err filled otherwise. */
+struct cJSON;
+struct cJSON *isotier_json_parse_strict(const char *buf, size_t len, const char *what,
+                                        isotier_error *err);
+
+#endif

@@ -1,0 +1,86 @@
+/* redact.c - credentials registered once, replaced everywhere (see redact.h). */
+#include "redact.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SECRETS_MAX 16
+#define SECRET_MIN  6
+#define SECRET_MAX  4096
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static char *secrets[SECRETS_MAX];
+static size_t n_secrets;
+
+int isotier_secret_add(const char *value)
+{
+	size_t n = value ? strnlen(value, SECRET_MAX + 1) : 0;
+	if (n < SECRET_MIN || n > SECRET_MAX)
+		return -1;
+	int rc = 0;
+	pthread_mutex_lock(&lock);
+	bool known = false;
+	for (size_t i = 0; i < n_secrets && !known; i++)
+		known = !strcmp(secrets[i], value);
+	if (!known) {
+		char *copy = n_secrets < SECRETS_MAX ? strdup(value) : NULL;
+		if (copy)
+			secrets[n_secrets++] = copy;
+		else
+			rc = -1;
+	}
+	pthread_mutex_unlock(&lock);
+	return rc;
+}
+
+const char *isotier_secret_from_env(const char *var)
+{
+	const char *v = getenv(var);
+	if (!v || !*v || isotier_secret_add(v) != 0)
+		return NULL;
+	return v;
+}
+
+bool isotier_redact_bytes(char *buf, size_t *len, size_t cap)
+{
+	static const char mark[] = ISOTIER_REDACTED;
+	const size_t mlen = sizeof mark - 1;
+	bool hit = false;
+	if (!buf || !len)
+		return false;
+	pthread_mutex_lock(&lock);
+	for (size_t s = 0; s < n_secrets; s++) {
+		size_t slen = strlen(secrets[s]);
+		size_t i = 0;
+		while (i + slen <= *len) {
+			if (memcmp(buf + i, secrets[s], slen) != 0) {
+				i++;
+				continue;
+			}
+			hit = true;
+			/* Replace; when the mark does not fit, blank the secret out instead. */
+			if (*len - slen + mlen <= cap) {
+				memmove(buf + i + mlen, buf + i + slen, *len - i - slen);
+				memcpy(buf + i, mark, mlen);
+				*len = *len - slen + mlen;
+				i += mlen;
+			} else {
+				memset(buf + i, '*', slen);
+				i += slen;
+			}
+		}
+	}
+	pthread_mutex_unlock(&lock);
+	return hit;
+}
+
+bool isotier_redact(char *buf, size_t cap)
+{
+	if (!buf || !cap)
+		return false;
+	size_t len = strnlen(buf, cap - 1);
+	bool hit = isotier_redact_bytes(buf, &len, cap - 1);
+	buf[len] = '\0';
+	return hit;
+}

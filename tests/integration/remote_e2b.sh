@@ -1,0 +1,319 @@
+#!/usr/bin/env bash
+# The e2b backend against tests/tools/e2b_emulator.py (a test fixture speaking
+# E2B's published API, with a real bwrap or runsc sandbox behind every create):
+# two sandboxes per verification, compared with each other (shared kernel:
+# a MICROVM claim is CONTRADICTED; a kernel each: CONSISTENT; gVisor:
+# unproven), both deleted on every path (faults, SIGINT), a delete that fails
+# reported as a leak (70), and the planted API key in no output at all.
+. "$ISOTIER_ROOT/tests/lib.sh"
+command -v bwrap >/dev/null || skip "bwrap is not installed (the emulator's sandboxes)"
+command -v sqlite3 >/dev/null || skip "sqlite3 CLI is not installed"
+bwrap --unshare-all --ro-bind / / true 2>/dev/null || skip "bwrap cannot create namespaces here"
+KEY="sk-e2b-PLANTED-$$-$RANDOM-secret"
+EMU_PID=
+stop_emu() { [ -z "$EMU_PID" ] || { kill "$EMU_PID" 2>/dev/null; wait "$EMU_PID" 2>/dev/null || true; }; EMU_PID=; }
+trap 'stop_emu; [ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
+
+# emu NAME [emulator options]: starts an emulator; E2B_* point at it.
+emu() {
+  local name=$1; shift
+  stop_emu
+  D=$TMP/$name; mkdir -p "$D/state"
+  python3 "$ISOTIER_ROOT/tests/tools/e2b_emulator.py" --port-file "$D/port" --key "$KEY" \
+    --state "$D/state" --ledger "$D/ledger" --log "$D/requests" --lifetime 120 "$@" &
+  EMU_PID=$!
+  for _ in $(seq 50); do [ -s "$D/port" ] && break; sleep 0.1; done
+  [ -s "$D/port" ] || fail "$name: the emulator did not start"
+  export E2B_API_KEY=$KEY ISOTIER_E2B_API_URL="http://127.0.0.1:$(cat "$D/port")"
+  export ISOTIER_E2B_ENVD_URL="$ISOTIER_E2B_API_URL/envd/{id}"
+  touch "$D/ledger"
+}
+# verify_e2b NAME [verify options]: rc in $rc, outputs in $D/{out,err,json}.
+verify_e2b() {
+  local name=$1; shift
+  set +e
+  "$ISOTIER_BIN" verify --backend e2b --db "$D/h.db" --timeout 20 "$@" >"$D/out" 2>"$D/err"
+  rc=$?
+  set -e
+  no_secret "$name"
+}
+# Every output, the history included, is free of the credential.
+no_secret() {
+  local f
+  for f in "$D/out" "$D/err"; do
+    ! grep -qF "$KEY" "$f" || fail "$1: the API key appears in $f"
+  done
+  if [ -f "$D/h.db" ]; then
+    ! sqlite3 "$D/h.db" .dump | grep -qF "$KEY" || fail "$1: the API key is in the history"
+  fi
+}
+# Every sandbox created was deleted.
+all_deleted() {
+  local created deleted
+  created=$(grep -c '^create ' "$D/ledger" || true)
+  deleted=$(grep -c '^delete ' "$D/ledger" || true)
+  [ "$created" -ge "${2:-1}" ] || fail "$1: $created sandboxes created ($(cat "$D/ledger"))"
+  assert_eq "$deleted" "$created" "$1: sandboxes deleted of those created ($(cat "$D/ledger"))"
+}
+row() { sqlite3 "$D/h.db" "SELECT verdict, kernel_relation, observed_tier FROM observations ORDER BY id DESC LIMIT 1"; }
+
+# 1. Two bwrap sandboxes share the host's kernel: E2B's MICROVM claim is
+#    CONTRADICTED by the two-sandbox comparison (exit 1), never by this host.
+emu shared
+verify_e2b shared
+assert_eq "$rc" 1 "shared kernel: exit ($(cat "$D/out" "$D/err"))"
+grep -Eq '^e2b +MICROVM \(firecracker\) +CONTAINER \(bubblewrap\) +CONTRADICTED' "$D/out" || fail "shared: $(cat "$D/out")"
+assert_contains "$(cat "$D/out")" "two e2b sandboxes run on one kernel"
+assert_eq "$(row)" "CONTRADICTED|shared|CONTAINER" "shared: stored row"
+all_deleted shared 2
+assert_eq "$(grep -c '^create ' "$D/ledger")" 2 "shared: two sandboxes per verification"
+echo "ok: shared kernel -> CONTRADICTED"
+
+# 2. A kernel identity of its own in each sandbox: DEDICATED, the firecracker VM
+#    counts, the container inside it makes the claim CONSISTENT (exit 0).
+emu dedicated --identity fake
+verify_e2b dedicated --json
+assert_eq "$rc" 0 "dedicated: exit ($(cat "$D/err"))"
+python3 - "$D/out" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"][0]
+assert r["backend"] == "e2b" and r["remote"] is True, r
+assert r["kernel_relation"] == "dedicated" and r["verdict"] == "CONSISTENT", r
+assert r["leaked"] is None, r
+PY
+all_deleted dedicated 2
+# The report's tier matrix shows the provider as observed, not only source-checked.
+"$ISOTIER_BIN" report --db "$D/h.db" --format json --out "$D/report.json"
+! grep -qF "$KEY" "$D/report.json" || fail "dedicated: the API key is in the report"
+python3 - "$D/report.json" <<'PY'
+import json, sys
+row = [m for m in json.load(open(sys.argv[1]))["matrix"] if m["provider_id"] == "e2b"][0]
+assert row["backend"] == "e2b" and row["observations"] == 1, row
+assert row["observed_tier"] == "CONTAINER" and row["verdict"] == "CONSISTENT", row
+PY
+echo "ok: a kernel each -> dedicated, CONSISTENT, in the report's matrix"
+
+# 3. gVisor behind each create: no boot_id to compare, the claim is unproven (2).
+if runsc --network=none --ignore-cgroups --platform=ptrace do /bin/true 2>/dev/null; then
+  emu gvisor --sandbox runsc
+  verify_e2b gvisor --json
+  assert_eq "$rc" 2 "gvisor: exit ($(cat "$D/err"))"
+  python3 - "$D/out" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))["results"][0]
+# No boot_id under gVisor: the Sentries' boot times decide (equal: shared, else
+# uncompared); either way a VM outside gVisor is not shown to be the sandbox's.
+assert r["kernel_relation"] in ("uncompared", "shared"), r
+assert r["verdict"] == "INCONCLUSIVE" and r["unproven"], r
+PY
+  all_deleted gvisor 2
+  echo "ok: gVisor sandboxes -> not shown dedicated, unproven"
+else
+  echo "note: runsc do unusable here; the uncompared case is left to the unit tests"
+fi
+
+# 4. No credentials: UNAVAILABLE naming the variable (69); --all leaves it out.
+emu nocred
+set +e
+env -u E2B_API_KEY "$ISOTIER_BIN" verify --backend e2b --db "$D/h.db" >"$D/out" 2>"$D/err"; rc=$?
+set -e
+assert_eq "$rc" 69 "no credentials: exit"
+assert_contains "$(cat "$D/out")" "not configured: set E2B_API_KEY"
+[ ! -s "$D/ledger" ] || fail "no credentials: something was created"
+echo "ok: no credentials -> UNAVAILABLE naming E2B_API_KEY"
+
+# --all takes the remote backends that are configured, and only those.
+set +e
+env -u DAYTONA_API_KEY -u FLY_API_TOKEN -u VERCEL_TOKEN "$ISOTIER_BIN" verify --all --db "$D/all.db" --json >"$D/with.json" 2>"$D/err"
+env -u E2B_API_KEY -u DAYTONA_API_KEY -u FLY_API_TOKEN -u VERCEL_TOKEN "$ISOTIER_BIN" verify --all --db "$D/all.db" --json >"$D/without.json" 2>>"$D/err"
+set -e
+python3 - "$D/with.json" "$D/without.json" <<'PY'
+import json, sys
+w = {r["backend"]: r for r in json.load(open(sys.argv[1]))["results"]}
+wo = {r["backend"] for r in json.load(open(sys.argv[2]))["results"]}
+assert "e2b" in w and w["e2b"]["remote"] and w["e2b"]["verdict"] == "CONTRADICTED", w.keys()
+assert not {"daytona", "fly", "vercel"} & set(w), w.keys()
+assert not {"e2b", "daytona", "fly", "vercel"} & wo and "bwrap" in wo, wo
+PY
+echo "ok: --all includes e2b only when configured"
+
+# 5. A wrong key: 401, named; nothing created; the wrong key is not printed either.
+emu badkey
+WRONG="sk-e2b-WRONG-$$-$RANDOM"
+set +e
+E2B_API_KEY=$WRONG "$ISOTIER_BIN" verify --backend e2b --db "$D/h.db" >"$D/out" 2>"$D/err"; rc=$?
+set -e
+assert_eq "$rc" 70 "401: exit"
+assert_contains "$(cat "$D/out")" "HTTP 401"
+! grep -qF "$WRONG" "$D/out" "$D/err" || fail "401: the wrong key was printed"
+! sqlite3 "$D/h.db" .dump | grep -qF "$WRONG" || fail "401: the wrong key is in the history"
+echo "ok: 401 reported, key redacted"
+
+# 6. 403 on create.
+emu forbidden --fault create-403
+verify_e2b forbidden
+assert_eq "$rc" 70 "403: exit"
+assert_contains "$(cat "$D/out")" "HTTP 403"
+echo "ok: 403 reported"
+
+# 7. 429 with Retry-After: 1 on the first create: waited out, then the run works.
+emu ratelimited --fault create-429
+t0=$(date +%s%N)
+verify_e2b ratelimited
+t1=$(date +%s%N)
+assert_eq "$rc" 1 "429: exit ($(cat "$D/out" "$D/err"))"
+assert_eq "$(grep -c '^POST /sandboxes$' "$D/requests")" 3 "429: creates asked"
+[ $(( (t1 - t0) / 1000000 )) -ge 900 ] || fail "429: Retry-After not honoured"
+all_deleted ratelimited 2
+echo "ok: 429 Retry-After honoured"
+
+# 7b. Retry-After as an HTTP-date (2 s ahead): waited out too.
+emu ratelimiteddate --fault create-429-date
+t0=$(date +%s%N)
+verify_e2b ratelimiteddate
+t1=$(date +%s%N)
+assert_eq "$rc" 1 "429 date: exit ($(cat "$D/out" "$D/err"))"
+[ $(( (t1 - t0) / 1000000 )) -ge 900 ] || fail "429 date: Retry-After HTTP-date not honoured"
+all_deleted ratelimiteddate 2
+echo "ok: 429 Retry-After HTTP-date honoured"
+
+# 8. The second create answers 500 after making a sandbox: not repeated blindly;
+#    what exists is listed by the run's nonce and deleted.
+emu create500 --fault create-500
+verify_e2b create500
+assert_eq "$rc" 70 "create 500: exit"
+assert_contains "$(cat "$D/out")" "HTTP 500"
+assert_eq "$(grep -c '^POST /sandboxes$' "$D/requests")" 2 "create 500: no blind retry"
+grep -q '^GET /v2/sandboxes$' "$D/requests" || fail "create 500: not listed before giving up"
+all_deleted create500 2
+echo "ok: create 500 -> listed by nonce, deleted"
+
+# 9. The second create never answers: the run's time limit ends it, the sweep deletes it.
+emu createhang --fault create-hang
+ISOTIER_REMOTE_WALL_S=4 verify_e2b createhang
+assert_eq "$rc" 70 "create hang: exit"
+all_deleted createhang 2
+echo "ok: create timeout -> listed by nonce, deleted"
+
+# 9b. Hostile answers to a create: duplicate keys, 2 MiB. Rejected, and the
+#     sandbox they stand for is found by the nonce and deleted.
+for f in dupkey huge; do
+  emu "create-$f" --fault "create-$f"
+  verify_e2b "create-$f"
+  assert_eq "$rc" 70 "create $f: exit"
+  case $f in
+    dupkey) assert_contains "$(cat "$D/out")" "duplicate key" ;;
+    huge) assert_contains "$(cat "$D/out")" "larger than" ;;
+  esac
+  all_deleted "create-$f" 2
+done
+echo "ok: hostile create answers rejected, their sandboxes deleted"
+
+# 10. 404 on delete: gone is gone, no leak.
+emu del404 --fault delete-404
+verify_e2b del404
+assert_eq "$rc" 1 "delete 404: exit ($(cat "$D/err"))"
+! grep -q LEAK "$D/err" || fail "delete 404 reported as a leak"
+echo "ok: delete 404 is not a leak"
+
+# 11. Deletes that keep failing: a leak, with both ids, exit 70.
+emu leak --fault delete-fail
+verify_e2b leak
+assert_eq "$rc" 70 "leak: exit"
+for id in $(sed -n 's/^create //p' "$D/ledger"); do
+  assert_contains "$(cat "$D/err")" "$id" "leak: sandbox id named"
+done
+assert_contains "$(cat "$D/err")" "LEAK: e2b"
+assert_contains "$(sqlite3 "$D/h.db" 'SELECT reason FROM observations')" "LEAKED"
+echo "ok: failed delete -> LEAK with ids, exit 70"
+
+# 12. The process stream cut mid-way: an error, both deleted.
+emu streamcut --fault stream-cut
+verify_e2b streamcut
+assert_eq "$rc" 70 "stream cut: exit ($(cat "$D/out"))"
+assert_contains "$(cat "$D/out")" "stream"
+all_deleted streamcut 2
+echo "ok: stream cut -> error, both deleted"
+
+# 12b. The probe's stream never ends: --timeout ends it, both deleted.
+emu exectimeout --fault start-hang
+t0=$(date +%s)
+verify_e2b exectimeout --timeout 2
+assert_eq "$rc" 70 "exec timeout: exit ($(cat "$D/out"))"
+assert_contains "$(cat "$D/out")" "no complete answer"
+[ $(( $(date +%s) - t0 )) -lt 15 ] || fail "exec timeout: not bounded by --timeout"
+all_deleted exectimeout 2
+echo "ok: exec timeout -> both deleted"
+
+# 13. SIGINT while the probe runs (between create and delete): both deleted, 130.
+emu sigint --fault start-hang
+set +e
+"$ISOTIER_BIN" verify --backend e2b --db "$D/h.db" --timeout 60 >"$D/out" 2>"$D/err" &
+vpid=$!
+for _ in $(seq 100); do grep -q 'process.Process/Start' "$D/requests" 2>/dev/null && break; sleep 0.1; done
+sleep 0.3
+kill -INT "$vpid"
+wait "$vpid"; rc=$?
+set -e
+no_secret sigint
+assert_eq "$rc" 130 "sigint: exit ($(cat "$D/err"))"
+all_deleted sigint 2
+echo "ok: SIGINT -> both deleted"
+
+# 13b. SIGTERM likewise: both deleted, 143.
+emu sigterm --fault start-hang
+set +e
+"$ISOTIER_BIN" verify --backend e2b --db "$D/h.db" --timeout 60 >"$D/out" 2>"$D/err" &
+vpid=$!
+for _ in $(seq 100); do grep -q 'process.Process/Start' "$D/requests" 2>/dev/null && break; sleep 0.1; done
+sleep 0.3
+kill -TERM "$vpid"
+wait "$vpid"; rc=$?
+set -e
+no_secret sigterm
+assert_eq "$rc" 143 "sigterm: exit ($(cat "$D/err"))"
+all_deleted sigterm 2
+echo "ok: SIGTERM -> both deleted"
+
+# 13c. SIGINT while the second create hangs: the cancel descriptor stops the
+#      create, the first sandbox is deleted and the second (outcome unknown)
+#      is found by its nonce and deleted - cleanup requests ignore the cancel.
+emu sigint-create --fault create-hang
+set +e
+"$ISOTIER_BIN" verify --backend e2b --db "$D/h.db" --timeout 60 >"$D/out" 2>"$D/err" &
+vpid=$!
+for _ in $(seq 100); do [ "$(grep -c '^create ' "$D/ledger" 2>/dev/null)" = 2 ] && break; sleep 0.1; done
+sleep 0.3
+t0=$(date +%s)
+kill -INT "$vpid"
+wait "$vpid"; rc=$?
+set -e
+no_secret sigint-create
+assert_eq "$rc" 130 "sigint in create: exit ($(cat "$D/err"))"
+[ $(( $(date +%s) - t0 )) -lt 10 ] || fail "sigint in create: not prompt"
+all_deleted sigint-create 2
+echo "ok: SIGINT during a create -> both deleted"
+
+# 14. The per-run cap: one sandbox allowed, so the second create is refused
+#     before any request and the first is deleted.
+emu cap
+ISOTIER_REMOTE_MAX_SANDBOXES=1 verify_e2b cap
+assert_eq "$rc" 70 "cap: exit"
+assert_contains "$(cat "$D/out")" "ISOTIER_REMOTE_MAX_SANDBOXES"
+assert_eq "$(grep -c '^create ' "$D/ledger")" 1 "cap: sandboxes created"
+all_deleted cap 1
+echo "ok: per-run cap"
+
+# 15. The emulator itself holds requests to the spec (so the runs above mean
+#     something): no key, a wrong content type, unknown fields, a bad envelope.
+emu strict
+code() { curl -s -o /dev/null -w '%{http_code}' "$@"; }
+U=$ISOTIER_E2B_API_URL
+assert_eq "$(code -X POST -H 'Content-Type: application/json' -d '{"templateID":"base"}' "$U/sandboxes")" 401 "emulator: no X-API-Key"
+assert_eq "$(code -X POST -H "X-API-Key: $KEY" -H 'Content-Type: text/plain' -d '{"templateID":"base"}' "$U/sandboxes")" 400 "emulator: content type"
+assert_eq "$(code -X POST -H "X-API-Key: $KEY" -H 'Content-Type: application/json' -d '{"templateID":"base","bogus":1}' "$U/sandboxes")" 400 "emulator: unknown field"
+sid=$(curl -s -X POST -H "X-API-Key: $KEY" -H 'Content-Type: application/json' -d '{"templateID":"base"}' "$U/sandboxes" |
+  python3 -c 'import json,sys; print(json.load(sys.stdin)["sandboxID"])')
+assert_eq "$(code -X POST -H 'Content-Type: application/connect+json' --data-binary '{}' "$U/envd/$sid/process.Process/Start")" 401 "emulator: envd without its token"
+assert_eq "$(code -X DELETE -H "X-API-Key: $KEY" "$U/sandboxes/$sid")" 204 "emulator: delete"
+echo "ok: the emulator rejects requests off the spec"

@@ -1,0 +1,209 @@
+#!/usr/bin/env python3
+"""daytona_emulator.py - TEST FIXTURE, not part of isotier: a Daytona stand-in
+on 127.0.0.1 for tests/integration/remote_daytona.sh (Python 3 stdlib only).
+
+Speaks what isotier's daytona backend uses of Daytona's published API
+(daytonaio/daytona at b5a5d9e78d76c8bcf351f2049620250e0f34eea4:
+libs/api-client-go/api/openapi.yaml and the toolbox's
+apps/daemon/pkg/toolbox/docs/swagger.json) and rejects what does not match:
+
+  POST   /api/sandbox            Bearer; application/json CreateSandbox (closed set) -> 200 Sandbox
+                                 (state "creating"; "started" from the first GET on)
+  GET    /api/sandbox/{id}       -> 200 Sandbox
+  GET    /api/sandbox?labels=    -> 200 {"items": [Sandbox], "nextCursor": null}
+  DELETE /api/sandbox/{id}       -> 200 Sandbox, 404 unknown
+  POST   /toolbox/{id}/files/upload?path=   Bearer; multipart field "file" -> 200 {}
+  POST   /toolbox/{id}/process/execute      Bearer; ExecuteRequest (closed) ->
+                                 200 {"exitCode", "result": stdout and stderr together}
+
+The command is split into words (shlex: the daemon runs no shell). Behind
+every create is a real local sandbox (emu_sandbox.py). Faults: create-500
+(second create makes the sandbox, then 500), delete-fail (500 always),
+exec-500. delete-fail answers Retry-After: 0 (retried at once). --ledger appends "create ID" / "delete ID".
+"""
+import argparse
+import json
+import os
+import re
+import shlex
+import socket
+import sys
+import threading
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from emu_sandbox import Sandbox  # noqa: E402
+
+ARGS = None
+LOCK = threading.Lock()
+BOXES = {}
+COUNT = [0]
+CREATE_FIELDS = {"name", "snapshot", "user", "env", "labels", "public", "networkBlockAll",
+                 "networkAllowList", "domainAllowList", "target", "cpu", "gpu", "gpuType",
+                 "memory", "disk", "autoStopInterval", "autoArchiveInterval",
+                 "autoDeleteInterval", "volumes", "buildInfo", "linkedSandbox"}
+EXEC_FIELDS = {"command", "cwd", "envs", "timeout"}
+
+
+def ledger(line):
+    if ARGS.ledger:
+        with LOCK, open(ARGS.ledger, "a") as f:
+            f.write(line + "\n")
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def setup(self):
+        super().setup()
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def log_message(self, fmt, *args):
+        pass
+
+    def reply(self, code, obj, headers=()):
+        body = json.dumps(obj).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(body)))
+        for k, v in headers:
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def error(self, code, msg, headers=()):
+        self.reply(code, {"statusCode": code, "message": msg, "error": "emulated"}, headers)
+
+    def body(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(n) if n else b""
+
+    def json_body(self, fields):
+        if self.headers.get("Content-Type", "").split(";")[0].strip() != "application/json":
+            raise ValueError("Content-Type must be application/json")
+        req = json.loads(self.body())
+        if not isinstance(req, dict) or set(req) - fields:
+            raise ValueError("unknown fields")
+        return req
+
+    def sandbox(self, sid):
+        b = BOXES[sid]
+        return {"id": sid, "organizationId": "org", "name": sid, "user": "daytona", "env": {},
+                "labels": b["labels"], "public": False, "networkBlockAll": False, "target": "us",
+                "cpu": 1, "gpu": 0, "memory": 1, "disk": 3, "state": b["state"],
+                "sandboxClass": "container",
+                "toolboxProxyUrl": "http://127.0.0.1:%d/toolbox" % self.server.server_address[1]}
+
+    do_GET = do_POST = do_DELETE = lambda self: self.safe()
+
+    def safe(self):
+        try:
+            self.route()
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        except ValueError as e:
+            self.error(400, str(e))
+
+    def route(self):
+        u = urlsplit(self.path)
+        parts = [p for p in u.path.split("/") if p]
+        if ARGS.log:
+            with LOCK, open(ARGS.log, "a") as f:
+                f.write("%s %s\n" % (self.command, u.path))
+        if self.headers.get("Authorization") != "Bearer " + ARGS.key:
+            return self.error(401, "Unauthorized")
+        fault = ARGS.fault or []
+        if parts[:2] == ["api", "sandbox"]:
+            if self.command == "POST" and len(parts) == 2:
+                req = self.json_body(CREATE_FIELDS)
+                with LOCK:
+                    COUNT[0] += 1
+                    n = COUNT[0]
+                sid = str(uuid.uuid4())
+                BOXES[sid] = {"box": Sandbox(ARGS.state, sid, ARGS.sandbox, ARGS.identity, n),
+                              "labels": req.get("labels", {}), "state": "creating"}
+                ledger("create " + sid)
+                if "create-500" in fault and n == 2:
+                    return self.error(500, "internal error")
+                return self.reply(200, self.sandbox(sid))
+            if self.command == "GET" and len(parts) == 2:
+                want = json.loads(parse_qs(u.query).get("labels", ["{}"])[0])
+                items = [self.sandbox(sid) for sid, b in list(BOXES.items())
+                         if all(b["labels"].get(k) == v for k, v in want.items())]
+                return self.reply(200, {"items": items, "nextCursor": None})
+            if len(parts) == 3 and parts[2] in BOXES:
+                sid = parts[2]
+                if self.command == "GET":
+                    BOXES[sid]["state"] = "started"
+                    return self.reply(200, self.sandbox(sid))
+                if self.command == "DELETE":
+                    if "delete-fail" in fault:
+                        return self.error(500, "could not delete", [("Retry-After", "0")])
+                    doc = self.sandbox(sid)
+                    BOXES.pop(sid)["box"].destroy()
+                    ledger("delete " + sid)
+                    return self.reply(200, doc)
+            return self.error(404, "Sandbox not found")
+        if parts[:1] == ["toolbox"] and len(parts) >= 3 and parts[1] in BOXES:
+            b = BOXES[parts[1]]
+            if b["state"] != "started":
+                return self.error(409, "sandbox is not started")
+            rest = "/".join(parts[2:])
+            if self.command == "POST" and rest == "files/upload":
+                m = re.match(r'multipart/form-data;\s*boundary="?([^";]+)"?',
+                             self.headers.get("Content-Type", ""))
+                if not m:
+                    return self.error(400, "multipart/form-data expected")
+                data = None
+                for part in self.body().split(b"--" + m.group(1).encode())[1:]:
+                    head, _, content = part.partition(b"\r\n\r\n")
+                    if b'name="file"' in head:
+                        data = content[:-2] if content.endswith(b"\r\n") else content
+                path = parse_qs(u.query).get("path", [""])[0]
+                if data is None or not path:
+                    return self.error(400, "path and file are required")
+                b["box"].write(path, data)
+                return self.reply(200, {})
+            if self.command == "POST" and rest == "process/execute":
+                req = self.json_body(EXEC_FIELDS)
+                if not isinstance(req.get("command"), str):
+                    return self.error(400, "command is required")
+                if "exec-500" in fault:
+                    return self.error(500, "exec failed")
+                p = b["box"].popen(shlex.split(req["command"]), req.get("cwd", "/"), merge=True)
+                out, _, rc, killed = b["box"].wait(p, req.get("timeout", 10))
+                return self.reply(200, {"exitCode": -1 if killed else rc,
+                                        "result": out.decode("utf-8", "replace")})
+        return self.error(404, "no such route")
+
+
+def main():
+    global ARGS
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--port-file", required=True)
+    ap.add_argument("--key", required=True)
+    ap.add_argument("--state", required=True)
+    ap.add_argument("--sandbox", choices=["bwrap", "runsc"], default="bwrap")
+    ap.add_argument("--identity", choices=["host", "fake"], default="host")
+    ap.add_argument("--fault", action="append")
+    ap.add_argument("--lifetime", type=float, default=120)
+    ap.add_argument("--ledger")
+    ap.add_argument("--log")
+    ARGS = ap.parse_args()
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    srv.daemon_threads = True
+    with open(ARGS.port_file + ".tmp", "w") as f:
+        f.write(str(srv.server_address[1]))
+    os.rename(ARGS.port_file + ".tmp", ARGS.port_file)
+    threading.Timer(ARGS.lifetime, srv.shutdown).start()
+    try:
+        srv.serve_forever(poll_interval=0.1)
+    finally:
+        for b in list(BOXES.values()):
+            b["box"].destroy()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,87 @@
+"""emu_sandbox.py - TEST FIXTURE, not part of isotier: the real local sandbox
+behind every "create" of the provider emulators (tests/tools/*_emulator.py).
+
+A sandbox is a directory standing for its /tmp. A command runs in bubblewrap
+(kind "bwrap": every namespace unshared, host root read-only, the directory at
+/tmp) or gVisor (kind "runsc": `runsc do`, paths under /tmp/isotier rewritten
+to the directory). identity "fake" gives a bwrap sandbox a kernel identity of
+its own (a boot_id and a /proc/stat btime bound over the real ones), standing
+for a provider whose sandboxes each boot their own kernel.
+"""
+import os
+import re
+import shutil
+import signal
+import subprocess
+import uuid
+
+
+class Sandbox:
+    def __init__(self, state_dir, sid, kind="bwrap", identity="host", seq=0):
+        self.id = sid
+        self.kind = kind
+        self.identity = identity
+        self.dir = os.path.join(state_dir, sid)
+        self.procs = set()
+        os.makedirs(os.path.join(self.dir, "tmp"))
+        if identity == "fake":
+            with open(os.path.join(self.dir, "boot_id"), "w") as f:
+                f.write(str(uuid.uuid4()) + "\n")
+            with open("/proc/stat") as f:
+                stat = f.read()
+            stat = re.sub(r"^btime (\d+)$", lambda m: "btime %d" % (int(m.group(1)) + 1000 + seq),
+                          stat, flags=re.M)
+            with open(os.path.join(self.dir, "stat"), "w") as f:
+                f.write(stat)
+
+    def write(self, path, data):
+        """Writes a file at an absolute guest path under /tmp."""
+        if not path.startswith("/tmp/") or ".." in path:
+            raise ValueError("this emulator keeps files under /tmp only")
+        dst = os.path.join(self.dir, path[1:])
+        os.makedirs(os.path.dirname(dst), exist_ok=True)
+        with open(dst, "wb") as f:
+            f.write(data)
+
+    def argv(self, argv, cwd="/"):
+        if self.kind == "runsc":
+            argv = [a.replace("/tmp/isotier", os.path.join(self.dir, "tmp/isotier")) for a in argv]
+            return ["runsc", "--network=none", "--ignore-cgroups", "--platform=ptrace", "do"] + argv
+        cmd = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session",
+               "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev",
+               "--bind", os.path.join(self.dir, "tmp"), "/tmp"]
+        if self.identity == "fake":
+            cmd += ["--ro-bind", os.path.join(self.dir, "boot_id"), "/proc/sys/kernel/random/boot_id",
+                    "--ro-bind", os.path.join(self.dir, "stat"), "/proc/stat"]
+        return cmd + ["--chdir", cwd, "--"] + argv
+
+    def popen(self, argv, cwd="/", merge=False):
+        p = subprocess.Popen(self.argv(argv, cwd), stdout=subprocess.PIPE,
+                             stderr=subprocess.STDOUT if merge else subprocess.PIPE,
+                             stdin=subprocess.DEVNULL, start_new_session=True)
+        self.procs.add(p)
+        return p
+
+    def wait(self, p, timeout):
+        """(stdout, stderr, returncode, killed); the group is killed on timeout."""
+        killed = False
+        try:
+            out, err = p.communicate(timeout=timeout)
+        except subprocess.TimeoutExpired:
+            self.kill(p)
+            out, err = p.communicate()
+            killed = True
+        self.procs.discard(p)
+        return out or b"", err or b"", p.returncode, killed
+
+    @staticmethod
+    def kill(p):
+        try:
+            os.killpg(p.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+    def destroy(self):
+        for p in list(self.procs):
+            self.kill(p)
+        shutil.rmtree(self.dir, ignore_errors=True)

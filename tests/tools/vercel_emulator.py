@@ -1,0 +1,227 @@
+#!/usr/bin/env python3
+"""vercel_emulator.py - TEST FIXTURE, not part of isotier: a Vercel Sandbox
+API stand-in on 127.0.0.1 for tests/integration/remote_vercel.sh (stdlib only).
+
+Speaks what isotier's vercel backend uses of the API as the vercel/sandbox
+client calls it (packages/vercel-sandbox/src/api-client at 81d725b7) and
+rejects what does not match (Bearer token, ?teamId=, content types, closed
+request bodies, a tarball that does not gunzip and untar):
+
+  POST /v3/sandboxes                              -> 200 SandboxAndSessionResponse
+  GET  /v2/sandboxes?project=                     -> 200 {"sandboxes", "pagination"}
+  POST /v2/sandboxes/sessions/{sid}/fs/write      application/gzip, x-cwd -> 200 {}
+  POST /v2/sandboxes/sessions/{sid}/cmd           -> 200 {"command": Command}
+  GET  /v2/sandboxes/sessions/{sid}/cmd/{cid}?wait=true -> 200 {"command": {.., exitCode}}
+  GET  /v2/sandboxes/sessions/{sid}/cmd/{cid}/logs -> 200 application/x-ndjson LogLines
+  POST /v2/sandboxes/sessions/{sid}/stop          -> 200 {"session": Session}, 404 unknown
+
+Behind every create is a real local sandbox (emu_sandbox.py); the tarball is
+extracted into it. Faults: create-500 (second create makes it, then 500),
+stop-fail (500, Retry-After: 0). --ledger appends "create ID" / "delete ID".
+"""
+import argparse
+import gzip
+import io
+import json
+import os
+import socket
+import sys
+import tarfile
+import threading
+import time
+import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import parse_qs, urlsplit
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from emu_sandbox import Sandbox  # noqa: E402
+
+ARGS = None
+LOCK = threading.Lock()
+SESSIONS = {}  # session id -> {"box", "name", "tags", "cmds": {id: {...}}}
+COUNT = [0]
+CREATE_FIELDS = {"projectId", "ports", "source", "timeout", "resources", "runtime", "image",
+                 "name", "persistent", "networkPolicy", "env", "tags", "snapshotExpiration",
+                 "keepLastSnapshots", "region", "failoverRegions"}
+CMD_FIELDS = {"command", "args", "cwd", "env", "sudo", "wait", "logs", "timeout"}
+
+
+def ledger(line):
+    if ARGS.ledger:
+        with LOCK, open(ARGS.ledger, "a") as f:
+            f.write(line + "\n")
+
+
+def now_ms():
+    return int(time.time() * 1000)
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+
+    def setup(self):
+        super().setup()
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def log_message(self, fmt, *args):
+        pass
+
+    def reply(self, code, obj, headers=(), ctype="application/json", raw=None):
+        body = raw if raw is not None else json.dumps(obj).encode()
+        self.send_response(code)
+        self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        for k, v in headers:
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def error(self, code, msg, headers=()):
+        self.reply(code, {"error": {"code": "emulated", "message": msg}}, headers)
+
+    def body(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        return self.rfile.read(n) if n else b""
+
+    def json_body(self, fields):
+        if self.headers.get("Content-Type", "").split(";")[0].strip() != "application/json":
+            raise ValueError("Content-Type must be application/json")
+        req = json.loads(self.body() or b"{}")
+        if not isinstance(req, dict) or set(req) - fields:
+            raise ValueError("unknown fields")
+        return req
+
+    def session(self, sid):
+        s = SESSIONS[sid]
+        return {"id": sid, "memory": 2048, "vcpus": 1, "region": "iad1", "timeout": s["timeout"],
+                "status": s["status"], "requestedAt": s["t"], "createdAt": s["t"], "cwd": "/",
+                "updatedAt": now_ms()}
+
+    def sandbox(self, sid):
+        s = SESSIONS[sid]
+        return {"name": s["name"], "persistent": False, "createdAt": s["t"], "updatedAt": now_ms(),
+                "currentSessionId": sid, "status": s["status"], "tags": s["tags"]}
+
+    do_GET = do_POST = lambda self: self.safe()
+
+    def safe(self):
+        try:
+            self.route()
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        except (ValueError, KeyError, TypeError, tarfile.TarError, OSError) as e:
+            self.error(400, str(e))
+
+    def route(self):
+        u = urlsplit(self.path)
+        parts = [p for p in u.path.split("/") if p]
+        q = parse_qs(u.query)
+        if ARGS.log:
+            with LOCK, open(ARGS.log, "a") as f:
+                f.write("%s %s\n" % (self.command, u.path))
+        if self.headers.get("Authorization") != "Bearer " + ARGS.key:
+            return self.error(401, "unauthorized")
+        if q.get("teamId") != [ARGS.team]:
+            return self.error(403, "teamId missing or not this token's")
+        fault = ARGS.fault or []
+        if parts == ["v3", "sandboxes"] and self.command == "POST":
+            req = self.json_body(CREATE_FIELDS)
+            if req.get("projectId") != ARGS.project:
+                return self.error(404, "project not found")
+            with LOCK:
+                COUNT[0] += 1
+                n = COUNT[0]
+            sid = "sbx_" + uuid.uuid4().hex[:16]
+            SESSIONS[sid] = {"box": Sandbox(ARGS.state, sid, ARGS.sandbox, ARGS.identity, n),
+                             "name": req.get("name", sid), "tags": req.get("tags", {}),
+                             "timeout": req.get("timeout", 300000), "status": "running",
+                             "t": now_ms(), "cmds": {}}
+            ledger("create " + sid)
+            if "create-500" in fault and n == 2:
+                return self.error(500, "internal error")
+            return self.reply(200, {"sandbox": self.sandbox(sid), "session": self.session(sid),
+                                    "routes": []})
+        if parts == ["v2", "sandboxes"] and self.command == "GET":
+            if q.get("project") != [ARGS.project]:
+                return self.error(400, "project is required")
+            live = [self.sandbox(s) for s in list(SESSIONS) if SESSIONS[s]["status"] == "running"]
+            return self.reply(200, {"sandboxes": live, "pagination": {"count": len(live), "next": None}})
+        if parts[:3] != ["v2", "sandboxes", "sessions"] or len(parts) < 5 or parts[3] not in SESSIONS:
+            return self.error(404, "not found")
+        sid, s, rest = parts[3], SESSIONS[parts[3]], parts[4:]
+        if s["status"] != "running":
+            return self.error(410 if rest != ["stop"] else 404, "session stopped")
+        if rest == ["fs", "write"] and self.command == "POST":
+            if self.headers.get("Content-Type") != "application/gzip":
+                return self.error(400, "application/gzip expected")
+            cwd = self.headers.get("x-cwd", "/")
+            with tarfile.open(fileobj=io.BytesIO(gzip.decompress(self.body())), mode="r:") as t:
+                for m in t.getmembers():
+                    if m.isfile():
+                        s["box"].write(os.path.join(cwd, m.name), t.extractfile(m).read())
+                        if m.mode != 0o755:
+                            return self.error(400, "mode %o" % m.mode)
+            return self.reply(200, {})
+        if rest == ["cmd"] and self.command == "POST":
+            req = self.json_body(CMD_FIELDS)
+            argv = [req["command"]] + list(req.get("args", []))
+            cid = "cmd_" + uuid.uuid4().hex[:16]
+            p = s["box"].popen(argv, req.get("cwd", "/"))
+            c = {"id": cid, "name": req["command"], "args": req.get("args", []), "cwd": "/",
+                 "sessionId": sid, "exitCode": None, "startedAt": now_ms(), "proc": p}
+            s["cmds"][cid] = c
+            return self.reply(200, {"command": {k: v for k, v in c.items() if k not in ("proc", "out", "err")}})
+        if len(rest) >= 2 and rest[0] == "cmd" and rest[1] in s["cmds"]:
+            c = s["cmds"][rest[1]]
+            if rest[2:] == [] and self.command == "GET" and q.get("wait") == ["true"]:
+                if c["exitCode"] is None:
+                    out, err, rc, _ = s["box"].wait(c["proc"], 60)
+                    c.update(out=out, err=err, exitCode=rc)
+                return self.reply(200, {"command": {k: v for k, v in c.items() if k not in ("proc", "out", "err")}})
+            if rest[2:] == ["logs"] and self.command == "GET":
+                if c["exitCode"] is None:
+                    return self.error(409, "this emulator serves logs of finished commands only")
+                lines = [json.dumps({"stream": "stdout", "data": c["out"].decode("utf-8", "replace")}),
+                         json.dumps({"stream": "stderr", "data": c["err"].decode("utf-8", "replace")})]
+                return self.reply(200, None, ctype="application/x-ndjson",
+                                  raw=("\n".join(lines) + "\n").encode())
+        if rest == ["stop"] and self.command == "POST":
+            if "stop-fail" in fault:
+                return self.error(500, "could not stop", [("Retry-After", "0")])
+            s["status"] = "stopped"
+            s["box"].destroy()
+            ledger("delete " + sid)
+            return self.reply(200, {"session": self.session(sid)})
+        return self.error(404, "no such route")
+
+
+def main():
+    global ARGS
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--port-file", required=True)
+    ap.add_argument("--key", required=True)
+    ap.add_argument("--team", required=True)
+    ap.add_argument("--project", required=True)
+    ap.add_argument("--state", required=True)
+    ap.add_argument("--sandbox", choices=["bwrap", "runsc"], default="bwrap")
+    ap.add_argument("--identity", choices=["host", "fake"], default="host")
+    ap.add_argument("--fault", action="append")
+    ap.add_argument("--lifetime", type=float, default=120)
+    ap.add_argument("--ledger")
+    ap.add_argument("--log")
+    ARGS = ap.parse_args()
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    srv.daemon_threads = True
+    with open(ARGS.port_file + ".tmp", "w") as f:
+        f.write(str(srv.server_address[1]))
+    os.rename(ARGS.port_file + ".tmp", ARGS.port_file)
+    threading.Timer(ARGS.lifetime, srv.shutdown).start()
+    try:
+        srv.serve_forever(poll_interval=0.1)
+    finally:
+        for s in list(SESSIONS.values()):
+            s["box"].destroy()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,323 @@
+/* test_remote.c - the remote backends' plumbing without a network: the
+ * Connect envelope decoder (split feeds, cut streams, hostile frames),
+ * base64, strict JSON (duplicate keys, depth, trailing bytes), the one
+ * redaction layer (error messages included), the probe's shell script and
+ * the HTTP client's cancellation (a local socket that never answers). */
+#include <check.h>
+#include "check_run.h"
+
+#include "backend_remote.h"
+#include "connect.h"
+#include "proc.h"
+
+#include <arpa/inet.h>
+#include <cjson/cJSON.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+typedef struct seen {
+	int n;
+	unsigned flags[8];
+	char msg[8][64];
+} seen;
+
+static int collect(void *ctx, unsigned flags, const char *msg, size_t len, isotier_error *err)
+{
+	(void)err;
+	seen *s = ctx;
+	if (s->n < 8) {
+		s->flags[s->n] = flags;
+		snprintf(s->msg[s->n], sizeof s->msg[0], "%.*s", (int)len, msg);
+	}
+	s->n++;
+	return 0;
+}
+
+static size_t put(char *buf, unsigned flags, const char *msg)
+{
+	size_t n = strlen(msg);
+	buf[0] = (char)flags;
+	buf[1] = buf[2] = 0;
+	buf[3] = (char)(n >> 8);
+	buf[4] = (char)n;
+	memcpy(buf + 5, msg, n);
+	return n + 5;
+}
+
+START_TEST(connect_byte_by_byte)
+{
+	char stream[256];
+	size_t n = put(stream, 0, "{\"a\":1}");
+	n += put(stream + n, 0, "{}");
+	n += put(stream + n, ISOTIER_CONNECT_END_STREAM, "{}");
+	seen s = {0};
+	isotier_connect_decoder d = {.cb = collect, .ctx = &s};
+	isotier_error err = {0};
+	for (size_t i = 0; i < n; i++)
+		ck_assert_int_eq(isotier_connect_feed(&d, stream + i, 1, &err), 0);
+	ck_assert_int_eq(isotier_connect_finish(&d, &err), 0);
+	ck_assert_int_eq(s.n, 3);
+	ck_assert_str_eq(s.msg[0], "{\"a\":1}");
+	ck_assert_uint_eq(s.flags[2], ISOTIER_CONNECT_END_STREAM);
+	ck_assert(d.ended);
+}
+END_TEST
+
+START_TEST(connect_cut_and_hostile)
+{
+	char stream[64];
+	size_t n = put(stream, 0, "{\"a\":1}");
+	seen s = {0};
+	isotier_error err = {0};
+	isotier_connect_decoder d = {.cb = collect, .ctx = &s};
+	ck_assert_int_eq(isotier_connect_feed(&d, stream, n - 2, &err), 0);
+	ck_assert_int_eq(isotier_connect_finish(&d, &err), ISOTIER_EDATA);
+	ck_assert_ptr_nonnull(strstr(err.message, "cut"));
+	ck_assert_int_eq(s.n, 0);
+	/* compressed flag: refused */
+	isotier_connect_decoder d2 = {.cb = collect, .ctx = &s};
+	n = put(stream, 0x01, "{}");
+	ck_assert_int_eq(isotier_connect_feed(&d2, stream, n, &err), ISOTIER_EDATA);
+	isotier_connect_finish(&d2, NULL);
+	/* a frame announced larger than allowed, before its bytes arrive */
+	isotier_connect_decoder d3 = {.cb = collect, .ctx = &s, .frame_max = 16};
+	unsigned char big[5] = {0, 0, 0, 1, 0};
+	ck_assert_int_eq(isotier_connect_feed(&d3, (char *)big, 5, &err), ISOTIER_EDATA);
+	isotier_connect_finish(&d3, NULL);
+	/* anything after end-of-stream */
+	isotier_connect_decoder d4 = {.cb = collect, .ctx = &s};
+	n = put(stream, ISOTIER_CONNECT_END_STREAM, "{}");
+	n += put(stream + n, 0, "{}");
+	ck_assert_int_eq(isotier_connect_feed(&d4, stream, n, &err), ISOTIER_EDATA);
+	isotier_connect_finish(&d4, NULL);
+	/* the whole stream is bounded */
+	isotier_connect_decoder d5 = {.cb = collect, .ctx = &s, .stream_max = 8};
+	n = put(stream, 0, "{\"a\":1}");
+	ck_assert_int_eq(isotier_connect_feed(&d5, stream, n, &err), ISOTIER_EDATA);
+	isotier_connect_finish(&d5, NULL);
+}
+END_TEST
+
+START_TEST(envelope_round_trip)
+{
+	char *env = NULL;
+	size_t len = 0;
+	ck_assert_int_eq(isotier_connect_envelope(&env, &len, "{\"x\":2}", 7), 0);
+	ck_assert_uint_eq(len, 12);
+	ck_assert_int_eq(env[0], 0);
+	ck_assert_int_eq(env[4], 7);
+	seen s = {0};
+	isotier_connect_decoder d = {.cb = collect, .ctx = &s};
+	ck_assert_int_eq(isotier_connect_feed(&d, env, len, NULL), 0);
+	ck_assert_int_eq(isotier_connect_finish(&d, NULL), 0);
+	ck_assert_str_eq(s.msg[0], "{\"x\":2}");
+	free(env);
+}
+END_TEST
+
+START_TEST(base64)
+{
+	unsigned char out[64];
+	ck_assert_int_eq(isotier_base64_decode(out, "aGVsbG8=", 8), 5);
+	ck_assert(!memcmp(out, "hello", 5));
+	ck_assert_int_eq(isotier_base64_decode(out, "aGVsbG8", 7), 5); /* unpadded */
+	ck_assert_int_eq(isotier_base64_decode(out, "", 0), 0);
+	ck_assert_int_eq(isotier_base64_decode(out, "a", 1), -1);
+	ck_assert_int_eq(isotier_base64_decode(out, "a$==", 4), -1);
+}
+END_TEST
+
+START_TEST(json_strict)
+{
+	isotier_error err = {0};
+	const char *ok = "{\"a\":{\"b\":[1,2,{\"c\":\"}\\\"{\"}]}}";
+	cJSON *v = isotier_json_parse_strict(ok, strlen(ok), "t", &err);
+	ck_assert_ptr_nonnull(v);
+	cJSON_Delete(v);
+	const char *dup = "{\"a\":1,\"b\":{\"x\":1,\"x\":2}}";
+	ck_assert_ptr_null(isotier_json_parse_strict(dup, strlen(dup), "t", &err));
+	ck_assert_ptr_nonnull(strstr(err.message, "duplicate"));
+	const char *trail = "{\"a\":1} {}";
+	ck_assert_ptr_null(isotier_json_parse_strict(trail, strlen(trail), "t", &err));
+	char deep[200];
+	memset(deep, '[', 100);
+	memset(deep + 100, ']', 100);
+	ck_assert_ptr_null(isotier_json_parse_strict(deep, 200, "t", &err));
+	ck_assert_ptr_nonnull(strstr(err.message, "deeper"));
+	ck_assert_ptr_null(isotier_json_parse_strict("{\"a\":\0}", 7, "t", &err));
+	ck_assert_ptr_null(isotier_json_parse_strict("", 0, "t", &err));
+}
+END_TEST
+
+START_TEST(redaction_everywhere)
+{
+	const char *token = "tok-UNIT-planted-98765";
+	ck_assert_int_eq(isotier_secret_add(token), 0);
+	ck_assert_int_eq(isotier_secret_add("short"), -1);
+	isotier_error err = {0};
+	isotier_error_set(&err, ISOTIER_EIO, 0, "GET failed: header X-API-Key: %s, again %s", token,
+	                  token);
+	ck_assert_ptr_null(strstr(err.message, token));
+	ck_assert_ptr_nonnull(strstr(err.message, ISOTIER_REDACTED));
+	isotier_error_set(&err, ISOTIER_EIO, 0, "inner");
+	isotier_error_prefix(&err, "outer %s", token);
+	ck_assert_ptr_null(strstr(err.message, token));
+	/* bytes, and a buffer too small for the mark: blanked instead */
+	char b[32];
+	size_t len = (size_t)snprintf(b, sizeof b, "%s", token);
+	ck_assert(isotier_redact_bytes(b, &len, len));
+	ck_assert(!memmem(b, len, token, strlen(token)));
+}
+END_TEST
+
+START_TEST(probe_script)
+{
+	const char *argv[] = {ISOTIER_GUEST_PROBE,   "--json", "--capture",
+	                      ISOTIER_GUEST_CAPTURE, "it's",   NULL};
+	isotier_exec_request req = {.argv = argv};
+	char *s = NULL;
+	ck_assert_int_eq(isotier_remote_script(&s, &req, NULL, NULL), 0);
+	ck_assert_str_eq(s,
+	                 "mkdir -p /tmp/isotier/capture && chmod 0755 '/tmp/isotier/isotier-probe'"
+	                 " && exec '/tmp/isotier/isotier-probe' '--json' '--capture'"
+	                 " '/tmp/isotier/capture' 'it'\\''s'");
+	free(s);
+	ck_assert(isotier_remote_id_valid("i2fcdda52d6b54efaa5a"));
+	ck_assert(!isotier_remote_id_valid("../x"));
+	ck_assert(!isotier_remote_id_valid(""));
+}
+END_TEST
+
+START_TEST(cap_per_backend)
+{
+	setenv("ISOTIER_REMOTE_MAX_SANDBOXES", "2", 1);
+	isotier_error err = {0};
+	ck_assert_int_eq(isotier_remote_reserve("unit-a", &err), 0);
+	ck_assert_int_eq(isotier_remote_reserve("unit-a", &err), 0);
+	ck_assert_int_eq(isotier_remote_reserve("unit-a", &err), ISOTIER_ECONFIG);
+	ck_assert_int_eq(isotier_remote_reserve("unit-b", &err), 0);
+	unsetenv("ISOTIER_REMOTE_MAX_SANDBOXES");
+}
+END_TEST
+
+/* A listening socket that never accepts nor answers: requests to it hang. */
+static int silent_server(char *url, size_t len)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ck_assert_int_ge(fd, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+	ck_assert_int_eq(listen(fd, 8), 0);
+	socklen_t al = sizeof a;
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &al), 0);
+	snprintf(url, len, "http://127.0.0.1:%u/x", (unsigned)ntohs(a.sin_port));
+	return fd;
+}
+
+static void *cancel_later(void *arg)
+{
+	struct timespec ts = {0, 300 * 1000000L};
+	nanosleep(&ts, NULL);
+	ck_assert_int_eq(write(*(int *)arg, "x", 1), 1);
+	return NULL;
+}
+
+START_TEST(http_cancel_fd)
+{
+	char url[64];
+	int srv = silent_server(url, sizeof url);
+	int p[2];
+	ck_assert_int_eq(pipe(p), 0);
+	isotier_http_request r = {.method = "GET", .url = url, .timeout_ms = 10000,
+	                          .max_attempts = 1, .cancel_fd = p[0]};
+	isotier_http_response resp;
+	isotier_error err = {0};
+	/* Cancelled while it hangs: ISOTIER_EINTR within ~100 ms, not the timeout. */
+	pthread_t t;
+	ck_assert_int_eq(pthread_create(&t, NULL, cancel_later, &p[1]), 0);
+	int64_t t0 = isotier_now_ms();
+	ck_assert_int_eq(isotier_http_perform(&r, &resp, &err), ISOTIER_EINTR);
+	ck_assert_int_lt(isotier_now_ms() - t0, 2000);
+	pthread_join(t, NULL);
+	isotier_http_response_clear(&resp);
+	/* Already cancelled: not started, nothing sent. */
+	ck_assert_int_eq(isotier_http_perform(&r, &resp, &err), ISOTIER_EINTR);
+	ck_assert(!resp.sent);
+	isotier_http_response_clear(&resp);
+	/* A cleanup request ignores the cancel descriptor: it runs to its own timeout. */
+	r.cleanup = true;
+	r.timeout_ms = 500;
+	ck_assert_int_eq(isotier_http_perform(&r, &resp, &err), ISOTIER_ETIMEDOUT);
+	isotier_http_response_clear(&resp);
+	close(p[0]);
+	close(p[1]);
+	close(srv);
+}
+END_TEST
+
+START_TEST(http_ignores_signals)
+{
+	/* A pending SIGINT is the caller's business, not the client's. */
+	char url[64];
+	int srv = silent_server(url, sizeof url);
+	sigset_t set, old;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	ck_assert_int_eq(pthread_sigmask(SIG_BLOCK, &set, &old), 0);
+	ck_assert_int_eq(raise(SIGINT), 0);
+	isotier_http_request r = {.method = "GET", .url = url, .timeout_ms = 500,
+	                          .max_attempts = 1, .cancel_fd = -1};
+	isotier_http_response resp;
+	isotier_error err = {0};
+	ck_assert_int_eq(isotier_http_perform(&r, &resp, &err), ISOTIER_ETIMEDOUT);
+	isotier_http_response_clear(&resp);
+	struct timespec zero = {0, 0};
+	ck_assert_int_eq(sigtimedwait(&set, NULL, &zero), SIGINT);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	close(srv);
+}
+END_TEST
+
+START_TEST(remote_cancel_helpers)
+{
+	isotier_exec_request req = {.cancel_fd = 0};
+	ck_assert_int_eq(isotier_remote_cancel_fd(7, &req), 7);
+	ck_assert_int_eq(isotier_remote_cancel_fd(0, &req), -1);
+	req.cancel_fd = 9;
+	ck_assert_int_eq(isotier_remote_cancel_fd(7, &req), 9);
+	int p[2];
+	ck_assert_int_eq(pipe(p), 0);
+	ck_assert(isotier_remote_sleep_ms(p[0], 50));
+	ck_assert_int_eq(write(p[1], "x", 1), 1);
+	int64_t t0 = isotier_now_ms();
+	ck_assert(!isotier_remote_sleep_ms(p[0], 5000));
+	ck_assert_int_lt(isotier_now_ms() - t0, 1000);
+	close(p[0]);
+	close(p[1]);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("remote");
+	TCase *tc = tcase_create("core");
+	tcase_add_test(tc, connect_byte_by_byte);
+	tcase_add_test(tc, connect_cut_and_hostile);
+	tcase_add_test(tc, envelope_round_trip);
+	tcase_add_test(tc, base64);
+	tcase_add_test(tc, json_strict);
+	tcase_add_test(tc, redaction_everywhere);
+	tcase_add_test(tc, probe_script);
+	tcase_add_test(tc, cap_per_backend);
+	tcase_add_test(tc, http_cancel_fd);
+	tcase_add_test(tc, http_ignores_signals);
+	tcase_add_test(tc, remote_cancel_helpers);
+	tcase_set_timeout(tc, 30);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
