@@ -26,5 +26,5 @@ rc=$?
 echo
 echo "isotier: results stored in $db (exit status $rc)"
 echo "isotier: list them with: $build/isotier history --db $db"
-echo "isotier: one observation with its evidence: build/isotier history show ID --db $db (IDs in the listing)"
+echo "isotier: one observation with its evidence: $build/isotier history show ID --db $db (IDs in the listing)"
 exit $rc
