@@ -1,0 +1,169 @@
+/* verify_judge.c - verify's judging and recording of one finished job
+ * (verify_steps.h). */
+#include "cli.h"
+#include "observations.h"
+#include "verify_steps.h"
+
+#include <string.h>
+
+/* ---- judging and recording, on the main thread ------------------------- */
+
+/* How the sandbox's kernel relates to this host's; a backend that observes
+ * the host itself is the host. */
+static isotier_kernel_relation relate_kernel(job *j, const isotier_kernel_id *host, char *detail,
+                                             size_t len)
+{
+	if (j->backend->remote)
+		return relate_remote(j, detail, len);
+	if (j->backend->observes_host) {
+		snprintf(detail, len, "the backend observes the host itself");
+		return ISOTIER_KERNEL_SELF;
+	}
+	isotier_kernel_id sandbox = {.btime = j->probe.btime};
+	snprintf(sandbox.boot_id, sizeof sandbox.boot_id, "%s", j->probe.boot_id);
+	return isotier_kernel_compare(host, &sandbox, detail, len);
+}
+
+/* Does finding f concern the entry that claims job j's backend? */
+static bool finding_is_for(const isotier_finding *f, const job *j)
+{
+	if (j->claim && j->claim->file && f->file && !strcmp(f->file, j->claim->file))
+		return true;
+	const char *id = j->claim ? j->claim->id : j->backend->catalogue_id;
+	const char *base = f->file ? strrchr(f->file, '/') : NULL;
+	base = base ? base + 1 : f->file;
+	size_t n = id ? strlen(id) : 0;
+	return base && n && !strncmp(base, id, n) && !strcmp(base + n, ".json");
+}
+
+/*
+ * An entry that does not load or validate must not be judged as if it made
+ * no claim, nor as a claim that stands: the backend's verdict says which file
+ * and field, and verify exits 65. Source age is not checked here (how old a
+ * source may be is resolve's and the report's business).
+ */
+void flag_invalid_claims(job *jobs, size_t n, const isotier_catalogue *cat, isotier_findings *load)
+{
+	char today[16];
+	isotier_today(today, sizeof today);
+	isotier_catalogue_validate(cat, today, 36500, load);
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < load->n && !jobs[i].claim_invalid[0]; k++) {
+			const isotier_finding *f = &load->items[k];
+			if (f->severity == ISOTIER_FINDING_ERROR && finding_is_for(f, &jobs[i]))
+				snprintf(jobs[i].claim_invalid, sizeof jobs[i].claim_invalid,
+				         "catalogue entry %.200s does not validate: %.80s%s%.200s",
+				         f->file, f->field, f->field[0] ? ": " : "", f->message);
+		}
+}
+
+void judge_job(job *j, const char *host_provider, const isotier_kernel_id *host)
+{
+	j->ceiling = PROBE_TIER_UNKNOWN;
+	j->unproven = false;
+	j->relation = ISOTIER_KERNEL_UNCOMPARED;
+	judge_claim claim = {.present = j->claim != NULL};
+	if (j->claim) {
+		claim.tier = j->claim->tier;
+		claim.mechanism = j->claim->mechanism;
+	}
+	if (!j->available) {
+		j->verdict = VERDICT_UNAVAILABLE;
+		snprintf(j->reason, sizeof j->reason, "backend unavailable: %s", j->why);
+		return;
+	}
+	if (j->rc < 0) {
+		j->verdict = VERDICT_INCONCLUSIVE;
+		snprintf(j->reason, sizeof j->reason, "probe run failed: %.600s", j->err.message);
+		return;
+	}
+	isotier_error perr = {0};
+	if (j->out_over)
+		isotier_error_set(&perr, ISOTIER_EDATA, 0, "output larger than %d bytes",
+		                  PROBE_RESULT_MAX_BYTES);
+	else if (probe_result_parse(&j->probe, j->out, j->out_len, &perr) == 0)
+		perr.code = 0;
+	if (perr.code) {
+		j->rejected = true;
+		j->verdict = VERDICT_INCONCLUSIVE;
+		/* The last line the sandbox printed on stderr says why, usually. */
+		char tail[160] = "";
+		size_t n = strlen(j->errtxt);
+		while (n && (j->errtxt[n - 1] == '\n' || j->errtxt[n - 1] == '\r'))
+			j->errtxt[--n] = '\0';
+		const char *nl = strrchr(j->errtxt, '\n');
+		if (n)
+			snprintf(tail, sizeof tail, "; stderr: %.140s", nl ? nl + 1 : j->errtxt);
+		snprintf(j->reason, sizeof j->reason,
+		         "probe output rejected: %.600s (probe exit status %d%.159s)", perr.message,
+		         j->exit_status, tail);
+		return;
+	}
+	char kdetail[300];
+	j->relation = relate_kernel(j, host, kdetail, sizeof kdetail);
+	judge_kernel kernel = {.relation = j->relation, .detail = kdetail};
+	judge_result jr;
+	judge(&jr, &claim, &j->probe, &kernel);
+	j->verdict = jr.verdict;
+	j->ceiling = jr.ceiling;
+	j->unproven = jr.unproven;
+	if (j->claim_invalid[0]) {
+		/* A claim that does not validate is not judged (bad data, 65); what
+		 * was observed is still recorded, ceiling included. */
+		j->verdict = VERDICT_INCONCLUSIVE;
+		j->unproven = false;
+		snprintf(j->reason, sizeof j->reason, "%s", j->claim_invalid);
+		return;
+	}
+	const char *reason = jr.reason;
+	/* judge() says "no claim to judge; observed ...": say which claim is missing. */
+	const char *observed = strstr(reason, "observed ");
+	if (!j->claim && j->backend->observes_host && !host_provider)
+		snprintf(j->reason, sizeof j->reason, "no claim (pass --host-provider); %s",
+		         observed ? observed : reason);
+	else if (!j->claim)
+		snprintf(j->reason, sizeof j->reason, "no catalogue entry claims backend %s; %s",
+		         j->backend->name, observed ? observed : reason);
+	else
+		snprintf(j->reason, sizeof j->reason, "%s", reason);
+}
+
+int record_job(void *arg, isotier_error *err)
+{
+	struct record_arg *a = arg;
+	isotier_history *h = a->h;
+	int64_t run_id = a->run_id;
+	job *j = a->j;
+	bool parsed = !j->rejected && j->available && j->rc == 0;
+	observation o = {
+	    .run_id = run_id,
+	    .backend = j->backend->name,
+	    .provider_id = j->claim ? j->claim->id : NULL,
+	    .claimed_tier = j->claim ? isotier_tier_name(j->claim->tier) : NULL,
+	    .claimed_mechanism = j->claim ? j->claim->mechanism : NULL,
+	    .observed_tier = parsed ? probe_tier_name(j->probe.observed) : "UNKNOWN",
+	    .observed_vendor = parsed ? probe_result_vendor(&j->probe) : NULL,
+	    .confidence = parsed ? j->probe.confidence_text : NULL,
+	    .layers_json = parsed ? j->probe.layers_json : NULL,
+	    .verdict = judge_verdict_name(j->verdict),
+	    .reason = j->reason,
+	    .probe_json = parsed ? j->probe.doc_json : j->out,
+	    .probe_json_len = parsed ? strlen(j->probe.doc_json) : j->out_len,
+	    .evidence = j->evidence.data,
+	    .evidence_len = j->evidence.len,
+	    .evidence_format = EVIDENCE_FORMAT,
+	    .duration_ms = j->total_ms,
+	    .kernel_relation = parsed ? isotier_kernel_relation_name(j->relation) : NULL,
+	    .ceiling_tier =
+	        parsed && j->ceiling != PROBE_TIER_UNKNOWN ? probe_tier_name(j->ceiling) : NULL,
+	};
+	if (o.observed_vendor && !*o.observed_vendor)
+		o.observed_vendor = NULL;
+	return observations_insert(h, &o, NULL, err);
+}
+
+int end_run(void *arg, isotier_error *err)
+{
+	struct record_arg *a = arg;
+	return isotier_history_run_end(a->h, a->run_id, a->status, err);
+}

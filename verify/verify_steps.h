@@ -1,0 +1,41 @@
+/*
+ * verify_steps.h - what `isotier verify` does on its main thread with each
+ * finished job (cmd_verify.c drives them): judge it (verify_judge.c),
+ * record it in the history, and print the run (verify_output.c).
+ */
+#ifndef ISOTIER_VERIFY_STEPS_H
+#define ISOTIER_VERIFY_STEPS_H
+
+#include "verify_run.h"
+
+#include "../reference/history.h"
+#include "../reference/kernel_id.h"
+
+#include <stdint.h>
+
+/* Marks each job whose catalogue entry does not load or validate (its
+ * claim_invalid says which file and field); adds validation findings. */
+void flag_invalid_claims(job *jobs, size_t n, const isotier_catalogue *cat, isotier_findings *load);
+/* Parses the job's probe output and judges its claim, the sandbox's kernel
+ * compared with the host's (or with a sibling's, for a remote backend). */
+void judge_job(job *j, const char *host_provider, const isotier_kernel_id *host);
+
+/* One observation row (record_job) or the run's end (end_run), as
+ * history_retry() transactions. */
+struct record_arg {
+	isotier_history *h;
+	int64_t run_id;
+	job *j;
+	const char *status; /* run_end's */
+};
+int record_job(void *arg, isotier_error *err);
+int end_run(void *arg, isotier_error *err);
+
+/* The progress line on a terminal, the summary table, or one JSON document. */
+void print_progress(const job *j, size_t index, size_t total);
+void print_summary(const job *jobs, size_t n, int64_t run_id, const char *db, const char *commit,
+                   int64_t wall_ms, bool run_ended);
+void print_json(const job *jobs, size_t n, int64_t run_id, const char *db, const char *commit,
+                int64_t wall_ms, bool interrupted, int exit_code, bool run_ended);
+
+#endif
