@@ -77,8 +77,9 @@ static int call(daytona_state *s, const char *method, const char *url, const cha
 	return isotier_http_perform(&r, resp, err);
 }
 
-static int delete_one(daytona_state *s, const char *id, isotier_error *err)
+static int delete_one(void *p, const char *id, isotier_error *err)
 {
+	daytona_state *s = p;
 	char url[800];
 	snprintf(url, sizeof url, "%s/sandbox/%s", s->api, id);
 	isotier_http_response resp;
@@ -103,13 +104,7 @@ static int sweep(daytona_state *s, isotier_error *err)
 	free(esc);
 	isotier_http_response resp;
 	int rc = call(s, "GET", url, NULL, true, true, -1, 15000, &resp, err);
-	if (!rc && resp.status != 200)
-		rc = isotier_http_status_error(err, ISOTIER_EIO, "GET /sandbox", &resp);
-	cJSON *doc =
-	    rc ? NULL : isotier_json_parse_strict(resp.body, resp.body_len, "GET /sandbox", err);
-	isotier_http_response_clear(&resp);
-	if (!rc && !doc)
-		rc = err->code;
+	cJSON *doc = isotier_remote_answer(&rc, &resp, 200, "GET /sandbox", "GET /sandbox", err);
 	cJSON *items = doc ? cJSON_GetObjectItemCaseSensitive(doc, "items") : NULL;
 	if (!rc && !cJSON_IsArray(items))
 		rc = isotier_error_set(err, ISOTIER_EDATA, 0, "GET /sandbox: no items array");
@@ -118,16 +113,8 @@ static int sweep(daytona_state *s, isotier_error *err)
 	cJSON *arr = rc ? NULL : items;
 	cJSON_ArrayForEach(it, arr)
 	{
-		const cJSON *id = cJSON_GetObjectItemCaseSensitive(it, "id");
-		isotier_error e = {0};
-		int drc = cJSON_IsString(id) && isotier_remote_id_valid(id->valuestring)
-		              ? delete_one(s, id->valuestring, &e)
-		              : isotier_error_set(&e, ISOTIER_EDATA, 0,
-		                                  "a listed sandbox without a valid id");
-		if (drc && !first) {
-			first = drc;
-			*err = e;
-		}
+		isotier_remote_sweep_one(s, cJSON_GetObjectItemCaseSensitive(it, "id"), delete_one,
+		                         "a listed sandbox without a valid id", &first, err);
 	}
 	cJSON_Delete(doc);
 	if (rc)
@@ -225,25 +212,13 @@ static int wait_started(daytona_state *s, const char *state, isotier_error *err)
 
 static int upload_probe(daytona_state *s, isotier_error *err)
 {
-	char *path = isotier_remote_escape(ISOTIER_REMOTE_GUEST_DIR "/isotier-probe");
-	if (!path)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
-	char url[1200], auth[600];
-	snprintf(url, sizeof url, "%s/files/upload?path=%s", s->toolbox, path);
-	free(path);
+	char base[800], auth[600];
+	snprintf(base, sizeof base, "%s/files/upload", s->toolbox);
 	snprintf(auth, sizeof auth, "Authorization: Bearer %s", s->key);
 	const char *hdrs[] = {auth, NULL};
-	isotier_http_request r = {.method = "POST",
-	                          .url = url,
-	                          .headers = hdrs,
-	                          .upload_path = s->probe,
-	                          .upload_name = "isotier-probe",
-	                          .timeout_ms = isotier_remote_budget_ms(s->deadline_ms, 60000),
-	                          .deadline_ms = s->deadline_ms,
-	                          .retry_5xx = true,
-	                          .cancel_fd = s->cancel_fd};
 	isotier_http_response resp;
-	int rc = isotier_http_perform(&r, &resp, err);
+	int rc = isotier_remote_upload_probe(base, hdrs, s->probe, s->deadline_ms, s->cancel_fd,
+	                                     &resp, err);
 	if (!rc && resp.status != 200)
 		rc = isotier_http_status_error(err, ISOTIER_EIO, "toolbox POST /files/upload",
 		                               &resp);
@@ -254,13 +229,10 @@ static int upload_probe(daytona_state *s, isotier_error *err)
 static int daytona_provision(void **out, const isotier_backend_spec *spec, isotier_error *err)
 {
 	*out = NULL;
-	char why[256];
-	if (!daytona_available(why, sizeof why))
-		return isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0, "daytona: %s", why);
-	if (!spec->probe_path || strlen(spec->probe_path) >= sizeof((daytona_state *)0)->probe)
-		return isotier_error_set(err, ISOTIER_EINVAL, 0, "daytona: a probe path is needed");
-	if (isotier_cancelled(spec->cancel_fd))
-		return isotier_error_set(err, ISOTIER_EINTR, 0, "daytona: provision: cancelled");
+	int rc = isotier_remote_provision_check("daytona", daytona_available, spec,
+	                                        sizeof((daytona_state *)0)->probe, err);
+	if (rc)
+		return rc;
 	daytona_state *s = calloc(1, sizeof *s);
 	if (!s)
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "daytona: out of memory");
@@ -270,8 +242,7 @@ static int daytona_provision(void **out, const isotier_backend_spec *spec, isoti
 	s->cancel_fd = spec->cancel_fd > 0 ? spec->cancel_fd : -1;
 	snprintf(s->probe, sizeof s->probe, "%s", spec->probe_path);
 	isotier_remote_nonce(s->nonce, sizeof s->nonce);
-	int rc =
-	    s->key ? 0 : isotier_error_set(err, ISOTIER_ECONFIG, 0, DAYTONA_KEY_ENV " is unusable");
+	rc = s->key ? 0 : isotier_error_set(err, ISOTIER_ECONFIG, 0, DAYTONA_KEY_ENV " is unusable");
 	if (!rc)
 		rc = isotier_remote_endpoint(s->api, sizeof s->api, "ISOTIER_DAYTONA_API_URL",
 		                             "https://app.daytona.io/api", err);
@@ -308,46 +279,31 @@ static int daytona_provision(void **out, const isotier_backend_spec *spec, isoti
 	if (!rc && resp.status == 200)
 		rc = read_sandbox(s, &resp, state, sizeof state, err);
 	else if (!rc)
-		rc = isotier_http_status_error(
-		    err, resp.status == 401 || resp.status == 403 ? ISOTIER_ECONFIG : ISOTIER_EIO,
-		    "POST /sandbox", &resp);
+		rc = isotier_remote_create_error(err, "POST /sandbox", &resp);
 	/* A 200 we could not read made a sandbox we cannot name: look for it. */
 	s->unknown =
-	    !s->created && (resp.status == 200 || rc == ISOTIER_ETIMEDOUT || rc == ISOTIER_EINTR ||
-	                    (rc == ISOTIER_EIO && resp.sent && resp.status != 429 &&
-	                     (resp.status == 0 || resp.status >= 500)));
+	    !s->created && (resp.status == 200 || isotier_remote_outcome_unknown(rc, &resp));
 	isotier_http_response_clear(&resp);
 	if (!rc)
 		rc = wait_started(s, state, err);
 	if (!rc)
 		rc = upload_probe(s, err);
-	if (rc) {
-		isotier_error_prefix(err, "daytona: provision%s%s", s->created ? " sandbox " : "",
-		                     s->created ? s->id : "");
-		if (s->created || s->unknown)
-			*out = s;
-		else
-			free(s);
-		return rc;
-	}
-	*out = s;
-	return 0;
+	return isotier_remote_provision_end(out, s, rc, s->created, s->unknown, "daytona",
+	                                    "sandbox", s->id, err);
 }
 
 static int daytona_exec(void *p, const isotier_exec_request *req, int *exit_status,
                         isotier_error *err)
 {
 	daytona_state *s = p;
-	*exit_status = -1;
-	int cancel_fd = isotier_remote_cancel_fd(s->cancel_fd, req);
-	if (isotier_cancelled(cancel_fd))
-		return isotier_error_set(err, ISOTIER_EINTR, 0,
-		                         "daytona: exec: not started: cancelled");
 	cleanup_free char *script = NULL;
 	cleanup_free char *command = NULL;
-	int rc = isotier_remote_script(&script, req, ISOTIER_REMOTE_GUEST_DIR "/stderr", err);
+	int cancel_fd;
+	int rc = isotier_remote_exec_begin("daytona", s->cancel_fd, req,
+	                                   ISOTIER_REMOTE_GUEST_DIR "/stderr", exit_status,
+	                                   &cancel_fd, &script, err);
 	if (rc)
-		return isotier_error_prefix(err, "daytona");
+		return rc;
 	command = strdup("/bin/sh -c ");
 	if (!command || isotier_remote_shell_quote(&command, script) != 0)
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "daytona: out of memory");
@@ -366,14 +322,8 @@ static int daytona_exec(void *p, const isotier_exec_request *req, int *exit_stat
 	          isotier_remote_budget_ms(s->deadline_ms, (int64_t)timeout_s * 1000 + 5000), &resp,
 	          err);
 	cJSON_free(json);
-	if (!rc && resp.status != 200)
-		rc = isotier_http_status_error(err, ISOTIER_EIO, "toolbox POST /process/execute",
-		                               &resp);
-	cJSON *doc =
-	    rc ? NULL : isotier_json_parse_strict(resp.body, resp.body_len, "ExecuteResponse", err);
-	isotier_http_response_clear(&resp);
-	if (!rc && !doc)
-		rc = err->code;
+	cJSON *doc = isotier_remote_answer(&rc, &resp, 200, "toolbox POST /process/execute",
+	                                   "ExecuteResponse", err);
 	const cJSON *code = doc ? cJSON_GetObjectItemCaseSensitive(doc, "exitCode") : NULL;
 	const cJSON *result = doc ? cJSON_GetObjectItemCaseSensitive(doc, "result") : NULL;
 	if (!rc && (!cJSON_IsString(result) || (code && !cJSON_IsNumber(code))))

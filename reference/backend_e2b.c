@@ -88,8 +88,9 @@ static int api(e2b_state *s, const char *method, const char *path, const char *b
 	return isotier_http_perform(&r, resp, err);
 }
 
-static int kill_one(e2b_state *s, const char *id, isotier_error *err)
+static int kill_one(void *p, const char *id, isotier_error *err)
 {
+	e2b_state *s = p;
 	char path[256];
 	snprintf(path, sizeof path, "/sandboxes/%s", id);
 	isotier_http_response resp;
@@ -115,31 +116,17 @@ static int sweep(e2b_state *s, isotier_error *err)
 	free(esc);
 	isotier_http_response resp;
 	int rc = api(s, "GET", path, NULL, true, true, -1, 15000, &resp, err);
-	if (!rc && resp.status != 200)
-		rc = isotier_http_status_error(err, ISOTIER_EIO, "GET /v2/sandboxes", &resp);
 	cJSON *list =
-	    rc ? NULL
-	       : isotier_json_parse_strict(resp.body, resp.body_len, "GET /v2/sandboxes", err);
-	isotier_http_response_clear(&resp);
-	if (!rc && (!list || !cJSON_IsArray(list)))
-		rc = list ? isotier_error_set(err, ISOTIER_EDATA, 0,
-		                              "GET /v2/sandboxes: not an array")
-		          : err->code;
+	    isotier_remote_answer(&rc, &resp, 200, "GET /v2/sandboxes", "GET /v2/sandboxes", err);
+	if (!rc && !cJSON_IsArray(list))
+		rc = isotier_error_set(err, ISOTIER_EDATA, 0, "GET /v2/sandboxes: not an array");
 	int first = 0;
 	const cJSON *it;
 	cJSON *arr = rc ? NULL : list;
 	cJSON_ArrayForEach(it, arr)
 	{
-		const cJSON *id = cJSON_GetObjectItemCaseSensitive(it, "sandboxID");
-		isotier_error e = {0};
-		int krc = cJSON_IsString(id) && isotier_remote_id_valid(id->valuestring)
-		              ? kill_one(s, id->valuestring, &e)
-		              : isotier_error_set(&e, ISOTIER_EDATA, 0,
-		                                  "a listed sandbox without a valid sandboxID");
-		if (krc && !first) {
-			first = krc;
-			*err = e;
-		}
+		isotier_remote_sweep_one(s, cJSON_GetObjectItemCaseSensitive(it, "sandboxID"), kill_one,
+		                         "a listed sandbox without a valid sandboxID", &first, err);
 	}
 	cJSON_Delete(list);
 	if (rc)
@@ -221,51 +208,30 @@ static int parse_sandbox(e2b_state *s, const isotier_http_response *resp, isotie
 
 static int upload_probe(e2b_state *s, isotier_error *err)
 {
-	char *path = isotier_remote_escape(ISOTIER_REMOTE_GUEST_DIR "/isotier-probe");
-	if (!path)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
-	char url[1200], tok[300];
+	char base[800], tok[300];
 	/* No username: the file belongs to envd's default user, the one the
 	 * process runs as, so the probe script may chmod it. */
-	snprintf(url, sizeof url, "%s/files?path=%s", s->envd, path);
-	free(path);
+	snprintf(base, sizeof base, "%s/files", s->envd);
 	snprintf(tok, sizeof tok, "X-Access-Token: %s", s->token);
 	const char *hdrs[] = {s->token[0] ? tok : NULL, NULL};
-	isotier_http_request r = {.method = "POST",
-	                          .url = url,
-	                          .headers = hdrs,
-	                          .upload_path = s->probe,
-	                          .upload_name = "isotier-probe",
-	                          .timeout_ms = isotier_remote_budget_ms(s->deadline_ms, 60000),
-	                          .deadline_ms = s->deadline_ms,
-	                          .retry_5xx = true, /* an upload overwrites: safe to repeat */
-	                          .cancel_fd = s->cancel_fd};
 	isotier_http_response resp;
-	int rc = isotier_http_perform(&r, &resp, err);
-	if (!rc && resp.status != 200)
-		rc = isotier_http_status_error(err, ISOTIER_EIO, "envd POST /files", &resp);
+	int rc = isotier_remote_upload_probe(base, hdrs, s->probe, s->deadline_ms, s->cancel_fd,
+	                                     &resp, err);
 	cJSON *doc =
-	    rc ? NULL
-	       : isotier_json_parse_strict(resp.body, resp.body_len, "envd POST /files", err);
+	    isotier_remote_answer(&rc, &resp, 200, "envd POST /files", "envd POST /files", err);
 	if (!rc && !cJSON_IsArray(doc))
-		rc =
-		    doc ? isotier_error_set(err, ISOTIER_EDATA, 0, "envd POST /files: not an array")
-		        : err->code;
+		rc = isotier_error_set(err, ISOTIER_EDATA, 0, "envd POST /files: not an array");
 	cJSON_Delete(doc);
-	isotier_http_response_clear(&resp);
 	return rc;
 }
 
 static int e2b_provision(void **out, const isotier_backend_spec *spec, isotier_error *err)
 {
 	*out = NULL;
-	char why[256];
-	if (!e2b_available(why, sizeof why))
-		return isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0, "e2b: %s", why);
-	if (!spec->probe_path || strlen(spec->probe_path) >= sizeof((e2b_state *)0)->probe)
-		return isotier_error_set(err, ISOTIER_EINVAL, 0, "e2b: a probe path is needed");
-	if (isotier_cancelled(spec->cancel_fd))
-		return isotier_error_set(err, ISOTIER_EINTR, 0, "e2b: provision: cancelled");
+	int rc = isotier_remote_provision_check("e2b", e2b_available, spec,
+	                                        sizeof((e2b_state *)0)->probe, err);
+	if (rc)
+		return rc;
 	e2b_state *s = calloc(1, sizeof *s);
 	if (!s)
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "e2b: out of memory");
@@ -275,8 +241,7 @@ static int e2b_provision(void **out, const isotier_backend_spec *spec, isotier_e
 	s->cancel_fd = spec->cancel_fd > 0 ? spec->cancel_fd : -1;
 	snprintf(s->probe, sizeof s->probe, "%s", spec->probe_path);
 	isotier_remote_nonce(s->nonce, sizeof s->nonce);
-	int rc =
-	    s->key ? 0 : isotier_error_set(err, ISOTIER_ECONFIG, 0, E2B_KEY_ENV " is unusable");
+	rc = s->key ? 0 : isotier_error_set(err, ISOTIER_ECONFIG, 0, E2B_KEY_ENV " is unusable");
 	if (!rc)
 		rc = isotier_remote_endpoint(s->api, sizeof s->api, "ISOTIER_E2B_API_URL",
 		                             "https://api.e2b.app", err);
@@ -286,12 +251,10 @@ static int e2b_provision(void **out, const isotier_backend_spec *spec, isotier_e
 		free(s);
 		return isotier_error_prefix(err, "e2b: provision");
 	}
-	int64_t left =
-	    s->deadline_ms ? (s->deadline_ms - isotier_now_ms()) / 1000 : 3 * s->timeout_s;
 	char body[512];
 	snprintf(body, sizeof body,
 	         "{\"templateID\":\"%s\",\"timeout\":%lld,\"metadata\":{\"isotier-nonce\":\"%s\"}}",
-	         isotier_remote_setting("ISOTIER_E2B_TEMPLATE", "base"), (long long)left + 60,
+	         isotier_remote_setting("ISOTIER_E2B_TEMPLATE", "base"), (long long)isotier_remote_ttl_s(s->deadline_ms, s->timeout_s),
 	         s->nonce);
 	isotier_http_response resp;
 	/* Never repeated blindly: a 5xx or a timeout leaves the outcome unknown. */
@@ -300,28 +263,16 @@ static int e2b_provision(void **out, const isotier_backend_spec *spec, isotier_e
 	if (!rc && resp.status == 201)
 		rc = parse_sandbox(s, &resp, err);
 	else if (!rc)
-		rc = isotier_http_status_error(
-		    err, resp.status == 401 || resp.status == 403 ? ISOTIER_ECONFIG : ISOTIER_EIO,
-		    "POST /sandboxes", &resp);
+		rc = isotier_remote_create_error(err, "POST /sandboxes", &resp);
 	/* A 201 we could not read made a sandbox we cannot name: look for it. */
 	s->unknown =
-	    !s->created && (resp.status == 201 || rc == ISOTIER_ETIMEDOUT || rc == ISOTIER_EINTR ||
-	                    (rc == ISOTIER_EIO && resp.sent && resp.status != 429 &&
-	                     (resp.status == 0 || resp.status >= 500)));
+	    !s->created && (resp.status == 201 || isotier_remote_outcome_unknown(rc, &resp));
 	isotier_http_response_clear(&resp);
 	if (!rc)
 		rc = upload_probe(s, err);
-	if (rc) {
-		isotier_error_prefix(err, "e2b: provision%s%s", s->created ? " sandbox " : "",
-		                     s->created ? s->id : "");
-		if (s->created || s->unknown)
-			*out = s; /* the caller's release() kills or sweeps it */
-		else
-			free(s);
-		return rc;
-	}
-	*out = s;
-	return 0;
+	/* On error, the caller's release() kills or sweeps what may exist. */
+	return isotier_remote_provision_end(out, s, rc, s->created, s->unknown, "e2b", "sandbox",
+	                                    s->id, err);
 }
 
 /* ---- process.Process/Start: the Connect stream --------------------------- */
@@ -420,14 +371,12 @@ static int on_bytes(void *ctx, const char *buf, size_t len, isotier_error *err)
 static int e2b_exec(void *p, const isotier_exec_request *req, int *exit_status, isotier_error *err)
 {
 	e2b_state *s = p;
-	*exit_status = -1;
-	int cancel_fd = isotier_remote_cancel_fd(s->cancel_fd, req);
-	if (isotier_cancelled(cancel_fd))
-		return isotier_error_set(err, ISOTIER_EINTR, 0, "e2b: exec: not started: cancelled");
 	cleanup_free char *script = NULL;
-	int rc = isotier_remote_script(&script, req, NULL, err);
+	int cancel_fd;
+	int rc = isotier_remote_exec_begin("e2b", s->cancel_fd, req, NULL, exit_status, &cancel_fd,
+	                                   &script, err);
 	if (rc)
-		return isotier_error_prefix(err, "e2b");
+		return rc;
 	cJSON *msg = cJSON_CreateObject();
 	cJSON *proc = cJSON_AddObjectToObject(msg, "process");
 	cJSON_AddStringToObject(proc, "cmd", "/bin/sh");

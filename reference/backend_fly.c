@@ -82,8 +82,9 @@ static int call(fly_state *s, const char *method, const char *path, const char *
 	return isotier_http_perform(&r, resp, err);
 }
 
-static int destroy_one(fly_state *s, const char *id, isotier_error *err)
+static int destroy_one(void *p, const char *id, isotier_error *err)
 {
+	fly_state *s = p;
 	char path[256];
 	snprintf(path, sizeof path, "/machines/%s?force=true", id);
 	isotier_http_response resp;
@@ -100,14 +101,9 @@ static int sweep(fly_state *s, isotier_error *err)
 {
 	isotier_http_response resp;
 	int rc = call(s, "GET", "/machines", NULL, true, true, -1, 15000, &resp, err);
-	if (!rc && resp.status != 200)
-		rc = isotier_http_status_error(err, ISOTIER_EIO, "GET /machines", &resp);
-	cJSON *list =
-	    rc ? NULL : isotier_json_parse_strict(resp.body, resp.body_len, "GET /machines", err);
-	isotier_http_response_clear(&resp);
+	cJSON *list = isotier_remote_answer(&rc, &resp, 200, "GET /machines", "GET /machines", err);
 	if (!rc && !cJSON_IsArray(list))
-		rc = list ? isotier_error_set(err, ISOTIER_EDATA, 0, "GET /machines: not an array")
-		          : err->code;
+		rc = isotier_error_set(err, ISOTIER_EDATA, 0, "GET /machines: not an array");
 	int first = 0;
 	const cJSON *it;
 	cJSON *arr = rc ? NULL : list;
@@ -116,18 +112,10 @@ static int sweep(fly_state *s, isotier_error *err)
 		const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(it, "config");
 		const cJSON *md = cJSON_GetObjectItemCaseSensitive(cfg, "metadata");
 		const cJSON *nonce = cJSON_GetObjectItemCaseSensitive(md, "isotier-nonce");
-		const cJSON *id = cJSON_GetObjectItemCaseSensitive(it, "id");
-		if (!cJSON_IsString(nonce) || strcmp(nonce->valuestring, s->nonce))
-			continue;
-		isotier_error e = {0};
-		int drc = cJSON_IsString(id) && isotier_remote_id_valid(id->valuestring)
-		              ? destroy_one(s, id->valuestring, &e)
-		              : isotier_error_set(&e, ISOTIER_EDATA, 0,
-		                                  "a listed machine without a valid id");
-		if (drc && !first) {
-			first = drc;
-			*err = e;
-		}
+		if (cJSON_IsString(nonce) && !strcmp(nonce->valuestring, s->nonce))
+			isotier_remote_sweep_one(s, cJSON_GetObjectItemCaseSensitive(it, "id"),
+			                         destroy_one, "a listed machine without a valid id",
+			                         &first, err);
 	}
 	cJSON_Delete(list);
 	if (rc)
@@ -178,10 +166,9 @@ static char *create_body(const fly_state *s, const char *probe_path, isotier_err
 		b64[o++] = i + 2 < len ? tbl[v & 63] : '=';
 	}
 	b64[o] = '\0';
-	int64_t ttl =
-	    (s->deadline_ms ? (s->deadline_ms - isotier_now_ms()) / 1000 : 3 * s->timeout_s) + 60;
 	char sleep_s[32];
-	snprintf(sleep_s, sizeof sleep_s, "%lld", (long long)ttl);
+	snprintf(sleep_s, sizeof sleep_s, "%lld",
+	         (long long)isotier_remote_ttl_s(s->deadline_ms, s->timeout_s));
 	cJSON *body = cJSON_CreateObject();
 	cJSON *cfg = cJSON_AddObjectToObject(body, "config");
 	cJSON_AddStringToObject(
@@ -215,13 +202,9 @@ static char *create_body(const fly_state *s, const char *probe_path, isotier_err
 static int fly_provision(void **out, const isotier_backend_spec *spec, isotier_error *err)
 {
 	*out = NULL;
-	char why[256];
-	if (!fly_available(why, sizeof why))
-		return isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0, "fly: %s", why);
-	if (!spec->probe_path)
-		return isotier_error_set(err, ISOTIER_EINVAL, 0, "fly: a probe path is needed");
-	if (isotier_cancelled(spec->cancel_fd))
-		return isotier_error_set(err, ISOTIER_EINTR, 0, "fly: provision: cancelled");
+	int rc = isotier_remote_provision_check("fly", fly_available, spec, SIZE_MAX, err);
+	if (rc)
+		return rc;
 	fly_state *s = calloc(1, sizeof *s);
 	if (!s)
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "fly: out of memory");
@@ -231,8 +214,7 @@ static int fly_provision(void **out, const isotier_backend_spec *spec, isotier_e
 	s->timeout_s = spec->timeout_s > 0 ? spec->timeout_s : 60;
 	s->cancel_fd = spec->cancel_fd > 0 ? spec->cancel_fd : -1;
 	isotier_remote_nonce(s->nonce, sizeof s->nonce);
-	int rc =
-	    s->token ? 0 : isotier_error_set(err, ISOTIER_ECONFIG, 0, FLY_TOKEN_ENV " is unusable");
+	rc = s->token ? 0 : isotier_error_set(err, ISOTIER_ECONFIG, 0, FLY_TOKEN_ENV " is unusable");
 	if (!rc)
 		rc = isotier_remote_endpoint(s->api, sizeof s->api, "ISOTIER_FLY_API_URL",
 		                             "https://api.machines.dev/v1", err);
@@ -250,29 +232,13 @@ static int fly_provision(void **out, const isotier_backend_spec *spec, isotier_e
 	rc = call(s, "POST", "/machines", body, false, false, s->cancel_fd,
 	          isotier_remote_budget_ms(s->deadline_ms, 60000), &resp, err);
 	cJSON_free(body);
-	cJSON *doc = NULL;
-	if (!rc && resp.status == 200) {
-		doc = isotier_json_parse_strict(resp.body, resp.body_len, "POST /machines", err);
-		const cJSON *id = doc ? cJSON_GetObjectItemCaseSensitive(doc, "id") : NULL;
-		if (cJSON_IsString(id) && isotier_remote_id_valid(id->valuestring)) {
-			snprintf(s->id, sizeof s->id, "%s", id->valuestring);
-			s->created = true;
-		} else {
-			rc = doc ? isotier_error_set(err, ISOTIER_EDATA, 0,
-			                             "POST /machines: no valid id")
-			         : err->code;
-			s->unknown = true; /* something answered 200: look for it by nonce */
-		}
-	} else if (!rc) {
-		rc = isotier_http_status_error(
-		    err, resp.status == 401 || resp.status == 403 ? ISOTIER_ECONFIG : ISOTIER_EIO,
-		    "POST /machines", &resp);
-	}
-	cJSON_Delete(doc);
+	if (!rc && resp.status == 200)
+		rc = isotier_remote_created_id(&resp, "POST /machines", NULL, "id", s->id, sizeof s->id,
+		                               &s->created, &s->unknown, err);
+	else if (!rc)
+		rc = isotier_remote_create_error(err, "POST /machines", &resp);
 	if (!s->created && !s->unknown)
-		s->unknown = rc == ISOTIER_ETIMEDOUT || rc == ISOTIER_EINTR ||
-		             (rc == ISOTIER_EIO && resp.sent && resp.status != 429 &&
-		              (resp.status == 0 || resp.status >= 500));
+		s->unknown = isotier_remote_outcome_unknown(rc, &resp);
 	isotier_http_response_clear(&resp);
 	if (!rc) {
 		char path[300];
@@ -286,30 +252,19 @@ static int fly_provision(void **out, const isotier_backend_spec *spec, isotier_e
 			                               &resp);
 		isotier_http_response_clear(&resp);
 	}
-	if (rc) {
-		isotier_error_prefix(err, "fly: provision%s%s", s->created ? " machine " : "",
-		                     s->created ? s->id : "");
-		if (s->created || s->unknown)
-			*out = s;
-		else
-			free(s);
-		return rc;
-	}
-	*out = s;
-	return 0;
+	return isotier_remote_provision_end(out, s, rc, s->created, s->unknown, "fly", "machine",
+	                                    s->id, err);
 }
 
 static int fly_exec(void *p, const isotier_exec_request *req, int *exit_status, isotier_error *err)
 {
 	fly_state *s = p;
-	*exit_status = -1;
-	int cancel_fd = isotier_remote_cancel_fd(s->cancel_fd, req);
-	if (isotier_cancelled(cancel_fd))
-		return isotier_error_set(err, ISOTIER_EINTR, 0, "fly: exec: not started: cancelled");
 	cleanup_free char *script = NULL;
-	int rc = isotier_remote_script(&script, req, NULL, err);
+	int cancel_fd;
+	int rc = isotier_remote_exec_begin("fly", s->cancel_fd, req, NULL, exit_status, &cancel_fd,
+	                                   &script, err);
 	if (rc)
-		return isotier_error_prefix(err, "fly");
+		return rc;
 	int timeout_s = req->timeout_s > 0 ? req->timeout_s : s->timeout_s;
 	cJSON *body = cJSON_CreateObject();
 	cJSON *cmd = cJSON_AddArrayToObject(body, "command");
@@ -328,14 +283,10 @@ static int fly_exec(void *p, const isotier_exec_request *req, int *exit_status, 
 	          isotier_remote_budget_ms(s->deadline_ms, (int64_t)timeout_s * 1000 + 5000), &resp,
 	          err);
 	cJSON_free(json);
-	if (!rc && resp.status != 200)
-		rc = isotier_http_status_error(err, ISOTIER_EIO, "POST /machines/{id}/exec", &resp);
-	cJSON *doc =
-	    rc ? NULL : isotier_json_parse_strict(resp.body, resp.body_len, "exec response", err);
-	isotier_http_response_clear(&resp);
+	cJSON *doc = isotier_remote_answer(&rc, &resp, 200, "POST /machines/{id}/exec",
+	                                   "exec response", err);
 	if (!rc && !cJSON_IsObject(doc))
-		rc = doc ? isotier_error_set(err, ISOTIER_EDATA, 0, "exec response: not an object")
-		         : err->code;
+		rc = isotier_error_set(err, ISOTIER_EDATA, 0, "exec response: not an object");
 	const cJSON *code = doc ? cJSON_GetObjectItemCaseSensitive(doc, "exit_code") : NULL;
 	const cJSON *so = doc ? cJSON_GetObjectItemCaseSensitive(doc, "stdout") : NULL;
 	const cJSON *se = doc ? cJSON_GetObjectItemCaseSensitive(doc, "stderr") : NULL;

@@ -241,3 +241,141 @@ char *isotier_remote_escape(const char *s)
 	curl_free(e);
 	return copy;
 }
+
+int isotier_remote_provision_check(const char *name, int (*available)(char *, size_t),
+                                   const isotier_backend_spec *spec, size_t probe_max,
+                                   isotier_error *err)
+{
+	char why[256];
+	if (!available(why, sizeof why))
+		return isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0, "%s: %s", name, why);
+	if (!spec->probe_path || strlen(spec->probe_path) >= probe_max)
+		return isotier_error_set(err, ISOTIER_EINVAL, 0, "%s: a probe path is needed", name);
+	if (isotier_cancelled(spec->cancel_fd))
+		return isotier_error_set(err, ISOTIER_EINTR, 0, "%s: provision: cancelled", name);
+	return 0;
+}
+
+int64_t isotier_remote_ttl_s(int64_t deadline_ms, int timeout_s)
+{
+	return (deadline_ms ? (deadline_ms - isotier_now_ms()) / 1000 : 3 * timeout_s) + 60;
+}
+
+int isotier_remote_create_error(isotier_error *err, const char *what,
+                                const isotier_http_response *resp)
+{
+	return isotier_http_status_error(
+	    err, resp->status == 401 || resp->status == 403 ? ISOTIER_ECONFIG : ISOTIER_EIO, what,
+	    resp);
+}
+
+bool isotier_remote_outcome_unknown(int rc, const isotier_http_response *resp)
+{
+	return rc == ISOTIER_ETIMEDOUT || rc == ISOTIER_EINTR ||
+	       (rc == ISOTIER_EIO && resp->sent && resp->status != 429 &&
+	        (resp->status == 0 || resp->status >= 500));
+}
+
+int isotier_remote_created_id(const isotier_http_response *resp, const char *what,
+                              const char *obj, const char *key, char *id, size_t id_len,
+                              bool *made, bool *unknown, isotier_error *err)
+{
+	cJSON *doc = isotier_json_parse_strict(resp->body, resp->body_len, what, err);
+	const cJSON *in = doc && obj ? cJSON_GetObjectItemCaseSensitive(doc, obj) : doc;
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(in, key);
+	int rc = 0;
+	if (cJSON_IsString(v) && isotier_remote_id_valid(v->valuestring)) {
+		snprintf(id, id_len, "%s", v->valuestring);
+		*made = true;
+	} else {
+		rc = doc ? isotier_error_set(err, ISOTIER_EDATA, 0, "%s: no valid %s%s%s", what,
+		                             obj ? obj : "", obj ? "." : "", key)
+		         : err->code;
+		*unknown = true; /* something answered: look for it by nonce */
+	}
+	cJSON_Delete(doc);
+	return rc;
+}
+
+int isotier_remote_provision_end(void **out, void *state, int rc, bool made, bool unknown,
+                                 const char *name, const char *kind, const char *id,
+                                 isotier_error *err)
+{
+	if (!rc) {
+		*out = state;
+		return 0;
+	}
+	if (made)
+		isotier_error_prefix(err, "%s: provision %s %s", name, kind, id);
+	else
+		isotier_error_prefix(err, "%s: provision", name);
+	if (made || unknown)
+		*out = state;
+	else
+		free(state);
+	return rc;
+}
+
+int isotier_remote_upload_probe(const char *base, const char *const *hdrs, const char *probe,
+                                int64_t deadline_ms, int cancel_fd, isotier_http_response *resp,
+                                isotier_error *err)
+{
+	memset(resp, 0, sizeof *resp);
+	char *path = isotier_remote_escape(ISOTIER_REMOTE_GUEST_DIR "/isotier-probe");
+	if (!path)
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+	char url[1200];
+	snprintf(url, sizeof url, "%s?path=%s", base, path);
+	free(path);
+	isotier_http_request r = {.method = "POST",
+	                          .url = url,
+	                          .headers = hdrs,
+	                          .upload_path = probe,
+	                          .upload_name = "isotier-probe",
+	                          .timeout_ms = isotier_remote_budget_ms(deadline_ms, 60000),
+	                          .deadline_ms = deadline_ms,
+	                          .retry_5xx = true,
+	                          .cancel_fd = cancel_fd};
+	return isotier_http_perform(&r, resp, err);
+}
+
+cJSON *isotier_remote_answer(int *rc, isotier_http_response *resp, long status,
+                             const char *what, const char *doc_what, isotier_error *err)
+{
+	if (!*rc && resp->status != status)
+		*rc = isotier_http_status_error(err, ISOTIER_EIO, what, resp);
+	cJSON *doc = *rc ? NULL : isotier_json_parse_strict(resp->body, resp->body_len, doc_what, err);
+	isotier_http_response_clear(resp);
+	if (!*rc && !doc)
+		*rc = err->code;
+	return doc;
+}
+
+void isotier_remote_sweep_one(void *state, const cJSON *id,
+                              int (*del)(void *, const char *, isotier_error *), const char *bad,
+                              int *first, isotier_error *err)
+{
+	isotier_error e = {0};
+	int rc = cJSON_IsString(id) && isotier_remote_id_valid(id->valuestring)
+	             ? del(state, id->valuestring, &e)
+	             : isotier_error_set(&e, ISOTIER_EDATA, 0, "%s", bad);
+	if (rc && !*first) {
+		*first = rc;
+		*err = e;
+	}
+}
+
+int isotier_remote_exec_begin(const char *name, int kept, const isotier_exec_request *req,
+                              const char *stderr_to, int *exit_status, int *cancel_fd,
+                              char **script, isotier_error *err)
+{
+	*exit_status = -1;
+	*script = NULL;
+	*cancel_fd = isotier_remote_cancel_fd(kept, req);
+	if (isotier_cancelled(*cancel_fd))
+		return isotier_error_set(err, ISOTIER_EINTR, 0, "%s: exec: not started: cancelled",
+		                         name);
+	if (isotier_remote_script(script, req, stderr_to, err))
+		return isotier_error_prefix(err, "%s", name);
+	return 0;
+}

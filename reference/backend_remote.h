@@ -22,6 +22,8 @@
 #include "http.h"
 #include "redact.h"
 
+#include <cjson/cJSON.h>
+
 #define ISOTIER_REMOTE_GUEST_DIR   "/tmp/isotier"
 #define ISOTIER_REMOTE_DEFAULT_CAP 2
 
@@ -76,6 +78,72 @@ bool isotier_remote_id_valid(const char *id);
 
 /* Percent-encodes s for a URL query or path segment; malloc'd. */
 char *isotier_remote_escape(const char *s);
+
+/*
+ * The steps every remote backend's provision(), exec() and release() share.
+ * name is the backend's ("e2b"), the prefix of every message.
+ */
+
+/* provision()'s checks before any state: available(), a probe path shorter
+ * than probe_max, not cancelled already. */
+int isotier_remote_provision_check(const char *name, int (*available)(char *, size_t),
+                                   const isotier_backend_spec *spec, size_t probe_max,
+                                   isotier_error *err);
+
+/* The sandbox's lifetime in seconds: what is left of the run (3 x timeout_s
+ * without a deadline) plus a minute. */
+int64_t isotier_remote_ttl_s(int64_t deadline_ms, int timeout_s);
+
+/* A create answered with an unexpected status: 401/403 ISOTIER_ECONFIG,
+ * else ISOTIER_EIO. */
+int isotier_remote_create_error(isotier_error *err, const char *what,
+                                const isotier_http_response *resp);
+
+/* Whether a create that failed with rc may still have made something: timed
+ * out, cancelled, or sent with no answer or a 5xx (a 429 made nothing). */
+bool isotier_remote_outcome_unknown(int rc, const isotier_http_response *resp);
+
+/* A create's 200/201 answer: the id at doc.key (doc.obj.key when obj) into
+ * id and *made; an answer without one sets *unknown (something answered:
+ * it is looked for by nonce) and fails. */
+int isotier_remote_created_id(const isotier_http_response *resp, const char *what,
+                              const char *obj, const char *key, char *id, size_t id_len,
+                              bool *made, bool *unknown, isotier_error *err);
+
+/* provision()'s end: 0 hands state to *out. On error rc, err is prefixed
+ * "NAME: provision[ KIND ID]" and state goes to *out when something may
+ * exist (made or unknown: the caller's release() deletes or sweeps it),
+ * else it is freed. Returns rc. */
+int isotier_remote_provision_end(void **out, void *state, int rc, bool made, bool unknown,
+                                 const char *name, const char *kind, const char *id,
+                                 isotier_error *err);
+
+/* POSTs the probe as multipart field "file" to BASE?path=<the guest probe
+ * path> with hdrs; repeated on a 5xx (an upload overwrites). resp is always
+ * filled (cleared: empty). */
+int isotier_remote_upload_probe(const char *base, const char *const *hdrs, const char *probe,
+                                int64_t deadline_ms, int cancel_fd, isotier_http_response *resp,
+                                isotier_error *err);
+
+/* A request's JSON answer: unless *rc is set already, a status other than
+ * status is an error (what), a body that is no JSON too (doc_what). resp is
+ * cleared; the document (NULL, *rc set, on error) is the caller's. */
+cJSON *isotier_remote_answer(int *rc, isotier_http_response *resp, long status,
+                             const char *what, const char *doc_what, isotier_error *err);
+
+/* One listed item of a sweep: deleted by id through del (a missing or invalid
+ * id is ISOTIER_EDATA, bad saying what); the first failure goes to *first and
+ * err, the sweep goes on. */
+void isotier_remote_sweep_one(void *state, const cJSON *id,
+                              int (*del)(void *, const char *, isotier_error *), const char *bad,
+                              int *first, isotier_error *err);
+
+/* exec()'s start: *exit_status -1, *cancel_fd (isotier_remote_cancel_fd),
+ * ISOTIER_EINTR when cancelled already, else the script into *script
+ * (isotier_remote_script; malloc'd). */
+int isotier_remote_exec_begin(const char *name, int kept, const isotier_exec_request *req,
+                              const char *stderr_to, int *exit_status, int *cancel_fd,
+                              char **script, isotier_error *err);
 
 extern const isotier_backend isotier_backend_e2b;
 extern const isotier_backend isotier_backend_daytona;

@@ -84,8 +84,9 @@ static int call(vercel_state *s, const char *method, const char *path, const cha
 	return isotier_http_perform(&r, resp, err);
 }
 
-static int stop_one(vercel_state *s, const char *session, isotier_error *err)
+static int stop_one(void *p, const char *session, isotier_error *err)
 {
+	vercel_state *s = p;
 	char path[300];
 	snprintf(path, sizeof path, "/v2/sandboxes/sessions/%s/stop", session);
 	isotier_http_response resp;
@@ -103,20 +104,15 @@ static int stop_one(vercel_state *s, const char *session, isotier_error *err)
 
 static int sweep(vercel_state *s, isotier_error *err)
 {
-	char q[200], want[64];
+	char q[200], want[64], bad[128];
 	snprintf(q, sizeof q, "project=%s", s->project);
 	snprintf(want, sizeof want, "isotier-%s", s->nonce);
+	snprintf(bad, sizeof bad, "sandbox %s without a valid session", want);
 	isotier_http_response resp;
 	int rc = call(s, "GET", "/v2/sandboxes", q, NULL, NULL, NULL, 0, true, true, -1, 15000,
 	              &resp, err);
-	if (!rc && resp.status != 200)
-		rc = isotier_http_status_error(err, ISOTIER_EIO, "GET /v2/sandboxes", &resp);
 	cJSON *doc =
-	    rc ? NULL
-	       : isotier_json_parse_strict(resp.body, resp.body_len, "GET /v2/sandboxes", err);
-	isotier_http_response_clear(&resp);
-	if (!rc && !doc)
-		rc = err->code;
+	    isotier_remote_answer(&rc, &resp, 200, "GET /v2/sandboxes", "GET /v2/sandboxes", err);
 	cJSON *list = doc ? cJSON_GetObjectItemCaseSensitive(doc, "sandboxes") : NULL;
 	if (!rc && !cJSON_IsArray(list))
 		rc = isotier_error_set(err, ISOTIER_EDATA, 0,
@@ -127,18 +123,10 @@ static int sweep(vercel_state *s, isotier_error *err)
 	cJSON_ArrayForEach(it, arr)
 	{
 		const cJSON *name = cJSON_GetObjectItemCaseSensitive(it, "name");
-		const cJSON *sess = cJSON_GetObjectItemCaseSensitive(it, "currentSessionId");
-		if (!cJSON_IsString(name) || strcmp(name->valuestring, want))
-			continue;
-		isotier_error e = {0};
-		int drc = cJSON_IsString(sess) && isotier_remote_id_valid(sess->valuestring)
-		              ? stop_one(s, sess->valuestring, &e)
-		              : isotier_error_set(&e, ISOTIER_EDATA, 0,
-		                                  "sandbox %s without a valid session", want);
-		if (drc && !first) {
-			first = drc;
-			*err = e;
-		}
+		if (cJSON_IsString(name) && !strcmp(name->valuestring, want))
+			isotier_remote_sweep_one(s,
+			                         cJSON_GetObjectItemCaseSensitive(it, "currentSessionId"),
+			                         stop_one, bad, &first, err);
 	}
 	cJSON_Delete(doc);
 	if (rc)
@@ -249,13 +237,10 @@ static int probe_tarball(unsigned char **out, size_t *out_len, const char *probe
 static int vercel_provision(void **out, const isotier_backend_spec *spec, isotier_error *err)
 {
 	*out = NULL;
-	char why[256];
-	if (!vercel_available(why, sizeof why))
-		return isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0, "vercel: %s", why);
-	if (!spec->probe_path || strlen(spec->probe_path) >= sizeof((vercel_state *)0)->probe)
-		return isotier_error_set(err, ISOTIER_EINVAL, 0, "vercel: a probe path is needed");
-	if (isotier_cancelled(spec->cancel_fd))
-		return isotier_error_set(err, ISOTIER_EINTR, 0, "vercel: provision: cancelled");
+	int rc = isotier_remote_provision_check("vercel", vercel_available, spec,
+	                                        sizeof((vercel_state *)0)->probe, err);
+	if (rc)
+		return rc;
 	vercel_state *s = calloc(1, sizeof *s);
 	if (!s)
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "vercel: out of memory");
@@ -267,9 +252,8 @@ static int vercel_provision(void **out, const isotier_backend_spec *spec, isotie
 	s->cancel_fd = spec->cancel_fd > 0 ? spec->cancel_fd : -1;
 	snprintf(s->probe, sizeof s->probe, "%s", spec->probe_path);
 	isotier_remote_nonce(s->nonce, sizeof s->nonce);
-	int rc = s->token
-	             ? 0
-	             : isotier_error_set(err, ISOTIER_ECONFIG, 0, VERCEL_TOKEN_ENV " is unusable");
+	rc = s->token ? 0
+	              : isotier_error_set(err, ISOTIER_ECONFIG, 0, VERCEL_TOKEN_ENV " is unusable");
 	if (!rc)
 		rc = isotier_remote_endpoint(s->api, sizeof s->api, "ISOTIER_VERCEL_API_URL",
 		                             "https://vercel.com/api", err);
@@ -279,8 +263,7 @@ static int vercel_provision(void **out, const isotier_backend_spec *spec, isotie
 		free(s);
 		return isotier_error_prefix(err, "vercel: provision");
 	}
-	int64_t ttl =
-	    (s->deadline_ms ? (s->deadline_ms - isotier_now_ms()) / 1000 : 3 * s->timeout_s) + 60;
+	int64_t ttl = isotier_remote_ttl_s(s->deadline_ms, s->timeout_s);
 	char body[512];
 	snprintf(body, sizeof body,
 	         "{\"projectId\":\"%s\",\"name\":\"isotier-%s\",\"timeout\":%lld,"
@@ -289,31 +272,13 @@ static int vercel_provision(void **out, const isotier_backend_spec *spec, isotie
 	isotier_http_response resp;
 	rc = call(s, "POST", "/v3/sandboxes", NULL, NULL, NULL, body, strlen(body), false, false,
 	          s->cancel_fd, isotier_remote_budget_ms(s->deadline_ms, 60000), &resp, err);
-	cJSON *doc = NULL;
-	if (!rc && (resp.status == 200 || resp.status == 201)) {
-		doc =
-		    isotier_json_parse_strict(resp.body, resp.body_len, "POST /v3/sandboxes", err);
-		const cJSON *sess = doc ? cJSON_GetObjectItemCaseSensitive(doc, "session") : NULL;
-		const cJSON *id = cJSON_GetObjectItemCaseSensitive(sess, "id");
-		if (cJSON_IsString(id) && isotier_remote_id_valid(id->valuestring)) {
-			snprintf(s->session, sizeof s->session, "%s", id->valuestring);
-			s->created = true;
-		} else {
-			rc = doc ? isotier_error_set(err, ISOTIER_EDATA, 0,
-			                             "POST /v3/sandboxes: no valid session.id")
-			         : err->code;
-			s->unknown = true;
-		}
-	} else if (!rc) {
-		rc = isotier_http_status_error(
-		    err, resp.status == 401 || resp.status == 403 ? ISOTIER_ECONFIG : ISOTIER_EIO,
-		    "POST /v3/sandboxes", &resp);
-	}
-	cJSON_Delete(doc);
+	if (!rc && (resp.status == 200 || resp.status == 201))
+		rc = isotier_remote_created_id(&resp, "POST /v3/sandboxes", "session", "id", s->session,
+		                               sizeof s->session, &s->created, &s->unknown, err);
+	else if (!rc)
+		rc = isotier_remote_create_error(err, "POST /v3/sandboxes", &resp);
 	if (!s->created && !s->unknown)
-		s->unknown = rc == ISOTIER_ETIMEDOUT || rc == ISOTIER_EINTR ||
-		             (rc == ISOTIER_EIO && resp.sent && resp.status != 429 &&
-		              (resp.status == 0 || resp.status >= 500));
+		s->unknown = isotier_remote_outcome_unknown(rc, &resp);
 	isotier_http_response_clear(&resp);
 	if (!rc) {
 		cleanup_free unsigned char *tgz = NULL;
@@ -330,17 +295,8 @@ static int vercel_provision(void **out, const isotier_backend_spec *spec, isotie
 			    isotier_http_status_error(err, ISOTIER_EIO, "POST .../fs/write", &resp);
 		isotier_http_response_clear(&resp);
 	}
-	if (rc) {
-		isotier_error_prefix(err, "vercel: provision%s%s", s->created ? " session " : "",
-		                     s->created ? s->session : "");
-		if (s->created || s->unknown)
-			*out = s;
-		else
-			free(s);
-		return rc;
-	}
-	*out = s;
-	return 0;
+	return isotier_remote_provision_end(out, s, rc, s->created, s->unknown, "vercel",
+	                                    "session", s->session, err);
 }
 
 /* The logs: one LogLine per line. */
@@ -387,15 +343,12 @@ static int vercel_exec(void *p, const isotier_exec_request *req, int *exit_statu
                        isotier_error *err)
 {
 	vercel_state *s = p;
-	*exit_status = -1;
-	int cancel_fd = isotier_remote_cancel_fd(s->cancel_fd, req);
-	if (isotier_cancelled(cancel_fd))
-		return isotier_error_set(err, ISOTIER_EINTR, 0,
-		                         "vercel: exec: not started: cancelled");
 	cleanup_free char *script = NULL;
-	int rc = isotier_remote_script(&script, req, NULL, err);
+	int cancel_fd;
+	int rc = isotier_remote_exec_begin("vercel", s->cancel_fd, req, NULL, exit_status,
+	                                   &cancel_fd, &script, err);
 	if (rc)
-		return isotier_error_prefix(err, "vercel");
+		return rc;
 	int timeout_s = req->timeout_s > 0 ? req->timeout_s : s->timeout_s;
 	int64_t budget = isotier_remote_budget_ms(s->deadline_ms, (int64_t)timeout_s * 1000);
 	cJSON *body = cJSON_CreateObject();
@@ -415,17 +368,12 @@ static int vercel_exec(void *p, const isotier_exec_request *req, int *exit_statu
 	rc = call(s, "POST", path, NULL, NULL, NULL, json, strlen(json), false, false,
 	          cancel_fd, budget, &resp, err);
 	cJSON_free(json);
-	if (!rc && resp.status != 200)
-		rc = isotier_http_status_error(err, ISOTIER_EIO, "POST .../cmd", &resp);
 	cJSON *doc =
-	    rc ? NULL : isotier_json_parse_strict(resp.body, resp.body_len, "CommandResponse", err);
-	isotier_http_response_clear(&resp);
+	    isotier_remote_answer(&rc, &resp, 200, "POST .../cmd", "CommandResponse", err);
 	const cJSON *id = cJSON_GetObjectItemCaseSensitive(
 	    doc ? cJSON_GetObjectItemCaseSensitive(doc, "command") : NULL, "id");
 	if (!rc && (!cJSON_IsString(id) || !isotier_remote_id_valid(id->valuestring)))
-		rc =
-		    doc ? isotier_error_set(err, ISOTIER_EDATA, 0, "CommandResponse: no command.id")
-		        : err->code;
+		rc = isotier_error_set(err, ISOTIER_EDATA, 0, "CommandResponse: no command.id");
 	if (!rc)
 		snprintf(cmd_id, sizeof cmd_id, "%s", id->valuestring);
 	cJSON_Delete(doc);
@@ -434,19 +382,13 @@ static int vercel_exec(void *p, const isotier_exec_request *req, int *exit_statu
 		snprintf(path, sizeof path, "/v2/sandboxes/sessions/%s/cmd/%s", s->session, cmd_id);
 		rc = call(s, "GET", path, "wait=true", NULL, NULL, NULL, 0, false, false, cancel_fd,
 		          isotier_remote_budget_ms(s->deadline_ms, budget), &resp, err);
-		if (!rc && resp.status != 200)
-			rc = isotier_http_status_error(err, ISOTIER_EIO,
-			                               "GET .../cmd/{id}?wait=true", &resp);
-		doc = rc ? NULL
-		         : isotier_json_parse_strict(resp.body, resp.body_len,
-		                                     "CommandFinishedResponse", err);
-		isotier_http_response_clear(&resp);
+		doc = isotier_remote_answer(&rc, &resp, 200, "GET .../cmd/{id}?wait=true",
+		                            "CommandFinishedResponse", err);
 		const cJSON *code = cJSON_GetObjectItemCaseSensitive(
 		    doc ? cJSON_GetObjectItemCaseSensitive(doc, "command") : NULL, "exitCode");
 		if (!rc && !cJSON_IsNumber(code))
-			rc = doc ? isotier_error_set(err, ISOTIER_EDATA, 0,
-			                             "CommandFinishedResponse: no command.exitCode")
-			         : err->code;
+			rc = isotier_error_set(err, ISOTIER_EDATA, 0,
+			                       "CommandFinishedResponse: no command.exitCode");
 		if (!rc)
 			*exit_status = code->valueint & 0xff;
 		cJSON_Delete(doc);
