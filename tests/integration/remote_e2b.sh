@@ -6,61 +6,22 @@
 # unproven), both deleted on every path (faults, SIGINT), a delete that fails
 # reported as a leak (70), and the planted API key in no output at all.
 . "$ISOTIER_ROOT/tests/lib.sh"
-command -v bwrap >/dev/null || skip "bwrap is not installed (the emulator's sandboxes)"
-command -v sqlite3 >/dev/null || skip "sqlite3 CLI is not installed"
-bwrap --unshare-all --ro-bind / / true 2>/dev/null || skip "bwrap cannot create namespaces here"
 KEY="sk-e2b-PLANTED-$$-$RANDOM-secret"
-EMU_PID=
-stop_emu() { [ -z "$EMU_PID" ] || { kill "$EMU_PID" 2>/dev/null; wait "$EMU_PID" 2>/dev/null || true; }; EMU_PID=; }
+REMOTE_BACKEND=e2b REMOTE_SECRET="the API key" REMOTE_NOUN=sandboxes REMOTE_GONE=deleted
+. "$ISOTIER_ROOT/tests/tools/remote-lib.sh"
 trap 'stop_emu; [ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
 
 # emu NAME [emulator options]: starts an emulator; E2B_* point at it.
 emu() {
-  local name=$1; shift
-  stop_emu
-  D=$TMP/$name; mkdir -p "$D/state"
-  python3 "$ISOTIER_ROOT/tests/tools/e2b_emulator.py" --port-file "$D/port" --key "$KEY" \
-    --state "$D/state" --ledger "$D/ledger" --log "$D/requests" --lifetime 120 "$@" &
-  EMU_PID=$!
-  for _ in $(seq 50); do [ -s "$D/port" ] && break; sleep 0.1; done
-  [ -s "$D/port" ] || fail "$name: the emulator did not start"
+  emu_start "$1" e2b_emulator.py "${@:2}"
   export E2B_API_KEY=$KEY ISOTIER_E2B_API_URL="http://127.0.0.1:$(cat "$D/port")"
   export ISOTIER_E2B_ENVD_URL="$ISOTIER_E2B_API_URL/envd/{id}"
-  touch "$D/ledger"
 }
-# verify_e2b NAME [verify options]: rc in $rc, outputs in $D/{out,err,json}.
-verify_e2b() {
-  local name=$1; shift
-  set +e
-  "$ISOTIER_BIN" verify --backend e2b --db "$D/h.db" --timeout 20 "$@" >"$D/out" 2>"$D/err"
-  rc=$?
-  set -e
-  no_secret "$name"
-}
-# Every output, the history included, is free of the credential.
-no_secret() {
-  local f
-  for f in "$D/out" "$D/err"; do
-    ! grep -qF "$KEY" "$f" || fail "$1: the API key appears in $f"
-  done
-  if [ -f "$D/h.db" ]; then
-    ! sqlite3 "$D/h.db" .dump | grep -qF "$KEY" || fail "$1: the API key is in the history"
-  fi
-}
-# Every sandbox created was deleted.
-all_deleted() {
-  local created deleted
-  created=$(grep -c '^create ' "$D/ledger" || true)
-  deleted=$(grep -c '^delete ' "$D/ledger" || true)
-  [ "$created" -ge "${2:-1}" ] || fail "$1: $created sandboxes created ($(cat "$D/ledger"))"
-  assert_eq "$deleted" "$created" "$1: sandboxes deleted of those created ($(cat "$D/ledger"))"
-}
-row() { sqlite3 "$D/h.db" "SELECT verdict, kernel_relation, observed_tier FROM observations ORDER BY id DESC LIMIT 1"; }
 
 # 1. Two bwrap sandboxes share the host's kernel: E2B's MICROVM claim is
 #    CONTRADICTED by the two-sandbox comparison (exit 1), never by this host.
 emu shared
-verify_e2b shared
+verify_remote shared
 assert_eq "$rc" 1 "shared kernel: exit ($(cat "$D/out" "$D/err"))"
 grep -Eq '^e2b +MICROVM \(firecracker\) +CONTAINER \(bubblewrap\) +CONTRADICTED' "$D/out" || fail "shared: $(cat "$D/out")"
 assert_contains "$(cat "$D/out")" "two e2b sandboxes run on one kernel"
@@ -72,7 +33,7 @@ echo "ok: shared kernel -> CONTRADICTED"
 # 2. A kernel identity of its own in each sandbox: DEDICATED, the firecracker VM
 #    counts, the container inside it makes the claim CONSISTENT (exit 0).
 emu dedicated --identity fake
-verify_e2b dedicated --json
+verify_remote dedicated --json
 assert_eq "$rc" 0 "dedicated: exit ($(cat "$D/err"))"
 python3 - "$D/out" <<'PY'
 import json, sys
@@ -96,7 +57,7 @@ echo "ok: a kernel each -> dedicated, CONSISTENT, in the report's matrix"
 # 3. gVisor behind each create: no boot_id to compare, the claim is unproven (2).
 if runsc --network=none --ignore-cgroups --platform=ptrace do /bin/true 2>/dev/null; then
   emu gvisor --sandbox runsc
-  verify_e2b gvisor --json
+  verify_remote gvisor --json
   assert_eq "$rc" 2 "gvisor: exit ($(cat "$D/err"))"
   python3 - "$D/out" <<'PY'
 import json, sys
@@ -151,7 +112,7 @@ echo "ok: 401 reported, key redacted"
 
 # 6. 403 on create.
 emu forbidden --fault create-403
-verify_e2b forbidden
+verify_remote forbidden
 assert_eq "$rc" 70 "403: exit"
 assert_contains "$(cat "$D/out")" "HTTP 403"
 echo "ok: 403 reported"
@@ -159,7 +120,7 @@ echo "ok: 403 reported"
 # 7. 429 with Retry-After: 1 on the first create: waited out, then the run works.
 emu ratelimited --fault create-429
 t0=$(date +%s%N)
-verify_e2b ratelimited
+verify_remote ratelimited
 t1=$(date +%s%N)
 assert_eq "$rc" 1 "429: exit ($(cat "$D/out" "$D/err"))"
 assert_eq "$(grep -c '^POST /sandboxes$' "$D/requests")" 3 "429: creates asked"
@@ -170,7 +131,7 @@ echo "ok: 429 Retry-After honoured"
 # 7b. Retry-After as an HTTP-date (2 s ahead): waited out too.
 emu ratelimiteddate --fault create-429-date
 t0=$(date +%s%N)
-verify_e2b ratelimiteddate
+verify_remote ratelimiteddate
 t1=$(date +%s%N)
 assert_eq "$rc" 1 "429 date: exit ($(cat "$D/out" "$D/err"))"
 [ $(( (t1 - t0) / 1000000 )) -ge 900 ] || fail "429 date: Retry-After HTTP-date not honoured"
@@ -180,7 +141,7 @@ echo "ok: 429 Retry-After HTTP-date honoured"
 # 8. The second create answers 500 after making a sandbox: not repeated blindly;
 #    what exists is listed by the run's nonce and deleted.
 emu create500 --fault create-500
-verify_e2b create500
+verify_remote create500
 assert_eq "$rc" 70 "create 500: exit"
 assert_contains "$(cat "$D/out")" "HTTP 500"
 assert_eq "$(grep -c '^POST /sandboxes$' "$D/requests")" 2 "create 500: no blind retry"
@@ -190,7 +151,7 @@ echo "ok: create 500 -> listed by nonce, deleted"
 
 # 9. The second create never answers: the run's time limit ends it, the sweep deletes it.
 emu createhang --fault create-hang
-ISOTIER_REMOTE_WALL_S=4 verify_e2b createhang
+ISOTIER_REMOTE_WALL_S=4 verify_remote createhang
 assert_eq "$rc" 70 "create hang: exit"
 all_deleted createhang 2
 echo "ok: create timeout -> listed by nonce, deleted"
@@ -199,7 +160,7 @@ echo "ok: create timeout -> listed by nonce, deleted"
 #     sandbox they stand for is found by the nonce and deleted.
 for f in dupkey huge; do
   emu "create-$f" --fault "create-$f"
-  verify_e2b "create-$f"
+  verify_remote "create-$f"
   assert_eq "$rc" 70 "create $f: exit"
   case $f in
     dupkey) assert_contains "$(cat "$D/out")" "duplicate key" ;;
@@ -211,14 +172,14 @@ echo "ok: hostile create answers rejected, their sandboxes deleted"
 
 # 10. 404 on delete: gone is gone, no leak.
 emu del404 --fault delete-404
-verify_e2b del404
+verify_remote del404
 assert_eq "$rc" 1 "delete 404: exit ($(cat "$D/err"))"
 ! grep -q LEAK "$D/err" || fail "delete 404 reported as a leak"
 echo "ok: delete 404 is not a leak"
 
 # 11. Deletes that keep failing: a leak, with both ids, exit 70.
 emu leak --fault delete-fail
-verify_e2b leak
+verify_remote leak
 assert_eq "$rc" 70 "leak: exit"
 for id in $(sed -n 's/^create //p' "$D/ledger"); do
   assert_contains "$(cat "$D/err")" "$id" "leak: sandbox id named"
@@ -229,7 +190,7 @@ echo "ok: failed delete -> LEAK with ids, exit 70"
 
 # 12. The process stream cut mid-way: an error, both deleted.
 emu streamcut --fault stream-cut
-verify_e2b streamcut
+verify_remote streamcut
 assert_eq "$rc" 70 "stream cut: exit ($(cat "$D/out"))"
 assert_contains "$(cat "$D/out")" "stream"
 all_deleted streamcut 2
@@ -238,7 +199,7 @@ echo "ok: stream cut -> error, both deleted"
 # 12b. The probe's stream never ends: --timeout ends it, both deleted.
 emu exectimeout --fault start-hang
 t0=$(date +%s)
-verify_e2b exectimeout --timeout 2
+verify_remote exectimeout --timeout 2
 assert_eq "$rc" 70 "exec timeout: exit ($(cat "$D/out"))"
 assert_contains "$(cat "$D/out")" "no complete answer"
 [ $(( $(date +%s) - t0 )) -lt 15 ] || fail "exec timeout: not bounded by --timeout"
@@ -297,7 +258,7 @@ echo "ok: SIGINT during a create -> both deleted"
 # 14. The per-run cap: one sandbox allowed, so the second create is refused
 #     before any request and the first is deleted.
 emu cap
-ISOTIER_REMOTE_MAX_SANDBOXES=1 verify_e2b cap
+ISOTIER_REMOTE_MAX_SANDBOXES=1 verify_remote cap
 assert_eq "$rc" 70 "cap: exit"
 assert_contains "$(cat "$D/out")" "ISOTIER_REMOTE_MAX_SANDBOXES"
 assert_eq "$(grep -c '^create ' "$D/ledger")" 1 "cap: sandboxes created"

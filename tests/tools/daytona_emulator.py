@@ -21,23 +21,20 @@ every create is a real local sandbox (emu_sandbox.py). Faults: create-500
 (second create makes the sandbox, then 500), delete-fail (500 always),
 exec-500. delete-fail answers Retry-After: 0 (retried at once). --ledger appends "create ID" / "delete ID".
 """
-import argparse
 import json
 import os
 import re
 import shlex
-import socket
 import sys
-import threading
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from emu_common import LOCK, ledger, request_log  # noqa: E402
+import emu_common  # noqa: E402
 from emu_sandbox import Sandbox  # noqa: E402
 
 ARGS = None
-LOCK = threading.Lock()
 BOXES = {}
 COUNT = [0]
 CREATE_FIELDS = {"name", "snapshot", "user", "env", "labels", "public", "networkBlockAll",
@@ -47,46 +44,10 @@ CREATE_FIELDS = {"name", "snapshot", "user", "env", "labels", "public", "network
 EXEC_FIELDS = {"command", "cwd", "envs", "timeout"}
 
 
-def ledger(line):
-    if ARGS.ledger:
-        with LOCK, open(ARGS.ledger, "a") as f:
-            f.write(line + "\n")
-
-
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def setup(self):
-        super().setup()
-        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-    def log_message(self, fmt, *args):
-        pass
-
-    def reply(self, code, obj, headers=()):
-        body = json.dumps(obj).encode()
-        self.send_response(code)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        for k, v in headers:
-            self.send_header(k, v)
-        self.end_headers()
-        self.wfile.write(body)
+class Handler(emu_common.Handler):
 
     def error(self, code, msg, headers=()):
         self.reply(code, {"statusCode": code, "message": msg, "error": "emulated"}, headers)
-
-    def body(self):
-        n = int(self.headers.get("Content-Length") or 0)
-        return self.rfile.read(n) if n else b""
-
-    def json_body(self, fields):
-        if self.headers.get("Content-Type", "").split(";")[0].strip() != "application/json":
-            raise ValueError("Content-Type must be application/json")
-        req = json.loads(self.body())
-        if not isinstance(req, dict) or set(req) - fields:
-            raise ValueError("unknown fields")
-        return req
 
     def sandbox(self, sid):
         b = BOXES[sid]
@@ -96,22 +57,12 @@ class Handler(BaseHTTPRequestHandler):
                 "sandboxClass": "container",
                 "toolboxProxyUrl": "http://127.0.0.1:%d/toolbox" % self.server.server_address[1]}
 
-    do_GET = do_POST = do_DELETE = lambda self: self.safe()
-
-    def safe(self):
-        try:
-            self.route()
-        except (BrokenPipeError, ConnectionResetError):
-            pass
-        except ValueError as e:
-            self.error(400, str(e))
+    do_DELETE = lambda self: self.safe()
 
     def route(self):
         u = urlsplit(self.path)
         parts = [p for p in u.path.split("/") if p]
-        if ARGS.log:
-            with LOCK, open(ARGS.log, "a") as f:
-                f.write("%s %s\n" % (self.command, u.path))
+        request_log(self.command, u.path)
         if self.headers.get("Authorization") != "Bearer " + ARGS.key:
             return self.error(401, "Unauthorized")
         fault = ARGS.fault or []
@@ -181,28 +132,9 @@ class Handler(BaseHTTPRequestHandler):
 
 def main():
     global ARGS
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--port-file", required=True)
-    ap.add_argument("--key", required=True)
-    ap.add_argument("--state", required=True)
-    ap.add_argument("--sandbox", choices=["bwrap", "runsc"], default="bwrap")
-    ap.add_argument("--identity", choices=["host", "fake"], default="host")
-    ap.add_argument("--fault", action="append")
-    ap.add_argument("--lifetime", type=float, default=120)
-    ap.add_argument("--ledger")
-    ap.add_argument("--log")
-    ARGS = ap.parse_args()
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    srv.daemon_threads = True
-    with open(ARGS.port_file + ".tmp", "w") as f:
-        f.write(str(srv.server_address[1]))
-    os.rename(ARGS.port_file + ".tmp", ARGS.port_file)
-    threading.Timer(ARGS.lifetime, srv.shutdown).start()
-    try:
-        srv.serve_forever(poll_interval=0.1)
-    finally:
-        for b in list(BOXES.values()):
-            b["box"].destroy()
+    ap = emu_common.parser()
+    ARGS = emu_common.parse(ap)
+    emu_common.serve(Handler, BOXES)
 
 
 if __name__ == "__main__":

@@ -34,25 +34,22 @@ nothing until the client goes), create-dupkey / create-huge (the second
 create makes the sandbox, then answers with duplicate keys / 2 MiB). --ledger appends "create ID" / "delete ID" /
 "kill ID" lines. Header values are never logged.
 """
-import argparse
 import base64
 import json
 import os
 import re
-import socket
 import sys
-import threading
 import time
 import uuid
 from email.utils import formatdate
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, unquote, urlsplit
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from emu_common import LOCK, ledger, request_log  # noqa: E402
+import emu_common  # noqa: E402
 from emu_sandbox import Sandbox  # noqa: E402
 
 ARGS = None
-LOCK = threading.Lock()
 SANDBOXES = {}  # id -> {"box": Sandbox, "token", "metadata", "template"}
 COUNTS = {"create": 0}
 NEW_SANDBOX_FIELDS = {"templateID", "timeout", "autoPause", "autoPauseMemory", "autoResume",
@@ -62,46 +59,16 @@ PROCESS_CONFIG_FIELDS = {"cmd", "args", "envs", "cwd"}
 START_FIELDS = {"process", "pty", "tag", "stdin"}
 
 
-def ledger(line):
-    if ARGS.ledger:
-        with LOCK, open(ARGS.ledger, "a") as f:
-            f.write(line + "\n")
-
-
 def envelope(obj, flags=0):
     data = json.dumps(obj).encode()
     return bytes([flags]) + len(data).to_bytes(4, "big") + data
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def setup(self):
-        super().setup()
-        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-    def log_message(self, fmt, *args):
-        pass
-
-    def reply(self, code, obj=None, headers=()):
-        body = b"" if obj is None else json.dumps(obj).encode()
-        self.send_response(code)
-        if obj is not None:
-            self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        for k, v in headers:
-            self.send_header(k, v)
-        self.end_headers()
-        self.wfile.write(body)
+class Handler(emu_common.Handler):
+    max_body = 64 << 20
 
     def error(self, code, msg, headers=()):
         self.reply(code, {"code": code, "message": msg}, headers)
-
-    def body(self):
-        n = int(self.headers.get("Content-Length") or 0)
-        if n > 64 << 20:
-            raise ValueError("body too large")
-        return self.rfile.read(n) if n else b""
 
     def fault(self, name):
         return name in (ARGS.fault or [])
@@ -110,9 +77,7 @@ class Handler(BaseHTTPRequestHandler):
         u = urlsplit(self.path)
         parts = [p for p in u.path.split("/") if p]
         q = parse_qs(u.query)
-        if ARGS.log:
-            with LOCK, open(ARGS.log, "a") as f:
-                f.write("%s %s\n" % (self.command, u.path))
+        request_log(self.command, u.path)
         if parts[:1] == ["envd"] and len(parts) >= 3:
             return self.envd(parts[1], "/".join(parts[2:]), q)
         if self.headers.get("X-API-Key") != ARGS.key:
@@ -127,15 +92,7 @@ class Handler(BaseHTTPRequestHandler):
             return self.delete(parts[1])
         return self.error(404, "no such route")
 
-    do_GET = do_POST = do_DELETE = lambda self: self.safe()
-
-    def safe(self):
-        try:
-            self.route()
-        except (BrokenPipeError, ConnectionResetError):
-            pass
-        except ValueError as e:
-            self.error(400, str(e))
+    do_DELETE = lambda self: self.safe()
 
     # ---- control plane ----------------------------------------------------
     def create(self):
@@ -310,29 +267,9 @@ class Handler(BaseHTTPRequestHandler):
 
 def main():
     global ARGS
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--port-file", required=True)
-    ap.add_argument("--key", required=True)
-    ap.add_argument("--state", required=True)
-    ap.add_argument("--sandbox", choices=["bwrap", "runsc"], default="bwrap")
-    ap.add_argument("--identity", choices=["host", "fake"], default="host")
-    ap.add_argument("--fault", action="append")
-    ap.add_argument("--lifetime", type=float, default=120)
-    ap.add_argument("--ledger")
-    ap.add_argument("--log")
-    ARGS = ap.parse_args()
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    srv.daemon_threads = True
-    tmp = ARGS.port_file + ".tmp"
-    with open(tmp, "w") as f:
-        f.write(str(srv.server_address[1]))
-    os.rename(tmp, ARGS.port_file)
-    threading.Timer(ARGS.lifetime, srv.shutdown).start()
-    try:
-        srv.serve_forever(poll_interval=0.1)
-    finally:
-        for s in list(SANDBOXES.values()):
-            s["box"].destroy()
+    ap = emu_common.parser()
+    ARGS = emu_common.parse(ap)
+    emu_common.serve(Handler, SANDBOXES)
 
 
 if __name__ == "__main__":

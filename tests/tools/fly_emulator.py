@@ -17,22 +17,18 @@ Behind every create is a real local sandbox (emu_sandbox.py). Faults:
 create-500 (second create makes the machine, then 500), delete-fail
 (500, Retry-After: 0). --ledger appends "create ID" / "delete ID".
 """
-import argparse
 import base64
-import json
 import os
-import socket
 import sys
-import threading
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from emu_common import LOCK, ledger, request_log  # noqa: E402
+import emu_common  # noqa: E402
 from emu_sandbox import Sandbox  # noqa: E402
 
 ARGS = None
-LOCK = threading.Lock()
 MACHINES = {}
 COUNT = [0]
 CREATE_FIELDS = {"config", "lease_ttl", "lsvd", "name", "region", "skip_launch",
@@ -40,65 +36,23 @@ CREATE_FIELDS = {"config", "lease_ttl", "lsvd", "name", "region", "skip_launch",
 EXEC_FIELDS = {"cmd", "command", "timeout"}
 
 
-def ledger(line):
-    if ARGS.ledger:
-        with LOCK, open(ARGS.ledger, "a") as f:
-            f.write(line + "\n")
-
-
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def setup(self):
-        super().setup()
-        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-    def log_message(self, fmt, *args):
-        pass
-
-    def reply(self, code, obj, headers=()):
-        body = json.dumps(obj).encode()
-        self.send_response(code)
-        self.send_header("Content-Type", "application/json")
-        self.send_header("Content-Length", str(len(body)))
-        for k, v in headers:
-            self.send_header(k, v)
-        self.end_headers()
-        self.wfile.write(body)
+class Handler(emu_common.Handler):
+    bad_request = (ValueError, KeyError, TypeError)
 
     def error(self, code, msg, headers=()):
         self.reply(code, {"error": msg}, headers)
-
-    def json_body(self, fields):
-        if self.headers.get("Content-Type", "").split(";")[0].strip() != "application/json":
-            raise ValueError("Content-Type must be application/json")
-        n = int(self.headers.get("Content-Length") or 0)
-        req = json.loads(self.rfile.read(n))
-        if not isinstance(req, dict) or set(req) - fields:
-            raise ValueError("unknown fields")
-        return req
 
     def machine(self, mid):
         m = MACHINES[mid]
         return {"id": mid, "name": mid, "state": m["state"], "region": "emu",
                 "instance_id": "01EMU", "config": m["config"]}
 
-    do_GET = do_POST = do_DELETE = lambda self: self.safe()
-
-    def safe(self):
-        try:
-            self.route()
-        except (BrokenPipeError, ConnectionResetError):
-            pass
-        except (ValueError, KeyError, TypeError) as e:
-            self.error(400, str(e))
+    do_DELETE = lambda self: self.safe()
 
     def route(self):
         u = urlsplit(self.path)
         parts = [p for p in u.path.split("/") if p]
-        if ARGS.log:
-            with LOCK, open(ARGS.log, "a") as f:
-                f.write("%s %s\n" % (self.command, u.path))
+        request_log(self.command, u.path)
         if self.headers.get("Authorization") != "Bearer " + ARGS.key:
             return self.error(401, "unauthorized")
         if parts[:2] != ["v1", "apps"] or len(parts) < 4 or parts[3] != "machines":
@@ -158,29 +112,10 @@ class Handler(BaseHTTPRequestHandler):
 
 def main():
     global ARGS
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--port-file", required=True)
-    ap.add_argument("--key", required=True)
+    ap = emu_common.parser()
     ap.add_argument("--app", required=True)
-    ap.add_argument("--state", required=True)
-    ap.add_argument("--sandbox", choices=["bwrap", "runsc"], default="bwrap")
-    ap.add_argument("--identity", choices=["host", "fake"], default="host")
-    ap.add_argument("--fault", action="append")
-    ap.add_argument("--lifetime", type=float, default=120)
-    ap.add_argument("--ledger")
-    ap.add_argument("--log")
-    ARGS = ap.parse_args()
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    srv.daemon_threads = True
-    with open(ARGS.port_file + ".tmp", "w") as f:
-        f.write(str(srv.server_address[1]))
-    os.rename(ARGS.port_file + ".tmp", ARGS.port_file)
-    threading.Timer(ARGS.lifetime, srv.shutdown).start()
-    try:
-        srv.serve_forever(poll_interval=0.1)
-    finally:
-        for m in list(MACHINES.values()):
-            m["box"].destroy()
+    ARGS = emu_common.parse(ap)
+    emu_common.serve(Handler, MACHINES)
 
 
 if __name__ == "__main__":

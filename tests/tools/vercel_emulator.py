@@ -19,25 +19,22 @@ Behind every create is a real local sandbox (emu_sandbox.py); the tarball is
 extracted into it. Faults: create-500 (second create makes it, then 500),
 stop-fail (500, Retry-After: 0). --ledger appends "create ID" / "delete ID".
 """
-import argparse
 import gzip
 import io
 import json
 import os
-import socket
 import sys
 import tarfile
-import threading
 import time
 import uuid
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from urllib.parse import parse_qs, urlsplit
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from emu_common import LOCK, ledger, request_log  # noqa: E402
+import emu_common  # noqa: E402
 from emu_sandbox import Sandbox  # noqa: E402
 
 ARGS = None
-LOCK = threading.Lock()
 SESSIONS = {}  # session id -> {"box", "name", "tags", "cmds": {id: {...}}}
 COUNT = [0]
 CREATE_FIELDS = {"projectId", "ports", "source", "timeout", "resources", "runtime", "image",
@@ -46,50 +43,16 @@ CREATE_FIELDS = {"projectId", "ports", "source", "timeout", "resources", "runtim
 CMD_FIELDS = {"command", "args", "cwd", "env", "sudo", "wait", "logs", "timeout"}
 
 
-def ledger(line):
-    if ARGS.ledger:
-        with LOCK, open(ARGS.ledger, "a") as f:
-            f.write(line + "\n")
-
-
 def now_ms():
     return int(time.time() * 1000)
 
 
-class Handler(BaseHTTPRequestHandler):
-    protocol_version = "HTTP/1.1"
-
-    def setup(self):
-        super().setup()
-        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-
-    def log_message(self, fmt, *args):
-        pass
-
-    def reply(self, code, obj, headers=(), ctype="application/json", raw=None):
-        body = raw if raw is not None else json.dumps(obj).encode()
-        self.send_response(code)
-        self.send_header("Content-Type", ctype)
-        self.send_header("Content-Length", str(len(body)))
-        for k, v in headers:
-            self.send_header(k, v)
-        self.end_headers()
-        self.wfile.write(body)
+class Handler(emu_common.Handler):
+    bad_request = (ValueError, KeyError, TypeError, tarfile.TarError, OSError)
+    empty_json = b"{}"
 
     def error(self, code, msg, headers=()):
         self.reply(code, {"error": {"code": "emulated", "message": msg}}, headers)
-
-    def body(self):
-        n = int(self.headers.get("Content-Length") or 0)
-        return self.rfile.read(n) if n else b""
-
-    def json_body(self, fields):
-        if self.headers.get("Content-Type", "").split(";")[0].strip() != "application/json":
-            raise ValueError("Content-Type must be application/json")
-        req = json.loads(self.body() or b"{}")
-        if not isinstance(req, dict) or set(req) - fields:
-            raise ValueError("unknown fields")
-        return req
 
     def session(self, sid):
         s = SESSIONS[sid]
@@ -102,23 +65,11 @@ class Handler(BaseHTTPRequestHandler):
         return {"name": s["name"], "persistent": False, "createdAt": s["t"], "updatedAt": now_ms(),
                 "currentSessionId": sid, "status": s["status"], "tags": s["tags"]}
 
-    do_GET = do_POST = lambda self: self.safe()
-
-    def safe(self):
-        try:
-            self.route()
-        except (BrokenPipeError, ConnectionResetError):
-            pass
-        except (ValueError, KeyError, TypeError, tarfile.TarError, OSError) as e:
-            self.error(400, str(e))
-
     def route(self):
         u = urlsplit(self.path)
         parts = [p for p in u.path.split("/") if p]
         q = parse_qs(u.query)
-        if ARGS.log:
-            with LOCK, open(ARGS.log, "a") as f:
-                f.write("%s %s\n" % (self.command, u.path))
+        request_log(self.command, u.path)
         if self.headers.get("Authorization") != "Bearer " + ARGS.key:
             return self.error(401, "unauthorized")
         if q.get("teamId") != [ARGS.team]:
@@ -197,30 +148,11 @@ class Handler(BaseHTTPRequestHandler):
 
 def main():
     global ARGS
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--port-file", required=True)
-    ap.add_argument("--key", required=True)
+    ap = emu_common.parser()
     ap.add_argument("--team", required=True)
     ap.add_argument("--project", required=True)
-    ap.add_argument("--state", required=True)
-    ap.add_argument("--sandbox", choices=["bwrap", "runsc"], default="bwrap")
-    ap.add_argument("--identity", choices=["host", "fake"], default="host")
-    ap.add_argument("--fault", action="append")
-    ap.add_argument("--lifetime", type=float, default=120)
-    ap.add_argument("--ledger")
-    ap.add_argument("--log")
-    ARGS = ap.parse_args()
-    srv = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    srv.daemon_threads = True
-    with open(ARGS.port_file + ".tmp", "w") as f:
-        f.write(str(srv.server_address[1]))
-    os.rename(ARGS.port_file + ".tmp", ARGS.port_file)
-    threading.Timer(ARGS.lifetime, srv.shutdown).start()
-    try:
-        srv.serve_forever(poll_interval=0.1)
-    finally:
-        for s in list(SESSIONS.values()):
-            s["box"].destroy()
+    ARGS = emu_common.parse(ap)
+    emu_common.serve(Handler, SESSIONS)
 
 
 if __name__ == "__main__":

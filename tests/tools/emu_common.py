@@ -1,0 +1,118 @@
+"""emu_common.py - TEST FIXTURE, not part of isotier: what the provider
+emulators (tests/tools/*_emulator.py) share: the common command line, the
+request log (--log) and ledger (--ledger), the handler's plumbing (JSON
+replies, bodies, a 400 for a request that does not parse), and serving on
+127.0.0.1 until --lifetime ends, destroying every sandbox left.
+"""
+import argparse
+import json
+import os
+import socket
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+ARGS = None
+LOCK = threading.Lock()
+
+
+def parser():
+    """The options every emulator takes; an emulator adds its own."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--port-file", required=True)
+    ap.add_argument("--key", required=True)
+    ap.add_argument("--state", required=True)
+    ap.add_argument("--sandbox", choices=["bwrap", "runsc"], default="bwrap")
+    ap.add_argument("--identity", choices=["host", "fake"], default="host")
+    ap.add_argument("--fault", action="append")
+    ap.add_argument("--lifetime", type=float, default=120)
+    ap.add_argument("--ledger")
+    ap.add_argument("--log")
+    return ap
+
+
+def parse(ap):
+    global ARGS
+    ARGS = ap.parse_args()
+    return ARGS
+
+
+def ledger(line):
+    if ARGS.ledger:
+        with LOCK, open(ARGS.ledger, "a") as f:
+            f.write(line + "\n")
+
+
+def request_log(command, path):
+    """One "METHOD path" line in --log (header values never)."""
+    if ARGS.log:
+        with LOCK, open(ARGS.log, "a") as f:
+            f.write("%s %s\n" % (command, path))
+
+
+def serve(handler, boxes):
+    """Serves until --lifetime ends; the port goes to --port-file once
+    listening. boxes: id -> {"box": Sandbox, ...}, each destroyed at the end."""
+    srv = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    srv.daemon_threads = True
+    tmp = ARGS.port_file + ".tmp"
+    with open(tmp, "w") as f:
+        f.write(str(srv.server_address[1]))
+    os.rename(tmp, ARGS.port_file)
+    threading.Timer(ARGS.lifetime, srv.shutdown).start()
+    try:
+        srv.serve_forever(poll_interval=0.1)
+    finally:
+        for b in list(boxes.values()):
+            b["box"].destroy()
+
+
+class Handler(BaseHTTPRequestHandler):
+    """An emulator's handler defines route() and error(code, msg, headers)."""
+    protocol_version = "HTTP/1.1"
+    bad_request = (ValueError,)  # what route() raises for a 400
+    max_body = None              # a larger request body is a 400
+    empty_json = b""             # what json_body() reads for an empty body
+
+    def setup(self):
+        super().setup()
+        self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+
+    def log_message(self, fmt, *args):
+        pass
+
+    def reply(self, code, obj=None, headers=(), ctype="application/json", raw=None):
+        """obj as JSON, or raw bytes of type ctype; neither: an empty body."""
+        body = raw if raw is not None else b"" if obj is None else json.dumps(obj).encode()
+        self.send_response(code)
+        if raw is not None or obj is not None:
+            self.send_header("Content-Type", ctype)
+        self.send_header("Content-Length", str(len(body)))
+        for k, v in headers:
+            self.send_header(k, v)
+        self.end_headers()
+        self.wfile.write(body)
+
+    def body(self):
+        n = int(self.headers.get("Content-Length") or 0)
+        if self.max_body is not None and n > self.max_body:
+            raise ValueError("body too large")
+        return self.rfile.read(n) if n else b""
+
+    def json_body(self, fields):
+        """An application/json object with no field outside fields."""
+        if self.headers.get("Content-Type", "").split(";")[0].strip() != "application/json":
+            raise ValueError("Content-Type must be application/json")
+        req = json.loads(self.body() or self.empty_json)
+        if not isinstance(req, dict) or set(req) - fields:
+            raise ValueError("unknown fields")
+        return req
+
+    do_GET = do_POST = lambda self: self.safe()
+
+    def safe(self):
+        try:
+            self.route()
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        except self.bad_request as e:
+            self.error(400, str(e))

@@ -1,0 +1,56 @@
+# remote-lib.sh - sourced by tests/integration/remote_*.sh (after tests/lib.sh):
+# the steps each remote backend's test repeats against its emulator
+# (tests/tools/*_emulator.py, a real bwrap sandbox behind every create).
+# The test sets before sourcing: KEY (the planted credential), REMOTE_BACKEND
+# (verify --backend), REMOTE_SECRET (what KEY is called: "the API key"),
+# REMOTE_NOUN and REMOTE_GONE (what is created and what becomes of it:
+# "sandboxes", "deleted").
+command -v bwrap >/dev/null || skip "bwrap is not installed (the emulator's sandboxes)"
+command -v sqlite3 >/dev/null || skip "sqlite3 CLI is not installed"
+bwrap --unshare-all --ro-bind / / true 2>/dev/null || skip "bwrap cannot create namespaces here"
+EMU_PID=
+stop_emu() { [ -z "$EMU_PID" ] || { kill "$EMU_PID" 2>/dev/null; wait "$EMU_PID" 2>/dev/null || true; }; EMU_PID=; }
+
+# emu_start NAME EMULATOR [emulator options]: stops the last emulator, starts
+# tests/tools/EMULATOR with D=$TMP/NAME holding its state, port, ledger and
+# request log; fails unless it listens within 5 s.
+emu_start() {
+  local name=$1 tool=$2; shift 2
+  stop_emu
+  D=$TMP/$name; mkdir -p "$D/state"
+  python3 "$ISOTIER_ROOT/tests/tools/$tool" --port-file "$D/port" --key "$KEY" \
+    --state "$D/state" --ledger "$D/ledger" --log "$D/requests" --lifetime 120 "$@" &
+  EMU_PID=$!
+  for _ in $(seq 50); do [ -s "$D/port" ] && break; sleep 0.1; done
+  [ -s "$D/port" ] || fail "$name: the emulator did not start"
+  touch "$D/ledger"
+}
+# verify_remote NAME [verify options]: rc in $rc, outputs in $D/{out,err}, no_secret checked.
+verify_remote() {
+  local name=$1; shift
+  set +e
+  "$ISOTIER_BIN" verify --backend "$REMOTE_BACKEND" --db "$D/h.db" --timeout 20 "$@" >"$D/out" 2>"$D/err"
+  rc=$?
+  set -e
+  no_secret "$name"
+}
+# no_secret NAME: every output, the history included, is free of the credential.
+no_secret() {
+  local f
+  for f in "$D/out" "$D/err"; do
+    ! grep -qF "$KEY" "$f" || fail "$1: $REMOTE_SECRET appears in $f"
+  done
+  if [ -f "$D/h.db" ]; then
+    ! sqlite3 "$D/h.db" .dump | grep -qF "$KEY" || fail "$1: $REMOTE_SECRET is in the history"
+  fi
+}
+# all_deleted NAME [MIN]: at least MIN (1) created, and every one deleted.
+all_deleted() {
+  local created deleted
+  created=$(grep -c '^create ' "$D/ledger" || true)
+  deleted=$(grep -c '^delete ' "$D/ledger" || true)
+  [ "$created" -ge "${2:-1}" ] || fail "$1: $created $REMOTE_NOUN created ($(cat "$D/ledger"))"
+  assert_eq "$deleted" "$created" "$1: $REMOTE_NOUN $REMOTE_GONE of those created ($(cat "$D/ledger"))"
+}
+# The last observation's verdict|kernel_relation|observed_tier.
+row() { sqlite3 "$D/h.db" "SELECT verdict, kernel_relation, observed_tier FROM observations ORDER BY id DESC LIMIT 1"; }
