@@ -33,16 +33,10 @@
 #define DAYTONA_KEY_ENV "DAYTONA_API_KEY"
 
 typedef struct daytona_state {
-	char api[512];
-	const char *key;
-	char nonce[32];
+	isotier_remote_run r;
 	char id[130];
 	char toolbox[700];
 	char sandbox_class[32];
-	bool created, unknown;
-	int64_t deadline_ms;
-	int timeout_s;
-	int cancel_fd; /* the spec's (<= 0: none); not owned */
 	char probe[4096];
 } daytona_state;
 
@@ -62,7 +56,7 @@ static int call(daytona_state *s, const char *method, const char *url, const cha
                 isotier_http_response *resp, isotier_error *err)
 {
 	char auth[600];
-	snprintf(auth, sizeof auth, "Authorization: Bearer %s", s->key);
+	snprintf(auth, sizeof auth, "Authorization: Bearer %s", s->r.key);
 	const char *hdrs[] = {auth, body ? "Content-Type: application/json" : NULL, NULL};
 	isotier_http_request r = {.method = method,
 	                          .url = url,
@@ -70,18 +64,15 @@ static int call(daytona_state *s, const char *method, const char *url, const cha
 	                          .body = body,
 	                          .body_len = body ? strlen(body) : 0,
 	                          .timeout_ms = timeout_ms,
-	                          .deadline_ms = cleanup ? 0 : s->deadline_ms,
-	                          .retry_5xx = retry_5xx,
-	                          .cleanup = cleanup,
-	                          .cancel_fd = cleanup ? -1 : cancel_fd};
-	return isotier_http_perform(&r, resp, err);
+	                          .retry_5xx = retry_5xx};
+	return isotier_remote_perform(&s->r, &r, cleanup, cancel_fd, resp, err);
 }
 
 static int delete_one(void *p, const char *id, isotier_error *err)
 {
 	daytona_state *s = p;
 	char url[800];
-	snprintf(url, sizeof url, "%s/sandbox/%s", s->api, id);
+	snprintf(url, sizeof url, "%s/sandbox/%s", s->r.api, id);
 	isotier_http_response resp;
 	int rc = call(s, "DELETE", url, NULL, true, true, -1, 15000, &resp, err);
 	if (!rc && resp.status != 200 && resp.status != 204 && resp.status != 404)
@@ -93,14 +84,15 @@ static int delete_one(void *p, const char *id, isotier_error *err)
 }
 
 /* A create whose outcome is unknown: list by the nonce label, delete. */
-static int sweep(daytona_state *s, isotier_error *err)
+static int sweep(void *p, isotier_error *err)
 {
+	daytona_state *s = p;
 	char labels[128], url[900];
-	snprintf(labels, sizeof labels, "{\"isotier-nonce\":\"%s\"}", s->nonce);
+	snprintf(labels, sizeof labels, "{\"isotier-nonce\":\"%s\"}", s->r.nonce);
 	char *esc = isotier_remote_escape(labels);
 	if (!esc)
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
-	snprintf(url, sizeof url, "%s/sandbox?labels=%s", s->api, esc);
+	snprintf(url, sizeof url, "%s/sandbox?labels=%s", s->r.api, esc);
 	free(esc);
 	isotier_http_response resp;
 	int rc = call(s, "GET", url, NULL, true, true, -1, 15000, &resp, err);
@@ -121,18 +113,14 @@ static int sweep(daytona_state *s, isotier_error *err)
 		return isotier_error_prefix(err,
 		                            "daytona: a create's outcome is unknown and its "
 		                            "sandbox (label isotier-nonce=%s) may still exist",
-		                            s->nonce);
+		                            s->r.nonce);
 	return first;
 }
 
 static int daytona_release(void *p, isotier_error *err)
 {
 	daytona_state *s = p;
-	if (!s)
-		return 0;
-	int rc = s->created ? delete_one(s, s->id, err) : s->unknown ? sweep(s, err) : 0;
-	free(s);
-	return rc;
+	return s ? isotier_remote_release(s, &s->r, s->id, delete_one, sweep, err) : 0;
 }
 
 static void daytona_destroy(void *p)
@@ -155,11 +143,11 @@ static int read_sandbox(daytona_state *s, const isotier_http_response *resp, cha
 	if (!cJSON_IsObject(doc) || !cJSON_IsString(id) ||
 	    !isotier_remote_id_valid(id->valuestring))
 		rc = isotier_error_set(err, ISOTIER_EDATA, 0, "Sandbox: no valid id");
-	else if (s->created && strcmp(s->id, id->valuestring))
+	else if (s->r.created && strcmp(s->id, id->valuestring))
 		rc = isotier_error_set(err, ISOTIER_EDATA, 0, "Sandbox: another sandbox's id");
-	if (!rc && !s->created) {
+	if (!rc && !s->r.created) {
 		snprintf(s->id, sizeof s->id, "%s", id->valuestring);
-		s->created = true;
+		s->r.created = true;
 	}
 	if (!rc && (!cJSON_IsString(tb) || strncmp(tb->valuestring, "http", 4) ||
 	            strlen(tb->valuestring) > 500 || strpbrk(tb->valuestring, " \r\n?#")))
@@ -181,23 +169,23 @@ static int wait_started(daytona_state *s, const char *state, isotier_error *err)
 	char st[48];
 	snprintf(st, sizeof st, "%s", state);
 	char url[800];
-	snprintf(url, sizeof url, "%s/sandbox/%s", s->api, s->id);
+	snprintf(url, sizeof url, "%s/sandbox/%s", s->r.api, s->id);
 	for (int n = 0; strcmp(st, "started"); n++) {
 		if (!strcmp(st, "error") || !strcmp(st, "build_failed") ||
 		    !strcmp(st, "destroyed") || !strcmp(st, "destroying"))
 			return isotier_error_set(err, ISOTIER_EIO, 0, "daytona sandbox %s is %s",
 			                         s->id, st);
-		if (s->deadline_ms && isotier_now_ms() > s->deadline_ms)
+		if (s->r.deadline_ms && isotier_now_ms() > s->r.deadline_ms)
 			return isotier_error_set(err, ISOTIER_ETIMEDOUT, 0,
 			                         "daytona sandbox %s not started in time (%s)",
 			                         s->id, st);
-		if (!isotier_remote_sleep_ms(s->cancel_fd, n < 5 ? 200 : 1000))
+		if (!isotier_remote_sleep_ms(s->r.cancel_fd, n < 5 ? 200 : 1000))
 			return isotier_error_set(err, ISOTIER_EINTR, 0,
 			                         "daytona sandbox %s: cancelled while starting",
 			                         s->id);
 		isotier_http_response resp;
-		int rc = call(s, "GET", url, NULL, true, false, s->cancel_fd,
-		              isotier_remote_budget_ms(s->deadline_ms, 15000), &resp, err);
+		int rc = call(s, "GET", url, NULL, true, false, s->r.cancel_fd,
+		              isotier_remote_budget_ms(s->r.deadline_ms, 15000), &resp, err);
 		if (!rc && resp.status != 200)
 			rc =
 			    isotier_http_status_error(err, ISOTIER_EIO, "GET /sandbox/{id}", &resp);
@@ -214,10 +202,10 @@ static int upload_probe(daytona_state *s, isotier_error *err)
 {
 	char base[800], auth[600];
 	snprintf(base, sizeof base, "%s/files/upload", s->toolbox);
-	snprintf(auth, sizeof auth, "Authorization: Bearer %s", s->key);
+	snprintf(auth, sizeof auth, "Authorization: Bearer %s", s->r.key);
 	const char *hdrs[] = {auth, NULL};
 	isotier_http_response resp;
-	int rc = isotier_remote_upload_probe(base, hdrs, s->probe, s->deadline_ms, s->cancel_fd,
+	int rc = isotier_remote_upload_probe(base, hdrs, s->probe, s->r.deadline_ms, s->r.cancel_fd,
 	                                     &resp, err);
 	if (!rc && resp.status != 200)
 		rc = isotier_http_status_error(err, ISOTIER_EIO, "toolbox POST /files/upload",
@@ -236,16 +224,9 @@ static int daytona_provision(void **out, const isotier_backend_spec *spec, isoti
 	daytona_state *s = calloc(1, sizeof *s);
 	if (!s)
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "daytona: out of memory");
-	s->key = isotier_secret_from_env(DAYTONA_KEY_ENV);
-	s->deadline_ms = spec->deadline_ms;
-	s->timeout_s = spec->timeout_s > 0 ? spec->timeout_s : 60;
-	s->cancel_fd = spec->cancel_fd > 0 ? spec->cancel_fd : -1;
 	snprintf(s->probe, sizeof s->probe, "%s", spec->probe_path);
-	isotier_remote_nonce(s->nonce, sizeof s->nonce);
-	rc = s->key ? 0 : isotier_error_set(err, ISOTIER_ECONFIG, 0, DAYTONA_KEY_ENV " is unusable");
-	if (!rc)
-		rc = isotier_remote_endpoint(s->api, sizeof s->api, "ISOTIER_DAYTONA_API_URL",
-		                             "https://app.daytona.io/api", err);
+	rc = isotier_remote_run_init(&s->r, spec, DAYTONA_KEY_ENV, "ISOTIER_DAYTONA_API_URL",
+	                             "https://app.daytona.io/api", err);
 	if (!rc)
 		rc = isotier_remote_reserve("daytona", err);
 	if (rc) {
@@ -254,7 +235,7 @@ static int daytona_provision(void **out, const isotier_backend_spec *spec, isoti
 	}
 	cJSON *body = cJSON_CreateObject();
 	cJSON *labels = cJSON_AddObjectToObject(body, "labels");
-	cJSON_AddStringToObject(labels, "isotier-nonce", s->nonce);
+	cJSON_AddStringToObject(labels, "isotier-nonce", s->r.nonce);
 	const char *snap = isotier_remote_setting("ISOTIER_DAYTONA_SNAPSHOT", NULL);
 	const char *target = isotier_remote_setting("ISOTIER_DAYTONA_TARGET", NULL);
 	if (snap)
@@ -270,26 +251,25 @@ static int daytona_provision(void **out, const isotier_backend_spec *spec, isoti
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "daytona: out of memory");
 	}
 	char url[700];
-	snprintf(url, sizeof url, "%s/sandbox", s->api);
+	snprintf(url, sizeof url, "%s/sandbox", s->r.api);
 	isotier_http_response resp;
 	char state[48] = "";
-	rc = call(s, "POST", url, json, false, false, s->cancel_fd,
-	          isotier_remote_budget_ms(s->deadline_ms, 60000), &resp, err);
+	rc = call(s, "POST", url, json, false, false, s->r.cancel_fd,
+	          isotier_remote_budget_ms(s->r.deadline_ms, 60000), &resp, err);
 	cJSON_free(json);
 	if (!rc && resp.status == 200)
 		rc = read_sandbox(s, &resp, state, sizeof state, err);
 	else if (!rc)
 		rc = isotier_remote_create_error(err, "POST /sandbox", &resp);
 	/* A 200 we could not read made a sandbox we cannot name: look for it. */
-	s->unknown =
-	    !s->created && (resp.status == 200 || isotier_remote_outcome_unknown(rc, &resp));
+	s->r.unknown =
+	    !s->r.created && (resp.status == 200 || isotier_remote_outcome_unknown(rc, &resp));
 	isotier_http_response_clear(&resp);
 	if (!rc)
 		rc = wait_started(s, state, err);
 	if (!rc)
 		rc = upload_probe(s, err);
-	return isotier_remote_provision_end(out, s, rc, s->created, s->unknown, "daytona",
-	                                    "sandbox", s->id, err);
+	return isotier_remote_provision_end(out, s, &s->r, rc, "daytona", "sandbox", s->id, err);
 }
 
 static int daytona_exec(void *p, const isotier_exec_request *req, int *exit_status,
@@ -299,7 +279,7 @@ static int daytona_exec(void *p, const isotier_exec_request *req, int *exit_stat
 	cleanup_free char *script = NULL;
 	cleanup_free char *command = NULL;
 	int cancel_fd;
-	int rc = isotier_remote_exec_begin("daytona", s->cancel_fd, req,
+	int rc = isotier_remote_exec_begin("daytona", s->r.cancel_fd, req,
 	                                   ISOTIER_REMOTE_GUEST_DIR "/stderr", exit_status,
 	                                   &cancel_fd, &script, err);
 	if (rc)
@@ -307,7 +287,7 @@ static int daytona_exec(void *p, const isotier_exec_request *req, int *exit_stat
 	command = strdup("/bin/sh -c ");
 	if (!command || isotier_remote_shell_quote(&command, script) != 0)
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "daytona: out of memory");
-	int timeout_s = req->timeout_s > 0 ? req->timeout_s : s->timeout_s;
+	int timeout_s = req->timeout_s > 0 ? req->timeout_s : s->r.timeout_s;
 	cJSON *body = cJSON_CreateObject();
 	cJSON_AddStringToObject(body, "command", command);
 	cJSON_AddNumberToObject(body, "timeout", timeout_s);
@@ -319,7 +299,7 @@ static int daytona_exec(void *p, const isotier_exec_request *req, int *exit_stat
 	snprintf(url, sizeof url, "%s/process/execute", s->toolbox);
 	isotier_http_response resp;
 	rc = call(s, "POST", url, json, false, false, cancel_fd,
-	          isotier_remote_budget_ms(s->deadline_ms, (int64_t)timeout_s * 1000 + 5000), &resp,
+	          isotier_remote_budget_ms(s->r.deadline_ms, (int64_t)timeout_s * 1000 + 5000), &resp,
 	          err);
 	cJSON_free(json);
 	cJSON *doc = isotier_remote_answer(&rc, &resp, 200, "toolbox POST /process/execute",

@@ -35,17 +35,10 @@
 #define ENVD_PORT   "49983"
 
 typedef struct e2b_state {
-	char api[512];
-	const char *key;
-	char nonce[32];
+	isotier_remote_run r;
 	char id[130];
 	char envd[768];
 	char token[256]; /* envdAccessToken; "" when none */
-	bool created;    /* id known */
-	bool unknown;    /* a create whose outcome is unknown */
-	int64_t deadline_ms;
-	int timeout_s;
-	int cancel_fd; /* the spec's (<= 0: none); not owned */
 	char probe[4096];
 } e2b_state;
 
@@ -69,8 +62,8 @@ static int api(e2b_state *s, const char *method, const char *path, const char *b
                isotier_error *err)
 {
 	char url[1024], key[600];
-	snprintf(url, sizeof url, "%s%s", s->api, path);
-	snprintf(key, sizeof key, "X-API-Key: %s", s->key);
+	snprintf(url, sizeof url, "%s%s", s->r.api, path);
+	snprintf(key, sizeof key, "X-API-Key: %s", s->r.key);
 	const char *hdrs[] = {key, body ? "Content-Type: application/json" : NULL,
 	                      body ? "Accept: application/json" : NULL, NULL};
 	isotier_http_request r = {
@@ -80,12 +73,9 @@ static int api(e2b_state *s, const char *method, const char *path, const char *b
 	    .body = body,
 	    .body_len = body ? strlen(body) : 0,
 	    .timeout_ms = timeout_ms,
-	    .deadline_ms = cleanup ? 0 : s->deadline_ms,
 	    .retry_5xx = retry_5xx,
-	    .cleanup = cleanup,
-	    .cancel_fd = cleanup ? -1 : cancel_fd,
 	};
-	return isotier_http_perform(&r, resp, err);
+	return isotier_remote_perform(&s->r, &r, cleanup, cancel_fd, resp, err);
 }
 
 static int kill_one(void *p, const char *id, isotier_error *err)
@@ -104,10 +94,11 @@ static int kill_one(void *p, const char *id, isotier_error *err)
 }
 
 /* A create whose outcome is unknown: find what it made by its nonce, kill it. */
-static int sweep(e2b_state *s, isotier_error *err)
+static int sweep(void *p, isotier_error *err)
 {
+	e2b_state *s = p;
 	char q[128];
-	snprintf(q, sizeof q, "isotier-nonce=%s", s->nonce);
+	snprintf(q, sizeof q, "isotier-nonce=%s", s->r.nonce);
 	char *esc = isotier_remote_escape(q);
 	if (!esc)
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
@@ -133,22 +124,14 @@ static int sweep(e2b_state *s, isotier_error *err)
 		return isotier_error_prefix(err,
 		                            "e2b: a create's outcome is unknown and its "
 		                            "sandbox (metadata isotier-nonce=%s) may still exist",
-		                            s->nonce);
+		                            s->r.nonce);
 	return first;
 }
 
 static int e2b_release(void *p, isotier_error *err)
 {
 	e2b_state *s = p;
-	if (!s)
-		return 0;
-	int rc = 0;
-	if (s->created)
-		rc = kill_one(s, s->id, err);
-	else if (s->unknown)
-		rc = sweep(s, err);
-	free(s);
-	return rc;
+	return s ? isotier_remote_release(s, &s->r, s->id, kill_one, sweep, err) : 0;
 }
 
 static void e2b_destroy(void *p)
@@ -181,7 +164,7 @@ static int parse_sandbox(e2b_state *s, const isotier_http_response *resp, isotie
 		rc = isotier_error_set(err, ISOTIER_EDATA, 0, "POST /sandboxes: bad domain");
 	if (cJSON_IsString(id) && isotier_remote_id_valid(id->valuestring)) {
 		snprintf(s->id, sizeof s->id, "%s", id->valuestring);
-		s->created = true; /* even when the rest is bad: it exists, kill it */
+		s->r.created = true; /* even when the rest is bad: it exists, kill it */
 	}
 	if (!rc && cJSON_IsString(tok)) {
 		snprintf(s->token, sizeof s->token, "%s", tok->valuestring);
@@ -215,7 +198,7 @@ static int upload_probe(e2b_state *s, isotier_error *err)
 	snprintf(tok, sizeof tok, "X-Access-Token: %s", s->token);
 	const char *hdrs[] = {s->token[0] ? tok : NULL, NULL};
 	isotier_http_response resp;
-	int rc = isotier_remote_upload_probe(base, hdrs, s->probe, s->deadline_ms, s->cancel_fd,
+	int rc = isotier_remote_upload_probe(base, hdrs, s->probe, s->r.deadline_ms, s->r.cancel_fd,
 	                                     &resp, err);
 	cJSON *doc =
 	    isotier_remote_answer(&rc, &resp, 200, "envd POST /files", "envd POST /files", err);
@@ -235,16 +218,9 @@ static int e2b_provision(void **out, const isotier_backend_spec *spec, isotier_e
 	e2b_state *s = calloc(1, sizeof *s);
 	if (!s)
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "e2b: out of memory");
-	s->key = isotier_secret_from_env(E2B_KEY_ENV);
-	s->deadline_ms = spec->deadline_ms;
-	s->timeout_s = spec->timeout_s > 0 ? spec->timeout_s : 60;
-	s->cancel_fd = spec->cancel_fd > 0 ? spec->cancel_fd : -1;
 	snprintf(s->probe, sizeof s->probe, "%s", spec->probe_path);
-	isotier_remote_nonce(s->nonce, sizeof s->nonce);
-	rc = s->key ? 0 : isotier_error_set(err, ISOTIER_ECONFIG, 0, E2B_KEY_ENV " is unusable");
-	if (!rc)
-		rc = isotier_remote_endpoint(s->api, sizeof s->api, "ISOTIER_E2B_API_URL",
-		                             "https://api.e2b.app", err);
+	rc = isotier_remote_run_init(&s->r, spec, E2B_KEY_ENV, "ISOTIER_E2B_API_URL",
+	                             "https://api.e2b.app", err);
 	if (!rc)
 		rc = isotier_remote_reserve("e2b", err);
 	if (rc) {
@@ -254,25 +230,24 @@ static int e2b_provision(void **out, const isotier_backend_spec *spec, isotier_e
 	char body[512];
 	snprintf(body, sizeof body,
 	         "{\"templateID\":\"%s\",\"timeout\":%lld,\"metadata\":{\"isotier-nonce\":\"%s\"}}",
-	         isotier_remote_setting("ISOTIER_E2B_TEMPLATE", "base"), (long long)isotier_remote_ttl_s(s->deadline_ms, s->timeout_s),
-	         s->nonce);
+	         isotier_remote_setting("ISOTIER_E2B_TEMPLATE", "base"), (long long)isotier_remote_ttl_s(s->r.deadline_ms, s->r.timeout_s),
+	         s->r.nonce);
 	isotier_http_response resp;
 	/* Never repeated blindly: a 5xx or a timeout leaves the outcome unknown. */
-	rc = api(s, "POST", "/sandboxes", body, false, false, s->cancel_fd,
-	         isotier_remote_budget_ms(s->deadline_ms, 60000), &resp, err);
+	rc = api(s, "POST", "/sandboxes", body, false, false, s->r.cancel_fd,
+	         isotier_remote_budget_ms(s->r.deadline_ms, 60000), &resp, err);
 	if (!rc && resp.status == 201)
 		rc = parse_sandbox(s, &resp, err);
 	else if (!rc)
 		rc = isotier_remote_create_error(err, "POST /sandboxes", &resp);
 	/* A 201 we could not read made a sandbox we cannot name: look for it. */
-	s->unknown =
-	    !s->created && (resp.status == 201 || isotier_remote_outcome_unknown(rc, &resp));
+	s->r.unknown =
+	    !s->r.created && (resp.status == 201 || isotier_remote_outcome_unknown(rc, &resp));
 	isotier_http_response_clear(&resp);
 	if (!rc)
 		rc = upload_probe(s, err);
 	/* On error, the caller's release() kills or sweeps what may exist. */
-	return isotier_remote_provision_end(out, s, rc, s->created, s->unknown, "e2b", "sandbox",
-	                                    s->id, err);
+	return isotier_remote_provision_end(out, s, &s->r, rc, "e2b", "sandbox", s->id, err);
 }
 
 /* ---- process.Process/Start: the Connect stream --------------------------- */
@@ -373,7 +348,7 @@ static int e2b_exec(void *p, const isotier_exec_request *req, int *exit_status, 
 	e2b_state *s = p;
 	cleanup_free char *script = NULL;
 	int cancel_fd;
-	int rc = isotier_remote_exec_begin("e2b", s->cancel_fd, req, NULL, exit_status, &cancel_fd,
+	int rc = isotier_remote_exec_begin("e2b", s->r.cancel_fd, req, NULL, exit_status, &cancel_fd,
 	                                   &script, err);
 	if (rc)
 		return rc;
@@ -393,8 +368,8 @@ static int e2b_exec(void *p, const isotier_exec_request *req, int *exit_status, 
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "e2b: out of memory");
 	}
 	cJSON_free(json);
-	int timeout_s = req->timeout_s > 0 ? req->timeout_s : s->timeout_s;
-	int64_t budget = isotier_remote_budget_ms(s->deadline_ms, (int64_t)timeout_s * 1000);
+	int timeout_s = req->timeout_s > 0 ? req->timeout_s : s->r.timeout_s;
+	int64_t budget = isotier_remote_budget_ms(s->r.deadline_ms, (int64_t)timeout_s * 1000);
 	char url[1024], tok[300], ctm[64];
 	snprintf(url, sizeof url, "%s/process.Process/Start", s->envd);
 	snprintf(tok, sizeof tok, "X-Access-Token: %s", s->token);
@@ -409,7 +384,7 @@ static int e2b_exec(void *p, const isotier_exec_request *req, int *exit_status, 
 	                          .body = body,
 	                          .body_len = body_len,
 	                          .timeout_ms = budget,
-	                          .deadline_ms = s->deadline_ms,
+	                          .deadline_ms = s->r.deadline_ms,
 	                          .max_attempts = 1, /* a process start is not repeated */
 	                          .sink = on_bytes,
 	                          .sink_ctx = &st,

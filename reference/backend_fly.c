@@ -34,15 +34,9 @@
 #define PROBE_MAX     (8u << 20)
 
 typedef struct fly_state {
-	char api[512];
-	const char *token;
+	isotier_remote_run r;
 	char app[80];
-	char nonce[32];
 	char id[130];
-	bool created, unknown;
-	int64_t deadline_ms;
-	int timeout_s;
-	int cancel_fd; /* the spec's (<= 0: none); not owned */
 } fly_state;
 
 static int fly_available(char *why, size_t why_len)
@@ -65,8 +59,8 @@ static int call(fly_state *s, const char *method, const char *path, const char *
                 isotier_http_response *resp, isotier_error *err)
 {
 	char url[1024], auth[700];
-	snprintf(url, sizeof url, "%s/apps/%s%s", s->api, s->app, path);
-	snprintf(auth, sizeof auth, "Authorization: Bearer %s", s->token);
+	snprintf(url, sizeof url, "%s/apps/%s%s", s->r.api, s->app, path);
+	snprintf(auth, sizeof auth, "Authorization: Bearer %s", s->r.key);
 	const char *hdrs[] = {auth, body ? "Content-Type: application/json" : NULL, NULL};
 	isotier_http_request r = {.method = method,
 	                          .url = url,
@@ -74,12 +68,9 @@ static int call(fly_state *s, const char *method, const char *path, const char *
 	                          .body = body,
 	                          .body_len = body ? strlen(body) : 0,
 	                          .timeout_ms = timeout_ms,
-	                          .deadline_ms = cleanup ? 0 : s->deadline_ms,
 	                          .retry_5xx = retry_5xx,
-	                          .cleanup = cleanup,
-	                          .max_body = 4u << 20,
-	                          .cancel_fd = cleanup ? -1 : cancel_fd};
-	return isotier_http_perform(&r, resp, err);
+	                          .max_body = 4u << 20};
+	return isotier_remote_perform(&s->r, &r, cleanup, cancel_fd, resp, err);
 }
 
 static int destroy_one(void *p, const char *id, isotier_error *err)
@@ -97,8 +88,9 @@ static int destroy_one(void *p, const char *id, isotier_error *err)
 	return 0;
 }
 
-static int sweep(fly_state *s, isotier_error *err)
+static int sweep(void *p, isotier_error *err)
 {
+	fly_state *s = p;
 	isotier_http_response resp;
 	int rc = call(s, "GET", "/machines", NULL, true, true, -1, 15000, &resp, err);
 	cJSON *list = isotier_remote_answer(&rc, &resp, 200, "GET /machines", "GET /machines", err);
@@ -112,7 +104,7 @@ static int sweep(fly_state *s, isotier_error *err)
 		const cJSON *cfg = cJSON_GetObjectItemCaseSensitive(it, "config");
 		const cJSON *md = cJSON_GetObjectItemCaseSensitive(cfg, "metadata");
 		const cJSON *nonce = cJSON_GetObjectItemCaseSensitive(md, "isotier-nonce");
-		if (cJSON_IsString(nonce) && !strcmp(nonce->valuestring, s->nonce))
+		if (cJSON_IsString(nonce) && !strcmp(nonce->valuestring, s->r.nonce))
 			isotier_remote_sweep_one(s, cJSON_GetObjectItemCaseSensitive(it, "id"),
 			                         destroy_one, "a listed machine without a valid id",
 			                         &first, err);
@@ -122,18 +114,14 @@ static int sweep(fly_state *s, isotier_error *err)
 		return isotier_error_prefix(err,
 		                            "fly: a create's outcome is unknown and its machine "
 		                            "(metadata isotier-nonce=%s) may still exist",
-		                            s->nonce);
+		                            s->r.nonce);
 	return first;
 }
 
 static int fly_release(void *p, isotier_error *err)
 {
 	fly_state *s = p;
-	if (!s)
-		return 0;
-	int rc = s->created ? destroy_one(s, s->id, err) : s->unknown ? sweep(s, err) : 0;
-	free(s);
-	return rc;
+	return s ? isotier_remote_release(s, &s->r, s->id, destroy_one, sweep, err) : 0;
 }
 
 static void fly_destroy(void *p)
@@ -168,7 +156,7 @@ static char *create_body(const fly_state *s, const char *probe_path, isotier_err
 	b64[o] = '\0';
 	char sleep_s[32];
 	snprintf(sleep_s, sizeof sleep_s, "%lld",
-	         (long long)isotier_remote_ttl_s(s->deadline_ms, s->timeout_s));
+	         (long long)isotier_remote_ttl_s(s->r.deadline_ms, s->r.timeout_s));
 	cJSON *body = cJSON_CreateObject();
 	cJSON *cfg = cJSON_AddObjectToObject(body, "config");
 	cJSON_AddStringToObject(
@@ -182,7 +170,7 @@ static char *create_body(const fly_state *s, const char *probe_path, isotier_err
 	cJSON_AddItemToArray(cmd, cJSON_CreateString("sleep"));
 	cJSON_AddItemToArray(cmd, cJSON_CreateString(sleep_s));
 	cJSON *md = cJSON_AddObjectToObject(cfg, "metadata");
-	cJSON_AddStringToObject(md, "isotier-nonce", s->nonce);
+	cJSON_AddStringToObject(md, "isotier-nonce", s->r.nonce);
 	cJSON *files = cJSON_AddArrayToObject(cfg, "files");
 	cJSON *f = cJSON_CreateObject();
 	cJSON_AddStringToObject(f, "guest_path", ISOTIER_REMOTE_GUEST_DIR "/isotier-probe");
@@ -208,16 +196,9 @@ static int fly_provision(void **out, const isotier_backend_spec *spec, isotier_e
 	fly_state *s = calloc(1, sizeof *s);
 	if (!s)
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "fly: out of memory");
-	s->token = isotier_secret_from_env(FLY_TOKEN_ENV);
 	snprintf(s->app, sizeof s->app, "%s", getenv(FLY_APP_ENV));
-	s->deadline_ms = spec->deadline_ms;
-	s->timeout_s = spec->timeout_s > 0 ? spec->timeout_s : 60;
-	s->cancel_fd = spec->cancel_fd > 0 ? spec->cancel_fd : -1;
-	isotier_remote_nonce(s->nonce, sizeof s->nonce);
-	rc = s->token ? 0 : isotier_error_set(err, ISOTIER_ECONFIG, 0, FLY_TOKEN_ENV " is unusable");
-	if (!rc)
-		rc = isotier_remote_endpoint(s->api, sizeof s->api, "ISOTIER_FLY_API_URL",
-		                             "https://api.machines.dev/v1", err);
+	rc = isotier_remote_run_init(&s->r, spec, FLY_TOKEN_ENV, "ISOTIER_FLY_API_URL",
+	                             "https://api.machines.dev/v1", err);
 	char *body = rc ? NULL : create_body(s, spec->probe_path, err);
 	if (!rc && !body)
 		rc = err->code;
@@ -229,31 +210,30 @@ static int fly_provision(void **out, const isotier_backend_spec *spec, isotier_e
 		return isotier_error_prefix(err, "fly: provision");
 	}
 	isotier_http_response resp;
-	rc = call(s, "POST", "/machines", body, false, false, s->cancel_fd,
-	          isotier_remote_budget_ms(s->deadline_ms, 60000), &resp, err);
+	rc = call(s, "POST", "/machines", body, false, false, s->r.cancel_fd,
+	          isotier_remote_budget_ms(s->r.deadline_ms, 60000), &resp, err);
 	cJSON_free(body);
 	if (!rc && resp.status == 200)
 		rc = isotier_remote_created_id(&resp, "POST /machines", NULL, "id", s->id, sizeof s->id,
-		                               &s->created, &s->unknown, err);
+		                               &s->r.created, &s->r.unknown, err);
 	else if (!rc)
 		rc = isotier_remote_create_error(err, "POST /machines", &resp);
-	if (!s->created && !s->unknown)
-		s->unknown = isotier_remote_outcome_unknown(rc, &resp);
+	if (!s->r.created && !s->r.unknown)
+		s->r.unknown = isotier_remote_outcome_unknown(rc, &resp);
 	isotier_http_response_clear(&resp);
 	if (!rc) {
 		char path[300];
-		int64_t budget = isotier_remote_budget_ms(s->deadline_ms, 60000);
+		int64_t budget = isotier_remote_budget_ms(s->r.deadline_ms, 60000);
 		snprintf(path, sizeof path, "/machines/%s/wait?state=started&timeout=%lld", s->id,
 		         (long long)(budget / 1000 > 0 ? budget / 1000 : 1));
-		rc = call(s, "GET", path, NULL, true, false, s->cancel_fd, budget + 5000, &resp,
+		rc = call(s, "GET", path, NULL, true, false, s->r.cancel_fd, budget + 5000, &resp,
 		          err);
 		if (!rc && resp.status != 200)
 			rc = isotier_http_status_error(err, ISOTIER_EIO, "GET /machines/{id}/wait",
 			                               &resp);
 		isotier_http_response_clear(&resp);
 	}
-	return isotier_remote_provision_end(out, s, rc, s->created, s->unknown, "fly", "machine",
-	                                    s->id, err);
+	return isotier_remote_provision_end(out, s, &s->r, rc, "fly", "machine", s->id, err);
 }
 
 static int fly_exec(void *p, const isotier_exec_request *req, int *exit_status, isotier_error *err)
@@ -261,11 +241,11 @@ static int fly_exec(void *p, const isotier_exec_request *req, int *exit_status, 
 	fly_state *s = p;
 	cleanup_free char *script = NULL;
 	int cancel_fd;
-	int rc = isotier_remote_exec_begin("fly", s->cancel_fd, req, NULL, exit_status, &cancel_fd,
+	int rc = isotier_remote_exec_begin("fly", s->r.cancel_fd, req, NULL, exit_status, &cancel_fd,
 	                                   &script, err);
 	if (rc)
 		return rc;
-	int timeout_s = req->timeout_s > 0 ? req->timeout_s : s->timeout_s;
+	int timeout_s = req->timeout_s > 0 ? req->timeout_s : s->r.timeout_s;
 	cJSON *body = cJSON_CreateObject();
 	cJSON *cmd = cJSON_AddArrayToObject(body, "command");
 	cJSON_AddItemToArray(cmd, cJSON_CreateString("/bin/sh"));
@@ -280,7 +260,7 @@ static int fly_exec(void *p, const isotier_exec_request *req, int *exit_status, 
 	snprintf(path, sizeof path, "/machines/%s/exec", s->id);
 	isotier_http_response resp;
 	rc = call(s, "POST", path, json, false, false, cancel_fd,
-	          isotier_remote_budget_ms(s->deadline_ms, (int64_t)timeout_s * 1000 + 5000), &resp,
+	          isotier_remote_budget_ms(s->r.deadline_ms, (int64_t)timeout_s * 1000 + 5000), &resp,
 	          err);
 	cJSON_free(json);
 	cJSON *doc = isotier_remote_answer(&rc, &resp, 200, "POST /machines/{id}/exec",

@@ -242,6 +242,20 @@ char *isotier_remote_escape(const char *s)
 	return copy;
 }
 
+int isotier_remote_run_init(isotier_remote_run *r, const isotier_backend_spec *spec,
+                            const char *key_env, const char *url_env, const char *dflt,
+                            isotier_error *err)
+{
+	r->key = isotier_secret_from_env(key_env);
+	r->deadline_ms = spec->deadline_ms;
+	r->timeout_s = spec->timeout_s > 0 ? spec->timeout_s : 60;
+	r->cancel_fd = spec->cancel_fd > 0 ? spec->cancel_fd : -1;
+	isotier_remote_nonce(r->nonce, sizeof r->nonce);
+	if (!r->key)
+		return isotier_error_set(err, ISOTIER_ECONFIG, 0, "%s is unusable", key_env);
+	return isotier_remote_endpoint(r->api, sizeof r->api, url_env, dflt, err);
+}
+
 int isotier_remote_provision_check(const char *name, int (*available)(char *, size_t),
                                    const isotier_backend_spec *spec, size_t probe_max,
                                    isotier_error *err)
@@ -297,7 +311,7 @@ int isotier_remote_created_id(const isotier_http_response *resp, const char *wha
 	return rc;
 }
 
-int isotier_remote_provision_end(void **out, void *state, int rc, bool made, bool unknown,
+int isotier_remote_provision_end(void **out, void *state, const isotier_remote_run *r, int rc,
                                  const char *name, const char *kind, const char *id,
                                  isotier_error *err)
 {
@@ -305,14 +319,32 @@ int isotier_remote_provision_end(void **out, void *state, int rc, bool made, boo
 		*out = state;
 		return 0;
 	}
-	if (made)
+	if (r->created)
 		isotier_error_prefix(err, "%s: provision %s %s", name, kind, id);
 	else
 		isotier_error_prefix(err, "%s: provision", name);
-	if (made || unknown)
+	if (r->created || r->unknown)
 		*out = state;
 	else
 		free(state);
+	return rc;
+}
+
+int isotier_remote_perform(const isotier_remote_run *r, isotier_http_request *req, bool cleanup,
+                           int cancel_fd, isotier_http_response *resp, isotier_error *err)
+{
+	req->deadline_ms = cleanup ? 0 : r->deadline_ms;
+	req->cleanup = cleanup;
+	req->cancel_fd = cleanup ? -1 : cancel_fd;
+	return isotier_http_perform(req, resp, err);
+}
+
+int isotier_remote_release(void *state, const isotier_remote_run *r, const char *id,
+                           int (*del)(void *, const char *, isotier_error *),
+                           int (*sweep)(void *, isotier_error *), isotier_error *err)
+{
+	int rc = r->created ? del(state, id, err) : r->unknown ? sweep(state, err) : 0;
+	free(state);
 	return rc;
 }
 

@@ -79,6 +79,25 @@ bool isotier_remote_id_valid(const char *id);
 /* Percent-encodes s for a URL query or path segment; malloc'd. */
 char *isotier_remote_escape(const char *s);
 
+/* What every remote backend keeps of a run, first in its state. */
+typedef struct isotier_remote_run {
+	char api[512];   /* the endpoint */
+	const char *key; /* the credential (registered with redact.h) */
+	char nonce[32];  /* names this run's creates */
+	bool created;    /* the sandbox's id is known */
+	bool unknown;    /* a create whose outcome is unknown */
+	int64_t deadline_ms;
+	int timeout_s;
+	int cancel_fd; /* the spec's (<= 0: none); not owned */
+} isotier_remote_run;
+
+/* provision()'s start: r from spec (timeout_s 60 when unset, a fresh nonce),
+ * the credential from $key_env, the endpoint from $url_env (default dflt).
+ * ISOTIER_ECONFIG when the credential is unusable or the endpoint bad. */
+int isotier_remote_run_init(isotier_remote_run *r, const isotier_backend_spec *spec,
+                            const char *key_env, const char *url_env, const char *dflt,
+                            isotier_error *err);
+
 /*
  * The steps every remote backend's provision(), exec() and release() share.
  * name is the backend's ("e2b"), the prefix of every message.
@@ -112,11 +131,22 @@ int isotier_remote_created_id(const isotier_http_response *resp, const char *wha
 
 /* provision()'s end: 0 hands state to *out. On error rc, err is prefixed
  * "NAME: provision[ KIND ID]" and state goes to *out when something may
- * exist (made or unknown: the caller's release() deletes or sweeps it),
- * else it is freed. Returns rc. */
-int isotier_remote_provision_end(void **out, void *state, int rc, bool made, bool unknown,
+ * exist (r->created or r->unknown: the caller's release() deletes or sweeps
+ * it), else it is freed. Returns rc. */
+int isotier_remote_provision_end(void **out, void *state, const isotier_remote_run *r, int rc,
                                  const char *name, const char *kind, const char *id,
                                  isotier_error *err);
+
+/* Performs req in r's run: its deadline and cancel_fd; a cleanup request
+ * (release(), destroy(): a DELETE, a sweep) has neither. */
+int isotier_remote_perform(const isotier_remote_run *r, isotier_http_request *req, bool cleanup,
+                           int cancel_fd, isotier_http_response *resp, isotier_error *err);
+
+/* release(): deletes the sandbox id through del when r->created, sweeps
+ * (looks for a create's work by nonce) when r->unknown; frees state. */
+int isotier_remote_release(void *state, const isotier_remote_run *r, const char *id,
+                           int (*del)(void *, const char *, isotier_error *),
+                           int (*sweep)(void *, isotier_error *), isotier_error *err);
 
 /* POSTs the probe as multipart field "file" to BASE?path=<the guest probe
  * path> with hdrs; repeated on a 5xx (an upload overwrites). resp is always

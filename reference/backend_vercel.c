@@ -31,15 +31,9 @@
 #define PROBE_MAX        (8u << 20)
 
 typedef struct vercel_state {
-	char api[512];
-	const char *token;
+	isotier_remote_run r;
 	char team[130], project[130];
-	char nonce[32];
 	char session[130];
-	bool created, unknown;
-	int64_t deadline_ms;
-	int timeout_s;
-	int cancel_fd; /* the spec's (<= 0: none); not owned */
 	char probe[4096];
 } vercel_state;
 
@@ -65,9 +59,9 @@ static int call(vercel_state *s, const char *method, const char *path, const cha
                 isotier_http_response *resp, isotier_error *err)
 {
 	char url[1200], auth[700], ct[96];
-	snprintf(url, sizeof url, "%s%s?teamId=%s%s%s", s->api, path, s->team, query ? "&" : "",
+	snprintf(url, sizeof url, "%s%s?teamId=%s%s%s", s->r.api, path, s->team, query ? "&" : "",
 	         query ? query : "");
-	snprintf(auth, sizeof auth, "Authorization: Bearer %s", s->token);
+	snprintf(auth, sizeof auth, "Authorization: Bearer %s", s->r.key);
 	snprintf(ct, sizeof ct, "Content-Type: %s", ctype ? ctype : "application/json");
 	const char *hdrs[] = {auth, ct, extra, NULL};
 	isotier_http_request r = {.method = method,
@@ -76,12 +70,9 @@ static int call(vercel_state *s, const char *method, const char *path, const cha
 	                          .body = body,
 	                          .body_len = body_len,
 	                          .timeout_ms = timeout_ms,
-	                          .deadline_ms = cleanup ? 0 : s->deadline_ms,
 	                          .retry_5xx = retry_5xx,
-	                          .cleanup = cleanup,
-	                          .max_body = 4u << 20,
-	                          .cancel_fd = cleanup ? -1 : cancel_fd};
-	return isotier_http_perform(&r, resp, err);
+	                          .max_body = 4u << 20};
+	return isotier_remote_perform(&s->r, &r, cleanup, cancel_fd, resp, err);
 }
 
 static int stop_one(void *p, const char *session, isotier_error *err)
@@ -102,11 +93,12 @@ static int stop_one(void *p, const char *session, isotier_error *err)
 	return 0;
 }
 
-static int sweep(vercel_state *s, isotier_error *err)
+static int sweep(void *p, isotier_error *err)
 {
+	vercel_state *s = p;
 	char q[200], want[64], bad[128];
 	snprintf(q, sizeof q, "project=%s", s->project);
-	snprintf(want, sizeof want, "isotier-%s", s->nonce);
+	snprintf(want, sizeof want, "isotier-%s", s->r.nonce);
 	snprintf(bad, sizeof bad, "sandbox %s without a valid session", want);
 	isotier_http_response resp;
 	int rc = call(s, "GET", "/v2/sandboxes", q, NULL, NULL, NULL, 0, true, true, -1, 15000,
@@ -140,11 +132,7 @@ static int sweep(vercel_state *s, isotier_error *err)
 static int vercel_release(void *p, isotier_error *err)
 {
 	vercel_state *s = p;
-	if (!s)
-		return 0;
-	int rc = s->created ? stop_one(s, s->session, err) : s->unknown ? sweep(s, err) : 0;
-	free(s);
-	return rc;
+	return s ? isotier_remote_release(s, &s->r, s->session, stop_one, sweep, err) : 0;
 }
 
 static void vercel_destroy(void *p)
@@ -244,41 +232,33 @@ static int vercel_provision(void **out, const isotier_backend_spec *spec, isotie
 	vercel_state *s = calloc(1, sizeof *s);
 	if (!s)
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "vercel: out of memory");
-	s->token = isotier_secret_from_env(VERCEL_TOKEN_ENV);
 	snprintf(s->team, sizeof s->team, "%s", getenv("VERCEL_TEAM_ID"));
 	snprintf(s->project, sizeof s->project, "%s", getenv("VERCEL_PROJECT_ID"));
-	s->deadline_ms = spec->deadline_ms;
-	s->timeout_s = spec->timeout_s > 0 ? spec->timeout_s : 60;
-	s->cancel_fd = spec->cancel_fd > 0 ? spec->cancel_fd : -1;
 	snprintf(s->probe, sizeof s->probe, "%s", spec->probe_path);
-	isotier_remote_nonce(s->nonce, sizeof s->nonce);
-	rc = s->token ? 0
-	              : isotier_error_set(err, ISOTIER_ECONFIG, 0, VERCEL_TOKEN_ENV " is unusable");
-	if (!rc)
-		rc = isotier_remote_endpoint(s->api, sizeof s->api, "ISOTIER_VERCEL_API_URL",
-		                             "https://vercel.com/api", err);
+	rc = isotier_remote_run_init(&s->r, spec, VERCEL_TOKEN_ENV, "ISOTIER_VERCEL_API_URL",
+	                             "https://vercel.com/api", err);
 	if (!rc)
 		rc = isotier_remote_reserve("vercel", err);
 	if (rc) {
 		free(s);
 		return isotier_error_prefix(err, "vercel: provision");
 	}
-	int64_t ttl = isotier_remote_ttl_s(s->deadline_ms, s->timeout_s);
+	int64_t ttl = isotier_remote_ttl_s(s->r.deadline_ms, s->r.timeout_s);
 	char body[512];
 	snprintf(body, sizeof body,
 	         "{\"projectId\":\"%s\",\"name\":\"isotier-%s\",\"timeout\":%lld,"
 	         "\"tags\":{\"isotier-nonce\":\"%s\"}}",
-	         s->project, s->nonce, (long long)ttl * 1000, s->nonce);
+	         s->project, s->r.nonce, (long long)ttl * 1000, s->r.nonce);
 	isotier_http_response resp;
 	rc = call(s, "POST", "/v3/sandboxes", NULL, NULL, NULL, body, strlen(body), false, false,
-	          s->cancel_fd, isotier_remote_budget_ms(s->deadline_ms, 60000), &resp, err);
+	          s->r.cancel_fd, isotier_remote_budget_ms(s->r.deadline_ms, 60000), &resp, err);
 	if (!rc && (resp.status == 200 || resp.status == 201))
 		rc = isotier_remote_created_id(&resp, "POST /v3/sandboxes", "session", "id", s->session,
-		                               sizeof s->session, &s->created, &s->unknown, err);
+		                               sizeof s->session, &s->r.created, &s->r.unknown, err);
 	else if (!rc)
 		rc = isotier_remote_create_error(err, "POST /v3/sandboxes", &resp);
-	if (!s->created && !s->unknown)
-		s->unknown = isotier_remote_outcome_unknown(rc, &resp);
+	if (!s->r.created && !s->r.unknown)
+		s->r.unknown = isotier_remote_outcome_unknown(rc, &resp);
 	isotier_http_response_clear(&resp);
 	if (!rc) {
 		cleanup_free unsigned char *tgz = NULL;
@@ -288,15 +268,14 @@ static int vercel_provision(void **out, const isotier_backend_spec *spec, isotie
 		snprintf(path, sizeof path, "/v2/sandboxes/sessions/%s/fs/write", s->session);
 		if (!rc)
 			rc = call(s, "POST", path, NULL, "application/gzip", "x-cwd: /",
-			          (const char *)tgz, tgz_len, true, false, s->cancel_fd,
-			          isotier_remote_budget_ms(s->deadline_ms, 60000), &resp, err);
+			          (const char *)tgz, tgz_len, true, false, s->r.cancel_fd,
+			          isotier_remote_budget_ms(s->r.deadline_ms, 60000), &resp, err);
 		if (!rc && resp.status != 200)
 			rc =
 			    isotier_http_status_error(err, ISOTIER_EIO, "POST .../fs/write", &resp);
 		isotier_http_response_clear(&resp);
 	}
-	return isotier_remote_provision_end(out, s, rc, s->created, s->unknown, "vercel",
-	                                    "session", s->session, err);
+	return isotier_remote_provision_end(out, s, &s->r, rc, "vercel", "session", s->session, err);
 }
 
 /* The logs: one LogLine per line. */
@@ -345,12 +324,12 @@ static int vercel_exec(void *p, const isotier_exec_request *req, int *exit_statu
 	vercel_state *s = p;
 	cleanup_free char *script = NULL;
 	int cancel_fd;
-	int rc = isotier_remote_exec_begin("vercel", s->cancel_fd, req, NULL, exit_status,
+	int rc = isotier_remote_exec_begin("vercel", s->r.cancel_fd, req, NULL, exit_status,
 	                                   &cancel_fd, &script, err);
 	if (rc)
 		return rc;
-	int timeout_s = req->timeout_s > 0 ? req->timeout_s : s->timeout_s;
-	int64_t budget = isotier_remote_budget_ms(s->deadline_ms, (int64_t)timeout_s * 1000);
+	int timeout_s = req->timeout_s > 0 ? req->timeout_s : s->r.timeout_s;
+	int64_t budget = isotier_remote_budget_ms(s->r.deadline_ms, (int64_t)timeout_s * 1000);
 	cJSON *body = cJSON_CreateObject();
 	cJSON_AddStringToObject(body, "command", "/bin/sh");
 	cJSON *args = cJSON_AddArrayToObject(body, "args");
@@ -381,7 +360,7 @@ static int vercel_exec(void *p, const isotier_exec_request *req, int *exit_statu
 	if (!rc) { /* wait for it to finish */
 		snprintf(path, sizeof path, "/v2/sandboxes/sessions/%s/cmd/%s", s->session, cmd_id);
 		rc = call(s, "GET", path, "wait=true", NULL, NULL, NULL, 0, false, false, cancel_fd,
-		          isotier_remote_budget_ms(s->deadline_ms, budget), &resp, err);
+		          isotier_remote_budget_ms(s->r.deadline_ms, budget), &resp, err);
 		doc = isotier_remote_answer(&rc, &resp, 200, "GET .../cmd/{id}?wait=true",
 		                            "CommandFinishedResponse", err);
 		const cJSON *code = cJSON_GetObjectItemCaseSensitive(
@@ -397,7 +376,7 @@ static int vercel_exec(void *p, const isotier_exec_request *req, int *exit_statu
 		snprintf(path, sizeof path, "/v2/sandboxes/sessions/%s/cmd/%s/logs", s->session,
 		         cmd_id);
 		rc = call(s, "GET", path, NULL, NULL, NULL, NULL, 0, true, false, cancel_fd,
-		          isotier_remote_budget_ms(s->deadline_ms, 30000), &resp, err);
+		          isotier_remote_budget_ms(s->r.deadline_ms, 30000), &resp, err);
 		if (!rc && resp.status != 200)
 			rc = isotier_http_status_error(err, ISOTIER_EIO, "GET .../logs", &resp);
 		else if (!rc && strcmp(resp.content_type, "application/x-ndjson"))
