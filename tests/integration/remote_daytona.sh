@@ -42,11 +42,7 @@ all_deleted dedicated 2
 echo "ok: a kernel each -> CONSISTENT"
 
 emu nocred
-set +e
-env -u DAYTONA_API_KEY "$ISOTIER_BIN" verify --backend daytona --db "$D/h.db" >"$D/out" 2>&1; rc=$?
-set -e
-assert_eq "$rc" 69 "no credentials: exit"
-assert_contains "$(cat "$D/out")" "not configured: set DAYTONA_API_KEY"
+verify_unconfigured DAYTONA_API_KEY "no credentials"
 echo "ok: no credentials -> UNAVAILABLE"
 
 emu create500 --fault create-500
@@ -67,7 +63,5 @@ echo "ok: exec 500 -> error, both deleted"
 emu leak --fault delete-fail
 verify_remote leak
 assert_eq "$rc" 70 "leak: exit"
-for id in $(sed -n 's/^create //p' "$D/ledger"); do
-  assert_contains "$(cat "$D/err")" "$id" "leak: sandbox id named"
-done
+leak_named sandbox
 echo "ok: failed delete -> LEAK with ids"

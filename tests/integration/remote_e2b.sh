@@ -181,9 +181,7 @@ echo "ok: delete 404 is not a leak"
 emu leak --fault delete-fail
 verify_remote leak
 assert_eq "$rc" 70 "leak: exit"
-for id in $(sed -n 's/^create //p' "$D/ledger"); do
-  assert_contains "$(cat "$D/err")" "$id" "leak: sandbox id named"
-done
+leak_named sandbox
 assert_contains "$(cat "$D/err")" "LEAK: e2b"
 assert_contains "$(sqlite3 "$D/h.db" 'SELECT reason FROM observations')" "LEAKED"
 echo "ok: failed delete -> LEAK with ids, exit 70"

@@ -15,27 +15,10 @@ emu() {
   export FLY_API_TOKEN=$KEY FLY_APP=isotier-test ISOTIER_FLY_API_URL="http://127.0.0.1:$(cat "$D/port")/v1"
 }
 
-emu shared
-verify_remote shared
-assert_eq "$rc" 1 "shared kernel: exit ($(cat "$D/out" "$D/err"))"
-grep -Eq '^fly +MICROVM \(firecracker\) +CONTAINER \(bubblewrap\) +CONTRADICTED' "$D/out" || fail "shared: $(cat "$D/out")"
-assert_eq "$(row)" "CONTRADICTED|shared|CONTAINER" "shared: stored row"
-all_deleted shared 2
-echo "ok: shared kernel -> CONTRADICTED"
-
-emu dedicated --identity fake
-verify_remote dedicated
-assert_eq "$rc" 0 "dedicated: exit ($(cat "$D/out"))"
-assert_eq "$(row)" "CONSISTENT|dedicated|CONTAINER" "dedicated: stored row"
-all_deleted dedicated 2
-echo "ok: a kernel each -> CONSISTENT"
+microvm_cases
 
 emu nocred
-set +e
-env -u FLY_APP "$ISOTIER_BIN" verify --backend fly --db "$D/h.db" >"$D/out" 2>&1; rc=$?
-set -e
-assert_eq "$rc" 69 "no app: exit"
-assert_contains "$(cat "$D/out")" "not configured: set FLY_APP"
+verify_unconfigured FLY_APP "no app"
 echo "ok: no app -> UNAVAILABLE naming FLY_APP"
 
 emu create500 --fault create-500
@@ -48,7 +31,5 @@ echo "ok: create 500 -> found by metadata, destroyed"
 emu leak --fault delete-fail
 verify_remote leak
 assert_eq "$rc" 70 "leak: exit"
-for id in $(sed -n 's/^create //p' "$D/ledger"); do
-  assert_contains "$(cat "$D/err")" "$id" "leak: machine id named"
-done
+leak_named machine
 echo "ok: failed destroy -> LEAK with ids"

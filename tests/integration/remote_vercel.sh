@@ -16,27 +16,10 @@ emu() {
   export ISOTIER_VERCEL_API_URL="http://127.0.0.1:$(cat "$D/port")"
 }
 
-emu shared
-verify_remote shared
-assert_eq "$rc" 1 "shared kernel: exit ($(cat "$D/out" "$D/err"))"
-grep -Eq '^vercel +MICROVM \(firecracker\) +CONTAINER \(bubblewrap\) +CONTRADICTED' "$D/out" || fail "shared: $(cat "$D/out")"
-assert_eq "$(row)" "CONTRADICTED|shared|CONTAINER" "shared: stored row"
-all_deleted shared 2
-echo "ok: shared kernel -> CONTRADICTED"
-
-emu dedicated --identity fake
-verify_remote dedicated
-assert_eq "$rc" 0 "dedicated: exit ($(cat "$D/out"))"
-assert_eq "$(row)" "CONSISTENT|dedicated|CONTAINER" "dedicated: stored row"
-all_deleted dedicated 2
-echo "ok: a kernel each -> CONSISTENT"
+microvm_cases
 
 emu nocred
-set +e
-env -u VERCEL_PROJECT_ID "$ISOTIER_BIN" verify --backend vercel --db "$D/h.db" >"$D/out" 2>&1; rc=$?
-set -e
-assert_eq "$rc" 69 "no project: exit"
-assert_contains "$(cat "$D/out")" "not configured: set VERCEL_PROJECT_ID"
+verify_unconfigured VERCEL_PROJECT_ID "no project"
 echo "ok: no project -> UNAVAILABLE naming VERCEL_PROJECT_ID"
 
 emu create500 --fault create-500
@@ -49,7 +32,5 @@ echo "ok: create 500 -> found by name, stopped"
 emu leak --fault stop-fail
 verify_remote leak
 assert_eq "$rc" 70 "leak: exit"
-for id in $(sed -n 's/^create //p' "$D/ledger"); do
-  assert_contains "$(cat "$D/err")" "$id" "leak: session id named"
-done
+leak_named session
 echo "ok: failed stop -> LEAK with ids"

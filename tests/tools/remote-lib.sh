@@ -54,3 +54,37 @@ all_deleted() {
 }
 # The last observation's verdict|kernel_relation|observed_tier.
 row() { sqlite3 "$D/h.db" "SELECT verdict, kernel_relation, observed_tier FROM observations ORDER BY id DESC LIMIT 1"; }
+# verify_unconfigured VAR LABEL: without $VAR, verify is UNAVAILABLE (69) naming VAR.
+verify_unconfigured() {
+  set +e
+  env -u "$1" "$ISOTIER_BIN" verify --backend "$REMOTE_BACKEND" --db "$D/h.db" >"$D/out" 2>&1; rc=$?
+  set -e
+  assert_eq "$rc" 69 "$2: exit"
+  assert_contains "$(cat "$D/out")" "not configured: set $1"
+}
+# leak_named WHAT: every id the emulator created is named in $D/err (the leak's report).
+leak_named() {
+  local id
+  for id in $(sed -n 's/^create //p' "$D/ledger"); do
+    assert_contains "$(cat "$D/err")" "$id" "leak: $1 id named"
+  done
+}
+# microvm_cases: the backend's MICROVM claim (firecracker) CONTRADICTED by two
+# sandboxes on one kernel (exit 1), CONSISTENT with a kernel each (exit 0),
+# every sandbox deleted both times; uses the test's emu.
+microvm_cases() {
+  emu shared
+  verify_remote shared
+  assert_eq "$rc" 1 "shared kernel: exit ($(cat "$D/out" "$D/err"))"
+  grep -Eq "^$REMOTE_BACKEND +MICROVM \\(firecracker\\) +CONTAINER \\(bubblewrap\\) +CONTRADICTED" "$D/out" || fail "shared: $(cat "$D/out")"
+  assert_eq "$(row)" "CONTRADICTED|shared|CONTAINER" "shared: stored row"
+  all_deleted shared 2
+  echo "ok: shared kernel -> CONTRADICTED"
+
+  emu dedicated --identity fake
+  verify_remote dedicated
+  assert_eq "$rc" 0 "dedicated: exit ($(cat "$D/out"))"
+  assert_eq "$(row)" "CONSISTENT|dedicated|CONTAINER" "dedicated: stored row"
+  all_deleted dedicated 2
+  echo "ok: a kernel each -> CONSISTENT"
+}
