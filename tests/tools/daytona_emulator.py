@@ -23,7 +23,6 @@ exec-500. delete-fail answers Retry-After: 0 (retried at once). --ledger appends
 """
 import json
 import os
-import re
 import shlex
 import sys
 import uuid
@@ -103,15 +102,10 @@ class Handler(emu_common.Handler):
                 return self.error(409, "sandbox is not started")
             rest = "/".join(parts[2:])
             if self.command == "POST" and rest == "files/upload":
-                m = re.match(r'multipart/form-data;\s*boundary="?([^";]+)"?',
-                             self.headers.get("Content-Type", ""))
-                if not m:
+                boundary = self.form_boundary()
+                if not boundary:
                     return self.error(400, "multipart/form-data expected")
-                data = None
-                for part in self.body().split(b"--" + m.group(1).encode())[1:]:
-                    head, _, content = part.partition(b"\r\n\r\n")
-                    if b'name="file"' in head:
-                        data = content[:-2] if content.endswith(b"\r\n") else content
+                data = self.form_file(boundary)
                 path = parse_qs(u.query).get("path", [""])[0]
                 if data is None or not path:
                     return self.error(400, "path and file are required")

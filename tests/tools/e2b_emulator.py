@@ -37,7 +37,6 @@ create makes the sandbox, then answers with duplicate keys / 2 MiB). --ledger ap
 import base64
 import json
 import os
-import re
 import sys
 import time
 import uuid
@@ -190,20 +189,13 @@ class Handler(emu_common.Handler):
         return self.error(404, "no such envd route")
 
     def upload(self, s, q):
-        ctype = self.headers.get("Content-Type", "")
-        m = re.match(r'multipart/form-data;\s*boundary="?([^";]+)"?', ctype)
-        if not m:
+        boundary = self.form_boundary()
+        if not boundary:
             return self.error(400, "Content-Type must be multipart/form-data")
         path = q.get("path", [""])[0]
         if q.get("username", [""])[0] not in ("", "user"):
             return self.error(401, "this emulator has one user, the default")
-        body = self.body()
-        delim = b"--" + m.group(1).encode()
-        data = None
-        for part in body.split(delim)[1:]:
-            head, _, content = part.partition(b"\r\n\r\n")
-            if b'name="file"' in head:
-                data = content[:-2] if content.endswith(b"\r\n") else content
+        data = self.form_file(boundary)
         if data is None:
             return self.error(400, "no form field 'file'")
         s["box"].write(path, data)

@@ -7,6 +7,7 @@ replies, bodies, a 400 for a request that does not parse), and serving on
 import argparse
 import json
 import os
+import re
 import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -106,6 +107,21 @@ class Handler(BaseHTTPRequestHandler):
         if not isinstance(req, dict) or set(req) - fields:
             raise ValueError("unknown fields")
         return req
+
+    def form_boundary(self):
+        """The multipart/form-data boundary of the request, None when it is not one."""
+        m = re.match(r'multipart/form-data;\s*boundary="?([^";]+)"?',
+                     self.headers.get("Content-Type", ""))
+        return m.group(1) if m else None
+
+    def form_file(self, boundary):
+        """Reads the body: its form field "file", None when it has none."""
+        data = None
+        for part in self.body().split(b"--" + boundary.encode())[1:]:
+            head, _, content = part.partition(b"\r\n\r\n")
+            if b'name="file"' in head:
+                data = content[:-2] if content.endswith(b"\r\n") else content
+        return data
 
     do_GET = do_POST = lambda self: self.safe()
 
