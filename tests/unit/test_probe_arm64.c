@@ -13,6 +13,7 @@
  */
 #include <check.h>
 #include "check_run.h"
+#include "replay_root.h"
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,20 +129,9 @@ END_TEST
 /* Writes files under a fresh temp dir: the hostile-input cases. */
 static char tmp[64];
 
-static void put(const char *rel, const char *data, size_t len)
+static void put_tmp(const char *rel, const char *data, size_t len)
 {
-	char path[256], dir[256];
-	snprintf(path, sizeof(path), "%s/%s", tmp, rel);
-	snprintf(dir, sizeof(dir), "%s", path);
-	for (char *p = dir + strlen(tmp) + 1; (p = strchr(p, '/')); p++) {
-		*p = '\0';
-		mkdir(dir, 0700);
-		*p = '/';
-	}
-	FILE *f = fopen(path, "w");
-	ck_assert_ptr_nonnull(f);
-	ck_assert_uint_eq(fwrite(data, 1, len, f), len);
-	fclose(f);
+	put(tmp, rel, data, len);
 }
 
 static void cleanup_tmp(void)
@@ -156,26 +146,26 @@ START_TEST(arm64_hostile_inputs)
 {
 	snprintf(tmp, sizeof(tmp), "/tmp/isotier-arm64.XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(tmp));
-	put(".probe/midr", "midr_el1 0xzz\n", 14);
+	put_tmp(".probe/midr", "midr_el1 0xzz\n", 14);
 	char big[PROBE_MAX_FILE + 100];
 	memset(big, 'A', sizeof(big));
 	memcpy(big, "node virtio_mmio@", 17);
-	put(".probe/devicetree", big, sizeof(big));
-	put("sys/class/ptp/ptp0/clock_name", "KVM virtual PTP plus\n", 21);
+	put_tmp(".probe/devicetree", big, sizeof(big));
+	put_tmp("sys/class/ptp/ptp0/clock_name", "KVM virtual PTP plus\n", 21);
 	replay(tmp);
 	ck_assert_int_lt(probe_find(&res.sigs, "virt.midr"), 0);
 	ck_assert_int_lt(probe_find(&res.sigs, "virt.ptp_kvm"), 0);
 	ck_assert_int_lt(probe_find(&res.sigs, "virt.dt_compatible"), 0);
 	/* A MIDR beyond 32 bits and a NUL-laden tree. */
-	put(".probe/midr", "midr_el1 0x1000000000\n", 22);
-	put(".probe/devicetree", "compatible linux,dummy-virt\0node x\npsci-method smc\n", 51);
+	put_tmp(".probe/midr", "midr_el1 0x1000000000\n", 22);
+	put_tmp(".probe/devicetree", "compatible linux,dummy-virt\0node x\npsci-method smc\n", 51);
 	replay(tmp);
 	ck_assert_int_lt(probe_find(&res.sigs, "virt.midr"), 0);
 	int c = probe_find(&res.sigs, "virt.dt_compatible");
 	ck_assert_int_ge(c, 0);
 	ck_assert_int_eq(res.sigs.v[c].supports, PROBE_KIND_VM);
 	/* Implementer 0 in the other spelling (no 0x) is still read. */
-	put(".probe/midr", "midr_el1 000f0510\n", 18);
+	put_tmp(".probe/midr", "midr_el1 000f0510\n", 18);
 	replay(tmp);
 	c = probe_find(&res.sigs, "virt.midr");
 	ck_assert_int_ge(c, 0);

@@ -5,6 +5,7 @@
  */
 #include <check.h>
 #include "check_run.h"
+#include "replay_root.h"
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,37 +16,6 @@
 
 static struct probe_result replayed;
 
-static void rm_rf(const char *dir)
-{
-	char cmd[4200];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	ck_assert_int_eq(system(cmd), 0);
-}
-
-/* mkdir -p of the parent directories of path (test fixtures only). */
-static void mkdir_parents(const char *path)
-{
-	char tmp[4096];
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		ck_assert_msg(mkdir(tmp, 0755) == 0 || errno == EEXIST, "mkdir %s", tmp);
-		*p = '/';
-	}
-}
-
-static void put(const char *root, const char *rel, const char *data, size_t len)
-{
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	mkdir_parents(path);
-	FILE *f = fopen(path, "wb");
-	ck_assert_ptr_nonnull(f);
-	ck_assert_uint_eq(fwrite(data, 1, len, f), len);
-	fclose(f);
-}
 
 /* Valid JSON string bytes: no raw control characters, valid UTF-8. */
 static void assert_clean_json(const char *s, size_t n)

@@ -8,6 +8,7 @@
  */
 #include <check.h>
 #include "check_run.h"
+#include "replay_root.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -22,37 +23,6 @@
 
 static struct probe_result live, replayed;
 
-static void rm_rf(const char *dir)
-{
-	char cmd[4200];
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	ck_assert_int_eq(system(cmd), 0);
-}
-
-/* mkdir -p of the parent directories of path (test fixtures only). */
-static void mkdir_parents(const char *path)
-{
-	char tmp[4096];
-	snprintf(tmp, sizeof(tmp), "%s", path);
-	for (char *p = tmp + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		ck_assert_msg(mkdir(tmp, 0755) == 0 || errno == EEXIST, "mkdir %s", tmp);
-		*p = '/';
-	}
-}
-
-static void put(const char *root, const char *rel, const char *data, size_t len)
-{
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	mkdir_parents(path);
-	FILE *f = fopen(path, "wb");
-	ck_assert_ptr_nonnull(f);
-	ck_assert_uint_eq(fwrite(data, 1, len, f), len);
-	fclose(f);
-}
 
 /* The live run on whatever machine runs the tests, captured, then replayed. */
 START_TEST(capture_then_replay_gives_the_same_verdict)

@@ -10,6 +10,7 @@
  */
 #include <check.h>
 #include "check_run.h"
+#include "replay_root.h"
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -25,16 +26,6 @@
 
 #define REPLAYS 20
 #define CPU_LIMIT_S 10
-
-static void put(const char *root, const char *rel, const char *data, size_t len)
-{
-	char path[4096];
-	snprintf(path, sizeof(path), "%s/%s", root, rel);
-	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(write(fd, data, len), (ssize_t)len);
-	close(fd);
-}
 
 static void replay_in_bounded_child(const char *root)
 {
