@@ -128,6 +128,12 @@ struct probe_vendor {
 const struct probe_vendor *probe_vendor_find(const struct probe_vendor *t, size_t n, const char *s,
                                              enum probe_match how);
 #define PROBE_VENDOR(t, s, how) probe_vendor_find(t, sizeof(t) / sizeof((t)[0]), s, how)
+/* What the matching entry names (its vendor), or NULL when none matches. */
+static inline const char *probe_vendor_name(const struct probe_vendor *hit)
+{
+	return hit ? hit->vendor : NULL;
+}
+#define PROBE_VENDOR_NAME(t, s, how) probe_vendor_name(PROBE_VENDOR(t, s, how))
 
 /* Is `path` present (file or directory) live or under the replay root?
  * Recorded in the capture as /.probe/paths. */

@@ -60,15 +60,6 @@ static const struct probe_vendor probe_pid1_runtimes[] = {
     {"containerd-shim", "containerd", ""},
 };
 
-static const char *probe_runtime_lookup(const struct probe_vendor *t, size_t n, const char *s,
-                                        bool substring)
-{
-	const struct probe_vendor *hit =
-	    probe_vendor_find(t, n, s, substring ? PROBE_SUBSTR : PROBE_EXACT);
-	return hit ? hit->vendor : NULL;
-}
-#define PROBE_RT(t, s, sub) probe_runtime_lookup(t, sizeof(t) / sizeof(t[0]), s, sub)
-
 static void probe_container_ns(struct probe_input *in, struct probe_signals *sigs)
 {
 	const char *text = probe_read(in, "/.probe/ns", NULL);
@@ -144,7 +135,7 @@ static void probe_container_cgroup(struct probe_input *in, struct probe_signals 
 		snprintf(buf, sizeof(buf), "%.*s", (int)(eol ? eol - line : (long)strlen(line)),
 		         line);
 		probe_rstrip(buf);
-		const char *rt = PROBE_RT(probe_cgroup_runtimes, buf, true);
+		const char *rt = PROBE_VENDOR_NAME(probe_cgroup_runtimes, buf, PROBE_SUBSTR);
 		if (rt) {
 			struct probe_signal s = {
 			    .id = "container.cgroup",
@@ -216,7 +207,7 @@ static void probe_container_mounts(struct probe_input *in, struct probe_signals 
 			rt = "kubernetes";
 		else if (probe_starts_with(f[4], "/etc/") ||
 		         probe_starts_with(f[4], "/run/secrets"))
-			rt = PROBE_RT(probe_mount_runtimes, f[3], true);
+			rt = PROBE_VENDOR_NAME(probe_mount_runtimes, f[3], PROBE_SUBSTR);
 		/* LXC (and Incus) mount lxcfs over /proc files of a container. */
 		else if (probe_starts_with(f[4], "/proc/") && save && strstr(save, "lxcfs"))
 			rt = "lxc";
@@ -282,7 +273,7 @@ static void probe_container_rootfs(struct probe_input *in, struct probe_signals 
 	    {"ext4", "", ""},  {"ext3", "", ""}, {"ext2", "", ""}, {"xfs", "", ""},
 	    {"btrfs", "", ""}, {"f2fs", "", ""}, {"jfs", "", ""},  {"reiserfs", "", ""},
 	};
-	const char *rt = PROBE_RT(container_fs, fstype, false);
+	const char *rt = PROBE_VENDOR_NAME(container_fs, fstype, PROBE_EXACT);
 	/* A root that is a subdirectory of its filesystem (runc's bundle, LXC's
 	 * rootfs) was bind-mounted there; a whole disk as "/" is a machine's. */
 	bool bound = rootf[0] && strcmp(rootf, "/") != 0;
@@ -319,7 +310,7 @@ static void probe_container_pid1(struct probe_input *in, struct probe_signals *s
 		return;
 	/* When we are PID 1 the name is ours and says nothing. */
 	bool self = pid && strtol(pid, NULL, 10) == 1;
-	const char *rt = self ? NULL : PROBE_RT(probe_pid1_runtimes, name, false);
+	const char *rt = self ? NULL : PROBE_VENDOR_NAME(probe_pid1_runtimes, name, PROBE_EXACT);
 	struct probe_signal s = {
 	    .id = "container.pid1_comm",
 	    .family = PROBE_FAM_CONTAINER,

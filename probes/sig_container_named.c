@@ -31,15 +31,6 @@ static const struct probe_vendor probe_runtime_names[] = {
     {"openvz", "openvz", ""},
 };
 
-static const char *probe_runtime_lookup(const struct probe_vendor *t, size_t n, const char *s,
-                                        bool substring)
-{
-	const struct probe_vendor *hit =
-	    probe_vendor_find(t, n, s, substring ? PROBE_SUBSTR : PROBE_EXACT);
-	return hit ? hit->vendor : NULL;
-}
-#define PROBE_RT(t, s, sub) probe_runtime_lookup(t, sizeof(t) / sizeof(t[0]), s, sub)
-
 /* A runtime name from text that names it; "unknown" for a plausible but
  * unlisted name; NULL for garbage (a garbled input is no signal). */
 static const char *probe_runtime_from_text(const char *text, size_t len)
@@ -52,7 +43,7 @@ static const char *probe_runtime_from_text(const char *text, size_t len)
 		if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
 		      (*p >= '0' && *p <= '9') || *p == '-' || *p == '_' || *p == '.'))
 			return NULL;
-	const char *rt = PROBE_RT(probe_runtime_names, name, false);
+	const char *rt = PROBE_VENDOR_NAME(probe_runtime_names, name, PROBE_EXACT);
 	return rt ? rt : "unknown";
 }
 
