@@ -4,6 +4,7 @@
  * carry the tier through every repr, audit event and span (ADR-0006).
  */
 #include "judge.h"
+#include "observe.h"
 #include "resolve.h"
 #include "telemetry.h"
 
@@ -97,48 +98,19 @@ static int dup_opt(char **dst, const char *src)
  */
 static int attest(isotier_sandbox *sb, char *why, size_t why_len, isotier_error *err)
 {
-	cleanup_close int out = memfd_create("isotier-attest", MFD_CLOEXEC);
-	if (out < 0)
-		return isotier_error_set(err, ISOTIER_EIO, errno, "attest: memfd_create");
-	const char *argv[] = {ISOTIER_GUEST_PROBE, "--json", NULL};
-	isotier_exec_request req = {.argv = argv, .stdin_fd = -1, .stdout_fd = out, .stderr_fd = -1,
-				    .timeout_s = sb->timeout_s, .cancel_fd = sb->cancel_fd};
-	int status = -1;
-	int rc = sb->backend->exec(sb->state, &req, &status, err);
-	if (rc < 0)
-		return isotier_error_prefix(err, "attest: run probe");
-	off_t size = lseek(out, 0, SEEK_END);
-	if (size < 0 || size > PROBE_RESULT_MAX_BYTES)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "attest: probe output too large");
-	cleanup_free char *json = calloc(1, (size_t)size + 1);
-	if (!json)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "attest: out of memory");
-	if (pread(out, json, (size_t)size, 0) != size)
-		return isotier_error_set(err, ISOTIER_EIO, errno, "attest: read probe output");
-	probe_result probe;
-	if ((rc = probe_result_parse(&probe, json, (size_t)size, err)) < 0)
-		return isotier_error_prefix(err, "attest: probe output");
-	char kdetail[300] = "";
-	judge_kernel kernel = {.relation = ISOTIER_KERNEL_SELF, .detail = kdetail};
-	if (sb->backend->observes_host) {
-		snprintf(kdetail, sizeof kdetail, "the backend observes the host itself");
-	} else if (sb->backend->remote) {
-		/* A provider's kernel is not this host's to compare with: one sandbox
-		 * proves nothing about its kernel (verify compares two). */
-		kernel.relation = ISOTIER_KERNEL_UNCOMPARED;
-		snprintf(kdetail, sizeof kdetail,
-		         "one %s sandbox: its kernel is compared with another's only by verify",
-		         sb->backend->name);
-	} else {
-		isotier_kernel_id host, inside = {.btime = probe.btime};
-		isotier_kernel_id_self(&host);
-		snprintf(inside.boot_id, sizeof inside.boot_id, "%s", probe.boot_id);
-		kernel.relation = isotier_kernel_compare(&host, &inside, kdetail, sizeof kdetail);
+	isotier_observe_opts oopts = {.timeout_s = sb->timeout_s, .cancel_fd = sb->cancel_fd};
+	isotier_observation obs;
+	int rc = isotier_observe_in(&obs, sb->backend, sb->state, &oopts, err);
+	if (rc < 0) {
+		bool ran = obs.run[0].rc == 0;
+		isotier_observation_clear(&obs);
+		return isotier_error_prefix(err, ran ? "attest: probe output" : "attest: run probe");
 	}
+	judge_kernel kernel = {.relation = obs.relation, .detail = obs.relation_detail};
 	judge_claim claim = {.present = true, .tier = sb->res.claimed, .mechanism = sb->res.mechanism};
 	judge_result jr;
-	judge(&jr, &claim, &probe, &kernel);
-	probe_result_clear(&probe);
+	judge(&jr, &claim, &obs.run[0].probe, &kernel);
+	isotier_observation_clear(&obs);
 	bool verdict_ok = jr.verdict == VERDICT_CONFIRMED || jr.verdict == VERDICT_CONSISTENT ||
 			  jr.verdict == VERDICT_EXCEEDS;
 	bool ceiling_ok = sb->res.resolved != ISOTIER_UNKNOWN &&

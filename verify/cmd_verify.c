@@ -177,6 +177,16 @@ static int parse_args(verify_opts *o, int argc, char **argv)
 	return -1;
 }
 
+/* A remote backend's whole observation (two sandboxes) may take
+ * $ISOTIER_REMOTE_WALL_S seconds; 0 (unset or out of range): the library's
+ * default, 3 x --timeout + 60 s. */
+static int64_t remote_wall_ms(void)
+{
+	const char *env = getenv("ISOTIER_REMOTE_WALL_S");
+	long v = env && *env ? strtol(env, NULL, 10) : 0;
+	return v > 0 && v <= 86400 ? (int64_t)v * 1000 : 0;
+}
+
 static int db_fail(const isotier_error *err, const char *db, int64_t waited_ms)
 {
 	if (history_locked(err)) {
@@ -228,8 +238,6 @@ static int verify_main(int argc, char **argv)
 	int64_t wall0 = isotier_now_ms();
 	/* verify runs on the host: its own kernel is the one every sandbox that
 	 * shares the host's kernel reports. */
-	isotier_kernel_id host_kernel;
-	isotier_kernel_id_self(&host_kernel);
 
 	char probe[PATH_MAX];
 	if (isotier_default_probe_path(probe, sizeof probe) != 0 || access(probe, X_OK) != 0) {
@@ -330,6 +338,7 @@ static int verify_main(int argc, char **argv)
 	                  .n_jobs = n_jobs,
 	                  .probe_path = probe,
 	                  .timeout_s = o.timeout_s,
+	                  .remote_wall_ms = remote_wall_ms(),
 	                  .cancel_fd = cli_cancel_fd()};
 	pthread_mutex_init(&ctx.lock, NULL);
 	pthread_cond_init(&ctx.cond, NULL);
@@ -381,22 +390,22 @@ static int verify_main(int argc, char **argv)
 		}
 		ready->handled = true;
 		handled++;
-		if (interrupted && ready->rc == ISOTIER_EINTR) {
+		if (interrupted && ready->obs.rc == ISOTIER_EINTR) {
 			ready->skipped = true; /* cut short: no row for it */
-			if (ready->leaks[0])
-				cli_error("LEAK: %s: %s", ready->backend->name, ready->leaks);
+			if (ready->obs.leaks[0])
+				cli_error("LEAK: %s: %s", ready->backend->name, ready->obs.leaks);
 			continue;
 		}
-		judge_job(ready, o.host_provider, &host_kernel);
-		if (ready->note[0]) {
+		judge_job(ready, o.host_provider);
+		if (ready->obs.note[0]) {
 			size_t n = strlen(ready->reason);
 			snprintf(ready->reason + n, sizeof ready->reason - n, "; %s reported: %.250s",
-			         ready->backend->name, ready->note);
+			         ready->backend->name, ready->obs.note);
 		}
-		if (ready->leaks[0]) {
+		if (ready->obs.leaks[0]) {
 			size_t n = strlen(ready->reason);
 			snprintf(ready->reason + n, sizeof ready->reason - n, "; LEAKED: %.400s",
-			         ready->leaks);
+			         ready->obs.leaks);
 		}
 		/* Every observation gets its own attempts: a lock that outlasted
 		 * one backend's may be gone by the next one's. */
@@ -433,12 +442,12 @@ static int verify_main(int argc, char **argv)
 		contradicted |= j->verdict == VERDICT_CONTRADICTED;
 		unproven |= j->unproven;
 		bad_data |= j->rejected;
-		failed |= j->available && j->rc < 0;
-		if (j->leaks[0]) {
+		failed |= j->obs.available && j->obs.rc < 0;
+		if (j->obs.leaks[0]) {
 			leaked = true;
-			cli_error("LEAK: %s: %s (delete it by hand)", j->backend->name, j->leaks);
+			cli_error("LEAK: %s: %s (delete it by hand)", j->backend->name, j->obs.leaks);
 		}
-		if (!j->available) {
+		if (!j->obs.available) {
 			n_unavailable++;
 			unavailable_req |= j->explicit_;
 		}
@@ -495,11 +504,8 @@ static int verify_main(int argc, char **argv)
 		    "interrupted: run %lld marked interrupted; finished observations are kept",
 		    (long long)run_id);
 	for (size_t i = 0; i < n_jobs; i++) {
-		free(jobs[i].out);
-		free(jobs[i].out2);
-		probe_result_clear(&jobs[i].probe2);
+		isotier_observation_clear(&jobs[i].obs);
 		evidence_tar_free(&jobs[i].evidence);
-		probe_result_clear(&jobs[i].probe);
 	}
 	free(jobs);
 	pthread_mutex_destroy(&ctx.lock);

@@ -8,22 +8,6 @@
 
 /* ---- judging and recording, on the main thread ------------------------- */
 
-/* How the sandbox's kernel relates to this host's; a backend that observes
- * the host itself is the host. */
-static isotier_kernel_relation relate_kernel(job *j, const isotier_kernel_id *host, char *detail,
-                                             size_t len)
-{
-	if (j->backend->remote)
-		return relate_remote(j, detail, len);
-	if (j->backend->observes_host) {
-		snprintf(detail, len, "the backend observes the host itself");
-		return ISOTIER_KERNEL_SELF;
-	}
-	isotier_kernel_id sandbox = {.btime = j->probe.btime};
-	snprintf(sandbox.boot_id, sizeof sandbox.boot_id, "%s", j->probe.boot_id);
-	return isotier_kernel_compare(host, &sandbox, detail, len);
-}
-
 /* Does finding f concern the entry that claims job j's backend? */
 static bool finding_is_for(const isotier_finding *f, const job *j)
 {
@@ -57,53 +41,46 @@ void flag_invalid_claims(job *jobs, size_t n, const isotier_catalogue *cat, isot
 		}
 }
 
-void judge_job(job *j, const char *host_provider, const isotier_kernel_id *host)
+void judge_job(job *j, const char *host_provider)
 {
+	const isotier_probe_run *first = &j->obs.run[0];
 	j->ceiling = PROBE_TIER_UNKNOWN;
 	j->unproven = false;
-	j->relation = ISOTIER_KERNEL_UNCOMPARED;
 	judge_claim claim = {.present = j->claim != NULL};
 	if (j->claim) {
 		claim.tier = j->claim->tier;
 		claim.mechanism = j->claim->mechanism;
 	}
-	if (!j->available) {
+	if (!j->obs.available) {
 		j->verdict = VERDICT_UNAVAILABLE;
-		snprintf(j->reason, sizeof j->reason, "backend unavailable: %s", j->why);
+		snprintf(j->reason, sizeof j->reason, "backend unavailable: %s", j->obs.why);
 		return;
 	}
-	if (j->rc < 0) {
+	if (j->obs.rc < 0) {
 		j->verdict = VERDICT_INCONCLUSIVE;
-		snprintf(j->reason, sizeof j->reason, "probe run failed: %.600s", j->err.message);
+		snprintf(j->reason, sizeof j->reason, "probe run failed: %.600s", j->obs.err.message);
 		return;
 	}
-	isotier_error perr = {0};
-	if (j->out_over)
-		isotier_error_set(&perr, ISOTIER_EDATA, 0, "output larger than %d bytes",
-		                  PROBE_RESULT_MAX_BYTES);
-	else if (probe_result_parse(&j->probe, j->out, j->out_len, &perr) == 0)
-		perr.code = 0;
-	if (perr.code) {
+	if (!first->parsed) {
 		j->rejected = true;
 		j->verdict = VERDICT_INCONCLUSIVE;
 		/* The last line the sandbox printed on stderr says why, usually. */
-		char tail[160] = "";
-		size_t n = strlen(j->errtxt);
-		while (n && (j->errtxt[n - 1] == '\n' || j->errtxt[n - 1] == '\r'))
-			j->errtxt[--n] = '\0';
-		const char *nl = strrchr(j->errtxt, '\n');
+		char tail[160] = "", errtxt[sizeof first->errtxt];
+		snprintf(errtxt, sizeof errtxt, "%s", first->errtxt);
+		size_t n = strlen(errtxt);
+		while (n && (errtxt[n - 1] == '\n' || errtxt[n - 1] == '\r'))
+			errtxt[--n] = '\0';
+		const char *nl = strrchr(errtxt, '\n');
 		if (n)
-			snprintf(tail, sizeof tail, "; stderr: %.140s", nl ? nl + 1 : j->errtxt);
+			snprintf(tail, sizeof tail, "; stderr: %.140s", nl ? nl + 1 : errtxt);
 		snprintf(j->reason, sizeof j->reason,
-		         "probe output rejected: %.600s (probe exit status %d%.159s)", perr.message,
-		         j->exit_status, tail);
+		         "probe output rejected: %.600s (probe exit status %d%.159s)",
+		         first->parse_err.message, first->exit_status, tail);
 		return;
 	}
-	char kdetail[300];
-	j->relation = relate_kernel(j, host, kdetail, sizeof kdetail);
-	judge_kernel kernel = {.relation = j->relation, .detail = kdetail};
+	judge_kernel kernel = {.relation = j->obs.relation, .detail = j->obs.relation_detail};
 	judge_result jr;
-	judge(&jr, &claim, &j->probe, &kernel);
+	judge(&jr, &claim, &first->probe, &kernel);
 	j->verdict = jr.verdict;
 	j->ceiling = jr.ceiling;
 	j->unproven = jr.unproven;
@@ -134,26 +111,26 @@ int record_job(void *arg, isotier_error *err)
 	isotier_history *h = a->h;
 	int64_t run_id = a->run_id;
 	job *j = a->j;
-	bool parsed = !j->rejected && j->available && j->rc == 0;
+	bool parsed = !j->rejected && j->obs.available && j->obs.rc == 0;
 	observation o = {
 	    .run_id = run_id,
 	    .backend = j->backend->name,
 	    .provider_id = j->claim ? j->claim->id : NULL,
 	    .claimed_tier = j->claim ? isotier_tier_name(j->claim->tier) : NULL,
 	    .claimed_mechanism = j->claim ? j->claim->mechanism : NULL,
-	    .observed_tier = parsed ? probe_tier_name(j->probe.observed) : "UNKNOWN",
-	    .observed_vendor = parsed ? probe_result_vendor(&j->probe) : NULL,
-	    .confidence = parsed ? j->probe.confidence_text : NULL,
-	    .layers_json = parsed ? j->probe.layers_json : NULL,
+	    .observed_tier = parsed ? probe_tier_name(j->obs.run[0].probe.observed) : "UNKNOWN",
+	    .observed_vendor = parsed ? probe_result_vendor(&j->obs.run[0].probe) : NULL,
+	    .confidence = parsed ? j->obs.run[0].probe.confidence_text : NULL,
+	    .layers_json = parsed ? j->obs.run[0].probe.layers_json : NULL,
 	    .verdict = judge_verdict_name(j->verdict),
 	    .reason = j->reason,
-	    .probe_json = parsed ? j->probe.doc_json : j->out,
-	    .probe_json_len = parsed ? strlen(j->probe.doc_json) : j->out_len,
+	    .probe_json = parsed ? j->obs.run[0].probe.doc_json : j->obs.run[0].out,
+	    .probe_json_len = parsed ? strlen(j->obs.run[0].probe.doc_json) : j->obs.run[0].out_len,
 	    .evidence = j->evidence.data,
 	    .evidence_len = j->evidence.len,
 	    .evidence_format = EVIDENCE_FORMAT,
 	    .duration_ms = j->total_ms,
-	    .kernel_relation = parsed ? isotier_kernel_relation_name(j->relation) : NULL,
+	    .kernel_relation = parsed ? isotier_kernel_relation_name(j->obs.relation) : NULL,
 	    .ceiling_tier =
 	        parsed && j->ceiling != PROBE_TIER_UNKNOWN ? probe_tier_name(j->ceiling) : NULL,
 	};

@@ -20,14 +20,14 @@ static void claim_text(char *buf, size_t len, const job *j)
 
 static void observed_text(char *buf, size_t len, const job *j)
 {
-	bool parsed = !j->rejected && j->available && j->rc == 0;
-	const char *vendor = parsed ? probe_result_vendor(&j->probe) : "";
+	bool parsed = !j->rejected && j->obs.available && j->obs.rc == 0;
+	const char *vendor = parsed ? probe_result_vendor(&j->obs.run[0].probe) : "";
 	if (!parsed)
 		snprintf(buf, len, "-");
 	else if (*vendor)
-		snprintf(buf, len, "%s (%s)", probe_tier_name(j->probe.observed), vendor);
+		snprintf(buf, len, "%s (%s)", probe_tier_name(j->obs.run[0].probe.observed), vendor);
 	else
-		snprintf(buf, len, "%s", probe_tier_name(j->probe.observed));
+		snprintf(buf, len, "%s", probe_tier_name(j->obs.run[0].probe.observed));
 }
 
 static void print_cell(FILE *f, const char *s, int width)
@@ -121,13 +121,13 @@ void print_json(const job *jobs, size_t n, int64_t run_id, const char *db, const
 		const job *j = &jobs[i];
 		if (!j->handled || j->skipped)
 			continue;
-		bool parsed = !j->rejected && j->available && j->rc == 0;
+		bool parsed = !j->rejected && j->obs.available && j->obs.rc == 0;
 		cJSON *o = cJSON_CreateObject();
 		if (!o)
 			break;
 		cJSON_AddItemToArray(arr, o);
 		cJSON_AddStringToObject(o, "backend", j->backend->name);
-		cJSON_AddBoolToObject(o, "available", j->available);
+		cJSON_AddBoolToObject(o, "available", j->obs.available);
 		if (j->claim) {
 			cJSON_AddStringToObject(o, "provider_id", j->claim->id);
 			cJSON_AddStringToObject(o, "claimed_tier",
@@ -140,15 +140,15 @@ void print_json(const job *jobs, size_t n, int64_t run_id, const char *db, const
 			cJSON_AddNullToObject(o, "claimed_mechanism");
 		}
 		cJSON_AddStringToObject(o, "observed_tier",
-		                        parsed ? probe_tier_name(j->probe.observed) : "UNKNOWN");
-		const char *vendor = parsed ? probe_result_vendor(&j->probe) : "";
+		                        parsed ? probe_tier_name(j->obs.run[0].probe.observed) : "UNKNOWN");
+		const char *vendor = parsed ? probe_result_vendor(&j->obs.run[0].probe) : "";
 		if (*vendor)
 			cJSON_AddStringToObject(o, "observed_vendor", vendor);
 		else
 			cJSON_AddNullToObject(o, "observed_vendor");
 		if (parsed) {
-			cJSON_AddStringToObject(o, "confidence", j->probe.confidence_text);
-			cJSON *layers = cJSON_Parse(j->probe.layers_json);
+			cJSON_AddStringToObject(o, "confidence", j->obs.run[0].probe.confidence_text);
+			cJSON *layers = cJSON_Parse(j->obs.run[0].probe.layers_json);
 			if (layers)
 				cJSON_AddItemToObject(o, "layers", layers);
 		}
@@ -156,7 +156,7 @@ void print_json(const job *jobs, size_t n, int64_t run_id, const char *db, const
 		cJSON_AddBoolToObject(o, "unproven", j->unproven);
 		if (parsed) {
 			cJSON_AddStringToObject(o, "kernel_relation",
-			                        isotier_kernel_relation_name(j->relation));
+			                        isotier_kernel_relation_name(j->obs.relation));
 			if (j->ceiling != PROBE_TIER_UNKNOWN)
 				cJSON_AddStringToObject(o, "ceiling_tier",
 				                        probe_tier_name(j->ceiling));
@@ -165,23 +165,23 @@ void print_json(const job *jobs, size_t n, int64_t run_id, const char *db, const
 		}
 		cJSON_AddStringToObject(o, "reason", j->reason);
 		cJSON_AddBoolToObject(o, "remote", j->backend->remote);
-		if (j->leaks[0])
-			cJSON_AddStringToObject(o, "leaked", j->leaks);
+		if (j->obs.leaks[0])
+			cJSON_AddStringToObject(o, "leaked", j->obs.leaks);
 		else
 			cJSON_AddNullToObject(o, "leaked");
 		cJSON_AddBoolToObject(o, "recorded", j->recorded);
 		cJSON_AddNumberToObject(o, "duration_ms", (double)j->total_ms);
 		cJSON *t = cJSON_AddObjectToObject(o, "timings_ms");
 		if (t) {
-			cJSON_AddNumberToObject(t, "available", (double)j->available_ms);
-			cJSON_AddNumberToObject(t, "provision", (double)j->provision_ms);
-			cJSON_AddNumberToObject(t, "exec", (double)j->exec_ms);
-			cJSON_AddNumberToObject(t, "destroy", (double)j->destroy_ms);
+			cJSON_AddNumberToObject(t, "available", (double)j->obs.available_ms);
+			cJSON_AddNumberToObject(t, "provision", (double)j->obs.provision_ms);
+			cJSON_AddNumberToObject(t, "exec", (double)j->obs.exec_ms);
+			cJSON_AddNumberToObject(t, "destroy", (double)j->obs.destroy_ms);
 			cJSON_AddNumberToObject(t, "evidence", (double)j->evidence_ms);
 		}
-		if (parsed && j->probe.duration_us >= 0)
+		if (parsed && j->obs.run[0].probe.duration_us >= 0)
 			cJSON_AddNumberToObject(o, "probe_duration_us",
-			                        (double)j->probe.duration_us);
+			                        (double)j->obs.run[0].probe.duration_us);
 		cJSON_AddNumberToObject(o, "evidence_bytes", (double)j->evidence.len);
 	}
 	char *text = isotier_json_print(doc, true);

@@ -16,9 +16,9 @@
 /* Marks each job whose catalogue entry does not load or validate (its
  * claim_invalid says which file and field); adds validation findings. */
 void flag_invalid_claims(job *jobs, size_t n, const isotier_catalogue *cat, isotier_findings *load);
-/* Parses the job's probe output and judges its claim, the sandbox's kernel
- * compared with the host's (or with a sibling's, for a remote backend). */
-void judge_job(job *j, const char *host_provider, const isotier_kernel_id *host);
+/* Judges the job's claim against its observation (observe.h: the parsed
+ * probe output and the sandbox's kernel relation). */
+void judge_job(job *j, const char *host_provider);
 
 /* One observation row (record_job) or the run's end (end_run), as
  * history_retry() transactions. */

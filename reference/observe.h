@@ -1,0 +1,91 @@
+/*
+ * observe.h - one observation of a backend: the probe run inside its
+ * sandbox, its output read (bounded) and parsed, and the sandbox's kernel
+ * related to another. The one lifecycle under `isotier verify`, `run
+ * --attest` and isotier_create()'s attestation; what is judged against a
+ * claim (judge.h) is only ever what this returns.
+ *
+ *   isotier_observe()     available -> provision -> probe -> destroy
+ *                         (a remote backend: two sandboxes, see below)
+ *   isotier_observe_in()  the probe in a sandbox the caller provisioned
+ *
+ * Facts only: no claim, no verdict. Failing closed starts here: output that
+ * is too large, not valid, or missing leaves a run unparsed, and a kernel
+ * that cannot be compared is UNCOMPARED, never DEDICATED.
+ *
+ * The kernel relation:
+ *   - a backend that observes the host itself (backend.h: observes_host): SELF;
+ *   - a remote backend: its two sandboxes compared with each other, never
+ *     with this host (a single sandbox: UNCOMPARED, it proves nothing);
+ *   - any other: the sandbox's kernel compared with this host's.
+ */
+#ifndef ISOTIER_OBSERVE_H
+#define ISOTIER_OBSERVE_H
+
+#include "backend.h"
+#include "probe_result.h"
+
+#define ISOTIER_PROBE_STDERR_KEEP 2048
+
+/* One run of the probe in one sandbox. */
+typedef struct isotier_probe_run {
+	int rc; /* the exec: 0, or an ISOTIER_E* (err) */
+	isotier_error err;
+	int exit_status;
+	char *out; /* stdout, NUL-terminated, at most PROBE_RESULT_MAX_BYTES; owned */
+	size_t out_len;
+	bool out_over; /* stdout was larger (drained, dropped): never parsed */
+	char errtxt[ISOTIER_PROBE_STDERR_KEEP]; /* stderr's first bytes */
+	bool parsed;                            /* probe holds the parsed document */
+	isotier_error parse_err;                /* rc == 0 and !parsed: why */
+	probe_result probe;
+} isotier_probe_run;
+
+typedef struct isotier_observe_opts {
+	const char *probe_path;  /* host path of the static probe */
+	const char *capture_dir; /* local backends: host dir for the probe's capture; NULL: none */
+	int timeout_s;           /* per exec; 0: 60 */
+	int cancel_fd;           /* readable: cancel; <= 0: none (proc.h) */
+	/* Remote backends: the wall-clock limit of the whole observation, two
+	 * provisions and two runs; 0: 3 x timeout + 60 s. Release is never
+	 * skipped for it. */
+	int64_t remote_wall_ms;
+} isotier_observe_opts;
+
+typedef struct isotier_observation {
+	const isotier_backend *backend;
+	bool available;
+	char why[256]; /* !available: why (backend.h available()) */
+	int rc;        /* the first failure of provision or exec, 0 when the probe ran */
+	isotier_error err;
+	bool ran; /* the probe was started at least once */
+	isotier_probe_run run[2]; /* [1]: a remote backend's second sandbox */
+	size_t n_runs;
+	isotier_kernel_relation relation;
+	char relation_detail[300];
+	char leaks[1024]; /* sandboxes that could not be destroyed, with ids; "" */
+	char note[256];   /* what the provider reported of the sandbox (describe()); "" */
+	int64_t available_ms, provision_ms, exec_ms, destroy_ms;
+} isotier_observation;
+
+/*
+ * Observes backend b: returns 0 when the probe ran in every sandbox and its
+ * first output parsed; ISOTIER_EUNAVAILABLE (obs->why), the provision or exec
+ * failure (obs->err), or ISOTIER_EDATA (the output rejected: run[0].parse_err)
+ * otherwise; err (may be NULL) gets the same. obs is filled on every path and
+ * must be cleared with isotier_observation_clear().
+ */
+int isotier_observe(isotier_observation *obs, const isotier_backend *b,
+                    const isotier_observe_opts *opts, isotier_error *err);
+
+/*
+ * The probe run (with "--json", and "--capture" when opts->capture_dir) in
+ * the sandbox `state` of backend b, provisioned by the caller; obs gets one
+ * run and its kernel relation. Same returns as isotier_observe.
+ */
+int isotier_observe_in(isotier_observation *obs, const isotier_backend *b, void *state,
+                       const isotier_observe_opts *opts, isotier_error *err);
+
+void isotier_observation_clear(isotier_observation *obs);
+
+#endif
