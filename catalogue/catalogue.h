@@ -51,7 +51,7 @@ typedef struct isotier_provider {
 	isotier_tier tier;
 	char *mechanism;
 	char *since;   /* YYYY-MM-DD */
-	char *backend; /* optional: the isotier backend that runs it locally */
+	char *backend; /* read and ignored: a backend's descriptor names its entry (catalogue_id) */
 	char *notes;
 	char *status; /* optional: "current" (the default), "deprecated", "retired" */
 	isotier_status_source status_source; /* required unless current */
@@ -138,10 +138,6 @@ const char *isotier_catalogue_current_id(char *out, size_t len, const char *dir,
 const char *isotier_provider_status(const isotier_provider *p);
 /* The provider an offering is grouped under: `provider`, else its own id. */
 const char *isotier_provider_group(const isotier_provider *p);
-
-/* The entry whose "backend" field names this local backend. */
-const isotier_provider *isotier_catalogue_find_backend(const isotier_catalogue *c,
-                                                       const char *backend);
 
 /* The newest provider-published source with a non-empty quote, or NULL. */
 const isotier_source *isotier_provider_best_source(const isotier_provider *p);

@@ -1,5 +1,5 @@
 /* lookup.c - finding entries in a loaded catalogue: by id, by an earlier id
- * (renamed_from), by local backend; an offering's status and group. */
+ * (renamed_from); an offering's status and group. */
 #include "catalogue.h"
 
 #include <errno.h>
@@ -66,17 +66,6 @@ const char *isotier_provider_status(const isotier_provider *p)
 const char *isotier_provider_group(const isotier_provider *p)
 {
 	return p->provider ? p->provider : p->id ? p->id : "";
-}
-
-const isotier_provider *isotier_catalogue_find_backend(const isotier_catalogue *c,
-                                                       const char *backend)
-{
-	if (!c || !backend)
-		return NULL;
-	for (size_t i = 0; i < c->n_providers; i++)
-		if (c->providers[i].backend && !strcmp(c->providers[i].backend, backend))
-			return &c->providers[i];
-	return NULL;
 }
 
 const isotier_source *isotier_provider_best_source(const isotier_provider *p)

@@ -254,9 +254,13 @@ static void validate_provider(struct vctx *v, const isotier_provider *p)
 	if (p->kind && strcmp(p->kind, "remote") && strcmp(p->kind, "local"))
 		isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, "kind",
 		                     "'%.40s' is not 'remote' or 'local'", p->kind);
-	if (p->backend && !id_valid(p->backend))
-		isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, "backend",
-		                     "'%.40s' is not a backend name", p->backend);
+	/* The link between a backend and its claim is the backend descriptor's
+	 * catalogue_id, one way: a "backend" field is read (older catalogues
+	 * load) and ignored. */
+	if (p->backend)
+		isotier_findings_add(v->findings, ISOTIER_FINDING_WARNING, v->file, "backend",
+		                     "ignored: a backend names its catalogue entry (catalogue_id), "
+		                     "not the other way round");
 	check_mechanism(v, "mechanism", p->mechanism, p->tier);
 	long since;
 	check_date(v, "since", p->since, &since);

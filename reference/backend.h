@@ -81,10 +81,31 @@ typedef struct isotier_exec_request {
 	int cancel_fd;           /* readable: cancel; <= 0: the spec's */
 } isotier_exec_request;
 
+/* What configures a backend: one environment variable it reads. */
+typedef struct isotier_backend_setting {
+	const char *env;     /* "E2B_API_KEY" */
+	const char *meaning; /* one line, with the default when there is one */
+	bool secret;         /* a credential: its value is never printed, logged or stored */
+	bool required;       /* available() says "not configured" without it */
+} isotier_backend_setting;
+
+/*
+ * The descriptor: everything about a backend, once (libgit2's
+ * git_odb_backend is the model). A new local backend is one file defining
+ * `const isotier_backend isotier_backend_<name>` plus one line in
+ * backends.c's ISOTIER_BACKENDS list; test_backends checks every entry.
+ */
+#define ISOTIER_BACKEND_VERSION 1
+
 typedef struct isotier_backend {
+	unsigned int version;     /* ISOTIER_BACKEND_VERSION: the registry refuses others */
 	const char *name;         /* "bwrap" */
-	const char *catalogue_id; /* catalogue entry holding its claim ("bubblewrap"); NULL for host */
+	/* The one link between a backend and its claim: the id of the catalogue
+	 * entry that holds it ("bubblewrap"); NULL: no claim (host). */
+	const char *catalogue_id;
 	const char *description;
+	/* Every environment variable it reads, {NULL}-terminated; NULL: none. */
+	const isotier_backend_setting *settings;
 	/* The backend runs commands on the host itself (no boundary of its own):
 	 * its kernel is the host's by definition, so a VM it shows is its own. */
 	bool observes_host;
@@ -109,8 +130,15 @@ typedef struct isotier_backend {
 	void (*describe)(void *state, char *buf, size_t len);
 } isotier_backend;
 
+/* The registry (backends.c); test_backends holds every entry to
+ * isotier_backend_check. */
 const isotier_backend *isotier_backend_lookup(const char *name);
 size_t isotier_backend_count(void);
 const isotier_backend *isotier_backend_at(size_t index);
+/* 0 when b is a descriptor this library can drive: a known version, a name
+ * of [a-z0-9-], the four operations, release() for a remote backend, and
+ * settings whose names are environment variable names; else ISOTIER_EINVAL
+ * with why. */
+int isotier_backend_check(const isotier_backend *b, char *why, size_t why_len);
 
 #endif

@@ -143,6 +143,7 @@ static int bwrap_exec(void *p, const isotier_exec_request *req, int *exit_status
 }
 
 const isotier_backend isotier_backend_bwrap = {
+    .version = ISOTIER_BACKEND_VERSION,
     .name = "bwrap",
     .catalogue_id = "bubblewrap",
     .description = "bubblewrap: all namespaces unshared, read-only root view (CONTAINER)",

@@ -22,6 +22,7 @@ static int crun_provision(void **out, const isotier_backend_spec *spec, isotier_
 }
 
 const isotier_backend isotier_backend_crun = {
+    .version = ISOTIER_BACKEND_VERSION,
     .name = "crun",
     .catalogue_id = "crun",
     .description = "crun: the OCI bundle of the runc backend, read-only root view (CONTAINER)",

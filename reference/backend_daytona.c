@@ -40,10 +40,19 @@ typedef struct daytona_state {
 	char probe[4096];
 } daytona_state;
 
+/* What configures it (backend.h); the required ones make it available. */
+static const isotier_backend_setting daytona_settings[] = {
+    {.env = "DAYTONA_API_KEY", .meaning = "the Daytona API key", .secret = true, .required = true},
+    {.env = "ISOTIER_DAYTONA_API_URL", .meaning = "the API endpoint (default https://app.daytona.io/api)"},
+    {.env = "ISOTIER_DAYTONA_SNAPSHOT", .meaning = "the snapshot sandboxes start from (default: the account's)"},
+    {.env = "ISOTIER_DAYTONA_TARGET", .meaning = "the region (target) to create in (default: the account's)"},
+    {.env = "ISOTIER_REMOTE_MAX_SANDBOXES", .meaning = "sandboxes one run may create for this provider, 0..100 (default 2)"},
+    {0},
+};
+
 static int daytona_available(char *why, size_t why_len)
 {
-	static const char *const vars[] = {DAYTONA_KEY_ENV, NULL};
-	if (!isotier_remote_configured(vars, why, why_len))
+	if (!isotier_remote_configured(daytona_settings, why, why_len))
 		return 0;
 	snprintf(why, why_len, "Daytona, snapshot %s",
 	         isotier_remote_setting("ISOTIER_DAYTONA_SNAPSHOT", "(default)"));
@@ -329,6 +338,8 @@ static void daytona_describe(void *p, char *buf, size_t len)
 }
 
 const isotier_backend isotier_backend_daytona = {
+    .version = ISOTIER_BACKEND_VERSION,
+    .settings = daytona_settings,
     .name = "daytona",
     .catalogue_id = "daytona",
     .description = "Daytona sandboxes (remote; mechanism not settled): DAYTONA_API_KEY",

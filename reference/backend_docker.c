@@ -19,6 +19,7 @@ static int provision(void **out, const isotier_backend_spec *spec, isotier_error
 }
 
 const isotier_backend isotier_backend_docker = {
+    .version = ISOTIER_BACKEND_VERSION,
     .name = "docker",
     .catalogue_id = "docker",
     .description = "Docker Engine, default runtime, probe in a scratch image (CONTAINER)",

@@ -20,6 +20,7 @@ static int provision(void **out, const isotier_backend_spec *spec, isotier_error
 }
 
 const isotier_backend isotier_backend_docker_runsc = {
+    .version = ISOTIER_BACKEND_VERSION,
     .name = "docker-runsc",
     .catalogue_id = "docker-runsc",
     .description =

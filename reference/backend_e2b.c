@@ -42,10 +42,19 @@ typedef struct e2b_state {
 	char probe[4096];
 } e2b_state;
 
+/* What configures it (backend.h); the required ones make it available. */
+static const isotier_backend_setting e2b_settings[] = {
+    {.env = "E2B_API_KEY", .meaning = "the E2B API key", .secret = true, .required = true},
+    {.env = "ISOTIER_E2B_API_URL", .meaning = "the API endpoint (default https://api.e2b.app)"},
+    {.env = "ISOTIER_E2B_ENVD_URL", .meaning = "the sandbox daemon URL, {id} for the sandbox id (default from the API)"},
+    {.env = "ISOTIER_E2B_TEMPLATE", .meaning = "the template sandboxes start from (default base)"},
+    {.env = "ISOTIER_REMOTE_MAX_SANDBOXES", .meaning = "sandboxes one run may create for this provider, 0..100 (default 2)"},
+    {0},
+};
+
 static int e2b_available(char *why, size_t why_len)
 {
-	static const char *const vars[] = {E2B_KEY_ENV, NULL};
-	if (!isotier_remote_configured(vars, why, why_len))
+	if (!isotier_remote_configured(e2b_settings, why, why_len))
 		return 0;
 	snprintf(why, why_len, "E2B at %s, template %s",
 	         getenv("ISOTIER_E2B_API_URL") && *getenv("ISOTIER_E2B_API_URL")
@@ -422,6 +431,8 @@ static void e2b_describe(void *p, char *buf, size_t len)
 }
 
 const isotier_backend isotier_backend_e2b = {
+    .version = ISOTIER_BACKEND_VERSION,
+    .settings = e2b_settings,
     .name = "e2b",
     .catalogue_id = "e2b",
     .description = "E2B sandboxes (remote; Firecracker microVMs as claimed): E2B_API_KEY",

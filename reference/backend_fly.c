@@ -39,10 +39,20 @@ typedef struct fly_state {
 	char id[130];
 } fly_state;
 
+/* What configures it (backend.h); the required ones make it available. */
+static const isotier_backend_setting fly_settings[] = {
+    {.env = "FLY_API_TOKEN", .meaning = "the Fly.io API token", .secret = true, .required = true},
+    {.env = "FLY_APP", .meaning = "the Fly app the Machines are created in", .required = true},
+    {.env = "ISOTIER_FLY_API_URL", .meaning = "the Machines API endpoint (default https://api.machines.dev/v1)"},
+    {.env = "ISOTIER_FLY_IMAGE", .meaning = "the image Machines run (default docker.io/library/alpine:3)"},
+    {.env = "ISOTIER_FLY_REGION", .meaning = "the region to create in (default: the app's)"},
+    {.env = "ISOTIER_REMOTE_MAX_SANDBOXES", .meaning = "sandboxes one run may create for this provider, 0..100 (default 2)"},
+    {0},
+};
+
 static int fly_available(char *why, size_t why_len)
 {
-	static const char *const vars[] = {FLY_TOKEN_ENV, FLY_APP_ENV, NULL};
-	if (!isotier_remote_configured(vars, why, why_len))
+	if (!isotier_remote_configured(fly_settings, why, why_len))
 		return 0;
 	if (!isotier_remote_id_valid(getenv(FLY_APP_ENV))) {
 		snprintf(why, why_len, "FLY_APP is not an app name");
@@ -290,6 +300,8 @@ static int fly_exec(void *p, const isotier_exec_request *req, int *exit_status, 
 }
 
 const isotier_backend isotier_backend_fly = {
+    .version = ISOTIER_BACKEND_VERSION,
+    .settings = fly_settings,
     .name = "fly",
     .catalogue_id = "flyio-machines",
     .description = "Fly Machines (remote; Firecracker microVMs as claimed): FLY_API_TOKEN, FLY_APP",

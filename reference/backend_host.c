@@ -77,6 +77,7 @@ static int host_exec(void *p, const isotier_exec_request *req, int *exit_status,
 }
 
 const isotier_backend isotier_backend_host = {
+    .version = ISOTIER_BACKEND_VERSION,
     .name = "host",
     .catalogue_id = NULL,
     .description = "no sandbox: the machine isotier runs on",

@@ -20,6 +20,7 @@ static int provision(void **out, const isotier_backend_spec *spec, isotier_error
 }
 
 const isotier_backend isotier_backend_podman = {
+    .version = ISOTIER_BACKEND_VERSION,
     .name = "podman",
     .catalogue_id = "podman",
     .description = "rootful Podman, default runtime, --rootfs (CONTAINER)",

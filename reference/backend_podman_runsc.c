@@ -23,6 +23,7 @@ static int provision(void **out, const isotier_backend_spec *spec, isotier_error
 }
 
 const isotier_backend isotier_backend_podman_runsc = {
+    .version = ISOTIER_BACKEND_VERSION,
     .name = "podman-runsc",
     .catalogue_id = "podman-runsc",
     .description = "rootful Podman with the runsc (gVisor) runtime, --rootfs (GVISOR)",

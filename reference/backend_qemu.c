@@ -533,7 +533,18 @@ static int qemu_exec(void *p, const isotier_exec_request *req, int *exit_status,
 	return 0;
 }
 
+static const isotier_backend_setting qemu_microvm_settings[] = {
+    {.env = "ISOTIER_GUEST_DIR", .meaning = "the guest kernel directory: vmlinux or vmlinuz, modules/ (default .deps/guest)"},
+    {.env = "ISOTIER_GUEST_INIT", .meaning = "the guest init binary (default isotier-guest-init beside the CLI)"},
+    {.env = "ISOTIER_QEMU_ACCEL", .meaning = "tcg or kvm: skip the cached KVM trial boot"},
+    {.env = "ISOTIER_QEMU_APPEND", .meaning = "extra guest kernel command line, for debugging (\"loglevel=7\")"},
+    {.env = "ISOTIER_QEMU_DEBUG", .meaning = "set: keep the serial console for debugging"},
+    {0},
+};
+
 const isotier_backend isotier_backend_qemu_microvm = {
+    .version = ISOTIER_BACKEND_VERSION,
+    .settings = qemu_microvm_settings,
     .name = "qemu-microvm",
     .catalogue_id = "qemu-microvm",
     .description = "QEMU microvm with the Debian guest kernel, host root over virtio-9p (MICROVM)",
@@ -553,7 +564,17 @@ static int aarch64_provision(void **out, const isotier_backend_spec *spec, isoti
 	return machine_provision(&machine_aarch64, out, spec, err);
 }
 
+static const isotier_backend_setting qemu_aarch64_settings[] = {
+    {.env = "ISOTIER_GUEST_ARM64_DIR", .meaning = "the arm64 guest kernel directory (default .deps/guest-arm64)"},
+    {.env = "ISOTIER_GUEST_INIT_AARCH64", .meaning = "the aarch64 guest init binary"},
+    {.env = "ISOTIER_QEMU_APPEND", .meaning = "extra guest kernel command line, for debugging (\"loglevel=7\")"},
+    {.env = "ISOTIER_QEMU_DEBUG", .meaning = "set: keep the serial console for debugging"},
+    {0},
+};
+
 const isotier_backend isotier_backend_qemu_aarch64 = {
+    .version = ISOTIER_BACKEND_VERSION,
+    .settings = qemu_aarch64_settings,
     .name = "qemu-aarch64",
     .catalogue_id = "qemu-aarch64",
     .description = "QEMU virt, aarch64 under TCG, Debian arm64 kernel, the aarch64 probe in its "

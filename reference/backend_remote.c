@@ -9,16 +9,18 @@
 #include <sys/random.h>
 #include <time.h>
 
-int isotier_remote_configured(const char *const *vars, char *why, size_t why_len)
+int isotier_remote_configured(const isotier_backend_setting *settings, char *why, size_t why_len)
 {
-	for (size_t i = 0; vars[i]; i++) {
-		const char *v = getenv(vars[i]);
+	for (size_t i = 0; settings[i].env; i++) {
+		if (!settings[i].required)
+			continue;
+		const char *v = getenv(settings[i].env);
 		if (!v || !*v) {
-			snprintf(why, why_len, "not configured: set %s", vars[i]);
+			snprintf(why, why_len, "not configured: set %s", settings[i].env);
 			return 0;
 		}
-		if (i == 0 && strlen(v) < 6) { /* the credential: redact.c refuses shorter ones */
-			snprintf(why, why_len, "%s is too short to be a credential", vars[i]);
+		if (settings[i].secret && strlen(v) < 6) {
+			snprintf(why, why_len, "%s is too short to be a credential", settings[i].env);
 			return 0;
 		}
 	}

@@ -27,10 +27,10 @@
 #define ISOTIER_REMOTE_GUEST_DIR   "/tmp/isotier"
 #define ISOTIER_REMOTE_DEFAULT_CAP 2
 
-/* 1 when every variable in vars (NULL-terminated; the credential first) is set
- * and non-empty, the credential at least 6 bytes; else 0 and why names the
- * first missing one. */
-int isotier_remote_configured(const char *const *vars, char *why, size_t why_len);
+/* 1 when every required setting (backend.h) is set and non-empty, a secret
+ * one at least 6 bytes (redact.c refuses shorter ones); else 0 and why names
+ * the first missing one. */
+int isotier_remote_configured(const isotier_backend_setting *settings, char *why, size_t why_len);
 
 /* $env if set (must be http:// or https://, no trailing '/'), else dflt. */
 int isotier_remote_endpoint(char *out, size_t len, const char *env, const char *dflt,
@@ -174,10 +174,5 @@ void isotier_remote_sweep_one(void *state, const cJSON *id,
 int isotier_remote_exec_begin(const char *name, int kept, const isotier_exec_request *req,
                               const char *stderr_to, int *exit_status, int *cancel_fd,
                               char **script, isotier_error *err);
-
-extern const isotier_backend isotier_backend_e2b;
-extern const isotier_backend isotier_backend_daytona;
-extern const isotier_backend isotier_backend_fly;
-extern const isotier_backend isotier_backend_vercel;
 
 #endif

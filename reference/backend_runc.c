@@ -19,6 +19,7 @@ static int runc_provision(void **out, const isotier_backend_spec *spec, isotier_
 }
 
 const isotier_backend isotier_backend_runc = {
+    .version = ISOTIER_BACKEND_VERSION,
     .name = "runc",
     .catalogue_id = "runc",
     .description = "runc: OCI bundle written by isotier, read-only root view (CONTAINER)",

@@ -21,6 +21,7 @@ static int runsc_provision(void **out, const isotier_backend_spec *spec, isotier
 }
 
 const isotier_backend isotier_backend_runsc = {
+    .version = ISOTIER_BACKEND_VERSION,
     .name = "runsc",
     .catalogue_id = "runsc",
     .description = "gVisor runsc (ptrace platform, no network) on an OCI bundle (GVISOR)",

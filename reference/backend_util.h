@@ -93,16 +93,4 @@ void isotier_argv_unmounted(isotier_argv *a, const char *dir);
  * when arg does not name one. Result is malloc'd. */
 char *isotier_map_guest_path(const char *arg, const isotier_spec_copy *c);
 
-extern const isotier_backend isotier_backend_bwrap;
-extern const isotier_backend isotier_backend_runc;
-extern const isotier_backend isotier_backend_runsc;
-extern const isotier_backend isotier_backend_qemu_microvm;
-extern const isotier_backend isotier_backend_host;
-extern const isotier_backend isotier_backend_crun;
-extern const isotier_backend isotier_backend_docker;
-extern const isotier_backend isotier_backend_docker_runsc;
-extern const isotier_backend isotier_backend_podman;
-extern const isotier_backend isotier_backend_podman_runsc;
-extern const isotier_backend isotier_backend_qemu_aarch64;
-
 #endif

@@ -37,11 +37,19 @@ typedef struct vercel_state {
 	char probe[4096];
 } vercel_state;
 
+/* What configures it (backend.h); the required ones make it available. */
+static const isotier_backend_setting vercel_settings[] = {
+    {.env = "VERCEL_TOKEN", .meaning = "the Vercel access token", .secret = true, .required = true},
+    {.env = "VERCEL_TEAM_ID", .meaning = "the team that owns the project", .required = true},
+    {.env = "VERCEL_PROJECT_ID", .meaning = "the project sandboxes are created in", .required = true},
+    {.env = "ISOTIER_VERCEL_API_URL", .meaning = "the API endpoint (default https://vercel.com/api)"},
+    {.env = "ISOTIER_REMOTE_MAX_SANDBOXES", .meaning = "sandboxes one run may create for this provider, 0..100 (default 2)"},
+    {0},
+};
+
 static int vercel_available(char *why, size_t why_len)
 {
-	static const char *const vars[] = {VERCEL_TOKEN_ENV, "VERCEL_TEAM_ID", "VERCEL_PROJECT_ID",
-	                                   NULL};
-	if (!isotier_remote_configured(vars, why, why_len))
+	if (!isotier_remote_configured(vercel_settings, why, why_len))
 		return 0;
 	if (!isotier_remote_id_valid(getenv("VERCEL_TEAM_ID")) ||
 	    !isotier_remote_id_valid(getenv("VERCEL_PROJECT_ID"))) {
@@ -393,6 +401,8 @@ static int vercel_exec(void *p, const isotier_exec_request *req, int *exit_statu
 }
 
 const isotier_backend isotier_backend_vercel = {
+    .version = ISOTIER_BACKEND_VERSION,
+    .settings = vercel_settings,
     .name = "vercel",
     .catalogue_id = "vercel-sandbox",
     .description = "Vercel Sandbox (remote; Firecracker microVMs as claimed): VERCEL_TOKEN, "

@@ -1,18 +1,65 @@
 /* backends.c - the registry of sandbox backends (see backend.h). */
-#include "backend_remote.h"
-#include "backend_util.h"
+#include "backend.h"
 
 #include <string.h>
 
-static const isotier_backend *const registry[] = {
-    &isotier_backend_bwrap,        &isotier_backend_runc,   &isotier_backend_runsc,
-    &isotier_backend_qemu_microvm, &isotier_backend_crun,   &isotier_backend_docker,
-    &isotier_backend_docker_runsc, &isotier_backend_podman, &isotier_backend_podman_runsc,
-    &isotier_backend_qemu_aarch64, &isotier_backend_host,
-    /* remote: a provider's sandboxes (backend_remote.h) */
-    &isotier_backend_e2b, &isotier_backend_daytona, &isotier_backend_fly,
-    &isotier_backend_vercel,
-};
+/*
+ * One line per backend: isotier_backend_<name> defined in its own file
+ * (reference/backend_<name>.c). The order is the order of `isotier backends`
+ * and `verify --all`: local ones first, the host, then remote providers.
+ */
+#define ISOTIER_BACKENDS(X)                                                                       \
+	X(bwrap)                                                                                   \
+	X(runc)                                                                                    \
+	X(runsc)                                                                                   \
+	X(qemu_microvm)                                                                            \
+	X(crun)                                                                                    \
+	X(docker)                                                                                  \
+	X(docker_runsc)                                                                            \
+	X(podman)                                                                                  \
+	X(podman_runsc)                                                                            \
+	X(qemu_aarch64)                                                                            \
+	X(host)                                                                                    \
+	X(e2b)                                                                                     \
+	X(daytona)                                                                                 \
+	X(fly)                                                                                     \
+	X(vercel)
+
+#define DECLARE(n) extern const isotier_backend isotier_backend_##n;
+ISOTIER_BACKENDS(DECLARE)
+#undef DECLARE
+
+#define REFERENCE(n) &isotier_backend_##n,
+static const isotier_backend *const registry[] = {ISOTIER_BACKENDS(REFERENCE)};
+#undef REFERENCE
+
+int isotier_backend_check(const isotier_backend *b, char *why, size_t why_len)
+{
+	const char *problem = NULL;
+	if (!b)
+		problem = "no descriptor";
+	else if (b->version != ISOTIER_BACKEND_VERSION)
+		problem = "unknown descriptor version";
+	else if (!b->name || !*b->name || strlen(b->name) > 32 ||
+	         strspn(b->name, "abcdefghijklmnopqrstuvwxyz0123456789-") != strlen(b->name))
+		problem = "name: not [a-z0-9-]{1,32}";
+	else if (!b->available || !b->provision || !b->exec || !b->destroy)
+		problem = "an operation is missing (available, provision, exec, destroy)";
+	else if (b->remote && !b->release)
+		problem = "a remote backend needs release()";
+	else if (b->remote && b->observes_host)
+		problem = "remote and observes_host exclude each other";
+	for (size_t i = 0; !problem && b->settings && b->settings[i].env; i++) {
+		const char *e = b->settings[i].env;
+		if (strspn(e, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != strlen(e) ||
+		    !b->settings[i].meaning)
+			problem = "settings: not an environment variable name, or no meaning";
+	}
+	if (!problem)
+		return 0;
+	snprintf(why, why_len, "backend %s: %s", b && b->name ? b->name : "?", problem);
+	return ISOTIER_EINVAL;
+}
 
 size_t isotier_backend_count(void)
 {
@@ -26,10 +73,9 @@ const isotier_backend *isotier_backend_at(size_t index)
 
 const isotier_backend *isotier_backend_lookup(const char *name)
 {
-	if (!name)
-		return NULL;
-	for (size_t i = 0; i < isotier_backend_count(); i++)
+	for (size_t i = 0; name && i < isotier_backend_count(); i++) {
 		if (!strcmp(registry[i]->name, name))
 			return registry[i];
+	}
 	return NULL;
 }

@@ -27,10 +27,31 @@ static void usage(FILE *f)
 	        "                   from the catalogue alone)\n"
 	        "  --json           a JSON array: backend, provider_id, claimed_tier, mechanism,\n"
 	        "                   resolved_tier, reason, latest_verdict, available,\n"
-	        "                   unavailable_reason\n\n"
+	        "                   unavailable_reason, remote, settings (the environment variables\n"
+	        "                   that configure it: env, meaning, secret, required, set;\n"
+	        "                   never a value)\n\n"
 	        "Exit status: 0 listed; 64 usage; 66 a --db PATH that does not exist; 65/78 a\n"
 	        "catalogue or database that cannot be read.\n",
 	        cli_default_catalogue(), ISOTIER_DEFAULT_DB);
+}
+
+/* What configures the backend (backend.h): each variable, what it means and
+ * whether it is set here. Never a value: a secret's would be a leak, and the
+ * others are the environment's business. */
+static void add_settings(cJSON *o, const isotier_backend *b)
+{
+	cJSON *arr = cJSON_AddArrayToObject(o, "settings");
+	for (size_t i = 0; arr && b->settings && b->settings[i].env; i++) {
+		const isotier_backend_setting *st = &b->settings[i];
+		const char *v = getenv(st->env);
+		cJSON *e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "env", st->env);
+		cJSON_AddStringToObject(e, "meaning", st->meaning);
+		cJSON_AddBoolToObject(e, "secret", st->secret);
+		cJSON_AddBoolToObject(e, "required", st->required);
+		cJSON_AddBoolToObject(e, "set", v && *v);
+		cJSON_AddItemToArray(arr, e);
+	}
 }
 
 static int backends_main(int argc, char **argv)
@@ -105,6 +126,8 @@ static int backends_main(int argc, char **argv)
 			cJSON_AddBoolToObject(o, "available", avail);
 			cJSON_AddStringToObject(o, "unavailable_reason", avail ? "" : why);
 			cJSON_AddStringToObject(o, "availability", why);
+			cJSON_AddBoolToObject(o, "remote", b->remote);
+			add_settings(o, b);
 			cJSON_AddItemToArray(doc, o);
 		} else {
 			printf("%-13s %-10s %-10s %-9s ", b->name, isotier_tier_name(r.claimed),

@@ -300,8 +300,7 @@ static int verify_main(int argc, char **argv)
 		j->explicit_ = !o.all;
 		if (b->observes_host)
 			j->claim = host_claim;
-		else if (!(j->claim = isotier_catalogue_find_backend(cat, b->name)) &&
-		         b->catalogue_id)
+		else if (b->catalogue_id)
 			j->claim = isotier_catalogue_find(cat, b->catalogue_id);
 	}
 	n_jobs = nj;

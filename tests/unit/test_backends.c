@@ -1,0 +1,139 @@
+/* test_backends.c - the registry (backends.c): every descriptor is one this
+ * library can drive (isotier_backend_check), names are unique, and each
+ * backend's one link to its claim, catalogue_id, names an entry of the shipped
+ * catalogue that validates; the check refuses what a broken descriptor
+ * would be. */
+#include <check.h>
+#include "check_run.h"
+
+#include <string.h>
+
+#include "backend.h"
+#include "../catalogue/catalogue.h"
+
+START_TEST(every_descriptor_passes_the_check)
+{
+	ck_assert_uint_ge(isotier_backend_count(), 15);
+	for (size_t i = 0; i < isotier_backend_count(); i++) {
+		const isotier_backend *b = isotier_backend_at(i);
+		char why[256] = "";
+		ck_assert_msg(isotier_backend_check(b, why, sizeof why) == 0, "%s", why);
+		ck_assert_ptr_eq(isotier_backend_lookup(b->name), b);
+		for (size_t k = 0; k < i; k++)
+			ck_assert_str_ne(isotier_backend_at(k)->name, b->name);
+	}
+	ck_assert_ptr_null(isotier_backend_at(isotier_backend_count()));
+	ck_assert_ptr_null(isotier_backend_lookup("no-such-backend"));
+	ck_assert_ptr_null(isotier_backend_lookup(NULL));
+}
+END_TEST
+
+/* The claim is found from the backend, one way: every catalogue_id is an
+ * entry of the shipped catalogue; only a backend that observes the host has
+ * none (its claim is the machine's provider, named at run time). */
+START_TEST(every_claim_link_resolves)
+{
+	isotier_catalogue *cat = NULL;
+	isotier_findings f = {0};
+	isotier_error err = {0};
+	ck_assert_int_eq(isotier_catalogue_load(&cat, ISOTIER_SOURCE_DIR "/catalogue/providers", &f, &err), 0);
+	for (size_t i = 0; i < isotier_backend_count(); i++) {
+		const isotier_backend *b = isotier_backend_at(i);
+		if (b->observes_host) {
+			ck_assert_ptr_null(b->catalogue_id);
+			continue;
+		}
+		ck_assert_msg(b->catalogue_id != NULL, "%s has no catalogue_id", b->name);
+		ck_assert_msg(isotier_catalogue_find(cat, b->catalogue_id) != NULL,
+		              "%s: no catalogue entry %s", b->name, b->catalogue_id);
+	}
+	isotier_findings_free(&f);
+	isotier_catalogue_free(cat);
+}
+END_TEST
+
+/* A remote backend is available only when its credential is configured: a
+ * secret, required setting. */
+START_TEST(remote_backends_name_their_credential)
+{
+	for (size_t i = 0; i < isotier_backend_count(); i++) {
+		const isotier_backend *b = isotier_backend_at(i);
+		if (!b->remote)
+			continue;
+		bool credential = false;
+		for (size_t k = 0; b->settings && b->settings[k].env; k++)
+			credential |= b->settings[k].secret && b->settings[k].required;
+		ck_assert_msg(credential, "%s has no required secret setting", b->name);
+	}
+}
+END_TEST
+
+static int ok_available(char *why, size_t len)
+{
+	snprintf(why, len, "yes");
+	return 1;
+}
+static int ok_provision(void **state, const isotier_backend_spec *spec, isotier_error *err)
+{
+	(void)spec, (void)err;
+	*state = NULL;
+	return 0;
+}
+static int ok_exec(void *state, const isotier_exec_request *req, int *status, isotier_error *err)
+{
+	(void)state, (void)req, (void)err;
+	*status = 0;
+	return 0;
+}
+static void ok_destroy(void *state)
+{
+	(void)state;
+}
+
+START_TEST(the_check_refuses_broken_descriptors)
+{
+	static const isotier_backend_setting bad_setting[] = {{.env = "lower-case", .meaning = "x"},
+	                                                      {0}};
+	const isotier_backend good = {.version = ISOTIER_BACKEND_VERSION,
+	                              .name = "fine-1",
+	                              .available = ok_available,
+	                              .provision = ok_provision,
+	                              .exec = ok_exec,
+	                              .destroy = ok_destroy};
+	char why[256];
+	ck_assert_int_eq(isotier_backend_check(&good, why, sizeof why), 0);
+	isotier_backend b = good;
+	b.version = ISOTIER_BACKEND_VERSION + 1;
+	ck_assert_int_eq(isotier_backend_check(&b, why, sizeof why), ISOTIER_EINVAL);
+	ck_assert_ptr_nonnull(strstr(why, "version"));
+	b = good;
+	b.name = "Bad Name";
+	ck_assert_int_eq(isotier_backend_check(&b, why, sizeof why), ISOTIER_EINVAL);
+	b = good;
+	b.exec = NULL;
+	ck_assert_int_eq(isotier_backend_check(&b, why, sizeof why), ISOTIER_EINVAL);
+	b = good;
+	b.remote = true; /* without release(): a leak could not be reported */
+	ck_assert_int_eq(isotier_backend_check(&b, why, sizeof why), ISOTIER_EINVAL);
+	b = good;
+	b.observes_host = true;
+	b.remote = true;
+	ck_assert_int_eq(isotier_backend_check(&b, why, sizeof why), ISOTIER_EINVAL);
+	b = good;
+	b.settings = bad_setting;
+	ck_assert_int_eq(isotier_backend_check(&b, why, sizeof why), ISOTIER_EINVAL);
+	ck_assert_int_eq(isotier_backend_check(NULL, why, sizeof why), ISOTIER_EINVAL);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("backends");
+	TCase *tc = tcase_create("registry");
+	tcase_add_test(tc, every_descriptor_passes_the_check);
+	tcase_add_test(tc, every_claim_link_resolves);
+	tcase_add_test(tc, remote_backends_name_their_credential);
+	tcase_add_test(tc, the_check_refuses_broken_descriptors);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
