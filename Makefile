@@ -15,7 +15,7 @@ DEFS := -D_GNU_SOURCE -DISOTIER_SOURCE_DIR='"$(CURDIR)"'
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 CFLAGS ?= -O2 -g
-ALL_CFLAGS = $(CSTD) $(WARN) $(DEFS) -Iinclude -Ireference $(PKG_CFLAGS) -fPIC $(CFLAGS)
+ALL_CFLAGS = $(CSTD) $(WARN) $(DEFS) -Iinclude -Ibase -Ireference $(PKG_CFLAGS) -fPIC $(CFLAGS)
 SAN := -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer -fno-sanitize-recover=undefined,float-cast-overflow
 
 # The probe: libc only, static; musl keeps it small.
@@ -25,7 +25,7 @@ PROBE_LDFLAGS := -static -Wl,--gc-sections -s
 PROBE_SRCS := $(sort $(wildcard probes/*.c))
 PROBE_LIB_SRCS := $(filter-out probes/main.c,$(PROBE_SRCS))
 
-LIB_SRCS := $(sort $(wildcard reference/*.c catalogue/*.c))
+LIB_SRCS := $(sort $(wildcard base/*.c catalogue/*.c reference/*.c))
 CLI_SRCS := $(sort $(wildcard verify/*.c))
 CLI_LIB_SRCS := $(filter-out verify/main.c,$(CLI_SRCS))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
@@ -54,7 +54,7 @@ $(BUILD)/tests/fault-probe-%: tests/tools/fault-probe.c
 	@mkdir -p $(@D)
 	$(PROBE_CC) $(PROBE_CFLAGS) -DFAULT_MODE='"$*"' -o $@ $< $(PROBE_LDFLAGS)
 
-$(BUILD)/obj/%.o: %.c $(wildcard include/*.h reference/*.h catalogue/*.h verify/*.h)
+$(BUILD)/obj/%.o: %.c $(wildcard include/*.h base/*.h reference/*.h catalogue/*.h verify/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c -o $@ $<
 # The library exports what include/isotier.h marks ISOTIER_PUBLIC, nothing else.
@@ -64,7 +64,7 @@ $(BUILD)/san/probes/%.o: probes/%.c $(wildcard probes/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(PROBE_CFLAGS) -O1 -g $(SAN) -c -o $@ $<
 
-$(BUILD)/san/%.o: %.c $(wildcard include/*.h reference/*.h catalogue/*.h verify/*.h probes/*.h tests/unit/*.h)
+$(BUILD)/san/%.o: %.c $(wildcard include/*.h base/*.h reference/*.h catalogue/*.h verify/*.h probes/*.h tests/unit/*.h)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -O1 $(SAN) -Iprobes -c -o $@ $<
 
@@ -138,10 +138,10 @@ bench: deps all
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance \
 	  --inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -D__GNUC__ \
-	  -Iinclude -Ireference probes reference catalogue verify tests/unit
+	  -Iinclude -Ibase -Ireference probes base reference catalogue verify tests/unit
 
 format:
-	clang-format -i $(wildcard probes/*.[ch] reference/*.[ch] catalogue/*.[ch] verify/*.[ch] include/*.h tests/unit/*.[ch])
+	clang-format -i $(wildcard probes/*.[ch] base/*.[ch] reference/*.[ch] catalogue/*.[ch] verify/*.[ch] include/*.h tests/unit/*.[ch])
 
 clean:
 	rm -rf $(BUILD)
@@ -206,7 +206,7 @@ $(BUILD)/fuzz/obj/probes/%.o: probes/%.c $(wildcard probes/*.h)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(PROBE_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 
-$(BUILD)/fuzz/obj/%.o: %.c $(wildcard include/*.h reference/*.h catalogue/*.h verify/*.h)
+$(BUILD)/fuzz/obj/%.o: %.c $(wildcard include/*.h base/*.h reference/*.h catalogue/*.h verify/*.h)
 	@mkdir -p $(@D)
 	$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
 

@@ -6,7 +6,7 @@
 #ifndef ISOTIER_CATALOGUE_H
 #define ISOTIER_CATALOGUE_H
 
-#include "../reference/internal.h"
+#include "../base/base.h"
 
 /* Re-verification cadence of the runbook: a provider source older than this
  * many days no longer defends a tier. */

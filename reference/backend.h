@@ -54,7 +54,7 @@
 #ifndef ISOTIER_BACKEND_H
 #define ISOTIER_BACKEND_H
 
-#include "internal.h"
+#include "../base/base.h"
 
 /* Where the probe and the capture directory appear inside every sandbox. */
 #define ISOTIER_GUEST_DIR "/.isotier"

@@ -19,6 +19,7 @@
  * is refused), so a host command is not found in it (exit 127).
  */
 #include "backend_util.h"
+#include "paths.h"
 #include "backend_qemu_console.h"
 #include "cpio.h"
 

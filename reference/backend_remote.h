@@ -20,7 +20,7 @@
 
 #include "backend.h"
 #include "http.h"
-#include "redact.h"
+#include "../base/redact.h"
 
 #include <cjson/cJSON.h>
 

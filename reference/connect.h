@@ -8,7 +8,7 @@
 #ifndef ISOTIER_CONNECT_H
 #define ISOTIER_CONNECT_H
 
-#include "internal.h"
+#include "../base/base.h"
 
 #include <stdint.h>
 

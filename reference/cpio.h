@@ -2,7 +2,7 @@
 #ifndef ISOTIER_CPIO_H
 #define ISOTIER_CPIO_H
 
-#include "internal.h"
+#include "../base/base.h"
 
 #include <sys/types.h>
 

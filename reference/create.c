@@ -4,6 +4,7 @@
  * carry the tier through every repr, audit event and span (ADR-0006).
  */
 #include "judge.h"
+#include "paths.h"
 #include "observe.h"
 #include "resolve.h"
 #include "telemetry.h"

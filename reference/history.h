@@ -7,7 +7,7 @@
 #ifndef ISOTIER_HISTORY_H
 #define ISOTIER_HISTORY_H
 
-#include "internal.h"
+#include "../base/base.h"
 
 #include <sqlite3.h>
 

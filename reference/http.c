@@ -1,7 +1,7 @@
 /* http.c - libisotier's one HTTP client (see http.h). */
 #include "http.h"
 #include "proc.h"
-#include "redact.h"
+#include "../base/redact.h"
 
 #include <cjson/cJSON.h>
 #include <curl/curl.h>

@@ -23,7 +23,7 @@
 #ifndef ISOTIER_HTTP_H
 #define ISOTIER_HTTP_H
 
-#include "internal.h"
+#include "../base/base.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -11,7 +11,7 @@
 #ifndef ISOTIER_KERNEL_ID_H
 #define ISOTIER_KERNEL_ID_H
 
-#include "internal.h"
+#include "../base/base.h"
 
 typedef struct isotier_kernel_id {
 	char boot_id[40]; /* canonical UUID; "" when unknown */

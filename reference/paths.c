@@ -1,5 +1,5 @@
 /* paths.c - where isotier finds its catalogue and its probe by default. */
-#include "internal.h"
+#include "paths.h"
 
 #include <dlfcn.h>
 #include <limits.h>

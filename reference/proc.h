@@ -20,7 +20,7 @@
 #ifndef ISOTIER_PROC_H
 #define ISOTIER_PROC_H
 
-#include "internal.h"
+#include "../base/base.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -12,6 +12,7 @@
 #define ISOTIER_RESOLVE_H
 
 #include "backend.h"
+#include "paths.h"
 
 typedef struct isotier_resolve_opts {
 	const char *catalogue_dir; /* NULL: isotier_default_catalogue_dir() */

@@ -6,7 +6,7 @@
 #ifndef ISOTIER_TELEMETRY_H
 #define ISOTIER_TELEMETRY_H
 
-#include "internal.h"
+#include "../base/base.h"
 
 struct isotier_history;
 

@@ -8,7 +8,7 @@
 #ifndef ISOTIER_CHURNLOG_H
 #define ISOTIER_CHURNLOG_H
 
-#include "../reference/internal.h"
+#include "../reference/isotier_tool.h"
 
 #include <stdbool.h>
 

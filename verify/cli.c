@@ -1,8 +1,7 @@
 /* cli.c - helpers every subcommand shares: errors, exit codes, defaults.
  * Kept out of main.c so the unit suites link them too. */
 #include "cli.h"
-#include "../reference/backend.h"
-#include "../reference/history.h"
+#include "../reference/isotier_tool.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -3,8 +3,7 @@
  * backend found (the runtime's path; for Docker the daemon's configured
  * runtimes, so a "runsc" that is not gVisor's shows). */
 #include "cli.h"
-#include "../reference/history.h"
-#include "../reference/resolve.h"
+#include "../reference/isotier_tool.h"
 
 #include <cJSON.h>
 #include <errno.h>

@@ -9,7 +9,7 @@
  *                  "field": "sources[1].retrieved" (or ""), "message": TEXT}...]}
  */
 #include "cli.h"
-#include "../catalogue/catalogue.h"
+#include "../reference/isotier_tool.h"
 
 #include <cjson/cJSON.h>
 #include <getopt.h>

@@ -5,7 +5,7 @@
 #include "history_table.h"
 #include "observations.h"
 #include "report_model.h"
-#include "../reference/backend.h"
+#include "../reference/isotier_tool.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>

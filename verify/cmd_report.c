@@ -4,9 +4,8 @@
  * pull requests (Markdown). Reproducible: no clock is read; the report's date
  * is the newest stored timestamp unless --today says otherwise.
  */
-#include "../catalogue/catalogue.h"
+#include "../reference/isotier_tool.h"
 #include "cli.h"
-#include "history.h"
 #include "report_model.h"
 
 #include <errno.h>

@@ -2,8 +2,7 @@
  * exit status, destroy. A refused tier is EX_CONFIG with ConfigurationError. */
 #include "cancel.h"
 #include "cli.h"
-#include "../reference/backend.h"
-#include "../reference/history.h"
+#include "../reference/isotier_tool.h"
 
 #include <getopt.h>
 #include <string.h>

@@ -29,9 +29,7 @@
 #include "fetch.h"
 #include "history_retry.h"
 #include "htmltext.h"
-#include "../catalogue/catalogue.h"
-#include "../reference/history.h"
-#include "../reference/sha256.h"
+#include "../reference/isotier_tool.h"
 
 #include <cjson/cJSON.h>
 #include <getopt.h>

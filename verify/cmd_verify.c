@@ -33,7 +33,7 @@
 #include "verify_run.h"
 #include "verify_steps.h"
 
-#include "../reference/proc.h"
+#include "../reference/isotier_tool.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

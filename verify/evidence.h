@@ -7,7 +7,7 @@
 #ifndef ISOTIER_EVIDENCE_H
 #define ISOTIER_EVIDENCE_H
 
-#include "../reference/internal.h"
+#include "../reference/isotier_tool.h"
 
 #define EVIDENCE_FORMAT      "tar"
 #define EVIDENCE_MAX_BYTES   (4u * 1024 * 1024) /* the whole archive */

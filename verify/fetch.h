@@ -7,7 +7,7 @@
 #ifndef ISOTIER_FETCH_H
 #define ISOTIER_FETCH_H
 
-#include "../reference/internal.h"
+#include "../reference/isotier_tool.h"
 
 #include <signal.h>
 

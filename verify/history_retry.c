@@ -1,6 +1,6 @@
 /* history_retry.c - bounded retries of a history transaction on a lock. */
 #include "history_retry.h"
-#include "../reference/proc.h"
+#include "../reference/isotier_tool.h"
 
 #include <string.h>
 #include <time.h>

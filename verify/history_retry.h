@@ -7,7 +7,7 @@
 #ifndef ISOTIER_HISTORY_RETRY_H
 #define ISOTIER_HISTORY_RETRY_H
 
-#include "../reference/internal.h"
+#include "../reference/isotier_tool.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -6,7 +6,7 @@
 #ifndef ISOTIER_HISTORY_TABLE_H
 #define ISOTIER_HISTORY_TABLE_H
 
-#include "../reference/history.h"
+#include "../reference/isotier_tool.h"
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -7,7 +7,7 @@
 #ifndef ISOTIER_HTMLTEXT_H
 #define ISOTIER_HTMLTEXT_H
 
-#include "../reference/internal.h"
+#include "../reference/isotier_tool.h"
 
 #define ISOTIER_HTML_MAX_BYTES (64 * 1024 * 1024)
 

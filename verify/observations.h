@@ -7,7 +7,7 @@
 #ifndef ISOTIER_OBSERVATIONS_H
 #define ISOTIER_OBSERVATIONS_H
 
-#include "../reference/history.h"
+#include "../reference/isotier_tool.h"
 
 #include <stdint.h>
 

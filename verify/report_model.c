@@ -5,8 +5,7 @@
  */
 #include "report_model.h"
 
-#include "../catalogue/catalogue.h"
-#include "history.h"
+#include "../reference/isotier_tool.h"
 
 #include <string.h>
 

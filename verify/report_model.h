@@ -12,7 +12,7 @@
 #ifndef ISOTIER_REPORT_MODEL_H
 #define ISOTIER_REPORT_MODEL_H
 
-#include "../reference/internal.h"
+#include "../reference/isotier_tool.h"
 
 #include <stdbool.h>
 #include <stdint.h>

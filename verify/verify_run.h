@@ -9,10 +9,8 @@
 #define ISOTIER_VERIFY_RUN_H
 
 #include "evidence.h"
-#include "judge.h"
+#include "../reference/isotier_tool.h"
 
-#include "../catalogue/catalogue.h"
-#include "../reference/observe.h"
 
 #include <pthread.h>
 #include <stdint.h>

@@ -8,8 +8,7 @@
 
 #include "verify_run.h"
 
-#include "../reference/history.h"
-#include "../reference/kernel_id.h"
+#include "../reference/isotier_tool.h"
 
 #include <stdint.h>
 

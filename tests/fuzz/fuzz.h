@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../reference/internal.h"
+#include "../../base/base.h"
 
 #define FUZZ_ASSERT(cond, ...)                                                                  \
 	do {                                                                                    \

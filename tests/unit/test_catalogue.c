@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "../../catalogue/catalogue.h"
-#include "../../reference/sha256.h"
+#include "../../base/sha256.h"
 #include "../../verify/htmltext.h"
 
 #define GOOD                                                                                       \

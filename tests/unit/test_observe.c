@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "observe.h"
+#include "paths.h"
 #include "proc.h"
 
 #define FAULT_PROBE(mode) ISOTIER_SOURCE_DIR "/build/tests/fault-probe-" mode

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "history.h"
-#include "internal.h"
+#include "../../base/base.h"
 
 START_TEST(sanitizer_escapes_what_rewrites_a_terminal)
 {

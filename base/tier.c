@@ -1,5 +1,5 @@
 /* tier.c - tier names and the rank of ADR-0018. */
-#include "internal.h"
+#include "base.h"
 
 #include <strings.h>
 

@@ -1,5 +1,5 @@
 /* util.c - small helpers: time, bounded file reads, terminal-safe output. */
-#include "internal.h"
+#include "base.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -1,7 +1,7 @@
 /* json.c - JSON in and out as hostile data: one reading per document (a
  * duplicate key is refused, whatever depth it is at), and valid UTF-8 in
  * everything isotier writes. */
-#include "internal.h"
+#include "base.h"
 
 #include <cJSON.h>
 #include <string.h>

@@ -1,10 +1,11 @@
 /*
- * internal.h - helpers shared inside libisotier and the isotier CLI
+ * base.h - the base layer every part of isotier may use: errors, tiers, strings,
+ * UTF-8 and JSON, files; shared inside libisotier and the isotier CLI
  * (not installed). crun-style: cleanup attributes instead of goto ladders,
  * an error object filled with a message chain.
  */
-#ifndef ISOTIER_INTERNAL_H
-#define ISOTIER_INTERNAL_H
+#ifndef ISOTIER_BASE_H
+#define ISOTIER_BASE_H
 
 #include "isotier.h"
 
@@ -110,14 +111,5 @@ bool isotier_utf8_valid(const char *s, size_t len);
  * where a newline could forge a row). */
 void isotier_fputs_sanitized(FILE *f, const char *s);
 void isotier_fputs_inline(FILE *f, const char *s);
-
-/* $ISOTIER_CATALOGUE, else the source tree's catalogue/providers, else
- * ./catalogue/providers. */
-const char *isotier_default_catalogue_dir(void);
-/* PREFIX/rel of an installed isotier (paths.c); 0 when it exists. */
-int isotier_install_path(char *buf, size_t len, const char *rel);
-/* $ISOTIER_PROBE, else isotier-probe beside the running executable, else the
- * source tree's build/isotier-probe. 0, or ISOTIER_ENOTFOUND. */
-int isotier_default_probe_path(char *buf, size_t len);
 
 #endif

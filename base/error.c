@@ -1,5 +1,5 @@
 /* error.c - the error object: code, errno and a message chain. */
-#include "internal.h"
+#include "base.h"
 #include "redact.h"
 
 #include <string.h>

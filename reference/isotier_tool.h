@@ -1,0 +1,37 @@
+/*
+ * isotier_tool.h - what only tools need of libisotier: the one header the
+ * isotier CLI (verify/) includes besides the public include/isotier.h.
+ *
+ * Not installed and no ABI: these declarations are the library's hidden
+ * symbols (built with -fvisibility=hidden), reachable only by linking
+ * libisotier.a, as the CLI and the test suites do. An application uses
+ * isotier.h alone. What is here, by layer (tests/integration/layers.sh keeps
+ * the layers and this boundary):
+ *
+ *   base/       errors, tiers, strings, UTF-8 and JSON, files, redaction, SHA-256
+ *   catalogue/  the provider catalogue: loading, validation, lookup, mechanisms
+ *   reference/  backends and their registry, the observation lifecycle, the
+ *               probe-output parser, the judge, kernel identity, resolution
+ *               against the history, the history database, child processes,
+ *               install paths
+ *
+ * A tool that needs more of the library adds it here, with a line saying
+ * why, rather than including a library header of its own choosing.
+ */
+#ifndef ISOTIER_TOOL_H
+#define ISOTIER_TOOL_H
+
+#include "../base/base.h"
+#include "../base/sha256.h"
+#include "../catalogue/catalogue.h"
+#include "backend.h"
+#include "history.h"
+#include "judge.h"
+#include "kernel_id.h"
+#include "observe.h"
+#include "paths.h"
+#include "probe_result.h"
+#include "proc.h"
+#include "resolve.h"
+
+#endif

@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""layers.py ROOT BUILD PROBE_OBJ_DIR - the layers of HACKING.md, checked.
+
+Includes: every `#include "x"` resolves from the including file's folder or
+include/ (never through -I), a folder includes only its own layer and those
+below, the CLI reaches the library only through reference/isotier_tool.h,
+the probe only itself; no include cycle. Calls: from each object's defined
+and undefined symbols (nm), no folder calls a higher one and no two files
+call each other, directly or round a cycle. Prints what is wrong; exit 1.
+"""
+import collections, glob, os, re, subprocess, sys
+
+root, build, probe_objs = sys.argv[1], sys.argv[2], sys.argv[3]
+RANK = {"include": 0, "base": 1, "catalogue": 2, "reference": 3, "verify": 4}
+TOOL_HEADER = "reference/isotier_tool.h"
+problems = []
+
+
+def folder(rel):
+    return rel.split("/")[0]
+
+
+def sources():
+    for top in list(RANK) + ["probes"]:
+        for path in sorted(glob.glob(os.path.join(root, top, "*.[ch]"))):
+            yield os.path.relpath(path, root)
+
+
+def resolve(rel, inc):
+    for base in (os.path.dirname(rel), "include"):
+        cand = os.path.normpath(os.path.join(base, inc))
+        if os.path.exists(os.path.join(root, cand)):
+            return cand
+    return None
+
+
+includes = collections.defaultdict(set)
+for rel in sources():
+    src = open(os.path.join(root, rel), encoding="utf-8").read()
+    for inc in re.findall(r'^\s*#\s*include\s+"([^"]+)"', src, re.M):
+        target = resolve(rel, inc)
+        if target is None:
+            problems.append(f'{rel}: #include "{inc}" does not name its folder (found only through -I)')
+            continue
+        includes[rel].add(target)
+        mine, theirs = folder(rel), folder(target)
+        if mine == "probes" or theirs == "probes":
+            if mine != theirs:
+                problems.append(f"{rel} includes {target}: the probe shares no code with isotier")
+            continue
+        if RANK[theirs] > RANK[mine]:
+            problems.append(f"{rel} ({mine}) includes {target} from the higher layer {theirs}")
+        if mine == "verify" and theirs not in ("verify", "include") and target != TOOL_HEADER:
+            problems.append(f"{rel}: the CLI includes {target}; it may use only include/isotier.h "
+                            f"and {TOOL_HEADER}")
+
+
+def cycles(graph, nodes):
+    """Strongly connected components of more than one node (Tarjan)."""
+    index, low, stack, on, out, counter = {}, {}, [], set(), [], [0]
+    sys.setrecursionlimit(100000)
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in graph.get(v, ()):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1 or v in graph.get(v, ()):
+                out.append(sorted(comp))
+
+    for v in sorted(nodes):
+        if v not in index:
+            visit(v)
+    return out
+
+
+for comp in cycles(includes, list(includes)):
+    problems.append("include cycle: " + " -> ".join(comp))
+
+
+def symbols(obj):
+    def nm(*args):
+        return subprocess.run(["nm", *args, obj], capture_output=True, text=True, check=True).stdout
+    defined = {l.split()[2] for l in nm("--defined-only", "-g").splitlines() if len(l.split()) == 3}
+    undefined = {l.split()[-1] for l in nm("-u").splitlines() if l.strip()}
+    return defined, undefined
+
+
+def call_graph(objects):
+    """objects: {source rel: object path} -> {source: set of sources it calls}."""
+    defs, undefs = {}, {}
+    for rel, obj in objects.items():
+        d, u = symbols(obj)
+        undefs[rel] = u
+        for s in d:
+            defs[s] = rel
+    graph = collections.defaultdict(set)
+    for rel, us in undefs.items():
+        for s in us:
+            if s in defs and defs[s] != rel:
+                graph[rel].add(defs[s])
+    return graph
+
+
+lib_objects = {}
+for rel in sources():
+    if rel.endswith(".c") and folder(rel) in RANK:
+        obj = os.path.join(root, build, "obj", rel[:-2] + ".o")
+        if not os.path.exists(obj):
+            problems.append(f"{rel}: no object {obj} (build first)")
+            continue
+        lib_objects[rel] = obj
+probe_objects = {}
+for rel in sources():
+    if rel.endswith(".c") and folder(rel) == "probes":
+        probe_objects[rel] = os.path.join(probe_objs, os.path.basename(rel)[:-2] + ".o")
+
+n_edges = 0
+for objects in (lib_objects, probe_objects):
+    graph = call_graph(objects)
+    for a, bs in graph.items():
+        for b in bs:
+            n_edges += 1
+            if folder(a) in RANK and RANK[folder(b)] > RANK[folder(a)]:
+                problems.append(f"{a} ({folder(a)}) calls {b} in the higher layer {folder(b)}")
+    for comp in cycles(graph, list(objects)):
+        problems.append("call cycle between files: " + ", ".join(comp))
+
+if n_edges < 100:
+    problems.append(f"only {n_edges} calls between files found: the check no longer sees the objects")
+for p in problems:
+    print(p)
+print(f"layers: {len(includes)} files with includes, {n_edges} calls between files, "
+      f"{len(problems)} problems")
+sys.exit(1 if problems else 0)
