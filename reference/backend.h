@@ -128,6 +128,14 @@ typedef struct isotier_backend {
 	 * sandbox that a reader of the verdict needs (its class, template), one
 	 * line; never a credential. */
 	void (*describe)(void *state, char *buf, size_t len);
+	/* Optional: brings guest_dir (a path as seen inside) back into the
+	 * existing host_dir after exec(), the explicit artifact step of a
+	 * backend that shares no directory with the host (artifacts.h;
+	 * isotier_fetch_by_exec serves any backend whose sandbox has sh, tar and
+	 * base64). NULL: spec.capture_dir is shared, nothing to fetch. req gives
+	 * the timeout and cancel_fd (its argv and fds are ignored). */
+	int (*fetch)(const struct isotier_backend *self, void *state, const char *guest_dir,
+	             const char *host_dir, const isotier_exec_request *req, isotier_error *err);
 } isotier_backend;
 
 /* The registry (backends.c); test_backends holds every entry to

@@ -349,5 +349,6 @@ const isotier_backend isotier_backend_daytona = {
     .exec = daytona_exec,
     .destroy = daytona_destroy,
     .release = daytona_release,
+    .fetch = isotier_fetch_by_exec,
     .describe = daytona_describe,
 };

@@ -442,5 +442,6 @@ const isotier_backend isotier_backend_e2b = {
     .exec = e2b_exec,
     .destroy = e2b_destroy,
     .release = e2b_release,
+    .fetch = isotier_fetch_by_exec,
     .describe = e2b_describe,
 };

@@ -311,4 +311,5 @@ const isotier_backend isotier_backend_fly = {
     .exec = fly_exec,
     .destroy = fly_destroy,
     .release = fly_release,
+    .fetch = isotier_fetch_by_exec,
 };

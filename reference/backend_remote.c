@@ -187,8 +187,13 @@ int isotier_remote_script(char **out, const isotier_exec_request *req, const cha
 	char *s = NULL;
 	char path[4096];
 	map_path(path, sizeof path, req->argv[0]);
-	int rc = append(&s, "mkdir -p " ISOTIER_REMOTE_GUEST_DIR "/capture && chmod 0755 ");
-	rc = rc ? rc : isotier_remote_shell_quote(&s, path);
+	int rc = append(&s, "mkdir -p " ISOTIER_REMOTE_GUEST_DIR "/capture");
+	/* The uploaded probe is made executable; a command of the sandbox's own
+	 * (the artifact step's /bin/sh) is left alone. */
+	if (!strncmp(req->argv[0], ISOTIER_GUEST_DIR "/", strlen(ISOTIER_GUEST_DIR "/"))) {
+		rc = rc ? rc : append(&s, " && chmod 0755 ");
+		rc = rc ? rc : isotier_remote_shell_quote(&s, path);
+	}
 	rc = rc ? rc : append(&s, " && exec");
 	for (size_t i = 0; !rc && req->argv[i]; i++) {
 		map_path(path, sizeof path, req->argv[i]);

@@ -10,7 +10,8 @@
  * - The probe goes to ISOTIER_REMOTE_GUEST_DIR inside; isotier_remote_script()
  *   turns the exec request's argv (paths under ISOTIER_GUEST_DIR) into one
  *   shell command that makes the probe executable, makes the capture dir and
- *   runs it. The capture stays in the sandbox (not copied back).
+ *   runs it. The capture comes back in an explicit step, fetch():
+ *   isotier_fetch_by_exec (artifacts.h), tar and base64 through exec().
  * - provision() may fail leaving *state non-NULL (a create whose outcome is
  *   unknown): the caller must then release() it, which looks for what that
  *   create made (by the run's nonce) and deletes it, or reports it leaked.
@@ -18,6 +19,7 @@
 #ifndef ISOTIER_BACKEND_REMOTE_H
 #define ISOTIER_BACKEND_REMOTE_H
 
+#include "artifacts.h"
 #include "backend.h"
 #include "http.h"
 #include "../base/redact.h"

@@ -413,4 +413,5 @@ const isotier_backend isotier_backend_vercel = {
     .exec = vercel_exec,
     .destroy = vercel_destroy,
     .release = vercel_release,
+    .fetch = isotier_fetch_by_exec,
 };

@@ -1,137 +1,28 @@
 /* observe.c - one observation of a backend (observe.h). */
 #include "observe.h"
 
+#include "artifacts.h"
+#include "collect.h"
 #include "proc.h"
 
-#include <errno.h>
-#include <fcntl.h>
-#include <poll.h>
-#include <pthread.h>
 #include <string.h>
-
-/* ---- reading the probe's output ---------------------------------------- */
-
-/*
- * A helper thread reads stdout and stderr while the backend's exec() waits
- * for the command, so neither pipe fills and stalls the probe. stdout beyond
- * PROBE_RESULT_MAX_BYTES is drained and dropped (out_over), stderr beyond
- * its first bytes too.
- */
-typedef struct reader {
-	int out_fd, err_fd;
-	char *out;
-	size_t out_len;
-	bool out_over, oom;
-	char *err;
-	size_t err_len;
-	int64_t deadline; /* 0: none yet; set once the writers are closed (atomic) */
-} reader;
-
-static void reader_take(reader *r, int *fd, bool is_out)
-{
-	char buf[65536];
-	ssize_t n = read(*fd, buf, sizeof buf);
-	if (n < 0 && (errno == EINTR || errno == EAGAIN))
-		return;
-	if (n <= 0) {
-		close(*fd);
-		*fd = -1;
-		return;
-	}
-	if (!is_out) {
-		size_t room = ISOTIER_PROBE_STDERR_KEEP - 1 - r->err_len;
-		size_t k = (size_t)n < room ? (size_t)n : room;
-		memcpy(r->err + r->err_len, buf, k);
-		r->err_len += k;
-		return;
-	}
-	if (r->out_over || r->oom)
-		return; /* drained and dropped: the child never blocks */
-	if (r->out_len + (size_t)n > PROBE_RESULT_MAX_BYTES) {
-		r->out_over = true;
-		return;
-	}
-	char *o = realloc(r->out, r->out_len + (size_t)n + 1);
-	if (!o) {
-		r->oom = true;
-		return;
-	}
-	memcpy(o + r->out_len, buf, (size_t)n);
-	r->out = o;
-	r->out_len += (size_t)n;
-	r->out[r->out_len] = '\0';
-}
-
-static void *reader_main(void *arg)
-{
-	reader *r = arg;
-	while (r->out_fd >= 0 || r->err_fd >= 0) {
-		struct pollfd pf[2] = {{.fd = r->out_fd, .events = POLLIN},
-		                       {.fd = r->err_fd, .events = POLLIN}};
-		int pr = poll(pf, 2, 100);
-		if (pr > 0 && pf[0].revents && r->out_fd >= 0)
-			reader_take(r, &r->out_fd, true);
-		if (pr > 0 && pf[1].revents && r->err_fd >= 0)
-			reader_take(r, &r->err_fd, false);
-		int64_t d = __atomic_load_n(&r->deadline, __ATOMIC_ACQUIRE);
-		if (d && isotier_now_ms() > d)
-			break; /* a straggler outside the sandbox's group holds the pipe */
-	}
-	if (r->out_fd >= 0)
-		close(r->out_fd);
-	if (r->err_fd >= 0)
-		close(r->err_fd);
-	return NULL;
-}
-
-static void close_pair(int p[2])
-{
-	for (int i = 0; i < 2; i++)
-		if (p[i] >= 0)
-			close(p[i]);
-}
 
 /* Runs the probe once in a provisioned sandbox; pr gets what it printed. */
 static void exec_probe(isotier_probe_run *pr, const isotier_backend *b, void *state,
                        const isotier_observe_opts *o)
 {
-	int out_p[2] = {-1, -1}, err_p[2] = {-1, -1};
-	if (pipe2(out_p, O_CLOEXEC) != 0 || pipe2(err_p, O_CLOEXEC) != 0) {
-		pr->rc = isotier_error_set(&pr->err, ISOTIER_EIO, errno, "%s: pipe", b->name);
-		close_pair(out_p);
-		close_pair(err_p);
-		return;
-	}
-	reader r = {.out_fd = out_p[0], .err_fd = err_p[0], .err = pr->errtxt};
-	pthread_t tid;
-	bool reading = pthread_create(&tid, NULL, reader_main, &r) == 0;
-	if (!reading) {
-		close(out_p[0]);
-		close(err_p[0]);
-	}
 	const char *const with_capture[] = {ISOTIER_GUEST_PROBE, "--json", "--capture",
 	                                    ISOTIER_GUEST_CAPTURE, NULL};
 	const char *const bare[] = {ISOTIER_GUEST_PROBE, "--json", NULL};
 	isotier_exec_request req = {.argv = o->capture_dir ? with_capture : bare,
-	                            .stdin_fd = -1,
-	                            .stdout_fd = out_p[1],
-	                            .stderr_fd = err_p[1],
 	                            .timeout_s = o->timeout_s,
 	                            .cancel_fd = o->cancel_fd};
-	if (reading)
-		pr->rc = b->exec(state, &req, &pr->exit_status, &pr->err);
-	else
-		pr->rc = isotier_error_set(&pr->err, ISOTIER_ENOMEM, 0, "%s: reader thread", b->name);
-	close(out_p[1]);
-	close(err_p[1]);
-	if (reading) {
-		__atomic_store_n(&r.deadline, isotier_now_ms() + 2000, __ATOMIC_RELEASE);
-		pthread_join(tid, NULL);
-	}
-	pr->errtxt[sizeof pr->errtxt - 1] = '\0';
-	pr->out = r.out;
-	pr->out_len = r.out_len;
-	pr->out_over = r.out_over || r.oom;
+	isotier_collected got = {.max_out = PROBE_RESULT_MAX_BYTES};
+	pr->rc = isotier_exec_collect(&got, b, state, &req, &pr->exit_status, &pr->err);
+	snprintf(pr->errtxt, sizeof pr->errtxt, "%s", got.err);
+	pr->out = got.out;
+	pr->out_len = got.out_len;
+	pr->out_over = got.out_over;
 	if (pr->rc < 0)
 		return;
 	if (pr->out_over)
@@ -167,10 +58,15 @@ static isotier_kernel_relation relate_siblings(const isotier_observation *obs, c
 		return ISOTIER_KERNEL_UNCOMPARED;
 	}
 	if (second->rc < 0 || !second->out) {
+		char why[220];
+		if (second->rc < 0)
+			snprintf(why, sizeof why, "%.200s", second->err.message);
+		else
+			snprintf(why, sizeof why, "exit status %d", second->exit_status);
 		snprintf(detail, len,
-		         "the second %s sandbox gave no probe output (%.200s): its kernel "
+		         "the second %s sandbox gave no probe output (%s): its kernel "
 		         "was not compared",
-		         name, second->err.message);
+		         name, why);
 		return ISOTIER_KERNEL_UNCOMPARED;
 	}
 	if (!second->parsed) {
@@ -255,6 +151,21 @@ static int finish(isotier_observation *obs, isotier_error *err)
 
 /* ---- the lifecycles ---------------------------------------------------- */
 
+/* The explicit artifact step of a backend that shares no directory with the
+ * host (backend.h fetch): the capture the probe left inside, into the
+ * caller's capture_dir. Evidence is best-effort: a failure is said in
+ * obs->capture_problem and changes no fact of the observation. */
+static void fetch_capture(isotier_observation *obs, void *state, const isotier_observe_opts *o)
+{
+	const isotier_backend *b = obs->backend;
+	if (!b->fetch || !o->capture_dir || obs->rc < 0)
+		return;
+	isotier_exec_request how = {.timeout_s = o->timeout_s, .cancel_fd = o->cancel_fd};
+	isotier_error e = {0};
+	if (b->fetch(b, state, ISOTIER_GUEST_CAPTURE, o->capture_dir, &how, &e) < 0)
+		snprintf(obs->capture_problem, sizeof obs->capture_problem, "%.290s", e.message);
+}
+
 static void observe_start(isotier_observation *obs, const isotier_backend *b)
 {
 	*obs = (isotier_observation){.backend = b, .available = true};
@@ -301,6 +212,7 @@ static void observe_local(isotier_observation *obs, const isotier_observe_opts *
 	if (obs->rc < 0)
 		return;
 	run_once(obs, state, o);
+	fetch_capture(obs, state, o);
 	int64_t t2 = isotier_now_ms();
 	obs->exec_ms = t2 - t1;
 	b->destroy(state);
@@ -336,8 +248,10 @@ static void observe_remote(isotier_observation *obs, const isotier_observe_opts 
 	                             .timeout_s = o->timeout_s,
 	                             .cancel_fd = o->cancel_fd,
 	                             .deadline_ms = isotier_now_ms() + wall};
-	isotier_observe_opts run_opts = *o;
-	run_opts.capture_dir = NULL; /* captures are not copied back from a provider */
+	/* The first sandbox's capture is fetched (its backend's fetch()); the
+	 * second's is not: it is run for its kernel identity only. */
+	isotier_observe_opts second_opts = *o;
+	second_opts.capture_dir = NULL;
 	void *state[2] = {NULL, NULL};
 	int64_t t0 = isotier_now_ms();
 	obs->rc = b->provision(&state[0], &spec, &obs->err);
@@ -350,11 +264,12 @@ static void observe_remote(isotier_observation *obs, const isotier_observe_opts 
 	if (obs->rc == 0 && b->describe)
 		b->describe(state[0], obs->note, sizeof obs->note);
 	if (obs->rc == 0) {
-		run_once(obs, state[0], &run_opts);
+		run_once(obs, state[0], o);
+		fetch_capture(obs, state[0], o);
 		/* The second run's failure is not the observation's: the first
 		 * sandbox was observed; its kernel stays UNCOMPARED (relate). */
 		if (obs->rc == 0)
-			exec_probe(&obs->run[obs->n_runs++], b, state[1], &run_opts);
+			exec_probe(&obs->run[obs->n_runs++], b, state[1], &second_opts);
 	}
 	int64_t t2 = isotier_now_ms();
 	obs->exec_ms = t2 - t1;

@@ -43,7 +43,9 @@ typedef struct isotier_probe_run {
 
 typedef struct isotier_observe_opts {
 	const char *probe_path;  /* host path of the static probe */
-	const char *capture_dir; /* local backends: host dir for the probe's capture; NULL: none */
+	/* Host dir for the probe's capture (--capture): shared with a local
+	 * sandbox, fetched from a remote one's first sandbox; NULL: none. */
+	const char *capture_dir;
 	int timeout_s;           /* per exec; 0: 60 */
 	int cancel_fd;           /* readable: cancel; <= 0: none (proc.h) */
 	/* Remote backends: the wall-clock limit of the whole observation, two
@@ -65,6 +67,7 @@ typedef struct isotier_observation {
 	char relation_detail[300];
 	char leaks[1024]; /* sandboxes that could not be destroyed, with ids; "" */
 	char note[256];   /* what the provider reported of the sandbox (describe()); "" */
+	char capture_problem[300]; /* why the capture could not be fetched (backend.h fetch); "" */
 	int64_t available_ms, provision_ms, exec_ms, destroy_ms;
 } isotier_observation;
 

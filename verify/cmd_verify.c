@@ -401,6 +401,11 @@ static int verify_main(int argc, char **argv)
 			snprintf(ready->reason + n, sizeof ready->reason - n, "; %s reported: %.250s",
 			         ready->backend->name, ready->obs.note);
 		}
+		if (ready->obs.capture_problem[0]) {
+			size_t n = strlen(ready->reason);
+			snprintf(ready->reason + n, sizeof ready->reason - n,
+			         "; capture not kept: %.300s", ready->obs.capture_problem);
+		}
 		if (ready->obs.leaks[0]) {
 			size_t n = strlen(ready->reason);
 			snprintf(ready->reason + n, sizeof ready->reason - n, "; LEAKED: %.400s",

@@ -14,8 +14,7 @@ static void run_job(job *j, const verify_ctx *ctx)
 	                             .cancel_fd = ctx->cancel_fd,
 	                             .remote_wall_ms = ctx->remote_wall_ms};
 	char *capture = NULL;
-	/* A remote provider's captures are not copied back: no directory. */
-	if (!j->backend->remote) {
+	{ /* shared with a local sandbox; a remote backend's fetched into it */
 		isotier_error cerr = {0};
 		if (isotier_mkdtemp(&capture, "isotier-capture-", &cerr) < 0) {
 			j->obs = (isotier_observation){.backend = j->backend, .available = true,

@@ -17,6 +17,24 @@ emu() {
 
 microvm_cases
 
+# A hostile sandbox's capture (tests/tools/fault-probe.c "evil": a symlink to
+# /etc/shadow, a FIFO, an 8 MiB file, 40 nested directories, a 250-byte name)
+# is larger, as base64, than the 4 MiB a Fly exec answer may be: the artifact
+# step refuses it, the observation is still judged and stored, and the reason
+# says the capture was not kept (test_artifacts unpacks such archives).
+emu evil --identity fake
+ISOTIER_PROBE="$ISOTIER_ROOT/$BUILD/tests/fault-probe-evil" verify_remote evil
+assert_contains "$(cat "$D/out")" "capture not kept: fetch /.isotier/capture"
+assert_eq "$(sqlite3 "$D/h.db" "SELECT verdict FROM observations ORDER BY id DESC LIMIT 1")" CONTRADICTED "evil: verdict"
+python3 - "$D/h.db" <<'PY' || fail "evil: evidence kept"
+import io, sqlite3, sys, tarfile
+blob = sqlite3.connect(sys.argv[1]).execute(
+    "SELECT evidence FROM observations ORDER BY id DESC LIMIT 1").fetchone()[0]
+assert not blob or not tarfile.open(fileobj=io.BytesIO(blob)).getmembers(), "members kept"
+PY
+all_deleted evil 2
+echo "ok: an oversized remote capture is refused, the observation kept"
+
 emu nocred
 verify_unconfigured FLY_APP "no app"
 echo "ok: no app -> UNAVAILABLE naming FLY_APP"

@@ -14,6 +14,14 @@ import shutil
 import signal
 import subprocess
 import uuid
+from concurrent.futures import ThreadPoolExecutor
+
+# bwrap --die-with-parent is PR_SET_PDEATHSIG, which fires when the *thread*
+# that forked exits: a command started from a request's handler thread would
+# be SIGKILLed once the request is answered (a provider's "start a command,
+# fetch its result later" API). Every child is forked from this one thread,
+# which lives as long as the emulator.
+SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="emu-spawner")
 
 
 class Sandbox:
@@ -56,9 +64,9 @@ class Sandbox:
         return cmd + ["--chdir", cwd, "--"] + argv
 
     def popen(self, argv, cwd="/", merge=False):
-        p = subprocess.Popen(self.argv(argv, cwd), stdout=subprocess.PIPE,
-                             stderr=subprocess.STDOUT if merge else subprocess.PIPE,
-                             stdin=subprocess.DEVNULL, start_new_session=True)
+        p = SPAWNER.submit(subprocess.Popen, self.argv(argv, cwd), stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT if merge else subprocess.PIPE,
+                           stdin=subprocess.DEVNULL, start_new_session=True).result()
         self.procs.add(p)
         return p
 

@@ -69,6 +69,17 @@ leak_named() {
     assert_contains "$(cat "$D/err")" "$id" "leak: $1 id named"
   done
 }
+# evidence_has NAME PATH: the latest observation's evidence archive holds PATH.
+evidence_has() {
+  python3 - "$D/h.db" "$2" <<'PY' || fail "$1: evidence: $(cat "$D/out")"
+import io, sqlite3, sys, tarfile
+blob = sqlite3.connect(sys.argv[1]).execute(
+    "SELECT evidence FROM observations ORDER BY id DESC LIMIT 1").fetchone()[0]
+assert blob, "no evidence stored"
+names = [m.name.lstrip("./") for m in tarfile.open(fileobj=io.BytesIO(blob)).getmembers()]
+assert sys.argv[2] in names, names[:40]
+PY
+}
 # microvm_cases: the backend's MICROVM claim (firecracker) CONTRADICTED by two
 # sandboxes on one kernel (exit 1), CONSISTENT with a kernel each (exit 0),
 # every sandbox deleted both times; uses the test's emu.
@@ -87,4 +98,8 @@ microvm_cases() {
   assert_eq "$(row)" "CONSISTENT|dedicated|CONTAINER" "dedicated: stored row"
   all_deleted dedicated 2
   echo "ok: a kernel each -> CONSISTENT"
+  # The capture came back in the artifact step (fetch): the first sandbox's
+  # kernel identity is in the stored evidence, as for a local backend.
+  evidence_has dedicated proc/sys/kernel/random/boot_id
+  echo "ok: the remote capture is kept as evidence"
 }
