@@ -8,12 +8,16 @@
 #   make fuzz     every libFuzzer harness in tests/fuzz/ for FUZZ_SECONDS each (default 60)
 BUILD ?= build
 CC ?= gcc
-PKGS := libcurl libxml-2.0 libcjson sqlite3 libgit2
+# What libisotier links (isotier.pc says the same); the CLI adds libxml2 (page
+# text for `sources check`) and libgit2 (the catalogue's commit), its alone.
+LIB_PKGS := libcurl libcjson sqlite3
+PKGS := $(LIB_PKGS) libxml-2.0 libgit2
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
 CSTD := -std=gnu11
 DEFS := -D_GNU_SOURCE -DISOTIER_SOURCE_DIR='"$(CURDIR)"'
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
+LIB_PKG_LIBS = $(shell pkg-config --libs $(LIB_PKGS) 2>/dev/null)
 CFLAGS ?= -O2 -g
 ALL_CFLAGS = $(CSTD) $(WARN) $(DEFS) -Iinclude -Ibase -Ireference $(PKG_CFLAGS) -fPIC $(CFLAGS)
 SAN := -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer -fno-sanitize-recover=undefined,float-cast-overflow
@@ -73,7 +77,7 @@ $(BUILD)/libisotier.a: $(LIB_OBJS)
 	ar rcs $@ $^
 
 $(BUILD)/libisotier.so: $(LIB_OBJS)
-	$(CC) -shared -Wl,-soname,libisotier.so.0 -o $@.0 $^ $(PKG_LIBS) -lpthread
+	$(CC) -shared -Wl,-soname,libisotier.so.0 -o $@.0 $^ $(LIB_PKG_LIBS) -lpthread
 	ln -sf libisotier.so.0 $@
 
 $(BUILD)/isotier: $(CLI_OBJS) $(BUILD)/libisotier.a
@@ -150,7 +154,7 @@ clean:
 all: $(BUILD)/tests/backend-run
 $(BUILD)/tests/backend-run: tests/tools/backend-run.c $(BUILD)/obj/verify/cancel.o $(BUILD)/libisotier.a
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/obj/verify/cancel.o $(BUILD)/libisotier.a $(PKG_LIBS) -lpthread -lm
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/obj/verify/cancel.o $(BUILD)/libisotier.a $(LIB_PKG_LIBS) -lpthread -lm
 
 # qemu-microvm guest init (static, musl) and where backend_qemu.c finds it.
 all: $(BUILD)/isotier-guest-init
@@ -180,14 +184,14 @@ $(BUILD)/isotier-guest-init-aarch64: reference/guest/init.c
 all: $(BUILD)/tests/log-handler
 $(BUILD)/tests/log-handler: tests/tools/log-handler.c $(BUILD)/libisotier.a
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libisotier.a $(PKG_LIBS) -lpthread -lm
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libisotier.a $(LIB_PKG_LIBS) -lpthread -lm
 
 # An application of the public API with its own SIGTERM handler (tests/integration/cancel_exec.sh):
 # only include/ on its include path.
 all: $(BUILD)/tests/cancel-exec
 $(BUILD)/tests/cancel-exec: tests/tools/cancel-exec.c include/isotier.h $(BUILD)/libisotier.a
 	@mkdir -p $(@D)
-	$(CC) $(CSTD) $(WARN) -D_GNU_SOURCE -Iinclude $(CFLAGS) -o $@ $< $(BUILD)/libisotier.a $(PKG_LIBS) -lpthread -lm
+	$(CC) $(CSTD) $(WARN) -D_GNU_SOURCE -Iinclude $(CFLAGS) -o $@ $< $(BUILD)/libisotier.a $(LIB_PKG_LIBS) -lpthread -lm
 
 # ---- fuzzing: libFuzzer harnesses (clang, ASan+UBSan) in tests/fuzz/ --------
 #   make fuzz [FUZZ_SECONDS=60]   each harness for that long over its corpus

@@ -149,10 +149,6 @@ int isotier_mechanism_tier(isotier_tier *out, const char *mechanism);
 
 void isotier_catalogue_free(isotier_catalogue *c);
 
-/* HEAD of the git repository holding dir (hex), "" when dir is not in one;
- * runs record it so an observation names the claims it was judged against. */
-void isotier_catalogue_commit(char *out, size_t len, const char *dir);
-
 /* Days since 1970-01-01 of a strict "YYYY-MM-DD" calendar date (1970 or later).
  * Returns 0 or ISOTIER_EINVAL (malformed, or no such day: 2025-02-29). */
 int isotier_date_days(long *out, const char *date);

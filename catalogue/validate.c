@@ -6,31 +6,18 @@
  * provider's words, renamed_from ids that are no longer in use.
  */
 #include "catalogue.h"
+#include "mechanism.h"
 
 #include <string.h>
 #include <time.h>
 
-static const struct {
-	const char *name;
-	isotier_tier tier;
-} mechanisms[] = {
-    {"firecracker", ISOTIER_MICROVM}, {"cloud-hypervisor", ISOTIER_MICROVM},
-    {"qemu", ISOTIER_MICROVM},        {"kata", ISOTIER_MICROVM},
-    {"libkrun", ISOTIER_MICROVM},     {"vm", ISOTIER_MICROVM},
-    {"gvisor", ISOTIER_GVISOR},       {"runc", ISOTIER_CONTAINER},
-    {"crun", ISOTIER_CONTAINER},      {"bubblewrap", ISOTIER_CONTAINER},
-    {"container", ISOTIER_CONTAINER}, {"webassembly", ISOTIER_UNKNOWN},
-    {"v8-isolate", ISOTIER_UNKNOWN},  {"unknown", ISOTIER_UNKNOWN},
-};
-
 int isotier_mechanism_tier(isotier_tier *out, const char *mechanism)
 {
-	for (size_t i = 0; mechanism && i < sizeof mechanisms / sizeof mechanisms[0]; i++)
-		if (!strcmp(mechanism, mechanisms[i].name)) {
-			*out = mechanisms[i].tier;
-			return 0;
-		}
-	return ISOTIER_EINVAL;
+	const isotier_mechanism *m = isotier_mechanism_find(mechanism);
+	if (!m)
+		return ISOTIER_EINVAL;
+	*out = m->tier;
+	return 0;
 }
 
 /* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm). */

@@ -379,11 +379,9 @@ static char *probe_live_timing(void)
  * platform device. A symlink target is not a file, hence this input. */
 static char *probe_live_virtio(void)
 {
-	struct probe_input none;
 	char *names[64];
 	struct probe_buf b = {0};
-	probe_input_init(&none, NULL, NULL);
-	size_t n = probe_list_dir(&none, "/sys/bus/virtio/devices", names, 64);
+	size_t n = probe_list_live("/sys/bus/virtio/devices", names, 64);
 	for (size_t i = 0; i < n; i++) {
 		char path[512], target[512];
 		snprintf(path, sizeof(path), "/sys/bus/virtio/devices/%s", names[i]);

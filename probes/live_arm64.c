@@ -94,9 +94,8 @@ static bool probe_dt_prop(char *line, size_t cap, const char *key, const char *p
 
 char *probe_live_devicetree(void)
 {
-	struct probe_input none = {.root_fd = -1, .capture_fd = -1};
 	char *names[PROBE_DT_MAX_NODES];
-	size_t n = probe_list_dir(&none, PROBE_DT_ROOT, names, PROBE_DT_MAX_NODES);
+	size_t n = probe_list_live(PROBE_DT_ROOT, names, PROBE_DT_MAX_NODES);
 	if (n == 0)
 		return NULL;
 	char *out = NULL;
@@ -115,9 +114,8 @@ char *probe_live_devicetree(void)
 		snprintf(line, sizeof(line), "%s", node);
 		char dir[512];
 		snprintf(dir, sizeof(dir), PROBE_DT_ROOT "/%s", names[i]);
-		struct probe_input none2 = {.root_fd = -1, .capture_fd = -1};
 		char *sub[1];
-		size_t k = probe_list_dir(&none2, dir, sub, 1);
+		size_t k = probe_list_live(dir, sub, 1);
 		for (size_t j = 0; j < k; j++)
 			free(sub[j]);
 		if (k > 0) { /* a node, not a property of the root */

@@ -75,9 +75,19 @@ size_t probe_list_dir(struct probe_input *in, const char *path, char **names, si
 /* Keeps only the container= entries of a NUL-separated environment (in
  * place, data[len] must be writable); returns the new length. */
 size_t probe_redact_environ(char *data, size_t len);
+
+/* ---- fs.c: bounded reads of real files ---------------------------------- */
+
 /* Bounded whole-file read of a real path (regular files only); returns
  * malloc'ed NUL-terminated data or NULL. */
 char *probe_slurp(const char *path, size_t max, size_t *len);
+/* Same from an open fd, which it always closes (a negative fd gives NULL). */
+char *probe_slurp_fd(int fd, size_t max, size_t *len);
+/* Names in the directory open at fd (always closed), sorted, malloc'ed
+ * (caller frees); returns the count, at most max. */
+size_t probe_list_fd(int fd, char **names, size_t max);
+/* Same for a live path, for the producers that read the running system. */
+size_t probe_list_live(const char *path, char **names, size_t max);
 
 /* ---- live.c: producers of the non-file inputs -------------------------- */
 

@@ -141,6 +141,9 @@ typedef struct isotier_backend {
 /* The registry (backends.c); test_backends holds every entry to
  * isotier_backend_check. */
 const isotier_backend *isotier_backend_lookup(const char *name);
+/* The backend whose descriptor links the catalogue entry catalogue_id (the
+ * link is one way: only descriptors name entries); NULL when none does. */
+const isotier_backend *isotier_backend_for_claim(const char *catalogue_id);
 size_t isotier_backend_count(void);
 const isotier_backend *isotier_backend_at(size_t index);
 /* 0 when b is a descriptor this library can drive: a known version, a name

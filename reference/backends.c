@@ -79,3 +79,12 @@ const isotier_backend *isotier_backend_lookup(const char *name)
 	}
 	return NULL;
 }
+
+const isotier_backend *isotier_backend_for_claim(const char *catalogue_id)
+{
+	for (size_t i = 0; catalogue_id && i < isotier_backend_count(); i++) {
+		if (registry[i]->catalogue_id && !strcmp(registry[i]->catalogue_id, catalogue_id))
+			return registry[i];
+	}
+	return NULL;
+}

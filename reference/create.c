@@ -112,12 +112,11 @@ static int attest(isotier_sandbox *sb, char *why, size_t why_len, isotier_error 
 	judge_result jr;
 	judge(&jr, &claim, &obs.run[0].probe, &kernel);
 	isotier_observation_clear(&obs);
-	bool verdict_ok = jr.verdict == VERDICT_CONFIRMED || jr.verdict == VERDICT_CONSISTENT ||
-			  jr.verdict == VERDICT_EXCEEDS;
+	bool verdict_ok = isotier_verdict_is(jr.verdict, VERDICT_ATTESTS);
 	bool ceiling_ok = sb->res.resolved != ISOTIER_UNKNOWN &&
 			  isotier_tier_satisfies(judge_ceiling_tier(jr.ceiling), sb->res.resolved);
 	snprintf(why, why_len, "probe inside %s: %s, at most %s of its own (%.300s)", sb->backend->name,
-		 judge_verdict_name(jr.verdict), probe_tier_name(jr.ceiling), jr.reason);
+		 isotier_verdict_name(jr.verdict), probe_tier_name(jr.ceiling), jr.reason);
 	if (!verdict_ok || !ceiling_ok)
 		return ISOTIER_ECONFIG;
 	return 0;

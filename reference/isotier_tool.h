@@ -22,7 +22,7 @@
 #define ISOTIER_TOOL_H
 
 #include "../base/base.h"
-#include "../base/sha256.h"
+#include "../base/verdict.h"
 #include "../catalogue/catalogue.h"
 #include "backend.h"
 #include "history.h"

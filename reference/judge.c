@@ -1,48 +1,11 @@
 /* judge.c - claim vs observation, table-driven (judge.h). */
 #include "judge.h"
+#include "../catalogue/mechanism.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
-
-static const char *const verdict_names[] = {"CONFIRMED",    "CONSISTENT",   "EXCEEDS",
-                                            "CONTRADICTED", "INCONCLUSIVE", "UNAVAILABLE"};
-
-const char *judge_verdict_name(judge_verdict v)
-{
-	return (unsigned)v < sizeof verdict_names / sizeof *verdict_names ? verdict_names[v] : "?";
-}
-
-int judge_verdict_parse(judge_verdict *out, const char *name)
-{
-	for (size_t i = 0; name && i < sizeof verdict_names / sizeof *verdict_names; i++)
-		if (!strcasecmp(name, verdict_names[i])) {
-			*out = (judge_verdict)i;
-			return 0;
-		}
-	return ISOTIER_EINVAL;
-}
-
-/* Mechanisms -> layer kinds; vmm is the VMM a probe can name (NULL: the
- * mechanism does not say which hypervisor runs it). */
-static const struct mechanism_row {
-	const char *mechanism;
-	probe_layer_kind kind;
-	const char *vmm;
-} mechanisms[] = {
-    {"firecracker", PROBE_LAYER_VM, "firecracker"},
-    {"cloud-hypervisor", PROBE_LAYER_VM, "cloud-hypervisor"},
-    {"qemu", PROBE_LAYER_VM, "qemu"},
-    {"kata", PROBE_LAYER_VM, NULL},
-    {"libkrun", PROBE_LAYER_VM, NULL},
-    {"vm", PROBE_LAYER_VM, NULL},
-    {"gvisor", PROBE_LAYER_GVISOR, NULL},
-    {"runc", PROBE_LAYER_CONTAINER, NULL},
-    {"crun", PROBE_LAYER_CONTAINER, NULL},
-    {"bubblewrap", PROBE_LAYER_CONTAINER, NULL},
-    {"container", PROBE_LAYER_CONTAINER, NULL},
-};
 
 /* Vendor names a probe may print for a VMM, folded to the mechanism's name.
  * "tcg" is QEMU without KVM. Anything else ("kvm", "") names no VMM. */
@@ -60,20 +23,42 @@ static const struct vendor_alias {
     {"tcg", "qemu"},
 };
 
-static const struct mechanism_row *mechanism_row(const char *mechanism)
+/* What the judge needs of a claim's mechanism: the probe layer that must
+ * carry it and the VMM it names (from catalogue/mechanism.h's table). */
+struct mechanism_row {
+	const char *mechanism;
+	probe_layer_kind kind;
+	const char *vmm;
+};
+
+/* The row for a mechanism of one of the four tiers' layers; false for a word
+ * outside the vocabulary or one of no tier (webassembly...). Case does not
+ * matter here: the validator already refused other spellings. */
+static bool mechanism_row(struct mechanism_row *out, const char *mechanism)
 {
-	for (size_t i = 0; mechanism && i < sizeof mechanisms / sizeof *mechanisms; i++)
-		if (!strcasecmp(mechanism, mechanisms[i].mechanism))
-			return &mechanisms[i];
-	return NULL;
+	for (size_t i = 0; mechanism && i < isotier_mechanism_count; i++) {
+		const isotier_mechanism *m = &isotier_mechanisms[i];
+		if (strcasecmp(mechanism, m->name) != 0)
+			continue;
+		switch (m->tier) {
+		case ISOTIER_MICROVM: out->kind = PROBE_LAYER_VM; break;
+		case ISOTIER_GVISOR: out->kind = PROBE_LAYER_GVISOR; break;
+		case ISOTIER_CONTAINER: out->kind = PROBE_LAYER_CONTAINER; break;
+		default: return false;
+		}
+		out->mechanism = m->name;
+		out->vmm = m->vmm;
+		return true;
+	}
+	return false;
 }
 
 int judge_mechanism_kind(probe_layer_kind *kind, const char *mechanism)
 {
-	const struct mechanism_row *row = mechanism_row(mechanism);
-	if (!row)
+	struct mechanism_row row;
+	if (!mechanism_row(&row, mechanism))
 		return ISOTIER_EINVAL;
-	*kind = row->kind;
+	*kind = row.kind;
 	return 0;
 }
 
@@ -279,10 +264,9 @@ void judge(judge_result *out, const judge_claim *claim, const probe_result *prob
 	/* The mechanism decides which layer carries the claim; a mechanism
 	 * outside the vocabulary falls back to the kind of the claimed tier. */
 	const char *mech = claim->mechanism && *claim->mechanism ? claim->mechanism : NULL;
-	const struct mechanism_row *row = mechanism_row(mech);
+	struct mechanism_row found;
 	struct mechanism_row fallback = {mech ? mech : "?", tier_kind(claim->tier), NULL};
-	if (!row)
-		row = &fallback;
+	const struct mechanism_row *row = mechanism_row(&found, mech) ? &found : &fallback;
 	probe_tier claimed = claim_tier(claim->tier);
 	if (probe_layer_tier(row->kind) != claimed) {
 		say(out,

@@ -26,16 +26,11 @@
 #ifndef ISOTIER_JUDGE_H
 #define ISOTIER_JUDGE_H
 
+#include "../base/verdict.h"
 #include "probe_result.h"
 
-typedef enum judge_verdict {
-	VERDICT_CONFIRMED = 0,
-	VERDICT_CONSISTENT,
-	VERDICT_EXCEEDS,
-	VERDICT_CONTRADICTED,
-	VERDICT_INCONCLUSIVE,
-	VERDICT_UNAVAILABLE,
-} judge_verdict;
+/* The verdict vocabulary is base/verdict.h's one table. */
+typedef isotier_verdict judge_verdict;
 
 typedef struct judge_claim {
 	bool present; /* false: no catalogue entry applies */
@@ -66,10 +61,6 @@ typedef struct judge_result {
 	bool unproven;
 	char reason[JUDGE_REASON_MAX];
 } judge_result;
-
-const char *judge_verdict_name(judge_verdict v);
-/* Parses a verdict name; returns 0 or ISOTIER_EINVAL. */
-int judge_verdict_parse(judge_verdict *out, const char *name);
 
 /*
  * The probe layer kind a mechanism stands for: 0 and *kind set, or

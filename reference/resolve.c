@@ -1,6 +1,7 @@
 /* resolve.c - the tier a backend can defend, and why not more. */
 #include "resolve.h"
 #include "history.h"
+#include "../base/verdict.h"
 #include "../catalogue/catalogue.h"
 
 #include <errno.h>
@@ -131,6 +132,23 @@ static int resolve_ceiling(isotier_resolution *r, isotier_history *h, const char
 	return 0;
 }
 
+/* A verdict set in SQL: "verdict IN " VERDICT_SET binds one parameter per
+ * verdict from ?2 on (bind_verdicts), so the set comes from the verdict
+ * table, never from a literal list kept here. */
+#define VERDICT_SET "(?2, ?3, ?4, ?5, ?6, ?7)"
+_Static_assert(VERDICT_COUNT == 6, "VERDICT_SET holds one parameter per verdict");
+
+/* The names of the verdicts carrying flags; NULL (never IN) for the others. */
+static void bind_verdicts(sqlite3_stmt *st, unsigned flags)
+{
+	for (int i = 0; i < VERDICT_COUNT; i++) {
+		if (isotier_verdict_is((isotier_verdict)i, flags))
+			sqlite3_bind_text(st, 2 + i, isotier_verdicts[i].name, -1, SQLITE_STATIC);
+		else
+			sqlite3_bind_null(st, 2 + i);
+	}
+}
+
 /* Applies the history: a CONTRADICTED latest observation, or (when demanded)
  * the lack of a recent CONFIRMED/CONSISTENT one, voids the claim. */
 static int resolve_history(isotier_resolution *r, const char *backend, const isotier_resolve_opts *o,
@@ -154,17 +172,21 @@ static int resolve_history(isotier_resolution *r, const char *backend, const iso
 			       /* Only a judgement counts: an INCONCLUSIVE or UNAVAILABLE run
 				* (a probe that timed out, a runtime made to fail) must not
 				* clear a contradiction. */
-			       " AND verdict IN ('CONFIRMED', 'CONSISTENT', 'EXCEEDS', 'CONTRADICTED')"
+			       " AND verdict IN " VERDICT_SET
 			       " ORDER BY observed_at DESC, id DESC LIMIT 1",
 			       -1, &latest, NULL) != SQLITE_OK)
 		return isotier_history_sql_error(h, err, "read latest observation");
 	sqlite3_bind_text(latest, 1, backend, -1, SQLITE_STATIC);
+	bind_verdicts(latest, VERDICT_JUDGES);
 	if (sqlite3_step(latest) == SQLITE_ROW) {
 		snprintf(r->latest_verdict, sizeof r->latest_verdict, "%s",
 			 (const char *)sqlite3_column_text(latest, 0));
 		snprintf(r->latest_at, sizeof r->latest_at, "%s",
 			 (const char *)sqlite3_column_text(latest, 1));
-		if (r->resolved != ISOTIER_UNKNOWN && !strcmp(r->latest_verdict, "CONTRADICTED")) {
+		isotier_verdict latest_v;
+		bool against = isotier_verdict_parse(&latest_v, r->latest_verdict) == 0 &&
+			       isotier_verdict_is(latest_v, VERDICT_AGAINST);
+		if (r->resolved != ISOTIER_UNKNOWN && against) {
 			downgrade(r, "latest judged observation of %s (%s) CONTRADICTED the claim: %s", backend,
 				  r->latest_at, (const char *)sqlite3_column_text(latest, 2));
 			return 0;
@@ -179,12 +201,13 @@ static int resolve_history(isotier_resolution *r, const char *backend, const iso
 		 * older than ceilings prove nothing). */
 		if (sqlite3_prepare_v2(isotier_history_db(h),
 				       "SELECT observed_at, ceiling_tier FROM observations WHERE backend = ?1"
-				       " AND verdict IN ('CONFIRMED', 'CONSISTENT')"
+				       " AND verdict IN " VERDICT_SET
 				       " AND ceiling_tier IS NOT NULL"
 				       " ORDER BY observed_at DESC, id DESC LIMIT 1",
 				       -1, &verified, NULL) != SQLITE_OK)
 			return isotier_history_sql_error(h, err, "read verified observation");
 		sqlite3_bind_text(verified, 1, backend, -1, SQLITE_STATIC);
+		bind_verdicts(verified, VERDICT_PROVES);
 		isotier_tier ceiling = ISOTIER_UNKNOWN;
 		bool found = sqlite3_step(verified) == SQLITE_ROW;
 		if (found && isotier_tier_parse(&ceiling, (const char *)sqlite3_column_text(verified, 1)) < 0)

@@ -176,24 +176,27 @@ static int check_backend(isotier_history *h, const char *name)
 	return -1;
 }
 
-static const char *verdict_word(char *buf, size_t size, const char *s)
+static const char *verdict_word(const char *s)
 {
-	static const char *const words[] = {"CONFIRMED",    "CONSISTENT",   "EXCEEDS",
-	                                    "CONTRADICTED", "INCONCLUSIVE", "UNAVAILABLE"};
-	size_t i = 0;
-	for (; s[i] && i + 1 < size; i++)
-		buf[i] = (char)toupper((unsigned char)s[i]);
-	buf[i] = '\0';
-	for (size_t k = 0; k < sizeof words / sizeof *words; k++)
-		if (!strcmp(buf, words[k]))
-			return words[k];
-	const char *hint = cli_suggest(buf, words, sizeof words / sizeof *words);
-	if (hint)
+	isotier_verdict v;
+	if (isotier_verdict_parse(&v, s) == 0)
+		return isotier_verdict_name(v);
+	const char *words[VERDICT_COUNT];
+	char upper[32] = "";
+	for (size_t i = 0; i < VERDICT_COUNT; i++)
+		words[i] = isotier_verdicts[i].name;
+	for (size_t i = 0; s[i] && i + 1 < sizeof upper; i++)
+		upper[i] = (char)toupper((unsigned char)s[i]);
+	const char *hint = cli_suggest(upper, words, VERDICT_COUNT);
+	if (hint) {
 		cli_error("--verdict: no verdict '%s' (did you mean '%s'?)", s, hint);
-	else
-		cli_error("--verdict: no verdict '%s' (CONFIRMED, CONSISTENT, EXCEEDS, CONTRADICTED, "
-		          "INCONCLUSIVE or UNAVAILABLE)",
-		          s);
+		return NULL;
+	}
+	char all[160] = "";
+	for (size_t i = 0; i < VERDICT_COUNT; i++)
+		snprintf(all + strlen(all), sizeof all - strlen(all), "%s%s",
+		         i == 0 ? "" : i + 1 == VERDICT_COUNT ? " or " : ", ", words[i]);
+	cli_error("--verdict: no verdict '%s' (%s)", s, all);
 	return NULL;
 }
 
@@ -222,7 +225,7 @@ static int history_main(int argc, char **argv)
 	const char *db = ISOTIER_DEFAULT_DB, *show = NULL, *provider = NULL;
 	observation_filter flt = {.limit = 50};
 	bool json = false, wide = false, sources = false;
-	char vbuf[32], ubuf[48];
+	char ubuf[48];
 	int c, run = 0;
 	/* `history show ID`: the subcommand may come before or after options. */
 	if (argc >= 2 && !strcmp(argv[1], "show")) {
@@ -270,7 +273,7 @@ static int history_main(int argc, char **argv)
 				flt.until = until_bound(ubuf, sizeof ubuf, optarg);
 			break;
 		case 'v':
-			if (!(flt.verdict = verdict_word(vbuf, sizeof vbuf, optarg)))
+			if (!(flt.verdict = verdict_word(optarg)))
 				return EXIT_USAGE;
 			break;
 		case 'r':

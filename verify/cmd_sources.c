@@ -25,10 +25,12 @@
  *                 "checked_at": "YYYY-MM-DDTHH:MM:SSZ", "stored": BOOL}...]}
  * ("sources" lists the checked sources in catalogue order.)
  */
+#include "catalogue_commit.h"
 #include "cli.h"
 #include "fetch.h"
 #include "history_retry.h"
 #include "htmltext.h"
+#include "sha256.h"
 #include "../reference/isotier_tool.h"
 
 #include <cjson/cJSON.h>

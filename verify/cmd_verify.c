@@ -27,12 +27,12 @@
  * it are still tried, and the run row is marked finished if the lock allows.
  */
 #include "cancel.h"
+#include "catalogue_commit.h"
 #include "cli.h"
 #include "history_retry.h"
 #include "observations.h"
 #include "verify_run.h"
 #include "verify_steps.h"
-
 #include "../reference/isotier_tool.h"
 
 #include <cjson/cJSON.h>
@@ -421,7 +421,7 @@ static int verify_main(int argc, char **argv)
 			db_err = rec_err;
 			db_waited = isotier_now_ms() - t0;
 			cli_error("observation of %s NOT stored in %s: verdict %s",
-			          ready->backend->name, o.db, judge_verdict_name(ready->verdict));
+			          ready->backend->name, o.db, isotier_verdict_name(ready->verdict));
 		} else {
 			ready->recorded = true;
 		}
@@ -443,7 +443,7 @@ static int verify_main(int argc, char **argv)
 		if (!j->handled || j->skipped)
 			continue;
 		n_handled++;
-		contradicted |= j->verdict == VERDICT_CONTRADICTED;
+		contradicted |= isotier_verdict_is(j->verdict, VERDICT_AGAINST);
 		unproven |= j->unproven;
 		bad_data |= j->rejected;
 		failed |= j->obs.available && j->obs.rc < 0;

@@ -120,19 +120,16 @@ bool report_valid_timestamp(const char *s)
 
 /* ---- vocabulary ---------------------------------------------------------- */
 
-static const char *const verdict_names[RV_COUNT] = {
-    "CONFIRMED", "CONSISTENT", "EXCEEDS", "CONTRADICTED", "INCONCLUSIVE", "UNAVAILABLE", "OTHER",
-};
-
 const char *report_verdict_name(report_verdict v)
 {
-	return (unsigned)v < RV_COUNT ? verdict_names[v] : "OTHER";
+	return (unsigned)v < VERDICT_COUNT ? isotier_verdict_name((isotier_verdict)v) : "OTHER";
 }
 
+/* Exact: a stored word in another case was not written by isotier. */
 report_verdict report_verdict_parse(const char *s)
 {
-	for (int v = 0; s && v < RV_OTHER; v++)
-		if (!strcmp(s, verdict_names[v]))
+	for (int v = 0; s && v < VERDICT_COUNT; v++)
+		if (!strcmp(s, isotier_verdicts[v].name))
 			return (report_verdict)v;
 	return RV_OTHER;
 }

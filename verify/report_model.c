@@ -318,7 +318,10 @@ static int load_providers(report_model *m, const isotier_catalogue *cat)
 		p->tier = isotier_tier_name(cp->tier);
 		p->mechanism = COPY(cp->mechanism);
 		p->since = COPY(cp->since);
-		p->backend = COPY(cp->backend);
+		/* The local backend that verifies this entry, from its descriptor:
+		 * the entry's own "backend" field is ignored (FORMAT.md). */
+		const isotier_backend *b = isotier_backend_for_claim(cp->id);
+		p->backend = b ? b->name : NULL;
 		p->notes = COPY(cp->notes);
 		p->file = COPY(basename_of(cp->file));
 		p->group = COPY(isotier_provider_group(cp));

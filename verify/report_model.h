@@ -46,14 +46,16 @@ char *report_arena_strndup(report_arena *a, const char *s, size_t max);
 char *report_arena_printf(report_arena *a, const char *fmt, ...) ISOTIER_PRINTF(2, 3);
 void report_arena_free(report_arena *a);
 
+/* The verdict table's words (base/verdict.h), plus one for a stored word
+ * this build does not know. */
 typedef enum report_verdict {
-	RV_CONFIRMED,
-	RV_CONSISTENT,
-	RV_EXCEEDS,
-	RV_CONTRADICTED,
-	RV_INCONCLUSIVE,
-	RV_UNAVAILABLE,
-	RV_OTHER, /* a word this build does not know: shown as stored */
+	RV_CONFIRMED = VERDICT_CONFIRMED,
+	RV_CONSISTENT = VERDICT_CONSISTENT,
+	RV_EXCEEDS = VERDICT_EXCEEDS,
+	RV_CONTRADICTED = VERDICT_CONTRADICTED,
+	RV_INCONCLUSIVE = VERDICT_INCONCLUSIVE,
+	RV_UNAVAILABLE = VERDICT_UNAVAILABLE,
+	RV_OTHER = VERDICT_COUNT, /* a word this build does not know: shown as stored */
 	RV_COUNT
 } report_verdict;
 const char *report_verdict_name(report_verdict v);

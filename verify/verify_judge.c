@@ -122,7 +122,7 @@ int record_job(void *arg, isotier_error *err)
 	    .observed_vendor = parsed ? probe_result_vendor(&j->obs.run[0].probe) : NULL,
 	    .confidence = parsed ? j->obs.run[0].probe.confidence_text : NULL,
 	    .layers_json = parsed ? j->obs.run[0].probe.layers_json : NULL,
-	    .verdict = judge_verdict_name(j->verdict),
+	    .verdict = isotier_verdict_name(j->verdict),
 	    .reason = j->reason,
 	    .probe_json = parsed ? j->obs.run[0].probe.doc_json : j->obs.run[0].out,
 	    .probe_json_len = parsed ? strlen(j->obs.run[0].probe.doc_json) : j->obs.run[0].out_len,

@@ -43,7 +43,7 @@ void print_progress(const job *j, size_t index, size_t total)
 	observed_text(observed, sizeof observed, j);
 	char line[512];
 	snprintf(line, sizeof line, "[%zu/%zu] %s: %s, observed %s (%lld ms)", index, total,
-	         j->backend->name, judge_verdict_name(j->verdict), observed,
+	         j->backend->name, isotier_verdict_name(j->verdict), observed,
 	         (long long)j->total_ms);
 	fputs("isotier: ", stderr);
 	isotier_fputs_sanitized(stderr, line);
@@ -65,7 +65,7 @@ void print_summary(const job *jobs, size_t n, int64_t run_id, const char *db, co
 		print_cell(stdout, j->backend->name, 14);
 		print_cell(stdout, claim, 26);
 		print_cell(stdout, observed, 28);
-		print_cell(stdout, judge_verdict_name(j->verdict), 14);
+		print_cell(stdout, isotier_verdict_name(j->verdict), 14);
 		print_cell(stdout, t, 0);
 		fputc('\n', stdout);
 	}
@@ -152,7 +152,7 @@ void print_json(const job *jobs, size_t n, int64_t run_id, const char *db, const
 			if (layers)
 				cJSON_AddItemToObject(o, "layers", layers);
 		}
-		cJSON_AddStringToObject(o, "verdict", judge_verdict_name(j->verdict));
+		cJSON_AddStringToObject(o, "verdict", isotier_verdict_name(j->verdict));
 		cJSON_AddBoolToObject(o, "unproven", j->unproven);
 		if (parsed) {
 			cJSON_AddStringToObject(o, "kernel_relation",

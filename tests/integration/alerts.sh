@@ -22,6 +22,9 @@ for a in d["attention"]:
 # A real verification of bwrap, moved 30 days back; then UNAVAILABLE runs today.
 "$ISOTIER_BIN" verify --backend bwrap --db "$db" >/dev/null 2>&1 || fail "verify bwrap"
 q "UPDATE observations SET observed_at = '2026-11-02T10:00:00Z'"
+# The whole record moves back, or --today 2026-12-02 would be earlier than it.
+q "UPDATE runs SET started_at = '2026-11-02T09:59:00Z', finished_at = '2026-11-02T10:01:00Z'"
+q "UPDATE audit_events SET at = '2026-11-02T10:00:00Z'"
 run=$(q "SELECT max(id) FROM runs")
 q "INSERT INTO observations(run_id, observed_at, backend, provider_id, claimed_tier, claimed_mechanism,
      observed_tier, verdict, reason) VALUES

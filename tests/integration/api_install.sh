@@ -32,7 +32,14 @@ assert_eq "$exported" "$declared" "exported symbols vs include/isotier.h"
 export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
 flags=$(pkg-config --cflags --libs isotier) || fail "pkg-config does not find the installed isotier"
 ! grep -q -- "-I$R" <<<"$flags" || fail "pkg-config points into the source tree: $flags"
-! pkg-config --print-requires-private isotier | grep -q libxml || fail "isotier.pc lists libxml2, which the library does not use"
+# isotier.pc lists what the library links, no more (libxml2 and libgit2 are the CLI's).
+assert_eq "$(pkg-config --print-requires-private isotier | awk '{print $1}' | sort | tr '\n' ' ')" \
+  "libcjson libcurl sqlite3 " "isotier.pc Requires.private"
+linked=$(readelf -d "$prefix/lib/libisotier.so.0" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
+for lib in libxml2 libgit2; do
+  ! grep -q "$lib" <<<"$linked" || fail "libisotier links $lib, which only the CLI uses: $linked"
+done
+! nm -D --undefined-only "$prefix/lib/libisotier.so.0" | grep -q "git_\|xml" || fail "libisotier refers to libgit2 or libxml2 symbols"
 cc -std=c11 -Wall -Wextra -Werror "$R/reference/examples/require_microvm.c" $flags -o "$TMP/example" \
   || fail "the example does not build against the installed prefix"
 env -u LD_LIBRARY_PATH ldd "$TMP/example" | grep -q "libisotier.so.0 => $prefix/lib/libisotier.so.0" || fail "the example does not load the installed library: $(ldd "$TMP/example")"

@@ -107,9 +107,9 @@ run "$BIN" history show x "${db[@]}"; assert_eq "$(rc)" 64 "a non-number id"
 run "$BIN" history show; assert_eq "$(rc)" 64 "show without an id"
 # history --sources
 run "$BIN" history --sources "${db[@]}"; assert_eq "$(rc)" 0 "--sources"
-assert_eq "$(awk 'NR > 1 { print $4 "=" $5 }' "$TMP/out" | tr '\n' ' ')" "qemu-microvm=UNREACHABLE runsc=GONE e2b=CHANGED bubblewrap=PRESENT " "--sources rows"
+assert_eq "$(awk 'NR > 1 { print $4 "=" $5 }' "$TMP/out" | tr '\n' ' ')" "qemu-microvm=UNREACHABLE runsc=GONE ember=CHANGED bubblewrap=PRESENT " "--sources rows"
 awk 'length($0) > 100 { exit 1 }' "$TMP/out" || fail "--sources wider than 100 columns"
-run "$BIN" history --sources --provider e2b --json "${db[@]}"
+run "$BIN" history --sources --provider ember --json "${db[@]}"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert [c["status"] for c in d["source_checks"]] == ["CHANGED"], d' "$TMP/out" || fail "--sources --json"
 run "$BIN" history --sources --verdict CONFIRMED "${db[@]}"; assert_eq "$(rc)" 64 "--sources with --verdict"
 

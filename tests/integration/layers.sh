@@ -27,8 +27,8 @@ echo '#include "../reference/history.h"' >>"$copy/verify/cmd_run.c"
 echo '#include "../reference/proc.h"' >>"$copy/base/tier.c"
 echo '#include "backend.h"' >>"$copy/catalogue/lookup.c"
 cat >>"$copy/base/tier.c" <<'C'
-long long isotier_now_ms(void);
-long long isotier_layers_planted(void) { return isotier_now_ms(); }
+int64_t isotier_now_ms(void);
+int64_t isotier_layers_planted(void) { return isotier_now_ms(); }
 C
 cc -std=gnu11 -D_GNU_SOURCE -I"$copy/include" -I"$copy/base" -I"$copy/reference" $(pkg-config --cflags libcjson) \
   -c -o "$copy/$BUILD/obj/base/tier.o" "$copy/base/tier.c" || fail "compile the planted tier.c"

@@ -36,15 +36,15 @@ def p(id, tier, mech, kind, backend, url, quote, retrieved, **kw):
 p("bubblewrap", "CONTAINER", "bubblewrap", "local", "bwrap", "http://127.0.0.1:9/bwrap",
   "Bubblewrap <uses> namespaces & \"quotes\"", "2026-11-20")
 p("runsc", "GVISOR", "gvisor", "local", "runsc", "http://127.0.0.1:9/runsc", "gVisor", "2026-08-01")
-p("e2b", "MICROVM", "firecracker", "remote", None, "http://127.0.0.1:9/e2b", "Firecracker microVMs", "2026-11-01",
+p("ember", "MICROVM", "firecracker", "remote", None, "http://127.0.0.1:9/ember", "Firecracker microVMs", "2026-11-01",
   history=[{"tier": "UNKNOWN", "mechanism": "unknown", "until": "2026-10-01", "note": "before: " + H}])
 p("qemu-microvm", "MICROVM", "qemu", "local", "qemu-microvm", "javascript:alert(1)", "microvm machine type", "2026-11-01")
 # Catalogue v2: two offerings of one provider, one deprecated in the provider's (hostile) words.
-p("e2b-legacy", "MICROVM", "firecracker", "remote", None, "http://127.0.0.1:9/e2b-legacy", "legacy", "2026-11-01",
-  provider="e2b", offering="legacy SDK " + H, status="deprecated",
+p("ember-legacy", "MICROVM", "firecracker", "remote", None, "http://127.0.0.1:9/ember-legacy", "legacy", "2026-11-01",
+  provider="ember", offering="legacy SDK " + H, status="deprecated",
   status_source={"date": "2026-10-15", "url": "http://127.0.0.1:9/deprecation", "quote": "deprecated " + H})
-doc = json.load(open(os.path.join(d, "e2b.json"))); doc["provider"] = "e2b"
-json.dump(doc, open(os.path.join(d, "e2b.json"), "w"), indent=1)
+doc = json.load(open(os.path.join(d, "ember.json"))); doc["provider"] = "ember"
+json.dump(doc, open(os.path.join(d, "ember.json"), "w"), indent=1)
 EOF
 
 sum_before=$(sha256sum "$TMP/history.db" | cut -d' ' -f1)
@@ -63,16 +63,16 @@ d = json.load(open(sys.argv[1]))
 ids = [p["id"] for p in d["providers"]]
 groups = [p["provider"] for p in d["providers"]]
 assert groups == sorted(groups), groups
-assert ids.index("e2b-legacy") == ids.index("e2b") + 1, ids
-legacy = [p for p in d["providers"] if p["id"] == "e2b-legacy"][0]
+assert ids.index("ember-legacy") == ids.index("ember") + 1, ids
+legacy = [p for p in d["providers"] if p["id"] == "ember-legacy"][0]
 assert legacy["status"] == "deprecated" and legacy["status_date"] == "2026-10-15", legacy
-assert [p for p in d["providers"] if p["id"] == "e2b"][0]["status"] == "current"
+assert [p for p in d["providers"] if p["id"] == "ember"][0]["status"] == "current"
 html, md = open(sys.argv[2]).read(), open(sys.argv[3]).read()
-assert html.count('<h3 class="provider" id="g-e2b">') == 1, "one provider heading for both e2b offerings"
-g = html.index('id="g-e2b"')
-assert g < html.index('id="p-e2b"') < html.index('id="p-e2b-legacy"'), "offerings under their provider"
+assert html.count('<h3 class="provider" id="g-ember">') == 1, "one provider heading for both ember offerings"
+g = html.index('id="g-ember"')
+assert g < html.index('id="p-ember"') < html.index('id="p-ember-legacy"'), "offerings under their provider"
 assert "DEPRECATED" in html and "deprecated &lt;script&gt;" in html, "the deprecation is flagged, escaped"
-assert md.count("### Provider e2b\n") == 1 and "**deprecated** 2026-10-15" in md, md[-3000:]
+assert md.count("### Provider ember\n") == 1 and "**deprecated** 2026-10-15" in md, md[-3000:]
 EOF
 
 # --- HTML: well-formed as XML and as HTML, self-contained, escaped ----------
@@ -110,8 +110,8 @@ rows = [r for r in rows if r]
 got = {(r[0], r[1]): (r[7], r[10]) for r in rows}
 want = {
   ("bubblewrap", "bwrap"): ("CONTRADICTED", "CONTRADICTED"),
-  ("e2b", "\u2014"): ("not observed", "SOURCE CHANGED, not observed"),
-  ("e2b-legacy", "\u2014"): ("not observed", "DEPRECATED, not observed"),
+  ("ember", "\u2014"): ("not observed", "SOURCE CHANGED, not observed"),
+  ("ember-legacy", "\u2014"): ("not observed", "DEPRECATED, not observed"),
   ("qemu-microvm", "qemu-microvm"): ("<b>WEIRD</b>", "OVERDUE, UNCONFIRMED"),  # an unknown verdict verifies nothing
   ("runsc", "runsc"): ("CONFIRMED", "SOURCE GONE, SOURCE STALE"),
   ("(no claim)", "host"): ("INCONCLUSIVE", "ok"),
@@ -119,14 +119,14 @@ want = {
 assert got == want, got
 order = [r[0] for r in rows]
 # Sections (local backends, remote observed, source-checked only), grouped by provider.
-assert order == ["bubblewrap", "(no claim)", "qemu-microvm", "runsc", "e2b", "e2b-legacy"], order
+assert order == ["bubblewrap", "(no claim)", "qemu-microvm", "runsc", "ember", "ember-legacy"], order
 heads = ["".join(h.itertext()) for h in sec.iter("{http://www.w3.org/1999/xhtml}h3")]
 assert heads == ["Local backends (4)", "Remote providers observed (0)",
                  "Offerings checked by their sources only (2)"], heads
 groups = [("".join(th.itertext())) for tr in sec.iter("{http://www.w3.org/1999/xhtml}tr")
           if tr.get("class") == "group" for th in tr]
 assert groups[1] == "host" and groups[0].startswith("bubblewrap \u2014 bubblewrap <script>"), groups
-assert groups[-1].startswith("e2b"), groups  # e2b and e2b-legacy: one provider, one group
+assert groups[-1].startswith("ember"), groups  # ember and ember-legacy: one provider, one group
 EOF
 
 # --- JUnit: schema-valid, one testcase per row, failures where due ----------
@@ -138,17 +138,17 @@ import sys, xml.etree.ElementTree as ET
 suite = ET.parse(sys.argv[1]).getroot().find("testsuite")
 cases = {c.get("name"): c for c in suite.findall("testcase")}
 assert suite.get("tests") == "7" and suite.get("failures") == "3", suite.attrib
-assert set(cases) == {"bubblewrap [bwrap]", "e2b", "e2b-legacy", "qemu-microvm [qemu-microvm]", "runsc [runsc]",
+assert set(cases) == {"bubblewrap [bwrap]", "ember", "ember-legacy", "qemu-microvm [qemu-microvm]", "runsc [runsc]",
                       "(no claim) [host]", "catalogue loads"}, set(cases)
 f = lambda n: cases[n].find("failure")
 assert f("bubblewrap [bwrap]").get("type") == "CONTRADICTED"
-assert f("e2b").get("type") == "SOURCE_DRIFT" and "CHANGED" in f("e2b").get("message")
+assert f("ember").get("type") == "SOURCE_DRIFT" and "CHANGED" in f("ember").get("message")
 assert f("runsc [runsc]").get("type") == "SOURCE_DRIFT" and "GONE" in f("runsc [runsc]").get("message")
 assert f("qemu-microvm [qemu-microvm]") is None, "UNREACHABLE is never drift"
 assert f("(no claim) [host]") is None
 assert "<script>alert('x')</script>" in f("bubblewrap [bwrap]").text  # escaped in XML, intact when parsed
 assert "Fix: re-verify bwrap: `isotier verify --backend bwrap`" in f("bubblewrap [bwrap]").text, f("bubblewrap [bwrap]").text
-assert "Fix: source changed: compare with the stored hash" in f("e2b").text, f("e2b").text
+assert "Fix: source changed: compare with the stored hash" in f("ember").text, f("ember").text
 EOF
 
 # --- JSON: the documented schema, and the strings carried verbatim ----------

@@ -55,7 +55,7 @@ assert kinds == ["contradicted", "unproven", "source_gone", "source_changed", "s
 rem = {r[1] + "|" + r[2]: r[-1] for r in rows if len(r) == 5}
 assert "`isotier verify --backend bwrap`" in rem["contradicted|bubblewrap (bwrap)"], rem
 assert "runbook/drift.md#an-unproven-claim" in rem["unproven|runsc (runsc)"], rem
-assert "add a CHURN.md entry" in rem["source_changed|e2b"], rem
+assert "add a CHURN.md entry" in rem["source_changed|ember"], rem
 assert "`isotier verify --backend qemu-microvm`" in rem["overdue|qemu-microvm (qemu-microvm)"], rem
 coll = rows[-1]
 assert len(coll) == 4 and coll[2].startswith("5 items") and "far4" in coll[2], coll
@@ -114,7 +114,7 @@ o = full["observations"][0]
 assert o["provenance"] == {"host": "ci-runner-7", "tool_version": "0.9.1",
                            "catalogue_commit": "c0ffee1+dirty", "probe_schema": "isotier.probe/1"}, o
 sections = {(r["provider_id"], r["section"]) for r in full["matrix"]}
-assert ("bubblewrap", "local") in sections and ("e2b", "sources") in sections, sections
+assert ("bubblewrap", "local") in sections and ("ember", "sources") in sections, sections
 assert clean["summary"]["status"] == "OK" and clean["summary"]["missing_checks"] == []
 assert offline["summary"]["status"] == "INCOMPLETE" and offline["summary"]["ok"] is True
 EOF

@@ -45,8 +45,8 @@ write_catalogue() { # write_catalogue DIR GONE_URL
               "publisher": "provider", "retrieved": "$today", "title": "fixture"}],
  "history": [], "notes": "fixture"}
 EOF
-  cat >"$1/e2b.json" <<EOF
-{"id": "e2b", "name": "E2B", "kind": "remote", "tier": "MICROVM", "mechanism": "firecracker",
+  cat >"$1/acme-vm.json" <<EOF
+{"id": "acme-vm", "name": "Acme VM (no backend in this build: the host stands in)", "kind": "remote", "tier": "MICROVM", "mechanism": "firecracker",
  "since": "$today", "sources": [{"url": "$base/page/e2b.html", "quote": "Sandboxes are powered by Firecracker microVMs.",
  "publisher": "provider", "retrieved": "$today", "title": "fixture"}], "history": [], "notes": "fixture"}
 EOF
@@ -62,7 +62,7 @@ state=$TMP/state
 run_job() { # run_job ENV...: runs the job as the units do, sets $rc
   set +e
   env ISOTIER_BIN="$ISOTIER_BIN" ISOTIER_STATE_DIR="$state" ISOTIER_CATALOGUE="$TMP/cat" \
-    ISOTIER_HOST_PROVIDER=e2b ISOTIER_REPORT_FORMATS="html junit json md" "$@" "$JOB" 2>"$TMP/job.err"
+    ISOTIER_HOST_PROVIDER=acme-vm ISOTIER_REPORT_FORMATS="html junit json md" "$@" "$JOB" 2>"$TMP/job.err"
   rc=$?
   set -e
 }
@@ -75,15 +75,15 @@ check_reports() {
     || fail "JUnit report does not validate"
 }
 
-# --- run 1: bwrap + host verified, the e2b quote is gone, a source 404s -----
+# --- run 1: bwrap + host verified, the acme-vm quote is gone, a source 404s -----
 run_job ISOTIER_BACKENDS="bwrap host"
 assert_eq "$rc" 1 "drift must exit 1 ($(cat "$TMP/job.err"))"
 assert_contains "$(cat "$TMP/job.err")" "DRIFT"
 # The summary names each drifted source and the command to look closer.
-assert_contains "$(cat "$TMP/job.err")" "isotier-reverify: ALERT source_changed e2b: "
-assert_contains "$(cat "$TMP/job.err")" "isotier-reverify:     look closer: isotier history --db $state/isotier.db --sources --provider e2b"
+assert_contains "$(cat "$TMP/job.err")" "isotier-reverify: ALERT source_changed acme-vm: "
+assert_contains "$(cat "$TMP/job.err")" "isotier-reverify:     look closer: isotier history --db $state/isotier.db --sources --provider acme-vm"
 assert_contains "$(cat "$TMP/job.err")" "isotier-reverify: ALERT source_gone gone: "
-assert_contains "$(cat "$state/job.log")" "summary: ALERT source_changed e2b: "
+assert_contains "$(cat "$state/job.log")" "summary: ALERT source_changed acme-vm: "
 [ -s "$state/isotier.db" ] || fail "no database kept"
 check_reports
 python3 - "$state/reports/isotier-report.json" "$state/last-run.json" <<'EOF' || fail "run 1 report"
@@ -92,7 +92,7 @@ d, last = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 rows = {(r["provider_id"], r["backend"]): r for r in d["matrix"]}
 assert rows[("bubblewrap", "bwrap")]["verdict"] == "CONFIRMED", rows[("bubblewrap", "bwrap")]
 assert rows[("bubblewrap", "bwrap")]["source_status"] == "PRESENT", rows[("bubblewrap", "bwrap")]
-e2b = rows[("e2b", "host")]
+e2b = rows[("acme-vm", "host")]
 assert e2b["verdict"] == "CONFIRMED" and e2b["observed_tier"] == "MICROVM", e2b
 assert e2b["source_status"] == "CHANGED" and e2b["drifted"], e2b
 assert rows[("gone", None)]["source_status"] == "GONE", rows[("gone", None)]
@@ -101,9 +101,9 @@ assert last["exit"] == 1 and last["verify"] == 0 and last["sources"] == 1, last
 assert d["report_date"] == d["newest_record"][:10]
 EOF
 junit=$(cat "$state/reports/isotier-report.junit.xml")
-assert_contains "$junit" 'failures="2"' "JUnit: e2b CHANGED and gone GONE fail"
+assert_contains "$junit" 'failures="2"' "JUnit: acme-vm CHANGED and gone GONE fail"
 assert_contains "$(cat "$state/job.log")" "--- " "job log"
-grep -q -- "verify --db $state/isotier.db --jobs 4 --catalogue $TMP/cat --backend bwrap --backend host --host-provider e2b" \
+grep -q -- "verify --db $state/isotier.db --jobs 4 --catalogue $TMP/cat --backend bwrap --backend host --host-provider acme-vm" \
   "$state/job.log" || fail "verify ran with other arguments: $(grep 'verify:' "$state/job.log" | head -2)"
 
 # --- run 2: the page is fixed, the dead source replaced; sources re-checked --
@@ -142,7 +142,7 @@ assert_eq "$rc" 75 "a held lock"
 
 # --- the default: verify --all over every backend this build knows ----------
 run_job
-grep -q -- "--all --host-provider e2b" "$state/job.log" || fail "the default did not run verify --all"
+grep -q -- "--all --host-provider acme-vm" "$state/job.log" || fail "the default did not run verify --all"
 verify_rc=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["verify"])' "$state/last-run.json")
 case $verify_rc in
   0 | 1) ;;

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "../../catalogue/catalogue.h"
-#include "../../base/sha256.h"
+#include "../../verify/sha256.h"
 #include "../../verify/htmltext.h"
 
 #define GOOD                                                                                       \

@@ -70,8 +70,8 @@ START_TEST(replayed_verdicts)
 	judge(&r, &claim, &p, &kernel);
 	ck_assert_msg(r.verdict == c->want && r.ceiling == c->ceiling,
 	              "%s (%s) %s: want %s/%s, got %s/%s: %s", c->fixture, c->mechanism,
-	              isotier_kernel_relation_name(c->rel), judge_verdict_name(c->want),
-	              probe_tier_name(c->ceiling), judge_verdict_name(r.verdict),
+	              isotier_kernel_relation_name(c->rel), isotier_verdict_name(c->want),
+	              probe_tier_name(c->ceiling), isotier_verdict_name(r.verdict),
 	              probe_tier_name(r.ceiling), r.reason);
 	probe_result_clear(&p);
 }

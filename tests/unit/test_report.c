@@ -272,11 +272,11 @@ static void build_fixture(void)
 	    "\"backend\":\"bwrap\",\"sources\":[{\"url\":\"https://example.test/bwrap\","
 	    "\"quote\":\"uses <script>alert(1)</script> namespaces\",\"publisher\":\"provider\","
 	    "\"retrieved\":\"2026-09-01\"}],\"history\":[],\"notes\":\"n | m\"}");
-	snprintf(path, sizeof path, "%s/providers/e2b.json", tmpdir);
+	snprintf(path, sizeof path, "%s/providers/ember.json", tmpdir);
 	write_text(path,
-	           "{\"id\":\"e2b\",\"name\":\"E2B\",\"kind\":\"remote\",\"tier\":\"MICROVM\","
+	           "{\"id\":\"ember\",\"name\":\"Ember\",\"kind\":\"remote\",\"tier\":\"MICROVM\","
 	           "\"mechanism\":\"firecracker\",\"since\":\"2026-11-01\",\"sources\":[{\"url\":"
-	           "\"https://example.test/e2b\",\"quote\":\"Firecracker microVMs\",\"publisher\":"
+	           "\"https://example.test/ember\",\"quote\":\"Firecracker microVMs\",\"publisher\":"
 	           "\"provider\",\"retrieved\":\"2026-11-20\"}],\"history\":[],\"notes\":\"\"}");
 
 	snprintf(path, sizeof path, "%s/history.db", tmpdir);
@@ -307,7 +307,7 @@ static void build_fixture(void)
 	exec_sql(db,
 	         "INSERT INTO source_checks(run_id, checked_at, provider_id, url, quote, status,"
 	         " http_status, detail) VALUES"
-	         " (1, '2026-11-30T11:00:00Z', 'e2b', 'https://example.test/e2b', 'Firecracker "
+	         " (1, '2026-11-30T11:00:00Z', 'ember', 'https://example.test/ember', 'Firecracker "
 	         "microVMs',"
 	         " 'CHANGED', 200, 'quote gone: <iframe>'),"
 	         " (1, '2026-11-30T11:00:00Z', 'bubblewrap', 'https://example.test/bwrap',"
@@ -361,13 +361,13 @@ START_TEST(model_from_fixture)
 	ck_assert_str_eq(m->today_source, "database");
 	ck_assert_uint_eq(m->n_observations, 3);
 	ck_assert_uint_eq(m->n_refusals, 1);
-	ck_assert_uint_eq(m->n_rows, 3); /* bubblewrap/bwrap, e2b (remote), host without a claim */
+	ck_assert_uint_eq(m->n_rows, 3); /* bubblewrap/bwrap, ember (remote), host without a claim */
 	ck_assert_str_eq(m->rows[0].provider_id, "bubblewrap");
 	ck_assert(m->rows[0].contradicted);
 	ck_assert_str_eq(m->rows[0].latest->verdict, "CONTRADICTED");
 	ck_assert_uint_eq(m->rows[0].n_observations, 2);
 	ck_assert_str_eq(m->rows[0].state, "CONTRADICTED, SOURCE STALE");
-	ck_assert_str_eq(m->rows[1].provider_id, "e2b");
+	ck_assert_str_eq(m->rows[1].provider_id, "ember");
 	ck_assert(m->rows[1].drifted);
 	ck_assert_ptr_null(m->rows[2].provider_id);
 	ck_assert_str_eq(m->rows[2].backend, "host");
@@ -457,7 +457,7 @@ START_TEST(model_from_fixture)
 	past.catalogue_dir = cat;
 	past.today = "2026-11-19";
 	ck_assert_int_eq(report_model_load(&m, &past, &err), ISOTIER_EINVAL);
-	ck_assert_ptr_nonnull(strstr(err.message, "e2b's source retrieved 2026-11-20"));
+	ck_assert_ptr_nonnull(strstr(err.message, "ember's source retrieved 2026-11-20"));
 	past.today = "2026-11-20";
 	ck_assert_int_eq(report_model_load(&m, &past, &err), 0);
 	report_model_free(m);

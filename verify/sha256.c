@@ -1,5 +1,5 @@
 /* sha256.c - SHA-256 after FIPS 180-4; checked against its test vectors in
- * tests/unit/test_catalogue.c. */
+ * tests/unit/test_catalogue.c; the CLI's alone (page hashes in `sources check`). */
 #include "sha256.h"
 
 #include <stdio.h>

@@ -1,10 +1,12 @@
-/* commit.c - which revision of the catalogue a run judged against: HEAD of
+/* catalogue_commit.c - which revision of the catalogue a run judged against: HEAD of
  * the git repository holding the catalogue directory (libgit2), marked
  * "+dirty" when the catalogue's files differ from it, so a run against
  * uncommitted claims never passes for one against HEAD. */
-#include "catalogue.h"
+#include "catalogue_commit.h"
 
 #include <git2.h>
+#include <stdbool.h>
+#include <stdio.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>

@@ -1,0 +1,40 @@
+/* verdict.c - the verdict table (verdict.h). */
+#include "verdict.h"
+
+#include "isotier.h"
+
+#include <strings.h>
+
+const isotier_verdict_row isotier_verdicts[VERDICT_COUNT] = {
+    {VERDICT_CONFIRMED, "CONFIRMED", VERDICT_JUDGES | VERDICT_PROVES | VERDICT_ATTESTS,
+     "the sandbox's own innermost boundary is of the claimed tier"},
+    {VERDICT_CONSISTENT, "CONSISTENT", VERDICT_JUDGES | VERDICT_PROVES | VERDICT_ATTESTS,
+     "the claimed mechanism is present and proven the sandbox's own, not innermost"},
+    {VERDICT_EXCEEDS, "EXCEEDS", VERDICT_JUDGES | VERDICT_ATTESTS,
+     "the sandbox's own boundary is stronger than claimed"},
+    {VERDICT_CONTRADICTED, "CONTRADICTED", VERDICT_JUDGES | VERDICT_AGAINST,
+     "the claimed mechanism is absent, or the VM it rests on is the host's"},
+    {VERDICT_INCONCLUSIVE, "INCONCLUSIVE", 0,
+     "nothing the observation shows can be defended: the claim is neither backed nor refuted"},
+    {VERDICT_UNAVAILABLE, "UNAVAILABLE", 0, "the backend cannot run here"},
+};
+
+const char *isotier_verdict_name(isotier_verdict v)
+{
+	return (unsigned)v < VERDICT_COUNT ? isotier_verdicts[v].name : "?";
+}
+
+int isotier_verdict_parse(isotier_verdict *out, const char *name)
+{
+	for (size_t i = 0; name && i < VERDICT_COUNT; i++)
+		if (!strcasecmp(name, isotier_verdicts[i].name)) {
+			*out = isotier_verdicts[i].verdict;
+			return 0;
+		}
+	return ISOTIER_EINVAL;
+}
+
+bool isotier_verdict_is(isotier_verdict v, unsigned flags)
+{
+	return (unsigned)v < VERDICT_COUNT && (isotier_verdicts[v].flags & flags) == flags;
+}
