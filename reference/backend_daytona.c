@@ -98,7 +98,7 @@ static int sweep(void *p, isotier_error *err)
 	daytona_state *s = p;
 	char labels[128], url[900];
 	snprintf(labels, sizeof labels, "{\"isotier-nonce\":\"%s\"}", s->r.nonce);
-	char *esc = isotier_remote_escape(labels);
+	char *esc = isotier_http_escape(labels);
 	if (!esc)
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 	snprintf(url, sizeof url, "%s/sandbox?labels=%s", s->r.api, esc);

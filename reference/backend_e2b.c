@@ -108,7 +108,7 @@ static int sweep(void *p, isotier_error *err)
 	e2b_state *s = p;
 	char q[128];
 	snprintf(q, sizeof q, "isotier-nonce=%s", s->r.nonce);
-	char *esc = isotier_remote_escape(q);
+	char *esc = isotier_http_escape(q);
 	if (!esc)
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 	char path[300];

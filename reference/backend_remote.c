@@ -2,7 +2,6 @@
 #include "backend_remote.h"
 #include "proc.h"
 
-#include <curl/curl.h>
 #include <errno.h>
 #include <pthread.h>
 #include <string.h>
@@ -241,14 +240,6 @@ bool isotier_remote_id_valid(const char *id)
 	       strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
 }
 
-char *isotier_remote_escape(const char *s)
-{
-	char *e = curl_easy_escape(NULL, s, 0);
-	char *copy = e ? strdup(e) : NULL;
-	curl_free(e);
-	return copy;
-}
-
 int isotier_remote_run_init(isotier_remote_run *r, const isotier_backend_spec *spec,
                             const char *key_env, const char *url_env, const char *dflt,
                             isotier_error *err)
@@ -360,7 +351,7 @@ int isotier_remote_upload_probe(const char *base, const char *const *hdrs, const
                                 isotier_error *err)
 {
 	memset(resp, 0, sizeof *resp);
-	char *path = isotier_remote_escape(ISOTIER_REMOTE_GUEST_DIR "/isotier-probe");
+	char *path = isotier_http_escape(ISOTIER_REMOTE_GUEST_DIR "/isotier-probe");
 	if (!path)
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 	char url[1200];

@@ -78,9 +78,6 @@ int isotier_remote_relay(int fd, const char *buf, size_t len);
 /* A provider's sandbox id: 1..128 of [A-Za-z0-9._-]. */
 bool isotier_remote_id_valid(const char *id);
 
-/* Percent-encodes s for a URL query or path segment; malloc'd. */
-char *isotier_remote_escape(const char *s);
-
 /* What every remote backend keeps of a run, first in its state. */
 typedef struct isotier_remote_run {
 	char api[512];   /* the endpoint */

@@ -10,7 +10,6 @@
 #include <string.h>
 #include <time.h>
 
-#define USER_AGENT     "isotier/" ISOTIER_VERSION " (+sandbox isolation verifier)"
 #define JSON_MAX_DEPTH 32
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
@@ -147,13 +146,17 @@ static int attempt(const isotier_http_request *req, isotier_http_response *resp,
 	if (!strcmp(req->method, "GET"))
 		curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, hdrs);
-	curl_easy_setopt(c, CURLOPT_USERAGENT, USER_AGENT);
+	curl_easy_setopt(c, CURLOPT_USERAGENT, ISOTIER_HTTP_USER_AGENT);
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)timeout_ms);
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
 	                 (long)(timeout_ms < 10000 ? timeout_ms : 10000));
-	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, 0L);
+	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, req->max_redirects > 0 ? 1L : 0L);
+	curl_easy_setopt(c, CURLOPT_MAXREDIRS, (long)(req->max_redirects > 0 ? req->max_redirects : 0));
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
+	if (req->decode_content)
+		curl_easy_setopt(c, CURLOPT_ACCEPT_ENCODING, "");
 	curl_easy_setopt(c, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_1_1);
 	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, on_header);
 	curl_easy_setopt(c, CURLOPT_HEADERDATA, x);
@@ -201,6 +204,10 @@ static int attempt(const isotier_http_request *req, isotier_http_response *resp,
 		if (msg->msg == CURLMSG_DONE)
 			cc = msg->data.result;
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &resp->status);
+	char *eff = NULL;
+	if (req->max_redirects > 0 && curl_easy_getinfo(c, CURLINFO_EFFECTIVE_URL, &eff) == CURLE_OK &&
+	    eff && strcmp(eff, req->url) != 0)
+		snprintf(resp->effective_url, sizeof resp->effective_url, "%s", eff);
 	if (x->sink_rc) {
 		rc = x->sink_rc;
 	} else if (x->over) {
@@ -210,8 +217,13 @@ static int attempt(const isotier_http_request *req, isotier_http_response *resp,
 	} else if (cc == CURLE_OPERATION_TIMEDOUT) {
 		resp->sent = true;
 		rc = isotier_error_set(err, ISOTIER_ETIMEDOUT, 0,
-		                       "%s %s: no complete answer in %lld ms", req->method, where,
-		                       (long long)timeout_ms);
+		                       "%s %s: timed out: no complete answer in %lld ms", req->method,
+		                       where, (long long)timeout_ms);
+	} else if (cc == CURLE_TOO_MANY_REDIRECTS) {
+		resp->sent = true;
+		rc = isotier_error_set(err, ISOTIER_EIO, 0,
+		                       "%s %s: more than %d redirects (redirect loop?)", req->method,
+		                       where, req->max_redirects);
 	} else if (cc != CURLE_OK) {
 		if (cc != CURLE_COULDNT_CONNECT && cc != CURLE_COULDNT_RESOLVE_HOST)
 			resp->sent = true;
@@ -281,6 +293,7 @@ int isotier_http_perform(const isotier_http_request *req, isotier_http_response 
 		resp->body_len = 0;
 		resp->status = 0;
 		resp->attempts = n;
+		resp->effective_url[0] = '\0';
 		int rc = attempt(req, resp, &x, t, err);
 		resp->body = x.buf;
 		resp->body_len = x.len;
@@ -293,7 +306,8 @@ int isotier_http_perform(const isotier_http_request *req, isotier_http_response 
 			retriable = true;
 		if (!retriable || n >= max_attempts)
 			return rc;
-		int64_t delay = x.retry_after_s >= 0 ? x.retry_after_s * 1000 : 500LL << (n - 1);
+		int64_t first = req->backoff_ms > 0 ? req->backoff_ms : 500;
+		int64_t delay = x.retry_after_s >= 0 ? x.retry_after_s * 1000 : first << (n - 1);
 		if (delay > 30000)
 			delay = 30000;
 		delay += isotier_now_ms() % 100; /* jitter */
@@ -305,6 +319,14 @@ int isotier_http_perform(const isotier_http_request *req, isotier_http_response 
 			return isotier_error_set(err, ISOTIER_EINTR, 0, "%s %s: interrupted",
 			                         req->method, where);
 	}
+}
+
+char *isotier_http_escape(const char *s)
+{
+	char *e = curl_easy_escape(NULL, s, 0);
+	char *copy = e ? strdup(e) : NULL;
+	curl_free(e);
+	return copy;
 }
 
 void isotier_http_response_clear(isotier_http_response *resp)

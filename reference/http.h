@@ -4,7 +4,11 @@
  * - has a deadline (timeout_ms for the whole exchange, connect included) and
  *   a bounded response body (max_body, default 1 MiB; more is an error, or
  *   with a sink, the sink's business);
- * - sends "User-Agent: isotier/<version> (+sandbox isolation verifier)";
+ * - sends "User-Agent: isotier/<version> (+sandbox isolation verifier)"
+ *   (ISOTIER_HTTP_USER_AGENT), for the remote backends, OTLP export and
+ *   `sources check` alike;
+ * - follows no redirect unless asked (max_redirects), and then only to http
+ *   and https;
  * - is retried only on 429 (the provider did not act on it) and, when the
  *   caller says the request is safe to repeat (retry_5xx: idempotent, or a
  *   create whose outcome was checked first), on 5xx and on transport errors;
@@ -28,7 +32,8 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#define ISOTIER_HTTP_MAX_BODY (1u << 20)
+#define ISOTIER_HTTP_MAX_BODY   (1u << 20)
+#define ISOTIER_HTTP_USER_AGENT "isotier/" ISOTIER_VERSION " (+sandbox isolation verifier)"
 
 /* Streams a 2xx response body; a non-zero return aborts the transfer and is
  * returned by isotier_http_perform (an ISOTIER_E*, err filled by the sink). */
@@ -47,6 +52,9 @@ typedef struct isotier_http_request {
 	size_t max_body;         /* 0: ISOTIER_HTTP_MAX_BODY */
 	bool retry_5xx;          /* safe to repeat: retry 5xx and connect failures too */
 	int max_attempts;        /* 0: 4 */
+	int64_t backoff_ms;      /* first retry's wait without Retry-After, doubled each time; 0: 500 */
+	int max_redirects;       /* 0: a 3xx is the answer; >0: follow at most this many */
+	bool decode_content;     /* ask for and decode any content encoding libcurl knows */
 	isotier_http_sink sink;  /* 2xx bodies streamed to it instead of kept */
 	void *sink_ctx;
 	int cancel_fd; /* readable: stop (ISOTIER_EINTR); <= 0: none */
@@ -60,16 +68,23 @@ typedef struct isotier_http_response {
 	char content_type[128];
 	int attempts;
 	bool sent; /* the request may have reached the server (outcome unknown on error) */
+	/* Where the answer came from when redirects were followed to another
+	 * URL (cut at 1023 bytes); "" otherwise. */
+	char effective_url[1024];
 } isotier_http_response;
 
 /*
  * Performs the request. Returns 0 when a response arrived (any status: the
  * caller judges it), ISOTIER_ETIMEDOUT, ISOTIER_EINTR, ISOTIER_EDATA (body
- * over max_body), ISOTIER_EIO (transport), or a sink's error.
+ * over max_body), ISOTIER_EIO (transport, or more than max_redirects), or a
+ * sink's error. Safe to call from several threads at once.
  */
 int isotier_http_perform(const isotier_http_request *req, isotier_http_response *resp,
                          isotier_error *err);
 void isotier_http_response_clear(isotier_http_response *resp);
+/* s percent-encoded for a URL's path or query (RFC 3986 unreserved kept);
+ * malloc'd, NULL when out of memory. */
+char *isotier_http_escape(const char *s);
 
 /* "HTTP 404 from METHOD URL-path: <body start>" into err; returns code. */
 int isotier_http_status_error(isotier_error *err, int code, const char *what,

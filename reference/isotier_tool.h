@@ -8,12 +8,13 @@
  * isotier.h alone. What is here, by layer (tests/integration/layers.sh keeps
  * the layers and this boundary):
  *
- *   base/       errors, tiers, strings, UTF-8 and JSON, files, redaction, SHA-256
+ *   base/       errors, tiers, verdicts, strings, UTF-8 and JSON, files, redaction
  *   catalogue/  the provider catalogue: loading, validation, lookup, mechanisms
  *   reference/  backends and their registry, the observation lifecycle, the
  *               probe-output parser, the judge, kernel identity, resolution
  *               against the history, the history database, child processes,
- *               install paths
+ *               install paths, the one HTTP client (`sources check` fetches
+ *               pages with it)
  *
  * A tool that needs more of the library adds it here, with a line saying
  * why, rather than including a library header of its own choosing.
@@ -26,6 +27,7 @@
 #include "../catalogue/catalogue.h"
 #include "backend.h"
 #include "history.h"
+#include "http.h"
 #include "judge.h"
 #include "kernel_id.h"
 #include "observe.h"

@@ -5,9 +5,10 @@
  * for telemetry to be required (isotier_create_opts.otlp_required).
  */
 #include "telemetry.h"
+#include "http.h"
+#include "proc.h"
 
 #include <cJSON.h>
-#include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -105,13 +106,6 @@ static char *span_export_json(const isotier_telemetry *t, const isotier_event *e
 	return out;
 }
 
-static size_t discard_body(char *ptr, size_t size, size_t nmemb, void *user)
-{
-	(void)ptr;
-	(void)user;
-	return size * nmemb;
-}
-
 void isotier_telemetry_warn(const isotier_telemetry *t, const char *fmt, ...)
 {
 	if (!t->log)
@@ -124,34 +118,36 @@ void isotier_telemetry_warn(const isotier_telemetry *t, const char *fmt, ...)
 	t->log(ISOTIER_LOG_WARNING, msg, t->log_data);
 }
 
+/* Through the library's one HTTP client: its User-Agent, bounded body and
+ * retries; the whole export (retries included) within OTLP_TIMEOUT_MS, so
+ * a collector that is down costs the operation at most that. */
 static int post_span(const char *endpoint, const char *body, isotier_error *err)
 {
-	CURL *curl = curl_easy_init();
-	if (!curl)
-		return isotier_error_set(err, ISOTIER_EIO, 0,
-					 "OTLP export to %s: cannot initialise libcurl", endpoint);
-	struct curl_slist *headers = curl_slist_append(NULL, "Content-Type: application/json");
-	curl_easy_setopt(curl, CURLOPT_URL, endpoint);
-	curl_easy_setopt(curl, CURLOPT_HTTPHEADER, headers);
-	curl_easy_setopt(curl, CURLOPT_POSTFIELDS, body);
-	curl_easy_setopt(curl, CURLOPT_TIMEOUT_MS, OTLP_TIMEOUT_MS);
-	curl_easy_setopt(curl, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(curl, CURLOPT_USERAGENT, "isotier/" ISOTIER_VERSION " (otlp)");
-	curl_easy_setopt(curl, CURLOPT_WRITEFUNCTION, discard_body);
-	curl_easy_setopt(curl, CURLOPT_PROTOCOLS_STR, "http,https");
-	CURLcode rc = curl_easy_perform(curl);
-	long status = 0;
-	curl_easy_getinfo(curl, CURLINFO_RESPONSE_CODE, &status);
-	int ret = 0;
-	if (rc != CURLE_OK)
-		ret = isotier_error_set(err, ISOTIER_EIO, 0, "OTLP export to %s failed: %s", endpoint,
-					curl_easy_strerror(rc));
-	else if (status < 200 || status >= 300)
-		ret = isotier_error_set(err, ISOTIER_EIO, 0, "OTLP export to %s: HTTP %ld", endpoint,
-					status);
-	curl_slist_free_all(headers);
-	curl_easy_cleanup(curl);
-	return ret;
+	static const char *const headers[] = {"Content-Type: application/json", NULL};
+	isotier_http_request req = {
+	    .method = "POST",
+	    .url = endpoint,
+	    .headers = headers,
+	    .body = body,
+	    .body_len = strlen(body),
+	    .timeout_ms = OTLP_TIMEOUT_MS,
+	    .deadline_ms = isotier_now_ms() + OTLP_TIMEOUT_MS,
+	    .max_body = 64 * 1024,
+	    /* OTLP/HTTP: 429, 502, 503 and 504 are retryable; a duplicate span
+	     * is harmless, a lost one is not. */
+	    .retry_5xx = true,
+	    .max_attempts = 2,
+	    .backoff_ms = 200,
+	};
+	isotier_http_response resp;
+	int rc = isotier_http_perform(&req, &resp, err);
+	if (rc == 0 && (resp.status < 200 || resp.status >= 300))
+		rc = isotier_error_set(err, ISOTIER_EIO, 0, "OTLP export to %s: HTTP %ld", endpoint,
+		                       resp.status);
+	else if (rc < 0)
+		isotier_error_prefix(err, "OTLP export to %s failed", endpoint);
+	isotier_http_response_clear(&resp);
+	return rc < 0 ? (rc == ISOTIER_EIO ? rc : ISOTIER_EIO) : 0;
 }
 
 static int append_span(const char *path, const char *body, isotier_error *err)

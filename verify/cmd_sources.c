@@ -172,7 +172,7 @@ static int on_fetched(size_t url_index, const isotier_fetch_result *f, void *arg
 		fprintf(stderr, "\rsources check: %zu/%zu pages", r->n_fetched, r->n_urls);
 	int base = 3; /* UNREACHABLE */
 	cleanup_free char *text = NULL;
-	if (f->curl_code == 0 && !f->oversize) {
+	if (f->rc == 0) {
 		isotier_sha256_hex(f->body, f->body_len, sha);
 		if (f->http_status == 404 || f->http_status == 410) {
 			base = 2;

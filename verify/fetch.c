@@ -1,23 +1,38 @@
-/* fetch.c - concurrent, bounded, retrying HTTP(S) fetches (libcurl multi). */
+/* fetch.c - many URLs at once through libisotier's HTTP client (fetch.h).
+ *
+ * `jobs` worker threads take URLs in order and run isotier_http_perform;
+ * each answer goes on a queue the calling thread drains, so the callback
+ * (which writes the history) runs in one thread only. A stop request, or a
+ * callback that fails, makes the pipe every request watches readable: the
+ * requests in flight end within 100 ms (http.h) and nothing new starts.
+ */
 #include "fetch.h"
 
-#include <curl/curl.h>
-#include <poll.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <string.h>
 #include <time.h>
 
-enum xstate { X_WAITING, X_ACTIVE, X_DONE };
+struct answer {
+	isotier_http_response resp;
+	int rc;
+	char error[ISOTIER_ERROR_MESSAGE_MAX];
+	double seconds;
+};
 
-struct xfer {
-	size_t index;
-	enum xstate state;
-	CURL *easy;
-	char *body;
-	size_t len, cap, max;
-	bool oversize;
-	int attempts;
-	double ready_at, started_at;
-	char errbuf[CURL_ERROR_SIZE];
+struct pool {
+	const char *const *urls;
+	size_t n;
+	isotier_fetch_opts o;
+	int cancel[2]; /* [0] watched by every request; a byte in [1] stops them */
+	pthread_mutex_t mu;
+	pthread_cond_t ready;
+	size_t next;         /* the next URL a worker takes */
+	size_t *queue;       /* answered URLs, in the order they were answered */
+	size_t queued, taken;
+	bool quit;
+	struct answer *answers;
 };
 
 static double now_s(void)
@@ -27,239 +42,166 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-static size_t on_body(char *data, size_t size, size_t nmemb, void *arg)
+static void fetch_one(struct pool *p, size_t i)
 {
-	struct xfer *x = arg;
-	size_t n = size * nmemb;
-	if (x->len + n > x->max) {
-		x->oversize = true;
-		return 0; /* aborts the transfer with CURLE_WRITE_ERROR */
-	}
-	if (x->len + n + 1 > x->cap) {
-		size_t ncap = x->cap ? x->cap : 16384;
-		while (x->len + n + 1 > ncap)
-			ncap *= 2;
-		char *nb = realloc(x->body, ncap);
-		if (!nb)
-			return 0;
-		x->body = nb;
-		x->cap = ncap;
-	}
-	memcpy(x->body + x->len, data, n);
-	x->len += n;
-	x->body[x->len] = '\0';
-	return n;
-}
-
-static int start(CURLM *multi, struct xfer *x, const char *url, const isotier_fetch_opts *o)
-{
-	CURL *e = curl_easy_init();
-	if (!e)
-		return ISOTIER_ENOMEM;
-	x->len = 0;
-	x->oversize = false;
-	x->errbuf[0] = '\0';
-	long timeout_ms = (long)o->timeout_s * 1000;
-	curl_easy_setopt(e, CURLOPT_URL, url);
-	curl_easy_setopt(e, CURLOPT_PRIVATE, x);
-	curl_easy_setopt(e, CURLOPT_USERAGENT, ISOTIER_USER_AGENT);
-	curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
-	curl_easy_setopt(e, CURLOPT_MAXREDIRS, (long)o->max_redirects);
-	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(e, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
-	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, timeout_ms);
-	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS, timeout_ms < 10000 ? timeout_ms : 10000L);
-	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
-	curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, "");
-	curl_easy_setopt(e, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)o->max_body);
-	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, on_body);
-	curl_easy_setopt(e, CURLOPT_WRITEDATA, x);
-	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, x->errbuf);
-	if (curl_multi_add_handle(multi, e) != CURLM_OK) {
-		curl_easy_cleanup(e);
-		return ISOTIER_ERROR;
-	}
-	x->easy = e;
-	x->state = X_ACTIVE;
-	x->attempts++;
-	x->started_at = now_s();
-	return 0;
-}
-
-static bool transient(CURLcode code, long http)
-{
-	if (code == CURLE_OK)
-		return http == 429 || (http >= 500 && http <= 599);
-	return code == CURLE_COULDNT_CONNECT || code == CURLE_COULDNT_RESOLVE_HOST ||
-	       code == CURLE_GOT_NOTHING || code == CURLE_SEND_ERROR || code == CURLE_RECV_ERROR ||
-	       code == CURLE_PARTIAL_FILE;
-}
-
-static void finish_handle(CURLM *multi, struct xfer *x)
-{
-	curl_multi_remove_handle(multi, x->easy);
-	curl_easy_cleanup(x->easy);
-	x->easy = NULL;
-}
-
-/* One transfer's attempt ended: retry later, or deliver. */
-static int completed(CURLM *multi, struct xfer *x, CURLcode code, const char *const *urls,
-                     const isotier_fetch_opts *o, isotier_fetch_done_fn done, void *arg)
-{
-	long http = 0;
-	char *ctype = NULL;
-	curl_off_t retry_after = 0;
-	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &http);
-	curl_easy_getinfo(x->easy, CURLINFO_CONTENT_TYPE, &ctype);
-	curl_easy_getinfo(x->easy, CURLINFO_RETRY_AFTER, &retry_after);
-	if (code == CURLE_FILESIZE_EXCEEDED)
-		x->oversize = true;
-	if (!x->oversize && transient(code, http) && x->attempts < o->max_attempts) {
-		double delay = (double)o->backoff_ms / 1000.0 * (double)(1 << (x->attempts - 1));
-		if (retry_after > 0 && (double)retry_after > delay)
-			delay = retry_after < 10 ? (double)retry_after : 10.0;
-		finish_handle(multi, x);
-		x->state = X_WAITING;
-		x->ready_at = now_s() + delay;
-		return 0;
-	}
-	char error[CURL_ERROR_SIZE + 64] = "";
-	if (x->oversize)
-		snprintf(error, sizeof error, "response body larger than %zu bytes", o->max_body);
-	else if (code == CURLE_TOO_MANY_REDIRECTS)
-		snprintf(error, sizeof error, "more than %d redirects (redirect loop?)",
-		         o->max_redirects);
-	else if (code != CURLE_OK)
-		snprintf(error, sizeof error, "%s",
-		         x->errbuf[0] ? x->errbuf : curl_easy_strerror(code));
-	cleanup_free char *ctype_copy = ctype ? strdup(ctype) : NULL;
-	char *eff = NULL;
-	curl_easy_getinfo(x->easy, CURLINFO_EFFECTIVE_URL, &eff);
-	cleanup_free char *eff_copy = eff && strcmp(eff, urls[x->index]) ? strdup(eff) : NULL;
-	isotier_fetch_result r = {
-	    .url = urls[x->index],
-	    .curl_code = (int)code,
-	    .http_status = http,
-	    .content_type = ctype_copy,
-	    .body = x->body && !x->oversize ? x->body : "",
-	    .body_len = x->oversize ? 0 : x->len,
-	    .oversize = x->oversize,
-	    .attempts = x->attempts,
-	    .error = error,
-	    .seconds = now_s() - x->started_at,
-	    .effective_url = eff_copy,
+	struct answer *a = &p->answers[i];
+	isotier_http_request req = {
+	    .method = "GET",
+	    .url = p->urls[i],
+	    .timeout_ms = (int64_t)p->o.timeout_s * 1000,
+	    .max_body = p->o.max_body,
+	    /* A GET changes nothing: any transient failure may be retried. */
+	    .retry_5xx = true,
+	    .max_attempts = p->o.max_attempts,
+	    .backoff_ms = p->o.backoff_ms,
+	    .max_redirects = p->o.max_redirects,
+	    .decode_content = true,
+	    .cancel_fd = p->cancel[0],
 	};
-	finish_handle(multi, x);
-	x->state = X_DONE;
-	int rc = done(x->index, &r, arg);
-	free(x->body);
-	x->body = NULL;
-	x->cap = x->len = 0;
+	isotier_error err = {0};
+	double start = now_s();
+	a->rc = isotier_http_perform(&req, &a->resp, &err);
+	a->seconds = now_s() - start;
+	snprintf(a->error, sizeof a->error, "%s", a->rc < 0 ? err.message : "");
+}
+
+static void *worker(void *arg)
+{
+	struct pool *p = arg;
+	for (;;) {
+		pthread_mutex_lock(&p->mu);
+		if (p->quit || p->next >= p->n) {
+			pthread_mutex_unlock(&p->mu);
+			return NULL;
+		}
+		size_t i = p->next++;
+		pthread_mutex_unlock(&p->mu);
+		fetch_one(p, i);
+		pthread_mutex_lock(&p->mu);
+		p->queue[p->queued++] = i;
+		pthread_cond_signal(&p->ready);
+		pthread_mutex_unlock(&p->mu);
+	}
+}
+
+/* Stops every request in flight and any not started. */
+static void stop_all(struct pool *p)
+{
+	pthread_mutex_lock(&p->mu);
+	p->quit = true;
+	pthread_mutex_unlock(&p->mu);
+	ssize_t w;
+	do
+		w = write(p->cancel[1], "x", 1);
+	while (w < 0 && errno == EINTR);
+}
+
+/* Hands answer i to the callback, as fetch.h's result. */
+static int deliver(struct pool *p, size_t i, isotier_fetch_done_fn done, void *arg)
+{
+	struct answer *a = &p->answers[i];
+	isotier_fetch_result r = {
+	    .url = p->urls[i],
+	    .rc = a->rc,
+	    .http_status = a->resp.status,
+	    .content_type = a->resp.content_type[0] ? a->resp.content_type : NULL,
+	    .body = a->rc == 0 && a->resp.body ? a->resp.body : "",
+	    .body_len = a->rc == 0 ? a->resp.body_len : 0,
+	    .oversize = a->rc == ISOTIER_EDATA,
+	    .attempts = a->resp.attempts,
+	    .error = a->error,
+	    .effective_url = a->resp.effective_url[0] ? a->resp.effective_url : NULL,
+	    .seconds = a->seconds,
+	};
+	int rc = done(i, &r, arg);
+	isotier_http_response_clear(&a->resp);
 	return rc;
 }
 
 int isotier_fetch_all(const char *const *urls, size_t n, const isotier_fetch_opts *opts,
                       isotier_fetch_done_fn done, void *arg, isotier_error *err)
 {
-	isotier_fetch_opts o = *opts;
-	if (o.jobs <= 0)
-		o.jobs = 8;
-	if (o.timeout_s <= 0)
-		o.timeout_s = 20;
-	if (o.max_redirects < 0)
-		o.max_redirects = 5;
-	if (o.max_body == 0)
-		o.max_body = 5 * 1024 * 1024;
-	if (o.max_attempts <= 0)
-		o.max_attempts = 3;
-	if (o.backoff_ms <= 0)
-		o.backoff_ms = 250;
-	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK)
-		return isotier_error_set(err, ISOTIER_ERROR, 0, "libcurl initialisation failed");
-	struct xfer *xs = calloc(n ? n : 1, sizeof *xs);
-	CURLM *multi = curl_multi_init();
-	if (!xs || !multi) {
-		free(xs);
-		if (multi)
-			curl_multi_cleanup(multi);
-		curl_global_cleanup();
+	struct pool p = {.urls = urls, .n = n, .o = *opts, .cancel = {-1, -1}};
+	if (p.o.jobs <= 0)
+		p.o.jobs = 8;
+	if (p.o.timeout_s <= 0)
+		p.o.timeout_s = 20;
+	if (p.o.max_redirects < 0)
+		p.o.max_redirects = 5;
+	if (p.o.max_body == 0)
+		p.o.max_body = 5 * 1024 * 1024;
+	if (p.o.max_attempts <= 0)
+		p.o.max_attempts = 3;
+	if (p.o.backoff_ms <= 0)
+		p.o.backoff_ms = 250;
+	if (n == 0)
+		return 0;
+	size_t n_threads = (size_t)p.o.jobs < n ? (size_t)p.o.jobs : n;
+	p.queue = calloc(n, sizeof *p.queue);
+	p.answers = calloc(n, sizeof *p.answers);
+	pthread_t *tids = calloc(n_threads, sizeof *tids);
+	if (!p.queue || !p.answers || !tids) {
+		free(p.queue);
+		free(p.answers);
+		free(tids);
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "fetch: out of memory");
 	}
-	curl_multi_setopt(multi, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)o.jobs);
-	for (size_t i = 0; i < n; i++) {
-		xs[i].index = i;
-		xs[i].max = o.max_body;
+	if (pipe2(p.cancel, O_CLOEXEC | O_NONBLOCK) < 0) {
+		int e = errno;
+		free(p.queue);
+		free(p.answers);
+		free(tids);
+		return isotier_error_set(err, ISOTIER_ERROR, e, "fetch: pipe");
 	}
-	size_t active = 0, delivered = 0, next_fresh = 0;
+	pthread_mutex_init(&p.mu, NULL);
+	pthread_condattr_t ca;
+	pthread_condattr_init(&ca);
+	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+	pthread_cond_init(&p.ready, &ca);
+	pthread_condattr_destroy(&ca);
+
 	int rc = 0;
-	while (delivered < n) {
-		if (o.stop && *o.stop) {
+	size_t started = 0;
+	for (; started < n_threads; started++)
+		if (pthread_create(&tids[started], NULL, worker, &p) != 0)
+			break;
+	if (started == 0)
+		rc = isotier_error_set(err, ISOTIER_ERROR, 0, "fetch: cannot start a thread");
+	for (size_t delivered = 0; rc == 0 && delivered < n;) {
+		pthread_mutex_lock(&p.mu);
+		/* Wake every 100 ms to look at the stop flag a signal sets. */
+		while (p.taken == p.queued && !(p.o.stop && *p.o.stop)) {
+			struct timespec until;
+			clock_gettime(CLOCK_MONOTONIC, &until);
+			until.tv_nsec += 100 * 1000000L;
+			if (until.tv_nsec >= 1000000000L) {
+				until.tv_sec++;
+				until.tv_nsec -= 1000000000L;
+			}
+			pthread_cond_timedwait(&p.ready, &p.mu, &until);
+		}
+		bool have = p.taken < p.queued;
+		size_t i = have ? p.queue[p.taken++] : 0;
+		pthread_mutex_unlock(&p.mu);
+		if (!have) { /* stopped: what is not delivered is dropped */
 			rc = isotier_error_set(err, ISOTIER_EINTR, 0, "interrupted");
 			break;
 		}
-		double now = now_s(), next_ready = now + 0.1;
-		/* Retries due first, then fresh URLs in order. */
-		for (size_t i = 0; i < next_fresh && active < (size_t)o.jobs; i++) {
-			if (xs[i].state != X_WAITING || xs[i].attempts == 0)
-				continue;
-			if (xs[i].ready_at <= now) {
-				if ((rc = start(multi, &xs[i], urls[i], &o)) < 0)
-					break;
-				active++;
-			} else if (xs[i].ready_at < next_ready) {
-				next_ready = xs[i].ready_at;
-			}
-		}
-		while (rc == 0 && next_fresh < n && active < (size_t)o.jobs) {
-			if ((rc = start(multi, &xs[next_fresh], urls[next_fresh], &o)) < 0)
-				break;
-			next_fresh++;
-			active++;
-		}
-		if (rc < 0) {
-			isotier_error_set(err, rc, 0, "fetch: cannot start a transfer");
-			break;
-		}
-		int running = 0;
-		curl_multi_perform(multi, &running);
-		CURLMsg *msg;
-		int left;
-		bool finished_any = false;
-		while (rc == 0 && (msg = curl_multi_info_read(multi, &left))) {
-			if (msg->msg != CURLMSG_DONE)
-				continue;
-			struct xfer *x = NULL;
-			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&x);
-			CURLcode code = msg->data.result;
-			active--;
-			rc = completed(multi, x, code, urls, &o, done, arg);
-			if (x->state == X_DONE)
-				delivered++;
-			finished_any = true;
-		}
-		if (rc < 0)
-			break;
-		if (delivered == n)
-			break;
-		if (finished_any && next_fresh < n)
-			continue; /* a slot is free: start the next transfer now */
-		int wait_ms = (int)((next_ready - now_s()) * 1000.0);
-		if (wait_ms < 1)
-			wait_ms = 1;
-		if (wait_ms > 100)
-			wait_ms = 100; /* stay responsive to the stop flag */
-		if (active)
-			curl_multi_poll(multi, NULL, 0, wait_ms, NULL);
-		else
-			poll(NULL, 0, wait_ms);
+		rc = deliver(&p, i, done, arg);
+		delivered++;
 	}
-	for (size_t i = 0; i < n; i++) {
-		if (xs[i].easy)
-			finish_handle(multi, &xs[i]);
-		free(xs[i].body);
-	}
-	free(xs);
-	curl_multi_cleanup(multi);
-	curl_global_cleanup();
+	if (rc < 0)
+		stop_all(&p);
+	for (size_t t = 0; t < started; t++)
+		pthread_join(tids[t], NULL);
+	for (size_t i = 0; i < n; i++)
+		isotier_http_response_clear(&p.answers[i].resp);
+	pthread_cond_destroy(&p.ready);
+	pthread_mutex_destroy(&p.mu);
+	close(p.cancel[0]);
+	close(p.cancel[1]);
+	free(p.queue);
+	free(p.answers);
+	free(tids);
 	return rc;
 }

@@ -1,8 +1,9 @@
 /*
- * fetch.h - fetch many URLs concurrently with libcurl's multi interface:
- * at most `jobs` transfers at once, a per-transfer timeout, bounded redirects
- * and body size, a clear User-Agent, and a bounded number of retries with
- * exponential backoff on transient failures (connect errors, HTTP 5xx, 429).
+ * fetch.h - fetch many URLs concurrently for `sources check`: at most `jobs`
+ * requests at once, each through libisotier's one HTTP client
+ * (reference/http.h: its User-Agent, a per-attempt timeout, a bounded body,
+ * retries with exponential backoff on 429, 5xx and transport failures),
+ * following a bounded number of redirects.
  */
 #ifndef ISOTIER_FETCH_H
 #define ISOTIER_FETCH_H
@@ -10,8 +11,6 @@
 #include "../reference/isotier_tool.h"
 
 #include <signal.h>
-
-#define ISOTIER_USER_AGENT "isotier/" ISOTIER_VERSION " (+source re-verification)"
 
 typedef struct isotier_fetch_opts {
 	int jobs;                          /* concurrent transfers; <=0: 8 */
@@ -25,12 +24,12 @@ typedef struct isotier_fetch_opts {
 
 typedef struct isotier_fetch_result {
 	const char *url;
-	int curl_code;            /* CURLcode of the last attempt; 0 when a response arrived */
+	int rc;                   /* 0 when a response arrived; else an ISOTIER_E* (error says) */
 	long http_status;         /* 0 when none */
 	const char *content_type; /* NULL when none */
 	const char *body;         /* NUL-terminated; valid during the callback */
 	size_t body_len;
-	bool oversize; /* the body passed max_body: transfer aborted */
+	bool oversize; /* the body passed max_body: transfer aborted (rc ISOTIER_EDATA) */
 	int attempts;
 	const char *error;         /* human-readable failure, "" when none */
 	const char *effective_url; /* after redirects; NULL when none was followed */

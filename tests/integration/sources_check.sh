@@ -121,7 +121,7 @@ assert_eq "$(sqlite3 "$db" "SELECT status || ' ' || http_status FROM source_chec
 # directly (and once more through /redirect/), each with our User-Agent.
 assert_eq "$(grep -c ' /page/present.html ' "$TMP/requests.log")" 2 "present.html fetches"
 assert_contains "$(head -n 1 "$TMP/requests.log")" "isotier/"
-assert_contains "$(head -n 1 "$TMP/requests.log")" "(+source re-verification)"
+assert_contains "$(head -n 1 "$TMP/requests.log")" "(+sandbox isolation verifier)"
 
 # Text output names every status. Every source UNREACHABLE is no check at
 # all (no network): 75 and one line saying so, never drift and never a pass.

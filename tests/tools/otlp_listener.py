@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""A real OTLP/HTTP listener on 127.0.0.1 for tests: accepts POST /v1/traces,
-appends each body as one line to OUT, answers 200. Prints its port on stdout,
+"""A real OTLP/HTTP listener on 127.0.0.1 for tests: accepts POST /v1/traces
+with isotier's User-Agent, appends each body as one line to OUT, answers 200
+(400 to anything else, whose body is not kept). Prints its port on stdout,
 exits by itself after LIFETIME seconds.
 
 usage: otlp_listener.py OUT [LIFETIME]
@@ -13,9 +14,13 @@ class Handler(http.server.BaseHTTPRequestHandler):
     def do_POST(self):
         n = int(self.headers.get("Content-Length", "0"))
         body = self.rfile.read(min(n, 1 << 20))
-        with open(out, "ab") as f:
-            f.write(body.replace(b"\n", b" ") + b"\n")
-        ok = self.path == "/v1/traces" and self.headers.get("Content-Type") == "application/json"
+        # Only what isotier's one HTTP client sends is kept: the path, the
+        # content type and its User-Agent.
+        ok = (self.path == "/v1/traces" and self.headers.get("Content-Type") == "application/json"
+              and self.headers.get("User-Agent", "").startswith("isotier/"))
+        if ok:
+            with open(out, "ab") as f:
+                f.write(body.replace(b"\n", b" ") + b"\n")
         self.send_response(200 if ok else 400)
         self.send_header("Content-Length", "2")
         self.end_headers()
