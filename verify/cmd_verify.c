@@ -223,223 +223,202 @@ static bool stop_retrying(void *arg)
 	return poll_signal(arg) != 0;
 }
 
-static int verify_main(int argc, char **argv)
+/* The claims: the catalogue, its errors printed (*bad_data set) and kept in
+ * *findings (plan_jobs matches them to backends), and the entry
+ * --host-provider names. -1 when loaded, else the exit status (*findings
+ * freed). */
+static int load_claims(isotier_catalogue **cat, const isotier_provider **host_claim,
+                       isotier_findings *findings, const verify_opts *o, bool *bad_data)
 {
-	verify_opts o;
-	int arc = parse_args(&o, argc, argv);
-	if (arc >= 0)
-		return arc;
-	signal(SIGPIPE, SIG_IGN);
-	/* Before any thread exists: SIGINT/SIGTERM become the cancel descriptor. */
-	if (cli_cancel_start() < 0) {
-		cli_error("cannot watch SIGINT/SIGTERM");
-		return EXIT_SOFTWARE;
-	}
-	int64_t wall0 = isotier_now_ms();
-	/* verify runs on the host: its own kernel is the one every sandbox that
-	 * shares the host's kernel reports. */
-
-	char probe[PATH_MAX];
-	if (isotier_default_probe_path(probe, sizeof probe) != 0 || access(probe, X_OK) != 0) {
-		cli_error("no isotier-probe (set ISOTIER_PROBE, or build it beside isotier): %s",
-		          probe);
-		return EXIT_UNAVAIL;
-	}
-
 	isotier_error err = {0};
-	isotier_findings findings = {0};
-	isotier_catalogue *cat = NULL;
-	if (isotier_catalogue_load(&cat, o.catalogue, &findings, &err) < 0) {
-		isotier_findings_free(&findings);
-		cli_error("catalogue %s: %s", o.catalogue, err.message);
+	*findings = (isotier_findings){0};
+	*cat = NULL;
+	*host_claim = NULL;
+	if (isotier_catalogue_load(cat, o->catalogue, findings, &err) < 0) {
+		isotier_findings_free(findings);
+		cli_error("catalogue %s: %s", o->catalogue, err.message);
 		return EXIT_DATAERR;
 	}
-	bool bad_data = findings.n_errors > 0;
-	for (size_t i = 0; i < findings.n; i++)
-		if (findings.items[i].severity == ISOTIER_FINDING_ERROR)
-			cli_error("catalogue: %s: %s: %s", findings.items[i].file,
-			          findings.items[i].field, findings.items[i].message);
-	const isotier_provider *host_claim = NULL;
-	if (o.host_provider && !(host_claim = isotier_catalogue_find(cat, o.host_provider))) {
+	*bad_data = findings->n_errors > 0;
+	for (size_t i = 0; i < findings->n; i++)
+		if (findings->items[i].severity == ISOTIER_FINDING_ERROR)
+			cli_error("catalogue: %s: %s: %s", findings->items[i].file,
+			          findings->items[i].field, findings->items[i].message);
+	if (o->host_provider && !(*host_claim = isotier_catalogue_find(*cat, o->host_provider))) {
 		const char *ids[512];
 		size_t n_ids = 0;
-		for (size_t i = 0; i < cat->n_providers && n_ids < 512; i++)
-			ids[n_ids++] = cat->providers[i].id;
-		const char *hint = cli_suggest(o.host_provider, ids, n_ids);
-		cli_error("--host-provider: no catalogue entry '%s' in %s%s%s%s", o.host_provider,
-		          o.catalogue, hint ? " (did you mean '" : "", hint ? hint : "",
+		for (size_t i = 0; i < (*cat)->n_providers && n_ids < 512; i++)
+			ids[n_ids++] = (*cat)->providers[i].id;
+		const char *hint = cli_suggest(o->host_provider, ids, n_ids);
+		cli_error("--host-provider: no catalogue entry '%s' in %s%s%s%s", o->host_provider,
+		          o->catalogue, hint ? " (did you mean '" : "", hint ? hint : "",
 		          hint ? "'?)" : "");
-		isotier_findings_free(&findings);
-		isotier_catalogue_free(cat);
+		isotier_findings_free(findings);
+		isotier_catalogue_free(*cat);
+		*cat = NULL;
 		return EXIT_USAGE;
 	}
+	return -1;
+}
 
-	/* The jobs, in registry order (or the order named). */
-	size_t n_jobs = o.all ? isotier_backend_count() : o.n_names;
+/* The jobs, in registry order (or the order named), each with its claim;
+ * a claim that did not load (in findings) or validate is printed and sets
+ * *bad_data. NULL when out of memory. */
+static job *plan_jobs(size_t *n_out, const verify_opts *o, const isotier_catalogue *cat,
+                      const isotier_provider *host_claim, isotier_findings *findings,
+                      bool *bad_data)
+{
+	size_t n_jobs = o->all ? isotier_backend_count() : o->n_names;
 	job *jobs = calloc(n_jobs ? n_jobs : 1, sizeof *jobs);
-	if (!jobs) {
-		isotier_findings_free(&findings);
-		isotier_catalogue_free(cat);
-		cli_error("out of memory");
-		return EXIT_SOFTWARE;
-	}
+	if (!jobs)
+		return NULL;
 	size_t nj = 0;
 	for (size_t i = 0; i < n_jobs; i++) {
 		const isotier_backend *b =
-		    o.all ? isotier_backend_at(i) : isotier_backend_lookup(o.names[i]);
+		    o->all ? isotier_backend_at(i) : isotier_backend_lookup(o->names[i]);
 		bool dup = false;
 		for (size_t k = 0; k < nj; k++)
 			dup |= jobs[k].backend == b;
 		char why[256];
 		/* --all includes a remote backend only when it is configured: a
 		 * provider one has no account with is no failure of this run. */
-		if (dup || (o.all && b->remote && b->available(why, sizeof why) != 1))
+		if (dup || (o->all && b->remote && b->available(why, sizeof why) != 1))
 			continue;
 		job *j = &jobs[nj++];
 		j->backend = b;
-		j->explicit_ = !o.all;
+		j->explicit_ = !o->all;
 		if (b->observes_host)
 			j->claim = host_claim;
 		else if (b->catalogue_id)
 			j->claim = isotier_catalogue_find(cat, b->catalogue_id);
 	}
-	n_jobs = nj;
-	flag_invalid_claims(jobs, n_jobs, cat, &findings);
-
-	isotier_findings_free(&findings);
-	for (size_t i = 0; i < n_jobs; i++)
+	flag_invalid_claims(jobs, nj, cat, findings);
+	for (size_t i = 0; i < nj; i++)
 		if (jobs[i].claim_invalid[0]) {
-			bad_data = true;
+			*bad_data = true;
 			cli_error("%s: %s", jobs[i].backend->name, jobs[i].claim_invalid);
 		}
-	char commit[64];
-	isotier_catalogue_commit(commit, sizeof commit, o.catalogue);
-	if (!commit[0]) /* not in git: say so rather than leave it blank */
-		snprintf(commit, sizeof commit, "unknown");
-	cleanup_history isotier_history *h = NULL;
-	int64_t run_id = 0;
-	if (isotier_history_open(&h, o.db, o.busy_ms, &err) < 0 ||
-	    isotier_history_run_begin(h, &run_id, "verify", commit, &err) < 0) {
-		free(jobs);
-		isotier_catalogue_free(cat);
-		return db_fail(&err, o.db, o.busy_ms);
+	*n_out = nj;
+	return jobs;
+}
+
+/* What the backend reported besides the probe's output, in the reason the
+ * observation keeps. */
+static void add_backend_notes(job *j)
+{
+	size_t n = strlen(j->reason);
+	if (j->obs.note[0]) {
+		snprintf(j->reason + n, sizeof j->reason - n, "; %s reported: %.250s",
+		         j->backend->name, j->obs.note);
+		n = strlen(j->reason);
 	}
-	/* A lock held past --busy-timeout while observations are being stored
-	 * is waited out, attempt after attempt, until the run's deadline: every
-	 * probe round's timeout plus some slack for provisioning (at least
-	 * three attempts each). */
-	size_t threads_wanted = (size_t)o.jobs < n_jobs ? (size_t)o.jobs : n_jobs;
-	int64_t rounds =
-	    threads_wanted ? (int64_t)((n_jobs + threads_wanted - 1) / threads_wanted) : 1;
-	int64_t run_deadline = wall0 + rounds * ((int64_t)o.timeout_s + 5) * 1000;
+	if (j->obs.capture_problem[0]) {
+		snprintf(j->reason + n, sizeof j->reason - n, "; capture not kept: %.300s",
+		         j->obs.capture_problem);
+		n = strlen(j->reason);
+	}
+	if (j->obs.leaks[0])
+		snprintf(j->reason + n, sizeof j->reason - n, "; LEAKED: %.400s", j->obs.leaks);
+}
 
-	verify_ctx ctx = {.jobs = jobs,
-	                  .n_jobs = n_jobs,
-	                  .probe_path = probe,
-	                  .timeout_s = o.timeout_s,
-	                  .remote_wall_ms = remote_wall_ms(),
-	                  .cancel_fd = cli_cancel_fd()};
-	pthread_mutex_init(&ctx.lock, NULL);
-	pthread_cond_init(&ctx.cond, NULL);
-	size_t n_threads = threads_wanted;
-	pthread_t tids[64];
-	size_t started = 0;
-	for (; started < n_threads; started++)
-		if (pthread_create(&tids[started], NULL, verify_worker_main, &ctx) != 0)
-			break;
-	if (!started && n_jobs)
-		verify_worker_main(&ctx); /* no thread could start: run them here */
-
-	bool tty = isatty(STDERR_FILENO), interrupted = false, db_error = false;
-	isotier_error db_err = {0};
-	int64_t db_waited = 0;
-	history_retry_policy policy = {
-	    .min_attempts = 3, .deadline_ms = run_deadline, .stop = stop_retrying, .stop_arg = &ctx};
-	size_t handled = 0;
-	while (handled < n_jobs) {
-		pthread_mutex_lock(&ctx.lock);
-		job *ready = NULL;
-		for (size_t i = 0; i < n_jobs && !ready; i++)
-			if (jobs[i].done && !jobs[i].handled)
-				ready = &jobs[i];
-		bool all_taken = ctx.next >= n_jobs || __atomic_load_n(&ctx.stop, __ATOMIC_ACQUIRE);
-		if (!ready) {
-			struct timespec ts;
-			clock_gettime(CLOCK_REALTIME, &ts);
-			ts.tv_nsec += 100 * 1000000L;
-			if (ts.tv_nsec >= 1000000000L) {
-				ts.tv_sec++;
-				ts.tv_nsec -= 1000000000L;
-			}
-			pthread_cond_timedwait(&ctx.cond, &ctx.lock, &ts);
+/* The next job a worker finished, waiting at most 100 ms. NULL with *over
+ * set when the run was stopped and no job is still running. */
+static job *next_finished(verify_ctx *ctx, bool *over)
+{
+	*over = false;
+	pthread_mutex_lock(&ctx->lock);
+	job *ready = NULL;
+	for (size_t i = 0; i < ctx->n_jobs && !ready; i++)
+		if (ctx->jobs[i].done && !ctx->jobs[i].handled)
+			ready = &ctx->jobs[i];
+	bool all_taken = ctx->next >= ctx->n_jobs || __atomic_load_n(&ctx->stop, __ATOMIC_ACQUIRE);
+	if (!ready) {
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		ts.tv_nsec += 100 * 1000000L;
+		if (ts.tv_nsec >= 1000000000L) {
+			ts.tv_sec++;
+			ts.tv_nsec -= 1000000000L;
 		}
-		pthread_mutex_unlock(&ctx.lock);
-		if (poll_signal(&ctx))
-			interrupted = true;
+		pthread_cond_timedwait(&ctx->cond, &ctx->lock, &ts);
+	}
+	pthread_mutex_unlock(&ctx->lock);
+	if (ready)
+		return ready;
+	/* Stopped: the jobs no worker took will not run. */
+	bool busy = false;
+	pthread_mutex_lock(&ctx->lock);
+	for (size_t i = 0; i < ctx->n_jobs; i++)
+		busy |= (&ctx->jobs[i] < ctx->jobs + ctx->next) && !ctx->jobs[i].done;
+	pthread_mutex_unlock(&ctx->lock);
+	*over = __atomic_load_n(&ctx->stop, __ATOMIC_ACQUIRE) && all_taken && !busy;
+	return NULL;
+}
+
+/* What the run saw besides the verdicts: the exit status's other inputs. */
+typedef struct verify_outcome {
+	bool interrupted, bad_data, db_error;
+	isotier_error db_err;
+	int64_t db_waited;
+} verify_outcome;
+
+/* In the main thread, as the workers finish: judge each job, store its
+ * observation (its own attempts: a lock that outlasted one backend's may be
+ * gone by the next one's), show progress. */
+static void judge_and_store(verify_ctx *ctx, const verify_opts *o, isotier_history *h,
+                            int64_t run_id, int64_t run_deadline, verify_outcome *out)
+{
+	bool tty = isatty(STDERR_FILENO);
+	history_retry_policy policy = {
+	    .min_attempts = 3, .deadline_ms = run_deadline, .stop = stop_retrying, .stop_arg = ctx};
+	for (size_t handled = 0; handled < ctx->n_jobs;) {
+		bool over;
+		job *ready = next_finished(ctx, &over);
+		if (poll_signal(ctx))
+			out->interrupted = true;
 		if (!ready) {
-			/* Stopped: the jobs no worker took will not run. */
-			bool busy = false;
-			pthread_mutex_lock(&ctx.lock);
-			for (size_t i = 0; i < n_jobs; i++)
-				busy |= (&jobs[i] < jobs + ctx.next) && !jobs[i].done;
-			pthread_mutex_unlock(&ctx.lock);
-			if (__atomic_load_n(&ctx.stop, __ATOMIC_ACQUIRE) && all_taken && !busy)
+			if (over)
 				break;
 			continue;
 		}
 		ready->handled = true;
 		handled++;
-		if (interrupted && ready->obs.rc == ISOTIER_EINTR) {
+		if (out->interrupted && ready->obs.rc == ISOTIER_EINTR) {
 			ready->skipped = true; /* cut short: no row for it */
 			if (ready->obs.leaks[0])
 				cli_error("LEAK: %s: %s", ready->backend->name, ready->obs.leaks);
 			continue;
 		}
-		judge_job(ready, o.host_provider);
-		if (ready->obs.note[0]) {
-			size_t n = strlen(ready->reason);
-			snprintf(ready->reason + n, sizeof ready->reason - n, "; %s reported: %.250s",
-			         ready->backend->name, ready->obs.note);
-		}
-		if (ready->obs.capture_problem[0]) {
-			size_t n = strlen(ready->reason);
-			snprintf(ready->reason + n, sizeof ready->reason - n,
-			         "; capture not kept: %.300s", ready->obs.capture_problem);
-		}
-		if (ready->obs.leaks[0]) {
-			size_t n = strlen(ready->reason);
-			snprintf(ready->reason + n, sizeof ready->reason - n, "; LEAKED: %.400s",
-			         ready->obs.leaks);
-		}
-		/* Every observation gets its own attempts: a lock that outlasted
-		 * one backend's may be gone by the next one's. */
+		judge_job(ready, o->host_provider);
+		add_backend_notes(ready);
 		struct record_arg ra = {.h = h, .run_id = run_id, .j = ready};
 		isotier_error rec_err = {0};
 		int64_t t0 = isotier_now_ms();
 		if (history_retry(record_job, &ra, &policy, NULL, &rec_err) < 0) {
-			db_error = true;
-			db_err = rec_err;
-			db_waited = isotier_now_ms() - t0;
+			out->db_error = true;
+			out->db_err = rec_err;
+			out->db_waited = isotier_now_ms() - t0;
 			cli_error("observation of %s NOT stored in %s: verdict %s",
-			          ready->backend->name, o.db, isotier_verdict_name(ready->verdict));
+			          ready->backend->name, o->db, isotier_verdict_name(ready->verdict));
 		} else {
 			ready->recorded = true;
 		}
-		if (tty && !o.json)
-			print_progress(ready, handled, n_jobs);
+		if (tty && !o->json)
+			print_progress(ready, handled, ctx->n_jobs);
 	}
-	__atomic_store_n(&ctx.stop, true, __ATOMIC_RELEASE);
-	for (size_t i = 0; i < started; i++)
-		pthread_join(tids[i], NULL);
-	if (poll_signal(&ctx))
-		interrupted = true;
+}
 
-	/* The exit status, most severe first (see the top of this file). */
+/* The exit status, most severe first (see the top of this file); *failure
+ * the operational part alone (what the run row's status says). Prints each
+ * leaked sandbox. */
+static int exit_status(int *failure, bool *alerted, const job *jobs, size_t n_jobs,
+                       const verify_opts *o, const verify_ctx *ctx, const verify_outcome *out)
+{
 	bool contradicted = false, unproven = false, failed = false, unavailable_req = false,
-	     leaked = false;
+	     leaked = false, bad_data = out->bad_data;
 	size_t n_unavailable = 0, n_handled = 0;
 	for (size_t i = 0; i < n_jobs; i++) {
-		job *j = &jobs[i];
+		const job *j = &jobs[i];
 		if (!j->handled || j->skipped)
 			continue;
 		n_handled++;
@@ -456,26 +435,111 @@ static int verify_main(int argc, char **argv)
 			unavailable_req |= j->explicit_;
 		}
 	}
-	if (o.all && n_handled && n_unavailable == n_handled)
+	if (o->all && n_handled && n_unavailable == n_handled)
 		unavailable_req = true;
 	/* An operational failure, most severe first; a contradiction outranks
 	 * every one of them (it must alert even when another backend failed),
 	 * a signal outranks everything (130 SIGINT, 143 SIGTERM). */
-	int failure = db_error          ? EXIT_TEMPFAIL
-	              : failed          ? EXIT_SOFTWARE
-	              : unavailable_req ? EXIT_UNAVAIL
-	              : bad_data        ? EXIT_DATAERR
-	                                : EXIT_OK;
+	*failure = out->db_error     ? EXIT_TEMPFAIL
+	           : failed          ? EXIT_SOFTWARE
+	           : unavailable_req ? EXIT_UNAVAIL
+	           : bad_data        ? EXIT_DATAERR
+	                             : EXIT_OK;
+	*alerted = out->interrupted || contradicted || unproven;
 	/* A sandbox left running at a provider outranks a contradiction: it costs
 	 * money until a person deletes it, and both are printed. */
-	int rc = interrupted    ? (ctx.signal > 0 ? 128 + ctx.signal : EXIT_INTERRUPTED)
-	         : leaked       ? EXIT_SOFTWARE
-	         : contradicted ? EXIT_FINDING
-	         : unproven     ? EXIT_UNPROVEN
-	                        : failure;
+	return out->interrupted ? (ctx->signal > 0 ? 128 + ctx->signal : EXIT_INTERRUPTED)
+	       : leaked         ? EXIT_SOFTWARE
+	       : contradicted   ? EXIT_FINDING
+	       : unproven       ? EXIT_UNPROVEN
+	                        : *failure;
+}
+
+static int verify_main(int argc, char **argv)
+{
+	verify_opts o;
+	int arc = parse_args(&o, argc, argv);
+	if (arc >= 0)
+		return arc;
+	signal(SIGPIPE, SIG_IGN);
+	/* Before any thread exists: SIGINT/SIGTERM become the cancel descriptor. */
+	if (cli_cancel_start() < 0) {
+		cli_error("cannot watch SIGINT/SIGTERM");
+		return EXIT_SOFTWARE;
+	}
+	int64_t wall0 = isotier_now_ms();
+	/* verify runs on the host: its own kernel is the one every sandbox that
+	 * shares the host's kernel reports. */
+	char probe[PATH_MAX];
+	if (isotier_default_probe_path(probe, sizeof probe) != 0 || access(probe, X_OK) != 0) {
+		cli_error("no isotier-probe (set ISOTIER_PROBE, or build it beside isotier): %s",
+		          probe);
+		return EXIT_UNAVAIL;
+	}
+	verify_outcome out = {0};
+	isotier_catalogue *cat = NULL;
+	const isotier_provider *host_claim = NULL;
+	isotier_findings findings;
+	int lrc = load_claims(&cat, &host_claim, &findings, &o, &out.bad_data);
+	if (lrc >= 0)
+		return lrc;
+	size_t n_jobs = 0;
+	job *jobs = plan_jobs(&n_jobs, &o, cat, host_claim, &findings, &out.bad_data);
+	isotier_findings_free(&findings);
+	if (!jobs) {
+		isotier_catalogue_free(cat);
+		cli_error("out of memory");
+		return EXIT_SOFTWARE;
+	}
+	char commit[64];
+	isotier_catalogue_commit(commit, sizeof commit, o.catalogue);
+	if (!commit[0]) /* not in git: say so rather than leave it blank */
+		snprintf(commit, sizeof commit, "unknown");
+	isotier_error err = {0};
+	cleanup_history isotier_history *h = NULL;
+	int64_t run_id = 0;
+	if (isotier_history_open(&h, o.db, o.busy_ms, &err) < 0 ||
+	    isotier_history_run_begin(h, &run_id, "verify", commit, &err) < 0) {
+		free(jobs);
+		isotier_catalogue_free(cat);
+		return db_fail(&err, o.db, o.busy_ms);
+	}
+	/* A lock held past --busy-timeout while observations are being stored
+	 * is waited out, attempt after attempt, until the run's deadline: every
+	 * probe round's timeout plus some slack for provisioning (at least
+	 * three attempts each). */
+	size_t n_threads = (size_t)o.jobs < n_jobs ? (size_t)o.jobs : n_jobs;
+	int64_t rounds = n_threads ? (int64_t)((n_jobs + n_threads - 1) / n_threads) : 1;
+	int64_t run_deadline = wall0 + rounds * ((int64_t)o.timeout_s + 5) * 1000;
+
+	verify_ctx ctx = {.jobs = jobs,
+	                  .n_jobs = n_jobs,
+	                  .probe_path = probe,
+	                  .timeout_s = o.timeout_s,
+	                  .remote_wall_ms = remote_wall_ms(),
+	                  .cancel_fd = cli_cancel_fd()};
+	pthread_mutex_init(&ctx.lock, NULL);
+	pthread_cond_init(&ctx.cond, NULL);
+	pthread_t tids[64];
+	size_t started = 0;
+	for (; started < n_threads; started++)
+		if (pthread_create(&tids[started], NULL, verify_worker_main, &ctx) != 0)
+			break;
+	if (!started && n_jobs)
+		verify_worker_main(&ctx); /* no thread could start: run them here */
+	judge_and_store(&ctx, &o, h, run_id, run_deadline, &out);
+	__atomic_store_n(&ctx.stop, true, __ATOMIC_RELEASE);
+	for (size_t i = 0; i < started; i++)
+		pthread_join(tids[i], NULL);
+	if (poll_signal(&ctx))
+		out.interrupted = true;
+
+	int failure;
+	bool alerted;
+	int rc = exit_status(&failure, &alerted, jobs, n_jobs, &o, &ctx, &out);
 	/* "ok": every backend was run and judged (a CONTRADICTED verdict is a
 	 * finding of a run that worked); "failed": something kept it from that. */
-	const char *status = interrupted ? "interrupted" : failure == EXIT_OK ? "ok" : "failed";
+	const char *status = out.interrupted ? "interrupted" : failure == EXIT_OK ? "ok" : "failed";
 	/* Best effort, waited for like the observations: a run left 'running'
 	 * reads as one still in progress. A signal already came, so the waiting
 	 * is bounded by the attempts and deadline alone. */
@@ -487,23 +551,23 @@ static int verify_main(int argc, char **argv)
 	if (!run_ended) {
 		cli_error("run %lld could not be marked %s; it still reads 'running'",
 		          (long long)run_id, status);
-		if (!db_error) {
-			db_error = true;
-			db_err = end_err;
-			db_waited = isotier_now_ms() - t_end;
+		if (!out.db_error) {
+			out.db_error = true;
+			out.db_err = end_err;
+			out.db_waited = isotier_now_ms() - t_end;
 		}
 	}
-	if (db_error) {
-		int db_rc = db_fail(&db_err, o.db, db_waited); /* prints why */
-		if (!interrupted && !contradicted && !unproven)
+	if (out.db_error) {
+		int db_rc = db_fail(&out.db_err, o.db, out.db_waited); /* prints why */
+		if (!alerted)
 			rc = db_rc;
 	}
 	int64_t wall = isotier_now_ms() - wall0;
 	if (o.json)
-		print_json(jobs, n_jobs, run_id, o.db, commit, wall, interrupted, rc, run_ended);
+		print_json(jobs, n_jobs, run_id, o.db, commit, wall, out.interrupted, rc, run_ended);
 	else
 		print_summary(jobs, n_jobs, run_id, o.db, commit, wall, run_ended);
-	if (interrupted)
+	if (out.interrupted)
 		cli_error(
 		    "interrupted: run %lld marked interrupted; finished observations are kept",
 		    (long long)run_id);
