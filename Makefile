@@ -193,6 +193,13 @@ $(BUILD)/tests/cancel-exec: tests/tools/cancel-exec.c include/isotier.h $(BUILD)
 	@mkdir -p $(@D)
 	$(CC) $(CSTD) $(WARN) -D_GNU_SOURCE -Iinclude $(CFLAGS) -o $@ $< $(BUILD)/libisotier.a $(LIB_PKG_LIBS) -lpthread -lm
 
+# A command's output through the public API's on_output callback, and a version 1
+# exec options struct still accepted (tests/integration/api_exec_output.sh): only include/.
+all: $(BUILD)/tests/exec-output
+$(BUILD)/tests/exec-output: tests/tools/exec-output.c include/isotier.h $(BUILD)/libisotier.a
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) -D_GNU_SOURCE -Iinclude $(CFLAGS) -o $@ $< $(BUILD)/libisotier.a $(LIB_PKG_LIBS) -lpthread -lm
+
 # ---- fuzzing: libFuzzer harnesses (clang, ASan+UBSan) in tests/fuzz/ --------
 #   make fuzz [FUZZ_SECONDS=60]   each harness for that long over its corpus
 # The library, CLI and probe objects are rebuilt with clang and coverage

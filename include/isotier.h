@@ -163,18 +163,35 @@ typedef struct isotier_create_opts {
 
 ISOTIER_PUBLIC int isotier_create(isotier_sandbox **out, const isotier_create_opts *opts, isotier_error *err);
 
-#define ISOTIER_EXEC_OPTS_VERSION 1
+/*
+ * A command's output as it arrives: stream 1 is stdout, 2 stderr. Called
+ * from a library thread while isotier_sandbox_exec waits, one call at a
+ * time, never after it returns. Return 0 for more; anything else drops the
+ * rest of the output (the command still runs to its end, never blocked on a
+ * full pipe).
+ */
+typedef int (*isotier_output_fn)(int stream, const char *buf, size_t len, void *data);
+
+/*
+ * Version 2 added on_output and output_data; a program built against
+ * version 1 (without them) keeps working: the library reads only the fields
+ * of the version the struct says.
+ */
+#define ISOTIER_EXEC_OPTS_VERSION 2
 /* stdin from /dev/null, stdout and stderr inherited, the sandbox's timeout. */
 #define ISOTIER_EXEC_OPTS_INIT                                                               \
 	{.version = ISOTIER_EXEC_OPTS_VERSION, .stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1}
 
 typedef struct isotier_exec_opts {
-	unsigned int version; /* ISOTIER_EXEC_OPTS_VERSION */
+	unsigned int version; /* ISOTIER_EXEC_OPTS_VERSION (1 is still accepted) */
 	int stdin_fd;  /* -1: /dev/null */
-	int stdout_fd; /* -1: inherit */
-	int stderr_fd; /* -1: inherit */
+	int stdout_fd; /* -1: inherit; ignored when on_output is set */
+	int stderr_fd; /* -1: inherit; ignored when on_output is set */
 	int timeout_s; /* 0: the sandbox's default */
 	int cancel_fd; /* cancels this exec (see the top); <= 0: the create opts' one */
+	/* Version 2: */
+	isotier_output_fn on_output; /* NULL: stdout_fd and stderr_fd as above */
+	void *output_data;           /* passed to on_output */
 } isotier_exec_opts;
 
 /* Runs argv (NULL-terminated) in the sandbox; *exit_status gets the command's

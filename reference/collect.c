@@ -1,4 +1,4 @@
-/* collect.c - one exec() with its output read, bounded (collect.h). */
+/* collect.c - exec() output as it arrives, and kept bounded (collect.h). */
 #include "collect.h"
 
 #include "proc.h"
@@ -10,70 +10,46 @@
 #include <string.h>
 
 typedef struct reader {
-	int out_fd, err_fd;
-	size_t max_out;
-	char *out;
-	size_t out_len;
-	bool out_over, oom;
-	char *err;
-	size_t err_len;
+	int fds[2]; /* stdout, stderr read ends; -1 once at end */
+	isotier_output_fn on_output;
+	void *data;
+	bool dropping;    /* on_output asked for no more: drained and dropped */
 	int64_t deadline; /* 0: none yet; set once the writers are closed (atomic) */
 } reader;
 
-static void reader_take(reader *r, int *fd, bool is_out)
+static void reader_take(reader *r, int k)
 {
 	char buf[65536];
-	ssize_t n = read(*fd, buf, sizeof buf);
+	ssize_t n = read(r->fds[k], buf, sizeof buf);
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
 		return;
 	if (n <= 0) {
-		close(*fd);
-		*fd = -1;
+		close(r->fds[k]);
+		r->fds[k] = -1;
 		return;
 	}
-	if (!is_out) {
-		size_t room = ISOTIER_COLLECT_STDERR_KEEP - 1 - r->err_len;
-		size_t k = (size_t)n < room ? (size_t)n : room;
-		memcpy(r->err + r->err_len, buf, k);
-		r->err_len += k;
-		return;
-	}
-	if (r->out_over || r->oom)
-		return; /* drained and dropped: the child never blocks */
-	if (r->out_len + (size_t)n > r->max_out) {
-		r->out_over = true;
-		return;
-	}
-	char *o = realloc(r->out, r->out_len + (size_t)n + 1);
-	if (!o) {
-		r->oom = true;
-		return;
-	}
-	memcpy(o + r->out_len, buf, (size_t)n);
-	r->out = o;
-	r->out_len += (size_t)n;
-	r->out[r->out_len] = '\0';
+	/* Drained either way: the child never blocks on a full pipe. */
+	if (!r->dropping && r->on_output(k + 1, buf, (size_t)n, r->data) != 0)
+		r->dropping = true;
 }
 
 static void *reader_main(void *arg)
 {
 	reader *r = arg;
-	while (r->out_fd >= 0 || r->err_fd >= 0) {
-		struct pollfd pf[2] = {{.fd = r->out_fd, .events = POLLIN},
-		                       {.fd = r->err_fd, .events = POLLIN}};
+	while (r->fds[0] >= 0 || r->fds[1] >= 0) {
+		struct pollfd pf[2] = {{.fd = r->fds[0], .events = POLLIN},
+		                       {.fd = r->fds[1], .events = POLLIN}};
 		int pr = poll(pf, 2, 100);
-		if (pr > 0 && pf[0].revents && r->out_fd >= 0)
-			reader_take(r, &r->out_fd, true);
-		if (pr > 0 && pf[1].revents && r->err_fd >= 0)
-			reader_take(r, &r->err_fd, false);
+		for (int k = 0; k < 2 && pr > 0; k++)
+			if (pf[k].revents && r->fds[k] >= 0)
+				reader_take(r, k);
 		int64_t d = __atomic_load_n(&r->deadline, __ATOMIC_ACQUIRE);
 		if (d && isotier_now_ms() > d)
 			break; /* a straggler outside the sandbox's group holds the pipe */
 	}
-	if (r->out_fd >= 0)
-		close(r->out_fd);
-	if (r->err_fd >= 0)
-		close(r->err_fd);
+	for (int k = 0; k < 2; k++)
+		if (r->fds[k] >= 0)
+			close(r->fds[k]);
 	return NULL;
 }
 
@@ -84,13 +60,10 @@ static void close_pair(int p[2])
 			close(p[i]);
 }
 
-int isotier_exec_collect(isotier_collected *c, const isotier_backend *b, void *state,
-                         const isotier_exec_request *req, int *exit_status, isotier_error *err)
+int isotier_exec_stream(const isotier_backend *b, void *state, const isotier_exec_request *req,
+                        isotier_output_fn on_output, void *data, int *exit_status,
+                        isotier_error *err)
 {
-	c->out = NULL;
-	c->out_len = 0;
-	c->out_over = false;
-	c->err[0] = '\0';
 	int out_p[2] = {-1, -1}, err_p[2] = {-1, -1};
 	if (pipe2(out_p, O_CLOEXEC) != 0 || pipe2(err_p, O_CLOEXEC) != 0) {
 		int rc = isotier_error_set(err, ISOTIER_EIO, errno, "%s: pipe", b->name);
@@ -98,7 +71,7 @@ int isotier_exec_collect(isotier_collected *c, const isotier_backend *b, void *s
 		close_pair(err_p);
 		return rc;
 	}
-	reader r = {.out_fd = out_p[0], .err_fd = err_p[0], .err = c->err, .max_out = c->max_out};
+	reader r = {.fds = {out_p[0], err_p[0]}, .on_output = on_output, .data = data};
 	pthread_t tid;
 	bool reading = pthread_create(&tid, NULL, reader_main, &r) == 0;
 	if (!reading) {
@@ -106,7 +79,6 @@ int isotier_exec_collect(isotier_collected *c, const isotier_backend *b, void *s
 		close(err_p[0]);
 	}
 	isotier_exec_request mine = *req;
-	mine.stdin_fd = -1;
 	mine.stdout_fd = out_p[1];
 	mine.stderr_fd = err_p[1];
 	int rc = reading ? b->exec(state, &mine, exit_status, err)
@@ -118,9 +90,57 @@ int isotier_exec_collect(isotier_collected *c, const isotier_backend *b, void *s
 		__atomic_store_n(&r.deadline, isotier_now_ms() + 2000, __ATOMIC_RELEASE);
 		pthread_join(tid, NULL);
 	}
-	c->err[sizeof c->err - 1] = '\0';
-	c->out = r.out;
-	c->out_len = r.out_len;
-	c->out_over = r.out_over || r.oom;
+	return rc;
+}
+
+/* isotier_exec_collect's callback: stdout up to max_out, stderr's start. */
+typedef struct keeper {
+	isotier_collected *c;
+	size_t err_len;
+	bool oom;
+} keeper;
+
+static int keep(int stream, const char *buf, size_t n, void *data)
+{
+	keeper *k = data;
+	isotier_collected *c = k->c;
+	if (stream == 2) {
+		size_t room = sizeof c->err - 1 - k->err_len;
+		size_t take = n < room ? n : room;
+		memcpy(c->err + k->err_len, buf, take);
+		k->err_len += take;
+		c->err[k->err_len] = '\0';
+		return 0;
+	}
+	if (c->out_over || k->oom)
+		return 0;
+	if (c->out_len + n > c->max_out) {
+		c->out_over = true;
+		return 0;
+	}
+	char *o = realloc(c->out, c->out_len + n + 1);
+	if (!o) {
+		k->oom = true;
+		return 0;
+	}
+	memcpy(o + c->out_len, buf, n);
+	c->out = o;
+	c->out_len += n;
+	c->out[c->out_len] = '\0';
+	return 0;
+}
+
+int isotier_exec_collect(isotier_collected *c, const isotier_backend *b, void *state,
+                         const isotier_exec_request *req, int *exit_status, isotier_error *err)
+{
+	c->out = NULL;
+	c->out_len = 0;
+	c->out_over = false;
+	c->err[0] = '\0';
+	keeper k = {.c = c};
+	isotier_exec_request mine = *req;
+	mine.stdin_fd = -1;
+	int rc = isotier_exec_stream(b, state, &mine, keep, &k, exit_status, err);
+	c->out_over |= k.oom;
 	return rc;
 }

@@ -1,10 +1,13 @@
 /*
- * collect.h - one exec() whose output the library keeps, bounded: the probe's
- * JSON (observe.c) and a fetched archive (artifacts.c). Any backend's exec()
- * writes to descriptors; here a helper thread reads both pipes while exec()
- * waits, so neither fills and stalls the command, and stdout beyond max_out
- * is drained and dropped (out_over) rather than kept: a hostile sandbox or
- * provider cannot make the library hold more than it asked for.
+ * collect.h - exec() output delivered as it arrives. Any backend's exec()
+ * writes to descriptors (a local runtime's pipes, a remote backend's relay
+ * of its HTTP stream); isotier_exec_stream reads both pipes in a helper
+ * thread while exec() waits, so neither fills and stalls the command, and
+ * hands each chunk to a callback. On top of it, isotier_exec_collect keeps
+ * the output bounded: the probe's JSON (observe.c) and a fetched archive
+ * (artifacts.c). stdout beyond max_out is drained and dropped (out_over)
+ * rather than kept: a hostile sandbox or provider cannot make the library
+ * hold more than it asked for.
  */
 #ifndef ISOTIER_COLLECT_H
 #define ISOTIER_COLLECT_H
@@ -12,6 +15,18 @@
 #include "backend.h"
 
 #define ISOTIER_COLLECT_STDERR_KEEP 2048
+
+/*
+ * Runs req (argv, timeout_s, cancel_fd; stdin as req says, its stdout_fd and
+ * stderr_fd replaced) in the sandbox state of backend b, calling on_output
+ * (isotier.h's isotier_output_fn: stream 1 stdout, 2 stderr) from a helper
+ * thread, one call at a time, never after this returns. Once on_output
+ * returns non-zero the rest is drained and dropped. Returns exec()'s
+ * result; *exit_status as exec() sets it.
+ */
+int isotier_exec_stream(const isotier_backend *b, void *state, const isotier_exec_request *req,
+                        isotier_output_fn on_output, void *data, int *exit_status,
+                        isotier_error *err);
 
 typedef struct isotier_collected {
 	size_t max_out; /* in: stdout kept at most (required, > 0) */

@@ -3,6 +3,7 @@
  * anything is provisioned when it does not satisfy require_isolation, and
  * carry the tier through every repr, audit event and span (ADR-0006).
  */
+#include "collect.h"
 #include "judge.h"
 #include "paths.h"
 #include "observe.h"
@@ -10,6 +11,7 @@
 #include "telemetry.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -271,18 +273,27 @@ int isotier_sandbox_exec(isotier_sandbox *sb, const char *const *argv, const iso
 {
 	if (!sb || !argv || !argv[0] || !exit_status)
 		return isotier_error_set(err, ISOTIER_EINVAL, 0, "exec: sandbox, argv and exit_status are required");
-	if (opts && opts->version != ISOTIER_EXEC_OPTS_VERSION)
+	/* Only the fields of the caller's version are read: a version 1 struct
+	 * ends before on_output. */
+	isotier_exec_opts o = ISOTIER_EXEC_OPTS_INIT;
+	if (opts && opts->version == 1)
+		memcpy(&o, opts, offsetof(isotier_exec_opts, on_output));
+	else if (opts && opts->version == ISOTIER_EXEC_OPTS_VERSION)
+		o = *opts;
+	else if (opts)
 		return isotier_error_set(err, ISOTIER_EINVAL, 0,
-					 "exec: options version %u is not %d (start from "
+					 "exec: options version %u is neither 1 nor %d (start from "
 					 "ISOTIER_EXEC_OPTS_INIT)",
 					 opts->version, ISOTIER_EXEC_OPTS_VERSION);
 	uint64_t start = isotier_now_ns();
-	isotier_exec_request req = {.argv = argv, .stdin_fd = opts ? opts->stdin_fd : -1,
-				    .stdout_fd = opts ? opts->stdout_fd : -1,
-				    .stderr_fd = opts ? opts->stderr_fd : -1,
-				    .timeout_s = opts && opts->timeout_s > 0 ? opts->timeout_s : sb->timeout_s,
-				    .cancel_fd = opts && opts->cancel_fd > 0 ? opts->cancel_fd : sb->cancel_fd};
-	int rc = sb->backend->exec(sb->state, &req, exit_status, err);
+	isotier_exec_request req = {.argv = argv, .stdin_fd = o.stdin_fd,
+				    .stdout_fd = o.stdout_fd,
+				    .stderr_fd = o.stderr_fd,
+				    .timeout_s = o.timeout_s > 0 ? o.timeout_s : sb->timeout_s,
+				    .cancel_fd = o.cancel_fd > 0 ? o.cancel_fd : sb->cancel_fd};
+	int rc = o.on_output ? isotier_exec_stream(sb->backend, sb->state, &req, o.on_output,
+						   o.output_data, exit_status, err)
+			     : sb->backend->exec(sb->state, &req, exit_status, err);
 	char reason[600];
 	snprintf(reason, sizeof reason, "%.200s%s", argv[0], rc < 0 ? ": " : "");
 	if (rc < 0)
