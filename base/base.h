@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <time.h>
 #include <unistd.h>
 
 #define ISOTIER_UNUSED __attribute__((unused))
@@ -58,6 +59,10 @@ void isotier_error_clear(isotier_error *err);
 
 /* UTC time as "YYYY-MM-DDTHH:MM:SSZ" into buf (>= 21 bytes). */
 void isotier_utc_now(char *buf, size_t len);
+
+/* ms milliseconds from now on clock (the clock a pthread_cond_timedwait's
+ * condition variable was made with). */
+struct timespec isotier_time_after_ms(int clock, long ms);
 
 /* Reads a whole file of at most max bytes; NUL-terminated. Returns 0 or <0. */
 int isotier_read_file(char **out, size_t *out_len, const char *path, size_t max, isotier_error *err);

@@ -9,6 +9,19 @@
 #include <stdint.h>
 #include <time.h>
 
+struct timespec isotier_time_after_ms(int clock, long ms)
+{
+	struct timespec ts;
+	clock_gettime((clockid_t)clock, &ts);
+	ts.tv_sec += ms / 1000;
+	ts.tv_nsec += (ms % 1000) * 1000000L;
+	if (ts.tv_nsec >= 1000000000L) {
+		ts.tv_sec++;
+		ts.tv_nsec -= 1000000000L;
+	}
+	return ts;
+}
+
 void isotier_utc_now(char *buf, size_t len)
 {
 	time_t now = time(NULL);

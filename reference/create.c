@@ -275,6 +275,8 @@ int isotier_sandbox_exec(isotier_sandbox *sb, const char *const *argv, const iso
 		return isotier_error_set(err, ISOTIER_EINVAL, 0, "exec: sandbox, argv and exit_status are required");
 	/* Only the fields of the caller's version are read: a version 1 struct
 	 * ends before on_output. */
+	_Static_assert(offsetof(isotier_exec_opts, on_output) == 6 * sizeof(int),
+		       "version 1 of isotier_exec_opts is six ints: its layout is ABI");
 	isotier_exec_opts o = ISOTIER_EXEC_OPTS_INIT;
 	if (opts && opts->version == 1)
 		memcpy(&o, opts, offsetof(isotier_exec_opts, on_output));

@@ -28,7 +28,25 @@ typedef struct xfer {
 	char *buf;
 	size_t len;
 	int64_t retry_after_s; /* -1: none */
+	bool transient;        /* the attempt failed in transport: another may not */
 } xfer;
+
+/* Transport failures another attempt may not meet; everything else (TLS
+ * verification, a malformed URL, a redirect loop) fails the same again. */
+static bool transient_failure(CURLcode cc)
+{
+	switch (cc) {
+	case CURLE_COULDNT_CONNECT:
+	case CURLE_COULDNT_RESOLVE_HOST:
+	case CURLE_COULDNT_RESOLVE_PROXY:
+	case CURLE_GOT_NOTHING:
+	case CURLE_SEND_ERROR:
+	case CURLE_RECV_ERROR:
+	case CURLE_PARTIAL_FILE:
+	case CURLE_SSL_CONNECT_ERROR: return true;
+	default: return false;
+	}
+}
 
 static size_t on_header(char *p, size_t size, size_t n, void *arg)
 {
@@ -227,10 +245,12 @@ static int attempt(const isotier_http_request *req, isotier_http_response *resp,
 	} else if (cc != CURLE_OK) {
 		if (cc != CURLE_COULDNT_CONNECT && cc != CURLE_COULDNT_RESOLVE_HOST)
 			resp->sent = true;
+		x->transient = transient_failure(cc);
 		rc = isotier_error_set(err, ISOTIER_EIO, 0, "%s %s: %s", req->method, where,
 		                       curl_easy_strerror(cc));
 	} else if (resp->status < 100) {
 		resp->sent = true;
+		x->transient = true;
 		rc = isotier_error_set(err, ISOTIER_EIO, 0, "%s %s: no HTTP response", req->method,
 		                       where);
 	}
@@ -302,14 +322,15 @@ int isotier_http_perform(const isotier_http_request *req, isotier_http_response 
 			retriable = true;
 		else if (rc == 0 && resp->status >= 500 && req->retry_5xx)
 			retriable = true;
-		else if (rc == ISOTIER_EIO && (req->retry_5xx || !resp->sent))
+		else if (rc == ISOTIER_EIO && x.transient && (req->retry_5xx || !resp->sent))
 			retriable = true;
 		if (!retriable || n >= max_attempts)
 			return rc;
 		int64_t first = req->backoff_ms > 0 ? req->backoff_ms : 500;
 		int64_t delay = x.retry_after_s >= 0 ? x.retry_after_s * 1000 : first << (n - 1);
-		if (delay > 30000)
-			delay = 30000;
+		int64_t cap = req->retry_after_max_ms > 0 ? req->retry_after_max_ms : 30000;
+		if (delay > cap)
+			delay = cap;
 		delay += isotier_now_ms() % 100; /* jitter */
 		if (req->deadline_ms && isotier_now_ms() + delay >= req->deadline_ms)
 			return rc ? rc

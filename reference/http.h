@@ -11,7 +11,9 @@
  *   and https;
  * - is retried only on 429 (the provider did not act on it) and, when the
  *   caller says the request is safe to repeat (retry_5xx: idempotent, or a
- *   create whose outcome was checked first), on 5xx and on transport errors;
+ *   create whose outcome was checked first), on 5xx and on transport errors
+ *   (connect, resolve, send, receive, an answer cut short; never a TLS
+ *   verification failure, a malformed URL or a redirect loop);
  *   a connection that could not be made (nothing sent) is always retried; waits honour Retry-After (seconds or an HTTP-date, capped at 30 s
  *   and by the deadline), else
  *   exponential backoff from 500 ms. A timeout is never retried here;
@@ -53,6 +55,7 @@ typedef struct isotier_http_request {
 	bool retry_5xx;          /* safe to repeat: retry 5xx and connect failures too */
 	int max_attempts;        /* 0: 4 */
 	int64_t backoff_ms;      /* first retry's wait without Retry-After, doubled each time; 0: 500 */
+	int64_t retry_after_max_ms; /* the longest Retry-After honoured; 0: 30 s */
 	int max_redirects;       /* 0: a 3xx is the answer; >0: follow at most this many */
 	bool decode_content;     /* ask for and decode any content encoding libcurl knows */
 	isotier_http_sink sink;  /* 2xx bodies streamed to it instead of kept */

@@ -333,14 +333,8 @@ static job *next_finished(verify_ctx *ctx, bool *over)
 			ready = &ctx->jobs[i];
 	bool all_taken = ctx->next >= ctx->n_jobs || __atomic_load_n(&ctx->stop, __ATOMIC_ACQUIRE);
 	if (!ready) {
-		struct timespec ts;
-		clock_gettime(CLOCK_REALTIME, &ts);
-		ts.tv_nsec += 100 * 1000000L;
-		if (ts.tv_nsec >= 1000000000L) {
-			ts.tv_sec++;
-			ts.tv_nsec -= 1000000000L;
-		}
-		pthread_cond_timedwait(&ctx->cond, &ctx->lock, &ts);
+		struct timespec until = isotier_time_after_ms(CLOCK_REALTIME, 100);
+		pthread_cond_timedwait(&ctx->cond, &ctx->lock, &until);
 	}
 	pthread_mutex_unlock(&ctx->lock);
 	if (ready)
@@ -445,7 +439,9 @@ static int exit_status(int *failure, bool *alerted, const job *jobs, size_t n_jo
 	           : unavailable_req ? EXIT_UNAVAIL
 	           : bad_data        ? EXIT_DATAERR
 	                             : EXIT_OK;
-	*alerted = out->interrupted || contradicted || unproven;
+	/* What a database failure's exit status must not hide (a leaked
+	 * sandbox too: it costs money until a person deletes it). */
+	*alerted = out->interrupted || leaked || contradicted || unproven;
 	/* A sandbox left running at a provider outranks a contradiction: it costs
 	 * money until a person deletes it, and both are printed. */
 	return out->interrupted ? (ctx->signal > 0 ? 128 + ctx->signal : EXIT_INTERRUPTED)

@@ -27,8 +27,9 @@ struct pool {
 	isotier_fetch_opts o;
 	int cancel[2]; /* [0] watched by every request; a byte in [1] stops them */
 	pthread_mutex_t mu;
-	pthread_cond_t ready;
-	size_t next;         /* the next URL a worker takes */
+	pthread_cond_t ready; /* an answer was queued */
+	pthread_cond_t room;  /* an answer was delivered, or quit */
+	size_t next;          /* the next URL a worker takes */
 	size_t *queue;       /* answered URLs, in the order they were answered */
 	size_t queued, taken;
 	bool quit;
@@ -55,6 +56,7 @@ static void fetch_one(struct pool *p, size_t i)
 	    .max_attempts = p->o.max_attempts,
 	    .backoff_ms = p->o.backoff_ms,
 	    .max_redirects = p->o.max_redirects,
+	    .retry_after_max_ms = 10000,
 	    .decode_content = true,
 	    .cancel_fd = p->cancel[0],
 	};
@@ -70,6 +72,10 @@ static void *worker(void *arg)
 	struct pool *p = arg;
 	for (;;) {
 		pthread_mutex_lock(&p->mu);
+		/* At most `jobs` bodies held at once, in flight or queued: a slow
+		 * callback (a locked history) holds the workers back. */
+		while (!p->quit && p->next < p->n && p->next - p->taken >= (size_t)p->o.jobs)
+			pthread_cond_wait(&p->room, &p->mu);
 		if (p->quit || p->next >= p->n) {
 			pthread_mutex_unlock(&p->mu);
 			return NULL;
@@ -89,6 +95,7 @@ static void stop_all(struct pool *p)
 {
 	pthread_mutex_lock(&p->mu);
 	p->quit = true;
+	pthread_cond_broadcast(&p->room);
 	pthread_mutex_unlock(&p->mu);
 	ssize_t w;
 	do
@@ -153,12 +160,26 @@ int isotier_fetch_all(const char *const *urls, size_t n, const isotier_fetch_opt
 		free(tids);
 		return isotier_error_set(err, ISOTIER_ERROR, e, "fetch: pipe");
 	}
+	if (p.cancel[0] == 0) { /* stdin was closed: 0 would mean "no cancel" to http.c */
+		int moved = fcntl(0, F_DUPFD_CLOEXEC, 3);
+		int e = errno;
+		close(0);
+		if (moved < 0) {
+			close(p.cancel[1]);
+			free(p.queue);
+			free(p.answers);
+			free(tids);
+			return isotier_error_set(err, ISOTIER_ERROR, e, "fetch: pipe");
+		}
+		p.cancel[0] = moved;
+	}
 	pthread_mutex_init(&p.mu, NULL);
 	pthread_condattr_t ca;
 	pthread_condattr_init(&ca);
 	pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
 	pthread_cond_init(&p.ready, &ca);
 	pthread_condattr_destroy(&ca);
+	pthread_cond_init(&p.room, NULL);
 
 	int rc = 0;
 	size_t started = 0;
@@ -171,19 +192,16 @@ int isotier_fetch_all(const char *const *urls, size_t n, const isotier_fetch_opt
 		pthread_mutex_lock(&p.mu);
 		/* Wake every 100 ms to look at the stop flag a signal sets. */
 		while (p.taken == p.queued && !(p.o.stop && *p.o.stop)) {
-			struct timespec until;
-			clock_gettime(CLOCK_MONOTONIC, &until);
-			until.tv_nsec += 100 * 1000000L;
-			if (until.tv_nsec >= 1000000000L) {
-				until.tv_sec++;
-				until.tv_nsec -= 1000000000L;
-			}
+			struct timespec until = isotier_time_after_ms(CLOCK_MONOTONIC, 100);
 			pthread_cond_timedwait(&p.ready, &p.mu, &until);
 		}
-		bool have = p.taken < p.queued;
+		/* Stopped: what is not delivered is dropped, and nothing new starts. */
+		bool stopped = p.o.stop && *p.o.stop;
+		bool have = !stopped && p.taken < p.queued;
 		size_t i = have ? p.queue[p.taken++] : 0;
+		pthread_cond_broadcast(&p.room);
 		pthread_mutex_unlock(&p.mu);
-		if (!have) { /* stopped: what is not delivered is dropped */
+		if (!have) {
 			rc = isotier_error_set(err, ISOTIER_EINTR, 0, "interrupted");
 			break;
 		}
@@ -197,6 +215,7 @@ int isotier_fetch_all(const char *const *urls, size_t n, const isotier_fetch_opt
 	for (size_t i = 0; i < n; i++)
 		isotier_http_response_clear(&p.answers[i].resp);
 	pthread_cond_destroy(&p.ready);
+	pthread_cond_destroy(&p.room);
 	pthread_mutex_destroy(&p.mu);
 	close(p.cancel[0]);
 	close(p.cancel[1]);

@@ -33,7 +33,7 @@ typedef struct isotier_fetch_result {
 	int attempts;
 	const char *error;         /* human-readable failure, "" when none */
 	const char *effective_url; /* after redirects; NULL when none was followed */
-	double seconds;            /* wall time of the last attempt */
+	double seconds;            /* wall time of the request, retries and waits included */
 } isotier_fetch_result;
 
 /* Called once per URL when its last attempt is over, in the calling thread.

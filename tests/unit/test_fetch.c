@@ -1,0 +1,230 @@
+/* test_fetch.c - `sources check`'s fetcher (verify/fetch.c) over the one
+ * HTTP client, against a real HTTP server on 127.0.0.1 (a thread here that
+ * counts requests): a slow callback holds the workers back (at most `jobs`
+ * bodies held), a stop request or a failing callback ends the run before
+ * another answer is delivered, every request carries isotier's User-Agent. */
+#include <check.h>
+#include "check_run.h"
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../../verify/fetch.h"
+
+struct server {
+	int fd;
+	unsigned port;
+	int requests;        /* atomic */
+	int bad_user_agent;  /* atomic */
+	int hung[32];        /* connections to /hang: held open, never answered */
+	size_t n_hung;
+	pthread_t tid;
+};
+
+static void *serve(void *arg)
+{
+	struct server *s = arg;
+	for (;;) {
+		int c = accept(s->fd, NULL, NULL);
+		if (c < 0)
+			return NULL; /* the listening socket was shut down */
+		char req[4096];
+		size_t len = 0;
+		while (len < sizeof req - 1) {
+			ssize_t n = read(c, req + len, sizeof req - 1 - len);
+			if (n <= 0)
+				break;
+			len += (size_t)n;
+			req[len] = '\0';
+			if (strstr(req, "\r\n\r\n"))
+				break;
+		}
+		req[len] = '\0';
+		__atomic_add_fetch(&s->requests, 1, __ATOMIC_SEQ_CST);
+		if (!strstr(req, "User-Agent: " ISOTIER_HTTP_USER_AGENT "\r\n"))
+			__atomic_add_fetch(&s->bad_user_agent, 1, __ATOMIC_SEQ_CST);
+		if (!strncmp(req, "GET /hang", 9) && s->n_hung < sizeof s->hung / sizeof *s->hung) {
+			s->hung[s->n_hung++] = c;
+			continue;
+		}
+		static const char answer[] = "HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n"
+		                             "Content-Length: 5\r\nConnection: close\r\n\r\nhello";
+		ssize_t w = write(c, answer, sizeof answer - 1);
+		(void)w;
+		close(c);
+	}
+}
+
+static void server_start(struct server *s)
+{
+	memset(s, 0, sizeof *s);
+	s->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ck_assert_int_ge(s->fd, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	ck_assert_int_eq(bind(s->fd, (struct sockaddr *)&a, sizeof a), 0);
+	ck_assert_int_eq(listen(s->fd, 64), 0);
+	socklen_t al = sizeof a;
+	ck_assert_int_eq(getsockname(s->fd, (struct sockaddr *)&a, &al), 0);
+	s->port = ntohs(a.sin_port);
+	ck_assert_int_eq(pthread_create(&s->tid, NULL, serve, s), 0);
+}
+
+static void server_stop(struct server *s)
+{
+	shutdown(s->fd, SHUT_RDWR);
+	pthread_join(s->tid, NULL);
+	close(s->fd);
+	for (size_t i = 0; i < s->n_hung; i++)
+		close(s->hung[i]);
+}
+
+#define N_URLS 12
+#define JOBS   2
+
+struct run {
+	struct server *srv;
+	size_t calls;
+	int max_ahead;  /* the most requests the server had seen beyond those delivered */
+	size_t stop_at; /* >0: set *stop at this call */
+	size_t fail_at; /* >0: return -5 at this call */
+	volatile sig_atomic_t *stop;
+};
+
+static int on_done(size_t index, const isotier_fetch_result *r, void *arg)
+{
+	(void)index;
+	struct run *run = arg;
+	run->calls++;
+	if (strstr(r->url, "/hang"))
+		ck_abort_msg("a request to /hang was delivered (%s): it was not cancelled", r->error);
+	ck_assert_int_eq(r->rc, 0);
+	ck_assert_int_eq(r->http_status, 200);
+	ck_assert_uint_eq(r->body_len, 5);
+	/* A slow callback (a locked history): the workers must not run ahead
+	 * with more than `jobs` bodies held. */
+	struct timespec ts = {0, 60 * 1000000L};
+	nanosleep(&ts, NULL);
+	int ahead = __atomic_load_n(&run->srv->requests, __ATOMIC_SEQ_CST) - (int)run->calls;
+	if (ahead > run->max_ahead)
+		run->max_ahead = ahead;
+	if (run->stop_at && run->calls == run->stop_at)
+		*run->stop = 1;
+	return run->fail_at && run->calls == run->fail_at ? -5 : 0;
+}
+
+static void urls_for(char bufs[N_URLS][64], const char *urls[N_URLS], unsigned port)
+{
+	for (int i = 0; i < N_URLS; i++) {
+		snprintf(bufs[i], 64, "http://127.0.0.1:%u/page/%d", port, i);
+		urls[i] = bufs[i];
+	}
+}
+
+START_TEST(slow_callback_holds_the_workers_back)
+{
+	struct server srv;
+	server_start(&srv);
+	char bufs[N_URLS][64];
+	const char *urls[N_URLS];
+	urls_for(bufs, urls, srv.port);
+	volatile sig_atomic_t stop = 0;
+	struct run run = {.srv = &srv, .stop = &stop};
+	isotier_fetch_opts o = {.jobs = JOBS, .timeout_s = 10, .stop = &stop};
+	isotier_error err = {0};
+	ck_assert_int_eq(isotier_fetch_all(urls, N_URLS, &o, on_done, &run, &err), 0);
+	ck_assert_uint_eq(run.calls, N_URLS);
+	ck_assert_int_le(run.max_ahead, JOBS);
+	ck_assert_int_eq(__atomic_load_n(&srv.requests, __ATOMIC_SEQ_CST), N_URLS);
+	ck_assert_int_eq(__atomic_load_n(&srv.bad_user_agent, __ATOMIC_SEQ_CST), 0);
+	server_stop(&srv);
+}
+END_TEST
+
+START_TEST(stop_ends_the_run_before_the_next_delivery)
+{
+	struct server srv;
+	server_start(&srv);
+	char bufs[N_URLS][64];
+	const char *urls[N_URLS];
+	urls_for(bufs, urls, srv.port);
+	volatile sig_atomic_t stop = 0;
+	struct run run = {.srv = &srv, .stop = &stop, .stop_at = 2};
+	isotier_fetch_opts o = {.jobs = JOBS, .timeout_s = 10, .stop = &stop};
+	isotier_error err = {0};
+	ck_assert_int_eq(isotier_fetch_all(urls, N_URLS, &o, on_done, &run, &err), ISOTIER_EINTR);
+	ck_assert_uint_eq(run.calls, 2);
+	ck_assert_int_le(__atomic_load_n(&srv.requests, __ATOMIC_SEQ_CST), 2 + JOBS);
+	server_stop(&srv);
+}
+END_TEST
+
+START_TEST(failing_callback_ends_the_run)
+{
+	struct server srv;
+	server_start(&srv);
+	char bufs[N_URLS][64];
+	const char *urls[N_URLS];
+	urls_for(bufs, urls, srv.port);
+	volatile sig_atomic_t stop = 0;
+	struct run run = {.srv = &srv, .stop = &stop, .fail_at = 3};
+	isotier_fetch_opts o = {.jobs = JOBS, .timeout_s = 10, .stop = &stop};
+	isotier_error err = {0};
+	ck_assert_int_eq(isotier_fetch_all(urls, N_URLS, &o, on_done, &run, &err), -5);
+	ck_assert_uint_eq(run.calls, 3);
+	ck_assert_int_le(__atomic_load_n(&srv.requests, __ATOMIC_SEQ_CST), 3 + JOBS);
+	server_stop(&srv);
+}
+END_TEST
+
+/* Stdin closed: the cancel pipe's read end would be descriptor 0, which
+ * means "no cancel" to the HTTP client. The fetcher moves it, so a failing
+ * callback still cancels the requests in flight (to a server that never
+ * answers) instead of leaving them to their 30 s timeout. */
+START_TEST(cancel_pipe_never_on_descriptor_zero)
+{
+	struct server srv;
+	server_start(&srv);
+	char bufs[3][64];
+	snprintf(bufs[0], 64, "http://127.0.0.1:%u/page/0", srv.port);
+	snprintf(bufs[1], 64, "http://127.0.0.1:%u/hang/1", srv.port);
+	snprintf(bufs[2], 64, "http://127.0.0.1:%u/hang/2", srv.port);
+	const char *urls[3] = {bufs[0], bufs[1], bufs[2]};
+	int saved = dup(0);
+	ck_assert_int_ge(saved, 0);
+	close(0);
+	volatile sig_atomic_t stop = 0;
+	struct run run = {.srv = &srv, .stop = &stop, .fail_at = 1};
+	isotier_fetch_opts o = {.jobs = 3, .timeout_s = 30, .max_attempts = 1, .stop = &stop};
+	isotier_error err = {0};
+	int64_t t0 = isotier_now_ms();
+	int rc = isotier_fetch_all(urls, 3, &o, on_done, &run, &err);
+	int64_t took = isotier_now_ms() - t0;
+	server_stop(&srv);
+	ck_assert_int_eq(dup2(saved, 0), 0);
+	close(saved);
+	ck_assert_int_eq(rc, -5);
+	ck_assert_uint_eq(run.calls, 1);
+	ck_assert_msg(took < 10000, "the hanging requests were not cancelled (%lld ms)",
+	              (long long)took);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("fetch");
+	TCase *tc = tcase_create("core");
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, slow_callback_holds_the_workers_back);
+	tcase_add_test(tc, stop_ends_the_run_before_the_next_delivery);
+	tcase_add_test(tc, failing_callback_ends_the_run);
+	tcase_add_test(tc, cancel_pipe_never_on_descriptor_zero);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
