@@ -127,59 +127,54 @@ static void urls_for(char bufs[N_URLS][64], const char *urls[N_URLS], unsigned p
 	}
 }
 
+/* Fetches N_URLS pages with JOBS workers, the callback setting the stop
+ * flag at call stop_at or failing at call fail_at (0: never); returns what
+ * isotier_fetch_all returned, run and the server's counts filled. */
+static int fetch_pages(struct run *run, struct server *srv, size_t stop_at, size_t fail_at)
+{
+	server_start(srv);
+	char bufs[N_URLS][64];
+	const char *urls[N_URLS];
+	urls_for(bufs, urls, srv->port);
+	static volatile sig_atomic_t stop;
+	stop = 0;
+	*run = (struct run){.srv = srv, .stop = &stop, .stop_at = stop_at, .fail_at = fail_at};
+	isotier_fetch_opts o = {.jobs = JOBS, .timeout_s = 10, .stop = &stop};
+	isotier_error err = {0};
+	int rc = isotier_fetch_all(urls, N_URLS, &o, on_done, run, &err);
+	server_stop(srv);
+	return rc;
+}
+
 START_TEST(slow_callback_holds_the_workers_back)
 {
 	struct server srv;
-	server_start(&srv);
-	char bufs[N_URLS][64];
-	const char *urls[N_URLS];
-	urls_for(bufs, urls, srv.port);
-	volatile sig_atomic_t stop = 0;
-	struct run run = {.srv = &srv, .stop = &stop};
-	isotier_fetch_opts o = {.jobs = JOBS, .timeout_s = 10, .stop = &stop};
-	isotier_error err = {0};
-	ck_assert_int_eq(isotier_fetch_all(urls, N_URLS, &o, on_done, &run, &err), 0);
+	struct run run;
+	ck_assert_int_eq(fetch_pages(&run, &srv, 0, 0), 0);
 	ck_assert_uint_eq(run.calls, N_URLS);
 	ck_assert_int_le(run.max_ahead, JOBS);
-	ck_assert_int_eq(__atomic_load_n(&srv.requests, __ATOMIC_SEQ_CST), N_URLS);
-	ck_assert_int_eq(__atomic_load_n(&srv.bad_user_agent, __ATOMIC_SEQ_CST), 0);
-	server_stop(&srv);
+	ck_assert_int_eq(srv.requests, N_URLS);
+	ck_assert_int_eq(srv.bad_user_agent, 0);
 }
 END_TEST
 
 START_TEST(stop_ends_the_run_before_the_next_delivery)
 {
 	struct server srv;
-	server_start(&srv);
-	char bufs[N_URLS][64];
-	const char *urls[N_URLS];
-	urls_for(bufs, urls, srv.port);
-	volatile sig_atomic_t stop = 0;
-	struct run run = {.srv = &srv, .stop = &stop, .stop_at = 2};
-	isotier_fetch_opts o = {.jobs = JOBS, .timeout_s = 10, .stop = &stop};
-	isotier_error err = {0};
-	ck_assert_int_eq(isotier_fetch_all(urls, N_URLS, &o, on_done, &run, &err), ISOTIER_EINTR);
+	struct run run;
+	ck_assert_int_eq(fetch_pages(&run, &srv, 2, 0), ISOTIER_EINTR);
 	ck_assert_uint_eq(run.calls, 2);
-	ck_assert_int_le(__atomic_load_n(&srv.requests, __ATOMIC_SEQ_CST), 2 + JOBS);
-	server_stop(&srv);
+	ck_assert_int_le(srv.requests, 2 + JOBS);
 }
 END_TEST
 
 START_TEST(failing_callback_ends_the_run)
 {
 	struct server srv;
-	server_start(&srv);
-	char bufs[N_URLS][64];
-	const char *urls[N_URLS];
-	urls_for(bufs, urls, srv.port);
-	volatile sig_atomic_t stop = 0;
-	struct run run = {.srv = &srv, .stop = &stop, .fail_at = 3};
-	isotier_fetch_opts o = {.jobs = JOBS, .timeout_s = 10, .stop = &stop};
-	isotier_error err = {0};
-	ck_assert_int_eq(isotier_fetch_all(urls, N_URLS, &o, on_done, &run, &err), -5);
+	struct run run;
+	ck_assert_int_eq(fetch_pages(&run, &srv, 0, 3), -5);
 	ck_assert_uint_eq(run.calls, 3);
-	ck_assert_int_le(__atomic_load_n(&srv.requests, __ATOMIC_SEQ_CST), 3 + JOBS);
-	server_stop(&srv);
+	ck_assert_int_le(srv.requests, 3 + JOBS);
 }
 END_TEST
 
