@@ -30,7 +30,7 @@ struct pool {
 	pthread_cond_t ready; /* an answer was queued */
 	pthread_cond_t room;  /* an answer was delivered, or quit */
 	size_t next;          /* the next URL a worker takes */
-	size_t *queue;       /* answered URLs, in the order they were answered */
+	size_t *queue;        /* answered URLs, in the order they were answered */
 	size_t queued, taken;
 	bool quit;
 	struct answer *answers;

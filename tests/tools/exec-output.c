@@ -61,14 +61,16 @@ int main(int argc, char **argv)
 	int rc = isotier_sandbox_exec(sb, cmd, &eo, &status, &err);
 	printf("callback: rc %d status %d stdout %zu stderr '%s'\n", rc, status, all.out,
 	       all.err_text);
-	failures += rc != 0 || status != 7 || all.out != 300000 || strcmp(all.err_text, "to-stderr\n");
+	failures +=
+	    rc != 0 || status != 7 || all.out != 300000 || strcmp(all.err_text, "to-stderr\n");
 
 	struct seen first = {.stop_after = 1};
 	eo.output_data = &first;
 	status = -1;
 	rc = isotier_sandbox_exec(sb, cmd, &eo, &status, &err);
 	printf("stop: rc %d status %d calls %zu stdout %zu\n", rc, status, first.calls, first.out);
-	failures += rc != 0 || status != 7 || first.calls != 1 || first.out == 0 || first.out >= 300000;
+	failures +=
+	    rc != 0 || status != 7 || first.calls != 1 || first.out == 0 || first.out >= 300000;
 
 	struct exec_opts_v1 v1 = {.version = 1, .stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1};
 	const char *quiet[] = {"/bin/sh", "-c", "exit 3", NULL};

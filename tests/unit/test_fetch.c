@@ -21,9 +21,9 @@
 struct server {
 	int fd;
 	unsigned port;
-	int requests;        /* atomic */
-	int bad_user_agent;  /* atomic */
-	int hung[32];        /* connections to /hang: held open, never answered */
+	int requests;       /* atomic */
+	int bad_user_agent; /* atomic */
+	int hung[32];       /* connections to /hang: held open, never answered */
 	size_t n_hung;
 	pthread_t tid;
 };
@@ -103,7 +103,8 @@ static int on_done(size_t index, const isotier_fetch_result *r, void *arg)
 	struct run *run = arg;
 	run->calls++;
 	if (strstr(r->url, "/hang"))
-		ck_abort_msg("a request to /hang was delivered (%s): it was not cancelled", r->error);
+		ck_abort_msg("a request to /hang was delivered (%s): it was not cancelled",
+		             r->error);
 	ck_assert_int_eq(r->rc, 0);
 	ck_assert_int_eq(r->http_status, 200);
 	ck_assert_uint_eq(r->body_len, 5);

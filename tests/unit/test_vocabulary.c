@@ -19,7 +19,8 @@ START_TEST(verdict_names_round_trip)
 	for (int v = 0; v < VERDICT_COUNT; v++) {
 		ck_assert_int_eq(isotier_verdicts[v].verdict, v);
 		isotier_verdict back;
-		ck_assert_int_eq(isotier_verdict_parse(&back, isotier_verdict_name((isotier_verdict)v)), 0);
+		ck_assert_int_eq(
+		    isotier_verdict_parse(&back, isotier_verdict_name((isotier_verdict)v)), 0);
 		ck_assert_int_eq(back, v);
 		ck_assert_ptr_nonnull(isotier_verdicts[v].meaning);
 	}
@@ -95,14 +96,14 @@ static const cJSON *tier_rule(const cJSON *schema, const char *tier)
 	{
 		const cJSON *cond = cJSON_GetObjectItemCaseSensitive(
 		    cJSON_GetObjectItemCaseSensitive(
-		        cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(rule, "if"),
-		                                         "properties"),
+		        cJSON_GetObjectItemCaseSensitive(
+		            cJSON_GetObjectItemCaseSensitive(rule, "if"), "properties"),
 		        "tier"),
 		    "const");
 		if (cJSON_IsString(cond) && !strcmp(cond->valuestring, tier))
 			return cJSON_GetObjectItemCaseSensitive(
-			    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(rule, "then"),
-			                                     "properties"),
+			    cJSON_GetObjectItemCaseSensitive(
+			        cJSON_GetObjectItemCaseSensitive(rule, "then"), "properties"),
 			    "mechanism");
 	}
 	return NULL;
@@ -114,9 +115,10 @@ static bool rule_allows(const cJSON *then_mechanism, const char *name)
 	if (cJSON_IsString(c))
 		return !strcmp(c->valuestring, name);
 	const cJSON *w;
-	cJSON_ArrayForEach(w, cJSON_GetObjectItemCaseSensitive(then_mechanism, "enum"))
-	if (cJSON_IsString(w) && !strcmp(w->valuestring, name))
-		return true;
+	cJSON_ArrayForEach(
+	    w, cJSON_GetObjectItemCaseSensitive(
+	           then_mechanism, "enum")) if (cJSON_IsString(w) &&
+	                                        !strcmp(w->valuestring, name)) return true;
 	return false;
 }
 
@@ -155,8 +157,8 @@ START_TEST(mechanism_table_equals_the_schema)
 		for (size_t m = 0; m < isotier_mechanism_count; m++)
 			if (isotier_mechanisms[m].tier == tiers[t].tier)
 				ck_assert_msg(rule_allows(rule, isotier_mechanisms[m].name),
-				              "schema: tier %s does not allow %s", tiers[t].tier_name,
-				              isotier_mechanisms[m].name);
+				              "schema: tier %s does not allow %s",
+				              tiers[t].tier_name, isotier_mechanisms[m].name);
 	}
 	cJSON_Delete(schema);
 }
@@ -168,12 +170,12 @@ START_TEST(mechanism_table_equals_format_md)
 	char *text = NULL;
 	size_t len = 0;
 	isotier_error err = {0};
-	ck_assert_int_eq(
-	    isotier_read_file(&text, &len, ISOTIER_SOURCE_DIR "/catalogue/FORMAT.md", 1 << 20, &err),
-	    0);
+	ck_assert_int_eq(isotier_read_file(&text, &len, ISOTIER_SOURCE_DIR "/catalogue/FORMAT.md",
+	                                   1 << 20, &err),
+	                 0);
 	for (size_t m = 0; m < isotier_mechanism_count; m++) {
 		const isotier_mechanism *mech = &isotier_mechanisms[m];
-		const char *row_head = mech->tier == ISOTIER_UNKNOWN ? "| UNKNOWN only |"
+		const char *row_head = mech->tier == ISOTIER_UNKNOWN   ? "| UNKNOWN only |"
 		                       : mech->tier == ISOTIER_MICROVM ? "| MICROVM |"
 		                       : mech->tier == ISOTIER_GVISOR  ? "| GVISOR |"
 		                                                       : "| CONTAINER |";
@@ -183,8 +185,8 @@ START_TEST(mechanism_table_equals_format_md)
 		char word[48];
 		snprintf(word, sizeof word, "`%s`", mech->name);
 		const char *at = strstr(row, word);
-		ck_assert_msg(at && (!end || at < end), "FORMAT.md: %s is not in row %s", mech->name,
-		              row_head);
+		ck_assert_msg(at && (!end || at < end), "FORMAT.md: %s is not in row %s",
+		              mech->name, row_head);
 	}
 	free(text);
 }
@@ -202,10 +204,10 @@ START_TEST(judge_reads_the_mechanism_table)
 			continue;
 		}
 		ck_assert_int_eq(rc, 0);
-		ck_assert_int_eq(kind, isotier_mechanisms[m].tier == ISOTIER_MICROVM ? PROBE_LAYER_VM
-		                       : isotier_mechanisms[m].tier == ISOTIER_GVISOR
-		                           ? PROBE_LAYER_GVISOR
-		                           : PROBE_LAYER_CONTAINER);
+		ck_assert_int_eq(
+		    kind, isotier_mechanisms[m].tier == ISOTIER_MICROVM  ? PROBE_LAYER_VM
+		          : isotier_mechanisms[m].tier == ISOTIER_GVISOR ? PROBE_LAYER_GVISOR
+		                                                         : PROBE_LAYER_CONTAINER);
 	}
 	probe_layer_kind kind;
 	ck_assert_int_eq(judge_mechanism_kind(&kind, "hyperlight"), ISOTIER_EINVAL);
