@@ -165,8 +165,8 @@ ISOTIER_PUBLIC int isotier_create(isotier_sandbox **out, const isotier_create_op
 
 /*
  * A command's output as it arrives: stream 1 is stdout, 2 stderr. Called
- * from a library thread while isotier_sandbox_exec waits, one call at a
- * time, never after it returns. Return 0 for more; anything else drops the
+ * while isotier_sandbox_exec runs (from its thread or a library thread),
+ * one call at a time, never after it returns. Return 0 for more; anything else drops the
  * rest of the output (the command still runs to its end, never blocked on a
  * full pipe).
  */

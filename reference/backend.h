@@ -79,6 +79,11 @@ typedef struct isotier_exec_request {
 	int stderr_fd;           /* -1: inherit */
 	int timeout_s;           /* 0: the spec's */
 	int cancel_fd;           /* readable: cancel; <= 0: the spec's */
+	/* Set only for a backend whose descriptor says delivers_output (see
+	 * there; isotier_exec_stream decides): the output goes to it, stream 1
+	 * stdout and 2 stderr, instead of stdout_fd and stderr_fd. */
+	isotier_output_fn on_output;
+	void *output_data;
 } isotier_exec_request;
 
 /* What configures a backend: one environment variable it reads. */
@@ -114,6 +119,10 @@ typedef struct isotier_backend {
 	 * two and compares their kernels with each other; needs credentials from
 	 * the environment (available() names the variable). */
 	bool remote;
+	/* exec() hands output to req->on_output itself when it is set (the
+	 * bytes of a provider's HTTP stream, no descriptor in between); without
+	 * it isotier_exec_stream gives exec() pipes and reads them. */
+	bool delivers_output;
 	/* 1 when usable here, 0 (and why) when not. Touches nothing. */
 	int (*available)(char *why, size_t why_len);
 	int (*provision)(void **state, const isotier_backend_spec *spec, isotier_error *err);

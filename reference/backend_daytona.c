@@ -318,7 +318,7 @@ static int daytona_exec(void *p, const isotier_exec_request *req, int *exit_stat
 	if (!rc && (!cJSON_IsString(result) || (code && !cJSON_IsNumber(code))))
 		rc = isotier_error_set(err, ISOTIER_EDATA, 0, "ExecuteResponse: result/exitCode");
 	if (!rc) {
-		isotier_remote_relay(req->stdout_fd, result->valuestring,
+		isotier_remote_relay(req, 1, result->valuestring,
 		                     strlen(result->valuestring));
 		*exit_status = code ? code->valueint & 0xff : 0;
 	}
@@ -344,6 +344,7 @@ const isotier_backend isotier_backend_daytona = {
     .catalogue_id = "daytona",
     .description = "Daytona sandboxes (remote; mechanism not settled): DAYTONA_API_KEY",
     .remote = true,
+    .delivers_output = true,
     .available = daytona_available,
     .provision = daytona_provision,
     .exec = daytona_exec,

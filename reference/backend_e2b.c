@@ -291,7 +291,7 @@ static int on_event(stream *st, const cJSON *ev, isotier_error *err)
 				return isotier_error_set(err, ISOTIER_EDATA, 0,
 				                         "envd: data.%s is not base64", names[k]);
 			}
-			isotier_remote_relay(k == 1 ? st->req->stderr_fd : st->req->stdout_fd,
+			isotier_remote_relay(st->req, k == 1 ? 2 : 1,
 			                     (const char *)raw, (size_t)got);
 			free(raw);
 		}
@@ -437,6 +437,7 @@ const isotier_backend isotier_backend_e2b = {
     .catalogue_id = "e2b",
     .description = "E2B sandboxes (remote; Firecracker microVMs as claimed): E2B_API_KEY",
     .remote = true,
+    .delivers_output = true,
     .available = e2b_available,
     .provision = e2b_provision,
     .exec = e2b_exec,

@@ -286,10 +286,10 @@ static int fly_exec(void *p, const isotier_exec_request *req, int *exit_status, 
 		                       "exec response: exit_code/stdout/stderr");
 	if (!rc) {
 		if (so)
-			isotier_remote_relay(req->stdout_fd, so->valuestring,
+			isotier_remote_relay(req, 1, so->valuestring,
 			                     strlen(so->valuestring));
 		if (se)
-			isotier_remote_relay(req->stderr_fd, se->valuestring,
+			isotier_remote_relay(req, 2, se->valuestring,
 			                     strlen(se->valuestring));
 		*exit_status = code ? code->valueint & 0xff : 0;
 	}
@@ -306,6 +306,7 @@ const isotier_backend isotier_backend_fly = {
     .catalogue_id = "flyio-machines",
     .description = "Fly Machines (remote; Firecracker microVMs as claimed): FLY_API_TOKEN, FLY_APP",
     .remote = true,
+    .delivers_output = true,
     .available = fly_available,
     .provision = fly_provision,
     .exec = fly_exec,

@@ -211,15 +211,21 @@ int isotier_remote_script(char **out, const isotier_exec_request *req, const cha
 	return 0;
 }
 
-int isotier_remote_relay(int fd, const char *buf, size_t len)
+int isotier_remote_relay(const isotier_exec_request *req, int stream, const char *buf, size_t len)
 {
-	if (fd < 0 || !len)
+	int fd = stream == 2 ? req->stderr_fd : req->stdout_fd;
+	if ((!req->on_output && fd < 0) || !len)
 		return 0;
 	char *copy = malloc(len + 64);
 	if (!copy)
 		return ISOTIER_ENOMEM;
 	memcpy(copy, buf, len);
 	isotier_redact_bytes(copy, &len, len + 64);
+	if (req->on_output) {
+		req->on_output(stream, copy, len, req->output_data);
+		free(copy);
+		return 0;
+	}
 	size_t off = 0;
 	while (off < len) {
 		ssize_t w = write(fd, copy + off, len - off);

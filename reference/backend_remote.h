@@ -72,8 +72,10 @@ int isotier_remote_script(char **out, const isotier_exec_request *req, const cha
 /* Appends s single-quoted for sh to *buf (malloc'd, grown). */
 int isotier_remote_shell_quote(char **buf, const char *s);
 
-/* Writes the whole buffer to fd (-1: dropped), credentials redacted. */
-int isotier_remote_relay(int fd, const char *buf, size_t len);
+/* Hands one chunk of a command's output (stream 1 stdout, 2 stderr),
+ * credentials redacted, to req->on_output when set, else writes it whole to
+ * the stream's descriptor (-1: dropped). */
+int isotier_remote_relay(const isotier_exec_request *req, int stream, const char *buf, size_t len);
 
 /* A provider's sandbox id: 1..128 of [A-Za-z0-9._-]. */
 bool isotier_remote_id_valid(const char *id);

@@ -303,11 +303,11 @@ static int relay_logs(const isotier_http_response *resp, const isotier_exec_requ
 			int rc = 0;
 			if (cJSON_IsString(st) && cJSON_IsString(data) &&
 			    !strcmp(st->valuestring, "stdout"))
-				isotier_remote_relay(req->stdout_fd, data->valuestring,
+				isotier_remote_relay(req, 1, data->valuestring,
 				                     strlen(data->valuestring));
 			else if (cJSON_IsString(st) && cJSON_IsString(data) &&
 			         !strcmp(st->valuestring, "stderr"))
-				isotier_remote_relay(req->stderr_fd, data->valuestring,
+				isotier_remote_relay(req, 2, data->valuestring,
 				                     strlen(data->valuestring));
 			else if (cJSON_IsString(st) && !strcmp(st->valuestring, "error")) {
 				const cJSON *m = cJSON_GetObjectItemCaseSensitive(data, "message");
@@ -408,6 +408,7 @@ const isotier_backend isotier_backend_vercel = {
     .description = "Vercel Sandbox (remote; Firecracker microVMs as claimed): VERCEL_TOKEN, "
                    "VERCEL_TEAM_ID, VERCEL_PROJECT_ID",
     .remote = true,
+    .delivers_output = true,
     .available = vercel_available,
     .provision = vercel_provision,
     .exec = vercel_exec,

@@ -49,6 +49,9 @@ int isotier_backend_check(const isotier_backend *b, char *why, size_t why_len)
 		problem = "a remote backend needs release()";
 	else if (b->remote && b->observes_host)
 		problem = "remote and observes_host exclude each other";
+	else if (b->remote && !b->delivers_output)
+		problem = "a remote backend delivers output itself (delivers_output): its bytes "
+		          "come from HTTP, not from a descriptor";
 	for (size_t i = 0; !problem && b->settings && b->settings[i].env; i++) {
 		const char *e = b->settings[i].env;
 		if (strspn(e, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != strlen(e) ||

@@ -60,10 +60,35 @@ static void close_pair(int p[2])
 			close(p[i]);
 }
 
+/* Between a backend that delivers output itself and the caller's callback:
+ * once the callback wants no more, the rest is dropped here. */
+typedef struct gate {
+	isotier_output_fn on_output;
+	void *data;
+	bool dropping;
+} gate;
+
+static int gate_pass(int stream, const char *buf, size_t len, void *arg)
+{
+	gate *g = arg;
+	if (!g->dropping && g->on_output(stream, buf, len, g->data) != 0)
+		g->dropping = true;
+	return 0;
+}
+
 int isotier_exec_stream(const isotier_backend *b, void *state, const isotier_exec_request *req,
                         isotier_output_fn on_output, void *data, int *exit_status,
                         isotier_error *err)
 {
+	isotier_exec_request mine = *req;
+	if (b->delivers_output) { /* its bytes come from HTTP: no pipe in between */
+		gate g = {.on_output = on_output, .data = data};
+		mine.stdout_fd = -1;
+		mine.stderr_fd = -1;
+		mine.on_output = gate_pass;
+		mine.output_data = &g;
+		return b->exec(state, &mine, exit_status, err);
+	}
 	int out_p[2] = {-1, -1}, err_p[2] = {-1, -1};
 	if (pipe2(out_p, O_CLOEXEC) != 0 || pipe2(err_p, O_CLOEXEC) != 0) {
 		int rc = isotier_error_set(err, ISOTIER_EIO, errno, "%s: pipe", b->name);
@@ -78,9 +103,10 @@ int isotier_exec_stream(const isotier_backend *b, void *state, const isotier_exe
 		close(out_p[0]);
 		close(err_p[0]);
 	}
-	isotier_exec_request mine = *req;
 	mine.stdout_fd = out_p[1];
 	mine.stderr_fd = err_p[1];
+	mine.on_output = NULL;
+	mine.output_data = NULL;
 	int rc = reading ? b->exec(state, &mine, exit_status, err)
 	                 : isotier_error_set(err, ISOTIER_ENOMEM, 0, "%s: reader thread", b->name);
 	close(out_p[1]);

@@ -1,9 +1,9 @@
 /*
- * collect.h - exec() output delivered as it arrives. Any backend's exec()
- * writes to descriptors (a local runtime's pipes, a remote backend's relay
- * of its HTTP stream); isotier_exec_stream reads both pipes in a helper
- * thread while exec() waits, so neither fills and stalls the command, and
- * hands each chunk to a callback. On top of it, isotier_exec_collect keeps
+ * collect.h - exec() output delivered as it arrives, to a callback. A remote
+ * backend hands the bytes of its HTTP stream to the callback itself; a
+ * local one writes to descriptors, and isotier_exec_stream reads both pipes
+ * in a helper thread while exec() waits, so neither fills and stalls the
+ * command. On top of it, isotier_exec_collect keeps
  * the output bounded: the probe's JSON (observe.c) and a fetched archive
  * (artifacts.c). stdout beyond max_out is drained and dropped (out_over)
  * rather than kept: a hostile sandbox or provider cannot make the library
@@ -19,8 +19,10 @@
 /*
  * Runs req (argv, timeout_s, cancel_fd; stdin as req says, its stdout_fd and
  * stderr_fd replaced) in the sandbox state of backend b, calling on_output
- * (isotier.h's isotier_output_fn: stream 1 stdout, 2 stderr) from a helper
- * thread, one call at a time, never after this returns. Once on_output
+ * (isotier.h's isotier_output_fn: stream 1 stdout, 2 stderr) one call at a
+ * time, never after this returns: from this thread for a backend that
+ * delivers output itself (descriptor's delivers_output: a remote one), else
+ * from a helper thread reading the pipes exec() writes to. Once on_output
  * returns non-zero the rest is drained and dropped. Returns exec()'s
  * result; *exit_status as exec() sets it.
  */

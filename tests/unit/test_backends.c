@@ -68,6 +68,13 @@ START_TEST(remote_backends_name_their_credential)
 }
 END_TEST
 
+static int ok_release(void *state, isotier_error *err)
+{
+	(void)state;
+	(void)err;
+	return 0;
+}
+
 static int ok_available(char *why, size_t len)
 {
 	snprintf(why, len, "yes");
@@ -119,6 +126,13 @@ START_TEST(the_check_refuses_broken_descriptors)
 	b.observes_host = true;
 	b.remote = true;
 	ck_assert_int_eq(isotier_backend_check(&b, why, sizeof why), ISOTIER_EINVAL);
+	b = good;
+	b.remote = true; /* with release() but output through a descriptor */
+	b.release = ok_release;
+	ck_assert_int_eq(isotier_backend_check(&b, why, sizeof why), ISOTIER_EINVAL);
+	ck_assert_ptr_nonnull(strstr(why, "delivers_output"));
+	b.delivers_output = true;
+	ck_assert_int_eq(isotier_backend_check(&b, why, sizeof why), 0);
 	b = good;
 	b.settings = bad_setting;
 	ck_assert_int_eq(isotier_backend_check(&b, why, sizeof why), ISOTIER_EINVAL);
