@@ -9,12 +9,21 @@
 #include <pthread.h>
 #include <string.h>
 
+/* Once exec() has returned, what is still in the pipes is read to its end;
+ * only a pipe that stays silent this long (a process outside the sandbox's
+ * group holding it open), or that keeps talking past the cap, is cut. Time
+ * spent in the caller's callback is not silence. */
+#define STRAGGLER_IDLE_MS 2000
+#define STRAGGLER_CAP_MS  30000
+
 typedef struct reader {
 	int fds[2]; /* stdout, stderr read ends; -1 once at end */
 	isotier_output_fn on_output;
 	void *data;
-	bool dropping;    /* on_output asked for no more: drained and dropped */
-	int64_t deadline; /* 0: none yet; set once the writers are closed (atomic) */
+	bool dropping;        /* on_output asked for no more: drained and dropped */
+	bool cut;             /* stopped reading before both pipes ended */
+	int64_t exec_done_ms; /* 0 while exec() runs; when it returned (atomic) */
+	int64_t last_data_ms; /* the last read that brought data, callback included */
 } reader;
 
 static void reader_take(reader *r, int k)
@@ -31,6 +40,7 @@ static void reader_take(reader *r, int k)
 	/* Drained either way: the child never blocks on a full pipe. */
 	if (!r->dropping && r->on_output(k + 1, buf, (size_t)n, r->data) != 0)
 		r->dropping = true;
+	r->last_data_ms = isotier_now_ms();
 }
 
 static void *reader_main(void *arg)
@@ -43,9 +53,13 @@ static void *reader_main(void *arg)
 		for (int k = 0; k < 2 && pr > 0; k++)
 			if (pf[k].revents && r->fds[k] >= 0)
 				reader_take(r, k);
-		int64_t d = __atomic_load_n(&r->deadline, __ATOMIC_ACQUIRE);
-		if (d && isotier_now_ms() > d)
-			break; /* a straggler outside the sandbox's group holds the pipe */
+		int64_t done = __atomic_load_n(&r->exec_done_ms, __ATOMIC_ACQUIRE);
+		int64_t now = isotier_now_ms();
+		int64_t quiet_since = r->last_data_ms > done ? r->last_data_ms : done;
+		if (done && (now - quiet_since > STRAGGLER_IDLE_MS || now - done > STRAGGLER_CAP_MS)) {
+			r->cut = r->fds[0] >= 0 || r->fds[1] >= 0;
+			break;
+		}
 	}
 	for (int k = 0; k < 2; k++)
 		if (r->fds[k] >= 0)
@@ -112,10 +126,15 @@ int isotier_exec_stream(const isotier_backend *b, void *state, const isotier_exe
 	close(out_p[1]);
 	close(err_p[1]);
 	if (reading) {
-		/* A straggler outside the sandbox's group may hold the pipe open. */
-		__atomic_store_n(&r.deadline, isotier_now_ms() + 2000, __ATOMIC_RELEASE);
+		__atomic_store_n(&r.exec_done_ms, isotier_now_ms(), __ATOMIC_RELEASE);
 		pthread_join(tid, NULL);
 	}
+	/* The command ran, but not all it wrote was read: never a clean result. */
+	if (rc == 0 && r.cut)
+		rc = isotier_error_set(err, ISOTIER_EIO, 0,
+		                       "%s: output cut short: a process outside the sandbox still "
+		                       "held its pipe open",
+		                       b->name);
 	return rc;
 }
 

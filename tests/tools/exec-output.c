@@ -4,27 +4,34 @@
  * usage: exec-output BACKEND
  * Runs a command that writes 300000 bytes to stdout and a line to stderr:
  * the callback counts both; then stops taking output after the first chunk
- * (nothing more arrives, stderr included; the command still finishes); then runs with a version 1 struct and with
+ * (nothing more arrives, stderr included; the command still finishes); then
+ * takes 2.5 s over the first chunk of a command that has long ended by then
+ * (what is left in the pipes is still read to its end); then runs with a version 1 struct and with
  * version 99 (refused). Prints one line per check; exits 0 when all hold. */
 #include <isotier.h>
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 struct seen {
 	size_t out, err, calls;
 	int stop_after; /* >0: return non-zero after this many stdout calls */
+	int slow_ms;    /* >0: the first call takes this long (a caller's slow sink) */
 	char err_text[64];
 };
 
 static int on_output(int stream, const char *buf, size_t len, void *data)
 {
 	struct seen *s = data;
+	if (s->slow_ms > 0 && s->calls == 0) {
+		struct timespec ts = {s->slow_ms / 1000, (s->slow_ms % 1000) * 1000000L};
+		nanosleep(&ts, NULL);
+	}
 	s->calls++;
 	if (stream == 2) {
-		size_t room = sizeof s->err_text - 1 - s->err;
-		memcpy(s->err_text + (s->err < sizeof s->err_text - 1 ? s->err : 0), buf,
-		       len < room ? len : room);
+		size_t have = strlen(s->err_text), room = sizeof s->err_text - 1 - have;
+		memcpy(s->err_text + have, buf, len < room ? len : room);
 		s->err += len;
 		return 0;
 	}
@@ -51,8 +58,8 @@ int main(int argc, char **argv)
 		return 1;
 	}
 	int failures = 0;
-	const char *cmd[] = {"/bin/sh", "-c",
-	                     "yes x | head -c 300000; echo to-stderr >&2; exit 7", NULL};
+	const char *cmd[] = {"/bin/sh", "-c", "yes x | head -c 300000; echo to-stderr >&2; exit 7",
+	                     NULL};
 	struct seen all = {0};
 	isotier_exec_opts eo = ISOTIER_EXEC_OPTS_INIT;
 	eo.on_output = on_output;
@@ -70,6 +77,19 @@ int main(int argc, char **argv)
 	rc = isotier_sandbox_exec(sb, cmd, &eo, &status, &err);
 	printf("stop: rc %d status %d calls %zu stdout %zu\n", rc, status, first.calls, first.out);
 	failures += rc != 0 || status != 7 || first.calls != 1 || first.out == 0;
+
+	/* A callback slower than the command: what is still in the pipes after
+	 * the command ended is read to its end, not cut. */
+	const char *small[] = {"/bin/sh", "-c", "yes x | head -c 60000; echo to-stderr >&2; exit 7",
+	                       NULL};
+	struct seen slow = {.slow_ms = 2500};
+	eo.output_data = &slow;
+	status = -1;
+	rc = isotier_sandbox_exec(sb, small, &eo, &status, &err);
+	printf("slow callback: rc %d status %d stdout %zu stderr '%s'\n", rc, status, slow.out,
+	       slow.err_text);
+	failures +=
+	    rc != 0 || status != 7 || slow.out != 60000 || strcmp(slow.err_text, "to-stderr\n");
 
 	struct exec_opts_v1 v1 = {.version = 1, .stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1};
 	const char *quiet[] = {"/bin/sh", "-c", "exit 3", NULL};
