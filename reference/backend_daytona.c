@@ -317,11 +317,11 @@ static int daytona_exec(void *p, const isotier_exec_request *req, int *exit_stat
 	const cJSON *result = doc ? cJSON_GetObjectItemCaseSensitive(doc, "result") : NULL;
 	if (!rc && (!cJSON_IsString(result) || (code && !cJSON_IsNumber(code))))
 		rc = isotier_error_set(err, ISOTIER_EDATA, 0, "ExecuteResponse: result/exitCode");
-	if (!rc) {
-		isotier_remote_relay(req, 1, result->valuestring,
-		                     strlen(result->valuestring));
+	if (!rc)
+		rc = isotier_remote_relay(req, 1, result->valuestring, strlen(result->valuestring),
+		                          err);
+	if (!rc)
 		*exit_status = code ? code->valueint & 0xff : 0;
-	}
 	cJSON_Delete(doc);
 	if (rc)
 		return isotier_error_prefix(err, "daytona: exec in sandbox %s", s->id);

@@ -291,9 +291,11 @@ static int on_event(stream *st, const cJSON *ev, isotier_error *err)
 				return isotier_error_set(err, ISOTIER_EDATA, 0,
 				                         "envd: data.%s is not base64", names[k]);
 			}
-			isotier_remote_relay(st->req, k == 1 ? 2 : 1,
-			                     (const char *)raw, (size_t)got);
+			int rc = isotier_remote_relay(st->req, k == 1 ? 2 : 1, (const char *)raw,
+			                              (size_t)got, err);
 			free(raw);
+			if (rc < 0)
+				return rc;
 		}
 	}
 	if (cJSON_IsObject(end)) {

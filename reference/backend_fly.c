@@ -284,15 +284,12 @@ static int fly_exec(void *p, const isotier_exec_request *req, int *exit_status, 
 	            (se && !cJSON_IsString(se))))
 		rc = isotier_error_set(err, ISOTIER_EDATA, 0,
 		                       "exec response: exit_code/stdout/stderr");
-	if (!rc) {
-		if (so)
-			isotier_remote_relay(req, 1, so->valuestring,
-			                     strlen(so->valuestring));
-		if (se)
-			isotier_remote_relay(req, 2, se->valuestring,
-			                     strlen(se->valuestring));
+	if (!rc && so)
+		rc = isotier_remote_relay(req, 1, so->valuestring, strlen(so->valuestring), err);
+	if (!rc && se)
+		rc = isotier_remote_relay(req, 2, se->valuestring, strlen(se->valuestring), err);
+	if (!rc)
 		*exit_status = code ? code->valueint & 0xff : 0;
-	}
 	cJSON_Delete(doc);
 	if (rc)
 		return isotier_error_prefix(err, "fly: exec in machine %s", s->id);

@@ -211,14 +211,16 @@ int isotier_remote_script(char **out, const isotier_exec_request *req, const cha
 	return 0;
 }
 
-int isotier_remote_relay(const isotier_exec_request *req, int stream, const char *buf, size_t len)
+int isotier_remote_relay(const isotier_exec_request *req, int stream, const char *buf, size_t len,
+                         isotier_error *err)
 {
 	int fd = stream == 2 ? req->stderr_fd : req->stdout_fd;
 	if ((!req->on_output && fd < 0) || !len)
 		return 0;
 	char *copy = malloc(len + 64);
 	if (!copy)
-		return ISOTIER_ENOMEM;
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0,
+		                         "%zu bytes of the command's output: out of memory", len);
 	memcpy(copy, buf, len);
 	isotier_redact_bytes(copy, &len, len + 64);
 	if (req->on_output) {

@@ -74,8 +74,10 @@ int isotier_remote_shell_quote(char **buf, const char *s);
 
 /* Hands one chunk of a command's output (stream 1 stdout, 2 stderr),
  * credentials redacted, to req->on_output when set, else writes it whole to
- * the stream's descriptor (-1: dropped). */
-int isotier_remote_relay(const isotier_exec_request *req, int stream, const char *buf, size_t len);
+ * the stream's descriptor (-1: dropped). ISOTIER_ENOMEM when the chunk
+ * could not be redacted (never passed on unredacted, never lost silently). */
+int isotier_remote_relay(const isotier_exec_request *req, int stream, const char *buf, size_t len,
+                         isotier_error *err);
 
 /* A provider's sandbox id: 1..128 of [A-Za-z0-9._-]. */
 bool isotier_remote_id_valid(const char *id);

@@ -303,12 +303,12 @@ static int relay_logs(const isotier_http_response *resp, const isotier_exec_requ
 			int rc = 0;
 			if (cJSON_IsString(st) && cJSON_IsString(data) &&
 			    !strcmp(st->valuestring, "stdout"))
-				isotier_remote_relay(req, 1, data->valuestring,
-				                     strlen(data->valuestring));
+				rc = isotier_remote_relay(req, 1, data->valuestring,
+				                          strlen(data->valuestring), err);
 			else if (cJSON_IsString(st) && cJSON_IsString(data) &&
 			         !strcmp(st->valuestring, "stderr"))
-				isotier_remote_relay(req, 2, data->valuestring,
-				                     strlen(data->valuestring));
+				rc = isotier_remote_relay(req, 2, data->valuestring,
+				                          strlen(data->valuestring), err);
 			else if (cJSON_IsString(st) && !strcmp(st->valuestring, "error")) {
 				const cJSON *m = cJSON_GetObjectItemCaseSensitive(data, "message");
 				rc = isotier_error_set(err, ISOTIER_EIO, 0,
