@@ -1,5 +1,6 @@
 /* redact.c - credentials registered once, replaced everywhere (see redact.h). */
 #include "redact.h"
+#include "base.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -83,4 +84,70 @@ bool isotier_redact(char *buf, size_t cap)
 	bool hit = isotier_redact_bytes(buf, &len, cap - 1);
 	buf[len] = '\0';
 	return hit;
+}
+
+size_t isotier_secret_longest(void)
+{
+	size_t longest = 0;
+	pthread_mutex_lock(&lock);
+	for (size_t s = 0; s < n_secrets; s++) {
+		size_t n = strlen(secrets[s]);
+		if (n > longest)
+			longest = n;
+	}
+	pthread_mutex_unlock(&lock);
+	return longest;
+}
+
+int isotier_redact_stream_push(isotier_redact_stream *rs, const char *buf, size_t len, char **out,
+                               size_t *out_len)
+{
+	*out = NULL;
+	*out_len = 0;
+	size_t joined = rs->tail_len + len;
+	if (!joined)
+		return 0;
+	/* Each replacement turns at least SECRET_MIN bytes into the mark. */
+	size_t cap = joined * 2 + sizeof ISOTIER_REDACTED;
+	char *b = malloc(cap);
+	if (!b)
+		return ISOTIER_ENOMEM;
+	if (rs->tail_len)
+		memcpy(b, rs->tail, rs->tail_len);
+	if (len)
+		memcpy(b + rs->tail_len, buf, len);
+	isotier_redact_bytes(b, &joined, cap);
+	size_t longest = isotier_secret_longest();
+	size_t keep = longest > 1 ? longest - 1 : 0;
+	if (keep > joined)
+		keep = joined;
+	char *tail = keep ? malloc(keep) : NULL;
+	if (keep && !tail) {
+		free(b);
+		return ISOTIER_ENOMEM;
+	}
+	if (keep)
+		memcpy(tail, b + joined - keep, keep);
+	free(rs->tail);
+	rs->tail = tail;
+	rs->tail_len = keep;
+	*out_len = joined - keep;
+	if (*out_len)
+		*out = b;
+	else
+		free(b);
+	return 0;
+}
+
+int isotier_redact_stream_end(isotier_redact_stream *rs, char **out, size_t *out_len)
+{
+	*out = rs->tail; /* already redacted with everything before it */
+	*out_len = rs->tail_len;
+	if (!*out_len) {
+		free(*out);
+		*out = NULL;
+	}
+	rs->tail = NULL;
+	rs->tail_len = 0;
+	return 0;
 }

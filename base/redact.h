@@ -32,4 +32,24 @@ bool isotier_redact(char *buf, size_t cap);
  * grow up to cap). */
 bool isotier_redact_bytes(char *buf, size_t *len, size_t cap);
 
+/* The longest registered secret's length; 0 when none is registered. */
+size_t isotier_secret_longest(void);
+
+/*
+ * Redaction of a stream that arrives in chunks (a provider's output messages):
+ * a secret split across two chunks is still replaced. The last (longest
+ * secret - 1) bytes are held back until the next chunk or the end.
+ * Start zeroed; push each chunk, end once; *out (malloc'd, free it; NULL
+ * when *out_len is 0) is what may be passed on. ISOTIER_ENOMEM (< 0) when
+ * memory ran out: nothing of the chunk is passed on unredacted.
+ */
+typedef struct isotier_redact_stream {
+	char *tail;
+	size_t tail_len;
+} isotier_redact_stream;
+
+int isotier_redact_stream_push(isotier_redact_stream *rs, const char *buf, size_t len, char **out,
+                               size_t *out_len);
+int isotier_redact_stream_end(isotier_redact_stream *rs, char **out, size_t *out_len);
+
 #endif

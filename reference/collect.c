@@ -2,6 +2,7 @@
 #include "collect.h"
 
 #include "proc.h"
+#include "../base/redact.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -56,7 +57,8 @@ static void *reader_main(void *arg)
 		int64_t done = __atomic_load_n(&r->exec_done_ms, __ATOMIC_ACQUIRE);
 		int64_t now = isotier_now_ms();
 		int64_t quiet_since = r->last_data_ms > done ? r->last_data_ms : done;
-		if (done && (now - quiet_since > STRAGGLER_IDLE_MS || now - done > STRAGGLER_CAP_MS)) {
+		if (done &&
+		    (now - quiet_since > STRAGGLER_IDLE_MS || now - done > STRAGGLER_CAP_MS)) {
 			r->cut = r->fds[0] >= 0 || r->fds[1] >= 0;
 			break;
 		}
@@ -75,19 +77,51 @@ static void close_pair(int p[2])
 }
 
 /* Between a backend that delivers output itself and the caller's callback:
- * once the callback wants no more, the rest is dropped here. */
+ * each stream redacted as a stream (a credential split across two of the
+ * provider's messages is still replaced); once the callback wants no more,
+ * the rest is dropped here. */
 typedef struct gate {
 	isotier_output_fn on_output;
 	void *data;
 	bool dropping;
+	int failed; /* ISOTIER_ENOMEM: a chunk could not be redacted */
+	isotier_redact_stream streams[2];
 } gate;
+
+static void gate_deliver(gate *g, int stream, char *buf, size_t len)
+{
+	if (len && !g->dropping && g->on_output(stream, buf, len, g->data) != 0)
+		g->dropping = true;
+	free(buf);
+}
 
 static int gate_pass(int stream, const char *buf, size_t len, void *arg)
 {
 	gate *g = arg;
-	if (!g->dropping && g->on_output(stream, buf, len, g->data) != 0)
-		g->dropping = true;
+	char *out;
+	size_t out_len;
+	if (isotier_redact_stream_push(&g->streams[stream == 2], buf, len, &out, &out_len) < 0) {
+		g->failed = ISOTIER_ENOMEM;
+		g->dropping = true; /* never pass on a stream with a hole in it */
+		return 0;
+	}
+	gate_deliver(g, stream, out, out_len);
 	return 0;
+}
+
+/* exec() ran through gate g: what the redactors held back, then the result. */
+static int gate_end(gate *g, int rc, const isotier_backend *b, isotier_error *err)
+{
+	for (int k = 0; k < 2; k++) {
+		char *out;
+		size_t out_len;
+		isotier_redact_stream_end(&g->streams[k], &out, &out_len);
+		gate_deliver(g, k + 1, out, out_len);
+	}
+	if (rc == 0 && g->failed)
+		rc = isotier_error_set(err, g->failed, 0,
+		                       "%s: output could not be redacted: out of memory", b->name);
+	return rc;
 }
 
 int isotier_exec_stream(const isotier_backend *b, void *state, const isotier_exec_request *req,
@@ -101,7 +135,7 @@ int isotier_exec_stream(const isotier_backend *b, void *state, const isotier_exe
 		mine.stderr_fd = -1;
 		mine.on_output = gate_pass;
 		mine.output_data = &g;
-		return b->exec(state, &mine, exit_status, err);
+		return gate_end(&g, b->exec(state, &mine, exit_status, err), b, err);
 	}
 	int out_p[2] = {-1, -1}, err_p[2] = {-1, -1};
 	if (pipe2(out_p, O_CLOEXEC) != 0 || pipe2(err_p, O_CLOEXEC) != 0) {

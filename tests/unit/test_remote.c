@@ -7,6 +7,7 @@
 #include "check_run.h"
 
 #include "backend_remote.h"
+#include "collect.h"
 #include "connect.h"
 #include "proc.h"
 
@@ -302,6 +303,74 @@ START_TEST(remote_cancel_helpers)
 }
 END_TEST
 
+/* A remote backend's output arrives as the provider's messages: a secret the
+ * library knows, split across two of them, is still redacted on the way to
+ * the caller's callback (isotier_exec_stream's per-stream redactor). */
+#define SPLIT_SECRET "split-PLANTED-credential-0123456789"
+
+static int split_exec(void *state, const isotier_exec_request *req, int *exit_status,
+                      isotier_error *err)
+{
+	(void)state;
+	static const char *const parts[] = {"before ", "split-PLANTED-cred", "ential-0123456789",
+	                                    " after; at the end: split-PLANTED-credential-01234",
+	                                    "56789"};
+	for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
+		if (isotier_remote_relay(req, 1, parts[i], strlen(parts[i]), err) < 0)
+			return err->code;
+	*exit_status = 0;
+	return 0;
+}
+
+static int split_noop(char *why, size_t len)
+{
+	snprintf(why, len, "test");
+	return 1;
+}
+
+static int keep_all(int stream, const char *buf, size_t len, void *data)
+{
+	char *out = data;
+	ck_assert_int_eq(stream, 1);
+	size_t have = strlen(out);
+	ck_assert_uint_lt(have + len, 512);
+	memcpy(out + have, buf, len);
+	out[have + len] = '\0';
+	return 0;
+}
+
+START_TEST(split_secret_redacted_across_messages)
+{
+	ck_assert_int_eq(isotier_secret_add(SPLIT_SECRET), 0);
+	const isotier_backend b = {.version = ISOTIER_BACKEND_VERSION,
+	                           .name = "split",
+	                           .remote = true,
+	                           .delivers_output = true,
+	                           .available = split_noop,
+	                           .exec = split_exec};
+	const char *argv[] = {"x", NULL};
+	isotier_exec_request req = {.argv = argv};
+	char out[512] = "";
+	int status = -1;
+	isotier_error err = {0};
+	ck_assert_int_eq(isotier_exec_stream(&b, NULL, &req, keep_all, out, &status, &err), 0);
+	ck_assert_int_eq(status, 0);
+	ck_assert_ptr_null(strstr(out, "PLANTED"));
+	ck_assert_str_eq(out, "before " ISOTIER_REDACTED " after; at the end: " ISOTIER_REDACTED);
+
+	/* The stream redactor alone: nothing held back is lost at the end. */
+	isotier_redact_stream rs = {0};
+	char *o;
+	size_t n;
+	ck_assert_int_eq(isotier_redact_stream_push(&rs, "abc", 3, &o, &n), 0);
+	size_t passed = n;
+	free(o);
+	ck_assert_int_eq(isotier_redact_stream_end(&rs, &o, &n), 0);
+	ck_assert_uint_eq(passed + n, 3);
+	free(o);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("remote");
@@ -317,6 +386,7 @@ int main(void)
 	tcase_add_test(tc, http_cancel_fd);
 	tcase_add_test(tc, http_ignores_signals);
 	tcase_add_test(tc, remote_cancel_helpers);
+	tcase_add_test(tc, split_secret_redacted_across_messages);
 	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
