@@ -289,14 +289,11 @@ size_t probe_list_dir(struct probe_input *in, const char *path, char **names, si
 {
 	if (!probe_rel(path))
 		return 0;
-	int fd;
-	if (in->root)
-		fd = in->root_fd < 0
-		         ? -1
-		         : probe_open_beneath(in->root_fd, path,
-		                              O_RDONLY | O_DIRECTORY | O_NONBLOCK, false);
-	else
-		fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (!in->root)
+		return probe_list_live(path, names, max);
+	int fd = in->root_fd < 0 ? -1
+	                         : probe_open_beneath(in->root_fd, path,
+	                                              O_RDONLY | O_DIRECTORY | O_NONBLOCK, false);
 	return probe_list_fd(fd, names, max);
 }
 

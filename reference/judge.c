@@ -23,6 +23,13 @@ static const struct vendor_alias {
     {"tcg", "qemu"},
 };
 
+static probe_layer_kind tier_kind(isotier_tier t)
+{
+	return t == ISOTIER_MICROVM  ? PROBE_LAYER_VM
+	       : t == ISOTIER_GVISOR ? PROBE_LAYER_GVISOR
+	                             : PROBE_LAYER_CONTAINER;
+}
+
 /* What the judge needs of a claim's mechanism: the probe layer that must
  * carry it and the VMM it names (from catalogue/mechanism.h's table). */
 struct mechanism_row {
@@ -40,12 +47,9 @@ static bool mechanism_row(struct mechanism_row *out, const char *mechanism)
 		const isotier_mechanism *m = &isotier_mechanisms[i];
 		if (strcasecmp(mechanism, m->name) != 0)
 			continue;
-		switch (m->tier) {
-		case ISOTIER_MICROVM: out->kind = PROBE_LAYER_VM; break;
-		case ISOTIER_GVISOR: out->kind = PROBE_LAYER_GVISOR; break;
-		case ISOTIER_CONTAINER: out->kind = PROBE_LAYER_CONTAINER; break;
-		default: return false;
-		}
+		if (m->tier == ISOTIER_UNKNOWN)
+			return false;
+		out->kind = tier_kind(m->tier);
 		out->mechanism = m->name;
 		out->vmm = m->vmm;
 		return true;
@@ -80,13 +84,6 @@ static probe_tier claim_tier(isotier_tier t)
 	case ISOTIER_UNKNOWN: break;
 	}
 	return PROBE_TIER_UNKNOWN;
-}
-
-static probe_layer_kind tier_kind(isotier_tier t)
-{
-	return t == ISOTIER_MICROVM  ? PROBE_LAYER_VM
-	       : t == ISOTIER_GVISOR ? PROBE_LAYER_GVISOR
-	                             : PROBE_LAYER_CONTAINER;
 }
 
 /* "MICROVM (firecracker)" or "CONTAINER" */

@@ -118,9 +118,6 @@ void isotier_telemetry_warn(const isotier_telemetry *t, const char *fmt, ...)
 	t->log(ISOTIER_LOG_WARNING, msg, t->log_data);
 }
 
-/* Through the library's one HTTP client: its User-Agent, bounded body and
- * retries; the whole export (retries included) within OTLP_TIMEOUT_MS, so
- * a collector that is down costs the operation at most that. */
 /* A collector's 2xx answer says nothing we keep. */
 static int discard_answer(void *ctx, const char *buf, size_t len, isotier_error *err)
 {
@@ -131,6 +128,9 @@ static int discard_answer(void *ctx, const char *buf, size_t len, isotier_error 
 	return 0;
 }
 
+/* Through the library's one HTTP client: its User-Agent, bounded body and
+ * retries; the whole export (retries included) within OTLP_TIMEOUT_MS, so
+ * a collector that is down costs the operation at most that. */
 static int post_span(const char *endpoint, const char *body, isotier_error *err)
 {
 	static const char *const headers[] = {"Content-Type: application/json", NULL};

@@ -18,7 +18,6 @@ struct answer {
 	isotier_http_response resp;
 	int rc;
 	char error[ISOTIER_ERROR_MESSAGE_MAX];
-	double seconds;
 };
 
 struct pool {
@@ -35,13 +34,6 @@ struct pool {
 	bool quit;
 	struct answer *answers;
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void fetch_one(struct pool *p, size_t i)
 {
@@ -61,9 +53,7 @@ static void fetch_one(struct pool *p, size_t i)
 	    .cancel_fd = p->cancel[0],
 	};
 	isotier_error err = {0};
-	double start = now_s();
 	a->rc = isotier_http_perform(&req, &a->resp, &err);
-	a->seconds = now_s() - start;
 	snprintf(a->error, sizeof a->error, "%s", a->rc < 0 ? err.message : "");
 }
 
@@ -114,11 +104,9 @@ static int deliver(struct pool *p, size_t i, isotier_fetch_done_fn done, void *a
 	    .content_type = a->resp.content_type[0] ? a->resp.content_type : NULL,
 	    .body = a->rc == 0 && a->resp.body ? a->resp.body : "",
 	    .body_len = a->rc == 0 ? a->resp.body_len : 0,
-	    .oversize = a->rc == ISOTIER_EDATA,
 	    .attempts = a->resp.attempts,
 	    .error = a->error,
 	    .effective_url = a->resp.effective_url[0] ? a->resp.effective_url : NULL,
-	    .seconds = a->seconds,
 	};
 	int rc = done(i, &r, arg);
 	isotier_http_response_clear(&a->resp);

@@ -29,11 +29,9 @@ typedef struct isotier_fetch_result {
 	const char *content_type; /* NULL when none */
 	const char *body;         /* NUL-terminated; valid during the callback */
 	size_t body_len;
-	bool oversize; /* the body passed max_body: transfer aborted (rc ISOTIER_EDATA) */
 	int attempts;
 	const char *error;         /* human-readable failure, "" when none */
 	const char *effective_url; /* after redirects; NULL when none was followed */
-	double seconds;            /* wall time of the request, retries and waits included */
 } isotier_fetch_result;
 
 /* Called once per URL when its last attempt is over, in the calling thread.
