@@ -11,7 +11,9 @@
  * contradicts; contradictory markers leave the question open. A signal that
  * claims a layer its axis denies is a conflict, listed with the signals
  * that overruled it. No vote from ignorance: collectors give a string they
- * do not recognise no vote at all.
+ * do not recognise no vote at all. Files never outvote hardware or behaviour:
+ * a layer that only firmware-class files make is low confidence, and /proc
+ * or namespace files the kernel disowns (kernel.identity_*) answer nothing.
  *
  * Layers are stacked outermost first: vm, gvisor, container. The innermost
  * decides the tier. One absorption: the Sentry's namespaces belong to the
@@ -63,12 +65,17 @@ struct probe_ctx {
 	const struct probe_signals *sigs;
 	bool in_gvisor; /* kernel-reported VM files are the Sentry's: no vote */
 	bool paravirt;  /* a paravirtual kernel names itself: CPUID "no" is no vote */
+	/* The kernel says /proc or its namespace files are not its own
+	 * (kernel.identity_*): what they show is what the sandbox wrote. */
+	bool proc_forged;
 };
 
 /* Does signal s vote on axis ax? */
 static bool probe_votes(const struct probe_ctx *x, const struct probe_signal *s, enum probe_axis ax)
 {
 	if (s->axis != ax)
+		return false;
+	if (x->proc_forged && strcmp(s->id, "kernel.nsfs_inodes") == 0)
 		return false;
 	if (ax == PROBE_AXIS_VM && x->in_gvisor && s->kernel_reported)
 		return false;
@@ -136,8 +143,13 @@ static struct probe_axis_result probe_axis_state(const struct probe_ctx *x, enum
 		f[2] = a[2] = 0; /* no answer from namespaces: the markers may speak */
 	}
 	for (int r = 2; r >= 1; r--) {
+		/* Files never make a high-confidence layer: firmware-class evidence
+		 * (DMI, ACPI, /sys/hypervisor, the device tree, the kernel log) is
+		 * what the sandbox's files say, so a layer it alone makes is low. A
+		 * "no" may rest on it: that only lowers what is claimed. */
 		if (f[r] > a[r])
-			return (struct probe_axis_result){PROBE_PRESENT, r};
+			return (struct probe_axis_result){
+			    r == 2 ? PROBE_PRESENT : PROBE_PRESENT_WEAK, r};
 		if (a[r] > f[r])
 			return (struct probe_axis_result){PROBE_ABSENT, r};
 	}
@@ -198,7 +210,16 @@ static void probe_layer_add_signals(struct probe_layer *l, const struct probe_ct
 			l->sig[l->nsig++] = i;
 }
 
-/* The first layer signal, in `order`, that names something. */
+static bool probe_named(const char *name)
+{
+	return name[0] && strcmp(name, "unknown") != 0;
+}
+
+/*
+ * The first layer signal, in `order`, that names something. Files (firmware,
+ * markers) may name the VMM of a layer; they never make one high on their
+ * own (probe_axis_state), so a forged name cannot raise a tier.
+ */
 static const char *probe_pick(const struct probe_layer *l, const struct probe_signals *sigs,
                               const char *const *order, size_t n, bool hypervisor)
 {
@@ -206,7 +227,7 @@ static const char *probe_pick(const struct probe_layer *l, const struct probe_si
 		for (size_t i = 0; i < l->nsig; i++) {
 			const struct probe_signal *s = &sigs->v[l->sig[i]];
 			const char *name = hypervisor ? s->hypervisor : s->vendor;
-			if (strcmp(s->id, order[o]) == 0 && name[0] && strcmp(name, "unknown") != 0)
+			if (strcmp(s->id, order[o]) == 0 && probe_named(name))
 				return name;
 		}
 	}
@@ -361,6 +382,18 @@ void probe_classify(const struct probe_signals *sigs, struct probe_verdict *out)
 {
 	memset(out, 0, sizeof(*out));
 	struct probe_ctx x = {.sigs = sigs};
+	/* A gVisor reading a file or a filter can forge: uname(2) disagreeing
+	 * with /proc/version, prctl disagreeing with the kernel's status. */
+	bool gv_doubt = false;
+	for (size_t i = 0; i < sigs->n; i++) {
+		const struct probe_signal *s = &sigs->v[i];
+		x.proc_forged = x.proc_forged || s->forges_proc;
+		if ((strcmp(s->id, "kernel.uname_proc_version") == 0 ||
+		     strcmp(s->id, "syscall.seccomp_agree") == 0) &&
+		    probe_starts_with(s->value, "disagree"))
+			gv_doubt = true;
+	}
+	gv_doubt = gv_doubt || x.proc_forged;
 	struct probe_axis_result g = probe_axis_state(&x, PROBE_AXIS_GVISOR, PROBE_KIND_GVISOR);
 	x.in_gvisor = probe_present(g.st);
 	/*
@@ -381,14 +414,20 @@ void probe_classify(const struct probe_signals *sigs, struct probe_verdict *out)
 	struct probe_axis_result vm = probe_axis_state(&x, PROBE_AXIS_VM, PROBE_KIND_VM);
 	struct probe_axis_result c =
 	    probe_axis_state(&x, PROBE_AXIS_CONTAINER, PROBE_KIND_CONTAINER);
+	/* Forged /proc or namespace files answer the namespace question with
+	 * whatever the sandbox wrote: open, never "no boundary". */
+	if (x.proc_forged)
+		c = (struct probe_axis_result){PROBE_CONFLICT, 0};
 
 	/* ---- conflicts ---- */
 	probe_axis_conflicts(out, &x, PROBE_AXIS_GVISOR, PROBE_KIND_GVISOR, g,
 	                     "system calls behave like Linux, not like gVisor's Sentry");
 	probe_axis_conflicts(out, &x, PROBE_AXIS_VM, PROBE_KIND_VM, vm,
 	                     "CPUID reports no hypervisor");
-	probe_axis_conflicts(out, &x, PROBE_AXIS_CONTAINER, PROBE_KIND_CONTAINER, c,
-	                     "namespaces are the kernel's initial ones: no container boundary");
+	if (!x.proc_forged)
+		probe_axis_conflicts(out, &x, PROBE_AXIS_CONTAINER, PROBE_KIND_CONTAINER, c,
+		                     "namespaces are the kernel's initial ones: no container "
+		                     "boundary");
 	if (x.in_gvisor) {
 		struct probe_ctx all = {.sigs = sigs};
 		for (size_t i = 0; i < sigs->n; i++) {
@@ -416,7 +455,7 @@ void probe_classify(const struct probe_signals *sigs, struct probe_verdict *out)
 		probe_layer_add_signals(l, &x, PROBE_AXIS_CONTAINER, PROBE_KIND_CONTAINER);
 		size_t all = l->nsig;
 		l->nsig = own; /* grade on the gVisor evidence, not the absorbed namespaces */
-		probe_layer_grade(l, sigs, g.st);
+		probe_layer_grade(l, sigs, gv_doubt ? PROBE_PRESENT_WEAK : g.st);
 		l->nsig = all;
 		/* Only the ptrace platform makes a system call this slow. */
 		int rt = probe_find(sigs, "syscall.roundtrip_ns");
@@ -429,15 +468,22 @@ void probe_classify(const struct probe_signals *sigs, struct probe_verdict *out)
 	/* ---- unanswered questions ---- */
 	probe_unanswered_add(out, &x, "vm", PROBE_AXIS_VM, PROBE_KIND_VM, vm.st);
 	probe_unanswered_add(out, &x, "gvisor", PROBE_AXIS_GVISOR, PROBE_KIND_GVISOR, g.st);
-	if (!x.in_gvisor)
+	if (!x.in_gvisor && x.proc_forged && out->nunanswered < 4) {
+		struct probe_unanswered *u = &out->unanswered[out->nunanswered++];
+		u->question = "container";
+		probe_strlcpy(u->why, sizeof(u->why),
+		              "/proc or its namespace files are not the kernel's own "
+		              "(kernel.identity_*): the namespace readings are forged");
+	} else if (!x.in_gvisor) {
 		probe_unanswered_add(out, &x, "container", PROBE_AXIS_CONTAINER,
 		                     PROBE_KIND_CONTAINER, c.st);
+	}
 
 	/* ---- tier: the innermost layer, or NONE when every axis says no ---- */
 	bool high;
 	if (x.in_gvisor) {
 		out->tier = "GVISOR";
-		high = g.st == PROBE_PRESENT;
+		high = g.st == PROBE_PRESENT && !gv_doubt;
 	} else if (probe_present(c.st)) {
 		/* Not ruling gVisor out only means the truth may be stronger. */
 		out->tier = "CONTAINER";

@@ -448,6 +448,8 @@ char *probe_live_generate(const char *name)
 		return probe_live_kmsg();
 	if (strcmp(name, "ns") == 0)
 		return probe_live_ns();
+	if (strcmp(name, "identity") == 0)
+		return probe_live_identity();
 	if (strcmp(name, "syscalls") == 0)
 		return probe_live_syscalls();
 	if (strcmp(name, "timing") == 0)

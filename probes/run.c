@@ -21,6 +21,8 @@ void probe_run(struct probe_input *in, struct probe_result *res)
 	probe_sig_virt(in, &res->sigs);
 	probe_sig_virt_arm64(in, &res->sigs);
 	probe_sig_kernel(in, &res->sigs, &res->kernel);
+	/* Before the system calls: their seccomp guard asks whether /proc is real. */
+	probe_sig_identity(in, &res->sigs, &res->kernel);
 	probe_sig_syscall(in, &res->sigs);
 	probe_sig_container(in, &res->sigs);
 	/* The pid is part of a capture even when no signal needs it. */

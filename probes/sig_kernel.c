@@ -77,6 +77,39 @@ static void probe_kernel_proc_version(struct probe_input *in, struct probe_signa
 	probe_add(sigs, &s);
 }
 
+/*
+ * uname(2) against /proc/version: Linux prints "Linux version <release> (...)
+ * <version>" from the same utsname, and gVisor's Sentry answers both with its
+ * own fixed identity. A container that forges gVisor (a seccomp filter, a
+ * copied /proc/version) still gets the host's uname(2): the two disagree.
+ * Informational; classify.c lowers a gvisor layer it disagrees with.
+ */
+static void probe_kernel_uname_agree(struct probe_signals *sigs, const struct probe_kernel *k)
+{
+	if (!k->release[0] || !k->version[0] || !k->proc_version[0])
+		return;
+	const char *pv = k->proc_version;
+	size_t rl = strlen(k->release);
+	bool rel =
+	    probe_starts_with(pv, "Linux version ") &&
+	    strncmp(pv + strlen("Linux version "), k->release, rl) == 0 &&
+	    (pv[strlen("Linux version ") + rl] == ' ' || pv[strlen("Linux version ") + rl] == '\0');
+	bool ver = strstr(pv, k->version) != NULL;
+	struct probe_signal s = {
+	    .id = "kernel.uname_proc_version",
+	    .family = PROBE_FAM_KERNEL,
+	    .source = "uname(2) vs /proc/version",
+	    .weight = PROBE_WEAK,
+	    .supports = PROBE_KIND_NONE,
+	    .axis = PROBE_AXIS_INFO,
+	};
+	snprintf(s.value, sizeof(s.value), "%s",
+	         rel && ver ? "agree"
+	         : rel      ? "disagree: the version differs"
+	                    : "disagree: the release differs");
+	probe_add(sigs, &s);
+}
+
 static void probe_kernel_cmdline(struct probe_input *in, struct probe_signals *sigs,
                                  struct probe_kernel *k)
 {
@@ -231,6 +264,7 @@ void probe_sig_kernel(struct probe_input *in, struct probe_signals *sigs, struct
 	memset(k, 0, sizeof(*k));
 	probe_kernel_uname(in, sigs, k);
 	probe_kernel_proc_version(in, sigs, k);
+	probe_kernel_uname_agree(sigs, k);
 	probe_kernel_cmdline(in, sigs, k);
 	probe_kernel_log(in, sigs);
 	probe_kernel_nsfs(in, sigs);

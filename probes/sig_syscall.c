@@ -4,9 +4,9 @@
  *
  * Behaviour, not text: gVisor's syscall table returns ENOSYS or EPERM for
  * calls Linux implements (measured against the runsc on this machine kind,
- * see the table below). These are strong, except that under a seccomp filter
- * a gVisor-like errno is weak: a filter can return any errno for any call
- * (Docker's default profile answers modify_ldt with EPERM).
+ * see the table below). These are strong, except that a gVisor-like errno is
+ * weak unless no seccomp filter can be there: a filter can return any errno
+ * for any call (Docker's default profile answers modify_ldt with EPERM).
  */
 #include "probe.h"
 
@@ -56,13 +56,20 @@ static bool probe_syscall_result(const char *text, const char *name, char *out, 
 	return false;
 }
 
-/* Seccomp mode from the status file and from prctl; -1 when unknown. */
-static int probe_seccomp(struct probe_input *in, struct probe_signals *sigs, const char *calls)
+/*
+ * Is there no seccomp filter? The guard must not rest on what a filter can
+ * answer: prctl(PR_GET_SECCOMP) is a system call the filter itself can
+ * answer with 0. /proc/self/status is written by the kernel that installed
+ * the filter (the host's in a container, the Sentry in gVisor), so it counts
+ * only when the identity checks did not find /proc forged. True only when
+ * the status file says 0 and prctl does not say otherwise.
+ */
+static bool probe_seccomp(struct probe_input *in, struct probe_signals *sigs, const char *calls)
 {
 	const char *status = probe_read(in, "/proc/self/status", NULL);
 	char v[32];
 	uint64_t mode;
-	int result = -1;
+	int st_mode = -1, pr_mode = -1;
 	if (status && probe_field(v, sizeof(v), status, "Seccomp") && probe_parse_u64(v, &mode) &&
 	    mode <= 2) {
 		/* Docker, Podman and Kubernetes' RuntimeDefault apply a filter;
@@ -77,10 +84,9 @@ static int probe_seccomp(struct probe_input *in, struct probe_signals *sigs, con
 		};
 		snprintf(s.value, sizeof(s.value), "%llu", (unsigned long long)mode);
 		probe_add(sigs, &s);
-		result = (int)mode;
+		st_mode = (int)mode;
 	}
 	if (calls && probe_syscall_result(calls, "prctl_seccomp", v, sizeof(v))) {
-		bool num = probe_parse_u64(v, &mode);
 		struct probe_signal s = {
 		    .id = "syscall.seccomp_prctl",
 		    .family = PROBE_FAM_SYSCALL,
@@ -91,10 +97,25 @@ static int probe_seccomp(struct probe_input *in, struct probe_signals *sigs, con
 		};
 		probe_strlcpy(s.value, sizeof(s.value), v);
 		probe_add(sigs, &s);
-		if (num && mode == 2)
-			result = 2;
-		else if (num && result < 0)
-			result = (int)mode;
+		pr_mode = probe_parse_u64(v, &mode) && mode <= 2 ? (int)mode : 3;
+	}
+	if (st_mode >= 0 && pr_mode >= 0) {
+		/* A filter that answers prctl for itself shows here. */
+		struct probe_signal s = {
+		    .id = "syscall.seccomp_agree",
+		    .family = PROBE_FAM_SYSCALL,
+		    .source = "prctl(PR_GET_SECCOMP) vs /proc/self/status Seccomp",
+		    .weight = PROBE_WEAK,
+		    .supports = PROBE_KIND_NONE,
+		    .axis = PROBE_AXIS_INFO,
+		};
+		snprintf(s.value, sizeof(s.value), "%s (status %d, prctl %s)",
+		         st_mode == pr_mode ? "agree" : "disagree", st_mode,
+		         pr_mode <= 2 ? (pr_mode == 0   ? "0"
+		                         : pr_mode == 1 ? "1"
+		                                        : "2")
+		                      : "other");
+		probe_add(sigs, &s);
 	}
 	if (status && probe_field(v, sizeof(v), status, "TracerPid") && probe_parse_u64(v, &mode)) {
 		/* A tracer (debugger, strace, proot) slows calls down; noted so
@@ -110,7 +131,10 @@ static int probe_seccomp(struct probe_input *in, struct probe_signals *sigs, con
 		snprintf(s.value, sizeof(s.value), "%llu", (unsigned long long)mode);
 		probe_add(sigs, &s);
 	}
-	return result;
+	bool forged = false;
+	for (size_t i = 0; i < sigs->n; i++)
+		forged = forged || sigs->v[i].forges_proc;
+	return st_mode == 0 && (pr_mode < 0 || pr_mode == 0) && !forged;
 }
 
 static void probe_syscall_timing(struct probe_input *in, struct probe_signals *sigs, bool traced)
@@ -150,7 +174,7 @@ void probe_sig_syscall(struct probe_input *in, struct probe_signals *sigs)
 	    "syscall.modify_ldt",
 	};
 	const char *calls = probe_read(in, "/.probe/syscalls", NULL);
-	int seccomp = probe_seccomp(in, sigs, calls);
+	bool no_filter = probe_seccomp(in, sigs, calls);
 	for (size_t i = 0;
 	     calls && i < sizeof(probe_syscall_rules) / sizeof(probe_syscall_rules[0]); i++) {
 		const struct probe_syscall_rule *r = &probe_syscall_rules[i];
@@ -167,8 +191,9 @@ void probe_sig_syscall(struct probe_input *in, struct probe_signals *sigs)
 		    .id = ids[i],
 		    .family = PROBE_FAM_SYSCALL,
 		    .source = r->name,
-		    /* A filter can forge gVisor's errnos, not Linux's successes. */
-		    .weight = seccomp == 2 && !l ? PROBE_WEAK : PROBE_STRONG,
+		    /* A filter can forge gVisor's errnos, not Linux's successes;
+		     * an errno is strong only when no filter can be there. */
+		    .weight = !no_filter && !l ? PROBE_WEAK : PROBE_STRONG,
 		    .supports = g ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
 		    /* Any other result (a seccomp errno, SIGSYS) answers nothing. */
 		    .axis = g || l ? PROBE_AXIS_GVISOR : PROBE_AXIS_INFO,

@@ -129,6 +129,35 @@ const struct probe_signal_desc probe_signal_table[] = {
      "gvisor when the log starts with `Starting gVisor...`, else against"},
     {"kernel.nsfs_inodes", K, "/proc/self/ns/* inode numbers", "strong against, weak for", A_GV, BH,
      "nsfs", "Linux-range numbers: strong against gvisor; small ones: weak gvisor"},
+    {"kernel.uname_proc_version", K, "uname(2) vs /proc/version", "weak", A_IN, MK, "uname",
+     "informational; `disagree` (the release or version uname(2) gives is not the one "
+     "/proc/version names: a filter or a copied /proc, gVisor's Sentry answers both alike) "
+     "makes a gvisor layer low confidence"},
+    /* ---- the identity inputs checked (sig_identity.c, live only) ---- */
+    {"kernel.identity_proc_fs", K, "fstatfs(/proc)", "never votes", A_IN, BH, "identity",
+     "`ok` when /proc is procfs (PROC_SUPER_MAGIC); `fail`: every /proc reading, namespaces "
+     "included, is forged (the container question is left open, a gvisor layer is low)"},
+    {"kernel.identity_files_mount", K,
+     "fstatfs, fstat, statx mnt_id (or fdinfo) of boot_id "
+     "and /proc/stat",
+     "never votes", A_IN, BH, "identity",
+     "`ok` when both are on procfs, on /proc's device and served by /proc's mount (or a "
+     "read-only rebind of procfs at its own path); `fail`: a file was put over them"},
+    {"kernel.identity_proc_mounts", K, "/proc/self/mountinfo (checked to be /proc's own)",
+     "never votes", A_IN, BH, "identity",
+     "`fail identity` for a mount over /proc/stat, boot_id, random/uuid, /proc/version; "
+     "`fail pid` for one over /proc/<pid>, self or thread-self (forges the namespace "
+     "readings); procfs rebound at its own path and masks elsewhere are fine"},
+    {"kernel.identity_boot_id_reads", K, "boot_id and random/uuid, each read twice", "never votes",
+     A_IN, BH, "identity",
+     "`ok` when boot_id reads the same twice and random/uuid differs (procfs's generator); "
+     "`fail`: a file, or uuid bound over boot_id"},
+    {"kernel.identity_ns_stat", K, "readlink vs stat/fstatfs of /proc/self/ns/*", "never votes",
+     A_IN, BH, "identity",
+     "`ok` when every namespace file is on nsfs (NSFS_MAGIC) with the inode readlink shows; "
+     "`fail`: the namespace readings are forged (the container question is left open)"},
+    {"kernel.identity_time_ns", K, "/proc/self/ns/time inode", "never votes", A_IN, BH, "identity",
+     "`ok` in the initial time namespace; `fail`: a private one shifts /proc/stat's btime"},
     {"syscall.setfsuid", S, "setfsuid(-1)", "strong (weak under seccomp)", A_GV, BH, "syscalls",
      "gvisor for ENOSYS, against for success"},
     {"syscall.setfsgid", S, "setfsgid(-1)", "strong (weak under seccomp)", A_GV, BH, "syscalls",
@@ -146,7 +175,11 @@ const struct probe_signal_desc probe_signal_table[] = {
     {"syscall.seccomp_status", S, "/proc/self/status Seccomp", "weak", A_CT, MK, "status",
      "container for mode 2, else informational"},
     {"syscall.seccomp_prctl", S, "prctl(PR_GET_SECCOMP)", "weak", A_IN, MK, "syscalls",
-     "informational"},
+     "informational (a filter can answer it: never the no-filter guard)"},
+    {"syscall.seccomp_agree", S, "prctl(PR_GET_SECCOMP) vs /proc/self/status Seccomp", "weak", A_IN,
+     MK, "status",
+     "informational; `disagree` (the filter answers prctl for itself) makes a gvisor layer "
+     "low confidence"},
     {"syscall.tracer_pid", S, "/proc/self/status TracerPid", "weak", A_IN, MK, "status",
      "informational (read with the timing)"},
     /* ---- is there a namespace boundary ---- */

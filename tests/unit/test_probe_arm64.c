@@ -36,23 +36,24 @@ static const struct expect cases[] = {
      "virt.midr=strong/vm/hardware virt.dt_compatible=strong/vm/firmware "
      "virt.dt_psci=weak/vm/marker virt.dt_layout=weak/vm/marker"},
     /* Under KVM the host's MIDR shows through (no vote); the platform names itself in
-     * firmware (the device tree's root, KVM's SMCCC answer): high, resting on firmware. */
-    {"syn-arm64-firecracker", "MICROVM", "high", "vm:firecracker:kvm",
+     * firmware (the device tree's root, KVM's SMCCC answer as the kernel logged it): files
+     * the sandbox could have written, so the vm layer is low. */
+    {"syn-arm64-firecracker", "MICROVM", "low", "vm:firecracker:kvm",
      "virt.midr=weak/none/marker virt.dt_compatible=strong/vm/firmware "
      "virt.dt_psci=weak/vm/marker virt.kernel_log=strong/vm/firmware "
      "virt.dt_layout=weak/vm/marker virt.kvm_services=strong/vm/firmware"},
-    {"syn-arm64-cloud-hypervisor", "MICROVM", "high", "vm:cloud-hypervisor:kvm",
+    {"syn-arm64-cloud-hypervisor", "MICROVM", "low", "vm:cloud-hypervisor:kvm",
      "virt.midr=weak/none/marker virt.dt_compatible=strong/vm/firmware "
      "virt.dt_psci=weak/vm/marker virt.kernel_log=strong/vm/firmware "
      "virt.dt_layout=weak/vm/marker virt.kvm_services=strong/vm/firmware "
      "virt.ptp_kvm=strong/vm/firmware"},
-    {"syn-arm64-qemu-kvm", "MICROVM", "high", "vm:qemu:kvm",
+    {"syn-arm64-qemu-kvm", "MICROVM", "low", "vm:qemu:kvm",
      "virt.midr=weak/none/marker virt.dt_compatible=strong/vm/firmware "
      "virt.dt_psci=weak/vm/marker virt.kernel_log=strong/vm/firmware "
      "virt.dt_layout=weak/vm/marker virt.kvm_services=strong/vm/firmware "
      "virt.ptp_kvm=strong/vm/firmware"},
     /* Xen names itself in a /hypervisor node (virt.device_tree); its root is no dummy-virt. */
-    {"syn-arm64-xen", "MICROVM", "high", "vm:xen:xen",
+    {"syn-arm64-xen", "MICROVM", "low", "vm:xen:xen",
      "virt.midr=weak/none/marker virt.dt_compatible=weak/none/marker "
      "virt.dt_psci=weak/vm/marker virt.device_tree=strong/vm/firmware"},
     /* A board, EL3 firmware, the kernel entered at EL2: no VM. */
@@ -61,7 +62,7 @@ static const struct expect cases[] = {
      "virt.dt_psci=weak/none/marker virt.kernel_log=strong/none/firmware"},
     /* A device tree alone: the root names a virtual board (firmware, as DMI alone would),
      * but no VMM. */
-    {"syn-arm64-dt-only", "MICROVM", "high", "vm:unknown:unknown",
+    {"syn-arm64-dt-only", "MICROVM", "low", "vm:unknown:unknown",
      "virt.dt_compatible=strong/vm/firmware virt.dt_psci=weak/vm/marker"},
 };
 

@@ -366,6 +366,73 @@ START_TEST(the_real_probe_output_parses)
 }
 END_TEST
 
+/* kernel.identity: trusted only when well-formed, true and without a problem;
+ * absent or malformed is untrusted (fail closed), never a parse error. */
+START_TEST(kernel_identity_field)
+{
+	static const struct {
+		const char *kernel;
+		bool trusted;
+		const char *problem; /* a prefix of identity_problem */
+	} cases[] = {
+	    {"{\"release\":\"6.1\"}", false, "the probe did not check its identity inputs"},
+	    {"{\"identity\":{\"trusted\":true,\"problems\":[]}}", true, ""},
+	    {"{\"identity\":{\"trusted\":false,\"problems\":[\"/proc: not procfs\",\"b\"]}}", false,
+	     "/proc: not procfs"},
+	    {"{\"identity\":{\"trusted\":true,\"problems\":[\"boot_id read twice: changed\"]}}",
+	     false, "boot_id read twice: changed"},
+	    {"{\"identity\":{\"trusted\":false,\"problems\":[]}}", false,
+	     "the probe did not say why"},
+	    {"{\"identity\":{\"trusted\":\"yes\",\"problems\":[]}}", false,
+	     "kernel.identity is malformed"},
+	    {"{\"identity\":{\"trusted\":1,\"problems\":[]}}", false,
+	     "kernel.identity is malformed"},
+	    {"{\"identity\":{\"trusted\":true}}", false, "kernel.identity is malformed"},
+	    {"{\"identity\":{\"trusted\":true,\"problems\":[7]}}", false,
+	     "kernel.identity is malformed"},
+	    {"{\"identity\":{\"trusted\":true,\"problems\":[\"1\",\"2\",\"3\",\"4\",\"5\",\"6\","
+	     "\"7\",\"8\",\"9\"]}}",
+	     false, "kernel.identity is malformed"},
+	    {"{\"identity\":[true]}", false, "the probe did not check its identity inputs"},
+	    {"{\"identity\":{\"trusted\":false,\"problems\":[\"a\\u001b[31mred\\u00e9\"]}}", false,
+	     "a?[31mred??"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+		char *doc = doc_edit("kernel", cases[i].kernel);
+		probe_result r;
+		expect_ok(doc, &r);
+		ck_assert_msg(r.identity_trusted == cases[i].trusted, "%s: trusted %d",
+		              cases[i].kernel, r.identity_trusted);
+		ck_assert_msg(
+		    strncmp(r.identity_problem, cases[i].problem, strlen(cases[i].problem)) == 0 &&
+		        (cases[i].problem[0] || !r.identity_problem[0]),
+		    "%s: problem \"%s\"", cases[i].kernel, r.identity_problem);
+		probe_result_clear(&r);
+		free(doc);
+	}
+	/* A problem over 160 bytes is malformed; one of 160 is taken whole. */
+	char kernel[600], big[200];
+	memset(big, 'x', 161);
+	big[161] = '\0';
+	snprintf(kernel, sizeof kernel, "{\"identity\":{\"trusted\":false,\"problems\":[\"%s\"]}}",
+	         big);
+	char *doc = doc_edit("kernel", kernel);
+	probe_result r;
+	expect_ok(doc, &r);
+	ck_assert_ptr_nonnull(strstr(r.identity_problem, "malformed"));
+	probe_result_clear(&r);
+	free(doc);
+	big[160] = '\0';
+	snprintf(kernel, sizeof kernel, "{\"identity\":{\"trusted\":false,\"problems\":[\"%s\"]}}",
+	         big);
+	doc = doc_edit("kernel", kernel);
+	expect_ok(doc, &r);
+	ck_assert_str_eq(r.identity_problem, big);
+	probe_result_clear(&r);
+	free(doc);
+}
+END_TEST
+
 START_TEST(names)
 {
 	ck_assert_str_eq(probe_tier_name(PROBE_TIER_MICROVM), "MICROVM");
@@ -396,6 +463,7 @@ int main(void)
 	tcase_add_test(tc, other_members);
 	tcase_add_test(tc, the_real_probe_output_parses);
 	tcase_add_test(tc, names);
+	tcase_add_test(tc, kernel_identity_field);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
