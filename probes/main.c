@@ -1,6 +1,6 @@
 /*
  * main.c - isotier-probe [--json | --tier | --quiet] [--root DIR] [--capture DIR]
- *                        [--emit-capture] [--markers]
+ *                        [--emit-capture] [--markers] [--nonce HEX] [--challenge MS]
  *
  * Also runs as /init of an initramfs: when it is PID 1 and /proc is not
  * mounted (runc and runsc start payloads as PID 1 too, with /proc mounted),
@@ -33,7 +33,7 @@ static void probe_usage(FILE *f)
 {
 	fputs(
 	    "usage: isotier-probe [--json | --tier | --quiet] [--root DIR] [--capture DIR]\n"
-	    "                     [--emit-capture] [--markers]\n"
+	    "                     [--emit-capture] [--markers] [--nonce HEX] [--challenge MS]\n"
 	    "  --json          one JSON document (schema isotier.probe/1)\n"
 	    "  --tier          just the tier word (MICROVM, GVISOR, CONTAINER, NONE or\n"
 	    "                  UNKNOWN) on one line, for scripts (cf. systemd-detect-virt)\n"
@@ -43,6 +43,11 @@ static void probe_usage(FILE *f)
 	    "                  an existing DIR must be an empty directory of ours)\n"
 	    "  --emit-capture  after the report, stream the capture directory as text\n"
 	    "  --markers       wrap the report between BEGIN/END marker lines\n"
+	    "  --nonce HEX     the verifier's per-run nonce (16-64 lowercase hex digits),\n"
+	    "                  echoed in the report's \"run\" object\n"
+	    "  --challenge MS  sample the kernel's task count (sysinfo procs) for MS\n"
+	    "                  milliseconds (1-5000) and report the samples: the verifier's\n"
+	    "                  host looks for its own on/off pattern in them\n"
 	    "exit status:\n"
 	    "  0   a report was printed (whatever the tier, UNKNOWN included); with --tier\n"
 	    "      or --quiet: a boundary was seen (MICROVM, GVISOR or CONTAINER)\n"
@@ -143,7 +148,7 @@ int main(int argc, char **argv)
 {
 	bool json = false, emit = false, markers = false, tier_only = false, quiet = false;
 	const char *root = NULL, *capture = NULL;
-	int rc = 0;
+	int rc = 0, challenge_ms = 0;
 
 	bool init = probe_is_initramfs_init();
 	if (init) {
@@ -174,9 +179,29 @@ int main(int argc, char **argv)
 			} else {
 				capture = v;
 			}
+		} else if (strcmp(a, "--nonce") == 0 || strcmp(a, "--challenge") == 0) {
+			const char *v = probe_opt_value(argc, argv, &i);
+			char *end = NULL;
+			long ms = v && a[2] == 'c' ? strtol(v, &end, 10) : 0;
+			bool bad = !v || (a[2] == 'n' ? probe_challenge_set_nonce(v) < 0
+			                              : (*end || ms < 1 || ms > 5000));
+			if (bad) {
+				if (v)
+					probe_arg_error(a, v,
+					                a[2] == 'n' ? "expected 16 to 64 lowercase hex digits"
+					                            : "expected milliseconds, 1 to 5000");
+				probe_usage(stderr);
+				if (!init)
+					return PROBE_EX_USAGE;
+				rc = PROBE_EX_USAGE;
+			} else if (a[2] == 'c') {
+				challenge_ms = (int)ms;
+			}
 		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			probe_usage(stdout);
 			return 0;
+		} else if (strcmp(a, "--version") == 0) { /* as `isotier --version` */
+			return puts("isotier-probe " PROBE_VERSION) < 0;
 		} else if (strcmp(a, "--") == 0 || (init && a[0] != '-')) {
 			/* The kernel may hand /init stray words: ignore them. */
 			continue;
@@ -225,6 +250,10 @@ int main(int argc, char **argv)
 
 	static struct probe_result res; /* large: keep it off the stack */
 	probe_run(&in, &res);
+	/* After the detection, so the host's threads do not slow it; a replay
+	 * reads nothing live and answers no challenge. */
+	if (challenge_ms && !root)
+		probe_challenge_sample(challenge_ms);
 
 	if (tier_only || quiet) {
 		if (!quiet)

@@ -27,9 +27,12 @@
 /* Every input is hostile: no read is longer than this. */
 #define PROBE_MAX_FILE      (64 * 1024)
 #define PROBE_MAX_INPUTS    128
-#define PROBE_MAX_SIGNALS   80
+#define PROBE_MAX_SIGNALS   96
 #define PROBE_MAX_CONFLICTS 32
 #define PROBE_VALUE_MAX     200
+/* kernel.identity.problems: bounded, the verifier reads them. */
+#define PROBE_IDENTITY_MAX_PROBLEMS 8
+#define PROBE_IDENTITY_PROBLEM_MAX  161 /* 160 bytes and the NUL */
 
 /* ---- input.c: live or replay, plus capture ----------------------------- */
 
@@ -94,6 +97,8 @@ size_t probe_list_live(const char *path, char **names, size_t max);
 /* Text of /.probe/<name> from the live system, malloc'ed, or NULL when the
  * input does not exist here (e.g. no CPUID instruction). */
 char *probe_live_generate(const char *name);
+/* live_identity.c: .probe/identity, the checks of the identity inputs. */
+char *probe_live_identity(void);
 /* live_arm64.c: .probe/midr and .probe/devicetree (NULL off arm64 / without a device tree). */
 char *probe_live_midr(void);
 char *probe_live_devicetree(void);
@@ -211,6 +216,12 @@ struct probe_signal {
 	 * bit says nothing.
 	 */
 	bool paravirt;
+	/*
+	 * The kernel says /proc is not its own procfs, or the namespace files are
+	 * not nsfs (kernel.identity_*): the namespace and /proc readings are
+	 * forged and answer nothing.
+	 */
+	bool forges_proc;
 	/* Filled by probe_add from the table. */
 	enum probe_class cls;
 	const char *origin;
@@ -245,6 +256,14 @@ struct probe_kernel {
 	 */
 	char boot_id[40];
 	uint64_t btime;
+	/*
+	 * Whether the files boot_id and btime came from were checked on this
+	 * live kernel and found to be its own procfs (sig_identity.c): false when
+	 * any check failed or could not run (always in replay).
+	 */
+	bool identity_trusted;
+	char identity_problems[PROBE_IDENTITY_MAX_PROBLEMS][PROBE_IDENTITY_PROBLEM_MAX];
+	size_t identity_nproblems;
 };
 
 /* ---- signal collectors: one per family ------------------------------------- */
@@ -263,6 +282,9 @@ void probe_sig_container_named(struct probe_input *in, struct probe_signals *sig
 bool probe_cpuid_leaf(const char *text, uint32_t leaf, uint32_t r[4]);
 /* The 12-byte signature in EBX:ECX:EDX, printable. */
 void probe_cpuid_signature(const uint32_t r[4], char out[13]);
+/* The identity inputs checked (sig_identity.c): kernel.identity_* signals
+ * and k->identity_*. Runs after probe_sig_kernel (it judges k's values). */
+void probe_sig_identity(struct probe_input *in, struct probe_signals *sigs, struct probe_kernel *k);
 /* Confidential-VM markers (sig_cvm.c), called by probe_sig_virt. */
 void probe_sig_cvm(struct probe_input *in, struct probe_signals *sigs);
 /* Platform naming from /proc/cpuinfo, device tree and Xen (sig_virt_pv.c). */
@@ -278,7 +300,7 @@ struct probe_layer {
 	enum probe_kind kind;
 	char vendor[40];
 	char hypervisor[24];
-	const char *confidence; /* high: rests on hardware, behaviour or firmware; low: markers */
+	const char *confidence; /* high: hardware or behaviour; low: files (firmware, markers) */
 	const char *cls;        /* the evidence class it rests on */
 	const char *cvm;        /* vm: sev, sev-es, sev-snp, tdx; NULL when none seen */
 	size_t cvm_sig[PROBE_MAX_CVM_EVIDENCE];
@@ -330,6 +352,30 @@ void probe_run(struct probe_input *in, struct probe_result *res);
 void probe_json_string(FILE *f, const char *s);
 void probe_report_json(FILE *f, const struct probe_result *res);
 void probe_report_human(FILE *f, const struct probe_result *res);
+
+/* ---- challenge.c: the verifier's nonce and task-count challenge ------------- */
+
+/* The verifier's per-run nonce (16 to 64 lowercase hex digits): echoed in the
+ * report so that a recorded output proves nothing about another run. 0, or
+ * -1 for a malformed value. */
+int probe_challenge_set_nonce(const char *hex);
+/* Samples the kernel's system-wide task count (sysinfo(2) procs) for
+ * window_ms (1..5000) before the report is written: on a kernel it shares
+ * with the verifier's host, the host's on/off pattern shows in it. */
+void probe_challenge_sample(int window_ms);
+#define PROBE_CHALLENGE_MAX_CHANGES 4096
+struct probe_challenge {
+	char nonce[65];
+	bool asked; /* --challenge given */
+	int error;  /* errno of a failed sysinfo(2), 0 when none */
+	uint64_t start_us, end_us;
+	size_t samples, n;
+	bool truncated;
+	uint64_t t_us[PROBE_CHALLENGE_MAX_CHANGES]; /* only changes of the count are kept */
+	unsigned long procs[PROBE_CHALLENGE_MAX_CHANGES];
+};
+/* What was asked and sampled, for the report writer (report.c). */
+const struct probe_challenge *probe_challenge_get(void);
 
 /* ---- emit.c: the capture directory as text on stdout ----------------------- */
 

@@ -84,6 +84,37 @@ static void probe_json_ids(FILE *f, const struct probe_signals *sigs, const size
 	fputc(']', f);
 }
 
+/* ",\n  \"run\": {...}": the verifier's nonce and the challenge samples,
+ * when either was asked for. */
+static void probe_report_run(FILE *f, const struct probe_challenge *c)
+{
+	if (!c->nonce[0] && !c->asked)
+		return;
+	fputs(",\n  \"run\": {\"nonce\": ", f);
+	if (c->nonce[0])
+		probe_json_string(f, c->nonce);
+	else
+		fputs("null", f);
+	if (!c->asked) {
+		fputs("}", f);
+		return;
+	}
+	fputs(",\n    \"challenge\": {\"counter\": \"sysinfo.procs\", \"clock\": \"monotonic\"", f);
+	if (c->error) {
+		fputs(", \"error\": ", f);
+		probe_json_string(f, strerror(c->error));
+	}
+	fprintf(f,
+	        ", \"start_us\": %llu, \"end_us\": %llu, \"samples\": %zu, \"truncated\": %s,\n"
+	        "      \"changes\": [",
+	        (unsigned long long)c->start_us, (unsigned long long)c->end_us, c->samples,
+	        c->truncated ? "true" : "false");
+	for (size_t i = 0; i < c->n; i++)
+		fprintf(f, "%s[%llu, %lu]", i ? (i % 8 ? ", " : ",\n        ") : "",
+		        (unsigned long long)c->t_us[i], c->procs[i]);
+	fputs("]}}", f);
+}
+
 void probe_report_json(FILE *f, const struct probe_result *res)
 {
 	const struct probe_verdict *v = &res->verdict;
@@ -176,7 +207,18 @@ void probe_report_json(FILE *f, const struct probe_result *res)
 		fprintf(f, ", \"btime\": %llu", (unsigned long long)k->btime);
 	else
 		fputs(", \"btime\": null", f);
-	fprintf(f, "},\n  \"duration_us\": %llu\n}\n", (unsigned long long)res->duration_us);
+	/* Whether boot_id and btime were checked to be this live kernel's own. */
+	fprintf(f, ",\n    \"identity\": {\"trusted\": %s, \"problems\": [",
+	        k->identity_trusted ? "true" : "false");
+	for (size_t i = 0; i < k->identity_nproblems && i < PROBE_IDENTITY_MAX_PROBLEMS; i++) {
+		if (i)
+			fputs(", ", f);
+		probe_json_string(f, k->identity_problems[i]);
+	}
+	fputs("]}", f);
+	fprintf(f, "},\n  \"duration_us\": %llu", (unsigned long long)res->duration_us);
+	probe_report_run(f, probe_challenge_get());
+	fputs("\n}\n", f);
 }
 
 void probe_report_human(FILE *f, const struct probe_result *res)
@@ -235,5 +277,12 @@ void probe_report_human(FILE *f, const struct probe_result *res)
 	fprintf(f, "\nkernel boot: boot_id %s, btime %llu\n",
 	        res->kernel.boot_id[0] ? res->kernel.boot_id : "unknown",
 	        (unsigned long long)res->kernel.btime);
+	fprintf(f, "kernel identity: %s\n",
+	        res->kernel.identity_trusted ? "checked, the kernel's own" : "not trusted");
+	for (size_t i = 0; i < res->kernel.identity_nproblems; i++) {
+		fputs("  ", f);
+		probe_human_string(f, res->kernel.identity_problems[i]);
+		fputc('\n', f);
+	}
 	fprintf(f, "duration: %llu us\n", (unsigned long long)res->duration_us);
 }

@@ -101,7 +101,6 @@ static void describe_observed(char *buf, size_t len, const probe_result *p)
 static void describe_layers(char *buf, size_t len, const probe_result *p, const bool *own,
                             isotier_kernel_relation rel)
 {
-	const char *not_own = rel == ISOTIER_KERNEL_SHARED ? "host's " : "unproven ";
 	size_t off = 0;
 	buf[0] = '\0';
 	if (!p->n_layers) {
@@ -110,6 +109,9 @@ static void describe_layers(char *buf, size_t len, const probe_result *p, const 
 	}
 	for (size_t i = 0; i < p->n_layers && off < len; i++) {
 		const probe_layer *l = &p->layers[i];
+		const char *not_own = rel == ISOTIER_KERNEL_SHARED && l->kind == PROBE_LAYER_VM
+		                          ? "host's "
+		                          : "unproven ";
 		int n = snprintf(buf + off, len - off, "%s%s%s%s%s%s", i ? " > " : "",
 		                 own[i] ? "" : not_own, probe_layer_kind_name(l->kind),
 		                 l->vendor[0] ? "(" : "", l->vendor, l->vendor[0] ? ")" : "");
@@ -120,16 +122,24 @@ static void describe_layers(char *buf, size_t len, const probe_result *p, const 
 }
 
 /* Does layer l carry the claimed mechanism? *vendor_conflict set when it is
- * a vm layer whose named VMM differs from the claimed one. */
+ * a vm layer whose named VMM differs from the claimed one. A claim that names
+ * its VMM is matched exactly: a vm layer that names none (or one outside the
+ * table: "kvm", "xen", "uml") matches with *unnamed set, and can never
+ * confirm the claim. */
 static bool layer_matches(const probe_layer *l, const struct mechanism_row *row,
-                          bool *vendor_conflict)
+                          bool *vendor_conflict, bool *unnamed)
 {
-	*vendor_conflict = false;
+	*vendor_conflict = *unnamed = false;
 	if (l->kind != row->kind)
 		return false;
 	if (row->kind == PROBE_LAYER_VM && row->vmm) {
 		const char *vmm = layer_vmm(l);
-		if (vmm && strcmp(vmm, row->vmm) != 0) {
+		if (!vmm) {
+			/* Where the claimed VM could be: a match that can prove nothing. */
+			*unnamed = true;
+			return true;
+		}
+		if (strcmp(vmm, row->vmm) != 0) {
 			*vendor_conflict = true;
 			return false;
 		}
@@ -155,11 +165,13 @@ isotier_tier judge_ceiling_tier(probe_tier ceiling)
  * the kernel is shown to be the sandbox's own.
  */
 static isotier_kernel_relation effective_relation(const probe_result *p,
-                                                  isotier_kernel_relation rel)
+                                                  isotier_kernel_relation rel,
+                                                  isotier_host_evidence host)
 {
-	/* A trustworthy gVisor innermost: the identity read is the Sentry's. */
+	/* A trustworthy gVisor innermost: the identity read is the Sentry's.
+	 * What the host itself saw is not: its SHARED stands. */
 	if (p->n_layers && p->layers[p->n_layers - 1].kind == PROBE_LAYER_GVISOR &&
-	    p->confidence == PROBE_CONFIDENCE_HIGH)
+	    p->confidence == PROBE_CONFIDENCE_HIGH && host != ISOTIER_HOST_SHARED)
 		return ISOTIER_KERNEL_UNCOMPARED;
 	return rel;
 }
@@ -167,6 +179,41 @@ static isotier_kernel_relation effective_relation(const probe_result *p,
 static bool vm_is_own(isotier_kernel_relation rel)
 {
 	return rel == ISOTIER_KERNEL_DEDICATED || rel == ISOTIER_KERNEL_SELF;
+}
+
+/* Is layer l the sandbox's own boundary (judge.h)? */
+static bool layer_is_own(const probe_layer *l, isotier_kernel_relation rel,
+                         isotier_host_evidence host, unsigned saw)
+{
+	switch (l->kind) {
+	case PROBE_LAYER_VM:
+		return vm_is_own(rel) && (host == ISOTIER_HOST_NONE || (saw & ISOTIER_HOST_SAW_VMM));
+	case PROBE_LAYER_GVISOR:
+		/* gVisor's answers can be imitated by a seccomp filter: with a
+		 * view of its own, the host must have seen runsc run the
+		 * sandbox and none of its own kernel inside. */
+		return host == ISOTIER_HOST_NONE ||
+		       (host == ISOTIER_HOST_CLEAR && (saw & ISOTIER_HOST_SAW_GVISOR));
+	case PROBE_LAYER_CONTAINER: return true;
+	}
+	return false;
+}
+
+/* Why the host's view kept a claimed layer from being the sandbox's own;
+ * "" when it did not. */
+static const char *host_gap(probe_layer_kind kind, isotier_host_evidence host, unsigned saw)
+{
+	if (host == ISOTIER_HOST_NONE)
+		return "";
+	if (host == ISOTIER_HOST_SHARED)
+		return "; the host sees the workload on its own kernel";
+	if (host == ISOTIER_HOST_INCOMPLETE)
+		return "; the host could not complete its checks of the sandbox";
+	if (kind == PROBE_LAYER_VM && !(saw & ISOTIER_HOST_SAW_VMM))
+		return "; the host saw no VMM process run the sandbox";
+	if (kind == PROBE_LAYER_GVISOR && !(saw & ISOTIER_HOST_SAW_GVISOR))
+		return "; the host saw no runsc process run the sandbox";
+	return "";
 }
 
 /* The tier of the innermost own layer; NONE when there is none. */
@@ -216,6 +263,8 @@ void judge(judge_result *out, const judge_claim *claim, const probe_result *prob
 	char observed[160], layers[400], kdetail[300] = "";
 	bool own[PROBE_RESULT_MAX_LAYERS] = {0};
 	isotier_kernel_relation rel = kernel ? kernel->relation : ISOTIER_KERNEL_UNCOMPARED;
+	isotier_host_evidence host = kernel ? kernel->host : ISOTIER_HOST_NONE;
+	unsigned saw = kernel ? kernel->host_saw : 0;
 	out->verdict = VERDICT_INCONCLUSIVE;
 	out->ceiling = PROBE_TIER_UNKNOWN;
 	out->unproven = false;
@@ -223,14 +272,14 @@ void judge(judge_result *out, const judge_claim *claim, const probe_result *prob
 		say(out, "no usable probe output");
 		return;
 	}
-	rel = effective_relation(probe, rel);
+	rel = effective_relation(probe, rel, host);
 	for (size_t i = 0; i < probe->n_layers; i++)
-		own[i] = probe->layers[i].kind != PROBE_LAYER_VM || vm_is_own(rel);
+		own[i] = layer_is_own(&probe->layers[i], rel, host, saw);
 	out->ceiling = ceiling_of(probe, own, rel);
 	if (kernel && kernel->detail && *kernel->detail)
 		snprintf(kdetail, sizeof kdetail, "; %s", kernel->detail);
 	if (probe->n_layers && probe->layers[probe->n_layers - 1].kind == PROBE_LAYER_GVISOR &&
-	    probe->confidence == PROBE_CONFIDENCE_HIGH)
+	    probe->confidence == PROBE_CONFIDENCE_HIGH && host != ISOTIER_HOST_SHARED)
 		snprintf(kdetail, sizeof kdetail,
 		         "; under gVisor the kernel identity is the Sentry's and proves nothing "
 		         "about a VM outside it");
@@ -278,24 +327,58 @@ void judge(judge_result *out, const judge_claim *claim, const probe_result *prob
 	const char *tname = isotier_tier_name(claim->tier);
 	size_t inner = 0;
 	probe_tier own_obs = own_tier(probe, own, &inner);
-	bool present_own = false, present_not_own = false, conflict = false;
+	bool present_own = false, present_not_own = false, conflict = false, named_own = false;
 	const char *conflict_vendor = NULL;
 	for (size_t i = 0; i < probe->n_layers; i++) {
-		bool c;
-		if (layer_matches(&probe->layers[i], row, &c))
+		bool c, unnamed;
+		if (layer_matches(&probe->layers[i], row, &c, &unnamed)) {
 			(own[i] ? &present_own : &present_not_own)[0] = true;
+			named_own |= own[i] && !unnamed;
+		}
 		if (c && own[i]) {
 			conflict = true;
 			conflict_vendor = probe->layers[i].vendor;
 		}
 	}
-	bool c_inner;
-	if (own_obs != PROBE_TIER_NONE && layer_matches(&probe->layers[inner], row, &c_inner)) {
+	bool c_inner, unnamed_inner;
+	bool inner_matches = own_obs != PROBE_TIER_NONE &&
+	                     layer_matches(&probe->layers[inner], row, &c_inner, &unnamed_inner);
+	if ((inner_matches && unnamed_inner) || (present_own && !named_own && !conflict)) {
+		/* A VM of its own whose VMM the probe could not name: it is not
+		 * the claimed one by any evidence, nor shown to be another. */
+		say(out,
+		    "claimed %s (%s) cannot be proven: the sandbox's own VM names no VMM isotier "
+		    "can match to %s; observed %s [%s]%s",
+		    tname, claim_mech, row->vmm, observed, layers, kdetail);
+		out->unproven = true;
+		return;
+	}
+	if (inner_matches) {
 		say(out,
 		    "claimed %s (%s); the sandbox's own innermost layer is "
 		    "%s [%s]%s",
 		    tname, claim_mech, observed, layers, kdetail);
 		out->verdict = VERDICT_CONFIRMED;
+		return;
+	}
+	const char *gap = host_gap(row->kind, host, saw);
+	if (present_not_own && !present_own && row->kind == PROBE_LAYER_GVISOR) {
+		/* gVisor's answers are there, but the host did not see gVisor. */
+		if (host == ISOTIER_HOST_SHARED) {
+			say(out,
+			    "claimed %s (%s), but the workload runs on the host's kernel (%s): "
+			    "what answers like gVisor is not gVisor; the sandbox's own boundary is "
+			    "%s [%s]",
+			    tname, claim_mech, kernel && kernel->detail ? kernel->detail : "host view",
+			    probe_tier_name(own_obs), layers);
+			out->verdict = VERDICT_CONTRADICTED;
+		} else {
+			say(out,
+			    "claimed %s (%s) cannot be proven: gVisor's answers are seen but not "
+			    "shown to be gVisor's%s; the sandbox's own boundary is %s [%s]%s",
+			    tname, claim_mech, gap, probe_tier_name(own_obs), layers, kdetail);
+			out->unproven = true;
+		}
 		return;
 	}
 	if (present_not_own && !present_own) {
@@ -309,8 +392,8 @@ void judge(judge_result *out, const judge_claim *claim, const probe_result *prob
 		} else {
 			say(out,
 			    "claimed %s (%s) cannot be proven: a VM is seen but not shown to be "
-			    "the sandbox's own%s; the sandbox's own boundary is %s [%s]",
-			    tname, claim_mech,
+			    "the sandbox's own%s%s; the sandbox's own boundary is %s [%s]",
+			    tname, claim_mech, gap,
 			    kdetail[0] ? kdetail : "; kernel identity not compared",
 			    probe_tier_name(own_obs), layers);
 			out->unproven = true;

@@ -5,7 +5,10 @@
  *
  * A vm layer counts as the sandbox's own boundary only when its kernel is
  * shown to be its own (DEDICATED, or SELF for a backend that observes the host
- * itself). A vm layer around a sandbox that runs on the host's kernel is the
+ * itself) and, for a local sandbox, the host saw a VMM run it; a gvisor layer
+ * only when the host saw runsc run it and none of its own kernel inside. A
+ * claimed VMM must be named by the probe exactly: an unnamed or unknown VMM
+ * confirms no VMM. A vm layer around a sandbox that runs on the host's kernel is the
  * host's VM, shared by everything on it; one whose kernel could not be
  * compared proves nothing. Under gVisor the kernel identity is the Sentry's
  * own and says nothing about a VM outside it.
@@ -27,6 +30,7 @@
 #define ISOTIER_JUDGE_H
 
 #include "../base/verdict.h"
+#include "host_watch.h"
 #include "probe_result.h"
 
 /* The verdict vocabulary is base/verdict.h's one table. */
@@ -42,6 +46,13 @@ typedef struct judge_claim {
 typedef struct judge_kernel {
 	isotier_kernel_relation relation;
 	const char *detail; /* the comparison in words; NULL: none */
+	/* What the verifier's host itself saw (observe.h): NONE where it has no
+	 * view (the host backend, a remote provider). With a view, a gvisor
+	 * layer is the sandbox's own only when the host saw runsc run it and
+	 * its kernel does not show inside (CLEAR), a vm layer only when the
+	 * host saw a VMM run it. */
+	isotier_host_evidence host;
+	unsigned host_saw; /* ISOTIER_HOST_SAW_* (host_watch.h) */
 } judge_kernel;
 
 #define JUDGE_REASON_MAX 768

@@ -25,6 +25,14 @@ int isotier_kernel_relation_parse(isotier_kernel_relation *out, const char *name
 	return ISOTIER_EINVAL;
 }
 
+static const char *const evidence_names[] = {"none", "shared", "clear", "incomplete"};
+
+const char *isotier_host_evidence_name(isotier_host_evidence e)
+{
+	return (unsigned)e < sizeof evidence_names / sizeof *evidence_names ? evidence_names[e]
+	                                                                    : "none";
+}
+
 bool isotier_boot_id_valid(const char *s)
 {
 	if (!s)
@@ -90,10 +98,17 @@ isotier_kernel_relation isotier_kernel_compare(const isotier_kernel_id *host,
 		         sandbox->boot_id, host->boot_id, host->btime);
 		return ISOTIER_KERNEL_UNCOMPARED;
 	}
-	if (ids) {
+	if (ids && times) {
 		snprintf(detail, detail_len, "a kernel of its own: boot_id %s, the host's is %s",
 		         sandbox->boot_id, host->boot_id);
 		return ISOTIER_KERNEL_DEDICATED;
+	}
+	if (ids) {
+		snprintf(detail, detail_len,
+		         "boot_id %s differs from the host's %s but the %s boot time is missing: "
+		         "kernel identity not comparable",
+		         sandbox->boot_id, host->boot_id, sandbox->btime > 0 ? "host's" : "sandbox's");
+		return ISOTIER_KERNEL_UNCOMPARED;
 	}
 	snprintf(detail, detail_len,
 	         "kernel identity not comparable (boot_id %s in the sandbox, %s on the host)",

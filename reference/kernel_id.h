@@ -29,6 +29,22 @@ typedef enum isotier_kernel_relation {
 	ISOTIER_KERNEL_SELF,           /* the backend observes the host itself */
 } isotier_kernel_relation;
 
+/*
+ * What the verifier's host itself saw of a local sandbox (host_watch.h):
+ * evidence the sandbox cannot write, which decides before any identity the
+ * sandbox prints. Only CLEAR lets a local sandbox's kernel be DEDICATED, or
+ * its gVisor layer count as its own.
+ */
+typedef enum isotier_host_evidence {
+	ISOTIER_HOST_NONE = 0,   /* no host view: the host backend itself, a remote provider */
+	ISOTIER_HOST_SHARED,     /* the host saw the workload on its own kernel */
+	ISOTIER_HOST_CLEAR,      /* the host looked and its kernel does not show in the sandbox */
+	ISOTIER_HOST_INCOMPLETE, /* the host's checks could not complete: nothing excluded */
+} isotier_host_evidence;
+
+/* "none", "shared", "clear", "incomplete". */
+const char *isotier_host_evidence_name(isotier_host_evidence e);
+
 /* A canonical lowercase 8-4-4-4-12 UUID (what Linux prints as boot_id). */
 bool isotier_boot_id_valid(const char *s);
 
@@ -39,7 +55,10 @@ void isotier_kernel_id_self(isotier_kernel_id *out);
 /*
  * Compares a sandbox's kernel identity with the host's. Fails closed: equal
  * boot_ids, or (without boot_ids) equal boot times, are SHARED; DEDICATED
- * needs two valid boot_ids that differ and boot times that do not agree;
+ * needs two valid boot_ids that differ and two boot times that differ (a
+ * missing btime is a forged or unreadable /proc/stat, never a kernel of its
+ * own); identity is testimony, so a caller with a view of its own
+ * (host_watch.h) decides first;
  * everything else is UNCOMPARED. detail gets a sentence naming the values.
  */
 isotier_kernel_relation isotier_kernel_compare(const isotier_kernel_id *host,

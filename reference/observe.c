@@ -3,22 +3,65 @@
 
 #include "artifacts.h"
 #include "collect.h"
+#include "host_watch.h"
 #include "proc.h"
 
 #include <string.h>
 
-/* Runs the probe once in a provisioned sandbox; pr gets what it printed. */
-static void exec_probe(isotier_probe_run *pr, const isotier_backend *b, void *state,
-                       const isotier_observe_opts *o)
+/* Does this observation get the host's own view (host_watch.h)? A local
+ * sandbox only: the host backend is the host, a remote one is not on it. */
+static bool host_watched(const isotier_backend *b)
 {
-	const char *const with_capture[] = {ISOTIER_GUEST_PROBE, "--json", "--capture",
-	                                    ISOTIER_GUEST_CAPTURE, NULL};
-	const char *const bare[] = {ISOTIER_GUEST_PROBE, "--json", NULL};
-	isotier_exec_request req = {.argv = o->capture_dir ? with_capture : bare,
-	                            .timeout_s = o->timeout_s,
-	                            .cancel_fd = o->cancel_fd};
+	return !b->remote && !b->observes_host;
+}
+
+/* A parsed output must echo this run's nonce: one that does not is a
+ * recorded or foreign document and proves nothing about this sandbox. */
+static void check_nonce(isotier_probe_run *pr, const char *nonce)
+{
+	if (!pr->parsed || !strcmp(pr->probe.run.nonce, nonce))
+		return;
+	pr->parsed = false;
+	isotier_error_set(&pr->parse_err, ISOTIER_EDATA, 0,
+	                  "run.nonce: %s, not this run's nonce: a recorded or foreign output "
+	                  "proves nothing about this sandbox",
+	                  pr->probe.run.nonce[0] ? "a different nonce" : "missing");
+	probe_result_clear(&pr->probe);
+}
+
+/* Runs the probe once in a provisioned sandbox; pr gets what it printed.
+ * view (NULL: none) gets what the host saw meanwhile. */
+static void exec_probe(isotier_probe_run *pr, const isotier_backend *b, void *state,
+                       const isotier_observe_opts *o, const char *nonce, isotier_host_view *view)
+{
+	char window[16];
+	snprintf(window, sizeof window, "%d", ISOTIER_CHALLENGE_MS);
+	const char *argv[12];
+	size_t n = 0;
+	argv[n++] = ISOTIER_GUEST_PROBE;
+	argv[n++] = "--json";
+	argv[n++] = "--nonce";
+	argv[n++] = nonce;
+	if (view) {
+		argv[n++] = "--challenge";
+		argv[n++] = window;
+	}
+	if (o->capture_dir) {
+		argv[n++] = "--capture";
+		argv[n++] = ISOTIER_GUEST_CAPTURE;
+	}
+	argv[n] = NULL;
+	isotier_exec_request req = {.argv = argv, .timeout_s = o->timeout_s, .cancel_fd = o->cancel_fd};
 	isotier_collected got = {.max_out = PROBE_RESULT_MAX_BYTES};
+	isotier_host_watch *watch = NULL;
+	isotier_error werr = {0};
+	if (view && isotier_host_watch_start(&watch, ISOTIER_GUEST_PROBE, nonce, &werr) < 0)
+		snprintf(view->workload_detail, sizeof view->workload_detail, "%.190s", werr.message);
 	pr->rc = isotier_exec_collect(&got, b, state, &req, &pr->exit_status, &pr->err);
+	if (watch)
+		isotier_host_watch_stop(watch, view);
+	else if (view)
+		view->pattern_failed = true;
 	snprintf(pr->errtxt, sizeof pr->errtxt, "%s", got.err);
 	pr->out = got.out;
 	pr->out_len = got.out_len;
@@ -30,6 +73,7 @@ static void exec_probe(isotier_probe_run *pr, const isotier_backend *b, void *st
 		                  PROBE_RESULT_MAX_BYTES);
 	else
 		pr->parsed = probe_result_parse(&pr->probe, pr->out, pr->out_len, &pr->parse_err) == 0;
+	check_nonce(pr, nonce);
 }
 
 /* ---- the kernel relation ----------------------------------------------- */
@@ -129,7 +173,28 @@ static void relate(isotier_observation *obs)
 	isotier_kernel_id host, sandbox;
 	isotier_kernel_id_self(&host);
 	kernel_of(&sandbox, &obs->run[0].probe);
-	obs->relation = isotier_kernel_compare(&host, &sandbox, detail, len);
+	char ident[300];
+	isotier_kernel_relation said = isotier_kernel_compare(&host, &sandbox, ident, sizeof ident);
+	/* The host's own view first: what the sandbox prints can lower the
+	 * relation to SHARED, never raise it to DEDICATED on its own. */
+	if (obs->host == ISOTIER_HOST_SHARED) {
+		obs->relation = ISOTIER_KERNEL_SHARED;
+		snprintf(detail, len, "%.240s; %.150s", obs->host_detail, ident);
+	} else if (said != ISOTIER_KERNEL_DEDICATED) {
+		obs->relation = said;
+		snprintf(detail, len, "%.150s; %.240s", ident, obs->host_detail);
+	} else if (obs->host != ISOTIER_HOST_CLEAR) {
+		snprintf(detail, len, "%.150s, but %.200s: kernel sharing is not excluded", ident,
+		         obs->host_detail);
+	} else if (!obs->run[0].probe.identity_trusted) {
+		/* The identity the sandbox printed may be a bind mount: only
+		 * the host's view stands, and it proves no kernel of its own. */
+		snprintf(detail, len, "%.150s, but the sandbox's identity inputs are not genuine (%.180s)",
+		         ident, obs->run[0].probe.identity_problem);
+	} else {
+		obs->relation = ISOTIER_KERNEL_DEDICATED;
+		snprintf(detail, len, "%.150s; %.240s", ident, obs->host_detail);
+	}
 }
 
 /* The observation's return: its first failure, in the order it happened. */
@@ -173,11 +238,73 @@ static void observe_start(isotier_observation *obs, const isotier_backend *b)
 		obs->run[i].probe.duration_us = -1;
 }
 
+/* What the host saw of the first run (see observe.h): obs->host and
+ * obs->host_detail. Every path that cannot show a kernel of its own is
+ * INCOMPLETE, never CLEAR. */
+static void read_host_view(isotier_observation *obs, const isotier_probe_run *pr,
+                           const isotier_host_view *v)
+{
+	char *d = obs->host_detail;
+	size_t len = sizeof obs->host_detail;
+	int64_t watched_ms = (v->stopped_us - v->started_us) / 1000;
+	obs->host = ISOTIER_HOST_INCOMPLETE;
+	obs->host_saw = v->saw;
+	if (v->workload_seen) {
+		obs->host = ISOTIER_HOST_SHARED;
+		snprintf(d, len, "%s", v->workload_detail);
+		return;
+	}
+	if (v->pattern_failed || !v->n_segs) {
+		snprintf(d, len, "the host could not run its task-count challenge%s%.200s",
+		         v->workload_detail[0] ? ": " : "", v->workload_detail);
+		return;
+	}
+	if (!pr->parsed) {
+		snprintf(d, len, "no usable probe output: the host's challenge was not answered");
+		return;
+	}
+	isotier_challenge_result cr;
+	isotier_challenge_judge(&cr, v->segs, v->n_segs, &pr->probe.run);
+	if (cr.outcome == ISOTIER_CHALLENGE_SEEN) {
+		obs->host = ISOTIER_HOST_SHARED;
+		snprintf(d, len, "%s: the workload runs on the host's kernel", cr.detail);
+	} else if (watched_ms < ISOTIER_CHALLENGE_MS) {
+		/* The sandbox cannot have sampled for the whole window in less
+		 * host time than that: its answer was not made while watched. */
+		snprintf(d, len,
+		         "the sandbox answered in %lld ms, less than the %d ms its challenge takes: "
+		         "the host could not watch it",
+		         (long long)watched_ms, ISOTIER_CHALLENGE_MS);
+	} else if (cr.outcome == ISOTIER_CHALLENGE_UNANSWERED) {
+		snprintf(d, len, "%s", cr.detail);
+	} else {
+		obs->host = ISOTIER_HOST_CLEAR;
+		char saw[140] = "";
+		if (v->saw)
+			snprintf(saw, sizeof saw, " (it saw %.120s start)", v->saw_detail);
+		/* Two steps: the sentence may be cut, and that is fine. */
+		int n = snprintf(d, len, "the host sees no process of the sandbox's workload%s", saw);
+		if (n > 0 && (size_t)n < len)
+			snprintf(d + n, len - (size_t)n, " and %s", cr.detail);
+	}
+}
+
 /* One run into obs->run[obs->n_runs]; obs->rc gets its failure. */
 static void run_once(isotier_observation *obs, void *state, const isotier_observe_opts *o)
 {
 	isotier_probe_run *pr = &obs->run[obs->n_runs++];
-	exec_probe(pr, obs->backend, state, o);
+	bool watched = obs->n_runs == 1 && host_watched(obs->backend);
+	isotier_host_view view = {0};
+	isotier_error nerr = {0};
+	if (isotier_nonce_new(obs->nonce, &nerr) < 0) {
+		pr->rc = obs->rc = nerr.code;
+		pr->err = obs->err = nerr;
+		return;
+	}
+	exec_probe(pr, obs->backend, state, o, obs->nonce, watched ? &view : NULL);
+	if (watched)
+		read_host_view(obs, pr, &view);
+	isotier_host_view_clear(&view);
 	obs->ran = true;
 	if (pr->rc < 0 && obs->rc == 0) {
 		obs->rc = pr->rc;
@@ -268,8 +395,14 @@ static void observe_remote(isotier_observation *obs, const isotier_observe_opts 
 		fetch_capture(obs, state[0], o);
 		/* The second run's failure is not the observation's: the first
 		 * sandbox was observed; its kernel stays UNCOMPARED (relate). */
-		if (obs->rc == 0)
-			exec_probe(&obs->run[obs->n_runs++], b, state[1], &second_opts);
+		if (obs->rc == 0) {
+			char nonce[33];
+			isotier_probe_run *second = &obs->run[obs->n_runs++];
+			if (isotier_nonce_new(nonce, &second->err) < 0)
+				second->rc = second->err.code;
+			else
+				exec_probe(second, b, state[1], &second_opts, nonce, NULL);
+		}
 	}
 	int64_t t2 = isotier_now_ms();
 	obs->exec_ms = t2 - t1;

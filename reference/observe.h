@@ -13,11 +13,19 @@
  * is too large, not valid, or missing leaves a run unparsed, and a kernel
  * that cannot be compared is UNCOMPARED, never DEDICATED.
  *
+ * Every probe run carries a fresh nonce (--nonce); an output that does not
+ * echo it is a recorded or foreign one and is rejected.
+ *
  * The kernel relation:
  *   - a backend that observes the host itself (backend.h: observes_host): SELF;
  *   - a remote backend: its two sandboxes compared with each other, never
  *     with this host (a single sandbox: UNCOMPARED, it proves nothing);
- *   - any other: the sandbox's kernel compared with this host's.
+ *   - any other (a local sandbox): this host watches while the probe runs
+ *     (host_watch.h). The workload seen in the host's process table, or the
+ *     host's random task pattern seen in the sandbox's task count: SHARED,
+ *     whatever the sandbox prints. DEDICATED only when the host looked and
+ *     saw neither (host CLEAR), the probe found its identity inputs genuine
+ *     and the sandbox's boot_id and btime both differ from the host's.
  */
 #ifndef ISOTIER_OBSERVE_H
 #define ISOTIER_OBSERVE_H
@@ -64,7 +72,14 @@ typedef struct isotier_observation {
 	isotier_probe_run run[2]; /* [1]: a remote backend's second sandbox */
 	size_t n_runs;
 	isotier_kernel_relation relation;
-	char relation_detail[300];
+	char relation_detail[400];
+	/* The run's nonce (every probe run carries it; an output without it
+	 * is rejected) and what this host itself saw of a local sandbox
+	 * (host_watch.h), which decides before the sandbox's own identity. */
+	char nonce[33];
+	isotier_host_evidence host;
+	unsigned host_saw; /* ISOTIER_HOST_SAW_*: the VMM or runsc the host saw run it */
+	char host_detail[300];
 	char leaks[1024]; /* sandboxes that could not be destroyed, with ids; "" */
 	char note[256];   /* what the provider reported of the sandbox (describe()); "" */
 	char capture_problem[300]; /* why the capture could not be fetched (backend.h fetch); "" */

@@ -3,6 +3,7 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -56,6 +57,7 @@ void probe_result_clear(probe_result *r)
 		return;
 	cJSON_free(r->layers_json);
 	cJSON_free(r->doc_json);
+	probe_run_clear(&r->run);
 	memset(r, 0, sizeof *r);
 	r->duration_us = -1;
 }
@@ -194,6 +196,53 @@ static int parse_kernel_identity(probe_result *r, const cJSON *kernel, isotier_e
 	return 0;
 }
 
+/*
+ * kernel.identity: whether the probe checked, on the live kernel, that boot_id
+ * and btime came from that kernel's own procfs. Never an error: anything but a
+ * well-formed {"trusted": true, "problems": []} leaves it untrusted (fail
+ * closed), with the first problem the probe gave, bounded and printable.
+ */
+static void parse_kernel_trust(probe_result *r, const cJSON *kernel)
+{
+	static const char none[] = "the probe did not check its identity inputs";
+	r->identity_trusted = false;
+	snprintf(r->identity_problem, sizeof r->identity_problem, "%s", none);
+	const cJSON *id = kernel ? cJSON_GetObjectItemCaseSensitive(kernel, "identity") : NULL;
+	if (!cJSON_IsObject(id))
+		return;
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(id, "trusted");
+	const cJSON *p = cJSON_GetObjectItemCaseSensitive(id, "problems");
+	int n = cJSON_IsArray(p) ? cJSON_GetArraySize(p) : -1;
+	bool ok = cJSON_IsBool(t) && n >= 0 && n <= PROBE_RESULT_MAX_IDENTITY_PROBLEMS;
+	for (int i = 0; ok && i < n; i++) {
+		const cJSON *e = cJSON_GetArrayItem(p, i);
+		ok = cJSON_IsString(e) && e->valuestring &&
+		     strlen(e->valuestring) <= PROBE_RESULT_IDENTITY_PROBLEM_LEN;
+	}
+	if (!ok) {
+		snprintf(r->identity_problem, sizeof r->identity_problem, "%s",
+		         "kernel.identity is malformed: the identity inputs are not trusted");
+		return;
+	}
+	if (n > 0) {
+		/* Printable ASCII only: the text is the sandbox's. */
+		const char *src = cJSON_GetArrayItem(p, 0)->valuestring;
+		size_t j = 0;
+		for (; j < sizeof r->identity_problem - 1 && src[j]; j++)
+			r->identity_problem[j] =
+			    (unsigned char)src[j] < 0x20 || (unsigned char)src[j] >= 0x7f ? '?'
+			                                                                  : src[j];
+		r->identity_problem[j] = '\0';
+	}
+	/* "trusted" with a problem listed is not trusted. */
+	r->identity_trusted = cJSON_IsTrue(t) && n == 0;
+	if (!cJSON_IsTrue(t) && n == 0)
+		snprintf(r->identity_problem, sizeof r->identity_problem, "%s",
+		         "the probe did not say why its identity inputs are not trusted");
+	if (r->identity_trusted)
+		r->identity_problem[0] = '\0';
+}
+
 static int parse_doc(probe_result *r, const cJSON *doc, isotier_error *err)
 {
 	int rc;
@@ -256,6 +305,9 @@ static int parse_doc(probe_result *r, const cJSON *doc, isotier_error *err)
 		return isotier_error_set(err, ISOTIER_EDATA, 0, "kernel: not an object");
 
 	if ((rc = parse_kernel_identity(r, kernel, err)) < 0)
+		return rc;
+	parse_kernel_trust(r, kernel);
+	if ((rc = probe_run_parse(&r->run, doc, err)) < 0)
 		return rc;
 
 	/* The innermost layer decides observed_tier: a document that says

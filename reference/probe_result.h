@@ -8,13 +8,18 @@
 #define ISOTIER_PROBE_RESULT_H
 
 #include "kernel_id.h"
+#include "probe_run.h"
 
+#include <stdbool.h>
 #include <stdint.h>
 
 #define PROBE_RESULT_MAX_BYTES   (1024 * 1024) /* the whole document */
 #define PROBE_RESULT_MAX_LAYERS  8
 #define PROBE_RESULT_NAME_MAX    64 /* vendor, hypervisor, confidence... (with NUL) */
 #define PROBE_RESULT_MAX_SIGNALS 4096
+/* kernel.identity.problems: at most this many, each at most this long. */
+#define PROBE_RESULT_MAX_IDENTITY_PROBLEMS 8
+#define PROBE_RESULT_IDENTITY_PROBLEM_LEN  160
 
 /* observed_tier: the four tiers plus NONE (a bare host process, no boundary). */
 typedef enum probe_tier {
@@ -57,6 +62,14 @@ typedef struct probe_result {
 	 * kernel.btime): "" / 0 when the probe could not read it. */
 	char boot_id[40];
 	int64_t btime;
+	/* kernel.identity: true only when the probe checked, on the live kernel,
+	 * that boot_id and btime are that kernel's own procfs and found no
+	 * problem; false when absent or malformed (fail closed). */
+	bool identity_trusted;
+	/* The probe's first problem, or why there is none to show ("" when
+	 * trusted): printable ASCII, bounded. */
+	char identity_problem[200];
+	probe_run_info run;  /* the verifier's nonce and challenge as echoed; owned */
 	char *layers_json;   /* the layers array re-serialized (compact); owned */
 	char *doc_json;      /* the whole document judged, re-serialized (compact,
 	                        valid UTF-8): what the history stores; owned */

@@ -54,12 +54,15 @@ static void usage(FILE *f)
 	       "                      [--jobs N] [--timeout S] [--host-provider ID]\n"
 	       "                      [--busy-timeout MS] [--json]\n\n"
 	       "Runs isotier-probe inside each backend, judges the catalogue's claim for it\n"
-	       "(CONFIRMED, CONSISTENT, EXCEEDS, CONTRADICTED, INCONCLUSIVE, UNAVAILABLE) and\n"
+	       "(CONFIRMED, CONSISTENT, EXCEEDS, NOT_CONTRADICTED, CONTRADICTED, INCONCLUSIVE,\n"
+	       "UNAVAILABLE) and\n"
 	       "records one observation per backend in the history database.\n"
 	       "  --backend NAME     verify this backend (repeatable); default: --all\n"
 	       "  --all              every backend this build knows (remote ones only when\n"
 	       "                     their credentials are set)\n"
-	       "  --db PATH          history database (default ./" ISOTIER_DEFAULT_DB ")\n"
+	       "  --db PATH          history database (default $ISOTIER_DB, else\n"
+	       "                     " ISOTIER_DEFAULT_DB ": the host's history, which\n"
+	       "                     create() and `isotier run` read)\n"
 	       "  --catalogue DIR    provider catalogue (default: the source tree's)\n"
 	       "  --jobs N           backends run concurrently (default 4)\n"
 	       "  --timeout S        per probe run (default 60)\n"
@@ -70,10 +73,18 @@ static void usage(FILE *f)
 	       "                     deadline) before it reports it NOT stored\n"
 	       "  --json             print a JSON document instead of the table\n"
 	       "Probe: $ISOTIER_PROBE, else isotier-probe beside this executable.\n"
-	       "A vm layer counts toward a MICROVM claim only when the sandbox's kernel is\n"
-	       "shown to be its own (its boot_id differs from this host's); a sandbox on the\n"
-	       "host's kernel is judged by its own innermost boundary. A remote backend (e2b)\n"
-	       "starts two sandboxes and compares their kernels with each other instead.\n"
+	       "Every probe run carries a fresh nonce its report must echo. For a local\n"
+	       "backend this host decides kernel sharing itself: the probe seen in its own\n"
+	       "process table, or its random task-count pattern seen in the probe's samples\n"
+	       "(--challenge, ~0.6 s), puts the sandbox on the host's kernel. A vm layer\n"
+	       "counts toward a MICROVM claim only when the host saw a VMM start for the run\n"
+	       "and neither showed sharing (its boot_id and btime then differ from this\n"
+	       "host's); a gvisor layer only when it saw runsc and no sharing; a sandbox on\n"
+	       "the host's kernel is judged by its own innermost boundary. A remote backend (e2b)\n"
+	       "starts two sandboxes and compares their kernels with each other instead;\n"
+	       "what they show is the provider's testimony, so a remote claim above\n"
+	       "CONTAINER they do not contradict is NOT_CONTRADICTED (not proven: no\n"
+	       "hardware attestation; exit 0, and never what --require-verified needs).\n"
 	       "Exit: 0 nothing contradicted or unproven; 1 a CONTRADICTED verdict (even when\n"
 	       "something else failed too); 2 a claim that could not be proven (INCONCLUSIVE\n"
 	       "against a claim although the probe ran: an alert, see runbook/drift.md); 64 usage; 65 bad data (probe output rejected, catalogue\n"
@@ -107,14 +118,14 @@ static int parse_args(verify_opts *o, int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	*o = (verify_opts){.db = ISOTIER_DEFAULT_DB, .jobs = 4, .timeout_s = 60, .busy_ms = 5000};
+	*o = (verify_opts){.db = isotier_default_db_path(), .jobs = 4, .timeout_s = 60, .busy_ms = 5000};
 	const char *env = getenv("ISOTIER_BUSY_TIMEOUT_MS");
 	if (env && *env && cli_parse_int("ISOTIER_BUSY_TIMEOUT_MS", env, 1, 3600000, &o->busy_ms) < 0)
 		return EXIT_USAGE;
 	int c;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
 			if (!isotier_backend_lookup(optarg)) {
@@ -201,7 +212,10 @@ static int db_fail(const isotier_error *err, const char *db, int64_t waited_ms)
 	/* Not a lock: retrying will not help. A schema this build does not know
 	 * is bad data; anything else (no such directory, not a database, disk
 	 * full) an I/O error. */
-	cli_error("history database %s: %s", db, err->message);
+	cli_error("history database %s: %s%s", db, err->message, cli_db_why(db));
+	if ((err->db_code & 0xff) == SQLITE_CANTOPEN && !strcmp(db, ISOTIER_DEFAULT_DB))
+		fprintf(stderr, "isotier: (the host's default history: create %s's directory, as the "
+		                "runbook's job does, or name another with --db or $ISOTIER_DB)\n", db);
 	return err->code == ISOTIER_EDATA || (err->db_code & 0xff) == SQLITE_NOTADB ? EXIT_DATAERR
 	                                                                          : EXIT_IOERR;
 }

@@ -71,14 +71,33 @@ static void huge(void)
 		write_all(buf, sizeof buf);
 }
 
+/* The verifier's nonce (--nonce), echoed like the real probe does: a stand-in
+ * that answers this run, so what is tested is what it says, not a replay. */
+static const char *nonce;
+
 static void none(void)
 {
 	static const char doc[] =
 	    "{\"schema\":\"isotier.probe/"
 	    "1\",\"probe_version\":\"fault\",\"observed_tier\":\"NONE\","
 	    "\"confidence\":\"high\",\"layers\":[],\"signals\":[],\"conflicts\":[],"
-	    "\"kernel\":{},\"duration_us\":1}\n";
+	    "\"kernel\":{},\"duration_us\":1";
 	write_all(doc, sizeof doc - 1);
+	if (nonce && strlen(nonce) <= 64 && strspn(nonce, "0123456789abcdef") == strlen(nonce)) {
+		write_all(",\"run\":{\"nonce\":\"", 17);
+		write_all(nonce, strlen(nonce));
+		write_all("\"}", 2);
+	}
+	write_all("}\n", 2);
+}
+
+/* The value after option opt in argv, or NULL. */
+static const char *arg_after(int argc, char **argv, const char *opt)
+{
+	for (int i = 1; i + 1 < argc; i++)
+		if (!strcmp(argv[i], opt))
+			return argv[i + 1];
+	return NULL;
 }
 
 static void dupkeys(void)
@@ -136,6 +155,7 @@ int main(int argc, char **argv)
 	const char *mode = getenv("ISOTIER_FAULT_MODE");
 	if (!mode || !*mode)
 		mode = FAULT_MODE;
+	nonce = arg_after(argc, argv, "--nonce");
 	if (!strcmp(mode, "hang"))
 		hang();
 	else if (!strcmp(mode, "garbage"))
@@ -149,7 +169,7 @@ int main(int argc, char **argv)
 	else if (!strcmp(mode, "badutf8"))
 		badutf8();
 	else if (!strcmp(mode, "evil"))
-		evil(argc > 3 && !strcmp(argv[2], "--capture") ? argv[3] : NULL);
+		evil(arg_after(argc, argv, "--capture"));
 	else
 		return 2;
 	return 0;

@@ -104,8 +104,13 @@ static const struct judge_case {
      VERDICT_CONFIRMED, C_VM, false, ""},
     {"libkrun, unnamed", true, ISOTIER_MICROVM, "libkrun", "vm", NULL, NULL, D, VERDICT_CONFIRMED,
      C_VM, false, ""},
+    /* A claimed VMM is matched exactly: a VM that names none confirms none. */
     {"firecracker, vendor unnamed (kvm)", true, ISOTIER_MICROVM, "firecracker", "vm/kvm", NULL,
-     NULL, D, VERDICT_CONFIRMED, C_VM, false, ""},
+     NULL, D, VERDICT_INCONCLUSIVE, C_VM, true, "names no VMM"},
+    {"firecracker, vendor xen", true, ISOTIER_MICROVM, "firecracker", "vm/xen", NULL, NULL, D,
+     VERDICT_INCONCLUSIVE, C_VM, true, "names no VMM"},
+    {"firecracker, vendor unknown", true, ISOTIER_MICROVM, "firecracker", "vm", NULL, NULL, D,
+     VERDICT_INCONCLUSIVE, C_VM, true, "names no VMM"},
     {"mechanism case-insensitive", true, ISOTIER_MICROVM, "Firecracker", "vm/FIRECRACKER", NULL,
      NULL, D, VERDICT_CONFIRMED, C_VM, false, ""},
     {"crun", true, ISOTIER_CONTAINER, "crun", "container", NULL, NULL, S, VERDICT_CONFIRMED,
@@ -308,11 +313,62 @@ START_TEST(mechanism_kinds)
 }
 END_TEST
 
+/* What the verifier's host saw decides before what the sandbox prints. */
+static const struct host_case {
+	const char *name;
+	isotier_tier tier;
+	const char *mechanism, *layers;
+	isotier_kernel_relation rel;
+	isotier_host_evidence host;
+	unsigned saw;
+	judge_verdict want;
+	const char *reason_has;
+} host_cases[] = {
+    /* gVisor: only with runsc seen and the host's kernel not seen inside. */
+    {"runsc seen, clear", ISOTIER_GVISOR, "gvisor", "vm/firecracker>gvisor", U, ISOTIER_HOST_CLEAR,
+     ISOTIER_HOST_SAW_GVISOR, VERDICT_CONFIRMED, "own innermost layer is GVISOR"},
+    {"gvisor answers, workload on the host", ISOTIER_GVISOR, "gvisor", "vm/firecracker>gvisor", S,
+     ISOTIER_HOST_SHARED, 0, VERDICT_CONTRADICTED, "not gVisor"},
+    {"gvisor answers, no runsc seen", ISOTIER_GVISOR, "gvisor", "gvisor", U, ISOTIER_HOST_CLEAR, 0,
+     VERDICT_INCONCLUSIVE, "saw no runsc process"},
+    {"gvisor answers, checks incomplete", ISOTIER_GVISOR, "gvisor", "gvisor", U,
+     ISOTIER_HOST_INCOMPLETE, ISOTIER_HOST_SAW_GVISOR, VERDICT_INCONCLUSIVE,
+     "could not complete its checks"},
+    /* A VM: its kernel its own and a VMM seen running it. */
+    {"qemu seen, dedicated", ISOTIER_MICROVM, "qemu", "vm/qemu", D, ISOTIER_HOST_CLEAR,
+     ISOTIER_HOST_SAW_VMM, VERDICT_CONFIRMED, "MICROVM (qemu)"},
+    {"dedicated but no VMM seen", ISOTIER_MICROVM, "qemu", "vm/qemu", D, ISOTIER_HOST_CLEAR, 0,
+     VERDICT_INCONCLUSIVE, "saw no VMM process"},
+    {"the host's VM, workload on the host", ISOTIER_MICROVM, "firecracker",
+     "vm/firecracker>container", S, ISOTIER_HOST_SHARED, 0, VERDICT_CONTRADICTED, "host's"},
+    {"containers are containers whatever the host saw", ISOTIER_CONTAINER, "runc",
+     "vm/firecracker>container", S, ISOTIER_HOST_SHARED, 0, VERDICT_CONFIRMED, "CONTAINER"},
+};
+
+START_TEST(host_view_decides)
+{
+	const struct host_case *c = &host_cases[_i];
+	probe_result p;
+	make_probe(&p, c->layers, NULL, NULL);
+	judge_claim claim = {.present = true, .tier = c->tier, .mechanism = c->mechanism};
+	judge_kernel k = {.relation = c->rel, .detail = "host detail", .host = c->host,
+	                  .host_saw = c->saw};
+	judge_result r;
+	judge(&r, &claim, &p, &k);
+	ck_assert_msg(r.verdict == c->want, "%s: %s, want %s (%s)", c->name,
+	              isotier_verdict_name(r.verdict), isotier_verdict_name(c->want), r.reason);
+	ck_assert_msg(strstr(r.reason, c->reason_has), "%s: reason '%s' lacks '%s'", c->name,
+	              r.reason, c->reason_has);
+	probe_result_clear(&p);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("judge");
 	TCase *tc = tcase_create("judge");
 	tcase_add_loop_test(tc, verdict_table, 0, (int)(sizeof cases / sizeof *cases));
+	tcase_add_loop_test(tc, host_view_decides, 0, (int)(sizeof host_cases / sizeof *host_cases));
 	tcase_add_test(tc, no_probe_is_inconclusive);
 	tcase_add_test(tc, no_kernel_relation_fails_closed);
 	tcase_add_test(tc, names_round_trip);

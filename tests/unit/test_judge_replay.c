@@ -101,7 +101,7 @@ START_TEST(low_confidence_replay)
 }
 END_TEST
 
-/* The comparison itself: fail closed on everything but two differing ids. */
+/* The comparison itself: fail closed on everything but two differing ids and boot times. */
 START_TEST(kernel_compare_table)
 {
 	static const char A[] = "7f068cd3-2369-44c4-a6e1-a0862d82789c";
@@ -114,7 +114,8 @@ START_TEST(kernel_compare_table)
 	    {A, A, 100, 100, ISOTIER_KERNEL_SHARED},
 	    {A, A, 100, 200, ISOTIER_KERNEL_SHARED}, /* same boot_id wins */
 	    {A, B, 100, 200, ISOTIER_KERNEL_DEDICATED},
-	    {A, B, 0, 0, ISOTIER_KERNEL_DEDICATED},
+	    {A, B, 0, 0, ISOTIER_KERNEL_UNCOMPARED},   /* no btime: never a kernel of its own */
+	    {A, B, 100, 0, ISOTIER_KERNEL_UNCOMPARED}, /* a /proc/stat without btime */
 	    {A, B, 100, 100, ISOTIER_KERNEL_UNCOMPARED}, /* contradicts itself */
 	    {A, "", 100, 100, ISOTIER_KERNEL_SHARED},    /* no id: same boot time */
 	    {A, "", 100, 200, ISOTIER_KERNEL_UNCOMPARED},

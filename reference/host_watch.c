@@ -1,0 +1,370 @@
+/* host_watch.c - the host's own view of a local sandbox (host_watch.h). */
+#include "host_watch.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define PATTERN_TASKS    256       /* threads held in an "on" slot */
+#define PATTERN_SLOT_MS  50
+#define PATTERN_MAX_SEGS 16384     /* ~14 minutes of slots; then it holds still */
+#define WATCH_PERIOD_MS  5         /* how often the process table is read */
+#define WATCH_MAX_PIDS   65536
+#define CMDLINE_MAX      4096
+
+static int64_t mono_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+int isotier_nonce_new(char out[33], isotier_error *err)
+{
+	unsigned char b[16];
+	size_t got = 0;
+	while (got < sizeof b) {
+		ssize_t n = getrandom(b + got, sizeof b - got, 0);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return isotier_error_set(err, ISOTIER_EIO, errno, "nonce: getrandom");
+		got += (size_t)n;
+	}
+	for (size_t i = 0; i < sizeof b; i++)
+		snprintf(out + 2 * i, 3, "%02x", b[i]);
+	return 0;
+}
+
+/* ---- the pattern: one generator per process ---------------------------- */
+
+static struct {
+	pthread_mutex_t lock;
+	int users;
+	bool running, stop, failed;
+	pthread_t thread;
+	int wake[2]; /* written to stop the generator between slots */
+	isotier_challenge_segment segs[PATTERN_MAX_SEGS];
+	size_t n;
+} pattern = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = {-1, -1}};
+
+static void *hold(void *arg)
+{
+	char c;
+	/* Blocks until the write end is closed: an alive, idle task. */
+	while (read((int)(intptr_t)arg, &c, 1) < 0 && errno == EINTR)
+		;
+	return NULL;
+}
+
+/* The next bit: random, but never three alike in a row, so that a short
+ * window still holds both states. */
+static int next_bit(unsigned char *pool, size_t *left, int *run, int last)
+{
+	if (!*left) {
+		if (getrandom(pool, 64, GRND_NONBLOCK) != 64)
+			for (size_t i = 0; i < 64; i++) /* no entropy yet: still unpredictable enough
+			                                   to a sandbox that cannot see the host */
+				pool[i] = (unsigned char)(mono_us() >> (i % 8));
+		*left = 64 * 8;
+	}
+	--*left;
+	int bit = (pool[*left / 8] >> (*left % 8)) & 1;
+	if (*run >= 2 && bit == last)
+		bit = !last;
+	*run = bit == last ? *run + 1 : 1;
+	return bit;
+}
+
+static void *generate(void *unused)
+{
+	(void)unused;
+	unsigned char pool[64];
+	size_t left = 0;
+	int run = 0, last = -1;
+	pthread_attr_t attr;
+	pthread_attr_init(&attr);
+	pthread_attr_setstacksize(&attr, 64 * 1024);
+	pthread_t *held = calloc(PATTERN_TASKS, sizeof *held);
+	for (;;) {
+		pthread_mutex_lock(&pattern.lock);
+		bool stop = pattern.stop, full = pattern.n == PATTERN_MAX_SEGS;
+		pthread_mutex_unlock(&pattern.lock);
+		if (stop)
+			break;
+		int bit = full || !held ? 0 : next_bit(pool, &left, &run, last);
+		last = bit;
+		int p[2] = {-1, -1}, tasks = 0;
+		if (bit && pipe2(p, O_CLOEXEC) == 0)
+			for (; tasks < PATTERN_TASKS; tasks++)
+				if (pthread_create(&held[tasks], &attr, hold, (void *)(intptr_t)p[0]) != 0)
+					break;
+		int64_t start = mono_us();
+		struct pollfd w = {.fd = pattern.wake[0], .events = POLLIN};
+		poll(&w, 1, PATTERN_SLOT_MS);
+		int64_t end = mono_us();
+		pthread_mutex_lock(&pattern.lock);
+		if (pattern.n < PATTERN_MAX_SEGS && !(w.revents & POLLIN))
+			pattern.segs[pattern.n++] = (isotier_challenge_segment){start, end, tasks};
+		pthread_mutex_unlock(&pattern.lock);
+		if (p[1] >= 0)
+			close(p[1]);
+		for (int i = 0; i < tasks; i++)
+			pthread_join(held[i], NULL);
+		if (p[0] >= 0)
+			close(p[0]);
+	}
+	free(held);
+	pthread_attr_destroy(&attr);
+	return NULL;
+}
+
+static void pattern_join(void)
+{
+	pthread_mutex_lock(&pattern.lock);
+	if (pattern.users++ == 0 && !pattern.running) {
+		pattern.stop = false;
+		pattern.n = 0;
+		pattern.failed = pipe2(pattern.wake, O_CLOEXEC) != 0 ||
+		                 pthread_create(&pattern.thread, NULL, generate, NULL) != 0;
+		pattern.running = !pattern.failed;
+	}
+	pthread_mutex_unlock(&pattern.lock);
+}
+
+/* Copies the segments that started at or after since; leaves the pattern. */
+static void pattern_leave(isotier_host_view *v, int64_t since)
+{
+	pthread_t joinable = 0;
+	bool join = false;
+	pthread_mutex_lock(&pattern.lock);
+	size_t first = pattern.n;
+	while (first > 0 && pattern.segs[first - 1].start_us >= since)
+		first--;
+	size_t n = pattern.n - first;
+	v->pattern_failed = pattern.failed;
+	if (n && (v->segs = malloc(n * sizeof *v->segs))) {
+		memcpy(v->segs, pattern.segs + first, n * sizeof *v->segs);
+		v->n_segs = n;
+	}
+	if (--pattern.users == 0 && pattern.running) {
+		pattern.stop = true;
+		pattern.running = false;
+		joinable = pattern.thread;
+		join = true;
+		if (write(pattern.wake[1], "x", 1) < 0) { /* the slot ends by itself */
+		}
+	}
+	pthread_mutex_unlock(&pattern.lock);
+	if (join) {
+		pthread_join(joinable, NULL);
+		pthread_mutex_lock(&pattern.lock);
+		close(pattern.wake[0]);
+		close(pattern.wake[1]);
+		pattern.wake[0] = pattern.wake[1] = -1;
+		pthread_mutex_unlock(&pattern.lock);
+	}
+}
+
+/* ---- visibility: the host's process table ------------------------------ */
+
+struct isotier_host_watch {
+	char argv0[256], nonce[72];
+	int64_t started;
+	pid_t *baseline; /* sorted: processes that were there before the run */
+	size_t n_baseline;
+	pthread_t thread;
+	int stop[2];
+	isotier_host_view seen; /* workload_* only, written by the thread */
+};
+
+static int cmp_pid(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+	return (x > y) - (x < y);
+}
+
+static size_t list_pids(pid_t *out, size_t max)
+{
+	DIR *d = opendir("/proc");
+	size_t n = 0;
+	if (!d)
+		return 0;
+	for (struct dirent *e; (e = readdir(d)) && n < max;) {
+		char *end;
+		long v = strtol(e->d_name, &end, 10);
+		if (!*end && v > 0)
+			out[n++] = (pid_t)v;
+	}
+	closedir(d);
+	return n;
+}
+
+/* Whether pid runs argv0 (argv[0], or argv[1..2] after an interpreter a
+ * script's #! line names) with the nonce among its arguments. */
+static bool runs_probe(const isotier_host_watch *w, pid_t pid)
+{
+	char path[64], buf[CMDLINE_MAX + 1];
+	snprintf(path, sizeof path, "/proc/%d/cmdline", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	ssize_t len = read(fd, buf, CMDLINE_MAX);
+	close(fd);
+	if (len <= 0)
+		return false;
+	buf[len] = '\0';
+	bool probe = false, nonce = false;
+	int i = 0;
+	for (char *a = buf; a < buf + len; a += strlen(a) + 1, i++) {
+		if (i < 3 && !strcmp(a, w->argv0))
+			probe = true;
+		if (!strcmp(a, w->nonce))
+			nonce = true;
+	}
+	return probe && nonce;
+}
+
+/* The executables that run a sandbox outside the host's kernel. */
+static const struct runtime_exe {
+	const char *name;
+	bool prefix;
+	unsigned flag;
+} runtime_exes[] = {
+    {"qemu-system-", true, ISOTIER_HOST_SAW_VMM},
+    {"firecracker", false, ISOTIER_HOST_SAW_VMM},
+    {"cloud-hypervisor", false, ISOTIER_HOST_SAW_VMM},
+    {"crosvm", false, ISOTIER_HOST_SAW_VMM},
+    {"runsc", false, ISOTIER_HOST_SAW_GVISOR},
+};
+
+/* Notes pid's executable when it is one of runtime_exes. */
+static void note_runtime(isotier_host_watch *w, pid_t pid)
+{
+	char path[64], exe[512];
+	snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
+	ssize_t n = readlink(path, exe, sizeof exe - 1);
+	if (n <= 0)
+		return;
+	exe[n] = '\0';
+	const char *base = strrchr(exe, '/');
+	base = base ? base + 1 : exe;
+	for (size_t i = 0; i < sizeof runtime_exes / sizeof *runtime_exes; i++) {
+		const struct runtime_exe *r = &runtime_exes[i];
+		bool match = r->prefix ? !strncmp(base, r->name, strlen(r->name)) : !strcmp(base, r->name);
+		if (!match || (w->seen.saw & r->flag))
+			continue;
+		size_t used = strlen(w->seen.saw_detail);
+		snprintf(w->seen.saw_detail + used, sizeof w->seen.saw_detail - used, "%s%.60s (pid %d)",
+		         used ? ", " : "", base, (int)pid);
+		w->seen.saw |= r->flag;
+	}
+}
+
+static void describe_seen(isotier_host_watch *w, pid_t pid)
+{
+	char path[64], mine[64] = "", theirs[64] = "";
+	snprintf(path, sizeof path, "/proc/%d/ns/mnt", (int)pid);
+	ssize_t a = readlink("/proc/self/ns/mnt", mine, sizeof mine - 1);
+	ssize_t b = readlink(path, theirs, sizeof theirs - 1);
+	bool own_ns = a > 0 && b > 0 && strcmp(mine, theirs) != 0;
+	w->seen.workload_seen = true;
+	w->seen.workload_pid = (int)pid;
+	snprintf(w->seen.workload_detail, sizeof w->seen.workload_detail,
+	         "the host sees the sandbox's probe (pid %d%s) in its own process table: "
+	         "the workload runs on the host's kernel",
+	         (int)pid, own_ns ? ", in a mount namespace of its own" : "");
+}
+
+static void *watch(void *arg)
+{
+	isotier_host_watch *w = arg;
+	pid_t *now = malloc(WATCH_MAX_PIDS * sizeof *now);
+	if (!now)
+		return NULL;
+	for (;;) {
+		size_t n = list_pids(now, WATCH_MAX_PIDS);
+		for (size_t i = 0; i < n && !w->seen.workload_seen; i++)
+			if (!bsearch(&now[i], w->baseline, w->n_baseline, sizeof *now, cmp_pid)) {
+				note_runtime(w, now[i]);
+				if (runs_probe(w, now[i]))
+					describe_seen(w, now[i]);
+			}
+		if (w->seen.workload_seen)
+			break; /* one sighting is proof enough */
+		struct pollfd p = {.fd = w->stop[0], .events = POLLIN};
+		if (poll(&p, 1, WATCH_PERIOD_MS) != 0)
+			break;
+	}
+	free(now);
+	return NULL;
+}
+
+int isotier_host_watch_start(isotier_host_watch **out, const char *argv0, const char *nonce,
+                             isotier_error *err)
+{
+	*out = NULL;
+	isotier_host_watch *w = calloc(1, sizeof *w);
+	if (!w || !(w->baseline = malloc(WATCH_MAX_PIDS * sizeof *w->baseline))) {
+		free(w);
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "host watch: out of memory");
+	}
+	snprintf(w->argv0, sizeof w->argv0, "%s", argv0);
+	snprintf(w->nonce, sizeof w->nonce, "%s", nonce);
+	w->n_baseline = list_pids(w->baseline, WATCH_MAX_PIDS);
+	qsort(w->baseline, w->n_baseline, sizeof *w->baseline, cmp_pid);
+	if (pipe2(w->stop, O_CLOEXEC) != 0) {
+		free(w->baseline);
+		free(w);
+		return isotier_error_set(err, ISOTIER_EIO, errno, "host watch: pipe");
+	}
+	w->started = mono_us();
+	pattern_join();
+	if (pthread_create(&w->thread, NULL, watch, w) != 0) {
+		isotier_host_view v = {0};
+		pattern_leave(&v, w->started);
+		isotier_host_view_clear(&v);
+		close(w->stop[0]);
+		close(w->stop[1]);
+		free(w->baseline);
+		free(w);
+		return isotier_error_set(err, ISOTIER_EIO, 0, "host watch: cannot start a thread");
+	}
+	*out = w;
+	return 0;
+}
+
+void isotier_host_watch_stop(isotier_host_watch *w, isotier_host_view *view)
+{
+	*view = (isotier_host_view){0};
+	if (!w)
+		return;
+	if (write(w->stop[1], "x", 1) < 0) { /* the thread ends at its next look */
+	}
+	pthread_join(w->thread, NULL);
+	*view = w->seen;
+	view->started_us = w->started;
+	view->stopped_us = mono_us();
+	pattern_leave(view, w->started);
+	close(w->stop[0]);
+	close(w->stop[1]);
+	free(w->baseline);
+	free(w);
+}
+
+void isotier_host_view_clear(isotier_host_view *v)
+{
+	if (!v)
+		return;
+	free(v->segs);
+	*v = (isotier_host_view){0};
+}

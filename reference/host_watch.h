@@ -1,0 +1,60 @@
+/*
+ * host_watch.h - what the verifier's host sees of a local sandbox while the
+ * probe runs in it: the evidence the sandbox cannot write.
+ *
+ * For a local backend the host is the trusted side. Two readings decide
+ * kernel sharing there, whatever the sandbox prints:
+ *  - visibility: a process whose argv starts with the probe's guest path and
+ *    carries this run's nonce, in the host's own process table, is the
+ *    workload running on the host's kernel (a VM's or gVisor's workload
+ *    never appears there: only the VMM or runsc does);
+ *  - the active challenge: while the watch runs, a thread of this process
+ *    switches a few hundred threads on and off in a random pattern of
+ *    ~50 ms slots (shared by every watch in the process, so concurrent
+ *    verifications see one pattern, not a sum); the probe samples the
+ *    kernel's task count meanwhile (challenge.h reads it back).
+ * The pattern generator is the one piece of process-wide state the watch
+ * keeps: started by the first watch, stopped with the last.
+ */
+#ifndef ISOTIER_HOST_WATCH_H
+#define ISOTIER_HOST_WATCH_H
+
+#include "challenge.h"
+
+/* How long the probe samples for the challenge (its --challenge). */
+#define ISOTIER_CHALLENGE_MS 600
+
+typedef struct isotier_host_watch isotier_host_watch;
+
+/* What runs a sandbox, as the host sees it among the processes that started
+ * during the run (their executables' names): the positive half of a MICROVM
+ * or GVISOR claim on a local backend. */
+enum {
+	ISOTIER_HOST_SAW_VMM = 1u << 0,    /* qemu-system-*, firecracker, cloud-hypervisor, crosvm */
+	ISOTIER_HOST_SAW_GVISOR = 1u << 1, /* runsc (its sandbox and gofer re-exec runsc) */
+};
+
+typedef struct isotier_host_view {
+	int64_t started_us, stopped_us; /* host CLOCK_MONOTONIC */
+	bool workload_seen;
+	int workload_pid;
+	char workload_detail[200];
+	unsigned saw; /* ISOTIER_HOST_SAW_* */
+	char saw_detail[120]; /* "qemu-system-x86_64 (pid 123)" */
+	bool pattern_failed; /* the generator could not run: no challenge */
+	isotier_challenge_segment *segs; /* owned; the pattern while the watch ran */
+	size_t n_segs;
+} isotier_host_view;
+
+/* Starts watching for a process that runs argv0 (the probe's path inside
+ * the sandbox) with nonce among its arguments, and joins the pattern. */
+int isotier_host_watch_start(isotier_host_watch **out, const char *argv0, const char *nonce,
+                             isotier_error *err);
+/* Stops the watch (NULL: nothing) and hands what it saw to view. */
+void isotier_host_watch_stop(isotier_host_watch *w, isotier_host_view *view);
+void isotier_host_view_clear(isotier_host_view *v);
+
+/* A fresh nonce: 32 lowercase hex digits from getrandom(2). */
+int isotier_nonce_new(char out[33], isotier_error *err);
+
+#endif

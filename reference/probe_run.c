@@ -1,0 +1,132 @@
+/* probe_run.c - the report's "run" object (probe_run.h). */
+#include "probe_run.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+bool probe_run_nonce_valid(const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	if (n < 16 || n > PROBE_RUN_NONCE_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'a' && s[i] <= 'f')))
+			return false;
+	return true;
+}
+
+void probe_run_clear(probe_run_info *r)
+{
+	if (!r)
+		return;
+	free(r->changes);
+	memset(r, 0, sizeof *r);
+}
+
+/* A non-negative integer a double holds exactly. */
+static bool exact_count(const cJSON *v, int64_t *out)
+{
+	if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble < 0 ||
+	    v->valuedouble > 9007199254740992.0 || v->valuedouble != floor(v->valuedouble))
+		return false;
+	*out = (int64_t)v->valuedouble;
+	return true;
+}
+
+static int bad(isotier_error *err, const char *field, const char *why)
+{
+	return isotier_error_set(err, ISOTIER_EDATA, 0, "run.%s: %s", field, why);
+}
+
+static int parse_changes(probe_run_info *r, const cJSON *arr, isotier_error *err)
+{
+	if (!cJSON_IsArray(arr))
+		return bad(err, "challenge.changes", "not an array");
+	int n = cJSON_GetArraySize(arr);
+	if (n > PROBE_RUN_MAX_CHANGES)
+		return bad(err, "challenge.changes", "more than 4096 entries");
+	if (n == 0)
+		return 0;
+	r->changes = calloc((size_t)n, sizeof *r->changes);
+	if (!r->changes)
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "run.challenge.changes: out of memory");
+	for (const cJSON *e = arr->child; e; e = e->next) {
+		probe_run_sample *s = &r->changes[r->n_changes];
+		if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 2 ||
+		    !exact_count(e->child, &s->t_us) || !exact_count(e->child->next, &s->procs))
+			return isotier_error_set(err, ISOTIER_EDATA, 0,
+			                         "run.challenge.changes[%zu]: not a [time, count] pair "
+			                         "of non-negative integers",
+			                         r->n_changes);
+		if (s->t_us < r->start_us || s->t_us > r->end_us ||
+		    (r->n_changes && s->t_us < r->changes[r->n_changes - 1].t_us))
+			return isotier_error_set(err, ISOTIER_EDATA, 0,
+			                         "run.challenge.changes[%zu]: time outside the window "
+			                         "or out of order",
+			                         r->n_changes);
+		r->n_changes++;
+	}
+	return 0;
+}
+
+static int parse_challenge(probe_run_info *r, const cJSON *c, isotier_error *err)
+{
+	if (!cJSON_IsObject(c))
+		return bad(err, "challenge", "not an object");
+	r->challenge = true;
+	const cJSON *e = cJSON_GetObjectItemCaseSensitive(c, "error");
+	if (e) {
+		if (!cJSON_IsString(e))
+			return bad(err, "challenge.error", "not a string");
+		/* Only for the reason sentence: printable ASCII, cut to fit. */
+		size_t k = 0;
+		for (const char *p = e->valuestring; *p && k + 1 < sizeof r->challenge_error; p++)
+			r->challenge_error[k++] = (*p >= 0x20 && *p < 0x7f) ? *p : '?';
+		r->challenge_error[k] = '\0';
+		if (!k)
+			snprintf(r->challenge_error, sizeof r->challenge_error, "unnamed error");
+	}
+	if (!exact_count(cJSON_GetObjectItemCaseSensitive(c, "start_us"), &r->start_us) ||
+	    !exact_count(cJSON_GetObjectItemCaseSensitive(c, "end_us"), &r->end_us) ||
+	    !exact_count(cJSON_GetObjectItemCaseSensitive(c, "samples"), &r->samples))
+		return bad(err, "challenge", "start_us, end_us and samples must be non-negative integers");
+	if (r->end_us < r->start_us || r->end_us - r->start_us > PROBE_RUN_MAX_WINDOW_US)
+		return bad(err, "challenge", "the window ends before it starts or is longer than 10 s");
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(c, "truncated");
+	if (t && !cJSON_IsBool(t))
+		return bad(err, "challenge.truncated", "not a boolean");
+	r->truncated = cJSON_IsTrue(t);
+	const cJSON *ch = cJSON_GetObjectItemCaseSensitive(c, "changes");
+	if (!ch)
+		return bad(err, "challenge.changes", "missing");
+	return parse_changes(r, ch, err);
+}
+
+int probe_run_parse(probe_run_info *out, const cJSON *doc, isotier_error *err)
+{
+	memset(out, 0, sizeof *out);
+	const cJSON *run = cJSON_GetObjectItemCaseSensitive(doc, "run");
+	if (!run)
+		return 0;
+	int rc;
+	if (!cJSON_IsObject(run))
+		rc = bad(err, "", "not an object");
+	else {
+		rc = 0;
+		const cJSON *n = cJSON_GetObjectItemCaseSensitive(run, "nonce");
+		if (n && !cJSON_IsNull(n)) {
+			if (!cJSON_IsString(n) || !probe_run_nonce_valid(n->valuestring))
+				rc = bad(err, "nonce", "not 16 to 64 lowercase hex digits");
+			else
+				snprintf(out->nonce, sizeof out->nonce, "%s", n->valuestring);
+		}
+		const cJSON *c = cJSON_GetObjectItemCaseSensitive(run, "challenge");
+		if (rc == 0 && c)
+			rc = parse_challenge(out, c, err);
+	}
+	if (rc < 0)
+		probe_run_clear(out);
+	return rc;
+}

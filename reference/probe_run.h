@@ -1,0 +1,45 @@
+/*
+ * probe_run.h - the probe report's "run" object: the verifier's nonce as the
+ * probe echoed it and the samples it took for the host's task-count
+ * challenge (probes/challenge.c). Hostile input like the rest of the
+ * document: bounded, type-checked, errors name the field ("run.nonce: ...").
+ * What it says is testimony: only the host's own reading of it
+ * (challenge.h) may lower what isotier claims.
+ */
+#ifndef ISOTIER_PROBE_RUN_H
+#define ISOTIER_PROBE_RUN_H
+
+#include "../base/base.h"
+
+#include <stdint.h>
+
+#define PROBE_RUN_NONCE_MAX       64 /* hex digits */
+#define PROBE_RUN_MAX_CHANGES     4096
+#define PROBE_RUN_MAX_WINDOW_US   (10LL * 1000 * 1000)
+
+struct cJSON;
+
+typedef struct probe_run_sample {
+	int64_t t_us;  /* the sandbox's CLOCK_MONOTONIC */
+	int64_t procs; /* sysinfo(2) procs from then on */
+} probe_run_sample;
+
+typedef struct probe_run_info {
+	char nonce[PROBE_RUN_NONCE_MAX + 1]; /* "" when the document carries none */
+	bool challenge;                      /* a run.challenge object was there */
+	char challenge_error[96];            /* the probe's own error ("" when none) */
+	int64_t start_us, end_us;            /* the sampling window, sandbox clock */
+	int64_t samples;                     /* how many reads the probe says it made */
+	bool truncated;
+	probe_run_sample *changes; /* owned; ascending t_us, within the window */
+	size_t n_changes;
+} probe_run_info;
+
+/* Reads doc's optional "run" member into out (cleared first). A missing
+ * member leaves out empty: the caller decides what an absent nonce means. */
+int probe_run_parse(probe_run_info *out, const struct cJSON *doc, isotier_error *err);
+void probe_run_clear(probe_run_info *r);
+/* A nonce as the verifier makes and the probe accepts: 16-64 lowercase hex. */
+bool probe_run_nonce_valid(const char *s);
+
+#endif

@@ -1,0 +1,143 @@
+/* test_challenge.c - the host's task pattern looked for in a sandbox's samples
+ * (reference/challenge.c): seen when the sandbox shares the host's kernel, at
+ * any clock offset; not seen in a count of its own; unanswered when the
+ * samples cannot tell. Samples are made here as the probe would take them
+ * (one a millisecond, only changes kept). */
+#include <check.h>
+#include "check_run.h"
+#include <stdlib.h>
+#include <string.h>
+
+#include "../../reference/challenge.h"
+
+#define SLOT_US 50000
+#define NSEG    40
+#define TASKS   256
+
+static isotier_challenge_segment segs[NSEG];
+
+/* Segments from a fixed pseudo-random pattern starting at host time t0; a
+ * few ms of transition between them, as the generator leaves. */
+static void make_segments(int64_t t0, unsigned seed)
+{
+	unsigned x = seed;
+	int64_t t = t0;
+	for (int i = 0; i < NSEG; i++) {
+		x = x * 1103515245u + 12345u;
+		segs[i] = (isotier_challenge_segment){t, t + SLOT_US, (x >> 16) & 1 ? TASKS : 0};
+		t += SLOT_US + 3000;
+	}
+}
+
+/* The host's extra tasks at host time t. */
+static int64_t host_extra(int64_t t)
+{
+	for (int i = 0; i < NSEG; i++)
+		if (t >= segs[i].start_us && t < segs[i].end_us)
+			return segs[i].tasks;
+	return TASKS / 2; /* in a transition: half created */
+}
+
+enum kind { SHARED, OWN_FLAT, OWN_NOISY, SHARED_WEAK };
+
+/* Samples over [start, start + window) of the sandbox clock, which is the
+ * host's minus offset. */
+static void make_samples(probe_run_info *r, enum kind k, int64_t start, int64_t window,
+                         int64_t offset, unsigned seed)
+{
+	memset(r, 0, sizeof *r);
+	r->challenge = true;
+	r->start_us = start;
+	r->end_us = start + window;
+	r->changes = calloc((size_t)(window / 1000) + 1, sizeof *r->changes);
+	unsigned x = seed;
+	int64_t last = -1;
+	for (int64_t t = start; t < start + window; t += 1000) {
+		int64_t v = 150;
+		x = x * 1103515245u + 12345u;
+		if (k == SHARED)
+			v += host_extra(t + offset) + (x >> 16) % 5;
+		else if (k == SHARED_WEAK)
+			v += host_extra(t + offset) / 8;
+		else if (k == OWN_NOISY)
+			v += ((x >> 20) & 1) ? TASKS : 0; /* a busy kernel of its own, not in step */
+		r->samples++;
+		if (v != last) {
+			r->changes[r->n_changes++] = (probe_run_sample){t, v};
+			last = v;
+		}
+	}
+}
+
+static const struct sample_case {
+	const char *name;
+	enum kind kind;
+	int64_t offset; /* host clock minus sandbox clock */
+	int64_t window;
+	isotier_challenge_outcome want;
+} cases[] = {
+    {"shared kernel", SHARED, 0, 600000, ISOTIER_CHALLENGE_SEEN},
+    {"shared, time namespace a day behind", SHARED, 86400LL * 1000000, 600000,
+     ISOTIER_CHALLENGE_SEEN},
+    {"shared, time namespace ahead", SHARED, -3600LL * 1000000, 600000, ISOTIER_CHALLENGE_SEEN},
+    {"own kernel, flat count", OWN_FLAT, 0, 600000, ISOTIER_CHALLENGE_NOT_SEEN},
+    {"own kernel, busy count", OWN_NOISY, 0, 600000, ISOTIER_CHALLENGE_NOT_SEEN},
+    {"shared but too weak to tell", SHARED_WEAK, 0, 600000, ISOTIER_CHALLENGE_NOT_SEEN},
+    {"window too short for both states", SHARED, 0, 90000, ISOTIER_CHALLENGE_UNANSWERED},
+};
+
+START_TEST(outcomes)
+{
+	const struct sample_case *c = &cases[_i];
+	int64_t host_t0 = 5000000000LL;
+	make_segments(host_t0, 7);
+	probe_run_info r;
+	/* The sandbox samples from 0.3 s into the pattern, in its own clock. */
+	make_samples(&r, c->kind, host_t0 + 300000 - c->offset, c->window, c->offset, 11);
+	isotier_challenge_result out;
+	isotier_challenge_judge(&out, segs, NSEG, &r);
+	ck_assert_msg(out.outcome == c->want, "%s: outcome %d, want %d (%s)", c->name, out.outcome,
+	              c->want, out.detail);
+	if (c->want == ISOTIER_CHALLENGE_SEEN)
+		ck_assert_msg(out.lag_us >= c->offset - 2000 && out.lag_us <= c->offset + 2000,
+		              "%s: lag %lld", c->name, (long long)out.lag_us);
+	probe_run_clear(&r);
+}
+END_TEST
+
+START_TEST(unanswered)
+{
+	make_segments(1000000, 3);
+	probe_run_info r = {0};
+	isotier_challenge_result out;
+	isotier_challenge_judge(&out, segs, NSEG, &r);
+	ck_assert_int_eq(out.outcome, ISOTIER_CHALLENGE_UNANSWERED); /* no challenge object */
+	isotier_challenge_judge(&out, segs, NSEG, NULL);
+	ck_assert_int_eq(out.outcome, ISOTIER_CHALLENGE_UNANSWERED);
+	make_samples(&r, SHARED, 1100000, 600000, 0, 1);
+	snprintf(r.challenge_error, sizeof r.challenge_error, "Operation not permitted");
+	isotier_challenge_judge(&out, segs, NSEG, &r);
+	ck_assert_int_eq(out.outcome, ISOTIER_CHALLENGE_UNANSWERED);
+	ck_assert_ptr_nonnull(strstr(out.detail, "Operation not permitted"));
+	r.challenge_error[0] = '\0';
+	r.samples = 10; /* 10 reads in 600 ms: not the probe's pace */
+	isotier_challenge_judge(&out, segs, NSEG, &r);
+	ck_assert_int_eq(out.outcome, ISOTIER_CHALLENGE_UNANSWERED);
+	r.samples = 600;
+	isotier_challenge_judge(&out, segs, 4, &r); /* a pattern of 4 slots */
+	ck_assert_int_eq(out.outcome, ISOTIER_CHALLENGE_UNANSWERED);
+	isotier_challenge_judge(&out, segs, NSEG, &r);
+	ck_assert_int_eq(out.outcome, ISOTIER_CHALLENGE_SEEN);
+	probe_run_clear(&r);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("challenge");
+	TCase *tc = tcase_create("challenge");
+	tcase_add_loop_test(tc, outcomes, 0, (int)(sizeof cases / sizeof *cases));
+	tcase_add_test(tc, unanswered);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}
