@@ -14,6 +14,7 @@ const isotier_mechanism isotier_mechanisms[] = {
     {"runc", ISOTIER_CONTAINER, NULL},
     {"crun", ISOTIER_CONTAINER, NULL},
     {"bubblewrap", ISOTIER_CONTAINER, NULL},
+    {"systemd-nspawn", ISOTIER_CONTAINER, NULL},
     {"container", ISOTIER_CONTAINER, NULL},
     {"webassembly", ISOTIER_UNKNOWN, NULL},
     {"v8-isolate", ISOTIER_UNKNOWN, NULL},

@@ -1,6 +1,6 @@
 /*
  * backend.h - one small interface over the sandboxes isotier drives (bwrap,
- * runc, crun, runsc, docker, docker-runsc, podman, podman-runsc, qemu-microvm,
+ * runc, crun, nspawn, runsc, docker, docker-runsc, podman, podman-runsc, qemu-microvm,
  * qemu-aarch64, host; remote: e2b, daytona, fly, vercel). Used by `isotier
  * verify` and by isotier_create() (local backends only). One file per backend:
  * reference/backend_<name>.c (OCI runtimes share oci.c, Docker and Podman
@@ -50,6 +50,10 @@
  *   fds through; stdin only when stdin_fd >= 0 (-i).
  * - crun and podman on hybrid cgroups run in a private mount namespace
  *   without the cgroup2 mount (isotier_cgroup_hybrid, backend_util.h).
+ * - nspawn: a temp dir holding the container's root (an empty /usr, the
+ *   host's top-level dirs bound read-only); systemd-nspawn --register=no
+ *   --keep-unit runs as PID 1 of a PID namespace of its own (unshare), so
+ *   killing its group kills the container too; passes our fds (--pipe).
  */
 #ifndef ISOTIER_BACKEND_H
 #define ISOTIER_BACKEND_H

@@ -14,6 +14,7 @@
 	X(runsc)                                                                                   \
 	X(qemu_microvm)                                                                            \
 	X(crun)                                                                                    \
+	X(nspawn)                                                                                  \
 	X(docker)                                                                                  \
 	X(docker_runsc)                                                                            \
 	X(podman)                                                                                  \

@@ -4,7 +4,7 @@
 . "$ISOTIER_ROOT/tests/lib.sh"
 . "$ISOTIER_ROOT/tests/tools/engine-lib.sh"
 
-for tool in bwrap runc runsc crun podman dockerd qemu-system-x86_64 qemu-system-aarch64 sqlite3; do
+for tool in bwrap runc runsc crun systemd-nspawn podman dockerd qemu-system-x86_64 qemu-system-aarch64 sqlite3; do
   command -v "$tool" >/dev/null || skip "$tool is not installed: verify --all cannot run every backend"
 done
 docker_up
@@ -34,6 +34,7 @@ assert_eq "$(verdict_of runc | cut -d" " -f1,2,4)" "CONFIRMED CONTAINER CONTAINE
 assert_eq "$(verdict_of runsc | cut -d' ' -f1,2,4)" "CONFIRMED GVISOR GVISOR" "runsc"
 assert_eq "$(verdict_of qemu-microvm | cut -d' ' -f1,2,4)" "CONFIRMED MICROVM MICROVM" "qemu-microvm"
 assert_eq "$(verdict_of crun | cut -d" " -f1,2,4)" "CONFIRMED CONTAINER CONTAINER" "crun"
+assert_eq "$(verdict_of nspawn | cut -d" " -f1,2,3,4)" "CONFIRMED CONTAINER systemd-nspawn CONTAINER" "nspawn"
 assert_eq "$(verdict_of docker | cut -d" " -f1,2,3,4)" "CONFIRMED CONTAINER docker CONTAINER" "docker"
 assert_eq "$(verdict_of docker-runsc | cut -d" " -f1,2,4)" "CONFIRMED GVISOR GVISOR" "docker-runsc"
 assert_eq "$(verdict_of podman | cut -d" " -f1,2,3,4)" "CONFIRMED CONTAINER podman CONTAINER" "podman"
@@ -61,13 +62,13 @@ commit=$(q "SELECT catalogue_commit FROM runs WHERE id = $run")
 assert_eq "$commit" "$(json_get "$TMP/out.json" catalogue_commit)" "catalogue commit"
 [[ "$commit" =~ ^[0-9a-f]{40}$ ]] || fail "catalogue commit '$commit' is not a commit id"
 git -C "$ISOTIER_ROOT" merge-base --is-ancestor "$commit" HEAD || fail "catalogue commit $commit is not in this repository's history"
-assert_eq "$(q "SELECT count(*) FROM observations WHERE run_id = $run")" 11 "one observation per backend"
+assert_eq "$(q "SELECT count(*) FROM observations WHERE run_id = $run")" 12 "one observation per backend"
 assert_eq "$(q "SELECT group_concat(backend || '=' || verdict || '/' || observed_tier, ' ') FROM (SELECT * FROM observations WHERE run_id = $run ORDER BY backend)")" \
-  "bwrap=CONFIRMED/CONTAINER crun=CONFIRMED/CONTAINER docker=CONFIRMED/CONTAINER docker-runsc=CONFIRMED/GVISOR host=INCONCLUSIVE/$(cut -d' ' -f2 <<<"$host") podman=CONFIRMED/CONTAINER podman-runsc=CONFIRMED/GVISOR qemu-aarch64=CONFIRMED/MICROVM qemu-microvm=CONFIRMED/MICROVM runc=CONFIRMED/CONTAINER runsc=CONFIRMED/GVISOR" "rows"
+  "bwrap=CONFIRMED/CONTAINER crun=CONFIRMED/CONTAINER docker=CONFIRMED/CONTAINER docker-runsc=CONFIRMED/GVISOR host=INCONCLUSIVE/$(cut -d' ' -f2 <<<"$host") nspawn=CONFIRMED/CONTAINER podman=CONFIRMED/CONTAINER podman-runsc=CONFIRMED/GVISOR qemu-aarch64=CONFIRMED/MICROVM qemu-microvm=CONFIRMED/MICROVM runc=CONFIRMED/CONTAINER runsc=CONFIRMED/GVISOR" "rows"
 assert_eq "$(q "SELECT provider_id || ' ' || claimed_tier || ' ' || claimed_mechanism FROM observations WHERE run_id = $run AND backend = 'runsc'")" "runsc GVISOR gvisor" "runsc claim"
 assert_eq "$(q "SELECT count(*) FROM observations WHERE run_id = $run AND provider_id IS NULL")" 1 "only host has no claim"
 # Every observation keeps the full probe JSON, its layers and the capture as a tar.
-assert_eq "$(q "SELECT count(*) FROM observations WHERE run_id = $run AND json_extract(probe_json, '\$.schema') = 'isotier.probe/1' AND json_valid(layers_json) AND evidence_format = 'tar' AND length(evidence) > 1024 AND duration_ms > 0")" 11 "probe JSON, layers, evidence"
+assert_eq "$(q "SELECT count(*) FROM observations WHERE run_id = $run AND json_extract(probe_json, '\$.schema') = 'isotier.probe/1' AND json_valid(layers_json) AND evidence_format = 'tar' AND length(evidence) > 1024 AND duration_ms > 0")" 12 "probe JSON, layers, evidence"
 for b in bwrap runsc docker qemu-aarch64; do
   q "SELECT writefile('$TMP/$b.tar', evidence) FROM observations WHERE run_id = $run AND backend = '$b'" >/dev/null
   python3 - "$TMP/$b.tar" <<'EOF' || fail "$b evidence is not a tar holding the capture"
