@@ -391,6 +391,18 @@ static int provider_parse(isotier_provider *out, const char *json, size_t len, c
 		perr(&ctx, "", "not valid JSON (near byte %zu, line %zu)", at, line);
 		return ISOTIER_EDATA;
 	}
+	/* A JSON file that is no provider at all (a schema copied among them, a
+	 * stray config) is one error naming the file, not one per field. */
+	if (cJSON_IsObject(root) && !cJSON_GetObjectItemCaseSensitive(root, "id") &&
+	    !cJSON_GetObjectItemCaseSensitive(root, "tier") &&
+	    !cJSON_GetObjectItemCaseSensitive(root, "kind")) {
+		perr(&ctx, "",
+		     "not a provider file: it has no id, kind or tier%s; only provider files belong "
+		     "in the catalogue directory",
+		     cJSON_GetObjectItemCaseSensitive(root, "$schema") ? " (it is a JSON Schema)" : "");
+		cJSON_Delete(root);
+		return ISOTIER_EDATA;
+	}
 	int rc = parse_object(&ctx, out, root, "", provider_fields, N_OF(provider_fields));
 	cJSON_Delete(root);
 	if (rc == 0 && !(out->file = strdup(file)))

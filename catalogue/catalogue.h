@@ -142,6 +142,15 @@ const char *isotier_provider_group(const isotier_provider *p);
 /* The newest provider-published source with a non-empty quote, or NULL. */
 const isotier_source *isotier_provider_best_source(const isotier_provider *p);
 
+/*
+ * The claim an observation judges, as one canonical string: what the history
+ * stores beside the verdict (observations.claim_digest) and what resolve
+ * compares with the catalogue's claim now, so a proof stops counting once the
+ * claim it judged changed (claim_digest.c says why it is the text itself, not
+ * a hash). Malloc'd; NULL when p is NULL or memory runs out.
+ */
+char *isotier_claim_digest(const isotier_provider *p);
+
 /* Tier a mechanism can support: the tier it implies, or ISOTIER_UNKNOWN for
  * mechanisms outside the four tiers (webassembly, unknown...). Returns
  * ISOTIER_EINVAL for a name not in the vocabulary. */

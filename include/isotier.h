@@ -138,12 +138,23 @@ typedef struct isotier_create_opts {
 	const char *backend;            /* "bwrap", "runc", "runsc", "qemu-microvm", "host" */
 	isotier_tier require_isolation; /* ISOTIER_UNKNOWN: no requirement */
 	const char *catalogue_dir;      /* NULL: the built-in default catalogue path */
-	const char *db_path;            /* history database; NULL: no history consulted. A path
-	                                   that does not exist is ISOTIER_ENOTFOUND (sys_errno
-	                                   ENOENT) unless create_db: never an empty database
-	                                   created as a side effect */
+	const char *db_path;            /* history database; audit events go there too. NULL:
+	                                   the host's history, read only: $ISOTIER_DB, else
+	                                   /var/lib/isotier/isotier.db (the one the runbook's
+	                                   scheduled job writes), so a contradiction it recorded
+	                                   is honoured by every create() on the host; when that
+	                                   file does not exist yet nothing is verified (then
+	                                   require_verified_days refuses), and when it cannot
+	                                   be read the create fails. A db_path that does not
+	                                   exist is ISOTIER_ENOTFOUND (sys_errno ENOENT) unless
+	                                   create_db: never an empty database created as a side
+	                                   effect */
 	int max_source_age_days;        /* 0: the runbook's default cadence */
-	int require_verified_days;      /* >0: demand a CONFIRMED/CONSISTENT observation this recent */
+	int require_verified_days;      /* >0: the latest observation of the backend made on
+	                                   this host (machine id) must be a CONFIRMED/CONSISTENT
+	                                   proof of the catalogue's claim as it is now, this
+	                                   recent: a newer INCONCLUSIVE, a changed claim, a row
+	                                   dated after now refuse */
 	bool attest;                    /* run the probe inside after provisioning; fail closed */
 	const char *rootfs;             /* NULL: read-only view of the host root */
 	const char *probe_path;         /* NULL: the installed isotier-probe */

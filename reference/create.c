@@ -109,7 +109,10 @@ static int attest(isotier_sandbox *sb, char *why, size_t why_len, isotier_error 
 		isotier_observation_clear(&obs);
 		return isotier_error_prefix(err, ran ? "attest: probe output" : "attest: run probe");
 	}
-	judge_kernel kernel = {.relation = obs.relation, .detail = obs.relation_detail};
+	judge_kernel kernel = {.relation = obs.relation,
+				.detail = obs.relation_detail,
+				.host = obs.host,
+				.host_saw = obs.host_saw};
 	judge_claim claim = {.present = true, .tier = sb->res.claimed, .mechanism = sb->res.mechanism};
 	judge_result jr;
 	judge(&jr, &claim, &obs.run[0].probe, &kernel);
@@ -195,7 +198,9 @@ int isotier_create(isotier_sandbox **out, const isotier_create_opts *opts, isoti
 					 "verify --backend %s`, not run",
 					 backend->name, backend->name);
 	/* A history that is not there is a wrong path, not an empty history:
-	 * resolving without it would drop every contradiction it holds. */
+	 * resolving without it would drop every contradiction it holds. No
+	 * db_path: the host's default history (resolve.h), which may not exist
+	 * yet: then nothing is verified, and require_verified_days refuses. */
 	if (opts->db_path && !opts->create_db) {
 		struct stat st;
 		if (stat(opts->db_path, &st) != 0 && (errno == ENOENT || errno == ENOTDIR))

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <ctype.h>
 #include <sys/utsname.h>
 #include <sys/stat.h>
 
@@ -80,6 +81,15 @@ static const char *const migrations[] = {
 	/* 2 -> 3: provenance: the host a run ran on (its node name), so a
 	 * report can say where each observation was made. NULL: older runs. */
 	"ALTER TABLE runs ADD COLUMN host TEXT;",
+	/* 3 -> 4: the history gate (resolve.c). host_id: the machine id of the
+	 * host that made the observation (/etc/machine-id; NULL: unknown, or a
+	 * row older than this); claim_digest: the claim it judged, canonical
+	 * (isotier_claim_digest; NULL: no claim, or an older row). A row without
+	 * both proves nothing to resolve; the listings still show it. Rows are
+	 * ordered by id (insertion), never by their timestamp. */
+	"ALTER TABLE observations ADD COLUMN host_id TEXT; "
+	"ALTER TABLE observations ADD COLUMN claim_digest TEXT; "
+	"CREATE INDEX observations_by_backend_id ON observations(backend, id);",
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -371,4 +381,43 @@ int isotier_history_run_end(isotier_history *h, int64_t run_id, const char *stat
 	if (sqlite3_step(stmt) != SQLITE_DONE)
 		return isotier_history_sql_error(h, err, "finish run");
 	return 0;
+}
+
+const char *isotier_default_db_path(void)
+{
+	const char *env = getenv("ISOTIER_DB");
+	return env && *env ? env : ISOTIER_DEFAULT_DB;
+}
+
+/* 32 lowercase hex digits (machine-id(5)), from the first file that has
+ * them; anything else is no id at all. */
+static bool read_machine_id(char *buf, size_t len, const char *path)
+{
+	char line[64];
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return false;
+	struct stat st;
+	ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, line, sizeof line - 1) : -1;
+	close(fd);
+	if (n < 32)
+		return false;
+	for (int i = 0; i < 32; i++)
+		if (!isxdigit((unsigned char)line[i]) || isupper((unsigned char)line[i]))
+			return false;
+	if (n > 32 && line[32] != '\n')
+		return false;
+	snprintf(buf, len, "%.32s", line);
+	return strlen(buf) == 32;
+}
+
+void isotier_host_id(char *buf, size_t len)
+{
+	if (len)
+		buf[0] = '\0';
+	if (len < 33)
+		return;
+	if (!read_machine_id(buf, len, "/etc/machine-id") &&
+	    !read_machine_id(buf, len, "/var/lib/dbus/machine-id"))
+		buf[0] = '\0';
 }

@@ -11,7 +11,10 @@
 
 #include <sqlite3.h>
 
-#define ISOTIER_DEFAULT_DB "isotier.db"
+/* The host's history: the one the runbook's scheduled job writes
+ * (runbook/jobs/isotier-reverify.sh) and every command and create() reads
+ * when none is named. $ISOTIER_DB overrides it (isotier_default_db_path). */
+#define ISOTIER_DEFAULT_DB "/var/lib/isotier/isotier.db"
 
 typedef struct isotier_history isotier_history;
 
@@ -42,6 +45,14 @@ int isotier_history_run_begin(isotier_history *h, int64_t *run_id, const char *c
 			      const char *catalogue_commit, isotier_error *err);
 /* Marks a run finished with a status word ("ok", "failed", "interrupted"). */
 int isotier_history_run_end(isotier_history *h, int64_t run_id, const char *status, isotier_error *err);
+
+/* $ISOTIER_DB when set and not empty, else ISOTIER_DEFAULT_DB. An explicit
+ * path (--db, db_path) always wins over both. */
+const char *isotier_default_db_path(void);
+/* This host's machine id (/etc/machine-id, else /var/lib/dbus/machine-id:
+ * 32 hex digits) into buf (>= 33 bytes); "" when neither has one. Every
+ * observation records it; resolve counts only this host's rows. */
+void isotier_host_id(char *buf, size_t len);
 
 /* Fills err from the connection's last error, with context. */
 int isotier_history_sql_error(isotier_history *h, isotier_error *err, const char *context);

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <string.h>
+#include <time.h>
 
 #define PROVIDER_FILE_MAX (256 * 1024)
 
@@ -32,7 +33,7 @@ static void downgrade(isotier_resolution *r, const char *fmt, ...)
 /* Reads and validates the backend's own catalogue entry only: one small file,
  * so a refusal stays cheap. Returns 1 when the claim stands. */
 static int resolve_claim(isotier_resolution *r, const char *dir, const char *id, int max_age,
-			 const char *today)
+			 const char *today, char **digest)
 {
 	char path[4096], current[72];
 	id = isotier_catalogue_current_id(current, sizeof current, dir, id); /* renamed_from */
@@ -79,6 +80,10 @@ static int resolve_claim(isotier_resolution *r, const char *dir, const char *id,
 	} else {
 		ok = 0;
 	}
+	if (ok && !(*digest = isotier_claim_digest(&p))) {
+		downgrade(r, "catalogue entry %s: out of memory", r->provider_id);
+		ok = 0;
+	}
 	if (ok) {
 		for (size_t i = 0; i < findings.n; i++) {
 			const isotier_finding *f = &findings.items[i];
@@ -99,24 +104,129 @@ static int resolve_claim(isotier_resolution *r, const char *dir, const char *id,
 	return ok;
 }
 
+/* A row may be dated this far after now (two hosts' clocks, a slow NTP
+ * step) before the gate refuses it. */
+#define FUTURE_SKEW_S (5 * 60)
+
+/* The rows the gate reads: the backend's, made on this host (?8), plus rows
+ * that name no host: older than host ids, they may be this host's, so they
+ * still deny (a contradiction, a ceiling) but never grant (a proof needs
+ * host_id = ?8, checked in resolve_verified). ?8 NULL: every host's. */
+#define GATE_ROWS " FROM observations WHERE backend = ?1 AND (?8 IS NULL OR host_id = ?8 OR host_id IS NULL)"
+
+/* A verdict set in SQL: "verdict IN " VERDICT_SET binds one parameter per
+ * verdict from ?VERDICT_PARAM on (bind_verdicts), so the set comes from the
+ * verdict table, never from a literal list kept here. Numbered apart from the
+ * statements' own parameters (?1..?19), so a verdict added to the table does
+ * not collide with them. */
+#define VERDICT_PARAM 20
+#define VERDICT_SET   "(?20, ?21, ?22, ?23, ?24, ?25, ?26)"
+_Static_assert(VERDICT_COUNT == 7, "VERDICT_SET holds one parameter per verdict");
+
+/* The names of the verdicts carrying flags; NULL (never IN) for the others. */
+static void bind_verdicts(sqlite3_stmt *st, unsigned flags)
+{
+	for (int i = 0; i < VERDICT_COUNT; i++) {
+		if (isotier_verdict_is((isotier_verdict)i, flags))
+			sqlite3_bind_text(st, VERDICT_PARAM + i, isotier_verdicts[i].name, -1,
+			                  SQLITE_STATIC);
+		else
+			sqlite3_bind_null(st, VERDICT_PARAM + i);
+	}
+}
+
+typedef struct gate {
+	isotier_history *h;
+	const char *backend;
+	const char *host_id; /* NULL: every host's rows count */
+} gate;
+
+/* Prepares sql over the gate's rows: ?1 the backend, ?8 the host; the
+ * verdict parameters NULL until bind_verdicts. */
+static int gate_prepare(const gate *g, sqlite3_stmt **st, const char *sql, const char *what,
+			isotier_error *err)
+{
+	if (sqlite3_prepare_v2(isotier_history_db(g->h), sql, -1, st, NULL) != SQLITE_OK)
+		return isotier_history_sql_error(g->h, err, what);
+	sqlite3_bind_text(*st, 1, g->backend, -1, SQLITE_STATIC);
+	if (g->host_id)
+		sqlite3_bind_text(*st, 8, g->host_id, -1, SQLITE_STATIC);
+	return 0;
+}
+
+static const char *col(sqlite3_stmt *st, int i)
+{
+	const unsigned char *t = sqlite3_column_text(st, i);
+	return t ? (const char *)t : "";
+}
+
+/*
+ * Rows are ordered by id, the order they were written in: their timestamp is
+ * only what the writer's clock said. A row dated after now (or not dated at
+ * all) cannot be placed: one written a year ahead would otherwise read as
+ * the newest for a year. The gate refuses it and fails closed, naming it.
+ */
+static int resolve_future(isotier_resolution *r, const gate *g, const char *now, isotier_error *err)
+{
+	cleanup_stmt sqlite3_stmt *st = NULL;
+	int rc = gate_prepare(g, &st,
+			      "SELECT id, observed_at" GATE_ROWS
+			      " AND (julianday(observed_at) IS NULL"
+			      "  OR julianday(observed_at) > julianday(?9) + ?10 / 86400.0)"
+			      " ORDER BY id DESC LIMIT 1",
+			      "read future-dated observations", err);
+	if (rc < 0)
+		return rc;
+	sqlite3_bind_text(st, 9, now, -1, SQLITE_STATIC);
+	sqlite3_bind_int(st, 10, FUTURE_SKEW_S);
+	if (sqlite3_step(st) == SQLITE_ROW)
+		downgrade(r, "observation #%lld of %s is dated '%.40s', after now (%s, %d s of clock "
+			     "skew allowed) or unreadable: the history cannot be ordered by it, so it "
+			     "vouches for nothing until that row is explained (runbook/drift.md)",
+			  (long long)sqlite3_column_int64(st, 0), g->backend, col(st, 1), now,
+			  FUTURE_SKEW_S);
+	return 0;
+}
+
+/* The latest judgement (an INCONCLUSIVE or UNAVAILABLE run judges nothing
+ * and must not clear a contradiction: a probe that timed out, a runtime made
+ * to fail). CONTRADICTED voids the claim. */
+static int resolve_against(isotier_resolution *r, const gate *g, isotier_error *err)
+{
+	cleanup_stmt sqlite3_stmt *st = NULL;
+	int rc = gate_prepare(g, &st,
+			      "SELECT verdict, observed_at, COALESCE(reason, ''), id" GATE_ROWS
+			      " AND verdict IN " VERDICT_SET " ORDER BY id DESC LIMIT 1",
+			      "read latest observation", err);
+	if (rc < 0)
+		return rc;
+	bind_verdicts(st, VERDICT_JUDGES);
+	if (sqlite3_step(st) != SQLITE_ROW)
+		return 0;
+	snprintf(r->latest_verdict, sizeof r->latest_verdict, "%s", col(st, 0));
+	snprintf(r->latest_at, sizeof r->latest_at, "%s", col(st, 1));
+	isotier_verdict v;
+	if (r->resolved != ISOTIER_UNKNOWN && isotier_verdict_parse(&v, r->latest_verdict) == 0 &&
+	    isotier_verdict_is(v, VERDICT_AGAINST))
+		downgrade(r, "latest judged observation of %s (#%lld, %s) CONTRADICTED the claim: %s",
+			  g->backend, (long long)sqlite3_column_int64(st, 3), r->latest_at, col(st, 2));
+	return 0;
+}
+
 /*
  * The defended tier never rises above what the latest trustworthy observation
  * showed of the sandbox's own boundary (its ceiling_tier: a VM counts only when
  * proven the sandbox's own). A claim above it is not defended at all.
  */
-static int resolve_ceiling(isotier_resolution *r, isotier_history *h, const char *backend,
-			   isotier_error *err)
+static int resolve_ceiling(isotier_resolution *r, const gate *g, isotier_error *err)
 {
-	if (r->resolved == ISOTIER_UNKNOWN)
-		return 0;
 	cleanup_stmt sqlite3_stmt *s = NULL;
-	if (sqlite3_prepare_v2(isotier_history_db(h),
-			       "SELECT ceiling_tier, observed_at, COALESCE(reason, '') FROM observations"
-			       " WHERE backend = ?1 AND ceiling_tier IS NOT NULL"
-			       " ORDER BY observed_at DESC, id DESC LIMIT 1",
-			       -1, &s, NULL) != SQLITE_OK)
-		return isotier_history_sql_error(h, err, "read latest trustworthy observation");
-	sqlite3_bind_text(s, 1, backend, -1, SQLITE_STATIC);
+	int rc = gate_prepare(g, &s,
+			      "SELECT ceiling_tier, observed_at, COALESCE(reason, '')" GATE_ROWS
+			      " AND ceiling_tier IS NOT NULL ORDER BY id DESC LIMIT 1",
+			      "read latest trustworthy observation", err);
+	if (rc < 0)
+		return rc;
 	if (sqlite3_step(s) != SQLITE_ROW)
 		return 0;
 	const char *name = (const char *)sqlite3_column_text(s, 0);
@@ -127,101 +237,103 @@ static int resolve_ceiling(isotier_resolution *r, isotier_history *h, const char
 	if (!isotier_tier_satisfies(ceiling, r->resolved))
 		downgrade(r, "the latest trustworthy observation of %s (%s) shows at most %s of its "
 			     "own, below the claimed %s: %s",
-			  backend, (const char *)sqlite3_column_text(s, 1), name ? name : "?",
-			  isotier_tier_name(r->claimed), (const char *)sqlite3_column_text(s, 2));
+			  g->backend, col(s, 1), name ? name : "?", isotier_tier_name(r->claimed),
+			  col(s, 2));
 	return 0;
 }
 
-/* A verdict set in SQL: "verdict IN " VERDICT_SET binds one parameter per
- * verdict from ?2 on (bind_verdicts), so the set comes from the verdict
- * table, never from a literal list kept here. */
-#define VERDICT_SET "(?2, ?3, ?4, ?5, ?6, ?7)"
-_Static_assert(VERDICT_COUNT == 6, "VERDICT_SET holds one parameter per verdict");
-
-/* The names of the verdicts carrying flags; NULL (never IN) for the others. */
-static void bind_verdicts(sqlite3_stmt *st, unsigned flags)
+/*
+ * require_verified_days: the latest observation decides. It must be a proof
+ * (CONFIRMED or CONSISTENT, its ceiling reaching the claim) made on this host
+ * of exactly the claim the catalogue makes now (claim_digest), within the
+ * days asked. A newer INCONCLUSIVE or UNAVAILABLE run of a degraded backend
+ * voids an older proof; rows from before host ids and digests prove nothing.
+ */
+static int resolve_verified(isotier_resolution *r, const gate *g, const char *digest, int days,
+			    const char *today, isotier_error *err)
 {
-	for (int i = 0; i < VERDICT_COUNT; i++) {
-		if (isotier_verdict_is((isotier_verdict)i, flags))
-			sqlite3_bind_text(st, 2 + i, isotier_verdicts[i].name, -1, SQLITE_STATIC);
-		else
-			sqlite3_bind_null(st, 2 + i);
+	cleanup_stmt sqlite3_stmt *st = NULL;
+	int rc = gate_prepare(g, &st,
+			      "SELECT id, verdict, observed_at, ceiling_tier, host_id, claim_digest" GATE_ROWS
+			      " ORDER BY id DESC LIMIT 1",
+			      "read latest observation", err);
+	if (rc < 0)
+		return rc;
+	if (sqlite3_step(st) != SQLITE_ROW) {
+		downgrade(r, "%s has no observation%s, and a verification within %d days is required",
+			  g->backend, g->host_id ? " made on this host" : "", days);
+		return 0;
 	}
+	long long id = (long long)sqlite3_column_int64(st, 0);
+	const char *verdict = col(st, 1), *at = col(st, 2);
+	isotier_verdict v;
+	isotier_tier ceiling = ISOTIER_UNKNOWN;
+	if (isotier_verdict_parse(&v, verdict) < 0 || !isotier_verdict_is(v, VERDICT_PROVES))
+		downgrade(r, "the latest observation of %s (#%lld, %s) is %s, not a proof of the claim; "
+			     "a verification within %d days is required (the latest observation "
+			     "decides: a newer INCONCLUSIVE voids an older CONFIRMED)",
+			  g->backend, id, at, verdict, days);
+	else if (sqlite3_column_type(st, 3) == SQLITE_NULL ||
+		 isotier_tier_parse(&ceiling, col(st, 3)) < 0 ||
+		 !isotier_tier_satisfies(ceiling, r->claimed))
+		downgrade(r, "the latest observation of %s (#%lld, %s) does not prove %s of its own, "
+			     "and a verification within %d days is required",
+			  g->backend, id, at, isotier_tier_name(r->claimed), days);
+	else if (sqlite3_column_type(st, 4) == SQLITE_NULL ||
+		 (g->host_id && strcmp(col(st, 4), g->host_id)))
+		downgrade(r, "the latest observation of %s (#%lld, %s) names no host (recorded before "
+			     "isotier kept machine ids): it proves nothing here; re-verify",
+			  g->backend, id, at);
+	else if (sqlite3_column_type(st, 5) == SQLITE_NULL || !digest || strcmp(col(st, 5), digest))
+		downgrade(r, "the latest observation of %s (#%lld, %s) judged %s than the catalogue's "
+			     "claim now (entry %s changed since, or the row predates claim digests): "
+			     "re-verify",
+			  g->backend, id, at,
+			  sqlite3_column_type(st, 5) == SQLITE_NULL ? "no recorded claim rather"
+								     : "another claim",
+			  r->provider_id);
+	else if (days_since(at, today) > days)
+		downgrade(r, "%s was last CONFIRMED at %s, more than %d days ago", g->backend, at, days);
+	return 0;
 }
 
-/* Applies the history: a CONTRADICTED latest observation, or (when demanded)
- * the lack of a recent CONFIRMED/CONSISTENT one, voids the claim. */
+/* Applies the host's history: see resolve.h. */
 static int resolve_history(isotier_resolution *r, const char *backend, const isotier_resolve_opts *o,
-			   const char *today, isotier_error *err)
+			   const char *digest, const char *today, isotier_error *err)
 {
-	if (!o->db_path || access(o->db_path, F_OK) != 0) {
-		if (o->require_verified_days > 0)
+	const char *path = o->db_path ? o->db_path : isotier_default_db_path();
+	if (access(path, F_OK) != 0) {
+		if (o->require_verified_days > 0 && r->resolved != ISOTIER_UNKNOWN)
 			downgrade(r, "no verification history for %s (database %s absent) but a "
 				     "verification within %d days is required",
-				  backend, o->db_path ? o->db_path : "(none)", o->require_verified_days);
+				  backend, path, o->require_verified_days);
 		return 0;
 	}
 	cleanup_history isotier_history *h = NULL;
-	int rc = isotier_history_open_readonly(&h, o->db_path, err);
+	int rc = isotier_history_open_readonly(&h, path, err);
 	if (rc < 0)
 		return rc;
-	cleanup_stmt sqlite3_stmt *latest = NULL;
-	if (sqlite3_prepare_v2(isotier_history_db(h),
-			       "SELECT verdict, observed_at, COALESCE(reason, '') FROM observations"
-			       " WHERE backend = ?1"
-			       /* Only a judgement counts: an INCONCLUSIVE or UNAVAILABLE run
-				* (a probe that timed out, a runtime made to fail) must not
-				* clear a contradiction. */
-			       " AND verdict IN " VERDICT_SET
-			       " ORDER BY observed_at DESC, id DESC LIMIT 1",
-			       -1, &latest, NULL) != SQLITE_OK)
-		return isotier_history_sql_error(h, err, "read latest observation");
-	sqlite3_bind_text(latest, 1, backend, -1, SQLITE_STATIC);
-	bind_verdicts(latest, VERDICT_JUDGES);
-	if (sqlite3_step(latest) == SQLITE_ROW) {
-		snprintf(r->latest_verdict, sizeof r->latest_verdict, "%s",
-			 (const char *)sqlite3_column_text(latest, 0));
-		snprintf(r->latest_at, sizeof r->latest_at, "%s",
-			 (const char *)sqlite3_column_text(latest, 1));
-		isotier_verdict latest_v;
-		bool against = isotier_verdict_parse(&latest_v, r->latest_verdict) == 0 &&
-			       isotier_verdict_is(latest_v, VERDICT_AGAINST);
-		if (r->resolved != ISOTIER_UNKNOWN && against) {
-			downgrade(r, "latest judged observation of %s (%s) CONTRADICTED the claim: %s", backend,
-				  r->latest_at, (const char *)sqlite3_column_text(latest, 2));
-			return 0;
-		}
-	}
-	if ((rc = resolve_ceiling(r, h, backend, err)) < 0)
+	char host[64] = "";
+	if (o->host_id)
+		snprintf(host, sizeof host, "%s", o->host_id);
+	else
+		isotier_host_id(host, sizeof host);
+	/* No machine id: no row can be this host's; only rows naming no host
+	 * are read (they deny, never grant). */
+	gate g = {.h = h, .backend = backend, .host_id = o->any_host ? NULL : host};
+	char now[32];
+	time_t t = o->now ? o->now : time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if ((rc = resolve_against(r, &g, err)) < 0)
 		return rc;
-	if (o->require_verified_days > 0 && r->resolved != ISOTIER_UNKNOWN) {
-		cleanup_stmt sqlite3_stmt *verified = NULL;
-		/* Only an observation that proved the claimed tier counts: a
-		 * CONFIRMED or CONSISTENT verdict whose ceiling reaches it (rows
-		 * older than ceilings prove nothing). */
-		if (sqlite3_prepare_v2(isotier_history_db(h),
-				       "SELECT observed_at, ceiling_tier FROM observations WHERE backend = ?1"
-				       " AND verdict IN " VERDICT_SET
-				       " AND ceiling_tier IS NOT NULL"
-				       " ORDER BY observed_at DESC, id DESC LIMIT 1",
-				       -1, &verified, NULL) != SQLITE_OK)
-			return isotier_history_sql_error(h, err, "read verified observation");
-		sqlite3_bind_text(verified, 1, backend, -1, SQLITE_STATIC);
-		bind_verdicts(verified, VERDICT_PROVES);
-		isotier_tier ceiling = ISOTIER_UNKNOWN;
-		bool found = sqlite3_step(verified) == SQLITE_ROW;
-		if (found && isotier_tier_parse(&ceiling, (const char *)sqlite3_column_text(verified, 1)) < 0)
-			ceiling = ISOTIER_UNKNOWN;
-		if (!found || !isotier_tier_satisfies(ceiling, r->claimed))
-			downgrade(r, "%s has never been CONFIRMED by an observation that proves %s, and a "
-				     "verification within %d days is required",
-				  backend, isotier_tier_name(r->claimed), o->require_verified_days);
-		else if (days_since((const char *)sqlite3_column_text(verified, 0), today) >
-			 o->require_verified_days)
-			downgrade(r, "%s was last CONFIRMED at %s, more than %d days ago",
-				  backend, (const char *)sqlite3_column_text(verified, 0),
-				  o->require_verified_days);
-	}
+	if (r->resolved != ISOTIER_UNKNOWN && (rc = resolve_future(r, &g, now, err)) < 0)
+		return rc;
+	if (r->resolved != ISOTIER_UNKNOWN && (rc = resolve_ceiling(r, &g, err)) < 0)
+		return rc;
+	if (o->require_verified_days > 0 && r->resolved != ISOTIER_UNKNOWN)
+		return resolve_verified(r, &g, digest, o->require_verified_days, today, err);
 	return 0;
 }
 
@@ -246,12 +358,13 @@ int isotier_resolve(isotier_resolution *out, const isotier_backend *backend,
 			  backend->name);
 		return 0;
 	}
-	if (resolve_claim(out, dir, backend->catalogue_id, max_age, today)) {
+	cleanup_free char *digest = NULL;
+	if (resolve_claim(out, dir, backend->catalogue_id, max_age, today, &digest)) {
 		out->resolved = out->claimed;
 		snprintf(out->reason, sizeof out->reason,
 			 "catalogue entry %s (%s), provider source retrieved %s%s%s", out->provider_id,
 			 out->mechanism, out->source_retrieved, out->status[0] ? "; " : "", out->status);
 	}
-	int rc = resolve_history(out, backend->name, o, today, err);
+	int rc = resolve_history(out, backend->name, o, digest, today, err);
 	return rc < 0 ? isotier_error_prefix(err, "resolve %s", backend->name) : 0;
 }

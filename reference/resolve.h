@@ -2,11 +2,24 @@
  * resolve.h - "the tier we can defend" for a backend (ADR-0006, ADR-0018).
  *
  * The catalogue claim counts only if its entry validates and its newest
- * provider-published source is within the max age, and the latest stored
- * judgement of the backend (CONFIRMED, CONSISTENT, EXCEEDS or CONTRADICTED;
- * an INCONCLUSIVE or UNAVAILABLE run judges nothing) is not CONTRADICTED; with require_verified_days,
- * a CONFIRMED or CONSISTENT observation that recent is also demanded.
- * Otherwise the resolved tier is UNKNOWN and `reason` says why.
+ * provider-published source is within the max age; then the history gate
+ * (the host's history: db_path, else isotier_default_db_path()) reads this
+ * host's rows of the backend in the order they were written (id, never
+ * their timestamps):
+ *   - the latest judgement (CONFIRMED, CONSISTENT, EXCEEDS or CONTRADICTED;
+ *     an INCONCLUSIVE or UNAVAILABLE run judges nothing) must not be
+ *     CONTRADICTED;
+ *   - no row may be dated after now (beyond a few minutes of clock skew) or
+ *     be undated: such a row cannot be ordered, and the gate fails closed;
+ *   - the latest trustworthy observation's ceiling must reach the claim;
+ *   - with require_verified_days, the latest observation of any verdict must
+ *     be a proof (CONFIRMED or CONSISTENT, ceiling reaching the claim) made on
+ *     this host, of the very claim the catalogue makes now (its
+ *     isotier_claim_digest), that recent: a newer INCONCLUSIVE voids it.
+ * "This host's rows": host_id equal to this machine's id; rows that name no
+ * host (older than host ids) still deny, never grant; other hosts' rows are
+ * not read unless any_host. Otherwise the resolved tier is UNKNOWN and
+ * `reason` says why.
  */
 #ifndef ISOTIER_RESOLVE_H
 #define ISOTIER_RESOLVE_H
@@ -14,12 +27,18 @@
 #include "backend.h"
 #include "paths.h"
 
+#include <time.h>
+
 typedef struct isotier_resolve_opts {
 	const char *catalogue_dir; /* NULL: isotier_default_catalogue_dir() */
-	const char *db_path;       /* NULL or absent file: no observations */
+	const char *db_path;       /* NULL: isotier_default_db_path(); an absent file: no
+				      observations (require_verified_days then fails) */
 	int max_source_age_days;   /* 0: the runbook's default */
 	int require_verified_days; /* 0: off */
 	const char *today;         /* YYYY-MM-DD; NULL: the current UTC date */
+	time_t now;                /* what "after now" means for row dates; 0: time(NULL) */
+	const char *host_id;       /* this host's id; NULL: isotier_host_id() */
+	bool any_host;             /* count every host's rows, not only this host's */
 } isotier_resolve_opts;
 
 typedef struct isotier_resolution {

@@ -15,15 +15,18 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-	        "usage: isotier backends [--catalogue DIR] [--db PATH] [--json]\n\n"
+	        "usage: isotier backends [--catalogue DIR] [--db PATH] [--any-host] [--json]\n\n"
 	        "Lists every backend this build drives: the tier the catalogue claims for it,\n"
 	        "the tier isotier resolves (the claim, downgraded when the latest verification\n"
 	        "contradicted it or could not prove it), why, and whether the backend can run\n"
 	        "on this host.\n\n"
 	        "  --catalogue DIR  provider catalogue (default %s)\n"
 	        "  --db PATH        history database whose latest verdicts downgrade claims\n"
-	        "                   (default ./%s; when that is absent, the tiers are resolved\n"
-	        "                   from the catalogue alone)\n"
+	        "                   (default $ISOTIER_DB, else %s: the host's history,\n"
+	        "                   the one the runbook's job writes; when that is absent, the\n"
+	        "                   tiers are resolved from the catalogue alone)\n"
+	        "  --any-host       count observations made on any host (default: only this\n"
+	        "                   machine's, by /etc/machine-id)\n"
 	        "  --json           a JSON array: backend, provider_id, claimed_tier, mechanism,\n"
 	        "                   resolved_tier, reason, latest_verdict, available,\n"
 	        "                   unavailable_reason, remote, settings (the environment variables\n"
@@ -58,9 +61,9 @@ static int backends_main(int argc, char **argv)
 	static const struct option longopts[] = {
 		{"catalogue", required_argument, NULL, 'c'}, {"db", required_argument, NULL, 'd'},
 		{"json", no_argument, NULL, 'j'},            {"help", no_argument, NULL, 'h'},
-		{0},
+		{"any-host", no_argument, NULL, 'H'},        {0},
 	};
-	isotier_resolve_opts ro = {.db_path = ISOTIER_DEFAULT_DB};
+	isotier_resolve_opts ro = {.db_path = isotier_default_db_path()};
 	int json = 0, c;
 	bool db_named = false;
 	optind = 1;
@@ -68,6 +71,7 @@ static int backends_main(int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': ro.catalogue_dir = optarg; break;
+		case 'H': ro.any_host = true; break;
 		case 'd':
 			if ((c = cli_check_db("--db", optarg)) != EXIT_OK)
 				return c;

@@ -27,11 +27,11 @@ static void usage(FILE *f)
 	        "fits %d columns (--wide: every column, nothing cut). `show ID` prints one\n"
 	        "observation with its provenance and the evidence behind it; --sources lists the\n"
 	        "source checks `isotier sources check` recorded.\n\n"
-	        "  --db PATH       history database (default ./" ISOTIER_DEFAULT_DB ")\n"
+	        "  --db PATH       history database (default $ISOTIER_DB, else " ISOTIER_DEFAULT_DB ")\n"
 	        "  --backend NAME  only this backend (a name no backend or observation has is\n"
 	        "                  a usage error)\n"
 	        "  --verdict WORD  only this verdict: CONFIRMED, CONSISTENT, EXCEEDS,\n"
-	        "                  CONTRADICTED, INCONCLUSIVE or UNAVAILABLE\n"
+	        "                  NOT_CONTRADICTED, CONTRADICTED, INCONCLUSIVE or UNAVAILABLE\n"
 	        "  --run ID        only observations of this run (the RUN column)\n"
 	        "  --since DATE    at or after DATE (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ)\n"
 	        "  --until DATE    up to DATE (a day: up to its end; a time: before it)\n"
@@ -222,7 +222,7 @@ static int history_main(int argc, char **argv)
 	    {"provider", required_argument, NULL, 'p'}, {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *db = ISOTIER_DEFAULT_DB, *show = NULL, *provider = NULL;
+	const char *db = isotier_default_db_path(), *show = NULL, *provider = NULL;
 	observation_filter flt = {.limit = 50};
 	bool json = false, wide = false, sources = false;
 	char ubuf[48];

@@ -11,19 +11,41 @@ static void run_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: isotier run --backend NAME [--require-isolation TIER] [--attest]\n"
-		"                   [--rootfs DIR] [--catalogue DIR] [--db PATH (default ./isotier.db)]\n"
-		"                   [--new-db] [--max-age DAYS] [--require-verified DAYS]\n"
+		"                   [--rootfs DIR] [--catalogue DIR] [--db PATH] [--new-db]\n"
+		"                   [--max-age DAYS] [--require-verified DAYS]\n"
 		"                   [--audit-log PATH] [--otlp-endpoint URL] [--otlp-file PATH]\n"
 		"                   [--otlp-required] [--timeout S] -- CMD [ARGS...]\n\n"
 		"Creates a sandbox on NAME, refusing before anything is provisioned when the tier\n"
 		"isotier can defend for it does not satisfy TIER (exit 78, ConfigurationError),\n"
 		"runs CMD inside (by default over a read-only view of the host root), relays its\n"
 		"output and exit status, and destroys the sandbox.\n"
+		"  --backend NAME        the backend to create on (`isotier backends` lists them)\n"
+		"  --require-isolation T refuse unless the resolved tier satisfies T (UNKNOWN,\n"
+		"                        CONTAINER, GVISOR, MICROVM; default UNKNOWN: no floor)\n"
+		"  --attest              run the probe inside after provisioning; a sandbox whose\n"
+		"                        observed tier does not back the claim is destroyed (fail\n"
+		"                        closed) before CMD runs\n"
+		"  --rootfs DIR          the sandbox's root (default: a read-only view of the host's)\n"
+		"  --catalogue DIR       provider catalogue (default: `isotier paths` names it)\n"
+		"  --max-age DAYS        a claim whose sources are older is not trusted above\n"
+		"                        UNKNOWN (default: the runbook's cadence)\n"
+		"  --audit-log PATH      append a JSON Lines audit event per decision (fsync'd)\n"
+		"  --otlp-endpoint URL   export an OTLP/HTTP trace span of the create\n"
+		"  --otlp-file PATH      append the span as OTLP/JSON to PATH\n"
+		"  --otlp-required       a span that cannot be exported fails the create (74)\n"
+		"  --timeout S           per child process, seconds (default 60)\n"
+		"  --help                this text\n"
 		"  --db PATH             the history `isotier verify` keeps (contradictions and\n"
 		"                        ceilings it recorded are honoured; audit events go there);\n"
-		"                        it must exist unless --new-db\n"
-		"  --new-db              create the history database when it does not exist\n"
-		"  --require-verified D  refuse a tier not CONFIRMED by an observation within D days\n"
+		"                        it must exist unless --new-db. Default: the host's history,\n"
+		"                        $ISOTIER_DB, else " ISOTIER_DEFAULT_DB " (the one the\n"
+		"                        runbook's job writes), read only: no audit events go\n"
+		"                        there, and when it does not exist yet nothing is\n"
+		"                        verified (--require-verified refuses)\n"
+		"  --new-db              create the --db history when it does not exist\n"
+		"  --require-verified D  refuse a tier unless the latest observation of the backend\n"
+		"                        on this host is a proof (CONFIRMED or CONSISTENT) of the\n"
+		"                        catalogue's claim as it is now, made within D days\n"
 		"                        (recommended for untrusted code, runbook/tiers.md)\n"
 		"Exit: CMD's own status; 64 usage (an unknown backend or tier name); 66 the\n"
 		"history database does not exist; 78 tier refused (ConfigurationError);\n"
@@ -69,9 +91,11 @@ static int run_main(int argc, char **argv)
 		{0},
 	};
 	/* Same history as verify and backends: a CONTRADICTED observation that
-	 * `isotier verify` stored is honoured, and audit events land beside it. */
+	 * `isotier verify` stored is honoured. No --db: the library reads the
+	 * host's default history (db_path NULL: isotier_default_db_path()),
+	 * exactly as every create() on this host does; audit events go to a
+	 * history only when --db names it. */
 	isotier_create_opts opts = ISOTIER_CREATE_OPTS_INIT;
-	opts.db_path = ISOTIER_DEFAULT_DB;
 	opts.log = run_log;
 	int c;
 	optind = 1;

@@ -164,7 +164,8 @@ int history_show(isotier_history *h, long long id, bool json)
 	        " o.claimed_mechanism, o.observed_tier, o.observed_vendor, o.confidence, o.verdict,"
 	        " o.reason, o.kernel_relation, o.ceiling_tier, o.duration_ms, length(o.evidence),"
 	        " o.evidence_format, r.command, r.status, r.tool_version, r.catalogue_commit, r.host,"
-	        " substr(o.layers_json, 1, ?2), substr(o.probe_json, 1, ?3)"
+	        " substr(o.layers_json, 1, ?2), substr(o.probe_json, 1, ?3), o.host_id,"
+	        " o.claim_digest IS NOT NULL"
 	        " FROM observations o LEFT JOIN runs r ON r.id = o.run_id WHERE o.id = ?1",
 	        -1, &st, NULL) != SQLITE_OK) {
 		isotier_error err = {0};
@@ -209,6 +210,10 @@ int history_show(isotier_history *h, long long id, bool json)
 		cJSON *layers = COL(22) ? cJSON_Parse(COL(22)) : NULL;
 		cJSON *probe = COL(23) ? cJSON_Parse(COL(23)) : NULL;
 		if (o) {
+			/* What the history gate reads (resolve.c): the machine that made
+			 * it, and whether the claim it judged was recorded. */
+			add_str(o, "host_id", COL(24));
+			cJSON_AddBoolToObject(o, "claim_recorded", sqlite3_column_int(st, 25) != 0);
 			cJSON_AddItemToObject(o, "layers", layers ? layers : cJSON_CreateNull());
 			cJSON_AddItemToObject(o, "probe", probe ? probe : cJSON_CreateNull());
 		}
@@ -243,6 +248,9 @@ int history_show(isotier_history *h, long long id, bool json)
 	         COL(17) ? COL(17) : "?", COL(18) ? COL(18) : "?", COL(19) ? COL(19) : "?",
 	         COL(20) ? COL(20) : "not in git", COL(21) ? COL(21) : "not recorded");
 	line("run", buf);
+	snprintf(buf, sizeof buf, "%s; claim judged %s", COL(24) ? COL(24) : "not recorded",
+	         sqlite3_column_int(st, 25) ? "recorded" : "not recorded (proves nothing to the gate)");
+	line("machine id", buf);
 	long long bytes = sqlite3_column_type(st, 15) == SQLITE_NULL ? 0 : sqlite3_column_int64(st, 15);
 	if (sqlite3_column_type(st, 14) == SQLITE_NULL)
 		snprintf(buf, sizeof buf, "not stored; evidence %lld byte%s", bytes,

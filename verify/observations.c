@@ -22,8 +22,8 @@ static int insert_row(isotier_history *h, const observation *o, int64_t *id_out,
 	        "INSERT INTO observations(run_id, observed_at, backend, provider_id,"
 	        " claimed_tier, claimed_mechanism, observed_tier, observed_vendor, confidence,"
 	        " layers_json, verdict, reason, probe_json, evidence, evidence_format,"
-	        " duration_ms, kernel_relation, ceiling_tier)"
-	        " VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18)",
+	        " duration_ms, kernel_relation, ceiling_tier, host_id, claim_digest)"
+	        " VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20)",
 	        -1, &s, NULL) != SQLITE_OK)
 		return isotier_history_sql_error(h, err, "record observation");
 	sqlite3_bind_int64(s, 1, o->run_id);
@@ -51,6 +51,8 @@ static int insert_row(isotier_history *h, const observation *o, int64_t *id_out,
 	sqlite3_bind_int64(s, 16, o->duration_ms);
 	bind_text_or_null(s, 17, o->kernel_relation);
 	bind_text_or_null(s, 18, o->ceiling_tier);
+	bind_text_or_null(s, 19, o->host_id && *o->host_id ? o->host_id : NULL);
+	bind_text_or_null(s, 20, o->claim_digest);
 	if (sqlite3_step(s) != SQLITE_DONE)
 		return isotier_history_sql_error(h, err, "record observation");
 	if (id_out)
@@ -114,7 +116,7 @@ int observations_list(isotier_history *h, const observation_filter *f,
 	        " WHERE (?1 IS NULL OR o.backend = ?1) AND (?3 IS NULL OR o.observed_at >= ?3)"
 	        " AND (?4 IS NULL OR o.observed_at < ?4) AND (?5 IS NULL OR o.verdict = ?5)"
 	        " AND (?6 = 0 OR o.run_id = ?6) AND (?7 = 0 OR o.id = ?7)"
-	        " ORDER BY o.observed_at DESC, o.id DESC LIMIT ?2",
+	        " ORDER BY o.id DESC LIMIT ?2",
 	        -1, &s, NULL) != SQLITE_OK)
 		return isotier_history_sql_error(h, err, "list observations");
 	bind_text_or_null(s, 1, f->backend);

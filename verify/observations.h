@@ -32,6 +32,8 @@ typedef struct observation {
 	int64_t duration_ms;
 	const char *kernel_relation; /* "shared", "dedicated"...; NULL: not compared */
 	const char *ceiling_tier;    /* NULL: the observation shows nothing trustworthy */
+	const char *host_id;         /* isotier_host_id(); NULL or "": unknown (never counts) */
+	const char *claim_digest;    /* isotier_claim_digest() of the claim judged; NULL: none */
 } observation;
 
 /* Inserts o in its own transaction (BEGIN IMMEDIATE ... COMMIT); on failure
@@ -59,7 +61,8 @@ typedef struct observation_filter {
 	int limit;      /* <= 0: no limit */
 } observation_filter;
 
-/* Newest first. */
+/* Newest first: by id (the order they were recorded), never by observed_at,
+ * which is only what the writer's clock said. */
 int observations_list(isotier_history *h, const observation_filter *f, observation_row **rows,
                       size_t *n, isotier_error *err);
 void observation_rows_free(observation_row *rows, size_t n);

@@ -4,6 +4,10 @@
  *
  *   cc require_microvm.c $(pkg-config --cflags --libs isotier) -o require_microvm
  *   ./require_microvm BACKEND TIER CMD [ARGS...]
+ *
+ * No db_path: the host's history is read ($ISOTIER_DB, else
+ * /var/lib/isotier/isotier.db, which the runbook's scheduled job writes), so
+ * a contradiction that job recorded refuses the tier here too.
  */
 #include <isotier.h>
 

@@ -27,7 +27,8 @@ variant stale-qemu qemu-microvm stale
 expect_refusal stale-qemu "was retrieved 2020-01-01" --backend qemu-microvm --catalogue "$TMP/stale-qemu" --require-isolation MICROVM
 
 # `isotier backends` shows the same downgrade and its reason.
-(cd "$TMP" && rm -f isotier.db && "$ISOTIER_BIN" backends --catalogue "$TMP/stale" --json) >"$TMP/backends.json"
+# No history (an absent default): the catalogue alone.
+ISOTIER_DB=$TMP/none.db "$ISOTIER_BIN" backends --catalogue "$TMP/stale" --json >"$TMP/backends.json"
 python3 - "$TMP/backends.json" <<'PY'
 import json, sys
 rows = {r["backend"]: r for r in json.load(open(sys.argv[1]))}
@@ -52,20 +53,24 @@ sqlite3 "$db" "INSERT INTO observations(run_id, observed_at, backend, observed_t
   INSERT INTO observations(run_id, observed_at, backend, observed_tier, verdict, reason)
   VALUES ($run_id, '2026-01-03T00:00:00Z', 'bwrap', 'UNKNOWN', 'UNAVAILABLE', 'bwrap missing');"
 expect_refusal still-contradicted "CONTRADICTED the claim: no container layer seen" --backend bwrap --db "$db" --require-isolation CONTAINER
+# A row written by hand (no host, no claim digest) proves nothing to
+# --require-verified (history_gate.sh); a real verification does.
 sqlite3 "$db" "INSERT INTO observations(run_id, observed_at, backend, observed_tier, verdict, reason)
   VALUES ($run_id, strftime('%Y-%m-%dT%H:%M:%SZ','now'), 'bwrap', 'CONTAINER', 'CONFIRMED', 'ok');
   UPDATE observations SET ceiling_tier = 'CONTAINER', kernel_relation = 'shared' WHERE id = last_insert_rowid();"
+expect_refusal hand-written "names no host" --backend bwrap --db "$db" --require-isolation CONTAINER --require-verified 1
+"$ISOTIER_BIN" verify --backend bwrap --db "$db" >"$TMP/verify.out" 2>&1 || fail "verify bwrap: $(cat "$TMP/verify.out")"
 out=$("$ISOTIER_BIN" run --new-db --backend bwrap --db "$db" --require-isolation CONTAINER --require-verified 1 -- /bin/echo allowed)
 assert_eq "$out" allowed "confirmed today satisfies --require-verified 1"
 
 # require_verified without a recent CONFIRMED/CONSISTENT observation.
-expect_refusal unverified "has never been CONFIRMED by an observation that proves CONTAINER" --backend runc --db "$db" --require-isolation CONTAINER --require-verified 7
+expect_refusal unverified "runc has no observation made on this host" --backend runc --db "$db" --require-isolation CONTAINER --require-verified 7
 expect_refusal no-history "no verification history" --backend runc --db "$TMP/absent.db" --require-isolation CONTAINER --require-verified 7
 
 # A CONFIRMED row written before ceilings existed (or by hand without one) proves nothing.
 sqlite3 "$db" "INSERT INTO observations(run_id, observed_at, backend, observed_tier, verdict, reason)
   VALUES ($run_id, strftime('%Y-%m-%dT%H:%M:%SZ','now'), 'runc', 'CONTAINER', 'CONFIRMED', 'no ceiling');"
-expect_refusal unproven-row "has never been CONFIRMED by an observation" --backend runc --db "$db" --require-isolation CONTAINER --require-verified 7
+expect_refusal unproven-row "does not prove CONTAINER of its own" --backend runc --db "$db" --require-isolation CONTAINER --require-verified 7
 # A history path that does not exist is an error naming it (66), not an empty history.
 set +e
 "$ISOTIER_BIN" run --backend bwrap --db "$TMP/locked-nowhere/h.db" -- /bin/echo ran >"$TMP/nodb.out" 2>"$TMP/nodb.err"

@@ -6,6 +6,7 @@ usage: catalogue_variant.py SRC DEST ID MODE
   MODE: stale          every source retrieved 2020-01-01
         third-party    every source published by a third party
         claim=TIER/MECHANISM   the entry claims another tier and mechanism
+        quote-edit     the first source's quote gains a word (same tier and mechanism)
 """
 import json, os, shutil, sys
 
@@ -23,6 +24,8 @@ elif mode == "third-party":
 elif mode.startswith("claim="):
     tier, mech = mode[len("claim="):].split("/")
     doc["tier"], doc["mechanism"] = tier, mech
+elif mode == "quote-edit":
+    doc["sources"][0]["quote"] += " (edited)"
 else:
     sys.exit("unknown mode " + mode)
 with open(path, "w") as f:
