@@ -6,13 +6,21 @@
 #include <strings.h>
 
 const isotier_verdict_row isotier_verdicts[VERDICT_COUNT] = {
-    {VERDICT_CONFIRMED, "CONFIRMED", VERDICT_JUDGES | VERDICT_PROVES | VERDICT_ATTESTS,
+    {VERDICT_CONFIRMED, "CONFIRMED",
+     VERDICT_JUDGES | VERDICT_PROVES | VERDICT_ATTESTS | VERDICT_CHECKS,
      "the sandbox's own innermost boundary is of the claimed tier"},
-    {VERDICT_CONSISTENT, "CONSISTENT", VERDICT_JUDGES | VERDICT_PROVES | VERDICT_ATTESTS,
+    {VERDICT_CONSISTENT, "CONSISTENT",
+     VERDICT_JUDGES | VERDICT_PROVES | VERDICT_ATTESTS | VERDICT_CHECKS,
      "the claimed mechanism is present and proven the sandbox's own, not innermost"},
-    {VERDICT_EXCEEDS, "EXCEEDS", VERDICT_JUDGES | VERDICT_ATTESTS,
+    {VERDICT_EXCEEDS, "EXCEEDS", VERDICT_JUDGES | VERDICT_ATTESTS | VERDICT_CHECKS,
      "the sandbox's own boundary is stronger than claimed"},
-    {VERDICT_CONTRADICTED, "CONTRADICTED", VERDICT_JUDGES | VERDICT_AGAINST,
+    /* Everything a remote provider's sandbox shows is the provider's own
+     * testimony (reference/testimony.h): it can refute a claim, never prove
+     * one. Not a judgement either (see VERDICT_JUDGES). */
+    {VERDICT_NOT_CONTRADICTED, "NOT_CONTRADICTED", VERDICT_CHECKS,
+     "not contradicted, not proven: a remote provider's evidence is its own testimony (no "
+     "hardware attestation)"},
+    {VERDICT_CONTRADICTED, "CONTRADICTED", VERDICT_JUDGES | VERDICT_AGAINST | VERDICT_CHECKS,
      "the claimed mechanism is absent, or the VM it rests on is the host's"},
     {VERDICT_INCONCLUSIVE, "INCONCLUSIVE", 0,
      "nothing the observation shows can be defended: the claim is neither backed nor refuted"},

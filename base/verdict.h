@@ -14,6 +14,7 @@ typedef enum isotier_verdict {
 	VERDICT_CONFIRMED = 0,
 	VERDICT_CONSISTENT,
 	VERDICT_EXCEEDS,
+	VERDICT_NOT_CONTRADICTED,
 	VERDICT_CONTRADICTED,
 	VERDICT_INCONCLUSIVE,
 	VERDICT_UNAVAILABLE,
@@ -24,7 +25,9 @@ typedef enum isotier_verdict {
 enum {
 	/* A judgement of the claim: it replaces the previous one in resolve
 	 * (an INCONCLUSIVE or UNAVAILABLE run judges nothing and clears no
-	 * contradiction). */
+	 * contradiction; nor does NOT_CONTRADICTED: a provider's testimony in
+	 * its own favour cannot outweigh what its sandboxes once showed against
+	 * it). */
 	VERDICT_JUDGES = 1u << 0,
 	/* Proves the claimed tier: what require_verified_days demands. */
 	VERDICT_PROVES = 1u << 1,
@@ -33,6 +36,10 @@ enum {
 	VERDICT_ATTESTS = 1u << 2,
 	/* Against the claim: voids it in resolve, verify exits EXIT_FINDING. */
 	VERDICT_AGAINST = 1u << 3,
+	/* The claim was checked as far as its backend allows: the report's
+	 * re-verification clock restarts (every judgement, and NOT_CONTRADICTED,
+	 * the steady state of a remote claim: not drift, not overdue). */
+	VERDICT_CHECKS = 1u << 4,
 };
 
 typedef struct isotier_verdict_row {

@@ -35,5 +35,7 @@
 #include "probe_result.h"
 #include "proc.h"
 #include "resolve.h"
+/* verify judges a remote backend's observation as the testimony it is. */
+#include "testimony.h"
 
 #endif

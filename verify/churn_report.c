@@ -118,11 +118,12 @@ void churn_report_text(FILE *f, const churn_report *r)
 	if (r->version[0])
 		put_sanitized(f, "release %s: ", r->version);
 	if (r->since_spec[0])
-		put_sanitized(f, "catalogue churn %s (%.12s) .. %s (%.12s)\n", r->since_spec,
-		              r->since_id, r->until_spec, r->until_id);
+		put_sanitized(f, "catalogue churn %s (%.12s) .. %s%s%.12s%s\n", r->since_spec,
+		              r->since_id, r->until_spec, r->until_id[0] ? " (" : "", r->until_id,
+		              r->until_id[0] ? ")" : "");
 	else
-		put_sanitized(f, "catalogue churn (empty catalogue) .. %s (%.12s)\n", r->until_spec,
-		              r->until_id);
+		put_sanitized(f, "catalogue churn (empty catalogue) .. %s%s%.12s%s\n", r->until_spec,
+		              r->until_id[0] ? " (" : "", r->until_id, r->until_id[0] ? ")" : "");
 	if (r->churn_md_from[0])
 		put_sanitized(f, "CHURN.md read from %s%s\n", r->churn_md_from,
 		              r->entries_found ? "" : ": not there");
@@ -257,7 +258,10 @@ int churn_report_json(FILE *f, const churn_report *r)
 		cJSON_AddNullToObject(o, "since");
 	}
 	cJSON_AddStringToObject(o, "until", r->until_spec);
-	cJSON_AddStringToObject(o, "until_commit", r->until_id);
+	if (r->until_id[0]) /* --worktree: no commit */
+		cJSON_AddStringToObject(o, "until_commit", r->until_id);
+	else
+		cJSON_AddNullToObject(o, "until_commit");
 	cJSON_AddBoolToObject(o, "churn_md_found", r->entries_found);
 	cJSON_AddStringToObject(o, "churn_md_from", r->churn_md_from);
 	cJSON_AddNumberToObject(o, "churn_md_entries", (double)r->entries.n);

@@ -54,6 +54,15 @@ const char *report_remedy(report_arena *ar, const report_attention *a)
 		    "runbook/drift.md#an-unproven-claim-verify-exit-2-job-exit-2; look closer with "
 		    "`isotier history --backend %s --verdict INCONCLUSIVE`",
 		    who(a));
+	case RA_NOT_PROVEN:
+		return report_arena_printf(
+		    ar,
+		    "nothing to fix: without hardware attestation a remote claim above CONTAINER "
+		    "is at best not contradicted; it never satisfies `run`, create() or "
+		    "--require-verified "
+		    "(runbook/drift.md#a-remote-claim-not-contradicted-not-proven); keep "
+		    "verifying %s: a contradiction would alert",
+		    who(a));
 	case RA_SOURCE_GONE:
 		return report_arena_printf(
 		    ar,
@@ -80,6 +89,12 @@ const char *report_remedy(report_arena *ar, const report_attention *a)
 		                           who(a));
 	case RA_CATALOGUE:
 		return "fix the catalogue file: `isotier catalogue check`";
+	case RA_NOT_CONFIGURED:
+		return report_arena_printf(ar,
+		                           "nothing to fix: to verify %s here, set its credentials "
+		                           "(runbook/remote/README.md; `isotier backends --json` "
+		                           "lists its settings), then `isotier verify --backend %s`",
+		                           who(a), who(a));
 	case RA_COUNT: break;
 	}
 	return "";

@@ -29,6 +29,8 @@ static const char *const css =
     ".v-contradicted{color:#fff;background:#b71c1c}.v-inconclusive{color:#6d4c00;background:#"
     "fff3c4}"
     ".v-unavailable{color:#555}.v-other{color:#4a148c}"
+    /* Not contradicted, not proven: never the green of a proof. */
+    ".v-not-contradicted{color:#006064;font-style:italic}"
     ".bad{color:#b71c1c;font-weight:bold}.ok{color:#1b5e20;font-weight:bold}.note{color:#6d4c00}"
     ".overall{font-size:1.2em;padding:.2em .8em;border:3px solid #1b5e20;margin:.6em 0}"
     ".overall.fail{border-color:#b71c1c;background:#fdecea}"
@@ -50,7 +52,9 @@ static const char *const css =
     ".v-inconclusive{background:none}}";
 
 static const char *const verdict_colour[RV_COUNT] = {
-    "#2e7d32", "#81c784", "#1565c0", "#c62828", "#f9a825", "#9e9e9e", "#6a1b9a",
+    [RV_CONFIRMED] = "#2e7d32",        [RV_CONSISTENT] = "#81c784",   [RV_EXCEEDS] = "#1565c0",
+    [RV_NOT_CONTRADICTED] = "#00838f", [RV_CONTRADICTED] = "#c62828", [RV_INCONCLUSIVE] = "#f9a825",
+    [RV_UNAVAILABLE] = "#9e9e9e",      [RV_OTHER] = "#6a1b9a",
 };
 
 static void header(FILE *f, const report_model *m)

@@ -14,9 +14,11 @@ void rh_verdict_cell(FILE *f, const char *word, report_verdict v)
 		fputs("<td>not observed</td>", f);
 		return;
 	}
-	static const char *const cls[RV_COUNT] = {"confirmed",    "consistent",   "exceeds",
-	                                          "contradicted", "inconclusive", "unavailable",
-	                                          "other"};
+	static const char *const cls[RV_COUNT] = {
+	    [RV_CONFIRMED] = "confirmed",       [RV_CONSISTENT] = "consistent",
+	    [RV_EXCEEDS] = "exceeds",           [RV_NOT_CONTRADICTED] = "not-contradicted",
+	    [RV_CONTRADICTED] = "contradicted", [RV_INCONCLUSIVE] = "inconclusive",
+	    [RV_UNAVAILABLE] = "unavailable",   [RV_OTHER] = "other"};
 	fprintf(f, "<td class=\"v v-%s\">", cls[v]);
 	E(word);
 	fputs("</td>", f);

@@ -151,7 +151,7 @@ static void put_row(FILE *f, const report_row *r)
 	STR("observed_vendor", o ? o->observed_vendor : NULL), SEP;
 	STR("verdict", o ? o->verdict : NULL), SEP, INT("observations", r->n_observations), SEP;
 	BOOL("overdue", r->overdue), SEP, BOOL("unproven", r->unproven), SEP,
-	    BOOL("contradicted", r->contradicted), SEP;
+	    BOOL("not_proven", r->not_proven), SEP, BOOL("contradicted", r->contradicted), SEP;
 	BOOL("drifted", r->drifted), SEP, STR("state", r->state), SEP;
 	STR("section", report_section_name((report_section)r->section)), SEP;
 	STR("group", r->group);

@@ -29,7 +29,10 @@ static bool row_fails(const report_row *r)
 
 static void failure(FILE *f, const report_model *m, const report_row *r)
 {
-	const report_observation *o = r->latest;
+	/* A contradiction that a later NOT_CONTRADICTED did not clear is named
+	 * by the observation that made it. */
+	const report_observation *o =
+	    r->contradicted && r->not_proven && r->latest_judged ? r->latest_judged : r->latest;
 	fputs("<failure type=\"", f);
 	fputs(r->contradicted ? "CONTRADICTED" : "SOURCE_DRIFT", f);
 	fputs("\" message=\"", f);
@@ -113,6 +116,10 @@ static void system_out(FILE *f, const report_model *m, const report_row *r)
 	} else {
 		fputs("no observation", f);
 	}
+	if (r->not_proven)
+		fputs("\nNOT PROVEN: not contradicted, not proven: no hardware attestation (a "
+		      "remote claim above CONTAINER; not a failure)",
+		      f);
 	if (r->overdue)
 		fprintf(f, "\nOVERDUE: not re-verified within %d days", m->reverify_days);
 	fputs("\nstate: ", f);

@@ -35,9 +35,13 @@ static void verdict(FILE *f, const char *word, report_verdict v)
 		fputs(" not observed |", f);
 		return;
 	}
-	fputs(v == RV_CONTRADICTED ? " **" : " ", f);
+	fputs(v == RV_CONTRADICTED ? " **" : v == RV_NOT_CONTRADICTED ? " _" : " ", f);
 	MD(word);
-	fputs(v == RV_CONTRADICTED ? "** |" : " |", f);
+	/* Spelled out where it is shown: the word alone could read as a pass. */
+	fputs(v == RV_CONTRADICTED       ? "** |"
+	      : v == RV_NOT_CONTRADICTED ? "_ (not proven: no hardware attestation) |"
+	                                 : " |",
+	      f);
 }
 
 int report_write_md(FILE *f, const report_model *m)

@@ -57,9 +57,10 @@ static const char *newest_record(report_model *m, isotier_history *h)
 
 static int cmp_observation(const void *x, const void *y)
 {
+	/* Insertion order (id): a row's observed_at is only its writer's clock,
+	 * and one dated ahead must not pass for the latest. */
 	const report_observation *a = x, *b = y;
-	int c = strcmp(a->observed_at, b->observed_at);
-	return c ? c : (a->id > b->id) - (a->id < b->id);
+	return (a->id > b->id) - (a->id < b->id);
 }
 
 /*
@@ -496,6 +497,9 @@ static int model_fill(report_model *m, isotier_history *h, const report_options 
 	m->db_path = COPY(opts->db_path);
 	m->backends = opts->backends;
 	m->n_backends = opts->n_backends;
+	m->not_configured = opts->not_configured;
+	m->not_configured_why = opts->not_configured_why;
+	m->n_not_configured = opts->n_not_configured;
 	/* One read transaction: every query sees the same snapshot, even while
 	 * verify or sources check write. */
 	if (sqlite3_exec(isotier_history_db(h), "BEGIN", NULL, NULL, NULL) != SQLITE_OK)

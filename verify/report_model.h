@@ -52,6 +52,7 @@ typedef enum report_verdict {
 	RV_CONFIRMED = VERDICT_CONFIRMED,
 	RV_CONSISTENT = VERDICT_CONSISTENT,
 	RV_EXCEEDS = VERDICT_EXCEEDS,
+	RV_NOT_CONTRADICTED = VERDICT_NOT_CONTRADICTED,
 	RV_CONTRADICTED = VERDICT_CONTRADICTED,
 	RV_INCONCLUSIVE = VERDICT_INCONCLUSIVE,
 	RV_UNAVAILABLE = VERDICT_UNAVAILABLE,
@@ -136,12 +137,16 @@ typedef struct report_row {
 	const report_observation *latest; /* NULL: none in range */
 	const report_observation *latest_run;    /* newest that was not UNAVAILABLE */
 	const report_observation *latest_judged; /* newest CONFIRMED/CONSISTENT/EXCEEDS/CONTRADICTED */
+	const report_observation *latest_checked; /* latest_judged, or a newer NOT_CONTRADICTED */
 	size_t n_observations;
 	bool overdue;      /* a backend with no verification within the cadence (an
 	                      UNAVAILABLE run does not count; nor does an INCONCLUSIVE
 	                      one for a backend with a claim) */
 	bool unproven;     /* the latest run could not prove the claim (INCONCLUSIVE) */
-	bool contradicted; /* latest verdict CONTRADICTED */
+	bool contradicted; /* latest verdict CONTRADICTED, or NOT_CONTRADICTED after one (a
+	                      provider's testimony does not clear a contradiction) */
+	bool not_proven;   /* latest verdict NOT_CONTRADICTED: a remote claim above
+	                      CONTAINER not contradicted, not proven (a note, not drift) */
 	bool drifted;      /* a source CHANGED or GONE */
 	const char *state; /* "ok" or the problems, e.g. "CONTRADICTED, SOURCE STALE" */
 	int section;       /* report_section */
@@ -168,12 +173,14 @@ typedef struct report_audit {
 typedef enum report_attention_kind {
 	RA_CONTRADICTED,
 	RA_UNPROVEN,
+	RA_NOT_PROVEN, /* a note: NOT_CONTRADICTED, no hardware attestation */
 	RA_SOURCE_GONE,
 	RA_SOURCE_CHANGED,
 	RA_SOURCE_UNREACHABLE,
 	RA_SOURCE_STALE,
 	RA_OVERDUE,
 	RA_CATALOGUE,
+	RA_NOT_CONFIGURED, /* a note: a remote backend without credentials here */
 	RA_COUNT
 } report_attention_kind;
 const char *report_attention_name(report_attention_kind k); /* "contradicted", ... */
@@ -207,6 +214,8 @@ typedef struct report_model {
 	int max_source_age_days, reverify_days;
 	const char *const *backends; /* report_options' */
 	size_t n_backends;
+	const char *const *not_configured, *const *not_configured_why; /* report_options' */
+	size_t n_not_configured;
 	int schema_version;
 	int64_t n_runs; /* in range */
 
@@ -250,6 +259,10 @@ typedef struct report_options {
 	 * backend the history or the catalogue names. */
 	const char *const *backends;
 	size_t n_backends;
+	/* Remote backends not configured on this host (no credentials), with
+	 * why: never overdue, shown once each as a note. Only without backends. */
+	const char *const *not_configured, *const *not_configured_why;
+	size_t n_not_configured;
 	bool all_durations;        /* read duration_ms of every observation (slow: JSON only) */
 } report_options;
 

@@ -99,9 +99,14 @@ int report_build_rows(report_model *m)
 		r->latest = o; /* observations are oldest first */
 		if (o->v != RV_UNAVAILABLE)
 			r->latest_run = o;
-		if (o->v == RV_CONFIRMED || o->v == RV_CONSISTENT || o->v == RV_EXCEEDS ||
-		    o->v == RV_CONTRADICTED)
+		if ((unsigned)o->v < VERDICT_COUNT &&
+		    isotier_verdict_is((isotier_verdict)o->v, VERDICT_JUDGES))
 			r->latest_judged = o;
+		/* The cadence counts a remote check that found no contradiction:
+		 * it is the most such a check can find (base/verdict.h). */
+		if ((unsigned)o->v < VERDICT_COUNT &&
+		    isotier_verdict_is((isotier_verdict)o->v, VERDICT_CHECKS))
+			r->latest_checked = o;
 		r->n_observations++;
 	}
 	qsort(m->rows, m->n_rows, sizeof *m->rows, cmp_row);
@@ -147,8 +152,19 @@ static const char *row_label(report_model *m, const report_row *r)
 
 /* Can this backend be overdue here? Every one, unless the job named the
  * ones it verifies. */
+/* A remote backend without credentials here (cmd_report asks the backend). */
+static const char *not_configured(const report_model *m, const char *backend)
+{
+	for (size_t i = 0; i < m->n_not_configured; i++)
+		if (!strcmp(m->not_configured[i], backend))
+			return m->not_configured_why[i];
+	return NULL;
+}
+
 static bool backend_expected(const report_model *m, const char *backend)
 {
+	if (not_configured(m, backend))
+		return false;
 	if (!m->backends)
 		return true;
 	for (size_t i = 0; i < m->n_backends; i++)
@@ -178,6 +194,12 @@ int report_judge_rows(report_model *m)
 #define STATE(w) (strcat(strcat(state, state[0] ? ", " : ""), (w)))
 		if (o) {
 			m->latest_counts[o->v]++;
+			r->not_proven = o->v == RV_NOT_CONTRADICTED;
+			/* As in resolve: NOT_CONTRADICTED judges nothing, so a
+			 * contradiction before it still stands (and is shown). */
+			if (r->not_proven && r->latest_judged &&
+			    r->latest_judged->v == RV_CONTRADICTED)
+				o = r->latest_judged;
 			r->contradicted = o->v == RV_CONTRADICTED;
 		}
 		if (r->contradicted) {
@@ -203,6 +225,25 @@ int report_judge_rows(report_model *m)
 			STATE("SOURCE STALE");
 		if (p && strcmp(p->status, "current"))
 			STATE(!strcmp(p->status, "retired") ? "RETIRED" : "DEPRECATED");
+		o = r->latest;
+		/* Not contradicted, not proven (a remote claim above CONTAINER):
+		 * shown, as a note; the honest steady state, not drift. */
+		if (r->not_proven) {
+			STATE("NOT PROVEN");
+			/* The stored reason says it already, unless it is an odd row. */
+			bool said = o->reason && strstr(o->reason, "no hardware attestation");
+			const char *pre = "not contradicted, not proven: no hardware attestation (";
+			if (report_attention_add(
+			        m, RA_NOT_PROVEN, false, label,
+			        report_arena_printf(
+			            &m->arena, "observation %lld at %s: claimed %s: %s%s%s",
+			            (long long)o->id, o->observed_at,
+			            o->claimed_tier ? o->claimed_tier : "-", said ? "" : pre,
+			            o->reason ? o->reason : "no reason stored", said ? "" : ")")) <
+			    0)
+				return ISOTIER_ENOMEM;
+			about(m, r->backend, r->provider_id);
+		}
 		/* The latest run could not prove a real claim (verify exit 2). */
 		const report_observation *run = r->latest_run;
 		if (run && run->v == RV_INCONCLUSIVE && run->kernel_relation && run->claimed_tier &&
@@ -224,7 +265,8 @@ int report_judge_rows(report_model *m)
 			/* Only a run that verified resets the clock: an UNAVAILABLE
 			 * one never does, an INCONCLUSIVE one only where there is no
 			 * claim to judge. */
-			const report_observation *v = r->claimed_tier ? r->latest_judged : r->latest_run;
+			const report_observation *v =
+			    r->claimed_tier ? r->latest_checked : r->latest_run;
 			long seen = v ? report_days(v->observed_at) : -1;
 			r->overdue = seen < 0 || today - seen > m->reverify_days;
 			if (r->overdue) {
@@ -246,8 +288,27 @@ int report_judge_rows(report_model *m)
 				about(m, r->backend, r->provider_id);
 			}
 		}
-		if (!o && !r->backend)
-			STATE("not observed");
+		/* Not configured here: said once per backend, never overdue. */
+		const char *why = r->backend ? not_configured(m, r->backend) : NULL;
+		if (why) {
+			STATE("not configured");
+			bool said = false;
+			for (size_t k = 0; k < m->n_attention && !said; k++)
+				said = m->attention[k].kind == RA_NOT_CONFIGURED &&
+				       m->attention[k].backend && !strcmp(m->attention[k].backend, r->backend);
+			if (!said) {
+				if (report_attention_add(m, RA_NOT_CONFIGURED, false, r->backend,
+				                         report_arena_printf(&m->arena,
+				                                             "not configured here: %s",
+				                                             why)) < 0)
+					return ISOTIER_ENOMEM;
+				about(m, r->backend, NULL);
+			}
+		}
+		/* No observation is no evidence: never "ok". A backend row could
+		 * have been observed here; an offering without one cannot be. */
+		if (!o)
+			STATE(r->backend ? "never observed" : "not observed");
 		/* A claim whose latest observation neither backs nor contradicts it. */
 		if (o && r->claimed_tier &&
 		    (o->v == RV_INCONCLUSIVE || o->v == RV_UNAVAILABLE || o->v == RV_OTHER))

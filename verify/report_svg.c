@@ -16,7 +16,9 @@
 #define TL_LABEL_MAX   30  /* bytes of a row label drawn */
 
 static const char *const colour[RV_COUNT] = {
-    "#2e7d32", "#2e7d32", "#1565c0", "#c62828", "#e65100", "#757575", "#6a1b9a",
+    [RV_CONFIRMED] = "#2e7d32",        [RV_CONSISTENT] = "#2e7d32",   [RV_EXCEEDS] = "#1565c0",
+    [RV_NOT_CONTRADICTED] = "#00838f", [RV_CONTRADICTED] = "#c62828", [RV_INCONCLUSIVE] = "#e65100",
+    [RV_UNAVAILABLE] = "#757575",      [RV_OTHER] = "#6a1b9a",
 };
 
 void rh_verdict_mark(FILE *f, report_verdict v, double x, double y)
@@ -34,6 +36,12 @@ void rh_verdict_mark(FILE *f, report_verdict v, double x, double y)
 		break;
 	case RV_EXCEEDS: /* triangle, pointing up */
 		fprintf(f, "<path d=\"M%.1f %.1fl5 9h-10z\" fill=\"%s\"/>", x, y - 5, c);
+		break;
+	case RV_NOT_CONTRADICTED: /* dashed open circle: looks like no proof */
+		fprintf(f,
+		        "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\" fill=\"#fff\" stroke=\"%s\" "
+		        "stroke-width=\"2\" stroke-dasharray=\"2 2\"/>",
+		        x, y, c);
 		break;
 	case RV_CONTRADICTED: /* a cross */
 		fprintf(f,

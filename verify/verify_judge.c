@@ -78,9 +78,16 @@ void judge_job(job *j, const char *host_provider)
 		         first->parse_err.message, first->exit_status, tail);
 		return;
 	}
-	judge_kernel kernel = {.relation = j->obs.relation, .detail = j->obs.relation_detail};
+	judge_kernel kernel = {.relation = j->obs.relation,
+	                       .detail = j->obs.relation_detail,
+	                       .host = j->obs.host,
+	                       .host_saw = j->obs.host_saw};
 	judge_result jr;
 	judge(&jr, &claim, &first->probe, &kernel);
+	/* A remote provider's sandboxes show what the provider chooses: a claim
+	 * above CONTAINER they do not contradict is not thereby proven. */
+	if (j->backend->remote)
+		testimony_judge(&jr, &claim);
 	j->verdict = jr.verdict;
 	j->ceiling = jr.ceiling;
 	j->unproven = jr.unproven;
@@ -136,6 +143,16 @@ int record_job(void *arg, isotier_error *err)
 	};
 	if (o.observed_vendor && !*o.observed_vendor)
 		o.observed_vendor = NULL;
+	/* What the history gate (resolve.c) needs to count the row: the host
+	 * that made it, and the claim it judged, exactly. */
+	char host_id[64];
+	isotier_host_id(host_id, sizeof host_id);
+	o.host_id = host_id;
+	cleanup_free char *digest = NULL;
+	if (j->claim && !(digest = isotier_claim_digest(j->claim)))
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "record observation of %s: out of memory",
+		                         j->backend->name);
+	o.claim_digest = digest;
 	return observations_insert(h, &o, NULL, err);
 }
 

@@ -53,7 +53,8 @@ void print_progress(const job *j, size_t index, size_t total)
 void print_summary(const job *jobs, size_t n, int64_t run_id, const char *db, const char *commit,
                    int64_t wall_ms, bool run_ended)
 {
-	printf("%-14s%-26s%-28s%-14s%s\n", "BACKEND", "CLAIMED", "OBSERVED", "VERDICT", "TIME");
+	/* The verdict column fits the longest word, NOT_CONTRADICTED. */
+	printf("%-14s%-26s%-28s%-18s%s\n", "BACKEND", "CLAIMED", "OBSERVED", "VERDICT", "TIME");
 	for (size_t i = 0; i < n; i++) {
 		const job *j = &jobs[i];
 		if (!j->handled || j->skipped)
@@ -65,7 +66,7 @@ void print_summary(const job *jobs, size_t n, int64_t run_id, const char *db, co
 		print_cell(stdout, j->backend->name, 14);
 		print_cell(stdout, claim, 26);
 		print_cell(stdout, observed, 28);
-		print_cell(stdout, isotier_verdict_name(j->verdict), 14);
+		print_cell(stdout, isotier_verdict_name(j->verdict), 18);
 		print_cell(stdout, t, 0);
 		fputc('\n', stdout);
 	}

@@ -2,8 +2,9 @@
 # The e2b backend against tests/tools/e2b_emulator.py (a test fixture speaking
 # E2B's published API, with a real bwrap or runsc sandbox behind every create):
 # two sandboxes per verification, compared with each other (shared kernel:
-# a MICROVM claim is CONTRADICTED; a kernel each: CONSISTENT; gVisor:
-# unproven), both deleted on every path (faults, SIGINT), a delete that fails
+# a MICROVM claim is CONTRADICTED; a provider lying about its kernels - fake
+# identity, a replayed microVM output - NOT_CONTRADICTED at best, never
+# proven; gVisor: unproven), both deleted on every path (faults, SIGINT), a delete that fails
 # reported as a leak (70), and the planted API key in no output at all.
 . "$ISOTIER_ROOT/tests/lib.sh"
 KEY="sk-e2b-PLANTED-$$-$RANDOM-secret"
@@ -30,8 +31,10 @@ all_deleted shared 2
 assert_eq "$(grep -c '^create ' "$D/ledger")" 2 "shared: two sandboxes per verification"
 echo "ok: shared kernel -> CONTRADICTED"
 
-# 2. A kernel identity of its own in each sandbox: DEDICATED, the firecracker VM
-#    counts, the container inside it makes the claim CONSISTENT (exit 0).
+# 2. A kernel identity of its own in each sandbox (forged: two containers on
+#    this kernel): DEDICATED, which a local backend's claim would be CONSISTENT
+#    by, but a provider's sandboxes only testify: NOT_CONTRADICTED (exit 0, not
+#    drift), and nothing a run can rely on.
 emu dedicated --identity fake
 verify_remote dedicated --json
 assert_eq "$rc" 0 "dedicated: exit ($(cat "$D/err"))"
@@ -39,20 +42,27 @@ python3 - "$D/out" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))["results"][0]
 assert r["backend"] == "e2b" and r["remote"] is True, r
-assert r["kernel_relation"] == "dedicated" and r["verdict"] == "CONSISTENT", r
-assert r["leaked"] is None, r
+assert r["kernel_relation"] == "dedicated" and r["verdict"] == "NOT_CONTRADICTED", r
+assert "not contradicted, not proven: no hardware attestation" in r["reason"], r
+assert not r["unproven"] and r["leaked"] is None, r
 PY
 all_deleted dedicated 2
-# The report's tier matrix shows the provider as observed, not only source-checked.
+# The report's tier matrix shows the provider as observed, not only
+# source-checked, and the verdict as not proven.
 "$ISOTIER_BIN" report --db "$D/h.db" --format json --out "$D/report.json"
 ! grep -qF "$KEY" "$D/report.json" || fail "dedicated: the API key is in the report"
 python3 - "$D/report.json" <<'PY'
 import json, sys
 row = [m for m in json.load(open(sys.argv[1]))["matrix"] if m["provider_id"] == "e2b"][0]
 assert row["backend"] == "e2b" and row["observations"] == 1, row
-assert row["observed_tier"] == "CONTAINER" and row["verdict"] == "CONSISTENT", row
+assert row["observed_tier"] == "CONTAINER" and row["verdict"] == "NOT_CONTRADICTED", row
+assert row["section"] == "remote" and row["not_proven"], row
 PY
-echo "ok: a kernel each -> dedicated, CONSISTENT, in the report's matrix"
+echo "ok: a kernel each -> dedicated, NOT_CONTRADICTED, in the report's matrix"
+
+# 2b. Every lying mode (remote-lib.sh lying_cases): fake identity and replay
+#     are never proven, `run --require-verified` refuses, the report notes it.
+lying_cases
 
 # 3. gVisor behind each create: no boot_id to compare, the claim is unproven (2).
 if runsc --network=none --ignore-cgroups --platform=ptrace do /bin/true 2>/dev/null; then

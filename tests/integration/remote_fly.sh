@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The fly backend against tests/tools/fly_emulator.py (a test fixture speaking
 # the Machines API, a real bwrap sandbox behind every create): Fly's MICROVM
-# claim CONTRADICTED by two machines on one kernel, CONFIRMED-or-CONSISTENT
-# with a kernel each; credentials named when missing; a create answered 500
+# claim CONTRADICTED by two machines on one kernel, NOT_CONTRADICTED at best
+# (never proven) with a kernel each forged or a microVM output replayed; credentials named when missing; a create answered 500
 # swept by metadata; a destroy that fails is a leak (70); the planted token is
 # in no output.
 . "$ISOTIER_ROOT/tests/lib.sh"

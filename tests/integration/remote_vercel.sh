@@ -2,7 +2,8 @@
 # The vercel backend against tests/tools/vercel_emulator.py (a test fixture
 # speaking the Vercel Sandbox API as its client calls it, a real bwrap sandbox
 # behind every create, the probe's tarball really gunzipped and untarred):
-# MICROVM claim CONTRADICTED on one kernel, CONSISTENT on two; team/project
+# MICROVM claim CONTRADICTED on one kernel, NOT_CONTRADICTED at best (never
+# proven) on two forged or a replayed microVM output; team/project
 # named when missing; a create answered 500 swept by name; a stop that fails
 # is a leak (70); the planted token is in no output.
 . "$ISOTIER_ROOT/tests/lib.sh"

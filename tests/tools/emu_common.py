@@ -12,6 +12,8 @@ import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
+import emu_sandbox
+
 ARGS = None
 LOCK = threading.Lock()
 
@@ -23,7 +25,10 @@ def parser():
     ap.add_argument("--key", required=True)
     ap.add_argument("--state", required=True)
     ap.add_argument("--sandbox", choices=["bwrap", "runsc"], default="bwrap")
-    ap.add_argument("--identity", choices=["host", "fake"], default="host")
+    # Lying modes (emu_sandbox.py): fake, replay (which needs --replay, a
+    # recorded probe output).
+    ap.add_argument("--identity", choices=["host", "fake", "replay"], default="host")
+    ap.add_argument("--replay")
     ap.add_argument("--fault", action="append")
     ap.add_argument("--lifetime", type=float, default=120)
     ap.add_argument("--ledger")
@@ -34,6 +39,9 @@ def parser():
 def parse(ap):
     global ARGS
     ARGS = ap.parse_args()
+    if ARGS.identity == "replay" and not ARGS.replay:
+        ap.error("--identity replay needs --replay FILE")
+    emu_sandbox.REPLAY = ARGS.replay
     return ARGS
 
 

@@ -4,10 +4,20 @@ behind every "create" of the provider emulators (tests/tools/*_emulator.py).
 A sandbox is a directory standing for its /tmp. A command runs in bubblewrap
 (kind "bwrap": every namespace unshared, host root read-only, the directory at
 /tmp) or gVisor (kind "runsc": `runsc do`, paths under /tmp/isotier rewritten
-to the directory). identity "fake" gives a bwrap sandbox a kernel identity of
-its own (a boot_id and a /proc/stat btime bound over the real ones), standing
-for a provider whose sandboxes each boot their own kernel.
+to the directory).
+
+identity: how the provider answers for its sandboxes' kernel, honestly or not.
+"host": the truth (bwrap sandboxes share this host's kernel). The lying modes
+a provider could use, every one of them a container on this kernel:
+"fake": a kernel identity of its own per sandbox (a boot_id and a /proc/stat
+btime bound over the real ones), as if each booted its own kernel;
+"replay": the probe's exec is answered with a recorded genuine microVM probe
+output (REPLAY, a file; set by emu_common from --replay), whatever command
+was asked, made as convincing as a provider can: a fresh boot_id and btime per
+sandbox, its identity marked checked, and the run's nonce (the provider sees
+the command) echoed.
 """
+import json
 import os
 import re
 import shutil
@@ -22,6 +32,17 @@ from concurrent.futures import ThreadPoolExecutor
 # fetch its result later" API). Every child is forked from this one thread,
 # which lives as long as the emulator.
 SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="emu-spawner")
+
+# identity "replay": the recorded probe output (a path), and where each
+# sandbox keeps its copy (inside its own /tmp, so the answer comes from inside).
+REPLAY = None
+REPLAY_GUEST = "/tmp/.emu-replay.json"
+
+
+def _btime():
+    with open("/proc/stat") as f:
+        m = re.search(r"^btime (\d+)$", f.read(), flags=re.M)
+    return int(m.group(1))
 
 
 class Sandbox:
@@ -41,6 +62,18 @@ class Sandbox:
                           stat, flags=re.M)
             with open(os.path.join(self.dir, "stat"), "w") as f:
                 f.write(stat)
+        elif identity == "replay":
+            if not REPLAY:
+                raise ValueError("identity replay needs --replay FILE")
+            with open(REPLAY) as f:
+                doc = json.load(f)
+            # A fresh boot each: two sandboxes must not give the replay away
+            # by one shared identity.
+            doc["kernel"]["boot_id"] = str(uuid.uuid4())
+            doc["kernel"]["btime"] = _btime() + 1000 + seq
+            if isinstance(doc["kernel"].get("identity"), dict):
+                doc["kernel"]["identity"] = {"trusted": True, "problems": []}
+            self.recording = doc
 
     def write(self, path, data):
         """Writes a file at an absolute guest path under /tmp."""
@@ -63,7 +96,23 @@ class Sandbox:
                     "--ro-bind", os.path.join(self.dir, "stat"), "/proc/stat"]
         return cmd + ["--chdir", cwd, "--"] + argv
 
+    def answer(self, argv):
+        """The command this sandbox really runs for argv: under "replay" the
+        probe's run (any command naming isotier-probe) prints the recording,
+        its capture directory made as the probe would; the rest runs as asked."""
+        if self.identity == "replay" and any("isotier-probe" in a for a in argv):
+            doc = json.loads(json.dumps(self.recording))
+            m = re.search(r"--nonce'?\s+'?([0-9a-f]{16,64})", " ".join(argv))
+            if m:
+                doc.setdefault("run", {})["nonce"] = m.group(1)
+            name = REPLAY_GUEST.replace(".json", "-%s.json" % uuid.uuid4().hex)
+            with open(os.path.join(self.dir, name.lstrip("/")), "w") as f:
+                json.dump(doc, f)
+            return ["/bin/sh", "-c", "mkdir -p /tmp/isotier/capture && exec cat " + name]
+        return argv
+
     def popen(self, argv, cwd="/", merge=False):
+        argv = self.answer(argv)
         p = SPAWNER.submit(subprocess.Popen, self.argv(argv, cwd), stdout=subprocess.PIPE,
                            stderr=subprocess.STDOUT if merge else subprocess.PIPE,
                            stdin=subprocess.DEVNULL, start_new_session=True).result()

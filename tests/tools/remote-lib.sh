@@ -80,26 +80,130 @@ names = [m.name.lstrip("./") for m in tarfile.open(fileobj=io.BytesIO(blob)).get
 assert sys.argv[2] in names, names[:40]
 PY
 }
-# microvm_cases: the backend's MICROVM claim (firecracker) CONTRADICTED by two
-# sandboxes on one kernel (exit 1), CONSISTENT with a kernel each (exit 0),
-# every sandbox deleted both times; uses the test's emu.
+# microvm_cases [verify options]: the backend's MICROVM claim (firecracker)
+# CONTRADICTED by two sandboxes on one kernel (exit 1), then lying_cases;
+# every sandbox deleted each time; uses the test's emu.
 microvm_cases() {
   emu shared
-  verify_remote shared
+  verify_remote shared "$@"
   assert_eq "$rc" 1 "shared kernel: exit ($(cat "$D/out" "$D/err"))"
   grep -Eq "^$REMOTE_BACKEND +MICROVM \\(firecracker\\) +CONTAINER \\(bubblewrap\\) +CONTRADICTED" "$D/out" || fail "shared: $(cat "$D/out")"
   assert_eq "$(row)" "CONTRADICTED|shared|CONTAINER" "shared: stored row"
   all_deleted shared 2
   echo "ok: shared kernel -> CONTRADICTED"
+  lying_cases "$@"
+}
 
-  emu dedicated --identity fake
-  verify_remote dedicated
-  assert_eq "$rc" 0 "dedicated: exit ($(cat "$D/out"))"
-  assert_eq "$(row)" "CONSISTENT|dedicated|CONTAINER" "dedicated: stored row"
-  all_deleted dedicated 2
-  echo "ok: a kernel each -> CONSISTENT"
+# The recorded genuine microVM probe output a replaying provider answers with:
+# the probe's own report of a Firecracker guest, replayed from its capture.
+replay_recording() {
+  [ -s "$TMP/replay.json" ] ||
+    "$ISOTIER_PROBE" --json --root "$ISOTIER_ROOT/tests/fixtures/probe/real-firecracker-native" \
+      >"$TMP/replay.json" || fail "recording the microVM output to replay"
+  echo "$TMP/replay.json"
+}
+
+# not_proven NAME: what a lying provider earns is at best NOT_CONTRADICTED
+# (a remote claim above CONTAINER is its provider's testimony, never proven):
+# never CONFIRMED, CONSISTENT or EXCEEDS; when NOT_CONTRADICTED, verify exits
+# 0 (not drift), the table and the stored reason say "not contradicted, not
+# proven", and a refused verdict (CONTRADICTED, INCONCLUSIVE) is fine too.
+not_proven() {
+  local v
+  v=$(sqlite3 "$D/h.db" "SELECT verdict FROM observations ORDER BY id DESC LIMIT 1")
+  case $v in
+    NOT_CONTRADICTED)
+      assert_eq "$rc" 0 "$1: exit ($(cat "$D/out" "$D/err"))"
+      grep -Eq "^$REMOTE_BACKEND +MICROVM \\(firecracker\\) .* NOT_CONTRADICTED" "$D/out" || fail "$1: $(cat "$D/out")"
+      assert_contains "$(sqlite3 "$D/h.db" 'SELECT reason FROM observations ORDER BY id DESC LIMIT 1')" \
+        "not contradicted, not proven: no hardware attestation" "$1: stored reason"
+      # What resolve may defend from it: nothing above CONTAINER.
+      assert_eq "$(sqlite3 "$D/h.db" 'SELECT ceiling_tier FROM observations ORDER BY id DESC LIMIT 1')" CONTAINER "$1: ceiling"
+      ;;
+    CONTRADICTED | INCONCLUSIVE) ;;
+    *) fail "$1: a lying provider is $v ($(cat "$D/out"))" ;;
+  esac
+  all_deleted "$1" 2
+  echo "ok: $1 -> $v, not proven"
+}
+
+# refused NAME [options]: the claim this history holds grants nothing: `run` with
+# --require-verified refuses the MICROVM tier (78) - a remote backend is
+# refused before that (69, "is remote"), which is a refusal too - and the
+# tier isotier resolves for the backend is not MICROVM.
+refused() {
+  local name=$1; shift
+  set +e
+  "$ISOTIER_BIN" run --backend "$REMOTE_BACKEND" --require-isolation MICROVM --require-verified 7 \
+    --db "$D/h.db" "$@" -- /bin/true >"$D/run.out" 2>"$D/run.err"
+  local run_rc=$?
+  set -e
+  case $run_rc in
+    78) ;;
+    69) assert_contains "$(cat "$D/run.err")" "is remote" "$name: run's refusal" ;;
+    *) fail "$name: run --require-verified was not refused: exit $run_rc ($(cat "$D/run.err"))" ;;
+  esac
+  # A NOT_CONTRADICTED row defends nothing above CONTAINER (its ceiling):
+  # the tier resolved for the backend, even without --require-verified.
+  "$ISOTIER_BIN" backends --db "$D/h.db" --json "$@" >"$D/backends.json" 2>"$D/backends.err" ||
+    fail "$name: backends: $(cat "$D/backends.err")"
+  python3 - "$D/backends.json" "$REMOTE_BACKEND" "$name" "$(sqlite3 "$D/h.db" "SELECT verdict FROM observations ORDER BY id DESC LIMIT 1")" <<'PY'
+import json, sys
+b = [r for r in json.load(open(sys.argv[1])) if r["backend"] == sys.argv[2]]
+assert len(b) == 1, (sys.argv[3], "backend not listed")
+if sys.argv[4] == "NOT_CONTRADICTED":
+    assert b[0]["resolved_tier"] not in ("MICROVM", "GVISOR"), (sys.argv[3], b[0])
+PY
+  echo "ok: $name: run --require-verified refused (exit $run_rc), nothing above CONTAINER defended"
+}
+
+# report_not_proven NAME [report options]: the report shows NOT_CONTRADICTED distinctly (a note
+# "not proven", the row's state NOT PROVEN) and counts it as no alert.
+report_not_proven() {
+  local name=$1 f; shift
+  for f in json md html; do
+    "$ISOTIER_BIN" report --db "$D/h.db" --format $f --out "$D/report.$f" "$@" || fail "$name: report --format $f"
+  done
+  ! grep -qF "$KEY" "$D/report.json" "$D/report.md" "$D/report.html" || fail "$name: $REMOTE_SECRET in the report"
+  python3 - "$D/report.json" "$REMOTE_BACKEND" "$name" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+rows = [m for m in doc["matrix"] if m["backend"] == sys.argv[2]]
+assert len(rows) == 1, (sys.argv[3], rows)
+r = rows[0]
+assert r["verdict"] == "NOT_CONTRADICTED" and r["not_proven"] is True, r
+assert not r["contradicted"] and not r["unproven"] and not r["overdue"], r
+assert "NOT PROVEN" in r["state"], r
+mine = [a for a in doc["attention"] if a["backend"] == sys.argv[2]]
+assert [a["kind"] for a in mine] == ["not_proven"], mine
+assert mine[0]["severity"] == "note" and mine[0]["failing"] is False, mine
+assert "no hardware attestation" in mine[0]["detail"], mine
+assert doc["summary"]["latest_verdicts"]["NOT_CONTRADICTED"] == 1, doc["summary"]
+assert doc["summary"]["attention"]["not_proven"] == 1, doc["summary"]
+PY
+  assert_contains "$(cat "$D/report.md")" "_NOT\_CONTRADICTED_ (not proven: no hardware attestation)" "$name: markdown"
+  assert_contains "$(cat "$D/report.html")" 'class="v v-not-contradicted">NOT_CONTRADICTED<' "$name: html"
+  echo "ok: $name: the report shows NOT_CONTRADICTED as a note, not an alert"
+}
+
+# lying_cases [verify options]: a provider lying about its kernels - fake
+# identity (two containers on one kernel, boot_ids forged distinct) and
+# replay (a recorded genuine microVM probe output, fresh boot_id each) - is
+# never proven: NOT_CONTRADICTED (or refused), never enough for `run`.
+lying_cases() {
+  emu fake --identity fake
+  verify_remote fake "$@"
+  assert_eq "$(row)" "NOT_CONTRADICTED|dedicated|CONTAINER" "fake identity: stored row"
+  not_proven "fake identity"
   # The capture came back in the artifact step (fetch): the first sandbox's
   # kernel identity is in the stored evidence, as for a local backend.
-  evidence_has dedicated proc/sys/kernel/random/boot_id
+  evidence_has "fake identity" proc/sys/kernel/random/boot_id
   echo "ok: the remote capture is kept as evidence"
+  refused "fake identity" "$@"
+  report_not_proven "fake identity" "$@"
+
+  emu replay --identity replay --replay "$(replay_recording)"
+  verify_remote replay "$@"
+  not_proven replay
+  refused replay "$@"
 }

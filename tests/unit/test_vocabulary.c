@@ -61,6 +61,48 @@ START_TEST(verdict_flags_fail_closed)
 		if (isotier_verdict_is((isotier_verdict)v, VERDICT_ATTESTS))
 			ck_assert(isotier_verdict_is((isotier_verdict)v, VERDICT_JUDGES));
 	ck_assert(!isotier_verdict_is((isotier_verdict)VERDICT_COUNT, 0));
+	/* NOT_CONTRADICTED (a remote provider's testimony, reference/testimony.h)
+	 * proves, attests and judges nothing, and is not against the claim: it
+	 * only counts as a check made (the report's cadence). */
+	ck_assert_int_eq(isotier_verdicts[VERDICT_NOT_CONTRADICTED].flags, VERDICT_CHECKS);
+	ck_assert_str_eq(isotier_verdict_name(VERDICT_NOT_CONTRADICTED), "NOT_CONTRADICTED");
+	/* Every judgement is a check; a run that judged nothing is not. */
+	for (int v = 0; v < VERDICT_COUNT; v++)
+		if (isotier_verdict_is((isotier_verdict)v, VERDICT_JUDGES))
+			ck_assert(isotier_verdict_is((isotier_verdict)v, VERDICT_CHECKS));
+	ck_assert(!isotier_verdict_is(VERDICT_INCONCLUSIVE, VERDICT_CHECKS));
+	ck_assert(!isotier_verdict_is(VERDICT_UNAVAILABLE, VERDICT_CHECKS));
+}
+END_TEST
+
+/* The report's JSON Schema lists the verdicts it counts: the table's words
+ * plus OTHER, no more, no fewer. */
+START_TEST(verdict_table_equals_the_report_schema)
+{
+	char *text = NULL;
+	size_t len = 0;
+	isotier_error err = {0};
+	ck_assert_int_eq(isotier_read_file(&text, &len,
+	                                   ISOTIER_SOURCE_DIR "/runbook/report.schema.json",
+	                                   1 << 20, &err),
+	                 0);
+	cJSON *doc = cJSON_ParseWithLength(text, len);
+	free(text);
+	ck_assert_ptr_nonnull(doc);
+	const cJSON *req = doc;
+	const char *const path[] = {"properties", "summary", "properties", "latest_verdicts",
+	                            "required"};
+	for (size_t i = 0; i < sizeof path / sizeof *path; i++)
+		req = cJSON_GetObjectItemCaseSensitive(req, path[i]);
+	ck_assert(cJSON_IsArray(req));
+	ck_assert_int_eq(cJSON_GetArraySize(req), VERDICT_COUNT + 1);
+	for (int v = 0; v < VERDICT_COUNT; v++) {
+		const cJSON *w = cJSON_GetArrayItem(req, v);
+		ck_assert(cJSON_IsString(w));
+		ck_assert_str_eq(w->valuestring, isotier_verdict_name((isotier_verdict)v));
+	}
+	ck_assert_str_eq(cJSON_GetArrayItem(req, VERDICT_COUNT)->valuestring, "OTHER");
+	cJSON_Delete(doc);
 }
 END_TEST
 
@@ -224,6 +266,7 @@ int main(void)
 	TCase *tc = tcase_create("core");
 	tcase_add_test(tc, verdict_names_round_trip);
 	tcase_add_test(tc, verdict_flags_fail_closed);
+	tcase_add_test(tc, verdict_table_equals_the_report_schema);
 	tcase_add_test(tc, mechanism_table_equals_the_schema);
 	tcase_add_test(tc, mechanism_table_equals_format_md);
 	tcase_add_test(tc, judge_reads_the_mechanism_table);

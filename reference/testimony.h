@@ -1,0 +1,37 @@
+/*
+ * testimony.h - what a remote backend's observation is worth.
+ *
+ * For a local backend isotier runs on the host the sandbox runs on, and
+ * compares the sandbox's kernel with that host's own. For a remote backend
+ * (backend.h `remote`) the provider controls its API and everything inside
+ * its sandboxes: the probe's output, the boot_id and btime two sandboxes
+ * report, the very command that ran. Every piece of it is the provider's
+ * testimony. Without hardware attestation (a quote signed by the CPU's
+ * vendor that isotier could check) nothing a sandbox prints proves a kernel,
+ * a VM or a gVisor of its own: two containers on one kernel can print two
+ * boot_ids, a recorded microVM probe output can be replayed.
+ *
+ * Testimony against the provider's own claim is believed (a contradiction
+ * stands: a provider has no reason to refute itself, and a shared kernel
+ * shown by two sandboxes is a real finding). Testimony for it above
+ * CONTAINER proves nothing: such a claim that is not contradicted is
+ * NOT_CONTRADICTED (base/verdict.h), never CONFIRMED, CONSISTENT or EXCEEDS.
+ * A CONTAINER claim may stay CONFIRMED: a provider that claims less than it
+ * has is no threat to anyone relying on the claim.
+ */
+#ifndef ISOTIER_TESTIMONY_H
+#define ISOTIER_TESTIMONY_H
+
+#include "judge.h"
+
+/*
+ * Applies the above to jr, judge()'s result for claim on a remote backend's
+ * observation: a CONFIRMED, CONSISTENT or EXCEEDS verdict on a claim above
+ * CONTAINER becomes NOT_CONTRADICTED, its reason saying what was seen and why
+ * it proves nothing; every ceiling above CONTAINER is capped at CONTAINER
+ * (what resolve may defend from the observation). Returns true when the
+ * verdict changed. Never call it for a local backend.
+ */
+bool testimony_judge(judge_result *jr, const judge_claim *claim);
+
+#endif
