@@ -14,7 +14,11 @@ LIB_PKGS := libcurl libcjson sqlite3
 PKGS := $(LIB_PKGS) libxml-2.0 libgit2
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
 CSTD := -std=gnu11
-DEFS := -D_GNU_SOURCE -DISOTIER_SOURCE_DIR='"$(CURDIR)"'
+DEFS := -D_GNU_SOURCE
+# The checkout's path is for the unit suites and fuzz harnesses (their fixtures) only: what is
+# installed finds its files from where it runs (reference/paths.c), never from the build tree.
+TEST_DEFS := -DISOTIER_SOURCE_DIR='"$(CURDIR)"'
+$(BUILD)/san/% $(BUILD)/tests/% $(BUILD)/fuzz/% $(BUILD)/bench/%: DEFS += $(TEST_DEFS)
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 LIB_PKG_LIBS = $(shell pkg-config --libs $(LIB_PKGS) 2>/dev/null)
@@ -89,15 +93,23 @@ $(BUILD)/isotier.pc: isotier.pc.in
 	@mkdir -p $(@D)
 	sed -e 's#@PREFIX@#$(CURDIR)#; s#@INCLUDEDIR@#$(CURDIR)/include#; s#@LIBDIR@#$(CURDIR)/$(BUILD)#; s#@VERSION@#$(VERSION)#' $< > $@
 
-# make install [PREFIX=/usr/local] [DESTDIR=]: the CLI, the probe (and its aarch64 build), the library
-# (with its soname), the header, isotier.pc, man pages and the catalogue.
+# make install [PREFIX=/usr/local] [DESTDIR=]: a self-contained isotier under PREFIX (reference/paths.c
+# finds every default from PREFIX/bin): the CLI and the probe (and their aarch64 builds) in bin/; the
+# guest init, the scheduled job (isotier-reverify) and the guest-kernel fetchers in libexec/isotier/;
+# the library (with its soname), the header and isotier.pc; man pages (1 and 3); the catalogue in
+# share/isotier/catalogue/providers (provider files only); the JSON schemas in share/isotier/schemas;
+# the runbook with the job's systemd units and cron file (their paths rewritten to PREFIX) in
+# share/isotier/runbook. Nothing refers to the build tree.
 PREFIX ?= /usr/local
 DESTDIR ?=
+# The scheduled job's systemd units (runbook/jobs/), installed with PREFIX in their paths.
+JOB_UNITS := isotier-reverify.service isotier-reverify.timer
 .PHONY: install
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include \
 	  $(DESTDIR)$(PREFIX)/libexec/isotier $(DESTDIR)$(PREFIX)/share/isotier/catalogue/providers \
-	  $(DESTDIR)$(PREFIX)/share/man/man1
+	  $(DESTDIR)$(PREFIX)/share/isotier/schemas $(DESTDIR)$(PREFIX)/share/isotier/runbook/jobs \
+	  $(DESTDIR)$(PREFIX)/share/isotier/runbook/remote $(DESTDIR)$(PREFIX)/share/isotier/runbook/ci
 	install -m 0755 $(BUILD)/isotier $(BUILD)/isotier-probe $(DESTDIR)$(PREFIX)/bin/
 	install -m 0755 $(BUILD)/isotier-guest-init $(DESTDIR)$(PREFIX)/libexec/isotier/
 	# aarch64 (when cross-built): the probe beside the x86 one (qemu-aarch64 looks for
@@ -105,15 +117,34 @@ install: all
 	if [ -x $(BUILD)/isotier-probe-aarch64 ]; then \
 	  install -m 0755 $(BUILD)/isotier-probe-aarch64 $(DESTDIR)$(PREFIX)/bin/ && \
 	  install -m 0755 $(BUILD)/isotier-guest-init-aarch64 $(DESTDIR)$(PREFIX)/libexec/isotier/; fi
+	install -m 0755 runbook/jobs/isotier-reverify.sh $(DESTDIR)$(PREFIX)/libexec/isotier/isotier-reverify
+	install -m 0755 scripts/guest-kernel.sh scripts/guest-kernel-arm64.sh $(DESTDIR)$(PREFIX)/libexec/isotier/
 	install -m 0755 $(BUILD)/libisotier.so.0 $(DESTDIR)$(PREFIX)/lib/
 	ln -sf libisotier.so.0 $(DESTDIR)$(PREFIX)/lib/libisotier.so
 	install -m 0644 $(BUILD)/libisotier.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 0644 include/isotier.h $(DESTDIR)$(PREFIX)/include/
-	install -m 0644 catalogue/providers/*.json catalogue/provider.schema.json \
-	  $(DESTDIR)$(PREFIX)/share/isotier/catalogue/providers/
+	# Provider files only: a schema among them would be read as a provider.
+	install -m 0644 catalogue/providers/*.json $(DESTDIR)$(PREFIX)/share/isotier/catalogue/providers/
+	install -m 0644 catalogue/FORMAT.md $(DESTDIR)$(PREFIX)/share/isotier/catalogue/
+	install -m 0644 catalogue/provider.schema.json runbook/report.schema.json $(DESTDIR)$(PREFIX)/share/isotier/schemas/
+	install -m 0644 runbook/*.md $(DESTDIR)$(PREFIX)/share/isotier/runbook/
+	install -m 0644 runbook/remote/*.md $(DESTDIR)$(PREFIX)/share/isotier/runbook/remote/
+	install -m 0644 runbook/ci/*.yml $(DESTDIR)$(PREFIX)/share/isotier/runbook/ci/
+	install -m 0644 runbook/jobs/reverify-workflow.yml $(DESTDIR)$(PREFIX)/share/isotier/runbook/jobs/
+	# The units and the cron file name /usr (the package's prefix): rewritten to PREFIX.
+	for f in $(JOB_UNITS) isotier.cron; do \
+	  sed -e 's#/usr/libexec/isotier#$(PREFIX)/libexec/isotier#g; s#/usr/share/isotier#$(PREFIX)/share/isotier#g' \
+	    runbook/jobs/$$f > $(DESTDIR)$(PREFIX)/share/isotier/runbook/jobs/$$f; done
 	sed -e 's#@PREFIX@#$(PREFIX)#; s#@INCLUDEDIR@#$(PREFIX)/include#; s#@LIBDIR@#$(PREFIX)/lib#; s#@VERSION@#$(VERSION)#' \
 	  isotier.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/isotier.pc
-	scripts/manpages.sh $(BUILD)/isotier $(VERSION) $(DESTDIR)$(PREFIX)/share/man/man1
+	# The pages quote --help, whose defaults are the installed ones, not this build tree's.
+	ISOTIER_CATALOGUE=$(PREFIX)/share/isotier/catalogue/providers \
+	  scripts/manpages.sh $(BUILD)/isotier $(VERSION) $(DESTDIR)$(PREFIX)/share/man include/isotier.h
+
+# make deb: a Debian package of the same tree (PREFIX=/usr) built with dpkg-deb; see packaging/deb.sh.
+.PHONY: deb
+deb: all
+	BUILD=$(BUILD) VERSION=$(VERSION) packaging/deb.sh
 
 $(BUILD)/tests/%: tests/unit/%.c $(SAN_OBJS)
 	@mkdir -p $(@D)
@@ -161,7 +192,6 @@ all: $(BUILD)/isotier-guest-init
 $(BUILD)/isotier-guest-init: reference/guest/init.c
 	@mkdir -p $(@D)
 	$(PROBE_CC) $(PROBE_CFLAGS) -o $@ $< $(PROBE_LDFLAGS)
-$(BUILD)/obj/reference/backend_qemu.o $(BUILD)/san/reference/backend_qemu.o: DEFS += -DISOTIER_BUILD_DIR='"$(abspath $(BUILD))"'
 
 # The probe and the guest init for aarch64 (qemu-aarch64 backend; arm64 sandboxes): static,
 # cross-built with Debian's aarch64 toolchain, linked with musl for arm64 (musl-dev:arm64) when it

@@ -29,17 +29,14 @@
 #include <sys/stat.h>
 #include <sys/utsname.h>
 
-#ifndef ISOTIER_BUILD_DIR
-#define ISOTIER_BUILD_DIR ISOTIER_SOURCE_DIR "/build"
-#endif
-
 /* One emulated machine: what differs between qemu-microvm and qemu-aarch64. */
 typedef struct qemu_machine {
 	const char *name;          /* backend name, error prefix */
 	const char *binary;        /* qemu-system-... */
 	const char *guest_env;     /* overrides guest_default */
-	const char *guest_default; /* under the source dir */
-	const char *guest_script;  /* what fetches the kernel */
+	const char *guest_default; /* under PREFIX/lib/isotier when installed */
+	const char *guest_src;     /* under the build tree's checkout */
+	const char *guest_script;  /* what fetches the kernel (PREFIX/libexec/isotier when installed) */
 	const char *init_env;      /* overrides init_name */
 	const char *init_name;     /* under the build dir */
 	bool aarch64;
@@ -49,8 +46,9 @@ static const qemu_machine machine_microvm = {
     .name = "qemu-microvm",
     .binary = "qemu-system-x86_64",
     .guest_env = "ISOTIER_GUEST_DIR",
-    .guest_default = ISOTIER_SOURCE_DIR "/.deps/guest",
-    .guest_script = "scripts/guest-kernel.sh",
+    .guest_default = "lib/isotier/guest",
+    .guest_src = ".deps/guest",
+    .guest_script = "guest-kernel.sh",
     .init_env = "ISOTIER_GUEST_INIT",
     .init_name = "isotier-guest-init",
 };
@@ -59,8 +57,9 @@ static const qemu_machine machine_aarch64 = {
     .name = "qemu-aarch64",
     .binary = "qemu-system-aarch64",
     .guest_env = "ISOTIER_GUEST_ARM64_DIR",
-    .guest_default = ISOTIER_SOURCE_DIR "/.deps/guest-arm64",
-    .guest_script = "scripts/guest-kernel-arm64.sh",
+    .guest_default = "lib/isotier/guest-arm64",
+    .guest_src = ".deps/guest-arm64",
+    .guest_script = "guest-kernel-arm64.sh",
     .init_env = "ISOTIER_GUEST_INIT_AARCH64",
     .init_name = "isotier-guest-init-aarch64",
     .aarch64 = true,
@@ -81,29 +80,36 @@ typedef struct qemu_state {
 	bool kvm;
 } qemu_state;
 
-/* The guest init of an installed isotier: PREFIX/libexec/isotier/NAME, when it is there. */
-static int install_init(const qemu_machine *m, char *out, size_t len)
-{
-	char rel[256];
-	snprintf(rel, sizeof rel, "libexec/isotier/%s", m->init_name);
-	return isotier_install_path(out, len, rel);
-}
-
 static void find_paths(const qemu_machine *m, qemu_paths *p)
 {
 	const char *g = getenv(m->guest_env);
-	snprintf(p->guest_dir, sizeof p->guest_dir, "%s", g && *g ? g : m->guest_default);
+	if (g && *g)
+		snprintf(p->guest_dir, sizeof p->guest_dir, "%s", g);
+	else
+		isotier_default_data_path(p->guest_dir, sizeof p->guest_dir, m->guest_default,
+		                          m->guest_src);
 	snprintf(p->kernel, sizeof p->kernel, "%s/vmlinux", p->guest_dir);
 	if (m->aarch64 || access(p->kernel, R_OK) != 0)
 		snprintf(p->kernel, sizeof p->kernel, "%s/vmlinuz", p->guest_dir);
 	snprintf(p->modules, sizeof p->modules, "%s/modules", p->guest_dir);
 	const char *i = getenv(m->init_env);
+	char rel[256];
+	snprintf(rel, sizeof rel, "libexec/isotier/%s", m->init_name);
 	if (i && *i)
 		snprintf(p->init, sizeof p->init, "%s", i);
-	else if (install_init(m, p->init, sizeof p->init) == 0)
-		;
 	else
-		snprintf(p->init, sizeof p->init, "%s/%s", ISOTIER_BUILD_DIR, m->init_name);
+		isotier_default_build_path(p->init, sizeof p->init, rel, m->init_name);
+}
+
+int isotier_qemu_default_paths(bool aarch64, char *guest_dir, size_t guest_len, char *init,
+                               size_t init_len)
+{
+	qemu_paths p = {0};
+	const qemu_machine *m = aarch64 ? &machine_aarch64 : &machine_microvm;
+	find_paths(m, &p);
+	snprintf(guest_dir, guest_len, "%s", p.guest_dir);
+	snprintf(init, init_len, "%s", p.init);
+	return access(p.kernel, R_OK) == 0 && access(p.init, R_OK) == 0 ? 0 : ISOTIER_ENOTFOUND;
 }
 
 static int machine_available(const qemu_machine *m, char *why, size_t why_len)
@@ -116,8 +122,16 @@ static int machine_available(const qemu_machine *m, char *why, size_t why_len)
 		return 0;
 	}
 	if (access(p.kernel, R_OK) != 0) {
-		snprintf(why, why_len, "no guest kernel in %s (run %s)", p.guest_dir,
-		         m->guest_script);
+		/* Name the setting and the command that fetches it: an installed
+		 * isotier ships no kernel (Debian's is ~100 MB). */
+		char script[1024];
+		char rel[256];
+		snprintf(rel, sizeof rel, "libexec/isotier/%s", m->guest_script);
+		if (isotier_install_path(script, sizeof script, rel) != 0)
+			snprintf(script, sizeof script, "scripts/%s", m->guest_script);
+		snprintf(why, why_len, "no guest kernel in %s (set %s to a directory holding one, or "
+		         "fetch Debian's: %s=%s %s)",
+		         p.guest_dir, m->guest_env, m->guest_env, p.guest_dir, script);
 		return 0;
 	}
 	if (access(p.init, R_OK) != 0) {

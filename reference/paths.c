@@ -1,51 +1,55 @@
-/* paths.c - where isotier finds its catalogue and its probe by default. */
+/*
+ * paths.c - where isotier finds its parts by default: the catalogue, the
+ * probe, the guest init, the guest kernels and the schemas.
+ *
+ * Everything is found from where the running code lives, never from the
+ * directory it was built in nor the current directory: an installed isotier
+ * must not read a build tree that happens to still exist (or a cwd that
+ * happens to hold a catalogue/). Two layouts are known:
+ *   installed  PREFIX/bin/isotier (or PREFIX/lib[/TRIPLET]/libisotier.so.0)
+ *              with PREFIX/share/isotier and PREFIX/libexec/isotier;
+ *   build tree SRC/BUILD/isotier (or SRC/BUILD/tests/x), SRC holding the
+ *              catalogue, BUILD the probe and guest init.
+ */
 #include "paths.h"
 
 #include <dlfcn.h>
 #include <limits.h>
+#include <link.h>
 #include <string.h>
 #include <sys/stat.h>
 
-#ifndef ISOTIER_SOURCE_DIR
-#define ISOTIER_SOURCE_DIR "."
-#endif
-
-/*
- * PREFIX/rel for an installed isotier, found from where this code was loaded
- * from (PREFIX/lib/libisotier.so.0, or PREFIX/bin/isotier when linked
- * statically): an install can be moved, and a build tree has no PREFIX/share.
- * 0 when that path exists.
- */
-int isotier_install_path(char *buf, size_t len, const char *rel)
+/* The directory holding the code that runs: the shared library when
+ * libisotier.so serves another program, else the executable. The main
+ * program's name from dladdr is argv[0] (a bare "isotier" when run from
+ * PATH), so it is read from /proc/self/exe instead. */
+static int self_dir(char *dir, size_t len)
 {
 	Dl_info info;
-	if (!dladdr((void *)isotier_install_path, &info) || !info.dli_fname)
-		return ISOTIER_ENOTFOUND;
-	char self[PATH_MAX];
-	if (!realpath(info.dli_fname, self))
-		return ISOTIER_ENOTFOUND;
-	for (int up = 0; up < 2; up++) { /* .../lib/x.so -> ... */
-		char *slash = strrchr(self, '/');
-		if (!slash)
+	struct link_map *map = NULL;
+	char path[PATH_MAX];
+	if (dladdr1((void *)self_dir, &info, (void **)&map, RTLD_DL_LINKMAP) && info.dli_fname &&
+	    map && map->l_name && map->l_name[0] == '/' && realpath(map->l_name, path)) {
+		;
+	} else {
+		ssize_t n = readlink("/proc/self/exe", path, sizeof path - 1);
+		if (n <= 0)
 			return ISOTIER_ENOTFOUND;
-		*slash = '\0';
+		path[n] = '\0';
 	}
-	if ((size_t)snprintf(buf, len, "%s/%s", self[0] ? self : "", rel) >= len)
+	char *slash = strrchr(path, '/');
+	if (!slash)
+		return ISOTIER_ENOTFOUND;
+	*slash = '\0';
+	if ((size_t)snprintf(dir, len, "%s", path[0] ? path : "/") >= len)
 		return ISOTIER_EINVAL;
-	return access(buf, F_OK) == 0 ? 0 : ISOTIER_ENOTFOUND;
+	return 0;
 }
 
-const char *isotier_default_catalogue_dir(void)
+static bool is_dir(const char *path)
 {
-	static __thread char installed[PATH_MAX];
-	const char *env = getenv("ISOTIER_CATALOGUE");
-	if (env && *env)
-		return env;
-	if (isotier_install_path(installed, sizeof installed, "share/isotier/catalogue/providers") == 0)
-		return installed;
-	if (access(ISOTIER_SOURCE_DIR "/catalogue/providers", R_OK) == 0)
-		return ISOTIER_SOURCE_DIR "/catalogue/providers";
-	return "catalogue/providers";
+	struct stat st;
+	return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
 /* An executable regular file: a directory is "executable" to access(). */
@@ -53,6 +57,129 @@ static bool is_exec_file(const char *path)
 {
 	struct stat st;
 	return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
+}
+
+/* dir with its last `up` components removed ("/" at the top). */
+static void parent(char *dir, int up)
+{
+	for (int i = 0; i < up; i++) {
+		char *slash = strrchr(dir, '/');
+		if (!slash)
+			return;
+		if (slash == dir)
+			slash[1] = '\0';
+		else
+			*slash = '\0';
+	}
+}
+
+int isotier_install_prefix(char *buf, size_t len)
+{
+	char dir[PATH_MAX], probe[PATH_MAX + 32];
+	if (self_dir(dir, sizeof dir) != 0)
+		return ISOTIER_ENOTFOUND;
+	/* bin/ or lib/ are one level under PREFIX, lib/TRIPLET/ two. */
+	for (int up = 1; up <= 2; up++) {
+		char p[PATH_MAX];
+		snprintf(p, sizeof p, "%s", dir);
+		parent(p, up);
+		snprintf(probe, sizeof probe, "%s/share/isotier", strcmp(p, "/") ? p : "");
+		if (is_dir(probe)) {
+			if ((size_t)snprintf(buf, len, "%s", strcmp(p, "/") ? p : "") >= len)
+				return ISOTIER_EINVAL;
+			return 0;
+		}
+	}
+	return ISOTIER_ENOTFOUND;
+}
+
+int isotier_install_path(char *buf, size_t len, const char *rel)
+{
+	char prefix[PATH_MAX];
+	if (isotier_install_prefix(prefix, sizeof prefix) != 0)
+		return ISOTIER_ENOTFOUND;
+	if ((size_t)snprintf(buf, len, "%s/%s", prefix, rel) >= len)
+		return ISOTIER_EINVAL;
+	return access(buf, F_OK) == 0 ? 0 : ISOTIER_ENOTFOUND;
+}
+
+/* The build tree the running code was built in, when it runs from there:
+ * src = the checkout (it holds catalogue/FORMAT.md and include/isotier.h),
+ * build = the directory of the build (where the probe and guest init are).
+ * Only when the code is not installed. */
+static int build_tree(char *src, size_t src_len, char *build, size_t build_len)
+{
+	char dir[PATH_MAX], p[PATH_MAX], f1[PATH_MAX + 32], f2[PATH_MAX + 32];
+	if (self_dir(dir, sizeof dir) != 0 || isotier_install_prefix(p, sizeof p) == 0)
+		return ISOTIER_ENOTFOUND;
+	/* BUILD/isotier: up 1; BUILD/tests/test_x: up 2. */
+	for (int up = 1; up <= 2; up++) {
+		snprintf(p, sizeof p, "%s", dir);
+		parent(p, up);
+		snprintf(f1, sizeof f1, "%s/catalogue/FORMAT.md", p);
+		snprintf(f2, sizeof f2, "%s/include/isotier.h", p);
+		if (access(f1, R_OK) == 0 && access(f2, R_OK) == 0) {
+			char b[PATH_MAX];
+			snprintf(b, sizeof b, "%s", dir);
+			parent(b, up - 1);
+			if ((size_t)snprintf(src, src_len, "%s", p) >= src_len ||
+			    (size_t)snprintf(build, build_len, "%s", b) >= build_len)
+				return ISOTIER_EINVAL;
+			return 0;
+		}
+	}
+	return ISOTIER_ENOTFOUND;
+}
+
+int isotier_default_data_path(char *buf, size_t len, const char *rel, const char *src_rel)
+{
+	char src[PATH_MAX], build[PATH_MAX], prefix[PATH_MAX];
+	/* Installed: PREFIX/rel, there or not (an error then names it). */
+	if (isotier_install_prefix(prefix, sizeof prefix) == 0) {
+		if ((size_t)snprintf(buf, len, "%s/%s", prefix, rel) >= len)
+			return ISOTIER_EINVAL;
+		return access(buf, F_OK) == 0 ? 0 : ISOTIER_ENOTFOUND;
+	}
+	if (src_rel && build_tree(src, sizeof src, build, sizeof build) == 0) {
+		if ((size_t)snprintf(buf, len, "%s/%s", src, src_rel) >= len)
+			return ISOTIER_EINVAL;
+		return access(buf, F_OK) == 0 ? 0 : ISOTIER_ENOTFOUND;
+	}
+	/* Neither: the FHS place an installed package keeps it, so an error
+	 * names a path a reader can act on, never a cwd-relative one. */
+	if ((size_t)snprintf(buf, len, "%s/%s", ISOTIER_FHS_PREFIX, rel) >= len)
+		return ISOTIER_EINVAL;
+	return access(buf, F_OK) == 0 ? 0 : ISOTIER_ENOTFOUND;
+}
+
+const char *isotier_default_catalogue_dir(void)
+{
+	static __thread char dir[PATH_MAX];
+	const char *env = getenv("ISOTIER_CATALOGUE");
+	if (env && *env)
+		return env;
+	isotier_default_data_path(dir, sizeof dir, "share/isotier/catalogue/providers",
+	                          "catalogue/providers");
+	return dir;
+}
+
+int isotier_default_build_path(char *buf, size_t len, const char *libexec_rel,
+                               const char *build_rel)
+{
+	char src[PATH_MAX], build[PATH_MAX], prefix[PATH_MAX];
+	if (isotier_install_prefix(prefix, sizeof prefix) == 0) {
+		if ((size_t)snprintf(buf, len, "%s/%s", prefix, libexec_rel) >= len)
+			return ISOTIER_EINVAL;
+		return is_exec_file(buf) ? 0 : ISOTIER_ENOTFOUND;
+	}
+	if (build_tree(src, sizeof src, build, sizeof build) == 0) {
+		if ((size_t)snprintf(buf, len, "%s/%s", build, build_rel) >= len)
+			return ISOTIER_EINVAL;
+		return is_exec_file(buf) ? 0 : ISOTIER_ENOTFOUND;
+	}
+	if ((size_t)snprintf(buf, len, "%s/%s", ISOTIER_FHS_PREFIX, libexec_rel) >= len)
+		return ISOTIER_EINVAL;
+	return is_exec_file(buf) ? 0 : ISOTIER_ENOTFOUND;
 }
 
 int isotier_default_probe_path(char *buf, size_t len)
@@ -63,7 +190,8 @@ int isotier_default_probe_path(char *buf, size_t len)
 			return ISOTIER_EINVAL;
 		return is_exec_file(buf) ? 0 : ISOTIER_ENOTFOUND;
 	}
-	/* Beside the running executable: build/isotier next to build/isotier-probe. */
+	/* Beside the running executable: build/isotier next to build/isotier-probe,
+	 * PREFIX/bin/isotier next to PREFIX/bin/isotier-probe. */
 	char exe[PATH_MAX];
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	if (n > 0) {
@@ -77,9 +205,5 @@ int isotier_default_probe_path(char *buf, size_t len)
 		}
 	}
 	/* An installed library serving another program: PREFIX/bin. */
-	if (isotier_install_path(buf, len, "bin/isotier-probe") == 0 && access(buf, X_OK) == 0)
-		return 0;
-	if ((size_t)snprintf(buf, len, "%s/build/isotier-probe", ISOTIER_SOURCE_DIR) >= len)
-		return ISOTIER_EINVAL;
-	return is_exec_file(buf) ? 0 : ISOTIER_ENOTFOUND;
+	return isotier_default_build_path(buf, len, "bin/isotier-probe", "isotier-probe");
 }

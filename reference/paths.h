@@ -1,19 +1,40 @@
 /*
  * paths.h - where an isotier finds its parts: the catalogue, the probe, the
- * guest init; an installed prefix first, then the source tree (paths.c).
+ * guest init and kernels, the schemas. An installed prefix first (found from
+ * where the running code lives), then the build tree it runs from; never the
+ * directory it was built in nor the current directory (paths.c).
  */
 #ifndef ISOTIER_PATHS_H
 #define ISOTIER_PATHS_H
 
 #include "../base/base.h"
 
-/* $ISOTIER_CATALOGUE, else the source tree's catalogue/providers, else
- * ./catalogue/providers. */
+/* Where a packaged isotier lives: the last resort of every default, so an
+ * error names a place an operator can act on. */
+#define ISOTIER_FHS_PREFIX "/usr"
+
+/* $ISOTIER_CATALOGUE, else PREFIX/share/isotier/catalogue/providers, else the
+ * build tree's catalogue/providers, else /usr/share/isotier/catalogue/providers. */
 const char *isotier_default_catalogue_dir(void);
-/* PREFIX/rel of an installed isotier (paths.c); 0 when it exists. */
+/* PREFIX of an installed isotier: two levels at most above the running code
+ * (bin/, lib/, lib/TRIPLET/) where share/isotier exists. 0, or ISOTIER_ENOTFOUND. */
+int isotier_install_prefix(char *buf, size_t len);
+/* PREFIX/rel of an installed isotier; 0 when it exists. */
 int isotier_install_path(char *buf, size_t len, const char *rel);
-/* $ISOTIER_PROBE, else isotier-probe beside the running executable, else the
- * source tree's build/isotier-probe. 0, or ISOTIER_ENOTFOUND. */
+/* Data: PREFIX/rel when installed, else SRC/src_rel in a build tree (src_rel
+ * NULL: none there), else /usr/rel. buf is filled either way; 0 when it exists. */
+int isotier_default_data_path(char *buf, size_t len, const char *rel, const char *src_rel);
+/* A program: PREFIX/libexec_rel when installed, else BUILD/build_rel in a build
+ * tree, else /usr/libexec_rel. buf is filled either way; 0 when executable. */
+int isotier_default_build_path(char *buf, size_t len, const char *libexec_rel,
+                               const char *build_rel);
+/* $ISOTIER_PROBE, else isotier-probe beside the running executable, else
+ * PREFIX/bin/isotier-probe or the build tree's. 0, or ISOTIER_ENOTFOUND. */
 int isotier_default_probe_path(char *buf, size_t len);
+/* The qemu backends' guest kernel directory and guest init (backend_qemu.c):
+ * $ISOTIER_GUEST[_ARM64]_DIR, else PREFIX/lib/isotier/guest[-arm64], else the
+ * build tree's .deps/guest[-arm64]. 0 when both are there. */
+int isotier_qemu_default_paths(bool aarch64, char *guest_dir, size_t guest_len, char *init,
+                               size_t init_len);
 
 #endif

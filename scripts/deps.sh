@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs everything isotier needs on Debian 12, non-interactively and idempotently:
 # build toolchain and libraries, the sandbox runtimes the backends drive (bubblewrap, runc, crun,
-# runsc, Docker, Podman, QEMU x86_64 and aarch64), the aarch64 cross toolchain (gcc and musl:arm64)
+# systemd-nspawn, runsc, Docker, Podman, QEMU x86_64 and aarch64), the aarch64 cross toolchain (gcc and musl:arm64)
 # for the arm64 probe, and the Debian guest kernels the qemu backends boot. Registers runsc as a
 # Docker runtime. Fast when all is already there.
 set -euo pipefail
@@ -11,9 +11,11 @@ packages=(
   libcurl4-openssl-dev libxml2-dev libcjson-dev libsqlite3-dev sqlite3 libgit2-dev check
   bubblewrap runc runsc qemu-system-x86
   crun docker.io podman qemu-system-arm gcc-aarch64-linux-gnu musl-dev:arm64
+  systemd-container
   python3 hyperfine valgrind cppcheck clang-format git libxml2-utils strace procps bc
   chromium fonts-wqy-microhei
   clang libclang-rt-14-dev
+  dpkg-dev
 )
 
 root=$(cd "$(dirname "$0")/.." && pwd)

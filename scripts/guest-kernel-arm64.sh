@@ -5,7 +5,10 @@
 # (scripts/deps.sh does it). No modules: the aarch64 guest only runs the probe from its initramfs.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-out="${ISOTIER_GUEST_ARM64_DIR:-$root/.deps/guest-arm64}"
+default=$root/.deps/guest-arm64
+# Installed as PREFIX/libexec/isotier/: where an installed isotier looks (reference/paths.c).
+if [ -d "$root/../share/isotier" ]; then default=$(cd "$root/.." && pwd)/lib/isotier/guest-arm64; fi
+out="${ISOTIER_GUEST_ARM64_DIR:-$default}"
 if [ -s "$out/vmlinuz" ] && [ -s "$out/release" ]; then exit 0; fi
 mkdir -p "$out"
 work=$(mktemp -d)

@@ -5,7 +5,10 @@
 # (virtio_mmio, 9pnet_virtio, 9p and their dependencies) plus modules/order, the load order.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-out="${ISOTIER_GUEST_DIR:-$root/.deps/guest}"
+default=$root/.deps/guest
+# Installed as PREFIX/libexec/isotier/: where an installed isotier looks (reference/paths.c).
+if [ -d "$root/../share/isotier" ]; then default=$(cd "$root/.." && pwd)/lib/isotier/guest; fi
+out="${ISOTIER_GUEST_DIR:-$default}"
 if [ -s "$out/vmlinux" ] && [ -s "$out/vmlinuz" ] && [ -s "$out/modules/order" ]; then exit 0; fi
 mkdir -p "$out"
 work=$(mktemp -d)

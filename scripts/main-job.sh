@@ -27,4 +27,6 @@ echo
 echo "isotier: results stored in $db (exit status $rc)"
 echo "isotier: list them with: $build/isotier history --db $db"
 echo "isotier: one observation with its evidence: $build/isotier history show ID --db $db (IDs in the listing)"
+[ "${ISOTIER_DB:-}" = "$db" ] ||
+  echo "isotier: \`isotier run\` and create() read \$ISOTIER_DB, else /var/lib/isotier/isotier.db; ISOTIER_DB=$db makes them honour this one"
 exit $rc

@@ -55,6 +55,32 @@ int cli_fail(const isotier_error *err)
 	}
 }
 
+const char *cli_db_why(const char *path)
+{
+	/* SQLite says "unable to open database file" for every cause; the
+	 * operator needs the cause: the file or its directory (journal, WAL)
+	 * not writable, and why. */
+	static __thread char why[PATH_MAX + 96];
+	char dir[PATH_MAX];
+	snprintf(dir, sizeof dir, "%s", path);
+	char *slash = strrchr(dir, '/');
+	if (slash)
+		slash == dir ? (void)(slash[1] = '\0') : (void)(*slash = '\0');
+	else
+		snprintf(dir, sizeof dir, ".");
+	const char *what = NULL;
+	int e = 0;
+	if (access(path, F_OK) == 0 && access(path, W_OK) != 0)
+		what = path, e = errno;
+	else if (access(dir, W_OK) != 0)
+		what = dir, e = errno;
+	if (!what || !e)
+		return "";
+	snprintf(why, sizeof why, " (%s is not writable: %s)", what,
+	         e == EROFS ? "read-only file system" : strerror(e));
+	return why;
+}
+
 int cli_check_db(const char *opt, const char *path)
 {
 	isotier_error err = {0};

@@ -50,6 +50,9 @@ int cli_parse_int(const char *opt, const char *s, int lo, int hi, int *out);
  * directory, a path that cannot be looked up or is too long) or 65 (an
  * existing file that is not an SQLite database). */
 int cli_check_db(const char *opt, const char *path);
+/* " (PATH is not writable: read-only file system)" when the history or its
+ * directory cannot be written, else "": appended to a database error. */
+const char *cli_db_why(const char *path);
 
 /* The repository's catalogue directory: $ISOTIER_CATALOGUE, else the
  * compiled-in source tree path, else ./catalogue/providers. */

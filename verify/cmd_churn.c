@@ -16,7 +16,8 @@
  *
  * --json (check and release-check) prints one object:
  *   {"version": "0.2.0" (release-check only), "since": REF|null, "since_commit": OID,
- *    "until": REF, "until_commit": OID, "churn_md_found": BOOL, "churn_md_entries": N,
+ *    "until": REF, "until_commit": OID|null (--worktree: "until" is
+ *    "the working tree (PATH)"), "churn_md_found": BOOL, "churn_md_entries": N,
  *    "changes": [{"id", "kind": "added"|"removed"|"tier"|"mechanism"|"tier+mechanism",
  *                 "old": {"tier", "mechanism", "path"}|null, "new": {...}|null,
  *                 "logged": BOOL, "churn_md_line": N (changes only)}...],
@@ -85,7 +86,7 @@ static int parse_opts(struct opts *o, int argc, char **argv, bool release)
 	optind = 1;
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, ":", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's': o->since = optarg; break;
 		case 'u': o->until = optarg; break;
@@ -155,8 +156,12 @@ static int run_worktree(churn_report *r, git_repository *repo, const char *since
 		return err->code;
 	snprintf(r->since_spec, sizeof r->since_spec, "%s", since);
 	git_oid_tostr(r->since_id, sizeof r->since_id, git_commit_id(s));
-	snprintf(r->until_spec, sizeof r->until_spec, "the working tree");
-	snprintf(r->until_id, sizeof r->until_id, "%s", wd);
+	/* No commit: until_id stays "" (text shows no hash, JSON null), the
+	 * path goes in full into the description. */
+	size_t wl = strlen(wd);
+	snprintf(r->until_spec, sizeof r->until_spec, "the working tree (%.*s)",
+	         (int)(wl > 1 && wd[wl - 1] == '/' ? wl - 1 : wl), wd);
+	r->until_id[0] = '\0';
 	snprintf(r->churn_md_from, sizeof r->churn_md_from, "the working tree (%sCHURN.md)", wd);
 	churn_snapshot a = {0}, b = {0};
 	char la[300];

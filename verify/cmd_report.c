@@ -25,7 +25,7 @@ static void usage(FILE *f)
 	    "YYYY-MM-DDTHH:MM:SSZ) with the catalogue's claims and sources: the tier matrix,\n"
 	    "sources and their latest checks, the evidence behind observations, refusals, and\n"
 	    "what is stale or overdue. The database is opened read-only.\n\n"
-	    "  --db PATH            history database (default %s)\n"
+	    "  --db PATH            history database (default $ISOTIER_DB, else %s)\n"
 	    "  --format FMT         html (auditors), json (runbook/report.schema.json),\n"
 	    "                       junit (CI), md (pull requests), text (a terminal, a log\n"
 	    "                       or a mail: the banner and what needs attention, each\n"
@@ -103,7 +103,7 @@ static int report_main(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	report_options opts = {.db_path = ISOTIER_DEFAULT_DB};
+	report_options opts = {.db_path = isotier_default_db_path()};
 	const char *backends[64];
 	size_t n_backends = 0;
 	const char *format = NULL, *out = NULL;
@@ -119,6 +119,15 @@ static int report_main(int argc, char **argv)
 			opts.db_path = optarg;
 			break;
 		case 'b':
+			/* A misspelt name would be "verified by this job but never
+			 * observed": an alert about a backend that does not exist. */
+			if (!isotier_backend_lookup(optarg)) {
+				const char *hint = cli_suggest_backend(optarg);
+				cli_error("--backend: unknown backend '%s'%s%s%s", optarg,
+				          hint ? " (did you mean '" : "", hint ? hint : "",
+				          hint ? "'?)" : "");
+				return EXIT_USAGE;
+			}
 			if (n_backends == sizeof backends / sizeof *backends) {
 				cli_error("--backend: at most %zu", sizeof backends / sizeof *backends);
 				return EXIT_USAGE;
@@ -168,6 +177,22 @@ static int report_main(int argc, char **argv)
 	if (!no_catalogue && !opts.catalogue_dir)
 		opts.catalogue_dir = cli_default_catalogue();
 
+	/* Without --backend every backend is expected, but a remote one without
+	 * credentials here is not configured, not overdue (verify --all skips it). */
+	const char *nc[64], *nc_why[64];
+	char why_buf[64][256];
+	for (size_t i = 0; !opts.backends && i < isotier_backend_count() && opts.n_not_configured < 64;
+	     i++) {
+		const isotier_backend *b = isotier_backend_at(i);
+		char *why = why_buf[opts.n_not_configured];
+		why[0] = '\0';
+		if (b->remote && b->available(why, sizeof why_buf[0]) != 1) {
+			nc[opts.n_not_configured] = b->name;
+			nc_why[opts.n_not_configured++] = why[0] ? why : "no credentials";
+		}
+	}
+	opts.not_configured = nc;
+	opts.not_configured_why = nc_why;
 	opts.all_durations = write == report_write_json;
 	if (access(opts.db_path, F_OK) != 0 && (errno == ENOENT || errno == ENOTDIR)) {
 		cli_error("no history database at %s (`isotier verify` creates it)", opts.db_path);

@@ -376,7 +376,7 @@ static void usage(FILE *f)
 	    "UNREACHABLE (nothing was checked: not this period's check); 130 when\n"
 	    "interrupted; else 0. On a terminal, progress goes to standard error.\n"
 	    "  --catalogue DIR  provider directory (default: %s)\n"
-	    "  --db PATH        history database (default: %s)\n"
+	    "  --db PATH        history database (default: $ISOTIER_DB, else %s)\n"
 	    "  --jobs N         concurrent transfers, 1-64 (default: 8)\n"
 	    "  --timeout S      per-transfer timeout in seconds, 1-600 (default: 20)\n"
 	    "  --provider ID    check only this provider (repeatable)\n"
@@ -460,7 +460,7 @@ static int sources_check(int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char *dir = cli_default_catalogue(), *db_path = ISOTIER_DEFAULT_DB;
+	const char *dir = cli_default_catalogue(), *db_path = isotier_default_db_path();
 	int jobs = 8, timeout_s = 20, busy_ms = 5000, c;
 	bool json = false;
 	const char *env = getenv("ISOTIER_BUSY_TIMEOUT_MS");
@@ -472,7 +472,7 @@ static int sources_check(int argc, char **argv)
 		return EXIT_SOFTWARE;
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'c': dir = optarg; break;
 		case 'd':
@@ -548,7 +548,8 @@ static int sources_check(int argc, char **argv)
 				exit_code = EXIT_INTERRUPTED;
 			else if (rc < 0 && err.code == ISOTIER_EDB) {
 				/* Not a lock: retrying later will not help. */
-				cli_error("history database %s: %s", db_path, err.message);
+				cli_error("history database %s: %s%s", db_path, err.message,
+				          cli_db_why(db_path));
 				exit_code = EXIT_IOERR;
 			} else if (rc < 0)
 				exit_code = cli_fail(&err);

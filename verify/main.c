@@ -14,10 +14,11 @@ extern const struct cli_command cli_backends __attribute__((weak));
 extern const struct cli_command cli_run __attribute__((weak));
 extern const struct cli_command cli_churn __attribute__((weak));
 extern const struct cli_command cli_report __attribute__((weak));
+extern const struct cli_command cli_paths __attribute__((weak));
 
 static const struct cli_command *const commands[] = {
 	&cli_verify, &cli_history, &cli_catalogue, &cli_sources, &cli_backends,
-	&cli_run,    &cli_churn,   &cli_report,
+	&cli_run,    &cli_churn,   &cli_report, &cli_paths,
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
@@ -78,7 +79,7 @@ int main(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
-	    (!strcmp(argv[1], "help") && argc == 2)) {
+	    (!strcmp(argv[1], "help") && (argc == 2 || !strcmp(argv[2], "help")))) {
 		usage(stdout);
 		return EXIT_OK;
 	}

@@ -7,23 +7,37 @@
 # reverify-workflow.yml (CI). Runs as written on a plain Debian 12 machine.
 #
 # Environment (all optional):
-#   ISOTIER_BIN            the isotier binary (default: isotier on PATH, else the
-#                          build beside this checkout: ../../build/isotier)
+#   ISOTIER_BIN            the isotier binary (default: the one installed beside
+#                          this script, PREFIX/bin/isotier for PREFIX/libexec/isotier/
+#                          isotier-reverify; in a checkout ../../build/isotier)
 #   ISOTIER_STATE_DIR      where the database, reports and log live
 #                          (default: $STATE_DIRECTORY from systemd, else /var/lib/isotier)
+#   ISOTIER_DB             the history (default: $ISOTIER_STATE_DIR/isotier.db). Keep
+#                          it the host's default history, which create(), `isotier
+#                          run` and every other command read when none is named:
+#                          $ISOTIER_DB, else /var/lib/isotier/isotier.db. With another
+#                          state directory, set ISOTIER_DB for them too, or their
+#                          create() never sees the contradictions this job records.
 #   ISOTIER_CATALOGUE      provider catalogue directory (default: isotier's own)
-#   ISOTIER_BACKENDS       backends to verify, space-separated, e.g. "bwrap host"
-#                          (default: every backend: verify --all)
+#   ISOTIER_BACKENDS       backends to verify, separated by spaces or commas, e.g.
+#                          "bwrap,runc" (default: every backend: verify --all; a
+#                          remote one only when its credentials are set)
 #   ISOTIER_HOST_PROVIDER  catalogue id of the provider this job runs on; the
 #                          host backend is judged against its claim
 #   ISOTIER_JOBS           concurrency of verify and sources check (default 4)
-#   ISOTIER_SOURCES_EVERY_DAYS  check sources when the last check is at least this
-#                          many days old (default 7; 0: every run)
+#   ISOTIER_SOURCES_EVERY_DAYS  check sources when the last attempt is at least this
+#                          many days old (default 7; 0: every run). An attempt that
+#                          reached no source (offline host) waits as long as one that did.
+#   ISOTIER_SOURCES_MAX_UNCHECKED_DAYS  how long sources may go without a completed
+#                          check before that is an alert (default 30: the catalogue's
+#                          source age policy); until then an unreachable check is a warning
 #   ISOTIER_REPORT_FORMATS formats written (default "html junit json"; md also works)
 #   ISOTIER_LOCK_WAIT      seconds to wait for a previous run to finish (default 600)
 #
 # State directory afterwards:
 #   isotier.db                 the history: the record. Never delete it; back it up.
+#                              Readable by every user of libisotier on the host: their
+#                              create() fails closed when it cannot read it.
 #   reports/isotier-report.html|.junit.xml|.json|.md  the latest reports (replaced
 #                              atomically; regenerate any time, byte-identically,
 #                              with `isotier report`)
@@ -46,30 +60,48 @@
 #       counts as verified only by a run that judged it: UNAVAILABLE runs never
 #       reset its overdue clock. With ISOTIER_BACKENDS set, only those backends
 #       can be overdue, and one of them never observed is.
-#   A sources check in which every source was UNREACHABLE (exit 75) checked
-#   nothing: it fails the job and does not count as this period's check.
+#   A sources check in which every source was UNREACHABLE (exit 75: an offline or
+#   air-gapped host) checked nothing: a warning, not a failure, and it is not
+#   retried before ISOTIER_SOURCES_EVERY_DAYS; once sources have gone without a
+#   completed check for ISOTIER_SOURCES_MAX_UNCHECKED_DAYS it is an alert (2).
 #   64-78, 130  the job itself failed: the first failing step's exit status
-#       (sysexits: 69 backend unavailable, 70 probe failure, 75 database locked
-#       or another run holds the lock...). See job.log.
+#       (sysexits: 64 an unknown backend name, 69 backend unavailable, 70 probe
+#       failure, 73/74 the state directory or database cannot be written, 75
+#       database locked or another run holds the lock...). See job.log.
+#
+# The first line the job prints names the cause: the step that failed and the
+# first error it gave (e.g. "verify exit 64: --backend: unknown backend 'runcc'
+# (did you mean 'runc'?)"), or the report's first alert.
 set -u -o pipefail
 
 here=$(cd "$(dirname "$0")" && pwd)
+# The isotier this job was installed with (never another one on PATH: a
+# checkout's build would read its own catalogue), else a checkout's build.
 if [ -n "${ISOTIER_BIN:-}" ]; then
   bin=$ISOTIER_BIN
-elif command -v isotier >/dev/null 2>&1; then
-  bin=$(command -v isotier)
-else
+elif [ -x "$here/../../bin/isotier" ]; then
+  bin=$(cd "$here/../../bin" && pwd)/isotier
+elif [ -x "$here/../../build/isotier" ]; then
   bin=$here/../../build/isotier
+else
+  bin=$(command -v isotier || echo isotier)
 fi
 state=${ISOTIER_STATE_DIR:-${STATE_DIRECTORY:-/var/lib/isotier}}
 jobs=${ISOTIER_JOBS:-4}
 sources_every=${ISOTIER_SOURCES_EVERY_DAYS:-7}
 formats=${ISOTIER_REPORT_FORMATS:-html junit json}
-db=$state/isotier.db
+db=${ISOTIER_DB:-$state/isotier.db}
 log=$state/job.log
 
 [ -x "$bin" ] || { echo "isotier-reverify: no isotier binary at $bin (set ISOTIER_BIN)" >&2; exit 69; }
-mkdir -p "$state/reports" || exit 73
+mkdir -p "$state/reports" || { echo "isotier-reverify: cannot create $state/reports (ISOTIER_STATE_DIR)" >&2; exit 73; }
+# A read-only state directory would surface as SQLite's "unable to open
+# database file": say which directory and why, first.
+if ! why=$(touch "$state/.writable" 2>&1); then
+  echo "isotier-reverify: state directory $state is not writable: ${why##*: } (the history $db cannot be written; ISOTIER_STATE_DIR)" >&2
+  exit 73
+fi
+rm -f "$state/.writable"
 
 # One run at a time: a second one waits (10 minutes by default), then gives up (75).
 exec 9>"$state/.lock" || exit 73
@@ -82,13 +114,32 @@ cat_args=()
 [ -n "${ISOTIER_CATALOGUE:-}" ] && cat_args=(--catalogue "$ISOTIER_CATALOGUE")
 
 stamp() { date -u +%Y-%m-%dT%H:%M:%SZ; }
+cause=""  # the first failing step and its first error: the summary's first line
 step() { # step NAME CMD...: runs CMD, logs its output and status, sets $rc
-  local name=$1
+  local name=$1 out
   shift
   echo "--- $(stamp) $name: $*" >>"$log"
-  "$@" >>"$log" 2>&1
+  out=$(mktemp) || { rc=73; return 0; }
+  "$@" >"$out" 2>&1
   rc=$?
+  cat "$out" >>"$log"
   echo "--- $(stamp) $name: exit $rc" >>"$log"
+  # sources check's 75 is also a locked database: only this line means offline.
+  offline=0
+  grep -q 'UNREACHABLE: nothing was checked' "$out" && offline=1
+  # Exit 1 and 2 are verdicts, not failures; a failing step's own words come
+  # first: the CLI's "isotier: ..." error, else the first "BACKEND: why" line
+  # verify printed for a backend its table does not show CONFIRMED.
+  if [ "$rc" -gt 2 ] && [ -z "$cause" ]; then
+    local first
+    first=$(grep -m1 '^isotier: ' "$out" | sed 's/^isotier: //')
+    [ -n "$first" ] || first=$(awk '
+      /^[a-z0-9-]+  +/ && NF >= 5 { verdict[$1] = $(NF - 2) }
+      /^[a-z0-9-]+: / { b = substr($1, 1, length($1) - 1)
+                        if (b in verdict && verdict[b] != "CONFIRMED") { print; exit } }' "$out")
+    cause="$name exit $rc: ${first:-see $log}"
+  fi
+  rm -f "$out"
   return 0
 }
 
@@ -98,7 +149,7 @@ echo "=== $(stamp) isotier-reverify start (state $state)" >>"$log"
 verify_args=(--db "$db" --jobs "$jobs" "${cat_args[@]}")
 report_args=()
 if [ -n "${ISOTIER_BACKENDS:-}" ]; then
-  for b in $ISOTIER_BACKENDS; do verify_args+=(--backend "$b"); report_args+=(--backend "$b"); done
+  for b in ${ISOTIER_BACKENDS//,/ }; do verify_args+=(--backend "$b"); report_args+=(--backend "$b"); done
 else
   verify_args+=(--all)
 fi
@@ -106,16 +157,42 @@ fi
 step verify "$bin" verify "${verify_args[@]}"
 verify_rc=$rc
 
-# 2. sources check: weekly by default (a stamp file remembers the last one).
-sources_rc=-1
-if [ "$sources_every" -eq 0 ] || [ ! -e "$state/.sources-checked" ] ||
-   [ -n "$(find "$state/.sources-checked" -mtime +"$((sources_every - 1))" 2>/dev/null)" ]; then
+# 2. sources check: weekly by default. .sources-attempted remembers the last
+# attempt (an offline one too: it is not retried on every run),
+# .sources-checked the last completed one, .sources-due the start of a run of
+# attempts that reached nothing.
+sources_rc=-1 sources_offline=0
+sources_warn=""
+max_unchecked=${ISOTIER_SOURCES_MAX_UNCHECKED_DAYS:-30}
+attempted=$state/.sources-attempted
+[ -e "$attempted" ] || attempted=$state/.sources-checked  # a state directory from before
+if [ "$sources_every" -eq 0 ] || [ ! -e "$attempted" ] ||
+   [ -n "$(find "$attempted" -mtime +"$((sources_every - 1))" 2>/dev/null)" ]; then
+  cause_before=$cause
   step sources "$bin" sources check --db "$db" --jobs "$jobs" "${cat_args[@]}"
-  sources_rc=$rc
-  # Only a completed check counts (0 clean, 1 drift found); a failed one runs again next time.
-  [ "$sources_rc" -le 1 ] && touch "$state/.sources-checked"
+  sources_rc=$rc sources_offline=$offline
+  # A completed check or an offline one waits for the next period; any other
+  # failure (a locked database...) runs again next time.
+  if [ "$sources_rc" -le 1 ]; then
+    touch "$state/.sources-attempted" "$state/.sources-checked"
+    rm -f "$state/.sources-due"
+  elif [ "$sources_rc" -eq 75 ] && [ "$sources_offline" = 1 ]; then
+    cause=$cause_before  # not the job's failure: said below as a warning or an alert
+    touch "$state/.sources-attempted"
+    [ -e "$state/.sources-due" ] || touch "$state/.sources-due"
+  fi
 else
-  echo "--- $(stamp) sources: skipped, last check within $sources_every days" >>"$log"
+  echo "--- $(stamp) sources: skipped, last check within $sources_every days (an offline attempt counts)" >>"$log"
+fi
+# Sources that could not be reached: a warning until they have gone unchecked
+# for max_unchecked days, then an alert.
+if [ -e "$state/.sources-due" ]; then
+  since=$(date -u -r "$state/.sources-due" +%Y-%m-%d)
+  if [ -n "$(find "$state/.sources-due" -mtime +"$((max_unchecked - 1))" 2>/dev/null)" ]; then
+    sources_warn="ALERT sources unchecked for more than $max_unchecked days: no source reachable since $since (check the network or proxy; \`isotier sources check --db $db\`)"
+  else
+    sources_warn="WARN sources not checked: no source reachable (offline?) since $since; retried in $sources_every days, an alert after $max_unchecked"
+  fi
 fi
 
 # 3. reports, from the database just written (reproducible: no clock is read).
@@ -153,10 +230,12 @@ if [ "$verify_rc" -eq 1 ] || [ "$sources_rc" -eq 1 ]; then
 else
   # verify's 2 (a claim it could not prove) is an alert, not a failure of the job.
   v=$verify_rc; [ "$v" -eq 2 ] && v=0
-  for r in "$v" "$sources_rc" "$report_rc"; do
+  s=$sources_rc; [ "$s" -eq 75 ] && [ "$sources_offline" = 1 ] && s=0  # unreachable: sources_warn
+  for r in "$v" "$s" "$report_rc"; do
     if [ "$r" -gt 1 ]; then exit_code=$r; break; fi
   done
-  [ "$exit_code" -eq 0 ] && { [ "$failing" -gt 0 ] || [ "$verify_rc" -eq 2 ]; } && exit_code=2
+  [ "$exit_code" -eq 0 ] && { [ "$failing" -gt 0 ] || [ "$verify_rc" -eq 2 ] ||
+    [[ "$sources_warn" == ALERT* ]]; } && exit_code=2
 fi
 
 printf '{"finished_at":"%s","exit":%d,"verify":%d,"sources":%d,"report":%d,"failing":%d}\n' \
@@ -169,7 +248,19 @@ case $exit_code in
   2) msg="attention: an unproven claim, stale sources or overdue backends; see runbook/drift.md and runbook/cadence.md" ;;
   *) msg="the job failed (exit $exit_code); see $log" ;;
 esac
+# The first line names the cause: the failing step's own error, else the
+# first alert of the report, else the verdict.
+first=$cause
+if [ -z "$first" ] && [ "$exit_code" -ne 0 ] && [ -e "$db" ]; then
+  first=$("$bin" report --db "$db" --format text "${cat_args[@]}" "${report_args[@]}" 2>/dev/null |
+    grep -m1 -E '^ALERT [a-z]' || true)
+fi
+[ -n "$first" ] && [ "$exit_code" -eq 0 ] && first=""
+[ -z "$first" ] && [[ "$sources_warn" == ALERT* ]] && first=$sources_warn
+[ -n "$first" ] && echo "isotier-reverify: $first" >&2
+[ -n "$first" ] && echo "--- $(stamp) cause: $first" >>"$log"
 echo "isotier-reverify: $msg; report: $state/reports/isotier-report.html" >&2
+[ -n "$sources_warn" ] && echo "isotier-reverify: $sources_warn" >&2
 # Name what needs a person: each drifted, unproven or overdue backend and
 # source, what to do, and the command that looks closer (report --format text).
 if [ "$exit_code" -ne 0 ] && [ -e "$db" ]; then

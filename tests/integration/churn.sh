@@ -443,6 +443,12 @@ assert_eq "$rc" 1 "an uncommitted, unlogged tier change ($out)"
 assert_contains "$out" "catalogue churn HEAD ($(git rev-parse HEAD | cut -c1-12)) .. the working tree"
 assert_contains "$out" "CHURN.md read from the working tree ($R/CHURN.md)"
 assert_contains "$out" "UNLOGGED epsilon: GVISOR/gvisor → MICROVM/kata"
+# The working tree is a path, shown whole, never as a cut commit hash nor in until_commit.
+assert_contains "$out" ".. the working tree ($R)"
+churn --worktree --json
+echo "$out" >"$TMP/wt.json"
+assert_eq "$(json_get "$TMP/wt.json" until_commit)" None "--worktree has no until commit"
+assert_eq "$(json_get "$TMP/wt.json" until)" "the working tree ($R)" "--worktree's until"
 churn --since v0.2.1
 assert_eq "$rc" 0 "without --worktree the commit is what counts"
 entry epsilon GVISOR/gvisor MICROVM/kata
