@@ -134,8 +134,13 @@ static void pattern_join(void)
 	if (pattern.users++ == 0 && !pattern.running) {
 		pattern.stop = false;
 		pattern.n = 0;
-		pattern.failed = pipe2(pattern.wake, O_CLOEXEC) != 0 ||
-		                 pthread_create(&pattern.thread, NULL, generate, NULL) != 0;
+		pattern.failed = pipe2(pattern.wake, O_CLOEXEC) != 0;
+		if (!pattern.failed && pthread_create(&pattern.thread, NULL, generate, NULL) != 0) {
+			close(pattern.wake[0]);
+			close(pattern.wake[1]);
+			pattern.wake[0] = pattern.wake[1] = -1;
+			pattern.failed = true;
+		}
 		pattern.running = !pattern.failed;
 	}
 	pthread_mutex_unlock(&pattern.lock);

@@ -10,9 +10,11 @@
 command -v sqlite3 >/dev/null || skip "sqlite3 CLI is not installed"
 command -v bwrap >/dev/null || skip "bubblewrap is not installed"
 R=$ISOTIER_ROOT
+# Today and days before it: a fixed date would fall before the newest catalogue source one day.
+T=$(date -u +%F) T1=$(date -u -d '-1 day' +%F) T30=$(date -u -d '-30 days' +%F)
 db=$TMP/h.db
 q() { sqlite3 -batch -noheader "$db" "$1"; }
-report_json() { "$ISOTIER_BIN" report --db "$db" --format json --today 2026-12-02 "$@"; }
+report_json() { "$ISOTIER_BIN" report --db "$db" --format json --today "$T" "$@"; }
 attention() { python3 -c '
 import json, sys
 d = json.load(sys.stdin)
@@ -21,21 +23,21 @@ for a in d["attention"]:
 
 # A real verification of bwrap, moved 30 days back; then UNAVAILABLE runs today.
 "$ISOTIER_BIN" verify --backend bwrap --db "$db" >/dev/null 2>&1 || fail "verify bwrap"
-q "UPDATE observations SET observed_at = '2026-11-02T10:00:00Z'"
-# The whole record moves back, or --today 2026-12-02 would be earlier than it.
-q "UPDATE runs SET started_at = '2026-11-02T09:59:00Z', finished_at = '2026-11-02T10:01:00Z'"
-q "UPDATE audit_events SET at = '2026-11-02T10:00:00Z'"
+q "UPDATE observations SET observed_at = '${T30}T10:00:00Z'"
+# The whole record moves back, or --today "$T" would be earlier than it.
+q "UPDATE runs SET started_at = '${T30}T09:59:00Z', finished_at = '${T30}T10:01:00Z'"
+q "UPDATE audit_events SET at = '${T30}T10:00:00Z'"
 run=$(q "SELECT max(id) FROM runs")
 q "INSERT INTO observations(run_id, observed_at, backend, provider_id, claimed_tier, claimed_mechanism,
      observed_tier, verdict, reason) VALUES
-   ($run, '2026-12-01T10:00:00Z', 'bwrap', 'bubblewrap', 'CONTAINER', 'bubblewrap', 'UNKNOWN', 'UNAVAILABLE', 'bwrap missing'),
-   ($run, '2026-12-02T10:00:00Z', 'bwrap', 'bubblewrap', 'CONTAINER', 'bubblewrap', 'UNKNOWN', 'UNAVAILABLE', 'bwrap missing')"
+   ($run, '${T1}T10:00:00Z', 'bwrap', 'bubblewrap', 'CONTAINER', 'bubblewrap', 'UNKNOWN', 'UNAVAILABLE', 'bwrap missing'),
+   ($run, '${T}T10:00:00Z', 'bwrap', 'bubblewrap', 'CONTAINER', 'bubblewrap', 'UNKNOWN', 'UNAVAILABLE', 'bwrap missing')"
 out=$(report_json --backend bwrap | attention)
-assert_contains "$out" "overdue|bubblewrap (bwrap)|last verified 2026-11-02T10:00:00Z, more than 7 days before 2026-12-02 (later runs were UNAVAILABLE or INCONCLUSIVE)"
+assert_contains "$out" "overdue|bubblewrap (bwrap)|last verified ${T30}T10:00:00Z, more than 7 days before $T (later runs were UNAVAILABLE or INCONCLUSIVE)"
 # A verification today resets it.
 q "INSERT INTO observations(run_id, observed_at, backend, provider_id, claimed_tier, claimed_mechanism,
      observed_tier, verdict, reason, kernel_relation, ceiling_tier) VALUES
-   ($run, '2026-12-02T11:00:00Z', 'bwrap', 'bubblewrap', 'CONTAINER', 'bubblewrap', 'CONTAINER', 'CONFIRMED', 'ok', 'shared', 'CONTAINER')"
+   ($run, '${T}T11:00:00Z', 'bwrap', 'bubblewrap', 'CONTAINER', 'bubblewrap', 'CONTAINER', 'CONFIRMED', 'ok', 'shared', 'CONTAINER')"
 out=$(report_json --backend bwrap | attention)
 ! grep -q "^overdue|bubblewrap (bwrap)" <<<"$out" || fail "a CONFIRMED run today still overdue: $out"
 
@@ -50,9 +52,9 @@ assert_contains "$out" "overdue|nosuch-backend|verified by this job but never ob
 # A claim that could not be proven (the probe ran; INCONCLUSIVE against MICROVM).
 q "INSERT INTO observations(run_id, observed_at, backend, provider_id, claimed_tier, claimed_mechanism,
      observed_tier, verdict, reason, kernel_relation, ceiling_tier) VALUES
-   ($run, '2026-12-02T12:00:00Z', 'runsc', 'runsc', 'MICROVM', 'firecracker', 'GVISOR', 'INCONCLUSIVE',
+   ($run, '${T}T12:00:00Z', 'runsc', 'runsc', 'MICROVM', 'firecracker', 'GVISOR', 'INCONCLUSIVE',
     'claimed MICROVM (firecracker) cannot be proven', 'uncompared', 'GVISOR'),
-   ($run, '2026-12-02T13:00:00Z', 'runsc', 'runsc', 'MICROVM', 'firecracker', 'UNKNOWN', 'UNAVAILABLE', 'runsc missing', NULL, NULL)"
+   ($run, '${T}T13:00:00Z', 'runsc', 'runsc', 'MICROVM', 'firecracker', 'UNKNOWN', 'UNAVAILABLE', 'runsc missing', NULL, NULL)"
 json=$(report_json --backend runsc)
 out=$(attention <<<"$json")
 assert_contains "$out" "unproven|runsc (runsc)|observation"
@@ -65,7 +67,7 @@ row = [r for r in d["matrix"] if r["backend"] == "runsc"][0]
 assert row["unproven"] is True and "UNPROVEN" in row["state"], row
 assert any(a["kind"] == "unproven" and a["failing"] for a in d["attention"]), d["attention"]
 PY
-html=$("$ISOTIER_BIN" report --db "$db" --format html --today 2026-12-02)
+html=$("$ISOTIER_BIN" report --db "$db" --format html --today "$T")
 assert_contains "$html" "unproven"
 
 # An invalid catalogue entry for a backend: verify exits 65 naming the entry,

@@ -53,6 +53,16 @@ shell = ["--ro-bind", "/usr", "/usr", "--symlink", "usr/bin", "/bin", "--symlink
          "--symlink", "usr/lib64", "/lib64"]
 if lie in ("identity", "nobtime"):
     os.execv(real, [real] + opts + binds + cmd)
+if lie == "staticproc":
+    # A /proc of plain files: the initial namespaces' inode numbers, a boot_id and stat of its own.
+    static = ["--tmpfs", "/proc", "--dir", "/proc/self/ns", "--dir", "/proc/sys/kernel/random"]
+    for ns, ino in (("pid", 4026531836), ("mnt", 4026531841), ("net", 4026531840),
+                    ("user", 4026531837), ("uts", 4026531838), ("ipc", 4026531839),
+                    ("cgroup", 4026531835)):
+        static += ["--symlink", "%s:[%d]" % (ns, ino), "/proc/self/ns/" + ns]
+    static += ["--ro-bind", fake + "/boot_id", "/proc/sys/kernel/random/boot_id",
+               "--ro-bind", fake + "/stat", "/proc/stat"]
+    os.execv(real, [real] + opts + static + cmd)
 if lie in ("hidden", "timens"):
     # The probe runs under another argv[0], so its name is not what the host looks for.
     inner = [real] + opts + binds + shell + ["--", "/bin/bash", "-c", 'exec -a hidden "\$0" "\$@"'] + cmd[1:]
@@ -139,6 +149,9 @@ lie() {
 # Kernel identity is what the sandbox prints: forged by bind mounts.
 lie bwrap bubblewrap identity MICROVM/firecracker CONTRADICTED
 lie bwrap bubblewrap nobtime MICROVM/firecracker CONTRADICTED
+# A static /proc whose namespace links read the initial namespaces': the probe cannot tell (UNKNOWN)
+# and the host sees the workload on its kernel.
+lie bwrap bubblewrap staticproc MICROVM/firecracker INCONCLUSIVE
 # ...with the probe hidden from the host's process table by another argv[0]: the host's task
 # pattern still shows in the sandbox's task count, under a time namespace too.
 lie bwrap bubblewrap hidden MICROVM/firecracker CONTRADICTED
