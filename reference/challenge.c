@@ -14,7 +14,7 @@
  * amplitude), so that neither a sandbox's own noise nor another program
  * on the host passes for it. */
 #define MIN_SLOTS_EACH 3
-#define MIN_R          0.6
+#define MIN_R          0.5
 /* At most this many slots are compared at one lag (a 10 s window). */
 #define MAX_SLOTS 512
 /* At most this many lags are tried (1 ms apart, wider when the pattern is long). */
@@ -109,7 +109,7 @@ static bool fit_seen(const struct fit *f)
 {
 	size_t m = f->on + f->off;
 	return f->on >= MIN_SLOTS_EACH && f->off >= MIN_SLOTS_EACH && f->r >= MIN_R &&
-	       f->amplitude * 2 >= f->min_tasks && f->unsteady * 5 <= m;
+	       f->amplitude * 2 >= f->min_tasks && f->unsteady * 3 <= m;
 }
 
 void isotier_challenge_judge(isotier_challenge_result *out, const isotier_challenge_segment *segs,
@@ -175,7 +175,7 @@ void isotier_challenge_judge(isotier_challenge_result *out, const isotier_challe
 	out->outcome = ISOTIER_CHALLENGE_NOT_SEEN;
 	out->slots = widest.on + widest.off;
 	snprintf(out->detail, sizeof out->detail,
-	         "the host's random task pattern does not show in the sandbox's task count "
-	         "(%zu slots compared at every lag)",
+	         "its random task pattern does not show in the sandbox's task count (%zu slots, "
+	         "every lag)",
 	         out->slots);
 }

@@ -1,5 +1,6 @@
 /* host_watch.c - the host's own view of a local sandbox (host_watch.h). */
 #include "host_watch.h"
+#include "proc.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -252,7 +253,22 @@ static const struct runtime_exe {
     {"runsc", false, ISOTIER_HOST_SAW_GVISOR},
 };
 
-/* Notes pid's executable when it is one of runtime_exes. */
+/*
+ * Whether the executable behind exe_link (/proc/PID/exe) is the host's own
+ * `name`, the one PATH finds: the same file, not one of the same name. A
+ * sandbox can run anything it calls qemu-system-x86_64 or runsc; it cannot
+ * make its process run the host's file without running the real thing.
+ */
+static bool is_host_binary(const char *exe_link, const char *name)
+{
+	char host[4096];
+	struct stat a, b;
+	return isotier_find_program(host, sizeof host, name) == 0 && stat(exe_link, &a) == 0 &&
+	       stat(host, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+/* Notes pid's executable when it is one of runtime_exes, run from the host's
+ * own binary. */
 static void note_runtime(isotier_host_watch *w, pid_t pid)
 {
 	char path[64], exe[512];
@@ -266,7 +282,7 @@ static void note_runtime(isotier_host_watch *w, pid_t pid)
 	for (size_t i = 0; i < sizeof runtime_exes / sizeof *runtime_exes; i++) {
 		const struct runtime_exe *r = &runtime_exes[i];
 		bool match = r->prefix ? !strncmp(base, r->name, strlen(r->name)) : !strcmp(base, r->name);
-		if (!match || (w->seen.saw & r->flag))
+		if (!match || (w->seen.saw & r->flag) || !is_host_binary(path, base))
 			continue;
 		size_t used = strlen(w->seen.saw_detail);
 		snprintf(w->seen.saw_detail + used, sizeof w->seen.saw_detail - used, "%s%.60s (pid %d)",

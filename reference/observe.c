@@ -4,6 +4,7 @@
 #include "artifacts.h"
 #include "collect.h"
 #include "host_watch.h"
+#include "observe_cross.h"
 #include "proc.h"
 
 #include <string.h>
@@ -86,10 +87,12 @@ static void kernel_of(isotier_kernel_id *id, const probe_result *p)
 
 /*
  * A remote backend: this host's kernel is not the provider's; the two
- * sandboxes' kernels are compared with each other. The same boot (boot_id,
- * or without one the boot time) in both: they share one kernel, whatever VM
- * either shows (SHARED). Both valid and different: DEDICATED. Anything else,
- * the second probe's output missing or rejected included: UNCOMPARED.
+ * sandboxes' kernels are compared with each other. One's random task pattern
+ * seen in the other's task count (observe_cross.h): SHARED, whatever boot_id
+ * either prints. Else the same boot (boot_id, or without one the boot time)
+ * in both: they share one kernel, whatever VM either shows (SHARED). Both
+ * valid and different: DEDICATED. Anything else, the second probe's output
+ * missing or rejected included: UNCOMPARED.
  */
 static isotier_kernel_relation relate_siblings(const isotier_observation *obs, char *detail,
                                                size_t len)
@@ -125,6 +128,19 @@ static isotier_kernel_relation relate_siblings(const isotier_observation *obs, c
 	kernel_of(&b, &second->probe);
 	char inner[300];
 	isotier_kernel_relation r = isotier_kernel_compare(&a, &b, inner, sizeof inner);
+	if (obs->cross == ISOTIER_CHALLENGE_SEEN) {
+		/* Behaviour outvotes the identity files a provider can forge, and
+		 * tells one kernel from clones of one snapshot (each of which
+		 * counts only its own tasks). */
+		if (r == ISOTIER_KERNEL_SHARED)
+			snprintf(detail, len, "two %s sandboxes run on one kernel: %.250s (one boot_id, %s)",
+			         name, obs->cross_detail, a.boot_id[0] ? a.boot_id : "unknown");
+		else
+			snprintf(detail, len,
+			         "two %s sandboxes share one kernel: %.250s, whatever boot_id each shows",
+			         name, obs->cross_detail);
+		return ISOTIER_KERNEL_SHARED;
+	}
 	switch (r) {
 	case ISOTIER_KERNEL_SHARED:
 		/* Clones of one memory snapshot report one boot too: isotier
@@ -148,6 +164,11 @@ static isotier_kernel_relation relate_siblings(const isotier_observation *obs, c
 		         (long long)b.btime);
 		r = ISOTIER_KERNEL_UNCOMPARED;
 	}
+	/* What the cross-sandbox challenge said, when there is room: it did
+	 * not change the relation (not seen proves nothing). */
+	size_t used = strlen(detail);
+	if (obs->cross_detail[0] && used + 3 < len)
+		snprintf(detail + used, len - used, "; %s", obs->cross_detail);
 	return r;
 }
 
@@ -189,11 +210,14 @@ static void relate(isotier_observation *obs)
 	} else if (!obs->run[0].probe.identity_trusted) {
 		/* The identity the sandbox printed may be a bind mount: only
 		 * the host's view stands, and it proves no kernel of its own. */
-		snprintf(detail, len, "%.150s, but the sandbox's identity inputs are not genuine (%.180s)",
-		         ident, obs->run[0].probe.identity_problem);
+		int n = snprintf(detail, len,
+		                 "%.150s, but the sandbox's identity inputs are not genuine (%.120s)",
+		                 ident, obs->run[0].probe.identity_problem);
+		if (n > 0 && (size_t)n < len)
+			snprintf(detail + n, len - (size_t)n, "; %s", obs->host_detail);
 	} else {
 		obs->relation = ISOTIER_KERNEL_DEDICATED;
-		snprintf(detail, len, "%.150s; %.240s", ident, obs->host_detail);
+		snprintf(detail, len, "%.150s; %.340s", ident, obs->host_detail);
 	}
 }
 
@@ -254,39 +278,39 @@ static void read_host_view(isotier_observation *obs, const isotier_probe_run *pr
 		snprintf(d, len, "%s", v->workload_detail);
 		return;
 	}
-	if (v->pattern_failed || !v->n_segs) {
-		snprintf(d, len, "the host could not run its task-count challenge%s%.200s",
+	isotier_challenge_result cr = {.outcome = ISOTIER_CHALLENGE_UNANSWERED};
+	if (v->pattern_failed || !v->n_segs)
+		snprintf(d, len, "the host could not run its task-count challenge%s%.160s",
 		         v->workload_detail[0] ? ": " : "", v->workload_detail);
-		return;
-	}
-	if (!pr->parsed) {
+	else if (!pr->parsed)
 		snprintf(d, len, "no usable probe output: the host's challenge was not answered");
-		return;
-	}
-	isotier_challenge_result cr;
-	isotier_challenge_judge(&cr, v->segs, v->n_segs, &pr->probe.run);
+	else
+		isotier_challenge_judge(&cr, v->segs, v->n_segs, &pr->probe.run);
 	if (cr.outcome == ISOTIER_CHALLENGE_SEEN) {
 		obs->host = ISOTIER_HOST_SHARED;
 		snprintf(d, len, "%s: the workload runs on the host's kernel", cr.detail);
-	} else if (watched_ms < ISOTIER_CHALLENGE_MS) {
+		return;
+	}
+	if (!d[0] && watched_ms < ISOTIER_CHALLENGE_MS) {
 		/* The sandbox cannot have sampled for the whole window in less
 		 * host time than that: its answer was not made while watched. */
 		snprintf(d, len,
 		         "the sandbox answered in %lld ms, less than the %d ms its challenge takes: "
 		         "the host could not watch it",
 		         (long long)watched_ms, ISOTIER_CHALLENGE_MS);
-	} else if (cr.outcome == ISOTIER_CHALLENGE_UNANSWERED) {
-		snprintf(d, len, "%s", cr.detail);
-	} else {
+	} else if (!d[0] && cr.outcome == ISOTIER_CHALLENGE_UNANSWERED) {
+		snprintf(d, len, "%.200s", cr.detail);
+	} else if (!d[0]) {
 		obs->host = ISOTIER_HOST_CLEAR;
-		char saw[140] = "";
-		if (v->saw)
-			snprintf(saw, sizeof saw, " (it saw %.120s start)", v->saw_detail);
-		/* Two steps: the sentence may be cut, and that is fine. */
-		int n = snprintf(d, len, "the host sees no process of the sandbox's workload%s", saw);
-		if (n > 0 && (size_t)n < len)
-			snprintf(d + n, len - (size_t)n, " and %s", cr.detail);
+		snprintf(d, len, "the host sees no workload process and %.200s", cr.detail);
 	}
+	/* What the host saw run the sandbox, in every case: a reader (and a
+	 * test) can tell a VMM or runsc from a process of the same name. */
+	size_t n = strlen(d);
+	if (n + 1 < len)
+		snprintf(d + n, len - n, "; %s%.120s%s", v->saw ? "it saw " : "",
+		         v->saw ? v->saw_detail : "it saw no VMM or runsc of its own start",
+		         v->saw ? " start" : "");
 }
 
 /* One run into obs->run[obs->n_runs]; obs->rc gets its failure. */
@@ -370,6 +394,8 @@ static void observe_remote(isotier_observation *obs, const isotier_observe_opts 
 {
 	const isotier_backend *b = obs->backend;
 	int timeout_s = o->timeout_s > 0 ? o->timeout_s : 60;
+	/* The cross-sandbox challenge's runs fit in it too, or are skipped
+	 * (observe_cross.h): the sandboxes' lifetimes follow this deadline. */
 	int64_t wall = o->remote_wall_ms > 0 ? o->remote_wall_ms : (3LL * timeout_s + 60) * 1000;
 	isotier_backend_spec spec = {.probe_path = o->probe_path,
 	                             .timeout_s = o->timeout_s,
@@ -402,6 +428,13 @@ static void observe_remote(isotier_observation *obs, const isotier_observe_opts 
 				second->rc = second->err.code;
 			else
 				exec_probe(second, b, state[1], &second_opts, nonce, NULL);
+			/* Only two sandboxes that both answered are challenged: the
+			 * step can only lower their relation (relate_siblings). */
+			if (obs->run[0].parsed && second->parsed)
+				isotier_cross_challenge(obs, state[0], state[1], o, spec.deadline_ms);
+			else
+				snprintf(obs->cross_detail, sizeof obs->cross_detail,
+				         "cross-sandbox challenge not run: a sandbox gave no usable output");
 		}
 	}
 	int64_t t2 = isotier_now_ms();

@@ -19,7 +19,9 @@
  * The kernel relation:
  *   - a backend that observes the host itself (backend.h: observes_host): SELF;
  *   - a remote backend: its two sandboxes compared with each other, never
- *     with this host (a single sandbox: UNCOMPARED, it proves nothing);
+ *     with this host (a single sandbox: UNCOMPARED, it proves nothing): one
+ *     sandbox's random task pattern seen in the other's task count
+ *     (observe_cross.h) is SHARED, else their boot_ids decide;
  *   - any other (a local sandbox): this host watches while the probe runs
  *     (host_watch.h). The workload seen in the host's process table, or the
  *     host's random task pattern seen in the sandbox's task count: SHARED,
@@ -31,6 +33,7 @@
 #define ISOTIER_OBSERVE_H
 
 #include "backend.h"
+#include "challenge.h"
 #include "probe_result.h"
 
 #define ISOTIER_PROBE_STDERR_KEEP 2048
@@ -57,8 +60,9 @@ typedef struct isotier_observe_opts {
 	int timeout_s;           /* per exec; 0: 60 */
 	int cancel_fd;           /* readable: cancel; <= 0: none (proc.h) */
 	/* Remote backends: the wall-clock limit of the whole observation, two
-	 * provisions and two runs; 0: 3 x timeout + 60 s. Release is never
-	 * skipped for it. */
+	 * provisions, two runs and the cross-sandbox challenge's concurrent
+	 * pair (skipped when too little is left); 0: 3 x timeout + 60 s.
+	 * Release is never skipped for it. */
 	int64_t remote_wall_ms;
 } isotier_observe_opts;
 
@@ -72,7 +76,11 @@ typedef struct isotier_observation {
 	isotier_probe_run run[2]; /* [1]: a remote backend's second sandbox */
 	size_t n_runs;
 	isotier_kernel_relation relation;
-	char relation_detail[400];
+	char relation_detail[512];
+	/* A remote backend's cross-sandbox challenge (observe_cross.h): seen,
+	 * the relation is SHARED whatever the boot_ids say. */
+	isotier_challenge_outcome cross;
+	char cross_detail[300];
 	/* The run's nonce (every probe run carries it; an output without it
 	 * is rejected) and what this host itself saw of a local sandbox
 	 * (host_watch.h), which decides before the sandbox's own identity. */

@@ -26,6 +26,10 @@ open(d + "/stat", "w").write("".join(l if not l.startswith("btime ") else "btime
 open(d + "/stat-nobtime", "w").write("".join(l for l in lines if not l.startswith("btime ")))
 PY
 
+# A decoy "VMM": sleep under a VMM's name.
+mkdir -p "$TMP/fake/decoy"
+cp "$(command -v sleep)" "$TMP/fake/decoy/qemu-system-x86_64"
+
 # A recorded genuine microVM report (the qemu fixture's, with an identity of its own).
 "$ISOTIER_PROBE" --json --root "$probe_fixture" >"$TMP/recorded.json"
 python3 - "$TMP/recorded.json" <<'PY'
@@ -63,6 +67,19 @@ if lie == "staticproc":
     static += ["--ro-bind", fake + "/boot_id", "/proc/sys/kernel/random/boot_id",
                "--ro-bind", fake + "/stat", "/proc/stat"]
     os.execv(real, [real] + opts + static + cmd)
+if lie == "decoy":
+    # The probe hidden by another argv[0], sysinfo(2) refused by a seccomp filter so no task
+    # count can show the host's pattern, and a process named like a VMM running beside it.
+    import struct
+    prog = [(0x20, 0, 0, 4), (0x15, 0, 3, 0xc000003e), (0x20, 0, 0, 0), (0x15, 0, 1, 99),
+            (0x06, 0, 0, 0x00050001), (0x06, 0, 0, 0x7fff0000)]
+    open(fake + "/filter.bpf", "wb").write(b"".join(struct.pack("HBBI", *i) for i in prog))
+    fd = os.open(fake + "/filter.bpf", os.O_RDONLY)
+    os.set_inheritable(fd, True)
+    inner = [real] + opts + binds + shell + ["--ro-bind", fake + "/decoy", "/decoy",
+             "--seccomp", str(fd), "--", "/bin/bash", "-c",
+             '/decoy/qemu-system-x86_64 5 & exec -a hidden "\$0" "\$@"'] + cmd[1:]
+    os.execv(real, inner)
 if lie in ("hidden", "timens"):
     # The probe runs under another argv[0], so its name is not what the host looks for.
     inner = [real] + opts + binds + shell + ["--", "/bin/bash", "-c", 'exec -a hidden "\$0" "\$@"'] + cmd[1:]
@@ -156,6 +173,13 @@ lie bwrap bubblewrap staticproc MICROVM/firecracker INCONCLUSIVE
 # pattern still shows in the sandbox's task count, under a time namespace too.
 lie bwrap bubblewrap hidden MICROVM/firecracker CONTRADICTED
 lie bwrap bubblewrap timens MICROVM/firecracker CONTRADICTED
+# ...and with the task count refused by a seccomp filter and a decoy VMM beside it: nothing
+# shows the sharing, but nothing shows a VM of its own either (the decoy is not the host's qemu).
+lie bwrap bubblewrap decoy MICROVM/firecracker INCONCLUSIVE
+LIE=decoy PATH="$wrappers:$PATH" "$ISOTIER_BIN" verify --backend bwrap --catalogue "$TMP/cat-decoy-bwrap" \
+  --db "$TMP/decoy.db" >"$TMP/decoy.out" 2>&1 || true
+assert_contains "$(cat "$TMP/decoy.out")" "it saw no VMM or runsc of its own start"
+! grep -q "qemu-system-x86_64 (pid" "$TMP/decoy.out" || fail "the decoy counted as a VMM: $(cat "$TMP/decoy.out")"
 # The runtime answers with a recorded genuine microVM report: without this run's nonce, with it
 # (and a made-up challenge answer), or a recorded gVisor report.
 lie bwrap bubblewrap replay MICROVM/qemu INCONCLUSIVE
