@@ -50,13 +50,15 @@ int isotier_nonce_new(char out[33], isotier_error *err)
 
 static struct {
 	pthread_mutex_t lock;
+	pthread_cond_t joined; /* signalled when a stopping generator is gone */
 	int users;
-	bool running, stop, failed;
+	bool running, stop, failed, joining;
 	pthread_t thread;
 	int wake[2]; /* written to stop the generator between slots */
 	isotier_challenge_segment segs[PATTERN_MAX_SEGS];
 	size_t n;
-} pattern = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = {-1, -1}};
+} pattern = {.lock = PTHREAD_MUTEX_INITIALIZER, .joined = PTHREAD_COND_INITIALIZER,
+             .wake = {-1, -1}};
 
 static void *hold(void *arg)
 {
@@ -132,6 +134,10 @@ static void *generate(void *unused)
 static void pattern_join(void)
 {
 	pthread_mutex_lock(&pattern.lock);
+	/* A generator being stopped still owns the wake pipe and the
+	 * segments: the next one starts only once it is gone. */
+	while (pattern.joining)
+		pthread_cond_wait(&pattern.joined, &pattern.lock);
 	if (pattern.users++ == 0 && !pattern.running) {
 		pattern.stop = false;
 		pattern.n = 0;
@@ -165,6 +171,7 @@ static void pattern_leave(isotier_host_view *v, int64_t since)
 	if (--pattern.users == 0 && pattern.running) {
 		pattern.stop = true;
 		pattern.running = false;
+		pattern.joining = true;
 		joinable = pattern.thread;
 		join = true;
 		if (write(pattern.wake[1], "x", 1) < 0) { /* the slot ends by itself */
@@ -177,6 +184,8 @@ static void pattern_leave(isotier_host_view *v, int64_t since)
 		close(pattern.wake[0]);
 		close(pattern.wake[1]);
 		pattern.wake[0] = pattern.wake[1] = -1;
+		pattern.joining = false;
+		pthread_cond_broadcast(&pattern.joined);
 		pthread_mutex_unlock(&pattern.lock);
 	}
 }
