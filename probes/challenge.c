@@ -14,16 +14,26 @@
  * deciding is the host's (reference/host_watch.c), so a lying sandbox can
  * hide the pattern (a seccomp filter answering sysinfo) but never forge a
  * kernel of its own with it.
+ *
+ * For a remote provider the verifier has no host of its own beside the
+ * sandboxes: with --pattern, one sandbox plays the verifier's random bits in
+ * its own threads (the same slots and thread count as the host generator)
+ * and reports when each slot really began and ended, while a second sandbox
+ * samples with --challenge. The pattern in the second's count means the two
+ * share one kernel. Again the probe only reports; the verifier decides.
  */
 #include "probe.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/sysinfo.h>
 #include <time.h>
+#include <unistd.h>
 
-#define CHALLENGE_MAX_MS      5000
-#define CHALLENGE_PERIOD_NS   1000000L /* one sample a millisecond */
+#define CHALLENGE_MAX_MS    5000
+#define CHALLENGE_PERIOD_NS 1000000L /* one sample a millisecond */
 
 static struct probe_challenge ch;
 
@@ -82,4 +92,91 @@ void probe_challenge_sample(int window_ms)
 const struct probe_challenge *probe_challenge_get(void)
 {
 	return &ch;
+}
+
+/* ---- --pattern: the modulating half of a cross-sandbox challenge -------- */
+
+static struct probe_pattern pat;
+
+int probe_pattern_set(const char *bits)
+{
+	size_t n = strlen(bits);
+	if (n < PROBE_PATTERN_MIN_BITS || n > PROBE_PATTERN_MAX_BITS)
+		return -1;
+	for (size_t i = 0; i < n; i++)
+		if (bits[i] != '0' && bits[i] != '1')
+			return -1;
+	memcpy(pat.bits, bits, n + 1);
+	return 0;
+}
+
+/* An alive, idle task: blocks until the pipe's write end is closed. */
+static void *probe_pattern_hold(void *arg)
+{
+	char c;
+	while (read((int)(intptr_t)arg, &c, 1) < 0 && errno == EINTR)
+		;
+	return NULL;
+}
+
+/* Sleeps until CLOCK_MONOTONIC reaches t_us. */
+static void probe_sleep_until(uint64_t t_us)
+{
+	struct timespec ts = {(time_t)(t_us / 1000000u), (long)(t_us % 1000000u) * 1000L};
+	while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &ts, NULL) == EINTR)
+		;
+}
+
+void probe_pattern_run(void)
+{
+	static pthread_t held[PROBE_PATTERN_TASKS];
+	pthread_attr_t attr;
+	/* Small stacks: 256 idle threads must fit any sandbox's memory. */
+	bool attr_ok = pthread_attr_init(&attr) == 0;
+	if (attr_ok)
+		pthread_attr_setstacksize(&attr, 64 * 1024);
+	size_t nbits = strlen(pat.bits);
+	for (size_t i = 0; i < nbits; i++) {
+		int p[2] = {-1, -1}, tasks = 0;
+		if (pat.bits[i] == '1') {
+			if (pipe2(p, O_CLOEXEC) != 0) {
+				if (!pat.error)
+					pat.error = errno ? errno : EIO;
+			} else {
+				/* A sandbox's task limit may stop it short: the slot
+				 * reports the threads it really held. */
+				for (; tasks < PROBE_PATTERN_TASKS; tasks++) {
+					int e = pthread_create(&held[tasks], attr_ok ? &attr : NULL,
+					                       probe_pattern_hold,
+					                       (void *)(intptr_t)p[0]);
+					if (e) {
+						if (!pat.error)
+							pat.error = e;
+						break;
+					}
+				}
+			}
+		}
+		/* The slot is timed from when its threads are all alive to
+		 * just before they are released: the transitions are left out,
+		 * as the host's generator leaves them out. */
+		uint64_t start = mono_us();
+		probe_sleep_until(start + PROBE_PATTERN_SLOT_MS * 1000u);
+		pat.start_us[pat.n] = start;
+		pat.end_us[pat.n] = mono_us();
+		pat.tasks[pat.n++] = tasks;
+		if (p[1] >= 0)
+			close(p[1]);
+		for (int t = 0; t < tasks; t++)
+			pthread_join(held[t], NULL);
+		if (p[0] >= 0)
+			close(p[0]);
+	}
+	if (attr_ok)
+		pthread_attr_destroy(&attr);
+}
+
+const struct probe_pattern *probe_pattern_get(void)
+{
+	return &pat;
 }

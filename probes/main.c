@@ -1,6 +1,7 @@
 /*
  * main.c - isotier-probe [--json | --tier | --quiet] [--root DIR] [--capture DIR]
  *                        [--emit-capture] [--markers] [--nonce HEX] [--challenge MS]
+ *                        [--pattern BITS]
  *
  * Also runs as /init of an initramfs: when it is PID 1 and /proc is not
  * mounted (runc and runsc start payloads as PID 1 too, with /proc mounted),
@@ -34,6 +35,7 @@ static void probe_usage(FILE *f)
 	fputs(
 	    "usage: isotier-probe [--json | --tier | --quiet] [--root DIR] [--capture DIR]\n"
 	    "                     [--emit-capture] [--markers] [--nonce HEX] [--challenge MS]\n"
+	    "                     [--pattern BITS]\n"
 	    "  --json          one JSON document (schema isotier.probe/1)\n"
 	    "  --tier          just the tier word (MICROVM, GVISOR, CONTAINER, NONE or\n"
 	    "                  UNKNOWN) on one line, for scripts (cf. systemd-detect-virt)\n"
@@ -48,13 +50,17 @@ static void probe_usage(FILE *f)
 	    "  --challenge MS  sample the kernel's task count (sysinfo procs) for MS\n"
 	    "                  milliseconds (1-5000) and report the samples: the verifier's\n"
 	    "                  host looks for its own on/off pattern in them\n"
+	    "  --pattern BITS  hold 256 extra threads through each 50 ms slot whose bit is 1\n"
+	    "                  (BITS: 8-128 characters of 0 and 1) and report each slot's\n"
+	    "                  times: the verifier looks for them in another sandbox's\n"
+	    "                  --challenge samples (one kernel under both shows them)\n"
 	    "exit status:\n"
 	    "  0   a report was printed (whatever the tier, UNKNOWN included); with --tier\n"
 	    "      or --quiet: a boundary was seen (MICROVM, GVISOR or CONTAINER)\n"
 	    "  1   --tier or --quiet: NONE, no isolation boundary\n"
 	    "  2   --tier or --quiet: UNKNOWN, nothing could be told\n"
 	    "  64  usage error: unknown option, missing value, value that looks like an option,\n"
-	    "      --root with --capture\n"
+	    "      --root with --capture, --challenge with --pattern\n"
 	    "  66  --root DIR does not exist or is not a directory\n"
 	    "  73  --capture DIR cannot be created, exists as a non-directory or symlink, is not\n"
 	    "      empty or not ours, or an input could not be written to it (the report is\n"
@@ -149,6 +155,7 @@ int main(int argc, char **argv)
 	bool json = false, emit = false, markers = false, tier_only = false, quiet = false;
 	const char *root = NULL, *capture = NULL;
 	int rc = 0, challenge_ms = 0;
+	bool pattern = false;
 
 	bool init = probe_is_initramfs_init();
 	if (init) {
@@ -197,6 +204,19 @@ int main(int argc, char **argv)
 			} else if (a[2] == 'c') {
 				challenge_ms = (int)ms;
 			}
+		} else if (strcmp(a, "--pattern") == 0) {
+			const char *v = probe_opt_value(argc, argv, &i);
+			if (!v || probe_pattern_set(v) < 0) {
+				if (v)
+					probe_arg_error(a, v,
+					                "expected 8 to 128 characters of 0 and 1");
+				probe_usage(stderr);
+				if (!init)
+					return PROBE_EX_USAGE;
+				rc = PROBE_EX_USAGE;
+			} else {
+				pattern = true;
+			}
 		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			probe_usage(stdout);
 			return 0;
@@ -218,6 +238,15 @@ int main(int argc, char **argv)
 		      "or --emit-capture\n",
 		      stderr);
 		return PROBE_EX_USAGE;
+	}
+	/* One process cannot both make the pattern and sample it: its own
+	 * threads would show in its own count. */
+	if (pattern && challenge_ms) {
+		fputs("isotier-probe: --challenge and --pattern are exclusive\n", stderr);
+		if (!init)
+			return PROBE_EX_USAGE;
+		rc = PROBE_EX_USAGE;
+		pattern = false;
 	}
 	if (root && capture) {
 		fputs("isotier-probe: --root and --capture are exclusive\n", stderr);
@@ -254,6 +283,8 @@ int main(int argc, char **argv)
 	 * reads nothing live and answers no challenge. */
 	if (challenge_ms && !root)
 		probe_challenge_sample(challenge_ms);
+	if (pattern && !root)
+		probe_pattern_run();
 
 	if (tier_only || quiet) {
 		if (!quiet)

@@ -377,6 +377,28 @@ struct probe_challenge {
 /* What was asked and sampled, for the report writer (report.c). */
 const struct probe_challenge *probe_challenge_get(void);
 
+/* The other half of a cross-sandbox challenge (--pattern): this sandbox
+ * holds PROBE_PATTERN_TASKS extra threads during each "1" slot of the
+ * verifier's random bits and none during a "0", while another sandbox
+ * samples its own task count (probe_challenge_sample). The slot length and
+ * thread count are the verifier's host generator's (reference/host_watch.c). */
+#define PROBE_PATTERN_SLOT_MS  50
+#define PROBE_PATTERN_TASKS    256
+#define PROBE_PATTERN_MIN_BITS 8
+#define PROBE_PATTERN_MAX_BITS 128
+/* 0, or -1 for anything but 8 to 128 characters of '0' and '1'. */
+int probe_pattern_set(const char *bits);
+/* Plays the bits (after the detection, like the sampling). */
+void probe_pattern_run(void);
+struct probe_pattern {
+	char bits[PROBE_PATTERN_MAX_BITS + 1]; /* "" when --pattern was not given */
+	int error; /* errno of the first thread or pipe that could not be made, 0 when none */
+	size_t n;  /* slots played */
+	uint64_t start_us[PROBE_PATTERN_MAX_BITS], end_us[PROBE_PATTERN_MAX_BITS];
+	int tasks[PROBE_PATTERN_MAX_BITS]; /* threads alive through the slot */
+};
+const struct probe_pattern *probe_pattern_get(void);
+
 /* ---- emit.c: the capture directory as text on stdout ----------------------- */
 
 /* Streams every input the run read (ISOTIER-CAPTURE-FILE format, CAPTURE.md). */

@@ -84,35 +84,51 @@ static void probe_json_ids(FILE *f, const struct probe_signals *sigs, const size
 	fputc(']', f);
 }
 
-/* ",\n  \"run\": {...}": the verifier's nonce and the challenge samples,
- * when either was asked for. */
-static void probe_report_run(FILE *f, const struct probe_challenge *c)
+/* ",\n  \"run\": {...}": the verifier's nonce, the challenge samples and
+ * the pattern this sandbox played (--pattern), when asked for. */
+static void probe_report_run(FILE *f, const struct probe_challenge *c,
+                             const struct probe_pattern *p)
 {
-	if (!c->nonce[0] && !c->asked)
+	if (!c->nonce[0] && !c->asked && !p->bits[0])
 		return;
 	fputs(",\n  \"run\": {\"nonce\": ", f);
 	if (c->nonce[0])
 		probe_json_string(f, c->nonce);
 	else
 		fputs("null", f);
-	if (!c->asked) {
-		fputs("}", f);
-		return;
+	if (c->asked) {
+		fputs(",\n    \"challenge\": {\"counter\": \"sysinfo.procs\", \"clock\": \"monotonic\"",
+		      f);
+		if (c->error) {
+			fputs(", \"error\": ", f);
+			probe_json_string(f, strerror(c->error));
+		}
+		fprintf(f,
+		        ", \"start_us\": %llu, \"end_us\": %llu, \"samples\": %zu, \"truncated\": %s,\n"
+		        "      \"changes\": [",
+		        (unsigned long long)c->start_us, (unsigned long long)c->end_us, c->samples,
+		        c->truncated ? "true" : "false");
+		for (size_t i = 0; i < c->n; i++)
+			fprintf(f, "%s[%llu, %lu]", i ? (i % 8 ? ", " : ",\n        ") : "",
+			        (unsigned long long)c->t_us[i], c->procs[i]);
+		fputs("]}", f);
 	}
-	fputs(",\n    \"challenge\": {\"counter\": \"sysinfo.procs\", \"clock\": \"monotonic\"", f);
-	if (c->error) {
-		fputs(", \"error\": ", f);
-		probe_json_string(f, strerror(c->error));
+	if (p->bits[0]) {
+		fputs(",\n    \"pattern\": {\"bits\": ", f);
+		probe_json_string(f, p->bits);
+		fprintf(f, ", \"slot_ms\": %d, \"clock\": \"monotonic\"", PROBE_PATTERN_SLOT_MS);
+		if (p->error) {
+			fputs(", \"error\": ", f);
+			probe_json_string(f, strerror(p->error));
+		}
+		fputs(",\n      \"segments\": [", f);
+		for (size_t i = 0; i < p->n; i++)
+			fprintf(f, "%s[%llu, %llu, %d]", i ? (i % 4 ? ", " : ",\n        ") : "",
+			        (unsigned long long)p->start_us[i],
+			        (unsigned long long)p->end_us[i], p->tasks[i]);
+		fputs("]}", f);
 	}
-	fprintf(f,
-	        ", \"start_us\": %llu, \"end_us\": %llu, \"samples\": %zu, \"truncated\": %s,\n"
-	        "      \"changes\": [",
-	        (unsigned long long)c->start_us, (unsigned long long)c->end_us, c->samples,
-	        c->truncated ? "true" : "false");
-	for (size_t i = 0; i < c->n; i++)
-		fprintf(f, "%s[%llu, %lu]", i ? (i % 8 ? ", " : ",\n        ") : "",
-		        (unsigned long long)c->t_us[i], c->procs[i]);
-	fputs("]}}", f);
+	fputs("}", f);
 }
 
 void probe_report_json(FILE *f, const struct probe_result *res)
@@ -217,7 +233,7 @@ void probe_report_json(FILE *f, const struct probe_result *res)
 	}
 	fputs("]}", f);
 	fprintf(f, "},\n  \"duration_us\": %llu", (unsigned long long)res->duration_us);
-	probe_report_run(f, probe_challenge_get());
+	probe_report_run(f, probe_challenge_get(), probe_pattern_get());
 	fputs("\n}\n", f);
 }
 

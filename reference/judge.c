@@ -279,10 +279,15 @@ void judge(judge_result *out, const judge_claim *claim, const probe_result *prob
 	if (kernel && kernel->detail && *kernel->detail)
 		snprintf(kdetail, sizeof kdetail, "; %s", kernel->detail);
 	if (probe->n_layers && probe->layers[probe->n_layers - 1].kind == PROBE_LAYER_GVISOR &&
-	    probe->confidence == PROBE_CONFIDENCE_HIGH && host != ISOTIER_HOST_SHARED)
-		snprintf(kdetail, sizeof kdetail,
-		         "; under gVisor the kernel identity is the Sentry's and proves nothing "
-		         "about a VM outside it");
+	    probe->confidence == PROBE_CONFIDENCE_HIGH && host != ISOTIER_HOST_SHARED) {
+		int n = snprintf(kdetail, sizeof kdetail,
+		                 "; under gVisor the kernel identity is the Sentry's and proves "
+		                 "nothing about a VM outside it");
+		/* What the host saw is not the Sentry's: it stays in the reason. */
+		const char *seen = kernel && kernel->detail ? strstr(kernel->detail, "; the host ") : NULL;
+		if (seen && n > 0 && (size_t)n < sizeof kdetail)
+			snprintf(kdetail + n, sizeof kdetail - (size_t)n, "%s", seen);
+	}
 	describe_observed(observed, sizeof observed, probe);
 	describe_layers(layers, sizeof layers, probe, own, rel);
 	if (!claim || !claim->present) {

@@ -133,11 +133,13 @@ static isotier_kernel_relation relate_siblings(const isotier_observation *obs, c
 		 * tells one kernel from clones of one snapshot (each of which
 		 * counts only its own tasks). */
 		if (r == ISOTIER_KERNEL_SHARED)
-			snprintf(detail, len, "two %s sandboxes run on one kernel: %.250s (one boot_id, %s)",
+			snprintf(detail, len,
+			         "two %s sandboxes run on one kernel: %.250s (one boot_id, %s)",
 			         name, obs->cross_detail, a.boot_id[0] ? a.boot_id : "unknown");
 		else
 			snprintf(detail, len,
-			         "two %s sandboxes share one kernel: %.250s, whatever boot_id each shows",
+			         "two %s sandboxes share one kernel: %.250s, whatever boot_id each "
+			         "shows",
 			         name, obs->cross_detail);
 		return ISOTIER_KERNEL_SHARED;
 	}
@@ -431,10 +433,12 @@ static void observe_remote(isotier_observation *obs, const isotier_observe_opts 
 			/* Only two sandboxes that both answered are challenged: the
 			 * step can only lower their relation (relate_siblings). */
 			if (obs->run[0].parsed && second->parsed)
-				isotier_cross_challenge(obs, state[0], state[1], o, spec.deadline_ms);
+				isotier_cross_challenge(obs, state[0], state[1], o,
+				                        spec.deadline_ms);
 			else
 				snprintf(obs->cross_detail, sizeof obs->cross_detail,
-				         "cross-sandbox challenge not run: a sandbox gave no usable output");
+				         "cross-sandbox challenge not run: a sandbox gave no "
+				         "usable output");
 		}
 	}
 	int64_t t2 = isotier_now_ms();

@@ -1,10 +1,9 @@
 /*
  * probe_run.h - the probe report's "run" object: the verifier's nonce as the
- * probe echoed it and the samples it took for the host's task-count
- * challenge (probes/challenge.c). Hostile input like the rest of the
- * document: bounded, type-checked, errors name the field ("run.nonce: ...").
- * What it says is testimony: only the host's own reading of it
- * (challenge.h) may lower what isotier claims.
+ * probe echoed it, the samples it took for a task-count challenge and the
+ * pattern it played for a cross-sandbox one (probes/challenge.c). Hostile input like the rest of
+ * the document: bounded, type-checked, errors name the field ("run.nonce: ..."). What it says is
+ * testimony: only the host's own reading of it (challenge.h) may lower what isotier claims.
  */
 #ifndef ISOTIER_PROBE_RUN_H
 #define ISOTIER_PROBE_RUN_H
@@ -13,9 +12,14 @@
 
 #include <stdint.h>
 
-#define PROBE_RUN_NONCE_MAX       64 /* hex digits */
-#define PROBE_RUN_MAX_CHANGES     4096
-#define PROBE_RUN_MAX_WINDOW_US   (10LL * 1000 * 1000)
+#define PROBE_RUN_NONCE_MAX        64 /* hex digits */
+#define PROBE_RUN_MAX_CHANGES      4096
+#define PROBE_RUN_MAX_WINDOW_US    (10LL * 1000 * 1000)
+#define PROBE_RUN_PATTERN_MAX_BITS 128
+#define PROBE_RUN_PATTERN_MIN_BITS 8
+#define PROBE_RUN_PATTERN_TASKS    256 /* what the probe holds in a "1" slot, at most */
+#define PROBE_RUN_PATTERN_SLOT_MS  50
+#define PROBE_RUN_MAX_SLOT_US      (1000LL * 1000) /* one slot, however late its end */
 
 struct cJSON;
 
@@ -23,6 +27,12 @@ typedef struct probe_run_sample {
 	int64_t t_us;  /* the sandbox's CLOCK_MONOTONIC */
 	int64_t procs; /* sysinfo(2) procs from then on */
 } probe_run_sample;
+
+/* One slot of a played pattern (run.pattern.segments), the sandbox's clock. */
+typedef struct probe_run_segment {
+	int64_t start_us, end_us;
+	int64_t tasks; /* extra threads held through it */
+} probe_run_segment;
 
 typedef struct probe_run_info {
 	char nonce[PROBE_RUN_NONCE_MAX + 1]; /* "" when the document carries none */
@@ -33,6 +43,11 @@ typedef struct probe_run_info {
 	bool truncated;
 	probe_run_sample *changes; /* owned; ascending t_us, within the window */
 	size_t n_changes;
+	bool pattern;                                      /* a run.pattern object was there */
+	char pattern_bits[PROBE_RUN_PATTERN_MAX_BITS + 1]; /* the bits it says it played */
+	char pattern_error[96];      /* the probe's own error ("" when none) */
+	probe_run_segment *segments; /* owned; ascending, not overlapping, at most one a bit */
+	size_t n_segments;
 } probe_run_info;
 
 /* Reads doc's optional "run" member into out (cleared first). A missing

@@ -31,6 +31,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_ASSERT(r.layers_json == NULL && r.doc_json == NULL, "refused but kept output");
 		return 0;
 	}
+	/* A pattern accepted (run.pattern) is what the cross-sandbox challenge
+	 * can rely on: bounded, 0/1 bits, slots in order and no more than bits. */
+	const probe_run_info *ri = &r.run;
+	FUZZ_ASSERT(ri->n_segments <= strlen(ri->pattern_bits), "more slots than bits");
+	FUZZ_ASSERT(strspn(ri->pattern_bits, "01") == strlen(ri->pattern_bits), "bits not 0/1");
+	for (size_t i = 0; i < ri->n_segments; i++) {
+		FUZZ_ASSERT(ri->segments[i].start_us <= ri->segments[i].end_us &&
+		                ri->segments[i].tasks <= PROBE_RUN_PATTERN_TASKS,
+		            "slot %zu malformed", i);
+		FUZZ_ASSERT(!i || ri->segments[i].start_us >= ri->segments[i - 1].end_us,
+		            "slot %zu out of order", i);
+	}
 	size_t dl = strlen(r.doc_json);
 	FUZZ_ASSERT(isotier_utf8_valid(r.doc_json, dl), "stored document is not UTF-8");
 	FUZZ_ASSERT(isotier_utf8_valid(r.layers_json, strlen(r.layers_json)), "layers_json not UTF-8");

@@ -2,8 +2,9 @@
 # The e2b backend against tests/tools/e2b_emulator.py (a test fixture speaking
 # E2B's published API, with a real bwrap or runsc sandbox behind every create):
 # two sandboxes per verification, compared with each other (shared kernel:
-# a MICROVM claim is CONTRADICTED; a provider lying about its kernels - fake
-# identity, a replayed microVM output - NOT_CONTRADICTED at best, never
+# a MICROVM claim is CONTRADICTED, by boot_id and by the cross-sandbox
+# challenge; a kernel identity forged per sandbox is caught by that challenge:
+# CONTRADICTED; a replayed microVM output NOT_CONTRADICTED at best, never
 # proven; gVisor: unproven), both deleted on every path (faults, SIGINT), a delete that fails
 # reported as a leak (70), and the planted API key in no output at all.
 . "$ISOTIER_ROOT/tests/lib.sh"
@@ -19,49 +20,54 @@ emu() {
   export ISOTIER_E2B_ENVD_URL="$ISOTIER_E2B_API_URL/envd/{id}"
 }
 
-# 1. Two bwrap sandboxes share the host's kernel: E2B's MICROVM claim is
-#    CONTRADICTED by the two-sandbox comparison (exit 1), never by this host.
+# 1. Two bwrap sandboxes share the host's kernel (the emulator's honest mode
+#    is two containers on this host, no kernel of their own): E2B's MICROVM
+#    claim is CONTRADICTED by the two-sandbox comparison (exit 1), never by
+#    this host; the cross-sandbox challenge sees it too, as it must.
 emu shared
 verify_remote shared
 assert_eq "$rc" 1 "shared kernel: exit ($(cat "$D/out" "$D/err"))"
 grep -Eq '^e2b +MICROVM \(firecracker\) +CONTAINER \(bubblewrap\) +CONTRADICTED' "$D/out" || fail "shared: $(cat "$D/out")"
-assert_contains "$(cat "$D/out")" "two e2b sandboxes run on one kernel"
+assert_contains "$(cat "$D/out")" "two e2b sandboxes run on one kernel: the random task pattern one e2b sandbox made shows in the other's task count"
 assert_eq "$(row)" "CONTRADICTED|shared|CONTAINER" "shared: stored row"
 all_deleted shared 2
 assert_eq "$(grep -c '^create ' "$D/ledger")" 2 "shared: two sandboxes per verification"
 echo "ok: shared kernel -> CONTRADICTED"
 
 # 2. A kernel identity of its own in each sandbox (forged: two containers on
-#    this kernel): DEDICATED, which a local backend's claim would be CONSISTENT
-#    by, but a provider's sandboxes only testify: NOT_CONTRADICTED (exit 0, not
-#    drift), and nothing a run can rely on.
+#    this kernel, a distinct boot_id and btime bound over each's): the boot_ids
+#    alone would say DEDICATED, but the cross-sandbox challenge - one sandbox
+#    holds 256 threads in a random pattern while the other samples its task
+#    count - sees the pattern: one kernel, SHARED, CONTRADICTED (exit 1).
 emu dedicated --identity fake
 verify_remote dedicated --json
-assert_eq "$rc" 0 "dedicated: exit ($(cat "$D/err"))"
+assert_eq "$rc" 1 "forged identity: exit ($(cat "$D/err"))"
 python3 - "$D/out" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))["results"][0]
 assert r["backend"] == "e2b" and r["remote"] is True, r
-assert r["kernel_relation"] == "dedicated" and r["verdict"] == "NOT_CONTRADICTED", r
-assert "not contradicted, not proven: no hardware attestation" in r["reason"], r
-assert not r["unproven"] and r["leaked"] is None, r
+assert r["kernel_relation"] == "shared" and r["verdict"] == "CONTRADICTED", r
+assert "two e2b sandboxes share one kernel: the random task pattern" in r["reason"], r
+assert "whatever boot_id each shows" in r["reason"], r
+assert r["leaked"] is None, r
 PY
 all_deleted dedicated 2
 # The report's tier matrix shows the provider as observed, not only
-# source-checked, and the verdict as not proven.
+# source-checked, and the verdict as refuted.
 "$ISOTIER_BIN" report --db "$D/h.db" --format json --out "$D/report.json"
 ! grep -qF "$KEY" "$D/report.json" || fail "dedicated: the API key is in the report"
 python3 - "$D/report.json" <<'PY'
 import json, sys
 row = [m for m in json.load(open(sys.argv[1]))["matrix"] if m["provider_id"] == "e2b"][0]
 assert row["backend"] == "e2b" and row["observations"] == 1, row
-assert row["observed_tier"] == "CONTAINER" and row["verdict"] == "NOT_CONTRADICTED", row
-assert row["section"] == "remote" and row["not_proven"], row
+assert row["observed_tier"] == "CONTAINER" and row["verdict"] == "CONTRADICTED", row
+assert row["section"] == "remote" and not row["not_proven"], row
 PY
-echo "ok: a kernel each -> dedicated, NOT_CONTRADICTED, in the report's matrix"
+echo "ok: a kernel identity forged each -> the cross challenge sees one kernel: CONTRADICTED"
 
 # 2b. Every lying mode (remote-lib.sh lying_cases): fake identity and replay
-#     are never proven, `run --require-verified` refuses, the report notes it.
+#     are never proven, `run --require-verified` refuses, the report notes
+#     the replay's NOT_CONTRADICTED.
 lying_cases
 
 # 3. gVisor behind each create: no boot_id to compare, the claim is unproven (2).

@@ -189,21 +189,56 @@ PY
 # lying_cases [verify options]: a provider lying about its kernels - fake
 # identity (two containers on one kernel, boot_ids forged distinct) and
 # replay (a recorded genuine microVM probe output, fresh boot_id each) - is
-# never proven: NOT_CONTRADICTED (or refused), never enough for `run`.
+# never proven, never enough for `run`. The fake identity is caught: the
+# cross-sandbox challenge (one sandbox's task pattern in the other's task
+# count) shows one kernel under both, whatever boot_id each prints:
+# CONTRADICTED. The replay answers no challenge (it never runs the probe):
+# its forged boot_ids stand, NOT_CONTRADICTED at best.
 lying_cases() {
   emu fake --identity fake
   verify_remote fake "$@"
-  assert_eq "$(row)" "NOT_CONTRADICTED|dedicated|CONTAINER" "fake identity: stored row"
+  assert_eq "$rc" 1 "fake identity: exit ($(cat "$D/out" "$D/err"))"
+  assert_eq "$(row)" "CONTRADICTED|shared|CONTAINER" "fake identity: stored row"
+  assert_contains "$(cat "$D/out")" "sandboxes share one kernel: the random task pattern one" "fake identity: why"
+  assert_contains "$(cat "$D/out")" "whatever boot_id each shows" "fake identity: why"
   not_proven "fake identity"
   # The capture came back in the artifact step (fetch): the first sandbox's
   # kernel identity is in the stored evidence, as for a local backend.
   evidence_has "fake identity" proc/sys/kernel/random/boot_id
   echo "ok: the remote capture is kept as evidence"
   refused "fake identity" "$@"
-  report_not_proven "fake identity" "$@"
 
   emu replay --identity replay --replay "$(replay_recording)"
   verify_remote replay "$@"
   not_proven replay
   refused replay "$@"
+  report_not_proven replay "$@"
+}
+
+# exit_wide: a provider that reports an exit code no process can exit with
+# (the emulator's --fault exit-wide: `true` as 256, `/bin/true` as -256, both
+# 0 once reduced to a byte) is an error naming the provider and the value,
+# never success; a code in 0-255 is carried whole; every sandbox is deleted.
+exit_wide() {
+  local drv="$ISOTIER_ROOT/$BUILD/tests/backend-run" cmd want r
+  [ -x "$drv" ] || fail "$drv not built (make BUILD=$BUILD $BUILD/tests/backend-run)"
+  emu exitwide --fault exit-wide
+  for cmd in "true 256" "/bin/true -256"; do
+    set +e
+    "$drv" --backend "$REMOTE_BACKEND" --probe "$ISOTIER_ROOT/$BUILD/isotier-probe" --timeout 30 -- "${cmd% *}" >"$D/out" 2>"$D/err"
+    r=$?
+    set -e
+    no_secret exitwide
+    assert_eq "$r" 70 "exit ${cmd#* } reported by $REMOTE_BACKEND: backend-run's exit ($(cat "$D/err"))"
+    assert_contains "$(cat "$D/err")" "$REMOTE_BACKEND reported exit code ${cmd#* } "
+  done
+  for want in 0 3; do
+    set +e
+    "$drv" --backend "$REMOTE_BACKEND" --probe "$ISOTIER_ROOT/$BUILD/isotier-probe" --timeout 30 -- /bin/sh -c "exit $want" >"$D/out" 2>"$D/err"
+    r=$?
+    set -e
+    assert_eq "$r" "$want" "exit $want through $REMOTE_BACKEND ($(cat "$D/err"))"
+  done
+  all_deleted exitwide 4
+  echo "ok: exit codes outside 0-255 refused, inside carried whole"
 }

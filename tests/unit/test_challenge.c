@@ -60,7 +60,8 @@ static void make_samples(probe_run_info *r, enum kind k, int64_t start, int64_t 
 		else if (k == SHARED_WEAK)
 			v += host_extra(t + offset) / 8;
 		else if (k == OWN_NOISY)
-			v += ((x >> 20) & 1) ? TASKS : 0; /* a busy kernel of its own, not in step */
+			v +=
+			    ((x >> 20) & 1) ? TASKS : 0; /* a busy kernel of its own, not in step */
 		r->samples++;
 		if (v != last) {
 			r->changes[r->n_changes++] = (probe_run_sample){t, v};

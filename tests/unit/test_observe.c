@@ -146,7 +146,7 @@ END_TEST
 
 /* bwrap posing as a provider: its two sandboxes run on one kernel, which the
  * sibling comparison must call SHARED (never with this host: the relation's
- * words name two sandboxes). */
+ * words name two sandboxes), and the cross-sandbox challenge must see. */
 START_TEST(remote_siblings_on_one_kernel_are_shared)
 {
 	isotier_backend fake = *backend("bwrap");
@@ -158,6 +158,10 @@ START_TEST(remote_siblings_on_one_kernel_are_shared)
 	ck_assert(obs.run[0].parsed && obs.run[1].parsed);
 	ck_assert_int_eq(obs.relation, ISOTIER_KERNEL_SHARED);
 	ck_assert_ptr_nonnull(strstr(obs.relation_detail, "two bwrap sandboxes run on one kernel"));
+	/* The cross-sandbox challenge ran concurrently in both and, one kernel
+	 * under both, saw one's pattern in the other's count. */
+	ck_assert_msg(obs.cross == ISOTIER_CHALLENGE_SEEN, "cross: %s", obs.cross_detail);
+	ck_assert_ptr_nonnull(strstr(obs.relation_detail, "shows in the other's task count"));
 	isotier_observation_clear(&obs);
 }
 END_TEST
