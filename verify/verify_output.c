@@ -53,8 +53,9 @@ void print_progress(const job *j, size_t index, size_t total)
 void print_summary(const job *jobs, size_t n, int64_t run_id, const char *db, const char *commit,
                    int64_t wall_ms, bool run_ended)
 {
-	/* The verdict column fits the longest word, NOT_CONTRADICTED. */
-	printf("%-14s%-26s%-28s%-18s%s\n", "BACKEND", "CLAIMED", "OBSERVED", "VERDICT", "TIME");
+	/* The verdict column fits the longest word, NOT_CONTRADICTED; the claim
+	 * and observation columns "CONTAINER (systemd-nspawn)" and a space. */
+	printf("%-14s%-28s%-28s%-18s%s\n", "BACKEND", "CLAIMED", "OBSERVED", "VERDICT", "TIME");
 	for (size_t i = 0; i < n; i++) {
 		const job *j = &jobs[i];
 		if (!j->handled || j->skipped)
@@ -64,7 +65,7 @@ void print_summary(const job *jobs, size_t n, int64_t run_id, const char *db, co
 		observed_text(observed, sizeof observed, j);
 		snprintf(t, sizeof t, "%lld ms", (long long)j->total_ms);
 		print_cell(stdout, j->backend->name, 14);
-		print_cell(stdout, claim, 26);
+		print_cell(stdout, claim, 28);
 		print_cell(stdout, observed, 28);
 		print_cell(stdout, isotier_verdict_name(j->verdict), 18);
 		print_cell(stdout, t, 0);
@@ -149,7 +150,9 @@ void print_json(const job *jobs, size_t n, int64_t run_id, const char *db, const
 			cJSON_AddNullToObject(o, "observed_vendor");
 		if (parsed) {
 			cJSON_AddStringToObject(o, "confidence", j->obs.run[0].probe.confidence_text);
-			cJSON *layers = cJSON_Parse(j->obs.run[0].probe.layers_json);
+			const char *lj = j->obs.run[0].probe.layers_json;
+			isotier_error lerr = {0}; /* a list the parser wrote: refused, left out */
+			cJSON *layers = lj ? isotier_json_parse(lj, strlen(lj), "layers", &lerr) : NULL;
 			if (layers)
 				cJSON_AddItemToObject(o, "layers", layers);
 		}
