@@ -15,10 +15,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#define PATTERN_TASKS    256       /* threads held in an "on" slot */
+#define PATTERN_TASKS    256 /* threads held in an "on" slot */
 #define PATTERN_SLOT_MS  50
-#define PATTERN_MAX_SEGS 16384     /* ~14 minutes of slots; then it holds still */
-#define WATCH_PERIOD_MS  5         /* how often the process table is read */
+#define PATTERN_MAX_SEGS 16384 /* ~14 minutes of slots; then it holds still */
+#define WATCH_PERIOD_MS  5     /* how often the process table is read */
 #define WATCH_MAX_PIDS   65536
 #define CMDLINE_MAX      4096
 
@@ -57,8 +57,8 @@ static struct {
 	int wake[2]; /* written to stop the generator between slots */
 	isotier_challenge_segment segs[PATTERN_MAX_SEGS];
 	size_t n;
-} pattern = {.lock = PTHREAD_MUTEX_INITIALIZER, .joined = PTHREAD_COND_INITIALIZER,
-             .wake = {-1, -1}};
+} pattern = {
+    .lock = PTHREAD_MUTEX_INITIALIZER, .joined = PTHREAD_COND_INITIALIZER, .wake = {-1, -1}};
 
 static void *hold(void *arg)
 {
@@ -74,9 +74,10 @@ static void *hold(void *arg)
 static int next_bit(unsigned char *pool, size_t *left, int *run, int last)
 {
 	if (!*left) {
+		/* No entropy yet: the clock is still unpredictable enough to a
+		 * sandbox that cannot see the host. */
 		if (getrandom(pool, 64, GRND_NONBLOCK) != 64)
-			for (size_t i = 0; i < 64; i++) /* no entropy yet: still unpredictable enough
-			                                   to a sandbox that cannot see the host */
+			for (size_t i = 0; i < 64; i++)
 				pool[i] = (unsigned char)(mono_us() >> (i % 8));
 		*left = 64 * 8;
 	}
@@ -109,7 +110,8 @@ static void *generate(void *unused)
 		int p[2] = {-1, -1}, tasks = 0;
 		if (bit && pipe2(p, O_CLOEXEC) == 0)
 			for (; tasks < PATTERN_TASKS; tasks++)
-				if (pthread_create(&held[tasks], &attr, hold, (void *)(intptr_t)p[0]) != 0)
+				if (pthread_create(&held[tasks], &attr, hold,
+				                   (void *)(intptr_t)p[0]) != 0)
 					break;
 		int64_t start = mono_us();
 		struct pollfd w = {.fd = pattern.wake[0], .events = POLLIN};
@@ -255,10 +257,8 @@ static const struct runtime_exe {
 	bool prefix;
 	unsigned flag;
 } runtime_exes[] = {
-    {"qemu-system-", true, ISOTIER_HOST_SAW_VMM},
-    {"firecracker", false, ISOTIER_HOST_SAW_VMM},
-    {"cloud-hypervisor", false, ISOTIER_HOST_SAW_VMM},
-    {"crosvm", false, ISOTIER_HOST_SAW_VMM},
+    {"qemu-system-", true, ISOTIER_HOST_SAW_VMM},      {"firecracker", false, ISOTIER_HOST_SAW_VMM},
+    {"cloud-hypervisor", false, ISOTIER_HOST_SAW_VMM}, {"crosvm", false, ISOTIER_HOST_SAW_VMM},
     {"runsc", false, ISOTIER_HOST_SAW_GVISOR},
 };
 
@@ -290,12 +290,13 @@ static void note_runtime(isotier_host_watch *w, pid_t pid)
 	base = base ? base + 1 : exe;
 	for (size_t i = 0; i < sizeof runtime_exes / sizeof *runtime_exes; i++) {
 		const struct runtime_exe *r = &runtime_exes[i];
-		bool match = r->prefix ? !strncmp(base, r->name, strlen(r->name)) : !strcmp(base, r->name);
+		bool match =
+		    r->prefix ? !strncmp(base, r->name, strlen(r->name)) : !strcmp(base, r->name);
 		if (!match || (w->seen.saw & r->flag) || !is_host_binary(path, base))
 			continue;
 		size_t used = strlen(w->seen.saw_detail);
-		snprintf(w->seen.saw_detail + used, sizeof w->seen.saw_detail - used, "%s%.60s (pid %d)",
-		         used ? ", " : "", base, (int)pid);
+		snprintf(w->seen.saw_detail + used, sizeof w->seen.saw_detail - used,
+		         "%s%.60s (pid %d)", used ? ", " : "", base, (int)pid);
 		w->seen.saw |= r->flag;
 	}
 }

@@ -30,7 +30,7 @@ typedef struct isotier_host_watch isotier_host_watch;
  * during the run (their executables' names): the positive half of a MICROVM
  * or GVISOR claim on a local backend. */
 enum {
-	ISOTIER_HOST_SAW_VMM = 1u << 0,    /* qemu-system-*, firecracker, cloud-hypervisor, crosvm */
+	ISOTIER_HOST_SAW_VMM = 1u << 0, /* qemu-system-*, firecracker, cloud-hypervisor, crosvm */
 	ISOTIER_HOST_SAW_GVISOR = 1u << 1, /* runsc (its sandbox and gofer re-exec runsc) */
 };
 
@@ -39,9 +39,9 @@ typedef struct isotier_host_view {
 	bool workload_seen;
 	int workload_pid;
 	char workload_detail[200];
-	unsigned saw; /* ISOTIER_HOST_SAW_* */
-	char saw_detail[120]; /* "qemu-system-x86_64 (pid 123)" */
-	bool pattern_failed; /* the generator could not run: no challenge */
+	unsigned saw;                    /* ISOTIER_HOST_SAW_* */
+	char saw_detail[120];            /* "qemu-system-x86_64 (pid 123)" */
+	bool pattern_failed;             /* the generator could not run: no challenge */
 	isotier_challenge_segment *segs; /* owned; the pattern while the watch ran */
 	size_t n_segs;
 } isotier_host_view;
