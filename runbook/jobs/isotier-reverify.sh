@@ -21,7 +21,8 @@
 #   ISOTIER_CATALOGUE      provider catalogue directory (default: isotier's own)
 #   ISOTIER_BACKENDS       backends to verify, separated by spaces or commas, e.g.
 #                          "bwrap,runc" (default: every backend: verify --all; a
-#                          remote one only when its credentials are set)
+#                          remote one only when its credentials are set; a local
+#                          one this host cannot run fails the job, 69)
 #   ISOTIER_HOST_PROVIDER  catalogue id of the provider this job runs on; the
 #                          host backend is judged against its claim
 #   ISOTIER_JOBS           concurrency of verify and sources check (default 4)
@@ -65,7 +66,8 @@
 #   retried before ISOTIER_SOURCES_EVERY_DAYS; once sources have gone without a
 #   completed check for ISOTIER_SOURCES_MAX_UNCHECKED_DAYS it is an alert (2).
 #   64-78, 130  the job itself failed: the first failing step's exit status
-#       (sysexits: 64 an unknown backend name, 69 backend unavailable, 70 probe
+#       (sysexits: 64 an unknown backend name, 69 backend unavailable (also a
+#       local backend verify --all could not run: ISOTIER_BACKENDS unset), 70 probe
 #       failure, 73/74 the state directory or database cannot be written, 75
 #       database locked or another run holds the lock...). See job.log.
 #
@@ -119,10 +121,12 @@ step() { # step NAME CMD...: runs CMD, logs its output and status, sets $rc
   local name=$1 out
   shift
   echo "--- $(stamp) $name: $*" >>"$log"
+  step_out=""
   out=$(mktemp) || { rc=73; return 0; }
   "$@" >"$out" 2>&1
   rc=$?
   cat "$out" >>"$log"
+  step_out=$(cat "$out")
   echo "--- $(stamp) $name: exit $rc" >>"$log"
   # sources check's 75 is also a locked database: only this line means offline.
   offline=0
@@ -156,6 +160,22 @@ fi
 [ -n "${ISOTIER_HOST_PROVIDER:-}" ] && verify_args+=(--host-provider "$ISOTIER_HOST_PROVIDER")
 step verify "$bin" verify "${verify_args[@]}"
 verify_rc=$rc
+# verify --all passes over a local backend it cannot run (exit 0 unless none could run);
+# the job does not: a runtime removed or a guest kernel missing is named (69), not left to
+# turn into an overdue alert a week later. ISOTIER_BACKENDS names the backends a host runs.
+unavail_rc=0
+if [ -z "${ISOTIER_BACKENDS:-}" ] && { [ "$verify_rc" -eq 0 ] || [ "$verify_rc" -eq 2 ]; }; then
+  unavail=$(printf '%s\n' "$step_out" | awk '
+    /^[a-z0-9-]+  +/ && NF >= 5 && $(NF - 2) == "UNAVAILABLE" { n++; u[$1] = 1 }
+    /^[a-z0-9-]+: / && !first { b = substr($1, 1, length($1) - 1); if (b in u) first = $0 }
+    END { if (!n) exit
+          if (!first) for (b in u) { first = b ": UNAVAILABLE"; break }
+          printf "%s%s", first, (n > 1 ? " (and " n - 1 " more unavailable)" : "") }')
+  if [ -n "$unavail" ]; then
+    unavail_rc=69
+    [ -n "$cause" ] || cause="verify --all: $unavail (set ISOTIER_BACKENDS to the backends this host runs)"
+  fi
+fi
 
 # 2. sources check: weekly by default. .sources-attempted remembers the last
 # attempt (an offline one too: it is not retried on every run),
@@ -231,7 +251,7 @@ else
   # verify's 2 (a claim it could not prove) is an alert, not a failure of the job.
   v=$verify_rc; [ "$v" -eq 2 ] && v=0
   s=$sources_rc; [ "$s" -eq 75 ] && [ "$sources_offline" = 1 ] && s=0  # unreachable: sources_warn
-  for r in "$v" "$s" "$report_rc"; do
+  for r in "$v" "$unavail_rc" "$s" "$report_rc"; do
     if [ "$r" -gt 1 ]; then exit_code=$r; break; fi
   done
   [ "$exit_code" -eq 0 ] && { [ "$failing" -gt 0 ] || [ "$verify_rc" -eq 2 ] ||

@@ -1,25 +1,68 @@
 #!/usr/bin/env bash
-# deb_install.sh - the Debian package as an operator meets it. `make deb` builds it with
-# dpkg-deb; it is unpacked with `dpkg -x` into a root this test owns (a temp directory: a
-# debootstrap'd root needs a full Debian mirror, and only the package registry is reachable
-# here, so the root holds the package and, read-only, the host's libraries and tools the
-# package depends on). Nothing of the checkout is in that root: the build outputs are out of
-# reach. The job unit's ExecStart runs there under bwrap (its own mount namespace, no network:
-# an offline host), with the unit's environment (StateDirectory, /etc/default/isotier) and the
-# package's defaults, as systemd would run it. Then:
-#   clean (ISOTIER_BACKENDS=bwrap,runc)  exit 0, both CONFIRMED, sources unreachable a warning
+# deb_install.sh - the Debian package as an operator meets it, with the package's defaults and
+# every local backend. `make deb` builds it with dpkg-deb; it is unpacked with `dpkg -x` into a
+# root this test owns, and the job unit's ExecStart runs there as systemd would run it: the
+# unit's environment (User= -> HOME..., StateDirectory -> $STATE_DIRECTORY, Environment=,
+# /etc/default/isotier as shipped: no ISOTIER_BACKENDS, so `verify --all`), its PrivateTmp= and
+# ProtectHome=, and no network (an offline host).
+#
+# The root. A debootstrap'd root needs a full Debian mirror and would still lack what the
+# sandboxes need from a real host (cgroups, /run with the Docker daemon's socket and the
+# runtimes' state, Podman's storage), so the root is this host's system with the package
+# installed over it, in a private mount namespace (unshare -m): /usr, /etc and /var are
+# read-only overlays with the package's files on top of the host's (what `dpkg -i` would add,
+# and nothing more: the host itself is never written), /var/lib/isotier is the package's own
+# (writable: the state directory), /var/lib/containers (Podman's storage) and /run (the
+# runtimes' state, dockerd's socket) are the host's, /tmp and /var/tmp are the host's unless the
+# unit asks for private ones, /root is read-only (ProtectHome=read-only), /proc, /sys, /dev are
+# the host's, and so are the runtimes dockerd starts (runsc: bound over their overlay copies, so
+# the host view knows them for the host's own files). bwrap turns that into / (pivot_root,
+# which runc, crun and nspawn need; a chroot would not do) and unshares the network. The
+# checkout is not mounted at all (or hidden under a tmpfs when it lies inside a directory the
+# root takes from the host), nor is the test's own temp directory with the .deb: no build
+# output is reachable, and `isotier paths` shows every default under /usr and /var/lib/isotier.
+#
+# The QEMU guest kernels are not in the package (Debian's kernel is ~100 MB);
+# /usr/libexec/isotier/guest-kernel.sh and guest-kernel-arm64.sh fetch them with apt into
+# /usr/lib/isotier/guest{,-arm64}. The root is offline, so they are copied there from the
+# checkout's .deps (which scripts/deps.sh fetched with the same scripts), as if the documented
+# fetch had run; the installed scripts then find them in place and exit 0 without a network,
+# which shows they fill the directories isotier reads. Docker needs a daemon: one is started
+# (scripts/dockerd.sh) when none answers, and stopped afterwards only if this test started it;
+# docker-runsc needs runsc registered in /etc/docker/daemon.json (scripts/deps.sh does it).
+#
+#   clean (package defaults)             exit 0, every local backend CONFIRMED; host
+#                                        INCONCLUSIVE "no claim" (no ISOTIER_HOST_PROVIDER:
+#                                        not an alert); sources unreachable a warning
 #   a claim made wrong                   exit 1, first line: the contradicted backend
-#   an unavailable backend               exit 69, first line: the backend and why
+#   an unavailable backend (no kernel)   exit 69, first line: the backend and why (package
+#                                        defaults, and named in ISOTIER_BACKENDS)
 #   a typo in ISOTIER_BACKENDS           exit 64, first line: the name and its suggestion
 #   a read-only state directory          exit 73, first line: the directory and why
 #   sources unreachable for 40 days      exit 2, first line: the unchecked sources
 source "$ISOTIER_ROOT/tests/lib.sh"
 R=$ISOTIER_ROOT
+case $BUILD in /*) build_dir=$BUILD ;; *) build_dir=$R/$BUILD ;; esac
 command -v dpkg-deb >/dev/null || skip "dpkg-deb is not installed: make deb needs Debian's dpkg"
 command -v dpkg-shlibdeps >/dev/null || skip "dpkg-shlibdeps (dpkg-dev) is not installed: scripts/deps.sh installs it"
-command -v bwrap >/dev/null || skip "bubblewrap is not installed: the package root runs under it"
-command -v runc >/dev/null || skip "runc is not installed: the job's backends are bwrap and runc"
-[ "$(id -u)" = 0 ] || skip "not root: the job's runc backend needs root"
+[ "$(id -u)" = 0 ] || skip "not root: the root's mounts and the job's backends need root"
+command -v unshare >/dev/null || skip "unshare (util-linux) is not installed"
+grep -qw overlay /proc/filesystems || modprobe overlay 2>/dev/null ||
+  skip "the kernel has no overlayfs: the package root is an overlay of the host's system"
+# Every local backend must be CONFIRMED: each needs its runtime (scripts/deps.sh installs them all).
+missing=()
+for c in bwrap runc crun runsc systemd-nspawn podman docker dockerd qemu-system-x86_64 qemu-system-aarch64; do
+  command -v "$c" >/dev/null || missing+=("$c")
+done
+[ -s "$R/.deps/guest/vmlinux" ] || missing+=(".deps/guest (scripts/guest-kernel.sh)")
+[ -s "$R/.deps/guest-arm64/vmlinuz" ] || missing+=(".deps/guest-arm64 (scripts/guest-kernel-arm64.sh)")
+[ ${#missing[@]} -eq 0 ] || skip "every local backend is verified, and this host lacks: ${missing[*]} (scripts/deps.sh)"
+# Docker: a daemon that answers, with gVisor's runsc registered for docker-runsc.
+trap '"$R/scripts/dockerd.sh" stop "$TMP/dockerd" >/dev/null 2>&1 || true; rm -rf "$TMP"' EXIT
+"$R/scripts/dockerd.sh" start "$TMP/dockerd" >"$TMP/dockerd.out" 2>&1 ||
+  fail "no Docker daemon answers and none could be started: $(cat "$TMP/dockerd.out")"
+docker info --format '{{json .Runtimes}}' 2>/dev/null | grep -q '"runsc"' ||
+  skip "the Docker daemon has no runsc runtime (scripts/deps.sh registers it in /etc/docker/daemon.json)"
 
 # --- the package ------------------------------------------------------------
 make -C "$R" --no-print-directory -s BUILD="$BUILD" OUT="$TMP" deb >"$TMP/deb.log" 2>&1 ||
@@ -29,8 +72,10 @@ depends=$(dpkg-deb -f "$deb" Depends)
 for lib in libcurl4 libsqlite3-0 libcjson1; do assert_contains "$depends" "$lib" "Depends"; done
 assert_eq "$(dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./conffiles)" /etc/default/isotier "conffiles"
 listing=$(dpkg-deb -c "$deb" | awk '{print $6}')
-for f in usr/bin/isotier usr/bin/isotier-probe usr/libexec/isotier/isotier-guest-init \
+for f in usr/bin/isotier usr/bin/isotier-probe usr/bin/isotier-probe-aarch64 \
+         usr/libexec/isotier/isotier-guest-init usr/libexec/isotier/isotier-guest-init-aarch64 \
          usr/libexec/isotier/isotier-reverify usr/libexec/isotier/guest-kernel.sh \
+         usr/libexec/isotier/guest-kernel-arm64.sh \
          usr/lib/libisotier.so.0 usr/lib/libisotier.a usr/include/isotier.h usr/lib/pkgconfig/isotier.pc \
          usr/share/man/man1/isotier.1.gz usr/share/man/man1/isotier-paths.1.gz \
          usr/share/man/man1/isotier-probe.1.gz usr/share/man/man3/libisotier.3.gz \
@@ -51,61 +96,146 @@ dpkg -x "$deb" "$root"
 
 # --- the root and the unit's command ---------------------------------------
 unit=$root/lib/systemd/system/isotier-reverify.service
-exec_start=$(sed -n 's/^ExecStart=//p' "$unit")
-state_dir=/var/lib/$(sed -n 's/^StateDirectory=//p' "$unit")
+setting() { sed -n "s/^$1=//p" "$unit"; }
+exec_start=$(setting ExecStart)
+state_dir=/var/lib/$(setting StateDirectory)
 assert_eq "$exec_start" /usr/libexec/isotier/isotier-reverify "the unit's ExecStart"
 grep -qx 'EnvironmentFile=-/etc/default/isotier' "$unit" || fail "the unit does not read /etc/default/isotier"
-# The operator's one edit: the backends this host runs.
-echo 'ISOTIER_BACKENDS=bwrap,runc' >>"$root/etc/default/isotier"
-awk_bin=$(readlink -f "$(command -v awk)")
+if grep -q '^ISOTIER_BACKENDS=' "$root/etc/default/isotier"; then
+  fail "the package's defaults name backends: $(grep '^ISOTIER_BACKENDS=' "$root/etc/default/isotier")"
+fi
+# The guest kernels, as the documented fetch (guest-kernel.sh, guest-kernel-arm64.sh) leaves them.
+mkdir -p "$root/usr/lib/isotier"
+cp -a "$R/.deps/guest" "$root/usr/lib/isotier/guest"
+cp -a "$R/.deps/guest-arm64" "$root/usr/lib/isotier/guest-arm64"
+# The unit's own sandboxing, as the root's mounts (nothing else in the unit changes what the
+# job can see).
+user=$(setting User)
+IFS=: read -r _ _ _ _ _ user_home user_shell < <(getent passwd "${user:-root}")
+case $(setting PrivateTmp) in yes | true | on | 1) private_tmp=1 ;; *) private_tmp=0 ;; esac
+case $(setting ProtectHome) in
+  read-only) home=(--ro-bind /root /root) ;;
+  yes | true | on | 1 | tmpfs) home=(--tmpfs /root) ;;
+  *) home=(--bind /root /root) ;;
+esac
+# The directories the root takes from the host by path: the checkout, its build and this
+# test's temp directory (the .deb) are hidden when they lie inside one of them.
+from_host=(/usr /etc /var /run /root)
+[ "$private_tmp" = 1 ] || from_host+=(/tmp)
+hide=()
+for p in "$R" "$build_dir" "$TMP"; do
+  for h in "${from_host[@]}"; do
+    case $p/ in "$h"/*) hide+=(--tmpfs "$p"); break ;; esac
+  done
+done
+# systemd's PATH for a unit that sets none.
+unit_path=$(systemd-path search-binaries-default 2>/dev/null) ||
+  unit_path=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin
+sysroot=$TMP/sysroot
+mkdir -p "$sysroot"/{usr,etc,var,root,proc,sys,dev,run,tmp}
+for l in bin sbin lib lib32 lib64 libx32; do
+  if [ -L "/$l" ]; then ln -s "$(readlink "/$l")" "$sysroot/$l"; fi
+done
+mkdir -p /var/lib/containers  # Podman's storage, as podman itself would create it
+# The runtimes dockerd starts (runsc for docker-runsc) run the host's file, and the host view
+# (reference/host_watch.c) counts a runsc only when it is the very file the job's PATH finds
+# (device and inode): an overlay gives its files a device of its own, so each is bound from
+# the host over its overlay copy.
+mapfile -t daemon_runtimes < <(docker info --format '{{json .Runtimes}}' | python3 -c 'import json, shutil, sys
+for r in json.load(sys.stdin).values():
+    p = shutil.which(r["path"])
+    if p and p.startswith("/usr/"):
+        print(p)' | sort -u)
 
-# in_root CMD...: CMD in the package root, as the unit runs it: the environment is the unit's
-# (StateDirectory -> $STATE_DIRECTORY, Environment=, /etc/default/isotier), nothing else. The
-# host's libraries and tools (the package's Depends and Recommends) are bound read-only; the
-# checkout is not there at all.
+# in_root CMD...: CMD in the package root (see the header), as the unit runs it: the
+# environment is the unit's, nothing else. ROOT_EXTRA: more bwrap arguments.
 in_root() {
-  local env=(PATH=/usr/sbin:/usr/bin:/sbin:/bin "STATE_DIRECTORY=$state_dir")
-  while IFS= read -r l; do env+=("$l"); done < <(sed -n 's/^Environment=//p' "$unit")
+  local env=("PATH=$unit_path" "STATE_DIRECTORY=$state_dir")
+  [ -n "$user" ] && env+=("HOME=$user_home" "USER=$user" "LOGNAME=$user" "SHELL=$user_shell")
+  while IFS= read -r l; do env+=("$l"); done < <(setting Environment)
   while IFS= read -r l; do env+=("$l"); done < <(grep -E '^[A-Z_][A-Z0-9_]*=' "$root/etc/default/isotier")
   env+=("${EXTRA_ENV[@]}")
-  timeout --kill-after=10 600 bwrap --bind "$root" / \
-    --ro-bind /usr/lib/x86_64-linux-gnu /usr/lib/x86_64-linux-gnu \
-    --ro-bind /usr/lib/x86_64-linux-gnu /lib/x86_64-linux-gnu --ro-bind /usr/lib64 /lib64 \
-    --ro-bind /usr/bin /bin --ro-bind /usr/sbin /sbin --ro-bind /usr/bin/env /usr/bin/env \
-    --ro-bind "$awk_bin" "$awk_bin" --ro-bind /etc/alternatives /etc/alternatives \
-    --ro-bind /etc/passwd /etc/passwd --ro-bind /etc/group /etc/group \
-    --ro-bind /etc/ld.so.cache /etc/ld.so.cache \
-    --bind /proc /proc --dev-bind /dev /dev --bind /sys /sys --tmpfs /run --tmpfs /tmp \
-    --unshare-net --cap-add ALL --chdir / "${BWRAP_EXTRA[@]}" \
+  local tmp=(--bind /tmp /tmp) vartmp=host
+  [ "$private_tmp" = 1 ] && tmp=(--tmpfs /tmp) vartmp=private
+  # shellcheck disable=SC2016
+  timeout --kill-after=10 600 unshare --mount --propagation private -- bash -euc '
+    root=$1 sysroot=$2 vartmp=$3 runtimes=$4
+    shift 4
+    for d in usr etc var; do
+      mount -t overlay "isotier-$d" -o "ro,lowerdir=$root/$d:/$d" "$sysroot/$d"
+    done
+    for f in $runtimes; do mount --bind "$f" "$sysroot$f"; done
+    mount --bind "$root/var/lib/isotier" "$sysroot/var/lib/isotier"
+    mount --rbind /var/lib/containers "$sysroot/var/lib/containers"
+    if [ "$vartmp" = host ]; then mount --bind /var/tmp "$sysroot/var/tmp"
+    else mount -t tmpfs isotier-vartmp "$sysroot/var/tmp"; fi
+    exec bwrap "$@"' bash "$root" "$sysroot" "$vartmp" "${daemon_runtimes[*]}" \
+    --bind "$sysroot" / --dev-bind /dev /dev --bind /proc /proc --bind /sys /sys \
+    --bind /run /run "${tmp[@]}" "${home[@]}" "${hide[@]}" \
+    --unshare-net --cap-add ALL --chdir / "${ROOT_EXTRA[@]}" \
     -- /usr/bin/env -i "${env[@]}" "$@"
 }
-EXTRA_ENV=() BWRAP_EXTRA=()
+EXTRA_ENV=() ROOT_EXTRA=()
 job() { # job: runs the unit's command; $rc, $first (its first line), $err (all of stderr)
   rc=0
   in_root "$exec_start" 2>"$TMP/job.err" >/dev/null || rc=$?
   err=$(cat "$TMP/job.err")
   first=$(head -n1 "$TMP/job.err")
 }
+log=$root$state_dir/job.log
+# last_verify: what the last run's verify step printed (its table and reasons, from job.log).
+last_verify() {
+  awk '/^--- .* verify: exit/ {on = 0; next}
+       /^--- .* verify: / {b = ""; on = 1; next}
+       on {b = b $0 "\n"}
+       END {printf "%s", b}' "$log"
+}
 
-in_root /bin/sh -c "test ! -e '$R' && test ! -e '$R/$BUILD/isotier'" || fail "the checkout is reachable from the root"
+in_root /bin/sh -c "test ! -e '$R/Makefile' && test ! -e '$build_dir' && test ! -e '$R/.deps' && test ! -e '$deb'" ||
+  fail "the checkout, its build or the .deb is reachable from the root"
+assert_eq "$(in_root /bin/sh -c 'command -v isotier')" /usr/bin/isotier "the isotier on the root's PATH"
+for f in "${daemon_runtimes[@]}"; do
+  assert_eq "$(in_root /usr/bin/stat -c %d:%i "$f")" "$(stat -c %d:%i "$f")" "$f in the root is the host's file"
+done
 paths=$(in_root /usr/bin/isotier paths) || fail "isotier paths: $paths"
 assert_contains "$paths" "catalogue          /usr/share/isotier/catalogue/providers  (installed, present)" "paths"
 assert_contains "$paths" "probe              /usr/bin/isotier-probe" "paths"
 assert_contains "$paths" "guest init         /usr/libexec/isotier/isotier-guest-init  (installed, present)" "paths"
+assert_contains "$paths" "guest kernel       /usr/lib/isotier/guest  (installed, present)" "paths"
+assert_contains "$paths" "guest kernel arm64 /usr/lib/isotier/guest-arm64  (installed, present)" "paths"
 assert_contains "$paths" "history            /var/lib/isotier/isotier.db" "paths"
+# The documented fetch fills the directories isotier reads: with the kernels in place it has
+# nothing to do (offline, a fetch would fail).
+for f in guest-kernel.sh guest-kernel-arm64.sh; do
+  in_root "/usr/libexec/isotier/$f" >"$TMP/gk.out" 2>&1 ||
+    fail "/usr/libexec/isotier/$f does not find the installed kernel: $(tail -5 "$TMP/gk.out")"
+done
 in_root /usr/bin/isotier catalogue check >"$TMP/cat.out" 2>&1 || fail "installed catalogue check: $(tail "$TMP/cat.out")"
 in_root /usr/bin/isotier-probe --version | grep -qx 'isotier-probe [0-9.]*' || fail "isotier-probe --version"
+# Every local backend the installed isotier knows (host aside: it has no claim here).
+in_root /usr/bin/isotier backends --json >"$TMP/backends.json" || fail "isotier backends --json"
+mapfile -t local_backends < <(python3 -c 'import json, sys
+for b in json.load(open(sys.argv[1])):
+    if not b["remote"] and b["backend"] != "host":
+        print(b["backend"])' "$TMP/backends.json")
+[ ${#local_backends[@]} -ge 11 ] || fail "fewer local backends than the 11 documented: ${local_backends[*]}"
 
-# --- clean: exit 0, local backends CONFIRMED, offline sources a warning ----
+# --- clean: the package defaults, exit 0, every local backend CONFIRMED ----
 job
-assert_eq "$rc" 0 "a clean run of the installed job ($err)"
-log=$root$state_dir/job.log
-grep -qE '^bwrap +CONTAINER \(bubblewrap\) +CONTAINER \(bubblewrap\) +CONFIRMED' "$log" || fail "bwrap not CONFIRMED: $(head -20 "$log")"
-grep -qE '^runc +CONTAINER \(runc\) +CONTAINER \(runc\) +CONFIRMED' "$log" || fail "runc not CONFIRMED: $(head -20 "$log")"
+assert_eq "$rc" 0 "a clean run of the installed job with the package defaults ($err; $(last_verify | head -40))"
+table=$(last_verify)
+for b in "${local_backends[@]}"; do
+  grep -qE "^$b +[A-Z]+ \([a-z-]+\) +[A-Z]+ \([a-z-]+\) +CONFIRMED " <<<"$table" ||
+    fail "$b not CONFIRMED: $(grep -E "^$b( |: )" <<<"$table" | head -3)"
+done
+# host: no catalogue entry describes this machine (ISOTIER_HOST_PROVIDER unset): recorded,
+# not judged, and not an alert.
+grep -qE '^host +- +[A-Z]+ \([a-z-]+\) +INCONCLUSIVE ' <<<"$table" || fail "host row: $(grep '^host' <<<"$table")"
+assert_contains "$table" "host: no claim (pass --host-provider)" "the host's reason"
 [ -s "$root$state_dir/isotier.db" ] || fail "no history at $state_dir/isotier.db"
 [ -s "$root$state_dir/reports/isotier-report.html" ] || fail "no HTML report"
 assert_contains "$err" "WARN sources not checked: no source reachable" "offline sources: a warning"
-assert_contains "$(cat "$root$state_dir/last-run.json")" '"exit":0' "last-run.json"
+assert_contains "$(cat "$root$state_dir/last-run.json")" '"exit":0,"verify":0' "last-run.json"
 
 # --- drift: a claim made wrong (bubblewrap claimed a microVM) ---------------
 claim=$root/usr/share/isotier/catalogue/providers/bubblewrap.json
@@ -123,30 +253,39 @@ assert_contains "$first" "isotier-reverify: ALERT contradicted bubblewrap (bwrap
 # The offline sources check is not retried on every run.
 grep -q 'sources: skipped, last check within' "$log" || fail "the sources check ran again: $(tail -5 "$log")"
 
-# --- an unavailable backend (no guest kernel is installed) -----------------
-EXTRA_ENV=(ISOTIER_BACKENDS=bwrap,qemu-microvm)
+# --- an unavailable backend: the guest kernel not fetched -------------------
+# With the package defaults (verify --all, which passes over it: the job does not), and named
+# in ISOTIER_BACKENDS (verify itself exits 69).
+mv "$root/usr/lib/isotier/guest" "$TMP/guest.aside"
 job
-assert_eq "$rc" 69 "an unavailable backend ($err)"
+unavail_default=("$rc" "$first" "$err")
+EXTRA_ENV=("ISOTIER_BACKENDS=bwrap,qemu-microvm")
+job
+EXTRA_ENV=()
+mv "$TMP/guest.aside" "$root/usr/lib/isotier/guest"
+assert_eq "${unavail_default[0]}" 69 "an unavailable backend, package defaults (${unavail_default[2]})"
+assert_contains "${unavail_default[1]}" "isotier-reverify: verify --all: qemu-microvm: backend unavailable: no guest kernel in /usr/lib/isotier/guest" "unavailable's first line, package defaults"
+assert_contains "${unavail_default[1]}" "ISOTIER_GUEST_DIR" "the missing guest kernel names its setting"
+assert_eq "$rc" 69 "an unavailable backend named in ISOTIER_BACKENDS ($err)"
 assert_contains "$first" "isotier-reverify: verify exit 69: qemu-microvm: backend unavailable:" "unavailable's first line"
-if command -v qemu-system-x86_64 >/dev/null; then
-  assert_contains "$first" "ISOTIER_GUEST_DIR" "the missing guest kernel names its setting"
-fi
+assert_contains "$first" "ISOTIER_GUEST_DIR" "the missing guest kernel names its setting"
 
 # --- a typo in the backend list --------------------------------------------
-EXTRA_ENV=(ISOTIER_BACKENDS=bwrap,runcc)
+EXTRA_ENV=("ISOTIER_BACKENDS=bwrap,runcc")
 job
 assert_eq "$rc" 64 "a misspelt backend ($err)"
 assert_contains "$first" "unknown backend 'runcc' (did you mean 'runc'?)" "typo's first line"
 
 # --- a read-only state directory (and history) --------------------------------
-BWRAP_EXTRA=(--ro-bind "$root$state_dir" "$state_dir")
+EXTRA_ENV=() ROOT_EXTRA=(--ro-bind "$root$state_dir" "$state_dir")
 job
-BWRAP_EXTRA=()
+ROOT_EXTRA=()
 assert_eq "$rc" 73 "a read-only state directory ($err)"
 assert_contains "$first" "state directory $state_dir is not writable: Read-only file system" "read-only's first line"
 
 # --- sources unreachable for longer than the policy: an alert (2), retried once
-EXTRA_ENV=()
+# (bwrap alone: this case is about the sources)
+EXTRA_ENV=(ISOTIER_BACKENDS=bwrap)
 st=$root$state_dir
 touch -d '40 days ago' "$st/.sources-due" "$st/.sources-attempted"
 job
@@ -155,7 +294,15 @@ assert_contains "$first" "isotier-reverify: ALERT sources unchecked for more tha
 [ -n "$(find "$st/.sources-attempted" -mmin -5)" ] || fail "the overdue sources check was not attempted again"
 rm "$st/.sources-due"  # as a completed check would
 
-# --- and clean again: the history recovers, nothing left over --------------
+# --- and clean again with the package defaults: the history recovers --------
+EXTRA_ENV=()
 job
 assert_eq "$rc" 0 "clean after the failures ($err)"
-echo "deb: package built and unpacked into its own root; job 0 clean (bwrap, runc CONFIRMED, offline sources a warning), 1 drift, 69 unavailable, 64 typo, 73 read-only state, each named first"
+table=$(last_verify)
+for b in "${local_backends[@]}"; do
+  grep -qE "^$b +.* CONFIRMED " <<<"$table" || fail "$b not CONFIRMED again: $(grep -E "^$b( |: )" <<<"$table" | head -3)"
+done
+echo "deb: package built and unpacked into its own root; job 0 clean with the package defaults" \
+  "(${#local_backends[@]} local backends CONFIRMED: ${local_backends[*]}; host INCONCLUSIVE, no claim;" \
+  "offline sources a warning), 1 drift, 69 unavailable, 64 typo, 73 read-only state, 2 sources" \
+  "unchecked, each named first"
