@@ -69,7 +69,8 @@ int isotier_read_file(char **out, size_t *out_len, const char *path, size_t max,
 
 /* Opens path for appending (created 0640 if absent) and returns the
  * descriptor, or <0: ISOTIER_EINVAL when it is not a regular file (a FIFO,
- * device, directory or socket: never waited on), else ISOTIER_EIO. `what`
+ * device, directory or socket: never waited on) or a symbolic link (never
+ * followed, dangling or not), else ISOTIER_EIO. `what`
  * names the option in the error ("audit log"). */
 int isotier_open_append(const char *path, const char *what, isotier_error *err);
 /* "a FIFO", "a directory"... for a st_mode. */

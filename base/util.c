@@ -82,11 +82,20 @@ int isotier_read_file(char **out, size_t *out_len, const char *path, size_t max,
 int isotier_open_append(const char *path, const char *what, isotier_error *err)
 {
 	/* O_NONBLOCK: opening a FIFO with no reader fails (ENXIO) instead of
-	 * waiting for one forever; whatever opened, only a regular file stays. */
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOCTTY, 0640);
+	 * waiting for one forever; whatever opened, only a regular file stays.
+	 * O_NOFOLLOW: a symbolic link in the last component is refused, so the
+	 * records never land in whatever file a planted link names. */
+	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOCTTY |
+	                        O_NOFOLLOW,
+	              0640);
 	if (fd < 0) {
 		int e = errno;
 		struct stat st;
+		if (e == ELOOP && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
+			return isotier_error_set(err, ISOTIER_EINVAL, 0,
+						 "%s %s: a symbolic link; not following it (name "
+						 "the file itself)",
+						 what, path);
 		if ((e == ENXIO || e == EISDIR || e == ENODEV) && stat(path, &st) == 0 &&
 		    !S_ISREG(st.st_mode))
 			return isotier_error_set(err, ISOTIER_EINVAL, 0,

@@ -149,6 +149,12 @@ typedef struct isotier_backend {
 	 * the timeout and cancel_fd (its argv and fds are ignored). */
 	int (*fetch)(const struct isotier_backend *self, void *state, const char *guest_dir,
 	             const char *host_dir, const isotier_exec_request *req, isotier_error *err);
+	/* Optional (remote backends): deletes every sandbox a run that died without
+	 * releasing them created through endpoint api, found by the run's nonce
+	 * (the label or metadata its creates carry; sweep.h). < 0 when one may
+	 * still exist; ISOTIER_EUNAVAILABLE when api is not the endpoint
+	 * configured here (nothing asked). */
+	int (*sweep_run)(const char *nonce, const char *api, isotier_error *err);
 } isotier_backend;
 
 /* The registry (backends.c); test_backends holds every entry to

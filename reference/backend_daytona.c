@@ -126,6 +126,21 @@ static int sweep(void *p, isotier_error *err)
 	return first;
 }
 
+/* A run that died left its sandboxes: found by its nonce, deleted (sweep.h). */
+static int daytona_sweep_run(const char *nonce, const char *api, isotier_error *err)
+{
+	daytona_state *s = calloc(1, sizeof *s);
+	if (!s)
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "daytona: out of memory");
+	int rc = isotier_remote_sweep_run(&s->r, nonce, api, DAYTONA_KEY_ENV,
+	                                  "ISOTIER_DAYTONA_API_URL",
+	                                  "https://app.daytona.io/api", err);
+	if (!rc)
+		rc = sweep(s, err);
+	free(s);
+	return rc;
+}
+
 static int daytona_release(void *p, isotier_error *err)
 {
 	daytona_state *s = p;
@@ -238,6 +253,8 @@ static int daytona_provision(void **out, const isotier_backend_spec *spec, isoti
 	                             "https://app.daytona.io/api", err);
 	if (!rc)
 		rc = isotier_remote_reserve("daytona", err);
+	if (!rc)
+		isotier_remote_lease(&s->r, "daytona");
 	if (rc) {
 		free(s);
 		return isotier_error_prefix(err, "daytona: provision");
@@ -253,7 +270,7 @@ static int daytona_provision(void **out, const isotier_backend_spec *spec, isoti
 		cJSON_AddStringToObject(body, "target", target);
 	cJSON_AddNumberToObject(body, "autoStopInterval", 15);
 	cJSON_AddNumberToObject(body, "autoDeleteInterval", 0);
-	char *json = cJSON_PrintUnformatted(body);
+	char *json = isotier_json_print(body, false); /* valid UTF-8 */
 	cJSON_Delete(body);
 	if (!json) {
 		free(s);
@@ -300,7 +317,7 @@ static int daytona_exec(void *p, const isotier_exec_request *req, int *exit_stat
 	cJSON *body = cJSON_CreateObject();
 	cJSON_AddStringToObject(body, "command", command);
 	cJSON_AddNumberToObject(body, "timeout", timeout_s);
-	char *json = cJSON_PrintUnformatted(body);
+	char *json = isotier_json_print(body, false); /* valid UTF-8 */
 	cJSON_Delete(body);
 	if (!json)
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "daytona: out of memory");
@@ -320,8 +337,11 @@ static int daytona_exec(void *p, const isotier_exec_request *req, int *exit_stat
 	if (!rc)
 		rc = isotier_remote_relay(req, 1, result->valuestring, strlen(result->valuestring),
 		                          err);
-	if (!rc)
-		*exit_status = code ? code->valueint & 0xff : 0;
+	if (!rc && code)
+		rc = isotier_remote_exit_code("daytona", "ExecuteResponse.exitCode", code, exit_status,
+		                              err);
+	else if (!rc)
+		*exit_status = 0;
 	cJSON_Delete(doc);
 	if (rc)
 		return isotier_error_prefix(err, "daytona: exec in sandbox %s", s->id);
@@ -350,6 +370,7 @@ const isotier_backend isotier_backend_daytona = {
     .exec = daytona_exec,
     .destroy = daytona_destroy,
     .release = daytona_release,
+    .sweep_run = daytona_sweep_run,
     .fetch = isotier_fetch_by_exec,
     .describe = daytona_describe,
 };

@@ -137,6 +137,20 @@ static int sweep(void *p, isotier_error *err)
 	return first;
 }
 
+/* A run that died left its sandboxes: found by its nonce, deleted (sweep.h). */
+static int e2b_sweep_run(const char *nonce, const char *api, isotier_error *err)
+{
+	e2b_state *s = calloc(1, sizeof *s);
+	if (!s)
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "e2b: out of memory");
+	int rc = isotier_remote_sweep_run(&s->r, nonce, api, E2B_KEY_ENV,
+	                                  "ISOTIER_E2B_API_URL", "https://api.e2b.app", err);
+	if (!rc)
+		rc = sweep(s, err);
+	free(s);
+	return rc;
+}
+
 static int e2b_release(void *p, isotier_error *err)
 {
 	e2b_state *s = p;
@@ -232,6 +246,8 @@ static int e2b_provision(void **out, const isotier_backend_spec *spec, isotier_e
 	                             "https://api.e2b.app", err);
 	if (!rc)
 		rc = isotier_remote_reserve("e2b", err);
+	if (!rc)
+		isotier_remote_lease(&s->r, "e2b");
 	if (rc) {
 		free(s);
 		return isotier_error_prefix(err, "e2b: provision");
@@ -370,7 +386,7 @@ static int e2b_exec(void *p, const isotier_exec_request *req, int *exit_status, 
 	cJSON_AddItemToArray(args, cJSON_CreateString("-c"));
 	cJSON_AddItemToArray(args, cJSON_CreateString(script));
 	cJSON_AddStringToObject(proc, "cwd", "/");
-	char *json = cJSON_PrintUnformatted(msg);
+	char *json = isotier_json_print(msg, false); /* valid UTF-8 */
 	cJSON_Delete(msg);
 	cleanup_free char *body = NULL;
 	size_t body_len = 0;
@@ -445,6 +461,7 @@ const isotier_backend isotier_backend_e2b = {
     .exec = e2b_exec,
     .destroy = e2b_destroy,
     .release = e2b_release,
+    .sweep_run = e2b_sweep_run,
     .fetch = isotier_fetch_by_exec,
     .describe = e2b_describe,
 };

@@ -128,6 +128,22 @@ static int sweep(void *p, isotier_error *err)
 	return first;
 }
 
+/* A run that died left its sandboxes: found by its nonce, deleted (sweep.h). */
+static int fly_sweep_run(const char *nonce, const char *api, isotier_error *err)
+{
+	fly_state *s = calloc(1, sizeof *s);
+	if (!s)
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "fly: out of memory");
+	snprintf(s->app, sizeof s->app, "%s", getenv(FLY_APP_ENV) ? getenv(FLY_APP_ENV) : "");
+	int rc = isotier_remote_sweep_run(&s->r, nonce, api, FLY_TOKEN_ENV,
+	                                  "ISOTIER_FLY_API_URL",
+	                                  "https://api.machines.dev/v1", err);
+	if (!rc)
+		rc = sweep(s, err);
+	free(s);
+	return rc;
+}
+
 static int fly_release(void *p, isotier_error *err)
 {
 	fly_state *s = p;
@@ -190,7 +206,7 @@ static char *create_body(const fly_state *s, const char *probe_path, isotier_err
 	const char *region = isotier_remote_setting("ISOTIER_FLY_REGION", NULL);
 	if (region)
 		cJSON_AddStringToObject(body, "region", region);
-	char *json = cJSON_PrintUnformatted(body);
+	char *json = isotier_json_print(body, false); /* valid UTF-8 */
 	cJSON_Delete(body);
 	if (!json)
 		isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
@@ -214,6 +230,8 @@ static int fly_provision(void **out, const isotier_backend_spec *spec, isotier_e
 		rc = err->code;
 	if (!rc)
 		rc = isotier_remote_reserve("fly", err);
+	if (!rc)
+		isotier_remote_lease(&s->r, "fly");
 	if (rc) {
 		cJSON_free(body);
 		free(s);
@@ -262,7 +280,7 @@ static int fly_exec(void *p, const isotier_exec_request *req, int *exit_status, 
 	cJSON_AddItemToArray(cmd, cJSON_CreateString("-c"));
 	cJSON_AddItemToArray(cmd, cJSON_CreateString(script));
 	cJSON_AddNumberToObject(body, "timeout", timeout_s);
-	char *json = cJSON_PrintUnformatted(body);
+	char *json = isotier_json_print(body, false); /* valid UTF-8 */
 	cJSON_Delete(body);
 	if (!json)
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "fly: out of memory");
@@ -288,8 +306,11 @@ static int fly_exec(void *p, const isotier_exec_request *req, int *exit_status, 
 		rc = isotier_remote_relay(req, 1, so->valuestring, strlen(so->valuestring), err);
 	if (!rc && se)
 		rc = isotier_remote_relay(req, 2, se->valuestring, strlen(se->valuestring), err);
-	if (!rc)
-		*exit_status = code ? code->valueint & 0xff : 0;
+	if (!rc && code) /* absent when 0 */
+		rc = isotier_remote_exit_code("fly", "exec response exit_code", code, exit_status,
+		                              err);
+	else if (!rc)
+		*exit_status = 0;
 	cJSON_Delete(doc);
 	if (rc)
 		return isotier_error_prefix(err, "fly: exec in machine %s", s->id);
@@ -309,5 +330,6 @@ const isotier_backend isotier_backend_fly = {
     .exec = fly_exec,
     .destroy = fly_destroy,
     .release = fly_release,
+    .sweep_run = fly_sweep_run,
     .fetch = isotier_fetch_by_exec,
 };

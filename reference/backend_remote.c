@@ -1,6 +1,7 @@
 /* backend_remote.c - shared by the remote backends (see backend_remote.h). */
 #include "backend_remote.h"
 #include "proc.h"
+#include "lease.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -329,10 +330,36 @@ int isotier_remote_provision_end(void **out, void *state, const isotier_remote_r
 		isotier_error_prefix(err, "%s: provision %s %s", name, kind, id);
 	else
 		isotier_error_prefix(err, "%s: provision", name);
-	if (r->created || r->unknown)
+	if (r->created || r->unknown) {
 		*out = state;
-	else
+	} else {
+		isotier_lease_drop("remote", r->nonce); /* nothing was made */
 		free(state);
+	}
+	return rc;
+}
+
+void isotier_remote_lease(const isotier_remote_run *r, const char *backend)
+{
+	/* The endpoint too: a later sweep asks only the same one (an emulator's
+	 * leftovers are never looked for at the provider, nor the reverse). */
+	isotier_lease l = {.kind = "remote", .backend = backend, .name = r->nonce, .path = r->api};
+	isotier_lease_take(&l, r->nonce);
+}
+
+int isotier_remote_sweep_run(isotier_remote_run *r, const char *nonce, const char *api,
+                             const char *key_env, const char *url_env, const char *dflt,
+                             isotier_error *err)
+{
+	isotier_backend_spec spec = {0};
+	int rc = isotier_remote_run_init(r, &spec, key_env, url_env, dflt, err);
+	if (!rc && strcmp(r->api, api))
+		rc = isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0,
+		                       "made through another endpoint than the one configured here");
+	if (!rc && strlen(nonce) >= sizeof r->nonce)
+		rc = isotier_error_set(err, ISOTIER_EINVAL, 0, "a nonce too long: %.40s", nonce);
+	if (!rc)
+		snprintf(r->nonce, sizeof r->nonce, "%s", nonce);
 	return rc;
 }
 
@@ -350,6 +377,8 @@ int isotier_remote_release(void *state, const isotier_remote_run *r, const char 
                            int (*sweep)(void *, isotier_error *), isotier_error *err)
 {
 	int rc = r->created ? del(state, id, err) : r->unknown ? sweep(state, err) : 0;
+	if (!rc) /* kept otherwise: the next run's sweep tries again (sweep.h) */
+		isotier_lease_drop("remote", r->nonce);
 	free(state);
 	return rc;
 }
@@ -387,6 +416,20 @@ cJSON *isotier_remote_answer(int *rc, isotier_http_response *resp, long status,
 	if (!*rc && !doc)
 		*rc = err->code;
 	return doc;
+}
+
+int isotier_remote_exit_code(const char *provider, const char *field, const cJSON *code,
+                             int *exit_status, isotier_error *err)
+{
+	double v = cJSON_IsNumber(code) ? code->valuedouble : -1;
+	if (!cJSON_IsNumber(code) || !(v >= 0 && v <= 255) || v != (double)(int)v)
+		return isotier_error_set(err, ISOTIER_EDATA, 0,
+		                         "%s reported exit code %.17g (%s): not one a process "
+		                         "can exit with (0-255); not taken as any status",
+		                         provider, cJSON_IsNumber(code) ? code->valuedouble : 0.0,
+		                         field);
+	*exit_status = (int)v;
+	return 0;
 }
 
 void isotier_remote_sweep_one(void *state, const cJSON *id,

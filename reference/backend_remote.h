@@ -140,6 +140,20 @@ int isotier_remote_provision_end(void **out, void *state, const isotier_remote_r
                                  const char *name, const char *kind, const char *id,
                                  isotier_error *err);
 
+/* Before a create: the run's lease (lease.h) naming the backend and the
+ * nonce its creates carry, so a run that dies before release() has its
+ * sandboxes swept by the next (backend.h's sweep_run). release() drops it
+ * once nothing is left. */
+void isotier_remote_lease(const isotier_remote_run *r, const char *backend);
+
+/* sweep_run()'s start: r configured as run_init does (no deadline, no
+ * cancel), its nonce the dead run's; ISOTIER_EUNAVAILABLE when the endpoint
+ * configured here is not api, the one the dead run used. The adapter then
+ * calls its own sweep. */
+int isotier_remote_sweep_run(isotier_remote_run *r, const char *nonce, const char *api,
+                             const char *key_env, const char *url_env, const char *dflt,
+                             isotier_error *err);
+
 /* Performs req in r's run: its deadline and cancel_fd; a cleanup request
  * (release(), destroy(): a DELETE, a sweep) has neither. */
 int isotier_remote_perform(const isotier_remote_run *r, isotier_http_request *req, bool cleanup,
@@ -163,6 +177,13 @@ int isotier_remote_upload_probe(const char *base, const char *const *hdrs, const
  * cleared; the document (NULL, *rc set, on error) is the caller's. */
 cJSON *isotier_remote_answer(int *rc, isotier_http_response *resp, long status,
                              const char *what, const char *doc_what, isotier_error *err);
+
+/* A command's exit code as the provider reported it (code: a JSON number,
+ * field its name): carried whole into *exit_status. One outside 0-255, negative
+ * or fractional is ISOTIER_EDATA naming the provider and the value, never
+ * reduced (256 & 0xff would read as success). */
+int isotier_remote_exit_code(const char *provider, const char *field, const cJSON *code,
+                             int *exit_status, isotier_error *err);
 
 /* One listed item of a sweep: deleted by id through del (a missing or invalid
  * id is ISOTIER_EDATA, bad saying what); the first failure goes to *first and

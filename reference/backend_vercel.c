@@ -137,6 +137,22 @@ static int sweep(void *p, isotier_error *err)
 	return first;
 }
 
+/* A run that died left its sandboxes: found by its nonce, deleted (sweep.h). */
+static int vercel_sweep_run(const char *nonce, const char *api, isotier_error *err)
+{
+	vercel_state *s = calloc(1, sizeof *s);
+	if (!s)
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "vercel: out of memory");
+	snprintf(s->team, sizeof s->team, "%s", getenv("VERCEL_TEAM_ID") ? getenv("VERCEL_TEAM_ID") : "");
+	snprintf(s->project, sizeof s->project, "%s", getenv("VERCEL_PROJECT_ID") ? getenv("VERCEL_PROJECT_ID") : "");
+	int rc = isotier_remote_sweep_run(&s->r, nonce, api, VERCEL_TOKEN_ENV,
+	                                  "ISOTIER_VERCEL_API_URL", "https://vercel.com/api", err);
+	if (!rc)
+		rc = sweep(s, err);
+	free(s);
+	return rc;
+}
+
 static int vercel_release(void *p, isotier_error *err)
 {
 	vercel_state *s = p;
@@ -247,6 +263,8 @@ static int vercel_provision(void **out, const isotier_backend_spec *spec, isotie
 	                             "https://vercel.com/api", err);
 	if (!rc)
 		rc = isotier_remote_reserve("vercel", err);
+	if (!rc)
+		isotier_remote_lease(&s->r, "vercel");
 	if (rc) {
 		free(s);
 		return isotier_error_prefix(err, "vercel: provision");
@@ -345,7 +363,7 @@ static int vercel_exec(void *p, const isotier_exec_request *req, int *exit_statu
 	cJSON_AddItemToArray(args, cJSON_CreateString(script));
 	cJSON_AddObjectToObject(body, "env");
 	cJSON_AddBoolToObject(body, "sudo", true);
-	char *json = cJSON_PrintUnformatted(body);
+	char *json = isotier_json_print(body, false); /* valid UTF-8 */
 	cJSON_Delete(body);
 	if (!json)
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "vercel: out of memory");
@@ -377,7 +395,8 @@ static int vercel_exec(void *p, const isotier_exec_request *req, int *exit_statu
 			rc = isotier_error_set(err, ISOTIER_EDATA, 0,
 			                       "CommandFinishedResponse: no command.exitCode");
 		if (!rc)
-			*exit_status = code->valueint & 0xff;
+			rc = isotier_remote_exit_code("vercel", "command.exitCode", code,
+			                              exit_status, err);
 		cJSON_Delete(doc);
 	}
 	if (!rc) { /* its logs */
@@ -414,5 +433,6 @@ const isotier_backend isotier_backend_vercel = {
     .exec = vercel_exec,
     .destroy = vercel_destroy,
     .release = vercel_release,
+    .sweep_run = vercel_sweep_run,
     .fetch = isotier_fetch_by_exec,
 };

@@ -1,5 +1,6 @@
 /* engine.c - Docker and Podman through their CLI (see engine.h). */
 #include "engine.h"
+#include "lease.h"
 
 #include <cJSON.h>
 #include <ctype.h>
@@ -7,6 +8,7 @@
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <time.h>
 
 #define ENGINE_CALL_TIMEOUT_S 30
 
@@ -119,6 +121,71 @@ static void remove_containers(const engine_state *s)
 	free(out.data);
 }
 
+/* The lease for a container or image of s named name (lease.h). */
+static void engine_lease(const engine_state *s, const char *kind, const char *name)
+{
+	isotier_lease l = {.kind = kind,
+	                   .backend = s->e->backend,
+	                   .cli = s->e->cli,
+	                   .wrap = s->unmount,
+	                   .name = name,
+	                   .global = s->e->podman && s->e->runtime ? s->e->runtime : ""};
+	isotier_lease_take(&l, name);
+}
+
+/* `rm -f [--time 0] NAME` (a cleanup child). */
+static void remove_by_name(const engine_state *s, const char *name)
+{
+	const char *const docker_rm[] = {"rm", "-f", name, NULL};
+	const char *const podman_rm[] = {"rm", "-f", "--time", "0", name, NULL};
+	int st;
+	engine_call(s, s->e->podman ? podman_rm : docker_rm, NULL,
+	            ISOTIER_PROC_CLEANUP | ISOTIER_PROC_QUIET, &st, NULL);
+}
+
+struct cancel_ctx {
+	const engine_state *s;
+	const char *name;
+};
+
+/* A cancel during `run`: the engine removes its own container, and its client
+ * then ends by itself. Killing the client instead, mid-create, leaves the
+ * container (and podman's conmon and `crun create`) running, unlisted. */
+static void cancel_run(void *p)
+{
+	const struct cancel_ctx *c = p;
+	remove_by_name(c->s, c->name);
+}
+
+void isotier_engine_sweep(const isotier_lease *l)
+{
+	isotier_engine e = {.backend = l->backend,
+	                    .cli = l->cli,
+	                    .podman = !strcmp(l->cli, "podman"),
+	                    .runtime = l->global && *l->global ? l->global : NULL};
+	engine_state s = {.e = &e, .spec = {.cancel_fd = -1}};
+	snprintf(s.unmount, sizeof s.unmount, "%s", l->wrap ? l->wrap : "");
+	if (!strcmp(l->kind, "image")) {
+		const char *const rmi[] = {"rmi", "-f", l->name, NULL};
+		const char *const inspect[] = {"image", "inspect", "--format", "x", l->name, NULL};
+		int st;
+		engine_call(&s, rmi, NULL, ISOTIER_PROC_CLEANUP | ISOTIER_PROC_QUIET, &st, NULL);
+		/* The daemon finishes an import whose client died with its run (within
+		 * a second here): watch for the tag for 3 s more, removing it again. */
+		for (int i = 0; i < 12; i++) {
+			struct timespec ts = {0, 250 * 1000000L};
+			nanosleep(&ts, NULL);
+			if (engine_call(&s, inspect, NULL, ISOTIER_PROC_CLEANUP | ISOTIER_PROC_QUIET,
+			                &st, NULL) == 0 &&
+			    st == 0)
+				engine_call(&s, rmi, NULL, ISOTIER_PROC_CLEANUP | ISOTIER_PROC_QUIET, &st,
+				            NULL);
+		}
+	} else {
+		remove_by_name(&s, l->name);
+	}
+}
+
 void isotier_engine_destroy(void *p)
 {
 	engine_state *s = p;
@@ -129,7 +196,10 @@ void isotier_engine_destroy(void *p)
 	if (s->image[0]) {
 		const char *const rmi[] = {"rmi", "-f", s->image, NULL};
 		int st;
-		engine_call(s, rmi, NULL, ISOTIER_PROC_CLEANUP | ISOTIER_PROC_QUIET, &st, NULL);
+		if (engine_call(s, rmi, NULL, ISOTIER_PROC_CLEANUP | ISOTIER_PROC_QUIET, &st,
+		                NULL) == 0 &&
+		    st == 0)
+			isotier_lease_drop("image", s->image);
 	}
 	if (s->dir) {
 		isotier_rmtree(s->dir);
@@ -200,6 +270,7 @@ static int import_image(engine_state *s, isotier_error *err)
 	isotier_capture out = {.max = 4096};
 	/* The tag names the image from here on, even if the answer is garbled. */
 	snprintf(s->image, sizeof s->image, "%s", tag);
+	engine_lease(s, "image", tag);
 	rc = engine_call(s, imp, &out, 0, NULL, err);
 	if (!rc) {
 		const char *d = out.data ? out.data : "";
@@ -342,11 +413,15 @@ int isotier_engine_exec(void *p, const isotier_exec_request *req, int *exit_stat
 	    .stderr_fd = req->stderr_fd,
 	    .timeout_s = isotier_exec_timeout(&s->spec, req),
 	    .cancel_fd = isotier_exec_cancel_fd(&s->spec, req),
+	    .on_cancel = cancel_run,
+	    .on_cancel_ctx = &(struct cancel_ctx){.s = s, .name = name},
 	};
+	engine_lease(s, "container", name);
 	rc = isotier_proc_run(&o, exit_status, err);
 	/* A killed CLI leaves its container running; an engine error (125) may leave one. */
 	if (rc || *exit_status >= 125)
 		remove_containers(s);
+	isotier_lease_drop("container", name);
 	if (rc)
 		return isotier_error_prefix(err, "%s: exec %s", e->backend, req->argv[0]);
 	return 0;

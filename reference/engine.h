@@ -34,6 +34,9 @@ int isotier_engine_provision(void **out, const isotier_engine *e, const isotier_
 int isotier_engine_exec(void *state, const isotier_exec_request *req, int *exit_status,
                         isotier_error *err);
 void isotier_engine_destroy(void *state);
+/* Removes the container or image a dead run's lease names (sweep.c). */
+struct isotier_lease;
+void isotier_engine_sweep(const struct isotier_lease *l);
 
 /*
  * The Docker daemon's configured runtimes, from `docker info` (bounded):

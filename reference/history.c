@@ -1,5 +1,6 @@
 /* history.c - the SQLite history: open, migrate, runs. */
 #include "history.h"
+#include "lease.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -90,6 +91,11 @@ static const char *const migrations[] = {
 	"ALTER TABLE observations ADD COLUMN host_id TEXT; "
 	"ALTER TABLE observations ADD COLUMN claim_digest TEXT; "
 	"CREATE INDEX observations_by_backend_id ON observations(backend, id);",
+	/* 4 -> 5: the process that owns a run (its pid and start time, lease.h),
+	 * so a later run can tell a run still in progress from one whose process
+	 * died without ending it (history_stale.c). NULL: older rows. */
+	("ALTER TABLE runs ADD COLUMN owner_pid INTEGER; "
+	 "ALTER TABLE runs ADD COLUMN owner_start INTEGER;"), /* (): one statement list, not a missing comma */
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -350,8 +356,8 @@ int isotier_history_run_begin(isotier_history *h, int64_t *run_id, const char *c
 	char now[32];
 	isotier_utc_now(now, sizeof now);
 	if (sqlite3_prepare_v2(h->db,
-			       "INSERT INTO runs(started_at, tool_version, catalogue_commit, command, host)"
-			       " VALUES (?1, ?2, ?3, ?4, ?5)",
+			       "INSERT INTO runs(started_at, tool_version, catalogue_commit, command, host,"
+			       " owner_pid, owner_start) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
 			       -1, &stmt, NULL) != SQLITE_OK)
 		return isotier_history_sql_error(h, err, "record run");
 	sqlite3_bind_text(stmt, 1, now, -1, SQLITE_TRANSIENT);
@@ -361,6 +367,8 @@ int isotier_history_run_begin(isotier_history *h, int64_t *run_id, const char *c
 	struct utsname u;
 	if (uname(&u) == 0 && u.nodename[0])
 		sqlite3_bind_text(stmt, 5, u.nodename, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_int64(stmt, 6, getpid());
+	sqlite3_bind_int64(stmt, 7, (sqlite3_int64)isotier_pid_start(getpid()));
 	if (sqlite3_step(stmt) != SQLITE_DONE)
 		return isotier_history_sql_error(h, err, "record run");
 	*run_id = sqlite3_last_insert_rowid(h->db);

@@ -45,6 +45,14 @@ int isotier_history_run_begin(isotier_history *h, int64_t *run_id, const char *c
 			      const char *catalogue_commit, isotier_error *err);
 /* Marks a run finished with a status word ("ok", "failed", "interrupted"). */
 int isotier_history_run_end(isotier_history *h, int64_t run_id, const char *status, isotier_error *err);
+/* history_stale.c: marks this host's runs left 'running' by a process that is
+ * gone (its pid and start time, lease.h) as 'interrupted', with a
+ * 'run_interrupted' audit event each; *n of them, the first max ids in ids. */
+int isotier_history_mark_stale(isotier_history *h, int64_t *ids, size_t max, size_t *n,
+                               isotier_error *err);
+/* A 'leftover_swept' audit event (sweep.h): what a dead run left, now removed. */
+int isotier_history_note_swept(isotier_history *h, const char *backend, const char *reason,
+                               isotier_error *err);
 
 /* $ISOTIER_DB when set and not empty, else ISOTIER_DEFAULT_DB. An explicit
  * path (--db, db_path) always wins over both. */

@@ -139,6 +139,17 @@ static void url_path(char *out, size_t len, const char *url)
 	out[strcspn(out, "?#")] = '\0';
 }
 
+/* "file:" for file:///etc/passwd: the scheme of url, or "non-URL" when it
+ * has none a URL could have. */
+static void redirect_scheme(char *out, size_t len, const char *url)
+{
+	size_t n = strspn(url, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+.-");
+	if (n == 0 || n > len - 2 || url[n] != ':')
+		snprintf(out, len, "non-URL");
+	else
+		snprintf(out, len, "%.*s:", (int)n, url);
+}
+
 /* One attempt. 0: a response (resp->status); else an ISOTIER_E*. */
 static int attempt(const isotier_http_request *req, isotier_http_response *resp, xfer *x,
                    int64_t timeout_ms, isotier_error *err)
@@ -223,9 +234,14 @@ static int attempt(const isotier_http_request *req, isotier_http_response *resp,
 			cc = msg->data.result;
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &resp->status);
 	char *eff = NULL;
+	char refused[24] = ""; /* the scheme of a redirect target that is not followed */
 	if (req->max_redirects > 0 && curl_easy_getinfo(c, CURLINFO_EFFECTIVE_URL, &eff) == CURLE_OK &&
-	    eff && strcmp(eff, req->url) != 0)
-		snprintf(resp->effective_url, sizeof resp->effective_url, "%s", eff);
+	    eff && strcmp(eff, req->url) != 0) {
+		if (strncasecmp(eff, "http://", 7) && strncasecmp(eff, "https://", 8))
+			redirect_scheme(refused, sizeof refused, eff);
+		else
+			snprintf(resp->effective_url, sizeof resp->effective_url, "%s", eff);
+	}
 	if (x->sink_rc) {
 		rc = x->sink_rc;
 	} else if (x->over) {
@@ -237,6 +253,14 @@ static int attempt(const isotier_http_request *req, isotier_http_response *resp,
 		rc = isotier_error_set(err, ISOTIER_ETIMEDOUT, 0,
 		                       "%s %s: timed out: no complete answer in %lld ms", req->method,
 		                       where, (long long)timeout_ms);
+	} else if (refused[0]) {
+		/* Named by its scheme alone: the rest of a URL a server chose
+		 * (file:///etc/passwd, credentials in a query) is not repeated. */
+		resp->sent = true;
+		rc = isotier_error_set(err, ISOTIER_EIO, 0,
+		                       "%s %s: redirect to a %s URL refused (only http and https "
+		                       "are followed)",
+		                       req->method, where, refused);
 	} else if (cc == CURLE_TOO_MANY_REDIRECTS) {
 		resp->sent = true;
 		rc = isotier_error_set(err, ISOTIER_EIO, 0,
@@ -289,6 +313,7 @@ int isotier_http_perform(const isotier_http_request *req, isotier_http_response 
 	int64_t timeout = req->timeout_ms > 0 ? req->timeout_ms : 30000;
 	char where[512];
 	url_path(where, sizeof where, req->url);
+	const int64_t started = isotier_now_ms();
 	for (int n = 1;; n++) {
 		if (should_stop(req)) /* nothing of this attempt sent */
 			return isotier_error_set(err, ISOTIER_EINTR, 0, "%s %s: interrupted",
@@ -332,10 +357,19 @@ int isotier_http_perform(const isotier_http_request *req, isotier_http_response 
 		if (delay > cap)
 			delay = cap;
 		delay += isotier_now_ms() % 100; /* jitter */
-		if (req->deadline_ms && isotier_now_ms() + delay >= req->deadline_ms)
+		/* Every wait ends within the caller's time: the deadline, or else the
+		 * request's own timeout counted from its first attempt. A wait that
+		 * would pass it is not started: the answer stands as the error. */
+		int64_t end = started + timeout;
+		if (req->deadline_ms && req->deadline_ms < end)
+			end = req->deadline_ms;
+		if (isotier_now_ms() + delay >= end)
 			return rc ? rc
 			          : isotier_http_status_error(err, ISOTIER_EIO,
-			                                      "no retry before the deadline", resp);
+			                                      req->deadline_ms && end == req->deadline_ms
+			                                          ? "no retry before the deadline"
+			                                          : "no retry within the timeout",
+			                                      resp);
 		if (!wait_ms(req, delay))
 			return isotier_error_set(err, ISOTIER_EINTR, 0, "%s %s: interrupted",
 			                         req->method, where);

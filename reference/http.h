@@ -8,14 +8,17 @@
  *   (ISOTIER_HTTP_USER_AGENT), for the remote backends, OTLP export and
  *   `sources check` alike;
  * - follows no redirect unless asked (max_redirects), and then only to http
- *   and https;
+ *   and https: one to another scheme is an error naming the scheme alone,
+ *   never the URL (nor is it kept in effective_url);
  * - is retried only on 429 (the provider did not act on it) and, when the
  *   caller says the request is safe to repeat (retry_5xx: idempotent, or a
  *   create whose outcome was checked first), on 5xx and on transport errors
  *   (connect, resolve, send, receive, an answer cut short; never a TLS
  *   verification failure, a malformed URL or a redirect loop);
- *   a connection that could not be made (nothing sent) is always retried; waits honour Retry-After (seconds or an HTTP-date, capped at 30 s
- *   and by the deadline), else
+ *   a connection that could not be made (nothing sent) is always retried; waits honour Retry-After (seconds or an HTTP-date, capped at 30 s);
+ *   no wait outlasts the deadline, or without one the timeout counted from
+ *   the first attempt (a longer one is not started: the answer is the
+ *   error), else
  *   exponential backoff from 500 ms. A timeout is never retried here;
  * - stops within 100 ms once cancel_fd (> 0; <= 0: none) is readable, hung up
  *   or not open (isotier_cancelled) -> ISOTIER_EINTR; a cleanup request (a
@@ -49,7 +52,7 @@ typedef struct isotier_http_request {
 	size_t body_len;
 	const char *upload_path; /* multipart/form-data with this file as field "file" */
 	const char *upload_name; /* its file name in the form */
-	int64_t timeout_ms;      /* whole request, each attempt; 0: 30 s */
+	int64_t timeout_ms;      /* each attempt, and bounds the waits between them; 0: 30 s */
 	int64_t deadline_ms;     /* isotier_now_ms() clock; 0: none. No attempt starts past it */
 	size_t max_body;         /* 0: ISOTIER_HTTP_MAX_BODY */
 	bool retry_5xx;          /* safe to repeat: retry 5xx and connect failures too */

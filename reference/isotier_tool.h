@@ -35,6 +35,8 @@
 #include "probe_result.h"
 #include "proc.h"
 #include "resolve.h"
+/* verify and sweep release what a run that died left behind (leases). */
+#include "sweep.h"
 /* verify judges a remote backend's observation as the testimony it is. */
 #include "testimony.h"
 

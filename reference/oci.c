@@ -1,5 +1,6 @@
 /* oci.c - OCI bundles for runc and runsc: config.json through cJSON, run, delete. */
 #include "oci.h"
+#include "lease.h"
 
 #include <cJSON.h>
 #include <dirent.h>
@@ -85,12 +86,21 @@ static void delete_registered(const isotier_oci_bundle *b, const char *only)
 	closedir(d);
 }
 
+void isotier_oci_sweep(const isotier_lease *l)
+{
+	isotier_oci_runtime rt = {.name = l->cli};
+	isotier_oci_bundle b = {.rt = &rt, .dir = (char *)l->path};
+	snprintf(b.unmount, sizeof b.unmount, "%s", l->wrap ? l->wrap : "");
+	delete_registered(&b, NULL);
+}
+
 void isotier_oci_destroy(isotier_oci_bundle *b)
 {
 	if (!b)
 		return;
 	if (b->dir) {
 		delete_registered(b, NULL);
+		isotier_lease_drop("oci", strrchr(b->dir, '/') + 1);
 		isotier_rmtree(b->dir);
 		free(b->dir);
 	}
@@ -134,6 +144,11 @@ int isotier_oci_provision(isotier_oci_bundle **out, const isotier_oci_runtime *r
 		                          b->spec.rootfs ? b->spec.rootfs : "/", err);
 	if (!rc)
 		rc = isotier_mkdtemp(&b->dir, "isotier-bundle", err);
+	if (!rc) { /* its containers live in its private state: a sweep deletes them there */
+		isotier_lease l = {.kind = "oci", .backend = rt->name, .cli = rt->name,
+		                   .wrap = b->unmount, .path = b->dir};
+		isotier_lease_take(&l, strrchr(b->dir, '/') + 1);
+	}
 	if (!rc && rt->gvisor)
 		rc = check_traversable(b->dir, err);
 	if (rc) {

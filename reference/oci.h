@@ -40,6 +40,9 @@ int isotier_oci_exec(isotier_oci_bundle *b, const isotier_exec_request *req, int
                      isotier_error *err);
 /* Removes the bundle (after deleting any container left in its state dir). */
 void isotier_oci_destroy(isotier_oci_bundle *b);
+/* Deletes every container in the private state of a dead run's bundle (sweep.c). */
+struct isotier_lease;
+void isotier_oci_sweep(const struct isotier_lease *l);
 
 /* The backend operations of an OCI runtime, shared by runc and runsc: each
  * backend file only names its runtime. Errors are prefixed "NAME: step". */

@@ -2,6 +2,7 @@
  * bounded capture; plus the small file helpers the backends share. No signal
  * state: cancellation is the caller's descriptor (see proc.h). */
 #include "proc.h"
+#include "lease.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -267,7 +268,29 @@ typedef struct proc_wait {
 	int status;
 	int timeout_s;  /* > 0, or < 0: none */
 	int64_t deadline, drain_deadline;
+	int64_t cancel_at, next_hook; /* cancelled with an on_cancel hook: since, next call */
 } proc_wait;
+
+/* After a cancel, how long a child with an on_cancel hook has to end once its
+ * work is undone, and how often the hook is asked again meanwhile. */
+#define CANCEL_GRACE_MS 20000
+#define CANCEL_HOOK_EVERY_MS 1000
+
+/* A cancel seen: with a hook, ask it to undo the child's work and keep waiting
+ * for the child to end by itself (0); without one, ISOTIER_EINTR. */
+static int cancel_seen(proc_wait *w, isotier_error *err)
+{
+	const isotier_proc_opts *o = w->o;
+	if (!o->on_cancel)
+		return isotier_error_set(err, ISOTIER_EINTR, 0, "%s: cancelled", w->name);
+	int64_t now = isotier_now_ms();
+	w->cancel_at = now;
+	if (w->deadline > now + CANCEL_GRACE_MS)
+		w->deadline = now + CANCEL_GRACE_MS;
+	o->on_cancel(o->on_cancel_ctx);
+	w->next_hook = isotier_now_ms() + CANCEL_HOOK_EVERY_MS;
+	return 0;
+}
 
 /* Forks the child into its own process group; *exec_errno is the errno of a
  * failed exec (0 when it ran). */
@@ -337,7 +360,7 @@ static int wait_step(proc_wait *w, proc_io *io, isotier_error *err)
 		i_pid = n;
 		pf[n++] = (struct pollfd){.fd = w->pidfd, .events = POLLIN};
 	}
-	if (o->cancel_fd > 0 && !(o->flags & ISOTIER_PROC_CLEANUP)) {
+	if (o->cancel_fd > 0 && !(o->flags & ISOTIER_PROC_CLEANUP) && !w->cancel_at) {
 		i_cancel = n;
 		pf[n++] = (struct pollfd){.fd = o->cancel_fd, .events = POLLIN};
 	}
@@ -352,6 +375,8 @@ static int wait_step(proc_wait *w, proc_io *io, isotier_error *err)
 	int64_t wait = (w->exited ? w->drain_deadline : w->deadline) - isotier_now_ms();
 	if (w->pidfd < 0 && wait > 100)
 		wait = 100;
+	if (w->cancel_at && !w->exited && wait > w->next_hook - isotier_now_ms())
+		wait = w->next_hook - isotier_now_ms();
 	wait = wait < 0 ? 0 : wait > INT_MAX ? INT_MAX : wait;
 	int pr = poll(pf, (nfds_t)n, (int)wait);
 	if (pr < 0) /* EINTR: a signal for the caller's own handler, which may cancel us */
@@ -359,7 +384,7 @@ static int wait_step(proc_wait *w, proc_io *io, isotier_error *err)
 	if (i_cancel >= 0 && pf[i_cancel].revents) {
 		if (w->exited)
 			return 1; /* it ended on its own: keep its status, stop draining */
-		return isotier_error_set(err, ISOTIER_EINTR, 0, "%s: cancelled", w->name);
+		return cancel_seen(w, err);
 	}
 	int rc;
 	if (i_out >= 0 && (pf[i_out].revents & (POLLIN | POLLHUP | POLLERR)) &&
@@ -370,10 +395,18 @@ static int wait_step(proc_wait *w, proc_io *io, isotier_error *err)
 		return rc;
 	if (!w->exited && (w->pidfd < 0 || (i_pid >= 0 && (pf[i_pid].revents & POLLIN)))) {
 		reap_if_exited(w);
+		if (w->exited && w->cancel_at)
+			return isotier_error_set(err, ISOTIER_EINTR, 0, "%s: cancelled", w->name);
 		if (w->exited)
 			return 0;
 	}
 	int64_t now = isotier_now_ms();
+	if (w->cancel_at && !w->exited && now >= w->deadline)
+		return isotier_error_set(err, ISOTIER_EINTR, 0, "%s: cancelled", w->name);
+	if (w->cancel_at && !w->exited && now >= w->next_hook) {
+		o->on_cancel(o->on_cancel_ctx);
+		w->next_hook = isotier_now_ms() + CANCEL_HOOK_EVERY_MS;
+	}
 	if (!w->exited && now >= w->deadline)
 		return isotier_error_set(err, ISOTIER_ETIMEDOUT, 0, "%s: timed out after %d s",
 		                         w->name, w->timeout_s);
@@ -457,6 +490,9 @@ int isotier_mkdtemp(char **out, const char *prefix, isotier_error *err)
 		free(path);
 		return ISOTIER_EIO;
 	}
+	/* A crash before isotier_rmtree leaves the lease for the next sweep. */
+	const char *base = strrchr(path, '/') + 1;
+	isotier_lease_take(&(isotier_lease){.kind = "dir", .path = path}, base);
 	*out = path;
 	return 0;
 }
@@ -495,6 +531,10 @@ void isotier_rmtree(const char *path)
 	if (!path || lstat(path, &st) != 0)
 		return;
 	rmtree_at(AT_FDCWD, path, st.st_dev, 0);
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	if (!strncmp(base, "isotier-", 8) && lstat(path, &st) != 0)
+		isotier_lease_drop("dir", base);
 }
 
 int isotier_write_file(const char *path, const void *data, size_t len, int mode, isotier_error *err)

@@ -61,6 +61,13 @@ typedef struct isotier_proc_opts {
 	int timeout_s; /* 0: ISOTIER_PROC_DEFAULT_TIMEOUT_S; <0: none */
 	int flags;
 	int cancel_fd; /* readable or hung up: cancel; <= 0: none (see above) */
+	/* Set: on a cancel the child is not killed at once. The hook is called
+	 * (and again every second) to have the child's work undone by its owner
+	 * (`podman rm -f NAME`: killing a container engine's client mid-create
+	 * leaves the container behind); the child then has up to 20 s to end
+	 * before its group is killed. The call still returns ISOTIER_EINTR. */
+	void (*on_cancel)(void *ctx);
+	void *on_cancel_ctx;
 } isotier_proc_opts;
 
 /*

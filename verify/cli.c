@@ -172,7 +172,7 @@ static bool is_sqlite_file(const char *path)
 {
 	static const char magic[16] = "SQLite format 3";
 	char head[16];
-	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | O_NOFOLLOW);
 	if (fd < 0)
 		return false;
 	ssize_t n = read(fd, head, sizeof head);
@@ -214,11 +214,13 @@ static int render_and_close(FILE *f, const char *name, bool sync, cli_output_fn 
 /* A device, FIFO or /dev/stdout: written where it is, never created or renamed.
  * Opened O_NONBLOCK, so a FIFO nobody reads is refused rather than waited on
  * forever; blocking writes once open (a reader that is there drains them). */
-static int write_in_place(const char *path, cli_output_fn write, const void *ctx)
+static int write_in_place(const char *path, bool nofollow, cli_output_fn write, const void *ctx)
 {
 	int fd = -1;
 	for (int waited = 0;; waited += 50) {
-		fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK);
+		/* nofollow: a FIFO or device swapped for a link since lstat is not
+		 * followed (ELOOP); /dev/std* and /proc paths are links by nature. */
+		fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK | (nofollow ? O_NOFOLLOW : 0));
 		if (fd >= 0 || errno != ENXIO || waited >= FIFO_READER_WAIT_MS)
 			break;
 		usleep(50 * 1000);
@@ -324,10 +326,8 @@ int cli_write_output(const char *opt, const char *path, const char *db_path, cli
 		return write_to_fd(path, fd, write, ctx);
 	if (!strncmp(path, "/dev/std", 8) || !strncmp(path, "/dev/fd/", 8) ||
 	    !strncmp(path, "/proc/", 6))
-		return write_in_place(path, write, ctx);
+		return write_in_place(path, false, write, ctx);
 	struct stat st;
-	const char *target = path;
-	char real[PATH_MAX];
 	if (lstat(path, &st) != 0) {
 		if (errno != ENOENT) {
 			cli_error("%s %s: %s", opt, path, strerror(errno));
@@ -341,19 +341,15 @@ int cli_write_output(const char *opt, const char *path, const char *db_path, cli
 		}
 		return write_replacing(path, write, ctx);
 	}
+	/* Never followed: replacing what a link names would give someone else's
+	 * file our owner and mode, and the link could be swapped between
+	 * resolving it and the rename. The rename below replaces the directory
+	 * entry itself, so a link planted after this check is replaced, never
+	 * followed. */
 	if (S_ISLNK(st.st_mode)) {
-		if (stat(path, &st) != 0) {
-			cli_error("%s %s: a symbolic link to nothing (%s); not following it", opt,
-			          path, strerror(errno));
-			return EXIT_CANTCREAT;
-		}
-		if (S_ISREG(st.st_mode)) { /* replace the file it names, keep the link */
-			if (!realpath(path, real)) {
-				cli_error("%s %s: %s", opt, path, strerror(errno));
-				return EXIT_CANTCREAT;
-			}
-			target = real;
-		}
+		cli_error("%s %s: a symbolic link; not following it (name the file itself)", opt,
+		          path);
+		return EXIT_USAGE;
 	}
 	if (S_ISDIR(st.st_mode) || S_ISBLK(st.st_mode)) {
 		cli_error("%s %s: a %s; not writing to it", opt, path,
@@ -361,18 +357,18 @@ int cli_write_output(const char *opt, const char *path, const char *db_path, cli
 		return EXIT_CANTCREAT;
 	}
 	if (!S_ISREG(st.st_mode))
-		return write_in_place(path, write, ctx);
-	const char *which = db_path ? db_file_named(target, &st, db_path) : NULL;
+		return write_in_place(path, true, write, ctx);
+	const char *which = db_path ? db_file_named(path, &st, db_path) : NULL;
 	if (which) {
 		cli_error("%s %s: that is the history database%s%s; not overwriting it", opt, path,
 		          *which ? "'s " : "", which);
 		return EXIT_USAGE;
 	}
-	if (is_sqlite_file(target)) {
+	if (is_sqlite_file(path)) {
 		cli_error("%s %s: an SQLite database; not overwriting it", opt, path);
 		return EXIT_USAGE;
 	}
-	return write_replacing(target, write, ctx);
+	return write_replacing(path, write, ctx);
 }
 
 /* ---- helping a user who mistyped ------------------------------------------ */

@@ -65,8 +65,8 @@ const char *cli_default_catalogue(void);
  *    database; refused (73) for a directory or block device;
  *  - path absent or a regular file: a temporary file beside it, fsync,
  *    rename: readers never see half a file;
- *  - a symbolic link to a regular file: the target is replaced (the link
- *    stays); a dangling link is refused (73);
+ *  - a symbolic link (to anything, or dangling) is refused (64), never
+ *    followed: name the file itself;
  *  - /dev/stdout, /dev/stderr, /dev/fd/N, /proc/self/fd/N: that open
  *    descriptor is written (its offset and O_APPEND kept);
  *  - anything else (character device, FIFO, other paths under /dev/std,

@@ -29,6 +29,7 @@
 #include "cancel.h"
 #include "catalogue_commit.h"
 #include "cli.h"
+#include "leftovers.h"
 #include "history_retry.h"
 #include "observations.h"
 #include "verify_run.h"
@@ -514,6 +515,10 @@ static int verify_main(int argc, char **argv)
 		isotier_catalogue_free(cat);
 		return db_fail(&err, o.db, o.busy_ms);
 	}
+	/* What runs killed unseen left behind goes first (leftovers.h); best effort. */
+	isotier_error sweep_err = {0};
+	if (leftovers_sweep(h, NULL, NULL, &sweep_err) < 0)
+		cli_error("sweep: %s", sweep_err.message);
 	/* A lock held past --busy-timeout while observations are being stored
 	 * is waited out, attempt after attempt, until the run's deadline: every
 	 * probe round's timeout plus some slack for provisioning (at least

@@ -97,6 +97,22 @@ static void add_str(cJSON *o, const char *k, const char *v)
 
 #define COL(i) ((const char *)sqlite3_column_text(st, (i)))
 
+/* Column i's stored JSON document through the strict parser, or NULL (absent,
+ * or refused: then a warning on stderr names the column and why). */
+static cJSON *stored_json(sqlite3_stmt *st, int i, const char *what)
+{
+	if (!COL(i))
+		return NULL;
+	isotier_error err = {0};
+	cJSON *doc = isotier_json_parse(COL(i), (size_t)sqlite3_column_bytes(st, i), what, &err);
+	if (!doc) {
+		fputs("isotier: warning: history show: stored ", stderr);
+		isotier_fputs_inline(stderr, err.message);
+		fputs(" (shown as null)\n", stderr);
+	}
+	return doc;
+}
+
 static void print_evidence(const report_evidence *ev)
 {
 	printf("evidence (probe ");
@@ -207,8 +223,11 @@ int history_show(isotier_history *h, long long id, bool json)
 			else
 				add_str(o, keys[i], t == SQLITE_NULL ? NULL : COL(i));
 		}
-		cJSON *layers = COL(22) ? cJSON_Parse(COL(22)) : NULL;
-		cJSON *probe = COL(23) ? cJSON_Parse(COL(23)) : NULL;
+		/* The stored documents are read as strictly as they were written: a
+		 * tampered one (a duplicate key, not JSON) is shown as null with a
+		 * warning, never passed on with two readings. */
+		cJSON *layers = stored_json(st, 22, "layers");
+		cJSON *probe = stored_json(st, 23, "probe");
 		if (o) {
 			/* What the history gate reads (resolve.c): the machine that made
 			 * it, and whether the claim it judged was recorded. */
@@ -217,7 +236,7 @@ int history_show(isotier_history *h, long long id, bool json)
 			cJSON_AddItemToObject(o, "layers", layers ? layers : cJSON_CreateNull());
 			cJSON_AddItemToObject(o, "probe", probe ? probe : cJSON_CreateNull());
 		}
-		char *text = o ? cJSON_Print(o) : NULL;
+		char *text = o ? isotier_json_print(o, true) : NULL; /* valid UTF-8 */
 		cJSON_Delete(o);
 		report_arena_free(&a);
 		if (!text) {
@@ -225,7 +244,7 @@ int history_show(isotier_history *h, long long id, bool json)
 			return EXIT_SOFTWARE;
 		}
 		puts(text);
-		cJSON_free(text);
+		free(text);
 		return EXIT_OK;
 	}
 	printf("observation %lld (run %lld)\n", (long long)sqlite3_column_int64(st, 0),
@@ -346,10 +365,10 @@ int history_sources(isotier_history *h, const source_filter *f, bool json, bool 
 		cli_error("history --sources: out of memory");
 		exit_code = EXIT_SOFTWARE;
 	} else if (json) {
-		char *text = cJSON_Print(doc);
+		char *text = isotier_json_print(doc, true); /* valid UTF-8 */
 		if (text)
 			puts(text);
-		cJSON_free(text);
+		free(text);
 	} else if (!n) {
 		printf("(no source checks%s)\n", f->provider || f->since || f->until
 		                                     ? " match"

@@ -15,10 +15,11 @@ extern const struct cli_command cli_run __attribute__((weak));
 extern const struct cli_command cli_churn __attribute__((weak));
 extern const struct cli_command cli_report __attribute__((weak));
 extern const struct cli_command cli_paths __attribute__((weak));
+extern const struct cli_command cli_sweep __attribute__((weak));
 
 static const struct cli_command *const commands[] = {
 	&cli_verify, &cli_history, &cli_catalogue, &cli_sources, &cli_backends,
-	&cli_run,    &cli_churn,   &cli_report, &cli_paths,
+	&cli_run,    &cli_churn,   &cli_report, &cli_paths, &cli_sweep,
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 

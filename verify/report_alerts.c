@@ -95,6 +95,10 @@ const char *report_remedy(report_arena *ar, const report_attention *a)
 		                           "(runbook/remote/README.md; `isotier backends --json` "
 		                           "lists its settings), then `isotier verify --backend %s`",
 		                           who(a), who(a));
+	case RA_INTERRUPTED:
+		return "its process died (killed, or the host stopped) before the run ended: the "
+		       "next run swept what it left (`leftover_swept` audit events, or `isotier "
+		       "sweep`); re-run `isotier verify` for what it did not finish";
 	case RA_COUNT: break;
 	}
 	return "";

@@ -137,7 +137,7 @@ report_verdict report_verdict_parse(const char *s)
 static const char *const attention_names[RA_COUNT] = {
     "contradicted", "unproven", "not_proven", "source_gone", "source_changed",
     "source_unreachable", "source_stale", "overdue", "catalogue",
-    "not_configured",
+    "not_configured", "interrupted",
 };
 
 const char *report_attention_name(report_attention_kind k)
@@ -258,9 +258,12 @@ static const char *value_text(report_arena *a, const cJSON *v)
 		}
 		return report_arena_strndup(a, b.p, VALUE_MAX * 2);
 	}
-	char *printed = cJSON_PrintUnformatted(v);
+	/* A copy: the printer scrubs invalid UTF-8 in place. */
+	cJSON *copy = cJSON_Duplicate(v, true);
+	char *printed = copy ? isotier_json_print(copy, false) : NULL;
+	cJSON_Delete(copy);
 	const char *out = report_arena_strndup(a, printed ? printed : "?", VALUE_MAX);
-	cJSON_free(printed);
+	free(printed);
 	return out;
 }
 

@@ -7,6 +7,7 @@
 
 #include "../reference/isotier_tool.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #define COPY(s) report_arena_strndup(&m->arena, (s), REPORT_FIELD_MAX)
@@ -285,6 +286,32 @@ static int load_refusals(report_model *m, isotier_history *h, isotier_error *err
 	return 0;
 }
 
+/* Runs a later run found left 'running' by a dead process (history_stale.c). */
+static int load_interrupted(report_model *m, isotier_history *h, isotier_error *err)
+{
+	cleanup_stmt sqlite3_stmt *st = NULL;
+	if (prepare(h, &st,
+	            "SELECT reason FROM audit_events WHERE event = 'run_interrupted'"
+	            " AND (?1 IS NULL OR at >= ?1) ORDER BY id LIMIT 100",
+	            m->since, err) < 0)
+		return ISOTIER_EDB;
+	int rc;
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
+		const char *reason = COL(0);
+		long long id = 0;
+		const char *subject =
+		    reason && sscanf(reason, "run %lld ", &id) == 1
+		        ? report_arena_printf(&m->arena, "run %lld", id)
+		        : "a run";
+		if (!reason || !subject ||
+		    report_attention_add(m, RA_INTERRUPTED, true, subject, reason) < 0)
+			return oom(err);
+	}
+	if (rc != SQLITE_DONE)
+		return isotier_history_sql_error(h, err, "report: read interrupted runs");
+	return 0;
+}
+
 static int age_days(const report_model *m, const char *date)
 {
 	long today = report_days(m->today), then = report_days(date);
@@ -528,6 +555,7 @@ static int model_fill(report_model *m, isotier_history *h, const report_options 
 		return ISOTIER_EDB;
 	if ((rc = load_observations(m, h, opts->all_durations, err)) < 0 ||
 	    (rc = load_checks(m, h, err)) < 0 || (rc = load_refusals(m, h, err)) < 0 ||
+	    (rc = load_interrupted(m, h, err)) < 0 ||
 	    (rc = load_provenance(m, h, err)) < 0 || (rc = load_catalogue(m, opts, err)) < 0)
 		return rc;
 	if (report_build_rows(m) < 0)

@@ -181,6 +181,7 @@ typedef enum report_attention_kind {
 	RA_OVERDUE,
 	RA_CATALOGUE,
 	RA_NOT_CONFIGURED, /* a note: a remote backend without credentials here */
+	RA_INTERRUPTED,    /* a run left 'running' by a process that died (history_stale.c) */
 	RA_COUNT
 } report_attention_kind;
 const char *report_attention_name(report_attention_kind k); /* "contradicted", ... */

@@ -18,6 +18,7 @@ dict_of() {
     fuzz_htmltext) echo html ;;
     fuzz_churn_md) echo markdown ;;
     fuzz_probe_replay) echo probe ;;
+    fuzz_redact_stream) echo redact ;;
     *) echo json ;;
   esac
 }

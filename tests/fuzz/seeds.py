@@ -109,3 +109,84 @@ for i in range(0, len(docs) - 1, 2):
     new = record(0, docs[i].replace(b'"CONTAINER"', b'"MICROVM"')) + record(1, docs[i + 1]) + \
         record(4, md["CHURN.md"])
     put("fuzz_churn_git", old + new)
+
+# Kernel identities (fuzz_kernel_id.c): every mode (raw or canonical boot_ids,
+# shared or not, equal btimes or not) over a few byte patterns.
+for mode in range(16):
+    for fill in (b"\x00", b"\x5a", b"\xff", bytes(range(1, 120))):
+        put("fuzz_kernel_id", bytes([mode]) + (fill * 120)[:120])
+
+# Streaming redaction (fuzz_redact_stream.c): text with the harness's planted
+# secrets, cut every way from one byte to none.
+SECRETS = [b"k3y-PLANTED-0123456789abcdef", b"zq9#wv", b"aaaaaaab"]
+texts = [b"plain output, no secret in it\n",
+         b"token=" + SECRETS[0] + b" and again " + SECRETS[0] + b"\n",
+         b"a" * 20 + b"b" + SECRETS[1] + SECRETS[2] + b"zq9#w",
+         SECRETS[2][:5] + SECRETS[0] + SECRETS[1] * 3]
+for text in texts:
+    for cuts in ([], [1], [3, 7], [0, 5], [27, 1, 2], [6, 6, 6, 6, 0]):
+        put("fuzz_redact_stream", bytes([len(cuts)] + cuts) + text)
+
+
+# Challenge answers (fuzz_challenge.c): a host pattern (16 slots of 50 ms,
+# header bytes as the harness reads them) and a probe document whose task
+# count follows it (seen), stays flat (not seen), errs, or is too sparse.
+def challenge_seed(bits, counts, samples=None, error=None, extra=None):
+    n, slot_us = len(bits), 50000
+    header = bytes([n - 6, 50 - 20]) + bytes(
+        sum(int(bits[8 * j + i]) << i for i in range(8) if 8 * j + i < n)
+        for j in range((n + 7) // 8))
+    start = 4900000
+    end = start + 100000 + n * slot_us + 100000
+    changes, last = [[start, 100]], 100
+    for k, b in enumerate(bits):
+        procs = counts(k, b)
+        t = start + 100000 + k * slot_us + 2000
+        if procs != last:
+            changes.append([t, procs])
+            last = procs
+    ch = {"start_us": start, "end_us": end, "samples": samples or (end - start) // 1000,
+          "truncated": False, "changes": changes}
+    if error:
+        ch["error"] = error
+    run = {"nonce": "0123456789abcdef0123456789abcdef", "challenge": ch}
+    if extra:
+        run.update(extra)
+    return header + json.dumps({"run": run}).encode()
+
+
+import json  # noqa: E402
+bits = "1010010100111100"
+put("fuzz_challenge", challenge_seed(bits, lambda k, b: 100 + 256 * int(b)))
+put("fuzz_challenge", challenge_seed(bits, lambda k, b: 100 + 130 * int(b) + k % 3))
+put("fuzz_challenge", challenge_seed(bits, lambda k, b: 100))
+put("fuzz_challenge", challenge_seed(bits, lambda k, b: 100 + 256 * (1 - int(b))))
+put("fuzz_challenge", challenge_seed(bits, lambda k, b: 100 + 256 * int(b), samples=3))
+put("fuzz_challenge", challenge_seed(bits, lambda k, b: 100, error="EPERM"))
+put("fuzz_challenge", challenge_seed(bits, lambda k, b: 100 + 256 * int(b), extra={
+    "pattern": {"bits": bits, "slot_ms": 50, "clock": "monotonic",
+                "segments": [[1000 + 60 * i, 1050 + 60 * i, 256 * int(b)]
+                             for i, b in enumerate(bits)]}}))
+
+
+# Provider answers (fuzz_remote_answer.c), shaped as the emulators in
+# tests/tools/ answer: mode byte 0 a Connect stream (E2B's process events),
+# 1/5 a create's answer (id at the top or under "sandbox"), 2 an exec's.
+def envelope(msg, flags=0):
+    return bytes([flags]) + len(msg).to_bytes(4, "big") + msg
+
+
+events = [{"event": {"start": {"pid": 7}}},
+          {"event": {"data": {"stdout": "aGVsbG8K"}}},
+          {"event": {"data": {"stderr": "b29wcwo="}}},
+          {"event": {"end": {"exitCode": 3, "exited": True, "status": "exit status 3"}}}]
+stream = b"".join(envelope(json.dumps(e).encode()) for e in events) + envelope(b"{}", 2)
+for chunk_mode in (0, 4, 32, 252):
+    put("fuzz_remote_answer", bytes([chunk_mode]) + stream)
+put("fuzz_remote_answer", bytes([0]) + stream[:17])
+sid = "0b9e2f4c-8a7d-4e21-9c3b-5d6f7a8b9c0d"
+put("fuzz_remote_answer", b"\x01" + json.dumps({"id": sid, "state": "creating"}).encode())
+put("fuzz_remote_answer", b"\x05" + json.dumps({"sandbox": {"id": "sbx_emu0123"}}).encode())
+put("fuzz_remote_answer", b"\x01" + b'{"id": "a/../b"}')
+for code in ("0", "1", "255", "256", "65536", "-1", "-256", "1.5", "1e300", "null"):
+    put("fuzz_remote_answer", b"\x02" + ('{"exitCode": %s, "result": "out\\n"}' % code).encode())

@@ -12,6 +12,6 @@ for src in "$ISOTIER_ROOT"/tests/fuzz/fuzz_*.c; do
   [ -x "$fuzz/$h" ] || fail "harness $h not built (make fuzz-build)"
   n=$((n + 1))
 done
-[ "$n" -ge 7 ] || fail "expected at least 7 harnesses, found $n"
+[ "$n" -ge 10 ] || fail "expected at least 10 harnesses, found $n"
 "$ISOTIER_ROOT/tests/fuzz/run.sh" "$BUILD" "${FUZZ_SMOKE_SECONDS:-5}" || fail "a fuzz harness failed"
 echo "fuzz smoke: $n harnesses green"

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Paths a user names are never waited on and never misread (issue 17, findings
-# 1 and 7): a FIFO, device or directory given as --audit-log, --otlp-file,
+# Paths a user names are never waited on, never misread and never followed
+# through a symbolic link (issue 17, findings 1 and 7; issue 25, defect 3): a
+# FIFO, device, directory or symbolic link given as --audit-log, --otlp-file,
 # --db or --out is refused with an error naming it, in bounded time (each
 # command runs under `timeout`: a hang is rc 124/137); a file that is not an
 # SQLite database is never turned into one; wrong inputs get their sysexits code.
@@ -74,6 +75,34 @@ assert_eq "$rc" 73 "report --out a FIFO with no reader"
 assert_contains "$out" "a FIFO with no reader"
 t "$bin" report --format json --db h.db --out ./adir
 assert_eq "$rc" 73 "report --out a directory"
+
+# Issue 25, defect 3: a symbolic link as --out, --audit-log or --otlp-file is
+# refused (64, naming the path), never followed: the file it names keeps its
+# owner, mode and content, and a dangling link creates nothing.
+printf 'victim\n' >victim
+chmod 0600 victim
+[ "$(id -u)" -ne 0 ] || chown nobody victim 2>/dev/null || true
+victim_state() { stat -c '%U %a' victim; sha256sum victim | cut -d' ' -f1; }
+before=$(victim_state)
+ln -s victim link
+ln -s "$TMP/absent" dangling
+for p in link dangling; do
+  t "$bin" report --format json --db h.db --out "./$p"
+  assert_eq "$rc" 64 "report --out a symlink ($p)"
+  assert_contains "$out" "--out ./$p: a symbolic link; not following it"
+  t "$bin" run --backend host --audit-log "./$p" --db h.db -- true
+  assert_eq "$rc" 64 "run --audit-log a symlink ($p)"
+  assert_contains "$out" "audit log ./$p: a symbolic link; not following it"
+  t "$bin" run --backend host --otlp-file "./$p" --otlp-required --db h.db --audit-log a.jsonl -- true
+  assert_eq "$rc" 64 "run --otlp-file a symlink ($p), --otlp-required"
+  assert_contains "$out" "span file ./$p: a symbolic link; not following it"
+  t "$bin" run --backend host --otlp-file "./$p" --db h.db --audit-log a.jsonl -- true
+  assert_eq "$rc" 0 "run --otlp-file a symlink ($p), telemetry not required"
+  assert_contains "$out" "warning: span file ./$p: a symbolic link"
+  [ -L "$p" ] || fail "the symlink $p was replaced"
+done
+assert_eq "$(victim_state)" "$before" "the file a refused symlink names changed"
+[ ! -e absent ] || fail "a dangling symlink's target was created"
 
 # Finding 7: the remaining exit codes.
 t "$bin" backends --catalogue /dev/zero --db h.db

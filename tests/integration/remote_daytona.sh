@@ -28,6 +28,8 @@ assert_contains "$(sqlite3 "$D/h.db" 'SELECT reason FROM observations')" "dayton
 all_deleted unknown 2
 echo "ok: UNKNOWN stays unjudged, what was observed is recorded"
 
+exit_wide
+
 # The MICROVM claim: CONTRADICTED on one kernel, never proven by a lie.
 microvm_cases --catalogue "$TMP/cat-microvm"
 

@@ -15,6 +15,8 @@ emu() {
   export FLY_API_TOKEN=$KEY FLY_APP=isotier-test ISOTIER_FLY_API_URL="http://127.0.0.1:$(cat "$D/port")/v1"
 }
 
+exit_wide
+
 microvm_cases
 
 # A hostile sandbox's capture (tests/tools/fault-probe.c "evil": a symlink to

@@ -17,6 +17,8 @@ emu() {
   export ISOTIER_VERCEL_API_URL="http://127.0.0.1:$(cat "$D/port")"
 }
 
+exit_wide
+
 microvm_cases
 
 emu nocred

@@ -314,15 +314,18 @@ assert_eq $? 64 "--out the database's WAL (absent)"
 assert_eq $? 64 "--out another SQLite database"
 assert_eq "$(sha256sum "$TMP/victim.db" | cut -d' ' -f1)" "$sum" "a refused --out changed the database"
 [ -L "$TMP/victim-link" ] || fail "the symlink was replaced"
-# A symlink to a regular file: the file is replaced, the link stays.
+# A symlink is never followed (tests/integration/hostile_paths.sh checks the
+# target's owner and mode): refused, the link and the file it names untouched.
 echo old >"$TMP/real.md"
 ln -s real.md "$TMP/link.md"
-"$BIN" report --db "$TMP/history.db" --no-catalogue --format md --out "$TMP/link.md" || fail "--out symlink: $?"
-[ -L "$TMP/link.md" ] || fail "--out replaced the symlink instead of its target"
-grep -q '^# isotier isolation report' "$TMP/real.md" || fail "the symlink's target was not written"
+"$BIN" report --db "$TMP/history.db" --no-catalogue --format md --out "$TMP/link.md" 2>/dev/null
+assert_eq $? 64 "--out a symlink to a regular file"
+[ -L "$TMP/link.md" ] || fail "--out replaced the symlink"
+assert_eq "$(cat "$TMP/real.md")" old "--out wrote through a symlink"
 ln -s nowhere.md "$TMP/dangling.md"
 "$BIN" report --db "$TMP/history.db" --no-catalogue --format md --out "$TMP/dangling.md" 2>/dev/null
-assert_eq $? 73 "--out a dangling symlink"
+assert_eq $? 64 "--out a dangling symlink"
+[ ! -e "$TMP/nowhere.md" ] || fail "--out created the file a dangling symlink names"
 "$BIN" report --db "$TMP/history.db" --no-catalogue --format md --out "$TMP" 2>/dev/null
 assert_eq $? 73 "--out a directory"
 # A FIFO is written in place, not replaced.

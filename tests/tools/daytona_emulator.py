@@ -19,7 +19,7 @@ apps/daemon/pkg/toolbox/docs/swagger.json) and rejects what does not match:
 The command is split into words (shlex: the daemon runs no shell). Behind
 every create is a real local sandbox (emu_sandbox.py). Faults: create-500
 (second create makes the sandbox, then 500), delete-fail (500 always),
-exec-500. delete-fail answers Retry-After: 0 (retried at once). --ledger appends "create ID" / "delete ID".
+exec-500, exit-wide (emu_common.exit_code). delete-fail answers Retry-After: 0 (retried at once). --ledger appends "create ID" / "delete ID".
 """
 import json
 import os
@@ -117,9 +117,10 @@ class Handler(emu_common.Handler):
                     return self.error(400, "command is required")
                 if "exec-500" in fault:
                     return self.error(500, "exec failed")
-                p = b["box"].popen(shlex.split(req["command"]), req.get("cwd", "/"), merge=True)
+                argv = shlex.split(req["command"])
+                p = b["box"].popen(argv, req.get("cwd", "/"), merge=True)
                 out, _, rc, killed = b["box"].wait(p, req.get("timeout", 10))
-                return self.reply(200, {"exitCode": -1 if killed else rc,
+                return self.reply(200, {"exitCode": -1 if killed else emu_common.exit_code(argv, rc),
                                         "result": out.decode("utf-8", "replace")})
         return self.error(404, "no such route")
 

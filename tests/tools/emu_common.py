@@ -8,6 +8,7 @@ import argparse
 import json
 import os
 import re
+import shlex
 import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -43,6 +44,23 @@ def parse(ap):
         ap.error("--identity replay needs --replay FILE")
     emu_sandbox.REPLAY = ARGS.replay
     return ARGS
+
+
+def exit_code(argv, rc):
+    """The exit code to report for a command that exited rc. --fault exit-wide
+    is a provider that lies outside 0-255 (no process can: sh cannot exit 256):
+    `true` is reported as 256 and `/bin/true` as -256, both 0 once reduced
+    with & 0xff, so only a client that takes the code whole refuses them.
+    isotier runs every command as `sh -c '... && exec CMD ARGS'`: CMD is the
+    word after the script's last exec."""
+    if "exit-wide" not in (ARGS.fault or []) or not argv:
+        return rc
+    words = list(argv)
+    if len(argv) == 3 and argv[1] == "-c":
+        words = shlex.split(argv[2])
+        if "exec" in words:
+            words = words[len(words) - words[::-1].index("exec"):]
+    return {"true": 256, "/bin/true": -256}.get(words[0] if words else "", rc)
 
 
 def ledger(line):

@@ -15,7 +15,7 @@ and MachineExecRequest, an app it knows):
 
 Behind every create is a real local sandbox (emu_sandbox.py). Faults:
 create-500 (second create makes the machine, then 500), delete-fail
-(500, Retry-After: 0). --ledger appends "create ID" / "delete ID".
+(500, Retry-After: 0), exit-wide (emu_common.exit_code). --ledger appends "create ID" / "delete ID".
 """
 import base64
 import os
@@ -98,6 +98,7 @@ class Handler(emu_common.Handler):
             p = m["box"].popen(cmd)
             out, err, rc, killed = m["box"].wait(p, req.get("timeout", 30))
             res = {"stdout": out.decode("utf-8", "replace"), "stderr": err.decode("utf-8", "replace")}
+            rc = emu_common.exit_code(cmd, rc)
             if killed or rc:
                 res["exit_code"] = 137 if killed else rc
             return self.reply(200, res)

@@ -8,6 +8,9 @@
 command -v bwrap >/dev/null || skip "bwrap is not installed (the emulator's sandboxes)"
 command -v sqlite3 >/dev/null || skip "sqlite3 CLI is not installed"
 bwrap --unshare-all --ro-bind / / true 2>/dev/null || skip "bwrap cannot create namespaces here"
+# The leases of the sandboxes a test leaks on purpose stay in the test's own
+# state directory, never the host's (lease.h).
+export ISOTIER_STATE_DIR=$TMP/state
 EMU_PID=
 stop_emu() { [ -z "$EMU_PID" ] || { kill "$EMU_PID" 2>/dev/null; wait "$EMU_PID" 2>/dev/null || true; }; EMU_PID=; }
 

@@ -17,7 +17,7 @@ request bodies, a tarball that does not gunzip and untar):
 
 Behind every create is a real local sandbox (emu_sandbox.py); the tarball is
 extracted into it. Faults: create-500 (second create makes it, then 500),
-stop-fail (500, Retry-After: 0). --ledger appends "create ID" / "delete ID".
+stop-fail (500, Retry-After: 0), exit-wide (emu_common.exit_code). --ledger appends "create ID" / "delete ID".
 """
 import gzip
 import io
@@ -127,7 +127,8 @@ class Handler(emu_common.Handler):
             if rest[2:] == [] and self.command == "GET" and q.get("wait") == ["true"]:
                 if c["exitCode"] is None:
                     out, err, rc, _ = s["box"].wait(c["proc"], 60)
-                    c.update(out=out, err=err, exitCode=rc)
+                    argv = [c["name"]] + list(c["args"])
+                    c.update(out=out, err=err, exitCode=emu_common.exit_code(argv, rc))
                 return self.reply(200, {"command": {k: v for k, v in c.items() if k not in ("proc", "out", "err")}})
             if rest[2:] == ["logs"] and self.command == "GET":
                 if c["exitCode"] is None:

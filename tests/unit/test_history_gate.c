@@ -428,7 +428,7 @@ START_TEST(old_database_migrates_and_proves_nothing)
 	isotier_history *h = NULL;
 	isotier_error err = {0};
 	ck_assert_int_eq(isotier_history_open_readonly(&h, db, &err), 0);
-	ck_assert_int_eq(isotier_history_schema_version(h), 4);
+	ck_assert_int_eq(isotier_history_schema_version(h), 5);
 	observation_row *rows = NULL;
 	size_t n = 0;
 	observation_filter f = {0};

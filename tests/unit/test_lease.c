@@ -1,0 +1,245 @@
+/* test_lease.c - the lease registry and the sweep of dead runs' leftovers
+ * (lease.h, sweep.h), and proc.h's on_cancel hook: real files, real
+ * processes, a real directory of leases. */
+#include <check.h>
+#include "check_run.h"
+
+#include <dirent.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "../../reference/lease.h"
+#include "../../reference/proc.h"
+#include "../../reference/sweep.h"
+
+static char root[256];
+
+static void setup(void)
+{
+	snprintf(root, sizeof root, "/tmp/isotier-test-lease.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(root));
+	char state[300], tmp[300];
+	snprintf(state, sizeof state, "%s/state", root);
+	snprintf(tmp, sizeof tmp, "%s/tmp", root);
+	ck_assert_int_eq(mkdir(tmp, 0755), 0);
+	setenv("ISOTIER_STATE_DIR", state, 1);
+	setenv("TMPDIR", tmp, 1);
+}
+
+static void teardown(void)
+{
+	isotier_rmtree(root);
+}
+
+static size_t count_leases(void)
+{
+	char dir[4096];
+	ck_assert(isotier_lease_dir(dir, sizeof dir));
+	DIR *d = opendir(dir);
+	size_t n = 0;
+	struct dirent *e;
+	while (d && (e = readdir(d)))
+		n += e->d_name[0] != '.';
+	if (d)
+		closedir(d);
+	return n;
+}
+
+START_TEST(pid_alive_needs_the_same_start_time)
+{
+	unsigned long long me = isotier_pid_start(getpid());
+	ck_assert_uint_gt(me, 0);
+	ck_assert(isotier_pid_alive(getpid(), me));
+	ck_assert(!isotier_pid_alive(getpid(), me + 1)); /* a reused pid is not the owner */
+	pid_t c = fork();
+	if (c == 0)
+		_exit(0);
+	unsigned long long cs = isotier_pid_start(c);
+	int st;
+	/* A zombie releases nothing: dead already. */
+	for (int i = 0; i < 100 && isotier_pid_alive(c, cs); i++)
+		usleep(10000);
+	ck_assert(!isotier_pid_alive(c, cs));
+	waitpid(c, &st, 0);
+	ck_assert(!isotier_pid_alive(c, cs));
+}
+END_TEST
+
+START_TEST(mkdtemp_leases_and_rmtree_drops)
+{
+	char *dir = NULL;
+	ck_assert_int_eq(isotier_mkdtemp(&dir, "isotier-vm", NULL), 0);
+	ck_assert_uint_eq(count_leases(), 1);
+	/* A live owner's leftovers are never swept. */
+	ck_assert_int_eq(isotier_sweep(NULL, NULL), 0);
+	ck_assert_int_eq(access(dir, F_OK), 0);
+	isotier_rmtree(dir);
+	ck_assert_uint_eq(count_leases(), 0);
+	free(dir);
+}
+END_TEST
+
+struct seen {
+	int n;
+	char what[4096];
+	int owner;
+};
+
+static void report(void *ctx, const char *kind, const char *backend, const char *what, int owner,
+                   const char *done)
+{
+	(void)backend;
+	(void)done;
+	struct seen *s = ctx;
+	s->n++;
+	snprintf(s->what, sizeof s->what, "%s %s", kind, what);
+	s->owner = owner;
+}
+
+START_TEST(a_dead_runs_dir_and_its_process_are_swept)
+{
+	/* A child takes the lease for a temp dir, starts a process naming it (as
+	 * QEMU names its initramfs) and dies without releasing either. */
+	int p[2];
+	ck_assert_int_eq(pipe(p), 0);
+	pid_t owner = fork();
+	if (owner == 0) {
+		char *dir = NULL;
+		if (isotier_mkdtemp(&dir, "isotier-vm", NULL) != 0)
+			_exit(1);
+		pid_t user = fork();
+		if (user == 0) {
+			setsid(); /* outlives its parent, as a VM does */
+			/* sh keeps dir in its command line ($0), as QEMU does its initrd */
+			execlp("sh", "sh", "-c", "sleep 30; :", dir, (char *)NULL);
+			_exit(127);
+		}
+		dprintf(p[1], "%d %s\n", (int)user, dir);
+		_exit(0); /* SIGKILL-like: nothing released */
+	}
+	close(p[1]);
+	char buf[4200] = "";
+	ck_assert_int_gt(read(p[0], buf, sizeof buf - 1), 0);
+	close(p[0]);
+	int st;
+	waitpid(owner, &st, 0);
+	int user = 0;
+	char dir[4096];
+	ck_assert_int_eq(sscanf(buf, "%d %4095s", &user, dir), 2);
+	usleep(100000); /* the sleeper has exec'd */
+	ck_assert_int_eq(access(dir, F_OK), 0);
+	ck_assert_uint_eq(count_leases(), 1);
+
+	struct seen s = {0};
+	ck_assert_int_eq(isotier_sweep(report, &s), 1);
+	ck_assert_int_eq(s.n, 1);
+	ck_assert_int_eq(s.owner, owner);
+	ck_assert_str_eq(s.what + 4, dir);
+	ck_assert_int_ne(access(dir, F_OK), 0);
+	ck_assert_uint_eq(count_leases(), 0);
+	/* The process that named the dir was killed (it is the test's grandchild:
+	 * reaped by init, or a zombie here, never still sleeping). */
+	char stat[64], line[512] = "";
+	snprintf(stat, sizeof stat, "/proc/%d/stat", user);
+	FILE *f = fopen(stat, "r");
+	if (f) {
+		ck_assert_ptr_nonnull(fgets(line, sizeof line, f));
+		fclose(f);
+		ck_assert_ptr_nonnull(strstr(line, ") Z"));
+	}
+	ck_assert_int_eq(isotier_sweep(report, &s), 0); /* nothing twice */
+}
+END_TEST
+
+START_TEST(a_hostile_lease_is_left_alone)
+{
+	char dir[4096], file[4200];
+	ck_assert(isotier_lease_dir(dir, sizeof dir));
+	char *tmp = NULL;
+	ck_assert_int_eq(isotier_mkdtemp(&tmp, "isotier-vm", NULL), 0); /* makes the lease dir */
+	/* A dead owner, but a path outside any isotier temp dir, and a torn one. */
+	snprintf(file, sizeof file, "%s/1-1-dir-evil", dir);
+	FILE *f = fopen(file, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "owner=999999:1:%llu\nkind=dir\nbackend=\ncli=\nwrap=\nname=\npath=%s\nglobal=\n",
+	        isotier_pidns(), root);
+	fclose(f);
+	snprintf(file, sizeof file, "%s/1-1-dir-torn", dir);
+	f = fopen(file, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "owner=999999:1:%llu\nkind=dir\npath=/tmp/isotier-vm.torn", isotier_pidns());
+	fclose(f);
+	ck_assert_int_eq(isotier_sweep(NULL, NULL), 0);
+	ck_assert_int_eq(access(root, F_OK), 0);
+	isotier_rmtree(tmp);
+	free(tmp);
+}
+END_TEST
+
+static int hook_calls;
+static void hook(void *ctx)
+{
+	(void)ctx;
+	hook_calls++;
+}
+
+START_TEST(on_cancel_asks_the_owner_and_waits_for_the_child)
+{
+	/* The child ends by itself 1.5 s after the cancel (as `podman run` does
+	 * once its container is removed): it is waited for, not killed, and
+	 * the hook was asked again meanwhile; the call still says cancelled. */
+	char mark[300];
+	snprintf(mark, sizeof mark, "%s/ended", root);
+	char script[600];
+	snprintf(script, sizeof script, "trap '' TERM; sleep 1.5; : > %s", mark);
+	const char *argv[] = {"sh", "-c", script, NULL};
+	isotier_proc_opts o = {.argv = argv,
+	                       .stdin_fd = -1,
+	                       .stdout_fd = -1,
+	                       .stderr_fd = -1,
+	                       .timeout_s = 30,
+	                       .on_cancel = hook};
+	/* Cancelled after it started: the descriptor hangs up 0.2 s in, when
+	 * the last holder of its write end exits. */
+	int q[2];
+	ck_assert_int_eq(pipe(q), 0);
+	o.cancel_fd = q[0];
+	pid_t closer = fork();
+	if (closer == 0) {
+		usleep(200000);
+		_exit(0);
+	}
+	close(q[1]);
+	int st = -1;
+	hook_calls = 0;
+	ck_assert_int_eq(isotier_proc_run(&o, &st, NULL), ISOTIER_EINTR);
+	ck_assert_int_ge(hook_calls, 2);
+	ck_assert_int_eq(access(mark, F_OK), 0); /* it ran to its end */
+	waitpid(closer, NULL, 0);
+	close(q[0]);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+	Suite *s = suite_create("lease");
+	TCase *tc = tcase_create("lease");
+	tcase_set_timeout(tc, 30);
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, pid_alive_needs_the_same_start_time);
+	tcase_add_test(tc, mkdtemp_leases_and_rmtree_drops);
+	tcase_add_test(tc, a_dead_runs_dir_and_its_process_are_swept);
+	tcase_add_test(tc, a_hostile_lease_is_left_alone);
+	tcase_add_test(tc, on_cancel_asks_the_owner_and_waits_for_the_child);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return run_suite(suite());
+}
