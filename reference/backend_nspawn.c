@@ -207,6 +207,10 @@ static int nspawn_exec(void *p, const isotier_exec_request *req, int *exit_statu
 	isotier_argv_push(&a, "--mount");
 	isotier_argv_push(&a, "--pid");
 	isotier_argv_push(&a, "--fork");
+	/* A /proc of the new PID namespace: nspawn finds its processes by
+	 * their pids there; the host's /proc numbers them otherwise, and nspawn
+	 * then fails at random ("Failed to open parent network namespace"). */
+	isotier_argv_push(&a, "--mount-proc");
 	isotier_argv_push(&a, "--kill-child");
 	isotier_argv_push(&a, "--propagation");
 	isotier_argv_push(&a, "private");

@@ -122,10 +122,15 @@ esac
 # test's temp directory (the .deb) are hidden when they lie inside one of them.
 from_host=(/usr /etc /var /run /root)
 [ "$private_tmp" = 1 ] || from_host+=(/tmp)
-hide=()
+hide=() hidden=()
 for p in "$R" "$build_dir" "$TMP"; do
+  # A path inside one already hidden is gone with it (a tmpfs of its own would recreate it
+  # as an empty mount point: a checkout in /tmp has its build inside it).
+  inside=0
+  for q in "${hidden[@]}"; do case $p/ in "$q"/*) inside=1 ;; esac; done
+  [ "$inside" = 0 ] || continue
   for h in "${from_host[@]}"; do
-    case $p/ in "$h"/*) hide+=(--tmpfs "$p"); break ;; esac
+    case $p/ in "$h"/*) hide+=(--tmpfs "$p"); hidden+=("$p"); break ;; esac
   done
 done
 # systemd's PATH for a unit that sets none.
