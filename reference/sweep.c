@@ -224,13 +224,23 @@ static int sweep_remote(const isotier_lease *l, char *done, size_t len)
 	return 1;
 }
 
+/* A container or image name isotier makes (isotier_unique_id: "isotier-PID-
+ * and 16 hex digits", an image tagged with it): processes whose arguments
+ * mention it are killed, so a short or foreign name in a damaged lease must
+ * match nothing else. */
+static bool our_name(const char *name)
+{
+	const char *id = strstr(name, "isotier-");
+	return id && strlen(id) >= 24;
+}
+
 /* 1 released, -1 tried and failed (the lease stays), 0 no lease this knows. */
 static int sweep_one(const lease_rec *r, char *done, size_t len)
 {
 	const isotier_lease *l = &r->l;
-	if (!strcmp(l->kind, "container") && *l->name && *l->cli) {
+	if (!strcmp(l->kind, "container") && our_name(l->name) && *l->cli) {
 		sweep_container(l, done, len);
-	} else if (!strcmp(l->kind, "image") && *l->name && !strcmp(l->cli, "docker")) {
+	} else if (!strcmp(l->kind, "image") && our_name(l->name) && !strcmp(l->cli, "docker")) {
 		/* An orphaned `docker import ... TAG` is let finish within 10 s, then
 		 * killed; the engine then watches for the daemon to finish the import. */
 		pid_t pids[4];
