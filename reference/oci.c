@@ -37,14 +37,7 @@ static void delete_container(const isotier_oci_bundle *b, const char *id)
 	isotier_argv_push(&a, id);
 	if (a.oom)
 		return;
-	isotier_proc_opts o = {.argv = (const char *const *)a.v,
-	                       .stdin_fd = -1,
-	                       .stdout_fd = -1,
-	                       .stderr_fd = -1,
-	                       .timeout_s = 15,
-	                       .flags = ISOTIER_PROC_CLEANUP | ISOTIER_PROC_QUIET};
-	int st;
-	isotier_proc_run(&o, &st, NULL);
+	isotier_proc_cleanup((const char *const *)a.v, 15);
 }
 
 /*

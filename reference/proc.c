@@ -476,6 +476,18 @@ int isotier_proc_run(const isotier_proc_opts *o, int *exit_status, isotier_error
 	return 0;
 }
 
+void isotier_proc_cleanup(const char *const *argv, int timeout_s)
+{
+	isotier_proc_opts o = {.argv = argv,
+	                       .stdin_fd = -1,
+	                       .stdout_fd = -1,
+	                       .stderr_fd = -1,
+	                       .timeout_s = timeout_s,
+	                       .flags = ISOTIER_PROC_CLEANUP | ISOTIER_PROC_QUIET};
+	int st;
+	isotier_proc_run(&o, &st, NULL);
+}
+
 int isotier_mkdtemp(char **out, const char *prefix, isotier_error *err)
 {
 	const char *tmp = getenv("TMPDIR");

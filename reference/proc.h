@@ -78,6 +78,10 @@ typedef struct isotier_proc_opts {
  * an open descriptor) or another ISOTIER_E* with err filled.
  */
 int isotier_proc_run(const isotier_proc_opts *opts, int *exit_status, isotier_error *err);
+/* Runs argv as a quiet cleanup child (ISOTIER_PROC_CLEANUP | ISOTIER_PROC_QUIET,
+ * no stdio, at most timeout_s): `runc delete -f ID` and its kind, whose
+ * status no caller can act on. */
+void isotier_proc_cleanup(const char *const *argv, int timeout_s);
 
 /* True when cancel_fd (> 0) is readable, hung up or not open; never blocks,
  * reads nothing. False for cancel_fd <= 0. */

@@ -151,14 +151,7 @@ static void runtime_delete(const isotier_lease *l, const char *cid)
 	isotier_argv_push(&a, cid);
 	if (a.oom)
 		return;
-	isotier_proc_opts o = {.argv = (const char *const *)a.v,
-	                       .stdin_fd = -1,
-	                       .stdout_fd = -1,
-	                       .stderr_fd = -1,
-	                       .timeout_s = 15,
-	                       .flags = ISOTIER_PROC_CLEANUP | ISOTIER_PROC_QUIET};
-	int st;
-	isotier_proc_run(&o, &st, NULL);
+	isotier_proc_cleanup((const char *const *)a.v, 15);
 }
 
 static void sweep_container(const isotier_lease *l, char *done, size_t len)
