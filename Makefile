@@ -8,9 +8,10 @@
 #   make fuzz     every libFuzzer harness in tests/fuzz/ for FUZZ_SECONDS each (default 60)
 BUILD ?= build
 CC ?= gcc
-# What libisotier links (isotier.pc says the same); the CLI adds libxml2 (page
-# text for `sources check`) and libgit2 (the catalogue's commit), its alone.
-LIB_PKGS := libcurl libcjson sqlite3
+# What libisotier links (isotier.pc says the same): libcurl, cJSON, SQLite (the embedded history),
+# libpq (a fleet's PostgreSQL history) and libcrypto (hashes, attestation signatures). The CLI adds
+# libxml2 (page text for `sources check`) and libgit2 (the catalogue's commit), its alone.
+LIB_PKGS := libcurl libcjson sqlite3 libpq libcrypto
 PKGS := $(LIB_PKGS) libxml-2.0 libgit2
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
 CSTD := -std=gnu11
