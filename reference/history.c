@@ -96,6 +96,16 @@ static const char *const migrations[] = {
 	 * died without ending it (history_stale.c). NULL: older rows. */
 	("ALTER TABLE runs ADD COLUMN owner_pid INTEGER; "
 	 "ALTER TABLE runs ADD COLUMN owner_start INTEGER;"), /* (): one statement list, not a missing comma */
+	/* 5 -> 6: what a source check read, beside what it found: the source's
+	 * own retrieved/published/publisher (as the catalogue had them when
+	 * checked), how the page moved against the kept baseline (change: none,
+	 * quote_gone, passage_changed, page_changed; NULL: no baseline) and the
+	 * word-level diff around the quote. NULL: older rows. */
+	("ALTER TABLE source_checks ADD COLUMN retrieved TEXT; "
+	 "ALTER TABLE source_checks ADD COLUMN published TEXT; "
+	 "ALTER TABLE source_checks ADD COLUMN publisher TEXT; "
+	 "ALTER TABLE source_checks ADD COLUMN change TEXT; "
+	 "ALTER TABLE source_checks ADD COLUMN passage_diff TEXT;"),
 };
 #define SCHEMA_VERSION ((int)(sizeof migrations / sizeof migrations[0]))
 
@@ -428,4 +438,42 @@ void isotier_host_id(char *buf, size_t len)
 	if (!read_machine_id(buf, len, "/etc/machine-id") &&
 	    !read_machine_id(buf, len, "/var/lib/dbus/machine-id"))
 		buf[0] = '\0';
+}
+
+static void bind_text_or_null(sqlite3_stmt *s, int i, const char *v)
+{
+	if (v)
+		sqlite3_bind_text(s, i, v, -1, SQLITE_STATIC);
+}
+
+int isotier_history_add_source_check(isotier_history *h, const isotier_source_check_row *row,
+				     isotier_error *err)
+{
+	sqlite3_stmt *s cleanup_stmt = NULL;
+	if (sqlite3_prepare_v2(h->db,
+			       "INSERT INTO source_checks(run_id, checked_at, provider_id, url, quote,"
+			       " status, http_status, content_sha256, detail, retrieved, published,"
+			       " publisher, change, passage_diff)"
+			       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+			       -1, &s, NULL) != SQLITE_OK)
+		return isotier_history_sql_error(h, err, "prepare source check insert");
+	sqlite3_bind_int64(s, 1, row->run_id);
+	bind_text_or_null(s, 2, row->checked_at);
+	bind_text_or_null(s, 3, row->provider_id);
+	bind_text_or_null(s, 4, row->url);
+	bind_text_or_null(s, 5, row->quote);
+	bind_text_or_null(s, 6, row->status);
+	if (row->http_status > 0)
+		sqlite3_bind_int64(s, 7, row->http_status);
+	if (row->content_sha256 && row->content_sha256[0])
+		sqlite3_bind_text(s, 8, row->content_sha256, -1, SQLITE_STATIC);
+	bind_text_or_null(s, 9, row->detail);
+	bind_text_or_null(s, 10, row->retrieved);
+	bind_text_or_null(s, 11, row->published);
+	bind_text_or_null(s, 12, row->publisher);
+	bind_text_or_null(s, 13, row->change);
+	bind_text_or_null(s, 14, row->passage_diff);
+	if (sqlite3_step(s) != SQLITE_DONE)
+		return isotier_history_sql_error(h, err, "store source check");
+	return 0;
 }

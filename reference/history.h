@@ -54,6 +54,25 @@ int isotier_history_mark_stale(isotier_history *h, int64_t *ids, size_t max, siz
 int isotier_history_note_swept(isotier_history *h, const char *backend, const char *reason,
                                isotier_error *err);
 
+/* One `sources check` row (verify/cmd_sources.c). NULL strings are stored as
+ * NULL; http_status <= 0 is none. The caller holds the transaction. */
+typedef struct isotier_source_check_row {
+	int64_t run_id;
+	const char *checked_at, *provider_id, *url, *quote;
+	const char *status;         /* PRESENT, CHANGED, GONE, UNREACHABLE */
+	int http_status;
+	const char *content_sha256; /* hex; "" or NULL: none */
+	const char *detail;
+	/* The catalogue source's own fields when it was checked. */
+	const char *retrieved, *published, *publisher;
+	/* Against the kept baseline: none, quote_gone, passage_changed,
+	 * page_changed; NULL: no baseline to compare with. */
+	const char *change;
+	const char *passage_diff; /* word-level diff around the quote, bounded */
+} isotier_source_check_row;
+int isotier_history_add_source_check(isotier_history *h, const isotier_source_check_row *row,
+				     isotier_error *err);
+
 /* $ISOTIER_DB when set and not empty, else ISOTIER_DEFAULT_DB. An explicit
  * path (--db, db_path) always wins over both. */
 const char *isotier_default_db_path(void);

@@ -69,7 +69,6 @@ struct run {
 	bool progress;    /* stderr is a terminal: show it */
 	isotier_history *db;
 	int64_t run_id;
-	sqlite3_stmt *insert;
 	isotier_error *err;
 	size_t counts[4];  /* checked, by status: stored or not */
 	size_t not_stored; /* checked, but the history refused the row */
@@ -91,27 +90,21 @@ static int store(void *arg, isotier_error *err)
 	int rc = isotier_history_begin(h, err);
 	if (rc < 0)
 		return rc;
-	sqlite3_stmt *s = r->insert;
-	sqlite3_reset(s);
-	sqlite3_clear_bindings(s);
-	sqlite3_bind_int64(s, 1, r->run_id);
-	sqlite3_bind_text(s, 2, c->checked_at, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 3, c->provider->id, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 4, c->source->url, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 5, c->source->quote, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 6, c->status, -1, SQLITE_STATIC);
-	if (c->http_status)
-		sqlite3_bind_int64(s, 7, c->http_status);
-	if (c->sha256[0])
-		sqlite3_bind_text(s, 8, c->sha256, -1, SQLITE_STATIC);
-	sqlite3_bind_text(s, 9, c->detail, -1, SQLITE_STATIC);
-	if (sqlite3_step(s) != SQLITE_DONE) {
-		rc = isotier_history_sql_error(h, err, "store source check");
-		sqlite3_reset(s);
+	isotier_source_check_row row = {
+		.run_id = r->run_id,
+		.checked_at = c->checked_at,
+		.provider_id = c->provider->id,
+		.url = c->source->url,
+		.quote = c->source->quote,
+		.status = c->status,
+		.http_status = c->http_status,
+		.content_sha256 = c->sha256,
+		.detail = c->detail,
+	};
+	if ((rc = isotier_history_add_source_check(h, &row, err)) < 0) {
 		isotier_history_rollback(h);
 		return rc;
 	}
-	sqlite3_reset(s);
 	if ((rc = isotier_history_commit(h, err)) < 0)
 		isotier_history_rollback(h);
 	return rc;
@@ -406,13 +399,6 @@ static int run_checks(struct run *r, const char *db_path, const char *dir, int j
 	int rc = isotier_history_open(&r->db, db_path, busy_ms, err);
 	if (rc < 0)
 		return rc;
-	if (sqlite3_prepare_v2(
-	        isotier_history_db(r->db),
-	        "INSERT INTO source_checks(run_id, checked_at, provider_id, url, quote,"
-	        " status, http_status, content_sha256, detail)"
-	        " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-	        -1, &r->insert, NULL) != SQLITE_OK)
-		return isotier_history_sql_error(r->db, err, "prepare source check insert");
 	char commit[64];
 	isotier_catalogue_commit(commit, sizeof commit, dir);
 	if (!commit[0]) /* not in git: the same word verify records */
@@ -569,7 +555,6 @@ static int sources_check(int argc, char **argv)
 			}
 		}
 	}
-	sqlite3_finalize(r.insert);
 	isotier_history_close(r.db);
 	free(r.checks);
 	free(r.urls);
