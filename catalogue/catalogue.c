@@ -49,6 +49,8 @@ static const struct field provider_fields[] = {
     PF(offering, F_STRING, false),
     PF(kind, F_STRING, true),
     PF(tier, F_TIER, true),
+    PF(scope, F_STRING, false),
+    PF(attestation, F_STRING, false),
     PF(mechanism, F_STRING, true),
     PF(since, F_STRING, true),
     PF(backend, F_STRING, false),
@@ -89,7 +91,7 @@ static const struct field status_source_fields[] = {
     STF(quote, F_TEXT),
 };
 #define N_OF(a) (sizeof(a) / sizeof((a)[0]))
-#define MAX_FIELDS 16 /* parse_object tracks fields seen in a bool[MAX_FIELDS] */
+#define MAX_FIELDS 24 /* parse_object tracks fields seen in a bool[MAX_FIELDS] */
 _Static_assert(N_OF(provider_fields) <= MAX_FIELDS, "too many provider fields");
 _Static_assert(N_OF(source_fields) <= MAX_FIELDS, "too many source fields");
 _Static_assert(N_OF(history_fields) <= MAX_FIELDS, "too many history fields");
@@ -321,6 +323,15 @@ static int parse_object(struct parse_ctx *ctx, void *target, const cJSON *obj, c
 
 /* ---- public: parse ----------------------------------------------------- */
 
+bool isotier_scope_valid(const char *s)
+{
+	static const char *const scopes[] = {ISOTIER_SCOPES};
+	for (size_t i = 0; s && i < N_OF(scopes); i++)
+		if (!strcmp(s, scopes[i]))
+			return true;
+	return false;
+}
+
 void isotier_provider_clear(isotier_provider *p)
 {
 	if (!p)
@@ -330,6 +341,8 @@ void isotier_provider_clear(isotier_provider *p)
 	free(p->name);
 	free(p->offering);
 	free(p->kind);
+	free(p->scope);
+	free(p->attestation);
 	free(p->mechanism);
 	free(p->since);
 	free(p->backend);
@@ -405,6 +418,15 @@ static int provider_parse(isotier_provider *out, const char *json, size_t len, c
 	}
 	int rc = parse_object(&ctx, out, root, "", provider_fields, N_OF(provider_fields));
 	cJSON_Delete(root);
+	/* A scope outside the vocabulary would hide what the tier covers:
+	 * the entry does not load (fail closed), like a tier it cannot read. */
+	if (rc == 0 && out->scope && !isotier_scope_valid(out->scope))
+		perr(&ctx, "scope", "'%.40s' is not a scope (per-sandbox, between-tenants, "
+		     "between-accounts)", out->scope);
+	/* Attestation offered: a technology isotier can verify (attest.h). */
+	if (rc == 0 && out->attestation && strcmp(out->attestation, "sev-snp") &&
+	    strcmp(out->attestation, "tdx"))
+		perr(&ctx, "attestation", "'%.40s' is not sev-snp or tdx", out->attestation);
 	if (rc == 0 && !(out->file = strdup(file)))
 		rc = ISOTIER_ENOMEM;
 	if (rc < 0)

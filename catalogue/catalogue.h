@@ -49,6 +49,12 @@ typedef struct isotier_provider {
 	char *offering; /* optional */
 	char *kind;     /* "remote" | "local" */
 	isotier_tier tier;
+	/* optional: between whom the tier's boundary holds (ISOTIER_SCOPES);
+	 * NULL: the sources do not say */
+	char *scope;
+	/* optional: the hardware attestation its sandboxes can give (ADR-0020):
+	 * "sev-snp" or "tdx"; NULL: none documented */
+	char *attestation;
 	char *mechanism;
 	char *since;   /* YYYY-MM-DD */
 	char *backend; /* read and ignored: a backend's descriptor names its entry (catalogue_id) */
@@ -133,6 +139,14 @@ const isotier_provider *isotier_catalogue_find_renamed(const isotier_catalogue *
  * then), else id unchanged. Writes into out (>= 65 bytes) and returns out.
  */
 const char *isotier_catalogue_current_id(char *out, size_t len, const char *dir, const char *id);
+
+/* The scope vocabulary (FORMAT.md): between whom an offering's boundary holds.
+ * "per-sandbox": every sandbox the user creates; "between-tenants": between
+ * the provider's tenants (organisations, projects), not between one tenant's
+ * sandboxes; "between-accounts": between customer accounts only. */
+#define ISOTIER_SCOPES "per-sandbox", "between-tenants", "between-accounts"
+/* Whether s is a word of the scope vocabulary. */
+bool isotier_scope_valid(const char *s);
 
 /* "current" for NULL; the status otherwise. */
 const char *isotier_provider_status(const isotier_provider *p);

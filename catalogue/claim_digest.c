@@ -13,7 +13,8 @@
  * Format (version 1): "isotier-claim/1" then, for each field, "\n" LEN ":"
  * BYTES, LEN the field's length in decimal: provider id, tier name,
  * mechanism, the number of sources, then each source's url, retrieved and
- * quote in the entry's order. Length-prefixed, so no field's content can
+ * quote in the entry's order, then "scope" and the scope when the entry has
+ * one. Length-prefixed, so no field's content can
  * move bytes into another. A missing string is the empty one.
  */
 #include "catalogue.h"
@@ -72,6 +73,13 @@ char *isotier_claim_digest(const isotier_provider *p)
 		field(&c, p->sources[i].url);
 		field(&c, p->sources[i].retrieved);
 		field(&c, p->sources[i].quote);
+	}
+	/* The scope narrows the claim (between accounts only): a proof judged
+	 * without it stops counting once it is set. Absent, the form is
+	 * unchanged, so older digests still match. */
+	if (p->scope) {
+		field(&c, "scope");
+		field(&c, p->scope);
 	}
 	if (c.oom) {
 		free(c.buf);

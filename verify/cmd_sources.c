@@ -31,9 +31,10 @@
 #include "history_retry.h"
 #include "htmltext.h"
 #include "sha256.h"
+#include "sources_page.h"
+#include "sources_run.h"
 #include "../reference/isotier_tool.h"
 
-#include <cjson/cJSON.h>
 #include <getopt.h>
 #include <signal.h>
 #include <string.h>
@@ -46,36 +47,6 @@ static void on_signal(int sig)
 	stop_requested = 1;
 	signal(sig, SIG_DFL); /* a second ^C ends the process at once */
 }
-
-struct check {
-	const isotier_provider *provider;
-	const isotier_source *source;
-	size_t url_index;
-	const char *status; /* NULL until checked */
-	long http_status;
-	char sha256[65];
-	char detail[512];
-	char checked_at[32];
-	int attempts;
-	bool stored; /* its source_checks row is committed */
-};
-
-struct run {
-	struct check *checks;
-	size_t n_checks;
-	const char **urls;
-	size_t n_urls;
-	size_t n_fetched; /* pages answered so far (progress) */
-	bool progress;    /* stderr is a terminal: show it */
-	isotier_history *db;
-	int64_t run_id;
-	isotier_error *err;
-	size_t counts[4];  /* checked, by status: stored or not */
-	size_t not_stored; /* checked, but the history refused the row */
-	bool db_failed;    /* a row could not be stored: no more are tried */
-};
-
-static const char *const status_names[] = {"PRESENT", "CHANGED", "GONE", "UNREACHABLE"};
 
 struct store_arg {
 	struct run *r;
@@ -91,15 +62,20 @@ static int store(void *arg, isotier_error *err)
 	if (rc < 0)
 		return rc;
 	isotier_source_check_row row = {
-		.run_id = r->run_id,
-		.checked_at = c->checked_at,
-		.provider_id = c->provider->id,
-		.url = c->source->url,
-		.quote = c->source->quote,
-		.status = c->status,
-		.http_status = c->http_status,
-		.content_sha256 = c->sha256,
-		.detail = c->detail,
+	    .run_id = r->run_id,
+	    .checked_at = c->checked_at,
+	    .provider_id = c->provider->id,
+	    .url = c->source->url,
+	    .quote = c->source->quote,
+	    .status = c->status,
+	    .http_status = c->http_status,
+	    .content_sha256 = c->sha256,
+	    .detail = c->detail,
+	    .retrieved = c->source->retrieved,
+	    .published = c->source->published,
+	    .publisher = c->source->publisher,
+	    .change = c->has_change ? sources_change_name(c->change) : NULL,
+	    .passage_diff = c->diff,
 	};
 	if ((rc = isotier_history_add_source_check(h, &row, err)) < 0) {
 		isotier_history_rollback(h);
@@ -113,46 +89,24 @@ static int store(void *arg, isotier_error *err)
 /* Three busy timeouts for a row before it is given up. */
 static const history_retry_policy store_policy = {.min_attempts = 3};
 
-/* Text of the page to look for quotes in, normalised; NULL with detail set
- * when it cannot be had. */
-static char *page_text(const isotier_fetch_result *f, char *detail, size_t dlen)
+/* How the page moved for c against the kept baseline, and what to keep. */
+static int compare(struct run *r, struct check *c, const sources_page *page)
 {
-	const char *ct = f->content_type ? f->content_type : "";
-	char charset[64] = "";
-	const char *cs = strcasestr(ct, "charset=");
-	if (cs) {
-		cs += 8;
-		size_t i = 0;
-		while (cs[i] && cs[i] != ';' && cs[i] != ' ' && cs[i] != '"' &&
-		       i + 1 < sizeof charset) {
-			charset[i] = cs[i];
-			i++;
-		}
-		charset[i] = '\0';
-	}
-	bool html = !ct[0] || strcasestr(ct, "html") || strcasestr(ct, "xml");
-	bool text = !strncasecmp(ct, "text/", 5) || strcasestr(ct, "json");
-	if (html) {
-		char *raw = NULL;
-		int rc = isotier_html_text(&raw, f->body, f->body_len, charset[0] ? charset : NULL);
-		if (rc < 0) {
-			snprintf(detail, dlen, "page could not be parsed as HTML");
-			return NULL;
-		}
-		char *norm = isotier_text_normalise(raw, strlen(raw));
-		free(raw);
-		if (!norm)
-			snprintf(detail, dlen, "out of memory");
-		return norm;
-	}
-	if (text) {
-		char *norm = isotier_text_normalise(f->body, f->body_len);
-		if (!norm)
-			snprintf(detail, dlen, "out of memory");
-		return norm;
-	}
-	snprintf(detail, dlen, "content type '%.60s' is not text; quote not checkable", ct);
-	return NULL;
+	const sources_baseline_entry *be =
+	    sources_baseline_find(&r->baseline, c->source->url, c->source->quote);
+	if (!c->source->quote[0])
+		return 0;
+	int rc = sources_compare(page->full, page->main_text, page->main_sha, c->source->quote, be,
+	                         &c->change, &c->passage, &c->diff);
+	if (rc < 0)
+		return rc;
+	memcpy(c->main_sha, page->main_sha, sizeof c->main_sha);
+	c->has_change = be != NULL;
+	if (be)
+		r->changes[c->change]++;
+	else
+		r->no_baseline++;
+	return 0;
 }
 
 static int on_fetched(size_t url_index, const isotier_fetch_result *f, void *arg)
@@ -164,15 +118,18 @@ static int on_fetched(size_t url_index, const isotier_fetch_result *f, void *arg
 	if (r->progress) /* one line, rewritten: a long run is never silent */
 		fprintf(stderr, "\rsources check: %zu/%zu pages", r->n_fetched, r->n_urls);
 	int base = 3; /* UNREACHABLE */
-	cleanup_free char *text = NULL;
+	sources_page page = {0};
 	if (f->rc == 0) {
 		isotier_sha256_hex(f->body, f->body_len, sha);
 		if (f->http_status == 404 || f->http_status == 410) {
 			base = 2;
 			snprintf(detail, sizeof detail, "HTTP %ld", f->http_status);
 		} else if (f->http_status >= 200 && f->http_status <= 299) {
-			text = page_text(f, detail, sizeof detail);
-			base = text ? 0 : 3;
+			int prc = sources_page_read(&page, f, detail, sizeof detail);
+			if (prc == ISOTIER_ENOMEM)
+				return isotier_error_set(r->err, ISOTIER_ENOMEM, 0,
+				                         "out of memory");
+			base = prc == 0 ? 0 : 3;
 		} else {
 			snprintf(detail, sizeof detail, "HTTP %ld%s", f->http_status,
 			         f->attempts > 1 ? " after retries" : "");
@@ -191,10 +148,12 @@ static int on_fetched(size_t url_index, const isotier_fetch_result *f, void *arg
 		int st = base;
 		snprintf(c->detail, sizeof c->detail, "%s", detail);
 		if (base == 0) {
-			int found = isotier_text_has_quote(text, c->source->quote);
-			if (found < 0)
+			int found = isotier_text_has_quote(page.full, c->source->quote);
+			if (found < 0 || compare(r, c, &page) < 0) {
+				sources_page_free(&page);
 				return isotier_error_set(r->err, ISOTIER_ENOMEM, 0,
 				                         "out of memory");
+			}
 			st = found ? 0 : 1;
 			if (!c->source->quote[0])
 				snprintf(c->detail, sizeof c->detail,
@@ -202,13 +161,20 @@ static int on_fetched(size_t url_index, const isotier_fetch_result *f, void *arg
 			else if (!found)
 				snprintf(c->detail, sizeof c->detail,
 				         "quote not found on the page");
+			else if (c->has_change && c->change == SOURCES_PASSAGE_CHANGED)
+				snprintf(c->detail, sizeof c->detail,
+				         "quote present, but the passage around it changed since "
+				         "the baseline");
+			else if (c->has_change && c->change == SOURCES_PAGE_CHANGED)
+				snprintf(c->detail, sizeof c->detail,
+				         "passage as kept; the page's main text changed elsewhere");
 			if (f->effective_url) {
 				size_t l = strlen(c->detail);
 				snprintf(c->detail + l, sizeof c->detail - l,
 				         "%sredirected to %.300s", l ? "; " : "", f->effective_url);
 			}
 		}
-		c->status = status_names[st];
+		c->status = sources_status_names[st];
 		c->http_status = f->http_status;
 		memcpy(c->sha256, sha, sizeof sha);
 		memcpy(c->checked_at, now, sizeof now);
@@ -231,6 +197,7 @@ static int on_fetched(size_t url_index, const isotier_fetch_result *f, void *arg
 		if (!c->stored)
 			r->not_stored++;
 	}
+	sources_page_free(&page);
 	return r->db_failed ? r->err->code : 0;
 }
 
@@ -276,108 +243,44 @@ static int collect(struct run *r, const isotier_catalogue *cat, char **only, siz
 	return 0;
 }
 
-static void print_text(const struct run *r, const char *db, const char *status)
-{
-	for (size_t i = 0; i < r->n_checks; i++) {
-		const struct check *c = &r->checks[i];
-		if (!c->status)
-			continue;
-		char line[4096];
-		snprintf(line, sizeof line, "%-11s %-24s %s%s%s%s\n", c->status, c->provider->id,
-		         c->source->url, c->stored ? "" : "  [NOT stored]",
-		         c->detail[0] ? "\n            " : "", c->detail);
-		isotier_fputs_sanitized(stdout, line);
-	}
-	size_t checked = r->counts[0] + r->counts[1] + r->counts[2] + r->counts[3];
-	char lost[64] = "";
-	if (r->not_stored)
-		snprintf(lost, sizeof lost, "; %zu NOT stored", r->not_stored);
-	printf("sources check: %zu of %zu checked: %zu PRESENT, %zu CHANGED, %zu GONE, "
-	       "%zu UNREACHABLE%s; run %lld in %s (%s)\n",
-	       checked, r->n_checks, r->counts[0], r->counts[1], r->counts[2], r->counts[3], lost,
-	       (long long)r->run_id, db, status);
-}
-
-static int print_json(const struct run *r, const char *db, const char *dir, const char *status)
-{
-	cJSON *o = cJSON_CreateObject(), *counts = cJSON_CreateObject(),
-	      *list = cJSON_CreateArray();
-	if (!o || !counts || !list) {
-		cJSON_Delete(o);
-		cJSON_Delete(counts);
-		cJSON_Delete(list);
-		return -1;
-	}
-	cJSON_AddNumberToObject(o, "run_id", (double)r->run_id);
-	cJSON_AddStringToObject(o, "db", db);
-	cJSON_AddStringToObject(o, "catalogue", dir);
-	cJSON_AddStringToObject(o, "status", status);
-	size_t checked = r->counts[0] + r->counts[1] + r->counts[2] + r->counts[3];
-	cJSON_AddNumberToObject(counts, "checked", (double)checked);
-	for (int s = 0; s < 4; s++)
-		cJSON_AddNumberToObject(counts, status_names[s], (double)r->counts[s]);
-	cJSON_AddNumberToObject(counts, "unchecked", (double)(r->n_checks - checked));
-	cJSON_AddNumberToObject(counts, "not_stored", (double)r->not_stored);
-	cJSON_AddItemToObject(o, "counts", counts);
-	for (size_t i = 0; i < r->n_checks; i++) {
-		const struct check *c = &r->checks[i];
-		cJSON *e = c->status ? cJSON_CreateObject() : NULL;
-		if (!e)
-			continue;
-		cJSON_AddStringToObject(e, "provider", c->provider->id);
-		cJSON_AddStringToObject(e, "url", c->source->url);
-		cJSON_AddStringToObject(e, "quote", c->source->quote);
-		cJSON_AddStringToObject(e, "publisher", c->source->publisher);
-		cJSON_AddStringToObject(e, "status", c->status);
-		if (c->http_status)
-			cJSON_AddNumberToObject(e, "http_status", (double)c->http_status);
-		else
-			cJSON_AddNullToObject(e, "http_status");
-		if (c->sha256[0])
-			cJSON_AddStringToObject(e, "content_sha256", c->sha256);
-		else
-			cJSON_AddNullToObject(e, "content_sha256");
-		cJSON_AddStringToObject(e, "detail", c->detail);
-		cJSON_AddNumberToObject(e, "attempts", c->attempts);
-		cJSON_AddStringToObject(e, "checked_at", c->checked_at);
-		cJSON_AddBoolToObject(e, "stored", c->stored);
-		cJSON_AddItemToArray(list, e);
-	}
-	cJSON_AddItemToObject(o, "sources", list);
-	char *s = isotier_json_print(o, true);
-	cJSON_Delete(o);
-	if (!s)
-		return -1;
-	puts(s);
-	free(s);
-	return 0;
-}
-
 static void usage(FILE *f)
 {
 	fprintf(
 	    f,
 	    "usage: isotier sources check [--catalogue DIR] [--db PATH] [--jobs N] [--timeout S]\n"
-	    "                             [--json] [--provider ID]...\n\n"
+	    "                             [--json] [--provider ID]... [--baseline PATH]\n"
+	    "                             [--update-baseline]\n\n"
 	    "Re-fetches every cited source and checks its quote is still on the page:\n"
 	    "PRESENT, CHANGED (quote gone), GONE (404/410) or UNREACHABLE (network, TLS,\n"
 	    "timeout, redirects, size: never drift). Results go into the history database.\n"
+	    "Against the kept baseline (what was read at retrieval: the hash of the page's\n"
+	    "main text, navigation and other chrome left out, and the passage around each\n"
+	    "quote) each read source is also: unchanged, passage changed (quote present,\n"
+	    "the sentences around it differ: a word diff is shown), page changed elsewhere\n"
+	    "(passage the same) or quote gone. A changed passage is a finding (exit 1).\n"
 	    "A row the history cannot take even after three busy timeouts\n"
 	    "($ISOTIER_BUSY_TIMEOUT_MS, default 5000) stops the run: it is shown and counted\n"
 	    "as checked but NOT stored, and the exit status is 75 (locked; 74 unusable).\n"
-	    "Exit 1 when any source is CHANGED or GONE; 75 when every source was\n"
-	    "UNREACHABLE (nothing was checked: not this period's check); 130 when\n"
-	    "interrupted; else 0. On a terminal, progress goes to standard error.\n"
+	    "Exit 1 when any source is CHANGED or GONE or its passage changed; 75 when\n"
+	    "every source was UNREACHABLE (nothing was checked: not this period's check);\n"
+	    "130 when interrupted; else 0. On a terminal, progress goes to standard error.\n"
 	    "  --catalogue DIR  provider directory (default: %s)\n"
 	    "  --db PATH        history database (default: $ISOTIER_DB, else %s)\n"
 	    "  --jobs N         concurrent transfers, 1-64 (default: 8)\n"
 	    "  --timeout S      per-transfer timeout in seconds, 1-600 (default: 20)\n"
 	    "  --provider ID    check only this provider (repeatable)\n"
+	    "  --baseline PATH  the kept baseline (default: sources.lock.json beside the\n"
+	    "                   provider directory); absent: nothing to compare with\n"
+	    "  --update-baseline  keep what was read now for every source whose quote is\n"
+	    "                   on the page (after re-verifying it; entries of sources no\n"
+	    "                   longer cited are dropped)\n"
 	    "  --json           machine-readable report on stdout: {run_id, db, catalogue,\n"
 	    "                   status, counts{checked, PRESENT, CHANGED, GONE, UNREACHABLE,\n"
-	    "                   unchecked, not_stored}, sources[{provider, url, quote,\n"
-	    "                   publisher, status, http_status, content_sha256, detail,\n"
-	    "                   attempts, checked_at, stored}]}\n",
+	    "                   unchecked, not_stored, none, quote_gone, passage_changed,\n"
+	    "                   page_changed, no_baseline}, baseline, sources[{provider,\n"
+	    "                   url, quote, publisher, status, http_status, content_sha256,\n"
+	    "                   detail, change, passage_diff, passage, retrieved,\n"
+	    "                   published, attempts, checked_at, stored}]}\n",
 	    cli_default_catalogue(), ISOTIER_DEFAULT_DB);
 }
 
@@ -420,8 +323,10 @@ static int run_checks(struct run *r, const char *db_path, const char *dir, int j
 	/* A run in which nothing answered checked nothing: it failed. */
 	bool none_answered = r->counts[3] && !r->counts[0] && !r->counts[1] && !r->counts[2];
 	const char *status = rc == ISOTIER_EINTR ? "interrupted"
-	                     : rc < 0 || r->counts[1] || r->counts[2] || none_answered ? "failed"
-	                                                                               : "ok";
+	                     : rc < 0 || r->counts[1] || r->counts[2] || none_answered ||
+	                             r->changes[SOURCES_PASSAGE_CHANGED]
+	                         ? "failed"
+	                         : "ok";
 	isotier_error end_err = {0};
 	struct end_arg ea = {r, status};
 	if (history_retry(end_run, &ea, &store_policy, NULL, &end_err) < 0) {
@@ -443,12 +348,15 @@ static int sources_check(int argc, char **argv)
 	    {"timeout", required_argument, NULL, 't'},
 	    {"json", no_argument, NULL, 'J'},
 	    {"provider", required_argument, NULL, 'p'},
+	    {"baseline", required_argument, NULL, 'b'},
+	    {"update-baseline", no_argument, NULL, 'u'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *dir = cli_default_catalogue(), *db_path = isotier_default_db_path();
 	int jobs = 8, timeout_s = 20, busy_ms = 5000, c;
-	bool json = false;
+	bool json = false, update_baseline = false;
+	const char *baseline_path = NULL;
 	const char *env = getenv("ISOTIER_BUSY_TIMEOUT_MS");
 	if (env && *env && cli_parse_int("ISOTIER_BUSY_TIMEOUT_MS", env, 1, 3600000, &busy_ms) < 0)
 		return EXIT_USAGE;
@@ -476,8 +384,12 @@ static int sources_check(int argc, char **argv)
 			break;
 		case 'J': json = true; break;
 		case 'p': only[n_only++] = optarg; break;
+		case 'b': baseline_path = optarg; break;
+		case 'u': update_baseline = true; break;
 		case 'h': usage(stdout); return EXIT_OK;
-		case ':': cli_error("sources check: %s needs a value", argv[optind - 1]); return EXIT_USAGE;
+		case ':':
+			cli_error("sources check: %s needs a value", argv[optind - 1]);
+			return EXIT_USAGE;
 		default: return cli_unknown_option("sources check", argv[optind - 1], opts, usage);
 		}
 	}
@@ -504,31 +416,44 @@ static int sources_check(int argc, char **argv)
 	}
 	for (size_t k = 0; exit_code == EXIT_OK && k < n_only; k++)
 		if (!isotier_catalogue_find(cat, only[k])) {
-		{
-			const char *ids[512];
-			size_t n_ids = 0;
-			for (size_t i = 0; i < cat->n_providers && n_ids < 512; i++)
-				ids[n_ids++] = cat->providers[i].id;
-			const char *hint = cli_suggest(only[k], ids, n_ids);
-			cli_error("--provider: no provider '%s' in %s%s%s%s", only[k], dir,
-			          hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "");
-		}
+			{
+				const char *ids[512];
+				size_t n_ids = 0;
+				for (size_t i = 0; i < cat->n_providers && n_ids < 512; i++)
+					ids[n_ids++] = cat->providers[i].id;
+				const char *hint = cli_suggest(only[k], ids, n_ids);
+				cli_error("--provider: no provider '%s' in %s%s%s%s", only[k], dir,
+				          hint ? " (did you mean '" : "", hint ? hint : "",
+				          hint ? "'?)" : "");
+			}
 			exit_code = EXIT_USAGE;
 		}
 	isotier_findings_free(&findings);
 	struct run r = {.err = &err};
 	const char *status = "failed";
+	cleanup_free char *default_baseline =
+	    baseline_path ? NULL : sources_default_baseline_path(dir);
+	r.baseline_path = baseline_path ? baseline_path : default_baseline;
+	if (exit_code == EXIT_OK && !r.baseline_path) {
+		cli_error("sources check: out of memory");
+		exit_code = EXIT_SOFTWARE;
+	} else if (exit_code == EXIT_OK &&
+	           sources_baseline_load(&r.baseline, r.baseline_path, &err) < 0) {
+		exit_code = cli_fail(&err); /* a damaged baseline is never read as none */
+	}
 	if (exit_code == EXIT_OK) {
 		if (collect(&r, cat, only, n_only) < 0) {
 			cli_error("sources check: out of memory");
 			exit_code = EXIT_SOFTWARE;
 		} else {
 			int rc = run_checks(&r, db_path, dir, jobs, timeout_s, busy_ms, &status);
+			if (rc == 0 && update_baseline && sources_keep_baseline(&r, cat) < 0)
+				rc = err.code;
 			if (r.run_id) {
 				if (json)
-					print_json(&r, db_path, dir, status);
+					sources_print_json(&r, db_path, dir, status);
 				else
-					print_text(&r, db_path, status);
+					sources_print_text(&r, db_path, status);
 			}
 			if (rc == ISOTIER_EINTR)
 				exit_code = EXIT_INTERRUPTED;
@@ -539,23 +464,30 @@ static int sources_check(int argc, char **argv)
 				exit_code = EXIT_IOERR;
 			} else if (rc < 0)
 				exit_code = cli_fail(&err);
-			else if (r.counts[1] || r.counts[2])
+			else if (r.counts[1] || r.counts[2] || r.changes[SOURCES_PASSAGE_CHANGED])
 				exit_code = EXIT_FINDING;
 			else if (r.counts[3] && !r.counts[0]) {
 				/* Nothing answered: no source was checked at all, and a
 				 * run like this must not pass for this period's check. */
 				if (r.counts[3] == 1)
-					cli_error("the one source was UNREACHABLE: nothing was checked "
-					          "(no network?); not a check, try again later");
+					cli_error(
+					    "the one source was UNREACHABLE: nothing was checked "
+					    "(no network?); not a check, try again later");
 				else
-					cli_error("all %zu sources were UNREACHABLE: nothing was checked "
-					          "(no network?); not a check, try again later",
-					          r.counts[3]);
+					cli_error(
+					    "all %zu sources were UNREACHABLE: nothing was checked "
+					    "(no network?); not a check, try again later",
+					    r.counts[3]);
 				exit_code = EXIT_TEMPFAIL;
 			}
 		}
 	}
 	isotier_history_close(r.db);
+	for (size_t i = 0; i < r.n_checks; i++) {
+		free(r.checks[i].passage);
+		free(r.checks[i].diff);
+	}
+	sources_baseline_free(&r.baseline);
 	free(r.checks);
 	free(r.urls);
 	isotier_catalogue_free(cat);

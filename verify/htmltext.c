@@ -59,22 +59,81 @@ static bool inline_element(const char *name)
 	return false;
 }
 
-/* SAX state: the text so far, and how deep inside skipped elements we are. */
+/* Page chrome: navigation, banners, footers and sidebars change with the
+ * site, not with what a page says, so the main text leaves them out (by
+ * element, or by the ARIA role that marks a div as one). */
+static bool chrome_element(const char *name, const xmlChar **attrs)
+{
+	static const char *const chrome[] = {"nav",  "header", "footer", "aside", "menu",
+	                                     "form", "dialog", "button", "select"};
+	for (size_t i = 0; i < sizeof chrome / sizeof chrome[0]; i++)
+		if (!strcasecmp(name, chrome[i]))
+			return true;
+	static const char *const roles[] = {"navigation",    "banner", "contentinfo",
+	                                    "complementary", "search", "dialog",
+	                                    "alert",         "menu",   "menubar"};
+	for (size_t a = 0; attrs && attrs[a]; a += 2) {
+		const char *k = (const char *)attrs[a], *v = (const char *)attrs[a + 1];
+		if (!strcasecmp(k, "hidden") ||
+		    (v && !strcasecmp(k, "aria-hidden") && !strcasecmp(v, "true")))
+			return true;
+		for (size_t i = 0;
+		     v && !strcasecmp(k, "role") && i < sizeof roles / sizeof roles[0]; i++)
+			if (!strcasecmp(v, roles[i]))
+				return true;
+	}
+	return false;
+}
+
+/* SAX state: the whole text so far; the main text (chrome left out) of the
+ * body and of <main>/<article> when the page marks one; how deep inside
+ * skipped, chrome and main elements we are. */
 struct sax_text {
 	struct buf b;
-	size_t skip_depth;
+	struct buf body;   /* main text outside chrome, NULL data when unused */
+	struct buf marked; /* the same, only inside <main> or role=main */
+	bool want_main;
+	size_t skip_depth, chrome_depth, main_depth;
 };
+
+static void add_text(struct sax_text *t, const char *s, size_t n)
+{
+	buf_add(&t->b, s, n);
+	if (!t->want_main || t->chrome_depth)
+		return;
+	buf_add(&t->body, s, n);
+	if (t->main_depth)
+		buf_add(&t->marked, s, n);
+}
+
+static bool main_element(const char *name, const xmlChar **attrs)
+{
+	if (!strcasecmp(name, "main"))
+		return true;
+	for (size_t a = 0; attrs && attrs[a] && attrs[a + 1]; a += 2)
+		if (!strcasecmp((const char *)attrs[a], "role") &&
+		    !strcasecmp((const char *)attrs[a + 1], "main"))
+			return true;
+	return false;
+}
 
 static void sax_start(void *ctx, const xmlChar *name, const xmlChar **attrs)
 {
-	(void)attrs;
 	struct sax_text *t = ctx;
 	if (!name)
 		return;
-	if (t->skip_depth || skipped_element((const char *)name))
+	const char *n = (const char *)name;
+	if (t->skip_depth || skipped_element(n)) {
 		t->skip_depth++;
-	else if (!inline_element((const char *)name))
-		buf_add(&t->b, " ", 1);
+		return;
+	}
+	if (!inline_element(n))
+		add_text(t, " ", 1);
+	/* Every element inside chrome or main counts, so each end pops one. */
+	if (t->chrome_depth || chrome_element(n, attrs))
+		t->chrome_depth++;
+	if (t->main_depth || main_element(n, attrs))
+		t->main_depth++;
 }
 
 static void sax_end(void *ctx, const xmlChar *name)
@@ -82,17 +141,23 @@ static void sax_end(void *ctx, const xmlChar *name)
 	struct sax_text *t = ctx;
 	if (!name)
 		return;
-	if (t->skip_depth)
+	if (t->skip_depth) {
 		t->skip_depth--;
-	else if (!inline_element((const char *)name))
-		buf_add(&t->b, " ", 1);
+		return;
+	}
+	if (t->chrome_depth)
+		t->chrome_depth--;
+	if (t->main_depth)
+		t->main_depth--;
+	if (!inline_element((const char *)name))
+		add_text(t, " ", 1);
 }
 
 static void sax_chars(void *ctx, const xmlChar *ch, int n)
 {
 	struct sax_text *t = ctx;
 	if (!t->skip_depth && n > 0)
-		buf_add(&t->b, (const char *)ch, (size_t)n);
+		add_text(t, (const char *)ch, (size_t)n);
 }
 
 /* libxml2 reports through these; quiet, as HTML_PARSE_NOERROR asks. */
@@ -105,6 +170,12 @@ static void sax_quiet(void *ctx, const char *msg, ...)
 #define HTML_CHUNK (64 * 1024)
 
 int isotier_html_text(char **out, const char *html, size_t len, const char *encoding)
+{
+	return isotier_html_texts(out, NULL, html, len, encoding);
+}
+
+int isotier_html_texts(char **out, char **main_out, const char *html, size_t len,
+                       const char *encoding)
 {
 	if (len > ISOTIER_HTML_MAX_BYTES)
 		return ISOTIER_EDATA;
@@ -124,10 +195,14 @@ int isotier_html_text(char **out, const char *html, size_t len, const char *enco
 	sax.ignorableWhitespace = sax_chars;
 	sax.warning = sax_quiet;
 	sax.error = sax_quiet;
-	struct sax_text t = {0};
+	struct sax_text t = {.want_main = main_out != NULL};
 	buf_add(&t.b, "", 0);
-	htmlParserCtxtPtr ctxt = htmlCreatePushParserCtxt(&sax, &t, NULL, 0, NULL,
-	                                                  XML_CHAR_ENCODING_NONE);
+	if (main_out) {
+		buf_add(&t.body, "", 0);
+		buf_add(&t.marked, "", 0);
+	}
+	htmlParserCtxtPtr ctxt =
+	    htmlCreatePushParserCtxt(&sax, &t, NULL, 0, NULL, XML_CHAR_ENCODING_NONE);
 	if (!ctxt) {
 		free(t.b.data);
 		return ISOTIER_ENOMEM;
@@ -150,15 +225,28 @@ int isotier_html_text(char **out, const char *html, size_t len, const char *enco
 	int stopped = ctxt->errNo == XML_ERR_INTERNAL_ERROR || ctxt->errNo == XML_ERR_NO_MEMORY ||
 	              ctxt->disableSAX > 1;
 	htmlFreeParserCtxt(ctxt);
-	if (t.b.oom) {
+	int rc = t.b.oom || t.body.oom || t.marked.oom ? ISOTIER_ENOMEM
+	         : stopped                             ? ISOTIER_EDATA
+	                                               : 0;
+	if (rc < 0) {
 		free(t.b.data);
-		return ISOTIER_ENOMEM;
-	}
-	if (stopped) {
-		free(t.b.data);
-		return ISOTIER_EDATA;
+		free(t.body.data);
+		free(t.marked.data);
+		return rc;
 	}
 	*out = t.b.data;
+	if (main_out) {
+		/* The page's own mark of its main content wins when it has text;
+		 * else the body without its chrome. */
+		bool marked = false;
+		for (size_t i = 0; i < t.marked.len && !marked; i++)
+			marked = t.marked.data[i] != ' ';
+		*main_out = marked ? t.marked.data : t.body.data;
+		free(marked ? t.body.data : t.marked.data);
+	} else {
+		free(t.body.data);
+		free(t.marked.data);
+	}
 	return 0;
 }
 

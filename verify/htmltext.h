@@ -22,6 +22,18 @@
  */
 int isotier_html_text(char **out, const char *html, size_t len, const char *encoding);
 
+/*
+ * The same, and (main_out not NULL) the page's main text in one parse: what
+ * the page says, without its chrome (nav, header, footer, aside, menus,
+ * forms, dialogs, elements with a navigation/banner/contentinfo/complementary
+ * role or hidden), and only inside <main> (or role=main) when the page marks
+ * one with text. A site's navigation changing leaves the main text as it
+ * was, so its hash tells a page that says something else. Both are UTF-8 as
+ * libxml2 gives them (not normalised); caller frees both.
+ */
+int isotier_html_texts(char **out, char **main_out, const char *html, size_t len,
+                       const char *encoding);
+
 /* The normalised form of UTF-8 text (invalid bytes dropped); caller frees;
  * NULL only when out of memory. */
 char *isotier_text_normalise(const char *text, size_t len);

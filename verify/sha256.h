@@ -1,21 +1,23 @@
-/* sha256.h - a small self-contained SHA-256 (FIPS 180-4), for content hashes. */
+/* sha256.h - SHA-256 for content hashes, through libcrypto's EVP interface
+ * (no hand-written digest to maintain). */
 #ifndef ISOTIER_SHA256_H
 #define ISOTIER_SHA256_H
 
+#include <stdbool.h>
 #include <stddef.h>
-#include <stdint.h>
 
 typedef struct isotier_sha256 {
-	uint32_t h[8];
-	uint64_t total;
-	unsigned char buf[64];
-	size_t buf_len;
+	void *ctx;   /* EVP_MD_CTX */
+	bool failed; /* libcrypto could not start or feed the digest */
 } isotier_sha256;
 
 void isotier_sha256_init(isotier_sha256 *c);
 void isotier_sha256_update(isotier_sha256 *c, const void *data, size_t len);
-void isotier_sha256_final(isotier_sha256 *c, unsigned char out[32]);
-/* One shot, as 64 lowercase hex digits and a NUL into hex[65]. */
+/* Writes the digest and releases c. Returns 0, or -1 when libcrypto failed
+ * (out of memory): out is then all zeros and must not be used. */
+int isotier_sha256_final(isotier_sha256 *c, unsigned char out[32]);
+/* One shot, as 64 lowercase hex digits and a NUL into hex[65]; hex is ""
+ * when libcrypto failed (callers store "no hash", never a wrong one). */
 void isotier_sha256_hex(const void *data, size_t len, char hex[65]);
 
 #endif

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# isotier-test: normal
 # catalogue_check: `isotier catalogue check` fails every fixture catalogue under
 # tests/fixtures/catalogue/<rule>/ with the expected messages (naming file and
 # field, in text and --json output), passes the valid ones, and passes the real
