@@ -32,6 +32,7 @@
 #ifndef ISOTIER_OBSERVE_H
 #define ISOTIER_OBSERVE_H
 
+#include "attest.h"
 #include "backend.h"
 #include "challenge.h"
 #include "probe_result.h"
@@ -81,6 +82,9 @@ typedef struct isotier_observation {
 	 * the relation is SHARED whatever the boot_ids say. */
 	isotier_challenge_outcome cross;
 	char cross_detail[300];
+	/* The cross-challenge runs' hardware attestation (attest.h,
+	 * ADR-0020): each sandbox's evidence bound to its own run, as a pair. */
+	attest_pair attest;
 	/* The run's nonce (every probe run carries it; an output without it
 	 * is rejected) and what this host itself saw of a local sandbox
 	 * (host_watch.h), which decides before the sandbox's own identity. */

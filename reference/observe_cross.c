@@ -96,6 +96,11 @@ typedef struct cross_exec {
 	isotier_error err; /* why the run is not usable; "" when it is */
 	probe_result probe;
 	bool parsed;
+	/* Its attestation (attest.h): verified against this run's nonce and
+	 * output before the output is freed. */
+	const attest_policy *policy;
+	attest_verdict *attested;
+	int attest_rc;
 } cross_exec;
 
 /* Runs ce's argv and parses what it printed, which must echo its nonce. */
@@ -118,6 +123,10 @@ static void *cross_run(void *arg)
 			    "run.nonce: not this run's: a recorded or foreign output");
 		} else {
 			ce->parsed = true;
+			ce->attest_rc =
+			    ce->policy ? attest_output_verify(ce->attested, got.out, got.out_len,
+			                                      ce->nonce, ce->policy)
+			               : 0;
 		}
 	}
 	free(got.out);
@@ -136,7 +145,8 @@ static void cross_prepare(cross_exec *ce, const isotier_backend *b, void *state,
 	ce->argv[3] = ce->nonce;
 	ce->argv[4] = opt;
 	ce->argv[5] = value;
-	ce->argv[6] = NULL;
+	ce->argv[6] = "--attest"; /* evidence where the guest can give it (ADR-0020) */
+	ce->argv[7] = NULL;
 }
 
 /* The outcome from the two runs (both parsed). */
@@ -199,6 +209,18 @@ void isotier_cross_challenge(isotier_observation *obs, void *sampler, void *modu
 	}
 	cross_prepare(&smp, b, sampler, o, "--challenge", window);
 	cross_prepare(&mod, b, modulator, o, "--pattern", bits);
+	/* A policy that does not parse verifies nothing: no evidence counts. */
+	attest_policy policy;
+	uint8_t reference[ATTEST_SNP_MEASURE_LEN];
+	obs->attest = (attest_pair){.outcome = ATTEST_PAIR_NONE};
+	if (attest_policy_from_env(&policy, reference, &e) == 0) {
+		smp.policy = mod.policy = &policy;
+		smp.attested = &obs->attest.v[0];
+		mod.attested = &obs->attest.v[1];
+	} else {
+		snprintf(obs->attest.detail, sizeof obs->attest.detail, "not attested: %.500s",
+		         e.message);
+	}
 	/* The modulator first, the sampler right after from this thread: both
 	 * start within a request's latency of each other, inside the ~0.8 s
 	 * the pattern outlasts the sampling by (and any overlap of a few
@@ -223,6 +245,8 @@ void isotier_cross_challenge(isotier_observation *obs, void *sampler, void *modu
 		         bad == &mod ? "modulating" : "sampling", b->name, why);
 	} else {
 		cross_judge(obs, &smp, &mod, bits);
+		if (smp.policy)
+			attest_pair_judge(&obs->attest, (int[2]){smp.attest_rc, mod.attest_rc});
 	}
 	probe_result_clear(&smp.probe);
 	probe_result_clear(&mod.probe);

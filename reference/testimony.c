@@ -26,3 +26,32 @@ bool testimony_judge(judge_result *jr, const judge_claim *claim)
 	jr->unproven = false;
 	return true;
 }
+
+bool testimony_judge_attested(judge_result *jr, const judge_claim *claim, const attest_pair *pair)
+{
+	bool above = claim && claim->present && claim->tier > ISOTIER_CONTAINER;
+	char seen[JUDGE_REASON_MAX];
+	snprintf(seen, sizeof seen, "%s", jr->reason);
+	if (pair && pair->outcome == ATTEST_PAIR_ATTESTED && above &&
+	    claim->tier == ISOTIER_MICROVM && jr->verdict == VERDICT_CONFIRMED) {
+		snprintf(jr->reason, sizeof jr->reason, "attested: %.380s; %.370s", pair->detail,
+		         seen);
+		return false;
+	}
+	if (pair && pair->outcome == ATTEST_PAIR_ONE_GUEST && pair->v[0].has_guest_id && above) {
+		snprintf(jr->reason, sizeof jr->reason,
+		         "attested one guest for two sandboxes: %.400s; so no %s of their own "
+		         "(%.200s)",
+		         pair->detail, isotier_tier_name(claim->tier), seen);
+		jr->verdict = VERDICT_CONTRADICTED;
+		if (jr->ceiling > PROBE_TIER_CONTAINER)
+			jr->ceiling = PROBE_TIER_CONTAINER;
+		jr->unproven = false;
+		return true;
+	}
+	bool changed = testimony_judge(jr, claim);
+	size_t n = strlen(jr->reason);
+	if (pair && pair->detail[0] && n + 3 < sizeof jr->reason)
+		snprintf(jr->reason + n, sizeof jr->reason - n, "; %s", pair->detail);
+	return changed;
+}

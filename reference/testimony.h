@@ -22,6 +22,7 @@
 #ifndef ISOTIER_TESTIMONY_H
 #define ISOTIER_TESTIMONY_H
 
+#include "attest.h"
 #include "judge.h"
 
 /*
@@ -33,5 +34,21 @@
  * verdict changed. Never call it for a local backend.
  */
 bool testimony_judge(judge_result *jr, const judge_claim *claim);
+
+/*
+ * Hardware attestation of the two sandboxes (attest.h, ADR-0020), the one
+ * way out of testimony: a MICROVM claim that judge() CONFIRMED (the
+ * sandbox's own innermost layer is the claimed VM, the two kernels not
+ * shared) whose two sandboxes each gave a valid report bound to its own run,
+ * with two report ids, stays CONFIRMED, its reason starting "attested:".
+ * Two valid reports with one report id are one guest answering for both:
+ * a claim above CONTAINER is CONTRADICTED. Anything else is
+ * testimony_judge(), with what the attestation showed added to the reason.
+ * A report attests the guest, not the sandbox: a container in a
+ * confidential VM shows its container layer innermost, so judge() never
+ * CONFIRMED it, and the evidence does not change that. Returns true when
+ * the verdict changed.
+ */
+bool testimony_judge_attested(judge_result *jr, const judge_claim *claim, const attest_pair *pair);
 
 #endif

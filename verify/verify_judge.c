@@ -85,9 +85,10 @@ void judge_job(job *j, const char *host_provider)
 	judge_result jr;
 	judge(&jr, &claim, &first->probe, &kernel);
 	/* A remote provider's sandboxes show what the provider chooses: a claim
-	 * above CONTAINER they do not contradict is not thereby proven. */
+	 * above CONTAINER they do not contradict is not thereby proven, unless
+	 * both sandboxes' hardware attested it (ADR-0020). */
 	if (j->backend->remote)
-		testimony_judge(&jr, &claim);
+		testimony_judge_attested(&jr, &claim, &j->obs.attest);
 	j->verdict = jr.verdict;
 	j->ceiling = jr.ceiling;
 	j->unproven = jr.unproven;

@@ -37,6 +37,11 @@ SPAWNER = ThreadPoolExecutor(max_workers=1, thread_name_prefix="emu-spawner")
 # sandbox keeps its copy (inside its own /tmp, so the answer comes from inside).
 REPLAY = None
 REPLAY_GUEST = "/tmp/.emu-replay.json"
+# "replay" with --attest (attest_authority.py): the test authority, its mode,
+# and the one report_id every guest shares under "shared".
+ATTEST = None
+ATTEST_MODE = None
+SHARED_REPORT_ID = os.urandom(32)
 
 
 def _btime():
@@ -74,6 +79,7 @@ class Sandbox:
             if isinstance(doc["kernel"].get("identity"), dict):
                 doc["kernel"]["identity"] = {"trusted": True, "problems": []}
             self.recording = doc
+            self.report_id = SHARED_REPORT_ID if ATTEST_MODE == "shared" else os.urandom(32)
 
     def write(self, path, data):
         """Writes a file at an absolute guest path under /tmp."""
@@ -91,6 +97,11 @@ class Sandbox:
         cmd = ["bwrap", "--unshare-all", "--die-with-parent", "--new-session",
                "--ro-bind", "/", "/", "--proc", "/proc", "--dev", "/dev",
                "--bind", os.path.join(self.dir, "tmp"), "/tmp"]
+        if ATTEST_MODE == "refusing":
+            # A configfs-tsm tree the guest cannot make an entry in.
+            tsm = os.path.join(self.dir, "tsm-report")
+            os.makedirs(tsm, exist_ok=True)
+            cmd += ["--tmpfs", "/sys/kernel", "--ro-bind", tsm, "/sys/kernel/config/tsm/report"]
         if self.identity == "fake":
             cmd += ["--ro-bind", os.path.join(self.dir, "boot_id"), "/proc/sys/kernel/random/boot_id",
                     "--ro-bind", os.path.join(self.dir, "stat"), "/proc/stat"]
@@ -106,8 +117,13 @@ class Sandbox:
             if m:
                 doc.setdefault("run", {})["nonce"] = m.group(1)
             name = REPLAY_GUEST.replace(".json", "-%s.json" % uuid.uuid4().hex)
-            with open(os.path.join(self.dir, name.lstrip("/")), "w") as f:
-                json.dump(doc, f)
+            if ATTEST and m and re.search(r"--attest\b", " ".join(argv)):
+                # The evidence a confidential host's TSM would give this run.
+                with open(os.path.join(self.dir, name.lstrip("/")), "wb") as f:
+                    f.write(ATTEST.attested_output(doc, m.group(1), self.report_id, ATTEST_MODE))
+            else:
+                with open(os.path.join(self.dir, name.lstrip("/")), "w") as f:
+                    json.dump(doc, f)
             return ["/bin/sh", "-c", "mkdir -p /tmp/isotier/capture && exec cat " + name]
         return argv
 

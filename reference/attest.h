@@ -1,0 +1,208 @@
+/*
+ * attest.h - hardware attestation evidence (AMD SEV-SNP reports, Intel TDX
+ * quotes) verified offline against vendor roots pinned in the tree
+ * (ADR-0020).
+ *
+ * The probe asks the guest's kernel (configfs-tsm) for a report over 64
+ * bytes of its choosing: the binding, a SHA-512 over the verifier's nonce and
+ * a digest of the probe's own report (attest_binding). The CPU's firmware
+ * signs that report with a key only the chip holds (SNP: the VCEK, certified
+ * by AMD's ASK and ARK; TDX: the attestation key, certified by the quoting
+ * enclave whose PCK chains to Intel's SGX root). Everything in the evidence,
+ * certificates included, crossed a trust boundary: sizes are bounded, every
+ * field is checked, and anything unproven leaves the verdict not valid, with
+ * the field named.
+ *
+ * What a valid verdict proves: a genuine SEV-SNP or TDX guest (the chip's
+ * vendor says so) signed this run's binding. It does not prove that the
+ * probe ran directly in that guest rather than in a container inside it: a
+ * report attests the guest, and the kernel-sharing rules still apply
+ * (testimony.h).
+ */
+#ifndef ISOTIER_ATTEST_H
+#define ISOTIER_ATTEST_H
+
+#include "../base/base.h"
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <time.h>
+
+#define ATTEST_DATA_LEN 64
+/* Bounds on what crosses the trust boundary. */
+#define ATTEST_MAX_OUTBLOB (16 * 1024)
+#define ATTEST_MAX_AUXBLOB (64 * 1024)
+#define ATTEST_MAX_CERT    (8 * 1024)
+
+#define ATTEST_SNP_REPORT_LEN   0x4A0
+#define ATTEST_SNP_SIGNED_LEN   0x2A0
+#define ATTEST_SNP_MEASURE_LEN  48
+#define ATTEST_SNP_REPORTID_LEN 32
+#define ATTEST_SNP_CHIPID_LEN   64
+/* SNP guest policy bit 19: debugging allowed (the host can read the guest). */
+#define ATTEST_SNP_POLICY_DEBUG (1ull << 19)
+
+typedef enum { ATTEST_TECH_NONE, ATTEST_TECH_SEV_SNP, ATTEST_TECH_TDX } attest_tech;
+const char *attest_tech_name(attest_tech t);
+
+/* Where the certificate that signed the report came from: the statements
+ * differ (a host that serves a VCEK of another chip is caught by the chain
+ * and the chip id; a cache is the operator's own). */
+typedef enum {
+	ATTEST_CERTS_NONE,
+	ATTEST_CERTS_HOST,  /* auxblob: served by the host the guest runs on */
+	ATTEST_CERTS_CACHE, /* the operator's local cache directory */
+	ATTEST_CERTS_QUOTE  /* TDX: the PCK chain carried in the quote itself */
+} attest_cert_source;
+const char *attest_cert_source_name(attest_cert_source s);
+
+/* An SNP TCB_VERSION (8 bytes, little-endian): per-component SVNs. The byte
+ * layout differs on Turin (fmc first); compared component by component. */
+typedef struct attest_snp_tcb {
+	uint8_t boot_loader, tee, snp, microcode, fmc;
+} attest_snp_tcb;
+
+/* The SEV-SNP ATTESTATION_REPORT (AMD SEV-SNP ABI spec 56860, Table 22):
+ * versions 2, 3 and 5 are in use (3 adds CPUID family/model/stepping, 5
+ * launch mitigations); all are 0x4A0 bytes signed over 0..0x29F. */
+typedef struct attest_snp_report {
+	uint32_t version, guest_svn;
+	uint64_t policy;
+	uint8_t family_id[16], image_id[16];
+	uint32_t vmpl, sig_algo;
+	uint64_t current_tcb, platform_info;
+	uint32_t flags; /* bit 0 author key, bits 2-4 signing key (0: VCEK) */
+	uint8_t report_data[ATTEST_DATA_LEN];
+	uint8_t measurement[ATTEST_SNP_MEASURE_LEN];
+	uint8_t host_data[32], id_key_digest[48], author_key_digest[48];
+	uint8_t report_id[ATTEST_SNP_REPORTID_LEN], report_id_ma[ATTEST_SNP_REPORTID_LEN];
+	uint64_t reported_tcb;
+	uint8_t cpuid_fam, cpuid_mod, cpuid_step; /* version >= 3; 0 before */
+	uint8_t chip_id[ATTEST_SNP_CHIPID_LEN];
+	uint64_t committed_tcb, launch_tcb;
+	uint8_t sig_r[72], sig_s[72]; /* little-endian, zero-padded */
+} attest_snp_report;
+
+/* Parses len bytes (exactly 0x4A0); fails naming the field. */
+int attest_snp_parse(attest_snp_report *r, const uint8_t *buf, size_t len, isotier_error *err);
+/* The TCB's components for the chip family the report names (Turin: fmc). */
+attest_snp_tcb attest_snp_tcb_split(uint64_t tcb, bool turin);
+
+/* What the operator configures (runbook/attestation.md); zero = defaults. */
+typedef struct attest_policy {
+	const char *roots_dir; /* pinned vendor roots; NULL: attest_default_roots_dir() */
+	const char *cache_dir; /* VCEKs the operator fetched (<chip_id hex>.der|.pem); NULL: none */
+	unsigned max_vmpl;     /* SNP: highest VMPL accepted (0: only the most privileged) */
+	bool has_min_tcb;
+	attest_snp_tcb min_tcb; /* SNP: every component at least this */
+	/* A reference measurement (SNP: 48 bytes, TDX: MRTD 48 bytes): judged
+	 * only when given; else recorded. */
+	const uint8_t *measurement;
+	size_t measurement_len;
+	time_t now; /* certificate validity is checked at this time; 0: now */
+} attest_policy;
+
+/* Fills p from ISOTIER_ATTEST_ROOTS, ISOTIER_ATTEST_CACHE,
+ * ISOTIER_ATTEST_MAX_VMPL, ISOTIER_ATTEST_MIN_TCB ("bl.tee.snp.ucode"),
+ * ISOTIER_ATTEST_MEASUREMENT (hex); mbuf holds the decoded measurement. */
+int attest_policy_from_env(attest_policy *p, uint8_t mbuf[ATTEST_SNP_MEASURE_LEN],
+                           isotier_error *err);
+/* catalogue/roots in a build, share/isotier/catalogue/roots installed. */
+const char *attest_default_roots_dir(void);
+
+typedef struct attest_evidence {
+	const char *provider; /* configfs-tsm provider: "sev_guest", "tdx_guest" */
+	const uint8_t *outblob;
+	size_t outblob_len;
+	const uint8_t *auxblob; /* SNP: the GUID table of certificates; may be NULL */
+	size_t auxblob_len;
+} attest_evidence;
+
+typedef struct attest_verdict {
+	bool valid; /* signature, chain, binding and policy all hold */
+	attest_tech tech;
+	attest_cert_source certs;
+	char root[200];   /* the root of trust used, e.g. "AMD ARK-Milan (pinned: ...)" */
+	char product[16]; /* Milan, Genoa, Turin; TDX: "" */
+	char tcb[96];     /* the reported TCB, as text */
+	char measurement[2 * 48 + 1];
+	const char *measurement_judged; /* "matches the reference", "differs...", "recorded" */
+	uint8_t guest_id[ATTEST_SNP_REPORTID_LEN]; /* SNP report_id; TDX: none */
+	bool has_guest_id;
+	char detail[400]; /* why not valid (names the field), or what was verified */
+} attest_verdict;
+
+/*
+ * The binding the guest must have put in its report data:
+ * SHA-512("isotier-attest/1\0" || nonce || "\0" || SHA-512(body)), where body
+ * is the probe's report as printed without its "attestation" member.
+ */
+int attest_binding(uint8_t out[ATTEST_DATA_LEN], const char *nonce, const uint8_t *body,
+                   size_t body_len, isotier_error *err);
+
+/* Verifies evidence against `expected` (the binding) under policy p; v is
+ * filled on every path. Returns 0 when v->valid, else a negative code (err
+ * and v->detail say why). */
+int attest_verify(attest_verdict *v, const attest_evidence *e,
+                  const uint8_t expected[ATTEST_DATA_LEN], const attest_policy *p,
+                  isotier_error *err);
+
+/* The SNP half (attest_snp.c): signature over the report by the VCEK found
+ * in auxblob or the cache, the VCEK's chain to a pinned ARK. Both halves
+ * take p->roots_dir resolved (attest_verify does it). */
+int attest_snp_verify(attest_verdict *v, const attest_snp_report *r, const uint8_t *raw,
+                      const attest_evidence *e, const attest_policy *p, isotier_error *err);
+/* The TDX half (attest_tdx.c). */
+int attest_tdx_verify(attest_verdict *v, const attest_evidence *e,
+                      const uint8_t expected[ATTEST_DATA_LEN], const attest_policy *p,
+                      isotier_error *err);
+
+/*
+ * A probe's output as printed: its "attestation" member (the last one), the
+ * evidence in it (hex-decoded into malloc'd buffers the caller frees with
+ * attest_output_clear) and the binding recomputed from the rest of the
+ * output and nonce. status gets the member's "status" ("ok", "absent",
+ * "refused", ...); without the member, status is "absent" and 0 is returned.
+ */
+typedef struct attest_output {
+	char status[24];
+	char why[160];
+	char provider[24];
+	uint8_t *outblob, *auxblob;
+	size_t outblob_len, auxblob_len;
+	uint8_t binding[ATTEST_DATA_LEN];
+} attest_output;
+int attest_output_parse(attest_output *o, const char *out, size_t len, const char *nonce,
+                        isotier_error *err);
+void attest_output_clear(attest_output *o);
+
+/* Two remote sandboxes' evidence, each verified against its own run. */
+typedef enum {
+	ATTEST_PAIR_NONE,      /* not asked, or no evidence offered: nothing changes */
+	ATTEST_PAIR_REJECTED,  /* evidence offered and refused: nothing proven */
+	ATTEST_PAIR_ONE_GUEST, /* both valid, one guest: a shared kernel is not excluded */
+	ATTEST_PAIR_ATTESTED   /* both valid, bound to their runs, two guests */
+} attest_pair_outcome;
+
+typedef struct attest_pair {
+	attest_pair_outcome outcome;
+	attest_verdict v[2];
+	char detail[600];
+} attest_pair;
+
+/* Verifies one sandbox's output (its run's nonce) into v; 1 when it
+ * offered evidence that verified, 0 when it offered none (v->detail says
+ * why), <0 when it offered evidence that failed. */
+int attest_output_verify(attest_verdict *v, const char *out, size_t len, const char *nonce,
+                         const attest_policy *p);
+/* attest_host.c: the probe on this host (`verify --attest`) with a fresh
+ * nonce; returns as attest_output_verify, or <0 when the probe could not
+ * run (err). */
+int attest_host(attest_verdict *v, const char *probe_path, int timeout_s, int cancel_fd,
+                isotier_error *err);
+/* The pair's outcome from its two verdicts (v[] filled, rc[] from
+ * attest_output_verify). */
+void attest_pair_judge(attest_pair *pair, const int rc[2]);
+
+#endif

@@ -1,0 +1,290 @@
+/*
+ * attest_tdx.c - Intel TDX quotes (attest.h): quote v4 as Intel's DCAP
+ * quote library writes it (Intel TDX DCAP Quoting Library API, "Quote
+ * Format"): a 48-byte header, the 584-byte TD report body, then the ECDSA
+ * signature data: the quote's signature by the attestation key, that key,
+ * and its certification: the quoting enclave's (QE) report, whose report
+ * data commits to the key, signed by the platform's PCK, whose certificate
+ * chain (carried in the quote) ends at Intel's SGX Root CA, pinned in
+ * catalogue/roots/intel_sgx_root_ca.pem.
+ *
+ * Checked: every length against the quote's, the quote signature (ECDSA
+ * P-256, SHA-256), the QE report's commitment to the attestation key, the
+ * QE's signer (Intel's), the QE report's signature by the PCK, the PCK
+ * chain to the pinned root at the policy's time, TD attributes (DEBUG off)
+ * and the binding. Not checked (it needs Intel's PCS collateral, never
+ * fetched here): the TCB level of the platform against Intel's TCB info,
+ * the QE identity's TCB, and revocation (CRLs). The verdict says so.
+ */
+#include "attest.h"
+
+#include <openssl/bn.h>
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/ec.h>
+#include <openssl/evp.h>
+#include <openssl/param_build.h>
+#include <openssl/pem.h>
+#include <openssl/x509.h>
+#include <stdio.h>
+#include <string.h>
+
+#define TDX_HEADER_LEN 48
+#define TDX_BODY_LEN   584
+#define TDX_SIGNED_LEN (TDX_HEADER_LEN + TDX_BODY_LEN)
+#define TDX_TEE_TYPE   0x81
+#define TDX_ATTR_OFF   (TDX_HEADER_LEN + 120)
+#define TDX_MRTD_OFF   (TDX_HEADER_LEN + 136)
+#define TDX_RDATA_OFF  (TDX_HEADER_LEN + 520)
+#define TDX_QE_REPORT  384
+#define TDX_MAX_CHAIN  (3 * ATTEST_MAX_CERT)
+/* The signer of Intel's quoting enclaves (DCAP QE3 and the TD QE). */
+static const uint8_t intel_qe_mrsigner[32] = {
+    0xdc, 0x9e, 0x2a, 0x7c, 0x6f, 0x94, 0x8f, 0x17, 0x47, 0x4e, 0x34, 0xa7, 0xfc, 0x43, 0xed, 0x03,
+    0x0f, 0x7c, 0x15, 0x63, 0xf1, 0xba, 0xbd, 0xdf, 0x63, 0x40, 0xc8, 0x2e, 0x0e, 0x54, 0xa8, 0xc5};
+
+static unsigned le16(const uint8_t *p)
+{
+	return (unsigned)p[0] | (unsigned)p[1] << 8;
+}
+
+static uint32_t le32(const uint8_t *p)
+{
+	return (uint32_t)le16(p) | (uint32_t)le16(p + 2) << 16;
+}
+
+static int refuse(attest_verdict *v, isotier_error *err, const char *what)
+{
+	snprintf(v->detail, sizeof v->detail, "%.390s", what);
+	return isotier_error_set(err, ISOTIER_EDATA, 0, "%s", what);
+}
+
+/* The parts of a quote v4, every pointer inside it. */
+struct tdx_quote {
+	const uint8_t *sig, *ak;  /* 64 bytes each: r||s, x||y */
+	const uint8_t *qe_report; /* 384 bytes */
+	const uint8_t *qe_sig;    /* 64 bytes */
+	const uint8_t *auth;      /* auth_len bytes */
+	size_t auth_len;
+	const uint8_t *chain; /* PEM, chain_len bytes */
+	size_t chain_len;
+};
+
+static const char *tdx_split(struct tdx_quote *t, const uint8_t *q, size_t len)
+{
+	if (len < TDX_SIGNED_LEN + 4)
+		return "TDX quote: shorter than a v4 header and TD report";
+	if (le16(q) != 4)
+		return "TDX quote.header.version: not 4";
+	if (le16(q + 2) != 2)
+		return "TDX quote.header.att_key_type: not ECDSA-256 P-256 (2)";
+	if (le32(q + 4) != TDX_TEE_TYPE)
+		return "TDX quote.header.tee_type: not TDX (0x81)";
+	size_t at = TDX_SIGNED_LEN + 4, sig_len = le32(q + TDX_SIGNED_LEN);
+	/* Bytes after the signature data are covered by nothing: ignored. */
+	if (sig_len > len - at || sig_len < 64 + 64 + 6)
+		return "TDX quote.signature_data_len: beyond the quote or too short";
+	const uint8_t *s = q + at, *end = s + sig_len;
+	t->sig = s;
+	t->ak = s + 64;
+	s += 128;
+	if (le16(s) != 6)
+		return "TDX quote.certification_data.type: not a QE report (6)";
+	uint32_t cd_len = le32(s + 2);
+	s += 6;
+	if (cd_len > (size_t)(end - s) || cd_len < TDX_QE_REPORT + 64 + 2)
+		return "TDX quote.certification_data.size: beyond the signature data";
+	end = s + cd_len;
+	t->qe_report = s;
+	t->qe_sig = s + TDX_QE_REPORT;
+	s += TDX_QE_REPORT + 64;
+	t->auth_len = le16(s);
+	s += 2;
+	if (t->auth_len > (size_t)(end - s) || (size_t)(end - s) - t->auth_len < 6)
+		return "TDX quote.qe_auth_data.size: beyond the certification data";
+	t->auth = s;
+	s += t->auth_len;
+	if (le16(s) != 5)
+		return "TDX quote.certification_data.inner type: not a PCK chain (5)";
+	t->chain_len = le32(s + 2);
+	s += 6;
+	if (t->chain_len > (size_t)(end - s) || t->chain_len > TDX_MAX_CHAIN || !t->chain_len)
+		return "TDX quote.pck_chain.size: beyond the certification data or too large";
+	t->chain = s;
+	return NULL;
+}
+
+/* An ECDSA P-256 public key from x||y. */
+static EVP_PKEY *p256_key(const uint8_t xy[64])
+{
+	uint8_t point[65] = {0x04};
+	memcpy(point + 1, xy, 64);
+	OSSL_PARAM_BLD *bld = OSSL_PARAM_BLD_new();
+	OSSL_PARAM *params = NULL;
+	EVP_PKEY_CTX *ctx = EVP_PKEY_CTX_new_from_name(NULL, "EC", NULL);
+	EVP_PKEY *key = NULL;
+	if (bld && ctx &&
+	    OSSL_PARAM_BLD_push_utf8_string(bld, OSSL_PKEY_PARAM_GROUP_NAME, "prime256v1", 0) &&
+	    OSSL_PARAM_BLD_push_octet_string(bld, OSSL_PKEY_PARAM_PUB_KEY, point, sizeof point) &&
+	    (params = OSSL_PARAM_BLD_to_param(bld)) && EVP_PKEY_fromdata_init(ctx) == 1 &&
+	    EVP_PKEY_fromdata(ctx, &key, EVP_PKEY_PUBLIC_KEY, params) != 1)
+		key = NULL;
+	OSSL_PARAM_free(params);
+	OSSL_PARAM_BLD_free(bld);
+	EVP_PKEY_CTX_free(ctx);
+	return key;
+}
+
+/* ECDSA-SHA256 signature r||s (big-endian, 32 bytes each) by key over data. */
+static bool p256_verify(EVP_PKEY *key, const uint8_t rs[64], const uint8_t *data, size_t len)
+{
+	ECDSA_SIG *sig = ECDSA_SIG_new();
+	BIGNUM *r = BN_bin2bn(rs, 32, NULL), *s = BN_bin2bn(rs + 32, 32, NULL);
+	unsigned char *der = NULL;
+	int der_len = -1;
+	if (sig && r && s && ECDSA_SIG_set0(sig, r, s) == 1) {
+		r = s = NULL;
+		der_len = i2d_ECDSA_SIG(sig, &der);
+	}
+	BN_free(r);
+	BN_free(s);
+	ECDSA_SIG_free(sig);
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
+	bool ok = key && der_len > 0 && md &&
+	          EVP_DigestVerifyInit(md, NULL, EVP_sha256(), NULL, key) == 1 &&
+	          EVP_DigestVerify(md, der, (size_t)der_len, data, len) == 1;
+	EVP_MD_CTX_free(md);
+	OPENSSL_free(der);
+	return ok;
+}
+
+/* The PCK leaf of the quote's chain, verified to the pinned Intel root at
+ * `now`; NULL with *why. The chain's own copy of the root is never used. */
+static X509 *pck_leaf(const struct tdx_quote *t, const char *roots, time_t now, char *why,
+                      size_t whylen)
+{
+	char path[4096];
+	snprintf(path, sizeof path, "%s/intel_sgx_root_ca.pem", roots);
+	cleanup_free char *root_pem = NULL;
+	size_t root_len = 0;
+	isotier_error e = {0};
+	BIO *rb = NULL, *cb = BIO_new_mem_buf(t->chain, (int)t->chain_len);
+	X509 *root = NULL, *leaf = NULL, *x;
+	STACK_OF(X509) *inter = sk_X509_new_null();
+	if (isotier_read_file(&root_pem, &root_len, path, ATTEST_MAX_CERT, &e) == 0 &&
+	    (rb = BIO_new_mem_buf(root_pem, (int)root_len)))
+		root = PEM_read_bio_X509(rb, NULL, NULL, NULL);
+	BIO_free(rb);
+	/* The leaf first, then at most four intermediates. */
+	while (cb && inter && (x = PEM_read_bio_X509(cb, NULL, NULL, NULL))) {
+		bool kept = !leaf || (sk_X509_num(inter) < 4 && sk_X509_push(inter, x) > 0);
+		if (!leaf)
+			leaf = x;
+		else if (!kept)
+			X509_free(x);
+	}
+	BIO_free(cb);
+	X509_STORE *store = X509_STORE_new();
+	X509_STORE_CTX *ctx = X509_STORE_CTX_new();
+	bool ok = false;
+	if (!root)
+		snprintf(why, whylen, "TDX: the pinned Intel SGX Root CA is missing in %.150s",
+		         roots);
+	else if (!leaf)
+		snprintf(why, whylen, "TDX quote.pck_chain: no certificate in it");
+	else if (store && ctx && X509_STORE_add_cert(store, root) == 1 &&
+	         X509_STORE_CTX_init(ctx, store, leaf, inter) == 1) {
+		X509_VERIFY_PARAM *param = X509_STORE_CTX_get0_param(ctx);
+		X509_VERIFY_PARAM_set_time(param, now);
+		X509_VERIFY_PARAM_set_flags(param, X509_V_FLAG_CHECK_SS_SIGNATURE);
+		ok = X509_verify_cert(ctx) == 1;
+		if (!ok)
+			snprintf(why, whylen,
+			         "TDX quote.pck_chain: does not chain to the pinned Intel "
+			         "SGX Root CA: %s",
+			         X509_verify_cert_error_string(X509_STORE_CTX_get_error(ctx)));
+	} else {
+		snprintf(why, whylen, "certificate store: out of memory");
+	}
+	X509_STORE_CTX_free(ctx);
+	X509_STORE_free(store);
+	X509_free(root);
+	sk_X509_pop_free(inter, X509_free);
+	if (!ok) {
+		X509_free(leaf);
+		return NULL;
+	}
+	return leaf;
+}
+
+int attest_tdx_verify(attest_verdict *v, const attest_evidence *e,
+                      const uint8_t expected[ATTEST_DATA_LEN], const attest_policy *p,
+                      isotier_error *err)
+{
+	const uint8_t *q = e->outblob;
+	const char *roots = p->roots_dir; /* resolved by attest_verify */
+	struct tdx_quote t;
+	char why[300];
+	v->tech = ATTEST_TECH_TDX;
+	v->certs = ATTEST_CERTS_QUOTE;
+	const char *bad = tdx_split(&t, q, e->outblob_len);
+	if (bad)
+		return refuse(v, err, bad);
+	for (size_t i = 0; i < 48; i++)
+		snprintf(v->measurement + 2 * i, 3, "%02x", q[TDX_MRTD_OFF + i]);
+	snprintf(v->tcb, sizeof v->tcb,
+	         "TEE TCB SVN %02x%02x%02x%02x%02x%02x%02x%02x... (not evaluated: no Intel "
+	         "TCB info offline)",
+	         q[48], q[49], q[50], q[51], q[52], q[53], q[54], q[55]);
+	EVP_PKEY *ak = p256_key(t.ak);
+	bool sig_ok = p256_verify(ak, t.sig, q, TDX_SIGNED_LEN);
+	EVP_PKEY_free(ak);
+	if (!sig_ok)
+		return refuse(v, err,
+		              "TDX quote.signature: not the attestation key's over the quote");
+	/* The QE's report commits to the attestation key and its auth data. */
+	uint8_t commit[32];
+	unsigned n = 0;
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
+	bool hashed = md && EVP_DigestInit_ex(md, EVP_sha256(), NULL) == 1 &&
+	              EVP_DigestUpdate(md, t.ak, 64) == 1 &&
+	              EVP_DigestUpdate(md, t.auth, t.auth_len) == 1 &&
+	              EVP_DigestFinal_ex(md, commit, &n) == 1;
+	EVP_MD_CTX_free(md);
+	static const uint8_t zero[32];
+	if (!hashed || CRYPTO_memcmp(t.qe_report + 320, commit, 32) ||
+	    memcmp(t.qe_report + 352, zero, 32))
+		return refuse(v, err,
+		              "TDX quote.qe_report.report_data: does not commit to the "
+		              "attestation key");
+	if (memcmp(t.qe_report + 128, intel_qe_mrsigner, 32))
+		return refuse(v, err, "TDX quote.qe_report.mrsigner: not Intel's quoting enclave");
+	X509 *leaf = pck_leaf(&t, roots, p->now ? p->now : time(NULL), why, sizeof why);
+	if (!leaf)
+		return refuse(v, err, why);
+	bool qe_ok = p256_verify(X509_get0_pubkey(leaf), t.qe_sig, t.qe_report, TDX_QE_REPORT);
+	X509_free(leaf);
+	if (!qe_ok)
+		return refuse(v, err,
+		              "TDX quote.qe_report_signature: not the PCK's over the QE report");
+	snprintf(v->root, sizeof v->root,
+	         "Intel SGX Root CA pinned in %.100s, PCK chain carried in the quote", roots);
+	if (q[TDX_ATTR_OFF] & 1)
+		return refuse(v, err,
+		              "TDX quote.td_attributes: DEBUG set: the host can read the TD");
+	if (CRYPTO_memcmp(q + TDX_RDATA_OFF, expected, ATTEST_DATA_LEN) != 0)
+		return refuse(v, err,
+		              "TDX quote.report_data: not this run's binding (a replayed "
+		              "quote, or one over another probe output)");
+	v->measurement_judged = "recorded, not judged (no reference value configured)";
+	if (p->measurement) {
+		bool same =
+		    p->measurement_len == 48 && !memcmp(p->measurement, q + TDX_MRTD_OFF, 48);
+		v->measurement_judged = same ? "matches the configured reference"
+		                             : "differs from the configured reference";
+		if (!same)
+			return refuse(v, err, "TDX quote.mrtd: not the configured reference");
+	}
+	/* A TD report carries no per-guest id: has_guest_id stays false. */
+	return 0;
+}

@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# Hardware attestation completes the remote proof (ADR-0020), against
+# tests/tools/fly_emulator.py serving a recorded microVM probe output with a
+# test authority's SEV-SNP reports (tests/tools/attest_authority.py) bound to
+# each run, isotier trusting only that authority's roots
+# (ISOTIER_ATTEST_ROOTS). An honest pair (two guests, each report bound to its
+# own run) is CONFIRMED, "attested"; a tampered report, one made for an
+# earlier run's nonce, one over another probe output and a debug guest are
+# refused (NOT_CONTRADICTED, as without attestation); two sandboxes answered
+# by one guest (one report_id) are CONTRADICTED; the genuine AMD roots do not
+# trust the test authority; the real probe in real sandboxes whose TSM tree
+# refuses says so and nothing is attested; `verify --attest` on a host
+# without a TSM changes nothing and says so.
+. "$ISOTIER_ROOT/tests/lib.sh"
+python3 -c 'import cryptography' 2>/dev/null || skip "python3 cryptography is not installed (the test authority)"
+KEY="fly-PLANTED-$$-$RANDOM-secret"
+REMOTE_BACKEND=fly REMOTE_SECRET="the token" REMOTE_NOUN=machines REMOTE_GONE=destroyed
+. "$ISOTIER_ROOT/tests/tools/remote-lib.sh"
+trap 'stop_emu; [ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
+
+# emu NAME MODE: a Fly emulator whose machines answer with the recording and
+# MODE's evidence; isotier pins its test roots.
+emu() {
+  emu_start "$1" fly_emulator.py --app isotier-test --identity replay \
+    --replay "$(replay_recording)" --attest "$2" --attest-roots "$TMP/$1-roots"
+  export FLY_API_TOKEN=$KEY FLY_APP=isotier-test ISOTIER_FLY_API_URL="http://127.0.0.1:$(cat "$D/port")/v1"
+  export ISOTIER_ATTEST_ROOTS="$TMP/$1-roots"
+}
+reason() { sqlite3 "$D/h.db" "SELECT reason FROM observations ORDER BY id DESC LIMIT 1"; }
+verdict() { sqlite3 "$D/h.db" "SELECT verdict, ceiling_tier FROM observations ORDER BY id DESC LIMIT 1"; }
+
+emu honest honest
+verify_remote honest
+assert_eq "$rc" 0 "honest: exit ($(cat "$D/out" "$D/err"))"
+assert_eq "$(verdict)" "CONFIRMED|MICROVM" "honest: stored verdict"
+case $(reason) in "attested: two sev-snp guests, each bound to its own run; "*) ;; *) fail "honest: reason $(reason)" ;; esac
+assert_contains "$(reason)" "two sev-snp guests, each bound to its own run"
+assert_contains "$(reason)" "AMD ARK-Milan pinned in $TMP/honest-roots, VCEK served by the host"
+assert_contains "$(cat "$D/out")" "attested"
+all_deleted honest 2
+echo "ok: an honest attested pair -> CONFIRMED (attested)"
+
+# The same honest provider, isotier pinning AMD's real roots: not attested.
+export ISOTIER_ATTEST_ROOTS="$ISOTIER_ROOT/catalogue/roots"
+verify_remote honest-real-roots
+assert_eq "$(verdict)" "NOT_CONTRADICTED|CONTAINER" "real roots: stored verdict"
+assert_contains "$(reason)" "attestation refused"
+echo "ok: the test authority is not trusted under AMD's pinned roots"
+
+for mode in tampered replayed foreign debug; do
+  emu "$mode" "$mode"
+  verify_remote "$mode"
+  assert_eq "$rc" 0 "$mode: exit ($(cat "$D/out" "$D/err"))"
+  assert_eq "$(verdict)" "NOT_CONTRADICTED|CONTAINER" "$mode: stored verdict"
+  assert_contains "$(reason)" "attestation refused"
+  all_deleted "$mode" 2
+  echo "ok: $mode evidence -> refused, NOT_CONTRADICTED"
+done
+
+emu shared shared
+verify_remote shared
+assert_eq "$rc" 1 "shared guest: exit ($(cat "$D/out" "$D/err"))"
+assert_eq "$(verdict)" "CONTRADICTED|CONTAINER" "shared guest: stored verdict"
+assert_contains "$(reason)" "one guest answered for both sandboxes"
+all_deleted shared 2
+echo "ok: two sandboxes, one guest -> CONTRADICTED"
+
+# The real probe in real sandboxes whose configfs-tsm tree refuses an entry
+# (read-only): the probe says so, nothing is attested, the kernel-sharing
+# rules decide (two bwrap sandboxes on this kernel: CONTRADICTED).
+emu_start refusing fly_emulator.py --app isotier-test --attest refusing
+export ISOTIER_FLY_API_URL="http://127.0.0.1:$(cat "$D/port")/v1"
+verify_remote refusing
+assert_eq "$rc" 1 "refusing: exit ($(cat "$D/out" "$D/err"))"
+assert_eq "$(verdict)" "CONTRADICTED|CONTAINER" "refusing: stored verdict"
+assert_contains "$(reason)" "no attestation available (refused: no report entry could be made: Read-only file system)"
+all_deleted refusing 2
+echo "ok: a refusing TSM in the real sandbox -> no attestation, sharing still decides"
+
+# `verify --attest` on this host: no TSM here, so it says so and changes nothing.
+stop_emu
+set +e
+"$ISOTIER_BIN" verify --backend bwrap --db "$TMP/local.db" --attest >"$TMP/local.out" 2>&1
+rc=$?
+set -e
+assert_contains "$(cat "$TMP/local.out")" "attestation (this host): "
+if [ -e /sys/kernel/config/tsm/report ]; then
+  echo "note: this host has configfs-tsm; its evidence was checked against the pinned roots"
+else
+  assert_contains "$(cat "$TMP/local.out")" "no attestation available (absent: no /sys/kernel/config/tsm/report"
+  assert_contains "$(cat "$TMP/local.out")" "verdicts unchanged"
+fi
+assert_eq "$(sqlite3 "$TMP/local.db" "SELECT verdict FROM observations")" CONFIRMED "local: verdict unchanged ($rc)"
+echo "ok: verify --attest without a TSM: no attestation available, verdict unchanged"
