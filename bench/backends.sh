@@ -24,7 +24,9 @@ printf '#!/bin/sh\nrm -rf "$1" && mkdir -m 755 "$1"\n' >"$tmp/fresh-dir"
 chmod 755 "$tmp/fresh-dir"
 declare -A target=([bwrap]=50 [runc]=50 [runsc]=300 [qemu-microvm]=2000 [host]=- [crun]=50
   [docker]=- [docker-runsc]=- [podman]=- [podman-runsc]=- [qemu-aarch64]=-)
-for b in bwrap runc crun runsc docker docker-runsc podman podman-runsc qemu-microvm qemu-aarch64 host; do
+backends=(bwrap runc crun runsc docker docker-runsc podman podman-runsc qemu-microvm qemu-aarch64 host)
+[ -z "${BENCH_QUICK:-}" ] || backends=(bwrap runc) # quick: the bench works (bench_quick.sh)
+for b in "${backends[@]}"; do
   if ! why=$("$driver" --backend "$b" --available); then
     echo "== $b: SKIPPED (unavailable: $why)"
     continue
@@ -47,7 +49,7 @@ verdict = "" if target == "-" else ("  (within target)" if mean <= float(target)
 print(f"{sys.argv[2]}: median {median:.1f} ms per probe run, mean {mean:.1f} ms, min {r['min']*1000:.1f} ms, max {r['max']*1000:.1f} ms{verdict}")
 PY
 done
-if "$driver" --backend qemu-microvm --available >/dev/null; then
+if [ -z "${BENCH_QUICK:-}" ] && "$driver" --backend qemu-microvm --available >/dev/null; then
   echo "== qemu-microvm, host root over virtio-9p: /bin/true"
   hyperfine -N --style basic --warmup "$(q 1 0)" --runs "${QEMU_RUNS:-$(q 5 1)}" "$driver --backend qemu-microvm -- /bin/true" \
     2>&1 | grep -v '^ *$' | sed "s#$driver#backend-run#"

@@ -6,6 +6,8 @@
 #           its process table and the probe answering the host's task-count challenge
 #           (ISOTIER_CHALLENGE_MS of sampling), judged and stored in a SQLite history
 # and the difference: the challenge's added cost (target: under 1 s added per backend, issue 21).
+# The two run as interleaved pairs (bench/pair.c; medians). The ratio against the bare runtime,
+# with its verdict, is bench/floor.sh's.
 set -euo pipefail
 q() { if [ -n "${BENCH_QUICK:-}" ]; then echo "$2"; else echo "$1"; fi; }
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -14,11 +16,13 @@ driver="$root/$build/tests/backend-run"
 probe="$root/$build/isotier-probe"
 cli="$root/$build/isotier"
 [ -x "$driver" ] && [ -x "$probe" ] && [ -x "$cli" ] || { echo "bench/challenge: build first (make BUILD=$build)" >&2; exit 1; }
-command -v hyperfine >/dev/null || { echo "bench/challenge: hyperfine not installed" >&2; exit 1; }
 tmp=$(mktemp -d /tmp/isotier-bench-challenge.XXXXXX)
 chmod 711 "$tmp"
 trap 'rm -rf "$tmp"' EXIT
-for b in bwrap runc crun runsc nspawn qemu-microvm; do
+cc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$tmp/pair" "$root/bench/pair.c" -lm
+backends=(bwrap runc crun runsc nspawn qemu-microvm)
+[ -z "${BENCH_QUICK:-}" ] || backends=(bwrap) # quick: the bench works; figures need the rest
+for b in "${backends[@]}"; do
   if ! why=$("$driver" --backend "$b" --available); then
     echo "== $b: SKIPPED (unavailable: $why)"
     continue
@@ -26,16 +30,13 @@ for b in bwrap runc crun runsc nspawn qemu-microvm; do
   runs=$(q 10 1)
   case $b in qemu-*) runs=${QEMU_RUNS:-$(q 5 1)} ;; esac
   echo "== $b"
-  hyperfine -N --style basic --warmup "$(q 1 0)" --runs "$runs" --export-json "$tmp/$b.json" \
-    -n floor "$driver --backend $b --minimal --probe $probe -- /.isotier/isotier-probe --json" \
-    -n verify "$cli verify --backend $b --db $tmp/$b.db" \
-    2>&1 | grep -v '^ *$' | sed "s#$driver#backend-run#; s#$probe#isotier-probe#; s#$cli#isotier#; s#$tmp/##"
-  python3 - "$tmp/$b.json" "$b" <<'PY'
-import json, statistics, sys
-r = {x["command"]: statistics.median(x["times"]) * 1000 for x in json.load(open(sys.argv[1]))["results"]}
-floor, verify = r["floor"], r["verify"]
-added = verify - floor
-print(f"{sys.argv[2]}: floor {floor:.0f} ms, verify {verify:.0f} ms: {verify / floor:.2f}x the floor, "
-      f"{added:+.0f} ms added ({'within' if added < 1000 else 'OVER'} the 1 s target)")
-PY
+  # Interleaved pairs (bench/pair.c): run one after the other, load drift would decide.
+  "$tmp/pair" -n "$runs" -w "$(q 1 0)" -a 0,2 -T 300 \
+    verify "$cli verify --backend $b --db $tmp/$b.db" \
+    floor "$driver --backend $b --minimal --probe $probe -- /.isotier/isotier-probe --json" \
+    >"$tmp/$b.out"
+  sed "s#$driver#backend-run#; s#$probe#isotier-probe#; s#$cli#isotier#; s#$tmp/##" "$tmp/$b.out"
+  awk -v b="$b" '$1 == "verify" {v = $3} $1 == "floor" {f = $3}
+    END {printf "%s: floor %.0f ms, verify %.0f ms: %.2fx the floor, %+.0f ms added (%s the 1 s target)\n",
+      b, f, v, v / f, v - f, (v - f < 1000 ? "within" : "OVER")}' "$tmp/$b.out"
 done

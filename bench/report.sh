@@ -17,8 +17,8 @@ command -v hyperfine >/dev/null || { echo "hyperfine missing: scripts/deps.sh in
 
 # shellcheck disable=SC2046 # pkg-config prints several flags
 cc -std=gnu11 -O2 -D_GNU_SOURCE -I"$root/include" -I"$root/reference" -o "$tmp/mkdb" \
-  "$root/tests/fixtures/report/mkdb.c" "$root/$BUILD/libisotier.a" \
-  $(pkg-config --libs libcurl libxml-2.0 libcjson sqlite3 libgit2) -lpthread -lm
+  "$root/tests/fixtures/report/mkdb.c" "$root/$BUILD/libisotier-tool.a" \
+  $(pkg-config --libs libcurl libxml-2.0 libcjson sqlite3 libpq libcrypto libgit2) -lpthread -lm
 "$tmp/mkdb" "$tmp/history.db" </dev/null
 
 start=$(date +%s.%N)

@@ -8,7 +8,8 @@
  * serial console (see guest/init.c) and is parsed as hostile input: the
  * command's stdout/stderr are relayed, the capture dir is decoded with bounds
  * into spec->capture_dir. KVM only when a short trial boot proved it works
- * (cached per host kernel in $XDG_CACHE_HOME/isotier); otherwise TCG.
+ * (kvm_trial.c: cached per host boot, kernel and qemu in the state directory);
+ * otherwise TCG.
  *
  * qemu-aarch64 (MICROVM) is the same machinery for another architecture:
  * `qemu-system-aarch64 -M virt -cpu max` under TCG with Debian's arm64 kernel
@@ -22,12 +23,12 @@
 #include "paths.h"
 #include "backend_qemu_console.h"
 #include "cpio.h"
+#include "kvm_trial.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/utsname.h>
 
 /* One emulated machine: what differs between qemu-microvm and qemu-aarch64. */
 typedef struct qemu_machine {
@@ -36,9 +37,10 @@ typedef struct qemu_machine {
 	const char *guest_env;     /* overrides guest_default */
 	const char *guest_default; /* under PREFIX/lib/isotier when installed */
 	const char *guest_src;     /* under the build tree's checkout */
-	const char *guest_script;  /* what fetches the kernel (PREFIX/libexec/isotier when installed) */
-	const char *init_env;      /* overrides init_name */
-	const char *init_name;     /* under the build dir */
+	const char
+	    *guest_script;     /* what fetches the kernel (PREFIX/libexec/isotier when installed) */
+	const char *init_env;  /* overrides init_name */
+	const char *init_name; /* under the build dir */
 	bool aarch64;
 } qemu_machine;
 
@@ -129,7 +131,8 @@ static int machine_available(const qemu_machine *m, char *why, size_t why_len)
 		snprintf(rel, sizeof rel, "libexec/isotier/%s", m->guest_script);
 		if (isotier_install_path(script, sizeof script, rel) != 0)
 			snprintf(script, sizeof script, "scripts/%s", m->guest_script);
-		snprintf(why, why_len, "no guest kernel in %s (set %s to a directory holding one, or "
+		snprintf(why, why_len,
+		         "no guest kernel in %s (set %s to a directory holding one, or "
 		         "fetch Debian's: %s=%s %s)",
 		         p.guest_dir, m->guest_env, m->guest_env, p.guest_dir, script);
 		return 0;
@@ -334,8 +337,33 @@ static int run_qemu(const qemu_state *s, const char *initrd, bool kvm, bool shar
 	return isotier_proc_run(&o, status, err);
 }
 
-/* Sets s->kvm: whether KVM works here. ISOTIER_EINTR when the trial boot
- * was cancelled (nothing cached then). */
+/* The trial boot kvm_trial.c asks for: the guest's init under KVM, nothing else. */
+static int trial_boot(void *ctx, int timeout_s)
+{
+	qemu_state *s = ctx;
+	char initrd[4096];
+	snprintf(initrd, sizeof initrd, "%s/trial.cpio", s->dir);
+	if (write_initramfs(s, initrd, "trial", NULL, -1, NULL) != 0)
+		return 1;
+	isotier_console con = {.spec = &s->spec,
+	                       .out_fd = -1,
+	                       .err_fd = -1,
+	                       .exit_code = -1,
+	                       .cap_fd = -1,
+	                       .cancel_fd = s->spec.cancel_fd};
+	isotier_capture qerr = {.max = 4096};
+	int status = -1;
+	isotier_error terr = {0}; /* a failed trial only means TCG */
+	int rc = run_qemu(s, initrd, true, false, timeout_s, &con, &qerr, &status, &terr);
+	free(qerr.data);
+	unlink(initrd);
+	if (rc == ISOTIER_EINTR)
+		return rc;
+	return rc == 0 && status == 0 && con.exit_code == 0 ? 0 : 1;
+}
+
+/* Sets s->kvm: whether KVM works here (kvm_trial.c: cached per host boot,
+ * kernel content and qemu binary). ISOTIER_EINTR when the trial was cancelled. */
 static int kvm_trial(qemu_state *s, isotier_error *err)
 {
 	s->kvm = false;
@@ -348,63 +376,13 @@ static int kvm_trial(qemu_state *s, isotier_error *err)
 		s->kvm = true;
 		return 0;
 	}
-	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return 0;
-	close(fd);
-	/* A cached verdict for this host kernel and guest kernel. */
-	struct utsname u;
+	char vmm[4096], ident[4200];
 	struct stat st;
-	uname(&u);
-	char key[3072], cache[4096];
-	snprintf(key, sizeof key, "%s %s %lld\n", u.release, s->paths.kernel,
-	         stat(s->paths.kernel, &st) == 0 ? (long long)st.st_size : -1LL);
-	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
-	if (xdg && *xdg)
-		snprintf(cache, sizeof cache, "%s/isotier", xdg);
-	else
-		snprintf(cache, sizeof cache, "%s/.cache/isotier", home && *home ? home : "/tmp");
-	char file[4200];
-	snprintf(file, sizeof file, "%s/qemu-kvm-trial", cache);
-	cleanup_free char *prev = NULL;
-	if (isotier_read_file(&prev, NULL, file, 2048, NULL) == 0 &&
-	    !strncmp(prev, key, strlen(key))) {
-		s->kvm = !strcmp(prev + strlen(key), "kvm\n");
+	if (isotier_find_program(vmm, sizeof vmm, s->m->binary) != 0 || stat(vmm, &st) != 0)
 		return 0;
-	}
-	char initrd[4096];
-	snprintf(initrd, sizeof initrd, "%s/trial.cpio", s->dir);
-	bool ok = false;
-	if (write_initramfs(s, initrd, "trial", NULL, -1, NULL) == 0) {
-		isotier_console con = {.spec = &s->spec,
-		                       .out_fd = -1,
-		                       .err_fd = -1,
-		                       .exit_code = -1,
-		                       .cap_fd = -1,
-		                       .cancel_fd = s->spec.cancel_fd};
-		isotier_capture qerr = {.max = 4096};
-		int status = -1;
-		isotier_error terr = {0}; /* a failed trial only means TCG */
-		int rc = run_qemu(s, initrd, true, false, 5, &con, &qerr, &status, &terr);
-		ok = rc == 0 && status == 0 && con.exit_code == 0;
-		free(qerr.data);
-		unlink(initrd);
-		if (rc == ISOTIER_EINTR)
-			return isotier_error_set(err, rc, 0, "KVM trial boot: %s", terr.message);
-	}
-	s->kvm = ok;
-	char line[3200];
-	snprintf(line, sizeof line, "%s%s\n", key, ok ? "kvm" : "tcg");
-	char parent[4096];
-	snprintf(parent, sizeof parent, "%s", cache);
-	char *slash = strrchr(parent, '/');
-	if (slash && slash != parent) {
-		*slash = '\0';
-		mkdir(parent, 0700);
-	}
-	mkdir(cache, 0755);
-	isotier_write_file(file, line, strlen(line), 0644, NULL);
-	return 0;
+	snprintf(ident, sizeof ident, "%s %lld %lld.%09ld", vmm, (long long)st.st_size,
+	         (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+	return isotier_kvm_decide(s->paths.kernel, ident, trial_boot, s, &s->kvm, err);
 }
 
 static void qemu_destroy(void *p)
@@ -549,10 +527,13 @@ static int qemu_exec(void *p, const isotier_exec_request *req, int *exit_status,
 }
 
 static const isotier_backend_setting qemu_microvm_settings[] = {
-    {.env = "ISOTIER_GUEST_DIR", .meaning = "the guest kernel directory: vmlinux or vmlinuz, modules/ (default .deps/guest)"},
-    {.env = "ISOTIER_GUEST_INIT", .meaning = "the guest init binary (default isotier-guest-init beside the CLI)"},
+    {.env = "ISOTIER_GUEST_DIR",
+     .meaning = "the guest kernel directory: vmlinux or vmlinuz, modules/ (default .deps/guest)"},
+    {.env = "ISOTIER_GUEST_INIT",
+     .meaning = "the guest init binary (default isotier-guest-init beside the CLI)"},
     {.env = "ISOTIER_QEMU_ACCEL", .meaning = "tcg or kvm: skip the cached KVM trial boot"},
-    {.env = "ISOTIER_QEMU_APPEND", .meaning = "extra guest kernel command line, for debugging (\"loglevel=7\")"},
+    {.env = "ISOTIER_QEMU_APPEND",
+     .meaning = "extra guest kernel command line, for debugging (\"loglevel=7\")"},
     {.env = "ISOTIER_QEMU_DEBUG", .meaning = "set: keep the serial console for debugging"},
     {0},
 };
@@ -580,9 +561,11 @@ static int aarch64_provision(void **out, const isotier_backend_spec *spec, isoti
 }
 
 static const isotier_backend_setting qemu_aarch64_settings[] = {
-    {.env = "ISOTIER_GUEST_ARM64_DIR", .meaning = "the arm64 guest kernel directory (default .deps/guest-arm64)"},
+    {.env = "ISOTIER_GUEST_ARM64_DIR",
+     .meaning = "the arm64 guest kernel directory (default .deps/guest-arm64)"},
     {.env = "ISOTIER_GUEST_INIT_AARCH64", .meaning = "the aarch64 guest init binary"},
-    {.env = "ISOTIER_QEMU_APPEND", .meaning = "extra guest kernel command line, for debugging (\"loglevel=7\")"},
+    {.env = "ISOTIER_QEMU_APPEND",
+     .meaning = "extra guest kernel command line, for debugging (\"loglevel=7\")"},
     {.env = "ISOTIER_QEMU_DEBUG", .meaning = "set: keep the serial console for debugging"},
     {0},
 };

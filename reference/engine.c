@@ -1,8 +1,10 @@
 /* engine.c - Docker and Podman through their CLI (see engine.h). */
 #include "engine.h"
 #include "lease.h"
+#include "paths.h"
 
 #include <cJSON.h>
+#include <openssl/evp.h>
 #include <ctype.h>
 #include <errno.h>
 #include <string.h>
@@ -175,11 +177,12 @@ void isotier_engine_sweep(const isotier_lease *l)
 		for (int i = 0; i < 12; i++) {
 			struct timespec ts = {0, 250 * 1000000L};
 			nanosleep(&ts, NULL);
-			if (engine_call(&s, inspect, NULL, ISOTIER_PROC_CLEANUP | ISOTIER_PROC_QUIET,
-			                &st, NULL) == 0 &&
+			if (engine_call(&s, inspect, NULL,
+			                ISOTIER_PROC_CLEANUP | ISOTIER_PROC_QUIET, &st,
+			                NULL) == 0 &&
 			    st == 0)
-				engine_call(&s, rmi, NULL, ISOTIER_PROC_CLEANUP | ISOTIER_PROC_QUIET, &st,
-				            NULL);
+				engine_call(&s, rmi, NULL,
+				            ISOTIER_PROC_CLEANUP | ISOTIER_PROC_QUIET, &st, NULL);
 		}
 	} else {
 		remove_by_name(&s, l->name);
@@ -193,14 +196,7 @@ void isotier_engine_destroy(void *p)
 		return;
 	if (s->id[0])
 		remove_containers(s);
-	if (s->image[0]) {
-		const char *const rmi[] = {"rmi", "-f", s->image, NULL};
-		int st;
-		if (engine_call(s, rmi, NULL, ISOTIER_PROC_CLEANUP | ISOTIER_PROC_QUIET, &st,
-		                NULL) == 0 &&
-		    st == 0)
-			isotier_lease_drop("image", s->image);
-	}
+	/* s->image is shared by every run of the same probe: kept (see import_image). */
 	if (s->dir) {
 		isotier_rmtree(s->dir);
 		free(s->dir);
@@ -240,9 +236,65 @@ static int write_root(engine_state *s, isotier_error *err)
 }
 
 /* Docker: the root as an image built from scratch (`docker import` of a tar: no
- * registry, no builder), tagged isotier-probe:<sandbox id>. */
+ * registry, no builder), once per content: tagged isotier-probe:<digest> of the
+ * probe's SHA-256 and the root's entries, labelled isotier.probe=<digest>, and
+ * reused by every later run with the same content. It is not leased: it is no
+ * run's leftover, so the sweep leaves it; an import cut short leaves either no
+ * tag or the whole image, which the next run reuses. */
+static int image_tag(const engine_state *s, char *tag, size_t len, char *digest, size_t dlen,
+                     isotier_error *err)
+{
+	char probe[65] = "none";
+	int rc = s->spec.probe_path ? isotier_file_sha256(s->spec.probe_path, probe, err) : 0;
+	if (rc)
+		return rc;
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL)) {
+		EVP_MD_CTX_free(ctx);
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "image digest: out of memory");
+	}
+	char line[8400];
+	int n = snprintf(line, sizeof line, "isotier-image/1\nprobe %s\n", probe);
+	EVP_DigestUpdate(ctx, line, (size_t)n);
+	for (size_t i = 0; i < s->n_entries; i++) {
+		n = snprintf(line, sizeof line, "%s\t%s\n", s->entries[i].name,
+		             s->entries[i].link ? s->entries[i].link : "/");
+		EVP_DigestUpdate(ctx, line, (size_t)n < sizeof line ? (size_t)n : sizeof line - 1);
+	}
+	unsigned char md[EVP_MAX_MD_SIZE];
+	unsigned mdlen = 0;
+	int ok = EVP_DigestFinal_ex(ctx, md, &mdlen);
+	EVP_MD_CTX_free(ctx);
+	if (!ok || mdlen < 12 || dlen < 25)
+		return isotier_error_set(err, ISOTIER_EIO, 0, "image digest");
+	for (int i = 0; i < 12; i++)
+		snprintf(digest + 2 * i, 3, "%02x", md[i]);
+	snprintf(tag, len, "isotier-probe:%s", digest);
+	return 0;
+}
+
+/* The image is there already: `image inspect` answers with its id. */
+static bool image_exists(const engine_state *s, const char *tag)
+{
+	const char *const inspect[] = {"image", "inspect", "--format", "{{.Id}}", tag, NULL};
+	isotier_capture out = {.max = 256};
+	int st = -1;
+	int rc = engine_call(s, inspect, &out, ISOTIER_PROC_QUIET, &st, NULL);
+	bool ok = !rc && st == 0 && out.data && !strncmp(out.data, "sha256:", 7) &&
+	          hex_id(out.data + 7, strcspn(out.data + 7, "\n"));
+	free(out.data);
+	return ok;
+}
+
 static int import_image(engine_state *s, isotier_error *err)
 {
+	char tag[160], digest[32];
+	int rc = image_tag(s, tag, sizeof tag, digest, sizeof digest, err);
+	if (rc)
+		return rc;
+	snprintf(s->image, sizeof s->image, "%s", tag);
+	if (image_exists(s, tag))
+		return 0;
 	char tar[4096], root[4096];
 	snprintf(tar, sizeof tar, "%s/root.tar", s->dir);
 	snprintf(root, sizeof root, "%s/root", s->dir);
@@ -256,21 +308,17 @@ static int import_image(engine_state *s, isotier_error *err)
 	                       .timeout_s = ENGINE_CALL_TIMEOUT_S,
 	                       .cancel_fd = s->spec.cancel_fd};
 	int st = -1;
-	int rc = isotier_proc_run(&o, &st, err);
+	rc = isotier_proc_run(&o, &st, err);
 	if (!rc && st != 0)
 		rc = isotier_error_set(err, ISOTIER_EIO, 0, "tar: exit %d: %.200s", st,
 		                       terr.data ? terr.data : "");
 	free(terr.data);
 	if (rc)
 		return rc;
-	char tag[160], label[160];
-	snprintf(tag, sizeof tag, "isotier-probe:%s", s->id);
-	snprintf(label, sizeof label, "LABEL isotier.sandbox=%s", s->id);
+	char label[160];
+	snprintf(label, sizeof label, "LABEL isotier.probe=%s", digest);
 	const char *const imp[] = {"import", "--change", label, tar, tag, NULL};
 	isotier_capture out = {.max = 4096};
-	/* The tag names the image from here on, even if the answer is garbled. */
-	snprintf(s->image, sizeof s->image, "%s", tag);
-	engine_lease(s, "image", tag);
 	rc = engine_call(s, imp, &out, 0, NULL, err);
 	if (!rc) {
 		const char *d = out.data ? out.data : "";
@@ -289,9 +337,16 @@ int isotier_engine_provision(void **out, const isotier_engine *e, const isotier_
                              isotier_error *err)
 {
 	*out = NULL;
-	char why[1024];
-	if (!isotier_engine_available(e, why, sizeof why))
+	char why[1024], cli[4096];
+	/* The daemon's facts (`docker info`) were asked by available() already:
+	 * here only what is free to check; the image inspect proves the daemon
+	 * answers, and a runtime it lacks fails the run, never passes it. */
+	if (e->podman ? !isotier_engine_available(e, why, sizeof why)
+	              : isotier_find_program(cli, sizeof cli, e->cli) != 0 || geteuid() != 0) {
+		if (!e->podman)
+			snprintf(why, sizeof why, "%s not found in PATH, or not root", e->cli);
 		return isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0, "%s: %s", e->backend, why);
+	}
 	engine_state *s = calloc(1, sizeof *s);
 	if (!s)
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "%s: out of memory", e->backend);

@@ -1,8 +1,16 @@
 /* catalogue_commit.c - which revision of the catalogue a run judged against: HEAD of
  * the git repository holding the catalogue directory (libgit2), marked
  * "+dirty" when the catalogue's files differ from it, so a run against
- * uncommitted claims never passes for one against HEAD. */
+ * uncommitted claims never passes for one against HEAD.
+ *
+ * git_libgit2_init() parses the whole CA bundle (mbedTLS) whatever is asked of
+ * it: ~60% of a `verify --backend host`'s instructions. So the answer is
+ * memoised in the state cache (catalogue_memo.c), keyed by everything it
+ * depends on; libgit2 runs only when that key is new. */
 #include "catalogue_commit.h"
+#include "catalogue_memo.h"
+
+#include "../include/isotier.h"
 
 #include <git2.h>
 #include <stdbool.h>
@@ -44,6 +52,13 @@ void isotier_catalogue_commit(char *out, size_t len, const char *dir)
 {
 	if (len)
 		out[0] = '\0';
+	char key[80];
+	int k = isotier_catalogue_memo_key(key, sizeof key, dir);
+	if (k == ISOTIER_ENOTFOUND)
+		return; /* in no repository: "" without starting libgit2 */
+	bool keyed = k == 0;
+	if (keyed && isotier_catalogue_memo_get(key, out, len) == 0)
+		return;
 	if (git_libgit2_init() < 0)
 		return;
 	git_repository *repo = NULL;
@@ -60,4 +75,6 @@ void isotier_catalogue_commit(char *out, size_t len, const char *dir)
 		git_repository_free(repo);
 	}
 	git_libgit2_shutdown();
+	if (keyed && out[0])
+		isotier_catalogue_memo_put(key, out);
 }

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# isotier-test: slow; uses: challenge docker
 # The docker backend for real: a real dockerd (started here when none runs, stopped by pid at the
 # end), the probe in an image built from scratch by the backend (no registry). The probe sees
 # CONTAINER with vendor docker (under this machine's own VM layer) and its capture replays to the
@@ -16,6 +17,29 @@ check_outer_vm
 n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["layers"]))' "$TMP/live.json")
 assert_eq "$(json_get "$TMP/live.json" "layers.$((n - 1)).vendor")" docker "docker: innermost vendor"
 assert_engine_clean docker "probe run"
+# The probe's image is built once per probe digest and reused (issue 24): a probe of its own
+# (a copy with a unique tail: another digest) gets one new isotier-probe:<digest> image, and a
+# second run finds it by tag: the same image id and creation time, no other image made.
+uniq_probe="$TMP/probe-uniq"
+cp "$PROBE" "$uniq_probe" && head -c 16 /dev/urandom >>"$uniq_probe"
+probe_images() { docker images -q --no-trunc --filter label=isotier.probe | sort; }
+before=$(probe_images)
+run_uniq() {
+  "$DRIVER" --backend docker --minimal --probe "$uniq_probe" -- /.isotier/isotier-probe --json \
+    >"$TMP/uniq.json" 2>"$TMP/uniq.err" || fail "docker: run with a new probe: $(tail -n 3 "$TMP/uniq.err")"
+  assert_eq "$(json_get "$TMP/uniq.json" observed_tier)" CONTAINER "docker: the new probe's tier"
+}
+run_uniq
+made=$(comm -13 <(echo "$before") <(probe_images))
+[ "$(echo "$made" | grep -c .)" = 1 ] || fail "docker: a new probe should make exactly one image, made: '$made'"
+first=$(docker image inspect --format '{{.Id}} {{.Created}} {{index .Config.Labels "isotier.probe"}}' "$made")
+run_uniq
+assert_eq "$(comm -13 <(echo "$before") <(probe_images))" "$made" "docker: the second run made no image"
+assert_eq "$(docker image inspect --format '{{.Id}} {{.Created}} {{index .Config.Labels "isotier.probe"}}' "$made")" \
+  "$first" "docker: the second run reused the image"
+assert_engine_clean docker "image reuse"
+docker rmi -f "$made" >/dev/null
+echo "ok: docker: the probe's image made once and reused (${first%% *})"
 check_host_view
 assert_engine_clean docker "host view"
 check_timeout 3

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# isotier-test: slow; uses: challenge kvm
 # The qemu-microvm backend for real (TCG here): the probe sees MICROVM, vendor qemu, hypervisor
 # tcg, and its capture (streamed over the serial console) replays to the same verdict; the host
 # root over virtio-9p read-only; timeout, SIGINT and a missing binary leave nothing behind.
@@ -9,9 +10,12 @@ check_probe MICROVM vm
 n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["layers"]))' "$TMP/live.json")
 assert_eq "$n" "1" "qemu-microvm: one layer (the guest sees only its own VM)"
 assert_eq "$(json_get "$TMP/live.json" layers.0.vendor)" "qemu" "qemu-microvm: vendor"
-# TCG unless KVM was forced or the cached trial boot found it working (last line "kvm").
-if [ "${ISOTIER_QEMU_ACCEL:-}" != kvm ] &&
-   [ "$(tail -n 1 "${XDG_CACHE_HOME:-$HOME/.cache}/isotier/qemu-kvm-trial" 2>/dev/null)" != kvm ]; then
+# TCG unless KVM was forced or the trial found it working: the decision is cached in the state
+# directory (reference/kvm_trial.c: STATE/cache/kvm-<key>, "kvm" or "tcg").
+state=${ISOTIER_STATE_DIR:-}
+[ -n "$state" ] || { [ "$(id -u)" = 0 ] && state=/var/lib/isotier; } ||
+  state=${XDG_STATE_HOME:-$HOME/.local/state}/isotier
+if [ "${ISOTIER_QEMU_ACCEL:-}" != kvm ] && ! grep -qx kvm "$state"/cache/kvm-* 2>/dev/null; then
   assert_eq "$(json_get "$TMP/live.json" layers.0.hypervisor)" "tcg" "qemu-microvm: hypervisor"
 fi
 check_host_view

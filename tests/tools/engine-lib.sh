@@ -10,13 +10,14 @@ docker_up() {
   trap '"$ISOTIER_ROOT/scripts/dockerd.sh" stop "$TMP/dockerd"; rm -rf "$TMP"' EXIT
 }
 
-# No container labelled by isotier and no isotier-probe image is left in the engine ($1: docker
-# or podman). Our containers carry the label isotier.sandbox=<id>; images are isotier-probe:<id>.
+# No container labelled by isotier and no per-run image is left in the engine ($1: docker or
+# podman). Our containers carry the label isotier.sandbox=<id>; the probe's image
+# (isotier-probe:<digest>, label isotier.probe) is kept on purpose: every run of that probe reuses it.
 assert_engine_clean() {
   local cli=$1 what=$2 left
   left=$("$cli" ps -aq --filter label=isotier.sandbox 2>&1) || fail "$cli ps: $left"
   [ -z "$left" ] || fail "$what: $cli containers left behind: $left"
-  left=$("$cli" images -q --filter reference='isotier-probe*' 2>&1) || fail "$cli images: $left"
+  left=$("$cli" images -q --filter label=isotier.sandbox --filter dangling=false 2>&1) || fail "$cli images: $left"
   [ -z "$left" ] || fail "$what: $cli images left behind: $left"
 }
 

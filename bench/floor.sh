@@ -1,0 +1,139 @@
+#!/usr/bin/env bash
+# bench/floor.sh - every isotier operation against its floor, measured in the same run as
+# interleaved pairs (bench/pair.c: A B, B A, ...; medians, min/max, the median ratio's 95%
+# interval), each with a verdict against a ratio target (issue 24):
+#   verify --backend B    <= 1.3x  the bare runtime running the same static probe the same way
+#                                  (--json --nonce --challenge 600 --capture, minimal root):
+#                                  bwrap, runc, crun, runsc, docker, podman by their own CLI;
+#                                  nspawn through isotier's backend alone (backend-run: no
+#                                  catalogue, no history, no host view), said so in its label
+#   verify qemu-microvm   <= 1.1x  the same guest boot with the accelerator already decided,
+#                                  verify starting from an empty state directory (a fresh clone
+#                                  on a fresh host: the KVM decision is made in the run)
+# A missed target prints MISSED with the reason; a ratio whose interval straddles the target
+# prints UNSTABLE (noise decides) rather than a verdict that flips between reruns. The probe's
+# own floors are in bench/probe.sh, `sources check` against curl in bench/sources.sh.
+# verify counts as a whole run when it exits 0 or 2 (it ran and could not prove a claim).
+# BENCH_PAIRS (default 15; qemu: QEMU_PAIRS, default 6) sets the pairs. Figures only: exit 0 on
+# a MISSED target, non-zero when a command fails (a failed run times nothing).
+set -euo pipefail
+q() { if [ -n "${BENCH_QUICK:-}" ]; then echo "$2"; else echo "$1"; fi; }
+root=$(cd "$(dirname "$0")/.." && pwd)
+build=${BUILD:-build}
+cli=$root/$build/isotier
+probe=$root/$build/isotier-probe
+driver=$root/$build/tests/backend-run
+[ -x "$cli" ] && [ -x "$probe" ] && [ -x "$driver" ] || { echo "bench/floor: build first (make BUILD=$build)" >&2; exit 1; }
+tmp=$(mktemp -d /tmp/isotier-bench-floor.XXXXXX)
+chmod 711 "$tmp"
+trap 'rm -rf "$tmp"' EXIT
+cc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$tmp/pair" "$root/bench/pair.c" -lm
+pairs=${BENCH_PAIRS:-$(q 15 1)}
+export ISOTIER_STATE_DIR=$tmp/state ISOTIER_PROBE=$probe
+
+# The probe's root, as the engines and OCI runtimes see it: the static probe at
+# /.isotier/isotier-probe, an empty capture directory, mount points.
+rootfs=$tmp/rootfs
+mkdir -p "$rootfs/.isotier/capture" "$rootfs/proc" "$rootfs/dev" "$rootfs/sys" "$rootfs/tmp"
+cp "$probe" "$rootfs/.isotier/isotier-probe"
+chmod -R a+rX "$rootfs"
+nonce=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
+args="/.isotier/isotier-probe --json --nonce $nonce --challenge 600 --capture /.isotier/capture"
+# Before every timed command: an empty capture directory (the probe refuses a full one) and a
+# fresh history file for verify (what one run against a new --db costs).
+printf '#!/bin/sh\nrm -rf "%s"/.isotier/capture "%s"/h.db* && mkdir -m 777 "%s"/.isotier/capture\n' \
+  "$rootfs" "$tmp" "$rootfs" >"$tmp/prep"
+chmod 755 "$tmp/prep"
+verify="$cli verify --db $tmp/h.db --backend"
+# Hybrid cgroups (v1 controllers, cgroup2 at /sys/fs/cgroup/unified): crun and podman refuse
+# them; as isotier does, they run in a mount namespace where that cgroup2 mount is gone.
+unhybrid=
+if mountpoint -q /sys/fs/cgroup/unified 2>/dev/null; then
+  printf '#!/bin/sh\nexec unshare -m --propagation private sh -c %s sh "$@"\n' \
+    "'umount -l /sys/fs/cgroup/unified && exec \"\$@\"'" >"$tmp/unhybrid"
+  chmod 755 "$tmp/unhybrid"
+  unhybrid=$tmp/unhybrid
+fi
+
+echo "verify against the bare runtime (target <= 1.3x each; $pairs interleaved pairs)"
+available() { "$driver" --backend "$1" --available >/dev/null 2>&1; }
+backends=(${BENCH_BACKENDS:-bwrap runc crun runsc nspawn docker podman})
+[ -z "${BENCH_QUICK:-}" ] || backends=(bwrap)
+for b in "${backends[@]}"; do
+  if ! available "$b"; then
+    echo "== $b: SKIPPED (unavailable: $("$driver" --backend "$b" --available 2>&1 | head -c 200))"
+    continue
+  fi
+  # One verify first: warms the page cache and builds what is built once (the docker image).
+  rc=0; $verify "$b" >/dev/null 2>&1 || rc=$?
+  [ "$rc" = 0 ] || [ "$rc" = 2 ] || { echo "bench/floor: verify --backend $b failed" >&2; exit 1; }
+  floor_name="bare $b"
+  case $b in
+    bwrap)
+      floor="bwrap --unshare-all --die-with-parent --new-session --clearenv --proc /proc --dev /dev
+        --tmpfs /tmp --ro-bind $rootfs/.isotier/isotier-probe /.isotier/isotier-probe
+        --bind $rootfs/.isotier/capture /.isotier/capture --chdir / -- $args" ;;
+    runc|crun|runsc)
+      bundle=$tmp/bundle
+      if [ ! -f "$bundle/config.json" ]; then
+        mkdir -p "$bundle" && (cd "$bundle" && runc spec)
+        python3 - "$bundle/config.json" "$rootfs" "$args" <<'PY'
+import json, sys
+p, rootfs, args = sys.argv[1], sys.argv[2], sys.argv[3].split()
+c = json.load(open(p))
+c["process"]["terminal"] = False
+c["process"]["args"] = args
+c["root"] = {"path": rootfs, "readonly": True}
+c["mounts"].append({"destination": "/.isotier/capture", "type": "bind",
+                    "source": rootfs + "/.isotier/capture", "options": ["rbind", "rw"]})
+json.dump(c, open(p, "w"))
+PY
+      fi
+      mkdir -p "$tmp/rt-$b"
+      extra=
+      [ "$b" = runsc ] && extra="--platform=ptrace --network=none --ignore-cgroups"
+      rt=$b
+      [ "$b" = crun ] && rt="$unhybrid crun"
+      floor="$rt --root $tmp/rt-$b $extra run --bundle $bundle isotier-floor-$$" ;;
+    docker)
+      # The image verify made: isotier-probe:<digest of the probe and the (minimal) root>.
+      sha=$(sha256sum "$probe" | cut -d' ' -f1)
+      tag=isotier-probe:$(printf 'isotier-image/1\nprobe %s\n' "$sha" | sha256sum | cut -c1-24)
+      docker image inspect "$tag" >/dev/null || { echo "bench/floor: no $tag after verify" >&2; exit 1; }
+      floor="docker run --rm --network none --read-only --tmpfs=/tmp
+        --mount type=bind,source=$rootfs/.isotier/capture,target=/.isotier/capture $tag $args" ;;
+    podman)
+      floor="$unhybrid podman run --rm --network none --read-only --ulimit nofile=1024:1024 --ulimit nproc=1024:1024
+        --mount type=bind,source=$rootfs/.isotier/capture,target=/.isotier/capture --rootfs $rootfs $args" ;;
+    *)
+      floor_name="$b backend alone"
+      floor="$driver --backend $b --minimal --probe $probe --capture $rootfs/.isotier/capture -- $args" ;;
+  esac
+  floor=$(echo $floor) # one line: pair splits on spaces
+  "$tmp/prep"
+  $floor >/dev/null 2>&1 || { echo "bench/floor: the floor for $b fails: $floor" >&2; exit 1; }
+  "$tmp/prep"
+  echo "== $b"
+  "$tmp/pair" -n "$pairs" -w "$(q 1 0)" -t 1.3 -a 0,2 -p "$tmp/prep" -l "verify $b / $floor_name" \
+    "verify" "$verify $b" "$floor_name" "$floor" | sed "s#$tmp/##g"
+done
+
+echo
+echo "qemu-microvm: verify from an empty state directory against the boot alone (target <= 1.1x)"
+if [ -n "${BENCH_QUICK:-}" ]; then
+  echo "== qemu-microvm: SKIPPED in quick mode (a boot is seconds)"
+elif available qemu-microvm; then
+  # What the decision comes to on this host, made once, then fixed for the floor.
+  rc=0; $verify qemu-microvm >/dev/null 2>&1 || rc=$?
+  [ "$rc" = 0 ] || [ "$rc" = 2 ] || { echo "bench/floor: verify --backend qemu-microvm failed" >&2; exit 1; }
+  accel=tcg
+  grep -qx kvm "$ISOTIER_STATE_DIR"/cache/kvm-* 2>/dev/null && accel=kvm
+  printf '#!/bin/sh\nrm -rf "%s"/.isotier/capture "%s"/h.db* "%s"/fresh && mkdir -m 777 "%s"/.isotier/capture\n' \
+    "$rootfs" "$tmp" "$tmp" "$rootfs" >"$tmp/prep"
+  "$tmp/pair" -n "${QEMU_PAIRS:-6}" -w 0 -t 1.1 -T 300 -a 0,2 -p "$tmp/prep" -l "verify qemu-microvm (fresh) / boot ($accel)" \
+    "verify-fresh" "env ISOTIER_STATE_DIR=$tmp/fresh $verify qemu-microvm" \
+    "boot-$accel" "env ISOTIER_QEMU_ACCEL=$accel $driver --backend qemu-microvm --minimal --probe $probe --capture $rootfs/.isotier/capture -- $args" |
+    sed "s#$tmp/##g"
+else
+  echo "== qemu-microvm: SKIPPED (unavailable)"
+fi
