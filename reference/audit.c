@@ -57,27 +57,19 @@ static int store_event(isotier_telemetry *t, const isotier_event *ev, const char
 	int rc;
 	if (!t->db && (rc = isotier_history_open(&t->db, t->db_path, 0, err)) < 0)
 		return rc;
-	isotier_history *h = t->db;
-	cleanup_stmt sqlite3_stmt *stmt = NULL;
-	if (sqlite3_prepare_v2(isotier_history_db(h),
-			       "INSERT INTO audit_events(at, event, sandbox_id, backend, claimed_tier,"
-			       " resolved_tier, required_tier, decision, reason, detail_json)"
-			       " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-			       -1, &stmt, NULL) != SQLITE_OK)
-		return isotier_history_sql_error(h, err, "store audit event");
-	sqlite3_bind_text(stmt, 1, at, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 2, ev->event, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 3, ev->sandbox_id, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 4, ev->backend, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 5, isotier_tier_name(ev->claimed), -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 6, isotier_tier_name(ev->resolved), -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 7, isotier_tier_name(ev->required), -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 8, ev->decision, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 9, ev->reason, -1, SQLITE_STATIC);
-	sqlite3_bind_text(stmt, 10, detail, -1, SQLITE_STATIC);
-	if (sqlite3_step(stmt) != SQLITE_DONE)
-		return isotier_history_sql_error(h, err, "store audit event");
-	return 0;
+	return isotier_history_add_audit_event(
+	    t->db,
+	    &(isotier_audit_row){.at = at,
+	                         .event = ev->event,
+	                         .sandbox_id = ev->sandbox_id,
+	                         .backend = ev->backend,
+	                         .claimed_tier = isotier_tier_name(ev->claimed),
+	                         .resolved_tier = isotier_tier_name(ev->resolved),
+	                         .required_tier = isotier_tier_name(ev->required),
+	                         .decision = ev->decision,
+	                         .reason = ev->reason,
+	                         .detail_json = detail},
+	    err);
 }
 
 void isotier_telemetry_close(isotier_telemetry *t)

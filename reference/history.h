@@ -1,15 +1,17 @@
 /*
- * history.h - the SQLite history every part of isotier shares: verify
- * observations, source checks, audit events. The schema lives in one place
- * (history.c) and migrates forward by PRAGMA user_version; add a migration,
- * never edit a released one.
+ * history.h - the history every part of isotier shares: verify
+ * observations, source checks, audit events. Two engines behind one storage
+ * interface (history_driver.h): SQLite, a local file (the default), and
+ * PostgreSQL, one database for a fleet (a postgresql:// URI). The schema
+ * lives in one place (history_schema.c) and migrates forward by version, the
+ * same versions for both; add a migration, never edit a released one. Every
+ * SQL statement of isotier is in the history module (history*.c): callers
+ * see typed rows and callbacks, never a connection.
  */
 #ifndef ISOTIER_HISTORY_H
 #define ISOTIER_HISTORY_H
 
 #include "../base/base.h"
-
-#include <sqlite3.h>
 
 /* The host's history: the one the runbook's scheduled job writes
  * (runbook/jobs/isotier-reverify.sh) and every command and create() reads
@@ -18,6 +20,12 @@
 
 typedef struct isotier_history isotier_history;
 
+/* A postgresql:// or postgres:// URI (libpq's), rather than a file path. */
+bool isotier_history_is_uri(const char *target);
+/* target as it may be shown: a URI's password (user:PASSWORD@, password=)
+ * replaced by [redacted]; a path as is. */
+void isotier_history_display(const char *target, char *buf, size_t len);
+
 /* Whether path may be opened as a history: absent (0: the caller decides), or
  * a regular file that is empty or starts with SQLite's 16-byte header. A FIFO,
  * device or directory is refused without being opened for reading (it could
@@ -25,15 +33,28 @@ typedef struct isotier_history isotier_history;
  * never turned into one); a path that cannot be looked up, ISOTIER_EIO with
  * sys_errno (ENAMETOOLONG...). Both opens below check it first. */
 int isotier_history_check_file(const char *path, isotier_error *err);
-/* Opens (creating if needed) and migrates the database at path. WAL mode,
- * foreign keys on, busy timeout busy_ms (0: 5000). */
+/* Opens (creating if needed) and migrates the history at path (a file, or
+ * a postgresql:// URI: the database must exist). SQLite: WAL mode, foreign
+ * keys on, busy timeout busy_ms (0: 5000); PostgreSQL: lock_timeout. */
 int isotier_history_open(isotier_history **out, const char *path, int busy_ms, isotier_error *err);
 /* Opens read-only without creating or migrating; fails if the schema is newer
  * than this build knows. */
 int isotier_history_open_readonly(isotier_history **out, const char *path, isotier_error *err);
 void isotier_history_close(isotier_history *h);
-sqlite3 *isotier_history_db(isotier_history *h);
 int isotier_history_schema_version(isotier_history *h);
+/* "sqlite" or "postgresql". */
+const char *isotier_history_engine(const isotier_history *h);
+/* What the history was opened from, as it may be shown (isotier_history_display). */
+const char *isotier_history_target(const isotier_history *h);
+
+/* The db_code (isotier_error) of a file that is not a database and of a
+ * database that could not be opened (SQLite's numbering, both engines). */
+#define ISOTIER_DB_CANTOPEN 14
+#define ISOTIER_DB_NOTADB   26
+
+#define ISOTIER_UUID_LEN 36
+/* A random (version 4) UUID, lowercase; ISOTIER_EIO without randomness. */
+int isotier_history_uuid(char out[ISOTIER_UUID_LEN + 1]);
 
 /* BEGIN IMMEDIATE / COMMIT / ROLLBACK with errors reported through err. */
 int isotier_history_begin(isotier_history *h, isotier_error *err);
@@ -81,19 +102,12 @@ const char *isotier_default_db_path(void);
  * observation records it; resolve counts only this host's rows. */
 void isotier_host_id(char *buf, size_t len);
 
-/* Fills err from the connection's last error, with context. */
-int isotier_history_sql_error(isotier_history *h, isotier_error *err, const char *context);
-
 static inline void cleanup_historyp(isotier_history **h)
 {
 	isotier_history_close(*h);
 }
 #define cleanup_history __attribute__((cleanup(cleanup_historyp)))
 
-static inline void cleanup_stmtp(sqlite3_stmt **s)
-{
-	sqlite3_finalize(*s);
-}
-#define cleanup_stmt __attribute__((cleanup(cleanup_stmtp)))
+#include "history_rows.h"
 
 #endif

@@ -1,5 +1,6 @@
-/* history_stale.c - runs left 'running' by a process that is gone (see history.h). */
-#include "history.h"
+/* history_stale.c - runs left 'running' by a process that is gone (see
+ * history.h), sweep notes and audit events in the history. */
+#include "history_driver.h"
 #include "lease.h"
 
 #include <sys/utsname.h>
@@ -9,60 +10,63 @@ int isotier_history_mark_stale(isotier_history *h, int64_t *ids, size_t max, siz
                                isotier_error *err)
 {
 	*n = 0;
-	sqlite3 *db = isotier_history_db(h);
 	struct utsname u;
 	if (uname(&u) != 0)
 		return 0; /* no host name: no run here can be told from one elsewhere */
-	/* Only this host's runs: a pid means nothing on another host sharing the file. */
-	cleanup_stmt sqlite3_stmt *q = NULL;
-	if (sqlite3_prepare_v2(db,
-	                       "SELECT id, owner_pid, owner_start FROM runs WHERE status = 'running'"
-	                       " AND host = ?1 AND owner_pid IS NOT NULL ORDER BY id",
-	                       -1, &q, NULL) != SQLITE_OK)
-		return isotier_history_sql_error(h, err, "stale runs");
-	sqlite3_bind_text(q, 1, u.nodename, -1, SQLITE_TRANSIENT);
+	/* Only this host's runs: a pid means nothing on another host sharing the history. */
+	cleanup_hstmt hstmt *q = NULL;
+	int rc = hq_prepare(h, &q,
+	                    "SELECT id, owner_pid, owner_start FROM runs WHERE status = 'running'"
+	                    " AND host = ?1 AND owner_pid IS NOT NULL ORDER BY id",
+	                    err, "stale runs");
+	if (rc < 0)
+		return rc;
+	hq_text(q, 1, u.nodename);
 	int64_t dead[64];
 	size_t n_dead = 0;
-	int step;
-	while ((step = sqlite3_step(q)) == SQLITE_ROW && n_dead < 64) {
-		sqlite3_int64 pid = sqlite3_column_int64(q, 1);
-		sqlite3_int64 start = sqlite3_column_int64(q, 2);
-		if (pid > 0 && pid < INT32_MAX && pid != getpid() &&
-		    !isotier_pid_alive((int)pid, (unsigned long long)start))
-			dead[n_dead++] = sqlite3_column_int64(q, 0);
+	while ((rc = hq_step(q, err)) > 0) {
+		int64_t pid = hq_col_int(q, 1), start = hq_col_int(q, 2);
+		/* Gone only where this process can tell (lease.h): a pid of another
+		 * pid namespace (a container sharing the history) is no pid here. */
+		if (n_dead < 64 && pid > 0 && pid < INT32_MAX && pid != getpid() &&
+		    isotier_owner_gone((int)pid, (unsigned long long)start,
+		                       isotier_lease_owner_pidns((int)pid,
+		                                                 (unsigned long long)start)) == 1)
+			dead[n_dead++] = hq_col_int(q, 0);
 	}
-	if (step != SQLITE_ROW && step != SQLITE_DONE)
-		return isotier_history_sql_error(h, err, "stale runs");
+	if (rc < 0)
+		return isotier_error_prefix(err, "stale runs");
 	char now[32];
 	isotier_utc_now(now, sizeof now);
 	for (size_t i = 0; i < n_dead; i++) {
-		cleanup_stmt sqlite3_stmt *up = NULL, *ev = NULL;
+		cleanup_hstmt hstmt *up = NULL;
 		/* Still 'running': another run may have marked it meanwhile. */
-		if (sqlite3_prepare_v2(db,
-		                       "UPDATE runs SET status = 'interrupted', finished_at = ?1"
-		                       " WHERE id = ?2 AND status = 'running'",
-		                       -1, &up, NULL) != SQLITE_OK)
-			return isotier_history_sql_error(h, err, "mark stale run");
-		sqlite3_bind_text(up, 1, now, -1, SQLITE_STATIC);
-		sqlite3_bind_int64(up, 2, dead[i]);
-		if (sqlite3_step(up) != SQLITE_DONE)
-			return isotier_history_sql_error(h, err, "mark stale run");
-		if (sqlite3_changes(db) != 1)
+		if ((rc = hq_prepare(h, &up,
+		                     "UPDATE runs SET status = 'interrupted', finished_at = ?1"
+		                     " WHERE id = ?2 AND status = 'running' RETURNING id",
+		                     err, "mark stale run")) < 0)
+			return rc;
+		hq_text(up, 1, now);
+		hq_int(up, 2, dead[i]);
+		int changed = hq_step(up, err);
+		if (changed < 0)
+			return isotier_error_prefix(err, "mark stale run");
+		while ((rc = hq_step(up, err)) > 0)
+			;
+		if (rc < 0)
+			return isotier_error_prefix(err, "mark stale run");
+		if (!changed)
 			continue;
 		char reason[160];
 		snprintf(reason, sizeof reason,
 		         "run %lld was left running by a process that is gone (killed, or the "
 		         "host stopped): marked interrupted",
 		         (long long)dead[i]);
-		if (sqlite3_prepare_v2(db,
-		                       "INSERT INTO audit_events(at, event, decision, reason)"
-		                       " VALUES (?1, 'run_interrupted', 'interrupted', ?2)",
-		                       -1, &ev, NULL) != SQLITE_OK)
-			return isotier_history_sql_error(h, err, "mark stale run");
-		sqlite3_bind_text(ev, 1, now, -1, SQLITE_STATIC);
-		sqlite3_bind_text(ev, 2, reason, -1, SQLITE_STATIC);
-		if (sqlite3_step(ev) != SQLITE_DONE)
-			return isotier_history_sql_error(h, err, "mark stale run");
+		if ((rc = isotier_history_add_audit_event(
+		         h, &(isotier_audit_row){.at = now, .event = "run_interrupted",
+		                                 .decision = "interrupted", .reason = reason},
+		         err)) < 0)
+			return isotier_error_prefix(err, "mark stale run");
 		if (*n < max)
 			ids[*n] = dead[i];
 		(*n)++;
@@ -75,16 +79,33 @@ int isotier_history_note_swept(isotier_history *h, const char *backend, const ch
 {
 	char now[32];
 	isotier_utc_now(now, sizeof now);
-	cleanup_stmt sqlite3_stmt *ev = NULL;
-	if (sqlite3_prepare_v2(isotier_history_db(h),
-	                       "INSERT INTO audit_events(at, event, backend, decision, reason)"
-	                       " VALUES (?1, 'leftover_swept', ?2, 'removed', ?3)",
-	                       -1, &ev, NULL) != SQLITE_OK)
-		return isotier_history_sql_error(h, err, "record sweep");
-	sqlite3_bind_text(ev, 1, now, -1, SQLITE_STATIC);
-	sqlite3_bind_text(ev, 2, backend, -1, SQLITE_TRANSIENT);
-	sqlite3_bind_text(ev, 3, reason, -1, SQLITE_TRANSIENT);
-	if (sqlite3_step(ev) != SQLITE_DONE)
-		return isotier_history_sql_error(h, err, "record sweep");
-	return 0;
+	int rc = isotier_history_add_audit_event(
+	    h, &(isotier_audit_row){.at = now, .event = "leftover_swept", .backend = backend,
+	                            .decision = "removed", .reason = reason},
+	    err);
+	return rc < 0 ? isotier_error_prefix(err, "record sweep") : 0;
+}
+
+int isotier_history_add_audit_event(isotier_history *h, const isotier_audit_row *a,
+                                    isotier_error *err)
+{
+	cleanup_hstmt hstmt *s = NULL;
+	int rc = hq_prepare(h, &s,
+	                    "INSERT INTO audit_events(at, event, sandbox_id, backend, claimed_tier,"
+	                    " resolved_tier, required_tier, decision, reason, detail_json)"
+	                    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+	                    err, "store audit event");
+	if (rc < 0)
+		return rc;
+	hq_text(s, 1, a->at);
+	hq_text(s, 2, a->event);
+	hq_text(s, 3, a->sandbox_id);
+	hq_text(s, 4, a->backend);
+	hq_text(s, 5, a->claimed_tier);
+	hq_text(s, 6, a->resolved_tier);
+	hq_text(s, 7, a->required_tier);
+	hq_text(s, 8, a->decision);
+	hq_text(s, 9, a->reason);
+	hq_text(s, 10, a->detail_json);
+	return hq_step(s, err) < 0 ? isotier_error_prefix(err, "store audit event") : 0;
 }

@@ -108,57 +108,11 @@ static int resolve_claim(isotier_resolution *r, const char *dir, const char *id,
  * step) before the gate refuses it. */
 #define FUTURE_SKEW_S (5 * 60)
 
-/* The rows the gate reads: the backend's, made on this host (?8), plus rows
- * that name no host: older than host ids, they may be this host's, so they
- * still deny (a contradiction, a ceiling) but never grant (a proof needs
- * host_id = ?8, checked in resolve_verified). ?8 NULL: every host's. */
-#define GATE_ROWS " FROM observations WHERE backend = ?1 AND (?8 IS NULL OR host_id = ?8 OR host_id IS NULL)"
-
-/* A verdict set in SQL: "verdict IN " VERDICT_SET binds one parameter per
- * verdict from ?VERDICT_PARAM on (bind_verdicts), so the set comes from the
- * verdict table, never from a literal list kept here. Numbered apart from the
- * statements' own parameters (?1..?19), so a verdict added to the table does
- * not collide with them. */
-#define VERDICT_PARAM 20
-#define VERDICT_SET   "(?20, ?21, ?22, ?23, ?24, ?25, ?26)"
-_Static_assert(VERDICT_COUNT == 7, "VERDICT_SET holds one parameter per verdict");
-
-/* The names of the verdicts carrying flags; NULL (never IN) for the others. */
-static void bind_verdicts(sqlite3_stmt *st, unsigned flags)
-{
-	for (int i = 0; i < VERDICT_COUNT; i++) {
-		if (isotier_verdict_is((isotier_verdict)i, flags))
-			sqlite3_bind_text(st, VERDICT_PARAM + i, isotier_verdicts[i].name, -1,
-			                  SQLITE_STATIC);
-		else
-			sqlite3_bind_null(st, VERDICT_PARAM + i);
-	}
-}
-
 typedef struct gate {
 	isotier_history *h;
 	const char *backend;
 	const char *host_id; /* NULL: every host's rows count */
 } gate;
-
-/* Prepares sql over the gate's rows: ?1 the backend, ?8 the host; the
- * verdict parameters NULL until bind_verdicts. */
-static int gate_prepare(const gate *g, sqlite3_stmt **st, const char *sql, const char *what,
-			isotier_error *err)
-{
-	if (sqlite3_prepare_v2(isotier_history_db(g->h), sql, -1, st, NULL) != SQLITE_OK)
-		return isotier_history_sql_error(g->h, err, what);
-	sqlite3_bind_text(*st, 1, g->backend, -1, SQLITE_STATIC);
-	if (g->host_id)
-		sqlite3_bind_text(*st, 8, g->host_id, -1, SQLITE_STATIC);
-	return 0;
-}
-
-static const char *col(sqlite3_stmt *st, int i)
-{
-	const unsigned char *t = sqlite3_column_text(st, i);
-	return t ? (const char *)t : "";
-}
 
 /*
  * Rows are ordered by id, the order they were written in: their timestamp is
@@ -168,23 +122,17 @@ static const char *col(sqlite3_stmt *st, int i)
  */
 static int resolve_future(isotier_resolution *r, const gate *g, const char *now, isotier_error *err)
 {
-	cleanup_stmt sqlite3_stmt *st = NULL;
-	int rc = gate_prepare(g, &st,
-			      "SELECT id, observed_at" GATE_ROWS
-			      " AND (julianday(observed_at) IS NULL"
-			      "  OR julianday(observed_at) > julianday(?9) + ?10 / 86400.0)"
-			      " ORDER BY id DESC LIMIT 1",
-			      "read future-dated observations", err);
+	isotier_gate_row row;
+	isotier_gate_buf buf;
+	int rc = isotier_history_gate_future(g->h, g->backend, g->host_id, now, FUTURE_SKEW_S, &row,
+	                                     &buf, err);
 	if (rc < 0)
 		return rc;
-	sqlite3_bind_text(st, 9, now, -1, SQLITE_STATIC);
-	sqlite3_bind_int(st, 10, FUTURE_SKEW_S);
-	if (sqlite3_step(st) == SQLITE_ROW)
+	if (rc > 0)
 		downgrade(r, "observation #%lld of %s is dated '%.40s', after now (%s, %d s of clock "
 			     "skew allowed) or unreadable: the history cannot be ordered by it, so it "
 			     "vouches for nothing until that row is explained (runbook/drift.md)",
-			  (long long)sqlite3_column_int64(st, 0), g->backend, col(st, 1), now,
-			  FUTURE_SKEW_S);
+			  (long long)row.id, g->backend, row.observed_at, now, FUTURE_SKEW_S);
 	return 0;
 }
 
@@ -193,23 +141,19 @@ static int resolve_future(isotier_resolution *r, const gate *g, const char *now,
  * to fail). CONTRADICTED voids the claim. */
 static int resolve_against(isotier_resolution *r, const gate *g, isotier_error *err)
 {
-	cleanup_stmt sqlite3_stmt *st = NULL;
-	int rc = gate_prepare(g, &st,
-			      "SELECT verdict, observed_at, COALESCE(reason, ''), id" GATE_ROWS
-			      " AND verdict IN " VERDICT_SET " ORDER BY id DESC LIMIT 1",
-			      "read latest observation", err);
-	if (rc < 0)
+	isotier_gate_row row;
+	isotier_gate_buf buf;
+	int rc = isotier_history_gate_latest(g->h, g->backend, g->host_id, VERDICT_JUDGES, false,
+	                                     &row, &buf, err);
+	if (rc <= 0)
 		return rc;
-	bind_verdicts(st, VERDICT_JUDGES);
-	if (sqlite3_step(st) != SQLITE_ROW)
-		return 0;
-	snprintf(r->latest_verdict, sizeof r->latest_verdict, "%s", col(st, 0));
-	snprintf(r->latest_at, sizeof r->latest_at, "%s", col(st, 1));
+	snprintf(r->latest_verdict, sizeof r->latest_verdict, "%s", row.verdict);
+	snprintf(r->latest_at, sizeof r->latest_at, "%s", row.observed_at);
 	isotier_verdict v;
 	if (r->resolved != ISOTIER_UNKNOWN && isotier_verdict_parse(&v, r->latest_verdict) == 0 &&
 	    isotier_verdict_is(v, VERDICT_AGAINST))
 		downgrade(r, "latest judged observation of %s (#%lld, %s) CONTRADICTED the claim: %s",
-			  g->backend, (long long)sqlite3_column_int64(st, 3), r->latest_at, col(st, 2));
+			  g->backend, (long long)row.id, r->latest_at, row.reason);
 	return 0;
 }
 
@@ -220,16 +164,12 @@ static int resolve_against(isotier_resolution *r, const gate *g, isotier_error *
  */
 static int resolve_ceiling(isotier_resolution *r, const gate *g, isotier_error *err)
 {
-	cleanup_stmt sqlite3_stmt *s = NULL;
-	int rc = gate_prepare(g, &s,
-			      "SELECT ceiling_tier, observed_at, COALESCE(reason, '')" GATE_ROWS
-			      " AND ceiling_tier IS NOT NULL ORDER BY id DESC LIMIT 1",
-			      "read latest trustworthy observation", err);
-	if (rc < 0)
+	isotier_gate_row row;
+	isotier_gate_buf buf;
+	int rc = isotier_history_gate_latest(g->h, g->backend, g->host_id, 0, true, &row, &buf, err);
+	if (rc <= 0)
 		return rc;
-	if (sqlite3_step(s) != SQLITE_ROW)
-		return 0;
-	const char *name = (const char *)sqlite3_column_text(s, 0);
+	const char *name = row.ceiling_tier;
 	isotier_tier ceiling = ISOTIER_UNKNOWN;
 	/* NONE (no boundary of its own) and anything unreadable allow nothing. */
 	if (!name || isotier_tier_parse(&ceiling, name) < 0)
@@ -237,8 +177,8 @@ static int resolve_ceiling(isotier_resolution *r, const gate *g, isotier_error *
 	if (!isotier_tier_satisfies(ceiling, r->resolved))
 		downgrade(r, "the latest trustworthy observation of %s (%s) shows at most %s of its "
 			     "own, below the claimed %s: %s",
-			  g->backend, col(s, 1), name ? name : "?", isotier_tier_name(r->claimed),
-			  col(s, 2));
+			  g->backend, row.observed_at, name ? name : "?", isotier_tier_name(r->claimed),
+			  row.reason);
 	return 0;
 }
 
@@ -252,20 +192,18 @@ static int resolve_ceiling(isotier_resolution *r, const gate *g, isotier_error *
 static int resolve_verified(isotier_resolution *r, const gate *g, const char *digest, int days,
 			    const char *today, isotier_error *err)
 {
-	cleanup_stmt sqlite3_stmt *st = NULL;
-	int rc = gate_prepare(g, &st,
-			      "SELECT id, verdict, observed_at, ceiling_tier, host_id, claim_digest" GATE_ROWS
-			      " ORDER BY id DESC LIMIT 1",
-			      "read latest observation", err);
+	isotier_gate_row row;
+	isotier_gate_buf buf;
+	int rc = isotier_history_gate_latest(g->h, g->backend, g->host_id, 0, false, &row, &buf, err);
 	if (rc < 0)
 		return rc;
-	if (sqlite3_step(st) != SQLITE_ROW) {
+	if (rc == 0) {
 		downgrade(r, "%s has no observation%s, and a verification within %d days is required",
 			  g->backend, g->host_id ? " made on this host" : "", days);
 		return 0;
 	}
-	long long id = (long long)sqlite3_column_int64(st, 0);
-	const char *verdict = col(st, 1), *at = col(st, 2);
+	long long id = (long long)row.id;
+	const char *verdict = row.verdict, *at = row.observed_at;
 	isotier_verdict v;
 	isotier_tier ceiling = ISOTIER_UNKNOWN;
 	if (isotier_verdict_parse(&v, verdict) < 0 || !isotier_verdict_is(v, VERDICT_PROVES))
@@ -273,24 +211,21 @@ static int resolve_verified(isotier_resolution *r, const gate *g, const char *di
 			     "a verification within %d days is required (the latest observation "
 			     "decides: a newer INCONCLUSIVE voids an older CONFIRMED)",
 			  g->backend, id, at, verdict, days);
-	else if (sqlite3_column_type(st, 3) == SQLITE_NULL ||
-		 isotier_tier_parse(&ceiling, col(st, 3)) < 0 ||
+	else if (!row.ceiling_tier || isotier_tier_parse(&ceiling, row.ceiling_tier) < 0 ||
 		 !isotier_tier_satisfies(ceiling, r->claimed))
 		downgrade(r, "the latest observation of %s (#%lld, %s) does not prove %s of its own, "
 			     "and a verification within %d days is required",
 			  g->backend, id, at, isotier_tier_name(r->claimed), days);
-	else if (sqlite3_column_type(st, 4) == SQLITE_NULL ||
-		 (g->host_id && strcmp(col(st, 4), g->host_id)))
+	else if (!row.host_id || (g->host_id && strcmp(row.host_id, g->host_id)))
 		downgrade(r, "the latest observation of %s (#%lld, %s) names no host (recorded before "
 			     "isotier kept machine ids): it proves nothing here; re-verify",
 			  g->backend, id, at);
-	else if (sqlite3_column_type(st, 5) == SQLITE_NULL || !digest || strcmp(col(st, 5), digest))
+	else if (!row.claim_digest || !digest || strcmp(row.claim_digest, digest))
 		downgrade(r, "the latest observation of %s (#%lld, %s) judged %s than the catalogue's "
 			     "claim now (entry %s changed since, or the row predates claim digests): "
 			     "re-verify",
 			  g->backend, id, at,
-			  sqlite3_column_type(st, 5) == SQLITE_NULL ? "no recorded claim rather"
-								     : "another claim",
+			  !row.claim_digest ? "no recorded claim rather" : "another claim",
 			  r->provider_id);
 	else if (days_since(at, today) > days)
 		downgrade(r, "%s was last CONFIRMED at %s, more than %d days ago", g->backend, at, days);
@@ -302,7 +237,7 @@ static int resolve_history(isotier_resolution *r, const char *backend, const iso
 			   const char *digest, const char *today, isotier_error *err)
 {
 	const char *path = o->db_path ? o->db_path : isotier_default_db_path();
-	if (access(path, F_OK) != 0) {
+	if (!isotier_history_is_uri(path) && access(path, F_OK) != 0) {
 		if (o->require_verified_days > 0 && r->resolved != ISOTIER_UNKNOWN)
 			downgrade(r, "no verification history for %s (database %s absent) but a "
 				     "verification within %d days is required",

@@ -18,21 +18,26 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-	        "usage: isotier history [--db PATH] [--backend NAME] [--verdict WORD] [--run ID]\n"
+	        "usage: isotier history [--db PATH|URI] [--backend NAME] [--verdict WORD] [--run ID]\n"
+	        "                       [--host NAME]\n"
 	        "                       [--since DATE] [--until DATE] [--limit N] [--wide] [--json]\n"
 	        "       isotier history show ID [--db PATH] [--json]\n"
+	        "       isotier history export|import|migrate ... (history export --help)\n"
 	        "       isotier history --sources [--provider ID] [--since DATE] [--until DATE]\n"
 	        "                       [--limit N] [--wide] [--json]\n\n"
 	        "Lists the observations `isotier verify` recorded, newest first, in a table that\n"
 	        "fits %d columns (--wide: every column, nothing cut). `show ID` prints one\n"
 	        "observation with its provenance and the evidence behind it; --sources lists the\n"
 	        "source checks `isotier sources check` recorded.\n\n"
-	        "  --db PATH       history database (default $ISOTIER_DB, else " ISOTIER_DEFAULT_DB ")\n"
+	        "  --db PATH|URI   history database: a file or a postgresql:// URI (default\n"
+	        "                  $ISOTIER_DB, else " ISOTIER_DEFAULT_DB ")\n"
 	        "  --backend NAME  only this backend (a name no backend or observation has is\n"
 	        "                  a usage error)\n"
 	        "  --verdict WORD  only this verdict: CONFIRMED, CONSISTENT, EXCEEDS,\n"
 	        "                  NOT_CONTRADICTED, CONTRADICTED, INCONCLUSIVE or UNAVAILABLE\n"
 	        "  --run ID        only observations of this run (the RUN column)\n"
+	        "  --host NAME     only observations made on this host (its name or machine id)\n"
+	        "  --by-host       what each host last observed of each backend (host x backend)\n"
 	        "  --since DATE    at or after DATE (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ)\n"
 	        "  --until DATE    up to DATE (a day: up to its end; a time: before it)\n"
 	        "  --limit N       at most N rows (default 50; 0: all)\n"
@@ -52,46 +57,134 @@ static void add_str(cJSON *o, const char *k, const char *v)
 		cJSON_AddNullToObject(o, k);
 }
 
-static int print_json(const char *db, const observation_row *rows, size_t n)
+/* One observation of the --json listing: streamed, one object at a time,
+ * so memory stays bounded whatever --limit lets through. */
+typedef struct json_stream {
+	size_t n;
+	int failed;
+} json_stream;
+
+static int print_json_row(void *ctx, const isotier_observation_listing *r)
 {
-	cJSON *doc = cJSON_CreateObject();
-	if (!doc)
-		return -1;
-	cJSON_AddStringToObject(doc, "schema", "isotier.history/1");
-	cJSON_AddStringToObject(doc, "db", db);
-	cJSON *arr = cJSON_AddArrayToObject(doc, "observations");
-	for (size_t i = 0; arr && i < n; i++) {
-		const observation_row *r = &rows[i];
-		cJSON *o = cJSON_CreateObject();
-		if (!o)
-			break;
-		cJSON_AddNumberToObject(o, "id", (double)r->id);
-		cJSON_AddNumberToObject(o, "run_id", (double)r->run_id);
-		add_str(o, "observed_at", r->observed_at);
-		add_str(o, "backend", r->backend);
-		add_str(o, "provider_id", r->provider_id);
-		add_str(o, "claimed_tier", r->claimed_tier);
-		add_str(o, "claimed_mechanism", r->claimed_mechanism);
-		add_str(o, "observed_tier", r->observed_tier);
-		add_str(o, "observed_vendor", r->observed_vendor);
-		add_str(o, "confidence", r->confidence);
-		add_str(o, "verdict", r->verdict);
-		add_str(o, "reason", r->reason);
-		add_str(o, "run_status", r->run_status);
-		add_str(o, "catalogue_commit", r->catalogue_commit);
-		add_str(o, "tool_version", r->tool_version);
-		add_str(o, "host", r->host);
-		cJSON_AddNumberToObject(o, "duration_ms", (double)r->duration_ms);
-		cJSON_AddNumberToObject(o, "evidence_bytes", (double)r->evidence_bytes);
-		cJSON_AddItemToArray(arr, o);
-	}
-	char *text = isotier_json_print(doc, true);
-	cJSON_Delete(doc);
+	json_stream *js = ctx;
+	cJSON *o = cJSON_CreateObject();
+	if (!o)
+		return js->failed = -1;
+	cJSON_AddNumberToObject(o, "id", (double)r->id);
+	cJSON_AddNumberToObject(o, "run_id", (double)r->run_id);
+	add_str(o, "observed_at", r->observed_at);
+	add_str(o, "backend", r->backend);
+	add_str(o, "provider_id", r->provider_id);
+	add_str(o, "claimed_tier", r->claimed_tier);
+	add_str(o, "claimed_mechanism", r->claimed_mechanism);
+	add_str(o, "observed_tier", r->observed_tier);
+	add_str(o, "observed_vendor", r->observed_vendor);
+	add_str(o, "confidence", r->confidence);
+	add_str(o, "verdict", r->verdict);
+	add_str(o, "reason", r->reason);
+	add_str(o, "run_status", r->run_status);
+	add_str(o, "catalogue_commit", r->catalogue_commit);
+	add_str(o, "tool_version", r->tool_version);
+	add_str(o, "host", r->host);
+	add_str(o, "host_id", r->host_id);
+	add_str(o, "uuid", r->uuid);
+	cJSON_AddNumberToObject(o, "duration_ms", (double)r->duration_ms);
+	cJSON_AddNumberToObject(o, "evidence_bytes", (double)r->evidence_bytes);
+	char *text = isotier_json_print(o, true);
+	cJSON_Delete(o);
 	if (!text)
-		return -1;
-	puts(text);
-	cJSON_free(text);
+		return js->failed = -1;
+	fputs(js->n++ ? ",\n" : "\n", stdout);
+	fputs(text, stdout);
+	free(text);
+	return ferror(stdout) ? (js->failed = -1) : 0;
+}
+
+static int print_json(isotier_history *h, const char *db, const observation_filter *f,
+                      isotier_error *err)
+{
+	cJSON *head = cJSON_CreateString(db);
+	char *db_json = head ? isotier_json_print(head, false) : NULL;
+	cJSON_Delete(head);
+	if (!db_json)
+		return ISOTIER_ENOMEM;
+	printf("{\n\t\"schema\":\t\"isotier.history/1\",\n\t\"db\":\t%s,\n\t\"observations\":\t[", db_json);
+	free(db_json);
+	json_stream js = {0};
+	int rc = isotier_history_list_observations(h, f, print_json_row, &js, err);
+	if (rc < 0)
+		return rc;
+	if (js.failed)
+		return ISOTIER_ENOMEM;
+	fputs(js.n ? "]\n}\n" : "]\n}\n", stdout);
 	return 0;
+}
+
+/* A row as the table shows it; strings owned. */
+typedef struct observation_row {
+	int64_t id, run_id;
+	char *observed_at, *backend, *provider_id, *claimed_tier, *claimed_mechanism;
+	char *observed_tier, *observed_vendor, *confidence, *verdict, *reason, *run_status,
+	    *catalogue_commit, *tool_version, *host;
+	int64_t duration_ms;
+	int64_t evidence_bytes;
+} observation_row;
+
+/* The table's rows, copied (the table sizes its columns from all of them). */
+typedef struct table_rows {
+	observation_row *rows;
+	size_t n, cap;
+	bool oom;
+} table_rows;
+
+static char *dup_or_null(const char *s, bool *oom)
+{
+	char *d = s ? strdup(s) : NULL;
+	if (s && !d)
+		*oom = true;
+	return d;
+}
+
+static int collect_row(void *ctx, const isotier_observation_listing *r)
+{
+	table_rows *t = ctx;
+	if (t->n == t->cap) {
+		size_t ncap = t->cap ? t->cap * 2 : 64;
+		observation_row *nr = realloc(t->rows, ncap * sizeof *nr);
+		if (!nr)
+			return t->oom = true, -1;
+		t->rows = nr, t->cap = ncap;
+	}
+	observation_row *o = &t->rows[t->n++];
+	*o = (observation_row){.id = r->id, .run_id = r->run_id, .duration_ms = r->duration_ms,
+	                       .evidence_bytes = r->evidence_bytes};
+	o->observed_at = dup_or_null(r->observed_at, &t->oom);
+	o->backend = dup_or_null(r->backend, &t->oom);
+	o->provider_id = dup_or_null(r->provider_id, &t->oom);
+	o->claimed_tier = dup_or_null(r->claimed_tier, &t->oom);
+	o->claimed_mechanism = dup_or_null(r->claimed_mechanism, &t->oom);
+	o->observed_tier = dup_or_null(r->observed_tier, &t->oom);
+	o->observed_vendor = dup_or_null(r->observed_vendor, &t->oom);
+	o->confidence = dup_or_null(r->confidence, &t->oom);
+	o->verdict = dup_or_null(r->verdict, &t->oom);
+	o->reason = dup_or_null(r->reason, &t->oom);
+	o->run_status = dup_or_null(r->run_status, &t->oom);
+	o->catalogue_commit = dup_or_null(r->catalogue_commit, &t->oom);
+	o->tool_version = dup_or_null(r->tool_version, &t->oom);
+	o->host = dup_or_null(r->host, &t->oom);
+	return t->oom ? -1 : 0;
+}
+
+static void table_rows_free(table_rows *t)
+{
+	for (size_t i = 0; i < t->n; i++) {
+		observation_row *r = &t->rows[i];
+		free(r->observed_at), free(r->backend), free(r->provider_id), free(r->claimed_tier);
+		free(r->claimed_mechanism), free(r->observed_tier), free(r->observed_vendor);
+		free(r->confidence), free(r->verdict), free(r->reason), free(r->run_status);
+		free(r->catalogue_commit), free(r->tool_version), free(r->host);
+	}
+	free(t->rows);
 }
 
 enum { NARROW = 8, WIDE = 12 };
@@ -147,6 +240,123 @@ static int print_table(const observation_row *rows, size_t n, bool wide)
 	return 0;
 }
 
+typedef struct stored_names {
+	const char **names;
+	char (*stored)[65];
+	size_t *n, k;
+} stored_names;
+
+static int add_stored_name(void *ctx, const char *name)
+{
+	stored_names *sn = ctx;
+	if (sn->k >= 64)
+		return 1;
+	snprintf(sn->stored[sn->k], sizeof sn->stored[sn->k], "%s", name);
+	sn->names[(*sn->n)++] = sn->stored[sn->k++];
+	return 0;
+}
+
+/* --by-host: what each host last observed of each backend (the newest row
+ * per host and backend; the listing is newest first). Bounded: at most
+ * BY_HOST_MAX pairs are kept. */
+#define BY_HOST_MAX 4096
+typedef struct host_cell {
+	char host[80], backend[65], time[32], observed[40], verdict[24];
+	int64_t id;
+} host_cell;
+typedef struct by_host {
+	host_cell *cells;
+	size_t n;
+} by_host;
+
+static int by_host_row(void *ctx, const isotier_observation_listing *r)
+{
+	by_host *b = ctx;
+	const char *host = r->host ? r->host : r->host_id ? r->host_id : "-";
+	for (size_t i = 0; i < b->n; i++)
+		if (!strcmp(b->cells[i].backend, r->backend ? r->backend : "") &&
+		    !strncmp(b->cells[i].host, host, sizeof b->cells[i].host - 1))
+			return 0;
+	if (b->n == BY_HOST_MAX)
+		return 0;
+	host_cell *c = &b->cells[b->n++];
+	snprintf(c->host, sizeof c->host, "%s", host);
+	snprintf(c->backend, sizeof c->backend, "%s", r->backend ? r->backend : "");
+	snprintf(c->time, sizeof c->time, "%s", r->observed_at ? r->observed_at : "");
+	snprintf(c->observed, sizeof c->observed, "%s", r->observed_tier ? r->observed_tier : "");
+	snprintf(c->verdict, sizeof c->verdict, "%s", r->verdict ? r->verdict : "");
+	c->id = r->id;
+	return 0;
+}
+
+static int cmp_cell(const void *x, const void *y)
+{
+	const host_cell *a = x, *b = y;
+	int c = strcmp(a->host, b->host);
+	return c ? c : strcmp(a->backend, b->backend);
+}
+
+static int print_by_host(isotier_history *h, observation_filter flt, bool json, bool wide,
+                         isotier_error *err)
+{
+	by_host b = {calloc(BY_HOST_MAX, sizeof *b.cells), 0};
+	if (!b.cells)
+		return ISOTIER_ENOMEM;
+	flt.limit = 0;
+	int rc = isotier_history_list_observations(h, &flt, by_host_row, &b, err);
+	if (rc < 0) {
+		free(b.cells);
+		return rc;
+	}
+	qsort(b.cells, b.n, sizeof *b.cells, cmp_cell);
+	if (json) {
+		cJSON *doc = cJSON_CreateObject(), *arr = NULL;
+		if (doc) {
+			cJSON_AddStringToObject(doc, "schema", "isotier.history.hosts/1");
+			arr = cJSON_AddArrayToObject(doc, "latest");
+		}
+		for (size_t i = 0; arr && i < b.n; i++) {
+			cJSON *o = cJSON_CreateObject();
+			if (!o)
+				break;
+			cJSON_AddStringToObject(o, "host", b.cells[i].host);
+			cJSON_AddStringToObject(o, "backend", b.cells[i].backend);
+			cJSON_AddNumberToObject(o, "id", (double)b.cells[i].id);
+			cJSON_AddStringToObject(o, "observed_at", b.cells[i].time);
+			cJSON_AddStringToObject(o, "observed_tier", b.cells[i].observed);
+			cJSON_AddStringToObject(o, "verdict", b.cells[i].verdict);
+			cJSON_AddItemToArray(arr, o);
+		}
+		char *text = doc ? isotier_json_print(doc, true) : NULL;
+		cJSON_Delete(doc);
+		if (text)
+			puts(text);
+		rc = text ? 0 : ISOTIER_ENOMEM;
+		free(text);
+	} else if (!b.n) {
+		printf("(no observations%s)\n", flt.backend || flt.host ? " match" : "");
+	} else {
+		static const char *const hdr[] = {"HOST", "BACKEND", "ID", "TIME", "OBSERVED", "VERDICT"};
+		static const int caps[] = {24, 14, 8, 20, 10, 0};
+		const char **cells = calloc(b.n * 6, sizeof *cells);
+		char (*ids)[24] = calloc(b.n, sizeof *ids);
+		if (cells && ids) {
+			for (size_t i = 0; i < b.n; i++) {
+				snprintf(ids[i], sizeof ids[i], "%lld", (long long)b.cells[i].id);
+				const char *row[6] = {b.cells[i].host, b.cells[i].backend,  ids[i],
+				                      b.cells[i].time, b.cells[i].observed, b.cells[i].verdict};
+				memcpy(&cells[i * 6], row, sizeof row);
+			}
+			history_table(stdout, hdr, caps, 6, cells, b.n, wide);
+		} else {
+			rc = ISOTIER_ENOMEM;
+		}
+		free(cells), free(ids);
+	}
+	free(b.cells);
+	return rc;
+}
+
 /* A backend this build drives or the history has observed; else a usage
  * error with the closest name. */
 static int check_backend(isotier_history *h, const char *name)
@@ -156,15 +366,9 @@ static int check_backend(isotier_history *h, const char *name)
 	size_t n = 0;
 	for (size_t i = 0; i < isotier_backend_count() && n < 32; i++)
 		names[n++] = isotier_backend_at(i)->name;
-	cleanup_stmt sqlite3_stmt *st = NULL;
-	if (sqlite3_prepare_v2(isotier_history_db(h),
-	                       "SELECT DISTINCT backend FROM observations ORDER BY backend LIMIT 64",
-	                       -1, &st, NULL) == SQLITE_OK)
-		for (size_t k = 0; sqlite3_step(st) == SQLITE_ROW && k < 64; k++) {
-			snprintf(stored[k], sizeof stored[k], "%s",
-			         (const char *)sqlite3_column_text(st, 0));
-			names[n++] = stored[k];
-		}
+	stored_names sn = {names, stored, &n, 0};
+	isotier_error err = {0};
+	isotier_history_list_backends(h, add_stored_name, &sn, &err);
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(names[i], name))
 			return 0;
@@ -220,13 +424,17 @@ static int history_main(int argc, char **argv)
 	    {"verdict", required_argument, NULL, 'v'}, {"run", required_argument, NULL, 'r'},
 	    {"wide", no_argument, NULL, 'w'},          {"sources", no_argument, NULL, 'S'},
 	    {"provider", required_argument, NULL, 'p'}, {"help", no_argument, NULL, 'h'},
+	    {"host", required_argument, NULL, 'H'}, {"by-host", no_argument, NULL, 'B'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *db = isotier_default_db_path(), *show = NULL, *provider = NULL;
 	observation_filter flt = {.limit = 50};
-	bool json = false, wide = false, sources = false;
+	bool json = false, wide = false, sources = false, by_host_view = false;
 	char ubuf[48];
 	int c, run = 0;
+	if (argc >= 2 && (!strcmp(argv[1], "export") || !strcmp(argv[1], "import") ||
+	                  !strcmp(argv[1], "migrate")))
+		return history_transfer_main(argc, argv);
 	/* `history show ID`: the subcommand may come before or after options. */
 	if (argc >= 2 && !strcmp(argv[1], "show")) {
 		if (argc < 3 || argv[2][0] == '-') {
@@ -284,7 +492,15 @@ static int history_main(int argc, char **argv)
 		case 'w': wide = true; break;
 		case 'S': sources = true; break;
 		case 'p': provider = optarg; break;
+		case 'H':
+			if (!*optarg || strlen(optarg) > 255) {
+				cli_error("--host: expected a host name or machine id");
+				return EXIT_USAGE;
+			}
+			flt.host = optarg;
+			break;
 		case 'j': json = true; break;
+		case 'B': by_host_view = true; break;
 		case 'h': usage(stdout); return EXIT_OK;
 		case ':': cli_error("history: %s needs a value", argv[optind - 1]); return EXIT_USAGE;
 		default: return cli_unknown_option("history", argv[optind - 1], opts, usage);
@@ -315,7 +531,9 @@ static int history_main(int argc, char **argv)
 			return EXIT_USAGE;
 		}
 	}
-	if (access(db, F_OK) != 0) {
+	char display[512];
+	isotier_history_display(db, display, sizeof display);
+	if (!isotier_history_is_uri(db) && access(db, F_OK) != 0) {
 		cli_error("no history database at %s (`isotier verify` creates it)", db);
 		return EXIT_NOINPUT;
 	}
@@ -331,20 +549,37 @@ static int history_main(int argc, char **argv)
 		    h, &(source_filter){provider, flt.since, flt.until, flt.limit}, json, wide);
 	if (flt.backend && check_backend(h, flt.backend) < 0)
 		return EXIT_USAGE;
-	observation_row *rows = NULL;
-	size_t n = 0;
-	if ((rc = observations_list(h, &flt, &rows, &n, &err)) < 0)
+	if (by_host_view) {
+		if ((rc = print_by_host(h, flt, json, wide, &err)) < 0) {
+			if (rc == ISOTIER_ENOMEM)
+				cli_error("history: out of memory");
+			return rc == ISOTIER_ENOMEM ? EXIT_SOFTWARE : cli_fail(&err);
+		}
+		return fflush(stdout) == 0 ? EXIT_OK : EXIT_IOERR;
+	}
+	if (json) {
+		if ((rc = print_json(h, display, &flt, &err)) < 0) {
+			if (rc == ISOTIER_ENOMEM)
+				cli_error("history: out of memory");
+			return rc == ISOTIER_ENOMEM ? EXIT_SOFTWARE : cli_fail(&err);
+		}
+		return fflush(stdout) == 0 ? EXIT_OK : EXIT_IOERR;
+	}
+	table_rows t = {0};
+	if ((rc = isotier_history_list_observations(h, &flt, collect_row, &t, &err)) < 0) {
+		table_rows_free(&t);
 		return cli_fail(&err);
-	if (json)
-		rc = print_json(db, rows, n);
-	else if (!n)
+	}
+	if (t.oom)
+		rc = -1;
+	else if (!t.n)
 		printf("(no observations%s)\n", flt.backend || flt.since || flt.until || flt.verdict ||
-		                                        flt.run_id
+		                                        flt.run_id || flt.host
 		                                    ? " match"
 		                                    : "; `isotier verify` records them");
 	else
-		rc = print_table(rows, n, wide);
-	observation_rows_free(rows, n);
+		rc = print_table(t.rows, t.n, wide);
+	table_rows_free(&t);
 	if (rc < 0) {
 		cli_error("history: out of memory");
 		return EXIT_SOFTWARE;

@@ -1,7 +1,7 @@
 /*
  * history_table.c - `isotier history`'s output: a table that fits 100
  * columns (or, --wide, shows everything), one observation with the evidence
- * behind it (`history show ID`: no raw sqlite3 needed), and the source
+ * behind it (`history show ID`: no SQL client needed), and the source
  * checks (`history --sources`). Every stored string is hostile: written
  * through isotier_fputs_inline (terminal-safe) or cJSON (JSON-escaped).
  */
@@ -95,16 +95,14 @@ static void add_str(cJSON *o, const char *k, const char *v)
 		cJSON_AddNullToObject(o, k);
 }
 
-#define COL(i) ((const char *)sqlite3_column_text(st, (i)))
-
-/* Column i's stored JSON document through the strict parser, or NULL (absent,
- * or refused: then a warning on stderr names the column and why). */
-static cJSON *stored_json(sqlite3_stmt *st, int i, const char *what)
+/* A stored JSON document through the strict parser, or NULL (absent, or
+ * refused: then a warning on stderr names the column and why). */
+static cJSON *stored_json(const char *text, const char *what)
 {
-	if (!COL(i))
+	if (!text)
 		return NULL;
 	isotier_error err = {0};
-	cJSON *doc = isotier_json_parse(COL(i), (size_t)sqlite3_column_bytes(st, i), what, &err);
+	cJSON *doc = isotier_json_parse(text, strlen(text), what, &err);
 	if (!doc) {
 		fputs("isotier: warning: history show: stored ", stderr);
 		isotier_fputs_inline(stderr, err.message);
@@ -171,197 +169,230 @@ static void print_evidence(const report_evidence *ev)
 	}
 }
 
-int history_show(isotier_history *h, long long id, bool json)
+typedef struct show_ctx {
+	bool json;
+	int exit_code;
+} show_ctx;
+
+static int show_json(const isotier_observation_detail *d, const report_evidence *ev)
 {
-	cleanup_stmt sqlite3_stmt *st = NULL;
-	if (sqlite3_prepare_v2(
-	        isotier_history_db(h),
-	        "SELECT o.id, o.run_id, o.observed_at, o.backend, o.provider_id, o.claimed_tier,"
-	        " o.claimed_mechanism, o.observed_tier, o.observed_vendor, o.confidence, o.verdict,"
-	        " o.reason, o.kernel_relation, o.ceiling_tier, o.duration_ms, length(o.evidence),"
-	        " o.evidence_format, r.command, r.status, r.tool_version, r.catalogue_commit, r.host,"
-	        " substr(o.layers_json, 1, ?2), substr(o.probe_json, 1, ?3), o.host_id,"
-	        " o.claim_digest IS NOT NULL"
-	        " FROM observations o LEFT JOIN runs r ON r.id = o.run_id WHERE o.id = ?1",
-	        -1, &st, NULL) != SQLITE_OK) {
-		isotier_error err = {0};
-		isotier_history_sql_error(h, &err, "history show");
-		return cli_fail(&err);
-	}
-	sqlite3_bind_int64(st, 1, id);
-	sqlite3_bind_int(st, 2, REPORT_LAYERS_JSON_MAX);
-	sqlite3_bind_int(st, 3, REPORT_PROBE_JSON_MAX);
-	int rc = sqlite3_step(st);
-	if (rc == SQLITE_DONE) {
-		cli_error("history show: no observation %lld (`isotier history` lists them)", id);
-		return EXIT_NOINPUT;
-	}
-	if (rc != SQLITE_ROW) {
-		isotier_error err = {0};
-		isotier_history_sql_error(h, &err, "history show");
-		return cli_fail(&err);
-	}
-	report_arena a = {0};
-	report_evidence *ev = report_evidence_parse(&a, COL(22), COL(23));
-	if (!ev) {
-		report_arena_free(&a);
-		cli_error("history show: out of memory");
-		return EXIT_SOFTWARE;
-	}
-	static const char *const keys[] = {
-	    "id",          "run_id",          "observed_at",     "backend",     "provider_id",
-	    "claimed_tier", "claimed_mechanism", "observed_tier", "observed_vendor", "confidence",
-	    "verdict",     "reason",          "kernel_relation", "ceiling_tier", "duration_ms",
-	    "evidence_bytes", "evidence_format", "run_command",  "run_status",  "tool_version",
-	    "catalogue_commit", "host"};
-	if (json) {
-		cJSON *o = cJSON_CreateObject();
-		for (int i = 0; o && i < 22; i++) {
-			int t = sqlite3_column_type(st, i);
-			if (t == SQLITE_INTEGER)
-				cJSON_AddNumberToObject(o, keys[i], (double)sqlite3_column_int64(st, i));
-			else
-				add_str(o, keys[i], t == SQLITE_NULL ? NULL : COL(i));
-		}
-		/* The stored documents are read as strictly as they were written: a
-		 * tampered one (a duplicate key, not JSON) is shown as null with a
-		 * warning, never passed on with two readings. */
-		cJSON *layers = stored_json(st, 22, "layers");
-		cJSON *probe = stored_json(st, 23, "probe");
-		if (o) {
-			/* What the history gate reads (resolve.c): the machine that made
-			 * it, and whether the claim it judged was recorded. */
-			add_str(o, "host_id", COL(24));
-			cJSON_AddBoolToObject(o, "claim_recorded", sqlite3_column_int(st, 25) != 0);
-			cJSON_AddItemToObject(o, "layers", layers ? layers : cJSON_CreateNull());
-			cJSON_AddItemToObject(o, "probe", probe ? probe : cJSON_CreateNull());
-		}
-		char *text = o ? isotier_json_print(o, true) : NULL; /* valid UTF-8 */
-		cJSON_Delete(o);
-		report_arena_free(&a);
-		if (!text) {
-			cli_error("history show: out of memory");
-			return EXIT_SOFTWARE;
-		}
-		puts(text);
-		free(text);
-		return EXIT_OK;
-	}
-	printf("observation %lld (run %lld)\n", (long long)sqlite3_column_int64(st, 0),
-	       (long long)sqlite3_column_int64(st, 1));
+	(void)ev;
+	const isotier_observation_listing *l = &d->l;
+	cJSON *o = cJSON_CreateObject();
+	if (!o)
+		return -1;
+	cJSON_AddNumberToObject(o, "id", (double)l->id);
+	cJSON_AddNumberToObject(o, "run_id", (double)l->run_id);
+	add_str(o, "observed_at", l->observed_at);
+	add_str(o, "backend", l->backend);
+	add_str(o, "provider_id", l->provider_id);
+	add_str(o, "claimed_tier", l->claimed_tier);
+	add_str(o, "claimed_mechanism", l->claimed_mechanism);
+	add_str(o, "observed_tier", l->observed_tier);
+	add_str(o, "observed_vendor", l->observed_vendor);
+	add_str(o, "confidence", l->confidence);
+	add_str(o, "verdict", l->verdict);
+	add_str(o, "reason", l->reason);
+	add_str(o, "kernel_relation", d->kernel_relation);
+	add_str(o, "ceiling_tier", d->ceiling_tier);
+	if (d->has_duration)
+		cJSON_AddNumberToObject(o, "duration_ms", (double)l->duration_ms);
+	else
+		cJSON_AddNullToObject(o, "duration_ms");
+	if (l->evidence_bytes || d->evidence_format)
+		cJSON_AddNumberToObject(o, "evidence_bytes", (double)l->evidence_bytes);
+	else
+		cJSON_AddNullToObject(o, "evidence_bytes");
+	add_str(o, "evidence_format", d->evidence_format);
+	add_str(o, "run_command", d->run_command);
+	add_str(o, "run_status", l->run_status);
+	add_str(o, "tool_version", l->tool_version);
+	add_str(o, "catalogue_commit", l->catalogue_commit);
+	add_str(o, "host", l->host);
+	add_str(o, "uuid", l->uuid);
+	/* The stored documents are read as strictly as they were written: a
+	 * tampered one (a duplicate key, not JSON) is shown as null with a
+	 * warning, never passed on with two readings. */
+	cJSON *layers = stored_json(d->layers_json, "layers");
+	cJSON *probe = stored_json(d->probe_json, "probe");
+	/* What the history gate reads (resolve.c): the machine that made it,
+	 * and whether the claim it judged was recorded. */
+	add_str(o, "host_id", l->host_id);
+	cJSON_AddBoolToObject(o, "claim_recorded", d->claim_recorded);
+	cJSON_AddItemToObject(o, "layers", layers ? layers : cJSON_CreateNull());
+	cJSON_AddItemToObject(o, "probe", probe ? probe : cJSON_CreateNull());
+	char *text = isotier_json_print(o, true); /* valid UTF-8 */
+	cJSON_Delete(o);
+	if (!text)
+		return -1;
+	puts(text);
+	free(text);
+	return 0;
+}
+
+static void show_text(const isotier_observation_detail *d, const report_evidence *ev)
+{
+	const isotier_observation_listing *l = &d->l;
+	printf("observation %lld (run %lld)\n", (long long)l->id, (long long)l->run_id);
 	char buf[512];
-	line("time", COL(2));
-	line("backend", COL(3));
-	line("provider", COL(4) ? COL(4) : "no claim");
-	snprintf(buf, sizeof buf, "%s (%s)", COL(5) ? COL(5) : "-", COL(6) ? COL(6) : "-");
-	line("claimed", COL(5) ? buf : "nothing");
-	snprintf(buf, sizeof buf, "%s, vendor %s, confidence %s", COL(7) ? COL(7) : "-",
-	         COL(8) ? COL(8) : "-", COL(9) ? COL(9) : "-");
+	line("time", l->observed_at);
+	line("backend", l->backend);
+	line("provider", l->provider_id ? l->provider_id : "no claim");
+	snprintf(buf, sizeof buf, "%s (%s)", l->claimed_tier ? l->claimed_tier : "-",
+	         l->claimed_mechanism ? l->claimed_mechanism : "-");
+	line("claimed", l->claimed_tier ? buf : "nothing");
+	snprintf(buf, sizeof buf, "%s, vendor %s, confidence %s",
+	         l->observed_tier ? l->observed_tier : "-",
+	         l->observed_vendor ? l->observed_vendor : "-", l->confidence ? l->confidence : "-");
 	line("observed", buf);
-	line("verdict", COL(10));
-	line("reason", COL(11));
-	snprintf(buf, sizeof buf, "%s; ceiling %s", COL(12) ? COL(12) : "not compared",
-	         COL(13) ? COL(13) : "none shown");
+	line("verdict", l->verdict);
+	line("reason", l->reason);
+	snprintf(buf, sizeof buf, "%s; ceiling %s",
+	         d->kernel_relation ? d->kernel_relation : "not compared",
+	         d->ceiling_tier ? d->ceiling_tier : "none shown");
 	line("kernel", buf);
 	snprintf(buf, sizeof buf, "`%s`, %s; isotier %s; catalogue %s; host %s",
-	         COL(17) ? COL(17) : "?", COL(18) ? COL(18) : "?", COL(19) ? COL(19) : "?",
-	         COL(20) ? COL(20) : "not in git", COL(21) ? COL(21) : "not recorded");
+	         d->run_command ? d->run_command : "?", l->run_status ? l->run_status : "?",
+	         l->tool_version ? l->tool_version : "?",
+	         l->catalogue_commit ? l->catalogue_commit : "not in git",
+	         l->host ? l->host : "not recorded");
 	line("run", buf);
-	snprintf(buf, sizeof buf, "%s; claim judged %s", COL(24) ? COL(24) : "not recorded",
-	         sqlite3_column_int(st, 25) ? "recorded" : "not recorded (proves nothing to the gate)");
+	snprintf(buf, sizeof buf, "%s; claim judged %s", l->host_id ? l->host_id : "not recorded",
+	         d->claim_recorded ? "recorded" : "not recorded (proves nothing to the gate)");
 	line("machine id", buf);
-	long long bytes = sqlite3_column_type(st, 15) == SQLITE_NULL ? 0 : sqlite3_column_int64(st, 15);
-	if (sqlite3_column_type(st, 14) == SQLITE_NULL)
+	long long bytes = l->evidence_bytes;
+	if (!d->has_duration)
 		snprintf(buf, sizeof buf, "not stored; evidence %lld byte%s", bytes,
 		         cli_plural((size_t)bytes, "", "s"));
 	else
 		snprintf(buf, sizeof buf, "%lld ms; evidence %lld byte%s%s%s%s",
-		         (long long)sqlite3_column_int64(st, 14), bytes,
-		         cli_plural((size_t)bytes, "", "s"), COL(16) ? " (" : "",
-		         COL(16) ? COL(16) : "", COL(16) ? ")" : "");
+		         (long long)l->duration_ms, bytes, cli_plural((size_t)bytes, "", "s"),
+		         d->evidence_format ? " (" : "", d->evidence_format ? d->evidence_format : "",
+		         d->evidence_format ? ")" : "");
 	line("duration", buf);
 	print_evidence(ev);
+}
+
+static int show_row(void *ctx, const isotier_observation_detail *d)
+{
+	show_ctx *sc = ctx;
+	report_arena a = {0};
+	report_evidence *ev = report_evidence_parse(&a, d->layers_json, d->probe_json);
+	if (!ev) {
+		report_arena_free(&a);
+		cli_error("history show: out of memory");
+		sc->exit_code = EXIT_SOFTWARE;
+		return 0;
+	}
+	if (sc->json) {
+		if (show_json(d, ev) < 0) {
+			cli_error("history show: out of memory");
+			sc->exit_code = EXIT_SOFTWARE;
+		}
+	} else {
+		show_text(d, ev);
+	}
 	report_arena_free(&a);
-	return EXIT_OK;
+	return 0;
+}
+
+int history_show(isotier_history *h, long long id, bool json)
+{
+	show_ctx sc = {json, EXIT_OK};
+	isotier_error err = {0};
+	int rc = isotier_history_get_observation(h, id, REPORT_LAYERS_JSON_MAX, REPORT_PROBE_JSON_MAX,
+	                                         show_row, &sc, &err);
+	if (rc < 0)
+		return cli_fail(&err);
+	if (rc == 0) {
+		cli_error("history show: no observation %lld (`isotier history` lists them)", id);
+		return EXIT_NOINPUT;
+	}
+	return sc.exit_code;
 }
 
 /* ---- history --sources ---------------------------------------------------- */
 
+typedef struct sources_ctx {
+	bool json;
+	cJSON *arr;
+	char **cells;
+	size_t n, cap;
+	bool oom;
+} sources_ctx;
+
+enum { NCOL = 9 };
+
+static char *num_or_null(int64_t v, bool present)
+{
+	char *s = NULL;
+	if (present && asprintf(&s, "%lld", (long long)v) < 0)
+		s = NULL;
+	return s;
+}
+
+static int source_row(void *ctx, const isotier_source_check_listing *c)
+{
+	sources_ctx *sc = ctx;
+	if (sc->json) {
+		cJSON *o = cJSON_CreateObject();
+		if (!o)
+			return sc->oom = true, 1;
+		cJSON_AddNumberToObject(o, "id", (double)c->id);
+		add_str(o, "checked_at", c->checked_at);
+		cJSON_AddNumberToObject(o, "run_id", (double)c->run_id);
+		add_str(o, "provider_id", c->provider_id);
+		add_str(o, "status", c->status);
+		if (c->http_status < 0)
+			cJSON_AddNullToObject(o, "http_status");
+		else
+			cJSON_AddNumberToObject(o, "http_status", (double)c->http_status);
+		add_str(o, "url", c->url);
+		add_str(o, "content_sha256", c->content_sha256);
+		add_str(o, "detail", c->detail);
+		cJSON_AddItemToArray(sc->arr, o);
+		return 0;
+	}
+	if (sc->n == sc->cap) {
+		size_t ncap = sc->cap ? sc->cap * 2 : 64;
+		char **nc = realloc(sc->cells, ncap * NCOL * sizeof *nc);
+		if (!nc)
+			return sc->oom = true, 1;
+		sc->cells = nc, sc->cap = ncap;
+	}
+	char **row = &sc->cells[sc->n++ * NCOL];
+	const char *from[NCOL] = {NULL, c->checked_at, NULL, c->provider_id, c->status, NULL,
+	                          c->content_sha256, c->url, c->detail};
+	for (int k = 0; k < NCOL; k++)
+		row[k] = from[k] ? strdup(from[k]) : NULL;
+	row[0] = num_or_null(c->id, true);
+	row[2] = num_or_null(c->run_id, true);
+	row[5] = num_or_null(c->http_status, c->http_status >= 0);
+	return 0;
+}
+
 int history_sources(isotier_history *h, const source_filter *f, bool json, bool wide)
 {
-	cleanup_stmt sqlite3_stmt *st = NULL;
 	isotier_error err = {0};
-	if (sqlite3_prepare_v2(
-	        isotier_history_db(h),
-	        "SELECT id, checked_at, run_id, provider_id, status, http_status, url,"
-	        " content_sha256, detail FROM source_checks"
-	        " WHERE (?1 IS NULL OR provider_id = ?1) AND (?2 IS NULL OR checked_at >= ?2)"
-	        " AND (?3 IS NULL OR checked_at < ?3) ORDER BY checked_at DESC, id DESC LIMIT ?4",
-	        -1, &st, NULL) != SQLITE_OK) {
-		isotier_history_sql_error(h, &err, "history --sources");
-		return cli_fail(&err);
-	}
-	sqlite3_bind_text(st, 1, f->provider, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 2, f->since, -1, SQLITE_STATIC);
-	sqlite3_bind_text(st, 3, f->until, -1, SQLITE_STATIC);
-	sqlite3_bind_int64(st, 4, f->limit > 0 ? f->limit : -1);
 	static const char *const hdr[] = {"ID",  "TIME", "RUN",  "PROVIDER", "STATUS",
 	                                  "HTTP", "SHA256", "URL", "DETAIL"};
 	static const int caps[] = {6, 20, 5, 16, 11, 4, 10, 30, 0};
-	enum { NCOL = 9 };
-	cJSON *doc = json ? cJSON_CreateObject() : NULL, *arr = NULL;
+	sources_ctx sc = {.json = json};
+	cJSON *doc = json ? cJSON_CreateObject() : NULL;
 	if (doc) {
 		cJSON_AddStringToObject(doc, "schema", "isotier.history.sources/1");
-		arr = cJSON_AddArrayToObject(doc, "source_checks");
+		sc.arr = cJSON_AddArrayToObject(doc, "source_checks");
 	}
-	char **cells = NULL;
-	size_t n = 0, cap = 0;
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		if (json) {
-			cJSON *o = cJSON_CreateObject();
-			if (!o)
-				break;
-			cJSON_AddNumberToObject(o, "id", (double)sqlite3_column_int64(st, 0));
-			add_str(o, "checked_at", COL(1));
-			cJSON_AddNumberToObject(o, "run_id", (double)sqlite3_column_int64(st, 2));
-			add_str(o, "provider_id", COL(3));
-			add_str(o, "status", COL(4));
-			if (sqlite3_column_type(st, 5) == SQLITE_NULL)
-				cJSON_AddNullToObject(o, "http_status");
-			else
-				cJSON_AddNumberToObject(o, "http_status",
-				                        (double)sqlite3_column_int64(st, 5));
-			add_str(o, "url", COL(6));
-			add_str(o, "content_sha256", COL(7));
-			add_str(o, "detail", COL(8));
-			cJSON_AddItemToArray(arr, o);
-			continue;
-		}
-		if (n == cap) {
-			size_t ncap = cap ? cap * 2 : 64;
-			char **nc = realloc(cells, ncap * NCOL * sizeof *nc);
-			if (!nc)
-				break;
-			cells = nc, cap = ncap;
-		}
-		static const int from[NCOL] = {-1, 1, -1, 3, 4, -1, 7, 6, 8}; /* -1: a number */
-		char **row = &cells[n++ * NCOL];
-		for (int c = 0; c < NCOL; c++)
-			row[c] = from[c] >= 0 && COL(from[c]) ? strdup(COL(from[c])) : NULL;
-		if (asprintf(&row[0], "%lld", (long long)sqlite3_column_int64(st, 0)) < 0)
-			row[0] = NULL;
-		if (asprintf(&row[2], "%lld", (long long)sqlite3_column_int64(st, 2)) < 0)
-			row[2] = NULL;
-		if (sqlite3_column_type(st, 5) != SQLITE_NULL &&
-		    asprintf(&row[5], "%lld", (long long)sqlite3_column_int64(st, 5)) < 0)
-			row[5] = NULL;
-	}
+	int rc = json && !sc.arr ? (sc.oom = true, 0)
+	                         : isotier_history_list_source_checks(
+	                               h,
+	                               &(isotier_source_filter){f->provider, f->since, f->until,
+	                                                        f->limit},
+	                               source_row, &sc, &err);
 	int exit_code = EXIT_OK;
-	if (rc != SQLITE_DONE && rc != SQLITE_ROW) {
-		isotier_history_sql_error(h, &err, "history --sources");
+	if (rc < 0) {
 		exit_code = cli_fail(&err);
-	} else if (rc == SQLITE_ROW) {
+	} else if (sc.oom) {
 		cli_error("history --sources: out of memory");
 		exit_code = EXIT_SOFTWARE;
 	} else if (json) {
@@ -369,16 +400,16 @@ int history_sources(isotier_history *h, const source_filter *f, bool json, bool 
 		if (text)
 			puts(text);
 		free(text);
-	} else if (!n) {
+	} else if (!sc.n) {
 		printf("(no source checks%s)\n", f->provider || f->since || f->until
 		                                     ? " match"
 		                                     : "; `isotier sources check` records them");
 	} else {
-		history_table(stdout, hdr, caps, NCOL, (const char *const *)cells, n, wide);
+		history_table(stdout, hdr, caps, NCOL, (const char *const *)sc.cells, sc.n, wide);
 	}
 	cJSON_Delete(doc);
-	for (size_t i = 0; i < n * NCOL; i++)
-		free(cells[i]);
-	free(cells);
+	for (size_t i = 0; i < sc.n * NCOL; i++)
+		free(sc.cells[i]);
+	free(sc.cells);
 	return exit_code;
 }

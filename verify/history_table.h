@@ -31,4 +31,8 @@ typedef struct source_filter {
 /* The source checks, newest first. Returns an exit code. */
 int history_sources(isotier_history *h, const source_filter *f, bool json, bool wide);
 
+/* `history export|import|migrate ...` (history_transfer.c); argv[1] is the
+ * verb. Returns an exit code. */
+int history_transfer_main(int argc, char **argv);
+
 #endif

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# isotier-test: fast
 # An auditor reads an archived history they cannot write (another user, a
 # read-only directory): history, report and backends still work, and a file
 # that is not a database is named as such, not as a schema problem.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# isotier-test: normal; uses: challenge fhang
 # verify under faults, on real backends: a probe that hangs (killed at
 # --timeout, nothing leaks), prints garbage (rejected), prints 100 MiB (capped,
 # memory bounded); a backend binary missing (UNAVAILABLE, exit 69); no probe;
@@ -151,7 +152,7 @@ rc=$?
 set -e
 assert_eq "$rc" 1 "a NONE observation contradicts bwrap's claim ($(cat "$TMP/e.err"))"
 for b in bwrap host; do
-  q "SELECT writefile('$TMP/$b-evil.tar', evidence) FROM observations WHERE backend = '$b' ORDER BY id DESC LIMIT 1" >/dev/null
+  q "SELECT writefile('$TMP/$b-evil.tar', COALESCE(evidence, (SELECT content FROM evidence_blobs e WHERE e.sha256 = observations.evidence_sha256))) FROM observations WHERE backend = '$b' ORDER BY id DESC LIMIT 1" >/dev/null
   python3 - "$TMP/$b-evil.tar" <<'EOF' || fail "$b: hostile capture archived wrongly"
 import sys, tarfile
 t = tarfile.open(sys.argv[1])

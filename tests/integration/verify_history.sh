@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# isotier-test: normal; uses: challenge
 # isotier history: newest first, --backend, --limit, --json, terminal-safe,
 # read-only; and a CONTRADICTED verdict (exit 1) recorded next to a CONFIRMED one.
 . "$ISOTIER_ROOT/tests/lib.sh"

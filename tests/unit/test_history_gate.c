@@ -19,8 +19,10 @@
 #include <unistd.h>
 
 #include "../../verify/observations.h"
-#include "history.h"
+#include "history_sqlite.h"
 #include "resolve.h"
+
+#include <libpq-fe.h>
 
 /* The gate's clock: 2026-12-03T12:00:00Z; catalogue ages against that day. */
 #define NOW_TS "2026-12-03T12:00:00Z"
@@ -28,7 +30,22 @@
 #define HOST "0123456789abcdef0123456789abcdef"
 #define OTHER_HOST "fedcba9876543210fedcba9876543210"
 
-static char tmpdir[64], cat[128], db[128];
+static char tmpdir[64], cat[128], db[1024];
+/* $ISOTIER_TEST_PG_URI: the same suite against a PostgreSQL history (a real
+ * server: tests/integration/history_pg_gate.sh starts one), emptied before
+ * each test. */
+static const char *pg_uri;
+
+static void pg_reset(void)
+{
+	PGconn *c = PQconnectdb(pg_uri);
+	ck_assert_msg(PQstatus(c) == CONNECTION_OK, "%s", PQerrorMessage(c));
+	PGresult *r = PQexec(c, "SET client_min_messages = warning;"
+	                        " DROP SCHEMA public CASCADE; CREATE SCHEMA public");
+	ck_assert_msg(PQresultStatus(r) == PGRES_COMMAND_OK, "%s", PQerrorMessage(c));
+	PQclear(r);
+	PQfinish(c);
+}
 static char *digest; /* the catalogue's bubblewrap claim, canonical */
 
 static time_t now_t(void)
@@ -76,6 +93,10 @@ static void setup(void)
 	ck_assert_ptr_nonnull(mkdtemp(tmpdir));
 	snprintf(cat, sizeof cat, "%s/providers", tmpdir);
 	snprintf(db, sizeof db, "%s/history.db", tmpdir);
+	if (pg_uri) {
+		pg_reset();
+		snprintf(db, sizeof db, "%s", pg_uri);
+	}
 	ck_assert_int_eq(mkdir(cat, 0755), 0);
 	char src[4096], dst[256];
 	snprintf(src, sizeof src, "%s/catalogue/providers/bubblewrap.json", ISOTIER_SOURCE_DIR);
@@ -125,6 +146,8 @@ static void add(const char *at, const char *verdict, const char *ceiling, const 
 	    .claim_digest = digest_or && !strcmp(digest_or, "-") ? NULL : digest_or ? digest_or : digest,
 	};
 	ck_assert_msg(observations_insert(h, &o, NULL, &err) == 0, "%s", err.message);
+	/* Ended, or PostgreSQL drops the run with the connection (atomic runs). */
+	ck_assert_msg(isotier_history_run_end(h, run, "ok", &err) == 0, "%s", err.message);
 	isotier_history_close(h);
 }
 
@@ -413,8 +436,28 @@ static const char *const schema3 =
     " claimed_mechanism, observed_tier, verdict, ceiling_tier) VALUES (1, '2026-12-03T10:00:00Z',"
     " 'bwrap', 'bubblewrap', 'CONTAINER', 'bubblewrap', 'CONTAINER', 'CONFIRMED', 'CONTAINER');";
 
+/* The listing's first rows, copied. */
+typedef struct listed {
+	size_t n;
+	int64_t id[8];
+	char verdict[8][32];
+} listed;
+
+static int list_row(void *ctx, const isotier_observation_listing *r)
+{
+	listed *l = ctx;
+	if (l->n < 8) {
+		l->id[l->n] = r->id;
+		snprintf(l->verdict[l->n], sizeof l->verdict[l->n], "%s", r->verdict ? r->verdict : "");
+	}
+	l->n++;
+	return 0;
+}
+
 START_TEST(old_database_migrates_and_proves_nothing)
 {
+	if (pg_uri)
+		return; /* an SQLite file of schema 3: nothing of it exists in PostgreSQL */
 	unlink(db);
 	sqlite3 *raw = NULL;
 	ck_assert_int_eq(sqlite3_open(db, &raw), SQLITE_OK);
@@ -428,14 +471,12 @@ START_TEST(old_database_migrates_and_proves_nothing)
 	isotier_history *h = NULL;
 	isotier_error err = {0};
 	ck_assert_int_eq(isotier_history_open_readonly(&h, db, &err), 0);
-	ck_assert_int_eq(isotier_history_schema_version(h), 5);
-	observation_row *rows = NULL;
-	size_t n = 0;
+	ck_assert_int_eq(isotier_history_schema_version(h), 7);
+	listed l = {0};
 	observation_filter f = {0};
-	ck_assert_int_eq(observations_list(h, &f, &rows, &n, &err), 0);
-	ck_assert_uint_eq(n, 1); /* the listing still shows it */
-	ck_assert_str_eq(rows[0].verdict, "CONFIRMED");
-	observation_rows_free(rows, n);
+	ck_assert_int_eq(isotier_history_list_observations(h, &f, list_row, &l, &err), 0);
+	ck_assert_uint_eq(l.n, 1); /* the listing still shows it */
+	ck_assert_str_eq(l.verdict[0], "CONFIRMED");
 	isotier_history_close(h);
 	/* A new proof on top of it counts. */
 	proof("2026-12-03T11:00:00Z");
@@ -450,21 +491,22 @@ START_TEST(listing_is_by_id)
 	isotier_history *h = NULL;
 	isotier_error err = {0};
 	ck_assert_int_eq(isotier_history_open_readonly(&h, db, &err), 0);
-	observation_row *rows = NULL;
-	size_t n = 0;
+	listed l = {0};
 	observation_filter f = {0};
-	ck_assert_int_eq(observations_list(h, &f, &rows, &n, &err), 0);
-	ck_assert_uint_eq(n, 2);
-	ck_assert_int_eq(rows[0].id, 2); /* newest written first, whatever its date */
-	ck_assert_int_eq(rows[1].id, 1);
-	observation_rows_free(rows, n);
+	ck_assert_int_eq(isotier_history_list_observations(h, &f, list_row, &l, &err), 0);
+	ck_assert_uint_eq(l.n, 2);
+	ck_assert_int_eq(l.id[0], 2); /* newest written first, whatever its date */
+	ck_assert_int_eq(l.id[1], 1);
 	isotier_history_close(h);
 }
 END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("history_gate");
+	pg_uri = getenv("ISOTIER_TEST_PG_URI");
+	if (pg_uri && !*pg_uri)
+		pg_uri = NULL;
+	Suite *s = suite_create(pg_uri ? "history_gate (PostgreSQL)" : "history_gate");
 	TCase *tc = tcase_create("gate");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);

@@ -1,0 +1,108 @@
+/* history_gate.c - the history gate's reads (resolve.c): the latest of a
+ * backend's rows made on this host (or naming no host), by id. */
+#include "history_driver.h"
+#include "../base/verdict.h"
+
+#include <string.h>
+
+/* The rows the gate reads: the backend's, made on this host (?8), plus rows
+ * that name no host: older than host ids, they may be this host's, so they
+ * still deny (a contradiction, a ceiling) but never grant (a proof needs
+ * host_id = ?8, checked by the caller). ?8 NULL: every host's. */
+#define GATE_ROWS                                                                                  \
+	" FROM observations WHERE backend = ?1 AND (?8 IS NULL OR host_id = ?8 OR host_id IS NULL)"
+
+/* A verdict set in SQL: one parameter per verdict from ?VERDICT_PARAM on,
+ * so the set comes from the verdict table, never from a literal list kept
+ * here. Numbered apart from the statements' own parameters. */
+#define VERDICT_PARAM 20
+#define VERDICT_SET   "(?20, ?21, ?22, ?23, ?24, ?25, ?26)"
+_Static_assert(VERDICT_COUNT == 7, "VERDICT_SET holds one parameter per verdict");
+
+#define GATE_COLUMNS "SELECT id, verdict, observed_at, COALESCE(reason, ''), ceiling_tier, host_id, claim_digest"
+
+static int gate_read(hstmt *s, isotier_gate_row *row, isotier_gate_buf *b, isotier_error *err)
+{
+	int rc = hq_step(s, err);
+	if (rc <= 0)
+		return rc;
+	snprintf(b->verdict, sizeof b->verdict, "%s", hq_col(s, 1) ? hq_col(s, 1) : "");
+	snprintf(b->observed_at, sizeof b->observed_at, "%s", hq_col(s, 2) ? hq_col(s, 2) : "");
+	snprintf(b->reason, sizeof b->reason, "%s", hq_col(s, 3) ? hq_col(s, 3) : "");
+	snprintf(b->ceiling_tier, sizeof b->ceiling_tier, "%s", hq_col(s, 4) ? hq_col(s, 4) : "");
+	snprintf(b->host_id, sizeof b->host_id, "%s", hq_col(s, 5) ? hq_col(s, 5) : "");
+	snprintf(b->claim_digest, sizeof b->claim_digest, "%s", hq_col(s, 6) ? hq_col(s, 6) : "");
+	b->has_ceiling = !hq_null(s, 4);
+	b->has_host = !hq_null(s, 5);
+	b->has_digest = !hq_null(s, 6);
+	*row = (isotier_gate_row){
+	    .id = hq_col_int(s, 0),
+	    .verdict = b->verdict,
+	    .observed_at = b->observed_at,
+	    .reason = b->reason,
+	    .ceiling_tier = b->has_ceiling ? b->ceiling_tier : NULL,
+	    .host_id = b->has_host ? b->host_id : NULL,
+	    .claim_digest = b->has_digest ? b->claim_digest : NULL,
+	};
+	return 1;
+}
+
+int isotier_history_gate_latest(isotier_history *h, const char *backend, const char *host_id,
+                                unsigned verdict_flags, bool with_ceiling, isotier_gate_row *row,
+                                isotier_gate_buf *buf, isotier_error *err)
+{
+	const char *sql = verdict_flags ? GATE_COLUMNS GATE_ROWS " AND verdict IN " VERDICT_SET
+	                                              " ORDER BY id DESC LIMIT 1"
+	                  : with_ceiling ? GATE_COLUMNS GATE_ROWS
+	                                   " AND ceiling_tier IS NOT NULL ORDER BY id DESC LIMIT 1"
+	                                 : GATE_COLUMNS GATE_ROWS " ORDER BY id DESC LIMIT 1";
+	cleanup_hstmt hstmt *s = NULL;
+	int rc = hq_prepare(h, &s, sql, err, "read latest observation");
+	if (rc < 0)
+		return rc;
+	hq_text(s, 1, backend);
+	hq_text(s, 8, host_id);
+	for (int i = 0; verdict_flags && i < VERDICT_COUNT; i++)
+		hq_text(s, VERDICT_PARAM + i,
+		        isotier_verdict_is((isotier_verdict)i, verdict_flags) ? isotier_verdicts[i].name
+		                                                              : NULL);
+	return gate_read(s, row, buf, err);
+}
+
+int isotier_history_gate_future(isotier_history *h, const char *backend, const char *host_id,
+                                const char *now, int skew_s, isotier_gate_row *row,
+                                isotier_gate_buf *buf, isotier_error *err)
+{
+	/* SQLite reads the time with julianday (NULL: unreadable); PostgreSQL
+	 * compares the text with now + skew (?11, both ISO-8601 UTC) and calls
+	 * a time unreadable unless it starts with a date and a time. */
+	char later[32] = "";
+	time_t t = 0;
+	struct tm tm = {0};
+	if (strptime(now, "%Y-%m-%dT%H:%M:%SZ", &tm)) {
+		t = timegm(&tm) + skew_s;
+		gmtime_r(&t, &tm);
+		strftime(later, sizeof later, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	}
+	cleanup_hstmt hstmt *s = NULL;
+	int rc = hq_prepare(
+	    h, &s,
+	    HQ_SQL(h,
+	           GATE_COLUMNS GATE_ROWS
+	           " AND (julianday(observed_at) IS NULL"
+	           "  OR julianday(observed_at) > julianday(?9) + ?10 / 86400.0)"
+	           " ORDER BY id DESC LIMIT 1",
+	           GATE_COLUMNS GATE_ROWS
+	           " AND (observed_at !~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9]{2}:[0-9]{2}(:[0-9]{2}([.][0-9]+)?)?Z?)?$'"
+	           "  OR observed_at > ?11)"
+	           " ORDER BY id DESC LIMIT 1"),
+	    err, "read future-dated observations");
+	if (rc < 0)
+		return rc;
+	hq_text(s, 1, backend);
+	hq_text(s, 8, host_id);
+	hq_text(s, 9, now);
+	hq_int(s, 10, skew_s);
+	hq_text(s, 11, later[0] ? later : "0000");
+	return gate_read(s, row, buf, err);
+}

@@ -1,0 +1,265 @@
+/* history_report.c - the report's reads of the history (history_rows.h):
+ * one snapshot, streamed scans, lookups by id for the few rows shown in
+ * full. */
+#include "history_driver.h"
+#include "../base/verdict.h"
+
+#include <string.h>
+
+int isotier_history_read_begin(isotier_history *h, isotier_error *err)
+{
+	/* One snapshot: every query sees the same state while verify or
+	 * sources check write. */
+	return hq_exec(h,
+	               HQ_SQL(h, "BEGIN", "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY"),
+	               err, "report: begin read");
+}
+
+void isotier_history_read_end(isotier_history *h)
+{
+	hq_exec(h, "COMMIT", NULL, "report: end read");
+}
+
+int isotier_history_newest_record(isotier_history *h, char *buf, size_t len, isotier_error *err)
+{
+	static const char *const sqlite_text =
+	    "SELECT t FROM ("
+	    " SELECT max(observed_at) AS t FROM observations UNION ALL"
+	    " SELECT max(checked_at) FROM source_checks UNION ALL"
+	    " SELECT max(at) FROM audit_events UNION ALL"
+	    " SELECT max(started_at) FROM runs UNION ALL SELECT max(finished_at) FROM runs)"
+	    " WHERE t IS NOT NULL AND t GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*'"
+	    " ORDER BY t DESC LIMIT 1";
+	static const char *const pg_text =
+	    "SELECT t FROM ("
+	    " SELECT max(observed_at) AS t FROM observations UNION ALL"
+	    " SELECT max(checked_at) FROM source_checks UNION ALL"
+	    " SELECT max(at) FROM audit_events UNION ALL"
+	    " SELECT max(started_at) FROM runs UNION ALL SELECT max(finished_at) FROM runs) AS m"
+	    " WHERE t IS NOT NULL AND t ~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}'"
+	    " ORDER BY t DESC LIMIT 1";
+	buf[0] = '\0';
+	cleanup_hstmt hstmt *s = NULL;
+	int rc = hq_prepare(h, &s, HQ_SQL(h, sqlite_text, pg_text), err, "report: newest record");
+	if (rc < 0)
+		return rc;
+	if ((rc = hq_step(s, err)) > 0 && hq_col(s, 0))
+		snprintf(buf, len, "%s", hq_col(s, 0));
+	return rc < 0 ? rc : 0;
+}
+
+/* A refusal: create() said no (before provisioning, or failing closed after
+ * attestation). */
+#define REFUSAL_WHERE                                                                              \
+	" WHERE (?1 IS NULL OR at >= ?1) AND (event LIKE '%refus%' OR decision LIKE '%refus%'"     \
+	" OR decision LIKE 'den%' OR decision LIKE 'reject%' OR decision LIKE 'fail%closed%'"      \
+	" OR (event = 'attest' AND decision LIKE '%fail%'))"
+
+/* A host (?2): the run's host name or the observation's machine id. */
+#define ON_HOST " AND (?2 IS NULL OR host_id = ?2 OR run_id IN (SELECT id FROM runs WHERE host = ?2))"
+
+int isotier_history_count(isotier_history *h, isotier_history_count_of what, const char *since,
+                          const char *host, int64_t *n, isotier_error *err)
+{
+	static const char *const sql[] = {
+	    [ISOTIER_COUNT_RUNS] = "SELECT count(*) FROM runs",
+	    [ISOTIER_COUNT_RUNS_SINCE] = "SELECT count(*) FROM runs WHERE ?1 IS NULL OR started_at >= ?1",
+	    [ISOTIER_COUNT_OBSERVATIONS_SINCE] =
+	        "SELECT count(*) FROM observations WHERE (?1 IS NULL OR observed_at >= ?1)" ON_HOST,
+	    [ISOTIER_COUNT_CHECKS_SINCE] =
+	        "SELECT count(*) FROM source_checks WHERE ?1 IS NULL OR checked_at >= ?1",
+	    [ISOTIER_COUNT_REFUSALS_SINCE] = "SELECT count(*) FROM audit_events" REFUSAL_WHERE,
+	};
+	if ((unsigned)what >= sizeof sql / sizeof sql[0])
+		return isotier_error_set(err, ISOTIER_EINVAL, 0, "report: count what?");
+	cleanup_hstmt hstmt *s = NULL;
+	int rc = hq_prepare(h, &s, sql[what], err, "report: count");
+	if (rc < 0)
+		return rc;
+	hq_text(s, 1, since);
+	if (what == ISOTIER_COUNT_OBSERVATIONS_SINCE)
+		hq_text(s, 2, host);
+	if ((rc = hq_step(s, err)) <= 0)
+		return rc < 0 ? rc : isotier_error_set(err, ISOTIER_EDB, 0, "report: count: no row");
+	*n = hq_col_int(s, 0);
+	return 0;
+}
+
+/* The probe's schema: the stored column, else (a row written without it:
+ * by a fixture, by hand) what SQLite finds in probe_json, only when valid
+ * JSON and a string. */
+#define SQLITE_PROBE_SCHEMA                                                                        \
+	"COALESCE(probe_schema, CASE WHEN json_valid(probe_json) AND"                              \
+	" json_type(probe_json, '$.schema') = 'text'"                                              \
+	" THEN substr(json_extract(probe_json, '$.schema'), 1, 64) END)"
+#define SCAN_DURATIONS(schema)                                                                     \
+	"SELECT id, run_id, observed_at, backend, provider_id, claimed_tier,"                      \
+	" claimed_mechanism, observed_tier, observed_vendor, confidence, verdict,"                 \
+	" reason, duration_ms, kernel_relation, " schema ", host_id"                              \
+	" FROM observations WHERE (?1 IS NULL OR observed_at >= ?1)" ON_HOST " ORDER BY id"
+
+int isotier_history_scan_observations(isotier_history *h, const char *since, const char *host,
+                                      bool durations,
+                                      int (*cb)(void *ctx,
+                                                const isotier_report_observation_row *row),
+                                      void *ctx, isotier_error *err)
+{
+	/* duration_ms is stored after probe_json: in SQLite reading it walks
+	 * each row's overflow pages, i.e. the whole database. Only the JSON
+	 * report (every field of every observation) pays that in the scan. */
+	cleanup_hstmt hstmt *s = NULL;
+	int rc = hq_prepare(
+	    h, &s,
+	    durations ? (h->drv->engine == HISTORY_POSTGRES ? SCAN_DURATIONS("probe_schema")
+	                                                    : SCAN_DURATIONS(SQLITE_PROBE_SCHEMA))
+	              : "SELECT id, run_id, observed_at, backend, provider_id, claimed_tier,"
+	                " claimed_mechanism, observed_tier, observed_vendor, confidence, verdict,"
+	                " reason, NULL, kernel_relation, NULL, host_id"
+	                " FROM observations WHERE (?1 IS NULL OR observed_at >= ?1)" ON_HOST " ORDER BY id",
+	    err, "report: read observations");
+	if (rc < 0)
+		return rc;
+	hq_text(s, 1, since);
+	hq_text(s, 2, host);
+	isotier_report_observation_row r;
+	while ((rc = hq_step(s, err)) > 0) {
+		r = (isotier_report_observation_row){
+		    .id = hq_col_int(s, 0),
+		    .run_id = hq_col_int(s, 1),
+		    .observed_at = hq_col(s, 2),
+		    .backend = hq_col(s, 3),
+		    .provider_id = hq_col(s, 4),
+		    .claimed_tier = hq_col(s, 5),
+		    .claimed_mechanism = hq_col(s, 6),
+		    .observed_tier = hq_col(s, 7),
+		    .observed_vendor = hq_col(s, 8),
+		    .confidence = hq_col(s, 9),
+		    .verdict = hq_col(s, 10),
+		    .reason = hq_col(s, 11),
+		    .duration_ms = hq_null(s, 12) ? -1 : hq_col_int(s, 12),
+		    .kernel_relation = hq_col(s, 13),
+		    .probe_schema = hq_col(s, 14),
+		    .host_id = hq_col(s, 15),
+		};
+		if ((rc = cb(ctx, &r)) != 0)
+			return rc;
+	}
+	return rc;
+}
+
+int isotier_history_observation_extras(isotier_history *h, const int64_t *ids, size_t n,
+                                       int (*cb)(void *ctx, size_t i, int64_t duration_ms,
+                                                 const char *probe_schema),
+                                       void *ctx, isotier_error *err)
+{
+	cleanup_hstmt hstmt *s = NULL;
+	int rc = hq_prepare(h, &s,
+	                    HQ_SQL(h,
+	                           "SELECT duration_ms, " SQLITE_PROBE_SCHEMA
+	                           " FROM observations WHERE id = ?1",
+	                           "SELECT duration_ms, probe_schema FROM observations WHERE id = ?1"),
+	                    err, "report: read durations");
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		hq_reset(s);
+		hq_int(s, 1, ids[i]);
+		if ((rc = hq_step(s, err)) > 0)
+			rc = cb(ctx, i, hq_null(s, 0) ? -1 : hq_col_int(s, 0), hq_col(s, 1));
+	}
+	return rc;
+}
+
+int isotier_history_observation_documents(isotier_history *h, const int64_t *ids, size_t n,
+                                          size_t layers_max, size_t probe_max,
+                                          int (*cb)(void *ctx, size_t i, const char *layers,
+                                                    const char *probe),
+                                          void *ctx, isotier_error *err)
+{
+	cleanup_hstmt hstmt *s = NULL;
+	int rc = hq_prepare(h, &s,
+	                    "SELECT substr(layers_json, 1, CAST(?2 AS INTEGER)),"
+	                    " substr(probe_json, 1, CAST(?3 AS INTEGER)) FROM observations WHERE id = ?1",
+	                    err, "report: read evidence");
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		hq_reset(s);
+		hq_int(s, 1, ids[i]);
+		hq_int(s, 2, (int64_t)layers_max);
+		hq_int(s, 3, (int64_t)probe_max);
+		if ((rc = hq_step(s, err)) == 0)
+			rc = isotier_error_set(err, ISOTIER_EDB, 0,
+			                       "report: read evidence: observation %lld is gone",
+			                       (long long)ids[i]);
+		else if (rc > 0)
+			rc = cb(ctx, i, hq_col(s, 0), hq_col(s, 1));
+	}
+	return rc;
+}
+
+int isotier_history_scan_runs(isotier_history *h, int (*cb)(void *ctx, const isotier_run_row *r),
+                              void *ctx, isotier_error *err)
+{
+	cleanup_hstmt hstmt *s = NULL;
+	int rc = hq_prepare(h, &s,
+	                    "SELECT id, uuid, started_at, finished_at, status, command, tool_version,"
+	                    " catalogue_commit, host, host_id, kernel FROM runs ORDER BY id",
+	                    err, "report: read runs");
+	if (rc < 0)
+		return rc;
+	isotier_run_row r;
+	while ((rc = hq_step(s, err)) > 0) {
+		r = (isotier_run_row){hq_col_int(s, 0), hq_col(s, 1), hq_col(s, 2), hq_col(s, 3),
+		                      hq_col(s, 4),     hq_col(s, 5), hq_col(s, 6), hq_col(s, 7),
+		                      hq_col(s, 8),     hq_col(s, 9), hq_col(s, 10)};
+		if ((rc = cb(ctx, &r)) != 0)
+			return rc;
+	}
+	return rc;
+}
+
+int isotier_history_scan_refusals(isotier_history *h, const char *since,
+                                  int (*cb)(void *ctx, const isotier_audit_row *row), void *ctx,
+                                  isotier_error *err)
+{
+	cleanup_hstmt hstmt *s = NULL;
+	int rc = hq_prepare(h, &s,
+	                    "SELECT id, at, event, sandbox_id, backend, claimed_tier, resolved_tier,"
+	                    " required_tier, decision, reason FROM audit_events" REFUSAL_WHERE
+	                    " ORDER BY at, id",
+	                    err, "report: read audit events");
+	if (rc < 0)
+		return rc;
+	hq_text(s, 1, since);
+	isotier_audit_row a = {0};
+	while ((rc = hq_step(s, err)) > 0) {
+		a = (isotier_audit_row){.id = hq_col_int(s, 0),
+		                        .at = hq_col(s, 1),
+		                        .event = hq_col(s, 2),
+		                        .sandbox_id = hq_col(s, 3),
+		                        .backend = hq_col(s, 4),
+		                        .claimed_tier = hq_col(s, 5),
+		                        .resolved_tier = hq_col(s, 6),
+		                        .required_tier = hq_col(s, 7),
+		                        .decision = hq_col(s, 8),
+		                        .reason = hq_col(s, 9)};
+		if ((rc = cb(ctx, &a)) != 0)
+			return rc;
+	}
+	return rc;
+}
+
+int isotier_history_scan_interrupted(isotier_history *h, const char *since,
+                                     int (*cb)(void *ctx, const char *reason), void *ctx,
+                                     isotier_error *err)
+{
+	cleanup_hstmt hstmt *s = NULL;
+	int rc = hq_prepare(h, &s,
+	                    "SELECT reason FROM audit_events WHERE event = 'run_interrupted'"
+	                    " AND (?1 IS NULL OR at >= ?1) ORDER BY id LIMIT 100",
+	                    err, "report: read interrupted runs");
+	if (rc < 0)
+		return rc;
+	hq_text(s, 1, since);
+	while ((rc = hq_step(s, err)) > 0)
+		if ((rc = cb(ctx, hq_col(s, 0))) != 0)
+			return rc;
+	return rc;
+}

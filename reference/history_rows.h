@@ -1,0 +1,231 @@
+/*
+ * history_rows.h - what is read from and written to the history, as typed
+ * rows (included by history.h). Listings stream: a callback gets one row at
+ * a time, its strings valid only during the call (copy what you keep), and
+ * a non-zero return from it stops the listing and is returned. Strings are
+ * NULL where the database holds NULL; everything read is hostile (a row may
+ * hold anything): bound it, escape it.
+ */
+#ifndef ISOTIER_HISTORY_ROWS_H
+#define ISOTIER_HISTORY_ROWS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ---- observations (history_obs.c) ---------------------------------------- */
+
+/* One observation as `isotier verify` records it. */
+typedef struct isotier_observation_record {
+	int64_t run_id;
+	const char *observed_at; /* NULL: now */
+	const char *backend;
+	const char *provider_id;       /* NULL: no claim */
+	const char *claimed_tier;      /* NULL: no claim */
+	const char *claimed_mechanism; /* NULL: no claim */
+	const char *observed_tier;     /* never NULL ("UNKNOWN" when nothing was observed) */
+	const char *observed_vendor;
+	const char *confidence;
+	const char *layers_json;
+	const char *verdict;
+	const char *reason;
+	const char *probe_json; /* raw bytes as the probe printed them (bounded) */
+	size_t probe_json_len;
+	const void *evidence; /* stored once by its SHA-256 (evidence_blobs) */
+	size_t evidence_len;
+	const char *evidence_format; /* "tar" */
+	int64_t duration_ms;
+	const char *kernel_relation; /* "shared", "dedicated"...; NULL: not compared */
+	const char *ceiling_tier;    /* NULL: the observation shows nothing trustworthy */
+	const char *host_id;         /* isotier_host_id(); NULL or "": unknown (never counts) */
+	const char *claim_digest;    /* isotier_claim_digest() of the claim judged; NULL: none */
+	const char *uuid;            /* NULL: a fresh one */
+} isotier_observation_record;
+
+/* Inserts o (the caller holds the transaction). *id_out may be NULL. */
+int isotier_history_add_observation(isotier_history *h, const isotier_observation_record *o,
+                                    int64_t *id_out, isotier_error *err);
+
+/* What `isotier history` asks for; NULL / 0 fields do not filter. */
+typedef struct isotier_observation_filter {
+	const char *backend;
+	const char *since, *until; /* observed_at >= since, < until */
+	const char *verdict;
+	const char *host; /* the run's host name or the observation's machine id */
+	int64_t run_id;   /* 0: any */
+	int64_t id;       /* 0: any */
+	int limit;        /* <= 0: no limit */
+} isotier_observation_filter;
+
+/* A row as `isotier history` lists it. */
+typedef struct isotier_observation_listing {
+	int64_t id, run_id, duration_ms, evidence_bytes;
+	const char *observed_at, *backend, *provider_id, *claimed_tier, *claimed_mechanism;
+	const char *observed_tier, *observed_vendor, *confidence, *verdict, *reason;
+	const char *run_status, *catalogue_commit, *tool_version, *host, *host_id, *uuid;
+} isotier_observation_listing;
+
+typedef int (*isotier_observation_cb)(void *ctx, const isotier_observation_listing *row);
+/* Newest first: by id (the order they were recorded), never by observed_at,
+ * which is only what the writer's clock said. */
+int isotier_history_list_observations(isotier_history *h, const isotier_observation_filter *f,
+                                      isotier_observation_cb cb, void *ctx, isotier_error *err);
+
+/* The distinct backends observed (at most 64), for a name check. */
+int isotier_history_list_backends(isotier_history *h, int (*cb)(void *ctx, const char *name),
+                                  void *ctx, isotier_error *err);
+
+/* One observation in full (`history show ID`). has_duration false: not
+ * stored. layers_json and probe_json are cut at the bounds given. */
+typedef struct isotier_observation_detail {
+	isotier_observation_listing l;
+	const char *kernel_relation, *ceiling_tier, *evidence_format, *run_command;
+	const char *layers_json, *probe_json;
+	bool has_duration, has_run_id, claim_recorded;
+} isotier_observation_detail;
+/* 1 and the row to cb, or 0 when there is no such observation. */
+int isotier_history_get_observation(isotier_history *h, int64_t id, size_t layers_max,
+                                    size_t probe_max,
+                                    int (*cb)(void *ctx, const isotier_observation_detail *d),
+                                    void *ctx, isotier_error *err);
+
+/* ---- source checks -------------------------------------------------------- */
+
+typedef struct isotier_source_filter {
+	const char *provider, *since, *until;
+	int limit; /* <= 0: no limit */
+} isotier_source_filter;
+
+typedef struct isotier_source_check_listing {
+	int64_t id, run_id, http_status; /* http_status -1: none */
+	const char *checked_at, *provider_id, *url, *quote, *status, *content_sha256, *detail;
+} isotier_source_check_listing;
+typedef int (*isotier_source_check_cb)(void *ctx, const isotier_source_check_listing *row);
+/* Newest first (checked_at, id). */
+int isotier_history_list_source_checks(isotier_history *h, const isotier_source_filter *f,
+                                       isotier_source_check_cb cb, void *ctx, isotier_error *err);
+
+/* ---- audit events (history_events.c) -------------------------------------- */
+
+typedef struct isotier_audit_row {
+	const char *at, *event, *sandbox_id, *backend, *claimed_tier, *resolved_tier,
+	    *required_tier, *decision, *reason, *detail_json;
+	int64_t id; /* listings only */
+} isotier_audit_row;
+int isotier_history_add_audit_event(isotier_history *h, const isotier_audit_row *row,
+                                    isotier_error *err);
+
+/* ---- the report's reads (history_report.c) -------------------------------- */
+
+/* One read snapshot for every query between begin and end (a report sees
+ * one state of the history while writers go on). */
+int isotier_history_read_begin(isotier_history *h, isotier_error *err);
+void isotier_history_read_end(isotier_history *h);
+
+/* The newest timestamp stored anywhere that starts with a date, into buf
+ * ("" when none). */
+int isotier_history_newest_record(isotier_history *h, char *buf, size_t len, isotier_error *err);
+
+typedef enum isotier_history_count_of {
+	ISOTIER_COUNT_RUNS,              /* every run */
+	ISOTIER_COUNT_RUNS_SINCE,        /* started at or after since */
+	ISOTIER_COUNT_OBSERVATIONS_SINCE,
+	ISOTIER_COUNT_CHECKS_SINCE,
+	ISOTIER_COUNT_REFUSALS_SINCE,
+} isotier_history_count_of;
+/* *n rows of what since (NULL: all time); observations made on host only
+ * when host is not NULL (its name or machine id). */
+int isotier_history_count(isotier_history *h, isotier_history_count_of what, const char *since,
+                          const char *host, int64_t *n, isotier_error *err);
+
+/* Observations at or after since in id order, for the report. durations:
+ * with duration_ms (-1 when not stored; otherwise -1 here, read for the
+ * few shown with isotier_history_observation_extras). */
+typedef struct isotier_report_observation_row {
+	int64_t id, run_id, duration_ms;
+	const char *observed_at, *backend, *provider_id, *claimed_tier, *claimed_mechanism;
+	const char *observed_tier, *observed_vendor, *confidence, *verdict, *reason;
+	const char *kernel_relation, *probe_schema, *host_id;
+} isotier_report_observation_row;
+int isotier_history_scan_observations(isotier_history *h, const char *since, const char *host,
+                                      bool durations,
+                                      int (*cb)(void *ctx,
+                                                const isotier_report_observation_row *row),
+                                      void *ctx, isotier_error *err);
+/* For each of ids[0..n): cb(ctx, i, duration_ms or -1, probe_schema or NULL). */
+int isotier_history_observation_extras(isotier_history *h, const int64_t *ids, size_t n,
+                                       int (*cb)(void *ctx, size_t i, int64_t duration_ms,
+                                                 const char *probe_schema),
+                                       void *ctx, isotier_error *err);
+/* For each of ids[0..n): cb(ctx, i, layers_json, probe_json), each cut at
+ * its bound. */
+int isotier_history_observation_documents(isotier_history *h, const int64_t *ids, size_t n,
+                                          size_t layers_max, size_t probe_max,
+                                          int (*cb)(void *ctx, size_t i, const char *layers,
+                                                    const char *probe),
+                                          void *ctx, isotier_error *err);
+
+typedef struct isotier_run_row {
+	int64_t id;
+	const char *uuid, *started_at, *finished_at, *status, *command, *tool_version,
+	    *catalogue_commit, *host, *host_id, *kernel;
+} isotier_run_row;
+/* Every run, by id. */
+int isotier_history_scan_runs(isotier_history *h, int (*cb)(void *ctx, const isotier_run_row *r),
+                              void *ctx, isotier_error *err);
+/* Source checks at or after since, oldest first (checked_at, id). */
+int isotier_history_scan_checks(isotier_history *h, const char *since, isotier_source_check_cb cb,
+                                void *ctx, isotier_error *err);
+/* Audit events that are refusals (create() said no), at or after since. */
+int isotier_history_scan_refusals(isotier_history *h, const char *since,
+                                  int (*cb)(void *ctx, const isotier_audit_row *row), void *ctx,
+                                  isotier_error *err);
+/* The reasons of the first 100 'run_interrupted' events at or after since. */
+int isotier_history_scan_interrupted(isotier_history *h, const char *since,
+                                     int (*cb)(void *ctx, const char *reason), void *ctx,
+                                     isotier_error *err);
+
+/* ---- export and import (history_transfer.c) ------------------------------ */
+
+/* Writes the whole history to out as JSON Lines (isotier.history.export/1):
+ * a header, every run, every evidence blob, every observation with its
+ * stored documents verbatim; streamed, one row in memory at a time. */
+int isotier_history_export(isotier_history *h, FILE *out, isotier_error *err);
+
+typedef struct isotier_transfer_counts {
+	size_t runs, observations, skipped; /* skipped: already present (by uuid) */
+} isotier_transfer_counts;
+/* Adds what path holds (an SQLite history or an export) to h in one
+ * transaction; rows already in h (same uuid) are skipped. */
+int isotier_history_import(isotier_history *h, const char *path, isotier_transfer_counts *n,
+                           isotier_error *err);
+int isotier_history_import_jsonl(isotier_history *h, FILE *in, const char *name,
+                                 isotier_transfer_counts *n, isotier_error *err);
+
+/* ---- the history gate's reads (history_gate.c; resolve.c) ------------------ */
+
+/* The latest row (by id) of backend's gate rows: made on host_id (NULL:
+ * any host) or naming no host. verdict_flags: only verdicts with those
+ * flags (0: any); with_ceiling: only rows with a ceiling. */
+typedef struct isotier_gate_row {
+	int64_t id;
+	const char *verdict, *observed_at, *reason, *ceiling_tier, *host_id, *claim_digest;
+} isotier_gate_row;
+/* 1 and *row filled (strings valid until the next call with this buffer),
+ * 0 when no row matches. */
+typedef struct isotier_gate_buf {
+	/* A digest is the claim's canonical text (claim_digest.c); one cut
+	 * here no longer matches and so proves nothing: fail closed. */
+	char verdict[64], observed_at[64], reason[4096], ceiling_tier[32], host_id[64],
+	    claim_digest[16384];
+	bool has_ceiling, has_host, has_digest;
+} isotier_gate_buf;
+int isotier_history_gate_latest(isotier_history *h, const char *backend, const char *host_id,
+                                unsigned verdict_flags, bool with_ceiling, isotier_gate_row *row,
+                                isotier_gate_buf *buf, isotier_error *err);
+/* The latest gate row dated more than skew_s after now, or undated. */
+int isotier_history_gate_future(isotier_history *h, const char *backend, const char *host_id,
+                                const char *now, int skew_s, isotier_gate_row *row,
+                                isotier_gate_buf *buf, isotier_error *err);
+
+#endif

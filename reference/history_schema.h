@@ -1,0 +1,12 @@
+/* history_schema.h - the migrations (history_schema.c). */
+#ifndef ISOTIER_HISTORY_SCHEMA_H
+#define ISOTIER_HISTORY_SCHEMA_H
+
+#include "history_driver.h"
+
+#define HISTORY_SCHEMA_VERSION 7
+
+/* The SQL bringing engine's schema from version from to from + 1. */
+const char *history_migration(history_engine engine, int from);
+
+#endif

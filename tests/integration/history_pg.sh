@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# A fleet's history in PostgreSQL (issue #26), against a real server this
+# test starts (tests/pg.sh: initdb in $TMP, a Unix socket only, stopped by
+# the trap): the same commands as with a file (verify, history, show,
+# --sources, report); 8 concurrent writers, each observation once, every run
+# complete; a SIGKILLed writer leaves no partial run; a password in the URI
+# never shows, not even in errors; the server stopped mid-run is exit 74.
+. "$ISOTIER_ROOT/tests/lib.sh"
+. "$ISOTIER_ROOT/tests/pg.sh"
+
+command -v bwrap >/dev/null || skip "bwrap is not installed"
+faults=$ISOTIER_ROOT/$BUILD/tests
+trap 'pg_stop; rm -rf "$TMP"' EXIT
+rc=0
+pg_start "$TMP" || rc=$?
+[ "$rc" = 77 ] && skip "no PostgreSQL server binaries (apt-get install postgresql)"
+[ "$rc" = 0 ] || fail "could not start a PostgreSQL server"
+U=$PG_URI
+B=$ISOTIER_BIN
+
+# --- the same commands as with a file ------------------------------------------
+set +e
+ISOTIER_PROBE=$faults/fault-probe-none "$B" verify --backend bwrap --db "$U" >"$TMP/o1" 2>&1; rc=$?
+set -e
+assert_eq "$rc" 1 "CONTRADICTED exits 1 ($(cat "$TMP/o1"))"
+"$B" verify --backend bwrap --db "$U" >"$TMP/o2" 2>&1 || fail "real probe in bwrap: $(cat "$TMP/o2")"
+"$B" verify --backend host --db "$U" >"$TMP/o3" 2>&1 || fail "host: $(cat "$TMP/o3")"
+assert_eq "$(pg_sql "SELECT max(version) FROM isotier_schema")" 7 "schema version as SQLite's"
+assert_eq "$(pg_sql "SELECT count(*) FROM observations")" 3 "three observations"
+"$B" history --db "$U" >"$TMP/h" || fail "history"
+awk 'NR > 1 { print $4 }' "$TMP/h" | tr '\n' ' ' | grep -qx 'host bwrap bwrap ' || fail "newest first: $(cat "$TMP/h")"
+"$B" history --db "$U" --backend bwrap --limit 1 --json >"$TMP/j"
+python3 - "$TMP/j" <<'EOF' || fail "history --json: $(head -c 800 "$TMP/j")"
+import json, sys
+d = json.load(open(sys.argv[1]))
+o = d["observations"]
+assert len(o) == 1 and o[0]["backend"] == "bwrap" and o[0]["verdict"] == "CONFIRMED", o
+assert len(o[0]["uuid"]) == 36 and o[0]["host_id"], o[0]
+assert o[0]["evidence_bytes"] > 0, o[0]
+EOF
+id=$(pg_sql "SELECT min(id) FROM observations WHERE backend = 'bwrap'")
+"$B" history show "$id" --db "$U" --json >"$TMP/show" || fail "history show"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["verdict"]=="CONTRADICTED" and d["probe"] is not None, d' "$TMP/show" ||
+  fail "show: $(head -c 600 "$TMP/show")"
+"$B" history --sources --db "$U" >"$TMP/src" || fail "history --sources"
+"$B" report --db "$U" --format json --no-catalogue --out "$TMP/r.json" || fail "report over PostgreSQL"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["observations"])==3, len(d["observations"])' "$TMP/r.json" ||
+  fail "report: $(head -c 600 "$TMP/r.json")"
+# Evidence is stored once by content.
+assert_eq "$(pg_sql "SELECT count(*) FROM observations WHERE evidence IS NOT NULL")" 0 "no evidence in rows"
+[ "$(pg_sql "SELECT count(*) FROM evidence_blobs")" -ge 1 ] || fail "evidence stored by hash"
+
+# --- 8 concurrent writers: every observation once, every run complete -------------
+before=$(pg_sql "SELECT count(*) FROM observations")
+pids=()
+for i in 1 2 3 4 5 6 7 8; do
+  "$B" verify --backend host --db "$U" >"$TMP/w$i" 2>&1 &
+  pids+=($!)
+done
+for i in "${!pids[@]}"; do
+  wait "${pids[$i]}" || fail "writer $((i + 1)): $(cat "$TMP/w$((i + 1))")"
+done
+assert_eq "$(pg_sql "SELECT count(*) FROM observations")" $((before + 8)) "8 writers, 8 observations"
+assert_eq "$(pg_sql "SELECT count(*) FROM runs WHERE status <> 'ok'")" 0 "every run complete"
+assert_eq "$(pg_sql "SELECT count(DISTINCT uuid) FROM observations")" "$(pg_sql "SELECT count(*) FROM observations")" "one uuid each"
+assert_eq "$(pg_sql "SELECT count(*) FROM (SELECT run_id FROM observations GROUP BY run_id HAVING count(*) <> 1) x")" 0 "one observation per run"
+
+# --- SIGKILL mid-run: no partial run --------------------------------------------
+runs=$(pg_sql "SELECT count(*) FROM runs")
+ISOTIER_PROBE=$faults/fault-probe-hang "$B" verify --backend bwrap --backend host --timeout 20 --db "$U" >"$TMP/k" 2>&1 &
+kp=$!
+for _ in $(seq 50); do
+  [ "$(pg_sql "SELECT count(*) FROM pg_stat_activity WHERE application_name = 'isotier' AND state = 'idle in transaction'")" -ge 1 ] && break
+  sleep 0.1
+done
+kill -KILL "$kp"; wait "$kp" 2>/dev/null || true
+"$B" sweep --db "$U" >/dev/null 2>&1 || true
+assert_eq "$(pg_sql "SELECT count(*) FROM runs")" "$runs" "a killed writer's run is not in the history"
+assert_eq "$(pg_sql "SELECT count(*) FROM observations o LEFT JOIN runs r ON r.id = o.run_id WHERE r.id IS NULL OR r.status = 'running'")" 0 "no orphan rows"
+
+# --- a password in the URI never shows ------------------------------------------
+secret=Sekr3tPassw0rdXyz
+pg_sql "CREATE ROLE runner LOGIN PASSWORD '$secret'; GRANT SELECT, INSERT, UPDATE ON ALL TABLES IN SCHEMA public TO runner; GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO runner" >/dev/null
+sed -i 's/^local .*trust$/local all isotier_admin trust\nlocal all all scram-sha-256/' "$PG_DIR/data/pg_hba.conf"
+pg_sql "SELECT pg_reload_conf()" >/dev/null
+RU="postgresql://runner:$secret@/isotier?host=$PG_DIR&port=$PG_PORT"
+BAD="postgresql://runner:${secret}Wrong@/isotier?host=$PG_DIR&port=$PG_PORT"
+"$B" verify --backend host --db "$RU" >"$TMP/p1" 2>&1 || fail "runner with a password: $(sed "s/$secret/<pw>/g" "$TMP/p1")"
+"$B" verify --backend host --db "$RU" --json >"$TMP/p2" 2>&1 || fail "runner --json"
+"$B" history --db "$RU" --json >"$TMP/p3" 2>&1 || fail "history as runner"
+set +e
+"$B" history --db "$BAD" >"$TMP/p4" 2>&1; bad_rc=$?
+ISOTIER_DB=$BAD "$B" verify --backend host >"$TMP/p5" 2>&1
+"$B" report --db "$BAD" --format text --no-catalogue >"$TMP/p6" 2>&1
+"$B" history --db "postgresql://runner:$secret@/nosuchdb?host=$PG_DIR&port=$PG_PORT" >"$TMP/p7" 2>&1
+set -e
+[ "$bad_rc" -ne 0 ] || fail "a wrong password was accepted"
+for f in p1 p2 p3 p4 p5 p6 p7; do
+  ! grep -q "$secret" "$TMP/$f" || fail "the password shows in $f: $(sed "s/$secret/<pw>/g" "$TMP/$f" | head -c 400)"
+done
+assert_contains "$(cat "$TMP/p1")" "runner:[redacted]@" "the URI is shown redacted"
+assert_contains "$(cat "$TMP/p4")" "password authentication failed" "the error says why"
+
+# --- the server stopped mid-run: exit 74, a clear message --------------------------
+ISOTIER_PROBE=$faults/fault-probe-hang "$B" verify --backend bwrap --timeout 3 --db "$U" >"$TMP/l" 2>&1 &
+lp=$!
+sleep 1
+pg_stop
+set +e
+wait "$lp"; lrc=$?
+set -e
+assert_eq "$lrc" 74 "a lost connection exits 74 ($(cat "$TMP/l"))"
+assert_contains "$(cat "$TMP/l")" "lost the connection to the PostgreSQL history" "says the connection was lost"
+echo "history in PostgreSQL: commands, 8 writers, SIGKILL, redaction, lost connection"

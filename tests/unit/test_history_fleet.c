@@ -1,0 +1,202 @@
+/*
+ * test_history_fleet.c - the history's fleet pieces on a real SQLite file:
+ * a URI's password redacted wherever it is shown; version 4 UUIDs; every
+ * run and observation carrying its id and host; evidence stored once by
+ * content; export then import idempotent by uuid; a hostile export refused
+ * whole. (The same against a real PostgreSQL server:
+ * tests/integration/history_pg.sh and fleet_import.sh.)
+ */
+#include <check.h>
+#include "check_run.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "history_sqlite.h"
+
+static char dir[64], db[128];
+
+static void setup(void)
+{
+	snprintf(dir, sizeof dir, "/tmp/test_history_fleet.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(db, sizeof db, "%s/h.db", dir);
+}
+
+static void teardown(void)
+{
+	char cmd[160];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+START_TEST(uri_password_redacted)
+{
+	static const struct {
+		const char *in, *out;
+	} cases[] = {
+	    {"postgresql://runner:s3cret@db.example/isotier",
+	     "postgresql://runner:[redacted]@db.example/isotier"},
+	    {"postgres://runner:s3cret@/isotier?host=/run/pg&port=5432",
+	     "postgres://runner:[redacted]@/isotier?host=/run/pg&port=5432"},
+	    {"postgresql://runner@db/isotier?password=s3cret&sslmode=require",
+	     "postgresql://runner@db/isotier?password=[redacted]&sslmode=require"},
+	    {"postgresql://db/isotier", "postgresql://db/isotier"},
+	    {"/var/lib/isotier/isotier.db", "/var/lib/isotier/isotier.db"},
+	    {"postgresql://a:b:c@host/x", "postgresql://a:[redacted]@host/x"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		char buf[256];
+		isotier_history_display(cases[i].in, buf, sizeof buf);
+		ck_assert_str_eq(buf, cases[i].out);
+		ck_assert_ptr_null(strstr(buf, "s3cret"));
+	}
+	ck_assert(isotier_history_is_uri("postgresql://x/y"));
+	ck_assert(isotier_history_is_uri("postgres://x/y"));
+	ck_assert(!isotier_history_is_uri("/tmp/postgresql://x"));
+	ck_assert(!isotier_history_is_uri("pg://x"));
+}
+END_TEST
+
+START_TEST(uuids_are_v4)
+{
+	char a[ISOTIER_UUID_LEN + 1], b[ISOTIER_UUID_LEN + 1];
+	ck_assert_int_eq(isotier_history_uuid(a), 0);
+	ck_assert_int_eq(isotier_history_uuid(b), 0);
+	ck_assert_uint_eq(strlen(a), 36);
+	ck_assert_str_ne(a, b);
+	ck_assert(a[8] == '-' && a[13] == '-' && a[18] == '-' && a[23] == '-');
+	ck_assert_int_eq(a[14], '4');
+	ck_assert_ptr_nonnull(strchr("89ab", a[19]));
+}
+END_TEST
+
+static int64_t count(isotier_history *h, const char *sql)
+{
+	sqlite3_stmt *st = NULL;
+	ck_assert_int_eq(sqlite3_prepare_v2(isotier_history_db(h), sql, -1, &st, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
+	int64_t n = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return n;
+}
+
+/* Two runs of one observation each, both with the same evidence bytes. */
+static void record_two(const char *path)
+{
+	isotier_history *h = NULL;
+	isotier_error err = {0};
+	ck_assert_msg(isotier_history_open(&h, path, 0, &err) == 0, "%s", err.message);
+	static const char evidence[] = "a tarball, the same bytes twice";
+	for (int i = 0; i < 2; i++) {
+		int64_t run = 0, id = 0;
+		ck_assert_int_eq(isotier_history_run_begin(h, &run, "verify", "c0ffee", &err), 0);
+		isotier_observation_record o = {
+		    .run_id = run, .backend = "bwrap", .observed_tier = "CONTAINER",
+		    .verdict = "CONFIRMED", .layers_json = "[]",
+		    .probe_json = "{\"schema\":\"isotier.probe/1\"}", .probe_json_len = 29,
+		    .evidence = evidence, .evidence_len = sizeof evidence, .evidence_format = "tar",
+		    .host_id = "0123456789abcdef0123456789abcdef"};
+		ck_assert_int_eq(isotier_history_begin(h, &err), 0);
+		ck_assert_msg(isotier_history_add_observation(h, &o, &id, &err) == 0, "%s", err.message);
+		ck_assert_int_eq(isotier_history_commit(h, &err), 0);
+		ck_assert_int_eq(isotier_history_run_end(h, run, "ok", &err), 0);
+	}
+	ck_assert_int_eq(count(h, "SELECT count(*) FROM evidence_blobs"), 1);
+	ck_assert_int_eq(count(h, "SELECT count(*) FROM observations WHERE evidence IS NULL"
+	                          " AND length(evidence_sha256) = 64"), 2);
+	ck_assert_int_eq(count(h, "SELECT count(DISTINCT uuid) FROM observations"), 2);
+	ck_assert_int_eq(count(h, "SELECT count(*) FROM observations"
+	                          " WHERE probe_schema = 'isotier.probe/1'"), 2);
+	ck_assert_int_eq(count(h, "SELECT count(DISTINCT uuid) FROM runs WHERE kernel IS NOT NULL"), 2);
+	isotier_history_close(h);
+}
+
+START_TEST(export_import_idempotent)
+{
+	record_two(db);
+	char export_path[160], other[160];
+	snprintf(export_path, sizeof export_path, "%s/h.jsonl", dir);
+	snprintf(other, sizeof other, "%s/other.db", dir);
+	isotier_history *h = NULL, *o = NULL;
+	isotier_error err = {0};
+	ck_assert_int_eq(isotier_history_open_readonly(&h, db, &err), 0);
+	FILE *f = fopen(export_path, "w");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_msg(isotier_history_export(h, f, &err) == 0, "%s", err.message);
+	fclose(f);
+	isotier_history_close(h);
+	ck_assert_int_eq(isotier_history_open(&o, other, 0, &err), 0);
+	isotier_transfer_counts c = {0};
+	ck_assert_msg(isotier_history_import(o, export_path, &c, &err) == 0, "%s", err.message);
+	ck_assert_uint_eq(c.runs, 2);
+	ck_assert_uint_eq(c.observations, 2);
+	/* Again, from the export and from the SQLite file itself: nothing new. */
+	isotier_transfer_counts again = {0};
+	ck_assert_int_eq(isotier_history_import(o, export_path, &again, &err), 0);
+	ck_assert_int_eq(isotier_history_import(o, db, &again, &err), 0);
+	ck_assert_uint_eq(again.runs + again.observations, 0);
+	ck_assert_uint_eq(again.skipped, 8);
+	ck_assert_int_eq(count(o, "SELECT count(*) FROM observations"), 2);
+	ck_assert_int_eq(count(o, "SELECT count(*) FROM evidence_blobs"), 1);
+	isotier_history_close(o);
+}
+END_TEST
+
+static int import_text(const char *text, isotier_error *err)
+{
+	char path[160], target[160];
+	snprintf(path, sizeof path, "%s/in.jsonl", dir);
+	snprintf(target, sizeof target, "%s/t.db", dir);
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	isotier_history *h = NULL;
+	ck_assert_int_eq(isotier_history_open(&h, target, 0, err), 0);
+	isotier_transfer_counts c = {0};
+	int rc = isotier_history_import(h, path, &c, err);
+	int64_t n = count(h, "SELECT count(*) FROM runs");
+	isotier_history_close(h);
+	ck_assert_int_eq(n, 0); /* refused whole: nothing of it stays */
+	return rc;
+}
+
+#define HEADER "{\"type\":\"header\",\"schema\":\"isotier.history.export/1\"}\n"
+#define RUN    "{\"type\":\"run\",\"uuid\":\"r1\",\"started_at\":\"2026-12-01T00:00:00Z\",\"command\":\"verify\",\"tool_version\":\"0.1.0\"}\n"
+
+START_TEST(hostile_exports_refused)
+{
+	isotier_error err = {0};
+	ck_assert_int_eq(import_text("{\"type\":\"run\"}\n", &err), ISOTIER_EDATA);
+	ck_assert_ptr_nonnull(strstr(err.message, "not an isotier history export"));
+	ck_assert_int_eq(import_text(HEADER RUN "{\"type\":\"evidence\",\"sha256\":\"00000000000000000000000000000000"
+	                                        "00000000000000000000000000000000\",\"content_base64\":\"aGk=\"}\n",
+	                             &err),
+	                 ISOTIER_EDATA);
+	ck_assert_ptr_nonnull(strstr(err.message, "does not match its sha256"));
+	ck_assert_int_eq(import_text(HEADER RUN "{\"type\":\"observation\",\"uuid\":\"o1\",\"run_uuid\":\"nope\","
+	                                        "\"backend\":\"bwrap\",\"verdict\":\"CONFIRMED\","
+	                                        "\"observed_at\":\"2026-12-01T00:00:00Z\"}\n",
+	                             &err),
+	                 ISOTIER_EDATA);
+	ck_assert_ptr_nonnull(strstr(err.message, "a run the file does not hold"));
+	ck_assert_int_lt(import_text(HEADER RUN "{\"type\":\"run\",\"type\":\"run\"}\n", &err), 0);
+	ck_assert_int_lt(import_text(HEADER RUN "not json\n", &err), 0);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("history_fleet");
+	TCase *tc = tcase_create("fleet");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, uri_password_redacted);
+	tcase_add_test(tc, uuids_are_v4);
+	tcase_add_test(tc, export_import_idempotent);
+	tcase_add_test(tc, hostile_exports_refused);
+	suite_add_tcase(s, tc);
+	return run_suite(s);
+}

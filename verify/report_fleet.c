@@ -1,0 +1,104 @@
+/*
+ * report_fleet.c - what a fleet's shared history adds to the report: an
+ * alert when hosts disagree. For each backend, the latest judged
+ * observation (not INCONCLUSIVE or UNAVAILABLE) of each host (its machine
+ * id, else its host name) is compared: two hosts whose latest judgements
+ * saw different tiers of the same backend raise RA_HOST_DISAGREEMENT, naming
+ * both rows. Observations are in id order (report_model.c), so the last one
+ * seen per host is its latest. The same pass fills the host x backend
+ * matrix (m->hosts): what each host last proved of each backend.
+ */
+#include "report_model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *host_key(const report_observation *o)
+{
+	return o->host_id && *o->host_id ? o->host_id : o->host && *o->host ? o->host : NULL;
+}
+
+static int cmp_by_backend_host(const void *x, const void *y)
+{
+	const report_observation *a = *(const report_observation *const *)x;
+	const report_observation *b = *(const report_observation *const *)y;
+	int c = strcmp(a->backend, b->backend);
+	if (!c)
+		c = strcmp(host_key(a), host_key(b));
+	return c ? c : (a->id > b->id) - (a->id < b->id);
+}
+
+static bool judged(const report_observation *o)
+{
+	return o->v != RV_INCONCLUSIVE && o->v != RV_UNAVAILABLE && o->observed_tier &&
+	       o->backend && host_key(o);
+}
+
+int report_fleet_alerts(report_model *m)
+{
+	size_t n = 0;
+	for (size_t i = 0; i < m->n_observations; i++)
+		n += judged(&m->observations[i]);
+	if (!n)
+		return 0;
+	const report_observation **v = malloc(n * sizeof *v);
+	if (!v)
+		return ISOTIER_ENOMEM;
+	n = 0;
+	for (size_t i = 0; i < m->n_observations; i++)
+		if (judged(&m->observations[i]))
+			v[n++] = &m->observations[i];
+	qsort(v, n, sizeof *v, cmp_by_backend_host);
+	int rc = 0;
+	/* One cell per (backend, host): the last of each run of equal keys. */
+	size_t cells = 0;
+	for (size_t j = 0; j < n; j++)
+		cells += j + 1 == n || strcmp(v[j]->backend, v[j + 1]->backend) ||
+		         strcmp(host_key(v[j]), host_key(v[j + 1]));
+	m->hosts = report_arena_alloc(&m->arena, cells * sizeof *m->hosts);
+	if (!m->hosts) {
+		free(v);
+		return ISOTIER_ENOMEM;
+	}
+	for (size_t j = 0; j < n; j++)
+		if (j + 1 == n || strcmp(v[j]->backend, v[j + 1]->backend) ||
+		    strcmp(host_key(v[j]), host_key(v[j + 1])))
+			m->hosts[m->n_hosts++] = (report_host_cell){
+			    .host = v[j]->host ? v[j]->host : host_key(v[j]),
+			    .host_id = v[j]->host_id,
+			    .latest = v[j]};
+	/* Per backend: the first host's latest, compared with each other host's. */
+	for (size_t i = 0; i < n && rc == 0;) {
+		size_t end = i;
+		while (end < n && !strcmp(v[end]->backend, v[i]->backend))
+			end++;
+		const report_observation *first = NULL;
+		for (size_t j = i; j < end && rc == 0; j++) {
+			bool last_of_host = j + 1 == end || strcmp(host_key(v[j]), host_key(v[j + 1]));
+			if (!last_of_host)
+				continue;
+			if (!first) {
+				first = v[j];
+				continue;
+			}
+			if (!strcmp(first->observed_tier, v[j]->observed_tier))
+				continue;
+			const char *detail = report_arena_printf(
+			    &m->arena,
+			    "host %s last observed %s (observation #%lld, %s); host %s last observed %s "
+			    "(observation #%lld, %s)",
+			    first->host ? first->host : host_key(first), first->observed_tier,
+			    (long long)first->id, first->verdict, v[j]->host ? v[j]->host : host_key(v[j]),
+			    v[j]->observed_tier, (long long)v[j]->id, v[j]->verdict);
+			if (!detail || report_attention_add(m, RA_HOST_DISAGREEMENT, true, v[i]->backend,
+			                                    detail) < 0)
+				rc = ISOTIER_ENOMEM;
+			else
+				m->attention[m->n_attention - 1].backend = v[i]->backend;
+			break; /* one alert per backend */
+		}
+		i = end;
+	}
+	free(v);
+	return rc;
+}
