@@ -189,9 +189,16 @@ static int parse_sandbox(e2b_state *s, const isotier_http_response *resp, isotie
 		snprintf(s->id, sizeof s->id, "%s", id->valuestring);
 		s->r.created = true; /* even when the rest is bad: it exists, kill it */
 	}
-	if (!rc && cJSON_IsString(tok)) {
-		snprintf(s->token, sizeof s->token, "%s", tok->valuestring);
-		isotier_secret_add(s->token);
+	/* The token goes with every envd request: kept only once the redactor
+	 * knows it (one shorter than it redacts, or past its registry, could
+	 * show in an error or the output). */
+	if (!rc && cJSON_IsString(tok) && tok->valuestring[0]) {
+		if (isotier_secret_add(tok->valuestring) != 0)
+			rc = isotier_error_set(err, ISOTIER_EDATA, 0,
+			                       "POST /sandboxes: an envdAccessToken that could not "
+			                       "be registered for redaction");
+		else
+			snprintf(s->token, sizeof s->token, "%s", tok->valuestring);
 	}
 	const char *domain = cJSON_IsString(dom) ? dom->valuestring : "e2b.app";
 	const char *envd = getenv("ISOTIER_E2B_ENVD_URL");
@@ -281,7 +288,7 @@ typedef struct stream {
 	const isotier_exec_request *req;
 	isotier_connect_decoder dec;
 	bool started, ended, eos;
-	int exit_code;
+	cJSON *exit_code; /* end.exitCode as sent; NULL: absent (proto3 JSON leaves 0 out) */
 	bool exited;
 	char status[128];
 	char error[256];
@@ -319,14 +326,19 @@ static int on_event(stream *st, const cJSON *ev, isotier_error *err)
 		const cJSON *exited = cJSON_GetObjectItemCaseSensitive(end, "exited");
 		const cJSON *status = cJSON_GetObjectItemCaseSensitive(end, "status");
 		const cJSON *error = cJSON_GetObjectItemCaseSensitive(end, "error");
-		if ((code && (!cJSON_IsNumber(code) || code->valuedouble < -255 ||
-		              code->valuedouble > 255)) ||
-		    (exited && !cJSON_IsBool(exited)) || (status && !cJSON_IsString(status)) ||
-		    (error && !cJSON_IsString(error)))
+		/* The code is kept whole and judged once the stream has ended
+		 * (exit_status()): never narrowed here. */
+		if ((code && !cJSON_IsNumber(code)) || (exited && !cJSON_IsBool(exited)) ||
+		    (status && !cJSON_IsString(status)) || (error && !cJSON_IsString(error)))
 			return isotier_error_set(err, ISOTIER_EDATA, 0,
 			                         "envd: malformed end event");
+		if (st->ended)
+			return isotier_error_set(err, ISOTIER_EDATA, 0,
+			                         "envd: a second end event for one process");
 		st->ended = true;
-		st->exit_code = code ? code->valueint : 0; /* proto3 JSON omits 0 */
+		st->exit_code = code ? cJSON_Duplicate(code, false) : NULL;
+		if (code && !st->exit_code)
+			return isotier_error_set(err, ISOTIER_ENOMEM, 0, "envd: out of memory");
 		st->exited = cJSON_IsTrue(exited);
 		snprintf(st->status, sizeof st->status, "%s", status ? status->valuestring : "");
 		snprintf(st->error, sizeof st->error, "%s", error ? error->valuestring : "");
@@ -368,6 +380,41 @@ static int on_bytes(void *ctx, const char *buf, size_t len, isotier_error *err)
 {
 	stream *st = ctx;
 	return isotier_connect_feed(&st->dec, buf, len, err);
+}
+
+/* The end event's exit code, carried whole: a process that exited reports
+ * 0-255 (an absent code is 0), anything else is an error, never narrowed to a
+ * byte (256 & 0xff would read as success, -1 as 255). One that did not exit
+ * was ended by a signal: envd sends the code Go gives such a process (-1) or
+ * none, and the status "signal: NAME"; its status is 128 + the signal's
+ * number (137, SIGKILL, when the name is not one of these), never 0. */
+static int exit_status_of(const stream *st, int *exit_status, isotier_error *err)
+{
+	if (st->exited) {
+		if (!st->exit_code) {
+			*exit_status = 0;
+			return 0;
+		}
+		return isotier_remote_exit_code("e2b", "end.exitCode", st->exit_code, exit_status,
+		                                err);
+	}
+	if (st->exit_code && st->exit_code->valuedouble != -1)
+		return isotier_error_set(
+		    err, ISOTIER_EDATA, 0,
+		    "e2b reported exit code %.17g (end.exitCode) for a process "
+		    "that did not exit: not taken as any status",
+		    st->exit_code->valuedouble);
+	static const struct {
+		const char *name;
+		int signo;
+	} sigs[] = {{"hangup", 1},       {"interrupt", 2},  {"quit", 3},
+	            {"aborted", 6},      {"killed", 9},     {"segmentation fault", 11},
+	            {"broken pipe", 13}, {"terminated", 15}};
+	*exit_status = 128 + 9;
+	for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++)
+		if (!strncmp(st->status, "signal: ", 8) && !strcmp(st->status + 8, sigs[i].name))
+			*exit_status = 128 + sigs[i].signo;
+	return 0;
 }
 
 static int e2b_exec(void *p, const isotier_exec_request *req, int *exit_status, isotier_error *err)
@@ -433,9 +480,13 @@ static int e2b_exec(void *p, const isotier_exec_request *req, int *exit_status, 
 		rc = isotier_error_set(err, ISOTIER_EIO, 0,
 		                       "envd: the stream ended before the process's end event%s",
 		                       st.ended ? " and end-of-stream message" : "");
-	if (rc)
+	if (!rc)
+		rc = exit_status_of(&st, exit_status, err);
+	cJSON_Delete(st.exit_code);
+	if (rc) {
+		*exit_status = -1; /* no status was taken */
 		return isotier_error_prefix(err, "e2b: exec in sandbox %s", s->id);
-	*exit_status = st.exited ? st.exit_code & 0xff : (st.exit_code > 0 ? st.exit_code : 137);
+	}
 	if (st.error[0] && !st.exited)
 		return isotier_error_set(err, ISOTIER_EIO, 0, "e2b: sandbox %s: process: %s", s->id,
 		                         st.error);

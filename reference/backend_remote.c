@@ -91,6 +91,14 @@ int isotier_remote_reserve(const char *backend, isotier_error *err)
 	return rc;
 }
 
+void isotier_remote_reserve_reset(void)
+{
+	pthread_mutex_lock(&cap_lock);
+	for (size_t i = 0; i < sizeof created / sizeof created[0]; i++)
+		created[i].n = 0;
+	pthread_mutex_unlock(&cap_lock);
+}
+
 void isotier_remote_nonce(char *out, size_t len)
 {
 	unsigned char r[8] = {0};
@@ -245,7 +253,10 @@ int isotier_remote_relay(const isotier_exec_request *req, int stream, const char
 bool isotier_remote_id_valid(const char *id)
 {
 	size_t n = id ? strlen(id) : 0;
-	return n >= 1 && n <= 128 &&
+	/* "." and ".." are no id: in a URL path a client resolves them, so a
+	 * DELETE .../sandboxes/.. would reach another resource (and its answer
+	 * read as this sandbox gone). */
+	return n >= 1 && n <= 128 && strcmp(id, ".") && strcmp(id, "..") &&
 	       strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
 }
 

@@ -43,6 +43,9 @@ const char *isotier_remote_setting(const char *env, const char *dflt);
 
 /* Counts one more sandbox create for backend; ISOTIER_ECONFIG past the cap. */
 int isotier_remote_reserve(const char *backend, isotier_error *err);
+/* A new run in this process: every backend's count starts again at 0
+ * (tests/fuzz/fuzz_remote_adapters.c runs one per input). */
+void isotier_remote_reserve_reset(void);
 
 /* A random nonce (hex) naming this run's creates, for listing them back. */
 void isotier_remote_nonce(char *out, size_t len);
@@ -79,7 +82,7 @@ int isotier_remote_shell_quote(char **buf, const char *s);
 int isotier_remote_relay(const isotier_exec_request *req, int stream, const char *buf, size_t len,
                          isotier_error *err);
 
-/* A provider's sandbox id: 1..128 of [A-Za-z0-9._-]. */
+/* A provider's sandbox id: 1..128 of [A-Za-z0-9._-], neither "." nor "..". */
 bool isotier_remote_id_valid(const char *id);
 
 /* What every remote backend keeps of a run, first in its state. */

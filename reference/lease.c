@@ -2,6 +2,7 @@
 #include "lease.h"
 #include "../base/base.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
@@ -91,8 +92,11 @@ bool isotier_pid_alive(int pid, unsigned long long start)
 		return false;
 	char state = '?';
 	unsigned long long now = pid_stat(pid, &state);
-	if (!now) /* no /proc entry: gone, unless /proc is missing altogether */
-		return access("/proc/self/stat", R_OK) != 0 && kill(pid, 0) == 0;
+	/* No /proc entry: gone, unless it is only hidden from us (no /proc, or
+	 * hidepid= and another user's): kill(0) still sees it, and a process we
+	 * cannot tell apart counts as alive (nothing of it is swept). */
+	if (!now)
+		return kill(pid, 0) == 0 || errno == EPERM;
 	/* A zombie (or one being torn down) runs nothing and releases nothing. */
 	return now == start && state != 'Z' && state != 'X';
 }
@@ -108,16 +112,158 @@ unsigned long long isotier_pidns(void)
 	return open ? strtoull(open + 1, NULL, 10) : 0;
 }
 
-/* "<pid>-<start>-<kind>-<key>": this process's lease file for kind and key. */
-static bool lease_file(char *buf, size_t len, const char *kind, const char *key)
+/* "<pid>-<start>-<kind>-<key>": the lease file of process pid (started at
+ * start) for kind and key. */
+static bool owner_file(char *buf, size_t len, int pid, unsigned long long start, const char *kind,
+                       const char *key)
 {
 	char dir[4096];
-	if (!isotier_lease_dir(dir, sizeof dir) || !isotier_lease_text_ok(kind) || !isotier_lease_text_ok(key) ||
-	    strchr(key, '/') || !*key)
+	if (!isotier_lease_dir(dir, sizeof dir) || !isotier_lease_text_ok(kind) ||
+	    !isotier_lease_text_ok(key) || strchr(key, '/') || !*key)
 		return false;
-	int n = snprintf(buf, len, "%s/%d-%llu-%s-%s", dir, (int)getpid(),
-	                 isotier_pid_start(getpid()), kind, key);
+	int n = snprintf(buf, len, "%s/%d-%llu-%s-%s", dir, pid, start, kind, key);
 	return n > 0 && (size_t)n < len;
+}
+
+/* This process's lease file for kind and key. */
+static bool lease_file(char *buf, size_t len, const char *kind, const char *key)
+{
+	return owner_file(buf, len, (int)getpid(), isotier_pid_start(getpid()), kind, key);
+}
+
+unsigned long long isotier_lease_owner_pidns(int pid, unsigned long long start)
+{
+	char dir[4096], prefix[64];
+	if (pid <= 0 || !isotier_lease_dir(dir, sizeof dir))
+		return 0;
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
+	if (!d) {
+		if (dfd >= 0)
+			close(dfd);
+		return 0;
+	}
+	int plen = snprintf(prefix, sizeof prefix, "%d-%llu-", pid, start);
+	unsigned long long ns = 0;
+	struct dirent *e;
+	/* Any lease the owner took names its namespace (the owner line). */
+	while (!ns && (e = readdir(d))) {
+		size_t nl = strlen(e->d_name);
+		if (strncmp(e->d_name, prefix, (size_t)plen) ||
+		    (nl > 4 && !strcmp(e->d_name + nl - 4, ".tmp")))
+			continue;
+		char buf[128];
+		int fd = openat(dfd, e->d_name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+		if (fd < 0)
+			continue;
+		struct stat st;
+		ssize_t n = -1;
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid())
+			n = read(fd, buf, sizeof buf - 1);
+		close(fd);
+		if (n <= 0)
+			continue;
+		buf[n] = '\0';
+		/* "owner=PID:START:PIDNS\n": the same owner as the file's name. */
+		char *end;
+		if (strncmp(buf, "owner=", 6) || strtol(buf + 6, &end, 10) != pid || *end != ':' ||
+		    strtoull(end + 1, &end, 10) != start || *end != ':')
+			continue;
+		unsigned long long v = strtoull(end + 1, &end, 10);
+		if (*end == '\n')
+			ns = v;
+	}
+	closedir(d);
+	return ns;
+}
+
+void isotier_lease_owner_take(void)
+{
+	isotier_lease_take(&(isotier_lease){.kind = "owner"}, "pidns");
+}
+
+void isotier_lease_owner_drop(void)
+{
+	isotier_lease_drop("owner", "pidns");
+}
+
+/* The initial pid namespace's inode (PROC_PID_INIT_INO): a process in it sees
+ * every process on this kernel, those of nested namespaces too. */
+#define PIDNS_INIT 0xEFFFFFFCULL
+
+/* True when /proc shows this process every other one: root, or /proc
+ * mounted without hidepid= (which hides other users' processes). */
+static bool proc_shows_all(void)
+{
+	if (geteuid() == 0)
+		return true;
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return false;
+	char line[1024];
+	bool all = false;
+	while (fgets(line, sizeof line, f)) {
+		/* "ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS ... - proc SOURCE SUPEROPTS" */
+		char mp[256];
+		const char *sep = strstr(line, " - proc ");
+		if (!sep || sscanf(line, "%*s %*s %*s %*s %255s", mp) != 1 || strcmp(mp, "/proc"))
+			continue;
+		const char *h = strstr(sep, "hidepid=");
+		all = !h || !strncmp(h + 8, "0", 1) || !strncmp(h + 8, "off", 3);
+	}
+	fclose(f);
+	return all;
+}
+
+/* True when some process in a namespace nested in ours has pid as its own
+ * pid (the last field of its NSpid line: its pid where it runs). */
+static bool nested_pid_seen(int pid)
+{
+	DIR *d = opendir("/proc");
+	if (!d)
+		return true; /* cannot look: as if seen */
+	bool seen = false;
+	struct dirent *e;
+	char path[64], line[256];
+	while (!seen && (e = readdir(d))) {
+		if (e->d_name[0] < '1' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof path, "/proc/%.20s/status", e->d_name);
+		FILE *f = fopen(path, "re");
+		if (!f)
+			continue;
+		while (fgets(line, sizeof line, f)) {
+			if (strncmp(line, "NSpid:", 6))
+				continue;
+			char *last = strrchr(line, '\t');
+			/* one field: the process runs in our namespace (pid_alive's case) */
+			seen = last && last != strchr(line, '\t') && atoi(last + 1) == pid;
+			break;
+		}
+		fclose(f);
+	}
+	closedir(d);
+	return seen;
+}
+
+int isotier_owner_gone(int pid, unsigned long long start, unsigned long long owner_pidns)
+{
+	unsigned long long ours = isotier_pidns();
+	if (pid <= 0 || !ours)
+		return -1;
+	/* A process here with that pid and start time: taken as the owner
+	 * (keeping a dead run 'running' a while is the safe mistake). */
+	if (isotier_pid_alive(pid, start))
+		return 0;
+	if (owner_pidns == ours)
+		return 1;
+	/* The owner ran in another pid namespace, or no lease says where: its
+	 * pid means nothing here. Only the initial namespace sees them all; a
+	 * process of a nested one with that pid may be the owner (its start
+	 * time may be counted from another boot time: not compared). */
+	if (ours != PIDNS_INIT || !proc_shows_all())
+		return -1;
+	return nested_pid_seen(pid) ? -1 : 1;
 }
 
 void isotier_lease_take(const isotier_lease *l, const char *key)

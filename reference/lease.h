@@ -23,7 +23,7 @@
 
 /* What a lease names. Strings are at most 255 bytes of [A-Za-z0-9._/:=+-]. */
 typedef struct isotier_lease {
-	const char *kind;    /* "dir", "container", "image", "oci", "remote" */
+	const char *kind;    /* "dir", "container", "image", "oci", "remote", "owner" */
 	const char *backend; /* the backend's name ("" for a temp dir) */
 	const char *cli;     /* the program that removes it: docker, podman, runc, ... */
 	const char *wrap;    /* a cgroup2 mount the program must run without ("": none) */
@@ -56,5 +56,25 @@ void isotier_lease_take(const isotier_lease *l, const char *key);
 
 /* Drops this process's lease for kind and key, if any. */
 void isotier_lease_drop(const char *kind, const char *key);
+
+/* The pid namespace recorded in any lease process pid (started at start)
+ * took; 0 when it holds none. */
+unsigned long long isotier_lease_owner_pidns(int pid, unsigned long long start);
+
+/* The owner lease (kind "owner"): names this process and its pid namespace
+ * for as long as it runs, so a stale-run check can tell whether the pid it
+ * recorded means anything where the check runs (history_stale.c). Taken by a
+ * process that records runs, dropped when it exits; a SIGKILL leaves it, and
+ * the sweep removes it after a month. */
+void isotier_lease_owner_take(void);
+void isotier_lease_owner_drop(void);
+
+/* Whether the process that was pid (started at start, in the pid namespace
+ * owner_pidns; 0: unknown) is gone, as far as this process can tell: 1 gone,
+ * 0 it runs, -1 cannot tell. A pid is looked up only where it means
+ * something: in the owner's namespace, or from the initial one, which sees
+ * every process (nested ones by their own pid, NSpid); never counted gone
+ * only because this namespace has no such pid. */
+int isotier_owner_gone(int pid, unsigned long long start, unsigned long long owner_pidns);
 
 #endif

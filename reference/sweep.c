@@ -285,11 +285,20 @@ int isotier_sweep(isotier_sweep_report report, void *ctx)
 			lease_rec r;
 			bool tmp = strlen(e->d_name) > 4 &&
 			           !strcmp(e->d_name + strlen(e->d_name) - 4, ".tmp");
+			struct stat st;
+			bool old = fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			           st.st_mtime < time(NULL) - 30 * 86400;
 			if (tmp) { /* a lease torn mid-write: its owner's pid leads the name */
 				const char *dash = strchr(e->d_name, '-');
 				int pid = atoi(e->d_name);
 				unsigned long long start = dash ? strtoull(dash + 1, NULL, 10) : 0;
-				if (pass == 1 && !isotier_pid_alive(pid, start))
+				/* Its owner may be of another pid namespace (its pid
+				 * means nothing here) and still writing: a minute on,
+				 * a .tmp is one whose write failed. */
+				bool stale =
+				    fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+				    st.st_mtime < time(NULL) - 60;
+				if (pass == 1 && stale && !isotier_pid_alive(pid, start))
 					unlinkat(dfd, e->d_name, 0);
 				continue;
 			}
@@ -297,6 +306,14 @@ int isotier_sweep(isotier_sweep_report report, void *ctx)
 			if (!read_lease(&r, dfd, e->d_name) || r.pidns != pidns ||
 			    isotier_pid_alive(r.pid, r.start))
 				continue;
+			/* An owner lease names nothing to release: it tells the
+			 * stale-run check where its dead owner ran (lease.h), for a
+			 * month, in case a history that process wrote to is opened. */
+			if (!strcmp(r.l.kind, "owner")) {
+				if (pass == 1 && old)
+					unlinkat(dfd, e->d_name, 0);
+				continue;
+			}
 			if ((pass == 0) != (strcmp(r.l.kind, "dir") != 0))
 				continue;
 			char done[600];

@@ -3,6 +3,7 @@
 #include "cli.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static void report(void *ctx, const char *kind, const char *backend, const char *what,
@@ -23,8 +24,21 @@ static void report(void *ctx, const char *kind, const char *backend, const char 
 	}
 }
 
+static void drop_owner_lease(void)
+{
+	isotier_lease_owner_drop();
+}
+
 int leftovers_sweep(isotier_history *h, int *swept, size_t *stale, isotier_error *err)
 {
+	/* This process records runs: its owner lease says in which pid namespace
+	 * its pid means something, for a later stale-run check (lease.h). */
+	static bool owned;
+	if (h && !owned) {
+		owned = true;
+		isotier_lease_owner_take();
+		atexit(drop_owner_lease);
+	}
 	int n = isotier_sweep(report, h);
 	if (swept)
 		*swept = n;

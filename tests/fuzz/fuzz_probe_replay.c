@@ -3,10 +3,12 @@
  * naming the file (an index into paths[] below), two bytes of big-endian
  * length, then the content (tests/fuzz/seeds.py writes the fixtures so).
  * The files are handed to probe_run through the input cache, as a replay
- * root would: nothing live is read. Properties: the JSON report is valid
- * UTF-8 JSON with no key twice, its observed_tier is the verdict's, every
- * layer kind is one the schema knows; the human report is inert on a
- * terminal. */
+ * root would: nothing live is read. paths[] holds every file the probe's
+ * readers take (probes/sig_*.c, run.c; arm64's device tree and MIDR among
+ * them). tests/fuzz/seeds.py reads the list from this file, and fails when a
+ * reader in probes/ calls probe_read on a literal path that is not in it. Properties: the JSON
+ * report is valid UTF-8 JSON with no key twice, its observed_tier is the verdict's, every layer
+ * kind is one the schema knows; the human report is inert on a terminal. */
 #include "fuzz.h"
 
 #include <cJSON.h>
@@ -23,7 +25,18 @@ static const char *const paths[] = {
     "/sys/firmware/acpi/tables/DSDT", "/sys/class/dmi/id/bios_vendor",
     "/sys/bus/virtio/devices/virtio0/vendor", "/run/systemd/container", "/proc/stat",
     "/proc/sys/kernel/random/boot_id", "/sys/hypervisor/type", "/sys/firmware/acpi/tables/FACP",
-    "/sys/firmware/acpi/tables/APIC"};
+    "/sys/firmware/acpi/tables/APIC",
+    /* From here on, appended (an earlier record's index keeps its meaning):
+     * every other file a reader in probes/ takes through probe_read. arm64:
+     * the device tree and MIDR_EL1 as live_arm64.c writes them, the PTP clock. */
+    "/.probe/midr", "/.probe/devicetree", "/sys/class/ptp/ptp0/clock_name",
+    "/sys/class/dmi/id/board_vendor", "/.probe/msr", "/.probe/identity",
+    /* What probe_path_exists answers from (/dev/sev-guest, /proc/vz, /proc/xen,
+     * /proc/device-tree/ibm,partition-name, ...): the lists a capture keeps. */
+    "/.probe/paths", "/.probe/dev", "/run/.containerenv", "/run/host/container-manager",
+    "/proc/1/sched", "/proc/1/cgroup", "/proc/xen/capabilities",
+    "/proc/device-tree/hypervisor/compatible", "/proc/sysinfo",
+    "/sys/bus/virtio/devices/virtio1/vendor"};
 #define NPATHS (sizeof paths / sizeof *paths)
 
 static void add(struct probe_input *in, const char *path, const uint8_t *data, size_t n)

@@ -23,8 +23,13 @@ dict_of() {
   esac
 }
 names=("$@")
-[ "${#names[@]}" -gt 0 ] || names=($(cd "$build/fuzz" && ls fuzz_* 2>/dev/null | grep -v '\.'))
-[ "${#names[@]}" -gt 0 ] || { echo "fuzz: no harness built under $build/fuzz" >&2; exit 1; }
+# Every harness in tests/fuzz/ (not only those that happen to be built): one
+# that is not built is a failure, never silently left out.
+[ "${#names[@]}" -gt 0 ] || names=($(cd tests/fuzz && ls fuzz_*.c | sed 's/\.c$//'))
+[ "${#names[@]}" -gt 0 ] || { echo "fuzz: no harness in tests/fuzz" >&2; exit 1; }
+for h in "${names[@]}"; do
+  [ -x "$build/fuzz/$h" ] || { echo "fuzz: $h is not built under $build/fuzz (make fuzz-build)" >&2; exit 1; }
+done
 failed=()
 for h in "${names[@]}"; do
   corpus=$build/fuzz/corpus/$h

@@ -12,18 +12,32 @@ root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)
 out, probe = sys.argv[1], sys.argv[2]
 fx = os.path.join(root, "tests", "fixtures")
 
-# The file index of fuzz_probe_replay.c's paths[] (keep in step).
-REPLAY_PATHS = [
-    "/.probe/ns", "/proc/version", "/.probe/uname", "/.probe/timing", "/.probe/cpuid",
-    "/proc/cmdline", "/.probe/syscalls", "/proc/self/uid_map", "/proc/self/status",
-    "/proc/self/mountinfo", "/proc/self/cgroup", "/proc/1/comm", "/.probe/pid", "/.probe/kmsg",
-    "/sys/class/dmi/id/sys_vendor", "/.probe/virtio", "/.dockerenv",
-    "/sys/class/dmi/id/product_name", "/proc/cpuinfo", "/proc/1/environ",
-    "/sys/bus/pci/devices/0000:00:00.0/vendor", "/sys/bus/pci/devices/0000:00:00.0/device",
-    "/sys/firmware/acpi/tables/DSDT", "/sys/class/dmi/id/bios_vendor",
-    "/sys/bus/virtio/devices/virtio0/vendor", "/run/systemd/container", "/proc/stat",
-    "/proc/sys/kernel/random/boot_id", "/sys/hypervisor/type", "/sys/firmware/acpi/tables/FACP",
-    "/sys/firmware/acpi/tables/APIC"]
+import re
+
+
+def replay_paths():
+    """fuzz_probe_replay.c's paths[], in order (a record's first byte indexes
+    it). Every literal path a reader in probes/ hands to probe_read or
+    probe_read_head must be there: a file the harness cannot feed is code it
+    never reaches."""
+    src = open(os.path.join(root, "tests", "fuzz", "fuzz_probe_replay.c")).read()
+    body = src[src.index("paths[] = {"):]
+    body = re.sub(r"/\*.*?\*/", "", body[:body.index("};")], flags=re.S)
+    paths = re.findall(r'"([^"]+)"', body)
+    read = set()
+    pdir = os.path.join(root, "probes")
+    for n in sorted(os.listdir(pdir)):
+        if n.endswith(".c") and n != "input.c":
+            text = open(os.path.join(pdir, n)).read()
+            read |= set(re.findall(r'probe_read(?:_head)?\(in, "(/[^"]+)"', text))
+    missing = sorted(read - set(paths))
+    if missing:
+        sys.exit("seeds.py: fuzz_probe_replay.c's paths[] lacks %s, which the probe reads"
+                 % ", ".join(missing))
+    return paths
+
+
+REPLAY_PATHS = replay_paths()
 
 
 def put(harness, data):
@@ -52,9 +66,24 @@ for name in sorted(os.listdir(probe_dir)):
     if not os.path.isdir(cap):
         continue
     recs = b""
+    # What probe_path_exists would find in this capture (/proc/vz, /dev/...),
+    # as the .probe/paths list a live run writes: with the capture's own list
+    # first (a record's first copy wins).
+    listed = []
+    for base, dirs, names in os.walk(cap):
+        for n in dirs + names:
+            live = os.path.join(base, n)[len(cap):]
+            if not live.startswith("/.probe"):
+                listed.append(live)
+    own = os.path.join(cap, ".probe", "paths")
+    extra = "\n".join(sorted(listed)).encode() + b"\n"
+    if os.path.exists(own):
+        with open(own, "rb") as f:
+            extra = f.read() + b"\n" + extra
+    recs += record(REPLAY_PATHS.index("/.probe/paths"), extra)
     for path in files_under(cap):
         live = path[len(cap):]
-        if live in REPLAY_PATHS:
+        if live in REPLAY_PATHS and live != "/.probe/paths":
             with open(path, "rb") as f:
                 recs += record(REPLAY_PATHS.index(live), f.read())
     put("fuzz_probe_replay", recs)
@@ -190,3 +219,92 @@ put("fuzz_remote_answer", b"\x05" + json.dumps({"sandbox": {"id": "sbx_emu0123"}
 put("fuzz_remote_answer", b"\x01" + b'{"id": "a/../b"}')
 for code in ("0", "1", "255", "256", "65536", "-1", "-256", "1.5", "1e300", "null"):
     put("fuzz_remote_answer", b"\x02" + ('{"exitCode": %s, "result": "out\\n"}' % code).encode())
+
+
+# Whole adapters (fuzz_remote_adapters.c): one byte for the adapter (0 e2b,
+# 1 daytona, 2 fly, 3 vercel), then per kind (create, upload, state, exec,
+# result, logs, delete, list) a status index (0 200, 1 201, 2 204, 3 404) and
+# a length-prefixed answer, shaped as the emulators in tests/tools/ answer:
+# the happy path, a sandbox left for the sweep, and exit codes in and out of
+# 0-255.
+import base64  # noqa: E402
+import struct  # noqa: E402
+
+SWEPT = "00112233445566778899aabb"  # the harness's sweep nonce
+
+
+def answers(adapter, parts):
+    out = bytes([adapter])
+    for status, body in parts:
+        body = body if isinstance(body, bytes) else json.dumps(body).encode()
+        out += bytes([status]) + struct.pack(">H", len(body)) + body
+    return out
+
+
+def env(msg, flags=0):
+    raw = json.dumps(msg).encode()
+    return bytes([flags]) + struct.pack(">I", len(raw)) + raw
+
+
+PROBE_OUT = b'{"schema":"isotier-probe/1","observed_tier":"CONTAINER"}\n'
+for code in (None, 3, 256, -1, 0.5):
+    end = {"exited": True, "status": "exit status %s" % code}
+    if code is not None:
+        end["exitCode"] = code
+    stream = (env({"event": {"start": {"pid": 7}}}) +
+              env({"event": {"data": {"stdout": base64.b64encode(PROBE_OUT).decode()}}}) +
+              env({"event": {"data": {"stderr": base64.b64encode(b"warn\n").decode()}}}) +
+              env({"event": {"end": end}}) + env({}, 2))
+    listed = [{"sandboxID": "sbx-left0", "templateID": "base",
+               "metadata": {"isotier-nonce": SWEPT}}]
+    put("fuzz_remote_adapters", answers(0, [
+        (1, {"sandboxID": "sbx0123", "templateID": "base", "clientID": "c",
+             "envdAccessToken": None, "domain": None}),
+        (0, [{"path": "/tmp/isotier/isotier-probe", "name": "isotier-probe", "type": "file"}]),
+        (3, b""), (0, stream), (3, b""), (3, b""), (2, b""), (0, listed)]))
+    sandbox = {"id": "dt0123", "state": "started", "sandboxClass": "small",
+               "toolboxProxyUrl": "http://toolbox.invalid/toolbox",
+               "labels": {"isotier-nonce": SWEPT}}
+    ex = {"result": PROBE_OUT.decode()}
+    if code is not None:
+        ex["exitCode"] = code
+    put("fuzz_remote_adapters", answers(1, [
+        (0, sandbox), (0, {}), (0, sandbox), (0, ex), (3, b""), (3, b""), (0, sandbox),
+        (0, {"items": [sandbox], "nextCursor": None})]))
+    fx = {"stdout": PROBE_OUT.decode(), "stderr": "warn\n"}
+    if code is not None:
+        fx["exit_code"] = code
+    machine = {"id": "fm0123", "state": "started",
+               "config": {"metadata": {"isotier-nonce": SWEPT}}}
+    put("fuzz_remote_adapters", answers(2, [
+        (0, machine), (3, b""), (0, {"ok": True}), (0, fx), (3, b""), (3, b""),
+        (0, {"ok": True}), (0, [machine])]))
+    logs = (json.dumps({"stream": "stdout", "data": PROBE_OUT.decode()}) + "\n" +
+            json.dumps({"stream": "stderr", "data": "warn\n"}) + "\n").encode()
+    put("fuzz_remote_adapters", answers(3, [
+        (0, {"sandbox": {"id": "sbx_v0123", "name": "isotier-x"},
+             "session": {"id": "sess0123"}}),
+        (0, {}), (3, b""), (0, {"command": {"id": "cmd0123"}}),
+        (0, {"command": {"id": "cmd0123", "exitCode": code if code is not None else 0}}),
+        (0, logs), (0, {"session": {"id": "sess0123"}}),
+        (0, {"sandboxes": [{"name": "isotier-" + SWEPT, "currentSessionId": "sess0456"}],
+             "pagination": {}})]))
+# A hostile id: "..", which a URL path resolves to the parent.
+put("fuzz_remote_adapters", answers(0, [
+    (1, {"sandboxID": "..", "templateID": "base"}), (0, []), (3, b""), (3, b""),
+    (3, b""), (3, b""), (2, b""), (0, [{"sandboxID": ".."}])]))
+
+# Attestation (fuzz_attest.c): the real SNP report (mode 0, auxblob split at 0x4A0
+# = 74 * 16), the real TDX quote (mode 1), and a probe output with an
+# "attestation" member holding the SNP report (mode 2).
+_att = os.path.join(root, "tests", "fixtures", "attest")
+_snp = open(os.path.join(_att, "snp_milan_report.bin"), "rb").read()
+_tdx = open(os.path.join(_att, "tdx_spr_quote_v4.bin"), "rb").read()
+_vcek = open(os.path.join(_att, "snp_milan_vcek.der"), "rb").read()
+_aux = bytes.fromhex("63da758de6644564adc5f4b93be8accd") + (48).to_bytes(4, "little") + \
+    len(_vcek).to_bytes(4, "little") + bytes(24) + _vcek
+put("fuzz_attest", b"\x00" + bytes([74]) + _snp + _aux)
+put("fuzz_attest", b"\x01" + _tdx)
+put("fuzz_attest", b"\x02" + b'{\n  "schema": "isotier.probe/1",\n  "run": {"nonce": "0123456789abcdef"},\n'
+    b'  "attestation": {"status": "ok", "provider": "sev_guest", "outblob": "' +
+    _snp.hex().encode() + b'", "auxblob": "' + _aux.hex().encode() + b'"}\n}\n')

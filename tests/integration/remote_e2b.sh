@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# isotier-test: slow; uses: challenge
 # The e2b backend against tests/tools/e2b_emulator.py (a test fixture speaking
 # E2B's published API, with a real bwrap or runsc sandbox behind every create):
 # two sandboxes per verification, compared with each other (shared kernel:
@@ -33,6 +34,10 @@ assert_eq "$(row)" "CONTRADICTED|shared|CONTAINER" "shared: stored row"
 all_deleted shared 2
 assert_eq "$(grep -c '^create ' "$D/ledger")" 2 "shared: two sandboxes per verification"
 echo "ok: shared kernel -> CONTRADICTED"
+
+# 1b. Exit codes no process exits with (256, -256, 0.5, -1): an error naming
+#     the value, never success nor a byte of it; 0 and 3 carried whole.
+exit_wide
 
 # 2. A kernel identity of its own in each sandbox (forged: two containers on
 #    this kernel, a distinct boot_id and btime bound over each's): the boot_ids

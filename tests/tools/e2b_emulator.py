@@ -25,7 +25,8 @@ its own), so the probe really runs and two sandboxes really share a kernel.
                   [--identity host|fake] [--fault NAME]... [--lifetime S] [--ledger F]
 
 Faults: create-403, create-429 (first create: 429 Retry-After: 1),
-create-429-date (the same with an HTTP-date 2 s ahead), create-500
+create-429-date (the same with an HTTP-date 2 s ahead), exit-wide
+(emu_common.exit_code: exit codes no process exits with), create-500
 (the second create makes the sandbox, then answers 500), create-hang (the second
 create makes the sandbox, then never answers), delete-404 (answers 404 but
 removes), delete-fail (500 Retry-After: 0, sandbox kept), stream-cut (the
@@ -241,10 +242,11 @@ class Handler(emu_common.Handler):
                     self.wfile.write(envelope({"event": {"data": {"stdout": "AAAA"}}})[:7])
                     self.wfile.flush()
                     return
+            rc = emu_common.exit_code(argv, p.returncode)  # --fault exit-wide lies
             end = {"exited": not killed, "status": "signal: killed" if killed else
-                   "exit status %d" % p.returncode}
-            if p.returncode and not killed:
-                end["exitCode"] = p.returncode  # proto3 JSON leaves 0 out
+                   "exit status %s" % rc}
+            if rc and not killed:
+                end["exitCode"] = rc  # proto3 JSON leaves 0 out
             self.wfile.write(envelope({"event": {"end": end}}))
             self.wfile.write(envelope({}, flags=2))
             self.wfile.flush()

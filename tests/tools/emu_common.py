@@ -30,6 +30,13 @@ def parser():
     # recorded probe output).
     ap.add_argument("--identity", choices=["host", "fake", "replay"], default="host")
     ap.add_argument("--replay")
+    # Hardware attestation served with the replay (emu_sandbox.py, ADR-0020):
+    # a test authority's SEV-SNP reports, honest or made as a dishonest
+    # provider would; its roots written to --attest-roots. "refusing": the
+    # real probe in a real sandbox, a configfs-tsm tree it cannot write.
+    ap.add_argument("--attest", choices=["honest", "tampered", "replayed", "foreign", "shared",
+                                         "debug", "refusing"])
+    ap.add_argument("--attest-roots")
     ap.add_argument("--fault", action="append")
     ap.add_argument("--lifetime", type=float, default=120)
     ap.add_argument("--ledger")
@@ -43,6 +50,12 @@ def parse(ap):
     if ARGS.identity == "replay" and not ARGS.replay:
         ap.error("--identity replay needs --replay FILE")
     emu_sandbox.REPLAY = ARGS.replay
+    emu_sandbox.ATTEST_MODE = ARGS.attest
+    if ARGS.attest and ARGS.attest != "refusing":
+        if ARGS.identity != "replay" or not ARGS.attest_roots:
+            ap.error("--attest needs --identity replay and --attest-roots DIR")
+        import attest_authority
+        emu_sandbox.ATTEST = attest_authority.Authority(ARGS.attest_roots)
     return ARGS
 
 
@@ -50,7 +63,9 @@ def exit_code(argv, rc):
     """The exit code to report for a command that exited rc. --fault exit-wide
     is a provider that lies outside 0-255 (no process can: sh cannot exit 256):
     `true` is reported as 256 and `/bin/true` as -256, both 0 once reduced
-    with & 0xff, so only a client that takes the code whole refuses them.
+    with & 0xff, so only a client that takes the code whole refuses them;
+    `false` as 0.5 (0 once truncated to an integer) and `/bin/false` as -1
+    (255 once reduced: a failure misreported, not refused).
     isotier runs every command as `sh -c '... && exec CMD ARGS'`: CMD is the
     word after the script's last exec."""
     if "exit-wide" not in (ARGS.fault or []) or not argv:
@@ -60,7 +75,8 @@ def exit_code(argv, rc):
         words = shlex.split(argv[2])
         if "exec" in words:
             words = words[len(words) - words[::-1].index("exec"):]
-    return {"true": 256, "/bin/true": -256}.get(words[0] if words else "", rc)
+    return {"true": 256, "/bin/true": -256, "false": 0.5,
+            "/bin/false": -1}.get(words[0] if words else "", rc)
 
 
 def ledger(line):

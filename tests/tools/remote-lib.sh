@@ -220,13 +220,15 @@ lying_cases() {
 
 # exit_wide: a provider that reports an exit code no process can exit with
 # (the emulator's --fault exit-wide: `true` as 256, `/bin/true` as -256, both
-# 0 once reduced to a byte) is an error naming the provider and the value,
-# never success; a code in 0-255 is carried whole; every sandbox is deleted.
+# 0 once reduced to a byte; `false` as 0.5, 0 once truncated; `/bin/false` as
+# -1, 255 once reduced) is an error naming the provider and the value, never
+# success nor another status; a code in 0-255 is carried whole; every sandbox
+# is deleted.
 exit_wide() {
   local drv="$ISOTIER_ROOT/$BUILD/tests/backend-run" cmd want r
   [ -x "$drv" ] || fail "$drv not built (make BUILD=$BUILD $BUILD/tests/backend-run)"
   emu exitwide --fault exit-wide
-  for cmd in "true 256" "/bin/true -256"; do
+  for cmd in "true 256" "/bin/true -256" "false 0.5" "/bin/false -1"; do
     set +e
     "$drv" --backend "$REMOTE_BACKEND" --probe "$ISOTIER_ROOT/$BUILD/isotier-probe" --timeout 30 -- "${cmd% *}" >"$D/out" 2>"$D/err"
     r=$?
@@ -242,6 +244,6 @@ exit_wide() {
     set -e
     assert_eq "$r" "$want" "exit $want through $REMOTE_BACKEND ($(cat "$D/err"))"
   done
-  all_deleted exitwide 4
+  all_deleted exitwide 6
   echo "ok: exit codes outside 0-255 refused, inside carried whole"
 }

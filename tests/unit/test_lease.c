@@ -224,6 +224,56 @@ START_TEST(on_cancel_asks_the_owner_and_waits_for_the_child)
 }
 END_TEST
 
+/* The owner lease says where a process's pid means something: read back by
+ * pid and start time, kept by the sweep after its owner died (a stale-run
+ * check of any history needs it), and a dead owner of this namespace is
+ * gone, a live one is not. */
+START_TEST(the_owner_lease_names_the_pid_namespace)
+{
+	unsigned long long me = isotier_pid_start(getpid()), ns = isotier_pidns();
+	ck_assert_uint_gt(ns, 0);
+	ck_assert_uint_eq(isotier_lease_owner_pidns(getpid(), me), 0);
+	isotier_lease_owner_take();
+	ck_assert_uint_eq(isotier_lease_owner_pidns(getpid(), me), ns);
+	ck_assert_uint_eq(isotier_lease_owner_pidns(getpid(), me + 1), 0); /* another start */
+	ck_assert_int_eq(isotier_owner_gone(getpid(), me, ns), 0);
+	isotier_lease_owner_drop();
+	ck_assert_uint_eq(isotier_lease_owner_pidns(getpid(), me), 0);
+
+	int p[2];
+	ck_assert_int_eq(pipe(p), 0);
+	pid_t c = fork();
+	if (c == 0) {
+		isotier_lease_owner_take();
+		_exit(write(p[1], "x", 1) == 1 ? 0 : 1);
+	}
+	char x;
+	ck_assert_int_eq(read(p[0], &x, 1), 1);
+	close(p[0]);
+	close(p[1]);
+	int st;
+	waitpid(c, &st, 0);
+	/* Reaped: its start time is read back from its lease's name. */
+	char dir[4096], prefix[64];
+	ck_assert(isotier_lease_dir(dir, sizeof dir));
+	snprintf(prefix, sizeof prefix, "%d-", (int)c);
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	unsigned long long start = 0;
+	while (d && (e = readdir(d)))
+		if (!strncmp(e->d_name, prefix, strlen(prefix)))
+			start = strtoull(e->d_name + strlen(prefix), NULL, 10);
+	if (d)
+		closedir(d);
+	ck_assert_uint_gt(start, 0);
+	ck_assert_uint_eq(isotier_lease_owner_pidns(c, start), ns);
+	ck_assert_int_eq(isotier_owner_gone(c, start, ns), 1);
+	/* A sweep releases nothing for it and keeps it (a month). */
+	ck_assert_int_eq(isotier_sweep(NULL, NULL), 0);
+	ck_assert_uint_eq(isotier_lease_owner_pidns(c, start), ns);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("lease");
@@ -235,6 +285,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, a_dead_runs_dir_and_its_process_are_swept);
 	tcase_add_test(tc, a_hostile_lease_is_left_alone);
 	tcase_add_test(tc, on_cancel_asks_the_owner_and_waits_for_the_child);
+	tcase_add_test(tc, the_owner_lease_names_the_pid_namespace);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -191,6 +191,10 @@ START_TEST(probe_script)
 	ck_assert(isotier_remote_id_valid("i2fcdda52d6b54efaa5a"));
 	ck_assert(!isotier_remote_id_valid("../x"));
 	ck_assert(!isotier_remote_id_valid(""));
+	/* A URL path resolves these: DELETE .../sandboxes/.. reaches another resource. */
+	ck_assert(!isotier_remote_id_valid("."));
+	ck_assert(!isotier_remote_id_valid(".."));
+	ck_assert(isotier_remote_id_valid("..x"));
 }
 END_TEST
 
@@ -202,6 +206,11 @@ START_TEST(cap_per_backend)
 	ck_assert_int_eq(isotier_remote_reserve("unit-a", &err), 0);
 	ck_assert_int_eq(isotier_remote_reserve("unit-a", &err), ISOTIER_ECONFIG);
 	ck_assert_int_eq(isotier_remote_reserve("unit-b", &err), 0);
+	/* A new run: the count starts again. */
+	isotier_remote_reserve_reset();
+	ck_assert_int_eq(isotier_remote_reserve("unit-a", &err), 0);
+	ck_assert_int_eq(isotier_remote_reserve("unit-a", &err), 0);
+	ck_assert_int_eq(isotier_remote_reserve("unit-a", &err), ISOTIER_ECONFIG);
 	unsetenv("ISOTIER_REMOTE_MAX_SANDBOXES");
 }
 END_TEST
