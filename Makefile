@@ -26,6 +26,12 @@ LIB_PKG_LIBS = $(shell pkg-config --libs $(LIB_PKGS) 2>/dev/null)
 CFLAGS ?= -O2 -g
 ALL_CFLAGS = $(CSTD) $(WARN) $(DEFS) -Iinclude -Ibase -Ireference $(PKG_CFLAGS) -fPIC $(CFLAGS)
 SAN := -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer -fno-sanitize-recover=undefined,float-cast-overflow
+# Each object's header dependencies, written by the compiler beside it (X.d for X.o) and included
+# at the end: a header edit rebuilds the objects that include it, not the tree. An object without
+# its .d (built before this rule, or the .d deleted) is rebuilt once: the .d is a prerequisite
+# whose empty rule makes a missing one count as new. Each .d is then dated as its object (clang
+# writes it after the object: newer, it would rebuild the object every time).
+DEPFLAGS = -MMD -MP
 
 # The probe: libc only, static; musl keeps it small.
 PROBE_CC := $(shell command -v musl-gcc 2>/dev/null || echo $(CC))
@@ -47,10 +53,10 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 # Misbehaving stand-ins for the probe (verify fault tests): one static binary per mode.
 FAULT_PROBES := $(addprefix $(BUILD)/tests/fault-probe-,hang garbage huge none evil dupkeys badutf8)
 
-.PHONY: all deps run test unit integration bench lint format clean fuzz
-# Kept between builds: every unit suite links them all.
+.PHONY: all deps run test unit check integration bench lint format format-check clean fuzz
+# Kept between builds: the unit suites link them (from $(SAN_LIB)).
 .SECONDARY: $(SAN_OBJS)
-all: $(BUILD)/isotier-probe $(BUILD)/libisotier.a $(BUILD)/libisotier.so $(BUILD)/isotier $(BUILD)/isotier.pc $(FAULT_PROBES)
+all: $(BUILD)/isotier-probe $(BUILD)/libisotier.a $(BUILD)/libisotier-tool.a $(BUILD)/libisotier.so $(BUILD)/isotier $(BUILD)/isotier.pc $(FAULT_PROBES)
 
 deps:
 	@scripts/deps.sh
@@ -63,30 +69,49 @@ $(BUILD)/tests/fault-probe-%: tests/tools/fault-probe.c
 	@mkdir -p $(@D)
 	$(PROBE_CC) $(PROBE_CFLAGS) -DFAULT_MODE='"$*"' -o $@ $< $(PROBE_LDFLAGS)
 
-$(BUILD)/obj/%.o: %.c $(wildcard include/*.h base/*.h reference/*.h catalogue/*.h verify/*.h)
+$(BUILD)/obj/%.o: %.c $(BUILD)/obj/%.d
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) $(DEPFLAGS) -c -o $@ $<
+	@touch -c -r $@ $(@:.o=.d)
 # The library exports what include/isotier.h marks ISOTIER_PUBLIC, nothing else.
 $(LIB_OBJS): ALL_CFLAGS += -fvisibility=hidden
 
-$(BUILD)/san/probes/%.o: probes/%.c $(wildcard probes/*.h)
+$(BUILD)/san/probes/%.o: probes/%.c $(BUILD)/san/probes/%.d
 	@mkdir -p $(@D)
-	$(CC) $(PROBE_CFLAGS) -O1 -g $(SAN) -c -o $@ $<
+	$(CC) $(PROBE_CFLAGS) -O1 -g $(SAN) $(DEPFLAGS) -c -o $@ $<
+	@touch -c -r $@ $(@:.o=.d)
 
-$(BUILD)/san/%.o: %.c $(wildcard include/*.h base/*.h reference/*.h catalogue/*.h verify/*.h probes/*.h tests/unit/*.h)
+$(BUILD)/san/%.o: %.c $(BUILD)/san/%.d
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -O1 $(SAN) -Iprobes -c -o $@ $<
+	$(CC) $(ALL_CFLAGS) -O1 $(SAN) -Iprobes $(DEPFLAGS) -c -o $@ $<
+	@touch -c -r $@ $(@:.o=.d)
 
+# libisotier.a as installed: one object, the library's objects linked together (-r) so that every
+# call between them is bound inside it, then every hidden symbol made local (--localize-hidden):
+# the archive defines the public isotier_* names only, and a program with its own judge() or
+# probe_result_parse() links statically against it (tests/integration/api_static_link.sh).
 $(BUILD)/libisotier.a: $(LIB_OBJS)
+	@rm -f $@
+	$(CC) -r -nostdlib -o $(BUILD)/obj/libisotier-public.o $^
+	objcopy --localize-hidden $(BUILD)/obj/libisotier-public.o
+	ar rcs $@ $(BUILD)/obj/libisotier-public.o
+
+# The same objects with their internal names still global, for what this tree builds on the
+# library's internals (reference/isotier_tool.h): the CLI, backend-run, the tests' fixture
+# programs. Not installed; no ABI.
+$(BUILD)/libisotier-tool.a: $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
-$(BUILD)/libisotier.so: $(LIB_OBJS)
-	$(CC) -shared -Wl,-soname,libisotier.so.0 -o $@.0 $^ $(LIB_PKG_LIBS) -lpthread
+# Every library it needs named (--no-undefined), and its exports under one version node
+# (reference/libisotier.map): the ABI is .so.0's ISOTIER_0.
+$(BUILD)/libisotier.so: $(LIB_OBJS) reference/libisotier.map
+	$(CC) -shared -Wl,-soname,libisotier.so.0 -Wl,--no-undefined -Wl,--version-script=reference/libisotier.map \
+	  -o $@.0 $(LIB_OBJS) $(LIB_PKG_LIBS) -lpthread -lm
 	ln -sf libisotier.so.0 $@
 
-$(BUILD)/isotier: $(CLI_OBJS) $(BUILD)/libisotier.a
-	$(CC) -o $@ $(CLI_OBJS) $(BUILD)/libisotier.a $(PKG_LIBS) -lpthread -lm
+$(BUILD)/isotier: $(CLI_OBJS) $(BUILD)/libisotier-tool.a
+	$(CC) -o $@ $(CLI_OBJS) $(BUILD)/libisotier-tool.a $(PKG_LIBS) -lpthread -lm
 
 VERSION := $(shell sed -n 's/^\#define ISOTIER_VERSION "\(.*\)"/\1/p' include/isotier.h)
 # For the build tree: the header from include/, the library from $(BUILD)/.
@@ -127,6 +152,9 @@ install: all
 	# Provider files only: a schema among them would be read as a provider.
 	install -m 0644 catalogue/providers/*.json $(DESTDIR)$(PREFIX)/share/isotier/catalogue/providers/
 	install -m 0644 catalogue/FORMAT.md $(DESTDIR)$(PREFIX)/share/isotier/catalogue/
+	# The pinned vendor roots of hardware attestation (ADR-0020), with their source.
+	install -d $(DESTDIR)$(PREFIX)/share/isotier/catalogue/roots
+	install -m 0644 catalogue/roots/*.pem catalogue/roots/SOURCE.md $(DESTDIR)$(PREFIX)/share/isotier/catalogue/roots/
 	install -m 0644 catalogue/provider.schema.json runbook/report.schema.json $(DESTDIR)$(PREFIX)/share/isotier/schemas/
 	install -m 0644 runbook/*.md $(DESTDIR)$(PREFIX)/share/isotier/runbook/
 	install -m 0644 runbook/remote/*.md $(DESTDIR)$(PREFIX)/share/isotier/runbook/remote/
@@ -147,9 +175,23 @@ install: all
 deb: all
 	BUILD=$(BUILD) VERSION=$(VERSION) packaging/deb.sh
 
-$(BUILD)/tests/%: tests/unit/%.c $(SAN_OBJS)
+# The sanitizer objects as one thin archive (it keeps their paths: base/util.o is not probes/util.o):
+# a unit suite links only the members it needs, and the link records which (ld --trace, in
+# SUITE.link.d), so an edit relinks only the suites that hold the edited file. The archive is an
+# order-only prerequisite: brought up to date first, never a reason to relink by itself. The
+# .link.d is dated as the suite's source: written after the suite, it would relink it every time.
+SAN_LIB := $(BUILD)/san/libisotier-san.a
+$(SAN_LIB): $(SAN_OBJS)
+	@rm -f $@
+	ar rcsT $@ $^
+
+$(BUILD)/tests/%: tests/unit/%.c $(BUILD)/tests/%.link.d | $(SAN_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -O1 $(SAN) -Iprobes -o $@ $< $(SAN_OBJS) $(PKG_LIBS) $(shell pkg-config --libs check) -lpthread -lm
+	$(CC) $(ALL_CFLAGS) -O1 $(SAN) -Iprobes $(DEPFLAGS) -MF $@.d -MT $@ -o $@ $< $(SAN_LIB) \
+	  $(PKG_LIBS) $(shell pkg-config --libs check) -lpthread -lm -Wl,--trace >$@.trace
+	@{ printf '%s:' '$@'; sed -n 's#^\($(BUILD)/san/.*\.o\)$$# \1#p' $@.trace | tr -d '\n'; echo; \
+	   sed -n 's#^\($(BUILD)/san/.*\.o\)$$#\1:#p' $@.trace; } >$@.link.d && rm -f $@.trace
+	@touch -r $< $@.link.d
 
 $(BUILD)/bench/%: bench/%.c $(BUILD)/libisotier.a
 	@mkdir -p $(@D)
@@ -158,8 +200,19 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libisotier.a
 run: deps all
 	@scripts/main-job.sh
 
-unit: $(UNIT_BINS)
-	@tests/run-unit.sh $(UNIT_BINS)
+# make unit: every suite; make unit T=judge (or T=test_judge): that one suite, built and run.
+UNIT_RUN := $(if $(T),$(BUILD)/tests/test_$(patsubst test_%,%,$(T)),$(UNIT_BINS))
+unit: $(UNIT_RUN)
+	@tests/run-unit.sh $(UNIT_RUN)
+
+# make check: the fast tier (under a minute once built, see HACKING.md): the unit suites but the
+# slow ones, then the integration tests tagged `fast` (tests/run-integration.sh).
+# The suites over 3 s each (on 2 cores): 40 s of the 60 s all take.
+UNIT_SLOW := $(addprefix $(BUILD)/tests/,test_artifacts test_cross_challenge test_htmltext_bounded test_history_gate test_observe)
+CHECK_UNIT_BINS := $(filter-out $(UNIT_SLOW),$(UNIT_BINS))
+check: all $(CHECK_UNIT_BINS)
+	@tests/run-unit.sh $(CHECK_UNIT_BINS)
+	@BUILD=$(BUILD) ISOTIER_TESTS_SPEED=fast tests/run-integration.sh
 
 integration: all
 	@tests/run-integration.sh
@@ -168,25 +221,34 @@ test: deps
 	@$(MAKE) --no-print-directory all $(UNIT_BINS) fuzz-build
 	@tests/run-all.sh $(BUILD)
 
+# Every pair measured against its floor (bench/pair.c) adds a line to the verdicts printed last.
 bench: deps all
-	@for b in $(sort $(wildcard bench/*.sh)); do echo "== $$b"; BUILD=$(BUILD) $$b || exit 1; done
+	@rm -f $(BUILD)/bench-verdicts.txt
+	@for b in $(sort $(wildcard bench/*.sh)); do echo "== $$b"; \
+	  BUILD=$(BUILD) BENCH_SUMMARY=$(CURDIR)/$(BUILD)/bench-verdicts.txt $$b || exit 1; done
+	@echo "== verdicts (ratio to the floor, median of interleaved pairs)"; cat $(BUILD)/bench-verdicts.txt
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance \
 	  --inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -D__GNUC__ \
 	  -Iinclude -Ibase -Ireference probes base reference catalogue verify tests/unit
 
+FORMAT_SRCS = $(wildcard probes/*.[ch] base/*.[ch] reference/*.[ch] catalogue/*.[ch] verify/*.[ch] include/*.h tests/unit/*.[ch] tests/tools/*.c tests/fuzz/*.[ch] bench/*.c reference/examples/*.c reference/guest/*.c)
 format:
-	clang-format -i $(wildcard probes/*.[ch] base/*.[ch] reference/*.[ch] catalogue/*.[ch] verify/*.[ch] include/*.h tests/unit/*.[ch])
+	clang-format -i $(FORMAT_SRCS)
+
+# What CI runs: fails on any file `make format` would change.
+format-check:
+	clang-format --dry-run -Werror $(FORMAT_SRCS)
 
 clean:
 	rm -rf $(BUILD)
 
 # Backend test driver (tests/integration/backend_*.sh, bench/backends.sh).
 all: $(BUILD)/tests/backend-run
-$(BUILD)/tests/backend-run: tests/tools/backend-run.c $(BUILD)/obj/verify/cancel.o $(BUILD)/libisotier.a
+$(BUILD)/tests/backend-run: tests/tools/backend-run.c $(BUILD)/obj/verify/cancel.o $(BUILD)/libisotier-tool.a
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/obj/verify/cancel.o $(BUILD)/libisotier.a $(LIB_PKG_LIBS) -lpthread -lm
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/obj/verify/cancel.o $(BUILD)/libisotier-tool.a $(LIB_PKG_LIBS) -lpthread -lm
 
 # qemu-microvm guest init (static, musl) and where backend_qemu.c finds it.
 all: $(BUILD)/isotier-guest-init
@@ -244,13 +306,15 @@ FUZZ_OBJS := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(LIB_SRCS) $(CLI_LIB_SRCS) $(
 .SECONDARY: $(FUZZ_OBJS)
 .PHONY: fuzz-build
 
-$(BUILD)/fuzz/obj/probes/%.o: probes/%.c $(wildcard probes/*.h)
+$(BUILD)/fuzz/obj/probes/%.o: probes/%.c $(BUILD)/fuzz/obj/probes/%.d
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(PROBE_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+	$(FUZZ_CC) $(PROBE_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(DEPFLAGS) -c -o $@ $<
+	@touch -c -r $@ $(@:.o=.d)
 
-$(BUILD)/fuzz/obj/%.o: %.c $(wildcard include/*.h base/*.h reference/*.h catalogue/*.h verify/*.h)
+$(BUILD)/fuzz/obj/%.o: %.c $(BUILD)/fuzz/obj/%.d
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link -c -o $@ $<
+	$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(DEPFLAGS) -c -o $@ $<
+	@touch -c -r $@ $(@:.o=.d)
 
 $(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FUZZ_OBJS)
 	@mkdir -p $(@D)
@@ -260,3 +324,10 @@ fuzz-build: $(FUZZ_BINS) $(BUILD)/isotier-probe
 
 fuzz: deps fuzz-build
 	@tests/fuzz/run.sh $(BUILD) $(FUZZ_SECONDS)
+
+# ---- automatic dependencies (DEPFLAGS above) ---------------------------------
+# Every object's .d and every unit suite's .link.d: an empty rule each, so a missing one counts as
+# new (its target is rebuilt and writes it); the existing ones are included.
+DEP_FILES := $(patsubst %.o,%.d,$(LIB_OBJS) $(CLI_OBJS) $(SAN_OBJS) $(FUZZ_OBJS)) $(UNIT_BINS:%=%.link.d)
+$(DEP_FILES):
+-include $(wildcard $(DEP_FILES) $(UNIT_BINS:%=%.d))

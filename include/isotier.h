@@ -5,12 +5,53 @@
  *   UNKNOWN < CONTAINER < GVISOR < MICROVM
  * UNKNOWN is the default and satisfies no requirement.
  *
- * Conventions (after libgit2 and SQLite): opaque handles, out-parameter first,
+ * Conventions (after libgit2 and SQLite): opaque handles, out-parameters first,
  * functions return 0 on success or a documented negative ISOTIER_E* code and
- * fill an isotier_error when one is given. No global mutable state: two threads
- * may use two handles freely. The library never touches signals (no handler,
- * no mask, no signalfd): cancellation is per call, through a cancel_fd the
- * caller owns.
+ * fill an isotier_error when one is given. The library never touches signals
+ * (no handler, no mask, no signalfd): cancellation is per call, through a
+ * cancel_fd the caller owns.
+ *
+ * Ownership. A returned handle (isotier_sandbox) is the caller's: free it with
+ * isotier_sandbox_destroy, once. Every returned const char * belongs to the
+ * library: isotier_tier_name, isotier_strerror and isotier_version return
+ * static strings; isotier_sandbox_repr's string lives until its sandbox is
+ * destroyed. The library keeps no pointer the caller passed in beyond the call,
+ * except the log handler and its data (until isotier_sandbox_destroy) and the
+ * cancel_fd (see below); option structs and argv are read during the call only.
+ *
+ * Threads. Every function may be called from any thread. A handle is used by
+ * one thread at a time (one sandbox per thread, or the caller's own lock
+ * around it); two threads may use two handles freely. The callbacks (log,
+ * on_output) may run on a library thread, never two at a time for one call.
+ *
+ * Process-wide state, each guarded inside the library (no call needs the
+ * caller's lock for it), none of it changing how the rest of the program runs:
+ *   - the credentials read from the environment to redact from every message
+ *     (a table of at most 16, kept until exit);
+ *   - libcurl's global initialisation, once (pthread_once), never undone: a
+ *     program that also uses libcurl calls curl_global_init itself first;
+ *   - the count of remote sandboxes started per backend (the per-process cap,
+ *     ISOTIER_REMOTE_MAX_SANDBOXES);
+ *   - the host's task-count pattern generator of the active challenge (one
+ *     thread and its helpers, shared by every concurrent verification in the
+ *     process so they do not blur each other; started by the first, joined by
+ *     the last).
+ * The log handler is per sandbox (isotier_create_opts.log), never global.
+ *
+ * Errors. Every failure returns a negative ISOTIER_E* code (below) and, given
+ * an isotier_error, fills it: code, errno, a message chain. Classes: the
+ * caller's mistake (EINVAL), what the host lacks (EUNAVAILABLE, ENOTFOUND), a
+ * refused claim (ECONFIG: the tier is not met, nothing was started), bad input
+ * from outside (EDATA), the environment failing (EIO, ENOMEM, ETIMEDOUT,
+ * EDB, EBUSY), the caller's cancellation (EINTR). Tell them apart by code
+ * (and db_code), never by the message text.
+ *
+ * Versions. ISOTIER_VERSION_* are the header's, isotier_version() the running
+ * library's. The ABI is libisotier.so.0, its symbols under the version node
+ * ISOTIER_0. Structs the caller allocates carry a version: a library reads an
+ * options struct of any version up to its own and refuses a newer one
+ * (ISOTIER_EINVAL); it writes an isotier_error's fields of the caller's
+ * version only.
  *
  * Cancellation: a cancel_fd is a descriptor that becomes readable (or hung
  * up) to mean "cancel", typically the read end of a pipe the application's
@@ -36,6 +77,9 @@ extern "C" {
 #endif
 
 #define ISOTIER_VERSION "0.1.0"
+#define ISOTIER_VERSION_MAJOR 0
+#define ISOTIER_VERSION_MINOR 1
+#define ISOTIER_VERSION_PATCH 0
 
 /* What libisotier exports: the library is built with hidden visibility, so
  * these declarations are its whole ABI (tests/integration/api_install.sh
@@ -45,6 +89,11 @@ extern "C" {
 #else
 #define ISOTIER_PUBLIC
 #endif
+
+/* The running library's version ("0.1.0"; static) and, for each non-NULL
+ * out-parameter, its numbers: compare them with ISOTIER_VERSION_* when the
+ * header a program was built with may differ from the library it loads. */
+ISOTIER_PUBLIC const char *isotier_version(int *major, int *minor, int *patch);
 
 /* ---- tiers ------------------------------------------------------------ */
 
@@ -93,8 +142,17 @@ enum {
  * An error: code, the errno of the failing system call (0 when none), and a
  * message chain, outermost context first ("create bwrap: write bundle: open
  * /tmp/x: Permission denied").
+ *
+ * Versioned so that it can grow: a later version adds fields at the end, and a
+ * library writes only the fields of the version the caller's struct says (0,
+ * a zero-initialised struct, is version 1). Start from ISOTIER_ERROR_INIT (or
+ * {0}); the library never changes version.
  */
+#define ISOTIER_ERROR_VERSION 1
+#define ISOTIER_ERROR_INIT {.version = ISOTIER_ERROR_VERSION}
+
 typedef struct isotier_error {
+	unsigned int version; /* ISOTIER_ERROR_VERSION; 0 reads as 1 */
 	int code;
 	int sys_errno;
 	char message[ISOTIER_ERROR_MESSAGE_MAX];
@@ -117,7 +175,7 @@ typedef enum isotier_log_level {
 /*
  * The library never writes to stderr: what it has to say that is not an
  * error of the call goes to the handler given in isotier_create_opts (per
- * sandbox: no process-wide state). NULL drops it.
+ * sandbox, not process-wide). NULL drops it.
  */
 typedef void (*isotier_log_fn)(isotier_log_level level, const char *message, void *data);
 
@@ -127,15 +185,19 @@ typedef struct isotier_sandbox isotier_sandbox;
 
 /*
  * Option structs are versioned (libgit2's convention): start from the _INIT
- * macro, then set fields; a library that does not know the version refuses
- * the call (ISOTIER_EINVAL) instead of reading fields the caller never had.
+ * macro, then set fields. A library reads a struct of any version from 1 up to
+ * its own, only the fields that version has (a program built against an older
+ * header keeps working), and refuses a version it does not know yet, or 0
+ * (ISOTIER_EINVAL, the versions named in the message) instead of reading
+ * fields the caller never had.
  */
 #define ISOTIER_CREATE_OPTS_VERSION 1
 #define ISOTIER_CREATE_OPTS_INIT {.version = ISOTIER_CREATE_OPTS_VERSION}
 
 typedef struct isotier_create_opts {
 	unsigned int version;           /* ISOTIER_CREATE_OPTS_VERSION */
-	const char *backend;            /* "bwrap", "runc", "runsc", "qemu-microvm", "host" */
+	const char *backend;            /* a local backend of the registry ("bwrap"; every
+	                                   one: `isotier backends --names`) */
 	isotier_tier require_isolation; /* ISOTIER_UNKNOWN: no requirement */
 	const char *catalogue_dir;      /* NULL: the built-in default catalogue path */
 	const char *db_path;            /* history database; audit events go there too. NULL:
@@ -207,9 +269,10 @@ typedef struct isotier_exec_opts {
 
 /* Runs argv (NULL-terminated) in the sandbox; *exit_status gets the command's
  * exit status (128+N when killed by signal N). ISOTIER_EINTR: cancelled, the
- * command killed; the sandbox stays usable for the next exec. */
-ISOTIER_PUBLIC int isotier_sandbox_exec(isotier_sandbox *sandbox, const char *const *argv,
-			 const isotier_exec_opts *opts, int *exit_status, isotier_error *err);
+ * command killed; the sandbox stays usable for the next exec. opts NULL: the
+ * defaults of ISOTIER_EXEC_OPTS_INIT. */
+ISOTIER_PUBLIC int isotier_sandbox_exec(int *exit_status, isotier_sandbox *sandbox, const char *const *argv,
+                                        const isotier_exec_opts *opts, isotier_error *err);
 
 /* The tier this sandbox was resolved to (the tier we can defend). */
 ISOTIER_PUBLIC isotier_tier isotier_sandbox_tier(const isotier_sandbox *sandbox);

@@ -4,6 +4,7 @@
  * carry the tier through every repr, audit event and span (ADR-0006).
  */
 #include "collect.h"
+#include "history.h"
 #include "judge.h"
 #include "paths.h"
 #include "observe.h"
@@ -176,11 +177,13 @@ int isotier_create(isotier_sandbox **out, const isotier_create_opts *opts, isoti
 	uint64_t start = isotier_now_ns();
 	if (!out || !opts || !opts->backend)
 		return isotier_error_set(err, ISOTIER_EINVAL, 0, "create: a backend name is required");
-	if (opts->version != ISOTIER_CREATE_OPTS_VERSION)
+	/* Any version up to this library's (there is one so far); a newer one has fields this
+	 * library would ignore, so it is refused rather than half-honoured. */
+	if (opts->version < 1 || opts->version > ISOTIER_CREATE_OPTS_VERSION)
 		return isotier_error_set(err, ISOTIER_EINVAL, 0,
-					 "create: options version %u is not %d (start from "
-					 "ISOTIER_CREATE_OPTS_INIT)",
-					 opts->version, ISOTIER_CREATE_OPTS_VERSION);
+					 "create: options version %u is not one this library (libisotier "
+					 "%s) reads: 1 to %d (start from ISOTIER_CREATE_OPTS_INIT)",
+					 opts->version, ISOTIER_VERSION, ISOTIER_CREATE_OPTS_VERSION);
 	*out = NULL;
 	if ((unsigned)opts->require_isolation > ISOTIER_MICROVM)
 		return isotier_error_set(err, ISOTIER_EINVAL, 0, "create: require_isolation %d is not a tier",
@@ -201,7 +204,7 @@ int isotier_create(isotier_sandbox **out, const isotier_create_opts *opts, isoti
 	 * resolving without it would drop every contradiction it holds. No
 	 * db_path: the host's default history (resolve.h), which may not exist
 	 * yet: then nothing is verified, and require_verified_days refuses. */
-	if (opts->db_path && !opts->create_db) {
+	if (opts->db_path && !opts->create_db && !isotier_history_is_uri(opts->db_path)) {
 		struct stat st;
 		if (stat(opts->db_path, &st) != 0 && (errno == ENOENT || errno == ENOTDIR))
 			return isotier_error_set(err, ISOTIER_ENOTFOUND, ENOENT,
@@ -273,8 +276,8 @@ fail:
 	return rc;
 }
 
-int isotier_sandbox_exec(isotier_sandbox *sb, const char *const *argv, const isotier_exec_opts *opts,
-			 int *exit_status, isotier_error *err)
+int isotier_sandbox_exec(int *exit_status, isotier_sandbox *sb, const char *const *argv,
+			 const isotier_exec_opts *opts, isotier_error *err)
 {
 	if (!sb || !argv || !argv[0] || !exit_status)
 		return isotier_error_set(err, ISOTIER_EINVAL, 0, "exec: sandbox, argv and exit_status are required");
@@ -282,16 +285,18 @@ int isotier_sandbox_exec(isotier_sandbox *sb, const char *const *argv, const iso
 	 * ends before on_output. */
 	_Static_assert(offsetof(isotier_exec_opts, on_output) == 6 * sizeof(int),
 		       "version 1 of isotier_exec_opts is six ints: its layout is ABI");
+	/* The size of each version's struct: a library reads every version up to its own and
+	 * refuses a newer one (its fields would be ignored). */
+	static const size_t size_of_version[ISOTIER_EXEC_OPTS_VERSION + 1] = {
+	    [1] = offsetof(isotier_exec_opts, on_output), [2] = sizeof(isotier_exec_opts)};
 	isotier_exec_opts o = ISOTIER_EXEC_OPTS_INIT;
-	if (opts && opts->version == 1)
-		memcpy(&o, opts, offsetof(isotier_exec_opts, on_output));
-	else if (opts && opts->version == ISOTIER_EXEC_OPTS_VERSION)
-		o = *opts;
-	else if (opts)
+	if (opts && (opts->version < 1 || opts->version > ISOTIER_EXEC_OPTS_VERSION))
 		return isotier_error_set(err, ISOTIER_EINVAL, 0,
-					 "exec: options version %u is neither 1 nor %d (start from "
-					 "ISOTIER_EXEC_OPTS_INIT)",
-					 opts->version, ISOTIER_EXEC_OPTS_VERSION);
+					 "exec: options version %u is not one this library (libisotier "
+					 "%s) reads: 1 to %d (start from ISOTIER_EXEC_OPTS_INIT)",
+					 opts->version, ISOTIER_VERSION, ISOTIER_EXEC_OPTS_VERSION);
+	if (opts)
+		memcpy(&o, opts, size_of_version[opts->version]);
 	uint64_t start = isotier_now_ns();
 	isotier_exec_request req = {.argv = argv, .stdin_fd = o.stdin_fd,
 				    .stdout_fd = o.stdout_fd,

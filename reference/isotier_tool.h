@@ -4,9 +4,12 @@
  *
  * Not installed and no ABI: these declarations are the library's hidden
  * symbols (built with -fvisibility=hidden), reachable only by linking
- * libisotier.a, as the CLI and the test suites do. An application uses
- * isotier.h alone. What is here, by layer (tests/integration/layers.sh keeps
- * the layers and this boundary):
+ * $(BUILD)/libisotier-tool.a, as the CLI and backend-run do (the installed
+ * libisotier.a has them local). An application uses isotier.h alone. The CLI
+ * calls nothing of the library but what this header and isotier.h declare,
+ * with the headers they include: tests/integration/layers.sh checks the
+ * includes, and every library symbol verify/'s objects leave undefined. What
+ * is here, by layer:
  *
  *   base/       errors, tiers, verdicts, strings, UTF-8 and JSON, files, redaction
  *   catalogue/  the provider catalogue: loading, validation, lookup, mechanisms
@@ -27,6 +30,7 @@
 #include "../catalogue/catalogue.h"
 #include "backend.h"
 #include "history.h"
+#include "history_check_changes.h"
 #include "http.h"
 #include "judge.h"
 #include "kernel_id.h"

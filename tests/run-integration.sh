@@ -1,25 +1,121 @@
 #!/usr/bin/env bash
 # Runs tests/integration/*.sh. Each script exits 0 (pass), 77 (skipped: it
 # prints why, loudly) or anything else (fail). ISOTIER_TESTS=glob narrows.
+#
+# Two at a time (ISOTIER_TEST_JOBS; 1 runs them one by one in name order):
+# the tests that use the challenge run one after another and take most of the
+# run, the others fit beside them in one more slot; a third would only add
+# load, which the challenge does not like. Each script says on its second
+# line how long it runs and what it cannot share:
+#   # isotier-test: SPEED[; uses: RESOURCE...]
+# SPEED is fast (a few seconds), normal or slow (15 s and more): slow ones
+# start first; ISOTIER_TESTS_SPEED=fast runs the fast ones only (make check).
+# Two tests that use one RESOURCE never overlap:
+#   challenge   runs a verification: the host's task-count pattern (host_watch.c)
+#               is blurred by another process's, so at most one at a time
+#   docker kvm nspawn  the daemon, /dev/kvm, machinectl's list (counted by tests)
+#   make-build  runs make on $BUILD (install, deb)
+#   fhang sleep30  looks for its processes by a name other tests' share
+# A script without the line is run alone with every challenge test (uses:
+# challenge), never wrongly in parallel. Locks are flock(1)s under
+# $ISOTIER_TEST_LOCK_DIR (/tmp/isotier-test-locks), so two runs on one host
+# (two checkouts) keep out of each other's way too. Each result prints when
+# its test ends; a failure prints its output's last 60 lines.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 export ISOTIER_ROOT="$root" BUILD="${BUILD:-build}"
 export ISOTIER_BIN="$root/$BUILD/isotier" ISOTIER_PROBE="$root/$BUILD/isotier-probe"
-pass=0 fail=0 skip=0 failed=()
-for t in "$root"/tests/integration/${ISOTIER_TESTS:-*}.sh; do
-  [ -e "$t" ] || continue
-  name=$(basename "$t" .sh)
-  start=$(date +%s.%N)
-  log=$(mktemp)
-  timeout --kill-after=10 900 bash "$t" >"$log" 2>&1
-  rc=$?
-  secs=$(printf '%.1f' "$(echo "$(date +%s.%N) - $start" | bc)")
-  case $rc in
-    0) pass=$((pass + 1)); echo "PASS $name (${secs}s)" ;;
-    77) skip=$((skip + 1)); echo "SKIP $name (${secs}s): $(tail -n 1 "$log")" ;;
-    *) fail=$((fail + 1)); failed+=("$name"); echo "FAIL $name (rc=$rc, ${secs}s)"; sed 's/^/    /' "$log" | tail -n 60 ;;
-  esac
-  rm -f "$log"
+jobs=${ISOTIER_TEST_JOBS:-2}
+lockdir=${ISOTIER_TEST_LOCK_DIR:-/tmp/isotier-test-locks}
+mkdir -p "$lockdir"
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+
+# The tests: those that use the challenge first (they run one at a time and are most of the run:
+# their chain must never wait for a free slot), then the others; slow first within each, then
+# normal, then fast; name order within each speed.
+names=() uses=()
+for group in challenge other; do
+for speed in slow normal fast; do
+  for t in "$root"/tests/integration/${ISOTIER_TESTS:-*}.sh; do
+    [ -e "$t" ] || continue
+    tag=$(sed -n '2s/^# isotier-test: *//p' "$t")
+    s=${tag%%;*} s=${s// /}
+    [ -n "$tag" ] || s=normal
+    [ "$s" = "$speed" ] || continue
+    [ -z "${ISOTIER_TESTS_SPEED:-}" ] || [ "$s" = "$ISOTIER_TESTS_SPEED" ] || continue
+    u=
+    if [ -z "$tag" ]; then u=challenge
+    elif [[ $tag == *"uses:"* ]]; then u=$(tr -s ' ' <<<"${tag#*uses:}" | xargs -n1 | sort -u | xargs); fi
+    g=other
+    [[ " $u " != *" challenge "* ]] || g=challenge
+    [ "$g" = "$group" ] || continue
+    names+=("$(basename "$t" .sh)") uses+=("$u")
+  done
 done
+done
+[ "$jobs" -gt 1 ] || {
+  # One at a time: in name order, as before.
+  mapfile -t order < <(for i in "${!names[@]}"; do echo "${names[$i]} $i"; done | sort | awk '{print $2}')
+}
+
+run_one() { # INDEX: runs the test under its locks, leaves its log and time in $out
+  local name=${names[$1]} r cmd=() rc
+  # flock -o: the lock stays with flock itself, never with what the test leaves running.
+  for r in ${uses[$1]}; do cmd+=(flock -o "$lockdir/$r.lock"); done
+  # The time is the test's own, from when it holds its locks (another run may hold one).
+  "${cmd[@]}" bash -c 'date +%s.%N >"$1"; exec timeout --kill-after=10 900 bash "$2"' _ \
+    "$out/$name.start" "$root/tests/integration/$name.sh" >"$out/$name.log" 2>&1
+  rc=$?
+  printf '%.1f' "$(echo "$(date +%s.%N) - $(cat "$out/$name.start" 2>/dev/null || date +%s.%N)" | bc)" >"$out/$name.secs"
+  return $rc
+}
+
+report() { # INDEX RC
+  local name=${names[$1]} secs
+  secs=$(cat "$out/$name.secs" 2>/dev/null || echo 0)
+  case $2 in
+    0) pass=$((pass + 1)); echo "PASS $name (${secs}s)" ;;
+    77) skip=$((skip + 1)); echo "SKIP $name (${secs}s): $(tail -n 1 "$out/$name.log")" ;;
+    *) fail=$((fail + 1)); failed+=("$name"); echo "FAIL $name (rc=$2, ${secs}s)"; sed 's/^/    /' "$out/$name.log" | tail -n 60 ;;
+  esac
+}
+
+pass=0 fail=0 skip=0 failed=()
+if [ "$jobs" -le 1 ]; then
+  for i in "${order[@]}"; do
+    run_one "$i"
+    report "$i" $?
+  done
+else
+  declare -A running=() busy=()
+  pending=("${!names[@]}")
+  resources_free() { # INDEX: none of its resources is held by a running test
+    local r
+    for r in ${uses[$1]}; do [ -z "${busy[$r]:-}" ] || return 1; done
+  }
+  while [ "${#pending[@]}" -gt 0 ] || [ "${#running[@]}" -gt 0 ]; do
+    # Start the first pending tests whose resources are free, up to the pool's size.
+    while [ "${#running[@]}" -lt "$jobs" ]; do
+      pick=-1
+      for k in "${!pending[@]}"; do
+        if resources_free "${pending[$k]}"; then pick=$k; break; fi
+      done
+      [ "$pick" -ge 0 ] || break
+      i=${pending[$pick]}
+      unset 'pending[pick]'
+      pending=("${pending[@]}")
+      for r in ${uses[$i]}; do busy[$r]=1; done
+      run_one "$i" &
+      running[$!]=$i
+    done
+    wait -n -p done_pid "${!running[@]}"
+    rc=$?
+    i=${running[$done_pid]}
+    unset "running[$done_pid]"
+    for r in ${uses[$i]}; do unset "busy[$r]"; done
+    report "$i" "$rc"
+  done
+fi
 echo "integration: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

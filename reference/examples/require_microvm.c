@@ -40,7 +40,7 @@ int main(int argc, char **argv)
 	fflush(stdout);
 	isotier_exec_opts eo = ISOTIER_EXEC_OPTS_INIT;
 	int status = 0;
-	rc = isotier_sandbox_exec(sandbox, (const char *const *)argv + 3, &eo, &status, &err);
+	rc = isotier_sandbox_exec(&status, sandbox, (const char *const *)argv + 3, &eo, &err);
 	isotier_sandbox_destroy(sandbox);
 	if (rc < 0) {
 		fprintf(stderr, "%s: %s\n", isotier_strerror(rc), err.message);

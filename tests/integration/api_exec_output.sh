@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# isotier-test: normal
 # Exec output through callbacks (isotier_exec_opts version 2, on_output) on
 # real sandboxes: every byte of stdout and stderr reaches the callback, a
 # callback that wants no more stops delivery without blocking the command,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# isotier-test: fast
 # The library writes nothing to stderr: a warning (a span export to a
 # collector that is down) goes to the program's own log handler.
 . "$ISOTIER_ROOT/tests/lib.sh"

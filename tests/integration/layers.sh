@@ -1,7 +1,10 @@
 #!/usr/bin/env bash
+# isotier-test: slow
 # The layers of HACKING.md hold: include/ < base/ < catalogue/ < reference/ <
 # verify/, the CLI through reference/isotier_tool.h only, the probe on its
-# own; no include or call cycle between folders or files (tests/tools/layers.py).
+# own; no include or call cycle between folders or files; and the seam by
+# symbol: every library function the CLI, a test tool, the bench program or
+# the example calls is declared in a header it may use (tests/tools/layers.py).
 # Then the check must catch a planted violation of each kind.
 . "$ISOTIER_ROOT/tests/lib.sh"
 R=$ISOTIER_ROOT
@@ -11,8 +14,22 @@ compile_probes() { # SRC_ROOT OUT: one object per probe file, as the static prob
     cc -std=gnu11 -D_GNU_SOURCE -Os -c -o "$2/$(basename "${f%.c}").o" "$f" || fail "compile $f"
   done
 }
+# The programs outside the library that link it, one object each (named by its source), as the
+# Makefile builds them.
+compile_tools() { # SRC_ROOT OUT
+  local f rel
+  for f in "$1"/tests/tools/*.c "$1"/bench/*.c "$1"/reference/examples/*.c; do
+    [ -e "$f" ] || continue
+    rel=${f#"$1"/}
+    mkdir -p "$2/$(dirname "$rel")"
+    # shellcheck disable=SC2046 # pkg-config prints several flags
+    cc -std=gnu11 -D_GNU_SOURCE -I"$1/include" -I"$1/base" -I"$1/reference" $(pkg-config --cflags libcurl libcjson sqlite3) \
+      -c -o "$2/${rel%.c}.o" "$f" || fail "compile $f"
+  done
+}
 compile_probes "$R" "$TMP/probe-obj"
-python3 "$R/tests/tools/layers.py" "$R" "$BUILD" "$TMP/probe-obj" >"$TMP/out" 2>&1 \
+compile_tools "$R" "$TMP/tool-obj"
+python3 "$R/tests/tools/layers.py" "$R" "$BUILD" "$TMP/probe-obj" "$TMP/tool-obj" >"$TMP/out" 2>&1 \
   || fail "layers: $(cat "$TMP/out")"
 tail -1 "$TMP/out"
 
@@ -38,7 +55,23 @@ printf 'struct probe_input;\nvoid probe_input_free(struct probe_input *);\nvoid 
 cat "$copy/probes/live.c" "$TMP/planted.c" >"$TMP/live.c"
 grep -q 'probe_live_' "$copy/probes/input.c" || fail "input.c no longer calls live.c: plant another cycle"
 cc -std=gnu11 -D_GNU_SOURCE -Os -I"$copy/probes" -c -o "$TMP/probe-obj2/live.o" "$TMP/live.c" || fail "compile planted live.c"
-if python3 "$R/tests/tools/layers.py" "$copy" "$BUILD" "$TMP/probe-obj2" >"$TMP/bad" 2>&1; then
+# 6. the CLI calling an internal function through a prototype of its own, not a header it may
+# use (isotier_audit_emit: reference/telemetry.h, which the tool header does not include).
+! grep -rq "telemetry.h" "$copy/reference/isotier_tool.h" || fail "the tool header includes telemetry.h: plant another function"
+cat >>"$copy/verify/cmd_run.c" <<'C'
+int isotier_audit_emit(void *t, const void *ev, isotier_error *err);
+int cli_layers_planted(void) { return isotier_audit_emit(0, 0, 0); }
+C
+# shellcheck disable=SC2046 # pkg-config prints several flags
+cc -std=gnu11 -D_GNU_SOURCE -I"$copy/include" -I"$copy/base" -I"$copy/reference" \
+  $(pkg-config --cflags libcurl libcjson sqlite3 libpq libxml-2.0 libgit2) \
+  -c -o "$copy/$BUILD/obj/verify/cmd_run.o" "$copy/verify/cmd_run.c" 2>"$TMP/cc.err" || fail "compile the planted cmd_run.c: $(cat "$TMP/cc.err")"
+# 7. a test tool of the public API calling what only the tool header declares.
+cp -r "$TMP/tool-obj" "$TMP/tool-obj2"
+printf '#include "backend.h"\nconst void *tool_planted(void) { return isotier_backend_lookup("bwrap"); }\n' >"$TMP/planted.c"
+cc -std=gnu11 -D_GNU_SOURCE -I"$copy/include" -I"$copy/reference" -I"$copy/base" -c -o "$TMP/tool-obj2/tests/tools/planted.o" "$TMP/planted.c" ||
+  fail "compile the planted tool"
+if python3 "$R/tests/tools/layers.py" "$copy" "$BUILD" "$TMP/probe-obj2" "$TMP/tool-obj2" >"$TMP/bad" 2>&1; then
   fail "planted violations passed: $(cat "$TMP/bad")"
 fi
 out=$(cat "$TMP/bad")
@@ -47,4 +80,6 @@ assert_contains "$out" "base/tier.c (base) includes reference/proc.h from the hi
 assert_contains "$out" 'catalogue/lookup.c: #include "backend.h" does not name its folder'
 assert_contains "$out" "base/tier.c (base) calls reference/proc.c in the higher layer reference"
 assert_contains "$out" "call cycle between files: probes/input.c, probes/live.c"
+assert_contains "$out" "verify/cmd_run.c calls isotier_audit_emit (reference/audit.c), declared in no header it may use"
+assert_contains "$out" "tests/tools/planted.c calls isotier_backend_lookup (reference/backends.c), declared in no header it may use (include/isotier.h and"
 echo "ok: layers hold, and each planted violation is caught"

@@ -90,7 +90,7 @@ static int exec_signalled(isotier_sandbox *sb, const char *const *argv, int canc
 	CHECK(pthread_create(&tid, NULL, signaller, &out[0]) == 0, "pthread_create");
 	isotier_exec_opts eo = {.version = ISOTIER_EXEC_OPTS_VERSION, .stdin_fd = -1, .stdout_fd = out[1], .stderr_fd = -1,
 	                        .timeout_s = 60, .cancel_fd = cancel_fd};
-	int rc = isotier_sandbox_exec(sb, argv, &eo, status, err);
+	int rc = isotier_sandbox_exec(status, sb, argv, &eo, err);
 	close(out[1]);
 	pthread_join(tid, NULL);
 	return rc;
@@ -147,7 +147,7 @@ int main(int argc, char **argv)
 	isotier_exec_opts eo = {.version = ISOTIER_EXEC_OPTS_VERSION, .stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1, .timeout_s = 60,
 	                        .cancel_fd = cancel[0]};
 	status = -1;
-	rc = isotier_sandbox_exec(sb, ok_argv, &eo, &status, &err);
+	rc = isotier_sandbox_exec(&status, sb, ok_argv, &eo, &err);
 	CHECK(rc == 0 && status == 0, "%s: the exec after the SIGTERM: %s, status %d: %s",
 	      backend, isotier_strerror(rc), status, err.message);
 	printf("ok: %s: the next exec works (exit 0)\n", backend);
@@ -175,7 +175,7 @@ int main(int argc, char **argv)
 	      "%s: exec cancelled through the create opts' cancel_fd: got %s %s", backend,
 	      isotier_strerror(rc), err.message);
 	eo.cancel_fd = 0;
-	rc = isotier_sandbox_exec(sb, ok_argv, &eo, &status, &err);
+	rc = isotier_sandbox_exec(&status, sb, ok_argv, &eo, &err);
 	CHECK(rc == ISOTIER_EINTR && strstr(err.message, "not started"),
 	      "%s: exec with the create opts' cancel_fd readable: got %s %s", backend,
 	      isotier_strerror(rc), err.message);

@@ -65,7 +65,7 @@ int main(int argc, char **argv)
 	eo.on_output = on_output;
 	eo.output_data = &all;
 	int status = -1;
-	int rc = isotier_sandbox_exec(sb, cmd, &eo, &status, &err);
+	int rc = isotier_sandbox_exec(&status, sb, cmd, &eo, &err);
 	printf("callback: rc %d status %d stdout %zu stderr '%s'\n", rc, status, all.out,
 	       all.err_text);
 	failures +=
@@ -74,7 +74,7 @@ int main(int argc, char **argv)
 	struct seen first = {.stop_after = 1};
 	eo.output_data = &first;
 	status = -1;
-	rc = isotier_sandbox_exec(sb, cmd, &eo, &status, &err);
+	rc = isotier_sandbox_exec(&status, sb, cmd, &eo, &err);
 	printf("stop: rc %d status %d calls %zu stdout %zu\n", rc, status, first.calls, first.out);
 	failures += rc != 0 || status != 7 || first.calls != 1 || first.out == 0;
 
@@ -85,7 +85,7 @@ int main(int argc, char **argv)
 	struct seen slow = {.slow_ms = 2500};
 	eo.output_data = &slow;
 	status = -1;
-	rc = isotier_sandbox_exec(sb, small, &eo, &status, &err);
+	rc = isotier_sandbox_exec(&status, sb, small, &eo, &err);
 	printf("slow callback: rc %d status %d stdout %zu stderr '%s'\n", rc, status, slow.out,
 	       slow.err_text);
 	failures +=
@@ -94,14 +94,13 @@ int main(int argc, char **argv)
 	struct exec_opts_v1 v1 = {.version = 1, .stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1};
 	const char *quiet[] = {"/bin/sh", "-c", "exit 3", NULL};
 	status = -1;
-	rc = isotier_sandbox_exec(sb, quiet, (const isotier_exec_opts *)(const void *)&v1, &status,
-	                          &err);
+	rc = isotier_sandbox_exec(&status, sb, quiet, (const isotier_exec_opts *)(const void *)&v1, &err);
 	printf("version 1: rc %d status %d\n", rc, status);
 	failures += rc != 0 || status != 3;
 
 	isotier_exec_opts bad = ISOTIER_EXEC_OPTS_INIT;
 	bad.version = 99;
-	rc = isotier_sandbox_exec(sb, quiet, &bad, &status, &err);
+	rc = isotier_sandbox_exec(&status, sb, quiet, &bad, &err);
 	printf("version 99: rc %s\n", isotier_strerror(rc));
 	failures += rc != ISOTIER_EINVAL;
 

@@ -1,14 +1,19 @@
 #!/usr/bin/env python3
-"""layers.py ROOT BUILD PROBE_OBJ_DIR - the layers of HACKING.md, checked.
+"""layers.py ROOT BUILD PROBE_OBJ_DIR [TOOL_OBJ_DIR] - the layers of HACKING.md, checked.
 
 Includes: every `#include "x"` resolves from the including file's folder or
 include/ (never through -I), a folder includes only its own layer and those
 below, the CLI reaches the library only through reference/isotier_tool.h,
 the probe only itself; no include cycle. Calls: from each object's defined
 and undefined symbols (nm), no folder calls a higher one and no two files
-call each other, directly or round a cycle. Prints what is wrong; exit 1.
+call each other, directly or round a cycle. The seam, by symbol: every
+library function a program outside the library calls (the CLI's objects;
+the test tools' and bench programs' objects in TOOL_OBJ_DIR, named after
+their sources) is declared in a header that program may use (SEAMS), so a
+hand-written prototype of an internal function does not pass. Prints what
+is wrong; exit 1.
 """
-import collections, glob, os, re, subprocess, sys
+import collections, functools, glob, os, re, subprocess, sys
 
 root, build, probe_objs = sys.argv[1], sys.argv[2], sys.argv[3]
 RANK = {"include": 0, "base": 1, "catalogue": 2, "reference": 3, "verify": 4}
@@ -92,6 +97,7 @@ for comp in cycles(includes, list(includes)):
     problems.append("include cycle: " + " -> ".join(comp))
 
 
+@functools.lru_cache(maxsize=None)
 def symbols(obj):
     def nm(*args):
         return subprocess.run(["nm", *args, obj], capture_output=True, text=True, check=True).stdout
@@ -140,10 +146,92 @@ for objects in (lib_objects, probe_objects):
     for comp in cycles(graph, list(objects)):
         problems.append("call cycle between files: " + ", ".join(comp))
 
+# ---- the seam, by symbol ------------------------------------------------------------------
+# What each program outside the library may call of it: the functions declared in these headers
+# and the headers they include (from the tree). The CLI: the public header and the documented
+# tool header (reference/isotier_tool.h); an application of the public API (the example, the
+# API test tools, the bench program): the public header only; backend-run, the backend test
+# driver: the tool header and the CLI's cancellation (verify/cancel.h, linked from verify/).
+PUBLIC = ["include/isotier.h"]
+TOOL = PUBLIC + [TOOL_HEADER]
+SEAMS = {
+    "verify/": TOOL,
+    "tests/tools/backend-run.c": TOOL + ["verify/cancel.h"],
+    "tests/tools/": PUBLIC,
+    "bench/": PUBLIC,
+    "reference/examples/": PUBLIC,
+}
+
+
+def seam_for(rel):
+    for prefix in sorted(SEAMS, key=len, reverse=True):
+        if rel == prefix or (prefix.endswith("/") and rel.startswith(prefix)):
+            return SEAMS[prefix]
+    return None
+
+
+def header_closure(headers):
+    seen, todo = set(), list(headers)
+    while todo:
+        h = todo.pop()
+        if h in seen or not os.path.exists(os.path.join(root, h)):
+            continue
+        seen.add(h)
+        src = open(os.path.join(root, h), encoding="utf-8").read()
+        for inc in re.findall(r'^\s*#\s*include\s+[<"]([^">]+)[">]', src, re.M):
+            for base in (os.path.dirname(h), "include"):
+                cand = os.path.normpath(os.path.join(base, inc))
+                if os.path.exists(os.path.join(root, cand)):
+                    todo.append(cand)
+                    break
+    return seen
+
+
+def declared_in(headers):
+    """Names declared as functions or objects (extern or const) in the headers, comments out."""
+    names = set()
+    for h in headers:
+        src = open(os.path.join(root, h), encoding="utf-8").read()
+        src = re.sub(r"/\*.*?\*/|//[^\n]*", " ", src, flags=re.S)
+        names.update(re.findall(r"\b([A-Za-z_]\w*)\s*\(", src))
+        for decl in re.findall(r"\bextern\b[^;]*;", src):
+            names.update(re.findall(r"\b([A-Za-z_]\w*)\s*(?:\[[^\]]*\]\s*)?;", decl))
+    return names
+
+
+lib_defined = {}
+for rel, obj in lib_objects.items():
+    if folder(rel) != "verify":
+        for sym in symbols(obj)[0]:
+            lib_defined[sym] = rel
+seam_objects = {rel: obj for rel, obj in lib_objects.items() if folder(rel) == "verify"}
+tool_objs = sys.argv[4] if len(sys.argv) > 4 else None
+if tool_objs:
+    for obj in sorted(glob.glob(os.path.join(tool_objs, "**", "*.o"), recursive=True)):
+        seam_objects[os.path.relpath(obj, tool_objs)[:-2] + ".c"] = obj
+seam_calls = collections.defaultdict(set)
+for rel, obj in sorted(seam_objects.items()):
+    allowed = seam_for(rel)
+    if allowed is None:
+        problems.append(f"{rel}: no seam says which library headers it may use (SEAMS in layers.py)")
+        continue
+    own = {h for h in sources() if folder(h) == folder(rel) and h.endswith(".h")} if folder(rel) == "verify" else set()
+    names = declared_in(header_closure(allowed) | own)
+    for sym in sorted(symbols(obj)[1]):
+        if sym in lib_defined:
+            seam_calls[folder(rel)].add(sym)
+            if sym not in names:
+                problems.append(f"{rel} calls {sym} ({lib_defined[sym]}), declared in no header it may "
+                                f"use ({', '.join(allowed)} and what they include)")
+if len(seam_calls["verify"]) < 20:
+    problems.append(f"the CLI calls only {len(seam_calls['verify'])} library functions: the seam "
+                    f"check no longer sees its objects")
+
 if n_edges < 100:
     problems.append(f"only {n_edges} calls between files found: the check no longer sees the objects")
 for p in problems:
     print(p)
 print(f"layers: {len(includes)} files with includes, {n_edges} calls between files, "
-      f"{len(problems)} problems")
+      f"{sum(len(v) for v in seam_calls.values())} library functions called across the seam "
+      f"(the CLI: {len(seam_calls['verify'])}), {len(problems)} problems")
 sys.exit(1 if problems else 0)

@@ -33,7 +33,7 @@ int main(int argc, char **argv)
 	const char *cmd[] = {"/bin/true", NULL};
 	int status = -1;
 	isotier_exec_opts eo = ISOTIER_EXEC_OPTS_INIT;
-	if (isotier_sandbox_exec(sb, cmd, &eo, &status, &err) < 0)
+	if (isotier_sandbox_exec(&status, sb, cmd, &eo, &err) < 0)
 		printf("exec: %s\n", err.message);
 	isotier_sandbox_destroy(sb);
 	printf("warnings %d, status %d\n", warnings, status);
