@@ -216,22 +216,25 @@ static bool probe_named(const char *name)
 }
 
 /*
- * The first layer signal, in `order`, that names something. Files (firmware,
- * markers) may name the VMM of a layer; they never make one high on their
- * own (probe_axis_state), so a forged name cannot raise a tier.
+ * The layer signal of the best (lowest) naming rank its row in signals.c gives
+ * that names something. Files (firmware, markers) may name the VMM of a layer;
+ * they never make one high on their own (probe_axis_state), so a forged name
+ * cannot raise a tier.
  */
 static const char *probe_pick(const struct probe_layer *l, const struct probe_signals *sigs,
-                              const char *const *order, size_t n, bool hypervisor)
+                              bool hypervisor)
 {
-	for (size_t o = 0; o < n; o++) {
-		for (size_t i = 0; i < l->nsig; i++) {
-			const struct probe_signal *s = &sigs->v[l->sig[i]];
-			const char *name = hypervisor ? s->hypervisor : s->vendor;
-			if (strcmp(s->id, order[o]) == 0 && probe_named(name))
-				return name;
-		}
+	const char *best = "unknown";
+	unsigned best_rank = 0;
+	for (size_t i = 0; i < l->nsig; i++) {
+		const struct probe_signal *s = &sigs->v[l->sig[i]];
+		const struct probe_signal_desc *d = probe_signal_describe(s->id);
+		unsigned rank = !d ? 0 : hypervisor ? d->names_hypervisor : d->names_vendor;
+		const char *name = hypervisor ? s->hypervisor : s->vendor;
+		if (rank && (!best_rank || rank < best_rank) && probe_named(name))
+			best = name, best_rank = rank;
 	}
-	return "unknown";
+	return best;
 }
 
 /* The layer's confidence and the best class it rests on. */
@@ -269,42 +272,12 @@ static void probe_layer_cvm(struct probe_layer *l, const struct probe_signals *s
 static void probe_layer_vm(struct probe_layer *l, const struct probe_ctx *x, enum probe_state st)
 {
 	/* Firmware and the VMM's own boot arguments name the VMM best; CPUID
-	 * names the hypervisor. */
-	static const char *const vendor_order[] = {
-	    "virt.kernel_release",
-	    "virt.acpi_oem",
-	    "virt.dmi",
-	    "virt.cmdline_vmm",
-	    "virt.kernel_log",
-	    "virt.cpuinfo_vendor",
-	    "virt.device_tree",
-	    "virt.dt_layout",
-	    "virt.sysinfo",
-	    "virt.xen_capabilities",
-	    "virt.sys_hypervisor",
-	    "virt.pci_host_bridge",
-	    "virt.virtio",
-	    "virt.cmdline_virtio_mmio",
-	    "virt.cpuid_vendor",
-	    "virt.midr",
-	};
-	static const char *const hv_order[] = {
-	    "virt.cpuid_vendor",   "virt.midr",
-	    "virt.sys_hypervisor", "virt.xen_capabilities",
-	    "virt.device_tree",    "virt.sysinfo",
-	    "virt.cpuinfo_vendor", "virt.kernel_log",
-	    "virt.kvm_services",   "virt.ptp_kvm",
-	    "virt.acpi_oem",       "virt.dmi",
-	    "virt.kernel_release", "virt.pci_host_bridge",
-	};
+	 * names the hypervisor (the ranks in signals.c). */
 	memset(l, 0, sizeof(*l));
 	l->kind = PROBE_KIND_VM;
 	probe_layer_add_signals(l, x, PROBE_AXIS_VM, PROBE_KIND_VM);
-	snprintf(l->vendor, sizeof(l->vendor), "%s",
-	         probe_pick(l, x->sigs, vendor_order, sizeof(vendor_order) / sizeof(*vendor_order),
-	                    false));
-	snprintf(l->hypervisor, sizeof(l->hypervisor), "%s",
-	         probe_pick(l, x->sigs, hv_order, sizeof(hv_order) / sizeof(*hv_order), true));
+	snprintf(l->vendor, sizeof(l->vendor), "%s", probe_pick(l, x->sigs, false));
+	snprintf(l->hypervisor, sizeof(l->hypervisor), "%s", probe_pick(l, x->sigs, true));
 	probe_layer_grade(l, x->sigs, st);
 	probe_layer_cvm(l, x->sigs);
 }
@@ -312,28 +285,12 @@ static void probe_layer_vm(struct probe_layer *l, const struct probe_ctx *x, enu
 static void probe_layer_container(struct probe_layer *l, const struct probe_ctx *x,
                                   enum probe_state st)
 {
-	/* Kernel-provided facts first, files any image can carry last. */
-	static const char *const order[] = {
-	    "container.sysboxfs",
-	    "container.vxid",
-	    "container.openvz",
-	    "container.cgroup",
-	    "container.mounts",
-	    "container.pid1_comm",
-	    "container.systemd_container",
-	    "container.host_manager",
-	    "container.pid1_environ",
-	    "container.kernel_brand",
-	    "container.containerenv",
-	    "container.dockerenv",
-	    "container.root_fs",
-	    "container.cap_bounding",
-	};
+	/* Kernel-provided facts first, files any image can carry last (the ranks
+	 * in signals.c). */
 	memset(l, 0, sizeof(*l));
 	l->kind = PROBE_KIND_CONTAINER;
 	probe_layer_add_signals(l, x, PROBE_AXIS_CONTAINER, PROBE_KIND_CONTAINER);
-	snprintf(l->vendor, sizeof(l->vendor), "%s",
-	         probe_pick(l, x->sigs, order, sizeof(order) / sizeof(*order), false));
+	snprintf(l->vendor, sizeof(l->vendor), "%s", probe_pick(l, x->sigs, false));
 	probe_layer_grade(l, x->sigs, st);
 }
 

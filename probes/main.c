@@ -1,13 +1,15 @@
 /*
  * main.c - isotier-probe [--json | --tier | --quiet] [--root DIR] [--capture DIR]
  *                        [--emit-capture] [--markers] [--nonce HEX] [--challenge MS]
- *                        [--pattern BITS]
+ *                        [--pattern BITS] [--attest]
+ *        isotier-probe --list-signals
  *
  * Also runs as /init of an initramfs: when it is PID 1 and /proc is not
  * mounted (runc and runsc start payloads as PID 1 too, with /proc mounted),
  * it mounts proc, sysfs and devtmpfs, reports between markers and powers
  * off; when reboot(2) is refused it just exits.
  */
+#include "attest.h"
 #include "probe.h"
 
 #include <errno.h>
@@ -35,7 +37,8 @@ static void probe_usage(FILE *f)
 	fputs(
 	    "usage: isotier-probe [--json | --tier | --quiet] [--root DIR] [--capture DIR]\n"
 	    "                     [--emit-capture] [--markers] [--nonce HEX] [--challenge MS]\n"
-	    "                     [--pattern BITS]\n"
+	    "                     [--pattern BITS] [--attest]\n"
+	    "       isotier-probe --list-signals\n"
 	    "  --json          one JSON document (schema isotier.probe/1)\n"
 	    "  --tier          just the tier word (MICROVM, GVISOR, CONTAINER, NONE or\n"
 	    "                  UNKNOWN) on one line, for scripts (cf. systemd-detect-virt)\n"
@@ -54,6 +57,12 @@ static void probe_usage(FILE *f)
 	    "                  (BITS: 8-128 characters of 0 and 1) and report each slot's\n"
 	    "                  times: the verifier looks for them in another sandbox's\n"
 	    "                  --challenge samples (one kernel under both shows them)\n"
+	    "  --attest        with --json and --nonce: ask configfs-tsm for a hardware\n"
+	    "                  report over this run (nonce and report) and print it as the\n"
+	    "                  report's last member, \"attestation\" (ADR-0020)\n"
+	    "  --list-signals  print the signal table (id, family, axis, source, weight,\n"
+	    "                  class, origin, naming precedence, what it supports) as the\n"
+	    "                  Markdown table probes/SIGNALS.md holds; reads nothing\n"
 	    "exit status:\n"
 	    "  0   a report was printed (whatever the tier, UNKNOWN included); with --tier\n"
 	    "      or --quiet: a boundary was seen (MICROVM, GVISOR or CONTAINER)\n"
@@ -150,12 +159,18 @@ static void probe_init_setup(void)
 	}
 }
 
+/* probe_report_json for probe_attest_report, which renders it to bind it. */
+static void probe_report_json_any(FILE *f, const void *res)
+{
+	probe_report_json(f, res);
+}
+
 int main(int argc, char **argv)
 {
 	bool json = false, emit = false, markers = false, tier_only = false, quiet = false;
 	const char *root = NULL, *capture = NULL;
 	int rc = 0, challenge_ms = 0;
-	bool pattern = false;
+	bool pattern = false, attest = false;
 
 	bool init = probe_is_initramfs_init();
 	if (init) {
@@ -174,6 +189,8 @@ int main(int argc, char **argv)
 			emit = true;
 		else if (strcmp(a, "--markers") == 0)
 			markers = true;
+		else if (strcmp(a, "--attest") == 0)
+			attest = true;
 		else if (strcmp(a, "--root") == 0 || strcmp(a, "--capture") == 0) {
 			const char *v = probe_opt_value(argc, argv, &i);
 			if (!v) {
@@ -220,6 +237,13 @@ int main(int argc, char **argv)
 		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
 			probe_usage(stdout);
 			return 0;
+		} else if (strcmp(a, "--list-signals") == 0 && !init) {
+			/* The table, not a probe: nothing live is read. */
+			if (probe_signal_table_markdown(stdout, probe_signal_table,
+			                                probe_signal_table_len) < 0 ||
+			    fflush(stdout) != 0)
+				return PROBE_EX_IOERR;
+			return 0;
 		} else if (strcmp(a, "--version") == 0) { /* as `isotier --version` */
 			return puts("isotier-probe " PROBE_VERSION) < 0;
 		} else if (strcmp(a, "--") == 0 || (init && a[0] != '-')) {
@@ -247,6 +271,14 @@ int main(int argc, char **argv)
 			return PROBE_EX_USAGE;
 		rc = PROBE_EX_USAGE;
 		pattern = false;
+	}
+	/* The binding covers the verifier's nonce and the JSON report. */
+	if (attest && (!json || !probe_challenge_get()->nonce[0])) {
+		fputs("isotier-probe: --attest needs --json and --nonce\n", stderr);
+		if (!init)
+			return PROBE_EX_USAGE;
+		rc = PROBE_EX_USAGE;
+		attest = false;
 	}
 	if (root && capture) {
 		fputs("isotier-probe: --root and --capture are exclusive\n", stderr);
@@ -296,7 +328,12 @@ int main(int argc, char **argv)
 	} else {
 		if (markers)
 			printf("%s\n", PROBE_BEGIN);
-		if (json)
+		if (json && attest) {
+			if (probe_attest_report(stdout, root ? root : "/",
+			                        probe_challenge_get()->nonce, probe_report_json_any,
+			                        &res) < 0)
+				probe_report_json(stdout, &res);
+		} else if (json)
 			probe_report_json(stdout, &res);
 		else
 			probe_report_human(stdout, &res);

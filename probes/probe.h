@@ -187,12 +187,26 @@ struct probe_signal_desc {
 	enum probe_class strong; /* its class when strong (MARKER: never strong) */
 	const char *origin; /* independence group: two weak signals agree only across origins */
 	const char *description; /* what it supports, for SIGNALS.md */
+	/* Precedence when naming its layer (classify.c): 1 is asked first, 0
+	 * never names it. names_vendor ranks among the signals of its axis (a vm
+	 * layer's vendor, a container layer's runtime), names_hypervisor among
+	 * the vm axis's; in tens, so a new signal slots in between. Each rank is
+	 * one signal's (probe_signal_table_check). */
+	unsigned names_vendor, names_hypervisor;
 };
 extern const struct probe_signal_desc probe_signal_table[];
 extern const size_t probe_signal_table_len;
 const struct probe_signal_desc *probe_signal_describe(const char *id);
+/* 0 when table is sound: ids unique, every text present, naming ranks only
+ * on the vm and container axes (hypervisor: vm only), each rank held by one
+ * signal of its list; else -1 with why. */
+int probe_signal_table_check(const struct probe_signal_desc *table, size_t n, char *why,
+                             size_t why_len);
 const char *probe_class_name(enum probe_class c);
 const char *probe_axis_name(enum probe_axis a);
+/* Writes table as the Markdown table `--list-signals` prints and SIGNALS.md
+ * holds (header, then one row per signal, in order); 0, or -1 when f failed. */
+int probe_signal_table_markdown(FILE *f, const struct probe_signal_desc *table, size_t n);
 
 struct probe_signal {
 	const char *id; /* stable, e.g. "virt.cpuid_vendor" */

@@ -1,7 +1,7 @@
 /*
- * backend.h - one small interface over the sandboxes isotier drives (bwrap,
- * runc, crun, nspawn, runsc, docker, docker-runsc, podman, podman-runsc, qemu-microvm,
- * qemu-aarch64, host; remote: e2b, daytona, fly, vercel). Used by `isotier
+ * backend.h - one small interface over the sandboxes isotier drives (the
+ * registry, backends.c's ISOTIER_BACKENDS, lists them; `isotier backends
+ * --names` prints it). Used by `isotier
  * verify` and by isotier_create() (local backends only). One file per backend:
  * reference/backend_<name>.c (OCI runtimes share oci.c, Docker and Podman
  * engine.c, both QEMU machines backend_qemu.c, the remote ones
@@ -112,6 +112,11 @@ typedef struct isotier_backend {
 	/* The one link between a backend and its claim: the id of the catalogue
 	 * entry that holds it ("bubblewrap"); NULL: no claim (host). */
 	const char *catalogue_id;
+	/* A variant that shares another backend's claim (bwrap-nonet shares
+	 * bwrap's) names that backend here; without it the registry refuses two
+	 * descriptors linking one catalogue entry, since a claim found from its
+	 * entry (isotier_backend_for_claim) would silently be the first's. */
+	const char *shares_claim_with;
 	const char *description;
 	/* Every environment variable it reads, {NULL}-terminated; NULL: none. */
 	const isotier_backend_setting *settings;
@@ -170,5 +175,14 @@ const isotier_backend *isotier_backend_at(size_t index);
  * settings whose names are environment variable names; else ISOTIER_EINVAL
  * with why. */
 int isotier_backend_check(const isotier_backend *b, char *why, size_t why_len);
+/* 0 when every descriptor of list passes isotier_backend_check, no name is
+ * used twice and no catalogue entry is linked twice unless the later
+ * descriptor says it shares the earlier one's claim (shares_claim_with
+ * naming a backend before it in list with the same catalogue_id); else
+ * ISOTIER_EINVAL with why. test_backends holds the registry to it. */
+int isotier_backend_list_check(const isotier_backend *const *list, size_t n, char *why,
+                               size_t why_len);
+/* isotier_backend_list_check over the registry. */
+int isotier_backend_registry_check(char *why, size_t why_len);
 
 #endif

@@ -12,7 +12,48 @@
 #include <errno.h>
 #include <string.h>
 
+/*
+ * A variant of the backend is a row: the namespaces bwrap unshares and the
+ * fixed mounts after the root view (source, destination; NULL source: the
+ * flag takes one argument). engine.c does the same for Docker and Podman.
+ * A new variant is one row here, its descriptor below (BWRAP_BACKEND) and one
+ * line in backends.c.
+ */
+typedef struct bwrap_mount {
+	const char *flag, *source, *dest;
+} bwrap_mount;
+
+typedef struct bwrap_variant {
+	const char *const *unshare; /* NULL-terminated */
+	const bwrap_mount *mounts;  /* {NULL}-terminated */
+} bwrap_variant;
+
+static const bwrap_mount base_mounts[] = {
+    {"--proc", NULL, "/proc"},         {"--dev", NULL, "/dev"}, {"--tmpfs", NULL, "/tmp"},
+    {"--ro-bind-try", "/sys", "/sys"}, {NULL, NULL, NULL},
+};
+
+/* The network namespace is unshared in both (--unshare-all includes it); the
+ * host's sysfs still names the host's network devices in /sys/class/net.
+ * nonet hides that too, and spells its namespaces out so a bwrap whose
+ * --unshare-all meant less could not share the network unnoticed. */
+static const bwrap_mount nonet_mounts[] = {
+    {"--proc", NULL, "/proc"},           {"--dev", NULL, "/dev"},
+    {"--tmpfs", NULL, "/tmp"},           {"--ro-bind-try", "/sys", "/sys"},
+    {"--tmpfs", NULL, "/sys/class/net"}, {NULL, NULL, NULL},
+};
+
+enum { BWRAP_DEFAULT, BWRAP_NONET };
+static const bwrap_variant variants[] = {
+    [BWRAP_DEFAULT] = {(const char *const[]){"--unshare-all", NULL}, base_mounts},
+    [BWRAP_NONET] = {(const char *const[]){"--unshare-user-try", "--unshare-ipc", "--unshare-pid",
+                                           "--unshare-net", "--unshare-uts", "--unshare-cgroup-try",
+                                           NULL},
+                     nonet_mounts},
+};
+
 typedef struct bwrap_state {
+	const bwrap_variant *v;
 	isotier_spec_copy spec;
 	isotier_root_entry *entries;
 	size_t n_entries;
@@ -49,7 +90,8 @@ static void bwrap_destroy(void *p)
 	free(s);
 }
 
-static int bwrap_provision(void **out, const isotier_backend_spec *spec, isotier_error *err)
+static int variant_provision(void **out, const bwrap_variant *v, const isotier_backend_spec *spec,
+                             isotier_error *err)
 {
 	*out = NULL;
 	char why[256];
@@ -58,6 +100,7 @@ static int bwrap_provision(void **out, const isotier_backend_spec *spec, isotier
 	bwrap_state *s = calloc(1, sizeof *s);
 	if (!s)
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "bwrap: out of memory");
+	s->v = v;
 	int rc = isotier_spec_copy_init(&s->spec, spec, err);
 	if (!rc && !s->spec.minimal_root)
 		rc = isotier_root_entries(&s->entries, &s->n_entries,
@@ -80,7 +123,8 @@ static int bwrap_exec(void *p, const isotier_exec_request *req, int *exit_status
 	cleanup_argv isotier_argv a = {0};
 	const char *base = s->spec.rootfs ? s->spec.rootfs : "";
 	isotier_argv_push(&a, "bwrap");
-	isotier_argv_push(&a, "--unshare-all");
+	for (size_t i = 0; s->v->unshare[i]; i++)
+		isotier_argv_push(&a, s->v->unshare[i]);
 	isotier_argv_push(&a, "--die-with-parent");
 	isotier_argv_push(&a, "--new-session");
 	isotier_argv_push(&a, "--clearenv");
@@ -102,15 +146,12 @@ static int bwrap_exec(void *p, const isotier_exec_request *req, int *exit_status
 			isotier_argv_pushf(&a, "/%s", e->name);
 		}
 	}
-	isotier_argv_push(&a, "--proc");
-	isotier_argv_push(&a, "/proc");
-	isotier_argv_push(&a, "--dev");
-	isotier_argv_push(&a, "/dev");
-	isotier_argv_push(&a, "--tmpfs");
-	isotier_argv_push(&a, "/tmp");
-	isotier_argv_push(&a, "--ro-bind-try");
-	isotier_argv_push(&a, "/sys");
-	isotier_argv_push(&a, "/sys");
+	for (const bwrap_mount *m = s->v->mounts; m->flag; m++) {
+		isotier_argv_push(&a, m->flag);
+		if (m->source)
+			isotier_argv_push(&a, m->source);
+		isotier_argv_push(&a, m->dest);
+	}
 	if (s->spec.probe_path) {
 		isotier_argv_push(&a, "--ro-bind");
 		isotier_argv_push(&a, s->spec.probe_path);
@@ -142,13 +183,27 @@ static int bwrap_exec(void *p, const isotier_exec_request *req, int *exit_status
 	return 0;
 }
 
-const isotier_backend isotier_backend_bwrap = {
-    .version = ISOTIER_BACKEND_VERSION,
-    .name = "bwrap",
-    .catalogue_id = "bubblewrap",
-    .description = "bubblewrap: all namespaces unshared, read-only root view (CONTAINER)",
-    .available = bwrap_available,
-    .provision = bwrap_provision,
-    .exec = bwrap_exec,
-    .destroy = bwrap_destroy,
-};
+/* One descriptor per variant row: provision() learns its row from here. */
+#define BWRAP_BACKEND(sym, label, row, claim, shares, text)                                        \
+	static int sym##_provision(void **out, const isotier_backend_spec *spec,                   \
+	                           isotier_error *err)                                             \
+	{                                                                                          \
+		return variant_provision(out, &variants[row], spec, err);                          \
+	}                                                                                          \
+	const isotier_backend isotier_backend_##sym = {                                            \
+	    .version = ISOTIER_BACKEND_VERSION,                                                    \
+	    .catalogue_id = claim,                                                                 \
+	    .shares_claim_with = shares,                                                           \
+	    .name = label,                                                                         \
+	    .description = text,                                                                   \
+	    .available = bwrap_available,                                                          \
+	    .provision = sym##_provision,                                                          \
+	    .exec = bwrap_exec,                                                                    \
+	    .destroy = bwrap_destroy,                                                              \
+	};
+
+BWRAP_BACKEND(bwrap, "bwrap", BWRAP_DEFAULT, "bubblewrap", NULL,
+              "bubblewrap: all namespaces unshared, read-only root view (CONTAINER)")
+BWRAP_BACKEND(bwrap_nonet, "bwrap-nonet", BWRAP_NONET, "bubblewrap", "bwrap",
+              "bubblewrap: each namespace unshared by name, the network included, and the "
+              "host's network devices hidden from /sys (CONTAINER)")

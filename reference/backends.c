@@ -10,6 +10,7 @@
  */
 #define ISOTIER_BACKENDS(X)                                                                       \
 	X(bwrap)                                                                                   \
+	X(bwrap_nonet)                                                                             \
 	X(runc)                                                                                    \
 	X(runsc)                                                                                   \
 	X(qemu_microvm)                                                                            \
@@ -91,4 +92,52 @@ const isotier_backend *isotier_backend_for_claim(const char *catalogue_id)
 			return registry[i];
 	}
 	return NULL;
+}
+
+int isotier_backend_list_check(const isotier_backend *const *list, size_t n, char *why,
+                               size_t why_len)
+{
+	for (size_t i = 0; i < n; i++) {
+		const isotier_backend *b = list[i];
+		int rc = isotier_backend_check(b, why, why_len);
+		if (rc)
+			return rc;
+		for (size_t j = 0; j < i; j++) {
+			const isotier_backend *a = list[j];
+			if (!strcmp(a->name, b->name)) {
+				snprintf(why, why_len, "backend %s: listed twice", b->name);
+				return ISOTIER_EINVAL;
+			}
+			if (!a->catalogue_id || !b->catalogue_id ||
+			    strcmp(a->catalogue_id, b->catalogue_id))
+				continue;
+			if (!b->shares_claim_with) { /* checked below when it is set */
+				snprintf(why, why_len,
+				         "backend %s: catalogue entry %s is %s's claim already (a variant "
+				         "sharing it says so: shares_claim_with)",
+				         b->name, b->catalogue_id, a->name);
+				return ISOTIER_EINVAL;
+			}
+		}
+		if (b->shares_claim_with) {
+			const isotier_backend *owner = NULL;
+			for (size_t k = 0; k < i; k++)
+				if (!strcmp(list[k]->name, b->shares_claim_with))
+					owner = list[k];
+			if (!owner || !owner->catalogue_id || !b->catalogue_id ||
+			    strcmp(owner->catalogue_id, b->catalogue_id)) {
+				snprintf(why, why_len,
+				         "backend %s: shares_claim_with %s, which is not a backend "
+				         "before it with the same catalogue entry",
+				         b->name, b->shares_claim_with);
+				return ISOTIER_EINVAL;
+			}
+		}
+	}
+	return 0;
+}
+
+int isotier_backend_registry_check(char *why, size_t why_len)
+{
+	return isotier_backend_list_check(registry, isotier_backend_count(), why, why_len);
 }

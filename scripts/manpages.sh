@@ -17,7 +17,7 @@ see=("isotier(1)")
 while IFS=$'\t' read -r cmd _; do see+=("isotier-$cmd(1)"); done <<<"$commands"
 [ -x "$probe" ] && see+=("isotier-probe(1)")
 [ -z "$header" ] || see+=("libisotier(3)")
-page() { # page NAME SECTION SUMMARY TEXT
+page() { # page NAME SECTION SUMMARY TEXT [HEADING TEXT]...: more sections after DESCRIPTION
   local name=$1 sect=$2 summary=$3 others=()
   for s in "${see[@]}"; do [ "$s" = "$name($sect)" ] || others+=("$s"); done
   {
@@ -25,12 +25,35 @@ page() { # page NAME SECTION SUMMARY TEXT
     printf '.SH NAME\n%s \\- %s\n' "$name" "$(roff_body <<<"$summary")"
     printf '.SH DESCRIPTION\n.nf\n'
     roff_body <<<"$4"
-    printf '.fi\n.SH SEE ALSO\n%s\n' "$(IFS=,; sed 's/,/, /g' <<<"${others[*]}")"
+    printf '.fi\n'
+    shift 4
+    while [ $# -ge 2 ]; do
+      printf '.SH %s\n.nf\n' "$1"
+      roff_body <<<"$2"
+      printf '.fi\n'
+      shift 2
+    done
+    printf '.SH SEE ALSO\n%s\n' "$(IFS=,; sed 's/,/, /g' <<<"${others[*]}")"
   } >"$dir/man$sect/$name.$sect"
 }
 page isotier 1 "sandbox isolation tiers as checkable claims" "$top"
+# The extension points' tables, as the program holds them: report formats, backends.
+extra() {
+  case $1 in
+    report) printf '%s\n%s\n' FORMATS "$("$bin" report --list-formats |
+      awk -F'\t' '{ printf "%-6s %-5s %s\n", $1, $2, $3 }')" ;;
+    backends) printf '%s\n%s\n' BACKENDS "$("$bin" backends --names |
+      awk -F'\t' '{ printf "%-13s %-6s %s\n", $1, $2, $3 }')" ;;
+  esac
+}
 while IFS=$'\t' read -r cmd summary; do
-  page "isotier-$cmd" 1 "$summary" "$("$bin" "$cmd" --help 2>&1)"
+  mapfile -t more < <(extra "$cmd")
+  if [ "${#more[@]}" -gt 1 ]; then
+    page "isotier-$cmd" 1 "$summary" "$("$bin" "$cmd" --help 2>&1)" "${more[0]}" \
+      "$(printf '%s\n' "${more[@]:1}")"
+  else
+    page "isotier-$cmd" 1 "$summary" "$("$bin" "$cmd" --help 2>&1)"
+  fi
 done <<<"$commands"
 [ -x "$probe" ] && page isotier-probe 1 "report the isolation tier around the running process" \
   "$("$probe" --help 2>&1 || true)"

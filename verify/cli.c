@@ -11,7 +11,6 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sqlite3.h>
 #include <unistd.h>
 
 const char *cli_default_catalogue(void)
@@ -28,6 +27,16 @@ void cli_error(const char *fmt, ...)
 	va_end(ap);
 	/* A context whose detail was empty ("x: " + ""): never end an error in
 	 * ": " with nothing after it, nor say ": : ". */
+	/* A history URI's password never reaches the terminal, whichever
+	 * message names the URI (history.h). */
+	if (strstr(buf, "://")) {
+		char shown[sizeof buf];
+		for (char *u = strstr(buf, "postgres"); u; u = strstr(u + 1, "postgres"))
+			if (isotier_history_is_uri(u)) {
+				isotier_history_display(u, shown, sizeof shown);
+				snprintf(u, sizeof buf - (size_t)(u - buf), "%s", shown);
+			}
+	}
 	for (char *p; (p = strstr(buf, ": : ")) != NULL;)
 		memmove(p, p + 2, strlen(p + 2) + 1);
 	size_t n = strlen(buf);
@@ -47,7 +56,7 @@ int cli_fail(const isotier_error *err)
 	case ISOTIER_EUNAVAILABLE: return EXIT_UNAVAIL;
 	case ISOTIER_ECONFIG: return EXIT_CONFIG;
 	case ISOTIER_EBUSY: return EXIT_TEMPFAIL;
-	case ISOTIER_EDB: return (err->db_code & 0xff) == SQLITE_NOTADB ? EXIT_DATAERR : EXIT_IOERR;
+	case ISOTIER_EDB: return (err->db_code & 0xff) == ISOTIER_DB_NOTADB ? EXIT_DATAERR : EXIT_IOERR;
 	case ISOTIER_EIO: return EXIT_IOERR;
 	case ISOTIER_EINTR: return EXIT_INTERRUPTED;
 	case ISOTIER_ENOTFOUND: return err->sys_errno == ENOENT ? EXIT_NOINPUT : EXIT_DATAERR;
@@ -60,6 +69,8 @@ const char *cli_db_why(const char *path)
 	/* SQLite says "unable to open database file" for every cause; the
 	 * operator needs the cause: the file or its directory (journal, WAL)
 	 * not writable, and why. */
+	if (isotier_history_is_uri(path))
+		return ""; /* a server's history: libpq's message says why */
 	static __thread char why[PATH_MAX + 96];
 	char dir[PATH_MAX];
 	snprintf(dir, sizeof dir, "%s", path);
@@ -84,6 +95,8 @@ const char *cli_db_why(const char *path)
 int cli_check_db(const char *opt, const char *path)
 {
 	isotier_error err = {0};
+	if (isotier_history_is_uri(path))
+		return EXIT_OK; /* libpq parses it when the history is opened */
 	if (isotier_history_check_file(path, &err) == 0)
 		return EXIT_OK;
 	if (err.code == ISOTIER_EIO && err.sys_errno)
@@ -189,8 +202,9 @@ static int render_and_close(FILE *f, const char *name, bool sync, cli_output_fn 
 		setvbuf(f, buf, _IOFBF, 1 << 20);
 	int rc = EXIT_OK;
 	errno = 0;
-	if (write(f, ctx) < 0) {
-		cli_error("write %s: out of memory", name);
+	int written = write(f, ctx);
+	if (written < 0) {
+		cli_error("write %s: %s", name, isotier_strerror(written));
 		rc = EXIT_SOFTWARE;
 	} else if (fflush(f) != 0 || ferror(f)) {
 		cli_error("write %s: %s", name, strerror(errno ? errno : EIO));
@@ -205,6 +219,25 @@ static int render_and_close(FILE *f, const char *name, bool sync, cli_output_fn 
 	}
 	free(buf);
 	return rc;
+}
+
+int cli_write_stream(FILE *f, const char *name, cli_output_fn write, const void *ctx)
+{
+	static char buf[1 << 20]; /* standard output's, set before its first byte */
+	if (f == stdout)
+		setvbuf(f, buf, _IOFBF, sizeof buf);
+	errno = 0;
+	int written = write(f, ctx);
+	if (written < 0) {
+		fflush(f);
+		cli_error("write %s: %s", name, isotier_strerror(written));
+		return EXIT_SOFTWARE;
+	}
+	if (fflush(f) != 0 || ferror(f)) {
+		cli_error("write %s: %s", name, strerror(errno ? errno : EIO));
+		return EXIT_IOERR;
+	}
+	return EXIT_OK;
 }
 
 /* A FIFO reader gets this long to open its end; then the write is refused

@@ -78,6 +78,10 @@ const char *cli_default_catalogue(void);
 typedef int (*cli_output_fn)(FILE *f, const void *ctx);
 int cli_write_output(const char *opt, const char *path, const char *db_path, cli_output_fn write,
                      const void *ctx);
+/* The same into an open stream (standard output), named name in errors:
+ * 70 when write() failed (nothing claims success over half a document), 74
+ * when a write or the flush did, else 0. The stream stays open. */
+int cli_write_stream(FILE *f, const char *name, cli_output_fn write, const void *ctx);
 
 /* The choice closest to word (a typo, a transposition, a unique prefix), or
  * NULL when none is close: for "did you mean". */

@@ -9,27 +9,66 @@
  *                  "field": "sources[1].retrieved" (or ""), "message": TEXT}...]}
  */
 #include "cli.h"
+#include "cli_options.h"
 #include "../reference/isotier_tool.h"
 
 #include <cjson/cJSON.h>
-#include <getopt.h>
 #include <limits.h>
 #include <string.h>
 
+static const char *max_age_default(void)
+{
+	static char text[16];
+	snprintf(text, sizeof text, "%d", ISOTIER_DEFAULT_MAX_SOURCE_AGE_DAYS);
+	return text;
+}
+
+static const struct cli_option options[] = {
+    {"catalogue", 'c', CLI_TEXT, "DIR", NULL, 0, 0, "provider directory (default: {})",
+     cli_default_catalogue_text, false},
+    {"max-age", 'm', CLI_NUMBER, "DAYS", NULL, 1, 36500,
+     "maximum source age (default: {}, the runbook's cadence)", max_age_default, false},
+    {"json", 'j', CLI_FLAG, NULL, NULL, 0, 0,
+     "machine-readable report on stdout: {catalogue, today,\n"
+     "max_age_days, providers, errors, warnings, ok,\n"
+     "findings[{severity, file, field, message}]}",
+     NULL, false},
+    {"today", 't', CLI_TEXT, "DATE", NULL, 0, 0, "the date to judge against (default: today, UTC)",
+     NULL, false},
+    {NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, false},
+};
+
+static const struct cli_spec spec = {
+    .name = "catalogue check",
+    .synopsis = "usage: isotier catalogue check [--catalogue DIR] [--max-age DAYS] [--json]\n"
+                "                               [--today YYYY-MM-DD]",
+    .about = "Validates every provider file against catalogue/FORMAT.md. Exit 0 when valid\n"
+             "(warnings are printed), 65 listing every problem with file and field.",
+    .options = options,
+};
+
 static void usage(FILE *f)
 {
-	fprintf(f,
-	        "usage: isotier catalogue check [--catalogue DIR] [--max-age DAYS] [--json]\n"
-	        "                               [--today YYYY-MM-DD]\n\n"
-	        "Validates every provider file against catalogue/FORMAT.md. Exit 0 when valid\n"
-	        "(warnings are printed), 65 listing every problem with file and field.\n"
-	        "  --catalogue DIR  provider directory (default: %s)\n"
-	        "  --max-age DAYS   maximum source age (default: %d, the runbook's cadence)\n"
-	        "  --json           machine-readable report on stdout: {catalogue, today,\n"
-	        "                   max_age_days, providers, errors, warnings, ok,\n"
-	        "                   findings[{severity, file, field, message}]}\n"
-	        "  --today DATE     the date to judge against (default: today, UTC)\n",
-	        cli_default_catalogue(), ISOTIER_DEFAULT_MAX_SOURCE_AGE_DAYS);
+	cli_usage(&spec, f);
+}
+
+struct check_args {
+	const char *dir, *today;
+	int max_age;
+	bool json;
+};
+
+static int on_option(void *ctx, int key, const char *value, int number)
+{
+	struct check_args *a = ctx;
+	switch (key) {
+	case 'c': a->dir = value; break;
+	case 'm': a->max_age = number; break;
+	case 'j': a->json = true; break;
+	case 't': a->today = value; break;
+	default: return EXIT_SOFTWARE;
+	}
+	return 0;
 }
 
 static int print_json(const char *dir, const char *today, int max_age, size_t n_providers,
@@ -94,38 +133,14 @@ static void print_text(const char *dir, size_t n_providers, const isotier_findin
 
 static int catalogue_check(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"catalogue", required_argument, NULL, 'c'},
-	    {"max-age", required_argument, NULL, 'm'},
-	    {"json", no_argument, NULL, 'j'},
-	    {"today", required_argument, NULL, 't'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	const char *dir = cli_default_catalogue(), *today = NULL;
-	int max_age = ISOTIER_DEFAULT_MAX_SOURCE_AGE_DAYS;
-	bool json = false;
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'c': dir = optarg; break;
-		case 'm':
-			if (cli_parse_int("--max-age", optarg, 1, 36500, &max_age) < 0)
-				return EXIT_USAGE;
-			break;
-		case 'j': json = true; break;
-		case 't': today = optarg; break;
-		case 'h': usage(stdout); return EXIT_OK;
-		case ':': cli_error("catalogue check: %s needs a value", argv[optind - 1]); return EXIT_USAGE;
-		default: return cli_unknown_option("catalogue check", argv[optind - 1], opts, usage);
-		}
-	}
-	if (optind != argc) {
-		cli_error("catalogue check: unexpected argument '%s'", argv[optind]);
-		return EXIT_USAGE;
-	}
+	struct check_args a = {.dir = cli_default_catalogue(),
+	                       .max_age = ISOTIER_DEFAULT_MAX_SOURCE_AGE_DAYS};
+	int prc = cli_parse(&spec, argc, argv, on_option, &a, NULL);
+	if (prc)
+		return prc == CLI_HELP_SHOWN ? EXIT_OK : prc;
+	const char *dir = a.dir, *today = a.today;
+	int max_age = a.max_age;
+	bool json = a.json;
 	char now[16];
 	long days;
 	if (today && isotier_date_days(&days, today) < 0) {
@@ -144,6 +159,14 @@ static int catalogue_check(int argc, char **argv)
 		return cli_fail(&err);
 	}
 	isotier_catalogue_validate(cat, today, max_age, &findings);
+	/* The backends this build drives link entries one way: two linking one
+	 * entry without saying they share it would have the second's claim
+	 * silently resolved as the first's (test_backends holds the registry to
+	 * it; this says so to whoever checks a catalogue with this build). */
+	char why[512];
+	if (isotier_backend_registry_check(why, sizeof why) < 0)
+		isotier_findings_add(&findings, ISOTIER_FINDING_ERROR, "reference/backends.c", "",
+		                     "%s", why);
 	size_t n = cat->n_providers;
 	/* A wrong --catalogue (or an emptied one) must not pass as "valid". */
 	if (n == 0 && findings.n_errors == 0)

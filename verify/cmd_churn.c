@@ -30,36 +30,55 @@
  *   continues across them and the exit is 0 unless no revision was readable.
  */
 #include "cli.h"
+#include "cli_options.h"
 #include "churn_report.h"
 
-#include <getopt.h>
 #include <string.h>
+
+static const struct cli_option options[] = {
+    {"since", 's', CLI_TEXT, "REF", NULL, 0, 0, "older revision: tag, branch or commit id", NULL,
+     false},
+    {"until", 'u', CLI_TEXT, "REF", NULL, 0, 0,
+     "newer revision (default HEAD); CHURN.md is read from it", NULL, false},
+    {"worktree", 'W', CLI_FLAG, NULL, NULL, 0, 0,
+     "the working tree's catalogue and CHURN.md instead of --until\n"
+     "(a pre-commit check; --since defaults to HEAD)",
+     NULL, false},
+    {"repo", 'r', CLI_TEXT, "PATH", NULL, 0, 0,
+     "repository (default: discovered from the working directory)", NULL, false},
+    {"json", 'J', CLI_FLAG, NULL, NULL, 0, 0, "machine-readable report on stdout", NULL, false},
+    {"junit", 'j', CLI_TEXT, "FILE", NULL, 0, 0,
+     "JUnit XML, one testcase per change (and per release check)", NULL, false},
+    {"tag", 't', CLI_TEXT, "TAG", NULL, 0, 0,
+     "release-check: the release tag vMAJOR.MINOR.PATCH (default:\n"
+     "the one v* tag at HEAD); the previous release is the highest\n"
+     "lower v* tag",
+     NULL, false},
+    {"unreleased", 'U', CLI_FLAG, NULL, NULL, 0, 0,
+     "release-check: HEAD against the newest release tag, with\n"
+     "CHANGELOG.md's [Unreleased] section",
+     NULL, false},
+    {NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, false},
+};
+
+static const struct cli_spec spec = {
+    .name = "churn",
+    .synopsis =
+        "usage: isotier churn --since REF [--until REF | --worktree] [--repo PATH] [--json]\n"
+        "                     [--junit FILE]\n"
+        "       isotier churn log [--since REF] [--until REF] [--repo PATH] [--json]\n"
+        "       isotier churn release-check [--tag TAG | --unreleased] [--repo PATH]\n"
+        "                                   [--json] [--junit FILE]",
+    .about = "Reads catalogue/providers/*.json from git history (libgit2, no checkout).",
+    .options = options,
+    .epilogue = "Exit: 0 ok, 1 unlogged churn or changelog gap, 64 usage, 65 bad ref or data\n"
+                "(`churn log` warns about an unreadable revision and goes on; 65 only when\n"
+                "none is readable).",
+};
 
 static void usage(FILE *f)
 {
-	fputs(
-	    "usage: isotier churn --since REF [--until REF | --worktree] [--repo PATH] [--json]\n"
-	    "                     [--junit FILE]\n"
-	    "       isotier churn log [--since REF] [--until REF] [--repo PATH] [--json]\n"
-	    "       isotier churn release-check [--tag TAG | --unreleased] [--repo PATH]\n"
-	    "                                   [--json] [--junit FILE]\n\n"
-	    "Reads catalogue/providers/*.json from git history (libgit2, no checkout).\n"
-	    "  --since REF     older revision: tag, branch or commit id\n"
-	    "  --until REF     newer revision (default HEAD); CHURN.md is read from it\n"
-	    "  --worktree      the working tree's catalogue and CHURN.md instead of --until\n"
-	    "                  (a pre-commit check; --since defaults to HEAD)\n"
-	    "  --repo PATH     repository (default: discovered from the working directory)\n"
-	    "  --json          machine-readable report on stdout\n"
-	    "  --junit FILE    JUnit XML, one testcase per change (and per release check)\n"
-	    "  --tag TAG       release-check: the release tag vMAJOR.MINOR.PATCH (default:\n"
-	    "                  the one v* tag at HEAD); the previous release is the highest\n"
-	    "                  lower v* tag\n"
-	    "  --unreleased    release-check: HEAD against the newest release tag, with\n"
-	    "                  CHANGELOG.md's [Unreleased] section\n"
-	    "Exit: 0 ok, 1 unlogged churn or changelog gap, 64 usage, 65 bad ref or data\n"
-	    "(`churn log` warns about an unreadable revision and goes on; 65 only when\n"
-	    "none is readable).\n",
-	    f);
+	cli_usage(&spec, f);
 }
 
 struct opts {
@@ -67,45 +86,31 @@ struct opts {
 	bool json, unreleased, worktree;
 };
 
+static int on_option(void *ctx, int key, const char *value, int number)
+{
+	struct opts *o = ctx;
+	(void)number;
+	switch (key) {
+	case 's': o->since = value; break;
+	case 'u': o->until = value; break;
+	case 'r': o->repo = value; break;
+	case 'j': o->junit = value; break;
+	case 't': o->tag = value; break;
+	case 'J': o->json = true; break;
+	case 'U': o->unreleased = true; break;
+	case 'W': o->worktree = true; break;
+	default: return EXIT_SOFTWARE;
+	}
+	return 0;
+}
+
 static int parse_opts(struct opts *o, int argc, char **argv, bool release)
 {
-	static const struct option longopts[] = {
-	    {"since", required_argument, NULL, 's'},
-	    {"until", required_argument, NULL, 'u'},
-	    {"repo", required_argument, NULL, 'r'},
-	    {"junit", required_argument, NULL, 'j'},
-	    {"tag", required_argument, NULL, 't'},
-	    {"json", no_argument, NULL, 'J'},
-	    {"unreleased", no_argument, NULL, 'U'},
-	    {"worktree", no_argument, NULL, 'W'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	memset(o, 0, sizeof *o);
 	o->until = "HEAD";
-	optind = 1;
-	opterr = 0;
-	int c;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 's': o->since = optarg; break;
-		case 'u': o->until = optarg; break;
-		case 'r': o->repo = optarg; break;
-		case 'j': o->junit = optarg; break;
-		case 't': o->tag = optarg; break;
-		case 'J': o->json = true; break;
-		case 'U': o->unreleased = true; break;
-		case 'W': o->worktree = true; break;
-		case 'h': usage(stdout); return EXIT_OK;
-		case ':': cli_error("churn: %s needs a value", argv[optind - 1]); return EXIT_USAGE;
-		default:
-			return cli_unknown_option("churn", argv[optind - 1], longopts, usage);
-		}
-	}
-	if (optind < argc) {
-		cli_error("churn: unexpected argument '%s'", argv[optind]);
-		return EXIT_USAGE;
-	}
+	int rc = cli_parse(&spec, argc, argv, on_option, o, NULL);
+	if (rc)
+		return rc == CLI_HELP_SHOWN ? EXIT_OK : rc;
 	if (!release && (o->tag || o->unreleased)) {
 		cli_error("churn: --tag and --unreleased belong to `churn release-check`");
 		return EXIT_USAGE;

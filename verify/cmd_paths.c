@@ -3,28 +3,37 @@
  * operator can tell an installed isotier from a checkout's before trusting
  * what it says. */
 #include "cli.h"
+#include "cli_options.h"
 #include "../reference/isotier_tool.h"
 
-#include <getopt.h>
 #include <limits.h>
 #include <string.h>
 #include <unistd.h>
 
-static void usage(FILE *f)
+static const struct cli_option options[] = {
+    {NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, false},
+};
+
+static const struct cli_spec spec = {
+    .name = "paths",
+    .synopsis = "usage: isotier paths",
+    .about = "Prints the files and directories this isotier uses when no option names\n"
+             "them: the catalogue, the probe, the qemu backends' guest init and kernels,\n"
+             "the JSON schemas and the history database, each with where it came from\n"
+             "(an environment variable, the installed prefix, or the build tree it runs\n"
+             "from) and whether it is there. An installed isotier never reads its build\n"
+             "tree nor the current directory.",
+    .options = options,
+    .epilogue = "Environment: ISOTIER_CATALOGUE, ISOTIER_PROBE, ISOTIER_GUEST_DIR,\n"
+                "ISOTIER_GUEST_INIT, ISOTIER_GUEST_ARM64_DIR, ISOTIER_GUEST_INIT_AARCH64,\n"
+                "ISOTIER_DB override the defaults.\n\n"
+                "Exit status: 0 printed (a missing file is reported, not an error); 64 usage.",
+};
+
+static int no_option(void *ctx, int key, const char *value, int number)
 {
-	fputs("usage: isotier paths\n\n"
-	      "Prints the files and directories this isotier uses when no option names\n"
-	      "them: the catalogue, the probe, the qemu backends' guest init and kernels,\n"
-	      "the JSON schemas and the history database, each with where it came from\n"
-	      "(an environment variable, the installed prefix, or the build tree it runs\n"
-	      "from) and whether it is there. An installed isotier never reads its build\n"
-	      "tree nor the current directory.\n\n"
-	      "  --help   this text\n\n"
-	      "Environment: ISOTIER_CATALOGUE, ISOTIER_PROBE, ISOTIER_GUEST_DIR,\n"
-	      "ISOTIER_GUEST_INIT, ISOTIER_GUEST_ARM64_DIR, ISOTIER_GUEST_INIT_AARCH64,\n"
-	      "ISOTIER_DB override the defaults.\n\n"
-	      "Exit status: 0 printed (a missing file is reported, not an error); 64 usage.\n",
-	      f);
+	(void)ctx, (void)key, (void)value, (void)number;
+	return EXIT_SOFTWARE; /* the table has none */
 }
 
 /* One line: what, the path, where it came from, whether it is there. */
@@ -40,23 +49,9 @@ static void line(const char *what, const char *path, const char *env, const char
 
 static int paths_main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'h': usage(stdout); return EXIT_OK;
-		default: return cli_unknown_option("paths", argv[optind - 1], longopts, usage);
-		}
-	}
-	if (optind < argc) {
-		cli_error("paths: unexpected argument '%s'", argv[optind]);
-		return EXIT_USAGE;
-	}
+	int rc = cli_parse(&spec, argc, argv, no_option, NULL, NULL);
+	if (rc)
+		return rc == CLI_HELP_SHOWN ? EXIT_OK : rc;
 	char prefix[PATH_MAX], exe[PATH_MAX], buf[PATH_MAX], init[PATH_MAX];
 	bool installed = isotier_install_prefix(prefix, sizeof prefix) == 0;
 	const char *origin = installed ? "installed" : "build tree";
@@ -77,7 +72,19 @@ static int paths_main(int argc, char **argv)
 	line("guest init aarch64", init, "ISOTIER_GUEST_INIT_AARCH64", origin);
 	isotier_default_data_path(buf, sizeof buf, "share/isotier/schemas", "catalogue");
 	line("schemas", buf, NULL, origin);
-	line("history", isotier_default_db_path(), "ISOTIER_DB", "default");
+	line("attestation roots", attest_default_roots_dir(), "ISOTIER_ATTEST_ROOTS", origin);
+	const char *db = isotier_default_db_path();
+	if (isotier_history_is_uri(db)) {
+		/* A server's history: shown with its password redacted, and
+		 * not a file to look for. */
+		char shown[512];
+		isotier_history_display(db, shown, sizeof shown);
+		printf("%-18s ", "history");
+		isotier_fputs_sanitized(stdout, shown);
+		printf("  ($ISOTIER_DB, a PostgreSQL URI)\n");
+	} else {
+		line("history", db, "ISOTIER_DB", "default");
+	}
 	return EXIT_OK;
 }
 

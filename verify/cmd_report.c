@@ -1,83 +1,156 @@
 /*
  * cmd_report.c - `isotier report`: the history database (read-only) and the
- * catalogue rendered for auditors (HTML), machines (JSON), CI (JUnit XML) and
- * pull requests (Markdown). Reproducible: no clock is read; the report's date
- * is the newest stored timestamp unless --today says otherwise.
+ * catalogue rendered in every format of report_format.c's table.
+ * Reproducible: no clock is read; the report's date is the newest stored
+ * timestamp unless --today says otherwise.
  */
 #include "../reference/isotier_tool.h"
 #include "cli.h"
-#include "report_model.h"
+#include "cli_options.h"
+#include "report_format.h"
 
 #include <errno.h>
-#include <getopt.h>
 #include <string.h>
 #include <unistd.h>
 
-static void usage(FILE *f)
+static const char *max_age_default(void)
 {
-	fprintf(
-	    f,
-	    "usage: isotier report [--db PATH] --format html|json|junit|md|text [--out FILE]\n"
-	    "                      [--since DATE] [--catalogue DIR | --no-catalogue]\n"
-	    "                      [--today YYYY-MM-DD] [--max-age DAYS] [--reverify-days DAYS]\n"
-	    "                      [--backend NAME]...\n\n"
-	    "Renders the stored history (all of it, or since DATE: YYYY-MM-DD or\n"
-	    "YYYY-MM-DDTHH:MM:SSZ) with the catalogue's claims and sources: the tier matrix,\n"
-	    "sources and their latest checks, the evidence behind observations, refusals, and\n"
-	    "what is stale or overdue. The database is opened read-only.\n\n"
-	    "  --db PATH            history database (default $ISOTIER_DB, else %s)\n"
-	    "  --format FMT         html (auditors), json (runbook/report.schema.json),\n"
-	    "                       junit (CI), md (pull requests), text (a terminal, a log\n"
-	    "                       or a mail: the banner and what needs attention, each\n"
-	    "                       with its remedy and the command that looks closer)\n"
-	    "  --out FILE           write FILE atomically (default: standard output); a FIFO\n"
-	    "                       or device is written in place; a symbolic link is\n"
-	    "                       refused (64), never followed; never the database itself\n"
-	    "  --catalogue DIR      provider catalogue (default %s)\n"
-	    "  --no-catalogue       report the database alone\n"
-	    "  --today DATE         date that ages are measured against (default: the newest\n"
-	    "                       stored timestamp, so regenerating gives the same bytes)\n"
-	    "  --max-age DAYS       oldest a tier's defending source may be (default %d)\n"
-	    "  --reverify-days DAYS longest a local backend may go unverified (default %d);\n"
-	    "                       UNAVAILABLE runs, and INCONCLUSIVE runs of a backend with\n"
-	    "                       a claim, do not count as verified\n"
-	    "  --backend NAME       a backend this job verifies (repeatable): only these can\n"
-	    "                       be overdue, and one never observed is (default: every\n"
-	    "                       backend the history or catalogue names)\n\n"
-	    "Exit status: 0 written (findings are in the report, not the status), 64 usage\n"
-	    "(--out names the database, --today before the newest record), 65 bad catalogue,\n"
-	    "66 no database, 73/74 cannot write, 75 database unreadable.\n",
-	    ISOTIER_DEFAULT_DB, cli_default_catalogue(), ISOTIER_DEFAULT_MAX_SOURCE_AGE_DAYS,
-	    REPORT_REVERIFY_DAYS);
+	static char text[16];
+	snprintf(text, sizeof text, "%d", ISOTIER_DEFAULT_MAX_SOURCE_AGE_DAYS);
+	return text;
 }
 
-typedef int (*writer_fn)(FILE *, const report_model *);
+static const char *reverify_default(void)
+{
+	static char text[16];
+	snprintf(text, sizeof text, "%d", REPORT_REVERIFY_DAYS);
+	return text;
+}
 
-static const struct {
-	const char *name;
-	writer_fn write;
-} formats[] = {
-    {"html", report_write_html},
-    {"json", report_write_json},
-    {"junit", report_write_junit},
-    {"md", report_write_md},
-    {"text", report_write_text},
+/* --format's help: one line per row of the format table. */
+static const char *format_help(void)
+{
+	static char text[2048];
+	size_t used = 0;
+	for (size_t i = 0; i < report_format_count && used < sizeof text; i++) {
+		int n = snprintf(text + used, sizeof text - used, "%s%-5s %s", i ? "\n" : "",
+		                 report_formats[i].name, report_formats[i].audience);
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+	return text;
+}
+
+static int check_format(const char *opt, const char *value)
+{
+	if (report_format_lookup(value))
+		return 0;
+	cli_error("report: %s must be %s", opt, report_format_names());
+	return EXIT_USAGE;
+}
+
+enum { OPT_DB = 'd', OPT_FORMAT = 'f', OPT_OUT = 'o', OPT_SINCE = 's', OPT_CATALOGUE = 'c',
+       OPT_NO_CATALOGUE = 'N', OPT_TODAY = 't', OPT_MAX_AGE = 'a', OPT_REVERIFY = 'r',
+       OPT_BACKEND = 'b', OPT_LIST_FORMATS = 'L', OPT_HOST = 'H' };
+
+static const struct cli_option options[] = {
+    {"db", OPT_DB, CLI_TEXT, "PATH", cli_check_db, 0, 0, "history database (default {})",
+     cli_default_db_text, false},
+    {"format", OPT_FORMAT, CLI_TEXT, "FMT", check_format, 0, 0, "{}", format_help, false},
+    {"list-formats", OPT_LIST_FORMATS, CLI_FLAG, NULL, NULL, 0, 0,
+     "print the formats, one a line: name, file extension and\nmedia type, tab-separated", NULL,
+     false},
+    {"out", OPT_OUT, CLI_TEXT, "FILE", NULL, 0, 0,
+     "write FILE atomically (default: standard output); a FIFO\n"
+     "or device is written in place; a symbolic link is\n"
+     "refused (64), never followed; never the database itself",
+     NULL, false},
+    {"since", OPT_SINCE, CLI_TEXT, "DATE", NULL, 0, 0,
+     "only the history since DATE (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ)", NULL, false},
+    {"catalogue", OPT_CATALOGUE, CLI_TEXT, "DIR", NULL, 0, 0, "provider catalogue (default {})",
+     cli_default_catalogue_text, false},
+    {"no-catalogue", OPT_NO_CATALOGUE, CLI_FLAG, NULL, NULL, 0, 0, "report the database alone",
+     NULL, false},
+    {"today", OPT_TODAY, CLI_TEXT, "DATE", NULL, 0, 0,
+     "date that ages are measured against (default: the newest\n"
+     "stored timestamp, so regenerating gives the same bytes)",
+     NULL, false},
+    {"max-age", OPT_MAX_AGE, CLI_NUMBER, "DAYS", NULL, 1, 36500,
+     "oldest a tier's defending source may be (default {})", max_age_default, false},
+    {"reverify-days", OPT_REVERIFY, CLI_NUMBER, "DAYS", NULL, 1, 36500,
+     "longest a local backend may go unverified (default {});\n"
+     "UNAVAILABLE runs, and INCONCLUSIVE runs of a backend with\n"
+     "a claim, do not count as verified",
+     reverify_default, false},
+    /* A misspelt name would be "verified by this job but never observed": an
+     * alert about a backend that does not exist. */
+    {"host", OPT_HOST, CLI_TEXT, "NAME", NULL, 0, 0,
+     "only observations made on this host (its name or machine\nid; a fleet's shared history: runbook/fleet.md)",
+     NULL, false},
+    {"backend", OPT_BACKEND, CLI_TEXT, "NAME", cli_check_backend, 0, 0,
+     "a backend this job verifies (repeatable): only these can\n"
+     "be overdue, and one never observed is (default: every\n"
+     "backend the history or catalogue names)",
+     NULL, false},
+    {NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, false},
 };
 
-static int write_stream(FILE *f, writer_fn write, const report_model *m, const char *name)
+static const struct cli_spec spec = {
+    .name = "report",
+    .synopsis = "usage: isotier report [--db PATH] --format FMT [--out FILE]\n"
+                "                      [--since DATE] [--catalogue DIR | --no-catalogue]\n"
+                "                      [--today YYYY-MM-DD] [--max-age DAYS] [--reverify-days DAYS]\n"
+                "                      [--backend NAME]...\n"
+                "       isotier report --list-formats",
+    .about = "Renders the stored history (all of it, or since DATE) with the catalogue's\n"
+             "claims and sources: the tier matrix, sources and their latest checks, the\n"
+             "evidence behind observations, refusals, and what is stale or overdue. The\n"
+             "database is opened read-only.",
+    .options = options,
+    .epilogue = "Exit status: 0 written (findings are in the report, not the status), 64 usage\n"
+                "(--out names the database, --today before the newest record), 65 bad catalogue,\n"
+                "66 no database, 70 the writer failed, 73/74 cannot write, 75 database unreadable.",
+};
+
+struct report_args {
+	report_options opts;
+	const char *backends[64];
+	const report_format *format;
+	const char *out;
+	bool no_catalogue, list_formats;
+};
+
+static int on_option(void *ctx, int key, const char *value, int number)
 {
-	static char buf[1 << 20];
-	setvbuf(f, buf, _IOFBF, sizeof buf);
-	write(f, m);
-	if (fflush(f) != 0 || ferror(f)) {
-		cli_error("write %s: %s", name, strerror(errno ? errno : EIO));
-		return EXIT_IOERR;
+	struct report_args *a = ctx;
+	switch (key) {
+	case OPT_DB: a->opts.db_path = value; break;
+	case OPT_BACKEND:
+		if (a->opts.n_backends == sizeof a->backends / sizeof *a->backends) {
+			cli_error("--backend: at most %zu", sizeof a->backends / sizeof *a->backends);
+			return EXIT_USAGE;
+		}
+		a->backends[a->opts.n_backends++] = value;
+		a->opts.backends = a->backends;
+		break;
+	case OPT_FORMAT: a->format = report_format_lookup(value); break;
+	case OPT_LIST_FORMATS: a->list_formats = true; break;
+	case OPT_HOST: a->opts.host = value; break;
+	case OPT_OUT: a->out = value; break;
+	case OPT_SINCE: a->opts.since = value; break;
+	case OPT_CATALOGUE: a->opts.catalogue_dir = value; break;
+	case OPT_NO_CATALOGUE: a->no_catalogue = true; break;
+	case OPT_TODAY: a->opts.today = value; break;
+	case OPT_MAX_AGE: a->opts.max_source_age_days = number; break;
+	case OPT_REVERIFY: a->opts.reverify_days = number; break;
+	default: return EXIT_SOFTWARE;
 	}
-	return EXIT_OK;
+	return 0;
 }
 
 struct render {
-	writer_fn write;
+	report_writer_fn write;
 	const report_model *m;
 };
 
@@ -87,94 +160,32 @@ static int render(FILE *f, const void *ctx)
 	return r->write(f, r->m);
 }
 
+static int list_formats(void)
+{
+	for (size_t i = 0; i < report_format_count; i++)
+		printf("%s\t%s\t%s\n", report_formats[i].name, report_formats[i].extension,
+		       report_formats[i].media_type);
+	return fflush(stdout) == 0 && !ferror(stdout) ? EXIT_OK : EXIT_IOERR;
+}
+
 static int report_main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"db", required_argument, NULL, 'd'},
-	    {"format", required_argument, NULL, 'f'},
-	    {"out", required_argument, NULL, 'o'},
-	    {"since", required_argument, NULL, 's'},
-	    {"catalogue", required_argument, NULL, 'c'},
-	    {"no-catalogue", no_argument, NULL, 'N'},
-	    {"today", required_argument, NULL, 't'},
-	    {"max-age", required_argument, NULL, 'a'},
-	    {"reverify-days", required_argument, NULL, 'r'},
-	    {"backend", required_argument, NULL, 'b'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	report_options opts = {.db_path = isotier_default_db_path()};
-	const char *backends[64];
-	size_t n_backends = 0;
-	const char *format = NULL, *out = NULL;
-	bool no_catalogue = false;
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			if ((c = cli_check_db("--db", optarg)) != EXIT_OK)
-				return c;
-			opts.db_path = optarg;
-			break;
-		case 'b':
-			/* A misspelt name would be "verified by this job but never
-			 * observed": an alert about a backend that does not exist. */
-			if (!isotier_backend_lookup(optarg)) {
-				const char *hint = cli_suggest_backend(optarg);
-				cli_error("--backend: unknown backend '%s'%s%s%s", optarg,
-				          hint ? " (did you mean '" : "", hint ? hint : "",
-				          hint ? "'?)" : "");
-				return EXIT_USAGE;
-			}
-			if (n_backends == sizeof backends / sizeof *backends) {
-				cli_error("--backend: at most %zu", sizeof backends / sizeof *backends);
-				return EXIT_USAGE;
-			}
-			backends[n_backends++] = optarg;
-			opts.backends = backends;
-			opts.n_backends = n_backends;
-			break;
-		case 'f': format = optarg; break;
-		case 'o': out = optarg; break;
-		case 's': opts.since = optarg; break;
-		case 'c': opts.catalogue_dir = optarg; break;
-		case 'N': no_catalogue = true; break;
-		case 't': opts.today = optarg; break;
-		case 'a':
-			if (cli_parse_int("--max-age", optarg, 1, 36500, &opts.max_source_age_days) < 0)
-				return EXIT_USAGE;
-			break;
-		case 'r':
-			if (cli_parse_int("--reverify-days", optarg, 1, 36500, &opts.reverify_days) < 0)
-				return EXIT_USAGE;
-			break;
-		case 'h': usage(stdout); return EXIT_OK;
-		case ':':
-			cli_error("report: %s needs a value", argv[optind - 1]);
-			return EXIT_USAGE;
-		default:
-			return cli_unknown_option("report", argv[optind - 1], longopts, usage);
-		}
-	}
-	if (optind < argc) {
-		cli_error("report: unexpected argument '%s'", argv[optind]);
+	struct report_args a = {.opts = {.db_path = isotier_default_db_path()}};
+	int rc = cli_parse(&spec, argc, argv, on_option, &a, NULL);
+	if (rc)
+		return rc == CLI_HELP_SHOWN ? EXIT_OK : rc;
+	if (a.list_formats)
+		return list_formats();
+	report_options opts = a.opts;
+	if (!a.format) {
+		cli_error("report: --format must be %s", report_format_names());
 		return EXIT_USAGE;
 	}
-	writer_fn write = NULL;
-	for (size_t i = 0; format && i < sizeof formats / sizeof formats[0]; i++)
-		if (!strcmp(format, formats[i].name))
-			write = formats[i].write;
-	if (!write) {
-		cli_error("report: --format must be html, json, junit, md or text");
-		return EXIT_USAGE;
-	}
-	if (no_catalogue && opts.catalogue_dir) {
+	if (a.no_catalogue && opts.catalogue_dir) {
 		cli_error("report: --catalogue and --no-catalogue exclude each other");
 		return EXIT_USAGE;
 	}
-	if (!no_catalogue && !opts.catalogue_dir)
+	if (!a.no_catalogue && !opts.catalogue_dir)
 		opts.catalogue_dir = cli_default_catalogue();
 
 	/* Without --backend every backend is expected, but a remote one without
@@ -193,8 +204,9 @@ static int report_main(int argc, char **argv)
 	}
 	opts.not_configured = nc;
 	opts.not_configured_why = nc_why;
-	opts.all_durations = write == report_write_json;
-	if (access(opts.db_path, F_OK) != 0 && (errno == ENOENT || errno == ENOTDIR)) {
+	opts.all_durations = a.format->all_durations;
+	if (!isotier_history_is_uri(opts.db_path) && access(opts.db_path, F_OK) != 0 &&
+	    (errno == ENOENT || errno == ENOTDIR)) {
 		cli_error("no history database at %s (`isotier verify` creates it)", opts.db_path);
 		return 66; /* EX_NOINPUT, as `isotier history` */
 	}
@@ -202,15 +214,16 @@ static int report_main(int argc, char **argv)
 	report_model *m = NULL;
 	if (report_model_load(&m, &opts, &err) < 0)
 		return cli_fail(&err);
-	int rc = out ? cli_write_output("--out", out, opts.db_path, render,
-	                                &(struct render){write, m})
-	             : write_stream(stdout, write, m, "standard output");
+	rc = a.out ? cli_write_output("--out", a.out, opts.db_path, render,
+	                              &(struct render){a.format->write, m})
+	           : cli_write_stream(stdout, "standard output", render,
+	                              &(struct render){a.format->write, m});
 	report_model_free(m);
 	return rc;
 }
 
 const struct cli_command cli_report = {
     .name = "report",
-    .summary = "render the history as HTML, JSON, JUnit XML or Markdown",
+    .summary = "render the history as HTML, JSON, JUnit XML, Markdown or text",
     .main = report_main,
 };

@@ -1,62 +1,55 @@
 /* cmd_sweep.c - `isotier sweep`: releases what runs that died without seeing
  * it (SIGKILL, power loss) left behind, as every `verify` does first. */
 #include "cli.h"
+#include "cli_options.h"
 #include "leftovers.h"
 
-#include <getopt.h>
 #include <unistd.h>
 
-static void usage(FILE *f)
+static const struct cli_option options[] = {
+    {"db", 'd', CLI_TEXT, "PATH", cli_check_db, 0, 0,
+     "history database (default {});\nnot created when it does not exist", cli_default_db_text,
+     true},
+    {NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, false},
+};
+
+static const struct cli_spec spec = {
+    .name = "sweep",
+    .synopsis = "usage: isotier sweep [--db PATH]",
+    .about = "Releases what runs whose process is gone left behind: each container, image,\n"
+             "OCI container, QEMU process, remote sandbox and temp dir a run creates is\n"
+             "first leased in the host's state directory ($ISOTIER_STATE_DIR/leases; else\n"
+             "/var/lib/isotier/leases for root, $XDG_RUNTIME_DIR/isotier/leases or\n"
+             "~/.local/state/isotier/leases) and the lease dropped once it is released.\n"
+             "A lease whose owner (pid and start time) is gone is swept: what it names is\n"
+             "removed and reported on stderr (and as a leftover_swept audit event in the\n"
+             "history). Runs in the history left 'running' by a process that is gone are\n"
+             "marked interrupted (a run_interrupted audit event; the report alerts on it).\n"
+             "`isotier verify` does the same before it starts.",
+    .options = options,
+    .epilogue = "Exit status: 0 swept (or nothing to sweep); 64 usage; 74 the history could\n"
+                "not be written.",
+};
+
+static int on_option(void *ctx, int key, const char *value, int number)
 {
-	fputs("usage: isotier sweep [--db PATH]\n\n"
-	      "Releases what runs whose process is gone left behind: each container, image,\n"
-	      "OCI container, QEMU process, remote sandbox and temp dir a run creates is\n"
-	      "first leased in the host's state directory ($ISOTIER_STATE_DIR/leases; else\n"
-	      "/var/lib/isotier/leases for root, $XDG_RUNTIME_DIR/isotier/leases or\n"
-	      "~/.local/state/isotier/leases) and the lease dropped once it is released.\n"
-	      "A lease whose owner (pid and start time) is gone is swept: what it names is\n"
-	      "removed and reported on stderr (and as a leftover_swept audit event in the\n"
-	      "history). Runs in the history left 'running' by a process that is gone are\n"
-	      "marked interrupted (a run_interrupted audit event; the report alerts on it).\n"
-	      "`isotier verify` does the same before it starts.\n\n"
-	      "  --db PATH   history database (default $ISOTIER_DB, else " ISOTIER_DEFAULT_DB
-	      ");\n"
-	      "              not created when it does not exist\n"
-	      "  --help      this text\n\n"
-	      "Exit status: 0 swept (or nothing to sweep); 64 usage; 74 the history could\n"
-	      "not be written.\n",
-	      f);
+	(void)number;
+	if (key != 'd')
+		return EXIT_SOFTWARE;
+	*(const char **)ctx = value;
+	return 0;
 }
 
 static int sweep_main(int argc, char **argv)
 {
-	static const struct option longopts[] = {
-	    {"db", required_argument, NULL, 'd'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	const char *db = isotier_default_db_path();
-	int c;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":d:h", longopts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			if ((c = cli_check_db("--db", optarg)) != EXIT_OK)
-				return c;
-			db = optarg;
-			break;
-		case 'h': usage(stdout); return EXIT_OK;
-		default: return cli_unknown_option("sweep", argv[optind - 1], longopts, usage);
-		}
-	}
-	if (optind < argc) {
-		cli_error("sweep: unexpected argument '%s'", argv[optind]);
-		return EXIT_USAGE;
-	}
+	int prc = cli_parse(&spec, argc, argv, on_option, &db, NULL);
+	if (prc)
+		return prc == CLI_HELP_SHOWN ? EXIT_OK : prc;
 	isotier_error err = {0};
 	cleanup_history isotier_history *h = NULL;
-	if (access(db, F_OK) == 0 && isotier_history_open(&h, db, 5000, &err) < 0) {
+	if ((isotier_history_is_uri(db) || access(db, F_OK) == 0) &&
+	    isotier_history_open(&h, db, 5000, &err) < 0) {
 		cli_error("history database %s: %s (leftovers are swept all the same)", db,
 		          err.message);
 		h = NULL;

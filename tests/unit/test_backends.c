@@ -97,6 +97,44 @@ static void ok_destroy(void *state)
 	(void)state;
 }
 
+/* Two backends may not claim one catalogue entry unnoticed: the registry
+ * passes, and a list where a second descriptor links an entry already linked
+ * is refused unless it names the owner it shares the claim with. */
+START_TEST(a_claim_is_shared_only_when_declared)
+{
+	char why[256] = "";
+	ck_assert_msg(isotier_backend_registry_check(why, sizeof why) == 0, "%s", why);
+	const isotier_backend *bwrap = isotier_backend_lookup("bwrap");
+	const isotier_backend *nonet = isotier_backend_lookup("bwrap-nonet");
+	ck_assert(bwrap && nonet);
+	ck_assert_str_eq(nonet->catalogue_id, bwrap->catalogue_id);
+	ck_assert_ptr_eq(isotier_backend_for_claim(bwrap->catalogue_id), bwrap); /* the owner */
+
+	isotier_backend stray = *nonet;
+	stray.shares_claim_with = NULL; /* the same claim, undeclared */
+	const isotier_backend *undeclared[] = {bwrap, &stray};
+	ck_assert_int_eq(isotier_backend_list_check(undeclared, 2, why, sizeof why), ISOTIER_EINVAL);
+	ck_assert_ptr_nonnull(strstr(why, "bubblewrap"));
+	ck_assert_ptr_nonnull(strstr(why, "bwrap's claim already"));
+
+	const isotier_backend *declared[] = {bwrap, nonet};
+	ck_assert_int_eq(isotier_backend_list_check(declared, 2, why, sizeof why), 0);
+	/* The owner must come first, and must hold that claim. */
+	const isotier_backend *reversed[] = {nonet, bwrap};
+	ck_assert_int_eq(isotier_backend_list_check(reversed, 2, why, sizeof why), ISOTIER_EINVAL);
+	stray = *nonet;
+	stray.shares_claim_with = "runc";
+	const isotier_backend *runc = isotier_backend_lookup("runc");
+	const isotier_backend *wrong_owner[] = {bwrap, runc, &stray};
+	ck_assert_int_eq(isotier_backend_list_check(wrong_owner, 3, why, sizeof why), ISOTIER_EINVAL);
+	ck_assert_ptr_nonnull(strstr(why, "shares_claim_with runc"));
+	/* A name twice. */
+	const isotier_backend *twice[] = {bwrap, bwrap};
+	ck_assert_int_eq(isotier_backend_list_check(twice, 2, why, sizeof why), ISOTIER_EINVAL);
+	ck_assert_ptr_nonnull(strstr(why, "listed twice"));
+}
+END_TEST
+
 START_TEST(the_check_refuses_broken_descriptors)
 {
 	static const isotier_backend_setting bad_setting[] = {{.env = "lower-case", .meaning = "x"},
@@ -148,6 +186,7 @@ int main(void)
 	tcase_add_test(tc, every_claim_link_resolves);
 	tcase_add_test(tc, remote_backends_name_their_credential);
 	tcase_add_test(tc, the_check_refuses_broken_descriptors);
+	tcase_add_test(tc, a_claim_is_shared_only_when_declared);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

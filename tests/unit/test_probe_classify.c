@@ -432,16 +432,58 @@ START_TEST(fixtures_name_their_sources)
 }
 END_TEST
 
-/* The row SIGNALS.md must hold for one table entry. */
-static void signal_row(char *out, size_t n, const struct probe_signal_desc *d)
+/* The table's naming ranks: sound as shipped, and every way of getting them
+ * wrong is refused (a rank on an axis that names nothing, two signals with
+ * one rank, an id twice). */
+START_TEST(signal_table_is_checked)
 {
-	snprintf(out, n, "| `%s` | %s | %s | %s | %s | %s | %s |", d->id,
-	         probe_family_name(d->family), probe_axis_name(d->axis), d->weight,
-	         probe_class_name(d->strong), d->origin, d->description);
+	char why[256] = "";
+	ck_assert_msg(probe_signal_table_check(probe_signal_table, probe_signal_table_len, why,
+	                                       sizeof(why)) == 0,
+	              "%s", why);
+	struct probe_signal_desc bad[3];
+	const struct probe_signal_desc *dmi = probe_signal_describe("virt.dmi");
+	const struct probe_signal_desc *acpi = probe_signal_describe("virt.acpi_oem");
+	const struct probe_signal_desc *uname = probe_signal_describe("kernel.uname_release");
+	ck_assert(dmi && acpi && uname);
+	/* Two signals claiming vendor rank 1. */
+	bad[0] = *dmi, bad[1] = *acpi;
+	bad[0].names_vendor = bad[1].names_vendor = 1;
+	bad[0].names_hypervisor = bad[1].names_hypervisor = 0;
+	ck_assert_int_eq(probe_signal_table_check(bad, 2, why, sizeof(why)), -1);
+	ck_assert_ptr_nonnull(strstr(why, "virt.dmi"));
+	/* A precedence on the gvisor axis names no layer. */
+	bad[0] = *uname;
+	bad[0].names_vendor = 1;
+	ck_assert_int_eq(probe_signal_table_check(bad, 1, why, sizeof(why)), -1);
+	ck_assert_ptr_nonnull(strstr(why, "names no layer"));
+	/* A hypervisor rank on the container axis. */
+	bad[0] = *probe_signal_describe("container.cgroup");
+	bad[0].names_vendor = 0, bad[0].names_hypervisor = 10;
+	ck_assert_int_eq(probe_signal_table_check(bad, 1, why, sizeof(why)), -1);
+	ck_assert_ptr_nonnull(strstr(why, "names no layer"));
+	/* One rank on two lists is fine: a vm vendor rank and a container one. */
+	bad[0] = *dmi, bad[1] = *probe_signal_describe("container.cgroup");
+	bad[0].names_vendor = bad[1].names_vendor = 10;
+	bad[0].names_hypervisor = bad[1].names_hypervisor = 0;
+	ck_assert_int_eq(probe_signal_table_check(bad, 2, why, sizeof(why)), 0);
+	/* One id twice. */
+	bad[0] = *dmi, bad[1] = *dmi;
+	bad[0].names_vendor = 1, bad[1].names_vendor = 2;
+	bad[0].names_hypervisor = 1, bad[1].names_hypervisor = 2;
+	ck_assert_int_eq(probe_signal_table_check(bad, 2, why, sizeof(why)), -1);
+	ck_assert_ptr_nonnull(strstr(why, "listed twice"));
+	/* Sound. */
+	bad[0] = *dmi, bad[1] = *acpi;
+	bad[0].names_vendor = 2, bad[1].names_vendor = 1;
+	bad[0].names_hypervisor = 1, bad[1].names_hypervisor = 0;
+	ck_assert_int_eq(probe_signal_table_check(bad, 2, why, sizeof(why)), 0);
 }
+END_TEST
 
-/* SIGNALS.md holds the signal table verbatim, in order, between its markers:
- * the doc cannot drift from the code. ISOTIER_WRITE_SIGNALS_MD=1 rewrites it. */
+/* SIGNALS.md holds the signal table, in order, between its markers, as
+ * `isotier-probe --list-signals` writes it: the doc cannot drift from the
+ * code. ISOTIER_WRITE_SIGNALS_MD=1 rewrites it. */
 START_TEST(signals_md_matches_the_table)
 {
 	size_t len;
@@ -454,14 +496,9 @@ START_TEST(signals_md_matches_the_table)
 	char *want = NULL;
 	size_t wlen = 0;
 	FILE *f = open_memstream(&want, &wlen);
-	fputs("| id | family | axis | weight | class when strong | origin | supports |\n"
-	      "|---|---|---|---|---|---|---|\n",
-	      f);
-	for (size_t i = 0; i < probe_signal_table_len; i++) {
-		char row[1024];
-		signal_row(row, sizeof(row), &probe_signal_table[i]);
-		fprintf(f, "%s\n", row);
-	}
+	ck_assert_ptr_nonnull(f);
+	/* The writer `isotier-probe --list-signals` prints with. */
+	ck_assert_int_eq(probe_signal_table_markdown(f, probe_signal_table, probe_signal_table_len), 0);
 	fclose(f);
 	bool same = (size_t)(end - begin) == wlen && memcmp(begin, want, wlen) == 0;
 	const char *w = getenv("ISOTIER_WRITE_SIGNALS_MD");
@@ -478,6 +515,25 @@ START_TEST(signals_md_matches_the_table)
 	              want);
 	free(want);
 	free(md);
+}
+END_TEST
+
+/* A cell holding '|' or a newline stays one cell of one row. */
+START_TEST(signal_markdown_keeps_cells_whole)
+{
+	struct probe_signal_desc d = *probe_signal_describe("virt.dmi");
+	d.source = "a|b";
+	d.description = "one\ntwo";
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(probe_signal_table_markdown(f, &d, 1), 0);
+	fclose(f);
+	ck_assert_ptr_nonnull(strstr(text, "| a\\|b |"));
+	ck_assert_ptr_nonnull(strstr(text, "| one two |\n"));
+	ck_assert_ptr_nonnull(strstr(text, "| vendor 30, hypervisor 120 |"));
+	free(text);
 }
 END_TEST
 
@@ -549,6 +605,8 @@ int main(void)
 	tcase_add_test(tc, weight_rules_on_hand_made_tables);
 	tcase_add_test(tc, fixtures_name_their_sources);
 	tcase_add_test(tc, signals_md_matches_the_table);
+	tcase_add_test(tc, signal_markdown_keeps_cells_whole);
+	tcase_add_test(tc, signal_table_is_checked);
 	tcase_add_test(tc, every_signal_is_in_the_table);
 	tcase_add_test(tc, confidential_vm_axis);
 	suite_add_tcase(s, tc);

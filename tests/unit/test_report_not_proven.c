@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "../../verify/report_model.h"
-#include "history.h"
+#include "history_sqlite.h"
 
 static char dir[64];
 
