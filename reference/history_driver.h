@@ -19,6 +19,12 @@ typedef struct hstmt hstmt;
 
 typedef enum history_engine { HISTORY_SQLITE, HISTORY_POSTGRES } history_engine;
 
+/* runs.command of every run history import and migrate add, whatever the
+ * file says the run was: the gate (history_gate.c) lets only rows this
+ * host's own isotier wrote grant, and imported ones only lower. No command
+ * of isotier's own is spelled so. */
+#define HISTORY_IMPORTED_COMMAND "import"
+
 typedef struct history_driver {
 	history_engine engine;
 	const char *name;

@@ -7,10 +7,18 @@
 
 /* The rows the gate reads: the backend's, made on this host (?8), plus rows
  * that name no host: older than host ids, they may be this host's, so they
- * still deny (a contradiction, a ceiling) but never grant (a proof needs
- * host_id = ?8, checked by the caller). ?8 NULL: every host's. */
+ * still deny (a contradiction, a ceiling) but never grant. ?8 NULL: every
+ * host's. */
 #define GATE_ROWS                                                                                  \
 	" FROM observations WHERE backend = ?1 AND (?8 IS NULL OR host_id = ?8 OR host_id IS NULL)"
+/* Of those, the rows this host's own isotier wrote: naming a host (this
+ * one, or any with ?8 NULL) in a run that history import or migrate did not
+ * record (?12: HISTORY_IMPORTED_COMMAND, which an import stores whatever its
+ * file says). A row whose run is missing is not one. Only these grant or
+ * clear; an imported row, whatever host it names, can only lower. */
+#define GATE_OWN                                                                                   \
+	"(host_id IS NOT NULL AND (?8 IS NULL OR host_id = ?8) AND EXISTS (SELECT 1 FROM runs r"   \
+	" WHERE r.id = observations.run_id AND r.command <> ?12))"
 
 /* A verdict set in SQL: one parameter per verdict from ?VERDICT_PARAM on,
  * so the set comes from the verdict table, never from a literal list kept
@@ -18,8 +26,15 @@
 #define VERDICT_PARAM 20
 #define VERDICT_SET   "(?20, ?21, ?22, ?23, ?24, ?25, ?26)"
 _Static_assert(VERDICT_COUNT == 7, "VERDICT_SET holds one parameter per verdict");
+/* The tiers that satisfy one (isotier_tier_satisfies), likewise; compared
+ * upper-cased as isotier_tier_parse reads them. */
+#define TIER_PARAM 30
+#define TIER_SET   "(?30, ?31, ?32, ?33)"
+_Static_assert(ISOTIER_MICROVM == 3, "TIER_SET holds one parameter per tier");
 
-#define GATE_COLUMNS "SELECT id, verdict, observed_at, COALESCE(reason, ''), ceiling_tier, host_id, claim_digest"
+#define GATE_COLUMNS                                                                               \
+	"SELECT id, verdict, observed_at, COALESCE(reason, ''), ceiling_tier, host_id, claim_digest," \
+	" CASE WHEN " GATE_OWN " THEN 1 ELSE 0 END"
 
 static int gate_read(hstmt *s, isotier_gate_row *row, isotier_gate_buf *b, isotier_error *err)
 {
@@ -43,29 +58,54 @@ static int gate_read(hstmt *s, isotier_gate_row *row, isotier_gate_buf *b, isoti
 	    .ceiling_tier = b->has_ceiling ? b->ceiling_tier : NULL,
 	    .host_id = b->has_host ? b->host_id : NULL,
 	    .claim_digest = b->has_digest ? b->claim_digest : NULL,
+	    .own = hq_col_int(s, 7) == 1,
 	};
 	return 1;
 }
 
-int isotier_history_gate_latest(isotier_history *h, const char *backend, const char *host_id,
-                                unsigned verdict_flags, bool with_ceiling, isotier_gate_row *row,
-                                isotier_gate_buf *buf, isotier_error *err)
+/* The parameters every gate statement shares. */
+static void gate_bind(hstmt *s, const char *backend, const char *host_id)
 {
-	const char *sql = verdict_flags ? GATE_COLUMNS GATE_ROWS " AND verdict IN " VERDICT_SET
-	                                              " ORDER BY id DESC LIMIT 1"
-	                  : with_ceiling ? GATE_COLUMNS GATE_ROWS
-	                                   " AND ceiling_tier IS NOT NULL ORDER BY id DESC LIMIT 1"
-	                                 : GATE_COLUMNS GATE_ROWS " ORDER BY id DESC LIMIT 1";
+	hq_text(s, 1, backend);
+	hq_text(s, 8, host_id);
+	hq_text(s, 12, HISTORY_IMPORTED_COMMAND);
+}
+
+int isotier_history_gate_latest(isotier_history *h, const isotier_gate_query *q,
+                                isotier_gate_row *row, isotier_gate_buf *buf, isotier_error *err)
+{
+	/* Composed from fixed pieces; every value is a parameter. */
+	char sql[2048];
+	isotier_tier tiers = q->ceiling_in != ISOTIER_UNKNOWN ? q->ceiling_in : q->ceiling_out;
+	int n = snprintf(sql, sizeof sql, "%s%s%s%s%s%s%s%s ORDER BY id DESC LIMIT 1", GATE_COLUMNS GATE_ROWS,
+	         q->own_only ? " AND " GATE_OWN : "",
+	         q->verdict_flags ? " AND verdict IN " VERDICT_SET : "",
+	         q->with_ceiling || tiers != ISOTIER_UNKNOWN ? " AND ceiling_tier IS NOT NULL" : "",
+	         q->ceiling_in != ISOTIER_UNKNOWN ? " AND upper(ceiling_tier) IN " TIER_SET : "",
+	         q->ceiling_in == ISOTIER_UNKNOWN && q->ceiling_out != ISOTIER_UNKNOWN
+	             ? " AND CASE WHEN upper(ceiling_tier) IN " TIER_SET " THEN 0 ELSE 1 END = 1"
+	             : "",
+	         q->after > 0 ? " AND id > ?13" : "", "");
+	if (n < 0 || (size_t)n >= sizeof sql)
+		return isotier_error_set(err, ISOTIER_EINVAL, 0, "read latest observation: query too long");
 	cleanup_hstmt hstmt *s = NULL;
 	int rc = hq_prepare(h, &s, sql, err, "read latest observation");
 	if (rc < 0)
 		return rc;
-	hq_text(s, 1, backend);
-	hq_text(s, 8, host_id);
-	for (int i = 0; verdict_flags && i < VERDICT_COUNT; i++)
-		hq_text(s, VERDICT_PARAM + i,
-		        isotier_verdict_is((isotier_verdict)i, verdict_flags) ? isotier_verdicts[i].name
-		                                                              : NULL);
+	gate_bind(s, q->backend, q->host_id);
+	if (q->after > 0)
+		hq_int(s, 13, q->after);
+	for (int i = 0; q->verdict_flags && i < VERDICT_COUNT; i++) {
+		isotier_verdict v = (isotier_verdict)i;
+		bool in = isotier_verdict_is(v, q->verdict_flags) &&
+		          !(q->verdict_not && isotier_verdict_is(v, q->verdict_not));
+		hq_text(s, VERDICT_PARAM + i, in ? isotier_verdicts[i].name : NULL);
+	}
+	for (int t = 0; tiers != ISOTIER_UNKNOWN && t <= ISOTIER_MICROVM; t++)
+		hq_text(s, TIER_PARAM + t,
+		        t != ISOTIER_UNKNOWN && isotier_tier_satisfies((isotier_tier)t, tiers)
+		            ? isotier_tier_name((isotier_tier)t)
+		            : NULL);
 	return gate_read(s, row, buf, err);
 }
 
@@ -99,8 +139,7 @@ int isotier_history_gate_future(isotier_history *h, const char *backend, const c
 	    err, "read future-dated observations");
 	if (rc < 0)
 		return rc;
-	hq_text(s, 1, backend);
-	hq_text(s, 8, host_id);
+	gate_bind(s, backend, host_id);
 	hq_text(s, 9, now);
 	hq_int(s, 10, skew_s);
 	hq_text(s, 11, later[0] ? later : "0000");

@@ -67,8 +67,10 @@ int isotier_history_add_observation(isotier_history *h, const isotier_observatio
 	    "INSERT INTO observations(run_id, observed_at, backend, provider_id,"
 	    " claimed_tier, claimed_mechanism, observed_tier, observed_vendor, confidence,"
 	    " layers_json, verdict, reason, probe_json, evidence_sha256, evidence_format,"
-	    " duration_ms, kernel_relation, ceiling_tier, host_id, claim_digest, uuid, probe_schema)"
-	    " VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22)"
+	    " duration_ms, kernel_relation, ceiling_tier, host_id, claim_digest, uuid, probe_schema,"
+	    " sandbox_wall_ms, sandbox_cpu_ms, jobs, overlap)"
+	    " VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22,"
+	    "?23,?24,?25,?26)"
 	    " RETURNING id",
 	    err, "record observation");
 	if (rc < 0)
@@ -97,6 +99,15 @@ int isotier_history_add_observation(isotier_history *h, const isotier_observatio
 	hq_text(s, 20, o->claim_digest);
 	hq_text(s, 21, o->uuid ? o->uuid : uuid);
 	hq_text(s, 22, schema);
+	/* Unknown is NULL, never a guess (a 0 would read as "took no time"). */
+	if (o->has_sandbox_wall)
+		hq_int(s, 23, o->sandbox_wall_ms);
+	if (o->has_sandbox_cpu)
+		hq_int(s, 24, o->sandbox_cpu_ms);
+	if (o->jobs > 0)
+		hq_int(s, 25, o->jobs);
+	if (o->overlap > 0)
+		hq_int(s, 26, o->overlap);
 	free(probe);
 	free(schema);
 	if ((rc = hq_step(s, err)) < 0)
@@ -117,7 +128,7 @@ int isotier_history_add_observation(isotier_history *h, const isotier_observatio
 	"o.id, o.run_id, o.observed_at, o.backend, o.provider_id, o.claimed_tier,"                 \
 	" o.claimed_mechanism, o.observed_tier, o.observed_vendor, o.confidence, o.verdict,"      \
 	" o.reason, r.status, r.catalogue_commit, r.tool_version, o.duration_ms, " EVIDENCE_BYTES \
-	", r.host, o.host_id, o.uuid"
+	", r.host, o.host_id, o.uuid, o.sandbox_wall_ms, o.sandbox_cpu_ms, o.jobs, o.overlap"
 
 static void read_listing(hstmt *s, isotier_observation_listing *r)
 {
@@ -142,6 +153,10 @@ static void read_listing(hstmt *s, isotier_observation_listing *r)
 	r->host = hq_col(s, 17);
 	r->host_id = hq_col(s, 18);
 	r->uuid = hq_col(s, 19);
+	r->sandbox_wall_ms = hq_null(s, 20) ? -1 : hq_col_int(s, 20);
+	r->sandbox_cpu_ms = hq_null(s, 21) ? -1 : hq_col_int(s, 21);
+	r->jobs = hq_null(s, 22) ? -1 : hq_col_int(s, 22);
+	r->overlap = hq_null(s, 23) ? -1 : hq_col_int(s, 23);
 }
 
 int isotier_history_list_observations(isotier_history *h, const isotier_observation_filter *f,
@@ -203,10 +218,7 @@ int isotier_history_get_observation(isotier_history *h, int64_t id, size_t layer
 	cleanup_hstmt hstmt *s = NULL;
 	int rc = hq_prepare(
 	    h, &s,
-	    "SELECT o.id, o.run_id, o.observed_at, o.backend, o.provider_id, o.claimed_tier,"
-	    " o.claimed_mechanism, o.observed_tier, o.observed_vendor, o.confidence, o.verdict,"
-	    " o.reason, r.status, r.catalogue_commit, r.tool_version, o.duration_ms, " EVIDENCE_BYTES
-	    ", r.host, o.host_id, o.uuid, o.kernel_relation, o.ceiling_tier, o.evidence_format,"
+	    "SELECT " LISTING_COLUMNS ", o.kernel_relation, o.ceiling_tier, o.evidence_format,"
 	    " r.command, substr(o.layers_json, 1, CAST(?2 AS INTEGER)),"
 	    " substr(o.probe_json, 1, CAST(?3 AS INTEGER)),"
 	    " CASE WHEN o.claim_digest IS NOT NULL THEN 1 ELSE 0 END, r.id"
@@ -221,13 +233,13 @@ int isotier_history_get_observation(isotier_history *h, int64_t id, size_t layer
 		return rc;
 	isotier_observation_detail d = {0};
 	read_listing(s, &d.l);
-	d.kernel_relation = hq_col(s, 20);
-	d.ceiling_tier = hq_col(s, 21);
-	d.evidence_format = hq_col(s, 22);
-	d.run_command = hq_col(s, 23);
-	d.layers_json = hq_col(s, 24);
-	d.probe_json = hq_col(s, 25);
-	d.claim_recorded = hq_col_int(s, 26) != 0;
+	d.kernel_relation = hq_col(s, 24);
+	d.ceiling_tier = hq_col(s, 25);
+	d.evidence_format = hq_col(s, 26);
+	d.run_command = hq_col(s, 27);
+	d.layers_json = hq_col(s, 28);
+	d.probe_json = hq_col(s, 29);
+	d.claim_recorded = hq_col_int(s, 30) != 0;
 	d.has_run_id = !hq_null(s, 1);
 	d.has_duration = !hq_null(s, 15);
 	if ((rc = cb(ctx, &d)) != 0)

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #define PG_PARAMS_MAX 64
+#define PG_STATEMENT_TIMEOUT "300s"
 #define OID_TEXT 25
 #define OID_INT8 20
 #define OID_BYTEA 17
@@ -35,6 +36,10 @@ typedef struct pg_stmt {
 	PGresult *row;
 	int state; /* 0 not sent, 1 streaming, 2 done */
 	unsigned char *blob;
+	/* A parameter could not be copied (out of memory): the statement is
+	 * never sent. A NULL in its place would mean something else (to the
+	 * gate, "?8 IS NULL": every host's rows). */
+	bool bind_failed;
 } pg_stmt;
 
 #define P(st) ((pg_stmt *)(st))
@@ -77,6 +82,13 @@ static int p_exec(isotier_history *h, const char *sql, isotier_error *err, const
 	PGresult *res = PQexec(h->pg, sql);
 	ExecStatusType s = PQresultStatus(res);
 	int rc = s == PGRES_COMMAND_OK || s == PGRES_TUPLES_OK ? 0 : pg_error(h, res, err, context);
+	/* COMMIT of a transaction that failed (a statement in it was refused)
+	 * succeeds as a command, and rolls back: "ROLLBACK". Nothing of it was
+	 * stored. */
+	if (rc == 0 && !strcmp(sql, "COMMIT") && strcmp(PQcmdStatus(res), "COMMIT"))
+		rc = history_db_error(err, SQLITE_ERROR, context,
+		                      "the transaction was rolled back (a statement in it failed): "
+		                      "nothing of it was stored");
 	PQclear(res);
 	return rc;
 }
@@ -136,12 +148,14 @@ static int p_prepare(isotier_history *h, hstmt **out, const char *sql, isotier_e
 	return 0;
 }
 
-static void set_param(pg_stmt *st, int i, char *v, int len, int format, Oid type)
+/* v NULL with failed: the copy could not be made (bind_failed). */
+static void set_param(pg_stmt *st, int i, char *v, int len, int format, Oid type, bool failed)
 {
 	if (i < 1 || i > st->nparams || i > PG_PARAMS_MAX) {
 		free(v);
 		return;
 	}
+	st->bind_failed = st->bind_failed || failed;
 	free(st->values[i - 1]);
 	st->values[i - 1] = v;
 	st->lengths[i - 1] = len;
@@ -154,7 +168,7 @@ static void p_bind_text(hstmt *s, int i, const char *v)
 {
 	/* A NULL text is still text: "?1 IS NULL OR col = ?1" needs a type. */
 	char *copy = v ? strdup(v) : NULL;
-	set_param(P(s), i, copy, 0, 0, OID_TEXT);
+	set_param(P(s), i, copy, 0, 0, OID_TEXT, v && !copy);
 }
 
 static void p_bind_int64(hstmt *s, int i, int64_t v)
@@ -162,7 +176,7 @@ static void p_bind_int64(hstmt *s, int i, int64_t v)
 	char *copy = NULL;
 	if (asprintf(&copy, "%lld", (long long)v) < 0)
 		copy = NULL;
-	set_param(P(s), i, copy, 0, 0, OID_INT8);
+	set_param(P(s), i, copy, 0, 0, OID_INT8, !copy);
 }
 
 static void p_bind_blob(hstmt *s, int i, const void *v, size_t len)
@@ -170,7 +184,7 @@ static void p_bind_blob(hstmt *s, int i, const void *v, size_t len)
 	char *copy = v && len <= INT32_MAX ? malloc(len ? len : 1) : NULL;
 	if (copy)
 		memcpy(copy, v, len);
-	set_param(P(s), i, copy, (int)len, 1, copy ? OID_BYTEA : 0);
+	set_param(P(s), i, copy, (int)len, 1, copy ? OID_BYTEA : 0, v && !copy);
 }
 
 static void drain(pg_stmt *st)
@@ -190,6 +204,11 @@ static int p_step(hstmt *s, isotier_error *err)
 	st->blob = NULL;
 	if (st->state == 2)
 		return 0;
+	if (st->state == 0 && st->bind_failed) {
+		st->state = 2;
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0,
+		                         "query history: out of memory for a parameter");
+	}
 	if (st->state == 0) {
 		if (!PQsendQueryParams(st->h->pg, st->sql, st->nparams, st->types,
 		                       (const char *const *)st->values, st->lengths, st->formats, 0)) {
@@ -349,8 +368,17 @@ static int p_open(isotier_history *h, const char *uri, bool readonly, int busy_m
 		return rc;
 	}
 	PQconninfoFree(opts);
-	static const char *const keys[] = {"dbname", "connect_timeout", "application_name", NULL};
-	const char *const vals[] = {uri, "10", "isotier", NULL};
+	/* Defaults the URI may override (it is expanded after them: the last
+	 * value of a keyword wins): a connection that cannot be made in 10 s
+	 * fails, and a peer that vanished is noticed by TCP keepalives (idle
+	 * 30 s, then 3 probes 10 s apart) and unacknowledged data (60 s)
+	 * rather than waited on for ever. */
+	const char *timeout = getenv("PGCONNECT_TIMEOUT");
+	static const char *const keys[] = {"keepalives", "keepalives_idle", "keepalives_interval",
+	                                   "keepalives_count", "tcp_user_timeout", "connect_timeout",
+	                                   "dbname", "application_name", NULL};
+	const char *const vals[] = {"1", "30", "10", "3", "60000",
+	                            timeout && *timeout ? timeout : "10", uri, "isotier", NULL};
 	h->pg = PQconnectdbParams(keys, vals, 1);
 	if (!h->pg || PQstatus(h->pg) != CONNECTION_OK) {
 		char msg[400];
@@ -362,6 +390,19 @@ static int p_open(isotier_history *h, const char *uri, bool readonly, int busy_m
 		return history_db_error(err, SQLITE_CANTOPEN, h->display, msg);
 	}
 	PQsetNoticeProcessor(h->pg, quiet, NULL);
+	/* A statement may not run for ever (a lock held, a server stuck): 5
+	 * minutes unless the URI's options, PGOPTIONS or the role set a
+	 * bound of their own. */
+	PGresult *res = PQexec(h->pg, "SHOW statement_timeout");
+	bool unbounded = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1 &&
+	                 !strcmp(PQgetvalue(res, 0, 0), "0");
+	int rc = PQresultStatus(res) == PGRES_TUPLES_OK ? 0 : pg_error(h, res, err, h->display);
+	PQclear(res);
+	if (rc < 0)
+		return rc;
+	if (unbounded && (rc = p_exec(h, "SET statement_timeout = '" PG_STATEMENT_TIMEOUT "'", err,
+	                              h->display)) < 0)
+		return rc;
 	char set[200];
 	snprintf(set, sizeof set,
 	         "SET lock_timeout = %d; SET client_min_messages = warning;%s",

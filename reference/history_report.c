@@ -95,8 +95,8 @@ int isotier_history_count(isotier_history *h, isotier_history_count_of what, con
 #define SCAN_DURATIONS(schema)                                                                     \
 	"SELECT id, run_id, observed_at, backend, provider_id, claimed_tier,"                      \
 	" claimed_mechanism, observed_tier, observed_vendor, confidence, verdict,"                 \
-	" reason, duration_ms, kernel_relation, " schema ", host_id"                              \
-	" FROM observations WHERE (?1 IS NULL OR observed_at >= ?1)" ON_HOST " ORDER BY id"
+	" reason, duration_ms, kernel_relation, " schema ", host_id, sandbox_wall_ms,"            \
+	" sandbox_cpu_ms, jobs, overlap FROM observations WHERE (?1 IS NULL OR observed_at >= ?1)" ON_HOST " ORDER BY id"
 
 int isotier_history_scan_observations(isotier_history *h, const char *since, const char *host,
                                       bool durations,
@@ -114,7 +114,7 @@ int isotier_history_scan_observations(isotier_history *h, const char *since, con
 	                                                    : SCAN_DURATIONS(SQLITE_PROBE_SCHEMA))
 	              : "SELECT id, run_id, observed_at, backend, provider_id, claimed_tier,"
 	                " claimed_mechanism, observed_tier, observed_vendor, confidence, verdict,"
-	                " reason, NULL, kernel_relation, NULL, host_id"
+	                " reason, NULL, kernel_relation, NULL, host_id, NULL, NULL, NULL, NULL"
 	                " FROM observations WHERE (?1 IS NULL OR observed_at >= ?1)" ON_HOST " ORDER BY id",
 	    err, "report: read observations");
 	if (rc < 0)
@@ -140,6 +140,10 @@ int isotier_history_scan_observations(isotier_history *h, const char *since, con
 		    .kernel_relation = hq_col(s, 13),
 		    .probe_schema = hq_col(s, 14),
 		    .host_id = hq_col(s, 15),
+		    .sandbox_wall_ms = hq_null(s, 16) ? -1 : hq_col_int(s, 16),
+		    .sandbox_cpu_ms = hq_null(s, 17) ? -1 : hq_col_int(s, 17),
+		    .jobs = hq_null(s, 18) ? -1 : hq_col_int(s, 18),
+		    .overlap = hq_null(s, 19) ? -1 : hq_col_int(s, 19),
 		};
 		if ((rc = cb(ctx, &r)) != 0)
 			return rc;

@@ -40,6 +40,14 @@ typedef struct isotier_observation_record {
 	const char *host_id;         /* isotier_host_id(); NULL or "": unknown (never counts) */
 	const char *claim_digest;    /* isotier_claim_digest() of the claim judged; NULL: none */
 	const char *uuid;            /* NULL: a fresh one */
+	/* What the sandbox itself took (schema 8; history_schema.c says what
+	 * each measures), apart from duration_ms, which under --jobs also
+	 * measures the contention. Not has_*: not known, stored as NULL (a
+	 * record zero-initialised by a caller that measures none stays NULL). */
+	int64_t sandbox_wall_ms, sandbox_cpu_ms;
+	bool has_sandbox_wall, has_sandbox_cpu;
+	int jobs;    /* the run's --jobs; <= 0: not known (NULL) */
+	int overlap; /* most verifications at once during this one, itself included; <= 0: NULL */
 } isotier_observation_record;
 
 /* Inserts o (the caller holds the transaction). *id_out may be NULL. */
@@ -63,6 +71,8 @@ typedef struct isotier_observation_listing {
 	const char *observed_at, *backend, *provider_id, *claimed_tier, *claimed_mechanism;
 	const char *observed_tier, *observed_vendor, *confidence, *verdict, *reason;
 	const char *run_status, *catalogue_commit, *tool_version, *host, *host_id, *uuid;
+	/* As recorded (isotier_observation_record); -1 where NULL. */
+	int64_t sandbox_wall_ms, sandbox_cpu_ms, jobs, overlap;
 } isotier_observation_listing;
 
 typedef int (*isotier_observation_cb)(void *ctx, const isotier_observation_listing *row);
@@ -146,6 +156,9 @@ typedef struct isotier_report_observation_row {
 	const char *observed_at, *backend, *provider_id, *claimed_tier, *claimed_mechanism;
 	const char *observed_tier, *observed_vendor, *confidence, *verdict, *reason;
 	const char *kernel_relation, *probe_schema, *host_id;
+	/* Schema 8's (isotier_observation_record), read with durations;
+	 * -1: NULL, or not read. */
+	int64_t sandbox_wall_ms, sandbox_cpu_ms, jobs, overlap;
 } isotier_report_observation_row;
 int isotier_history_scan_observations(isotier_history *h, const char *since, const char *host,
                                       bool durations,
@@ -205,12 +218,28 @@ int isotier_history_import_jsonl(isotier_history *h, FILE *in, const char *name,
 /* ---- the history gate's reads (history_gate.c; resolve.c) ------------------ */
 
 /* The latest row (by id) of backend's gate rows: made on host_id (NULL:
- * any host) or naming no host. verdict_flags: only verdicts with those
- * flags (0: any); with_ceiling: only rows with a ceiling. */
+ * any host) or naming no host. own: whether this host's own isotier wrote
+ * it (it names a host, and its run was not imported: history import and
+ * migrate record their runs with the command HISTORY_IMPORTED_COMMAND).
+ * Only own rows grant or clear; the others can only lower. */
 typedef struct isotier_gate_row {
 	int64_t id;
 	const char *verdict, *observed_at, *reason, *ceiling_tier, *host_id, *claim_digest;
+	bool own;
 } isotier_gate_row;
+/* Which rows a read takes. */
+typedef struct isotier_gate_query {
+	const char *backend;
+	const char *host_id;  /* this host's machine id; NULL: every host's */
+	unsigned verdict_flags; /* only verdicts with one of these flags (0: any)... */
+	unsigned verdict_not;   /* ...and none of these */
+	bool with_ceiling;      /* only rows with a ceiling */
+	/* Only rows whose ceiling is (ceiling_in) or is not (ceiling_out) one
+	 * of the tiers that satisfy this one (ISOTIER_UNKNOWN: no filter). */
+	isotier_tier ceiling_in, ceiling_out;
+	bool own_only;          /* only rows this host's own isotier wrote */
+	int64_t after;          /* only rows with a larger id */
+} isotier_gate_query;
 /* 1 and *row filled (strings valid until the next call with this buffer),
  * 0 when no row matches. */
 typedef struct isotier_gate_buf {
@@ -220,9 +249,8 @@ typedef struct isotier_gate_buf {
 	    claim_digest[16384];
 	bool has_ceiling, has_host, has_digest;
 } isotier_gate_buf;
-int isotier_history_gate_latest(isotier_history *h, const char *backend, const char *host_id,
-                                unsigned verdict_flags, bool with_ceiling, isotier_gate_row *row,
-                                isotier_gate_buf *buf, isotier_error *err);
+int isotier_history_gate_latest(isotier_history *h, const isotier_gate_query *q,
+                                isotier_gate_row *row, isotier_gate_buf *buf, isotier_error *err);
 /* The latest gate row dated more than skew_s after now, or undated. */
 int isotier_history_gate_future(isotier_history *h, const char *backend, const char *host_id,
                                 const char *now, int skew_s, isotier_gate_row *row,

@@ -26,6 +26,12 @@
 	"CREATE INDEX runs_by_status ON runs(status, host);"                                       \
 	"CREATE INDEX runs_by_time ON runs(started_at);"                                           \
 	"CREATE INDEX audit_events_by_event ON audit_events(event, id);"
+/* 7 -> 8's columns (both engines). */
+#define OBS_V8_COLUMNS                                                                             \
+	"ALTER TABLE observations ADD COLUMN sandbox_wall_ms BIGINT; "                             \
+	"ALTER TABLE observations ADD COLUMN sandbox_cpu_ms BIGINT; "                              \
+	"ALTER TABLE observations ADD COLUMN jobs INTEGER; "                                       \
+	"ALTER TABLE observations ADD COLUMN overlap INTEGER;"
 /* A random (version 4) UUID per row. */
 #define SQLITE_UUID_V4                                                                             \
 	"lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' ||"                \
@@ -142,6 +148,17 @@ static const char *const sqlite_migrations[] = {
 	 "UPDATE observations SET uuid = " SQLITE_UUID_V4 ";"
 	 "UPDATE runs SET uuid = " SQLITE_UUID_V4 ";"
 	 V7_INDEXES),
+	/* 7 -> 8: durations that mean something (issue #24). duration_ms is
+	 * the whole job as the run saw it, which under --jobs measures the
+	 * contention as much as the backend. sandbox_wall_ms: the sandbox's
+	 * own lifecycle (availability check, provisioning, the probe,
+	 * teardown); sandbox_cpu_ms: the CPU its process tree used, from the
+	 * wait4 rusage of the children that ran it (NULL where the sandbox runs
+	 * outside that tree: a container engine's daemon, a remote provider);
+	 * jobs: the run's --jobs; overlap: the most verifications running at
+	 * once during this one's span, itself included (1: it ran alone).
+	 * NULL: older rows, or not known. */
+	OBS_V8_COLUMNS,
 };
 /* PostgreSQL: the same tables, PostgreSQL's types (identity keys, BYTEA),
  * then the same steps. */
@@ -207,6 +224,7 @@ static const char *const pg_migrations[] = {
 	/* 6 -> 7: as SQLite's, without the backfill (nothing older exists). */
 	("CREATE TABLE evidence_blobs (sha256 TEXT PRIMARY KEY, format TEXT, content BYTEA NOT NULL);"
 	 OBS_V7_COLUMNS V7_INDEXES),
+	NULL, /* 7 -> 8: SQLite's text */
 };
 
 _Static_assert(sizeof sqlite_migrations == sizeof pg_migrations,

@@ -13,6 +13,9 @@ typedef struct sqlite_stmt {
 	struct hstmt_head head;
 	sqlite3_stmt *s;
 	isotier_history *h;
+	/* A parameter could not be bound (out of memory, too big): the
+	 * statement never runs with NULL in its place (history_pg.c). */
+	bool bind_failed;
 } sqlite_stmt;
 
 static int sqlite_error(isotier_history *h, isotier_error *err, const char *context)
@@ -52,29 +55,37 @@ static int s_prepare(isotier_history *h, hstmt **out, const char *sql, isotier_e
 
 #define S(st) (((sqlite_stmt *)(st))->s)
 
+/* A parameter the statement does not name (SQLITE_RANGE) is no failure. */
+static void bound(hstmt *st, int rc)
+{
+	if (rc != SQLITE_OK && rc != SQLITE_RANGE)
+		((sqlite_stmt *)st)->bind_failed = true;
+}
+
 static void s_bind_text(hstmt *st, int i, const char *v)
 {
-	if (v)
-		sqlite3_bind_text(S(st), i, v, -1, SQLITE_TRANSIENT);
-	else
-		sqlite3_bind_null(S(st), i);
+	bound(st, v ? sqlite3_bind_text(S(st), i, v, -1, SQLITE_TRANSIENT)
+	            : sqlite3_bind_null(S(st), i));
 }
 
 static void s_bind_int64(hstmt *st, int i, int64_t v)
 {
-	sqlite3_bind_int64(S(st), i, v);
+	bound(st, sqlite3_bind_int64(S(st), i, v));
 }
 
 static void s_bind_blob(hstmt *st, int i, const void *v, size_t len)
 {
 	if (v && len <= INT32_MAX)
-		sqlite3_bind_blob(S(st), i, v, (int)len, SQLITE_TRANSIENT);
+		bound(st, sqlite3_bind_blob(S(st), i, v, (int)len, SQLITE_TRANSIENT));
 	else
-		sqlite3_bind_null(S(st), i);
+		bound(st, v ? SQLITE_TOOBIG : sqlite3_bind_null(S(st), i));
 }
 
 static int s_step(hstmt *st, isotier_error *err)
 {
+	if (((sqlite_stmt *)st)->bind_failed)
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0,
+		                         "query history: a parameter could not be bound");
 	int rc = sqlite3_step(S(st));
 	if (rc == SQLITE_ROW)
 		return 1;

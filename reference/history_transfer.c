@@ -99,6 +99,9 @@ static const char *const obs_keys[] = {
     "kernel_relation", "ceiling_tier",   "host_id",      "claim_digest", "evidence_sha256",
     "probe_schema"};
 #define N_OBS_TEXT 21
+/* Schema 8's integer columns, in this order after the others. */
+static const char *const obs_counts[] = {"sandbox_wall_ms", "sandbox_cpu_ms", "jobs", "overlap"};
+#define N_OBS_COUNTS 4
 
 static int export_observations(isotier_history *h, FILE *out, isotier_error *err)
 {
@@ -109,8 +112,8 @@ static int export_observations(isotier_history *h, FILE *out, isotier_error *err
 	    " o.claimed_mechanism, o.observed_tier, o.observed_vendor, o.confidence, o.layers_json,"
 	    " o.verdict, o.reason, o.probe_json, o.evidence_format, o.kernel_relation,"
 	    " o.ceiling_tier, o.host_id, o.claim_digest, o.evidence_sha256, o.probe_schema,"
-	    " o.duration_ms, o.evidence FROM observations o JOIN runs r ON r.id = o.run_id"
-	    " ORDER BY o.id",
+	    " o.duration_ms, o.evidence, o.sandbox_wall_ms, o.sandbox_cpu_ms, o.jobs, o.overlap"
+	    " FROM observations o JOIN runs r ON r.id = o.run_id ORDER BY o.id",
 	    err, "export observations");
 	while (rc == 0 && (rc = hq_step(s, err)) > 0) {
 		cJSON *o = cJSON_CreateObject();
@@ -122,6 +125,13 @@ static int export_observations(isotier_history *h, FILE *out, isotier_error *err
 				cJSON_AddNullToObject(o, "duration_ms");
 			else
 				cJSON_AddNumberToObject(o, "duration_ms", (double)hq_col_int(s, 21));
+			/* Schema 8's; null where NULL (older rows, not measured). */
+			for (int i = 0; i < N_OBS_COUNTS; i++)
+				if (hq_null(s, 23 + i))
+					cJSON_AddNullToObject(o, obs_counts[i]);
+				else
+					cJSON_AddNumberToObject(o, obs_counts[i],
+					                        (double)hq_col_int(s, 23 + i));
 			/* Evidence stored in the row (before schema 7) travels with it. */
 			size_t len = 0;
 			const void *blob = hq_null(s, 22) ? NULL : HDRV(s)->blob(s, 22, &len);
@@ -195,6 +205,10 @@ static int import_run(isotier_history *h, const cJSON *o, isotier_transfer_count
 	                                   "host_id", "kernel"};
 	for (int i = 0; rc == 0 && i < 10; i++)
 		hq_text(s, i + 1, field(o, keys[i]));
+	/* Whatever the file says the run was, here it is an import: its rows
+	 * may lower what the history gate grants, never grant (history_gate.c). */
+	if (rc == 0)
+		hq_text(s, 6, HISTORY_IMPORTED_COMMAND);
 	if (rc == 0 && (rc = step_id(s, NULL, err)) > 0)
 		n->runs++, rc = 0;
 	else if (rc == 0)
@@ -249,14 +263,45 @@ static int import_observation(isotier_history *h, const cJSON *o, const char *fi
 	if (!uuid || !run_uuid || !field(o, "backend") || !field(o, "verdict") ||
 	    !field(o, "observed_at"))
 		return bad(err, file, line, "observation without uuid, run_uuid, backend, verdict or time");
-	int64_t run_id = 0;
+	int64_t run_id = 0, imported = 0;
 	cleanup_hstmt hstmt *q = NULL;
-	int rc = hq_prepare(h, &q, "SELECT id FROM runs WHERE uuid = ?1", err, "import observation");
+	int rc = hq_prepare(h, &q,
+	                    "SELECT id, CASE WHEN command = ?2 THEN 1 ELSE 0 END FROM runs"
+	                    " WHERE uuid = ?1",
+	                    err, "import observation");
 	if (rc < 0)
 		return rc;
 	hq_text(q, 1, run_uuid);
-	if ((rc = step_id(q, &run_id, err)) <= 0)
+	hq_text(q, 2, HISTORY_IMPORTED_COMMAND);
+	int found = rc = hq_step(q, err);
+	if (found > 0) {
+		run_id = hq_col_int(q, 0);
+		imported = hq_col_int(q, 1);
+		while ((rc = hq_step(q, err)) > 0)
+			;
+		rc = rc < 0 ? rc : found;
+	}
+	if (rc <= 0)
 		return rc < 0 ? rc : bad(err, file, line, "observation of a run the file does not hold");
+	if (!imported) {
+		/* A run this history recorded itself (the file holds a copy of
+		 * it): its observations are here already, or the file would
+		 * slip a row into one of this host's own runs. */
+		cleanup_hstmt hstmt *e = NULL;
+		if ((rc = hq_prepare(h, &e, "SELECT id FROM observations WHERE uuid = ?1", err,
+		                     "import observation")) < 0)
+			return rc;
+		hq_text(e, 1, uuid);
+		if ((rc = step_id(e, NULL, err)) < 0)
+			return rc;
+		if (rc > 0) {
+			n->skipped++;
+			return 0;
+		}
+		return bad(err, file, line,
+		           "observation of a run this history recorded itself (not imported): an import "
+		           "may not add rows to it");
+	}
 	/* Evidence once more by content: an old row's inline bytes move to
 	 * evidence_blobs like a new row's. */
 	const char *sha = field(o, "evidence_sha256"), *inline_b64 = field(o, "evidence_base64");
@@ -295,9 +340,10 @@ static int import_observation(isotier_history *h, const cJSON *o, const char *fi
 	    "INSERT INTO observations(uuid, run_id, observed_at, backend, provider_id,"
 	    " claimed_tier, claimed_mechanism, observed_tier, observed_vendor, confidence,"
 	    " layers_json, verdict, reason, probe_json, evidence_format, kernel_relation,"
-	    " ceiling_tier, host_id, claim_digest, evidence_sha256, probe_schema, duration_ms)"
+	    " ceiling_tier, host_id, claim_digest, evidence_sha256, probe_schema, duration_ms,"
+	    " sandbox_wall_ms, sandbox_cpu_ms, jobs, overlap)"
 	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
-	    " ?18, ?19, ?20, ?21, ?22) ON CONFLICT (uuid) DO NOTHING RETURNING id",
+	    " ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26) ON CONFLICT (uuid) DO NOTHING RETURNING id",
 	    err, "import observation");
 	if (rc < 0)
 		return rc;
@@ -311,11 +357,50 @@ static int import_observation(isotier_history *h, const cJSON *o, const char *fi
 	const cJSON *d = cJSON_GetObjectItemCaseSensitive(o, "duration_ms");
 	if (cJSON_IsNumber(d))
 		hq_int(s, 22, (int64_t)d->valuedouble);
+	/* A count that is not a whole number in range is not one: NULL. */
+	for (int i = 0; i < N_OBS_COUNTS; i++) {
+		const cJSON *c = cJSON_GetObjectItemCaseSensitive(o, obs_counts[i]);
+		if (cJSON_IsNumber(c) && c->valuedouble >= 0 && c->valuedouble < 9007199254740992.0 &&
+		    c->valuedouble == (double)(int64_t)c->valuedouble)
+			hq_int(s, 23 + i, (int64_t)c->valuedouble);
+	}
 	if ((rc = step_id(s, NULL, err)) > 0)
 		n->observations++, rc = 0;
 	else if (rc == 0)
 		n->skipped++;
 	return rc;
+}
+
+/* One line of in into *buf (grown as needed, never past max + 2 bytes, so a
+ * hostile file cannot make it allocate more): its length (the newline kept),
+ * -1 at the end of the file, -2 when the line is longer than max (the rest
+ * is left unread), -3 out of memory. */
+static ssize_t read_line(FILE *in, char **buf, size_t *cap, size_t max)
+{
+	size_t len = 0;
+	int c = 0;
+	while ((c = getc_unlocked(in)) != EOF) {
+		if (len + 2 > *cap) {
+			if (len > max)
+				return -2;
+			size_t want = *cap ? *cap * 2 : 4096;
+			if (want > max + 2)
+				want = max + 2;
+			char *grown = realloc(*buf, want);
+			if (!grown)
+				return -3;
+			*buf = grown, *cap = want;
+		}
+		(*buf)[len++] = (char)c;
+		if (c == '\n')
+			break;
+	}
+	if (len > max)
+		return -2;
+	if (len == 0 && c == EOF)
+		return -1;
+	(*buf)[len] = '\0';
+	return (ssize_t)len;
 }
 
 int isotier_history_import_jsonl(isotier_history *h, FILE *in, const char *name,
@@ -325,10 +410,15 @@ int isotier_history_import_jsonl(isotier_history *h, FILE *in, const char *name,
 	size_t cap = 0, lineno = 0;
 	ssize_t len;
 	int rc = isotier_history_begin(h, err);
-	while (rc == 0 && (len = getline(&line, &cap, in)) >= 0) {
+	while (rc == 0 && (len = read_line(in, &line, &cap, LINE_MAX_BYTES)) != -1) {
 		lineno++;
-		if ((size_t)len > LINE_MAX_BYTES) {
-			rc = bad(err, name, lineno, "line too long");
+		if (len == -2) {
+			rc = bad(err, name, lineno, "line too long (more than 64 MiB)");
+			break;
+		}
+		if (len < 0) {
+			rc = isotier_error_set(err, ISOTIER_ENOMEM, 0, "import %s:%zu: out of memory",
+			                       name, lineno);
 			break;
 		}
 		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))

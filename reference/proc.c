@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -316,6 +317,28 @@ static int spawn(proc_wait *w, const char *prog, proc_io *io, int *exec_errno, i
 	return 0;
 }
 
+/* The CPU time (user + system, microseconds) of the children this thread
+ * reaped: wait4's rusage of each one, which covers the descendants it reaped
+ * in turn. Per thread, not RUSAGE_CHILDREN: that is the whole process's, and
+ * under `verify --jobs` another worker's children would be counted too. */
+static __thread int64_t reaped_cpu_us;
+
+int64_t isotier_proc_thread_cpu_us(void)
+{
+	return reaped_cpu_us;
+}
+
+static void reap(proc_wait *w)
+{
+	struct rusage ru;
+	pid_t got;
+	while ((got = wait4(w->pid, &w->status, 0, &ru)) < 0 && errno == EINTR)
+		;
+	if (got == w->pid)
+		reaped_cpu_us += (int64_t)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1000000 +
+		                 ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
+}
+
 /* Reaps the child when it has exited, killing what it left in its group first. */
 static void reap_if_exited(proc_wait *w)
 {
@@ -325,8 +348,7 @@ static void reap_if_exited(proc_wait *w)
 	/* Whatever the leader left in its group goes with it; the leader is still a
 	 * zombie here, so the group id cannot be reused yet. */
 	kill(-w->pid, SIGKILL);
-	while (waitpid(w->pid, &w->status, 0) < 0 && errno == EINTR)
-		;
+	reap(w);
 	w->exited = true;
 	/* Output still in the pipes is read for a little longer. */
 	int64_t grace = isotier_now_ms() + 2000;
@@ -460,8 +482,7 @@ int isotier_proc_run(const isotier_proc_opts *o, int *exit_status, isotier_error
 	}
 	if (!w.exited && w.pid > 0) { /* timed out, cancelled or failed: the group goes */
 		kill_group(w.pid);
-		while (waitpid(w.pid, &w.status, 0) < 0 && errno == EINTR)
-			;
+		reap(&w);
 	}
 	if (w.pidfd >= 0)
 		close(w.pidfd);

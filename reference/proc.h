@@ -83,6 +83,12 @@ int isotier_proc_run(const isotier_proc_opts *opts, int *exit_status, isotier_er
  * status no caller can act on. */
 void isotier_proc_cleanup(const char *const *argv, int timeout_s);
 
+/* The CPU time of every child isotier_proc_run reaped on the calling thread
+ * so far (microseconds, user + system, each child's wait4 rusage: its
+ * descendants it reaped included, a daemon's or anything reparented away
+ * not). A difference across calls is what those children used. */
+int64_t isotier_proc_thread_cpu_us(void);
+
 /* True when cancel_fd (> 0) is readable, hung up or not open; never blocks,
  * reads nothing. False for cancel_fd <= 0. */
 bool isotier_cancelled(int cancel_fd);

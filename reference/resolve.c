@@ -138,35 +138,58 @@ static int resolve_future(isotier_resolution *r, const gate *g, const char *now,
 
 /* The latest judgement (an INCONCLUSIVE or UNAVAILABLE run judges nothing
  * and must not clear a contradiction: a probe that timed out, a runtime made
- * to fail). CONTRADICTED voids the claim. */
+ * to fail). CONTRADICTED voids the claim. Only this host's own rows clear
+ * one: a CONTRADICTED row (this host's own, imported, or naming no host)
+ * newer than this host's own latest judgement that was not CONTRADICTED
+ * voids the claim, and an imported or hostless row that is not CONTRADICTED
+ * hides nothing. */
 static int resolve_against(isotier_resolution *r, const gate *g, isotier_error *err)
 {
-	isotier_gate_row row;
-	isotier_gate_buf buf;
-	int rc = isotier_history_gate_latest(g->h, g->backend, g->host_id, VERDICT_JUDGES, false,
-	                                     &row, &buf, err);
-	if (rc <= 0)
+	isotier_gate_row row, against;
+	isotier_gate_buf buf, abuf;
+	isotier_gate_query q = {.backend = g->backend, .host_id = g->host_id,
+	                        .verdict_flags = VERDICT_JUDGES, .verdict_not = VERDICT_AGAINST,
+	                        .own_only = true};
+	int clear = isotier_history_gate_latest(g->h, &q, &row, &buf, err);
+	if (clear < 0)
+		return clear;
+	isotier_gate_query qa = {.backend = g->backend, .host_id = g->host_id,
+	                         .verdict_flags = VERDICT_AGAINST, .after = clear ? row.id : 0};
+	int rc = isotier_history_gate_latest(g->h, &qa, &against, &abuf, err);
+	if (rc < 0)
 		return rc;
-	snprintf(r->latest_verdict, sizeof r->latest_verdict, "%s", row.verdict);
-	snprintf(r->latest_at, sizeof r->latest_at, "%s", row.observed_at);
-	isotier_verdict v;
-	if (r->resolved != ISOTIER_UNKNOWN && isotier_verdict_parse(&v, r->latest_verdict) == 0 &&
-	    isotier_verdict_is(v, VERDICT_AGAINST))
-		downgrade(r, "latest judged observation of %s (#%lld, %s) CONTRADICTED the claim: %s",
-			  g->backend, (long long)row.id, r->latest_at, row.reason);
+	if (rc == 0 && !clear)
+		return 0;
+	const isotier_gate_row *latest = rc > 0 ? &against : &row;
+	snprintf(r->latest_verdict, sizeof r->latest_verdict, "%s", latest->verdict);
+	snprintf(r->latest_at, sizeof r->latest_at, "%s", latest->observed_at);
+	if (r->resolved != ISOTIER_UNKNOWN && rc > 0)
+		downgrade(r, "latest judged observation of %s (#%lld, %s%s) CONTRADICTED the claim: %s",
+			  g->backend, (long long)against.id, r->latest_at,
+			  against.own ? "" : ", imported or naming no host",
+			  against.reason);
 	return 0;
 }
 
 /*
  * The defended tier never rises above what the latest trustworthy observation
  * showed of the sandbox's own boundary (its ceiling_tier: a VM counts only when
- * proven the sandbox's own). A claim above it is not defended at all.
+ * proven the sandbox's own). A claim above it is not defended at all. This
+ * host's own latest ceiling that reaches the claim stands until a newer row
+ * (imported and hostless ones too) shows less.
  */
 static int resolve_ceiling(isotier_resolution *r, const gate *g, isotier_error *err)
 {
 	isotier_gate_row row;
 	isotier_gate_buf buf;
-	int rc = isotier_history_gate_latest(g->h, g->backend, g->host_id, 0, true, &row, &buf, err);
+	isotier_gate_query q = {.backend = g->backend, .host_id = g->host_id,
+	                        .ceiling_in = r->resolved, .own_only = true};
+	int ok = isotier_history_gate_latest(g->h, &q, &row, &buf, err);
+	if (ok < 0)
+		return ok;
+	isotier_gate_query low = {.backend = g->backend, .host_id = g->host_id,
+	                          .ceiling_out = r->resolved, .after = ok ? row.id : 0};
+	int rc = isotier_history_gate_latest(g->h, &low, &row, &buf, err);
 	if (rc <= 0)
 		return rc;
 	const char *name = row.ceiling_tier;
@@ -175,10 +198,10 @@ static int resolve_ceiling(isotier_resolution *r, const gate *g, isotier_error *
 	if (!name || isotier_tier_parse(&ceiling, name) < 0)
 		ceiling = ISOTIER_UNKNOWN;
 	if (!isotier_tier_satisfies(ceiling, r->resolved))
-		downgrade(r, "the latest trustworthy observation of %s (%s) shows at most %s of its "
+		downgrade(r, "the latest trustworthy observation of %s (%s%s) shows at most %s of its "
 			     "own, below the claimed %s: %s",
-			  g->backend, row.observed_at, name ? name : "?", isotier_tier_name(r->claimed),
-			  row.reason);
+			  g->backend, row.observed_at, row.own ? "" : ", imported or naming no host",
+			  name ? name : "?", isotier_tier_name(r->claimed), row.reason);
 	return 0;
 }
 
@@ -194,7 +217,8 @@ static int resolve_verified(isotier_resolution *r, const gate *g, const char *di
 {
 	isotier_gate_row row;
 	isotier_gate_buf buf;
-	int rc = isotier_history_gate_latest(g->h, g->backend, g->host_id, 0, false, &row, &buf, err);
+	isotier_gate_query q = {.backend = g->backend, .host_id = g->host_id};
+	int rc = isotier_history_gate_latest(g->h, &q, &row, &buf, err);
 	if (rc < 0)
 		return rc;
 	if (rc == 0) {
@@ -219,6 +243,11 @@ static int resolve_verified(isotier_resolution *r, const gate *g, const char *di
 	else if (!row.host_id || (g->host_id && strcmp(row.host_id, g->host_id)))
 		downgrade(r, "the latest observation of %s (#%lld, %s) names no host (recorded before "
 			     "isotier kept machine ids): it proves nothing here; re-verify",
+			  g->backend, id, at);
+	else if (!row.own)
+		downgrade(r, "the latest observation of %s (#%lld, %s) came in by history import or "
+			     "migrate: only what this host's own isotier verified proves anything here; "
+			     "re-verify",
 			  g->backend, id, at);
 	else if (!row.claim_digest || !digest || strcmp(row.claim_digest, digest))
 		downgrade(r, "the latest observation of %s (#%lld, %s) judged %s than the catalogue's "

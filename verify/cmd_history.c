@@ -2,6 +2,7 @@
  * filtered; `history show ID` (one observation and its evidence);
  * `history --sources` (the source checks). */
 #include "cli.h"
+#include "cli_options.h"
 #include "history_table.h"
 #include "observations.h"
 #include "report_model.h"
@@ -10,44 +11,9 @@
 #include <cjson/cJSON.h>
 #include <ctype.h>
 #include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <string.h>
 #include <unistd.h>
-
-static void usage(FILE *f)
-{
-	fprintf(f,
-	        "usage: isotier history [--db PATH|URI] [--backend NAME] [--verdict WORD] [--run ID]\n"
-	        "                       [--host NAME]\n"
-	        "                       [--since DATE] [--until DATE] [--limit N] [--wide] [--json]\n"
-	        "       isotier history show ID [--db PATH] [--json]\n"
-	        "       isotier history export|import|migrate ... (history export --help)\n"
-	        "       isotier history --sources [--provider ID] [--since DATE] [--until DATE]\n"
-	        "                       [--limit N] [--wide] [--json]\n\n"
-	        "Lists the observations `isotier verify` recorded, newest first, in a table that\n"
-	        "fits %d columns (--wide: every column, nothing cut). `show ID` prints one\n"
-	        "observation with its provenance and the evidence behind it; --sources lists the\n"
-	        "source checks `isotier sources check` recorded.\n\n"
-	        "  --db PATH|URI   history database: a file or a postgresql:// URI (default\n"
-	        "                  $ISOTIER_DB, else " ISOTIER_DEFAULT_DB ")\n"
-	        "  --backend NAME  only this backend (a name no backend or observation has is\n"
-	        "                  a usage error)\n"
-	        "  --verdict WORD  only this verdict: CONFIRMED, CONSISTENT, EXCEEDS,\n"
-	        "                  NOT_CONTRADICTED, CONTRADICTED, INCONCLUSIVE or UNAVAILABLE\n"
-	        "  --run ID        only observations of this run (the RUN column)\n"
-	        "  --host NAME     only observations made on this host (its name or machine id)\n"
-	        "  --by-host       what each host last observed of each backend (host x backend)\n"
-	        "  --since DATE    at or after DATE (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ)\n"
-	        "  --until DATE    up to DATE (a day: up to its end; a time: before it)\n"
-	        "  --limit N       at most N rows (default 50; 0: all)\n"
-	        "  --provider ID   with --sources: only this provider's checks\n"
-	        "  --wide          every column in full (provider, host, tool, catalogue...)\n"
-	        "  --json          a JSON document instead of the table\n\n"
-	        "Exit status: 0 listed (also when nothing matched), 64 usage, 66 no database\n"
-	        "or no such observation, 74/75 database unreadable.\n",
-	        HISTORY_WIDTH);
-}
 
 static void add_str(cJSON *o, const char *k, const char *v)
 {
@@ -89,6 +55,7 @@ static int print_json_row(void *ctx, const isotier_observation_listing *r)
 	add_str(o, "host_id", r->host_id);
 	add_str(o, "uuid", r->uuid);
 	cJSON_AddNumberToObject(o, "duration_ms", (double)r->duration_ms);
+	history_json_sandbox_times(o, r);
 	cJSON_AddNumberToObject(o, "evidence_bytes", (double)r->evidence_bytes);
 	char *text = isotier_json_print(o, true);
 	cJSON_Delete(o);
@@ -128,6 +95,7 @@ typedef struct observation_row {
 	    *catalogue_commit, *tool_version, *host;
 	int64_t duration_ms;
 	int64_t evidence_bytes;
+	char wall[32], cpu[32]; /* the sandbox's own (history_cell_wall, --wide) */
 } observation_row;
 
 /* The table's rows, copied (the table sizes its columns from all of them). */
@@ -172,6 +140,8 @@ static int collect_row(void *ctx, const isotier_observation_listing *r)
 	o->catalogue_commit = dup_or_null(r->catalogue_commit, &t->oom);
 	o->tool_version = dup_or_null(r->tool_version, &t->oom);
 	o->host = dup_or_null(r->host, &t->oom);
+	history_cell_wall(o->wall, sizeof o->wall, r);
+	history_cell_cpu(o->cpu, sizeof o->cpu, r);
 	return t->oom ? -1 : 0;
 }
 
@@ -187,7 +157,7 @@ static void table_rows_free(table_rows *t)
 	free(t->rows);
 }
 
-enum { NARROW = 8, WIDE = 12 };
+enum { NARROW = 8, WIDE = 14 };
 
 static int print_table(const observation_row *rows, size_t n, bool wide)
 {
@@ -196,7 +166,8 @@ static int print_table(const observation_row *rows, size_t n, bool wide)
 	static const int narrow_caps[NARROW] = {6, 20, 4, 12, 9, 9, 12, 0};
 	static const char *const wide_hdr[WIDE] = {
 	    "ID",       "TIME",    "RUN",  "BACKEND", "PROVIDER",  "CLAIMED",
-	    "OBSERVED", "VERDICT", "HOST", "ISOTIER", "CATALOGUE", "REASON"};
+	    "OBSERVED", "VERDICT", "HOST", "ISOTIER", "CATALOGUE", "WALL",
+	    "CPU",      "REASON"};
 	static const int wide_caps[WIDE] = {0};
 	size_t ncol = wide ? WIDE : NARROW;
 	const char **cells = calloc(n ? n * ncol : 1, sizeof *cells);
@@ -230,7 +201,8 @@ static int print_table(const observation_row *rows, size_t n, bool wide)
 			c[k++] = r->provider_id;
 		c[k++] = text[i][0], c[k++] = text[i][1], c[k++] = r->verdict;
 		if (wide)
-			c[k++] = r->host, c[k++] = r->tool_version, c[k++] = r->catalogue_commit;
+			c[k++] = r->host, c[k++] = r->tool_version, c[k++] = r->catalogue_commit,
+			c[k++] = r->wall, c[k++] = r->cpu;
 		c[k++] = r->reason;
 	}
 	if (n)
@@ -256,107 +228,6 @@ static int add_stored_name(void *ctx, const char *name)
 	return 0;
 }
 
-/* --by-host: what each host last observed of each backend (the newest row
- * per host and backend; the listing is newest first). Bounded: at most
- * BY_HOST_MAX pairs are kept. */
-#define BY_HOST_MAX 4096
-typedef struct host_cell {
-	char host[80], backend[65], time[32], observed[40], verdict[24];
-	int64_t id;
-} host_cell;
-typedef struct by_host {
-	host_cell *cells;
-	size_t n;
-} by_host;
-
-static int by_host_row(void *ctx, const isotier_observation_listing *r)
-{
-	by_host *b = ctx;
-	const char *host = r->host ? r->host : r->host_id ? r->host_id : "-";
-	for (size_t i = 0; i < b->n; i++)
-		if (!strcmp(b->cells[i].backend, r->backend ? r->backend : "") &&
-		    !strncmp(b->cells[i].host, host, sizeof b->cells[i].host - 1))
-			return 0;
-	if (b->n == BY_HOST_MAX)
-		return 0;
-	host_cell *c = &b->cells[b->n++];
-	snprintf(c->host, sizeof c->host, "%s", host);
-	snprintf(c->backend, sizeof c->backend, "%s", r->backend ? r->backend : "");
-	snprintf(c->time, sizeof c->time, "%s", r->observed_at ? r->observed_at : "");
-	snprintf(c->observed, sizeof c->observed, "%s", r->observed_tier ? r->observed_tier : "");
-	snprintf(c->verdict, sizeof c->verdict, "%s", r->verdict ? r->verdict : "");
-	c->id = r->id;
-	return 0;
-}
-
-static int cmp_cell(const void *x, const void *y)
-{
-	const host_cell *a = x, *b = y;
-	int c = strcmp(a->host, b->host);
-	return c ? c : strcmp(a->backend, b->backend);
-}
-
-static int print_by_host(isotier_history *h, observation_filter flt, bool json, bool wide,
-                         isotier_error *err)
-{
-	by_host b = {calloc(BY_HOST_MAX, sizeof *b.cells), 0};
-	if (!b.cells)
-		return ISOTIER_ENOMEM;
-	flt.limit = 0;
-	int rc = isotier_history_list_observations(h, &flt, by_host_row, &b, err);
-	if (rc < 0) {
-		free(b.cells);
-		return rc;
-	}
-	qsort(b.cells, b.n, sizeof *b.cells, cmp_cell);
-	if (json) {
-		cJSON *doc = cJSON_CreateObject(), *arr = NULL;
-		if (doc) {
-			cJSON_AddStringToObject(doc, "schema", "isotier.history.hosts/1");
-			arr = cJSON_AddArrayToObject(doc, "latest");
-		}
-		for (size_t i = 0; arr && i < b.n; i++) {
-			cJSON *o = cJSON_CreateObject();
-			if (!o)
-				break;
-			cJSON_AddStringToObject(o, "host", b.cells[i].host);
-			cJSON_AddStringToObject(o, "backend", b.cells[i].backend);
-			cJSON_AddNumberToObject(o, "id", (double)b.cells[i].id);
-			cJSON_AddStringToObject(o, "observed_at", b.cells[i].time);
-			cJSON_AddStringToObject(o, "observed_tier", b.cells[i].observed);
-			cJSON_AddStringToObject(o, "verdict", b.cells[i].verdict);
-			cJSON_AddItemToArray(arr, o);
-		}
-		char *text = doc ? isotier_json_print(doc, true) : NULL;
-		cJSON_Delete(doc);
-		if (text)
-			puts(text);
-		rc = text ? 0 : ISOTIER_ENOMEM;
-		free(text);
-	} else if (!b.n) {
-		printf("(no observations%s)\n", flt.backend || flt.host ? " match" : "");
-	} else {
-		static const char *const hdr[] = {"HOST", "BACKEND", "ID", "TIME", "OBSERVED", "VERDICT"};
-		static const int caps[] = {24, 14, 8, 20, 10, 0};
-		const char **cells = calloc(b.n * 6, sizeof *cells);
-		char (*ids)[24] = calloc(b.n, sizeof *ids);
-		if (cells && ids) {
-			for (size_t i = 0; i < b.n; i++) {
-				snprintf(ids[i], sizeof ids[i], "%lld", (long long)b.cells[i].id);
-				const char *row[6] = {b.cells[i].host, b.cells[i].backend,  ids[i],
-				                      b.cells[i].time, b.cells[i].observed, b.cells[i].verdict};
-				memcpy(&cells[i * 6], row, sizeof row);
-			}
-			history_table(stdout, hdr, caps, 6, cells, b.n, wide);
-		} else {
-			rc = ISOTIER_ENOMEM;
-		}
-		free(cells), free(ids);
-	}
-	free(b.cells);
-	return rc;
-}
-
 /* A backend this build drives or the history has observed; else a usage
  * error with the closest name. */
 static int check_backend(isotier_history *h, const char *name)
@@ -380,6 +251,35 @@ static int check_backend(isotier_history *h, const char *name)
 	return -1;
 }
 
+/* "CONFIRMED, CONSISTENT, ... or UNAVAILABLE": the verdict table's words,
+ * for --help and for the refusal of a word that is none of them; a line
+ * break after about wrap columns when wrap > 0. */
+static const char *verdict_list(char *buf, size_t size, size_t wrap)
+{
+	size_t len = 0, line = 0;
+	buf[0] = '\0';
+	for (size_t i = 0; i < VERDICT_COUNT && len < size; i++) {
+		const char *sep = i == 0 ? "" : i + 1 == VERDICT_COUNT ? " or " : ", ";
+		const char *w = isotier_verdicts[i].name;
+		bool breaks = wrap && line + strlen(sep) + strlen(w) > wrap;
+		if (breaks) /* the separator's words start the next line */
+			sep = i + 1 == VERDICT_COUNT ? "\nor " : ",\n";
+		int k = snprintf(buf + len, size - len, "%s%s", sep, w);
+		if (k < 0)
+			break;
+		len += (size_t)k;
+		/* Past the '\n', only what follows it is on the new line. */
+		line = breaks ? strlen(strchr(sep, '\n') + 1) + strlen(w) : line + (size_t)k;
+	}
+	return buf;
+}
+
+static const char *verdicts_help(void)
+{
+	static char text[256];
+	return verdict_list(text, sizeof text, 40);
+}
+
 static const char *verdict_word(const char *s)
 {
 	isotier_verdict v;
@@ -396,12 +296,49 @@ static const char *verdict_word(const char *s)
 		cli_error("--verdict: no verdict '%s' (did you mean '%s'?)", s, hint);
 		return NULL;
 	}
-	char all[160] = "";
-	for (size_t i = 0; i < VERDICT_COUNT; i++)
-		snprintf(all + strlen(all), sizeof all - strlen(all), "%s%s",
-		         i == 0 ? "" : i + 1 == VERDICT_COUNT ? " or " : ", ", words[i]);
-	cli_error("--verdict: no verdict '%s' (%s)", s, all);
+	char all[256];
+	cli_error("--verdict: no verdict '%s' (%s)", s, verdict_list(all, sizeof all, 0));
 	return NULL;
+}
+
+static int check_verdict(const char *opt, const char *value)
+{
+	(void)opt;
+	return verdict_word(value) ? 0 : EXIT_USAGE;
+}
+
+static int check_date(const char *opt, const char *value)
+{
+	if (report_valid_timestamp(value))
+		return 0;
+	cli_error("%s %s: expected YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ", opt, value);
+	return EXIT_USAGE;
+}
+
+/* A name a filter can hold: bounded, so a hostile argument is refused here
+ * rather than carried into the query. */
+static int check_backend_name(const char *opt, const char *value)
+{
+	if (*value && strlen(value) <= 64)
+		return 0;
+	cli_error("%s: expected a backend name", opt);
+	return EXIT_USAGE;
+}
+
+static int check_host(const char *opt, const char *value)
+{
+	if (*value && strlen(value) <= 255)
+		return 0;
+	cli_error("%s: expected a host name or machine id", opt);
+	return EXIT_USAGE;
+}
+
+static int check_provider(const char *opt, const char *value)
+{
+	if (*value && strlen(value) <= 128)
+		return 0;
+	cli_error("%s: expected a provider id", opt);
+	return EXIT_USAGE;
 }
 
 /* --until DATE means the whole day: "YYYY-MM-DDT24" sorts after every
@@ -415,23 +352,111 @@ static const char *until_bound(char *buf, size_t size, const char *s)
 	return buf;
 }
 
+#define STR_(x) #x
+#define STR(x)  STR_(x)
+
+enum {
+	OPT_DB = 'd',
+	OPT_BACKEND = 'b',
+	OPT_VERDICT = 'v',
+	OPT_RUN = 'r',
+	OPT_HOST = 'H',
+	OPT_BY_HOST = 'B',
+	OPT_SINCE = 's',
+	OPT_UNTIL = 'u',
+	OPT_LIMIT = 'l',
+	OPT_SOURCES = 'S',
+	OPT_PROVIDER = 'p',
+	OPT_WIDE = 'w',
+	OPT_JSON = 'j',
+};
+
+static const struct cli_option options[] = {
+    {"db", OPT_DB, CLI_TEXT, "PATH|URI", cli_check_db, 0, 0,
+     "history database: a file or a postgresql:// URI\n(default {})", cli_default_db_text,
+     false},
+    {"backend", OPT_BACKEND, CLI_TEXT, "NAME", check_backend_name, 0, 0,
+     "only this backend (a name no backend or observation has is\na usage error)", NULL, false},
+    {"verdict", OPT_VERDICT, CLI_TEXT, "WORD", check_verdict, 0, 0, "only this verdict: {}",
+     verdicts_help, false},
+    {"run", OPT_RUN, CLI_NUMBER, "ID", NULL, 1, INT_MAX,
+     "only observations of this run (the RUN column)", NULL, false},
+    {"host", OPT_HOST, CLI_TEXT, "NAME", check_host, 0, 0,
+     "only observations made on this host (its name or machine id)", NULL, false},
+    {"by-host", OPT_BY_HOST, CLI_FLAG, NULL, NULL, 0, 0,
+     "what each host last observed of each backend (host x backend)", NULL, false},
+    {"since", OPT_SINCE, CLI_TEXT, "DATE", check_date, 0, 0,
+     "at or after DATE (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ)", NULL, false},
+    {"until", OPT_UNTIL, CLI_TEXT, "DATE", check_date, 0, 0,
+     "up to DATE (a day: up to its end; a time: before it)", NULL, false},
+    {"limit", OPT_LIMIT, CLI_NUMBER, "N", NULL, 0, INT_MAX, "at most N rows (default 50; 0: all)",
+     NULL, false},
+    {"sources", OPT_SOURCES, CLI_FLAG, NULL, NULL, 0, 0,
+     "the source checks `isotier sources check` recorded", NULL, false},
+    {"provider", OPT_PROVIDER, CLI_TEXT, "ID", check_provider, 0, 0,
+     "with --sources: only this provider's checks", NULL, false},
+    {"wide", OPT_WIDE, CLI_FLAG, NULL, NULL, 0, 0,
+     "every column in full (provider, host, tool, catalogue...)", NULL, false},
+    {"json", OPT_JSON, CLI_FLAG, NULL, NULL, 0, 0, "a JSON document instead of the table", NULL,
+     false},
+    {NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, false},
+};
+
+static const struct cli_spec spec = {
+    .name = "history",
+    .synopsis =
+        "usage: isotier history [--db PATH|URI] [--backend NAME] [--verdict WORD] [--run ID]\n"
+        "                       [--host NAME] [--by-host]\n"
+        "                       [--since DATE] [--until DATE] [--limit N] [--wide] [--json]\n"
+        "       isotier history show ID [--db PATH] [--json]\n"
+        "       isotier history export|import|migrate ... (history export --help)\n"
+        "       isotier history --sources [--provider ID] [--since DATE] [--until DATE]\n"
+        "                       [--limit N] [--wide] [--json]",
+    .about = "Lists the observations `isotier verify` recorded, newest first, in a table that\n"
+             "fits " STR(HISTORY_WIDTH) " columns (--wide: every column, nothing cut). `show ID` "
+             "prints one\n"
+             "observation with its provenance and the evidence behind it; --sources lists the\n"
+             "source checks `isotier sources check` recorded.",
+    .options = options,
+    .epilogue = "Exit status: 0 listed (also when nothing matched), 64 usage, 66 no database\n"
+                "or no such observation, 74/75 database unreadable.",
+    /* The operand is only ever a misplaced `show`, refused below with a hint. */
+    .operands = true,
+};
+
+struct history_args {
+	const char *db, *provider;
+	observation_filter flt;
+	char ubuf[48];
+	bool json, wide, sources, by_host;
+};
+
+static int on_option(void *ctx, int key, const char *value, int number)
+{
+	struct history_args *a = ctx;
+	switch (key) {
+	case OPT_DB: a->db = value; break;
+	case OPT_BACKEND: a->flt.backend = value; break;
+	case OPT_VERDICT: a->flt.verdict = verdict_word(value); break;
+	case OPT_RUN: a->flt.run_id = number; break;
+	case OPT_HOST: a->flt.host = value; break;
+	case OPT_BY_HOST: a->by_host = true; break;
+	case OPT_SINCE: a->flt.since = value; break;
+	case OPT_UNTIL: a->flt.until = until_bound(a->ubuf, sizeof a->ubuf, value); break;
+	case OPT_LIMIT: a->flt.limit = number; break;
+	case OPT_SOURCES: a->sources = true; break;
+	case OPT_PROVIDER: a->provider = value; break;
+	case OPT_WIDE: a->wide = true; break;
+	case OPT_JSON: a->json = true; break;
+	default: return EXIT_SOFTWARE;
+	}
+	return 0;
+}
+
 static int history_main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"db", required_argument, NULL, 'd'},      {"backend", required_argument, NULL, 'b'},
-	    {"limit", required_argument, NULL, 'l'},   {"json", no_argument, NULL, 'j'},
-	    {"since", required_argument, NULL, 's'},   {"until", required_argument, NULL, 'u'},
-	    {"verdict", required_argument, NULL, 'v'}, {"run", required_argument, NULL, 'r'},
-	    {"wide", no_argument, NULL, 'w'},          {"sources", no_argument, NULL, 'S'},
-	    {"provider", required_argument, NULL, 'p'}, {"help", no_argument, NULL, 'h'},
-	    {"host", required_argument, NULL, 'H'}, {"by-host", no_argument, NULL, 'B'},
-	    {NULL, 0, NULL, 0},
-	};
-	const char *db = isotier_default_db_path(), *show = NULL, *provider = NULL;
-	observation_filter flt = {.limit = 50};
-	bool json = false, wide = false, sources = false, by_host_view = false;
-	char ubuf[48];
-	int c, run = 0;
+	const char *show = NULL;
+	struct history_args a = {.db = isotier_default_db_path(), .flt = {.limit = 50}};
 	if (argc >= 2 && (!strcmp(argv[1], "export") || !strcmp(argv[1], "import") ||
 	                  !strcmp(argv[1], "migrate")))
 		return history_transfer_main(argc, argv);
@@ -439,7 +464,7 @@ static int history_main(int argc, char **argv)
 	if (argc >= 2 && !strcmp(argv[1], "show")) {
 		if (argc < 3 || argv[2][0] == '-') {
 			if (argc >= 3 && (!strcmp(argv[2], "--help") || !strcmp(argv[2], "-h"))) {
-				usage(stdout);
+				cli_usage(&spec, stdout);
 				return EXIT_OK;
 			}
 			cli_error("history show: which observation? (`isotier history show ID`)");
@@ -448,70 +473,20 @@ static int history_main(int argc, char **argv)
 		show = argv[2];
 		argv += 2, argc -= 2;
 	}
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			if ((c = cli_check_db("--db", optarg)) != EXIT_OK)
-				return c;
-			db = optarg;
-			break;
-		case 'b':
-			if (!*optarg || strlen(optarg) > 64) {
-				cli_error("--backend: expected a backend name");
-				return EXIT_USAGE;
-			}
-			flt.backend = optarg;
-			break;
-		case 'l':
-			if (cli_parse_int("--limit", optarg, 0, INT_MAX, &flt.limit) < 0)
-				return EXIT_USAGE;
-			break;
-		case 's':
-		case 'u':
-			if (!report_valid_timestamp(optarg)) {
-				cli_error("--%s %s: expected YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ",
-				          c == 's' ? "since" : "until", optarg);
-				return EXIT_USAGE;
-			}
-			if (c == 's')
-				flt.since = optarg;
-			else
-				flt.until = until_bound(ubuf, sizeof ubuf, optarg);
-			break;
-		case 'v':
-			if (!(flt.verdict = verdict_word(optarg)))
-				return EXIT_USAGE;
-			break;
-		case 'r':
-			if (cli_parse_int("--run", optarg, 1, INT_MAX, &run) < 0)
-				return EXIT_USAGE;
-			flt.run_id = run;
-			break;
-		case 'w': wide = true; break;
-		case 'S': sources = true; break;
-		case 'p': provider = optarg; break;
-		case 'H':
-			if (!*optarg || strlen(optarg) > 255) {
-				cli_error("--host: expected a host name or machine id");
-				return EXIT_USAGE;
-			}
-			flt.host = optarg;
-			break;
-		case 'j': json = true; break;
-		case 'B': by_host_view = true; break;
-		case 'h': usage(stdout); return EXIT_OK;
-		case ':': cli_error("history: %s needs a value", argv[optind - 1]); return EXIT_USAGE;
-		default: return cli_unknown_option("history", argv[optind - 1], opts, usage);
-		}
-	}
-	if (optind < argc) {
-		cli_error("history: unexpected argument '%s'%s", argv[optind],
-		          !strcmp(argv[optind], "show") ? " (`isotier history show ID`)" : "");
-		usage(stderr);
+	int first = 0, rc = cli_parse(&spec, argc, argv, on_option, &a, &first);
+	if (rc == CLI_HELP_SHOWN)
+		return EXIT_OK;
+	if (rc != 0)
+		return rc;
+	if (first < argc) {
+		cli_error("history: unexpected argument '%s'%s", argv[first],
+		          !strcmp(argv[first], "show") ? " (`isotier history show ID`)" : "");
+		cli_usage(&spec, stderr);
 		return EXIT_USAGE;
 	}
+	const char *db = a.db, *provider = a.provider;
+	observation_filter flt = a.flt;
+	bool json = a.json, wide = a.wide, sources = a.sources, by_host_view = a.by_host;
 	if (sources && (flt.backend || flt.verdict || flt.run_id || show)) {
 		cli_error("history: --sources lists source checks: --backend, --verdict, --run and "
 		          "show do not apply");
@@ -539,7 +514,7 @@ static int history_main(int argc, char **argv)
 	}
 	isotier_error err = {0};
 	cleanup_history isotier_history *h = NULL;
-	int rc = isotier_history_open_readonly(&h, db, &err);
+	rc = isotier_history_open_readonly(&h, db, &err);
 	if (rc < 0)
 		return cli_fail(&err);
 	if (show)
@@ -550,7 +525,7 @@ static int history_main(int argc, char **argv)
 	if (flt.backend && check_backend(h, flt.backend) < 0)
 		return EXIT_USAGE;
 	if (by_host_view) {
-		if ((rc = print_by_host(h, flt, json, wide, &err)) < 0) {
+		if ((rc = history_by_host(h, flt, json, wide, &err)) < 0) {
 			if (rc == ISOTIER_ENOMEM)
 				cli_error("history: out of memory");
 			return rc == ISOTIER_ENOMEM ? EXIT_SOFTWARE : cli_fail(&err);

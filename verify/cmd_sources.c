@@ -34,8 +34,8 @@
 #include "sources_page.h"
 #include "sources_run.h"
 #include "../reference/isotier_tool.h"
+#include "cli_options.h"
 
-#include <getopt.h>
 #include <signal.h>
 #include <string.h>
 #include <strings.h>
@@ -243,45 +243,112 @@ static int collect(struct run *r, const isotier_catalogue *cat, char **only, siz
 	return 0;
 }
 
+static const char *default_jobs(void)
+{
+	return "8";
+}
+
+static const char *default_timeout(void)
+{
+	return "20";
+}
+
+enum {
+	OPT_CATALOGUE = 'c',
+	OPT_DB = 'd',
+	OPT_JOBS = 'j',
+	OPT_TIMEOUT = 't',
+	OPT_JSON = 'J',
+	OPT_PROVIDER = 'p',
+	OPT_BASELINE = 'b',
+	OPT_UPDATE_BASELINE = 'u',
+};
+
+static const struct cli_option options[] = {
+    {"catalogue", OPT_CATALOGUE, CLI_TEXT, "DIR", NULL, 0, 0, "provider directory (default: {})",
+     cli_default_catalogue_text, false},
+    {"db", OPT_DB, CLI_TEXT, "PATH", cli_check_db, 0, 0, "history database (default: {})",
+     cli_default_db_text, false},
+    {"jobs", OPT_JOBS, CLI_NUMBER, "N", NULL, 1, 64, "concurrent transfers, 1-64 (default: {})",
+     default_jobs, false},
+    {"timeout", OPT_TIMEOUT, CLI_NUMBER, "S", NULL, 1, 600,
+     "per-transfer timeout in seconds, 1-600 (default: {})", default_timeout, false},
+    {"provider", OPT_PROVIDER, CLI_TEXT, "ID", NULL, 0, 0,
+     "check only this provider (repeatable)", NULL, false},
+    {"baseline", OPT_BASELINE, CLI_TEXT, "PATH", NULL, 0, 0,
+     "the kept baseline (default: sources.lock.json beside the\n"
+     "provider directory); absent: nothing to compare with",
+     NULL, false},
+    {"update-baseline", OPT_UPDATE_BASELINE, CLI_FLAG, NULL, NULL, 0, 0,
+     "keep what was read now for every source whose quote is\n"
+     "on the page (after re-verifying it; entries of sources no\n"
+     "longer cited are dropped)",
+     NULL, false},
+    {"json", OPT_JSON, CLI_FLAG, NULL, NULL, 0, 0,
+     "machine-readable report on stdout: {run_id, db, catalogue,\n"
+     "status, counts{checked, PRESENT, CHANGED, GONE, UNREACHABLE,\n"
+     "unchecked, not_stored, none, quote_gone, passage_changed,\n"
+     "page_changed, no_baseline}, baseline, sources[{provider,\n"
+     "url, quote, publisher, status, http_status, content_sha256,\n"
+     "detail, change, passage_diff, passage, retrieved,\n"
+     "published, attempts, checked_at, stored}]}",
+     NULL, false},
+    {NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, false},
+};
+
+static const struct cli_spec spec = {
+    .name = "sources check",
+    .synopsis =
+        "usage: isotier sources check [--catalogue DIR] [--db PATH] [--jobs N] [--timeout S]\n"
+        "                             [--json] [--provider ID]... [--baseline PATH]\n"
+        "                             [--update-baseline]",
+    .about = "Re-fetches every cited source and checks its quote is still on the page:\n"
+             "PRESENT, CHANGED (quote gone), GONE (404/410) or UNREACHABLE (network, TLS,\n"
+             "timeout, redirects, size: never drift). Results go into the history database.\n"
+             "Against the kept baseline (what was read at retrieval: the hash of the page's\n"
+             "main text, navigation and other chrome left out, and the passage around each\n"
+             "quote) each read source is also: unchanged, passage changed (quote present,\n"
+             "the sentences around it differ: a word diff is shown), page changed elsewhere\n"
+             "(passage the same) or quote gone. A changed passage is a finding (exit 1).\n"
+             "A row the history cannot take even after three busy timeouts\n"
+             "($ISOTIER_BUSY_TIMEOUT_MS, default 5000) stops the run: it is shown and counted\n"
+             "as checked but NOT stored. On a terminal, progress goes to standard error.",
+    .options = options,
+    .epilogue = "Exit status: 0 checked; 1 when any source is CHANGED or GONE or its passage\n"
+                "changed; 64 usage; 74 history unusable; 75 when every source was UNREACHABLE\n"
+                "(nothing was checked: not this period's check) or the history stayed locked;\n"
+                "130 when interrupted.",
+};
+
 static void usage(FILE *f)
 {
-	fprintf(
-	    f,
-	    "usage: isotier sources check [--catalogue DIR] [--db PATH] [--jobs N] [--timeout S]\n"
-	    "                             [--json] [--provider ID]... [--baseline PATH]\n"
-	    "                             [--update-baseline]\n\n"
-	    "Re-fetches every cited source and checks its quote is still on the page:\n"
-	    "PRESENT, CHANGED (quote gone), GONE (404/410) or UNREACHABLE (network, TLS,\n"
-	    "timeout, redirects, size: never drift). Results go into the history database.\n"
-	    "Against the kept baseline (what was read at retrieval: the hash of the page's\n"
-	    "main text, navigation and other chrome left out, and the passage around each\n"
-	    "quote) each read source is also: unchanged, passage changed (quote present,\n"
-	    "the sentences around it differ: a word diff is shown), page changed elsewhere\n"
-	    "(passage the same) or quote gone. A changed passage is a finding (exit 1).\n"
-	    "A row the history cannot take even after three busy timeouts\n"
-	    "($ISOTIER_BUSY_TIMEOUT_MS, default 5000) stops the run: it is shown and counted\n"
-	    "as checked but NOT stored, and the exit status is 75 (locked; 74 unusable).\n"
-	    "Exit 1 when any source is CHANGED or GONE or its passage changed; 75 when\n"
-	    "every source was UNREACHABLE (nothing was checked: not this period's check);\n"
-	    "130 when interrupted; else 0. On a terminal, progress goes to standard error.\n"
-	    "  --catalogue DIR  provider directory (default: %s)\n"
-	    "  --db PATH        history database (default: $ISOTIER_DB, else %s)\n"
-	    "  --jobs N         concurrent transfers, 1-64 (default: 8)\n"
-	    "  --timeout S      per-transfer timeout in seconds, 1-600 (default: 20)\n"
-	    "  --provider ID    check only this provider (repeatable)\n"
-	    "  --baseline PATH  the kept baseline (default: sources.lock.json beside the\n"
-	    "                   provider directory); absent: nothing to compare with\n"
-	    "  --update-baseline  keep what was read now for every source whose quote is\n"
-	    "                   on the page (after re-verifying it; entries of sources no\n"
-	    "                   longer cited are dropped)\n"
-	    "  --json           machine-readable report on stdout: {run_id, db, catalogue,\n"
-	    "                   status, counts{checked, PRESENT, CHANGED, GONE, UNREACHABLE,\n"
-	    "                   unchecked, not_stored, none, quote_gone, passage_changed,\n"
-	    "                   page_changed, no_baseline}, baseline, sources[{provider,\n"
-	    "                   url, quote, publisher, status, http_status, content_sha256,\n"
-	    "                   detail, change, passage_diff, passage, retrieved,\n"
-	    "                   published, attempts, checked_at, stored}]}\n",
-	    cli_default_catalogue(), ISOTIER_DEFAULT_DB);
+	cli_usage(&spec, f);
+}
+
+/* What the command line asked for. */
+struct check_args {
+	const char *dir, *db_path, *baseline_path;
+	char **only; /* --provider IDs: at most argc of them */
+	size_t n_only;
+	int jobs, timeout_s;
+	bool json, update_baseline;
+};
+
+static int on_option(void *ctx, int key, const char *value, int number)
+{
+	struct check_args *a = ctx;
+	switch (key) {
+	case OPT_CATALOGUE: a->dir = value; break;
+	case OPT_DB: a->db_path = value; break;
+	case OPT_JOBS: a->jobs = number; break;
+	case OPT_TIMEOUT: a->timeout_s = number; break;
+	case OPT_JSON: a->json = true; break;
+	case OPT_PROVIDER: a->only[a->n_only++] = (char *)value; break;
+	case OPT_BASELINE: a->baseline_path = value; break;
+	case OPT_UPDATE_BASELINE: a->update_baseline = true; break;
+	default: return EXIT_SOFTWARE;
+	}
+	return 0;
 }
 
 struct end_arg {
@@ -341,62 +408,27 @@ static int run_checks(struct run *r, const char *db_path, const char *dir, int j
 
 static int sources_check(int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"catalogue", required_argument, NULL, 'c'},
-	    {"db", required_argument, NULL, 'd'},
-	    {"jobs", required_argument, NULL, 'j'},
-	    {"timeout", required_argument, NULL, 't'},
-	    {"json", no_argument, NULL, 'J'},
-	    {"provider", required_argument, NULL, 'p'},
-	    {"baseline", required_argument, NULL, 'b'},
-	    {"update-baseline", no_argument, NULL, 'u'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
-	const char *dir = cli_default_catalogue(), *db_path = isotier_default_db_path();
-	int jobs = 8, timeout_s = 20, busy_ms = 5000, c;
-	bool json = false, update_baseline = false;
-	const char *baseline_path = NULL;
+	int busy_ms = 5000;
 	const char *env = getenv("ISOTIER_BUSY_TIMEOUT_MS");
 	if (env && *env && cli_parse_int("ISOTIER_BUSY_TIMEOUT_MS", env, 1, 3600000, &busy_ms) < 0)
 		return EXIT_USAGE;
 	cleanup_free char **only = calloc((size_t)argc, sizeof *only);
-	size_t n_only = 0;
 	if (!only)
 		return EXIT_SOFTWARE;
-	optind = 1;
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'c': dir = optarg; break;
-		case 'd':
-			if ((c = cli_check_db("--db", optarg)) != EXIT_OK)
-				return c;
-			db_path = optarg;
-			break;
-		case 'j':
-			if (cli_parse_int("--jobs", optarg, 1, 64, &jobs) < 0)
-				return EXIT_USAGE;
-			break;
-		case 't':
-			if (cli_parse_int("--timeout", optarg, 1, 600, &timeout_s) < 0)
-				return EXIT_USAGE;
-			break;
-		case 'J': json = true; break;
-		case 'p': only[n_only++] = optarg; break;
-		case 'b': baseline_path = optarg; break;
-		case 'u': update_baseline = true; break;
-		case 'h': usage(stdout); return EXIT_OK;
-		case ':':
-			cli_error("sources check: %s needs a value", argv[optind - 1]);
-			return EXIT_USAGE;
-		default: return cli_unknown_option("sources check", argv[optind - 1], opts, usage);
-		}
-	}
-	if (optind != argc) {
-		cli_error("sources check: unexpected argument '%s'", argv[optind]);
-		return EXIT_USAGE;
-	}
+	struct check_args a = {.dir = cli_default_catalogue(),
+	                       .db_path = isotier_default_db_path(),
+	                       .only = only,
+	                       .jobs = 8,
+	                       .timeout_s = 20};
+	int c = cli_parse(&spec, argc, argv, on_option, &a, NULL);
+	if (c == CLI_HELP_SHOWN)
+		return EXIT_OK;
+	if (c != 0)
+		return c;
+	const char *dir = a.dir, *db_path = a.db_path, *baseline_path = a.baseline_path;
+	size_t n_only = a.n_only;
+	int jobs = a.jobs, timeout_s = a.timeout_s;
+	bool json = a.json, update_baseline = a.update_baseline;
 	isotier_findings findings = {0};
 	isotier_catalogue *cat = NULL;
 	isotier_error err = {0};
@@ -450,10 +482,13 @@ static int sources_check(int argc, char **argv)
 			if (rc == 0 && update_baseline && sources_keep_baseline(&r, cat) < 0)
 				rc = err.code;
 			if (r.run_id) {
+				/* A URI's password is never printed (history.h). */
+				char db_shown[512];
+				isotier_history_display(db_path, db_shown, sizeof db_shown);
 				if (json)
-					sources_print_json(&r, db_path, dir, status);
+					sources_print_json(&r, db_shown, dir, status);
 				else
-					sources_print_text(&r, db_path, status);
+					sources_print_text(&r, db_shown, status);
 			}
 			if (rc == ISOTIER_EINTR)
 				exit_code = EXIT_INTERRUPTED;

@@ -29,6 +29,7 @@
 #include "cancel.h"
 #include "catalogue_commit.h"
 #include "cli.h"
+#include "cli_options.h"
 #include "leftovers.h"
 #include "history_retry.h"
 #include "observations.h"
@@ -38,7 +39,6 @@
 
 #include <cjson/cJSON.h>
 #include <errno.h>
-#include <sqlite3.h>
 #include <getopt.h>
 #include <limits.h>
 #include <pthread.h>
@@ -53,7 +53,7 @@ static void usage(FILE *f)
 	fprintf(
 	    f, "usage: isotier verify [--backend NAME]... | --all [--db PATH] [--catalogue DIR]\n"
 	       "                      [--jobs N] [--timeout S] [--host-provider ID]\n"
-	       "                      [--busy-timeout MS] [--json]\n\n"
+	       "                      [--busy-timeout MS] [--json] [--attest]\n\n"
 	       "Runs isotier-probe inside each backend, judges the catalogue's claim for it\n"
 	       "(CONFIRMED, CONSISTENT, EXCEEDS, NOT_CONTRADICTED, CONTRADICTED, INCONCLUSIVE,\n"
 	       "UNAVAILABLE) and\n"
@@ -73,6 +73,10 @@ static void usage(FILE *f)
 	       "                     tries again (at least 3 times, up to the run's\n"
 	       "                     deadline) before it reports it NOT stored\n"
 	       "  --json             print a JSON document instead of the table\n"
+	       "  --attest           also ask this host's hardware for attestation (SEV-SNP,\n"
+	       "                     TDX via configfs-tsm) and say what it proves; no TSM:\n"
+	       "                     \"no attestation available\"; no verdict changes (a\n"
+	       "                     remote backend's sandboxes are always asked)\n"
 	       "Probe: $ISOTIER_PROBE, else isotier-probe beside this executable.\n"
 	       "Every probe run carries a fresh nonce its report must echo. For a local\n"
 	       "backend this host decides kernel sharing itself: the probe seen in its own\n"
@@ -99,7 +103,7 @@ static void usage(FILE *f)
 typedef struct verify_opts {
 	const char *names[32];
 	size_t n_names;
-	bool all, json;
+	bool all, json, attest;
 	const char *db, *catalogue, *host_provider;
 	int jobs, timeout_s, busy_ms;
 } verify_opts;
@@ -116,6 +120,7 @@ static int parse_args(verify_opts *o, int argc, char **argv)
 	    {"host-provider", required_argument, NULL, 'p'},
 	    {"busy-timeout", required_argument, NULL, 'B'},
 	    {"json", no_argument, NULL, 'J'},
+	    {"attest", no_argument, NULL, 'A'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -129,18 +134,8 @@ static int parse_args(verify_opts *o, int argc, char **argv)
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'b':
-			if (!isotier_backend_lookup(optarg)) {
-				{
-			const char *hint = cli_suggest_backend(optarg);
-			cli_error("--backend: unknown backend '%s'%s%s%s", optarg, hint ? " (did you mean '" : "",
-			          hint ? hint : "", hint ? "'?)" : "");
-		}
-				fprintf(stderr, "known backends:");
-				for (size_t i = 0; i < isotier_backend_count(); i++)
-					fprintf(stderr, " %s", isotier_backend_at(i)->name);
-				fputc('\n', stderr);
-				return EXIT_USAGE;
-			}
+			if ((c = cli_check_backend("--backend", optarg)) != EXIT_OK)
+				return c;
 			if (o->n_names == sizeof o->names / sizeof *o->names) {
 				cli_error("--backend: too many");
 				return EXIT_USAGE;
@@ -168,6 +163,7 @@ static int parse_args(verify_opts *o, int argc, char **argv)
 				return EXIT_USAGE;
 			break;
 		case 'J': o->json = true; break;
+		case 'A': o->attest = true; break;
 		case 'h': usage(stdout); return EXIT_OK;
 		case ':': cli_error("verify: %s needs a value", argv[optind - 1]); return EXIT_USAGE;
 		default: return cli_unknown_option("verify", argv[optind - 1], opts, usage);
@@ -187,6 +183,26 @@ static int parse_args(verify_opts *o, int argc, char **argv)
 	if (!o->catalogue)
 		o->catalogue = cli_default_catalogue();
 	return -1;
+}
+
+/* --attest: this host's own hardware evidence, verified like a remote
+ * sandbox's (attest_host); it changes no verdict (ADR-0020). On stderr with
+ * --json, so the document stays one. */
+static void print_host_attestation(const char *probe, int timeout_s, bool json)
+{
+	attest_verdict v;
+	isotier_error err = {0};
+	int rc = attest_host(&v, probe, timeout_s, cli_cancel_fd(), &err);
+	FILE *f = json ? stderr : stdout;
+	fputs("attestation (this host): ", f);
+	if (rc == 1)
+		fprintf(f, "attested: %s; measurement %s, %s\n", v.detail, v.measurement,
+		        v.measurement_judged);
+	else if (rc == 0)
+		fprintf(f, "%s; verdicts unchanged\n", v.detail);
+	else
+		fprintf(f, "refused: %s; verdicts unchanged\n",
+		        v.detail[0] ? v.detail : err.message);
 }
 
 /* A remote backend's whole observation (two sandboxes) may take
@@ -214,10 +230,10 @@ static int db_fail(const isotier_error *err, const char *db, int64_t waited_ms)
 	 * is bad data; anything else (no such directory, not a database, disk
 	 * full) an I/O error. */
 	cli_error("history database %s: %s%s", db, err->message, cli_db_why(db));
-	if ((err->db_code & 0xff) == SQLITE_CANTOPEN && !strcmp(db, ISOTIER_DEFAULT_DB))
+	if ((err->db_code & 0xff) == ISOTIER_DB_CANTOPEN && !strcmp(db, ISOTIER_DEFAULT_DB))
 		fprintf(stderr, "isotier: (the host's default history: create %s's directory, as the "
 		                "runbook's job does, or name another with --db or $ISOTIER_DB)\n", db);
-	return err->code == ISOTIER_EDATA || (err->db_code & 0xff) == SQLITE_NOTADB ? EXIT_DATAERR
+	return err->code == ISOTIER_EDATA || (err->db_code & 0xff) == ISOTIER_DB_NOTADB ? EXIT_DATAERR
 	                                                                          : EXIT_IOERR;
 }
 
@@ -400,7 +416,10 @@ static void judge_and_store(verify_ctx *ctx, const verify_opts *o, isotier_histo
 		}
 		judge_job(ready, o->host_provider);
 		add_backend_notes(ready);
-		struct record_arg ra = {.h = h, .run_id = run_id, .j = ready};
+		pthread_mutex_lock(&ctx->lock);
+		verify_job_overlap(ready, ctx);
+		pthread_mutex_unlock(&ctx->lock);
+		struct record_arg ra = {.h = h, .run_id = run_id, .j = ready, .jobs = o->jobs};
 		isotier_error rec_err = {0};
 		int64_t t0 = isotier_now_ms();
 		if (history_retry(record_job, &ra, &policy, NULL, &rec_err) < 0) {
@@ -578,10 +597,14 @@ static int verify_main(int argc, char **argv)
 			rc = db_rc;
 	}
 	int64_t wall = isotier_now_ms() - wall0;
+	char db_shown[512]; /* a history URI without its password */
+	isotier_history_display(o.db, db_shown, sizeof db_shown);
 	if (o.json)
-		print_json(jobs, n_jobs, run_id, o.db, commit, wall, out.interrupted, rc, run_ended);
+		print_json(jobs, n_jobs, o.jobs, run_id, db_shown, commit, wall, out.interrupted, rc, run_ended);
 	else
-		print_summary(jobs, n_jobs, run_id, o.db, commit, wall, run_ended);
+		print_summary(jobs, n_jobs, o.jobs, run_id, db_shown, commit, wall, run_ended);
+	if (o.attest && !out.interrupted)
+		print_host_attestation(probe, o.timeout_s, o.json);
 	if (out.interrupted)
 		cli_error(
 		    "interrupted: run %lld marked interrupted; finished observations are kept",

@@ -78,6 +78,62 @@ void history_table(FILE *f, const char *const *hdr, const int *caps, size_t ncol
 	}
 }
 
+/* ---- the sandbox's own times (schema 8) ---------------------------------- */
+
+/* A stored count as JSON: null where the row holds NULL (older rows, or not
+ * measured), never a made-up 0. */
+static void add_count(cJSON *o, const char *k, int64_t v)
+{
+	if (v >= 0)
+		cJSON_AddNumberToObject(o, k, (double)v);
+	else
+		cJSON_AddNullToObject(o, k);
+}
+
+void history_json_sandbox_times(cJSON *o, const isotier_observation_listing *l)
+{
+	add_count(o, "sandbox_wall_ms", l->sandbox_wall_ms);
+	add_count(o, "sandbox_cpu_ms", l->sandbox_cpu_ms);
+	add_count(o, "jobs", l->jobs);
+	add_count(o, "overlap", l->overlap);
+}
+
+static void ms_or_dash(char *buf, size_t len, int64_t v)
+{
+	if (v >= 0)
+		snprintf(buf, len, "%lld ms", (long long)v);
+	else
+		snprintf(buf, len, "-");
+}
+
+void history_sandbox_times_text(char *buf, size_t len, const isotier_observation_listing *l)
+{
+	if (l->sandbox_wall_ms < 0 && l->sandbox_cpu_ms < 0 && l->jobs < 0 && l->overlap < 0) {
+		snprintf(buf, len, "not stored (recorded before schema 8)");
+		return;
+	}
+	char wall[32], cpu[32];
+	ms_or_dash(wall, sizeof wall, l->sandbox_wall_ms);
+	ms_or_dash(cpu, sizeof cpu, l->sandbox_cpu_ms);
+	/* The wall time alone misleads when others ran beside it: say so. */
+	snprintf(buf, len, "wall %s, CPU %s%s; --jobs %lld, %lld at once%s", wall, cpu,
+	         l->sandbox_cpu_ms < 0 ? " (not measurable for this backend)" : "",
+	         (long long)l->jobs, (long long)l->overlap,
+	         l->overlap > 1 ? " (wall includes waiting for the others)" : "");
+}
+
+void history_cell_cpu(char *buf, size_t len, const isotier_observation_listing *l)
+{
+	ms_or_dash(buf, len, l->sandbox_cpu_ms);
+}
+
+void history_cell_wall(char *buf, size_t len, const isotier_observation_listing *l)
+{
+	ms_or_dash(buf, len, l->sandbox_wall_ms);
+	if (l->sandbox_wall_ms >= 0 && l->overlap > 1) /* x2: ran with another beside it */
+		snprintf(buf + strlen(buf), len - strlen(buf), " x%lld", (long long)l->overlap);
+}
+
 /* ---- history show ID ----------------------------------------------------- */
 
 static void line(const char *label, const char *value)
@@ -199,6 +255,7 @@ static int show_json(const isotier_observation_detail *d, const report_evidence 
 		cJSON_AddNumberToObject(o, "duration_ms", (double)l->duration_ms);
 	else
 		cJSON_AddNullToObject(o, "duration_ms");
+	history_json_sandbox_times(o, l);
 	if (l->evidence_bytes || d->evidence_format)
 		cJSON_AddNumberToObject(o, "evidence_bytes", (double)l->evidence_bytes);
 	else
@@ -270,6 +327,8 @@ static void show_text(const isotier_observation_detail *d, const report_evidence
 		         d->evidence_format ? " (" : "", d->evidence_format ? d->evidence_format : "",
 		         d->evidence_format ? ")" : "");
 	line("duration", buf);
+	history_sandbox_times_text(buf, sizeof buf, l);
+	line("sandbox", buf);
 	print_evidence(ev);
 }
 

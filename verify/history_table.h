@@ -20,6 +20,17 @@
 void history_table(FILE *f, const char *const *hdr, const int *caps, size_t ncol,
                    const char *const *cells, size_t nrows, bool wide);
 
+/* What the sandbox itself took (schema 8: wall, CPU, the run's --jobs and
+ * how many ran at once), kept apart from duration_ms, which under --jobs
+ * also measures the contention. NULL columns are null / "-", never 0. */
+struct cJSON;
+void history_json_sandbox_times(struct cJSON *o, const isotier_observation_listing *l);
+/* One line for `history show`. */
+void history_sandbox_times_text(char *buf, size_t len, const isotier_observation_listing *l);
+/* Table cells: CPU "N ms" or "-"; WALL "N ms", with " xK" when K ran at once. */
+void history_cell_cpu(char *buf, size_t len, const isotier_observation_listing *l);
+void history_cell_wall(char *buf, size_t len, const isotier_observation_listing *l);
+
 /* One observation and its evidence; json: one JSON object. Returns an exit
  * code (66 when there is no such observation). */
 int history_show(isotier_history *h, long long id, bool json);
@@ -30,6 +41,12 @@ typedef struct source_filter {
 } source_filter;
 /* The source checks, newest first. Returns an exit code. */
 int history_sources(isotier_history *h, const source_filter *f, bool json, bool wide);
+
+/* --by-host: the newest observation of each host and backend the filter
+ * lets through (its limit aside), sorted by host then backend. 0, or < 0
+ * with err set (ISOTIER_ENOMEM: out of memory). */
+int history_by_host(isotier_history *h, isotier_observation_filter flt, bool json, bool wide,
+                    isotier_error *err);
 
 /* `history export|import|migrate ...` (history_transfer.c); argv[1] is the
  * verb. Returns an exit code. */

@@ -11,9 +11,17 @@
 
 static void claim_text(char *buf, size_t len, const job *j)
 {
+	/* A scope that narrows the claim beside the tier: a boundary between
+	 * accounts only is not one between this user's sandboxes (per-sandbox
+	 * is what a tier means, so it adds nothing to the table; --json has
+	 * every scope). */
+	const char *scope = j->claim && j->claim->scope && strcmp(j->claim->scope, "per-sandbox")
+	                        ? j->claim->scope
+	                        : NULL;
 	if (j->claim)
-		snprintf(buf, len, "%s (%s)", isotier_tier_name(j->claim->tier),
-		         j->claim->mechanism ? j->claim->mechanism : "-");
+		snprintf(buf, len, "%s (%s%s%s)", isotier_tier_name(j->claim->tier),
+		         j->claim->mechanism ? j->claim->mechanism : "-", scope ? ", " : "",
+		         scope ? scope : "");
 	else
 		snprintf(buf, len, "-");
 }
@@ -50,28 +58,56 @@ void print_progress(const job *j, size_t index, size_t total)
 	fputc('\n', stderr);
 }
 
-void print_summary(const job *jobs, size_t n, int64_t run_id, const char *db, const char *commit,
-                   int64_t wall_ms, bool run_ended)
+void print_summary(const job *jobs, size_t n, int max_jobs, int64_t run_id, const char *db,
+                   const char *commit, int64_t wall_ms, bool run_ended)
 {
 	/* The verdict column fits the longest word, NOT_CONTRADICTED; the claim
 	 * and observation columns "CONTAINER (systemd-nspawn)" and a space. */
-	printf("%-14s%-28s%-28s%-18s%s\n", "BACKEND", "CLAIMED", "OBSERVED", "VERDICT", "TIME");
+	/* WALL and CPU are the sandbox's own (verify_run.c), not the job's:
+	 * under --jobs a backend's wall time also holds the wait for the CPU
+	 * others used, which AT ONCE says; its CPU time does not. */
+	/* An attested verdict says so in its cell (ADR-0020): the column widens
+	 * for it only when there is one. */
+	int vw = 18;
+	for (size_t i = 0; i < n; i++)
+		if (jobs[i].handled && !jobs[i].skipped && jobs[i].attested)
+			vw = 22;
+	printf("%-14s%-28s%-28s%-*s%-10s%-10s%s\n", "BACKEND", "CLAIMED", "OBSERVED", vw, "VERDICT",
+	       "WALL", "CPU", "AT ONCE");
+	int most = 0;
 	for (size_t i = 0; i < n; i++) {
 		const job *j = &jobs[i];
 		if (!j->handled || j->skipped)
 			continue;
-		char claim[160], observed[160], t[32];
+		char claim[160], observed[160], wall[32], cpu[32] = "-", once[16];
 		claim_text(claim, sizeof claim, j);
 		observed_text(observed, sizeof observed, j);
-		snprintf(t, sizeof t, "%lld ms", (long long)j->total_ms);
+		snprintf(wall, sizeof wall, j->timed ? "%lld ms" : "-", (long long)j->sandbox_wall_ms);
+		if (j->cpu_known)
+			snprintf(cpu, sizeof cpu, "%lld ms", (long long)j->sandbox_cpu_ms);
+		snprintf(once, sizeof once, "%d", j->overlap);
+		most = j->overlap > most ? j->overlap : most;
 		print_cell(stdout, j->backend->name, 14);
 		print_cell(stdout, claim, 28);
 		print_cell(stdout, observed, 28);
-		print_cell(stdout, isotier_verdict_name(j->verdict), 18);
-		print_cell(stdout, t, 0);
+		char verdict[40];
+		snprintf(verdict, sizeof verdict, "%s%s", isotier_verdict_name(j->verdict),
+		         j->attested ? " (attested)" : "");
+		print_cell(stdout, verdict, vw);
+		print_cell(stdout, wall, 10);
+		print_cell(stdout, cpu, 10);
+		print_cell(stdout, once, 0);
 		fputc('\n', stdout);
 	}
-	printf("\n");
+	printf("\nWALL: each sandbox's own span (availability check to teardown); CPU: what its"
+	       " processes used (-: they run outside isotier's children, under a daemon or a"
+	       " provider)");
+	if (most > 1)
+		printf(
+		    "; up to %d ran at once (--jobs %d), so WALL includes waiting for the CPU the"
+		    " others used: compare CPU, or verify with --jobs 1",
+		    most, max_jobs);
+	printf("\n\n");
 	for (size_t i = 0; i < n; i++)
 		if (jobs[i].handled && !jobs[i].skipped) {
 			printf("%s: ", jobs[i].backend->name);
@@ -99,8 +135,9 @@ void print_summary(const job *jobs, size_t n, int64_t run_id, const char *db, co
 	fputc('\n', stdout);
 }
 
-void print_json(const job *jobs, size_t n, int64_t run_id, const char *db, const char *commit,
-                int64_t wall_ms, bool interrupted, int exit_code, bool run_ended)
+void print_json(const job *jobs, size_t n, int max_jobs, int64_t run_id, const char *db,
+                const char *commit, int64_t wall_ms, bool interrupted, int exit_code,
+                bool run_ended)
 {
 	cJSON *doc = cJSON_CreateObject();
 	if (!doc)
@@ -113,6 +150,7 @@ void print_json(const job *jobs, size_t n, int64_t run_id, const char *db, const
 	cJSON_AddBoolToObject(doc, "interrupted", interrupted);
 	cJSON_AddNumberToObject(doc, "exit_code", exit_code);
 	cJSON_AddNumberToObject(doc, "wall_ms", (double)wall_ms);
+	cJSON_AddNumberToObject(doc, "jobs", max_jobs);
 	bool all_recorded = true;
 	for (size_t i = 0; i < n; i++)
 		all_recorded &= !jobs[i].handled || jobs[i].skipped || jobs[i].recorded;
@@ -136,6 +174,10 @@ void print_json(const job *jobs, size_t n, int64_t run_id, const char *db, const
 			                        isotier_tier_name(j->claim->tier));
 			cJSON_AddStringToObject(o, "claimed_mechanism",
 			                        j->claim->mechanism ? j->claim->mechanism : "");
+			if (j->claim->scope)
+				cJSON_AddStringToObject(o, "claimed_scope", j->claim->scope);
+			else
+				cJSON_AddNullToObject(o, "claimed_scope");
 		} else {
 			cJSON_AddNullToObject(o, "provider_id");
 			cJSON_AddNullToObject(o, "claimed_tier");
@@ -158,6 +200,7 @@ void print_json(const job *jobs, size_t n, int64_t run_id, const char *db, const
 		}
 		cJSON_AddStringToObject(o, "verdict", isotier_verdict_name(j->verdict));
 		cJSON_AddBoolToObject(o, "unproven", j->unproven);
+		cJSON_AddBoolToObject(o, "attested", j->attested);
 		if (parsed) {
 			cJSON_AddStringToObject(o, "kernel_relation",
 			                        isotier_kernel_relation_name(j->obs.relation));
@@ -175,6 +218,16 @@ void print_json(const job *jobs, size_t n, int64_t run_id, const char *db, const
 			cJSON_AddNullToObject(o, "leaked");
 		cJSON_AddBoolToObject(o, "recorded", j->recorded);
 		cJSON_AddNumberToObject(o, "duration_ms", (double)j->total_ms);
+		/* The sandbox's own, apart from the contention (print_summary). */
+		if (j->timed)
+			cJSON_AddNumberToObject(o, "sandbox_wall_ms", (double)j->sandbox_wall_ms);
+		else
+			cJSON_AddNullToObject(o, "sandbox_wall_ms");
+		if (j->cpu_known)
+			cJSON_AddNumberToObject(o, "sandbox_cpu_ms", (double)j->sandbox_cpu_ms);
+		else
+			cJSON_AddNullToObject(o, "sandbox_cpu_ms");
+		cJSON_AddNumberToObject(o, "overlap", j->overlap);
 		cJSON *t = cJSON_AddObjectToObject(o, "timings_ms");
 		if (t) {
 			cJSON_AddNumberToObject(t, "available", (double)j->obs.available_ms);

@@ -23,6 +23,14 @@ typedef struct job {
 	isotier_observation obs;
 	evidence_tar evidence;
 	int64_t evidence_ms, total_ms;
+	/* The sandbox's own share of total_ms (verify_run.c says what each
+	 * covers): isotier_observe's span and the CPU its children used;
+	 * cpu_known false where the sandbox runs outside them. started_ms and
+	 * ended_ms (the job's span, ended_ms 0 while it runs) are written under
+	 * the ctx lock, for the overlap. */
+	int64_t sandbox_wall_ms, sandbox_cpu_ms, started_ms, ended_ms;
+	bool timed, cpu_known; /* timed: isotier_observe ran (else both unknown) */
+	int overlap;           /* most jobs running at once during this one, itself included */
 	/* filled by the main thread */
 	bool handled, skipped, recorded, rejected;
 	const isotier_provider *claim;
@@ -30,6 +38,7 @@ typedef struct job {
 	judge_verdict verdict;
 	probe_tier ceiling;
 	bool unproven;
+	bool attested; /* judge_result's: stored in the observation's layers_json */
 	char reason[JUDGE_REASON_MAX + 512];
 } job;
 
@@ -45,6 +54,11 @@ typedef struct verify_ctx {
 	bool stop;     /* read and written with __atomic builtins */
 	int signal;    /* the SIGINT/SIGTERM that stopped the run (main thread only) */
 } verify_ctx;
+
+/* Sets j->overlap from the spans of the jobs started so far (ctx->lock
+ * held): the most running at once while j ran, j included. Every job that
+ * could overlap a finished one has started by then. */
+void verify_job_overlap(job *j, const verify_ctx *ctx);
 
 /* A worker thread: takes jobs from ctx until none is left or ctx->stop. */
 void *verify_worker_main(void *ctx);

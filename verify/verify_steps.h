@@ -26,15 +26,17 @@ struct record_arg {
 	int64_t run_id;
 	job *j;
 	const char *status; /* run_end's */
+	int jobs;           /* the run's --jobs, stored with each observation */
 };
 int record_job(void *arg, isotier_error *err);
 int end_run(void *arg, isotier_error *err);
 
 /* The progress line on a terminal, the summary table, or one JSON document. */
 void print_progress(const job *j, size_t index, size_t total);
-void print_summary(const job *jobs, size_t n, int64_t run_id, const char *db, const char *commit,
-                   int64_t wall_ms, bool run_ended);
-void print_json(const job *jobs, size_t n, int64_t run_id, const char *db, const char *commit,
-                int64_t wall_ms, bool interrupted, int exit_code, bool run_ended);
+void print_summary(const job *jobs, size_t n, int max_jobs, int64_t run_id, const char *db,
+                   const char *commit, int64_t wall_ms, bool run_ended);
+void print_json(const job *jobs, size_t n, int max_jobs, int64_t run_id, const char *db,
+                const char *commit, int64_t wall_ms, bool interrupted, int exit_code,
+                bool run_ended);
 
 #endif

@@ -25,8 +25,12 @@ set -e
 assert_eq "$rc" 1 "CONTRADICTED exits 1 ($(cat "$TMP/o1"))"
 "$B" verify --backend bwrap --db "$U" >"$TMP/o2" 2>&1 || fail "real probe in bwrap: $(cat "$TMP/o2")"
 "$B" verify --backend host --db "$U" >"$TMP/o3" 2>&1 || fail "host: $(cat "$TMP/o3")"
-assert_eq "$(pg_sql "SELECT max(version) FROM isotier_schema")" 7 "schema version as SQLite's"
+assert_eq "$(pg_sql "SELECT max(version) FROM isotier_schema")" 8 "schema version as SQLite's"
 assert_eq "$(pg_sql "SELECT count(*) FROM observations")" 3 "three observations"
+# Schema 8: the sandbox's own wall and CPU time (bwrap and host are isotier's
+# children: both known), the run's --jobs (the default, 4) and, one backend
+# per run, 1 at once.
+assert_eq "$(pg_sql "SELECT count(*) FROM observations WHERE sandbox_wall_ms >= 0 AND sandbox_cpu_ms >= 0 AND sandbox_wall_ms <= duration_ms AND jobs = 4 AND overlap = 1")" 3 "sandbox times, jobs and overlap stored"
 "$B" history --db "$U" >"$TMP/h" || fail "history"
 awk 'NR > 1 { print $4 }' "$TMP/h" | tr '\n' ' ' | grep -qx 'host bwrap bwrap ' || fail "newest first: $(cat "$TMP/h")"
 "$B" history --db "$U" --backend bwrap --limit 1 --json >"$TMP/j"
@@ -37,6 +41,7 @@ o = d["observations"]
 assert len(o) == 1 and o[0]["backend"] == "bwrap" and o[0]["verdict"] == "CONFIRMED", o
 assert len(o[0]["uuid"]) == 36 and o[0]["host_id"], o[0]
 assert o[0]["evidence_bytes"] > 0, o[0]
+assert o[0]["jobs"] == 4 and o[0]["overlap"] == 1 and isinstance(o[0]["sandbox_cpu_ms"], int), o[0]
 EOF
 id=$(pg_sql "SELECT min(id) FROM observations WHERE backend = 'bwrap'")
 "$B" history show "$id" --db "$U" --json >"$TMP/show" || fail "history show"
@@ -93,9 +98,28 @@ set +e
 ISOTIER_DB=$BAD "$B" verify --backend host >"$TMP/p5" 2>&1
 "$B" report --db "$BAD" --format text --no-catalogue >"$TMP/p6" 2>&1
 "$B" history --db "postgresql://runner:$secret@/nosuchdb?host=$PG_DIR&port=$PG_PORT" >"$TMP/p7" 2>&1
+# sources check names its history in its summary (text and --json); one
+# source on a port nothing listens on is enough to make a run.
+closed=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1]); s.close()')
+mkdir -p "$TMP/cat"
+python3 - "$TMP/cat/closed.json" "$closed" <<'PY'
+import json, sys
+json.dump({"id": "closed", "name": "Fixture closed", "kind": "remote", "tier": "UNKNOWN",
+           "mechanism": "unknown", "since": "2026-01-01",
+           "sources": [{"url": "http://127.0.0.1:%s/" % sys.argv[2], "quote": "a quote",
+                        "publisher": "provider", "retrieved": "2026-11-30"}],
+           "history": [], "notes": "history_pg fixture"}, open(sys.argv[1], "w"))
+PY
+NO_PROXY=127.0.0.1 no_proxy=127.0.0.1 "$B" sources check --catalogue "$TMP/cat" --db "$RU" >"$TMP/p8" 2>&1
+NO_PROXY=127.0.0.1 no_proxy=127.0.0.1 "$B" sources check --catalogue "$TMP/cat" --db "$RU" --json >"$TMP/p9" 2>"$TMP/p9e"
+ISOTIER_DB=$RU "$B" paths >"$TMP/p10" 2>&1
 set -e
 [ "$bad_rc" -ne 0 ] || fail "a wrong password was accepted"
-for f in p1 p2 p3 p4 p5 p6 p7; do
+assert_contains "$(cat "$TMP/p8")" "runner:[redacted]@" "sources check names its history, redacted"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["db"].startswith("postgresql://runner:[redacted]@"), d["db"]' "$TMP/p9" || fail "sources check --json: db not redacted: $(sed "s/$secret/<pw>/g" "$TMP/p9" | head -c 300)"
+assert_contains "$(cat "$TMP/p10")" "runner:[redacted]@" "paths shows the URI redacted"
+assert_contains "$(cat "$TMP/p10")" "a PostgreSQL URI" "paths: a URI is not a missing file"
+for f in p1 p2 p3 p4 p5 p6 p7 p8 p9 p9e p10; do
   ! grep -q "$secret" "$TMP/$f" || fail "the password shows in $f: $(sed "s/$secret/<pw>/g" "$TMP/$f" | head -c 400)"
 done
 assert_contains "$(cat "$TMP/p1")" "runner:[redacted]@" "the URI is shown redacted"

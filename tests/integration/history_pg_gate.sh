@@ -16,5 +16,5 @@ pg_start "$TMP" || rc=$?
 ISOTIER_TEST_PG_URI=$PG_URI "$suite" >"$TMP/out" 2>&1 || fail "history gate on PostgreSQL: $(tail -n 20 "$TMP/out")"
 grep -q '^Running suite(s): history_gate (PostgreSQL)' "$TMP/out" || fail "the suite did not run against PostgreSQL: $(head -3 "$TMP/out")"
 grep -q '^100%: Checks: [0-9]*, Failures: 0, Errors: 0' "$TMP/out" || fail "$(cat "$TMP/out")"
-assert_eq "$(pg_sql "SELECT max(version) FROM isotier_schema")" 7 "the suite's history was PostgreSQL's"
+assert_eq "$(pg_sql "SELECT max(version) >= 7 FROM isotier_schema")" t "the suite's history was PostgreSQL's"
 echo "history gate suite: passes against PostgreSQL"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""history_gen.py DB N [HOSTS] - fills an isotier history (schema 7, already
+"""history_gen.py DB N [HOSTS] - fills an isotier history (schema 8, already
 created: `isotier history import --db DB header.jsonl`) with N observations
 shaped like real ones: 5 backends, 8 per run, HOSTS machines (default 4),
 layers_json and probe_json of a few KB, and evidence of 23-61 KB drawn from a

@@ -132,6 +132,9 @@ START_TEST(export_import_idempotent)
 	ck_assert_msg(isotier_history_import(o, export_path, &c, &err) == 0, "%s", err.message);
 	ck_assert_uint_eq(c.runs, 2);
 	ck_assert_uint_eq(c.observations, 2);
+	/* The file calls them verify runs; here they are imports (the gate's
+	 * marker: imported rows never grant). */
+	ck_assert_int_eq(count(o, "SELECT count(*) FROM runs WHERE command = 'import'"), 2);
 	/* Again, from the export and from the SQLite file itself: nothing new. */
 	isotier_transfer_counts again = {0};
 	ck_assert_int_eq(isotier_history_import(o, export_path, &again, &err), 0);

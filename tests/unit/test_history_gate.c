@@ -19,8 +19,11 @@
 #include <unistd.h>
 
 #include "../../verify/observations.h"
+#include "history_driver.h"
 #include "history_sqlite.h"
 #include "resolve.h"
+
+#include <cJSON.h>
 
 #include <libpq-fe.h>
 
@@ -357,6 +360,163 @@ START_TEST(hostless_rows_deny_never_grant)
 }
 END_TEST
 
+/* Imports one run and one observation of bwrap into the history, as an
+ * export file would carry them (history import / migrate). run_command is
+ * what the file says the run was. */
+static int import_one(const char *run_uuid, const char *run_command, const char *obs_uuid,
+                      const char *at, const char *verdict, const char *ceiling, const char *host,
+                      isotier_error *err)
+{
+	char path[256];
+	snprintf(path, sizeof path, "%s/in.jsonl", tmpdir);
+	FILE *f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("{\"type\":\"header\",\"schema\":\"isotier.history.export/1\"}\n", f);
+	cJSON *run = cJSON_CreateObject(), *o = cJSON_CreateObject();
+	cJSON_AddStringToObject(run, "type", "run");
+	cJSON_AddStringToObject(run, "uuid", run_uuid);
+	cJSON_AddStringToObject(run, "started_at", at);
+	cJSON_AddStringToObject(run, "finished_at", at);
+	cJSON_AddStringToObject(run, "command", run_command);
+	cJSON_AddStringToObject(run, "status", "ok");
+	cJSON_AddStringToObject(run, "tool_version", "0.1.0");
+	if (host)
+		cJSON_AddStringToObject(run, "host_id", host);
+	const char *kv[][2] = {{"type", "observation"},      {"uuid", obs_uuid},
+	                       {"run_uuid", run_uuid},       {"observed_at", at},
+	                       {"backend", "bwrap"},         {"provider_id", "bubblewrap"},
+	                       {"claimed_tier", "CONTAINER"}, {"claimed_mechanism", "bubblewrap"},
+	                       {"observed_tier", "CONTAINER"}, {"verdict", verdict},
+	                       {"reason", "imported row"},   {"claim_digest", digest}};
+	for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++)
+		cJSON_AddStringToObject(o, kv[i][0], kv[i][1]);
+	if (ceiling)
+		cJSON_AddStringToObject(o, "ceiling_tier", ceiling);
+	if (host)
+		cJSON_AddStringToObject(o, "host_id", host);
+	char *a = cJSON_PrintUnformatted(run), *b = cJSON_PrintUnformatted(o);
+	fprintf(f, "%s\n%s\n", a, b);
+	free(a), free(b);
+	cJSON_Delete(run), cJSON_Delete(o);
+	ck_assert_int_eq(fclose(f), 0);
+	isotier_history *h = NULL;
+	ck_assert_msg(isotier_history_open(&h, db, 0, err) == 0, "%s", err->message);
+	isotier_transfer_counts c = {0};
+	int rc = isotier_history_import(h, path, &c, err);
+	isotier_history_close(h);
+	return rc;
+}
+
+/* Imported rows (history import, migrate) may lower what the gate grants,
+ * never grant, nor be the "latest" that hides this host's own verdict: a
+ * machine id is no secret, and an import's rows get new, higher ids. */
+START_TEST(imported_rows_only_lower)
+{
+	isotier_resolution r;
+	isotier_error err = {0};
+	proof("2026-12-03T09:00:00Z");
+	add("2026-12-03T10:00:00Z", "CONTRADICTED", "CONTAINER", HOST, NULL);
+	ASSERT_TIER(r, gate(&r, 0), ISOTIER_UNKNOWN);
+	/* A file naming this host, its run calling itself a verify, an old
+	 * CONFIRMED proof of the current claim: it must not mask the
+	 * contradiction, nor prove anything. */
+	ck_assert_msg(import_one("11111111-1111-4111-8111-111111111111", "verify",
+	                         "22222222-2222-4222-8222-222222222222", "2026-11-01T00:00:00Z",
+	                         "CONFIRMED", "CONTAINER", HOST, &err) == 0,
+	              "%s", err.message);
+	ASSERT_TIER(r, gate(&r, 0), ISOTIER_UNKNOWN);
+	ck_assert_ptr_nonnull(strstr(r.reason, "CONTRADICTED"));
+	ASSERT_TIER(r, gate(&r, 7), ISOTIER_UNKNOWN);
+	/* The same naming no host. */
+	ck_assert_int_eq(import_one("33333333-3333-4333-8333-333333333333", "verify",
+	                            "44444444-4444-4444-8444-444444444444", "2026-11-02T00:00:00Z",
+	                            "CONFIRMED", "CONTAINER", NULL, &err),
+	                 0);
+	ASSERT_TIER(r, gate(&r, 0), ISOTIER_UNKNOWN);
+	/* Only this host's own verification clears it. */
+	proof("2026-12-03T11:00:00Z");
+	ASSERT_TIER(r, gate(&r, 7), ISOTIER_CONTAINER);
+	/* After it, an imported proof is no proof: require-verified wants this
+	 * host's own, and an imported one newer than it voids it. */
+	ck_assert_int_eq(import_one("55555555-5555-4555-8555-555555555555", "verify",
+	                            "66666666-6666-4666-8666-666666666666", "2026-12-03T11:10:00Z",
+	                            "CONFIRMED", "CONTAINER", HOST, &err),
+	                 0);
+	ASSERT_TIER(r, gate(&r, 7), ISOTIER_UNKNOWN);
+	ck_assert_ptr_nonnull(strstr(r.reason, "import"));
+	ASSERT_TIER(r, gate(&r, 0), ISOTIER_CONTAINER); /* it lowers nothing else */
+	/* An imported contradiction or lower ceiling lowers. */
+	proof("2026-12-03T11:20:00Z");
+	ASSERT_TIER(r, gate(&r, 7), ISOTIER_CONTAINER);
+	ck_assert_int_eq(import_one("77777777-7777-4777-8777-777777777777", "verify",
+	                            "88888888-8888-4888-8888-888888888888", "2026-10-01T00:00:00Z",
+	                            "CONTRADICTED", "CONTAINER", HOST, &err),
+	                 0);
+	ASSERT_TIER(r, gate(&r, 0), ISOTIER_UNKNOWN);
+	proof("2026-12-03T11:30:00Z");
+	ASSERT_TIER(r, gate(&r, 7), ISOTIER_CONTAINER);
+	ck_assert_int_eq(import_one("99999999-9999-4999-8999-999999999999", "verify",
+	                            "aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa", "2026-10-02T00:00:00Z",
+	                            "CONSISTENT", "NONE", NULL, &err),
+	                 0);
+	ASSERT_TIER(r, gate(&r, 0), ISOTIER_UNKNOWN);
+	ck_assert_ptr_nonnull(strstr(r.reason, "NONE"));
+	/* A file cannot slip a row into one of this host's own runs. */
+	proof("2026-12-03T11:40:00Z");
+	char local_run[64] = "";
+	{
+		isotier_history *h = NULL;
+		ck_assert_int_eq(isotier_history_open_readonly(&h, db, &err), 0);
+		FILE *f = tmpfile();
+		ck_assert_int_eq(isotier_history_export(h, f, &err), 0);
+		isotier_history_close(h);
+		rewind(f);
+		char line[1 << 16];
+		while (fgets(line, sizeof line, f)) /* the last run: the proof's */
+			if (strstr(line, "\"type\":\"run\""))
+				sscanf(strstr(line, "\"uuid\":\"") + 8, "%36[^\"]", local_run);
+		fclose(f);
+	}
+	ck_assert_uint_eq(strlen(local_run), 36);
+	ck_assert_int_eq(import_one(local_run, "verify", "bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb",
+	                            "2026-12-03T11:50:00Z", "INCONCLUSIVE", NULL, HOST, &err),
+	                 ISOTIER_EDATA);
+	ck_assert_ptr_nonnull(strstr(err.message, "not imported"));
+}
+END_TEST
+
+/* PostgreSQL only: a server that stops answering cannot hold the gate for
+ * ever (a statement timeout, TCP keepalives), and a COMMIT that rolled back
+ * (a statement in the transaction failed) is an error, not a success. */
+START_TEST(pg_session_bounded_and_commit_checked)
+{
+	if (!pg_uri)
+		return;
+	isotier_history *h = NULL;
+	isotier_error err = {0};
+	ck_assert_msg(isotier_history_open_readonly(&h, db, &err) == 0, "%s", err.message);
+	hstmt *s = NULL;
+	ck_assert_int_eq(hq_prepare(h, &s, "SHOW statement_timeout", &err, "test"), 0);
+	ck_assert_int_eq(hq_step(s, &err), 1);
+	ck_assert_str_ne(hq_col(s, 0), "0");
+	HDRV(s)->finalize(s);
+	bool keepalives = false;
+	PQconninfoOption *opts = PQconninfo(h->pg);
+	for (PQconninfoOption *o = opts; o && o->keyword; o++)
+		if (!strcmp(o->keyword, "keepalives"))
+			keepalives = o->val && !strcmp(o->val, "1");
+	PQconninfoFree(opts);
+	ck_assert(keepalives);
+	isotier_history_close(h);
+	ck_assert_int_eq(isotier_history_open(&h, db, 0, &err), 0);
+	ck_assert_int_eq(h->drv->exec(h, "BEGIN", &err, "test"), 0);
+	ck_assert_int_lt(h->drv->exec(h, "SELECT 1/0", &err, "test"), 0);
+	ck_assert_int_lt(h->drv->exec(h, "COMMIT", &err, "test"), 0);
+	ck_assert_ptr_nonnull(strstr(err.message, "rolled back"));
+	isotier_history_close(h);
+}
+END_TEST
+
 START_TEST(host_id_reads_machine_id)
 {
 	char id[64];
@@ -441,6 +601,7 @@ typedef struct listed {
 	size_t n;
 	int64_t id[8];
 	char verdict[8][32];
+	int64_t wall[8], cpu[8], jobs[8], overlap[8]; /* schema 8's, -1: NULL */
 } listed;
 
 static int list_row(void *ctx, const isotier_observation_listing *r)
@@ -449,6 +610,8 @@ static int list_row(void *ctx, const isotier_observation_listing *r)
 	if (l->n < 8) {
 		l->id[l->n] = r->id;
 		snprintf(l->verdict[l->n], sizeof l->verdict[l->n], "%s", r->verdict ? r->verdict : "");
+		l->wall[l->n] = r->sandbox_wall_ms, l->cpu[l->n] = r->sandbox_cpu_ms;
+		l->jobs[l->n] = r->jobs, l->overlap[l->n] = r->overlap;
 	}
 	l->n++;
 	return 0;
@@ -471,12 +634,17 @@ START_TEST(old_database_migrates_and_proves_nothing)
 	isotier_history *h = NULL;
 	isotier_error err = {0};
 	ck_assert_int_eq(isotier_history_open_readonly(&h, db, &err), 0);
-	ck_assert_int_eq(isotier_history_schema_version(h), 7);
+	ck_assert_int_eq(isotier_history_schema_version(h), 8);
 	listed l = {0};
 	observation_filter f = {0};
 	ck_assert_int_eq(isotier_history_list_observations(h, &f, list_row, &l, &err), 0);
 	ck_assert_uint_eq(l.n, 1); /* the listing still shows it */
 	ck_assert_str_eq(l.verdict[0], "CONFIRMED");
+	/* Migrated, it says nothing of the sandbox's own times: NULL, not 0. */
+	ck_assert_int_eq(l.wall[0], -1);
+	ck_assert_int_eq(l.cpu[0], -1);
+	ck_assert_int_eq(l.jobs[0], -1);
+	ck_assert_int_eq(l.overlap[0], -1);
 	isotier_history_close(h);
 	/* A new proof on top of it counts. */
 	proof("2026-12-03T11:00:00Z");
@@ -519,6 +687,8 @@ int main(void)
 	tcase_add_test(tc, changed_claim_voids_proof);
 	tcase_add_test(tc, only_this_hosts_rows);
 	tcase_add_test(tc, hostless_rows_deny_never_grant);
+	tcase_add_test(tc, imported_rows_only_lower);
+	tcase_add_test(tc, pg_session_bounded_and_commit_checked);
 	tcase_add_test(tc, default_history);
 	tcase_add_test(tc, old_database_migrates_and_proves_nothing);
 	tcase_add_test(tc, listing_is_by_id);

@@ -9,6 +9,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -246,6 +247,42 @@ START_TEST(relay_to_a_stuck_reader_is_cancelled)
 }
 END_TEST
 
+/* A child whose CPU is all in a grandchild it reaps (a subshell): wait4's
+ * rusage of the child covers it. */
+static void *burn_thread(void *arg)
+{
+	int64_t *delta = arg;
+	const char *argv[] = {"/bin/sh", "-c",
+	                      "(i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done); exit 0", NULL};
+	isotier_proc_opts o = {.argv = argv, .stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1};
+	int status = -1;
+	isotier_error err = {0};
+	int64_t before = isotier_proc_thread_cpu_us();
+	if (isotier_proc_run(&o, &status, &err) != 0 || status != 0)
+		*delta = -1;
+	else
+		*delta = isotier_proc_thread_cpu_us() - before;
+	return NULL;
+}
+
+/* verify stores a sandbox's CPU time from this count: another worker's
+ * children must not show in it (RUSAGE_CHILDREN would have them). */
+START_TEST(reaped_cpu_is_counted_per_thread)
+{
+	int64_t mine = isotier_proc_thread_cpu_us(), theirs = -2;
+	pthread_t t;
+	ck_assert_int_eq(pthread_create(&t, NULL, burn_thread, &theirs), 0);
+	ck_assert_int_eq(pthread_join(t, NULL), 0);
+	ck_assert_int_gt(theirs, 0);
+	ck_assert_int_eq(isotier_proc_thread_cpu_us(), mine);
+	/* And this thread's own child counts here. */
+	int64_t again = -2;
+	burn_thread(&again);
+	ck_assert_int_gt(again, 0);
+	ck_assert_int_eq(isotier_proc_thread_cpu_us(), mine + again);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("proc");
@@ -256,6 +293,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, cancel_fd_zero_means_none_and_a_closed_one_is_refused);
 	tcase_add_test(tc, the_callers_signals_are_left_alone);
 	tcase_add_test(tc, relay_to_a_stuck_reader_is_cancelled);
+	tcase_add_test(tc, reaped_cpu_is_counted_per_thread);
 	suite_add_tcase(s, tc);
 	return s;
 }
