@@ -181,8 +181,10 @@ void attest_output_clear(attest_output *o);
 typedef enum {
 	ATTEST_PAIR_NONE,      /* not asked, or no evidence offered: nothing changes */
 	ATTEST_PAIR_REJECTED,  /* evidence offered and refused: nothing proven */
-	ATTEST_PAIR_ONE_GUEST, /* both valid, one guest: a shared kernel is not excluded */
-	ATTEST_PAIR_ATTESTED   /* both valid, bound to their runs, two guests */
+	ATTEST_PAIR_ONE_GUEST, /* both valid, one technology, one report id: one guest */
+	ATTEST_PAIR_UNPAIRED,  /* both valid, but a side names no guest (TDX) or the two
+	                          technologies differ: neither one guest nor two shown */
+	ATTEST_PAIR_ATTESTED   /* both valid, one technology, bound to their runs, two ids */
 } attest_pair_outcome;
 
 typedef struct attest_pair {

@@ -377,13 +377,20 @@ void attest_pair_judge(attest_pair *pair, const int rc[2])
 		return;
 	}
 	const attest_verdict *a = &pair->v[0], *b = &pair->v[1];
-	if (!a->has_guest_id || !b->has_guest_id) {
-		/* A TDX quote names no guest: two of them may be one TD. */
-		pair->outcome = ATTEST_PAIR_ONE_GUEST;
-		snprintf(d, len,
-		         "both %s reports verify, but they carry no per-guest id: two guests "
-		         "are not shown",
-		         attest_tech_name(a->tech));
+	if (!a->has_guest_id || !b->has_guest_id || a->tech != b->tech) {
+		/* A TDX quote names no guest: two of them may be one TD, and one
+		 * id beside none (or two technologies) compares nothing. */
+		pair->outcome = ATTEST_PAIR_UNPAIRED;
+		if (a->tech != b->tech)
+			snprintf(d, len,
+			         "both reports verify, but one is %s and the other %s: their "
+			         "guests are not compared, two guests are not shown",
+			         attest_tech_name(a->tech), attest_tech_name(b->tech));
+		else
+			snprintf(d, len,
+			         "both %s reports verify, but they carry no per-guest id: two "
+			         "guests are not shown",
+			         attest_tech_name(a->tech));
 		return;
 	}
 	if (!memcmp(a->guest_id, b->guest_id, sizeof a->guest_id)) {

@@ -268,6 +268,7 @@ void judge(judge_result *out, const judge_claim *claim, const probe_result *prob
 	out->verdict = VERDICT_INCONCLUSIVE;
 	out->ceiling = PROBE_TIER_UNKNOWN;
 	out->unproven = false;
+	out->attested = false;
 	if (!probe) {
 		say(out, "no usable probe output");
 		return;

@@ -70,6 +70,10 @@ typedef struct judge_result {
 	 * against a real claim with a usable probe output. Alerts like
 	 * CONTRADICTED (verify's exit status, the report, the runbook job). */
 	bool unproven;
+	/* CONFIRMED by hardware attestation (testimony_judge_attested, ADR-0020):
+	 * what verify stores with the observation and every report shows, so
+	 * nothing has to read it back out of the reason's words. */
+	bool attested;
 	char reason[JUDGE_REASON_MAX];
 } judge_result;
 

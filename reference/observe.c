@@ -56,7 +56,11 @@ static void exec_probe(isotier_probe_run *pr, const isotier_backend *b, void *st
 	isotier_collected got = {.max_out = PROBE_RESULT_MAX_BYTES};
 	isotier_host_watch *watch = NULL;
 	isotier_error werr = {0};
-	if (view && isotier_host_watch_start(&watch, ISOTIER_GUEST_PROBE, nonce, &werr) < 0)
+	/* The host's challenge lock is waited for up to the exec's own timeout:
+	 * another isotier's challenge ends within its exec's. */
+	int wait_ms = (o->timeout_s > 0 ? o->timeout_s : 60) * 1000;
+	if (view && isotier_host_watch_start(&watch, ISOTIER_GUEST_PROBE, nonce, wait_ms,
+	                                     o->cancel_fd, &werr) < 0)
 		snprintf(view->workload_detail, sizeof view->workload_detail, "%.190s", werr.message);
 	pr->rc = isotier_exec_collect(&got, b, state, &req, &pr->exit_status, &pr->err);
 	if (watch)
@@ -281,9 +285,11 @@ static void read_host_view(isotier_observation *obs, const isotier_probe_run *pr
 		return;
 	}
 	isotier_challenge_result cr = {.outcome = ISOTIER_CHALLENGE_UNANSWERED};
-	if (v->pattern_failed || !v->n_segs)
-		snprintf(d, len, "the host could not run its task-count challenge%s%.160s",
-		         v->workload_detail[0] ? ": " : "", v->workload_detail);
+	if (v->pattern_failed || !v->n_segs) {
+		const char *why = v->pattern_detail[0] ? v->pattern_detail : v->workload_detail;
+		snprintf(d, len, "the host could not run its task-count challenge%s%.200s",
+		         why[0] ? ": " : "", why);
+	}
 	else if (!pr->parsed)
 		snprintf(d, len, "no usable probe output: the host's challenge was not answered");
 	else
@@ -479,5 +485,7 @@ void isotier_observation_clear(isotier_observation *obs)
 		obs->run[i].out = NULL;
 		probe_result_clear(&obs->run[i].probe);
 		obs->run[i].parsed = false;
+		probe_result_clear(&obs->attest_out[i]);
+		obs->attest_out_parsed[i] = false;
 	}
 }

@@ -85,6 +85,12 @@ typedef struct isotier_observation {
 	/* The cross-challenge runs' hardware attestation (attest.h,
 	 * ADR-0020): each sandbox's evidence bound to its own run, as a pair. */
 	attest_pair attest;
+	/* The outputs those reports are bound to (attest_out[i]: sandbox i's,
+	 * the sampler's and the modulator's, run[i]'s sandboxes), kept when
+	 * the pair is ATTESTED so the verdict rests on them (testimony.h);
+	 * owned, freed by isotier_observation_clear(). */
+	probe_result attest_out[2];
+	bool attest_out_parsed[2];
 	/* The run's nonce (every probe run carries it; an output without it
 	 * is rejected) and what this host itself saw of a local sandbox
 	 * (host_watch.h), which decides before the sandbox's own identity. */

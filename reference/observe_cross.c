@@ -190,6 +190,10 @@ void isotier_cross_challenge(isotier_observation *obs, void *sampler, void *modu
 	char *d = obs->cross_detail;
 	size_t len = sizeof obs->cross_detail;
 	obs->cross = ISOTIER_CHALLENGE_UNANSWERED;
+	for (int i = 0; i < 2; i++) {
+		probe_result_clear(&obs->attest_out[i]);
+		obs->attest_out_parsed[i] = false;
+	}
 	if (isotier_cancelled(o->cancel_fd)) {
 		snprintf(d, len, "cross-sandbox challenge not run: interrupted");
 		return;
@@ -248,6 +252,16 @@ void isotier_cross_challenge(isotier_observation *obs, void *sampler, void *modu
 		if (smp.policy)
 			attest_pair_judge(&obs->attest, (int[2]){smp.attest_rc, mod.attest_rc});
 	}
-	probe_result_clear(&smp.probe);
-	probe_result_clear(&mod.probe);
+	/* What an attested pair's reports are bound to is what the verdict
+	 * must rest on (testimony_judge_attested): kept, owned by obs. */
+	cross_exec *ran[2] = {&smp, &mod};
+	for (int i = 0; i < 2; i++) {
+		if (ran[i]->parsed && obs->attest.outcome == ATTEST_PAIR_ATTESTED) {
+			obs->attest_out[i] = ran[i]->probe;
+			obs->attest_out_parsed[i] = true;
+			ran[i]->probe = (probe_result){0};
+		} else {
+			probe_result_clear(&ran[i]->probe);
+		}
+	}
 }

@@ -99,6 +99,13 @@ const char *report_remedy(report_arena *ar, const report_attention *a)
 		return "its process died (killed, or the host stopped) before the run ended: the "
 		       "next run swept what it left (`leftover_swept` audit events, or `isotier "
 		       "sweep`); re-run `isotier verify` for what it did not finish";
+	case RA_HOST_DISAGREEMENT:
+		return report_arena_printf(
+		    ar,
+		    "the hosts sharing this history saw %s differently: compare their observations "
+		    "(`isotier history --backend %s --by-host`), then the hosts themselves "
+		    "(runbook/fleet.md#hosts-that-disagree)",
+		    who(a), who(a));
 	case RA_COUNT: break;
 	}
 	return "";
@@ -169,6 +176,14 @@ static const char *plural(size_t n, const char *one, const char *many)
 	return n == 1 ? one : many;
 }
 
+const char *report_group_remedy(const report_attention *first)
+{
+	/* Each item's remedy names its provider; the line for many names none. */
+	return first->kind == RA_SOURCE_UNREACHABLE
+	           ? "not checked: retry `isotier sources check` when the network is back"
+	           : first->remedy;
+}
+
 int report_finish(report_model *m)
 {
 	for (size_t i = 0; i < m->n_rows; i++) {
@@ -220,5 +235,27 @@ int report_finish(report_model *m)
 	if (rc < 0)
 		return rc;
 	m->status = m->n_severity[RSEV_ALERT] ? "ALERT" : m->n_missing ? "INCOMPLETE" : "OK";
-	return 0;
+	m->missing_heading = "Checks that did not happen";
+	m->summary = report_summary_sentence(&m->arena, m->n_severity[RSEV_ALERT],
+	                                      m->n_severity[RSEV_WARN], m->n_missing);
+	return m->summary ? 0 : ISOTIER_ENOMEM;
+}
+
+const char *report_summary_sentence(report_arena *ar, size_t alerts, size_t warnings,
+                                    size_t missing)
+{
+	if (!alerts && !warnings)
+		return missing ? report_arena_printf(ar, "no alert, but %zu %s that %s due did not "
+		                                         "happen",
+		                                     missing, plural(missing, "check", "checks"),
+		                                     plural(missing, "was", "were"))
+		               : "every required check ran; nothing contradicted, unproven, "
+		                 "drifted, stale or overdue";
+	char a[64] = "", w[64] = "";
+	if (alerts)
+		snprintf(a, sizeof a, "%zu %s %s action", alerts, plural(alerts, "alert", "alerts"),
+		         plural(alerts, "needs", "need"));
+	if (warnings)
+		snprintf(w, sizeof w, "%zu %s", warnings, plural(warnings, "warning", "warnings"));
+	return report_arena_printf(ar, "%s%s%s", a, alerts && warnings ? "; " : "", w);
 }

@@ -137,7 +137,7 @@ report_verdict report_verdict_parse(const char *s)
 static const char *const attention_names[RA_COUNT] = {
     "contradicted", "unproven", "not_proven", "source_gone", "source_changed",
     "source_unreachable", "source_stale", "overdue", "catalogue",
-    "not_configured", "interrupted",
+    "not_configured", "interrupted", "host_disagreement",
 };
 
 const char *report_attention_name(report_attention_kind k)

@@ -6,7 +6,8 @@
  * saw different tiers of the same backend raise RA_HOST_DISAGREEMENT, naming
  * both rows. Observations are in id order (report_model.c), so the last one
  * seen per host is its latest. The same pass fills the host x backend
- * matrix (m->hosts): what each host last proved of each backend.
+ * matrix (m->hosts): what each host last proved of each backend, and the
+ * words every writer shows with it.
  */
 #include "report_model.h"
 
@@ -67,6 +68,33 @@ int report_fleet_alerts(report_model *m)
 			    .host = v[j]->host ? v[j]->host : host_key(v[j]),
 			    .host_id = v[j]->host_id,
 			    .latest = v[j]};
+	/* Distinct hosts: the cells are sorted by backend first, so a host
+	 * repeats across backends (quadratic in the cells: a fleet's hosts times
+	 * its backends, small). */
+	for (size_t j = 0; j < m->n_hosts; j++) {
+		const char *key = host_key(m->hosts[j].latest);
+		bool seen = false;
+		for (size_t k = 0; k < j && !seen; k++)
+			seen = !strcmp(host_key(m->hosts[k].latest), key);
+		m->n_host_names += !seen;
+	}
+	m->hosts_heading = "Hosts sharing this history";
+	m->hosts_note = "What each host last observed of each backend: its latest judged "
+	                "observation (INCONCLUSIVE and UNAVAILABLE runs do not count). DISAGREES "
+	                "marks a backend the hosts saw at different tiers.";
+	/* A backend whose cells do not all show one tier: every cell of it. */
+	for (size_t j = 0; j < m->n_hosts;) {
+		size_t end = j;
+		bool differ = false;
+		while (end < m->n_hosts &&
+		       !strcmp(m->hosts[end].latest->backend, m->hosts[j].latest->backend)) {
+			differ |= strcmp(m->hosts[end].latest->observed_tier,
+			                 m->hosts[j].latest->observed_tier) != 0;
+			end++;
+		}
+		for (; j < end; j++)
+			m->hosts[j].disagrees = differ;
+	}
 	/* Per backend: the first host's latest, compared with each other host's. */
 	for (size_t i = 0; i < n && rc == 0;) {
 		size_t end = i;

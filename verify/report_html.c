@@ -76,22 +76,14 @@ static void header(FILE *f, const report_model *m)
 	fprintf(f, "<div class=\"overall %s\" id=\"banner\"><p><strong>", cls);
 	E(m->status);
 	fputs(":</strong> ", f);
-	size_t na = m->n_severity[RSEV_ALERT], nw = m->n_severity[RSEV_WARN];
-	if (na)
-		fprintf(f, "%zu alert%s need%s action", na, na == 1 ? "" : "s", na == 1 ? "s" : "");
-	if (na && nw)
-		fputs("; ", f);
-	if (nw)
-		fprintf(f, "%zu warning%s", nw, nw == 1 ? "" : "s");
-	if (na || nw)
-		fputs(" (see <a href=\"#attention\">Needs attention</a>).", f);
-	else if (!m->n_missing)
-		fputs("every required check ran; nothing contradicted, unproven, drifted, stale or "
-		      "overdue.",
-		      f);
-	fputs("</p>\n", f);
+	E(m->summary);
+	if (m->n_severity[RSEV_ALERT] || m->n_severity[RSEV_WARN])
+		fputs(" (see <a href=\"#attention\">Needs attention</a>)", f);
+	fputs(".</p>\n", f);
 	if (m->n_missing) {
-		fputs("<p>Checks that did not happen:</p>\n<ul class=\"missing\">\n", f);
+		fputs("<p>", f);
+		E(m->missing_heading);
+		fputs(":</p>\n<ul class=\"missing\">\n", f);
 		for (size_t i = 0; i < m->n_missing; i++) {
 			fputs("<li>", f);
 			E(m->missing[i]);
@@ -124,8 +116,11 @@ static void header(FILE *f, const report_model *m)
 	    m->n_observations == 1 ? "" : "s", m->n_checks, m->n_checks == 1 ? "" : "s",
 	    m->n_refusals, m->n_refusals == 1 ? "" : "s", m->max_source_age_days,
 	    m->reverify_days);
-	fputs("<nav><a href=\"#attention\">Needs attention</a><a href=\"#matrix\">Tier matrix</a>"
-	      "<a href=\"#backends\">Backends over time</a><a href=\"#timeline\">Verdicts over "
+	fputs("<nav><a href=\"#attention\">Needs attention</a><a href=\"#matrix\">Tier matrix</a>",
+	      f);
+	if (m->n_host_names > 1)
+		fputs("<a href=\"#hosts\">Hosts</a>", f);
+	fputs("<a href=\"#backends\">Backends over time</a><a href=\"#timeline\">Verdicts over "
 	      "time</a><a href=\"#evidence\">Evidence</a><a href=\"#refusals\">Refusals</a>"
 	      "<a href=\"#sources\">Sources</a><a href=\"#log\">Observation log</a></nav>\n"
 	      "</header>\n",
@@ -133,7 +128,6 @@ static void header(FILE *f, const report_model *m)
 }
 
 /* Items of one severity and kind beyond this many collapse into one line. */
-#define COLLAPSE_OVER 3
 
 static void attention_row(FILE *f, const report_attention *a)
 {
@@ -166,7 +160,7 @@ static void attention(FILE *f, const report_model *m)
 		while (i + n < m->n_attention && m->attention[i + n].kind == a->kind &&
 		       m->attention[i + n].severity == a->severity)
 			n++;
-		if (n <= COLLAPSE_OVER) {
+		if (n <= REPORT_COLLAPSE_OVER) {
 			for (size_t k = 0; k < n; k++)
 				attention_row(f, &m->attention[i + k]);
 		} else { /* one line with a count; the items behind a toggle */
@@ -187,9 +181,7 @@ static void attention(FILE *f, const report_model *m)
 				fputs("</li>", f);
 			}
 			fputs("</ul></details></td>", f);
-			td(f, a->kind == RA_SOURCE_UNREACHABLE
-			          ? "not checked: retry `isotier sources check` when the network is back"
-			          : a->remedy);
+			td(f, report_group_remedy(a));
 			fputs("</tr>\n", f);
 		}
 		i += n;
@@ -212,11 +204,16 @@ static void matrix_row(FILE *f, const report_row *r)
 	}
 	td(f, r->backend);
 	td(f, r->claimed_tier);
-	td(f, r->mechanism);
+	if (r->provider && r->provider->scope) { /* between whom the tier holds */
+		fputs("<td>", f), E(r->mechanism ? r->mechanism : "-"), fputs(", scope ", f);
+		E(r->provider->scope), fputs("</td>", f);
+	} else {
+		td(f, r->mechanism);
+	}
 	td_num(f, r->provider ? r->provider->source_age_days : -1);
 	td(f, r->provider ? r->provider->source_status : NULL);
 	td(f, o ? o->observed_tier : NULL);
-	verdict_cell(f, o ? o->verdict : NULL, o ? o->v : RV_OTHER);
+	verdict_cell(f, report_verdict_shown(o), o ? o->v : RV_OTHER);
 	td(f, o ? o->observed_at : NULL);
 	td_num(f, (long long)r->n_observations);
 	bool alert = r->contradicted || r->unproven || r->drifted || r->overdue ||
@@ -229,17 +226,16 @@ static void matrix_row(FILE *f, const report_row *r)
 	fputs("</td></tr>\n", f);
 }
 
-static void matrix(FILE *f, const report_model *m)
+/* < 0 when out of memory: the report then fails, never half a matrix. */
+static int matrix(FILE *f, const report_model *m)
 {
 	fputs("<section id=\"matrix\">\n<h2>Tier matrix</h2>\n<p>One row per provider and "
 	      "backend, grouped by provider. The claim is the catalogue's; the verdict is the "
 	      "latest observation's.</p>\n",
 	      f);
 	size_t *idx = report_matrix_order(m);
-	if (!idx) {
-		fputs("<p>Out of memory.</p>\n</section>\n", f);
-		return;
-	}
+	if (!idx)
+		return ISOTIER_ENOMEM;
 	for (int s = 0; s < RS_COUNT; s++) {
 		size_t n = 0;
 		for (size_t i = 0; i < m->n_rows; i++)
@@ -275,6 +271,38 @@ static void matrix(FILE *f, const report_model *m)
 	}
 	free(idx);
 	fputs("</section>\n", f);
+	return 0;
+}
+
+/* The fleet's host x backend matrix: only when more than one host shares
+ * the history (one host's would repeat the tier matrix). */
+static void hosts(FILE *f, const report_model *m)
+{
+	if (m->n_host_names < 2)
+		return;
+	fputs("<section id=\"hosts\">\n<h2>", f);
+	E(m->hosts_heading);
+	fputs("</h2>\n<p>", f);
+	E(m->hosts_note);
+	fputs("</p>\n<table class=\"hosts\">\n<thead><tr><th>Backend</th><th>Host</th>"
+	      "<th>Machine id</th><th>Observed tier</th><th>Verdict</th><th>Observation</th>"
+	      "<th>When</th><th>State</th></tr></thead>\n<tbody>\n",
+	      f);
+	for (size_t i = 0; i < m->n_hosts; i++) {
+		const report_host_cell *c = &m->hosts[i];
+		const report_observation *o = c->latest;
+		fputs(c->disagrees ? "<tr class=\"disagrees\">" : "<tr>", f);
+		td(f, o->backend);
+		td(f, c->host);
+		fputs("<td class=\"mono\">", f), E(c->host_id ? c->host_id : "-"), fputs("</td>", f);
+		td(f, o->observed_tier);
+		verdict_cell(f, report_verdict_shown(o), o->v);
+		fprintf(f, "<td class=\"num\">#%lld</td>", (long long)o->id);
+		td(f, o->observed_at);
+		fprintf(f, "<td class=\"%s\">%s</td></tr>\n", c->disagrees ? "bad" : "ok",
+		        c->disagrees ? "DISAGREES" : "agrees");
+	}
+	fputs("</tbody>\n</table>\n</section>\n", f);
 }
 
 static void timeline(FILE *f, const report_model *m)
@@ -355,7 +383,10 @@ int report_write_html(FILE *f, const report_model *m)
 	header(f, m);
 	fputs("<main>\n", f);
 	attention(f, m);
-	matrix(f, m);
+	int rc = matrix(f, m);
+	if (rc < 0)
+		return rc;
+	hosts(f, m);
 	rh_backend_timelines(f, m);
 	timeline(f, m);
 	rh_evidence(f, m);

@@ -70,7 +70,7 @@ static void evidence_block(FILE *f, const report_observation *o)
 		E(o->provider_id);
 	}
 	fputs(" \xe2\x80\x94 ", f);
-	E(o->verdict);
+	E(report_verdict_shown(o));
 	fputs("</h3>\n<table>\n<tbody>\n<tr><th>When</th>", f);
 	td(f, o->observed_at);
 	fprintf(f, "<th>Run</th><td class=\"num\">%lld</td></tr>\n<tr><th>Claimed</th>",
@@ -83,7 +83,7 @@ static void evidence_block(FILE *f, const report_observation *o)
 	fputs("<th>Vendor</th>", f);
 	td(f, o->observed_vendor);
 	fputs("</tr>\n<tr><th>Verdict</th>", f);
-	verdict_cell(f, o->verdict, o->v);
+	verdict_cell(f, report_verdict_shown(o), o->v);
 	fputs("<th>Confidence</th>", f);
 	td(f, o->confidence);
 	fputs("</tr>\n<tr><th>Reason</th><td colspan=\"3\">", f);
@@ -240,6 +240,11 @@ void rh_sources(FILE *f, const report_model *m)
 		E(p->tier);
 		fputs("</strong> (", f);
 		E(p->mechanism);
+		if (p->scope) {
+			fputs(", scope <strong>", f);
+			E(p->scope);
+			fputs("</strong>", f);
+		}
 		fputs(") since ", f);
 		E(p->since ? p->since : "?");
 		fputs("; ", f);
@@ -300,6 +305,15 @@ void rh_sources(FILE *f, const report_model *m)
 				if (s->latest->detail) {
 					fputs(": ", f);
 					E(s->latest->detail);
+				}
+				if (s->latest->change) { /* against the kept baseline */
+					fputs("; ", f);
+					E(report_change_words(s->latest->change));
+				}
+				if (s->latest->passage_diff && s->latest->passage_diff[0]) {
+					fputs("<pre class=\"diff\">", f);
+					E(s->latest->passage_diff);
+					fputs("</pre>", f);
 				}
 			} else {
 				fputs("never checked", f);
@@ -363,7 +377,7 @@ void rh_observation_log(FILE *f, const report_model *m)
 		td(f, o->observed_at), td(f, o->backend), td(f, o->provider_id),
 		    td(f, o->claimed_tier);
 		td(f, o->observed_tier);
-		verdict_cell(f, o->verdict, o->v);
+		verdict_cell(f, report_verdict_shown(o), o->v);
 		td_num(f, o->duration_ms);
 		td(f, o->reason);
 		fputs("<td class=\"prov\">", f);

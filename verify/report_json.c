@@ -23,7 +23,8 @@ static void put_check(FILE *f, const report_check *c)
 	STR("checked_at", c->checked_at), SEP, STR("provider_id", c->provider_id), SEP;
 	STR("url", c->url), SEP, STR("status", c->status), SEP;
 	OPT_INT("http_status", c->http_status), SEP, STR("content_sha256", c->content_sha256), SEP;
-	STR("quote", c->quote), SEP, STR("detail", c->detail);
+	STR("quote", c->quote), SEP, STR("detail", c->detail), SEP;
+	STR("change", c->change), SEP, STR("passage_diff", c->passage_diff);
 	fputc('}', f);
 }
 
@@ -84,7 +85,11 @@ static void put_observation(FILE *f, const report_observation *o)
 	STR("observed_tier", o->observed_tier), SEP, STR("observed_vendor", o->observed_vendor),
 	    SEP;
 	STR("confidence", o->confidence), SEP, STR("verdict", o->verdict), SEP;
+	BOOL("attested", o->attested), SEP;
 	STR("reason", o->reason), SEP, OPT_INT("duration_ms", o->duration_ms), SEP;
+	OPT_INT("sandbox_wall_ms", o->sandbox_wall_ms), SEP;
+	OPT_INT("sandbox_cpu_ms", o->sandbox_cpu_ms), SEP, OPT_INT("jobs", o->jobs), SEP;
+	OPT_INT("overlap", o->overlap), SEP;
 	fputs("\"provenance\":{", f);
 	STR("host", o->host), SEP, STR("tool_version", o->tool_version), SEP;
 	STR("catalogue_commit", o->catalogue_commit), SEP;
@@ -105,6 +110,7 @@ static void put_provider(FILE *f, const report_model *m, const report_provider *
 	STR("status_date", p->status_date), SEP, STR("status_url", p->status_url), SEP;
 	STR("status_quote", p->status_quote), SEP;
 	STR("kind", p->kind), SEP, STR("tier", p->tier), SEP, STR("mechanism", p->mechanism), SEP;
+	STR("scope", p->scope), SEP;
 	STR("since", p->since), SEP, STR("backend", p->backend), SEP, STR("file", p->file), SEP;
 	STR("notes", p->notes), SEP, OPT_INT("source_age_days", p->source_age_days), SEP;
 	BOOL("source_stale", p->source_stale), SEP, STR("source_status", p->source_status), SEP;
@@ -149,7 +155,8 @@ static void put_row(FILE *f, const report_row *r)
 	STR("observed_at", o ? o->observed_at : NULL), SEP;
 	STR("observed_tier", o ? o->observed_tier : NULL), SEP;
 	STR("observed_vendor", o ? o->observed_vendor : NULL), SEP;
-	STR("verdict", o ? o->verdict : NULL), SEP, INT("observations", r->n_observations), SEP;
+	STR("verdict", o ? o->verdict : NULL), SEP, BOOL("attested", o && o->attested), SEP;
+	INT("observations", r->n_observations), SEP;
 	BOOL("overdue", r->overdue), SEP, BOOL("unproven", r->unproven), SEP,
 	    BOOL("not_proven", r->not_proven), SEP, BOOL("contradicted", r->contradicted), SEP;
 	BOOL("drifted", r->drifted), SEP, STR("state", r->state), SEP;
@@ -250,6 +257,17 @@ int report_write_json(FILE *f, const report_model *m)
 		    SEP;
 		STR("required_tier", a->required_tier), SEP, STR("decision", a->decision), SEP;
 		STR("reason", a->reason);
+		fputc('}', f);
+	}
+	fputs("],\"hosts\":[", f);
+	for (size_t i = 0; i < m->n_hosts; i++) {
+		const report_host_cell *c = &m->hosts[i];
+		fputs(i ? ",\n{" : "\n{", f);
+		STR("backend", c->latest->backend), SEP, STR("host", c->host), SEP;
+		STR("host_id", c->host_id), SEP, INT("observation_id", c->latest->id), SEP;
+		STR("observed_at", c->latest->observed_at), SEP;
+		STR("observed_tier", c->latest->observed_tier), SEP, STR("verdict", c->latest->verdict);
+		SEP, BOOL("attested", c->latest->attested), SEP, BOOL("disagrees", c->disagrees);
 		fputc('}', f);
 	}
 	fputs("],\"timeline\":{", f);

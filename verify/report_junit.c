@@ -108,7 +108,7 @@ static void system_out(FILE *f, const report_model *m, const report_row *r)
 	}
 	fputs("\nlatest: ", f);
 	if (o) {
-		E(o->verdict);
+		E(report_verdict_shown(o));
 		fputs(", observed ", f);
 		E(o->observed_tier);
 		fputs(" at ", f);

@@ -21,6 +21,21 @@ static void cell(FILE *f, const char *s)
 	fputs(" |", f);
 }
 
+/* The mechanism, and between whom the tier holds when the entry says: a
+ * boundary between accounts only is not one between a user's sandboxes. */
+static void scope_cell(FILE *f, const char *mechanism, const char *scope)
+{
+	if (!scope) {
+		cell(f, mechanism);
+		return;
+	}
+	fputs(" ", f);
+	MD(mechanism ? mechanism : "\xe2\x80\x94");
+	fputs(", scope ", f);
+	MD(scope);
+	fputs(" |", f);
+}
+
 static void cell_num(FILE *f, long long v)
 {
 	if (v < 0)
@@ -44,7 +59,8 @@ static void verdict(FILE *f, const char *word, report_verdict v)
 	      f);
 }
 
-int report_write_md(FILE *f, const report_model *m)
+/* The title, what the report covers, and the banner (the model's words). */
+static void md_header(FILE *f, const report_model *m)
 {
 	fputs("# isotier isolation report\n\n", f);
 	fputs("Report date **", f);
@@ -68,21 +84,12 @@ int report_write_md(FILE *f, const report_model *m)
 	        "` (schema %d). Policy: sources at most %d days old, re-verification every %d "
 	        "days.\n\n",
 	        m->schema_version, m->max_source_age_days, m->reverify_days);
-	size_t na = m->n_severity[RSEV_ALERT], nw = m->n_severity[RSEV_WARN];
 	fprintf(f, "**%s:** ", m->status);
-	if (na)
-		fprintf(f, "%zu alert%s need%s action", na, na == 1 ? "" : "s", na == 1 ? "s" : "");
-	if (na && nw)
-		fputs("; ", f);
-	if (nw)
-		fprintf(f, "%zu warning%s", nw, nw == 1 ? "" : "s");
-	if (!na && !nw && !m->n_missing)
-		fputs("every required check ran; nothing contradicted, unproven, drifted, stale or "
-		      "overdue",
-		      f);
+	MD(m->summary);
 	fputs(".\n\n", f);
 	if (m->n_missing) {
-		fputs("Checks that did not happen:\n\n", f);
+		MD(m->missing_heading);
+		fputs(":\n\n", f);
 		for (size_t i = 0; i < m->n_missing; i++) {
 			fputs("- ", f);
 			MD(m->missing[i]);
@@ -90,7 +97,10 @@ int report_write_md(FILE *f, const report_model *m)
 		}
 		fputs("\n", f);
 	}
+}
 
+static void md_attention(FILE *f, const report_model *m)
+{
 	fputs("## Needs attention\n\n", f);
 	if (!m->n_attention)
 		fputs("Nothing.\n\n", f);
@@ -102,7 +112,7 @@ int report_write_md(FILE *f, const report_model *m)
 		while (i + n < m->n_attention && m->attention[i + n].kind == a->kind &&
 		       m->attention[i + n].severity == a->severity)
 			n++;
-		size_t shown = n > 3 ? 0 : n; /* more than 3 of a kind: one line with a count */
+		size_t shown = n > REPORT_COLLAPSE_OVER ? 0 : n; /* else one line with a count */
 		for (size_t k = 0; k < shown; k++) {
 			const report_attention *b = &m->attention[i + k];
 			fprintf(f, b->severity == RSEV_ALERT ? "| **%s** |" : "| %s |",
@@ -124,23 +134,27 @@ int report_write_md(FILE *f, const report_model *m)
 				MD(m->attention[i + k].subject);
 			}
 			fputs(n > MD_SHOWN ? ", ... |" : " |", f);
-			cell(f, a->kind == RA_SOURCE_UNREACHABLE
-			            ? "not checked: retry `isotier sources check` when the network is back"
-			            : a->remedy);
+			cell(f, report_group_remedy(a));
 			fputs("\n", f);
 		}
 		i += n;
 	}
 	if (m->n_attention)
 		fputs("\n", f);
+}
 
+/* < 0 when out of memory: the report then fails. */
+static int md_matrix(FILE *f, const report_model *m)
+{
 	fputs("## Tier matrix\n\n| Section | Group | Provider | Backend | Claimed tier | Mechanism | Source age "
 	      "(days) | "
 	      "Source check | Observed tier | Verdict | When | State |\n"
 	      "|---|---|---|---|---|---|---:|---|---|---|---|---|\n",
 	      f);
 	size_t *idx = report_matrix_order(m);
-	for (size_t i = 0; idx && i < m->n_rows; i++) {
+	if (!idx)
+		return ISOTIER_ENOMEM; /* the command fails: never a report missing its matrix */
+	for (size_t i = 0; i < m->n_rows; i++) {
 		const report_row *r = &m->rows[idx[i]];
 		const report_observation *o = r->latest;
 		fputs("|", f);
@@ -149,22 +163,57 @@ int report_write_md(FILE *f, const report_model *m)
 		cell(f, r->provider_id ? r->provider_id : "(no claim)");
 		cell(f, r->backend);
 		cell(f, r->claimed_tier);
-		cell(f, r->mechanism);
+		scope_cell(f, r->mechanism, r->provider ? r->provider->scope : NULL);
 		cell_num(f, r->provider ? r->provider->source_age_days : -1);
 		cell(f, r->provider ? r->provider->source_status : NULL);
 		cell(f, o ? o->observed_tier : NULL);
-		verdict(f, o ? o->verdict : NULL, o ? o->v : RV_OTHER);
+		verdict(f, report_verdict_shown(o), o ? o->v : RV_OTHER);
 		cell(f, o ? o->observed_at : NULL);
 		cell(f, r->state);
 		fputs("\n", f);
 	}
 	free(idx);
+	return 0;
+}
 
+/* The fleet's host x backend matrix, only when more than one host shares
+ * the history (one host's would repeat the tier matrix). */
+static void md_hosts(FILE *f, const report_model *m)
+{
+	if (m->n_host_names < 2)
+		return;
+	fputs("\n## ", f);
+	MD(m->hosts_heading);
+	fputs("\n\n", f);
+	MD(m->hosts_note);
+	fputs("\n\n| Backend | Host | Machine id | Observed tier | Verdict | Observation | When | "
+	      "State |\n|---|---|---|---|---|---:|---|---|\n",
+	      f);
+	for (size_t i = 0; i < m->n_hosts; i++) {
+		const report_host_cell *c = &m->hosts[i];
+		const report_observation *o = c->latest;
+		fputs("|", f);
+		cell(f, o->backend);
+		cell(f, c->host);
+		cell(f, c->host_id);
+		cell(f, o->observed_tier);
+		verdict(f, report_verdict_shown(o), o->v);
+		fprintf(f, " #%lld |", (long long)o->id);
+		cell(f, o->observed_at);
+		fputs(c->disagrees ? " **DISAGREES** |\n" : " agrees |\n", f);
+	}
+}
+
+static void md_verdicts(FILE *f, const report_model *m)
+{
 	fputs("\n## Latest verdicts\n\n| Verdict | Rows |\n|---|---:|\n", f);
 	for (int v = 0; v < RV_COUNT; v++)
 		fprintf(f, "| %s | %zu |\n", report_verdict_name((report_verdict)v),
 		        m->latest_counts[v]);
+}
 
+static void md_refusals(FILE *f, const report_model *m)
+{
 	fputs("\n## Refusals\n\n", f);
 	if (!m->n_refusals) {
 		fputs("No refusals recorded.\n", f);
@@ -183,7 +232,10 @@ int report_write_md(FILE *f, const report_model *m)
 			fputs("\n", f);
 		}
 	}
+}
 
+static void md_sources(FILE *f, const report_model *m)
+{
 	fputs("\n## Sources\n\n", f);
 	if (!m->n_providers)
 		fputs("No catalogue loaded.\n", f);
@@ -206,6 +258,10 @@ int report_write_md(FILE *f, const report_model *m)
 		MD(p->tier);
 		fputs(" (", f);
 		MD(p->mechanism);
+		if (p->scope) {
+			fputs(", scope ", f);
+			MD(p->scope);
+		}
 		fputs(")", f);
 		if (p->source_stale)
 			fputs(", **source stale**", f);
@@ -231,11 +287,33 @@ int report_write_md(FILE *f, const report_model *m)
 			MD(s->retrieved);
 			fputs("; check: ", f);
 			MD(s->latest ? s->latest->status : "never");
+			if (s->latest && s->latest->change) { /* against the kept baseline */
+				fputs(", ", f);
+				MD(report_change_words(s->latest->change));
+			}
 			fputs("): \xe2\x80\x9c", f);
 			MD(s->quote);
 			fputs("\xe2\x80\x9d\n", f);
+			if (s->latest && s->latest->passage_diff && s->latest->passage_diff[0]) {
+				fputs("    - passage diff: ", f);
+				MD(s->latest->passage_diff);
+				fputs("\n", f);
+			}
 		}
 	}
+}
+
+int report_write_md(FILE *f, const report_model *m)
+{
+	md_header(f, m);
+	md_attention(f, m);
+	int rc = md_matrix(f, m);
+	if (rc < 0)
+		return rc;
+	md_hosts(f, m);
+	md_verdicts(f, m);
+	md_refusals(f, m);
+	md_sources(f, m);
 	fputs("\n<sub>Written by isotier " ISOTIER_VERSION
 	      " from the history database and the catalogue; reproducible from them.</sub>\n",
 	      f);

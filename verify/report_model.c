@@ -11,49 +11,19 @@
 #include <string.h>
 
 #define COPY(s) report_arena_strndup(&m->arena, (s), REPORT_FIELD_MAX)
-#define COL(i)  COPY((const char *)sqlite3_column_text(st, (i)))
 
 static int oom(isotier_error *err)
 {
 	return isotier_error_set(err, ISOTIER_ENOMEM, 0, "report: out of memory");
 }
 
-static int prepare(isotier_history *h, sqlite3_stmt **st, const char *sql, const char *since,
-                   isotier_error *err)
+/* How many rows of what are stored since m->since (the arrays are sized
+ * from it; a row added since the count is not read: one snapshot). */
+static int64_t count(report_model *m, isotier_history *h, isotier_history_count_of what,
+                     isotier_error *err)
 {
-	if (sqlite3_prepare_v2(isotier_history_db(h), sql, -1, st, NULL) != SQLITE_OK)
-		return isotier_history_sql_error(h, err, "report: read history");
-	if (sqlite3_bind_parameter_count(*st) >= 1)
-		sqlite3_bind_text(*st, 1, since, -1, SQLITE_STATIC);
-	return 0;
-}
-
-static int64_t count(isotier_history *h, const char *sql, const char *since, isotier_error *err)
-{
-	cleanup_stmt sqlite3_stmt *st = NULL;
-	if (prepare(h, &st, sql, since, err) < 0)
-		return -1;
-	if (sqlite3_step(st) != SQLITE_ROW)
-		return isotier_history_sql_error(h, err, "report: count"), -1;
-	return sqlite3_column_int64(st, 0);
-}
-
-/* The newest timestamp stored anywhere: the report's default date. */
-static const char *newest_record(report_model *m, isotier_history *h)
-{
-	cleanup_stmt sqlite3_stmt *st = NULL;
-	const char *sql =
-	    "SELECT t FROM ("
-	    " SELECT max(observed_at) AS t FROM observations UNION ALL"
-	    " SELECT max(checked_at) FROM source_checks UNION ALL"
-	    " SELECT max(at) FROM audit_events UNION ALL"
-	    " SELECT max(started_at) FROM runs UNION ALL SELECT max(finished_at) FROM runs)"
-	    " WHERE t IS NOT NULL AND t GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*'"
-	    " ORDER BY t DESC LIMIT 1";
-	if (sqlite3_prepare_v2(isotier_history_db(h), sql, -1, &st, NULL) != SQLITE_OK ||
-	    sqlite3_step(st) != SQLITE_ROW)
-		return NULL;
-	return COL(0);
+	int64_t n = 0;
+	return isotier_history_count(h, what, m->since, m->host, &n, err) < 0 ? -1 : n;
 }
 
 static int cmp_observation(const void *x, const void *y)
@@ -64,93 +34,93 @@ static int cmp_observation(const void *x, const void *y)
 	return (a->id > b->id) - (a->id < b->id);
 }
 
-/*
- * duration_ms is stored after probe_json and the evidence blob: reading it
- * walks each row's overflow pages, i.e. the whole database. Only the JSON
- * report (every field of every observation: all_durations) pays that in the
- * scan; the others look it up for the newest REPORT_LOG_MAX they show.
- */
-/* The probe's schema: hostile JSON, so only when SQLite finds it valid, and
- * only a string. */
-#define PROBE_SCHEMA                                                                               \
-	" CASE WHEN json_valid(probe_json) AND json_type(probe_json, '$.schema') = 'text'"        \
-	" THEN json_extract(probe_json, '$.schema') END"
+typedef struct fill_ctx {
+	report_model *m;
+	size_t cap;
+	bool oom;
+	report_observation **evidence_of; /* load_evidence: which observation each id is */
+} fill_ctx;
+
+static int add_observation(void *ctx, const isotier_report_observation_row *r)
+{
+	fill_ctx *fc = ctx;
+	report_model *m = fc->m;
+	if (m->n_observations >= fc->cap)
+		return 1; /* written after the count: not in this snapshot */
+	report_observation *o = &m->observations[m->n_observations++];
+	o->id = r->id;
+	o->run_id = r->run_id;
+	o->observed_at = COPY(r->observed_at);
+	o->backend = COPY(r->backend);
+	o->provider_id = COPY(r->provider_id);
+	o->claimed_tier = COPY(r->claimed_tier);
+	o->claimed_mechanism = COPY(r->claimed_mechanism);
+	o->observed_tier = COPY(r->observed_tier);
+	o->observed_vendor = COPY(r->observed_vendor);
+	o->confidence = COPY(r->confidence);
+	o->verdict = COPY(r->verdict);
+	o->reason = COPY(r->reason);
+	o->duration_ms = r->duration_ms;
+	o->sandbox_wall_ms = r->sandbox_wall_ms;
+	o->sandbox_cpu_ms = r->sandbox_cpu_ms;
+	o->jobs = r->jobs;
+	o->overlap = r->overlap;
+	o->kernel_relation = COPY(r->kernel_relation);
+	o->host_id = report_arena_strndup(&m->arena, r->host_id, 64);
+	if (r->probe_schema)
+		o->probe_schema = report_arena_strndup(&m->arena, r->probe_schema, 64);
+	o->v = report_verdict_parse(o->verdict);
+	if (!o->observed_at || !o->backend || !o->verdict)
+		return fc->oom = true, 1;
+	return 0;
+}
+
+static int add_extras(void *ctx, size_t i, int64_t duration_ms, const char *probe_schema)
+{
+	fill_ctx *fc = ctx;
+	report_model *m = fc->m;
+	size_t first = m->n_observations > REPORT_LOG_MAX ? m->n_observations - REPORT_LOG_MAX : 0;
+	report_observation *o = &m->observations[first + i];
+	if (duration_ms >= 0)
+		o->duration_ms = duration_ms;
+	if (probe_schema)
+		o->probe_schema = report_arena_strndup(&m->arena, probe_schema, 64);
+	return 0;
+}
 
 static int load_observations(report_model *m, isotier_history *h, bool all_durations,
                              isotier_error *err)
 {
-	int64_t n =
-	    count(h, "SELECT count(*) FROM observations WHERE ?1 IS NULL OR observed_at >= ?1",
-	          m->since, err);
+	int64_t n = count(m, h, ISOTIER_COUNT_OBSERVATIONS_SINCE, err);
 	if (n < 0)
 		return ISOTIER_EDB;
 	m->observations =
 	    report_arena_alloc(&m->arena, (size_t)(n ? n : 1) * sizeof *m->observations);
 	if (!m->observations)
 		return oom(err);
-	cleanup_stmt sqlite3_stmt *st = NULL;
-	/* Rowid order (no SQL sorter over 100k wide rows); sorted below. */
-	if (prepare(h, &st,
-	            all_durations
-	                ? "SELECT id, run_id, observed_at, backend, provider_id, claimed_tier,"
-	                  " claimed_mechanism, observed_tier, observed_vendor, confidence, verdict,"
-	                  " reason, duration_ms, kernel_relation," PROBE_SCHEMA " FROM observations"
-	                  " WHERE ?1 IS NULL OR observed_at >= ?1 ORDER BY id"
-	                : "SELECT id, run_id, observed_at, backend, provider_id, claimed_tier,"
-	                  " claimed_mechanism, observed_tier, observed_vendor, confidence, verdict,"
-	                  " reason, NULL, kernel_relation, NULL FROM observations"
-	                  " WHERE ?1 IS NULL OR observed_at >= ?1 ORDER BY id",
-	            m->since, err) < 0)
-		return ISOTIER_EDB;
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW && m->n_observations < (size_t)n) {
-		report_observation *o = &m->observations[m->n_observations++];
-		o->id = sqlite3_column_int64(st, 0);
-		o->run_id = sqlite3_column_int64(st, 1);
-		o->observed_at = COL(2);
-		o->backend = COL(3);
-		o->provider_id = COL(4);
-		o->claimed_tier = COL(5);
-		o->claimed_mechanism = COL(6);
-		o->observed_tier = COL(7);
-		o->observed_vendor = COL(8);
-		o->confidence = COL(9);
-		o->verdict = COL(10);
-		o->reason = COL(11);
-		o->duration_ms =
-		    sqlite3_column_type(st, 12) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 12);
-		o->kernel_relation = sqlite3_column_type(st, 13) == SQLITE_NULL ? NULL : COL(13);
-		if (sqlite3_column_type(st, 14) != SQLITE_NULL)
-			o->probe_schema = report_arena_strndup(
-			    &m->arena, (const char *)sqlite3_column_text(st, 14), 64);
-		o->v = report_verdict_parse(o->verdict);
-		if (!o->observed_at || !o->backend || !o->verdict)
-			return oom(err);
-	}
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return isotier_history_sql_error(h, err, "report: read observations");
+	fill_ctx fc = {.m = m, .cap = (size_t)n};
+	int rc = isotier_history_scan_observations(h, m->since, m->host, all_durations,
+	                                           add_observation, &fc, err);
+	if (fc.oom)
+		return oom(err);
+	if (rc < 0)
+		return rc;
+	/* Rowid order from the scan already; sorted again in case an engine
+	 * hands them otherwise. */
 	qsort(m->observations, m->n_observations, sizeof *m->observations, cmp_observation);
 	if (all_durations || !m->n_observations)
 		return 0;
-	cleanup_stmt sqlite3_stmt *dur = NULL;
-	if (sqlite3_prepare_v2(isotier_history_db(h),
-	                       "SELECT duration_ms," PROBE_SCHEMA " FROM observations WHERE id = ?1",
-	                       -1, &dur, NULL) != SQLITE_OK)
-		return isotier_history_sql_error(h, err, "report: read durations");
+	/* The others look duration and probe schema up for the newest
+	 * REPORT_LOG_MAX they show. */
 	size_t first = m->n_observations > REPORT_LOG_MAX ? m->n_observations - REPORT_LOG_MAX : 0;
-	for (size_t i = first; i < m->n_observations; i++) {
-		report_observation *o = &m->observations[i];
-		sqlite3_reset(dur);
-		sqlite3_bind_int64(dur, 1, o->id);
-		if (sqlite3_step(dur) != SQLITE_ROW)
-			continue;
-		if (sqlite3_column_type(dur, 0) != SQLITE_NULL)
-			o->duration_ms = sqlite3_column_int64(dur, 0);
-		if (sqlite3_column_type(dur, 1) != SQLITE_NULL)
-			o->probe_schema = report_arena_strndup(
-			    &m->arena, (const char *)sqlite3_column_text(dur, 1), 64);
-	}
-	return 0;
+	size_t k = m->n_observations - first;
+	int64_t *ids = report_arena_alloc(&m->arena, k * sizeof *ids);
+	if (!ids)
+		return oom(err);
+	for (size_t i = 0; i < k; i++)
+		ids[i] = m->observations[first + i].id;
+	rc = isotier_history_observation_extras(h, ids, k, add_extras, &fc, err);
+	return rc < 0 ? rc : 0;
 }
 
 /* Provenance of each observation: its run's tool version, catalogue commit
@@ -161,31 +131,43 @@ typedef struct run_prov {
 	const char *tool_version, *catalogue_commit, *host;
 } run_prov;
 
+typedef struct runs_ctx {
+	report_model *m;
+	run_prov *runs;
+	size_t n, cap;
+	bool oom;
+} runs_ctx;
+
+static int add_run(void *ctx, const isotier_run_row *r)
+{
+	runs_ctx *rc = ctx;
+	report_model *m = rc->m;
+	if (rc->n >= rc->cap)
+		return 1;
+	run_prov *p = &rc->runs[rc->n++];
+	p->id = r->id;
+	p->tool_version = COPY(r->tool_version);
+	p->catalogue_commit = COPY(r->catalogue_commit);
+	p->host = COPY(r->host);
+	return 0;
+}
+
 static int load_provenance(report_model *m, isotier_history *h, isotier_error *err)
 {
-	int64_t n = count(h, "SELECT count(*) FROM runs", NULL, err);
-	if (n < 0)
+	int64_t n = 0;
+	if (isotier_history_count(h, ISOTIER_COUNT_RUNS, NULL, NULL, &n, err) < 0)
 		return ISOTIER_EDB;
 	if (!n || !m->n_observations)
 		return 0;
-	run_prov *runs = report_arena_alloc(&m->arena, (size_t)n * sizeof *runs);
-	if (!runs)
+	runs_ctx rc = {m, report_arena_alloc(&m->arena, (size_t)n * sizeof *rc.runs), 0, (size_t)n,
+	               false};
+	if (!rc.runs)
 		return oom(err);
-	cleanup_stmt sqlite3_stmt *st = NULL;
-	if (prepare(h, &st, "SELECT id, tool_version, catalogue_commit, host FROM runs ORDER BY id",
-	            NULL, err) < 0)
-		return ISOTIER_EDB;
-	size_t k = 0;
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW && k < (size_t)n) {
-		run_prov *r = &runs[k++];
-		r->id = sqlite3_column_int64(st, 0);
-		r->tool_version = COL(1);
-		r->catalogue_commit = COL(2);
-		r->host = COL(3);
-	}
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return isotier_history_sql_error(h, err, "report: read runs");
+	int r = isotier_history_scan_runs(h, add_run, &rc, err);
+	if (r < 0)
+		return r;
+	run_prov *runs = rc.runs;
+	size_t k = rc.n;
 	for (size_t i = 0; i < m->n_observations; i++) {
 		report_observation *o = &m->observations[i];
 		size_t lo = 0, hi = k;
@@ -205,111 +187,96 @@ static int load_provenance(report_model *m, isotier_history *h, isotier_error *e
 	return 0;
 }
 
+static int add_check(void *ctx, const isotier_source_check_listing *r)
+{
+	fill_ctx *fc = ctx;
+	report_model *m = fc->m;
+	if (m->n_checks >= fc->cap)
+		return 1;
+	report_check *c = &m->checks[m->n_checks++];
+	c->id = r->id;
+	c->run_id = r->run_id;
+	c->checked_at = COPY(r->checked_at);
+	c->provider_id = COPY(r->provider_id);
+	c->url = COPY(r->url);
+	c->quote = COPY(r->quote);
+	c->status = COPY(r->status);
+	c->http_status = r->http_status;
+	c->content_sha256 = COPY(r->content_sha256);
+	c->detail = COPY(r->detail);
+	if (!c->checked_at || !c->provider_id || !c->url || !c->status)
+		return fc->oom = true, 1;
+	return 0;
+}
+
 static int load_checks(report_model *m, isotier_history *h, isotier_error *err)
 {
-	int64_t n =
-	    count(h, "SELECT count(*) FROM source_checks WHERE ?1 IS NULL OR checked_at >= ?1",
-	          m->since, err);
+	int64_t n = count(m, h, ISOTIER_COUNT_CHECKS_SINCE, err);
 	if (n < 0)
 		return ISOTIER_EDB;
 	m->checks = report_arena_alloc(&m->arena, (size_t)(n ? n : 1) * sizeof *m->checks);
 	if (!m->checks)
 		return oom(err);
-	cleanup_stmt sqlite3_stmt *st = NULL;
-	if (prepare(
-	        h, &st,
-	        "SELECT id, run_id, checked_at, provider_id, url, quote, status, http_status,"
-	        " content_sha256, detail FROM source_checks WHERE ?1 IS NULL OR checked_at >= ?1"
-	        " ORDER BY checked_at, id",
-	        m->since, err) < 0)
-		return ISOTIER_EDB;
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW && m->n_checks < (size_t)n) {
-		report_check *c = &m->checks[m->n_checks++];
-		c->id = sqlite3_column_int64(st, 0);
-		c->run_id = sqlite3_column_int64(st, 1);
-		c->checked_at = COL(2);
-		c->provider_id = COL(3);
-		c->url = COL(4);
-		c->quote = COL(5);
-		c->status = COL(6);
-		c->http_status =
-		    sqlite3_column_type(st, 7) == SQLITE_NULL ? -1 : sqlite3_column_int64(st, 7);
-		c->content_sha256 = COL(8);
-		c->detail = COL(9);
-		if (!c->checked_at || !c->provider_id || !c->url || !c->status)
-			return oom(err);
-	}
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return isotier_history_sql_error(h, err, "report: read source checks");
+	fill_ctx fc = {.m = m, .cap = (size_t)n};
+	int rc = isotier_history_scan_checks(h, m->since, add_check, &fc, err);
+	if (rc >= 0 && !fc.oom) /* each check's change against its baseline (report_change.c) */
+		rc = report_load_check_changes(m, h, err);
+	return fc.oom ? oom(err) : rc < 0 ? rc : 0;
+}
+
+static int add_refusal(void *ctx, const isotier_audit_row *r)
+{
+	fill_ctx *fc = ctx;
+	report_model *m = fc->m;
+	if (m->n_refusals >= fc->cap)
+		return 1;
+	report_audit *a = &m->refusals[m->n_refusals++];
+	a->id = r->id;
+	a->at = COPY(r->at);
+	a->event = COPY(r->event);
+	a->sandbox_id = COPY(r->sandbox_id);
+	a->backend = COPY(r->backend);
+	a->claimed_tier = COPY(r->claimed_tier);
+	a->resolved_tier = COPY(r->resolved_tier);
+	a->required_tier = COPY(r->required_tier);
+	a->decision = COPY(r->decision);
+	a->reason = COPY(r->reason);
 	return 0;
 }
 
-/* A refusal: create() said no (before provisioning, or failing closed after
- * attestation). */
-#define REFUSAL_WHERE                                                                              \
-	" WHERE (?1 IS NULL OR at >= ?1) AND (event LIKE '%refus%' OR decision LIKE '%refus%'"     \
-	" OR decision LIKE 'den%' OR decision LIKE 'reject%' OR decision LIKE 'fail%closed%'"      \
-	" OR (event = 'attest' AND decision LIKE '%fail%'))"
-
 static int load_refusals(report_model *m, isotier_history *h, isotier_error *err)
 {
-	int64_t n = count(h, "SELECT count(*) FROM audit_events" REFUSAL_WHERE, m->since, err);
+	int64_t n = count(m, h, ISOTIER_COUNT_REFUSALS_SINCE, err);
 	if (n < 0)
 		return ISOTIER_EDB;
 	m->refusals = report_arena_alloc(&m->arena, (size_t)(n ? n : 1) * sizeof *m->refusals);
 	if (!m->refusals)
 		return oom(err);
-	cleanup_stmt sqlite3_stmt *st = NULL;
-	if (prepare(h, &st,
-	            "SELECT id, at, event, sandbox_id, backend, claimed_tier, resolved_tier,"
-	            " required_tier, decision, reason FROM audit_events" REFUSAL_WHERE
-	            " ORDER BY at, id",
-	            m->since, err) < 0)
-		return ISOTIER_EDB;
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW && m->n_refusals < (size_t)n) {
-		report_audit *a = &m->refusals[m->n_refusals++];
-		a->id = sqlite3_column_int64(st, 0);
-		a->at = COL(1);
-		a->event = COL(2);
-		a->sandbox_id = COL(3);
-		a->backend = COL(4);
-		a->claimed_tier = COL(5);
-		a->resolved_tier = COL(6);
-		a->required_tier = COL(7);
-		a->decision = COL(8);
-		a->reason = COL(9);
-	}
-	if (rc != SQLITE_ROW && rc != SQLITE_DONE)
-		return isotier_history_sql_error(h, err, "report: read audit events");
+	fill_ctx fc = {.m = m, .cap = (size_t)n};
+	int rc = isotier_history_scan_refusals(h, m->since, add_refusal, &fc, err);
+	return rc < 0 ? rc : 0;
+}
+
+static int add_interrupted(void *ctx, const char *stored)
+{
+	fill_ctx *fc = ctx;
+	report_model *m = fc->m;
+	const char *reason = COPY(stored);
+	long long id = 0;
+	const char *subject = reason && sscanf(reason, "run %lld ", &id) == 1
+	                          ? report_arena_printf(&m->arena, "run %lld", id)
+	                          : "a run";
+	if (!reason || !subject || report_attention_add(m, RA_INTERRUPTED, true, subject, reason) < 0)
+		return fc->oom = true, 1;
 	return 0;
 }
 
 /* Runs a later run found left 'running' by a dead process (history_stale.c). */
 static int load_interrupted(report_model *m, isotier_history *h, isotier_error *err)
 {
-	cleanup_stmt sqlite3_stmt *st = NULL;
-	if (prepare(h, &st,
-	            "SELECT reason FROM audit_events WHERE event = 'run_interrupted'"
-	            " AND (?1 IS NULL OR at >= ?1) ORDER BY id LIMIT 100",
-	            m->since, err) < 0)
-		return ISOTIER_EDB;
-	int rc;
-	while ((rc = sqlite3_step(st)) == SQLITE_ROW) {
-		const char *reason = COL(0);
-		long long id = 0;
-		const char *subject =
-		    reason && sscanf(reason, "run %lld ", &id) == 1
-		        ? report_arena_printf(&m->arena, "run %lld", id)
-		        : "a run";
-		if (!reason || !subject ||
-		    report_attention_add(m, RA_INTERRUPTED, true, subject, reason) < 0)
-			return oom(err);
-	}
-	if (rc != SQLITE_DONE)
-		return isotier_history_sql_error(h, err, "report: read interrupted runs");
-	return 0;
+	fill_ctx fc = {.m = m};
+	int rc = isotier_history_scan_interrupted(h, m->since, add_interrupted, &fc, err);
+	return fc.oom ? oom(err) : rc < 0 ? rc : 0;
 }
 
 static int age_days(const report_model *m, const char *date)
@@ -345,6 +312,7 @@ static int load_providers(report_model *m, const isotier_catalogue *cat)
 		p->kind = COPY(cp->kind);
 		p->tier = isotier_tier_name(cp->tier);
 		p->mechanism = COPY(cp->mechanism);
+		p->scope = COPY(cp->scope);
 		p->since = COPY(cp->since);
 		/* The local backend that verifies this entry, from its descriptor:
 		 * the entry's own "backend" field is ignored (FORMAT.md). */
@@ -422,14 +390,27 @@ static int load_providers(report_model *m, const isotier_catalogue *cat)
 
 /* Evidence for the latest observation of every row and the most recent
  * observations that did not back their claim. */
+static int add_evidence(void *ctx, size_t i, const char *layers, const char *probe)
+{
+	fill_ctx *fc = ctx;
+	report_model *m = fc->m;
+	report_observation *o = fc->evidence_of[i];
+	o->evidence = report_evidence_parse(&m->arena, layers, probe);
+	if (!o->evidence)
+		return fc->oom = true, 1;
+	m->n_evidence++;
+	return 0;
+}
+
 static int load_evidence(report_model *m, isotier_history *h, isotier_error *err)
 {
-	cleanup_stmt sqlite3_stmt *st = NULL;
-	if (sqlite3_prepare_v2(isotier_history_db(h),
-	                       "SELECT layers_json, probe_json FROM observations WHERE id = ?1", -1,
-	                       &st, NULL) != SQLITE_OK)
-		return isotier_history_sql_error(h, err, "report: read evidence");
-	size_t extra = 0;
+	size_t extra = 0, k = 0;
+	report_observation **of =
+	    report_arena_alloc(&m->arena, (m->n_rows + REPORT_EVIDENCE_MAX + 1) * sizeof *of);
+	int64_t *ids =
+	    report_arena_alloc(&m->arena, (m->n_rows + REPORT_EVIDENCE_MAX + 1) * sizeof *ids);
+	if (!of || !ids)
+		return oom(err);
 	for (size_t i = m->n_observations; i-- > 0;) {
 		report_observation *o = &m->observations[i];
 		bool latest = false;
@@ -440,18 +421,13 @@ static int load_evidence(report_model *m, isotier_history *h, isotier_error *err
 			continue;
 		if (!latest)
 			extra++;
-		sqlite3_reset(st);
-		sqlite3_bind_int64(st, 1, o->id);
-		if (sqlite3_step(st) != SQLITE_ROW)
-			return isotier_history_sql_error(h, err, "report: read evidence");
-		o->evidence =
-		    report_evidence_parse(&m->arena, (const char *)sqlite3_column_text(st, 0),
-		                          (const char *)sqlite3_column_text(st, 1));
-		if (!o->evidence)
-			return oom(err);
-		m->n_evidence++;
+		if (k < m->n_rows + REPORT_EVIDENCE_MAX + 1)
+			of[k] = o, ids[k++] = o->id;
 	}
-	return 0;
+	fill_ctx fc = {.m = m, .evidence_of = of};
+	int rc = isotier_history_observation_documents(h, ids, k, REPORT_LAYERS_JSON_MAX,
+	                                               REPORT_PROBE_JSON_MAX, add_evidence, &fc, err);
+	return fc.oom ? oom(err) : rc < 0 ? rc : 0;
 }
 
 static int load_catalogue(report_model *m, const report_options *opts, isotier_error *err)
@@ -521,7 +497,9 @@ static int model_fill(report_model *m, isotier_history *h, const report_options 
 	                             ? opts->max_source_age_days
 	                             : ISOTIER_DEFAULT_MAX_SOURCE_AGE_DAYS;
 	m->reverify_days = opts->reverify_days > 0 ? opts->reverify_days : REPORT_REVERIFY_DAYS;
-	m->db_path = COPY(opts->db_path);
+	char shown[512]; /* a URI's password never reaches a report */
+	isotier_history_display(opts->db_path, shown, sizeof shown);
+	m->db_path = COPY(shown);
 	m->backends = opts->backends;
 	m->n_backends = opts->n_backends;
 	m->not_configured = opts->not_configured;
@@ -529,11 +507,15 @@ static int model_fill(report_model *m, isotier_history *h, const report_options 
 	m->n_not_configured = opts->n_not_configured;
 	/* One read transaction: every query sees the same snapshot, even while
 	 * verify or sources check write. */
-	if (sqlite3_exec(isotier_history_db(h), "BEGIN", NULL, NULL, NULL) != SQLITE_OK)
-		return isotier_history_sql_error(h, err, "report: begin read");
+	if ((rc = isotier_history_read_begin(h, err)) < 0)
+		return rc;
 	m->schema_version = isotier_history_schema_version(h);
 	m->since = COPY(opts->since);
-	m->newest_record = newest_record(m, h);
+	m->host = COPY(opts->host);
+	char newest[64];
+	if ((rc = isotier_history_newest_record(h, newest, sizeof newest, err)) < 0)
+		return rc;
+	m->newest_record = newest[0] ? COPY(newest) : NULL;
 	if (opts->today && m->newest_record && strncmp(opts->today, m->newest_record, 10) < 0)
 		/* ages would be negative and read as fresh */
 		return isotier_error_set(err, ISOTIER_EINVAL, 0,
@@ -549,14 +531,14 @@ static int model_fill(report_model *m, isotier_history *h, const report_options 
 	}
 	if (!m->today)
 		return oom(err);
-	m->n_runs = count(h, "SELECT count(*) FROM runs WHERE ?1 IS NULL OR started_at >= ?1",
-	                  m->since, err);
+	m->n_runs = count(m, h, ISOTIER_COUNT_RUNS_SINCE, err);
 	if (m->n_runs < 0)
 		return ISOTIER_EDB;
 	if ((rc = load_observations(m, h, opts->all_durations, err)) < 0 ||
 	    (rc = load_checks(m, h, err)) < 0 || (rc = load_refusals(m, h, err)) < 0 ||
 	    (rc = load_interrupted(m, h, err)) < 0 ||
-	    (rc = load_provenance(m, h, err)) < 0 || (rc = load_catalogue(m, opts, err)) < 0)
+	    (rc = load_provenance(m, h, err)) < 0 || (rc = load_catalogue(m, opts, err)) < 0 ||
+	    (rc = report_load_attested(m, h, err)) < 0)
 		return rc;
 	if (report_build_rows(m) < 0)
 		return oom(err);
@@ -564,10 +546,12 @@ static int model_fill(report_model *m, isotier_history *h, const report_options 
 		return oom(err);
 	if ((rc = load_evidence(m, h, err)) < 0)
 		return rc;
+	if (report_fleet_alerts(m) < 0)
+		return oom(err);
 	if (report_finish(m) < 0)
 		return oom(err);
 	report_sort_attention(m);
-	sqlite3_exec(isotier_history_db(h), "COMMIT", NULL, NULL, NULL);
+	isotier_history_read_end(h);
 	return 0;
 }
 

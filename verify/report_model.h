@@ -84,19 +84,29 @@ typedef struct report_evidence {
 
 typedef struct report_observation {
 	int64_t id, run_id, duration_ms; /* duration_ms -1: not stored */
+	/* The sandbox's own wall and CPU time, the run's --jobs and how many
+	 * ran at once (schema 8; -1: not stored, or not read: JSON only). */
+	int64_t sandbox_wall_ms, sandbox_cpu_ms, jobs, overlap;
 	const char *observed_at, *backend, *provider_id, *claimed_tier, *claimed_mechanism;
 	const char *observed_tier, *observed_vendor, *confidence, *verdict, *reason;
 	const char *kernel_relation; /* NULL: the probe's output was not judged (or an old row) */
 	/* Provenance: from the observation's run (NULL: not stored). probe_schema
 	 * is read for the observations the log shows (and all of them in JSON). */
 	const char *tool_version, *catalogue_commit, *host, *probe_schema;
+	const char *host_id; /* the machine id that made it (NULL: not recorded) */
 	report_verdict v;
+	/* CONFIRMED by hardware attestation: verify stored the fact with it
+	 * (report_attested.c), not read from the reason. */
+	bool attested;
 	report_evidence *evidence; /* NULL unless in the evidence set */
 } report_observation;
 
 typedef struct report_check {
 	int64_t id, run_id, http_status; /* http_status -1: none */
 	const char *checked_at, *provider_id, *url, *quote, *status, *content_sha256, *detail;
+	/* Against the kept baseline (NULL: an older row, or no baseline):
+	 * none, quote_gone, passage_changed, page_changed; and the word diff. */
+	const char *change, *passage_diff;
 } report_check;
 
 typedef struct report_source {
@@ -114,6 +124,7 @@ typedef struct report_prior {
  * group, then id) so every writer can show a provider's classes side by side. */
 typedef struct report_provider {
 	const char *id, *name, *offering, *kind, *tier, *mechanism, *since, *backend, *notes, *file;
+	const char *scope;  /* between whom the tier holds; NULL: not stated */
 	const char *group;  /* the `provider` field, else the id */
 	const char *status; /* "current", "deprecated", "retired" */
 	const char *status_date, *status_url, *status_quote; /* NULL when current */
@@ -182,6 +193,7 @@ typedef enum report_attention_kind {
 	RA_CATALOGUE,
 	RA_NOT_CONFIGURED, /* a note: a remote backend without credentials here */
 	RA_INTERRUPTED,    /* a run left 'running' by a process that died (history_stale.c) */
+	RA_HOST_DISAGREEMENT, /* hosts sharing a history saw different tiers (report_fleet.c) */
 	RA_COUNT
 } report_attention_kind;
 const char *report_attention_name(report_attention_kind k); /* "contradicted", ... */
@@ -206,8 +218,25 @@ typedef struct report_bucket {
 	size_t total;
 } report_bucket;
 
+/* A fleet's host x backend matrix: each host's latest judged observation of
+ * each backend (report_fleet.c), sorted by backend, then host. */
+typedef struct report_host_cell {
+	const char *host;   /* the run's host name, else the machine id */
+	const char *host_id; /* NULL: not recorded */
+	const report_observation *latest;
+	bool disagrees; /* this backend's hosts last observed different tiers */
+} report_host_cell;
+
 typedef struct report_model {
 	report_arena arena;
+	report_host_cell *hosts;
+	size_t n_hosts;
+	/* Distinct hosts among the cells. Every writer shows the matrix only
+	 * when it is more than one: one host's matrix is the tier matrix again.
+	 * Its heading and the sentence that says how to read it (report_fleet.c). */
+	size_t n_host_names;
+	const char *hosts_heading, *hosts_note;
+	const char *host; /* --host: only this host's observations (NULL: every host's) */
 	const char *today;         /* YYYY-MM-DD used for ages; "" when nothing dates the report */
 	const char *today_source;  /* "--today", "database", "catalogue", "none" */
 	const char *newest_record; /* newest stored timestamp, or NULL */
@@ -245,6 +274,11 @@ typedef struct report_model {
 	const char *status;
 	const char **missing;
 	size_t n_missing;
+	/* The words every writer shows with the banner (report_finish), so the
+	 * formats cannot phrase it differently: the sentence after the status
+	 * ("2 alerts need action; 1 warning") and the heading of missing. */
+	const char *summary;
+	const char *missing_heading;
 	const char *db_path; /* as given with --db: which history this is */
 } report_model;
 
@@ -265,6 +299,7 @@ typedef struct report_options {
 	const char *const *not_configured, *const *not_configured_why;
 	size_t n_not_configured;
 	bool all_durations;        /* read duration_ms of every observation (slow: JSON only) */
+	const char *host;          /* only observations made on this host (name or machine id) */
 } report_options;
 
 int report_model_load(report_model **out, const report_options *opts, isotier_error *err);
@@ -277,14 +312,25 @@ int report_attention_add(report_model *m, report_attention_kind kind, bool faili
 int report_build_rows(report_model *m);
 int report_judge_rows(report_model *m);
 int report_build_buckets(report_model *m);
+/* report_fleet.c: an alert for each backend whose latest judged
+ * observations on two hosts disagree on the tier. */
+int report_fleet_alerts(report_model *m);
 void report_sort_attention(report_model *m);
 /* report_alerts.c: severities, remedies, matrix sections, the banner. */
 const char *report_remedy(report_arena *ar, const report_attention *a);
+/* More than this many attention items of one kind and severity are one line
+ * with a count in every writer, whose remedy is report_group_remedy's. */
+#define REPORT_COLLAPSE_OVER 3
+const char *report_group_remedy(const report_attention *first);
 const char *report_row_group(const report_row *r);
 /* Row indexes in the order the matrix is shown: by section, then provider
  * group, then the model's order. malloc'd; NULL when out of memory. */
 size_t *report_matrix_order(const report_model *m);
 int report_finish(report_model *m);
+/* The banner's sentence: "N alerts need action; M warnings", or what an
+ * alert-free report says (every check ran, or how many did not). */
+const char *report_summary_sentence(report_arena *ar, size_t alerts, size_t warnings,
+                                    size_t missing);
 
 /* Evidence parsing, exposed for tests: hostile JSON in, bounded model out. */
 report_evidence *report_evidence_parse(report_arena *a, const char *layers_json,
@@ -324,5 +370,18 @@ int report_write_json(FILE *f, const report_model *m);
 int report_write_junit(FILE *f, const report_model *m);
 int report_write_md(FILE *f, const report_model *m);
 int report_write_text(FILE *f, const report_model *m); /* alerts only, terminal-safe */
+
+/* What a source check's change against its baseline means, in words
+ * ("passage around the quote changed"); the word itself when unknown
+ * (report_change.c). */
+const char *report_change_words(const char *change);
+/* report_attested.c: marks the observations verify stored as attested
+ * (ADR-0020); and the verdict as every writer shows it, "CONFIRMED
+ * (attested)" for those (NULL stays NULL). */
+int report_load_attested(report_model *m, isotier_history *h, isotier_error *err);
+const char *report_verdict_shown(const report_observation *o);
+
+/* Fills each loaded check's change and passage_diff from the history. */
+int report_load_check_changes(report_model *m, isotier_history *h, isotier_error *err);
 
 #endif

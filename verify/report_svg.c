@@ -224,14 +224,14 @@ void rh_backend_timelines(FILE *f, const report_model *m)
 			fputs("<g><title>", f);
 			E(m->buckets[b].period);
 			fputs(": ", f);
-			E(o->verdict);
+			E(report_verdict_shown(o));
 			fputs("</title>", f);
 			rh_verdict_mark(f, o->v, x, yy);
 			fputs("</g>", f);
 		}
 		fprintf(f, "\n<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" font-weight=\"bold\">",
 		        x0 + w + 12, y + 4);
-		E(r->latest ? r->latest->verdict : "");
+		E(r->latest ? report_verdict_shown(r->latest) : "");
 		fputs("</text></g>\n", f);
 		k++;
 	}

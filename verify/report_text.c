@@ -1,8 +1,9 @@
 /*
  * report_text.c - the report for a terminal, a log or a mail: the banner,
  * the checks that did not happen, and each attention item (ALERT, WARN,
- * note) with its remedy and the command that looks closer. Nothing else: the
- * other formats carry the matrix and the evidence. Every stored string is
+ * note) with its remedy and the command that looks closer, and when hosts
+ * share the history what each last observed. Nothing else: the other formats
+ * carry the matrix and the evidence. Every stored string is
  * written terminal-safe (report_put_text).
  */
 #include "report_model.h"
@@ -33,23 +34,16 @@ static void closer(FILE *f, const report_model *m, const report_attention *a)
 
 int report_write_text(FILE *f, const report_model *m)
 {
-	size_t na = m->n_severity[RSEV_ALERT], nw = m->n_severity[RSEV_WARN];
 	fprintf(f, "%s: ", m->status);
-	if (na)
-		fprintf(f, "%zu alert%s need%s action", na, na == 1 ? "" : "s", na == 1 ? "s" : "");
-	if (na && nw)
-		fputs("; ", f);
-	if (nw)
-		fprintf(f, "%zu warning%s", nw, nw == 1 ? "" : "s");
-	if (!na && !nw)
-		fputs(m->n_missing ? "no alert" : "every required check ran; nothing to act on", f);
+	T(m->summary);
 	fputs(" (report date ", f);
 	T(m->today[0] ? m->today : "unknown");
 	fputs(", history ", f);
 	T(m->db_path);
 	fputs(")\n", f);
 	if (m->n_missing) {
-		fputs("checks that did not happen:\n", f);
+		T(m->missing_heading);
+		fputs(":\n", f);
 		for (size_t i = 0; i < m->n_missing; i++) {
 			fputs("  - ", f);
 			T(m->missing[i]);
@@ -62,7 +56,7 @@ int report_write_text(FILE *f, const report_model *m)
 		while (i + n < m->n_attention && m->attention[i + n].kind == a->kind &&
 		       m->attention[i + n].severity == a->severity)
 			n++;
-		if (n > 3) { /* many of a kind: one line with a count */
+		if (n > REPORT_COLLAPSE_OVER) { /* many of a kind: one line with a count */
 			fprintf(f, "%s %s: %zu items (", report_severity_name(a->severity),
 			        report_attention_name(a->kind), n);
 			for (size_t k = 0; k < n && k < TEXT_SUBJECTS_MAX; k++) {
@@ -70,9 +64,7 @@ int report_write_text(FILE *f, const report_model *m)
 				T(m->attention[i + k].subject);
 			}
 			fputs(n > TEXT_SUBJECTS_MAX ? ", ...)\n    " : ")\n    ", f);
-			T(a->kind == RA_SOURCE_UNREACHABLE
-			      ? "not checked: retry `isotier sources check` when the network is back"
-			      : a->remedy);
+			T(report_group_remedy(a));
 			fputc('\n', f);
 		} else {
 			for (size_t k = 0; k < n; k++) {
@@ -89,6 +81,31 @@ int report_write_text(FILE *f, const report_model *m)
 			}
 		}
 		i += n;
+	}
+	/* The fleet's host x backend matrix, only when hosts share the history:
+	 * a disagreement alert above names two of them, this shows them all. */
+	if (m->n_host_names > 1) {
+		T(m->hosts_heading);
+		fputs(":\n    ", f);
+		T(m->hosts_note);
+		fputc('\n', f);
+		for (size_t i = 0; i < m->n_hosts; i++) {
+			const report_host_cell *c = &m->hosts[i];
+			const report_observation *o = c->latest;
+			fputs("  ", f);
+			T(o->backend);
+			fputs(" on ", f);
+			T(c->host);
+			fputs(" (", f);
+			T(c->host_id);
+			fputs("): ", f);
+			T(o->observed_tier);
+			fputc(' ', f);
+			T(report_verdict_shown(o));
+			fprintf(f, " #%lld ", (long long)o->id);
+			T(o->observed_at);
+			fputs(c->disagrees ? " DISAGREES\n" : "\n", f);
+		}
 	}
 	return 0;
 }

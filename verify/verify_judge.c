@@ -46,6 +46,7 @@ void judge_job(job *j, const char *host_provider)
 	const isotier_probe_run *first = &j->obs.run[0];
 	j->ceiling = PROBE_TIER_UNKNOWN;
 	j->unproven = false;
+	j->attested = false;
 	judge_claim claim = {.present = j->claim != NULL};
 	if (j->claim) {
 		claim.tier = j->claim->tier;
@@ -87,16 +88,26 @@ void judge_job(job *j, const char *host_provider)
 	/* A remote provider's sandboxes show what the provider chooses: a claim
 	 * above CONTAINER they do not contradict is not thereby proven, unless
 	 * both sandboxes' hardware attested it (ADR-0020). */
-	if (j->backend->remote)
-		testimony_judge_attested(&jr, &claim, &j->obs.attest);
+	if (j->backend->remote) {
+		const isotier_observation *ob = &j->obs;
+		testimony_outputs outs = {0};
+		for (size_t i = 0; i < 2; i++) {
+			outs.judged[i] =
+			    i < ob->n_runs && ob->run[i].parsed ? &ob->run[i].probe : NULL;
+			outs.attested[i] = ob->attest_out_parsed[i] ? &ob->attest_out[i] : NULL;
+		}
+		testimony_judge_attested(&jr, &claim, &kernel, &ob->attest, &outs);
+	}
 	j->verdict = jr.verdict;
 	j->ceiling = jr.ceiling;
 	j->unproven = jr.unproven;
+	j->attested = j->backend->remote && jr.attested;
 	if (j->claim_invalid[0]) {
 		/* A claim that does not validate is not judged (bad data, 65); what
 		 * was observed is still recorded, ceiling included. */
 		j->verdict = VERDICT_INCONCLUSIVE;
 		j->unproven = false;
+		j->attested = false;
 		snprintf(j->reason, sizeof j->reason, "%s", j->claim_invalid);
 		return;
 	}
@@ -141,9 +152,27 @@ int record_job(void *arg, isotier_error *err)
 	    .kernel_relation = parsed ? isotier_kernel_relation_name(j->obs.relation) : NULL,
 	    .ceiling_tier =
 	        parsed && j->ceiling != PROBE_TIER_UNKNOWN ? probe_tier_name(j->ceiling) : NULL,
+	    .sandbox_wall_ms = j->sandbox_wall_ms,
+	    .has_sandbox_wall = j->timed,
+	    .sandbox_cpu_ms = j->sandbox_cpu_ms,
+	    .has_sandbox_cpu = j->cpu_known,
+	    .jobs = a->jobs,
+	    .overlap = j->overlap,
 	};
 	if (o.observed_vendor && !*o.observed_vendor)
 		o.observed_vendor = NULL;
+	/* An attested verdict is stored as a fact, not only as the reason's
+	 * words: layers_json becomes the object form readers already accept,
+	 * {"attested":true,"layers":[...]}. isotier writes the wrapper around
+	 * the layers it printed itself, so no sandbox output can make it. */
+	cleanup_free char *wrapped = NULL;
+	if (j->attested && o.layers_json) {
+		if (asprintf(&wrapped, "{\"attested\":true,\"layers\":%s}", o.layers_json) < 0)
+			return wrapped = NULL, isotier_error_set(err, ISOTIER_ENOMEM, 0,
+			                         "record observation of %s: out of memory",
+			                         j->backend->name);
+		o.layers_json = wrapped;
+	}
 	/* What the history gate (resolve.c) needs to count the row: the host
 	 * that made it, and the claim it judged, exactly. */
 	char host_id[64];

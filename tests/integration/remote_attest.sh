@@ -7,7 +7,9 @@
 # own run) is CONFIRMED, "attested"; a tampered report, one made for an
 # earlier run's nonce, one over another probe output and a debug guest are
 # refused (NOT_CONTRADICTED, as without attestation); two sandboxes answered
-# by one guest (one report_id) are CONTRADICTED; the genuine AMD roots do not
+# by one guest (one report_id) are CONTRADICTED; honest reports over outputs
+# that are not the judged ones (a container, another kernel) raise nothing;
+# the genuine AMD roots do not
 # trust the test authority; the real probe in real sandboxes whose TSM tree
 # refuses says so and nothing is attested; `verify --attest` on a host
 # without a TSM changes nothing and says so.
@@ -36,7 +38,7 @@ assert_eq "$(verdict)" "CONFIRMED|MICROVM" "honest: stored verdict"
 case $(reason) in "attested: two sev-snp guests, each bound to its own run; "*) ;; *) fail "honest: reason $(reason)" ;; esac
 assert_contains "$(reason)" "two sev-snp guests, each bound to its own run"
 assert_contains "$(reason)" "AMD ARK-Milan pinned in $TMP/honest-roots, VCEK served by the host"
-assert_contains "$(cat "$D/out")" "attested"
+assert_contains "$(cat "$D/out")" "CONFIRMED (attested)" "honest: verify's table"
 all_deleted honest 2
 echo "ok: an honest attested pair -> CONFIRMED (attested)"
 
@@ -47,6 +49,31 @@ assert_eq "$(verdict)" "NOT_CONTRADICTED|CONTAINER" "real roots: stored verdict"
 assert_contains "$(reason)" "attestation refused"
 echo "ok: the test authority is not trusted under AMD's pinned roots"
 
+# The report tells the attested verdict apart as a stored fact: the first
+# observation (honest) is attested, the second (real roots) is not; a row
+# whose reason merely says "attested:" is not (the fact, not the words).
+cp "$D/h.db" "$D/forged.db"
+sqlite3 "$D/forged.db" "UPDATE observations SET verdict = 'CONFIRMED', reason = 'attested: forged' WHERE id = 2"
+for db in h forged; do
+  "$ISOTIER_BIN" report --db "$D/$db.db" --format json --out "$D/$db.json" || fail "report json $db"
+  "$ISOTIER_BIN" report --db "$D/$db.db" --format html --out "$D/$db.html" || fail "report html $db"
+done
+python3 - "$D/h.json" "$D/forged.json" <<'PY' || fail "report attested: $(head -c 1500 "$D/h.json")"
+import json, sys
+for path in sys.argv[1:]:
+    r = json.load(open(path))
+    o = {x["id"]: x for x in r["observations"]}
+    assert o[1]["verdict"] == "CONFIRMED" and o[1]["attested"] is True, o[1]
+    assert o[2]["attested"] is False, o[2]
+    row = [x for x in r["matrix"] if x["backend"] == "fly"]
+    assert len(row) == 1 and row[0]["latest_observation_id"] == 2 and row[0]["attested"] is False, row
+PY
+assert_eq "$(grep -c '<td class="v v-confirmed">CONFIRMED (attested)</td>' "$D/h.html")" 1 "html: the attested observation in the log"
+assert_eq "$(grep -c '<td class="v v-confirmed">CONFIRMED (attested)</td>' "$D/forged.html")" 1 "html: only the attested observation"
+grep '<td>attested: forged</td>' "$D/forged.html" | grep -q '<td class="v v-confirmed">CONFIRMED</td>' ||
+  fail "html: the forged row: $(grep 'attested: forged' "$D/forged.html" | head -c 600)"
+echo "ok: the report marks the attested verdict, from the stored fact only"
+
 for mode in tampered replayed foreign debug; do
   emu "$mode" "$mode"
   verify_remote "$mode"
@@ -55,6 +82,20 @@ for mode in tampered replayed foreign debug; do
   assert_contains "$(reason)" "attestation refused"
   all_deleted "$mode" 2
   echo "ok: $mode evidence -> refused, NOT_CONTRADICTED"
+done
+
+# Honest reports bound to outputs nobody judged: the attested runs show a
+# container inside a confidential VM, or another kernel than each sandbox's
+# first run (a replayed microVM output judged beside two real guests).
+for mode in container elsewhere; do
+  emu "$mode" "$mode"
+  verify_remote "$mode"
+  assert_eq "$rc" 0 "$mode: exit ($(cat "$D/out" "$D/err"))"
+  assert_eq "$(verdict)" "NOT_CONTRADICTED|CONTAINER" "$mode: stored verdict"
+  case $(reason) in attested:*) fail "$mode: reason $(reason)" ;; esac
+  assert_contains "$(reason)" "not attested: the reports are bound to outputs that are not the ones judged"
+  all_deleted "$mode" 2
+  echo "ok: attested outputs that are not the judged ones ($mode) -> NOT_CONTRADICTED"
 done
 
 emu shared shared

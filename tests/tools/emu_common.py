@@ -34,8 +34,11 @@ def parser():
     # a test authority's SEV-SNP reports, honest or made as a dishonest
     # provider would; its roots written to --attest-roots. "refusing": the
     # real probe in a real sandbox, a configfs-tsm tree it cannot write.
+    # "container" and "elsewhere": honest reports, but bound to outputs that
+    # are not the ones judged (the attested runs show a container in a
+    # confidential VM, or another kernel than the sandbox's first run).
     ap.add_argument("--attest", choices=["honest", "tampered", "replayed", "foreign", "shared",
-                                         "debug", "refusing"])
+                                         "debug", "refusing", "container", "elsewhere"])
     ap.add_argument("--attest-roots")
     ap.add_argument("--fault", action="append")
     ap.add_argument("--lifetime", type=float, default=120)
