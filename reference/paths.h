@@ -37,4 +37,20 @@ int isotier_default_probe_path(char *buf, size_t len);
 int isotier_qemu_default_paths(bool aarch64, char *guest_dir, size_t guest_len, char *init,
                                size_t init_len);
 
+/* The state directory every isotier on this host shares, whichever checkout or
+ * install it runs from (state_cache.c): $ISOTIER_STATE_DIR, else /var/lib/isotier
+ * for root, else $XDG_STATE_HOME/isotier or ~/.local/state/isotier. Created when
+ * missing; refused (<0) when another user or group could write it. */
+int isotier_state_dir(char *buf, size_t len);
+/* A small cache entry, STATE/cache/NAME (NAME: [A-Za-z0-9._-]). get: 0 and buf
+ * NUL-terminated when the entry is a regular file owned by us or root, writable
+ * by nobody else, shorter than len; anything else is a miss (ISOTIER_ENOTFOUND):
+ * a cache only ever saves time. put: whole or nothing (temp file + rename). */
+int isotier_state_cache_get(const char *name, char *buf, size_t len);
+int isotier_state_cache_put(const char *name, const char *data);
+/* Lower-case hex SHA-256 (libcrypto EVP) of a regular file's content (at most
+ * 1 GiB), memoised in the state cache by the file's identity (device, inode,
+ * size, mtime, ctime), so a guest kernel is hashed once. */
+int isotier_file_sha256(const char *path, char hex[65], isotier_error *err);
+
 #endif
