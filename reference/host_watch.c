@@ -1,5 +1,6 @@
 /* host_watch.c - the host's own view of a local sandbox (host_watch.h). */
 #include "host_watch.h"
+#include "paths.h"
 #include "proc.h"
 
 #include <dirent.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -21,6 +23,7 @@
 #define WATCH_PERIOD_MS  5     /* how often the process table is read */
 #define WATCH_MAX_PIDS   65536
 #define CMDLINE_MAX      4096
+#define LOCK_POLL_MS     20 /* how often a waiting pattern tries the host's lock */
 
 static int64_t mono_us(void)
 {
@@ -46,19 +49,105 @@ int isotier_nonce_new(char out[33], isotier_error *err)
 	return 0;
 }
 
+/* ---- the host's lock: one pattern per host ------------------------------ */
+
+/*
+ * Two processes' patterns at once blur each other's challenge: each probe
+ * sees both, and an honest sandbox's verification comes out INCONCLUSIVE.
+ * So a pattern runs only while its process holds an exclusive flock on one
+ * file every isotier on the host shares: taken before the generator starts
+ * (the probe is started only after that: observe.c starts the watch first),
+ * dropped after it has stopped. It is an fd, so a process that dies, however
+ * it dies, lets it go.
+ */
+static int lock_path(char *buf, size_t len)
+{
+	const char *env = getenv("ISOTIER_CHALLENGE_LOCK"); /* tests: a lock of their own */
+	if (env && *env)
+		return env[0] == '/' && (size_t)snprintf(buf, len, "%s", env) < len
+		           ? 0
+		           : ISOTIER_EINVAL;
+	if (geteuid() == 0) {
+		/* A runtime file: root's isotiers share it whatever their state dir. */
+		if (mkdir("/run/isotier", 0755) != 0 && errno != EEXIST)
+			return ISOTIER_EIO;
+		snprintf(buf, len, "/run/isotier/challenge.lock");
+		return 0;
+	}
+	char dir[4096];
+	int rc = isotier_state_dir(dir, sizeof dir);
+	if (rc < 0)
+		return rc;
+	return (size_t)snprintf(buf, len, "%s/challenge.lock", dir) < len ? 0 : ISOTIER_EINVAL;
+}
+
+/* The lock's fd, held, or -1 with why in why: not to be had before
+ * deadline_us (CLOCK_MONOTONIC), cancelled (cancel_fd readable), or no lock
+ * file. LOCK_NB polled rather than a blocking flock, so that the wait is
+ * bounded and cancellable without a signal. */
+static int host_lock(int64_t deadline_us, int cancel_fd, char *why, size_t len)
+{
+	char path[4096];
+	if (lock_path(path, sizeof path) < 0) {
+		snprintf(why, len, "no place for the host's challenge lock");
+		return -1;
+	}
+	/* O_NOFOLLOW: a symlink planted there would have us create or lock
+	 * another file. */
+	int fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		snprintf(why, len, "cannot open the host's challenge lock %.100s: %s", path,
+		         strerror(errno));
+		return -1;
+	}
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		snprintf(why, len, "the host's challenge lock %.100s is not a regular file", path);
+		return -1;
+	}
+	for (;;) {
+		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			return fd;
+		if (errno != EWOULDBLOCK && errno != EINTR) {
+			snprintf(why, len, "cannot lock %.100s: %s", path, strerror(errno));
+			break;
+		}
+		int64_t left = deadline_us - mono_us();
+		if (left <= 0) {
+			snprintf(why, len,
+			         "another process's challenge held the host's lock (%.100s) "
+			         "past this run's deadline",
+			         path);
+			break;
+		}
+		int ms = left / 1000 < LOCK_POLL_MS ? (int)(left / 1000) + 1 : LOCK_POLL_MS;
+		struct pollfd c = {.fd = cancel_fd > 0 ? cancel_fd : -1, .events = POLLIN};
+		if (poll(&c, 1, ms) > 0 && c.revents) {
+			snprintf(why, len, "cancelled while waiting for the host's challenge lock");
+			break;
+		}
+	}
+	close(fd);
+	return -1;
+}
+
 /* ---- the pattern: one generator per process ---------------------------- */
 
 static struct {
 	pthread_mutex_t lock;
-	pthread_cond_t joined; /* signalled when a stopping generator is gone */
+	pthread_cond_t joined; /* signalled when a generator has stopped or started */
 	int users;
-	bool running, stop, failed, joining;
+	bool running, stop, failed, joining, starting;
 	pthread_t thread;
-	int wake[2]; /* written to stop the generator between slots */
+	int wake[2];   /* written to stop the generator between slots */
+	int host_lock; /* held while the generator runs (host_lock()) */
 	isotier_challenge_segment segs[PATTERN_MAX_SEGS];
 	size_t n;
-} pattern = {
-    .lock = PTHREAD_MUTEX_INITIALIZER, .joined = PTHREAD_COND_INITIALIZER, .wake = {-1, -1}};
+} pattern = {.lock = PTHREAD_MUTEX_INITIALIZER,
+             .joined = PTHREAD_COND_INITIALIZER,
+             .wake = {-1, -1},
+             .host_lock = -1};
 
 static void *hold(void *arg)
 {
@@ -133,14 +222,51 @@ static void *generate(void *unused)
 	return NULL;
 }
 
-static void pattern_join(void)
+/* Joins the pattern, starting it (with the host's lock) when this is the
+ * first user: 0, or -1 with why in why when there is none to join before
+ * deadline_us. A failed join is no user: the caller leaves with joined false. */
+static int pattern_join(int64_t deadline_us, int cancel_fd, char *why, size_t len)
 {
 	pthread_mutex_lock(&pattern.lock);
-	/* A generator being stopped still owns the wake pipe and the
-	 * segments: the next one starts only once it is gone. */
-	while (pattern.joining)
-		pthread_cond_wait(&pattern.joined, &pattern.lock);
-	if (pattern.users++ == 0 && !pattern.running) {
+	for (;;) {
+		/* A generator being stopped still owns the wake pipe, the segments
+		 * and the host's lock; one being started is waited for, not raced. */
+		while (pattern.joining || pattern.starting) {
+			struct timespec ts; /* the cond's clock is the default, CLOCK_REALTIME */
+			clock_gettime(CLOCK_REALTIME, &ts);
+			int64_t left = deadline_us - mono_us();
+			if (left <= 0) {
+				pthread_mutex_unlock(&pattern.lock);
+				snprintf(why, len,
+				         "the host's challenge could not be started before "
+				         "this run's deadline");
+				return -1;
+			}
+			ts.tv_sec += left / 1000000;
+			ts.tv_nsec += (left % 1000000) * 1000;
+			if (ts.tv_nsec >= 1000000000) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000;
+			}
+			pthread_cond_timedwait(&pattern.joined, &pattern.lock, &ts);
+		}
+		if (pattern.running) {
+			pattern.users++;
+			pthread_mutex_unlock(&pattern.lock);
+			return 0;
+		}
+		/* The first user: the host's lock first, outside the mutex, so
+		 * that a long wait blocks no other thread's leave. */
+		pattern.starting = true;
+		pthread_mutex_unlock(&pattern.lock);
+		int fd = host_lock(deadline_us, cancel_fd, why, len);
+		pthread_mutex_lock(&pattern.lock);
+		pattern.starting = false;
+		pthread_cond_broadcast(&pattern.joined);
+		if (fd < 0) {
+			pthread_mutex_unlock(&pattern.lock);
+			return -1;
+		}
 		pattern.stop = false;
 		pattern.n = 0;
 		pattern.failed = pipe2(pattern.wake, O_CLOEXEC) != 0;
@@ -150,16 +276,32 @@ static void pattern_join(void)
 			pattern.wake[0] = pattern.wake[1] = -1;
 			pattern.failed = true;
 		}
-		pattern.running = !pattern.failed;
+		if (pattern.failed) {
+			/* No pattern: no reason to keep others' waiting. */
+			close(fd);
+			pthread_mutex_unlock(&pattern.lock);
+			snprintf(why, len, "the host's task-count pattern could not be started");
+			return -1;
+		}
+		pattern.host_lock = fd;
+		pattern.running = true;
+		pattern.users = 1;
+		pthread_mutex_unlock(&pattern.lock);
+		return 0;
 	}
-	pthread_mutex_unlock(&pattern.lock);
 }
 
-/* Copies the segments that started at or after since; leaves the pattern. */
-static void pattern_leave(isotier_host_view *v, int64_t since)
+/* Copies the segments that started at or after since; leaves the pattern
+ * when joined (pattern_join() succeeded), the last user stopping it and
+ * then letting the host's lock go. */
+static void pattern_leave(isotier_host_view *v, int64_t since, bool joined)
 {
 	pthread_t joinable = 0;
 	bool join = false;
+	if (!joined) {
+		v->pattern_failed = true;
+		return;
+	}
 	pthread_mutex_lock(&pattern.lock);
 	size_t first = pattern.n;
 	while (first > 0 && pattern.segs[first - 1].start_us >= since)
@@ -181,11 +323,15 @@ static void pattern_leave(isotier_host_view *v, int64_t since)
 	}
 	pthread_mutex_unlock(&pattern.lock);
 	if (join) {
+		/* The generator has joined its held threads when it returns: only
+		 * then is the pattern off and the host's lock another's. */
 		pthread_join(joinable, NULL);
 		pthread_mutex_lock(&pattern.lock);
 		close(pattern.wake[0]);
 		close(pattern.wake[1]);
 		pattern.wake[0] = pattern.wake[1] = -1;
+		close(pattern.host_lock);
+		pattern.host_lock = -1;
 		pattern.joining = false;
 		pthread_cond_broadcast(&pattern.joined);
 		pthread_mutex_unlock(&pattern.lock);
@@ -201,6 +347,8 @@ struct isotier_host_watch {
 	size_t n_baseline;
 	pthread_t thread;
 	int stop[2];
+	bool joined;            /* the pattern's: pattern_join() succeeded */
+	char why[200];          /* why not, when not */
 	isotier_host_view seen; /* workload_* only, written by the thread */
 };
 
@@ -341,7 +489,7 @@ static void *watch(void *arg)
 }
 
 int isotier_host_watch_start(isotier_host_watch **out, const char *argv0, const char *nonce,
-                             isotier_error *err)
+                             int wait_ms, int cancel_fd, isotier_error *err)
 {
 	*out = NULL;
 	isotier_host_watch *w = calloc(1, sizeof *w);
@@ -351,18 +499,24 @@ int isotier_host_watch_start(isotier_host_watch **out, const char *argv0, const 
 	}
 	snprintf(w->argv0, sizeof w->argv0, "%s", argv0);
 	snprintf(w->nonce, sizeof w->nonce, "%s", nonce);
-	w->n_baseline = list_pids(w->baseline, WATCH_MAX_PIDS);
-	qsort(w->baseline, w->n_baseline, sizeof *w->baseline, cmp_pid);
 	if (pipe2(w->stop, O_CLOEXEC) != 0) {
 		free(w->baseline);
 		free(w);
 		return isotier_error_set(err, ISOTIER_EIO, errno, "host watch: pipe");
 	}
+	/* The pattern (and the host's lock) first: the caller starts the probe
+	 * when this returns, so its samples never start before the pattern. A
+	 * join that fails leaves the watch without a challenge (pattern_failed,
+	 * why): the visibility watch still runs, the verdict cannot be CLEAR. */
+	w->joined = pattern_join(mono_us() + (int64_t)(wait_ms > 0 ? wait_ms : 0) * 1000, cancel_fd,
+	                         w->why, sizeof w->why) == 0;
+	/* The baseline after the wait: what started during it is not the run's. */
+	w->n_baseline = list_pids(w->baseline, WATCH_MAX_PIDS);
+	qsort(w->baseline, w->n_baseline, sizeof *w->baseline, cmp_pid);
 	w->started = mono_us();
-	pattern_join();
 	if (pthread_create(&w->thread, NULL, watch, w) != 0) {
 		isotier_host_view v = {0};
-		pattern_leave(&v, w->started);
+		pattern_leave(&v, w->started, w->joined);
 		isotier_host_view_clear(&v);
 		close(w->stop[0]);
 		close(w->stop[1]);
@@ -385,7 +539,8 @@ void isotier_host_watch_stop(isotier_host_watch *w, isotier_host_view *view)
 	*view = w->seen;
 	view->started_us = w->started;
 	view->stopped_us = mono_us();
-	pattern_leave(view, w->started);
+	pattern_leave(view, w->started, w->joined);
+	snprintf(view->pattern_detail, sizeof view->pattern_detail, "%s", w->why);
 	close(w->stop[0]);
 	close(w->stop[1]);
 	free(w->baseline);

@@ -14,7 +14,12 @@
  *    verifications see one pattern, not a sum); the probe samples the
  *    kernel's task count meanwhile (challenge.h reads it back).
  * The pattern generator is the one piece of process-wide state the watch
- * keeps: started by the first watch, stopped with the last.
+ * keeps: started by the first watch, stopped with the last. Another
+ * process's pattern would blur it, so it runs only while this process holds
+ * the host's challenge lock (an exclusive flock on /run/isotier/challenge.lock
+ * for root, else STATE/challenge.lock; $ISOTIER_CHALLENGE_LOCK for tests),
+ * waited for up to the caller's bound: not had in time, the watch runs
+ * without a challenge (pattern_failed, pattern_detail says why).
  */
 #ifndef ISOTIER_HOST_WATCH_H
 #define ISOTIER_HOST_WATCH_H
@@ -42,14 +47,18 @@ typedef struct isotier_host_view {
 	unsigned saw;                    /* ISOTIER_HOST_SAW_* */
 	char saw_detail[120];            /* "qemu-system-x86_64 (pid 123)" */
 	bool pattern_failed;             /* the generator could not run: no challenge */
+	char pattern_detail[200];        /* why not, when known ("" else) */
 	isotier_challenge_segment *segs; /* owned; the pattern while the watch ran */
 	size_t n_segs;
 } isotier_host_view;
 
 /* Starts watching for a process that runs argv0 (the probe's path inside
- * the sandbox) with nonce among its arguments, and joins the pattern. */
+ * the sandbox) with nonce among its arguments, and joins the pattern: when
+ * it returns the pattern runs (or never will for this watch). Waits up to
+ * wait_ms for the host's challenge lock, less when cancel_fd (> 0) becomes
+ * readable; either way it returns 0 with a watch when it can watch. */
 int isotier_host_watch_start(isotier_host_watch **out, const char *argv0, const char *nonce,
-                             isotier_error *err);
+                             int wait_ms, int cancel_fd, isotier_error *err);
 /* Stops the watch (NULL: nothing) and hands what it saw to view. */
 void isotier_host_watch_stop(isotier_host_watch *w, isotier_host_view *view);
 void isotier_host_view_clear(isotier_host_view *v);

@@ -2,10 +2,15 @@
  * processes: a process that runs the watched argv[0] with the run's nonce is
  * seen, one without the nonce or started before the watch is not; the task
  * pattern is recorded with both states; overlapping watches share one
- * pattern and a new one starts cleanly after the last left. */
+ * pattern and a new one starts cleanly after the last left; two processes'
+ * patterns never overlap (the host's challenge lock), and a lock held past
+ * the deadline leaves the watch without a challenge, saying why. */
 #include <check.h>
 #include "check_run.h"
+#include <fcntl.h>
 #include <pthread.h>
+#include <stdio.h>
+#include <sys/file.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,7 +54,7 @@ START_TEST(sees_the_workload)
 	ck_assert_int_eq(isotier_nonce_new(nonce, &err), 0);
 	ck_assert_int_eq(strlen(nonce), 32);
 	isotier_host_watch *w = NULL;
-	ck_assert_int_eq(isotier_host_watch_start(&w, ARGV0, nonce, &err), 0);
+	ck_assert_int_eq(isotier_host_watch_start(&w, ARGV0, nonce, 10000, -1, &err), 0);
 	pid_t child = spawn_as_probe(nonce);
 	nap_ms(300);
 	isotier_host_view v;
@@ -71,7 +76,7 @@ START_TEST(ignores_other_nonces_and_old_processes)
 	pid_t before = spawn_as_probe(nonce); /* there before the watch: not the run's */
 	nap_ms(50);
 	isotier_host_watch *w = NULL;
-	ck_assert_int_eq(isotier_host_watch_start(&w, ARGV0, nonce, &err), 0);
+	ck_assert_int_eq(isotier_host_watch_start(&w, ARGV0, nonce, 10000, -1, &err), 0);
 	pid_t foreign = spawn_as_probe(other);
 	nap_ms(700);
 	isotier_host_view v;
@@ -102,7 +107,7 @@ static void *one_watch(void *arg)
 	isotier_error err = {0};
 	isotier_host_watch *w = NULL;
 	if (isotier_nonce_new(nonce, &err) < 0 ||
-	    isotier_host_watch_start(&w, ARGV0, nonce, &err) < 0)
+	    isotier_host_watch_start(&w, ARGV0, nonce, 10000, -1, &err) < 0)
 		return (void *)1;
 	nap_ms(200 + rand() % 200);
 	isotier_host_view v;
@@ -127,14 +132,157 @@ START_TEST(overlapping_watches_share_one_pattern)
 }
 END_TEST
 
+/* A lock of the test's own: the host's would be shared with whatever else
+ * runs a challenge on this machine meanwhile. */
+static char lock_file[64];
+
+static void own_lock(void)
+{
+	unlink(lock_file);
+}
+
+/* A child that watches until told to stop (a byte on go), then writes
+ * its pattern's first start and last end (CLOCK_MONOTONIC, shared by every
+ * process) to out; ready gets a byte once its watch has started. */
+static pid_t spawn_watcher(int go, int ready, int out)
+{
+	pid_t pid = fork();
+	if (pid != 0)
+		return pid;
+	char nonce[33], c;
+	isotier_error err = {0};
+	isotier_host_watch *w = NULL;
+	if (isotier_nonce_new(nonce, &err) < 0 ||
+	    isotier_host_watch_start(&w, ARGV0, nonce, 60000, -1, &err) < 0)
+		_exit(2);
+	if (write(ready, "r", 1) != 1 || read(go, &c, 1) != 1)
+		_exit(3);
+	isotier_host_view v;
+	isotier_host_watch_stop(w, &v);
+	int64_t span[2] = {v.n_segs ? v.segs[0].start_us : 0,
+	                   v.n_segs ? v.segs[v.n_segs - 1].end_us : 0};
+	bool ok = !v.pattern_failed && v.n_segs > 0 && write(out, span, sizeof span) == sizeof span;
+	isotier_host_view_clear(&v);
+	_exit(ok ? 0 : 4);
+}
+
+START_TEST(two_processes_patterns_take_turns)
+{
+	own_lock();
+	int goa[2], gob[2], ready[2], outa[2], outb[2];
+	ck_assert(pipe(goa) == 0 && pipe(gob) == 0 && pipe(ready) == 0 && pipe(outa) == 0 &&
+	          pipe(outb) == 0);
+	char c;
+	pid_t a = spawn_watcher(goa[0], ready[1], outa[1]);
+	ck_assert_int_eq(read(ready[0], &c, 1), 1); /* a's pattern runs */
+	pid_t b = spawn_watcher(gob[0], ready[1], outb[1]);
+	/* b asks for the lock while a holds it: without the lock its pattern
+	 * would start now, inside a's. The nap only gives b time to ask; the
+	 * assertions below are on order, not on time. */
+	nap_ms(400);
+	ck_assert_int_eq(write(goa[1], "g", 1), 1);
+	ck_assert_int_eq(read(ready[0], &c, 1), 1); /* b's pattern runs: a has left */
+	nap_ms(200);
+	ck_assert_int_eq(write(gob[1], "g", 1), 1);
+	int64_t sa[2], sb[2];
+	ck_assert_int_eq(read(outa[0], sa, sizeof sa), sizeof sa);
+	ck_assert_int_eq(read(outb[0], sb, sizeof sb), sizeof sb);
+	int st;
+	ck_assert_int_eq(waitpid(a, &st, 0), a);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	ck_assert_int_eq(waitpid(b, &st, 0), b);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	ck_assert_msg(sb[0] >= sa[1],
+	              "b's pattern started %lld us before a's ended: the patterns overlapped",
+	              (long long)(sa[1] - sb[0]));
+	unlink(lock_file);
+}
+END_TEST
+
+START_TEST(held_lock_gives_no_challenge)
+{
+	own_lock();
+	/* Another isotier's challenge, as the lock sees it. */
+	int held = open(lock_file, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	ck_assert_int_ge(held, 0);
+	ck_assert_int_eq(flock(held, LOCK_EX), 0);
+	pid_t child = fork();
+	if (child == 0) {
+		/* Another process: a lock of one's own fd is no contention. */
+		char nonce[33];
+		isotier_error err = {0};
+		isotier_host_watch *w = NULL;
+		if (isotier_nonce_new(nonce, &err) < 0 ||
+		    isotier_host_watch_start(&w, ARGV0, nonce, 150, -1, &err) < 0)
+			_exit(2);
+		isotier_host_view v;
+		isotier_host_watch_stop(w, &v);
+		bool ok = v.pattern_failed && v.n_segs == 0 &&
+		          strstr(v.pattern_detail, "held the host's lock") &&
+		          strstr(v.pattern_detail, lock_file);
+		if (!ok)
+			fprintf(stderr, "pattern_failed=%d segs=%zu detail=%s\n", v.pattern_failed,
+			        v.n_segs, v.pattern_detail);
+		isotier_host_view_clear(&v);
+		_exit(ok ? 0 : 3);
+	}
+	int st;
+	ck_assert_int_eq(waitpid(child, &st, 0), child);
+	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the watch ran a challenge under a "
+	                                                     "held lock, or gave no reason");
+	/* Let go, the next watch has its challenge again. */
+	close(held);
+	char nonce[33];
+	isotier_error err = {0};
+	isotier_host_watch *w = NULL;
+	ck_assert_int_eq(isotier_nonce_new(nonce, &err), 0);
+	ck_assert_int_eq(isotier_host_watch_start(&w, ARGV0, nonce, 150, -1, &err), 0);
+	nap_ms(300);
+	isotier_host_view v;
+	isotier_host_watch_stop(w, &v);
+	ck_assert_msg(!v.pattern_failed && v.n_segs > 0, "%s", v.pattern_detail);
+	isotier_host_view_clear(&v);
+	unlink(lock_file);
+}
+END_TEST
+
+START_TEST(symlinked_lock_is_refused)
+{
+	own_lock();
+	ck_assert_int_eq(symlink("/tmp", lock_file), 0);
+	char nonce[33];
+	isotier_error err = {0};
+	isotier_host_watch *w = NULL;
+	ck_assert_int_eq(isotier_nonce_new(nonce, &err), 0);
+	ck_assert_int_eq(isotier_host_watch_start(&w, ARGV0, nonce, 1000, -1, &err), 0);
+	isotier_host_view v;
+	isotier_host_watch_stop(w, &v);
+	ck_assert(v.pattern_failed);
+	ck_assert_uint_eq(v.n_segs, 0);
+	ck_assert_ptr_nonnull(strstr(v.pattern_detail, "challenge lock"));
+	isotier_host_view_clear(&v);
+	unlink(lock_file);
+}
+END_TEST
+
 int main(void)
 {
+	/* Every test's watches: another isotier on this host waits for none of
+	 * them, nor they for it. */
+	snprintf(lock_file, sizeof lock_file, "/tmp/isotier-test-challenge-%d.lock", (int)getpid());
+	if (setenv("ISOTIER_CHALLENGE_LOCK", lock_file, 1) != 0)
+		return 1;
 	Suite *s = suite_create("host_watch");
 	TCase *tc = tcase_create("host_watch");
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, sees_the_workload);
 	tcase_add_test(tc, ignores_other_nonces_and_old_processes);
 	tcase_add_test(tc, overlapping_watches_share_one_pattern);
+	tcase_add_test(tc, two_processes_patterns_take_turns);
+	tcase_add_test(tc, held_lock_gives_no_challenge);
+	tcase_add_test(tc, symlinked_lock_is_refused);
 	suite_add_tcase(s, tc);
-	return run_suite(s);
+	int rc = run_suite(s);
+	unlink(lock_file);
+	return rc;
 }
