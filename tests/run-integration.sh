@@ -11,8 +11,10 @@
 # SPEED is fast (a few seconds), normal or slow (15 s and more): slow ones
 # start first; ISOTIER_TESTS_SPEED=fast runs the fast ones only (make check).
 # Two tests that use one RESOURCE never overlap:
-#   challenge   runs a verification: the host's task-count pattern (host_watch.c)
-#               is blurred by another process's, so at most one at a time
+#   challenge   runs a verification that must not wait: the patterns themselves
+#               never overlap (host_watch.c holds the host's challenge lock while
+#               one runs), but a verification waits for that lock only up to its
+#               --timeout, and a lie the challenge must catch wants a quiet host
 #   docker kvm nspawn  the daemon, /dev/kvm, machinectl's list (counted by tests)
 #   make-build  runs make on $BUILD (install, deb)
 #   fhang sleep30  looks for its processes by a name other tests' share

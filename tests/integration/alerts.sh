@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# isotier-test: normal; uses: challenge
 # Alerts that cannot be missed, each on a real (backdated) history:
 # - UNAVAILABLE runs do not reset a backend's overdue clock;
 # - the report and the runbook job honour the backends the job verifies;

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# isotier-test: normal; uses: challenge
+# isotier-test: normal
 # bwrap-nonet, a variant of bwrap that is one row of backend_bwrap.c's table: the probe sees
 # CONTAINER inside, and what makes it a variant shows: a network namespace with loopback only and
 # no host network device named in /sys/class/net (bwrap itself binds the host's sysfs, which names

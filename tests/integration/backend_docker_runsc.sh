@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# isotier-test: slow; uses: challenge docker
 # The docker-runsc backend for real: the daemon's "runsc" runtime (registered by scripts/deps.sh
 # with --platform=ptrace --network=none). The probe sees GVISOR (under this machine's own VM
 # layer) and its capture replays to the same verdict; timeout and SIGINT leave no process, temp

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# isotier-test: fast
 # Each backend's descriptor lists every environment variable its file reads
 # (`isotier backends --json` settings): a variable added to a backend without
 # its setting row fails here. A secret's value never appears in the listing,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# isotier-test: normal
 # churn.sh - `isotier churn` on real git repositories built here with the git
 # CLI (the tool itself reads them with libgit2 only): logged and unlogged tier
 # and mechanism changes, additions and removals, renames, merges, malformed

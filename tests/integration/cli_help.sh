@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# isotier-test: fast
 # cli_help.sh - a CLI that helps: `isotier help CMD`, a complete --help for
 # every command, the usage on an unknown option, "did you mean" for commands,
 # options, subcommands, backends, verdicts and provider ids, --version;
@@ -62,10 +63,19 @@ assert_contains "$(err)" "(did you mean 'e2b'?)"
 # No error ends in ": " with nothing after.
 ! grep -q ': $' "$TMP/err" || fail "an error ends in ': ': $(err)"
 
+# `history --help` builds its verdict words from the verdict table (base/verdict.c), as the
+# refusal of an unknown word does: the two must agree.
+run "$BIN" history --db "$TMP/none.db" --verdict zzzzzzzzzz; assert_eq "$(rc)" 64 "an unknown verdict"
+table=$(sed -n "s/.*no verdict 'zzzzzzzzzz' (\(.*\)).*/\1/p" "$TMP/err" | tr -c 'A-Z_\n' ' ' | tr -s ' ' '\n' | grep -v '^$' | sort | tr '\n' ' ')
+[ "$(wc -w <<<"$table")" -ge 7 ] || fail "no verdict list in: $(err)"
+run "$BIN" history --help
+helped=$(sed -n '/^  --verdict WORD/,/^  --run/p' "$TMP/out" | sed '$d' | sed 's/.*only this verdict://' | tr -c 'A-Z_\n' ' ' | tr -s ' ' '\n' | grep -v '^$' | sort | tr '\n' ' ')
+assert_eq "$helped" "$table" "history --help's verdicts and the verdict table"
+
 # --- history ---------------------------------------------------------------------
 # shellcheck disable=SC2046 # pkg-config prints several flags
 cc -std=gnu11 -D_GNU_SOURCE -I"$R/include" -I"$R/reference" -o "$TMP/mkdb" "$FIX/mkdb.c" \
-  "$R/$BUILD/libisotier.a" $(pkg-config --libs libcurl libxml-2.0 libcjson sqlite3 libgit2) -lpthread -lm
+  "$R/$BUILD/libisotier-tool.a" $(pkg-config --libs libcurl libxml-2.0 libcjson sqlite3 libpq libcrypto libgit2) -lpthread -lm
 "$TMP/mkdb" "$TMP/h.db" </dev/null && python3 "$FIX/fill.py" "$TMP/h.db"
 db=(--db "$TMP/h.db")
 run "$BIN" history "${db[@]}"; assert_eq "$(rc)" 0 "history"
@@ -127,4 +137,9 @@ for c in real-runsc-ptrace:GVISOR:0 real-bwrap:CONTAINER:0 real-firecracker-nati
 done
 run "$PROBE" --tier --json; assert_eq "$(rc)" 64 "--tier with --json"
 run "$PROBE" --help; assert_contains "$(out)" "--tier"
-echo "cli: help everywhere, suggestions, history filters/show/sources, probe --tier/--quiet"
+# --list-signals prints the table SIGNALS.md holds (test_probe_classify checks the writer).
+run "$PROBE" --list-signals; assert_eq "$(rc)" 0 "--list-signals"
+assert_eq "$(out)" "$(sed -n '/signal-table:begin/,/signal-table:end/p' "$R/probes/SIGNALS.md" | sed '1d;$d')" \
+  "--list-signals and SIGNALS.md's table"
+assert_contains "$(out)" '| `virt.attestation` |' "--list-signals lists the attestation status"
+echo "cli: help everywhere, suggestions, history filters/show/sources, probe --tier/--quiet/--list-signals"

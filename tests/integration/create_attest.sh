@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# isotier-test: fast; uses: challenge
 # --attest runs the probe inside the new sandbox and fails closed when what it
 # sees does not support the resolved tier: bwrap deliberately claimed as
 # MICROVM in a test catalogue is caught, and the sandbox is gone afterwards.

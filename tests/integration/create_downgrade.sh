@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# isotier-test: fast; uses: challenge
 # Downgrades: a claim isotier cannot defend resolves to UNKNOWN, so any
 # requirement is refused, with the reason. Stale source, no provider source,
 # contradicted latest observation, missing verification.

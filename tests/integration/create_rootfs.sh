@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# isotier-test: normal; uses: challenge
 # `isotier run --rootfs DIR` runs the command from an unpacked root filesystem
 # instead of the host's, read-only, on every sandbox backend.
 . "$ISOTIER_ROOT/tests/lib.sh"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# isotier-test: normal; uses: challenge sleep30
 # `isotier run --backend B -- /bin/echo hi` works on every local backend over a
 # read-only view of the host root, relaying output and exit status; the
 # tier is in the repr. A command that is not there: 127 where the backend can

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# isotier-test: slow
 # The history gate's unit suite (tests/unit/test_history_gate.c: proofs,
 # contradictions, ceilings, clock skew, claim digests, hosts, ISOTIER_DB)
 # against a PostgreSQL history: the same assertions as with the SQLite file,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# isotier-test: slow
 # Streaming history commands keep their memory bounded whatever the history's
 # size (issue #24): over a generated history of 20,000 realistic observations
 # (~170 MB: probe documents of several KB, 23-61 KB evidence stored once by

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# isotier-test: normal
 # probe_native: isotier-probe run directly on this machine (no sandbox launcher here: the
 # bwrap/runc/runsc/qemu runs belong to the backend tests). On this machine kind (a Firecracker
 # microVM with a stray /.dockerenv) it must say MICROVM/firecracker with /.dockerenv as a conflict;

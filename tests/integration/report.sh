@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# isotier-test: normal
 # report.sh - `isotier report` over a real SQLite history (schema made by
 # isotier_history_open) full of hostile strings: all four formats are
 # generated; libxml2 parses the HTML (as XML and as HTML) and validates the
@@ -16,7 +17,7 @@ command -v xmllint >/dev/null || skip "xmllint (libxml2-utils) is not installed:
 # The fixture database: real schema, then hostile rows.
 # shellcheck disable=SC2046 # pkg-config prints several flags
 cc -std=gnu11 -D_GNU_SOURCE -I"$R/include" -I"$R/reference" -o "$TMP/mkdb" "$FIX/mkdb.c" \
-  "$R/$BUILD/libisotier.a" $(pkg-config --libs libcurl libxml-2.0 libcjson sqlite3 libgit2) -lpthread -lm
+  "$R/$BUILD/libisotier-tool.a" $(pkg-config --libs libcurl libxml-2.0 libcjson sqlite3 libpq libcrypto libgit2) -lpthread -lm
 "$TMP/mkdb" "$TMP/history.db" </dev/null
 python3 "$FIX/fill.py" "$TMP/history.db"
 
@@ -47,8 +48,21 @@ doc = json.load(open(os.path.join(d, "ember.json"))); doc["provider"] = "ember"
 json.dump(doc, open(os.path.join(d, "ember.json"), "w"), indent=1)
 EOF
 
+# Every format of the table (report_format.c), text included: a new row is tested here with no edit.
+mapfile -t formats < <("$BIN" report --list-formats | cut -f1)
+[ "${#formats[@]}" -ge 5 ] || fail "report --list-formats: ${formats[*]}"
+for want in html json junit md text; do
+  [[ " ${formats[*]} " == *" $want "* ]] || fail "report --list-formats lacks $want: ${formats[*]}"
+done
+"$BIN" report --list-formats | awk -F'\t' 'NF != 3 || $2 == "" || $3 !~ /\// { exit 1 }' ||
+  fail "report --list-formats: not name, extension, media type: $("$BIN" report --list-formats)"
+# The runbook documents each format of the table, and no other.
+documented=$(sed -n '/^## Formats/,/^## /p' "$R/runbook/reports.md" | sed -n 's/^| `\([a-z]*\)` |.*/\1/p' | sort | tr '\n' ' ')
+assert_eq "$documented" "$(printf '%s\n' "${formats[@]}" | sort | tr '\n' ' ')" "runbook/reports.md's formats"
+readme=$(sed -n 's/.*`isotier report --format \([a-z\\|]*\)`.*/\1/p' "$R/README.md" | tr -d '\\' | tr '|' '\n' | sort | tr '\n' ' ')
+assert_eq "$readme" "$(printf '%s\n' "${formats[@]}" | sort | tr '\n' ' ')" "README's report formats"
 sum_before=$(sha256sum "$TMP/history.db" | cut -d' ' -f1)
-for fmt in html json junit md; do
+for fmt in "${formats[@]}"; do
   "$BIN" report --db "$TMP/history.db" --catalogue "$TMP/cat" --format $fmt --out "$TMP/r.$fmt" \
     || fail "report --format $fmt exited $?"
   [ -s "$TMP/r.$fmt" ] || fail "empty $fmt report"
@@ -239,7 +253,7 @@ EOF
 # under the same relative name.
 mkdir -p "$TMP/elsewhere"
 cp "$TMP/history.db" "$TMP/elsewhere/history.db"
-for fmt in html json junit md; do
+for fmt in "${formats[@]}"; do
   "$BIN" report --db "$TMP/history.db" --catalogue "$TMP/cat" --format $fmt >"$TMP/again.$fmt" \
     || fail "second report ($fmt) exited $?"
   cmp -s "$TMP/r.$fmt" "$TMP/again.$fmt" || fail "$fmt regeneration differs: $(diff "$TMP/r.$fmt" "$TMP/again.$fmt" | head -5)"
@@ -250,7 +264,7 @@ done
 
 # --- an empty history (a fresh install): valid reports, backends overdue ------
 "$TMP/mkdb" "$TMP/empty.db" </dev/null
-for fmt in html json junit md; do
+for fmt in "${formats[@]}"; do
   "$BIN" report --db "$TMP/empty.db" --catalogue "$TMP/cat" --format $fmt --out "$TMP/e.$fmt" || fail "empty: $fmt"
   "$BIN" report --db "$TMP/empty.db" --no-catalogue --format $fmt --out "$TMP/n.$fmt" || fail "empty, no catalogue: $fmt"
 done
@@ -343,6 +357,12 @@ if [ -c /dev/full ]; then
   assert_eq $? 74 "--out /dev/full"
   assert_contains "$(cat "$TMP/full.err")" "/dev/full"
   [ -c /dev/full ] || fail "/dev/full is no longer a character device"
+  # Standard output on a device that fails writes: every format fails the command, never exit 0.
+  for fmt in "${formats[@]}"; do
+    "$BIN" report --db "$TMP/history.db" --catalogue "$TMP/cat" --format "$fmt" >/dev/full 2>"$TMP/full.err"
+    assert_eq $? 74 "--format $fmt >/dev/full"
+    assert_contains "$(cat "$TMP/full.err")" "standard output"
+  done
 fi
 # /dev/stdout: the descriptor is written, not the symlink replaced.
 out=$("$BIN" report --db "$TMP/history.db" --no-catalogue --format md --out /dev/stdout | head -1)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# isotier-test: normal
 # report_render.sh - the HTML report in a real browser: headless Chromium
 # renders it (a catalogue quote is Japanese), takes a screenshot, logs no
 # console message, and fetches nothing: every request the page could make
@@ -21,7 +22,7 @@ fi
 
 # shellcheck disable=SC2046 # pkg-config prints several flags
 cc -std=gnu11 -D_GNU_SOURCE -I"$R/include" -I"$R/reference" -o "$TMP/mkdb" "$FIX/mkdb.c" \
-  "$R/$BUILD/libisotier.a" $(pkg-config --libs libcurl libxml-2.0 libcjson sqlite3 libgit2) -lpthread -lm
+  "$R/$BUILD/libisotier-tool.a" $(pkg-config --libs libcurl libxml-2.0 libcjson sqlite3 libpq libcrypto libgit2) -lpthread -lm
 "$TMP/mkdb" "$TMP/h.db" </dev/null
 python3 "$FIX/alerts.py" "$TMP/h.db" "$TMP/cat" full
 "$BIN" report --db "$TMP/h.db" --catalogue "$TMP/cat" --today 2026-12-02 --format html --out "$TMP/r.html" ||

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# isotier-test: fast
 # report_view.sh - what operators and auditors see first, over a history that
 # holds every kind of attention item (tests/fixtures/report/alerts.py):
 # ALERT > WARN > note with a remedy each, one collapsed line for many of a
@@ -14,12 +15,12 @@ FIX=$R/tests/fixtures/report
 command -v xmllint >/dev/null || skip "xmllint (libxml2-utils) is not installed: scripts/deps.sh installs it"
 # shellcheck disable=SC2046 # pkg-config prints several flags
 cc -std=gnu11 -D_GNU_SOURCE -I"$R/include" -I"$R/reference" -o "$TMP/mkdb" "$FIX/mkdb.c" \
-  "$R/$BUILD/libisotier.a" $(pkg-config --libs libcurl libxml-2.0 libcjson sqlite3 libgit2) -lpthread -lm
+  "$R/$BUILD/libisotier-tool.a" $(pkg-config --libs libcurl libxml-2.0 libcjson sqlite3 libpq libcrypto libgit2) -lpthread -lm
 mk() { "$TMP/mkdb" "$TMP/$1.db" </dev/null && python3 "$FIX/alerts.py" "$TMP/$1.db" "$TMP/$1.cat" "$1"; }
 mk full; mk clean; mk offline
 rep() { "$BIN" report --db "$TMP/$1.db" --catalogue "$TMP/$1.cat" --today 2026-12-02 --format "$2"; }
 for m in full clean offline; do
-  for fmt in html json md; do rep $m $fmt >"$TMP/$m.$fmt" || fail "$m $fmt: exit $?"; done
+  for fmt in $("$BIN" report --list-formats | cut -f1); do rep $m $fmt >"$TMP/$m.$fmt" || fail "$m $fmt: exit $?"; done
   xmllint --noout "$TMP/$m.html" || fail "$m.html is not well-formed"
 done
 
@@ -43,7 +44,7 @@ missing = [text(li) for li in b.iter(X + "li")]
 assert missing == ["2 backends not verified within 7 days", "5 sources could not be reached"], missing
 # Provenance of the report itself.
 p = text(ids["provenance"])
-assert "given with --today" in p and "full.db" in p and "(schema 5)" in p and "newest record 2026-12-02T08:00:09Z" in p, p
+assert "given with --today" in p and "full.db" in p and "(schema 8)" in p and "newest record 2026-12-02T08:00:09Z" in p, p
 # Alerts: ALERT > WARN > note, a remedy on each row, five unreachable sources on one line.
 rows = [[text(td) for td in tr.findall(X + "td")] for tr in ids["attention"].iter(X + "tr")]
 rows = [r for r in rows if r]

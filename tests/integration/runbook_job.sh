@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# isotier-test: normal; uses: challenge
 # runbook_job.sh - runs the runbook's scheduled job (runbook/jobs/isotier-reverify.sh)
 # end to end on this machine, as the systemd unit and the cron line run it:
 # real verify on real backends, `sources check` against a fixture catalogue
