@@ -41,8 +41,10 @@ PROBE_SRCS := $(sort $(wildcard probes/*.c))
 PROBE_LIB_SRCS := $(filter-out probes/main.c,$(PROBE_SRCS))
 
 LIB_SRCS := $(sort $(wildcard base/*.c catalogue/*.c reference/*.c))
-CLI_SRCS := $(sort $(wildcard verify/*.c))
-CLI_LIB_SRCS := $(filter-out verify/main.c,$(CLI_SRCS))
+# verify/ by concern: cmd/ (the commands and their options), run/ (a verification), report/,
+# history/, churn/, sources/ (pages, baselines and the catalogue commit).
+CLI_SRCS := $(sort $(wildcard verify/*/*.c))
+CLI_LIB_SRCS := $(filter-out verify/cmd/main.c,$(CLI_SRCS))
 UNIT_SRCS := $(sort $(wildcard tests/unit/test_*.c))
 TEST_SUPPORT_SRCS := $(sort $(wildcard tests/unit/support_*.c))
 
@@ -233,7 +235,7 @@ lint:
 	  --inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -D__GNUC__ \
 	  -Iinclude -Ibase -Ireference probes base reference catalogue verify tests/unit
 
-FORMAT_SRCS = $(wildcard probes/*.[ch] base/*.[ch] reference/*.[ch] catalogue/*.[ch] verify/*.[ch] include/*.h tests/unit/*.[ch] tests/tools/*.c tests/fuzz/*.[ch] bench/*.c reference/examples/*.c reference/guest/*.c)
+FORMAT_SRCS = $(wildcard probes/*.[ch] base/*.[ch] reference/*.[ch] catalogue/*.[ch] verify/*/*.[ch] include/*.h tests/unit/*.[ch] tests/tools/*.c tests/fuzz/*.[ch] bench/*.c reference/examples/*.c reference/guest/*.c)
 format:
 	clang-format -i $(FORMAT_SRCS)
 
@@ -246,9 +248,9 @@ clean:
 
 # Backend test driver (tests/integration/backend_*.sh, bench/backends.sh).
 all: $(BUILD)/tests/backend-run
-$(BUILD)/tests/backend-run: tests/tools/backend-run.c $(BUILD)/obj/verify/cancel.o $(BUILD)/libisotier-tool.a
+$(BUILD)/tests/backend-run: tests/tools/backend-run.c $(BUILD)/obj/verify/run/cancel.o $(BUILD)/libisotier-tool.a
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/obj/verify/cancel.o $(BUILD)/libisotier-tool.a $(LIB_PKG_LIBS) -lpthread -lm
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/obj/verify/run/cancel.o $(BUILD)/libisotier-tool.a $(LIB_PKG_LIBS) -lpthread -lm
 
 # qemu-microvm guest init (static, musl) and where backend_qemu.c finds it.
 all: $(BUILD)/isotier-guest-init

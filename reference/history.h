@@ -75,7 +75,7 @@ int isotier_history_mark_stale(isotier_history *h, int64_t *ids, size_t max, siz
 int isotier_history_note_swept(isotier_history *h, const char *backend, const char *reason,
                                isotier_error *err);
 
-/* One `sources check` row (verify/cmd_sources.c). NULL strings are stored as
+/* One `sources check` row (verify/cmd/cmd_sources.c). NULL strings are stored as
  * NULL; http_status <= 0 is none. The caller holds the transaction. */
 typedef struct isotier_source_check_row {
 	int64_t run_id;

@@ -12,7 +12,7 @@
 #include <git2/sys/mempack.h>
 #include <git2/sys/repository.h>
 
-#include "../../verify/churn.h"
+#include "../../verify/churn/churn.h"
 
 static git_repository *repo;
 static git_odb_backend *mempack;

@@ -3,7 +3,7 @@
  * back to the same change; entries' lines are within the text. */
 #include "fuzz.h"
 
-#include "../../verify/churnlog.h"
+#include "../../verify/churn/churnlog.h"
 
 static void check_entries(const churn_entries *e, unsigned max_line)
 {

@@ -9,7 +9,7 @@
 
 #include <cJSON.h>
 
-#include "../../verify/report_model.h"
+#include "../../verify/report/report_model.h"
 
 static void put_inline(FILE *f, const char *s)
 {

@@ -4,7 +4,7 @@
  * whitespace collapsed (no tab or newline, no double or edge space); the normalised text contains every part of itself. */
 #include "fuzz.h"
 
-#include "../../verify/htmltext.h"
+#include "../../verify/sources/htmltext.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {

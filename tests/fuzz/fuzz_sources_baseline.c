@@ -7,10 +7,10 @@
  * passage is "passage changed" with a bounded, valid UTF-8 diff. */
 #include "fuzz.h"
 
-#include "../../verify/htmltext.h"
-#include "../../verify/sha256.h"
-#include "../../verify/sources_baseline.h"
-#include "../../verify/worddiff.h"
+#include "../../verify/sources/htmltext.h"
+#include "../../verify/sources/sha256.h"
+#include "../../verify/sources/sources_baseline.h"
+#include "../../verify/sources/worddiff.h"
 
 #include <unistd.h>
 

@@ -40,7 +40,7 @@ mkdir -p "$copy"
 mkdir -p "$copy/$BUILD" && cp -r "$R/$BUILD/obj" "$copy/$BUILD/"
 # 1. the CLI reaching past the tool header; 2. the base including the library;
 # 3. an include through -I; 4. a base file calling the library.
-echo '#include "../reference/history.h"' >>"$copy/verify/cmd_run.c"
+echo '#include "../../reference/history.h"' >>"$copy/verify/cmd/cmd_run.c"
 echo '#include "../reference/proc.h"' >>"$copy/base/tier.c"
 echo '#include "backend.h"' >>"$copy/catalogue/lookup.c"
 cat >>"$copy/base/tier.c" <<'C'
@@ -58,14 +58,14 @@ cc -std=gnu11 -D_GNU_SOURCE -Os -I"$copy/probes" -c -o "$TMP/probe-obj2/live.o" 
 # 6. the CLI calling an internal function through a prototype of its own, not a header it may
 # use (isotier_audit_emit: reference/telemetry.h, which the tool header does not include).
 ! grep -rq "telemetry.h" "$copy/reference/isotier_tool.h" || fail "the tool header includes telemetry.h: plant another function"
-cat >>"$copy/verify/cmd_run.c" <<'C'
+cat >>"$copy/verify/cmd/cmd_run.c" <<'C'
 int isotier_audit_emit(void *t, const void *ev, isotier_error *err);
 int cli_layers_planted(void) { return isotier_audit_emit(0, 0, 0); }
 C
 # shellcheck disable=SC2046 # pkg-config prints several flags
 cc -std=gnu11 -D_GNU_SOURCE -I"$copy/include" -I"$copy/base" -I"$copy/reference" \
   $(pkg-config --cflags libcurl libcjson sqlite3 libpq libxml-2.0 libgit2) \
-  -c -o "$copy/$BUILD/obj/verify/cmd_run.o" "$copy/verify/cmd_run.c" 2>"$TMP/cc.err" || fail "compile the planted cmd_run.c: $(cat "$TMP/cc.err")"
+  -c -o "$copy/$BUILD/obj/verify/cmd/cmd_run.o" "$copy/verify/cmd/cmd_run.c" 2>"$TMP/cc.err" || fail "compile the planted cmd_run.c: $(cat "$TMP/cc.err")"
 # 7. a test tool of the public API calling what only the tool header declares.
 cp -r "$TMP/tool-obj" "$TMP/tool-obj2"
 printf '#include "backend.h"\nconst void *tool_planted(void) { return isotier_backend_lookup("bwrap"); }\n' >"$TMP/planted.c"
@@ -75,11 +75,11 @@ if python3 "$R/tests/tools/layers.py" "$copy" "$BUILD" "$TMP/probe-obj2" "$TMP/t
   fail "planted violations passed: $(cat "$TMP/bad")"
 fi
 out=$(cat "$TMP/bad")
-assert_contains "$out" "verify/cmd_run.c: the CLI includes reference/history.h"
+assert_contains "$out" "verify/cmd/cmd_run.c: the CLI includes reference/history.h"
 assert_contains "$out" "base/tier.c (base) includes reference/proc.h from the higher layer reference"
 assert_contains "$out" 'catalogue/lookup.c: #include "backend.h" does not name its folder'
 assert_contains "$out" "base/tier.c (base) calls reference/proc.c in the higher layer reference"
 assert_contains "$out" "call cycle between files: probes/input.c, probes/live.c"
-assert_contains "$out" "verify/cmd_run.c calls isotier_audit_emit (reference/audit.c), declared in no header it may use"
+assert_contains "$out" "verify/cmd/cmd_run.c calls isotier_audit_emit (reference/audit.c), declared in no header it may use"
 assert_contains "$out" "tests/tools/planted.c calls isotier_backend_lookup (reference/backends.c), declared in no header it may use (include/isotier.h and"
 echo "ok: layers hold, and each planted violation is caught"

@@ -14,7 +14,7 @@
 #include "backend.h"
 #include "proc.h"
 
-#include "../../verify/cancel.h"
+#include "../../verify/run/cancel.h"
 
 #include <getopt.h>
 #include <string.h>

@@ -27,7 +27,10 @@ def folder(rel):
 
 def sources():
     for top in list(RANK) + ["probes"]:
-        for path in sorted(glob.glob(os.path.join(root, top, "*.[ch]"))):
+        # verify/ has a folder per concern (verify/cmd, verify/report...); the others are flat
+        # (reference/examples and reference/guest are programs of their own, not the library).
+        pattern = os.path.join(root, top, "*", "*.[ch]") if top == "verify" else os.path.join(root, top, "*.[ch]")
+        for path in sorted(glob.glob(pattern)):
             yield os.path.relpath(path, root)
 
 
@@ -151,12 +154,12 @@ for objects in (lib_objects, probe_objects):
 # and the headers they include (from the tree). The CLI: the public header and the documented
 # tool header (reference/isotier_tool.h); an application of the public API (the example, the
 # API test tools, the bench program): the public header only; backend-run, the backend test
-# driver: the tool header and the CLI's cancellation (verify/cancel.h, linked from verify/).
+# driver: the tool header and the CLI's cancellation (verify/run/cancel.h, linked from verify/).
 PUBLIC = ["include/isotier.h"]
 TOOL = PUBLIC + [TOOL_HEADER]
 SEAMS = {
     "verify/": TOOL,
-    "tests/tools/backend-run.c": TOOL + ["verify/cancel.h"],
+    "tests/tools/backend-run.c": TOOL + ["verify/run/cancel.h"],
     "tests/tools/": PUBLIC,
     "bench/": PUBLIC,
     "reference/examples/": PUBLIC,

@@ -7,8 +7,8 @@
 #include <string.h>
 
 #include "../../catalogue/catalogue.h"
-#include "../../verify/sha256.h"
-#include "../../verify/htmltext.h"
+#include "../../verify/sources/sha256.h"
+#include "../../verify/sources/htmltext.h"
 
 #define GOOD                                                                                       \
 	"{\"id\": \"e2b\", \"provider\": \"e2b\", \"name\": \"E2B\", \"kind\": \"remote\","        \

@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "../../reference/proc.h"
-#include "../../verify/catalogue_memo.h"
+#include "../../verify/sources/catalogue_memo.h"
 
 static char root[256], git[300];
 static const char id1[] = "0123456789abcdef0123456789abcdef01234567";

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../verify/churn.h"
+#include "../../verify/churn/churn.h"
 
 #define ENTRY(h, src, note) "### " h "\n- Source: " src "\n- Note: " note "\n"
 

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../verify/cli.h"
-#include "../../verify/report_model.h"
+#include "../../verify/cmd/cli.h"
+#include "../../verify/report/report_model.h"
 
 START_TEST(suggestions)
 {

@@ -1,5 +1,5 @@
 /*
- * test_cli_options.c - declarative options (verify/cli_options.h): a table
+ * test_cli_options.c - declarative options (verify/cmd/cli_options.h): a table
  * drives parsing, validation, the usage and "did you mean"; and the tables
  * the commands and tests loop over (report formats) are sound.
  */
@@ -10,8 +10,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../verify/cli_options.h"
-#include "../../verify/report_format.h"
+#include "../../verify/cmd/cli_options.h"
+#include "../../verify/report/report_format.h"
 
 static const char *dflt_text(void)
 {

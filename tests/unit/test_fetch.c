@@ -1,4 +1,4 @@
-/* test_fetch.c - `sources check`'s fetcher (verify/fetch.c) over the one
+/* test_fetch.c - `sources check`'s fetcher (verify/sources/fetch.c) over the one
  * HTTP client, against a real HTTP server on 127.0.0.1 (a thread here that
  * counts requests): a slow callback holds the workers back (at most `jobs`
  * bodies held), a stop request or a failing callback ends the run before
@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../verify/fetch.h"
+#include "../../verify/sources/fetch.h"
 
 struct server {
 	int fd;

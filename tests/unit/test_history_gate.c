@@ -1,7 +1,7 @@
 /*
  * test_history_gate.c - resolve's history gate (reference/resolve.c) over a
  * real SQLite file with the real schema (isotier_history_open) and rows
- * written by verify's own insert (verify/observations.c): the latest
+ * written by verify's own insert (verify/history/observations.c): the latest
  * observation decides, rows are ordered by id and a row dated after now
  * fails the gate closed, a proof counts only for the claim it judged and the
  * host that made it, the host's default history (ISOTIER_DB) is read when
@@ -18,7 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../verify/observations.h"
+#include "../../verify/history/observations.h"
 #include "history_driver.h"
 #include "history_sqlite.h"
 #include "resolve.h"

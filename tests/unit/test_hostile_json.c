@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "../../reference/probe_result.h"
-#include "../../verify/report_model.h"
+#include "../../verify/report/report_model.h"
 
 #define LAYER_VM "{\"kind\":\"vm\",\"vendor\":\"firecracker\",\"signals\":[\"cpuid\"]}"
 #define LAYER_CT "{\"kind\":\"container\",\"vendor\":\"runc\",\"signals\":[\"ns.pid\"]}"

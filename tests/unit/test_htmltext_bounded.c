@@ -14,7 +14,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../verify/htmltext.h"
+#include "../../verify/sources/htmltext.h"
 
 #define PAGE_BYTES (5 * 1024 * 1024)
 /* The text and the parser's element stack (a pointer per open element)

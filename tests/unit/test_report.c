@@ -17,8 +17,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../verify/report_format.h"
-#include "../../verify/report_model.h"
+#include "../../verify/report/report_format.h"
+#include "../../verify/report/report_model.h"
 #include "history_sqlite.h"
 
 START_TEST(xml_escapes_markup_and_controls)

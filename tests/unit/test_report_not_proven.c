@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../verify/report_model.h"
+#include "../../verify/report/report_model.h"
 #include "history_sqlite.h"
 
 static char dir[64];

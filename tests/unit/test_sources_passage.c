@@ -1,6 +1,6 @@
 /*
  * test_sources_passage.c - what `sources check` keeps of a page and how it
- * tells the page's moves apart (verify/sources_baseline.h, htmltext.h): the
+ * tells the page's moves apart (verify/sources/sources_baseline.h, htmltext.h): the
  * passage around a quote, the main text without chrome, the four changes,
  * and hostile inputs (huge pages, no sentences, a repeated quote, invalid
  * UTF-8, a damaged baseline file).
@@ -13,9 +13,9 @@
 #include <unistd.h>
 
 #include "../../base/base.h"
-#include "../../verify/htmltext.h"
-#include "../../verify/sha256.h"
-#include "../../verify/sources_baseline.h"
+#include "../../verify/sources/htmltext.h"
+#include "../../verify/sources/sha256.h"
+#include "../../verify/sources/sources_baseline.h"
 
 static char *passage_of(const char *text, const char *quote)
 {

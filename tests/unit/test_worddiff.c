@@ -1,6 +1,6 @@
 /*
  * test_worddiff.c - the word diff a changed passage is shown with
- * (verify/worddiff.h): what was removed and added, nothing for the same
+ * (verify/sources/worddiff.h): what was removed and added, nothing for the same
  * words, bounded output for huge or hostile inputs, valid UTF-8 always.
  */
 #include <check.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "../../base/base.h"
-#include "../../verify/worddiff.h"
+#include "../../verify/sources/worddiff.h"
 
 START_TEST(same_words_no_change)
 {

@@ -1,0 +1,229 @@
+/*
+ * cmd_report.c - `isotier report`: the history database (read-only) and the
+ * catalogue rendered in every format of report_format.c's table.
+ * Reproducible: no clock is read; the report's date is the newest stored
+ * timestamp unless --today says otherwise.
+ */
+#include "../../reference/isotier_tool.h"
+#include "cli.h"
+#include "cli_options.h"
+#include "../report/report_format.h"
+
+#include <errno.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *max_age_default(void)
+{
+	static char text[16];
+	snprintf(text, sizeof text, "%d", ISOTIER_DEFAULT_MAX_SOURCE_AGE_DAYS);
+	return text;
+}
+
+static const char *reverify_default(void)
+{
+	static char text[16];
+	snprintf(text, sizeof text, "%d", REPORT_REVERIFY_DAYS);
+	return text;
+}
+
+/* --format's help: one line per row of the format table. */
+static const char *format_help(void)
+{
+	static char text[2048];
+	size_t used = 0;
+	for (size_t i = 0; i < report_format_count && used < sizeof text; i++) {
+		int n = snprintf(text + used, sizeof text - used, "%s%-5s %s", i ? "\n" : "",
+		                 report_formats[i].name, report_formats[i].audience);
+		if (n < 0)
+			break;
+		used += (size_t)n;
+	}
+	return text;
+}
+
+static int check_format(const char *opt, const char *value)
+{
+	if (report_format_lookup(value))
+		return 0;
+	cli_error("report: %s must be %s", opt, report_format_names());
+	return EXIT_USAGE;
+}
+
+enum { OPT_DB = 'd', OPT_FORMAT = 'f', OPT_OUT = 'o', OPT_SINCE = 's', OPT_CATALOGUE = 'c',
+       OPT_NO_CATALOGUE = 'N', OPT_TODAY = 't', OPT_MAX_AGE = 'a', OPT_REVERIFY = 'r',
+       OPT_BACKEND = 'b', OPT_LIST_FORMATS = 'L', OPT_HOST = 'H' };
+
+static const struct cli_option options[] = {
+    {"db", OPT_DB, CLI_TEXT, "PATH", cli_check_db, 0, 0, "history database (default {})",
+     cli_default_db_text, false},
+    {"format", OPT_FORMAT, CLI_TEXT, "FMT", check_format, 0, 0, "{}", format_help, false},
+    {"list-formats", OPT_LIST_FORMATS, CLI_FLAG, NULL, NULL, 0, 0,
+     "print the formats, one a line: name, file extension and\nmedia type, tab-separated", NULL,
+     false},
+    {"out", OPT_OUT, CLI_TEXT, "FILE", NULL, 0, 0,
+     "write FILE atomically (default: standard output); a FIFO\n"
+     "or device is written in place; a symbolic link is\n"
+     "refused (64), never followed; never the database itself",
+     NULL, false},
+    {"since", OPT_SINCE, CLI_TEXT, "DATE", NULL, 0, 0,
+     "only the history since DATE (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ)", NULL, false},
+    {"catalogue", OPT_CATALOGUE, CLI_TEXT, "DIR", NULL, 0, 0, "provider catalogue (default {})",
+     cli_default_catalogue_text, false},
+    {"no-catalogue", OPT_NO_CATALOGUE, CLI_FLAG, NULL, NULL, 0, 0, "report the database alone",
+     NULL, false},
+    {"today", OPT_TODAY, CLI_TEXT, "DATE", NULL, 0, 0,
+     "date that ages are measured against (default: the newest\n"
+     "stored timestamp, so regenerating gives the same bytes)",
+     NULL, false},
+    {"max-age", OPT_MAX_AGE, CLI_NUMBER, "DAYS", NULL, 1, 36500,
+     "oldest a tier's defending source may be (default {})", max_age_default, false},
+    {"reverify-days", OPT_REVERIFY, CLI_NUMBER, "DAYS", NULL, 1, 36500,
+     "longest a local backend may go unverified (default {});\n"
+     "UNAVAILABLE runs, and INCONCLUSIVE runs of a backend with\n"
+     "a claim, do not count as verified",
+     reverify_default, false},
+    /* A misspelt name would be "verified by this job but never observed": an
+     * alert about a backend that does not exist. */
+    {"host", OPT_HOST, CLI_TEXT, "NAME", NULL, 0, 0,
+     "only observations made on this host (its name or machine\nid; a fleet's shared history: runbook/fleet.md)",
+     NULL, false},
+    {"backend", OPT_BACKEND, CLI_TEXT, "NAME", cli_check_backend, 0, 0,
+     "a backend this job verifies (repeatable): only these can\n"
+     "be overdue, and one never observed is (default: every\n"
+     "backend the history or catalogue names)",
+     NULL, false},
+    {NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, false},
+};
+
+static const struct cli_spec spec = {
+    .name = "report",
+    .synopsis = "usage: isotier report [--db PATH] --format FMT [--out FILE]\n"
+                "                      [--since DATE] [--catalogue DIR | --no-catalogue]\n"
+                "                      [--today YYYY-MM-DD] [--max-age DAYS] [--reverify-days DAYS]\n"
+                "                      [--backend NAME]...\n"
+                "       isotier report --list-formats",
+    .about = "Renders the stored history (all of it, or since DATE) with the catalogue's\n"
+             "claims and sources: the tier matrix, sources and their latest checks, the\n"
+             "evidence behind observations, refusals, and what is stale or overdue. The\n"
+             "database is opened read-only.",
+    .options = options,
+    .epilogue = "Exit status: 0 written (findings are in the report, not the status), 64 usage\n"
+                "(--out names the database, --today before the newest record), 65 bad catalogue,\n"
+                "66 no database, 70 the writer failed, 73/74 cannot write, 75 database unreadable.",
+};
+
+struct report_args {
+	report_options opts;
+	const char *backends[64];
+	const report_format *format;
+	const char *out;
+	bool no_catalogue, list_formats;
+};
+
+static int on_option(void *ctx, int key, const char *value, int number)
+{
+	struct report_args *a = ctx;
+	switch (key) {
+	case OPT_DB: a->opts.db_path = value; break;
+	case OPT_BACKEND:
+		if (a->opts.n_backends == sizeof a->backends / sizeof *a->backends) {
+			cli_error("--backend: at most %zu", sizeof a->backends / sizeof *a->backends);
+			return EXIT_USAGE;
+		}
+		a->backends[a->opts.n_backends++] = value;
+		a->opts.backends = a->backends;
+		break;
+	case OPT_FORMAT: a->format = report_format_lookup(value); break;
+	case OPT_LIST_FORMATS: a->list_formats = true; break;
+	case OPT_HOST: a->opts.host = value; break;
+	case OPT_OUT: a->out = value; break;
+	case OPT_SINCE: a->opts.since = value; break;
+	case OPT_CATALOGUE: a->opts.catalogue_dir = value; break;
+	case OPT_NO_CATALOGUE: a->no_catalogue = true; break;
+	case OPT_TODAY: a->opts.today = value; break;
+	case OPT_MAX_AGE: a->opts.max_source_age_days = number; break;
+	case OPT_REVERIFY: a->opts.reverify_days = number; break;
+	default: return EXIT_SOFTWARE;
+	}
+	return 0;
+}
+
+struct render {
+	report_writer_fn write;
+	const report_model *m;
+};
+
+static int render(FILE *f, const void *ctx)
+{
+	const struct render *r = ctx;
+	return r->write(f, r->m);
+}
+
+static int list_formats(void)
+{
+	for (size_t i = 0; i < report_format_count; i++)
+		printf("%s\t%s\t%s\n", report_formats[i].name, report_formats[i].extension,
+		       report_formats[i].media_type);
+	return fflush(stdout) == 0 && !ferror(stdout) ? EXIT_OK : EXIT_IOERR;
+}
+
+static int report_main(int argc, char **argv)
+{
+	struct report_args a = {.opts = {.db_path = isotier_default_db_path()}};
+	int rc = cli_parse(&spec, argc, argv, on_option, &a, NULL);
+	if (rc)
+		return rc == CLI_HELP_SHOWN ? EXIT_OK : rc;
+	if (a.list_formats)
+		return list_formats();
+	report_options opts = a.opts;
+	if (!a.format) {
+		cli_error("report: --format must be %s", report_format_names());
+		return EXIT_USAGE;
+	}
+	if (a.no_catalogue && opts.catalogue_dir) {
+		cli_error("report: --catalogue and --no-catalogue exclude each other");
+		return EXIT_USAGE;
+	}
+	if (!a.no_catalogue && !opts.catalogue_dir)
+		opts.catalogue_dir = cli_default_catalogue();
+
+	/* Without --backend every backend is expected, but a remote one without
+	 * credentials here is not configured, not overdue (verify --all skips it). */
+	const char *nc[64], *nc_why[64];
+	char why_buf[64][256];
+	for (size_t i = 0; !opts.backends && i < isotier_backend_count() && opts.n_not_configured < 64;
+	     i++) {
+		const isotier_backend *b = isotier_backend_at(i);
+		char *why = why_buf[opts.n_not_configured];
+		why[0] = '\0';
+		if (b->remote && b->available(why, sizeof why_buf[0]) != 1) {
+			nc[opts.n_not_configured] = b->name;
+			nc_why[opts.n_not_configured++] = why[0] ? why : "no credentials";
+		}
+	}
+	opts.not_configured = nc;
+	opts.not_configured_why = nc_why;
+	opts.all_durations = a.format->all_durations;
+	if (!isotier_history_is_uri(opts.db_path) && access(opts.db_path, F_OK) != 0 &&
+	    (errno == ENOENT || errno == ENOTDIR)) {
+		cli_error("no history database at %s (`isotier verify` creates it)", opts.db_path);
+		return 66; /* EX_NOINPUT, as `isotier history` */
+	}
+	isotier_error err = {0};
+	report_model *m = NULL;
+	if (report_model_load(&m, &opts, &err) < 0)
+		return cli_fail(&err);
+	rc = a.out ? cli_write_output("--out", a.out, opts.db_path, render,
+	                              &(struct render){a.format->write, m})
+	           : cli_write_stream(stdout, "standard output", render,
+	                              &(struct render){a.format->write, m});
+	report_model_free(m);
+	return rc;
+}
+
+const struct cli_command cli_report = {
+    .name = "report",
+    .summary = "render the history as HTML, JSON, JUnit XML, Markdown or text",
+    .main = report_main,
+};

@@ -1,0 +1,190 @@
+/* cmd_run.c - `isotier run`: create, run one command, relay its output and
+ * exit status, destroy. A refused tier is EX_CONFIG with ConfigurationError. */
+#include "../run/cancel.h"
+#include "cli.h"
+#include "cli_options.h"
+#include "../../reference/isotier_tool.h"
+
+#include <string.h>
+
+static int check_tier(const char *opt, const char *value)
+{
+	isotier_tier t;
+	if (isotier_tier_parse(&t, value) == 0)
+		return 0;
+	cli_error("%s: '%s' is not a tier (UNKNOWN, CONTAINER, GVISOR, MICROVM)", opt, value);
+	return EXIT_USAGE;
+}
+
+static const struct cli_option options[] = {
+    {"backend", 'b', CLI_TEXT, "NAME", cli_check_backend, 0, 0,
+     "the backend to create on (`isotier backends` lists them)", NULL, false},
+    {"require-isolation", 'r', CLI_TEXT, "T", check_tier, 0, 0,
+     "refuse unless the resolved tier satisfies T (UNKNOWN,\n"
+     "CONTAINER, GVISOR, MICROVM; default UNKNOWN: no floor)",
+     NULL, false},
+    {"attest", 'a', CLI_FLAG, NULL, NULL, 0, 0,
+     "run the probe inside after provisioning; a sandbox whose\n"
+     "observed tier does not back the claim is destroyed (fail\n"
+     "closed) before CMD runs",
+     NULL, false},
+    {"rootfs", 'R', CLI_TEXT, "DIR", NULL, 0, 0,
+     "the sandbox's root (default: a read-only view of the host's)", NULL, false},
+    {"catalogue", 'c', CLI_TEXT, "DIR", NULL, 0, 0,
+     "provider catalogue (default: `isotier paths` names it)", NULL, false},
+    {"max-age", 'm', CLI_NUMBER, "DAYS", NULL, 1, 36500,
+     "a claim whose sources are older is not trusted above\n"
+     "UNKNOWN (default: the runbook's cadence)",
+     NULL, false},
+    {"audit-log", 'A', CLI_TEXT, "PATH", NULL, 0, 0,
+     "append a JSON Lines audit event per decision (fsync'd)", NULL, false},
+    {"otlp-endpoint", 'O', CLI_TEXT, "URL", NULL, 0, 0,
+     "export an OTLP/HTTP trace span of the create", NULL, false},
+    {"otlp-file", 'F', CLI_TEXT, "PATH", NULL, 0, 0, "append the span as OTLP/JSON to PATH",
+     NULL, false},
+    {"otlp-required", 'T', CLI_FLAG, NULL, NULL, 0, 0,
+     "a span that cannot be exported fails the create (74)", NULL, false},
+    {"timeout", 't', CLI_NUMBER, "S", NULL, 1, 36500,
+     "per child process, seconds (default 60)", NULL, false},
+    {"db", 'd', CLI_TEXT, "PATH", cli_check_db, 0, 0,
+     "the history `isotier verify` keeps (contradictions and\n"
+     "ceilings it recorded are honoured; audit events go there);\n"
+     "it must exist unless --new-db. Default: the host's history,\n"
+     "{} (the one the\n"
+     "runbook's job writes), read only: no audit events go\n"
+     "there, and when it does not exist yet nothing is\n"
+     "verified (--require-verified refuses)",
+     cli_default_db_text, false},
+    {"new-db", 'N', CLI_FLAG, NULL, NULL, 0, 0, "create the --db history when it does not exist",
+     NULL, false},
+    {"require-verified", 'v', CLI_NUMBER, "D", NULL, 1, 36500,
+     "refuse a tier unless the latest observation of the backend\n"
+     "on this host is a proof (CONFIRMED or CONSISTENT) of the\n"
+     "catalogue's claim as it is now, made within D days\n"
+     "(recommended for untrusted code, runbook/tiers.md)",
+     NULL, false},
+    {NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, false},
+};
+
+static const struct cli_spec spec = {
+    .name = "run",
+    .synopsis = "usage: isotier run --backend NAME [--require-isolation TIER] [--attest]\n"
+                "                   [--rootfs DIR] [--catalogue DIR] [--db PATH] [--new-db]\n"
+                "                   [--max-age DAYS] [--require-verified DAYS]\n"
+                "                   [--audit-log PATH] [--otlp-endpoint URL] [--otlp-file PATH]\n"
+                "                   [--otlp-required] [--timeout S] -- CMD [ARGS...]",
+    .about = "Creates a sandbox on NAME, refusing before anything is provisioned when the tier\n"
+             "isotier can defend for it does not satisfy TIER (exit 78, ConfigurationError),\n"
+             "runs CMD inside (by default over a read-only view of the host root), relays its\n"
+             "output and exit status, and destroys the sandbox.",
+    .options = options,
+    .epilogue =
+        "Exit: CMD's own status; 64 usage (an unknown backend or tier name); 66 the\n"
+        "history database does not exist; 78 tier refused (ConfigurationError);\n"
+        "65/69/70/74/75 isotier could not create or run the\n"
+        "sandbox; 128+N killed by signal N. A CMD that cannot be found or executed\n"
+        "inside is 127 on host and qemu-microvm; bwrap and runc report their own exec\n"
+        "failure as 1 and runsc as 128, which cannot be told from CMD exiting so.\n"
+        "--audit-log, --otlp-file and --db must name regular files (or nothing yet): a\n"
+        "FIFO, device or directory is refused (64; --db: 66), never waited on. The audit\n"
+        "log is required: the sandbox is not created when it cannot be written. A span\n"
+        "that cannot be exported costs a warning, unless --otlp-required: then the\n"
+        "create fails closed (74) before anything is provisioned.",
+    .operands = true,
+};
+
+static int on_option(void *ctx, int key, const char *value, int number)
+{
+	isotier_create_opts *opts = ctx;
+	switch (key) {
+	case 'b': opts->backend = value; break;
+	case 'r': isotier_tier_parse(&opts->require_isolation, value); break; /* checked */
+	case 'a': opts->attest = true; break;
+	case 'R': opts->rootfs = value; break;
+	case 'c': opts->catalogue_dir = value; break;
+	case 'd': opts->db_path = value; break;
+	case 'N': opts->create_db = true; break;
+	case 'A': opts->audit_log = value; break;
+	case 'O': opts->otlp_endpoint = value; break;
+	case 'F': opts->otlp_file = value; break;
+	case 'T': opts->otlp_required = true; break;
+	case 'm': opts->max_source_age_days = number; break;
+	case 'v': opts->require_verified_days = number; break;
+	case 't': opts->timeout_s = number; break;
+	default: return EXIT_SOFTWARE;
+	}
+	return 0;
+}
+
+/* The library's warnings, as the CLI prints its own. */
+static void run_log(isotier_log_level level, const char *message, void *data)
+{
+	(void)level;
+	(void)data;
+	fputs("isotier: warning: ", stderr);
+	isotier_fputs_sanitized(stderr, message);
+	fputc('\n', stderr);
+}
+
+static int run_main(int argc, char **argv)
+{
+	/* Same history as verify and backends: a CONTRADICTED observation that
+	 * `isotier verify` stored is honoured. No --db: the library reads the
+	 * host's default history (db_path NULL: isotier_default_db_path()),
+	 * exactly as every create() on this host does; audit events go to a
+	 * history only when --db names it. A name this build does not know is a
+	 * usage error, as in verify (cli_check_backend). */
+	isotier_create_opts opts = ISOTIER_CREATE_OPTS_INIT;
+	opts.log = run_log;
+	int optind_after = 0;
+	int prc = cli_parse(&spec, argc, argv, on_option, &opts, &optind_after);
+	if (prc)
+		return prc == CLI_HELP_SHOWN ? EXIT_OK : prc;
+	if (!opts.backend || optind_after >= argc) {
+		cli_error("run needs --backend NAME and a command after --");
+		cli_usage(&spec, stderr);
+		return EXIT_USAGE;
+	}
+	/* SIGINT/SIGTERM cancel through cancel.c: the command's process group is
+	 * killed, and a signal between two steps still lets the sandbox be torn
+	 * down before we exit 128+N. */
+	if (cli_cancel_start() < 0) {
+		cli_error("run: cannot watch SIGINT/SIGTERM");
+		return EXIT_SOFTWARE;
+	}
+	opts.cancel_fd = cli_cancel_fd();
+	isotier_error err = {0};
+	isotier_sandbox *sb = NULL;
+	int rc = isotier_create(&sb, &opts, &err);
+	if (rc < 0 && cli_cancel_signal())
+		return 128 + cli_cancel_signal();
+	if (rc == ISOTIER_ECONFIG) {
+		fputs("ConfigurationError: ", stderr);
+		isotier_fputs_sanitized(stderr, err.message);
+		fputc('\n', stderr);
+		return EXIT_CONFIG;
+	}
+	if (rc < 0)
+		return cli_fail(&err);
+	if (getenv("ISOTIER_VERBOSE")) {
+		fputs(isotier_sandbox_repr(sb), stderr);
+		fputc('\n', stderr);
+	}
+	isotier_exec_opts eo = ISOTIER_EXEC_OPTS_INIT;
+	eo.stdin_fd = 0, eo.stdout_fd = 1, eo.stderr_fd = 2, eo.timeout_s = opts.timeout_s;
+	eo.cancel_fd = opts.cancel_fd;
+	int status = 0;
+	rc = isotier_sandbox_exec(&status, sb, (const char *const *)argv + optind_after, &eo, &err);
+	isotier_sandbox_destroy(sb);
+	if (cli_cancel_signal())
+		return 128 + cli_cancel_signal();
+	if (rc < 0)
+		return cli_fail(&err);
+	return status;
+}
+
+const struct cli_command cli_run = {
+	.name = "run",
+	.summary = "run a command in a sandbox, refusing tiers isotier cannot defend",
+	.main = run_main,
+};

@@ -1,0 +1,629 @@
+/*
+ * cmd_verify.c - `isotier verify`: run the probe in each backend, judge the
+ * catalogue's claim for it, record one observation per backend.
+ *
+ * Threads: up to --jobs workers each run one backend at a time (available ->
+ * provision -> exec probe -> destroy -> pack the capture); the main thread
+ * parses, judges, writes SQLite (one connection, one transaction per
+ * observation) and prints. SIGINT/SIGTERM are blocked in every thread and
+ * stay pending: cancel.c's signalfd, readable then, is every job's backend
+ * calls' cancel_fd (their children's process groups are killed, cleanup
+ * still runs), and the main thread asks cancel.c which signal it was.
+ *
+ * Exit status, most severe first: 130 interrupted (143: SIGTERM); 1 a
+ * CONTRADICTED verdict (a contradiction alerts even when another backend
+ * failed); 2 a claim that could not be proven (INCONCLUSIVE against a real
+ * claim although the probe ran: a VM not shown to be the sandbox's own, a
+ * probe that could not tell or was not confident); 75 history database locked (74 unusable: no such directory, disk
+ * full; 65 not a database or a newer schema); 70 a probe run failed (timeout,
+ * exec error); 69 a backend named with --backend unavailable (with --all: every
+ * backend unavailable); 65 bad data (probe output rejected, catalogue file
+ * invalid); 0 otherwise (INCONCLUSIVE for lack of a claim is 0).
+ *
+ * A lock another process holds past --busy-timeout while an observation is
+ * being stored is waited out again (history_retry.h: at least three attempts,
+ * more until the run's deadline); an observation still not stored is named
+ * with its verdict, the summary never says "stored in" for it, the ones after
+ * it are still tried, and the run row is marked finished if the lock allows.
+ */
+#include "../run/cancel.h"
+#include "../sources/catalogue_commit.h"
+#include "cli.h"
+#include "cli_options.h"
+#include "../run/leftovers.h"
+#include "../history/history_retry.h"
+#include "../history/observations.h"
+#include "../run/verify_run.h"
+#include "../run/verify_steps.h"
+#include "../../reference/isotier_tool.h"
+
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <time.h>
+
+/* ---- the command ------------------------------------------------------- */
+
+static void usage(FILE *f)
+{
+	fprintf(
+	    f, "usage: isotier verify [--backend NAME]... | --all [--db PATH] [--catalogue DIR]\n"
+	       "                      [--jobs N] [--timeout S] [--host-provider ID]\n"
+	       "                      [--busy-timeout MS] [--json] [--attest]\n\n"
+	       "Runs isotier-probe inside each backend, judges the catalogue's claim for it\n"
+	       "(CONFIRMED, CONSISTENT, EXCEEDS, NOT_CONTRADICTED, CONTRADICTED, INCONCLUSIVE,\n"
+	       "UNAVAILABLE) and\n"
+	       "records one observation per backend in the history database.\n"
+	       "  --backend NAME     verify this backend (repeatable); default: --all\n"
+	       "  --all              every backend this build knows (remote ones only when\n"
+	       "                     their credentials are set)\n"
+	       "  --db PATH          history database (default $ISOTIER_DB, else\n"
+	       "                     " ISOTIER_DEFAULT_DB ": the host's history, which\n"
+	       "                     create() and `isotier run` read)\n"
+	       "  --catalogue DIR    provider catalogue (default: the source tree's)\n"
+	       "  --jobs N           backends run concurrently (default 4)\n"
+	       "  --timeout S        per probe run (default 60)\n"
+	       "  --host-provider ID catalogue entry whose claim the `host` backend is judged by\n"
+	       "  --busy-timeout MS  wait this long for a locked database (default 5000;\n"
+	       "                     env ISOTIER_BUSY_TIMEOUT_MS); storing an observation\n"
+	       "                     tries again (at least 3 times, up to the run's\n"
+	       "                     deadline) before it reports it NOT stored\n"
+	       "  --json             print a JSON document instead of the table\n"
+	       "  --attest           also ask this host's hardware for attestation (SEV-SNP,\n"
+	       "                     TDX via configfs-tsm) and say what it proves; no TSM:\n"
+	       "                     \"no attestation available\"; no verdict changes (a\n"
+	       "                     remote backend's sandboxes are always asked)\n"
+	       "Probe: $ISOTIER_PROBE, else isotier-probe beside this executable.\n"
+	       "Every probe run carries a fresh nonce its report must echo. For a local\n"
+	       "backend this host decides kernel sharing itself: the probe seen in its own\n"
+	       "process table, or its random task-count pattern seen in the probe's samples\n"
+	       "(--challenge, ~0.6 s), puts the sandbox on the host's kernel. A vm layer\n"
+	       "counts toward a MICROVM claim only when the host saw a VMM start for the run\n"
+	       "and neither showed sharing (its boot_id and btime then differ from this\n"
+	       "host's); a gvisor layer only when it saw runsc and no sharing; a sandbox on\n"
+	       "the host's kernel is judged by its own innermost boundary. A remote backend (e2b)\n"
+	       "starts two sandboxes and compares their kernels with each other instead;\n"
+	       "what they show is the provider's testimony, so a remote claim above\n"
+	       "CONTAINER they do not contradict is NOT_CONTRADICTED (not proven: no\n"
+	       "hardware attestation; exit 0, and never what --require-verified needs).\n"
+	       "Exit: 0 nothing contradicted or unproven; 1 a CONTRADICTED verdict (even when\n"
+	       "something else failed too); 2 a claim that could not be proven (INCONCLUSIVE\n"
+	       "against a claim although the probe ran: an alert, see runbook/drift.md); 64 usage; 65 bad data (probe output rejected, catalogue\n"
+	       "invalid); 69 a requested backend unavailable (--all: every one); 70 a probe\n"
+	       "run failed or timed out; 74 database unusable; 75 database locked (any\n"
+	       "observation not stored is named, with its verdict);\n"
+	       "130 interrupted (143 by SIGTERM). A remote sandbox that could not be\n"
+	       "deleted is named (LEAK) and the exit status is 70 unless interrupted.\n");
+}
+
+typedef struct verify_opts {
+	const char *names[32];
+	size_t n_names;
+	bool all, json, attest;
+	const char *db, *catalogue, *host_provider;
+	int jobs, timeout_s, busy_ms;
+} verify_opts;
+
+static int parse_args(verify_opts *o, int argc, char **argv)
+{
+	static const struct option opts[] = {
+	    {"backend", required_argument, NULL, 'b'},
+	    {"all", no_argument, NULL, 'a'},
+	    {"db", required_argument, NULL, 'd'},
+	    {"catalogue", required_argument, NULL, 'c'},
+	    {"jobs", required_argument, NULL, 'j'},
+	    {"timeout", required_argument, NULL, 't'},
+	    {"host-provider", required_argument, NULL, 'p'},
+	    {"busy-timeout", required_argument, NULL, 'B'},
+	    {"json", no_argument, NULL, 'J'},
+	    {"attest", no_argument, NULL, 'A'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	*o = (verify_opts){.db = isotier_default_db_path(), .jobs = 4, .timeout_s = 60, .busy_ms = 5000};
+	const char *env = getenv("ISOTIER_BUSY_TIMEOUT_MS");
+	if (env && *env && cli_parse_int("ISOTIER_BUSY_TIMEOUT_MS", env, 1, 3600000, &o->busy_ms) < 0)
+		return EXIT_USAGE;
+	int c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'b':
+			if ((c = cli_check_backend("--backend", optarg)) != EXIT_OK)
+				return c;
+			if (o->n_names == sizeof o->names / sizeof *o->names) {
+				cli_error("--backend: too many");
+				return EXIT_USAGE;
+			}
+			o->names[o->n_names++] = optarg;
+			break;
+		case 'a': o->all = true; break;
+		case 'd':
+			if ((c = cli_check_db("--db", optarg)) != EXIT_OK)
+				return c;
+			o->db = optarg;
+			break;
+		case 'c': o->catalogue = optarg; break;
+		case 'p': o->host_provider = optarg; break;
+		case 'j':
+			if (cli_parse_int("--jobs", optarg, 1, 64, &o->jobs) < 0)
+				return EXIT_USAGE;
+			break;
+		case 't':
+			if (cli_parse_int("--timeout", optarg, 1, 86400, &o->timeout_s) < 0)
+				return EXIT_USAGE;
+			break;
+		case 'B':
+			if (cli_parse_int("--busy-timeout", optarg, 1, 3600000, &o->busy_ms) < 0)
+				return EXIT_USAGE;
+			break;
+		case 'J': o->json = true; break;
+		case 'A': o->attest = true; break;
+		case 'h': usage(stdout); return EXIT_OK;
+		case ':': cli_error("verify: %s needs a value", argv[optind - 1]); return EXIT_USAGE;
+		default: return cli_unknown_option("verify", argv[optind - 1], opts, usage);
+		}
+	}
+	if (optind < argc) {
+		cli_error("verify: unexpected argument '%s'", argv[optind]);
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	if (o->all && o->n_names) {
+		cli_error("verify: --all and --backend exclude each other");
+		return EXIT_USAGE;
+	}
+	if (!o->n_names)
+		o->all = true;
+	if (!o->catalogue)
+		o->catalogue = cli_default_catalogue();
+	return -1;
+}
+
+/* --attest: this host's own hardware evidence, verified like a remote
+ * sandbox's (attest_host); it changes no verdict (ADR-0020). On stderr with
+ * --json, so the document stays one. */
+static void print_host_attestation(const char *probe, int timeout_s, bool json)
+{
+	attest_verdict v;
+	isotier_error err = {0};
+	int rc = attest_host(&v, probe, timeout_s, cli_cancel_fd(), &err);
+	FILE *f = json ? stderr : stdout;
+	fputs("attestation (this host): ", f);
+	if (rc == 1)
+		fprintf(f, "attested: %s; measurement %s, %s\n", v.detail, v.measurement,
+		        v.measurement_judged);
+	else if (rc == 0)
+		fprintf(f, "%s; verdicts unchanged\n", v.detail);
+	else
+		fprintf(f, "refused: %s; verdicts unchanged\n",
+		        v.detail[0] ? v.detail : err.message);
+}
+
+/* A remote backend's whole observation (two sandboxes) may take
+ * $ISOTIER_REMOTE_WALL_S seconds; 0 (unset or out of range): the library's
+ * default, 3 x --timeout + 60 s. */
+static int64_t remote_wall_ms(void)
+{
+	const char *env = getenv("ISOTIER_REMOTE_WALL_S");
+	long v = env && *env ? strtol(env, NULL, 10) : 0;
+	return v > 0 && v <= 86400 ? (int64_t)v * 1000 : 0;
+}
+
+static int db_fail(const isotier_error *err, const char *db, int64_t waited_ms)
+{
+	if (history_locked(err)) {
+		char msg[ISOTIER_ERROR_MESSAGE_MAX + 256];
+		snprintf(msg, sizeof msg,
+		         "history database %s is locked by another process (waited %lld ms; "
+		         "--busy-timeout MS waits longer): %s",
+		         db, (long long)waited_ms, err->message);
+		cli_error("%s", msg);
+		return EXIT_TEMPFAIL;
+	}
+	/* Not a lock: retrying will not help. A schema this build does not know
+	 * is bad data; anything else (no such directory, not a database, disk
+	 * full) an I/O error. */
+	cli_error("history database %s: %s%s", db, err->message, cli_db_why(db));
+	if ((err->db_code & 0xff) == ISOTIER_DB_CANTOPEN && !strcmp(db, ISOTIER_DEFAULT_DB))
+		fprintf(stderr, "isotier: (the host's default history: create %s's directory, as the "
+		                "runbook's job does, or name another with --db or $ISOTIER_DB)\n", db);
+	return err->code == ISOTIER_EDATA || (err->db_code & 0xff) == ISOTIER_DB_NOTADB ? EXIT_DATAERR
+	                                                                          : EXIT_IOERR;
+}
+
+/* The signal that stopped the run, 0 when none came. The workers' backend
+ * calls saw it already, through the cancel descriptor; no new job starts. */
+static int poll_signal(verify_ctx *ctx)
+{
+	if (!ctx->signal)
+		ctx->signal = cli_cancel_signal();
+	if (ctx->signal)
+		__atomic_store_n(&ctx->stop, true, __ATOMIC_RELEASE);
+	return ctx->signal;
+}
+
+/* Between two attempts at a locked database: a signal ends the waiting. */
+static bool stop_retrying(void *arg)
+{
+	return poll_signal(arg) != 0;
+}
+
+/* The claims: the catalogue, its errors printed (*bad_data set) and kept in
+ * *findings (plan_jobs matches them to backends), and the entry
+ * --host-provider names. -1 when loaded, else the exit status (*findings
+ * freed). */
+static int load_claims(isotier_catalogue **cat, const isotier_provider **host_claim,
+                       isotier_findings *findings, const verify_opts *o, bool *bad_data)
+{
+	isotier_error err = {0};
+	*findings = (isotier_findings){0};
+	*cat = NULL;
+	*host_claim = NULL;
+	if (isotier_catalogue_load(cat, o->catalogue, findings, &err) < 0) {
+		isotier_findings_free(findings);
+		cli_error("catalogue %s: %s", o->catalogue, err.message);
+		return EXIT_DATAERR;
+	}
+	*bad_data = findings->n_errors > 0;
+	for (size_t i = 0; i < findings->n; i++)
+		if (findings->items[i].severity == ISOTIER_FINDING_ERROR)
+			cli_error("catalogue: %s: %s: %s", findings->items[i].file,
+			          findings->items[i].field, findings->items[i].message);
+	if (o->host_provider && !(*host_claim = isotier_catalogue_find(*cat, o->host_provider))) {
+		const char *ids[512];
+		size_t n_ids = 0;
+		for (size_t i = 0; i < (*cat)->n_providers && n_ids < 512; i++)
+			ids[n_ids++] = (*cat)->providers[i].id;
+		const char *hint = cli_suggest(o->host_provider, ids, n_ids);
+		cli_error("--host-provider: no catalogue entry '%s' in %s%s%s%s", o->host_provider,
+		          o->catalogue, hint ? " (did you mean '" : "", hint ? hint : "",
+		          hint ? "'?)" : "");
+		isotier_findings_free(findings);
+		isotier_catalogue_free(*cat);
+		*cat = NULL;
+		return EXIT_USAGE;
+	}
+	return -1;
+}
+
+/* The jobs, in registry order (or the order named), each with its claim;
+ * a claim that did not load (in findings) or validate is printed and sets
+ * *bad_data. NULL when out of memory. */
+static job *plan_jobs(size_t *n_out, const verify_opts *o, const isotier_catalogue *cat,
+                      const isotier_provider *host_claim, isotier_findings *findings,
+                      bool *bad_data)
+{
+	size_t n_jobs = o->all ? isotier_backend_count() : o->n_names;
+	job *jobs = calloc(n_jobs ? n_jobs : 1, sizeof *jobs);
+	if (!jobs)
+		return NULL;
+	size_t nj = 0;
+	for (size_t i = 0; i < n_jobs; i++) {
+		const isotier_backend *b =
+		    o->all ? isotier_backend_at(i) : isotier_backend_lookup(o->names[i]);
+		bool dup = false;
+		for (size_t k = 0; k < nj; k++)
+			dup |= jobs[k].backend == b;
+		char why[256];
+		/* --all includes a remote backend only when it is configured: a
+		 * provider one has no account with is no failure of this run. */
+		if (dup || (o->all && b->remote && b->available(why, sizeof why) != 1))
+			continue;
+		job *j = &jobs[nj++];
+		j->backend = b;
+		j->explicit_ = !o->all;
+		if (b->observes_host)
+			j->claim = host_claim;
+		else if (b->catalogue_id)
+			j->claim = isotier_catalogue_find(cat, b->catalogue_id);
+	}
+	flag_invalid_claims(jobs, nj, cat, findings);
+	for (size_t i = 0; i < nj; i++)
+		if (jobs[i].claim_invalid[0]) {
+			*bad_data = true;
+			cli_error("%s: %s", jobs[i].backend->name, jobs[i].claim_invalid);
+		}
+	*n_out = nj;
+	return jobs;
+}
+
+/* What the backend reported besides the probe's output, in the reason the
+ * observation keeps. */
+static void add_backend_notes(job *j)
+{
+	size_t n = strlen(j->reason);
+	if (j->obs.note[0]) {
+		snprintf(j->reason + n, sizeof j->reason - n, "; %s reported: %.250s",
+		         j->backend->name, j->obs.note);
+		n = strlen(j->reason);
+	}
+	if (j->obs.capture_problem[0]) {
+		snprintf(j->reason + n, sizeof j->reason - n, "; capture not kept: %.300s",
+		         j->obs.capture_problem);
+		n = strlen(j->reason);
+	}
+	if (j->obs.leaks[0])
+		snprintf(j->reason + n, sizeof j->reason - n, "; LEAKED: %.400s", j->obs.leaks);
+}
+
+/* The next job a worker finished, waiting at most 100 ms. NULL with *over
+ * set when the run was stopped and no job is still running. */
+static job *next_finished(verify_ctx *ctx, bool *over)
+{
+	*over = false;
+	pthread_mutex_lock(&ctx->lock);
+	job *ready = NULL;
+	for (size_t i = 0; i < ctx->n_jobs && !ready; i++)
+		if (ctx->jobs[i].done && !ctx->jobs[i].handled)
+			ready = &ctx->jobs[i];
+	bool all_taken = ctx->next >= ctx->n_jobs || __atomic_load_n(&ctx->stop, __ATOMIC_ACQUIRE);
+	if (!ready) {
+		struct timespec until = isotier_time_after_ms(CLOCK_REALTIME, 100);
+		pthread_cond_timedwait(&ctx->cond, &ctx->lock, &until);
+	}
+	pthread_mutex_unlock(&ctx->lock);
+	if (ready)
+		return ready;
+	/* Stopped: the jobs no worker took will not run. */
+	bool busy = false;
+	pthread_mutex_lock(&ctx->lock);
+	for (size_t i = 0; i < ctx->n_jobs; i++)
+		busy |= (&ctx->jobs[i] < ctx->jobs + ctx->next) && !ctx->jobs[i].done;
+	pthread_mutex_unlock(&ctx->lock);
+	*over = __atomic_load_n(&ctx->stop, __ATOMIC_ACQUIRE) && all_taken && !busy;
+	return NULL;
+}
+
+/* What the run saw besides the verdicts: the exit status's other inputs. */
+typedef struct verify_outcome {
+	bool interrupted, bad_data, db_error;
+	isotier_error db_err;
+	int64_t db_waited;
+} verify_outcome;
+
+/* In the main thread, as the workers finish: judge each job, store its
+ * observation (its own attempts: a lock that outlasted one backend's may be
+ * gone by the next one's), show progress. */
+static void judge_and_store(verify_ctx *ctx, const verify_opts *o, isotier_history *h,
+                            int64_t run_id, int64_t run_deadline, verify_outcome *out)
+{
+	bool tty = isatty(STDERR_FILENO);
+	history_retry_policy policy = {
+	    .min_attempts = 3, .deadline_ms = run_deadline, .stop = stop_retrying, .stop_arg = ctx};
+	for (size_t handled = 0; handled < ctx->n_jobs;) {
+		bool over;
+		job *ready = next_finished(ctx, &over);
+		if (poll_signal(ctx))
+			out->interrupted = true;
+		if (!ready) {
+			if (over)
+				break;
+			continue;
+		}
+		ready->handled = true;
+		handled++;
+		if (out->interrupted && ready->obs.rc == ISOTIER_EINTR) {
+			ready->skipped = true; /* cut short: no row for it */
+			if (ready->obs.leaks[0])
+				cli_error("LEAK: %s: %s", ready->backend->name, ready->obs.leaks);
+			continue;
+		}
+		judge_job(ready, o->host_provider);
+		add_backend_notes(ready);
+		pthread_mutex_lock(&ctx->lock);
+		verify_job_overlap(ready, ctx);
+		pthread_mutex_unlock(&ctx->lock);
+		struct record_arg ra = {.h = h, .run_id = run_id, .j = ready, .jobs = o->jobs};
+		isotier_error rec_err = {0};
+		int64_t t0 = isotier_now_ms();
+		if (history_retry(record_job, &ra, &policy, NULL, &rec_err) < 0) {
+			out->db_error = true;
+			out->db_err = rec_err;
+			out->db_waited = isotier_now_ms() - t0;
+			cli_error("observation of %s NOT stored in %s: verdict %s",
+			          ready->backend->name, o->db, isotier_verdict_name(ready->verdict));
+		} else {
+			ready->recorded = true;
+		}
+		if (tty && !o->json)
+			print_progress(ready, handled, ctx->n_jobs);
+	}
+}
+
+/* The exit status, most severe first (see the top of this file); *failure
+ * the operational part alone (what the run row's status says). Prints each
+ * leaked sandbox. */
+static int exit_status(int *failure, bool *alerted, const job *jobs, size_t n_jobs,
+                       const verify_opts *o, const verify_ctx *ctx, const verify_outcome *out)
+{
+	bool contradicted = false, unproven = false, failed = false, unavailable_req = false,
+	     leaked = false, bad_data = out->bad_data;
+	size_t n_unavailable = 0, n_handled = 0;
+	for (size_t i = 0; i < n_jobs; i++) {
+		const job *j = &jobs[i];
+		if (!j->handled || j->skipped)
+			continue;
+		n_handled++;
+		contradicted |= isotier_verdict_is(j->verdict, VERDICT_AGAINST);
+		unproven |= j->unproven;
+		bad_data |= j->rejected;
+		failed |= j->obs.available && j->obs.rc < 0;
+		if (j->obs.leaks[0]) {
+			leaked = true;
+			cli_error("LEAK: %s: %s (delete it by hand)", j->backend->name, j->obs.leaks);
+		}
+		if (!j->obs.available) {
+			n_unavailable++;
+			unavailable_req |= j->explicit_;
+		}
+	}
+	if (o->all && n_handled && n_unavailable == n_handled)
+		unavailable_req = true;
+	/* An operational failure, most severe first; a contradiction outranks
+	 * every one of them (it must alert even when another backend failed),
+	 * a signal outranks everything (130 SIGINT, 143 SIGTERM). */
+	*failure = out->db_error     ? EXIT_TEMPFAIL
+	           : failed          ? EXIT_SOFTWARE
+	           : unavailable_req ? EXIT_UNAVAIL
+	           : bad_data        ? EXIT_DATAERR
+	                             : EXIT_OK;
+	/* What a database failure's exit status must not hide (a leaked
+	 * sandbox too: it costs money until a person deletes it). */
+	*alerted = out->interrupted || leaked || contradicted || unproven;
+	/* A sandbox left running at a provider outranks a contradiction: it costs
+	 * money until a person deletes it, and both are printed. */
+	return out->interrupted ? (ctx->signal > 0 ? 128 + ctx->signal : EXIT_INTERRUPTED)
+	       : leaked         ? EXIT_SOFTWARE
+	       : contradicted   ? EXIT_FINDING
+	       : unproven       ? EXIT_UNPROVEN
+	                        : *failure;
+}
+
+static int verify_main(int argc, char **argv)
+{
+	verify_opts o;
+	int arc = parse_args(&o, argc, argv);
+	if (arc >= 0)
+		return arc;
+	signal(SIGPIPE, SIG_IGN);
+	/* Before any thread exists: SIGINT/SIGTERM become the cancel descriptor. */
+	if (cli_cancel_start() < 0) {
+		cli_error("cannot watch SIGINT/SIGTERM");
+		return EXIT_SOFTWARE;
+	}
+	int64_t wall0 = isotier_now_ms();
+	/* verify runs on the host: its own kernel is the one every sandbox that
+	 * shares the host's kernel reports. */
+	char probe[PATH_MAX];
+	if (isotier_default_probe_path(probe, sizeof probe) != 0 || access(probe, X_OK) != 0) {
+		cli_error("no isotier-probe (set ISOTIER_PROBE, or build it beside isotier): %s",
+		          probe);
+		return EXIT_UNAVAIL;
+	}
+	verify_outcome out = {0};
+	isotier_catalogue *cat = NULL;
+	const isotier_provider *host_claim = NULL;
+	isotier_findings findings;
+	int lrc = load_claims(&cat, &host_claim, &findings, &o, &out.bad_data);
+	if (lrc >= 0)
+		return lrc;
+	size_t n_jobs = 0;
+	job *jobs = plan_jobs(&n_jobs, &o, cat, host_claim, &findings, &out.bad_data);
+	isotier_findings_free(&findings);
+	if (!jobs) {
+		isotier_catalogue_free(cat);
+		cli_error("out of memory");
+		return EXIT_SOFTWARE;
+	}
+	char commit[64];
+	isotier_catalogue_commit(commit, sizeof commit, o.catalogue);
+	if (!commit[0]) /* not in git: say so rather than leave it blank */
+		snprintf(commit, sizeof commit, "unknown");
+	isotier_error err = {0};
+	cleanup_history isotier_history *h = NULL;
+	int64_t run_id = 0;
+	if (isotier_history_open(&h, o.db, o.busy_ms, &err) < 0 ||
+	    isotier_history_run_begin(h, &run_id, "verify", commit, &err) < 0) {
+		free(jobs);
+		isotier_catalogue_free(cat);
+		return db_fail(&err, o.db, o.busy_ms);
+	}
+	/* What runs killed unseen left behind goes first (leftovers.h); best effort. */
+	isotier_error sweep_err = {0};
+	if (leftovers_sweep(h, NULL, NULL, &sweep_err) < 0)
+		cli_error("sweep: %s", sweep_err.message);
+	/* A lock held past --busy-timeout while observations are being stored
+	 * is waited out, attempt after attempt, until the run's deadline: every
+	 * probe round's timeout plus some slack for provisioning (at least
+	 * three attempts each). */
+	size_t n_threads = (size_t)o.jobs < n_jobs ? (size_t)o.jobs : n_jobs;
+	int64_t rounds = n_threads ? (int64_t)((n_jobs + n_threads - 1) / n_threads) : 1;
+	int64_t run_deadline = wall0 + rounds * ((int64_t)o.timeout_s + 5) * 1000;
+
+	verify_ctx ctx = {.jobs = jobs,
+	                  .n_jobs = n_jobs,
+	                  .probe_path = probe,
+	                  .timeout_s = o.timeout_s,
+	                  .remote_wall_ms = remote_wall_ms(),
+	                  .cancel_fd = cli_cancel_fd()};
+	pthread_mutex_init(&ctx.lock, NULL);
+	pthread_cond_init(&ctx.cond, NULL);
+	pthread_t tids[64];
+	size_t started = 0;
+	for (; started < n_threads; started++)
+		if (pthread_create(&tids[started], NULL, verify_worker_main, &ctx) != 0)
+			break;
+	if (!started && n_jobs)
+		verify_worker_main(&ctx); /* no thread could start: run them here */
+	judge_and_store(&ctx, &o, h, run_id, run_deadline, &out);
+	__atomic_store_n(&ctx.stop, true, __ATOMIC_RELEASE);
+	for (size_t i = 0; i < started; i++)
+		pthread_join(tids[i], NULL);
+	if (poll_signal(&ctx))
+		out.interrupted = true;
+
+	int failure;
+	bool alerted;
+	int rc = exit_status(&failure, &alerted, jobs, n_jobs, &o, &ctx, &out);
+	/* "ok": every backend was run and judged (a CONTRADICTED verdict is a
+	 * finding of a run that worked); "failed": something kept it from that. */
+	const char *status = out.interrupted ? "interrupted" : failure == EXIT_OK ? "ok" : "failed";
+	/* Best effort, waited for like the observations: a run left 'running'
+	 * reads as one still in progress. A signal already came, so the waiting
+	 * is bounded by the attempts and deadline alone. */
+	struct record_arg ra = {.h = h, .run_id = run_id, .status = status};
+	history_retry_policy end_policy = {.min_attempts = 3, .deadline_ms = run_deadline};
+	isotier_error end_err = {0};
+	int64_t t_end = isotier_now_ms();
+	bool run_ended = history_retry(end_run, &ra, &end_policy, NULL, &end_err) == 0;
+	if (!run_ended) {
+		cli_error("run %lld could not be marked %s; it still reads 'running'",
+		          (long long)run_id, status);
+		if (!out.db_error) {
+			out.db_error = true;
+			out.db_err = end_err;
+			out.db_waited = isotier_now_ms() - t_end;
+		}
+	}
+	if (out.db_error) {
+		int db_rc = db_fail(&out.db_err, o.db, out.db_waited); /* prints why */
+		if (!alerted)
+			rc = db_rc;
+	}
+	int64_t wall = isotier_now_ms() - wall0;
+	char db_shown[512]; /* a history URI without its password */
+	isotier_history_display(o.db, db_shown, sizeof db_shown);
+	if (o.json)
+		print_json(jobs, n_jobs, o.jobs, run_id, db_shown, commit, wall, out.interrupted, rc, run_ended);
+	else
+		print_summary(jobs, n_jobs, o.jobs, run_id, db_shown, commit, wall, run_ended);
+	if (o.attest && !out.interrupted)
+		print_host_attestation(probe, o.timeout_s, o.json);
+	if (out.interrupted)
+		cli_error(
+		    "interrupted: run %lld marked interrupted; finished observations are kept",
+		    (long long)run_id);
+	for (size_t i = 0; i < n_jobs; i++) {
+		isotier_observation_clear(&jobs[i].obs);
+		evidence_tar_free(&jobs[i].evidence);
+	}
+	free(jobs);
+	pthread_mutex_destroy(&ctx.lock);
+	pthread_cond_destroy(&ctx.cond);
+	isotier_catalogue_free(cat);
+	cli_cancel_stop();
+	fflush(stdout);
+	return rc;
+}
+
+const struct cli_command cli_verify = {
+    .name = "verify",
+    .summary = "run the probe in each backend and judge the catalogue's claims",
+    .main = verify_main,
+};

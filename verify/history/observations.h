@@ -1,0 +1,22 @@
+/*
+ * observations.h - `isotier verify` observations in the shared history
+ * (reference/history_obs.c holds the SQL): one transaction per observation.
+ */
+#ifndef ISOTIER_OBSERVATIONS_H
+#define ISOTIER_OBSERVATIONS_H
+
+#include "../../reference/isotier_tool.h"
+
+#include <stdint.h>
+
+/* What verify records of one backend (reference/history_rows.h). */
+typedef isotier_observation_record observation;
+
+/* Inserts o in its own transaction (BEGIN IMMEDIATE ... COMMIT); on failure
+ * nothing is written. *id_out (may be NULL) gets the new row id. */
+int observations_insert(isotier_history *h, const observation *o, int64_t *id_out,
+                        isotier_error *err);
+
+typedef isotier_observation_filter observation_filter;
+
+#endif

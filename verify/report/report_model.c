@@ -1,0 +1,588 @@
+/*
+ * report_model.c - loads the history database (read-only) and the catalogue
+ * into one report model: the tier matrix, sources with their latest checks,
+ * observations and their evidence, refusals, and what needs attention.
+ */
+#include "report_model.h"
+
+#include "../../reference/isotier_tool.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define COPY(s) report_arena_strndup(&m->arena, (s), REPORT_FIELD_MAX)
+
+static int oom(isotier_error *err)
+{
+	return isotier_error_set(err, ISOTIER_ENOMEM, 0, "report: out of memory");
+}
+
+/* How many rows of what are stored since m->since (the arrays are sized
+ * from it; a row added since the count is not read: one snapshot). */
+static int64_t count(report_model *m, isotier_history *h, isotier_history_count_of what,
+                     isotier_error *err)
+{
+	int64_t n = 0;
+	return isotier_history_count(h, what, m->since, m->host, &n, err) < 0 ? -1 : n;
+}
+
+static int cmp_observation(const void *x, const void *y)
+{
+	/* Insertion order (id): a row's observed_at is only its writer's clock,
+	 * and one dated ahead must not pass for the latest. */
+	const report_observation *a = x, *b = y;
+	return (a->id > b->id) - (a->id < b->id);
+}
+
+typedef struct fill_ctx {
+	report_model *m;
+	size_t cap;
+	bool oom;
+	report_observation **evidence_of; /* load_evidence: which observation each id is */
+} fill_ctx;
+
+static int add_observation(void *ctx, const isotier_report_observation_row *r)
+{
+	fill_ctx *fc = ctx;
+	report_model *m = fc->m;
+	if (m->n_observations >= fc->cap)
+		return 1; /* written after the count: not in this snapshot */
+	report_observation *o = &m->observations[m->n_observations++];
+	o->id = r->id;
+	o->run_id = r->run_id;
+	o->observed_at = COPY(r->observed_at);
+	o->backend = COPY(r->backend);
+	o->provider_id = COPY(r->provider_id);
+	o->claimed_tier = COPY(r->claimed_tier);
+	o->claimed_mechanism = COPY(r->claimed_mechanism);
+	o->observed_tier = COPY(r->observed_tier);
+	o->observed_vendor = COPY(r->observed_vendor);
+	o->confidence = COPY(r->confidence);
+	o->verdict = COPY(r->verdict);
+	o->reason = COPY(r->reason);
+	o->duration_ms = r->duration_ms;
+	o->sandbox_wall_ms = r->sandbox_wall_ms;
+	o->sandbox_cpu_ms = r->sandbox_cpu_ms;
+	o->jobs = r->jobs;
+	o->overlap = r->overlap;
+	o->kernel_relation = COPY(r->kernel_relation);
+	o->host_id = report_arena_strndup(&m->arena, r->host_id, 64);
+	if (r->probe_schema)
+		o->probe_schema = report_arena_strndup(&m->arena, r->probe_schema, 64);
+	o->v = report_verdict_parse(o->verdict);
+	if (!o->observed_at || !o->backend || !o->verdict)
+		return fc->oom = true, 1;
+	return 0;
+}
+
+static int add_extras(void *ctx, size_t i, int64_t duration_ms, const char *probe_schema)
+{
+	fill_ctx *fc = ctx;
+	report_model *m = fc->m;
+	size_t first = m->n_observations > REPORT_LOG_MAX ? m->n_observations - REPORT_LOG_MAX : 0;
+	report_observation *o = &m->observations[first + i];
+	if (duration_ms >= 0)
+		o->duration_ms = duration_ms;
+	if (probe_schema)
+		o->probe_schema = report_arena_strndup(&m->arena, probe_schema, 64);
+	return 0;
+}
+
+static int load_observations(report_model *m, isotier_history *h, bool all_durations,
+                             isotier_error *err)
+{
+	int64_t n = count(m, h, ISOTIER_COUNT_OBSERVATIONS_SINCE, err);
+	if (n < 0)
+		return ISOTIER_EDB;
+	m->observations =
+	    report_arena_alloc(&m->arena, (size_t)(n ? n : 1) * sizeof *m->observations);
+	if (!m->observations)
+		return oom(err);
+	fill_ctx fc = {.m = m, .cap = (size_t)n};
+	int rc = isotier_history_scan_observations(h, m->since, m->host, all_durations,
+	                                           add_observation, &fc, err);
+	if (fc.oom)
+		return oom(err);
+	if (rc < 0)
+		return rc;
+	/* Rowid order from the scan already; sorted again in case an engine
+	 * hands them otherwise. */
+	qsort(m->observations, m->n_observations, sizeof *m->observations, cmp_observation);
+	if (all_durations || !m->n_observations)
+		return 0;
+	/* The others look duration and probe schema up for the newest
+	 * REPORT_LOG_MAX they show. */
+	size_t first = m->n_observations > REPORT_LOG_MAX ? m->n_observations - REPORT_LOG_MAX : 0;
+	size_t k = m->n_observations - first;
+	int64_t *ids = report_arena_alloc(&m->arena, k * sizeof *ids);
+	if (!ids)
+		return oom(err);
+	for (size_t i = 0; i < k; i++)
+		ids[i] = m->observations[first + i].id;
+	rc = isotier_history_observation_extras(h, ids, k, add_extras, &fc, err);
+	return rc < 0 ? rc : 0;
+}
+
+/* Provenance of each observation: its run's tool version, catalogue commit
+ * and host. Runs are few next to observations: one scan, then a binary
+ * search per observation. */
+typedef struct run_prov {
+	int64_t id;
+	const char *tool_version, *catalogue_commit, *host;
+} run_prov;
+
+typedef struct runs_ctx {
+	report_model *m;
+	run_prov *runs;
+	size_t n, cap;
+	bool oom;
+} runs_ctx;
+
+static int add_run(void *ctx, const isotier_run_row *r)
+{
+	runs_ctx *rc = ctx;
+	report_model *m = rc->m;
+	if (rc->n >= rc->cap)
+		return 1;
+	run_prov *p = &rc->runs[rc->n++];
+	p->id = r->id;
+	p->tool_version = COPY(r->tool_version);
+	p->catalogue_commit = COPY(r->catalogue_commit);
+	p->host = COPY(r->host);
+	return 0;
+}
+
+static int load_provenance(report_model *m, isotier_history *h, isotier_error *err)
+{
+	int64_t n = 0;
+	if (isotier_history_count(h, ISOTIER_COUNT_RUNS, NULL, NULL, &n, err) < 0)
+		return ISOTIER_EDB;
+	if (!n || !m->n_observations)
+		return 0;
+	runs_ctx rc = {m, report_arena_alloc(&m->arena, (size_t)n * sizeof *rc.runs), 0, (size_t)n,
+	               false};
+	if (!rc.runs)
+		return oom(err);
+	int r = isotier_history_scan_runs(h, add_run, &rc, err);
+	if (r < 0)
+		return r;
+	run_prov *runs = rc.runs;
+	size_t k = rc.n;
+	for (size_t i = 0; i < m->n_observations; i++) {
+		report_observation *o = &m->observations[i];
+		size_t lo = 0, hi = k;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (runs[mid].id < o->run_id)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (lo < k && runs[lo].id == o->run_id) {
+			o->tool_version = runs[lo].tool_version;
+			o->catalogue_commit = runs[lo].catalogue_commit;
+			o->host = runs[lo].host;
+		}
+	}
+	return 0;
+}
+
+static int add_check(void *ctx, const isotier_source_check_listing *r)
+{
+	fill_ctx *fc = ctx;
+	report_model *m = fc->m;
+	if (m->n_checks >= fc->cap)
+		return 1;
+	report_check *c = &m->checks[m->n_checks++];
+	c->id = r->id;
+	c->run_id = r->run_id;
+	c->checked_at = COPY(r->checked_at);
+	c->provider_id = COPY(r->provider_id);
+	c->url = COPY(r->url);
+	c->quote = COPY(r->quote);
+	c->status = COPY(r->status);
+	c->http_status = r->http_status;
+	c->content_sha256 = COPY(r->content_sha256);
+	c->detail = COPY(r->detail);
+	if (!c->checked_at || !c->provider_id || !c->url || !c->status)
+		return fc->oom = true, 1;
+	return 0;
+}
+
+static int load_checks(report_model *m, isotier_history *h, isotier_error *err)
+{
+	int64_t n = count(m, h, ISOTIER_COUNT_CHECKS_SINCE, err);
+	if (n < 0)
+		return ISOTIER_EDB;
+	m->checks = report_arena_alloc(&m->arena, (size_t)(n ? n : 1) * sizeof *m->checks);
+	if (!m->checks)
+		return oom(err);
+	fill_ctx fc = {.m = m, .cap = (size_t)n};
+	int rc = isotier_history_scan_checks(h, m->since, add_check, &fc, err);
+	if (rc >= 0 && !fc.oom) /* each check's change against its baseline (report_change.c) */
+		rc = report_load_check_changes(m, h, err);
+	return fc.oom ? oom(err) : rc < 0 ? rc : 0;
+}
+
+static int add_refusal(void *ctx, const isotier_audit_row *r)
+{
+	fill_ctx *fc = ctx;
+	report_model *m = fc->m;
+	if (m->n_refusals >= fc->cap)
+		return 1;
+	report_audit *a = &m->refusals[m->n_refusals++];
+	a->id = r->id;
+	a->at = COPY(r->at);
+	a->event = COPY(r->event);
+	a->sandbox_id = COPY(r->sandbox_id);
+	a->backend = COPY(r->backend);
+	a->claimed_tier = COPY(r->claimed_tier);
+	a->resolved_tier = COPY(r->resolved_tier);
+	a->required_tier = COPY(r->required_tier);
+	a->decision = COPY(r->decision);
+	a->reason = COPY(r->reason);
+	return 0;
+}
+
+static int load_refusals(report_model *m, isotier_history *h, isotier_error *err)
+{
+	int64_t n = count(m, h, ISOTIER_COUNT_REFUSALS_SINCE, err);
+	if (n < 0)
+		return ISOTIER_EDB;
+	m->refusals = report_arena_alloc(&m->arena, (size_t)(n ? n : 1) * sizeof *m->refusals);
+	if (!m->refusals)
+		return oom(err);
+	fill_ctx fc = {.m = m, .cap = (size_t)n};
+	int rc = isotier_history_scan_refusals(h, m->since, add_refusal, &fc, err);
+	return rc < 0 ? rc : 0;
+}
+
+static int add_interrupted(void *ctx, const char *stored)
+{
+	fill_ctx *fc = ctx;
+	report_model *m = fc->m;
+	const char *reason = COPY(stored);
+	long long id = 0;
+	const char *subject = reason && sscanf(reason, "run %lld ", &id) == 1
+	                          ? report_arena_printf(&m->arena, "run %lld", id)
+	                          : "a run";
+	if (!reason || !subject || report_attention_add(m, RA_INTERRUPTED, true, subject, reason) < 0)
+		return fc->oom = true, 1;
+	return 0;
+}
+
+/* Runs a later run found left 'running' by a dead process (history_stale.c). */
+static int load_interrupted(report_model *m, isotier_history *h, isotier_error *err)
+{
+	fill_ctx fc = {.m = m};
+	int rc = isotier_history_scan_interrupted(h, m->since, add_interrupted, &fc, err);
+	return fc.oom ? oom(err) : rc < 0 ? rc : 0;
+}
+
+static int age_days(const report_model *m, const char *date)
+{
+	long today = report_days(m->today), then = report_days(date);
+	return today < 0 || then < 0 ? -1 : (int)(today - then);
+}
+
+static const char *basename_of(const char *path)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+	return slash ? slash + 1 : path;
+}
+
+static int provider_group_cmp(const void *a, const void *b)
+{
+	const report_provider *x = a, *y = b;
+	int c = strcmp(x->group, y->group);
+	return c ? c : strcmp(x->id, y->id);
+}
+
+static int load_providers(report_model *m, const isotier_catalogue *cat)
+{
+	m->providers = report_arena_alloc(&m->arena, (cat->n_providers + 1) * sizeof *m->providers);
+	if (!m->providers)
+		return ISOTIER_ENOMEM;
+	for (size_t i = 0; i < cat->n_providers; i++) {
+		const isotier_provider *cp = &cat->providers[i];
+		report_provider *p = &m->providers[m->n_providers++];
+		p->id = COPY(cp->id);
+		p->name = COPY(cp->name);
+		p->offering = COPY(cp->offering);
+		p->kind = COPY(cp->kind);
+		p->tier = isotier_tier_name(cp->tier);
+		p->mechanism = COPY(cp->mechanism);
+		p->scope = COPY(cp->scope);
+		p->since = COPY(cp->since);
+		/* The local backend that verifies this entry, from its descriptor:
+		 * the entry's own "backend" field is ignored (FORMAT.md). */
+		const isotier_backend *b = isotier_backend_for_claim(cp->id);
+		p->backend = b ? b->name : NULL;
+		p->notes = COPY(cp->notes);
+		p->file = COPY(basename_of(cp->file));
+		p->group = COPY(isotier_provider_group(cp));
+		p->status = COPY(isotier_provider_status(cp));
+		if (cp->has_status_source) {
+			p->status_date = COPY(cp->status_source.date);
+			p->status_url = COPY(cp->status_source.url);
+			p->status_quote = COPY(cp->status_source.quote);
+		}
+		p->sources =
+		    report_arena_alloc(&m->arena, (cp->n_sources + 1) * sizeof *p->sources);
+		p->history =
+		    report_arena_alloc(&m->arena, (cp->n_history + 1) * sizeof *p->history);
+		if (!p->id || !p->group || !p->status || !p->sources || !p->history)
+			return ISOTIER_ENOMEM;
+		p->best_source = -1;
+		p->source_age_days = -1;
+		int worst = 4; /* UNCHECKED until a check says otherwise */
+		const isotier_source *best = isotier_provider_best_source(cp);
+		for (size_t j = 0; j < cp->n_sources; j++) {
+			const isotier_source *cs = &cp->sources[j];
+			report_source *s = &p->sources[p->n_sources++];
+			s->url = COPY(cs->url);
+			s->quote = COPY(cs->quote);
+			s->publisher = COPY(cs->publisher);
+			s->retrieved = COPY(cs->retrieved);
+			s->title = COPY(cs->title);
+			s->age_days = age_days(m, cs->retrieved);
+			s->stale = s->age_days > m->max_source_age_days;
+			/* The newest check of this quote at this URL (a page may be cited for
+			 * several quotes); failing that, of the URL. */
+			const report_check *by_url = NULL;
+			for (size_t k = m->n_checks; k-- > 0 && cs->url;) {
+				const report_check *c = &m->checks[k];
+				if (strcmp(c->url, cs->url) || strcmp(c->provider_id, cp->id))
+					continue;
+				if (!by_url)
+					by_url = c;
+				if (c->quote && cs->quote && !strcmp(c->quote, cs->quote)) {
+					s->latest = c;
+					break;
+				}
+			}
+			if (!s->latest)
+				s->latest = by_url;
+			int r = s->latest ? report_status_rank(s->latest->status) : 4;
+			if (r < worst)
+				worst = r;
+			if (cs == best)
+				p->best_source = (int)j, p->source_age_days = s->age_days;
+		}
+		static const char *const words[] = {"GONE", "CHANGED", "UNREACHABLE", "PRESENT",
+		                                    "UNCHECKED"};
+		p->source_status = words[worst];
+		p->source_stale =
+		    cp->tier != ISOTIER_UNKNOWN &&
+		    (p->best_source < 0 || p->source_age_days > m->max_source_age_days);
+		for (size_t j = 0; j < cp->n_history; j++) {
+			report_prior *r = &p->history[p->n_history++];
+			r->tier = isotier_tier_name(cp->history[j].tier);
+			r->mechanism = COPY(cp->history[j].mechanism);
+			r->until = COPY(cp->history[j].until);
+			r->note = COPY(cp->history[j].note);
+		}
+	}
+	if (m->n_providers)
+		qsort(m->providers, m->n_providers, sizeof *m->providers, provider_group_cmp);
+	return 0;
+}
+
+/* Evidence for the latest observation of every row and the most recent
+ * observations that did not back their claim. */
+static int add_evidence(void *ctx, size_t i, const char *layers, const char *probe)
+{
+	fill_ctx *fc = ctx;
+	report_model *m = fc->m;
+	report_observation *o = fc->evidence_of[i];
+	o->evidence = report_evidence_parse(&m->arena, layers, probe);
+	if (!o->evidence)
+		return fc->oom = true, 1;
+	m->n_evidence++;
+	return 0;
+}
+
+static int load_evidence(report_model *m, isotier_history *h, isotier_error *err)
+{
+	size_t extra = 0, k = 0;
+	report_observation **of =
+	    report_arena_alloc(&m->arena, (m->n_rows + REPORT_EVIDENCE_MAX + 1) * sizeof *of);
+	int64_t *ids =
+	    report_arena_alloc(&m->arena, (m->n_rows + REPORT_EVIDENCE_MAX + 1) * sizeof *ids);
+	if (!of || !ids)
+		return oom(err);
+	for (size_t i = m->n_observations; i-- > 0;) {
+		report_observation *o = &m->observations[i];
+		bool latest = false;
+		for (size_t r = 0; r < m->n_rows && !latest; r++)
+			latest = m->rows[r].latest == o;
+		bool bad = o->v == RV_CONTRADICTED || o->v == RV_INCONCLUSIVE || o->v == RV_OTHER;
+		if (!latest && !(bad && extra < REPORT_EVIDENCE_MAX))
+			continue;
+		if (!latest)
+			extra++;
+		if (k < m->n_rows + REPORT_EVIDENCE_MAX + 1)
+			of[k] = o, ids[k++] = o->id;
+	}
+	fill_ctx fc = {.m = m, .evidence_of = of};
+	int rc = isotier_history_observation_documents(h, ids, k, REPORT_LAYERS_JSON_MAX,
+	                                               REPORT_PROBE_JSON_MAX, add_evidence, &fc, err);
+	return fc.oom ? oom(err) : rc < 0 ? rc : 0;
+}
+
+static int load_catalogue(report_model *m, const report_options *opts, isotier_error *err)
+{
+	if (!opts->catalogue_dir)
+		return 0;
+	isotier_catalogue *cat = NULL;
+	isotier_findings findings = {0};
+	isotier_error cerr = {0};
+	if (isotier_catalogue_load(&cat, opts->catalogue_dir, &findings, &cerr) < 0) {
+		isotier_findings_free(&findings);
+		return isotier_error_set(err, cerr.code ? cerr.code : ISOTIER_EIO, 0,
+		                         "report: catalogue: %s", cerr.message);
+	}
+	for (size_t i = 0; opts->today && i < cat->n_providers; i++)
+		for (size_t j = 0; j < cat->providers[i].n_sources; j++) {
+			const char *r = cat->providers[i].sources[j].retrieved;
+			if (report_valid_date(r) && strcmp(opts->today, r) < 0) {
+				isotier_error_set(err, ISOTIER_EINVAL, 0,
+				                  "--today %s is earlier than %s's source retrieved %s",
+				                  opts->today, cat->providers[i].id, r);
+				isotier_findings_free(&findings);
+				isotier_catalogue_free(cat);
+				return ISOTIER_EINVAL;
+			}
+		}
+	if (!m->today[0]) { /* nothing stored yet: the catalogue's newest date dates the report */
+		const char *newest = NULL;
+		for (size_t i = 0; i < cat->n_providers; i++)
+			for (size_t j = 0; j < cat->providers[i].n_sources; j++) {
+				const char *r = cat->providers[i].sources[j].retrieved;
+				if (report_valid_date(r) && (!newest || strcmp(r, newest) > 0))
+					newest = r;
+			}
+		if (newest) {
+			m->today = COPY(newest), m->today_source = "catalogue";
+			if (!m->today) {
+				isotier_findings_free(&findings);
+				isotier_catalogue_free(cat);
+				return oom(err);
+			}
+		}
+	}
+	int rc = load_providers(m, cat);
+	for (size_t i = 0; rc == 0 && i < findings.n; i++) {
+		const isotier_finding *f = &findings.items[i];
+		bool has_field = f->field && *f->field;
+		const char *d = report_arena_printf(
+		    &m->arena, "%s%s%s%s",
+		    f->severity == ISOTIER_FINDING_ERROR ? "error: " : "warning: ",
+		    has_field ? f->field : "", has_field ? ": " : "", f->message ? f->message : "");
+		rc = d ? report_attention_add(m, RA_CATALOGUE, f->severity == ISOTIER_FINDING_ERROR,
+		                              COPY(basename_of(f->file ? f->file : "?")), d)
+		       : ISOTIER_ENOMEM;
+	}
+	isotier_findings_free(&findings);
+	isotier_catalogue_free(cat);
+	return rc < 0 ? oom(err) : 0;
+}
+
+/* Fills a fresh model from an open database; on failure the caller frees it. */
+static int model_fill(report_model *m, isotier_history *h, const report_options *opts,
+                      isotier_error *err)
+{
+	int rc;
+	m->max_source_age_days = opts->max_source_age_days > 0
+	                             ? opts->max_source_age_days
+	                             : ISOTIER_DEFAULT_MAX_SOURCE_AGE_DAYS;
+	m->reverify_days = opts->reverify_days > 0 ? opts->reverify_days : REPORT_REVERIFY_DAYS;
+	char shown[512]; /* a URI's password never reaches a report */
+	isotier_history_display(opts->db_path, shown, sizeof shown);
+	m->db_path = COPY(shown);
+	m->backends = opts->backends;
+	m->n_backends = opts->n_backends;
+	m->not_configured = opts->not_configured;
+	m->not_configured_why = opts->not_configured_why;
+	m->n_not_configured = opts->n_not_configured;
+	/* One read transaction: every query sees the same snapshot, even while
+	 * verify or sources check write. */
+	if ((rc = isotier_history_read_begin(h, err)) < 0)
+		return rc;
+	m->schema_version = isotier_history_schema_version(h);
+	m->since = COPY(opts->since);
+	m->host = COPY(opts->host);
+	char newest[64];
+	if ((rc = isotier_history_newest_record(h, newest, sizeof newest, err)) < 0)
+		return rc;
+	m->newest_record = newest[0] ? COPY(newest) : NULL;
+	if (opts->today && m->newest_record && strncmp(opts->today, m->newest_record, 10) < 0)
+		/* ages would be negative and read as fresh */
+		return isotier_error_set(err, ISOTIER_EINVAL, 0,
+		                         "--today %s is earlier than the newest stored record (%s)",
+		                         opts->today, m->newest_record);
+	if (opts->today) {
+		m->today = COPY(opts->today), m->today_source = "--today";
+	} else if (m->newest_record && report_days(m->newest_record) >= 0) {
+		m->today = report_arena_printf(&m->arena, "%.10s", m->newest_record);
+		m->today_source = "database";
+	} else {
+		m->today = "", m->today_source = "none";
+	}
+	if (!m->today)
+		return oom(err);
+	m->n_runs = count(m, h, ISOTIER_COUNT_RUNS_SINCE, err);
+	if (m->n_runs < 0)
+		return ISOTIER_EDB;
+	if ((rc = load_observations(m, h, opts->all_durations, err)) < 0 ||
+	    (rc = load_checks(m, h, err)) < 0 || (rc = load_refusals(m, h, err)) < 0 ||
+	    (rc = load_interrupted(m, h, err)) < 0 ||
+	    (rc = load_provenance(m, h, err)) < 0 || (rc = load_catalogue(m, opts, err)) < 0 ||
+	    (rc = report_load_attested(m, h, err)) < 0)
+		return rc;
+	if (report_build_rows(m) < 0)
+		return oom(err);
+	if (report_judge_rows(m) < 0 || report_build_buckets(m) < 0)
+		return oom(err);
+	if ((rc = load_evidence(m, h, err)) < 0)
+		return rc;
+	if (report_fleet_alerts(m) < 0)
+		return oom(err);
+	if (report_finish(m) < 0)
+		return oom(err);
+	report_sort_attention(m);
+	isotier_history_read_end(h);
+	return 0;
+}
+
+int report_model_load(report_model **out, const report_options *opts, isotier_error *err)
+{
+	if (opts->since && !report_valid_timestamp(opts->since))
+		return isotier_error_set(err, ISOTIER_EINVAL, 0,
+		                         "--since %s: expected YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ",
+		                         opts->since);
+	if (opts->today && !report_valid_date(opts->today))
+		return isotier_error_set(err, ISOTIER_EINVAL, 0, "--today %s: expected YYYY-MM-DD",
+		                         opts->today);
+	cleanup_history isotier_history *h = NULL;
+	int rc = isotier_history_open_readonly(&h, opts->db_path, err);
+	if (rc < 0)
+		return rc;
+	report_model *m = calloc(1, sizeof *m);
+	if (!m)
+		return oom(err);
+	if ((rc = model_fill(m, h, opts, err)) < 0) {
+		report_model_free(m);
+		return rc;
+	}
+	*out = m;
+	return 0;
+}
+
+void report_model_free(report_model *m)
+{
+	if (!m)
+		return;
+	report_arena_free(&m->arena);
+	free(m);
+}

@@ -1,0 +1,193 @@
+/* verify_judge.c - verify's judging and recording of one finished job
+ * (verify_steps.h). */
+#include "../cmd/cli.h"
+#include "../history/observations.h"
+#include "verify_steps.h"
+
+#include <string.h>
+
+/* ---- judging and recording, on the main thread ------------------------- */
+
+/* Does finding f concern the entry that claims job j's backend? */
+static bool finding_is_for(const isotier_finding *f, const job *j)
+{
+	if (j->claim && j->claim->file && f->file && !strcmp(f->file, j->claim->file))
+		return true;
+	const char *id = j->claim ? j->claim->id : j->backend->catalogue_id;
+	const char *base = f->file ? strrchr(f->file, '/') : NULL;
+	base = base ? base + 1 : f->file;
+	size_t n = id ? strlen(id) : 0;
+	return base && n && !strncmp(base, id, n) && !strcmp(base + n, ".json");
+}
+
+/*
+ * An entry that does not load or validate must not be judged as if it made
+ * no claim, nor as a claim that stands: the backend's verdict says which file
+ * and field, and verify exits 65. Source age is not checked here (how old a
+ * source may be is resolve's and the report's business).
+ */
+void flag_invalid_claims(job *jobs, size_t n, const isotier_catalogue *cat, isotier_findings *load)
+{
+	char today[16];
+	isotier_today(today, sizeof today);
+	isotier_catalogue_validate(cat, today, 36500, load);
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; k < load->n && !jobs[i].claim_invalid[0]; k++) {
+			const isotier_finding *f = &load->items[k];
+			if (f->severity == ISOTIER_FINDING_ERROR && finding_is_for(f, &jobs[i]))
+				snprintf(jobs[i].claim_invalid, sizeof jobs[i].claim_invalid,
+				         "catalogue entry %.200s does not validate: %.80s%s%.200s",
+				         f->file, f->field, f->field[0] ? ": " : "", f->message);
+		}
+}
+
+void judge_job(job *j, const char *host_provider)
+{
+	const isotier_probe_run *first = &j->obs.run[0];
+	j->ceiling = PROBE_TIER_UNKNOWN;
+	j->unproven = false;
+	j->attested = false;
+	judge_claim claim = {.present = j->claim != NULL};
+	if (j->claim) {
+		claim.tier = j->claim->tier;
+		claim.mechanism = j->claim->mechanism;
+	}
+	if (!j->obs.available) {
+		j->verdict = VERDICT_UNAVAILABLE;
+		snprintf(j->reason, sizeof j->reason, "backend unavailable: %s", j->obs.why);
+		return;
+	}
+	if (j->obs.rc < 0) {
+		j->verdict = VERDICT_INCONCLUSIVE;
+		snprintf(j->reason, sizeof j->reason, "probe run failed: %.600s", j->obs.err.message);
+		return;
+	}
+	if (!first->parsed) {
+		j->rejected = true;
+		j->verdict = VERDICT_INCONCLUSIVE;
+		/* The last line the sandbox printed on stderr says why, usually. */
+		char tail[160] = "", errtxt[sizeof first->errtxt];
+		snprintf(errtxt, sizeof errtxt, "%s", first->errtxt);
+		size_t n = strlen(errtxt);
+		while (n && (errtxt[n - 1] == '\n' || errtxt[n - 1] == '\r'))
+			errtxt[--n] = '\0';
+		const char *nl = strrchr(errtxt, '\n');
+		if (n)
+			snprintf(tail, sizeof tail, "; stderr: %.140s", nl ? nl + 1 : errtxt);
+		snprintf(j->reason, sizeof j->reason,
+		         "probe output rejected: %.600s (probe exit status %d%.159s)",
+		         first->parse_err.message, first->exit_status, tail);
+		return;
+	}
+	judge_kernel kernel = {.relation = j->obs.relation,
+	                       .detail = j->obs.relation_detail,
+	                       .host = j->obs.host,
+	                       .host_saw = j->obs.host_saw};
+	judge_result jr;
+	judge(&jr, &claim, &first->probe, &kernel);
+	/* A remote provider's sandboxes show what the provider chooses: a claim
+	 * above CONTAINER they do not contradict is not thereby proven, unless
+	 * both sandboxes' hardware attested it (ADR-0020). */
+	if (j->backend->remote) {
+		const isotier_observation *ob = &j->obs;
+		testimony_outputs outs = {0};
+		for (size_t i = 0; i < 2; i++) {
+			outs.judged[i] =
+			    i < ob->n_runs && ob->run[i].parsed ? &ob->run[i].probe : NULL;
+			outs.attested[i] = ob->attest_out_parsed[i] ? &ob->attest_out[i] : NULL;
+		}
+		testimony_judge_attested(&jr, &claim, &kernel, &ob->attest, &outs);
+	}
+	j->verdict = jr.verdict;
+	j->ceiling = jr.ceiling;
+	j->unproven = jr.unproven;
+	j->attested = j->backend->remote && jr.attested;
+	if (j->claim_invalid[0]) {
+		/* A claim that does not validate is not judged (bad data, 65); what
+		 * was observed is still recorded, ceiling included. */
+		j->verdict = VERDICT_INCONCLUSIVE;
+		j->unproven = false;
+		j->attested = false;
+		snprintf(j->reason, sizeof j->reason, "%s", j->claim_invalid);
+		return;
+	}
+	const char *reason = jr.reason;
+	/* judge() says "no claim to judge; observed ...": say which claim is missing. */
+	const char *observed = strstr(reason, "observed ");
+	if (!j->claim && j->backend->observes_host && !host_provider)
+		snprintf(j->reason, sizeof j->reason, "no claim (pass --host-provider); %s",
+		         observed ? observed : reason);
+	else if (!j->claim)
+		snprintf(j->reason, sizeof j->reason, "no catalogue entry claims backend %s; %s",
+		         j->backend->name, observed ? observed : reason);
+	else
+		snprintf(j->reason, sizeof j->reason, "%s", reason);
+}
+
+int record_job(void *arg, isotier_error *err)
+{
+	struct record_arg *a = arg;
+	isotier_history *h = a->h;
+	int64_t run_id = a->run_id;
+	job *j = a->j;
+	bool parsed = !j->rejected && j->obs.available && j->obs.rc == 0;
+	observation o = {
+	    .run_id = run_id,
+	    .backend = j->backend->name,
+	    .provider_id = j->claim ? j->claim->id : NULL,
+	    .claimed_tier = j->claim ? isotier_tier_name(j->claim->tier) : NULL,
+	    .claimed_mechanism = j->claim ? j->claim->mechanism : NULL,
+	    .observed_tier = parsed ? probe_tier_name(j->obs.run[0].probe.observed) : "UNKNOWN",
+	    .observed_vendor = parsed ? probe_result_vendor(&j->obs.run[0].probe) : NULL,
+	    .confidence = parsed ? j->obs.run[0].probe.confidence_text : NULL,
+	    .layers_json = parsed ? j->obs.run[0].probe.layers_json : NULL,
+	    .verdict = isotier_verdict_name(j->verdict),
+	    .reason = j->reason,
+	    .probe_json = parsed ? j->obs.run[0].probe.doc_json : j->obs.run[0].out,
+	    .probe_json_len = parsed ? strlen(j->obs.run[0].probe.doc_json) : j->obs.run[0].out_len,
+	    .evidence = j->evidence.data,
+	    .evidence_len = j->evidence.len,
+	    .evidence_format = EVIDENCE_FORMAT,
+	    .duration_ms = j->total_ms,
+	    .kernel_relation = parsed ? isotier_kernel_relation_name(j->obs.relation) : NULL,
+	    .ceiling_tier =
+	        parsed && j->ceiling != PROBE_TIER_UNKNOWN ? probe_tier_name(j->ceiling) : NULL,
+	    .sandbox_wall_ms = j->sandbox_wall_ms,
+	    .has_sandbox_wall = j->timed,
+	    .sandbox_cpu_ms = j->sandbox_cpu_ms,
+	    .has_sandbox_cpu = j->cpu_known,
+	    .jobs = a->jobs,
+	    .overlap = j->overlap,
+	};
+	if (o.observed_vendor && !*o.observed_vendor)
+		o.observed_vendor = NULL;
+	/* An attested verdict is stored as a fact, not only as the reason's
+	 * words: layers_json becomes the object form readers already accept,
+	 * {"attested":true,"layers":[...]}. isotier writes the wrapper around
+	 * the layers it printed itself, so no sandbox output can make it. */
+	cleanup_free char *wrapped = NULL;
+	if (j->attested && o.layers_json) {
+		if (asprintf(&wrapped, "{\"attested\":true,\"layers\":%s}", o.layers_json) < 0)
+			return wrapped = NULL, isotier_error_set(err, ISOTIER_ENOMEM, 0,
+			                         "record observation of %s: out of memory",
+			                         j->backend->name);
+		o.layers_json = wrapped;
+	}
+	/* What the history gate (resolve.c) needs to count the row: the host
+	 * that made it, and the claim it judged, exactly. */
+	char host_id[64];
+	isotier_host_id(host_id, sizeof host_id);
+	o.host_id = host_id;
+	cleanup_free char *digest = NULL;
+	if (j->claim && !(digest = isotier_claim_digest(j->claim)))
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "record observation of %s: out of memory",
+		                         j->backend->name);
+	o.claim_digest = digest;
+	return observations_insert(h, &o, NULL, err);
+}
+
+int end_run(void *arg, isotier_error *err)
+{
+	struct record_arg *a = arg;
+	return isotier_history_run_end(a->h, a->run_id, a->status, err);
+}

@@ -1,0 +1,111 @@
+/* verify_run.c - `isotier verify` workers: observe one backend each. */
+#include "verify_run.h"
+
+#include "../../reference/isotier_tool.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/*
+ * Backends whose sandbox is the process tree isotier_proc_run starts and
+ * reaps (the runtime runs it in the foreground and reaps what it starts:
+ * bwrap, runc and crun as subreapers, runsc's sandbox and gofer, nspawn's
+ * init, the QEMU process holding the guest's vCPUs, the host's probe): their
+ * children's wait4 rusage is the sandbox's CPU time. Not here, so NULL: Docker
+ * and Podman (the container runs under the daemon or conmon, not under the
+ * client we reap) and the remote providers. A backend is added here only
+ * once that is checked, never by default.
+ */
+static const char *const cpu_in_tree[] = {"bwrap",  "bwrap-nonet",  "runc",         "crun", "runsc",
+                                          "nspawn", "qemu-microvm", "qemu-aarch64", "host"};
+
+static bool cpu_measurable(const isotier_backend *b)
+{
+	for (size_t i = 0; !b->remote && i < sizeof cpu_in_tree / sizeof *cpu_in_tree; i++)
+		if (!strcmp(b->name, cpu_in_tree[i]))
+			return true;
+	return false;
+}
+
+void verify_job_overlap(job *j, const verify_ctx *ctx)
+{
+	/* The count of spans holding a point only rises at a start: the peak
+	 * within j's span is at j's start or at one of the starts inside it. */
+	int64_t end = j->ended_ms ? j->ended_ms : INT64_MAX;
+	int peak = 1;
+	for (size_t p = 0; p < ctx->next; p++) {
+		int64_t at = ctx->jobs[p].started_ms;
+		if (at < j->started_ms || at >= end)
+			continue;
+		int n = 0;
+		for (size_t k = 0; k < ctx->next; k++) {
+			const job *o = &ctx->jobs[k];
+			int64_t o_end = o->ended_ms ? o->ended_ms : INT64_MAX;
+			n += o->started_ms <= at && at < o_end;
+		}
+		if (n > peak)
+			peak = n;
+	}
+	j->overlap = peak;
+}
+
+static void run_job(job *j, const verify_ctx *ctx)
+{
+	int64_t t0 = isotier_now_ms();
+	isotier_observe_opts opts = {.probe_path = ctx->probe_path,
+	                             .timeout_s = ctx->timeout_s,
+	                             .cancel_fd = ctx->cancel_fd,
+	                             .remote_wall_ms = ctx->remote_wall_ms};
+	char *capture = NULL;
+	{ /* shared with a local sandbox; a remote backend's fetched into it */
+		isotier_error cerr = {0};
+		if (isotier_mkdtemp(&capture, "isotier-capture-", &cerr) < 0) {
+			j->obs = (isotier_observation){.backend = j->backend, .available = true,
+			                               .rc = cerr.code, .err = cerr};
+			j->total_ms = isotier_now_ms() - t0;
+			return;
+		}
+		opts.capture_dir = capture;
+	}
+	/* The sandbox's own span: availability check to teardown, without the
+	 * capture directory's packing here or the queueing before (and the
+	 * CPU over the same span, this thread's children only). */
+	int64_t s0 = isotier_now_ms(), c0 = isotier_proc_thread_cpu_us();
+	isotier_observe(&j->obs, j->backend, &opts, NULL);
+	j->sandbox_wall_ms = isotier_now_ms() - s0;
+	j->timed = true;
+	j->sandbox_cpu_ms = (isotier_proc_thread_cpu_us() - c0) / 1000;
+	j->cpu_known = cpu_measurable(j->backend) && j->obs.available;
+	if (capture) {
+		int64_t t1 = isotier_now_ms();
+		isotier_error perr = {0};
+		/* An unavailable backend left nothing to keep. */
+		if (!j->obs.available || evidence_pack_dir(&j->evidence, capture, &perr) < 0)
+			memset(&j->evidence, 0, sizeof j->evidence);
+		isotier_rmtree(capture);
+		free(capture);
+		j->evidence_ms = isotier_now_ms() - t1;
+	}
+	j->total_ms = isotier_now_ms() - t0;
+}
+
+void *verify_worker_main(void *arg)
+{
+	verify_ctx *ctx = arg;
+	for (;;) {
+		pthread_mutex_lock(&ctx->lock);
+		if (__atomic_load_n(&ctx->stop, __ATOMIC_ACQUIRE) || ctx->next >= ctx->n_jobs) {
+			pthread_mutex_unlock(&ctx->lock);
+			return NULL;
+		}
+		job *j = &ctx->jobs[ctx->next++];
+		j->started_ms = isotier_now_ms();
+		pthread_mutex_unlock(&ctx->lock);
+		run_job(j, ctx);
+		pthread_mutex_lock(&ctx->lock);
+		j->ended_ms = isotier_now_ms();
+		j->done = true;
+		pthread_cond_broadcast(&ctx->cond);
+		pthread_mutex_unlock(&ctx->lock);
+	}
+}
