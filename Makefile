@@ -4,7 +4,7 @@
 #   make test     deps, build, Check unit suites under ASan+UBSan, integration tests on real sandboxes,
 #                 a short run of every fuzz harness, every bench once (quick mode)
 #   make bench    figures (binary size, wall times) printed by hyperfine and the tools' own timers
-#   make lint     cppcheck over the tree; make format applies .clang-format
+#   make lint     cppcheck over the tree; make format applies .clang-format (make test checks it)
 #   make fuzz     every libFuzzer harness in tests/fuzz/ for FUZZ_SECONDS each (default 60)
 BUILD ?= build
 CC ?= gcc
@@ -219,7 +219,9 @@ check: all $(CHECK_UNIT_BINS)
 integration: all
 	@tests/run-integration.sh
 
+# The tree is clang-format clean (.clang-format) first: CI fails on a file `make format` would change.
 test: deps
+	@$(MAKE) --no-print-directory format-check
 	@$(MAKE) --no-print-directory all $(UNIT_BINS) fuzz-build
 	@tests/run-all.sh $(BUILD)
 

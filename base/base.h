@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#define ISOTIER_UNUSED __attribute__((unused))
+#define ISOTIER_UNUSED       __attribute__((unused))
 #define ISOTIER_PRINTF(a, b) __attribute__((format(printf, a, b)))
 
 static inline void cleanup_freep(void *p)
@@ -34,8 +34,8 @@ static inline void cleanup_fclosep(FILE **f)
 	if (*f)
 		fclose(*f);
 }
-#define cleanup_free __attribute__((cleanup(cleanup_freep)))
-#define cleanup_close __attribute__((cleanup(cleanup_closep)))
+#define cleanup_free   __attribute__((cleanup(cleanup_freep)))
+#define cleanup_close  __attribute__((cleanup(cleanup_closep)))
 #define cleanup_fclose __attribute__((cleanup(cleanup_fclosep)))
 
 /* Steals a pointer out of a cleanup variable. */
@@ -52,7 +52,7 @@ static inline void cleanup_fclosep(FILE **f)
  * When sys_errno is non-zero, ": strerror(sys_errno)" is appended.
  */
 int isotier_error_set(isotier_error *err, int code, int sys_errno, const char *fmt, ...)
-	ISOTIER_PRINTF(4, 5);
+    ISOTIER_PRINTF(4, 5);
 /* Prepends context to an existing message: "context: previous". Returns err->code. */
 int isotier_error_prefix(isotier_error *err, const char *fmt, ...) ISOTIER_PRINTF(2, 3);
 void isotier_error_clear(isotier_error *err);
@@ -65,7 +65,8 @@ void isotier_utc_now(char *buf, size_t len);
 struct timespec isotier_time_after_ms(int clock, long ms);
 
 /* Reads a whole file of at most max bytes; NUL-terminated. Returns 0 or <0. */
-int isotier_read_file(char **out, size_t *out_len, const char *path, size_t max, isotier_error *err);
+int isotier_read_file(char **out, size_t *out_len, const char *path, size_t max,
+                      isotier_error *err);
 
 /* Opens path for appending (created 0640 if absent) and returns the
  * descriptor, or <0: ISOTIER_EINVAL when it is not a regular file (a FIFO,
@@ -82,7 +83,7 @@ struct cJSON;
  * refuses a duplicate key at any depth: a document has one reading, the one
  * judged. NULL with err (ISOTIER_EDATA, prefixed by `what`) on refusal. */
 struct cJSON *isotier_json_parse(const char *json, size_t len, const char *what,
-				 isotier_error *err);
+                                 isotier_error *err);
 /* The first key that occurs twice in one object anywhere under item (and its
  * siblings), or NULL. */
 const char *isotier_json_duplicate_key(const struct cJSON *item);

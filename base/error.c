@@ -11,7 +11,8 @@ static void error_vformat(isotier_error *err, int sys_errno, const char *fmt, va
 		err->message[0] = '\0';
 	if (sys_errno) {
 		size_t used = strnlen(err->message, sizeof err->message);
-		snprintf(err->message + used, sizeof err->message - used, ": %s", strerror(sys_errno));
+		snprintf(err->message + used, sizeof err->message - used, ": %s",
+		         strerror(sys_errno));
 	}
 }
 
@@ -62,10 +63,9 @@ void isotier_error_clear(isotier_error *err)
 const char *isotier_strerror(int code)
 {
 	static const char *const names[] = {
-		[0] = "OK",           [1] = "ERROR",         [2] = "EINVAL", [3] = "ENOMEM",
-		[4] = "EIO",          [5] = "ECONFIG",       [6] = "EUNAVAILABLE",
-		[7] = "ETIMEDOUT",    [8] = "EDATA",         [9] = "EDB",    [10] = "EINTR",
-		[11] = "ENOTFOUND",    [12] = "EBUSY",
+	    [0] = "OK",      [1] = "ERROR",        [2] = "EINVAL",    [3] = "ENOMEM", [4] = "EIO",
+	    [5] = "ECONFIG", [6] = "EUNAVAILABLE", [7] = "ETIMEDOUT", [8] = "EDATA",  [9] = "EDB",
+	    [10] = "EINTR",  [11] = "ENOTFOUND",   [12] = "EBUSY",
 	};
 	int idx = -code;
 	if (idx < 0 || (size_t)idx >= sizeof names / sizeof names[0] || !names[idx])

@@ -69,7 +69,7 @@ cJSON *isotier_json_parse(const char *json, size_t len, const char *what, isotie
 		if (*p != ' ' && *p != '\n' && *p != '\r' && *p != '\t' && *p != '\0') {
 			cJSON_Delete(doc);
 			isotier_error_set(err, ISOTIER_EDATA, 0, "%s: trailing data at byte %zu",
-					  what, (size_t)(p - json));
+			                  what, (size_t)(p - json));
 			return NULL;
 		}
 	const char *dup = isotier_json_duplicate_key(doc);

@@ -4,10 +4,10 @@
 #include <strings.h>
 
 static const char *const tier_names[] = {
-	[ISOTIER_UNKNOWN] = "UNKNOWN",
-	[ISOTIER_CONTAINER] = "CONTAINER",
-	[ISOTIER_GVISOR] = "GVISOR",
-	[ISOTIER_MICROVM] = "MICROVM",
+    [ISOTIER_UNKNOWN] = "UNKNOWN",
+    [ISOTIER_CONTAINER] = "CONTAINER",
+    [ISOTIER_GVISOR] = "GVISOR",
+    [ISOTIER_MICROVM] = "MICROVM",
 };
 
 const char *isotier_tier_name(isotier_tier tier)

@@ -53,7 +53,8 @@ int isotier_read_file(char **out, size_t *out_len, const char *path, size_t max,
 			size_t ncap = cap * 2 > max + 1 ? max + 1 : cap * 2;
 			char *nbuf = realloc(buf, ncap + 1);
 			if (!nbuf)
-				return isotier_error_set(err, ISOTIER_ENOMEM, 0, "read %s: out of memory", path);
+				return isotier_error_set(err, ISOTIER_ENOMEM, 0,
+				                         "read %s: out of memory", path);
 			buf = nbuf;
 			cap = ncap;
 		}
@@ -63,7 +64,8 @@ int isotier_read_file(char **out, size_t *out_len, const char *path, size_t max,
 				continue;
 			if (errno == EAGAIN)
 				return isotier_error_set(err, ISOTIER_EDATA, 0,
-							 "%s: would block (not a plain file)", path);
+				                         "%s: would block (not a plain file)",
+				                         path);
 			return isotier_error_set(err, ISOTIER_EIO, errno, "read %s", path);
 		}
 		if (n == 0)
@@ -71,7 +73,8 @@ int isotier_read_file(char **out, size_t *out_len, const char *path, size_t max,
 		len += (size_t)n;
 	}
 	if (len > max)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: larger than %zu bytes", path, max);
+		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: larger than %zu bytes", path,
+		                         max);
 	buf[len] = '\0';
 	if (out_len)
 		*out_len = len;
@@ -85,22 +88,22 @@ int isotier_open_append(const char *path, const char *what, isotier_error *err)
 	 * waiting for one forever; whatever opened, only a regular file stays.
 	 * O_NOFOLLOW: a symbolic link in the last component is refused, so the
 	 * records never land in whatever file a planted link names. */
-	int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOCTTY |
-	                        O_NOFOLLOW,
-	              0640);
+	int fd = open(
+	    path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | O_NOFOLLOW,
+	    0640);
 	if (fd < 0) {
 		int e = errno;
 		struct stat st;
 		if (e == ELOOP && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
 			return isotier_error_set(err, ISOTIER_EINVAL, 0,
-						 "%s %s: a symbolic link; not following it (name "
-						 "the file itself)",
-						 what, path);
+			                         "%s %s: a symbolic link; not following it (name "
+			                         "the file itself)",
+			                         what, path);
 		if ((e == ENXIO || e == EISDIR || e == ENODEV) && stat(path, &st) == 0 &&
 		    !S_ISREG(st.st_mode))
 			return isotier_error_set(err, ISOTIER_EINVAL, 0,
-						 "%s %s: %s, not a regular file", what, path,
-						 isotier_file_kind(st.st_mode));
+			                         "%s %s: %s, not a regular file", what, path,
+			                         isotier_file_kind(st.st_mode));
 		return isotier_error_set(err, ISOTIER_EIO, e, "%s %s", what, path);
 	}
 	struct stat st;
@@ -112,7 +115,7 @@ int isotier_open_append(const char *path, const char *what, isotier_error *err)
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);
 		return isotier_error_set(err, ISOTIER_EINVAL, 0, "%s %s: %s, not a regular file",
-					 what, path, isotier_file_kind(st.st_mode));
+		                         what, path, isotier_file_kind(st.st_mode));
 	}
 	return fd;
 }

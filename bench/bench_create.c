@@ -38,14 +38,16 @@ int main(int argc, char **argv)
 		int rc = isotier_create(&sb, &opts, &err);
 		t[i] = now_us() - start;
 		if (rc != ISOTIER_ECONFIG) {
-			fprintf(stderr, "expected a refusal, got %s: %s\n", isotier_strerror(rc), err.message);
+			fprintf(stderr, "expected a refusal, got %s: %s\n", isotier_strerror(rc),
+			        err.message);
 			isotier_sandbox_destroy(sb);
 			free(t);
 			return 1;
 		}
 	}
 	qsort(t, (size_t)n, sizeof *t, cmp);
-	printf("isotier_create refusal (%s requiring MICROVM), %d runs: median %.1f us, p99 %.1f us (target <= 1000 us)\n",
+	printf("isotier_create refusal (%s requiring MICROVM), %d runs: median %.1f us, p99 %.1f "
+	       "us (target <= 1000 us)\n",
 	       backend, n, t[n / 2], t[(n * 99) / 100]);
 	free(t);
 	return 0;

@@ -90,7 +90,7 @@ static const struct field status_source_fields[] = {
     STF(url, F_STRING),
     STF(quote, F_TEXT),
 };
-#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+#define N_OF(a)    (sizeof(a) / sizeof((a)[0]))
 #define MAX_FIELDS 24 /* parse_object tracks fields seen in a bool[MAX_FIELDS] */
 _Static_assert(N_OF(provider_fields) <= MAX_FIELDS, "too many provider fields");
 _Static_assert(N_OF(source_fields) <= MAX_FIELDS, "too many source fields");
@@ -409,10 +409,12 @@ static int provider_parse(isotier_provider *out, const char *json, size_t len, c
 	if (cJSON_IsObject(root) && !cJSON_GetObjectItemCaseSensitive(root, "id") &&
 	    !cJSON_GetObjectItemCaseSensitive(root, "tier") &&
 	    !cJSON_GetObjectItemCaseSensitive(root, "kind")) {
-		perr(&ctx, "",
-		     "not a provider file: it has no id, kind or tier%s; only provider files belong "
-		     "in the catalogue directory",
-		     cJSON_GetObjectItemCaseSensitive(root, "$schema") ? " (it is a JSON Schema)" : "");
+		perr(
+		    &ctx, "",
+		    "not a provider file: it has no id, kind or tier%s; only provider files belong "
+		    "in the catalogue directory",
+		    cJSON_GetObjectItemCaseSensitive(root, "$schema") ? " (it is a JSON Schema)"
+		                                                      : "");
 		cJSON_Delete(root);
 		return ISOTIER_EDATA;
 	}
@@ -421,8 +423,10 @@ static int provider_parse(isotier_provider *out, const char *json, size_t len, c
 	/* A scope outside the vocabulary would hide what the tier covers:
 	 * the entry does not load (fail closed), like a tier it cannot read. */
 	if (rc == 0 && out->scope && !isotier_scope_valid(out->scope))
-		perr(&ctx, "scope", "'%.40s' is not a scope (per-sandbox, between-tenants, "
-		     "between-accounts)", out->scope);
+		perr(&ctx, "scope",
+		     "'%.40s' is not a scope (per-sandbox, between-tenants, "
+		     "between-accounts)",
+		     out->scope);
 	/* Attestation offered: a technology isotier can verify (attest.h). */
 	if (rc == 0 && out->attestation && strcmp(out->attestation, "sev-snp") &&
 	    strcmp(out->attestation, "tdx"))

@@ -76,7 +76,7 @@
 extern "C" {
 #endif
 
-#define ISOTIER_VERSION "0.1.0"
+#define ISOTIER_VERSION       "0.1.0"
 #define ISOTIER_VERSION_MAJOR 0
 #define ISOTIER_VERSION_MINOR 1
 #define ISOTIER_VERSION_PATCH 0
@@ -149,7 +149,10 @@ enum {
  * {0}); the library never changes version.
  */
 #define ISOTIER_ERROR_VERSION 1
-#define ISOTIER_ERROR_INIT {.version = ISOTIER_ERROR_VERSION}
+#define ISOTIER_ERROR_INIT                                                                         \
+	{                                                                                          \
+		.version = ISOTIER_ERROR_VERSION                                                   \
+	}
 
 typedef struct isotier_error {
 	unsigned int version; /* ISOTIER_ERROR_VERSION; 0 reads as 1 */
@@ -192,7 +195,10 @@ typedef struct isotier_sandbox isotier_sandbox;
  * fields the caller never had.
  */
 #define ISOTIER_CREATE_OPTS_VERSION 1
-#define ISOTIER_CREATE_OPTS_INIT {.version = ISOTIER_CREATE_OPTS_VERSION}
+#define ISOTIER_CREATE_OPTS_INIT                                                                   \
+	{                                                                                          \
+		.version = ISOTIER_CREATE_OPTS_VERSION                                             \
+	}
 
 typedef struct isotier_create_opts {
 	unsigned int version;           /* ISOTIER_CREATE_OPTS_VERSION */
@@ -228,13 +234,14 @@ typedef struct isotier_create_opts {
 	isotier_log_fn log;             /* warnings (see isotier_log_fn); NULL: dropped */
 	void *log_data;                 /* passed to log */
 	int cancel_fd;                  /* cancels provisioning and attestation, and every exec
-					   whose opts name none (see the top); <= 0: none */
+	                                   whose opts name none (see the top); <= 0: none */
 	bool otlp_required;             /* false: a span that cannot be exported (file or
 	                                   endpoint) costs a warning; true: it fails the
 	                                   create, before anything is provisioned */
 } isotier_create_opts;
 
-ISOTIER_PUBLIC int isotier_create(isotier_sandbox **out, const isotier_create_opts *opts, isotier_error *err);
+ISOTIER_PUBLIC int isotier_create(isotier_sandbox **out, const isotier_create_opts *opts,
+                                  isotier_error *err);
 
 /*
  * A command's output as it arrives: stream 1 is stdout, 2 stderr. Called
@@ -252,16 +259,19 @@ typedef int (*isotier_output_fn)(int stream, const char *buf, size_t len, void *
  */
 #define ISOTIER_EXEC_OPTS_VERSION 2
 /* stdin from /dev/null, stdout and stderr inherited, the sandbox's timeout. */
-#define ISOTIER_EXEC_OPTS_INIT                                                               \
-	{.version = ISOTIER_EXEC_OPTS_VERSION, .stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1}
+#define ISOTIER_EXEC_OPTS_INIT                                                                     \
+	{                                                                                          \
+		.version = ISOTIER_EXEC_OPTS_VERSION, .stdin_fd = -1, .stdout_fd = -1,             \
+		.stderr_fd = -1                                                                    \
+	}
 
 typedef struct isotier_exec_opts {
 	unsigned int version; /* ISOTIER_EXEC_OPTS_VERSION (1 is still accepted) */
-	int stdin_fd;  /* -1: /dev/null */
-	int stdout_fd; /* -1: inherit; ignored when on_output is set */
-	int stderr_fd; /* -1: inherit; ignored when on_output is set */
-	int timeout_s; /* 0: the sandbox's default */
-	int cancel_fd; /* cancels this exec (see the top); <= 0: the create opts' one */
+	int stdin_fd;         /* -1: /dev/null */
+	int stdout_fd;        /* -1: inherit; ignored when on_output is set */
+	int stderr_fd;        /* -1: inherit; ignored when on_output is set */
+	int timeout_s;        /* 0: the sandbox's default */
+	int cancel_fd;        /* cancels this exec (see the top); <= 0: the create opts' one */
 	/* Version 2: */
 	isotier_output_fn on_output; /* NULL: stdout_fd and stderr_fd as above */
 	void *output_data;           /* passed to on_output */
@@ -271,8 +281,9 @@ typedef struct isotier_exec_opts {
  * exit status (128+N when killed by signal N). ISOTIER_EINTR: cancelled, the
  * command killed; the sandbox stays usable for the next exec. opts NULL: the
  * defaults of ISOTIER_EXEC_OPTS_INIT. */
-ISOTIER_PUBLIC int isotier_sandbox_exec(int *exit_status, isotier_sandbox *sandbox, const char *const *argv,
-                                        const isotier_exec_opts *opts, isotier_error *err);
+ISOTIER_PUBLIC int isotier_sandbox_exec(int *exit_status, isotier_sandbox *sandbox,
+                                        const char *const *argv, const isotier_exec_opts *opts,
+                                        isotier_error *err);
 
 /* The tier this sandbox was resolved to (the tier we can defend). */
 ISOTIER_PUBLIC isotier_tier isotier_sandbox_tier(const isotier_sandbox *sandbox);

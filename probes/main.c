@@ -211,9 +211,10 @@ int main(int argc, char **argv)
 			                              : (*end || ms < 1 || ms > 5000));
 			if (bad) {
 				if (v)
-					probe_arg_error(a, v,
-					                a[2] == 'n' ? "expected 16 to 64 lowercase hex digits"
-					                            : "expected milliseconds, 1 to 5000");
+					probe_arg_error(
+					    a, v,
+					    a[2] == 'n' ? "expected 16 to 64 lowercase hex digits"
+					                : "expected milliseconds, 1 to 5000");
 				probe_usage(stderr);
 				if (!init)
 					return PROBE_EX_USAGE;
@@ -258,9 +259,10 @@ int main(int argc, char **argv)
 		}
 	}
 	if ((tier_only || quiet) && (json || markers || emit) && !init) {
-		fputs("isotier-probe: --tier and --quiet print no report: not with --json, --markers "
-		      "or --emit-capture\n",
-		      stderr);
+		fputs(
+		    "isotier-probe: --tier and --quiet print no report: not with --json, --markers "
+		    "or --emit-capture\n",
+		    stderr);
 		return PROBE_EX_USAGE;
 	}
 	/* One process cannot both make the pattern and sample it: its own

@@ -97,17 +97,19 @@ static void probe_report_run(FILE *f, const struct probe_challenge *c,
 	else
 		fputs("null", f);
 	if (c->asked) {
-		fputs(",\n    \"challenge\": {\"counter\": \"sysinfo.procs\", \"clock\": \"monotonic\"",
+		fputs(",\n    \"challenge\": {\"counter\": \"sysinfo.procs\", \"clock\": "
+		      "\"monotonic\"",
 		      f);
 		if (c->error) {
 			fputs(", \"error\": ", f);
 			probe_json_string(f, strerror(c->error));
 		}
-		fprintf(f,
-		        ", \"start_us\": %llu, \"end_us\": %llu, \"samples\": %zu, \"truncated\": %s,\n"
-		        "      \"changes\": [",
-		        (unsigned long long)c->start_us, (unsigned long long)c->end_us, c->samples,
-		        c->truncated ? "true" : "false");
+		fprintf(
+		    f,
+		    ", \"start_us\": %llu, \"end_us\": %llu, \"samples\": %zu, \"truncated\": %s,\n"
+		    "      \"changes\": [",
+		    (unsigned long long)c->start_us, (unsigned long long)c->end_us, c->samples,
+		    c->truncated ? "true" : "false");
 		for (size_t i = 0; i < c->n; i++)
 			fprintf(f, "%s[%llu, %lu]", i ? (i % 8 ? ", " : ",\n        ") : "",
 			        (unsigned long long)c->t_us[i], c->procs[i]);

@@ -21,7 +21,7 @@ static void probe_kernel_uname(struct probe_input *in, struct probe_signals *sig
 	const char *text = probe_read(in, "/.probe/uname", NULL);
 	char *const fields[5] = {k->sysname, k->nodename, k->release, k->version, k->machine};
 	const size_t sizes[5] = {sizeof(k->sysname), sizeof(k->nodename), sizeof(k->release),
-	                   sizeof(k->version), sizeof(k->machine)};
+	                         sizeof(k->version), sizeof(k->machine)};
 	probe_uname_fields(text, fields, sizes);
 	if (k->release[0]) {
 		bool g = strcmp(k->release, "4.4.0") == 0 || strstr(k->release, "gvisor");

@@ -7,8 +7,8 @@
  * names).
  * SIGNALS.md holds this table, as `isotier-probe --list-signals` prints it
  * (signals_list.c), between its markers, and tests/unit/test_probe_classify.c
- * fails when the two drift or when probe_signal_table_check refuses the table. A new signal is one row here
- * plus its collector.
+ * fails when the two drift or when probe_signal_table_check refuses the table. A new signal is one
+ * row here plus its collector.
  */
 #include "probe.h"
 

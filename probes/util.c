@@ -197,8 +197,8 @@ void probe_strlcpy(char *dst, size_t size, const char *src)
  */
 void probe_uname_fields(const char *text, char *const f[5], const size_t sz[5])
 {
-	static const char *const machines[] = {"x86_64", "aarch64", "arm64",  "s390x", "ppc64le",
-	                                       "ppc64",  "i686",    "i386",   "armv7l", "riscv64"};
+	static const char *const machines[] = {"x86_64", "aarch64", "arm64", "s390x",  "ppc64le",
+	                                       "ppc64",  "i686",    "i386",  "armv7l", "riscv64"};
 	for (int i = 0; i < 5; i++)
 		f[i][0] = '\0';
 	if (!text)

@@ -56,7 +56,8 @@ static bool tar_name(char *out, size_t len, const unsigned char *h)
 		memcpy(prefix, h + 345, 155);
 		prefix[155] = '\0';
 	}
-	int n = prefix[0] ? snprintf(out, len, "%s/%s", prefix, name) : snprintf(out, len, "%s", name);
+	int n =
+	    prefix[0] ? snprintf(out, len, "%s/%s", prefix, name) : snprintf(out, len, "%s", name);
 	if (n < 0 || (size_t)n >= len)
 		return false;
 	char *p = out;
@@ -76,7 +77,8 @@ static int tar_components(char *name, char **parts, size_t *n)
 	*n = 0;
 	if (name[0] == '/')
 		return -1;
-	for (char *save = NULL, *c = strtok_r(name, "/", &save); c; c = strtok_r(NULL, "/", &save)) {
+	for (char *save = NULL, *c = strtok_r(name, "/", &save); c;
+	     c = strtok_r(NULL, "/", &save)) {
 		if (!strcmp(c, ".") || !strcmp(c, "..") || *n >= ISOTIER_UNTAR_MAX_DEPTH)
 			return -1;
 		parts[(*n)++] = c;
@@ -140,13 +142,15 @@ int isotier_untar(const unsigned char *tar, size_t len, const char *dest,
 			break; /* the end-of-archive blocks */
 		entry++;
 		if (!tar_checksum_ok(h)) {
-			rc = isotier_error_set(err, ISOTIER_EDATA, 0, "archive entry %zu: bad header checksum", entry);
+			rc = isotier_error_set(err, ISOTIER_EDATA, 0,
+			                       "archive entry %zu: bad header checksum", entry);
 			break;
 		}
 		long long size = tar_number(h + 124, 12);
 		size_t data_blocks = size >= 0 ? ((size_t)size + TAR_BLOCK - 1) / TAR_BLOCK : 0;
 		if (size < 0 || off + TAR_BLOCK + data_blocks * TAR_BLOCK > len) {
-			rc = isotier_error_set(err, ISOTIER_EDATA, 0, "archive entry %zu: size beyond the archive", entry);
+			rc = isotier_error_set(err, ISOTIER_EDATA, 0,
+			                       "archive entry %zu: size beyond the archive", entry);
 			break;
 		}
 		const unsigned char *data = h + TAR_BLOCK;
@@ -165,13 +169,15 @@ int isotier_untar(const unsigned char *tar, size_t len, const char *dest,
 			continue;
 		}
 		if (st.files + st.dirs >= ISOTIER_UNTAR_MAX_FILES) {
-			rc = isotier_error_set(err, ISOTIER_EDATA, 0, "archive: more than %d entries",
+			rc = isotier_error_set(err, ISOTIER_EDATA, 0,
+			                       "archive: more than %d entries",
 			                       ISOTIER_UNTAR_MAX_FILES);
 			break;
 		}
 		int dir = open_dirs(root, parts, type == '5' ? n : n - 1);
 		if (dir < 0) {
-			rc = isotier_error_set(err, ISOTIER_EIO, errno, "archive entry %zu: directory", entry);
+			rc = isotier_error_set(err, ISOTIER_EIO, errno,
+			                       "archive entry %zu: directory", entry);
 			break;
 		}
 		if (type == '5')
@@ -212,13 +218,12 @@ static ssize_t decode_lines(unsigned char **out, const char *text, size_t len)
 }
 
 int isotier_fetch_by_exec(const isotier_backend *b, void *state, const char *guest_dir,
-                          const char *host_dir, const isotier_exec_request *how,
-                          isotier_error *err)
+                          const char *host_dir, const isotier_exec_request *how, isotier_error *err)
 {
 	/* The directory is the last argument, so a backend maps it to where it
 	 * really is inside (backend_remote.h) like any path under the guest dir. */
-	const char *const argv[] = {"/bin/sh", "-c", "cd \"$1\" && tar -cf - . | base64", "sh",
-	                            guest_dir, NULL};
+	const char *const argv[] = {"/bin/sh", "-c",      "cd \"$1\" && tar -cf - . | base64",
+	                            "sh",      guest_dir, NULL};
 	isotier_exec_request req = {.argv = argv,
 	                            .timeout_s = how ? how->timeout_s : 0,
 	                            .cancel_fd = how ? how->cancel_fd : -1};

@@ -40,7 +40,8 @@ static int append_line(const char *path, const char *line, isotier_error *err)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return isotier_error_set(err, ISOTIER_EIO, errno, "write audit log %s", path);
+			return isotier_error_set(err, ISOTIER_EIO, errno, "write audit log %s",
+			                         path);
 		}
 		off += (size_t)n;
 	}
@@ -50,7 +51,7 @@ static int append_line(const char *path, const char *line, isotier_error *err)
 }
 
 static int store_event(isotier_telemetry *t, const isotier_event *ev, const char *at,
-		       const char *detail, isotier_error *err)
+                       const char *detail, isotier_error *err)
 {
 	/* One connection for every event of a sandbox: opening (and checking
 	 * the schema) once, not per create, exec and destroy. */
@@ -95,7 +96,8 @@ int isotier_audit_emit(isotier_telemetry *t, const isotier_event *ev, isotier_er
 		char *nl = malloc(n + 2);
 		if (!nl) {
 			free(line);
-			return isotier_error_set(err, ISOTIER_ENOMEM, 0, "audit event: out of memory");
+			return isotier_error_set(err, ISOTIER_ENOMEM, 0,
+			                         "audit event: out of memory");
 		}
 		memcpy(nl, line, n);
 		nl[n] = '\n';

@@ -61,19 +61,23 @@
 #include "../base/base.h"
 
 /* Where the probe and the capture directory appear inside every sandbox. */
-#define ISOTIER_GUEST_DIR "/.isotier"
-#define ISOTIER_GUEST_PROBE ISOTIER_GUEST_DIR "/isotier-probe"
+#define ISOTIER_GUEST_DIR     "/.isotier"
+#define ISOTIER_GUEST_PROBE   ISOTIER_GUEST_DIR "/isotier-probe"
 #define ISOTIER_GUEST_CAPTURE ISOTIER_GUEST_DIR "/capture"
 
 typedef struct isotier_backend_spec {
-	const char *rootfs;      /* NULL: a read-only view of the host root */
-	const char *probe_path;  /* host path of the static probe, at ISOTIER_GUEST_PROBE inside; NULL: none */
-	const char *capture_dir; /* host dir, writable at ISOTIER_GUEST_CAPTURE inside; NULL: none */
-	int timeout_s;           /* default per exec; 0: 60 */
-	bool minimal_root;       /* rootfs NULL: an empty root holding only the probe, the capture
-				    dir, /proc, /dev, /tmp (and /sys read-only) instead of the host view */
-	int cancel_fd;           /* readable: cancel (see above); <= 0: none; kept, not owned */
-	int64_t deadline_ms;     /* isotier_now_ms() clock: no request or command outlives it; 0: none */
+	const char *rootfs;     /* NULL: a read-only view of the host root */
+	const char *probe_path; /* host path of the static probe, at ISOTIER_GUEST_PROBE inside;
+	                           NULL: none */
+	const char
+	    *capture_dir; /* host dir, writable at ISOTIER_GUEST_CAPTURE inside; NULL: none */
+	int timeout_s;    /* default per exec; 0: 60 */
+	bool
+	    minimal_root; /* rootfs NULL: an empty root holding only the probe, the capture
+	                     dir, /proc, /dev, /tmp (and /sys read-only) instead of the host view */
+	int cancel_fd;    /* readable: cancel (see above); <= 0: none; kept, not owned */
+	int64_t
+	    deadline_ms; /* isotier_now_ms() clock: no request or command outlives it; 0: none */
 } isotier_backend_spec;
 
 typedef struct isotier_exec_request {
@@ -107,8 +111,8 @@ typedef struct isotier_backend_setting {
 #define ISOTIER_BACKEND_VERSION 1
 
 typedef struct isotier_backend {
-	unsigned int version;     /* ISOTIER_BACKEND_VERSION: the registry refuses others */
-	const char *name;         /* "bwrap" */
+	unsigned int version; /* ISOTIER_BACKEND_VERSION: the registry refuses others */
+	const char *name;     /* "bwrap" */
 	/* The one link between a backend and its claim: the id of the catalogue
 	 * entry that holds it ("bubblewrap"); NULL: no claim (host). */
 	const char *catalogue_id;
@@ -136,7 +140,8 @@ typedef struct isotier_backend {
 	int (*available)(char *why, size_t why_len);
 	int (*provision)(void **state, const isotier_backend_spec *spec, isotier_error *err);
 	/* *exit_status: the command's status, 128+N when killed by signal N. */
-	int (*exec)(void *state, const isotier_exec_request *req, int *exit_status, isotier_error *err);
+	int (*exec)(void *state, const isotier_exec_request *req, int *exit_status,
+	            isotier_error *err);
 	void (*destroy)(void *state);
 	/* Optional (remote backends): destroy() that says whether the sandbox is
 	 * gone. Frees state on every path; < 0 with err naming the sandbox's id

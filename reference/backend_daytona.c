@@ -43,10 +43,14 @@ typedef struct daytona_state {
 /* What configures it (backend.h); the required ones make it available. */
 static const isotier_backend_setting daytona_settings[] = {
     {.env = "DAYTONA_API_KEY", .meaning = "the Daytona API key", .secret = true, .required = true},
-    {.env = "ISOTIER_DAYTONA_API_URL", .meaning = "the API endpoint (default https://app.daytona.io/api)"},
-    {.env = "ISOTIER_DAYTONA_SNAPSHOT", .meaning = "the snapshot sandboxes start from (default: the account's)"},
-    {.env = "ISOTIER_DAYTONA_TARGET", .meaning = "the region (target) to create in (default: the account's)"},
-    {.env = "ISOTIER_REMOTE_MAX_SANDBOXES", .meaning = "sandboxes one run may create for this provider, 0..100 (default 2)"},
+    {.env = "ISOTIER_DAYTONA_API_URL",
+     .meaning = "the API endpoint (default https://app.daytona.io/api)"},
+    {.env = "ISOTIER_DAYTONA_SNAPSHOT",
+     .meaning = "the snapshot sandboxes start from (default: the account's)"},
+    {.env = "ISOTIER_DAYTONA_TARGET",
+     .meaning = "the region (target) to create in (default: the account's)"},
+    {.env = "ISOTIER_REMOTE_MAX_SANDBOXES",
+     .meaning = "sandboxes one run may create for this provider, 0..100 (default 2)"},
     {0},
 };
 
@@ -132,9 +136,9 @@ static int daytona_sweep_run(const char *nonce, const char *api, isotier_error *
 	daytona_state *s = calloc(1, sizeof *s);
 	if (!s)
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "daytona: out of memory");
-	int rc = isotier_remote_sweep_run(&s->r, nonce, api, DAYTONA_KEY_ENV,
-	                                  "ISOTIER_DAYTONA_API_URL",
-	                                  "https://app.daytona.io/api", err);
+	int rc =
+	    isotier_remote_sweep_run(&s->r, nonce, api, DAYTONA_KEY_ENV, "ISOTIER_DAYTONA_API_URL",
+	                             "https://app.daytona.io/api", err);
 	if (!rc)
 		rc = sweep(s, err);
 	free(s);
@@ -325,8 +329,8 @@ static int daytona_exec(void *p, const isotier_exec_request *req, int *exit_stat
 	snprintf(url, sizeof url, "%s/process/execute", s->toolbox);
 	isotier_http_response resp;
 	rc = call(s, "POST", url, json, false, false, cancel_fd,
-	          isotier_remote_budget_ms(s->r.deadline_ms, (int64_t)timeout_s * 1000 + 5000), &resp,
-	          err);
+	          isotier_remote_budget_ms(s->r.deadline_ms, (int64_t)timeout_s * 1000 + 5000),
+	          &resp, err);
 	cJSON_free(json);
 	cJSON *doc = isotier_remote_answer(&rc, &resp, 200, "toolbox POST /process/execute",
 	                                   "ExecuteResponse", err);
@@ -338,8 +342,8 @@ static int daytona_exec(void *p, const isotier_exec_request *req, int *exit_stat
 		rc = isotier_remote_relay(req, 1, result->valuestring, strlen(result->valuestring),
 		                          err);
 	if (!rc && code)
-		rc = isotier_remote_exit_code("daytona", "ExecuteResponse.exitCode", code, exit_status,
-		                              err);
+		rc = isotier_remote_exit_code("daytona", "ExecuteResponse.exitCode", code,
+		                              exit_status, err);
 	else if (!rc)
 		*exit_status = 0;
 	cJSON_Delete(doc);

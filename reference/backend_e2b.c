@@ -46,9 +46,11 @@ typedef struct e2b_state {
 static const isotier_backend_setting e2b_settings[] = {
     {.env = "E2B_API_KEY", .meaning = "the E2B API key", .secret = true, .required = true},
     {.env = "ISOTIER_E2B_API_URL", .meaning = "the API endpoint (default https://api.e2b.app)"},
-    {.env = "ISOTIER_E2B_ENVD_URL", .meaning = "the sandbox daemon URL, {id} for the sandbox id (default from the API)"},
+    {.env = "ISOTIER_E2B_ENVD_URL",
+     .meaning = "the sandbox daemon URL, {id} for the sandbox id (default from the API)"},
     {.env = "ISOTIER_E2B_TEMPLATE", .meaning = "the template sandboxes start from (default base)"},
-    {.env = "ISOTIER_REMOTE_MAX_SANDBOXES", .meaning = "sandboxes one run may create for this provider, 0..100 (default 2)"},
+    {.env = "ISOTIER_REMOTE_MAX_SANDBOXES",
+     .meaning = "sandboxes one run may create for this provider, 0..100 (default 2)"},
     {0},
 };
 
@@ -125,8 +127,9 @@ static int sweep(void *p, isotier_error *err)
 	cJSON *arr = rc ? NULL : list;
 	cJSON_ArrayForEach(it, arr)
 	{
-		isotier_remote_sweep_one(s, cJSON_GetObjectItemCaseSensitive(it, "sandboxID"), kill_one,
-		                         "a listed sandbox without a valid sandboxID", &first, err);
+		isotier_remote_sweep_one(s, cJSON_GetObjectItemCaseSensitive(it, "sandboxID"),
+		                         kill_one, "a listed sandbox without a valid sandboxID",
+		                         &first, err);
 	}
 	cJSON_Delete(list);
 	if (rc)
@@ -143,8 +146,8 @@ static int e2b_sweep_run(const char *nonce, const char *api, isotier_error *err)
 	e2b_state *s = calloc(1, sizeof *s);
 	if (!s)
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "e2b: out of memory");
-	int rc = isotier_remote_sweep_run(&s->r, nonce, api, E2B_KEY_ENV,
-	                                  "ISOTIER_E2B_API_URL", "https://api.e2b.app", err);
+	int rc = isotier_remote_sweep_run(&s->r, nonce, api, E2B_KEY_ENV, "ISOTIER_E2B_API_URL",
+	                                  "https://api.e2b.app", err);
 	if (!rc)
 		rc = sweep(s, err);
 	free(s);
@@ -262,8 +265,8 @@ static int e2b_provision(void **out, const isotier_backend_spec *spec, isotier_e
 	char body[512];
 	snprintf(body, sizeof body,
 	         "{\"templateID\":\"%s\",\"timeout\":%lld,\"metadata\":{\"isotier-nonce\":\"%s\"}}",
-	         isotier_remote_setting("ISOTIER_E2B_TEMPLATE", "base"), (long long)isotier_remote_ttl_s(s->r.deadline_ms, s->r.timeout_s),
-	         s->r.nonce);
+	         isotier_remote_setting("ISOTIER_E2B_TEMPLATE", "base"),
+	         (long long)isotier_remote_ttl_s(s->r.deadline_ms, s->r.timeout_s), s->r.nonce);
 	isotier_http_response resp;
 	/* Never repeated blindly: a 5xx or a timeout leaves the outcome unknown. */
 	rc = api(s, "POST", "/sandboxes", body, false, false, s->r.cancel_fd,
@@ -422,8 +425,8 @@ static int e2b_exec(void *p, const isotier_exec_request *req, int *exit_status, 
 	e2b_state *s = p;
 	cleanup_free char *script = NULL;
 	int cancel_fd;
-	int rc = isotier_remote_exec_begin("e2b", s->r.cancel_fd, req, NULL, exit_status, &cancel_fd,
-	                                   &script, err);
+	int rc = isotier_remote_exec_begin("e2b", s->r.cancel_fd, req, NULL, exit_status,
+	                                   &cancel_fd, &script, err);
 	if (rc)
 		return rc;
 	cJSON *msg = cJSON_CreateObject();

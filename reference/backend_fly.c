@@ -43,10 +43,13 @@ typedef struct fly_state {
 static const isotier_backend_setting fly_settings[] = {
     {.env = "FLY_API_TOKEN", .meaning = "the Fly.io API token", .secret = true, .required = true},
     {.env = "FLY_APP", .meaning = "the Fly app the Machines are created in", .required = true},
-    {.env = "ISOTIER_FLY_API_URL", .meaning = "the Machines API endpoint (default https://api.machines.dev/v1)"},
-    {.env = "ISOTIER_FLY_IMAGE", .meaning = "the image Machines run (default docker.io/library/alpine:3)"},
+    {.env = "ISOTIER_FLY_API_URL",
+     .meaning = "the Machines API endpoint (default https://api.machines.dev/v1)"},
+    {.env = "ISOTIER_FLY_IMAGE",
+     .meaning = "the image Machines run (default docker.io/library/alpine:3)"},
     {.env = "ISOTIER_FLY_REGION", .meaning = "the region to create in (default: the app's)"},
-    {.env = "ISOTIER_REMOTE_MAX_SANDBOXES", .meaning = "sandboxes one run may create for this provider, 0..100 (default 2)"},
+    {.env = "ISOTIER_REMOTE_MAX_SANDBOXES",
+     .meaning = "sandboxes one run may create for this provider, 0..100 (default 2)"},
     {0},
 };
 
@@ -135,8 +138,7 @@ static int fly_sweep_run(const char *nonce, const char *api, isotier_error *err)
 	if (!s)
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "fly: out of memory");
 	snprintf(s->app, sizeof s->app, "%s", getenv(FLY_APP_ENV) ? getenv(FLY_APP_ENV) : "");
-	int rc = isotier_remote_sweep_run(&s->r, nonce, api, FLY_TOKEN_ENV,
-	                                  "ISOTIER_FLY_API_URL",
+	int rc = isotier_remote_sweep_run(&s->r, nonce, api, FLY_TOKEN_ENV, "ISOTIER_FLY_API_URL",
 	                                  "https://api.machines.dev/v1", err);
 	if (!rc)
 		rc = sweep(s, err);
@@ -242,8 +244,8 @@ static int fly_provision(void **out, const isotier_backend_spec *spec, isotier_e
 	          isotier_remote_budget_ms(s->r.deadline_ms, 60000), &resp, err);
 	cJSON_free(body);
 	if (!rc && resp.status == 200)
-		rc = isotier_remote_created_id(&resp, "POST /machines", NULL, "id", s->id, sizeof s->id,
-		                               &s->r.created, &s->r.unknown, err);
+		rc = isotier_remote_created_id(&resp, "POST /machines", NULL, "id", s->id,
+		                               sizeof s->id, &s->r.created, &s->r.unknown, err);
 	else if (!rc)
 		rc = isotier_remote_create_error(err, "POST /machines", &resp);
 	if (!s->r.created && !s->r.unknown)
@@ -269,8 +271,8 @@ static int fly_exec(void *p, const isotier_exec_request *req, int *exit_status, 
 	fly_state *s = p;
 	cleanup_free char *script = NULL;
 	int cancel_fd;
-	int rc = isotier_remote_exec_begin("fly", s->r.cancel_fd, req, NULL, exit_status, &cancel_fd,
-	                                   &script, err);
+	int rc = isotier_remote_exec_begin("fly", s->r.cancel_fd, req, NULL, exit_status,
+	                                   &cancel_fd, &script, err);
 	if (rc)
 		return rc;
 	int timeout_s = req->timeout_s > 0 ? req->timeout_s : s->r.timeout_s;
@@ -288,8 +290,8 @@ static int fly_exec(void *p, const isotier_exec_request *req, int *exit_status, 
 	snprintf(path, sizeof path, "/machines/%s/exec", s->id);
 	isotier_http_response resp;
 	rc = call(s, "POST", path, json, false, false, cancel_fd,
-	          isotier_remote_budget_ms(s->r.deadline_ms, (int64_t)timeout_s * 1000 + 5000), &resp,
-	          err);
+	          isotier_remote_budget_ms(s->r.deadline_ms, (int64_t)timeout_s * 1000 + 5000),
+	          &resp, err);
 	cJSON_free(json);
 	cJSON *doc = isotier_remote_answer(&rc, &resp, 200, "POST /machines/{id}/exec",
 	                                   "exec response", err);

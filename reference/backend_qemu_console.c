@@ -228,7 +228,8 @@ int isotier_console_sink(void *ctx, const char *buf, size_t len)
 {
 	isotier_console *c = ctx;
 	if (c->debug)
-		isotier_console_write(STDERR_FILENO, 0, c->cancel_fd, (const unsigned char *)buf, len);
+		isotier_console_write(STDERR_FILENO, 0, c->cancel_fd, (const unsigned char *)buf,
+		                      len);
 	for (size_t i = 0; i < len; i++) {
 		char ch = buf[i];
 		if (ch == '\n') {

@@ -20,7 +20,8 @@ int isotier_remote_configured(const isotier_backend_setting *settings, char *why
 			return 0;
 		}
 		if (settings[i].secret && strlen(v) < 6) {
-			snprintf(why, why_len, "%s is too short to be a credential", settings[i].env);
+			snprintf(why, why_len, "%s is too short to be a credential",
+			         settings[i].env);
 			return 0;
 		}
 	}
@@ -282,7 +283,8 @@ int isotier_remote_provision_check(const char *name, int (*available)(char *, si
 	if (!available(why, sizeof why))
 		return isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0, "%s: %s", name, why);
 	if (!spec->probe_path || strlen(spec->probe_path) >= probe_max)
-		return isotier_error_set(err, ISOTIER_EINVAL, 0, "%s: a probe path is needed", name);
+		return isotier_error_set(err, ISOTIER_EINVAL, 0, "%s: a probe path is needed",
+		                         name);
 	if (isotier_cancelled(spec->cancel_fd))
 		return isotier_error_set(err, ISOTIER_EINTR, 0, "%s: provision: cancelled", name);
 	return 0;
@@ -308,9 +310,9 @@ bool isotier_remote_outcome_unknown(int rc, const isotier_http_response *resp)
 	        (resp->status == 0 || resp->status >= 500));
 }
 
-int isotier_remote_created_id(const isotier_http_response *resp, const char *what,
-                              const char *obj, const char *key, char *id, size_t id_len,
-                              bool *made, bool *unknown, isotier_error *err)
+int isotier_remote_created_id(const isotier_http_response *resp, const char *what, const char *obj,
+                              const char *key, char *id, size_t id_len, bool *made, bool *unknown,
+                              isotier_error *err)
 {
 	cJSON *doc = isotier_json_parse_strict(resp->body, resp->body_len, what, err);
 	const cJSON *in = doc && obj ? cJSON_GetObjectItemCaseSensitive(doc, obj) : doc;
@@ -365,8 +367,9 @@ int isotier_remote_sweep_run(isotier_remote_run *r, const char *nonce, const cha
 	isotier_backend_spec spec = {0};
 	int rc = isotier_remote_run_init(r, &spec, key_env, url_env, dflt, err);
 	if (!rc && strcmp(r->api, api))
-		rc = isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0,
-		                       "made through another endpoint than the one configured here");
+		rc =
+		    isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0,
+		                      "made through another endpoint than the one configured here");
 	if (!rc && strlen(nonce) >= sizeof r->nonce)
 		rc = isotier_error_set(err, ISOTIER_EINVAL, 0, "a nonce too long: %.40s", nonce);
 	if (!rc)
@@ -417,12 +420,13 @@ int isotier_remote_upload_probe(const char *base, const char *const *hdrs, const
 	return isotier_http_perform(&r, resp, err);
 }
 
-cJSON *isotier_remote_answer(int *rc, isotier_http_response *resp, long status,
-                             const char *what, const char *doc_what, isotier_error *err)
+cJSON *isotier_remote_answer(int *rc, isotier_http_response *resp, long status, const char *what,
+                             const char *doc_what, isotier_error *err)
 {
 	if (!*rc && resp->status != status)
 		*rc = isotier_http_status_error(err, ISOTIER_EIO, what, resp);
-	cJSON *doc = *rc ? NULL : isotier_json_parse_strict(resp->body, resp->body_len, doc_what, err);
+	cJSON *doc =
+	    *rc ? NULL : isotier_json_parse_strict(resp->body, resp->body_len, doc_what, err);
 	isotier_http_response_clear(resp);
 	if (!*rc && !doc)
 		*rc = err->code;

@@ -131,9 +131,9 @@ bool isotier_remote_outcome_unknown(int rc, const isotier_http_response *resp);
 /* A create's 200/201 answer: the id at doc.key (doc.obj.key when obj) into
  * id and *made; an answer without one sets *unknown (something answered:
  * it is looked for by nonce) and fails. */
-int isotier_remote_created_id(const isotier_http_response *resp, const char *what,
-                              const char *obj, const char *key, char *id, size_t id_len,
-                              bool *made, bool *unknown, isotier_error *err);
+int isotier_remote_created_id(const isotier_http_response *resp, const char *what, const char *obj,
+                              const char *key, char *id, size_t id_len, bool *made, bool *unknown,
+                              isotier_error *err);
 
 /* provision()'s end: 0 hands state to *out. On error rc, err is prefixed
  * "NAME: provision[ KIND ID]" and state goes to *out when something may
@@ -178,8 +178,8 @@ int isotier_remote_upload_probe(const char *base, const char *const *hdrs, const
 /* A request's JSON answer: unless *rc is set already, a status other than
  * status is an error (what), a body that is no JSON too (doc_what). resp is
  * cleared; the document (NULL, *rc set, on error) is the caller's. */
-cJSON *isotier_remote_answer(int *rc, isotier_http_response *resp, long status,
-                             const char *what, const char *doc_what, isotier_error *err);
+cJSON *isotier_remote_answer(int *rc, isotier_http_response *resp, long status, const char *what,
+                             const char *doc_what, isotier_error *err);
 
 /* A command's exit code as the provider reported it (code: a JSON number,
  * field its name): carried whole into *exit_status. One outside 0-255, negative

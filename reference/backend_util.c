@@ -183,8 +183,9 @@ int isotier_relay_sink(void *ctx, const char *buf, size_t len)
 {
 	const isotier_relay *r = ctx;
 	while (len > 0) {
-		struct pollfd pf[2] = {{.fd = r->fd, .events = POLLOUT},
-		                       {.fd = r->cancel_fd > 0 ? r->cancel_fd : -1, .events = POLLIN}};
+		struct pollfd pf[2] = {
+		    {.fd = r->fd, .events = POLLOUT},
+		    {.fd = r->cancel_fd > 0 ? r->cancel_fd : -1, .events = POLLIN}};
 		int64_t wait = 1000;
 		if (r->deadline_ms) {
 			int64_t left = r->deadline_ms - isotier_now_ms();

@@ -41,9 +41,13 @@ typedef struct vercel_state {
 static const isotier_backend_setting vercel_settings[] = {
     {.env = "VERCEL_TOKEN", .meaning = "the Vercel access token", .secret = true, .required = true},
     {.env = "VERCEL_TEAM_ID", .meaning = "the team that owns the project", .required = true},
-    {.env = "VERCEL_PROJECT_ID", .meaning = "the project sandboxes are created in", .required = true},
-    {.env = "ISOTIER_VERCEL_API_URL", .meaning = "the API endpoint (default https://vercel.com/api)"},
-    {.env = "ISOTIER_REMOTE_MAX_SANDBOXES", .meaning = "sandboxes one run may create for this provider, 0..100 (default 2)"},
+    {.env = "VERCEL_PROJECT_ID",
+     .meaning = "the project sandboxes are created in",
+     .required = true},
+    {.env = "ISOTIER_VERCEL_API_URL",
+     .meaning = "the API endpoint (default https://vercel.com/api)"},
+    {.env = "ISOTIER_REMOTE_MAX_SANDBOXES",
+     .meaning = "sandboxes one run may create for this provider, 0..100 (default 2)"},
     {0},
 };
 
@@ -89,8 +93,8 @@ static int stop_one(void *p, const char *session, isotier_error *err)
 	char path[300];
 	snprintf(path, sizeof path, "/v2/sandboxes/sessions/%s/stop", session);
 	isotier_http_response resp;
-	int rc = call(s, "POST", path, NULL, NULL, NULL, "{}", 2, true, true, -1, 15000, &resp,
-	                       err);
+	int rc =
+	    call(s, "POST", path, NULL, NULL, NULL, "{}", 2, true, true, -1, 15000, &resp, err);
 	if (!rc && resp.status != 200 && resp.status != 404)
 		rc = isotier_http_status_error(err, ISOTIER_EIO,
 		                               "POST /v2/sandboxes/sessions/{id}/stop", &resp);
@@ -124,9 +128,9 @@ static int sweep(void *p, isotier_error *err)
 	{
 		const cJSON *name = cJSON_GetObjectItemCaseSensitive(it, "name");
 		if (cJSON_IsString(name) && !strcmp(name->valuestring, want))
-			isotier_remote_sweep_one(s,
-			                         cJSON_GetObjectItemCaseSensitive(it, "currentSessionId"),
-			                         stop_one, bad, &first, err);
+			isotier_remote_sweep_one(
+			    s, cJSON_GetObjectItemCaseSensitive(it, "currentSessionId"), stop_one,
+			    bad, &first, err);
 	}
 	cJSON_Delete(doc);
 	if (rc)
@@ -143,8 +147,10 @@ static int vercel_sweep_run(const char *nonce, const char *api, isotier_error *e
 	vercel_state *s = calloc(1, sizeof *s);
 	if (!s)
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "vercel: out of memory");
-	snprintf(s->team, sizeof s->team, "%s", getenv("VERCEL_TEAM_ID") ? getenv("VERCEL_TEAM_ID") : "");
-	snprintf(s->project, sizeof s->project, "%s", getenv("VERCEL_PROJECT_ID") ? getenv("VERCEL_PROJECT_ID") : "");
+	snprintf(s->team, sizeof s->team, "%s",
+	         getenv("VERCEL_TEAM_ID") ? getenv("VERCEL_TEAM_ID") : "");
+	snprintf(s->project, sizeof s->project, "%s",
+	         getenv("VERCEL_PROJECT_ID") ? getenv("VERCEL_PROJECT_ID") : "");
 	int rc = isotier_remote_sweep_run(&s->r, nonce, api, VERCEL_TOKEN_ENV,
 	                                  "ISOTIER_VERCEL_API_URL", "https://vercel.com/api", err);
 	if (!rc)
@@ -279,8 +285,9 @@ static int vercel_provision(void **out, const isotier_backend_spec *spec, isotie
 	rc = call(s, "POST", "/v3/sandboxes", NULL, NULL, NULL, body, strlen(body), false, false,
 	          s->r.cancel_fd, isotier_remote_budget_ms(s->r.deadline_ms, 60000), &resp, err);
 	if (!rc && (resp.status == 200 || resp.status == 201))
-		rc = isotier_remote_created_id(&resp, "POST /v3/sandboxes", "session", "id", s->session,
-		                               sizeof s->session, &s->r.created, &s->r.unknown, err);
+		rc = isotier_remote_created_id(&resp, "POST /v3/sandboxes", "session", "id",
+		                               s->session, sizeof s->session, &s->r.created,
+		                               &s->r.unknown, err);
 	else if (!rc)
 		rc = isotier_remote_create_error(err, "POST /v3/sandboxes", &resp);
 	if (!s->r.created && !s->r.unknown)
@@ -301,7 +308,8 @@ static int vercel_provision(void **out, const isotier_backend_spec *spec, isotie
 			    isotier_http_status_error(err, ISOTIER_EIO, "POST .../fs/write", &resp);
 		isotier_http_response_clear(&resp);
 	}
-	return isotier_remote_provision_end(out, s, &s->r, rc, "vercel", "session", s->session, err);
+	return isotier_remote_provision_end(out, s, &s->r, rc, "vercel", "session", s->session,
+	                                    err);
 }
 
 /* The logs: one LogLine per line. */
@@ -370,11 +378,10 @@ static int vercel_exec(void *p, const isotier_exec_request *req, int *exit_statu
 	char path[400], cmd_id[130] = "";
 	snprintf(path, sizeof path, "/v2/sandboxes/sessions/%s/cmd", s->session);
 	isotier_http_response resp;
-	rc = call(s, "POST", path, NULL, NULL, NULL, json, strlen(json), false, false,
-	          cancel_fd, budget, &resp, err);
+	rc = call(s, "POST", path, NULL, NULL, NULL, json, strlen(json), false, false, cancel_fd,
+	          budget, &resp, err);
 	cJSON_free(json);
-	cJSON *doc =
-	    isotier_remote_answer(&rc, &resp, 200, "POST .../cmd", "CommandResponse", err);
+	cJSON *doc = isotier_remote_answer(&rc, &resp, 200, "POST .../cmd", "CommandResponse", err);
 	const cJSON *id = cJSON_GetObjectItemCaseSensitive(
 	    doc ? cJSON_GetObjectItemCaseSensitive(doc, "command") : NULL, "id");
 	if (!rc && (!cJSON_IsString(id) || !isotier_remote_id_valid(id->valuestring)))

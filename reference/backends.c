@@ -8,7 +8,7 @@
  * (reference/backend_<name>.c). The order is the order of `isotier backends`
  * and `verify --all`: local ones first, the host, then remote providers.
  */
-#define ISOTIER_BACKENDS(X)                                                                       \
+#define ISOTIER_BACKENDS(X)                                                                        \
 	X(bwrap)                                                                                   \
 	X(bwrap_nonet)                                                                             \
 	X(runc)                                                                                    \
@@ -113,7 +113,8 @@ int isotier_backend_list_check(const isotier_backend *const *list, size_t n, cha
 				continue;
 			if (!b->shares_claim_with) { /* checked below when it is set */
 				snprintf(why, why_len,
-				         "backend %s: catalogue entry %s is %s's claim already (a variant "
+				         "backend %s: catalogue entry %s is %s's claim already (a "
+				         "variant "
 				         "sharing it says so: shares_claim_with)",
 				         b->name, b->catalogue_id, a->name);
 				return ISOTIER_EINVAL;

@@ -32,20 +32,20 @@ struct isotier_sandbox {
 };
 
 static void event_for(isotier_event *ev, const isotier_sandbox *sb, const char *event,
-		      const char *decision, const char *reason, uint64_t start_ns)
+                      const char *decision, const char *reason, uint64_t start_ns)
 {
 	*ev = (isotier_event){
-		.event = event,
-		.sandbox_id = sb->id[0] ? sb->id : NULL,
-		.backend = sb->backend->name,
-		.claimed = sb->res.claimed,
-		.resolved = sb->res.resolved,
-		.required = sb->required,
-		.decision = decision,
-		.reason = reason,
-		.exit_status = -1,
-		.start_ns = start_ns,
-		.end_ns = isotier_now_ns(),
+	    .event = event,
+	    .sandbox_id = sb->id[0] ? sb->id : NULL,
+	    .backend = sb->backend->name,
+	    .claimed = sb->res.claimed,
+	    .resolved = sb->res.resolved,
+	    .required = sb->required,
+	    .decision = decision,
+	    .reason = reason,
+	    .exit_status = -1,
+	    .start_ns = start_ns,
+	    .end_ns = isotier_now_ns(),
 	};
 }
 
@@ -108,21 +108,24 @@ static int attest(isotier_sandbox *sb, char *why, size_t why_len, isotier_error 
 	if (rc < 0) {
 		bool ran = obs.run[0].rc == 0;
 		isotier_observation_clear(&obs);
-		return isotier_error_prefix(err, ran ? "attest: probe output" : "attest: run probe");
+		return isotier_error_prefix(err,
+		                            ran ? "attest: probe output" : "attest: run probe");
 	}
 	judge_kernel kernel = {.relation = obs.relation,
-				.detail = obs.relation_detail,
-				.host = obs.host,
-				.host_saw = obs.host_saw};
-	judge_claim claim = {.present = true, .tier = sb->res.claimed, .mechanism = sb->res.mechanism};
+	                       .detail = obs.relation_detail,
+	                       .host = obs.host,
+	                       .host_saw = obs.host_saw};
+	judge_claim claim = {
+	    .present = true, .tier = sb->res.claimed, .mechanism = sb->res.mechanism};
 	judge_result jr;
 	judge(&jr, &claim, &obs.run[0].probe, &kernel);
 	isotier_observation_clear(&obs);
 	bool verdict_ok = isotier_verdict_is(jr.verdict, VERDICT_ATTESTS);
 	bool ceiling_ok = sb->res.resolved != ISOTIER_UNKNOWN &&
-			  isotier_tier_satisfies(judge_ceiling_tier(jr.ceiling), sb->res.resolved);
-	snprintf(why, why_len, "probe inside %s: %s, at most %s of its own (%.300s)", sb->backend->name,
-		 isotier_verdict_name(jr.verdict), probe_tier_name(jr.ceiling), jr.reason);
+	                  isotier_tier_satisfies(judge_ceiling_tier(jr.ceiling), sb->res.resolved);
+	snprintf(why, why_len, "probe inside %s: %s, at most %s of its own (%.300s)",
+	         sb->backend->name, isotier_verdict_name(jr.verdict), probe_tier_name(jr.ceiling),
+	         jr.reason);
 	if (!verdict_ok || !ceiling_ok)
 		return ISOTIER_ECONFIG;
 	return 0;
@@ -131,17 +134,17 @@ static int attest(isotier_sandbox *sb, char *why, size_t why_len, isotier_error 
 static void set_repr(isotier_sandbox *sb)
 {
 	snprintf(sb->repr, sizeof sb->repr,
-		 "<isotier_sandbox id=%s backend=%s tier=%s claimed=%s required=%s>", sb->id,
-		 sb->backend->name, isotier_tier_name(sb->res.resolved),
-		 isotier_tier_name(sb->res.claimed), isotier_tier_name(sb->required));
+	         "<isotier_sandbox id=%s backend=%s tier=%s claimed=%s required=%s>", sb->id,
+	         sb->backend->name, isotier_tier_name(sb->res.resolved),
+	         isotier_tier_name(sb->res.claimed), isotier_tier_name(sb->required));
 }
 
 static int refuse(isotier_sandbox *sb, uint64_t start, isotier_error *err)
 {
 	char msg[ISOTIER_ERROR_MESSAGE_MAX];
 	snprintf(msg, sizeof msg, "backend %s resolves to %s, weaker than the required %s: %s",
-		 sb->backend->name, isotier_tier_name(sb->res.resolved),
-		 isotier_tier_name(sb->required), sb->res.reason);
+	         sb->backend->name, isotier_tier_name(sb->res.resolved),
+	         isotier_tier_name(sb->required), sb->res.reason);
 	isotier_event ev;
 	event_for(&ev, sb, "refuse", "refused", msg, start);
 	emit_best_effort(sb, &ev);
@@ -149,11 +152,13 @@ static int refuse(isotier_sandbox *sb, uint64_t start, isotier_error *err)
 }
 
 static int sandbox_new(isotier_sandbox **out, const isotier_backend *backend,
-		       const isotier_create_opts *opts, isotier_error *err)
+                       const isotier_create_opts *opts, isotier_error *err)
 {
 	isotier_sandbox *sb = calloc(1, sizeof *sb);
-	if (!sb || dup_opt(&sb->audit_log, opts->audit_log) || dup_opt(&sb->db_path, opts->db_path) ||
-	    dup_opt(&sb->otlp_endpoint, opts->otlp_endpoint) || dup_opt(&sb->otlp_file, opts->otlp_file)) {
+	if (!sb || dup_opt(&sb->audit_log, opts->audit_log) ||
+	    dup_opt(&sb->db_path, opts->db_path) ||
+	    dup_opt(&sb->otlp_endpoint, opts->otlp_endpoint) ||
+	    dup_opt(&sb->otlp_file, opts->otlp_file)) {
 		sandbox_free(sb);
 		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "create: out of memory");
 	}
@@ -161,10 +166,13 @@ static int sandbox_new(isotier_sandbox **out, const isotier_backend *backend,
 	sb->required = opts->require_isolation;
 	sb->timeout_s = opts->timeout_s > 0 ? opts->timeout_s : 60;
 	sb->cancel_fd = opts->cancel_fd > 0 ? opts->cancel_fd : -1;
-	sb->tel = (isotier_telemetry){.audit_log = sb->audit_log, .db_path = sb->db_path,
-				      .otlp_endpoint = sb->otlp_endpoint, .otlp_file = sb->otlp_file,
-				      .log = opts->log, .log_data = opts->log_data,
-				      .otlp_required = opts->otlp_required};
+	sb->tel = (isotier_telemetry){.audit_log = sb->audit_log,
+	                              .db_path = sb->db_path,
+	                              .otlp_endpoint = sb->otlp_endpoint,
+	                              .otlp_file = sb->otlp_file,
+	                              .log = opts->log,
+	                              .log_data = opts->log_data,
+	                              .otlp_required = opts->otlp_required};
 	isotier_telemetry_init(&sb->tel);
 	/* The sandbox id is the first half of its trace id: one name in logs and traces. */
 	memcpy(sb->id, sb->tel.trace_id, 16);
@@ -176,30 +184,34 @@ int isotier_create(isotier_sandbox **out, const isotier_create_opts *opts, isoti
 {
 	uint64_t start = isotier_now_ns();
 	if (!out || !opts || !opts->backend)
-		return isotier_error_set(err, ISOTIER_EINVAL, 0, "create: a backend name is required");
+		return isotier_error_set(err, ISOTIER_EINVAL, 0,
+		                         "create: a backend name is required");
 	/* Any version up to this library's (there is one so far); a newer one has fields this
 	 * library would ignore, so it is refused rather than half-honoured. */
 	if (opts->version < 1 || opts->version > ISOTIER_CREATE_OPTS_VERSION)
-		return isotier_error_set(err, ISOTIER_EINVAL, 0,
-					 "create: options version %u is not one this library (libisotier "
-					 "%s) reads: 1 to %d (start from ISOTIER_CREATE_OPTS_INIT)",
-					 opts->version, ISOTIER_VERSION, ISOTIER_CREATE_OPTS_VERSION);
+		return isotier_error_set(
+		    err, ISOTIER_EINVAL, 0,
+		    "create: options version %u is not one this library (libisotier "
+		    "%s) reads: 1 to %d (start from ISOTIER_CREATE_OPTS_INIT)",
+		    opts->version, ISOTIER_VERSION, ISOTIER_CREATE_OPTS_VERSION);
 	*out = NULL;
 	if ((unsigned)opts->require_isolation > ISOTIER_MICROVM)
-		return isotier_error_set(err, ISOTIER_EINVAL, 0, "create: require_isolation %d is not a tier",
-					 (int)opts->require_isolation);
+		return isotier_error_set(err, ISOTIER_EINVAL, 0,
+		                         "create: require_isolation %d is not a tier",
+		                         (int)opts->require_isolation);
 	const isotier_backend *backend = isotier_backend_lookup(opts->backend);
 	if (!backend)
 		return isotier_error_set(err, ISOTIER_ENOTFOUND, 0, "create: no backend named '%s'",
-					 opts->backend);
+		                         opts->backend);
 	/* A provider's sandboxes are observed by `isotier verify` (two at a
 	 * time, compared with each other); running workloads in them is not
 	 * what the remote backends are for yet. */
 	if (backend->remote)
-		return isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0,
-					 "create: backend %s is remote: it is verified with `isotier "
-					 "verify --backend %s`, not run",
-					 backend->name, backend->name);
+		return isotier_error_set(
+		    err, ISOTIER_EUNAVAILABLE, 0,
+		    "create: backend %s is remote: it is verified with `isotier "
+		    "verify --backend %s`, not run",
+		    backend->name, backend->name);
 	/* A history that is not there is a wrong path, not an empty history:
 	 * resolving without it would drop every contradiction it holds. No
 	 * db_path: the host's default history (resolve.h), which may not exist
@@ -207,19 +219,21 @@ int isotier_create(isotier_sandbox **out, const isotier_create_opts *opts, isoti
 	if (opts->db_path && !opts->create_db && !isotier_history_is_uri(opts->db_path)) {
 		struct stat st;
 		if (stat(opts->db_path, &st) != 0 && (errno == ENOENT || errno == ENOTDIR))
-			return isotier_error_set(err, ISOTIER_ENOTFOUND, ENOENT,
-						 "create: history database %s does not exist (run "
-						 "`isotier verify` first, or ask for a new one: create_db, "
-						 "`isotier run --new-db`)",
-						 opts->db_path);
+			return isotier_error_set(
+			    err, ISOTIER_ENOTFOUND, ENOENT,
+			    "create: history database %s does not exist (run "
+			    "`isotier verify` first, or ask for a new one: create_db, "
+			    "`isotier run --new-db`)",
+			    opts->db_path);
 	}
 	isotier_sandbox *sb = NULL;
 	int rc = sandbox_new(&sb, backend, opts, err);
 	if (rc < 0)
 		return rc;
-	isotier_resolve_opts ro = {.catalogue_dir = opts->catalogue_dir, .db_path = opts->db_path,
-				   .max_source_age_days = opts->max_source_age_days,
-				   .require_verified_days = opts->require_verified_days};
+	isotier_resolve_opts ro = {.catalogue_dir = opts->catalogue_dir,
+	                           .db_path = opts->db_path,
+	                           .max_source_age_days = opts->max_source_age_days,
+	                           .require_verified_days = opts->require_verified_days};
 	if ((rc = isotier_resolve(&sb->res, backend, &ro, err)) < 0)
 		goto fail;
 	set_repr(sb);
@@ -230,8 +244,8 @@ int isotier_create(isotier_sandbox **out, const isotier_create_opts *opts, isoti
 	}
 	char why[512] = "";
 	if (!backend->available(why, sizeof why)) {
-		rc = isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0, "backend %s is not available: %s",
-				       backend->name, why);
+		rc = isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0,
+		                       "backend %s is not available: %s", backend->name, why);
 		goto fail;
 	}
 	char probe[4096] = "";
@@ -242,7 +256,8 @@ int isotier_create(isotier_sandbox **out, const isotier_create_opts *opts, isoti
 		else if (isotier_default_probe_path(probe, sizeof probe) == 0)
 			probe_path = probe;
 		else {
-			rc = isotier_error_set(err, ISOTIER_ENOTFOUND, 0, "attest: isotier-probe not found");
+			rc = isotier_error_set(err, ISOTIER_ENOTFOUND, 0,
+			                       "attest: isotier-probe not found");
 			goto fail;
 		}
 	}
@@ -251,8 +266,10 @@ int isotier_create(isotier_sandbox **out, const isotier_create_opts *opts, isoti
 	/* The audit trail must exist before the sandbox does: fail closed. */
 	if ((rc = emit(sb, &ev, err)) < 0)
 		goto fail;
-	isotier_backend_spec spec = {.rootfs = opts->rootfs, .probe_path = probe_path,
-				     .timeout_s = sb->timeout_s, .cancel_fd = sb->cancel_fd};
+	isotier_backend_spec spec = {.rootfs = opts->rootfs,
+	                             .probe_path = probe_path,
+	                             .timeout_s = sb->timeout_s,
+	                             .cancel_fd = sb->cancel_fd};
 	/* Backends name themselves and the step in their errors ("bwrap: provision: ..."). */
 	if ((rc = backend->provision(&sb->state, &spec, err)) < 0)
 		goto fail;
@@ -260,9 +277,10 @@ int isotier_create(isotier_sandbox **out, const isotier_create_opts *opts, isoti
 		uint64_t astart = isotier_now_ns();
 		rc = attest(sb, why, sizeof why, err);
 		if (rc == ISOTIER_ECONFIG)
-			rc = isotier_error_set(err, ISOTIER_ECONFIG, 0, "attestation failed: %s", why);
+			rc = isotier_error_set(err, ISOTIER_ECONFIG, 0, "attestation failed: %s",
+			                       why);
 		event_for(&ev, sb, "attest", rc < 0 ? "attestation-failed" : "attested",
-			  rc < 0 ? err->message : why, astart);
+		          rc < 0 ? err->message : why, astart);
 		emit_best_effort(sb, &ev);
 		if (rc < 0) {
 			isotier_sandbox_destroy(sb); /* fail closed: the sandbox is gone */
@@ -277,39 +295,43 @@ fail:
 }
 
 int isotier_sandbox_exec(int *exit_status, isotier_sandbox *sb, const char *const *argv,
-			 const isotier_exec_opts *opts, isotier_error *err)
+                         const isotier_exec_opts *opts, isotier_error *err)
 {
 	if (!sb || !argv || !argv[0] || !exit_status)
-		return isotier_error_set(err, ISOTIER_EINVAL, 0, "exec: sandbox, argv and exit_status are required");
+		return isotier_error_set(err, ISOTIER_EINVAL, 0,
+		                         "exec: sandbox, argv and exit_status are required");
 	/* Only the fields of the caller's version are read: a version 1 struct
 	 * ends before on_output. */
 	_Static_assert(offsetof(isotier_exec_opts, on_output) == 6 * sizeof(int),
-		       "version 1 of isotier_exec_opts is six ints: its layout is ABI");
+	               "version 1 of isotier_exec_opts is six ints: its layout is ABI");
 	/* The size of each version's struct: a library reads every version up to its own and
 	 * refuses a newer one (its fields would be ignored). */
 	static const size_t size_of_version[ISOTIER_EXEC_OPTS_VERSION + 1] = {
 	    [1] = offsetof(isotier_exec_opts, on_output), [2] = sizeof(isotier_exec_opts)};
 	isotier_exec_opts o = ISOTIER_EXEC_OPTS_INIT;
 	if (opts && (opts->version < 1 || opts->version > ISOTIER_EXEC_OPTS_VERSION))
-		return isotier_error_set(err, ISOTIER_EINVAL, 0,
-					 "exec: options version %u is not one this library (libisotier "
-					 "%s) reads: 1 to %d (start from ISOTIER_EXEC_OPTS_INIT)",
-					 opts->version, ISOTIER_VERSION, ISOTIER_EXEC_OPTS_VERSION);
+		return isotier_error_set(
+		    err, ISOTIER_EINVAL, 0,
+		    "exec: options version %u is not one this library (libisotier "
+		    "%s) reads: 1 to %d (start from ISOTIER_EXEC_OPTS_INIT)",
+		    opts->version, ISOTIER_VERSION, ISOTIER_EXEC_OPTS_VERSION);
 	if (opts)
 		memcpy(&o, opts, size_of_version[opts->version]);
 	uint64_t start = isotier_now_ns();
-	isotier_exec_request req = {.argv = argv, .stdin_fd = o.stdin_fd,
-				    .stdout_fd = o.stdout_fd,
-				    .stderr_fd = o.stderr_fd,
-				    .timeout_s = o.timeout_s > 0 ? o.timeout_s : sb->timeout_s,
-				    .cancel_fd = o.cancel_fd > 0 ? o.cancel_fd : sb->cancel_fd};
+	isotier_exec_request req = {.argv = argv,
+	                            .stdin_fd = o.stdin_fd,
+	                            .stdout_fd = o.stdout_fd,
+	                            .stderr_fd = o.stderr_fd,
+	                            .timeout_s = o.timeout_s > 0 ? o.timeout_s : sb->timeout_s,
+	                            .cancel_fd = o.cancel_fd > 0 ? o.cancel_fd : sb->cancel_fd};
 	int rc = o.on_output ? isotier_exec_stream(sb->backend, sb->state, &req, o.on_output,
-						   o.output_data, exit_status, err)
-			     : sb->backend->exec(sb->state, &req, exit_status, err);
+	                                           o.output_data, exit_status, err)
+	                     : sb->backend->exec(sb->state, &req, exit_status, err);
 	char reason[600];
 	snprintf(reason, sizeof reason, "%.200s%s", argv[0], rc < 0 ? ": " : "");
 	if (rc < 0)
-		snprintf(reason + strlen(reason), sizeof reason - strlen(reason), "%.390s", err->message);
+		snprintf(reason + strlen(reason), sizeof reason - strlen(reason), "%.390s",
+		         err->message);
 	isotier_event ev;
 	event_for(&ev, sb, "exec", rc < 0 ? "failed" : "ok", reason, start);
 	ev.exit_status = rc < 0 ? -1 : *exit_status;

@@ -35,12 +35,14 @@ static int migrate(isotier_history *h, isotier_error *err)
 	}
 	if (version < 0 || version > HISTORY_SCHEMA_VERSION) {
 		isotier_history_rollback(h);
-		return isotier_error_set(err, ISOTIER_EDATA, 0,
-					 "%s: schema version %d is not one this isotier knows (max %d)",
-					 h->display, version, HISTORY_SCHEMA_VERSION);
+		return isotier_error_set(
+		    err, ISOTIER_EDATA, 0,
+		    "%s: schema version %d is not one this isotier knows (max %d)", h->display,
+		    version, HISTORY_SCHEMA_VERSION);
 	}
 	for (int v = version; v < HISTORY_SCHEMA_VERSION; v++) {
-		if ((rc = h->drv->exec(h, history_migration(h->drv->engine, v), err, h->display)) < 0 ||
+		if ((rc = h->drv->exec(h, history_migration(h->drv->engine, v), err, h->display)) <
+		        0 ||
 		    (rc = h->drv->set_schema_version(h, v + 1, err)) < 0) {
 			isotier_history_rollback(h);
 			return isotier_error_prefix(err, "migrate to schema %d", v + 1);
@@ -82,7 +84,7 @@ int isotier_history_open(isotier_history **out, const char *path, int busy_ms, i
 }
 
 static int history_open_readonly(isotier_history **out, const char *path, bool migrated,
-				 isotier_error *err)
+                                 isotier_error *err)
 {
 	isotier_history *h = NULL;
 	int rc = history_new(&h, path, true, 5000, err);
@@ -94,9 +96,10 @@ static int history_open_readonly(isotier_history **out, const char *path, bool m
 		return rc;
 	}
 	if (version > HISTORY_SCHEMA_VERSION) {
-		rc = isotier_error_set(err, ISOTIER_EDATA, 0,
-		                       "%s: schema version %d is not one this isotier knows (max %d)",
-		                       h->display, version, HISTORY_SCHEMA_VERSION);
+		rc = isotier_error_set(
+		    err, ISOTIER_EDATA, 0,
+		    "%s: schema version %d is not one this isotier knows (max %d)", h->display,
+		    version, HISTORY_SCHEMA_VERSION);
 		isotier_history_close(h);
 		return rc;
 	}
@@ -112,9 +115,10 @@ static int history_open_readonly(isotier_history **out, const char *path, bool m
 			isotier_history_close(rw);
 			return history_open_readonly(out, path, true, err);
 		}
-		return isotier_error_set(err, ISOTIER_EDATA, 0,
-					 "%s: schema version %d is older than %d; open it once read-write to migrate",
-					 display, version, HISTORY_SCHEMA_VERSION);
+		return isotier_error_set(
+		    err, ISOTIER_EDATA, 0,
+		    "%s: schema version %d is older than %d; open it once read-write to migrate",
+		    display, version, HISTORY_SCHEMA_VERSION);
 	}
 	*out = h;
 	return 0;
@@ -172,7 +176,8 @@ int isotier_history_commit(isotier_history *h, isotier_error *err)
 void isotier_history_rollback(isotier_history *h)
 {
 	if (h->run_tx)
-		h->drv->exec(h, "ROLLBACK TO SAVEPOINT isotier_step; RELEASE SAVEPOINT isotier_step",
+		h->drv->exec(h,
+		             "ROLLBACK TO SAVEPOINT isotier_step; RELEASE SAVEPOINT isotier_step",
 		             NULL, "rollback step");
 	else if (!h->run_lost)
 		h->drv->exec(h, "ROLLBACK", NULL, "rollback");
@@ -200,13 +205,14 @@ int isotier_history_uuid(char out[ISOTIER_UUID_LEN + 1])
 }
 
 int isotier_history_run_begin(isotier_history *h, int64_t *run_id, const char *command,
-			      const char *catalogue_commit, isotier_error *err)
+                              const char *catalogue_commit, isotier_error *err)
 {
 	cleanup_hstmt hstmt *st = NULL;
 	char now[32], uuid[ISOTIER_UUID_LEN + 1], host_id[40];
 	isotier_utc_now(now, sizeof now);
 	if (isotier_history_uuid(uuid) < 0)
-		return isotier_error_set(err, ISOTIER_EIO, errno, "record run: no random bytes for its id");
+		return isotier_error_set(err, ISOTIER_EIO, errno,
+		                         "record run: no random bytes for its id");
 	isotier_host_id(host_id, sizeof host_id);
 	/* PostgreSQL: the run's transaction starts here (struct isotier_history). */
 	bool whole_run = h->drv->engine == HISTORY_POSTGRES && !h->run_tx && !h->run_lost;
@@ -214,11 +220,12 @@ int isotier_history_run_begin(isotier_history *h, int64_t *run_id, const char *c
 	if (whole_run && (rc = h->drv->exec(h, "BEGIN", err, "record run")) < 0)
 		return rc;
 	h->run_tx = whole_run;
-	rc = hq_prepare(h, &st,
-	                    "INSERT INTO runs(started_at, tool_version, catalogue_commit, command, host,"
-	                    " owner_pid, owner_start, uuid, host_id, kernel)"
-	                    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) RETURNING id",
-	                    err, "record run");
+	rc =
+	    hq_prepare(h, &st,
+	               "INSERT INTO runs(started_at, tool_version, catalogue_commit, command, host,"
+	               " owner_pid, owner_start, uuid, host_id, kernel)"
+	               " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) RETURNING id",
+	               err, "record run");
 	if (rc < 0) {
 		if (h->run_tx)
 			h->drv->exec(h, "ROLLBACK", NULL, "rollback");
@@ -241,8 +248,9 @@ int isotier_history_run_begin(isotier_history *h, int64_t *run_id, const char *c
 		if (h->run_tx)
 			h->drv->exec(h, "ROLLBACK", NULL, "rollback");
 		h->run_tx = false;
-		return rc < 0 ? isotier_error_prefix(err, "record run")
-		              : isotier_error_set(err, ISOTIER_EDB, 0, "record run: no id returned");
+		return rc < 0
+		           ? isotier_error_prefix(err, "record run")
+		           : isotier_error_set(err, ISOTIER_EDB, 0, "record run: no id returned");
 	}
 	*run_id = hq_col_int(st, 0);
 	while ((rc = hq_step(st, err)) > 0)
@@ -254,16 +262,17 @@ int isotier_history_run_begin(isotier_history *h, int64_t *run_id, const char *c
 	return rc < 0 ? isotier_error_prefix(err, "record run") : 0;
 }
 
-int isotier_history_run_end(isotier_history *h, int64_t run_id, const char *status, isotier_error *err)
+int isotier_history_run_end(isotier_history *h, int64_t run_id, const char *status,
+                            isotier_error *err)
 {
 	cleanup_hstmt hstmt *st = NULL;
 	char now[32];
 	isotier_utc_now(now, sizeof now);
 	if (h->run_lost)
 		return run_lost(h, err, "finish run");
-	int rc = hq_prepare(h, &st,
-	                    "UPDATE runs SET finished_at = ?1, status = ?2 WHERE id = ?3 RETURNING id",
-	                    err, "finish run");
+	int rc = hq_prepare(
+	    h, &st, "UPDATE runs SET finished_at = ?1, status = ?2 WHERE id = ?3 RETURNING id", err,
+	    "finish run");
 	if (rc < 0)
 		return rc;
 	hq_text(st, 1, now);
@@ -274,7 +283,8 @@ int isotier_history_run_end(isotier_history *h, int64_t run_id, const char *stat
 	while (found > 0 && (rc = hq_step(st, err)) > 0)
 		;
 	if (found >= 0 && rc >= 0 && h->run_tx && found == 0)
-		rc = isotier_error_set(err, ISOTIER_EDB, 0, "finish run: run %lld is not in the history",
+		rc = isotier_error_set(err, ISOTIER_EDB, 0,
+		                       "finish run: run %lld is not in the history",
 		                       (long long)run_id);
 	if (found < 0)
 		rc = found;
@@ -306,7 +316,8 @@ static bool read_machine_id(char *buf, size_t len, const char *path)
 	if (fd < 0)
 		return false;
 	struct stat st;
-	ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, line, sizeof line - 1) : -1;
+	ssize_t n =
+	    fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, line, sizeof line - 1) : -1;
 	close(fd);
 	if (n < 32)
 		return false;
@@ -331,7 +342,7 @@ void isotier_host_id(char *buf, size_t len)
 }
 
 int isotier_history_add_source_check(isotier_history *h, const isotier_source_check_row *row,
-				     isotier_error *err)
+                                     isotier_error *err)
 {
 	cleanup_hstmt hstmt *s = NULL;
 	int rc = hq_prepare(h, &s,

@@ -63,9 +63,10 @@ void isotier_history_rollback(isotier_history *h);
 
 /* Starts a run row (command: "verify", "sources check"...); *run_id set. */
 int isotier_history_run_begin(isotier_history *h, int64_t *run_id, const char *command,
-			      const char *catalogue_commit, isotier_error *err);
+                              const char *catalogue_commit, isotier_error *err);
 /* Marks a run finished with a status word ("ok", "failed", "interrupted"). */
-int isotier_history_run_end(isotier_history *h, int64_t run_id, const char *status, isotier_error *err);
+int isotier_history_run_end(isotier_history *h, int64_t run_id, const char *status,
+                            isotier_error *err);
 /* history_stale.c: marks this host's runs left 'running' by a process that is
  * gone (its pid and start time, lease.h) as 'interrupted', with a
  * 'run_interrupted' audit event each; *n of them, the first max ids in ids. */
@@ -80,7 +81,7 @@ int isotier_history_note_swept(isotier_history *h, const char *backend, const ch
 typedef struct isotier_source_check_row {
 	int64_t run_id;
 	const char *checked_at, *provider_id, *url, *quote;
-	const char *status;         /* PRESENT, CHANGED, GONE, UNREACHABLE */
+	const char *status; /* PRESENT, CHANGED, GONE, UNREACHABLE */
 	int http_status;
 	const char *content_sha256; /* hex; "" or NULL: none */
 	const char *detail;
@@ -92,7 +93,7 @@ typedef struct isotier_source_check_row {
 	const char *passage_diff; /* word-level diff around the quote, bounded */
 } isotier_source_check_row;
 int isotier_history_add_source_check(isotier_history *h, const isotier_source_check_row *row,
-				     isotier_error *err);
+                                     isotier_error *err);
 
 /* $ISOTIER_DB when set and not empty, else ISOTIER_DEFAULT_DB. An explicit
  * path (--db, db_path) always wins over both. */

@@ -73,9 +73,9 @@ struct pg_conn;
 
 struct isotier_history {
 	const history_driver *drv;
-	struct sqlite3 *db;  /* SQLite */
-	struct pg_conn *pg;  /* PostgreSQL */
-	char display[512];   /* the target as it may be shown: a URI's password redacted */
+	struct sqlite3 *db; /* SQLite */
+	struct pg_conn *pg; /* PostgreSQL */
+	char display[512];  /* the target as it may be shown: a URI's password redacted */
 	/* PostgreSQL: a run is one transaction, from run_begin to run_end, so
 	 * other readers see all of it or none of it (a killed writer's
 	 * connection ends and the server drops the run); the steps in it are
@@ -100,15 +100,42 @@ struct hstmt_head {
 };
 #define HDRV(st) (((const struct hstmt_head *)(st))->drv)
 
-static inline void hq_text(hstmt *st, int i, const char *v) { HDRV(st)->bind_text(st, i, v); }
-static inline void hq_int(hstmt *st, int i, int64_t v) { HDRV(st)->bind_int64(st, i, v); }
-static inline void hq_blob(hstmt *st, int i, const void *v, size_t n) { HDRV(st)->bind_blob(st, i, v, n); }
-static inline int hq_step(hstmt *st, isotier_error *err) { return HDRV(st)->step(st, err); }
-static inline const char *hq_col(hstmt *st, int i) { return HDRV(st)->text(st, i); }
-static inline size_t hq_bytes(hstmt *st, int i) { return HDRV(st)->bytes(st, i); }
-static inline int64_t hq_col_int(hstmt *st, int i) { return HDRV(st)->int64(st, i); }
-static inline bool hq_null(hstmt *st, int i) { return HDRV(st)->is_null(st, i); }
-static inline void hq_reset(hstmt *st) { HDRV(st)->reset(st); }
+static inline void hq_text(hstmt *st, int i, const char *v)
+{
+	HDRV(st)->bind_text(st, i, v);
+}
+static inline void hq_int(hstmt *st, int i, int64_t v)
+{
+	HDRV(st)->bind_int64(st, i, v);
+}
+static inline void hq_blob(hstmt *st, int i, const void *v, size_t n)
+{
+	HDRV(st)->bind_blob(st, i, v, n);
+}
+static inline int hq_step(hstmt *st, isotier_error *err)
+{
+	return HDRV(st)->step(st, err);
+}
+static inline const char *hq_col(hstmt *st, int i)
+{
+	return HDRV(st)->text(st, i);
+}
+static inline size_t hq_bytes(hstmt *st, int i)
+{
+	return HDRV(st)->bytes(st, i);
+}
+static inline int64_t hq_col_int(hstmt *st, int i)
+{
+	return HDRV(st)->int64(st, i);
+}
+static inline bool hq_null(hstmt *st, int i)
+{
+	return HDRV(st)->is_null(st, i);
+}
+static inline void hq_reset(hstmt *st)
+{
+	HDRV(st)->reset(st);
+}
 
 static inline void hstmt_finalizep(hstmt **st)
 {
@@ -118,6 +145,7 @@ static inline void hstmt_finalizep(hstmt **st)
 #define cleanup_hstmt __attribute__((cleanup(hstmt_finalizep)))
 
 /* The engine's text: SQLite's or PostgreSQL's spelling of one query. */
-#define HQ_SQL(h, sqlite_text, pg_text) ((h)->drv->engine == HISTORY_POSTGRES ? (pg_text) : (sqlite_text))
+#define HQ_SQL(h, sqlite_text, pg_text)                                                            \
+	((h)->drv->engine == HISTORY_POSTGRES ? (pg_text) : (sqlite_text))
 
 #endif

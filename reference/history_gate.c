@@ -10,7 +10,8 @@
  * still deny (a contradiction, a ceiling) but never grant. ?8 NULL: every
  * host's. */
 #define GATE_ROWS                                                                                  \
-	" FROM observations WHERE backend = ?1 AND (?8 IS NULL OR host_id = ?8 OR host_id IS NULL)"
+	" FROM observations WHERE backend = ?1 AND (?8 IS NULL OR host_id = ?8 OR host_id IS "     \
+	"NULL)"
 /* Of those, the rows this host's own isotier wrote: naming a host (this
  * one, or any with ?8 NULL) in a run that history import or migrate did not
  * record (?12: HISTORY_IMPORTED_COMMAND, which an import stores whatever its
@@ -33,7 +34,8 @@ _Static_assert(VERDICT_COUNT == 7, "VERDICT_SET holds one parameter per verdict"
 _Static_assert(ISOTIER_MICROVM == 3, "TIER_SET holds one parameter per tier");
 
 #define GATE_COLUMNS                                                                               \
-	"SELECT id, verdict, observed_at, COALESCE(reason, ''), ceiling_tier, host_id, claim_digest," \
+	"SELECT id, verdict, observed_at, COALESCE(reason, ''), ceiling_tier, host_id, "           \
+	"claim_digest,"                                                                            \
 	" CASE WHEN " GATE_OWN " THEN 1 ELSE 0 END"
 
 static int gate_read(hstmt *s, isotier_gate_row *row, isotier_gate_buf *b, isotier_error *err)
@@ -77,17 +79,19 @@ int isotier_history_gate_latest(isotier_history *h, const isotier_gate_query *q,
 	/* Composed from fixed pieces; every value is a parameter. */
 	char sql[2048];
 	isotier_tier tiers = q->ceiling_in != ISOTIER_UNKNOWN ? q->ceiling_in : q->ceiling_out;
-	int n = snprintf(sql, sizeof sql, "%s%s%s%s%s%s%s%s ORDER BY id DESC LIMIT 1", GATE_COLUMNS GATE_ROWS,
-	         q->own_only ? " AND " GATE_OWN : "",
-	         q->verdict_flags ? " AND verdict IN " VERDICT_SET : "",
-	         q->with_ceiling || tiers != ISOTIER_UNKNOWN ? " AND ceiling_tier IS NOT NULL" : "",
-	         q->ceiling_in != ISOTIER_UNKNOWN ? " AND upper(ceiling_tier) IN " TIER_SET : "",
-	         q->ceiling_in == ISOTIER_UNKNOWN && q->ceiling_out != ISOTIER_UNKNOWN
-	             ? " AND CASE WHEN upper(ceiling_tier) IN " TIER_SET " THEN 0 ELSE 1 END = 1"
-	             : "",
-	         q->after > 0 ? " AND id > ?13" : "", "");
+	int n = snprintf(
+	    sql, sizeof sql, "%s%s%s%s%s%s%s%s ORDER BY id DESC LIMIT 1", GATE_COLUMNS GATE_ROWS,
+	    q->own_only ? " AND " GATE_OWN : "",
+	    q->verdict_flags ? " AND verdict IN " VERDICT_SET : "",
+	    q->with_ceiling || tiers != ISOTIER_UNKNOWN ? " AND ceiling_tier IS NOT NULL" : "",
+	    q->ceiling_in != ISOTIER_UNKNOWN ? " AND upper(ceiling_tier) IN " TIER_SET : "",
+	    q->ceiling_in == ISOTIER_UNKNOWN && q->ceiling_out != ISOTIER_UNKNOWN
+	        ? " AND CASE WHEN upper(ceiling_tier) IN " TIER_SET " THEN 0 ELSE 1 END = 1"
+	        : "",
+	    q->after > 0 ? " AND id > ?13" : "", "");
 	if (n < 0 || (size_t)n >= sizeof sql)
-		return isotier_error_set(err, ISOTIER_EINVAL, 0, "read latest observation: query too long");
+		return isotier_error_set(err, ISOTIER_EINVAL, 0,
+		                         "read latest observation: query too long");
 	cleanup_hstmt hstmt *s = NULL;
 	int rc = hq_prepare(h, &s, sql, err, "read latest observation");
 	if (rc < 0)
@@ -125,18 +129,18 @@ int isotier_history_gate_future(isotier_history *h, const char *backend, const c
 		strftime(later, sizeof later, "%Y-%m-%dT%H:%M:%SZ", &tm);
 	}
 	cleanup_hstmt hstmt *s = NULL;
-	int rc = hq_prepare(
-	    h, &s,
-	    HQ_SQL(h,
-	           GATE_COLUMNS GATE_ROWS
-	           " AND (julianday(observed_at) IS NULL"
-	           "  OR julianday(observed_at) > julianday(?9) + ?10 / 86400.0)"
-	           " ORDER BY id DESC LIMIT 1",
-	           GATE_COLUMNS GATE_ROWS
-	           " AND (observed_at !~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}([T ][0-9]{2}:[0-9]{2}(:[0-9]{2}([.][0-9]+)?)?Z?)?$'"
-	           "  OR observed_at > ?11)"
-	           " ORDER BY id DESC LIMIT 1"),
-	    err, "read future-dated observations");
+	int rc = hq_prepare(h, &s,
+	                    HQ_SQL(h,
+	                           GATE_COLUMNS GATE_ROWS
+	                           " AND (julianday(observed_at) IS NULL"
+	                           "  OR julianday(observed_at) > julianday(?9) + ?10 / 86400.0)"
+	                           " ORDER BY id DESC LIMIT 1",
+	                           GATE_COLUMNS GATE_ROWS
+	                           " AND (observed_at !~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}([T "
+	                           "][0-9]{2}:[0-9]{2}(:[0-9]{2}([.][0-9]+)?)?Z?)?$'"
+	                           "  OR observed_at > ?11)"
+	                           " ORDER BY id DESC LIMIT 1"),
+	                    err, "read future-dated observations");
 	if (rc < 0)
 		return rc;
 	gate_bind(s, backend, host_id);

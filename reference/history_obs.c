@@ -38,10 +38,11 @@ static int store_evidence(isotier_history *h, const isotier_observation_record *
 	if (sha256_hex(o->evidence, o->evidence_len, sha) < 0)
 		return isotier_error_set(err, ISOTIER_EIO, 0, "record observation: hash evidence");
 	cleanup_hstmt hstmt *s = NULL;
-	int rc = hq_prepare(h, &s,
-	                    "INSERT INTO evidence_blobs(sha256, format, content) VALUES (?1, ?2, ?3)"
-	                    " ON CONFLICT (sha256) DO NOTHING",
-	                    err, "record evidence");
+	int rc =
+	    hq_prepare(h, &s,
+	               "INSERT INTO evidence_blobs(sha256, format, content) VALUES (?1, ?2, ?3)"
+	               " ON CONFLICT (sha256) DO NOTHING",
+	               err, "record evidence");
 	if (rc < 0)
 		return rc;
 	hq_text(s, 1, sha);
@@ -56,7 +57,8 @@ int isotier_history_add_observation(isotier_history *h, const isotier_observatio
 	char now[32], uuid[ISOTIER_UUID_LEN + 1], sha[65] = "";
 	isotier_utc_now(now, sizeof now);
 	if (!o->uuid && isotier_history_uuid(uuid) < 0)
-		return isotier_error_set(err, ISOTIER_EIO, 0, "record observation: no random bytes for its id");
+		return isotier_error_set(err, ISOTIER_EIO, 0,
+		                         "record observation: no random bytes for its id");
 	bool has_evidence = o->evidence && o->evidence_len;
 	int rc;
 	if (has_evidence && (rc = store_evidence(h, o, sha, err)) < 0)
@@ -67,9 +69,11 @@ int isotier_history_add_observation(isotier_history *h, const isotier_observatio
 	    "INSERT INTO observations(run_id, observed_at, backend, provider_id,"
 	    " claimed_tier, claimed_mechanism, observed_tier, observed_vendor, confidence,"
 	    " layers_json, verdict, reason, probe_json, evidence_sha256, evidence_format,"
-	    " duration_ms, kernel_relation, ceiling_tier, host_id, claim_digest, uuid, probe_schema,"
+	    " duration_ms, kernel_relation, ceiling_tier, host_id, claim_digest, uuid, "
+	    "probe_schema,"
 	    " sandbox_wall_ms, sandbox_cpu_ms, jobs, overlap)"
-	    " VALUES (?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22,"
+	    " VALUES "
+	    "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22,"
 	    "?23,?24,?25,?26)"
 	    " RETURNING id",
 	    err, "record observation");
@@ -126,8 +130,8 @@ int isotier_history_add_observation(isotier_history *h, const isotier_observatio
 
 #define LISTING_COLUMNS                                                                            \
 	"o.id, o.run_id, o.observed_at, o.backend, o.provider_id, o.claimed_tier,"                 \
-	" o.claimed_mechanism, o.observed_tier, o.observed_vendor, o.confidence, o.verdict,"      \
-	" o.reason, r.status, r.catalogue_commit, r.tool_version, o.duration_ms, " EVIDENCE_BYTES \
+	" o.claimed_mechanism, o.observed_tier, o.observed_vendor, o.confidence, o.verdict,"       \
+	" o.reason, r.status, r.catalogue_commit, r.tool_version, o.duration_ms, " EVIDENCE_BYTES  \
 	", r.host, o.host_id, o.uuid, o.sandbox_wall_ms, o.sandbox_cpu_ms, o.jobs, o.overlap"
 
 static void read_listing(hstmt *s, isotier_observation_listing *r)
@@ -170,7 +174,8 @@ int isotier_history_list_observations(isotier_history *h, const isotier_observat
 	snprintf(sql, sizeof sql,
 	         "SELECT " LISTING_COLUMNS " FROM observations o JOIN runs r ON r.id = o.run_id"
 	         " WHERE 1 = 1%s%s%s%s%s%s%s ORDER BY o.id DESC LIMIT ?2",
-	         f->backend ? " AND o.backend = ?1" : "", f->since ? " AND o.observed_at >= ?3" : "",
+	         f->backend ? " AND o.backend = ?1" : "",
+	         f->since ? " AND o.observed_at >= ?3" : "",
 	         f->until ? " AND o.observed_at < ?4" : "", f->verdict ? " AND o.verdict = ?5" : "",
 	         f->run_id ? " AND o.run_id = ?6" : "", f->id ? " AND o.id = ?7" : "",
 	         f->host ? " AND (r.host = ?8 OR r.host_id = ?8 OR o.host_id = ?8)" : "");
@@ -199,9 +204,9 @@ int isotier_history_list_backends(isotier_history *h, int (*cb)(void *ctx, const
                                   void *ctx, isotier_error *err)
 {
 	cleanup_hstmt hstmt *s = NULL;
-	int rc = hq_prepare(h, &s,
-	                    "SELECT DISTINCT backend FROM observations ORDER BY backend LIMIT 64", err,
-	                    "list backends");
+	int rc =
+	    hq_prepare(h, &s, "SELECT DISTINCT backend FROM observations ORDER BY backend LIMIT 64",
+	               err, "list backends");
 	if (rc < 0)
 		return rc;
 	while ((rc = hq_step(s, err)) > 0)
@@ -262,7 +267,8 @@ static void read_check(hstmt *s, isotier_source_check_listing *c)
 }
 
 #define CHECK_COLUMNS                                                                              \
-	"id, run_id, checked_at, provider_id, url, quote, status, http_status, content_sha256, detail"
+	"id, run_id, checked_at, provider_id, url, quote, status, http_status, content_sha256, "   \
+	"detail"
 
 int isotier_history_list_source_checks(isotier_history *h, const isotier_source_filter *f,
                                        isotier_source_check_cb cb, void *ctx, isotier_error *err)

@@ -18,11 +18,11 @@
 #include <stdio.h>
 #include <string.h>
 
-#define PG_PARAMS_MAX 64
+#define PG_PARAMS_MAX        64
 #define PG_STATEMENT_TIMEOUT "300s"
-#define OID_TEXT 25
-#define OID_INT8 20
-#define OID_BYTEA 17
+#define OID_TEXT             25
+#define OID_INT8             20
+#define OID_BYTEA            17
 
 typedef struct pg_stmt {
 	struct hstmt_head head;
@@ -52,28 +52,33 @@ static bool busy_state(const char *sqlstate)
 	                    !strcmp(sqlstate, "55P03") || !strcmp(sqlstate, "57014"));
 }
 
-static int pg_error(isotier_history *h, const PGresult *res, isotier_error *err, const char *context)
+static int pg_error(isotier_history *h, const PGresult *res, isotier_error *err,
+                    const char *context)
 {
 	const char *msg = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
 	const char *state = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
 	/* No SQLSTATE: libpq's own failure (the server closed the connection,
 	 * a send failed), or the server said it is shutting down (57P01..3). */
-	if (!h->pg || PQstatus(h->pg) == CONNECTION_BAD || !state ||
-	    !strncmp(state, "57P0", 4) || !strncmp(state, "08", 2)) {
+	if (!h->pg || PQstatus(h->pg) == CONNECTION_BAD || !state || !strncmp(state, "57P0", 4) ||
+	    !strncmp(state, "08", 2)) {
 		h->run_lost = h->run_lost || h->run_tx;
 		h->run_tx = false;
-		return history_db_error(err, SQLITE_IOERR, context,
-		                        "lost the connection to the PostgreSQL history (server stopped or "
-		                        "unreachable); nothing of the run in progress was stored");
+		return history_db_error(
+		    err, SQLITE_IOERR, context,
+		    "lost the connection to the PostgreSQL history (server stopped or "
+		    "unreachable); nothing of the run in progress was stored");
 	}
 	char buf[512];
-	snprintf(buf, sizeof buf, "%s%s%s%s", msg ? msg : PQerrorMessage(h->pg), state ? " (SQLSTATE " : "",
-	         state ? state : "", state ? ")" : "");
+	snprintf(buf, sizeof buf, "%s%s%s%s", msg ? msg : PQerrorMessage(h->pg),
+	         state ? " (SQLSTATE " : "", state ? state : "", state ? ")" : "");
 	size_t n = strlen(buf);
 	while (n && buf[n - 1] == '\n')
 		buf[--n] = '\0';
 	/* 42501: insufficient privilege; 28xxx: authentication. */
-	return history_db_error(err, busy_state(state) ? SQLITE_BUSY : state && !strcmp(state, "42501") ? SQLITE_PERM : SQLITE_ERROR,
+	return history_db_error(err,
+	                        busy_state(state)                  ? SQLITE_BUSY
+	                        : state && !strcmp(state, "42501") ? SQLITE_PERM
+	                                                           : SQLITE_ERROR,
 	                        context, buf);
 }
 
@@ -211,7 +216,8 @@ static int p_step(hstmt *s, isotier_error *err)
 	}
 	if (st->state == 0) {
 		if (!PQsendQueryParams(st->h->pg, st->sql, st->nparams, st->types,
-		                       (const char *const *)st->values, st->lengths, st->formats, 0)) {
+		                       (const char *const *)st->values, st->lengths, st->formats,
+		                       0)) {
 			st->state = 2;
 			return pg_error(st->h, NULL, err, "query history");
 		}
@@ -221,12 +227,12 @@ static int p_step(hstmt *s, isotier_error *err)
 	PGresult *r = PQgetResult(st->h->pg);
 	if (!r) {
 		st->state = 2;
-		return PQstatus(st->h->pg) == CONNECTION_BAD ? pg_error(st->h, NULL, err, "query history") : 0;
+		return PQstatus(st->h->pg) == CONNECTION_BAD
+		           ? pg_error(st->h, NULL, err, "query history")
+		           : 0;
 	}
 	switch (PQresultStatus(r)) {
-	case PGRES_SINGLE_TUPLE:
-		st->row = r;
-		return 1;
+	case PGRES_SINGLE_TUPLE: st->row = r; return 1;
 	case PGRES_TUPLES_OK:
 	case PGRES_COMMAND_OK:
 		PQclear(r);
@@ -315,7 +321,9 @@ static int p_schema_version(isotier_history *h, int *version, isotier_error *err
 	if (!have)
 		return 0;
 	res = PQexec(h->pg, "SELECT max(version) FROM isotier_schema");
-	rc = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1 ? 0 : pg_error(h, res, err, h->display);
+	rc = PQresultStatus(res) == PGRES_TUPLES_OK && PQntuples(res) == 1
+	         ? 0
+	         : pg_error(h, res, err, h->display);
 	if (rc == 0 && !PQgetisnull(res, 0, 0))
 		*version = atoi(PQgetvalue(res, 0, 0));
 	PQclear(res);
@@ -362,8 +370,9 @@ static int p_open(isotier_history *h, const char *uri, bool readonly, int busy_m
 	char *parse_err = NULL;
 	PQconninfoOption *opts = PQconninfoParse(uri, &parse_err);
 	if (!opts) {
-		int rc = isotier_error_set(err, ISOTIER_EINVAL, 0,
-		                           "history %s: not a PostgreSQL URI libpq accepts", h->display);
+		int rc =
+		    isotier_error_set(err, ISOTIER_EINVAL, 0,
+		                      "history %s: not a PostgreSQL URI libpq accepts", h->display);
 		PQfreemem(parse_err);
 		return rc;
 	}
@@ -374,11 +383,13 @@ static int p_open(isotier_history *h, const char *uri, bool readonly, int busy_m
 	 * 30 s, then 3 probes 10 s apart) and unacknowledged data (60 s)
 	 * rather than waited on for ever. */
 	const char *timeout = getenv("PGCONNECT_TIMEOUT");
-	static const char *const keys[] = {"keepalives", "keepalives_idle", "keepalives_interval",
-	                                   "keepalives_count", "tcp_user_timeout", "connect_timeout",
-	                                   "dbname", "application_name", NULL};
-	const char *const vals[] = {"1", "30", "10", "3", "60000",
-	                            timeout && *timeout ? timeout : "10", uri, "isotier", NULL};
+	static const char *const keys[] = {
+	    "keepalives",       "keepalives_idle",  "keepalives_interval",
+	    "keepalives_count", "tcp_user_timeout", "connect_timeout",
+	    "dbname",           "application_name", NULL};
+	const char *const vals[] = {"1", "30",      "10",
+	                            "3", "60000",   timeout && *timeout ? timeout : "10",
+	                            uri, "isotier", NULL};
 	h->pg = PQconnectdbParams(keys, vals, 1);
 	if (!h->pg || PQstatus(h->pg) != CONNECTION_OK) {
 		char msg[400];
@@ -404,8 +415,7 @@ static int p_open(isotier_history *h, const char *uri, bool readonly, int busy_m
 	                              h->display)) < 0)
 		return rc;
 	char set[200];
-	snprintf(set, sizeof set,
-	         "SET lock_timeout = %d; SET client_min_messages = warning;%s",
+	snprintf(set, sizeof set, "SET lock_timeout = %d; SET client_min_messages = warning;%s",
 	         busy_ms > 0 ? busy_ms : 5000,
 	         readonly ? " SET SESSION CHARACTERISTICS AS TRANSACTION READ ONLY;" : "");
 	return p_exec(h, set, err, h->display);

@@ -10,8 +10,7 @@ int isotier_history_read_begin(isotier_history *h, isotier_error *err)
 {
 	/* One snapshot: every query sees the same state while verify or
 	 * sources check write. */
-	return hq_exec(h,
-	               HQ_SQL(h, "BEGIN", "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY"),
+	return hq_exec(h, HQ_SQL(h, "BEGIN", "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY"),
 	               err, "report: begin read");
 }
 
@@ -56,14 +55,16 @@ int isotier_history_newest_record(isotier_history *h, char *buf, size_t len, iso
 	" OR (event = 'attest' AND decision LIKE '%fail%'))"
 
 /* A host (?2): the run's host name or the observation's machine id. */
-#define ON_HOST " AND (?2 IS NULL OR host_id = ?2 OR run_id IN (SELECT id FROM runs WHERE host = ?2))"
+#define ON_HOST                                                                                    \
+	" AND (?2 IS NULL OR host_id = ?2 OR run_id IN (SELECT id FROM runs WHERE host = ?2))"
 
 int isotier_history_count(isotier_history *h, isotier_history_count_of what, const char *since,
                           const char *host, int64_t *n, isotier_error *err)
 {
 	static const char *const sql[] = {
 	    [ISOTIER_COUNT_RUNS] = "SELECT count(*) FROM runs",
-	    [ISOTIER_COUNT_RUNS_SINCE] = "SELECT count(*) FROM runs WHERE ?1 IS NULL OR started_at >= ?1",
+	    [ISOTIER_COUNT_RUNS_SINCE] =
+	        "SELECT count(*) FROM runs WHERE ?1 IS NULL OR started_at >= ?1",
 	    [ISOTIER_COUNT_OBSERVATIONS_SINCE] =
 	        "SELECT count(*) FROM observations WHERE (?1 IS NULL OR observed_at >= ?1)" ON_HOST,
 	    [ISOTIER_COUNT_CHECKS_SINCE] =
@@ -80,7 +81,8 @@ int isotier_history_count(isotier_history *h, isotier_history_count_of what, con
 	if (what == ISOTIER_COUNT_OBSERVATIONS_SINCE)
 		hq_text(s, 2, host);
 	if ((rc = hq_step(s, err)) <= 0)
-		return rc < 0 ? rc : isotier_error_set(err, ISOTIER_EDB, 0, "report: count: no row");
+		return rc < 0 ? rc
+		              : isotier_error_set(err, ISOTIER_EDB, 0, "report: count: no row");
 	*n = hq_col_int(s, 0);
 	return 0;
 }
@@ -95,14 +97,13 @@ int isotier_history_count(isotier_history *h, isotier_history_count_of what, con
 #define SCAN_DURATIONS(schema)                                                                     \
 	"SELECT id, run_id, observed_at, backend, provider_id, claimed_tier,"                      \
 	" claimed_mechanism, observed_tier, observed_vendor, confidence, verdict,"                 \
-	" reason, duration_ms, kernel_relation, " schema ", host_id, sandbox_wall_ms,"            \
-	" sandbox_cpu_ms, jobs, overlap FROM observations WHERE (?1 IS NULL OR observed_at >= ?1)" ON_HOST " ORDER BY id"
+	" reason, duration_ms, kernel_relation, " schema ", host_id, sandbox_wall_ms,"             \
+	" sandbox_cpu_ms, jobs, overlap FROM observations WHERE (?1 IS NULL OR observed_at >= "    \
+	"?1)" ON_HOST " ORDER BY id"
 
-int isotier_history_scan_observations(isotier_history *h, const char *since, const char *host,
-                                      bool durations,
-                                      int (*cb)(void *ctx,
-                                                const isotier_report_observation_row *row),
-                                      void *ctx, isotier_error *err)
+int isotier_history_scan_observations(
+    isotier_history *h, const char *since, const char *host, bool durations,
+    int (*cb)(void *ctx, const isotier_report_observation_row *row), void *ctx, isotier_error *err)
 {
 	/* duration_ms is stored after probe_json: in SQLite reading it walks
 	 * each row's overflow pages, i.e. the whole database. Only the JSON
@@ -115,7 +116,8 @@ int isotier_history_scan_observations(isotier_history *h, const char *since, con
 	              : "SELECT id, run_id, observed_at, backend, provider_id, claimed_tier,"
 	                " claimed_mechanism, observed_tier, observed_vendor, confidence, verdict,"
 	                " reason, NULL, kernel_relation, NULL, host_id, NULL, NULL, NULL, NULL"
-	                " FROM observations WHERE (?1 IS NULL OR observed_at >= ?1)" ON_HOST " ORDER BY id",
+	                " FROM observations WHERE (?1 IS NULL OR observed_at >= ?1)" ON_HOST
+	                " ORDER BY id",
 	    err, "report: read observations");
 	if (rc < 0)
 		return rc;
@@ -157,12 +159,11 @@ int isotier_history_observation_extras(isotier_history *h, const int64_t *ids, s
                                        void *ctx, isotier_error *err)
 {
 	cleanup_hstmt hstmt *s = NULL;
-	int rc = hq_prepare(h, &s,
-	                    HQ_SQL(h,
-	                           "SELECT duration_ms, " SQLITE_PROBE_SCHEMA
-	                           " FROM observations WHERE id = ?1",
-	                           "SELECT duration_ms, probe_schema FROM observations WHERE id = ?1"),
-	                    err, "report: read durations");
+	int rc = hq_prepare(
+	    h, &s,
+	    HQ_SQL(h, "SELECT duration_ms, " SQLITE_PROBE_SCHEMA " FROM observations WHERE id = ?1",
+	           "SELECT duration_ms, probe_schema FROM observations WHERE id = ?1"),
+	    err, "report: read durations");
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		hq_reset(s);
 		hq_int(s, 1, ids[i]);
@@ -179,10 +180,11 @@ int isotier_history_observation_documents(isotier_history *h, const int64_t *ids
                                           void *ctx, isotier_error *err)
 {
 	cleanup_hstmt hstmt *s = NULL;
-	int rc = hq_prepare(h, &s,
-	                    "SELECT substr(layers_json, 1, CAST(?2 AS INTEGER)),"
-	                    " substr(probe_json, 1, CAST(?3 AS INTEGER)) FROM observations WHERE id = ?1",
-	                    err, "report: read evidence");
+	int rc = hq_prepare(
+	    h, &s,
+	    "SELECT substr(layers_json, 1, CAST(?2 AS INTEGER)),"
+	    " substr(probe_json, 1, CAST(?3 AS INTEGER)) FROM observations WHERE id = ?1",
+	    err, "report: read evidence");
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		hq_reset(s);
 		hq_int(s, 1, ids[i]);
@@ -202,10 +204,11 @@ int isotier_history_scan_runs(isotier_history *h, int (*cb)(void *ctx, const iso
                               void *ctx, isotier_error *err)
 {
 	cleanup_hstmt hstmt *s = NULL;
-	int rc = hq_prepare(h, &s,
-	                    "SELECT id, uuid, started_at, finished_at, status, command, tool_version,"
-	                    " catalogue_commit, host, host_id, kernel FROM runs ORDER BY id",
-	                    err, "report: read runs");
+	int rc =
+	    hq_prepare(h, &s,
+	               "SELECT id, uuid, started_at, finished_at, status, command, tool_version,"
+	               " catalogue_commit, host, host_id, kernel FROM runs ORDER BY id",
+	               err, "report: read runs");
 	if (rc < 0)
 		return rc;
 	isotier_run_row r;
@@ -224,11 +227,11 @@ int isotier_history_scan_refusals(isotier_history *h, const char *since,
                                   isotier_error *err)
 {
 	cleanup_hstmt hstmt *s = NULL;
-	int rc = hq_prepare(h, &s,
-	                    "SELECT id, at, event, sandbox_id, backend, claimed_tier, resolved_tier,"
-	                    " required_tier, decision, reason FROM audit_events" REFUSAL_WHERE
-	                    " ORDER BY at, id",
-	                    err, "report: read audit events");
+	int rc = hq_prepare(
+	    h, &s,
+	    "SELECT id, at, event, sandbox_id, backend, claimed_tier, resolved_tier,"
+	    " required_tier, decision, reason FROM audit_events" REFUSAL_WHERE " ORDER BY at, id",
+	    err, "report: read audit events");
 	if (rc < 0)
 		return rc;
 	hq_text(s, 1, since);

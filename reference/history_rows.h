@@ -137,8 +137,8 @@ void isotier_history_read_end(isotier_history *h);
 int isotier_history_newest_record(isotier_history *h, char *buf, size_t len, isotier_error *err);
 
 typedef enum isotier_history_count_of {
-	ISOTIER_COUNT_RUNS,              /* every run */
-	ISOTIER_COUNT_RUNS_SINCE,        /* started at or after since */
+	ISOTIER_COUNT_RUNS,       /* every run */
+	ISOTIER_COUNT_RUNS_SINCE, /* started at or after since */
 	ISOTIER_COUNT_OBSERVATIONS_SINCE,
 	ISOTIER_COUNT_CHECKS_SINCE,
 	ISOTIER_COUNT_REFUSALS_SINCE,
@@ -160,11 +160,9 @@ typedef struct isotier_report_observation_row {
 	 * -1: NULL, or not read. */
 	int64_t sandbox_wall_ms, sandbox_cpu_ms, jobs, overlap;
 } isotier_report_observation_row;
-int isotier_history_scan_observations(isotier_history *h, const char *since, const char *host,
-                                      bool durations,
-                                      int (*cb)(void *ctx,
-                                                const isotier_report_observation_row *row),
-                                      void *ctx, isotier_error *err);
+int isotier_history_scan_observations(
+    isotier_history *h, const char *since, const char *host, bool durations,
+    int (*cb)(void *ctx, const isotier_report_observation_row *row), void *ctx, isotier_error *err);
 /* For each of ids[0..n): cb(ctx, i, duration_ms or -1, probe_schema or NULL). */
 int isotier_history_observation_extras(isotier_history *h, const int64_t *ids, size_t n,
                                        int (*cb)(void *ctx, size_t i, int64_t duration_ms,
@@ -230,15 +228,15 @@ typedef struct isotier_gate_row {
 /* Which rows a read takes. */
 typedef struct isotier_gate_query {
 	const char *backend;
-	const char *host_id;  /* this host's machine id; NULL: every host's */
+	const char *host_id;    /* this host's machine id; NULL: every host's */
 	unsigned verdict_flags; /* only verdicts with one of these flags (0: any)... */
 	unsigned verdict_not;   /* ...and none of these */
 	bool with_ceiling;      /* only rows with a ceiling */
 	/* Only rows whose ceiling is (ceiling_in) or is not (ceiling_out) one
 	 * of the tiers that satisfy this one (ISOTIER_UNKNOWN: no filter). */
 	isotier_tier ceiling_in, ceiling_out;
-	bool own_only;          /* only rows this host's own isotier wrote */
-	int64_t after;          /* only rows with a larger id */
+	bool own_only; /* only rows this host's own isotier wrote */
+	int64_t after; /* only rows with a larger id */
 } isotier_gate_query;
 /* 1 and *row filled (strings valid until the next call with this buffer),
  * 0 when no row matches. */

@@ -22,7 +22,8 @@ static int sqlite_error(isotier_history *h, isotier_error *err, const char *cont
 {
 	if (!h || !h->db)
 		return history_db_error(err, SQLITE_CANTOPEN, context, "no database");
-	return history_db_error(err, sqlite3_extended_errcode(h->db), context, sqlite3_errmsg(h->db));
+	return history_db_error(err, sqlite3_extended_errcode(h->db), context,
+	                        sqlite3_errmsg(h->db));
 }
 
 static int s_exec(isotier_history *h, const char *sql, isotier_error *err, const char *context)
@@ -164,10 +165,13 @@ int isotier_history_check_file(const char *path, isotier_error *err)
 	if (!*path || !strcmp(path, ":memory:") || isotier_history_is_uri(path))
 		return 0;
 	if (stat(path, &st) != 0)
-		return errno == ENOENT ? 0 : isotier_error_set(err, ISOTIER_EIO, errno, "history %s", path);
+		return errno == ENOENT
+		           ? 0
+		           : isotier_error_set(err, ISOTIER_EIO, errno, "history %s", path);
 	if (!S_ISREG(st.st_mode))
-		return isotier_error_set(err, ISOTIER_EINVAL, 0, "history %s: %s, not a database file",
-					 path, isotier_file_kind(st.st_mode));
+		return isotier_error_set(err, ISOTIER_EINVAL, 0,
+		                         "history %s: %s, not a database file", path,
+		                         isotier_file_kind(st.st_mode));
 	if (st.st_size == 0)
 		return 0;
 	char head[sizeof magic];
@@ -182,13 +186,14 @@ int isotier_history_check_file(const char *path, isotier_error *err)
 	if (n < 0)
 		return isotier_error_set(err, ISOTIER_EIO, errno ? errno : EIO, "history %s", path);
 	if (n != (ssize_t)sizeof head || memcmp(head, magic, sizeof magic))
-		return isotier_error_set(err, ISOTIER_EDATA, 0,
-					 "history %s: not an SQLite database; not turning it into one",
-					 path);
+		return isotier_error_set(
+		    err, ISOTIER_EDATA, 0,
+		    "history %s: not an SQLite database; not turning it into one", path);
 	return 0;
 }
 
-static int raw_open(isotier_history *h, const char *path, int flags, int busy_ms, isotier_error *err)
+static int raw_open(isotier_history *h, const char *path, int flags, int busy_ms,
+                    isotier_error *err)
 {
 	int rc;
 	if (!(flags & SQLITE_OPEN_URI) && (rc = isotier_history_check_file(path, err)) < 0)
@@ -226,10 +231,13 @@ static int s_open(isotier_history *h, const char *path, bool readonly, int busy_
 {
 	int rc;
 	if (!readonly) {
-		if ((rc = raw_open(h, path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, busy_ms, err)) < 0)
+		if ((rc = raw_open(h, path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, busy_ms,
+		                   err)) < 0)
 			return rc;
-		return s_exec(h, "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON;"
-		                 "PRAGMA synchronous=NORMAL;", err, path);
+		return s_exec(h,
+		              "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON;"
+		              "PRAGMA synchronous=NORMAL;",
+		              err, path);
 	}
 	if (access(path, R_OK) != 0)
 		return isotier_error_set(err, ISOTIER_EDB, errno, "open history %s", path);

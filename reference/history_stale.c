@@ -29,9 +29,9 @@ int isotier_history_mark_stale(isotier_history *h, int64_t *ids, size_t max, siz
 		/* Gone only where this process can tell (lease.h): a pid of another
 		 * pid namespace (a container sharing the history) is no pid here. */
 		if (n_dead < 64 && pid > 0 && pid < INT32_MAX && pid != getpid() &&
-		    isotier_owner_gone((int)pid, (unsigned long long)start,
-		                       isotier_lease_owner_pidns((int)pid,
-		                                                 (unsigned long long)start)) == 1)
+		    isotier_owner_gone(
+		        (int)pid, (unsigned long long)start,
+		        isotier_lease_owner_pidns((int)pid, (unsigned long long)start)) == 1)
 			dead[n_dead++] = hq_col_int(q, 0);
 	}
 	if (rc < 0)
@@ -63,8 +63,11 @@ int isotier_history_mark_stale(isotier_history *h, int64_t *ids, size_t max, siz
 		         "host stopped): marked interrupted",
 		         (long long)dead[i]);
 		if ((rc = isotier_history_add_audit_event(
-		         h, &(isotier_audit_row){.at = now, .event = "run_interrupted",
-		                                 .decision = "interrupted", .reason = reason},
+		         h,
+		         &(isotier_audit_row){.at = now,
+		                              .event = "run_interrupted",
+		                              .decision = "interrupted",
+		                              .reason = reason},
 		         err)) < 0)
 			return isotier_error_prefix(err, "mark stale run");
 		if (*n < max)
@@ -79,10 +82,13 @@ int isotier_history_note_swept(isotier_history *h, const char *backend, const ch
 {
 	char now[32];
 	isotier_utc_now(now, sizeof now);
-	int rc = isotier_history_add_audit_event(
-	    h, &(isotier_audit_row){.at = now, .event = "leftover_swept", .backend = backend,
-	                            .decision = "removed", .reason = reason},
-	    err);
+	int rc = isotier_history_add_audit_event(h,
+	                                         &(isotier_audit_row){.at = now,
+	                                                              .event = "leftover_swept",
+	                                                              .backend = backend,
+	                                                              .decision = "removed",
+	                                                              .reason = reason},
+	                                         err);
 	return rc < 0 ? isotier_error_prefix(err, "record sweep") : 0;
 }
 

@@ -16,7 +16,7 @@
 #include <openssl/evp.h>
 #include <string.h>
 
-#define EXPORT_SCHEMA "isotier.history.export/1"
+#define EXPORT_SCHEMA  "isotier.history.export/1"
 #define LINE_MAX_BYTES (64u << 20) /* evidence is 23-61 KB; far above any real line */
 
 static void add_str(cJSON *o, const char *k, const char *v)
@@ -55,9 +55,9 @@ static int export_runs(isotier_history *h, FILE *out, isotier_error *err)
 	                    "SELECT uuid, started_at, finished_at, tool_version, catalogue_commit,"
 	                    " command, status, host, host_id, kernel FROM runs ORDER BY id",
 	                    err, "export runs");
-	static const char *const keys[] = {"uuid",   "started_at", "finished_at", "tool_version",
-	                                   "catalogue_commit", "command", "status", "host",
-	                                   "host_id", "kernel"};
+	static const char *const keys[] = {
+	    "uuid",    "started_at", "finished_at", "tool_version", "catalogue_commit",
+	    "command", "status",     "host",        "host_id",      "kernel"};
 	while (rc == 0 && (rc = hq_step(s, err)) > 0) {
 		cJSON *o = cJSON_CreateObject();
 		if (o) {
@@ -73,8 +73,9 @@ static int export_runs(isotier_history *h, FILE *out, isotier_error *err)
 static int export_evidence(isotier_history *h, FILE *out, isotier_error *err)
 {
 	cleanup_hstmt hstmt *s = NULL;
-	int rc = hq_prepare(h, &s, "SELECT sha256, format, content FROM evidence_blobs ORDER BY sha256",
-	                    err, "export evidence");
+	int rc =
+	    hq_prepare(h, &s, "SELECT sha256, format, content FROM evidence_blobs ORDER BY sha256",
+	               err, "export evidence");
 	while (rc == 0 && (rc = hq_step(s, err)) > 0) {
 		size_t len = 0;
 		const void *blob = HDRV(s)->blob(s, 2, &len);
@@ -92,12 +93,27 @@ static int export_evidence(isotier_history *h, FILE *out, isotier_error *err)
 	return rc;
 }
 
-static const char *const obs_keys[] = {
-    "uuid",           "run_uuid",        "observed_at",  "backend",      "provider_id",
-    "claimed_tier",   "claimed_mechanism", "observed_tier", "observed_vendor", "confidence",
-    "layers_json",    "verdict",         "reason",       "probe_json",   "evidence_format",
-    "kernel_relation", "ceiling_tier",   "host_id",      "claim_digest", "evidence_sha256",
-    "probe_schema"};
+static const char *const obs_keys[] = {"uuid",
+                                       "run_uuid",
+                                       "observed_at",
+                                       "backend",
+                                       "provider_id",
+                                       "claimed_tier",
+                                       "claimed_mechanism",
+                                       "observed_tier",
+                                       "observed_vendor",
+                                       "confidence",
+                                       "layers_json",
+                                       "verdict",
+                                       "reason",
+                                       "probe_json",
+                                       "evidence_format",
+                                       "kernel_relation",
+                                       "ceiling_tier",
+                                       "host_id",
+                                       "claim_digest",
+                                       "evidence_sha256",
+                                       "probe_schema"};
 #define N_OBS_TEXT 21
 /* Schema 8's integer columns, in this order after the others. */
 static const char *const obs_counts[] = {"sandbox_wall_ms", "sandbox_cpu_ms", "jobs", "overlap"};
@@ -124,7 +140,8 @@ static int export_observations(isotier_history *h, FILE *out, isotier_error *err
 			if (hq_null(s, 21))
 				cJSON_AddNullToObject(o, "duration_ms");
 			else
-				cJSON_AddNumberToObject(o, "duration_ms", (double)hq_col_int(s, 21));
+				cJSON_AddNumberToObject(o, "duration_ms",
+				                        (double)hq_col_int(s, 21));
 			/* Schema 8's; null where NULL (older rows, not measured). */
 			for (int i = 0; i < N_OBS_COUNTS; i++)
 				if (hq_null(s, 23 + i))
@@ -200,9 +217,9 @@ static int import_run(isotier_history *h, const cJSON *o, isotier_transfer_count
 	                    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, COALESCE(?7, 'unknown'), ?8, ?9, ?10)"
 	                    " ON CONFLICT (uuid) DO NOTHING RETURNING id",
 	                    err, "import run");
-	static const char *const keys[] = {"uuid",   "started_at", "finished_at", "tool_version",
-	                                   "catalogue_commit", "command", "status", "host",
-	                                   "host_id", "kernel"};
+	static const char *const keys[] = {
+	    "uuid",    "started_at", "finished_at", "tool_version", "catalogue_commit",
+	    "command", "status",     "host",        "host_id",      "kernel"};
 	for (int i = 0; rc == 0 && i < 10; i++)
 		hq_text(s, i + 1, field(o, keys[i]));
 	/* Whatever the file says the run was, here it is an import: its rows
@@ -242,10 +259,11 @@ static int import_evidence(isotier_history *h, const cJSON *o, const char *file,
 		return bad(err, file, line, "evidence content does not match its sha256");
 	}
 	cleanup_hstmt hstmt *s = NULL;
-	int rc = hq_prepare(h, &s,
-	                    "INSERT INTO evidence_blobs(sha256, format, content) VALUES (?1, ?2, ?3)"
-	                    " ON CONFLICT (sha256) DO NOTHING",
-	                    err, "import evidence");
+	int rc =
+	    hq_prepare(h, &s,
+	               "INSERT INTO evidence_blobs(sha256, format, content) VALUES (?1, ?2, ?3)"
+	               " ON CONFLICT (sha256) DO NOTHING",
+	               err, "import evidence");
 	if (rc == 0) {
 		hq_text(s, 1, sha);
 		hq_text(s, 2, field(o, "format"));
@@ -262,7 +280,8 @@ static int import_observation(isotier_history *h, const cJSON *o, const char *fi
 	const char *uuid = field(o, "uuid"), *run_uuid = field(o, "run_uuid");
 	if (!uuid || !run_uuid || !field(o, "backend") || !field(o, "verdict") ||
 	    !field(o, "observed_at"))
-		return bad(err, file, line, "observation without uuid, run_uuid, backend, verdict or time");
+		return bad(err, file, line,
+		           "observation without uuid, run_uuid, backend, verdict or time");
 	int64_t run_id = 0, imported = 0;
 	cleanup_hstmt hstmt *q = NULL;
 	int rc = hq_prepare(h, &q,
@@ -282,7 +301,8 @@ static int import_observation(isotier_history *h, const cJSON *o, const char *fi
 		rc = rc < 0 ? rc : found;
 	}
 	if (rc <= 0)
-		return rc < 0 ? rc : bad(err, file, line, "observation of a run the file does not hold");
+		return rc < 0 ? rc
+		              : bad(err, file, line, "observation of a run the file does not hold");
 	if (!imported) {
 		/* A run this history recorded itself (the file holds a copy of
 		 * it): its observations are here already, or the file would
@@ -298,9 +318,10 @@ static int import_observation(isotier_history *h, const cJSON *o, const char *fi
 			n->skipped++;
 			return 0;
 		}
-		return bad(err, file, line,
-		           "observation of a run this history recorded itself (not imported): an import "
-		           "may not add rows to it");
+		return bad(
+		    err, file, line,
+		    "observation of a run this history recorded itself (not imported): an import "
+		    "may not add rows to it");
 	}
 	/* Evidence once more by content: an old row's inline bytes move to
 	 * evidence_blobs like a new row's. */
@@ -310,7 +331,8 @@ static int import_observation(isotier_history *h, const cJSON *o, const char *fi
 	if (inline_b64) {
 		size_t len = strlen(inline_b64);
 		unsigned char *raw = len < INT32_MAX ? malloc(len / 4 * 3 + 3) : NULL;
-		int k = raw ? EVP_DecodeBlock(raw, (const unsigned char *)inline_b64, (int)len) : -1;
+		int k =
+		    raw ? EVP_DecodeBlock(raw, (const unsigned char *)inline_b64, (int)len) : -1;
 		while (k > 0 && len && inline_b64[len - 1] == '=')
 			len--, k--;
 		unsigned char md[32];
@@ -343,7 +365,8 @@ static int import_observation(isotier_history *h, const cJSON *o, const char *fi
 	    " ceiling_tier, host_id, claim_digest, evidence_sha256, probe_schema, duration_ms,"
 	    " sandbox_wall_ms, sandbox_cpu_ms, jobs, overlap)"
 	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
-	    " ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26) ON CONFLICT (uuid) DO NOTHING RETURNING id",
+	    " ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26) ON CONFLICT (uuid) DO NOTHING RETURNING "
+	    "id",
 	    err, "import observation");
 	if (rc < 0)
 		return rc;
@@ -360,7 +383,8 @@ static int import_observation(isotier_history *h, const cJSON *o, const char *fi
 	/* A count that is not a whole number in range is not one: NULL. */
 	for (int i = 0; i < N_OBS_COUNTS; i++) {
 		const cJSON *c = cJSON_GetObjectItemCaseSensitive(o, obs_counts[i]);
-		if (cJSON_IsNumber(c) && c->valuedouble >= 0 && c->valuedouble < 9007199254740992.0 &&
+		if (cJSON_IsNumber(c) && c->valuedouble >= 0 &&
+		    c->valuedouble < 9007199254740992.0 &&
 		    c->valuedouble == (double)(int64_t)c->valuedouble)
 			hq_int(s, 23 + i, (int64_t)c->valuedouble);
 	}
@@ -417,8 +441,8 @@ int isotier_history_import_jsonl(isotier_history *h, FILE *in, const char *name,
 			break;
 		}
 		if (len < 0) {
-			rc = isotier_error_set(err, ISOTIER_ENOMEM, 0, "import %s:%zu: out of memory",
-			                       name, lineno);
+			rc = isotier_error_set(err, ISOTIER_ENOMEM, 0,
+			                       "import %s:%zu: out of memory", name, lineno);
 			break;
 		}
 		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
@@ -433,14 +457,16 @@ int isotier_history_import_jsonl(isotier_history *h, FILE *in, const char *name,
 		const char *type = field(o, "type");
 		if (lineno == 1 && (!type || strcmp(type, "header") || !field(o, "schema") ||
 		                    strcmp(field(o, "schema"), EXPORT_SCHEMA)))
-			rc = bad(err, name, lineno, "not an isotier history export (" EXPORT_SCHEMA ")");
+			rc = bad(err, name, lineno,
+			         "not an isotier history export (" EXPORT_SCHEMA ")");
 		else if (!type)
 			rc = bad(err, name, lineno, "a record without a type");
 		else if (!strcmp(type, "run"))
 			rc = field(o, "uuid") && field(o, "started_at") && field(o, "command") &&
 			             field(o, "tool_version")
 			         ? import_run(h, o, n, err)
-			         : bad(err, name, lineno, "run without uuid, started_at, command or tool_version");
+			         : bad(err, name, lineno,
+			               "run without uuid, started_at, command or tool_version");
 		else if (!strcmp(type, "evidence"))
 			rc = import_evidence(h, o, name, lineno, err);
 		else if (!strcmp(type, "observation"))
@@ -478,7 +504,8 @@ int isotier_history_import(isotier_history *h, const char *path, isotier_transfe
 		FILE *tmp = tmpfile();
 		if (!tmp) {
 			isotier_history_close(src);
-			return isotier_error_set(err, ISOTIER_EIO, errno, "import %s: temporary file", path);
+			return isotier_error_set(err, ISOTIER_EIO, errno,
+			                         "import %s: temporary file", path);
 		}
 		rc = isotier_history_export(src, tmp, err);
 		isotier_history_close(src);

@@ -32,7 +32,8 @@ int hq_exec(isotier_history *h, const char *sql, isotier_error *err, const char 
 
 bool isotier_history_is_uri(const char *target)
 {
-	return target && (!strncmp(target, "postgresql://", 13) || !strncmp(target, "postgres://", 11));
+	return target &&
+	       (!strncmp(target, "postgresql://", 13) || !strncmp(target, "postgres://", 11));
 }
 
 void isotier_history_display(const char *target, char *buf, size_t len)
@@ -61,4 +62,3 @@ void isotier_history_display(const char *target, char *buf, size_t len)
 		snprintf(p + 9, len - (size_t)(p + 9 - buf), ISOTIER_REDACTED "%s", rest);
 	}
 }
-

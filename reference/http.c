@@ -181,7 +181,8 @@ static int attempt(const isotier_http_request *req, isotier_http_response *resp,
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
 	                 (long)(timeout_ms < 10000 ? timeout_ms : 10000));
 	curl_easy_setopt(c, CURLOPT_FOLLOWLOCATION, req->max_redirects > 0 ? 1L : 0L);
-	curl_easy_setopt(c, CURLOPT_MAXREDIRS, (long)(req->max_redirects > 0 ? req->max_redirects : 0));
+	curl_easy_setopt(c, CURLOPT_MAXREDIRS,
+	                 (long)(req->max_redirects > 0 ? req->max_redirects : 0));
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(c, CURLOPT_REDIR_PROTOCOLS_STR, "http,https");
 	if (req->decode_content)
@@ -235,8 +236,9 @@ static int attempt(const isotier_http_request *req, isotier_http_response *resp,
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &resp->status);
 	char *eff = NULL;
 	char refused[24] = ""; /* the scheme of a redirect target that is not followed */
-	if (req->max_redirects > 0 && curl_easy_getinfo(c, CURLINFO_EFFECTIVE_URL, &eff) == CURLE_OK &&
-	    eff && strcmp(eff, req->url) != 0) {
+	if (req->max_redirects > 0 &&
+	    curl_easy_getinfo(c, CURLINFO_EFFECTIVE_URL, &eff) == CURLE_OK && eff &&
+	    strcmp(eff, req->url) != 0) {
 		if (strncasecmp(eff, "http://", 7) && strncasecmp(eff, "https://", 8))
 			redirect_scheme(refused, sizeof refused, eff);
 		else
@@ -251,8 +253,8 @@ static int attempt(const isotier_http_request *req, isotier_http_response *resp,
 	} else if (cc == CURLE_OPERATION_TIMEDOUT) {
 		resp->sent = true;
 		rc = isotier_error_set(err, ISOTIER_ETIMEDOUT, 0,
-		                       "%s %s: timed out: no complete answer in %lld ms", req->method,
-		                       where, (long long)timeout_ms);
+		                       "%s %s: timed out: no complete answer in %lld ms",
+		                       req->method, where, (long long)timeout_ms);
 	} else if (refused[0]) {
 		/* Named by its scheme alone: the rest of a URL a server chose
 		 * (file:///etc/passwd, credentials in a query) is not repeated. */
@@ -264,8 +266,8 @@ static int attempt(const isotier_http_request *req, isotier_http_response *resp,
 	} else if (cc == CURLE_TOO_MANY_REDIRECTS) {
 		resp->sent = true;
 		rc = isotier_error_set(err, ISOTIER_EIO, 0,
-		                       "%s %s: more than %d redirects (redirect loop?)", req->method,
-		                       where, req->max_redirects);
+		                       "%s %s: more than %d redirects (redirect loop?)",
+		                       req->method, where, req->max_redirects);
 	} else if (cc != CURLE_OK) {
 		if (cc != CURLE_COULDNT_CONNECT && cc != CURLE_COULDNT_RESOLVE_HOST)
 			resp->sent = true;
@@ -366,7 +368,8 @@ int isotier_http_perform(const isotier_http_request *req, isotier_http_response 
 		if (isotier_now_ms() + delay >= end)
 			return rc ? rc
 			          : isotier_http_status_error(err, ISOTIER_EIO,
-			                                      req->deadline_ms && end == req->deadline_ms
+			                                      req->deadline_ms &&
+			                                              end == req->deadline_ms
 			                                          ? "no retry before the deadline"
 			                                          : "no retry within the timeout",
 			                                      resp);

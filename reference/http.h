@@ -15,11 +15,10 @@
  *   create whose outcome was checked first), on 5xx and on transport errors
  *   (connect, resolve, send, receive, an answer cut short; never a TLS
  *   verification failure, a malformed URL or a redirect loop);
- *   a connection that could not be made (nothing sent) is always retried; waits honour Retry-After (seconds or an HTTP-date, capped at 30 s);
- *   no wait outlasts the deadline, or without one the timeout counted from
- *   the first attempt (a longer one is not started: the answer is the
- *   error), else
- *   exponential backoff from 500 ms. A timeout is never retried here;
+ *   a connection that could not be made (nothing sent) is always retried; waits honour Retry-After
+ * (seconds or an HTTP-date, capped at 30 s); no wait outlasts the deadline, or without one the
+ * timeout counted from the first attempt (a longer one is not started: the answer is the error),
+ * else exponential backoff from 500 ms. A timeout is never retried here;
  * - stops within 100 ms once cancel_fd (> 0; <= 0: none) is readable, hung up
  *   or not open (isotier_cancelled) -> ISOTIER_EINTR; a cleanup request (a
  *   DELETE after an interrupt) ignores cancel_fd and always runs to its end
@@ -57,11 +56,11 @@ typedef struct isotier_http_request {
 	size_t max_body;         /* 0: ISOTIER_HTTP_MAX_BODY */
 	bool retry_5xx;          /* safe to repeat: retry 5xx and connect failures too */
 	int max_attempts;        /* 0: 4 */
-	int64_t backoff_ms;      /* first retry's wait without Retry-After, doubled each time; 0: 500 */
+	int64_t backoff_ms; /* first retry's wait without Retry-After, doubled each time; 0: 500 */
 	int64_t retry_after_max_ms; /* the longest Retry-After honoured; 0: 30 s */
-	int max_redirects;       /* 0: a 3xx is the answer; >0: follow at most this many */
-	bool decode_content;     /* ask for and decode any content encoding libcurl knows */
-	isotier_http_sink sink;  /* 2xx bodies streamed to it instead of kept */
+	int max_redirects;          /* 0: a 3xx is the answer; >0: follow at most this many */
+	bool decode_content;        /* ask for and decode any content encoding libcurl knows */
+	isotier_http_sink sink;     /* 2xx bodies streamed to it instead of kept */
 	void *sink_ctx;
 	int cancel_fd; /* readable: stop (ISOTIER_EINTR); <= 0: none */
 	bool cleanup;  /* ignores cancel_fd: runs even after a cancel */

@@ -164,9 +164,8 @@ isotier_tier judge_ceiling_tier(probe_tier ceiling)
  * seen from inside the sandbox's own kernel or Sentry); a vm layer only when
  * the kernel is shown to be the sandbox's own.
  */
-static isotier_kernel_relation effective_relation(const probe_result *p,
-                                                  isotier_kernel_relation rel,
-                                                  isotier_host_evidence host)
+static isotier_kernel_relation
+effective_relation(const probe_result *p, isotier_kernel_relation rel, isotier_host_evidence host)
 {
 	/* A trustworthy gVisor innermost: the identity read is the Sentry's.
 	 * What the host itself saw is not: its SHARED stands. */
@@ -187,7 +186,8 @@ static bool layer_is_own(const probe_layer *l, isotier_kernel_relation rel,
 {
 	switch (l->kind) {
 	case PROBE_LAYER_VM:
-		return vm_is_own(rel) && (host == ISOTIER_HOST_NONE || (saw & ISOTIER_HOST_SAW_VMM));
+		return vm_is_own(rel) &&
+		       (host == ISOTIER_HOST_NONE || (saw & ISOTIER_HOST_SAW_VMM));
 	case PROBE_LAYER_GVISOR:
 		/* gVisor's answers can be imitated by a seccomp filter: with a
 		 * view of its own, the host must have seen runsc run the
@@ -285,7 +285,8 @@ void judge(judge_result *out, const judge_claim *claim, const probe_result *prob
 		                 "; under gVisor the kernel identity is the Sentry's and proves "
 		                 "nothing about a VM outside it");
 		/* What the host saw is not the Sentry's: it stays in the reason. */
-		const char *seen = kernel && kernel->detail ? strstr(kernel->detail, "; the host ") : NULL;
+		const char *seen =
+		    kernel && kernel->detail ? strstr(kernel->detail, "; the host ") : NULL;
 		if (seen && n > 0 && (size_t)n < sizeof kdetail)
 			snprintf(kdetail + n, sizeof kdetail - (size_t)n, "%s", seen);
 	}
@@ -375,7 +376,8 @@ void judge(judge_result *out, const judge_claim *claim, const probe_result *prob
 			    "claimed %s (%s), but the workload runs on the host's kernel (%s): "
 			    "what answers like gVisor is not gVisor; the sandbox's own boundary is "
 			    "%s [%s]",
-			    tname, claim_mech, kernel && kernel->detail ? kernel->detail : "host view",
+			    tname, claim_mech,
+			    kernel && kernel->detail ? kernel->detail : "host view",
 			    probe_tier_name(own_obs), layers);
 			out->verdict = VERDICT_CONTRADICTED;
 		} else {

@@ -107,7 +107,8 @@ isotier_kernel_relation isotier_kernel_compare(const isotier_kernel_id *host,
 		snprintf(detail, detail_len,
 		         "boot_id %s differs from the host's %s but the %s boot time is missing: "
 		         "kernel identity not comparable",
-		         sandbox->boot_id, host->boot_id, sandbox->btime > 0 ? "host's" : "sandbox's");
+		         sandbox->boot_id, host->boot_id,
+		         sandbox->btime > 0 ? "host's" : "sandbox's");
 		return ISOTIER_KERNEL_UNCOMPARED;
 	}
 	snprintf(detail, detail_len,

@@ -277,13 +277,13 @@ void isotier_lease_take(const isotier_lease *l, const char *key)
 	    !make_dir(dir))
 		return;
 	char body[2048];
-	int n = snprintf(body, sizeof body,
-	                 "owner=%d:%llu:%llu\nkind=%s\nbackend=%s\ncli=%s\nwrap=%s\nname=%s\n"
-	                 "path=%s\nglobal=%s\n",
-	                 (int)getpid(), isotier_pid_start(getpid()), isotier_pidns(), l->kind,
-	                 l->backend ? l->backend : "", l->cli ? l->cli : "", l->wrap ? l->wrap : "",
-	                 l->name ? l->name : "", l->path ? l->path : "",
-	                 l->global ? l->global : "");
+	int n =
+	    snprintf(body, sizeof body,
+	             "owner=%d:%llu:%llu\nkind=%s\nbackend=%s\ncli=%s\nwrap=%s\nname=%s\n"
+	             "path=%s\nglobal=%s\n",
+	             (int)getpid(), isotier_pid_start(getpid()), isotier_pidns(), l->kind,
+	             l->backend ? l->backend : "", l->cli ? l->cli : "", l->wrap ? l->wrap : "",
+	             l->name ? l->name : "", l->path ? l->path : "", l->global ? l->global : "");
 	if (n <= 0 || (size_t)n >= sizeof body)
 		return;
 	/* Written whole, then renamed: a sweep never reads half a lease. */

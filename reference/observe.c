@@ -52,7 +52,8 @@ static void exec_probe(isotier_probe_run *pr, const isotier_backend *b, void *st
 		argv[n++] = ISOTIER_GUEST_CAPTURE;
 	}
 	argv[n] = NULL;
-	isotier_exec_request req = {.argv = argv, .timeout_s = o->timeout_s, .cancel_fd = o->cancel_fd};
+	isotier_exec_request req = {
+	    .argv = argv, .timeout_s = o->timeout_s, .cancel_fd = o->cancel_fd};
 	isotier_collected got = {.max_out = PROBE_RESULT_MAX_BYTES};
 	isotier_host_watch *watch = NULL;
 	isotier_error werr = {0};
@@ -61,7 +62,8 @@ static void exec_probe(isotier_probe_run *pr, const isotier_backend *b, void *st
 	int wait_ms = (o->timeout_s > 0 ? o->timeout_s : 60) * 1000;
 	if (view && isotier_host_watch_start(&watch, ISOTIER_GUEST_PROBE, nonce, wait_ms,
 	                                     o->cancel_fd, &werr) < 0)
-		snprintf(view->workload_detail, sizeof view->workload_detail, "%.190s", werr.message);
+		snprintf(view->workload_detail, sizeof view->workload_detail, "%.190s",
+		         werr.message);
 	pr->rc = isotier_exec_collect(&got, b, state, &req, &pr->exit_status, &pr->err);
 	if (watch)
 		isotier_host_watch_stop(watch, view);
@@ -77,7 +79,8 @@ static void exec_probe(isotier_probe_run *pr, const isotier_backend *b, void *st
 		isotier_error_set(&pr->parse_err, ISOTIER_EDATA, 0, "output larger than %d bytes",
 		                  PROBE_RESULT_MAX_BYTES);
 	else
-		pr->parsed = probe_result_parse(&pr->probe, pr->out, pr->out_len, &pr->parse_err) == 0;
+		pr->parsed =
+		    probe_result_parse(&pr->probe, pr->out, pr->out_len, &pr->parse_err) == 0;
 	check_nonce(pr, nonce);
 }
 
@@ -105,7 +108,8 @@ static isotier_kernel_relation relate_siblings(const isotier_observation *obs, c
 	const isotier_probe_run *second = &obs->run[1];
 	if (obs->n_runs < 2) {
 		snprintf(detail, len,
-		         "one %s sandbox: its kernel is compared with another's only by verify", name);
+		         "one %s sandbox: its kernel is compared with another's only by verify",
+		         name);
 		return ISOTIER_KERNEL_UNCOMPARED;
 	}
 	if (second->rc < 0 || !second->out) {
@@ -216,9 +220,10 @@ static void relate(isotier_observation *obs)
 	} else if (!obs->run[0].probe.identity_trusted) {
 		/* The identity the sandbox printed may be a bind mount: only
 		 * the host's view stands, and it proves no kernel of its own. */
-		int n = snprintf(detail, len,
-		                 "%.150s, but the sandbox's identity inputs are not genuine (%.120s)",
-		                 ident, obs->run[0].probe.identity_problem);
+		int n =
+		    snprintf(detail, len,
+		             "%.150s, but the sandbox's identity inputs are not genuine (%.120s)",
+		             ident, obs->run[0].probe.identity_problem);
 		if (n > 0 && (size_t)n < len)
 			snprintf(detail + n, len - (size_t)n, "; %s", obs->host_detail);
 	} else {
@@ -233,8 +238,8 @@ static int finish(isotier_observation *obs, isotier_error *err)
 	const isotier_probe_run *first = &obs->run[0];
 	int rc = 0;
 	if (!obs->available)
-		rc = isotier_error_set(&obs->err, ISOTIER_EUNAVAILABLE, 0, "%s: %s", obs->backend->name,
-		                       obs->why);
+		rc = isotier_error_set(&obs->err, ISOTIER_EUNAVAILABLE, 0, "%s: %s",
+		                       obs->backend->name, obs->why);
 	else if (obs->rc < 0)
 		rc = obs->rc;
 	else if (!first->parsed)
@@ -289,8 +294,7 @@ static void read_host_view(isotier_observation *obs, const isotier_probe_run *pr
 		const char *why = v->pattern_detail[0] ? v->pattern_detail : v->workload_detail;
 		snprintf(d, len, "the host could not run its task-count challenge%s%.200s",
 		         why[0] ? ": " : "", why);
-	}
-	else if (!pr->parsed)
+	} else if (!pr->parsed)
 		snprintf(d, len, "no usable probe output: the host's challenge was not answered");
 	else
 		isotier_challenge_judge(&cr, v->segs, v->n_segs, &pr->probe.run);
@@ -302,10 +306,11 @@ static void read_host_view(isotier_observation *obs, const isotier_probe_run *pr
 	if (!d[0] && watched_ms < ISOTIER_CHALLENGE_MS) {
 		/* The sandbox cannot have sampled for the whole window in less
 		 * host time than that: its answer was not made while watched. */
-		snprintf(d, len,
-		         "the sandbox answered in %lld ms, less than the %d ms its challenge takes: "
-		         "the host could not watch it",
-		         (long long)watched_ms, ISOTIER_CHALLENGE_MS);
+		snprintf(
+		    d, len,
+		    "the sandbox answered in %lld ms, less than the %d ms its challenge takes: "
+		    "the host could not watch it",
+		    (long long)watched_ms, ISOTIER_CHALLENGE_MS);
 	} else if (!d[0] && cr.outcome == ISOTIER_CHALLENGE_UNANSWERED) {
 		snprintf(d, len, "%.200s", cr.detail);
 	} else if (!d[0]) {
@@ -386,7 +391,8 @@ static void release_remote(isotier_observation *obs, void *state)
 	int rc = b->release ? b->release(state, &e) : (b->destroy(state), 0);
 	if (rc < 0) {
 		size_t n = strlen(obs->leaks);
-		snprintf(obs->leaks + n, sizeof obs->leaks - n, "%s%.400s", n ? "; " : "", e.message);
+		snprintf(obs->leaks + n, sizeof obs->leaks - n, "%s%.400s", n ? "; " : "",
+		         e.message);
 	}
 }
 

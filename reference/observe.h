@@ -54,12 +54,12 @@ typedef struct isotier_probe_run {
 } isotier_probe_run;
 
 typedef struct isotier_observe_opts {
-	const char *probe_path;  /* host path of the static probe */
+	const char *probe_path; /* host path of the static probe */
 	/* Host dir for the probe's capture (--capture): shared with a local
 	 * sandbox, fetched from a remote one's first sandbox; NULL: none. */
 	const char *capture_dir;
-	int timeout_s;           /* per exec; 0: 60 */
-	int cancel_fd;           /* readable: cancel; <= 0: none (proc.h) */
+	int timeout_s; /* per exec; 0: 60 */
+	int cancel_fd; /* readable: cancel; <= 0: none (proc.h) */
 	/* Remote backends: the wall-clock limit of the whole observation, two
 	 * provisions, two runs and the cross-sandbox challenge's concurrent
 	 * pair (skipped when too little is left); 0: 3 x timeout + 60 s.
@@ -73,7 +73,7 @@ typedef struct isotier_observation {
 	char why[256]; /* !available: why (backend.h available()) */
 	int rc;        /* the first failure of provision or exec, 0 when the probe ran */
 	isotier_error err;
-	bool ran; /* the probe was started at least once */
+	bool ran;                 /* the probe was started at least once */
 	isotier_probe_run run[2]; /* [1]: a remote backend's second sandbox */
 	size_t n_runs;
 	isotier_kernel_relation relation;
@@ -98,8 +98,8 @@ typedef struct isotier_observation {
 	isotier_host_evidence host;
 	unsigned host_saw; /* ISOTIER_HOST_SAW_*: the VMM or runsc the host saw run it */
 	char host_detail[300];
-	char leaks[1024]; /* sandboxes that could not be destroyed, with ids; "" */
-	char note[256];   /* what the provider reported of the sandbox (describe()); "" */
+	char leaks[1024];          /* sandboxes that could not be destroyed, with ids; "" */
+	char note[256];            /* what the provider reported of the sandbox (describe()); "" */
 	char capture_problem[300]; /* why the capture could not be fetched (backend.h fetch); "" */
 	int64_t available_ms, provision_ms, exec_ms, destroy_ms;
 } isotier_observation;

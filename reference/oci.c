@@ -138,8 +138,11 @@ int isotier_oci_provision(isotier_oci_bundle **out, const isotier_oci_runtime *r
 	if (!rc)
 		rc = isotier_mkdtemp(&b->dir, "isotier-bundle", err);
 	if (!rc) { /* its containers live in its private state: a sweep deletes them there */
-		isotier_lease l = {.kind = "oci", .backend = rt->name, .cli = rt->name,
-		                   .wrap = b->unmount, .path = b->dir};
+		isotier_lease l = {.kind = "oci",
+		                   .backend = rt->name,
+		                   .cli = rt->name,
+		                   .wrap = b->unmount,
+		                   .path = b->dir};
 		isotier_lease_take(&l, strrchr(b->dir, '/') + 1);
 	}
 	if (!rc && rt->gvisor)

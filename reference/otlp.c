@@ -93,8 +93,9 @@ static char *span_export_json(const isotier_telemetry *t, const isotier_event *e
 	if (ev->sandbox_id)
 		add_attr(attrs, "isotier.sandbox_id", ev->sandbox_id);
 	cJSON *status = cJSON_AddObjectToObject(sp, "status");
-	int failed = ev->decision && (!strcmp(ev->decision, "refused") || !strcmp(ev->decision, "failed") ||
-				      !strcmp(ev->decision, "attestation-failed"));
+	int failed =
+	    ev->decision && (!strcmp(ev->decision, "refused") || !strcmp(ev->decision, "failed") ||
+	                     !strcmp(ev->decision, "attestation-failed"));
 	cJSON_AddNumberToObject(status, "code", failed ? 2 : 1); /* ERROR : OK */
 	if (failed)
 		cJSON_AddStringToObject(status, "message", ev->reason ? ev->reason : "");
@@ -173,7 +174,8 @@ static int append_span(const char *path, const char *body, isotier_error *err)
 	char *line = malloc(len + 2);
 	if (!line) {
 		close(fd);
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "span file %s: out of memory", path);
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "span file %s: out of memory",
+		                         path);
 	}
 	memcpy(line, body, len);
 	line[len] = '\n';

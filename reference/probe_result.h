@@ -69,10 +69,10 @@ typedef struct probe_result {
 	/* The probe's first problem, or why there is none to show ("" when
 	 * trusted): printable ASCII, bounded. */
 	char identity_problem[200];
-	probe_run_info run;  /* the verifier's nonce and challenge as echoed; owned */
-	char *layers_json;   /* the layers array re-serialized (compact); owned */
-	char *doc_json;      /* the whole document judged, re-serialized (compact,
-	                        valid UTF-8): what the history stores; owned */
+	probe_run_info run; /* the verifier's nonce and challenge as echoed; owned */
+	char *layers_json;  /* the layers array re-serialized (compact); owned */
+	char *doc_json;     /* the whole document judged, re-serialized (compact,
+	                       valid UTF-8): what the history stores; owned */
 } probe_result;
 
 /* Parses len bytes of json (need not be NUL-terminated). A key given twice

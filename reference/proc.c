@@ -195,12 +195,15 @@ static void kill_group(pid_t pid)
 /* The descriptors of one run: what the child gets as 0, 1, 2 (ours or the
  * caller's) and the ends we read. Every owned one is -1 or open. */
 typedef struct proc_io {
-	int in_fd, out_fd, err_fd;               /* the child's 0, 1, 2 (-1: inherit) */
+	int in_fd, out_fd, err_fd;                 /* the child's 0, 1, 2 (-1: inherit) */
 	int null_in, null_err, out_w, err_w, ep_w; /* owned, closed once the child has them */
-	int out_r, err_r, ep_r;                  /* owned, ours; out_r/err_r -1 once at EOF */
+	int out_r, err_r, ep_r;                    /* owned, ours; out_r/err_r -1 once at EOF */
 } proc_io;
 
-#define PROC_IO_INIT {-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1}
+#define PROC_IO_INIT                                                                               \
+	{                                                                                          \
+		-1, -1, -1, -1, -1, -1, -1, -1, -1, -1, -1                                         \
+	}
 
 static void io_close_child_ends(proc_io *io)
 {
@@ -263,18 +266,18 @@ static int io_open(proc_io *io, const isotier_proc_opts *o, isotier_error *err)
 typedef struct proc_wait {
 	const isotier_proc_opts *o;
 	const char *name;
-	pid_t pid;      /* 0 until forked */
-	int pidfd;      /* -1: no pidfd here, look for the exit every 100 ms */
-	bool exited;    /* reaped; status holds its wait status */
+	pid_t pid;   /* 0 until forked */
+	int pidfd;   /* -1: no pidfd here, look for the exit every 100 ms */
+	bool exited; /* reaped; status holds its wait status */
 	int status;
-	int timeout_s;  /* > 0, or < 0: none */
+	int timeout_s; /* > 0, or < 0: none */
 	int64_t deadline, drain_deadline;
 	int64_t cancel_at, next_hook; /* cancelled with an on_cancel hook: since, next call */
 } proc_wait;
 
 /* After a cancel, how long a child with an on_cancel hook has to end once its
  * work is undone, and how often the hook is asked again meanwhile. */
-#define CANCEL_GRACE_MS 20000
+#define CANCEL_GRACE_MS      20000
 #define CANCEL_HOOK_EVERY_MS 1000
 
 /* A cancel seen: with a hook, ask it to undo the child's work and keep waiting
@@ -313,7 +316,8 @@ static int spawn(proc_wait *w, const char *prog, proc_io *io, int *exec_errno, i
 	if (en != (ssize_t)sizeof *exec_errno)
 		*exec_errno = 0;
 	w->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	w->deadline = w->timeout_s > 0 ? isotier_now_ms() + (int64_t)w->timeout_s * 1000 : INT64_MAX;
+	w->deadline =
+	    w->timeout_s > 0 ? isotier_now_ms() + (int64_t)w->timeout_s * 1000 : INT64_MAX;
 	return 0;
 }
 
@@ -343,7 +347,8 @@ static void reap(proc_wait *w)
 static void reap_if_exited(proc_wait *w)
 {
 	siginfo_t si = {0};
-	if (waitid(P_PID, (id_t)w->pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0 || si.si_pid != w->pid)
+	if (waitid(P_PID, (id_t)w->pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0 ||
+	    si.si_pid != w->pid)
 		return;
 	/* Whatever the leader left in its group goes with it; the leader is still a
 	 * zombie here, so the group id cannot be reused yet. */

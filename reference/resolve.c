@@ -33,7 +33,7 @@ static void downgrade(isotier_resolution *r, const char *fmt, ...)
 /* Reads and validates the backend's own catalogue entry only: one small file,
  * so a refusal stays cheap. Returns 1 when the claim stands. */
 static int resolve_claim(isotier_resolution *r, const char *dir, const char *id, int max_age,
-			 const char *today, char **digest)
+                         const char *today, char **digest)
 {
 	char path[4096], current[72];
 	id = isotier_catalogue_current_id(current, sizeof current, dir, id); /* renamed_from */
@@ -56,11 +56,12 @@ static int resolve_claim(isotier_resolution *r, const char *dir, const char *id,
 		isotier_catalogue_validate(&one, today, max_age, &findings);
 		const isotier_source *src = isotier_provider_best_source(&p);
 		if (src && src->retrieved)
-			snprintf(r->source_retrieved, sizeof r->source_retrieved, "%s", src->retrieved);
+			snprintf(r->source_retrieved, sizeof r->source_retrieved, "%s",
+			         src->retrieved);
 		const char *status = isotier_provider_status(&p);
 		if (!strcmp(status, "deprecated"))
 			snprintf(r->status, sizeof r->status, "deprecated since %.16s",
-				 p.status_source.date ? p.status_source.date : "?");
+			         p.status_source.date ? p.status_source.date : "?");
 		if (!strcmp(status, "retired")) {
 			downgrade(r, "catalogue offering %s is retired", r->provider_id);
 			ok = 0;
@@ -68,13 +69,14 @@ static int resolve_claim(isotier_resolution *r, const char *dir, const char *id,
 			downgrade(r, "the catalogue claims UNKNOWN for %s", r->provider_id);
 			ok = 0;
 		} else if (!src) {
-			downgrade(r, "catalogue entry %s has no provider-published source with a quote",
-				  r->provider_id);
+			downgrade(
+			    r, "catalogue entry %s has no provider-published source with a quote",
+			    r->provider_id);
 			ok = 0;
 		} else if (days_since(src->retrieved, today) > max_age) {
 			downgrade(r, "provider source of %s was retrieved %s, %d days ago (max %d)",
-				  r->provider_id, src->retrieved, days_since(src->retrieved, today),
-				  max_age);
+			          r->provider_id, src->retrieved, days_since(src->retrieved, today),
+			          max_age);
 			ok = 0;
 		}
 	} else {
@@ -88,8 +90,8 @@ static int resolve_claim(isotier_resolution *r, const char *dir, const char *id,
 		for (size_t i = 0; i < findings.n; i++) {
 			const isotier_finding *f = &findings.items[i];
 			if (f->severity == ISOTIER_FINDING_ERROR) {
-				downgrade(r, "catalogue entry does not validate: %s: %s: %s", f->file,
-					  f->field, f->message);
+				downgrade(r, "catalogue entry does not validate: %s: %s: %s",
+				          f->file, f->field, f->message);
 				ok = 0;
 				break;
 			}
@@ -97,7 +99,7 @@ static int resolve_claim(isotier_resolution *r, const char *dir, const char *id,
 	} else if (r->reason[0] == '\0' && findings.n > 0) {
 		const isotier_finding *f = &findings.items[0];
 		downgrade(r, "catalogue entry does not validate: %s: %s: %s", f->file, f->field,
-			  f->message);
+		          f->message);
 	}
 	isotier_provider_clear(&p);
 	isotier_findings_free(&findings);
@@ -129,10 +131,11 @@ static int resolve_future(isotier_resolution *r, const gate *g, const char *now,
 	if (rc < 0)
 		return rc;
 	if (rc > 0)
-		downgrade(r, "observation #%lld of %s is dated '%.40s', after now (%s, %d s of clock "
-			     "skew allowed) or unreadable: the history cannot be ordered by it, so it "
-			     "vouches for nothing until that row is explained (runbook/drift.md)",
-			  (long long)row.id, g->backend, row.observed_at, now, FUTURE_SKEW_S);
+		downgrade(r,
+		          "observation #%lld of %s is dated '%.40s', after now (%s, %d s of clock "
+		          "skew allowed) or unreadable: the history cannot be ordered by it, so it "
+		          "vouches for nothing until that row is explained (runbook/drift.md)",
+		          (long long)row.id, g->backend, row.observed_at, now, FUTURE_SKEW_S);
 	return 0;
 }
 
@@ -147,14 +150,18 @@ static int resolve_against(isotier_resolution *r, const gate *g, isotier_error *
 {
 	isotier_gate_row row, against;
 	isotier_gate_buf buf, abuf;
-	isotier_gate_query q = {.backend = g->backend, .host_id = g->host_id,
-	                        .verdict_flags = VERDICT_JUDGES, .verdict_not = VERDICT_AGAINST,
+	isotier_gate_query q = {.backend = g->backend,
+	                        .host_id = g->host_id,
+	                        .verdict_flags = VERDICT_JUDGES,
+	                        .verdict_not = VERDICT_AGAINST,
 	                        .own_only = true};
 	int clear = isotier_history_gate_latest(g->h, &q, &row, &buf, err);
 	if (clear < 0)
 		return clear;
-	isotier_gate_query qa = {.backend = g->backend, .host_id = g->host_id,
-	                         .verdict_flags = VERDICT_AGAINST, .after = clear ? row.id : 0};
+	isotier_gate_query qa = {.backend = g->backend,
+	                         .host_id = g->host_id,
+	                         .verdict_flags = VERDICT_AGAINST,
+	                         .after = clear ? row.id : 0};
 	int rc = isotier_history_gate_latest(g->h, &qa, &against, &abuf, err);
 	if (rc < 0)
 		return rc;
@@ -164,10 +171,10 @@ static int resolve_against(isotier_resolution *r, const gate *g, isotier_error *
 	snprintf(r->latest_verdict, sizeof r->latest_verdict, "%s", latest->verdict);
 	snprintf(r->latest_at, sizeof r->latest_at, "%s", latest->observed_at);
 	if (r->resolved != ISOTIER_UNKNOWN && rc > 0)
-		downgrade(r, "latest judged observation of %s (#%lld, %s%s) CONTRADICTED the claim: %s",
-			  g->backend, (long long)against.id, r->latest_at,
-			  against.own ? "" : ", imported or naming no host",
-			  against.reason);
+		downgrade(
+		    r, "latest judged observation of %s (#%lld, %s%s) CONTRADICTED the claim: %s",
+		    g->backend, (long long)against.id, r->latest_at,
+		    against.own ? "" : ", imported or naming no host", against.reason);
 	return 0;
 }
 
@@ -182,13 +189,17 @@ static int resolve_ceiling(isotier_resolution *r, const gate *g, isotier_error *
 {
 	isotier_gate_row row;
 	isotier_gate_buf buf;
-	isotier_gate_query q = {.backend = g->backend, .host_id = g->host_id,
-	                        .ceiling_in = r->resolved, .own_only = true};
+	isotier_gate_query q = {.backend = g->backend,
+	                        .host_id = g->host_id,
+	                        .ceiling_in = r->resolved,
+	                        .own_only = true};
 	int ok = isotier_history_gate_latest(g->h, &q, &row, &buf, err);
 	if (ok < 0)
 		return ok;
-	isotier_gate_query low = {.backend = g->backend, .host_id = g->host_id,
-	                          .ceiling_out = r->resolved, .after = ok ? row.id : 0};
+	isotier_gate_query low = {.backend = g->backend,
+	                          .host_id = g->host_id,
+	                          .ceiling_out = r->resolved,
+	                          .after = ok ? row.id : 0};
 	int rc = isotier_history_gate_latest(g->h, &low, &row, &buf, err);
 	if (rc <= 0)
 		return rc;
@@ -198,10 +209,12 @@ static int resolve_ceiling(isotier_resolution *r, const gate *g, isotier_error *
 	if (!name || isotier_tier_parse(&ceiling, name) < 0)
 		ceiling = ISOTIER_UNKNOWN;
 	if (!isotier_tier_satisfies(ceiling, r->resolved))
-		downgrade(r, "the latest trustworthy observation of %s (%s%s) shows at most %s of its "
-			     "own, below the claimed %s: %s",
-			  g->backend, row.observed_at, row.own ? "" : ", imported or naming no host",
-			  name ? name : "?", isotier_tier_name(r->claimed), row.reason);
+		downgrade(r,
+		          "the latest trustworthy observation of %s (%s%s) shows at most %s of its "
+		          "own, below the claimed %s: %s",
+		          g->backend, row.observed_at,
+		          row.own ? "" : ", imported or naming no host", name ? name : "?",
+		          isotier_tier_name(r->claimed), row.reason);
 	return 0;
 }
 
@@ -213,7 +226,7 @@ static int resolve_ceiling(isotier_resolution *r, const gate *g, isotier_error *
  * voids an older proof; rows from before host ids and digests prove nothing.
  */
 static int resolve_verified(isotier_resolution *r, const gate *g, const char *digest, int days,
-			    const char *today, isotier_error *err)
+                            const char *today, isotier_error *err)
 {
 	isotier_gate_row row;
 	isotier_gate_buf buf;
@@ -222,8 +235,9 @@ static int resolve_verified(isotier_resolution *r, const gate *g, const char *di
 	if (rc < 0)
 		return rc;
 	if (rc == 0) {
-		downgrade(r, "%s has no observation%s, and a verification within %d days is required",
-			  g->backend, g->host_id ? " made on this host" : "", days);
+		downgrade(r,
+		          "%s has no observation%s, and a verification within %d days is required",
+		          g->backend, g->host_id ? " made on this host" : "", days);
 		return 0;
 	}
 	long long id = (long long)row.id;
@@ -231,46 +245,56 @@ static int resolve_verified(isotier_resolution *r, const gate *g, const char *di
 	isotier_verdict v;
 	isotier_tier ceiling = ISOTIER_UNKNOWN;
 	if (isotier_verdict_parse(&v, verdict) < 0 || !isotier_verdict_is(v, VERDICT_PROVES))
-		downgrade(r, "the latest observation of %s (#%lld, %s) is %s, not a proof of the claim; "
-			     "a verification within %d days is required (the latest observation "
-			     "decides: a newer INCONCLUSIVE voids an older CONFIRMED)",
-			  g->backend, id, at, verdict, days);
+		downgrade(
+		    r,
+		    "the latest observation of %s (#%lld, %s) is %s, not a proof of the claim; "
+		    "a verification within %d days is required (the latest observation "
+		    "decides: a newer INCONCLUSIVE voids an older CONFIRMED)",
+		    g->backend, id, at, verdict, days);
 	else if (!row.ceiling_tier || isotier_tier_parse(&ceiling, row.ceiling_tier) < 0 ||
-		 !isotier_tier_satisfies(ceiling, r->claimed))
-		downgrade(r, "the latest observation of %s (#%lld, %s) does not prove %s of its own, "
-			     "and a verification within %d days is required",
-			  g->backend, id, at, isotier_tier_name(r->claimed), days);
+	         !isotier_tier_satisfies(ceiling, r->claimed))
+		downgrade(r,
+		          "the latest observation of %s (#%lld, %s) does not prove %s of its own, "
+		          "and a verification within %d days is required",
+		          g->backend, id, at, isotier_tier_name(r->claimed), days);
 	else if (!row.host_id || (g->host_id && strcmp(row.host_id, g->host_id)))
-		downgrade(r, "the latest observation of %s (#%lld, %s) names no host (recorded before "
-			     "isotier kept machine ids): it proves nothing here; re-verify",
-			  g->backend, id, at);
+		downgrade(r,
+		          "the latest observation of %s (#%lld, %s) names no host (recorded before "
+		          "isotier kept machine ids): it proves nothing here; re-verify",
+		          g->backend, id, at);
 	else if (!row.own)
-		downgrade(r, "the latest observation of %s (#%lld, %s) came in by history import or "
-			     "migrate: only what this host's own isotier verified proves anything here; "
-			     "re-verify",
-			  g->backend, id, at);
+		downgrade(
+		    r,
+		    "the latest observation of %s (#%lld, %s) came in by history import or "
+		    "migrate: only what this host's own isotier verified proves anything here; "
+		    "re-verify",
+		    g->backend, id, at);
 	else if (!row.claim_digest || !digest || strcmp(row.claim_digest, digest))
-		downgrade(r, "the latest observation of %s (#%lld, %s) judged %s than the catalogue's "
-			     "claim now (entry %s changed since, or the row predates claim digests): "
-			     "re-verify",
-			  g->backend, id, at,
-			  !row.claim_digest ? "no recorded claim rather" : "another claim",
-			  r->provider_id);
+		downgrade(r,
+		          "the latest observation of %s (#%lld, %s) judged %s than the catalogue's "
+		          "claim now (entry %s changed since, or the row predates claim digests): "
+		          "re-verify",
+		          g->backend, id, at,
+		          !row.claim_digest ? "no recorded claim rather" : "another claim",
+		          r->provider_id);
 	else if (days_since(at, today) > days)
-		downgrade(r, "%s was last CONFIRMED at %s, more than %d days ago", g->backend, at, days);
+		downgrade(r, "%s was last CONFIRMED at %s, more than %d days ago", g->backend, at,
+		          days);
 	return 0;
 }
 
 /* Applies the host's history: see resolve.h. */
-static int resolve_history(isotier_resolution *r, const char *backend, const isotier_resolve_opts *o,
-			   const char *digest, const char *today, isotier_error *err)
+static int resolve_history(isotier_resolution *r, const char *backend,
+                           const isotier_resolve_opts *o, const char *digest, const char *today,
+                           isotier_error *err)
 {
 	const char *path = o->db_path ? o->db_path : isotier_default_db_path();
 	if (!isotier_history_is_uri(path) && access(path, F_OK) != 0) {
 		if (o->require_verified_days > 0 && r->resolved != ISOTIER_UNKNOWN)
-			downgrade(r, "no verification history for %s (database %s absent) but a "
-				     "verification within %d days is required",
-				  backend, path, o->require_verified_days);
+			downgrade(r,
+			          "no verification history for %s (database %s absent) but a "
+			          "verification within %d days is required",
+			          backend, path, o->require_verified_days);
 		return 0;
 	}
 	cleanup_history isotier_history *h = NULL;
@@ -302,7 +326,7 @@ static int resolve_history(isotier_resolution *r, const char *backend, const iso
 }
 
 int isotier_resolve(isotier_resolution *out, const isotier_backend *backend,
-		    const isotier_resolve_opts *opts, isotier_error *err)
+                    const isotier_resolve_opts *opts, isotier_error *err)
 {
 	static const isotier_resolve_opts defaults = {0};
 	const isotier_resolve_opts *o = opts ? opts : &defaults;
@@ -314,20 +338,21 @@ int isotier_resolve(isotier_resolution *out, const isotier_backend *backend,
 	else
 		isotier_today(today, sizeof today);
 	int max_age = o->max_source_age_days > 0 ? o->max_source_age_days
-						 : ISOTIER_DEFAULT_MAX_SOURCE_AGE_DAYS;
+	                                         : ISOTIER_DEFAULT_MAX_SOURCE_AGE_DAYS;
 	const char *dir = o->catalogue_dir ? o->catalogue_dir : isotier_default_catalogue_dir();
 
 	if (!backend->catalogue_id) {
 		downgrade(out, "%s has no catalogue claim (the machine's provider is not known)",
-			  backend->name);
+		          backend->name);
 		return 0;
 	}
 	cleanup_free char *digest = NULL;
 	if (resolve_claim(out, dir, backend->catalogue_id, max_age, today, &digest)) {
 		out->resolved = out->claimed;
 		snprintf(out->reason, sizeof out->reason,
-			 "catalogue entry %s (%s), provider source retrieved %s%s%s", out->provider_id,
-			 out->mechanism, out->source_retrieved, out->status[0] ? "; " : "", out->status);
+		         "catalogue entry %s (%s), provider source retrieved %s%s%s",
+		         out->provider_id, out->mechanism, out->source_retrieved,
+		         out->status[0] ? "; " : "", out->status);
 	}
 	int rc = resolve_history(out, backend->name, o, digest, today, err);
 	return rc < 0 ? isotier_error_prefix(err, "resolve %s", backend->name) : 0;

@@ -39,7 +39,7 @@ static bool read_lease(lease_rec *r, int dfd, const char *file)
 	memset(&r->l, 0, sizeof r->l);
 	const char **slot[] = {&r->l.kind, &r->l.backend, &r->l.cli,   &r->l.wrap,
 	                       &r->l.name, &r->l.path,    &r->l.global};
-	static const char *const keys[] = {"kind", "backend", "cli", "wrap",
+	static const char *const keys[] = {"kind", "backend", "cli",   "wrap",
 	                                   "name", "path",    "global"};
 	const char *owner = NULL;
 	for (char *line = r->text, *next; line && *line; line = next) {
@@ -183,9 +183,8 @@ static void sweep_container(const isotier_lease *l, char *done, size_t len)
  * backends' prefixes (a lease naming anything else is not followed). */
 static bool our_temp_dir(const char *path)
 {
-	static const char *const prefixes[] = {"isotier-capture-", "isotier-engine.",
-	                                       "isotier-vm.",      "isotier-bundle.",
-	                                       "isotier-nspawn."};
+	static const char *const prefixes[] = {"isotier-capture-", "isotier-engine.", "isotier-vm.",
+	                                       "isotier-bundle.", "isotier-nspawn."};
 	const char *base = strrchr(path, '/');
 	if (*path != '/' || strstr(path, "/..") || !base)
 		return false;
@@ -325,8 +324,8 @@ int isotier_sweep(isotier_sweep_report report, void *ctx)
 				swept++;
 			}
 			if (report)
-				report(ctx, r.l.kind, r.l.backend,
-				       *r.l.name ? r.l.name : r.l.path, r.pid, done);
+				report(ctx, r.l.kind, r.l.backend, *r.l.name ? r.l.name : r.l.path,
+				       r.pid, done);
 		}
 	}
 	closedir(d);

@@ -13,12 +13,12 @@ struct isotier_history;
 #include <stdint.h>
 
 typedef struct isotier_telemetry {
-	const char *audit_log;     /* JSON Lines, fsync'd; NULL: none */
-	const char *db_path;       /* history database; NULL: none */
-	const char *otlp_endpoint; /* http(s)://.../v1/traces; NULL: none */
-	const char *otlp_file;     /* one OTLP/JSON export per line; NULL: none */
-	bool otlp_required;        /* a span that cannot be exported fails the create */
-	char trace_id[33];         /* one trace per sandbox */
+	const char *audit_log;      /* JSON Lines, fsync'd; NULL: none */
+	const char *db_path;        /* history database; NULL: none */
+	const char *otlp_endpoint;  /* http(s)://.../v1/traces; NULL: none */
+	const char *otlp_file;      /* one OTLP/JSON export per line; NULL: none */
+	bool otlp_required;         /* a span that cannot be exported fails the create */
+	char trace_id[33];          /* one trace per sandbox */
 	struct isotier_history *db; /* opened at the first event, kept for the sandbox's life */
 	isotier_log_fn log;         /* best-effort failures; NULL: dropped */
 	void *log_data;
@@ -32,9 +32,10 @@ typedef struct isotier_event {
 	const char *sandbox_id; /* NULL before one exists */
 	const char *backend;
 	isotier_tier claimed, resolved, required;
-	const char *decision; /* "allowed", "refused", "attested", "attestation-failed", "ok", "failed" */
+	const char
+	    *decision; /* "allowed", "refused", "attested", "attestation-failed", "ok", "failed" */
 	const char *reason;
-	int exit_status;     /* exec only; -1 otherwise */
+	int exit_status;           /* exec only; -1 otherwise */
 	uint64_t start_ns, end_ns; /* wall clock, for the span */
 } isotier_event;
 

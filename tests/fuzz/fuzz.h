@@ -14,15 +14,15 @@
 
 #include "../../base/base.h"
 
-#define FUZZ_ASSERT(cond, ...)                                                                  \
-	do {                                                                                    \
-		if (!(cond)) {                                                                  \
-			fprintf(stderr, "property failed: %s (%s:%d): ", #cond, __FILE__,        \
-			        __LINE__);                                                      \
-			fprintf(stderr, __VA_ARGS__);                                           \
-			fputc('\n', stderr);                                                    \
-			abort();                                                                \
-		}                                                                               \
+#define FUZZ_ASSERT(cond, ...)                                                                     \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "property failed: %s (%s:%d): ", #cond, __FILE__,          \
+			        __LINE__);                                                         \
+			fprintf(stderr, __VA_ARGS__);                                              \
+			fputc('\n', stderr);                                                       \
+			abort();                                                                   \
+		}                                                                                  \
 	} while (0)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -74,8 +74,8 @@ static inline void fuzz_assert_inert(const char *out, const char *allow, const c
 		size_t n = isotier_utf8_decode(p + i, len - i, &cp);
 		FUZZ_ASSERT(n > 0, "%s: undecodable at %zu", writer, i);
 		bool kept = cp < 0x80 && cp && strchr(allow, (int)cp);
-		FUZZ_ASSERT(kept || !isotier_unicode_unsafe(cp), "%s let U+%04X through at byte %zu",
-		            writer, (unsigned)cp, i);
+		FUZZ_ASSERT(kept || !isotier_unicode_unsafe(cp),
+		            "%s let U+%04X through at byte %zu", writer, (unsigned)cp, i);
 		FUZZ_ASSERT(cp >= 0x80 || !cp || !strchr(markup, (int)cp),
 		            "%s let markup '%c' through at byte %zu", writer, (char)cp, i);
 		i += n;

@@ -59,7 +59,8 @@ static git_commit *commit_of(const uint8_t *data, size_t size, size_t *off, size
 		char name[32];
 		snprintf(name, sizeof name, "p%u.json", which);
 		must(git_treebuilder_insert(NULL, which < 4 ? providers : top,
-		                            which < 4 ? name : "CHURN.md", &blob, GIT_FILEMODE_BLOB));
+		                            which < 4 ? name : "CHURN.md", &blob,
+		                            GIT_FILEMODE_BLOB));
 	}
 	git_oid tp, tc, tt, c;
 	must(git_treebuilder_write(&tp, providers));
@@ -125,13 +126,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *text = NULL;
 	size_t len = 0;
 	bool found = false;
-	if (churn_read_blob(&text, &len, &found, repo, new_, "CHURN.md", 1 << 20, &err) == 0 && found) {
+	if (churn_read_blob(&text, &len, &found, repo, new_, "CHURN.md", 1 << 20, &err) == 0 &&
+	    found) {
 		churn_entries e = {0};
 		if (churn_md_parse(&e, text, len, "CHURN.md", &err) == 0 && ro == 0 && rn == 0) {
 			churn_changes fwd = {0};
 			if (churn_diff(&fwd, &so, &sn, &err) == 0)
 				for (size_t i = 0; i < fwd.n; i++)
-					(void)churn_entries_match(&e, fwd.items[i].id, &fwd.items[i].from,
+					(void)churn_entries_match(&e, fwd.items[i].id,
+					                          &fwd.items[i].from,
 					                          &fwd.items[i].to);
 			churn_changes_clear(&fwd);
 		}

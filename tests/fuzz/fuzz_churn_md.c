@@ -9,7 +9,8 @@ static void check_entries(const churn_entries *e, unsigned max_line)
 {
 	for (size_t i = 0; i < e->n; i++) {
 		const churn_entry *x = &e->items[i];
-		FUZZ_ASSERT(x->line >= 1 && x->line <= max_line, "line %u of %u", x->line, max_line);
+		FUZZ_ASSERT(x->line >= 1 && x->line <= max_line, "line %u of %u", x->line,
+		            max_line);
 		char h[512];
 		churn_heading_format(h, sizeof h, x);
 		churn_entry back;
@@ -17,7 +18,8 @@ static void check_entries(const churn_entries *e, unsigned max_line)
 		isotier_error err = {0};
 		FUZZ_ASSERT(churn_heading_parse(&back, h, "fuzz", 1, &err) == 0,
 		            "canonical heading '%s' does not parse: %s", h, err.message);
-		FUZZ_ASSERT(churn_entry_same_change(x, &back), "heading '%s' reads as another change", h);
+		FUZZ_ASSERT(churn_entry_same_change(x, &back),
+		            "heading '%s' reads as another change", h);
 	}
 }
 
@@ -31,7 +33,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (churn_md_parse(&e, (const char *)data, size, "CHURN.md", &err) == 0)
 		check_entries(&e, lines);
 	else
-		FUZZ_ASSERT(err.code == ISOTIER_EDATA || err.code == ISOTIER_ENOMEM, "code %d", err.code);
+		FUZZ_ASSERT(err.code == ISOTIER_EDATA || err.code == ISOTIER_ENOMEM, "code %d",
+		            err.code);
 	churn_entries_clear(&e);
 	changelog c = {0};
 	if (changelog_parse(&c, (const char *)data, size, "CHANGELOG.md", &err) == 0) {

@@ -62,8 +62,9 @@ static void through_writers(const char *s)
 	fuzz_assert_inert(x, "\n\t", "<>\"'", "report_put_xml");
 	/* & only as the start of an entity we wrote. */
 	for (const char *a = strchr(x, '&'); a; a = strchr(a + 1, '&'))
-		FUZZ_ASSERT(!strncmp(a, "&amp;", 5) || !strncmp(a, "&lt;", 4) || !strncmp(a, "&gt;", 4) ||
-		                !strncmp(a, "&quot;", 6) || !strncmp(a, "&#39;", 5),
+		FUZZ_ASSERT(!strncmp(a, "&amp;", 5) || !strncmp(a, "&lt;", 4) ||
+		                !strncmp(a, "&gt;", 4) || !strncmp(a, "&quot;", 6) ||
+		                !strncmp(a, "&#39;", 5),
 		            "raw & in XML output");
 	free(x);
 	char *m = fuzz_render(report_put_md, s);
@@ -98,7 +99,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		through_writers(l->hypervisor);
 		for (size_t k = 0; k < l->n_signals; k++) {
 			const report_signal *s = &l->signals[k];
-			const char *v[] = {s->id, s->family, s->source, s->value, s->weight, s->supports};
+			const char *v[] = {s->id,    s->family, s->source,
+			                   s->value, s->weight, s->supports};
 			for (size_t m = 0; m < sizeof v / sizeof *v; m++)
 				through_writers(v[m]);
 		}

@@ -17,7 +17,8 @@ static void same_result(const probe_result *a, const probe_result *b)
 	FUZZ_ASSERT(a->n_layers == b->n_layers, "layer count changed on re-parse");
 	for (size_t i = 0; i < a->n_layers; i++) {
 		FUZZ_ASSERT(a->layers[i].kind == b->layers[i].kind, "layer %zu kind", i);
-		FUZZ_ASSERT(!strcmp(a->layers[i].vendor, b->layers[i].vendor), "layer %zu vendor", i);
+		FUZZ_ASSERT(!strcmp(a->layers[i].vendor, b->layers[i].vendor), "layer %zu vendor",
+		            i);
 	}
 	FUZZ_ASSERT(!strcmp(a->layers_json, b->layers_json), "layers_json changed on re-parse");
 }
@@ -27,7 +28,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	probe_result r;
 	isotier_error err = {0};
 	if (probe_result_parse(&r, (const char *)data, size, &err) != 0) {
-		FUZZ_ASSERT(err.code == ISOTIER_EDATA || err.code == ISOTIER_ENOMEM, "code %d", err.code);
+		FUZZ_ASSERT(err.code == ISOTIER_EDATA || err.code == ISOTIER_ENOMEM, "code %d",
+		            err.code);
 		FUZZ_ASSERT(r.layers_json == NULL && r.doc_json == NULL, "refused but kept output");
 		return 0;
 	}
@@ -45,22 +47,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	size_t dl = strlen(r.doc_json);
 	FUZZ_ASSERT(isotier_utf8_valid(r.doc_json, dl), "stored document is not UTF-8");
-	FUZZ_ASSERT(isotier_utf8_valid(r.layers_json, strlen(r.layers_json)), "layers_json not UTF-8");
+	FUZZ_ASSERT(isotier_utf8_valid(r.layers_json, strlen(r.layers_json)),
+	            "layers_json not UTF-8");
 	cJSON *doc = cJSON_ParseWithLength(r.doc_json, dl);
 	FUZZ_ASSERT(doc, "stored document does not parse");
 	FUZZ_ASSERT(!isotier_json_duplicate_key(doc), "stored document has a duplicate key");
 	cJSON_Delete(doc);
 	/* The stored document is judged the same as the one printed. */
 	probe_result again;
-	FUZZ_ASSERT(probe_result_parse(&again, r.doc_json, dl, &err) == 0, "stored document refused: %s",
-	            err.message);
+	FUZZ_ASSERT(probe_result_parse(&again, r.doc_json, dl, &err) == 0,
+	            "stored document refused: %s", err.message);
 	same_result(&r, &again);
-	static const judge_claim claims[] = {
-	    {true, ISOTIER_CONTAINER, "runc"},  {true, ISOTIER_GVISOR, "gvisor"},
-	    {true, ISOTIER_MICROVM, "firecracker"}, {true, ISOTIER_UNKNOWN, "unknown"},
-	    {false, ISOTIER_UNKNOWN, NULL}};
+	static const judge_claim claims[] = {{true, ISOTIER_CONTAINER, "runc"},
+	                                     {true, ISOTIER_GVISOR, "gvisor"},
+	                                     {true, ISOTIER_MICROVM, "firecracker"},
+	                                     {true, ISOTIER_UNKNOWN, "unknown"},
+	                                     {false, ISOTIER_UNKNOWN, NULL}};
 	static const isotier_kernel_relation relations[] = {
-	    ISOTIER_KERNEL_UNCOMPARED, ISOTIER_KERNEL_SHARED, ISOTIER_KERNEL_DEDICATED, ISOTIER_KERNEL_SELF};
+	    ISOTIER_KERNEL_UNCOMPARED, ISOTIER_KERNEL_SHARED, ISOTIER_KERNEL_DEDICATED,
+	    ISOTIER_KERNEL_SELF};
 	for (size_t i = 0; i < sizeof claims / sizeof *claims; i++)
 		for (size_t k = 0; k < sizeof relations / sizeof *relations; k++) {
 			judge_kernel kernel = {.relation = relations[k], .detail = "fuzz"};
@@ -71,18 +76,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			                !strcmp(a.reason, b.reason),
 			            "the stored document is judged differently");
 			FUZZ_ASSERT(a.verdict != VERDICT_UNAVAILABLE, "judge returned UNAVAILABLE");
-			FUZZ_ASSERT(memchr(a.reason, '\0', sizeof a.reason), "reason not terminated");
+			FUZZ_ASSERT(memchr(a.reason, '\0', sizeof a.reason),
+			            "reason not terminated");
 			/* Fail closed: a VM never counts unless the kernel is the sandbox's own. */
 			if (claims[i].tier == ISOTIER_MICROVM &&
 			    (a.verdict == VERDICT_CONFIRMED || a.verdict == VERDICT_CONSISTENT))
-				FUZZ_ASSERT(relations[k] == ISOTIER_KERNEL_DEDICATED ||
-				                relations[k] == ISOTIER_KERNEL_SELF,
-				            "a MICROVM claim confirmed without a kernel of its own");
+				FUZZ_ASSERT(
+				    relations[k] == ISOTIER_KERNEL_DEDICATED ||
+				        relations[k] == ISOTIER_KERNEL_SELF,
+				    "a MICROVM claim confirmed without a kernel of its own");
 			if (relations[k] == ISOTIER_KERNEL_SHARED)
-				FUZZ_ASSERT(a.ceiling != PROBE_TIER_MICROVM &&
-				                (a.ceiling != PROBE_TIER_GVISOR ||
-				                 (r.n_layers && r.layers[r.n_layers - 1].kind == PROBE_LAYER_GVISOR)),
-				            "a sandbox on the host's kernel defended above CONTAINER");
+				FUZZ_ASSERT(
+				    a.ceiling != PROBE_TIER_MICROVM &&
+				        (a.ceiling != PROBE_TIER_GVISOR ||
+				         (r.n_layers &&
+				          r.layers[r.n_layers - 1].kind == PROBE_LAYER_GVISOR)),
+				    "a sandbox on the host's kernel defended above CONTAINER");
 		}
 	probe_result_clear(&again);
 	probe_result_clear(&r);

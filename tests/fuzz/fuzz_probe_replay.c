@@ -103,7 +103,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	            "observed_tier is not the verdict's");
 	const cJSON *layers = cJSON_GetObjectItemCaseSensitive(doc, "layers"), *l;
 	FUZZ_ASSERT(cJSON_IsArray(layers), "no layers array");
-	cJSON_ArrayForEach(l, layers) {
+	cJSON_ArrayForEach(l, layers)
+	{
 		const cJSON *k = cJSON_GetObjectItemCaseSensitive(l, "kind");
 		FUZZ_ASSERT(cJSON_IsString(k) && (!strcmp(k->valuestring, "vm") ||
 		                                  !strcmp(k->valuestring, "gvisor") ||

@@ -41,13 +41,13 @@ static void on_term(int sig)
 	}
 }
 
-#define CHECK(cond, ...)                                                                         \
-	do {                                                                                     \
-		if (!(cond)) {                                                                   \
-			fprintf(stderr, "FAIL: " __VA_ARGS__);                                   \
-			fputc('\n', stderr);                                                     \
-			exit(1);                                                                 \
-		}                                                                                \
+#define CHECK(cond, ...)                                                                           \
+	do {                                                                                       \
+		if (!(cond)) {                                                                     \
+			fprintf(stderr, "FAIL: " __VA_ARGS__);                                     \
+			fputc('\n', stderr);                                                       \
+			exit(1);                                                                   \
+		}                                                                                  \
 	} while (0)
 
 /* Reads the command's stdout; sends SIGTERM to the process at "ready". */
@@ -81,15 +81,19 @@ static void *signaller(void *arg)
 }
 
 /* Runs argv in sb, SIGTERM sent when it prints "ready". */
-static int exec_signalled(isotier_sandbox *sb, const char *const *argv, int cancel_fd,
-                          int *status, isotier_error *err)
+static int exec_signalled(isotier_sandbox *sb, const char *const *argv, int cancel_fd, int *status,
+                          isotier_error *err)
 {
 	int out[2];
 	CHECK(pipe2(out, O_CLOEXEC) == 0, "pipe: %s", strerror(errno));
 	pthread_t tid;
 	CHECK(pthread_create(&tid, NULL, signaller, &out[0]) == 0, "pthread_create");
-	isotier_exec_opts eo = {.version = ISOTIER_EXEC_OPTS_VERSION, .stdin_fd = -1, .stdout_fd = out[1], .stderr_fd = -1,
-	                        .timeout_s = 60, .cancel_fd = cancel_fd};
+	isotier_exec_opts eo = {.version = ISOTIER_EXEC_OPTS_VERSION,
+	                        .stdin_fd = -1,
+	                        .stdout_fd = out[1],
+	                        .stderr_fd = -1,
+	                        .timeout_s = 60,
+	                        .cancel_fd = cancel_fd};
 	int rc = isotier_sandbox_exec(status, sb, argv, &eo, err);
 	close(out[1]);
 	pthread_join(tid, NULL);
@@ -98,7 +102,10 @@ static int exec_signalled(isotier_sandbox *sb, const char *const *argv, int canc
 
 static isotier_sandbox *create(const char *backend, int cancel_fd)
 {
-	isotier_create_opts opts = {.version = ISOTIER_CREATE_OPTS_VERSION, .backend = backend, .timeout_s = 60, .cancel_fd = cancel_fd};
+	isotier_create_opts opts = {.version = ISOTIER_CREATE_OPTS_VERSION,
+	                            .backend = backend,
+	                            .timeout_s = 60,
+	                            .cancel_fd = cancel_fd};
 	isotier_sandbox *sb = NULL;
 	isotier_error err = {0};
 	int rc = isotier_create(&sb, &opts, &err);
@@ -132,10 +139,14 @@ int main(int argc, char **argv)
 	int status = -1;
 	cancel_w = cancel[1];
 	int rc = exec_signalled(sb, hang_argv, cancel[0], &status, &err);
-	CHECK(got_term, "%s: SIGTERM during exec never reached the application's handler "
-	      "(exec: %s %s)", backend, isotier_strerror(rc), err.message);
-	CHECK(rc == ISOTIER_EINTR, "%s: exec cancelled by the handler: expected EINTR, got %s "
-	      "(status %d) %s", backend, isotier_strerror(rc), status, err.message);
+	CHECK(got_term,
+	      "%s: SIGTERM during exec never reached the application's handler "
+	      "(exec: %s %s)",
+	      backend, isotier_strerror(rc), err.message);
+	CHECK(rc == ISOTIER_EINTR,
+	      "%s: exec cancelled by the handler: expected EINTR, got %s "
+	      "(status %d) %s",
+	      backend, isotier_strerror(rc), status, err.message);
 	printf("ok: %s: SIGTERM reached the handler, which cancelled the exec: %s\n", backend,
 	       err.message);
 
@@ -144,12 +155,16 @@ int main(int argc, char **argv)
 	while (read(cancel[0], drain, sizeof drain) > 0)
 		;
 	const char *const ok_argv[] = {"/bin/sh", "-c", "exit 0", NULL};
-	isotier_exec_opts eo = {.version = ISOTIER_EXEC_OPTS_VERSION, .stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1, .timeout_s = 60,
+	isotier_exec_opts eo = {.version = ISOTIER_EXEC_OPTS_VERSION,
+	                        .stdin_fd = -1,
+	                        .stdout_fd = -1,
+	                        .stderr_fd = -1,
+	                        .timeout_s = 60,
 	                        .cancel_fd = cancel[0]};
 	status = -1;
 	rc = isotier_sandbox_exec(&status, sb, ok_argv, &eo, &err);
-	CHECK(rc == 0 && status == 0, "%s: the exec after the SIGTERM: %s, status %d: %s",
-	      backend, isotier_strerror(rc), status, err.message);
+	CHECK(rc == 0 && status == 0, "%s: the exec after the SIGTERM: %s, status %d: %s", backend,
+	      isotier_strerror(rc), status, err.message);
 	printf("ok: %s: the next exec works (exit 0)\n", backend);
 
 	/* 3. A handler that only records: the library leaves the signal alone. */

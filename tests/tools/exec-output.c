@@ -94,7 +94,8 @@ int main(int argc, char **argv)
 	struct exec_opts_v1 v1 = {.version = 1, .stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1};
 	const char *quiet[] = {"/bin/sh", "-c", "exit 3", NULL};
 	status = -1;
-	rc = isotier_sandbox_exec(&status, sb, quiet, (const isotier_exec_opts *)(const void *)&v1, &err);
+	rc = isotier_sandbox_exec(&status, sb, quiet, (const isotier_exec_opts *)(const void *)&v1,
+	                          &err);
 	printf("version 1: rc %d status %d\n", rc, status);
 	failures += rc != 0 || status != 3;
 

@@ -110,11 +110,11 @@ END_TEST
 START_TEST(links_devices_and_escapes_are_skipped)
 {
 	archive a = {0};
-	add_entry(&a, "shadow", '2', NULL, 0);      /* symlink */
-	add_entry(&a, "hard", '1', NULL, 0);        /* hard link */
-	add_entry(&a, "tty", '3', NULL, 0);         /* character device */
-	add_entry(&a, "fifo", '6', NULL, 0);        /* FIFO */
-	add_entry(&a, "../escaped", '0', "x", 1);   /* outside */
+	add_entry(&a, "shadow", '2', NULL, 0);    /* symlink */
+	add_entry(&a, "hard", '1', NULL, 0);      /* hard link */
+	add_entry(&a, "tty", '3', NULL, 0);       /* character device */
+	add_entry(&a, "fifo", '6', NULL, 0);      /* FIFO */
+	add_entry(&a, "../escaped", '0', "x", 1); /* outside */
 	add_entry(&a, "/tmp/isotier-test-abs", '0', "x", 1);
 	add_entry(&a, "a/../../up", '0', "x", 1);
 	add_entry(&a, "1/2/3/4/5/6/7/8/9/10/11/12/13/14/15/16/17", '0', "x", 1);
@@ -235,8 +235,9 @@ START_TEST(fetch_by_exec_brings_a_directory_back)
 	ck_assert(!exists(dst, "evil"));
 	/* A directory that is not there: tar fails, and says so. */
 	ck_assert_int_eq(b->provision(&state, &(isotier_backend_spec){.timeout_s = 30}, &err), 0);
-	ck_assert_int_eq(isotier_fetch_by_exec(b, state, "/nonexistent-isotier-dir", dst, &how, &err),
-	                 ISOTIER_EDATA);
+	ck_assert_int_eq(
+	    isotier_fetch_by_exec(b, state, "/nonexistent-isotier-dir", dst, &how, &err),
+	    ISOTIER_EDATA);
 	b->destroy(state);
 	isotier_rmtree(src);
 	isotier_rmtree(dst);

@@ -36,7 +36,8 @@ START_TEST(every_claim_link_resolves)
 	isotier_catalogue *cat = NULL;
 	isotier_findings f = {0};
 	isotier_error err = {0};
-	ck_assert_int_eq(isotier_catalogue_load(&cat, ISOTIER_SOURCE_DIR "/catalogue/providers", &f, &err), 0);
+	ck_assert_int_eq(
+	    isotier_catalogue_load(&cat, ISOTIER_SOURCE_DIR "/catalogue/providers", &f, &err), 0);
 	for (size_t i = 0; i < isotier_backend_count(); i++) {
 		const isotier_backend *b = isotier_backend_at(i);
 		if (b->observes_host) {
@@ -113,7 +114,8 @@ START_TEST(a_claim_is_shared_only_when_declared)
 	isotier_backend stray = *nonet;
 	stray.shares_claim_with = NULL; /* the same claim, undeclared */
 	const isotier_backend *undeclared[] = {bwrap, &stray};
-	ck_assert_int_eq(isotier_backend_list_check(undeclared, 2, why, sizeof why), ISOTIER_EINVAL);
+	ck_assert_int_eq(isotier_backend_list_check(undeclared, 2, why, sizeof why),
+	                 ISOTIER_EINVAL);
 	ck_assert_ptr_nonnull(strstr(why, "bubblewrap"));
 	ck_assert_ptr_nonnull(strstr(why, "bwrap's claim already"));
 
@@ -126,7 +128,8 @@ START_TEST(a_claim_is_shared_only_when_declared)
 	stray.shares_claim_with = "runc";
 	const isotier_backend *runc = isotier_backend_lookup("runc");
 	const isotier_backend *wrong_owner[] = {bwrap, runc, &stray};
-	ck_assert_int_eq(isotier_backend_list_check(wrong_owner, 3, why, sizeof why), ISOTIER_EINVAL);
+	ck_assert_int_eq(isotier_backend_list_check(wrong_owner, 3, why, sizeof why),
+	                 ISOTIER_EINVAL);
 	ck_assert_ptr_nonnull(strstr(why, "shares_claim_with runc"));
 	/* A name twice. */
 	const isotier_backend *twice[] = {bwrap, bwrap};

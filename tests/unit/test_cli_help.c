@@ -16,15 +16,15 @@
 
 START_TEST(suggestions)
 {
-	static const char *const cmds[] = {"verify", "history", "catalogue", "sources",
-	                                   "backends", "run",    "churn",     "report"};
+	static const char *const cmds[] = {"verify",   "history", "catalogue", "sources",
+	                                   "backends", "run",     "churn",     "report"};
 	size_t n = sizeof cmds / sizeof *cmds;
-	ck_assert_str_eq(cli_suggest("histroy", cmds, n), "history");   /* transposition */
-	ck_assert_str_eq(cli_suggest("verfy", cmds, n), "verify");      /* deletion */
+	ck_assert_str_eq(cli_suggest("histroy", cmds, n), "history"); /* transposition */
+	ck_assert_str_eq(cli_suggest("verfy", cmds, n), "verify");    /* deletion */
 	ck_assert_str_eq(cli_suggest("reprot", cmds, n), "report");
-	ck_assert_str_eq(cli_suggest("cat", cmds, n), "catalogue");     /* unique prefix */
-	ck_assert_ptr_null(cli_suggest("r", cmds, n));                  /* run, report: ambiguous */
-	ck_assert_ptr_null(cli_suggest("frobnicate", cmds, n));         /* nothing close */
+	ck_assert_str_eq(cli_suggest("cat", cmds, n), "catalogue"); /* unique prefix */
+	ck_assert_ptr_null(cli_suggest("r", cmds, n));              /* run, report: ambiguous */
+	ck_assert_ptr_null(cli_suggest("frobnicate", cmds, n));     /* nothing close */
 	ck_assert_ptr_null(cli_suggest("", cmds, n));
 	ck_assert_ptr_null(cli_suggest(NULL, cmds, n));
 	char longword[200];
@@ -92,7 +92,8 @@ static report_model *model(const char *today)
 START_TEST(severities_remedies_banner)
 {
 	report_model *m = model("2026-12-02");
-	ck_assert_int_eq(report_attention_add(m, RA_SOURCE_UNREACHABLE, false, "far", "refused"), 0);
+	ck_assert_int_eq(report_attention_add(m, RA_SOURCE_UNREACHABLE, false, "far", "refused"),
+	                 0);
 	ck_assert_int_eq(report_attention_add(m, RA_OVERDUE, true, "runc (runc)", "never"), 0);
 	m->attention[1].backend = "runc";
 	ck_assert_int_eq(report_attention_add(m, RA_UNPROVEN, true, "runsc (runsc)", "vm"), 0);
@@ -148,8 +149,10 @@ START_TEST(every_kind_has_a_remedy)
 {
 	report_arena a = {0};
 	for (int k = 0; k < RA_COUNT; k++) {
-		report_attention at = {.kind = (report_attention_kind)k, .subject = "s",
-		                       .backend = k % 2 ? "bwrap" : NULL, .provider_id = "p"};
+		report_attention at = {.kind = (report_attention_kind)k,
+		                       .subject = "s",
+		                       .backend = k % 2 ? "bwrap" : NULL,
+		                       .provider_id = "p"};
 		const char *r = report_remedy(&a, &at);
 		ck_assert_ptr_nonnull(r);
 		ck_assert_uint_gt(strlen(r), 10);

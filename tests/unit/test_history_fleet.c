@@ -92,24 +92,33 @@ static void record_two(const char *path)
 	for (int i = 0; i < 2; i++) {
 		int64_t run = 0, id = 0;
 		ck_assert_int_eq(isotier_history_run_begin(h, &run, "verify", "c0ffee", &err), 0);
-		isotier_observation_record o = {
-		    .run_id = run, .backend = "bwrap", .observed_tier = "CONTAINER",
-		    .verdict = "CONFIRMED", .layers_json = "[]",
-		    .probe_json = "{\"schema\":\"isotier.probe/1\"}", .probe_json_len = 29,
-		    .evidence = evidence, .evidence_len = sizeof evidence, .evidence_format = "tar",
-		    .host_id = "0123456789abcdef0123456789abcdef"};
+		isotier_observation_record o = {.run_id = run,
+		                                .backend = "bwrap",
+		                                .observed_tier = "CONTAINER",
+		                                .verdict = "CONFIRMED",
+		                                .layers_json = "[]",
+		                                .probe_json = "{\"schema\":\"isotier.probe/1\"}",
+		                                .probe_json_len = 29,
+		                                .evidence = evidence,
+		                                .evidence_len = sizeof evidence,
+		                                .evidence_format = "tar",
+		                                .host_id = "0123456789abcdef0123456789abcdef"};
 		ck_assert_int_eq(isotier_history_begin(h, &err), 0);
-		ck_assert_msg(isotier_history_add_observation(h, &o, &id, &err) == 0, "%s", err.message);
+		ck_assert_msg(isotier_history_add_observation(h, &o, &id, &err) == 0, "%s",
+		              err.message);
 		ck_assert_int_eq(isotier_history_commit(h, &err), 0);
 		ck_assert_int_eq(isotier_history_run_end(h, run, "ok", &err), 0);
 	}
 	ck_assert_int_eq(count(h, "SELECT count(*) FROM evidence_blobs"), 1);
 	ck_assert_int_eq(count(h, "SELECT count(*) FROM observations WHERE evidence IS NULL"
-	                          " AND length(evidence_sha256) = 64"), 2);
+	                          " AND length(evidence_sha256) = 64"),
+	                 2);
 	ck_assert_int_eq(count(h, "SELECT count(DISTINCT uuid) FROM observations"), 2);
 	ck_assert_int_eq(count(h, "SELECT count(*) FROM observations"
-	                          " WHERE probe_schema = 'isotier.probe/1'"), 2);
-	ck_assert_int_eq(count(h, "SELECT count(DISTINCT uuid) FROM runs WHERE kernel IS NOT NULL"), 2);
+	                          " WHERE probe_schema = 'isotier.probe/1'"),
+	                 2);
+	ck_assert_int_eq(count(h, "SELECT count(DISTINCT uuid) FROM runs WHERE kernel IS NOT NULL"),
+	                 2);
 	isotier_history_close(h);
 }
 
@@ -167,23 +176,29 @@ static int import_text(const char *text, isotier_error *err)
 }
 
 #define HEADER "{\"type\":\"header\",\"schema\":\"isotier.history.export/1\"}\n"
-#define RUN    "{\"type\":\"run\",\"uuid\":\"r1\",\"started_at\":\"2026-12-01T00:00:00Z\",\"command\":\"verify\",\"tool_version\":\"0.1.0\"}\n"
+#define RUN                                                                                        \
+	"{\"type\":\"run\",\"uuid\":\"r1\",\"started_at\":\"2026-12-01T00:00:00Z\",\"command\":"   \
+	"\"verify\",\"tool_version\":\"0.1.0\"}\n"
 
 START_TEST(hostile_exports_refused)
 {
 	isotier_error err = {0};
 	ck_assert_int_eq(import_text("{\"type\":\"run\"}\n", &err), ISOTIER_EDATA);
 	ck_assert_ptr_nonnull(strstr(err.message, "not an isotier history export"));
-	ck_assert_int_eq(import_text(HEADER RUN "{\"type\":\"evidence\",\"sha256\":\"00000000000000000000000000000000"
-	                                        "00000000000000000000000000000000\",\"content_base64\":\"aGk=\"}\n",
-	                             &err),
-	                 ISOTIER_EDATA);
+	ck_assert_int_eq(
+	    import_text(HEADER RUN
+	                "{\"type\":\"evidence\",\"sha256\":\"00000000000000000000000000000000"
+	                "00000000000000000000000000000000\",\"content_base64\":\"aGk=\"}\n",
+	                &err),
+	    ISOTIER_EDATA);
 	ck_assert_ptr_nonnull(strstr(err.message, "does not match its sha256"));
-	ck_assert_int_eq(import_text(HEADER RUN "{\"type\":\"observation\",\"uuid\":\"o1\",\"run_uuid\":\"nope\","
-	                                        "\"backend\":\"bwrap\",\"verdict\":\"CONFIRMED\","
-	                                        "\"observed_at\":\"2026-12-01T00:00:00Z\"}\n",
-	                             &err),
-	                 ISOTIER_EDATA);
+	ck_assert_int_eq(
+	    import_text(HEADER RUN
+	                "{\"type\":\"observation\",\"uuid\":\"o1\",\"run_uuid\":\"nope\","
+	                "\"backend\":\"bwrap\",\"verdict\":\"CONFIRMED\","
+	                "\"observed_at\":\"2026-12-01T00:00:00Z\"}\n",
+	                &err),
+	    ISOTIER_EDATA);
 	ck_assert_ptr_nonnull(strstr(err.message, "a run the file does not hold"));
 	ck_assert_int_lt(import_text(HEADER RUN "{\"type\":\"run\",\"type\":\"run\"}\n", &err), 0);
 	ck_assert_int_lt(import_text(HEADER RUN "not json\n", &err), 0);

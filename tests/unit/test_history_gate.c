@@ -28,9 +28,9 @@
 #include <libpq-fe.h>
 
 /* The gate's clock: 2026-12-03T12:00:00Z; catalogue ages against that day. */
-#define NOW_TS "2026-12-03T12:00:00Z"
-#define TODAY "2026-12-03"
-#define HOST "0123456789abcdef0123456789abcdef"
+#define NOW_TS     "2026-12-03T12:00:00Z"
+#define TODAY      "2026-12-03"
+#define HOST       "0123456789abcdef0123456789abcdef"
 #define OTHER_HOST "fedcba9876543210fedcba9876543210"
 
 static char tmpdir[64], cat[128], db[1024];
@@ -146,7 +146,9 @@ static void add(const char *at, const char *verdict, const char *ceiling, const 
 	    .reason = "test row",
 	    .ceiling_tier = ceiling,
 	    .host_id = host,
-	    .claim_digest = digest_or && !strcmp(digest_or, "-") ? NULL : digest_or ? digest_or : digest,
+	    .claim_digest = digest_or && !strcmp(digest_or, "-") ? NULL
+	                    : digest_or                          ? digest_or
+	                                                         : digest,
 	};
 	ck_assert_msg(observations_insert(h, &o, NULL, &err) == 0, "%s", err.message);
 	/* Ended, or PostgreSQL drops the run with the connection (atomic runs). */
@@ -163,8 +165,12 @@ static void proof(const char *at)
 static isotier_tier gate_as(isotier_resolution *r, int verified_days, bool any_host,
                             const char *db_path)
 {
-	isotier_resolve_opts o = {.catalogue_dir = cat, .db_path = db_path, .today = TODAY,
-	                          .now = now_t(), .host_id = HOST, .any_host = any_host,
+	isotier_resolve_opts o = {.catalogue_dir = cat,
+	                          .db_path = db_path,
+	                          .today = TODAY,
+	                          .now = now_t(),
+	                          .host_id = HOST,
+	                          .any_host = any_host,
 	                          .require_verified_days = verified_days};
 	isotier_error err = {0};
 	ck_assert_msg(isotier_resolve(r, isotier_backend_lookup("bwrap"), &o, &err) == 0, "%s",
@@ -177,8 +183,8 @@ static isotier_tier gate(isotier_resolution *r, int verified_days)
 	return gate_as(r, verified_days, false, db);
 }
 
-#define ASSERT_TIER(r, t, want)                                                                   \
-	ck_assert_msg((t) == (want), "resolved %s, expected %s: %s", isotier_tier_name(t),      \
+#define ASSERT_TIER(r, t, want)                                                                    \
+	ck_assert_msg((t) == (want), "resolved %s, expected %s: %s", isotier_tier_name(t),         \
 	              isotier_tier_name(want), (r).reason)
 
 START_TEST(honest_proof_grants)
@@ -247,7 +253,8 @@ START_TEST(future_row_fails_closed)
 	proof("2026-12-03T11:00:00Z");
 	proof("2027-12-03T11:00:00Z");
 	ASSERT_TIER(r, gate(&r, 7), ISOTIER_UNKNOWN);
-	ck_assert_ptr_nonnull(strstr(r.reason, "observation #2 of bwrap is dated '2027-12-03T11:00:00Z'"));
+	ck_assert_ptr_nonnull(
+	    strstr(r.reason, "observation #2 of bwrap is dated '2027-12-03T11:00:00Z'"));
 	/* Not only require_verified: the claim itself is refused. */
 	ASSERT_TIER(r, gate(&r, 0), ISOTIER_UNKNOWN);
 	/* Even when an older row is the future one, and a newer proof follows. */
@@ -305,11 +312,16 @@ END_TEST
 
 START_TEST(claim_digest_is_canonical)
 {
-	isotier_source src = {.url = (char *)"https://a/", .quote = (char *)"q", .retrieved = (char *)"2026-12-01"};
-	isotier_provider p = {.id = (char *)"x", .tier = ISOTIER_CONTAINER, .mechanism = (char *)"bubblewrap",
-	                      .sources = &src, .n_sources = 1};
+	isotier_source src = {
+	    .url = (char *)"https://a/", .quote = (char *)"q", .retrieved = (char *)"2026-12-01"};
+	isotier_provider p = {.id = (char *)"x",
+	                      .tier = ISOTIER_CONTAINER,
+	                      .mechanism = (char *)"bubblewrap",
+	                      .sources = &src,
+	                      .n_sources = 1};
 	char *a = isotier_claim_digest(&p);
-	ck_assert_str_eq(a, "isotier-claim/1\n1:x\n9:CONTAINER\n10:bubblewrap\n1:1\n10:https://a/\n10:2026-12-01\n1:q");
+	ck_assert_str_eq(a, "isotier-claim/1\n1:x\n9:CONTAINER\n10:bubblewrap\n1:1\n10:https://a/"
+	                    "\n10:2026-12-01\n1:q");
 	/* Bytes cannot move between fields. */
 	src.url = (char *)"https://a/\n10:2026-12-01";
 	src.retrieved = (char *)"";
@@ -382,12 +394,12 @@ static int import_one(const char *run_uuid, const char *run_command, const char 
 	cJSON_AddStringToObject(run, "tool_version", "0.1.0");
 	if (host)
 		cJSON_AddStringToObject(run, "host_id", host);
-	const char *kv[][2] = {{"type", "observation"},      {"uuid", obs_uuid},
-	                       {"run_uuid", run_uuid},       {"observed_at", at},
-	                       {"backend", "bwrap"},         {"provider_id", "bubblewrap"},
-	                       {"claimed_tier", "CONTAINER"}, {"claimed_mechanism", "bubblewrap"},
+	const char *kv[][2] = {{"type", "observation"},        {"uuid", obs_uuid},
+	                       {"run_uuid", run_uuid},         {"observed_at", at},
+	                       {"backend", "bwrap"},           {"provider_id", "bubblewrap"},
+	                       {"claimed_tier", "CONTAINER"},  {"claimed_mechanism", "bubblewrap"},
 	                       {"observed_tier", "CONTAINER"}, {"verdict", verdict},
-	                       {"reason", "imported row"},   {"claim_digest", digest}};
+	                       {"reason", "imported row"},     {"claim_digest", digest}};
 	for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++)
 		cJSON_AddStringToObject(o, kv[i][0], kv[i][1]);
 	if (ceiling)
@@ -572,13 +584,15 @@ static const char *const schema3 =
     "CREATE TABLE runs (id INTEGER PRIMARY KEY, started_at TEXT NOT NULL, finished_at TEXT,"
     " tool_version TEXT NOT NULL, catalogue_commit TEXT, command TEXT NOT NULL,"
     " status TEXT NOT NULL DEFAULT 'running');"
-    "CREATE TABLE observations (id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id),"
+    "CREATE TABLE observations (id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES "
+    "runs(id),"
     " observed_at TEXT NOT NULL, backend TEXT NOT NULL, provider_id TEXT, claimed_tier TEXT,"
     " claimed_mechanism TEXT, observed_tier TEXT NOT NULL, observed_vendor TEXT, confidence TEXT,"
     " layers_json TEXT, verdict TEXT NOT NULL, reason TEXT, probe_json TEXT, evidence BLOB,"
     " evidence_format TEXT, duration_ms INTEGER);"
     "CREATE INDEX observations_by_backend ON observations(backend, observed_at);"
-    "CREATE TABLE source_checks (id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id),"
+    "CREATE TABLE source_checks (id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES "
+    "runs(id),"
     " checked_at TEXT NOT NULL, provider_id TEXT NOT NULL, url TEXT NOT NULL, quote TEXT NOT NULL,"
     " status TEXT NOT NULL, http_status INTEGER, content_sha256 TEXT, detail TEXT);"
     "CREATE INDEX source_checks_by_url ON source_checks(url, checked_at);"
@@ -609,7 +623,8 @@ static int list_row(void *ctx, const isotier_observation_listing *r)
 	listed *l = ctx;
 	if (l->n < 8) {
 		l->id[l->n] = r->id;
-		snprintf(l->verdict[l->n], sizeof l->verdict[l->n], "%s", r->verdict ? r->verdict : "");
+		snprintf(l->verdict[l->n], sizeof l->verdict[l->n], "%s",
+		         r->verdict ? r->verdict : "");
 		l->wall[l->n] = r->sandbox_wall_ms, l->cpu[l->n] = r->sandbox_cpu_ms;
 		l->jobs[l->n] = r->jobs, l->overlap[l->n] = r->overlap;
 	}

@@ -13,9 +13,10 @@
 
 #define LAYER_VM "{\"kind\":\"vm\",\"vendor\":\"firecracker\",\"signals\":[\"cpuid\"]}"
 #define LAYER_CT "{\"kind\":\"container\",\"vendor\":\"runc\",\"signals\":[\"ns.pid\"]}"
-#define DOC(layers_member, tier, extra)                                                          \
-	"{\"schema\":\"isotier.probe/1\",\"probe_version\":\"0.1.0\",\"observed_tier\":\"" tier     \
-	"\",\"confidence\":\"high\"," layers_member ",\"signals\":[],\"conflicts\":[],\"kernel\":{\"release\":\"6.1\"}," extra \
+#define DOC(layers_member, tier, extra)                                                            \
+	"{\"schema\":\"isotier.probe/1\",\"probe_version\":\"0.1.0\",\"observed_tier\":\"" tier    \
+	"\",\"confidence\":\"high\"," layers_member                                                \
+	",\"signals\":[],\"conflicts\":[],\"kernel\":{\"release\":\"6.1\"}," extra                 \
 	"\"duration_us\":1}"
 
 static int parse(probe_result *r, const char *json, isotier_error *err)
@@ -27,15 +28,15 @@ START_TEST(probe_output_duplicate_keys_refused)
 {
 	static const char *const docs[] = {
 	    /* Two "layers": first-wins saw a container, last-wins a microVM. */
-	    DOC("\"layers\":[" LAYER_VM "," LAYER_CT "],\"layers\":[" LAYER_VM "]", "CONTAINER", ""),
+	    DOC("\"layers\":[" LAYER_VM "," LAYER_CT "],\"layers\":[" LAYER_VM "]", "CONTAINER",
+	        ""),
 	    /* A key twice inside a layer: survives in layers_json if not refused. */
 	    DOC("\"layers\":[{\"kind\":\"container\",\"kind\":\"vm\",\"signals\":[]}]", "CONTAINER",
 	        ""),
 	    /* Twice at the top level, in a member the judge does not read. */
 	    DOC("\"layers\":[" LAYER_CT "]", "CONTAINER", "\"x\":{},\"x\":{},"),
 	    /* Deep inside a signal. */
-	    DOC("\"layers\":[" LAYER_CT "]", "CONTAINER",
-	        "\"x\":[[{\"a\":{\"b\":1,\"b\":2}}]],"),
+	    DOC("\"layers\":[" LAYER_CT "]", "CONTAINER", "\"x\":[[{\"a\":{\"b\":1,\"b\":2}}]],"),
 	};
 	for (size_t i = 0; i < sizeof docs / sizeof *docs; i++) {
 		probe_result r;
@@ -47,7 +48,9 @@ START_TEST(probe_output_duplicate_keys_refused)
 	/* The same key in two different objects is no duplicate. */
 	probe_result r;
 	isotier_error err = {0};
-	ck_assert_msg(parse(&r, DOC("\"layers\":[" LAYER_VM "," LAYER_CT "]", "CONTAINER", ""), &err) == 0, "%s", err.message);
+	ck_assert_msg(
+	    parse(&r, DOC("\"layers\":[" LAYER_VM "," LAYER_CT "]", "CONTAINER", ""), &err) == 0,
+	    "%s", err.message);
 	probe_result_clear(&r);
 }
 END_TEST
@@ -56,7 +59,8 @@ START_TEST(stored_document_is_the_one_judged)
 {
 	/* Whitespace, key order and escapes as the sandbox wrote them are not
 	 * kept: what is stored re-parses to the document that was judged. */
-	const char *json = "  " DOC("\"layers\":[" LAYER_CT "]", "CONTAINER", "\"k\":\"\\u0041\",") "\n";
+	const char *json =
+	    "  " DOC("\"layers\":[" LAYER_CT "]", "CONTAINER", "\"k\":\"\\u0041\",") "\n";
 	probe_result r;
 	isotier_error err = {0};
 	ck_assert_msg(parse(&r, json, &err) == 0, "%s", err.message);
@@ -88,14 +92,16 @@ START_TEST(json_written_is_valid_utf8)
 {
 	/* Raw bytes a sandbox printed: a lone continuation byte, an overlong
 	 * NUL, a character cut in half by "%.140s", a surrogate. */
-	static const char *const bad[] = {"a\x80z", "\xc0\x80", "cut \xe2\x80", "\xed\xa0\x80", "\xff"};
+	static const char *const bad[] = {"a\x80z", "\xc0\x80", "cut \xe2\x80", "\xed\xa0\x80",
+	                                  "\xff"};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "reason", bad[i]);
 		cJSON_AddStringToObject(o, "ok", "caf\xc3\xa9");
 		char *s = isotier_json_print(o, false);
 		ck_assert_ptr_nonnull(s);
-		ck_assert_msg(isotier_utf8_valid(s, strlen(s)), "invalid UTF-8 out for case %zu", i);
+		ck_assert_msg(isotier_utf8_valid(s, strlen(s)), "invalid UTF-8 out for case %zu",
+		              i);
 		cJSON *back = cJSON_Parse(s);
 		ck_assert_ptr_nonnull(back);
 		ck_assert_str_eq(cJSON_GetObjectItem(back, "ok")->valuestring, "caf\xc3\xa9");
@@ -115,8 +121,10 @@ START_TEST(json_written_is_valid_utf8)
 	char *s = isotier_json_print(arr, true);
 	cJSON *back = cJSON_Parse(s);
 	ck_assert_ptr_null(cJSON_GetObjectItem(cJSON_GetArrayItem(back, 0), "utf8_replacements"));
-	ck_assert_int_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(back, 1), "utf8_replacements")->valueint, 1);
-	ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(back, 0), "x")->valuestring, "fine \xe2\x9c\x93");
+	ck_assert_int_eq(
+	    cJSON_GetObjectItem(cJSON_GetArrayItem(back, 1), "utf8_replacements")->valueint, 1);
+	ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(back, 0), "x")->valuestring,
+	                 "fine \xe2\x9c\x93");
 	cJSON_Delete(back);
 	cJSON_Delete(arr);
 	free(s);
@@ -138,7 +146,10 @@ START_TEST(probe_fields_with_raw_bytes_stored_as_utf8)
 END_TEST
 
 /* U+202E RIGHT-TO-LEFT OVERRIDE, U+2066 LEFT-TO-RIGHT ISOLATE, U+200F RLM. */
-#define BIDI "cell\xe2\x80\xae" "evil\xe2\x81\xa6" "x\xe2\x80\x8f"
+#define BIDI                                                                                       \
+	"cell\xe2\x80\xae"                                                                         \
+	"evil\xe2\x81\xa6"                                                                         \
+	"x\xe2\x80\x8f"
 
 START_TEST(bidi_escaped_in_every_report_format)
 {

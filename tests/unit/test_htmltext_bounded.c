@@ -72,8 +72,8 @@ START_TEST(nested_page_memory_is_bounded)
 	if (getenv("ISOTIER_TEST_VERBOSE"))
 		fprintf(stderr, "nested page: peak RSS grew %ld KiB\n", kb);
 	ck_assert_msg(kb >= 0, "the text of a 5 MiB nested page was not extracted");
-	ck_assert_msg(kb < GROWTH_LIMIT_KB, "extracting 5 MiB of nested tags grew the peak RSS by %ld MiB",
-	              kb / 1024);
+	ck_assert_msg(kb < GROWTH_LIMIT_KB,
+	              "extracting 5 MiB of nested tags grew the peak RSS by %ld MiB", kb / 1024);
 	/* Flat pages of the same size: bounded as well. */
 	len = 0;
 	while (len + 16 < PAGE_BYTES)

@@ -57,15 +57,15 @@ static void make_probe(probe_result *out, const char *layers, const char *observ
 
 /* Kernel relations: S the host's kernel, D a kernel of its own, U not
  * comparable, H the backend observes the host itself. */
-#define S ISOTIER_KERNEL_SHARED
-#define D ISOTIER_KERNEL_DEDICATED
-#define U ISOTIER_KERNEL_UNCOMPARED
-#define H ISOTIER_KERNEL_SELF
+#define S      ISOTIER_KERNEL_SHARED
+#define D      ISOTIER_KERNEL_DEDICATED
+#define U      ISOTIER_KERNEL_UNCOMPARED
+#define H      ISOTIER_KERNEL_SELF
 #define C_NONE PROBE_TIER_NONE
 #define C_CONT PROBE_TIER_CONTAINER
-#define C_GVI PROBE_TIER_GVISOR
-#define C_VM PROBE_TIER_MICROVM
-#define C_UNK PROBE_TIER_UNKNOWN
+#define C_GVI  PROBE_TIER_GVISOR
+#define C_VM   PROBE_TIER_MICROVM
+#define C_UNK  PROBE_TIER_UNKNOWN
 
 static const struct judge_case {
 	const char *name;
@@ -82,20 +82,20 @@ static const struct judge_case {
 	const char *reason_has;
 } cases[] = {
     /* This machine's sandboxes: a Firecracker VM (the host's) around everything. */
-    {"bwrap here", true, ISOTIER_CONTAINER, "bubblewrap", "vm/firecracker>container", NULL, NULL,
-     S, VERDICT_CONFIRMED, C_CONT, false, "own innermost layer is CONTAINER"},
+    {"bwrap here", true, ISOTIER_CONTAINER, "bubblewrap", "vm/firecracker>container", NULL, NULL, S,
+     VERDICT_CONFIRMED, C_CONT, false, "own innermost layer is CONTAINER"},
     {"runc here", true, ISOTIER_CONTAINER, "runc", "vm/firecracker>container", NULL, NULL, S,
      VERDICT_CONFIRMED, C_CONT, false, "host's vm(firecracker) > container"},
     {"runsc here", true, ISOTIER_GVISOR, "gvisor", "vm/firecracker>gvisor", NULL, NULL, U,
      VERDICT_CONFIRMED, C_GVI, false, "Sentry"},
-    {"runsc, vm unseen", true, ISOTIER_GVISOR, "gvisor", "gvisor", NULL, NULL, U,
-     VERDICT_CONFIRMED, C_GVI, false, ""},
+    {"runsc, vm unseen", true, ISOTIER_GVISOR, "gvisor", "gvisor", NULL, NULL, U, VERDICT_CONFIRMED,
+     C_GVI, false, ""},
     {"qemu tcg vendor", true, ISOTIER_MICROVM, "qemu", "vm/tcg", NULL, NULL, D, VERDICT_CONFIRMED,
      C_VM, false, "MICROVM (tcg)"},
     {"qemu vendor + hypervisor", true, ISOTIER_MICROVM, "qemu", "vm/qemu:tcg", NULL, NULL, D,
      VERDICT_CONFIRMED, C_VM, false, ""},
-    {"firecracker host, observed as itself", true, ISOTIER_MICROVM, "firecracker",
-     "vm/firecracker", NULL, NULL, H, VERDICT_CONFIRMED, C_VM, false, "MICROVM (firecracker)"},
+    {"firecracker host, observed as itself", true, ISOTIER_MICROVM, "firecracker", "vm/firecracker",
+     NULL, NULL, H, VERDICT_CONFIRMED, C_VM, false, "MICROVM (firecracker)"},
     {"cloud-hypervisor", true, ISOTIER_MICROVM, "cloud-hypervisor", "vm/cloud-hypervisor", NULL,
      NULL, D, VERDICT_CONFIRMED, C_VM, false, ""},
     {"vm mechanism, any vendor", true, ISOTIER_MICROVM, "vm", "vm/qemu", NULL, NULL, D,
@@ -113,8 +113,8 @@ static const struct judge_case {
      VERDICT_INCONCLUSIVE, C_VM, true, "names no VMM"},
     {"mechanism case-insensitive", true, ISOTIER_MICROVM, "Firecracker", "vm/FIRECRACKER", NULL,
      NULL, D, VERDICT_CONFIRMED, C_VM, false, ""},
-    {"crun", true, ISOTIER_CONTAINER, "crun", "container", NULL, NULL, S, VERDICT_CONFIRMED,
-     C_CONT, false, ""},
+    {"crun", true, ISOTIER_CONTAINER, "crun", "container", NULL, NULL, S, VERDICT_CONFIRMED, C_CONT,
+     false, ""},
     {"container", true, ISOTIER_CONTAINER, "container", "container/docker", NULL, NULL, U,
      VERDICT_CONFIRMED, C_CONT, false, ""},
     {"no mechanism: tier decides", true, ISOTIER_GVISOR, NULL, "gvisor", NULL, NULL, U,
@@ -159,8 +159,8 @@ static const struct judge_case {
     /* Stronger than claimed. */
     {"container claimed, gvisor seen", true, ISOTIER_CONTAINER, "runc", "gvisor", NULL, NULL, U,
      VERDICT_EXCEEDS, C_GVI, false, "stronger"},
-    {"container claimed, own vm only", true, ISOTIER_CONTAINER, "container", "vm/firecracker",
-     NULL, NULL, D, VERDICT_EXCEEDS, C_VM, false, ""},
+    {"container claimed, own vm only", true, ISOTIER_CONTAINER, "container", "vm/firecracker", NULL,
+     NULL, D, VERDICT_EXCEEDS, C_VM, false, ""},
     {"container claimed, the host's vm only", true, ISOTIER_CONTAINER, "container",
      "vm/firecracker", NULL, NULL, S, VERDICT_CONTRADICTED, C_NONE, false, "absent"},
     {"gvisor claimed, own vm seen", true, ISOTIER_GVISOR, "gvisor", "vm/qemu", NULL, NULL, D,
@@ -183,16 +183,16 @@ static const struct judge_case {
      VERDICT_INCONCLUSIVE, C_VM, false, "no claim"},
     {"claim UNKNOWN", true, ISOTIER_UNKNOWN, "webassembly", "container", NULL, NULL, S,
      VERDICT_INCONCLUSIVE, C_CONT, false, "UNKNOWN"},
-    {"probe UNKNOWN", true, ISOTIER_CONTAINER, "runc", "", "UNKNOWN", NULL, U,
-     VERDICT_INCONCLUSIVE, C_UNK, true, "could not tell"},
+    {"probe UNKNOWN", true, ISOTIER_CONTAINER, "runc", "", "UNKNOWN", NULL, U, VERDICT_INCONCLUSIVE,
+     C_UNK, true, "could not tell"},
     {"probe UNKNOWN with layers", true, ISOTIER_CONTAINER, "runc", "container", "UNKNOWN", NULL, U,
      VERDICT_INCONCLUSIVE, C_UNK, true, "could not tell"},
     {"low confidence", true, ISOTIER_CONTAINER, "runc", "container", NULL, "low", U,
      VERDICT_INCONCLUSIVE, C_UNK, true, "confidence is low, not high"},
-    {"low confidence on the host's kernel: at most a container", true, ISOTIER_MICROVM, "vm",
-     "vm", NULL, "low", S, VERDICT_INCONCLUSIVE, C_CONT, true, "confirm nothing"},
-    {"low confidence cannot confirm a dedicated VM", true, ISOTIER_MICROVM, "qemu", "vm/qemu",
-     NULL, "low", D, VERDICT_INCONCLUSIVE, C_UNK, true, "confidence is low"},
+    {"low confidence on the host's kernel: at most a container", true, ISOTIER_MICROVM, "vm", "vm",
+     NULL, "low", S, VERDICT_INCONCLUSIVE, C_CONT, true, "confirm nothing"},
+    {"low confidence cannot confirm a dedicated VM", true, ISOTIER_MICROVM, "qemu", "vm/qemu", NULL,
+     "low", D, VERDICT_INCONCLUSIVE, C_UNK, true, "confidence is low"},
     {"confidence none", true, ISOTIER_CONTAINER, "runc", "container", NULL, "none", U,
      VERDICT_INCONCLUSIVE, C_UNK, true, "confidence is none"},
     {"probe UNKNOWN, confidence none (what the probe prints)", true, ISOTIER_GVISOR, "gvisor", "",
@@ -268,8 +268,8 @@ START_TEST(names_round_trip)
 {
 	for (int v = VERDICT_CONFIRMED; v <= VERDICT_UNAVAILABLE; v++) {
 		judge_verdict back;
-		ck_assert_int_eq(isotier_verdict_parse(&back, isotier_verdict_name((judge_verdict)v)),
-		                 0);
+		ck_assert_int_eq(
+		    isotier_verdict_parse(&back, isotier_verdict_name((judge_verdict)v)), 0);
 		ck_assert_int_eq(back, v);
 	}
 	judge_verdict back;
@@ -351,8 +351,8 @@ START_TEST(host_view_decides)
 	probe_result p;
 	make_probe(&p, c->layers, NULL, NULL);
 	judge_claim claim = {.present = true, .tier = c->tier, .mechanism = c->mechanism};
-	judge_kernel k = {.relation = c->rel, .detail = "host detail", .host = c->host,
-	                  .host_saw = c->saw};
+	judge_kernel k = {
+	    .relation = c->rel, .detail = "host detail", .host = c->host, .host_saw = c->saw};
 	judge_result r;
 	judge(&r, &claim, &p, &k);
 	ck_assert_msg(r.verdict == c->want, "%s: %s, want %s (%s)", c->name,
@@ -368,7 +368,8 @@ int main(void)
 	Suite *s = suite_create("judge");
 	TCase *tc = tcase_create("judge");
 	tcase_add_loop_test(tc, verdict_table, 0, (int)(sizeof cases / sizeof *cases));
-	tcase_add_loop_test(tc, host_view_decides, 0, (int)(sizeof host_cases / sizeof *host_cases));
+	tcase_add_loop_test(tc, host_view_decides, 0,
+	                    (int)(sizeof host_cases / sizeof *host_cases));
 	tcase_add_test(tc, no_probe_is_inconclusive);
 	tcase_add_test(tc, no_kernel_relation_fails_closed);
 	tcase_add_test(tc, names_round_trip);

@@ -41,12 +41,12 @@ static const struct replay_case {
     {"real-runc", ISOTIER_CONTAINER, "runc", ISOTIER_KERNEL_SHARED, VERDICT_CONFIRMED,
      PROBE_TIER_CONTAINER},
     /* A dedicated kernel (qemu-microvm's guest). */
-    {"real-qemu-microvm-tcg", ISOTIER_MICROVM, "qemu", ISOTIER_KERNEL_DEDICATED,
-     VERDICT_CONFIRMED, PROBE_TIER_MICROVM},
+    {"real-qemu-microvm-tcg", ISOTIER_MICROVM, "qemu", ISOTIER_KERNEL_DEDICATED, VERDICT_CONFIRMED,
+     PROBE_TIER_MICROVM},
     {"real-qemu-microvm-tcg", ISOTIER_MICROVM, "qemu", ISOTIER_KERNEL_UNCOMPARED,
      VERDICT_INCONCLUSIVE, PROBE_TIER_NONE},
-    {"real-qemu-microvm-tcg", ISOTIER_MICROVM, "qemu", ISOTIER_KERNEL_SHARED,
-     VERDICT_CONTRADICTED, PROBE_TIER_NONE},
+    {"real-qemu-microvm-tcg", ISOTIER_MICROVM, "qemu", ISOTIER_KERNEL_SHARED, VERDICT_CONTRADICTED,
+     PROBE_TIER_NONE},
     /* gVisor in a VM: the identity is the Sentry's, whatever it says. */
     {"real-runsc-ptrace", ISOTIER_MICROVM, "vm", ISOTIER_KERNEL_DEDICATED, VERDICT_INCONCLUSIVE,
      PROBE_TIER_GVISOR},
@@ -114,8 +114,8 @@ START_TEST(kernel_compare_table)
 	    {A, A, 100, 100, ISOTIER_KERNEL_SHARED},
 	    {A, A, 100, 200, ISOTIER_KERNEL_SHARED}, /* same boot_id wins */
 	    {A, B, 100, 200, ISOTIER_KERNEL_DEDICATED},
-	    {A, B, 0, 0, ISOTIER_KERNEL_UNCOMPARED},   /* no btime: never a kernel of its own */
-	    {A, B, 100, 0, ISOTIER_KERNEL_UNCOMPARED}, /* a /proc/stat without btime */
+	    {A, B, 0, 0, ISOTIER_KERNEL_UNCOMPARED},     /* no btime: never a kernel of its own */
+	    {A, B, 100, 0, ISOTIER_KERNEL_UNCOMPARED},   /* a /proc/stat without btime */
 	    {A, B, 100, 100, ISOTIER_KERNEL_UNCOMPARED}, /* contradicts itself */
 	    {A, "", 100, 100, ISOTIER_KERNEL_SHARED},    /* no id: same boot time */
 	    {A, "", 100, 200, ISOTIER_KERNEL_UNCOMPARED},
@@ -150,15 +150,16 @@ START_TEST(malformed_identity_rejected)
 	                            "\"btime\": \"1\"", "\"btime\": 1.5"};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
 		char json[512];
-		snprintf(json, sizeof json,
-		         "{\"schema\":\"isotier.probe/1\",\"probe_version\":\"t\",\"observed_tier\":"
-		         "\"NONE\",\"confidence\":\"high\",\"layers\":[],\"signals\":[],"
-		         "\"conflicts\":[],\"kernel\":{%s},\"duration_us\":1}",
-		         bad[i]);
+		snprintf(
+		    json, sizeof json,
+		    "{\"schema\":\"isotier.probe/1\",\"probe_version\":\"t\",\"observed_tier\":"
+		    "\"NONE\",\"confidence\":\"high\",\"layers\":[],\"signals\":[],"
+		    "\"conflicts\":[],\"kernel\":{%s},\"duration_us\":1}",
+		    bad[i]);
 		probe_result p;
 		isotier_error err = {0};
-		ck_assert_msg(probe_result_parse(&p, json, strlen(json), &err) == ISOTIER_EDATA, "%s",
-		              bad[i]);
+		ck_assert_msg(probe_result_parse(&p, json, strlen(json), &err) == ISOTIER_EDATA,
+		              "%s", bad[i]);
 		ck_assert_ptr_nonnull(strstr(err.message, "kernel."));
 	}
 }

@@ -165,7 +165,8 @@ START_TEST(a_hostile_lease_is_left_alone)
 	snprintf(file, sizeof file, "%s/1-1-dir-evil", dir);
 	FILE *f = fopen(file, "w");
 	ck_assert_ptr_nonnull(f);
-	fprintf(f, "owner=999999:1:%llu\nkind=dir\nbackend=\ncli=\nwrap=\nname=\npath=%s\nglobal=\n",
+	fprintf(f,
+	        "owner=999999:1:%llu\nkind=dir\nbackend=\ncli=\nwrap=\nname=\npath=%s\nglobal=\n",
 	        isotier_pidns(), root);
 	fclose(f);
 	snprintf(file, sizeof file, "%s/1-1-dir-torn", dir);

@@ -55,7 +55,8 @@ START_TEST(container_shares_the_kernel)
 	isotier_error err = {0};
 	ck_assert_int_eq(isotier_mkdtemp(&capture, "isotier-test-observe-", &err), 0);
 	isotier_observation obs;
-	isotier_observe_opts o = {.probe_path = real_probe(), .capture_dir = capture, .timeout_s = 30};
+	isotier_observe_opts o = {
+	    .probe_path = real_probe(), .capture_dir = capture, .timeout_s = 30};
 	ck_assert_int_eq(isotier_observe(&obs, backend("bwrap"), &o, &err), 0);
 	ck_assert(obs.run[0].parsed);
 	ck_assert_int_eq(obs.relation, ISOTIER_KERNEL_SHARED);

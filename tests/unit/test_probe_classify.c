@@ -498,7 +498,8 @@ START_TEST(signals_md_matches_the_table)
 	FILE *f = open_memstream(&want, &wlen);
 	ck_assert_ptr_nonnull(f);
 	/* The writer `isotier-probe --list-signals` prints with. */
-	ck_assert_int_eq(probe_signal_table_markdown(f, probe_signal_table, probe_signal_table_len), 0);
+	ck_assert_int_eq(probe_signal_table_markdown(f, probe_signal_table, probe_signal_table_len),
+	                 0);
 	fclose(f);
 	bool same = (size_t)(end - begin) == wlen && memcmp(begin, want, wlen) == 0;
 	const char *w = getenv("ISOTIER_WRITE_SIGNALS_MD");

@@ -16,7 +16,6 @@
 
 static struct probe_result replayed;
 
-
 /* Valid JSON string bytes: no raw control characters, valid UTF-8. */
 static void assert_clean_json(const char *s, size_t n)
 {

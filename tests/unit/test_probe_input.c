@@ -23,7 +23,6 @@
 
 static struct probe_result live, replayed;
 
-
 /* The live run on whatever machine runs the tests, captured, then replayed. */
 START_TEST(capture_then_replay_gives_the_same_verdict)
 {

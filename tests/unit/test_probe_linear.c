@@ -24,7 +24,7 @@
 
 #include "probe.h"
 
-#define REPLAYS 20
+#define REPLAYS     20
 #define CPU_LIMIT_S 10
 
 static void replay_in_bounded_child(const char *root)
@@ -84,8 +84,9 @@ START_TEST(last_line_still_read)
 	static char buf[8192];
 	memset(buf, '\n', 4096);
 	size_t len = 4096;
-	len += (size_t)snprintf(buf + len, sizeof(buf) - len,
-	                        "[    0.0] ACPI: DSDT 0x0000000000000000 000F53 (v02 FIRECK FCVMDSDT 00000000)\n");
+	len += (size_t)snprintf(
+	    buf + len, sizeof(buf) - len,
+	    "[    0.0] ACPI: DSDT 0x0000000000000000 000F53 (v02 FIRECK FCVMDSDT 00000000)\n");
 	put(root, ".probe/kmsg", buf, len);
 	struct probe_input in;
 	ck_assert_int_eq(probe_input_init(&in, root, NULL), 0);

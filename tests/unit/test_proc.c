@@ -100,9 +100,14 @@ START_TEST(cancel_fd_kills_the_whole_group)
 	struct cancel_on_pid c = {.cancel_w = p[1]};
 	/* Two background sleeps in the group; the leader waits for them. */
 	const char *argv[] = {"/bin/sh", "-c", "sleep 300 & sleep 300 & echo $$; wait", NULL};
-	isotier_proc_opts o = {.argv = argv, .stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1,
-	                       .out_sink = cancel_on_pid_sink, .out_sink_ctx = &c,
-	                       .timeout_s = 60, .cancel_fd = p[0]};
+	isotier_proc_opts o = {.argv = argv,
+	                       .stdin_fd = -1,
+	                       .stdout_fd = -1,
+	                       .stderr_fd = -1,
+	                       .out_sink = cancel_on_pid_sink,
+	                       .out_sink_ctx = &c,
+	                       .timeout_s = 60,
+	                       .cancel_fd = p[0]};
 	isotier_error err = {0};
 	int status = 0;
 	int rc = isotier_proc_run(&o, &status, &err);
@@ -129,8 +134,12 @@ START_TEST(readable_cancel_fd_refuses_all_but_cleanup)
 	int p[2];
 	cancel_pipe(p, true);
 	const char *argv[] = {"/bin/sh", "-c", cmd, NULL};
-	isotier_proc_opts o = {.argv = argv, .stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1,
-	                       .timeout_s = 30, .cancel_fd = p[0]};
+	isotier_proc_opts o = {.argv = argv,
+	                       .stdin_fd = -1,
+	                       .stdout_fd = -1,
+	                       .stderr_fd = -1,
+	                       .timeout_s = 30,
+	                       .cancel_fd = p[0]};
 	isotier_error err = {0};
 	int status = 0;
 	ck_assert_int_eq(isotier_proc_run(&o, &status, &err), ISOTIER_EINTR);
@@ -197,8 +206,12 @@ START_TEST(the_callers_signals_are_left_alone)
 	const char *argv[] = {"/bin/sh", "-c", "kill -TERM $PPID; sleep 0.2; exit 5", NULL};
 	int p[2];
 	cancel_pipe(p, false);
-	isotier_proc_opts o = {.argv = argv, .stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1,
-	                       .timeout_s = 30, .cancel_fd = p[0]};
+	isotier_proc_opts o = {.argv = argv,
+	                       .stdin_fd = -1,
+	                       .stdout_fd = -1,
+	                       .stderr_fd = -1,
+	                       .timeout_s = 30,
+	                       .cancel_fd = p[0]};
 	isotier_error err = {0};
 	int status = 0;
 	int rc = isotier_proc_run(&o, &status, &err);
@@ -216,8 +229,8 @@ START_TEST(the_callers_signals_are_left_alone)
 	sigemptyset(&term);
 	sigaddset(&term, SIGTERM);
 	sigprocmask(SIG_BLOCK, &term, NULL);
-	const char *mask_argv[] = {"/bin/sh", "-c", "grep -q '^SigBlk:[[:space:]]*0*$' /proc/self/status",
-	                           NULL};
+	const char *mask_argv[] = {"/bin/sh", "-c",
+	                           "grep -q '^SigBlk:[[:space:]]*0*$' /proc/self/status", NULL};
 	o.argv = mask_argv;
 	ck_assert_int_eq(isotier_proc_run(&o, &status, &err), 0);
 	ck_assert_int_eq(status, 0);
@@ -238,7 +251,8 @@ START_TEST(relay_to_a_stuck_reader_is_cancelled)
 		;
 	cancel_pipe(p, true);
 	/* Without the cancel descriptor this would wait out the minute. */
-	isotier_relay r = {.fd = out[1], .deadline_ms = isotier_now_ms() + 60000, .cancel_fd = p[0]};
+	isotier_relay r = {
+	    .fd = out[1], .deadline_ms = isotier_now_ms() + 60000, .cancel_fd = p[0]};
 	ck_assert_int_eq(isotier_relay_sink(&r, "more", 4), ISOTIER_EINTR);
 	close(out[0]);
 	close(out[1]);

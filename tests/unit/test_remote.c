@@ -243,8 +243,8 @@ START_TEST(http_cancel_fd)
 	int srv = silent_server(url, sizeof url);
 	int p[2];
 	ck_assert_int_eq(pipe(p), 0);
-	isotier_http_request r = {.method = "GET", .url = url, .timeout_ms = 10000,
-	                          .max_attempts = 1, .cancel_fd = p[0]};
+	isotier_http_request r = {
+	    .method = "GET", .url = url, .timeout_ms = 10000, .max_attempts = 1, .cancel_fd = p[0]};
 	isotier_http_response resp;
 	isotier_error err = {0};
 	/* Cancelled while it hangs: ISOTIER_EINTR within ~100 ms, not the timeout. */
@@ -280,8 +280,8 @@ START_TEST(http_ignores_signals)
 	sigaddset(&set, SIGINT);
 	ck_assert_int_eq(pthread_sigmask(SIG_BLOCK, &set, &old), 0);
 	ck_assert_int_eq(raise(SIGINT), 0);
-	isotier_http_request r = {.method = "GET", .url = url, .timeout_ms = 500,
-	                          .max_attempts = 1, .cancel_fd = -1};
+	isotier_http_request r = {
+	    .method = "GET", .url = url, .timeout_ms = 500, .max_attempts = 1, .cancel_fd = -1};
 	isotier_http_response resp;
 	isotier_error err = {0};
 	ck_assert_int_eq(isotier_http_perform(&r, &resp, &err), ISOTIER_ETIMEDOUT);

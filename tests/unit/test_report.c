@@ -157,15 +157,20 @@ START_TEST(evidence_value_text_bounds)
 {
 	report_arena a = {0};
 	const char *numbers[][2] = {
-	    {"1e300", "1e+300"},   {"-1e300", "-1e+300"}, {"1e400", "inf"}, /* cJSON: HUGE_VAL */
-	    {"-1e400", "-inf"},    {"9.2233720368547758e18", "9.22337e+18"},
-	    {"123456789", "123456789"}, {"-42", "-42"},   {"0.5", "0.5"},
+	    {"1e300", "1e+300"},
+	    {"-1e300", "-1e+300"},
+	    {"1e400", "inf"}, /* cJSON: HUGE_VAL */
+	    {"-1e400", "-inf"},
+	    {"9.2233720368547758e18", "9.22337e+18"},
+	    {"123456789", "123456789"},
+	    {"-42", "-42"},
+	    {"0.5", "0.5"},
 	};
 	for (size_t i = 0; i < sizeof numbers / sizeof numbers[0]; i++) {
 		char probe[256];
 		snprintf(probe, sizeof probe,
-		         "{\"signals\":[{\"id\":\"x\",\"value\":%s,\"weight\":%s}]}",
-		         numbers[i][0], numbers[i][0]);
+		         "{\"signals\":[{\"id\":\"x\",\"value\":%s,\"weight\":%s}]}", numbers[i][0],
+		         numbers[i][0]);
 		report_evidence *ev =
 		    report_evidence_parse(&a, "[{\"kind\":\"vm\",\"signals\":[\"x\"]}]", probe);
 		ck_assert_ptr_nonnull(ev);
@@ -208,9 +213,8 @@ START_TEST(evidence_value_text_bounds)
 	ck_assert(!strncmp(v, "a, a, a, ", 9));
 	ck_assert_str_eq(v + strlen(v) - 3, "...");
 	/* A short array is joined whole, without a mark. */
-	ev = report_evidence_parse(
-	    &a, "[{\"kind\":\"vm\",\"signals\":[\"x\"]}]",
-	    "{\"signals\":[{\"id\":\"x\",\"value\":[\"kvm\",\"xen\"]}]}");
+	ev = report_evidence_parse(&a, "[{\"kind\":\"vm\",\"signals\":[\"x\"]}]",
+	                           "{\"signals\":[{\"id\":\"x\",\"value\":[\"kvm\",\"xen\"]}]}");
 	ck_assert_str_eq(ev->layers[0].signals[0].value, "kvm, xen");
 	report_arena_free(&a);
 }
@@ -274,11 +278,11 @@ static void build_fixture(void)
 	    "\"quote\":\"uses <script>alert(1)</script> namespaces\",\"publisher\":\"provider\","
 	    "\"retrieved\":\"2026-09-01\"}],\"history\":[],\"notes\":\"n | m\"}");
 	snprintf(path, sizeof path, "%s/providers/ember.json", tmpdir);
-	write_text(path,
-	           "{\"id\":\"ember\",\"name\":\"Ember\",\"kind\":\"remote\",\"tier\":\"MICROVM\","
-	           "\"mechanism\":\"firecracker\",\"since\":\"2026-11-01\",\"sources\":[{\"url\":"
-	           "\"https://example.test/ember\",\"quote\":\"Firecracker microVMs\",\"publisher\":"
-	           "\"provider\",\"retrieved\":\"2026-11-20\"}],\"history\":[],\"notes\":\"\"}");
+	write_text(
+	    path, "{\"id\":\"ember\",\"name\":\"Ember\",\"kind\":\"remote\",\"tier\":\"MICROVM\","
+	          "\"mechanism\":\"firecracker\",\"since\":\"2026-11-01\",\"sources\":[{\"url\":"
+	          "\"https://example.test/ember\",\"quote\":\"Firecracker microVMs\",\"publisher\":"
+	          "\"provider\",\"retrieved\":\"2026-11-20\"}],\"history\":[],\"notes\":\"\"}");
 
 	snprintf(path, sizeof path, "%s/history.db", tmpdir);
 	isotier_history *h = NULL;
@@ -362,7 +366,8 @@ START_TEST(model_from_fixture)
 	ck_assert_str_eq(m->today_source, "database");
 	ck_assert_uint_eq(m->n_observations, 3);
 	ck_assert_uint_eq(m->n_refusals, 1);
-	ck_assert_uint_eq(m->n_rows, 3); /* bubblewrap/bwrap, ember (remote), host without a claim */
+	ck_assert_uint_eq(m->n_rows,
+	                  3); /* bubblewrap/bwrap, ember (remote), host without a claim */
 	ck_assert_str_eq(m->rows[0].provider_id, "bubblewrap");
 	ck_assert(m->rows[0].contradicted);
 	ck_assert_str_eq(m->rows[0].latest->verdict, "CONTRADICTED");
@@ -426,7 +431,8 @@ START_TEST(model_from_fixture)
 		 * says the same sentence. */
 		const char *name = report_formats[i].name;
 		if (!strcmp(name, "html") || !strcmp(name, "md") || !strcmp(name, "text"))
-			ck_assert_msg(strstr(first, m->summary), "%s lacks \"%s\"", name, m->summary);
+			ck_assert_msg(strstr(first, m->summary), "%s lacks \"%s\"", name,
+			              m->summary);
 		free(first);
 		free(second);
 	}

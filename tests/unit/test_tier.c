@@ -8,20 +8,20 @@
 /* expected[have][required]: UNKNOWN satisfies nothing but "no requirement";
  * a requirement of UNKNOWN is no requirement. */
 static const bool expected[4][4] = {
-	/* required:          UNKNOWN CONTAINER GVISOR MICROVM */
-	[ISOTIER_UNKNOWN] = {true, false, false, false},
-	[ISOTIER_CONTAINER] = {true, true, false, false},
-	[ISOTIER_GVISOR] = {true, true, true, false},
-	[ISOTIER_MICROVM] = {true, true, true, true},
+    /* required:          UNKNOWN CONTAINER GVISOR MICROVM */
+    [ISOTIER_UNKNOWN] = {true, false, false, false},
+    [ISOTIER_CONTAINER] = {true, true, false, false},
+    [ISOTIER_GVISOR] = {true, true, true, false},
+    [ISOTIER_MICROVM] = {true, true, true, true},
 };
 
 START_TEST(rank_all_pairs)
 {
 	int have = _i / 4, required = _i % 4;
 	ck_assert_msg(isotier_tier_satisfies((isotier_tier)have, (isotier_tier)required) ==
-			      expected[have][required],
-		      "satisfies(%s, %s)", isotier_tier_name((isotier_tier)have),
-		      isotier_tier_name((isotier_tier)required));
+	                  expected[have][required],
+	              "satisfies(%s, %s)", isotier_tier_name((isotier_tier)have),
+	              isotier_tier_name((isotier_tier)required));
 }
 END_TEST
 
@@ -29,7 +29,8 @@ START_TEST(names_round_trip)
 {
 	for (int t = ISOTIER_UNKNOWN; t <= ISOTIER_MICROVM; t++) {
 		isotier_tier parsed = ISOTIER_UNKNOWN;
-		ck_assert_int_eq(isotier_tier_parse(&parsed, isotier_tier_name((isotier_tier)t)), 0);
+		ck_assert_int_eq(isotier_tier_parse(&parsed, isotier_tier_name((isotier_tier)t)),
+		                 0);
 		ck_assert_int_eq(parsed, t);
 	}
 	isotier_tier p;

@@ -20,11 +20,15 @@ START_TEST(sanitizer_escapes_what_rewrites_a_terminal)
 	ASSERT_RENDER(isotier_fputs_sanitized, "a\nb\tc\r", "a\nb\tc\\x0d");
 	ASSERT_RENDER(isotier_fputs_inline, "row\nforged row\tx", "row\\nforged row\\tx");
 	/* Valid UTF-8 passes; bidi overrides, C1 controls and invalid bytes do not. */
-	ASSERT_RENDER(isotier_fputs_inline, "gr\xc3\xbc\xc3\x9f \xe2\x86\x92", "gr\xc3\xbc\xc3\x9f \xe2\x86\x92");
+	ASSERT_RENDER(isotier_fputs_inline, "gr\xc3\xbc\xc3\x9f \xe2\x86\x92",
+	              "gr\xc3\xbc\xc3\x9f \xe2\x86\x92");
 	ASSERT_RENDER(isotier_fputs_inline, "a\xe2\x80\xaeZ", "a\\u202eZ");
-	ASSERT_RENDER(isotier_fputs_inline, "\xc2\x9b" "31m", "\\u009b31m");
+	ASSERT_RENDER(isotier_fputs_inline,
+	              "\xc2\x9b"
+	              "31m",
+	              "\\u009b31m");
 	ASSERT_RENDER(isotier_fputs_inline, "\xff\xc3", "\\xff\\xc3");
-	ASSERT_RENDER(isotier_fputs_inline, "\xc0\xaf", "\\xc0\\xaf"); /* overlong '/' */
+	ASSERT_RENDER(isotier_fputs_inline, "\xc0\xaf", "\\xc0\\xaf");          /* overlong '/' */
 	ASSERT_RENDER(isotier_fputs_inline, "\xed\xa0\x80", "\\xed\\xa0\\x80"); /* surrogate */
 }
 END_TEST
@@ -40,7 +44,8 @@ START_TEST(utf8_decoding_is_strict_and_bounded)
 	ck_assert(!isotier_utf8_valid("a\xe2\x86\x92", 3));
 	ck_assert(isotier_utf8_valid("a\xe2\x86\x92", 4));
 	uint32_t cp = 0;
-	ck_assert_uint_eq(isotier_utf8_decode((const unsigned char *)"\xe2\x86\x92", SIZE_MAX, &cp), 3);
+	ck_assert_uint_eq(isotier_utf8_decode((const unsigned char *)"\xe2\x86\x92", SIZE_MAX, &cp),
+	                  3);
 	ck_assert_uint_eq(cp, 0x2192);
 	ck_assert_uint_eq(isotier_utf8_decode((const unsigned char *)"\xe2\x86", SIZE_MAX, &cp), 0);
 }

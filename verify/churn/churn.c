@@ -134,7 +134,8 @@ int churn_claim_parse(churn_claim *out, const char *buf, size_t len, const char 
 	churn_claimref *claim = &out->claim;
 	/* A key given twice has two readings (first-wins here, last-wins in jq):
 	 * refused, as the catalogue loader does. */
-	__attribute__((cleanup(cjson_deletep))) cJSON *root = isotier_json_parse(buf, len, where, err);
+	__attribute__((cleanup(cjson_deletep))) cJSON *root =
+	    isotier_json_parse(buf, len, where, err);
 	if (!root)
 		return ISOTIER_EDATA;
 	if (!cJSON_IsObject(root))
@@ -456,9 +457,8 @@ static int walk_first_parent(oid_list *out, git_repository *repo, git_commit *he
 
 /* have_prev false: the previous revision was unreadable and none before it
  * was read; this one becomes the baseline without events. */
-static int log_step(churn_changes *out, churn_snapshot *prev, bool *have_prev,
-                    git_repository *repo, git_commit *commit, blob_cache *cache,
-                    isotier_error *err)
+static int log_step(churn_changes *out, churn_snapshot *prev, bool *have_prev, git_repository *repo,
+                    git_commit *commit, blob_cache *cache, isotier_error *err)
 {
 	char label[GIT_OID_HEXSZ + 1];
 	git_oid_tostr(label, sizeof label, git_commit_id(commit));
@@ -535,7 +535,8 @@ int churn_log(churn_changes *out, churn_skips *skipped, git_repository *repo, gi
 				              shallow_hint(repo));
 			} else {
 				if ((rc = providers_dir(&dir, repo, parent, label, err)) == 0)
-					rc = snapshot_from_dir(&prev, repo, dir, label, &cache, err);
+					rc =
+					    snapshot_from_dir(&prev, repo, dir, label, &cache, err);
 				if (rc == ISOTIER_EDATA && skipped) {
 					have_prev = false;
 					rc = skip_add(skipped, parent, err);

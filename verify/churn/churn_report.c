@@ -122,8 +122,9 @@ void churn_report_text(FILE *f, const churn_report *r)
 		              r->since_id, r->until_spec, r->until_id[0] ? " (" : "", r->until_id,
 		              r->until_id[0] ? ")" : "");
 	else
-		put_sanitized(f, "catalogue churn (empty catalogue) .. %s%s%.12s%s\n", r->until_spec,
-		              r->until_id[0] ? " (" : "", r->until_id, r->until_id[0] ? ")" : "");
+		put_sanitized(f, "catalogue churn (empty catalogue) .. %s%s%.12s%s\n",
+		              r->until_spec, r->until_id[0] ? " (" : "", r->until_id,
+		              r->until_id[0] ? ")" : "");
 	if (r->churn_md_from[0])
 		put_sanitized(f, "CHURN.md read from %s%s\n", r->churn_md_from,
 		              r->entries_found ? "" : ": not there");
@@ -336,10 +337,11 @@ int churn_report_junit(FILE *f, const void *report)
 		change_format(name, sizeof name, c);
 		const char *fail = NULL;
 		if (churn_change_needs_entry(c) && !c->entry) {
-			snprintf(failure, sizeof failure,
-			         "unlogged %s change: no CHURN.md entry for %s; add to CHURN.md "
-			         "\"### YYYY-MM-DD \u2014 %s\" with '- Source: URL' and '- Note: text'",
-			         kind_name(c), name, name);
+			snprintf(
+			    failure, sizeof failure,
+			    "unlogged %s change: no CHURN.md entry for %s; add to CHURN.md "
+			    "\"### YYYY-MM-DD \u2014 %s\" with '- Source: URL' and '- Note: text'",
+			    kind_name(c), name, name);
 			fail = failure;
 		}
 		junit_case(f, "churn", name, fail);

@@ -112,7 +112,8 @@ int churn_snapshot_load_worktree(churn_snapshot *out, const char *workdir, isoti
 			break;
 		}
 		char where[1024];
-		snprintf(where, sizeof where, "working tree: %s/%s", CHURN_PROVIDERS_DIR, e->d_name);
+		snprintf(where, sizeof where, "working tree: %s/%s", CHURN_PROVIDERS_DIR,
+		         e->d_name);
 		char *text = NULL;
 		size_t len = 0;
 		bool found = false;
@@ -151,10 +152,9 @@ int churn_snapshot_load_worktree(churn_snapshot *out, const char *workdir, isoti
 		qsort(out->items, out->n, sizeof *out->items, cmp_claim);
 	for (size_t i = 1; rc == 0 && i < out->n; i++)
 		if (!strcmp(out->items[i - 1].id, out->items[i].id))
-			rc = isotier_error_set(err, ISOTIER_EDATA, 0,
-			                       "working tree: %s and %s both have id \"%s\"",
-			                       out->items[i - 1].path, out->items[i].path,
-			                       out->items[i].id);
+			rc = isotier_error_set(
+			    err, ISOTIER_EDATA, 0, "working tree: %s and %s both have id \"%s\"",
+			    out->items[i - 1].path, out->items[i].path, out->items[i].id);
 	if (rc < 0)
 		churn_snapshot_clear(out);
 	return rc;

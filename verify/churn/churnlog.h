@@ -76,7 +76,7 @@ typedef struct changelog_section {
 	char version[64]; /* "Unreleased" or "0.1.0" */
 	char date[11];    /* "" for Unreleased */
 	unsigned line;
-	bool has_churn; /* a "### Churn" subsection is present */
+	bool has_churn;     /* a "### Churn" subsection is present */
 	unsigned none_line; /* a "- None" bullet in it (0: none) */
 	churn_entries churn;
 } changelog_section;

@@ -56,7 +56,8 @@ int cli_fail(const isotier_error *err)
 	case ISOTIER_EUNAVAILABLE: return EXIT_UNAVAIL;
 	case ISOTIER_ECONFIG: return EXIT_CONFIG;
 	case ISOTIER_EBUSY: return EXIT_TEMPFAIL;
-	case ISOTIER_EDB: return (err->db_code & 0xff) == ISOTIER_DB_NOTADB ? EXIT_DATAERR : EXIT_IOERR;
+	case ISOTIER_EDB:
+		return (err->db_code & 0xff) == ISOTIER_DB_NOTADB ? EXIT_DATAERR : EXIT_IOERR;
 	case ISOTIER_EIO: return EXIT_IOERR;
 	case ISOTIER_EINTR: return EXIT_INTERRUPTED;
 	case ISOTIER_ENOTFOUND: return err->sys_errno == ENOENT ? EXIT_NOINPUT : EXIT_DATAERR;
@@ -120,7 +121,7 @@ int cli_parse_int(const char *opt, const char *s, int lo, int hi, int *out)
 }
 
 int cli_subcommand(int argc, char **argv, const char *sub, int (*run)(int, char **),
-		   void (*usage)(FILE *))
+                   void (*usage)(FILE *))
 {
 	if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
 		usage(argc < 2 ? stderr : stdout);
@@ -130,7 +131,8 @@ int cli_subcommand(int argc, char **argv, const char *sub, int (*run)(int, char 
 		return run(argc - 1, argv + 1);
 	const char *hint = cli_suggest(argv[1], &sub, 1);
 	if (hint)
-		cli_error("%s: unknown subcommand '%s' (did you mean '%s'?)", argv[0], argv[1], hint);
+		cli_error("%s: unknown subcommand '%s' (did you mean '%s'?)", argv[0], argv[1],
+		          hint);
 	else
 		cli_error("%s: unknown subcommand '%s'", argv[0], argv[1]);
 	usage(stderr);
@@ -253,15 +255,17 @@ static int write_in_place(const char *path, bool nofollow, cli_output_fn write, 
 	for (int waited = 0;; waited += 50) {
 		/* nofollow: a FIFO or device swapped for a link since lstat is not
 		 * followed (ELOOP); /dev/std* and /proc paths are links by nature. */
-		fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK | (nofollow ? O_NOFOLLOW : 0));
+		fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC | O_NONBLOCK |
+		                    (nofollow ? O_NOFOLLOW : 0));
 		if (fd >= 0 || errno != ENXIO || waited >= FIFO_READER_WAIT_MS)
 			break;
 		usleep(50 * 1000);
 	}
 	if (fd < 0) {
 		if (errno == ENXIO)
-			cli_error("open %s: a FIFO with no reader (waited %d ms); not writing to it",
-			          path, FIFO_READER_WAIT_MS);
+			cli_error(
+			    "open %s: a FIFO with no reader (waited %d ms); not writing to it",
+			    path, FIFO_READER_WAIT_MS);
 		else
 			cli_error("open %s: %s", path, strerror(errno));
 		return errno == ENOENT || errno == ENXIO ? EXIT_CANTCREAT : EXIT_IOERR;
@@ -289,7 +293,7 @@ static int alias_fd(const char *path)
 		return 1;
 	if (!strcmp(path, "/dev/stderr"))
 		return 2;
-	const char *n = !strncmp(path, "/dev/fd/", 8)         ? path + 8
+	const char *n = !strncmp(path, "/dev/fd/", 8)          ? path + 8
 	                : !strncmp(path, "/proc/self/fd/", 14) ? path + 14
 	                                                       : NULL;
 	if (!n || *n < '0' || *n > '9' || strlen(n) > 6)
@@ -368,8 +372,8 @@ int cli_write_output(const char *opt, const char *path, const char *db_path, cli
 		}
 		const char *which = db_path ? db_file_named(path, NULL, db_path) : NULL;
 		if (which) {
-			cli_error("%s %s: that is the history database%s%s; not overwriting it", opt,
-			          path, *which ? "'s " : "", which);
+			cli_error("%s %s: that is the history database%s%s; not overwriting it",
+			          opt, path, *which ? "'s " : "", which);
 			return EXIT_USAGE;
 		}
 		return write_replacing(path, write, ctx);

@@ -10,23 +10,23 @@
 /* sysexits.h, spelled out so every command uses the same words. */
 enum {
 	EXIT_OK = 0,
-	EXIT_FINDING = 1,   /* the check ran and found a problem (drift, contradiction) */
-	EXIT_UNPROVEN = 2,  /* verify: a claim above what was shown could not be proven */
-	EXIT_USAGE = 64,    /* EX_USAGE */
-	EXIT_DATAERR = 65,  /* EX_DATAERR */
-	EXIT_NOINPUT = 66,  /* EX_NOINPUT */
-	EXIT_UNAVAIL = 69,  /* EX_UNAVAILABLE */
-	EXIT_SOFTWARE = 70, /* EX_SOFTWARE */
-	EXIT_CANTCREAT = 73,/* EX_CANTCREAT */
-	EXIT_IOERR = 74,    /* EX_IOERR */
-	EXIT_TEMPFAIL = 75, /* EX_TEMPFAIL (database locked...) */
-	EXIT_CONFIG = 78,   /* EX_CONFIG */
+	EXIT_FINDING = 1,    /* the check ran and found a problem (drift, contradiction) */
+	EXIT_UNPROVEN = 2,   /* verify: a claim above what was shown could not be proven */
+	EXIT_USAGE = 64,     /* EX_USAGE */
+	EXIT_DATAERR = 65,   /* EX_DATAERR */
+	EXIT_NOINPUT = 66,   /* EX_NOINPUT */
+	EXIT_UNAVAIL = 69,   /* EX_UNAVAILABLE */
+	EXIT_SOFTWARE = 70,  /* EX_SOFTWARE */
+	EXIT_CANTCREAT = 73, /* EX_CANTCREAT */
+	EXIT_IOERR = 74,     /* EX_IOERR */
+	EXIT_TEMPFAIL = 75,  /* EX_TEMPFAIL (database locked...) */
+	EXIT_CONFIG = 78,    /* EX_CONFIG */
 	EXIT_INTERRUPTED = 130,
 };
 
 struct cli_command {
-	const char *name;    /* "verify", "catalogue", ... */
-	const char *summary; /* one line for `isotier --help` */
+	const char *name;                   /* "verify", "catalogue", ... */
+	const char *summary;                /* one line for `isotier --help` */
 	int (*main)(int argc, char **argv); /* argv[0] is the command name */
 };
 
@@ -38,7 +38,7 @@ int cli_fail(const isotier_error *err);
 /* For a command whose one subcommand is `sub` ("catalogue check"): help,
  * dispatch, or a usage error naming the unknown subcommand. */
 int cli_subcommand(int argc, char **argv, const char *sub, int (*run)(int, char **),
-		   void (*usage)(FILE *));
+                   void (*usage)(FILE *));
 
 /* Parses a whole decimal number in [lo, hi] given to option opt; on error
  * prints "OPT: expected a number from LO to HI, got 'S'" and returns -1. */

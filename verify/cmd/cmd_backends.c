@@ -133,7 +133,8 @@ static int backends_main(int argc, char **argv)
 	isotier_findings_free(&findings);
 	cJSON *doc = json ? cJSON_CreateArray() : NULL;
 	if (!json)
-		printf("%-13s %-10s %-10s %-9s %s\n", "BACKEND", "CLAIMED", "RESOLVED", "AVAILABLE", "REASON");
+		printf("%-13s %-10s %-10s %-9s %s\n", "BACKEND", "CLAIMED", "RESOLVED", "AVAILABLE",
+		       "REASON");
 	for (size_t i = 0; i < isotier_backend_count(); i++) {
 		const isotier_backend *b = isotier_backend_at(i);
 		isotier_resolution r;
@@ -143,9 +144,8 @@ static int backends_main(int argc, char **argv)
 			isotier_catalogue_free(cat);
 			return cli_fail(&err);
 		}
-		const isotier_provider *cp = cat && r.provider_id[0]
-		                                 ? isotier_catalogue_find(cat, r.provider_id)
-		                                 : NULL;
+		const isotier_provider *cp =
+		    cat && r.provider_id[0] ? isotier_catalogue_find(cat, r.provider_id) : NULL;
 		const char *scope = cp ? cp->scope : NULL;
 		char why[1024] = "";
 		int avail = b->available(why, sizeof why);
@@ -195,7 +195,7 @@ static int backends_main(int argc, char **argv)
 }
 
 const struct cli_command cli_backends = {
-	.name = "backends",
-	.summary = "list backends: claimed and resolved tier, why, availability",
-	.main = backends_main,
+    .name = "backends",
+    .summary = "list backends: claimed and resolved tier, why, availability",
+    .main = backends_main,
 };

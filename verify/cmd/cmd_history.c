@@ -75,7 +75,8 @@ static int print_json(isotier_history *h, const char *db, const observation_filt
 	cJSON_Delete(head);
 	if (!db_json)
 		return ISOTIER_ENOMEM;
-	printf("{\n\t\"schema\":\t\"isotier.history/1\",\n\t\"db\":\t%s,\n\t\"observations\":\t[", db_json);
+	printf("{\n\t\"schema\":\t\"isotier.history/1\",\n\t\"db\":\t%s,\n\t\"observations\":\t[",
+	       db_json);
 	free(db_json);
 	json_stream js = {0};
 	int rc = isotier_history_list_observations(h, f, print_json_row, &js, err);
@@ -124,7 +125,9 @@ static int collect_row(void *ctx, const isotier_observation_listing *r)
 		t->rows = nr, t->cap = ncap;
 	}
 	observation_row *o = &t->rows[t->n++];
-	*o = (observation_row){.id = r->id, .run_id = r->run_id, .duration_ms = r->duration_ms,
+	*o = (observation_row){.id = r->id,
+	                       .run_id = r->run_id,
+	                       .duration_ms = r->duration_ms,
 	                       .evidence_bytes = r->evidence_bytes};
 	o->observed_at = dup_or_null(r->observed_at, &t->oom);
 	o->backend = dup_or_null(r->backend, &t->oom);
@@ -165,14 +168,13 @@ static int print_table(const observation_row *rows, size_t n, bool wide)
 	                                               "CLAIMED", "OBSERVED", "VERDICT", "REASON"};
 	static const int narrow_caps[NARROW] = {6, 20, 4, 12, 9, 9, 12, 0};
 	static const char *const wide_hdr[WIDE] = {
-	    "ID",       "TIME",    "RUN",  "BACKEND", "PROVIDER",  "CLAIMED",
-	    "OBSERVED", "VERDICT", "HOST", "ISOTIER", "CATALOGUE", "WALL",
-	    "CPU",      "REASON"};
+	    "ID",      "TIME", "RUN",     "BACKEND",   "PROVIDER", "CLAIMED", "OBSERVED",
+	    "VERDICT", "HOST", "ISOTIER", "CATALOGUE", "WALL",     "CPU",     "REASON"};
 	static const int wide_caps[WIDE] = {0};
 	size_t ncol = wide ? WIDE : NARROW;
 	const char **cells = calloc(n ? n * ncol : 1, sizeof *cells);
-	char (*nums)[2][24] = calloc(n ? n : 1, sizeof *nums);
-	char (*text)[2][160] = calloc(n ? n : 1, sizeof *text);
+	char(*nums)[2][24] = calloc(n ? n : 1, sizeof *nums);
+	char(*text)[2][160] = calloc(n ? n : 1, sizeof *text);
 	if (!cells || !nums || !text) {
 		free(cells), free(nums), free(text);
 		return -1;
@@ -187,7 +189,8 @@ static int print_table(const observation_row *rows, size_t n, bool wide)
 			snprintf(text[i][0], sizeof text[i][0], "%s (%s)", r->claimed_tier,
 			         r->claimed_mechanism ? r->claimed_mechanism : "-");
 		else
-			snprintf(text[i][0], sizeof text[i][0], "%s", r->claimed_tier ? r->claimed_tier : "-");
+			snprintf(text[i][0], sizeof text[i][0], "%s",
+			         r->claimed_tier ? r->claimed_tier : "-");
 		if (wide && r->observed_vendor && *r->observed_vendor)
 			snprintf(text[i][1], sizeof text[i][1], "%s (%s)",
 			         r->observed_tier ? r->observed_tier : "-", r->observed_vendor);
@@ -373,8 +376,7 @@ enum {
 
 static const struct cli_option options[] = {
     {"db", OPT_DB, CLI_TEXT, "PATH|URI", cli_check_db, 0, 0,
-     "history database: a file or a postgresql:// URI\n(default {})", cli_default_db_text,
-     false},
+     "history database: a file or a postgresql:// URI\n(default {})", cli_default_db_text, false},
     {"backend", OPT_BACKEND, CLI_TEXT, "NAME", check_backend_name, 0, 0,
      "only this backend (a name no backend or observation has is\na usage error)", NULL, false},
     {"verdict", OPT_VERDICT, CLI_TEXT, "WORD", check_verdict, 0, 0, "only this verdict: {}",
@@ -414,9 +416,10 @@ static const struct cli_spec spec = {
         "                       [--limit N] [--wide] [--json]",
     .about = "Lists the observations `isotier verify` recorded, newest first, in a table that\n"
              "fits " STR(HISTORY_WIDTH) " columns (--wide: every column, nothing cut). `show ID` "
-             "prints one\n"
-             "observation with its provenance and the evidence behind it; --sources lists the\n"
-             "source checks `isotier sources check` recorded.",
+                                        "prints one\n"
+                                        "observation with its provenance and the evidence behind "
+                                        "it; --sources lists the\n"
+                                        "source checks `isotier sources check` recorded.",
     .options = options,
     .epilogue = "Exit status: 0 listed (also when nothing matched), 64 usage, 66 no database\n"
                 "or no such observation, 74/75 database unreadable.",
@@ -502,7 +505,8 @@ static int history_main(int argc, char **argv)
 		errno = 0;
 		show_id = strtoll(show, &end, 10);
 		if (errno || !*show || *end || show_id <= 0) {
-			cli_error("history show: expected an observation id (a number), got '%s'", show);
+			cli_error("history show: expected an observation id (a number), got '%s'",
+			          show);
 			return EXIT_USAGE;
 		}
 	}
@@ -548,8 +552,8 @@ static int history_main(int argc, char **argv)
 	if (t.oom)
 		rc = -1;
 	else if (!t.n)
-		printf("(no observations%s)\n", flt.backend || flt.since || flt.until || flt.verdict ||
-		                                        flt.run_id || flt.host
+		printf("(no observations%s)\n", flt.backend || flt.since || flt.until ||
+		                                        flt.verdict || flt.run_id || flt.host
 		                                    ? " match"
 		                                    : "; `isotier verify` records them");
 	else

@@ -50,9 +50,20 @@ static int check_format(const char *opt, const char *value)
 	return EXIT_USAGE;
 }
 
-enum { OPT_DB = 'd', OPT_FORMAT = 'f', OPT_OUT = 'o', OPT_SINCE = 's', OPT_CATALOGUE = 'c',
-       OPT_NO_CATALOGUE = 'N', OPT_TODAY = 't', OPT_MAX_AGE = 'a', OPT_REVERIFY = 'r',
-       OPT_BACKEND = 'b', OPT_LIST_FORMATS = 'L', OPT_HOST = 'H' };
+enum {
+	OPT_DB = 'd',
+	OPT_FORMAT = 'f',
+	OPT_OUT = 'o',
+	OPT_SINCE = 's',
+	OPT_CATALOGUE = 'c',
+	OPT_NO_CATALOGUE = 'N',
+	OPT_TODAY = 't',
+	OPT_MAX_AGE = 'a',
+	OPT_REVERIFY = 'r',
+	OPT_BACKEND = 'b',
+	OPT_LIST_FORMATS = 'L',
+	OPT_HOST = 'H'
+};
 
 static const struct cli_option options[] = {
     {"db", OPT_DB, CLI_TEXT, "PATH", cli_check_db, 0, 0, "history database (default {})",
@@ -86,7 +97,8 @@ static const struct cli_option options[] = {
     /* A misspelt name would be "verified by this job but never observed": an
      * alert about a backend that does not exist. */
     {"host", OPT_HOST, CLI_TEXT, "NAME", NULL, 0, 0,
-     "only observations made on this host (its name or machine\nid; a fleet's shared history: runbook/fleet.md)",
+     "only observations made on this host (its name or machine\nid; a fleet's shared history: "
+     "runbook/fleet.md)",
      NULL, false},
     {"backend", OPT_BACKEND, CLI_TEXT, "NAME", cli_check_backend, 0, 0,
      "a backend this job verifies (repeatable): only these can\n"
@@ -98,11 +110,12 @@ static const struct cli_option options[] = {
 
 static const struct cli_spec spec = {
     .name = "report",
-    .synopsis = "usage: isotier report [--db PATH] --format FMT [--out FILE]\n"
-                "                      [--since DATE] [--catalogue DIR | --no-catalogue]\n"
-                "                      [--today YYYY-MM-DD] [--max-age DAYS] [--reverify-days DAYS]\n"
-                "                      [--backend NAME]...\n"
-                "       isotier report --list-formats",
+    .synopsis =
+        "usage: isotier report [--db PATH] --format FMT [--out FILE]\n"
+        "                      [--since DATE] [--catalogue DIR | --no-catalogue]\n"
+        "                      [--today YYYY-MM-DD] [--max-age DAYS] [--reverify-days DAYS]\n"
+        "                      [--backend NAME]...\n"
+        "       isotier report --list-formats",
     .about = "Renders the stored history (all of it, or since DATE) with the catalogue's\n"
              "claims and sources: the tier matrix, sources and their latest checks, the\n"
              "evidence behind observations, refusals, and what is stale or overdue. The\n"
@@ -128,7 +141,8 @@ static int on_option(void *ctx, int key, const char *value, int number)
 	case OPT_DB: a->opts.db_path = value; break;
 	case OPT_BACKEND:
 		if (a->opts.n_backends == sizeof a->backends / sizeof *a->backends) {
-			cli_error("--backend: at most %zu", sizeof a->backends / sizeof *a->backends);
+			cli_error("--backend: at most %zu",
+			          sizeof a->backends / sizeof *a->backends);
 			return EXIT_USAGE;
 		}
 		a->backends[a->opts.n_backends++] = value;
@@ -192,8 +206,8 @@ static int report_main(int argc, char **argv)
 	 * credentials here is not configured, not overdue (verify --all skips it). */
 	const char *nc[64], *nc_why[64];
 	char why_buf[64][256];
-	for (size_t i = 0; !opts.backends && i < isotier_backend_count() && opts.n_not_configured < 64;
-	     i++) {
+	for (size_t i = 0;
+	     !opts.backends && i < isotier_backend_count() && opts.n_not_configured < 64; i++) {
 		const isotier_backend *b = isotier_backend_at(i);
 		char *why = why_buf[opts.n_not_configured];
 		why[0] = '\0';

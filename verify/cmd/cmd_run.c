@@ -40,12 +40,12 @@ static const struct cli_option options[] = {
      "append a JSON Lines audit event per decision (fsync'd)", NULL, false},
     {"otlp-endpoint", 'O', CLI_TEXT, "URL", NULL, 0, 0,
      "export an OTLP/HTTP trace span of the create", NULL, false},
-    {"otlp-file", 'F', CLI_TEXT, "PATH", NULL, 0, 0, "append the span as OTLP/JSON to PATH",
-     NULL, false},
+    {"otlp-file", 'F', CLI_TEXT, "PATH", NULL, 0, 0, "append the span as OTLP/JSON to PATH", NULL,
+     false},
     {"otlp-required", 'T', CLI_FLAG, NULL, NULL, 0, 0,
      "a span that cannot be exported fails the create (74)", NULL, false},
-    {"timeout", 't', CLI_NUMBER, "S", NULL, 1, 36500,
-     "per child process, seconds (default 60)", NULL, false},
+    {"timeout", 't', CLI_NUMBER, "S", NULL, 1, 36500, "per child process, seconds (default 60)",
+     NULL, false},
     {"db", 'd', CLI_TEXT, "PATH", cli_check_db, 0, 0,
      "the history `isotier verify` keeps (contradictions and\n"
      "ceilings it recorded are honoured; audit events go there);\n"
@@ -78,18 +78,17 @@ static const struct cli_spec spec = {
              "runs CMD inside (by default over a read-only view of the host root), relays its\n"
              "output and exit status, and destroys the sandbox.",
     .options = options,
-    .epilogue =
-        "Exit: CMD's own status; 64 usage (an unknown backend or tier name); 66 the\n"
-        "history database does not exist; 78 tier refused (ConfigurationError);\n"
-        "65/69/70/74/75 isotier could not create or run the\n"
-        "sandbox; 128+N killed by signal N. A CMD that cannot be found or executed\n"
-        "inside is 127 on host and qemu-microvm; bwrap and runc report their own exec\n"
-        "failure as 1 and runsc as 128, which cannot be told from CMD exiting so.\n"
-        "--audit-log, --otlp-file and --db must name regular files (or nothing yet): a\n"
-        "FIFO, device or directory is refused (64; --db: 66), never waited on. The audit\n"
-        "log is required: the sandbox is not created when it cannot be written. A span\n"
-        "that cannot be exported costs a warning, unless --otlp-required: then the\n"
-        "create fails closed (74) before anything is provisioned.",
+    .epilogue = "Exit: CMD's own status; 64 usage (an unknown backend or tier name); 66 the\n"
+                "history database does not exist; 78 tier refused (ConfigurationError);\n"
+                "65/69/70/74/75 isotier could not create or run the\n"
+                "sandbox; 128+N killed by signal N. A CMD that cannot be found or executed\n"
+                "inside is 127 on host and qemu-microvm; bwrap and runc report their own exec\n"
+                "failure as 1 and runsc as 128, which cannot be told from CMD exiting so.\n"
+                "--audit-log, --otlp-file and --db must name regular files (or nothing yet): a\n"
+                "FIFO, device or directory is refused (64; --db: 66), never waited on. The audit\n"
+                "log is required: the sandbox is not created when it cannot be written. A span\n"
+                "that cannot be exported costs a warning, unless --otlp-required: then the\n"
+                "create fails closed (74) before anything is provisioned.",
     .operands = true,
 };
 
@@ -184,7 +183,7 @@ static int run_main(int argc, char **argv)
 }
 
 const struct cli_command cli_run = {
-	.name = "run",
-	.summary = "run a command in a sandbox, refusing tiers isotier cannot defend",
-	.main = run_main,
+    .name = "run",
+    .summary = "run a command in a sandbox, refusing tiers isotier cannot defend",
+    .main = run_main,
 };

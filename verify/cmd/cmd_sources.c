@@ -273,8 +273,8 @@ static const struct cli_option options[] = {
      default_jobs, false},
     {"timeout", OPT_TIMEOUT, CLI_NUMBER, "S", NULL, 1, 600,
      "per-transfer timeout in seconds, 1-600 (default: {})", default_timeout, false},
-    {"provider", OPT_PROVIDER, CLI_TEXT, "ID", NULL, 0, 0,
-     "check only this provider (repeatable)", NULL, false},
+    {"provider", OPT_PROVIDER, CLI_TEXT, "ID", NULL, 0, 0, "check only this provider (repeatable)",
+     NULL, false},
     {"baseline", OPT_BASELINE, CLI_TEXT, "PATH", NULL, 0, 0,
      "the kept baseline (default: sources.lock.json beside the\n"
      "provider directory); absent: nothing to compare with",

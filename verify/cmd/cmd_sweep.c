@@ -57,8 +57,8 @@ static int sweep_main(int argc, char **argv)
 	int swept = 0;
 	size_t stale = 0;
 	int rc = leftovers_sweep(h, &swept, &stale, &err);
-	printf("swept %d leftover%s; %zu run%s marked interrupted\n", swept,
-	       swept == 1 ? "" : "s", stale, stale == 1 ? "" : "s");
+	printf("swept %d leftover%s; %zu run%s marked interrupted\n", swept, swept == 1 ? "" : "s",
+	       stale, stale == 1 ? "" : "s");
 	if (rc < 0) {
 		cli_error("history database %s: %s", db, err.message);
 		return EXIT_IOERR;

@@ -14,11 +14,11 @@
  * CONTRADICTED verdict (a contradiction alerts even when another backend
  * failed); 2 a claim that could not be proven (INCONCLUSIVE against a real
  * claim although the probe ran: a VM not shown to be the sandbox's own, a
- * probe that could not tell or was not confident); 75 history database locked (74 unusable: no such directory, disk
- * full; 65 not a database or a newer schema); 70 a probe run failed (timeout,
- * exec error); 69 a backend named with --backend unavailable (with --all: every
- * backend unavailable); 65 bad data (probe output rejected, catalogue file
- * invalid); 0 otherwise (INCONCLUSIVE for lack of a claim is 0).
+ * probe that could not tell or was not confident); 75 history database locked (74 unusable: no such
+ * directory, disk full; 65 not a database or a newer schema); 70 a probe run failed (timeout, exec
+ * error); 69 a backend named with --backend unavailable (with --all: every backend unavailable); 65
+ * bad data (probe output rejected, catalogue file invalid); 0 otherwise (INCONCLUSIVE for lack of a
+ * claim is 0).
  *
  * A lock another process holds past --busy-timeout while an observation is
  * being stored is waited out again (history_retry.h: at least three attempts,
@@ -92,7 +92,8 @@ static void usage(FILE *f)
 	       "hardware attestation; exit 0, and never what --require-verified needs).\n"
 	       "Exit: 0 nothing contradicted or unproven; 1 a CONTRADICTED verdict (even when\n"
 	       "something else failed too); 2 a claim that could not be proven (INCONCLUSIVE\n"
-	       "against a claim although the probe ran: an alert, see runbook/drift.md); 64 usage; 65 bad data (probe output rejected, catalogue\n"
+	       "against a claim although the probe ran: an alert, see runbook/drift.md); 64 usage; "
+	       "65 bad data (probe output rejected, catalogue\n"
 	       "invalid); 69 a requested backend unavailable (--all: every one); 70 a probe\n"
 	       "run failed or timed out; 74 database unusable; 75 database locked (any\n"
 	       "observation not stored is named, with its verdict);\n"
@@ -124,9 +125,11 @@ static int parse_args(verify_opts *o, int argc, char **argv)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	*o = (verify_opts){.db = isotier_default_db_path(), .jobs = 4, .timeout_s = 60, .busy_ms = 5000};
+	*o = (verify_opts){
+	    .db = isotier_default_db_path(), .jobs = 4, .timeout_s = 60, .busy_ms = 5000};
 	const char *env = getenv("ISOTIER_BUSY_TIMEOUT_MS");
-	if (env && *env && cli_parse_int("ISOTIER_BUSY_TIMEOUT_MS", env, 1, 3600000, &o->busy_ms) < 0)
+	if (env && *env &&
+	    cli_parse_int("ISOTIER_BUSY_TIMEOUT_MS", env, 1, 3600000, &o->busy_ms) < 0)
 		return EXIT_USAGE;
 	int c;
 	optind = 1;
@@ -165,7 +168,9 @@ static int parse_args(verify_opts *o, int argc, char **argv)
 		case 'J': o->json = true; break;
 		case 'A': o->attest = true; break;
 		case 'h': usage(stdout); return EXIT_OK;
-		case ':': cli_error("verify: %s needs a value", argv[optind - 1]); return EXIT_USAGE;
+		case ':':
+			cli_error("verify: %s needs a value", argv[optind - 1]);
+			return EXIT_USAGE;
 		default: return cli_unknown_option("verify", argv[optind - 1], opts, usage);
 		}
 	}
@@ -231,10 +236,13 @@ static int db_fail(const isotier_error *err, const char *db, int64_t waited_ms)
 	 * full) an I/O error. */
 	cli_error("history database %s: %s%s", db, err->message, cli_db_why(db));
 	if ((err->db_code & 0xff) == ISOTIER_DB_CANTOPEN && !strcmp(db, ISOTIER_DEFAULT_DB))
-		fprintf(stderr, "isotier: (the host's default history: create %s's directory, as the "
-		                "runbook's job does, or name another with --db or $ISOTIER_DB)\n", db);
-	return err->code == ISOTIER_EDATA || (err->db_code & 0xff) == ISOTIER_DB_NOTADB ? EXIT_DATAERR
-	                                                                          : EXIT_IOERR;
+		fprintf(stderr,
+		        "isotier: (the host's default history: create %s's directory, as the "
+		        "runbook's job does, or name another with --db or $ISOTIER_DB)\n",
+		        db);
+	return err->code == ISOTIER_EDATA || (err->db_code & 0xff) == ISOTIER_DB_NOTADB
+	           ? EXIT_DATAERR
+	           : EXIT_IOERR;
 }
 
 /* The signal that stopped the run, 0 when none came. The workers' backend
@@ -427,7 +435,8 @@ static void judge_and_store(verify_ctx *ctx, const verify_opts *o, isotier_histo
 			out->db_err = rec_err;
 			out->db_waited = isotier_now_ms() - t0;
 			cli_error("observation of %s NOT stored in %s: verdict %s",
-			          ready->backend->name, o->db, isotier_verdict_name(ready->verdict));
+			          ready->backend->name, o->db,
+			          isotier_verdict_name(ready->verdict));
 		} else {
 			ready->recorded = true;
 		}
@@ -456,7 +465,8 @@ static int exit_status(int *failure, bool *alerted, const job *jobs, size_t n_jo
 		failed |= j->obs.available && j->obs.rc < 0;
 		if (j->obs.leaks[0]) {
 			leaked = true;
-			cli_error("LEAK: %s: %s (delete it by hand)", j->backend->name, j->obs.leaks);
+			cli_error("LEAK: %s: %s (delete it by hand)", j->backend->name,
+			          j->obs.leaks);
 		}
 		if (!j->obs.available) {
 			n_unavailable++;
@@ -600,7 +610,8 @@ static int verify_main(int argc, char **argv)
 	char db_shown[512]; /* a history URI without its password */
 	isotier_history_display(o.db, db_shown, sizeof db_shown);
 	if (o.json)
-		print_json(jobs, n_jobs, o.jobs, run_id, db_shown, commit, wall, out.interrupted, rc, run_ended);
+		print_json(jobs, n_jobs, o.jobs, run_id, db_shown, commit, wall, out.interrupted,
+		           rc, run_ended);
 	else
 		print_summary(jobs, n_jobs, o.jobs, run_id, db_shown, commit, wall, run_ended);
 	if (o.attest && !out.interrupted)

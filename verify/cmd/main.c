@@ -18,8 +18,8 @@ extern const struct cli_command cli_paths __attribute__((weak));
 extern const struct cli_command cli_sweep __attribute__((weak));
 
 static const struct cli_command *const commands[] = {
-	&cli_verify, &cli_history, &cli_catalogue, &cli_sources, &cli_backends,
-	&cli_run,    &cli_churn,   &cli_report, &cli_paths, &cli_sweep,
+    &cli_verify, &cli_history, &cli_catalogue, &cli_sources, &cli_backends,
+    &cli_run,    &cli_churn,   &cli_report,    &cli_paths,   &cli_sweep,
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 
@@ -38,13 +38,14 @@ static int finish_stdout(int rc)
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: isotier COMMAND [OPTIONS]\n\n"
-		   "Makes a sandbox's isolation tier (UNKNOWN < CONTAINER < GVISOR < MICROVM) a\n"
-		   "claim that can be checked.\n\ncommands:\n");
+	           "Makes a sandbox's isolation tier (UNKNOWN < CONTAINER < GVISOR < MICROVM) a\n"
+	           "claim that can be checked.\n\ncommands:\n");
 	for (size_t i = 0; i < N_COMMANDS; i++)
 		if (commands[i])
 			fprintf(f, "  %-10s %s\n", commands[i]->name, commands[i]->summary);
-	fprintf(f, "\noptions:\n  --help     this summary\n  --version  the version of isotier\n\n"
-	           "`isotier help COMMAND` (or `isotier COMMAND --help`) describes each command.\n");
+	fprintf(f,
+	        "\noptions:\n  --help     this summary\n  --version  the version of isotier\n\n"
+	        "`isotier help COMMAND` (or `isotier COMMAND --help`) describes each command.\n");
 }
 
 static const struct cli_command *find(const char *name)

@@ -86,15 +86,17 @@ int history_by_host(isotier_history *h, isotier_observation_filter flt, bool jso
 	} else if (!b.n) {
 		printf("(no observations%s)\n", flt.backend || flt.host ? " match" : "");
 	} else {
-		static const char *const hdr[] = {"HOST", "BACKEND", "ID", "TIME", "OBSERVED", "VERDICT"};
+		static const char *const hdr[] = {"HOST", "BACKEND",  "ID",
+		                                  "TIME", "OBSERVED", "VERDICT"};
 		static const int caps[] = {24, 14, 8, 20, 10, 0};
 		const char **cells = calloc(b.n * 6, sizeof *cells);
-		char (*ids)[24] = calloc(b.n, sizeof *ids);
+		char(*ids)[24] = calloc(b.n, sizeof *ids);
 		if (cells && ids) {
 			for (size_t i = 0; i < b.n; i++) {
 				snprintf(ids[i], sizeof ids[i], "%lld", (long long)b.cells[i].id);
-				const char *row[6] = {b.cells[i].host, b.cells[i].backend,  ids[i],
-				                      b.cells[i].time, b.cells[i].observed, b.cells[i].verdict};
+				const char *row[6] = {
+				    b.cells[i].host, b.cells[i].backend,  ids[i],
+				    b.cells[i].time, b.cells[i].observed, b.cells[i].verdict};
 				memcpy(&cells[i * 6], row, sizeof row);
 			}
 			history_table(stdout, hdr, caps, 6, cells, b.n, wide);
@@ -106,4 +108,3 @@ int history_by_host(isotier_history *h, isotier_observation_filter flt, bool jso
 	free(b.cells);
 	return rc;
 }
-

@@ -300,7 +300,8 @@ static void show_text(const isotier_observation_detail *d, const report_evidence
 	line("claimed", l->claimed_tier ? buf : "nothing");
 	snprintf(buf, sizeof buf, "%s, vendor %s, confidence %s",
 	         l->observed_tier ? l->observed_tier : "-",
-	         l->observed_vendor ? l->observed_vendor : "-", l->confidence ? l->confidence : "-");
+	         l->observed_vendor ? l->observed_vendor : "-",
+	         l->confidence ? l->confidence : "-");
 	line("observed", buf);
 	line("verdict", l->verdict);
 	line("reason", l->reason);
@@ -324,7 +325,8 @@ static void show_text(const isotier_observation_detail *d, const report_evidence
 	else
 		snprintf(buf, sizeof buf, "%lld ms; evidence %lld byte%s%s%s%s",
 		         (long long)l->duration_ms, bytes, cli_plural((size_t)bytes, "", "s"),
-		         d->evidence_format ? " (" : "", d->evidence_format ? d->evidence_format : "",
+		         d->evidence_format ? " (" : "",
+		         d->evidence_format ? d->evidence_format : "",
 		         d->evidence_format ? ")" : "");
 	line("duration", buf);
 	history_sandbox_times_text(buf, sizeof buf, l);
@@ -359,8 +361,8 @@ int history_show(isotier_history *h, long long id, bool json)
 {
 	show_ctx sc = {json, EXIT_OK};
 	isotier_error err = {0};
-	int rc = isotier_history_get_observation(h, id, REPORT_LAYERS_JSON_MAX, REPORT_PROBE_JSON_MAX,
-	                                         show_row, &sc, &err);
+	int rc = isotier_history_get_observation(h, id, REPORT_LAYERS_JSON_MAX,
+	                                         REPORT_PROBE_JSON_MAX, show_row, &sc, &err);
 	if (rc < 0)
 		return cli_fail(&err);
 	if (rc == 0) {
@@ -420,8 +422,8 @@ static int source_row(void *ctx, const isotier_source_check_listing *c)
 		sc->cells = nc, sc->cap = ncap;
 	}
 	char **row = &sc->cells[sc->n++ * NCOL];
-	const char *from[NCOL] = {NULL, c->checked_at, NULL, c->provider_id, c->status, NULL,
-	                          c->content_sha256, c->url, c->detail};
+	const char *from[NCOL] = {NULL, c->checked_at,     NULL,   c->provider_id, c->status,
+	                          NULL, c->content_sha256, c->url, c->detail};
 	for (int k = 0; k < NCOL; k++)
 		row[k] = from[k] ? strdup(from[k]) : NULL;
 	row[0] = num_or_null(c->id, true);
@@ -433,7 +435,7 @@ static int source_row(void *ctx, const isotier_source_check_listing *c)
 int history_sources(isotier_history *h, const source_filter *f, bool json, bool wide)
 {
 	isotier_error err = {0};
-	static const char *const hdr[] = {"ID",  "TIME", "RUN",  "PROVIDER", "STATUS",
+	static const char *const hdr[] = {"ID",   "TIME",   "RUN", "PROVIDER", "STATUS",
 	                                  "HTTP", "SHA256", "URL", "DETAIL"};
 	static const int caps[] = {6, 20, 5, 16, 11, 4, 10, 30, 0};
 	sources_ctx sc = {.json = json};
@@ -442,12 +444,11 @@ int history_sources(isotier_history *h, const source_filter *f, bool json, bool 
 		cJSON_AddStringToObject(doc, "schema", "isotier.history.sources/1");
 		sc.arr = cJSON_AddArrayToObject(doc, "source_checks");
 	}
-	int rc = json && !sc.arr ? (sc.oom = true, 0)
-	                         : isotier_history_list_source_checks(
-	                               h,
-	                               &(isotier_source_filter){f->provider, f->since, f->until,
-	                                                        f->limit},
-	                               source_row, &sc, &err);
+	int rc = json && !sc.arr
+	             ? (sc.oom = true, 0)
+	             : isotier_history_list_source_checks(
+	                   h, &(isotier_source_filter){f->provider, f->since, f->until, f->limit},
+	                   source_row, &sc, &err);
 	int exit_code = EXIT_OK;
 	if (rc < 0) {
 		exit_code = cli_fail(&err);

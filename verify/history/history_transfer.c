@@ -21,36 +21,44 @@ static const struct cli_option db_option[] = {
 };
 
 static const struct cli_option migrate_options[] = {
-    {"from", OPT_FROM, CLI_TEXT, "FILE.db", NULL, 0, 0, "the SQLite history to read", NULL,
-     false},
-    {"to", OPT_TO, CLI_TEXT, "URI", NULL, 0, 0, "the PostgreSQL history to add it to", NULL,
-     false},
+    {"from", OPT_FROM, CLI_TEXT, "FILE.db", NULL, 0, 0, "the SQLite history to read", NULL, false},
+    {"to", OPT_TO, CLI_TEXT, "URI", NULL, 0, 0, "the PostgreSQL history to add it to", NULL, false},
     {NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, false},
 };
 
-#define TRANSFER_SYNOPSIS                                                                   \
-	"usage: isotier history export [--db PATH|URI]\n"                                   \
-	"       isotier history import [--db PATH|URI] FILE...\n"                           \
+#define TRANSFER_SYNOPSIS                                                                          \
+	"usage: isotier history export [--db PATH|URI]\n"                                          \
+	"       isotier history import [--db PATH|URI] FILE...\n"                                  \
 	"       isotier history migrate --from FILE.db --to postgresql://..."
-#define TRANSFER_ABOUT                                                                      \
-	"export writes the whole history to standard output as JSON Lines\n"                \
-	"(isotier.history.export/1: runs, evidence once by hash, observations with their\n" \
-	"stored documents verbatim), streamed. import adds SQLite histories or exports\n"    \
-	"to --db in one transaction each; a run or observation already there (same\n"       \
-	"uuid) is skipped, so importing twice adds nothing. migrate is import of one\n"     \
+#define TRANSFER_ABOUT                                                                             \
+	"export writes the whole history to standard output as JSON Lines\n"                       \
+	"(isotier.history.export/1: runs, evidence once by hash, observations with their\n"        \
+	"stored documents verbatim), streamed. import adds SQLite histories or exports\n"          \
+	"to --db in one transaction each; a run or observation already there (same\n"              \
+	"uuid) is skipped, so importing twice adds nothing. migrate is import of one\n"            \
 	"SQLite file into a PostgreSQL history."
-#define TRANSFER_EXIT                                                                       \
-	"Exit status: 0 done, 64 usage, 65 a file that is not a history or an export,\n"    \
+#define TRANSFER_EXIT                                                                              \
+	"Exit status: 0 done, 64 usage, 65 a file that is not a history or an export,\n"           \
 	"66 no such file, 74 a database that cannot be read or written."
 
 static const struct cli_spec specs[] = {
-    {.name = "history export", .synopsis = TRANSFER_SYNOPSIS, .about = TRANSFER_ABOUT,
-     .options = db_option, .epilogue = TRANSFER_EXIT},
-    {.name = "history import", .synopsis = TRANSFER_SYNOPSIS, .about = TRANSFER_ABOUT,
-     .options = db_option, .epilogue = TRANSFER_EXIT, .operands = true,
+    {.name = "history export",
+     .synopsis = TRANSFER_SYNOPSIS,
+     .about = TRANSFER_ABOUT,
+     .options = db_option,
+     .epilogue = TRANSFER_EXIT},
+    {.name = "history import",
+     .synopsis = TRANSFER_SYNOPSIS,
+     .about = TRANSFER_ABOUT,
+     .options = db_option,
+     .epilogue = TRANSFER_EXIT,
+     .operands = true,
      .operands_anywhere = true},
-    {.name = "history migrate", .synopsis = TRANSFER_SYNOPSIS, .about = TRANSFER_ABOUT,
-     .options = migrate_options, .epilogue = TRANSFER_EXIT},
+    {.name = "history migrate",
+     .synopsis = TRANSFER_SYNOPSIS,
+     .about = TRANSFER_ABOUT,
+     .options = migrate_options,
+     .epilogue = TRANSFER_EXIT},
 };
 
 struct transfer_args {

@@ -24,8 +24,8 @@ const char *report_section_name(report_section s)
 
 const char *report_section_title(report_section s)
 {
-	static const char *const names[RS_COUNT] = {
-	    "Local backends", "Remote providers observed", "Offerings checked by their sources only"};
+	static const char *const names[RS_COUNT] = {"Local backends", "Remote providers observed",
+	                                            "Offerings checked by their sources only"};
 	return (unsigned)s < RS_COUNT ? names[s] : names[RS_SOURCES];
 }
 
@@ -39,14 +39,14 @@ const char *report_remedy(report_arena *ar, const report_attention *a)
 {
 	switch (a->kind) {
 	case RA_CONTRADICTED:
-		return a->backend
-		           ? report_arena_printf(ar,
-		                                 "re-verify %s: `isotier verify --backend %s`; if it "
-		                                 "repeats, lower the claimed tier or fix the sandbox "
-		                                 "(runbook/drift.md#a-contradicted-verdict)",
-		                                 a->backend, a->backend)
-		           : "lower the claimed tier or fix the sandbox "
-		             "(runbook/drift.md#a-contradicted-verdict)";
+		return a->backend ? report_arena_printf(
+		                        ar,
+		                        "re-verify %s: `isotier verify --backend %s`; if it "
+		                        "repeats, lower the claimed tier or fix the sandbox "
+		                        "(runbook/drift.md#a-contradicted-verdict)",
+		                        a->backend, a->backend)
+		                  : "lower the claimed tier or fix the sandbox "
+		                    "(runbook/drift.md#a-contradicted-verdict)";
 	case RA_UNPROVEN:
 		return report_arena_printf(
 		    ar,
@@ -70,14 +70,16 @@ const char *report_remedy(report_arena *ar, const report_attention *a)
 		    "tier, add a CHURN.md entry (runbook/drift.md#a-gone-source)",
 		    who(a));
 	case RA_SOURCE_CHANGED:
-		return "source changed: compare with the stored hash (`isotier history --sources`), "
+		return "source changed: compare with the stored hash (`isotier history "
+		       "--sources`), "
 		       "update the quote or the tier, add a CHURN.md entry "
 		       "(runbook/drift.md#a-changed-source)";
 	case RA_SOURCE_UNREACHABLE:
-		return report_arena_printf(ar,
-		                           "not checked: retry `isotier sources check --provider %s` "
-		                           "when the network is back",
-		                           who(a));
+		return report_arena_printf(
+		    ar,
+		    "not checked: retry `isotier sources check --provider %s` "
+		    "when the network is back",
+		    who(a));
 	case RA_SOURCE_STALE:
 		return report_arena_printf(
 		    ar,
@@ -85,16 +87,16 @@ const char *report_remedy(report_arena *ar, const report_attention *a)
 		    "catalogue file (runbook/drift.md#stale-sources-and-overdue-backends)",
 		    who(a));
 	case RA_OVERDUE:
-		return report_arena_printf(ar, "re-verify %s: `isotier verify --backend %s`", who(a),
-		                           who(a));
-	case RA_CATALOGUE:
-		return "fix the catalogue file: `isotier catalogue check`";
-	case RA_NOT_CONFIGURED:
-		return report_arena_printf(ar,
-		                           "nothing to fix: to verify %s here, set its credentials "
-		                           "(runbook/remote/README.md; `isotier backends --json` "
-		                           "lists its settings), then `isotier verify --backend %s`",
+		return report_arena_printf(ar, "re-verify %s: `isotier verify --backend %s`",
 		                           who(a), who(a));
+	case RA_CATALOGUE: return "fix the catalogue file: `isotier catalogue check`";
+	case RA_NOT_CONFIGURED:
+		return report_arena_printf(
+		    ar,
+		    "nothing to fix: to verify %s here, set its credentials "
+		    "(runbook/remote/README.md; `isotier backends --json` "
+		    "lists its settings), then `isotier verify --backend %s`",
+		    who(a), who(a));
 	case RA_INTERRUPTED:
 		return "its process died (killed, or the host stopped) before the run ended: the "
 		       "next run swept what it left (`leftover_swept` audit events, or `isotier "
@@ -204,8 +206,8 @@ int report_finish(report_model *m)
 		overdue += a->kind == RA_OVERDUE;
 	}
 	for (size_t i = 0; i < m->n_providers; i++)
-		unchecked += m->providers[i].n_sources && !strcmp(m->providers[i].source_status,
-		                                                  "UNCHECKED");
+		unchecked += m->providers[i].n_sources &&
+		             !strcmp(m->providers[i].source_status, "UNCHECKED");
 	/* The checks that were due and did not happen. */
 	size_t cap = 0;
 	int rc = 0;
@@ -214,22 +216,20 @@ int report_finish(report_model *m)
 		                 "nothing dates this report: source ages and the re-verification "
 		                 "cadence were not checked");
 	if (!rc && overdue)
-		rc = add_missing(m, &cap,
-		                 report_arena_printf(&m->arena,
-		                                     "%zu %s not verified within %d days",
-		                                     overdue, plural(overdue, "backend", "backends"),
-		                                     m->reverify_days));
+		rc = add_missing(
+		    m, &cap,
+		    report_arena_printf(&m->arena, "%zu %s not verified within %d days", overdue,
+		                        plural(overdue, "backend", "backends"), m->reverify_days));
 	if (!rc && unreachable)
 		rc = add_missing(m, &cap,
 		                 report_arena_printf(&m->arena, "%zu %s could not be reached",
 		                                     unreachable,
 		                                     plural(unreachable, "source", "sources")));
 	if (!rc && unchecked)
-		rc = add_missing(m, &cap,
-		                 report_arena_printf(&m->arena,
-		                                     "the sources of %zu %s were never checked",
-		                                     unchecked,
-		                                     plural(unchecked, "provider", "providers")));
+		rc = add_missing(
+		    m, &cap,
+		    report_arena_printf(&m->arena, "the sources of %zu %s were never checked",
+		                        unchecked, plural(unchecked, "provider", "providers")));
 	if (!rc && !m->n_observations && !m->n_checks)
 		rc = add_missing(m, &cap, "the history holds no observation and no source check");
 	if (rc < 0)
@@ -237,7 +237,7 @@ int report_finish(report_model *m)
 	m->status = m->n_severity[RSEV_ALERT] ? "ALERT" : m->n_missing ? "INCOMPLETE" : "OK";
 	m->missing_heading = "Checks that did not happen";
 	m->summary = report_summary_sentence(&m->arena, m->n_severity[RSEV_ALERT],
-	                                      m->n_severity[RSEV_WARN], m->n_missing);
+	                                     m->n_severity[RSEV_WARN], m->n_missing);
 	return m->summary ? 0 : ISOTIER_ENOMEM;
 }
 
@@ -245,8 +245,9 @@ const char *report_summary_sentence(report_arena *ar, size_t alerts, size_t warn
                                     size_t missing)
 {
 	if (!alerts && !warnings)
-		return missing ? report_arena_printf(ar, "no alert, but %zu %s that %s due did not "
-		                                         "happen",
+		return missing ? report_arena_printf(ar,
+		                                     "no alert, but %zu %s that %s due did not "
+		                                     "happen",
 		                                     missing, plural(missing, "check", "checks"),
 		                                     plural(missing, "was", "were"))
 		               : "every required check ran; nothing contradicted, unproven, "

@@ -135,9 +135,9 @@ report_verdict report_verdict_parse(const char *s)
 }
 
 static const char *const attention_names[RA_COUNT] = {
-    "contradicted", "unproven", "not_proven", "source_gone", "source_changed",
-    "source_unreachable", "source_stale", "overdue", "catalogue",
-    "not_configured", "interrupted", "host_disagreement",
+    "contradicted",   "unproven",           "not_proven",   "source_gone",
+    "source_changed", "source_unreachable", "source_stale", "overdue",
+    "catalogue",      "not_configured",     "interrupted",  "host_disagreement",
 };
 
 const char *report_attention_name(report_attention_kind k)
@@ -213,7 +213,8 @@ static const char *value_text(report_arena *a, const cJSON *v)
 		return "null";
 	if (cJSON_IsNumber(v)) {
 		double d = v->valuedouble;
-		/* The range check first: converting 1e300, inf or NaN to an integer is undefined. */
+		/* The range check first: converting 1e300, inf or NaN to an integer is undefined.
+		 */
 		if (isfinite(d) && d > -1e15 && d < 1e15 && d == (double)(long long)d)
 			return report_arena_printf(a, "%lld", (long long)d);
 		return report_arena_printf(a, "%.6g", d);

@@ -64,10 +64,10 @@ int report_fleet_alerts(report_model *m)
 	for (size_t j = 0; j < n; j++)
 		if (j + 1 == n || strcmp(v[j]->backend, v[j + 1]->backend) ||
 		    strcmp(host_key(v[j]), host_key(v[j + 1])))
-			m->hosts[m->n_hosts++] = (report_host_cell){
-			    .host = v[j]->host ? v[j]->host : host_key(v[j]),
-			    .host_id = v[j]->host_id,
-			    .latest = v[j]};
+			m->hosts[m->n_hosts++] =
+			    (report_host_cell){.host = v[j]->host ? v[j]->host : host_key(v[j]),
+			                       .host_id = v[j]->host_id,
+			                       .latest = v[j]};
 	/* Distinct hosts: the cells are sorted by backend first, so a host
 	 * repeats across backends (quadratic in the cells: a fleet's hosts times
 	 * its backends, small). */
@@ -102,7 +102,8 @@ int report_fleet_alerts(report_model *m)
 			end++;
 		const report_observation *first = NULL;
 		for (size_t j = i; j < end && rc == 0; j++) {
-			bool last_of_host = j + 1 == end || strcmp(host_key(v[j]), host_key(v[j + 1]));
+			bool last_of_host =
+			    j + 1 == end || strcmp(host_key(v[j]), host_key(v[j + 1]));
 			if (!last_of_host)
 				continue;
 			if (!first) {
@@ -113,13 +114,15 @@ int report_fleet_alerts(report_model *m)
 				continue;
 			const char *detail = report_arena_printf(
 			    &m->arena,
-			    "host %s last observed %s (observation #%lld, %s); host %s last observed %s "
+			    "host %s last observed %s (observation #%lld, %s); host %s last "
+			    "observed %s "
 			    "(observation #%lld, %s)",
 			    first->host ? first->host : host_key(first), first->observed_tier,
-			    (long long)first->id, first->verdict, v[j]->host ? v[j]->host : host_key(v[j]),
-			    v[j]->observed_tier, (long long)v[j]->id, v[j]->verdict);
-			if (!detail || report_attention_add(m, RA_HOST_DISAGREEMENT, true, v[i]->backend,
-			                                    detail) < 0)
+			    (long long)first->id, first->verdict,
+			    v[j]->host ? v[j]->host : host_key(v[j]), v[j]->observed_tier,
+			    (long long)v[j]->id, v[j]->verdict);
+			if (!detail || report_attention_add(m, RA_HOST_DISAGREEMENT, true,
+			                                    v[i]->backend, detail) < 0)
 				rc = ISOTIER_ENOMEM;
 			else
 				m->attention[m->n_attention - 1].backend = v[i]->backend;

@@ -106,16 +106,15 @@ static void header(FILE *f, const report_model *m)
 	} else {
 		fputs("the whole history", f);
 	}
-	fprintf(
-	    f,
-	    ": %lld run%s, %zu observation%s, %zu source check%s, %zu refusal%s.</p>\n"
-	    "<p class=\"meta\">Policy: a tier is defended by a provider-published source at "
-	    "most %d days old; each local backend is re-verified at least every %d days "
-	    "(runbook/cadence.md).</p>\n",
-	    (long long)m->n_runs, m->n_runs == 1 ? "" : "s", m->n_observations,
-	    m->n_observations == 1 ? "" : "s", m->n_checks, m->n_checks == 1 ? "" : "s",
-	    m->n_refusals, m->n_refusals == 1 ? "" : "s", m->max_source_age_days,
-	    m->reverify_days);
+	fprintf(f,
+	        ": %lld run%s, %zu observation%s, %zu source check%s, %zu refusal%s.</p>\n"
+	        "<p class=\"meta\">Policy: a tier is defended by a provider-published source at "
+	        "most %d days old; each local backend is re-verified at least every %d days "
+	        "(runbook/cadence.md).</p>\n",
+	        (long long)m->n_runs, m->n_runs == 1 ? "" : "s", m->n_observations,
+	        m->n_observations == 1 ? "" : "s", m->n_checks, m->n_checks == 1 ? "" : "s",
+	        m->n_refusals, m->n_refusals == 1 ? "" : "s", m->max_source_age_days,
+	        m->reverify_days);
 	fputs("<nav><a href=\"#attention\">Needs attention</a><a href=\"#matrix\">Tier matrix</a>",
 	      f);
 	if (m->n_host_names > 1)
@@ -164,8 +163,7 @@ static void attention(FILE *f, const report_model *m)
 			for (size_t k = 0; k < n; k++)
 				attention_row(f, &m->attention[i + k]);
 		} else { /* one line with a count; the items behind a toggle */
-			fprintf(f,
-			        "<tr class=\"sev-%s collapsed\"><td class=\"sev\">%s</td><td>",
+			fprintf(f, "<tr class=\"sev-%s collapsed\"><td class=\"sev\">%s</td><td>",
 			        a->severity == RSEV_ALERT  ? "alert"
 			        : a->severity == RSEV_WARN ? "warn"
 			                                   : "note",
@@ -218,10 +216,7 @@ static void matrix_row(FILE *f, const report_row *r)
 	td_num(f, (long long)r->n_observations);
 	bool alert = r->contradicted || r->unproven || r->drifted || r->overdue ||
 	             (r->provider && r->provider->source_stale);
-	fprintf(f, "<td class=\"%s\">",
-	        alert                    ? "bad"
-	        : strcmp(r->state, "ok") ? "note"
-	                                 : "ok");
+	fprintf(f, "<td class=\"%s\">", alert ? "bad" : strcmp(r->state, "ok") ? "note" : "ok");
 	E(r->state);
 	fputs("</td></tr>\n", f);
 }
@@ -261,7 +256,8 @@ static int matrix(FILE *f, const report_model *m)
 				fputs("<tr class=\"group\"><th colspan=\"11\">", f);
 				E(group);
 				/* The provider's own name, as its first offering gives it. */
-				if (r->provider && r->provider->name && strcmp(r->provider->name, group))
+				if (r->provider && r->provider->name &&
+				    strcmp(r->provider->name, group))
 					fputs(" \xe2\x80\x94 ", f), E(r->provider->name);
 				fputs("</th></tr>\n", f);
 			}
@@ -294,7 +290,8 @@ static void hosts(FILE *f, const report_model *m)
 		fputs(c->disagrees ? "<tr class=\"disagrees\">" : "<tr>", f);
 		td(f, o->backend);
 		td(f, c->host);
-		fputs("<td class=\"mono\">", f), E(c->host_id ? c->host_id : "-"), fputs("</td>", f);
+		fputs("<td class=\"mono\">", f), E(c->host_id ? c->host_id : "-"),
+		    fputs("</td>", f);
 		td(f, o->observed_tier);
 		verdict_cell(f, report_verdict_shown(o), o->v);
 		fprintf(f, "<td class=\"num\">#%lld</td>", (long long)o->id);

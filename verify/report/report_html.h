@@ -10,9 +10,9 @@
 #define E(s) report_put_xml(f, (s))
 
 void rh_verdict_cell(FILE *f, const char *word, report_verdict v);
-void rh_td(FILE *f, const char *s);       /* NULL: an em dash */
-void rh_td_num(FILE *f, long long v);     /* negative: an em dash */
-void rh_url(FILE *f, const char *u);      /* a link only for http(s) */
+void rh_td(FILE *f, const char *s);   /* NULL: an em dash */
+void rh_td_num(FILE *f, long long v); /* negative: an em dash */
+void rh_url(FILE *f, const char *u);  /* a link only for http(s) */
 #define verdict_cell(f, w, v) rh_verdict_cell(f, w, v)
 #define td(f, s)              rh_td(f, s)
 #define td_num(f, v)          rh_td_num(f, v)

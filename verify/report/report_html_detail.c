@@ -386,4 +386,3 @@ void rh_observation_log(FILE *f, const report_model *m)
 	}
 	fputs("</tbody>\n</table>\n</section>\n", f);
 }
-

@@ -266,7 +266,8 @@ int report_write_json(FILE *f, const report_model *m)
 		STR("backend", c->latest->backend), SEP, STR("host", c->host), SEP;
 		STR("host_id", c->host_id), SEP, INT("observation_id", c->latest->id), SEP;
 		STR("observed_at", c->latest->observed_at), SEP;
-		STR("observed_tier", c->latest->observed_tier), SEP, STR("verdict", c->latest->verdict);
+		STR("observed_tier", c->latest->observed_tier), SEP,
+		    STR("verdict", c->latest->verdict);
 		SEP, BOOL("attested", c->latest->attested), SEP, BOOL("disagrees", c->disagrees);
 		fputc('}', f);
 	}

@@ -74,8 +74,7 @@ static void md_header(FILE *f, const report_model *m)
 	} else {
 		fputs("the whole history", f);
 	}
-	fprintf(f,
-	        ": %lld run%s, %zu observation%s, %zu source check%s, %zu refusal%s; history `",
+	fprintf(f, ": %lld run%s, %zu observation%s, %zu source check%s, %zu refusal%s; history `",
 	        (long long)m->n_runs, m->n_runs == 1 ? "" : "s", m->n_observations,
 	        m->n_observations == 1 ? "" : "s", m->n_checks, m->n_checks == 1 ? "" : "s",
 	        m->n_refusals, m->n_refusals == 1 ? "" : "s");
@@ -105,7 +104,9 @@ static void md_attention(FILE *f, const report_model *m)
 	if (!m->n_attention)
 		fputs("Nothing.\n\n", f);
 	else
-		fputs("| Severity | Kind | Subject | Detail | What to do |\n|---|---|---|---|---|\n", f);
+		fputs(
+		    "| Severity | Kind | Subject | Detail | What to do |\n|---|---|---|---|---|\n",
+		    f);
 	for (size_t i = 0; i < m->n_attention;) {
 		const report_attention *a = &m->attention[i];
 		size_t n = 1;
@@ -146,7 +147,8 @@ static void md_attention(FILE *f, const report_model *m)
 /* < 0 when out of memory: the report then fails. */
 static int md_matrix(FILE *f, const report_model *m)
 {
-	fputs("## Tier matrix\n\n| Section | Group | Provider | Backend | Claimed tier | Mechanism | Source age "
+	fputs("## Tier matrix\n\n| Section | Group | Provider | Backend | Claimed tier | Mechanism "
+	      "| Source age "
 	      "(days) | "
 	      "Source check | Observed tier | Verdict | When | State |\n"
 	      "|---|---|---|---|---|---|---:|---|---|---|---|---|\n",

@@ -266,7 +266,8 @@ static int add_interrupted(void *ctx, const char *stored)
 	const char *subject = reason && sscanf(reason, "run %lld ", &id) == 1
 	                          ? report_arena_printf(&m->arena, "run %lld", id)
 	                          : "a run";
-	if (!reason || !subject || report_attention_add(m, RA_INTERRUPTED, true, subject, reason) < 0)
+	if (!reason || !subject ||
+	    report_attention_add(m, RA_INTERRUPTED, true, subject, reason) < 0)
 		return fc->oom = true, 1;
 	return 0;
 }
@@ -425,8 +426,8 @@ static int load_evidence(report_model *m, isotier_history *h, isotier_error *err
 			of[k] = o, ids[k++] = o->id;
 	}
 	fill_ctx fc = {.m = m, .evidence_of = of};
-	int rc = isotier_history_observation_documents(h, ids, k, REPORT_LAYERS_JSON_MAX,
-	                                               REPORT_PROBE_JSON_MAX, add_evidence, &fc, err);
+	int rc = isotier_history_observation_documents(
+	    h, ids, k, REPORT_LAYERS_JSON_MAX, REPORT_PROBE_JSON_MAX, add_evidence, &fc, err);
 	return fc.oom ? oom(err) : rc < 0 ? rc : 0;
 }
 
@@ -446,9 +447,10 @@ static int load_catalogue(report_model *m, const report_options *opts, isotier_e
 		for (size_t j = 0; j < cat->providers[i].n_sources; j++) {
 			const char *r = cat->providers[i].sources[j].retrieved;
 			if (report_valid_date(r) && strcmp(opts->today, r) < 0) {
-				isotier_error_set(err, ISOTIER_EINVAL, 0,
-				                  "--today %s is earlier than %s's source retrieved %s",
-				                  opts->today, cat->providers[i].id, r);
+				isotier_error_set(
+				    err, ISOTIER_EINVAL, 0,
+				    "--today %s is earlier than %s's source retrieved %s",
+				    opts->today, cat->providers[i].id, r);
 				isotier_findings_free(&findings);
 				isotier_catalogue_free(cat);
 				return ISOTIER_EINVAL;
@@ -536,9 +538,8 @@ static int model_fill(report_model *m, isotier_history *h, const report_options 
 		return ISOTIER_EDB;
 	if ((rc = load_observations(m, h, opts->all_durations, err)) < 0 ||
 	    (rc = load_checks(m, h, err)) < 0 || (rc = load_refusals(m, h, err)) < 0 ||
-	    (rc = load_interrupted(m, h, err)) < 0 ||
-	    (rc = load_provenance(m, h, err)) < 0 || (rc = load_catalogue(m, opts, err)) < 0 ||
-	    (rc = report_load_attested(m, h, err)) < 0)
+	    (rc = load_interrupted(m, h, err)) < 0 || (rc = load_provenance(m, h, err)) < 0 ||
+	    (rc = load_catalogue(m, opts, err)) < 0 || (rc = report_load_attested(m, h, err)) < 0)
 		return rc;
 	if (report_build_rows(m) < 0)
 		return oom(err);

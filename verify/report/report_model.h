@@ -145,9 +145,10 @@ typedef struct report_row {
 	const char *backend;             /* NULL: not driven locally */
 	const report_provider *provider; /* NULL: not in the catalogue */
 	const char *claimed_tier, *mechanism;
-	const report_observation *latest; /* NULL: none in range */
-	const report_observation *latest_run;    /* newest that was not UNAVAILABLE */
-	const report_observation *latest_judged; /* newest CONFIRMED/CONSISTENT/EXCEEDS/CONTRADICTED */
+	const report_observation *latest;     /* NULL: none in range */
+	const report_observation *latest_run; /* newest that was not UNAVAILABLE */
+	const report_observation
+	    *latest_judged; /* newest CONFIRMED/CONSISTENT/EXCEEDS/CONTRADICTED */
 	const report_observation *latest_checked; /* latest_judged, or a newer NOT_CONTRADICTED */
 	size_t n_observations;
 	bool overdue;      /* a backend with no verification within the cadence (an
@@ -166,9 +167,9 @@ typedef struct report_row {
 
 /* The tier matrix's sections, in the order they are shown. */
 typedef enum report_section {
-	RS_LOCAL,    /* a backend driven on this host */
-	RS_REMOTE,   /* a remote provider observed (a job ran on it) */
-	RS_SOURCES,  /* only its sources can be checked */
+	RS_LOCAL,   /* a backend driven on this host */
+	RS_REMOTE,  /* a remote provider observed (a job ran on it) */
+	RS_SOURCES, /* only its sources can be checked */
 	RS_COUNT
 } report_section;
 const char *report_section_name(report_section s);  /* "local", "remote", "sources" */
@@ -191,8 +192,8 @@ typedef enum report_attention_kind {
 	RA_SOURCE_STALE,
 	RA_OVERDUE,
 	RA_CATALOGUE,
-	RA_NOT_CONFIGURED, /* a note: a remote backend without credentials here */
-	RA_INTERRUPTED,    /* a run left 'running' by a process that died (history_stale.c) */
+	RA_NOT_CONFIGURED,    /* a note: a remote backend without credentials here */
+	RA_INTERRUPTED,       /* a run left 'running' by a process that died (history_stale.c) */
 	RA_HOST_DISAGREEMENT, /* hosts sharing a history saw different tiers (report_fleet.c) */
 	RA_COUNT
 } report_attention_kind;
@@ -221,7 +222,7 @@ typedef struct report_bucket {
 /* A fleet's host x backend matrix: each host's latest judged observation of
  * each backend (report_fleet.c), sorted by backend, then host. */
 typedef struct report_host_cell {
-	const char *host;   /* the run's host name, else the machine id */
+	const char *host;    /* the run's host name, else the machine id */
 	const char *host_id; /* NULL: not recorded */
 	const report_observation *latest;
 	bool disagrees; /* this backend's hosts last observed different tiers */
@@ -236,7 +237,7 @@ typedef struct report_model {
 	 * Its heading and the sentence that says how to read it (report_fleet.c). */
 	size_t n_host_names;
 	const char *hosts_heading, *hosts_note;
-	const char *host; /* --host: only this host's observations (NULL: every host's) */
+	const char *host;          /* --host: only this host's observations (NULL: every host's) */
 	const char *today;         /* YYYY-MM-DD used for ages; "" when nothing dates the report */
 	const char *today_source;  /* "--today", "database", "catalogue", "none" */
 	const char *newest_record; /* newest stored timestamp, or NULL */
@@ -298,8 +299,8 @@ typedef struct report_options {
 	 * why: never overdue, shown once each as a note. Only without backends. */
 	const char *const *not_configured, *const *not_configured_why;
 	size_t n_not_configured;
-	bool all_durations;        /* read duration_ms of every observation (slow: JSON only) */
-	const char *host;          /* only observations made on this host (name or machine id) */
+	bool all_durations; /* read duration_ms of every observation (slow: JSON only) */
+	const char *host;   /* only observations made on this host (name or machine id) */
 } report_options;
 
 int report_model_load(report_model **out, const report_options *opts, isotier_error *err);

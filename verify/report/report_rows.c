@@ -252,12 +252,12 @@ int report_judge_rows(report_model *m)
 			STATE("UNPROVEN");
 			if (report_attention_add(
 			        m, RA_UNPROVEN, true, label,
-			        report_arena_printf(&m->arena,
-			                            "observation %lld at %s: claimed %s could not be "
-			                            "proven: %s",
-			                            (long long)run->id, run->observed_at,
-			                            run->claimed_tier,
-			                            run->reason ? run->reason : "no reason stored")) < 0)
+			        report_arena_printf(
+			            &m->arena,
+			            "observation %lld at %s: claimed %s could not be "
+			            "proven: %s",
+			            (long long)run->id, run->observed_at, run->claimed_tier,
+			            run->reason ? run->reason : "no reason stored")) < 0)
 				return ISOTIER_ENOMEM;
 			about(m, r->backend, r->provider_id);
 		}
@@ -276,7 +276,9 @@ int report_judge_rows(report_model *m)
 				            &m->arena,
 				            "last verified %s, more than %d days before %s%s",
 				            v->observed_at, m->reverify_days, m->today,
-				            v != o ? " (later runs were UNAVAILABLE or INCONCLUSIVE)" : "")
+				            v != o
+				                ? " (later runs were UNAVAILABLE or INCONCLUSIVE)"
+				                : "")
 				      : report_arena_printf(&m->arena, "no %s%s%s",
 				                            o ? "verification (only runs that were "
 				                                "UNAVAILABLE or INCONCLUSIVE)"
@@ -295,12 +297,13 @@ int report_judge_rows(report_model *m)
 			bool said = false;
 			for (size_t k = 0; k < m->n_attention && !said; k++)
 				said = m->attention[k].kind == RA_NOT_CONFIGURED &&
-				       m->attention[k].backend && !strcmp(m->attention[k].backend, r->backend);
+				       m->attention[k].backend &&
+				       !strcmp(m->attention[k].backend, r->backend);
 			if (!said) {
-				if (report_attention_add(m, RA_NOT_CONFIGURED, false, r->backend,
-				                         report_arena_printf(&m->arena,
-				                                             "not configured here: %s",
-				                                             why)) < 0)
+				if (report_attention_add(
+				        m, RA_NOT_CONFIGURED, false, r->backend,
+				        report_arena_printf(&m->arena, "not configured here: %s",
+				                            why)) < 0)
 					return ISOTIER_ENOMEM;
 				about(m, r->backend, NULL);
 			}

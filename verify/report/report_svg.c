@@ -174,7 +174,8 @@ void rh_backend_timelines(FILE *f, const report_model *m)
 	        "<p>One row per backend and offering, one mark per verdict seen in each %s; "
 	        "the shapes are in the legend, the latest verdict is written at the end of each "
 	        "row.%s</p>\n",
-	        m->bucket_unit, rows > drawn ? " Only the first rows are drawn; the matrix lists all." : "");
+	        m->bucket_unit,
+	        rows > drawn ? " Only the first rows are drawn; the matrix lists all." : "");
 	fprintf(f,
 	        "<svg xmlns=\"http://www.w3.org/2000/svg\" class=\"timelines\" viewBox=\"0 0 900 "
 	        "%.0f\" width=\"900\" height=\"%.0f\" role=\"img\" aria-label=\"Verdicts of each "

@@ -10,7 +10,7 @@
 
 #include <string.h>
 
-#define T(s) report_put_text(f, (s))
+#define T(s)              report_put_text(f, (s))
 #define TEXT_SUBJECTS_MAX 20 /* subjects named on a collapsed line */
 
 /* `isotier history ...` for what the item is about, against this history. */

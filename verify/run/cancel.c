@@ -47,7 +47,9 @@ int cli_cancel_signal(void)
 	sigset_t pending;
 	if (cancel_fd < 0 || sigpending(&pending) != 0)
 		return 0;
-	return sigismember(&pending, SIGINT) ? SIGINT : sigismember(&pending, SIGTERM) ? SIGTERM : 0;
+	return sigismember(&pending, SIGINT)    ? SIGINT
+	       : sigismember(&pending, SIGTERM) ? SIGTERM
+	                                        : 0;
 }
 
 void cli_cancel_stop(void)

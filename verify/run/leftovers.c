@@ -12,8 +12,8 @@ static void report(void *ctx, const char *kind, const char *backend, const char 
 	isotier_history *h = ctx;
 	char line[1200];
 	snprintf(line, sizeof line, "%s%s%s %.300s, left by process %d (gone): %.400s",
-	         *backend ? backend : "", *backend ? " " : "", strcmp(kind, "dir") ? kind : "temp dir",
-	         what, owner_pid, done);
+	         *backend ? backend : "", *backend ? " " : "",
+	         strcmp(kind, "dir") ? kind : "temp dir", what, owner_pid, done);
 	fputs("isotier: swept ", stderr);
 	isotier_fputs_sanitized(stderr, line);
 	fputc('\n', stderr);

@@ -59,7 +59,8 @@ void judge_job(job *j, const char *host_provider)
 	}
 	if (j->obs.rc < 0) {
 		j->verdict = VERDICT_INCONCLUSIVE;
-		snprintf(j->reason, sizeof j->reason, "probe run failed: %.600s", j->obs.err.message);
+		snprintf(j->reason, sizeof j->reason, "probe run failed: %.600s",
+		         j->obs.err.message);
 		return;
 	}
 	if (!first->parsed) {
@@ -168,7 +169,8 @@ int record_job(void *arg, isotier_error *err)
 	cleanup_free char *wrapped = NULL;
 	if (j->attested && o.layers_json) {
 		if (asprintf(&wrapped, "{\"attested\":true,\"layers\":%s}", o.layers_json) < 0)
-			return wrapped = NULL, isotier_error_set(err, ISOTIER_ENOMEM, 0,
+			return wrapped = NULL,
+			       isotier_error_set(err, ISOTIER_ENOMEM, 0,
 			                         "record observation of %s: out of memory",
 			                         j->backend->name);
 		o.layers_json = wrapped;
@@ -180,7 +182,8 @@ int record_job(void *arg, isotier_error *err)
 	o.host_id = host_id;
 	cleanup_free char *digest = NULL;
 	if (j->claim && !(digest = isotier_claim_digest(j->claim)))
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "record observation of %s: out of memory",
+		return isotier_error_set(err, ISOTIER_ENOMEM, 0,
+		                         "record observation of %s: out of memory",
 		                         j->backend->name);
 	o.claim_digest = digest;
 	return observations_insert(h, &o, NULL, err);

@@ -33,7 +33,8 @@ static void observed_text(char *buf, size_t len, const job *j)
 	if (!parsed)
 		snprintf(buf, len, "-");
 	else if (*vendor)
-		snprintf(buf, len, "%s (%s)", probe_tier_name(j->obs.run[0].probe.observed), vendor);
+		snprintf(buf, len, "%s (%s)", probe_tier_name(j->obs.run[0].probe.observed),
+		         vendor);
 	else
 		snprintf(buf, len, "%s", probe_tier_name(j->obs.run[0].probe.observed));
 }
@@ -82,7 +83,8 @@ void print_summary(const job *jobs, size_t n, int max_jobs, int64_t run_id, cons
 		char claim[160], observed[160], wall[32], cpu[32] = "-", once[16];
 		claim_text(claim, sizeof claim, j);
 		observed_text(observed, sizeof observed, j);
-		snprintf(wall, sizeof wall, j->timed ? "%lld ms" : "-", (long long)j->sandbox_wall_ms);
+		snprintf(wall, sizeof wall, j->timed ? "%lld ms" : "-",
+		         (long long)j->sandbox_wall_ms);
 		if (j->cpu_known)
 			snprintf(cpu, sizeof cpu, "%lld ms", (long long)j->sandbox_cpu_ms);
 		snprintf(once, sizeof once, "%d", j->overlap);
@@ -184,17 +186,20 @@ void print_json(const job *jobs, size_t n, int max_jobs, int64_t run_id, const c
 			cJSON_AddNullToObject(o, "claimed_mechanism");
 		}
 		cJSON_AddStringToObject(o, "observed_tier",
-		                        parsed ? probe_tier_name(j->obs.run[0].probe.observed) : "UNKNOWN");
+		                        parsed ? probe_tier_name(j->obs.run[0].probe.observed)
+		                               : "UNKNOWN");
 		const char *vendor = parsed ? probe_result_vendor(&j->obs.run[0].probe) : "";
 		if (*vendor)
 			cJSON_AddStringToObject(o, "observed_vendor", vendor);
 		else
 			cJSON_AddNullToObject(o, "observed_vendor");
 		if (parsed) {
-			cJSON_AddStringToObject(o, "confidence", j->obs.run[0].probe.confidence_text);
+			cJSON_AddStringToObject(o, "confidence",
+			                        j->obs.run[0].probe.confidence_text);
 			const char *lj = j->obs.run[0].probe.layers_json;
 			isotier_error lerr = {0}; /* a list the parser wrote: refused, left out */
-			cJSON *layers = lj ? isotier_json_parse(lj, strlen(lj), "layers", &lerr) : NULL;
+			cJSON *layers =
+			    lj ? isotier_json_parse(lj, strlen(lj), "layers", &lerr) : NULL;
 			if (layers)
 				cJSON_AddItemToObject(o, "layers", layers);
 		}

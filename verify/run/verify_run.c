@@ -60,8 +60,8 @@ static void run_job(job *j, const verify_ctx *ctx)
 	{ /* shared with a local sandbox; a remote backend's fetched into it */
 		isotier_error cerr = {0};
 		if (isotier_mkdtemp(&capture, "isotier-capture-", &cerr) < 0) {
-			j->obs = (isotier_observation){.backend = j->backend, .available = true,
-			                               .rc = cerr.code, .err = cerr};
+			j->obs = (isotier_observation){
+			    .backend = j->backend, .available = true, .rc = cerr.code, .err = cerr};
 			j->total_ms = isotier_now_ms() - t0;
 			return;
 		}

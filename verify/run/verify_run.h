@@ -11,7 +11,6 @@
 #include "evidence.h"
 #include "../../reference/isotier_tool.h"
 
-
 #include <pthread.h>
 #include <stdint.h>
 
