@@ -103,7 +103,9 @@ int cli_parse(const struct cli_spec *spec, int argc, char **argv, cli_handler_fn
 	shortopts[ns] = '\0';
 	longopts[n] = (struct option){"help", no_argument, NULL, KEY_HELP};
 	longopts[n + 1] = (struct option){0};
-	optind = 1;
+	/* 0, not 1: glibc then reads the ordering ('+' or permute) of this spec anew; with 1 it
+	 * keeps the one of the first parse in the process (a second command, a test suite). */
+	optind = 0;
 	opterr = 0;
 	int c;
 	while ((c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1) {

@@ -132,7 +132,7 @@ static int parse_args(verify_opts *o, int argc, char **argv)
 	    cli_parse_int("ISOTIER_BUSY_TIMEOUT_MS", env, 1, 3600000, &o->busy_ms) < 0)
 		return EXIT_USAGE;
 	int c;
-	optind = 1;
+	optind = 0; /* glibc re-reads the ordering of this spec (cli_options.c) */
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
