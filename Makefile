@@ -115,7 +115,7 @@ $(BUILD)/libisotier.so: $(LIB_OBJS) reference/libisotier.map
 $(BUILD)/isotier: $(CLI_OBJS) $(BUILD)/libisotier-tool.a
 	$(CC) -o $@ $(CLI_OBJS) $(BUILD)/libisotier-tool.a $(PKG_LIBS) -lpthread -lm
 
-VERSION := $(shell sed -n 's/^\#define ISOTIER_VERSION "\(.*\)"/\1/p' include/isotier.h)
+VERSION := $(shell sed -n 's/^\#define ISOTIER_VERSION[[:space:]]*"\(.*\)"/\1/p' include/isotier.h)
 # For the build tree: the header from include/, the library from $(BUILD)/.
 $(BUILD)/isotier.pc: isotier.pc.in
 	@mkdir -p $(@D)

@@ -11,7 +11,7 @@ set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root"
 build=${BUILD:-build}
-version=${VERSION:-$(sed -n 's/^#define ISOTIER_VERSION "\(.*\)"/\1/p' include/isotier.h)}
+version=${VERSION:-$(sed -n 's/^#define ISOTIER_VERSION[[:space:]]*"\(.*\)"/\1/p' include/isotier.h)}
 out=${OUT:-$build}
 arch=$(dpkg --print-architecture)
 stage=$(mktemp -d)

@@ -50,7 +50,7 @@ cc -std=gnu11 -Wall -Wextra -Werror -I"$R/include" -o "$TMP/own-static" "$TMP/ow
   2>"$TMP/link.err" || fail "a program with its own judge() does not link against libisotier.a: $(cat "$TMP/link.err")"
 out=$("$TMP/own-static") || fail "the statically linked program failed: $out"
 assert_contains "$out" "judge 42 parse 3 create ENOTFOUND: create: no backend named 'no-such-backend'"
-assert_contains "$out" "version $(sed -n 's/^#define ISOTIER_VERSION "\(.*\)"/\1/p' "$R/include/isotier.h") "
+assert_contains "$out" "version $(sed -n 's/^#define ISOTIER_VERSION[[:space:]]*"\(.*\)"/\1/p' "$R/include/isotier.h") "
 
 # The same against the shared library.
 # shellcheck disable=SC2086

@@ -21,7 +21,7 @@ err() { cat "$TMP/err"; }
 
 # --- top level ---------------------------------------------------------------
 run "$BIN" --version; assert_eq "$(rc)" 0 "--version"
-assert_eq "$(out)" "isotier $(sed -n 's/^#define ISOTIER_VERSION "\(.*\)"/\1/p' "$R/include/isotier.h")" "--version output"
+assert_eq "$(out)" "isotier $(sed -n 's/^#define ISOTIER_VERSION[[:space:]]*"\(.*\)"/\1/p' "$R/include/isotier.h")" "--version output"
 run "$BIN" --help; assert_contains "$(out)" "--version" "--version listed in --help"
 assert_contains "$(out)" "isotier help COMMAND"
 run "$BIN" histroy; assert_eq "$(rc)" 64 "unknown command"

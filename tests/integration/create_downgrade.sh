@@ -59,7 +59,7 @@ expect_refusal still-contradicted "CONTRADICTED the claim: no container layer se
 sqlite3 "$db" "INSERT INTO observations(run_id, observed_at, backend, observed_tier, verdict, reason)
   VALUES ($run_id, strftime('%Y-%m-%dT%H:%M:%SZ','now'), 'bwrap', 'CONTAINER', 'CONFIRMED', 'ok');
   UPDATE observations SET ceiling_tier = 'CONTAINER', kernel_relation = 'shared' WHERE id = last_insert_rowid();"
-expect_refusal hand-written "names no host" --backend bwrap --db "$db" --require-isolation CONTAINER --require-verified 1
+expect_refusal hand-written "naming no host" --backend bwrap --db "$db" --require-isolation CONTAINER --require-verified 1
 "$ISOTIER_BIN" verify --backend bwrap --db "$db" >"$TMP/verify.out" 2>&1 || fail "verify bwrap: $(cat "$TMP/verify.out")"
 out=$("$ISOTIER_BIN" run --new-db --backend bwrap --db "$db" --require-isolation CONTAINER --require-verified 1 -- /bin/echo allowed)
 assert_eq "$out" allowed "confirmed today satisfies --require-verified 1"

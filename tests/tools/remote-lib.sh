@@ -77,7 +77,9 @@ evidence_has() {
   python3 - "$D/h.db" "$2" <<'PY' || fail "$1: evidence: $(cat "$D/out")"
 import io, sqlite3, sys, tarfile
 blob = sqlite3.connect(sys.argv[1]).execute(
-    "SELECT evidence FROM observations ORDER BY id DESC LIMIT 1").fetchone()[0]
+    "SELECT COALESCE(evidence, (SELECT content FROM evidence_blobs e"
+    " WHERE e.sha256 = observations.evidence_sha256)) FROM observations"
+    " ORDER BY id DESC LIMIT 1").fetchone()[0]
 assert blob, "no evidence stored"
 names = [m.name.lstrip("./") for m in tarfile.open(fileobj=io.BytesIO(blob)).getmembers()]
 assert sys.argv[2] in names, names[:40]
