@@ -138,7 +138,9 @@ step() { # step NAME CMD...: runs CMD, logs its output and status, sets $rc
     local first
     first=$(grep -m1 '^isotier: ' "$out" | sed 's/^isotier: //')
     [ -n "$first" ] || first=$(awk '
-      /^[a-z0-9-]+  +/ && NF >= 5 { verdict[$1] = $(NF - 2) }
+      /^[a-z0-9-]+  +/ && NF >= 5 { for (i = 2; i <= NF; i++)
+          if ($i ~ /^(CONFIRMED|CONSISTENT|EXCEEDS|NOT_CONTRADICTED|CONTRADICTED|INCONCLUSIVE|UNAVAILABLE)$/) {
+            verdict[$1] = $i; break } }
       /^[a-z0-9-]+: / { b = substr($1, 1, length($1) - 1)
                         if (b in verdict && verdict[b] != "CONFIRMED") { print; exit } }' "$out")
     cause="$name exit $rc: ${first:-see $log}"
@@ -166,7 +168,8 @@ verify_rc=$rc
 unavail_rc=0
 if [ -z "${ISOTIER_BACKENDS:-}" ] && { [ "$verify_rc" -eq 0 ] || [ "$verify_rc" -eq 2 ]; }; then
   unavail=$(printf '%s\n' "$step_out" | awk '
-    /^[a-z0-9-]+  +/ && NF >= 5 && $(NF - 2) == "UNAVAILABLE" { n++; u[$1] = 1 }
+    # The verdict is the first verdict word of a row (the table has columns after it).
+    /^[a-z0-9-]+  +/ && NF >= 5 { for (i = 2; i <= NF; i++) if ($i == "UNAVAILABLE") { n++; u[$1] = 1; break } }
     /^[a-z0-9-]+: / && !first { b = substr($1, 1, length($1) - 1); if (b in u) first = $0 }
     END { if (!n) exit
           if (!first) for (b in u) { first = b ": UNAVAILABLE"; break }
