@@ -1,9 +1,9 @@
 /* history_obs.c - observations and source checks in the history: the rows
  * verify writes, the listings `isotier history` prints (history_rows.h). */
 #include "history_driver.h"
+#include "paths.h"
 
 #include <cJSON.h>
-#include <openssl/evp.h>
 #include <string.h>
 
 /* The probe's schema (a string at most 64 bytes) from its output, or NULL:
@@ -20,22 +20,11 @@ static char *probe_schema_of(const char *probe_json, size_t len)
 	return out;
 }
 
-static int sha256_hex(const void *data, size_t len, char out[65])
-{
-	unsigned char md[32];
-	unsigned int n = 0;
-	if (!EVP_Digest(data, len, md, &n, EVP_sha256(), NULL) || n != sizeof md)
-		return ISOTIER_EIO;
-	for (unsigned i = 0; i < n; i++)
-		snprintf(out + 2 * i, 3, "%02x", md[i]);
-	return 0;
-}
-
 /* The evidence once, by content: a second run with the same bytes adds none. */
 static int store_evidence(isotier_history *h, const isotier_observation_record *o, char sha[65],
                           isotier_error *err)
 {
-	if (sha256_hex(o->evidence, o->evidence_len, sha) < 0)
+	if (isotier_sha256_hex(o->evidence, o->evidence_len, sha) < 0)
 		return isotier_error_set(err, ISOTIER_EIO, 0, "record observation: hash evidence");
 	cleanup_hstmt hstmt *s = NULL;
 	int rc =

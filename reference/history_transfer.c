@@ -10,6 +10,7 @@
  * against its hash.
  */
 #include "history_driver.h"
+#include "paths.h"
 
 #include <cJSON.h>
 #include <errno.h>
@@ -248,13 +249,8 @@ static int import_evidence(isotier_history *h, const cJSON *o, const char *file,
 	}
 	while (len && b64[len - 1] == '=' && n > 0) /* EVP_DecodeBlock counts the padding */
 		len--, n--;
-	unsigned char md[32];
-	unsigned int mdlen = 0;
 	char hex[65];
-	EVP_Digest(raw, (size_t)n, md, &mdlen, EVP_sha256(), NULL);
-	for (unsigned i = 0; i < 32; i++)
-		snprintf(hex + 2 * i, 3, "%02x", md[i]);
-	if (strcmp(hex, sha)) {
+	if (isotier_sha256_hex(raw, (size_t)n, hex) < 0 || strcmp(hex, sha)) {
 		free(raw);
 		return bad(err, file, line, "evidence content does not match its sha256");
 	}
@@ -335,11 +331,7 @@ static int import_observation(isotier_history *h, const cJSON *o, const char *fi
 		    raw ? EVP_DecodeBlock(raw, (const unsigned char *)inline_b64, (int)len) : -1;
 		while (k > 0 && len && inline_b64[len - 1] == '=')
 			len--, k--;
-		unsigned char md[32];
-		unsigned int mdlen = 0;
-		if (k >= 0 && EVP_Digest(raw, (size_t)k, md, &mdlen, EVP_sha256(), NULL)) {
-			for (unsigned i = 0; i < 32; i++)
-				snprintf(hex + 2 * i, 3, "%02x", md[i]);
+		if (k >= 0 && isotier_sha256_hex(raw, (size_t)k, hex) == 0) {
 			sha = hex;
 			ev = cJSON_CreateObject();
 			if (ev) {

@@ -20,7 +20,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/kvm.h>
-#include <openssl/evp.h>
 #include <poll.h>
 #include <signal.h>
 #include <stdio.h>
@@ -57,15 +56,12 @@ int isotier_kvm_cache_name(char *name, size_t len, const char *boot_id, const ch
 	int n = snprintf(key, sizeof key, "kvm/1\n%s\n%s\n%s\n", boot_id, kernel_sha, vmm_ident);
 	if (n < 0 || (size_t)n >= sizeof key)
 		return ISOTIER_EINVAL;
-	unsigned char md[EVP_MAX_MD_SIZE];
-	unsigned mdlen = 0;
-	if (!EVP_Digest(key, (size_t)n, md, &mdlen, EVP_sha256(), NULL) || mdlen != 32)
+	char hex[65];
+	if (isotier_sha256_hex(key, (size_t)n, hex) < 0)
 		return ISOTIER_EIO;
 	if (len < 4 + 33)
 		return ISOTIER_EINVAL;
-	strcpy(name, "kvm-");
-	for (int i = 0; i < 16; i++)
-		snprintf(name + 4 + 2 * i, 3, "%02x", md[i]);
+	snprintf(name, len, "kvm-%.32s", hex);
 	return 0;
 }
 

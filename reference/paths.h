@@ -52,5 +52,9 @@ int isotier_state_cache_put(const char *name, const char *data);
  * 1 GiB), memoised in the state cache by the file's identity (device, inode,
  * size, mtime, ctime), so a guest kernel is hashed once. */
 int isotier_file_sha256(const char *path, char hex[65], isotier_error *err);
+/* Lower-case hex SHA-256 (libcrypto EVP) of len bytes into hex (65 bytes with
+ * its NUL): the one content hash of the library and the CLI. ISOTIER_EIO and
+ * hex "" when libcrypto fails (callers store "no hash", never a wrong one). */
+int isotier_sha256_hex(const void *data, size_t len, char hex[65]);
 
 #endif

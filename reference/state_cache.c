@@ -141,10 +141,11 @@ static void to_hex(const unsigned char *md, unsigned n, char *hex)
 		snprintf(hex + 2 * i, 3, "%02x", md[i]);
 }
 
-static int sha256_hex(const void *data, size_t len, char hex[65])
+int isotier_sha256_hex(const void *data, size_t len, char hex[65])
 {
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned n = 0;
+	hex[0] = '\0';
 	if (!EVP_Digest(data, len, md, &n, EVP_sha256(), NULL) || n != 32)
 		return ISOTIER_EIO;
 	to_hex(md, n, hex);
@@ -171,7 +172,7 @@ int isotier_file_sha256(const char *path, char hex[65], isotier_error *err)
 	         (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
 	         (long long)st.st_size, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
 	         (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
-	if (sha256_hex(ident, strlen(ident), key) == 0) {
+	if (isotier_sha256_hex(ident, strlen(ident), key) == 0) {
 		snprintf(name, sizeof name, "sha256-%.32s", key);
 		if (isotier_state_cache_get(name, memo, sizeof memo) == 0 && strlen(memo) == 65 &&
 		    memo[64] == '\n') {

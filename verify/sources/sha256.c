@@ -2,7 +2,6 @@
 #include "sha256.h"
 
 #include <openssl/evp.h>
-#include <stdio.h>
 #include <string.h>
 
 void isotier_sha256_init(isotier_sha256 *c)
@@ -30,17 +29,4 @@ int isotier_sha256_final(isotier_sha256 *c, unsigned char out[32])
 		return -1;
 	}
 	return 0;
-}
-
-void isotier_sha256_hex(const void *data, size_t len, char hex[65])
-{
-	isotier_sha256 c;
-	unsigned char d[32];
-	isotier_sha256_init(&c);
-	isotier_sha256_update(&c, data, len);
-	hex[0] = '\0';
-	if (isotier_sha256_final(&c, d) < 0)
-		return;
-	for (int i = 0; i < 32; i++)
-		snprintf(hex + 2 * i, 3, "%02x", d[i]);
 }

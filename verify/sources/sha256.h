@@ -6,6 +6,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "../../reference/isotier_tool.h"
+
 typedef struct isotier_sha256 {
 	void *ctx;   /* EVP_MD_CTX */
 	bool failed; /* libcrypto could not start or feed the digest */
@@ -16,8 +18,6 @@ void isotier_sha256_update(isotier_sha256 *c, const void *data, size_t len);
 /* Writes the digest and releases c. Returns 0, or -1 when libcrypto failed
  * (out of memory): out is then all zeros and must not be used. */
 int isotier_sha256_final(isotier_sha256 *c, unsigned char out[32]);
-/* One shot, as 64 lowercase hex digits and a NUL into hex[65]; hex is ""
- * when libcrypto failed (callers store "no hash", never a wrong one). */
-void isotier_sha256_hex(const void *data, size_t len, char hex[65]);
+/* One shot, as hex: isotier_sha256_hex (reference/paths.h, through the tool header). */
 
 #endif
