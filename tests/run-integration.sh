@@ -2,24 +2,22 @@
 # Runs tests/integration/*.sh. Each script exits 0 (pass), 77 (skipped: it
 # prints why, loudly) or anything else (fail). ISOTIER_TESTS=glob narrows.
 #
-# Two at a time (ISOTIER_TEST_JOBS; 1 runs them one by one in name order):
-# the tests that use the challenge run one after another and take most of the
-# run, the others fit beside them in one more slot; a third would only add
-# load, which the challenge does not like. Each script says on its second
-# line how long it runs and what it cannot share:
+# Three at a time (ISOTIER_TEST_JOBS; 1 runs them one by one in name order).
+# Each script says on its second line how long it runs and what it cannot
+# share:
 #   # isotier-test: SPEED[; uses: RESOURCE...]
 # SPEED is fast (a few seconds), normal or slow (15 s and more): slow ones
 # start first; ISOTIER_TESTS_SPEED=fast runs the fast ones only (make check).
-# Two tests that use one RESOURCE never overlap:
-#   challenge   runs a verification that must not wait: the patterns themselves
-#               never overlap (host_watch.c holds the host's challenge lock while
-#               one runs), but a verification waits for that lock only up to its
-#               --timeout, and a lie the challenge must catch wants a quiet host
+# A RESOURCE has one slot (two tests that use it never overlap), but:
+#   challenge   runs verifications whose challenge must run: the patterns
+#               themselves never overlap (host_watch.c holds the host's
+#               challenge lock while one runs, and a verification waits for it
+#               up to its --timeout), so ISOTIER_TEST_CHALLENGE_SLOTS (2) such
+#               tests share the host; more would only add load and waiting
 #   docker kvm nspawn  the daemon, /dev/kvm, machinectl's list (counted by tests)
 #   make-build  runs make on $BUILD (install, deb)
 #   fhang sleep30  looks for its processes by a name other tests' share
-# A script without the line is run alone with every challenge test (uses:
-# challenge), never wrongly in parallel. Locks are flock(1)s under
+# A script without the line counts as `uses: challenge`. Locks are flock(1)s under
 # $ISOTIER_TEST_LOCK_DIR (/tmp/isotier-test-locks), so two runs on one host
 # (two checkouts) keep out of each other's way too. Each result prints when
 # its test ends; a failure prints its output's last 60 lines.
@@ -27,13 +25,14 @@ set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 export ISOTIER_ROOT="$root" BUILD="${BUILD:-build}"
 export ISOTIER_BIN="$root/$BUILD/isotier" ISOTIER_PROBE="$root/$BUILD/isotier-probe"
-jobs=${ISOTIER_TEST_JOBS:-2}
+jobs=${ISOTIER_TEST_JOBS:-3}
+challenge_slots=${ISOTIER_TEST_CHALLENGE_SLOTS:-2}
 lockdir=${ISOTIER_TEST_LOCK_DIR:-/tmp/isotier-test-locks}
 mkdir -p "$lockdir"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-# The tests: those that use the challenge first (they run one at a time and are most of the run:
+# The tests: those that use the challenge first (they share its slots and are most of the run:
 # their chain must never wait for a free slot), then the others; slow first within each, then
 # normal, then fast; name order within each speed.
 names=() uses=()
@@ -61,10 +60,11 @@ done
   mapfile -t order < <(for i in "${!names[@]}"; do echo "${names[$i]} $i"; done | sort | awk '{print $2}')
 }
 
-run_one() { # INDEX: runs the test under its locks, leaves its log and time in $out
+run_one() { # INDEX [LOCK...]: runs the test under its locks, leaves its log and time in $out
   local name=${names[$1]} r cmd=() rc
+  shift
   # flock -o: the lock stays with flock itself, never with what the test leaves running.
-  for r in ${uses[$1]}; do cmd+=(flock -o "$lockdir/$r.lock"); done
+  for r in "$@"; do cmd+=(flock -o "$lockdir/$r.lock"); done
   # The time is the test's own, from when it holds its locks (another run may hold one).
   "${cmd[@]}" bash -c 'date +%s.%N >"$1"; exec timeout --kill-after=10 900 bash "$2"' _ \
     "$out/$name.start" "$root/tests/integration/$name.sh" >"$out/$name.log" 2>&1
@@ -86,15 +86,23 @@ report() { # INDEX RC
 pass=0 fail=0 skip=0 failed=()
 if [ "$jobs" -le 1 ]; then
   for i in "${order[@]}"; do
-    run_one "$i"
+    run_one "$i" ${uses[$i]}
     report "$i" $?
   done
 else
-  declare -A running=() busy=()
+  declare -A running=() held=() busy=()
   pending=("${!names[@]}")
-  resources_free() { # INDEX: none of its resources is held by a running test
+  capacity() { # RESOURCE: how many running tests may use it at once
+    if [ "$1" = challenge ]; then echo "$challenge_slots"; else echo 1; fi
+  }
+  resources_free() { # INDEX: each of its resources has a free slot
     local r
-    for r in ${uses[$1]}; do [ -z "${busy[$r]:-}" ] || return 1; done
+    for r in ${uses[$1]}; do [ "${busy[$r]:-0}" -lt "$(capacity "$r")" ] || return 1; done
+  }
+  free_slot() { # RESOURCE: the name of its first free slot's lock (r, r.1, r.2, ...)
+    local r=$1 n=0 name=$1
+    while [ -n "${busy[slot:$name]:-}" ]; do n=$((n + 1)) name=$r.$n; done
+    echo "$name"
   }
   while [ "${#pending[@]}" -gt 0 ] || [ "${#running[@]}" -gt 0 ]; do
     # Start the first pending tests whose resources are free, up to the pool's size.
@@ -107,15 +115,23 @@ else
       i=${pending[$pick]}
       unset 'pending[pick]'
       pending=("${pending[@]}")
-      for r in ${uses[$i]}; do busy[$r]=1; done
-      run_one "$i" &
-      running[$!]=$i
+      locks=()
+      for r in ${uses[$i]}; do
+        l=$(free_slot "$r") busy[$r]=$((${busy[$r]:-0} + 1)) busy[slot:$l]=1
+        locks+=("$l")
+      done
+      run_one "$i" "${locks[@]}" &
+      running[$!]=$i held[$!]="${locks[*]}"
     done
     wait -n -p done_pid "${!running[@]}"
     rc=$?
     i=${running[$done_pid]}
-    unset "running[$done_pid]"
-    for r in ${uses[$i]}; do unset "busy[$r]"; done
+    for l in ${held[$done_pid]}; do
+      r=${l%%.*}
+      unset "busy[slot:$l]"
+      busy[$r]=$((busy[$r] - 1))
+    done
+    unset "running[$done_pid]" "held[$done_pid]"
     report "$i" "$rc"
   done
 fi
