@@ -38,6 +38,18 @@ void isotier_engine_destroy(void *state);
 struct isotier_lease;
 void isotier_engine_sweep(const struct isotier_lease *l);
 
+/* engine_cli.c: every call to the engine's CLI. ISOTIER_ENGINE_CALL_TIMEOUT_S bounds each. */
+#define ISOTIER_ENGINE_CALL_TIMEOUT_S 30
+/* `[unshare ... DIR] CLI GLOBAL...`, how every call starts: unmount ("" or NULL: none) the
+ * cgroup2 mount to hide (podman on hybrid cgroups). */
+void isotier_engine_argv(isotier_argv *a, const isotier_engine *e, const char *unmount);
+/* Runs `CLI GLOBAL... args...`; stdout into out (bounded) when given. Watches cancel_fd (> 0)
+ * unless flags has ISOTIER_PROC_CLEANUP. With status, the exit status is stored there; without,
+ * a nonzero one is an error naming the call and the first line of its stderr. */
+int isotier_engine_call(const isotier_engine *e, const char *unmount, int cancel_fd,
+                        const char *const *args, isotier_capture *out, int flags, int *status,
+                        isotier_error *err);
+
 /*
  * The Docker daemon's configured runtimes, from `docker info` (bounded):
  * "io.containerd.runc.v2, runc, runsc (/usr/bin/runsc --platform=ptrace ...)".

@@ -288,8 +288,15 @@ int isotier_history_run_end(isotier_history *h, int64_t run_id, const char *stat
 		                       (long long)run_id);
 	if (found < 0)
 		rc = found;
-	if (!h->run_tx)
+	if (!h->run_tx) {
+		/* SQLite: the run's one durability point. Every observation it
+		 * committed survives a power loss from here on, even when the
+		 * run row could not be updated (a lock). */
+		int synced = h->drv->sync ? h->drv->sync(h, rc < 0 ? NULL : err) : 0;
+		if (rc >= 0)
+			rc = synced;
 		return rc < 0 ? isotier_error_prefix(err, "finish run") : 0;
+	}
 	/* The run and every observation in it become visible together, or
 	 * not at all. */
 	h->run_tx = false;

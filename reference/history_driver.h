@@ -63,6 +63,10 @@ typedef struct history_driver {
 	/* Serialises migrations between processes (PostgreSQL: an advisory
 	 * lock inside the transaction; SQLite: the write lock already does). */
 	int (*lock_migration)(isotier_history *h, isotier_error *err);
+	/* Makes every transaction committed so far survive a power loss (a
+	 * run's end: history_sqlite.c); NULL where a commit already does
+	 * (PostgreSQL: the server's business). */
+	int (*sync)(isotier_history *h, isotier_error *err);
 } history_driver;
 
 extern const history_driver isotier_history_sqlite_driver;
@@ -81,6 +85,8 @@ struct isotier_history {
 	 * connection ends and the server drops the run); the steps in it are
 	 * savepoints. run_lost: that transaction failed, the run is gone. */
 	bool run_tx, run_lost;
+	/* SQLite: a commit wrote the write-ahead log since its last sync. */
+	bool unsynced;
 };
 
 /* Sets err for a database failure: ISOTIER_EBUSY when busy (a lock),

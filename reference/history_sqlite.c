@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sqlite3.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -226,18 +227,72 @@ static int immutable_uri(char *buf, size_t len, const char *path)
 	return 0;
 }
 
+/* The log's size (pages) at which a commit checkpoints it: SQLite's own
+ * auto-checkpoint threshold, which wal_hook takes over. */
+#define WAL_CHECKPOINT_PAGES 1000
+
+/* After every commit that wrote the write-ahead log. With
+ * synchronous=NORMAL a commit does not sync the log: s_sync does, once, at
+ * the end of a run. This hook replaces SQLite's auto-checkpoint, so it does
+ * that job too: a passive checkpoint once the log is long (it syncs the log
+ * and the database: now and then, never per run). */
+static int wal_hook(void *arg, sqlite3 *db, const char *name, int pages)
+{
+	isotier_history *h = arg;
+	h->unsynced = true;
+	int logged = -1, copied = -2;
+	if (pages >= WAL_CHECKPOINT_PAGES &&
+	    sqlite3_wal_checkpoint_v2(db, name, SQLITE_CHECKPOINT_PASSIVE, &logged, &copied) ==
+	        SQLITE_OK &&
+	    logged == copied)
+		h->unsynced = false; /* every frame copied into the database, synced */
+	return SQLITE_OK;
+}
+
+/* The log synced, so what was committed survives a power loss. Through a
+ * descriptor of our own: SQLite's sync of the log also syncs its directory,
+ * once per connection, though the log was there before (SQLite syncs both
+ * itself when it starts a new log). fdatasync(2) flushes the file whoever
+ * wrote it; closing our descriptor drops no lock (SQLite's are on the
+ * database and -shm files). */
+static int s_sync(isotier_history *h, isotier_error *err)
+{
+	if (!h->db || !h->unsynced)
+		return 0;
+	const char *wal = sqlite3_filename_wal(sqlite3_db_filename(h->db, "main"));
+	int fd = wal ? open(wal, O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC) : -1;
+	int rc = fd >= 0 ? fdatasync(fd) : -1, e = fd >= 0 || wal ? errno : ENOENT;
+	if (fd >= 0)
+		close(fd);
+	if (rc < 0)
+		return history_db_error(err, SQLITE_IOERR_FSYNC, h->display, strerror(e));
+	h->unsynced = false;
+	return 0;
+}
+
 static int s_open(isotier_history *h, const char *path, bool readonly, int busy_ms,
                   isotier_error *err)
 {
 	int rc;
 	if (!readonly) {
 		if ((rc = raw_open(h, path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, busy_ms,
-		                   err)) < 0)
+		                   err)) < 0 ||
+		    (rc = s_exec(h,
+		                 "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON;"
+		                 "PRAGMA synchronous=NORMAL;",
+		                 err, path)) < 0)
 			return rc;
-		return s_exec(h,
-		              "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON;"
-		              "PRAGMA synchronous=NORMAL;",
-		              err, path);
+		/* One sync per run (s_sync), none at close: a checkpoint on close
+		 * syncs the log and the database, and deleting the log makes the
+		 * next writer create it and sync it and its directory again. So
+		 * the log stays beside the database, holding the latest commits
+		 * until a long log is checkpointed (wal_hook): a copy of the
+		 * database file alone is not the history (runbook/history.md). */
+		int persist = 1;
+		sqlite3_db_config(h->db, SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1, NULL);
+		sqlite3_file_control(h->db, "main", SQLITE_FCNTL_PERSIST_WAL, &persist);
+		sqlite3_wal_hook(h->db, wal_hook, h);
+		return 0;
 	}
 	if (access(path, R_OK) != 0)
 		return isotier_error_set(err, ISOTIER_EDB, errno, "open history %s", path);
@@ -248,7 +303,9 @@ static int s_open(isotier_history *h, const char *path, bool readonly, int busy_
 		return 0;
 	/* A WAL database needs its -shm file; in a directory we cannot write
 	 * (an archive, a read-only mount) open it as immutable: no one is
-	 * writing it there. */
+	 * writing it there. Immutable reads the database file alone, so a log
+	 * beside it (commits not yet copied into the file) refuses instead of
+	 * showing an older history. */
 	int sqlite_rc = sqlite3_extended_errcode(h->db);
 	sqlite3_close_v2(h->db);
 	h->db = NULL;
@@ -256,6 +313,17 @@ static int s_open(isotier_history *h, const char *path, bool readonly, int busy_
 	if (((sqlite_rc & 0xff) != SQLITE_CANTOPEN && (sqlite_rc & 0xff) != SQLITE_READONLY) ||
 	    immutable_uri(uri, sizeof uri, path) < 0)
 		return ISOTIER_EDB;
+	struct stat wal;
+	char wal_path[PATH_MAX];
+	snprintf(wal_path, sizeof wal_path, "%s-wal", path);
+	if (stat(wal_path, &wal) == 0 && wal.st_size > 0)
+		return isotier_error_set(
+		    err, ISOTIER_EDB, 0,
+		    "open history %s: its write-ahead log %s holds commits this reader cannot "
+		    "apply here (no -shm file, a directory it cannot write); checkpoint it where "
+		    "it can be written (sqlite3 DB 'PRAGMA wal_checkpoint(TRUNCATE)') or copy "
+		    "the history with sqlite3 DB '.backup COPY'",
+		    path, wal_path);
 	if ((rc = raw_open(h, uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, 5000, err)) < 0)
 		return rc;
 	return s_schema_version(h, &version, err);
@@ -263,6 +331,9 @@ static int s_open(isotier_history *h, const char *path, bool readonly, int busy_
 
 static void s_close(isotier_history *h)
 {
+	/* What a command committed outside a run (an import, a migration)
+	 * survives a power loss as it did when closing checkpointed. */
+	s_sync(h, NULL);
 	sqlite3_close_v2(h->db);
 	h->db = NULL;
 }
@@ -294,4 +365,5 @@ const history_driver isotier_history_sqlite_driver = {
     .set_schema_version = s_set_schema_version,
     .begin_write_sql = "BEGIN IMMEDIATE",
     .lock_migration = s_lock_migration,
+    .sync = s_sync,
 };

@@ -38,6 +38,12 @@ for cmd in verify history catalogue sources backends run churn report; do
   [ "$(grep -c -- '^ *--' <<<"$help")" -ge 2 ] || [ $cmd = catalogue ] || [ $cmd = sources ] ||
     fail "$cmd --help does not describe its options: $help"
   [ "$(wc -l <<<"$help")" -ge 5 ] || fail "$cmd --help is too short to be complete: $help"
+  # Its options come from its table (cli_options.h prints "--help  this text" last), and every
+  # option its synopsis names is described there.
+  grep -q -- '^  --help  *this text$' <<<"$help" || fail "$cmd --help is not its option table's"
+  for o in $(sed -n '1,/^$/p' <<<"$help" | grep -o -- '--[a-z][a-z-]*' | sort -u); do
+    grep -q -- "^  $o\\b" <<<"$help" || fail "$cmd --help: $o is in the synopsis, not described"
+  done
 done
 for sub in "catalogue check" "sources check"; do
   run "$BIN" help $sub; assert_eq "$(rc)" 0 "help $sub"

@@ -23,7 +23,8 @@ B=$ISOTIER_BIN
 "$B" verify --backend host --db "$TMP/a.db" >>"$TMP/va" 2>&1 || fail "verify host: $(cat "$TMP/va")"
 # Host B: the same runs as another machine recorded them, where bwrap showed
 # no boundary (new ids, another machine id and name).
-cp "$TMP/a.db" "$TMP/b.db"
+# A copy with what the write-ahead log beside it holds: never cp alone.
+sqlite3 "$TMP/a.db" ".backup '$TMP/b.db'"
 python3 - "$TMP/b.db" <<'PY'
 import sqlite3, sys, uuid
 db = sqlite3.connect(sys.argv[1])
@@ -108,7 +109,7 @@ for fmt in html md text; do
 done
 # A host name is the database's, hostile: markup and terminal controls in it
 # are escaped in every format (the host x backend matrix shows it).
-cp "$TMP/merged.db" "$TMP/hostile.db"
+sqlite3 "$TMP/merged.db" ".backup '$TMP/hostile.db'"
 sqlite3 "$TMP/hostile.db" "UPDATE runs SET host = '<b>x</b>|*'||char(27)||'[31m' WHERE host = 'fleet-b'"
 for fmt in html md text; do
   "$B" report --db "$TMP/hostile.db" --no-catalogue --format "$fmt" --out "$TMP/h.$fmt" || fail "hostile $fmt"

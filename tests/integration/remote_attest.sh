@@ -53,7 +53,8 @@ echo "ok: the test authority is not trusted under AMD's pinned roots"
 # The report tells the attested verdict apart as a stored fact: the first
 # observation (honest) is attested, the second (real roots) is not; a row
 # whose reason merely says "attested:" is not (the fact, not the words).
-cp "$D/h.db" "$D/forged.db"
+# A copy with what the write-ahead log beside it holds: never cp alone.
+sqlite3 "$D/h.db" ".backup '$D/forged.db'"
 sqlite3 "$D/forged.db" "UPDATE observations SET verdict = 'CONFIRMED', reason = 'attested: forged' WHERE id = 2"
 for db in h forged; do
   "$ISOTIER_BIN" report --db "$D/$db.db" --format json --out "$D/$db.json" || fail "report json $db"

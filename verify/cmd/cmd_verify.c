@@ -37,9 +37,6 @@
 #include "../run/verify_steps.h"
 #include "../../reference/isotier_tool.h"
 
-#include <cjson/cJSON.h>
-#include <errno.h>
-#include <getopt.h>
 #include <limits.h>
 #include <pthread.h>
 #include <signal.h>
@@ -48,137 +45,144 @@
 
 /* ---- the command ------------------------------------------------------- */
 
-static void usage(FILE *f)
-{
-	fprintf(
-	    f, "usage: isotier verify [--backend NAME]... | --all [--db PATH] [--catalogue DIR]\n"
-	       "                      [--jobs N] [--timeout S] [--host-provider ID]\n"
-	       "                      [--busy-timeout MS] [--json] [--attest]\n\n"
-	       "Runs isotier-probe inside each backend, judges the catalogue's claim for it\n"
-	       "(CONFIRMED, CONSISTENT, EXCEEDS, NOT_CONTRADICTED, CONTRADICTED, INCONCLUSIVE,\n"
-	       "UNAVAILABLE) and\n"
-	       "records one observation per backend in the history database.\n"
-	       "  --backend NAME     verify this backend (repeatable); default: --all\n"
-	       "  --all              every backend this build knows (remote ones only when\n"
-	       "                     their credentials are set)\n"
-	       "  --db PATH          history database (default $ISOTIER_DB, else\n"
-	       "                     " ISOTIER_DEFAULT_DB ": the host's history, which\n"
-	       "                     create() and `isotier run` read)\n"
-	       "  --catalogue DIR    provider catalogue (default: the source tree's)\n"
-	       "  --jobs N           backends run concurrently (default 4)\n"
-	       "  --timeout S        per probe run (default 60)\n"
-	       "  --host-provider ID catalogue entry whose claim the `host` backend is judged by\n"
-	       "  --busy-timeout MS  wait this long for a locked database (default 5000;\n"
-	       "                     env ISOTIER_BUSY_TIMEOUT_MS); storing an observation\n"
-	       "                     tries again (at least 3 times, up to the run's\n"
-	       "                     deadline) before it reports it NOT stored\n"
-	       "  --json             print a JSON document instead of the table\n"
-	       "  --attest           also ask this host's hardware for attestation (SEV-SNP,\n"
-	       "                     TDX via configfs-tsm) and say what it proves; no TSM:\n"
-	       "                     \"no attestation available\"; no verdict changes (a\n"
-	       "                     remote backend's sandboxes are always asked)\n"
-	       "Probe: $ISOTIER_PROBE, else isotier-probe beside this executable.\n"
-	       "Every probe run carries a fresh nonce its report must echo. For a local\n"
-	       "backend this host decides kernel sharing itself: the probe seen in its own\n"
-	       "process table, or its random task-count pattern seen in the probe's samples\n"
-	       "(--challenge, ~0.6 s), puts the sandbox on the host's kernel. A vm layer\n"
-	       "counts toward a MICROVM claim only when the host saw a VMM start for the run\n"
-	       "and neither showed sharing (its boot_id and btime then differ from this\n"
-	       "host's); a gvisor layer only when it saw runsc and no sharing; a sandbox on\n"
-	       "the host's kernel is judged by its own innermost boundary. A remote backend (e2b)\n"
-	       "starts two sandboxes and compares their kernels with each other instead;\n"
-	       "what they show is the provider's testimony, so a remote claim above\n"
-	       "CONTAINER they do not contradict is NOT_CONTRADICTED (not proven: no\n"
-	       "hardware attestation; exit 0, and never what --require-verified needs).\n"
-	       "Exit: 0 nothing contradicted or unproven; 1 a CONTRADICTED verdict (even when\n"
-	       "something else failed too); 2 a claim that could not be proven (INCONCLUSIVE\n"
-	       "against a claim although the probe ran: an alert, see runbook/drift.md); 64 usage; "
-	       "65 bad data (probe output rejected, catalogue\n"
-	       "invalid); 69 a requested backend unavailable (--all: every one); 70 a probe\n"
-	       "run failed or timed out; 74 database unusable; 75 database locked (any\n"
-	       "observation not stored is named, with its verdict);\n"
-	       "130 interrupted (143 by SIGTERM). A remote sandbox that could not be\n"
-	       "deleted is named (LEAK) and the exit status is 70 unless interrupted.\n");
-}
+enum {
+	OPT_BACKEND = 'b',
+	OPT_ALL = 'a',
+	OPT_DB = 'd',
+	OPT_CATALOGUE = 'c',
+	OPT_JOBS = 'j',
+	OPT_TIMEOUT = 't',
+	OPT_HOST_PROVIDER = 'p',
+	OPT_BUSY_TIMEOUT = 'B',
+	OPT_JSON = 'J',
+	OPT_ATTEST = 'A',
+	OPT_NO_EVIDENCE = 'E',
+};
+
+static const struct cli_option options[] = {
+    {"backend", OPT_BACKEND, CLI_TEXT, "NAME", cli_check_backend, 0, 0,
+     "verify this backend (repeatable); default: --all", NULL, false},
+    {"all", OPT_ALL, CLI_FLAG, NULL, NULL, 0, 0,
+     "every backend this build knows (remote ones only when\ntheir credentials are set)", NULL,
+     false},
+    /* Spelled out rather than "{}": the default's text with the path is
+     * wider than one help line. */
+    {"db", OPT_DB, CLI_TEXT, "PATH", cli_check_db, 0, 0,
+     "history database (default $ISOTIER_DB, else\n" ISOTIER_DEFAULT_DB
+     ": the host's history, which\ncreate() and `isotier run` read)",
+     NULL, false},
+    {"catalogue", OPT_CATALOGUE, CLI_TEXT, "DIR", NULL, 0, 0,
+     "provider catalogue (default: the source tree's)", NULL, false},
+    {"jobs", OPT_JOBS, CLI_NUMBER, "N", NULL, 1, 64, "backends run concurrently (default 4)", NULL,
+     false},
+    {"timeout", OPT_TIMEOUT, CLI_NUMBER, "S", NULL, 1, 86400, "per probe run (default 60)", NULL,
+     false},
+    {"host-provider", OPT_HOST_PROVIDER, CLI_TEXT, "ID", NULL, 0, 0,
+     "catalogue entry whose claim the `host` backend is\njudged by", NULL, false},
+    {"busy-timeout", OPT_BUSY_TIMEOUT, CLI_NUMBER, "MS", NULL, 1, 3600000,
+     "wait this long for a locked database (default 5000;\n"
+     "env ISOTIER_BUSY_TIMEOUT_MS); storing an observation\n"
+     "tries again (at least 3 times, up to the run's\n"
+     "deadline) before it reports it NOT stored",
+     NULL, false},
+    {"json", OPT_JSON, CLI_FLAG, NULL, NULL, 0, 0, "print a JSON document instead of the table",
+     NULL, false},
+    {"attest", OPT_ATTEST, CLI_FLAG, NULL, NULL, 0, 0,
+     "also ask this host's hardware for attestation (SEV-SNP,\n"
+     "TDX via configfs-tsm) and say what it proves; no TSM:\n"
+     "\"no attestation available\"; no verdict changes (a\n"
+     "remote backend's sandboxes are always asked)",
+     NULL, false},
+    {"no-evidence", OPT_NO_EVIDENCE, CLI_FLAG, NULL, NULL, 0, 0,
+     "keep no capture: no capture directory, the probe not\n"
+     "asked for its raw inputs; verdicts unchanged (each\n"
+     "observation says \"no evidence kept (not asked)\")",
+     NULL, false},
+    {NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, false},
+};
+
+static const struct cli_spec spec = {
+    .name = "verify",
+    .synopsis = "usage: isotier verify [--backend NAME]... | --all [--db PATH] [--catalogue DIR]\n"
+                "                      [--jobs N] [--timeout S] [--host-provider ID]\n"
+                "                      [--busy-timeout MS] [--json] [--attest] [--no-evidence]",
+    .about = "Runs isotier-probe inside each backend, judges the catalogue's claim for it\n"
+             "(CONFIRMED, CONSISTENT, EXCEEDS, NOT_CONTRADICTED, CONTRADICTED, INCONCLUSIVE,\n"
+             "UNAVAILABLE) and records one observation per backend in the history database.",
+    .options = options,
+    .epilogue = "Probe: $ISOTIER_PROBE, else isotier-probe beside this executable. Every probe\n"
+                "run carries a fresh nonce its report must echo. For a local backend this host\n"
+                "decides kernel sharing itself: the probe seen in its own process table, or its\n"
+                "random task-count pattern seen in the probe's samples (--challenge, ~0.6 s),\n"
+                "puts the sandbox on the host's kernel. A vm layer counts toward a MICROVM claim\n"
+                "only when the host saw a VMM start for the run and neither showed sharing (its\n"
+                "boot_id and btime then differ from this host's); a gvisor layer only when it\n"
+                "saw runsc and no sharing; a sandbox on the host's kernel is judged by its own\n"
+                "innermost boundary. A remote backend (e2b) starts two sandboxes and compares\n"
+                "their kernels with each other instead; what they show is the provider's\n"
+                "testimony, so a remote claim above CONTAINER they do not contradict is\n"
+                "NOT_CONTRADICTED (not proven: no hardware attestation; exit 0, and never what\n"
+                "--require-verified needs).\n\n"
+                "Exit: 0 nothing contradicted or unproven; 1 a CONTRADICTED verdict (even when\n"
+                "something else failed too); 2 a claim that could not be proven (INCONCLUSIVE\n"
+                "against a claim although the probe ran: an alert, see runbook/drift.md); 64\n"
+                "usage; 65 bad data (probe output rejected, catalogue invalid); 69 a requested\n"
+                "backend unavailable (--all: every one); 70 a probe run failed or timed out; 74\n"
+                "database unusable; 75 database locked (any observation not stored is named,\n"
+                "with its verdict); 130 interrupted (143 by SIGTERM). A remote sandbox that\n"
+                "could not be deleted is named (LEAK) and the exit status is 70 unless\n"
+                "interrupted.",
+};
 
 typedef struct verify_opts {
 	const char *names[32];
 	size_t n_names;
-	bool all, json, attest;
+	bool all, json, attest, no_evidence;
 	const char *db, *catalogue, *host_provider;
 	int jobs, timeout_s, busy_ms;
 } verify_opts;
 
+/* One option the table checked already (a known backend, a usable --db, a
+ * number in range). */
+static int on_option(void *ctx, int key, const char *value, int number)
+{
+	verify_opts *o = ctx;
+	switch (key) {
+	case OPT_BACKEND:
+		if (o->n_names == sizeof o->names / sizeof *o->names) {
+			cli_error("--backend: too many");
+			return EXIT_USAGE;
+		}
+		o->names[o->n_names++] = value;
+		break;
+	case OPT_ALL: o->all = true; break;
+	case OPT_DB: o->db = value; break;
+	case OPT_CATALOGUE: o->catalogue = value; break;
+	case OPT_HOST_PROVIDER: o->host_provider = value; break;
+	case OPT_JOBS: o->jobs = number; break;
+	case OPT_TIMEOUT: o->timeout_s = number; break;
+	case OPT_BUSY_TIMEOUT: o->busy_ms = number; break;
+	case OPT_JSON: o->json = true; break;
+	case OPT_ATTEST: o->attest = true; break;
+	case OPT_NO_EVIDENCE: o->no_evidence = true; break;
+	default: return EXIT_SOFTWARE;
+	}
+	return 0;
+}
+
+/* -1 when the run goes ahead, else the exit status (0 after --help). */
 static int parse_args(verify_opts *o, int argc, char **argv)
 {
-	static const struct option opts[] = {
-	    {"backend", required_argument, NULL, 'b'},
-	    {"all", no_argument, NULL, 'a'},
-	    {"db", required_argument, NULL, 'd'},
-	    {"catalogue", required_argument, NULL, 'c'},
-	    {"jobs", required_argument, NULL, 'j'},
-	    {"timeout", required_argument, NULL, 't'},
-	    {"host-provider", required_argument, NULL, 'p'},
-	    {"busy-timeout", required_argument, NULL, 'B'},
-	    {"json", no_argument, NULL, 'J'},
-	    {"attest", no_argument, NULL, 'A'},
-	    {"help", no_argument, NULL, 'h'},
-	    {NULL, 0, NULL, 0},
-	};
 	*o = (verify_opts){
 	    .db = isotier_default_db_path(), .jobs = 4, .timeout_s = 60, .busy_ms = 5000};
+	/* The environment first: --busy-timeout given overrides it. */
 	const char *env = getenv("ISOTIER_BUSY_TIMEOUT_MS");
 	if (env && *env &&
 	    cli_parse_int("ISOTIER_BUSY_TIMEOUT_MS", env, 1, 3600000, &o->busy_ms) < 0)
 		return EXIT_USAGE;
-	int c;
-	optind = 0; /* glibc re-reads the ordering of this spec (cli_options.c) */
-	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		switch (c) {
-		case 'b':
-			if ((c = cli_check_backend("--backend", optarg)) != EXIT_OK)
-				return c;
-			if (o->n_names == sizeof o->names / sizeof *o->names) {
-				cli_error("--backend: too many");
-				return EXIT_USAGE;
-			}
-			o->names[o->n_names++] = optarg;
-			break;
-		case 'a': o->all = true; break;
-		case 'd':
-			if ((c = cli_check_db("--db", optarg)) != EXIT_OK)
-				return c;
-			o->db = optarg;
-			break;
-		case 'c': o->catalogue = optarg; break;
-		case 'p': o->host_provider = optarg; break;
-		case 'j':
-			if (cli_parse_int("--jobs", optarg, 1, 64, &o->jobs) < 0)
-				return EXIT_USAGE;
-			break;
-		case 't':
-			if (cli_parse_int("--timeout", optarg, 1, 86400, &o->timeout_s) < 0)
-				return EXIT_USAGE;
-			break;
-		case 'B':
-			if (cli_parse_int("--busy-timeout", optarg, 1, 3600000, &o->busy_ms) < 0)
-				return EXIT_USAGE;
-			break;
-		case 'J': o->json = true; break;
-		case 'A': o->attest = true; break;
-		case 'h': usage(stdout); return EXIT_OK;
-		case ':':
-			cli_error("verify: %s needs a value", argv[optind - 1]);
-			return EXIT_USAGE;
-		default: return cli_unknown_option("verify", argv[optind - 1], opts, usage);
-		}
-	}
-	if (optind < argc) {
-		cli_error("verify: unexpected argument '%s'", argv[optind]);
-		usage(stderr);
-		return EXIT_USAGE;
-	}
+	int rc = cli_parse(&spec, argc, argv, on_option, o, NULL);
+	if (rc)
+		return rc == CLI_HELP_SHOWN ? EXIT_OK : rc;
 	if (o->all && o->n_names) {
 		cli_error("verify: --all and --backend exclude each other");
 		return EXIT_USAGE;
@@ -218,31 +222,6 @@ static int64_t remote_wall_ms(void)
 	const char *env = getenv("ISOTIER_REMOTE_WALL_S");
 	long v = env && *env ? strtol(env, NULL, 10) : 0;
 	return v > 0 && v <= 86400 ? (int64_t)v * 1000 : 0;
-}
-
-static int db_fail(const isotier_error *err, const char *db, int64_t waited_ms)
-{
-	if (history_locked(err)) {
-		char msg[ISOTIER_ERROR_MESSAGE_MAX + 256];
-		snprintf(msg, sizeof msg,
-		         "history database %s is locked by another process (waited %lld ms; "
-		         "--busy-timeout MS waits longer): %s",
-		         db, (long long)waited_ms, err->message);
-		cli_error("%s", msg);
-		return EXIT_TEMPFAIL;
-	}
-	/* Not a lock: retrying will not help. A schema this build does not know
-	 * is bad data; anything else (no such directory, not a database, disk
-	 * full) an I/O error. */
-	cli_error("history database %s: %s%s", db, err->message, cli_db_why(db));
-	if ((err->db_code & 0xff) == ISOTIER_DB_CANTOPEN && !strcmp(db, ISOTIER_DEFAULT_DB))
-		fprintf(stderr,
-		        "isotier: (the host's default history: create %s's directory, as the "
-		        "runbook's job does, or name another with --db or $ISOTIER_DB)\n",
-		        db);
-	return err->code == ISOTIER_EDATA || (err->db_code & 0xff) == ISOTIER_DB_NOTADB
-	           ? EXIT_DATAERR
-	           : EXIT_IOERR;
 }
 
 /* The signal that stopped the run, 0 when none came. The workers' backend
@@ -388,13 +367,6 @@ static job *next_finished(verify_ctx *ctx, bool *over)
 	return NULL;
 }
 
-/* What the run saw besides the verdicts: the exit status's other inputs. */
-typedef struct verify_outcome {
-	bool interrupted, bad_data, db_error;
-	isotier_error db_err;
-	int64_t db_waited;
-} verify_outcome;
-
 /* In the main thread, as the workers finish: judge each job, store its
  * observation (its own attempts: a lock that outlasted one backend's may be
  * gone by the next one's), show progress. */
@@ -445,56 +417,6 @@ static void judge_and_store(verify_ctx *ctx, const verify_opts *o, isotier_histo
 	}
 }
 
-/* The exit status, most severe first (see the top of this file); *failure
- * the operational part alone (what the run row's status says). Prints each
- * leaked sandbox. */
-static int exit_status(int *failure, bool *alerted, const job *jobs, size_t n_jobs,
-                       const verify_opts *o, const verify_ctx *ctx, const verify_outcome *out)
-{
-	bool contradicted = false, unproven = false, failed = false, unavailable_req = false,
-	     leaked = false, bad_data = out->bad_data;
-	size_t n_unavailable = 0, n_handled = 0;
-	for (size_t i = 0; i < n_jobs; i++) {
-		const job *j = &jobs[i];
-		if (!j->handled || j->skipped)
-			continue;
-		n_handled++;
-		contradicted |= isotier_verdict_is(j->verdict, VERDICT_AGAINST);
-		unproven |= j->unproven;
-		bad_data |= j->rejected;
-		failed |= j->obs.available && j->obs.rc < 0;
-		if (j->obs.leaks[0]) {
-			leaked = true;
-			cli_error("LEAK: %s: %s (delete it by hand)", j->backend->name,
-			          j->obs.leaks);
-		}
-		if (!j->obs.available) {
-			n_unavailable++;
-			unavailable_req |= j->explicit_;
-		}
-	}
-	if (o->all && n_handled && n_unavailable == n_handled)
-		unavailable_req = true;
-	/* An operational failure, most severe first; a contradiction outranks
-	 * every one of them (it must alert even when another backend failed),
-	 * a signal outranks everything (130 SIGINT, 143 SIGTERM). */
-	*failure = out->db_error     ? EXIT_TEMPFAIL
-	           : failed          ? EXIT_SOFTWARE
-	           : unavailable_req ? EXIT_UNAVAIL
-	           : bad_data        ? EXIT_DATAERR
-	                             : EXIT_OK;
-	/* What a database failure's exit status must not hide (a leaked
-	 * sandbox too: it costs money until a person deletes it). */
-	*alerted = out->interrupted || leaked || contradicted || unproven;
-	/* A sandbox left running at a provider outranks a contradiction: it costs
-	 * money until a person deletes it, and both are printed. */
-	return out->interrupted ? (ctx->signal > 0 ? 128 + ctx->signal : EXIT_INTERRUPTED)
-	       : leaked         ? EXIT_SOFTWARE
-	       : contradicted   ? EXIT_FINDING
-	       : unproven       ? EXIT_UNPROVEN
-	                        : *failure;
-}
-
 static int verify_main(int argc, char **argv)
 {
 	verify_opts o;
@@ -542,7 +464,7 @@ static int verify_main(int argc, char **argv)
 	    isotier_history_run_begin(h, &run_id, "verify", commit, &err) < 0) {
 		free(jobs);
 		isotier_catalogue_free(cat);
-		return db_fail(&err, o.db, o.busy_ms);
+		return verify_db_fail(&err, o.db, o.busy_ms);
 	}
 	/* What runs killed unseen left behind goes first (leftovers.h); best effort. */
 	isotier_error sweep_err = {0};
@@ -561,6 +483,7 @@ static int verify_main(int argc, char **argv)
 	                  .probe_path = probe,
 	                  .timeout_s = o.timeout_s,
 	                  .remote_wall_ms = remote_wall_ms(),
+	                  .no_evidence = o.no_evidence,
 	                  .cancel_fd = cli_cancel_fd()};
 	pthread_mutex_init(&ctx.lock, NULL);
 	pthread_cond_init(&ctx.cond, NULL);
@@ -580,7 +503,7 @@ static int verify_main(int argc, char **argv)
 
 	int failure;
 	bool alerted;
-	int rc = exit_status(&failure, &alerted, jobs, n_jobs, &o, &ctx, &out);
+	int rc = verify_exit_status(&failure, &alerted, jobs, n_jobs, o.all, ctx.signal, &out);
 	/* "ok": every backend was run and judged (a CONTRADICTED verdict is a
 	 * finding of a run that worked); "failed": something kept it from that. */
 	const char *status = out.interrupted ? "interrupted" : failure == EXIT_OK ? "ok" : "failed";
@@ -602,7 +525,7 @@ static int verify_main(int argc, char **argv)
 		}
 	}
 	if (out.db_error) {
-		int db_rc = db_fail(&out.db_err, o.db, out.db_waited); /* prints why */
+		int db_rc = verify_db_fail(&out.db_err, o.db, out.db_waited); /* prints why */
 		if (!alerted)
 			rc = db_rc;
 	}

@@ -41,7 +41,7 @@ void flag_invalid_claims(job *jobs, size_t n, const isotier_catalogue *cat, isot
 		}
 }
 
-void judge_job(job *j, const char *host_provider)
+static void judge_observed(job *j, const char *host_provider)
 {
 	const isotier_probe_run *first = &j->obs.run[0];
 	j->ceiling = PROBE_TIER_UNKNOWN;
@@ -123,6 +123,17 @@ void judge_job(job *j, const char *host_provider)
 		         j->backend->name, observed ? observed : reason);
 	else
 		snprintf(j->reason, sizeof j->reason, "%s", reason);
+}
+
+void judge_job(job *j, const char *host_provider)
+{
+	judge_observed(j, host_provider);
+	/* Said in the observation, so a report or `history show` tells "not
+	 * asked" apart from a capture that failed. */
+	size_t n = strlen(j->reason);
+	if (j->evidence_not_asked && j->obs.available)
+		snprintf(j->reason + n, sizeof j->reason - n,
+		         "; no evidence kept (not asked: --no-evidence)");
 }
 
 int record_job(void *arg, isotier_error *err)

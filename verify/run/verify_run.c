@@ -57,7 +57,11 @@ static void run_job(job *j, const verify_ctx *ctx)
 	                             .cancel_fd = ctx->cancel_fd,
 	                             .remote_wall_ms = ctx->remote_wall_ms};
 	char *capture = NULL;
-	{ /* shared with a local sandbox; a remote backend's fetched into it */
+	/* --no-evidence: no directory, lease, bind mount or --capture at all.
+	 * Only the history keeps the capture: no verdict reads it (observe.c
+	 * passes it through, the judge sees the probe's report alone). */
+	j->evidence_not_asked = ctx->no_evidence;
+	if (!ctx->no_evidence) { /* shared with a local sandbox; a remote one's fetched into it */
 		isotier_error cerr = {0};
 		if (isotier_mkdtemp(&capture, "isotier-capture-", &cerr) < 0) {
 			j->obs = (isotier_observation){

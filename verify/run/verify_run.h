@@ -21,6 +21,7 @@ typedef struct job {
 	bool done;
 	isotier_observation obs;
 	evidence_tar evidence;
+	bool evidence_not_asked; /* --no-evidence: no capture was made */
 	int64_t evidence_ms, total_ms;
 	/* The sandbox's own share of total_ms (verify_run.c says what each
 	 * covers): isotier_observe's span and the CPU its children used;
@@ -47,6 +48,7 @@ typedef struct verify_ctx {
 	const char *probe_path;
 	int timeout_s;
 	int64_t remote_wall_ms; /* $ISOTIER_REMOTE_WALL_S; 0: observe.h's default */
+	bool no_evidence;       /* --no-evidence: no capture directory, no --capture */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	int cancel_fd; /* cancel.c's: every backend call watches it */

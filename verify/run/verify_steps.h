@@ -1,7 +1,8 @@
 /*
  * verify_steps.h - what `isotier verify` does on its main thread with each
  * finished job (cmd_verify.c drives them): judge it (verify_judge.c),
- * record it in the history, and print the run (verify_output.c).
+ * record it in the history, print the run (verify_output.c) and end it
+ * (verify_exit.c).
  */
 #ifndef ISOTIER_VERIFY_STEPS_H
 #define ISOTIER_VERIFY_STEPS_H
@@ -38,5 +39,22 @@ void print_summary(const job *jobs, size_t n, int max_jobs, int64_t run_id, cons
 void print_json(const job *jobs, size_t n, int max_jobs, int64_t run_id, const char *db,
                 const char *commit, int64_t wall_ms, bool interrupted, int exit_code,
                 bool run_ended);
+
+/* What the run saw besides the verdicts: the exit status's other inputs. */
+typedef struct verify_outcome {
+	bool interrupted, bad_data, db_error;
+	isotier_error db_err;
+	int64_t db_waited;
+} verify_outcome;
+
+/* The exit status, most severe first (cmd_verify.c's top says the order); *failure the
+ * operational part alone (what the run row's status says), *alerted whether something a
+ * database failure's status must not hide happened. all: --all (every backend unavailable is
+ * then 69); sig: the signal that stopped the run, 0 when none. Prints each leaked sandbox. */
+int verify_exit_status(int *failure, bool *alerted, const job *jobs, size_t n_jobs, bool all,
+                       int sig, const verify_outcome *out);
+/* Prints why the history database db failed and returns the exit status: 75 a lock held
+ * past waited_ms, 65 bad data (not a database, a newer schema), else 74. */
+int verify_db_fail(const isotier_error *err, const char *db, int64_t waited_ms);
 
 #endif
