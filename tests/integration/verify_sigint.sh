@@ -36,7 +36,13 @@ for _ in $(seq 1 600); do
   sleep 0.05
 done
 [ "$(q "SELECT count(*) FROM observations")" = 3 ] || fail "three observations never appeared: $(cat "$TMP/err")"
-sleep 0.3 # qemu is starting
+# qemu-microvm is starting: the signal goes once its process is there (a loaded host takes
+# a while to get there; the boot under TCG then takes seconds).
+for _ in $(seq 1 200); do
+  [ -z "$(live_with "$TMPDIR")" ] || break
+  kill -0 "$pid" 2>/dev/null || break
+  sleep 0.05
+done
 [ -n "$(live_with "$TMPDIR")" ] || fail "no qemu-microvm sandbox running when the signal was to be sent"
 start=$(date +%s%N)
 kill -INT "$pid"
