@@ -26,6 +26,13 @@ LIB_PKG_LIBS = $(shell pkg-config --libs $(LIB_PKGS) 2>/dev/null)
 CFLAGS ?= -O2 -g
 ALL_CFLAGS = $(CSTD) $(WARN) $(DEFS) -Iinclude -Ibase -Ireference $(PKG_CFLAGS) -fPIC $(CFLAGS)
 SAN := -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer -fno-sanitize-recover=undefined,float-cast-overflow
+# The sanitizer objects serve the unit suites and the fuzz harnesses alike: built by clang, they
+# carry libFuzzer's coverage hooks too (fuzzer-no-link; in a unit suite ASan's runtime answers
+# them), so the tree is compiled twice (release, sanitizer), not three times. Without clang (no
+# fuzzing then) the sanitizer build is $(CC)'s.
+FUZZ_CC ?= clang
+SAN_CC := $(shell command -v $(FUZZ_CC) >/dev/null 2>&1 && echo $(FUZZ_CC) || echo $(CC))
+SAN += $(if $(findstring clang,$(notdir $(SAN_CC))),-fsanitize=fuzzer-no-link -Wno-string-plus-int)
 # Each object's header dependencies, written by the compiler beside it (X.d for X.o) and included
 # at the end: a header edit rebuilds the objects that include it, not the tree. An object without
 # its .d (built before this rule, or the .d deleted) is rebuilt once: the .d is a prerequisite
@@ -80,12 +87,12 @@ $(LIB_OBJS): ALL_CFLAGS += -fvisibility=hidden
 
 $(BUILD)/san/probes/%.o: probes/%.c $(BUILD)/san/probes/%.d
 	@mkdir -p $(@D)
-	$(CC) $(PROBE_CFLAGS) -O1 -g $(SAN) $(DEPFLAGS) -c -o $@ $<
+	$(SAN_CC) $(PROBE_CFLAGS) -O1 -g $(SAN) $(DEPFLAGS) -c -o $@ $<
 	@touch -c -r $@ $(@:.o=.d)
 
 $(BUILD)/san/%.o: %.c $(BUILD)/san/%.d
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -O1 $(SAN) -Iprobes $(DEPFLAGS) -c -o $@ $<
+	$(SAN_CC) $(ALL_CFLAGS) -O1 $(SAN) -Iprobes $(DEPFLAGS) -c -o $@ $<
 	@touch -c -r $@ $(@:.o=.d)
 
 # libisotier.a as installed: one object, the library's objects linked together (-r) so that every
@@ -189,7 +196,7 @@ $(SAN_LIB): $(SAN_OBJS)
 
 $(BUILD)/tests/%: tests/unit/%.c $(BUILD)/tests/%.link.d | $(SAN_LIB)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_CFLAGS) -O1 $(SAN) -Iprobes $(DEPFLAGS) -MF $@.d -MT $@ -o $@ $< $(SAN_LIB) \
+	$(SAN_CC) $(ALL_CFLAGS) -O1 $(SAN) -Iprobes $(DEPFLAGS) -MF $@.d -MT $@ -o $@ $< $(SAN_LIB) \
 	  $(PKG_LIBS) $(shell pkg-config --libs check) -lpthread -lm -Wl,--trace >$@.trace
 	@{ printf '%s:' '$@'; sed -n 's#^\($(BUILD)/san/.*\.o\)$$# \1#p' $@.trace | tr -d '\n'; echo; \
 	   sed -n 's#^\($(BUILD)/san/.*\.o\)$$#\1:#p' $@.trace; } >$@.link.d && rm -f $@.trace
@@ -230,7 +237,7 @@ bench: deps all
 	@rm -f $(BUILD)/bench-verdicts.txt
 	@for b in $(sort $(wildcard bench/*.sh)); do echo "== $$b"; \
 	  BUILD=$(BUILD) BENCH_SUMMARY=$(CURDIR)/$(BUILD)/bench-verdicts.txt $$b || exit 1; done
-	@echo "== verdicts (ratio to the floor, median of interleaved pairs)"; cat $(BUILD)/bench-verdicts.txt
+	@echo "== verdicts (median ratio to the floor over interleaved pairs; met only when its 99% interval is under the target)"; cat $(BUILD)/bench-verdicts.txt
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance \
@@ -299,30 +306,16 @@ $(BUILD)/tests/exec-output: tests/tools/exec-output.c include/isotier.h $(BUILD)
 
 # ---- fuzzing: libFuzzer harnesses (clang, ASan+UBSan) in tests/fuzz/ --------
 #   make fuzz [FUZZ_SECONDS=60]   each harness for that long over its corpus
-# The library, CLI and probe objects are rebuilt with clang and coverage
-# instrumentation under $(BUILD)/fuzz/obj.
-FUZZ_CC ?= clang
+# The harnesses link the sanitizer objects (SAN_LIB: clang's, with coverage hooks; see SAN above),
+# only the members each needs.
 FUZZ_SECONDS ?= 60
-FUZZ_FLAGS := -O1 -g -fno-omit-frame-pointer -Wno-string-plus-int -fsanitize=address,undefined -fno-sanitize-recover=undefined
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/fuzz/%)
-FUZZ_OBJS := $(patsubst %.c,$(BUILD)/fuzz/obj/%.o,$(LIB_SRCS) $(CLI_LIB_SRCS) $(PROBE_LIB_SRCS))
-.SECONDARY: $(FUZZ_OBJS)
 .PHONY: fuzz-build
 
-$(BUILD)/fuzz/obj/probes/%.o: probes/%.c $(BUILD)/fuzz/obj/probes/%.d
+$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(SAN_LIB)
 	@mkdir -p $(@D)
-	$(FUZZ_CC) $(PROBE_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(DEPFLAGS) -c -o $@ $<
-	@touch -c -r $@ $(@:.o=.d)
-
-$(BUILD)/fuzz/obj/%.o: %.c $(BUILD)/fuzz/obj/%.d
-	@mkdir -p $(@D)
-	$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer-no-link $(DEPFLAGS) -c -o $@ $<
-	@touch -c -r $@ $(@:.o=.d)
-
-$(BUILD)/fuzz/%: tests/fuzz/%.c tests/fuzz/fuzz.h $(FUZZ_OBJS)
-	@mkdir -p $(@D)
-	$(FUZZ_CC) $(ALL_CFLAGS) $(FUZZ_FLAGS) -fsanitize=fuzzer -Iprobes -o $@ $< $(FUZZ_OBJS) $(PKG_LIBS) -lpthread -lm
+	$(FUZZ_CC) $(ALL_CFLAGS) -O1 $(SAN) -fsanitize=fuzzer -Iprobes -o $@ $< $(SAN_LIB) $(PKG_LIBS) -lpthread -lm
 
 fuzz-build: $(FUZZ_BINS) $(BUILD)/isotier-probe
 
@@ -332,6 +325,6 @@ fuzz: deps fuzz-build
 # ---- automatic dependencies (DEPFLAGS above) ---------------------------------
 # Every object's .d and every unit suite's .link.d: an empty rule each, so a missing one counts as
 # new (its target is rebuilt and writes it); the existing ones are included.
-DEP_FILES := $(patsubst %.o,%.d,$(LIB_OBJS) $(CLI_OBJS) $(SAN_OBJS) $(FUZZ_OBJS)) $(UNIT_BINS:%=%.link.d)
+DEP_FILES := $(patsubst %.o,%.d,$(LIB_OBJS) $(CLI_OBJS) $(SAN_OBJS)) $(UNIT_BINS:%=%.link.d)
 $(DEP_FILES):
 -include $(wildcard $(DEP_FILES) $(UNIT_BINS:%=%.d))
