@@ -54,6 +54,14 @@ int isotier_history_newest_record(isotier_history *h, char *buf, size_t len, iso
 	" OR decision LIKE 'den%' OR decision LIKE 'reject%' OR decision LIKE 'fail%closed%'"      \
 	" OR (event = 'attest' AND decision LIKE '%fail%'))"
 
+/* Without durations: what the report counts, the columns it shows NULL:
+ * all in one index (observations_for_report, history_schema.c), so a scan
+ * of a large history reads none of the table's pages. */
+#define OBS_LIGHT                                                                                  \
+	"SELECT o.id, o.run_id, o.observed_at, o.backend, o.provider_id, o.claimed_tier, NULL,"    \
+	" o.observed_tier, NULL, NULL, o.verdict, NULL, NULL, NULL, NULL, o.host_id, NULL, NULL,"  \
+	" NULL, NULL, NULL, NULL, r.host, NULL"                                                    \
+	" FROM observations AS o LEFT JOIN runs AS r ON r.id = o.run_id"
 /* A host (?2): the run's host name or the observation's machine id. */
 #define ON_HOST                                                                                    \
 	" AND (?2 IS NULL OR host_id = ?2 OR run_id IN (SELECT id FROM runs WHERE host = ?2))"
@@ -91,38 +99,33 @@ int isotier_history_count(isotier_history *h, isotier_history_count_of what, con
  * by a fixture, by hand) what SQLite finds in probe_json, only when valid
  * JSON and a string. */
 #define SQLITE_PROBE_SCHEMA                                                                        \
-	"COALESCE(probe_schema, CASE WHEN json_valid(probe_json) AND"                              \
-	" json_type(probe_json, '$.schema') = 'text'"                                              \
-	" THEN substr(json_extract(probe_json, '$.schema'), 1, 64) END)"
-#define SCAN_DURATIONS(schema)                                                                     \
-	"SELECT id, run_id, observed_at, backend, provider_id, claimed_tier,"                      \
-	" claimed_mechanism, observed_tier, observed_vendor, confidence, verdict,"                 \
-	" reason, duration_ms, kernel_relation, " schema ", host_id, sandbox_wall_ms,"             \
-	" sandbox_cpu_ms, jobs, overlap FROM observations WHERE (?1 IS NULL OR observed_at >= "    \
-	"?1)" ON_HOST " ORDER BY id"
+	"COALESCE(o.probe_schema, CASE WHEN json_valid(o.probe_json) AND"                          \
+	" json_type(o.probe_json, '$.schema') = 'text'"                                            \
+	" THEN substr(json_extract(o.probe_json, '$.schema'), 1, 64) END)"
+/* Where hardware attestation may be recorded (report_attested.c): only those
+ * rows read layers_json, bounded. */
+#define ATTEST_LAYERS                                                                              \
+	", CASE WHEN o.verdict = 'CONFIRMED' AND o.claimed_tier = 'MICROVM'"                       \
+	" THEN substr(o.layers_json, 1, 65537) END"
+#define OBS_COLUMNS(duration, schema, extra)                                                       \
+	"SELECT o.id, o.run_id, o.observed_at, o.backend, o.provider_id, o.claimed_tier,"          \
+	" o.claimed_mechanism, o.observed_tier, o.observed_vendor, o.confidence, o.verdict,"       \
+	" o.reason, " duration ", o.kernel_relation, " schema ", o.host_id, " extra ","            \
+	" r.tool_version, r.catalogue_commit, r.host" ATTEST_LAYERS                                \
+	" FROM observations AS o LEFT JOIN runs AS r ON r.id = o.run_id"
+#define OBS_FULL(schema)                                                                           \
+	OBS_COLUMNS("o.duration_ms", schema,                                                       \
+	            "o.sandbox_wall_ms, o.sandbox_cpu_ms, o.jobs, o.overlap")
+/* A host (?2): the run's host name or the observation's machine id. */
+#define OBS_RANGE                                                                                  \
+	" WHERE (?1 IS NULL OR o.observed_at >= ?1) AND (?2 IS NULL OR o.host_id = ?2 OR"          \
+	" o.run_id IN (SELECT id FROM runs WHERE host = ?2)) ORDER BY o.id"
 
-int isotier_history_scan_observations(
-    isotier_history *h, const char *since, const char *host, bool durations,
-    int (*cb)(void *ctx, const isotier_report_observation_row *row), void *ctx, isotier_error *err)
+static int each_observation(hstmt *s,
+                            int (*cb)(void *ctx, const isotier_report_observation_row *row),
+                            void *ctx, isotier_error *err)
 {
-	/* duration_ms is stored after probe_json: in SQLite reading it walks
-	 * each row's overflow pages, i.e. the whole database. Only the JSON
-	 * report (every field of every observation) pays that in the scan. */
-	cleanup_hstmt hstmt *s = NULL;
-	int rc = hq_prepare(
-	    h, &s,
-	    durations ? (h->drv->engine == HISTORY_POSTGRES ? SCAN_DURATIONS("probe_schema")
-	                                                    : SCAN_DURATIONS(SQLITE_PROBE_SCHEMA))
-	              : "SELECT id, run_id, observed_at, backend, provider_id, claimed_tier,"
-	                " claimed_mechanism, observed_tier, observed_vendor, confidence, verdict,"
-	                " reason, NULL, kernel_relation, NULL, host_id, NULL, NULL, NULL, NULL"
-	                " FROM observations WHERE (?1 IS NULL OR observed_at >= ?1)" ON_HOST
-	                " ORDER BY id",
-	    err, "report: read observations");
-	if (rc < 0)
-		return rc;
-	hq_text(s, 1, since);
-	hq_text(s, 2, host);
+	int rc;
 	isotier_report_observation_row r;
 	while ((rc = hq_step(s, err)) > 0) {
 		r = (isotier_report_observation_row){
@@ -146,6 +149,10 @@ int isotier_history_scan_observations(
 		    .sandbox_cpu_ms = hq_null(s, 17) ? -1 : hq_col_int(s, 17),
 		    .jobs = hq_null(s, 18) ? -1 : hq_col_int(s, 18),
 		    .overlap = hq_null(s, 19) ? -1 : hq_col_int(s, 19),
+		    .tool_version = hq_col(s, 20),
+		    .catalogue_commit = hq_col(s, 21),
+		    .run_host = hq_col(s, 22),
+		    .attest_layers = hq_col(s, 23),
 		};
 		if ((rc = cb(ctx, &r)) != 0)
 			return rc;
@@ -153,24 +160,43 @@ int isotier_history_scan_observations(
 	return rc;
 }
 
-int isotier_history_observation_extras(isotier_history *h, const int64_t *ids, size_t n,
-                                       int (*cb)(void *ctx, size_t i, int64_t duration_ms,
-                                                 const char *probe_schema),
+int isotier_history_scan_observations(
+    isotier_history *h, const char *since, const char *host, bool durations,
+    int (*cb)(void *ctx, const isotier_report_observation_row *row), void *ctx, isotier_error *err)
+{
+	/* duration_ms is stored after probe_json: in SQLite reading it walks
+	 * each row's overflow pages, i.e. the whole database. Only the JSON
+	 * report (every field of every observation) pays that in the scan. */
+	cleanup_hstmt hstmt *s = NULL;
+	int rc = hq_prepare(h, &s,
+	                    durations ? (h->drv->engine == HISTORY_POSTGRES
+	                                     ? OBS_FULL("o.probe_schema") OBS_RANGE
+	                                     : OBS_FULL(SQLITE_PROBE_SCHEMA) OBS_RANGE)
+	                              : OBS_LIGHT OBS_RANGE,
+	                    err, "report: read observations");
+	if (rc < 0)
+		return rc;
+	hq_text(s, 1, since);
+	hq_text(s, 2, host);
+	return each_observation(s, cb, ctx, err);
+}
+
+int isotier_history_observations_by_id(isotier_history *h, const int64_t *ids, size_t n,
+                                       int (*cb)(void *ctx,
+                                                 const isotier_report_observation_row *row),
                                        void *ctx, isotier_error *err)
 {
 	cleanup_hstmt hstmt *s = NULL;
-	int rc = hq_prepare(
-	    h, &s,
-	    HQ_SQL(h, "SELECT duration_ms, " SQLITE_PROBE_SCHEMA " FROM observations WHERE id = ?1",
-	           "SELECT duration_ms, probe_schema FROM observations WHERE id = ?1"),
-	    err, "report: read durations");
-	for (size_t i = 0; rc == 0 && i < n; i++) {
+	int rc = hq_prepare(h, &s,
+	                    HQ_SQL(h, OBS_FULL(SQLITE_PROBE_SCHEMA) " WHERE o.id = ?1",
+	                           OBS_FULL("o.probe_schema") " WHERE o.id = ?1"),
+	                    err, "report: read observations shown");
+	for (size_t i = 0; rc >= 0 && i < n; i++) {
 		hq_reset(s);
 		hq_int(s, 1, ids[i]);
-		if ((rc = hq_step(s, err)) > 0)
-			rc = cb(ctx, i, hq_null(s, 0) ? -1 : hq_col_int(s, 0), hq_col(s, 1));
+		rc = each_observation(s, cb, ctx, err);
 	}
-	return rc;
+	return rc < 0 ? rc : 0;
 }
 
 int isotier_history_observation_documents(isotier_history *h, const int64_t *ids, size_t n,
@@ -196,28 +222,6 @@ int isotier_history_observation_documents(isotier_history *h, const int64_t *ids
 			                       (long long)ids[i]);
 		else if (rc > 0)
 			rc = cb(ctx, i, hq_col(s, 0), hq_col(s, 1));
-	}
-	return rc;
-}
-
-int isotier_history_scan_runs(isotier_history *h, int (*cb)(void *ctx, const isotier_run_row *r),
-                              void *ctx, isotier_error *err)
-{
-	cleanup_hstmt hstmt *s = NULL;
-	int rc =
-	    hq_prepare(h, &s,
-	               "SELECT id, uuid, started_at, finished_at, status, command, tool_version,"
-	               " catalogue_commit, host, host_id, kernel FROM runs ORDER BY id",
-	               err, "report: read runs");
-	if (rc < 0)
-		return rc;
-	isotier_run_row r;
-	while ((rc = hq_step(s, err)) > 0) {
-		r = (isotier_run_row){hq_col_int(s, 0), hq_col(s, 1), hq_col(s, 2), hq_col(s, 3),
-		                      hq_col(s, 4),     hq_col(s, 5), hq_col(s, 6), hq_col(s, 7),
-		                      hq_col(s, 8),     hq_col(s, 9), hq_col(s, 10)};
-		if ((rc = cb(ctx, &r)) != 0)
-			return rc;
 	}
 	return rc;
 }

@@ -149,8 +149,9 @@ int isotier_history_count(isotier_history *h, isotier_history_count_of what, con
                           const char *host, int64_t *n, isotier_error *err);
 
 /* Observations at or after since in id order, for the report. durations:
- * with duration_ms (-1 when not stored; otherwise -1 here, read for the
- * few shown with isotier_history_observation_extras). */
+ * every column; otherwise only those the report counts by (id, run_id,
+ * observed_at, backend, provider_id, claimed_tier, observed_tier, verdict,
+ * host_id, run_host), the others NULL or -1. */
 typedef struct isotier_report_observation_row {
 	int64_t id, run_id, duration_ms;
 	const char *observed_at, *backend, *provider_id, *claimed_tier, *claimed_mechanism;
@@ -159,14 +160,21 @@ typedef struct isotier_report_observation_row {
 	/* Schema 8's (isotier_observation_record), read with durations;
 	 * -1: NULL, or not read. */
 	int64_t sandbox_wall_ms, sandbox_cpu_ms, jobs, overlap;
+	/* The observation's run (NULL: not stored). */
+	const char *tool_version, *catalogue_commit, *run_host;
+	/* layers_json, cut at 65537 bytes, of a CONFIRMED observation of a
+	 * MICROVM claim only (where hardware attestation may be recorded);
+	 * NULL for every other row. */
+	const char *attest_layers;
 } isotier_report_observation_row;
 int isotier_history_scan_observations(
     isotier_history *h, const char *since, const char *host, bool durations,
     int (*cb)(void *ctx, const isotier_report_observation_row *row), void *ctx, isotier_error *err);
-/* For each of ids[0..n): cb(ctx, i, duration_ms or -1, probe_schema or NULL). */
-int isotier_history_observation_extras(isotier_history *h, const int64_t *ids, size_t n,
-                                       int (*cb)(void *ctx, size_t i, int64_t duration_ms,
-                                                 const char *probe_schema),
+/* The observations ids[0..n) (ascending; a missing id is skipped), every
+ * column read as with durations: the few a report shows in full. */
+int isotier_history_observations_by_id(isotier_history *h, const int64_t *ids, size_t n,
+                                       int (*cb)(void *ctx,
+                                                 const isotier_report_observation_row *row),
                                        void *ctx, isotier_error *err);
 /* For each of ids[0..n): cb(ctx, i, layers_json, probe_json), each cut at
  * its bound. */
@@ -176,14 +184,6 @@ int isotier_history_observation_documents(isotier_history *h, const int64_t *ids
                                                     const char *probe),
                                           void *ctx, isotier_error *err);
 
-typedef struct isotier_run_row {
-	int64_t id;
-	const char *uuid, *started_at, *finished_at, *status, *command, *tool_version,
-	    *catalogue_commit, *host, *host_id, *kernel;
-} isotier_run_row;
-/* Every run, by id. */
-int isotier_history_scan_runs(isotier_history *h, int (*cb)(void *ctx, const isotier_run_row *r),
-                              void *ctx, isotier_error *err);
 /* Source checks at or after since, oldest first (checked_at, id). */
 int isotier_history_scan_checks(isotier_history *h, const char *since, isotier_source_check_cb cb,
                                 void *ctx, isotier_error *err);

@@ -4,7 +4,7 @@
 
 #include "history_driver.h"
 
-#define HISTORY_SCHEMA_VERSION 8
+#define HISTORY_SCHEMA_VERSION 9
 
 /* The SQL bringing engine's schema from version from to from + 1. */
 const char *history_migration(history_engine engine, int from);

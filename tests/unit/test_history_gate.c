@@ -649,7 +649,7 @@ START_TEST(old_database_migrates_and_proves_nothing)
 	isotier_history *h = NULL;
 	isotier_error err = {0};
 	ck_assert_int_eq(isotier_history_open_readonly(&h, db, &err), 0);
-	ck_assert_int_eq(isotier_history_schema_version(h), 8);
+	ck_assert_int_eq(isotier_history_schema_version(h), 9);
 	listed l = {0};
 	observation_filter f = {0};
 	ck_assert_int_eq(isotier_history_list_observations(h, &f, list_row, &l, &err), 0);

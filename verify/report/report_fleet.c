@@ -4,8 +4,8 @@
  * observation (not INCONCLUSIVE or UNAVAILABLE) of each host (its machine
  * id, else its host name) is compared: two hosts whose latest judgements
  * saw different tiers of the same backend raise RA_HOST_DISAGREEMENT, naming
- * both rows. Observations are in id order (report_model.c), so the last one
- * seen per host is its latest. The same pass fills the host x backend
+ * both rows. The scan (report_scan.c) hands over each (backend, host)'s
+ * latest judged observation. The same pass fills the host x backend
  * matrix (m->hosts): what each host last proved of each backend, and the
  * words every writer shows with it.
  */
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *host_key(const report_observation *o)
+const char *report_host_key(const report_observation *o)
 {
 	return o->host_id && *o->host_id ? o->host_id : o->host && *o->host ? o->host : NULL;
 }
@@ -25,57 +25,45 @@ static int cmp_by_backend_host(const void *x, const void *y)
 	const report_observation *b = *(const report_observation *const *)y;
 	int c = strcmp(a->backend, b->backend);
 	if (!c)
-		c = strcmp(host_key(a), host_key(b));
+		c = strcmp(report_host_key(a), report_host_key(b));
 	return c ? c : (a->id > b->id) - (a->id < b->id);
 }
 
-static bool judged(const report_observation *o)
+bool report_fleet_judged(const report_observation *o)
 {
 	return o->v != RV_INCONCLUSIVE && o->v != RV_UNAVAILABLE && o->observed_tier &&
-	       o->backend && host_key(o);
+	       o->backend && report_host_key(o);
 }
 
-int report_fleet_alerts(report_model *m)
+int report_fleet_alerts(report_model *m, const report_observation **v, size_t n)
 {
-	size_t n = 0;
-	for (size_t i = 0; i < m->n_observations; i++)
-		n += judged(&m->observations[i]);
 	if (!n)
 		return 0;
-	const report_observation **v = malloc(n * sizeof *v);
-	if (!v)
-		return ISOTIER_ENOMEM;
-	n = 0;
-	for (size_t i = 0; i < m->n_observations; i++)
-		if (judged(&m->observations[i]))
-			v[n++] = &m->observations[i];
 	qsort(v, n, sizeof *v, cmp_by_backend_host);
 	int rc = 0;
 	/* One cell per (backend, host): the last of each run of equal keys. */
 	size_t cells = 0;
 	for (size_t j = 0; j < n; j++)
 		cells += j + 1 == n || strcmp(v[j]->backend, v[j + 1]->backend) ||
-		         strcmp(host_key(v[j]), host_key(v[j + 1]));
+		         strcmp(report_host_key(v[j]), report_host_key(v[j + 1]));
 	m->hosts = report_arena_alloc(&m->arena, cells * sizeof *m->hosts);
-	if (!m->hosts) {
-		free(v);
+	if (!m->hosts)
 		return ISOTIER_ENOMEM;
-	}
 	for (size_t j = 0; j < n; j++)
 		if (j + 1 == n || strcmp(v[j]->backend, v[j + 1]->backend) ||
-		    strcmp(host_key(v[j]), host_key(v[j + 1])))
-			m->hosts[m->n_hosts++] =
-			    (report_host_cell){.host = v[j]->host ? v[j]->host : host_key(v[j]),
-			                       .host_id = v[j]->host_id,
-			                       .latest = v[j]};
+		    strcmp(report_host_key(v[j]), report_host_key(v[j + 1])))
+			m->hosts[m->n_hosts++] = (report_host_cell){
+			    .host = v[j]->host ? v[j]->host : report_host_key(v[j]),
+			    .host_id = v[j]->host_id,
+			    .latest = v[j]};
 	/* Distinct hosts: the cells are sorted by backend first, so a host
 	 * repeats across backends (quadratic in the cells: a fleet's hosts times
 	 * its backends, small). */
 	for (size_t j = 0; j < m->n_hosts; j++) {
-		const char *key = host_key(m->hosts[j].latest);
+		const char *key = report_host_key(m->hosts[j].latest);
 		bool seen = false;
 		for (size_t k = 0; k < j && !seen; k++)
-			seen = !strcmp(host_key(m->hosts[k].latest), key);
+			seen = !strcmp(report_host_key(m->hosts[k].latest), key);
 		m->n_host_names += !seen;
 	}
 	m->hosts_heading = "Hosts sharing this history";
@@ -102,8 +90,8 @@ int report_fleet_alerts(report_model *m)
 			end++;
 		const report_observation *first = NULL;
 		for (size_t j = i; j < end && rc == 0; j++) {
-			bool last_of_host =
-			    j + 1 == end || strcmp(host_key(v[j]), host_key(v[j + 1]));
+			bool last_of_host = j + 1 == end || strcmp(report_host_key(v[j]),
+			                                           report_host_key(v[j + 1]));
 			if (!last_of_host)
 				continue;
 			if (!first) {
@@ -117,9 +105,9 @@ int report_fleet_alerts(report_model *m)
 			    "host %s last observed %s (observation #%lld, %s); host %s last "
 			    "observed %s "
 			    "(observation #%lld, %s)",
-			    first->host ? first->host : host_key(first), first->observed_tier,
-			    (long long)first->id, first->verdict,
-			    v[j]->host ? v[j]->host : host_key(v[j]), v[j]->observed_tier,
+			    first->host ? first->host : report_host_key(first),
+			    first->observed_tier, (long long)first->id, first->verdict,
+			    v[j]->host ? v[j]->host : report_host_key(v[j]), v[j]->observed_tier,
 			    (long long)v[j]->id, v[j]->verdict);
 			if (!detail || report_attention_add(m, RA_HOST_DISAGREEMENT, true,
 			                                    v[i]->backend, detail) < 0)
@@ -130,6 +118,5 @@ int report_fleet_alerts(report_model *m)
 		}
 		i = end;
 	}
-	free(v);
 	return rc;
 }

@@ -181,7 +181,7 @@ void rh_evidence(FILE *f, const report_model *m)
 	        "backend, and the %d most recent that did not back their claim, newest first. The "
 	        "JSON report and the database hold the rest.</p>\n",
 	        REPORT_EVIDENCE_MAX);
-	for (size_t i = m->n_observations; i-- > 0;)
+	for (size_t i = m->n_held; i-- > 0;)
 		if (m->observations[i].evidence)
 			evidence_block(f, &m->observations[i]);
 	if (!m->n_evidence)
@@ -360,6 +360,7 @@ void rh_provenance(FILE *f, const report_observation *o)
 
 void rh_observation_log(FILE *f, const report_model *m)
 {
+	/* The held observations end with the newest REPORT_LOG_MAX (report_scan.c). */
 	size_t shown = m->n_observations < REPORT_LOG_MAX ? m->n_observations : REPORT_LOG_MAX;
 	fprintf(f,
 	        "<section id=\"log\">\n<h2>Observation log</h2>\n<p>%zu observation%s; the newest "
@@ -368,7 +369,7 @@ void rh_observation_log(FILE *f, const report_model *m)
 	        "<th>ms</th><th>Reason</th><th>Provenance</th></tr></thead>\n<tbody>\n",
 	        m->n_observations, m->n_observations == 1 ? "" : "s", shown);
 	for (size_t k = 0; k < shown; k++) {
-		const report_observation *o = &m->observations[m->n_observations - 1 - k];
+		const report_observation *o = &m->observations[m->n_held - 1 - k];
 		if (o->evidence)
 			fprintf(f, "<tr><td class=\"num\"><a href=\"#o-%lld\">%lld</a></td>",
 			        (long long)o->id, (long long)o->id);

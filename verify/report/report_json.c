@@ -101,6 +101,22 @@ static void put_observation(FILE *f, const report_observation *o)
 	fputc('}', f);
 }
 
+typedef struct json_obs_ctx {
+	FILE *f;
+	size_t n;
+} json_obs_ctx;
+
+static int json_observation(void *ctx, const report_observation *o)
+{
+	json_obs_ctx *c = ctx;
+	FILE *f = c->f;
+	if (c->n++)
+		SEP;
+	fputc('\n', f); /* one observation a line: greppable, diffable */
+	put_observation(f, o);
+	return 0;
+}
+
 static void put_provider(FILE *f, const report_model *m, const report_provider *p)
 {
 	(void)m;
@@ -234,12 +250,12 @@ int report_write_json(FILE *f, const report_model *m)
 		put_provider(f, m, &m->providers[i]);
 	}
 	fputs("],\"observations\":[", f);
-	for (size_t i = 0; i < m->n_observations; i++) {
-		if (i)
-			SEP;
-		fputc('\n', f); /* one observation a line: greppable, diffable */
-		put_observation(f, &m->observations[i]);
-	}
+	/* Every observation, streamed from the history as it is written: the
+	 * model holds only those shown in full (report_scan.c). */
+	json_obs_ctx oc = {.f = f};
+	int rc = report_each_observation(m, json_observation, &oc);
+	if (rc < 0)
+		return rc;
 	fputs("],\"source_checks\":[", f);
 	for (size_t i = 0; i < m->n_checks; i++) {
 		if (i)

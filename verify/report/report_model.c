@@ -26,166 +26,12 @@ static int64_t count(report_model *m, isotier_history *h, isotier_history_count_
 	return isotier_history_count(h, what, m->since, m->host, &n, err) < 0 ? -1 : n;
 }
 
-static int cmp_observation(const void *x, const void *y)
-{
-	/* Insertion order (id): a row's observed_at is only its writer's clock,
-	 * and one dated ahead must not pass for the latest. */
-	const report_observation *a = x, *b = y;
-	return (a->id > b->id) - (a->id < b->id);
-}
-
 typedef struct fill_ctx {
 	report_model *m;
 	size_t cap;
 	bool oom;
 	report_observation **evidence_of; /* load_evidence: which observation each id is */
 } fill_ctx;
-
-static int add_observation(void *ctx, const isotier_report_observation_row *r)
-{
-	fill_ctx *fc = ctx;
-	report_model *m = fc->m;
-	if (m->n_observations >= fc->cap)
-		return 1; /* written after the count: not in this snapshot */
-	report_observation *o = &m->observations[m->n_observations++];
-	o->id = r->id;
-	o->run_id = r->run_id;
-	o->observed_at = COPY(r->observed_at);
-	o->backend = COPY(r->backend);
-	o->provider_id = COPY(r->provider_id);
-	o->claimed_tier = COPY(r->claimed_tier);
-	o->claimed_mechanism = COPY(r->claimed_mechanism);
-	o->observed_tier = COPY(r->observed_tier);
-	o->observed_vendor = COPY(r->observed_vendor);
-	o->confidence = COPY(r->confidence);
-	o->verdict = COPY(r->verdict);
-	o->reason = COPY(r->reason);
-	o->duration_ms = r->duration_ms;
-	o->sandbox_wall_ms = r->sandbox_wall_ms;
-	o->sandbox_cpu_ms = r->sandbox_cpu_ms;
-	o->jobs = r->jobs;
-	o->overlap = r->overlap;
-	o->kernel_relation = COPY(r->kernel_relation);
-	o->host_id = report_arena_strndup(&m->arena, r->host_id, 64);
-	if (r->probe_schema)
-		o->probe_schema = report_arena_strndup(&m->arena, r->probe_schema, 64);
-	o->v = report_verdict_parse(o->verdict);
-	if (!o->observed_at || !o->backend || !o->verdict)
-		return fc->oom = true, 1;
-	return 0;
-}
-
-static int add_extras(void *ctx, size_t i, int64_t duration_ms, const char *probe_schema)
-{
-	fill_ctx *fc = ctx;
-	report_model *m = fc->m;
-	size_t first = m->n_observations > REPORT_LOG_MAX ? m->n_observations - REPORT_LOG_MAX : 0;
-	report_observation *o = &m->observations[first + i];
-	if (duration_ms >= 0)
-		o->duration_ms = duration_ms;
-	if (probe_schema)
-		o->probe_schema = report_arena_strndup(&m->arena, probe_schema, 64);
-	return 0;
-}
-
-static int load_observations(report_model *m, isotier_history *h, bool all_durations,
-                             isotier_error *err)
-{
-	int64_t n = count(m, h, ISOTIER_COUNT_OBSERVATIONS_SINCE, err);
-	if (n < 0)
-		return ISOTIER_EDB;
-	m->observations =
-	    report_arena_alloc(&m->arena, (size_t)(n ? n : 1) * sizeof *m->observations);
-	if (!m->observations)
-		return oom(err);
-	fill_ctx fc = {.m = m, .cap = (size_t)n};
-	int rc = isotier_history_scan_observations(h, m->since, m->host, all_durations,
-	                                           add_observation, &fc, err);
-	if (fc.oom)
-		return oom(err);
-	if (rc < 0)
-		return rc;
-	/* Rowid order from the scan already; sorted again in case an engine
-	 * hands them otherwise. */
-	qsort(m->observations, m->n_observations, sizeof *m->observations, cmp_observation);
-	if (all_durations || !m->n_observations)
-		return 0;
-	/* The others look duration and probe schema up for the newest
-	 * REPORT_LOG_MAX they show. */
-	size_t first = m->n_observations > REPORT_LOG_MAX ? m->n_observations - REPORT_LOG_MAX : 0;
-	size_t k = m->n_observations - first;
-	int64_t *ids = report_arena_alloc(&m->arena, k * sizeof *ids);
-	if (!ids)
-		return oom(err);
-	for (size_t i = 0; i < k; i++)
-		ids[i] = m->observations[first + i].id;
-	rc = isotier_history_observation_extras(h, ids, k, add_extras, &fc, err);
-	return rc < 0 ? rc : 0;
-}
-
-/* Provenance of each observation: its run's tool version, catalogue commit
- * and host. Runs are few next to observations: one scan, then a binary
- * search per observation. */
-typedef struct run_prov {
-	int64_t id;
-	const char *tool_version, *catalogue_commit, *host;
-} run_prov;
-
-typedef struct runs_ctx {
-	report_model *m;
-	run_prov *runs;
-	size_t n, cap;
-	bool oom;
-} runs_ctx;
-
-static int add_run(void *ctx, const isotier_run_row *r)
-{
-	runs_ctx *rc = ctx;
-	report_model *m = rc->m;
-	if (rc->n >= rc->cap)
-		return 1;
-	run_prov *p = &rc->runs[rc->n++];
-	p->id = r->id;
-	p->tool_version = COPY(r->tool_version);
-	p->catalogue_commit = COPY(r->catalogue_commit);
-	p->host = COPY(r->host);
-	return 0;
-}
-
-static int load_provenance(report_model *m, isotier_history *h, isotier_error *err)
-{
-	int64_t n = 0;
-	if (isotier_history_count(h, ISOTIER_COUNT_RUNS, NULL, NULL, &n, err) < 0)
-		return ISOTIER_EDB;
-	if (!n || !m->n_observations)
-		return 0;
-	runs_ctx rc = {m, report_arena_alloc(&m->arena, (size_t)n * sizeof *rc.runs), 0, (size_t)n,
-	               false};
-	if (!rc.runs)
-		return oom(err);
-	int r = isotier_history_scan_runs(h, add_run, &rc, err);
-	if (r < 0)
-		return r;
-	run_prov *runs = rc.runs;
-	size_t k = rc.n;
-	for (size_t i = 0; i < m->n_observations; i++) {
-		report_observation *o = &m->observations[i];
-		size_t lo = 0, hi = k;
-		while (lo < hi) {
-			size_t mid = lo + (hi - lo) / 2;
-			if (runs[mid].id < o->run_id)
-				lo = mid + 1;
-			else
-				hi = mid;
-		}
-		if (lo < k && runs[lo].id == o->run_id) {
-			o->tool_version = runs[lo].tool_version;
-			o->catalogue_commit = runs[lo].catalogue_commit;
-			o->host = runs[lo].host;
-		}
-	}
-	return 0;
-}
 
 static int add_check(void *ctx, const isotier_source_check_listing *r)
 {
@@ -412,7 +258,7 @@ static int load_evidence(report_model *m, isotier_history *h, isotier_error *err
 	    report_arena_alloc(&m->arena, (m->n_rows + REPORT_EVIDENCE_MAX + 1) * sizeof *ids);
 	if (!of || !ids)
 		return oom(err);
-	for (size_t i = m->n_observations; i-- > 0;) {
+	for (size_t i = m->n_held; i-- > 0;) {
 		report_observation *o = &m->observations[i];
 		bool latest = false;
 		for (size_t r = 0; r < m->n_rows && !latest; r++)
@@ -491,10 +337,10 @@ static int load_catalogue(report_model *m, const report_options *opts, isotier_e
 }
 
 /* Fills a fresh model from an open database; on failure the caller frees it. */
-static int model_fill(report_model *m, isotier_history *h, const report_options *opts,
-                      isotier_error *err)
+static int model_fill(report_model *m, const report_options *opts, isotier_error *err)
 {
 	int rc;
+	isotier_history *h = m->history;
 	m->max_source_age_days = opts->max_source_age_days > 0
 	                             ? opts->max_source_age_days
 	                             : ISOTIER_DEFAULT_MAX_SOURCE_AGE_DAYS;
@@ -536,23 +382,19 @@ static int model_fill(report_model *m, isotier_history *h, const report_options 
 	m->n_runs = count(m, h, ISOTIER_COUNT_RUNS_SINCE, err);
 	if (m->n_runs < 0)
 		return ISOTIER_EDB;
-	if ((rc = load_observations(m, h, opts->all_durations, err)) < 0 ||
-	    (rc = load_checks(m, h, err)) < 0 || (rc = load_refusals(m, h, err)) < 0 ||
-	    (rc = load_interrupted(m, h, err)) < 0 || (rc = load_provenance(m, h, err)) < 0 ||
-	    (rc = load_catalogue(m, opts, err)) < 0 || (rc = report_load_attested(m, h, err)) < 0)
+	/* The catalogue first: the scan files observations under its offerings. */
+	if ((rc = load_checks(m, h, err)) < 0 || (rc = load_refusals(m, h, err)) < 0 ||
+	    (rc = load_interrupted(m, h, err)) < 0 || (rc = load_catalogue(m, opts, err)) < 0 ||
+	    (rc = report_scan(m, err)) < 0)
 		return rc;
-	if (report_build_rows(m) < 0)
-		return oom(err);
-	if (report_judge_rows(m) < 0 || report_build_buckets(m) < 0)
+	if (report_judge_rows(m) < 0)
 		return oom(err);
 	if ((rc = load_evidence(m, h, err)) < 0)
 		return rc;
-	if (report_fleet_alerts(m) < 0)
-		return oom(err);
 	if (report_finish(m) < 0)
 		return oom(err);
 	report_sort_attention(m);
-	isotier_history_read_end(h);
+	/* The snapshot stays open: the JSON writer streams from it. */
 	return 0;
 }
 
@@ -565,14 +407,15 @@ int report_model_load(report_model **out, const report_options *opts, isotier_er
 	if (opts->today && !report_valid_date(opts->today))
 		return isotier_error_set(err, ISOTIER_EINVAL, 0, "--today %s: expected YYYY-MM-DD",
 		                         opts->today);
-	cleanup_history isotier_history *h = NULL;
-	int rc = isotier_history_open_readonly(&h, opts->db_path, err);
-	if (rc < 0)
-		return rc;
 	report_model *m = calloc(1, sizeof *m);
 	if (!m)
 		return oom(err);
-	if ((rc = model_fill(m, h, opts, err)) < 0) {
+	int rc = isotier_history_open_readonly(&m->history, opts->db_path, err);
+	if (rc < 0) {
+		free(m);
+		return rc;
+	}
+	if ((rc = model_fill(m, opts, err)) < 0) {
 		report_model_free(m);
 		return rc;
 	}
@@ -584,6 +427,10 @@ void report_model_free(report_model *m)
 {
 	if (!m)
 		return;
+	if (m->history) {
+		isotier_history_read_end(m->history);
+		isotier_history_close(m->history);
+	}
 	report_arena_free(&m->arena);
 	free(m);
 }

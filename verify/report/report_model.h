@@ -1,7 +1,9 @@
 /*
  * report_model.h - `isotier report`: one in-memory model of the history
  * database plus the catalogue, and the writers that render it (HTML, JSON,
- * JUnit XML, Markdown). Every string in the model came from a sandbox, a web
+ * JUnit XML, Markdown). Bounded whatever the history's size: observations
+ * are counted as they stream past and only those shown are held
+ * (report_scan.c). Every string in the model came from a sandbox, a web
  * page, a catalogue file or the database: hostile until a writer escapes it.
  *
  * Reproducibility: the model holds nothing that depends on the clock, the
@@ -20,7 +22,12 @@
 
 /* The runbook's cadence (runbook/cadence.md). */
 #define REPORT_REVERIFY_DAYS 7
-/* What the HTML and Markdown show in full; JSON always carries everything. */
+/* What the HTML and Markdown show in full; JSON always carries everything
+ * (streamed from the history as it is written). However large the history,
+ * the model holds only these observations in full (report_scan.c): the
+ * newest REPORT_LOG_MAX, each row's latest, each host's latest judged, the
+ * newest REPORT_EVIDENCE_MAX that did not back their claim and each row's
+ * last verdict changes; everything else is counted while it streams past. */
 #define REPORT_LOG_MAX       500 /* rows of the observation log */
 #define REPORT_EVIDENCE_MAX  100 /* observations whose evidence is spelled out */
 #define REPORT_REFUSALS_MAX  500
@@ -32,6 +39,11 @@
 #define REPORT_LAYERS_MAX      16
 #define REPORT_SIGNALS_MAX     64
 #define REPORT_CONFLICTS_MAX   64
+/* Distinct offering x backend rows and host x backend cells a history may
+ * name: more fails the report (a history that large is not a fleet's). */
+#define REPORT_ROWS_MAX       2048
+#define REPORT_HOST_CELLS_MAX 4096
+#define REPORT_TL_CHANGES_MAX 6 /* verdict changes spelled out per row, newest */
 
 /* Bump-pointer arena: the model is freed in one go. */
 typedef struct report_arena_block report_arena_block;
@@ -139,6 +151,29 @@ typedef struct report_provider {
 	    *source_status; /* worst latest check: GONE, CHANGED, UNREACHABLE, PRESENT, UNCHECKED */
 } report_provider;
 
+/* One period of one row's timeline (report_svg.c): the verdicts seen in it,
+ * in the order first seen; attested: the first CONFIRMED was (read after
+ * the scan for confirmed_id, the first CONFIRMED that could be: 0 none). */
+typedef struct report_tl_slot {
+	long key; /* day or month number; -1: empty */
+	int64_t confirmed_id;
+	unsigned char order[RV_COUNT];
+	unsigned char n;
+	bool attested;
+} report_tl_slot;
+
+/* A row's timeline, gathered while the observations stream past: the
+ * newest REPORT_CHART_BUCKETS days and months (the chart shows one unit),
+ * and its last verdict changes. */
+typedef struct report_row_tl {
+	report_tl_slot days[REPORT_CHART_BUCKETS], months[REPORT_CHART_BUCKETS];
+	long max_day, max_month;
+	int64_t change_ids[REPORT_TL_CHANGES_MAX]; /* oldest first */
+	const report_observation *changes[REPORT_TL_CHANGES_MAX];
+	size_t n_changes, total_changes;
+	int prev; /* the verdict before; RV_COUNT: none */
+} report_row_tl;
+
 /* One line of the tier matrix: a catalogue provider, a backend, or both. */
 typedef struct report_row {
 	const char *provider_id;         /* NULL: an observation without a claim */
@@ -163,6 +198,10 @@ typedef struct report_row {
 	const char *state; /* "ok" or the problems, e.g. "CONTRADICTED, SOURCE STALE" */
 	int section;       /* report_section */
 	const char *group; /* the provider it is grouped under (report_row_group) */
+	/* While scanning: the ids behind latest, latest_run, latest_judged,
+	 * latest_checked (0: none). */
+	int64_t latest_id[4];
+	report_row_tl *tl; /* NULL: no observation */
 } report_row;
 
 /* The tier matrix's sections, in the order they are shown. */
@@ -213,6 +252,13 @@ typedef struct report_attention {
 	const char *remedy;                /* one line: what to do (report_remedy) */
 } report_attention;
 
+/* A period's verdict counts while scanning (key: day or month; -1: empty). */
+typedef struct report_count_slot {
+	long key;
+	size_t counts[RV_COUNT];
+	size_t total;
+} report_count_slot;
+
 typedef struct report_bucket {
 	const char *period; /* "YYYY-MM-DD" or "YYYY-MM" */
 	size_t counts[RV_COUNT];
@@ -230,6 +276,9 @@ typedef struct report_host_cell {
 
 typedef struct report_model {
 	report_arena arena;
+	/* Open, in one read snapshot, until report_model_free: the JSON
+	 * writer streams every observation from it (report_each_observation). */
+	isotier_history *history;
 	report_host_cell *hosts;
 	size_t n_hosts;
 	/* Distinct hosts among the cells. Every writer shows the matrix only
@@ -252,8 +301,10 @@ typedef struct report_model {
 
 	report_provider *providers; /* by group (provider), then id */
 	size_t n_providers;
-	report_observation *observations; /* oldest first: observed_at, id */
-	size_t n_observations;
+	/* The observations held in full (see REPORT_LOG_MAX), oldest first
+	 * (id); n_observations counts every one in range. */
+	report_observation *observations;
+	size_t n_held, n_observations;
 	report_check *checks; /* by checked_at, id */
 	size_t n_checks;
 	report_audit *refusals; /* by at, id */
@@ -265,6 +316,7 @@ typedef struct report_model {
 	report_bucket *buckets; /* oldest first, at most REPORT_CHART_BUCKETS */
 	size_t n_buckets;
 	const char *bucket_unit;        /* "day" or "month" */
+	long bucket_lo;                 /* the first bucket's day or month number */
 	size_t latest_counts[RV_COUNT]; /* verdicts of the rows' latest observations */
 	size_t n_evidence;
 	size_t n_failing;
@@ -299,23 +351,50 @@ typedef struct report_options {
 	 * why: never overdue, shown once each as a note. Only without backends. */
 	const char *const *not_configured, *const *not_configured_why;
 	size_t n_not_configured;
-	bool all_durations; /* read duration_ms of every observation (slow: JSON only) */
+	bool all_durations; /* unused: the JSON writer streams every observation's */
 	const char *host;   /* only observations made on this host (name or machine id) */
 } report_options;
 
 int report_model_load(report_model **out, const report_options *opts, isotier_error *err);
 void report_model_free(report_model *m);
 
+/* report_scan.c: one pass over the observations in range: the matrix's
+ * rows, the timelines, the verdict chart and the fleet's cells counted, the
+ * observations shown held (m->observations). Needs the providers loaded. */
+int report_scan(report_model *m, isotier_error *err);
+/* Every observation in range, oldest first, as the JSON writer shows it
+ * (durations read; evidence for those held). cb != 0 stops. */
+int report_each_observation(const report_model *m,
+                            int (*cb)(void *ctx, const report_observation *o), void *ctx);
+/* The held observation with this id, or NULL. */
+const report_observation *report_held(const report_model *m, int64_t id);
+/* Fills o from a streamed row, strings copied into ar. */
+int report_observation_fill(const report_model *m, report_arena *ar, report_observation *o,
+                            const isotier_report_observation_row *r);
+
 /* report_rows.c: the matrix, attention and timeline from the loaded data. */
 int report_status_rank(const char *status); /* GONE 0, CHANGED 1, UNREACHABLE 2, PRESENT 3 */
 int report_attention_add(report_model *m, report_attention_kind kind, bool failing,
                          const char *subject, const char *detail);
-int report_build_rows(report_model *m);
+/* The row an observation's (provider, backend) belongs to, created when new
+ * (strings copied); NULL when out of memory or past REPORT_ROWS_MAX. */
+report_row *report_row_for(report_model *m, const char *provider_id, const char *backend,
+                           size_t *cap);
+int report_seed_rows(report_model *m, size_t *cap);
+void report_sort_rows(report_model *m);
 int report_judge_rows(report_model *m);
-int report_build_buckets(report_model *m);
+/* The chart's unit from the first and last day seen, and its buckets from
+ * the counts gathered per day and per month (report_scan.c). */
+int report_build_buckets(report_model *m, long first, long last, const report_count_slot *days,
+                         const report_count_slot *months, long max_day, long max_month);
+/* A period's key: the day itself, or the month (y * 12 + m - 1). */
+long report_bucket_key(long day, bool by_day);
 /* report_fleet.c: an alert for each backend whose latest judged
- * observations on two hosts disagree on the tier. */
-int report_fleet_alerts(report_model *m);
+ * observations on two hosts disagree on the tier; latest: each (backend,
+ * host)'s latest judged observation, n of them. */
+bool report_fleet_judged(const report_observation *o);
+const char *report_host_key(const report_observation *o);
+int report_fleet_alerts(report_model *m, const report_observation **latest, size_t n);
 void report_sort_attention(report_model *m);
 /* report_alerts.c: severities, remedies, matrix sections, the banner. */
 const char *report_remedy(report_arena *ar, const report_attention *a);
@@ -379,7 +458,9 @@ const char *report_change_words(const char *change);
 /* report_attested.c: marks the observations verify stored as attested
  * (ADR-0020); and the verdict as every writer shows it, "CONFIRMED
  * (attested)" for those (NULL stays NULL). */
-int report_load_attested(report_model *m, isotier_history *h, isotier_error *err);
+bool report_attest_candidate(const report_model *m, const report_observation *o);
+/* Whether layers_json is the form verify writes for an attested one. */
+bool report_layers_attested(const char *layers);
 const char *report_verdict_shown(const report_observation *o);
 
 /* Fills each loaded check's change and passage_diff from the history. */

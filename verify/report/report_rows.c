@@ -31,25 +31,26 @@ static bool same(const char *a, const char *b)
 	return a == b || (a && b && !strcmp(a, b));
 }
 
-/* The row an observation belongs to, created when new; NULL when out of memory. */
-static report_row *row_for(report_model *m, const report_observation *o, size_t *cap)
+report_row *report_row_for(report_model *m, const char *provider_id, const char *backend,
+                           size_t *cap)
 {
 	for (size_t i = 0; i < m->n_rows; i++) {
 		report_row *r = &m->rows[i];
-		if (o->provider_id
-		        ? same(r->provider_id, o->provider_id) && same(r->backend, o->backend)
-		        : same(r->backend, o->backend) && (!r->provider_id || r->provider))
+		if (provider_id ? same(r->provider_id, provider_id) && same(r->backend, backend)
+		                : same(r->backend, backend) && (!r->provider_id || r->provider))
 			return r;
 	}
 	/* A catalogue provider not driven locally, first seen through a backend
 	 * (the host of a job running on it). */
-	for (size_t i = 0; o->provider_id && i < m->n_rows; i++) {
+	for (size_t i = 0; provider_id && i < m->n_rows; i++) {
 		report_row *r = &m->rows[i];
-		if (same(r->provider_id, o->provider_id) && !r->backend && !r->n_observations) {
-			r->backend = o->backend;
-			return r;
+		if (same(r->provider_id, provider_id) && !r->backend && !r->n_observations) {
+			r->backend = report_arena_strndup(&m->arena, backend, REPORT_FIELD_MAX);
+			return backend && !r->backend ? NULL : r;
 		}
 	}
+	if (m->n_rows >= REPORT_ROWS_MAX)
+		return NULL;
 	if (m->n_rows == *cap) { /* rows are few: grow by copying within the arena */
 		size_t ncap = *cap * 2;
 		report_row *n = report_arena_alloc(&m->arena, ncap * sizeof *n);
@@ -58,10 +59,13 @@ static report_row *row_for(report_model *m, const report_observation *o, size_t 
 		memcpy(n, m->rows, m->n_rows * sizeof *n);
 		m->rows = n, *cap = ncap;
 	}
-	report_row *r = &m->rows[m->n_rows++];
-	r->provider_id = o->provider_id;
-	r->backend = o->backend;
-	r->provider = find_provider(m, o->provider_id);
+	report_row *r = &m->rows[m->n_rows];
+	r->provider_id = report_arena_strndup(&m->arena, provider_id, REPORT_FIELD_MAX);
+	r->backend = report_arena_strndup(&m->arena, backend, REPORT_FIELD_MAX);
+	if ((provider_id && !r->provider_id) || (backend && !r->backend))
+		return NULL;
+	r->provider = find_provider(m, provider_id);
+	m->n_rows++;
 	return r;
 }
 
@@ -79,10 +83,10 @@ static int cmp_row(const void *x, const void *y)
 	return c ? c : cmp_str_null_last(a->backend, b->backend);
 }
 
-int report_build_rows(report_model *m)
+int report_seed_rows(report_model *m, size_t *cap)
 {
-	size_t cap = m->n_providers + 16;
-	m->rows = report_arena_alloc(&m->arena, cap * sizeof *m->rows);
+	*cap = m->n_providers + 16;
+	m->rows = report_arena_alloc(&m->arena, *cap * sizeof *m->rows);
 	if (!m->rows)
 		return ISOTIER_ENOMEM;
 	for (size_t i = 0; i < m->n_providers; i++) {
@@ -91,26 +95,12 @@ int report_build_rows(report_model *m)
 		r->provider_id = r->provider->id;
 		r->backend = r->provider->backend;
 	}
-	for (size_t i = 0; i < m->n_observations; i++) {
-		const report_observation *o = &m->observations[i];
-		report_row *r = row_for(m, o, &cap);
-		if (!r)
-			return ISOTIER_ENOMEM;
-		r->latest = o; /* observations are oldest first */
-		if (o->v != RV_UNAVAILABLE)
-			r->latest_run = o;
-		if ((unsigned)o->v < VERDICT_COUNT &&
-		    isotier_verdict_is((isotier_verdict)o->v, VERDICT_JUDGES))
-			r->latest_judged = o;
-		/* The cadence counts a remote check that found no contradiction:
-		 * it is the most such a check can find (base/verdict.h). */
-		if ((unsigned)o->v < VERDICT_COUNT &&
-		    isotier_verdict_is((isotier_verdict)o->v, VERDICT_CHECKS))
-			r->latest_checked = o;
-		r->n_observations++;
-	}
-	qsort(m->rows, m->n_rows, sizeof *m->rows, cmp_row);
 	return 0;
+}
+
+void report_sort_rows(report_model *m)
+{
+	qsort(m->rows, m->n_rows, sizeof *m->rows, cmp_row);
 }
 
 int report_attention_add(report_model *m, report_attention_kind kind, bool failing,
@@ -402,7 +392,7 @@ static void civil_from_days(long z, long *y, unsigned *mo, unsigned *d)
 	*y = (long)yoe + era * 400 + (*mo <= 2);
 }
 
-static long bucket_key(long day, bool by_day)
+long report_bucket_key(long day, bool by_day)
 {
 	if (by_day)
 		return day;
@@ -414,26 +404,21 @@ static long bucket_key(long day, bool by_day)
 
 /* Verdict counts per day (per month beyond REPORT_CHART_BUCKETS days), every
  * period from the first to the last, empty ones included: a week without
- * verification must show as a gap. The newest REPORT_CHART_BUCKETS periods. */
-int report_build_buckets(report_model *m)
+ * verification must show as a gap. The newest REPORT_CHART_BUCKETS periods:
+ * days and months hold the counts of the newest REPORT_CHART_BUCKETS of
+ * each (slot key % REPORT_CHART_BUCKETS, report_scan.c). */
+int report_build_buckets(report_model *m, long first, long last, const report_count_slot *days,
+                         const report_count_slot *months, long max_day, long max_month)
 {
-	long first = -1, last = -1;
-	for (size_t i = 0; i < m->n_observations; i++) {
-		long d = report_days(m->observations[i].observed_at);
-		if (d < 0)
-			continue;
-		if (first < 0 || d < first)
-			first = d;
-		if (d > last)
-			last = d;
-	}
 	if (first < 0)
 		return 0;
 	bool by_day = last - first < REPORT_CHART_BUCKETS;
 	m->bucket_unit = by_day ? "day" : "month";
-	long lo = bucket_key(first, by_day), hi = bucket_key(last, by_day);
+	long lo = report_bucket_key(first, by_day), hi = by_day ? max_day : max_month;
 	if (hi - lo + 1 > REPORT_CHART_BUCKETS)
 		lo = hi - REPORT_CHART_BUCKETS + 1;
+	const report_count_slot *ring = by_day ? days : months;
+	m->bucket_lo = lo;
 	m->n_buckets = (size_t)(hi - lo + 1);
 	m->buckets = report_arena_alloc(&m->arena, m->n_buckets * sizeof *m->buckets);
 	if (!m->buckets)
@@ -451,18 +436,11 @@ int report_build_buckets(report_model *m)
 		}
 		if (!m->buckets[k].period)
 			return ISOTIER_ENOMEM;
-	}
-	for (size_t i = 0; i < m->n_observations; i++) {
-		const report_observation *o = &m->observations[i];
-		long d = report_days(o->observed_at);
-		if (d < 0)
-			continue;
-		long key = bucket_key(d, by_day);
-		if (key < lo || key > hi)
-			continue;
-		report_bucket *b = &m->buckets[key - lo];
-		b->counts[o->v]++;
-		b->total++;
+		const report_count_slot *slot = &ring[key % REPORT_CHART_BUCKETS];
+		if (slot->key == key) {
+			memcpy(m->buckets[k].counts, slot->counts, sizeof slot->counts);
+			m->buckets[k].total = slot->total;
+		}
 	}
 	return 0;
 }

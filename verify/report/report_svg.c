@@ -12,8 +12,8 @@
 #include <string.h>
 
 #define TL_ROWS_MAX    200 /* rows drawn; the matrix lists them all */
-#define TL_CHANGES_MAX 6   /* verdict changes spelled out per row, newest */
-#define TL_LABEL_MAX   30  /* bytes of a row label drawn */
+#define TL_CHANGES_MAX REPORT_TL_CHANGES_MAX
+#define TL_LABEL_MAX   30 /* bytes of a row label drawn */
 
 static const char *const colour[RV_COUNT] = {
     [RV_CONFIRMED] = "#2e7d32",        [RV_CONSISTENT] = "#2e7d32",   [RV_EXCEEDS] = "#1565c0",
@@ -70,34 +70,6 @@ void rh_verdict_mark(FILE *f, report_verdict v, double x, double y)
 	}
 }
 
-static bool same(const char *a, const char *b)
-{
-	return a == b || (a && b && !strcmp(a, b));
-}
-
-static bool row_has(const report_row *r, const report_observation *o)
-{
-	return same(r->backend, o->backend) && same(r->provider_id, o->provider_id);
-}
-
-/* The bucket an observation falls in, or -1 (before the chart's range). */
-static long bucket_of(const report_model *m, const report_observation *o)
-{
-	size_t lo = 0, hi = m->n_buckets;
-	while (lo < hi) {
-		size_t mid = lo + (hi - lo) / 2;
-		const char *p = m->buckets[mid].period;
-		int c = strncmp(o->observed_at, p, strlen(p));
-		if (!c)
-			return (long)mid;
-		if (c < 0)
-			hi = mid;
-		else
-			lo = mid + 1;
-	}
-	return -1;
-}
-
 /* A row label cut at a UTF-8 boundary, escaped. */
 static void label(FILE *f, const char *s)
 {
@@ -127,28 +99,20 @@ static void row_name(FILE *f, const report_row *r)
 	}
 }
 
-/* Verdict changes of one row, newest TL_CHANGES_MAX, oldest first. */
-static void changes(FILE *f, const report_model *m, const report_row *r)
+/* Verdict changes of one row, newest TL_CHANGES_MAX, oldest first
+ * (gathered by report_scan.c). */
+static void changes(FILE *f, const report_row *r)
 {
-	const report_observation *at[TL_CHANGES_MAX];
-	size_t n = 0, total = 0;
-	report_verdict prev = RV_COUNT;
-	for (size_t i = 0; i < m->n_observations; i++) {
-		const report_observation *o = &m->observations[i];
-		if (!row_has(r, o) || o->v == prev)
-			continue;
-		prev = o->v;
-		total++;
-		if (n == TL_CHANGES_MAX)
-			memmove(at, at + 1, (TL_CHANGES_MAX - 1) * sizeof *at), n--;
-		at[n++] = o;
-	}
+	const report_observation *const *at = r->tl->changes;
+	size_t n = r->tl->n_changes, total = r->tl->total_changes;
 	fputs("<li><strong>", f);
 	row_name(f, r);
 	fputs("</strong>: ", f);
 	if (total > n)
 		fprintf(f, "(%zu earlier change%s) ", total - n, total - n == 1 ? "" : "s");
 	for (size_t k = 0; k < n; k++) {
+		if (!at[k])
+			continue; /* read back from the same snapshot: cannot happen */
 		fputs(k ? "; then " : "", f);
 		E(at[k]->verdict);
 		fputs(" from ", f);
@@ -204,31 +168,25 @@ void rh_backend_timelines(FILE *f, const report_model *m)
 		        "</text><line x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" "
 		        "stroke=\"#ddd\"/>\n",
 		        x0, y, x0 + w, y);
-		/* One mark per verdict per period, in observation order. */
-		unsigned seen_prev = 0;
-		long cur = -1;
-		for (size_t j = 0; j < m->n_observations; j++) {
-			const report_observation *o = &m->observations[j];
-			if (!row_has(r, o))
-				continue;
-			long b = bucket_of(m, o);
-			if (b < 0)
-				continue;
-			if (b != cur)
-				cur = b, seen_prev = 0;
-			if (seen_prev & (1u << o->v))
-				continue;
-			unsigned nth = (unsigned)__builtin_popcount(seen_prev);
-			seen_prev |= 1u << o->v;
-			double x = x0 + cw * ((double)b + 0.5) + (double)nth * 4;
-			double yy = y + (nth % 2 ? -3 : 0);
-			fputs("<g><title>", f);
-			E(m->buckets[b].period);
-			fputs(": ", f);
-			E(report_verdict_shown(o));
-			fputs("</title>", f);
-			rh_verdict_mark(f, o->v, x, yy);
-			fputs("</g>", f);
+		/* One mark per verdict per period, in the order first seen. */
+		const report_tl_slot *ring =
+		    strcmp(m->bucket_unit, "day") ? r->tl->months : r->tl->days;
+		for (size_t b = 0; b < m->n_buckets; b++) {
+			long key = m->bucket_lo + (long)b;
+			const report_tl_slot *s = &ring[key % REPORT_CHART_BUCKETS];
+			for (unsigned nth = 0; s->key == key && nth < s->n; nth++) {
+				report_verdict v = (report_verdict)s->order[nth];
+				double x = x0 + cw * ((double)b + 0.5) + (double)nth * 4;
+				double yy = y + (nth % 2 ? -3 : 0);
+				fputs("<g><title>", f);
+				E(m->buckets[b].period);
+				fputs(": ", f);
+				E(v == RV_CONFIRMED && s->attested ? "CONFIRMED (attested)"
+				                                   : report_verdict_name(v));
+				fputs("</title>", f);
+				rh_verdict_mark(f, v, x, yy);
+				fputs("</g>", f);
+			}
 		}
 		fprintf(f, "\n<text x=\"%.1f\" y=\"%.1f\" font-size=\"11\" font-weight=\"bold\">",
 		        x0 + w + 12, y + 4);
@@ -247,6 +205,6 @@ void rh_backend_timelines(FILE *f, const report_model *m)
 	k = 0;
 	for (size_t i = 0; i < m->n_rows && k < drawn; i++)
 		if (m->rows[i].n_observations)
-			changes(f, m, &m->rows[i]), k++;
+			changes(f, &m->rows[i]), k++;
 	fputs("</ul>\n</section>\n", f);
 }
