@@ -4,7 +4,8 @@
 # Every commit edits one provider file; every 20th changes a tier or
 # mechanism (of a different provider each time) and logs it in CHURN.md in the
 # same commit, so the check passes with ~99 logged changes to match.
-# Target (issue 6): `isotier churn --since <first commit>` <= 1 s.
+# Target (issue 6): `isotier churn --since <first commit>` <= 1 s; `churn log`'s peak RSS
+# does not grow with the commits (issue #24; CHURN_BENCH_COMMITS=20000 to see it).
 set -euo pipefail
 # BENCH_QUICK=1 (make test): one run of everything, tiny inputs; checks the bench works, no figures.
 q() { if [ -n "${BENCH_QUICK:-}" ]; then echo "$2"; else echo "$1"; fi; }
@@ -65,6 +66,13 @@ first=$(git rev-list --max-parents=0 HEAD)
 echo "history: $(git rev-list --count HEAD) commits, $(git ls-tree --name-only HEAD catalogue/providers/ | wc -l) providers, $(git show HEAD:CHURN.md | grep -c '^### ') CHURN.md entries"
 "$bin" churn --since "$first" | tail -n 1
 "$bin" churn log --since "$first" | grep -c '^  ' | sed 's/^/churn log events: /'
+# Peak RSS of the whole timeline (issue #24: bounded, not growing with the commits).
+if [ -x /usr/bin/time ]; then
+  for fmt in "" --json; do
+    /usr/bin/time -f "churn log${fmt:+ $fmt}: peak RSS %M KB, %e s" -o "$tmp/rss" "$bin" churn log $fmt >/dev/null
+    cat "$tmp/rss"
+  done
+fi
 hyperfine --warmup "$(q 2 0)" --min-runs "$(q 10 1)" --max-runs "$(q 1000 1)" \
   -n "churn --since first (2 revisions)" "$bin churn --since $first" \
   -n "churn log (first-parent walk, $commits commits)" "$bin churn log" \

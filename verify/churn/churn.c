@@ -421,152 +421,140 @@ int churn_read_blob(char **out, size_t *len, bool *found, git_repository *repo, 
 
 /* ---- the first-parent timeline ---------------------------------------- */
 
-typedef struct oid_list {
-	git_oid *items;
-	size_t n, cap;
-} oid_list;
-
-static int walk_first_parent(oid_list *out, git_repository *repo, git_commit *head,
-                             git_commit *since, isotier_error *err)
+void churn_git_limits(void)
 {
-	cleanup_git_revwalk git_revwalk *walk = NULL;
-	if (git_revwalk_new(&walk, repo) < 0 ||
-	    git_revwalk_sorting(walk, GIT_SORT_TOPOLOGICAL) < 0 ||
-	    git_revwalk_simplify_first_parent(walk) < 0 ||
-	    git_revwalk_push(walk, git_commit_id(head)) < 0)
-		return git_fail(err, ISOTIER_EDATA, "walk history");
-	if (since && git_revwalk_hide(walk, git_commit_id(since)) < 0)
-		return git_fail(err, ISOTIER_EDATA, "walk history%s", shallow_hint(repo));
-	git_oid oid;
-	int rc;
-	while ((rc = git_revwalk_next(&oid, walk)) == 0) {
-		if (out->n == out->cap) {
-			size_t ncap = out->cap ? out->cap * 2 : 256;
-			git_oid *items = realloc(out->items, ncap * sizeof *items);
-			if (!items)
-				return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
-			out->items = items;
-			out->cap = ncap;
-		}
-		out->items[out->n++] = oid;
-	}
-	if (rc != GIT_ITEROVER)
-		return git_fail(err, ISOTIER_EDATA, "walk history%s", shallow_hint(repo));
-	return 0;
+	/* By default every commit and tree read stays in libgit2's object cache
+	 * up to 256 MiB (what `churn log` grew to by 20,000 commits), and packs
+	 * stay mapped up to gigabytes. The timeline reads each object two or
+	 * three times in a row, never later: without the cache it ran faster
+	 * (2.1 s of CPU against 2.5 s at 20,000 commits), and 2 MiB of pack
+	 * windows kept the page-ins in step. The delta-base cache of each pack
+	 * (16 MiB, fixed in libgit2) remains. */
+	git_libgit2_opts(GIT_OPT_ENABLE_CACHING, 0);
+	git_libgit2_opts(GIT_OPT_SET_MWINDOW_SIZE, (size_t)(1 << 20));
+	git_libgit2_opts(GIT_OPT_SET_MWINDOW_MAPPED_LIMIT, (size_t)(2 << 20));
+}
+
+/* Parsed file versions kept between revisions: past this many beyond two
+ * revisions' worth, the cache starts again (one revision's files are parsed
+ * again, once), so it holds about one catalogue however long the history. */
+#define CHURN_CACHE_SLACK 4096
+
+typedef struct log_state {
+	const churn_log_sink *sink;
+	git_repository *repo;
+	blob_cache cache;
+	churn_snapshot prev;
+	churn_changes step; /* one commit's changes, handed to the sink */
+	bool have_prev, started;
+	bool sink_failed; /* the sink's own error: never a skipped revision */
+	size_t readable, skipped;
+	char last_reason[ISOTIER_ERROR_MESSAGE_MAX];
+} log_state;
+
+static int log_skip(log_state *st, const git_commit *c, isotier_error *err)
+{
+	churn_skip k = {.time = git_commit_time(c),
+	                .reason = err->message[0] ? err->message : "unreadable catalogue"};
+	git_oid_tostr(k.commit, sizeof k.commit, git_commit_id(c));
+	snprintf(st->last_reason, sizeof st->last_reason, "%s", k.reason);
+	st->skipped++;
+	char reason[ISOTIER_ERROR_MESSAGE_MAX];
+	snprintf(reason, sizeof reason, "%s", k.reason); /* err is the sink's to fill */
+	k.reason = reason;
+	memset(err, 0, sizeof *err);
+	return st->sink->skip(st->sink->ctx, &k, err);
 }
 
 /* have_prev false: the previous revision was unreadable and none before it
  * was read; this one becomes the baseline without events. */
-static int log_step(churn_changes *out, churn_snapshot *prev, bool *have_prev, git_repository *repo,
-                    git_commit *commit, blob_cache *cache, isotier_error *err)
+static int log_step(log_state *st, git_commit *commit, isotier_error *err)
 {
 	char label[GIT_OID_HEXSZ + 1];
 	git_oid_tostr(label, sizeof label, git_commit_id(commit));
 	cleanup_git_tree git_tree *dir = NULL;
-	if (providers_dir(&dir, repo, commit, label, err) < 0)
+	if (providers_dir(&dir, st->repo, commit, label, err) < 0)
 		return err ? err->code : ISOTIER_EDATA;
 	git_oid zero = {{0}};
-	if (*have_prev && git_oid_equal(dir ? git_tree_id(dir) : &zero, &prev->dir_oid))
+	if (st->have_prev && git_oid_equal(dir ? git_tree_id(dir) : &zero, &st->prev.dir_oid))
 		return 0; /* the catalogue did not change in this commit */
+	if (st->cache.n > 2 * st->prev.n + CHURN_CACHE_SLACK)
+		blob_cache_free(&st->cache);
 	churn_snapshot cur;
-	if (snapshot_from_dir(&cur, repo, dir, label, cache, err) < 0)
+	if (snapshot_from_dir(&cur, st->repo, dir, label, &st->cache, err) < 0)
 		return err ? err->code : ISOTIER_EDATA;
-	size_t first = out->n;
-	int rc = *have_prev ? churn_diff(out, prev, &cur, err) : 0;
-	for (size_t i = first; i < out->n; i++) {
-		memcpy(out->items[i].commit, label, sizeof label);
-		out->items[i].time = git_commit_time(commit);
-		out->items[i].time_offset = git_commit_time_offset(commit);
+	int rc = st->have_prev ? churn_diff(&st->step, &st->prev, &cur, err) : 0;
+	for (size_t i = 0; rc == 0 && i < st->step.n; i++) {
+		churn_change *c = &st->step.items[i];
+		memcpy(c->commit, label, sizeof label);
+		c->time = git_commit_time(commit);
+		c->time_offset = git_commit_time_offset(commit);
+		rc = st->sink->change(st->sink->ctx, c, err);
+		st->sink_failed = rc < 0;
 	}
-	churn_snapshot_clear(prev);
-	*prev = cur;
-	*have_prev = true;
+	churn_changes_clear(&st->step);
+	churn_snapshot_clear(&st->prev);
+	st->prev = cur;
+	st->have_prev = true;
 	return rc;
 }
 
-void churn_skips_clear(churn_skips *s)
+/* The baseline: the first parent of the oldest commit walked, or the empty
+ * catalogue before a root commit. */
+static int log_baseline(log_state *st, git_commit *oldest, isotier_error *err)
 {
-	for (size_t i = 0; i < s->n; i++)
-		free(s->items[i].reason);
-	free(s->items);
-	memset(s, 0, sizeof *s);
+	if (git_commit_parentcount(oldest) == 0) {
+		st->readable++;
+		return 0;
+	}
+	char label[GIT_OID_HEXSZ + 1];
+	git_oid_tostr(label, sizeof label, git_commit_parent_id(oldest, 0));
+	cleanup_git_commit git_commit *parent = NULL;
+	cleanup_git_tree git_tree *dir = NULL;
+	if (git_commit_parent(&parent, oldest, 0) < 0)
+		return git_fail(err, ISOTIER_EDATA, "read commit %s%s", label,
+		                shallow_hint(st->repo));
+	int rc = providers_dir(&dir, st->repo, parent, label, err);
+	if (rc == 0)
+		rc = snapshot_from_dir(&st->prev, st->repo, dir, label, &st->cache, err);
+	if (rc == ISOTIER_EDATA && st->sink->skip) {
+		st->have_prev = false;
+		return log_skip(st, parent, err);
+	}
+	if (rc == 0)
+		st->readable++;
+	return rc;
 }
 
-static int skip_add(churn_skips *s, const git_commit *c, isotier_error *err)
+static int log_visit(void *ctx, git_commit *c, isotier_error *err)
 {
-	if (s->n == s->cap) {
-		size_t ncap = s->cap ? s->cap * 2 : 16;
-		churn_skip *items = realloc(s->items, ncap * sizeof *items);
-		if (!items)
-			return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
-		s->items = items;
-		s->cap = ncap;
+	log_state *st = ctx;
+	if (!st->started) {
+		st->started = true;
+		int rc = log_baseline(st, c, err);
+		if (rc < 0)
+			return rc;
 	}
-	churn_skip *k = &s->items[s->n];
-	git_oid_tostr(k->commit, sizeof k->commit, git_commit_id(c));
-	k->time = git_commit_time(c);
-	if (!(k->reason = strdup(err->message[0] ? err->message : "unreadable catalogue")))
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
-	s->n++;
-	return 0;
+	int rc = log_step(st, c, err);
+	if (rc == ISOTIER_EDATA && st->sink->skip && !st->sink_failed)
+		return log_skip(st, c, err);
+	if (rc == 0)
+		st->readable++;
+	return rc;
 }
 
-int churn_log(churn_changes *out, churn_skips *skipped, git_repository *repo, git_commit *head,
-              git_commit *since, isotier_error *err)
+int churn_log(const churn_log_sink *sink, git_repository *repo, git_commit *head, git_commit *since,
+              isotier_error *err)
 {
-	oid_list oids = {0};
-	int rc = walk_first_parent(&oids, repo, head, since, err);
-	blob_cache cache = {0};
-	churn_snapshot prev = {0};
-	bool have_prev = true;
-	size_t readable = 0;
-	if (rc == 0 && oids.n > 0) {
-		/* The baseline: the first parent of the oldest commit walked. */
-		cleanup_git_commit git_commit *oldest = NULL;
-		cleanup_git_commit git_commit *parent = NULL;
-		if (git_commit_lookup(&oldest, repo, &oids.items[oids.n - 1]) < 0) {
-			rc = git_fail(err, ISOTIER_EDATA, "read commit%s", shallow_hint(repo));
-		} else if (git_commit_parentcount(oldest) > 0) {
-			char label[GIT_OID_HEXSZ + 1];
-			git_oid_tostr(label, sizeof label, git_commit_parent_id(oldest, 0));
-			cleanup_git_tree git_tree *dir = NULL;
-			if (git_commit_parent(&parent, oldest, 0) < 0) {
-				rc = git_fail(err, ISOTIER_EDATA, "read commit %s%s", label,
-				              shallow_hint(repo));
-			} else {
-				if ((rc = providers_dir(&dir, repo, parent, label, err)) == 0)
-					rc =
-					    snapshot_from_dir(&prev, repo, dir, label, &cache, err);
-				if (rc == ISOTIER_EDATA && skipped) {
-					have_prev = false;
-					rc = skip_add(skipped, parent, err);
-				} else if (rc == 0) {
-					readable++;
-				}
-			}
-		} else {
-			readable++; /* the root commit: the empty catalogue before it */
-		}
-	}
-	for (size_t i = oids.n; rc == 0 && i-- > 0;) {
-		cleanup_git_commit git_commit *c = NULL;
-		if (git_commit_lookup(&c, repo, &oids.items[i]) < 0) {
-			rc = git_fail(err, ISOTIER_EDATA, "read commit%s", shallow_hint(repo));
-			break;
-		}
-		rc = log_step(out, &prev, &have_prev, repo, c, &cache, err);
-		if (rc == ISOTIER_EDATA && skipped)
-			rc = skip_add(skipped, c, err);
-		else if (rc == 0)
-			readable++;
-	}
-	if (rc == 0 && oids.n > 0 && readable == 0 && skipped && skipped->n)
+	log_state st = {.sink = sink, .repo = repo, .have_prev = true};
+	int rc = churn_walk_first_parent(repo, head, since, log_visit, &st, err);
+	if (rc == 0 && st.started && st.readable == 0 && st.skipped)
 		rc = isotier_error_set(err, ISOTIER_EDATA, 0,
 		                       "no revision's catalogue could be read (%zu skipped; the "
 		                       "newest: %s)",
-		                       skipped->n, skipped->items[skipped->n - 1].reason);
-	churn_snapshot_clear(&prev);
-	blob_cache_free(&cache);
-	free(oids.items);
+		                       st.skipped, st.last_reason);
+	churn_changes_clear(&st.step);
+	churn_snapshot_clear(&st.prev);
+	blob_cache_free(&st.cache);
 	return rc;
 }

@@ -155,26 +155,43 @@ int churn_read_blob(char **out, size_t *len, bool *found, git_repository *repo, 
 typedef struct churn_skip {
 	char commit[GIT_OID_HEXSZ + 1];
 	int64_t time;
-	char *reason; /* the error, naming revision and file */
+	const char *reason; /* the error, naming revision and file */
 } churn_skip;
 
-typedef struct churn_skips {
-	churn_skip *items;
-	size_t n, cap;
-} churn_skips;
-
-void churn_skips_clear(churn_skips *s);
+/* Where `churn log` puts what it finds, as it finds it: nothing of the
+ * timeline is held beyond the commit being read. The pointers are valid
+ * during the call only; a negative return stops the walk with that code. */
+typedef struct churn_log_sink {
+	int (*change)(void *ctx, const churn_change *c, isotier_error *err);
+	/* NULL: an unreadable catalogue at any revision is an error. */
+	int (*skip)(void *ctx, const churn_skip *s, isotier_error *err);
+	void *ctx;
+} churn_log_sink;
 
 /* Every change along the first-parent chain from head back to (excluding)
  * since (NULL: back to the root commit, where every provider is "added"),
- * oldest first. skipped NULL: an unreadable catalogue at any revision is an
- * error. Otherwise such revisions (also since's baseline) are listed in
- * *skipped and the timeline continues across them: the next readable
- * revision is diffed against the last readable one, and carries the
- * changes made in between; an error only when no revision could be read.
- * Missing commits (shallow clones) are errors either way. */
-int churn_log(churn_changes *out, churn_skips *skipped, git_repository *repo, git_commit *head,
-              git_commit *since, isotier_error *err);
+ * oldest first, each passed to sink->change; one commit's changes come
+ * sorted by id. With sink->skip, a revision whose catalogue cannot be read
+ * (also since's baseline) goes to it and the timeline continues across
+ * it: the next readable revision is diffed against the last readable one,
+ * and carries the changes made in between; an error only when no revision
+ * could be read. Missing commits (shallow clones) are errors either way.
+ * Memory is bounded by one revision's catalogue, not by the history's
+ * length (set churn_git_limits() first: libgit2's caches are
+ * process-wide). */
+int churn_log(const churn_log_sink *sink, git_repository *repo, git_commit *head, git_commit *since,
+              isotier_error *err);
+
+/* Bounds libgit2's process-wide object cache and pack mappings, which
+ * otherwise grow with every commit and tree read (256 MiB of cache by
+ * default): call once after git_libgit2_init(). */
+void churn_git_limits(void);
+
+/* churn_walk.c: visits the first-parent chain from head back to
+ * (excluding) since and every ancestor of since, oldest first. */
+typedef int (*churn_walk_fn)(void *ctx, git_commit *c, isotier_error *err);
+int churn_walk_first_parent(git_repository *repo, git_commit *head, git_commit *since,
+                            churn_walk_fn visit, void *ctx, isotier_error *err);
 
 /* "abc1234" (12 hex digits) of a commit. */
 void churn_short_id(char *buf, size_t len, const git_oid *oid);

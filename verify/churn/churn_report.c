@@ -60,7 +60,7 @@ void churn_report_match(churn_report *r)
 	}
 }
 
-static const char *kind_name(const churn_change *c)
+const char *churn_kind_name(const churn_change *c)
 {
 	if (c->kind == CHURN_ADDED)
 		return "added";
@@ -73,8 +73,7 @@ static const char *kind_name(const churn_change *c)
 	return c->old_id ? "renamed" : "status";
 }
 
-/* "; renamed from modal", "; status current -> deprecated" or "". */
-static void offering_note(char *buf, size_t len, const churn_change *c)
+void churn_offering_note(char *buf, size_t len, const churn_change *c)
 {
 	int n = snprintf(buf, len, "%s%s", c->old_id ? "; renamed from " : "",
 	                 c->old_id ? c->old_id : "");
@@ -97,7 +96,7 @@ static void change_format(char *buf, size_t len, const churn_change *c)
 		snprintf(buf, len, "%s: %s \u2192 %s", c->id, a, b);
 	else {
 		char note[160];
-		offering_note(note, sizeof note, c);
+		churn_offering_note(note, sizeof note, c);
 		snprintf(buf, len, "%s: %s (%s)", c->id, b, note[0] ? note + 2 : "unchanged");
 	}
 }
@@ -137,18 +136,18 @@ void churn_report_text(FILE *f, const churn_report *r)
 			char claim[96];
 			churn_claim_format(claim, sizeof claim,
 			                   c->kind == CHURN_ADDED ? &c->to : &c->from);
-			put_sanitized(f, "  %-8s %s: %s (%s)\n", kind_name(c), c->id, claim,
+			put_sanitized(f, "  %-8s %s: %s (%s)\n", churn_kind_name(c), c->id, claim,
 			              c->new_path ? c->new_path : c->old_path);
 			continue;
 		}
 		if (!churn_change_needs_entry(c)) {
-			put_sanitized(f, "  %-8s %s\n", kind_name(c), what);
+			put_sanitized(f, "  %-8s %s\n", churn_kind_name(c), what);
 			continue;
 		}
 		n_changed++;
 		if (c->old_id || c->status_changed) {
 			char note[160];
-			offering_note(note, sizeof note, c);
+			churn_offering_note(note, sizeof note, c);
 			put_sanitized(f, "  (%s)\n", note + 2);
 		}
 		if (strcmp(c->old_path, c->new_path))
@@ -202,13 +201,13 @@ static cJSON *claim_json(const churn_claimref *c, const char *path, const char *
 	return o;
 }
 
-static cJSON *change_json(const churn_change *c, bool with_commit)
+cJSON *churn_change_json(const churn_change *c, bool with_commit)
 {
 	cJSON *o = cJSON_CreateObject();
 	if (!o)
 		return NULL;
 	cJSON_AddStringToObject(o, "id", c->id);
-	cJSON_AddStringToObject(o, "kind", kind_name(c));
+	cJSON_AddStringToObject(o, "kind", churn_kind_name(c));
 	if (c->old_id)
 		cJSON_AddStringToObject(o, "renamed_from", c->old_id);
 	cJSON_AddItemToObject(o, "old", claim_json(&c->from, c->old_path, c->old_status));
@@ -267,7 +266,7 @@ int churn_report_json(FILE *f, const churn_report *r)
 	cJSON_AddStringToObject(o, "churn_md_from", r->churn_md_from);
 	cJSON_AddNumberToObject(o, "churn_md_entries", (double)r->entries.n);
 	for (size_t i = 0; i < r->changes.n; i++)
-		cJSON_AddItemToArray(list, change_json(&r->changes.items[i], false));
+		cJSON_AddItemToArray(list, churn_change_json(&r->changes.items[i], false));
 	cJSON_AddItemToObject(o, "changes", list);
 	cJSON_AddNumberToObject(o, "unlogged", (double)r->unlogged);
 	if (r->version[0]) {
@@ -341,7 +340,7 @@ int churn_report_junit(FILE *f, const void *report)
 			    failure, sizeof failure,
 			    "unlogged %s change: no CHURN.md entry for %s; add to CHURN.md "
 			    "\"### YYYY-MM-DD \u2014 %s\" with '- Source: URL' and '- Note: text'",
-			    kind_name(c), name, name);
+			    churn_kind_name(c), name, name);
 			fail = failure;
 		}
 		junit_case(f, "churn", name, fail);
@@ -350,93 +349,4 @@ int churn_report_junit(FILE *f, const void *report)
 		junit_case(f, "release", r->checks[i].name, r->checks[i].failure);
 	fputs("  </testsuite>\n</testsuites>\n", f);
 	return 0;
-}
-
-/* ---- churn log ---------------------------------------------------------- */
-
-static int by_provider(const void *a, const void *b)
-{
-	const churn_change *x = *(const churn_change *const *)a,
-	                   *y = *(const churn_change *const *)b;
-	int c = strcmp(x->id, y->id);
-	if (c)
-		return c;
-	return x < y ? -1 : x > y; /* keep history order: the array is oldest first */
-}
-
-void churn_log_text(FILE *f, const churn_changes *c)
-{
-	cleanup_free const churn_change **order = c->n ? calloc(c->n, sizeof *order) : NULL;
-	if (c->n && !order) {
-		fputs("out of memory\n", f);
-		return;
-	}
-	for (size_t i = 0; i < c->n; i++)
-		order[i] = &c->items[i];
-	if (c->n)
-		qsort(order, c->n, sizeof *order, by_provider);
-	const char *last = "";
-	for (size_t i = 0; i < c->n; i++) {
-		const churn_change *x = order[i];
-		if (strcmp(last, x->id)) {
-			put_sanitized(f, "%s%s\n", i ? "\n" : "", x->id);
-			last = x->id;
-		}
-		char date[32], what[512];
-		time_t t = (time_t)x->time;
-		struct tm tm;
-		gmtime_r(&t, &tm);
-		strftime(date, sizeof date, "%Y-%m-%d %H:%M:%SZ", &tm);
-		char a[96], b[96];
-		churn_claim_format(a, sizeof a, &x->from);
-		churn_claim_format(b, sizeof b, &x->to);
-		if (x->kind == CHURN_ADDED)
-			snprintf(what, sizeof what, "%s", b);
-		else if (x->kind == CHURN_REMOVED)
-			snprintf(what, sizeof what, "(was %s)", a);
-		else if (churn_change_needs_entry(x))
-			snprintf(what, sizeof what, "%s \u2192 %s", a, b);
-		else
-			snprintf(what, sizeof what, "%s", b);
-		if (x->kind == CHURN_CHANGED && (x->old_id || x->status_changed)) {
-			char note[160];
-			size_t n = strlen(what);
-			offering_note(note, sizeof note, x);
-			snprintf(what + n, sizeof what - n, " (%s)", note + 2);
-		}
-		put_sanitized(f, "  %.12s  %s  %-14s %s\n", x->commit, date, kind_name(x), what);
-	}
-	if (c->n == 0)
-		fputs("no catalogue changes in this range\n", f);
-}
-
-int churn_log_json(FILE *f, const churn_changes *c, const churn_skips *skipped)
-{
-	cJSON *list = cJSON_CreateArray();
-	if (!list)
-		return ISOTIER_ENOMEM;
-	for (size_t i = 0; i < c->n; i++)
-		cJSON_AddItemToArray(list, change_json(&c->items[i], true));
-	cJSON *o = cJSON_CreateObject();
-	if (!o) {
-		cJSON_Delete(list);
-		return ISOTIER_ENOMEM;
-	}
-	cJSON_AddItemToObject(o, "events", list);
-	cJSON *skips = cJSON_AddArrayToObject(o, "skipped");
-	for (size_t i = 0; skips && i < skipped->n; i++) {
-		cJSON *k = cJSON_CreateObject();
-		if (!k)
-			break;
-		char date[32];
-		time_t t = (time_t)skipped->items[i].time;
-		struct tm tm;
-		gmtime_r(&t, &tm);
-		strftime(date, sizeof date, "%Y-%m-%dT%H:%M:%SZ", &tm);
-		cJSON_AddStringToObject(k, "commit", skipped->items[i].commit);
-		cJSON_AddStringToObject(k, "date", date);
-		cJSON_AddStringToObject(k, "reason", skipped->items[i].reason);
-		cJSON_AddItemToArray(skips, k);
-	}
-	return print_json(f, o);
 }

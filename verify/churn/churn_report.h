@@ -38,9 +38,13 @@ int churn_report_json(FILE *f, const churn_report *r);
 /* JUnit XML into f; report is a const churn_report * (a cli_output_fn). */
 int churn_report_junit(FILE *f, const void *report);
 
-/* `isotier churn log`. */
-void churn_log_text(FILE *f, const churn_changes *c);
-int churn_log_json(FILE *f, const churn_changes *c, const churn_skips *skipped);
+/* A change's kind as reports name it ("added", "tier+mechanism"...). */
+const char *churn_kind_name(const churn_change *c);
+/* "; renamed from modal", "; status current -> deprecated" or "". */
+void churn_offering_note(char *buf, size_t len, const churn_change *c);
+/* One change as JSON (NULL: out of memory); with_commit: the churn log's
+ * commit and date in place of the check's logged state. */
+struct cJSON *churn_change_json(const churn_change *c, bool with_commit);
 
 /* "GVISOR/gvisor" */
 void churn_claim_format(char *buf, size_t len, const churn_claimref *c);

@@ -31,6 +31,7 @@
  */
 #include "cli.h"
 #include "cli_options.h"
+#include "../churn/churn_log_print.h"
 #include "../churn/churn_report.h"
 
 #include <string.h>
@@ -268,6 +269,19 @@ static int cmd_check(int argc, char **argv)
 	return rc;
 }
 
+static int log_change(void *ctx, const churn_change *c, isotier_error *err)
+{
+	return churn_log_out_change(ctx, c, err);
+}
+
+/* History cannot be rewritten: an unreadable revision is a warning here (the
+ * check and the release gate stay strict about their two). */
+static int log_skip(void *ctx, const churn_skip *s, isotier_error *err)
+{
+	cli_error("warning: skipped revision %.12s: %s", s->commit, s->reason);
+	return churn_log_out_skip(ctx, s, err);
+}
+
 static int cmd_log(int argc, char **argv)
 {
 	struct opts o;
@@ -286,24 +300,14 @@ static int cmd_log(int argc, char **argv)
 	    churn_resolve(&head, repo, o.until, &err) < 0 ||
 	    (o.since && churn_resolve(&since, repo, o.since, &err) < 0))
 		return cli_fail(&err);
-	churn_changes events = {0};
-	churn_skips skipped = {0};
-	if (churn_log(&events, &skipped, repo, head, since, &err) < 0) {
-		churn_changes_clear(&events);
-		churn_skips_clear(&skipped);
+	churn_log_out *out = NULL;
+	if (churn_log_out_open(&out, stdout, o.json, &err) < 0)
 		return cli_fail(&err);
-	}
-	/* History cannot be rewritten: an unreadable revision is a warning here
-	 * (the check and the release gate stay strict about their two). */
-	for (size_t i = 0; i < skipped.n; i++)
-		cli_error("warning: skipped revision %.12s: %s", skipped.items[i].commit,
-		          skipped.items[i].reason);
-	if (o.json)
-		rc = churn_log_json(stdout, &events, &skipped) < 0 ? EXIT_SOFTWARE : EXIT_OK;
-	else
-		churn_log_text(stdout, &events), rc = EXIT_OK;
-	churn_changes_clear(&events);
-	churn_skips_clear(&skipped);
+	churn_log_sink sink = {.change = log_change, .skip = log_skip, .ctx = out};
+	rc = churn_log(&sink, repo, head, since, &err) < 0 || churn_log_out_finish(out, &err) < 0
+	         ? cli_fail(&err)
+	         : EXIT_OK;
+	churn_log_out_free(out);
 	return rc;
 }
 
@@ -508,6 +512,7 @@ static int churn_main(int argc, char **argv)
 		cli_error("churn: libgit2 failed to initialise");
 		return EXIT_SOFTWARE;
 	}
+	churn_git_limits();
 	if (argc >= 2 && !strcmp(argv[1], "log"))
 		return cmd_log(argc - 1, argv + 1);
 	if (argc >= 2 && !strcmp(argv[1], "release-check"))
