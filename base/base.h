@@ -48,67 +48,67 @@ static inline void cleanup_fclosep(FILE **f)
 
 /*
  * Sets err (if non-NULL) and returns code, so callers can write
- *   return isotier_error_set(err, ISOTIER_EIO, errno, "open %s", path);
+ *   return isotier__error_set(err, ISOTIER_EIO, errno, "open %s", path);
  * When sys_errno is non-zero, ": strerror(sys_errno)" is appended.
  */
-int isotier_error_set(isotier_error *err, int code, int sys_errno, const char *fmt, ...)
+int isotier__error_set(isotier_error *err, int code, int sys_errno, const char *fmt, ...)
     ISOTIER_PRINTF(4, 5);
 /* Prepends context to an existing message: "context: previous". Returns err->code. */
-int isotier_error_prefix(isotier_error *err, const char *fmt, ...) ISOTIER_PRINTF(2, 3);
-void isotier_error_clear(isotier_error *err);
+int isotier__error_prefix(isotier_error *err, const char *fmt, ...) ISOTIER_PRINTF(2, 3);
+void isotier__error_clear(isotier_error *err);
 
 /* UTC time as "YYYY-MM-DDTHH:MM:SSZ" into buf (>= 21 bytes). */
-void isotier_utc_now(char *buf, size_t len);
+void isotier__utc_now(char *buf, size_t len);
 
 /* ms milliseconds from now on clock (the clock a pthread_cond_timedwait's
  * condition variable was made with). */
-struct timespec isotier_time_after_ms(int clock, long ms);
+struct timespec isotier__time_after_ms(int clock, long ms);
 
 /* Reads a whole file of at most max bytes; NUL-terminated. Returns 0 or <0. */
-int isotier_read_file(char **out, size_t *out_len, const char *path, size_t max,
-                      isotier_error *err);
+int isotier__read_file(char **out, size_t *out_len, const char *path, size_t max,
+                       isotier_error *err);
 
 /* Opens path for appending (created 0640 if absent) and returns the
  * descriptor, or <0: ISOTIER_EINVAL when it is not a regular file (a FIFO,
  * device, directory or socket: never waited on) or a symbolic link (never
  * followed, dangling or not), else ISOTIER_EIO. `what`
  * names the option in the error ("audit log"). */
-int isotier_open_append(const char *path, const char *what, isotier_error *err);
+int isotier__open_append(const char *path, const char *what, isotier_error *err);
 /* "a FIFO", "a directory"... for a st_mode. */
-const char *isotier_file_kind(unsigned mode);
+const char *isotier__file_kind(unsigned mode);
 
 /* JSON (json.c). cJSON is not part of the public header: declared here by tag. */
 struct cJSON;
 /* Parses len bytes as one JSON document (only whitespace after it) and
  * refuses a duplicate key at any depth: a document has one reading, the one
  * judged. NULL with err (ISOTIER_EDATA, prefixed by `what`) on refusal. */
-struct cJSON *isotier_json_parse(const char *json, size_t len, const char *what,
-                                 isotier_error *err);
+struct cJSON *isotier__json_parse(const char *json, size_t len, const char *what,
+                                  isotier_error *err);
 /* The first key that occurs twice in one object anywhere under item (and its
  * siblings), or NULL. */
-const char *isotier_json_duplicate_key(const struct cJSON *item);
+const char *isotier__json_duplicate_key(const struct cJSON *item);
 /* A copy of s with every byte that is not part of valid UTF-8 replaced by
  * U+FFFD; *n_replaced (may be NULL) counts them. NULL: out of memory. */
-char *isotier_utf8_scrub(const char *s, size_t *n_replaced);
+char *isotier__utf8_scrub(const char *s, size_t *n_replaced);
 /* Scrubs every key and string under item (and its siblings) in place;
  * adds the count to *replaced. 0, or -1 out of memory. */
-int isotier_json_scrub(struct cJSON *item, size_t *replaced);
+int isotier__json_scrub(struct cJSON *item, size_t *replaced);
 /* Prints doc as valid UTF-8, always: invalid bytes in its strings become
  * U+FFFD, and an object (the document, or each element of a top-level array)
  * that needed it gains "utf8_replacements": N. Every JSON isotier writes goes
  * through here. Caller frees with free(). NULL: out of memory. */
-char *isotier_json_print(struct cJSON *doc, bool formatted);
+char *isotier__json_print(struct cJSON *doc, bool formatted);
 /* Code points that can rewrite what a reader sees: C0/C1 controls, DEL,
  * bidirectional marks, overrides and isolates, line/paragraph separators. One
  * policy for the terminal, HTML, Markdown and JSON writers. */
-bool isotier_unicode_unsafe(uint32_t cp);
+bool isotier__unicode_unsafe(uint32_t cp);
 
 /* One UTF-8 sequence at p, at most avail bytes: its length (1-4) and code
  * point, or 0 when the bytes are not valid UTF-8 (overlong, surrogate, out of
  * range, truncated). A NUL ends any sequence, so C strings may pass SIZE_MAX. */
-size_t isotier_utf8_decode(const unsigned char *p, size_t avail, uint32_t *cp);
+size_t isotier__utf8_decode(const unsigned char *p, size_t avail, uint32_t *cp);
 /* Whether s[0..len) is entirely valid UTF-8. */
-bool isotier_utf8_valid(const char *s, size_t len);
+bool isotier__utf8_valid(const char *s, size_t len);
 
 /* Writes text with everything that could rewrite a terminal made visible:
  * C0/C1 controls ("\\x1b"), bidirectional overrides ("\\u202e"), invalid
@@ -116,7 +116,7 @@ bool isotier_utf8_valid(const char *s, size_t len);
  * a web page. _sanitized keeps newlines and tabs (whole messages, lines we
  * formatted); _inline escapes them too (one value in a table cell or line,
  * where a newline could forge a row). */
-void isotier_fputs_sanitized(FILE *f, const char *s);
-void isotier_fputs_inline(FILE *f, const char *s);
+void isotier__fputs_sanitized(FILE *f, const char *s);
+void isotier__fputs_inline(FILE *f, const char *s);
 
 #endif

@@ -16,7 +16,7 @@ static void error_vformat(isotier_error *err, int sys_errno, const char *fmt, va
 	}
 }
 
-int isotier_error_set(isotier_error *err, int code, int sys_errno, const char *fmt, ...)
+int isotier__error_set(isotier_error *err, int code, int sys_errno, const char *fmt, ...)
 {
 	if (!err)
 		return code;
@@ -27,11 +27,11 @@ int isotier_error_set(isotier_error *err, int code, int sys_errno, const char *f
 	err->db_code = 0;
 	error_vformat(err, sys_errno, fmt, ap);
 	va_end(ap);
-	isotier_redact(err->message, sizeof err->message);
+	isotier__redact(err->message, sizeof err->message);
 	return code;
 }
 
-int isotier_error_prefix(isotier_error *err, const char *fmt, ...)
+int isotier__error_prefix(isotier_error *err, const char *fmt, ...)
 {
 	if (!err)
 		return ISOTIER_ERROR;
@@ -46,11 +46,11 @@ int isotier_error_prefix(isotier_error *err, const char *fmt, ...)
 	int n = snprintf(err->message, sizeof err->message, "%s: ", context);
 	if (n > 0 && (size_t)n < sizeof err->message)
 		strncat(err->message, previous, sizeof err->message - (size_t)n - 1);
-	isotier_redact(err->message, sizeof err->message);
+	isotier__redact(err->message, sizeof err->message);
 	return err->code;
 }
 
-void isotier_error_clear(isotier_error *err)
+void isotier__error_clear(isotier_error *err)
 {
 	if (err) {
 		err->code = 0;

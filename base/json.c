@@ -35,7 +35,7 @@ static const char *object_duplicate(const cJSON *obj)
 	return dup;
 }
 
-const char *isotier_json_duplicate_key(const cJSON *item)
+const char *isotier__json_duplicate_key(const cJSON *item)
 {
 	/* Depth is cJSON's own nesting limit (1000): recursion is bounded. */
 	for (; item; item = item->next) {
@@ -45,7 +45,7 @@ const char *isotier_json_duplicate_key(const cJSON *item)
 				return dup;
 		}
 		if (cJSON_IsObject(item) || cJSON_IsArray(item)) {
-			const char *dup = isotier_json_duplicate_key(item->child);
+			const char *dup = isotier__json_duplicate_key(item->child);
 			if (dup)
 				return dup;
 		}
@@ -53,43 +53,43 @@ const char *isotier_json_duplicate_key(const cJSON *item)
 	return NULL;
 }
 
-cJSON *isotier_json_parse(const char *json, size_t len, const char *what, isotier_error *err)
+cJSON *isotier__json_parse(const char *json, size_t len, const char *what, isotier_error *err)
 {
 	if (!json) {
-		isotier_error_set(err, ISOTIER_EDATA, 0, "%s: empty", what);
+		isotier__error_set(err, ISOTIER_EDATA, 0, "%s: empty", what);
 		return NULL;
 	}
 	const char *end = NULL;
 	cJSON *doc = cJSON_ParseWithLengthOpts(json, len, &end, false);
 	if (!doc) {
-		isotier_error_set(err, ISOTIER_EDATA, 0, "%s: not valid JSON", what);
+		isotier__error_set(err, ISOTIER_EDATA, 0, "%s: not valid JSON", what);
 		return NULL;
 	}
 	for (const char *p = end; p && p < json + len; p++)
 		if (*p != ' ' && *p != '\n' && *p != '\r' && *p != '\t' && *p != '\0') {
 			cJSON_Delete(doc);
-			isotier_error_set(err, ISOTIER_EDATA, 0, "%s: trailing data at byte %zu",
-			                  what, (size_t)(p - json));
+			isotier__error_set(err, ISOTIER_EDATA, 0, "%s: trailing data at byte %zu",
+			                   what, (size_t)(p - json));
 			return NULL;
 		}
-	const char *dup = isotier_json_duplicate_key(doc);
+	const char *dup = isotier__json_duplicate_key(doc);
 	if (dup) {
 		char shown[64];
 		snprintf(shown, sizeof shown, "%.48s", dup);
 		cJSON_Delete(doc);
-		isotier_error_set(err, ISOTIER_EDATA, 0, "%s: duplicate key \"%s\"", what, shown);
+		isotier__error_set(err, ISOTIER_EDATA, 0, "%s: duplicate key \"%s\"", what, shown);
 		return NULL;
 	}
 	return doc;
 }
 
-char *isotier_utf8_scrub(const char *s, size_t *n_replaced)
+char *isotier__utf8_scrub(const char *s, size_t *n_replaced)
 {
 	size_t len = strlen(s), bad = 0;
 	const unsigned char *p = (const unsigned char *)s;
 	for (size_t i = 0; i < len;) {
 		uint32_t cp;
-		size_t n = isotier_utf8_decode(p + i, len - i, &cp);
+		size_t n = isotier__utf8_decode(p + i, len - i, &cp);
 		if (n == 0)
 			bad++, n = 1;
 		i += n;
@@ -100,7 +100,7 @@ char *isotier_utf8_scrub(const char *s, size_t *n_replaced)
 	size_t o = 0;
 	for (size_t i = 0; i < len;) {
 		uint32_t cp;
-		size_t n = isotier_utf8_decode(p + i, len - i, &cp);
+		size_t n = isotier__utf8_decode(p + i, len - i, &cp);
 		if (n == 0) {
 			memcpy(out + o, "\xef\xbf\xbd", 3);
 			o += 3, i++;
@@ -118,10 +118,10 @@ char *isotier_utf8_scrub(const char *s, size_t *n_replaced)
 /* Replaces s (a cJSON-owned string) by its scrubbed copy when it needs one. */
 static int scrub_owned(char **s, size_t *replaced)
 {
-	if (!*s || isotier_utf8_valid(*s, strlen(*s)))
+	if (!*s || isotier__utf8_valid(*s, strlen(*s)))
 		return 0;
 	size_t n = 0;
-	char *clean = isotier_utf8_scrub(*s, &n);
+	char *clean = isotier__utf8_scrub(*s, &n);
 	if (!clean)
 		return -1;
 	char *copy = cJSON_malloc(strlen(clean) + 1);
@@ -137,7 +137,7 @@ static int scrub_owned(char **s, size_t *replaced)
 	return 0;
 }
 
-int isotier_json_scrub(cJSON *item, size_t *replaced)
+int isotier__json_scrub(cJSON *item, size_t *replaced)
 {
 	for (; item; item = item->next) {
 		/* Keys added with a constant (cJSON_StringIsConst) are ours, ASCII. */
@@ -147,7 +147,7 @@ int isotier_json_scrub(cJSON *item, size_t *replaced)
 		    scrub_owned(&item->valuestring, replaced) < 0)
 			return -1;
 		if ((cJSON_IsObject(item) || cJSON_IsArray(item)) &&
-		    isotier_json_scrub(item->child, replaced) < 0)
+		    isotier__json_scrub(item->child, replaced) < 0)
 			return -1;
 	}
 	return 0;
@@ -160,7 +160,7 @@ static int scrub_noted(cJSON *item)
 	size_t replaced = 0;
 	cJSON *next = item->next;
 	item->next = NULL; /* this value only */
-	int rc = isotier_json_scrub(item, &replaced);
+	int rc = isotier__json_scrub(item, &replaced);
 	item->next = next;
 	if (rc < 0)
 		return -1;
@@ -171,7 +171,7 @@ static int scrub_noted(cJSON *item)
 	return 0;
 }
 
-char *isotier_json_print(cJSON *doc, bool formatted)
+char *isotier__json_print(cJSON *doc, bool formatted)
 {
 	if (cJSON_IsArray(doc)) {
 		for (cJSON *e = doc->child; e; e = e->next)

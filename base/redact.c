@@ -14,7 +14,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static char *secrets[SECRETS_MAX];
 static size_t n_secrets;
 
-int isotier_secret_add(const char *value)
+int isotier__secret_add(const char *value)
 {
 	size_t n = value ? strnlen(value, SECRET_MAX + 1) : 0;
 	if (n < SECRET_MIN || n > SECRET_MAX)
@@ -35,15 +35,15 @@ int isotier_secret_add(const char *value)
 	return rc;
 }
 
-const char *isotier_secret_from_env(const char *var)
+const char *isotier__secret_from_env(const char *var)
 {
 	const char *v = getenv(var);
-	if (!v || !*v || isotier_secret_add(v) != 0)
+	if (!v || !*v || isotier__secret_add(v) != 0)
 		return NULL;
 	return v;
 }
 
-bool isotier_redact_bytes(char *buf, size_t *len, size_t cap)
+bool isotier__redact_bytes(char *buf, size_t *len, size_t cap)
 {
 	static const char mark[] = ISOTIER_REDACTED;
 	const size_t mlen = sizeof mark - 1;
@@ -76,17 +76,17 @@ bool isotier_redact_bytes(char *buf, size_t *len, size_t cap)
 	return hit;
 }
 
-bool isotier_redact(char *buf, size_t cap)
+bool isotier__redact(char *buf, size_t cap)
 {
 	if (!buf || !cap)
 		return false;
 	size_t len = strnlen(buf, cap - 1);
-	bool hit = isotier_redact_bytes(buf, &len, cap - 1);
+	bool hit = isotier__redact_bytes(buf, &len, cap - 1);
 	buf[len] = '\0';
 	return hit;
 }
 
-size_t isotier_secret_longest(void)
+size_t isotier__secret_longest(void)
 {
 	size_t longest = 0;
 	pthread_mutex_lock(&lock);
@@ -99,8 +99,8 @@ size_t isotier_secret_longest(void)
 	return longest;
 }
 
-int isotier_redact_stream_push(isotier_redact_stream *rs, const char *buf, size_t len, char **out,
-                               size_t *out_len)
+int isotier__redact_stream_push(isotier_redact_stream *rs, const char *buf, size_t len, char **out,
+                                size_t *out_len)
 {
 	*out = NULL;
 	*out_len = 0;
@@ -116,8 +116,8 @@ int isotier_redact_stream_push(isotier_redact_stream *rs, const char *buf, size_
 		memcpy(b, rs->tail, rs->tail_len);
 	if (len)
 		memcpy(b + rs->tail_len, buf, len);
-	isotier_redact_bytes(b, &joined, cap);
-	size_t longest = isotier_secret_longest();
+	isotier__redact_bytes(b, &joined, cap);
+	size_t longest = isotier__secret_longest();
 	size_t keep = longest > 1 ? longest - 1 : 0;
 	if (keep > joined)
 		keep = joined;
@@ -139,7 +139,7 @@ int isotier_redact_stream_push(isotier_redact_stream *rs, const char *buf, size_
 	return 0;
 }
 
-int isotier_redact_stream_end(isotier_redact_stream *rs, char **out, size_t *out_len)
+int isotier__redact_stream_end(isotier_redact_stream *rs, char **out, size_t *out_len)
 {
 	*out = rs->tail; /* already redacted with everything before it */
 	*out_len = rs->tail_len;

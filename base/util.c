@@ -9,7 +9,7 @@
 #include <stdint.h>
 #include <time.h>
 
-struct timespec isotier_time_after_ms(int clock, long ms)
+struct timespec isotier__time_after_ms(int clock, long ms)
 {
 	struct timespec ts;
 	clock_gettime((clockid_t)clock, &ts);
@@ -22,7 +22,7 @@ struct timespec isotier_time_after_ms(int clock, long ms)
 	return ts;
 }
 
-void isotier_utc_now(char *buf, size_t len)
+void isotier__utc_now(char *buf, size_t len)
 {
 	time_t now = time(NULL);
 	struct tm tm;
@@ -30,22 +30,23 @@ void isotier_utc_now(char *buf, size_t len)
 	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-int isotier_read_file(char **out, size_t *out_len, const char *path, size_t max, isotier_error *err)
+int isotier__read_file(char **out, size_t *out_len, const char *path, size_t max,
+                       isotier_error *err)
 {
 	/* Non-blocking, and regular files only, checked on the open descriptor:
 	 * a FIFO or a /proc file like kmsg swapped in must not hang us. */
 	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
-		return isotier_error_set(err, ISOTIER_EIO, errno, "open %s", path);
+		return isotier__error_set(err, ISOTIER_EIO, errno, "open %s", path);
 	struct stat st;
 	if (fstat(fd, &st) < 0)
-		return isotier_error_set(err, ISOTIER_EIO, errno, "stat %s", path);
+		return isotier__error_set(err, ISOTIER_EIO, errno, "stat %s", path);
 	if (!S_ISREG(st.st_mode))
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: not a regular file", path);
+		return isotier__error_set(err, ISOTIER_EDATA, 0, "%s: not a regular file", path);
 	size_t cap = 4096, len = 0;
 	cleanup_free char *buf = malloc(cap + 1);
 	if (!buf)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "read %s: out of memory", path);
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "read %s: out of memory", path);
 	for (;;) {
 		if (len == cap) {
 			if (cap >= max + 1)
@@ -53,8 +54,8 @@ int isotier_read_file(char **out, size_t *out_len, const char *path, size_t max,
 			size_t ncap = cap * 2 > max + 1 ? max + 1 : cap * 2;
 			char *nbuf = realloc(buf, ncap + 1);
 			if (!nbuf)
-				return isotier_error_set(err, ISOTIER_ENOMEM, 0,
-				                         "read %s: out of memory", path);
+				return isotier__error_set(err, ISOTIER_ENOMEM, 0,
+				                          "read %s: out of memory", path);
 			buf = nbuf;
 			cap = ncap;
 		}
@@ -63,18 +64,18 @@ int isotier_read_file(char **out, size_t *out_len, const char *path, size_t max,
 			if (errno == EINTR)
 				continue;
 			if (errno == EAGAIN)
-				return isotier_error_set(err, ISOTIER_EDATA, 0,
-				                         "%s: would block (not a plain file)",
-				                         path);
-			return isotier_error_set(err, ISOTIER_EIO, errno, "read %s", path);
+				return isotier__error_set(err, ISOTIER_EDATA, 0,
+				                          "%s: would block (not a plain file)",
+				                          path);
+			return isotier__error_set(err, ISOTIER_EIO, errno, "read %s", path);
 		}
 		if (n == 0)
 			break;
 		len += (size_t)n;
 	}
 	if (len > max)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: larger than %zu bytes", path,
-		                         max);
+		return isotier__error_set(err, ISOTIER_EDATA, 0, "%s: larger than %zu bytes", path,
+		                          max);
 	buf[len] = '\0';
 	if (out_len)
 		*out_len = len;
@@ -82,7 +83,7 @@ int isotier_read_file(char **out, size_t *out_len, const char *path, size_t max,
 	return 0;
 }
 
-int isotier_open_append(const char *path, const char *what, isotier_error *err)
+int isotier__open_append(const char *path, const char *what, isotier_error *err)
 {
 	/* O_NONBLOCK: opening a FIFO with no reader fails (ENXIO) instead of
 	 * waiting for one forever; whatever opened, only a regular file stays.
@@ -95,32 +96,32 @@ int isotier_open_append(const char *path, const char *what, isotier_error *err)
 		int e = errno;
 		struct stat st;
 		if (e == ELOOP && lstat(path, &st) == 0 && S_ISLNK(st.st_mode))
-			return isotier_error_set(err, ISOTIER_EINVAL, 0,
-			                         "%s %s: a symbolic link; not following it (name "
-			                         "the file itself)",
-			                         what, path);
+			return isotier__error_set(err, ISOTIER_EINVAL, 0,
+			                          "%s %s: a symbolic link; not following it (name "
+			                          "the file itself)",
+			                          what, path);
 		if ((e == ENXIO || e == EISDIR || e == ENODEV) && stat(path, &st) == 0 &&
 		    !S_ISREG(st.st_mode))
-			return isotier_error_set(err, ISOTIER_EINVAL, 0,
-			                         "%s %s: %s, not a regular file", what, path,
-			                         isotier_file_kind(st.st_mode));
-		return isotier_error_set(err, ISOTIER_EIO, e, "%s %s", what, path);
+			return isotier__error_set(err, ISOTIER_EINVAL, 0,
+			                          "%s %s: %s, not a regular file", what, path,
+			                          isotier__file_kind(st.st_mode));
+		return isotier__error_set(err, ISOTIER_EIO, e, "%s %s", what, path);
 	}
 	struct stat st;
 	if (fstat(fd, &st) < 0) {
-		int rc = isotier_error_set(err, ISOTIER_EIO, errno, "%s %s", what, path);
+		int rc = isotier__error_set(err, ISOTIER_EIO, errno, "%s %s", what, path);
 		close(fd);
 		return rc;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		close(fd);
-		return isotier_error_set(err, ISOTIER_EINVAL, 0, "%s %s: %s, not a regular file",
-		                         what, path, isotier_file_kind(st.st_mode));
+		return isotier__error_set(err, ISOTIER_EINVAL, 0, "%s %s: %s, not a regular file",
+		                          what, path, isotier__file_kind(st.st_mode));
 	}
 	return fd;
 }
 
-const char *isotier_file_kind(unsigned mode)
+const char *isotier__file_kind(unsigned mode)
 {
 	return S_ISREG(mode)    ? "a regular file"
 	       : S_ISDIR(mode)  ? "a directory"
@@ -131,7 +132,7 @@ const char *isotier_file_kind(unsigned mode)
 	                        : "not a file";
 }
 
-size_t isotier_utf8_decode(const unsigned char *p, size_t avail, uint32_t *cp)
+size_t isotier__utf8_decode(const unsigned char *p, size_t avail, uint32_t *cp)
 {
 	size_t len;
 	uint32_t min;
@@ -160,12 +161,12 @@ size_t isotier_utf8_decode(const unsigned char *p, size_t avail, uint32_t *cp)
 	return len;
 }
 
-bool isotier_utf8_valid(const char *s, size_t len)
+bool isotier__utf8_valid(const char *s, size_t len)
 {
 	const unsigned char *p = (const unsigned char *)s;
 	for (size_t i = 0; i < len;) {
 		uint32_t cp;
-		size_t n = isotier_utf8_decode(p + i, len - i, &cp);
+		size_t n = isotier__utf8_decode(p + i, len - i, &cp);
 		if (n == 0)
 			return false;
 		i += n;
@@ -175,7 +176,7 @@ bool isotier_utf8_valid(const char *s, size_t len)
 
 /* Code points that can rewrite what a terminal shows: C0/C1 controls, DEL,
  * bidirectional overrides and isolates, line/paragraph separators. */
-bool isotier_unicode_unsafe(uint32_t cp)
+bool isotier__unicode_unsafe(uint32_t cp)
 {
 	return cp < 0x20 || (cp >= 0x7f && cp <= 0x9f) || cp == 0x200e || cp == 0x200f ||
 	       (cp >= 0x202a && cp <= 0x202e) || (cp >= 0x2066 && cp <= 0x2069) || cp == 0x2028 ||
@@ -187,7 +188,7 @@ static void fputs_escaped(FILE *f, const char *s, bool keep_layout)
 	const unsigned char *p = (const unsigned char *)s;
 	while (*p) {
 		uint32_t cp = 0;
-		size_t n = isotier_utf8_decode(p, SIZE_MAX, &cp);
+		size_t n = isotier__utf8_decode(p, SIZE_MAX, &cp);
 		if (n == 0) {
 			fprintf(f, "\\x%02x", *p++);
 			continue;
@@ -198,9 +199,9 @@ static void fputs_escaped(FILE *f, const char *s, bool keep_layout)
 			fputs("\\n", f);
 		else if (cp == '\t')
 			fputs("\\t", f);
-		else if (cp < 0x80 && isotier_unicode_unsafe(cp))
+		else if (cp < 0x80 && isotier__unicode_unsafe(cp))
 			fprintf(f, "\\x%02x", (unsigned)cp);
-		else if (isotier_unicode_unsafe(cp))
+		else if (isotier__unicode_unsafe(cp))
 			fprintf(f, "\\u%04x", (unsigned)cp);
 		else
 			fwrite(p, 1, n, f);
@@ -208,12 +209,12 @@ static void fputs_escaped(FILE *f, const char *s, bool keep_layout)
 	}
 }
 
-void isotier_fputs_sanitized(FILE *f, const char *s)
+void isotier__fputs_sanitized(FILE *f, const char *s)
 {
 	fputs_escaped(f, s, true);
 }
 
-void isotier_fputs_inline(FILE *f, const char *s)
+void isotier__fputs_inline(FILE *f, const char *s)
 {
 	fputs_escaped(f, s, false);
 }

@@ -5,7 +5,7 @@
 
 #include <strings.h>
 
-const isotier_verdict_row isotier_verdicts[VERDICT_COUNT] = {
+const isotier_verdict_row isotier__verdicts[VERDICT_COUNT] = {
     {VERDICT_CONFIRMED, "CONFIRMED",
      VERDICT_JUDGES | VERDICT_PROVES | VERDICT_ATTESTS | VERDICT_CHECKS,
      "the sandbox's own innermost boundary is of the claimed tier"},
@@ -27,22 +27,22 @@ const isotier_verdict_row isotier_verdicts[VERDICT_COUNT] = {
     {VERDICT_UNAVAILABLE, "UNAVAILABLE", 0, "the backend cannot run here"},
 };
 
-const char *isotier_verdict_name(isotier_verdict v)
+const char *isotier__verdict_name(isotier_verdict v)
 {
-	return (unsigned)v < VERDICT_COUNT ? isotier_verdicts[v].name : "?";
+	return (unsigned)v < VERDICT_COUNT ? isotier__verdicts[v].name : "?";
 }
 
-int isotier_verdict_parse(isotier_verdict *out, const char *name)
+int isotier__verdict_parse(isotier_verdict *out, const char *name)
 {
 	for (size_t i = 0; name && i < VERDICT_COUNT; i++)
-		if (!strcasecmp(name, isotier_verdicts[i].name)) {
-			*out = isotier_verdicts[i].verdict;
+		if (!strcasecmp(name, isotier__verdicts[i].name)) {
+			*out = isotier__verdicts[i].verdict;
 			return 0;
 		}
 	return ISOTIER_EINVAL;
 }
 
-bool isotier_verdict_is(isotier_verdict v, unsigned flags)
+bool isotier__verdict_is(isotier_verdict v, unsigned flags)
 {
-	return (unsigned)v < VERDICT_COUNT && (isotier_verdicts[v].flags & flags) == flags;
+	return (unsigned)v < VERDICT_COUNT && (isotier__verdicts[v].flags & flags) == flags;
 }

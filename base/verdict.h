@@ -49,13 +49,13 @@ typedef struct isotier_verdict_row {
 	const char *meaning; /* one line, for help texts and reports */
 } isotier_verdict_row;
 
-extern const isotier_verdict_row isotier_verdicts[VERDICT_COUNT];
+extern const isotier_verdict_row isotier__verdicts[VERDICT_COUNT];
 
 /* "CONFIRMED"...; "?" for a value outside the table. */
-const char *isotier_verdict_name(isotier_verdict v);
+const char *isotier__verdict_name(isotier_verdict v);
 /* Case-insensitive; 0 or ISOTIER_EINVAL (NULL, or a word not in the table). */
-int isotier_verdict_parse(isotier_verdict *out, const char *name);
+int isotier__verdict_parse(isotier_verdict *out, const char *name);
 /* Whether v carries every flag in flags; false outside the table. */
-bool isotier_verdict_is(isotier_verdict v, unsigned flags);
+bool isotier__verdict_is(isotier_verdict v, unsigned flags);
 
 #endif

@@ -111,7 +111,7 @@ static void perr(struct parse_ctx *ctx, const char *field, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	isotier_findings_add(ctx->findings, ISOTIER_FINDING_ERROR, ctx->file, field, "%s", buf);
+	isotier__findings_add(ctx->findings, ISOTIER_FINDING_ERROR, ctx->file, field, "%s", buf);
 	ctx->errors++;
 }
 
@@ -323,7 +323,7 @@ static int parse_object(struct parse_ctx *ctx, void *target, const cJSON *obj, c
 
 /* ---- public: parse ----------------------------------------------------- */
 
-bool isotier_scope_valid(const char *s)
+bool isotier__scope_valid(const char *s)
 {
 	static const char *const scopes[] = {ISOTIER_SCOPES};
 	for (size_t i = 0; s && i < N_OF(scopes); i++)
@@ -332,7 +332,7 @@ bool isotier_scope_valid(const char *s)
 	return false;
 }
 
-void isotier_provider_clear(isotier_provider *p)
+void isotier__provider_clear(isotier_provider *p)
 {
 	if (!p)
 		return;
@@ -382,7 +382,7 @@ static int provider_parse(isotier_provider *out, const char *json, size_t len, c
 		perr(&ctx, "", "larger than %d bytes", MAX_FILE_BYTES);
 		return ISOTIER_EDATA;
 	}
-	if (memchr(json, '\0', len) || !isotier_utf8_valid(json, len)) {
+	if (memchr(json, '\0', len) || !isotier__utf8_valid(json, len)) {
 		perr(&ctx, "", "not valid UTF-8 text");
 		return ISOTIER_EDATA;
 	}
@@ -422,7 +422,7 @@ static int provider_parse(isotier_provider *out, const char *json, size_t len, c
 	cJSON_Delete(root);
 	/* A scope outside the vocabulary would hide what the tier covers:
 	 * the entry does not load (fail closed), like a tier it cannot read. */
-	if (rc == 0 && out->scope && !isotier_scope_valid(out->scope))
+	if (rc == 0 && out->scope && !isotier__scope_valid(out->scope))
 		perr(&ctx, "scope",
 		     "'%.40s' is not a scope (per-sandbox, between-tenants, "
 		     "between-accounts)",
@@ -436,14 +436,14 @@ static int provider_parse(isotier_provider *out, const char *json, size_t len, c
 	if (rc < 0)
 		perr(&ctx, "", "out of memory");
 	if (rc < 0 || (ctx.errors && !keep_partial)) {
-		isotier_provider_clear(out);
+		isotier__provider_clear(out);
 		return ISOTIER_EDATA;
 	}
 	return 0;
 }
 
-int isotier_provider_parse(isotier_provider *out, const char *json, size_t len, const char *file,
-                           isotier_findings *findings)
+int isotier__provider_parse(isotier_provider *out, const char *json, size_t len, const char *file,
+                            isotier_findings *findings)
 {
 	return provider_parse(out, json, len, file, findings, false);
 }
@@ -473,8 +473,8 @@ static int catalogue_load(isotier_catalogue **out, const char *dir, isotier_find
 {
 	DIR *d = opendir(dir);
 	if (!d)
-		return isotier_error_set(err, errno == ENOENT ? ISOTIER_ENOTFOUND : ISOTIER_EIO,
-		                         errno, "open catalogue %s", dir);
+		return isotier__error_set(err, errno == ENOENT ? ISOTIER_ENOTFOUND : ISOTIER_EIO,
+		                          errno, "open catalogue %s", dir);
 	/* Read names first so the order (and so every message) is deterministic. */
 	char **names = NULL;
 	size_t n_names = 0;
@@ -484,16 +484,16 @@ static int catalogue_load(isotier_catalogue **out, const char *dir, isotier_find
 		if (de->d_name[0] == '.' || !ends_with(de->d_name, ".json"))
 			continue;
 		if (n_names == MAX_FILES) {
-			isotier_findings_add(findings, ISOTIER_FINDING_ERROR, dir, "",
-			                     "more than %d files; the rest were not read",
-			                     MAX_FILES);
+			isotier__findings_add(findings, ISOTIER_FINDING_ERROR, dir, "",
+			                      "more than %d files; the rest were not read",
+			                      MAX_FILES);
 			break;
 		}
 		char **nn = realloc(names, (n_names + 1) * sizeof *names);
 		if (!nn || !(nn[n_names] = strdup(de->d_name))) {
 			names = nn ? nn : names;
-			rc = isotier_error_set(err, ISOTIER_ENOMEM, 0, "load %s: out of memory",
-			                       dir);
+			rc = isotier__error_set(err, ISOTIER_ENOMEM, 0, "load %s: out of memory",
+			                        dir);
 			break;
 		}
 		names = nn;
@@ -505,8 +505,8 @@ static int catalogue_load(isotier_catalogue **out, const char *dir, isotier_find
 		c = calloc(1, sizeof *c);
 		if (!c || !(c->dir = strdup(dir)) ||
 		    (n_names && !(c->providers = calloc(n_names, sizeof *c->providers))))
-			rc = isotier_error_set(err, ISOTIER_ENOMEM, 0, "load %s: out of memory",
-			                       dir);
+			rc = isotier__error_set(err, ISOTIER_ENOMEM, 0, "load %s: out of memory",
+			                        dir);
 	}
 	if (n_names)
 		qsort(names, n_names, sizeof *names, name_cmp);
@@ -514,23 +514,23 @@ static int catalogue_load(isotier_catalogue **out, const char *dir, isotier_find
 		size_t plen = strlen(dir) + strlen(names[i]) + 2;
 		cleanup_free char *path = malloc(plen);
 		if (!path) {
-			rc = isotier_error_set(err, ISOTIER_ENOMEM, 0, "load %s: out of memory",
-			                       dir);
+			rc = isotier__error_set(err, ISOTIER_ENOMEM, 0, "load %s: out of memory",
+			                        dir);
 			break;
 		}
 		snprintf(path, plen, "%s%s%s", dir, ends_with(dir, "/") ? "" : "/", names[i]);
 		struct stat st;
 		if (stat(path, &st) != 0 || !S_ISREG(st.st_mode)) {
-			isotier_findings_add(findings, ISOTIER_FINDING_ERROR, path, "",
-			                     "not a regular file");
+			isotier__findings_add(findings, ISOTIER_FINDING_ERROR, path, "",
+			                      "not a regular file");
 			continue;
 		}
 		cleanup_free char *buf = NULL;
 		size_t len = 0;
 		isotier_error ferr = {0};
-		if (isotier_read_file(&buf, &len, path, MAX_FILE_BYTES, &ferr) < 0) {
-			isotier_findings_add(findings, ISOTIER_FINDING_ERROR, path, "", "%s",
-			                     ferr.message);
+		if (isotier__read_file(&buf, &len, path, MAX_FILE_BYTES, &ferr) < 0) {
+			isotier__findings_add(findings, ISOTIER_FINDING_ERROR, path, "", "%s",
+			                      ferr.message);
 			continue;
 		}
 		if (provider_parse(&c->providers[c->n_providers], buf, len, path, findings,
@@ -541,7 +541,7 @@ static int catalogue_load(isotier_catalogue **out, const char *dir, isotier_find
 		free(names[i]);
 	free(names);
 	if (rc < 0) {
-		isotier_catalogue_free(c);
+		isotier__catalogue_free(c);
 		return rc;
 	}
 	if (c->n_providers)
@@ -550,24 +550,24 @@ static int catalogue_load(isotier_catalogue **out, const char *dir, isotier_find
 	return 0;
 }
 
-int isotier_catalogue_load(isotier_catalogue **out, const char *dir, isotier_findings *findings,
-                           isotier_error *err)
+int isotier__catalogue_load(isotier_catalogue **out, const char *dir, isotier_findings *findings,
+                            isotier_error *err)
 {
 	return catalogue_load(out, dir, findings, false, err);
 }
 
-int isotier_catalogue_load_partial(isotier_catalogue **out, const char *dir,
-                                   isotier_findings *findings, isotier_error *err)
+int isotier__catalogue_load_partial(isotier_catalogue **out, const char *dir,
+                                    isotier_findings *findings, isotier_error *err)
 {
 	return catalogue_load(out, dir, findings, true, err);
 }
 
-void isotier_catalogue_free(isotier_catalogue *c)
+void isotier__catalogue_free(isotier_catalogue *c)
 {
 	if (!c)
 		return;
 	for (size_t i = 0; i < c->n_providers; i++)
-		isotier_provider_clear(&c->providers[i]);
+		isotier__provider_clear(&c->providers[i]);
 	free(c->providers);
 	free(c->dir);
 	free(c);

@@ -91,25 +91,25 @@ typedef struct isotier_findings {
 	size_t n_errors, n_warnings;
 } isotier_findings;
 
-void isotier_findings_add(isotier_findings *f, isotier_finding_severity sev, const char *file,
-                          const char *field, const char *fmt, ...) ISOTIER_PRINTF(5, 6);
-void isotier_findings_free(isotier_findings *f);
+void isotier__findings_add(isotier_findings *f, isotier_finding_severity sev, const char *file,
+                           const char *field, const char *fmt, ...) ISOTIER_PRINTF(5, 6);
+void isotier__findings_free(isotier_findings *f);
 
 /*
  * Parses one provider document (hostile input: size-capped, every field
  * type-checked). Problems go to findings with file and field; returns 0 when
  * the document yielded an entry, ISOTIER_EDATA when it did not.
  */
-int isotier_provider_parse(isotier_provider *out, const char *json, size_t len, const char *file,
-                           isotier_findings *findings);
-void isotier_provider_clear(isotier_provider *p);
+int isotier__provider_parse(isotier_provider *out, const char *json, size_t len, const char *file,
+                            isotier_findings *findings);
+void isotier__provider_clear(isotier_provider *p);
 
 /*
  * Loads every *.json under dir. Per-file problems become findings (the file is
  * skipped); returns <0 only when dir itself cannot be read.
  */
-int isotier_catalogue_load(isotier_catalogue **out, const char *dir, isotier_findings *findings,
-                           isotier_error *err);
+int isotier__catalogue_load(isotier_catalogue **out, const char *dir, isotier_findings *findings,
+                            isotier_error *err);
 
 /*
  * For the validator only (`isotier catalogue check`): like _load, but a file
@@ -117,8 +117,8 @@ int isotier_catalogue_load(isotier_catalogue **out, const char *dir, isotier_fin
  * are NULL) so every rule can be reported in one run. A file that is not JSON
  * at all is still skipped. Never use the result to decide a tier.
  */
-int isotier_catalogue_load_partial(isotier_catalogue **out, const char *dir,
-                                   isotier_findings *findings, isotier_error *err);
+int isotier__catalogue_load_partial(isotier_catalogue **out, const char *dir,
+                                    isotier_findings *findings, isotier_error *err);
 
 /*
  * The validator's rules over a loaded catalogue: provider source required for
@@ -126,19 +126,19 @@ int isotier_catalogue_load_partial(isotier_catalogue **out, const char *dir,
  * sources within max_age_days (0: the default cadence), ids unique, vocabulary,
  * mechanism consistent with tier. Third-party-only evidence is a warning.
  */
-void isotier_catalogue_validate(const isotier_catalogue *c, const char *today, int max_age_days,
-                                isotier_findings *findings);
+void isotier__catalogue_validate(const isotier_catalogue *c, const char *today, int max_age_days,
+                                 isotier_findings *findings);
 
-const isotier_provider *isotier_catalogue_find(const isotier_catalogue *c, const char *id);
+const isotier_provider *isotier__catalogue_find(const isotier_catalogue *c, const char *id);
 /* The entry whose renamed_from lists old_id (an id that no longer exists). */
-const isotier_provider *isotier_catalogue_find_renamed(const isotier_catalogue *c,
-                                                       const char *old_id);
+const isotier_provider *isotier__catalogue_find_renamed(const isotier_catalogue *c,
+                                                        const char *old_id);
 /*
  * The id an offering has now: id itself when dir holds <id>.json, else the id
  * of the entry whose renamed_from lists it (loading the whole catalogue only
  * then), else id unchanged. Writes into out (>= 65 bytes) and returns out.
  */
-const char *isotier_catalogue_current_id(char *out, size_t len, const char *dir, const char *id);
+const char *isotier__catalogue_current_id(char *out, size_t len, const char *dir, const char *id);
 
 /* The scope vocabulary (FORMAT.md): between whom an offering's boundary holds.
  * "per-sandbox": every sandbox the user creates; "between-tenants": between
@@ -146,15 +146,15 @@ const char *isotier_catalogue_current_id(char *out, size_t len, const char *dir,
  * sandboxes; "between-accounts": between customer accounts only. */
 #define ISOTIER_SCOPES "per-sandbox", "between-tenants", "between-accounts"
 /* Whether s is a word of the scope vocabulary. */
-bool isotier_scope_valid(const char *s);
+bool isotier__scope_valid(const char *s);
 
 /* "current" for NULL; the status otherwise. */
-const char *isotier_provider_status(const isotier_provider *p);
+const char *isotier__provider_status(const isotier_provider *p);
 /* The provider an offering is grouped under: `provider`, else its own id. */
-const char *isotier_provider_group(const isotier_provider *p);
+const char *isotier__provider_group(const isotier_provider *p);
 
 /* The newest provider-published source with a non-empty quote, or NULL. */
-const isotier_source *isotier_provider_best_source(const isotier_provider *p);
+const isotier_source *isotier__provider_best_source(const isotier_provider *p);
 
 /*
  * The claim an observation judges, as one canonical string: what the history
@@ -163,22 +163,22 @@ const isotier_source *isotier_provider_best_source(const isotier_provider *p);
  * claim it judged changed (claim_digest.c says why it is the text itself, not
  * a hash). Malloc'd; NULL when p is NULL or memory runs out.
  */
-char *isotier_claim_digest(const isotier_provider *p);
+char *isotier__claim_digest(const isotier_provider *p);
 
 /* Tier a mechanism can support: the tier it implies, or ISOTIER_UNKNOWN for
  * mechanisms outside the four tiers (webassembly, unknown...). Returns
  * ISOTIER_EINVAL for a name not in the vocabulary. */
-int isotier_mechanism_tier(isotier_tier *out, const char *mechanism);
+int isotier__mechanism_tier(isotier_tier *out, const char *mechanism);
 
-void isotier_catalogue_free(isotier_catalogue *c);
+void isotier__catalogue_free(isotier_catalogue *c);
 
 /* Days since 1970-01-01 of a strict "YYYY-MM-DD" calendar date (1970 or later).
  * Returns 0 or ISOTIER_EINVAL (malformed, or no such day: 2025-02-29). */
-int isotier_date_days(long *out, const char *date);
+int isotier__date_days(long *out, const char *date);
 /* The same for the date part (first 10 bytes) of a date or a stored
  * "YYYY-MM-DDTHH:MM:SSZ" timestamp. */
-int isotier_date_part_days(long *out, const char *date_or_timestamp);
+int isotier__date_part_days(long *out, const char *date_or_timestamp);
 /* Today's UTC date as "YYYY-MM-DD" into buf (>= 11 bytes). */
-void isotier_today(char *buf, size_t len);
+void isotier__today(char *buf, size_t len);
 
 #endif

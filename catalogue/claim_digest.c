@@ -57,7 +57,7 @@ static void field(struct canon *c, const char *s)
 	put(c, s ? s : "", n);
 }
 
-char *isotier_claim_digest(const isotier_provider *p)
+char *isotier__claim_digest(const isotier_provider *p)
 {
 	if (!p)
 		return NULL;

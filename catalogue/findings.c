@@ -3,8 +3,8 @@
 
 #include <string.h>
 
-void isotier_findings_add(isotier_findings *f, isotier_finding_severity sev, const char *file,
-                          const char *field, const char *fmt, ...)
+void isotier__findings_add(isotier_findings *f, isotier_finding_severity sev, const char *file,
+                           const char *field, const char *fmt, ...)
 {
 	/* Count first: a finding lost to out-of-memory must still fail the check. */
 	if (sev == ISOTIER_FINDING_ERROR)
@@ -38,7 +38,7 @@ void isotier_findings_add(isotier_findings *f, isotier_finding_severity sev, con
 	f->n++;
 }
 
-void isotier_findings_free(isotier_findings *f)
+void isotier__findings_free(isotier_findings *f)
 {
 	if (!f)
 		return;

@@ -6,7 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-const isotier_provider *isotier_catalogue_find(const isotier_catalogue *c, const char *id)
+const isotier_provider *isotier__catalogue_find(const isotier_catalogue *c, const char *id)
 {
 	if (!c || !id)
 		return NULL;
@@ -24,8 +24,8 @@ const isotier_provider *isotier_catalogue_find(const isotier_catalogue *c, const
 	return NULL;
 }
 
-const isotier_provider *isotier_catalogue_find_renamed(const isotier_catalogue *c,
-                                                       const char *old_id)
+const isotier_provider *isotier__catalogue_find_renamed(const isotier_catalogue *c,
+                                                        const char *old_id)
 {
 	for (size_t i = 0; c && old_id && i < c->n_providers; i++)
 		for (size_t j = 0; j < c->providers[i].n_renamed_from; j++)
@@ -35,7 +35,7 @@ const isotier_provider *isotier_catalogue_find_renamed(const isotier_catalogue *
 	return NULL;
 }
 
-const char *isotier_catalogue_current_id(char *out, size_t len, const char *dir, const char *id)
+const char *isotier__catalogue_current_id(char *out, size_t len, const char *dir, const char *id)
 {
 	snprintf(out, len, "%s", id ? id : "");
 	if (!dir || !id || !id[0] || strchr(id, '/'))
@@ -48,27 +48,27 @@ const char *isotier_catalogue_current_id(char *out, size_t len, const char *dir,
 	isotier_findings findings = {0};
 	isotier_catalogue *c = NULL;
 	isotier_error err = {0};
-	if (isotier_catalogue_load(&c, dir, &findings, &err) == 0) {
-		const isotier_provider *p = isotier_catalogue_find_renamed(c, id);
+	if (isotier__catalogue_load(&c, dir, &findings, &err) == 0) {
+		const isotier_provider *p = isotier__catalogue_find_renamed(c, id);
 		if (p && p->id)
 			snprintf(out, len, "%s", p->id);
-		isotier_catalogue_free(c);
+		isotier__catalogue_free(c);
 	}
-	isotier_findings_free(&findings);
+	isotier__findings_free(&findings);
 	return out;
 }
 
-const char *isotier_provider_status(const isotier_provider *p)
+const char *isotier__provider_status(const isotier_provider *p)
 {
 	return p && p->status ? p->status : "current";
 }
 
-const char *isotier_provider_group(const isotier_provider *p)
+const char *isotier__provider_group(const isotier_provider *p)
 {
 	return p->provider ? p->provider : p->id ? p->id : "";
 }
 
-const isotier_source *isotier_provider_best_source(const isotier_provider *p)
+const isotier_source *isotier__provider_best_source(const isotier_provider *p)
 {
 	const isotier_source *best = NULL;
 	for (size_t i = 0; p && i < p->n_sources; i++) {

@@ -3,7 +3,7 @@
 
 #include <string.h>
 
-const isotier_mechanism isotier_mechanisms[] = {
+const isotier_mechanism isotier__mechanisms[] = {
     {"firecracker", ISOTIER_MICROVM, "firecracker"},
     {"cloud-hypervisor", ISOTIER_MICROVM, "cloud-hypervisor"},
     {"qemu", ISOTIER_MICROVM, "qemu"},
@@ -20,12 +20,12 @@ const isotier_mechanism isotier_mechanisms[] = {
     {"v8-isolate", ISOTIER_UNKNOWN, NULL},
     {"unknown", ISOTIER_UNKNOWN, NULL},
 };
-const size_t isotier_mechanism_count = sizeof isotier_mechanisms / sizeof *isotier_mechanisms;
+const size_t isotier__mechanism_count = sizeof isotier__mechanisms / sizeof *isotier__mechanisms;
 
-const isotier_mechanism *isotier_mechanism_find(const char *name)
+const isotier_mechanism *isotier__mechanism_find(const char *name)
 {
-	for (size_t i = 0; name && i < isotier_mechanism_count; i++)
-		if (!strcmp(name, isotier_mechanisms[i].name))
-			return &isotier_mechanisms[i];
+	for (size_t i = 0; name && i < isotier__mechanism_count; i++)
+		if (!strcmp(name, isotier__mechanisms[i].name))
+			return &isotier__mechanisms[i];
 	return NULL;
 }

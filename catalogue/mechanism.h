@@ -22,10 +22,10 @@ typedef struct isotier_mechanism {
 	const char *vmm;
 } isotier_mechanism;
 
-extern const isotier_mechanism isotier_mechanisms[];
-extern const size_t isotier_mechanism_count;
+extern const isotier_mechanism isotier__mechanisms[];
+extern const size_t isotier__mechanism_count;
 
 /* The row for an exact name; NULL for NULL or a word not in the vocabulary. */
-const isotier_mechanism *isotier_mechanism_find(const char *name);
+const isotier_mechanism *isotier__mechanism_find(const char *name);
 
 #endif

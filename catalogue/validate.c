@@ -11,9 +11,9 @@
 #include <string.h>
 #include <time.h>
 
-int isotier_mechanism_tier(isotier_tier *out, const char *mechanism)
+int isotier__mechanism_tier(isotier_tier *out, const char *mechanism)
 {
-	const isotier_mechanism *m = isotier_mechanism_find(mechanism);
+	const isotier_mechanism *m = isotier__mechanism_find(mechanism);
 	if (!m)
 		return ISOTIER_EINVAL;
 	*out = m->tier;
@@ -31,7 +31,7 @@ static long days_from_civil(long y, unsigned m, unsigned d)
 	return era * 146097 + (long)doe - 719468;
 }
 
-int isotier_date_days(long *out, const char *date)
+int isotier__date_days(long *out, const char *date)
 {
 	if (!date || strlen(date) != 10 || date[4] != '-' || date[7] != '-')
 		return ISOTIER_EINVAL;
@@ -52,17 +52,17 @@ int isotier_date_days(long *out, const char *date)
 	return 0;
 }
 
-int isotier_date_part_days(long *out, const char *date_or_timestamp)
+int isotier__date_part_days(long *out, const char *date_or_timestamp)
 {
 	char date[11];
 	if (!date_or_timestamp || strnlen(date_or_timestamp, 10) < 10)
 		return ISOTIER_EINVAL;
 	memcpy(date, date_or_timestamp, 10);
 	date[10] = '\0';
-	return isotier_date_days(out, date);
+	return isotier__date_days(out, date);
 }
 
-void isotier_today(char *buf, size_t len)
+void isotier__today(char *buf, size_t len)
 {
 	time_t now = time(NULL);
 	struct tm tm;
@@ -106,15 +106,15 @@ static bool check_date(struct vctx *v, const char *field, const char *date, long
 {
 	if (!date) /* missing or mistyped: already reported by the parser */
 		return false;
-	if (isotier_date_days(days, date) < 0) {
-		isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, field,
-		                     "'%.32s' is not a calendar date (YYYY-MM-DD)",
-		                     date ? date : "");
+	if (isotier__date_days(days, date) < 0) {
+		isotier__findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, field,
+		                      "'%.32s' is not a calendar date (YYYY-MM-DD)",
+		                      date ? date : "");
 		return false;
 	}
 	if (*days > v->today) {
-		isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, field,
-		                     "%s is in the future", date);
+		isotier__findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, field,
+		                      "%s is in the future", date);
 		return false;
 	}
 	return true;
@@ -126,54 +126,54 @@ static void check_mechanism(struct vctx *v, const char *field, const char *mecha
 	isotier_tier supports;
 	if (!mechanism)
 		return;
-	if (isotier_mechanism_tier(&supports, mechanism) < 0) {
-		isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, field,
-		                     "'%.40s' is not a mechanism in the vocabulary (FORMAT.md)",
-		                     mechanism ? mechanism : "");
+	if (isotier__mechanism_tier(&supports, mechanism) < 0) {
+		isotier__findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, field,
+		                      "'%.40s' is not a mechanism in the vocabulary (FORMAT.md)",
+		                      mechanism ? mechanism : "");
 		return;
 	}
 	if (tier != ISOTIER_UNKNOWN && supports != tier)
-		isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, field,
-		                     "mechanism '%s' contradicts tier %s (it supports %s)",
-		                     mechanism, isotier_tier_name(tier),
-		                     isotier_tier_name(supports));
+		isotier__findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, field,
+		                      "mechanism '%s' contradicts tier %s (it supports %s)",
+		                      mechanism, isotier_tier_name(tier),
+		                      isotier_tier_name(supports));
 }
 
 /* Catalogue v2: provider grouping, status and its source, renamed_from. */
 static void validate_offering(struct vctx *v, const isotier_provider *p)
 {
 	if (p->provider && !id_valid(p->provider))
-		isotier_findings_add(
+		isotier__findings_add(
 		    v->findings, ISOTIER_FINDING_ERROR, v->file, "provider",
 		    "'%.64s' is not a provider id (^[a-z0-9][a-z0-9-]*$, at most 64)", p->provider);
 	else if (!p->provider)
-		isotier_findings_add(v->findings, ISOTIER_FINDING_WARNING, v->file, "provider",
-		                     "no provider: the offering is grouped on its own");
+		isotier__findings_add(v->findings, ISOTIER_FINDING_WARNING, v->file, "provider",
+		                      "no provider: the offering is grouped on its own");
 	const char *st = p->status;
 	bool inactive = st && (!strcmp(st, "deprecated") || !strcmp(st, "retired"));
 	if (st && !inactive && strcmp(st, "current"))
-		isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, "status",
-		                     "'%.40s' is not 'current', 'deprecated' or 'retired'", st);
+		isotier__findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, "status",
+		                      "'%.40s' is not 'current', 'deprecated' or 'retired'", st);
 	if (inactive && !p->has_status_source)
-		isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, "status_source",
-		                     "required for status '%s': the provider's words, their date "
-		                     "and URL",
-		                     st);
+		isotier__findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, "status_source",
+		                      "required for status '%s': the provider's words, their date "
+		                      "and URL",
+		                      st);
 	else if (!inactive && p->has_status_source && (!st || !strcmp(st, "current")))
-		isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, "status_source",
-		                     "only a deprecated or retired offering has one");
+		isotier__findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, "status_source",
+		                      "only a deprecated or retired offering has one");
 	if (p->has_status_source) {
 		const isotier_status_source *s = &p->status_source;
 		long days;
 		check_date(v, "status_source.date", s->date, &days);
 		if (s->url && !url_valid(s->url))
-			isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file,
-			                     "status_source.url", "'%.80s' is not an http(s) URL",
-			                     s->url);
+			isotier__findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file,
+			                      "status_source.url", "'%.80s' is not an http(s) URL",
+			                      s->url);
 		if (s->quote && !s->quote[0])
-			isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file,
-			                     "status_source.quote",
-			                     "empty: the provider's own words are required");
+			isotier__findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file,
+			                      "status_source.quote",
+			                      "empty: the provider's own words are required");
 	}
 	for (size_t i = 0; i < p->n_renamed_from; i++) {
 		const char *old = p->renamed_from[i];
@@ -182,15 +182,15 @@ static void validate_offering(struct vctx *v, const isotier_provider *p)
 		if (!old)
 			continue;
 		if (!id_valid(old))
-			isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, field,
-			                     "'%.64s' is not an id", old);
+			isotier__findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, field,
+			                      "'%.64s' is not an id", old);
 		else if (p->id && !strcmp(old, p->id))
-			isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, field,
-			                     "'%s' is this offering's own id", old);
+			isotier__findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, field,
+			                      "'%s' is this offering's own id", old);
 		for (size_t j = 0; j < i; j++)
 			if (p->renamed_from[j] && !strcmp(p->renamed_from[j], old))
-				isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file,
-				                     field, "'%.64s' is listed twice", old);
+				isotier__findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file,
+				                      field, "'%.64s' is listed twice", old);
 	}
 }
 
@@ -204,17 +204,17 @@ static void validate_renames(const isotier_catalogue *c, isotier_findings *findi
 			const char *old = p->renamed_from[k];
 			char field[64];
 			snprintf(field, sizeof field, "renamed_from[%zu]", k);
-			const isotier_provider *now = old ? isotier_catalogue_find(c, old) : NULL;
+			const isotier_provider *now = old ? isotier__catalogue_find(c, old) : NULL;
 			if (now && now != p)
-				isotier_findings_add(findings, ISOTIER_FINDING_ERROR, p->file,
-				                     field, "'%s' is still the id of %s", old,
-				                     now->file);
+				isotier__findings_add(findings, ISOTIER_FINDING_ERROR, p->file,
+				                      field, "'%s' is still the id of %s", old,
+				                      now->file);
 			const isotier_provider *first =
-			    old ? isotier_catalogue_find_renamed(c, old) : NULL;
+			    old ? isotier__catalogue_find_renamed(c, old) : NULL;
 			if (first && first != p)
-				isotier_findings_add(findings, ISOTIER_FINDING_ERROR, p->file,
-				                     field, "'%s' is also renamed_from of %s", old,
-				                     first->file);
+				isotier__findings_add(findings, ISOTIER_FINDING_ERROR, p->file,
+				                      field, "'%s' is also renamed_from of %s", old,
+				                      first->file);
 		}
 	}
 }
@@ -226,28 +226,29 @@ static void validate_provider(struct vctx *v, const isotier_provider *p)
 	if (!p->id) {
 		/* reported by the parser */
 	} else if (!id_valid(p->id)) {
-		isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, "id",
-		                     "'%.64s' does not match ^[a-z0-9][a-z0-9-]*$ (at most 64)",
-		                     p->id);
+		isotier__findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, "id",
+		                      "'%.64s' does not match ^[a-z0-9][a-z0-9-]*$ (at most 64)",
+		                      p->id);
 	} else {
 		const char *base = strrchr(p->file, '/');
 		base = base ? base + 1 : p->file;
 		size_t stem = strlen(base) > 5 ? strlen(base) - 5 : strlen(base);
 		if (strlen(p->id) != stem || strncmp(base, p->id, stem))
-			isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, "id",
-			                     "'%s' does not match the file name '%.80s'", p->id,
-			                     base);
+			isotier__findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, "id",
+			                      "'%s' does not match the file name '%.80s'", p->id,
+			                      base);
 	}
 	if (p->kind && strcmp(p->kind, "remote") && strcmp(p->kind, "local"))
-		isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, "kind",
-		                     "'%.40s' is not 'remote' or 'local'", p->kind);
+		isotier__findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, "kind",
+		                      "'%.40s' is not 'remote' or 'local'", p->kind);
 	/* The link between a backend and its claim is the backend descriptor's
 	 * catalogue_id, one way: a "backend" field is read (older catalogues
 	 * load) and ignored. */
 	if (p->backend)
-		isotier_findings_add(v->findings, ISOTIER_FINDING_WARNING, v->file, "backend",
-		                     "ignored: a backend names its catalogue entry (catalogue_id), "
-		                     "not the other way round");
+		isotier__findings_add(
+		    v->findings, ISOTIER_FINDING_WARNING, v->file, "backend",
+		    "ignored: a backend names its catalogue entry (catalogue_id), "
+		    "not the other way round");
 	check_mechanism(v, "mechanism", p->mechanism, p->tier);
 	long since;
 	check_date(v, "since", p->since, &since);
@@ -258,14 +259,14 @@ static void validate_provider(struct vctx *v, const isotier_provider *p)
 		char field[64];
 		snprintf(field, sizeof field, "sources[%zu].url", i);
 		if (s->url && !url_valid(s->url))
-			isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, field,
-			                     "'%.80s' is not an http(s) URL", s->url);
+			isotier__findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, field,
+			                      "'%.80s' is not an http(s) URL", s->url);
 		bool is_provider = s->publisher && !strcmp(s->publisher, "provider");
 		if (s->publisher && !is_provider && strcmp(s->publisher, "third-party")) {
 			snprintf(field, sizeof field, "sources[%zu].publisher", i);
-			isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, field,
-			                     "'%.40s' is not 'provider' or 'third-party'",
-			                     s->publisher);
+			isotier__findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, field,
+			                      "'%.40s' is not 'provider' or 'third-party'",
+			                      s->publisher);
 		}
 		long days;
 		snprintf(field, sizeof field, "sources[%zu].published", i);
@@ -275,30 +276,30 @@ static void validate_provider(struct vctx *v, const isotier_provider *p)
 		bool fresh = false;
 		if (check_date(v, field, s->retrieved, &days)) {
 			if (v->today - days > v->max_age)
-				isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file,
-				                     field,
-				                     "retrieved %s, %ld days ago: older than the "
-				                     "maximum age of %d days; re-verify the source",
-				                     s->retrieved, v->today - days, v->max_age);
+				isotier__findings_add(
+				    v->findings, ISOTIER_FINDING_ERROR, v->file, field,
+				    "retrieved %s, %ld days ago: older than the "
+				    "maximum age of %d days; re-verify the source",
+				    s->retrieved, v->today - days, v->max_age);
 			else
 				fresh = true;
 		}
 		bool quoted = s->quote && s->quote[0];
 		if (s->quote && !quoted) {
 			snprintf(field, sizeof field, "sources[%zu].quote", i);
-			isotier_findings_add(v->findings, ISOTIER_FINDING_WARNING, v->file, field,
-			                     "empty quote: this source cannot be re-verified");
+			isotier__findings_add(v->findings, ISOTIER_FINDING_WARNING, v->file, field,
+			                      "empty quote: this source cannot be re-verified");
 		}
 		any_provider |= is_provider;
 		provider_evidence |= is_provider && quoted && fresh;
 	}
 	if (p->tier != ISOTIER_UNKNOWN && !provider_evidence)
-		isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, "sources",
-		                     "tier %s needs a source with publisher 'provider', a quote, "
-		                     "retrieved within %d days",
-		                     isotier_tier_name(p->tier), v->max_age);
+		isotier__findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file, "sources",
+		                      "tier %s needs a source with publisher 'provider', a quote, "
+		                      "retrieved within %d days",
+		                      isotier_tier_name(p->tier), v->max_age);
 	else if (p->n_sources && !any_provider)
-		isotier_findings_add(
+		isotier__findings_add(
 		    v->findings, ISOTIER_FINDING_WARNING, v->file, "sources",
 		    "third-party-only evidence: it cannot lift the tier above UNKNOWN");
 
@@ -312,27 +313,27 @@ static void validate_provider(struct vctx *v, const isotier_provider *p)
 		long until;
 		if (check_date(v, field, h->until, &until)) {
 			if (i > 0 && prev_until && until > prev_until)
-				isotier_findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file,
-				                     field, "history is not newest first");
+				isotier__findings_add(v->findings, ISOTIER_FINDING_ERROR, v->file,
+				                      field, "history is not newest first");
 			prev_until = until;
 		}
 	}
 }
 
-void isotier_catalogue_validate(const isotier_catalogue *c, const char *today, int max_age_days,
-                                isotier_findings *findings)
+void isotier__catalogue_validate(const isotier_catalogue *c, const char *today, int max_age_days,
+                                 isotier_findings *findings)
 {
 	char now[16];
 	if (!today) {
-		isotier_today(now, sizeof now);
+		isotier__today(now, sizeof now);
 		today = now;
 	}
 	struct vctx v = {.findings = findings,
 	                 .max_age =
 	                     max_age_days > 0 ? max_age_days : ISOTIER_DEFAULT_MAX_SOURCE_AGE_DAYS};
-	if (isotier_date_days(&v.today, today) < 0) {
-		isotier_findings_add(findings, ISOTIER_FINDING_ERROR, c->dir, "",
-		                     "today '%.32s' is not a calendar date", today);
+	if (isotier__date_days(&v.today, today) < 0) {
+		isotier__findings_add(findings, ISOTIER_FINDING_ERROR, c->dir, "",
+		                      "today '%.32s' is not a calendar date", today);
 		return;
 	}
 	for (size_t i = 0; i < c->n_providers; i++) {
@@ -344,15 +345,15 @@ void isotier_catalogue_validate(const isotier_catalogue *c, const char *today, i
 			continue;
 		for (size_t j = i;
 		     j > 0 && c->providers[j - 1].id && !strcmp(c->providers[j - 1].id, p->id); j--)
-			isotier_findings_add(findings, ISOTIER_FINDING_ERROR, p->file, "id",
-			                     "'%s' is also the id of %s", p->id,
-			                     c->providers[j - 1].file);
+			isotier__findings_add(findings, ISOTIER_FINDING_ERROR, p->file, "id",
+			                      "'%s' is also the id of %s", p->id,
+			                      c->providers[j - 1].file);
 		for (size_t j = i + 1;
 		     j < c->n_providers && c->providers[j].id && !strcmp(c->providers[j].id, p->id);
 		     j++)
-			isotier_findings_add(findings, ISOTIER_FINDING_ERROR, p->file, "id",
-			                     "'%s' is also the id of %s", p->id,
-			                     c->providers[j].file);
+			isotier__findings_add(findings, ISOTIER_FINDING_ERROR, p->file, "id",
+			                      "'%s' is also the id of %s", p->id,
+			                      c->providers[j].file);
 	}
 	validate_renames(c, findings);
 }

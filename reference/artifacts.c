@@ -121,16 +121,16 @@ static int write_file(int dir, const char *leaf, const unsigned char *data, size
 	return close(fd);
 }
 
-int isotier_untar(const unsigned char *tar, size_t len, const char *dest,
-                  isotier_untar_stats *stats, isotier_error *err)
+int isotier__untar(const unsigned char *tar, size_t len, const char *dest,
+                   isotier_untar_stats *stats, isotier_error *err)
 {
 	isotier_untar_stats st = {0};
 	if (len > ISOTIER_UNTAR_MAX_BYTES)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "archive: %zu bytes, more than %u",
-		                         len, ISOTIER_UNTAR_MAX_BYTES);
+		return isotier__error_set(err, ISOTIER_EDATA, 0, "archive: %zu bytes, more than %u",
+		                          len, ISOTIER_UNTAR_MAX_BYTES);
 	cleanup_close int root = open(dest, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0)
-		return isotier_error_set(err, ISOTIER_EIO, errno, "open %s", dest);
+		return isotier__error_set(err, ISOTIER_EIO, errno, "open %s", dest);
 	int rc = 0;
 	size_t off = 0, entry = 0;
 	while (rc == 0 && off + TAR_BLOCK <= len) {
@@ -142,14 +142,15 @@ int isotier_untar(const unsigned char *tar, size_t len, const char *dest,
 			break; /* the end-of-archive blocks */
 		entry++;
 		if (!tar_checksum_ok(h)) {
-			rc = isotier_error_set(err, ISOTIER_EDATA, 0,
-			                       "archive entry %zu: bad header checksum", entry);
+			rc = isotier__error_set(err, ISOTIER_EDATA, 0,
+			                        "archive entry %zu: bad header checksum", entry);
 			break;
 		}
 		long long size = tar_number(h + 124, 12);
 		size_t data_blocks = size >= 0 ? ((size_t)size + TAR_BLOCK - 1) / TAR_BLOCK : 0;
 		if (size < 0 || off + TAR_BLOCK + data_blocks * TAR_BLOCK > len) {
-			rc = isotier_error_set(err, ISOTIER_EDATA, 0,
+			rc =
+			    isotier__error_set(err, ISOTIER_EDATA, 0,
 			                       "archive entry %zu: size beyond the archive", entry);
 			break;
 		}
@@ -169,15 +170,15 @@ int isotier_untar(const unsigned char *tar, size_t len, const char *dest,
 			continue;
 		}
 		if (st.files + st.dirs >= ISOTIER_UNTAR_MAX_FILES) {
-			rc = isotier_error_set(err, ISOTIER_EDATA, 0,
-			                       "archive: more than %d entries",
-			                       ISOTIER_UNTAR_MAX_FILES);
+			rc = isotier__error_set(err, ISOTIER_EDATA, 0,
+			                        "archive: more than %d entries",
+			                        ISOTIER_UNTAR_MAX_FILES);
 			break;
 		}
 		int dir = open_dirs(root, parts, type == '5' ? n : n - 1);
 		if (dir < 0) {
-			rc = isotier_error_set(err, ISOTIER_EIO, errno,
-			                       "archive entry %zu: directory", entry);
+			rc = isotier__error_set(err, ISOTIER_EIO, errno,
+			                        "archive entry %zu: directory", entry);
 			break;
 		}
 		if (type == '5')
@@ -212,13 +213,14 @@ static ssize_t decode_lines(unsigned char **out, const char *text, size_t len)
 	for (size_t i = 0; i < len; i++)
 		if (text[i] != '\n' && text[i] != '\r')
 			compact[n++] = text[i];
-	ssize_t got = isotier_base64_decode(*out, compact, n);
+	ssize_t got = isotier__base64_decode(*out, compact, n);
 	free(compact);
 	return got;
 }
 
-int isotier_fetch_by_exec(const isotier_backend *b, void *state, const char *guest_dir,
-                          const char *host_dir, const isotier_exec_request *how, isotier_error *err)
+int isotier__fetch_by_exec(const isotier_backend *b, void *state, const char *guest_dir,
+                           const char *host_dir, const isotier_exec_request *how,
+                           isotier_error *err)
 {
 	/* The directory is the last argument, so a backend maps it to where it
 	 * really is inside (backend_remote.h) like any path under the guest dir. */
@@ -229,22 +231,22 @@ int isotier_fetch_by_exec(const isotier_backend *b, void *state, const char *gue
 	                            .cancel_fd = how ? how->cancel_fd : -1};
 	isotier_collected got = {.max_out = FETCH_MAX_OUTPUT};
 	int status = -1;
-	int rc = isotier_exec_collect(&got, b, state, &req, &status, err);
+	int rc = isotier__exec_collect(&got, b, state, &req, &status, err);
 	cleanup_free char *text = got.out;
 	if (rc < 0)
-		return isotier_error_prefix(err, "fetch %s", guest_dir);
+		return isotier__error_prefix(err, "fetch %s", guest_dir);
 	if (status != 0) {
 		got.err[strcspn(got.err, "\n")] = '\0';
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "fetch %s: tar exited %d%s%.160s",
-		                         guest_dir, status, got.err[0] ? ": " : "", got.err);
+		return isotier__error_set(err, ISOTIER_EDATA, 0, "fetch %s: tar exited %d%s%.160s",
+		                          guest_dir, status, got.err[0] ? ": " : "", got.err);
 	}
 	if (got.out_over)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "fetch %s: more than %u bytes",
-		                         guest_dir, ISOTIER_UNTAR_MAX_BYTES);
+		return isotier__error_set(err, ISOTIER_EDATA, 0, "fetch %s: more than %u bytes",
+		                          guest_dir, ISOTIER_UNTAR_MAX_BYTES);
 	cleanup_free unsigned char *tar = NULL;
 	ssize_t n = decode_lines(&tar, text ? text : "", got.out_len);
 	if (n < 0)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "fetch %s: not base64", guest_dir);
-	rc = isotier_untar(tar, (size_t)n, host_dir, NULL, err);
-	return rc < 0 ? isotier_error_prefix(err, "fetch %s", guest_dir) : 0;
+		return isotier__error_set(err, ISOTIER_EDATA, 0, "fetch %s: not base64", guest_dir);
+	rc = isotier__untar(tar, (size_t)n, host_dir, NULL, err);
+	return rc < 0 ? isotier__error_prefix(err, "fetch %s", guest_dir) : 0;
 }

@@ -33,16 +33,16 @@ typedef struct isotier_untar_stats {
  * directory dest. 0, or ISOTIER_EDATA naming the entry (what was unpacked
  * before it stays), ISOTIER_EIO.
  */
-int isotier_untar(const unsigned char *tar, size_t len, const char *dest,
-                  isotier_untar_stats *stats, isotier_error *err);
+int isotier__untar(const unsigned char *tar, size_t len, const char *dest,
+                   isotier_untar_stats *stats, isotier_error *err);
 
 /*
  * A backend's fetch() for any backend whose sandbox has sh, tar and base64:
  * guest_dir's contents (a path as seen inside, ISOTIER_GUEST_DIR...) into
  * host_dir through b->exec. req supplies the timeout and cancel_fd.
  */
-int isotier_fetch_by_exec(const isotier_backend *b, void *state, const char *guest_dir,
-                          const char *host_dir, const isotier_exec_request *req,
-                          isotier_error *err);
+int isotier__fetch_by_exec(const isotier_backend *b, void *state, const char *guest_dir,
+                           const char *host_dir, const isotier_exec_request *req,
+                           isotier_error *err);
 
 #endif

@@ -32,12 +32,12 @@ int attest_snp_parse(attest_snp_report *r, const uint8_t *b, size_t len, isotier
 {
 	memset(r, 0, sizeof *r);
 	if (len != ATTEST_SNP_REPORT_LEN)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "SNP report: %zu bytes, not %d",
-		                         len, ATTEST_SNP_REPORT_LEN);
+		return isotier__error_set(err, ISOTIER_EDATA, 0, "SNP report: %zu bytes, not %d",
+		                          len, ATTEST_SNP_REPORT_LEN);
 	r->version = le32(b + 0x00);
 	if (r->version < 2 || r->version > 5)
-		return isotier_error_set(err, ISOTIER_EDATA, 0,
-		                         "SNP report.version: %u, not 2 to 5", r->version);
+		return isotier__error_set(err, ISOTIER_EDATA, 0,
+		                          "SNP report.version: %u, not 2 to 5", r->version);
 	r->guest_svn = le32(b + 0x04);
 	r->policy = le64(b + 0x08);
 	memcpy(r->family_id, b + 0x10, 16);
@@ -66,15 +66,15 @@ int attest_snp_parse(attest_snp_report *r, const uint8_t *b, size_t len, isotier
 	memcpy(r->sig_r, b + 0x2A0, 72);
 	memcpy(r->sig_s, b + 0x2A0 + 72, 72);
 	if (r->sig_algo != 1)
-		return isotier_error_set(
+		return isotier__error_set(
 		    err, ISOTIER_EDATA, 0,
 		    "SNP report.signature_algo: %u, not 1 (ECDSA P-384 SHA-384)", r->sig_algo);
 	/* Bits 2-4: which key signed. Only the VCEK chains to the ARK alone;
 	 * a VLEK needs a per-cloud endorsement this verifier does not pin. */
 	if ((r->flags >> 2 & 7) != 0)
-		return isotier_error_set(err, ISOTIER_EDATA, 0,
-		                         "SNP report.signing_key: %u, not the VCEK (0)",
-		                         r->flags >> 2 & 7);
+		return isotier__error_set(err, ISOTIER_EDATA, 0,
+		                          "SNP report.signing_key: %u, not the VCEK (0)",
+		                          r->flags >> 2 & 7);
 	return 0;
 }
 
@@ -111,7 +111,7 @@ static X509 *cert_from_file(const char *path)
 	cleanup_free char *data = NULL;
 	size_t len = 0;
 	isotier_error e = {0};
-	if (isotier_read_file(&data, &len, path, ATTEST_MAX_CERT, &e) < 0)
+	if (isotier__read_file(&data, &len, path, ATTEST_MAX_CERT, &e) < 0)
 		return NULL;
 	return cert_from_bytes((const uint8_t *)data, len);
 }
@@ -286,7 +286,7 @@ static bool signature_ok(X509 *vcek, const attest_snp_report *r, const uint8_t *
 static int fail(attest_verdict *v, isotier_error *err, const char *fmt, const char *a)
 {
 	snprintf(v->detail, sizeof v->detail, fmt, a);
-	return isotier_error_set(err, ISOTIER_EDATA, 0, "%s", v->detail);
+	return isotier__error_set(err, ISOTIER_EDATA, 0, "%s", v->detail);
 }
 
 int attest_snp_verify(attest_verdict *v, const attest_snp_report *r, const uint8_t *raw,

@@ -56,7 +56,7 @@ static uint32_t le32(const uint8_t *p)
 static int refuse(attest_verdict *v, isotier_error *err, const char *what)
 {
 	snprintf(v->detail, sizeof v->detail, "%.390s", what);
-	return isotier_error_set(err, ISOTIER_EDATA, 0, "%s", what);
+	return isotier__error_set(err, ISOTIER_EDATA, 0, "%s", what);
 }
 
 /* The parts of a quote v4, every pointer inside it. */
@@ -171,7 +171,7 @@ static X509 *pck_leaf(const struct tdx_quote *t, const char *roots, time_t now, 
 	BIO *rb = NULL, *cb = BIO_new_mem_buf(t->chain, (int)t->chain_len);
 	X509 *root = NULL, *leaf = NULL, *x;
 	STACK_OF(X509) *inter = sk_X509_new_null();
-	if (isotier_read_file(&root_pem, &root_len, path, ATTEST_MAX_CERT, &e) == 0 &&
+	if (isotier__read_file(&root_pem, &root_len, path, ATTEST_MAX_CERT, &e) == 0 &&
 	    (rb = BIO_new_mem_buf(root_pem, (int)root_len)))
 		root = PEM_read_bio_X509(rb, NULL, NULL, NULL);
 	BIO_free(rb);

@@ -36,8 +36,8 @@ const char *attest_default_roots_dir(void)
 	const char *env = getenv("ISOTIER_ATTEST_ROOTS");
 	if (env && *env)
 		return env;
-	isotier_default_data_path(dir, sizeof dir, "share/isotier/catalogue/roots",
-	                          "catalogue/roots");
+	isotier__default_data_path(dir, sizeof dir, "share/isotier/catalogue/roots",
+	                           "catalogue/roots");
 	return dir;
 }
 
@@ -75,9 +75,9 @@ int attest_policy_from_env(attest_policy *p, uint8_t mbuf[ATTEST_SNP_MEASURE_LEN
 		char *end;
 		unsigned long n = strtoul(v, &end, 10);
 		if (*end || n > 3)
-			return isotier_error_set(err, ISOTIER_EINVAL, 0,
-			                         "ISOTIER_ATTEST_MAX_VMPL: \"%.20s\", not 0 to 3",
-			                         v);
+			return isotier__error_set(err, ISOTIER_EINVAL, 0,
+			                          "ISOTIER_ATTEST_MAX_VMPL: \"%.20s\", not 0 to 3",
+			                          v);
 		p->max_vmpl = (unsigned)n;
 	}
 	if ((v = getenv("ISOTIER_ATTEST_MIN_TCB")) && *v) {
@@ -85,10 +85,10 @@ int attest_policy_from_env(attest_policy *p, uint8_t mbuf[ATTEST_SNP_MEASURE_LEN
 		char tail;
 		if (sscanf(v, "%u.%u.%u.%u%c", &a, &b, &c, &d, &tail) != 4 || a > 255 || b > 255 ||
 		    c > 255 || d > 255)
-			return isotier_error_set(err, ISOTIER_EINVAL, 0,
-			                         "ISOTIER_ATTEST_MIN_TCB: \"%.40s\", not "
-			                         "bootloader.tee.snp.microcode",
-			                         v);
+			return isotier__error_set(err, ISOTIER_EINVAL, 0,
+			                          "ISOTIER_ATTEST_MIN_TCB: \"%.40s\", not "
+			                          "bootloader.tee.snp.microcode",
+			                          v);
 		p->has_min_tcb = true;
 		p->min_tcb = (attest_snp_tcb){.boot_loader = (uint8_t)a,
 		                              .tee = (uint8_t)b,
@@ -99,7 +99,7 @@ int attest_policy_from_env(attest_policy *p, uint8_t mbuf[ATTEST_SNP_MEASURE_LEN
 		size_t n = 0;
 		if (hex_decode(mbuf, ATTEST_SNP_MEASURE_LEN, &n, v) < 0 ||
 		    n != ATTEST_SNP_MEASURE_LEN)
-			return isotier_error_set(
+			return isotier__error_set(
 			    err, ISOTIER_EINVAL, 0,
 			    "ISOTIER_ATTEST_MEASUREMENT: not 96 lowercase hex digits");
 		p->measurement = mbuf;
@@ -125,7 +125,8 @@ int attest_binding(uint8_t out[ATTEST_DATA_LEN], const char *nonce, const uint8_
 	          EVP_DigestFinal_ex(md, out, &n2) == 1 && n1 == 64 && n2 == 64;
 	EVP_MD_CTX_free(md);
 	return ok ? 0
-	          : isotier_error_set(err, ISOTIER_ERROR, 0, "attestation binding: SHA-512 failed");
+	          : isotier__error_set(err, ISOTIER_ERROR, 0,
+	                               "attestation binding: SHA-512 failed");
 }
 
 static void hex_text(char *out, const uint8_t *p, size_t n)
@@ -137,7 +138,7 @@ static void hex_text(char *out, const uint8_t *p, size_t n)
 static int refuse(attest_verdict *v, isotier_error *err, const char *what)
 {
 	snprintf(v->detail, sizeof v->detail, "%.390s", what);
-	return isotier_error_set(err, ISOTIER_EDATA, 0, "%s", what);
+	return isotier__error_set(err, ISOTIER_EDATA, 0, "%s", what);
 }
 
 static bool tcb_below(attest_snp_tcb have, attest_snp_tcb min)
@@ -254,9 +255,9 @@ static int blob_of(uint8_t **out, size_t *n, const cJSON *o, const char *key, si
 	    hex_decode(*out, max, n, s->valuestring) < 0) {
 		free(*out);
 		*out = NULL;
-		return isotier_error_set(err, ISOTIER_EDATA, 0,
-		                         "attestation.%s: not lowercase hex of at most %zu bytes",
-		                         key, max);
+		return isotier__error_set(err, ISOTIER_EDATA, 0,
+		                          "attestation.%s: not lowercase hex of at most %zu bytes",
+		                          key, max);
 	}
 	return 0;
 }
@@ -273,13 +274,13 @@ int attest_output_parse(attest_output *o, const char *out, size_t len, const cha
 	size_t body_len = (size_t)(mark - 1 - out);
 	cleanup_free char *body = malloc(body_len + 3);
 	if (!body)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "attestation: out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "attestation: out of memory");
 	memcpy(body, out, body_len);
 	memcpy(body + body_len, "\n}\n", 3);
 	body_len += 3;
 	/* The member must be the document's last, at its top level: the body
 	 * alone must be a whole document, and nothing but "}" may follow. */
-	cJSON *bdoc = isotier_json_parse(body, body_len, "attestation: the report it covers", err);
+	cJSON *bdoc = isotier__json_parse(body, body_len, "attestation: the report it covers", err);
 	if (!bdoc)
 		return err->code;
 	bool obj = cJSON_IsObject(bdoc);
@@ -294,19 +295,19 @@ int attest_output_parse(attest_output *o, const char *out, size_t len, const cha
 			tail_ok = false;
 	if (!obj || !a || !cJSON_IsObject(a) || tail_ok != 2) {
 		cJSON_Delete(a);
-		return isotier_error_set(err, ISOTIER_EDATA, 0,
-		                         "attestation: not the report's last top-level member");
+		return isotier__error_set(err, ISOTIER_EDATA, 0,
+		                          "attestation: not the report's last top-level member");
 	}
 	const cJSON *st = cJSON_GetObjectItemCaseSensitive(a, "status");
 	const cJSON *why = cJSON_GetObjectItemCaseSensitive(a, "why");
 	const cJSON *prov = cJSON_GetObjectItemCaseSensitive(a, "provider");
 	int rc = 0;
 	if (!cJSON_IsString(st) || strlen(st->valuestring) >= sizeof o->status)
-		rc = isotier_error_set(err, ISOTIER_EDATA, 0,
-		                       "attestation.status: missing or too long");
+		rc = isotier__error_set(err, ISOTIER_EDATA, 0,
+		                        "attestation.status: missing or too long");
 	else if (prov && (!cJSON_IsString(prov) || strlen(prov->valuestring) >= sizeof o->provider))
-		rc = isotier_error_set(err, ISOTIER_EDATA, 0,
-		                       "attestation.provider: not a short string");
+		rc = isotier__error_set(err, ISOTIER_EDATA, 0,
+		                        "attestation.provider: not a short string");
 	if (rc == 0) {
 		snprintf(o->status, sizeof o->status, "%s", st->valuestring);
 		snprintf(o->provider, sizeof o->provider, "%s", prov ? prov->valuestring : "");

@@ -29,7 +29,7 @@ static cJSON *event_json(const isotier_event *ev, const char *at)
 
 static int append_line(const char *path, const char *line, isotier_error *err)
 {
-	cleanup_close int fd = isotier_open_append(path, "audit log", err);
+	cleanup_close int fd = isotier__open_append(path, "audit log", err);
 	if (fd < 0)
 		return fd;
 	size_t len = strlen(line), off = 0;
@@ -40,13 +40,13 @@ static int append_line(const char *path, const char *line, isotier_error *err)
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return isotier_error_set(err, ISOTIER_EIO, errno, "write audit log %s",
-			                         path);
+			return isotier__error_set(err, ISOTIER_EIO, errno, "write audit log %s",
+			                          path);
 		}
 		off += (size_t)n;
 	}
 	if (fsync(fd) < 0)
-		return isotier_error_set(err, ISOTIER_EIO, errno, "fsync audit log %s", path);
+		return isotier__error_set(err, ISOTIER_EIO, errno, "fsync audit log %s", path);
 	return 0;
 }
 
@@ -56,9 +56,9 @@ static int store_event(isotier_telemetry *t, const isotier_event *ev, const char
 	/* One connection for every event of a sandbox: opening (and checking
 	 * the schema) once, not per create, exec and destroy. */
 	int rc;
-	if (!t->db && (rc = isotier_history_open(&t->db, t->db_path, 0, err)) < 0)
+	if (!t->db && (rc = isotier__history_open(&t->db, t->db_path, 0, err)) < 0)
 		return rc;
-	return isotier_history_add_audit_event(
+	return isotier__history_add_audit_event(
 	    t->db,
 	    &(isotier_audit_row){.at = at,
 	                         .event = ev->event,
@@ -73,31 +73,31 @@ static int store_event(isotier_telemetry *t, const isotier_event *ev, const char
 	    err);
 }
 
-void isotier_telemetry_close(isotier_telemetry *t)
+void isotier__telemetry_close(isotier_telemetry *t)
 {
-	isotier_history_close(t->db);
+	isotier__history_close(t->db);
 	t->db = NULL;
 }
 
-int isotier_audit_emit(isotier_telemetry *t, const isotier_event *ev, isotier_error *err)
+int isotier__audit_emit(isotier_telemetry *t, const isotier_event *ev, isotier_error *err)
 {
 	if (!t->audit_log && !t->db_path)
 		return 0;
 	char at[32];
-	isotier_utc_now(at, sizeof at);
+	isotier__utc_now(at, sizeof at);
 	cJSON *o = event_json(ev, at);
-	char *line = o ? isotier_json_print(o, false) : NULL;
+	char *line = o ? isotier__json_print(o, false) : NULL;
 	cJSON_Delete(o);
 	if (!line)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "audit event: out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "audit event: out of memory");
 	int rc = 0;
 	if (t->audit_log) {
 		size_t n = strlen(line);
 		char *nl = malloc(n + 2);
 		if (!nl) {
 			free(line);
-			return isotier_error_set(err, ISOTIER_ENOMEM, 0,
-			                         "audit event: out of memory");
+			return isotier__error_set(err, ISOTIER_ENOMEM, 0,
+			                          "audit event: out of memory");
 		}
 		memcpy(nl, line, n);
 		nl[n] = '\n';

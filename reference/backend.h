@@ -49,7 +49,7 @@
  *   with the sandbox's id and `rm -f`'d on every path. The CLI passes our
  *   fds through; stdin only when stdin_fd >= 0 (-i).
  * - crun and podman on hybrid cgroups run in a private mount namespace
- *   without the cgroup2 mount (isotier_cgroup_hybrid, backend_util.h).
+ *   without the cgroup2 mount (isotier__cgroup_hybrid, backend_util.h).
  * - nspawn: a temp dir holding the container's root (an empty /usr, the
  *   host's top-level dirs bound read-only); systemd-nspawn --register=no
  *   --keep-unit runs as PID 1 of a PID namespace of its own (unshare), so
@@ -77,7 +77,7 @@ typedef struct isotier_backend_spec {
 	                     dir, /proc, /dev, /tmp (and /sys read-only) instead of the host view */
 	int cancel_fd;    /* readable: cancel (see above); <= 0: none; kept, not owned */
 	int64_t
-	    deadline_ms; /* isotier_now_ms() clock: no request or command outlives it; 0: none */
+	    deadline_ms; /* isotier__now_ms() clock: no request or command outlives it; 0: none */
 } isotier_backend_spec;
 
 typedef struct isotier_exec_request {
@@ -88,7 +88,7 @@ typedef struct isotier_exec_request {
 	int timeout_s;           /* 0: the spec's */
 	int cancel_fd;           /* readable: cancel; <= 0: the spec's */
 	/* Set only for a backend whose descriptor says delivers_output (see
-	 * there; isotier_exec_stream decides): the output goes to it, stream 1
+	 * there; isotier__exec_stream decides): the output goes to it, stream 1
 	 * stdout and 2 stderr, instead of stdout_fd and stderr_fd. */
 	isotier_output_fn on_output;
 	void *output_data;
@@ -105,7 +105,7 @@ typedef struct isotier_backend_setting {
 /*
  * The descriptor: everything about a backend, once (libgit2's
  * git_odb_backend is the model). A new local backend is one file defining
- * `const isotier_backend isotier_backend_<name>` plus one line in
+ * `const isotier_backend isotier__backend_<name>` plus one line in
  * backends.c's ISOTIER_BACKENDS list; test_backends checks every entry.
  */
 #define ISOTIER_BACKEND_VERSION 1
@@ -119,7 +119,7 @@ typedef struct isotier_backend {
 	/* A variant that shares another backend's claim (bwrap-nonet shares
 	 * bwrap's) names that backend here; without it the registry refuses two
 	 * descriptors linking one catalogue entry, since a claim found from its
-	 * entry (isotier_backend_for_claim) would silently be the first's. */
+	 * entry (isotier__backend_for_claim) would silently be the first's. */
 	const char *shares_claim_with;
 	const char *description;
 	/* Every environment variable it reads, {NULL}-terminated; NULL: none. */
@@ -134,7 +134,7 @@ typedef struct isotier_backend {
 	bool remote;
 	/* exec() hands output to req->on_output itself when it is set (the
 	 * bytes of a provider's HTTP stream, no descriptor in between); without
-	 * it isotier_exec_stream gives exec() pipes and reads them. */
+	 * it isotier__exec_stream gives exec() pipes and reads them. */
 	bool delivers_output;
 	/* 1 when usable here, 0 (and why) when not. Touches nothing. */
 	int (*available)(char *why, size_t why_len);
@@ -154,7 +154,7 @@ typedef struct isotier_backend {
 	/* Optional: brings guest_dir (a path as seen inside) back into the
 	 * existing host_dir after exec(), the explicit artifact step of a
 	 * backend that shares no directory with the host (artifacts.h;
-	 * isotier_fetch_by_exec serves any backend whose sandbox has sh, tar and
+	 * isotier__fetch_by_exec serves any backend whose sandbox has sh, tar and
 	 * base64). NULL: spec.capture_dir is shared, nothing to fetch. req gives
 	 * the timeout and cancel_fd (its argv and fds are ignored). */
 	int (*fetch)(const struct isotier_backend *self, void *state, const char *guest_dir,
@@ -168,26 +168,26 @@ typedef struct isotier_backend {
 } isotier_backend;
 
 /* The registry (backends.c); test_backends holds every entry to
- * isotier_backend_check. */
-const isotier_backend *isotier_backend_lookup(const char *name);
+ * isotier__backend_check. */
+const isotier_backend *isotier__backend_lookup(const char *name);
 /* The backend whose descriptor links the catalogue entry catalogue_id (the
  * link is one way: only descriptors name entries); NULL when none does. */
-const isotier_backend *isotier_backend_for_claim(const char *catalogue_id);
-size_t isotier_backend_count(void);
-const isotier_backend *isotier_backend_at(size_t index);
+const isotier_backend *isotier__backend_for_claim(const char *catalogue_id);
+size_t isotier__backend_count(void);
+const isotier_backend *isotier__backend_at(size_t index);
 /* 0 when b is a descriptor this library can drive: a known version, a name
  * of [a-z0-9-], the four operations, release() for a remote backend, and
  * settings whose names are environment variable names; else ISOTIER_EINVAL
  * with why. */
-int isotier_backend_check(const isotier_backend *b, char *why, size_t why_len);
-/* 0 when every descriptor of list passes isotier_backend_check, no name is
+int isotier__backend_check(const isotier_backend *b, char *why, size_t why_len);
+/* 0 when every descriptor of list passes isotier__backend_check, no name is
  * used twice and no catalogue entry is linked twice unless the later
  * descriptor says it shares the earlier one's claim (shares_claim_with
  * naming a backend before it in list with the same catalogue_id); else
  * ISOTIER_EINVAL with why. test_backends holds the registry to it. */
-int isotier_backend_list_check(const isotier_backend *const *list, size_t n, char *why,
-                               size_t why_len);
-/* isotier_backend_list_check over the registry. */
-int isotier_backend_registry_check(char *why, size_t why_len);
+int isotier__backend_list_check(const isotier_backend *const *list, size_t n, char *why,
+                                size_t why_len);
+/* isotier__backend_list_check over the registry. */
+int isotier__backend_registry_check(char *why, size_t why_len);
 
 #endif

@@ -62,14 +62,14 @@ typedef struct bwrap_state {
 static int bwrap_available(char *why, size_t why_len)
 {
 	char path[4096];
-	if (isotier_find_program(path, sizeof path, "bwrap") != 0) {
+	if (isotier__find_program(path, sizeof path, "bwrap") != 0) {
 		snprintf(why, why_len, "bwrap not found in PATH");
 		return 0;
 	}
 	if (geteuid() != 0) {
 		cleanup_free char *max = NULL;
-		if (isotier_read_file(&max, NULL, "/proc/sys/user/max_user_namespaces", 64, NULL) ==
-		        0 &&
+		if (isotier__read_file(&max, NULL, "/proc/sys/user/max_user_namespaces", 64,
+		                       NULL) == 0 &&
 		    atoi(max) == 0) {
 			snprintf(why, why_len,
 			         "user namespaces are disabled (user.max_user_namespaces=0)");
@@ -85,8 +85,8 @@ static void bwrap_destroy(void *p)
 	bwrap_state *s = p;
 	if (!s)
 		return;
-	isotier_root_entries_free(s->entries, s->n_entries);
-	isotier_spec_copy_clear(&s->spec);
+	isotier__root_entries_free(s->entries, s->n_entries);
+	isotier__spec_copy_clear(&s->spec);
 	free(s);
 }
 
@@ -96,18 +96,18 @@ static int variant_provision(void **out, const bwrap_variant *v, const isotier_b
 	*out = NULL;
 	char why[256];
 	if (!bwrap_available(why, sizeof why))
-		return isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0, "bwrap: %s", why);
+		return isotier__error_set(err, ISOTIER_EUNAVAILABLE, 0, "bwrap: %s", why);
 	bwrap_state *s = calloc(1, sizeof *s);
 	if (!s)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "bwrap: out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "bwrap: out of memory");
 	s->v = v;
-	int rc = isotier_spec_copy_init(&s->spec, spec, err);
+	int rc = isotier__spec_copy_init(&s->spec, spec, err);
 	if (!rc && !s->spec.minimal_root)
-		rc = isotier_root_entries(&s->entries, &s->n_entries,
-		                          s->spec.rootfs ? s->spec.rootfs : "/", err);
+		rc = isotier__root_entries(&s->entries, &s->n_entries,
+		                           s->spec.rootfs ? s->spec.rootfs : "/", err);
 	if (rc) {
 		bwrap_destroy(s);
-		return isotier_error_prefix(err, "bwrap: provision");
+		return isotier__error_prefix(err, "bwrap: provision");
 	}
 	*out = s;
 	return 0;
@@ -117,69 +117,69 @@ static int bwrap_exec(void *p, const isotier_exec_request *req, int *exit_status
                       isotier_error *err)
 {
 	bwrap_state *s = p;
-	int rc = isotier_exec_check(req, err);
+	int rc = isotier__exec_check(req, err);
 	if (rc)
-		return isotier_error_prefix(err, "bwrap");
+		return isotier__error_prefix(err, "bwrap");
 	cleanup_argv isotier_argv a = {0};
 	const char *base = s->spec.rootfs ? s->spec.rootfs : "";
-	isotier_argv_push(&a, "bwrap");
+	isotier__argv_push(&a, "bwrap");
 	for (size_t i = 0; s->v->unshare[i]; i++)
-		isotier_argv_push(&a, s->v->unshare[i]);
-	isotier_argv_push(&a, "--die-with-parent");
-	isotier_argv_push(&a, "--new-session");
-	isotier_argv_push(&a, "--clearenv");
-	isotier_argv_push(&a, "--setenv");
-	isotier_argv_push(&a, "PATH");
-	isotier_argv_push(&a, "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
-	isotier_argv_push(&a, "--setenv");
-	isotier_argv_push(&a, "HOME");
-	isotier_argv_push(&a, "/");
+		isotier__argv_push(&a, s->v->unshare[i]);
+	isotier__argv_push(&a, "--die-with-parent");
+	isotier__argv_push(&a, "--new-session");
+	isotier__argv_push(&a, "--clearenv");
+	isotier__argv_push(&a, "--setenv");
+	isotier__argv_push(&a, "PATH");
+	isotier__argv_push(&a, "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin");
+	isotier__argv_push(&a, "--setenv");
+	isotier__argv_push(&a, "HOME");
+	isotier__argv_push(&a, "/");
 	for (size_t i = 0; i < s->n_entries; i++) {
 		const isotier_root_entry *e = &s->entries[i];
 		if (e->link) {
-			isotier_argv_push(&a, "--symlink");
-			isotier_argv_push(&a, e->link);
-			isotier_argv_pushf(&a, "/%s", e->name);
+			isotier__argv_push(&a, "--symlink");
+			isotier__argv_push(&a, e->link);
+			isotier__argv_pushf(&a, "/%s", e->name);
 		} else {
-			isotier_argv_push(&a, "--ro-bind");
-			isotier_argv_pushf(&a, "%s/%s", base, e->name);
-			isotier_argv_pushf(&a, "/%s", e->name);
+			isotier__argv_push(&a, "--ro-bind");
+			isotier__argv_pushf(&a, "%s/%s", base, e->name);
+			isotier__argv_pushf(&a, "/%s", e->name);
 		}
 	}
 	for (const bwrap_mount *m = s->v->mounts; m->flag; m++) {
-		isotier_argv_push(&a, m->flag);
+		isotier__argv_push(&a, m->flag);
 		if (m->source)
-			isotier_argv_push(&a, m->source);
-		isotier_argv_push(&a, m->dest);
+			isotier__argv_push(&a, m->source);
+		isotier__argv_push(&a, m->dest);
 	}
 	if (s->spec.probe_path) {
-		isotier_argv_push(&a, "--ro-bind");
-		isotier_argv_push(&a, s->spec.probe_path);
-		isotier_argv_push(&a, ISOTIER_GUEST_PROBE);
+		isotier__argv_push(&a, "--ro-bind");
+		isotier__argv_push(&a, s->spec.probe_path);
+		isotier__argv_push(&a, ISOTIER_GUEST_PROBE);
 	}
 	if (s->spec.capture_dir) {
-		isotier_argv_push(&a, "--bind");
-		isotier_argv_push(&a, s->spec.capture_dir);
-		isotier_argv_push(&a, ISOTIER_GUEST_CAPTURE);
+		isotier__argv_push(&a, "--bind");
+		isotier__argv_push(&a, s->spec.capture_dir);
+		isotier__argv_push(&a, ISOTIER_GUEST_CAPTURE);
 	}
-	isotier_argv_push(&a, "--chdir");
-	isotier_argv_push(&a, "/");
-	isotier_argv_push(&a, "--");
+	isotier__argv_push(&a, "--chdir");
+	isotier__argv_push(&a, "/");
+	isotier__argv_push(&a, "--");
 	for (size_t i = 0; req->argv[i]; i++)
-		isotier_argv_push(&a, req->argv[i]);
+		isotier__argv_push(&a, req->argv[i]);
 	if (a.oom)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "bwrap: out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "bwrap: out of memory");
 	isotier_proc_opts o = {
 	    .argv = (const char *const *)a.v,
 	    .stdin_fd = req->stdin_fd,
 	    .stdout_fd = req->stdout_fd,
 	    .stderr_fd = req->stderr_fd,
-	    .timeout_s = isotier_exec_timeout(&s->spec, req),
-	    .cancel_fd = isotier_exec_cancel_fd(&s->spec, req),
+	    .timeout_s = isotier__exec_timeout(&s->spec, req),
+	    .cancel_fd = isotier__exec_cancel_fd(&s->spec, req),
 	};
-	rc = isotier_proc_run(&o, exit_status, err);
+	rc = isotier__proc_run(&o, exit_status, err);
 	if (rc)
-		return isotier_error_prefix(err, "bwrap: exec %s", req->argv[0]);
+		return isotier__error_prefix(err, "bwrap: exec %s", req->argv[0]);
 	return 0;
 }
 
@@ -190,7 +190,7 @@ static int bwrap_exec(void *p, const isotier_exec_request *req, int *exit_status
 	{                                                                                          \
 		return variant_provision(out, &variants[row], spec, err);                          \
 	}                                                                                          \
-	const isotier_backend isotier_backend_##sym = {                                            \
+	const isotier_backend isotier__backend_##sym = {                                           \
 	    .version = ISOTIER_BACKEND_VERSION,                                                    \
 	    .catalogue_id = claim,                                                                 \
 	    .shares_claim_with = shares,                                                           \

@@ -56,10 +56,10 @@ static const isotier_backend_setting daytona_settings[] = {
 
 static int daytona_available(char *why, size_t why_len)
 {
-	if (!isotier_remote_configured(daytona_settings, why, why_len))
+	if (!isotier__remote_configured(daytona_settings, why, why_len))
 		return 0;
 	snprintf(why, why_len, "Daytona, snapshot %s",
-	         isotier_remote_setting("ISOTIER_DAYTONA_SNAPSHOT", "(default)"));
+	         isotier__remote_setting("ISOTIER_DAYTONA_SNAPSHOT", "(default)"));
 	return 1;
 }
 
@@ -78,7 +78,7 @@ static int call(daytona_state *s, const char *method, const char *url, const cha
 	                          .body_len = body ? strlen(body) : 0,
 	                          .timeout_ms = timeout_ms,
 	                          .retry_5xx = retry_5xx};
-	return isotier_remote_perform(&s->r, &r, cleanup, cancel_fd, resp, err);
+	return isotier__remote_perform(&s->r, &r, cleanup, cancel_fd, resp, err);
 }
 
 static int delete_one(void *p, const char *id, isotier_error *err)
@@ -89,10 +89,10 @@ static int delete_one(void *p, const char *id, isotier_error *err)
 	isotier_http_response resp;
 	int rc = call(s, "DELETE", url, NULL, true, true, -1, 15000, &resp, err);
 	if (!rc && resp.status != 200 && resp.status != 204 && resp.status != 404)
-		rc = isotier_http_status_error(err, ISOTIER_EIO, "DELETE /sandbox/{id}", &resp);
-	isotier_http_response_clear(&resp);
+		rc = isotier__http_status_error(err, ISOTIER_EIO, "DELETE /sandbox/{id}", &resp);
+	isotier__http_response_clear(&resp);
 	if (rc)
-		return isotier_error_prefix(err, "daytona sandbox %s may still exist", id);
+		return isotier__error_prefix(err, "daytona sandbox %s may still exist", id);
 	return 0;
 }
 
@@ -102,31 +102,31 @@ static int sweep(void *p, isotier_error *err)
 	daytona_state *s = p;
 	char labels[128], url[900];
 	snprintf(labels, sizeof labels, "{\"isotier-nonce\":\"%s\"}", s->r.nonce);
-	char *esc = isotier_http_escape(labels);
+	char *esc = isotier__http_escape(labels);
 	if (!esc)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 	snprintf(url, sizeof url, "%s/sandbox?labels=%s", s->r.api, esc);
 	free(esc);
 	isotier_http_response resp;
 	int rc = call(s, "GET", url, NULL, true, true, -1, 15000, &resp, err);
-	cJSON *doc = isotier_remote_answer(&rc, &resp, 200, "GET /sandbox", "GET /sandbox", err);
+	cJSON *doc = isotier__remote_answer(&rc, &resp, 200, "GET /sandbox", "GET /sandbox", err);
 	cJSON *items = doc ? cJSON_GetObjectItemCaseSensitive(doc, "items") : NULL;
 	if (!rc && !cJSON_IsArray(items))
-		rc = isotier_error_set(err, ISOTIER_EDATA, 0, "GET /sandbox: no items array");
+		rc = isotier__error_set(err, ISOTIER_EDATA, 0, "GET /sandbox: no items array");
 	int first = 0;
 	const cJSON *it;
 	cJSON *arr = rc ? NULL : items;
 	cJSON_ArrayForEach(it, arr)
 	{
-		isotier_remote_sweep_one(s, cJSON_GetObjectItemCaseSensitive(it, "id"), delete_one,
-		                         "a listed sandbox without a valid id", &first, err);
+		isotier__remote_sweep_one(s, cJSON_GetObjectItemCaseSensitive(it, "id"), delete_one,
+		                          "a listed sandbox without a valid id", &first, err);
 	}
 	cJSON_Delete(doc);
 	if (rc)
-		return isotier_error_prefix(err,
-		                            "daytona: a create's outcome is unknown and its "
-		                            "sandbox (label isotier-nonce=%s) may still exist",
-		                            s->r.nonce);
+		return isotier__error_prefix(err,
+		                             "daytona: a create's outcome is unknown and its "
+		                             "sandbox (label isotier-nonce=%s) may still exist",
+		                             s->r.nonce);
 	return first;
 }
 
@@ -135,10 +135,10 @@ static int daytona_sweep_run(const char *nonce, const char *api, isotier_error *
 {
 	daytona_state *s = calloc(1, sizeof *s);
 	if (!s)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "daytona: out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "daytona: out of memory");
 	int rc =
-	    isotier_remote_sweep_run(&s->r, nonce, api, DAYTONA_KEY_ENV, "ISOTIER_DAYTONA_API_URL",
-	                             "https://app.daytona.io/api", err);
+	    isotier__remote_sweep_run(&s->r, nonce, api, DAYTONA_KEY_ENV, "ISOTIER_DAYTONA_API_URL",
+	                              "https://app.daytona.io/api", err);
 	if (!rc)
 		rc = sweep(s, err);
 	free(s);
@@ -148,7 +148,7 @@ static int daytona_sweep_run(const char *nonce, const char *api, isotier_error *
 static int daytona_release(void *p, isotier_error *err)
 {
 	daytona_state *s = p;
-	return s ? isotier_remote_release(s, &s->r, s->id, delete_one, sweep, err) : 0;
+	return s ? isotier__remote_release(s, &s->r, s->id, delete_one, sweep, err) : 0;
 }
 
 static void daytona_destroy(void *p)
@@ -160,7 +160,7 @@ static void daytona_destroy(void *p)
 static int read_sandbox(daytona_state *s, const isotier_http_response *resp, char *state,
                         size_t state_len, isotier_error *err)
 {
-	cJSON *doc = isotier_json_parse_strict(resp->body, resp->body_len, "Sandbox", err);
+	cJSON *doc = isotier__json_parse_strict(resp->body, resp->body_len, "Sandbox", err);
 	if (!doc)
 		return err->code;
 	const cJSON *id = cJSON_GetObjectItemCaseSensitive(doc, "id");
@@ -169,22 +169,22 @@ static int read_sandbox(daytona_state *s, const isotier_http_response *resp, cha
 	const cJSON *cls = cJSON_GetObjectItemCaseSensitive(doc, "sandboxClass");
 	int rc = 0;
 	if (!cJSON_IsObject(doc) || !cJSON_IsString(id) ||
-	    !isotier_remote_id_valid(id->valuestring))
-		rc = isotier_error_set(err, ISOTIER_EDATA, 0, "Sandbox: no valid id");
+	    !isotier__remote_id_valid(id->valuestring))
+		rc = isotier__error_set(err, ISOTIER_EDATA, 0, "Sandbox: no valid id");
 	else if (s->r.created && strcmp(s->id, id->valuestring))
-		rc = isotier_error_set(err, ISOTIER_EDATA, 0, "Sandbox: another sandbox's id");
+		rc = isotier__error_set(err, ISOTIER_EDATA, 0, "Sandbox: another sandbox's id");
 	if (!rc && !s->r.created) {
 		snprintf(s->id, sizeof s->id, "%s", id->valuestring);
 		s->r.created = true;
 	}
 	if (!rc && (!cJSON_IsString(tb) || strncmp(tb->valuestring, "http", 4) ||
 	            strlen(tb->valuestring) > 500 || strpbrk(tb->valuestring, " \r\n?#")))
-		rc = isotier_error_set(err, ISOTIER_EDATA, 0, "Sandbox: bad toolboxProxyUrl");
+		rc = isotier__error_set(err, ISOTIER_EDATA, 0, "Sandbox: bad toolboxProxyUrl");
 	if (!rc) {
 		snprintf(s->toolbox, sizeof s->toolbox, "%s/%s", tb->valuestring, s->id);
 		snprintf(state, state_len, "%s",
 		         cJSON_IsString(st) && strlen(st->valuestring) < 40 ? st->valuestring : "");
-		if (cJSON_IsString(cls) && isotier_remote_id_valid(cls->valuestring))
+		if (cJSON_IsString(cls) && isotier__remote_id_valid(cls->valuestring))
 			snprintf(s->sandbox_class, sizeof s->sandbox_class, "%s", cls->valuestring);
 	}
 	cJSON_Delete(doc);
@@ -201,25 +201,25 @@ static int wait_started(daytona_state *s, const char *state, isotier_error *err)
 	for (int n = 0; strcmp(st, "started"); n++) {
 		if (!strcmp(st, "error") || !strcmp(st, "build_failed") ||
 		    !strcmp(st, "destroyed") || !strcmp(st, "destroying"))
-			return isotier_error_set(err, ISOTIER_EIO, 0, "daytona sandbox %s is %s",
-			                         s->id, st);
-		if (s->r.deadline_ms && isotier_now_ms() > s->r.deadline_ms)
-			return isotier_error_set(err, ISOTIER_ETIMEDOUT, 0,
-			                         "daytona sandbox %s not started in time (%s)",
-			                         s->id, st);
-		if (!isotier_remote_sleep_ms(s->r.cancel_fd, n < 5 ? 200 : 1000))
-			return isotier_error_set(err, ISOTIER_EINTR, 0,
-			                         "daytona sandbox %s: cancelled while starting",
-			                         s->id);
+			return isotier__error_set(err, ISOTIER_EIO, 0, "daytona sandbox %s is %s",
+			                          s->id, st);
+		if (s->r.deadline_ms && isotier__now_ms() > s->r.deadline_ms)
+			return isotier__error_set(err, ISOTIER_ETIMEDOUT, 0,
+			                          "daytona sandbox %s not started in time (%s)",
+			                          s->id, st);
+		if (!isotier__remote_sleep_ms(s->r.cancel_fd, n < 5 ? 200 : 1000))
+			return isotier__error_set(err, ISOTIER_EINTR, 0,
+			                          "daytona sandbox %s: cancelled while starting",
+			                          s->id);
 		isotier_http_response resp;
 		int rc = call(s, "GET", url, NULL, true, false, s->r.cancel_fd,
-		              isotier_remote_budget_ms(s->r.deadline_ms, 15000), &resp, err);
+		              isotier__remote_budget_ms(s->r.deadline_ms, 15000), &resp, err);
 		if (!rc && resp.status != 200)
-			rc =
-			    isotier_http_status_error(err, ISOTIER_EIO, "GET /sandbox/{id}", &resp);
+			rc = isotier__http_status_error(err, ISOTIER_EIO, "GET /sandbox/{id}",
+			                                &resp);
 		if (!rc)
 			rc = read_sandbox(s, &resp, st, sizeof st, err);
-		isotier_http_response_clear(&resp);
+		isotier__http_response_clear(&resp);
 		if (rc)
 			return rc;
 	}
@@ -233,73 +233,73 @@ static int upload_probe(daytona_state *s, isotier_error *err)
 	snprintf(auth, sizeof auth, "Authorization: Bearer %s", s->r.key);
 	const char *hdrs[] = {auth, NULL};
 	isotier_http_response resp;
-	int rc = isotier_remote_upload_probe(base, hdrs, s->probe, s->r.deadline_ms, s->r.cancel_fd,
-	                                     &resp, err);
+	int rc = isotier__remote_upload_probe(base, hdrs, s->probe, s->r.deadline_ms,
+	                                      s->r.cancel_fd, &resp, err);
 	if (!rc && resp.status != 200)
-		rc = isotier_http_status_error(err, ISOTIER_EIO, "toolbox POST /files/upload",
-		                               &resp);
-	isotier_http_response_clear(&resp);
+		rc = isotier__http_status_error(err, ISOTIER_EIO, "toolbox POST /files/upload",
+		                                &resp);
+	isotier__http_response_clear(&resp);
 	return rc;
 }
 
 static int daytona_provision(void **out, const isotier_backend_spec *spec, isotier_error *err)
 {
 	*out = NULL;
-	int rc = isotier_remote_provision_check("daytona", daytona_available, spec,
-	                                        sizeof((daytona_state *)0)->probe, err);
+	int rc = isotier__remote_provision_check("daytona", daytona_available, spec,
+	                                         sizeof((daytona_state *)0)->probe, err);
 	if (rc)
 		return rc;
 	daytona_state *s = calloc(1, sizeof *s);
 	if (!s)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "daytona: out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "daytona: out of memory");
 	snprintf(s->probe, sizeof s->probe, "%s", spec->probe_path);
-	rc = isotier_remote_run_init(&s->r, spec, DAYTONA_KEY_ENV, "ISOTIER_DAYTONA_API_URL",
-	                             "https://app.daytona.io/api", err);
+	rc = isotier__remote_run_init(&s->r, spec, DAYTONA_KEY_ENV, "ISOTIER_DAYTONA_API_URL",
+	                              "https://app.daytona.io/api", err);
 	if (!rc)
-		rc = isotier_remote_reserve("daytona", err);
+		rc = isotier__remote_reserve("daytona", err);
 	if (!rc)
-		isotier_remote_lease(&s->r, "daytona");
+		isotier__remote_lease(&s->r, "daytona");
 	if (rc) {
 		free(s);
-		return isotier_error_prefix(err, "daytona: provision");
+		return isotier__error_prefix(err, "daytona: provision");
 	}
 	cJSON *body = cJSON_CreateObject();
 	cJSON *labels = cJSON_AddObjectToObject(body, "labels");
 	cJSON_AddStringToObject(labels, "isotier-nonce", s->r.nonce);
-	const char *snap = isotier_remote_setting("ISOTIER_DAYTONA_SNAPSHOT", NULL);
-	const char *target = isotier_remote_setting("ISOTIER_DAYTONA_TARGET", NULL);
+	const char *snap = isotier__remote_setting("ISOTIER_DAYTONA_SNAPSHOT", NULL);
+	const char *target = isotier__remote_setting("ISOTIER_DAYTONA_TARGET", NULL);
 	if (snap)
 		cJSON_AddStringToObject(body, "snapshot", snap);
 	if (target)
 		cJSON_AddStringToObject(body, "target", target);
 	cJSON_AddNumberToObject(body, "autoStopInterval", 15);
 	cJSON_AddNumberToObject(body, "autoDeleteInterval", 0);
-	char *json = isotier_json_print(body, false); /* valid UTF-8 */
+	char *json = isotier__json_print(body, false); /* valid UTF-8 */
 	cJSON_Delete(body);
 	if (!json) {
 		free(s);
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "daytona: out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "daytona: out of memory");
 	}
 	char url[700];
 	snprintf(url, sizeof url, "%s/sandbox", s->r.api);
 	isotier_http_response resp;
 	char state[48] = "";
 	rc = call(s, "POST", url, json, false, false, s->r.cancel_fd,
-	          isotier_remote_budget_ms(s->r.deadline_ms, 60000), &resp, err);
+	          isotier__remote_budget_ms(s->r.deadline_ms, 60000), &resp, err);
 	cJSON_free(json);
 	if (!rc && resp.status == 200)
 		rc = read_sandbox(s, &resp, state, sizeof state, err);
 	else if (!rc)
-		rc = isotier_remote_create_error(err, "POST /sandbox", &resp);
+		rc = isotier__remote_create_error(err, "POST /sandbox", &resp);
 	/* A 200 we could not read made a sandbox we cannot name: look for it. */
 	s->r.unknown =
-	    !s->r.created && (resp.status == 200 || isotier_remote_outcome_unknown(rc, &resp));
-	isotier_http_response_clear(&resp);
+	    !s->r.created && (resp.status == 200 || isotier__remote_outcome_unknown(rc, &resp));
+	isotier__http_response_clear(&resp);
 	if (!rc)
 		rc = wait_started(s, state, err);
 	if (!rc)
 		rc = upload_probe(s, err);
-	return isotier_remote_provision_end(out, s, &s->r, rc, "daytona", "sandbox", s->id, err);
+	return isotier__remote_provision_end(out, s, &s->r, rc, "daytona", "sandbox", s->id, err);
 }
 
 static int daytona_exec(void *p, const isotier_exec_request *req, int *exit_status,
@@ -309,46 +309,46 @@ static int daytona_exec(void *p, const isotier_exec_request *req, int *exit_stat
 	cleanup_free char *script = NULL;
 	cleanup_free char *command = NULL;
 	int cancel_fd;
-	int rc = isotier_remote_exec_begin("daytona", s->r.cancel_fd, req,
-	                                   ISOTIER_REMOTE_GUEST_DIR "/stderr", exit_status,
-	                                   &cancel_fd, &script, err);
+	int rc = isotier__remote_exec_begin("daytona", s->r.cancel_fd, req,
+	                                    ISOTIER_REMOTE_GUEST_DIR "/stderr", exit_status,
+	                                    &cancel_fd, &script, err);
 	if (rc)
 		return rc;
 	command = strdup("/bin/sh -c ");
-	if (!command || isotier_remote_shell_quote(&command, script) != 0)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "daytona: out of memory");
+	if (!command || isotier__remote_shell_quote(&command, script) != 0)
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "daytona: out of memory");
 	int timeout_s = req->timeout_s > 0 ? req->timeout_s : s->r.timeout_s;
 	cJSON *body = cJSON_CreateObject();
 	cJSON_AddStringToObject(body, "command", command);
 	cJSON_AddNumberToObject(body, "timeout", timeout_s);
-	char *json = isotier_json_print(body, false); /* valid UTF-8 */
+	char *json = isotier__json_print(body, false); /* valid UTF-8 */
 	cJSON_Delete(body);
 	if (!json)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "daytona: out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "daytona: out of memory");
 	char url[800];
 	snprintf(url, sizeof url, "%s/process/execute", s->toolbox);
 	isotier_http_response resp;
 	rc = call(s, "POST", url, json, false, false, cancel_fd,
-	          isotier_remote_budget_ms(s->r.deadline_ms, (int64_t)timeout_s * 1000 + 5000),
+	          isotier__remote_budget_ms(s->r.deadline_ms, (int64_t)timeout_s * 1000 + 5000),
 	          &resp, err);
 	cJSON_free(json);
-	cJSON *doc = isotier_remote_answer(&rc, &resp, 200, "toolbox POST /process/execute",
-	                                   "ExecuteResponse", err);
+	cJSON *doc = isotier__remote_answer(&rc, &resp, 200, "toolbox POST /process/execute",
+	                                    "ExecuteResponse", err);
 	const cJSON *code = doc ? cJSON_GetObjectItemCaseSensitive(doc, "exitCode") : NULL;
 	const cJSON *result = doc ? cJSON_GetObjectItemCaseSensitive(doc, "result") : NULL;
 	if (!rc && (!cJSON_IsString(result) || (code && !cJSON_IsNumber(code))))
-		rc = isotier_error_set(err, ISOTIER_EDATA, 0, "ExecuteResponse: result/exitCode");
+		rc = isotier__error_set(err, ISOTIER_EDATA, 0, "ExecuteResponse: result/exitCode");
 	if (!rc)
-		rc = isotier_remote_relay(req, 1, result->valuestring, strlen(result->valuestring),
-		                          err);
+		rc = isotier__remote_relay(req, 1, result->valuestring, strlen(result->valuestring),
+		                           err);
 	if (!rc && code)
-		rc = isotier_remote_exit_code("daytona", "ExecuteResponse.exitCode", code,
-		                              exit_status, err);
+		rc = isotier__remote_exit_code("daytona", "ExecuteResponse.exitCode", code,
+		                               exit_status, err);
 	else if (!rc)
 		*exit_status = 0;
 	cJSON_Delete(doc);
 	if (rc)
-		return isotier_error_prefix(err, "daytona: exec in sandbox %s", s->id);
+		return isotier__error_prefix(err, "daytona: exec in sandbox %s", s->id);
 	return 0;
 }
 
@@ -358,10 +358,10 @@ static void daytona_describe(void *p, char *buf, size_t len)
 	snprintf(buf, len,
 	         "sandbox class %s (none asked for: the organisation's default), snapshot %s",
 	         s->sandbox_class[0] ? s->sandbox_class : "not reported",
-	         isotier_remote_setting("ISOTIER_DAYTONA_SNAPSHOT", "default"));
+	         isotier__remote_setting("ISOTIER_DAYTONA_SNAPSHOT", "default"));
 }
 
-const isotier_backend isotier_backend_daytona = {
+const isotier_backend isotier__backend_daytona = {
     .version = ISOTIER_BACKEND_VERSION,
     .settings = daytona_settings,
     .name = "daytona",
@@ -375,6 +375,6 @@ const isotier_backend isotier_backend_daytona = {
     .destroy = daytona_destroy,
     .release = daytona_release,
     .sweep_run = daytona_sweep_run,
-    .fetch = isotier_fetch_by_exec,
+    .fetch = isotier__fetch_by_exec,
     .describe = daytona_describe,
 };

@@ -56,13 +56,13 @@ static const isotier_backend_setting e2b_settings[] = {
 
 static int e2b_available(char *why, size_t why_len)
 {
-	if (!isotier_remote_configured(e2b_settings, why, why_len))
+	if (!isotier__remote_configured(e2b_settings, why, why_len))
 		return 0;
 	snprintf(why, why_len, "E2B at %s, template %s",
 	         getenv("ISOTIER_E2B_API_URL") && *getenv("ISOTIER_E2B_API_URL")
 	             ? "ISOTIER_E2B_API_URL"
 	             : "https://api.e2b.app",
-	         isotier_remote_setting("ISOTIER_E2B_TEMPLATE", "base"));
+	         isotier__remote_setting("ISOTIER_E2B_TEMPLATE", "base"));
 	return 1;
 }
 
@@ -86,7 +86,7 @@ static int api(e2b_state *s, const char *method, const char *path, const char *b
 	    .timeout_ms = timeout_ms,
 	    .retry_5xx = retry_5xx,
 	};
-	return isotier_remote_perform(&s->r, &r, cleanup, cancel_fd, resp, err);
+	return isotier__remote_perform(&s->r, &r, cleanup, cancel_fd, resp, err);
 }
 
 static int kill_one(void *p, const char *id, isotier_error *err)
@@ -97,10 +97,10 @@ static int kill_one(void *p, const char *id, isotier_error *err)
 	isotier_http_response resp;
 	int rc = api(s, "DELETE", path, NULL, true, true, -1, 15000, &resp, err);
 	if (!rc && resp.status != 204 && resp.status != 404)
-		rc = isotier_http_status_error(err, ISOTIER_EIO, "DELETE /sandboxes/{id}", &resp);
-	isotier_http_response_clear(&resp);
+		rc = isotier__http_status_error(err, ISOTIER_EIO, "DELETE /sandboxes/{id}", &resp);
+	isotier__http_response_clear(&resp);
 	if (rc)
-		return isotier_error_prefix(err, "e2b sandbox %s may still exist", id);
+		return isotier__error_prefix(err, "e2b sandbox %s may still exist", id);
 	return 0;
 }
 
@@ -110,33 +110,33 @@ static int sweep(void *p, isotier_error *err)
 	e2b_state *s = p;
 	char q[128];
 	snprintf(q, sizeof q, "isotier-nonce=%s", s->r.nonce);
-	char *esc = isotier_http_escape(q);
+	char *esc = isotier__http_escape(q);
 	if (!esc)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 	char path[300];
 	snprintf(path, sizeof path, "/v2/sandboxes?metadata=%s", esc);
 	free(esc);
 	isotier_http_response resp;
 	int rc = api(s, "GET", path, NULL, true, true, -1, 15000, &resp, err);
 	cJSON *list =
-	    isotier_remote_answer(&rc, &resp, 200, "GET /v2/sandboxes", "GET /v2/sandboxes", err);
+	    isotier__remote_answer(&rc, &resp, 200, "GET /v2/sandboxes", "GET /v2/sandboxes", err);
 	if (!rc && !cJSON_IsArray(list))
-		rc = isotier_error_set(err, ISOTIER_EDATA, 0, "GET /v2/sandboxes: not an array");
+		rc = isotier__error_set(err, ISOTIER_EDATA, 0, "GET /v2/sandboxes: not an array");
 	int first = 0;
 	const cJSON *it;
 	cJSON *arr = rc ? NULL : list;
 	cJSON_ArrayForEach(it, arr)
 	{
-		isotier_remote_sweep_one(s, cJSON_GetObjectItemCaseSensitive(it, "sandboxID"),
-		                         kill_one, "a listed sandbox without a valid sandboxID",
-		                         &first, err);
+		isotier__remote_sweep_one(s, cJSON_GetObjectItemCaseSensitive(it, "sandboxID"),
+		                          kill_one, "a listed sandbox without a valid sandboxID",
+		                          &first, err);
 	}
 	cJSON_Delete(list);
 	if (rc)
-		return isotier_error_prefix(err,
-		                            "e2b: a create's outcome is unknown and its "
-		                            "sandbox (metadata isotier-nonce=%s) may still exist",
-		                            s->r.nonce);
+		return isotier__error_prefix(err,
+		                             "e2b: a create's outcome is unknown and its "
+		                             "sandbox (metadata isotier-nonce=%s) may still exist",
+		                             s->r.nonce);
 	return first;
 }
 
@@ -145,9 +145,9 @@ static int e2b_sweep_run(const char *nonce, const char *api, isotier_error *err)
 {
 	e2b_state *s = calloc(1, sizeof *s);
 	if (!s)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "e2b: out of memory");
-	int rc = isotier_remote_sweep_run(&s->r, nonce, api, E2B_KEY_ENV, "ISOTIER_E2B_API_URL",
-	                                  "https://api.e2b.app", err);
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "e2b: out of memory");
+	int rc = isotier__remote_sweep_run(&s->r, nonce, api, E2B_KEY_ENV, "ISOTIER_E2B_API_URL",
+	                                   "https://api.e2b.app", err);
 	if (!rc)
 		rc = sweep(s, err);
 	free(s);
@@ -157,7 +157,7 @@ static int e2b_sweep_run(const char *nonce, const char *api, isotier_error *err)
 static int e2b_release(void *p, isotier_error *err)
 {
 	e2b_state *s = p;
-	return s ? isotier_remote_release(s, &s->r, s->id, kill_one, sweep, err) : 0;
+	return s ? isotier__remote_release(s, &s->r, s->id, kill_one, sweep, err) : 0;
 }
 
 static void e2b_destroy(void *p)
@@ -167,7 +167,7 @@ static void e2b_destroy(void *p)
 
 static int parse_sandbox(e2b_state *s, const isotier_http_response *resp, isotier_error *err)
 {
-	cJSON *doc = isotier_json_parse_strict(resp->body, resp->body_len, "POST /sandboxes", err);
+	cJSON *doc = isotier__json_parse_strict(resp->body, resp->body_len, "POST /sandboxes", err);
 	if (!doc)
 		return err->code;
 	int rc = 0;
@@ -176,19 +176,19 @@ static int parse_sandbox(e2b_state *s, const isotier_http_response *resp, isotie
 	const cJSON *dom = cJSON_GetObjectItemCaseSensitive(doc, "domain");
 	const cJSON *tmpl = cJSON_GetObjectItemCaseSensitive(doc, "templateID");
 	if (!cJSON_IsObject(doc) || !cJSON_IsString(id) ||
-	    !isotier_remote_id_valid(id->valuestring) || !cJSON_IsString(tmpl))
-		rc = isotier_error_set(
+	    !isotier__remote_id_valid(id->valuestring) || !cJSON_IsString(tmpl))
+		rc = isotier__error_set(
 		    err, ISOTIER_EDATA, 0,
 		    "POST /sandboxes: no valid sandboxID/templateID in the answer");
 	else if (tok && !cJSON_IsNull(tok) &&
 	         (!cJSON_IsString(tok) || strlen(tok->valuestring) >= sizeof s->token ||
 	          strpbrk(tok->valuestring, "\r\n")))
-		rc = isotier_error_set(err, ISOTIER_EDATA, 0,
-		                       "POST /sandboxes: bad envdAccessToken");
+		rc = isotier__error_set(err, ISOTIER_EDATA, 0,
+		                        "POST /sandboxes: bad envdAccessToken");
 	else if (dom && !cJSON_IsNull(dom) &&
-	         (!cJSON_IsString(dom) || !isotier_remote_id_valid(dom->valuestring)))
-		rc = isotier_error_set(err, ISOTIER_EDATA, 0, "POST /sandboxes: bad domain");
-	if (cJSON_IsString(id) && isotier_remote_id_valid(id->valuestring)) {
+	         (!cJSON_IsString(dom) || !isotier__remote_id_valid(dom->valuestring)))
+		rc = isotier__error_set(err, ISOTIER_EDATA, 0, "POST /sandboxes: bad domain");
+	if (cJSON_IsString(id) && isotier__remote_id_valid(id->valuestring)) {
 		snprintf(s->id, sizeof s->id, "%s", id->valuestring);
 		s->r.created = true; /* even when the rest is bad: it exists, kill it */
 	}
@@ -196,8 +196,9 @@ static int parse_sandbox(e2b_state *s, const isotier_http_response *resp, isotie
 	 * knows it (one shorter than it redacts, or past its registry, could
 	 * show in an error or the output). */
 	if (!rc && cJSON_IsString(tok) && tok->valuestring[0]) {
-		if (isotier_secret_add(tok->valuestring) != 0)
-			rc = isotier_error_set(err, ISOTIER_EDATA, 0,
+		if (isotier__secret_add(tok->valuestring) != 0)
+			rc =
+			    isotier__error_set(err, ISOTIER_EDATA, 0,
 			                       "POST /sandboxes: an envdAccessToken that could not "
 			                       "be registered for redaction");
 		else
@@ -208,8 +209,8 @@ static int parse_sandbox(e2b_state *s, const isotier_http_response *resp, isotie
 	if (!rc && envd && *envd) {
 		const char *at = strstr(envd, "{id}");
 		if (strncmp(envd, "http", 4) || strlen(envd) > 400)
-			rc = isotier_error_set(err, ISOTIER_ECONFIG, 0,
-			                       "ISOTIER_E2B_ENVD_URL: an http(s) URL");
+			rc = isotier__error_set(err, ISOTIER_ECONFIG, 0,
+			                        "ISOTIER_E2B_ENVD_URL: an http(s) URL");
 		else if (at)
 			snprintf(s->envd, sizeof s->envd, "%.*s%s%s", (int)(at - envd), envd, s->id,
 			         at + 4);
@@ -231,12 +232,12 @@ static int upload_probe(e2b_state *s, isotier_error *err)
 	snprintf(tok, sizeof tok, "X-Access-Token: %s", s->token);
 	const char *hdrs[] = {s->token[0] ? tok : NULL, NULL};
 	isotier_http_response resp;
-	int rc = isotier_remote_upload_probe(base, hdrs, s->probe, s->r.deadline_ms, s->r.cancel_fd,
-	                                     &resp, err);
+	int rc = isotier__remote_upload_probe(base, hdrs, s->probe, s->r.deadline_ms,
+	                                      s->r.cancel_fd, &resp, err);
 	cJSON *doc =
-	    isotier_remote_answer(&rc, &resp, 200, "envd POST /files", "envd POST /files", err);
+	    isotier__remote_answer(&rc, &resp, 200, "envd POST /files", "envd POST /files", err);
 	if (!rc && !cJSON_IsArray(doc))
-		rc = isotier_error_set(err, ISOTIER_EDATA, 0, "envd POST /files: not an array");
+		rc = isotier__error_set(err, ISOTIER_EDATA, 0, "envd POST /files: not an array");
 	cJSON_Delete(doc);
 	return rc;
 }
@@ -244,45 +245,45 @@ static int upload_probe(e2b_state *s, isotier_error *err)
 static int e2b_provision(void **out, const isotier_backend_spec *spec, isotier_error *err)
 {
 	*out = NULL;
-	int rc = isotier_remote_provision_check("e2b", e2b_available, spec,
-	                                        sizeof((e2b_state *)0)->probe, err);
+	int rc = isotier__remote_provision_check("e2b", e2b_available, spec,
+	                                         sizeof((e2b_state *)0)->probe, err);
 	if (rc)
 		return rc;
 	e2b_state *s = calloc(1, sizeof *s);
 	if (!s)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "e2b: out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "e2b: out of memory");
 	snprintf(s->probe, sizeof s->probe, "%s", spec->probe_path);
-	rc = isotier_remote_run_init(&s->r, spec, E2B_KEY_ENV, "ISOTIER_E2B_API_URL",
-	                             "https://api.e2b.app", err);
+	rc = isotier__remote_run_init(&s->r, spec, E2B_KEY_ENV, "ISOTIER_E2B_API_URL",
+	                              "https://api.e2b.app", err);
 	if (!rc)
-		rc = isotier_remote_reserve("e2b", err);
+		rc = isotier__remote_reserve("e2b", err);
 	if (!rc)
-		isotier_remote_lease(&s->r, "e2b");
+		isotier__remote_lease(&s->r, "e2b");
 	if (rc) {
 		free(s);
-		return isotier_error_prefix(err, "e2b: provision");
+		return isotier__error_prefix(err, "e2b: provision");
 	}
 	char body[512];
 	snprintf(body, sizeof body,
 	         "{\"templateID\":\"%s\",\"timeout\":%lld,\"metadata\":{\"isotier-nonce\":\"%s\"}}",
-	         isotier_remote_setting("ISOTIER_E2B_TEMPLATE", "base"),
-	         (long long)isotier_remote_ttl_s(s->r.deadline_ms, s->r.timeout_s), s->r.nonce);
+	         isotier__remote_setting("ISOTIER_E2B_TEMPLATE", "base"),
+	         (long long)isotier__remote_ttl_s(s->r.deadline_ms, s->r.timeout_s), s->r.nonce);
 	isotier_http_response resp;
 	/* Never repeated blindly: a 5xx or a timeout leaves the outcome unknown. */
 	rc = api(s, "POST", "/sandboxes", body, false, false, s->r.cancel_fd,
-	         isotier_remote_budget_ms(s->r.deadline_ms, 60000), &resp, err);
+	         isotier__remote_budget_ms(s->r.deadline_ms, 60000), &resp, err);
 	if (!rc && resp.status == 201)
 		rc = parse_sandbox(s, &resp, err);
 	else if (!rc)
-		rc = isotier_remote_create_error(err, "POST /sandboxes", &resp);
+		rc = isotier__remote_create_error(err, "POST /sandboxes", &resp);
 	/* A 201 we could not read made a sandbox we cannot name: look for it. */
 	s->r.unknown =
-	    !s->r.created && (resp.status == 201 || isotier_remote_outcome_unknown(rc, &resp));
-	isotier_http_response_clear(&resp);
+	    !s->r.created && (resp.status == 201 || isotier__remote_outcome_unknown(rc, &resp));
+	isotier__http_response_clear(&resp);
 	if (!rc)
 		rc = upload_probe(s, err);
 	/* On error, the caller's release() kills or sweeps what may exist. */
-	return isotier_remote_provision_end(out, s, &s->r, rc, "e2b", "sandbox", s->id, err);
+	return isotier__remote_provision_end(out, s, &s->r, rc, "e2b", "sandbox", s->id, err);
 }
 
 /* ---- process.Process/Start: the Connect stream --------------------------- */
@@ -311,14 +312,14 @@ static int on_event(stream *st, const cJSON *ev, isotier_error *err)
 				continue;
 			size_t n = cJSON_IsString(b) ? strlen(b->valuestring) : 0;
 			unsigned char *raw = cJSON_IsString(b) ? malloc(n / 4 * 3 + 4) : NULL;
-			ssize_t got = raw ? isotier_base64_decode(raw, b->valuestring, n) : -1;
+			ssize_t got = raw ? isotier__base64_decode(raw, b->valuestring, n) : -1;
 			if (got < 0) {
 				free(raw);
-				return isotier_error_set(err, ISOTIER_EDATA, 0,
-				                         "envd: data.%s is not base64", names[k]);
+				return isotier__error_set(err, ISOTIER_EDATA, 0,
+				                          "envd: data.%s is not base64", names[k]);
 			}
-			int rc = isotier_remote_relay(st->req, k == 1 ? 2 : 1, (const char *)raw,
-			                              (size_t)got, err);
+			int rc = isotier__remote_relay(st->req, k == 1 ? 2 : 1, (const char *)raw,
+			                               (size_t)got, err);
 			free(raw);
 			if (rc < 0)
 				return rc;
@@ -333,15 +334,15 @@ static int on_event(stream *st, const cJSON *ev, isotier_error *err)
 		 * (exit_status()): never narrowed here. */
 		if ((code && !cJSON_IsNumber(code)) || (exited && !cJSON_IsBool(exited)) ||
 		    (status && !cJSON_IsString(status)) || (error && !cJSON_IsString(error)))
-			return isotier_error_set(err, ISOTIER_EDATA, 0,
-			                         "envd: malformed end event");
+			return isotier__error_set(err, ISOTIER_EDATA, 0,
+			                          "envd: malformed end event");
 		if (st->ended)
-			return isotier_error_set(err, ISOTIER_EDATA, 0,
-			                         "envd: a second end event for one process");
+			return isotier__error_set(err, ISOTIER_EDATA, 0,
+			                          "envd: a second end event for one process");
 		st->ended = true;
 		st->exit_code = code ? cJSON_Duplicate(code, false) : NULL;
 		if (code && !st->exit_code)
-			return isotier_error_set(err, ISOTIER_ENOMEM, 0, "envd: out of memory");
+			return isotier__error_set(err, ISOTIER_ENOMEM, 0, "envd: out of memory");
 		st->exited = cJSON_IsTrue(exited);
 		snprintf(st->status, sizeof st->status, "%s", status ? status->valuestring : "");
 		snprintf(st->error, sizeof st->error, "%s", error ? error->valuestring : "");
@@ -352,28 +353,28 @@ static int on_event(stream *st, const cJSON *ev, isotier_error *err)
 static int on_message(void *ctx, unsigned flags, const char *msg, size_t len, isotier_error *err)
 {
 	stream *st = ctx;
-	cJSON *doc = isotier_json_parse_strict(msg, len, "envd stream message", err);
+	cJSON *doc = isotier__json_parse_strict(msg, len, "envd stream message", err);
 	if (!doc)
 		return err->code;
 	int rc = 0;
 	if (!cJSON_IsObject(doc)) {
-		rc = isotier_error_set(err, ISOTIER_EDATA, 0,
-		                       "envd: a stream message is not an object");
+		rc = isotier__error_set(err, ISOTIER_EDATA, 0,
+		                        "envd: a stream message is not an object");
 	} else if (flags & ISOTIER_CONNECT_END_STREAM) {
 		st->eos = true;
 		const cJSON *e = cJSON_GetObjectItemCaseSensitive(doc, "error");
 		if (e) {
 			const cJSON *c = cJSON_GetObjectItemCaseSensitive(e, "code");
 			const cJSON *m = cJSON_GetObjectItemCaseSensitive(e, "message");
-			rc = isotier_error_set(err, ISOTIER_EIO, 0, "envd: %.60s: %.300s",
-			                       cJSON_IsString(c) ? c->valuestring : "error",
-			                       cJSON_IsString(m) ? m->valuestring : "");
+			rc = isotier__error_set(err, ISOTIER_EIO, 0, "envd: %.60s: %.300s",
+			                        cJSON_IsString(c) ? c->valuestring : "error",
+			                        cJSON_IsString(m) ? m->valuestring : "");
 		}
 	} else {
 		const cJSON *ev = cJSON_GetObjectItemCaseSensitive(doc, "event");
 		rc = cJSON_IsObject(ev) ? on_event(st, ev, err)
-		                        : isotier_error_set(err, ISOTIER_EDATA, 0,
-		                                            "envd: a StartResponse without event");
+		                        : isotier__error_set(err, ISOTIER_EDATA, 0,
+		                                             "envd: a StartResponse without event");
 	}
 	cJSON_Delete(doc);
 	return rc;
@@ -382,7 +383,7 @@ static int on_message(void *ctx, unsigned flags, const char *msg, size_t len, is
 static int on_bytes(void *ctx, const char *buf, size_t len, isotier_error *err)
 {
 	stream *st = ctx;
-	return isotier_connect_feed(&st->dec, buf, len, err);
+	return isotier__connect_feed(&st->dec, buf, len, err);
 }
 
 /* The end event's exit code, carried whole: a process that exited reports
@@ -398,11 +399,11 @@ static int exit_status_of(const stream *st, int *exit_status, isotier_error *err
 			*exit_status = 0;
 			return 0;
 		}
-		return isotier_remote_exit_code("e2b", "end.exitCode", st->exit_code, exit_status,
-		                                err);
+		return isotier__remote_exit_code("e2b", "end.exitCode", st->exit_code, exit_status,
+		                                 err);
 	}
 	if (st->exit_code && st->exit_code->valuedouble != -1)
-		return isotier_error_set(
+		return isotier__error_set(
 		    err, ISOTIER_EDATA, 0,
 		    "e2b reported exit code %.17g (end.exitCode) for a process "
 		    "that did not exit: not taken as any status",
@@ -425,8 +426,8 @@ static int e2b_exec(void *p, const isotier_exec_request *req, int *exit_status, 
 	e2b_state *s = p;
 	cleanup_free char *script = NULL;
 	int cancel_fd;
-	int rc = isotier_remote_exec_begin("e2b", s->r.cancel_fd, req, NULL, exit_status,
-	                                   &cancel_fd, &script, err);
+	int rc = isotier__remote_exec_begin("e2b", s->r.cancel_fd, req, NULL, exit_status,
+	                                    &cancel_fd, &script, err);
 	if (rc)
 		return rc;
 	cJSON *msg = cJSON_CreateObject();
@@ -436,17 +437,17 @@ static int e2b_exec(void *p, const isotier_exec_request *req, int *exit_status, 
 	cJSON_AddItemToArray(args, cJSON_CreateString("-c"));
 	cJSON_AddItemToArray(args, cJSON_CreateString(script));
 	cJSON_AddStringToObject(proc, "cwd", "/");
-	char *json = isotier_json_print(msg, false); /* valid UTF-8 */
+	char *json = isotier__json_print(msg, false); /* valid UTF-8 */
 	cJSON_Delete(msg);
 	cleanup_free char *body = NULL;
 	size_t body_len = 0;
-	if (!json || isotier_connect_envelope(&body, &body_len, json, strlen(json)) != 0) {
+	if (!json || isotier__connect_envelope(&body, &body_len, json, strlen(json)) != 0) {
 		cJSON_free(json);
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "e2b: out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "e2b: out of memory");
 	}
 	cJSON_free(json);
 	int timeout_s = req->timeout_s > 0 ? req->timeout_s : s->r.timeout_s;
-	int64_t budget = isotier_remote_budget_ms(s->r.deadline_ms, (int64_t)timeout_s * 1000);
+	int64_t budget = isotier__remote_budget_ms(s->r.deadline_ms, (int64_t)timeout_s * 1000);
 	char url[1024], tok[300], ctm[64];
 	snprintf(url, sizeof url, "%s/process.Process/Start", s->envd);
 	snprintf(tok, sizeof tok, "X-Access-Token: %s", s->token);
@@ -467,42 +468,42 @@ static int e2b_exec(void *p, const isotier_exec_request *req, int *exit_status, 
 	                          .sink_ctx = &st,
 	                          .cancel_fd = cancel_fd};
 	isotier_http_response resp;
-	rc = isotier_http_perform(&r, &resp, err);
+	rc = isotier__http_perform(&r, &resp, err);
 	if (!rc && resp.status != 200)
-		rc = isotier_http_status_error(err, ISOTIER_EIO, "envd process.Process/Start",
-		                               &resp);
+		rc = isotier__http_status_error(err, ISOTIER_EIO, "envd process.Process/Start",
+		                                &resp);
 	else if (!rc && strncmp(resp.content_type, "application/connect+json", 24))
-		rc = isotier_error_set(err, ISOTIER_EDATA, 0,
-		                       "envd process.Process/Start: content type '%s'",
-		                       resp.content_type);
-	isotier_http_response_clear(&resp);
-	int frc = isotier_connect_finish(&st.dec, rc ? NULL : err);
+		rc = isotier__error_set(err, ISOTIER_EDATA, 0,
+		                        "envd process.Process/Start: content type '%s'",
+		                        resp.content_type);
+	isotier__http_response_clear(&resp);
+	int frc = isotier__connect_finish(&st.dec, rc ? NULL : err);
 	if (!rc)
 		rc = frc;
 	if (!rc && (!st.ended || !st.eos))
-		rc = isotier_error_set(err, ISOTIER_EIO, 0,
-		                       "envd: the stream ended before the process's end event%s",
-		                       st.ended ? " and end-of-stream message" : "");
+		rc = isotier__error_set(err, ISOTIER_EIO, 0,
+		                        "envd: the stream ended before the process's end event%s",
+		                        st.ended ? " and end-of-stream message" : "");
 	if (!rc)
 		rc = exit_status_of(&st, exit_status, err);
 	cJSON_Delete(st.exit_code);
 	if (rc) {
 		*exit_status = -1; /* no status was taken */
-		return isotier_error_prefix(err, "e2b: exec in sandbox %s", s->id);
+		return isotier__error_prefix(err, "e2b: exec in sandbox %s", s->id);
 	}
 	if (st.error[0] && !st.exited)
-		return isotier_error_set(err, ISOTIER_EIO, 0, "e2b: sandbox %s: process: %s", s->id,
-		                         st.error);
+		return isotier__error_set(err, ISOTIER_EIO, 0, "e2b: sandbox %s: process: %s",
+		                          s->id, st.error);
 	return 0;
 }
 
 static void e2b_describe(void *p, char *buf, size_t len)
 {
 	(void)p;
-	snprintf(buf, len, "template %s", isotier_remote_setting("ISOTIER_E2B_TEMPLATE", "base"));
+	snprintf(buf, len, "template %s", isotier__remote_setting("ISOTIER_E2B_TEMPLATE", "base"));
 }
 
-const isotier_backend isotier_backend_e2b = {
+const isotier_backend isotier__backend_e2b = {
     .version = ISOTIER_BACKEND_VERSION,
     .settings = e2b_settings,
     .name = "e2b",
@@ -516,6 +517,6 @@ const isotier_backend isotier_backend_e2b = {
     .destroy = e2b_destroy,
     .release = e2b_release,
     .sweep_run = e2b_sweep_run,
-    .fetch = isotier_fetch_by_exec,
+    .fetch = isotier__fetch_by_exec,
     .describe = e2b_describe,
 };

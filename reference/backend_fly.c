@@ -55,14 +55,14 @@ static const isotier_backend_setting fly_settings[] = {
 
 static int fly_available(char *why, size_t why_len)
 {
-	if (!isotier_remote_configured(fly_settings, why, why_len))
+	if (!isotier__remote_configured(fly_settings, why, why_len))
 		return 0;
-	if (!isotier_remote_id_valid(getenv(FLY_APP_ENV))) {
+	if (!isotier__remote_id_valid(getenv(FLY_APP_ENV))) {
 		snprintf(why, why_len, "FLY_APP is not an app name");
 		return 0;
 	}
 	snprintf(why, why_len, "Fly Machines in app %.64s, image %s", getenv(FLY_APP_ENV),
-	         isotier_remote_setting("ISOTIER_FLY_IMAGE", "docker.io/library/alpine:3"));
+	         isotier__remote_setting("ISOTIER_FLY_IMAGE", "docker.io/library/alpine:3"));
 	return 1;
 }
 
@@ -83,7 +83,7 @@ static int call(fly_state *s, const char *method, const char *path, const char *
 	                          .timeout_ms = timeout_ms,
 	                          .retry_5xx = retry_5xx,
 	                          .max_body = 4u << 20};
-	return isotier_remote_perform(&s->r, &r, cleanup, cancel_fd, resp, err);
+	return isotier__remote_perform(&s->r, &r, cleanup, cancel_fd, resp, err);
 }
 
 static int destroy_one(void *p, const char *id, isotier_error *err)
@@ -94,10 +94,10 @@ static int destroy_one(void *p, const char *id, isotier_error *err)
 	isotier_http_response resp;
 	int rc = call(s, "DELETE", path, NULL, true, true, -1, 15000, &resp, err);
 	if (!rc && resp.status != 200 && resp.status != 404)
-		rc = isotier_http_status_error(err, ISOTIER_EIO, "DELETE /machines/{id}", &resp);
-	isotier_http_response_clear(&resp);
+		rc = isotier__http_status_error(err, ISOTIER_EIO, "DELETE /machines/{id}", &resp);
+	isotier__http_response_clear(&resp);
 	if (rc)
-		return isotier_error_prefix(err, "fly machine %s may still exist", id);
+		return isotier__error_prefix(err, "fly machine %s may still exist", id);
 	return 0;
 }
 
@@ -106,9 +106,10 @@ static int sweep(void *p, isotier_error *err)
 	fly_state *s = p;
 	isotier_http_response resp;
 	int rc = call(s, "GET", "/machines", NULL, true, true, -1, 15000, &resp, err);
-	cJSON *list = isotier_remote_answer(&rc, &resp, 200, "GET /machines", "GET /machines", err);
+	cJSON *list =
+	    isotier__remote_answer(&rc, &resp, 200, "GET /machines", "GET /machines", err);
 	if (!rc && !cJSON_IsArray(list))
-		rc = isotier_error_set(err, ISOTIER_EDATA, 0, "GET /machines: not an array");
+		rc = isotier__error_set(err, ISOTIER_EDATA, 0, "GET /machines: not an array");
 	int first = 0;
 	const cJSON *it;
 	cJSON *arr = rc ? NULL : list;
@@ -118,16 +119,16 @@ static int sweep(void *p, isotier_error *err)
 		const cJSON *md = cJSON_GetObjectItemCaseSensitive(cfg, "metadata");
 		const cJSON *nonce = cJSON_GetObjectItemCaseSensitive(md, "isotier-nonce");
 		if (cJSON_IsString(nonce) && !strcmp(nonce->valuestring, s->r.nonce))
-			isotier_remote_sweep_one(s, cJSON_GetObjectItemCaseSensitive(it, "id"),
-			                         destroy_one, "a listed machine without a valid id",
-			                         &first, err);
+			isotier__remote_sweep_one(
+			    s, cJSON_GetObjectItemCaseSensitive(it, "id"), destroy_one,
+			    "a listed machine without a valid id", &first, err);
 	}
 	cJSON_Delete(list);
 	if (rc)
-		return isotier_error_prefix(err,
-		                            "fly: a create's outcome is unknown and its machine "
-		                            "(metadata isotier-nonce=%s) may still exist",
-		                            s->r.nonce);
+		return isotier__error_prefix(err,
+		                             "fly: a create's outcome is unknown and its machine "
+		                             "(metadata isotier-nonce=%s) may still exist",
+		                             s->r.nonce);
 	return first;
 }
 
@@ -136,10 +137,10 @@ static int fly_sweep_run(const char *nonce, const char *api, isotier_error *err)
 {
 	fly_state *s = calloc(1, sizeof *s);
 	if (!s)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "fly: out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "fly: out of memory");
 	snprintf(s->app, sizeof s->app, "%s", getenv(FLY_APP_ENV) ? getenv(FLY_APP_ENV) : "");
-	int rc = isotier_remote_sweep_run(&s->r, nonce, api, FLY_TOKEN_ENV, "ISOTIER_FLY_API_URL",
-	                                  "https://api.machines.dev/v1", err);
+	int rc = isotier__remote_sweep_run(&s->r, nonce, api, FLY_TOKEN_ENV, "ISOTIER_FLY_API_URL",
+	                                   "https://api.machines.dev/v1", err);
 	if (!rc)
 		rc = sweep(s, err);
 	free(s);
@@ -149,7 +150,7 @@ static int fly_sweep_run(const char *nonce, const char *api, isotier_error *err)
 static int fly_release(void *p, isotier_error *err)
 {
 	fly_state *s = p;
-	return s ? isotier_remote_release(s, &s->r, s->id, destroy_one, sweep, err) : 0;
+	return s ? isotier__remote_release(s, &s->r, s->id, destroy_one, sweep, err) : 0;
 }
 
 static void fly_destroy(void *p)
@@ -162,11 +163,11 @@ static char *create_body(const fly_state *s, const char *probe_path, isotier_err
 {
 	cleanup_free char *probe = NULL;
 	size_t len = 0;
-	if (isotier_read_file(&probe, &len, probe_path, PROBE_MAX, err) != 0)
+	if (isotier__read_file(&probe, &len, probe_path, PROBE_MAX, err) != 0)
 		return NULL;
 	char *b64 = malloc((len + 2) / 3 * 4 + 1);
 	if (!b64) {
-		isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+		isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 		return NULL;
 	}
 	static const char tbl[] =
@@ -184,12 +185,12 @@ static char *create_body(const fly_state *s, const char *probe_path, isotier_err
 	b64[o] = '\0';
 	char sleep_s[32];
 	snprintf(sleep_s, sizeof sleep_s, "%lld",
-	         (long long)isotier_remote_ttl_s(s->r.deadline_ms, s->r.timeout_s));
+	         (long long)isotier__remote_ttl_s(s->r.deadline_ms, s->r.timeout_s));
 	cJSON *body = cJSON_CreateObject();
 	cJSON *cfg = cJSON_AddObjectToObject(body, "config");
 	cJSON_AddStringToObject(
 	    cfg, "image",
-	    isotier_remote_setting("ISOTIER_FLY_IMAGE", "docker.io/library/alpine:3"));
+	    isotier__remote_setting("ISOTIER_FLY_IMAGE", "docker.io/library/alpine:3"));
 	cJSON_AddBoolToObject(cfg, "auto_destroy", true);
 	cJSON *restart = cJSON_AddObjectToObject(cfg, "restart");
 	cJSON_AddStringToObject(restart, "policy", "no");
@@ -205,65 +206,65 @@ static char *create_body(const fly_state *s, const char *probe_path, isotier_err
 	cJSON_AddStringToObject(f, "raw_value", b64);
 	cJSON_AddItemToArray(files, f);
 	free(b64);
-	const char *region = isotier_remote_setting("ISOTIER_FLY_REGION", NULL);
+	const char *region = isotier__remote_setting("ISOTIER_FLY_REGION", NULL);
 	if (region)
 		cJSON_AddStringToObject(body, "region", region);
-	char *json = isotier_json_print(body, false); /* valid UTF-8 */
+	char *json = isotier__json_print(body, false); /* valid UTF-8 */
 	cJSON_Delete(body);
 	if (!json)
-		isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+		isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 	return json;
 }
 
 static int fly_provision(void **out, const isotier_backend_spec *spec, isotier_error *err)
 {
 	*out = NULL;
-	int rc = isotier_remote_provision_check("fly", fly_available, spec, SIZE_MAX, err);
+	int rc = isotier__remote_provision_check("fly", fly_available, spec, SIZE_MAX, err);
 	if (rc)
 		return rc;
 	fly_state *s = calloc(1, sizeof *s);
 	if (!s)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "fly: out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "fly: out of memory");
 	snprintf(s->app, sizeof s->app, "%s", getenv(FLY_APP_ENV));
-	rc = isotier_remote_run_init(&s->r, spec, FLY_TOKEN_ENV, "ISOTIER_FLY_API_URL",
-	                             "https://api.machines.dev/v1", err);
+	rc = isotier__remote_run_init(&s->r, spec, FLY_TOKEN_ENV, "ISOTIER_FLY_API_URL",
+	                              "https://api.machines.dev/v1", err);
 	char *body = rc ? NULL : create_body(s, spec->probe_path, err);
 	if (!rc && !body)
 		rc = err->code;
 	if (!rc)
-		rc = isotier_remote_reserve("fly", err);
+		rc = isotier__remote_reserve("fly", err);
 	if (!rc)
-		isotier_remote_lease(&s->r, "fly");
+		isotier__remote_lease(&s->r, "fly");
 	if (rc) {
 		cJSON_free(body);
 		free(s);
-		return isotier_error_prefix(err, "fly: provision");
+		return isotier__error_prefix(err, "fly: provision");
 	}
 	isotier_http_response resp;
 	rc = call(s, "POST", "/machines", body, false, false, s->r.cancel_fd,
-	          isotier_remote_budget_ms(s->r.deadline_ms, 60000), &resp, err);
+	          isotier__remote_budget_ms(s->r.deadline_ms, 60000), &resp, err);
 	cJSON_free(body);
 	if (!rc && resp.status == 200)
-		rc = isotier_remote_created_id(&resp, "POST /machines", NULL, "id", s->id,
-		                               sizeof s->id, &s->r.created, &s->r.unknown, err);
+		rc = isotier__remote_created_id(&resp, "POST /machines", NULL, "id", s->id,
+		                                sizeof s->id, &s->r.created, &s->r.unknown, err);
 	else if (!rc)
-		rc = isotier_remote_create_error(err, "POST /machines", &resp);
+		rc = isotier__remote_create_error(err, "POST /machines", &resp);
 	if (!s->r.created && !s->r.unknown)
-		s->r.unknown = isotier_remote_outcome_unknown(rc, &resp);
-	isotier_http_response_clear(&resp);
+		s->r.unknown = isotier__remote_outcome_unknown(rc, &resp);
+	isotier__http_response_clear(&resp);
 	if (!rc) {
 		char path[300];
-		int64_t budget = isotier_remote_budget_ms(s->r.deadline_ms, 60000);
+		int64_t budget = isotier__remote_budget_ms(s->r.deadline_ms, 60000);
 		snprintf(path, sizeof path, "/machines/%s/wait?state=started&timeout=%lld", s->id,
 		         (long long)(budget / 1000 > 0 ? budget / 1000 : 1));
 		rc = call(s, "GET", path, NULL, true, false, s->r.cancel_fd, budget + 5000, &resp,
 		          err);
 		if (!rc && resp.status != 200)
-			rc = isotier_http_status_error(err, ISOTIER_EIO, "GET /machines/{id}/wait",
-			                               &resp);
-		isotier_http_response_clear(&resp);
+			rc = isotier__http_status_error(err, ISOTIER_EIO, "GET /machines/{id}/wait",
+			                                &resp);
+		isotier__http_response_clear(&resp);
 	}
-	return isotier_remote_provision_end(out, s, &s->r, rc, "fly", "machine", s->id, err);
+	return isotier__remote_provision_end(out, s, &s->r, rc, "fly", "machine", s->id, err);
 }
 
 static int fly_exec(void *p, const isotier_exec_request *req, int *exit_status, isotier_error *err)
@@ -271,8 +272,8 @@ static int fly_exec(void *p, const isotier_exec_request *req, int *exit_status, 
 	fly_state *s = p;
 	cleanup_free char *script = NULL;
 	int cancel_fd;
-	int rc = isotier_remote_exec_begin("fly", s->r.cancel_fd, req, NULL, exit_status,
-	                                   &cancel_fd, &script, err);
+	int rc = isotier__remote_exec_begin("fly", s->r.cancel_fd, req, NULL, exit_status,
+	                                    &cancel_fd, &script, err);
 	if (rc)
 		return rc;
 	int timeout_s = req->timeout_s > 0 ? req->timeout_s : s->r.timeout_s;
@@ -282,44 +283,44 @@ static int fly_exec(void *p, const isotier_exec_request *req, int *exit_status, 
 	cJSON_AddItemToArray(cmd, cJSON_CreateString("-c"));
 	cJSON_AddItemToArray(cmd, cJSON_CreateString(script));
 	cJSON_AddNumberToObject(body, "timeout", timeout_s);
-	char *json = isotier_json_print(body, false); /* valid UTF-8 */
+	char *json = isotier__json_print(body, false); /* valid UTF-8 */
 	cJSON_Delete(body);
 	if (!json)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "fly: out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "fly: out of memory");
 	char path[300];
 	snprintf(path, sizeof path, "/machines/%s/exec", s->id);
 	isotier_http_response resp;
 	rc = call(s, "POST", path, json, false, false, cancel_fd,
-	          isotier_remote_budget_ms(s->r.deadline_ms, (int64_t)timeout_s * 1000 + 5000),
+	          isotier__remote_budget_ms(s->r.deadline_ms, (int64_t)timeout_s * 1000 + 5000),
 	          &resp, err);
 	cJSON_free(json);
-	cJSON *doc = isotier_remote_answer(&rc, &resp, 200, "POST /machines/{id}/exec",
-	                                   "exec response", err);
+	cJSON *doc = isotier__remote_answer(&rc, &resp, 200, "POST /machines/{id}/exec",
+	                                    "exec response", err);
 	if (!rc && !cJSON_IsObject(doc))
-		rc = isotier_error_set(err, ISOTIER_EDATA, 0, "exec response: not an object");
+		rc = isotier__error_set(err, ISOTIER_EDATA, 0, "exec response: not an object");
 	const cJSON *code = doc ? cJSON_GetObjectItemCaseSensitive(doc, "exit_code") : NULL;
 	const cJSON *so = doc ? cJSON_GetObjectItemCaseSensitive(doc, "stdout") : NULL;
 	const cJSON *se = doc ? cJSON_GetObjectItemCaseSensitive(doc, "stderr") : NULL;
 	if (!rc && ((code && !cJSON_IsNumber(code)) || (so && !cJSON_IsString(so)) ||
 	            (se && !cJSON_IsString(se))))
-		rc = isotier_error_set(err, ISOTIER_EDATA, 0,
-		                       "exec response: exit_code/stdout/stderr");
+		rc = isotier__error_set(err, ISOTIER_EDATA, 0,
+		                        "exec response: exit_code/stdout/stderr");
 	if (!rc && so)
-		rc = isotier_remote_relay(req, 1, so->valuestring, strlen(so->valuestring), err);
+		rc = isotier__remote_relay(req, 1, so->valuestring, strlen(so->valuestring), err);
 	if (!rc && se)
-		rc = isotier_remote_relay(req, 2, se->valuestring, strlen(se->valuestring), err);
+		rc = isotier__remote_relay(req, 2, se->valuestring, strlen(se->valuestring), err);
 	if (!rc && code) /* absent when 0 */
-		rc = isotier_remote_exit_code("fly", "exec response exit_code", code, exit_status,
-		                              err);
+		rc = isotier__remote_exit_code("fly", "exec response exit_code", code, exit_status,
+		                               err);
 	else if (!rc)
 		*exit_status = 0;
 	cJSON_Delete(doc);
 	if (rc)
-		return isotier_error_prefix(err, "fly: exec in machine %s", s->id);
+		return isotier__error_prefix(err, "fly: exec in machine %s", s->id);
 	return 0;
 }
 
-const isotier_backend isotier_backend_fly = {
+const isotier_backend isotier__backend_fly = {
     .version = ISOTIER_BACKEND_VERSION,
     .settings = fly_settings,
     .name = "fly",
@@ -333,5 +334,5 @@ const isotier_backend isotier_backend_fly = {
     .destroy = fly_destroy,
     .release = fly_release,
     .sweep_run = fly_sweep_run,
-    .fetch = isotier_fetch_by_exec,
+    .fetch = isotier__fetch_by_exec,
 };

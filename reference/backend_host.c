@@ -18,7 +18,7 @@ static void host_destroy(void *p)
 	isotier_spec_copy *c = p;
 	if (!c)
 		return;
-	isotier_spec_copy_clear(c);
+	isotier__spec_copy_clear(c);
 	free(c);
 }
 
@@ -27,16 +27,16 @@ static int host_provision(void **out, const isotier_backend_spec *spec, isotier_
 	*out = NULL;
 	isotier_spec_copy *c = calloc(1, sizeof *c);
 	if (!c)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "host: out of memory");
-	int rc = isotier_spec_copy_init(c, spec, err);
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "host: out of memory");
+	int rc = isotier__spec_copy_init(c, spec, err);
 	if (rc) {
 		free(c);
-		return isotier_error_prefix(err, "host: provision");
+		return isotier__error_prefix(err, "host: provision");
 	}
 	if (c->rootfs) {
 		host_destroy(c);
-		return isotier_error_set(err, ISOTIER_EINVAL, 0,
-		                         "host: provision: no rootfs on the host backend");
+		return isotier__error_set(err, ISOTIER_EINVAL, 0,
+		                          "host: provision: no rootfs on the host backend");
 	}
 	*out = c;
 	return 0;
@@ -45,25 +45,25 @@ static int host_provision(void **out, const isotier_backend_spec *spec, isotier_
 static int host_exec(void *p, const isotier_exec_request *req, int *exit_status, isotier_error *err)
 {
 	isotier_spec_copy *c = p;
-	int rc = isotier_exec_check(req, err);
+	int rc = isotier__exec_check(req, err);
 	if (rc)
-		return isotier_error_prefix(err, "host");
+		return isotier__error_prefix(err, "host");
 	cleanup_argv isotier_argv a = {0};
 	for (size_t i = 0; req->argv[i]; i++) {
-		cleanup_free char *m = isotier_map_guest_path(req->argv[i], c);
-		isotier_argv_push(&a, m ? m : req->argv[i]);
+		cleanup_free char *m = isotier__map_guest_path(req->argv[i], c);
+		isotier__argv_push(&a, m ? m : req->argv[i]);
 	}
 	if (a.oom)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "host: out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "host: out of memory");
 	isotier_proc_opts o = {
 	    .argv = (const char *const *)a.v,
 	    .stdin_fd = req->stdin_fd,
 	    .stdout_fd = req->stdout_fd,
 	    .stderr_fd = req->stderr_fd,
-	    .timeout_s = isotier_exec_timeout(c, req),
-	    .cancel_fd = isotier_exec_cancel_fd(c, req),
+	    .timeout_s = isotier__exec_timeout(c, req),
+	    .cancel_fd = isotier__exec_cancel_fd(c, req),
 	};
-	rc = isotier_proc_run(&o, exit_status, err);
+	rc = isotier__proc_run(&o, exit_status, err);
 	if (rc == ISOTIER_EUNAVAILABLE) {
 		/* The command itself was not found: report it like a shell would. */
 		*exit_status = 127;
@@ -72,11 +72,11 @@ static int host_exec(void *p, const isotier_exec_request *req, int *exit_status,
 		return 0;
 	}
 	if (rc)
-		return isotier_error_prefix(err, "host: exec %s", req->argv[0]);
+		return isotier__error_prefix(err, "host: exec %s", req->argv[0]);
 	return 0;
 }
 
-const isotier_backend isotier_backend_host = {
+const isotier_backend isotier__backend_host = {
     .version = ISOTIER_BACKEND_VERSION,
     .name = "host",
     .catalogue_id = NULL,

@@ -56,13 +56,13 @@ typedef struct nspawn_state {
 static int nspawn_available(char *why, size_t why_len)
 {
 	char path[4096], unshare[4096];
-	if (isotier_find_program(path, sizeof path, "systemd-nspawn") != 0) {
+	if (isotier__find_program(path, sizeof path, "systemd-nspawn") != 0) {
 		snprintf(why, why_len,
 		         "not installed: systemd-nspawn not found in PATH (Debian package "
 		         "systemd-container)");
 		return 0;
 	}
-	if (isotier_find_program(unshare, sizeof unshare, "unshare") != 0) {
+	if (isotier__find_program(unshare, sizeof unshare, "unshare") != 0) {
 		snprintf(why, why_len,
 		         "unshare(1) not found in PATH (util-linux): it keeps a killed "
 		         "systemd-nspawn from leaving its container running");
@@ -84,11 +84,11 @@ static void nspawn_destroy(void *p)
 	if (!s)
 		return;
 	if (s->dir) {
-		isotier_rmtree(s->dir);
+		isotier__rmtree(s->dir);
 		free(s->dir);
 	}
-	isotier_root_entries_free(s->entries, s->n_entries);
-	isotier_spec_copy_clear(&s->spec);
+	isotier__root_entries_free(s->entries, s->n_entries);
+	isotier__spec_copy_clear(&s->spec);
 	free(s);
 }
 
@@ -98,13 +98,13 @@ static int make_node(const char *path, bool file, isotier_error *err)
 	if (file) {
 		int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
 		if (fd < 0)
-			return isotier_error_set(err, ISOTIER_EIO, errno, "create %s", path);
+			return isotier__error_set(err, ISOTIER_EIO, errno, "create %s", path);
 		close(fd);
 		return 0;
 	}
 	/* The root is entered as root but read through by nspawn's helpers: 0755. */
 	if (mkdir(path, 0755) != 0 || chmod(path, 0755) != 0)
-		return isotier_error_set(err, ISOTIER_EIO, errno, "mkdir %s", path);
+		return isotier__error_set(err, ISOTIER_EIO, errno, "mkdir %s", path);
 	return 0;
 }
 
@@ -131,11 +131,11 @@ static int make_root(nspawn_state *s, isotier_error *err)
 			continue;
 		snprintf(path, sizeof path, "%s/root/%s", s->dir, s->entries[i].name);
 		if (symlink(s->entries[i].link, path) != 0)
-			rc = isotier_error_set(err, ISOTIER_EIO, errno, "symlink %s", path);
+			rc = isotier__error_set(err, ISOTIER_EIO, errno, "symlink %s", path);
 	}
 	/* nspawn's lock file goes next to root/ (".#root.lck"): in our directory. */
 	if (!rc && chmod(s->dir, 0711) != 0)
-		rc = isotier_error_set(err, ISOTIER_EIO, errno, "chmod %s", s->dir);
+		rc = isotier__error_set(err, ISOTIER_EIO, errno, "chmod %s", s->dir);
 	return rc;
 }
 
@@ -144,21 +144,21 @@ static int nspawn_provision(void **out, const isotier_backend_spec *spec, isotie
 	*out = NULL;
 	char why[256];
 	if (!nspawn_available(why, sizeof why))
-		return isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0, "nspawn: %s", why);
+		return isotier__error_set(err, ISOTIER_EUNAVAILABLE, 0, "nspawn: %s", why);
 	nspawn_state *s = calloc(1, sizeof *s);
 	if (!s)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "nspawn: out of memory");
-	int rc = isotier_spec_copy_init(&s->spec, spec, err);
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "nspawn: out of memory");
+	int rc = isotier__spec_copy_init(&s->spec, spec, err);
 	if (!rc && !s->spec.minimal_root)
-		rc = isotier_root_entries(&s->entries, &s->n_entries,
-		                          s->spec.rootfs ? s->spec.rootfs : "/", err);
+		rc = isotier__root_entries(&s->entries, &s->n_entries,
+		                           s->spec.rootfs ? s->spec.rootfs : "/", err);
 	if (!rc)
-		rc = isotier_mkdtemp(&s->dir, "isotier-nspawn", err);
+		rc = isotier__mkdtemp(&s->dir, "isotier-nspawn", err);
 	if (!rc)
 		rc = make_root(s, err);
 	if (rc) {
 		nspawn_destroy(s);
-		return isotier_error_prefix(err, "nspawn: provision");
+		return isotier__error_prefix(err, "nspawn: provision");
 	}
 	*out = s;
 	return 0;
@@ -184,7 +184,7 @@ static void push_bind(isotier_argv *a, const char *opt, const char *src, const c
 		a->oom = true; /* a path this long cannot be passed whole: refuse */
 		return;
 	}
-	isotier_argv_push(a, buf);
+	isotier__argv_push(a, buf);
 }
 
 /* A private /run/systemd/nspawn, then nspawn itself (see the top of the file). */
@@ -196,43 +196,43 @@ static int nspawn_exec(void *p, const isotier_exec_request *req, int *exit_statu
                        isotier_error *err)
 {
 	nspawn_state *s = p;
-	int rc = isotier_exec_check(req, err);
+	int rc = isotier__exec_check(req, err);
 	if (rc)
-		return isotier_error_prefix(err, "nspawn");
+		return isotier__error_prefix(err, "nspawn");
 	char machine[96];
-	isotier_unique_id(machine, sizeof machine);
+	isotier__unique_id(machine, sizeof machine);
 	cleanup_argv isotier_argv a = {0};
 	const char *base = s->spec.rootfs ? s->spec.rootfs : "";
-	isotier_argv_push(&a, "unshare");
-	isotier_argv_push(&a, "--mount");
-	isotier_argv_push(&a, "--pid");
-	isotier_argv_push(&a, "--fork");
+	isotier__argv_push(&a, "unshare");
+	isotier__argv_push(&a, "--mount");
+	isotier__argv_push(&a, "--pid");
+	isotier__argv_push(&a, "--fork");
 	/* A /proc of the new PID namespace: nspawn finds its processes by
 	 * their pids there; the host's /proc numbers them otherwise, and nspawn
 	 * then fails at random ("Failed to open parent network namespace"). */
-	isotier_argv_push(&a, "--mount-proc");
-	isotier_argv_push(&a, "--kill-child");
-	isotier_argv_push(&a, "--propagation");
-	isotier_argv_push(&a, "private");
-	isotier_argv_push(&a, "sh");
-	isotier_argv_push(&a, "-c");
-	isotier_argv_push(&a, wrapper);
-	isotier_argv_push(&a, "sh");
-	isotier_argv_push(&a, "systemd-nspawn");
-	isotier_argv_push(&a, "--quiet");
-	isotier_argv_push(&a, "--register=no");
-	isotier_argv_push(&a, "--keep-unit");
-	isotier_argv_push(&a, "--settings=no");
-	isotier_argv_push(&a, "--as-pid2");
-	isotier_argv_push(&a, "--pipe");
-	isotier_argv_push(&a, "--private-network");
-	isotier_argv_push(&a, "--drop-capability=CAP_SYS_ADMIN");
-	isotier_argv_push(&a, "--resolv-conf=off");
-	isotier_argv_push(&a, "--timezone=off");
-	isotier_argv_push(&a, "--link-journal=no");
-	isotier_argv_pushf(&a, "--machine=%s", machine);
-	isotier_argv_pushf(&a, "--directory=%s/root", s->dir);
-	isotier_argv_push(&a, "--chdir=/");
+	isotier__argv_push(&a, "--mount-proc");
+	isotier__argv_push(&a, "--kill-child");
+	isotier__argv_push(&a, "--propagation");
+	isotier__argv_push(&a, "private");
+	isotier__argv_push(&a, "sh");
+	isotier__argv_push(&a, "-c");
+	isotier__argv_push(&a, wrapper);
+	isotier__argv_push(&a, "sh");
+	isotier__argv_push(&a, "systemd-nspawn");
+	isotier__argv_push(&a, "--quiet");
+	isotier__argv_push(&a, "--register=no");
+	isotier__argv_push(&a, "--keep-unit");
+	isotier__argv_push(&a, "--settings=no");
+	isotier__argv_push(&a, "--as-pid2");
+	isotier__argv_push(&a, "--pipe");
+	isotier__argv_push(&a, "--private-network");
+	isotier__argv_push(&a, "--drop-capability=CAP_SYS_ADMIN");
+	isotier__argv_push(&a, "--resolv-conf=off");
+	isotier__argv_push(&a, "--timezone=off");
+	isotier__argv_push(&a, "--link-journal=no");
+	isotier__argv_pushf(&a, "--machine=%s", machine);
+	isotier__argv_pushf(&a, "--directory=%s/root", s->dir);
+	isotier__argv_push(&a, "--chdir=/");
 	for (size_t i = 0; i < s->n_entries; i++) {
 		const isotier_root_entry *e = &s->entries[i];
 		if (e->link)
@@ -246,12 +246,12 @@ static int nspawn_exec(void *p, const isotier_exec_request *req, int *exit_statu
 		push_bind(&a, "--bind-ro", s->spec.probe_path, ISOTIER_GUEST_PROBE);
 	if (s->spec.capture_dir)
 		push_bind(&a, "--bind", s->spec.capture_dir, ISOTIER_GUEST_CAPTURE);
-	isotier_argv_push(&a, "--");
+	isotier__argv_push(&a, "--");
 	for (size_t i = 0; req->argv[i]; i++)
-		isotier_argv_push(&a, req->argv[i]);
+		isotier__argv_push(&a, req->argv[i]);
 	if (a.oom)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0,
-		                         "nspawn: out of memory (or a path too long to bind)");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0,
+		                          "nspawn: out of memory (or a path too long to bind)");
 	static const char *const envp[] = {
 	    "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", NULL};
 	isotier_proc_opts o = {
@@ -261,16 +261,16 @@ static int nspawn_exec(void *p, const isotier_exec_request *req, int *exit_statu
 	    .stdin_fd = req->stdin_fd,
 	    .stdout_fd = req->stdout_fd,
 	    .stderr_fd = req->stderr_fd,
-	    .timeout_s = isotier_exec_timeout(&s->spec, req),
-	    .cancel_fd = isotier_exec_cancel_fd(&s->spec, req),
+	    .timeout_s = isotier__exec_timeout(&s->spec, req),
+	    .cancel_fd = isotier__exec_cancel_fd(&s->spec, req),
 	};
-	rc = isotier_proc_run(&o, exit_status, err);
+	rc = isotier__proc_run(&o, exit_status, err);
 	if (rc)
-		return isotier_error_prefix(err, "nspawn: exec %s", req->argv[0]);
+		return isotier__error_prefix(err, "nspawn: exec %s", req->argv[0]);
 	return 0;
 }
 
-const isotier_backend isotier_backend_nspawn = {
+const isotier_backend isotier__backend_nspawn = {
     .version = ISOTIER_BACKEND_VERSION,
     .name = "nspawn",
     .catalogue_id = "systemd-nspawn",

@@ -88,8 +88,8 @@ static void find_paths(const qemu_machine *m, qemu_paths *p)
 	if (g && *g)
 		snprintf(p->guest_dir, sizeof p->guest_dir, "%s", g);
 	else
-		isotier_default_data_path(p->guest_dir, sizeof p->guest_dir, m->guest_default,
-		                          m->guest_src);
+		isotier__default_data_path(p->guest_dir, sizeof p->guest_dir, m->guest_default,
+		                           m->guest_src);
 	snprintf(p->kernel, sizeof p->kernel, "%s/vmlinux", p->guest_dir);
 	if (m->aarch64 || access(p->kernel, R_OK) != 0)
 		snprintf(p->kernel, sizeof p->kernel, "%s/vmlinuz", p->guest_dir);
@@ -100,11 +100,11 @@ static void find_paths(const qemu_machine *m, qemu_paths *p)
 	if (i && *i)
 		snprintf(p->init, sizeof p->init, "%s", i);
 	else
-		isotier_default_build_path(p->init, sizeof p->init, rel, m->init_name);
+		isotier__default_build_path(p->init, sizeof p->init, rel, m->init_name);
 }
 
-int isotier_qemu_default_paths(bool aarch64, char *guest_dir, size_t guest_len, char *init,
-                               size_t init_len)
+int isotier__qemu_default_paths(bool aarch64, char *guest_dir, size_t guest_len, char *init,
+                                size_t init_len)
 {
 	qemu_paths p = {0};
 	const qemu_machine *m = aarch64 ? &machine_aarch64 : &machine_microvm;
@@ -119,7 +119,7 @@ static int machine_available(const qemu_machine *m, char *why, size_t why_len)
 	char path[4096];
 	qemu_paths p = {0};
 	find_paths(m, &p);
-	if (isotier_find_program(path, sizeof path, m->binary) != 0) {
+	if (isotier__find_program(path, sizeof path, m->binary) != 0) {
 		snprintf(why, why_len, "%s not found in PATH", m->binary);
 		return 0;
 	}
@@ -129,7 +129,7 @@ static int machine_available(const qemu_machine *m, char *why, size_t why_len)
 		char script[1024];
 		char rel[256];
 		snprintf(rel, sizeof rel, "libexec/isotier/%s", m->guest_script);
-		if (isotier_install_path(script, sizeof script, rel) != 0)
+		if (isotier__install_path(script, sizeof script, rel) != 0)
 			snprintf(script, sizeof script, "scripts/%s", m->guest_script);
 		snprintf(why, why_len,
 		         "no guest kernel in %s (set %s to a directory holding one, or "
@@ -172,22 +172,22 @@ static int read_stdin(char **out, size_t *len, int fd, isotier_error *err)
 		/* from the current offset, like a child reading the fd would */
 		size_t n = (size_t)(st.st_size - pos);
 		if (n > MAX_STDIN)
-			return isotier_error_set(err, ISOTIER_EINVAL, 0,
-			                         "stdin larger than %zu bytes", MAX_STDIN);
+			return isotier__error_set(err, ISOTIER_EINVAL, 0,
+			                          "stdin larger than %zu bytes", MAX_STDIN);
 		char *buf = malloc(n + 1);
 		if (!buf)
-			return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+			return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 		ssize_t r = pread(fd, buf, n, pos);
 		if (r < 0) {
 			free(buf);
-			return isotier_error_set(err, ISOTIER_EIO, errno, "read stdin");
+			return isotier__error_set(err, ISOTIER_EIO, errno, "read stdin");
 		}
 		*out = buf;
 		*len = (size_t)r;
 		return 0;
 	}
-	int rc = isotier_read_file(out, len, path, MAX_STDIN, err);
-	return rc ? isotier_error_prefix(err, "stdin") : 0;
+	int rc = isotier__read_file(out, len, path, MAX_STDIN, err);
+	return rc ? isotier__error_prefix(err, "stdin") : 0;
 }
 
 static int write_initramfs(const qemu_state *s, const char *path, const char *mode,
@@ -195,24 +195,24 @@ static int write_initramfs(const qemu_state *s, const char *path, const char *mo
 {
 	FILE *f = fopen(path, "we");
 	if (!f)
-		return isotier_error_set(err, ISOTIER_EIO, errno, "open %s", path);
+		return isotier__error_set(err, ISOTIER_EIO, errno, "open %s", path);
 	isotier_cpio c = {.f = f};
 	static const char *const dirs[] = {"dev", "proc",     "sys",
 	                                   "tmp", ".isotier", ".isotier/capture"};
 	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++)
-		isotier_cpio_add(&c, dirs[i], S_IFDIR | (i == 3 ? 01777 : 0755), 0, 0, NULL, 0);
-	isotier_cpio_add(&c, "dev/console", S_IFCHR | 0600, 5, 1, NULL, 0);
-	isotier_cpio_add(&c, ".isotier/mode", S_IFREG | 0644, 0, 0, mode, strlen(mode));
+		isotier__cpio_add(&c, dirs[i], S_IFDIR | (i == 3 ? 01777 : 0755), 0, 0, NULL, 0);
+	isotier__cpio_add(&c, "dev/console", S_IFCHR | 0600, 5, 1, NULL, 0);
+	isotier__cpio_add(&c, ".isotier/mode", S_IFREG | 0644, 0, 0, mode, strlen(mode));
 	size_t alen = 0;
 	for (size_t i = 0; argv && argv[i]; i++)
 		alen += strlen(argv[i]) + 1;
 	int rc = 0;
 	if (alen > 131000)
-		rc = isotier_error_set(err, ISOTIER_EINVAL, 0,
-		                       "command line too long for the guest");
+		rc = isotier__error_set(err, ISOTIER_EINVAL, 0,
+		                        "command line too long for the guest");
 	cleanup_free char *args = alen ? malloc(alen) : NULL;
 	if (!rc && alen && !args)
-		rc = isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+		rc = isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 	if (!rc && alen) {
 		size_t o = 0;
 		for (size_t i = 0; argv[i]; i++) {
@@ -220,30 +220,30 @@ static int write_initramfs(const qemu_state *s, const char *path, const char *mo
 			memcpy(args + o, argv[i], l);
 			o += l;
 		}
-		isotier_cpio_add(&c, ".isotier/args", S_IFREG | 0644, 0, 0, args, alen);
+		isotier__cpio_add(&c, ".isotier/args", S_IFREG | 0644, 0, 0, args, alen);
 	}
 	cleanup_free char *in = NULL;
 	size_t in_len = 0;
 	if (!rc)
 		rc = read_stdin(&in, &in_len, stdin_fd, err);
 	if (!rc && in)
-		isotier_cpio_add(&c, ".isotier/stdin", S_IFREG | 0600, 0, 0, in, in_len);
+		isotier__cpio_add(&c, ".isotier/stdin", S_IFREG | 0600, 0, 0, in, in_len);
 	if (!rc)
-		rc = isotier_cpio_add_file(&c, "init", s->paths.init, 0755, err);
+		rc = isotier__cpio_add_file(&c, "init", s->paths.init, 0755, err);
 	if (!rc && s->spec.probe_path && strcmp(mode, "trial"))
-		rc = isotier_cpio_add_file(&c, ".isotier/isotier-probe", s->spec.probe_path, 0755,
-		                           err);
+		rc = isotier__cpio_add_file(&c, ".isotier/isotier-probe", s->spec.probe_path, 0755,
+		                            err);
 	if (!rc && !strcmp(mode, "9p")) {
 		char order_path[4096];
 		snprintf(order_path, sizeof order_path, "%s/order", s->paths.modules);
 		cleanup_free char *order = NULL;
-		rc = isotier_read_file(&order, NULL, order_path, 4096, err);
+		rc = isotier__read_file(&order, NULL, order_path, 4096, err);
 		if (rc)
-			isotier_error_prefix(err, "guest modules (run scripts/guest-kernel.sh)");
-		isotier_cpio_add(&c, ".isotier/modules", S_IFDIR | 0755, 0, 0, NULL, 0);
+			isotier__error_prefix(err, "guest modules (run scripts/guest-kernel.sh)");
+		isotier__cpio_add(&c, ".isotier/modules", S_IFDIR | 0755, 0, 0, NULL, 0);
 		if (!rc)
-			isotier_cpio_add(&c, ".isotier/modules/order", S_IFREG | 0644, 0, 0, order,
-			                 strlen(order));
+			isotier__cpio_add(&c, ".isotier/modules/order", S_IFREG | 0644, 0, 0, order,
+			                  strlen(order));
 		for (char *line = order, *next; !rc && line && *line; line = next) {
 			next = strchr(line, '\n');
 			if (next)
@@ -253,10 +253,10 @@ static int write_initramfs(const qemu_state *s, const char *path, const char *mo
 			char src[4096], dst[512];
 			snprintf(src, sizeof src, "%s/%s", s->paths.modules, line);
 			snprintf(dst, sizeof dst, ".isotier/modules/%s", line);
-			rc = isotier_cpio_add_file(&c, dst, src, 0644, err);
+			rc = isotier__cpio_add_file(&c, dst, src, 0644, err);
 		}
 	}
-	int frc = isotier_cpio_finish(&c, rc ? NULL : err);
+	int frc = isotier__cpio_finish(&c, rc ? NULL : err);
 	fclose(f);
 	return rc ? rc : frc;
 }
@@ -267,31 +267,31 @@ static int run_qemu(const qemu_state *s, const char *initrd, bool kvm, bool shar
                     isotier_console *con, isotier_capture *qerr, int *status, isotier_error *err)
 {
 	cleanup_argv isotier_argv a = {0};
-	isotier_argv_push(&a, s->m->binary);
-	isotier_argv_push(&a, "-M");
-	isotier_argv_push(&a, s->m->aarch64 ? "virt" : "microvm,x-option-roms=off");
-	isotier_argv_push(&a, "-accel");
-	isotier_argv_push(&a, kvm ? "kvm" : "tcg");
-	isotier_argv_push(&a, "-cpu");
+	isotier__argv_push(&a, s->m->binary);
+	isotier__argv_push(&a, "-M");
+	isotier__argv_push(&a, s->m->aarch64 ? "virt" : "microvm,x-option-roms=off");
+	isotier__argv_push(&a, "-accel");
+	isotier__argv_push(&a, kvm ? "kvm" : "tcg");
+	isotier__argv_push(&a, "-cpu");
 	/* aarch64 "max" under TCG: pauth-impdef keeps pointer authentication but with QEMU's
 	 * cheap hash instead of QARMA (boot ~1 s instead of ~3 s here); still "max". */
-	isotier_argv_push(&a, kvm ? "host" : s->m->aarch64 ? "max,pauth-impdef=on" : "max");
-	isotier_argv_push(&a, "-m");
-	isotier_argv_push(&a, share ? "256" : "128"); /* less memory map to set up */
-	isotier_argv_push(&a, "-smp");
-	isotier_argv_push(&a, "1");
-	isotier_argv_push(&a, "-nodefaults");
-	isotier_argv_push(&a, "-no-user-config");
-	isotier_argv_push(&a, "-display");
-	isotier_argv_push(&a, "none");
-	isotier_argv_push(&a, "-serial");
-	isotier_argv_push(&a, "stdio");
-	isotier_argv_push(&a, "-no-reboot");
-	isotier_argv_push(&a, "-kernel");
-	isotier_argv_push(&a, s->paths.kernel);
-	isotier_argv_push(&a, "-initrd");
-	isotier_argv_push(&a, initrd);
-	isotier_argv_push(&a, "-append");
+	isotier__argv_push(&a, kvm ? "host" : s->m->aarch64 ? "max,pauth-impdef=on" : "max");
+	isotier__argv_push(&a, "-m");
+	isotier__argv_push(&a, share ? "256" : "128"); /* less memory map to set up */
+	isotier__argv_push(&a, "-smp");
+	isotier__argv_push(&a, "1");
+	isotier__argv_push(&a, "-nodefaults");
+	isotier__argv_push(&a, "-no-user-config");
+	isotier__argv_push(&a, "-display");
+	isotier__argv_push(&a, "none");
+	isotier__argv_push(&a, "-serial");
+	isotier__argv_push(&a, "stdio");
+	isotier__argv_push(&a, "-no-reboot");
+	isotier__argv_push(&a, "-kernel");
+	isotier__argv_push(&a, s->paths.kernel);
+	isotier__argv_push(&a, "-initrd");
+	isotier__argv_push(&a, initrd);
+	isotier__argv_push(&a, "-append");
 	const char *extra = getenv("ISOTIER_QEMU_APPEND"); /* debugging: e.g. "loglevel=7" */
 	/* Under TCG on a loaded host the kernel fails to calibrate the TSC against the PIT and
 	 * then stalls: give it a TSC frequency and a delay-loop value instead of measuring.
@@ -299,12 +299,12 @@ static int run_qemu(const qemu_state *s, const char *initrd, bool kvm, bool shar
 	 * page-table walk of rodata and alternatives patching for mitigations cost about half
 	 * of it; the guest runs one workload behind the VM boundary, so they are skipped. */
 	if (s->m->aarch64)
-		isotier_argv_pushf(&a,
-		                   "console=ttyAMA0 panic=-1 quiet loglevel=1 cryptomgr.notests "
-		                   "rodata=off mitigations=off audit=0 ipv6.disable=1%s%s",
-		                   extra ? " " : "", extra ? extra : "");
+		isotier__argv_pushf(&a,
+		                    "console=ttyAMA0 panic=-1 quiet loglevel=1 cryptomgr.notests "
+		                    "rodata=off mitigations=off audit=0 ipv6.disable=1%s%s",
+		                    extra ? " " : "", extra ? extra : "");
 	else
-		isotier_argv_pushf(
+		isotier__argv_pushf(
 		    &a,
 		    "console=ttyS0 panic=-1 quiet loglevel=1 reboot=t tsc_early_khz=2000000 "
 		    "tsc=reliable lpj=8000000 no_timer_check cryptomgr.notests rodata=off "
@@ -313,28 +313,28 @@ static int run_qemu(const qemu_state *s, const char *initrd, bool kvm, bool shar
 	if (share) {
 		const char *root = s->spec.rootfs ? s->spec.rootfs : "/";
 		if (strchr(root, ','))
-			return isotier_error_set(err, ISOTIER_EINVAL, 0,
-			                         "rootfs path with a comma: %s", root);
-		isotier_argv_push(&a, "-fsdev");
-		isotier_argv_pushf(&a, "local,id=isoroot,path=%s,security_model=none,readonly=on",
-		                   root);
-		isotier_argv_push(&a, "-device");
-		isotier_argv_push(&a, "virtio-9p-device,fsdev=isoroot,mount_tag=isotier-root");
+			return isotier__error_set(err, ISOTIER_EINVAL, 0,
+			                          "rootfs path with a comma: %s", root);
+		isotier__argv_push(&a, "-fsdev");
+		isotier__argv_pushf(&a, "local,id=isoroot,path=%s,security_model=none,readonly=on",
+		                    root);
+		isotier__argv_push(&a, "-device");
+		isotier__argv_push(&a, "virtio-9p-device,fsdev=isoroot,mount_tag=isotier-root");
 	}
 	if (a.oom)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 	isotier_proc_opts o = {
 	    .argv = (const char *const *)a.v,
 	    .stdin_fd = -1,
 	    .stdout_fd = -1,
 	    .stderr_fd = -1,
-	    .out_sink = isotier_console_sink,
+	    .out_sink = isotier__console_sink,
 	    .out_sink_ctx = con,
 	    .err_capture = qerr,
 	    .timeout_s = timeout_s,
 	    .cancel_fd = con->cancel_fd,
 	};
-	return isotier_proc_run(&o, status, err);
+	return isotier__proc_run(&o, status, err);
 }
 
 /* The trial boot kvm_trial.c asks for: the guest's init under KVM, nothing else. */
@@ -378,11 +378,11 @@ static int kvm_trial(qemu_state *s, isotier_error *err)
 	}
 	char vmm[4096], ident[4200];
 	struct stat st;
-	if (isotier_find_program(vmm, sizeof vmm, s->m->binary) != 0 || stat(vmm, &st) != 0)
+	if (isotier__find_program(vmm, sizeof vmm, s->m->binary) != 0 || stat(vmm, &st) != 0)
 		return 0;
 	snprintf(ident, sizeof ident, "%s %lld %lld.%09ld", vmm, (long long)st.st_size,
 	         (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
-	return isotier_kvm_decide(s->paths.kernel, ident, trial_boot, s, &s->kvm, err);
+	return isotier__kvm_decide(s->paths.kernel, ident, trial_boot, s, &s->kvm, err);
 }
 
 static void qemu_destroy(void *p)
@@ -391,10 +391,10 @@ static void qemu_destroy(void *p)
 	if (!s)
 		return;
 	if (s->dir) {
-		isotier_rmtree(s->dir);
+		isotier__rmtree(s->dir);
 		free(s->dir);
 	}
-	isotier_spec_copy_clear(&s->spec);
+	isotier__spec_copy_clear(&s->spec);
 	free(s);
 }
 
@@ -419,12 +419,12 @@ static int aarch64_probe(isotier_spec_copy *c, isotier_error *err)
 		return 0;
 	char *alt = NULL;
 	if (asprintf(&alt, "%s-aarch64", c->probe_path) < 0)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 	if (elf_machine(alt) != 183) {
-		isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0,
-		                  "probe %s is not an aarch64 binary and %s is none either (make "
-		                  "builds it with the aarch64 cross compiler)",
-		                  c->probe_path, alt);
+		isotier__error_set(err, ISOTIER_EUNAVAILABLE, 0,
+		                   "probe %s is not an aarch64 binary and %s is none either (make "
+		                   "builds it with the aarch64 cross compiler)",
+		                   c->probe_path, alt);
 		free(alt);
 		return ISOTIER_EUNAVAILABLE;
 	}
@@ -439,31 +439,31 @@ static int machine_provision(const qemu_machine *m, void **out, const isotier_ba
 	*out = NULL;
 	char why[4096];
 	if (!machine_available(m, why, sizeof why))
-		return isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0, "%s: %s", m->name, why);
+		return isotier__error_set(err, ISOTIER_EUNAVAILABLE, 0, "%s: %s", m->name, why);
 	if (m->aarch64 && spec && spec->rootfs)
-		return isotier_error_set(err, ISOTIER_EINVAL, 0,
-		                         "%s: provision: a rootfs cannot be shown to the aarch64 "
-		                         "guest (it runs its initramfs only)",
-		                         m->name);
+		return isotier__error_set(err, ISOTIER_EINVAL, 0,
+		                          "%s: provision: a rootfs cannot be shown to the aarch64 "
+		                          "guest (it runs its initramfs only)",
+		                          m->name);
 	qemu_state *s = calloc(1, sizeof *s);
 	if (!s)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "%s: out of memory", m->name);
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "%s: out of memory", m->name);
 	s->m = m;
 	find_paths(m, &s->paths);
-	int rc = isotier_spec_copy_init(&s->spec, spec, err);
+	int rc = isotier__spec_copy_init(&s->spec, spec, err);
 	if (!rc && m->aarch64) {
 		s->spec.minimal_root = true; /* the host's x86_64 root means nothing to it */
 		rc = aarch64_probe(&s->spec, err);
 	}
 	if (!rc)
-		rc = isotier_mkdtemp(&s->dir, "isotier-vm", err);
+		rc = isotier__mkdtemp(&s->dir, "isotier-vm", err);
 	if (rc) {
 		qemu_destroy(s);
-		return isotier_error_prefix(err, "%s: provision", m->name);
+		return isotier__error_prefix(err, "%s: provision", m->name);
 	}
 	if ((rc = kvm_trial(s, err)) < 0) {
 		qemu_destroy(s);
-		isotier_error_prefix(err, "%s: provision", m->name);
+		isotier__error_prefix(err, "%s: provision", m->name);
 		return rc;
 	}
 	*out = s;
@@ -478,51 +478,52 @@ static int qemu_provision(void **out, const isotier_backend_spec *spec, isotier_
 static int qemu_exec(void *p, const isotier_exec_request *req, int *exit_status, isotier_error *err)
 {
 	qemu_state *s = p;
-	int rc = isotier_exec_check(req, err);
+	int rc = isotier__exec_check(req, err);
 	if (rc)
-		return isotier_error_prefix(err, "%s", s->m->name);
+		return isotier__error_prefix(err, "%s", s->m->name);
 	char initrd[4096];
 	snprintf(initrd, sizeof initrd, "%s/initrd.cpio", s->dir);
 	bool share = !s->spec.minimal_root;
 	rc = write_initramfs(s, initrd, share ? "9p" : "min", req->argv, req->stdin_fd, err);
 	if (rc)
-		return isotier_error_prefix(err, "%s: initramfs", s->m->name);
+		return isotier__error_prefix(err, "%s: initramfs", s->m->name);
 	isotier_console *con = calloc(1, sizeof *con);
 	if (!con)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "%s: out of memory", s->m->name);
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "%s: out of memory", s->m->name);
 	con->spec = &s->spec;
 	con->out_fd = req->stdout_fd >= 0 ? req->stdout_fd : STDOUT_FILENO;
 	con->err_fd = req->stderr_fd >= 0 ? req->stderr_fd : STDERR_FILENO;
 	con->exit_code = -1;
 	con->cap_fd = -1;
-	con->cancel_fd = isotier_exec_cancel_fd(&s->spec, req);
+	con->cancel_fd = isotier__exec_cancel_fd(&s->spec, req);
 	con->debug = getenv("ISOTIER_QEMU_DEBUG") != NULL;
 	isotier_capture qerr = {.max = 16384};
 	int status = -1;
-	int timeout_s = isotier_exec_timeout(&s->spec, req);
-	con->deadline_ms = isotier_now_ms() + (int64_t)timeout_s * 1000;
+	int timeout_s = isotier__exec_timeout(&s->spec, req);
+	con->deadline_ms = isotier__now_ms() + (int64_t)timeout_s * 1000;
 	rc = run_qemu(s, initrd, s->kvm, share, timeout_s, con, &qerr, &status, err);
 	unlink(initrd);
-	isotier_console_finish(con);
+	isotier__console_finish(con);
 	if (!rc && con->exit_code < 0) {
 		const char *tail = qerr.data ? qerr.data : "";
 		if (strlen(tail) > 400)
 			tail += strlen(tail) - 400;
 		if (con->fail[0])
-			rc = isotier_error_set(err, ISOTIER_ERROR, 0, "guest init: %s", con->fail);
+			rc = isotier__error_set(err, ISOTIER_ERROR, 0, "guest init: %s", con->fail);
 		else
-			rc = isotier_error_set(err, ISOTIER_ERROR, 0,
+			rc =
+			    isotier__error_set(err, ISOTIER_ERROR, 0,
 			                       "no exit status from the guest (qemu status %d)%s%s",
 			                       status, *tail ? ": " : "", tail);
 	}
 	if (!rc && con->problem[0])
-		rc = isotier_error_set(err, ISOTIER_EDATA, 0, "console: %s", con->problem);
+		rc = isotier__error_set(err, ISOTIER_EDATA, 0, "console: %s", con->problem);
 	if (!rc)
 		*exit_status = con->exit_code;
 	free(qerr.data);
 	free(con);
 	if (rc)
-		return isotier_error_prefix(err, "%s: exec %s", s->m->name, req->argv[0]);
+		return isotier__error_prefix(err, "%s: exec %s", s->m->name, req->argv[0]);
 	return 0;
 }
 
@@ -538,7 +539,7 @@ static const isotier_backend_setting qemu_microvm_settings[] = {
     {0},
 };
 
-const isotier_backend isotier_backend_qemu_microvm = {
+const isotier_backend isotier__backend_qemu_microvm = {
     .version = ISOTIER_BACKEND_VERSION,
     .settings = qemu_microvm_settings,
     .name = "qemu-microvm",
@@ -570,7 +571,7 @@ static const isotier_backend_setting qemu_aarch64_settings[] = {
     {0},
 };
 
-const isotier_backend isotier_backend_qemu_aarch64 = {
+const isotier_backend isotier__backend_qemu_aarch64 = {
     .version = ISOTIER_BACKEND_VERSION,
     .settings = qemu_aarch64_settings,
     .name = "qemu-aarch64",

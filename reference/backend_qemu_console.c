@@ -63,21 +63,21 @@ static ssize_t b64decode(const char *s, size_t n, unsigned char *out)
 	return (ssize_t)o;
 }
 
-int isotier_console_write(int fd, int64_t deadline_ms, int cancel_fd, const unsigned char *p,
-                          size_t n)
+int isotier__console_write(int fd, int64_t deadline_ms, int cancel_fd, const unsigned char *p,
+                           size_t n)
 {
 	isotier_relay r = {.fd = fd, .deadline_ms = deadline_ms, .cancel_fd = cancel_fd};
-	return isotier_relay_sink(&r, (const char *)p, n);
+	return isotier__relay_sink(&r, (const char *)p, n);
 }
 
 static void relay(isotier_console *c, int fd, const unsigned char *p, size_t n)
 {
-	int rc = isotier_console_write(fd, c->deadline_ms, c->cancel_fd, p, n);
+	int rc = isotier__console_write(fd, c->deadline_ms, c->cancel_fd, p, n);
 	if (rc && !c->fatal)
 		c->fatal = rc;
 }
 
-void isotier_console_finish(isotier_console *c)
+void isotier__console_finish(isotier_console *c)
 {
 	if (c->len && !c->overlong) { /* a last line without newline */
 		c->line[c->len] = '\0';
@@ -224,12 +224,12 @@ static void handle_line(isotier_console *c, char *l, size_t n)
 	}
 }
 
-int isotier_console_sink(void *ctx, const char *buf, size_t len)
+int isotier__console_sink(void *ctx, const char *buf, size_t len)
 {
 	isotier_console *c = ctx;
 	if (c->debug)
-		isotier_console_write(STDERR_FILENO, 0, c->cancel_fd, (const unsigned char *)buf,
-		                      len);
+		isotier__console_write(STDERR_FILENO, 0, c->cancel_fd, (const unsigned char *)buf,
+		                       len);
 	for (size_t i = 0; i < len; i++) {
 		char ch = buf[i];
 		if (ch == '\n') {

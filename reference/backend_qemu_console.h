@@ -42,11 +42,11 @@ typedef struct isotier_console {
 } isotier_console;
 
 /* An isotier_proc_sink over qemu's stdout (ctx: a console). */
-int isotier_console_sink(void *ctx, const char *buf, size_t len);
+int isotier__console_sink(void *ctx, const char *buf, size_t len);
 /* Handles a last unterminated line and closes any open capture file. */
-void isotier_console_finish(isotier_console *c);
-/* Writes all of p to fd (see isotier_relay_sink); non-zero: give up on the VM. */
-int isotier_console_write(int fd, int64_t deadline_ms, int cancel_fd, const unsigned char *p,
-                          size_t n);
+void isotier__console_finish(isotier_console *c);
+/* Writes all of p to fd (see isotier__relay_sink); non-zero: give up on the VM. */
+int isotier__console_write(int fd, int64_t deadline_ms, int cancel_fd, const unsigned char *p,
+                           size_t n);
 
 #endif

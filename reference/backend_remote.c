@@ -9,7 +9,7 @@
 #include <sys/random.h>
 #include <time.h>
 
-int isotier_remote_configured(const isotier_backend_setting *settings, char *why, size_t why_len)
+int isotier__remote_configured(const isotier_backend_setting *settings, char *why, size_t why_len)
 {
 	for (size_t i = 0; settings[i].env; i++) {
 		if (!settings[i].required)
@@ -28,8 +28,8 @@ int isotier_remote_configured(const isotier_backend_setting *settings, char *why
 	return 1;
 }
 
-int isotier_remote_endpoint(char *out, size_t len, const char *env, const char *dflt,
-                            isotier_error *err)
+int isotier__remote_endpoint(char *out, size_t len, const char *env, const char *dflt,
+                             isotier_error *err)
 {
 	const char *v = getenv(env);
 	if (!v || !*v)
@@ -37,14 +37,14 @@ int isotier_remote_endpoint(char *out, size_t len, const char *env, const char *
 	size_t n = strlen(v);
 	if ((strncmp(v, "https://", 8) && strncmp(v, "http://", 7)) || n >= len || n > 400 ||
 	    v[n - 1] == '/' || strpbrk(v, " \t\r\n?#"))
-		return isotier_error_set(err, ISOTIER_ECONFIG, 0,
-		                         "%s: an http(s) URL without a trailing '/' is needed",
-		                         env);
+		return isotier__error_set(err, ISOTIER_ECONFIG, 0,
+		                          "%s: an http(s) URL without a trailing '/' is needed",
+		                          env);
 	memcpy(out, v, n + 1);
 	return 0;
 }
 
-const char *isotier_remote_setting(const char *env, const char *dflt)
+const char *isotier__remote_setting(const char *env, const char *dflt)
 {
 	const char *v = getenv(env);
 	if (!v || !*v || strlen(v) > 200 ||
@@ -60,7 +60,7 @@ static struct {
 	int n;
 } created[16];
 
-int isotier_remote_reserve(const char *backend, isotier_error *err)
+int isotier__remote_reserve(const char *backend, isotier_error *err)
 {
 	int cap = ISOTIER_REMOTE_DEFAULT_CAP;
 	const char *env = getenv("ISOTIER_REMOTE_MAX_SANDBOXES");
@@ -68,8 +68,8 @@ int isotier_remote_reserve(const char *backend, isotier_error *err)
 		char *end;
 		long v = strtol(env, &end, 10);
 		if (*end || v < 0 || v > 100)
-			return isotier_error_set(err, ISOTIER_ECONFIG, 0,
-			                         "ISOTIER_REMOTE_MAX_SANDBOXES: 0..100 expected");
+			return isotier__error_set(err, ISOTIER_ECONFIG, 0,
+			                          "ISOTIER_REMOTE_MAX_SANDBOXES: 0..100 expected");
 		cap = (int)v;
 	}
 	int rc = 0;
@@ -82,17 +82,17 @@ int isotier_remote_reserve(const char *backend, isotier_error *err)
 	else if (!created[i].backend)
 		created[i].backend = backend;
 	if (!rc && created[i].n >= cap)
-		rc = isotier_error_set(err, ISOTIER_ECONFIG, 0,
-		                       "the cap of %d sandbox%s created per run for %s is reached "
-		                       "(ISOTIER_REMOTE_MAX_SANDBOXES)",
-		                       cap, cap == 1 ? "" : "es", backend);
+		rc = isotier__error_set(err, ISOTIER_ECONFIG, 0,
+		                        "the cap of %d sandbox%s created per run for %s is reached "
+		                        "(ISOTIER_REMOTE_MAX_SANDBOXES)",
+		                        cap, cap == 1 ? "" : "es", backend);
 	else if (!rc)
 		created[i].n++;
 	pthread_mutex_unlock(&cap_lock);
 	return rc;
 }
 
-void isotier_remote_reserve_reset(void)
+void isotier__remote_reserve_reset(void)
 {
 	pthread_mutex_lock(&cap_lock);
 	for (size_t i = 0; i < sizeof created / sizeof created[0]; i++)
@@ -100,41 +100,41 @@ void isotier_remote_reserve_reset(void)
 	pthread_mutex_unlock(&cap_lock);
 }
 
-void isotier_remote_nonce(char *out, size_t len)
+void isotier__remote_nonce(char *out, size_t len)
 {
 	unsigned char r[8] = {0};
 	if (getrandom(r, sizeof r, 0) != (ssize_t)sizeof r) {
-		int64_t t = isotier_now_ms() ^ (int64_t)getpid() << 20;
+		int64_t t = isotier__now_ms() ^ (int64_t)getpid() << 20;
 		memcpy(r, &t, sizeof r);
 	}
 	snprintf(out, len, "%02x%02x%02x%02x%02x%02x%02x%02x", r[0], r[1], r[2], r[3], r[4], r[5],
 	         r[6], r[7]);
 }
 
-int64_t isotier_remote_budget_ms(int64_t deadline_ms, int64_t want_ms)
+int64_t isotier__remote_budget_ms(int64_t deadline_ms, int64_t want_ms)
 {
 	if (!deadline_ms)
 		return want_ms;
-	int64_t left = deadline_ms - isotier_now_ms();
+	int64_t left = deadline_ms - isotier__now_ms();
 	if (left < 1)
 		left = 1;
 	return want_ms < left ? want_ms : left;
 }
 
-int isotier_remote_cancel_fd(int kept, const isotier_exec_request *req)
+int isotier__remote_cancel_fd(int kept, const isotier_exec_request *req)
 {
 	if (req && req->cancel_fd > 0)
 		return req->cancel_fd;
 	return kept > 0 ? kept : -1;
 }
 
-bool isotier_remote_sleep_ms(int cancel_fd, int64_t ms)
+bool isotier__remote_sleep_ms(int cancel_fd, int64_t ms)
 {
-	int64_t end = isotier_now_ms() + ms;
+	int64_t end = isotier__now_ms() + ms;
 	for (;;) {
-		if (isotier_cancelled(cancel_fd))
+		if (isotier__cancelled(cancel_fd))
 			return false;
-		int64_t left = end - isotier_now_ms();
+		int64_t left = end - isotier__now_ms();
 		if (left <= 0)
 			return true;
 		struct timespec ts = {0, (left > 100 ? 100 : left) * 1000000L};
@@ -152,7 +152,7 @@ static void map_path(char *out, size_t len, const char *arg)
 		snprintf(out, len, "%s", arg);
 }
 
-int isotier_remote_shell_quote(char **buf, const char *s)
+int isotier__remote_shell_quote(char **buf, const char *s)
 {
 	size_t have = *buf ? strlen(*buf) : 0, need = 2;
 	for (const char *p = s; *p; p++)
@@ -187,12 +187,12 @@ static int append(char **buf, const char *s)
 	return 0;
 }
 
-int isotier_remote_script(char **out, const isotier_exec_request *req, const char *stderr_to,
-                          isotier_error *err)
+int isotier__remote_script(char **out, const isotier_exec_request *req, const char *stderr_to,
+                           isotier_error *err)
 {
 	*out = NULL;
 	if (!req->argv || !req->argv[0])
-		return isotier_error_set(err, ISOTIER_EINVAL, 0, "empty argv");
+		return isotier__error_set(err, ISOTIER_EINVAL, 0, "empty argv");
 	char *s = NULL;
 	char path[4096];
 	map_path(path, sizeof path, req->argv[0]);
@@ -201,38 +201,38 @@ int isotier_remote_script(char **out, const isotier_exec_request *req, const cha
 	 * (the artifact step's /bin/sh) is left alone. */
 	if (!strncmp(req->argv[0], ISOTIER_GUEST_DIR "/", strlen(ISOTIER_GUEST_DIR "/"))) {
 		rc = rc ? rc : append(&s, " && chmod 0755 ");
-		rc = rc ? rc : isotier_remote_shell_quote(&s, path);
+		rc = rc ? rc : isotier__remote_shell_quote(&s, path);
 	}
 	rc = rc ? rc : append(&s, " && exec");
 	for (size_t i = 0; !rc && req->argv[i]; i++) {
 		map_path(path, sizeof path, req->argv[i]);
 		rc = append(&s, " ");
-		rc = rc ? rc : isotier_remote_shell_quote(&s, path);
+		rc = rc ? rc : isotier__remote_shell_quote(&s, path);
 	}
 	if (!rc && stderr_to) {
 		rc = append(&s, " 2>");
-		rc = rc ? rc : isotier_remote_shell_quote(&s, stderr_to);
+		rc = rc ? rc : isotier__remote_shell_quote(&s, stderr_to);
 	}
 	if (rc) {
 		free(s);
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 	}
 	*out = s;
 	return 0;
 }
 
-int isotier_remote_relay(const isotier_exec_request *req, int stream, const char *buf, size_t len,
-                         isotier_error *err)
+int isotier__remote_relay(const isotier_exec_request *req, int stream, const char *buf, size_t len,
+                          isotier_error *err)
 {
 	int fd = stream == 2 ? req->stderr_fd : req->stdout_fd;
 	if ((!req->on_output && fd < 0) || !len)
 		return 0;
 	char *copy = malloc(len + 64);
 	if (!copy)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0,
-		                         "%zu bytes of the command's output: out of memory", len);
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0,
+		                          "%zu bytes of the command's output: out of memory", len);
 	memcpy(copy, buf, len);
-	isotier_redact_bytes(copy, &len, len + 64);
+	isotier__redact_bytes(copy, &len, len + 64);
 	if (req->on_output) {
 		req->on_output(stream, copy, len, req->output_data);
 		free(copy);
@@ -251,7 +251,7 @@ int isotier_remote_relay(const isotier_exec_request *req, int stream, const char
 	return 0;
 }
 
-bool isotier_remote_id_valid(const char *id)
+bool isotier__remote_id_valid(const char *id)
 {
 	size_t n = id ? strlen(id) : 0;
 	/* "." and ".." are no id: in a URL path a client resolves them, so a
@@ -261,69 +261,69 @@ bool isotier_remote_id_valid(const char *id)
 	       strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
 }
 
-int isotier_remote_run_init(isotier_remote_run *r, const isotier_backend_spec *spec,
-                            const char *key_env, const char *url_env, const char *dflt,
-                            isotier_error *err)
+int isotier__remote_run_init(isotier_remote_run *r, const isotier_backend_spec *spec,
+                             const char *key_env, const char *url_env, const char *dflt,
+                             isotier_error *err)
 {
-	r->key = isotier_secret_from_env(key_env);
+	r->key = isotier__secret_from_env(key_env);
 	r->deadline_ms = spec->deadline_ms;
 	r->timeout_s = spec->timeout_s > 0 ? spec->timeout_s : 60;
 	r->cancel_fd = spec->cancel_fd > 0 ? spec->cancel_fd : -1;
-	isotier_remote_nonce(r->nonce, sizeof r->nonce);
+	isotier__remote_nonce(r->nonce, sizeof r->nonce);
 	if (!r->key)
-		return isotier_error_set(err, ISOTIER_ECONFIG, 0, "%s is unusable", key_env);
-	return isotier_remote_endpoint(r->api, sizeof r->api, url_env, dflt, err);
+		return isotier__error_set(err, ISOTIER_ECONFIG, 0, "%s is unusable", key_env);
+	return isotier__remote_endpoint(r->api, sizeof r->api, url_env, dflt, err);
 }
 
-int isotier_remote_provision_check(const char *name, int (*available)(char *, size_t),
-                                   const isotier_backend_spec *spec, size_t probe_max,
-                                   isotier_error *err)
+int isotier__remote_provision_check(const char *name, int (*available)(char *, size_t),
+                                    const isotier_backend_spec *spec, size_t probe_max,
+                                    isotier_error *err)
 {
 	char why[256];
 	if (!available(why, sizeof why))
-		return isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0, "%s: %s", name, why);
+		return isotier__error_set(err, ISOTIER_EUNAVAILABLE, 0, "%s: %s", name, why);
 	if (!spec->probe_path || strlen(spec->probe_path) >= probe_max)
-		return isotier_error_set(err, ISOTIER_EINVAL, 0, "%s: a probe path is needed",
-		                         name);
-	if (isotier_cancelled(spec->cancel_fd))
-		return isotier_error_set(err, ISOTIER_EINTR, 0, "%s: provision: cancelled", name);
+		return isotier__error_set(err, ISOTIER_EINVAL, 0, "%s: a probe path is needed",
+		                          name);
+	if (isotier__cancelled(spec->cancel_fd))
+		return isotier__error_set(err, ISOTIER_EINTR, 0, "%s: provision: cancelled", name);
 	return 0;
 }
 
-int64_t isotier_remote_ttl_s(int64_t deadline_ms, int timeout_s)
+int64_t isotier__remote_ttl_s(int64_t deadline_ms, int timeout_s)
 {
-	return (deadline_ms ? (deadline_ms - isotier_now_ms()) / 1000 : 3 * timeout_s) + 60;
+	return (deadline_ms ? (deadline_ms - isotier__now_ms()) / 1000 : 3 * timeout_s) + 60;
 }
 
-int isotier_remote_create_error(isotier_error *err, const char *what,
-                                const isotier_http_response *resp)
+int isotier__remote_create_error(isotier_error *err, const char *what,
+                                 const isotier_http_response *resp)
 {
-	return isotier_http_status_error(
+	return isotier__http_status_error(
 	    err, resp->status == 401 || resp->status == 403 ? ISOTIER_ECONFIG : ISOTIER_EIO, what,
 	    resp);
 }
 
-bool isotier_remote_outcome_unknown(int rc, const isotier_http_response *resp)
+bool isotier__remote_outcome_unknown(int rc, const isotier_http_response *resp)
 {
 	return rc == ISOTIER_ETIMEDOUT || rc == ISOTIER_EINTR ||
 	       (rc == ISOTIER_EIO && resp->sent && resp->status != 429 &&
 	        (resp->status == 0 || resp->status >= 500));
 }
 
-int isotier_remote_created_id(const isotier_http_response *resp, const char *what, const char *obj,
-                              const char *key, char *id, size_t id_len, bool *made, bool *unknown,
-                              isotier_error *err)
+int isotier__remote_created_id(const isotier_http_response *resp, const char *what, const char *obj,
+                               const char *key, char *id, size_t id_len, bool *made, bool *unknown,
+                               isotier_error *err)
 {
-	cJSON *doc = isotier_json_parse_strict(resp->body, resp->body_len, what, err);
+	cJSON *doc = isotier__json_parse_strict(resp->body, resp->body_len, what, err);
 	const cJSON *in = doc && obj ? cJSON_GetObjectItemCaseSensitive(doc, obj) : doc;
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(in, key);
 	int rc = 0;
-	if (cJSON_IsString(v) && isotier_remote_id_valid(v->valuestring)) {
+	if (cJSON_IsString(v) && isotier__remote_id_valid(v->valuestring)) {
 		snprintf(id, id_len, "%s", v->valuestring);
 		*made = true;
 	} else {
-		rc = doc ? isotier_error_set(err, ISOTIER_EDATA, 0, "%s: no valid %s%s%s", what,
-		                             obj ? obj : "", obj ? "." : "", key)
+		rc = doc ? isotier__error_set(err, ISOTIER_EDATA, 0, "%s: no valid %s%s%s", what,
+		                              obj ? obj : "", obj ? "." : "", key)
 		         : err->code;
 		*unknown = true; /* something answered: look for it by nonce */
 	}
@@ -331,80 +331,80 @@ int isotier_remote_created_id(const isotier_http_response *resp, const char *wha
 	return rc;
 }
 
-int isotier_remote_provision_end(void **out, void *state, const isotier_remote_run *r, int rc,
-                                 const char *name, const char *kind, const char *id,
-                                 isotier_error *err)
+int isotier__remote_provision_end(void **out, void *state, const isotier_remote_run *r, int rc,
+                                  const char *name, const char *kind, const char *id,
+                                  isotier_error *err)
 {
 	if (!rc) {
 		*out = state;
 		return 0;
 	}
 	if (r->created)
-		isotier_error_prefix(err, "%s: provision %s %s", name, kind, id);
+		isotier__error_prefix(err, "%s: provision %s %s", name, kind, id);
 	else
-		isotier_error_prefix(err, "%s: provision", name);
+		isotier__error_prefix(err, "%s: provision", name);
 	if (r->created || r->unknown) {
 		*out = state;
 	} else {
-		isotier_lease_drop("remote", r->nonce); /* nothing was made */
+		isotier__lease_drop("remote", r->nonce); /* nothing was made */
 		free(state);
 	}
 	return rc;
 }
 
-void isotier_remote_lease(const isotier_remote_run *r, const char *backend)
+void isotier__remote_lease(const isotier_remote_run *r, const char *backend)
 {
 	/* The endpoint too: a later sweep asks only the same one (an emulator's
 	 * leftovers are never looked for at the provider, nor the reverse). */
 	isotier_lease l = {.kind = "remote", .backend = backend, .name = r->nonce, .path = r->api};
-	isotier_lease_take(&l, r->nonce);
+	isotier__lease_take(&l, r->nonce);
 }
 
-int isotier_remote_sweep_run(isotier_remote_run *r, const char *nonce, const char *api,
-                             const char *key_env, const char *url_env, const char *dflt,
-                             isotier_error *err)
+int isotier__remote_sweep_run(isotier_remote_run *r, const char *nonce, const char *api,
+                              const char *key_env, const char *url_env, const char *dflt,
+                              isotier_error *err)
 {
 	isotier_backend_spec spec = {0};
-	int rc = isotier_remote_run_init(r, &spec, key_env, url_env, dflt, err);
+	int rc = isotier__remote_run_init(r, &spec, key_env, url_env, dflt, err);
 	if (!rc && strcmp(r->api, api))
-		rc =
-		    isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0,
-		                      "made through another endpoint than the one configured here");
+		rc = isotier__error_set(
+		    err, ISOTIER_EUNAVAILABLE, 0,
+		    "made through another endpoint than the one configured here");
 	if (!rc && strlen(nonce) >= sizeof r->nonce)
-		rc = isotier_error_set(err, ISOTIER_EINVAL, 0, "a nonce too long: %.40s", nonce);
+		rc = isotier__error_set(err, ISOTIER_EINVAL, 0, "a nonce too long: %.40s", nonce);
 	if (!rc)
 		snprintf(r->nonce, sizeof r->nonce, "%s", nonce);
 	return rc;
 }
 
-int isotier_remote_perform(const isotier_remote_run *r, isotier_http_request *req, bool cleanup,
-                           int cancel_fd, isotier_http_response *resp, isotier_error *err)
+int isotier__remote_perform(const isotier_remote_run *r, isotier_http_request *req, bool cleanup,
+                            int cancel_fd, isotier_http_response *resp, isotier_error *err)
 {
 	req->deadline_ms = cleanup ? 0 : r->deadline_ms;
 	req->cleanup = cleanup;
 	req->cancel_fd = cleanup ? -1 : cancel_fd;
-	return isotier_http_perform(req, resp, err);
+	return isotier__http_perform(req, resp, err);
 }
 
-int isotier_remote_release(void *state, const isotier_remote_run *r, const char *id,
-                           int (*del)(void *, const char *, isotier_error *),
-                           int (*sweep)(void *, isotier_error *), isotier_error *err)
+int isotier__remote_release(void *state, const isotier_remote_run *r, const char *id,
+                            int (*del)(void *, const char *, isotier_error *),
+                            int (*sweep)(void *, isotier_error *), isotier_error *err)
 {
 	int rc = r->created ? del(state, id, err) : r->unknown ? sweep(state, err) : 0;
 	if (!rc) /* kept otherwise: the next run's sweep tries again (sweep.h) */
-		isotier_lease_drop("remote", r->nonce);
+		isotier__lease_drop("remote", r->nonce);
 	free(state);
 	return rc;
 }
 
-int isotier_remote_upload_probe(const char *base, const char *const *hdrs, const char *probe,
-                                int64_t deadline_ms, int cancel_fd, isotier_http_response *resp,
-                                isotier_error *err)
+int isotier__remote_upload_probe(const char *base, const char *const *hdrs, const char *probe,
+                                 int64_t deadline_ms, int cancel_fd, isotier_http_response *resp,
+                                 isotier_error *err)
 {
 	memset(resp, 0, sizeof *resp);
-	char *path = isotier_http_escape(ISOTIER_REMOTE_GUEST_DIR "/isotier-probe");
+	char *path = isotier__http_escape(ISOTIER_REMOTE_GUEST_DIR "/isotier-probe");
 	if (!path)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 	char url[1200];
 	snprintf(url, sizeof url, "%s?path=%s", base, path);
 	free(path);
@@ -413,65 +413,65 @@ int isotier_remote_upload_probe(const char *base, const char *const *hdrs, const
 	                          .headers = hdrs,
 	                          .upload_path = probe,
 	                          .upload_name = "isotier-probe",
-	                          .timeout_ms = isotier_remote_budget_ms(deadline_ms, 60000),
+	                          .timeout_ms = isotier__remote_budget_ms(deadline_ms, 60000),
 	                          .deadline_ms = deadline_ms,
 	                          .retry_5xx = true,
 	                          .cancel_fd = cancel_fd};
-	return isotier_http_perform(&r, resp, err);
+	return isotier__http_perform(&r, resp, err);
 }
 
-cJSON *isotier_remote_answer(int *rc, isotier_http_response *resp, long status, const char *what,
-                             const char *doc_what, isotier_error *err)
+cJSON *isotier__remote_answer(int *rc, isotier_http_response *resp, long status, const char *what,
+                              const char *doc_what, isotier_error *err)
 {
 	if (!*rc && resp->status != status)
-		*rc = isotier_http_status_error(err, ISOTIER_EIO, what, resp);
+		*rc = isotier__http_status_error(err, ISOTIER_EIO, what, resp);
 	cJSON *doc =
-	    *rc ? NULL : isotier_json_parse_strict(resp->body, resp->body_len, doc_what, err);
-	isotier_http_response_clear(resp);
+	    *rc ? NULL : isotier__json_parse_strict(resp->body, resp->body_len, doc_what, err);
+	isotier__http_response_clear(resp);
 	if (!*rc && !doc)
 		*rc = err->code;
 	return doc;
 }
 
-int isotier_remote_exit_code(const char *provider, const char *field, const cJSON *code,
-                             int *exit_status, isotier_error *err)
+int isotier__remote_exit_code(const char *provider, const char *field, const cJSON *code,
+                              int *exit_status, isotier_error *err)
 {
 	double v = cJSON_IsNumber(code) ? code->valuedouble : -1;
 	if (!cJSON_IsNumber(code) || !(v >= 0 && v <= 255) || v != (double)(int)v)
-		return isotier_error_set(err, ISOTIER_EDATA, 0,
-		                         "%s reported exit code %.17g (%s): not one a process "
-		                         "can exit with (0-255); not taken as any status",
-		                         provider, cJSON_IsNumber(code) ? code->valuedouble : 0.0,
-		                         field);
+		return isotier__error_set(err, ISOTIER_EDATA, 0,
+		                          "%s reported exit code %.17g (%s): not one a process "
+		                          "can exit with (0-255); not taken as any status",
+		                          provider, cJSON_IsNumber(code) ? code->valuedouble : 0.0,
+		                          field);
 	*exit_status = (int)v;
 	return 0;
 }
 
-void isotier_remote_sweep_one(void *state, const cJSON *id,
-                              int (*del)(void *, const char *, isotier_error *), const char *bad,
-                              int *first, isotier_error *err)
+void isotier__remote_sweep_one(void *state, const cJSON *id,
+                               int (*del)(void *, const char *, isotier_error *), const char *bad,
+                               int *first, isotier_error *err)
 {
 	isotier_error e = {0};
-	int rc = cJSON_IsString(id) && isotier_remote_id_valid(id->valuestring)
+	int rc = cJSON_IsString(id) && isotier__remote_id_valid(id->valuestring)
 	             ? del(state, id->valuestring, &e)
-	             : isotier_error_set(&e, ISOTIER_EDATA, 0, "%s", bad);
+	             : isotier__error_set(&e, ISOTIER_EDATA, 0, "%s", bad);
 	if (rc && !*first) {
 		*first = rc;
 		*err = e;
 	}
 }
 
-int isotier_remote_exec_begin(const char *name, int kept, const isotier_exec_request *req,
-                              const char *stderr_to, int *exit_status, int *cancel_fd,
-                              char **script, isotier_error *err)
+int isotier__remote_exec_begin(const char *name, int kept, const isotier_exec_request *req,
+                               const char *stderr_to, int *exit_status, int *cancel_fd,
+                               char **script, isotier_error *err)
 {
 	*exit_status = -1;
 	*script = NULL;
-	*cancel_fd = isotier_remote_cancel_fd(kept, req);
-	if (isotier_cancelled(*cancel_fd))
-		return isotier_error_set(err, ISOTIER_EINTR, 0, "%s: exec: not started: cancelled",
-		                         name);
-	if (isotier_remote_script(script, req, stderr_to, err))
-		return isotier_error_prefix(err, "%s", name);
+	*cancel_fd = isotier__remote_cancel_fd(kept, req);
+	if (isotier__cancelled(*cancel_fd))
+		return isotier__error_set(err, ISOTIER_EINTR, 0, "%s: exec: not started: cancelled",
+		                          name);
+	if (isotier__remote_script(script, req, stderr_to, err))
+		return isotier__error_prefix(err, "%s", name);
 	return 0;
 }

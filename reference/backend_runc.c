@@ -10,21 +10,21 @@ static const isotier_oci_runtime runc_rt = {.name = "runc"};
 
 static int runc_available(char *why, size_t why_len)
 {
-	return isotier_oci_available(&runc_rt, why, why_len);
+	return isotier__oci_available(&runc_rt, why, why_len);
 }
 
 static int runc_provision(void **out, const isotier_backend_spec *spec, isotier_error *err)
 {
-	return isotier_oci_backend_provision(out, &runc_rt, spec, err);
+	return isotier__oci_backend_provision(out, &runc_rt, spec, err);
 }
 
-const isotier_backend isotier_backend_runc = {
+const isotier_backend isotier__backend_runc = {
     .version = ISOTIER_BACKEND_VERSION,
     .name = "runc",
     .catalogue_id = "runc",
     .description = "runc: OCI bundle written by isotier, read-only root view (CONTAINER)",
     .available = runc_available,
     .provision = runc_provision,
-    .exec = isotier_oci_backend_exec,
-    .destroy = isotier_oci_backend_destroy,
+    .exec = isotier__oci_backend_exec,
+    .destroy = isotier__oci_backend_destroy,
 };

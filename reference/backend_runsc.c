@@ -12,21 +12,21 @@ static const isotier_oci_runtime runsc_rt = {
 
 static int runsc_available(char *why, size_t why_len)
 {
-	return isotier_oci_available(&runsc_rt, why, why_len);
+	return isotier__oci_available(&runsc_rt, why, why_len);
 }
 
 static int runsc_provision(void **out, const isotier_backend_spec *spec, isotier_error *err)
 {
-	return isotier_oci_backend_provision(out, &runsc_rt, spec, err);
+	return isotier__oci_backend_provision(out, &runsc_rt, spec, err);
 }
 
-const isotier_backend isotier_backend_runsc = {
+const isotier_backend isotier__backend_runsc = {
     .version = ISOTIER_BACKEND_VERSION,
     .name = "runsc",
     .catalogue_id = "runsc",
     .description = "gVisor runsc (ptrace platform, no network) on an OCI bundle (GVISOR)",
     .available = runsc_available,
     .provision = runsc_provision,
-    .exec = isotier_oci_backend_exec,
-    .destroy = isotier_oci_backend_destroy,
+    .exec = isotier__oci_backend_exec,
+    .destroy = isotier__oci_backend_destroy,
 };

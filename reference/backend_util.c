@@ -28,15 +28,15 @@ static int check_path(const char *path, mode_t type, const char *what, isotier_e
 	if (!path)
 		return 0;
 	if (stat(path, &st) != 0)
-		return isotier_error_set(err, ISOTIER_EINVAL, errno, "%s %s", what, path);
+		return isotier__error_set(err, ISOTIER_EINVAL, errno, "%s %s", what, path);
 	if ((st.st_mode & S_IFMT) != type)
-		return isotier_error_set(err, ISOTIER_EINVAL, 0, "%s %s: not a %s", what, path,
-		                         type == S_IFDIR ? "directory" : "regular file");
+		return isotier__error_set(err, ISOTIER_EINVAL, 0, "%s %s: not a %s", what, path,
+		                          type == S_IFDIR ? "directory" : "regular file");
 	return 0;
 }
 
-int isotier_spec_copy_init(isotier_spec_copy *out, const isotier_backend_spec *spec,
-                           isotier_error *err)
+int isotier__spec_copy_init(isotier_spec_copy *out, const isotier_backend_spec *spec,
+                            isotier_error *err)
 {
 	memset(out, 0, sizeof *out);
 	if (!spec)
@@ -44,8 +44,8 @@ int isotier_spec_copy_init(isotier_spec_copy *out, const isotier_backend_spec *s
 	out->timeout_s = spec->timeout_s;
 	out->minimal_root = spec->minimal_root;
 	out->cancel_fd = spec->cancel_fd;
-	if (isotier_cancelled(spec->cancel_fd))
-		return isotier_error_set(err, ISOTIER_EINTR, 0, "cancelled");
+	if (isotier__cancelled(spec->cancel_fd))
+		return isotier__error_set(err, ISOTIER_EINTR, 0, "cancelled");
 	int rc = check_path(spec->rootfs, S_IFDIR, "rootfs", err);
 	if (!rc)
 		rc = check_path(spec->probe_path, S_IFREG, "probe", err);
@@ -55,13 +55,13 @@ int isotier_spec_copy_init(isotier_spec_copy *out, const isotier_backend_spec *s
 	if (!rc &&
 	    (abs_opt(&out->rootfs, spec->rootfs) || abs_opt(&out->probe_path, spec->probe_path) ||
 	     abs_opt(&out->capture_dir, spec->capture_dir)))
-		rc = isotier_error_set(err, ISOTIER_EIO, errno, "resolve path");
+		rc = isotier__error_set(err, ISOTIER_EIO, errno, "resolve path");
 	if (rc)
-		isotier_spec_copy_clear(out);
+		isotier__spec_copy_clear(out);
 	return rc;
 }
 
-void isotier_spec_copy_clear(isotier_spec_copy *c)
+void isotier__spec_copy_clear(isotier_spec_copy *c)
 {
 	free(c->rootfs);
 	free(c->probe_path);
@@ -69,7 +69,7 @@ void isotier_spec_copy_clear(isotier_spec_copy *c)
 	memset(c, 0, sizeof *c);
 }
 
-int isotier_exec_timeout(const isotier_spec_copy *c, const isotier_exec_request *req)
+int isotier__exec_timeout(const isotier_spec_copy *c, const isotier_exec_request *req)
 {
 	if (req && req->timeout_s > 0)
 		return req->timeout_s;
@@ -78,22 +78,22 @@ int isotier_exec_timeout(const isotier_spec_copy *c, const isotier_exec_request 
 	return ISOTIER_PROC_DEFAULT_TIMEOUT_S;
 }
 
-int isotier_exec_cancel_fd(const isotier_spec_copy *c, const isotier_exec_request *req)
+int isotier__exec_cancel_fd(const isotier_spec_copy *c, const isotier_exec_request *req)
 {
 	if (req && req->cancel_fd > 0)
 		return req->cancel_fd;
 	return c && c->cancel_fd > 0 ? c->cancel_fd : -1;
 }
 
-int isotier_exec_check(const isotier_exec_request *req, isotier_error *err)
+int isotier__exec_check(const isotier_exec_request *req, isotier_error *err)
 {
 	if (!req || !req->argv || !req->argv[0] || !req->argv[0][0])
-		return isotier_error_set(err, ISOTIER_EINVAL, 0, "exec: empty command");
+		return isotier__error_set(err, ISOTIER_EINVAL, 0, "exec: empty command");
 	size_t n = 0;
 	for (; req->argv[n]; n++)
 		if (n >= 4096)
-			return isotier_error_set(err, ISOTIER_EINVAL, 0,
-			                         "exec: too many arguments");
+			return isotier__error_set(err, ISOTIER_EINVAL, 0,
+			                          "exec: too many arguments");
 	return 0;
 }
 
@@ -102,8 +102,8 @@ static int entry_cmp(const void *a, const void *b)
 	return strcmp(((const isotier_root_entry *)a)->name, ((const isotier_root_entry *)b)->name);
 }
 
-int isotier_root_entries(isotier_root_entry **out, size_t *n_out, const char *root,
-                         isotier_error *err)
+int isotier__root_entries(isotier_root_entry **out, size_t *n_out, const char *root,
+                          isotier_error *err)
 {
 	static const char *const skip[] = {
 	    "proc", "sys", "dev", "tmp", "run", "lost+found", ISOTIER_GUEST_DIR + 1};
@@ -111,7 +111,7 @@ int isotier_root_entries(isotier_root_entry **out, size_t *n_out, const char *ro
 	*n_out = 0;
 	DIR *d = opendir(root);
 	if (!d)
-		return isotier_error_set(err, ISOTIER_EIO, errno, "open %s", root);
+		return isotier__error_set(err, ISOTIER_EIO, errno, "open %s", root);
 	isotier_root_entry *v = NULL;
 	size_t n = 0, cap = 0;
 	int rc = 0;
@@ -142,7 +142,7 @@ int isotier_root_entries(isotier_root_entry **out, size_t *n_out, const char *ro
 			size_t ncap = cap ? cap * 2 : 32;
 			isotier_root_entry *nv = realloc(v, ncap * sizeof *nv);
 			if (!nv) {
-				rc = isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+				rc = isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 				break;
 			}
 			v = nv;
@@ -153,14 +153,14 @@ int isotier_root_entries(isotier_root_entry **out, size_t *n_out, const char *ro
 		if (!v[n].name || (S_ISLNK(st.st_mode) && !v[n].link)) {
 			free(v[n].name);
 			free(v[n].link);
-			rc = isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+			rc = isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 			break;
 		}
 		n++;
 	}
 	closedir(d);
 	if (rc) {
-		isotier_root_entries_free(v, n);
+		isotier__root_entries_free(v, n);
 		return rc;
 	}
 	if (n)
@@ -170,7 +170,7 @@ int isotier_root_entries(isotier_root_entry **out, size_t *n_out, const char *ro
 	return 0;
 }
 
-void isotier_root_entries_free(isotier_root_entry *e, size_t n)
+void isotier__root_entries_free(isotier_root_entry *e, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {
 		free(e[i].name);
@@ -179,7 +179,7 @@ void isotier_root_entries_free(isotier_root_entry *e, size_t n)
 	free(e);
 }
 
-int isotier_relay_sink(void *ctx, const char *buf, size_t len)
+int isotier__relay_sink(void *ctx, const char *buf, size_t len)
 {
 	const isotier_relay *r = ctx;
 	while (len > 0) {
@@ -188,7 +188,7 @@ int isotier_relay_sink(void *ctx, const char *buf, size_t len)
 		    {.fd = r->cancel_fd > 0 ? r->cancel_fd : -1, .events = POLLIN}};
 		int64_t wait = 1000;
 		if (r->deadline_ms) {
-			int64_t left = r->deadline_ms - isotier_now_ms();
+			int64_t left = r->deadline_ms - isotier__now_ms();
 			if (left <= 0)
 				return ISOTIER_ETIMEDOUT;
 			if (left < wait)
@@ -216,7 +216,7 @@ int isotier_relay_sink(void *ctx, const char *buf, size_t len)
 	return 0;
 }
 
-void isotier_unique_id(char *out, size_t len)
+void isotier__unique_id(char *out, size_t len)
 {
 	/* 64 random bits: unique without a process-wide counter. */
 	uint64_t r = 0;
@@ -229,7 +229,7 @@ void isotier_unique_id(char *out, size_t len)
 	snprintf(out, len, "isotier-%d-%016llx", (int)getpid(), (unsigned long long)r);
 }
 
-void isotier_argv_push(isotier_argv *a, const char *s)
+void isotier__argv_push(isotier_argv *a, const char *s)
 {
 	if (a->oom)
 		return;
@@ -251,7 +251,7 @@ void isotier_argv_push(isotier_argv *a, const char *s)
 	a->v[++a->n] = NULL;
 }
 
-void isotier_argv_pushf(isotier_argv *a, const char *fmt, ...)
+void isotier__argv_pushf(isotier_argv *a, const char *fmt, ...)
 {
 	char *s = NULL;
 	va_list ap;
@@ -262,11 +262,11 @@ void isotier_argv_pushf(isotier_argv *a, const char *fmt, ...)
 		a->oom = true;
 		return;
 	}
-	isotier_argv_push(a, s);
+	isotier__argv_push(a, s);
 	free(s);
 }
 
-void isotier_argv_free(isotier_argv *a)
+void isotier__argv_free(isotier_argv *a)
 {
 	for (size_t i = 0; i < a->n; i++)
 		free(a->v[i]);
@@ -274,7 +274,7 @@ void isotier_argv_free(isotier_argv *a)
 	memset(a, 0, sizeof *a);
 }
 
-bool isotier_cgroup_hybrid(char *out, size_t len)
+bool isotier__cgroup_hybrid(char *out, size_t len)
 {
 	static const char *const dirs[] = {"/sys/fs/cgroup/unified", "/sys/fs/cgroup/cgroup2"};
 	struct statfs fs;
@@ -286,7 +286,7 @@ bool isotier_cgroup_hybrid(char *out, size_t len)
 		char path[256];
 		snprintf(path, sizeof path, "%s/cgroup.controllers", dirs[i]);
 		cleanup_free char *c = NULL;
-		if (isotier_read_file(&c, NULL, path, 4096, NULL) != 0)
+		if (isotier__read_file(&c, NULL, path, 4096, NULL) != 0)
 			continue;
 		if (c[strspn(c, " \t\n")] == '\0')
 			continue; /* no controller on cgroup2: crun accepts that */
@@ -296,7 +296,7 @@ bool isotier_cgroup_hybrid(char *out, size_t len)
 	return false;
 }
 
-void isotier_argv_unmounted(isotier_argv *a, const char *dir)
+void isotier__argv_unmounted(isotier_argv *a, const char *dir)
 {
 	static const char *const pre[] = {"unshare",
 	                                  "-m",
@@ -306,8 +306,8 @@ void isotier_argv_unmounted(isotier_argv *a, const char *dir)
 	                                  "-c",
 	                                  "umount -l -- \"$0\" && exec \"$@\""};
 	for (size_t i = 0; i < sizeof pre / sizeof pre[0]; i++)
-		isotier_argv_push(a, pre[i]);
-	isotier_argv_push(a, dir);
+		isotier__argv_push(a, pre[i]);
+	isotier__argv_push(a, dir);
 }
 
 static char *map_prefix(const char *arg, const char *guest, const char *host)
@@ -321,7 +321,7 @@ static char *map_prefix(const char *arg, const char *guest, const char *host)
 	return out;
 }
 
-char *isotier_map_guest_path(const char *arg, const isotier_spec_copy *c)
+char *isotier__map_guest_path(const char *arg, const isotier_spec_copy *c)
 {
 	const char *eq = strncmp(arg, "--", 2) == 0 ? strchr(arg, '=') : NULL;
 	const char *path = eq ? eq + 1 : arg;

@@ -53,10 +53,10 @@ static const isotier_backend_setting vercel_settings[] = {
 
 static int vercel_available(char *why, size_t why_len)
 {
-	if (!isotier_remote_configured(vercel_settings, why, why_len))
+	if (!isotier__remote_configured(vercel_settings, why, why_len))
 		return 0;
-	if (!isotier_remote_id_valid(getenv("VERCEL_TEAM_ID")) ||
-	    !isotier_remote_id_valid(getenv("VERCEL_PROJECT_ID"))) {
+	if (!isotier__remote_id_valid(getenv("VERCEL_TEAM_ID")) ||
+	    !isotier__remote_id_valid(getenv("VERCEL_PROJECT_ID"))) {
 		snprintf(why, why_len, "VERCEL_TEAM_ID / VERCEL_PROJECT_ID are not ids");
 		return 0;
 	}
@@ -84,7 +84,7 @@ static int call(vercel_state *s, const char *method, const char *path, const cha
 	                          .timeout_ms = timeout_ms,
 	                          .retry_5xx = retry_5xx,
 	                          .max_body = 4u << 20};
-	return isotier_remote_perform(&s->r, &r, cleanup, cancel_fd, resp, err);
+	return isotier__remote_perform(&s->r, &r, cleanup, cancel_fd, resp, err);
 }
 
 static int stop_one(void *p, const char *session, isotier_error *err)
@@ -96,12 +96,12 @@ static int stop_one(void *p, const char *session, isotier_error *err)
 	int rc =
 	    call(s, "POST", path, NULL, NULL, NULL, "{}", 2, true, true, -1, 15000, &resp, err);
 	if (!rc && resp.status != 200 && resp.status != 404)
-		rc = isotier_http_status_error(err, ISOTIER_EIO,
-		                               "POST /v2/sandboxes/sessions/{id}/stop", &resp);
-	isotier_http_response_clear(&resp);
+		rc = isotier__http_status_error(err, ISOTIER_EIO,
+		                                "POST /v2/sandboxes/sessions/{id}/stop", &resp);
+	isotier__http_response_clear(&resp);
 	if (rc)
-		return isotier_error_prefix(err, "vercel sandbox session %s may still run",
-		                            session);
+		return isotier__error_prefix(err, "vercel sandbox session %s may still run",
+		                             session);
 	return 0;
 }
 
@@ -116,11 +116,11 @@ static int sweep(void *p, isotier_error *err)
 	int rc = call(s, "GET", "/v2/sandboxes", q, NULL, NULL, NULL, 0, true, true, -1, 15000,
 	              &resp, err);
 	cJSON *doc =
-	    isotier_remote_answer(&rc, &resp, 200, "GET /v2/sandboxes", "GET /v2/sandboxes", err);
+	    isotier__remote_answer(&rc, &resp, 200, "GET /v2/sandboxes", "GET /v2/sandboxes", err);
 	cJSON *list = doc ? cJSON_GetObjectItemCaseSensitive(doc, "sandboxes") : NULL;
 	if (!rc && !cJSON_IsArray(list))
-		rc = isotier_error_set(err, ISOTIER_EDATA, 0,
-		                       "GET /v2/sandboxes: no sandboxes array");
+		rc = isotier__error_set(err, ISOTIER_EDATA, 0,
+		                        "GET /v2/sandboxes: no sandboxes array");
 	int first = 0;
 	const cJSON *it;
 	cJSON *arr = rc ? NULL : list;
@@ -128,16 +128,16 @@ static int sweep(void *p, isotier_error *err)
 	{
 		const cJSON *name = cJSON_GetObjectItemCaseSensitive(it, "name");
 		if (cJSON_IsString(name) && !strcmp(name->valuestring, want))
-			isotier_remote_sweep_one(
+			isotier__remote_sweep_one(
 			    s, cJSON_GetObjectItemCaseSensitive(it, "currentSessionId"), stop_one,
 			    bad, &first, err);
 	}
 	cJSON_Delete(doc);
 	if (rc)
-		return isotier_error_prefix(err,
-		                            "vercel: a create's outcome is unknown and its "
-		                            "sandbox (%s) may still run",
-		                            want);
+		return isotier__error_prefix(err,
+		                             "vercel: a create's outcome is unknown and its "
+		                             "sandbox (%s) may still run",
+		                             want);
 	return first;
 }
 
@@ -146,13 +146,13 @@ static int vercel_sweep_run(const char *nonce, const char *api, isotier_error *e
 {
 	vercel_state *s = calloc(1, sizeof *s);
 	if (!s)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "vercel: out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "vercel: out of memory");
 	snprintf(s->team, sizeof s->team, "%s",
 	         getenv("VERCEL_TEAM_ID") ? getenv("VERCEL_TEAM_ID") : "");
 	snprintf(s->project, sizeof s->project, "%s",
 	         getenv("VERCEL_PROJECT_ID") ? getenv("VERCEL_PROJECT_ID") : "");
-	int rc = isotier_remote_sweep_run(&s->r, nonce, api, VERCEL_TOKEN_ENV,
-	                                  "ISOTIER_VERCEL_API_URL", "https://vercel.com/api", err);
+	int rc = isotier__remote_sweep_run(&s->r, nonce, api, VERCEL_TOKEN_ENV,
+	                                   "ISOTIER_VERCEL_API_URL", "https://vercel.com/api", err);
 	if (!rc)
 		rc = sweep(s, err);
 	free(s);
@@ -162,7 +162,7 @@ static int vercel_sweep_run(const char *nonce, const char *api, isotier_error *e
 static int vercel_release(void *p, isotier_error *err)
 {
 	vercel_state *s = p;
-	return s ? isotier_remote_release(s, &s->r, s->session, stop_one, sweep, err) : 0;
+	return s ? isotier__remote_release(s, &s->r, s->session, stop_one, sweep, err) : 0;
 }
 
 static void vercel_destroy(void *p)
@@ -208,7 +208,7 @@ static int probe_tarball(unsigned char **out, size_t *out_len, const char *probe
 {
 	cleanup_free char *probe = NULL;
 	size_t len = 0;
-	if (isotier_read_file(&probe, &len, probe_path, PROBE_MAX, err) != 0)
+	if (isotier__read_file(&probe, &len, probe_path, PROBE_MAX, err) != 0)
 		return err->code;
 	size_t tar_len = 512 * 3 + (len + 511) / 512 * 512 + 1024;
 	cleanup_free unsigned char *tar = calloc(1, tar_len);
@@ -216,7 +216,7 @@ static int probe_tarball(unsigned char **out, size_t *out_len, const char *probe
 	unsigned char *gz = malloc(tar_len + blocks * 5 + 18);
 	if (!tar || !gz) {
 		free(gz);
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 	}
 	tar_header(tar, "tmp/", 0755, 0, '5');
 	tar_header(tar + 512, "tmp/isotier/", 0755, 0, '5');
@@ -255,27 +255,27 @@ static int probe_tarball(unsigned char **out, size_t *out_len, const char *probe
 static int vercel_provision(void **out, const isotier_backend_spec *spec, isotier_error *err)
 {
 	*out = NULL;
-	int rc = isotier_remote_provision_check("vercel", vercel_available, spec,
-	                                        sizeof((vercel_state *)0)->probe, err);
+	int rc = isotier__remote_provision_check("vercel", vercel_available, spec,
+	                                         sizeof((vercel_state *)0)->probe, err);
 	if (rc)
 		return rc;
 	vercel_state *s = calloc(1, sizeof *s);
 	if (!s)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "vercel: out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "vercel: out of memory");
 	snprintf(s->team, sizeof s->team, "%s", getenv("VERCEL_TEAM_ID"));
 	snprintf(s->project, sizeof s->project, "%s", getenv("VERCEL_PROJECT_ID"));
 	snprintf(s->probe, sizeof s->probe, "%s", spec->probe_path);
-	rc = isotier_remote_run_init(&s->r, spec, VERCEL_TOKEN_ENV, "ISOTIER_VERCEL_API_URL",
-	                             "https://vercel.com/api", err);
+	rc = isotier__remote_run_init(&s->r, spec, VERCEL_TOKEN_ENV, "ISOTIER_VERCEL_API_URL",
+	                              "https://vercel.com/api", err);
 	if (!rc)
-		rc = isotier_remote_reserve("vercel", err);
+		rc = isotier__remote_reserve("vercel", err);
 	if (!rc)
-		isotier_remote_lease(&s->r, "vercel");
+		isotier__remote_lease(&s->r, "vercel");
 	if (rc) {
 		free(s);
-		return isotier_error_prefix(err, "vercel: provision");
+		return isotier__error_prefix(err, "vercel: provision");
 	}
-	int64_t ttl = isotier_remote_ttl_s(s->r.deadline_ms, s->r.timeout_s);
+	int64_t ttl = isotier__remote_ttl_s(s->r.deadline_ms, s->r.timeout_s);
 	char body[512];
 	snprintf(body, sizeof body,
 	         "{\"projectId\":\"%s\",\"name\":\"isotier-%s\",\"timeout\":%lld,"
@@ -283,16 +283,16 @@ static int vercel_provision(void **out, const isotier_backend_spec *spec, isotie
 	         s->project, s->r.nonce, (long long)ttl * 1000, s->r.nonce);
 	isotier_http_response resp;
 	rc = call(s, "POST", "/v3/sandboxes", NULL, NULL, NULL, body, strlen(body), false, false,
-	          s->r.cancel_fd, isotier_remote_budget_ms(s->r.deadline_ms, 60000), &resp, err);
+	          s->r.cancel_fd, isotier__remote_budget_ms(s->r.deadline_ms, 60000), &resp, err);
 	if (!rc && (resp.status == 200 || resp.status == 201))
-		rc = isotier_remote_created_id(&resp, "POST /v3/sandboxes", "session", "id",
-		                               s->session, sizeof s->session, &s->r.created,
-		                               &s->r.unknown, err);
+		rc = isotier__remote_created_id(&resp, "POST /v3/sandboxes", "session", "id",
+		                                s->session, sizeof s->session, &s->r.created,
+		                                &s->r.unknown, err);
 	else if (!rc)
-		rc = isotier_remote_create_error(err, "POST /v3/sandboxes", &resp);
+		rc = isotier__remote_create_error(err, "POST /v3/sandboxes", &resp);
 	if (!s->r.created && !s->r.unknown)
-		s->r.unknown = isotier_remote_outcome_unknown(rc, &resp);
-	isotier_http_response_clear(&resp);
+		s->r.unknown = isotier__remote_outcome_unknown(rc, &resp);
+	isotier__http_response_clear(&resp);
 	if (!rc) {
 		cleanup_free unsigned char *tgz = NULL;
 		size_t tgz_len = 0;
@@ -302,14 +302,14 @@ static int vercel_provision(void **out, const isotier_backend_spec *spec, isotie
 		if (!rc)
 			rc = call(s, "POST", path, NULL, "application/gzip", "x-cwd: /",
 			          (const char *)tgz, tgz_len, true, false, s->r.cancel_fd,
-			          isotier_remote_budget_ms(s->r.deadline_ms, 60000), &resp, err);
+			          isotier__remote_budget_ms(s->r.deadline_ms, 60000), &resp, err);
 		if (!rc && resp.status != 200)
-			rc =
-			    isotier_http_status_error(err, ISOTIER_EIO, "POST .../fs/write", &resp);
-		isotier_http_response_clear(&resp);
+			rc = isotier__http_status_error(err, ISOTIER_EIO, "POST .../fs/write",
+			                                &resp);
+		isotier__http_response_clear(&resp);
 	}
-	return isotier_remote_provision_end(out, s, &s->r, rc, "vercel", "session", s->session,
-	                                    err);
+	return isotier__remote_provision_end(out, s, &s->r, rc, "vercel", "session", s->session,
+	                                     err);
 }
 
 /* The logs: one LogLine per line. */
@@ -321,7 +321,7 @@ static int relay_logs(const isotier_http_response *resp, const isotier_exec_requ
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
 		if (n) {
-			cJSON *line = isotier_json_parse_strict(p, n, "log line", err);
+			cJSON *line = isotier__json_parse_strict(p, n, "log line", err);
 			if (!line)
 				return err->code;
 			const cJSON *st = cJSON_GetObjectItemCaseSensitive(line, "stream");
@@ -329,20 +329,20 @@ static int relay_logs(const isotier_http_response *resp, const isotier_exec_requ
 			int rc = 0;
 			if (cJSON_IsString(st) && cJSON_IsString(data) &&
 			    !strcmp(st->valuestring, "stdout"))
-				rc = isotier_remote_relay(req, 1, data->valuestring,
-				                          strlen(data->valuestring), err);
+				rc = isotier__remote_relay(req, 1, data->valuestring,
+				                           strlen(data->valuestring), err);
 			else if (cJSON_IsString(st) && cJSON_IsString(data) &&
 			         !strcmp(st->valuestring, "stderr"))
-				rc = isotier_remote_relay(req, 2, data->valuestring,
-				                          strlen(data->valuestring), err);
+				rc = isotier__remote_relay(req, 2, data->valuestring,
+				                           strlen(data->valuestring), err);
 			else if (cJSON_IsString(st) && !strcmp(st->valuestring, "error")) {
 				const cJSON *m = cJSON_GetObjectItemCaseSensitive(data, "message");
-				rc = isotier_error_set(err, ISOTIER_EIO, 0,
-				                       "log stream error: %.300s",
-				                       cJSON_IsString(m) ? m->valuestring : "");
+				rc = isotier__error_set(err, ISOTIER_EIO, 0,
+				                        "log stream error: %.300s",
+				                        cJSON_IsString(m) ? m->valuestring : "");
 			} else
-				rc = isotier_error_set(err, ISOTIER_EDATA, 0,
-				                       "a log line that is no LogLine");
+				rc = isotier__error_set(err, ISOTIER_EDATA, 0,
+				                        "a log line that is no LogLine");
 			cJSON_Delete(line);
 			if (rc)
 				return rc;
@@ -358,12 +358,12 @@ static int vercel_exec(void *p, const isotier_exec_request *req, int *exit_statu
 	vercel_state *s = p;
 	cleanup_free char *script = NULL;
 	int cancel_fd;
-	int rc = isotier_remote_exec_begin("vercel", s->r.cancel_fd, req, NULL, exit_status,
-	                                   &cancel_fd, &script, err);
+	int rc = isotier__remote_exec_begin("vercel", s->r.cancel_fd, req, NULL, exit_status,
+	                                    &cancel_fd, &script, err);
 	if (rc)
 		return rc;
 	int timeout_s = req->timeout_s > 0 ? req->timeout_s : s->r.timeout_s;
-	int64_t budget = isotier_remote_budget_ms(s->r.deadline_ms, (int64_t)timeout_s * 1000);
+	int64_t budget = isotier__remote_budget_ms(s->r.deadline_ms, (int64_t)timeout_s * 1000);
 	cJSON *body = cJSON_CreateObject();
 	cJSON_AddStringToObject(body, "command", "/bin/sh");
 	cJSON *args = cJSON_AddArrayToObject(body, "args");
@@ -371,21 +371,22 @@ static int vercel_exec(void *p, const isotier_exec_request *req, int *exit_statu
 	cJSON_AddItemToArray(args, cJSON_CreateString(script));
 	cJSON_AddObjectToObject(body, "env");
 	cJSON_AddBoolToObject(body, "sudo", true);
-	char *json = isotier_json_print(body, false); /* valid UTF-8 */
+	char *json = isotier__json_print(body, false); /* valid UTF-8 */
 	cJSON_Delete(body);
 	if (!json)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "vercel: out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "vercel: out of memory");
 	char path[400], cmd_id[130] = "";
 	snprintf(path, sizeof path, "/v2/sandboxes/sessions/%s/cmd", s->session);
 	isotier_http_response resp;
 	rc = call(s, "POST", path, NULL, NULL, NULL, json, strlen(json), false, false, cancel_fd,
 	          budget, &resp, err);
 	cJSON_free(json);
-	cJSON *doc = isotier_remote_answer(&rc, &resp, 200, "POST .../cmd", "CommandResponse", err);
+	cJSON *doc =
+	    isotier__remote_answer(&rc, &resp, 200, "POST .../cmd", "CommandResponse", err);
 	const cJSON *id = cJSON_GetObjectItemCaseSensitive(
 	    doc ? cJSON_GetObjectItemCaseSensitive(doc, "command") : NULL, "id");
-	if (!rc && (!cJSON_IsString(id) || !isotier_remote_id_valid(id->valuestring)))
-		rc = isotier_error_set(err, ISOTIER_EDATA, 0, "CommandResponse: no command.id");
+	if (!rc && (!cJSON_IsString(id) || !isotier__remote_id_valid(id->valuestring)))
+		rc = isotier__error_set(err, ISOTIER_EDATA, 0, "CommandResponse: no command.id");
 	if (!rc)
 		snprintf(cmd_id, sizeof cmd_id, "%s", id->valuestring);
 	cJSON_Delete(doc);
@@ -393,40 +394,40 @@ static int vercel_exec(void *p, const isotier_exec_request *req, int *exit_statu
 	if (!rc) { /* wait for it to finish */
 		snprintf(path, sizeof path, "/v2/sandboxes/sessions/%s/cmd/%s", s->session, cmd_id);
 		rc = call(s, "GET", path, "wait=true", NULL, NULL, NULL, 0, false, false, cancel_fd,
-		          isotier_remote_budget_ms(s->r.deadline_ms, budget), &resp, err);
-		doc = isotier_remote_answer(&rc, &resp, 200, "GET .../cmd/{id}?wait=true",
-		                            "CommandFinishedResponse", err);
+		          isotier__remote_budget_ms(s->r.deadline_ms, budget), &resp, err);
+		doc = isotier__remote_answer(&rc, &resp, 200, "GET .../cmd/{id}?wait=true",
+		                             "CommandFinishedResponse", err);
 		const cJSON *code = cJSON_GetObjectItemCaseSensitive(
 		    doc ? cJSON_GetObjectItemCaseSensitive(doc, "command") : NULL, "exitCode");
 		if (!rc && !cJSON_IsNumber(code))
-			rc = isotier_error_set(err, ISOTIER_EDATA, 0,
-			                       "CommandFinishedResponse: no command.exitCode");
+			rc = isotier__error_set(err, ISOTIER_EDATA, 0,
+			                        "CommandFinishedResponse: no command.exitCode");
 		if (!rc)
-			rc = isotier_remote_exit_code("vercel", "command.exitCode", code,
-			                              exit_status, err);
+			rc = isotier__remote_exit_code("vercel", "command.exitCode", code,
+			                               exit_status, err);
 		cJSON_Delete(doc);
 	}
 	if (!rc) { /* its logs */
 		snprintf(path, sizeof path, "/v2/sandboxes/sessions/%s/cmd/%s/logs", s->session,
 		         cmd_id);
 		rc = call(s, "GET", path, NULL, NULL, NULL, NULL, 0, true, false, cancel_fd,
-		          isotier_remote_budget_ms(s->r.deadline_ms, 30000), &resp, err);
+		          isotier__remote_budget_ms(s->r.deadline_ms, 30000), &resp, err);
 		if (!rc && resp.status != 200)
-			rc = isotier_http_status_error(err, ISOTIER_EIO, "GET .../logs", &resp);
+			rc = isotier__http_status_error(err, ISOTIER_EIO, "GET .../logs", &resp);
 		else if (!rc && strcmp(resp.content_type, "application/x-ndjson"))
-			rc =
-			    isotier_error_set(err, ISOTIER_EDATA, 0,
-			                      "GET .../logs: content type '%s'", resp.content_type);
+			rc = isotier__error_set(err, ISOTIER_EDATA, 0,
+			                        "GET .../logs: content type '%s'",
+			                        resp.content_type);
 		if (!rc)
 			rc = relay_logs(&resp, req, err);
-		isotier_http_response_clear(&resp);
+		isotier__http_response_clear(&resp);
 	}
 	if (rc)
-		return isotier_error_prefix(err, "vercel: exec in session %s", s->session);
+		return isotier__error_prefix(err, "vercel: exec in session %s", s->session);
 	return 0;
 }
 
-const isotier_backend isotier_backend_vercel = {
+const isotier_backend isotier__backend_vercel = {
     .version = ISOTIER_BACKEND_VERSION,
     .settings = vercel_settings,
     .name = "vercel",
@@ -441,5 +442,5 @@ const isotier_backend isotier_backend_vercel = {
     .destroy = vercel_destroy,
     .release = vercel_release,
     .sweep_run = vercel_sweep_run,
-    .fetch = isotier_fetch_by_exec,
+    .fetch = isotier__fetch_by_exec,
 };

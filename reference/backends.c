@@ -4,7 +4,7 @@
 #include <string.h>
 
 /*
- * One line per backend: isotier_backend_<name> defined in its own file
+ * One line per backend: isotier__backend_<name> defined in its own file
  * (reference/backend_<name>.c). The order is the order of `isotier backends`
  * and `verify --all`: local ones first, the host, then remote providers.
  */
@@ -27,15 +27,15 @@
 	X(fly)                                                                                     \
 	X(vercel)
 
-#define DECLARE(n) extern const isotier_backend isotier_backend_##n;
+#define DECLARE(n) extern const isotier_backend isotier__backend_##n;
 ISOTIER_BACKENDS(DECLARE)
 #undef DECLARE
 
-#define REFERENCE(n) &isotier_backend_##n,
+#define REFERENCE(n) &isotier__backend_##n,
 static const isotier_backend *const registry[] = {ISOTIER_BACKENDS(REFERENCE)};
 #undef REFERENCE
 
-int isotier_backend_check(const isotier_backend *b, char *why, size_t why_len)
+int isotier__backend_check(const isotier_backend *b, char *why, size_t why_len)
 {
 	const char *problem = NULL;
 	if (!b)
@@ -66,40 +66,40 @@ int isotier_backend_check(const isotier_backend *b, char *why, size_t why_len)
 	return ISOTIER_EINVAL;
 }
 
-size_t isotier_backend_count(void)
+size_t isotier__backend_count(void)
 {
 	return sizeof registry / sizeof registry[0];
 }
 
-const isotier_backend *isotier_backend_at(size_t index)
+const isotier_backend *isotier__backend_at(size_t index)
 {
-	return index < isotier_backend_count() ? registry[index] : NULL;
+	return index < isotier__backend_count() ? registry[index] : NULL;
 }
 
-const isotier_backend *isotier_backend_lookup(const char *name)
+const isotier_backend *isotier__backend_lookup(const char *name)
 {
-	for (size_t i = 0; name && i < isotier_backend_count(); i++) {
+	for (size_t i = 0; name && i < isotier__backend_count(); i++) {
 		if (!strcmp(registry[i]->name, name))
 			return registry[i];
 	}
 	return NULL;
 }
 
-const isotier_backend *isotier_backend_for_claim(const char *catalogue_id)
+const isotier_backend *isotier__backend_for_claim(const char *catalogue_id)
 {
-	for (size_t i = 0; catalogue_id && i < isotier_backend_count(); i++) {
+	for (size_t i = 0; catalogue_id && i < isotier__backend_count(); i++) {
 		if (registry[i]->catalogue_id && !strcmp(registry[i]->catalogue_id, catalogue_id))
 			return registry[i];
 	}
 	return NULL;
 }
 
-int isotier_backend_list_check(const isotier_backend *const *list, size_t n, char *why,
-                               size_t why_len)
+int isotier__backend_list_check(const isotier_backend *const *list, size_t n, char *why,
+                                size_t why_len)
 {
 	for (size_t i = 0; i < n; i++) {
 		const isotier_backend *b = list[i];
-		int rc = isotier_backend_check(b, why, why_len);
+		int rc = isotier__backend_check(b, why, why_len);
 		if (rc)
 			return rc;
 		for (size_t j = 0; j < i; j++) {
@@ -138,7 +138,7 @@ int isotier_backend_list_check(const isotier_backend *const *list, size_t n, cha
 	return 0;
 }
 
-int isotier_backend_registry_check(char *why, size_t why_len)
+int isotier__backend_registry_check(char *why, size_t why_len)
 {
-	return isotier_backend_list_check(registry, isotier_backend_count(), why, why_len);
+	return isotier__backend_list_check(registry, isotier__backend_count(), why, why_len);
 }

@@ -112,8 +112,8 @@ static bool fit_seen(const struct fit *f)
 	       f->amplitude * 2 >= f->min_tasks && f->unsteady * 3 <= m;
 }
 
-void isotier_challenge_judge(isotier_challenge_result *out, const isotier_challenge_segment *segs,
-                             size_t n, const probe_run_info *run)
+void isotier__challenge_judge(isotier_challenge_result *out, const isotier_challenge_segment *segs,
+                              size_t n, const probe_run_info *run)
 {
 	*out = (isotier_challenge_result){.outcome = ISOTIER_CHALLENGE_UNANSWERED};
 	if (!run || !run->challenge) {

@@ -41,7 +41,7 @@ typedef struct isotier_challenge_result {
 } isotier_challenge_result;
 
 /* Reads run's samples against the host's segments (ascending, n of them). */
-void isotier_challenge_judge(isotier_challenge_result *out, const isotier_challenge_segment *segs,
-                             size_t n, const probe_run_info *run);
+void isotier__challenge_judge(isotier_challenge_result *out, const isotier_challenge_segment *segs,
+                              size_t n, const probe_run_info *run);
 
 #endif

@@ -41,7 +41,7 @@ static void reader_take(reader *r, int k)
 	/* Drained either way: the child never blocks on a full pipe. */
 	if (!r->dropping && r->on_output(k + 1, buf, (size_t)n, r->data) != 0)
 		r->dropping = true;
-	r->last_data_ms = isotier_now_ms();
+	r->last_data_ms = isotier__now_ms();
 }
 
 static void *reader_main(void *arg)
@@ -55,7 +55,7 @@ static void *reader_main(void *arg)
 			if (pf[k].revents && r->fds[k] >= 0)
 				reader_take(r, k);
 		int64_t done = __atomic_load_n(&r->exec_done_ms, __ATOMIC_ACQUIRE);
-		int64_t now = isotier_now_ms();
+		int64_t now = isotier__now_ms();
 		int64_t quiet_since = r->last_data_ms > done ? r->last_data_ms : done;
 		if (done &&
 		    (now - quiet_since > STRAGGLER_IDLE_MS || now - done > STRAGGLER_CAP_MS)) {
@@ -100,7 +100,7 @@ static int gate_pass(int stream, const char *buf, size_t len, void *arg)
 	gate *g = arg;
 	char *out;
 	size_t out_len;
-	if (isotier_redact_stream_push(&g->streams[stream == 2], buf, len, &out, &out_len) < 0) {
+	if (isotier__redact_stream_push(&g->streams[stream == 2], buf, len, &out, &out_len) < 0) {
 		g->failed = ISOTIER_ENOMEM;
 		g->dropping = true; /* never pass on a stream with a hole in it */
 		return 0;
@@ -115,18 +115,18 @@ static int gate_end(gate *g, int rc, const isotier_backend *b, isotier_error *er
 	for (int k = 0; k < 2; k++) {
 		char *out;
 		size_t out_len;
-		isotier_redact_stream_end(&g->streams[k], &out, &out_len);
+		isotier__redact_stream_end(&g->streams[k], &out, &out_len);
 		gate_deliver(g, k + 1, out, out_len);
 	}
 	if (rc == 0 && g->failed)
-		rc = isotier_error_set(err, g->failed, 0,
-		                       "%s: output could not be redacted: out of memory", b->name);
+		rc = isotier__error_set(err, g->failed, 0,
+		                        "%s: output could not be redacted: out of memory", b->name);
 	return rc;
 }
 
-int isotier_exec_stream(const isotier_backend *b, void *state, const isotier_exec_request *req,
-                        isotier_output_fn on_output, void *data, int *exit_status,
-                        isotier_error *err)
+int isotier__exec_stream(const isotier_backend *b, void *state, const isotier_exec_request *req,
+                         isotier_output_fn on_output, void *data, int *exit_status,
+                         isotier_error *err)
 {
 	isotier_exec_request mine = *req;
 	if (b->delivers_output) { /* its bytes come from HTTP: no pipe in between */
@@ -139,7 +139,7 @@ int isotier_exec_stream(const isotier_backend *b, void *state, const isotier_exe
 	}
 	int out_p[2] = {-1, -1}, err_p[2] = {-1, -1};
 	if (pipe2(out_p, O_CLOEXEC) != 0 || pipe2(err_p, O_CLOEXEC) != 0) {
-		int rc = isotier_error_set(err, ISOTIER_EIO, errno, "%s: pipe", b->name);
+		int rc = isotier__error_set(err, ISOTIER_EIO, errno, "%s: pipe", b->name);
 		close_pair(out_p);
 		close_pair(err_p);
 		return rc;
@@ -156,23 +156,23 @@ int isotier_exec_stream(const isotier_backend *b, void *state, const isotier_exe
 	mine.on_output = NULL;
 	mine.output_data = NULL;
 	int rc = reading ? b->exec(state, &mine, exit_status, err)
-	                 : isotier_error_set(err, ISOTIER_ENOMEM, 0, "%s: reader thread", b->name);
+	                 : isotier__error_set(err, ISOTIER_ENOMEM, 0, "%s: reader thread", b->name);
 	close(out_p[1]);
 	close(err_p[1]);
 	if (reading) {
-		__atomic_store_n(&r.exec_done_ms, isotier_now_ms(), __ATOMIC_RELEASE);
+		__atomic_store_n(&r.exec_done_ms, isotier__now_ms(), __ATOMIC_RELEASE);
 		pthread_join(tid, NULL);
 	}
 	/* The command ran, but not all it wrote was read: never a clean result. */
 	if (rc == 0 && r.cut)
-		rc = isotier_error_set(err, ISOTIER_EIO, 0,
-		                       "%s: output cut short: a process outside the sandbox still "
-		                       "held its pipe open",
-		                       b->name);
+		rc = isotier__error_set(err, ISOTIER_EIO, 0,
+		                        "%s: output cut short: a process outside the sandbox still "
+		                        "held its pipe open",
+		                        b->name);
 	return rc;
 }
 
-/* isotier_exec_collect's callback: stdout up to max_out, stderr's start. */
+/* isotier__exec_collect's callback: stdout up to max_out, stderr's start. */
 typedef struct keeper {
 	isotier_collected *c;
 	size_t err_len;
@@ -209,8 +209,8 @@ static int keep(int stream, const char *buf, size_t n, void *data)
 	return 0;
 }
 
-int isotier_exec_collect(isotier_collected *c, const isotier_backend *b, void *state,
-                         const isotier_exec_request *req, int *exit_status, isotier_error *err)
+int isotier__exec_collect(isotier_collected *c, const isotier_backend *b, void *state,
+                          const isotier_exec_request *req, int *exit_status, isotier_error *err)
 {
 	c->out = NULL;
 	c->out_len = 0;
@@ -219,7 +219,7 @@ int isotier_exec_collect(isotier_collected *c, const isotier_backend *b, void *s
 	keeper k = {.c = c};
 	isotier_exec_request mine = *req;
 	mine.stdin_fd = -1;
-	int rc = isotier_exec_stream(b, state, &mine, keep, &k, exit_status, err);
+	int rc = isotier__exec_stream(b, state, &mine, keep, &k, exit_status, err);
 	c->out_over |= k.oom;
 	return rc;
 }

@@ -1,9 +1,9 @@
 /*
  * collect.h - exec() output delivered as it arrives, to a callback. A remote
  * backend hands the bytes of its HTTP stream to the callback itself; a
- * local one writes to descriptors, and isotier_exec_stream reads both pipes
+ * local one writes to descriptors, and isotier__exec_stream reads both pipes
  * in a helper thread while exec() waits, so neither fills and stalls the
- * command. On top of it, isotier_exec_collect keeps
+ * command. On top of it, isotier__exec_collect keeps
  * the output bounded: the probe's JSON (observe.c) and a fetched archive
  * (artifacts.c). stdout beyond max_out is drained and dropped (out_over)
  * rather than kept: a hostile sandbox or provider cannot make the library
@@ -26,9 +26,9 @@
  * returns non-zero the rest is drained and dropped. Returns exec()'s
  * result; *exit_status as exec() sets it.
  */
-int isotier_exec_stream(const isotier_backend *b, void *state, const isotier_exec_request *req,
-                        isotier_output_fn on_output, void *data, int *exit_status,
-                        isotier_error *err);
+int isotier__exec_stream(const isotier_backend *b, void *state, const isotier_exec_request *req,
+                         isotier_output_fn on_output, void *data, int *exit_status,
+                         isotier_error *err);
 
 typedef struct isotier_collected {
 	size_t max_out; /* in: stdout kept at most (required, > 0) */
@@ -43,7 +43,7 @@ typedef struct isotier_collected {
  * are replaced) in the sandbox state of backend b. Returns exec()'s result;
  * *exit_status as exec() sets it.
  */
-int isotier_exec_collect(isotier_collected *c, const isotier_backend *b, void *state,
-                         const isotier_exec_request *req, int *exit_status, isotier_error *err);
+int isotier__exec_collect(isotier_collected *c, const isotier_backend *b, void *state,
+                          const isotier_exec_request *req, int *exit_status, isotier_error *err);
 
 #endif

@@ -3,21 +3,21 @@
 
 #include <string.h>
 
-int isotier_connect_feed(isotier_connect_decoder *d, const char *p, size_t n, isotier_error *err)
+int isotier__connect_feed(isotier_connect_decoder *d, const char *p, size_t n, isotier_error *err)
 {
 	size_t fmax = d->frame_max ? d->frame_max : (4u << 20);
 	size_t smax = d->stream_max ? d->stream_max : (64u << 20);
 	d->total += n;
 	if (d->total > smax)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "stream longer than %zu bytes",
-		                         smax);
+		return isotier__error_set(err, ISOTIER_EDATA, 0, "stream longer than %zu bytes",
+		                          smax);
 	if (d->len + n > d->cap) {
 		size_t nc = d->cap ? d->cap : 4096;
 		while (nc < d->len + n)
 			nc *= 2;
 		char *b = realloc(d->buf, nc);
 		if (!b)
-			return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+			return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 		d->buf = b;
 		d->cap = nc;
 	}
@@ -30,14 +30,14 @@ int isotier_connect_feed(isotier_connect_decoder *d, const char *p, size_t n, is
 		uint32_t flen =
 		    (uint32_t)h[1] << 24 | (uint32_t)h[2] << 16 | (uint32_t)h[3] << 8 | h[4];
 		if (d->ended)
-			rc = isotier_error_set(err, ISOTIER_EDATA, 0,
-			                       "data after the end-of-stream message");
+			rc = isotier__error_set(err, ISOTIER_EDATA, 0,
+			                        "data after the end-of-stream message");
 		else if (h[0] & ~(unsigned)ISOTIER_CONNECT_END_STREAM)
-			rc = isotier_error_set(err, ISOTIER_EDATA, 0,
-			                       "envelope flags 0x%02x not supported", h[0]);
+			rc = isotier__error_set(err, ISOTIER_EDATA, 0,
+			                        "envelope flags 0x%02x not supported", h[0]);
 		else if (flen > fmax)
-			rc = isotier_error_set(err, ISOTIER_EDATA, 0,
-			                       "message of %u bytes (max %zu)", flen, fmax);
+			rc = isotier__error_set(err, ISOTIER_EDATA, 0,
+			                        "message of %u bytes (max %zu)", flen, fmax);
 		if (rc || d->len - off - 5 < flen)
 			break;
 		unsigned flags = h[0];
@@ -50,11 +50,11 @@ int isotier_connect_feed(isotier_connect_decoder *d, const char *p, size_t n, is
 	return rc;
 }
 
-int isotier_connect_finish(isotier_connect_decoder *d, isotier_error *err)
+int isotier__connect_finish(isotier_connect_decoder *d, isotier_error *err)
 {
 	int rc =
-	    d->len ? isotier_error_set(err, ISOTIER_EDATA, 0,
-	                               "stream cut inside a message (%zu bytes left over)", d->len)
+	    d->len ? isotier__error_set(err, ISOTIER_EDATA, 0,
+	                                "stream cut inside a message (%zu bytes left over)", d->len)
 	           : 0;
 	free(d->buf);
 	d->buf = NULL;
@@ -62,7 +62,7 @@ int isotier_connect_finish(isotier_connect_decoder *d, isotier_error *err)
 	return rc;
 }
 
-int isotier_connect_envelope(char **out, size_t *out_len, const char *msg, size_t len)
+int isotier__connect_envelope(char **out, size_t *out_len, const char *msg, size_t len)
 {
 	if (len > UINT32_MAX)
 		return ISOTIER_EINVAL;
@@ -95,7 +95,7 @@ static int b64val(unsigned char c)
 	return -1;
 }
 
-ssize_t isotier_base64_decode(unsigned char *out, const char *in, size_t len)
+ssize_t isotier__base64_decode(unsigned char *out, const char *in, size_t len)
 {
 	while (len && in[len - 1] == '=')
 		len--;

@@ -30,15 +30,15 @@ typedef struct isotier_connect_decoder {
 } isotier_connect_decoder;
 
 /* Feeds bytes; returns 0 or an ISOTIER_E* (bad framing: EDATA). */
-int isotier_connect_feed(isotier_connect_decoder *d, const char *p, size_t n, isotier_error *err);
+int isotier__connect_feed(isotier_connect_decoder *d, const char *p, size_t n, isotier_error *err);
 /* At the end of the body: EDATA when a message was cut short. Frees. */
-int isotier_connect_finish(isotier_connect_decoder *d, isotier_error *err);
+int isotier__connect_finish(isotier_connect_decoder *d, isotier_error *err);
 
 /* One enveloped message (flags 0); *out malloc'd, *out_len 5 + len. */
-int isotier_connect_envelope(char **out, size_t *out_len, const char *msg, size_t len);
+int isotier__connect_envelope(char **out, size_t *out_len, const char *msg, size_t len);
 
 /* Standard base64 (padding optional, as protobuf JSON allows; also the URL
  * alphabet). Returns decoded length, or -1 on bad input. out holds len*3/4+3. */
-ssize_t isotier_base64_decode(unsigned char *out, const char *in, size_t len);
+ssize_t isotier__base64_decode(unsigned char *out, const char *in, size_t len);
 
 #endif

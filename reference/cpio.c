@@ -17,8 +17,8 @@ static void pad4(isotier_cpio *c, size_t written)
 	put(c, zeros, (4 - written % 4) % 4);
 }
 
-void isotier_cpio_add(isotier_cpio *c, const char *name, mode_t mode, unsigned rdev_major,
-                      unsigned rdev_minor, const void *data, size_t len)
+void isotier__cpio_add(isotier_cpio *c, const char *name, mode_t mode, unsigned rdev_major,
+                       unsigned rdev_minor, const void *data, size_t len)
 {
 	char hdr[111];
 	size_t namesize = strlen(name) + 1;
@@ -36,24 +36,24 @@ void isotier_cpio_add(isotier_cpio *c, const char *name, mode_t mode, unsigned r
 	pad4(c, len);
 }
 
-int isotier_cpio_add_file(isotier_cpio *c, const char *name, const char *host_path, mode_t mode,
-                          isotier_error *err)
+int isotier__cpio_add_file(isotier_cpio *c, const char *name, const char *host_path, mode_t mode,
+                           isotier_error *err)
 {
 	cleanup_free char *data = NULL;
 	size_t len = 0;
-	int rc = isotier_read_file(&data, &len, host_path, (size_t)512 << 20, err);
+	int rc = isotier__read_file(&data, &len, host_path, (size_t)512 << 20, err);
 	if (rc)
 		return rc;
-	isotier_cpio_add(c, name, S_IFREG | (mode & 07777), 0, 0, data, len);
+	isotier__cpio_add(c, name, S_IFREG | (mode & 07777), 0, 0, data, len);
 	return 0;
 }
 
-int isotier_cpio_finish(isotier_cpio *c, isotier_error *err)
+int isotier__cpio_finish(isotier_cpio *c, isotier_error *err)
 {
-	isotier_cpio_add(c, "TRAILER!!!", 0, 0, 0, NULL, 0);
+	isotier__cpio_add(c, "TRAILER!!!", 0, 0, 0, NULL, 0);
 	if (!c->failed && fflush(c->f) != 0)
 		c->failed = errno ? errno : EIO;
 	if (c->failed)
-		return isotier_error_set(err, ISOTIER_EIO, c->failed, "write initramfs");
+		return isotier__error_set(err, ISOTIER_EIO, c->failed, "write initramfs");
 	return 0;
 }

@@ -45,7 +45,7 @@ static void event_for(isotier_event *ev, const isotier_sandbox *sb, const char *
 	    .reason = reason,
 	    .exit_status = -1,
 	    .start_ns = start_ns,
-	    .end_ns = isotier_now_ns(),
+	    .end_ns = isotier__now_ns(),
 	};
 }
 
@@ -54,10 +54,10 @@ static void event_for(isotier_event *ev, const isotier_sandbox *sb, const char *
 static int emit(isotier_sandbox *sb, const isotier_event *ev, isotier_error *err)
 {
 	isotier_error serr = {0};
-	int span_rc = isotier_span_emit(&sb->tel, ev, &serr);
+	int span_rc = isotier__span_emit(&sb->tel, ev, &serr);
 	if (span_rc < 0 && !sb->tel.otlp_required)
-		isotier_telemetry_warn(&sb->tel, "%s", serr.message);
-	int rc = isotier_audit_emit(&sb->tel, ev, err);
+		isotier__telemetry_warn(&sb->tel, "%s", serr.message);
+	int rc = isotier__audit_emit(&sb->tel, ev, err);
 	if (rc == 0 && span_rc < 0 && sb->tel.otlp_required) {
 		*err = serr;
 		rc = span_rc;
@@ -69,14 +69,14 @@ static void emit_best_effort(isotier_sandbox *sb, const isotier_event *ev)
 {
 	isotier_error aerr = {0};
 	if (emit(sb, ev, &aerr) < 0)
-		isotier_telemetry_warn(&sb->tel, "audit: %s", aerr.message);
+		isotier__telemetry_warn(&sb->tel, "audit: %s", aerr.message);
 }
 
 static void sandbox_free(isotier_sandbox *sb)
 {
 	if (!sb)
 		return;
-	isotier_telemetry_close(&sb->tel);
+	isotier__telemetry_close(&sb->tel);
 	free(sb->audit_log);
 	free(sb->db_path);
 	free(sb->otlp_endpoint);
@@ -104,12 +104,12 @@ static int attest(isotier_sandbox *sb, char *why, size_t why_len, isotier_error 
 {
 	isotier_observe_opts oopts = {.timeout_s = sb->timeout_s, .cancel_fd = sb->cancel_fd};
 	isotier_observation obs;
-	int rc = isotier_observe_in(&obs, sb->backend, sb->state, &oopts, err);
+	int rc = isotier__observe_in(&obs, sb->backend, sb->state, &oopts, err);
 	if (rc < 0) {
 		bool ran = obs.run[0].rc == 0;
-		isotier_observation_clear(&obs);
-		return isotier_error_prefix(err,
-		                            ran ? "attest: probe output" : "attest: run probe");
+		isotier__observation_clear(&obs);
+		return isotier__error_prefix(err,
+		                             ran ? "attest: probe output" : "attest: run probe");
 	}
 	judge_kernel kernel = {.relation = obs.relation,
 	                       .detail = obs.relation_detail,
@@ -119,12 +119,12 @@ static int attest(isotier_sandbox *sb, char *why, size_t why_len, isotier_error 
 	    .present = true, .tier = sb->res.claimed, .mechanism = sb->res.mechanism};
 	judge_result jr;
 	judge(&jr, &claim, &obs.run[0].probe, &kernel);
-	isotier_observation_clear(&obs);
-	bool verdict_ok = isotier_verdict_is(jr.verdict, VERDICT_ATTESTS);
+	isotier__observation_clear(&obs);
+	bool verdict_ok = isotier__verdict_is(jr.verdict, VERDICT_ATTESTS);
 	bool ceiling_ok = sb->res.resolved != ISOTIER_UNKNOWN &&
 	                  isotier_tier_satisfies(judge_ceiling_tier(jr.ceiling), sb->res.resolved);
 	snprintf(why, why_len, "probe inside %s: %s, at most %s of its own (%.300s)",
-	         sb->backend->name, isotier_verdict_name(jr.verdict), probe_tier_name(jr.ceiling),
+	         sb->backend->name, isotier__verdict_name(jr.verdict), probe_tier_name(jr.ceiling),
 	         jr.reason);
 	if (!verdict_ok || !ceiling_ok)
 		return ISOTIER_ECONFIG;
@@ -148,7 +148,7 @@ static int refuse(isotier_sandbox *sb, uint64_t start, isotier_error *err)
 	isotier_event ev;
 	event_for(&ev, sb, "refuse", "refused", msg, start);
 	emit_best_effort(sb, &ev);
-	return isotier_error_set(err, ISOTIER_ECONFIG, 0, "%s", msg);
+	return isotier__error_set(err, ISOTIER_ECONFIG, 0, "%s", msg);
 }
 
 static int sandbox_new(isotier_sandbox **out, const isotier_backend *backend,
@@ -160,7 +160,7 @@ static int sandbox_new(isotier_sandbox **out, const isotier_backend *backend,
 	    dup_opt(&sb->otlp_endpoint, opts->otlp_endpoint) ||
 	    dup_opt(&sb->otlp_file, opts->otlp_file)) {
 		sandbox_free(sb);
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "create: out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "create: out of memory");
 	}
 	sb->backend = backend;
 	sb->required = opts->require_isolation;
@@ -173,7 +173,7 @@ static int sandbox_new(isotier_sandbox **out, const isotier_backend *backend,
 	                              .log = opts->log,
 	                              .log_data = opts->log_data,
 	                              .otlp_required = opts->otlp_required};
-	isotier_telemetry_init(&sb->tel);
+	isotier__telemetry_init(&sb->tel);
 	/* The sandbox id is the first half of its trace id: one name in logs and traces. */
 	memcpy(sb->id, sb->tel.trace_id, 16);
 	*out = sb;
@@ -182,32 +182,32 @@ static int sandbox_new(isotier_sandbox **out, const isotier_backend *backend,
 
 int isotier_create(isotier_sandbox **out, const isotier_create_opts *opts, isotier_error *err)
 {
-	uint64_t start = isotier_now_ns();
+	uint64_t start = isotier__now_ns();
 	if (!out || !opts || !opts->backend)
-		return isotier_error_set(err, ISOTIER_EINVAL, 0,
-		                         "create: a backend name is required");
+		return isotier__error_set(err, ISOTIER_EINVAL, 0,
+		                          "create: a backend name is required");
 	/* Any version up to this library's (there is one so far); a newer one has fields this
 	 * library would ignore, so it is refused rather than half-honoured. */
 	if (opts->version < 1 || opts->version > ISOTIER_CREATE_OPTS_VERSION)
-		return isotier_error_set(
+		return isotier__error_set(
 		    err, ISOTIER_EINVAL, 0,
 		    "create: options version %u is not one this library (libisotier "
 		    "%s) reads: 1 to %d (start from ISOTIER_CREATE_OPTS_INIT)",
 		    opts->version, ISOTIER_VERSION, ISOTIER_CREATE_OPTS_VERSION);
 	*out = NULL;
 	if ((unsigned)opts->require_isolation > ISOTIER_MICROVM)
-		return isotier_error_set(err, ISOTIER_EINVAL, 0,
-		                         "create: require_isolation %d is not a tier",
-		                         (int)opts->require_isolation);
-	const isotier_backend *backend = isotier_backend_lookup(opts->backend);
+		return isotier__error_set(err, ISOTIER_EINVAL, 0,
+		                          "create: require_isolation %d is not a tier",
+		                          (int)opts->require_isolation);
+	const isotier_backend *backend = isotier__backend_lookup(opts->backend);
 	if (!backend)
-		return isotier_error_set(err, ISOTIER_ENOTFOUND, 0, "create: no backend named '%s'",
-		                         opts->backend);
+		return isotier__error_set(err, ISOTIER_ENOTFOUND, 0,
+		                          "create: no backend named '%s'", opts->backend);
 	/* A provider's sandboxes are observed by `isotier verify` (two at a
 	 * time, compared with each other); running workloads in them is not
 	 * what the remote backends are for yet. */
 	if (backend->remote)
-		return isotier_error_set(
+		return isotier__error_set(
 		    err, ISOTIER_EUNAVAILABLE, 0,
 		    "create: backend %s is remote: it is verified with `isotier "
 		    "verify --backend %s`, not run",
@@ -216,10 +216,10 @@ int isotier_create(isotier_sandbox **out, const isotier_create_opts *opts, isoti
 	 * resolving without it would drop every contradiction it holds. No
 	 * db_path: the host's default history (resolve.h), which may not exist
 	 * yet: then nothing is verified, and require_verified_days refuses. */
-	if (opts->db_path && !opts->create_db && !isotier_history_is_uri(opts->db_path)) {
+	if (opts->db_path && !opts->create_db && !isotier__history_is_uri(opts->db_path)) {
 		struct stat st;
 		if (stat(opts->db_path, &st) != 0 && (errno == ENOENT || errno == ENOTDIR))
-			return isotier_error_set(
+			return isotier__error_set(
 			    err, ISOTIER_ENOTFOUND, ENOENT,
 			    "create: history database %s does not exist (run "
 			    "`isotier verify` first, or ask for a new one: create_db, "
@@ -234,7 +234,7 @@ int isotier_create(isotier_sandbox **out, const isotier_create_opts *opts, isoti
 	                           .db_path = opts->db_path,
 	                           .max_source_age_days = opts->max_source_age_days,
 	                           .require_verified_days = opts->require_verified_days};
-	if ((rc = isotier_resolve(&sb->res, backend, &ro, err)) < 0)
+	if ((rc = isotier__resolve(&sb->res, backend, &ro, err)) < 0)
 		goto fail;
 	set_repr(sb);
 	/* The ADR's precondition: decided here, before anything is provisioned. */
@@ -244,8 +244,8 @@ int isotier_create(isotier_sandbox **out, const isotier_create_opts *opts, isoti
 	}
 	char why[512] = "";
 	if (!backend->available(why, sizeof why)) {
-		rc = isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0,
-		                       "backend %s is not available: %s", backend->name, why);
+		rc = isotier__error_set(err, ISOTIER_EUNAVAILABLE, 0,
+		                        "backend %s is not available: %s", backend->name, why);
 		goto fail;
 	}
 	char probe[4096] = "";
@@ -253,11 +253,11 @@ int isotier_create(isotier_sandbox **out, const isotier_create_opts *opts, isoti
 	if (opts->attest) {
 		if (opts->probe_path)
 			probe_path = opts->probe_path;
-		else if (isotier_default_probe_path(probe, sizeof probe) == 0)
+		else if (isotier__default_probe_path(probe, sizeof probe) == 0)
 			probe_path = probe;
 		else {
-			rc = isotier_error_set(err, ISOTIER_ENOTFOUND, 0,
-			                       "attest: isotier-probe not found");
+			rc = isotier__error_set(err, ISOTIER_ENOTFOUND, 0,
+			                        "attest: isotier-probe not found");
 			goto fail;
 		}
 	}
@@ -274,11 +274,11 @@ int isotier_create(isotier_sandbox **out, const isotier_create_opts *opts, isoti
 	if ((rc = backend->provision(&sb->state, &spec, err)) < 0)
 		goto fail;
 	if (opts->attest) {
-		uint64_t astart = isotier_now_ns();
+		uint64_t astart = isotier__now_ns();
 		rc = attest(sb, why, sizeof why, err);
 		if (rc == ISOTIER_ECONFIG)
-			rc = isotier_error_set(err, ISOTIER_ECONFIG, 0, "attestation failed: %s",
-			                       why);
+			rc = isotier__error_set(err, ISOTIER_ECONFIG, 0, "attestation failed: %s",
+			                        why);
 		event_for(&ev, sb, "attest", rc < 0 ? "attestation-failed" : "attested",
 		          rc < 0 ? err->message : why, astart);
 		emit_best_effort(sb, &ev);
@@ -298,8 +298,8 @@ int isotier_sandbox_exec(int *exit_status, isotier_sandbox *sb, const char *cons
                          const isotier_exec_opts *opts, isotier_error *err)
 {
 	if (!sb || !argv || !argv[0] || !exit_status)
-		return isotier_error_set(err, ISOTIER_EINVAL, 0,
-		                         "exec: sandbox, argv and exit_status are required");
+		return isotier__error_set(err, ISOTIER_EINVAL, 0,
+		                          "exec: sandbox, argv and exit_status are required");
 	/* Only the fields of the caller's version are read: a version 1 struct
 	 * ends before on_output. */
 	_Static_assert(offsetof(isotier_exec_opts, on_output) == 6 * sizeof(int),
@@ -310,22 +310,22 @@ int isotier_sandbox_exec(int *exit_status, isotier_sandbox *sb, const char *cons
 	    [1] = offsetof(isotier_exec_opts, on_output), [2] = sizeof(isotier_exec_opts)};
 	isotier_exec_opts o = ISOTIER_EXEC_OPTS_INIT;
 	if (opts && (opts->version < 1 || opts->version > ISOTIER_EXEC_OPTS_VERSION))
-		return isotier_error_set(
+		return isotier__error_set(
 		    err, ISOTIER_EINVAL, 0,
 		    "exec: options version %u is not one this library (libisotier "
 		    "%s) reads: 1 to %d (start from ISOTIER_EXEC_OPTS_INIT)",
 		    opts->version, ISOTIER_VERSION, ISOTIER_EXEC_OPTS_VERSION);
 	if (opts)
 		memcpy(&o, opts, size_of_version[opts->version]);
-	uint64_t start = isotier_now_ns();
+	uint64_t start = isotier__now_ns();
 	isotier_exec_request req = {.argv = argv,
 	                            .stdin_fd = o.stdin_fd,
 	                            .stdout_fd = o.stdout_fd,
 	                            .stderr_fd = o.stderr_fd,
 	                            .timeout_s = o.timeout_s > 0 ? o.timeout_s : sb->timeout_s,
 	                            .cancel_fd = o.cancel_fd > 0 ? o.cancel_fd : sb->cancel_fd};
-	int rc = o.on_output ? isotier_exec_stream(sb->backend, sb->state, &req, o.on_output,
-	                                           o.output_data, exit_status, err)
+	int rc = o.on_output ? isotier__exec_stream(sb->backend, sb->state, &req, o.on_output,
+	                                            o.output_data, exit_status, err)
 	                     : sb->backend->exec(sb->state, &req, exit_status, err);
 	char reason[600];
 	snprintf(reason, sizeof reason, "%.200s%s", argv[0], rc < 0 ? ": " : "");
@@ -353,7 +353,7 @@ void isotier_sandbox_destroy(isotier_sandbox *sb)
 {
 	if (!sb)
 		return;
-	uint64_t start = isotier_now_ns();
+	uint64_t start = isotier__now_ns();
 	if (sb->state)
 		sb->backend->destroy(sb->state);
 	sb->state = NULL;

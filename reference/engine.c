@@ -26,14 +26,14 @@ typedef struct engine_state {
 /* The engine's CLI for s (engine_cli.c): its unshare wrapper and cancel descriptor. */
 static void engine_argv(isotier_argv *a, const engine_state *s)
 {
-	isotier_engine_argv(a, s->e, s->unmount);
+	isotier__engine_argv(a, s->e, s->unmount);
 }
 
 static int engine_call(const engine_state *s, const char *const *args, isotier_capture *out,
                        int flags, int *status, isotier_error *err)
 {
-	return isotier_engine_call(s->e, s->unmount, s->spec.cancel_fd, args, out, flags, status,
-	                           err);
+	return isotier__engine_call(s->e, s->unmount, s->spec.cancel_fd, args, out, flags, status,
+	                            err);
 }
 
 /* A container or image id as the CLI prints it: 12 to 64 lowercase hex digits. */
@@ -59,11 +59,11 @@ static void remove_containers(const engine_state *s)
 	if (engine_call(s, ps, &out, ISOTIER_PROC_CLEANUP | ISOTIER_PROC_QUIET, &st, NULL) == 0 &&
 	    st == 0 && out.data) {
 		cleanup_argv isotier_argv a = {0};
-		isotier_argv_push(&a, "rm");
-		isotier_argv_push(&a, "-f");
+		isotier__argv_push(&a, "rm");
+		isotier__argv_push(&a, "-f");
 		if (s->e->podman) { /* no 10 s grace for a PID 1 that ignores SIGTERM: kill now */
-			isotier_argv_push(&a, "--time");
-			isotier_argv_push(&a, "0");
+			isotier__argv_push(&a, "--time");
+			isotier__argv_push(&a, "0");
 		}
 		size_t n = 0;
 		for (char *line = out.data, *next; line && *line && n < 256; line = next) {
@@ -71,7 +71,7 @@ static void remove_containers(const engine_state *s)
 			if (next)
 				*next++ = '\0';
 			if (hex_id(line, strlen(line))) {
-				isotier_argv_push(&a, line);
+				isotier__argv_push(&a, line);
 				n++;
 			}
 		}
@@ -91,7 +91,7 @@ static void engine_lease(const engine_state *s, const char *kind, const char *na
 	                   .wrap = s->unmount,
 	                   .name = name,
 	                   .global = s->e->podman && s->e->runtime ? s->e->runtime : ""};
-	isotier_lease_take(&l, name);
+	isotier__lease_take(&l, name);
 }
 
 /* `rm -f [--time 0] NAME` (a cleanup child). */
@@ -118,7 +118,7 @@ static void cancel_run(void *p)
 	remove_by_name(c->s, c->name);
 }
 
-void isotier_engine_sweep(const isotier_lease *l)
+void isotier__engine_sweep(const isotier_lease *l)
 {
 	isotier_engine e = {.backend = l->backend,
 	                    .cli = l->cli,
@@ -148,7 +148,7 @@ void isotier_engine_sweep(const isotier_lease *l)
 	}
 }
 
-void isotier_engine_destroy(void *p)
+void isotier__engine_destroy(void *p)
 {
 	engine_state *s = p;
 	if (!s)
@@ -157,11 +157,11 @@ void isotier_engine_destroy(void *p)
 		remove_containers(s);
 	/* s->image is shared by every run of the same probe: kept (see import_image). */
 	if (s->dir) {
-		isotier_rmtree(s->dir);
+		isotier__rmtree(s->dir);
 		free(s->dir);
 	}
-	isotier_root_entries_free(s->entries, s->n_entries);
-	isotier_spec_copy_clear(&s->spec);
+	isotier__root_entries_free(s->entries, s->n_entries);
+	isotier__spec_copy_clear(&s->spec);
 	free(s);
 }
 
@@ -175,13 +175,13 @@ static int write_root(engine_state *s, isotier_error *err)
 	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
 		snprintf(path, sizeof path, "%s/%s", s->dir, dirs[i]);
 		if (mkdir(path, i == 6 ? 01777 : 0755) != 0 || chmod(path, i == 6 ? 01777 : 0755))
-			return isotier_error_set(err, ISOTIER_EIO, errno, "mkdir %s", path);
+			return isotier__error_set(err, ISOTIER_EIO, errno, "mkdir %s", path);
 	}
 	if (chmod(s->dir, 0711) != 0)
-		return isotier_error_set(err, ISOTIER_EIO, errno, "chmod %s", s->dir);
+		return isotier__error_set(err, ISOTIER_EIO, errno, "chmod %s", s->dir);
 	if (s->spec.probe_path) {
 		snprintf(path, sizeof path, "%s/root%s", s->dir, ISOTIER_GUEST_PROBE);
-		int rc = isotier_copy_file(path, s->spec.probe_path, 0755, err);
+		int rc = isotier__copy_file(path, s->spec.probe_path, 0755, err);
 		if (rc)
 			return rc;
 	}
@@ -189,7 +189,7 @@ static int write_root(engine_state *s, isotier_error *err)
 		snprintf(path, sizeof path, "%s/root/%s", s->dir, s->entries[i].name);
 		if (s->entries[i].link ? symlink(s->entries[i].link, path) != 0
 		                       : mkdir(path, 0755) != 0)
-			return isotier_error_set(err, ISOTIER_EIO, errno, "create %s", path);
+			return isotier__error_set(err, ISOTIER_EIO, errno, "create %s", path);
 	}
 	return 0;
 }
@@ -204,13 +204,13 @@ static int image_tag(const engine_state *s, char *tag, size_t len, char *digest,
                      isotier_error *err)
 {
 	char probe[65] = "none";
-	int rc = s->spec.probe_path ? isotier_file_sha256(s->spec.probe_path, probe, err) : 0;
+	int rc = s->spec.probe_path ? isotier__file_sha256(s->spec.probe_path, probe, err) : 0;
 	if (rc)
 		return rc;
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
 	if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL)) {
 		EVP_MD_CTX_free(ctx);
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "image digest: out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "image digest: out of memory");
 	}
 	char line[8400];
 	int n = snprintf(line, sizeof line, "isotier-image/1\nprobe %s\n", probe);
@@ -225,7 +225,7 @@ static int image_tag(const engine_state *s, char *tag, size_t len, char *digest,
 	int ok = EVP_DigestFinal_ex(ctx, md, &mdlen);
 	EVP_MD_CTX_free(ctx);
 	if (!ok || mdlen < 12 || dlen < 25)
-		return isotier_error_set(err, ISOTIER_EIO, 0, "image digest");
+		return isotier__error_set(err, ISOTIER_EIO, 0, "image digest");
 	for (int i = 0; i < 12; i++)
 		snprintf(digest + 2 * i, 3, "%02x", md[i]);
 	snprintf(tag, len, "isotier-probe:%s", digest);
@@ -267,10 +267,10 @@ static int import_image(engine_state *s, isotier_error *err)
 	                       .timeout_s = ISOTIER_ENGINE_CALL_TIMEOUT_S,
 	                       .cancel_fd = s->spec.cancel_fd};
 	int st = -1;
-	rc = isotier_proc_run(&o, &st, err);
+	rc = isotier__proc_run(&o, &st, err);
 	if (!rc && st != 0)
-		rc = isotier_error_set(err, ISOTIER_EIO, 0, "tar: exit %d: %.200s", st,
-		                       terr.data ? terr.data : "");
+		rc = isotier__error_set(err, ISOTIER_EIO, 0, "tar: exit %d: %.200s", st,
+		                        terr.data ? terr.data : "");
 	free(terr.data);
 	if (rc)
 		return rc;
@@ -283,51 +283,51 @@ static int import_image(engine_state *s, isotier_error *err)
 		const char *d = out.data ? out.data : "";
 		size_t n = strcspn(d, "\n");
 		if (strncmp(d, "sha256:", 7) != 0 || !hex_id(d + 7, n - 7) || n != 71)
-			rc = isotier_error_set(err, ISOTIER_EDATA, 0,
-			                       "docker import: unexpected answer (%zu bytes)",
-			                       out.len);
+			rc = isotier__error_set(err, ISOTIER_EDATA, 0,
+			                        "docker import: unexpected answer (%zu bytes)",
+			                        out.len);
 	}
 	free(out.data);
 	unlink(tar);
 	return rc;
 }
 
-int isotier_engine_provision(void **out, const isotier_engine *e, const isotier_backend_spec *spec,
-                             isotier_error *err)
+int isotier__engine_provision(void **out, const isotier_engine *e, const isotier_backend_spec *spec,
+                              isotier_error *err)
 {
 	*out = NULL;
 	char why[1024], cli[4096];
 	/* The daemon's facts (`docker info`) were asked by available() already:
 	 * here only what is free to check; the image inspect proves the daemon
 	 * answers, and a runtime it lacks fails the run, never passes it. */
-	if (e->podman ? !isotier_engine_available(e, why, sizeof why)
-	              : isotier_find_program(cli, sizeof cli, e->cli) != 0 || geteuid() != 0) {
+	if (e->podman ? !isotier__engine_available(e, why, sizeof why)
+	              : isotier__find_program(cli, sizeof cli, e->cli) != 0 || geteuid() != 0) {
 		if (!e->podman)
 			snprintf(why, sizeof why, "%s not found in PATH, or not root", e->cli);
-		return isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0, "%s: %s", e->backend, why);
+		return isotier__error_set(err, ISOTIER_EUNAVAILABLE, 0, "%s: %s", e->backend, why);
 	}
 	engine_state *s = calloc(1, sizeof *s);
 	if (!s)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "%s: out of memory", e->backend);
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "%s: out of memory", e->backend);
 	s->e = e;
 	if (e->podman)
-		isotier_cgroup_hybrid(s->unmount, sizeof s->unmount);
-	int rc = isotier_spec_copy_init(&s->spec, spec, err);
+		isotier__cgroup_hybrid(s->unmount, sizeof s->unmount);
+	int rc = isotier__spec_copy_init(&s->spec, spec, err);
 	if (!rc && !s->spec.minimal_root)
-		rc = isotier_root_entries(&s->entries, &s->n_entries,
-		                          s->spec.rootfs ? s->spec.rootfs : "/", err);
+		rc = isotier__root_entries(&s->entries, &s->n_entries,
+		                           s->spec.rootfs ? s->spec.rootfs : "/", err);
 	if (!rc)
-		rc = isotier_mkdtemp(&s->dir, "isotier-engine", err);
+		rc = isotier__mkdtemp(&s->dir, "isotier-engine", err);
 	if (!rc)
 		rc = write_root(s, err);
 	if (!rc) {
-		isotier_unique_id(s->id, sizeof s->id);
+		isotier__unique_id(s->id, sizeof s->id);
 		if (!e->podman)
 			rc = import_image(s, err);
 	}
 	if (rc) {
-		isotier_engine_destroy(s);
-		return isotier_error_prefix(err, "%s: provision", e->backend);
+		isotier__engine_destroy(s);
+		return isotier__error_prefix(err, "%s: provision", e->backend);
 	}
 	*out = s;
 	return 0;
@@ -337,10 +337,10 @@ int isotier_engine_provision(void **out, const isotier_engine *e, const isotier_
 static int push_bind(isotier_argv *a, const char *src, const char *dst, bool ro, isotier_error *err)
 {
 	if (strchr(src, ',') || strchr(dst, ','))
-		return isotier_error_set(err, ISOTIER_EINVAL, 0, "bind mount path with a comma: %s",
-		                         src);
-	isotier_argv_push(a, "--mount");
-	isotier_argv_pushf(a, "type=bind,source=%s,target=%s%s", src, dst, ro ? ",readonly" : "");
+		return isotier__error_set(err, ISOTIER_EINVAL, 0,
+		                          "bind mount path with a comma: %s", src);
+	isotier__argv_push(a, "--mount");
+	isotier__argv_pushf(a, "type=bind,source=%s,target=%s%s", src, dst, ro ? ",readonly" : "");
 	return 0;
 }
 
@@ -358,45 +358,45 @@ static void push_ulimits(isotier_argv *a)
 		if (getrlimit(lim[i].res, &rl) == 0 && rl.rlim_max != RLIM_INFINITY &&
 		    rl.rlim_max < v)
 			v = rl.rlim_max;
-		isotier_argv_push(a, "--ulimit");
-		isotier_argv_pushf(a, "%s=%llu:%llu", lim[i].name, v, v);
+		isotier__argv_push(a, "--ulimit");
+		isotier__argv_pushf(a, "%s=%llu:%llu", lim[i].name, v, v);
 	}
 }
 
-int isotier_engine_exec(void *p, const isotier_exec_request *req, int *exit_status,
-                        isotier_error *err)
+int isotier__engine_exec(void *p, const isotier_exec_request *req, int *exit_status,
+                         isotier_error *err)
 {
 	engine_state *s = p;
 	const isotier_engine *e = s->e;
-	int rc = isotier_exec_check(req, err);
+	int rc = isotier__exec_check(req, err);
 	if (rc)
-		return isotier_error_prefix(err, "%s", e->backend);
+		return isotier__error_prefix(err, "%s", e->backend);
 	char name[96], label[160];
-	isotier_unique_id(name, sizeof name);
+	isotier__unique_id(name, sizeof name);
 	snprintf(label, sizeof label, "isotier.sandbox=%s", s->id);
 	cleanup_argv isotier_argv a = {0};
 	engine_argv(&a, s);
-	isotier_argv_push(&a, "run");
-	isotier_argv_push(&a, "--rm");
-	isotier_argv_push(&a, "--name");
-	isotier_argv_push(&a, name);
-	isotier_argv_push(&a, "--label");
-	isotier_argv_push(&a, label);
-	isotier_argv_push(&a, "--network");
-	isotier_argv_push(&a, "none");
-	isotier_argv_push(&a, "--read-only");
-	isotier_argv_push(&a, "--hostname");
-	isotier_argv_push(&a, "isotier");
+	isotier__argv_push(&a, "run");
+	isotier__argv_push(&a, "--rm");
+	isotier__argv_push(&a, "--name");
+	isotier__argv_push(&a, name);
+	isotier__argv_push(&a, "--label");
+	isotier__argv_push(&a, label);
+	isotier__argv_push(&a, "--network");
+	isotier__argv_push(&a, "none");
+	isotier__argv_push(&a, "--read-only");
+	isotier__argv_push(&a, "--hostname");
+	isotier__argv_push(&a, "isotier");
 	if (req->stdin_fd >= 0)
-		isotier_argv_push(&a, "-i");
+		isotier__argv_push(&a, "-i");
 	if (e->runtime && !e->podman) {
-		isotier_argv_push(&a, "--runtime");
-		isotier_argv_push(&a, e->runtime);
+		isotier__argv_push(&a, "--runtime");
+		isotier__argv_push(&a, e->runtime);
 	}
 	if (e->podman)
 		push_ulimits(&a);
 	else
-		isotier_argv_push(&a, "--tmpfs=/tmp"); /* podman's --read-only brings its own */
+		isotier__argv_push(&a, "--tmpfs=/tmp"); /* podman's --read-only brings its own */
 	if (s->spec.capture_dir)
 		rc = push_bind(&a, s->spec.capture_dir, ISOTIER_GUEST_CAPTURE, false, err);
 	const char *base = s->spec.rootfs ? s->spec.rootfs : "";
@@ -409,34 +409,34 @@ int isotier_engine_exec(void *p, const isotier_exec_request *req, int *exit_stat
 		rc = push_bind(&a, src, dst, true, err);
 	}
 	if (rc)
-		return isotier_error_prefix(err, "%s: exec", e->backend);
+		return isotier__error_prefix(err, "%s: exec", e->backend);
 	if (e->podman) {
-		isotier_argv_push(&a, "--rootfs");
-		isotier_argv_pushf(&a, "%s/root", s->dir);
+		isotier__argv_push(&a, "--rootfs");
+		isotier__argv_pushf(&a, "%s/root", s->dir);
 	} else {
-		isotier_argv_push(&a, s->image);
+		isotier__argv_push(&a, s->image);
 	}
 	for (size_t i = 0; req->argv[i]; i++)
-		isotier_argv_push(&a, req->argv[i]);
+		isotier__argv_push(&a, req->argv[i]);
 	if (a.oom)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "%s: out of memory", e->backend);
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "%s: out of memory", e->backend);
 	isotier_proc_opts o = {
 	    .argv = (const char *const *)a.v,
 	    .stdin_fd = req->stdin_fd,
 	    .stdout_fd = req->stdout_fd,
 	    .stderr_fd = req->stderr_fd,
-	    .timeout_s = isotier_exec_timeout(&s->spec, req),
-	    .cancel_fd = isotier_exec_cancel_fd(&s->spec, req),
+	    .timeout_s = isotier__exec_timeout(&s->spec, req),
+	    .cancel_fd = isotier__exec_cancel_fd(&s->spec, req),
 	    .on_cancel = cancel_run,
 	    .on_cancel_ctx = &(struct cancel_ctx){.s = s, .name = name},
 	};
 	engine_lease(s, "container", name);
-	rc = isotier_proc_run(&o, exit_status, err);
+	rc = isotier__proc_run(&o, exit_status, err);
 	/* A killed CLI leaves its container running; an engine error (125) may leave one. */
 	if (rc || *exit_status >= 125)
 		remove_containers(s);
-	isotier_lease_drop("container", name);
+	isotier__lease_drop("container", name);
 	if (rc)
-		return isotier_error_prefix(err, "%s: exec %s", e->backend, req->argv[0]);
+		return isotier__error_prefix(err, "%s: exec %s", e->backend, req->argv[0]);
 	return 0;
 }

@@ -28,27 +28,27 @@ typedef struct isotier_engine {
 	bool podman;
 } isotier_engine;
 
-int isotier_engine_available(const isotier_engine *e, char *why, size_t why_len);
-int isotier_engine_provision(void **out, const isotier_engine *e, const isotier_backend_spec *spec,
-                             isotier_error *err);
-int isotier_engine_exec(void *state, const isotier_exec_request *req, int *exit_status,
-                        isotier_error *err);
-void isotier_engine_destroy(void *state);
+int isotier__engine_available(const isotier_engine *e, char *why, size_t why_len);
+int isotier__engine_provision(void **out, const isotier_engine *e, const isotier_backend_spec *spec,
+                              isotier_error *err);
+int isotier__engine_exec(void *state, const isotier_exec_request *req, int *exit_status,
+                         isotier_error *err);
+void isotier__engine_destroy(void *state);
 /* Removes the container or image a dead run's lease names (sweep.c). */
 struct isotier_lease;
-void isotier_engine_sweep(const struct isotier_lease *l);
+void isotier__engine_sweep(const struct isotier_lease *l);
 
 /* engine_cli.c: every call to the engine's CLI. ISOTIER_ENGINE_CALL_TIMEOUT_S bounds each. */
 #define ISOTIER_ENGINE_CALL_TIMEOUT_S 30
 /* `[unshare ... DIR] CLI GLOBAL...`, how every call starts: unmount ("" or NULL: none) the
  * cgroup2 mount to hide (podman on hybrid cgroups). */
-void isotier_engine_argv(isotier_argv *a, const isotier_engine *e, const char *unmount);
+void isotier__engine_argv(isotier_argv *a, const isotier_engine *e, const char *unmount);
 /* Runs `CLI GLOBAL... args...`; stdout into out (bounded) when given. Watches cancel_fd (> 0)
  * unless flags has ISOTIER_PROC_CLEANUP. With status, the exit status is stored there; without,
  * a nonzero one is an error naming the call and the first line of its stderr. */
-int isotier_engine_call(const isotier_engine *e, const char *unmount, int cancel_fd,
-                        const char *const *args, isotier_capture *out, int flags, int *status,
-                        isotier_error *err);
+int isotier__engine_call(const isotier_engine *e, const char *unmount, int cancel_fd,
+                         const char *const *args, isotier_capture *out, int flags, int *status,
+                         isotier_error *err);
 
 /*
  * The Docker daemon's configured runtimes, from `docker info` (bounded):
@@ -56,6 +56,6 @@ int isotier_engine_call(const isotier_engine *e, const char *unmount, int cancel
  * Returns 1 when the daemon answered (has_runsc tells whether one is named
  * "runsc"), 0 when not (out holds why).
  */
-int isotier_docker_runtimes(char *out, size_t len, bool *has_runsc);
+int isotier__docker_runtimes(char *out, size_t len, bool *has_runsc);
 
 #endif

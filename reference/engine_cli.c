@@ -11,29 +11,29 @@
 #include <string.h>
 #include <unistd.h>
 
-void isotier_engine_argv(isotier_argv *a, const isotier_engine *e, const char *unmount)
+void isotier__engine_argv(isotier_argv *a, const isotier_engine *e, const char *unmount)
 {
 	if (unmount && unmount[0])
-		isotier_argv_unmounted(a, unmount);
-	isotier_argv_push(a, e->cli);
+		isotier__argv_unmounted(a, unmount);
+	isotier__argv_push(a, e->cli);
 	if (e->podman && e->runtime) { /* a global option of podman's, a run option of docker's */
-		isotier_argv_push(a, "--runtime");
-		isotier_argv_push(a, e->runtime);
+		isotier__argv_push(a, "--runtime");
+		isotier__argv_push(a, e->runtime);
 	}
 	for (size_t i = 0; e->global && e->global[i]; i++)
-		isotier_argv_push(a, e->global[i]);
+		isotier__argv_push(a, e->global[i]);
 }
 
-int isotier_engine_call(const isotier_engine *e, const char *unmount, int cancel_fd,
-                        const char *const *args, isotier_capture *out, int flags, int *status,
-                        isotier_error *err)
+int isotier__engine_call(const isotier_engine *e, const char *unmount, int cancel_fd,
+                         const char *const *args, isotier_capture *out, int flags, int *status,
+                         isotier_error *err)
 {
 	cleanup_argv isotier_argv a = {0};
-	isotier_engine_argv(&a, e, unmount);
+	isotier__engine_argv(&a, e, unmount);
 	for (size_t i = 0; args[i]; i++)
-		isotier_argv_push(&a, args[i]);
+		isotier__argv_push(&a, args[i]);
 	if (a.oom)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 	isotier_capture errc = {.max = 4096}, junk = {.max = 1}; /* stdout never reaches ours */
 	isotier_proc_opts o = {.argv = (const char *const *)a.v,
 	                       .stdin_fd = -1,
@@ -45,15 +45,15 @@ int isotier_engine_call(const isotier_engine *e, const char *unmount, int cancel
 	                       .cancel_fd = cancel_fd,
 	                       .flags = flags | ISOTIER_PROC_QUIET};
 	int st = -1;
-	int rc = isotier_proc_run(&o, &st, err);
+	int rc = isotier__proc_run(&o, &st, err);
 	if (status)
 		*status = st;
 	if (!rc && st != 0 && !status) {
 		char line[300];
 		snprintf(line, sizeof line, "%s", errc.data ? errc.data : "");
 		line[strcspn(line, "\n")] = '\0';
-		rc = isotier_error_set(err, ISOTIER_ERROR, 0, "%s %s: exit %d: %s", e->cli, args[0],
-		                       st, line);
+		rc = isotier__error_set(err, ISOTIER_ERROR, 0, "%s %s: exit %d: %s", e->cli,
+		                        args[0], st, line);
 	}
 	free(errc.data);
 	free(junk.data);
@@ -78,7 +78,7 @@ static void append(char *out, size_t len, const char *s)
 		snprintf(out + o, len - o, "%s", s);
 }
 
-int isotier_docker_runtimes(char *out, size_t len, bool *has_runsc)
+int isotier__docker_runtimes(char *out, size_t len, bool *has_runsc)
 {
 	*has_runsc = false;
 	out[0] = '\0';
@@ -86,7 +86,7 @@ int isotier_docker_runtimes(char *out, size_t len, bool *has_runsc)
 	const char *const info[] = {"info", "--format", "{{json .Runtimes}}", NULL};
 	isotier_capture o = {.max = 64 * 1024};
 	isotier_error err = {0};
-	int rc = isotier_engine_call(&probe_e, "", 0, info, &o, 0, NULL, &err);
+	int rc = isotier__engine_call(&probe_e, "", 0, info, &o, 0, NULL, &err);
 	bool truncated = o.truncated;
 	cJSON *j = rc || truncated ? NULL : cJSON_ParseWithLength(o.data ? o.data : "", o.len);
 	free(o.data);
@@ -144,10 +144,10 @@ int isotier_docker_runtimes(char *out, size_t len, bool *has_runsc)
 	return 1;
 }
 
-int isotier_engine_available(const isotier_engine *e, char *why, size_t why_len)
+int isotier__engine_available(const isotier_engine *e, char *why, size_t why_len)
 {
 	char path[4096], hybrid[64];
-	if (isotier_find_program(path, sizeof path, e->cli) != 0) {
+	if (isotier__find_program(path, sizeof path, e->cli) != 0) {
 		snprintf(why, why_len, "%s not found in PATH", e->cli);
 		return 0;
 	}
@@ -158,12 +158,12 @@ int isotier_engine_available(const isotier_engine *e, char *why, size_t why_len)
 	}
 	if (e->podman) {
 		char rt[4096];
-		if (e->runtime && isotier_find_program(rt, sizeof rt, e->runtime) != 0) {
+		if (e->runtime && isotier__find_program(rt, sizeof rt, e->runtime) != 0) {
 			snprintf(why, why_len, "%s not found in PATH", e->runtime);
 			return 0;
 		}
-		bool hide = isotier_cgroup_hybrid(hybrid, sizeof hybrid);
-		if (hide && isotier_find_program(rt, sizeof rt, "unshare") != 0) {
+		bool hide = isotier__cgroup_hybrid(hybrid, sizeof hybrid);
+		if (hide && isotier__find_program(rt, sizeof rt, "unshare") != 0) {
 			snprintf(why, why_len, "hybrid cgroups (%s) and no unshare(1) to hide them",
 			         hybrid);
 			return 0;
@@ -175,7 +175,7 @@ int isotier_engine_available(const isotier_engine *e, char *why, size_t why_len)
 	}
 	char rts[768]; /* fits the callers' 1024 with the prefix */
 	bool has_runsc;
-	if (!isotier_docker_runtimes(rts, sizeof rts, &has_runsc)) {
+	if (!isotier__docker_runtimes(rts, sizeof rts, &has_runsc)) {
 		snprintf(why, why_len, "%s", rts);
 		return 0;
 	}

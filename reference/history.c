@@ -15,7 +15,7 @@
 
 #include "history_schema.h"
 
-int isotier_history_schema_version(isotier_history *h)
+int isotier__history_schema_version(isotier_history *h)
 {
 	int version = -1;
 	return h->drv->schema_version(h, &version, NULL) == 0 ? version : -1;
@@ -24,18 +24,18 @@ int isotier_history_schema_version(isotier_history *h)
 static int migrate(isotier_history *h, isotier_error *err)
 {
 	/* One transaction: a crash leaves the previous version intact. */
-	int rc = isotier_history_begin(h, err);
+	int rc = isotier__history_begin(h, err);
 	if (rc < 0)
-		return isotier_error_prefix(err, "%s", h->display);
+		return isotier__error_prefix(err, "%s", h->display);
 	int version = -1;
 	if ((rc = h->drv->lock_migration(h, err)) < 0 ||
 	    (rc = h->drv->schema_version(h, &version, err)) < 0) {
-		isotier_history_rollback(h);
+		isotier__history_rollback(h);
 		return rc;
 	}
 	if (version < 0 || version > HISTORY_SCHEMA_VERSION) {
-		isotier_history_rollback(h);
-		return isotier_error_set(
+		isotier__history_rollback(h);
+		return isotier__error_set(
 		    err, ISOTIER_EDATA, 0,
 		    "%s: schema version %d is not one this isotier knows (max %d)", h->display,
 		    version, HISTORY_SCHEMA_VERSION);
@@ -44,11 +44,11 @@ static int migrate(isotier_history *h, isotier_error *err)
 		if ((rc = h->drv->exec(h, history_migration(h->drv->engine, v), err, h->display)) <
 		        0 ||
 		    (rc = h->drv->set_schema_version(h, v + 1, err)) < 0) {
-			isotier_history_rollback(h);
-			return isotier_error_prefix(err, "migrate to schema %d", v + 1);
+			isotier__history_rollback(h);
+			return isotier__error_prefix(err, "migrate to schema %d", v + 1);
 		}
 	}
-	return isotier_history_commit(h, err);
+	return isotier__history_commit(h, err);
 }
 
 static int history_new(isotier_history **out, const char *target, bool readonly, int busy_ms,
@@ -56,27 +56,27 @@ static int history_new(isotier_history **out, const char *target, bool readonly,
 {
 	isotier_history *h = calloc(1, sizeof *h);
 	if (!h)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "open history: out of memory");
-	h->drv = isotier_history_is_uri(target) ? &isotier_history_pg_driver
-	                                        : &isotier_history_sqlite_driver;
-	isotier_history_display(target, h->display, sizeof h->display);
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "open history: out of memory");
+	h->drv = isotier__history_is_uri(target) ? &isotier__history_pg_driver
+	                                         : &isotier__history_sqlite_driver;
+	isotier__history_display(target, h->display, sizeof h->display);
 	int rc = h->drv->open(h, target, readonly, busy_ms, err);
 	if (rc < 0) {
-		isotier_history_close(h);
+		isotier__history_close(h);
 		return rc;
 	}
 	*out = h;
 	return 0;
 }
 
-int isotier_history_open(isotier_history **out, const char *path, int busy_ms, isotier_error *err)
+int isotier__history_open(isotier_history **out, const char *path, int busy_ms, isotier_error *err)
 {
 	isotier_history *h = NULL;
 	int rc = history_new(&h, path, false, busy_ms, err);
 	if (rc < 0)
 		return rc;
 	if ((rc = migrate(h, err)) < 0) {
-		isotier_history_close(h);
+		isotier__history_close(h);
 		return rc;
 	}
 	*out = h;
@@ -92,15 +92,15 @@ static int history_open_readonly(isotier_history **out, const char *path, bool m
 		return rc;
 	int version = -1;
 	if ((rc = h->drv->schema_version(h, &version, err)) < 0) {
-		isotier_history_close(h);
+		isotier__history_close(h);
 		return rc;
 	}
 	if (version > HISTORY_SCHEMA_VERSION) {
-		rc = isotier_error_set(
+		rc = isotier__error_set(
 		    err, ISOTIER_EDATA, 0,
 		    "%s: schema version %d is not one this isotier knows (max %d)", h->display,
 		    version, HISTORY_SCHEMA_VERSION);
-		isotier_history_close(h);
+		isotier__history_close(h);
 		return rc;
 	}
 	if (version < HISTORY_SCHEMA_VERSION) {
@@ -108,14 +108,14 @@ static int history_open_readonly(isotier_history **out, const char *path, bool m
 		 * where we may write it, then read it as usual. */
 		char display[sizeof h->display];
 		snprintf(display, sizeof display, "%s", h->display);
-		isotier_history_close(h);
+		isotier__history_close(h);
 		isotier_history *rw = NULL;
 		isotier_error ignored = {0};
-		if (!migrated && isotier_history_open(&rw, path, 5000, &ignored) == 0) {
-			isotier_history_close(rw);
+		if (!migrated && isotier__history_open(&rw, path, 5000, &ignored) == 0) {
+			isotier__history_close(rw);
 			return history_open_readonly(out, path, true, err);
 		}
-		return isotier_error_set(
+		return isotier__error_set(
 		    err, ISOTIER_EDATA, 0,
 		    "%s: schema version %d is older than %d; open it once read-write to migrate",
 		    display, version, HISTORY_SCHEMA_VERSION);
@@ -124,12 +124,12 @@ static int history_open_readonly(isotier_history **out, const char *path, bool m
 	return 0;
 }
 
-int isotier_history_open_readonly(isotier_history **out, const char *path, isotier_error *err)
+int isotier__history_open_readonly(isotier_history **out, const char *path, isotier_error *err)
 {
 	return history_open_readonly(out, path, false, err);
 }
 
-void isotier_history_close(isotier_history *h)
+void isotier__history_close(isotier_history *h)
 {
 	if (!h)
 		return;
@@ -137,12 +137,12 @@ void isotier_history_close(isotier_history *h)
 	free(h);
 }
 
-const char *isotier_history_engine(const isotier_history *h)
+const char *isotier__history_engine(const isotier_history *h)
 {
 	return h->drv->name;
 }
 
-const char *isotier_history_target(const isotier_history *h)
+const char *isotier__history_target(const isotier_history *h)
 {
 	return h->display;
 }
@@ -155,7 +155,7 @@ static int run_lost(isotier_history *h, isotier_error *err, const char *context)
 	                        "its observations were stored");
 }
 
-int isotier_history_begin(isotier_history *h, isotier_error *err)
+int isotier__history_begin(isotier_history *h, isotier_error *err)
 {
 	if (h->run_lost)
 		return run_lost(h, err, "begin transaction");
@@ -164,7 +164,7 @@ int isotier_history_begin(isotier_history *h, isotier_error *err)
 	return h->drv->exec(h, h->drv->begin_write_sql, err, "begin transaction");
 }
 
-int isotier_history_commit(isotier_history *h, isotier_error *err)
+int isotier__history_commit(isotier_history *h, isotier_error *err)
 {
 	if (h->run_lost)
 		return run_lost(h, err, "commit");
@@ -173,7 +173,7 @@ int isotier_history_commit(isotier_history *h, isotier_error *err)
 	return h->drv->exec(h, "COMMIT", err, "commit");
 }
 
-void isotier_history_rollback(isotier_history *h)
+void isotier__history_rollback(isotier_history *h)
 {
 	if (h->run_tx)
 		h->drv->exec(h,
@@ -183,7 +183,7 @@ void isotier_history_rollback(isotier_history *h)
 		h->drv->exec(h, "ROLLBACK", NULL, "rollback");
 }
 
-int isotier_history_uuid(char out[ISOTIER_UUID_LEN + 1])
+int isotier__history_uuid(char out[ISOTIER_UUID_LEN + 1])
 {
 	unsigned char b[16];
 	size_t got = 0;
@@ -204,16 +204,16 @@ int isotier_history_uuid(char out[ISOTIER_UUID_LEN + 1])
 	return 0;
 }
 
-int isotier_history_run_begin(isotier_history *h, int64_t *run_id, const char *command,
-                              const char *catalogue_commit, isotier_error *err)
+int isotier__history_run_begin(isotier_history *h, int64_t *run_id, const char *command,
+                               const char *catalogue_commit, isotier_error *err)
 {
 	cleanup_hstmt hstmt *st = NULL;
 	char now[32], uuid[ISOTIER_UUID_LEN + 1], host_id[40];
-	isotier_utc_now(now, sizeof now);
-	if (isotier_history_uuid(uuid) < 0)
-		return isotier_error_set(err, ISOTIER_EIO, errno,
-		                         "record run: no random bytes for its id");
-	isotier_host_id(host_id, sizeof host_id);
+	isotier__utc_now(now, sizeof now);
+	if (isotier__history_uuid(uuid) < 0)
+		return isotier__error_set(err, ISOTIER_EIO, errno,
+		                          "record run: no random bytes for its id");
+	isotier__host_id(host_id, sizeof host_id);
 	/* PostgreSQL: the run's transaction starts here (struct isotier_history). */
 	bool whole_run = h->drv->engine == HISTORY_POSTGRES && !h->run_tx && !h->run_lost;
 	int rc;
@@ -240,7 +240,7 @@ int isotier_history_run_begin(isotier_history *h, int64_t *run_id, const char *c
 	bool named = uname(&u) == 0;
 	hq_text(st, 5, named && u.nodename[0] ? u.nodename : NULL);
 	hq_int(st, 6, getpid());
-	hq_int(st, 7, (int64_t)isotier_pid_start(getpid()));
+	hq_int(st, 7, (int64_t)isotier__pid_start(getpid()));
 	hq_text(st, 8, uuid);
 	hq_text(st, 9, host_id[0] ? host_id : NULL);
 	hq_text(st, 10, named && u.release[0] ? u.release : NULL);
@@ -249,8 +249,8 @@ int isotier_history_run_begin(isotier_history *h, int64_t *run_id, const char *c
 			h->drv->exec(h, "ROLLBACK", NULL, "rollback");
 		h->run_tx = false;
 		return rc < 0
-		           ? isotier_error_prefix(err, "record run")
-		           : isotier_error_set(err, ISOTIER_EDB, 0, "record run: no id returned");
+		           ? isotier__error_prefix(err, "record run")
+		           : isotier__error_set(err, ISOTIER_EDB, 0, "record run: no id returned");
 	}
 	*run_id = hq_col_int(st, 0);
 	while ((rc = hq_step(st, err)) > 0)
@@ -259,15 +259,15 @@ int isotier_history_run_begin(isotier_history *h, int64_t *run_id, const char *c
 		h->drv->exec(h, "ROLLBACK", NULL, "rollback");
 		h->run_tx = false;
 	}
-	return rc < 0 ? isotier_error_prefix(err, "record run") : 0;
+	return rc < 0 ? isotier__error_prefix(err, "record run") : 0;
 }
 
-int isotier_history_run_end(isotier_history *h, int64_t run_id, const char *status,
-                            isotier_error *err)
+int isotier__history_run_end(isotier_history *h, int64_t run_id, const char *status,
+                             isotier_error *err)
 {
 	cleanup_hstmt hstmt *st = NULL;
 	char now[32];
-	isotier_utc_now(now, sizeof now);
+	isotier__utc_now(now, sizeof now);
 	if (h->run_lost)
 		return run_lost(h, err, "finish run");
 	int rc = hq_prepare(
@@ -283,9 +283,9 @@ int isotier_history_run_end(isotier_history *h, int64_t run_id, const char *stat
 	while (found > 0 && (rc = hq_step(st, err)) > 0)
 		;
 	if (found >= 0 && rc >= 0 && h->run_tx && found == 0)
-		rc = isotier_error_set(err, ISOTIER_EDB, 0,
-		                       "finish run: run %lld is not in the history",
-		                       (long long)run_id);
+		rc = isotier__error_set(err, ISOTIER_EDB, 0,
+		                        "finish run: run %lld is not in the history",
+		                        (long long)run_id);
 	if (found < 0)
 		rc = found;
 	if (!h->run_tx) {
@@ -295,7 +295,7 @@ int isotier_history_run_end(isotier_history *h, int64_t run_id, const char *stat
 		int synced = h->drv->sync ? h->drv->sync(h, rc < 0 ? NULL : err) : 0;
 		if (rc >= 0)
 			rc = synced;
-		return rc < 0 ? isotier_error_prefix(err, "finish run") : 0;
+		return rc < 0 ? isotier__error_prefix(err, "finish run") : 0;
 	}
 	/* The run and every observation in it become visible together, or
 	 * not at all. */
@@ -303,12 +303,12 @@ int isotier_history_run_end(isotier_history *h, int64_t run_id, const char *stat
 	if (rc < 0 || (rc = h->drv->exec(h, "COMMIT", err, "commit run")) < 0) {
 		h->drv->exec(h, "ROLLBACK", NULL, "rollback");
 		h->run_lost = true;
-		return isotier_error_prefix(err, "finish run");
+		return isotier__error_prefix(err, "finish run");
 	}
 	return 0;
 }
 
-const char *isotier_default_db_path(void)
+const char *isotier__default_db_path(void)
 {
 	const char *env = getenv("ISOTIER_DB");
 	return env && *env ? env : ISOTIER_DEFAULT_DB;
@@ -337,7 +337,7 @@ static bool read_machine_id(char *buf, size_t len, const char *path)
 	return strlen(buf) == 32;
 }
 
-void isotier_host_id(char *buf, size_t len)
+void isotier__host_id(char *buf, size_t len)
 {
 	if (len)
 		buf[0] = '\0';
@@ -348,8 +348,8 @@ void isotier_host_id(char *buf, size_t len)
 		buf[0] = '\0';
 }
 
-int isotier_history_add_source_check(isotier_history *h, const isotier_source_check_row *row,
-                                     isotier_error *err)
+int isotier__history_add_source_check(isotier_history *h, const isotier_source_check_row *row,
+                                      isotier_error *err)
 {
 	cleanup_hstmt hstmt *s = NULL;
 	int rc = hq_prepare(h, &s,
@@ -375,5 +375,5 @@ int isotier_history_add_source_check(isotier_history *h, const isotier_source_ch
 	hq_text(s, 12, row->publisher);
 	hq_text(s, 13, row->change);
 	hq_text(s, 14, row->passage_diff);
-	return (rc = hq_step(s, err)) < 0 ? isotier_error_prefix(err, "store source check") : 0;
+	return (rc = hq_step(s, err)) < 0 ? isotier__error_prefix(err, "store source check") : 0;
 }

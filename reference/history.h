@@ -15,16 +15,16 @@
 
 /* The host's history: the one the runbook's scheduled job writes
  * (runbook/jobs/isotier-reverify.sh) and every command and create() reads
- * when none is named. $ISOTIER_DB overrides it (isotier_default_db_path). */
+ * when none is named. $ISOTIER_DB overrides it (isotier__default_db_path). */
 #define ISOTIER_DEFAULT_DB "/var/lib/isotier/isotier.db"
 
 typedef struct isotier_history isotier_history;
 
 /* A postgresql:// or postgres:// URI (libpq's), rather than a file path. */
-bool isotier_history_is_uri(const char *target);
+bool isotier__history_is_uri(const char *target);
 /* target as it may be shown: a URI's password (user:PASSWORD@, password=)
  * replaced by [redacted]; a path as is. */
-void isotier_history_display(const char *target, char *buf, size_t len);
+void isotier__history_display(const char *target, char *buf, size_t len);
 
 /* Whether path may be opened as a history: absent (0: the caller decides), or
  * a regular file that is empty or starts with SQLite's 16-byte header. A FIFO,
@@ -32,20 +32,20 @@ void isotier_history_display(const char *target, char *buf, size_t len);
  * block), ISOTIER_EINVAL; a file that is not a database, ISOTIER_EDATA (it is
  * never turned into one); a path that cannot be looked up, ISOTIER_EIO with
  * sys_errno (ENAMETOOLONG...). Both opens below check it first. */
-int isotier_history_check_file(const char *path, isotier_error *err);
+int isotier__history_check_file(const char *path, isotier_error *err);
 /* Opens (creating if needed) and migrates the history at path (a file, or
  * a postgresql:// URI: the database must exist). SQLite: WAL mode, foreign
  * keys on, busy timeout busy_ms (0: 5000); PostgreSQL: lock_timeout. */
-int isotier_history_open(isotier_history **out, const char *path, int busy_ms, isotier_error *err);
+int isotier__history_open(isotier_history **out, const char *path, int busy_ms, isotier_error *err);
 /* Opens read-only without creating or migrating; fails if the schema is newer
  * than this build knows. */
-int isotier_history_open_readonly(isotier_history **out, const char *path, isotier_error *err);
-void isotier_history_close(isotier_history *h);
-int isotier_history_schema_version(isotier_history *h);
+int isotier__history_open_readonly(isotier_history **out, const char *path, isotier_error *err);
+void isotier__history_close(isotier_history *h);
+int isotier__history_schema_version(isotier_history *h);
 /* "sqlite" or "postgresql". */
-const char *isotier_history_engine(const isotier_history *h);
-/* What the history was opened from, as it may be shown (isotier_history_display). */
-const char *isotier_history_target(const isotier_history *h);
+const char *isotier__history_engine(const isotier_history *h);
+/* What the history was opened from, as it may be shown (isotier__history_display). */
+const char *isotier__history_target(const isotier_history *h);
 
 /* The db_code (isotier_error) of a file that is not a database and of a
  * database that could not be opened (SQLite's numbering, both engines). */
@@ -54,27 +54,27 @@ const char *isotier_history_target(const isotier_history *h);
 
 #define ISOTIER_UUID_LEN 36
 /* A random (version 4) UUID, lowercase; ISOTIER_EIO without randomness. */
-int isotier_history_uuid(char out[ISOTIER_UUID_LEN + 1]);
+int isotier__history_uuid(char out[ISOTIER_UUID_LEN + 1]);
 
 /* BEGIN IMMEDIATE / COMMIT / ROLLBACK with errors reported through err. */
-int isotier_history_begin(isotier_history *h, isotier_error *err);
-int isotier_history_commit(isotier_history *h, isotier_error *err);
-void isotier_history_rollback(isotier_history *h);
+int isotier__history_begin(isotier_history *h, isotier_error *err);
+int isotier__history_commit(isotier_history *h, isotier_error *err);
+void isotier__history_rollback(isotier_history *h);
 
 /* Starts a run row (command: "verify", "sources check"...); *run_id set. */
-int isotier_history_run_begin(isotier_history *h, int64_t *run_id, const char *command,
-                              const char *catalogue_commit, isotier_error *err);
+int isotier__history_run_begin(isotier_history *h, int64_t *run_id, const char *command,
+                               const char *catalogue_commit, isotier_error *err);
 /* Marks a run finished with a status word ("ok", "failed", "interrupted"). */
-int isotier_history_run_end(isotier_history *h, int64_t run_id, const char *status,
-                            isotier_error *err);
+int isotier__history_run_end(isotier_history *h, int64_t run_id, const char *status,
+                             isotier_error *err);
 /* history_stale.c: marks this host's runs left 'running' by a process that is
  * gone (its pid and start time, lease.h) as 'interrupted', with a
  * 'run_interrupted' audit event each; *n of them, the first max ids in ids. */
-int isotier_history_mark_stale(isotier_history *h, int64_t *ids, size_t max, size_t *n,
-                               isotier_error *err);
+int isotier__history_mark_stale(isotier_history *h, int64_t *ids, size_t max, size_t *n,
+                                isotier_error *err);
 /* A 'leftover_swept' audit event (sweep.h): what a dead run left, now removed. */
-int isotier_history_note_swept(isotier_history *h, const char *backend, const char *reason,
-                               isotier_error *err);
+int isotier__history_note_swept(isotier_history *h, const char *backend, const char *reason,
+                                isotier_error *err);
 
 /* One `sources check` row (verify/cmd/cmd_sources.c). NULL strings are stored as
  * NULL; http_status <= 0 is none. The caller holds the transaction. */
@@ -92,20 +92,20 @@ typedef struct isotier_source_check_row {
 	const char *change;
 	const char *passage_diff; /* word-level diff around the quote, bounded */
 } isotier_source_check_row;
-int isotier_history_add_source_check(isotier_history *h, const isotier_source_check_row *row,
-                                     isotier_error *err);
+int isotier__history_add_source_check(isotier_history *h, const isotier_source_check_row *row,
+                                      isotier_error *err);
 
 /* $ISOTIER_DB when set and not empty, else ISOTIER_DEFAULT_DB. An explicit
  * path (--db, db_path) always wins over both. */
-const char *isotier_default_db_path(void);
+const char *isotier__default_db_path(void);
 /* This host's machine id (/etc/machine-id, else /var/lib/dbus/machine-id:
  * 32 hex digits) into buf (>= 33 bytes); "" when neither has one. Every
  * observation records it; resolve counts only this host's rows. */
-void isotier_host_id(char *buf, size_t len);
+void isotier__host_id(char *buf, size_t len);
 
 static inline void cleanup_historyp(isotier_history **h)
 {
-	isotier_history_close(*h);
+	isotier__history_close(*h);
 }
 #define cleanup_history __attribute__((cleanup(cleanup_historyp)))
 

@@ -4,8 +4,8 @@
 
 #include "history_driver.h"
 
-int isotier_history_scan_check_changes(isotier_history *h, const char *since,
-                                       isotier_check_change_cb cb, void *ctx, isotier_error *err)
+int isotier__history_scan_check_changes(isotier_history *h, const char *since,
+                                        isotier_check_change_cb cb, void *ctx, isotier_error *err)
 {
 	cleanup_hstmt hstmt *s = NULL;
 	int rc = hq_prepare(h, &s,

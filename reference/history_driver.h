@@ -69,8 +69,8 @@ typedef struct history_driver {
 	int (*sync)(isotier_history *h, isotier_error *err);
 } history_driver;
 
-extern const history_driver isotier_history_sqlite_driver;
-extern const history_driver isotier_history_pg_driver;
+extern const history_driver isotier__history_sqlite_driver;
+extern const history_driver isotier__history_pg_driver;
 
 struct sqlite3;
 struct pg_conn;

@@ -73,8 +73,8 @@ static void gate_bind(hstmt *s, const char *backend, const char *host_id)
 	hq_text(s, 12, HISTORY_IMPORTED_COMMAND);
 }
 
-int isotier_history_gate_latest(isotier_history *h, const isotier_gate_query *q,
-                                isotier_gate_row *row, isotier_gate_buf *buf, isotier_error *err)
+int isotier__history_gate_latest(isotier_history *h, const isotier_gate_query *q,
+                                 isotier_gate_row *row, isotier_gate_buf *buf, isotier_error *err)
 {
 	/* Composed from fixed pieces; every value is a parameter. */
 	char sql[2048];
@@ -90,8 +90,8 @@ int isotier_history_gate_latest(isotier_history *h, const isotier_gate_query *q,
 	        : "",
 	    q->after > 0 ? " AND id > ?13" : "", "");
 	if (n < 0 || (size_t)n >= sizeof sql)
-		return isotier_error_set(err, ISOTIER_EINVAL, 0,
-		                         "read latest observation: query too long");
+		return isotier__error_set(err, ISOTIER_EINVAL, 0,
+		                          "read latest observation: query too long");
 	cleanup_hstmt hstmt *s = NULL;
 	int rc = hq_prepare(h, &s, sql, err, "read latest observation");
 	if (rc < 0)
@@ -101,9 +101,9 @@ int isotier_history_gate_latest(isotier_history *h, const isotier_gate_query *q,
 		hq_int(s, 13, q->after);
 	for (int i = 0; q->verdict_flags && i < VERDICT_COUNT; i++) {
 		isotier_verdict v = (isotier_verdict)i;
-		bool in = isotier_verdict_is(v, q->verdict_flags) &&
-		          !(q->verdict_not && isotier_verdict_is(v, q->verdict_not));
-		hq_text(s, VERDICT_PARAM + i, in ? isotier_verdicts[i].name : NULL);
+		bool in = isotier__verdict_is(v, q->verdict_flags) &&
+		          !(q->verdict_not && isotier__verdict_is(v, q->verdict_not));
+		hq_text(s, VERDICT_PARAM + i, in ? isotier__verdicts[i].name : NULL);
 	}
 	for (int t = 0; tiers != ISOTIER_UNKNOWN && t <= ISOTIER_MICROVM; t++)
 		hq_text(s, TIER_PARAM + t,
@@ -113,9 +113,9 @@ int isotier_history_gate_latest(isotier_history *h, const isotier_gate_query *q,
 	return gate_read(s, row, buf, err);
 }
 
-int isotier_history_gate_future(isotier_history *h, const char *backend, const char *host_id,
-                                const char *now, int skew_s, isotier_gate_row *row,
-                                isotier_gate_buf *buf, isotier_error *err)
+int isotier__history_gate_future(isotier_history *h, const char *backend, const char *host_id,
+                                 const char *now, int skew_s, isotier_gate_row *row,
+                                 isotier_gate_buf *buf, isotier_error *err)
 {
 	/* SQLite reads the time with julianday (NULL: unreadable); PostgreSQL
 	 * compares the text with now + skew (?11, both ISO-8601 UTC) and calls

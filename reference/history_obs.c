@@ -13,7 +13,7 @@ static char *probe_schema_of(const char *probe_json, size_t len)
 	if (!probe_json || !len)
 		return NULL;
 	isotier_error ignored = {0};
-	cJSON *doc = isotier_json_parse(probe_json, len, "probe", &ignored);
+	cJSON *doc = isotier__json_parse(probe_json, len, "probe", &ignored);
 	const cJSON *s = doc ? cJSON_GetObjectItemCaseSensitive(doc, "schema") : NULL;
 	char *out = cJSON_IsString(s) && s->valuestring ? strndup(s->valuestring, 64) : NULL;
 	cJSON_Delete(doc);
@@ -24,8 +24,8 @@ static char *probe_schema_of(const char *probe_json, size_t len)
 static int store_evidence(isotier_history *h, const isotier_observation_record *o, char sha[65],
                           isotier_error *err)
 {
-	if (isotier_sha256_hex(o->evidence, o->evidence_len, sha) < 0)
-		return isotier_error_set(err, ISOTIER_EIO, 0, "record observation: hash evidence");
+	if (isotier__sha256_hex(o->evidence, o->evidence_len, sha) < 0)
+		return isotier__error_set(err, ISOTIER_EIO, 0, "record observation: hash evidence");
 	cleanup_hstmt hstmt *s = NULL;
 	int rc =
 	    hq_prepare(h, &s,
@@ -37,17 +37,17 @@ static int store_evidence(isotier_history *h, const isotier_observation_record *
 	hq_text(s, 1, sha);
 	hq_text(s, 2, o->evidence_format);
 	hq_blob(s, 3, o->evidence, o->evidence_len);
-	return hq_step(s, err) < 0 ? isotier_error_prefix(err, "record evidence") : 0;
+	return hq_step(s, err) < 0 ? isotier__error_prefix(err, "record evidence") : 0;
 }
 
-int isotier_history_add_observation(isotier_history *h, const isotier_observation_record *o,
-                                    int64_t *id_out, isotier_error *err)
+int isotier__history_add_observation(isotier_history *h, const isotier_observation_record *o,
+                                     int64_t *id_out, isotier_error *err)
 {
 	char now[32], uuid[ISOTIER_UUID_LEN + 1], sha[65] = "";
-	isotier_utc_now(now, sizeof now);
-	if (!o->uuid && isotier_history_uuid(uuid) < 0)
-		return isotier_error_set(err, ISOTIER_EIO, 0,
-		                         "record observation: no random bytes for its id");
+	isotier__utc_now(now, sizeof now);
+	if (!o->uuid && isotier__history_uuid(uuid) < 0)
+		return isotier__error_set(err, ISOTIER_EIO, 0,
+		                          "record observation: no random bytes for its id");
 	bool has_evidence = o->evidence && o->evidence_len;
 	int rc;
 	if (has_evidence && (rc = store_evidence(h, o, sha, err)) < 0)
@@ -104,12 +104,12 @@ int isotier_history_add_observation(isotier_history *h, const isotier_observatio
 	free(probe);
 	free(schema);
 	if ((rc = hq_step(s, err)) < 0)
-		return isotier_error_prefix(err, "record observation");
+		return isotier__error_prefix(err, "record observation");
 	if (rc > 0 && id_out)
 		*id_out = hq_col_int(s, 0);
 	while ((rc = hq_step(s, err)) > 0)
 		;
-	return rc < 0 ? isotier_error_prefix(err, "record observation") : 0;
+	return rc < 0 ? isotier__error_prefix(err, "record observation") : 0;
 }
 
 /* Evidence bytes: stored in the row (before schema 7) or once by hash. */
@@ -152,8 +152,8 @@ static void read_listing(hstmt *s, isotier_observation_listing *r)
 	r->overlap = hq_null(s, 23) ? -1 : hq_col_int(s, 23);
 }
 
-int isotier_history_list_observations(isotier_history *h, const isotier_observation_filter *f,
-                                      isotier_observation_cb cb, void *ctx, isotier_error *err)
+int isotier__history_list_observations(isotier_history *h, const isotier_observation_filter *f,
+                                       isotier_observation_cb cb, void *ctx, isotier_error *err)
 {
 	/* Only the filters given, each a plain comparison: the planner then
 	 * walks an index ((backend, id), (verdict, id), (observed_at, id),
@@ -186,11 +186,11 @@ int isotier_history_list_observations(isotier_history *h, const isotier_observat
 		if ((rc = cb(ctx, &row)) != 0)
 			return rc;
 	}
-	return rc < 0 ? isotier_error_prefix(err, "list observations") : 0;
+	return rc < 0 ? isotier__error_prefix(err, "list observations") : 0;
 }
 
-int isotier_history_list_backends(isotier_history *h, int (*cb)(void *ctx, const char *name),
-                                  void *ctx, isotier_error *err)
+int isotier__history_list_backends(isotier_history *h, int (*cb)(void *ctx, const char *name),
+                                   void *ctx, isotier_error *err)
 {
 	cleanup_hstmt hstmt *s = NULL;
 	int rc =
@@ -204,10 +204,10 @@ int isotier_history_list_backends(isotier_history *h, int (*cb)(void *ctx, const
 	return rc;
 }
 
-int isotier_history_get_observation(isotier_history *h, int64_t id, size_t layers_max,
-                                    size_t probe_max,
-                                    int (*cb)(void *ctx, const isotier_observation_detail *d),
-                                    void *ctx, isotier_error *err)
+int isotier__history_get_observation(isotier_history *h, int64_t id, size_t layers_max,
+                                     size_t probe_max,
+                                     int (*cb)(void *ctx, const isotier_observation_detail *d),
+                                     void *ctx, isotier_error *err)
 {
 	cleanup_hstmt hstmt *s = NULL;
 	int rc = hq_prepare(
@@ -259,8 +259,8 @@ static void read_check(hstmt *s, isotier_source_check_listing *c)
 	"id, run_id, checked_at, provider_id, url, quote, status, http_status, content_sha256, "   \
 	"detail"
 
-int isotier_history_list_source_checks(isotier_history *h, const isotier_source_filter *f,
-                                       isotier_source_check_cb cb, void *ctx, isotier_error *err)
+int isotier__history_list_source_checks(isotier_history *h, const isotier_source_filter *f,
+                                        isotier_source_check_cb cb, void *ctx, isotier_error *err)
 {
 	cleanup_hstmt hstmt *s = NULL;
 	int rc = hq_prepare(
@@ -284,8 +284,8 @@ int isotier_history_list_source_checks(isotier_history *h, const isotier_source_
 	return rc;
 }
 
-int isotier_history_scan_checks(isotier_history *h, const char *since, isotier_source_check_cb cb,
-                                void *ctx, isotier_error *err)
+int isotier__history_scan_checks(isotier_history *h, const char *since, isotier_source_check_cb cb,
+                                 void *ctx, isotier_error *err)
 {
 	cleanup_hstmt hstmt *s = NULL;
 	int rc = hq_prepare(h, &s,

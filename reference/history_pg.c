@@ -140,9 +140,9 @@ static int p_prepare(isotier_history *h, hstmt **out, const char *sql, isotier_e
 	pg_stmt *st = calloc(1, sizeof *st);
 	if (!st || !(st->sql = rewrite(sql, st))) {
 		free(st);
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "%s: out of memory", context);
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "%s: out of memory", context);
 	}
-	st->head.drv = &isotier_history_pg_driver;
+	st->head.drv = &isotier__history_pg_driver;
 	st->h = h;
 	/* A parameter the text never names still needs a type, or the server
 	 * cannot tell what it is. */
@@ -211,8 +211,8 @@ static int p_step(hstmt *s, isotier_error *err)
 		return 0;
 	if (st->state == 0 && st->bind_failed) {
 		st->state = 2;
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0,
-		                         "query history: out of memory for a parameter");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0,
+		                          "query history: out of memory for a parameter");
 	}
 	if (st->state == 0) {
 		if (!PQsendQueryParams(st->h->pg, st->sql, st->nparams, st->types,
@@ -359,7 +359,7 @@ static void register_password(const char *uri)
 	PQconninfoOption *opts = PQconninfoParse(uri, NULL);
 	for (PQconninfoOption *o = opts; o && o->keyword; o++)
 		if (!strcmp(o->keyword, "password") && o->val && *o->val)
-			isotier_secret_add(o->val);
+			isotier__secret_add(o->val);
 	PQconninfoFree(opts);
 }
 
@@ -370,9 +370,9 @@ static int p_open(isotier_history *h, const char *uri, bool readonly, int busy_m
 	char *parse_err = NULL;
 	PQconninfoOption *opts = PQconninfoParse(uri, &parse_err);
 	if (!opts) {
-		int rc =
-		    isotier_error_set(err, ISOTIER_EINVAL, 0,
-		                      "history %s: not a PostgreSQL URI libpq accepts", h->display);
+		int rc = isotier__error_set(err, ISOTIER_EINVAL, 0,
+		                            "history %s: not a PostgreSQL URI libpq accepts",
+		                            h->display);
 		PQfreemem(parse_err);
 		return rc;
 	}
@@ -427,7 +427,7 @@ static void p_close(isotier_history *h)
 	h->pg = NULL;
 }
 
-const history_driver isotier_history_pg_driver = {
+const history_driver isotier__history_pg_driver = {
     .engine = HISTORY_POSTGRES,
     .name = "postgresql",
     .open = p_open,

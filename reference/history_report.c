@@ -6,7 +6,7 @@
 
 #include <string.h>
 
-int isotier_history_read_begin(isotier_history *h, isotier_error *err)
+int isotier__history_read_begin(isotier_history *h, isotier_error *err)
 {
 	/* One snapshot: every query sees the same state while verify or
 	 * sources check write. */
@@ -14,12 +14,12 @@ int isotier_history_read_begin(isotier_history *h, isotier_error *err)
 	               err, "report: begin read");
 }
 
-void isotier_history_read_end(isotier_history *h)
+void isotier__history_read_end(isotier_history *h)
 {
 	hq_exec(h, "COMMIT", NULL, "report: end read");
 }
 
-int isotier_history_newest_record(isotier_history *h, char *buf, size_t len, isotier_error *err)
+int isotier__history_newest_record(isotier_history *h, char *buf, size_t len, isotier_error *err)
 {
 	static const char *const sqlite_text =
 	    "SELECT t FROM ("
@@ -66,8 +66,8 @@ int isotier_history_newest_record(isotier_history *h, char *buf, size_t len, iso
 #define ON_HOST                                                                                    \
 	" AND (?2 IS NULL OR host_id = ?2 OR run_id IN (SELECT id FROM runs WHERE host = ?2))"
 
-int isotier_history_count(isotier_history *h, isotier_history_count_of what, const char *since,
-                          const char *host, int64_t *n, isotier_error *err)
+int isotier__history_count(isotier_history *h, isotier_history_count_of what, const char *since,
+                           const char *host, int64_t *n, isotier_error *err)
 {
 	static const char *const sql[] = {
 	    [ISOTIER_COUNT_RUNS] = "SELECT count(*) FROM runs",
@@ -80,7 +80,7 @@ int isotier_history_count(isotier_history *h, isotier_history_count_of what, con
 	    [ISOTIER_COUNT_REFUSALS_SINCE] = "SELECT count(*) FROM audit_events" REFUSAL_WHERE,
 	};
 	if ((unsigned)what >= sizeof sql / sizeof sql[0])
-		return isotier_error_set(err, ISOTIER_EINVAL, 0, "report: count what?");
+		return isotier__error_set(err, ISOTIER_EINVAL, 0, "report: count what?");
 	cleanup_hstmt hstmt *s = NULL;
 	int rc = hq_prepare(h, &s, sql[what], err, "report: count");
 	if (rc < 0)
@@ -90,7 +90,7 @@ int isotier_history_count(isotier_history *h, isotier_history_count_of what, con
 		hq_text(s, 2, host);
 	if ((rc = hq_step(s, err)) <= 0)
 		return rc < 0 ? rc
-		              : isotier_error_set(err, ISOTIER_EDB, 0, "report: count: no row");
+		              : isotier__error_set(err, ISOTIER_EDB, 0, "report: count: no row");
 	*n = hq_col_int(s, 0);
 	return 0;
 }
@@ -160,7 +160,7 @@ static int each_observation(hstmt *s,
 	return rc;
 }
 
-int isotier_history_scan_observations(
+int isotier__history_scan_observations(
     isotier_history *h, const char *since, const char *host, bool durations,
     int (*cb)(void *ctx, const isotier_report_observation_row *row), void *ctx, isotier_error *err)
 {
@@ -181,10 +181,10 @@ int isotier_history_scan_observations(
 	return each_observation(s, cb, ctx, err);
 }
 
-int isotier_history_observations_by_id(isotier_history *h, const int64_t *ids, size_t n,
-                                       int (*cb)(void *ctx,
-                                                 const isotier_report_observation_row *row),
-                                       void *ctx, isotier_error *err)
+int isotier__history_observations_by_id(isotier_history *h, const int64_t *ids, size_t n,
+                                        int (*cb)(void *ctx,
+                                                  const isotier_report_observation_row *row),
+                                        void *ctx, isotier_error *err)
 {
 	cleanup_hstmt hstmt *s = NULL;
 	int rc = hq_prepare(h, &s,
@@ -199,11 +199,11 @@ int isotier_history_observations_by_id(isotier_history *h, const int64_t *ids, s
 	return rc < 0 ? rc : 0;
 }
 
-int isotier_history_observation_documents(isotier_history *h, const int64_t *ids, size_t n,
-                                          size_t layers_max, size_t probe_max,
-                                          int (*cb)(void *ctx, size_t i, const char *layers,
-                                                    const char *probe),
-                                          void *ctx, isotier_error *err)
+int isotier__history_observation_documents(isotier_history *h, const int64_t *ids, size_t n,
+                                           size_t layers_max, size_t probe_max,
+                                           int (*cb)(void *ctx, size_t i, const char *layers,
+                                                     const char *probe),
+                                           void *ctx, isotier_error *err)
 {
 	cleanup_hstmt hstmt *s = NULL;
 	int rc = hq_prepare(
@@ -217,18 +217,18 @@ int isotier_history_observation_documents(isotier_history *h, const int64_t *ids
 		hq_int(s, 2, (int64_t)layers_max);
 		hq_int(s, 3, (int64_t)probe_max);
 		if ((rc = hq_step(s, err)) == 0)
-			rc = isotier_error_set(err, ISOTIER_EDB, 0,
-			                       "report: read evidence: observation %lld is gone",
-			                       (long long)ids[i]);
+			rc = isotier__error_set(err, ISOTIER_EDB, 0,
+			                        "report: read evidence: observation %lld is gone",
+			                        (long long)ids[i]);
 		else if (rc > 0)
 			rc = cb(ctx, i, hq_col(s, 0), hq_col(s, 1));
 	}
 	return rc;
 }
 
-int isotier_history_scan_refusals(isotier_history *h, const char *since,
-                                  int (*cb)(void *ctx, const isotier_audit_row *row), void *ctx,
-                                  isotier_error *err)
+int isotier__history_scan_refusals(isotier_history *h, const char *since,
+                                   int (*cb)(void *ctx, const isotier_audit_row *row), void *ctx,
+                                   isotier_error *err)
 {
 	cleanup_hstmt hstmt *s = NULL;
 	int rc = hq_prepare(
@@ -257,9 +257,9 @@ int isotier_history_scan_refusals(isotier_history *h, const char *since,
 	return rc;
 }
 
-int isotier_history_scan_interrupted(isotier_history *h, const char *since,
-                                     int (*cb)(void *ctx, const char *reason), void *ctx,
-                                     isotier_error *err)
+int isotier__history_scan_interrupted(isotier_history *h, const char *since,
+                                      int (*cb)(void *ctx, const char *reason), void *ctx,
+                                      isotier_error *err)
 {
 	cleanup_hstmt hstmt *s = NULL;
 	int rc = hq_prepare(h, &s,

@@ -37,8 +37,8 @@ typedef struct isotier_observation_record {
 	int64_t duration_ms;
 	const char *kernel_relation; /* "shared", "dedicated"...; NULL: not compared */
 	const char *ceiling_tier;    /* NULL: the observation shows nothing trustworthy */
-	const char *host_id;         /* isotier_host_id(); NULL or "": unknown (never counts) */
-	const char *claim_digest;    /* isotier_claim_digest() of the claim judged; NULL: none */
+	const char *host_id;         /* isotier__host_id(); NULL or "": unknown (never counts) */
+	const char *claim_digest;    /* isotier__claim_digest() of the claim judged; NULL: none */
 	const char *uuid;            /* NULL: a fresh one */
 	/* What the sandbox itself took (schema 8; history_schema.c says what
 	 * each measures), apart from duration_ms, which under --jobs also
@@ -51,8 +51,8 @@ typedef struct isotier_observation_record {
 } isotier_observation_record;
 
 /* Inserts o (the caller holds the transaction). *id_out may be NULL. */
-int isotier_history_add_observation(isotier_history *h, const isotier_observation_record *o,
-                                    int64_t *id_out, isotier_error *err);
+int isotier__history_add_observation(isotier_history *h, const isotier_observation_record *o,
+                                     int64_t *id_out, isotier_error *err);
 
 /* What `isotier history` asks for; NULL / 0 fields do not filter. */
 typedef struct isotier_observation_filter {
@@ -78,12 +78,12 @@ typedef struct isotier_observation_listing {
 typedef int (*isotier_observation_cb)(void *ctx, const isotier_observation_listing *row);
 /* Newest first: by id (the order they were recorded), never by observed_at,
  * which is only what the writer's clock said. */
-int isotier_history_list_observations(isotier_history *h, const isotier_observation_filter *f,
-                                      isotier_observation_cb cb, void *ctx, isotier_error *err);
+int isotier__history_list_observations(isotier_history *h, const isotier_observation_filter *f,
+                                       isotier_observation_cb cb, void *ctx, isotier_error *err);
 
 /* The distinct backends observed (at most 64), for a name check. */
-int isotier_history_list_backends(isotier_history *h, int (*cb)(void *ctx, const char *name),
-                                  void *ctx, isotier_error *err);
+int isotier__history_list_backends(isotier_history *h, int (*cb)(void *ctx, const char *name),
+                                   void *ctx, isotier_error *err);
 
 /* One observation in full (`history show ID`). has_duration false: not
  * stored. layers_json and probe_json are cut at the bounds given. */
@@ -94,10 +94,10 @@ typedef struct isotier_observation_detail {
 	bool has_duration, has_run_id, claim_recorded;
 } isotier_observation_detail;
 /* 1 and the row to cb, or 0 when there is no such observation. */
-int isotier_history_get_observation(isotier_history *h, int64_t id, size_t layers_max,
-                                    size_t probe_max,
-                                    int (*cb)(void *ctx, const isotier_observation_detail *d),
-                                    void *ctx, isotier_error *err);
+int isotier__history_get_observation(isotier_history *h, int64_t id, size_t layers_max,
+                                     size_t probe_max,
+                                     int (*cb)(void *ctx, const isotier_observation_detail *d),
+                                     void *ctx, isotier_error *err);
 
 /* ---- source checks -------------------------------------------------------- */
 
@@ -112,8 +112,8 @@ typedef struct isotier_source_check_listing {
 } isotier_source_check_listing;
 typedef int (*isotier_source_check_cb)(void *ctx, const isotier_source_check_listing *row);
 /* Newest first (checked_at, id). */
-int isotier_history_list_source_checks(isotier_history *h, const isotier_source_filter *f,
-                                       isotier_source_check_cb cb, void *ctx, isotier_error *err);
+int isotier__history_list_source_checks(isotier_history *h, const isotier_source_filter *f,
+                                        isotier_source_check_cb cb, void *ctx, isotier_error *err);
 
 /* ---- audit events (history_events.c) -------------------------------------- */
 
@@ -122,19 +122,19 @@ typedef struct isotier_audit_row {
 	    *required_tier, *decision, *reason, *detail_json;
 	int64_t id; /* listings only */
 } isotier_audit_row;
-int isotier_history_add_audit_event(isotier_history *h, const isotier_audit_row *row,
-                                    isotier_error *err);
+int isotier__history_add_audit_event(isotier_history *h, const isotier_audit_row *row,
+                                     isotier_error *err);
 
 /* ---- the report's reads (history_report.c) -------------------------------- */
 
 /* One read snapshot for every query between begin and end (a report sees
  * one state of the history while writers go on). */
-int isotier_history_read_begin(isotier_history *h, isotier_error *err);
-void isotier_history_read_end(isotier_history *h);
+int isotier__history_read_begin(isotier_history *h, isotier_error *err);
+void isotier__history_read_end(isotier_history *h);
 
 /* The newest timestamp stored anywhere that starts with a date, into buf
  * ("" when none). */
-int isotier_history_newest_record(isotier_history *h, char *buf, size_t len, isotier_error *err);
+int isotier__history_newest_record(isotier_history *h, char *buf, size_t len, isotier_error *err);
 
 typedef enum isotier_history_count_of {
 	ISOTIER_COUNT_RUNS,       /* every run */
@@ -145,8 +145,8 @@ typedef enum isotier_history_count_of {
 } isotier_history_count_of;
 /* *n rows of what since (NULL: all time); observations made on host only
  * when host is not NULL (its name or machine id). */
-int isotier_history_count(isotier_history *h, isotier_history_count_of what, const char *since,
-                          const char *host, int64_t *n, isotier_error *err);
+int isotier__history_count(isotier_history *h, isotier_history_count_of what, const char *since,
+                           const char *host, int64_t *n, isotier_error *err);
 
 /* Observations at or after since in id order, for the report. durations:
  * every column; otherwise only those the report counts by (id, run_id,
@@ -167,51 +167,51 @@ typedef struct isotier_report_observation_row {
 	 * NULL for every other row. */
 	const char *attest_layers;
 } isotier_report_observation_row;
-int isotier_history_scan_observations(
+int isotier__history_scan_observations(
     isotier_history *h, const char *since, const char *host, bool durations,
     int (*cb)(void *ctx, const isotier_report_observation_row *row), void *ctx, isotier_error *err);
 /* The observations ids[0..n) (ascending; a missing id is skipped), every
  * column read as with durations: the few a report shows in full. */
-int isotier_history_observations_by_id(isotier_history *h, const int64_t *ids, size_t n,
-                                       int (*cb)(void *ctx,
-                                                 const isotier_report_observation_row *row),
-                                       void *ctx, isotier_error *err);
+int isotier__history_observations_by_id(isotier_history *h, const int64_t *ids, size_t n,
+                                        int (*cb)(void *ctx,
+                                                  const isotier_report_observation_row *row),
+                                        void *ctx, isotier_error *err);
 /* For each of ids[0..n): cb(ctx, i, layers_json, probe_json), each cut at
  * its bound. */
-int isotier_history_observation_documents(isotier_history *h, const int64_t *ids, size_t n,
-                                          size_t layers_max, size_t probe_max,
-                                          int (*cb)(void *ctx, size_t i, const char *layers,
-                                                    const char *probe),
-                                          void *ctx, isotier_error *err);
+int isotier__history_observation_documents(isotier_history *h, const int64_t *ids, size_t n,
+                                           size_t layers_max, size_t probe_max,
+                                           int (*cb)(void *ctx, size_t i, const char *layers,
+                                                     const char *probe),
+                                           void *ctx, isotier_error *err);
 
 /* Source checks at or after since, oldest first (checked_at, id). */
-int isotier_history_scan_checks(isotier_history *h, const char *since, isotier_source_check_cb cb,
-                                void *ctx, isotier_error *err);
+int isotier__history_scan_checks(isotier_history *h, const char *since, isotier_source_check_cb cb,
+                                 void *ctx, isotier_error *err);
 /* Audit events that are refusals (create() said no), at or after since. */
-int isotier_history_scan_refusals(isotier_history *h, const char *since,
-                                  int (*cb)(void *ctx, const isotier_audit_row *row), void *ctx,
-                                  isotier_error *err);
+int isotier__history_scan_refusals(isotier_history *h, const char *since,
+                                   int (*cb)(void *ctx, const isotier_audit_row *row), void *ctx,
+                                   isotier_error *err);
 /* The reasons of the first 100 'run_interrupted' events at or after since. */
-int isotier_history_scan_interrupted(isotier_history *h, const char *since,
-                                     int (*cb)(void *ctx, const char *reason), void *ctx,
-                                     isotier_error *err);
+int isotier__history_scan_interrupted(isotier_history *h, const char *since,
+                                      int (*cb)(void *ctx, const char *reason), void *ctx,
+                                      isotier_error *err);
 
 /* ---- export and import (history_transfer.c) ------------------------------ */
 
 /* Writes the whole history to out as JSON Lines (isotier.history.export/1):
  * a header, every run, every evidence blob, every observation with its
  * stored documents verbatim; streamed, one row in memory at a time. */
-int isotier_history_export(isotier_history *h, FILE *out, isotier_error *err);
+int isotier__history_export(isotier_history *h, FILE *out, isotier_error *err);
 
 typedef struct isotier_transfer_counts {
 	size_t runs, observations, skipped; /* skipped: already present (by uuid) */
 } isotier_transfer_counts;
 /* Adds what path holds (an SQLite history or an export) to h in one
  * transaction; rows already in h (same uuid) are skipped. */
-int isotier_history_import(isotier_history *h, const char *path, isotier_transfer_counts *n,
-                           isotier_error *err);
-int isotier_history_import_jsonl(isotier_history *h, FILE *in, const char *name,
-                                 isotier_transfer_counts *n, isotier_error *err);
+int isotier__history_import(isotier_history *h, const char *path, isotier_transfer_counts *n,
+                            isotier_error *err);
+int isotier__history_import_jsonl(isotier_history *h, FILE *in, const char *name,
+                                  isotier_transfer_counts *n, isotier_error *err);
 
 /* ---- the history gate's reads (history_gate.c; resolve.c) ------------------ */
 
@@ -247,11 +247,11 @@ typedef struct isotier_gate_buf {
 	    claim_digest[16384];
 	bool has_ceiling, has_host, has_digest;
 } isotier_gate_buf;
-int isotier_history_gate_latest(isotier_history *h, const isotier_gate_query *q,
-                                isotier_gate_row *row, isotier_gate_buf *buf, isotier_error *err);
+int isotier__history_gate_latest(isotier_history *h, const isotier_gate_query *q,
+                                 isotier_gate_row *row, isotier_gate_buf *buf, isotier_error *err);
 /* The latest gate row dated more than skew_s after now, or undated. */
-int isotier_history_gate_future(isotier_history *h, const char *backend, const char *host_id,
-                                const char *now, int skew_s, isotier_gate_row *row,
-                                isotier_gate_buf *buf, isotier_error *err);
+int isotier__history_gate_future(isotier_history *h, const char *backend, const char *host_id,
+                                 const char *now, int skew_s, isotier_gate_row *row,
+                                 isotier_gate_buf *buf, isotier_error *err);
 
 #endif

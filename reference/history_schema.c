@@ -115,7 +115,7 @@ static const char *const sqlite_migrations[] = {
     /* 3 -> 4: the history gate (resolve.c). host_id: the machine id of the
      * host that made the observation (/etc/machine-id; NULL: unknown, or a
      * row older than this); claim_digest: the claim it judged, canonical
-     * (isotier_claim_digest; NULL: no claim, or an older row). A row without
+     * (isotier__claim_digest; NULL: no claim, or an older row). A row without
      * both proves nothing to resolve; the listings still show it. Rows are
      * ordered by id (insertion), never by their timestamp. */
     "ALTER TABLE observations ADD COLUMN host_id TEXT; "

@@ -44,8 +44,8 @@ static int s_prepare(isotier_history *h, hstmt **out, const char *sql, isotier_e
 {
 	sqlite_stmt *st = calloc(1, sizeof *st);
 	if (!st)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "%s: out of memory", context);
-	st->head.drv = &isotier_history_sqlite_driver;
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "%s: out of memory", context);
+	st->head.drv = &isotier__history_sqlite_driver;
 	st->h = h;
 	if (sqlite3_prepare_v2(h->db, sql, -1, &st->s, NULL) != SQLITE_OK) {
 		free(st);
@@ -86,8 +86,8 @@ static void s_bind_blob(hstmt *st, int i, const void *v, size_t len)
 static int s_step(hstmt *st, isotier_error *err)
 {
 	if (((sqlite_stmt *)st)->bind_failed)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0,
-		                         "query history: a parameter could not be bound");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0,
+		                          "query history: a parameter could not be bound");
 	int rc = sqlite3_step(S(st));
 	if (rc == SQLITE_ROW)
 		return 1;
@@ -159,20 +159,20 @@ static int s_lock_migration(isotier_history *h, isotier_error *err)
 	return 0; /* BEGIN IMMEDIATE holds the file's write lock */
 }
 
-int isotier_history_check_file(const char *path, isotier_error *err)
+int isotier__history_check_file(const char *path, isotier_error *err)
 {
 	static const char magic[16] = "SQLite format 3"; /* and its NUL */
 	struct stat st;
-	if (!*path || !strcmp(path, ":memory:") || isotier_history_is_uri(path))
+	if (!*path || !strcmp(path, ":memory:") || isotier__history_is_uri(path))
 		return 0;
 	if (stat(path, &st) != 0)
 		return errno == ENOENT
 		           ? 0
-		           : isotier_error_set(err, ISOTIER_EIO, errno, "history %s", path);
+		           : isotier__error_set(err, ISOTIER_EIO, errno, "history %s", path);
 	if (!S_ISREG(st.st_mode))
-		return isotier_error_set(err, ISOTIER_EINVAL, 0,
-		                         "history %s: %s, not a database file", path,
-		                         isotier_file_kind(st.st_mode));
+		return isotier__error_set(err, ISOTIER_EINVAL, 0,
+		                          "history %s: %s, not a database file", path,
+		                          isotier__file_kind(st.st_mode));
 	if (st.st_size == 0)
 		return 0;
 	char head[sizeof magic];
@@ -185,9 +185,10 @@ int isotier_history_check_file(const char *path, isotier_error *err)
 		close(fd);
 	}
 	if (n < 0)
-		return isotier_error_set(err, ISOTIER_EIO, errno ? errno : EIO, "history %s", path);
+		return isotier__error_set(err, ISOTIER_EIO, errno ? errno : EIO, "history %s",
+		                          path);
 	if (n != (ssize_t)sizeof head || memcmp(head, magic, sizeof magic))
-		return isotier_error_set(
+		return isotier__error_set(
 		    err, ISOTIER_EDATA, 0,
 		    "history %s: not an SQLite database; not turning it into one", path);
 	return 0;
@@ -197,7 +198,7 @@ static int raw_open(isotier_history *h, const char *path, int flags, int busy_ms
                     isotier_error *err)
 {
 	int rc;
-	if (!(flags & SQLITE_OPEN_URI) && (rc = isotier_history_check_file(path, err)) < 0)
+	if (!(flags & SQLITE_OPEN_URI) && (rc = isotier__history_check_file(path, err)) < 0)
 		return rc;
 	if (sqlite3_open_v2(path, &h->db, flags, NULL) != SQLITE_OK) {
 		rc = sqlite_error(h, err, h->display);
@@ -295,7 +296,7 @@ static int s_open(isotier_history *h, const char *path, bool readonly, int busy_
 		return 0;
 	}
 	if (access(path, R_OK) != 0)
-		return isotier_error_set(err, ISOTIER_EDB, errno, "open history %s", path);
+		return isotier__error_set(err, ISOTIER_EDB, errno, "open history %s", path);
 	if ((rc = raw_open(h, path, SQLITE_OPEN_READONLY, 5000, err)) < 0)
 		return rc;
 	int version = -1;
@@ -317,7 +318,7 @@ static int s_open(isotier_history *h, const char *path, bool readonly, int busy_
 	char wal_path[PATH_MAX];
 	snprintf(wal_path, sizeof wal_path, "%s-wal", path);
 	if (stat(wal_path, &wal) == 0 && wal.st_size > 0)
-		return isotier_error_set(
+		return isotier__error_set(
 		    err, ISOTIER_EDB, 0,
 		    "open history %s: its write-ahead log %s holds commits this reader cannot "
 		    "apply here (no -shm file, a directory it cannot write); checkpoint it where "
@@ -338,12 +339,12 @@ static void s_close(isotier_history *h)
 	h->db = NULL;
 }
 
-struct sqlite3 *isotier_history_db(isotier_history *h)
+struct sqlite3 *isotier__history_db(isotier_history *h)
 {
 	return h->db;
 }
 
-const history_driver isotier_history_sqlite_driver = {
+const history_driver isotier__history_sqlite_driver = {
     .engine = HISTORY_SQLITE,
     .name = "sqlite",
     .open = s_open,

@@ -12,7 +12,7 @@
 #include <sqlite3.h>
 
 /* NULL when h is not an SQLite history. */
-sqlite3 *isotier_history_db(isotier_history *h);
+sqlite3 *isotier__history_db(isotier_history *h);
 
 static inline void cleanup_stmtp(sqlite3_stmt **s)
 {

@@ -6,8 +6,8 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
-int isotier_history_mark_stale(isotier_history *h, int64_t *ids, size_t max, size_t *n,
-                               isotier_error *err)
+int isotier__history_mark_stale(isotier_history *h, int64_t *ids, size_t max, size_t *n,
+                                isotier_error *err)
 {
 	*n = 0;
 	struct utsname u;
@@ -29,15 +29,15 @@ int isotier_history_mark_stale(isotier_history *h, int64_t *ids, size_t max, siz
 		/* Gone only where this process can tell (lease.h): a pid of another
 		 * pid namespace (a container sharing the history) is no pid here. */
 		if (n_dead < 64 && pid > 0 && pid < INT32_MAX && pid != getpid() &&
-		    isotier_owner_gone(
+		    isotier__owner_gone(
 		        (int)pid, (unsigned long long)start,
-		        isotier_lease_owner_pidns((int)pid, (unsigned long long)start)) == 1)
+		        isotier__lease_owner_pidns((int)pid, (unsigned long long)start)) == 1)
 			dead[n_dead++] = hq_col_int(q, 0);
 	}
 	if (rc < 0)
-		return isotier_error_prefix(err, "stale runs");
+		return isotier__error_prefix(err, "stale runs");
 	char now[32];
-	isotier_utc_now(now, sizeof now);
+	isotier__utc_now(now, sizeof now);
 	for (size_t i = 0; i < n_dead; i++) {
 		cleanup_hstmt hstmt *up = NULL;
 		/* Still 'running': another run may have marked it meanwhile. */
@@ -50,11 +50,11 @@ int isotier_history_mark_stale(isotier_history *h, int64_t *ids, size_t max, siz
 		hq_int(up, 2, dead[i]);
 		int changed = hq_step(up, err);
 		if (changed < 0)
-			return isotier_error_prefix(err, "mark stale run");
+			return isotier__error_prefix(err, "mark stale run");
 		while ((rc = hq_step(up, err)) > 0)
 			;
 		if (rc < 0)
-			return isotier_error_prefix(err, "mark stale run");
+			return isotier__error_prefix(err, "mark stale run");
 		if (!changed)
 			continue;
 		char reason[160];
@@ -62,14 +62,14 @@ int isotier_history_mark_stale(isotier_history *h, int64_t *ids, size_t max, siz
 		         "run %lld was left running by a process that is gone (killed, or the "
 		         "host stopped): marked interrupted",
 		         (long long)dead[i]);
-		if ((rc = isotier_history_add_audit_event(
+		if ((rc = isotier__history_add_audit_event(
 		         h,
 		         &(isotier_audit_row){.at = now,
 		                              .event = "run_interrupted",
 		                              .decision = "interrupted",
 		                              .reason = reason},
 		         err)) < 0)
-			return isotier_error_prefix(err, "mark stale run");
+			return isotier__error_prefix(err, "mark stale run");
 		if (*n < max)
 			ids[*n] = dead[i];
 		(*n)++;
@@ -77,23 +77,23 @@ int isotier_history_mark_stale(isotier_history *h, int64_t *ids, size_t max, siz
 	return 0;
 }
 
-int isotier_history_note_swept(isotier_history *h, const char *backend, const char *reason,
-                               isotier_error *err)
+int isotier__history_note_swept(isotier_history *h, const char *backend, const char *reason,
+                                isotier_error *err)
 {
 	char now[32];
-	isotier_utc_now(now, sizeof now);
-	int rc = isotier_history_add_audit_event(h,
-	                                         &(isotier_audit_row){.at = now,
-	                                                              .event = "leftover_swept",
-	                                                              .backend = backend,
-	                                                              .decision = "removed",
-	                                                              .reason = reason},
-	                                         err);
-	return rc < 0 ? isotier_error_prefix(err, "record sweep") : 0;
+	isotier__utc_now(now, sizeof now);
+	int rc = isotier__history_add_audit_event(h,
+	                                          &(isotier_audit_row){.at = now,
+	                                                               .event = "leftover_swept",
+	                                                               .backend = backend,
+	                                                               .decision = "removed",
+	                                                               .reason = reason},
+	                                          err);
+	return rc < 0 ? isotier__error_prefix(err, "record sweep") : 0;
 }
 
-int isotier_history_add_audit_event(isotier_history *h, const isotier_audit_row *a,
-                                    isotier_error *err)
+int isotier__history_add_audit_event(isotier_history *h, const isotier_audit_row *a,
+                                     isotier_error *err)
 {
 	cleanup_hstmt hstmt *s = NULL;
 	int rc = hq_prepare(h, &s,
@@ -113,5 +113,5 @@ int isotier_history_add_audit_event(isotier_history *h, const isotier_audit_row 
 	hq_text(s, 8, a->decision);
 	hq_text(s, 9, a->reason);
 	hq_text(s, 10, a->detail_json);
-	return hq_step(s, err) < 0 ? isotier_error_prefix(err, "store audit event") : 0;
+	return hq_step(s, err) < 0 ? isotier__error_prefix(err, "store audit event") : 0;
 }

@@ -30,13 +30,13 @@ static void add_str(cJSON *o, const char *k, const char *v)
 
 static int put_line(FILE *out, cJSON *o, isotier_error *err)
 {
-	char *text = o ? isotier_json_print(o, false) : NULL;
+	char *text = o ? isotier__json_print(o, false) : NULL;
 	cJSON_Delete(o);
 	if (!text)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "export: out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "export: out of memory");
 	int bad = fputs(text, out) == EOF || fputc('\n', out) == EOF;
 	free(text);
-	return bad ? isotier_error_set(err, ISOTIER_EIO, errno, "export: write") : 0;
+	return bad ? isotier__error_set(err, ISOTIER_EIO, errno, "export: write") : 0;
 }
 
 static char *base64(const void *data, size_t len)
@@ -163,24 +163,24 @@ static int export_observations(isotier_history *h, FILE *out, isotier_error *err
 	return rc;
 }
 
-int isotier_history_export(isotier_history *h, FILE *out, isotier_error *err)
+int isotier__history_export(isotier_history *h, FILE *out, isotier_error *err)
 {
-	int rc = isotier_history_read_begin(h, err);
+	int rc = isotier__history_read_begin(h, err);
 	if (rc < 0)
 		return rc;
 	cJSON *head = cJSON_CreateObject();
 	if (head) {
 		cJSON_AddStringToObject(head, "type", "header");
 		cJSON_AddStringToObject(head, "schema", EXPORT_SCHEMA);
-		cJSON_AddNumberToObject(head, "history_schema", isotier_history_schema_version(h));
+		cJSON_AddNumberToObject(head, "history_schema", isotier__history_schema_version(h));
 		cJSON_AddStringToObject(head, "tool_version", ISOTIER_VERSION);
 	}
 	if ((rc = put_line(out, head, err)) == 0 && (rc = export_runs(h, out, err)) == 0 &&
 	    (rc = export_evidence(h, out, err)) == 0)
 		rc = export_observations(h, out, err);
-	isotier_history_read_end(h);
+	isotier__history_read_end(h);
 	if (rc == 0 && fflush(out) != 0)
-		rc = isotier_error_set(err, ISOTIER_EIO, errno, "export: write");
+		rc = isotier__error_set(err, ISOTIER_EIO, errno, "export: write");
 	return rc;
 }
 
@@ -194,7 +194,7 @@ static const char *field(const cJSON *o, const char *k)
 
 static int bad(isotier_error *err, const char *file, size_t line, const char *why)
 {
-	return isotier_error_set(err, ISOTIER_EDATA, 0, "import %s:%zu: %s", file, line, why);
+	return isotier__error_set(err, ISOTIER_EDATA, 0, "import %s:%zu: %s", file, line, why);
 }
 
 /* Steps s to its end; > 0 when it returned a row (then *id is column 0). */
@@ -250,7 +250,7 @@ static int import_evidence(isotier_history *h, const cJSON *o, const char *file,
 	while (len && b64[len - 1] == '=' && n > 0) /* EVP_DecodeBlock counts the padding */
 		len--, n--;
 	char hex[65];
-	if (isotier_sha256_hex(raw, (size_t)n, hex) < 0 || strcmp(hex, sha)) {
+	if (isotier__sha256_hex(raw, (size_t)n, hex) < 0 || strcmp(hex, sha)) {
 		free(raw);
 		return bad(err, file, line, "evidence content does not match its sha256");
 	}
@@ -331,7 +331,7 @@ static int import_observation(isotier_history *h, const cJSON *o, const char *fi
 		    raw ? EVP_DecodeBlock(raw, (const unsigned char *)inline_b64, (int)len) : -1;
 		while (k > 0 && len && inline_b64[len - 1] == '=')
 			len--, k--;
-		if (k >= 0 && isotier_sha256_hex(raw, (size_t)k, hex) == 0) {
+		if (k >= 0 && isotier__sha256_hex(raw, (size_t)k, hex) == 0) {
 			sha = hex;
 			ev = cJSON_CreateObject();
 			if (ev) {
@@ -419,13 +419,13 @@ static ssize_t read_line(FILE *in, char **buf, size_t *cap, size_t max)
 	return (ssize_t)len;
 }
 
-int isotier_history_import_jsonl(isotier_history *h, FILE *in, const char *name,
-                                 isotier_transfer_counts *n, isotier_error *err)
+int isotier__history_import_jsonl(isotier_history *h, FILE *in, const char *name,
+                                  isotier_transfer_counts *n, isotier_error *err)
 {
 	char *line = NULL;
 	size_t cap = 0, lineno = 0;
 	ssize_t len;
-	int rc = isotier_history_begin(h, err);
+	int rc = isotier__history_begin(h, err);
 	while (rc == 0 && (len = read_line(in, &line, &cap, LINE_MAX_BYTES)) != -1) {
 		lineno++;
 		if (len == -2) {
@@ -433,17 +433,17 @@ int isotier_history_import_jsonl(isotier_history *h, FILE *in, const char *name,
 			break;
 		}
 		if (len < 0) {
-			rc = isotier_error_set(err, ISOTIER_ENOMEM, 0,
-			                       "import %s:%zu: out of memory", name, lineno);
+			rc = isotier__error_set(err, ISOTIER_ENOMEM, 0,
+			                        "import %s:%zu: out of memory", name, lineno);
 			break;
 		}
 		while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
 			line[--len] = '\0';
 		if (!len)
 			continue;
-		cJSON *o = isotier_json_parse(line, (size_t)len, name, err);
+		cJSON *o = isotier__json_parse(line, (size_t)len, name, err);
 		if (!o) {
-			rc = isotier_error_prefix(err, "import %s:%zu", name, lineno);
+			rc = isotier__error_prefix(err, "import %s:%zu", name, lineno);
 			break;
 		}
 		const char *type = field(o, "type");
@@ -467,49 +467,49 @@ int isotier_history_import_jsonl(isotier_history *h, FILE *in, const char *name,
 	}
 	free(line);
 	if (rc == 0 && ferror(in))
-		rc = isotier_error_set(err, ISOTIER_EIO, errno, "import %s: read", name);
+		rc = isotier__error_set(err, ISOTIER_EIO, errno, "import %s: read", name);
 	if (rc == 0 && lineno == 0)
 		rc = bad(err, name, 0, "empty file");
 	if (rc < 0) {
-		isotier_history_rollback(h);
+		isotier__history_rollback(h);
 		return rc;
 	}
-	return isotier_history_commit(h, err);
+	return isotier__history_commit(h, err);
 }
 
-int isotier_history_import(isotier_history *h, const char *path, isotier_transfer_counts *n,
-                           isotier_error *err)
+int isotier__history_import(isotier_history *h, const char *path, isotier_transfer_counts *n,
+                            isotier_error *err)
 {
 	/* An SQLite history: exported to a temporary file (streamed, on disk),
 	 * then imported like any export. */
 	char head[16] = "";
 	FILE *f = fopen(path, "rb");
 	if (!f)
-		return isotier_error_set(err, ISOTIER_EIO, errno, "import %s", path);
+		return isotier__error_set(err, ISOTIER_EIO, errno, "import %s", path);
 	size_t got = fread(head, 1, sizeof head, f);
 	int rc;
 	if (got == sizeof head && !memcmp(head, "SQLite format 3", 16)) {
 		fclose(f);
 		isotier_history *src = NULL;
-		if ((rc = isotier_history_open_readonly(&src, path, err)) < 0)
-			return isotier_error_prefix(err, "import");
+		if ((rc = isotier__history_open_readonly(&src, path, err)) < 0)
+			return isotier__error_prefix(err, "import");
 		FILE *tmp = tmpfile();
 		if (!tmp) {
-			isotier_history_close(src);
-			return isotier_error_set(err, ISOTIER_EIO, errno,
-			                         "import %s: temporary file", path);
+			isotier__history_close(src);
+			return isotier__error_set(err, ISOTIER_EIO, errno,
+			                          "import %s: temporary file", path);
 		}
-		rc = isotier_history_export(src, tmp, err);
-		isotier_history_close(src);
+		rc = isotier__history_export(src, tmp, err);
+		isotier__history_close(src);
 		if (rc == 0 && fseek(tmp, 0, SEEK_SET) != 0)
-			rc = isotier_error_set(err, ISOTIER_EIO, errno, "import %s", path);
+			rc = isotier__error_set(err, ISOTIER_EIO, errno, "import %s", path);
 		if (rc == 0)
-			rc = isotier_history_import_jsonl(h, tmp, path, n, err);
+			rc = isotier__history_import_jsonl(h, tmp, path, n, err);
 		fclose(tmp);
 		return rc;
 	}
 	rewind(f);
-	rc = isotier_history_import_jsonl(h, f, path, n, err);
+	rc = isotier__history_import_jsonl(h, f, path, n, err);
 	fclose(f);
 	return rc;
 }

@@ -12,7 +12,7 @@ int history_db_error(isotier_error *err, int db_code, const char *context, const
 {
 	int primary = db_code & 0xff;
 	int code = primary == SQLITE_BUSY || primary == SQLITE_LOCKED ? ISOTIER_EBUSY : ISOTIER_EDB;
-	isotier_error_set(err, code, 0, "%s: %s", context, msg ? msg : "?");
+	isotier__error_set(err, code, 0, "%s: %s", context, msg ? msg : "?");
 	if (err)
 		err->db_code = db_code ? db_code : SQLITE_ERROR;
 	return code;
@@ -30,18 +30,18 @@ int hq_exec(isotier_history *h, const char *sql, isotier_error *err, const char 
 	return h->drv->exec(h, sql, err, context);
 }
 
-bool isotier_history_is_uri(const char *target)
+bool isotier__history_is_uri(const char *target)
 {
 	return target &&
 	       (!strncmp(target, "postgresql://", 13) || !strncmp(target, "postgres://", 11));
 }
 
-void isotier_history_display(const char *target, char *buf, size_t len)
+void isotier__history_display(const char *target, char *buf, size_t len)
 {
 	if (!len)
 		return;
 	snprintf(buf, len, "%s", target ? target : "");
-	if (!isotier_history_is_uri(buf))
+	if (!isotier__history_is_uri(buf))
 		return;
 	/* scheme://user:PASSWORD@host...: the password out. */
 	char *auth = strstr(buf, "://") + 3;

@@ -32,7 +32,7 @@ static int64_t mono_us(void)
 	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
 }
 
-int isotier_nonce_new(char out[33], isotier_error *err)
+int isotier__nonce_new(char out[33], isotier_error *err)
 {
 	unsigned char b[16];
 	size_t got = 0;
@@ -41,7 +41,7 @@ int isotier_nonce_new(char out[33], isotier_error *err)
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
-			return isotier_error_set(err, ISOTIER_EIO, errno, "nonce: getrandom");
+			return isotier__error_set(err, ISOTIER_EIO, errno, "nonce: getrandom");
 		got += (size_t)n;
 	}
 	for (size_t i = 0; i < sizeof b; i++)
@@ -75,7 +75,7 @@ static int lock_path(char *buf, size_t len)
 		return 0;
 	}
 	char dir[4096];
-	int rc = isotier_state_dir(dir, sizeof dir);
+	int rc = isotier__state_dir(dir, sizeof dir);
 	if (rc < 0)
 		return rc;
 	return (size_t)snprintf(buf, len, "%s/challenge.lock", dir) < len ? 0 : ISOTIER_EINVAL;
@@ -420,7 +420,7 @@ static bool is_host_binary(const char *exe_link, const char *name)
 {
 	char host[4096];
 	struct stat a, b;
-	return isotier_find_program(host, sizeof host, name) == 0 && stat(exe_link, &a) == 0 &&
+	return isotier__find_program(host, sizeof host, name) == 0 && stat(exe_link, &a) == 0 &&
 	       stat(host, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
@@ -488,21 +488,21 @@ static void *watch(void *arg)
 	return NULL;
 }
 
-int isotier_host_watch_start(isotier_host_watch **out, const char *argv0, const char *nonce,
-                             int wait_ms, int cancel_fd, isotier_error *err)
+int isotier__host_watch_start(isotier_host_watch **out, const char *argv0, const char *nonce,
+                              int wait_ms, int cancel_fd, isotier_error *err)
 {
 	*out = NULL;
 	isotier_host_watch *w = calloc(1, sizeof *w);
 	if (!w || !(w->baseline = malloc(WATCH_MAX_PIDS * sizeof *w->baseline))) {
 		free(w);
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "host watch: out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "host watch: out of memory");
 	}
 	snprintf(w->argv0, sizeof w->argv0, "%s", argv0);
 	snprintf(w->nonce, sizeof w->nonce, "%s", nonce);
 	if (pipe2(w->stop, O_CLOEXEC) != 0) {
 		free(w->baseline);
 		free(w);
-		return isotier_error_set(err, ISOTIER_EIO, errno, "host watch: pipe");
+		return isotier__error_set(err, ISOTIER_EIO, errno, "host watch: pipe");
 	}
 	/* The pattern (and the host's lock) first: the caller starts the probe
 	 * when this returns, so its samples never start before the pattern. A
@@ -517,18 +517,18 @@ int isotier_host_watch_start(isotier_host_watch **out, const char *argv0, const 
 	if (pthread_create(&w->thread, NULL, watch, w) != 0) {
 		isotier_host_view v = {0};
 		pattern_leave(&v, w->started, w->joined);
-		isotier_host_view_clear(&v);
+		isotier__host_view_clear(&v);
 		close(w->stop[0]);
 		close(w->stop[1]);
 		free(w->baseline);
 		free(w);
-		return isotier_error_set(err, ISOTIER_EIO, 0, "host watch: cannot start a thread");
+		return isotier__error_set(err, ISOTIER_EIO, 0, "host watch: cannot start a thread");
 	}
 	*out = w;
 	return 0;
 }
 
-void isotier_host_watch_stop(isotier_host_watch *w, isotier_host_view *view)
+void isotier__host_watch_stop(isotier_host_watch *w, isotier_host_view *view)
 {
 	*view = (isotier_host_view){0};
 	if (!w)
@@ -547,7 +547,7 @@ void isotier_host_watch_stop(isotier_host_watch *w, isotier_host_view *view)
 	free(w);
 }
 
-void isotier_host_view_clear(isotier_host_view *v)
+void isotier__host_view_clear(isotier_host_view *v)
 {
 	if (!v)
 		return;

@@ -57,13 +57,13 @@ typedef struct isotier_host_view {
  * it returns the pattern runs (or never will for this watch). Waits up to
  * wait_ms for the host's challenge lock, less when cancel_fd (> 0) becomes
  * readable; either way it returns 0 with a watch when it can watch. */
-int isotier_host_watch_start(isotier_host_watch **out, const char *argv0, const char *nonce,
-                             int wait_ms, int cancel_fd, isotier_error *err);
+int isotier__host_watch_start(isotier_host_watch **out, const char *argv0, const char *nonce,
+                              int wait_ms, int cancel_fd, isotier_error *err);
 /* Stops the watch (NULL: nothing) and hands what it saw to view. */
-void isotier_host_watch_stop(isotier_host_watch *w, isotier_host_view *view);
-void isotier_host_view_clear(isotier_host_view *v);
+void isotier__host_watch_stop(isotier_host_watch *w, isotier_host_view *view);
+void isotier__host_view_clear(isotier_host_view *v);
 
 /* A fresh nonce: 32 lowercase hex digits from getrandom(2). */
-int isotier_nonce_new(char out[33], isotier_error *err);
+int isotier__nonce_new(char out[33], isotier_error *err);
 
 #endif

@@ -129,7 +129,7 @@ static bool should_stop(const isotier_http_request *req)
 {
 	if (req->cleanup)
 		return false;
-	return isotier_cancelled(req->cancel_fd);
+	return isotier__cancelled(req->cancel_fd);
 }
 
 /* The URL without its query: what errors name. */
@@ -162,8 +162,8 @@ static int attempt(const isotier_http_request *req, isotier_http_response *resp,
 	url_path(where, sizeof where, req->url);
 	int rc = 0;
 	if (!c || !m) {
-		rc = isotier_error_set(err, ISOTIER_ENOMEM, 0, "%s %s: curl init", req->method,
-		                       where);
+		rc = isotier__error_set(err, ISOTIER_ENOMEM, 0, "%s %s: curl init", req->method,
+		                        where);
 		goto out;
 	}
 	for (size_t i = 0; req->headers && req->headers[i]; i++)
@@ -224,8 +224,8 @@ static int attempt(const isotier_http_request *req, isotier_http_response *resp,
 	resp->sent |= sent_bytes > 0;
 	if (stopped) {
 		resp->sent = true; /* cannot tell */
-		rc = isotier_error_set(err, ISOTIER_EINTR, 0, "%s %s: interrupted", req->method,
-		                       where);
+		rc = isotier__error_set(err, ISOTIER_EINTR, 0, "%s %s: interrupted", req->method,
+		                        where);
 		goto out;
 	}
 	CURLcode cc = CURLE_OK;
@@ -247,38 +247,38 @@ static int attempt(const isotier_http_request *req, isotier_http_response *resp,
 	if (x->sink_rc) {
 		rc = x->sink_rc;
 	} else if (x->over) {
-		rc = isotier_error_set(err, ISOTIER_EDATA, 0,
-		                       "%s %s: response body larger than %zu bytes", req->method,
-		                       where, x->max);
+		rc = isotier__error_set(err, ISOTIER_EDATA, 0,
+		                        "%s %s: response body larger than %zu bytes", req->method,
+		                        where, x->max);
 	} else if (cc == CURLE_OPERATION_TIMEDOUT) {
 		resp->sent = true;
-		rc = isotier_error_set(err, ISOTIER_ETIMEDOUT, 0,
-		                       "%s %s: timed out: no complete answer in %lld ms",
-		                       req->method, where, (long long)timeout_ms);
+		rc = isotier__error_set(err, ISOTIER_ETIMEDOUT, 0,
+		                        "%s %s: timed out: no complete answer in %lld ms",
+		                        req->method, where, (long long)timeout_ms);
 	} else if (refused[0]) {
 		/* Named by its scheme alone: the rest of a URL a server chose
 		 * (file:///etc/passwd, credentials in a query) is not repeated. */
 		resp->sent = true;
-		rc = isotier_error_set(err, ISOTIER_EIO, 0,
-		                       "%s %s: redirect to a %s URL refused (only http and https "
-		                       "are followed)",
-		                       req->method, where, refused);
+		rc = isotier__error_set(err, ISOTIER_EIO, 0,
+		                        "%s %s: redirect to a %s URL refused (only http and https "
+		                        "are followed)",
+		                        req->method, where, refused);
 	} else if (cc == CURLE_TOO_MANY_REDIRECTS) {
 		resp->sent = true;
-		rc = isotier_error_set(err, ISOTIER_EIO, 0,
-		                       "%s %s: more than %d redirects (redirect loop?)",
-		                       req->method, where, req->max_redirects);
+		rc = isotier__error_set(err, ISOTIER_EIO, 0,
+		                        "%s %s: more than %d redirects (redirect loop?)",
+		                        req->method, where, req->max_redirects);
 	} else if (cc != CURLE_OK) {
 		if (cc != CURLE_COULDNT_CONNECT && cc != CURLE_COULDNT_RESOLVE_HOST)
 			resp->sent = true;
 		x->transient = transient_failure(cc);
-		rc = isotier_error_set(err, ISOTIER_EIO, 0, "%s %s: %s", req->method, where,
-		                       curl_easy_strerror(cc));
+		rc = isotier__error_set(err, ISOTIER_EIO, 0, "%s %s: %s", req->method, where,
+		                        curl_easy_strerror(cc));
 	} else if (resp->status < 100) {
 		resp->sent = true;
 		x->transient = true;
-		rc = isotier_error_set(err, ISOTIER_EIO, 0, "%s %s: no HTTP response", req->method,
-		                       where);
+		rc = isotier__error_set(err, ISOTIER_EIO, 0, "%s %s: no HTTP response", req->method,
+		                        where);
 	}
 out:
 	if (m && c)
@@ -295,19 +295,19 @@ out:
 /* Sleeps ms in 100 ms steps; false when told to stop. */
 static bool wait_ms(const isotier_http_request *req, int64_t ms)
 {
-	int64_t end = isotier_now_ms() + ms;
-	while (isotier_now_ms() < end) {
+	int64_t end = isotier__now_ms() + ms;
+	while (isotier__now_ms() < end) {
 		if (should_stop(req))
 			return false;
-		int64_t step = end - isotier_now_ms();
+		int64_t step = end - isotier__now_ms();
 		struct timespec ts = {0, (step > 100 ? 100 : step) * 1000000L};
 		nanosleep(&ts, NULL);
 	}
 	return true;
 }
 
-int isotier_http_perform(const isotier_http_request *req, isotier_http_response *resp,
-                         isotier_error *err)
+int isotier__http_perform(const isotier_http_request *req, isotier_http_response *resp,
+                          isotier_error *err)
 {
 	pthread_once(&once, global_init);
 	*resp = (isotier_http_response){0};
@@ -315,18 +315,18 @@ int isotier_http_perform(const isotier_http_request *req, isotier_http_response 
 	int64_t timeout = req->timeout_ms > 0 ? req->timeout_ms : 30000;
 	char where[512];
 	url_path(where, sizeof where, req->url);
-	const int64_t started = isotier_now_ms();
+	const int64_t started = isotier__now_ms();
 	for (int n = 1;; n++) {
 		if (should_stop(req)) /* nothing of this attempt sent */
-			return isotier_error_set(err, ISOTIER_EINTR, 0, "%s %s: interrupted",
-			                         req->method, where);
-		int64_t now = isotier_now_ms();
+			return isotier__error_set(err, ISOTIER_EINTR, 0, "%s %s: interrupted",
+			                          req->method, where);
+		int64_t now = isotier__now_ms();
 		int64_t t = timeout;
 		if (req->deadline_ms) {
 			if (now >= req->deadline_ms)
-				return isotier_error_set(err, ISOTIER_ETIMEDOUT, 0,
-				                         "%s %s: the run's time limit passed",
-				                         req->method, where);
+				return isotier__error_set(err, ISOTIER_ETIMEDOUT, 0,
+				                          "%s %s: the run's time limit passed",
+				                          req->method, where);
 			if (req->deadline_ms - now < t)
 				t = req->deadline_ms - now;
 		}
@@ -358,28 +358,28 @@ int isotier_http_perform(const isotier_http_request *req, isotier_http_response 
 		int64_t cap = req->retry_after_max_ms > 0 ? req->retry_after_max_ms : 30000;
 		if (delay > cap)
 			delay = cap;
-		delay += isotier_now_ms() % 100; /* jitter */
+		delay += isotier__now_ms() % 100; /* jitter */
 		/* Every wait ends within the caller's time: the deadline, or else the
 		 * request's own timeout counted from its first attempt. A wait that
 		 * would pass it is not started: the answer stands as the error. */
 		int64_t end = started + timeout;
 		if (req->deadline_ms && req->deadline_ms < end)
 			end = req->deadline_ms;
-		if (isotier_now_ms() + delay >= end)
+		if (isotier__now_ms() + delay >= end)
 			return rc ? rc
-			          : isotier_http_status_error(err, ISOTIER_EIO,
-			                                      req->deadline_ms &&
-			                                              end == req->deadline_ms
-			                                          ? "no retry before the deadline"
-			                                          : "no retry within the timeout",
-			                                      resp);
+			          : isotier__http_status_error(err, ISOTIER_EIO,
+			                                       req->deadline_ms &&
+			                                               end == req->deadline_ms
+			                                           ? "no retry before the deadline"
+			                                           : "no retry within the timeout",
+			                                       resp);
 		if (!wait_ms(req, delay))
-			return isotier_error_set(err, ISOTIER_EINTR, 0, "%s %s: interrupted",
-			                         req->method, where);
+			return isotier__error_set(err, ISOTIER_EINTR, 0, "%s %s: interrupted",
+			                          req->method, where);
 	}
 }
 
-char *isotier_http_escape(const char *s)
+char *isotier__http_escape(const char *s)
 {
 	char *e = curl_easy_escape(NULL, s, 0);
 	char *copy = e ? strdup(e) : NULL;
@@ -387,7 +387,7 @@ char *isotier_http_escape(const char *s)
 	return copy;
 }
 
-void isotier_http_response_clear(isotier_http_response *resp)
+void isotier__http_response_clear(isotier_http_response *resp)
 {
 	if (resp) {
 		free(resp->body);
@@ -396,8 +396,8 @@ void isotier_http_response_clear(isotier_http_response *resp)
 	}
 }
 
-int isotier_http_status_error(isotier_error *err, int code, const char *what,
-                              const isotier_http_response *resp)
+int isotier__http_status_error(isotier_error *err, int code, const char *what,
+                               const isotier_http_response *resp)
 {
 	char snippet[201] = "";
 	size_t k = 0;
@@ -406,8 +406,8 @@ int isotier_http_status_error(isotier_error *err, int code, const char *what,
 		snippet[k++] = ch >= 0x20 && ch < 0x7f ? (char)ch : ' ';
 	}
 	snippet[k] = '\0';
-	return isotier_error_set(err, code, 0, "%s: HTTP %ld%s%s", what, resp->status,
-	                         k ? ": " : "", snippet);
+	return isotier__error_set(err, code, 0, "%s: HTTP %ld%s%s", what, resp->status,
+	                          k ? ": " : "", snippet);
 }
 
 static bool no_duplicates(const cJSON *v, int depth)
@@ -428,14 +428,14 @@ static bool no_duplicates(const cJSON *v, int depth)
 	return true;
 }
 
-cJSON *isotier_json_parse_strict(const char *buf, size_t len, const char *what, isotier_error *err)
+cJSON *isotier__json_parse_strict(const char *buf, size_t len, const char *what, isotier_error *err)
 {
 	if (!buf || !len) {
-		isotier_error_set(err, ISOTIER_EDATA, 0, "%s: empty body", what);
+		isotier__error_set(err, ISOTIER_EDATA, 0, "%s: empty body", what);
 		return NULL;
 	}
 	if (memchr(buf, '\0', len)) {
-		isotier_error_set(err, ISOTIER_EDATA, 0, "%s: NUL byte in JSON", what);
+		isotier__error_set(err, ISOTIER_EDATA, 0, "%s: NUL byte in JSON", what);
 		return NULL;
 	}
 	/* Depth before cJSON sees it (its own limit is far larger). */
@@ -455,8 +455,8 @@ cJSON *isotier_json_parse_strict(const char *buf, size_t len, const char *what, 
 		if (ch == '"')
 			str = true;
 		else if ((ch == '{' || ch == '[') && ++depth > JSON_MAX_DEPTH) {
-			isotier_error_set(err, ISOTIER_EDATA, 0, "%s: JSON nested deeper than %d",
-			                  what, JSON_MAX_DEPTH);
+			isotier__error_set(err, ISOTIER_EDATA, 0, "%s: JSON nested deeper than %d",
+			                   what, JSON_MAX_DEPTH);
 			return NULL;
 		} else if (ch == '}' || ch == ']')
 			depth--;
@@ -472,13 +472,13 @@ cJSON *isotier_json_parse_strict(const char *buf, size_t len, const char *what, 
 		}
 	}
 	if (!v) {
-		isotier_error_set(err, ISOTIER_EDATA, 0, "%s: not one JSON value", what);
+		isotier__error_set(err, ISOTIER_EDATA, 0, "%s: not one JSON value", what);
 		return NULL;
 	}
 	if (!no_duplicates(v, 0)) {
 		cJSON_Delete(v);
-		isotier_error_set(err, ISOTIER_EDATA, 0, "%s: duplicate key in a JSON object",
-		                  what);
+		isotier__error_set(err, ISOTIER_EDATA, 0, "%s: duplicate key in a JSON object",
+		                   what);
 		return NULL;
 	}
 	return v;

@@ -20,11 +20,11 @@
  * timeout counted from the first attempt (a longer one is not started: the answer is the error),
  * else exponential backoff from 500 ms. A timeout is never retried here;
  * - stops within 100 ms once cancel_fd (> 0; <= 0: none) is readable, hung up
- *   or not open (isotier_cancelled) -> ISOTIER_EINTR; a cleanup request (a
+ *   or not open (isotier__cancelled) -> ISOTIER_EINTR; a cleanup request (a
  *   DELETE after an interrupt) ignores cancel_fd and always runs to its end
  *   (its own timeout and deadline still bound it). The client looks at no
  *   signals;
- * - never puts a credential in an error: errors go through isotier_error_set,
+ * - never puts a credential in an error: errors go through isotier__error_set,
  *   which redacts (redact.h); response bodies quoted in errors are shortened
  *   and sanitized.
  */
@@ -40,7 +40,7 @@
 #define ISOTIER_HTTP_USER_AGENT "isotier/" ISOTIER_VERSION " (+sandbox isolation verifier)"
 
 /* Streams a 2xx response body; a non-zero return aborts the transfer and is
- * returned by isotier_http_perform (an ISOTIER_E*, err filled by the sink). */
+ * returned by isotier__http_perform (an ISOTIER_E*, err filled by the sink). */
 typedef int (*isotier_http_sink)(void *ctx, const char *buf, size_t len, isotier_error *err);
 
 typedef struct isotier_http_request {
@@ -52,7 +52,7 @@ typedef struct isotier_http_request {
 	const char *upload_path; /* multipart/form-data with this file as field "file" */
 	const char *upload_name; /* its file name in the form */
 	int64_t timeout_ms;      /* each attempt, and bounds the waits between them; 0: 30 s */
-	int64_t deadline_ms;     /* isotier_now_ms() clock; 0: none. No attempt starts past it */
+	int64_t deadline_ms;     /* isotier__now_ms() clock; 0: none. No attempt starts past it */
 	size_t max_body;         /* 0: ISOTIER_HTTP_MAX_BODY */
 	bool retry_5xx;          /* safe to repeat: retry 5xx and connect failures too */
 	int max_attempts;        /* 0: 4 */
@@ -84,21 +84,21 @@ typedef struct isotier_http_response {
  * over max_body), ISOTIER_EIO (transport, or more than max_redirects), or a
  * sink's error. Safe to call from several threads at once.
  */
-int isotier_http_perform(const isotier_http_request *req, isotier_http_response *resp,
-                         isotier_error *err);
-void isotier_http_response_clear(isotier_http_response *resp);
+int isotier__http_perform(const isotier_http_request *req, isotier_http_response *resp,
+                          isotier_error *err);
+void isotier__http_response_clear(isotier_http_response *resp);
 /* s percent-encoded for a URL's path or query (RFC 3986 unreserved kept);
  * malloc'd, NULL when out of memory. */
-char *isotier_http_escape(const char *s);
+char *isotier__http_escape(const char *s);
 
 /* "HTTP 404 from METHOD URL-path: <body start>" into err; returns code. */
-int isotier_http_status_error(isotier_error *err, int code, const char *what,
-                              const isotier_http_response *resp);
+int isotier__http_status_error(isotier_error *err, int code, const char *what,
+                               const isotier_http_response *resp);
 
 /* Parses JSON strictly: at most max_depth deep, no duplicate keys anywhere,
  * the whole buffer one value. NULL with err filled otherwise. */
 struct cJSON;
-struct cJSON *isotier_json_parse_strict(const char *buf, size_t len, const char *what,
-                                        isotier_error *err);
+struct cJSON *isotier__json_parse_strict(const char *buf, size_t len, const char *what,
+                                         isotier_error *err);
 
 #endif

@@ -43,8 +43,8 @@ struct mechanism_row {
  * matter here: the validator already refused other spellings. */
 static bool mechanism_row(struct mechanism_row *out, const char *mechanism)
 {
-	for (size_t i = 0; mechanism && i < isotier_mechanism_count; i++) {
-		const isotier_mechanism *m = &isotier_mechanisms[i];
+	for (size_t i = 0; mechanism && i < isotier__mechanism_count; i++) {
+		const isotier_mechanism *m = &isotier__mechanisms[i];
 		if (strcasecmp(mechanism, m->name) != 0)
 			continue;
 		if (m->tier == ISOTIER_UNKNOWN)

@@ -9,13 +9,13 @@
 
 static const char *const relation_names[] = {"uncompared", "shared", "dedicated", "self"};
 
-const char *isotier_kernel_relation_name(isotier_kernel_relation r)
+const char *isotier__kernel_relation_name(isotier_kernel_relation r)
 {
 	return (unsigned)r < sizeof relation_names / sizeof *relation_names ? relation_names[r]
 	                                                                    : "uncompared";
 }
 
-int isotier_kernel_relation_parse(isotier_kernel_relation *out, const char *name)
+int isotier__kernel_relation_parse(isotier_kernel_relation *out, const char *name)
 {
 	for (size_t i = 0; name && i < sizeof relation_names / sizeof *relation_names; i++)
 		if (!strcmp(name, relation_names[i])) {
@@ -27,13 +27,13 @@ int isotier_kernel_relation_parse(isotier_kernel_relation *out, const char *name
 
 static const char *const evidence_names[] = {"none", "shared", "clear", "incomplete"};
 
-const char *isotier_host_evidence_name(isotier_host_evidence e)
+const char *isotier__host_evidence_name(isotier_host_evidence e)
 {
 	return (unsigned)e < sizeof evidence_names / sizeof *evidence_names ? evidence_names[e]
 	                                                                    : "none";
 }
 
-bool isotier_boot_id_valid(const char *s)
+bool isotier__boot_id_valid(const char *s)
 {
 	if (!s)
 		return false;
@@ -46,18 +46,18 @@ bool isotier_boot_id_valid(const char *s)
 	return s[36] == '\0';
 }
 
-void isotier_kernel_id_self(isotier_kernel_id *out)
+void isotier__kernel_id_self(isotier_kernel_id *out)
 {
 	memset(out, 0, sizeof *out);
 	cleanup_free char *id = NULL, *stat = NULL;
 	size_t len = 0;
 	isotier_error ignored = {0};
-	if (isotier_read_file(&id, &len, "/proc/sys/kernel/random/boot_id", 64, &ignored) == 0) {
+	if (isotier__read_file(&id, &len, "/proc/sys/kernel/random/boot_id", 64, &ignored) == 0) {
 		id[strcspn(id, "\n")] = '\0';
-		if (isotier_boot_id_valid(id))
+		if (isotier__boot_id_valid(id))
 			snprintf(out->boot_id, sizeof out->boot_id, "%s", id);
 	}
-	if (isotier_read_file(&stat, &len, "/proc/stat", STAT_MAX, &ignored) == 0) {
+	if (isotier__read_file(&stat, &len, "/proc/stat", STAT_MAX, &ignored) == 0) {
 		for (const char *l = stat; l && *l;) {
 			long long v;
 			if (!strncmp(l, "btime ", 6) && sscanf(l + 6, "%lld", &v) == 1 && v > 0) {
@@ -70,11 +70,12 @@ void isotier_kernel_id_self(isotier_kernel_id *out)
 	}
 }
 
-isotier_kernel_relation isotier_kernel_compare(const isotier_kernel_id *host,
-                                               const isotier_kernel_id *sandbox, char *detail,
-                                               size_t detail_len)
+isotier_kernel_relation isotier__kernel_compare(const isotier_kernel_id *host,
+                                                const isotier_kernel_id *sandbox, char *detail,
+                                                size_t detail_len)
 {
-	bool ids = isotier_boot_id_valid(host->boot_id) && isotier_boot_id_valid(sandbox->boot_id);
+	bool ids =
+	    isotier__boot_id_valid(host->boot_id) && isotier__boot_id_valid(sandbox->boot_id);
 	bool times = host->btime > 0 && sandbox->btime > 0;
 	if (ids && !strcmp(host->boot_id, sandbox->boot_id)) {
 		snprintf(detail, detail_len, "the sandbox runs on the host's kernel (boot_id %s)",
@@ -113,7 +114,7 @@ isotier_kernel_relation isotier_kernel_compare(const isotier_kernel_id *host,
 	}
 	snprintf(detail, detail_len,
 	         "kernel identity not comparable (boot_id %s in the sandbox, %s on the host)",
-	         isotier_boot_id_valid(sandbox->boot_id) ? "present" : "unknown",
-	         isotier_boot_id_valid(host->boot_id) ? "present" : "unknown");
+	         isotier__boot_id_valid(sandbox->boot_id) ? "present" : "unknown",
+	         isotier__boot_id_valid(host->boot_id) ? "present" : "unknown");
 	return ISOTIER_KERNEL_UNCOMPARED;
 }

@@ -43,14 +43,14 @@ typedef enum isotier_host_evidence {
 } isotier_host_evidence;
 
 /* "none", "shared", "clear", "incomplete". */
-const char *isotier_host_evidence_name(isotier_host_evidence e);
+const char *isotier__host_evidence_name(isotier_host_evidence e);
 
 /* A canonical lowercase 8-4-4-4-12 UUID (what Linux prints as boot_id). */
-bool isotier_boot_id_valid(const char *s);
+bool isotier__boot_id_valid(const char *s);
 
 /* The identity of the kernel this process runs on; fields stay empty/0 when
  * unreadable (never an error: an unknown identity compares as UNCOMPARED). */
-void isotier_kernel_id_self(isotier_kernel_id *out);
+void isotier__kernel_id_self(isotier_kernel_id *out);
 
 /*
  * Compares a sandbox's kernel identity with the host's. Fails closed: equal
@@ -61,13 +61,13 @@ void isotier_kernel_id_self(isotier_kernel_id *out);
  * (host_watch.h) decides first;
  * everything else is UNCOMPARED. detail gets a sentence naming the values.
  */
-isotier_kernel_relation isotier_kernel_compare(const isotier_kernel_id *host,
-                                               const isotier_kernel_id *sandbox, char *detail,
-                                               size_t detail_len);
+isotier_kernel_relation isotier__kernel_compare(const isotier_kernel_id *host,
+                                                const isotier_kernel_id *sandbox, char *detail,
+                                                size_t detail_len);
 
 /* "uncompared", "shared", "dedicated", "self". */
-const char *isotier_kernel_relation_name(isotier_kernel_relation r);
+const char *isotier__kernel_relation_name(isotier_kernel_relation r);
 /* Parses a name above; returns 0 or ISOTIER_EINVAL. */
-int isotier_kernel_relation_parse(isotier_kernel_relation *out, const char *name);
+int isotier__kernel_relation_parse(isotier_kernel_relation *out, const char *name);
 
 #endif

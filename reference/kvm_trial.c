@@ -29,7 +29,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-int isotier_kvm_boot_id(char out[37])
+int isotier__kvm_boot_id(char out[37])
 {
 	out[0] = '\0';
 	cleanup_close int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
@@ -45,8 +45,8 @@ int isotier_kvm_boot_id(char out[37])
 	return 0;
 }
 
-int isotier_kvm_cache_name(char *name, size_t len, const char *boot_id, const char *kernel_sha,
-                           const char *vmm_ident)
+int isotier__kvm_cache_name(char *name, size_t len, const char *boot_id, const char *kernel_sha,
+                            const char *vmm_ident)
 {
 	if (strlen(boot_id) != 36 || strlen(kernel_sha) != 64 || strchr(vmm_ident, '\n'))
 		return ISOTIER_EINVAL;
@@ -57,7 +57,7 @@ int isotier_kvm_cache_name(char *name, size_t len, const char *boot_id, const ch
 	if (n < 0 || (size_t)n >= sizeof key)
 		return ISOTIER_EINVAL;
 	char hex[65];
-	if (isotier_sha256_hex(key, (size_t)n, hex) < 0)
+	if (isotier__sha256_hex(key, (size_t)n, hex) < 0)
 		return ISOTIER_EIO;
 	if (len < 4 + 33)
 		return ISOTIER_EINVAL;
@@ -116,7 +116,7 @@ static int vcpu_runs(void)
 	return 0;
 }
 
-int isotier_kvm_ioctl_trial(int timeout_ms, bool hang)
+int isotier__kvm_ioctl_trial(int timeout_ms, bool hang)
 {
 	int fds[2];
 	if (pipe2(fds, O_CLOEXEC) != 0)
@@ -139,10 +139,10 @@ int isotier_kvm_ioctl_trial(int timeout_ms, bool hang)
 	}
 	close(fds[1]);
 	/* The bound: whatever the vCPU does, the child is gone by then. */
-	int64_t deadline = isotier_now_ms() + timeout_ms;
+	int64_t deadline = isotier__now_ms() + timeout_ms;
 	char answer = 'n';
 	for (;;) {
-		int64_t left = deadline - isotier_now_ms();
+		int64_t left = deadline - isotier__now_ms();
 		struct pollfd p = {.fd = fds[0], .events = POLLIN};
 		int r = left > 0 ? poll(&p, 1, (int)left) : 0;
 		if (r < 0 && errno == EINTR)
@@ -158,8 +158,8 @@ int isotier_kvm_ioctl_trial(int timeout_ms, bool hang)
 	return answer == 'y';
 }
 
-int isotier_kvm_decide(const char *kernel, const char *vmm_ident, isotier_kvm_boot_fn boot,
-                       void *ctx, bool *kvm, isotier_error *err)
+int isotier__kvm_decide(const char *kernel, const char *vmm_ident, isotier_kvm_boot_fn boot,
+                        void *ctx, bool *kvm, isotier_error *err)
 {
 	*kvm = false;
 	int fd = open("/dev/kvm", O_RDWR | O_CLOEXEC);
@@ -168,24 +168,24 @@ int isotier_kvm_decide(const char *kernel, const char *vmm_ident, isotier_kvm_bo
 	close(fd);
 	char boot_id[37], sha[65], name[64] = "", line[16];
 	isotier_error herr = {0};
-	if (isotier_kvm_boot_id(boot_id) != 0 || isotier_file_sha256(kernel, sha, &herr) != 0 ||
-	    isotier_kvm_cache_name(name, sizeof name, boot_id, sha, vmm_ident) != 0)
+	if (isotier__kvm_boot_id(boot_id) != 0 || isotier__file_sha256(kernel, sha, &herr) != 0 ||
+	    isotier__kvm_cache_name(name, sizeof name, boot_id, sha, vmm_ident) != 0)
 		name[0] = '\0'; /* no key: decide, cache nothing */
-	if (name[0] && isotier_state_cache_get(name, line, sizeof line) == 0) {
+	if (name[0] && isotier__state_cache_get(name, line, sizeof line) == 0) {
 		if (!strcmp(line, "kvm\n") || !strcmp(line, "tcg\n")) {
 			*kvm = line[0] == 'k';
 			return 0;
 		}
 	}
-	bool ok = isotier_kvm_ioctl_trial(1000, false) == 1;
+	bool ok = isotier__kvm_ioctl_trial(1000, false) == 1;
 	if (ok) {
 		int rc = boot(ctx, ISOTIER_KVM_BOOT_S);
 		if (rc == ISOTIER_EINTR)
-			return isotier_error_set(err, rc, 0, "KVM trial boot cancelled");
+			return isotier__error_set(err, rc, 0, "KVM trial boot cancelled");
 		ok = rc == 0;
 	}
 	*kvm = ok;
 	if (name[0])
-		isotier_state_cache_put(name, ok ? "kvm\n" : "tcg\n");
+		isotier__state_cache_put(name, ok ? "kvm\n" : "tcg\n");
 	return 0;
 }

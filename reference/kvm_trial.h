@@ -20,17 +20,17 @@ typedef int (*isotier_kvm_boot_fn)(void *ctx, int timeout_s);
  * ISOTIER_KVM_BOOT_S; the answer is cached. ISOTIER_EINTR (nothing cached)
  * when boot() was cancelled. */
 #define ISOTIER_KVM_BOOT_S 3
-int isotier_kvm_decide(const char *kernel, const char *vmm_ident, isotier_kvm_boot_fn boot,
-                       void *ctx, bool *kvm, isotier_error *err);
+int isotier__kvm_decide(const char *kernel, const char *vmm_ident, isotier_kvm_boot_fn boot,
+                        void *ctx, bool *kvm, isotier_error *err);
 
 /* The pieces, for the unit suite. The cache entry's name for a host boot, a
  * kernel digest and a VMM; 0, or ISOTIER_EINVAL on a malformed part. */
-int isotier_kvm_cache_name(char *name, size_t len, const char *boot_id, const char *kernel_sha,
-                           const char *vmm_ident);
+int isotier__kvm_cache_name(char *name, size_t len, const char *boot_id, const char *kernel_sha,
+                            const char *vmm_ident);
 /* This host's boot id (/proc/sys/kernel/random/boot_id, a UUID, bounded read). */
-int isotier_kvm_boot_id(char out[37]);
+int isotier__kvm_boot_id(char out[37]);
 /* 1 when a vCPU ran the trial's instructions within timeout_ms, else 0.
  * hang (tests only) makes the child stall before answering. */
-int isotier_kvm_ioctl_trial(int timeout_ms, bool hang);
+int isotier__kvm_ioctl_trial(int timeout_ms, bool hang);
 
 #endif

@@ -12,14 +12,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-bool isotier_lease_text_ok(const char *s)
+bool isotier__lease_text_ok(const char *s)
 {
 	return s && strlen(s) < 256 &&
 	       strspn(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/:=+-") ==
 	           strlen(s);
 }
 
-bool isotier_lease_dir(char *buf, size_t len)
+bool isotier__lease_dir(char *buf, size_t len)
 {
 	const char *v = getenv("ISOTIER_STATE_DIR");
 	int n;
@@ -80,13 +80,13 @@ static unsigned long long pid_stat(int pid, char *state)
 	return p ? strtoull(p, NULL, 10) : 0;
 }
 
-unsigned long long isotier_pid_start(int pid)
+unsigned long long isotier__pid_start(int pid)
 {
 	char state;
 	return pid_stat(pid, &state);
 }
 
-bool isotier_pid_alive(int pid, unsigned long long start)
+bool isotier__pid_alive(int pid, unsigned long long start)
 {
 	if (pid <= 0)
 		return false;
@@ -101,7 +101,7 @@ bool isotier_pid_alive(int pid, unsigned long long start)
 	return now == start && state != 'Z' && state != 'X';
 }
 
-unsigned long long isotier_pidns(void)
+unsigned long long isotier__pidns(void)
 {
 	char link[64];
 	ssize_t n = readlink("/proc/self/ns/pid", link, sizeof link - 1);
@@ -118,8 +118,8 @@ static bool owner_file(char *buf, size_t len, int pid, unsigned long long start,
                        const char *key)
 {
 	char dir[4096];
-	if (!isotier_lease_dir(dir, sizeof dir) || !isotier_lease_text_ok(kind) ||
-	    !isotier_lease_text_ok(key) || strchr(key, '/') || !*key)
+	if (!isotier__lease_dir(dir, sizeof dir) || !isotier__lease_text_ok(kind) ||
+	    !isotier__lease_text_ok(key) || strchr(key, '/') || !*key)
 		return false;
 	int n = snprintf(buf, len, "%s/%d-%llu-%s-%s", dir, pid, start, kind, key);
 	return n > 0 && (size_t)n < len;
@@ -128,13 +128,13 @@ static bool owner_file(char *buf, size_t len, int pid, unsigned long long start,
 /* This process's lease file for kind and key. */
 static bool lease_file(char *buf, size_t len, const char *kind, const char *key)
 {
-	return owner_file(buf, len, (int)getpid(), isotier_pid_start(getpid()), kind, key);
+	return owner_file(buf, len, (int)getpid(), isotier__pid_start(getpid()), kind, key);
 }
 
-unsigned long long isotier_lease_owner_pidns(int pid, unsigned long long start)
+unsigned long long isotier__lease_owner_pidns(int pid, unsigned long long start)
 {
 	char dir[4096], prefix[64];
-	if (pid <= 0 || !isotier_lease_dir(dir, sizeof dir))
+	if (pid <= 0 || !isotier__lease_dir(dir, sizeof dir))
 		return 0;
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	DIR *d = dfd < 0 ? NULL : fdopendir(dfd);
@@ -177,14 +177,14 @@ unsigned long long isotier_lease_owner_pidns(int pid, unsigned long long start)
 	return ns;
 }
 
-void isotier_lease_owner_take(void)
+void isotier__lease_owner_take(void)
 {
-	isotier_lease_take(&(isotier_lease){.kind = "owner"}, "pidns");
+	isotier__lease_take(&(isotier_lease){.kind = "owner"}, "pidns");
 }
 
-void isotier_lease_owner_drop(void)
+void isotier__lease_owner_drop(void)
 {
-	isotier_lease_drop("owner", "pidns");
+	isotier__lease_drop("owner", "pidns");
 }
 
 /* The initial pid namespace's inode (PROC_PID_INIT_INO): a process in it sees
@@ -246,14 +246,14 @@ static bool nested_pid_seen(int pid)
 	return seen;
 }
 
-int isotier_owner_gone(int pid, unsigned long long start, unsigned long long owner_pidns)
+int isotier__owner_gone(int pid, unsigned long long start, unsigned long long owner_pidns)
 {
-	unsigned long long ours = isotier_pidns();
+	unsigned long long ours = isotier__pidns();
 	if (pid <= 0 || !ours)
 		return -1;
 	/* A process here with that pid and start time: taken as the owner
 	 * (keeping a dead run 'running' a while is the safe mistake). */
-	if (isotier_pid_alive(pid, start))
+	if (isotier__pid_alive(pid, start))
 		return 0;
 	if (owner_pidns == ours)
 		return 1;
@@ -266,14 +266,14 @@ int isotier_owner_gone(int pid, unsigned long long start, unsigned long long own
 	return nested_pid_seen(pid) ? -1 : 1;
 }
 
-void isotier_lease_take(const isotier_lease *l, const char *key)
+void isotier__lease_take(const isotier_lease *l, const char *key)
 {
 	char file[4096], tmp[4200], dir[4096];
 	const char *f[] = {l->kind, l->backend, l->cli, l->wrap, l->name, l->path, l->global};
 	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
-		if (f[i] && !isotier_lease_text_ok(f[i]))
+		if (f[i] && !isotier__lease_text_ok(f[i]))
 			return;
-	if (!lease_file(file, sizeof file, l->kind, key) || !isotier_lease_dir(dir, sizeof dir) ||
+	if (!lease_file(file, sizeof file, l->kind, key) || !isotier__lease_dir(dir, sizeof dir) ||
 	    !make_dir(dir))
 		return;
 	char body[2048];
@@ -281,7 +281,7 @@ void isotier_lease_take(const isotier_lease *l, const char *key)
 	    snprintf(body, sizeof body,
 	             "owner=%d:%llu:%llu\nkind=%s\nbackend=%s\ncli=%s\nwrap=%s\nname=%s\n"
 	             "path=%s\nglobal=%s\n",
-	             (int)getpid(), isotier_pid_start(getpid()), isotier_pidns(), l->kind,
+	             (int)getpid(), isotier__pid_start(getpid()), isotier__pidns(), l->kind,
 	             l->backend ? l->backend : "", l->cli ? l->cli : "", l->wrap ? l->wrap : "",
 	             l->name ? l->name : "", l->path ? l->path : "", l->global ? l->global : "");
 	if (n <= 0 || (size_t)n >= sizeof body)
@@ -297,7 +297,7 @@ void isotier_lease_take(const isotier_lease *l, const char *key)
 		unlink(tmp);
 }
 
-void isotier_lease_drop(const char *kind, const char *key)
+void isotier__lease_drop(const char *kind, const char *key)
 {
 	char file[4096];
 	if (lease_file(file, sizeof file, kind, key))

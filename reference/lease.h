@@ -33,41 +33,41 @@ typedef struct isotier_lease {
 } isotier_lease;
 
 /* True for a lease field: at most 255 bytes of [A-Za-z0-9._/:=+-]. */
-bool isotier_lease_text_ok(const char *s);
+bool isotier__lease_text_ok(const char *s);
 
 /* The lease directory (see above) into buf; false when none can be named. */
-bool isotier_lease_dir(char *buf, size_t len);
+bool isotier__lease_dir(char *buf, size_t len);
 
 /* The start time of pid (field 22 of /proc/PID/stat, clock ticks since boot);
  * 0 when it does not exist. */
-unsigned long long isotier_pid_start(int pid);
+unsigned long long isotier__pid_start(int pid);
 
 /* The inode of this process's pid namespace (0: unknown). A lease records
  * its owner's: a pid means nothing in another namespace (a container sharing
  * the state directory), so a sweep leaves such leases alone. */
-unsigned long long isotier_pidns(void);
+unsigned long long isotier__pidns(void);
 
 /* True when pid runs and started at start (a pid reused since does not count). */
-bool isotier_pid_alive(int pid, unsigned long long start);
+bool isotier__pid_alive(int pid, unsigned long long start);
 
 /* Writes the lease for l, keyed by kind and key (a dir's basename, else its
  * name); best effort. */
-void isotier_lease_take(const isotier_lease *l, const char *key);
+void isotier__lease_take(const isotier_lease *l, const char *key);
 
 /* Drops this process's lease for kind and key, if any. */
-void isotier_lease_drop(const char *kind, const char *key);
+void isotier__lease_drop(const char *kind, const char *key);
 
 /* The pid namespace recorded in any lease process pid (started at start)
  * took; 0 when it holds none. */
-unsigned long long isotier_lease_owner_pidns(int pid, unsigned long long start);
+unsigned long long isotier__lease_owner_pidns(int pid, unsigned long long start);
 
 /* The owner lease (kind "owner"): names this process and its pid namespace
  * for as long as it runs, so a stale-run check can tell whether the pid it
  * recorded means anything where the check runs (history_stale.c). Taken by a
  * process that records runs, dropped when it exits; a SIGKILL leaves it, and
  * the sweep removes it after a month. */
-void isotier_lease_owner_take(void);
-void isotier_lease_owner_drop(void);
+void isotier__lease_owner_take(void);
+void isotier__lease_owner_drop(void);
 
 /* Whether the process that was pid (started at start, in the pid namespace
  * owner_pidns; 0: unknown) is gone, as far as this process can tell: 1 gone,
@@ -75,6 +75,6 @@ void isotier_lease_owner_drop(void);
  * something: in the owner's namespace, or from the initial one, which sees
  * every process (nested ones by their own pid, NSpid); never counted gone
  * only because this namespace has no such pid. */
-int isotier_owner_gone(int pid, unsigned long long start, unsigned long long owner_pidns);
+int isotier__owner_gone(int pid, unsigned long long start, unsigned long long owner_pidns);
 
 #endif

@@ -23,10 +23,10 @@ static void check_nonce(isotier_probe_run *pr, const char *nonce)
 	if (!pr->parsed || !strcmp(pr->probe.run.nonce, nonce))
 		return;
 	pr->parsed = false;
-	isotier_error_set(&pr->parse_err, ISOTIER_EDATA, 0,
-	                  "run.nonce: %s, not this run's nonce: a recorded or foreign output "
-	                  "proves nothing about this sandbox",
-	                  pr->probe.run.nonce[0] ? "a different nonce" : "missing");
+	isotier__error_set(&pr->parse_err, ISOTIER_EDATA, 0,
+	                   "run.nonce: %s, not this run's nonce: a recorded or foreign output "
+	                   "proves nothing about this sandbox",
+	                   pr->probe.run.nonce[0] ? "a different nonce" : "missing");
 	probe_result_clear(&pr->probe);
 }
 
@@ -60,13 +60,13 @@ static void exec_probe(isotier_probe_run *pr, const isotier_backend *b, void *st
 	/* The host's challenge lock is waited for up to the exec's own timeout:
 	 * another isotier's challenge ends within its exec's. */
 	int wait_ms = (o->timeout_s > 0 ? o->timeout_s : 60) * 1000;
-	if (view && isotier_host_watch_start(&watch, ISOTIER_GUEST_PROBE, nonce, wait_ms,
-	                                     o->cancel_fd, &werr) < 0)
+	if (view && isotier__host_watch_start(&watch, ISOTIER_GUEST_PROBE, nonce, wait_ms,
+	                                      o->cancel_fd, &werr) < 0)
 		snprintf(view->workload_detail, sizeof view->workload_detail, "%.190s",
 		         werr.message);
-	pr->rc = isotier_exec_collect(&got, b, state, &req, &pr->exit_status, &pr->err);
+	pr->rc = isotier__exec_collect(&got, b, state, &req, &pr->exit_status, &pr->err);
 	if (watch)
-		isotier_host_watch_stop(watch, view);
+		isotier__host_watch_stop(watch, view);
 	else if (view)
 		view->pattern_failed = true;
 	snprintf(pr->errtxt, sizeof pr->errtxt, "%s", got.err);
@@ -76,8 +76,8 @@ static void exec_probe(isotier_probe_run *pr, const isotier_backend *b, void *st
 	if (pr->rc < 0)
 		return;
 	if (pr->out_over)
-		isotier_error_set(&pr->parse_err, ISOTIER_EDATA, 0, "output larger than %d bytes",
-		                  PROBE_RESULT_MAX_BYTES);
+		isotier__error_set(&pr->parse_err, ISOTIER_EDATA, 0, "output larger than %d bytes",
+		                   PROBE_RESULT_MAX_BYTES);
 	else
 		pr->parsed =
 		    probe_result_parse(&pr->probe, pr->out, pr->out_len, &pr->parse_err) == 0;
@@ -135,7 +135,7 @@ static isotier_kernel_relation relate_siblings(const isotier_observation *obs, c
 	kernel_of(&a, &obs->run[0].probe);
 	kernel_of(&b, &second->probe);
 	char inner[300];
-	isotier_kernel_relation r = isotier_kernel_compare(&a, &b, inner, sizeof inner);
+	isotier_kernel_relation r = isotier__kernel_compare(&a, &b, inner, sizeof inner);
 	if (obs->cross == ISOTIER_CHALLENGE_SEEN) {
 		/* Behaviour outvotes the identity files a provider can forge, and
 		 * tells one kernel from clones of one snapshot (each of which
@@ -202,10 +202,11 @@ static void relate(isotier_observation *obs)
 		return;
 	}
 	isotier_kernel_id host, sandbox;
-	isotier_kernel_id_self(&host);
+	isotier__kernel_id_self(&host);
 	kernel_of(&sandbox, &obs->run[0].probe);
 	char ident[300];
-	isotier_kernel_relation said = isotier_kernel_compare(&host, &sandbox, ident, sizeof ident);
+	isotier_kernel_relation said =
+	    isotier__kernel_compare(&host, &sandbox, ident, sizeof ident);
 	/* The host's own view first: what the sandbox prints can lower the
 	 * relation to SHARED, never raise it to DEDICATED on its own. */
 	if (obs->host == ISOTIER_HOST_SHARED) {
@@ -238,8 +239,8 @@ static int finish(isotier_observation *obs, isotier_error *err)
 	const isotier_probe_run *first = &obs->run[0];
 	int rc = 0;
 	if (!obs->available)
-		rc = isotier_error_set(&obs->err, ISOTIER_EUNAVAILABLE, 0, "%s: %s",
-		                       obs->backend->name, obs->why);
+		rc = isotier__error_set(&obs->err, ISOTIER_EUNAVAILABLE, 0, "%s: %s",
+		                        obs->backend->name, obs->why);
 	else if (obs->rc < 0)
 		rc = obs->rc;
 	else if (!first->parsed)
@@ -297,7 +298,7 @@ static void read_host_view(isotier_observation *obs, const isotier_probe_run *pr
 	} else if (!pr->parsed)
 		snprintf(d, len, "no usable probe output: the host's challenge was not answered");
 	else
-		isotier_challenge_judge(&cr, v->segs, v->n_segs, &pr->probe.run);
+		isotier__challenge_judge(&cr, v->segs, v->n_segs, &pr->probe.run);
 	if (cr.outcome == ISOTIER_CHALLENGE_SEEN) {
 		obs->host = ISOTIER_HOST_SHARED;
 		snprintf(d, len, "%s: the workload runs on the host's kernel", cr.detail);
@@ -333,7 +334,7 @@ static void run_once(isotier_observation *obs, void *state, const isotier_observ
 	bool watched = obs->n_runs == 1 && host_watched(obs->backend);
 	isotier_host_view view = {0};
 	isotier_error nerr = {0};
-	if (isotier_nonce_new(obs->nonce, &nerr) < 0) {
+	if (isotier__nonce_new(obs->nonce, &nerr) < 0) {
 		pr->rc = obs->rc = nerr.code;
 		pr->err = obs->err = nerr;
 		return;
@@ -341,7 +342,7 @@ static void run_once(isotier_observation *obs, void *state, const isotier_observ
 	exec_probe(pr, obs->backend, state, o, obs->nonce, watched ? &view : NULL);
 	if (watched)
 		read_host_view(obs, pr, &view);
-	isotier_host_view_clear(&view);
+	isotier__host_view_clear(&view);
 	obs->ran = true;
 	if (pr->rc < 0 && obs->rc == 0) {
 		obs->rc = pr->rc;
@@ -349,13 +350,13 @@ static void run_once(isotier_observation *obs, void *state, const isotier_observ
 	}
 }
 
-int isotier_observe_in(isotier_observation *obs, const isotier_backend *b, void *state,
-                       const isotier_observe_opts *opts, isotier_error *err)
+int isotier__observe_in(isotier_observation *obs, const isotier_backend *b, void *state,
+                        const isotier_observe_opts *opts, isotier_error *err)
 {
 	observe_start(obs, b);
-	int64_t t0 = isotier_now_ms();
+	int64_t t0 = isotier__now_ms();
 	run_once(obs, state, opts);
-	obs->exec_ms = isotier_now_ms() - t0;
+	obs->exec_ms = isotier__now_ms() - t0;
 	relate(obs);
 	return finish(obs, err);
 }
@@ -369,18 +370,18 @@ static void observe_local(isotier_observation *obs, const isotier_observe_opts *
 	                             .minimal_root = true,
 	                             .cancel_fd = o->cancel_fd};
 	void *state = NULL;
-	int64_t t0 = isotier_now_ms();
+	int64_t t0 = isotier__now_ms();
 	obs->rc = b->provision(&state, &spec, &obs->err);
-	int64_t t1 = isotier_now_ms();
+	int64_t t1 = isotier__now_ms();
 	obs->provision_ms = t1 - t0;
 	if (obs->rc < 0)
 		return;
 	run_once(obs, state, o);
 	fetch_capture(obs, state, o);
-	int64_t t2 = isotier_now_ms();
+	int64_t t2 = isotier__now_ms();
 	obs->exec_ms = t2 - t1;
 	b->destroy(state);
-	obs->destroy_ms = isotier_now_ms() - t2;
+	obs->destroy_ms = isotier__now_ms() - t2;
 }
 
 /* Releases a remote sandbox; one that may still exist goes to obs->leaks. */
@@ -414,19 +415,19 @@ static void observe_remote(isotier_observation *obs, const isotier_observe_opts 
 	isotier_backend_spec spec = {.probe_path = o->probe_path,
 	                             .timeout_s = o->timeout_s,
 	                             .cancel_fd = o->cancel_fd,
-	                             .deadline_ms = isotier_now_ms() + wall};
+	                             .deadline_ms = isotier__now_ms() + wall};
 	/* The first sandbox's capture is fetched (its backend's fetch()); the
 	 * second's is not: it is run for its kernel identity only. */
 	isotier_observe_opts second_opts = *o;
 	second_opts.capture_dir = NULL;
 	void *state[2] = {NULL, NULL};
-	int64_t t0 = isotier_now_ms();
+	int64_t t0 = isotier__now_ms();
 	obs->rc = b->provision(&state[0], &spec, &obs->err);
-	if (obs->rc == 0 && isotier_cancelled(o->cancel_fd))
-		obs->rc = isotier_error_set(&obs->err, ISOTIER_EINTR, 0, "interrupted");
+	if (obs->rc == 0 && isotier__cancelled(o->cancel_fd))
+		obs->rc = isotier__error_set(&obs->err, ISOTIER_EINTR, 0, "interrupted");
 	else if (obs->rc == 0 && (obs->rc = b->provision(&state[1], &spec, &obs->err)) < 0)
-		isotier_error_prefix(&obs->err, "second sandbox");
-	int64_t t1 = isotier_now_ms();
+		isotier__error_prefix(&obs->err, "second sandbox");
+	int64_t t1 = isotier__now_ms();
 	obs->provision_ms = t1 - t0;
 	if (obs->rc == 0 && b->describe)
 		b->describe(state[0], obs->note, sizeof obs->note);
@@ -438,40 +439,40 @@ static void observe_remote(isotier_observation *obs, const isotier_observe_opts 
 		if (obs->rc == 0) {
 			char nonce[33];
 			isotier_probe_run *second = &obs->run[obs->n_runs++];
-			if (isotier_nonce_new(nonce, &second->err) < 0)
+			if (isotier__nonce_new(nonce, &second->err) < 0)
 				second->rc = second->err.code;
 			else
 				exec_probe(second, b, state[1], &second_opts, nonce, NULL);
 			/* Only two sandboxes that both answered are challenged: the
 			 * step can only lower their relation (relate_siblings). */
 			if (obs->run[0].parsed && second->parsed)
-				isotier_cross_challenge(obs, state[0], state[1], o,
-				                        spec.deadline_ms);
+				isotier__cross_challenge(obs, state[0], state[1], o,
+				                         spec.deadline_ms);
 			else
 				snprintf(obs->cross_detail, sizeof obs->cross_detail,
 				         "cross-sandbox challenge not run: a sandbox gave no "
 				         "usable output");
 		}
 	}
-	int64_t t2 = isotier_now_ms();
+	int64_t t2 = isotier__now_ms();
 	obs->exec_ms = t2 - t1;
 	for (int i = 1; i >= 0; i--)
 		if (state[i])
 			release_remote(obs, state[i]);
-	obs->destroy_ms = isotier_now_ms() - t2;
+	obs->destroy_ms = isotier__now_ms() - t2;
 }
 
-int isotier_observe(isotier_observation *obs, const isotier_backend *b,
-                    const isotier_observe_opts *opts, isotier_error *err)
+int isotier__observe(isotier_observation *obs, const isotier_backend *b,
+                     const isotier_observe_opts *opts, isotier_error *err)
 {
 	observe_start(obs, b);
-	if (isotier_cancelled(opts->cancel_fd)) {
-		obs->rc = isotier_error_set(&obs->err, ISOTIER_EINTR, 0, "interrupted");
+	if (isotier__cancelled(opts->cancel_fd)) {
+		obs->rc = isotier__error_set(&obs->err, ISOTIER_EINTR, 0, "interrupted");
 		return finish(obs, err);
 	}
-	int64_t t0 = isotier_now_ms();
+	int64_t t0 = isotier__now_ms();
 	obs->available = b->available(obs->why, sizeof obs->why) == 1;
-	obs->available_ms = isotier_now_ms() - t0;
+	obs->available_ms = isotier__now_ms() - t0;
 	if (!obs->available)
 		return finish(obs, err);
 	if (b->remote)
@@ -482,7 +483,7 @@ int isotier_observe(isotier_observation *obs, const isotier_backend *b,
 	return finish(obs, err);
 }
 
-void isotier_observation_clear(isotier_observation *obs)
+void isotier__observation_clear(isotier_observation *obs)
 {
 	if (!obs)
 		return;

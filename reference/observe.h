@@ -5,9 +5,9 @@
  * --attest` and isotier_create()'s attestation; what is judged against a
  * claim (judge.h) is only ever what this returns.
  *
- *   isotier_observe()     available -> provision -> probe -> destroy
+ *   isotier__observe()     available -> provision -> probe -> destroy
  *                         (a remote backend: two sandboxes, see below)
- *   isotier_observe_in()  the probe in a sandbox the caller provisioned
+ *   isotier__observe_in()  the probe in a sandbox the caller provisioned
  *
  * Facts only: no claim, no verdict. Failing closed starts here: output that
  * is too large, not valid, or missing leaves a run unparsed, and a kernel
@@ -88,7 +88,7 @@ typedef struct isotier_observation {
 	/* The outputs those reports are bound to (attest_out[i]: sandbox i's,
 	 * the sampler's and the modulator's, run[i]'s sandboxes), kept when
 	 * the pair is ATTESTED so the verdict rests on them (testimony.h);
-	 * owned, freed by isotier_observation_clear(). */
+	 * owned, freed by isotier__observation_clear(). */
 	probe_result attest_out[2];
 	bool attest_out_parsed[2];
 	/* The run's nonce (every probe run carries it; an output without it
@@ -109,19 +109,19 @@ typedef struct isotier_observation {
  * first output parsed; ISOTIER_EUNAVAILABLE (obs->why), the provision or exec
  * failure (obs->err), or ISOTIER_EDATA (the output rejected: run[0].parse_err)
  * otherwise; err (may be NULL) gets the same. obs is filled on every path and
- * must be cleared with isotier_observation_clear().
+ * must be cleared with isotier__observation_clear().
  */
-int isotier_observe(isotier_observation *obs, const isotier_backend *b,
-                    const isotier_observe_opts *opts, isotier_error *err);
+int isotier__observe(isotier_observation *obs, const isotier_backend *b,
+                     const isotier_observe_opts *opts, isotier_error *err);
 
 /*
  * The probe run (with "--json", and "--capture" when opts->capture_dir) in
  * the sandbox `state` of backend b, provisioned by the caller; obs gets one
- * run and its kernel relation. Same returns as isotier_observe.
+ * run and its kernel relation. Same returns as isotier__observe.
  */
-int isotier_observe_in(isotier_observation *obs, const isotier_backend *b, void *state,
-                       const isotier_observe_opts *opts, isotier_error *err);
+int isotier__observe_in(isotier_observation *obs, const isotier_backend *b, void *state,
+                        const isotier_observe_opts *opts, isotier_error *err);
 
-void isotier_observation_clear(isotier_observation *obs);
+void isotier__observation_clear(isotier_observation *obs);
 
 #endif

@@ -15,12 +15,12 @@
  * observation's deadline: two requests to a provider, and slack. */
 #define CROSS_MIN_LEFT_MS 10000
 
-int isotier_cross_bits(char *out, size_t n, isotier_error *err)
+int isotier__cross_bits(char *out, size_t n, isotier_error *err)
 {
 	unsigned char pool[ISOTIER_CROSS_BITS * 4];
 	if (n > sizeof pool * 8)
-		return isotier_error_set(err, ISOTIER_EINVAL, 0,
-		                         "cross pattern: %zu bits, too many", n);
+		return isotier__error_set(err, ISOTIER_EINVAL, 0,
+		                          "cross pattern: %zu bits, too many", n);
 	size_t got = 0, need = (n + 7) / 8;
 	while (got < need) {
 		ssize_t r = getrandom(pool + got, need - got, 0);
@@ -29,8 +29,8 @@ int isotier_cross_bits(char *out, size_t n, isotier_error *err)
 		/* No fallback: a predictable pattern is one a provider could play
 		 * back into a sandbox of its own kernel. */
 		if (r <= 0)
-			return isotier_error_set(err, ISOTIER_EIO, errno,
-			                         "cross pattern: getrandom");
+			return isotier__error_set(err, ISOTIER_EIO, errno,
+			                          "cross pattern: getrandom");
 		got += (size_t)r;
 	}
 	int run = 0;
@@ -47,25 +47,25 @@ int isotier_cross_bits(char *out, size_t n, isotier_error *err)
 	return 0;
 }
 
-int isotier_cross_segments(isotier_challenge_segment **segs, size_t *n, const probe_run_info *mod,
-                           const char *bits, isotier_error *err)
+int isotier__cross_segments(isotier_challenge_segment **segs, size_t *n, const probe_run_info *mod,
+                            const char *bits, isotier_error *err)
 {
 	*segs = NULL;
 	*n = 0;
 	if (!mod->pattern)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "run.pattern: missing");
+		return isotier__error_set(err, ISOTIER_EDATA, 0, "run.pattern: missing");
 	if (strcmp(mod->pattern_bits, bits) != 0)
-		return isotier_error_set(err, ISOTIER_EDATA, 0,
-		                         "run.pattern.bits: not the bits asked for (%s)", bits);
+		return isotier__error_set(err, ISOTIER_EDATA, 0,
+		                          "run.pattern.bits: not the bits asked for (%s)", bits);
 	size_t want = strlen(bits);
 	if (mod->n_segments != want)
-		return isotier_error_set(
+		return isotier__error_set(
 		    err, ISOTIER_EDATA, 0, "run.pattern.segments: %zu slots played of %zu%s%s",
 		    mod->n_segments, want, mod->pattern_error[0] ? ": " : "", mod->pattern_error);
 	isotier_challenge_segment *out = calloc(want, sizeof *out);
 	if (!out)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0,
-		                         "run.pattern.segments: out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0,
+		                          "run.pattern.segments: out of memory");
 	for (size_t i = 0; i < want; i++) {
 		const probe_run_segment *s = &mod->segments[i];
 		/* A "1" slot may hold fewer tasks (the sandbox's limit), even
@@ -73,7 +73,7 @@ int isotier_cross_segments(isotier_challenge_segment **segs, size_t *n, const pr
 		 * holds some is not the pattern asked for. */
 		if (bits[i] == '0' && s->tasks != 0) {
 			free(out);
-			return isotier_error_set(
+			return isotier__error_set(
 			    err, ISOTIER_EDATA, 0,
 			    "run.pattern.segments[%zu]: %lld tasks in a \"0\" slot", i,
 			    (long long)s->tasks);
@@ -110,15 +110,15 @@ static void *cross_run(void *arg)
 	isotier_exec_request req = {
 	    .argv = ce->argv, .timeout_s = ce->o->timeout_s, .cancel_fd = ce->o->cancel_fd};
 	isotier_collected got = {.max_out = PROBE_RESULT_MAX_BYTES};
-	ce->rc = isotier_exec_collect(&got, ce->b, ce->state, &req, &ce->exit_status, &ce->err);
+	ce->rc = isotier__exec_collect(&got, ce->b, ce->state, &req, &ce->exit_status, &ce->err);
 	if (ce->rc >= 0 && got.out_over)
-		isotier_error_set(&ce->err, ISOTIER_EDATA, 0, "output larger than %d bytes",
-		                  PROBE_RESULT_MAX_BYTES);
+		isotier__error_set(&ce->err, ISOTIER_EDATA, 0, "output larger than %d bytes",
+		                   PROBE_RESULT_MAX_BYTES);
 	else if (ce->rc >= 0 &&
 	         probe_result_parse(&ce->probe, got.out, got.out_len, &ce->err) == 0) {
 		if (strcmp(ce->probe.run.nonce, ce->nonce) != 0) {
 			probe_result_clear(&ce->probe);
-			isotier_error_set(
+			isotier__error_set(
 			    &ce->err, ISOTIER_EDATA, 0,
 			    "run.nonce: not this run's: a recorded or foreign output");
 		} else {
@@ -159,14 +159,14 @@ static void cross_judge(isotier_observation *obs, const cross_exec *smp, const c
 	isotier_challenge_segment *segs = NULL;
 	size_t n = 0;
 	isotier_error e = {0};
-	if (isotier_cross_segments(&segs, &n, &mod->probe.run, bits, &e) < 0) {
+	if (isotier__cross_segments(&segs, &n, &mod->probe.run, bits, &e) < 0) {
 		snprintf(d, len,
 		         "cross-sandbox challenge unanswered: the modulating %s sandbox's %.200s",
 		         name, e.message);
 		return;
 	}
 	isotier_challenge_result cr;
-	isotier_challenge_judge(&cr, segs, n, &smp->probe.run);
+	isotier__challenge_judge(&cr, segs, n, &smp->probe.run);
 	free(segs);
 	obs->cross = cr.outcome;
 	if (cr.outcome == ISOTIER_CHALLENGE_SEEN)
@@ -183,8 +183,8 @@ static void cross_judge(isotier_observation *obs, const cross_exec *smp, const c
 		snprintf(d, len, "cross-sandbox challenge unanswered: %.240s", cr.detail);
 }
 
-void isotier_cross_challenge(isotier_observation *obs, void *sampler, void *modulator,
-                             const isotier_observe_opts *o, int64_t deadline_ms)
+void isotier__cross_challenge(isotier_observation *obs, void *sampler, void *modulator,
+                              const isotier_observe_opts *o, int64_t deadline_ms)
 {
 	const isotier_backend *b = obs->backend;
 	char *d = obs->cross_detail;
@@ -194,11 +194,11 @@ void isotier_cross_challenge(isotier_observation *obs, void *sampler, void *modu
 		probe_result_clear(&obs->attest_out[i]);
 		obs->attest_out_parsed[i] = false;
 	}
-	if (isotier_cancelled(o->cancel_fd)) {
+	if (isotier__cancelled(o->cancel_fd)) {
 		snprintf(d, len, "cross-sandbox challenge not run: interrupted");
 		return;
 	}
-	if (deadline_ms && deadline_ms - isotier_now_ms() < CROSS_MIN_LEFT_MS) {
+	if (deadline_ms && deadline_ms - isotier__now_ms() < CROSS_MIN_LEFT_MS) {
 		snprintf(d, len, "cross-sandbox challenge not run: the run's time limit is near");
 		return;
 	}
@@ -206,8 +206,8 @@ void isotier_cross_challenge(isotier_observation *obs, void *sampler, void *modu
 	snprintf(window, sizeof window, "%d", ISOTIER_CROSS_SAMPLE_MS);
 	cross_exec smp = {0}, mod = {0};
 	isotier_error e = {0};
-	if (isotier_cross_bits(bits, ISOTIER_CROSS_BITS, &e) < 0 ||
-	    isotier_nonce_new(smp.nonce, &e) < 0 || isotier_nonce_new(mod.nonce, &e) < 0) {
+	if (isotier__cross_bits(bits, ISOTIER_CROSS_BITS, &e) < 0 ||
+	    isotier__nonce_new(smp.nonce, &e) < 0 || isotier__nonce_new(mod.nonce, &e) < 0) {
 		snprintf(d, len, "cross-sandbox challenge not run: %.240s", e.message);
 		return;
 	}

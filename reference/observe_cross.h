@@ -24,7 +24,7 @@
 
 /* n random bits ('0'/'1', from getrandom(2)) into out (n + 1 bytes), never
  * three alike in a row: any 300 ms of them hold both states. */
-int isotier_cross_bits(char *out, size_t n, isotier_error *err);
+int isotier__cross_bits(char *out, size_t n, isotier_error *err);
 
 /*
  * The modulator's run.pattern as challenge segments (on its own clock: the
@@ -32,8 +32,8 @@ int isotier_cross_bits(char *out, size_t n, isotier_error *err);
  * the ones asked for, one segment a bit, a "0" slot holding no task.
  * *segs is malloc'd (the caller frees it).
  */
-int isotier_cross_segments(isotier_challenge_segment **segs, size_t *n, const probe_run_info *mod,
-                           const char *bits, isotier_error *err);
+int isotier__cross_segments(isotier_challenge_segment **segs, size_t *n, const probe_run_info *mod,
+                            const char *bits, isotier_error *err);
 
 /*
  * The step: sampler runs the probe with --challenge while modulator runs it
@@ -42,7 +42,7 @@ int isotier_cross_segments(isotier_challenge_segment **segs, size_t *n, const pr
  * deadline_ms (0: none) leaves too little time. Sets obs->cross and
  * obs->cross_detail; never touches the sandboxes' lifetimes.
  */
-void isotier_cross_challenge(isotier_observation *obs, void *sampler, void *modulator,
-                             const isotier_observe_opts *opts, int64_t deadline_ms);
+void isotier__cross_challenge(isotier_observation *obs, void *sampler, void *modulator,
+                              const isotier_observe_opts *opts, int64_t deadline_ms);
 
 #endif

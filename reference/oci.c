@@ -19,12 +19,12 @@ static void cjson_deletep(cJSON **j)
 static void runtime_argv(isotier_argv *a, const isotier_oci_bundle *b)
 {
 	if (b->unmount[0])
-		isotier_argv_unmounted(a, b->unmount);
-	isotier_argv_push(a, b->rt->name);
-	isotier_argv_push(a, "--root");
-	isotier_argv_pushf(a, "%s/state", b->dir);
+		isotier__argv_unmounted(a, b->unmount);
+	isotier__argv_push(a, b->rt->name);
+	isotier__argv_push(a, "--root");
+	isotier__argv_pushf(a, "%s/state", b->dir);
 	for (size_t i = 0; b->rt->global && b->rt->global[i]; i++)
-		isotier_argv_push(a, b->rt->global[i]);
+		isotier__argv_push(a, b->rt->global[i]);
 }
 
 /* `RUNTIME --root STATE ... delete -f ID`: a cleanup child, run even when cancelled. */
@@ -32,12 +32,12 @@ static void delete_container(const isotier_oci_bundle *b, const char *id)
 {
 	cleanup_argv isotier_argv a = {0};
 	runtime_argv(&a, b);
-	isotier_argv_push(&a, "delete");
-	isotier_argv_push(&a, "-f");
-	isotier_argv_push(&a, id);
+	isotier__argv_push(&a, "delete");
+	isotier__argv_push(&a, "-f");
+	isotier__argv_push(&a, id);
 	if (a.oom)
 		return;
-	isotier_proc_cleanup((const char *const *)a.v, 15);
+	isotier__proc_cleanup((const char *const *)a.v, 15);
 }
 
 /*
@@ -79,7 +79,7 @@ static void delete_registered(const isotier_oci_bundle *b, const char *only)
 	closedir(d);
 }
 
-void isotier_oci_sweep(const isotier_lease *l)
+void isotier__oci_sweep(const isotier_lease *l)
 {
 	isotier_oci_runtime rt = {.name = l->cli};
 	isotier_oci_bundle b = {.rt = &rt, .dir = (char *)l->path};
@@ -87,18 +87,18 @@ void isotier_oci_sweep(const isotier_lease *l)
 	delete_registered(&b, NULL);
 }
 
-void isotier_oci_destroy(isotier_oci_bundle *b)
+void isotier__oci_destroy(isotier_oci_bundle *b)
 {
 	if (!b)
 		return;
 	if (b->dir) {
 		delete_registered(b, NULL);
-		isotier_lease_drop("oci", strrchr(b->dir, '/') + 1);
-		isotier_rmtree(b->dir);
+		isotier__lease_drop("oci", strrchr(b->dir, '/') + 1);
+		isotier__rmtree(b->dir);
 		free(b->dir);
 	}
-	isotier_root_entries_free(b->entries, b->n_entries);
-	isotier_spec_copy_clear(&b->spec);
+	isotier__root_entries_free(b->entries, b->n_entries);
+	isotier__spec_copy_clear(&b->spec);
 	free(b);
 }
 
@@ -112,7 +112,7 @@ static int check_traversable(const char *dir, isotier_error *err)
 		*slash = '\0';
 		struct stat st;
 		if (stat(path, &st) == 0 && !(st.st_mode & S_IXOTH))
-			return isotier_error_set(
+			return isotier__error_set(
 			    err, ISOTIER_EUNAVAILABLE, 0,
 			    "%s (mode %04o) is not searchable by others, which runsc "
 			    "needs: set TMPDIR to a directory that is",
@@ -121,34 +121,34 @@ static int check_traversable(const char *dir, isotier_error *err)
 	return 0;
 }
 
-int isotier_oci_provision(isotier_oci_bundle **out, const isotier_oci_runtime *rt,
-                          const isotier_backend_spec *spec, isotier_error *err)
+int isotier__oci_provision(isotier_oci_bundle **out, const isotier_oci_runtime *rt,
+                           const isotier_backend_spec *spec, isotier_error *err)
 {
 	*out = NULL;
 	isotier_oci_bundle *b = calloc(1, sizeof *b);
 	if (!b)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 	b->rt = rt;
 	if (rt->no_hybrid_cgroups)
-		isotier_cgroup_hybrid(b->unmount, sizeof b->unmount);
-	int rc = isotier_spec_copy_init(&b->spec, spec, err);
+		isotier__cgroup_hybrid(b->unmount, sizeof b->unmount);
+	int rc = isotier__spec_copy_init(&b->spec, spec, err);
 	if (!rc && !b->spec.minimal_root)
-		rc = isotier_root_entries(&b->entries, &b->n_entries,
-		                          b->spec.rootfs ? b->spec.rootfs : "/", err);
+		rc = isotier__root_entries(&b->entries, &b->n_entries,
+		                           b->spec.rootfs ? b->spec.rootfs : "/", err);
 	if (!rc)
-		rc = isotier_mkdtemp(&b->dir, "isotier-bundle", err);
+		rc = isotier__mkdtemp(&b->dir, "isotier-bundle", err);
 	if (!rc) { /* its containers live in its private state: a sweep deletes them there */
 		isotier_lease l = {.kind = "oci",
 		                   .backend = rt->name,
 		                   .cli = rt->name,
 		                   .wrap = b->unmount,
 		                   .path = b->dir};
-		isotier_lease_take(&l, strrchr(b->dir, '/') + 1);
+		isotier__lease_take(&l, strrchr(b->dir, '/') + 1);
 	}
 	if (!rc && rt->gvisor)
 		rc = check_traversable(b->dir, err);
 	if (rc) {
-		isotier_oci_destroy(b);
+		isotier__oci_destroy(b);
 		return rc;
 	}
 	char path[4096];
@@ -156,21 +156,21 @@ int isotier_oci_provision(isotier_oci_bundle **out, const isotier_oci_runtime *r
 	for (size_t i = 0; i < 2 && !rc; i++) {
 		snprintf(path, sizeof path, "%s/%s", b->dir, subdirs[i]);
 		if (mkdir(path, 0700) != 0)
-			rc = isotier_error_set(err, ISOTIER_EIO, errno, "mkdir %s", path);
+			rc = isotier__error_set(err, ISOTIER_EIO, errno, "mkdir %s", path);
 	}
 	/* The runtimes' helper processes may drop privileges: the root must be traversable. */
 	snprintf(path, sizeof path, "%s/rootfs", b->dir);
 	if (!rc && (chmod(b->dir, 0711) != 0 || chmod(path, 0755) != 0))
-		rc = isotier_error_set(err, ISOTIER_EIO, errno, "chmod %s", path);
+		rc = isotier__error_set(err, ISOTIER_EIO, errno, "chmod %s", path);
 	for (size_t i = 0; i < b->n_entries && !rc; i++) {
 		if (!b->entries[i].link)
 			continue;
 		snprintf(path, sizeof path, "%s/rootfs/%s", b->dir, b->entries[i].name);
 		if (symlink(b->entries[i].link, path) != 0)
-			rc = isotier_error_set(err, ISOTIER_EIO, errno, "symlink %s", path);
+			rc = isotier__error_set(err, ISOTIER_EIO, errno, "symlink %s", path);
 	}
 	if (rc) {
-		isotier_oci_destroy(b);
+		isotier__oci_destroy(b);
 		return rc;
 	}
 	*out = b;
@@ -292,41 +292,41 @@ static cJSON *build_config(const isotier_oci_bundle *b, const char *const *argv)
 	return c;
 }
 
-int isotier_oci_write_config(const isotier_oci_bundle *b, const char *const *argv,
-                             isotier_error *err)
+int isotier__oci_write_config(const isotier_oci_bundle *b, const char *const *argv,
+                              isotier_error *err)
 {
 	cleanup_cjson cJSON *c = build_config(b, argv);
 	if (!c)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "config.json: out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "config.json: out of memory");
 	cleanup_free char *text = cJSON_PrintUnformatted(c);
 	if (!text)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "config.json: out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "config.json: out of memory");
 	char path[4096];
 	snprintf(path, sizeof path, "%s/config.json", b->dir);
-	return isotier_write_file(path, text, strlen(text), 0600, err);
+	return isotier__write_file(path, text, strlen(text), 0600, err);
 }
 
-int isotier_oci_exec(isotier_oci_bundle *b, const isotier_exec_request *req, int *exit_status,
-                     isotier_error *err)
+int isotier__oci_exec(isotier_oci_bundle *b, const isotier_exec_request *req, int *exit_status,
+                      isotier_error *err)
 {
-	int rc = isotier_exec_check(req, err);
+	int rc = isotier__exec_check(req, err);
 	if (!rc)
-		rc = isotier_oci_write_config(b, req->argv, err);
+		rc = isotier__oci_write_config(b, req->argv, err);
 	if (rc)
 		return rc;
 	char id[96];
-	isotier_unique_id(id, sizeof id);
+	isotier__unique_id(id, sizeof id);
 	cleanup_argv isotier_argv a = {0};
 	runtime_argv(&a, b);
-	isotier_argv_push(&a, "run");
-	isotier_argv_push(&a, "--bundle");
-	isotier_argv_push(&a, b->dir);
-	isotier_argv_push(&a, id);
+	isotier__argv_push(&a, "run");
+	isotier__argv_push(&a, "--bundle");
+	isotier__argv_push(&a, b->dir);
+	isotier__argv_push(&a, id);
 	if (a.oom)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
-	int timeout_s = isotier_exec_timeout(&b->spec, req);
-	int64_t deadline = isotier_now_ms() + (int64_t)timeout_s * 1000;
-	int cancel_fd = isotier_exec_cancel_fd(&b->spec, req);
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+	int timeout_s = isotier__exec_timeout(&b->spec, req);
+	int64_t deadline = isotier__now_ms() + (int64_t)timeout_s * 1000;
+	int cancel_fd = isotier__exec_cancel_fd(&b->spec, req);
 	isotier_relay out = {.fd = req->stdout_fd >= 0 ? req->stdout_fd : STDOUT_FILENO,
 	                     .deadline_ms = deadline,
 	                     .cancel_fd = cancel_fd};
@@ -344,21 +344,21 @@ int isotier_oci_exec(isotier_oci_bundle *b, const isotier_exec_request *req, int
 	if (b->rt->gvisor) {
 		/* runsc writing both streams to one file lets output overwrite itself: use pipes.
 		 */
-		o.out_sink = isotier_relay_sink;
+		o.out_sink = isotier__relay_sink;
 		o.out_sink_ctx = &out;
-		o.err_sink = isotier_relay_sink;
+		o.err_sink = isotier__relay_sink;
 		o.err_sink_ctx = &errr;
 	}
-	rc = isotier_proc_run(&o, exit_status, err);
+	rc = isotier__proc_run(&o, exit_status, err);
 	/* runc/runsc remove a container that ran to its end; anything else is deleted now. */
 	delete_registered(b, id);
 	return rc;
 }
 
-int isotier_oci_available(const isotier_oci_runtime *rt, char *why, size_t why_len)
+int isotier__oci_available(const isotier_oci_runtime *rt, char *why, size_t why_len)
 {
 	char path[4096];
-	if (isotier_find_program(path, sizeof path, rt->name) != 0) {
+	if (isotier__find_program(path, sizeof path, rt->name) != 0) {
 		snprintf(why, why_len, "%s not found in PATH", rt->name);
 		return 0;
 	}
@@ -368,8 +368,8 @@ int isotier_oci_available(const isotier_oci_runtime *rt, char *why, size_t why_l
 		return 0;
 	}
 	char hybrid[64], unshare[4096];
-	bool hide = rt->no_hybrid_cgroups && isotier_cgroup_hybrid(hybrid, sizeof hybrid);
-	if (hide && isotier_find_program(unshare, sizeof unshare, "unshare") != 0) {
+	bool hide = rt->no_hybrid_cgroups && isotier__cgroup_hybrid(hybrid, sizeof hybrid);
+	if (hide && isotier__find_program(unshare, sizeof unshare, "unshare") != 0) {
 		snprintf(why, why_len,
 		         "%s refuses hybrid cgroups (controllers on %s) and unshare(1), which "
 		         "hides that mount from it, is not in PATH",
@@ -386,31 +386,31 @@ int isotier_oci_available(const isotier_oci_runtime *rt, char *why, size_t why_l
 	return 1;
 }
 
-int isotier_oci_backend_provision(void **out, const isotier_oci_runtime *rt,
-                                  const isotier_backend_spec *spec, isotier_error *err)
+int isotier__oci_backend_provision(void **out, const isotier_oci_runtime *rt,
+                                   const isotier_backend_spec *spec, isotier_error *err)
 {
 	*out = NULL;
 	char why[256];
-	if (!isotier_oci_available(rt, why, sizeof why))
-		return isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0, "%s: %s", rt->name, why);
+	if (!isotier__oci_available(rt, why, sizeof why))
+		return isotier__error_set(err, ISOTIER_EUNAVAILABLE, 0, "%s: %s", rt->name, why);
 	isotier_oci_bundle *b = NULL;
-	if (isotier_oci_provision(&b, rt, spec, err))
-		return isotier_error_prefix(err, "%s: provision", rt->name);
+	if (isotier__oci_provision(&b, rt, spec, err))
+		return isotier__error_prefix(err, "%s: provision", rt->name);
 	*out = b;
 	return 0;
 }
 
-int isotier_oci_backend_exec(void *bundle, const isotier_exec_request *req, int *exit_status,
-                             isotier_error *err)
+int isotier__oci_backend_exec(void *bundle, const isotier_exec_request *req, int *exit_status,
+                              isotier_error *err)
 {
 	isotier_oci_bundle *b = bundle;
-	if (isotier_oci_exec(b, req, exit_status, err))
-		return isotier_error_prefix(err, "%s: exec %s", b->rt->name,
-		                            req && req->argv && req->argv[0] ? req->argv[0] : "");
+	if (isotier__oci_exec(b, req, exit_status, err))
+		return isotier__error_prefix(err, "%s: exec %s", b->rt->name,
+		                             req && req->argv && req->argv[0] ? req->argv[0] : "");
 	return 0;
 }
 
-void isotier_oci_backend_destroy(void *bundle)
+void isotier__oci_backend_destroy(void *bundle)
 {
-	isotier_oci_destroy(bundle);
+	isotier__oci_destroy(bundle);
 }

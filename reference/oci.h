@@ -29,28 +29,28 @@ typedef struct isotier_oci_bundle {
 } isotier_oci_bundle;
 
 /* Creates the bundle directory; on failure nothing is left behind. */
-int isotier_oci_provision(isotier_oci_bundle **out, const isotier_oci_runtime *rt,
-                          const isotier_backend_spec *spec, isotier_error *err);
+int isotier__oci_provision(isotier_oci_bundle **out, const isotier_oci_runtime *rt,
+                           const isotier_backend_spec *spec, isotier_error *err);
 /* Writes config.json for argv (exposed for tests). */
-int isotier_oci_write_config(const isotier_oci_bundle *b, const char *const *argv,
-                             isotier_error *err);
+int isotier__oci_write_config(const isotier_oci_bundle *b, const char *const *argv,
+                              isotier_error *err);
 /* `RUNTIME --root STATE ... run --bundle DIR ID`, then `delete -f ID` when the
  * container is still known to the runtime (timeout, cancellation, failure). */
-int isotier_oci_exec(isotier_oci_bundle *b, const isotier_exec_request *req, int *exit_status,
-                     isotier_error *err);
+int isotier__oci_exec(isotier_oci_bundle *b, const isotier_exec_request *req, int *exit_status,
+                      isotier_error *err);
 /* Removes the bundle (after deleting any container left in its state dir). */
-void isotier_oci_destroy(isotier_oci_bundle *b);
+void isotier__oci_destroy(isotier_oci_bundle *b);
 /* Deletes every container in the private state of a dead run's bundle (sweep.c). */
 struct isotier_lease;
-void isotier_oci_sweep(const struct isotier_lease *l);
+void isotier__oci_sweep(const struct isotier_lease *l);
 
 /* The backend operations of an OCI runtime, shared by runc and runsc: each
  * backend file only names its runtime. Errors are prefixed "NAME: step". */
-int isotier_oci_available(const isotier_oci_runtime *rt, char *why, size_t why_len);
-int isotier_oci_backend_provision(void **out, const isotier_oci_runtime *rt,
-                                  const isotier_backend_spec *spec, isotier_error *err);
-int isotier_oci_backend_exec(void *bundle, const isotier_exec_request *req, int *exit_status,
-                             isotier_error *err);
-void isotier_oci_backend_destroy(void *bundle);
+int isotier__oci_available(const isotier_oci_runtime *rt, char *why, size_t why_len);
+int isotier__oci_backend_provision(void **out, const isotier_oci_runtime *rt,
+                                   const isotier_backend_spec *spec, isotier_error *err);
+int isotier__oci_backend_exec(void *bundle, const isotier_exec_request *req, int *exit_status,
+                              isotier_error *err);
+void isotier__oci_backend_destroy(void *bundle);
 
 #endif

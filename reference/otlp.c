@@ -18,7 +18,7 @@
 
 #define OTLP_TIMEOUT_MS 2000L
 
-uint64_t isotier_now_ns(void)
+uint64_t isotier__now_ns(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
@@ -32,7 +32,7 @@ static void random_hex(char *out, size_t n_bytes)
 		n_bytes = sizeof raw;
 	if (getrandom(raw, n_bytes, 0) != (ssize_t)n_bytes) {
 		/* Ids need uniqueness, not secrecy: fall back to time and pid. */
-		uint64_t mix = isotier_now_ns() ^ ((uint64_t)getpid() << 32);
+		uint64_t mix = isotier__now_ns() ^ ((uint64_t)getpid() << 32);
 		for (size_t i = 0; i < n_bytes; i++)
 			raw[i] = (unsigned char)(mix >> ((i % 8) * 8)) ^ (unsigned char)i;
 	}
@@ -40,7 +40,7 @@ static void random_hex(char *out, size_t n_bytes)
 		snprintf(out + 2 * i, 3, "%02x", raw[i]);
 }
 
-void isotier_telemetry_init(isotier_telemetry *t)
+void isotier__telemetry_init(isotier_telemetry *t)
 {
 	random_hex(t->trace_id, 16);
 }
@@ -102,12 +102,12 @@ static char *span_export_json(const isotier_telemetry *t, const isotier_event *e
 	/* Valid UTF-8 (a sandbox's reason text can carry any byte); no extra
 	 * member noting it: OTLP receivers may refuse unknown fields. */
 	size_t replaced = 0;
-	char *out = isotier_json_scrub(root, &replaced) == 0 ? cJSON_PrintUnformatted(root) : NULL;
+	char *out = isotier__json_scrub(root, &replaced) == 0 ? cJSON_PrintUnformatted(root) : NULL;
 	cJSON_Delete(root);
 	return out;
 }
 
-void isotier_telemetry_warn(const isotier_telemetry *t, const char *fmt, ...)
+void isotier__telemetry_warn(const isotier_telemetry *t, const char *fmt, ...)
 {
 	if (!t->log)
 		return;
@@ -142,7 +142,7 @@ static int post_span(const char *endpoint, const char *body, isotier_error *err)
 	    .body = body,
 	    .body_len = strlen(body),
 	    .timeout_ms = OTLP_TIMEOUT_MS,
-	    .deadline_ms = isotier_now_ms() + OTLP_TIMEOUT_MS,
+	    .deadline_ms = isotier__now_ms() + OTLP_TIMEOUT_MS,
 	    .max_body = 64 * 1024,
 	    /* OTLP/HTTP: 429, 502, 503 and 504 are retryable; a duplicate span
 	     * is harmless, a lost one is not. */
@@ -152,13 +152,13 @@ static int post_span(const char *endpoint, const char *body, isotier_error *err)
 	    .sink = discard_answer,
 	};
 	isotier_http_response resp;
-	int rc = isotier_http_perform(&req, &resp, err);
+	int rc = isotier__http_perform(&req, &resp, err);
 	if (rc == 0 && (resp.status < 200 || resp.status >= 300))
-		rc = isotier_error_set(err, ISOTIER_EIO, 0, "OTLP export to %s: HTTP %ld", endpoint,
-		                       resp.status);
+		rc = isotier__error_set(err, ISOTIER_EIO, 0, "OTLP export to %s: HTTP %ld",
+		                        endpoint, resp.status);
 	else if (rc < 0)
-		isotier_error_prefix(err, "OTLP export to %s failed", endpoint);
-	isotier_http_response_clear(&resp);
+		isotier__error_prefix(err, "OTLP export to %s failed", endpoint);
+	isotier__http_response_clear(&resp);
 	return rc; /* err->code says the same: EIO, ETIMEDOUT, EDATA */
 }
 
@@ -167,15 +167,15 @@ static int append_span(const char *path, const char *body, isotier_error *err)
 	/* One line per export, written in one write() so O_APPEND keeps
 	 * concurrent writers' lines whole. A FIFO or device is refused, never
 	 * waited on. */
-	int fd = isotier_open_append(path, "span file", err);
+	int fd = isotier__open_append(path, "span file", err);
 	if (fd < 0)
 		return fd;
 	size_t len = strlen(body);
 	char *line = malloc(len + 2);
 	if (!line) {
 		close(fd);
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "span file %s: out of memory",
-		                         path);
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "span file %s: out of memory",
+		                          path);
 	}
 	memcpy(line, body, len);
 	line[len] = '\n';
@@ -185,17 +185,17 @@ static int append_span(const char *path, const char *body, isotier_error *err)
 	free(line);
 	close(fd);
 	if (n != (ssize_t)(len + 1))
-		return isotier_error_set(err, ISOTIER_EIO, e, "write span file %s", path);
+		return isotier__error_set(err, ISOTIER_EIO, e, "write span file %s", path);
 	return 0;
 }
 
-int isotier_span_emit(const isotier_telemetry *t, const isotier_event *ev, isotier_error *err)
+int isotier__span_emit(const isotier_telemetry *t, const isotier_event *ev, isotier_error *err)
 {
 	if (!t->otlp_endpoint && !t->otlp_file)
 		return 0;
 	cleanup_free char *body = span_export_json(t, ev);
 	if (!body)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "span export: out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "span export: out of memory");
 	int rc = 0;
 	if (t->otlp_file)
 		rc = append_span(t->otlp_file, body, err);

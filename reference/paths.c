@@ -73,7 +73,7 @@ static void parent(char *dir, int up)
 	}
 }
 
-int isotier_install_prefix(char *buf, size_t len)
+int isotier__install_prefix(char *buf, size_t len)
 {
 	char dir[PATH_MAX], probe[PATH_MAX + 32];
 	if (self_dir(dir, sizeof dir) != 0)
@@ -93,10 +93,10 @@ int isotier_install_prefix(char *buf, size_t len)
 	return ISOTIER_ENOTFOUND;
 }
 
-int isotier_install_path(char *buf, size_t len, const char *rel)
+int isotier__install_path(char *buf, size_t len, const char *rel)
 {
 	char prefix[PATH_MAX];
-	if (isotier_install_prefix(prefix, sizeof prefix) != 0)
+	if (isotier__install_prefix(prefix, sizeof prefix) != 0)
 		return ISOTIER_ENOTFOUND;
 	if ((size_t)snprintf(buf, len, "%s/%s", prefix, rel) >= len)
 		return ISOTIER_EINVAL;
@@ -110,7 +110,7 @@ int isotier_install_path(char *buf, size_t len, const char *rel)
 static int build_tree(char *src, size_t src_len, char *build, size_t build_len)
 {
 	char dir[PATH_MAX], p[PATH_MAX], f1[PATH_MAX + 32], f2[PATH_MAX + 32];
-	if (self_dir(dir, sizeof dir) != 0 || isotier_install_prefix(p, sizeof p) == 0)
+	if (self_dir(dir, sizeof dir) != 0 || isotier__install_prefix(p, sizeof p) == 0)
 		return ISOTIER_ENOTFOUND;
 	/* BUILD/isotier: up 1; BUILD/tests/test_x: up 2. */
 	for (int up = 1; up <= 2; up++) {
@@ -131,11 +131,11 @@ static int build_tree(char *src, size_t src_len, char *build, size_t build_len)
 	return ISOTIER_ENOTFOUND;
 }
 
-int isotier_default_data_path(char *buf, size_t len, const char *rel, const char *src_rel)
+int isotier__default_data_path(char *buf, size_t len, const char *rel, const char *src_rel)
 {
 	char src[PATH_MAX], build[PATH_MAX], prefix[PATH_MAX];
 	/* Installed: PREFIX/rel, there or not (an error then names it). */
-	if (isotier_install_prefix(prefix, sizeof prefix) == 0) {
+	if (isotier__install_prefix(prefix, sizeof prefix) == 0) {
 		if ((size_t)snprintf(buf, len, "%s/%s", prefix, rel) >= len)
 			return ISOTIER_EINVAL;
 		return access(buf, F_OK) == 0 ? 0 : ISOTIER_ENOTFOUND;
@@ -152,22 +152,22 @@ int isotier_default_data_path(char *buf, size_t len, const char *rel, const char
 	return access(buf, F_OK) == 0 ? 0 : ISOTIER_ENOTFOUND;
 }
 
-const char *isotier_default_catalogue_dir(void)
+const char *isotier__default_catalogue_dir(void)
 {
 	static __thread char dir[PATH_MAX];
 	const char *env = getenv("ISOTIER_CATALOGUE");
 	if (env && *env)
 		return env;
-	isotier_default_data_path(dir, sizeof dir, "share/isotier/catalogue/providers",
-	                          "catalogue/providers");
+	isotier__default_data_path(dir, sizeof dir, "share/isotier/catalogue/providers",
+	                           "catalogue/providers");
 	return dir;
 }
 
-int isotier_default_build_path(char *buf, size_t len, const char *libexec_rel,
-                               const char *build_rel)
+int isotier__default_build_path(char *buf, size_t len, const char *libexec_rel,
+                                const char *build_rel)
 {
 	char src[PATH_MAX], build[PATH_MAX], prefix[PATH_MAX];
-	if (isotier_install_prefix(prefix, sizeof prefix) == 0) {
+	if (isotier__install_prefix(prefix, sizeof prefix) == 0) {
 		if ((size_t)snprintf(buf, len, "%s/%s", prefix, libexec_rel) >= len)
 			return ISOTIER_EINVAL;
 		return is_exec_file(buf) ? 0 : ISOTIER_ENOTFOUND;
@@ -182,7 +182,7 @@ int isotier_default_build_path(char *buf, size_t len, const char *libexec_rel,
 	return is_exec_file(buf) ? 0 : ISOTIER_ENOTFOUND;
 }
 
-int isotier_default_probe_path(char *buf, size_t len)
+int isotier__default_probe_path(char *buf, size_t len)
 {
 	const char *env = getenv("ISOTIER_PROBE");
 	if (env && *env) {
@@ -205,5 +205,5 @@ int isotier_default_probe_path(char *buf, size_t len)
 		}
 	}
 	/* An installed library serving another program: PREFIX/bin. */
-	return isotier_default_build_path(buf, len, "bin/isotier-probe", "isotier-probe");
+	return isotier__default_build_path(buf, len, "bin/isotier-probe", "isotier-probe");
 }

@@ -15,46 +15,46 @@
 
 /* $ISOTIER_CATALOGUE, else PREFIX/share/isotier/catalogue/providers, else the
  * build tree's catalogue/providers, else /usr/share/isotier/catalogue/providers. */
-const char *isotier_default_catalogue_dir(void);
+const char *isotier__default_catalogue_dir(void);
 /* PREFIX of an installed isotier: two levels at most above the running code
  * (bin/, lib/, lib/TRIPLET/) where share/isotier exists. 0, or ISOTIER_ENOTFOUND. */
-int isotier_install_prefix(char *buf, size_t len);
+int isotier__install_prefix(char *buf, size_t len);
 /* PREFIX/rel of an installed isotier; 0 when it exists. */
-int isotier_install_path(char *buf, size_t len, const char *rel);
+int isotier__install_path(char *buf, size_t len, const char *rel);
 /* Data: PREFIX/rel when installed, else SRC/src_rel in a build tree (src_rel
  * NULL: none there), else /usr/rel. buf is filled either way; 0 when it exists. */
-int isotier_default_data_path(char *buf, size_t len, const char *rel, const char *src_rel);
+int isotier__default_data_path(char *buf, size_t len, const char *rel, const char *src_rel);
 /* A program: PREFIX/libexec_rel when installed, else BUILD/build_rel in a build
  * tree, else /usr/libexec_rel. buf is filled either way; 0 when executable. */
-int isotier_default_build_path(char *buf, size_t len, const char *libexec_rel,
-                               const char *build_rel);
+int isotier__default_build_path(char *buf, size_t len, const char *libexec_rel,
+                                const char *build_rel);
 /* $ISOTIER_PROBE, else isotier-probe beside the running executable, else
  * PREFIX/bin/isotier-probe or the build tree's. 0, or ISOTIER_ENOTFOUND. */
-int isotier_default_probe_path(char *buf, size_t len);
+int isotier__default_probe_path(char *buf, size_t len);
 /* The qemu backends' guest kernel directory and guest init (backend_qemu.c):
  * $ISOTIER_GUEST[_ARM64]_DIR, else PREFIX/lib/isotier/guest[-arm64], else the
  * build tree's .deps/guest[-arm64]. 0 when both are there. */
-int isotier_qemu_default_paths(bool aarch64, char *guest_dir, size_t guest_len, char *init,
-                               size_t init_len);
+int isotier__qemu_default_paths(bool aarch64, char *guest_dir, size_t guest_len, char *init,
+                                size_t init_len);
 
 /* The state directory every isotier on this host shares, whichever checkout or
  * install it runs from (state_cache.c): $ISOTIER_STATE_DIR, else /var/lib/isotier
  * for root, else $XDG_STATE_HOME/isotier or ~/.local/state/isotier. Created when
  * missing; refused (<0) when another user or group could write it. */
-int isotier_state_dir(char *buf, size_t len);
+int isotier__state_dir(char *buf, size_t len);
 /* A small cache entry, STATE/cache/NAME (NAME: [A-Za-z0-9._-]). get: 0 and buf
  * NUL-terminated when the entry is a regular file owned by us or root, writable
  * by nobody else, shorter than len; anything else is a miss (ISOTIER_ENOTFOUND):
  * a cache only ever saves time. put: whole or nothing (temp file + rename). */
-int isotier_state_cache_get(const char *name, char *buf, size_t len);
-int isotier_state_cache_put(const char *name, const char *data);
+int isotier__state_cache_get(const char *name, char *buf, size_t len);
+int isotier__state_cache_put(const char *name, const char *data);
 /* Lower-case hex SHA-256 (libcrypto EVP) of a regular file's content (at most
  * 1 GiB), memoised in the state cache by the file's identity (device, inode,
  * size, mtime, ctime), so a guest kernel is hashed once. */
-int isotier_file_sha256(const char *path, char hex[65], isotier_error *err);
+int isotier__file_sha256(const char *path, char hex[65], isotier_error *err);
 /* Lower-case hex SHA-256 (libcrypto EVP) of len bytes into hex (65 bytes with
  * its NUL): the one content hash of the library and the CLI. ISOTIER_EIO and
  * hex "" when libcrypto fails (callers store "no hash", never a wrong one). */
-int isotier_sha256_hex(const void *data, size_t len, char hex[65]);
+int isotier__sha256_hex(const void *data, size_t len, char hex[65]);
 
 #endif

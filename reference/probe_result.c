@@ -72,18 +72,18 @@ static int copy_name(char *dst, size_t dst_len, const cJSON *item, const char *f
 	if (!item) {
 		if (optional)
 			return 0;
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: missing", field);
+		return isotier__error_set(err, ISOTIER_EDATA, 0, "%s: missing", field);
 	}
 	if (!cJSON_IsString(item) || !item->valuestring)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: not a string", field);
+		return isotier__error_set(err, ISOTIER_EDATA, 0, "%s: not a string", field);
 	size_t n = strlen(item->valuestring);
 	if (n >= dst_len)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: longer than %zu bytes", field,
-		                         dst_len - 1);
+		return isotier__error_set(err, ISOTIER_EDATA, 0, "%s: longer than %zu bytes", field,
+		                          dst_len - 1);
 	for (size_t i = 0; i < n; i++) {
 		unsigned char c = (unsigned char)item->valuestring[i];
 		if (c < 0x20 || c >= 0x7f)
-			return isotier_error_set(
+			return isotier__error_set(
 			    err, ISOTIER_EDATA, 0,
 			    "%s: byte 0x%02x at offset %zu is not printable ASCII", field, c, i);
 	}
@@ -103,7 +103,7 @@ static int parse_enum(int *out, const cJSON *item, const char *field, const char
 			*out = (int)i;
 			return 0;
 		}
-	return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: unknown value \"%s\"", field, buf);
+	return isotier__error_set(err, ISOTIER_EDATA, 0, "%s: unknown value \"%s\"", field, buf);
 }
 
 static int parse_confidence(probe_result *r, const cJSON *item, isotier_error *err)
@@ -123,7 +123,7 @@ static int parse_layer(probe_layer *l, const cJSON *item, size_t index, isotier_
 	char field[64];
 	snprintf(field, sizeof field, "layers[%zu]", index);
 	if (!cJSON_IsObject(item))
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: not an object", field);
+		return isotier__error_set(err, ISOTIER_EDATA, 0, "%s: not an object", field);
 	int kind = 0, rc;
 	snprintf(field, sizeof field, "layers[%zu].kind", index);
 	if ((rc = parse_enum(&kind, cJSON_GetObjectItemCaseSensitive(item, "kind"), field,
@@ -143,14 +143,14 @@ static int parse_layer(probe_layer *l, const cJSON *item, size_t index, isotier_
 	const cJSON *signals = cJSON_GetObjectItemCaseSensitive(item, "signals");
 	snprintf(field, sizeof field, "layers[%zu].signals", index);
 	if (!signals)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: missing", field);
+		return isotier__error_set(err, ISOTIER_EDATA, 0, "%s: missing", field);
 	{
 		if (!cJSON_IsArray(signals))
-			return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: not an array", field);
+			return isotier__error_set(err, ISOTIER_EDATA, 0, "%s: not an array", field);
 		int n = cJSON_GetArraySize(signals);
 		if (n > PROBE_RESULT_MAX_SIGNALS)
-			return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: more than %d entries",
-			                         field, PROBE_RESULT_MAX_SIGNALS);
+			return isotier__error_set(err, ISOTIER_EDATA, 0, "%s: more than %d entries",
+			                          field, PROBE_RESULT_MAX_SIGNALS);
 		l->n_signals = (size_t)n;
 	}
 	return 0;
@@ -160,13 +160,13 @@ static int parse_count(size_t *out, const cJSON *doc, const char *field, isotier
 {
 	const cJSON *a = cJSON_GetObjectItemCaseSensitive(doc, field);
 	if (!a)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: missing", field);
+		return isotier__error_set(err, ISOTIER_EDATA, 0, "%s: missing", field);
 	if (!cJSON_IsArray(a))
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: not an array", field);
+		return isotier__error_set(err, ISOTIER_EDATA, 0, "%s: not an array", field);
 	int n = cJSON_GetArraySize(a);
 	if (n > PROBE_RESULT_MAX_SIGNALS)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: more than %d entries", field,
-		                         PROBE_RESULT_MAX_SIGNALS);
+		return isotier__error_set(err, ISOTIER_EDATA, 0, "%s: more than %d entries", field,
+		                          PROBE_RESULT_MAX_SIGNALS);
 	*out = (size_t)n;
 	return 0;
 }
@@ -180,17 +180,17 @@ static int parse_kernel_identity(probe_result *r, const cJSON *kernel, isotier_e
 		int rc = copy_name(r->boot_id, sizeof r->boot_id, id, "kernel.boot_id", false, err);
 		if (rc < 0)
 			return rc;
-		if (!isotier_boot_id_valid(r->boot_id))
-			return isotier_error_set(err, ISOTIER_EDATA, 0,
-			                         "kernel.boot_id: \"%s\" is not a boot_id (a UUID)",
-			                         r->boot_id);
+		if (!isotier__boot_id_valid(r->boot_id))
+			return isotier__error_set(
+			    err, ISOTIER_EDATA, 0,
+			    "kernel.boot_id: \"%s\" is not a boot_id (a UUID)", r->boot_id);
 	}
 	const cJSON *bt = cJSON_GetObjectItemCaseSensitive(kernel, "btime");
 	if (bt && !cJSON_IsNull(bt)) {
 		if (!cJSON_IsNumber(bt) || !isfinite(bt->valuedouble) || bt->valuedouble < 1 ||
 		    bt->valuedouble > 1e12 || bt->valuedouble != floor(bt->valuedouble))
-			return isotier_error_set(err, ISOTIER_EDATA, 0,
-			                         "kernel.btime: not a positive integer");
+			return isotier__error_set(err, ISOTIER_EDATA, 0,
+			                          "kernel.btime: not a positive integer");
 		r->btime = (int64_t)bt->valuedouble;
 	}
 	return 0;
@@ -247,14 +247,14 @@ static int parse_doc(probe_result *r, const cJSON *doc, isotier_error *err)
 {
 	int rc;
 	if (!cJSON_IsObject(doc))
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "document: not a JSON object");
+		return isotier__error_set(err, ISOTIER_EDATA, 0, "document: not a JSON object");
 	char schema[PROBE_RESULT_NAME_MAX];
 	if ((rc = copy_name(schema, sizeof schema, cJSON_GetObjectItemCaseSensitive(doc, "schema"),
 	                    "schema", false, err)) < 0)
 		return rc;
 	if (strcmp(schema, PROBE_SCHEMA) != 0)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "schema: \"%s\" is not \"%s\"",
-		                         schema, PROBE_SCHEMA);
+		return isotier__error_set(err, ISOTIER_EDATA, 0, "schema: \"%s\" is not \"%s\"",
+		                          schema, PROBE_SCHEMA);
 	if ((rc = copy_name(r->probe_version, sizeof r->probe_version,
 	                    cJSON_GetObjectItemCaseSensitive(doc, "probe_version"), "probe_version",
 	                    false, err)) < 0)
@@ -267,19 +267,19 @@ static int parse_doc(probe_result *r, const cJSON *doc, isotier_error *err)
 	r->observed = (probe_tier)tier;
 	const cJSON *conf = cJSON_GetObjectItemCaseSensitive(doc, "confidence");
 	if (!conf)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "confidence: missing");
+		return isotier__error_set(err, ISOTIER_EDATA, 0, "confidence: missing");
 	if ((rc = parse_confidence(r, conf, err)) < 0)
 		return rc;
 
 	const cJSON *layers = cJSON_GetObjectItemCaseSensitive(doc, "layers");
 	if (!layers)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "layers: missing");
+		return isotier__error_set(err, ISOTIER_EDATA, 0, "layers: missing");
 	if (!cJSON_IsArray(layers))
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "layers: not an array");
+		return isotier__error_set(err, ISOTIER_EDATA, 0, "layers: not an array");
 	int n_layers = cJSON_GetArraySize(layers);
 	if (n_layers > PROBE_RESULT_MAX_LAYERS)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "layers: %d entries, at most %d",
-		                         n_layers, PROBE_RESULT_MAX_LAYERS);
+		return isotier__error_set(err, ISOTIER_EDATA, 0, "layers: %d entries, at most %d",
+		                          n_layers, PROBE_RESULT_MAX_LAYERS);
 	size_t i = 0;
 	for (const cJSON *l = layers->child; l; l = l->next, i++)
 		if ((rc = parse_layer(&r->layers[i], l, i, err)) < 0)
@@ -292,17 +292,17 @@ static int parse_doc(probe_result *r, const cJSON *doc, isotier_error *err)
 
 	const cJSON *dur = cJSON_GetObjectItemCaseSensitive(doc, "duration_us");
 	if (!dur)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "duration_us: missing");
+		return isotier__error_set(err, ISOTIER_EDATA, 0, "duration_us: missing");
 	if (!cJSON_IsNumber(dur) || !isfinite(dur->valuedouble) || dur->valuedouble < 0 ||
 	    dur->valuedouble > 1e15 || dur->valuedouble != floor(dur->valuedouble))
-		return isotier_error_set(err, ISOTIER_EDATA, 0,
-		                         "duration_us: not a non-negative integer");
+		return isotier__error_set(err, ISOTIER_EDATA, 0,
+		                          "duration_us: not a non-negative integer");
 	r->duration_us = (int64_t)dur->valuedouble;
 	const cJSON *kernel = cJSON_GetObjectItemCaseSensitive(doc, "kernel");
 	if (!kernel)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "kernel: missing");
+		return isotier__error_set(err, ISOTIER_EDATA, 0, "kernel: missing");
 	if (!cJSON_IsObject(kernel))
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "kernel: not an object");
+		return isotier__error_set(err, ISOTIER_EDATA, 0, "kernel: not an object");
 
 	if ((rc = parse_kernel_identity(r, kernel, err)) < 0)
 		return rc;
@@ -313,24 +313,24 @@ static int parse_doc(probe_result *r, const cJSON *doc, isotier_error *err)
 	/* The innermost layer decides observed_tier: a document that says
 	 * otherwise contradicts itself and is not evidence. */
 	if (r->observed == PROBE_TIER_NONE && r->n_layers)
-		return isotier_error_set(err, ISOTIER_EDATA, 0,
-		                         "observed_tier: NONE but %zu layer(s) reported",
-		                         r->n_layers);
+		return isotier__error_set(err, ISOTIER_EDATA, 0,
+		                          "observed_tier: NONE but %zu layer(s) reported",
+		                          r->n_layers);
 	if (r->observed != PROBE_TIER_NONE && r->observed != PROBE_TIER_UNKNOWN) {
 		if (!r->n_layers)
-			return isotier_error_set(err, ISOTIER_EDATA, 0,
-			                         "observed_tier: %s but no layers reported",
-			                         probe_tier_name(r->observed));
+			return isotier__error_set(err, ISOTIER_EDATA, 0,
+			                          "observed_tier: %s but no layers reported",
+			                          probe_tier_name(r->observed));
 		probe_layer_kind inner = r->layers[r->n_layers - 1].kind;
 		if (probe_layer_tier(inner) != r->observed)
-			return isotier_error_set(
+			return isotier__error_set(
 			    err, ISOTIER_EDATA, 0,
 			    "observed_tier: %s disagrees with the innermost layer (%s)",
 			    probe_tier_name(r->observed), probe_layer_kind_name(inner));
 	}
-	r->layers_json = isotier_json_print((cJSON *)layers, false) /* ours: scrubbed in place */;
+	r->layers_json = isotier__json_print((cJSON *)layers, false) /* ours: scrubbed in place */;
 	if (!r->layers_json)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "layers: out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "layers: out of memory");
 	return 0;
 }
 
@@ -339,13 +339,13 @@ int probe_result_parse(probe_result *out, const char *json, size_t len, isotier_
 	memset(out, 0, sizeof *out);
 	out->duration_us = -1;
 	if (!json || len == 0)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "document: empty");
+		return isotier__error_set(err, ISOTIER_EDATA, 0, "document: empty");
 	if (len > PROBE_RESULT_MAX_BYTES)
-		return isotier_error_set(err, ISOTIER_EDATA, 0,
-		                         "document: %zu bytes, larger than %d", len,
-		                         PROBE_RESULT_MAX_BYTES);
+		return isotier__error_set(err, ISOTIER_EDATA, 0,
+		                          "document: %zu bytes, larger than %d", len,
+		                          PROBE_RESULT_MAX_BYTES);
 	if (memchr(json, '\0', len))
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "document: contains a NUL byte");
+		return isotier__error_set(err, ISOTIER_EDATA, 0, "document: contains a NUL byte");
 	/* cJSON recurses per nesting level: refuse deep nesting before parsing. */
 	int depth = 0, max_depth = 0;
 	bool in_string = false, escaped = false;
@@ -368,36 +368,36 @@ int probe_result_parse(probe_result *out, const char *json, size_t len, isotier_
 		}
 	}
 	if (max_depth > 32)
-		return isotier_error_set(err, ISOTIER_EDATA, 0,
-		                         "document: nested deeper than 32 levels");
+		return isotier__error_set(err, ISOTIER_EDATA, 0,
+		                          "document: nested deeper than 32 levels");
 	const char *end = NULL;
 	cJSON *doc = cJSON_ParseWithLengthOpts(json, len, &end, false);
 	if (!doc) {
 		size_t off = end && end >= json && end <= json + len ? (size_t)(end - json) : 0;
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "document: not JSON (at byte %zu)",
-		                         off);
+		return isotier__error_set(err, ISOTIER_EDATA, 0, "document: not JSON (at byte %zu)",
+		                          off);
 	}
 	/* Only whitespace may follow the document. */
 	for (const char *p = end; p && p < json + len; p++)
 		if (*p != ' ' && *p != '\n' && *p != '\r' && *p != '\t') {
 			cJSON_Delete(doc);
-			return isotier_error_set(err, ISOTIER_EDATA, 0,
-			                         "document: trailing data at byte %zu",
-			                         (size_t)(p - json));
+			return isotier__error_set(err, ISOTIER_EDATA, 0,
+			                          "document: trailing data at byte %zu",
+			                          (size_t)(p - json));
 		}
 	/* One reading: a key given twice would be read first-wins here and
 	 * last-wins by jq or Python from the stored copy. */
-	const char *dup = isotier_json_duplicate_key(doc);
+	const char *dup = isotier__json_duplicate_key(doc);
 	if (dup) {
-		int rc = isotier_error_set(err, ISOTIER_EDATA, 0,
-		                           "document: duplicate key \"%.48s\"", dup);
+		int rc = isotier__error_set(err, ISOTIER_EDATA, 0,
+		                            "document: duplicate key \"%.48s\"", dup);
 		cJSON_Delete(doc);
 		return rc;
 	}
 	int rc = parse_doc(out, doc, err);
 	/* What is stored is the document judged, re-serialised (valid UTF-8). */
-	if (rc == 0 && !(out->doc_json = isotier_json_print(doc, false)))
-		rc = isotier_error_set(err, ISOTIER_ENOMEM, 0, "document: out of memory");
+	if (rc == 0 && !(out->doc_json = isotier__json_print(doc, false)))
+		rc = isotier__error_set(err, ISOTIER_ENOMEM, 0, "document: out of memory");
 	cJSON_Delete(doc);
 	if (rc < 0) {
 		probe_result_clear(out);

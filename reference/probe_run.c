@@ -38,7 +38,7 @@ static bool exact_count(const cJSON *v, int64_t *out)
 
 static int bad(isotier_error *err, const char *field, const char *why)
 {
-	return isotier_error_set(err, ISOTIER_EDATA, 0, "run.%s: %s", field, why);
+	return isotier__error_set(err, ISOTIER_EDATA, 0, "run.%s: %s", field, why);
 }
 
 static int parse_changes(probe_run_info *r, const cJSON *arr, isotier_error *err)
@@ -52,20 +52,20 @@ static int parse_changes(probe_run_info *r, const cJSON *arr, isotier_error *err
 		return 0;
 	r->changes = calloc((size_t)n, sizeof *r->changes);
 	if (!r->changes)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0,
-		                         "run.challenge.changes: out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0,
+		                          "run.challenge.changes: out of memory");
 	for (const cJSON *e = arr->child; e; e = e->next) {
 		probe_run_sample *s = &r->changes[r->n_changes];
 		if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 2 ||
 		    !exact_count(e->child, &s->t_us) || !exact_count(e->child->next, &s->procs))
-			return isotier_error_set(
+			return isotier__error_set(
 			    err, ISOTIER_EDATA, 0,
 			    "run.challenge.changes[%zu]: not a [time, count] pair "
 			    "of non-negative integers",
 			    r->n_changes);
 		if (s->t_us < r->start_us || s->t_us > r->end_us ||
 		    (r->n_changes && s->t_us < r->changes[r->n_changes - 1].t_us))
-			return isotier_error_set(
+			return isotier__error_set(
 			    err, ISOTIER_EDATA, 0,
 			    "run.challenge.changes[%zu]: time outside the window "
 			    "or out of order",
@@ -137,8 +137,8 @@ static int parse_segments(probe_run_info *r, const cJSON *arr, isotier_error *er
 		return 0;
 	r->segments = calloc((size_t)n, sizeof *r->segments);
 	if (!r->segments)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0,
-		                         "run.pattern.segments: out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0,
+		                          "run.pattern.segments: out of memory");
 	for (const cJSON *e = arr->child; e; e = e->next) {
 		size_t i = r->n_segments;
 		probe_run_segment *s = &r->segments[i];
@@ -146,7 +146,7 @@ static int parse_segments(probe_run_info *r, const cJSON *arr, isotier_error *er
 		    !exact_count(e->child, &s->start_us) ||
 		    !exact_count(e->child->next, &s->end_us) ||
 		    !exact_count(e->child->next->next, &s->tasks))
-			return isotier_error_set(
+			return isotier__error_set(
 			    err, ISOTIER_EDATA, 0,
 			    "run.pattern.segments[%zu]: not a [start, end, tasks] "
 			    "triple of non-negative integers",
@@ -154,16 +154,16 @@ static int parse_segments(probe_run_info *r, const cJSON *arr, isotier_error *er
 		if (s->end_us < s->start_us || s->end_us - s->start_us > PROBE_RUN_MAX_SLOT_US ||
 		    (i && s->start_us < r->segments[i - 1].end_us) ||
 		    s->end_us - r->segments[0].start_us > PROBE_RUN_MAX_WINDOW_US)
-			return isotier_error_set(
+			return isotier__error_set(
 			    err, ISOTIER_EDATA, 0,
 			    "run.pattern.segments[%zu]: a slot that ends before it "
 			    "starts, overlaps the one before, is longer than 1 s or "
 			    "ends more than 10 s after the first",
 			    i);
 		if (s->tasks > PROBE_RUN_PATTERN_TASKS)
-			return isotier_error_set(err, ISOTIER_EDATA, 0,
-			                         "run.pattern.segments[%zu]: more than %d tasks", i,
-			                         PROBE_RUN_PATTERN_TASKS);
+			return isotier__error_set(err, ISOTIER_EDATA, 0,
+			                          "run.pattern.segments[%zu]: more than %d tasks",
+			                          i, PROBE_RUN_PATTERN_TASKS);
 		r->n_segments++;
 	}
 	return 0;

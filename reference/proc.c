@@ -21,7 +21,7 @@
 
 extern char **environ;
 
-bool isotier_cancelled(int cancel_fd)
+bool isotier__cancelled(int cancel_fd)
 {
 	if (cancel_fd <= 0)
 		return false;
@@ -33,7 +33,7 @@ bool isotier_cancelled(int cancel_fd)
 	return pr != 0; /* readable, hung up, not open, or poll failed: fail closed */
 }
 
-int isotier_find_program(char *out, size_t out_len, const char *name)
+int isotier__find_program(char *out, size_t out_len, const char *name)
 {
 	if (!name || !*name)
 		return -1;
@@ -68,7 +68,7 @@ int isotier_find_program(char *out, size_t out_len, const char *name)
 	return -1;
 }
 
-int64_t isotier_now_ms(void)
+int64_t isotier__now_ms(void)
 {
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -226,7 +226,7 @@ static int io_pipe(int *r, int *w, isotier_error *err)
 {
 	int p[2];
 	if (pipe2(p, O_CLOEXEC) != 0)
-		return isotier_error_set(err, ISOTIER_EIO, errno, "pipe");
+		return isotier__error_set(err, ISOTIER_EIO, errno, "pipe");
 	*r = p[0];
 	*w = p[1];
 	return 0;
@@ -241,7 +241,7 @@ static int io_open(proc_io *io, const isotier_proc_opts *o, isotier_error *err)
 	io->err_fd = o->stderr_fd;
 	if (io->in_fd < 0) {
 		if ((io->null_in = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0)
-			return isotier_error_set(err, ISOTIER_EIO, errno, "open /dev/null");
+			return isotier__error_set(err, ISOTIER_EIO, errno, "open /dev/null");
 		io->in_fd = io->null_in;
 	}
 	int rc;
@@ -256,7 +256,7 @@ static int io_open(proc_io *io, const isotier_proc_opts *o, isotier_error *err)
 		io->err_fd = io->err_w;
 	} else if (io->err_fd < 0 && (o->flags & ISOTIER_PROC_QUIET)) {
 		if ((io->null_err = open("/dev/null", O_WRONLY | O_CLOEXEC)) < 0)
-			return isotier_error_set(err, ISOTIER_EIO, errno, "open /dev/null");
+			return isotier__error_set(err, ISOTIER_EIO, errno, "open /dev/null");
 		io->err_fd = io->null_err;
 	}
 	return io_pipe(&io->ep_r, &io->ep_w, err);
@@ -286,13 +286,13 @@ static int cancel_seen(proc_wait *w, isotier_error *err)
 {
 	const isotier_proc_opts *o = w->o;
 	if (!o->on_cancel)
-		return isotier_error_set(err, ISOTIER_EINTR, 0, "%s: cancelled", w->name);
-	int64_t now = isotier_now_ms();
+		return isotier__error_set(err, ISOTIER_EINTR, 0, "%s: cancelled", w->name);
+	int64_t now = isotier__now_ms();
 	w->cancel_at = now;
 	if (w->deadline > now + CANCEL_GRACE_MS)
 		w->deadline = now + CANCEL_GRACE_MS;
 	o->on_cancel(o->on_cancel_ctx);
-	w->next_hook = isotier_now_ms() + CANCEL_HOOK_EVERY_MS;
+	w->next_hook = isotier__now_ms() + CANCEL_HOOK_EVERY_MS;
 	return 0;
 }
 
@@ -303,7 +303,7 @@ static int spawn(proc_wait *w, const char *prog, proc_io *io, int *exec_errno, i
 	pid_t parent = getpid();
 	pid_t pid = fork();
 	if (pid < 0)
-		return isotier_error_set(err, ISOTIER_EIO, errno, "fork %s", w->name);
+		return isotier__error_set(err, ISOTIER_EIO, errno, "fork %s", w->name);
 	if (pid == 0)
 		child_exec(prog, w->o, io->in_fd, io->out_fd, io->err_fd, io->ep_w, parent);
 	setpgid(pid, pid); /* also done by the child; whichever runs first wins */
@@ -317,7 +317,7 @@ static int spawn(proc_wait *w, const char *prog, proc_io *io, int *exec_errno, i
 		*exec_errno = 0;
 	w->pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
 	w->deadline =
-	    w->timeout_s > 0 ? isotier_now_ms() + (int64_t)w->timeout_s * 1000 : INT64_MAX;
+	    w->timeout_s > 0 ? isotier__now_ms() + (int64_t)w->timeout_s * 1000 : INT64_MAX;
 	return 0;
 }
 
@@ -327,7 +327,7 @@ static int spawn(proc_wait *w, const char *prog, proc_io *io, int *exec_errno, i
  * under `verify --jobs` another worker's children would be counted too. */
 static __thread int64_t reaped_cpu_us;
 
-int64_t isotier_proc_thread_cpu_us(void)
+int64_t isotier__proc_thread_cpu_us(void)
 {
 	return reaped_cpu_us;
 }
@@ -356,7 +356,7 @@ static void reap_if_exited(proc_wait *w)
 	reap(w);
 	w->exited = true;
 	/* Output still in the pipes is read for a little longer. */
-	int64_t grace = isotier_now_ms() + 2000;
+	int64_t grace = isotier__now_ms() + 2000;
 	w->drain_deadline = grace < w->deadline ? grace : w->deadline;
 }
 
@@ -369,8 +369,8 @@ static int pump_stream(proc_wait *w, proc_io *io, bool is_out, isotier_error *er
 	                        o->err_sink_ctx);
 	if (!src)
 		return 0;
-	return isotier_error_set(err, src, 0, "%s: %s: %s", w->name, is_out ? "stdout" : "stderr",
-	                         sink_error(src));
+	return isotier__error_set(err, src, 0, "%s: %s: %s", w->name, is_out ? "stdout" : "stderr",
+	                          sink_error(src));
 }
 
 /*
@@ -399,15 +399,15 @@ static int wait_step(proc_wait *w, proc_io *io, isotier_error *err)
 		i_err = n;
 		pf[n++] = (struct pollfd){.fd = io->err_r, .events = POLLIN};
 	}
-	int64_t wait = (w->exited ? w->drain_deadline : w->deadline) - isotier_now_ms();
+	int64_t wait = (w->exited ? w->drain_deadline : w->deadline) - isotier__now_ms();
 	if (w->pidfd < 0 && wait > 100)
 		wait = 100;
-	if (w->cancel_at && !w->exited && wait > w->next_hook - isotier_now_ms())
-		wait = w->next_hook - isotier_now_ms();
+	if (w->cancel_at && !w->exited && wait > w->next_hook - isotier__now_ms())
+		wait = w->next_hook - isotier__now_ms();
 	wait = wait < 0 ? 0 : wait > INT_MAX ? INT_MAX : wait;
 	int pr = poll(pf, (nfds_t)n, (int)wait);
 	if (pr < 0) /* EINTR: a signal for the caller's own handler, which may cancel us */
-		return errno == EINTR ? 0 : isotier_error_set(err, ISOTIER_EIO, errno, "poll");
+		return errno == EINTR ? 0 : isotier__error_set(err, ISOTIER_EIO, errno, "poll");
 	if (i_cancel >= 0 && pf[i_cancel].revents) {
 		if (w->exited)
 			return 1; /* it ended on its own: keep its status, stop draining */
@@ -423,20 +423,20 @@ static int wait_step(proc_wait *w, proc_io *io, isotier_error *err)
 	if (!w->exited && (w->pidfd < 0 || (i_pid >= 0 && (pf[i_pid].revents & POLLIN)))) {
 		reap_if_exited(w);
 		if (w->exited && w->cancel_at)
-			return isotier_error_set(err, ISOTIER_EINTR, 0, "%s: cancelled", w->name);
+			return isotier__error_set(err, ISOTIER_EINTR, 0, "%s: cancelled", w->name);
 		if (w->exited)
 			return 0;
 	}
-	int64_t now = isotier_now_ms();
+	int64_t now = isotier__now_ms();
 	if (w->cancel_at && !w->exited && now >= w->deadline)
-		return isotier_error_set(err, ISOTIER_EINTR, 0, "%s: cancelled", w->name);
+		return isotier__error_set(err, ISOTIER_EINTR, 0, "%s: cancelled", w->name);
 	if (w->cancel_at && !w->exited && now >= w->next_hook) {
 		o->on_cancel(o->on_cancel_ctx);
-		w->next_hook = isotier_now_ms() + CANCEL_HOOK_EVERY_MS;
+		w->next_hook = isotier__now_ms() + CANCEL_HOOK_EVERY_MS;
 	}
 	if (!w->exited && now >= w->deadline)
-		return isotier_error_set(err, ISOTIER_ETIMEDOUT, 0, "%s: timed out after %d s",
-		                         w->name, w->timeout_s);
+		return isotier__error_set(err, ISOTIER_ETIMEDOUT, 0, "%s: timed out after %d s",
+		                          w->name, w->timeout_s);
 	if (w->exited && now >= w->drain_deadline)
 		return 1; /* a descendant outside the group holds the pipe: stop reading */
 	return 0;
@@ -446,21 +446,22 @@ static int wait_step(proc_wait *w, proc_io *io, isotier_error *err)
 static int run_check(const isotier_proc_opts *o, char *prog, size_t prog_len, isotier_error *err)
 {
 	if (!o || !o->argv || !o->argv[0])
-		return isotier_error_set(err, ISOTIER_EINVAL, 0, "run: no command");
+		return isotier__error_set(err, ISOTIER_EINVAL, 0, "run: no command");
 	const char *name = o->argv[0];
 	if (o->cancel_fd > 0 && fcntl(o->cancel_fd, F_GETFD) < 0)
-		return isotier_error_set(err, ISOTIER_EINVAL, errno,
-		                         "%s: cancel_fd %d is not an open descriptor", name,
-		                         o->cancel_fd);
-	if (!(o->flags & ISOTIER_PROC_CLEANUP) && isotier_cancelled(o->cancel_fd))
-		return isotier_error_set(err, ISOTIER_EINTR, 0, "%s: not started: cancelled", name);
-	if (isotier_find_program(prog, prog_len, name) != 0)
-		return isotier_error_set(err, ISOTIER_EUNAVAILABLE, 0, "%s: not found in PATH",
-		                         name);
+		return isotier__error_set(err, ISOTIER_EINVAL, errno,
+		                          "%s: cancel_fd %d is not an open descriptor", name,
+		                          o->cancel_fd);
+	if (!(o->flags & ISOTIER_PROC_CLEANUP) && isotier__cancelled(o->cancel_fd))
+		return isotier__error_set(err, ISOTIER_EINTR, 0, "%s: not started: cancelled",
+		                          name);
+	if (isotier__find_program(prog, prog_len, name) != 0)
+		return isotier__error_set(err, ISOTIER_EUNAVAILABLE, 0, "%s: not found in PATH",
+		                          name);
 	return 0;
 }
 
-int isotier_proc_run(const isotier_proc_opts *o, int *exit_status, isotier_error *err)
+int isotier__proc_run(const isotier_proc_opts *o, int *exit_status, isotier_error *err)
 {
 	int dummy_status;
 	if (!exit_status)
@@ -494,7 +495,7 @@ int isotier_proc_run(const isotier_proc_opts *o, int *exit_status, isotier_error
 	if (rc)
 		return rc;
 	if (exec_errno)
-		return isotier_error_set(err, ISOTIER_EIO, exec_errno, "exec %s", prog);
+		return isotier__error_set(err, ISOTIER_EIO, exec_errno, "exec %s", prog);
 	if (WIFEXITED(w.status))
 		*exit_status = WEXITSTATUS(w.status);
 	else if (WIFSIGNALED(w.status))
@@ -502,7 +503,7 @@ int isotier_proc_run(const isotier_proc_opts *o, int *exit_status, isotier_error
 	return 0;
 }
 
-void isotier_proc_cleanup(const char *const *argv, int timeout_s)
+void isotier__proc_cleanup(const char *const *argv, int timeout_s)
 {
 	isotier_proc_opts o = {.argv = argv,
 	                       .stdin_fd = -1,
@@ -511,26 +512,26 @@ void isotier_proc_cleanup(const char *const *argv, int timeout_s)
 	                       .timeout_s = timeout_s,
 	                       .flags = ISOTIER_PROC_CLEANUP | ISOTIER_PROC_QUIET};
 	int st;
-	isotier_proc_run(&o, &st, NULL);
+	isotier__proc_run(&o, &st, NULL);
 }
 
-int isotier_mkdtemp(char **out, const char *prefix, isotier_error *err)
+int isotier__mkdtemp(char **out, const char *prefix, isotier_error *err)
 {
 	const char *tmp = getenv("TMPDIR");
 	if (!tmp || !*tmp)
 		tmp = "/tmp";
 	char *path = NULL;
 	if (asprintf(&path, "%s/%s.XXXXXX", tmp, prefix) < 0)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "mkdtemp: out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "mkdtemp: out of memory");
 	if (!mkdtemp(path)) {
 		int e = errno;
-		isotier_error_set(err, ISOTIER_EIO, e, "mkdtemp %s", path);
+		isotier__error_set(err, ISOTIER_EIO, e, "mkdtemp %s", path);
 		free(path);
 		return ISOTIER_EIO;
 	}
-	/* A crash before isotier_rmtree leaves the lease for the next sweep. */
+	/* A crash before isotier__rmtree leaves the lease for the next sweep. */
 	const char *base = strrchr(path, '/') + 1;
-	isotier_lease_take(&(isotier_lease){.kind = "dir", .path = path}, base);
+	isotier__lease_take(&(isotier_lease){.kind = "dir", .path = path}, base);
 	*out = path;
 	return 0;
 }
@@ -563,7 +564,7 @@ static void rmtree_at(int parent, const char *name, dev_t dev, int depth)
 	/* A directory on another device is a mount point still in use: leave it. */
 }
 
-void isotier_rmtree(const char *path)
+void isotier__rmtree(const char *path)
 {
 	struct stat st;
 	if (!path || lstat(path, &st) != 0)
@@ -572,37 +573,38 @@ void isotier_rmtree(const char *path)
 	const char *base = strrchr(path, '/');
 	base = base ? base + 1 : path;
 	if (!strncmp(base, "isotier-", 8) && lstat(path, &st) != 0)
-		isotier_lease_drop("dir", base);
+		isotier__lease_drop("dir", base);
 }
 
-int isotier_write_file(const char *path, const void *data, size_t len, int mode, isotier_error *err)
+int isotier__write_file(const char *path, const void *data, size_t len, int mode,
+                        isotier_error *err)
 {
 	cleanup_close int fd =
 	    open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
 	if (fd < 0)
-		return isotier_error_set(err, ISOTIER_EIO, errno, "open %s", path);
+		return isotier__error_set(err, ISOTIER_EIO, errno, "open %s", path);
 	const char *p = data;
 	while (len > 0) {
 		ssize_t n = write(fd, p, len);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
-			return isotier_error_set(err, ISOTIER_EIO, errno, "write %s", path);
+			return isotier__error_set(err, ISOTIER_EIO, errno, "write %s", path);
 		}
 		p += n;
 		len -= (size_t)n;
 	}
 	if (fchmod(fd, (mode_t)mode) != 0)
-		return isotier_error_set(err, ISOTIER_EIO, errno, "chmod %s", path);
+		return isotier__error_set(err, ISOTIER_EIO, errno, "chmod %s", path);
 	return 0;
 }
 
-int isotier_copy_file(const char *dst, const char *src, int mode, isotier_error *err)
+int isotier__copy_file(const char *dst, const char *src, int mode, isotier_error *err)
 {
 	cleanup_free char *data = NULL;
 	size_t len = 0;
-	int rc = isotier_read_file(&data, &len, src, (size_t)256 << 20, err);
+	int rc = isotier__read_file(&data, &len, src, (size_t)256 << 20, err);
 	if (rc)
 		return rc;
-	return isotier_write_file(dst, data, len, mode, err);
+	return isotier__write_file(dst, data, len, mode, err);
 }

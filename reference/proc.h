@@ -77,35 +77,35 @@ typedef struct isotier_proc_opts {
  * group is killed first; or not started), ISOTIER_EINVAL (cancel_fd > 0 is not
  * an open descriptor) or another ISOTIER_E* with err filled.
  */
-int isotier_proc_run(const isotier_proc_opts *opts, int *exit_status, isotier_error *err);
+int isotier__proc_run(const isotier_proc_opts *opts, int *exit_status, isotier_error *err);
 /* Runs argv as a quiet cleanup child (ISOTIER_PROC_CLEANUP | ISOTIER_PROC_QUIET,
  * no stdio, at most timeout_s): `runc delete -f ID` and its kind, whose
  * status no caller can act on. */
-void isotier_proc_cleanup(const char *const *argv, int timeout_s);
+void isotier__proc_cleanup(const char *const *argv, int timeout_s);
 
-/* The CPU time of every child isotier_proc_run reaped on the calling thread
+/* The CPU time of every child isotier__proc_run reaped on the calling thread
  * so far (microseconds, user + system, each child's wait4 rusage: its
  * descendants it reaped included, a daemon's or anything reparented away
  * not). A difference across calls is what those children used. */
-int64_t isotier_proc_thread_cpu_us(void);
+int64_t isotier__proc_thread_cpu_us(void);
 
 /* True when cancel_fd (> 0) is readable, hung up or not open; never blocks,
  * reads nothing. False for cancel_fd <= 0. */
-bool isotier_cancelled(int cancel_fd);
+bool isotier__cancelled(int cancel_fd);
 
 /* Helpers for the backends. */
 /* CLOCK_MONOTONIC in milliseconds. */
-int64_t isotier_now_ms(void);
+int64_t isotier__now_ms(void);
 /* Finds an executable in $PATH (or checks a path with '/'); 0 when found. */
-int isotier_find_program(char *out, size_t out_len, const char *name);
+int isotier__find_program(char *out, size_t out_len, const char *name);
 /* mkdtemp under $TMPDIR (or /tmp) with the given prefix; *out is malloc'd. */
-int isotier_mkdtemp(char **out, const char *prefix, isotier_error *err);
+int isotier__mkdtemp(char **out, const char *prefix, isotier_error *err);
 /* rm -rf without following symlinks or crossing mount points; best effort. */
-void isotier_rmtree(const char *path);
+void isotier__rmtree(const char *path);
 /* Writes a whole buffer to a new file (mode), fsync not needed. */
-int isotier_write_file(const char *path, const void *data, size_t len, int mode,
-                       isotier_error *err);
+int isotier__write_file(const char *path, const void *data, size_t len, int mode,
+                        isotier_error *err);
 /* Copies a regular file (at most max bytes) to a new file with mode. */
-int isotier_copy_file(const char *dst, const char *src, int mode, isotier_error *err);
+int isotier__copy_file(const char *dst, const char *src, int mode, isotier_error *err);
 
 #endif

@@ -15,7 +15,7 @@
 static int days_since(const char *when, const char *today)
 {
 	long then, now;
-	if (isotier_date_part_days(&then, when) < 0 || isotier_date_days(&now, today) < 0)
+	if (isotier__date_part_days(&then, when) < 0 || isotier__date_days(&now, today) < 0)
 		return 1 << 20;
 	return (int)(now - then);
 }
@@ -36,29 +36,29 @@ static int resolve_claim(isotier_resolution *r, const char *dir, const char *id,
                          const char *today, char **digest)
 {
 	char path[4096], current[72];
-	id = isotier_catalogue_current_id(current, sizeof current, dir, id); /* renamed_from */
+	id = isotier__catalogue_current_id(current, sizeof current, dir, id); /* renamed_from */
 	snprintf(path, sizeof path, "%s/%s.json", dir, id);
 	cleanup_free char *json = NULL;
 	size_t len = 0;
 	isotier_error ferr = {0};
-	if (isotier_read_file(&json, &len, path, PROVIDER_FILE_MAX, &ferr) < 0) {
+	if (isotier__read_file(&json, &len, path, PROVIDER_FILE_MAX, &ferr) < 0) {
 		downgrade(r, "no usable catalogue entry: %s", ferr.message);
 		return 0;
 	}
 	isotier_findings findings = {0};
 	isotier_provider p = {0};
 	int ok = 1;
-	if (isotier_provider_parse(&p, json, len, path, &findings) == 0) {
+	if (isotier__provider_parse(&p, json, len, path, &findings) == 0) {
 		snprintf(r->provider_id, sizeof r->provider_id, "%s", p.id ? p.id : id);
 		r->claimed = p.tier;
 		snprintf(r->mechanism, sizeof r->mechanism, "%s", p.mechanism ? p.mechanism : "");
 		isotier_catalogue one = {.dir = (char *)dir, .providers = &p, .n_providers = 1};
-		isotier_catalogue_validate(&one, today, max_age, &findings);
-		const isotier_source *src = isotier_provider_best_source(&p);
+		isotier__catalogue_validate(&one, today, max_age, &findings);
+		const isotier_source *src = isotier__provider_best_source(&p);
 		if (src && src->retrieved)
 			snprintf(r->source_retrieved, sizeof r->source_retrieved, "%s",
 			         src->retrieved);
-		const char *status = isotier_provider_status(&p);
+		const char *status = isotier__provider_status(&p);
 		if (!strcmp(status, "deprecated"))
 			snprintf(r->status, sizeof r->status, "deprecated since %.16s",
 			         p.status_source.date ? p.status_source.date : "?");
@@ -82,7 +82,7 @@ static int resolve_claim(isotier_resolution *r, const char *dir, const char *id,
 	} else {
 		ok = 0;
 	}
-	if (ok && !(*digest = isotier_claim_digest(&p))) {
+	if (ok && !(*digest = isotier__claim_digest(&p))) {
 		downgrade(r, "catalogue entry %s: out of memory", r->provider_id);
 		ok = 0;
 	}
@@ -101,8 +101,8 @@ static int resolve_claim(isotier_resolution *r, const char *dir, const char *id,
 		downgrade(r, "catalogue entry does not validate: %s: %s: %s", f->file, f->field,
 		          f->message);
 	}
-	isotier_provider_clear(&p);
-	isotier_findings_free(&findings);
+	isotier__provider_clear(&p);
+	isotier__findings_free(&findings);
 	return ok;
 }
 
@@ -126,8 +126,8 @@ static int resolve_future(isotier_resolution *r, const gate *g, const char *now,
 {
 	isotier_gate_row row;
 	isotier_gate_buf buf;
-	int rc = isotier_history_gate_future(g->h, g->backend, g->host_id, now, FUTURE_SKEW_S, &row,
-	                                     &buf, err);
+	int rc = isotier__history_gate_future(g->h, g->backend, g->host_id, now, FUTURE_SKEW_S,
+	                                      &row, &buf, err);
 	if (rc < 0)
 		return rc;
 	if (rc > 0)
@@ -155,14 +155,14 @@ static int resolve_against(isotier_resolution *r, const gate *g, isotier_error *
 	                        .verdict_flags = VERDICT_JUDGES,
 	                        .verdict_not = VERDICT_AGAINST,
 	                        .own_only = true};
-	int clear = isotier_history_gate_latest(g->h, &q, &row, &buf, err);
+	int clear = isotier__history_gate_latest(g->h, &q, &row, &buf, err);
 	if (clear < 0)
 		return clear;
 	isotier_gate_query qa = {.backend = g->backend,
 	                         .host_id = g->host_id,
 	                         .verdict_flags = VERDICT_AGAINST,
 	                         .after = clear ? row.id : 0};
-	int rc = isotier_history_gate_latest(g->h, &qa, &against, &abuf, err);
+	int rc = isotier__history_gate_latest(g->h, &qa, &against, &abuf, err);
 	if (rc < 0)
 		return rc;
 	if (rc == 0 && !clear)
@@ -193,14 +193,14 @@ static int resolve_ceiling(isotier_resolution *r, const gate *g, isotier_error *
 	                        .host_id = g->host_id,
 	                        .ceiling_in = r->resolved,
 	                        .own_only = true};
-	int ok = isotier_history_gate_latest(g->h, &q, &row, &buf, err);
+	int ok = isotier__history_gate_latest(g->h, &q, &row, &buf, err);
 	if (ok < 0)
 		return ok;
 	isotier_gate_query low = {.backend = g->backend,
 	                          .host_id = g->host_id,
 	                          .ceiling_out = r->resolved,
 	                          .after = ok ? row.id : 0};
-	int rc = isotier_history_gate_latest(g->h, &low, &row, &buf, err);
+	int rc = isotier__history_gate_latest(g->h, &low, &row, &buf, err);
 	if (rc <= 0)
 		return rc;
 	const char *name = row.ceiling_tier;
@@ -231,7 +231,7 @@ static int resolve_verified(isotier_resolution *r, const gate *g, const char *di
 	isotier_gate_row row;
 	isotier_gate_buf buf;
 	isotier_gate_query q = {.backend = g->backend, .host_id = g->host_id};
-	int rc = isotier_history_gate_latest(g->h, &q, &row, &buf, err);
+	int rc = isotier__history_gate_latest(g->h, &q, &row, &buf, err);
 	if (rc < 0)
 		return rc;
 	if (rc == 0) {
@@ -244,7 +244,7 @@ static int resolve_verified(isotier_resolution *r, const gate *g, const char *di
 	const char *verdict = row.verdict, *at = row.observed_at;
 	isotier_verdict v;
 	isotier_tier ceiling = ISOTIER_UNKNOWN;
-	if (isotier_verdict_parse(&v, verdict) < 0 || !isotier_verdict_is(v, VERDICT_PROVES))
+	if (isotier__verdict_parse(&v, verdict) < 0 || !isotier__verdict_is(v, VERDICT_PROVES))
 		downgrade(
 		    r,
 		    "the latest observation of %s (#%lld, %s) is %s, not a proof of the claim; "
@@ -288,8 +288,8 @@ static int resolve_history(isotier_resolution *r, const char *backend,
                            const isotier_resolve_opts *o, const char *digest, const char *today,
                            isotier_error *err)
 {
-	const char *path = o->db_path ? o->db_path : isotier_default_db_path();
-	if (!isotier_history_is_uri(path) && access(path, F_OK) != 0) {
+	const char *path = o->db_path ? o->db_path : isotier__default_db_path();
+	if (!isotier__history_is_uri(path) && access(path, F_OK) != 0) {
 		if (o->require_verified_days > 0 && r->resolved != ISOTIER_UNKNOWN)
 			downgrade(r,
 			          "no verification history for %s (database %s absent) but a "
@@ -298,14 +298,14 @@ static int resolve_history(isotier_resolution *r, const char *backend,
 		return 0;
 	}
 	cleanup_history isotier_history *h = NULL;
-	int rc = isotier_history_open_readonly(&h, path, err);
+	int rc = isotier__history_open_readonly(&h, path, err);
 	if (rc < 0)
 		return rc;
 	char host[64] = "";
 	if (o->host_id)
 		snprintf(host, sizeof host, "%s", o->host_id);
 	else
-		isotier_host_id(host, sizeof host);
+		isotier__host_id(host, sizeof host);
 	/* No machine id: no row can be this host's; only rows naming no host
 	 * are read (they deny, never grant). */
 	gate g = {.h = h, .backend = backend, .host_id = o->any_host ? NULL : host};
@@ -325,8 +325,8 @@ static int resolve_history(isotier_resolution *r, const char *backend,
 	return 0;
 }
 
-int isotier_resolve(isotier_resolution *out, const isotier_backend *backend,
-                    const isotier_resolve_opts *opts, isotier_error *err)
+int isotier__resolve(isotier_resolution *out, const isotier_backend *backend,
+                     const isotier_resolve_opts *opts, isotier_error *err)
 {
 	static const isotier_resolve_opts defaults = {0};
 	const isotier_resolve_opts *o = opts ? opts : &defaults;
@@ -336,10 +336,10 @@ int isotier_resolve(isotier_resolution *out, const isotier_backend *backend,
 	if (o->today)
 		snprintf(today, sizeof today, "%s", o->today);
 	else
-		isotier_today(today, sizeof today);
+		isotier__today(today, sizeof today);
 	int max_age = o->max_source_age_days > 0 ? o->max_source_age_days
 	                                         : ISOTIER_DEFAULT_MAX_SOURCE_AGE_DAYS;
-	const char *dir = o->catalogue_dir ? o->catalogue_dir : isotier_default_catalogue_dir();
+	const char *dir = o->catalogue_dir ? o->catalogue_dir : isotier__default_catalogue_dir();
 
 	if (!backend->catalogue_id) {
 		downgrade(out, "%s has no catalogue claim (the machine's provider is not known)",
@@ -355,5 +355,5 @@ int isotier_resolve(isotier_resolution *out, const isotier_backend *backend,
 		         out->status[0] ? "; " : "", out->status);
 	}
 	int rc = resolve_history(out, backend->name, o, digest, today, err);
-	return rc < 0 ? isotier_error_prefix(err, "resolve %s", backend->name) : 0;
+	return rc < 0 ? isotier__error_prefix(err, "resolve %s", backend->name) : 0;
 }

@@ -3,7 +3,7 @@
  *
  * The catalogue claim counts only if its entry validates and its newest
  * provider-published source is within the max age; then the history gate
- * (the host's history: db_path, else isotier_default_db_path()) reads this
+ * (the host's history: db_path, else isotier__default_db_path()) reads this
  * host's rows of the backend in the order they were written (id, never
  * their timestamps):
  *   - the latest judgement (CONFIRMED, CONSISTENT, EXCEEDS or CONTRADICTED;
@@ -15,7 +15,7 @@
  *   - with require_verified_days, the latest observation of any verdict must
  *     be a proof (CONFIRMED or CONSISTENT, ceiling reaching the claim) made on
  *     this host, of the very claim the catalogue makes now (its
- *     isotier_claim_digest), that recent: a newer INCONCLUSIVE voids it.
+ *     isotier__claim_digest), that recent: a newer INCONCLUSIVE voids it.
  * "This host's rows": host_id equal to this machine's id; rows that name no
  * host (older than host ids) still deny, never grant; other hosts' rows are
  * not read unless any_host. Otherwise the resolved tier is UNKNOWN and
@@ -30,14 +30,14 @@
 #include <time.h>
 
 typedef struct isotier_resolve_opts {
-	const char *catalogue_dir; /* NULL: isotier_default_catalogue_dir() */
-	const char *db_path;       /* NULL: isotier_default_db_path(); an absent file: no
+	const char *catalogue_dir; /* NULL: isotier__default_catalogue_dir() */
+	const char *db_path;       /* NULL: isotier__default_db_path(); an absent file: no
 	                              observations (require_verified_days then fails) */
 	int max_source_age_days;   /* 0: the runbook's default */
 	int require_verified_days; /* 0: off */
 	const char *today;         /* YYYY-MM-DD; NULL: the current UTC date */
 	time_t now;                /* what "after now" means for row dates; 0: time(NULL) */
-	const char *host_id;       /* this host's id; NULL: isotier_host_id() */
+	const char *host_id;       /* this host's id; NULL: isotier__host_id() */
 	bool any_host;             /* count every host's rows, not only this host's */
 } isotier_resolve_opts;
 
@@ -55,7 +55,7 @@ typedef struct isotier_resolution {
 
 /* Resolves backend `name`. Returns 0 (even when the result is UNKNOWN), or
  * <0 when the backend does not exist or an input cannot be read at all. */
-int isotier_resolve(isotier_resolution *out, const isotier_backend *backend,
-                    const isotier_resolve_opts *opts, isotier_error *err);
+int isotier__resolve(isotier_resolution *out, const isotier_backend *backend,
+                     const isotier_resolve_opts *opts, isotier_error *err);
 
 #endif

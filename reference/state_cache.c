@@ -32,7 +32,7 @@ static bool usable_dir(const char *path, mode_t mode)
 	return st.st_uid == geteuid() && access(path, W_OK | X_OK) == 0;
 }
 
-int isotier_state_dir(char *buf, size_t len)
+int isotier__state_dir(char *buf, size_t len)
 {
 	const char *env = getenv("ISOTIER_STATE_DIR");
 	if (env && *env) {
@@ -77,7 +77,7 @@ static int entry_path(char *path, size_t len, const char *name, bool create)
 	                 "0123456789._-") != n)
 		return ISOTIER_EINVAL;
 	char dir[PATH_MAX];
-	int rc = isotier_state_dir(dir, sizeof dir);
+	int rc = isotier__state_dir(dir, sizeof dir);
 	if (rc)
 		return rc;
 	if ((size_t)snprintf(path, len, "%s/cache", dir) >= len)
@@ -89,7 +89,7 @@ static int entry_path(char *path, size_t len, const char *name, bool create)
 	return 0;
 }
 
-int isotier_state_cache_get(const char *name, char *buf, size_t len)
+int isotier__state_cache_get(const char *name, char *buf, size_t len)
 {
 	char path[PATH_MAX];
 	if (len < 2 || entry_path(path, sizeof path, name, false) != 0)
@@ -118,7 +118,7 @@ int isotier_state_cache_get(const char *name, char *buf, size_t len)
 	return 0;
 }
 
-int isotier_state_cache_put(const char *name, const char *data)
+int isotier__state_cache_put(const char *name, const char *data)
 {
 	char path[PATH_MAX], tmp[PATH_MAX + 32];
 	int rc = entry_path(path, sizeof path, name, true);
@@ -127,7 +127,7 @@ int isotier_state_cache_put(const char *name, const char *data)
 	/* Another process may write the same entry at once: each its own temp
 	 * file, the rename makes either whole answer the one readers see. */
 	snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
-	if ((rc = isotier_write_file(tmp, data, strlen(data), 0644, NULL)) == 0 &&
+	if ((rc = isotier__write_file(tmp, data, strlen(data), 0644, NULL)) == 0 &&
 	    rename(tmp, path) != 0)
 		rc = ISOTIER_EIO;
 	if (rc)
@@ -141,7 +141,7 @@ static void to_hex(const unsigned char *md, unsigned n, char *hex)
 		snprintf(hex + 2 * i, 3, "%02x", md[i]);
 }
 
-int isotier_sha256_hex(const void *data, size_t len, char hex[65])
+int isotier__sha256_hex(const void *data, size_t len, char hex[65])
 {
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned n = 0;
@@ -157,14 +157,14 @@ static bool is_hex64(const char *s)
 	return strlen(s) == 64 && strspn(s, "0123456789abcdef") == 64;
 }
 
-int isotier_file_sha256(const char *path, char hex[65], isotier_error *err)
+int isotier__file_sha256(const char *path, char hex[65], isotier_error *err)
 {
 	cleanup_close int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	struct stat st;
 	if (fd < 0 || fstat(fd, &st) != 0)
-		return isotier_error_set(err, ISOTIER_ENOTFOUND, errno, "open %s", path);
+		return isotier__error_set(err, ISOTIER_ENOTFOUND, errno, "open %s", path);
 	if (!S_ISREG(st.st_mode))
-		return isotier_error_set(err, ISOTIER_EINVAL, 0, "%s: not a regular file", path);
+		return isotier__error_set(err, ISOTIER_EINVAL, 0, "%s: not a regular file", path);
 	/* The memo's key is the file's identity: a write changes its ctime
 	 * (which no caller can set back), a replacement its inode. */
 	char ident[256], key[65], name[96] = "", memo[80];
@@ -172,9 +172,9 @@ int isotier_file_sha256(const char *path, char hex[65], isotier_error *err)
 	         (unsigned long long)st.st_dev, (unsigned long long)st.st_ino,
 	         (long long)st.st_size, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
 	         (long long)st.st_ctim.tv_sec, st.st_ctim.tv_nsec);
-	if (isotier_sha256_hex(ident, strlen(ident), key) == 0) {
+	if (isotier__sha256_hex(ident, strlen(ident), key) == 0) {
 		snprintf(name, sizeof name, "sha256-%.32s", key);
-		if (isotier_state_cache_get(name, memo, sizeof memo) == 0 && strlen(memo) == 65 &&
+		if (isotier__state_cache_get(name, memo, sizeof memo) == 0 && strlen(memo) == 65 &&
 		    memo[64] == '\n') {
 			memo[64] = '\0';
 			if (is_hex64(memo)) {
@@ -186,7 +186,7 @@ int isotier_file_sha256(const char *path, char hex[65], isotier_error *err)
 	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
 	if (!ctx || !EVP_DigestInit_ex(ctx, EVP_sha256(), NULL)) {
 		EVP_MD_CTX_free(ctx);
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "sha256 %s: no digest", path);
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "sha256 %s: no digest", path);
 	}
 	/* Bounded: a guest kernel is tens of MB; 1 GiB is no file we hash. */
 	static const off_t max = (off_t)1 << 30;
@@ -198,14 +198,14 @@ int isotier_file_sha256(const char *path, char hex[65], isotier_error *err)
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
-			rc = isotier_error_set(err, ISOTIER_EIO, errno, "read %s", path);
+			rc = isotier__error_set(err, ISOTIER_EIO, errno, "read %s", path);
 			break;
 		}
 		if (r == 0)
 			break;
 		if ((total += r) > max) {
-			rc = isotier_error_set(err, ISOTIER_EINVAL, 0, "%s: larger than 1 GiB",
-			                       path);
+			rc = isotier__error_set(err, ISOTIER_EINVAL, 0, "%s: larger than 1 GiB",
+			                        path);
 			break;
 		}
 		EVP_DigestUpdate(ctx, buf, (size_t)r);
@@ -213,13 +213,13 @@ int isotier_file_sha256(const char *path, char hex[65], isotier_error *err)
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned n = 0;
 	if (!rc && (!EVP_DigestFinal_ex(ctx, md, &n) || n != 32))
-		rc = isotier_error_set(err, ISOTIER_EIO, 0, "sha256 %s", path);
+		rc = isotier__error_set(err, ISOTIER_EIO, 0, "sha256 %s", path);
 	EVP_MD_CTX_free(ctx);
 	if (rc)
 		return rc;
 	to_hex(md, n, hex);
 	snprintf(memo, sizeof memo, "%s\n", hex);
 	if (name[0])
-		isotier_state_cache_put(name, memo); /* best effort: a miss costs a hash */
+		isotier__state_cache_put(name, memo); /* best effort: a miss costs a hash */
 	return 0;
 }

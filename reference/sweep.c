@@ -58,7 +58,7 @@ static bool read_lease(lease_rec *r, int dfd, const char *file)
 				*slot[i] = eq + 1;
 	}
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-		if (!*slot[i] || !isotier_lease_text_ok(*slot[i]))
+		if (!*slot[i] || !isotier__lease_text_ok(*slot[i]))
 			return false;
 	char *end;
 	long pid = owner ? strtol(owner, &end, 10) : 0;
@@ -144,42 +144,42 @@ static void runtime_delete(const isotier_lease *l, const char *cid)
 {
 	cleanup_argv isotier_argv a = {0};
 	if (l->wrap && *l->wrap)
-		isotier_argv_unmounted(&a, l->wrap);
-	isotier_argv_push(&a, l->global && *l->global ? l->global : "crun");
-	isotier_argv_push(&a, "delete");
-	isotier_argv_push(&a, "-f");
-	isotier_argv_push(&a, cid);
+		isotier__argv_unmounted(&a, l->wrap);
+	isotier__argv_push(&a, l->global && *l->global ? l->global : "crun");
+	isotier__argv_push(&a, "delete");
+	isotier__argv_push(&a, "-f");
+	isotier__argv_push(&a, cid);
 	if (a.oom)
 		return;
-	isotier_proc_cleanup((const char *const *)a.v, 15);
+	isotier__proc_cleanup((const char *const *)a.v, 15);
 }
 
 static void sweep_container(const isotier_lease *l, char *done, size_t len)
 {
 	/* The engine first: a client killed mid-create leaves the container behind. */
-	isotier_engine_sweep(l);
+	isotier__engine_sweep(l);
 	char cid[128] = "";
 	/* Again until none is left: a client killed mid-create may have forked
 	 * conmon, which forks `crun create`, while the last round looked. */
 	size_t k = 0, kc = 0, round;
 	for (int i = 0; i < 5 && (round = kill_mentions(l->name, cid, sizeof cid)); i++)
 		k += round;
-	if (cid[0] && isotier_lease_text_ok(cid)) {
+	if (cid[0] && isotier__lease_text_ok(cid)) {
 		/* conmon named it by id: `crun create` and the container's own processes. */
 		for (int i = 0; i < 5 && (round = kill_mentions(cid, NULL, 0)); i++)
 			kc += round;
 		isotier_lease byid = *l;
 		byid.name = cid;
-		isotier_engine_sweep(&byid);
+		isotier__engine_sweep(&byid);
 		if (!strcmp(l->cli, "podman"))
 			runtime_delete(l, cid);
 	}
-	isotier_engine_sweep(l);
+	isotier__engine_sweep(l);
 	snprintf(done, len, "removed (%s rm -f; %zu process%s killed)", l->cli, k + kc,
 	         k + kc == 1 ? "" : "es");
 }
 
-/* A temp dir isotier_mkdtemp made: its basename starts with one of the
+/* A temp dir isotier__mkdtemp made: its basename starts with one of the
  * backends' prefixes (a lease naming anything else is not followed). */
 static bool our_temp_dir(const char *path)
 {
@@ -200,7 +200,7 @@ static bool our_temp_dir(const char *path)
  * configured here, or with another endpoint than the dead run's. */
 static int sweep_remote(const isotier_lease *l, char *done, size_t len)
 {
-	const isotier_backend *b = isotier_backend_lookup(l->backend);
+	const isotier_backend *b = isotier__backend_lookup(l->backend);
 	char why[256];
 	if (!b || !b->sweep_run || !b->available || !b->available(why, sizeof why))
 		return 0;
@@ -216,7 +216,7 @@ static int sweep_remote(const isotier_lease *l, char *done, size_t len)
 	return 1;
 }
 
-/* A container or image name isotier makes (isotier_unique_id: "isotier-PID-
+/* A container or image name isotier makes (isotier__unique_id: "isotier-PID-
  * and 16 hex digits", an image tagged with it): processes whose arguments
  * mention it are killed, so a short or foreign name in a damaged lease must
  * match nothing else. */
@@ -241,17 +241,17 @@ static int sweep_one(const lease_rec *r, char *done, size_t len)
 			nanosleep(&ts, NULL);
 		}
 		kill_mentions(l->name, NULL, 0);
-		isotier_engine_sweep(l);
+		isotier__engine_sweep(l);
 		snprintf(done, len, "removed (docker rmi -f)");
 	} else if (!strcmp(l->kind, "oci") && our_temp_dir(l->path) && *l->cli) {
 		kill_mentions(l->path, NULL, 0); /* `RUNTIME run --bundle PATH` */
-		isotier_oci_sweep(l);
+		isotier__oci_sweep(l);
 		snprintf(done, len, "deleted (%s delete -f)", l->cli);
 	} else if (!strcmp(l->kind, "remote") && *l->name) {
 		return sweep_remote(l, done, len);
 	} else if (!strcmp(l->kind, "dir") && our_temp_dir(l->path)) {
 		size_t k = kill_mentions(l->path, NULL, 0); /* a QEMU naming its initramfs */
-		isotier_rmtree(l->path);
+		isotier__rmtree(l->path);
 		snprintf(done, len, "removed%s", k ? " (and the processes using it killed)" : "");
 	} else {
 		return 0;
@@ -259,16 +259,16 @@ static int sweep_one(const lease_rec *r, char *done, size_t len)
 	return 1;
 }
 
-int isotier_sweep(isotier_sweep_report report, void *ctx)
+int isotier__sweep(isotier_sweep_report report, void *ctx)
 {
 	char dir[4096];
-	if (!isotier_lease_dir(dir, sizeof dir))
+	if (!isotier__lease_dir(dir, sizeof dir))
 		return 0;
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (dfd < 0)
 		return 0;
 	int swept = 0;
-	unsigned long long pidns = isotier_pidns();
+	unsigned long long pidns = isotier__pidns();
 	DIR *d = fdopendir(dfd);
 	if (!d) {
 		close(dfd);
@@ -297,13 +297,13 @@ int isotier_sweep(isotier_sweep_report report, void *ctx)
 				bool stale =
 				    fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
 				    st.st_mtime < time(NULL) - 60;
-				if (pass == 1 && stale && !isotier_pid_alive(pid, start))
+				if (pass == 1 && stale && !isotier__pid_alive(pid, start))
 					unlinkat(dfd, e->d_name, 0);
 				continue;
 			}
 			/* Another pid namespace's owner cannot be looked up from here. */
 			if (!read_lease(&r, dfd, e->d_name) || r.pidns != pidns ||
-			    isotier_pid_alive(r.pid, r.start))
+			    isotier__pid_alive(r.pid, r.start))
 				continue;
 			/* An owner lease names nothing to release: it tells the
 			 * stale-run check where its dead owner ran (lease.h), for a

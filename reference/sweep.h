@@ -2,7 +2,7 @@
  * sweep.h - releasing what dead runs left behind (see lease.h).
  *
  * A run that was stopped without seeing it (SIGKILL, power loss) leaves its
- * leases in the lease directory. isotier_sweep() reads every lease whose owner
+ * leases in the lease directory. isotier__sweep() reads every lease whose owner
  * (pid and start time) is gone and releases what it names, most dependent
  * first: a container engine's client, conmon and the runtime processes named
  * after the container are killed and the engine removes the container by name
@@ -24,6 +24,6 @@ typedef void (*isotier_sweep_report)(void *ctx, const char *kind, const char *ba
 
 /* Sweeps the lease directory; returns how many leftovers were released (one
  * that could not be is reported too, and its lease kept for the next sweep). */
-int isotier_sweep(isotier_sweep_report report, void *ctx);
+int isotier__sweep(isotier_sweep_report report, void *ctx);
 
 #endif

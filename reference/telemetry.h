@@ -25,7 +25,7 @@ typedef struct isotier_telemetry {
 } isotier_telemetry;
 
 /* Formats a warning for t's log handler (nothing when there is none). */
-void isotier_telemetry_warn(const isotier_telemetry *t, const char *fmt, ...) ISOTIER_PRINTF(2, 3);
+void isotier__telemetry_warn(const isotier_telemetry *t, const char *fmt, ...) ISOTIER_PRINTF(2, 3);
 
 typedef struct isotier_event {
 	const char *event;      /* "create", "refuse", "attest", "exec", "destroy" */
@@ -40,21 +40,21 @@ typedef struct isotier_event {
 } isotier_event;
 
 /* Fills trace_id with fresh random hex. */
-void isotier_telemetry_init(isotier_telemetry *t);
+void isotier__telemetry_init(isotier_telemetry *t);
 
 /* Appends the audit event to the JSON Lines log (fsync'd) and the history.
  * Returns <0 when an audit sink cannot be written: callers that are about to
  * provision fail closed on it. */
-int isotier_audit_emit(isotier_telemetry *t, const isotier_event *ev, isotier_error *err);
+int isotier__audit_emit(isotier_telemetry *t, const isotier_event *ev, isotier_error *err);
 /* Closes what the audit sinks keep open. */
-void isotier_telemetry_close(isotier_telemetry *t);
+void isotier__telemetry_close(isotier_telemetry *t);
 
 /* Exports a span for the event to the file and the endpoint; <0 with err set
  * when either fails (a FIFO or device as the file is refused). Whether that
  * fails the operation is the caller's choice: t->otlp_required; otherwise it
  * is a warning through the log handler. */
-int isotier_span_emit(const isotier_telemetry *t, const isotier_event *ev, isotier_error *err);
+int isotier__span_emit(const isotier_telemetry *t, const isotier_event *ev, isotier_error *err);
 
-uint64_t isotier_now_ns(void);
+uint64_t isotier__now_ns(void);
 
 #endif

@@ -21,7 +21,7 @@ bool testimony_judge(judge_result *jr, const judge_claim *claim)
 	         "sandboxes showed would be %s (%.420s), but their probe output, boot_id and btime "
 	         "are the provider's own testimony, which two containers on one kernel or a "
 	         "replayed microVM output can give, so they prove no %s of their own",
-	         isotier_verdict_name(jr->verdict), seen, isotier_tier_name(claim->tier));
+	         isotier__verdict_name(jr->verdict), seen, isotier_tier_name(claim->tier));
 	jr->verdict = VERDICT_NOT_CONTRADICTED;
 	jr->unproven = false;
 	return true;
@@ -55,7 +55,7 @@ static bool attested_is_judged(const probe_result *judged, const probe_result *a
 	judge(&own, claim, attested, kernel);
 	if (own.verdict != VERDICT_CONFIRMED) {
 		snprintf(why, len, "sandbox %d: the attested output itself is %s (%.200s)", i + 1,
-		         isotier_verdict_name(own.verdict), own.reason);
+		         isotier__verdict_name(own.verdict), own.reason);
 		return false;
 	}
 	return true;

@@ -59,7 +59,7 @@ static inline void fuzz_assert_inert(const char *out, const char *allow, const c
                                      const char *writer)
 {
 	size_t len = strlen(out);
-	FUZZ_ASSERT(isotier_utf8_valid(out, len), "%s wrote invalid UTF-8", writer);
+	FUZZ_ASSERT(isotier__utf8_valid(out, len), "%s wrote invalid UTF-8", writer);
 	const unsigned char *p = (const unsigned char *)out;
 	for (size_t i = 0; i < len;) {
 		/* Printable ASCII, most of any output: only markup to check (the
@@ -71,10 +71,10 @@ static inline void fuzz_assert_inert(const char *out, const char *allow, const c
 			continue;
 		}
 		uint32_t cp = 0;
-		size_t n = isotier_utf8_decode(p + i, len - i, &cp);
+		size_t n = isotier__utf8_decode(p + i, len - i, &cp);
 		FUZZ_ASSERT(n > 0, "%s: undecodable at %zu", writer, i);
 		bool kept = cp < 0x80 && cp && strchr(allow, (int)cp);
-		FUZZ_ASSERT(kept || !isotier_unicode_unsafe(cp),
+		FUZZ_ASSERT(kept || !isotier__unicode_unsafe(cp),
 		            "%s let U+%04X through at byte %zu", writer, (unsigned)cp, i);
 		FUZZ_ASSERT(cp >= 0x80 || !cp || !strchr(markup, (int)cp),
 		            "%s let markup '%c' through at byte %zu", writer, (char)cp, i);

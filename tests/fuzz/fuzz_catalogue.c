@@ -9,8 +9,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	isotier_provider p = {0}, q = {0};
 	isotier_findings f = {0}, g = {0};
-	int rc = isotier_provider_parse(&p, (const char *)data, size, "fuzz.json", &f);
-	int rc2 = isotier_provider_parse(&q, (const char *)data, size, "fuzz.json", &g);
+	int rc = isotier__provider_parse(&p, (const char *)data, size, "fuzz.json", &f);
+	int rc2 = isotier__provider_parse(&q, (const char *)data, size, "fuzz.json", &g);
 	FUZZ_ASSERT(rc == rc2, "two parses of the same bytes disagree");
 	if (rc == 0) {
 		FUZZ_ASSERT(p.id && *p.id && p.name, "accepted entry without id or name");
@@ -19,9 +19,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		FUZZ_ASSERT(rc == ISOTIER_EDATA, "refusal code %d", rc);
 	}
-	isotier_provider_clear(&p);
-	isotier_provider_clear(&q);
-	isotier_findings_free(&f);
-	isotier_findings_free(&g);
+	isotier__provider_clear(&p);
+	isotier__provider_clear(&q);
+	isotier__findings_free(&f);
+	isotier__findings_free(&g);
 	return 0;
 }

@@ -1,7 +1,7 @@
 /* fuzz_challenge.c - the challenge reader: a sandbox's "run" object
  * (reference/probe_run.c probe_run_parse, on a document through the strict
  * parser) read against the host's task pattern (reference/challenge.c
- * isotier_challenge_judge). Input: the host's pattern - a slot count (first
+ * isotier__challenge_judge). Input: the host's pattern - a slot count (first
  * byte: 6 + n % 19), a slot length (second byte: 20 + n % 100 ms) and one
  * bit a slot from the bytes after - then the probe's JSON document.
  * Properties: never a crash or a hang; only a run with a challenge answered
@@ -42,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	size_t json_len = size - 2 - nbits;
 
 	isotier_error err = {0};
-	cJSON *doc = isotier_json_parse(json, json_len, "fuzz", &err);
+	cJSON *doc = isotier__json_parse(json, json_len, "fuzz", &err);
 	probe_run_info run = {0};
 	bool parsed = doc && probe_run_parse(&run, doc, &err) == 0;
 	cJSON_Delete(doc);
@@ -51,10 +51,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	}
 	isotier_challenge_result out;
-	isotier_challenge_judge(&out, segs, n, &run);
+	isotier__challenge_judge(&out, segs, n, &run);
 	size_t dl = strnlen(out.detail, sizeof out.detail);
 	FUZZ_ASSERT(dl < sizeof out.detail, "detail not NUL-terminated");
-	FUZZ_ASSERT(isotier_utf8_valid(out.detail, dl), "detail is not valid UTF-8");
+	FUZZ_ASSERT(isotier__utf8_valid(out.detail, dl), "detail is not valid UTF-8");
 	if (out.outcome == ISOTIER_CHALLENGE_SEEN) {
 		FUZZ_ASSERT(run.challenge && !run.challenge_error[0],
 		            "SEEN without a challenge answered");

@@ -13,7 +13,7 @@
 
 static void put_inline(FILE *f, const char *s)
 {
-	isotier_fputs_inline(f, s);
+	isotier__fputs_inline(f, s);
 }
 
 /* The texts already checked, in this input and in every input before it:
@@ -71,13 +71,13 @@ static void through_writers(const char *s)
 	fuzz_assert_inert(m, "", "<>\n\t", "report_put_md");
 	free(m);
 	char *t = fuzz_render(put_inline, s);
-	fuzz_assert_inert(t, "", "", "isotier_fputs_inline");
+	fuzz_assert_inert(t, "", "", "isotier__fputs_inline");
 	free(t);
 	char *j = fuzz_render(report_put_json, s);
 	fuzz_assert_inert(j, "", "", "report_put_json");
 	cJSON *back = cJSON_Parse(j);
 	FUZZ_ASSERT(cJSON_IsString(back), "report_put_json output is not a JSON string: %s", j);
-	char *want = isotier_utf8_scrub(s, NULL);
+	char *want = isotier__utf8_scrub(s, NULL);
 	FUZZ_ASSERT(want && !strcmp(back->valuestring, want), "JSON round trip changed the text");
 	free(want);
 	cJSON_Delete(back);

@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *n = isotier_text_normalise(raw, len);
 	FUZZ_ASSERT(n, "normalise: NULL");
 	size_t nl = strlen(n);
-	FUZZ_ASSERT(isotier_utf8_valid(n, nl), "normalised text is not UTF-8");
+	FUZZ_ASSERT(isotier__utf8_valid(n, nl), "normalised text is not UTF-8");
 	for (size_t i = 0; i < nl; i++)
 		FUZZ_ASSERT(n[i] != '\t' && n[i] != '\n' && n[i] != '\r' &&
 		                !(n[i] == ' ' && n[i + 1] == ' '),

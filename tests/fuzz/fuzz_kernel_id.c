@@ -1,5 +1,5 @@
 /* fuzz_kernel_id.c - the kernel-identity comparison (reference/kernel_id.c
- * isotier_kernel_compare), the one step that can let a vm layer count as a
+ * isotier__kernel_compare), the one step that can let a vm layer count as a
  * sandbox's own. Input: a mode byte, then two identities (host, sandbox),
  * each a boot_id (raw bytes, or a canonical UUID built from the input's
  * nibbles, or two of them equal) and a btime (8 bytes; 0: absent). The
@@ -71,12 +71,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *detail = malloc(dlen); /* exactly dlen: ASan sees any overrun */
 	if (!detail)
 		abort();
-	isotier_kernel_relation r = isotier_kernel_compare(&host, &sb, detail, dlen);
+	isotier_kernel_relation r = isotier__kernel_compare(&host, &sb, detail, dlen);
 	FUZZ_ASSERT(r == ISOTIER_KERNEL_UNCOMPARED || r == ISOTIER_KERNEL_SHARED ||
 	                r == ISOTIER_KERNEL_DEDICATED,
 	            "relation %d: SELF is never a comparison's answer", (int)r);
-	bool valid_h = isotier_boot_id_valid(host.boot_id),
-	     valid_s = isotier_boot_id_valid(sb.boot_id);
+	bool valid_h = isotier__boot_id_valid(host.boot_id),
+	     valid_s = isotier__boot_id_valid(sb.boot_id);
 	if (r == ISOTIER_KERNEL_DEDICATED) {
 		FUZZ_ASSERT(valid_h && valid_s, "DEDICATED without two valid boot_ids");
 		FUZZ_ASSERT(strcmp(host.boot_id, sb.boot_id) != 0, "DEDICATED on equal boot_ids");
@@ -91,12 +91,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	/* Cut mid-character by a small buffer is the caller's concern; whole,
 	 * it is valid UTF-8 (boot_ids are printed only when canonical). */
 	if (dlen == 300)
-		FUZZ_ASSERT(isotier_utf8_valid(detail, len), "detail is not valid UTF-8");
+		FUZZ_ASSERT(isotier__utf8_valid(detail, len), "detail is not valid UTF-8");
 	char back[300];
-	isotier_kernel_relation swapped = isotier_kernel_compare(&sb, &host, back, sizeof back);
+	isotier_kernel_relation swapped = isotier__kernel_compare(&sb, &host, back, sizeof back);
 	FUZZ_ASSERT(swapped == r, "the relation depends on which side is the host: %d vs %d",
 	            (int)r, (int)swapped);
-	FUZZ_ASSERT(isotier_utf8_valid(back, strlen(back)), "detail is not valid UTF-8: %s", back);
+	FUZZ_ASSERT(isotier__utf8_valid(back, strlen(back)), "detail is not valid UTF-8: %s", back);
 	free(detail);
 	return 0;
 }

@@ -46,12 +46,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		            "slot %zu out of order", i);
 	}
 	size_t dl = strlen(r.doc_json);
-	FUZZ_ASSERT(isotier_utf8_valid(r.doc_json, dl), "stored document is not UTF-8");
-	FUZZ_ASSERT(isotier_utf8_valid(r.layers_json, strlen(r.layers_json)),
+	FUZZ_ASSERT(isotier__utf8_valid(r.doc_json, dl), "stored document is not UTF-8");
+	FUZZ_ASSERT(isotier__utf8_valid(r.layers_json, strlen(r.layers_json)),
 	            "layers_json not UTF-8");
 	cJSON *doc = cJSON_ParseWithLength(r.doc_json, dl);
 	FUZZ_ASSERT(doc, "stored document does not parse");
-	FUZZ_ASSERT(!isotier_json_duplicate_key(doc), "stored document has a duplicate key");
+	FUZZ_ASSERT(!isotier__json_duplicate_key(doc), "stored document has a duplicate key");
 	cJSON_Delete(doc);
 	/* The stored document is judged the same as the one printed. */
 	probe_result again;

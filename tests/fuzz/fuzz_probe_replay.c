@@ -94,10 +94,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	probe_report_human(f, &res);
 	fclose(f);
 
-	FUZZ_ASSERT(isotier_utf8_valid(json, jl), "probe JSON is not UTF-8");
+	FUZZ_ASSERT(isotier__utf8_valid(json, jl), "probe JSON is not UTF-8");
 	cJSON *doc = cJSON_ParseWithLength(json, jl);
 	FUZZ_ASSERT(doc, "probe JSON does not parse");
-	FUZZ_ASSERT(!isotier_json_duplicate_key(doc), "probe JSON has a key twice");
+	FUZZ_ASSERT(!isotier__json_duplicate_key(doc), "probe JSON has a key twice");
 	const cJSON *tier = cJSON_GetObjectItemCaseSensitive(doc, "observed_tier");
 	FUZZ_ASSERT(cJSON_IsString(tier) && !strcmp(tier->valuestring, res.verdict.tier),
 	            "observed_tier is not the verdict's");

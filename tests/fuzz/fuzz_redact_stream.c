@@ -21,7 +21,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
 	(void)argc, (void)argv;
 	for (size_t i = 0; i < N_SECRETS; i++)
-		if (isotier_secret_add(secrets[i]) != 0)
+		if (isotier__secret_add(secrets[i]) != 0)
 			abort();
 	return 0;
 }
@@ -58,7 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		size_t want = n_cuts ? cuts[k % n_cuts] : text_len;
 		if (want > text_len - at)
 			want = text_len - at;
-		FUZZ_ASSERT(isotier_redact_stream_push(&rs, text + at, want, &out, &out_len) == 0,
+		FUZZ_ASSERT(isotier__redact_stream_push(&rs, text + at, want, &out, &out_len) == 0,
 		            "push failed");
 		FUZZ_ASSERT(out_len == 0 || out, "length without bytes");
 		append(&all, &len, &cap, out, out_len);
@@ -70,12 +70,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	if (at < text_len) { /* the cuts were all zero: the rest in one push */
 		FUZZ_ASSERT(
-		    isotier_redact_stream_push(&rs, text + at, text_len - at, &out, &out_len) == 0,
+		    isotier__redact_stream_push(&rs, text + at, text_len - at, &out, &out_len) == 0,
 		    "push failed");
 		append(&all, &len, &cap, out, out_len);
 		free(out);
 	}
-	FUZZ_ASSERT(isotier_redact_stream_end(&rs, &out, &out_len) == 0, "end failed");
+	FUZZ_ASSERT(isotier__redact_stream_end(&rs, &out, &out_len) == 0, "end failed");
 	append(&all, &len, &cap, out, out_len);
 	free(out);
 

@@ -258,7 +258,7 @@ static char probe[64], scratch[64];
 /* The run's directory (leases, the probe) goes with the process. */
 static void remove_scratch(void)
 {
-	isotier_rmtree(scratch);
+	isotier__rmtree(scratch);
 }
 
 static void setup(void)
@@ -363,15 +363,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		off += answer[k].len;
 	}
 	pthread_mutex_unlock(&lock);
-	const isotier_backend *b = isotier_backend_lookup(adapters[which].name);
+	const isotier_backend *b = isotier__backend_lookup(adapters[which].name);
 	FUZZ_ASSERT(b && b->provision && b->release && b->sweep_run, "no adapter %s",
 	            adapters[which].name);
 	/* A new run each input: the per-run cap on creates starts again. */
-	isotier_remote_reserve_reset();
+	isotier__remote_reserve_reset();
 	isotier_backend_spec spec = {.probe_path = probe,
 	                             .timeout_s = 2,
 	                             .cancel_fd = -1,
-	                             .deadline_ms = isotier_now_ms() + 400};
+	                             .deadline_ms = isotier__now_ms() + 400};
 	void *st = NULL;
 	isotier_error err = {0};
 	/* FUZZ_REMOTE_DEBUG=1: each step's outcome on stderr (reading a seed). */
@@ -387,7 +387,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		output o = {0};
 		int status = -7;
 		isotier_error e = {0};
-		int erc = isotier_exec_stream(b, st, &req, keep_output, &o, &status, &e);
+		int erc = isotier__exec_stream(b, st, &req, keep_output, &o, &status, &e);
 		if (debug)
 			fprintf(stderr, "%s exec: %d status %d %s\n", b->name, erc, status,
 			        e.message);

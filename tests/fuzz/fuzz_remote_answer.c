@@ -5,11 +5,11 @@
  *          come from the mode byte's high bits: every message delivered is
  *          within the frame limit, nothing follows an end-of-stream, and the
  *          messages re-enveloped decode to the same messages;
- *  mode 1: a create's answer (isotier_remote_created_id, id at "id" or
- *          "sandbox.id"): an id taken is one isotier_remote_id_valid accepts
+ *  mode 1: a create's answer (isotier__remote_created_id, id at "id" or
+ *          "sandbox.id"): an id taken is one isotier__remote_id_valid accepts
  *          and fits; a refusal says something answered (unknown);
  *  mode 2: an exec's answer (the strict parser, then exitCode through
- *          isotier_remote_exit_code): an exit status taken is 0-255, and a
+ *          isotier__remote_exit_code): an exit status taken is 0-255, and a
  *          document accepted has no key twice.
  * Never a crash, a leak or an error without a message. */
 #include "fuzz.h"
@@ -58,8 +58,8 @@ static int decode(msgs *m, const char *p, size_t n, size_t chunk, isotier_error 
 	isotier_connect_decoder d = {.frame_max = FRAME_MAX, .cb = keep, .ctx = m};
 	int rc = 0;
 	for (size_t at = 0; !rc && at < n; at += chunk)
-		rc = isotier_connect_feed(&d, p + at, n - at < chunk ? n - at : chunk, err);
-	int frc = isotier_connect_finish(&d, rc ? NULL : err);
+		rc = isotier__connect_feed(&d, p + at, n - at < chunk ? n - at : chunk, err);
+	int frc = isotier__connect_finish(&d, rc ? NULL : err);
 	return rc ? rc : frc;
 }
 
@@ -81,7 +81,8 @@ static void connect_stream(const char *p, size_t n, unsigned chunk)
 			const char *msg = first.all + at + 1 + sizeof len;
 			char *env = NULL;
 			size_t el = 0;
-			FUZZ_ASSERT(isotier_connect_envelope(&env, &el, msg, len) == 0, "envelope");
+			FUZZ_ASSERT(isotier__connect_envelope(&env, &el, msg, len) == 0,
+			            "envelope");
 			env[0] = (char)flags;
 			wire = realloc(wire, wl + el);
 			if (!wire)
@@ -110,12 +111,12 @@ static void create_answer(const char *p, size_t n, bool nested)
 	memset(id, 'x', sizeof id);
 	bool made = false, unknown = false;
 	isotier_error err = {0};
-	int rc = isotier_remote_created_id(&resp, "create answer", nested ? "sandbox" : NULL, "id",
-	                                   id, sizeof id, &made, &unknown, &err);
+	int rc = isotier__remote_created_id(&resp, "create answer", nested ? "sandbox" : NULL, "id",
+	                                    id, sizeof id, &made, &unknown, &err);
 	if (rc == 0) {
 		FUZZ_ASSERT(made && !unknown, "an id taken but not marked made");
 		FUZZ_ASSERT(strnlen(id, sizeof id) < sizeof id, "the id does not fit its buffer");
-		FUZZ_ASSERT(isotier_remote_id_valid(id), "an invalid id taken");
+		FUZZ_ASSERT(isotier__remote_id_valid(id), "an invalid id taken");
 	} else {
 		FUZZ_ASSERT(!made && unknown, "a refused answer not taken as unknown");
 		FUZZ_ASSERT(err.code == ISOTIER_EDATA || err.code == ISOTIER_ENOMEM, "code %d",
@@ -127,16 +128,16 @@ static void create_answer(const char *p, size_t n, bool nested)
 static void exec_answer(const char *p, size_t n)
 {
 	isotier_error err = {0};
-	cJSON *doc = isotier_json_parse_strict(p, n, "ExecuteResponse", &err);
+	cJSON *doc = isotier__json_parse_strict(p, n, "ExecuteResponse", &err);
 	if (!doc) {
 		FUZZ_ASSERT(err.message[0], "refused without a message");
 		return;
 	}
-	FUZZ_ASSERT(!isotier_json_duplicate_key(doc), "a document with a key twice accepted");
+	FUZZ_ASSERT(!isotier__json_duplicate_key(doc), "a document with a key twice accepted");
 	const cJSON *code = cJSON_GetObjectItemCaseSensitive(doc, "exitCode");
 	if (cJSON_IsNumber(code)) {
 		int status = -7;
-		if (isotier_remote_exit_code("fuzz", "exitCode", code, &status, &err) == 0) {
+		if (isotier__remote_exit_code("fuzz", "exitCode", code, &status, &err) == 0) {
 			FUZZ_ASSERT(status >= 0 && status <= 255, "exit status %d taken", status);
 			FUZZ_ASSERT((double)status == code->valuedouble, "%d taken for %.17g",
 			            status, code->valuedouble);

@@ -59,7 +59,7 @@ static void passage_properties(const uint8_t *data, size_t size)
 		qe++;
 	char *quote = fuzz_strndup((const uint8_t *)norm + qs, qe - qs);
 	char sha[65];
-	isotier_sha256_hex(norm, len, sha);
+	isotier__sha256_hex(norm, len, sha);
 	sources_change c;
 	char *passage = NULL, *diff = NULL;
 	FUZZ_ASSERT(sources_compare(norm, norm, sha, quote, NULL, &c, &passage, &diff) == 0,
@@ -67,7 +67,7 @@ static void passage_properties(const uint8_t *data, size_t size)
 	char *nq = isotier_text_normalise(quote, strlen(quote));
 	if (nq[0]) {
 		FUZZ_ASSERT(passage && strstr(passage, nq), "the passage lacks its quote");
-		FUZZ_ASSERT(isotier_utf8_valid(passage, strlen(passage)), "passage not UTF-8");
+		FUZZ_ASSERT(isotier__utf8_valid(passage, strlen(passage)), "passage not UTF-8");
 		FUZZ_ASSERT(strlen(passage) <= strlen(nq) + 2 * SOURCES_PASSAGE_SIDE_MAX + 2,
 		            "passage of %zu bytes for a quote of %zu", strlen(passage), strlen(nq));
 		sources_baseline_entry be = {.main_text_sha256 = sha, .passage = passage};
@@ -86,7 +86,7 @@ static void passage_properties(const uint8_t *data, size_t size)
 		            "an altered passage read as %s", sources_change_name(c));
 		if (diff)
 			FUZZ_ASSERT(strlen(diff) <= SOURCES_DIFF_MAX &&
-			                isotier_utf8_valid(diff, strlen(diff)),
+			                isotier__utf8_valid(diff, strlen(diff)),
 			            "diff unbounded or not UTF-8");
 		free(other);
 	}
@@ -94,7 +94,7 @@ static void passage_properties(const uint8_t *data, size_t size)
 	char *a = fuzz_strndup(data, size / 2), *b = fuzz_strndup(data + size / 2, size - size / 2);
 	size_t k = 0;
 	char *d = isotier_word_diff(a, b, 512, &k);
-	FUZZ_ASSERT(d && strlen(d) <= 512 && isotier_utf8_valid(d, strlen(d)), "word diff");
+	FUZZ_ASSERT(d && strlen(d) <= 512 && isotier__utf8_valid(d, strlen(d)), "word diff");
 	size_t k2 = 1;
 	char *same = isotier_word_diff(a, a, 512, &k2);
 	FUZZ_ASSERT(same && k2 == 0, "a text differs from itself in %zu runs", k2);

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # isotier-test: fast
 # The static library defines the public isotier_* names and nothing else: its internal names
-# (judge, probe_result_parse, the isotier_* helpers the CLI uses) are local to its one object,
+# (judge, probe_result_parse, the isotier__* helpers the CLI uses) are local to its one object,
 # so a program with its own judge() and probe_result_parse() links statically against
 # libisotier.a and runs, calling the library and its own functions. The shared library links
 # with every dependency named (no undefined symbol left) and versions its exports ISOTIER_0.
@@ -19,6 +19,13 @@ assert_eq "$defined" "$declared" "global symbols of libisotier.a vs include/isot
 all_syms=$(nm "$A")
 grep -qE ' t judge$' <<<"$all_syms" || fail "libisotier.a has no local judge: the check sees nothing"
 grep -qE ' t probe_result_parse$' <<<"$all_syms" || fail "libisotier.a has no local probe_result_parse"
+# One look tells a public name from an internal one: in the library's objects (the tool archive
+# the CLI links, before localising) every function or datum named isotier_ with one underscore is
+# public; the internal ones are isotier__ (ADR-0021).
+tool_names=$(nm --defined-only -g "$R/$BUILD/libisotier-tool.a" | awk 'NF == 3 {print $3}' | grep '^isotier_[^_]' | sort -u)
+assert_eq "$tool_names" "$declared" "isotier_ names (one underscore) in libisotier-tool.a vs include/isotier.h"
+grep -q '^isotier__' < <(nm --defined-only -g "$R/$BUILD/libisotier-tool.a" | awk 'NF == 3 {print $3}') ||
+  fail "no isotier__ name in libisotier-tool.a: the check above sees nothing"
 
 cat >"$TMP/own.c" <<'C'
 #include <isotier.h>

@@ -16,7 +16,7 @@ ref, unset, setj = sys.argv[1], json.load(open(sys.argv[2])), json.load(open(sys
 by_name = {b["backend"]: b for b in unset}
 # The variables a file reads: getenv("X"), a *_ENV macro "X", a setting
 # helper's first argument, or a .guest_env/.init_env field.
-read_pat = re.compile(r'(?:getenv|isotier_remote_setting|isotier_remote_run_init\([^;]*?)\(?\s*"([A-Z][A-Z0-9_]+)"'
+read_pat = re.compile(r'(?:getenv|isotier__remote_setting|isotier__remote_run_init\([^;]*?)\(?\s*"([A-Z][A-Z0-9_]+)"'
                       r'|#define\s+\w+_ENV\s+"([A-Z][A-Z0-9_]+)"'
                       r'|_env\s*=\s*"([A-Z][A-Z0-9_]+)"'
                       r'|"(ISOTIER_[A-Z0-9_]+_URL)"')

@@ -44,8 +44,8 @@ echo '#include "../../reference/history.h"' >>"$copy/verify/cmd/cmd_run.c"
 echo '#include "../reference/proc.h"' >>"$copy/base/tier.c"
 echo '#include "backend.h"' >>"$copy/catalogue/lookup.c"
 cat >>"$copy/base/tier.c" <<'C'
-int64_t isotier_now_ms(void);
-int64_t isotier_layers_planted(void) { return isotier_now_ms(); }
+int64_t isotier__now_ms(void);
+int64_t isotier_layers_planted(void) { return isotier__now_ms(); }
 C
 cc -std=gnu11 -D_GNU_SOURCE -I"$copy/include" -I"$copy/base" -I"$copy/reference" $(pkg-config --cflags libcjson) \
   -c -o "$copy/$BUILD/obj/base/tier.o" "$copy/base/tier.c" || fail "compile the planted tier.c"
@@ -56,11 +56,11 @@ cat "$copy/probes/live.c" "$TMP/planted.c" >"$TMP/live.c"
 grep -q 'probe_live_' "$copy/probes/input.c" || fail "input.c no longer calls live.c: plant another cycle"
 cc -std=gnu11 -D_GNU_SOURCE -Os -I"$copy/probes" -c -o "$TMP/probe-obj2/live.o" "$TMP/live.c" || fail "compile planted live.c"
 # 6. the CLI calling an internal function through a prototype of its own, not a header it may
-# use (isotier_audit_emit: reference/telemetry.h, which the tool header does not include).
+# use (isotier__audit_emit: reference/telemetry.h, which the tool header does not include).
 ! grep -rq "telemetry.h" "$copy/reference/isotier_tool.h" || fail "the tool header includes telemetry.h: plant another function"
 cat >>"$copy/verify/cmd/cmd_run.c" <<'C'
-int isotier_audit_emit(void *t, const void *ev, isotier_error *err);
-int cli_layers_planted(void) { return isotier_audit_emit(0, 0, 0); }
+int isotier__audit_emit(void *t, const void *ev, isotier_error *err);
+int cli_layers_planted(void) { return isotier__audit_emit(0, 0, 0); }
 C
 # shellcheck disable=SC2046 # pkg-config prints several flags
 cc -std=gnu11 -D_GNU_SOURCE -I"$copy/include" -I"$copy/base" -I"$copy/reference" \
@@ -68,7 +68,7 @@ cc -std=gnu11 -D_GNU_SOURCE -I"$copy/include" -I"$copy/base" -I"$copy/reference"
   -c -o "$copy/$BUILD/obj/verify/cmd/cmd_run.o" "$copy/verify/cmd/cmd_run.c" 2>"$TMP/cc.err" || fail "compile the planted cmd_run.c: $(cat "$TMP/cc.err")"
 # 7. a test tool of the public API calling what only the tool header declares.
 cp -r "$TMP/tool-obj" "$TMP/tool-obj2"
-printf '#include "backend.h"\nconst void *tool_planted(void) { return isotier_backend_lookup("bwrap"); }\n' >"$TMP/planted.c"
+printf '#include "backend.h"\nconst void *tool_planted(void) { return isotier__backend_lookup("bwrap"); }\n' >"$TMP/planted.c"
 cc -std=gnu11 -D_GNU_SOURCE -I"$copy/include" -I"$copy/reference" -I"$copy/base" -c -o "$TMP/tool-obj2/tests/tools/planted.o" "$TMP/planted.c" ||
   fail "compile the planted tool"
 if python3 "$R/tests/tools/layers.py" "$copy" "$BUILD" "$TMP/probe-obj2" "$TMP/tool-obj2" >"$TMP/bad" 2>&1; then
@@ -80,6 +80,6 @@ assert_contains "$out" "base/tier.c (base) includes reference/proc.h from the hi
 assert_contains "$out" 'catalogue/lookup.c: #include "backend.h" does not name its folder'
 assert_contains "$out" "base/tier.c (base) calls reference/proc.c in the higher layer reference"
 assert_contains "$out" "call cycle between files: probes/input.c, probes/live.c"
-assert_contains "$out" "verify/cmd/cmd_run.c calls isotier_audit_emit (reference/audit.c), declared in no header it may use"
-assert_contains "$out" "tests/tools/planted.c calls isotier_backend_lookup (reference/backends.c), declared in no header it may use (include/isotier.h and"
+assert_contains "$out" "verify/cmd/cmd_run.c calls isotier__audit_emit (reference/audit.c), declared in no header it may use"
+assert_contains "$out" "tests/tools/planted.c calls isotier__backend_lookup (reference/backends.c), declared in no header it may use (include/isotier.h and"
 echo "ok: layers hold, and each planted violation is caught"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # isotier-test: normal
 # report.sh - `isotier report` over a real SQLite history (schema made by
-# isotier_history_open) full of hostile strings: all four formats are
+# isotier__history_open) full of hostile strings: all four formats are
 # generated; libxml2 parses the HTML (as XML and as HTML) and validates the
 # JUnit XML against tests/fixtures/report/junit.xsd; the JSON validates
 # against runbook/report.schema.json; hostile strings appear only escaped;

@@ -75,8 +75,8 @@ int main(int argc, char **argv)
 	spec.cancel_fd = cli_cancel_fd();
 	char why[512];
 	if (list) {
-		for (size_t i = 0; i < isotier_backend_count(); i++) {
-			const isotier_backend *b = isotier_backend_at(i);
+		for (size_t i = 0; i < isotier__backend_count(); i++) {
+			const isotier_backend *b = isotier__backend_at(i);
 			int ok = b->available(why, sizeof why);
 			printf("%s\t%s\t%s\t%s\n", b->name, b->catalogue_id ? b->catalogue_id : "-",
 			       ok ? "available" : "unavailable", why);
@@ -85,7 +85,7 @@ int main(int argc, char **argv)
 	}
 	if (!name)
 		return usage();
-	const isotier_backend *b = isotier_backend_lookup(name);
+	const isotier_backend *b = isotier__backend_lookup(name);
 	if (!b) {
 		fprintf(stderr, "backend-run: no backend %s\n", name);
 		return 64;

@@ -2,7 +2,7 @@
  * unpacks to regular files and directories beneath the destination and
  * nothing else (links, devices, FIFOs, "..", absolute and too-deep names
  * skipped; a symlink planted in the destination never followed; bad headers,
- * truncation and too many entries refused); and isotier_fetch_by_exec brings
+ * truncation and too many entries refused); and isotier__fetch_by_exec brings
  * a directory back through a real backend's exec(). */
 #include <check.h>
 #include "check_run.h"
@@ -58,7 +58,7 @@ static char *fresh_dir(void)
 {
 	char *d = NULL;
 	isotier_error err = {0};
-	ck_assert_int_eq(isotier_mkdtemp(&d, "isotier-test-untar-", &err), 0);
+	ck_assert_int_eq(isotier__mkdtemp(&d, "isotier-test-untar-", &err), 0);
 	return d;
 }
 
@@ -96,12 +96,12 @@ START_TEST(files_and_directories_unpack)
 	char *d = fresh_dir();
 	isotier_untar_stats st;
 	isotier_error err = {0};
-	ck_assert_int_eq(isotier_untar(a.b, a.len, d, &st, &err), 0);
+	ck_assert_int_eq(isotier__untar(a.b, a.len, d, &st, &err), 0);
 	assert_content(d, "proc/sys/kernel/random/boot_id", "abc\n");
 	assert_content(d, "empty", "");
 	ck_assert_uint_eq(st.files, 2);
 	ck_assert_uint_eq(st.skipped, 0);
-	isotier_rmtree(d);
+	isotier__rmtree(d);
 	free(d);
 	free(a.b);
 }
@@ -123,7 +123,7 @@ START_TEST(links_devices_and_escapes_are_skipped)
 	char *d = fresh_dir();
 	isotier_untar_stats st;
 	isotier_error err = {0};
-	ck_assert_int_eq(isotier_untar(a.b, a.len, d, &st, &err), 0);
+	ck_assert_int_eq(isotier__untar(a.b, a.len, d, &st, &err), 0);
 	ck_assert_uint_eq(st.files, 1);
 	ck_assert_uint_eq(st.skipped, 8);
 	assert_content(d, "kept", "ok");
@@ -131,7 +131,7 @@ START_TEST(links_devices_and_escapes_are_skipped)
 	for (size_t i = 0; i < sizeof never / sizeof *never; i++)
 		ck_assert_msg(!exists(d, never[i]), "%s was created", never[i]);
 	ck_assert(access("/tmp/isotier-test-abs", F_OK) != 0);
-	isotier_rmtree(d);
+	isotier__rmtree(d);
 	free(d);
 	free(a.b);
 }
@@ -150,16 +150,16 @@ START_TEST(a_planted_symlink_is_not_followed)
 	finish(&a);
 	isotier_untar_stats st;
 	isotier_error err = {0};
-	ck_assert_int_eq(isotier_untar(a.b, a.len, d, &st, &err), 0);
+	ck_assert_int_eq(isotier__untar(a.b, a.len, d, &st, &err), 0);
 	ck_assert_uint_eq(st.skipped, 1);
 	free(a.b);
 	a = (archive){0};
 	add_entry(&a, "link/inside", '0', "x", 1);
 	finish(&a);
-	ck_assert_int_eq(isotier_untar(a.b, a.len, d, &st, &err), ISOTIER_EIO);
+	ck_assert_int_eq(isotier__untar(a.b, a.len, d, &st, &err), ISOTIER_EIO);
 	ck_assert(!exists(outside, "inside"));
-	isotier_rmtree(d);
-	isotier_rmtree(outside);
+	isotier__rmtree(d);
+	isotier__rmtree(outside);
 	free(d);
 	free(outside);
 	free(a.b);
@@ -174,15 +174,15 @@ START_TEST(broken_archives_are_refused)
 	char *d = fresh_dir();
 	isotier_error err = {0};
 	a.b[148] ^= 1; /* checksum */
-	ck_assert_int_eq(isotier_untar(a.b, a.len, d, NULL, &err), ISOTIER_EDATA);
+	ck_assert_int_eq(isotier__untar(a.b, a.len, d, NULL, &err), ISOTIER_EDATA);
 	ck_assert_ptr_nonnull(strstr(err.message, "checksum"));
 	a.b[148] ^= 1;
 	/* cut inside the data */
-	ck_assert_int_eq(isotier_untar(a.b, 600, d, NULL, &err), ISOTIER_EDATA);
+	ck_assert_int_eq(isotier__untar(a.b, 600, d, NULL, &err), ISOTIER_EDATA);
 	ck_assert(!exists(d, "f"));
-	ck_assert_int_eq(isotier_untar(a.b, ISOTIER_UNTAR_MAX_BYTES + 1, d, NULL, &err),
+	ck_assert_int_eq(isotier__untar(a.b, ISOTIER_UNTAR_MAX_BYTES + 1, d, NULL, &err),
 	                 ISOTIER_EDATA);
-	isotier_rmtree(d);
+	isotier__rmtree(d);
 	free(d);
 	free(a.b);
 }
@@ -199,9 +199,9 @@ START_TEST(too_many_entries_are_refused)
 	finish(&a);
 	char *d = fresh_dir();
 	isotier_error err = {0};
-	ck_assert_int_eq(isotier_untar(a.b, a.len, d, NULL, &err), ISOTIER_EDATA);
+	ck_assert_int_eq(isotier__untar(a.b, a.len, d, NULL, &err), ISOTIER_EDATA);
 	ck_assert_ptr_nonnull(strstr(err.message, "entries"));
-	isotier_rmtree(d);
+	isotier__rmtree(d);
 	free(d);
 	free(a.b);
 }
@@ -222,13 +222,13 @@ START_TEST(fetch_by_exec_brings_a_directory_back)
 	fclose(f);
 	snprintf(p, sizeof p, "%s/evil", src);
 	ck_assert_int_eq(symlink("/etc/shadow", p), 0);
-	const isotier_backend *b = isotier_backend_lookup("host");
+	const isotier_backend *b = isotier__backend_lookup("host");
 	isotier_backend_spec spec = {.capture_dir = src, .timeout_s = 30};
 	void *state = NULL;
 	isotier_error err = {0};
 	ck_assert_int_eq(b->provision(&state, &spec, &err), 0);
 	isotier_exec_request how = {.timeout_s = 30};
-	ck_assert_msg(isotier_fetch_by_exec(b, state, ISOTIER_GUEST_CAPTURE, dst, &how, &err) == 0,
+	ck_assert_msg(isotier__fetch_by_exec(b, state, ISOTIER_GUEST_CAPTURE, dst, &how, &err) == 0,
 	              "%s", err.message);
 	b->destroy(state);
 	assert_content(dst, "proc/stat", "btime 12345\n");
@@ -236,11 +236,11 @@ START_TEST(fetch_by_exec_brings_a_directory_back)
 	/* A directory that is not there: tar fails, and says so. */
 	ck_assert_int_eq(b->provision(&state, &(isotier_backend_spec){.timeout_s = 30}, &err), 0);
 	ck_assert_int_eq(
-	    isotier_fetch_by_exec(b, state, "/nonexistent-isotier-dir", dst, &how, &err),
+	    isotier__fetch_by_exec(b, state, "/nonexistent-isotier-dir", dst, &how, &err),
 	    ISOTIER_EDATA);
 	b->destroy(state);
-	isotier_rmtree(src);
-	isotier_rmtree(dst);
+	isotier__rmtree(src);
+	isotier__rmtree(dst);
 	free(src);
 	free(dst);
 }

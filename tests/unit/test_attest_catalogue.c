@@ -18,7 +18,7 @@ static int parse_with(isotier_provider *p, const char *value, char *why, size_t 
 	size_t len = 0;
 	isotier_error err = {0};
 	isotier_findings f = {0};
-	ck_assert_int_eq(isotier_read_file(&json, &len, ENTRY, 1 << 20, &err), 0);
+	ck_assert_int_eq(isotier__read_file(&json, &len, ENTRY, 1 << 20, &err), 0);
 	if (value) {
 		char *at = strstr(json, "\"mechanism\"");
 		ck_assert_ptr_nonnull(at);
@@ -28,9 +28,9 @@ static int parse_with(isotier_provider *p, const char *value, char *why, size_t 
 		free(json);
 		json = out;
 	}
-	int rc = isotier_provider_parse(p, json, strlen(json), ENTRY, &f);
+	int rc = isotier__provider_parse(p, json, strlen(json), ENTRY, &f);
 	snprintf(why, whylen, "%s: %s", f.n ? f.items[0].field : "", f.n ? f.items[0].message : "");
-	isotier_findings_free(&f);
+	isotier__findings_free(&f);
 	free(json);
 	return rc;
 }
@@ -41,17 +41,17 @@ START_TEST(attestation_field)
 	char why[512];
 	ck_assert_msg(parse_with(&p, NULL, why, sizeof why) == 0, "%s", why);
 	ck_assert_ptr_null(p.attestation);
-	isotier_provider_clear(&p);
+	isotier__provider_clear(&p);
 	ck_assert_msg(parse_with(&p, "\"sev-snp\"", why, sizeof why) == 0, "%s", why);
 	ck_assert_str_eq(p.attestation, "sev-snp");
-	isotier_provider_clear(&p);
+	isotier__provider_clear(&p);
 	ck_assert_int_eq(parse_with(&p, "\"tdx\"", why, sizeof why), 0);
-	isotier_provider_clear(&p);
+	isotier__provider_clear(&p);
 	ck_assert_int_lt(parse_with(&p, "\"sgx\"", why, sizeof why), 0);
 	ck_assert_msg(strstr(why, "attestation") != NULL, "%s", why);
-	isotier_provider_clear(&p);
+	isotier__provider_clear(&p);
 	ck_assert_int_lt(parse_with(&p, "true", why, sizeof why), 0);
-	isotier_provider_clear(&p);
+	isotier__provider_clear(&p);
 }
 END_TEST
 

@@ -27,11 +27,12 @@ static void load(void)
 	char *data = NULL;
 	size_t len = 0;
 	isotier_error err = {0};
-	ck_assert_int_eq(isotier_read_file(&data, &len, FIX "snp_milan_report.bin", 4096, &err), 0);
+	ck_assert_int_eq(isotier__read_file(&data, &len, FIX "snp_milan_report.bin", 4096, &err),
+	                 0);
 	ck_assert_uint_eq(len, ATTEST_SNP_REPORT_LEN);
 	memcpy(report, data, len);
 	free(data);
-	ck_assert_int_eq(isotier_read_file(&vcek, &vcek_len, FIX "snp_milan_vcek.der", 8192, &err),
+	ck_assert_int_eq(isotier__read_file(&vcek, &vcek_len, FIX "snp_milan_vcek.der", 8192, &err),
 	                 0);
 }
 
@@ -146,7 +147,7 @@ static void roots_variant(char *dir, const char *ark_src, const char *ask_src, l
 		char *data = NULL, path[4096];
 		size_t len = 0;
 		isotier_error err = {0};
-		ck_assert_int_eq(isotier_read_file(&data, &len, src[k], 8192, &err), 0);
+		ck_assert_int_eq(isotier__read_file(&data, &len, src[k], 8192, &err), 0);
 		if (k == 0 && flip >= 0) {
 			/* base64 inside the PEM: swap one letter for another */
 			char *c = data + flip;

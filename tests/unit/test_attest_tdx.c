@@ -23,7 +23,7 @@ static void load(void)
 	char *data = NULL;
 	isotier_error err = {0};
 	ck_assert_int_eq(
-	    isotier_read_file(&data, &quote_len, FIX "tdx_spr_quote_v4.bin", 16384, &err), 0);
+	    isotier__read_file(&data, &quote_len, FIX "tdx_spr_quote_v4.bin", 16384, &err), 0);
 	quote = (uint8_t *)data;
 }
 

@@ -130,7 +130,7 @@ START_TEST(attestation_weighs_remote_verdicts)
 	testimony_judge_attested(&r, &claim, &kernel, &pair, &outs);
 	ck_assert(r.attested == (c->want == VERDICT_CONFIRMED));
 	ck_assert_msg(r.verdict == c->want && r.ceiling == c->ceiling, "case %d: %s/%s: %s", _i,
-	              isotier_verdict_name(r.verdict), probe_tier_name(r.ceiling), r.reason);
+	              isotier__verdict_name(r.verdict), probe_tier_name(r.ceiling), r.reason);
 	if (c->reason[0] == '^')
 		ck_assert_msg(!strncmp(r.reason, c->reason + 1, strlen(c->reason + 1)), "%s",
 		              r.reason);
@@ -198,7 +198,7 @@ START_TEST(mixed_pair_is_not_one_guest)
 		judge_result r = {.verdict = VERDICT_CONFIRMED, .ceiling = PROBE_TIER_MICROVM};
 		testimony_judge_attested(&r, &claim, NULL, &one, NULL);
 		ck_assert_msg(r.verdict == VERDICT_NOT_CONTRADICTED, "case %d: %s: %s", k,
-		              isotier_verdict_name(r.verdict), r.reason);
+		              isotier__verdict_name(r.verdict), r.reason);
 		ck_assert_int_eq(r.ceiling, PROBE_TIER_CONTAINER);
 		ck_assert(!r.attested);
 	}

@@ -1,5 +1,5 @@
 /* test_backends.c - the registry (backends.c): every descriptor is one this
- * library can drive (isotier_backend_check), names are unique, and each
+ * library can drive (isotier__backend_check), names are unique, and each
  * backend's one link to its claim, catalogue_id, names an entry of the shipped
  * catalogue that validates; the check refuses what a broken descriptor
  * would be. */
@@ -13,18 +13,18 @@
 
 START_TEST(every_descriptor_passes_the_check)
 {
-	ck_assert_uint_ge(isotier_backend_count(), 15);
-	for (size_t i = 0; i < isotier_backend_count(); i++) {
-		const isotier_backend *b = isotier_backend_at(i);
+	ck_assert_uint_ge(isotier__backend_count(), 15);
+	for (size_t i = 0; i < isotier__backend_count(); i++) {
+		const isotier_backend *b = isotier__backend_at(i);
 		char why[256] = "";
-		ck_assert_msg(isotier_backend_check(b, why, sizeof why) == 0, "%s", why);
-		ck_assert_ptr_eq(isotier_backend_lookup(b->name), b);
+		ck_assert_msg(isotier__backend_check(b, why, sizeof why) == 0, "%s", why);
+		ck_assert_ptr_eq(isotier__backend_lookup(b->name), b);
 		for (size_t k = 0; k < i; k++)
-			ck_assert_str_ne(isotier_backend_at(k)->name, b->name);
+			ck_assert_str_ne(isotier__backend_at(k)->name, b->name);
 	}
-	ck_assert_ptr_null(isotier_backend_at(isotier_backend_count()));
-	ck_assert_ptr_null(isotier_backend_lookup("no-such-backend"));
-	ck_assert_ptr_null(isotier_backend_lookup(NULL));
+	ck_assert_ptr_null(isotier__backend_at(isotier__backend_count()));
+	ck_assert_ptr_null(isotier__backend_lookup("no-such-backend"));
+	ck_assert_ptr_null(isotier__backend_lookup(NULL));
 }
 END_TEST
 
@@ -37,19 +37,19 @@ START_TEST(every_claim_link_resolves)
 	isotier_findings f = {0};
 	isotier_error err = {0};
 	ck_assert_int_eq(
-	    isotier_catalogue_load(&cat, ISOTIER_SOURCE_DIR "/catalogue/providers", &f, &err), 0);
-	for (size_t i = 0; i < isotier_backend_count(); i++) {
-		const isotier_backend *b = isotier_backend_at(i);
+	    isotier__catalogue_load(&cat, ISOTIER_SOURCE_DIR "/catalogue/providers", &f, &err), 0);
+	for (size_t i = 0; i < isotier__backend_count(); i++) {
+		const isotier_backend *b = isotier__backend_at(i);
 		if (b->observes_host) {
 			ck_assert_ptr_null(b->catalogue_id);
 			continue;
 		}
 		ck_assert_msg(b->catalogue_id != NULL, "%s has no catalogue_id", b->name);
-		ck_assert_msg(isotier_catalogue_find(cat, b->catalogue_id) != NULL,
+		ck_assert_msg(isotier__catalogue_find(cat, b->catalogue_id) != NULL,
 		              "%s: no catalogue entry %s", b->name, b->catalogue_id);
 	}
-	isotier_findings_free(&f);
-	isotier_catalogue_free(cat);
+	isotier__findings_free(&f);
+	isotier__catalogue_free(cat);
 }
 END_TEST
 
@@ -57,8 +57,8 @@ END_TEST
  * secret, required setting. */
 START_TEST(remote_backends_name_their_credential)
 {
-	for (size_t i = 0; i < isotier_backend_count(); i++) {
-		const isotier_backend *b = isotier_backend_at(i);
+	for (size_t i = 0; i < isotier__backend_count(); i++) {
+		const isotier_backend *b = isotier__backend_at(i);
 		if (!b->remote)
 			continue;
 		bool credential = false;
@@ -104,36 +104,36 @@ static void ok_destroy(void *state)
 START_TEST(a_claim_is_shared_only_when_declared)
 {
 	char why[256] = "";
-	ck_assert_msg(isotier_backend_registry_check(why, sizeof why) == 0, "%s", why);
-	const isotier_backend *bwrap = isotier_backend_lookup("bwrap");
-	const isotier_backend *nonet = isotier_backend_lookup("bwrap-nonet");
+	ck_assert_msg(isotier__backend_registry_check(why, sizeof why) == 0, "%s", why);
+	const isotier_backend *bwrap = isotier__backend_lookup("bwrap");
+	const isotier_backend *nonet = isotier__backend_lookup("bwrap-nonet");
 	ck_assert(bwrap && nonet);
 	ck_assert_str_eq(nonet->catalogue_id, bwrap->catalogue_id);
-	ck_assert_ptr_eq(isotier_backend_for_claim(bwrap->catalogue_id), bwrap); /* the owner */
+	ck_assert_ptr_eq(isotier__backend_for_claim(bwrap->catalogue_id), bwrap); /* the owner */
 
 	isotier_backend stray = *nonet;
 	stray.shares_claim_with = NULL; /* the same claim, undeclared */
 	const isotier_backend *undeclared[] = {bwrap, &stray};
-	ck_assert_int_eq(isotier_backend_list_check(undeclared, 2, why, sizeof why),
+	ck_assert_int_eq(isotier__backend_list_check(undeclared, 2, why, sizeof why),
 	                 ISOTIER_EINVAL);
 	ck_assert_ptr_nonnull(strstr(why, "bubblewrap"));
 	ck_assert_ptr_nonnull(strstr(why, "bwrap's claim already"));
 
 	const isotier_backend *declared[] = {bwrap, nonet};
-	ck_assert_int_eq(isotier_backend_list_check(declared, 2, why, sizeof why), 0);
+	ck_assert_int_eq(isotier__backend_list_check(declared, 2, why, sizeof why), 0);
 	/* The owner must come first, and must hold that claim. */
 	const isotier_backend *reversed[] = {nonet, bwrap};
-	ck_assert_int_eq(isotier_backend_list_check(reversed, 2, why, sizeof why), ISOTIER_EINVAL);
+	ck_assert_int_eq(isotier__backend_list_check(reversed, 2, why, sizeof why), ISOTIER_EINVAL);
 	stray = *nonet;
 	stray.shares_claim_with = "runc";
-	const isotier_backend *runc = isotier_backend_lookup("runc");
+	const isotier_backend *runc = isotier__backend_lookup("runc");
 	const isotier_backend *wrong_owner[] = {bwrap, runc, &stray};
-	ck_assert_int_eq(isotier_backend_list_check(wrong_owner, 3, why, sizeof why),
+	ck_assert_int_eq(isotier__backend_list_check(wrong_owner, 3, why, sizeof why),
 	                 ISOTIER_EINVAL);
 	ck_assert_ptr_nonnull(strstr(why, "shares_claim_with runc"));
 	/* A name twice. */
 	const isotier_backend *twice[] = {bwrap, bwrap};
-	ck_assert_int_eq(isotier_backend_list_check(twice, 2, why, sizeof why), ISOTIER_EINVAL);
+	ck_assert_int_eq(isotier__backend_list_check(twice, 2, why, sizeof why), ISOTIER_EINVAL);
 	ck_assert_ptr_nonnull(strstr(why, "listed twice"));
 }
 END_TEST
@@ -149,35 +149,35 @@ START_TEST(the_check_refuses_broken_descriptors)
 	                              .exec = ok_exec,
 	                              .destroy = ok_destroy};
 	char why[256];
-	ck_assert_int_eq(isotier_backend_check(&good, why, sizeof why), 0);
+	ck_assert_int_eq(isotier__backend_check(&good, why, sizeof why), 0);
 	isotier_backend b = good;
 	b.version = ISOTIER_BACKEND_VERSION + 1;
-	ck_assert_int_eq(isotier_backend_check(&b, why, sizeof why), ISOTIER_EINVAL);
+	ck_assert_int_eq(isotier__backend_check(&b, why, sizeof why), ISOTIER_EINVAL);
 	ck_assert_ptr_nonnull(strstr(why, "version"));
 	b = good;
 	b.name = "Bad Name";
-	ck_assert_int_eq(isotier_backend_check(&b, why, sizeof why), ISOTIER_EINVAL);
+	ck_assert_int_eq(isotier__backend_check(&b, why, sizeof why), ISOTIER_EINVAL);
 	b = good;
 	b.exec = NULL;
-	ck_assert_int_eq(isotier_backend_check(&b, why, sizeof why), ISOTIER_EINVAL);
+	ck_assert_int_eq(isotier__backend_check(&b, why, sizeof why), ISOTIER_EINVAL);
 	b = good;
 	b.remote = true; /* without release(): a leak could not be reported */
-	ck_assert_int_eq(isotier_backend_check(&b, why, sizeof why), ISOTIER_EINVAL);
+	ck_assert_int_eq(isotier__backend_check(&b, why, sizeof why), ISOTIER_EINVAL);
 	b = good;
 	b.observes_host = true;
 	b.remote = true;
-	ck_assert_int_eq(isotier_backend_check(&b, why, sizeof why), ISOTIER_EINVAL);
+	ck_assert_int_eq(isotier__backend_check(&b, why, sizeof why), ISOTIER_EINVAL);
 	b = good;
 	b.remote = true; /* with release() but output through a descriptor */
 	b.release = ok_release;
-	ck_assert_int_eq(isotier_backend_check(&b, why, sizeof why), ISOTIER_EINVAL);
+	ck_assert_int_eq(isotier__backend_check(&b, why, sizeof why), ISOTIER_EINVAL);
 	ck_assert_ptr_nonnull(strstr(why, "delivers_output"));
 	b.delivers_output = true;
-	ck_assert_int_eq(isotier_backend_check(&b, why, sizeof why), 0);
+	ck_assert_int_eq(isotier__backend_check(&b, why, sizeof why), 0);
 	b = good;
 	b.settings = bad_setting;
-	ck_assert_int_eq(isotier_backend_check(&b, why, sizeof why), ISOTIER_EINVAL);
-	ck_assert_int_eq(isotier_backend_check(NULL, why, sizeof why), ISOTIER_EINVAL);
+	ck_assert_int_eq(isotier__backend_check(&b, why, sizeof why), ISOTIER_EINVAL);
+	ck_assert_int_eq(isotier__backend_check(NULL, why, sizeof why), ISOTIER_EINVAL);
 }
 END_TEST
 

@@ -44,17 +44,17 @@ static void expect_finding(const char *json, const char *file, isotier_finding_s
 {
 	isotier_findings f = {0};
 	isotier_provider p;
-	if (isotier_provider_parse(&p, json, strlen(json), file, &f) == 0) {
+	if (isotier__provider_parse(&p, json, strlen(json), file, &f) == 0) {
 		isotier_catalogue c = {.dir = "dir", .providers = &p, .n_providers = 1};
-		isotier_catalogue_validate(&c, "2026-12-01", 0, &f);
-		isotier_provider_clear(&p);
+		isotier__catalogue_validate(&c, "2026-12-01", 0, &f);
+		isotier__provider_clear(&p);
 	}
 	if (!has(&f, sev, field, needle))
 		dump(&f);
 	ck_assert_msg(has(&f, sev, field, needle), "no finding at '%s' with '%s'", field, needle);
 	for (size_t i = 0; i < f.n; i++)
 		ck_assert_str_eq(f.items[i].file, file);
-	isotier_findings_free(&f);
+	isotier__findings_free(&f);
 }
 
 /* GOOD with one substring replaced. */
@@ -80,7 +80,7 @@ START_TEST(good_entry_parses_and_validates)
 {
 	isotier_findings f = {0};
 	isotier_provider p;
-	ck_assert_int_eq(isotier_provider_parse(&p, GOOD, strlen(GOOD), "dir/e2b.json", &f), 0);
+	ck_assert_int_eq(isotier__provider_parse(&p, GOOD, strlen(GOOD), "dir/e2b.json", &f), 0);
 	ck_assert_str_eq(p.id, "e2b");
 	ck_assert_int_eq(p.tier, ISOTIER_MICROVM);
 	ck_assert_uint_eq(p.n_sources, 1);
@@ -88,14 +88,14 @@ START_TEST(good_entry_parses_and_validates)
 	ck_assert_int_eq(p.history[0].tier, ISOTIER_CONTAINER);
 	ck_assert_ptr_null(p.offering);
 	isotier_catalogue c = {.dir = "dir", .providers = &p, .n_providers = 1};
-	isotier_catalogue_validate(&c, "2026-12-01", 0, &f);
+	isotier__catalogue_validate(&c, "2026-12-01", 0, &f);
 	if (f.n)
 		dump(&f);
 	ck_assert_uint_eq(f.n, 0);
-	ck_assert_ptr_eq(isotier_catalogue_find(&c, "e2b"), &p);
-	ck_assert_ptr_null(isotier_catalogue_find(&c, "e2c"));
-	ck_assert_ptr_eq(isotier_provider_best_source(&p), &p.sources[0]);
-	isotier_provider_clear(&p);
+	ck_assert_ptr_eq(isotier__catalogue_find(&c, "e2b"), &p);
+	ck_assert_ptr_null(isotier__catalogue_find(&c, "e2c"));
+	ck_assert_ptr_eq(isotier__provider_best_source(&p), &p.sources[0]);
+	isotier__provider_clear(&p);
 }
 END_TEST
 
@@ -110,10 +110,10 @@ START_TEST(hostile_documents_are_rejected)
 	const char nul[] = "{\"id\": \"a\"}\0junk";
 	isotier_findings f = {0};
 	isotier_provider p;
-	ck_assert_int_eq(isotier_provider_parse(&p, nul, sizeof nul - 1, "x.json", &f),
+	ck_assert_int_eq(isotier__provider_parse(&p, nul, sizeof nul - 1, "x.json", &f),
 	                 ISOTIER_EDATA);
 	ck_assert(has(&f, ISOTIER_FINDING_ERROR, "", "UTF-8"));
-	isotier_findings_free(&f);
+	isotier__findings_free(&f);
 	/* Over the size cap: refused before parsing. */
 	size_t big = 300 * 1024;
 	char *s = malloc(big + 1);
@@ -190,14 +190,14 @@ START_TEST(every_rule_names_its_field)
 	         at + strlen("\"tier\": \"MICROVM\""));
 	isotier_findings f = {0};
 	isotier_provider p;
-	ck_assert_int_eq(isotier_provider_parse(&p, u, strlen(u), "d/e2b.json", &f), 0);
+	ck_assert_int_eq(isotier__provider_parse(&p, u, strlen(u), "d/e2b.json", &f), 0);
 	isotier_catalogue c = {.dir = "d", .providers = &p, .n_providers = 1};
-	isotier_catalogue_validate(&c, "2026-12-01", 0, &f);
+	isotier__catalogue_validate(&c, "2026-12-01", 0, &f);
 	ck_assert_uint_eq(f.n_errors, 0);
 	ck_assert_uint_eq(f.n_warnings, 1);
 	ck_assert(has(&f, W, "sources", "third-party-only"));
-	isotier_provider_clear(&p);
-	isotier_findings_free(&f);
+	isotier__provider_clear(&p);
+	isotier__findings_free(&f);
 	free(s);
 	free(u);
 }
@@ -208,14 +208,14 @@ START_TEST(max_age_is_configurable)
 	char *s = variant("\"retrieved\": \"2026-11-20\"", "\"retrieved\": \"2026-09-01\"");
 	isotier_findings f = {0};
 	isotier_provider p;
-	ck_assert_int_eq(isotier_provider_parse(&p, s, strlen(s), "d/e2b.json", &f), 0);
+	ck_assert_int_eq(isotier__provider_parse(&p, s, strlen(s), "d/e2b.json", &f), 0);
 	isotier_catalogue c = {.dir = "d", .providers = &p, .n_providers = 1};
-	isotier_catalogue_validate(&c, "2026-12-01", 91, &f);
+	isotier__catalogue_validate(&c, "2026-12-01", 91, &f);
 	ck_assert_uint_eq(f.n_errors, 0);
-	isotier_catalogue_validate(&c, "2026-12-01", 90, &f);
+	isotier__catalogue_validate(&c, "2026-12-01", 90, &f);
 	ck_assert_uint_eq(f.n_errors, 2); /* the stale source, and the tier it no longer defends */
-	isotier_provider_clear(&p);
-	isotier_findings_free(&f);
+	isotier__provider_clear(&p);
+	isotier__findings_free(&f);
 	free(s);
 }
 END_TEST
@@ -223,21 +223,21 @@ END_TEST
 START_TEST(calendar_dates)
 {
 	long d;
-	ck_assert_int_eq(isotier_date_days(&d, "1970-01-01"), 0);
+	ck_assert_int_eq(isotier__date_days(&d, "1970-01-01"), 0);
 	ck_assert_int_eq(d, 0);
-	ck_assert_int_eq(isotier_date_days(&d, "2000-02-29"), 0); /* divisible by 400 */
+	ck_assert_int_eq(isotier__date_days(&d, "2000-02-29"), 0); /* divisible by 400 */
 	ck_assert_int_eq(d, 11016);
-	ck_assert_int_eq(isotier_date_days(&d, "2024-02-29"), 0);
+	ck_assert_int_eq(isotier__date_days(&d, "2024-02-29"), 0);
 	long a, b;
-	isotier_date_days(&a, "2026-12-01");
-	isotier_date_days(&b, "2026-08-01");
+	isotier__date_days(&a, "2026-12-01");
+	isotier__date_days(&b, "2026-08-01");
 	ck_assert_int_eq(a - b, 122);
 	const char *bad[] = {"1900-02-29",  "2100-02-29", "2025-02-29",  "2025-04-31",
 	                     "2025-00-10",  "2025-13-01", "2025-01-00",  "2025-01-32",
 	                     "2025-1-01",   "2025/01/01", "2025-01-01T", " 2025-01-01",
 	                     "２025-01-01", "",           "1969-12-31"};
 	for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
-		ck_assert_msg(isotier_date_days(&d, bad[i]) == ISOTIER_EINVAL, "accepted '%s'",
+		ck_assert_msg(isotier__date_days(&d, bad[i]) == ISOTIER_EINVAL, "accepted '%s'",
 		              bad[i]);
 }
 END_TEST
@@ -245,16 +245,16 @@ END_TEST
 START_TEST(mechanism_vocabulary)
 {
 	isotier_tier t;
-	ck_assert_int_eq(isotier_mechanism_tier(&t, "firecracker"), 0);
+	ck_assert_int_eq(isotier__mechanism_tier(&t, "firecracker"), 0);
 	ck_assert_int_eq(t, ISOTIER_MICROVM);
-	ck_assert_int_eq(isotier_mechanism_tier(&t, "gvisor"), 0);
+	ck_assert_int_eq(isotier__mechanism_tier(&t, "gvisor"), 0);
 	ck_assert_int_eq(t, ISOTIER_GVISOR);
-	ck_assert_int_eq(isotier_mechanism_tier(&t, "bubblewrap"), 0);
+	ck_assert_int_eq(isotier__mechanism_tier(&t, "bubblewrap"), 0);
 	ck_assert_int_eq(t, ISOTIER_CONTAINER);
-	ck_assert_int_eq(isotier_mechanism_tier(&t, "webassembly"), 0);
+	ck_assert_int_eq(isotier__mechanism_tier(&t, "webassembly"), 0);
 	ck_assert_int_eq(t, ISOTIER_UNKNOWN);
-	ck_assert_int_eq(isotier_mechanism_tier(&t, "Firecracker"), ISOTIER_EINVAL);
-	ck_assert_int_eq(isotier_mechanism_tier(&t, NULL), ISOTIER_EINVAL);
+	ck_assert_int_eq(isotier__mechanism_tier(&t, "Firecracker"), ISOTIER_EINVAL);
+	ck_assert_int_eq(isotier__mechanism_tier(&t, NULL), ISOTIER_EINVAL);
 }
 END_TEST
 
@@ -309,19 +309,19 @@ START_TEST(offering_fields_are_hostile_input)
 	                   "\"https://e2b.dev/d\", \"quote\": \"deprecated\"}");
 	isotier_findings f = {0};
 	isotier_provider p;
-	ck_assert_int_eq(isotier_provider_parse(&p, ok, strlen(ok), "dir/e2b.json", &f), 0);
+	ck_assert_int_eq(isotier__provider_parse(&p, ok, strlen(ok), "dir/e2b.json", &f), 0);
 	isotier_catalogue c = {.dir = "dir", .providers = &p, .n_providers = 1};
-	isotier_catalogue_validate(&c, "2026-12-01", 0, &f);
+	isotier__catalogue_validate(&c, "2026-12-01", 0, &f);
 	if (f.n)
 		dump(&f);
 	ck_assert_uint_eq(f.n, 0);
-	ck_assert_str_eq(isotier_provider_status(&p), "deprecated");
-	ck_assert_str_eq(isotier_provider_group(&p), "e2b");
+	ck_assert_str_eq(isotier__provider_status(&p), "deprecated");
+	ck_assert_str_eq(isotier__provider_group(&p), "e2b");
 	ck_assert_str_eq(p.status_source.date, "2026-06-01");
-	ck_assert_ptr_eq(isotier_catalogue_find_renamed(&c, "e2b-old"), &p);
-	ck_assert_ptr_null(isotier_catalogue_find_renamed(&c, "e2b"));
-	isotier_provider_clear(&p);
-	isotier_findings_free(&f);
+	ck_assert_ptr_eq(isotier__catalogue_find_renamed(&c, "e2b-old"), &p);
+	ck_assert_ptr_null(isotier__catalogue_find_renamed(&c, "e2b"));
+	isotier__provider_clear(&p);
+	isotier__findings_free(&f);
 	free(ok);
 }
 END_TEST
@@ -331,24 +331,24 @@ START_TEST(renamed_ids_resolve_to_the_current_offering)
 	const char *dir = ISOTIER_SOURCE_DIR "/tests/fixtures/catalogue/valid";
 	char id[72];
 	/* An id that was renamed resolves to the entry that lists it. */
-	ck_assert_str_eq(isotier_catalogue_current_id(id, sizeof id, dir, "old-offering-id"),
+	ck_assert_str_eq(isotier__catalogue_current_id(id, sizeof id, dir, "old-offering-id"),
 	                 "renamed-offering");
 	/* A current id, an unknown id and a path-like id stay as they are. */
-	ck_assert_str_eq(isotier_catalogue_current_id(id, sizeof id, dir, "ok"), "ok");
-	ck_assert_str_eq(isotier_catalogue_current_id(id, sizeof id, dir, "nope"), "nope");
-	ck_assert_str_eq(isotier_catalogue_current_id(id, sizeof id, dir, "../ok"), "../ok");
-	ck_assert_str_eq(isotier_catalogue_current_id(id, sizeof id, "/nonexistent", "x"), "x");
+	ck_assert_str_eq(isotier__catalogue_current_id(id, sizeof id, dir, "ok"), "ok");
+	ck_assert_str_eq(isotier__catalogue_current_id(id, sizeof id, dir, "nope"), "nope");
+	ck_assert_str_eq(isotier__catalogue_current_id(id, sizeof id, dir, "../ok"), "../ok");
+	ck_assert_str_eq(isotier__catalogue_current_id(id, sizeof id, "/nonexistent", "x"), "x");
 	isotier_findings f = {0};
 	isotier_catalogue *c = NULL;
 	isotier_error err = {0};
-	ck_assert_int_eq(isotier_catalogue_load(&c, dir, &f, &err), 0);
-	const isotier_provider *p = isotier_catalogue_find(c, "deprecated-sdk");
+	ck_assert_int_eq(isotier__catalogue_load(&c, dir, &f, &err), 0);
+	const isotier_provider *p = isotier__catalogue_find(c, "deprecated-sdk");
 	ck_assert_ptr_nonnull(p);
-	ck_assert_str_eq(isotier_provider_status(p), "deprecated");
-	ck_assert_str_eq(isotier_provider_status(isotier_catalogue_find(c, "ok")), "current");
-	ck_assert_str_eq(isotier_provider_group(p), "example");
-	isotier_catalogue_free(c);
-	isotier_findings_free(&f);
+	ck_assert_str_eq(isotier__provider_status(p), "deprecated");
+	ck_assert_str_eq(isotier__provider_status(isotier__catalogue_find(c, "ok")), "current");
+	ck_assert_str_eq(isotier__provider_group(p), "example");
+	isotier__catalogue_free(c);
+	isotier__findings_free(&f);
 }
 END_TEST
 
@@ -358,21 +358,21 @@ START_TEST(real_catalogue_loads_and_validates)
 	isotier_catalogue *c = NULL;
 	isotier_error err = {0};
 	ck_assert_int_eq(
-	    isotier_catalogue_load(&c, ISOTIER_SOURCE_DIR "/catalogue/providers", &f, &err), 0);
-	isotier_catalogue_validate(c, NULL, 0, &f);
+	    isotier__catalogue_load(&c, ISOTIER_SOURCE_DIR "/catalogue/providers", &f, &err), 0);
+	isotier__catalogue_validate(c, NULL, 0, &f);
 	if (f.n_errors)
 		dump(&f);
 	ck_assert_uint_eq(f.n_errors, 0);
 	for (size_t i = 1; i < c->n_providers; i++)
 		ck_assert_int_lt(strcmp(c->providers[i - 1].id, c->providers[i].id), 0);
 	for (size_t i = 0; i < c->n_providers; i++) {
-		ck_assert_ptr_eq(isotier_catalogue_find(c, c->providers[i].id), &c->providers[i]);
+		ck_assert_ptr_eq(isotier__catalogue_find(c, c->providers[i].id), &c->providers[i]);
 		if (c->providers[i].tier != ISOTIER_UNKNOWN)
-			ck_assert_ptr_nonnull(isotier_provider_best_source(&c->providers[i]));
+			ck_assert_ptr_nonnull(isotier__provider_best_source(&c->providers[i]));
 	}
-	isotier_catalogue_free(c);
-	isotier_findings_free(&f);
-	ck_assert_int_eq(isotier_catalogue_load(&c, "/nonexistent/dir", &f, &err),
+	isotier__catalogue_free(c);
+	isotier__findings_free(&f);
+	ck_assert_int_eq(isotier__catalogue_load(&c, "/nonexistent/dir", &f, &err),
 	                 ISOTIER_ENOTFOUND);
 	ck_assert(strstr(err.message, "/nonexistent/dir"));
 }
@@ -385,17 +385,17 @@ START_TEST(fixture_catalogue_partial_load_reports_everything)
 	isotier_findings f = {0};
 	isotier_catalogue *c = NULL;
 	isotier_error err = {0};
-	ck_assert_int_eq(isotier_catalogue_load(&c, dir, &f, &err), 0);
+	ck_assert_int_eq(isotier__catalogue_load(&c, dir, &f, &err), 0);
 	ck_assert_uint_eq(c->n_providers, 0);
 	ck_assert_uint_eq(f.n_errors, 3);
-	isotier_catalogue_free(c);
-	isotier_findings_free(&f);
-	ck_assert_int_eq(isotier_catalogue_load_partial(&c, dir, &f, &err), 0);
+	isotier__catalogue_free(c);
+	isotier__findings_free(&f);
+	ck_assert_int_eq(isotier__catalogue_load_partial(&c, dir, &f, &err), 0);
 	ck_assert_uint_eq(c->n_providers, 1);
-	isotier_catalogue_validate(c, "2026-12-01", 0, &f);
+	isotier__catalogue_validate(c, "2026-12-01", 0, &f);
 	ck_assert(has(&f, ISOTIER_FINDING_ERROR, "sources", "needs a source"));
-	isotier_catalogue_free(c);
-	isotier_findings_free(&f);
+	isotier__catalogue_free(c);
+	isotier__findings_free(&f);
 }
 END_TEST
 
@@ -498,12 +498,12 @@ END_TEST
 START_TEST(sha256_vectors)
 {
 	char hex[65];
-	isotier_sha256_hex("", 0, hex);
+	isotier__sha256_hex("", 0, hex);
 	ck_assert_str_eq(hex, "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
-	isotier_sha256_hex("abc", 3, hex);
+	isotier__sha256_hex("abc", 3, hex);
 	ck_assert_str_eq(hex, "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
 	const char *two = "abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq";
-	isotier_sha256_hex(two, strlen(two), hex);
+	isotier__sha256_hex(two, strlen(two), hex);
 	ck_assert_str_eq(hex, "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1");
 	/* One million 'a', fed in uneven pieces. */
 	isotier_sha256 c;

@@ -23,7 +23,7 @@ static void put(const char *rel, const char *text)
 {
 	char path[512];
 	snprintf(path, sizeof path, "%s/%s", git, rel);
-	ck_assert_int_eq(isotier_write_file(path, text, strlen(text), 0644, NULL), 0);
+	ck_assert_int_eq(isotier__write_file(path, text, strlen(text), 0644, NULL), 0);
 }
 
 static void setup(void)
@@ -41,7 +41,7 @@ static void setup(void)
 
 static void teardown(void)
 {
-	isotier_rmtree(root);
+	isotier__rmtree(root);
 }
 
 START_TEST(head_from_each_place)
@@ -113,7 +113,7 @@ START_TEST(key_follows_the_tree)
 	put("refs/heads/main", line);
 	snprintf(cat, sizeof cat, "%s/cat", root);
 	snprintf(file, sizeof file, "%s/a.json", cat);
-	ck_assert_int_eq(isotier_write_file(file, "{}", 2, 0644, NULL), 0);
+	ck_assert_int_eq(isotier__write_file(file, "{}", 2, 0644, NULL), 0);
 	/* Just written: inside the racy window, no key. */
 	ck_assert_int_lt(isotier_catalogue_memo_key(k1, sizeof k1, cat), 0);
 	sleep(3);

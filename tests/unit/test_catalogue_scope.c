@@ -23,7 +23,7 @@ static int parse(isotier_provider *p, const char *scope_field, isotier_findings 
 	char json[1024];
 	snprintf(json, sizeof json, entry_fmt, scope_field);
 	memset(p, 0, sizeof *p);
-	return isotier_provider_parse(p, json, strlen(json), "x.json", f);
+	return isotier__provider_parse(p, json, strlen(json), "x.json", f);
 }
 
 START_TEST(scope_words)
@@ -36,9 +36,9 @@ START_TEST(scope_words)
 		isotier_findings f = {0};
 		ck_assert_int_eq(parse(&p, field, &f), 0);
 		ck_assert_str_eq(p.scope, ok[i]);
-		ck_assert(isotier_scope_valid(ok[i]));
-		isotier_provider_clear(&p);
-		isotier_findings_free(&f);
+		ck_assert(isotier__scope_valid(ok[i]));
+		isotier__provider_clear(&p);
+		isotier__findings_free(&f);
 	}
 	static const char *const bad[] = {"\"scope\": \"per-account\",", "\"scope\": \"\",",
 	                                  "\"scope\": 3,", "\"scope\": null,",
@@ -49,9 +49,9 @@ START_TEST(scope_words)
 		ck_assert_int_lt(parse(&p, bad[i], &f), 0);
 		ck_assert_uint_ge(f.n_errors, 1);
 		ck_assert_str_eq(f.items[0].field, "scope");
-		isotier_findings_free(&f);
+		isotier__findings_free(&f);
 	}
-	ck_assert(!isotier_scope_valid(NULL));
+	ck_assert(!isotier__scope_valid(NULL));
 }
 END_TEST
 
@@ -61,7 +61,7 @@ START_TEST(scope_in_claim_digest)
 	isotier_findings f = {0};
 	ck_assert_int_eq(parse(&a, "", &f), 0);
 	ck_assert_int_eq(parse(&b, "\"scope\": \"between-accounts\",", &f), 0);
-	char *da = isotier_claim_digest(&a), *db = isotier_claim_digest(&b);
+	char *da = isotier__claim_digest(&a), *db = isotier__claim_digest(&b);
 	ck_assert_ptr_nonnull(da);
 	ck_assert_ptr_nonnull(db);
 	ck_assert_str_ne(da, db);
@@ -70,9 +70,9 @@ START_TEST(scope_in_claim_digest)
 	ck_assert_int_eq(strncmp(da, db, strlen(da)), 0); /* appended, nothing else moved */
 	free(da);
 	free(db);
-	isotier_provider_clear(&a);
-	isotier_provider_clear(&b);
-	isotier_findings_free(&f);
+	isotier__provider_clear(&a);
+	isotier__provider_clear(&b);
+	isotier__findings_free(&f);
 }
 END_TEST
 

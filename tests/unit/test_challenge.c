@@ -96,7 +96,7 @@ START_TEST(outcomes)
 	/* The sandbox samples from 0.3 s into the pattern, in its own clock. */
 	make_samples(&r, c->kind, host_t0 + 300000 - c->offset, c->window, c->offset, 11);
 	isotier_challenge_result out;
-	isotier_challenge_judge(&out, segs, NSEG, &r);
+	isotier__challenge_judge(&out, segs, NSEG, &r);
 	ck_assert_msg(out.outcome == c->want, "%s: outcome %d, want %d (%s)", c->name, out.outcome,
 	              c->want, out.detail);
 	if (c->want == ISOTIER_CHALLENGE_SEEN)
@@ -111,23 +111,23 @@ START_TEST(unanswered)
 	make_segments(1000000, 3);
 	probe_run_info r = {0};
 	isotier_challenge_result out;
-	isotier_challenge_judge(&out, segs, NSEG, &r);
+	isotier__challenge_judge(&out, segs, NSEG, &r);
 	ck_assert_int_eq(out.outcome, ISOTIER_CHALLENGE_UNANSWERED); /* no challenge object */
-	isotier_challenge_judge(&out, segs, NSEG, NULL);
+	isotier__challenge_judge(&out, segs, NSEG, NULL);
 	ck_assert_int_eq(out.outcome, ISOTIER_CHALLENGE_UNANSWERED);
 	make_samples(&r, SHARED, 1100000, 600000, 0, 1);
 	snprintf(r.challenge_error, sizeof r.challenge_error, "Operation not permitted");
-	isotier_challenge_judge(&out, segs, NSEG, &r);
+	isotier__challenge_judge(&out, segs, NSEG, &r);
 	ck_assert_int_eq(out.outcome, ISOTIER_CHALLENGE_UNANSWERED);
 	ck_assert_ptr_nonnull(strstr(out.detail, "Operation not permitted"));
 	r.challenge_error[0] = '\0';
 	r.samples = 10; /* 10 reads in 600 ms: not the probe's pace */
-	isotier_challenge_judge(&out, segs, NSEG, &r);
+	isotier__challenge_judge(&out, segs, NSEG, &r);
 	ck_assert_int_eq(out.outcome, ISOTIER_CHALLENGE_UNANSWERED);
 	r.samples = 600;
-	isotier_challenge_judge(&out, segs, 4, &r); /* a pattern of 4 slots */
+	isotier__challenge_judge(&out, segs, 4, &r); /* a pattern of 4 slots */
 	ck_assert_int_eq(out.outcome, ISOTIER_CHALLENGE_UNANSWERED);
-	isotier_challenge_judge(&out, segs, NSEG, &r);
+	isotier__challenge_judge(&out, segs, NSEG, &r);
 	ck_assert_int_eq(out.outcome, ISOTIER_CHALLENGE_SEEN);
 	probe_run_clear(&r);
 }

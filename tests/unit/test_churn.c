@@ -35,7 +35,7 @@ START_TEST(the_real_churn_md_parses)
 	size_t len = 0;
 	isotier_error err = {0};
 	ck_assert_int_eq(
-	    isotier_read_file(&text, &len, ISOTIER_SOURCE_DIR "/CHURN.md", CHURN_MD_MAX, &err), 0);
+	    isotier__read_file(&text, &len, ISOTIER_SOURCE_DIR "/CHURN.md", CHURN_MD_MAX, &err), 0);
 	churn_entries e;
 	ck_assert_msg(churn_md_parse(&e, text, len, "CHURN.md", &err) == 0, "%s", err.message);
 	churn_entries_clear(&e);

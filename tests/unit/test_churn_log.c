@@ -270,7 +270,7 @@ static void json_same(size_t n_events, size_t n_skips)
 	ck_assert_int_eq(churn_log_out_finish(o, &err), 0);
 	churn_log_out_free(o);
 	fclose(f);
-	char *whole = isotier_json_print(root, true);
+	char *whole = isotier__json_print(root, true);
 	cJSON_Delete(root);
 	ck_assert_ptr_nonnull(whole);
 	ck_assert_uint_eq(len, strlen(whole) + 1);

@@ -150,7 +150,7 @@ START_TEST(segments_converted)
 	size_t n = 0;
 	isotier_error err = {0};
 	played(&r, bits, bits, 0);
-	ck_assert_int_eq(isotier_cross_segments(&segs, &n, &r.run, bits, &err), 0);
+	ck_assert_int_eq(isotier__cross_segments(&segs, &n, &r.run, bits, &err), 0);
 	ck_assert_uint_eq(n, 10);
 	for (size_t i = 0; i < n; i++) {
 		ck_assert_int_eq(segs[i].start_us, 1000000 + (int64_t)i * 60000);
@@ -159,24 +159,24 @@ START_TEST(segments_converted)
 	}
 	free(segs);
 	/* Bits other than asked: another run's (or a forged) pattern. */
-	ck_assert_int_eq(isotier_cross_segments(&segs, &n, &r.run, "0110100111", &err),
+	ck_assert_int_eq(isotier__cross_segments(&segs, &n, &r.run, "0110100111", &err),
 	                 ISOTIER_EDATA);
 	ck_assert_ptr_nonnull(strstr(err.message, "run.pattern.bits: not the bits asked for"));
 	ck_assert_ptr_null(segs);
 	probe_result_clear(&r);
 	/* Fewer slots than bits (stopped short). */
 	played(&r, "01101001", bits, 0);
-	ck_assert_int_eq(isotier_cross_segments(&segs, &n, &r.run, bits, &err), ISOTIER_EDATA);
+	ck_assert_int_eq(isotier__cross_segments(&segs, &n, &r.run, bits, &err), ISOTIER_EDATA);
 	ck_assert_ptr_nonnull(strstr(err.message, "8 slots played of 10"));
 	probe_result_clear(&r);
 	/* Tasks in a "0" slot: not the pattern asked for. */
 	played(&r, bits, bits, 3);
-	ck_assert_int_eq(isotier_cross_segments(&segs, &n, &r.run, bits, &err), ISOTIER_EDATA);
+	ck_assert_int_eq(isotier__cross_segments(&segs, &n, &r.run, bits, &err), ISOTIER_EDATA);
 	ck_assert_ptr_nonnull(strstr(err.message, "run.pattern.segments[0]: 3 tasks"));
 	probe_result_clear(&r);
 	/* No pattern at all (a replayed report). */
 	probe_run_info none = {0};
-	ck_assert_int_eq(isotier_cross_segments(&segs, &n, &none, bits, &err), ISOTIER_EDATA);
+	ck_assert_int_eq(isotier__cross_segments(&segs, &n, &none, bits, &err), ISOTIER_EDATA);
 	ck_assert_ptr_nonnull(strstr(err.message, "run.pattern: missing"));
 }
 END_TEST
@@ -185,17 +185,17 @@ START_TEST(bits_random_never_three_alike)
 {
 	char a[ISOTIER_CROSS_BITS + 1], b[ISOTIER_CROSS_BITS + 1];
 	isotier_error err = {0};
-	ck_assert_int_eq(isotier_cross_bits(a, ISOTIER_CROSS_BITS, &err), 0);
+	ck_assert_int_eq(isotier__cross_bits(a, ISOTIER_CROSS_BITS, &err), 0);
 	bool differ = false;
 	for (int k = 0; k < 200; k++) {
-		ck_assert_int_eq(isotier_cross_bits(b, ISOTIER_CROSS_BITS, &err), 0);
+		ck_assert_int_eq(isotier__cross_bits(b, ISOTIER_CROSS_BITS, &err), 0);
 		ck_assert_uint_eq(strlen(b), ISOTIER_CROSS_BITS);
 		ck_assert_uint_eq(strspn(b, "01"), ISOTIER_CROSS_BITS);
 		ck_assert_msg(!strstr(b, "000") && !strstr(b, "111"), "three alike: %s", b);
 		differ |= strcmp(a, b) != 0;
 	}
 	ck_assert(differ);
-	ck_assert_int_eq(isotier_cross_bits(b, 100000, &err), ISOTIER_EINVAL);
+	ck_assert_int_eq(isotier__cross_bits(b, 100000, &err), ISOTIER_EINVAL);
 }
 END_TEST
 
@@ -203,11 +203,11 @@ END_TEST
  * as a provider's. The pattern one plays must show in the other's count. */
 START_TEST(one_kernel_under_both_is_seen)
 {
-	isotier_backend fake = *isotier_backend_lookup("host");
+	isotier_backend fake = *isotier__backend_lookup("host");
 	fake.remote = true;
 	fake.observes_host = false;
 	char probe[4096];
-	ck_assert_int_eq(isotier_default_probe_path(probe, sizeof probe), 0);
+	ck_assert_int_eq(isotier__default_probe_path(probe, sizeof probe), 0);
 	isotier_backend_spec spec = {.probe_path = probe, .timeout_s = 30};
 	void *s0 = NULL, *s1 = NULL;
 	isotier_error err = {0};
@@ -215,11 +215,11 @@ START_TEST(one_kernel_under_both_is_seen)
 	ck_assert_int_eq(fake.provision(&s1, &spec, &err), 0);
 	isotier_observation obs = {.backend = &fake};
 	isotier_observe_opts o = {.probe_path = probe, .timeout_s = 30};
-	isotier_cross_challenge(&obs, s0, s1, &o, 0);
+	isotier__cross_challenge(&obs, s0, s1, &o, 0);
 	ck_assert_msg(obs.cross == ISOTIER_CHALLENGE_SEEN, "%s", obs.cross_detail);
 	ck_assert_ptr_nonnull(strstr(obs.cross_detail, "shows in the other's task count"));
 	/* A deadline too near: the step is not run at all. */
-	isotier_cross_challenge(&obs, s0, s1, &o, isotier_now_ms() + 1000);
+	isotier__cross_challenge(&obs, s0, s1, &o, isotier__now_ms() + 1000);
 	ck_assert_int_eq(obs.cross, ISOTIER_CHALLENGE_UNANSWERED);
 	ck_assert_ptr_nonnull(strstr(obs.cross_detail, "time limit"));
 	fake.destroy(s1);
@@ -236,7 +236,7 @@ START_TEST(a_kernel_each_is_not_seen)
 	const isotier_backend *real = NULL;
 	char why[256];
 	for (size_t i = 0; i < 2 && !real; i++) {
-		const isotier_backend *b = isotier_backend_lookup(names[i]);
+		const isotier_backend *b = isotier__backend_lookup(names[i]);
 		if (b && b->available(why, sizeof why) == 1)
 			real = b;
 	}
@@ -248,7 +248,7 @@ START_TEST(a_kernel_each_is_not_seen)
 	isotier_backend fake = *real;
 	fake.remote = true;
 	char probe[4096];
-	ck_assert_int_eq(isotier_default_probe_path(probe, sizeof probe), 0);
+	ck_assert_int_eq(isotier__default_probe_path(probe, sizeof probe), 0);
 	isotier_backend_spec spec = {.probe_path = probe, .timeout_s = 60, .minimal_root = true};
 	void *s0 = NULL, *s1 = NULL;
 	isotier_error err = {0};
@@ -256,7 +256,7 @@ START_TEST(a_kernel_each_is_not_seen)
 	ck_assert_msg(fake.provision(&s1, &spec, &err) == 0, "%s: %s", fake.name, err.message);
 	isotier_observation obs = {.backend = &fake};
 	isotier_observe_opts o = {.probe_path = probe, .timeout_s = 60};
-	isotier_cross_challenge(&obs, s0, s1, &o, 0);
+	isotier__cross_challenge(&obs, s0, s1, &o, 0);
 	fprintf(stderr, "%s: %s\n", fake.name, obs.cross_detail);
 	/* Both ran and answered (a VM's slow start may leave the overlap too
 	 * short to compare: unanswered is no verdict either way), and what

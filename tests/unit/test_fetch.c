@@ -199,9 +199,9 @@ START_TEST(cancel_pipe_never_on_descriptor_zero)
 	struct run run = {.srv = &srv, .stop = &stop, .fail_at = 1};
 	isotier_fetch_opts o = {.jobs = 3, .timeout_s = 30, .max_attempts = 1, .stop = &stop};
 	isotier_error err = {0};
-	int64_t t0 = isotier_now_ms();
+	int64_t t0 = isotier__now_ms();
 	int rc = isotier_fetch_all(urls, 3, &o, on_done, &run, &err);
-	int64_t took = isotier_now_ms() - t0;
+	int64_t took = isotier__now_ms() - t0;
 	server_stop(&srv);
 	ck_assert_int_eq(dup2(saved, 0), 0);
 	close(saved);

@@ -48,22 +48,22 @@ START_TEST(uri_password_redacted)
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
 		char buf[256];
-		isotier_history_display(cases[i].in, buf, sizeof buf);
+		isotier__history_display(cases[i].in, buf, sizeof buf);
 		ck_assert_str_eq(buf, cases[i].out);
 		ck_assert_ptr_null(strstr(buf, "s3cret"));
 	}
-	ck_assert(isotier_history_is_uri("postgresql://x/y"));
-	ck_assert(isotier_history_is_uri("postgres://x/y"));
-	ck_assert(!isotier_history_is_uri("/tmp/postgresql://x"));
-	ck_assert(!isotier_history_is_uri("pg://x"));
+	ck_assert(isotier__history_is_uri("postgresql://x/y"));
+	ck_assert(isotier__history_is_uri("postgres://x/y"));
+	ck_assert(!isotier__history_is_uri("/tmp/postgresql://x"));
+	ck_assert(!isotier__history_is_uri("pg://x"));
 }
 END_TEST
 
 START_TEST(uuids_are_v4)
 {
 	char a[ISOTIER_UUID_LEN + 1], b[ISOTIER_UUID_LEN + 1];
-	ck_assert_int_eq(isotier_history_uuid(a), 0);
-	ck_assert_int_eq(isotier_history_uuid(b), 0);
+	ck_assert_int_eq(isotier__history_uuid(a), 0);
+	ck_assert_int_eq(isotier__history_uuid(b), 0);
 	ck_assert_uint_eq(strlen(a), 36);
 	ck_assert_str_ne(a, b);
 	ck_assert(a[8] == '-' && a[13] == '-' && a[18] == '-' && a[23] == '-');
@@ -75,7 +75,7 @@ END_TEST
 static int64_t count(isotier_history *h, const char *sql)
 {
 	sqlite3_stmt *st = NULL;
-	ck_assert_int_eq(sqlite3_prepare_v2(isotier_history_db(h), sql, -1, &st, NULL), SQLITE_OK);
+	ck_assert_int_eq(sqlite3_prepare_v2(isotier__history_db(h), sql, -1, &st, NULL), SQLITE_OK);
 	ck_assert_int_eq(sqlite3_step(st), SQLITE_ROW);
 	int64_t n = sqlite3_column_int64(st, 0);
 	sqlite3_finalize(st);
@@ -87,11 +87,11 @@ static void record_two(const char *path)
 {
 	isotier_history *h = NULL;
 	isotier_error err = {0};
-	ck_assert_msg(isotier_history_open(&h, path, 0, &err) == 0, "%s", err.message);
+	ck_assert_msg(isotier__history_open(&h, path, 0, &err) == 0, "%s", err.message);
 	static const char evidence[] = "a tarball, the same bytes twice";
 	for (int i = 0; i < 2; i++) {
 		int64_t run = 0, id = 0;
-		ck_assert_int_eq(isotier_history_run_begin(h, &run, "verify", "c0ffee", &err), 0);
+		ck_assert_int_eq(isotier__history_run_begin(h, &run, "verify", "c0ffee", &err), 0);
 		isotier_observation_record o = {.run_id = run,
 		                                .backend = "bwrap",
 		                                .observed_tier = "CONTAINER",
@@ -103,11 +103,11 @@ static void record_two(const char *path)
 		                                .evidence_len = sizeof evidence,
 		                                .evidence_format = "tar",
 		                                .host_id = "0123456789abcdef0123456789abcdef"};
-		ck_assert_int_eq(isotier_history_begin(h, &err), 0);
-		ck_assert_msg(isotier_history_add_observation(h, &o, &id, &err) == 0, "%s",
+		ck_assert_int_eq(isotier__history_begin(h, &err), 0);
+		ck_assert_msg(isotier__history_add_observation(h, &o, &id, &err) == 0, "%s",
 		              err.message);
-		ck_assert_int_eq(isotier_history_commit(h, &err), 0);
-		ck_assert_int_eq(isotier_history_run_end(h, run, "ok", &err), 0);
+		ck_assert_int_eq(isotier__history_commit(h, &err), 0);
+		ck_assert_int_eq(isotier__history_run_end(h, run, "ok", &err), 0);
 	}
 	ck_assert_int_eq(count(h, "SELECT count(*) FROM evidence_blobs"), 1);
 	ck_assert_int_eq(count(h, "SELECT count(*) FROM observations WHERE evidence IS NULL"
@@ -119,7 +119,7 @@ static void record_two(const char *path)
 	                 2);
 	ck_assert_int_eq(count(h, "SELECT count(DISTINCT uuid) FROM runs WHERE kernel IS NOT NULL"),
 	                 2);
-	isotier_history_close(h);
+	isotier__history_close(h);
 }
 
 START_TEST(export_import_idempotent)
@@ -130,15 +130,15 @@ START_TEST(export_import_idempotent)
 	snprintf(other, sizeof other, "%s/other.db", dir);
 	isotier_history *h = NULL, *o = NULL;
 	isotier_error err = {0};
-	ck_assert_int_eq(isotier_history_open_readonly(&h, db, &err), 0);
+	ck_assert_int_eq(isotier__history_open_readonly(&h, db, &err), 0);
 	FILE *f = fopen(export_path, "w");
 	ck_assert_ptr_nonnull(f);
-	ck_assert_msg(isotier_history_export(h, f, &err) == 0, "%s", err.message);
+	ck_assert_msg(isotier__history_export(h, f, &err) == 0, "%s", err.message);
 	fclose(f);
-	isotier_history_close(h);
-	ck_assert_int_eq(isotier_history_open(&o, other, 0, &err), 0);
+	isotier__history_close(h);
+	ck_assert_int_eq(isotier__history_open(&o, other, 0, &err), 0);
 	isotier_transfer_counts c = {0};
-	ck_assert_msg(isotier_history_import(o, export_path, &c, &err) == 0, "%s", err.message);
+	ck_assert_msg(isotier__history_import(o, export_path, &c, &err) == 0, "%s", err.message);
 	ck_assert_uint_eq(c.runs, 2);
 	ck_assert_uint_eq(c.observations, 2);
 	/* The file calls them verify runs; here they are imports (the gate's
@@ -146,13 +146,13 @@ START_TEST(export_import_idempotent)
 	ck_assert_int_eq(count(o, "SELECT count(*) FROM runs WHERE command = 'import'"), 2);
 	/* Again, from the export and from the SQLite file itself: nothing new. */
 	isotier_transfer_counts again = {0};
-	ck_assert_int_eq(isotier_history_import(o, export_path, &again, &err), 0);
-	ck_assert_int_eq(isotier_history_import(o, db, &again, &err), 0);
+	ck_assert_int_eq(isotier__history_import(o, export_path, &again, &err), 0);
+	ck_assert_int_eq(isotier__history_import(o, db, &again, &err), 0);
 	ck_assert_uint_eq(again.runs + again.observations, 0);
 	ck_assert_uint_eq(again.skipped, 8);
 	ck_assert_int_eq(count(o, "SELECT count(*) FROM observations"), 2);
 	ck_assert_int_eq(count(o, "SELECT count(*) FROM evidence_blobs"), 1);
-	isotier_history_close(o);
+	isotier__history_close(o);
 }
 END_TEST
 
@@ -166,11 +166,11 @@ static int import_text(const char *text, isotier_error *err)
 	fputs(text, f);
 	fclose(f);
 	isotier_history *h = NULL;
-	ck_assert_int_eq(isotier_history_open(&h, target, 0, err), 0);
+	ck_assert_int_eq(isotier__history_open(&h, target, 0, err), 0);
 	isotier_transfer_counts c = {0};
-	int rc = isotier_history_import(h, path, &c, err);
+	int rc = isotier__history_import(h, path, &c, err);
 	int64_t n = count(h, "SELECT count(*) FROM runs");
-	isotier_history_close(h);
+	isotier__history_close(h);
 	ck_assert_int_eq(n, 0); /* refused whole: nothing of it stays */
 	return rc;
 }

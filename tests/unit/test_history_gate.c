@@ -1,6 +1,6 @@
 /*
  * test_history_gate.c - resolve's history gate (reference/resolve.c) over a
- * real SQLite file with the real schema (isotier_history_open) and rows
+ * real SQLite file with the real schema (isotier__history_open) and rows
  * written by verify's own insert (verify/history/observations.c): the latest
  * observation decides, rows are ordered by id and a row dated after now
  * fails the gate closed, a proof counts only for the claim it judged and the
@@ -61,7 +61,7 @@ static char *read_all(const char *path, size_t *len)
 {
 	char *buf = NULL;
 	isotier_error err = {0};
-	ck_assert_msg(isotier_read_file(&buf, len, path, 1 << 20, &err) == 0, "%s", err.message);
+	ck_assert_msg(isotier__read_file(&buf, len, path, 1 << 20, &err) == 0, "%s", err.message);
 	return buf;
 }
 
@@ -79,11 +79,11 @@ static char *claim_digest_of(const char *path)
 	char *json = read_all(path, &len);
 	isotier_provider p = {0};
 	isotier_findings findings = {0};
-	ck_assert_int_eq(isotier_provider_parse(&p, json, len, path, &findings), 0);
-	char *d = isotier_claim_digest(&p);
+	ck_assert_int_eq(isotier__provider_parse(&p, json, len, path, &findings), 0);
+	char *d = isotier__claim_digest(&p);
 	ck_assert_ptr_nonnull(d);
-	isotier_provider_clear(&p);
-	isotier_findings_free(&findings);
+	isotier__provider_clear(&p);
+	isotier__findings_free(&findings);
 	free(json);
 	return d;
 }
@@ -111,8 +111,8 @@ static void setup(void)
 	digest = claim_digest_of(dst);
 	isotier_history *h = NULL;
 	isotier_error err = {0};
-	ck_assert_msg(isotier_history_open(&h, db, 0, &err) == 0, "%s", err.message);
-	isotier_history_close(h);
+	ck_assert_msg(isotier__history_open(&h, db, 0, &err) == 0, "%s", err.message);
+	isotier__history_close(h);
 }
 
 static void teardown(void)
@@ -131,9 +131,9 @@ static void add(const char *at, const char *verdict, const char *ceiling, const 
 {
 	isotier_history *h = NULL;
 	isotier_error err = {0};
-	ck_assert_msg(isotier_history_open(&h, db, 0, &err) == 0, "%s", err.message);
+	ck_assert_msg(isotier__history_open(&h, db, 0, &err) == 0, "%s", err.message);
 	int64_t run = 0;
-	ck_assert_int_eq(isotier_history_run_begin(h, &run, "verify", NULL, &err), 0);
+	ck_assert_int_eq(isotier__history_run_begin(h, &run, "verify", NULL, &err), 0);
 	observation o = {
 	    .run_id = run,
 	    .observed_at = at,
@@ -152,8 +152,8 @@ static void add(const char *at, const char *verdict, const char *ceiling, const 
 	};
 	ck_assert_msg(observations_insert(h, &o, NULL, &err) == 0, "%s", err.message);
 	/* Ended, or PostgreSQL drops the run with the connection (atomic runs). */
-	ck_assert_msg(isotier_history_run_end(h, run, "ok", &err) == 0, "%s", err.message);
-	isotier_history_close(h);
+	ck_assert_msg(isotier__history_run_end(h, run, "ok", &err) == 0, "%s", err.message);
+	isotier__history_close(h);
 }
 
 static void proof(const char *at)
@@ -173,7 +173,7 @@ static isotier_tier gate_as(isotier_resolution *r, int verified_days, bool any_h
 	                          .any_host = any_host,
 	                          .require_verified_days = verified_days};
 	isotier_error err = {0};
-	ck_assert_msg(isotier_resolve(r, isotier_backend_lookup("bwrap"), &o, &err) == 0, "%s",
+	ck_assert_msg(isotier__resolve(r, isotier__backend_lookup("bwrap"), &o, &err) == 0, "%s",
 	              err.message);
 	return r->resolved;
 }
@@ -319,20 +319,20 @@ START_TEST(claim_digest_is_canonical)
 	                      .mechanism = (char *)"bubblewrap",
 	                      .sources = &src,
 	                      .n_sources = 1};
-	char *a = isotier_claim_digest(&p);
+	char *a = isotier__claim_digest(&p);
 	ck_assert_str_eq(a, "isotier-claim/1\n1:x\n9:CONTAINER\n10:bubblewrap\n1:1\n10:https://a/"
 	                    "\n10:2026-12-01\n1:q");
 	/* Bytes cannot move between fields. */
 	src.url = (char *)"https://a/\n10:2026-12-01";
 	src.retrieved = (char *)"";
-	char *b = isotier_claim_digest(&p);
+	char *b = isotier__claim_digest(&p);
 	ck_assert_str_ne(a, b);
 	p.tier = ISOTIER_MICROVM;
 	src.url = (char *)"https://a/";
 	src.retrieved = (char *)"2026-12-01";
-	char *c = isotier_claim_digest(&p);
+	char *c = isotier__claim_digest(&p);
 	ck_assert_str_ne(a, c);
-	ck_assert_ptr_null(isotier_claim_digest(NULL));
+	ck_assert_ptr_null(isotier__claim_digest(NULL));
 	free(a);
 	free(b);
 	free(c);
@@ -412,10 +412,10 @@ static int import_one(const char *run_uuid, const char *run_command, const char 
 	cJSON_Delete(run), cJSON_Delete(o);
 	ck_assert_int_eq(fclose(f), 0);
 	isotier_history *h = NULL;
-	ck_assert_msg(isotier_history_open(&h, db, 0, err) == 0, "%s", err->message);
+	ck_assert_msg(isotier__history_open(&h, db, 0, err) == 0, "%s", err->message);
 	isotier_transfer_counts c = {0};
-	int rc = isotier_history_import(h, path, &c, err);
-	isotier_history_close(h);
+	int rc = isotier__history_import(h, path, &c, err);
+	isotier__history_close(h);
 	return rc;
 }
 
@@ -478,10 +478,10 @@ START_TEST(imported_rows_only_lower)
 	char local_run[64] = "";
 	{
 		isotier_history *h = NULL;
-		ck_assert_int_eq(isotier_history_open_readonly(&h, db, &err), 0);
+		ck_assert_int_eq(isotier__history_open_readonly(&h, db, &err), 0);
 		FILE *f = tmpfile();
-		ck_assert_int_eq(isotier_history_export(h, f, &err), 0);
-		isotier_history_close(h);
+		ck_assert_int_eq(isotier__history_export(h, f, &err), 0);
+		isotier__history_close(h);
 		rewind(f);
 		char line[1 << 16];
 		while (fgets(line, sizeof line, f)) /* the last run: the proof's */
@@ -506,7 +506,7 @@ START_TEST(pg_session_bounded_and_commit_checked)
 		return;
 	isotier_history *h = NULL;
 	isotier_error err = {0};
-	ck_assert_msg(isotier_history_open_readonly(&h, db, &err) == 0, "%s", err.message);
+	ck_assert_msg(isotier__history_open_readonly(&h, db, &err) == 0, "%s", err.message);
 	hstmt *s = NULL;
 	ck_assert_int_eq(hq_prepare(h, &s, "SHOW statement_timeout", &err, "test"), 0);
 	ck_assert_int_eq(hq_step(s, &err), 1);
@@ -519,26 +519,26 @@ START_TEST(pg_session_bounded_and_commit_checked)
 			keepalives = o->val && !strcmp(o->val, "1");
 	PQconninfoFree(opts);
 	ck_assert(keepalives);
-	isotier_history_close(h);
-	ck_assert_int_eq(isotier_history_open(&h, db, 0, &err), 0);
+	isotier__history_close(h);
+	ck_assert_int_eq(isotier__history_open(&h, db, 0, &err), 0);
 	ck_assert_int_eq(h->drv->exec(h, "BEGIN", &err, "test"), 0);
 	ck_assert_int_lt(h->drv->exec(h, "SELECT 1/0", &err, "test"), 0);
 	ck_assert_int_lt(h->drv->exec(h, "COMMIT", &err, "test"), 0);
 	ck_assert_ptr_nonnull(strstr(err.message, "rolled back"));
-	isotier_history_close(h);
+	isotier__history_close(h);
 }
 END_TEST
 
 START_TEST(host_id_reads_machine_id)
 {
 	char id[64];
-	isotier_host_id(id, sizeof id);
+	isotier__host_id(id, sizeof id);
 	if (access("/etc/machine-id", R_OK) == 0 || access("/var/lib/dbus/machine-id", R_OK) == 0)
 		ck_assert(strlen(id) == 32 || id[0] == '\0');
 	else
 		ck_assert_str_eq(id, "");
 	char small[8] = "junk";
-	isotier_host_id(small, sizeof small);
+	isotier__host_id(small, sizeof small);
 	ck_assert_str_eq(small, "");
 }
 END_TEST
@@ -552,14 +552,14 @@ START_TEST(default_history)
 	if (had)
 		snprintf(saved, sizeof saved, "%s", env);
 	unsetenv("ISOTIER_DB");
-	ck_assert_str_eq(isotier_default_db_path(), "/var/lib/isotier/isotier.db");
+	ck_assert_str_eq(isotier__default_db_path(), "/var/lib/isotier/isotier.db");
 	setenv("ISOTIER_DB", "", 1);
-	ck_assert_str_eq(isotier_default_db_path(), "/var/lib/isotier/isotier.db");
+	ck_assert_str_eq(isotier__default_db_path(), "/var/lib/isotier/isotier.db");
 	/* Absent: nothing verified, a plain claim still resolves. */
 	char absent[256];
 	snprintf(absent, sizeof absent, "%s/none.db", tmpdir);
 	setenv("ISOTIER_DB", absent, 1);
-	ck_assert_str_eq(isotier_default_db_path(), absent);
+	ck_assert_str_eq(isotier__default_db_path(), absent);
 	ASSERT_TIER(r, gate_as(&r, 0, false, NULL), ISOTIER_CONTAINER);
 	ASSERT_TIER(r, gate_as(&r, 7, false, NULL), ISOTIER_UNKNOWN);
 	ck_assert_ptr_nonnull(strstr(r.reason, "absent"));
@@ -648,11 +648,11 @@ START_TEST(old_database_migrates_and_proves_nothing)
 	ASSERT_TIER(r, gate(&r, 7), ISOTIER_UNKNOWN);
 	isotier_history *h = NULL;
 	isotier_error err = {0};
-	ck_assert_int_eq(isotier_history_open_readonly(&h, db, &err), 0);
-	ck_assert_int_eq(isotier_history_schema_version(h), 9);
+	ck_assert_int_eq(isotier__history_open_readonly(&h, db, &err), 0);
+	ck_assert_int_eq(isotier__history_schema_version(h), 9);
 	listed l = {0};
 	observation_filter f = {0};
-	ck_assert_int_eq(isotier_history_list_observations(h, &f, list_row, &l, &err), 0);
+	ck_assert_int_eq(isotier__history_list_observations(h, &f, list_row, &l, &err), 0);
 	ck_assert_uint_eq(l.n, 1); /* the listing still shows it */
 	ck_assert_str_eq(l.verdict[0], "CONFIRMED");
 	/* Migrated, it says nothing of the sandbox's own times: NULL, not 0. */
@@ -660,7 +660,7 @@ START_TEST(old_database_migrates_and_proves_nothing)
 	ck_assert_int_eq(l.cpu[0], -1);
 	ck_assert_int_eq(l.jobs[0], -1);
 	ck_assert_int_eq(l.overlap[0], -1);
-	isotier_history_close(h);
+	isotier__history_close(h);
 	/* A new proof on top of it counts. */
 	proof("2026-12-03T11:00:00Z");
 	ASSERT_TIER(r, gate(&r, 7), ISOTIER_CONTAINER);
@@ -673,14 +673,14 @@ START_TEST(listing_is_by_id)
 	proof("2026-12-01T00:00:00Z");
 	isotier_history *h = NULL;
 	isotier_error err = {0};
-	ck_assert_int_eq(isotier_history_open_readonly(&h, db, &err), 0);
+	ck_assert_int_eq(isotier__history_open_readonly(&h, db, &err), 0);
 	listed l = {0};
 	observation_filter f = {0};
-	ck_assert_int_eq(isotier_history_list_observations(h, &f, list_row, &l, &err), 0);
+	ck_assert_int_eq(isotier__history_list_observations(h, &f, list_row, &l, &err), 0);
 	ck_assert_uint_eq(l.n, 2);
 	ck_assert_int_eq(l.id[0], 2); /* newest written first, whatever its date */
 	ck_assert_int_eq(l.id[1], 1);
-	isotier_history_close(h);
+	isotier__history_close(h);
 }
 END_TEST
 

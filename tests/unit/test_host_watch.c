@@ -51,19 +51,19 @@ START_TEST(sees_the_workload)
 {
 	char nonce[33];
 	isotier_error err = {0};
-	ck_assert_int_eq(isotier_nonce_new(nonce, &err), 0);
+	ck_assert_int_eq(isotier__nonce_new(nonce, &err), 0);
 	ck_assert_int_eq(strlen(nonce), 32);
 	isotier_host_watch *w = NULL;
-	ck_assert_int_eq(isotier_host_watch_start(&w, ARGV0, nonce, 10000, -1, &err), 0);
+	ck_assert_int_eq(isotier__host_watch_start(&w, ARGV0, nonce, 10000, -1, &err), 0);
 	pid_t child = spawn_as_probe(nonce);
 	nap_ms(300);
 	isotier_host_view v;
-	isotier_host_watch_stop(w, &v);
+	isotier__host_watch_stop(w, &v);
 	reap(child);
 	ck_assert_msg(v.workload_seen, "the probe-named child with the nonce was not seen");
 	ck_assert_int_eq(v.workload_pid, child);
 	ck_assert_ptr_nonnull(strstr(v.workload_detail, "host's kernel"));
-	isotier_host_view_clear(&v);
+	isotier__host_view_clear(&v);
 }
 END_TEST
 
@@ -71,16 +71,16 @@ START_TEST(ignores_other_nonces_and_old_processes)
 {
 	char nonce[33], other[33];
 	isotier_error err = {0};
-	ck_assert_int_eq(isotier_nonce_new(nonce, &err), 0);
-	ck_assert_int_eq(isotier_nonce_new(other, &err), 0);
+	ck_assert_int_eq(isotier__nonce_new(nonce, &err), 0);
+	ck_assert_int_eq(isotier__nonce_new(other, &err), 0);
 	pid_t before = spawn_as_probe(nonce); /* there before the watch: not the run's */
 	nap_ms(50);
 	isotier_host_watch *w = NULL;
-	ck_assert_int_eq(isotier_host_watch_start(&w, ARGV0, nonce, 10000, -1, &err), 0);
+	ck_assert_int_eq(isotier__host_watch_start(&w, ARGV0, nonce, 10000, -1, &err), 0);
 	pid_t foreign = spawn_as_probe(other);
 	nap_ms(700);
 	isotier_host_view v;
-	isotier_host_watch_stop(w, &v);
+	isotier__host_watch_stop(w, &v);
 	reap(before);
 	reap(foreign);
 	ck_assert_msg(!v.workload_seen, "seen: %s", v.workload_detail);
@@ -96,7 +96,7 @@ START_TEST(ignores_other_nonces_and_old_processes)
 	}
 	ck_assert_uint_gt(on, 0);
 	ck_assert_uint_lt(on, v.n_segs);
-	isotier_host_view_clear(&v);
+	isotier__host_view_clear(&v);
 }
 END_TEST
 
@@ -106,14 +106,14 @@ static void *one_watch(void *arg)
 	char nonce[33];
 	isotier_error err = {0};
 	isotier_host_watch *w = NULL;
-	if (isotier_nonce_new(nonce, &err) < 0 ||
-	    isotier_host_watch_start(&w, ARGV0, nonce, 10000, -1, &err) < 0)
+	if (isotier__nonce_new(nonce, &err) < 0 ||
+	    isotier__host_watch_start(&w, ARGV0, nonce, 10000, -1, &err) < 0)
 		return (void *)1;
 	nap_ms(200 + rand() % 200);
 	isotier_host_view v;
-	isotier_host_watch_stop(w, &v);
+	isotier__host_watch_stop(w, &v);
 	bool ok = !v.pattern_failed && v.n_segs > 0;
-	isotier_host_view_clear(&v);
+	isotier__host_view_clear(&v);
 	return ok ? NULL : (void *)1;
 }
 
@@ -152,17 +152,17 @@ static pid_t spawn_watcher(int go, int ready, int out)
 	char nonce[33], c;
 	isotier_error err = {0};
 	isotier_host_watch *w = NULL;
-	if (isotier_nonce_new(nonce, &err) < 0 ||
-	    isotier_host_watch_start(&w, ARGV0, nonce, 60000, -1, &err) < 0)
+	if (isotier__nonce_new(nonce, &err) < 0 ||
+	    isotier__host_watch_start(&w, ARGV0, nonce, 60000, -1, &err) < 0)
 		_exit(2);
 	if (write(ready, "r", 1) != 1 || read(go, &c, 1) != 1)
 		_exit(3);
 	isotier_host_view v;
-	isotier_host_watch_stop(w, &v);
+	isotier__host_watch_stop(w, &v);
 	int64_t span[2] = {v.n_segs ? v.segs[0].start_us : 0,
 	                   v.n_segs ? v.segs[v.n_segs - 1].end_us : 0};
 	bool ok = !v.pattern_failed && v.n_segs > 0 && write(out, span, sizeof span) == sizeof span;
-	isotier_host_view_clear(&v);
+	isotier__host_view_clear(&v);
 	_exit(ok ? 0 : 4);
 }
 
@@ -212,18 +212,18 @@ START_TEST(held_lock_gives_no_challenge)
 		char nonce[33];
 		isotier_error err = {0};
 		isotier_host_watch *w = NULL;
-		if (isotier_nonce_new(nonce, &err) < 0 ||
-		    isotier_host_watch_start(&w, ARGV0, nonce, 150, -1, &err) < 0)
+		if (isotier__nonce_new(nonce, &err) < 0 ||
+		    isotier__host_watch_start(&w, ARGV0, nonce, 150, -1, &err) < 0)
 			_exit(2);
 		isotier_host_view v;
-		isotier_host_watch_stop(w, &v);
+		isotier__host_watch_stop(w, &v);
 		bool ok = v.pattern_failed && v.n_segs == 0 &&
 		          strstr(v.pattern_detail, "held the host's lock") &&
 		          strstr(v.pattern_detail, lock_file);
 		if (!ok)
 			fprintf(stderr, "pattern_failed=%d segs=%zu detail=%s\n", v.pattern_failed,
 			        v.n_segs, v.pattern_detail);
-		isotier_host_view_clear(&v);
+		isotier__host_view_clear(&v);
 		_exit(ok ? 0 : 3);
 	}
 	int st;
@@ -235,13 +235,13 @@ START_TEST(held_lock_gives_no_challenge)
 	char nonce[33];
 	isotier_error err = {0};
 	isotier_host_watch *w = NULL;
-	ck_assert_int_eq(isotier_nonce_new(nonce, &err), 0);
-	ck_assert_int_eq(isotier_host_watch_start(&w, ARGV0, nonce, 150, -1, &err), 0);
+	ck_assert_int_eq(isotier__nonce_new(nonce, &err), 0);
+	ck_assert_int_eq(isotier__host_watch_start(&w, ARGV0, nonce, 150, -1, &err), 0);
 	nap_ms(300);
 	isotier_host_view v;
-	isotier_host_watch_stop(w, &v);
+	isotier__host_watch_stop(w, &v);
 	ck_assert_msg(!v.pattern_failed && v.n_segs > 0, "%s", v.pattern_detail);
-	isotier_host_view_clear(&v);
+	isotier__host_view_clear(&v);
 	unlink(lock_file);
 }
 END_TEST
@@ -253,14 +253,14 @@ START_TEST(symlinked_lock_is_refused)
 	char nonce[33];
 	isotier_error err = {0};
 	isotier_host_watch *w = NULL;
-	ck_assert_int_eq(isotier_nonce_new(nonce, &err), 0);
-	ck_assert_int_eq(isotier_host_watch_start(&w, ARGV0, nonce, 1000, -1, &err), 0);
+	ck_assert_int_eq(isotier__nonce_new(nonce, &err), 0);
+	ck_assert_int_eq(isotier__host_watch_start(&w, ARGV0, nonce, 1000, -1, &err), 0);
 	isotier_host_view v;
-	isotier_host_watch_stop(w, &v);
+	isotier__host_watch_stop(w, &v);
 	ck_assert(v.pattern_failed);
 	ck_assert_uint_eq(v.n_segs, 0);
 	ck_assert_ptr_nonnull(strstr(v.pattern_detail, "challenge lock"));
-	isotier_host_view_clear(&v);
+	isotier__host_view_clear(&v);
 	unlink(lock_file);
 }
 END_TEST

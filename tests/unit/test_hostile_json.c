@@ -98,9 +98,9 @@ START_TEST(json_written_is_valid_utf8)
 		cJSON *o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "reason", bad[i]);
 		cJSON_AddStringToObject(o, "ok", "caf\xc3\xa9");
-		char *s = isotier_json_print(o, false);
+		char *s = isotier__json_print(o, false);
 		ck_assert_ptr_nonnull(s);
-		ck_assert_msg(isotier_utf8_valid(s, strlen(s)), "invalid UTF-8 out for case %zu",
+		ck_assert_msg(isotier__utf8_valid(s, strlen(s)), "invalid UTF-8 out for case %zu",
 		              i);
 		cJSON *back = cJSON_Parse(s);
 		ck_assert_ptr_nonnull(back);
@@ -118,7 +118,7 @@ START_TEST(json_written_is_valid_utf8)
 	cJSON_AddStringToObject(e2, "x", "bad \xfe");
 	cJSON_AddItemToArray(arr, e1);
 	cJSON_AddItemToArray(arr, e2);
-	char *s = isotier_json_print(arr, true);
+	char *s = isotier__json_print(arr, true);
 	cJSON *back = cJSON_Parse(s);
 	ck_assert_ptr_null(cJSON_GetObjectItem(cJSON_GetArrayItem(back, 0), "utf8_replacements"));
 	ck_assert_int_eq(
@@ -138,8 +138,8 @@ START_TEST(probe_fields_with_raw_bytes_stored_as_utf8)
 	probe_result r;
 	isotier_error err = {0};
 	ck_assert_msg(parse(&r, json, &err) == 0, "%s", err.message);
-	ck_assert(isotier_utf8_valid(r.doc_json, strlen(r.doc_json)));
-	ck_assert(isotier_utf8_valid(r.layers_json, strlen(r.layers_json)));
+	ck_assert(isotier__utf8_valid(r.doc_json, strlen(r.doc_json)));
+	ck_assert(isotier__utf8_valid(r.layers_json, strlen(r.layers_json)));
 	ck_assert_ptr_nonnull(strstr(r.doc_json, "\"utf8_replacements\":2"));
 	probe_result_clear(&r);
 }
@@ -154,7 +154,7 @@ END_TEST
 START_TEST(bidi_escaped_in_every_report_format)
 {
 	void (*const put[])(FILE *, const char *) = {report_put_xml, report_put_md, report_put_json,
-	                                             isotier_fputs_inline};
+	                                             isotier__fputs_inline};
 	for (size_t i = 0; i < sizeof put / sizeof *put; i++) {
 		char *out = render(put[i], BIDI);
 		ck_assert_msg(!strstr(out, "\xe2\x80\xae") && !strstr(out, "\xe2\x81\xa6") &&

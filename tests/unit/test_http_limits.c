@@ -108,16 +108,16 @@ START_TEST(retry_after_bounded_by_timeout)
 	isotier_http_request r = {.method = "GET", .url = url, .timeout_ms = 2000};
 	isotier_http_response resp;
 	isotier_error err = {0};
-	int64_t t0 = isotier_now_ms();
-	int rc = isotier_http_perform(&r, &resp, &err);
-	int64_t took = isotier_now_ms() - t0;
+	int64_t t0 = isotier__now_ms();
+	int rc = isotier__http_perform(&r, &resp, &err);
+	int64_t took = isotier__now_ms() - t0;
 	ck_assert_msg(took < 2000, "a 429 with Retry-After 3600 held a 2 s request %lld ms",
 	              (long long)took);
 	ck_assert_int_eq(resp.status, 429);
 	ck_assert_int_eq(requests(&s), 1);
 	ck_assert_int_ne(rc, 0); /* the 429 is the error, said so */
 	ck_assert_ptr_nonnull(strstr(err.message, "429"));
-	isotier_http_response_clear(&resp);
+	isotier__http_response_clear(&resp);
 	server_stop(&s);
 }
 END_TEST
@@ -132,14 +132,14 @@ START_TEST(retry_after_bounded_by_deadline)
 	isotier_http_request r = {.method = "GET",
 	                          .url = url,
 	                          .timeout_ms = 60000,
-	                          .deadline_ms = isotier_now_ms() + 1500};
+	                          .deadline_ms = isotier__now_ms() + 1500};
 	isotier_http_response resp;
 	isotier_error err = {0};
-	int64_t t0 = isotier_now_ms();
-	ck_assert_int_ne(isotier_http_perform(&r, &resp, &err), 0);
-	ck_assert_int_lt(isotier_now_ms() - t0, 1500);
+	int64_t t0 = isotier__now_ms();
+	ck_assert_int_ne(isotier__http_perform(&r, &resp, &err), 0);
+	ck_assert_int_lt(isotier__now_ms() - t0, 1500);
 	ck_assert_int_eq(requests(&s), 1);
-	isotier_http_response_clear(&resp);
+	isotier__http_response_clear(&resp);
 	server_stop(&s);
 }
 END_TEST
@@ -156,12 +156,12 @@ START_TEST(retry_after_within_time_honoured)
 	    .method = "GET", .url = url, .timeout_ms = 10000, .max_attempts = 2, .retry_5xx = true};
 	isotier_http_response resp;
 	isotier_error err = {0};
-	int64_t t0 = isotier_now_ms();
-	isotier_http_perform(&r, &resp, &err);
+	int64_t t0 = isotier__now_ms();
+	isotier__http_perform(&r, &resp, &err);
 	ck_assert_int_eq(requests(&s), 2);
-	ck_assert_int_ge(isotier_now_ms() - t0, 1000); /* the server's second, waited */
+	ck_assert_int_ge(isotier__now_ms() - t0, 1000); /* the server's second, waited */
 	ck_assert_int_eq(resp.status, 503);
-	isotier_http_response_clear(&resp);
+	isotier__http_response_clear(&resp);
 	server_stop(&s);
 }
 END_TEST
@@ -184,7 +184,7 @@ START_TEST(refused_redirect_not_echoed)
 		                          .max_attempts = 1};
 		isotier_http_response resp;
 		isotier_error err = {0};
-		int rc = isotier_http_perform(&r, &resp, &err);
+		int rc = isotier__http_perform(&r, &resp, &err);
 		ck_assert_int_ne(rc, 0);
 		ck_assert_msg(!strstr(err.message, "PLANTED") && !strstr(err.message, "/etc/"),
 		              "the refused URL was echoed: %s", err.message);
@@ -194,7 +194,7 @@ START_TEST(refused_redirect_not_echoed)
 		char want[64];
 		snprintf(want, sizeof want, "redirect to a %s: URL refused", schemes[i]);
 		ck_assert_msg(strstr(err.message, want), "'%s' not in: %s", want, err.message);
-		isotier_http_response_clear(&resp);
+		isotier__http_response_clear(&resp);
 	}
 	server_stop(&s);
 }

@@ -218,7 +218,7 @@ START_TEST(verdict_table)
 	judge_result r;
 	judge(&r, &claim, &p, &kernel);
 	ck_assert_msg(r.verdict == c->want, "%s: want %s, got %s (%s)", c->name,
-	              isotier_verdict_name(c->want), isotier_verdict_name(r.verdict), r.reason);
+	              isotier__verdict_name(c->want), isotier__verdict_name(r.verdict), r.reason);
 	ck_assert_msg(r.ceiling == c->ceiling, "%s: want ceiling %s, got %s (%s)", c->name,
 	              probe_tier_name(c->ceiling), probe_tier_name(r.ceiling), r.reason);
 	ck_assert_msg(r.unproven == c->unproven, "%s: unproven %d (%s)", c->name, r.unproven,
@@ -269,13 +269,13 @@ START_TEST(names_round_trip)
 	for (int v = VERDICT_CONFIRMED; v <= VERDICT_UNAVAILABLE; v++) {
 		judge_verdict back;
 		ck_assert_int_eq(
-		    isotier_verdict_parse(&back, isotier_verdict_name((judge_verdict)v)), 0);
+		    isotier__verdict_parse(&back, isotier__verdict_name((judge_verdict)v)), 0);
 		ck_assert_int_eq(back, v);
 	}
 	judge_verdict back;
-	ck_assert_int_eq(isotier_verdict_parse(&back, "MAYBE"), ISOTIER_EINVAL);
-	ck_assert_int_eq(isotier_verdict_parse(&back, NULL), ISOTIER_EINVAL);
-	ck_assert_str_eq(isotier_verdict_name((judge_verdict)99), "?");
+	ck_assert_int_eq(isotier__verdict_parse(&back, "MAYBE"), ISOTIER_EINVAL);
+	ck_assert_int_eq(isotier__verdict_parse(&back, NULL), ISOTIER_EINVAL);
+	ck_assert_str_eq(isotier__verdict_name((judge_verdict)99), "?");
 }
 END_TEST
 
@@ -356,7 +356,7 @@ START_TEST(host_view_decides)
 	judge_result r;
 	judge(&r, &claim, &p, &k);
 	ck_assert_msg(r.verdict == c->want, "%s: %s, want %s (%s)", c->name,
-	              isotier_verdict_name(r.verdict), isotier_verdict_name(c->want), r.reason);
+	              isotier__verdict_name(r.verdict), isotier__verdict_name(c->want), r.reason);
 	ck_assert_msg(strstr(r.reason, c->reason_has), "%s: reason '%s' lacks '%s'", c->name,
 	              r.reason, c->reason_has);
 	probe_result_clear(&p);

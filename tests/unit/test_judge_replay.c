@@ -70,8 +70,8 @@ START_TEST(replayed_verdicts)
 	judge(&r, &claim, &p, &kernel);
 	ck_assert_msg(r.verdict == c->want && r.ceiling == c->ceiling,
 	              "%s (%s) %s: want %s/%s, got %s/%s: %s", c->fixture, c->mechanism,
-	              isotier_kernel_relation_name(c->rel), isotier_verdict_name(c->want),
-	              probe_tier_name(c->ceiling), isotier_verdict_name(r.verdict),
+	              isotier__kernel_relation_name(c->rel), isotier__verdict_name(c->want),
+	              probe_tier_name(c->ceiling), isotier__verdict_name(r.verdict),
 	              probe_tier_name(r.ceiling), r.reason);
 	probe_result_clear(&p);
 }
@@ -129,15 +129,15 @@ START_TEST(kernel_compare_table)
 		snprintf(h.boot_id, sizeof h.boot_id, "%s", rows[i].host_id);
 		snprintf(s.boot_id, sizeof s.boot_id, "%s", rows[i].sandbox_id);
 		char detail[300];
-		isotier_kernel_relation r = isotier_kernel_compare(&h, &s, detail, sizeof detail);
+		isotier_kernel_relation r = isotier__kernel_compare(&h, &s, detail, sizeof detail);
 		ck_assert_msg(r == rows[i].want, "row %zu: want %s, got %s (%s)", i,
-		              isotier_kernel_relation_name(rows[i].want),
-		              isotier_kernel_relation_name(r), detail);
+		              isotier__kernel_relation_name(rows[i].want),
+		              isotier__kernel_relation_name(r), detail);
 		ck_assert(detail[0]);
 	}
 	isotier_kernel_id self;
-	isotier_kernel_id_self(&self);
-	ck_assert(isotier_boot_id_valid(self.boot_id)); /* Linux always has one */
+	isotier__kernel_id_self(&self);
+	ck_assert(isotier__boot_id_valid(self.boot_id)); /* Linux always has one */
 	ck_assert(self.btime > 0);
 }
 END_TEST

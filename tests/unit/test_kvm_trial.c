@@ -30,43 +30,44 @@ static void setup(void)
 	snprintf(state, sizeof state, "%s/state", root);
 	setenv("ISOTIER_STATE_DIR", state, 1);
 	snprintf(kernel, sizeof kernel, "%s/vmlinux", root);
-	ck_assert_int_eq(isotier_write_file(kernel, "abc", 3, 0644, NULL), 0);
+	ck_assert_int_eq(isotier__write_file(kernel, "abc", 3, 0644, NULL), 0);
 }
 
 static void teardown(void)
 {
-	isotier_rmtree(root);
+	isotier__rmtree(root);
 }
 
 static void entry(char *path, size_t len, const char *name)
 {
 	char state[300];
-	ck_assert_int_eq(isotier_state_dir(state, sizeof state), 0);
+	ck_assert_int_eq(isotier__state_dir(state, sizeof state), 0);
 	snprintf(path, len, "%s/cache/%s", state, name);
 }
 
 START_TEST(key_changes_with_each_part)
 {
 	char a[64], b[64], c[64], d[64];
-	ck_assert_int_eq(isotier_kvm_cache_name(a, sizeof a, boot_a, sha_a, "qemu 1 2"), 0);
-	ck_assert_int_eq(isotier_kvm_cache_name(b, sizeof b, boot_b, sha_a, "qemu 1 2"), 0);
+	ck_assert_int_eq(isotier__kvm_cache_name(a, sizeof a, boot_a, sha_a, "qemu 1 2"), 0);
+	ck_assert_int_eq(isotier__kvm_cache_name(b, sizeof b, boot_b, sha_a, "qemu 1 2"), 0);
 	char sha_b[65];
 	memcpy(sha_b, sha_a, sizeof sha_b);
 	sha_b[0] = 'c';
-	ck_assert_int_eq(isotier_kvm_cache_name(c, sizeof c, boot_a, sha_b, "qemu 1 2"), 0);
-	ck_assert_int_eq(isotier_kvm_cache_name(d, sizeof d, boot_a, sha_a, "qemu 1 3"), 0);
+	ck_assert_int_eq(isotier__kvm_cache_name(c, sizeof c, boot_a, sha_b, "qemu 1 2"), 0);
+	ck_assert_int_eq(isotier__kvm_cache_name(d, sizeof d, boot_a, sha_a, "qemu 1 3"), 0);
 	ck_assert_str_ne(a, b);
 	ck_assert_str_ne(a, c);
 	ck_assert_str_ne(a, d);
 	char again[64];
-	ck_assert_int_eq(isotier_kvm_cache_name(again, sizeof again, boot_a, sha_a, "qemu 1 2"), 0);
+	ck_assert_int_eq(isotier__kvm_cache_name(again, sizeof again, boot_a, sha_a, "qemu 1 2"),
+	                 0);
 	ck_assert_str_eq(a, again);
 	/* Malformed parts make no key (nothing cached), never a shared one. */
-	ck_assert_int_lt(isotier_kvm_cache_name(a, sizeof a, "short", sha_a, "q"), 0);
-	ck_assert_int_lt(isotier_kvm_cache_name(a, sizeof a, boot_a, "abc", "q"), 0);
-	ck_assert_int_lt(isotier_kvm_cache_name(a, sizeof a, boot_a, sha_a, "q\nkvm"), 0);
+	ck_assert_int_lt(isotier__kvm_cache_name(a, sizeof a, "short", sha_a, "q"), 0);
+	ck_assert_int_lt(isotier__kvm_cache_name(a, sizeof a, boot_a, "abc", "q"), 0);
+	ck_assert_int_lt(isotier__kvm_cache_name(a, sizeof a, boot_a, sha_a, "q\nkvm"), 0);
 	char id[37];
-	ck_assert_int_eq(isotier_kvm_boot_id(id), 0);
+	ck_assert_int_eq(isotier__kvm_boot_id(id), 0);
 	ck_assert_uint_eq(strlen(id), 36);
 }
 END_TEST
@@ -74,15 +75,15 @@ END_TEST
 START_TEST(kernel_digest_follows_content)
 {
 	char hex[65], hex2[65];
-	ck_assert_int_eq(isotier_file_sha256(kernel, hex, NULL), 0);
+	ck_assert_int_eq(isotier__file_sha256(kernel, hex, NULL), 0);
 	ck_assert_str_eq(hex, sha_a); /* SHA-256("abc") */
 	/* The memo answers the second time; a rewrite is another identity. */
-	ck_assert_int_eq(isotier_file_sha256(kernel, hex2, NULL), 0);
+	ck_assert_int_eq(isotier__file_sha256(kernel, hex2, NULL), 0);
 	ck_assert_str_eq(hex2, sha_a);
-	ck_assert_int_eq(isotier_write_file(kernel, "abd", 3, 0644, NULL), 0);
-	ck_assert_int_eq(isotier_file_sha256(kernel, hex2, NULL), 0);
+	ck_assert_int_eq(isotier__write_file(kernel, "abd", 3, 0644, NULL), 0);
+	ck_assert_int_eq(isotier__file_sha256(kernel, hex2, NULL), 0);
 	ck_assert_str_ne(hex2, sha_a);
-	ck_assert_int_lt(isotier_file_sha256(root, hex2, NULL), 0); /* a directory */
+	ck_assert_int_lt(isotier__file_sha256(root, hex2, NULL), 0); /* a directory */
 }
 END_TEST
 
@@ -91,20 +92,20 @@ END_TEST
 START_TEST(garbage_memo_is_recomputed)
 {
 	char hex[65];
-	ck_assert_int_eq(isotier_file_sha256(kernel, hex, NULL), 0);
+	ck_assert_int_eq(isotier__file_sha256(kernel, hex, NULL), 0);
 	char state[300], cmd[700];
-	ck_assert_int_eq(isotier_state_dir(state, sizeof state), 0);
+	ck_assert_int_eq(isotier__state_dir(state, sizeof state), 0);
 	snprintf(
 	    cmd, sizeof cmd,
 	    "for f in %s/cache/sha256-*; do printf '%%064d\\n' 7 >\"$f\"; chmod 666 \"$f\"; done",
 	    state);
 	ck_assert_int_eq(system(cmd), 0);
-	ck_assert_int_eq(isotier_file_sha256(kernel, hex, NULL), 0);
+	ck_assert_int_eq(isotier__file_sha256(kernel, hex, NULL), 0);
 	ck_assert_str_eq(hex, sha_a);
 	snprintf(cmd, sizeof cmd,
 	         "for f in %s/cache/sha256-*; do printf 'Z%%063d\\n' 7 >\"$f\"; done", state);
 	ck_assert_int_eq(system(cmd), 0);
-	ck_assert_int_eq(isotier_file_sha256(kernel, hex, NULL), 0);
+	ck_assert_int_eq(isotier__file_sha256(kernel, hex, NULL), 0);
 	ck_assert_str_eq(hex, sha_a);
 }
 END_TEST
@@ -112,43 +113,43 @@ END_TEST
 START_TEST(hostile_entries_are_misses)
 {
 	char buf[16], path[400];
-	ck_assert_int_eq(isotier_state_cache_put("t-ok", "kvm\n"), 0);
-	ck_assert_int_eq(isotier_state_cache_get("t-ok", buf, sizeof buf), 0);
+	ck_assert_int_eq(isotier__state_cache_put("t-ok", "kvm\n"), 0);
+	ck_assert_int_eq(isotier__state_cache_get("t-ok", buf, sizeof buf), 0);
 	ck_assert_str_eq(buf, "kvm\n");
 	/* Too large for the reader's buffer: bounded, a miss. */
-	ck_assert_int_eq(isotier_state_cache_put("t-big", "kvm\nkvm\nkvm\nkvm\nkvm\n"), 0);
-	ck_assert_int_eq(isotier_state_cache_get("t-big", buf, sizeof buf), ISOTIER_ENOTFOUND);
+	ck_assert_int_eq(isotier__state_cache_put("t-big", "kvm\nkvm\nkvm\nkvm\nkvm\n"), 0);
+	ck_assert_int_eq(isotier__state_cache_get("t-big", buf, sizeof buf), ISOTIER_ENOTFOUND);
 	/* Another user's entry (root can make one): not ours to believe. */
 	if (geteuid() == 0) {
-		ck_assert_int_eq(isotier_state_cache_put("t-other", "kvm\n"), 0);
+		ck_assert_int_eq(isotier__state_cache_put("t-other", "kvm\n"), 0);
 		entry(path, sizeof path, "t-other");
 		ck_assert_int_eq(chown(path, 65534, 65534), 0);
-		ck_assert_int_eq(isotier_state_cache_get("t-other", buf, sizeof buf),
+		ck_assert_int_eq(isotier__state_cache_get("t-other", buf, sizeof buf),
 		                 ISOTIER_ENOTFOUND);
 	}
 	/* Writable by others: anyone could have said "kvm". */
 	entry(path, sizeof path, "t-ok");
 	ck_assert_int_eq(chmod(path, 0666), 0);
-	ck_assert_int_eq(isotier_state_cache_get("t-ok", buf, sizeof buf), ISOTIER_ENOTFOUND);
+	ck_assert_int_eq(isotier__state_cache_get("t-ok", buf, sizeof buf), ISOTIER_ENOTFOUND);
 	/* A FIFO is never waited on, a symbolic link never followed, a NUL refused. */
 	entry(path, sizeof path, "t-fifo");
 	ck_assert_int_eq(mkfifo(path, 0600), 0);
-	ck_assert_int_eq(isotier_state_cache_get("t-fifo", buf, sizeof buf), ISOTIER_ENOTFOUND);
+	ck_assert_int_eq(isotier__state_cache_get("t-fifo", buf, sizeof buf), ISOTIER_ENOTFOUND);
 	entry(path, sizeof path, "t-link");
 	ck_assert_int_eq(symlink(kernel, path), 0);
-	ck_assert_int_eq(isotier_state_cache_get("t-link", buf, sizeof buf), ISOTIER_ENOTFOUND);
+	ck_assert_int_eq(isotier__state_cache_get("t-link", buf, sizeof buf), ISOTIER_ENOTFOUND);
 	entry(path, sizeof path, "t-nul");
-	ck_assert_int_eq(isotier_write_file(path, "kvm\0\n", 5, 0644, NULL), 0);
-	ck_assert_int_eq(isotier_state_cache_get("t-nul", buf, sizeof buf), ISOTIER_ENOTFOUND);
+	ck_assert_int_eq(isotier__write_file(path, "kvm\0\n", 5, 0644, NULL), 0);
+	ck_assert_int_eq(isotier__state_cache_get("t-nul", buf, sizeof buf), ISOTIER_ENOTFOUND);
 	/* Names are ours: no path in them. */
-	ck_assert_int_lt(isotier_state_cache_put("../x", "kvm\n"), 0);
-	ck_assert_int_lt(isotier_state_cache_put(".hidden", "kvm\n"), 0);
+	ck_assert_int_lt(isotier__state_cache_put("../x", "kvm\n"), 0);
+	ck_assert_int_lt(isotier__state_cache_put(".hidden", "kvm\n"), 0);
 	/* A state directory others may write is refused outright. */
 	char state[300];
-	ck_assert_int_eq(isotier_state_dir(state, sizeof state), 0);
+	ck_assert_int_eq(isotier__state_dir(state, sizeof state), 0);
 	ck_assert_int_eq(chmod(state, 0777), 0);
-	ck_assert_int_lt(isotier_state_dir(state, sizeof state), 0);
-	ck_assert_int_eq(isotier_state_cache_get("t-big", buf, sizeof buf), ISOTIER_ENOTFOUND);
+	ck_assert_int_lt(isotier__state_dir(state, sizeof state), 0);
+	ck_assert_int_eq(isotier__state_cache_get("t-big", buf, sizeof buf), ISOTIER_ENOTFOUND);
 	ck_assert_int_eq(chmod(state, 0700), 0);
 }
 END_TEST
@@ -167,9 +168,9 @@ static int fake_boot(void *ctx, int timeout_s)
 static void decide_entry(char *name, size_t len, const char *vmm)
 {
 	char id[37], sha[65];
-	ck_assert_int_eq(isotier_kvm_boot_id(id), 0);
-	ck_assert_int_eq(isotier_file_sha256(kernel, sha, NULL), 0);
-	ck_assert_int_eq(isotier_kvm_cache_name(name, len, id, sha, vmm), 0);
+	ck_assert_int_eq(isotier__kvm_boot_id(id), 0);
+	ck_assert_int_eq(isotier__file_sha256(kernel, sha, NULL), 0);
+	ck_assert_int_eq(isotier__kvm_cache_name(name, len, id, sha, vmm), 0);
 }
 
 START_TEST(decision_cached_and_garbage_ignored)
@@ -179,36 +180,36 @@ START_TEST(decision_cached_and_garbage_ignored)
 	decide_entry(name, sizeof name, "vmm-a");
 	if (access("/dev/kvm", R_OK | W_OK) != 0) {
 		/* No KVM: false at once, nothing tried, nothing cached. */
-		ck_assert_int_eq(isotier_kvm_decide(kernel, "vmm-a", fake_boot, NULL, &kvm, NULL),
+		ck_assert_int_eq(isotier__kvm_decide(kernel, "vmm-a", fake_boot, NULL, &kvm, NULL),
 		                 0);
 		ck_assert(!kvm);
 		ck_assert_int_eq(boots, 0);
 		return;
 	}
 	/* Cached answers are used as they are... */
-	ck_assert_int_eq(isotier_state_cache_put(name, "tcg\n"), 0);
-	ck_assert_int_eq(isotier_kvm_decide(kernel, "vmm-a", fake_boot, NULL, &kvm, NULL), 0);
+	ck_assert_int_eq(isotier__state_cache_put(name, "tcg\n"), 0);
+	ck_assert_int_eq(isotier__kvm_decide(kernel, "vmm-a", fake_boot, NULL, &kvm, NULL), 0);
 	ck_assert(!kvm);
 	ck_assert_int_eq(boots, 0);
-	ck_assert_int_eq(isotier_state_cache_put(name, "kvm\n"), 0);
-	ck_assert_int_eq(isotier_kvm_decide(kernel, "vmm-a", fake_boot, NULL, &kvm, NULL), 0);
+	ck_assert_int_eq(isotier__state_cache_put(name, "kvm\n"), 0);
+	ck_assert_int_eq(isotier__kvm_decide(kernel, "vmm-a", fake_boot, NULL, &kvm, NULL), 0);
 	ck_assert(kvm);
 	/* ...garbage is a miss: the trial runs and its answer replaces it. */
-	ck_assert_int_eq(isotier_state_cache_put(name, "KVM!\n"), 0);
+	ck_assert_int_eq(isotier__state_cache_put(name, "KVM!\n"), 0);
 	boot_result = 1; /* the guest does not come up under KVM */
-	int ioctl_ok = isotier_kvm_ioctl_trial(1000, false);
-	ck_assert_int_eq(isotier_kvm_decide(kernel, "vmm-a", fake_boot, NULL, &kvm, NULL), 0);
+	int ioctl_ok = isotier__kvm_ioctl_trial(1000, false);
+	ck_assert_int_eq(isotier__kvm_decide(kernel, "vmm-a", fake_boot, NULL, &kvm, NULL), 0);
 	ck_assert(!kvm);
 	ck_assert_int_eq(boots, ioctl_ok);
-	ck_assert_int_eq(isotier_state_cache_get(name, buf, sizeof buf), 0);
+	ck_assert_int_eq(isotier__state_cache_get(name, buf, sizeof buf), 0);
 	ck_assert_str_eq(buf, "tcg\n");
 	/* Asked again: the cached answer, no second trial. */
-	ck_assert_int_eq(isotier_kvm_decide(kernel, "vmm-a", fake_boot, NULL, &kvm, NULL), 0);
+	ck_assert_int_eq(isotier__kvm_decide(kernel, "vmm-a", fake_boot, NULL, &kvm, NULL), 0);
 	ck_assert_int_eq(boots, ioctl_ok);
 	/* Another VMM is another entry: a cancelled trial caches nothing. */
 	decide_entry(name, sizeof name, "vmm-b");
 	boot_result = ISOTIER_EINTR;
-	int rc = isotier_kvm_decide(kernel, "vmm-b", fake_boot, NULL, &kvm, NULL);
+	int rc = isotier__kvm_decide(kernel, "vmm-b", fake_boot, NULL, &kvm, NULL);
 	ck_assert(!kvm);
 	ck_assert_int_eq(rc, ioctl_ok ? ISOTIER_EINTR : 0);
 	entry(path, sizeof path, name);
@@ -216,10 +217,10 @@ START_TEST(decision_cached_and_garbage_ignored)
 	if (ioctl_ok) {
 		/* A guest that boots under KVM: kvm, cached. */
 		boot_result = 0;
-		ck_assert_int_eq(isotier_kvm_decide(kernel, "vmm-b", fake_boot, NULL, &kvm, NULL),
+		ck_assert_int_eq(isotier__kvm_decide(kernel, "vmm-b", fake_boot, NULL, &kvm, NULL),
 		                 0);
 		ck_assert(kvm);
-		ck_assert_int_eq(isotier_state_cache_get(name, buf, sizeof buf), 0);
+		ck_assert_int_eq(isotier__state_cache_get(name, buf, sizeof buf), 0);
 		ck_assert_str_eq(buf, "kvm\n");
 	}
 }
@@ -229,7 +230,7 @@ END_TEST
  * the bound and the answer is "no" (the call returning is the assertion). */
 START_TEST(ioctl_trial_is_bounded)
 {
-	ck_assert_int_eq(isotier_kvm_ioctl_trial(200, true), 0);
+	ck_assert_int_eq(isotier__kvm_ioctl_trial(200, true), 0);
 }
 END_TEST
 

@@ -32,13 +32,13 @@ static void setup(void)
 
 static void teardown(void)
 {
-	isotier_rmtree(root);
+	isotier__rmtree(root);
 }
 
 static size_t count_leases(void)
 {
 	char dir[4096];
-	ck_assert(isotier_lease_dir(dir, sizeof dir));
+	ck_assert(isotier__lease_dir(dir, sizeof dir));
 	DIR *d = opendir(dir);
 	size_t n = 0;
 	struct dirent *e;
@@ -51,33 +51,33 @@ static size_t count_leases(void)
 
 START_TEST(pid_alive_needs_the_same_start_time)
 {
-	unsigned long long me = isotier_pid_start(getpid());
+	unsigned long long me = isotier__pid_start(getpid());
 	ck_assert_uint_gt(me, 0);
-	ck_assert(isotier_pid_alive(getpid(), me));
-	ck_assert(!isotier_pid_alive(getpid(), me + 1)); /* a reused pid is not the owner */
+	ck_assert(isotier__pid_alive(getpid(), me));
+	ck_assert(!isotier__pid_alive(getpid(), me + 1)); /* a reused pid is not the owner */
 	pid_t c = fork();
 	if (c == 0)
 		_exit(0);
-	unsigned long long cs = isotier_pid_start(c);
+	unsigned long long cs = isotier__pid_start(c);
 	int st;
 	/* A zombie releases nothing: dead already. */
-	for (int i = 0; i < 100 && isotier_pid_alive(c, cs); i++)
+	for (int i = 0; i < 100 && isotier__pid_alive(c, cs); i++)
 		usleep(10000);
-	ck_assert(!isotier_pid_alive(c, cs));
+	ck_assert(!isotier__pid_alive(c, cs));
 	waitpid(c, &st, 0);
-	ck_assert(!isotier_pid_alive(c, cs));
+	ck_assert(!isotier__pid_alive(c, cs));
 }
 END_TEST
 
 START_TEST(mkdtemp_leases_and_rmtree_drops)
 {
 	char *dir = NULL;
-	ck_assert_int_eq(isotier_mkdtemp(&dir, "isotier-vm", NULL), 0);
+	ck_assert_int_eq(isotier__mkdtemp(&dir, "isotier-vm", NULL), 0);
 	ck_assert_uint_eq(count_leases(), 1);
 	/* A live owner's leftovers are never swept. */
-	ck_assert_int_eq(isotier_sweep(NULL, NULL), 0);
+	ck_assert_int_eq(isotier__sweep(NULL, NULL), 0);
 	ck_assert_int_eq(access(dir, F_OK), 0);
-	isotier_rmtree(dir);
+	isotier__rmtree(dir);
 	ck_assert_uint_eq(count_leases(), 0);
 	free(dir);
 }
@@ -109,7 +109,7 @@ START_TEST(a_dead_runs_dir_and_its_process_are_swept)
 	pid_t owner = fork();
 	if (owner == 0) {
 		char *dir = NULL;
-		if (isotier_mkdtemp(&dir, "isotier-vm", NULL) != 0)
+		if (isotier__mkdtemp(&dir, "isotier-vm", NULL) != 0)
 			_exit(1);
 		pid_t user = fork();
 		if (user == 0) {
@@ -135,7 +135,7 @@ START_TEST(a_dead_runs_dir_and_its_process_are_swept)
 	ck_assert_uint_eq(count_leases(), 1);
 
 	struct seen s = {0};
-	ck_assert_int_eq(isotier_sweep(report, &s), 1);
+	ck_assert_int_eq(isotier__sweep(report, &s), 1);
 	ck_assert_int_eq(s.n, 1);
 	ck_assert_int_eq(s.owner, owner);
 	ck_assert_str_eq(s.what + 4, dir);
@@ -151,32 +151,32 @@ START_TEST(a_dead_runs_dir_and_its_process_are_swept)
 		fclose(f);
 		ck_assert_ptr_nonnull(strstr(line, ") Z"));
 	}
-	ck_assert_int_eq(isotier_sweep(report, &s), 0); /* nothing twice */
+	ck_assert_int_eq(isotier__sweep(report, &s), 0); /* nothing twice */
 }
 END_TEST
 
 START_TEST(a_hostile_lease_is_left_alone)
 {
 	char dir[4096], file[4200];
-	ck_assert(isotier_lease_dir(dir, sizeof dir));
+	ck_assert(isotier__lease_dir(dir, sizeof dir));
 	char *tmp = NULL;
-	ck_assert_int_eq(isotier_mkdtemp(&tmp, "isotier-vm", NULL), 0); /* makes the lease dir */
+	ck_assert_int_eq(isotier__mkdtemp(&tmp, "isotier-vm", NULL), 0); /* makes the lease dir */
 	/* A dead owner, but a path outside any isotier temp dir, and a torn one. */
 	snprintf(file, sizeof file, "%s/1-1-dir-evil", dir);
 	FILE *f = fopen(file, "w");
 	ck_assert_ptr_nonnull(f);
 	fprintf(f,
 	        "owner=999999:1:%llu\nkind=dir\nbackend=\ncli=\nwrap=\nname=\npath=%s\nglobal=\n",
-	        isotier_pidns(), root);
+	        isotier__pidns(), root);
 	fclose(f);
 	snprintf(file, sizeof file, "%s/1-1-dir-torn", dir);
 	f = fopen(file, "w");
 	ck_assert_ptr_nonnull(f);
-	fprintf(f, "owner=999999:1:%llu\nkind=dir\npath=/tmp/isotier-vm.torn", isotier_pidns());
+	fprintf(f, "owner=999999:1:%llu\nkind=dir\npath=/tmp/isotier-vm.torn", isotier__pidns());
 	fclose(f);
-	ck_assert_int_eq(isotier_sweep(NULL, NULL), 0);
+	ck_assert_int_eq(isotier__sweep(NULL, NULL), 0);
 	ck_assert_int_eq(access(root, F_OK), 0);
-	isotier_rmtree(tmp);
+	isotier__rmtree(tmp);
 	free(tmp);
 }
 END_TEST
@@ -217,7 +217,7 @@ START_TEST(on_cancel_asks_the_owner_and_waits_for_the_child)
 	close(q[1]);
 	int st = -1;
 	hook_calls = 0;
-	ck_assert_int_eq(isotier_proc_run(&o, &st, NULL), ISOTIER_EINTR);
+	ck_assert_int_eq(isotier__proc_run(&o, &st, NULL), ISOTIER_EINTR);
 	ck_assert_int_ge(hook_calls, 2);
 	ck_assert_int_eq(access(mark, F_OK), 0); /* it ran to its end */
 	waitpid(closer, NULL, 0);
@@ -231,21 +231,21 @@ END_TEST
  * gone, a live one is not. */
 START_TEST(the_owner_lease_names_the_pid_namespace)
 {
-	unsigned long long me = isotier_pid_start(getpid()), ns = isotier_pidns();
+	unsigned long long me = isotier__pid_start(getpid()), ns = isotier__pidns();
 	ck_assert_uint_gt(ns, 0);
-	ck_assert_uint_eq(isotier_lease_owner_pidns(getpid(), me), 0);
-	isotier_lease_owner_take();
-	ck_assert_uint_eq(isotier_lease_owner_pidns(getpid(), me), ns);
-	ck_assert_uint_eq(isotier_lease_owner_pidns(getpid(), me + 1), 0); /* another start */
-	ck_assert_int_eq(isotier_owner_gone(getpid(), me, ns), 0);
-	isotier_lease_owner_drop();
-	ck_assert_uint_eq(isotier_lease_owner_pidns(getpid(), me), 0);
+	ck_assert_uint_eq(isotier__lease_owner_pidns(getpid(), me), 0);
+	isotier__lease_owner_take();
+	ck_assert_uint_eq(isotier__lease_owner_pidns(getpid(), me), ns);
+	ck_assert_uint_eq(isotier__lease_owner_pidns(getpid(), me + 1), 0); /* another start */
+	ck_assert_int_eq(isotier__owner_gone(getpid(), me, ns), 0);
+	isotier__lease_owner_drop();
+	ck_assert_uint_eq(isotier__lease_owner_pidns(getpid(), me), 0);
 
 	int p[2];
 	ck_assert_int_eq(pipe(p), 0);
 	pid_t c = fork();
 	if (c == 0) {
-		isotier_lease_owner_take();
+		isotier__lease_owner_take();
 		_exit(write(p[1], "x", 1) == 1 ? 0 : 1);
 	}
 	char x;
@@ -256,7 +256,7 @@ START_TEST(the_owner_lease_names_the_pid_namespace)
 	waitpid(c, &st, 0);
 	/* Reaped: its start time is read back from its lease's name. */
 	char dir[4096], prefix[64];
-	ck_assert(isotier_lease_dir(dir, sizeof dir));
+	ck_assert(isotier__lease_dir(dir, sizeof dir));
 	snprintf(prefix, sizeof prefix, "%d-", (int)c);
 	DIR *d = opendir(dir);
 	struct dirent *e;
@@ -267,11 +267,11 @@ START_TEST(the_owner_lease_names_the_pid_namespace)
 	if (d)
 		closedir(d);
 	ck_assert_uint_gt(start, 0);
-	ck_assert_uint_eq(isotier_lease_owner_pidns(c, start), ns);
-	ck_assert_int_eq(isotier_owner_gone(c, start, ns), 1);
+	ck_assert_uint_eq(isotier__lease_owner_pidns(c, start), ns);
+	ck_assert_int_eq(isotier__owner_gone(c, start, ns), 1);
 	/* A sweep releases nothing for it and keeps it (a month). */
-	ck_assert_int_eq(isotier_sweep(NULL, NULL), 0);
-	ck_assert_uint_eq(isotier_lease_owner_pidns(c, start), ns);
+	ck_assert_int_eq(isotier__sweep(NULL, NULL), 0);
+	ck_assert_uint_eq(isotier__lease_owner_pidns(c, start), ns);
 }
 END_TEST
 

@@ -19,13 +19,13 @@
 static const char *real_probe(void)
 {
 	static char path[4096];
-	ck_assert_int_eq(isotier_default_probe_path(path, sizeof path), 0);
+	ck_assert_int_eq(isotier__default_probe_path(path, sizeof path), 0);
 	return path;
 }
 
 static const isotier_backend *backend(const char *name)
 {
-	const isotier_backend *b = isotier_backend_lookup(name);
+	const isotier_backend *b = isotier__backend_lookup(name);
 	ck_assert_ptr_nonnull(b);
 	char why[256];
 	ck_assert_msg(b->available(why, sizeof why) == 1, "%s unavailable: %s", name, why);
@@ -37,13 +37,13 @@ START_TEST(host_is_self)
 	isotier_observation obs;
 	isotier_observe_opts o = {.probe_path = real_probe(), .timeout_s = 30};
 	isotier_error err = {0};
-	ck_assert_int_eq(isotier_observe(&obs, backend("host"), &o, &err), 0);
+	ck_assert_int_eq(isotier__observe(&obs, backend("host"), &o, &err), 0);
 	ck_assert(obs.available && obs.ran);
 	ck_assert_uint_eq(obs.n_runs, 1);
 	ck_assert(obs.run[0].parsed);
 	ck_assert_int_eq(obs.relation, ISOTIER_KERNEL_SELF);
-	ck_assert(isotier_boot_id_valid(obs.run[0].probe.boot_id));
-	isotier_observation_clear(&obs);
+	ck_assert(isotier__boot_id_valid(obs.run[0].probe.boot_id));
+	isotier__observation_clear(&obs);
 }
 END_TEST
 
@@ -53,11 +53,11 @@ START_TEST(container_shares_the_kernel)
 {
 	char *capture = NULL;
 	isotier_error err = {0};
-	ck_assert_int_eq(isotier_mkdtemp(&capture, "isotier-test-observe-", &err), 0);
+	ck_assert_int_eq(isotier__mkdtemp(&capture, "isotier-test-observe-", &err), 0);
 	isotier_observation obs;
 	isotier_observe_opts o = {
 	    .probe_path = real_probe(), .capture_dir = capture, .timeout_s = 30};
-	ck_assert_int_eq(isotier_observe(&obs, backend("bwrap"), &o, &err), 0);
+	ck_assert_int_eq(isotier__observe(&obs, backend("bwrap"), &o, &err), 0);
 	ck_assert(obs.run[0].parsed);
 	ck_assert_int_eq(obs.relation, ISOTIER_KERNEL_SHARED);
 	ck_assert_ptr_nonnull(strstr(obs.relation_detail, obs.run[0].probe.boot_id));
@@ -65,8 +65,8 @@ START_TEST(container_shares_the_kernel)
 	snprintf(path, sizeof path, "%s/proc/sys/kernel/random/boot_id", capture);
 	struct stat st;
 	ck_assert_msg(stat(path, &st) == 0, "no %s", path);
-	isotier_observation_clear(&obs);
-	isotier_rmtree(capture);
+	isotier__observation_clear(&obs);
+	isotier__rmtree(capture);
 	free(capture);
 }
 END_TEST
@@ -76,11 +76,11 @@ START_TEST(huge_output_is_never_parsed)
 	isotier_observation obs;
 	isotier_observe_opts o = {.probe_path = FAULT_PROBE("huge"), .timeout_s = 30};
 	isotier_error err = {0};
-	ck_assert_int_eq(isotier_observe(&obs, backend("host"), &o, &err), ISOTIER_EDATA);
+	ck_assert_int_eq(isotier__observe(&obs, backend("host"), &o, &err), ISOTIER_EDATA);
 	ck_assert(obs.run[0].out_over && !obs.run[0].parsed);
 	ck_assert_uint_le(obs.run[0].out_len, PROBE_RESULT_MAX_BYTES);
 	ck_assert_int_eq(obs.relation, ISOTIER_KERNEL_UNCOMPARED);
-	isotier_observation_clear(&obs);
+	isotier__observation_clear(&obs);
 }
 END_TEST
 
@@ -89,12 +89,12 @@ START_TEST(garbage_is_rejected_with_its_reason)
 	isotier_observation obs;
 	isotier_observe_opts o = {.probe_path = FAULT_PROBE("garbage"), .timeout_s = 30};
 	isotier_error err = {0};
-	ck_assert_int_eq(isotier_observe(&obs, backend("host"), &o, &err), ISOTIER_EDATA);
+	ck_assert_int_eq(isotier__observe(&obs, backend("host"), &o, &err), ISOTIER_EDATA);
 	ck_assert_int_eq(obs.run[0].rc, 0);
 	ck_assert(!obs.run[0].parsed);
 	ck_assert_str_eq(err.message, obs.run[0].parse_err.message);
 	ck_assert_int_eq(obs.relation, ISOTIER_KERNEL_UNCOMPARED);
-	isotier_observation_clear(&obs);
+	isotier__observation_clear(&obs);
 }
 END_TEST
 
@@ -103,10 +103,10 @@ START_TEST(hang_times_out)
 	isotier_observation obs;
 	isotier_observe_opts o = {.probe_path = FAULT_PROBE("hang"), .timeout_s = 1};
 	isotier_error err = {0};
-	ck_assert_int_eq(isotier_observe(&obs, backend("bwrap"), &o, &err), ISOTIER_ETIMEDOUT);
+	ck_assert_int_eq(isotier__observe(&obs, backend("bwrap"), &o, &err), ISOTIER_ETIMEDOUT);
 	ck_assert(obs.ran && !obs.run[0].parsed);
 	ck_assert_int_eq(obs.relation, ISOTIER_KERNEL_UNCOMPARED);
-	isotier_observation_clear(&obs);
+	isotier__observation_clear(&obs);
 }
 END_TEST
 
@@ -117,9 +117,9 @@ START_TEST(cancelled_starts_nothing)
 	ck_assert_int_eq(write(p[1], "x", 1), 1);
 	isotier_observation obs;
 	isotier_observe_opts o = {.probe_path = real_probe(), .timeout_s = 30, .cancel_fd = p[0]};
-	ck_assert_int_eq(isotier_observe(&obs, backend("bwrap"), &o, NULL), ISOTIER_EINTR);
+	ck_assert_int_eq(isotier__observe(&obs, backend("bwrap"), &o, NULL), ISOTIER_EINTR);
 	ck_assert(!obs.ran);
-	isotier_observation_clear(&obs);
+	isotier__observation_clear(&obs);
 	close(p[0]);
 	close(p[1]);
 }
@@ -138,10 +138,10 @@ START_TEST(unavailable_says_why)
 	isotier_observation obs;
 	isotier_observe_opts o = {.probe_path = real_probe()};
 	isotier_error err = {0};
-	ck_assert_int_eq(isotier_observe(&obs, &fake, &o, &err), ISOTIER_EUNAVAILABLE);
+	ck_assert_int_eq(isotier__observe(&obs, &fake, &o, &err), ISOTIER_EUNAVAILABLE);
 	ck_assert(!obs.available && !obs.ran);
 	ck_assert_str_eq(obs.why, "not on this machine");
-	isotier_observation_clear(&obs);
+	isotier__observation_clear(&obs);
 }
 END_TEST
 
@@ -154,7 +154,7 @@ START_TEST(remote_siblings_on_one_kernel_are_shared)
 	fake.remote = true;
 	isotier_observation obs;
 	isotier_observe_opts o = {.probe_path = real_probe(), .timeout_s = 30};
-	ck_assert_int_eq(isotier_observe(&obs, &fake, &o, NULL), 0);
+	ck_assert_int_eq(isotier__observe(&obs, &fake, &o, NULL), 0);
 	ck_assert_uint_eq(obs.n_runs, 2);
 	ck_assert(obs.run[0].parsed && obs.run[1].parsed);
 	ck_assert_int_eq(obs.relation, ISOTIER_KERNEL_SHARED);
@@ -163,7 +163,7 @@ START_TEST(remote_siblings_on_one_kernel_are_shared)
 	 * under both, saw one's pattern in the other's count. */
 	ck_assert_msg(obs.cross == ISOTIER_CHALLENGE_SEEN, "cross: %s", obs.cross_detail);
 	ck_assert_ptr_nonnull(strstr(obs.relation_detail, "shows in the other's task count"));
-	isotier_observation_clear(&obs);
+	isotier__observation_clear(&obs);
 }
 END_TEST
 
@@ -182,11 +182,11 @@ START_TEST(one_remote_sandbox_is_uncompared)
 	isotier_observation obs;
 	isotier_observe_opts o = {.probe_path = real_probe(), .timeout_s = 30};
 	/* One sandbox of a provider proves nothing about its kernel. */
-	ck_assert_int_eq(isotier_observe_in(&obs, b, state, &o, &err), 0);
+	ck_assert_int_eq(isotier__observe_in(&obs, b, state, &o, &err), 0);
 	ck_assert(obs.run[0].parsed);
 	ck_assert_int_eq(obs.relation, ISOTIER_KERNEL_UNCOMPARED);
 	ck_assert_ptr_nonnull(strstr(obs.relation_detail, "one host sandbox"));
-	isotier_observation_clear(&obs);
+	isotier__observation_clear(&obs);
 	b->destroy(state);
 }
 END_TEST

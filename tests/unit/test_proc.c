@@ -110,7 +110,7 @@ START_TEST(cancel_fd_kills_the_whole_group)
 	                       .cancel_fd = p[0]};
 	isotier_error err = {0};
 	int status = 0;
-	int rc = isotier_proc_run(&o, &status, &err);
+	int rc = isotier__proc_run(&o, &status, &err);
 	ck_assert_msg(rc == ISOTIER_EINTR, "expected EINTR, got %d: %s", rc, err.message);
 	ck_assert_str_eq(err.message, "/bin/sh: cancelled");
 	ck_assert_int_eq(status, -1);
@@ -118,7 +118,7 @@ START_TEST(cancel_fd_kills_the_whole_group)
 	ck_assert_int_ge(c.live_before, 3); /* the shell and its two sleeps, when cancelled */
 	ck_assert_int_eq(wait_group_gone(c.pgid), 0);
 	/* The descriptor is polled, never read: it still says "cancelled". */
-	ck_assert(isotier_cancelled(p[0]));
+	ck_assert(isotier__cancelled(p[0]));
 	close(p[0]);
 	close(p[1]);
 }
@@ -142,12 +142,12 @@ START_TEST(readable_cancel_fd_refuses_all_but_cleanup)
 	                       .cancel_fd = p[0]};
 	isotier_error err = {0};
 	int status = 0;
-	ck_assert_int_eq(isotier_proc_run(&o, &status, &err), ISOTIER_EINTR);
+	ck_assert_int_eq(isotier__proc_run(&o, &status, &err), ISOTIER_EINTR);
 	ck_assert_str_eq(err.message, "/bin/sh: not started: cancelled");
 	ck_assert_int_ne(access(file, F_OK), 0); /* nothing was started */
 	/* A cleanup child (runc delete) runs regardless. */
 	o.flags = ISOTIER_PROC_CLEANUP;
-	ck_assert_int_eq(isotier_proc_run(&o, &status, &err), 0);
+	ck_assert_int_eq(isotier__proc_run(&o, &status, &err), 0);
 	ck_assert_int_eq(status, 0);
 	ck_assert_int_eq(access(file, F_OK), 0);
 	/* A hung-up descriptor (the writer gone) cancels too. */
@@ -156,7 +156,7 @@ START_TEST(readable_cancel_fd_refuses_all_but_cleanup)
 	close(h[1]);
 	o.flags = 0;
 	o.cancel_fd = h[0];
-	ck_assert_int_eq(isotier_proc_run(&o, &status, &err), ISOTIER_EINTR);
+	ck_assert_int_eq(isotier__proc_run(&o, &status, &err), ISOTIER_EINTR);
 	close(h[0]);
 	unlink(file);
 	rmdir(dir);
@@ -172,18 +172,18 @@ START_TEST(cancel_fd_zero_means_none_and_a_closed_one_is_refused)
 	isotier_proc_opts o = {.argv = argv, .stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1};
 	isotier_error err = {0};
 	int status = 0;
-	ck_assert_int_eq(isotier_proc_run(&o, &status, &err), 0);
+	ck_assert_int_eq(isotier__proc_run(&o, &status, &err), 0);
 	ck_assert_int_eq(status, 3);
-	ck_assert(!isotier_cancelled(0));
-	ck_assert(!isotier_cancelled(-1));
+	ck_assert(!isotier__cancelled(0));
+	ck_assert(!isotier__cancelled(-1));
 	int p[2];
 	cancel_pipe(p, false);
 	close(p[0]);
 	close(p[1]);
 	o.cancel_fd = p[0]; /* closed now */
-	ck_assert_int_eq(isotier_proc_run(&o, &status, &err), ISOTIER_EINVAL);
+	ck_assert_int_eq(isotier__proc_run(&o, &status, &err), ISOTIER_EINVAL);
 	ck_assert(strstr(err.message, "not an open descriptor"));
-	ck_assert(isotier_cancelled(p[0])); /* fails closed */
+	ck_assert(isotier__cancelled(p[0])); /* fails closed */
 }
 END_TEST
 
@@ -214,7 +214,7 @@ START_TEST(the_callers_signals_are_left_alone)
 	                       .cancel_fd = p[0]};
 	isotier_error err = {0};
 	int status = 0;
-	int rc = isotier_proc_run(&o, &status, &err);
+	int rc = isotier__proc_run(&o, &status, &err);
 	ck_assert_msg(rc == 0, "rc %d: %s", rc, err.message);
 	ck_assert_int_eq(status, 5);
 	ck_assert_msg(got_term, "the caller's SIGTERM handler never ran");
@@ -222,7 +222,7 @@ START_TEST(the_callers_signals_are_left_alone)
 	ck_assert(sigismember(&after, SIGTERM) == sigismember(&before, SIGTERM));
 	ck_assert(sigismember(&after, SIGINT) == sigismember(&before, SIGINT));
 	/* The next run is not refused: no "interrupted" state survives. */
-	ck_assert_int_eq(isotier_proc_run(&o, &status, &err), 0);
+	ck_assert_int_eq(isotier__proc_run(&o, &status, &err), 0);
 	ck_assert_int_eq(status, 5);
 	/* The child starts with nothing blocked, even when the caller blocks SIGTERM. */
 	sigset_t term;
@@ -232,7 +232,7 @@ START_TEST(the_callers_signals_are_left_alone)
 	const char *mask_argv[] = {"/bin/sh", "-c",
 	                           "grep -q '^SigBlk:[[:space:]]*0*$' /proc/self/status", NULL};
 	o.argv = mask_argv;
-	ck_assert_int_eq(isotier_proc_run(&o, &status, &err), 0);
+	ck_assert_int_eq(isotier__proc_run(&o, &status, &err), 0);
 	ck_assert_int_eq(status, 0);
 	sigprocmask(SIG_SETMASK, &before, NULL);
 	sigaction(SIGTERM, &old, NULL);
@@ -252,8 +252,8 @@ START_TEST(relay_to_a_stuck_reader_is_cancelled)
 	cancel_pipe(p, true);
 	/* Without the cancel descriptor this would wait out the minute. */
 	isotier_relay r = {
-	    .fd = out[1], .deadline_ms = isotier_now_ms() + 60000, .cancel_fd = p[0]};
-	ck_assert_int_eq(isotier_relay_sink(&r, "more", 4), ISOTIER_EINTR);
+	    .fd = out[1], .deadline_ms = isotier__now_ms() + 60000, .cancel_fd = p[0]};
+	ck_assert_int_eq(isotier__relay_sink(&r, "more", 4), ISOTIER_EINTR);
 	close(out[0]);
 	close(out[1]);
 	close(p[0]);
@@ -271,11 +271,11 @@ static void *burn_thread(void *arg)
 	isotier_proc_opts o = {.argv = argv, .stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1};
 	int status = -1;
 	isotier_error err = {0};
-	int64_t before = isotier_proc_thread_cpu_us();
-	if (isotier_proc_run(&o, &status, &err) != 0 || status != 0)
+	int64_t before = isotier__proc_thread_cpu_us();
+	if (isotier__proc_run(&o, &status, &err) != 0 || status != 0)
 		*delta = -1;
 	else
-		*delta = isotier_proc_thread_cpu_us() - before;
+		*delta = isotier__proc_thread_cpu_us() - before;
 	return NULL;
 }
 
@@ -283,17 +283,17 @@ static void *burn_thread(void *arg)
  * children must not show in it (RUSAGE_CHILDREN would have them). */
 START_TEST(reaped_cpu_is_counted_per_thread)
 {
-	int64_t mine = isotier_proc_thread_cpu_us(), theirs = -2;
+	int64_t mine = isotier__proc_thread_cpu_us(), theirs = -2;
 	pthread_t t;
 	ck_assert_int_eq(pthread_create(&t, NULL, burn_thread, &theirs), 0);
 	ck_assert_int_eq(pthread_join(t, NULL), 0);
 	ck_assert_int_gt(theirs, 0);
-	ck_assert_int_eq(isotier_proc_thread_cpu_us(), mine);
+	ck_assert_int_eq(isotier__proc_thread_cpu_us(), mine);
 	/* And this thread's own child counts here. */
 	int64_t again = -2;
 	burn_thread(&again);
 	ck_assert_int_gt(again, 0);
-	ck_assert_int_eq(isotier_proc_thread_cpu_us(), mine + again);
+	ck_assert_int_eq(isotier__proc_thread_cpu_us(), mine + again);
 }
 END_TEST
 

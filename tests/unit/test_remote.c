@@ -60,8 +60,8 @@ START_TEST(connect_byte_by_byte)
 	isotier_connect_decoder d = {.cb = collect, .ctx = &s};
 	isotier_error err = {0};
 	for (size_t i = 0; i < n; i++)
-		ck_assert_int_eq(isotier_connect_feed(&d, stream + i, 1, &err), 0);
-	ck_assert_int_eq(isotier_connect_finish(&d, &err), 0);
+		ck_assert_int_eq(isotier__connect_feed(&d, stream + i, 1, &err), 0);
+	ck_assert_int_eq(isotier__connect_finish(&d, &err), 0);
 	ck_assert_int_eq(s.n, 3);
 	ck_assert_str_eq(s.msg[0], "{\"a\":1}");
 	ck_assert_uint_eq(s.flags[2], ISOTIER_CONNECT_END_STREAM);
@@ -76,31 +76,31 @@ START_TEST(connect_cut_and_hostile)
 	seen s = {0};
 	isotier_error err = {0};
 	isotier_connect_decoder d = {.cb = collect, .ctx = &s};
-	ck_assert_int_eq(isotier_connect_feed(&d, stream, n - 2, &err), 0);
-	ck_assert_int_eq(isotier_connect_finish(&d, &err), ISOTIER_EDATA);
+	ck_assert_int_eq(isotier__connect_feed(&d, stream, n - 2, &err), 0);
+	ck_assert_int_eq(isotier__connect_finish(&d, &err), ISOTIER_EDATA);
 	ck_assert_ptr_nonnull(strstr(err.message, "cut"));
 	ck_assert_int_eq(s.n, 0);
 	/* compressed flag: refused */
 	isotier_connect_decoder d2 = {.cb = collect, .ctx = &s};
 	n = put(stream, 0x01, "{}");
-	ck_assert_int_eq(isotier_connect_feed(&d2, stream, n, &err), ISOTIER_EDATA);
-	isotier_connect_finish(&d2, NULL);
+	ck_assert_int_eq(isotier__connect_feed(&d2, stream, n, &err), ISOTIER_EDATA);
+	isotier__connect_finish(&d2, NULL);
 	/* a frame announced larger than allowed, before its bytes arrive */
 	isotier_connect_decoder d3 = {.cb = collect, .ctx = &s, .frame_max = 16};
 	unsigned char big[5] = {0, 0, 0, 1, 0};
-	ck_assert_int_eq(isotier_connect_feed(&d3, (char *)big, 5, &err), ISOTIER_EDATA);
-	isotier_connect_finish(&d3, NULL);
+	ck_assert_int_eq(isotier__connect_feed(&d3, (char *)big, 5, &err), ISOTIER_EDATA);
+	isotier__connect_finish(&d3, NULL);
 	/* anything after end-of-stream */
 	isotier_connect_decoder d4 = {.cb = collect, .ctx = &s};
 	n = put(stream, ISOTIER_CONNECT_END_STREAM, "{}");
 	n += put(stream + n, 0, "{}");
-	ck_assert_int_eq(isotier_connect_feed(&d4, stream, n, &err), ISOTIER_EDATA);
-	isotier_connect_finish(&d4, NULL);
+	ck_assert_int_eq(isotier__connect_feed(&d4, stream, n, &err), ISOTIER_EDATA);
+	isotier__connect_finish(&d4, NULL);
 	/* the whole stream is bounded */
 	isotier_connect_decoder d5 = {.cb = collect, .ctx = &s, .stream_max = 8};
 	n = put(stream, 0, "{\"a\":1}");
-	ck_assert_int_eq(isotier_connect_feed(&d5, stream, n, &err), ISOTIER_EDATA);
-	isotier_connect_finish(&d5, NULL);
+	ck_assert_int_eq(isotier__connect_feed(&d5, stream, n, &err), ISOTIER_EDATA);
+	isotier__connect_finish(&d5, NULL);
 }
 END_TEST
 
@@ -108,14 +108,14 @@ START_TEST(envelope_round_trip)
 {
 	char *env = NULL;
 	size_t len = 0;
-	ck_assert_int_eq(isotier_connect_envelope(&env, &len, "{\"x\":2}", 7), 0);
+	ck_assert_int_eq(isotier__connect_envelope(&env, &len, "{\"x\":2}", 7), 0);
 	ck_assert_uint_eq(len, 12);
 	ck_assert_int_eq(env[0], 0);
 	ck_assert_int_eq(env[4], 7);
 	seen s = {0};
 	isotier_connect_decoder d = {.cb = collect, .ctx = &s};
-	ck_assert_int_eq(isotier_connect_feed(&d, env, len, NULL), 0);
-	ck_assert_int_eq(isotier_connect_finish(&d, NULL), 0);
+	ck_assert_int_eq(isotier__connect_feed(&d, env, len, NULL), 0);
+	ck_assert_int_eq(isotier__connect_finish(&d, NULL), 0);
 	ck_assert_str_eq(s.msg[0], "{\"x\":2}");
 	free(env);
 }
@@ -124,12 +124,12 @@ END_TEST
 START_TEST(base64)
 {
 	unsigned char out[64];
-	ck_assert_int_eq(isotier_base64_decode(out, "aGVsbG8=", 8), 5);
+	ck_assert_int_eq(isotier__base64_decode(out, "aGVsbG8=", 8), 5);
 	ck_assert(!memcmp(out, "hello", 5));
-	ck_assert_int_eq(isotier_base64_decode(out, "aGVsbG8", 7), 5); /* unpadded */
-	ck_assert_int_eq(isotier_base64_decode(out, "", 0), 0);
-	ck_assert_int_eq(isotier_base64_decode(out, "a", 1), -1);
-	ck_assert_int_eq(isotier_base64_decode(out, "a$==", 4), -1);
+	ck_assert_int_eq(isotier__base64_decode(out, "aGVsbG8", 7), 5); /* unpadded */
+	ck_assert_int_eq(isotier__base64_decode(out, "", 0), 0);
+	ck_assert_int_eq(isotier__base64_decode(out, "a", 1), -1);
+	ck_assert_int_eq(isotier__base64_decode(out, "a$==", 4), -1);
 }
 END_TEST
 
@@ -137,41 +137,41 @@ START_TEST(json_strict)
 {
 	isotier_error err = {0};
 	const char *ok = "{\"a\":{\"b\":[1,2,{\"c\":\"}\\\"{\"}]}}";
-	cJSON *v = isotier_json_parse_strict(ok, strlen(ok), "t", &err);
+	cJSON *v = isotier__json_parse_strict(ok, strlen(ok), "t", &err);
 	ck_assert_ptr_nonnull(v);
 	cJSON_Delete(v);
 	const char *dup = "{\"a\":1,\"b\":{\"x\":1,\"x\":2}}";
-	ck_assert_ptr_null(isotier_json_parse_strict(dup, strlen(dup), "t", &err));
+	ck_assert_ptr_null(isotier__json_parse_strict(dup, strlen(dup), "t", &err));
 	ck_assert_ptr_nonnull(strstr(err.message, "duplicate"));
 	const char *trail = "{\"a\":1} {}";
-	ck_assert_ptr_null(isotier_json_parse_strict(trail, strlen(trail), "t", &err));
+	ck_assert_ptr_null(isotier__json_parse_strict(trail, strlen(trail), "t", &err));
 	char deep[200];
 	memset(deep, '[', 100);
 	memset(deep + 100, ']', 100);
-	ck_assert_ptr_null(isotier_json_parse_strict(deep, 200, "t", &err));
+	ck_assert_ptr_null(isotier__json_parse_strict(deep, 200, "t", &err));
 	ck_assert_ptr_nonnull(strstr(err.message, "deeper"));
-	ck_assert_ptr_null(isotier_json_parse_strict("{\"a\":\0}", 7, "t", &err));
-	ck_assert_ptr_null(isotier_json_parse_strict("", 0, "t", &err));
+	ck_assert_ptr_null(isotier__json_parse_strict("{\"a\":\0}", 7, "t", &err));
+	ck_assert_ptr_null(isotier__json_parse_strict("", 0, "t", &err));
 }
 END_TEST
 
 START_TEST(redaction_everywhere)
 {
 	const char *token = "tok-UNIT-planted-98765";
-	ck_assert_int_eq(isotier_secret_add(token), 0);
-	ck_assert_int_eq(isotier_secret_add("short"), -1);
+	ck_assert_int_eq(isotier__secret_add(token), 0);
+	ck_assert_int_eq(isotier__secret_add("short"), -1);
 	isotier_error err = {0};
-	isotier_error_set(&err, ISOTIER_EIO, 0, "GET failed: header X-API-Key: %s, again %s", token,
-	                  token);
+	isotier__error_set(&err, ISOTIER_EIO, 0, "GET failed: header X-API-Key: %s, again %s",
+	                   token, token);
 	ck_assert_ptr_null(strstr(err.message, token));
 	ck_assert_ptr_nonnull(strstr(err.message, ISOTIER_REDACTED));
-	isotier_error_set(&err, ISOTIER_EIO, 0, "inner");
-	isotier_error_prefix(&err, "outer %s", token);
+	isotier__error_set(&err, ISOTIER_EIO, 0, "inner");
+	isotier__error_prefix(&err, "outer %s", token);
 	ck_assert_ptr_null(strstr(err.message, token));
 	/* bytes, and a buffer too small for the mark: blanked instead */
 	char b[32];
 	size_t len = (size_t)snprintf(b, sizeof b, "%s", token);
-	ck_assert(isotier_redact_bytes(b, &len, len));
+	ck_assert(isotier__redact_bytes(b, &len, len));
 	ck_assert(!memmem(b, len, token, strlen(token)));
 }
 END_TEST
@@ -182,19 +182,19 @@ START_TEST(probe_script)
 	                      ISOTIER_GUEST_CAPTURE, "it's",   NULL};
 	isotier_exec_request req = {.argv = argv};
 	char *s = NULL;
-	ck_assert_int_eq(isotier_remote_script(&s, &req, NULL, NULL), 0);
+	ck_assert_int_eq(isotier__remote_script(&s, &req, NULL, NULL), 0);
 	ck_assert_str_eq(s,
 	                 "mkdir -p /tmp/isotier/capture && chmod 0755 '/tmp/isotier/isotier-probe'"
 	                 " && exec '/tmp/isotier/isotier-probe' '--json' '--capture'"
 	                 " '/tmp/isotier/capture' 'it'\\''s'");
 	free(s);
-	ck_assert(isotier_remote_id_valid("i2fcdda52d6b54efaa5a"));
-	ck_assert(!isotier_remote_id_valid("../x"));
-	ck_assert(!isotier_remote_id_valid(""));
+	ck_assert(isotier__remote_id_valid("i2fcdda52d6b54efaa5a"));
+	ck_assert(!isotier__remote_id_valid("../x"));
+	ck_assert(!isotier__remote_id_valid(""));
 	/* A URL path resolves these: DELETE .../sandboxes/.. reaches another resource. */
-	ck_assert(!isotier_remote_id_valid("."));
-	ck_assert(!isotier_remote_id_valid(".."));
-	ck_assert(isotier_remote_id_valid("..x"));
+	ck_assert(!isotier__remote_id_valid("."));
+	ck_assert(!isotier__remote_id_valid(".."));
+	ck_assert(isotier__remote_id_valid("..x"));
 }
 END_TEST
 
@@ -202,15 +202,15 @@ START_TEST(cap_per_backend)
 {
 	setenv("ISOTIER_REMOTE_MAX_SANDBOXES", "2", 1);
 	isotier_error err = {0};
-	ck_assert_int_eq(isotier_remote_reserve("unit-a", &err), 0);
-	ck_assert_int_eq(isotier_remote_reserve("unit-a", &err), 0);
-	ck_assert_int_eq(isotier_remote_reserve("unit-a", &err), ISOTIER_ECONFIG);
-	ck_assert_int_eq(isotier_remote_reserve("unit-b", &err), 0);
+	ck_assert_int_eq(isotier__remote_reserve("unit-a", &err), 0);
+	ck_assert_int_eq(isotier__remote_reserve("unit-a", &err), 0);
+	ck_assert_int_eq(isotier__remote_reserve("unit-a", &err), ISOTIER_ECONFIG);
+	ck_assert_int_eq(isotier__remote_reserve("unit-b", &err), 0);
 	/* A new run: the count starts again. */
-	isotier_remote_reserve_reset();
-	ck_assert_int_eq(isotier_remote_reserve("unit-a", &err), 0);
-	ck_assert_int_eq(isotier_remote_reserve("unit-a", &err), 0);
-	ck_assert_int_eq(isotier_remote_reserve("unit-a", &err), ISOTIER_ECONFIG);
+	isotier__remote_reserve_reset();
+	ck_assert_int_eq(isotier__remote_reserve("unit-a", &err), 0);
+	ck_assert_int_eq(isotier__remote_reserve("unit-a", &err), 0);
+	ck_assert_int_eq(isotier__remote_reserve("unit-a", &err), ISOTIER_ECONFIG);
 	unsetenv("ISOTIER_REMOTE_MAX_SANDBOXES");
 }
 END_TEST
@@ -250,20 +250,20 @@ START_TEST(http_cancel_fd)
 	/* Cancelled while it hangs: ISOTIER_EINTR within ~100 ms, not the timeout. */
 	pthread_t t;
 	ck_assert_int_eq(pthread_create(&t, NULL, cancel_later, &p[1]), 0);
-	int64_t t0 = isotier_now_ms();
-	ck_assert_int_eq(isotier_http_perform(&r, &resp, &err), ISOTIER_EINTR);
-	ck_assert_int_lt(isotier_now_ms() - t0, 2000);
+	int64_t t0 = isotier__now_ms();
+	ck_assert_int_eq(isotier__http_perform(&r, &resp, &err), ISOTIER_EINTR);
+	ck_assert_int_lt(isotier__now_ms() - t0, 2000);
 	pthread_join(t, NULL);
-	isotier_http_response_clear(&resp);
+	isotier__http_response_clear(&resp);
 	/* Already cancelled: not started, nothing sent. */
-	ck_assert_int_eq(isotier_http_perform(&r, &resp, &err), ISOTIER_EINTR);
+	ck_assert_int_eq(isotier__http_perform(&r, &resp, &err), ISOTIER_EINTR);
 	ck_assert(!resp.sent);
-	isotier_http_response_clear(&resp);
+	isotier__http_response_clear(&resp);
 	/* A cleanup request ignores the cancel descriptor: it runs to its own timeout. */
 	r.cleanup = true;
 	r.timeout_ms = 500;
-	ck_assert_int_eq(isotier_http_perform(&r, &resp, &err), ISOTIER_ETIMEDOUT);
-	isotier_http_response_clear(&resp);
+	ck_assert_int_eq(isotier__http_perform(&r, &resp, &err), ISOTIER_ETIMEDOUT);
+	isotier__http_response_clear(&resp);
 	close(p[0]);
 	close(p[1]);
 	close(srv);
@@ -284,8 +284,8 @@ START_TEST(http_ignores_signals)
 	    .method = "GET", .url = url, .timeout_ms = 500, .max_attempts = 1, .cancel_fd = -1};
 	isotier_http_response resp;
 	isotier_error err = {0};
-	ck_assert_int_eq(isotier_http_perform(&r, &resp, &err), ISOTIER_ETIMEDOUT);
-	isotier_http_response_clear(&resp);
+	ck_assert_int_eq(isotier__http_perform(&r, &resp, &err), ISOTIER_ETIMEDOUT);
+	isotier__http_response_clear(&resp);
 	struct timespec zero = {0, 0};
 	ck_assert_int_eq(sigtimedwait(&set, NULL, &zero), SIGINT);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -296,17 +296,17 @@ END_TEST
 START_TEST(remote_cancel_helpers)
 {
 	isotier_exec_request req = {.cancel_fd = 0};
-	ck_assert_int_eq(isotier_remote_cancel_fd(7, &req), 7);
-	ck_assert_int_eq(isotier_remote_cancel_fd(0, &req), -1);
+	ck_assert_int_eq(isotier__remote_cancel_fd(7, &req), 7);
+	ck_assert_int_eq(isotier__remote_cancel_fd(0, &req), -1);
 	req.cancel_fd = 9;
-	ck_assert_int_eq(isotier_remote_cancel_fd(7, &req), 9);
+	ck_assert_int_eq(isotier__remote_cancel_fd(7, &req), 9);
 	int p[2];
 	ck_assert_int_eq(pipe(p), 0);
-	ck_assert(isotier_remote_sleep_ms(p[0], 50));
+	ck_assert(isotier__remote_sleep_ms(p[0], 50));
 	ck_assert_int_eq(write(p[1], "x", 1), 1);
-	int64_t t0 = isotier_now_ms();
-	ck_assert(!isotier_remote_sleep_ms(p[0], 5000));
-	ck_assert_int_lt(isotier_now_ms() - t0, 1000);
+	int64_t t0 = isotier__now_ms();
+	ck_assert(!isotier__remote_sleep_ms(p[0], 5000));
+	ck_assert_int_lt(isotier__now_ms() - t0, 1000);
 	close(p[0]);
 	close(p[1]);
 }
@@ -314,7 +314,7 @@ END_TEST
 
 /* A remote backend's output arrives as the provider's messages: a secret the
  * library knows, split across two of them, is still redacted on the way to
- * the caller's callback (isotier_exec_stream's per-stream redactor). */
+ * the caller's callback (isotier__exec_stream's per-stream redactor). */
 #define SPLIT_SECRET "split-PLANTED-credential-0123456789"
 
 static int split_exec(void *state, const isotier_exec_request *req, int *exit_status,
@@ -325,7 +325,7 @@ static int split_exec(void *state, const isotier_exec_request *req, int *exit_st
 	                                    " after; at the end: split-PLANTED-credential-01234",
 	                                    "56789"};
 	for (size_t i = 0; i < sizeof parts / sizeof *parts; i++)
-		if (isotier_remote_relay(req, 1, parts[i], strlen(parts[i]), err) < 0)
+		if (isotier__remote_relay(req, 1, parts[i], strlen(parts[i]), err) < 0)
 			return err->code;
 	*exit_status = 0;
 	return 0;
@@ -350,7 +350,7 @@ static int keep_all(int stream, const char *buf, size_t len, void *data)
 
 START_TEST(split_secret_redacted_across_messages)
 {
-	ck_assert_int_eq(isotier_secret_add(SPLIT_SECRET), 0);
+	ck_assert_int_eq(isotier__secret_add(SPLIT_SECRET), 0);
 	const isotier_backend b = {.version = ISOTIER_BACKEND_VERSION,
 	                           .name = "split",
 	                           .remote = true,
@@ -362,7 +362,7 @@ START_TEST(split_secret_redacted_across_messages)
 	char out[512] = "";
 	int status = -1;
 	isotier_error err = {0};
-	ck_assert_int_eq(isotier_exec_stream(&b, NULL, &req, keep_all, out, &status, &err), 0);
+	ck_assert_int_eq(isotier__exec_stream(&b, NULL, &req, keep_all, out, &status, &err), 0);
 	ck_assert_int_eq(status, 0);
 	ck_assert_ptr_null(strstr(out, "PLANTED"));
 	ck_assert_str_eq(out, "before " ISOTIER_REDACTED " after; at the end: " ISOTIER_REDACTED);
@@ -371,10 +371,10 @@ START_TEST(split_secret_redacted_across_messages)
 	isotier_redact_stream rs = {0};
 	char *o;
 	size_t n;
-	ck_assert_int_eq(isotier_redact_stream_push(&rs, "abc", 3, &o, &n), 0);
+	ck_assert_int_eq(isotier__redact_stream_push(&rs, "abc", 3, &o, &n), 0);
 	size_t passed = n;
 	free(o);
-	ck_assert_int_eq(isotier_redact_stream_end(&rs, &o, &n), 0);
+	ck_assert_int_eq(isotier__redact_stream_end(&rs, &o, &n), 0);
 	ck_assert_uint_eq(passed + n, 3);
 	free(o);
 }

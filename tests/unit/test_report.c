@@ -2,7 +2,7 @@
  * test_report.c - `isotier report`: escaping (HTML/XML, JSON, Markdown) of
  * hostile strings, dates, evidence parsing of hostile stored JSON, and the
  * model + writers over a fixture database built with the real schema
- * (isotier_history_open): the expected rows and findings, and byte-identical
+ * (isotier__history_open): the expected rows and findings, and byte-identical
  * output when regenerated.
  */
 #include <check.h>
@@ -287,8 +287,8 @@ static void build_fixture(void)
 	snprintf(path, sizeof path, "%s/history.db", tmpdir);
 	isotier_history *h = NULL;
 	isotier_error err = {0};
-	ck_assert_msg(isotier_history_open(&h, path, 0, &err) == 0, "%s", err.message);
-	sqlite3 *db = isotier_history_db(h);
+	ck_assert_msg(isotier__history_open(&h, path, 0, &err) == 0, "%s", err.message);
+	sqlite3 *db = isotier__history_db(h);
 	exec_sql(
 	    db,
 	    "INSERT INTO runs(id, started_at, finished_at, tool_version, command, status)"
@@ -325,7 +325,7 @@ static void build_fixture(void)
 	    " 'refused', 'latest observation CONTRADICTED <svg onload=x>'),"
 	    " ('2026-12-01T09:00:01Z', 'create', 'bwrap', 'CONTAINER', 'CONTAINER', 'CONTAINER',"
 	    " 'allowed', 'ok')");
-	isotier_history_close(h);
+	isotier__history_close(h);
 }
 
 static void remove_fixture(void)
@@ -464,8 +464,8 @@ START_TEST(model_from_fixture)
 	/* ... nor before a catalogue source was retrieved (an empty history). */
 	snprintf(db, sizeof db, "%s/empty.db", tmpdir);
 	isotier_history *h = NULL;
-	ck_assert_msg(isotier_history_open(&h, db, 0, &err) == 0, "%s", err.message);
-	isotier_history_close(h);
+	ck_assert_msg(isotier__history_open(&h, db, 0, &err) == 0, "%s", err.message);
+	isotier__history_close(h);
 	past.catalogue_dir = cat;
 	past.today = "2026-11-19";
 	ck_assert_int_eq(report_model_load(&m, &past, &err), ISOTIER_EINVAL);
@@ -484,8 +484,8 @@ START_TEST(timeline_months_with_gaps)
 	snprintf(path, sizeof path, "%s/h.db", dir);
 	isotier_history *h = NULL;
 	isotier_error err = {0};
-	ck_assert_int_eq(isotier_history_open(&h, path, 0, &err), 0);
-	sqlite3 *db = isotier_history_db(h);
+	ck_assert_int_eq(isotier__history_open(&h, path, 0, &err), 0);
+	sqlite3 *db = isotier__history_db(h);
 	exec_sql(db, "INSERT INTO runs(id, started_at, tool_version, command) VALUES (1, "
 	             "'2025-12-31T00:00:00Z', '0', 'verify')");
 	insert_observation(db, "2025-12-31T23:59:59Z", "bwrap", NULL, NULL, "CONTAINER",
@@ -494,7 +494,7 @@ START_TEST(timeline_months_with_gaps)
 	                   "CONFIRMED", NULL, NULL, NULL);
 	insert_observation(db, "not a date", "bwrap", NULL, NULL, "CONTAINER", "EXCEEDS", NULL,
 	                   NULL, NULL);
-	isotier_history_close(h);
+	isotier__history_close(h);
 	report_options opts = {.db_path = path};
 	report_model *m = NULL;
 	ck_assert_int_eq(report_model_load(&m, &opts, &err), 0);

@@ -48,9 +48,9 @@ static void observe(isotier_history *h, int64_t run, const char *backend, const 
 	                                .reason = reason,
 	                                .layers_json = layers,
 	                                .host_id = host_id};
-	ck_assert_int_eq(isotier_history_begin(h, &err), 0);
-	ck_assert_msg(isotier_history_add_observation(h, &o, NULL, &err) == 0, "%s", err.message);
-	ck_assert_int_eq(isotier_history_commit(h, &err), 0);
+	ck_assert_int_eq(isotier__history_begin(h, &err), 0);
+	ck_assert_msg(isotier__history_add_observation(h, &o, NULL, &err) == 0, "%s", err.message);
+	ck_assert_int_eq(isotier__history_commit(h, &err), 0);
 }
 
 /* Host a: bwrap CONTAINER, fly attested. Host b (hostile name): bwrap
@@ -59,22 +59,22 @@ static void record(void)
 {
 	isotier_history *h = NULL;
 	isotier_error err = {0};
-	ck_assert_msg(isotier_history_open(&h, db, 0, &err) == 0, "%s", err.message);
+	ck_assert_msg(isotier__history_open(&h, db, 0, &err) == 0, "%s", err.message);
 	static const char a[] = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
 	                  b[] = "bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb";
 	int64_t r1 = 0, r2 = 0;
-	ck_assert_int_eq(isotier_history_run_begin(h, &r1, "verify", "c0ffee", &err), 0);
+	ck_assert_int_eq(isotier__history_run_begin(h, &r1, "verify", "c0ffee", &err), 0);
 	observe(h, r1, "bwrap", "CONTAINER", "CONFIRMED", "[]", "ok", a);
 	observe(h, r1, "fly", "MICROVM", "CONFIRMED", "{\"attested\":true,\"layers\":[]}",
 	        "attested: two sev-snp guests", a);
-	ck_assert_int_eq(isotier_history_run_end(h, r1, "ok", &err), 0);
-	ck_assert_int_eq(isotier_history_run_begin(h, &r2, "verify", "c0ffee", &err), 0);
+	ck_assert_int_eq(isotier__history_run_end(h, r1, "ok", &err), 0);
+	ck_assert_int_eq(isotier__history_run_begin(h, &r2, "verify", "c0ffee", &err), 0);
 	observe(h, r2, "bwrap", "NONE", "CONTRADICTED", "[]", "shared", b);
 	observe(h, r2, "fly", "MICROVM", "CONFIRMED", "[]", "attested: forged", b);
-	ck_assert_int_eq(isotier_history_run_end(h, r2, "ok", &err), 0);
+	ck_assert_int_eq(isotier__history_run_end(h, r2, "ok", &err), 0);
 	sqlite3_stmt *st = NULL;
 	ck_assert_int_eq(
-	    sqlite3_prepare_v2(isotier_history_db(h),
+	    sqlite3_prepare_v2(isotier__history_db(h),
 	                       "UPDATE runs SET host = CASE id WHEN ?1 THEN 'a' ELSE ?2 END", -1,
 	                       &st, NULL),
 	    SQLITE_OK);
@@ -82,7 +82,7 @@ static void record(void)
 	sqlite3_bind_text(st, 2, HOSTILE, -1, SQLITE_STATIC);
 	ck_assert_int_eq(sqlite3_step(st), SQLITE_DONE);
 	sqlite3_finalize(st);
-	isotier_history_close(h);
+	isotier__history_close(h);
 }
 
 static char *render_with(int (*writer)(FILE *, const report_model *), const report_model *m)
@@ -153,13 +153,13 @@ START_TEST(one_host_no_matrix)
 {
 	isotier_history *h = NULL;
 	isotier_error err = {0};
-	ck_assert_int_eq(isotier_history_open(&h, db, 0, &err), 0);
+	ck_assert_int_eq(isotier__history_open(&h, db, 0, &err), 0);
 	int64_t r = 0;
-	ck_assert_int_eq(isotier_history_run_begin(h, &r, "verify", "c0ffee", &err), 0);
+	ck_assert_int_eq(isotier__history_run_begin(h, &r, "verify", "c0ffee", &err), 0);
 	observe(h, r, "bwrap", "CONTAINER", "CONFIRMED", "[]", "ok",
 	        "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa");
-	ck_assert_int_eq(isotier_history_run_end(h, r, "ok", &err), 0);
-	isotier_history_close(h);
+	ck_assert_int_eq(isotier__history_run_end(h, r, "ok", &err), 0);
+	isotier__history_close(h);
 	report_options o = {.db_path = db, .today = "2099-01-01"};
 	report_model *m = NULL;
 	ck_assert_msg(report_model_load(&m, &o, &err) == 0, "%s", err.message);

@@ -4,7 +4,7 @@
  * contradict and cannot prove): distinctly, as a note, never as an alert nor
  * as overdue; and never as clearing a contradiction made before it (resolve
  * does not let it either: it is not VERDICT_JUDGES). A real history file
- * (isotier_history_open) and the real writers.
+ * (isotier__history_open) and the real writers.
  */
 #include <check.h>
 #include "check_run.h"
@@ -36,8 +36,8 @@ static const char *history(const char *const *rows, size_t n)
 	snprintf(path, sizeof path, "%s/h.db", dir);
 	isotier_history *h = NULL;
 	isotier_error err = {0};
-	ck_assert_msg(isotier_history_open(&h, path, 0, &err) == 0, "%s", err.message);
-	sqlite3 *db = isotier_history_db(h);
+	ck_assert_msg(isotier__history_open(&h, path, 0, &err) == 0, "%s", err.message);
+	sqlite3 *db = isotier__history_db(h);
 	exec_sql(db, "INSERT INTO runs(id, started_at, tool_version, command) VALUES (1, "
 	             "'2026-12-01T00:00:00Z', '0', 'verify')");
 	sqlite3_stmt *st = NULL;
@@ -63,7 +63,7 @@ static const char *history(const char *const *rows, size_t n)
 		ck_assert_int_eq(sqlite3_step(st), SQLITE_DONE);
 	}
 	sqlite3_finalize(st);
-	isotier_history_close(h);
+	isotier__history_close(h);
 	return path;
 }
 

@@ -4,7 +4,7 @@
  * newest REPORT_LOG_MAX for the log, each row's latest, the newest
  * REPORT_EVIDENCE_MAX that did not back their claim, each row's last verdict
  * changes; the JSON writer still carries every observation. A real history
- * file (isotier_history_open) and the real writers.
+ * file (isotier__history_open) and the real writers.
  */
 #include <check.h>
 #include "check_run.h"
@@ -38,8 +38,8 @@ static const char *history(int n, int backends)
 	snprintf(path, sizeof path, "%s/h.db", dir);
 	isotier_history *h = NULL;
 	isotier_error err = {0};
-	ck_assert_msg(isotier_history_open(&h, path, 0, &err) == 0, "%s", err.message);
-	sqlite3 *db = isotier_history_db(h);
+	ck_assert_msg(isotier__history_open(&h, path, 0, &err) == 0, "%s", err.message);
+	sqlite3 *db = isotier__history_db(h);
 	exec_sql(db, "BEGIN");
 	exec_sql(db, "INSERT INTO runs(id, started_at, tool_version, command, host) VALUES (1, "
 	             "'2026-01-01T00:00:00Z', '0', 'verify', 'h1')");
@@ -67,7 +67,7 @@ static const char *history(int n, int backends)
 	}
 	sqlite3_finalize(st);
 	exec_sql(db, "COMMIT");
-	isotier_history_close(h);
+	isotier__history_close(h);
 	return path;
 }
 

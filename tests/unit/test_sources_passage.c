@@ -67,7 +67,7 @@ START_TEST(passage_without_sentences_is_bounded)
 	}
 	p = sources_passage(t, n, n / 2 + 1, n / 2 + 5);
 	ck_assert_ptr_nonnull(p);
-	ck_assert(isotier_utf8_valid(p, strlen(p)));
+	ck_assert(isotier__utf8_valid(p, strlen(p)));
 	ck_assert_uint_le(strlen(p), 4 + 2 * SOURCES_PASSAGE_SIDE_MAX);
 	free(p);
 	free(t);
@@ -76,7 +76,7 @@ END_TEST
 
 static void sha(const char *s, char out[65])
 {
-	isotier_sha256_hex(s, strlen(s), out);
+	isotier__sha256_hex(s, strlen(s), out);
 }
 
 /* Compares page text t (already normalised: main and full the same). */
@@ -184,7 +184,7 @@ START_TEST(main_text_leaves_chrome_out)
 	ck_assert_ptr_nonnull(strstr(main_text, "here."));
 	ck_assert_ptr_null(strstr(main_text, "menu"));
 	char *norm = isotier_text_normalise(main_text, strlen(main_text));
-	ck_assert(isotier_utf8_valid(norm, strlen(norm)));
+	ck_assert(isotier__utf8_valid(norm, strlen(norm)));
 	free(norm);
 	free(full);
 	free(main_text);

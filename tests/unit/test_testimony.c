@@ -72,23 +72,23 @@ START_TEST(remote_evidence_is_testimony)
 	judge_result r;
 	judge(&r, &claim, &p, &kernel);
 	ck_assert_msg(r.verdict == c->local, "%s %s: judge gave %s: %s", c->fixture,
-	              isotier_tier_name(c->tier), isotier_verdict_name(r.verdict), r.reason);
+	              isotier_tier_name(c->tier), isotier__verdict_name(r.verdict), r.reason);
 	bool unproven = r.unproven;
 	bool changed = testimony_judge(&r, &claim);
 	ck_assert_msg(r.verdict == c->remote && r.ceiling == c->ceiling,
 	              "%s %s: want %s/%s, got %s/%s: %s", c->fixture, isotier_tier_name(c->tier),
-	              isotier_verdict_name(c->remote), probe_tier_name(c->ceiling),
-	              isotier_verdict_name(r.verdict), probe_tier_name(r.ceiling), r.reason);
+	              isotier__verdict_name(c->remote), probe_tier_name(c->ceiling),
+	              isotier__verdict_name(r.verdict), probe_tier_name(r.ceiling), r.reason);
 	ck_assert_int_eq(changed, c->local != c->remote);
 	if (changed) {
 		/* Says what was seen, and that it is not proven. */
 		ck_assert_ptr_nonnull(strstr(r.reason, "not contradicted, not proven: no hardware "
 		                                       "attestation"));
-		ck_assert_ptr_nonnull(strstr(r.reason, isotier_verdict_name(c->local)));
+		ck_assert_ptr_nonnull(strstr(r.reason, isotier__verdict_name(c->local)));
 		ck_assert(!r.unproven);
-		ck_assert(!isotier_verdict_is(r.verdict, VERDICT_PROVES));
-		ck_assert(!isotier_verdict_is(r.verdict, VERDICT_ATTESTS));
-		ck_assert(!isotier_verdict_is(r.verdict, VERDICT_JUDGES));
+		ck_assert(!isotier__verdict_is(r.verdict, VERDICT_PROVES));
+		ck_assert(!isotier__verdict_is(r.verdict, VERDICT_ATTESTS));
+		ck_assert(!isotier__verdict_is(r.verdict, VERDICT_JUDGES));
 	} else {
 		ck_assert_int_eq(r.unproven, unproven);
 	}

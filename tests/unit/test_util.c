@@ -14,40 +14,41 @@
 
 START_TEST(sanitizer_escapes_what_rewrites_a_terminal)
 {
-	ASSERT_RENDER(isotier_fputs_sanitized, "plain text", "plain text");
-	ASSERT_RENDER(isotier_fputs_sanitized, "\x1b[2J\x07\x7f", "\\x1b[2J\\x07\\x7f");
+	ASSERT_RENDER(isotier__fputs_sanitized, "plain text", "plain text");
+	ASSERT_RENDER(isotier__fputs_sanitized, "\x1b[2J\x07\x7f", "\\x1b[2J\\x07\\x7f");
 	/* Layout kept in messages, escaped in a single value. */
-	ASSERT_RENDER(isotier_fputs_sanitized, "a\nb\tc\r", "a\nb\tc\\x0d");
-	ASSERT_RENDER(isotier_fputs_inline, "row\nforged row\tx", "row\\nforged row\\tx");
+	ASSERT_RENDER(isotier__fputs_sanitized, "a\nb\tc\r", "a\nb\tc\\x0d");
+	ASSERT_RENDER(isotier__fputs_inline, "row\nforged row\tx", "row\\nforged row\\tx");
 	/* Valid UTF-8 passes; bidi overrides, C1 controls and invalid bytes do not. */
-	ASSERT_RENDER(isotier_fputs_inline, "gr\xc3\xbc\xc3\x9f \xe2\x86\x92",
+	ASSERT_RENDER(isotier__fputs_inline, "gr\xc3\xbc\xc3\x9f \xe2\x86\x92",
 	              "gr\xc3\xbc\xc3\x9f \xe2\x86\x92");
-	ASSERT_RENDER(isotier_fputs_inline, "a\xe2\x80\xaeZ", "a\\u202eZ");
-	ASSERT_RENDER(isotier_fputs_inline,
+	ASSERT_RENDER(isotier__fputs_inline, "a\xe2\x80\xaeZ", "a\\u202eZ");
+	ASSERT_RENDER(isotier__fputs_inline,
 	              "\xc2\x9b"
 	              "31m",
 	              "\\u009b31m");
-	ASSERT_RENDER(isotier_fputs_inline, "\xff\xc3", "\\xff\\xc3");
-	ASSERT_RENDER(isotier_fputs_inline, "\xc0\xaf", "\\xc0\\xaf");          /* overlong '/' */
-	ASSERT_RENDER(isotier_fputs_inline, "\xed\xa0\x80", "\\xed\\xa0\\x80"); /* surrogate */
+	ASSERT_RENDER(isotier__fputs_inline, "\xff\xc3", "\\xff\\xc3");
+	ASSERT_RENDER(isotier__fputs_inline, "\xc0\xaf", "\\xc0\\xaf");          /* overlong '/' */
+	ASSERT_RENDER(isotier__fputs_inline, "\xed\xa0\x80", "\\xed\\xa0\\x80"); /* surrogate */
 }
 END_TEST
 
 START_TEST(utf8_decoding_is_strict_and_bounded)
 {
-	ck_assert(isotier_utf8_valid("plain \xc3\xbc \xe2\x86\x92 \xf0\x9f\x98\x80", 17));
-	ck_assert(!isotier_utf8_valid("\xc0\xaf", 2));         /* overlong */
-	ck_assert(!isotier_utf8_valid("\xed\xa0\x80", 3));     /* surrogate */
-	ck_assert(!isotier_utf8_valid("\xf4\x90\x80\x80", 4)); /* above U+10FFFF */
-	ck_assert(!isotier_utf8_valid("\xff", 1));
+	ck_assert(isotier__utf8_valid("plain \xc3\xbc \xe2\x86\x92 \xf0\x9f\x98\x80", 17));
+	ck_assert(!isotier__utf8_valid("\xc0\xaf", 2));         /* overlong */
+	ck_assert(!isotier__utf8_valid("\xed\xa0\x80", 3));     /* surrogate */
+	ck_assert(!isotier__utf8_valid("\xf4\x90\x80\x80", 4)); /* above U+10FFFF */
+	ck_assert(!isotier__utf8_valid("\xff", 1));
 	/* A sequence cut by the length is invalid even if the bytes go on. */
-	ck_assert(!isotier_utf8_valid("a\xe2\x86\x92", 3));
-	ck_assert(isotier_utf8_valid("a\xe2\x86\x92", 4));
+	ck_assert(!isotier__utf8_valid("a\xe2\x86\x92", 3));
+	ck_assert(isotier__utf8_valid("a\xe2\x86\x92", 4));
 	uint32_t cp = 0;
-	ck_assert_uint_eq(isotier_utf8_decode((const unsigned char *)"\xe2\x86\x92", SIZE_MAX, &cp),
-	                  3);
+	ck_assert_uint_eq(
+	    isotier__utf8_decode((const unsigned char *)"\xe2\x86\x92", SIZE_MAX, &cp), 3);
 	ck_assert_uint_eq(cp, 0x2192);
-	ck_assert_uint_eq(isotier_utf8_decode((const unsigned char *)"\xe2\x86", SIZE_MAX, &cp), 0);
+	ck_assert_uint_eq(isotier__utf8_decode((const unsigned char *)"\xe2\x86", SIZE_MAX, &cp),
+	                  0);
 }
 END_TEST
 
@@ -63,19 +64,19 @@ START_TEST(read_file_refuses_what_could_block_or_is_not_a_file)
 	size_t len = 0;
 	isotier_error err = {0};
 	/* A FIFO with no writer would block a plain open(); we refuse it. */
-	ck_assert_int_eq(isotier_read_file(&buf, &len, fifo, 100, &err), ISOTIER_EDATA);
+	ck_assert_int_eq(isotier__read_file(&buf, &len, fifo, 100, &err), ISOTIER_EDATA);
 	ck_assert_ptr_nonnull(strstr(err.message, "not a regular file"));
-	ck_assert_int_lt(isotier_read_file(&buf, &len, dir, 100, &err), 0);
+	ck_assert_int_lt(isotier__read_file(&buf, &len, dir, 100, &err), 0);
 	FILE *f = fopen(file, "w");
 	ck_assert_ptr_nonnull(f);
 	fputs("0123456789", f);
 	fclose(f);
-	ck_assert_int_eq(isotier_read_file(&buf, &len, file, 100, &err), 0);
+	ck_assert_int_eq(isotier__read_file(&buf, &len, file, 100, &err), 0);
 	ck_assert_uint_eq(len, 10);
 	ck_assert_str_eq(buf, "0123456789");
 	free(buf);
 	buf = NULL;
-	ck_assert_int_eq(isotier_read_file(&buf, &len, file, 5, &err), ISOTIER_EDATA);
+	ck_assert_int_eq(isotier__read_file(&buf, &len, file, 5, &err), ISOTIER_EDATA);
 	ck_assert_ptr_nonnull(strstr(err.message, "larger than 5 bytes"));
 	unlink(fifo);
 	unlink(file);
@@ -96,9 +97,9 @@ START_TEST(history_names_a_file_that_is_not_a_database)
 	isotier_history *h = NULL;
 	isotier_error err = {0};
 	/* Refused from its header, before SQLite opens it (issue 17, finding 7). */
-	ck_assert_int_eq(isotier_history_open_readonly(&h, path, &err), ISOTIER_EDATA);
+	ck_assert_int_eq(isotier__history_open_readonly(&h, path, &err), ISOTIER_EDATA);
 	ck_assert_ptr_nonnull(strstr(err.message, "not an SQLite database"));
-	ck_assert_int_eq(isotier_history_open(&h, path, 100, &err), ISOTIER_EDATA);
+	ck_assert_int_eq(isotier__history_open(&h, path, 100, &err), ISOTIER_EDATA);
 	ck_assert_ptr_nonnull(strstr(err.message, "not an SQLite database"));
 	/* The file is left as it was: no history is ever overwritten. */
 	struct stat st;
@@ -119,26 +120,26 @@ START_TEST(named_paths_never_block)
 	snprintf(one, sizeof one, "%s/one", dir);
 	ck_assert_int_eq(mkfifo(fifo, 0600), 0);
 	isotier_error err = {0};
-	ck_assert_int_eq(isotier_open_append(fifo, "audit log", &err), ISOTIER_EINVAL);
+	ck_assert_int_eq(isotier__open_append(fifo, "audit log", &err), ISOTIER_EINVAL);
 	ck_assert_ptr_nonnull(strstr(err.message, "a FIFO, not a regular file"));
-	ck_assert_int_eq(isotier_open_append(dir, "span file", &err), ISOTIER_EINVAL);
+	ck_assert_int_eq(isotier__open_append(dir, "span file", &err), ISOTIER_EINVAL);
 	ck_assert_ptr_nonnull(strstr(err.message, "a directory"));
-	ck_assert_int_eq(isotier_open_append("/dev/null", "audit log", &err), ISOTIER_EINVAL);
-	ck_assert_int_eq(isotier_history_check_file(fifo, &err), ISOTIER_EINVAL);
-	ck_assert_int_eq(isotier_history_check_file("/dev/zero", &err), ISOTIER_EINVAL);
+	ck_assert_int_eq(isotier__open_append("/dev/null", "audit log", &err), ISOTIER_EINVAL);
+	ck_assert_int_eq(isotier__history_check_file(fifo, &err), ISOTIER_EINVAL);
+	ck_assert_int_eq(isotier__history_check_file("/dev/zero", &err), ISOTIER_EINVAL);
 	isotier_history *h = NULL;
-	ck_assert_int_eq(isotier_history_open(&h, fifo, 100, &err), ISOTIER_EINVAL);
-	ck_assert_int_eq(isotier_history_open_readonly(&h, fifo, &err), ISOTIER_EINVAL);
+	ck_assert_int_eq(isotier__history_open(&h, fifo, 100, &err), ISOTIER_EINVAL);
+	ck_assert_int_eq(isotier__history_open_readonly(&h, fifo, &err), ISOTIER_EINVAL);
 	/* A 1-byte file is not a database and stays one byte. */
 	int fd = open(one, O_WRONLY | O_CREAT, 0600);
 	ck_assert_int_eq(write(fd, "x", 1), 1);
 	close(fd);
-	ck_assert_int_eq(isotier_history_open(&h, one, 100, &err), ISOTIER_EDATA);
+	ck_assert_int_eq(isotier__history_open(&h, one, 100, &err), ISOTIER_EDATA);
 	struct stat st;
 	ck_assert_int_eq(stat(one, &st), 0);
 	ck_assert_int_eq(st.st_size, 1);
 	/* A regular file opens for appending. */
-	fd = isotier_open_append(one, "audit log", &err);
+	fd = isotier__open_append(one, "audit log", &err);
 	ck_assert_int_ge(fd, 0);
 	close(fd);
 	unlink(one);

@@ -17,21 +17,21 @@
 START_TEST(verdict_names_round_trip)
 {
 	for (int v = 0; v < VERDICT_COUNT; v++) {
-		ck_assert_int_eq(isotier_verdicts[v].verdict, v);
+		ck_assert_int_eq(isotier__verdicts[v].verdict, v);
 		isotier_verdict back;
 		ck_assert_int_eq(
-		    isotier_verdict_parse(&back, isotier_verdict_name((isotier_verdict)v)), 0);
+		    isotier__verdict_parse(&back, isotier__verdict_name((isotier_verdict)v)), 0);
 		ck_assert_int_eq(back, v);
-		ck_assert_ptr_nonnull(isotier_verdicts[v].meaning);
+		ck_assert_ptr_nonnull(isotier__verdicts[v].meaning);
 	}
 	isotier_verdict v = VERDICT_CONFIRMED;
-	ck_assert_int_eq(isotier_verdict_parse(&v, "contradicted"), 0);
+	ck_assert_int_eq(isotier__verdict_parse(&v, "contradicted"), 0);
 	ck_assert_int_eq(v, VERDICT_CONTRADICTED);
-	ck_assert_int_eq(isotier_verdict_parse(&v, "CONFIRMED "), ISOTIER_EINVAL);
-	ck_assert_int_eq(isotier_verdict_parse(&v, ""), ISOTIER_EINVAL);
-	ck_assert_int_eq(isotier_verdict_parse(&v, NULL), ISOTIER_EINVAL);
-	ck_assert_str_eq(isotier_verdict_name((isotier_verdict)VERDICT_COUNT), "?");
-	ck_assert_str_eq(isotier_verdict_name((isotier_verdict)-1), "?");
+	ck_assert_int_eq(isotier__verdict_parse(&v, "CONFIRMED "), ISOTIER_EINVAL);
+	ck_assert_int_eq(isotier__verdict_parse(&v, ""), ISOTIER_EINVAL);
+	ck_assert_int_eq(isotier__verdict_parse(&v, NULL), ISOTIER_EINVAL);
+	ck_assert_str_eq(isotier__verdict_name((isotier_verdict)VERDICT_COUNT), "?");
+	ck_assert_str_eq(isotier__verdict_name((isotier_verdict)-1), "?");
 }
 END_TEST
 
@@ -41,37 +41,37 @@ START_TEST(verdict_flags_fail_closed)
 {
 	/* Only CONFIRMED and CONSISTENT prove the claimed tier. */
 	for (int v = 0; v < VERDICT_COUNT; v++)
-		ck_assert_int_eq(isotier_verdict_is((isotier_verdict)v, VERDICT_PROVES),
+		ck_assert_int_eq(isotier__verdict_is((isotier_verdict)v, VERDICT_PROVES),
 		                 v == VERDICT_CONFIRMED || v == VERDICT_CONSISTENT);
 	/* Attestation also accepts a boundary stronger than claimed. */
 	for (int v = 0; v < VERDICT_COUNT; v++)
-		ck_assert_int_eq(isotier_verdict_is((isotier_verdict)v, VERDICT_ATTESTS),
+		ck_assert_int_eq(isotier__verdict_is((isotier_verdict)v, VERDICT_ATTESTS),
 		                 v == VERDICT_CONFIRMED || v == VERDICT_CONSISTENT ||
 		                     v == VERDICT_EXCEEDS);
 	/* CONTRADICTED alone is against the claim, and it is a judgement. */
 	for (int v = 0; v < VERDICT_COUNT; v++)
-		ck_assert_int_eq(isotier_verdict_is((isotier_verdict)v, VERDICT_AGAINST),
+		ck_assert_int_eq(isotier__verdict_is((isotier_verdict)v, VERDICT_AGAINST),
 		                 v == VERDICT_CONTRADICTED);
-	ck_assert(isotier_verdict_is(VERDICT_CONTRADICTED, VERDICT_JUDGES | VERDICT_AGAINST));
+	ck_assert(isotier__verdict_is(VERDICT_CONTRADICTED, VERDICT_JUDGES | VERDICT_AGAINST));
 	/* A run that judged nothing never clears a contradiction, never proves. */
-	ck_assert(!isotier_verdict_is(VERDICT_INCONCLUSIVE, VERDICT_JUDGES));
-	ck_assert(!isotier_verdict_is(VERDICT_UNAVAILABLE, VERDICT_JUDGES));
+	ck_assert(!isotier__verdict_is(VERDICT_INCONCLUSIVE, VERDICT_JUDGES));
+	ck_assert(!isotier__verdict_is(VERDICT_UNAVAILABLE, VERDICT_JUDGES));
 	/* Every verdict that proves or attests is a judgement. */
 	for (int v = 0; v < VERDICT_COUNT; v++)
-		if (isotier_verdict_is((isotier_verdict)v, VERDICT_ATTESTS))
-			ck_assert(isotier_verdict_is((isotier_verdict)v, VERDICT_JUDGES));
-	ck_assert(!isotier_verdict_is((isotier_verdict)VERDICT_COUNT, 0));
+		if (isotier__verdict_is((isotier_verdict)v, VERDICT_ATTESTS))
+			ck_assert(isotier__verdict_is((isotier_verdict)v, VERDICT_JUDGES));
+	ck_assert(!isotier__verdict_is((isotier_verdict)VERDICT_COUNT, 0));
 	/* NOT_CONTRADICTED (a remote provider's testimony, reference/testimony.h)
 	 * proves, attests and judges nothing, and is not against the claim: it
 	 * only counts as a check made (the report's cadence). */
-	ck_assert_int_eq(isotier_verdicts[VERDICT_NOT_CONTRADICTED].flags, VERDICT_CHECKS);
-	ck_assert_str_eq(isotier_verdict_name(VERDICT_NOT_CONTRADICTED), "NOT_CONTRADICTED");
+	ck_assert_int_eq(isotier__verdicts[VERDICT_NOT_CONTRADICTED].flags, VERDICT_CHECKS);
+	ck_assert_str_eq(isotier__verdict_name(VERDICT_NOT_CONTRADICTED), "NOT_CONTRADICTED");
 	/* Every judgement is a check; a run that judged nothing is not. */
 	for (int v = 0; v < VERDICT_COUNT; v++)
-		if (isotier_verdict_is((isotier_verdict)v, VERDICT_JUDGES))
-			ck_assert(isotier_verdict_is((isotier_verdict)v, VERDICT_CHECKS));
-	ck_assert(!isotier_verdict_is(VERDICT_INCONCLUSIVE, VERDICT_CHECKS));
-	ck_assert(!isotier_verdict_is(VERDICT_UNAVAILABLE, VERDICT_CHECKS));
+		if (isotier__verdict_is((isotier_verdict)v, VERDICT_JUDGES))
+			ck_assert(isotier__verdict_is((isotier_verdict)v, VERDICT_CHECKS));
+	ck_assert(!isotier__verdict_is(VERDICT_INCONCLUSIVE, VERDICT_CHECKS));
+	ck_assert(!isotier__verdict_is(VERDICT_UNAVAILABLE, VERDICT_CHECKS));
 }
 END_TEST
 
@@ -82,9 +82,9 @@ START_TEST(verdict_table_equals_the_report_schema)
 	char *text = NULL;
 	size_t len = 0;
 	isotier_error err = {0};
-	ck_assert_int_eq(isotier_read_file(&text, &len,
-	                                   ISOTIER_SOURCE_DIR "/runbook/report.schema.json",
-	                                   1 << 20, &err),
+	ck_assert_int_eq(isotier__read_file(&text, &len,
+	                                    ISOTIER_SOURCE_DIR "/runbook/report.schema.json",
+	                                    1 << 20, &err),
 	                 0);
 	cJSON *doc = cJSON_ParseWithLength(text, len);
 	free(text);
@@ -99,7 +99,7 @@ START_TEST(verdict_table_equals_the_report_schema)
 	for (int v = 0; v < VERDICT_COUNT; v++) {
 		const cJSON *w = cJSON_GetArrayItem(req, v);
 		ck_assert(cJSON_IsString(w));
-		ck_assert_str_eq(w->valuestring, isotier_verdict_name((isotier_verdict)v));
+		ck_assert_str_eq(w->valuestring, isotier__verdict_name((isotier_verdict)v));
 	}
 	ck_assert_str_eq(cJSON_GetArrayItem(req, VERDICT_COUNT)->valuestring, "OTHER");
 	cJSON_Delete(doc);
@@ -111,9 +111,9 @@ static cJSON *load_schema(void)
 	char *text = NULL;
 	size_t len = 0;
 	isotier_error err = {0};
-	ck_assert_int_eq(isotier_read_file(&text, &len,
-	                                   ISOTIER_SOURCE_DIR "/catalogue/provider.schema.json",
-	                                   1 << 20, &err),
+	ck_assert_int_eq(isotier__read_file(&text, &len,
+	                                    ISOTIER_SOURCE_DIR "/catalogue/provider.schema.json",
+	                                    1 << 20, &err),
 	                 0);
 	cJSON *doc = cJSON_ParseWithLength(text, len);
 	free(text);
@@ -124,8 +124,8 @@ static cJSON *load_schema(void)
 static size_t count_with_tier(isotier_tier t)
 {
 	size_t n = 0;
-	for (size_t i = 0; i < isotier_mechanism_count; i++)
-		n += isotier_mechanisms[i].tier == t;
+	for (size_t i = 0; i < isotier__mechanism_count; i++)
+		n += isotier__mechanisms[i].tier == t;
 	return n;
 }
 
@@ -178,13 +178,13 @@ START_TEST(mechanism_table_equals_the_schema)
 	    cJSON_GetObjectItemCaseSensitive(cJSON_GetObjectItemCaseSensitive(schema, "$defs"),
 	                                     "mechanism"),
 	    "enum");
-	ck_assert_int_eq(cJSON_GetArraySize(words), (int)isotier_mechanism_count);
+	ck_assert_int_eq(cJSON_GetArraySize(words), (int)isotier__mechanism_count);
 	size_t i = 0;
 	const cJSON *w;
 	cJSON_ArrayForEach(w, words)
 	{
 		ck_assert(cJSON_IsString(w));
-		ck_assert_str_eq(w->valuestring, isotier_mechanisms[i++].name);
+		ck_assert_str_eq(w->valuestring, isotier__mechanisms[i++].name);
 	}
 	static const struct {
 		const char *tier_name;
@@ -196,11 +196,11 @@ START_TEST(mechanism_table_equals_the_schema)
 		const cJSON *rule = tier_rule(schema, tiers[t].tier_name);
 		ck_assert_msg(rule != NULL, "no schema rule for tier %s", tiers[t].tier_name);
 		ck_assert_uint_eq(rule_size(rule), count_with_tier(tiers[t].tier));
-		for (size_t m = 0; m < isotier_mechanism_count; m++)
-			if (isotier_mechanisms[m].tier == tiers[t].tier)
-				ck_assert_msg(rule_allows(rule, isotier_mechanisms[m].name),
+		for (size_t m = 0; m < isotier__mechanism_count; m++)
+			if (isotier__mechanisms[m].tier == tiers[t].tier)
+				ck_assert_msg(rule_allows(rule, isotier__mechanisms[m].name),
 				              "schema: tier %s does not allow %s",
-				              tiers[t].tier_name, isotier_mechanisms[m].name);
+				              tiers[t].tier_name, isotier__mechanisms[m].name);
 	}
 	cJSON_Delete(schema);
 }
@@ -212,11 +212,11 @@ START_TEST(mechanism_table_equals_format_md)
 	char *text = NULL;
 	size_t len = 0;
 	isotier_error err = {0};
-	ck_assert_int_eq(isotier_read_file(&text, &len, ISOTIER_SOURCE_DIR "/catalogue/FORMAT.md",
-	                                   1 << 20, &err),
+	ck_assert_int_eq(isotier__read_file(&text, &len, ISOTIER_SOURCE_DIR "/catalogue/FORMAT.md",
+	                                    1 << 20, &err),
 	                 0);
-	for (size_t m = 0; m < isotier_mechanism_count; m++) {
-		const isotier_mechanism *mech = &isotier_mechanisms[m];
+	for (size_t m = 0; m < isotier__mechanism_count; m++) {
+		const isotier_mechanism *mech = &isotier__mechanisms[m];
 		const char *row_head = mech->tier == ISOTIER_UNKNOWN   ? "| UNKNOWN only |"
 		                       : mech->tier == ISOTIER_MICROVM ? "| MICROVM |"
 		                       : mech->tier == ISOTIER_GVISOR  ? "| GVISOR |"
@@ -238,25 +238,25 @@ END_TEST
  * tier's layer; the others (and words outside the vocabulary) to none. */
 START_TEST(judge_reads_the_mechanism_table)
 {
-	for (size_t m = 0; m < isotier_mechanism_count; m++) {
+	for (size_t m = 0; m < isotier__mechanism_count; m++) {
 		probe_layer_kind kind;
-		int rc = judge_mechanism_kind(&kind, isotier_mechanisms[m].name);
-		if (isotier_mechanisms[m].tier == ISOTIER_UNKNOWN) {
+		int rc = judge_mechanism_kind(&kind, isotier__mechanisms[m].name);
+		if (isotier__mechanisms[m].tier == ISOTIER_UNKNOWN) {
 			ck_assert_int_eq(rc, ISOTIER_EINVAL);
 			continue;
 		}
 		ck_assert_int_eq(rc, 0);
 		ck_assert_int_eq(
-		    kind, isotier_mechanisms[m].tier == ISOTIER_MICROVM  ? PROBE_LAYER_VM
-		          : isotier_mechanisms[m].tier == ISOTIER_GVISOR ? PROBE_LAYER_GVISOR
-		                                                         : PROBE_LAYER_CONTAINER);
+		    kind, isotier__mechanisms[m].tier == ISOTIER_MICROVM  ? PROBE_LAYER_VM
+		          : isotier__mechanisms[m].tier == ISOTIER_GVISOR ? PROBE_LAYER_GVISOR
+		                                                          : PROBE_LAYER_CONTAINER);
 	}
 	probe_layer_kind kind;
 	ck_assert_int_eq(judge_mechanism_kind(&kind, "hyperlight"), ISOTIER_EINVAL);
 	ck_assert_int_eq(judge_mechanism_kind(&kind, NULL), ISOTIER_EINVAL);
-	ck_assert_ptr_null(isotier_mechanism_find("Firecracker"));
-	ck_assert_ptr_null(isotier_mechanism_find(NULL));
-	ck_assert_str_eq(isotier_mechanism_find("qemu")->vmm, "qemu");
+	ck_assert_ptr_null(isotier__mechanism_find("Firecracker"));
+	ck_assert_ptr_null(isotier__mechanism_find(NULL));
+	ck_assert_str_eq(isotier__mechanism_find("qemu")->vmm, "qemu");
 }
 END_TEST
 

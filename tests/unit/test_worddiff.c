@@ -64,7 +64,7 @@ START_TEST(invalid_utf8_scrubbed)
 	size_t k = 0;
 	char *d = isotier_word_diff("caf\xc3\xa9 ok", "caf\xc3 \xff\xfe ok", 4096, &k);
 	ck_assert_ptr_nonnull(d);
-	ck_assert(isotier_utf8_valid(d, strlen(d)));
+	ck_assert(isotier__utf8_valid(d, strlen(d)));
 	ck_assert_uint_gt(k, 0);
 	ck_assert_ptr_nonnull(strstr(d, "\xef\xbf\xbd")); /* U+FFFD */
 	free(d);
@@ -101,7 +101,7 @@ START_TEST(huge_inputs_bounded)
 	d = isotier_word_diff("", a, 100, &k);
 	ck_assert_ptr_nonnull(d);
 	ck_assert_uint_le(strlen(d), 100);
-	ck_assert(isotier_utf8_valid(d, strlen(d)));
+	ck_assert(isotier__utf8_valid(d, strlen(d)));
 	free(d);
 	free(a);
 	free(b);

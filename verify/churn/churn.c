@@ -15,8 +15,8 @@ static int git_fail(isotier_error *err, int code, const char *fmt, ...)
 	vsnprintf(ctx, sizeof ctx, fmt, ap);
 	va_end(ap);
 	const git_error *e = git_error_last();
-	return isotier_error_set(err, code, 0, "%s: %s", ctx,
-	                         e && e->message ? e->message : "libgit2 error");
+	return isotier__error_set(err, code, 0, "%s: %s", ctx,
+	                          e && e->message ? e->message : "libgit2 error");
 }
 
 void churn_short_id(char *buf, size_t len, const git_oid *oid)
@@ -50,7 +50,7 @@ int churn_resolve(git_commit **out, git_repository *repo, const char *spec, isot
 	int rc = git_revparse_single(&obj, repo, spec);
 	if (rc < 0) {
 		const git_error *e = git_error_last();
-		return isotier_error_set(
+		return isotier__error_set(
 		    err, ISOTIER_ENOTFOUND, 0,
 		    "revision '%s' not found (a tag, branch or commit id): %s%s", spec,
 		    e && e->message ? e->message : "", shallow_hint(repo));
@@ -91,10 +91,10 @@ static int offering_parse_json(churn_claim *out, const cJSON *root, const char *
 		if (!cJSON_IsString(st) || !st->valuestring ||
 		    (strcmp(st->valuestring, "current") && strcmp(st->valuestring, "deprecated") &&
 		     strcmp(st->valuestring, "retired")))
-			return isotier_error_set(err, ISOTIER_EDATA, 0,
-			                         "%s: field \"status\" must be \"current\", "
-			                         "\"deprecated\" or \"retired\"",
-			                         where);
+			return isotier__error_set(err, ISOTIER_EDATA, 0,
+			                          "%s: field \"status\" must be \"current\", "
+			                          "\"deprecated\" or \"retired\"",
+			                          where);
 		snprintf(out->status, sizeof out->status, "%s", st->valuestring);
 	}
 	const cJSON *rf = cJSON_GetObjectItemCaseSensitive(root, "renamed_from");
@@ -102,7 +102,7 @@ static int offering_parse_json(churn_claim *out, const cJSON *root, const char *
 		return 0;
 	int n = cJSON_IsArray(rf) ? cJSON_GetArraySize(rf) : -1;
 	if (n < 0 || n > CHURN_RENAMED_FROM_MAX)
-		return isotier_error_set(
+		return isotier__error_set(
 		    err, ISOTIER_EDATA, 0,
 		    "%s: field \"renamed_from\" must be an array of at most %d "
 		    "ids",
@@ -110,16 +110,16 @@ static int offering_parse_json(churn_claim *out, const cJSON *root, const char *
 	if (n == 0)
 		return 0;
 	if (!(out->renamed_from = calloc((size_t)n, sizeof *out->renamed_from)))
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 	for (const cJSON *e = rf->child; e; e = e->next) {
 		if (!cJSON_IsString(e) || !e->valuestring || !ident_ok(e->valuestring))
-			return isotier_error_set(
+			return isotier__error_set(
 			    err, ISOTIER_EDATA, 0,
 			    "%s: field \"renamed_from\" must hold ids [a-z0-9][a-z0-9-]* (at most "
 			    "%d bytes)",
 			    where, CHURN_ID_MAX);
 		if (!(out->renamed_from[out->n_renamed_from++] = strdup(e->valuestring)))
-			return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+			return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 	}
 	return 0;
 }
@@ -135,40 +135,40 @@ int churn_claim_parse(churn_claim *out, const char *buf, size_t len, const char 
 	/* A key given twice has two readings (first-wins here, last-wins in jq):
 	 * refused, as the catalogue loader does. */
 	__attribute__((cleanup(cjson_deletep))) cJSON *root =
-	    isotier_json_parse(buf, len, where, err);
+	    isotier__json_parse(buf, len, where, err);
 	if (!root)
 		return ISOTIER_EDATA;
 	if (!cJSON_IsObject(root))
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: not a JSON object", where);
+		return isotier__error_set(err, ISOTIER_EDATA, 0, "%s: not a JSON object", where);
 	static const char *const fields[] = {"id", "tier", "mechanism"};
 	const char *v[3];
 	for (int i = 0; i < 3; i++) {
 		const cJSON *f = cJSON_GetObjectItemCaseSensitive(root, fields[i]);
 		if (!f)
-			return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: field \"%s\" missing",
-			                         where, fields[i]);
+			return isotier__error_set(err, ISOTIER_EDATA, 0, "%s: field \"%s\" missing",
+			                          where, fields[i]);
 		if (!cJSON_IsString(f) || !f->valuestring)
-			return isotier_error_set(err, ISOTIER_EDATA, 0,
-			                         "%s: field \"%s\" is not a string", where,
-			                         fields[i]);
+			return isotier__error_set(err, ISOTIER_EDATA, 0,
+			                          "%s: field \"%s\" is not a string", where,
+			                          fields[i]);
 		v[i] = f->valuestring;
 	}
 	if (!ident_ok(v[0]))
-		return isotier_error_set(
+		return isotier__error_set(
 		    err, ISOTIER_EDATA, 0,
 		    "%s: field \"id\" must match [a-z0-9][a-z0-9-]* (at most %d bytes)", where,
 		    CHURN_ID_MAX);
 	if (isotier_tier_parse(&claim->tier, v[1]) < 0)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: field \"tier\": unknown tier",
-		                         where);
+		return isotier__error_set(err, ISOTIER_EDATA, 0, "%s: field \"tier\": unknown tier",
+		                          where);
 	if (!ident_ok(v[2]))
-		return isotier_error_set(
+		return isotier__error_set(
 		    err, ISOTIER_EDATA, 0,
 		    "%s: field \"mechanism\" must match [a-z0-9][a-z0-9-]* (at most %d bytes)",
 		    where, CHURN_ID_MAX);
 	snprintf(claim->mechanism, sizeof claim->mechanism, "%s", v[2]);
 	if (!(*id = strdup(v[0])))
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 	return offering_parse_json(out, root, where, err);
 }
 
@@ -187,8 +187,8 @@ static int blob_size_ok(git_repository *repo, const git_oid *oid, size_t max, co
 	if (rc < 0)
 		return git_fail(err, ISOTIER_EDATA, "%s: read object", where);
 	if (len > max)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: larger than %zu bytes", where,
-		                         max);
+		return isotier__error_set(err, ISOTIER_EDATA, 0, "%s: larger than %zu bytes", where,
+		                          max);
 	return 0;
 }
 
@@ -240,7 +240,7 @@ static int blob_claim(const blob_slot **out, blob_cache *cache, git_repository *
                       const git_oid *oid, const char *where, isotier_error *err)
 {
 	if (cache->n * 2 >= cache->cap && blob_cache_grow(cache) < 0)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 	size_t i = slot_of(cache, oid);
 	if (cache->slots[i].used) {
 		*out = &cache->slots[i];
@@ -253,8 +253,8 @@ static int blob_claim(const blob_slot **out, blob_cache *cache, git_repository *
 		return git_fail(err, ISOTIER_EDATA, "%s: read blob", where);
 	git_object_size_t size = git_blob_rawsize(blob);
 	if (size > CHURN_JSON_MAX)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: larger than %d bytes", where,
-		                         CHURN_JSON_MAX);
+		return isotier__error_set(err, ISOTIER_EDATA, 0, "%s: larger than %d bytes", where,
+		                          CHURN_JSON_MAX);
 	blob_slot s = {.oid = *oid, .used = true};
 	if (churn_claim_parse(&s.c, git_blob_rawcontent(blob), (size_t)size, where, err) < 0) {
 		churn_claim_clear(&s.c);
@@ -296,9 +296,9 @@ static int providers_dir(git_tree **dir, git_repository *repo, git_commit *commi
 	if (rc < 0)
 		return git_fail(err, ISOTIER_EDATA, "revision %s: %s", label, CHURN_PROVIDERS_DIR);
 	if (git_tree_entry_type(ent) != GIT_OBJECT_TREE)
-		return isotier_error_set(err, ISOTIER_EDATA, 0,
-		                         "revision %s: %s is not a directory", label,
-		                         CHURN_PROVIDERS_DIR);
+		return isotier__error_set(err, ISOTIER_EDATA, 0,
+		                          "revision %s: %s is not a directory", label,
+		                          CHURN_PROVIDERS_DIR);
 	if (git_tree_lookup(dir, repo, git_tree_entry_id(ent)) < 0)
 		return git_fail(err, ISOTIER_EDATA, "revision %s: read %s", label,
 		                CHURN_PROVIDERS_DIR);
@@ -314,11 +314,11 @@ static int snapshot_from_dir(churn_snapshot *out, git_repository *repo, git_tree
 	out->dir_oid = *git_tree_id(dir);
 	size_t n = git_tree_entrycount(dir);
 	if (n > CHURN_PROVIDERS_MAX)
-		return isotier_error_set(err, ISOTIER_EDATA, 0,
-		                         "revision %s: more than %d files in %s", label,
-		                         CHURN_PROVIDERS_MAX, CHURN_PROVIDERS_DIR);
+		return isotier__error_set(err, ISOTIER_EDATA, 0,
+		                          "revision %s: more than %d files in %s", label,
+		                          CHURN_PROVIDERS_MAX, CHURN_PROVIDERS_DIR);
 	if (n && !(out->items = calloc(n, sizeof *out->items)))
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 	for (size_t i = 0; i < n; i++) {
 		const git_tree_entry *e = git_tree_entry_byindex(dir, i);
 		const char *name = git_tree_entry_name(e);
@@ -331,8 +331,8 @@ static int snapshot_from_dir(churn_snapshot *out, git_repository *repo, git_tree
 		         name);
 		if (git_tree_entry_filemode(e) == GIT_FILEMODE_LINK) {
 			churn_snapshot_clear(out);
-			return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: a symbolic link",
-			                         where);
+			return isotier__error_set(err, ISOTIER_EDATA, 0, "%s: a symbolic link",
+			                          where);
 		}
 		const blob_slot *slot = NULL;
 		if (blob_claim(&slot, cache, repo, git_tree_entry_id(e), where, err) < 0) {
@@ -354,14 +354,14 @@ static int snapshot_from_dir(churn_snapshot *out, git_repository *repo, git_tree
 			ids_ok = false;
 		if (!c->id || !c->path || !ids_ok) {
 			churn_snapshot_clear(out);
-			return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+			return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 		}
 	}
 	if (out->n)
 		qsort(out->items, out->n, sizeof *out->items, claim_cmp);
 	for (size_t i = 1; i < out->n; i++)
 		if (!strcmp(out->items[i - 1].id, out->items[i].id)) {
-			int rc = isotier_error_set(
+			int rc = isotier__error_set(
 			    err, ISOTIER_EDATA, 0, "revision %s: %s and %s both have id \"%s\"",
 			    label, out->items[i - 1].path, out->items[i].path, out->items[i].id);
 			churn_snapshot_clear(out);
@@ -399,18 +399,18 @@ int churn_read_blob(char **out, size_t *len, bool *found, git_repository *repo, 
 		return git_fail(err, ISOTIER_EDATA, "%s", path);
 	if (git_tree_entry_type(ent) != GIT_OBJECT_BLOB ||
 	    git_tree_entry_filemode(ent) == GIT_FILEMODE_LINK)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: not a regular file", path);
+		return isotier__error_set(err, ISOTIER_EDATA, 0, "%s: not a regular file", path);
 	if (blob_size_ok(repo, git_tree_entry_id(ent), max, path, err) < 0)
 		return err ? err->code : ISOTIER_EDATA;
 	if (git_blob_lookup(&blob, repo, git_tree_entry_id(ent)) < 0)
 		return git_fail(err, ISOTIER_EDATA, "read %s", path);
 	git_object_size_t size = git_blob_rawsize(blob);
 	if (size > max)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: larger than %zu bytes", path,
-		                         max);
+		return isotier__error_set(err, ISOTIER_EDATA, 0, "%s: larger than %zu bytes", path,
+		                          max);
 	char *buf = malloc((size_t)size + 1);
 	if (!buf)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 	memcpy(buf, git_blob_rawcontent(blob), (size_t)size);
 	buf[size] = '\0';
 	*out = buf;
@@ -549,10 +549,10 @@ int churn_log(const churn_log_sink *sink, git_repository *repo, git_commit *head
 	log_state st = {.sink = sink, .repo = repo, .have_prev = true};
 	int rc = churn_walk_first_parent(repo, head, since, log_visit, &st, err);
 	if (rc == 0 && st.started && st.readable == 0 && st.skipped)
-		rc = isotier_error_set(err, ISOTIER_EDATA, 0,
-		                       "no revision's catalogue could be read (%zu skipped; the "
-		                       "newest: %s)",
-		                       st.skipped, st.last_reason);
+		rc = isotier__error_set(err, ISOTIER_EDATA, 0,
+		                        "no revision's catalogue could be read (%zu skipped; the "
+		                        "newest: %s)",
+		                        st.skipped, st.last_reason);
 	churn_changes_clear(&st.step);
 	churn_snapshot_clear(&st.prev);
 	blob_cache_free(&st.cache);

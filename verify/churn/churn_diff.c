@@ -34,13 +34,13 @@ static int change_add(churn_changes *out, churn_kind kind, const churn_claim *a,
 		size_t ncap = out->cap ? out->cap * 2 : 16;
 		churn_change *items = realloc(out->items, ncap * sizeof *items);
 		if (!items)
-			return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+			return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 		out->items = items;
 		out->cap = ncap;
 	}
 	const churn_claim *either = b ? b : a;
 	if (!either)
-		return isotier_error_set(err, ISOTIER_EINVAL, 0, "change_add: no claim");
+		return isotier__error_set(err, ISOTIER_EINVAL, 0, "change_add: no claim");
 	churn_change *c = &out->items[out->n];
 	memset(c, 0, sizeof *c);
 	c->kind = kind;
@@ -63,7 +63,7 @@ static int change_add(churn_changes *out, churn_kind kind, const churn_claim *a,
 		free(c->old_id);
 		free(c->old_path);
 		free(c->new_path);
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 	}
 	if (a && b) {
 		c->tier_changed = a->claim.tier != b->claim.tier;
@@ -113,7 +113,7 @@ int churn_diff(churn_changes *out, const churn_snapshot *old, const churn_snapsh
 	cleanup_free bool *consumed = calloc(old->n + 1, sizeof *consumed);
 	cleanup_free size_t *renamed_of = calloc(new_->n + 1, sizeof *renamed_of);
 	if (!consumed || !renamed_of)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 	pair_renames(renamed_of, consumed, old, new_);
 	size_t i = 0, j = 0;
 	int rc = 0;

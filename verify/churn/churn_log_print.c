@@ -47,8 +47,8 @@ struct churn_log_out {
 
 static int io_fail(isotier_error *err, const char *what)
 {
-	return isotier_error_set(err, ISOTIER_EIO, errno, "churn log: %s: %s", what,
-	                         strerror(errno));
+	return isotier__error_set(err, ISOTIER_EIO, errno, "churn log: %s: %s", what,
+	                          strerror(errno));
 }
 
 /* An unlinked file in $TMPDIR: nothing is left behind, even by a crash. */
@@ -59,7 +59,7 @@ static int spill_open(int *fd, isotier_error *err)
 	if (!dir || !dir[0])
 		dir = "/tmp";
 	if ((size_t)snprintf(path, sizeof path, "%s/isotier-churn-log.XXXXXX", dir) >= sizeof path)
-		return isotier_error_set(err, ISOTIER_EINVAL, 0, "churn log: TMPDIR too long");
+		return isotier__error_set(err, ISOTIER_EINVAL, 0, "churn log: TMPDIR too long");
 	if ((*fd = mkstemp(path)) < 0)
 		return io_fail(err, "temporary file in $TMPDIR");
 	unlink(path);
@@ -70,7 +70,7 @@ int churn_log_out_open(churn_log_out **out, FILE *f, bool json, isotier_error *e
 {
 	churn_log_out *o = calloc(1, sizeof *o);
 	if (!o)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 	o->f = f;
 	o->json = json;
 	o->fd = -1;
@@ -85,7 +85,7 @@ static int text_spill(churn_log_out *o, isotier_error *err)
 	if (o->fd >= 0)
 		return 0;
 	if (!o->wbuf && !(o->wbuf = malloc(CHURN_LOG_WBUF)))
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 	return spill_open(&o->fd, err);
 }
 
@@ -125,7 +125,7 @@ void churn_log_out_free(churn_log_out *o)
  * newline, so every newline is a line of the item). */
 static int put_nested(FILE *f, cJSON *item, size_t *replaced)
 {
-	char *s = item && isotier_json_scrub(item, replaced) == 0 ? cJSON_Print(item) : NULL;
+	char *s = item && isotier__json_scrub(item, replaced) == 0 ? cJSON_Print(item) : NULL;
 	cJSON_Delete(item);
 	if (!s)
 		return ISOTIER_ENOMEM;
@@ -153,7 +153,7 @@ static int json_change(churn_log_out *o, const churn_change *c, isotier_error *e
 {
 	fputs(o->n_events++ ? ", " : "{\n\t\"events\":\t[", o->f);
 	if (put_nested(o->f, churn_change_json(c, true), &o->replaced) < 0)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 	return 0;
 }
 
@@ -166,7 +166,7 @@ static int json_skip(churn_log_out *o, const churn_skip *s, isotier_error *err)
 	    !cJSON_AddStringToObject(k, "date", date) ||
 	    !cJSON_AddStringToObject(k, "reason", s->reason)) {
 		cJSON_Delete(k);
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 	}
 	if (skips_spill(o, err) < 0) {
 		cJSON_Delete(k);
@@ -175,7 +175,7 @@ static int json_skip(churn_log_out *o, const churn_skip *s, isotier_error *err)
 	if (o->n_skips++)
 		fputs(", ", o->skips);
 	if (put_nested(o->skips, k, &o->replaced) < 0)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 	if (ferror(o->skips))
 		return io_fail(err, "temporary file");
 	return 0;
@@ -194,7 +194,7 @@ static int json_finish(churn_log_out *o, isotier_error *err)
 	if (o->skips && ferror(o->skips))
 		return io_fail(err, "temporary file");
 	fputc(']', o->f);
-	/* What isotier_json_print adds to a document whose strings needed it. */
+	/* What isotier__json_print adds to a document whose strings needed it. */
 	if (o->replaced)
 		fprintf(o->f, ",\n\t\"utf8_replacements\":\t%zu", o->replaced);
 	fputs("\n}\n", o->f);
@@ -254,7 +254,7 @@ static int id_find(id_chain **out, churn_log_out *o, const char *id, isotier_err
 		size_t ncap = o->cap ? o->cap * 2 : 256;
 		id_chain *bigger = calloc(ncap, sizeof *bigger);
 		if (!bigger)
-			return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+			return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 		for (size_t i = 0; i < o->cap; i++)
 			if (o->ids[i].id)
 				*id_slot(bigger, ncap, o->ids[i].id) = o->ids[i];
@@ -265,11 +265,11 @@ static int id_find(id_chain **out, churn_log_out *o, const char *id, isotier_err
 	id_chain *c = id_slot(o->ids, o->cap, id);
 	if (!c->id) {
 		if (o->n_ids >= CHURN_LOG_IDS_MAX)
-			return isotier_error_set(err, ISOTIER_EDATA, 0,
-			                         "churn log: more than %d provider ids",
-			                         CHURN_LOG_IDS_MAX);
+			return isotier__error_set(err, ISOTIER_EDATA, 0,
+			                          "churn log: more than %d provider ids",
+			                          CHURN_LOG_IDS_MAX);
 		if (!(c->id = strdup(id)))
-			return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+			return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 		c->first = c->last = UINT64_MAX;
 		o->n_ids++;
 	}
@@ -347,7 +347,7 @@ static int text_finish(churn_log_out *o, isotier_error *err)
 	char line[CHURN_LOG_LINE];
 	for (size_t i = 0; i < o->n_ids; i++) {
 		fputs(i ? "\n" : "", o->f);
-		isotier_fputs_sanitized(o->f, o->ids[i].id);
+		isotier__fputs_sanitized(o->f, o->ids[i].id);
 		fputc('\n', o->f);
 		for (uint64_t at = o->ids[i].first;;) {
 			record_head h;
@@ -356,7 +356,7 @@ static int text_finish(churn_log_out *o, isotier_error *err)
 			    pread(o->fd, line, h.len, (off_t)(at + sizeof h)) != (ssize_t)h.len)
 				return io_fail(err, "read temporary file");
 			line[h.len] = '\0';
-			isotier_fputs_sanitized(o->f, line);
+			isotier__fputs_sanitized(o->f, line);
 			if (h.next == 0)
 				break;
 			at = h.next;

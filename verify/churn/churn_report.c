@@ -109,7 +109,7 @@ static void put_sanitized(FILE *f, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf, sizeof buf, fmt, ap);
 	va_end(ap);
-	isotier_fputs_sanitized(f, buf);
+	isotier__fputs_sanitized(f, buf);
 }
 
 void churn_report_text(FILE *f, const churn_report *r)
@@ -230,7 +230,7 @@ cJSON *churn_change_json(const churn_change *c, bool with_commit)
 
 static int print_json(FILE *f, cJSON *root)
 {
-	char *s = root ? isotier_json_print(root, true) : NULL;
+	char *s = root ? isotier__json_print(root, true) : NULL;
 	cJSON_Delete(root);
 	if (!s)
 		return ISOTIER_ENOMEM;

@@ -17,7 +17,7 @@
 static int walk_fail(isotier_error *err, git_repository *repo, const char *what)
 {
 	const git_error *e = git_error_last();
-	return isotier_error_set(
+	return isotier__error_set(
 	    err, ISOTIER_EDATA, 0, "%s%s: %s", what,
 	    git_repository_is_shallow(repo) == 1
 	        ? " (this is a shallow clone: the commit may be outside it; fetch the full "
@@ -54,8 +54,8 @@ static int chain_at(git_oid *out, const chain *ch, git_repository *repo, size_t 
 		if (first_parent(out, &has, repo, out, err) < 0)
 			return ISOTIER_EDATA;
 		if (!has)
-			return isotier_error_set(err, ISOTIER_EDATA, 0,
-			                         "walk history: chain changed");
+			return isotier__error_set(err, ISOTIER_EDATA, 0,
+			                          "walk history: chain changed");
 	}
 	return 0;
 }
@@ -95,8 +95,8 @@ static int chain_measure(chain *ch, git_repository *repo, git_commit *head, git_
 				size_t ncap = ch->cap ? ch->cap * 2 : 16;
 				git_oid *m = realloc(ch->marks, ncap * sizeof *m);
 				if (!m)
-					return isotier_error_set(err, ISOTIER_ENOMEM, 0,
-					                         "out of memory");
+					return isotier__error_set(err, ISOTIER_ENOMEM, 0,
+					                          "out of memory");
 				ch->marks = m;
 				ch->cap = ncap;
 			}
@@ -132,7 +132,7 @@ int churn_walk_first_parent(git_repository *repo, git_commit *head, git_commit *
 	git_oid *seg = NULL;
 	int rc = chain_measure(&ch, repo, head, since, err);
 	if (rc == 0 && ch.n && !(seg = calloc(CHURN_WALK_SEGMENT, sizeof *seg)))
-		rc = isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+		rc = isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 	/* Second pass: each segment newest first into seg, visited backwards. */
 	for (size_t k = ch.n ? (ch.n - 1) / CHURN_WALK_SEGMENT + 1 : 0; rc == 0 && k-- > 0;) {
 		size_t len = ch.n - k * CHURN_WALK_SEGMENT;
@@ -143,8 +143,8 @@ int churn_walk_first_parent(git_repository *repo, git_commit *head, git_commit *
 			bool has;
 			rc = first_parent(&seg[i], &has, repo, &seg[i - 1], err);
 			if (rc == 0 && !has)
-				rc = isotier_error_set(err, ISOTIER_EDATA, 0,
-				                       "walk history: chain changed");
+				rc = isotier__error_set(err, ISOTIER_EDATA, 0,
+				                        "walk history: chain changed");
 		}
 		for (size_t i = len; rc == 0 && i-- > 0;) {
 			cleanup_git_commit git_commit *c = NULL;

@@ -24,19 +24,19 @@ static int read_regular(char **out, size_t *len, bool *found, int dirfd, const c
 	if (fd < 0) {
 		if (errno == ENOENT)
 			return 0;
-		return isotier_error_set(err, errno == ELOOP ? ISOTIER_EDATA : ISOTIER_EIO, errno,
-		                         "%s: %s", where,
-		                         errno == ELOOP ? "a symbolic link" : strerror(errno));
+		return isotier__error_set(err, errno == ELOOP ? ISOTIER_EDATA : ISOTIER_EIO, errno,
+		                          "%s: %s", where,
+		                          errno == ELOOP ? "a symbolic link" : strerror(errno));
 	}
 	struct stat st;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		close(fd);
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: not a regular file", where);
+		return isotier__error_set(err, ISOTIER_EDATA, 0, "%s: not a regular file", where);
 	}
 	if ((unsigned long long)st.st_size > max) {
 		close(fd);
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: larger than %zu bytes", where,
-		                         max);
+		return isotier__error_set(err, ISOTIER_EDATA, 0, "%s: larger than %zu bytes", where,
+		                          max);
 	}
 	char *buf = malloc((size_t)st.st_size + 1);
 	size_t n = 0;
@@ -51,10 +51,10 @@ static int read_regular(char **out, size_t *len, bool *found, int dirfd, const c
 	int saved = errno;
 	close(fd);
 	if (!buf)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 	if (n != (size_t)st.st_size) {
 		free(buf);
-		return isotier_error_set(err, ISOTIER_EIO, saved, "%s: short read", where);
+		return isotier__error_set(err, ISOTIER_EIO, saved, "%s: short read", where);
 	}
 	buf[n] = '\0';
 	*out = buf, *len = n, *found = true;
@@ -66,8 +66,8 @@ int churn_read_worktree_file(char **out, size_t *len, bool *found, const char *w
 {
 	int dirfd = open(workdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0)
-		return isotier_error_set(err, ISOTIER_EIO, errno, "working tree %s: %s", workdir,
-		                         strerror(errno));
+		return isotier__error_set(err, ISOTIER_EIO, errno, "working tree %s: %s", workdir,
+		                          strerror(errno));
 	char where[1024];
 	snprintf(where, sizeof where, "working tree: %s", path);
 	int rc = read_regular(out, len, found, dirfd, path, where, max, err);
@@ -89,14 +89,14 @@ int churn_snapshot_load_worktree(churn_snapshot *out, const char *workdir, isoti
 	if (dirfd < 0) {
 		if (errno == ENOENT)
 			return 0; /* no catalogue yet: every provider is new */
-		return isotier_error_set(err, ISOTIER_EDATA, errno, "working tree: %s: %s",
-		                         CHURN_PROVIDERS_DIR, strerror(errno));
+		return isotier__error_set(err, ISOTIER_EDATA, errno, "working tree: %s: %s",
+		                          CHURN_PROVIDERS_DIR, strerror(errno));
 	}
 	DIR *d = fdopendir(dirfd);
 	if (!d) {
 		close(dirfd);
-		return isotier_error_set(err, ISOTIER_EIO, errno, "working tree: %s: %s",
-		                         CHURN_PROVIDERS_DIR, strerror(errno));
+		return isotier__error_set(err, ISOTIER_EIO, errno, "working tree: %s: %s",
+		                          CHURN_PROVIDERS_DIR, strerror(errno));
 	}
 	size_t cap = 0;
 	int rc = 0;
@@ -106,9 +106,9 @@ int churn_snapshot_load_worktree(churn_snapshot *out, const char *workdir, isoti
 		if (nl < 6 || strcmp(e->d_name + nl - 5, ".json"))
 			continue;
 		if (out->n >= CHURN_PROVIDERS_MAX) {
-			rc = isotier_error_set(err, ISOTIER_EDATA, 0,
-			                       "working tree: more than %d files in %s",
-			                       CHURN_PROVIDERS_MAX, CHURN_PROVIDERS_DIR);
+			rc = isotier__error_set(err, ISOTIER_EDATA, 0,
+			                        "working tree: more than %d files in %s",
+			                        CHURN_PROVIDERS_MAX, CHURN_PROVIDERS_DIR);
 			break;
 		}
 		char where[1024];
@@ -128,7 +128,7 @@ int churn_snapshot_load_worktree(churn_snapshot *out, const char *workdir, isoti
 			churn_claim *items = realloc(out->items, ncap * sizeof *items);
 			if (!items) {
 				free(text);
-				rc = isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+				rc = isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 				break;
 			}
 			out->items = items, cap = ncap;
@@ -144,7 +144,7 @@ int churn_snapshot_load_worktree(churn_snapshot *out, const char *workdir, isoti
 		out->n++;
 		if (asprintf(&c->path, "%s/%s", CHURN_PROVIDERS_DIR, e->d_name) < 0) {
 			c->path = NULL;
-			rc = isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+			rc = isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 		}
 	}
 	closedir(d);
@@ -152,7 +152,7 @@ int churn_snapshot_load_worktree(churn_snapshot *out, const char *workdir, isoti
 		qsort(out->items, out->n, sizeof *out->items, cmp_claim);
 	for (size_t i = 1; rc == 0 && i < out->n; i++)
 		if (!strcmp(out->items[i - 1].id, out->items[i].id))
-			rc = isotier_error_set(
+			rc = isotier__error_set(
 			    err, ISOTIER_EDATA, 0, "working tree: %s and %s both have id \"%s\"",
 			    out->items[i - 1].path, out->items[i].path, out->items[i].id);
 	if (rc < 0)

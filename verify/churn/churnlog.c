@@ -16,7 +16,7 @@ static int data_err(isotier_error *err, const char *name, unsigned line, const c
 	va_start(ap, fmt);
 	vsnprintf(msg, sizeof msg, fmt, ap);
 	va_end(ap);
-	return isotier_error_set(err, ISOTIER_EDATA, 0, "%s:%u: %s", name, line, msg);
+	return isotier__error_set(err, ISOTIER_EDATA, 0, "%s:%u: %s", name, line, msg);
 }
 
 static bool is_ident_char(char c)
@@ -180,7 +180,8 @@ static int entries_push(churn_entries *e, const churn_entry *x, const char *name
 		size_t ncap = e->cap ? e->cap * 2 : 16;
 		churn_entry *items = realloc(e->items, ncap * sizeof *items);
 		if (!items)
-			return isotier_error_set(err, ISOTIER_ENOMEM, 0, "%s: out of memory", name);
+			return isotier__error_set(err, ISOTIER_ENOMEM, 0, "%s: out of memory",
+			                          name);
 		e->items = items;
 		e->cap = ncap;
 	}
@@ -247,7 +248,7 @@ static int next_line(line_reader *r, isotier_error *err)
 		if ((c < 0x20 && c != '\t' && !(c == '\r' && i == n - 1)) || c == 0x7f)
 			return data_err(err, r->name, r->lineno, "control character 0x%02x", c);
 	}
-	if (!isotier_utf8_valid(start, n))
+	if (!isotier__utf8_valid(start, n))
 		return data_err(err, r->name, r->lineno, "invalid UTF-8");
 	while (n > 0 && (start[n - 1] == '\r' || start[n - 1] == ' ' || start[n - 1] == '\t'))
 		n--;
@@ -264,8 +265,8 @@ static int reader_init(line_reader *r, const char *text, size_t len, const char 
 	r->len = len;
 	r->name = name;
 	if (len > CHURN_MD_MAX)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: larger than %d bytes", name,
-		                         CHURN_MD_MAX);
+		return isotier__error_set(err, ISOTIER_EDATA, 0, "%s: larger than %d bytes", name,
+		                          CHURN_MD_MAX);
 	return 0;
 }
 
@@ -325,10 +326,10 @@ static int add_source(churn_entry *cur, const char *v, const char *name, unsigne
 		return data_err(err, name, line, "more than %d Source lines", CHURN_SOURCES_MAX);
 	char **s = realloc(cur->sources, (cur->n_sources + 1) * sizeof *s);
 	if (!s)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 	cur->sources = s;
 	if (!(s[cur->n_sources] = strndup(v, n)))
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 	cur->n_sources++;
 	return 0;
 }
@@ -345,7 +346,7 @@ static int entry_body_line(churn_entry *cur, const char *s, const char *name, un
 			return data_err(err, name, line, "Note longer than %d bytes",
 			                CHURN_NOTE_MAX);
 		if (!(cur->note = strdup(s + 8)))
-			return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+			return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 		return 0;
 	}
 	return data_err(
@@ -483,7 +484,8 @@ static int sections_push(changelog *c, changelog_section *sec, const char *name,
 		size_t ncap = c->cap ? c->cap * 2 : 8;
 		changelog_section *items = realloc(c->items, ncap * sizeof *items);
 		if (!items)
-			return isotier_error_set(err, ISOTIER_ENOMEM, 0, "%s: out of memory", name);
+			return isotier__error_set(err, ISOTIER_ENOMEM, 0, "%s: out of memory",
+			                          name);
 		c->items = items;
 		c->cap = ncap;
 	}

@@ -15,7 +15,7 @@
 
 const char *cli_default_catalogue(void)
 {
-	return isotier_default_catalogue_dir();
+	return isotier__default_catalogue_dir();
 }
 
 void cli_error(const char *fmt, ...)
@@ -32,8 +32,8 @@ void cli_error(const char *fmt, ...)
 	if (strstr(buf, "://")) {
 		char shown[sizeof buf];
 		for (char *u = strstr(buf, "postgres"); u; u = strstr(u + 1, "postgres"))
-			if (isotier_history_is_uri(u)) {
-				isotier_history_display(u, shown, sizeof shown);
+			if (isotier__history_is_uri(u)) {
+				isotier__history_display(u, shown, sizeof shown);
 				snprintf(u, sizeof buf - (size_t)(u - buf), "%s", shown);
 			}
 	}
@@ -43,7 +43,7 @@ void cli_error(const char *fmt, ...)
 	while (n && (buf[n - 1] == ' ' || buf[n - 1] == ':'))
 		buf[--n] = '\0';
 	fputs("isotier: ", stderr);
-	isotier_fputs_sanitized(stderr, buf);
+	isotier__fputs_sanitized(stderr, buf);
 	fputc('\n', stderr);
 }
 
@@ -70,7 +70,7 @@ const char *cli_db_why(const char *path)
 	/* SQLite says "unable to open database file" for every cause; the
 	 * operator needs the cause: the file or its directory (journal, WAL)
 	 * not writable, and why. */
-	if (isotier_history_is_uri(path))
+	if (isotier__history_is_uri(path))
 		return ""; /* a server's history: libpq's message says why */
 	static __thread char why[PATH_MAX + 96];
 	char dir[PATH_MAX];
@@ -96,9 +96,9 @@ const char *cli_db_why(const char *path)
 int cli_check_db(const char *opt, const char *path)
 {
 	isotier_error err = {0};
-	if (isotier_history_is_uri(path))
+	if (isotier__history_is_uri(path))
 		return EXIT_OK; /* libpq parses it when the history is opened */
-	if (isotier_history_check_file(path, &err) == 0)
+	if (isotier__history_check_file(path, &err) == 0)
 		return EXIT_OK;
 	if (err.code == ISOTIER_EIO && err.sys_errno)
 		cli_error("%s %s: %s", opt, path, strerror(err.sys_errno));
@@ -494,7 +494,7 @@ const char *cli_suggest_backend(const char *name)
 {
 	const char *names[64];
 	size_t n = 0;
-	for (size_t i = 0; i < isotier_backend_count() && n < 64; i++)
-		names[n++] = isotier_backend_at(i)->name;
+	for (size_t i = 0; i < isotier__backend_count() && n < 64; i++)
+		names[n++] = isotier__backend_at(i)->name;
 	return cli_suggest(name, names, n);
 }

@@ -149,14 +149,14 @@ int cli_parse(const struct cli_spec *spec, int argc, char **argv, cli_handler_fn
 
 int cli_check_backend(const char *opt, const char *name)
 {
-	if (isotier_backend_lookup(name))
+	if (isotier__backend_lookup(name))
 		return 0;
 	const char *hint = cli_suggest_backend(name);
 	cli_error("%s: unknown backend '%s'%s%s%s", opt, name, hint ? " (did you mean '" : "",
 	          hint ? hint : "", hint ? "'?)" : "");
 	fputs("known backends:", stderr);
-	for (size_t i = 0; i < isotier_backend_count(); i++)
-		fprintf(stderr, " %s", isotier_backend_at(i)->name);
+	for (size_t i = 0; i < isotier__backend_count(); i++)
+		fprintf(stderr, " %s", isotier__backend_at(i)->name);
 	fputc('\n', stderr);
 	return EXIT_USAGE;
 }

@@ -80,8 +80,8 @@ static int on_option(void *ctx, int key, const char *value, int number)
 /* The registry as it is, for scripts: no catalogue, no history, no probe. */
 static int list_names(void)
 {
-	for (size_t i = 0; i < isotier_backend_count(); i++) {
-		const isotier_backend *b = isotier_backend_at(i);
+	for (size_t i = 0; i < isotier__backend_count(); i++) {
+		const isotier_backend *b = isotier__backend_at(i);
 		printf("%s\t%s\t%s\n", b->name, b->remote ? "remote" : "local",
 		       b->catalogue_id ? b->catalogue_id : "-");
 	}
@@ -109,7 +109,7 @@ static void add_settings(cJSON *o, const isotier_backend *b)
 
 static int backends_main(int argc, char **argv)
 {
-	struct backends_args a = {.ro = {.db_path = isotier_default_db_path()}};
+	struct backends_args a = {.ro = {.db_path = isotier__default_db_path()}};
 	int rc = cli_parse(&spec, argc, argv, on_option, &a, NULL);
 	if (rc)
 		return rc == CLI_HELP_SHOWN ? EXIT_OK : rc;
@@ -118,7 +118,7 @@ static int backends_main(int argc, char **argv)
 	isotier_resolve_opts ro = a.ro;
 	bool json = a.json;
 	/* A history named but absent is a wrong path, not an empty history. */
-	if (a.db_named && !isotier_history_is_uri(ro.db_path) && access(ro.db_path, F_OK) != 0 &&
+	if (a.db_named && !isotier__history_is_uri(ro.db_path) && access(ro.db_path, F_OK) != 0 &&
 	    (errno == ENOENT || errno == ENOTDIR)) {
 		cli_error("--db: history database %s does not exist", ro.db_path);
 		return EXIT_NOINPUT;
@@ -128,24 +128,24 @@ static int backends_main(int argc, char **argv)
 	isotier_findings findings = {0};
 	isotier_catalogue *cat = NULL;
 	isotier_error cerr = {0};
-	isotier_catalogue_load(&cat, ro.catalogue_dir ? ro.catalogue_dir : cli_default_catalogue(),
-	                       &findings, &cerr);
-	isotier_findings_free(&findings);
+	isotier__catalogue_load(&cat, ro.catalogue_dir ? ro.catalogue_dir : cli_default_catalogue(),
+	                        &findings, &cerr);
+	isotier__findings_free(&findings);
 	cJSON *doc = json ? cJSON_CreateArray() : NULL;
 	if (!json)
 		printf("%-13s %-10s %-10s %-9s %s\n", "BACKEND", "CLAIMED", "RESOLVED", "AVAILABLE",
 		       "REASON");
-	for (size_t i = 0; i < isotier_backend_count(); i++) {
-		const isotier_backend *b = isotier_backend_at(i);
+	for (size_t i = 0; i < isotier__backend_count(); i++) {
+		const isotier_backend *b = isotier__backend_at(i);
 		isotier_resolution r;
 		isotier_error err = {0};
-		if (isotier_resolve(&r, b, &ro, &err) < 0) {
+		if (isotier__resolve(&r, b, &ro, &err) < 0) {
 			cJSON_Delete(doc);
-			isotier_catalogue_free(cat);
+			isotier__catalogue_free(cat);
 			return cli_fail(&err);
 		}
 		const isotier_provider *cp =
-		    cat && r.provider_id[0] ? isotier_catalogue_find(cat, r.provider_id) : NULL;
+		    cat && r.provider_id[0] ? isotier__catalogue_find(cat, r.provider_id) : NULL;
 		const char *scope = cp ? cp->scope : NULL;
 		char why[1024] = "";
 		int avail = b->available(why, sizeof why);
@@ -173,24 +173,24 @@ static int backends_main(int argc, char **argv)
 			       isotier_tier_name(r.resolved), avail ? "yes" : "no");
 			if (scope) { /* between whom the claimed boundary holds */
 				fputs("[scope: ", stdout);
-				isotier_fputs_inline(stdout, scope);
+				isotier__fputs_inline(stdout, scope);
 				fputs("] ", stdout);
 			}
-			isotier_fputs_inline(stdout, r.reason);
+			isotier__fputs_inline(stdout, r.reason);
 			fputs(avail ? " [available: " : " [unavailable: ", stdout);
-			isotier_fputs_inline(stdout, why);
+			isotier__fputs_inline(stdout, why);
 			fputc(']', stdout);
 			fputc('\n', stdout);
 		}
 	}
 	if (json) {
-		char *s = isotier_json_print(doc, true);
+		char *s = isotier__json_print(doc, true);
 		if (s)
 			puts(s);
 		free(s);
 		cJSON_Delete(doc);
 	}
-	isotier_catalogue_free(cat);
+	isotier__catalogue_free(cat);
 	return EXIT_OK;
 }
 

@@ -101,7 +101,7 @@ static int print_json(const char *dir, const char *today, int max_age, size_t n_
 		cJSON_AddItemToArray(list, e);
 	}
 	cJSON_AddItemToObject(o, "findings", list);
-	char *s = isotier_json_print(o, true);
+	char *s = isotier__json_print(o, true);
 	cJSON_Delete(o);
 	if (!s)
 		return -1;
@@ -123,7 +123,7 @@ static void print_text(const char *dir, size_t n_providers, const isotier_findin
 			         it->field[0] ? ": " : "",
 			         it->severity == ISOTIER_FINDING_ERROR ? "error" : "warning",
 			         it->message);
-			isotier_fputs_sanitized(stdout, line);
+			isotier__fputs_sanitized(stdout, line);
 		}
 	printf("catalogue %s: %zu %s, %zu %s, %zu %s\n", dir, n_providers,
 	       cli_plural(n_providers, "provider", "providers"), f->n_errors,
@@ -143,36 +143,36 @@ static int catalogue_check(int argc, char **argv)
 	bool json = a.json;
 	char now[16];
 	long days;
-	if (today && isotier_date_days(&days, today) < 0) {
+	if (today && isotier__date_days(&days, today) < 0) {
 		cli_error("--today: '%s' is not a calendar date (YYYY-MM-DD)", today);
 		return EXIT_USAGE;
 	}
 	if (!today) {
-		isotier_today(now, sizeof now);
+		isotier__today(now, sizeof now);
 		today = now;
 	}
 	isotier_findings findings = {0};
 	isotier_catalogue *cat = NULL;
 	isotier_error err = {0};
-	if (isotier_catalogue_load_partial(&cat, dir, &findings, &err) < 0) {
-		isotier_findings_free(&findings);
+	if (isotier__catalogue_load_partial(&cat, dir, &findings, &err) < 0) {
+		isotier__findings_free(&findings);
 		return cli_fail(&err);
 	}
-	isotier_catalogue_validate(cat, today, max_age, &findings);
+	isotier__catalogue_validate(cat, today, max_age, &findings);
 	/* The backends this build drives link entries one way: two linking one
 	 * entry without saying they share it would have the second's claim
 	 * silently resolved as the first's (test_backends holds the registry to
 	 * it; this says so to whoever checks a catalogue with this build). */
 	char why[512];
-	if (isotier_backend_registry_check(why, sizeof why) < 0)
-		isotier_findings_add(&findings, ISOTIER_FINDING_ERROR, "reference/backends.c", "",
-		                     "%s", why);
+	if (isotier__backend_registry_check(why, sizeof why) < 0)
+		isotier__findings_add(&findings, ISOTIER_FINDING_ERROR, "reference/backends.c", "",
+		                      "%s", why);
 	size_t n = cat->n_providers;
 	/* A wrong --catalogue (or an emptied one) must not pass as "valid". */
 	if (n == 0 && findings.n_errors == 0)
-		isotier_findings_add(&findings, ISOTIER_FINDING_ERROR, dir, "",
-		                     "no provider files (*.json) in this directory");
-	isotier_catalogue_free(cat);
+		isotier__findings_add(&findings, ISOTIER_FINDING_ERROR, dir, "",
+		                      "no provider files (*.json) in this directory");
+	isotier__catalogue_free(cat);
 	int rc = findings.n_errors ? EXIT_DATAERR : EXIT_OK;
 	if (json) {
 		if (print_json(dir, today, max_age, n, &findings) < 0) {
@@ -182,7 +182,7 @@ static int catalogue_check(int argc, char **argv)
 	} else {
 		print_text(dir, n, &findings);
 	}
-	isotier_findings_free(&findings);
+	isotier__findings_free(&findings);
 	return rc;
 }
 

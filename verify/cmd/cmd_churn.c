@@ -139,7 +139,7 @@ static int load_entries(churn_entries *out, bool *found, git_repository *repo, g
 	cleanup_free char *text = NULL;
 	size_t len = 0;
 	if (churn_read_blob(&text, &len, found, repo, commit, "CHURN.md", CHURN_MD_MAX, err) < 0)
-		return isotier_error_prefix(err, "revision %s", label);
+		return isotier__error_prefix(err, "revision %s", label);
 	memset(out, 0, sizeof *out);
 	if (!*found)
 		return 0;
@@ -155,8 +155,9 @@ static int run_worktree(churn_report *r, git_repository *repo, const char *since
 {
 	const char *wd = git_repository_workdir(repo);
 	if (!wd)
-		return isotier_error_set(err, ISOTIER_EINVAL, 0,
-		                         "churn --worktree: a bare repository has no working tree");
+		return isotier__error_set(
+		    err, ISOTIER_EINVAL, 0,
+		    "churn --worktree: a bare repository has no working tree");
 	cleanup_git_commit git_commit *s = NULL;
 	if (churn_resolve(&s, repo, since, err) < 0)
 		return err->code;
@@ -320,9 +321,9 @@ static int previous_tag(char *out, size_t len, git_repository *repo, const unsig
 	cleanup_git_strarray git_strarray tags = {0};
 	out[0] = '\0';
 	if (git_tag_list_match(&tags, "v*", repo) < 0)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "list tags: %s",
-		                         git_error_last() ? git_error_last()->message
-		                                          : "libgit2 error");
+		return isotier__error_set(err, ISOTIER_EDATA, 0, "list tags: %s",
+		                          git_error_last() ? git_error_last()->message
+		                                           : "libgit2 error");
 	unsigned long best[3] = {0, 0, 0};
 	for (size_t i = 0; i < tags.count; i++) {
 		unsigned long v[3];
@@ -345,9 +346,9 @@ static int tag_at_head(char *out, size_t len, git_repository *repo, isotier_erro
 	if (churn_resolve(&head, repo, "HEAD", err) < 0)
 		return err->code;
 	if (git_tag_list_match(&tags, "v*", repo) < 0)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "list tags: %s",
-		                         git_error_last() ? git_error_last()->message
-		                                          : "libgit2 error");
+		return isotier__error_set(err, ISOTIER_EDATA, 0, "list tags: %s",
+		                          git_error_last() ? git_error_last()->message
+		                                           : "libgit2 error");
 	size_t found = 0;
 	for (size_t i = 0; i < tags.count; i++) {
 		unsigned long v[3];
@@ -360,10 +361,10 @@ static int tag_at_head(char *out, size_t len, git_repository *repo, isotier_erro
 			snprintf(out, len, "%s", tags.strings[i]);
 	}
 	if (found != 1)
-		return isotier_error_set(err, ISOTIER_EINVAL, 0,
-		                         "churn release-check: %s v* release tag at HEAD; pass "
-		                         "--tag TAG or --unreleased",
-		                         found ? "more than one" : "no");
+		return isotier__error_set(err, ISOTIER_EINVAL, 0,
+		                          "churn release-check: %s v* release tag at HEAD; pass "
+		                          "--tag TAG or --unreleased",
+		                          found ? "more than one" : "no");
 	return 0;
 }
 
@@ -452,7 +453,7 @@ static int changelog_checks(churn_report *r, git_repository *repo, const churn_e
 		rc = churn_report_add_check(r, name, failure);
 	}
 	changelog_clear(&cl);
-	return rc < 0 ? isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory") : 0;
+	return rc < 0 ? isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory") : 0;
 }
 
 static int cmd_release(int argc, char **argv)

@@ -57,7 +57,7 @@ static int print_json_row(void *ctx, const isotier_observation_listing *r)
 	cJSON_AddNumberToObject(o, "duration_ms", (double)r->duration_ms);
 	history_json_sandbox_times(o, r);
 	cJSON_AddNumberToObject(o, "evidence_bytes", (double)r->evidence_bytes);
-	char *text = isotier_json_print(o, true);
+	char *text = isotier__json_print(o, true);
 	cJSON_Delete(o);
 	if (!text)
 		return js->failed = -1;
@@ -71,7 +71,7 @@ static int print_json(isotier_history *h, const char *db, const observation_filt
                       isotier_error *err)
 {
 	cJSON *head = cJSON_CreateString(db);
-	char *db_json = head ? isotier_json_print(head, false) : NULL;
+	char *db_json = head ? isotier__json_print(head, false) : NULL;
 	cJSON_Delete(head);
 	if (!db_json)
 		return ISOTIER_ENOMEM;
@@ -79,7 +79,7 @@ static int print_json(isotier_history *h, const char *db, const observation_filt
 	       db_json);
 	free(db_json);
 	json_stream js = {0};
-	int rc = isotier_history_list_observations(h, f, print_json_row, &js, err);
+	int rc = isotier__history_list_observations(h, f, print_json_row, &js, err);
 	if (rc < 0)
 		return rc;
 	if (js.failed)
@@ -238,11 +238,11 @@ static int check_backend(isotier_history *h, const char *name)
 	const char *names[96];
 	char stored[64][65];
 	size_t n = 0;
-	for (size_t i = 0; i < isotier_backend_count() && n < 32; i++)
-		names[n++] = isotier_backend_at(i)->name;
+	for (size_t i = 0; i < isotier__backend_count() && n < 32; i++)
+		names[n++] = isotier__backend_at(i)->name;
 	stored_names sn = {names, stored, &n, 0};
 	isotier_error err = {0};
-	isotier_history_list_backends(h, add_stored_name, &sn, &err);
+	isotier__history_list_backends(h, add_stored_name, &sn, &err);
 	for (size_t i = 0; i < n; i++)
 		if (!strcmp(names[i], name))
 			return 0;
@@ -263,7 +263,7 @@ static const char *verdict_list(char *buf, size_t size, size_t wrap)
 	buf[0] = '\0';
 	for (size_t i = 0; i < VERDICT_COUNT && len < size; i++) {
 		const char *sep = i == 0 ? "" : i + 1 == VERDICT_COUNT ? " or " : ", ";
-		const char *w = isotier_verdicts[i].name;
+		const char *w = isotier__verdicts[i].name;
 		bool breaks = wrap && line + strlen(sep) + strlen(w) > wrap;
 		if (breaks) /* the separator's words start the next line */
 			sep = i + 1 == VERDICT_COUNT ? "\nor " : ",\n";
@@ -286,12 +286,12 @@ static const char *verdicts_help(void)
 static const char *verdict_word(const char *s)
 {
 	isotier_verdict v;
-	if (isotier_verdict_parse(&v, s) == 0)
-		return isotier_verdict_name(v);
+	if (isotier__verdict_parse(&v, s) == 0)
+		return isotier__verdict_name(v);
 	const char *words[VERDICT_COUNT];
 	char upper[32] = "";
 	for (size_t i = 0; i < VERDICT_COUNT; i++)
-		words[i] = isotier_verdicts[i].name;
+		words[i] = isotier__verdicts[i].name;
 	for (size_t i = 0; s[i] && i + 1 < sizeof upper; i++)
 		upper[i] = (char)toupper((unsigned char)s[i]);
 	const char *hint = cli_suggest(upper, words, VERDICT_COUNT);
@@ -459,7 +459,7 @@ static int on_option(void *ctx, int key, const char *value, int number)
 static int history_main(int argc, char **argv)
 {
 	const char *show = NULL;
-	struct history_args a = {.db = isotier_default_db_path(), .flt = {.limit = 50}};
+	struct history_args a = {.db = isotier__default_db_path(), .flt = {.limit = 50}};
 	if (argc >= 2 && (!strcmp(argv[1], "export") || !strcmp(argv[1], "import") ||
 	                  !strcmp(argv[1], "migrate")))
 		return history_transfer_main(argc, argv);
@@ -511,14 +511,14 @@ static int history_main(int argc, char **argv)
 		}
 	}
 	char display[512];
-	isotier_history_display(db, display, sizeof display);
-	if (!isotier_history_is_uri(db) && access(db, F_OK) != 0) {
+	isotier__history_display(db, display, sizeof display);
+	if (!isotier__history_is_uri(db) && access(db, F_OK) != 0) {
 		cli_error("no history database at %s (`isotier verify` creates it)", db);
 		return EXIT_NOINPUT;
 	}
 	isotier_error err = {0};
 	cleanup_history isotier_history *h = NULL;
-	rc = isotier_history_open_readonly(&h, db, &err);
+	rc = isotier__history_open_readonly(&h, db, &err);
 	if (rc < 0)
 		return cli_fail(&err);
 	if (show)
@@ -545,7 +545,7 @@ static int history_main(int argc, char **argv)
 		return fflush(stdout) == 0 ? EXIT_OK : EXIT_IOERR;
 	}
 	table_rows t = {0};
-	if ((rc = isotier_history_list_observations(h, &flt, collect_row, &t, &err)) < 0) {
+	if ((rc = isotier__history_list_observations(h, &flt, collect_row, &t, &err)) < 0) {
 		table_rows_free(&t);
 		return cli_fail(&err);
 	}

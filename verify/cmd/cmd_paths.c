@@ -42,7 +42,7 @@ static void line(const char *what, const char *path, const char *env, const char
 	const char *e = env ? getenv(env) : NULL;
 	bool from_env = e && *e;
 	printf("%-18s ", what);
-	isotier_fputs_sanitized(stdout, path);
+	isotier__fputs_sanitized(stdout, path);
 	printf("  (%s%s, %s)\n", from_env ? "$" : "", from_env ? env : origin,
 	       access(path, F_OK) == 0 ? "present" : "missing");
 }
@@ -53,7 +53,7 @@ static int paths_main(int argc, char **argv)
 	if (rc)
 		return rc == CLI_HELP_SHOWN ? EXIT_OK : rc;
 	char prefix[PATH_MAX], exe[PATH_MAX], buf[PATH_MAX], init[PATH_MAX];
-	bool installed = isotier_install_prefix(prefix, sizeof prefix) == 0;
+	bool installed = isotier__install_prefix(prefix, sizeof prefix) == 0;
 	const char *origin = installed ? "installed" : "build tree";
 	ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
 	exe[n > 0 ? n : 0] = '\0';
@@ -61,26 +61,26 @@ static int paths_main(int argc, char **argv)
 	line("executable", exe, NULL, installed ? "installed" : "not installed");
 	if (installed)
 		line("prefix", prefix[0] ? prefix : "/", NULL, "installed");
-	line("catalogue", isotier_default_catalogue_dir(), "ISOTIER_CATALOGUE", origin);
-	isotier_default_probe_path(buf, sizeof buf);
+	line("catalogue", isotier__default_catalogue_dir(), "ISOTIER_CATALOGUE", origin);
+	isotier__default_probe_path(buf, sizeof buf);
 	line("probe", buf, "ISOTIER_PROBE", "beside the executable");
-	isotier_qemu_default_paths(false, buf, sizeof buf, init, sizeof init);
+	isotier__qemu_default_paths(false, buf, sizeof buf, init, sizeof init);
 	line("guest kernel", buf, "ISOTIER_GUEST_DIR", origin);
 	line("guest init", init, "ISOTIER_GUEST_INIT", origin);
-	isotier_qemu_default_paths(true, buf, sizeof buf, init, sizeof init);
+	isotier__qemu_default_paths(true, buf, sizeof buf, init, sizeof init);
 	line("guest kernel arm64", buf, "ISOTIER_GUEST_ARM64_DIR", origin);
 	line("guest init aarch64", init, "ISOTIER_GUEST_INIT_AARCH64", origin);
-	isotier_default_data_path(buf, sizeof buf, "share/isotier/schemas", "catalogue");
+	isotier__default_data_path(buf, sizeof buf, "share/isotier/schemas", "catalogue");
 	line("schemas", buf, NULL, origin);
 	line("attestation roots", attest_default_roots_dir(), "ISOTIER_ATTEST_ROOTS", origin);
-	const char *db = isotier_default_db_path();
-	if (isotier_history_is_uri(db)) {
+	const char *db = isotier__default_db_path();
+	if (isotier__history_is_uri(db)) {
 		/* A server's history: shown with its password redacted, and
 		 * not a file to look for. */
 		char shown[512];
-		isotier_history_display(db, shown, sizeof shown);
+		isotier__history_display(db, shown, sizeof shown);
 		printf("%-18s ", "history");
-		isotier_fputs_sanitized(stdout, shown);
+		isotier__fputs_sanitized(stdout, shown);
 		printf("  ($ISOTIER_DB, a PostgreSQL URI)\n");
 	} else {
 		line("history", db, "ISOTIER_DB", "default");

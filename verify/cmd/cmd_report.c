@@ -184,7 +184,7 @@ static int list_formats(void)
 
 static int report_main(int argc, char **argv)
 {
-	struct report_args a = {.opts = {.db_path = isotier_default_db_path()}};
+	struct report_args a = {.opts = {.db_path = isotier__default_db_path()}};
 	int rc = cli_parse(&spec, argc, argv, on_option, &a, NULL);
 	if (rc)
 		return rc == CLI_HELP_SHOWN ? EXIT_OK : rc;
@@ -207,8 +207,8 @@ static int report_main(int argc, char **argv)
 	const char *nc[64], *nc_why[64];
 	char why_buf[64][256];
 	for (size_t i = 0;
-	     !opts.backends && i < isotier_backend_count() && opts.n_not_configured < 64; i++) {
-		const isotier_backend *b = isotier_backend_at(i);
+	     !opts.backends && i < isotier__backend_count() && opts.n_not_configured < 64; i++) {
+		const isotier_backend *b = isotier__backend_at(i);
 		char *why = why_buf[opts.n_not_configured];
 		why[0] = '\0';
 		if (b->remote && b->available(why, sizeof why_buf[0]) != 1) {
@@ -219,7 +219,7 @@ static int report_main(int argc, char **argv)
 	opts.not_configured = nc;
 	opts.not_configured_why = nc_why;
 	opts.all_durations = a.format->all_durations;
-	if (!isotier_history_is_uri(opts.db_path) && access(opts.db_path, F_OK) != 0 &&
+	if (!isotier__history_is_uri(opts.db_path) && access(opts.db_path, F_OK) != 0 &&
 	    (errno == ENOENT || errno == ENOTDIR)) {
 		cli_error("no history database at %s (`isotier verify` creates it)", opts.db_path);
 		return 66; /* EX_NOINPUT, as `isotier history` */

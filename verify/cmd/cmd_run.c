@@ -121,7 +121,7 @@ static void run_log(isotier_log_level level, const char *message, void *data)
 	(void)level;
 	(void)data;
 	fputs("isotier: warning: ", stderr);
-	isotier_fputs_sanitized(stderr, message);
+	isotier__fputs_sanitized(stderr, message);
 	fputc('\n', stderr);
 }
 
@@ -129,7 +129,7 @@ static int run_main(int argc, char **argv)
 {
 	/* Same history as verify and backends: a CONTRADICTED observation that
 	 * `isotier verify` stored is honoured. No --db: the library reads the
-	 * host's default history (db_path NULL: isotier_default_db_path()),
+	 * host's default history (db_path NULL: isotier__default_db_path()),
 	 * exactly as every create() on this host does; audit events go to a
 	 * history only when --db names it. A name this build does not know is a
 	 * usage error, as in verify (cli_check_backend). */
@@ -159,7 +159,7 @@ static int run_main(int argc, char **argv)
 		return 128 + cli_cancel_signal();
 	if (rc == ISOTIER_ECONFIG) {
 		fputs("ConfigurationError: ", stderr);
-		isotier_fputs_sanitized(stderr, err.message);
+		isotier__fputs_sanitized(stderr, err.message);
 		fputc('\n', stderr);
 		return EXIT_CONFIG;
 	}

@@ -58,7 +58,7 @@ static int store(void *arg, isotier_error *err)
 	struct run *r = ((struct store_arg *)arg)->r;
 	struct check *c = ((struct store_arg *)arg)->c;
 	isotier_history *h = r->db;
-	int rc = isotier_history_begin(h, err);
+	int rc = isotier__history_begin(h, err);
 	if (rc < 0)
 		return rc;
 	isotier_source_check_row row = {
@@ -77,12 +77,12 @@ static int store(void *arg, isotier_error *err)
 	    .change = c->has_change ? sources_change_name(c->change) : NULL,
 	    .passage_diff = c->diff,
 	};
-	if ((rc = isotier_history_add_source_check(h, &row, err)) < 0) {
-		isotier_history_rollback(h);
+	if ((rc = isotier__history_add_source_check(h, &row, err)) < 0) {
+		isotier__history_rollback(h);
 		return rc;
 	}
-	if ((rc = isotier_history_commit(h, err)) < 0)
-		isotier_history_rollback(h);
+	if ((rc = isotier__history_commit(h, err)) < 0)
+		isotier__history_rollback(h);
 	return rc;
 }
 
@@ -113,22 +113,22 @@ static int on_fetched(size_t url_index, const isotier_fetch_result *f, void *arg
 {
 	struct run *r = arg;
 	char now[32], sha[65] = "", detail[512] = "";
-	isotier_utc_now(now, sizeof now);
+	isotier__utc_now(now, sizeof now);
 	r->n_fetched++;
 	if (r->progress) /* one line, rewritten: a long run is never silent */
 		fprintf(stderr, "\rsources check: %zu/%zu pages", r->n_fetched, r->n_urls);
 	int base = 3; /* UNREACHABLE */
 	sources_page page = {0};
 	if (f->rc == 0) {
-		isotier_sha256_hex(f->body, f->body_len, sha);
+		isotier__sha256_hex(f->body, f->body_len, sha);
 		if (f->http_status == 404 || f->http_status == 410) {
 			base = 2;
 			snprintf(detail, sizeof detail, "HTTP %ld", f->http_status);
 		} else if (f->http_status >= 200 && f->http_status <= 299) {
 			int prc = sources_page_read(&page, f, detail, sizeof detail);
 			if (prc == ISOTIER_ENOMEM)
-				return isotier_error_set(r->err, ISOTIER_ENOMEM, 0,
-				                         "out of memory");
+				return isotier__error_set(r->err, ISOTIER_ENOMEM, 0,
+				                          "out of memory");
 			base = prc == 0 ? 0 : 3;
 		} else {
 			snprintf(detail, sizeof detail, "HTTP %ld%s", f->http_status,
@@ -151,8 +151,8 @@ static int on_fetched(size_t url_index, const isotier_fetch_result *f, void *arg
 			int found = isotier_text_has_quote(page.full, c->source->quote);
 			if (found < 0 || compare(r, c, &page) < 0) {
 				sources_page_free(&page);
-				return isotier_error_set(r->err, ISOTIER_ENOMEM, 0,
-				                         "out of memory");
+				return isotier__error_set(r->err, ISOTIER_ENOMEM, 0,
+				                          "out of memory");
 			}
 			st = found ? 0 : 1;
 			if (!c->source->quote[0])
@@ -188,8 +188,8 @@ static int on_fetched(size_t url_index, const isotier_fetch_result *f, void *arg
 			if (history_retry(store, &sa, &store_policy, NULL, &serr) < 0) {
 				r->db_failed = true;
 				*r->err = serr;
-				isotier_error_prefix(r->err, "%s (%s)", c->provider->id,
-				                     c->source->url);
+				isotier__error_prefix(r->err, "%s (%s)", c->provider->id,
+				                      c->source->url);
 			} else {
 				c->stored = true;
 			}
@@ -359,21 +359,21 @@ struct end_arg {
 static int end_run(void *arg, isotier_error *err)
 {
 	struct end_arg *a = arg;
-	return isotier_history_run_end(a->r->db, a->r->run_id, a->status, err);
+	return isotier__history_run_end(a->r->db, a->r->run_id, a->status, err);
 }
 
 static int run_checks(struct run *r, const char *db_path, const char *dir, int jobs, int timeout_s,
                       int busy_ms, const char **status_out)
 {
 	isotier_error *err = r->err;
-	int rc = isotier_history_open(&r->db, db_path, busy_ms, err);
+	int rc = isotier__history_open(&r->db, db_path, busy_ms, err);
 	if (rc < 0)
 		return rc;
 	char commit[64];
 	isotier_catalogue_commit(commit, sizeof commit, dir);
 	if (!commit[0]) /* not in git: the same word verify records */
 		snprintf(commit, sizeof commit, "unknown");
-	if ((rc = isotier_history_run_begin(r->db, &r->run_id, "sources check", commit, err)) < 0)
+	if ((rc = isotier__history_run_begin(r->db, &r->run_id, "sources check", commit, err)) < 0)
 		return rc;
 	struct sigaction sa = {.sa_handler = on_signal};
 	sigemptyset(&sa.sa_mask);
@@ -416,7 +416,7 @@ static int sources_check(int argc, char **argv)
 	if (!only)
 		return EXIT_SOFTWARE;
 	struct check_args a = {.dir = cli_default_catalogue(),
-	                       .db_path = isotier_default_db_path(),
+	                       .db_path = isotier__default_db_path(),
 	                       .only = only,
 	                       .jobs = 8,
 	                       .timeout_s = 20};
@@ -432,8 +432,8 @@ static int sources_check(int argc, char **argv)
 	isotier_findings findings = {0};
 	isotier_catalogue *cat = NULL;
 	isotier_error err = {0};
-	if (isotier_catalogue_load(&cat, dir, &findings, &err) < 0) {
-		isotier_findings_free(&findings);
+	if (isotier__catalogue_load(&cat, dir, &findings, &err) < 0) {
+		isotier__findings_free(&findings);
 		return cli_fail(&err);
 	}
 	int exit_code = EXIT_OK;
@@ -447,7 +447,7 @@ static int sources_check(int argc, char **argv)
 		exit_code = EXIT_DATAERR;
 	}
 	for (size_t k = 0; exit_code == EXIT_OK && k < n_only; k++)
-		if (!isotier_catalogue_find(cat, only[k])) {
+		if (!isotier__catalogue_find(cat, only[k])) {
 			{
 				const char *ids[512];
 				size_t n_ids = 0;
@@ -460,7 +460,7 @@ static int sources_check(int argc, char **argv)
 			}
 			exit_code = EXIT_USAGE;
 		}
-	isotier_findings_free(&findings);
+	isotier__findings_free(&findings);
 	struct run r = {.err = &err};
 	const char *status = "failed";
 	cleanup_free char *default_baseline =
@@ -484,7 +484,7 @@ static int sources_check(int argc, char **argv)
 			if (r.run_id) {
 				/* A URI's password is never printed (history.h). */
 				char db_shown[512];
-				isotier_history_display(db_path, db_shown, sizeof db_shown);
+				isotier__history_display(db_path, db_shown, sizeof db_shown);
 				if (json)
 					sources_print_json(&r, db_shown, dir, status);
 				else
@@ -517,7 +517,7 @@ static int sources_check(int argc, char **argv)
 			}
 		}
 	}
-	isotier_history_close(r.db);
+	isotier__history_close(r.db);
 	for (size_t i = 0; i < r.n_checks; i++) {
 		free(r.checks[i].passage);
 		free(r.checks[i].diff);
@@ -525,7 +525,7 @@ static int sources_check(int argc, char **argv)
 	sources_baseline_free(&r.baseline);
 	free(r.checks);
 	free(r.urls);
-	isotier_catalogue_free(cat);
+	isotier__catalogue_free(cat);
 	return exit_code;
 }
 

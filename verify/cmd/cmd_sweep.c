@@ -42,14 +42,14 @@ static int on_option(void *ctx, int key, const char *value, int number)
 
 static int sweep_main(int argc, char **argv)
 {
-	const char *db = isotier_default_db_path();
+	const char *db = isotier__default_db_path();
 	int prc = cli_parse(&spec, argc, argv, on_option, &db, NULL);
 	if (prc)
 		return prc == CLI_HELP_SHOWN ? EXIT_OK : prc;
 	isotier_error err = {0};
 	cleanup_history isotier_history *h = NULL;
-	if ((isotier_history_is_uri(db) || access(db, F_OK) == 0) &&
-	    isotier_history_open(&h, db, 5000, &err) < 0) {
+	if ((isotier__history_is_uri(db) || access(db, F_OK) == 0) &&
+	    isotier__history_open(&h, db, 5000, &err) < 0) {
 		cli_error("history database %s: %s (leftovers are swept all the same)", db,
 		          err.message);
 		h = NULL;

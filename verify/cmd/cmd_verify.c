@@ -174,7 +174,7 @@ static int on_option(void *ctx, int key, const char *value, int number)
 static int parse_args(verify_opts *o, int argc, char **argv)
 {
 	*o = (verify_opts){
-	    .db = isotier_default_db_path(), .jobs = 4, .timeout_s = 60, .busy_ms = 5000};
+	    .db = isotier__default_db_path(), .jobs = 4, .timeout_s = 60, .busy_ms = 5000};
 	/* The environment first: --busy-timeout given overrides it. */
 	const char *env = getenv("ISOTIER_BUSY_TIMEOUT_MS");
 	if (env && *env &&
@@ -252,8 +252,8 @@ static int load_claims(isotier_catalogue **cat, const isotier_provider **host_cl
 	*findings = (isotier_findings){0};
 	*cat = NULL;
 	*host_claim = NULL;
-	if (isotier_catalogue_load(cat, o->catalogue, findings, &err) < 0) {
-		isotier_findings_free(findings);
+	if (isotier__catalogue_load(cat, o->catalogue, findings, &err) < 0) {
+		isotier__findings_free(findings);
 		cli_error("catalogue %s: %s", o->catalogue, err.message);
 		return EXIT_DATAERR;
 	}
@@ -262,7 +262,7 @@ static int load_claims(isotier_catalogue **cat, const isotier_provider **host_cl
 		if (findings->items[i].severity == ISOTIER_FINDING_ERROR)
 			cli_error("catalogue: %s: %s: %s", findings->items[i].file,
 			          findings->items[i].field, findings->items[i].message);
-	if (o->host_provider && !(*host_claim = isotier_catalogue_find(*cat, o->host_provider))) {
+	if (o->host_provider && !(*host_claim = isotier__catalogue_find(*cat, o->host_provider))) {
 		const char *ids[512];
 		size_t n_ids = 0;
 		for (size_t i = 0; i < (*cat)->n_providers && n_ids < 512; i++)
@@ -271,8 +271,8 @@ static int load_claims(isotier_catalogue **cat, const isotier_provider **host_cl
 		cli_error("--host-provider: no catalogue entry '%s' in %s%s%s%s", o->host_provider,
 		          o->catalogue, hint ? " (did you mean '" : "", hint ? hint : "",
 		          hint ? "'?)" : "");
-		isotier_findings_free(findings);
-		isotier_catalogue_free(*cat);
+		isotier__findings_free(findings);
+		isotier__catalogue_free(*cat);
 		*cat = NULL;
 		return EXIT_USAGE;
 	}
@@ -286,14 +286,14 @@ static job *plan_jobs(size_t *n_out, const verify_opts *o, const isotier_catalog
                       const isotier_provider *host_claim, isotier_findings *findings,
                       bool *bad_data)
 {
-	size_t n_jobs = o->all ? isotier_backend_count() : o->n_names;
+	size_t n_jobs = o->all ? isotier__backend_count() : o->n_names;
 	job *jobs = calloc(n_jobs ? n_jobs : 1, sizeof *jobs);
 	if (!jobs)
 		return NULL;
 	size_t nj = 0;
 	for (size_t i = 0; i < n_jobs; i++) {
 		const isotier_backend *b =
-		    o->all ? isotier_backend_at(i) : isotier_backend_lookup(o->names[i]);
+		    o->all ? isotier__backend_at(i) : isotier__backend_lookup(o->names[i]);
 		bool dup = false;
 		for (size_t k = 0; k < nj; k++)
 			dup |= jobs[k].backend == b;
@@ -308,7 +308,7 @@ static job *plan_jobs(size_t *n_out, const verify_opts *o, const isotier_catalog
 		if (b->observes_host)
 			j->claim = host_claim;
 		else if (b->catalogue_id)
-			j->claim = isotier_catalogue_find(cat, b->catalogue_id);
+			j->claim = isotier__catalogue_find(cat, b->catalogue_id);
 	}
 	flag_invalid_claims(jobs, nj, cat, findings);
 	for (size_t i = 0; i < nj; i++)
@@ -351,7 +351,7 @@ static job *next_finished(verify_ctx *ctx, bool *over)
 			ready = &ctx->jobs[i];
 	bool all_taken = ctx->next >= ctx->n_jobs || __atomic_load_n(&ctx->stop, __ATOMIC_ACQUIRE);
 	if (!ready) {
-		struct timespec until = isotier_time_after_ms(CLOCK_REALTIME, 100);
+		struct timespec until = isotier__time_after_ms(CLOCK_REALTIME, 100);
 		pthread_cond_timedwait(&ctx->cond, &ctx->lock, &until);
 	}
 	pthread_mutex_unlock(&ctx->lock);
@@ -401,14 +401,14 @@ static void judge_and_store(verify_ctx *ctx, const verify_opts *o, isotier_histo
 		pthread_mutex_unlock(&ctx->lock);
 		struct record_arg ra = {.h = h, .run_id = run_id, .j = ready, .jobs = o->jobs};
 		isotier_error rec_err = {0};
-		int64_t t0 = isotier_now_ms();
+		int64_t t0 = isotier__now_ms();
 		if (history_retry(record_job, &ra, &policy, NULL, &rec_err) < 0) {
 			out->db_error = true;
 			out->db_err = rec_err;
-			out->db_waited = isotier_now_ms() - t0;
+			out->db_waited = isotier__now_ms() - t0;
 			cli_error("observation of %s NOT stored in %s: verdict %s",
 			          ready->backend->name, o->db,
-			          isotier_verdict_name(ready->verdict));
+			          isotier__verdict_name(ready->verdict));
 		} else {
 			ready->recorded = true;
 		}
@@ -429,11 +429,11 @@ static int verify_main(int argc, char **argv)
 		cli_error("cannot watch SIGINT/SIGTERM");
 		return EXIT_SOFTWARE;
 	}
-	int64_t wall0 = isotier_now_ms();
+	int64_t wall0 = isotier__now_ms();
 	/* verify runs on the host: its own kernel is the one every sandbox that
 	 * shares the host's kernel reports. */
 	char probe[PATH_MAX];
-	if (isotier_default_probe_path(probe, sizeof probe) != 0 || access(probe, X_OK) != 0) {
+	if (isotier__default_probe_path(probe, sizeof probe) != 0 || access(probe, X_OK) != 0) {
 		cli_error("no isotier-probe (set ISOTIER_PROBE, or build it beside isotier): %s",
 		          probe);
 		return EXIT_UNAVAIL;
@@ -447,9 +447,9 @@ static int verify_main(int argc, char **argv)
 		return lrc;
 	size_t n_jobs = 0;
 	job *jobs = plan_jobs(&n_jobs, &o, cat, host_claim, &findings, &out.bad_data);
-	isotier_findings_free(&findings);
+	isotier__findings_free(&findings);
 	if (!jobs) {
-		isotier_catalogue_free(cat);
+		isotier__catalogue_free(cat);
 		cli_error("out of memory");
 		return EXIT_SOFTWARE;
 	}
@@ -460,10 +460,10 @@ static int verify_main(int argc, char **argv)
 	isotier_error err = {0};
 	cleanup_history isotier_history *h = NULL;
 	int64_t run_id = 0;
-	if (isotier_history_open(&h, o.db, o.busy_ms, &err) < 0 ||
-	    isotier_history_run_begin(h, &run_id, "verify", commit, &err) < 0) {
+	if (isotier__history_open(&h, o.db, o.busy_ms, &err) < 0 ||
+	    isotier__history_run_begin(h, &run_id, "verify", commit, &err) < 0) {
 		free(jobs);
-		isotier_catalogue_free(cat);
+		isotier__catalogue_free(cat);
 		return verify_db_fail(&err, o.db, o.busy_ms);
 	}
 	/* What runs killed unseen left behind goes first (leftovers.h); best effort. */
@@ -513,7 +513,7 @@ static int verify_main(int argc, char **argv)
 	struct record_arg ra = {.h = h, .run_id = run_id, .status = status};
 	history_retry_policy end_policy = {.min_attempts = 3, .deadline_ms = run_deadline};
 	isotier_error end_err = {0};
-	int64_t t_end = isotier_now_ms();
+	int64_t t_end = isotier__now_ms();
 	bool run_ended = history_retry(end_run, &ra, &end_policy, NULL, &end_err) == 0;
 	if (!run_ended) {
 		cli_error("run %lld could not be marked %s; it still reads 'running'",
@@ -521,7 +521,7 @@ static int verify_main(int argc, char **argv)
 		if (!out.db_error) {
 			out.db_error = true;
 			out.db_err = end_err;
-			out.db_waited = isotier_now_ms() - t_end;
+			out.db_waited = isotier__now_ms() - t_end;
 		}
 	}
 	if (out.db_error) {
@@ -529,9 +529,9 @@ static int verify_main(int argc, char **argv)
 		if (!alerted)
 			rc = db_rc;
 	}
-	int64_t wall = isotier_now_ms() - wall0;
+	int64_t wall = isotier__now_ms() - wall0;
 	char db_shown[512]; /* a history URI without its password */
-	isotier_history_display(o.db, db_shown, sizeof db_shown);
+	isotier__history_display(o.db, db_shown, sizeof db_shown);
 	if (o.json)
 		print_json(jobs, n_jobs, o.jobs, run_id, db_shown, commit, wall, out.interrupted,
 		           rc, run_ended);
@@ -544,13 +544,13 @@ static int verify_main(int argc, char **argv)
 		    "interrupted: run %lld marked interrupted; finished observations are kept",
 		    (long long)run_id);
 	for (size_t i = 0; i < n_jobs; i++) {
-		isotier_observation_clear(&jobs[i].obs);
+		isotier__observation_clear(&jobs[i].obs);
 		evidence_tar_free(&jobs[i].evidence);
 	}
 	free(jobs);
 	pthread_mutex_destroy(&ctx.lock);
 	pthread_cond_destroy(&ctx.cond);
-	isotier_catalogue_free(cat);
+	isotier__catalogue_free(cat);
 	cli_cancel_stop();
 	fflush(stdout);
 	return rc;

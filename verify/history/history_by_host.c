@@ -53,7 +53,7 @@ int history_by_host(isotier_history *h, isotier_observation_filter flt, bool jso
 	if (!b.cells)
 		return ISOTIER_ENOMEM;
 	flt.limit = 0;
-	int rc = isotier_history_list_observations(h, &flt, by_host_row, &b, err);
+	int rc = isotier__history_list_observations(h, &flt, by_host_row, &b, err);
 	if (rc < 0) {
 		free(b.cells);
 		return rc;
@@ -77,7 +77,7 @@ int history_by_host(isotier_history *h, isotier_observation_filter flt, bool jso
 			cJSON_AddStringToObject(o, "verdict", b.cells[i].verdict);
 			cJSON_AddItemToArray(arr, o);
 		}
-		char *text = doc ? isotier_json_print(doc, true) : NULL;
+		char *text = doc ? isotier__json_print(doc, true) : NULL;
 		cJSON_Delete(doc);
 		if (text)
 			puts(text);

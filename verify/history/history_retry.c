@@ -17,18 +17,18 @@ int history_retry(history_txn_fn fn, void *arg, const history_retry_policy *p, i
 {
 	int attempts = 0, rc;
 	for (;;) {
-		int64_t t0 = isotier_now_ms();
+		int64_t t0 = isotier__now_ms();
 		rc = fn(arg, err);
 		attempts++;
 		if (rc == 0 || !history_locked(err))
 			break;
 		bool more = attempts < p->min_attempts ||
-		            (p->deadline_ms && isotier_now_ms() < p->deadline_ms);
+		            (p->deadline_ms && isotier__now_ms() < p->deadline_ms);
 		if (!more || (p->stop && p->stop(p->stop_arg)))
 			break;
 		/* The busy handler normally waited already; when SQLite gave up at
 		 * once, do not spin. */
-		if (isotier_now_ms() - t0 < 100) {
+		if (isotier__now_ms() - t0 < 100) {
 			struct timespec pause = {0, 100 * 1000000L};
 			nanosleep(&pause, NULL);
 		}

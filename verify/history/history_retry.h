@@ -22,7 +22,7 @@ typedef int (*history_txn_fn)(void *arg, isotier_error *err);
 
 typedef struct history_retry_policy {
 	int min_attempts;    /* at least this many attempts while locked (>= 1) */
-	int64_t deadline_ms; /* and more while isotier_now_ms() < this (0: none) */
+	int64_t deadline_ms; /* and more while isotier__now_ms() < this (0: none) */
 	/* Called between attempts; true gives up (a signal came). May be NULL. */
 	bool (*stop)(void *stop_arg);
 	void *stop_arg;

@@ -3,7 +3,7 @@
  * columns (or, --wide, shows everything), one observation with the evidence
  * behind it (`history show ID`: no SQL client needed), and the source
  * checks (`history --sources`). Every stored string is hostile: written
- * through isotier_fputs_inline (terminal-safe) or cJSON (JSON-escaped).
+ * through isotier__fputs_inline (terminal-safe) or cJSON (JSON-escaped).
  */
 #include "history_table.h"
 
@@ -27,10 +27,10 @@ static void put_cell(FILE *f, const char *s, size_t w, bool last)
 		memcpy(buf, v, k);
 		buf[k] = '~';
 		buf[k + 1] = '\0';
-		isotier_fputs_inline(f, buf);
+		isotier__fputs_inline(f, buf);
 		n = k + 1;
 	} else {
-		isotier_fputs_inline(f, v);
+		isotier__fputs_inline(f, v);
 	}
 	for (; !last && n < w + 2; n++)
 		fputc(' ', f);
@@ -139,7 +139,7 @@ void history_cell_wall(char *buf, size_t len, const isotier_observation_listing 
 static void line(const char *label, const char *value)
 {
 	printf("  %-12s ", label);
-	isotier_fputs_inline(stdout, value && *value ? value : "-");
+	isotier__fputs_inline(stdout, value && *value ? value : "-");
 	fputc('\n', stdout);
 }
 
@@ -158,10 +158,10 @@ static cJSON *stored_json(const char *text, const char *what)
 	if (!text)
 		return NULL;
 	isotier_error err = {0};
-	cJSON *doc = isotier_json_parse(text, strlen(text), what, &err);
+	cJSON *doc = isotier__json_parse(text, strlen(text), what, &err);
 	if (!doc) {
 		fputs("isotier: warning: history show: stored ", stderr);
-		isotier_fputs_inline(stderr, err.message);
+		isotier__fputs_inline(stderr, err.message);
 		fputs(" (shown as null)\n", stderr);
 	}
 	return doc;
@@ -170,57 +170,57 @@ static cJSON *stored_json(const char *text, const char *what)
 static void print_evidence(const report_evidence *ev)
 {
 	printf("evidence (probe ");
-	isotier_fputs_inline(stdout, ev->probe_schema ? ev->probe_schema : "schema not stored");
+	isotier__fputs_inline(stdout, ev->probe_schema ? ev->probe_schema : "schema not stored");
 	fputc(' ', stdout);
-	isotier_fputs_inline(stdout, ev->probe_version ? ev->probe_version : "");
+	isotier__fputs_inline(stdout, ev->probe_version ? ev->probe_version : "");
 	printf("; kernel ");
-	isotier_fputs_inline(stdout, ev->kernel ? ev->kernel : "not stored");
+	isotier__fputs_inline(stdout, ev->kernel ? ev->kernel : "not stored");
 	printf("):\n");
 	if (!ev->n_layers)
 		printf("  no layers recorded\n");
 	for (size_t i = 0; i < ev->n_layers; i++) {
 		const report_layer *l = &ev->layers[i];
 		printf("  layer %zu (outermost first): ", i + 1);
-		isotier_fputs_inline(stdout, l->kind ? l->kind : "?");
+		isotier__fputs_inline(stdout, l->kind ? l->kind : "?");
 		fputc(' ', stdout);
-		isotier_fputs_inline(stdout, l->vendor ? l->vendor : "-");
+		isotier__fputs_inline(stdout, l->vendor ? l->vendor : "-");
 		if (l->hypervisor) {
 			fputs(" / ", stdout);
-			isotier_fputs_inline(stdout, l->hypervisor);
+			isotier__fputs_inline(stdout, l->hypervisor);
 		}
 		fputc('\n', stdout);
 		for (size_t j = 0; j < l->n_signals; j++) {
 			const report_signal *s = &l->signals[j];
 			fputs("    - ", stdout);
-			isotier_fputs_inline(stdout, s->id ? s->id : "?");
+			isotier__fputs_inline(stdout, s->id ? s->id : "?");
 			printf(" (");
-			isotier_fputs_inline(stdout, s->family ? s->family : "?");
+			isotier__fputs_inline(stdout, s->family ? s->family : "?");
 			printf(", ");
-			isotier_fputs_inline(stdout, s->weight ? s->weight : "?");
+			isotier__fputs_inline(stdout, s->weight ? s->weight : "?");
 			printf(")");
 			if (s->source) {
 				printf(" from ");
-				isotier_fputs_inline(stdout, s->source);
+				isotier__fputs_inline(stdout, s->source);
 			}
 			if (s->value) {
 				printf(": ");
-				isotier_fputs_inline(stdout, s->value);
+				isotier__fputs_inline(stdout, s->value);
 			}
 			if (s->supports) {
 				printf(" -> ");
-				isotier_fputs_inline(stdout, s->supports);
+				isotier__fputs_inline(stdout, s->supports);
 			}
 			fputc('\n', stdout);
 		}
 	}
 	for (size_t i = 0; i < ev->n_conflicts; i++) {
 		printf("  conflict: ");
-		isotier_fputs_inline(stdout, ev->conflicts[i]);
+		isotier__fputs_inline(stdout, ev->conflicts[i]);
 		fputc('\n', stdout);
 	}
 	for (size_t i = 0; i < ev->n_problems; i++) {
 		printf("  could not read: ");
-		isotier_fputs_inline(stdout, ev->problems[i]);
+		isotier__fputs_inline(stdout, ev->problems[i]);
 		fputc('\n', stdout);
 	}
 }
@@ -278,7 +278,7 @@ static int show_json(const isotier_observation_detail *d, const report_evidence 
 	cJSON_AddBoolToObject(o, "claim_recorded", d->claim_recorded);
 	cJSON_AddItemToObject(o, "layers", layers ? layers : cJSON_CreateNull());
 	cJSON_AddItemToObject(o, "probe", probe ? probe : cJSON_CreateNull());
-	char *text = isotier_json_print(o, true); /* valid UTF-8 */
+	char *text = isotier__json_print(o, true); /* valid UTF-8 */
 	cJSON_Delete(o);
 	if (!text)
 		return -1;
@@ -361,8 +361,8 @@ int history_show(isotier_history *h, long long id, bool json)
 {
 	show_ctx sc = {json, EXIT_OK};
 	isotier_error err = {0};
-	int rc = isotier_history_get_observation(h, id, REPORT_LAYERS_JSON_MAX,
-	                                         REPORT_PROBE_JSON_MAX, show_row, &sc, &err);
+	int rc = isotier__history_get_observation(h, id, REPORT_LAYERS_JSON_MAX,
+	                                          REPORT_PROBE_JSON_MAX, show_row, &sc, &err);
 	if (rc < 0)
 		return cli_fail(&err);
 	if (rc == 0) {
@@ -446,7 +446,7 @@ int history_sources(isotier_history *h, const source_filter *f, bool json, bool 
 	}
 	int rc = json && !sc.arr
 	             ? (sc.oom = true, 0)
-	             : isotier_history_list_source_checks(
+	             : isotier__history_list_source_checks(
 	                   h, &(isotier_source_filter){f->provider, f->since, f->until, f->limit},
 	                   source_row, &sc, &err);
 	int exit_code = EXIT_OK;
@@ -456,7 +456,7 @@ int history_sources(isotier_history *h, const source_filter *f, bool json, bool 
 		cli_error("history --sources: out of memory");
 		exit_code = EXIT_SOFTWARE;
 	} else if (json) {
-		char *text = isotier_json_print(doc, true); /* valid UTF-8 */
+		char *text = isotier__json_print(doc, true); /* valid UTF-8 */
 		if (text)
 			puts(text);
 		free(text);

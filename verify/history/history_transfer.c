@@ -80,14 +80,14 @@ static int on_option(void *ctx, int key, const char *value, int number)
 
 static int export_main(const char *db)
 {
-	if (!isotier_history_is_uri(db) && access(db, F_OK) != 0) {
+	if (!isotier__history_is_uri(db) && access(db, F_OK) != 0) {
 		cli_error("no history database at %s (`isotier verify` creates it)", db);
 		return EXIT_NOINPUT;
 	}
 	isotier_error err = {0};
 	cleanup_history isotier_history *h = NULL;
-	if (isotier_history_open_readonly(&h, db, &err) < 0 ||
-	    isotier_history_export(h, stdout, &err) < 0)
+	if (isotier__history_open_readonly(&h, db, &err) < 0 ||
+	    isotier__history_export(h, stdout, &err) < 0)
 		return cli_fail(&err);
 	return EXIT_OK;
 }
@@ -96,7 +96,7 @@ static int import_files(const char *db, char **files, int n)
 {
 	isotier_error err = {0};
 	cleanup_history isotier_history *h = NULL;
-	if (isotier_history_open(&h, db, 0, &err) < 0)
+	if (isotier__history_open(&h, db, 0, &err) < 0)
 		return cli_fail(&err);
 	for (int i = 0; i < n; i++) {
 		if (access(files[i], R_OK) != 0) {
@@ -104,7 +104,7 @@ static int import_files(const char *db, char **files, int n)
 			return EXIT_NOINPUT;
 		}
 		isotier_transfer_counts c = {0};
-		if (isotier_history_import(h, files[i], &c, &err) < 0)
+		if (isotier__history_import(h, files[i], &c, &err) < 0)
 			return cli_fail(&err);
 		printf("%s: %zu run%s, %zu observation%s added; %zu already present\n", files[i],
 		       c.runs, cli_plural(c.runs, "", "s"), c.observations,
@@ -121,7 +121,7 @@ int history_transfer_main(int argc, char **argv)
 	const struct cli_spec *spec = !strcmp(verb, "export")   ? &specs[0]
 	                              : !strcmp(verb, "import") ? &specs[1]
 	                                                        : &specs[2];
-	struct transfer_args a = {.db = isotier_default_db_path()};
+	struct transfer_args a = {.db = isotier__default_db_path()};
 	int first = 0, rc = cli_parse(spec, argc - 1, argv + 1, on_option, &a, &first);
 	if (rc == CLI_HELP_SHOWN)
 		return EXIT_OK;
@@ -138,7 +138,7 @@ int history_transfer_main(int argc, char **argv)
 		}
 		return import_files(a.db, files, n);
 	}
-	if (!a.from || !a.to || !isotier_history_is_uri(a.to) || isotier_history_is_uri(a.from)) {
+	if (!a.from || !a.to || !isotier__history_is_uri(a.to) || isotier__history_is_uri(a.from)) {
 		cli_error("history migrate: --from FILE.db --to postgresql://... (both needed)");
 		return EXIT_USAGE;
 	}

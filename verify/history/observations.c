@@ -5,13 +5,13 @@
 int observations_insert(isotier_history *h, const observation *o, int64_t *id_out,
                         isotier_error *err)
 {
-	int rc = isotier_history_begin(h, err);
+	int rc = isotier__history_begin(h, err);
 	if (rc < 0)
-		return isotier_error_prefix(err, "record observation of %s", o->backend);
-	if ((rc = isotier_history_add_observation(h, o, id_out, err)) < 0 ||
-	    (rc = isotier_history_commit(h, err)) < 0) {
-		isotier_history_rollback(h);
-		return isotier_error_prefix(err, "record observation of %s", o->backend);
+		return isotier__error_prefix(err, "record observation of %s", o->backend);
+	if ((rc = isotier__history_add_observation(h, o, id_out, err)) < 0 ||
+	    (rc = isotier__history_commit(h, err)) < 0) {
+		isotier__history_rollback(h);
+		return isotier__error_prefix(err, "record observation of %s", o->backend);
 	}
 	return 0;
 }

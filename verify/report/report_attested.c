@@ -40,7 +40,7 @@ bool report_layers_attested(const char *layers)
 	if (!len || len > REPORT_LAYERS_JSON_MAX)
 		return false; /* none, or over the bound: not shown as attested */
 	isotier_error err = {0};
-	cJSON *doc = isotier_json_parse(layers, len, "layers_json", &err);
+	cJSON *doc = isotier__json_parse(layers, len, "layers_json", &err);
 	/* Fail closed: only the exact form verify writes counts. */
 	bool attested = cJSON_IsObject(doc) &&
 	                cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(doc, "attested")) &&

@@ -46,8 +46,8 @@ static int add_change(void *ctx, int64_t id, const char *change, const char *pas
 int report_load_check_changes(report_model *m, isotier_history *h, isotier_error *err)
 {
 	struct change_ctx c = {.m = m};
-	int rc = isotier_history_scan_check_changes(h, m->since, add_change, &c, err);
+	int rc = isotier__history_scan_check_changes(h, m->since, add_change, &c, err);
 	if (c.oom)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "report: out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "report: out of memory");
 	return rc < 0 ? rc : 0;
 }

@@ -1,6 +1,6 @@
 /* report_escape.c - escaping for the report writers: HTML/XML, JSON,
  * Markdown. Everything that reaches a report passes through here, under the
- * terminal printer's policy (isotier_unicode_unsafe): controls, bidi
+ * terminal printer's policy (isotier__unicode_unsafe): controls, bidi
  * overrides and isolates are shown as escapes, never obeyed. */
 #include "report_model.h"
 
@@ -9,7 +9,7 @@
 size_t report_utf8_next(const unsigned char *s, uint32_t *cp)
 {
 	/* Invalid bytes become U+FFFD one at a time, so output stays valid UTF-8. */
-	size_t n = isotier_utf8_decode(s, SIZE_MAX, cp);
+	size_t n = isotier__utf8_decode(s, SIZE_MAX, cp);
 	if (n == 0) {
 		*cp = 0xfffd;
 		return 1;
@@ -74,7 +74,7 @@ void report_put_xml(FILE *f, const char *s)
 		default:
 			if (is_control(cp))
 				fprintf(f, "\\x%02x", (unsigned)cp);
-			else if (isotier_unicode_unsafe(cp)) /* bidi: shown, never obeyed */
+			else if (isotier__unicode_unsafe(cp)) /* bidi: shown, never obeyed */
 				fprintf(f, "\\u%04x", (unsigned)cp);
 			else if (cp == 0xfffe || cp == 0xffff)
 				put_cp(f, 0xfffd); /* not allowed in XML 1.0 */
@@ -109,7 +109,7 @@ void report_put_json(FILE *f, const char *s)
 		case '\t': fputs("\\t", f); break;
 		case '\r': fputs("\\r", f); break;
 		default:
-			if (isotier_unicode_unsafe(cp))
+			if (isotier__unicode_unsafe(cp))
 				fprintf(f, "\\u%04x", (unsigned)cp);
 			else
 				put_cp(f, cp);
@@ -148,7 +148,7 @@ void report_put_md(FILE *f, const char *s)
 		default:
 			if (is_control(cp))
 				fprintf(f, "\\\\x%02x", (unsigned)cp); /* renders as \xNN */
-			else if (isotier_unicode_unsafe(cp))
+			else if (isotier__unicode_unsafe(cp))
 				fprintf(f, "\\\\u%04x", (unsigned)cp); /* renders as \uNNNN */
 			else
 				put_cp(f, cp);
@@ -160,5 +160,5 @@ void report_put_md(FILE *f, const char *s)
  * sequences made visible, newlines folded; the CLI's own policy. */
 void report_put_text(FILE *f, const char *s)
 {
-	isotier_fputs_inline(f, s ? s : "-");
+	isotier__fputs_inline(f, s ? s : "-");
 }

@@ -99,7 +99,7 @@ static bool digits(const char *s, size_t n)
 long report_days(const char *s)
 {
 	long days;
-	return isotier_date_part_days(&days, s) == 0 ? days : -1;
+	return isotier__date_part_days(&days, s) == 0 ? days : -1;
 }
 
 bool report_valid_date(const char *s)
@@ -122,14 +122,14 @@ bool report_valid_timestamp(const char *s)
 
 const char *report_verdict_name(report_verdict v)
 {
-	return (unsigned)v < VERDICT_COUNT ? isotier_verdict_name((isotier_verdict)v) : "OTHER";
+	return (unsigned)v < VERDICT_COUNT ? isotier__verdict_name((isotier_verdict)v) : "OTHER";
 }
 
 /* Exact: a stored word in another case was not written by isotier. */
 report_verdict report_verdict_parse(const char *s)
 {
 	for (int v = 0; s && v < VERDICT_COUNT; v++)
-		if (!strcmp(s, isotier_verdicts[v].name))
+		if (!strcmp(s, isotier__verdicts[v].name))
 			return (report_verdict)v;
 	return RV_OTHER;
 }
@@ -261,7 +261,7 @@ static const char *value_text(report_arena *a, const cJSON *v)
 	}
 	/* A copy: the printer scrubs invalid UTF-8 in place. */
 	cJSON *copy = cJSON_Duplicate(v, true);
-	char *printed = copy ? isotier_json_print(copy, false) : NULL;
+	char *printed = copy ? isotier__json_print(copy, false) : NULL;
 	cJSON_Delete(copy);
 	const char *out = report_arena_strndup(a, printed ? printed : "?", VALUE_MAX);
 	free(printed);
@@ -401,7 +401,7 @@ static cJSON *parse_column(ev_ctx *c, const char *name, const char *json, size_t
 		return NULL;
 	}
 	isotier_error err = {0};
-	cJSON *doc = isotier_json_parse(json, len, name, &err);
+	cJSON *doc = isotier__json_parse(json, len, name, &err);
 	if (!doc) /* duplicate keys too: a stored document has one reading or none */
 		problem(c, "%s", err.message);
 	return doc;

@@ -14,7 +14,7 @@
 
 static int oom(isotier_error *err)
 {
-	return isotier_error_set(err, ISOTIER_ENOMEM, 0, "report: out of memory");
+	return isotier__error_set(err, ISOTIER_ENOMEM, 0, "report: out of memory");
 }
 
 /* How many rows of what are stored since m->since (the arrays are sized
@@ -23,7 +23,7 @@ static int64_t count(report_model *m, isotier_history *h, isotier_history_count_
                      isotier_error *err)
 {
 	int64_t n = 0;
-	return isotier_history_count(h, what, m->since, m->host, &n, err) < 0 ? -1 : n;
+	return isotier__history_count(h, what, m->since, m->host, &n, err) < 0 ? -1 : n;
 }
 
 typedef struct fill_ctx {
@@ -64,7 +64,7 @@ static int load_checks(report_model *m, isotier_history *h, isotier_error *err)
 	if (!m->checks)
 		return oom(err);
 	fill_ctx fc = {.m = m, .cap = (size_t)n};
-	int rc = isotier_history_scan_checks(h, m->since, add_check, &fc, err);
+	int rc = isotier__history_scan_checks(h, m->since, add_check, &fc, err);
 	if (rc >= 0 && !fc.oom) /* each check's change against its baseline (report_change.c) */
 		rc = report_load_check_changes(m, h, err);
 	return fc.oom ? oom(err) : rc < 0 ? rc : 0;
@@ -99,7 +99,7 @@ static int load_refusals(report_model *m, isotier_history *h, isotier_error *err
 	if (!m->refusals)
 		return oom(err);
 	fill_ctx fc = {.m = m, .cap = (size_t)n};
-	int rc = isotier_history_scan_refusals(h, m->since, add_refusal, &fc, err);
+	int rc = isotier__history_scan_refusals(h, m->since, add_refusal, &fc, err);
 	return rc < 0 ? rc : 0;
 }
 
@@ -122,7 +122,7 @@ static int add_interrupted(void *ctx, const char *stored)
 static int load_interrupted(report_model *m, isotier_history *h, isotier_error *err)
 {
 	fill_ctx fc = {.m = m};
-	int rc = isotier_history_scan_interrupted(h, m->since, add_interrupted, &fc, err);
+	int rc = isotier__history_scan_interrupted(h, m->since, add_interrupted, &fc, err);
 	return fc.oom ? oom(err) : rc < 0 ? rc : 0;
 }
 
@@ -163,12 +163,12 @@ static int load_providers(report_model *m, const isotier_catalogue *cat)
 		p->since = COPY(cp->since);
 		/* The local backend that verifies this entry, from its descriptor:
 		 * the entry's own "backend" field is ignored (FORMAT.md). */
-		const isotier_backend *b = isotier_backend_for_claim(cp->id);
+		const isotier_backend *b = isotier__backend_for_claim(cp->id);
 		p->backend = b ? b->name : NULL;
 		p->notes = COPY(cp->notes);
 		p->file = COPY(basename_of(cp->file));
-		p->group = COPY(isotier_provider_group(cp));
-		p->status = COPY(isotier_provider_status(cp));
+		p->group = COPY(isotier__provider_group(cp));
+		p->status = COPY(isotier__provider_status(cp));
 		if (cp->has_status_source) {
 			p->status_date = COPY(cp->status_source.date);
 			p->status_url = COPY(cp->status_source.url);
@@ -183,7 +183,7 @@ static int load_providers(report_model *m, const isotier_catalogue *cat)
 		p->best_source = -1;
 		p->source_age_days = -1;
 		int worst = 4; /* UNCHECKED until a check says otherwise */
-		const isotier_source *best = isotier_provider_best_source(cp);
+		const isotier_source *best = isotier__provider_best_source(cp);
 		for (size_t j = 0; j < cp->n_sources; j++) {
 			const isotier_source *cs = &cp->sources[j];
 			report_source *s = &p->sources[p->n_sources++];
@@ -272,7 +272,7 @@ static int load_evidence(report_model *m, isotier_history *h, isotier_error *err
 			of[k] = o, ids[k++] = o->id;
 	}
 	fill_ctx fc = {.m = m, .evidence_of = of};
-	int rc = isotier_history_observation_documents(
+	int rc = isotier__history_observation_documents(
 	    h, ids, k, REPORT_LAYERS_JSON_MAX, REPORT_PROBE_JSON_MAX, add_evidence, &fc, err);
 	return fc.oom ? oom(err) : rc < 0 ? rc : 0;
 }
@@ -284,21 +284,21 @@ static int load_catalogue(report_model *m, const report_options *opts, isotier_e
 	isotier_catalogue *cat = NULL;
 	isotier_findings findings = {0};
 	isotier_error cerr = {0};
-	if (isotier_catalogue_load(&cat, opts->catalogue_dir, &findings, &cerr) < 0) {
-		isotier_findings_free(&findings);
-		return isotier_error_set(err, cerr.code ? cerr.code : ISOTIER_EIO, 0,
-		                         "report: catalogue: %s", cerr.message);
+	if (isotier__catalogue_load(&cat, opts->catalogue_dir, &findings, &cerr) < 0) {
+		isotier__findings_free(&findings);
+		return isotier__error_set(err, cerr.code ? cerr.code : ISOTIER_EIO, 0,
+		                          "report: catalogue: %s", cerr.message);
 	}
 	for (size_t i = 0; opts->today && i < cat->n_providers; i++)
 		for (size_t j = 0; j < cat->providers[i].n_sources; j++) {
 			const char *r = cat->providers[i].sources[j].retrieved;
 			if (report_valid_date(r) && strcmp(opts->today, r) < 0) {
-				isotier_error_set(
+				isotier__error_set(
 				    err, ISOTIER_EINVAL, 0,
 				    "--today %s is earlier than %s's source retrieved %s",
 				    opts->today, cat->providers[i].id, r);
-				isotier_findings_free(&findings);
-				isotier_catalogue_free(cat);
+				isotier__findings_free(&findings);
+				isotier__catalogue_free(cat);
 				return ISOTIER_EINVAL;
 			}
 		}
@@ -313,8 +313,8 @@ static int load_catalogue(report_model *m, const report_options *opts, isotier_e
 		if (newest) {
 			m->today = COPY(newest), m->today_source = "catalogue";
 			if (!m->today) {
-				isotier_findings_free(&findings);
-				isotier_catalogue_free(cat);
+				isotier__findings_free(&findings);
+				isotier__catalogue_free(cat);
 				return oom(err);
 			}
 		}
@@ -331,8 +331,8 @@ static int load_catalogue(report_model *m, const report_options *opts, isotier_e
 		                              COPY(basename_of(f->file ? f->file : "?")), d)
 		       : ISOTIER_ENOMEM;
 	}
-	isotier_findings_free(&findings);
-	isotier_catalogue_free(cat);
+	isotier__findings_free(&findings);
+	isotier__catalogue_free(cat);
 	return rc < 0 ? oom(err) : 0;
 }
 
@@ -346,7 +346,7 @@ static int model_fill(report_model *m, const report_options *opts, isotier_error
 	                             : ISOTIER_DEFAULT_MAX_SOURCE_AGE_DAYS;
 	m->reverify_days = opts->reverify_days > 0 ? opts->reverify_days : REPORT_REVERIFY_DAYS;
 	char shown[512]; /* a URI's password never reaches a report */
-	isotier_history_display(opts->db_path, shown, sizeof shown);
+	isotier__history_display(opts->db_path, shown, sizeof shown);
 	m->db_path = COPY(shown);
 	m->backends = opts->backends;
 	m->n_backends = opts->n_backends;
@@ -355,20 +355,21 @@ static int model_fill(report_model *m, const report_options *opts, isotier_error
 	m->n_not_configured = opts->n_not_configured;
 	/* One read transaction: every query sees the same snapshot, even while
 	 * verify or sources check write. */
-	if ((rc = isotier_history_read_begin(h, err)) < 0)
+	if ((rc = isotier__history_read_begin(h, err)) < 0)
 		return rc;
-	m->schema_version = isotier_history_schema_version(h);
+	m->schema_version = isotier__history_schema_version(h);
 	m->since = COPY(opts->since);
 	m->host = COPY(opts->host);
 	char newest[64];
-	if ((rc = isotier_history_newest_record(h, newest, sizeof newest, err)) < 0)
+	if ((rc = isotier__history_newest_record(h, newest, sizeof newest, err)) < 0)
 		return rc;
 	m->newest_record = newest[0] ? COPY(newest) : NULL;
 	if (opts->today && m->newest_record && strncmp(opts->today, m->newest_record, 10) < 0)
 		/* ages would be negative and read as fresh */
-		return isotier_error_set(err, ISOTIER_EINVAL, 0,
-		                         "--today %s is earlier than the newest stored record (%s)",
-		                         opts->today, m->newest_record);
+		return isotier__error_set(
+		    err, ISOTIER_EINVAL, 0,
+		    "--today %s is earlier than the newest stored record (%s)", opts->today,
+		    m->newest_record);
 	if (opts->today) {
 		m->today = COPY(opts->today), m->today_source = "--today";
 	} else if (m->newest_record && report_days(m->newest_record) >= 0) {
@@ -401,16 +402,16 @@ static int model_fill(report_model *m, const report_options *opts, isotier_error
 int report_model_load(report_model **out, const report_options *opts, isotier_error *err)
 {
 	if (opts->since && !report_valid_timestamp(opts->since))
-		return isotier_error_set(err, ISOTIER_EINVAL, 0,
-		                         "--since %s: expected YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ",
-		                         opts->since);
+		return isotier__error_set(err, ISOTIER_EINVAL, 0,
+		                          "--since %s: expected YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ",
+		                          opts->since);
 	if (opts->today && !report_valid_date(opts->today))
-		return isotier_error_set(err, ISOTIER_EINVAL, 0, "--today %s: expected YYYY-MM-DD",
-		                         opts->today);
+		return isotier__error_set(err, ISOTIER_EINVAL, 0, "--today %s: expected YYYY-MM-DD",
+		                          opts->today);
 	report_model *m = calloc(1, sizeof *m);
 	if (!m)
 		return oom(err);
-	int rc = isotier_history_open_readonly(&m->history, opts->db_path, err);
+	int rc = isotier__history_open_readonly(&m->history, opts->db_path, err);
 	if (rc < 0) {
 		free(m);
 		return rc;
@@ -428,8 +429,8 @@ void report_model_free(report_model *m)
 	if (!m)
 		return;
 	if (m->history) {
-		isotier_history_read_end(m->history);
-		isotier_history_close(m->history);
+		isotier__history_read_end(m->history);
+		isotier__history_close(m->history);
 	}
 	report_arena_free(&m->arena);
 	free(m);

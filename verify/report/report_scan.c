@@ -142,7 +142,7 @@ static bool bad(report_verdict v)
 
 static int fail(scan_ctx *c, int code, const char *what)
 {
-	c->rc = isotier_error_set(c->err, code, 0, "report: %s", what);
+	c->rc = isotier__error_set(c->err, code, 0, "report: %s", what);
 	return 1;
 }
 
@@ -196,12 +196,12 @@ static int count_row(report_row *r, const report_observation *o, scan_ctx *c, lo
 	if (o->v != RV_UNAVAILABLE)
 		r->latest_id[1] = o->id;
 	if ((unsigned)o->v < VERDICT_COUNT &&
-	    isotier_verdict_is((isotier_verdict)o->v, VERDICT_JUDGES))
+	    isotier__verdict_is((isotier_verdict)o->v, VERDICT_JUDGES))
 		r->latest_id[2] = o->id;
 	/* The cadence counts a remote check that found no contradiction: it is
 	 * the most such a check can find (base/verdict.h). */
 	if ((unsigned)o->v < VERDICT_COUNT &&
-	    isotier_verdict_is((isotier_verdict)o->v, VERDICT_CHECKS))
+	    isotier__verdict_is((isotier_verdict)o->v, VERDICT_CHECKS))
 		r->latest_id[3] = o->id;
 	r->n_observations++;
 	report_row_tl *tl = r->tl;
@@ -376,7 +376,7 @@ static int hold_shown(scan_ctx *c)
 	size_t cap = n_log + c->n_bad + c->n_cells + m->n_rows * (4 + REPORT_TL_CHANGES_MAX) + 1;
 	int64_t *ids = malloc(cap * sizeof *ids);
 	if (!ids)
-		return isotier_error_set(c->err, ISOTIER_ENOMEM, 0, "report: out of memory");
+		return isotier__error_set(c->err, ISOTIER_ENOMEM, 0, "report: out of memory");
 	size_t n = 0;
 	for (size_t i = 0; i < n_log; i++)
 		ids[n++] = c->log[i];
@@ -398,8 +398,8 @@ static int hold_shown(scan_ctx *c)
 			ids[u++] = ids[i];
 	m->observations = report_arena_alloc(&m->arena, (u ? u : 1) * sizeof *m->observations);
 	int rc = m->observations
-	             ? isotier_history_observations_by_id(m->history, ids, u, hold, c, c->err)
-	             : isotier_error_set(c->err, ISOTIER_ENOMEM, 0, "report: out of memory");
+	             ? isotier__history_observations_by_id(m->history, ids, u, hold, c, c->err)
+	             : isotier__error_set(c->err, ISOTIER_ENOMEM, 0, "report: out of memory");
 	free(ids);
 	if (c->rc < 0 || rc < 0)
 		return c->rc < 0 ? c->rc : rc;
@@ -444,7 +444,7 @@ static int attest_slots(report_model *m, isotier_error *err)
 	int64_t *ids = malloc(n * sizeof *ids);
 	int rc = 0;
 	if (!slots || !ids) {
-		rc = isotier_error_set(err, ISOTIER_ENOMEM, 0, "report: out of memory");
+		rc = isotier__error_set(err, ISOTIER_ENOMEM, 0, "report: out of memory");
 	} else {
 		n = 0;
 		for (size_t i = 0; i < m->n_rows; i++)
@@ -457,7 +457,7 @@ static int attest_slots(report_model *m, isotier_error *err)
 					slots[n] = s, ids[n++] = s->confirmed_id;
 			}
 		attest_ctx a = {.slots = slots};
-		rc = isotier_history_observation_documents(
+		rc = isotier__history_observation_documents(
 		    m->history, ids, n, REPORT_LAYERS_JSON_MAX, 0, attest_one, &a, err);
 	}
 	free(slots);
@@ -469,7 +469,7 @@ int report_scan(report_model *m, isotier_error *err)
 {
 	scan_ctx *c = calloc(1, sizeof *c);
 	if (!c)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "report: out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "report: out of memory");
 	c->m = m, c->err = err, c->first = c->last = -1;
 	c->max_day = c->max_month = LONG_MIN;
 	for (size_t i = 0; i < REPORT_CHART_BUCKETS; i++)
@@ -477,10 +477,10 @@ int report_scan(report_model *m, isotier_error *err)
 	int rc = report_seed_rows(m, &c->cap_rows);
 	if (rc < 0) {
 		free(c);
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "report: out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "report: out of memory");
 	}
-	rc = isotier_history_scan_observations(m->history, m->since, m->host, false, scan_one, c,
-	                                       err);
+	rc = isotier__history_scan_observations(m->history, m->since, m->host, false, scan_one, c,
+	                                        err);
 	report_arena_free(&c->scratch);
 	if (c->rc < 0 || rc < 0)
 		rc = c->rc < 0 ? c->rc : rc;
@@ -488,7 +488,7 @@ int report_scan(report_model *m, isotier_error *err)
 		rc = attest_slots(m, err);
 	const report_observation **cells = NULL;
 	if (rc >= 0 && c->n_cells && !(cells = malloc(c->n_cells * sizeof *cells)))
-		rc = isotier_error_set(err, ISOTIER_ENOMEM, 0, "report: out of memory");
+		rc = isotier__error_set(err, ISOTIER_ENOMEM, 0, "report: out of memory");
 	size_t n_cells = 0;
 	for (size_t i = 0; rc >= 0 && i < c->n_cells; i++)
 		if ((cells[n_cells] = report_held(m, c->cells[i].id)))
@@ -497,7 +497,7 @@ int report_scan(report_model *m, isotier_error *err)
 	if (rc >= 0 && (report_build_buckets(m, c->first, c->last, c->days, c->months, c->max_day,
 	                                     c->max_month) < 0 ||
 	                report_fleet_alerts(m, cells, n_cells) < 0))
-		rc = isotier_error_set(err, ISOTIER_ENOMEM, 0, "report: out of memory");
+		rc = isotier__error_set(err, ISOTIER_ENOMEM, 0, "report: out of memory");
 	free(cells);
 	free(c->cells);
 	free(c);
@@ -530,8 +530,8 @@ int report_each_observation(const report_model *m,
 {
 	each_ctx e = {.m = m, .cb = cb, .ctx = ctx};
 	isotier_error err = {0};
-	int rc = m->history ? isotier_history_scan_observations(m->history, m->since, m->host, true,
-	                                                        each_one, &e, &err)
+	int rc = m->history ? isotier__history_scan_observations(m->history, m->since, m->host,
+	                                                         true, each_one, &e, &err)
 	                    : 0;
 	report_arena_free(&e.scratch);
 	return e.oom ? ISOTIER_ENOMEM : rc < 0 ? rc : 0;

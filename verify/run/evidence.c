@@ -48,7 +48,7 @@ static int reserve(evidence_tar *t, size_t more, isotier_error *err)
 		cap *= 2;
 	unsigned char *d = realloc(t->data, cap);
 	if (!d)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "evidence: out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "evidence: out of memory");
 	t->data = d;
 	t->cap = cap;
 	return 0;
@@ -251,15 +251,15 @@ static int pack(evidence_tar *t, int dfd, const char *rel, int depth, isotier_er
 			size_t ncap = cap ? cap * 2 : 32;
 			char **nn = realloc(names, ncap * sizeof *names);
 			if (!nn) {
-				rc = isotier_error_set(err, ISOTIER_ENOMEM, 0,
-				                       "evidence: out of memory");
+				rc = isotier__error_set(err, ISOTIER_ENOMEM, 0,
+				                        "evidence: out of memory");
 				break;
 			}
 			names = nn;
 			cap = ncap;
 		}
 		if (!(names[n] = strdup(de->d_name))) {
-			rc = isotier_error_set(err, ISOTIER_ENOMEM, 0, "evidence: out of memory");
+			rc = isotier__error_set(err, ISOTIER_ENOMEM, 0, "evidence: out of memory");
 			break;
 		}
 		n++;
@@ -280,7 +280,7 @@ int evidence_pack_dir(evidence_tar *out, const char *dir, isotier_error *err)
 	memset(out, 0, sizeof *out);
 	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		return isotier_error_set(err, ISOTIER_EIO, errno, "evidence: open %s", dir);
+		return isotier__error_set(err, ISOTIER_EIO, errno, "evidence: open %s", dir);
 	int rc = pack(out, fd, "", 0, err);
 	if (rc == 0)
 		rc = reserve(out, 2 * TAR_BLOCK, err);

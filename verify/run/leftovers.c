@@ -15,18 +15,18 @@ static void report(void *ctx, const char *kind, const char *backend, const char 
 	         *backend ? backend : "", *backend ? " " : "",
 	         strcmp(kind, "dir") ? kind : "temp dir", what, owner_pid, done);
 	fputs("isotier: swept ", stderr);
-	isotier_fputs_sanitized(stderr, line);
+	isotier__fputs_sanitized(stderr, line);
 	fputc('\n', stderr);
 	if (h) {
 		isotier_error err = {0};
-		if (isotier_history_note_swept(h, backend, line, &err) < 0)
+		if (isotier__history_note_swept(h, backend, line, &err) < 0)
 			cli_error("sweep: not recorded in the history: %s", err.message);
 	}
 }
 
 static void drop_owner_lease(void)
 {
-	isotier_lease_owner_drop();
+	isotier__lease_owner_drop();
 }
 
 int leftovers_sweep(isotier_history *h, int *swept, size_t *stale, isotier_error *err)
@@ -36,10 +36,10 @@ int leftovers_sweep(isotier_history *h, int *swept, size_t *stale, isotier_error
 	static bool owned;
 	if (h && !owned) {
 		owned = true;
-		isotier_lease_owner_take();
+		isotier__lease_owner_take();
 		atexit(drop_owner_lease);
 	}
-	int n = isotier_sweep(report, h);
+	int n = isotier__sweep(report, h);
 	if (swept)
 		*swept = n;
 	if (stale)
@@ -48,7 +48,7 @@ int leftovers_sweep(isotier_history *h, int *swept, size_t *stale, isotier_error
 		return 0;
 	int64_t ids[16];
 	size_t n_stale = 0;
-	int rc = isotier_history_mark_stale(h, ids, 16, &n_stale, err);
+	int rc = isotier__history_mark_stale(h, ids, 16, &n_stale, err);
 	for (size_t i = 0; i < n_stale && i < 16; i++)
 		fprintf(stderr,
 		        "isotier: ALERT: run %lld was left running by a process that is gone "

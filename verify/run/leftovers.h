@@ -1,5 +1,5 @@
 /* leftovers.h - what dead runs left behind, swept at the start of a run and by
- * `isotier sweep` (the library's sweep.h and isotier_history_mark_stale). */
+ * `isotier sweep` (the library's sweep.h and isotier__history_mark_stale). */
 #ifndef ISOTIER_CLI_LEFTOVERS_H
 #define ISOTIER_CLI_LEFTOVERS_H
 

@@ -44,7 +44,7 @@ int verify_exit_status(int *failure, bool *alerted, const job *jobs, size_t n_jo
 		if (!j->handled || j->skipped)
 			continue;
 		n_handled++;
-		contradicted |= isotier_verdict_is(j->verdict, VERDICT_AGAINST);
+		contradicted |= isotier__verdict_is(j->verdict, VERDICT_AGAINST);
 		unproven |= j->unproven;
 		bad_data |= j->rejected;
 		failed |= j->obs.available && j->obs.rc < 0;

@@ -29,8 +29,8 @@ static bool finding_is_for(const isotier_finding *f, const job *j)
 void flag_invalid_claims(job *jobs, size_t n, const isotier_catalogue *cat, isotier_findings *load)
 {
 	char today[16];
-	isotier_today(today, sizeof today);
-	isotier_catalogue_validate(cat, today, 36500, load);
+	isotier__today(today, sizeof today);
+	isotier__catalogue_validate(cat, today, 36500, load);
 	for (size_t i = 0; i < n; i++)
 		for (size_t k = 0; k < load->n && !jobs[i].claim_invalid[0]; k++) {
 			const isotier_finding *f = &load->items[k];
@@ -153,7 +153,7 @@ int record_job(void *arg, isotier_error *err)
 	    .observed_vendor = parsed ? probe_result_vendor(&j->obs.run[0].probe) : NULL,
 	    .confidence = parsed ? j->obs.run[0].probe.confidence_text : NULL,
 	    .layers_json = parsed ? j->obs.run[0].probe.layers_json : NULL,
-	    .verdict = isotier_verdict_name(j->verdict),
+	    .verdict = isotier__verdict_name(j->verdict),
 	    .reason = j->reason,
 	    .probe_json = parsed ? j->obs.run[0].probe.doc_json : j->obs.run[0].out,
 	    .probe_json_len = parsed ? strlen(j->obs.run[0].probe.doc_json) : j->obs.run[0].out_len,
@@ -161,7 +161,7 @@ int record_job(void *arg, isotier_error *err)
 	    .evidence_len = j->evidence.len,
 	    .evidence_format = EVIDENCE_FORMAT,
 	    .duration_ms = j->total_ms,
-	    .kernel_relation = parsed ? isotier_kernel_relation_name(j->obs.relation) : NULL,
+	    .kernel_relation = parsed ? isotier__kernel_relation_name(j->obs.relation) : NULL,
 	    .ceiling_tier =
 	        parsed && j->ceiling != PROBE_TIER_UNKNOWN ? probe_tier_name(j->ceiling) : NULL,
 	    .sandbox_wall_ms = j->sandbox_wall_ms,
@@ -181,21 +181,21 @@ int record_job(void *arg, isotier_error *err)
 	if (j->attested && o.layers_json) {
 		if (asprintf(&wrapped, "{\"attested\":true,\"layers\":%s}", o.layers_json) < 0)
 			return wrapped = NULL,
-			       isotier_error_set(err, ISOTIER_ENOMEM, 0,
-			                         "record observation of %s: out of memory",
-			                         j->backend->name);
+			       isotier__error_set(err, ISOTIER_ENOMEM, 0,
+			                          "record observation of %s: out of memory",
+			                          j->backend->name);
 		o.layers_json = wrapped;
 	}
 	/* What the history gate (resolve.c) needs to count the row: the host
 	 * that made it, and the claim it judged, exactly. */
 	char host_id[64];
-	isotier_host_id(host_id, sizeof host_id);
+	isotier__host_id(host_id, sizeof host_id);
 	o.host_id = host_id;
 	cleanup_free char *digest = NULL;
-	if (j->claim && !(digest = isotier_claim_digest(j->claim)))
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0,
-		                         "record observation of %s: out of memory",
-		                         j->backend->name);
+	if (j->claim && !(digest = isotier__claim_digest(j->claim)))
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0,
+		                          "record observation of %s: out of memory",
+		                          j->backend->name);
 	o.claim_digest = digest;
 	return observations_insert(h, &o, NULL, err);
 }
@@ -203,5 +203,5 @@ int record_job(void *arg, isotier_error *err)
 int end_run(void *arg, isotier_error *err)
 {
 	struct record_arg *a = arg;
-	return isotier_history_run_end(a->h, a->run_id, a->status, err);
+	return isotier__history_run_end(a->h, a->run_id, a->status, err);
 }

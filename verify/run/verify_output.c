@@ -41,7 +41,7 @@ static void observed_text(char *buf, size_t len, const job *j)
 
 static void print_cell(FILE *f, const char *s, int width)
 {
-	isotier_fputs_inline(f, s);
+	isotier__fputs_inline(f, s);
 	for (int k = (int)strlen(s); k < width; k++)
 		fputc(' ', f);
 }
@@ -52,10 +52,10 @@ void print_progress(const job *j, size_t index, size_t total)
 	observed_text(observed, sizeof observed, j);
 	char line[512];
 	snprintf(line, sizeof line, "[%zu/%zu] %s: %s, observed %s (%lld ms)", index, total,
-	         j->backend->name, isotier_verdict_name(j->verdict), observed,
+	         j->backend->name, isotier__verdict_name(j->verdict), observed,
 	         (long long)j->total_ms);
 	fputs("isotier: ", stderr);
-	isotier_fputs_sanitized(stderr, line);
+	isotier__fputs_sanitized(stderr, line);
 	fputc('\n', stderr);
 }
 
@@ -93,7 +93,7 @@ void print_summary(const job *jobs, size_t n, int max_jobs, int64_t run_id, cons
 		print_cell(stdout, claim, 28);
 		print_cell(stdout, observed, 28);
 		char verdict[40];
-		snprintf(verdict, sizeof verdict, "%s%s", isotier_verdict_name(j->verdict),
+		snprintf(verdict, sizeof verdict, "%s%s", isotier__verdict_name(j->verdict),
 		         j->attested ? " (attested)" : "");
 		print_cell(stdout, verdict, vw);
 		print_cell(stdout, wall, 10);
@@ -113,7 +113,7 @@ void print_summary(const job *jobs, size_t n, int max_jobs, int64_t run_id, cons
 	for (size_t i = 0; i < n; i++)
 		if (jobs[i].handled && !jobs[i].skipped) {
 			printf("%s: ", jobs[i].backend->name);
-			isotier_fputs_inline(stdout, jobs[i].reason);
+			isotier__fputs_inline(stdout, jobs[i].reason);
 			fputc('\n', stdout);
 		}
 	size_t lost = 0;
@@ -123,10 +123,10 @@ void print_summary(const job *jobs, size_t n, int max_jobs, int64_t run_id, cons
 	       commit);
 	if (!lost) {
 		fputs("stored in ", stdout);
-		isotier_fputs_sanitized(stdout, db);
+		isotier__fputs_sanitized(stdout, db);
 	} else {
 		printf("%zu observation%s NOT stored (database ", lost, lost == 1 ? "" : "s");
-		isotier_fputs_sanitized(stdout, db);
+		isotier__fputs_sanitized(stdout, db);
 		fputs("):", stdout);
 		for (size_t i = 0; i < n; i++)
 			if (jobs[i].handled && !jobs[i].skipped && !jobs[i].recorded)
@@ -199,16 +199,16 @@ void print_json(const job *jobs, size_t n, int max_jobs, int64_t run_id, const c
 			const char *lj = j->obs.run[0].probe.layers_json;
 			isotier_error lerr = {0}; /* a list the parser wrote: refused, left out */
 			cJSON *layers =
-			    lj ? isotier_json_parse(lj, strlen(lj), "layers", &lerr) : NULL;
+			    lj ? isotier__json_parse(lj, strlen(lj), "layers", &lerr) : NULL;
 			if (layers)
 				cJSON_AddItemToObject(o, "layers", layers);
 		}
-		cJSON_AddStringToObject(o, "verdict", isotier_verdict_name(j->verdict));
+		cJSON_AddStringToObject(o, "verdict", isotier__verdict_name(j->verdict));
 		cJSON_AddBoolToObject(o, "unproven", j->unproven);
 		cJSON_AddBoolToObject(o, "attested", j->attested);
 		if (parsed) {
 			cJSON_AddStringToObject(o, "kernel_relation",
-			                        isotier_kernel_relation_name(j->obs.relation));
+			                        isotier__kernel_relation_name(j->obs.relation));
 			if (j->ceiling != PROBE_TIER_UNKNOWN)
 				cJSON_AddStringToObject(o, "ceiling_tier",
 				                        probe_tier_name(j->ceiling));
@@ -246,7 +246,7 @@ void print_json(const job *jobs, size_t n, int max_jobs, int64_t run_id, const c
 			                        (double)j->obs.run[0].probe.duration_us);
 		cJSON_AddNumberToObject(o, "evidence_bytes", (double)j->evidence.len);
 	}
-	char *text = isotier_json_print(doc, true);
+	char *text = isotier__json_print(doc, true);
 	cJSON_Delete(doc);
 	if (text) {
 		puts(text);

@@ -7,7 +7,7 @@
 #include <string.h>
 
 /*
- * Backends whose sandbox is the process tree isotier_proc_run starts and
+ * Backends whose sandbox is the process tree isotier__proc_run starts and
  * reaps (the runtime runs it in the foreground and reaps what it starts:
  * bwrap, runc and crun as subreapers, runsc's sandbox and gofer, nspawn's
  * init, the QEMU process holding the guest's vCPUs, the host's probe): their
@@ -51,7 +51,7 @@ void verify_job_overlap(job *j, const verify_ctx *ctx)
 
 static void run_job(job *j, const verify_ctx *ctx)
 {
-	int64_t t0 = isotier_now_ms();
+	int64_t t0 = isotier__now_ms();
 	isotier_observe_opts opts = {.probe_path = ctx->probe_path,
 	                             .timeout_s = ctx->timeout_s,
 	                             .cancel_fd = ctx->cancel_fd,
@@ -63,10 +63,10 @@ static void run_job(job *j, const verify_ctx *ctx)
 	j->evidence_not_asked = ctx->no_evidence;
 	if (!ctx->no_evidence) { /* shared with a local sandbox; a remote one's fetched into it */
 		isotier_error cerr = {0};
-		if (isotier_mkdtemp(&capture, "isotier-capture-", &cerr) < 0) {
+		if (isotier__mkdtemp(&capture, "isotier-capture-", &cerr) < 0) {
 			j->obs = (isotier_observation){
 			    .backend = j->backend, .available = true, .rc = cerr.code, .err = cerr};
-			j->total_ms = isotier_now_ms() - t0;
+			j->total_ms = isotier__now_ms() - t0;
 			return;
 		}
 		opts.capture_dir = capture;
@@ -74,23 +74,23 @@ static void run_job(job *j, const verify_ctx *ctx)
 	/* The sandbox's own span: availability check to teardown, without the
 	 * capture directory's packing here or the queueing before (and the
 	 * CPU over the same span, this thread's children only). */
-	int64_t s0 = isotier_now_ms(), c0 = isotier_proc_thread_cpu_us();
-	isotier_observe(&j->obs, j->backend, &opts, NULL);
-	j->sandbox_wall_ms = isotier_now_ms() - s0;
+	int64_t s0 = isotier__now_ms(), c0 = isotier__proc_thread_cpu_us();
+	isotier__observe(&j->obs, j->backend, &opts, NULL);
+	j->sandbox_wall_ms = isotier__now_ms() - s0;
 	j->timed = true;
-	j->sandbox_cpu_ms = (isotier_proc_thread_cpu_us() - c0) / 1000;
+	j->sandbox_cpu_ms = (isotier__proc_thread_cpu_us() - c0) / 1000;
 	j->cpu_known = cpu_measurable(j->backend) && j->obs.available;
 	if (capture) {
-		int64_t t1 = isotier_now_ms();
+		int64_t t1 = isotier__now_ms();
 		isotier_error perr = {0};
 		/* An unavailable backend left nothing to keep. */
 		if (!j->obs.available || evidence_pack_dir(&j->evidence, capture, &perr) < 0)
 			memset(&j->evidence, 0, sizeof j->evidence);
-		isotier_rmtree(capture);
+		isotier__rmtree(capture);
 		free(capture);
-		j->evidence_ms = isotier_now_ms() - t1;
+		j->evidence_ms = isotier__now_ms() - t1;
 	}
-	j->total_ms = isotier_now_ms() - t0;
+	j->total_ms = isotier__now_ms() - t0;
 }
 
 void *verify_worker_main(void *arg)
@@ -103,11 +103,11 @@ void *verify_worker_main(void *arg)
 			return NULL;
 		}
 		job *j = &ctx->jobs[ctx->next++];
-		j->started_ms = isotier_now_ms();
+		j->started_ms = isotier__now_ms();
 		pthread_mutex_unlock(&ctx->lock);
 		run_job(j, ctx);
 		pthread_mutex_lock(&ctx->lock);
-		j->ended_ms = isotier_now_ms();
+		j->ended_ms = isotier__now_ms();
 		j->done = true;
 		pthread_cond_broadcast(&ctx->cond);
 		pthread_mutex_unlock(&ctx->lock);

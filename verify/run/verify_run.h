@@ -24,12 +24,12 @@ typedef struct job {
 	bool evidence_not_asked; /* --no-evidence: no capture was made */
 	int64_t evidence_ms, total_ms;
 	/* The sandbox's own share of total_ms (verify_run.c says what each
-	 * covers): isotier_observe's span and the CPU its children used;
+	 * covers): isotier__observe's span and the CPU its children used;
 	 * cpu_known false where the sandbox runs outside them. started_ms and
 	 * ended_ms (the job's span, ended_ms 0 while it runs) are written under
 	 * the ctx lock, for the overlap. */
 	int64_t sandbox_wall_ms, sandbox_cpu_ms, started_ms, ended_ms;
-	bool timed, cpu_known; /* timed: isotier_observe ran (else both unknown) */
+	bool timed, cpu_known; /* timed: isotier__observe ran (else both unknown) */
 	int overlap;           /* most jobs running at once during this one, itself included */
 	/* filled by the main thread */
 	bool handled, skipped, recorded, rejected;

@@ -100,7 +100,7 @@ int isotier_git_head(char out[41], const char *gitdir)
 	snprintf(path, sizeof path, "%s/packed-refs", gitdir);
 	cleanup_free char *packed = NULL;
 	size_t plen = 0;
-	if (isotier_read_file(&packed, &plen, path, PACKED_REFS_MAX, NULL) != 0)
+	if (isotier__read_file(&packed, &plen, path, PACKED_REFS_MAX, NULL) != 0)
 		return ISOTIER_ENOTFOUND;
 	for (char *line = packed, *end; line < packed + plen; line = end + 1) {
 		end = memchr(line, '\n', (size_t)(packed + plen - line));
@@ -260,7 +260,7 @@ int isotier_catalogue_memo_key(char *key, size_t len, const char *dir)
 int isotier_catalogue_memo_get(const char *key, char *out, size_t len)
 {
 	char buf[64];
-	if (isotier_state_cache_get(key, buf, sizeof buf) != 0)
+	if (isotier__state_cache_get(key, buf, sizeof buf) != 0)
 		return ISOTIER_ENOTFOUND;
 	size_t n = strcspn(buf, "\n");
 	bool dirty = n == 46 && !strncmp(buf + 40, "+dirty", 6);
@@ -275,5 +275,5 @@ void isotier_catalogue_memo_put(const char *key, const char *answer)
 {
 	char line[64];
 	if ((size_t)snprintf(line, sizeof line, "%s\n", answer) < sizeof line)
-		isotier_state_cache_put(key, line); /* best effort: a miss costs a libgit2 call */
+		isotier__state_cache_put(key, line); /* best effort: a miss costs a libgit2 call */
 }

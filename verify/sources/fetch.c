@@ -1,6 +1,6 @@
 /* fetch.c - many URLs at once through libisotier's HTTP client (fetch.h).
  *
- * `jobs` worker threads take URLs in order and run isotier_http_perform;
+ * `jobs` worker threads take URLs in order and run isotier__http_perform;
  * each answer goes on a queue the calling thread drains, so the callback
  * (which writes the history) runs in one thread only. A stop request, or a
  * callback that fails, makes the pipe every request watches readable: the
@@ -53,7 +53,7 @@ static void fetch_one(struct pool *p, size_t i)
 	    .cancel_fd = p->cancel[0],
 	};
 	isotier_error err = {0};
-	a->rc = isotier_http_perform(&req, &a->resp, &err);
+	a->rc = isotier__http_perform(&req, &a->resp, &err);
 	snprintf(a->error, sizeof a->error, "%s", a->rc < 0 ? err.message : "");
 }
 
@@ -109,7 +109,7 @@ static int deliver(struct pool *p, size_t i, isotier_fetch_done_fn done, void *a
 	    .effective_url = a->resp.effective_url[0] ? a->resp.effective_url : NULL,
 	};
 	int rc = done(i, &r, arg);
-	isotier_http_response_clear(&a->resp);
+	isotier__http_response_clear(&a->resp);
 	return rc;
 }
 
@@ -139,14 +139,14 @@ int isotier_fetch_all(const char *const *urls, size_t n, const isotier_fetch_opt
 		free(p.queue);
 		free(p.answers);
 		free(tids);
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "fetch: out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "fetch: out of memory");
 	}
 	if (pipe2(p.cancel, O_CLOEXEC | O_NONBLOCK) < 0) {
 		int e = errno;
 		free(p.queue);
 		free(p.answers);
 		free(tids);
-		return isotier_error_set(err, ISOTIER_ERROR, e, "fetch: pipe");
+		return isotier__error_set(err, ISOTIER_ERROR, e, "fetch: pipe");
 	}
 	if (p.cancel[0] == 0) { /* stdin was closed: 0 would mean "no cancel" to http.c */
 		int moved = fcntl(0, F_DUPFD_CLOEXEC, 3);
@@ -157,7 +157,7 @@ int isotier_fetch_all(const char *const *urls, size_t n, const isotier_fetch_opt
 			free(p.queue);
 			free(p.answers);
 			free(tids);
-			return isotier_error_set(err, ISOTIER_ERROR, e, "fetch: pipe");
+			return isotier__error_set(err, ISOTIER_ERROR, e, "fetch: pipe");
 		}
 		p.cancel[0] = moved;
 	}
@@ -175,12 +175,12 @@ int isotier_fetch_all(const char *const *urls, size_t n, const isotier_fetch_opt
 		if (pthread_create(&tids[started], NULL, worker, &p) != 0)
 			break;
 	if (started == 0)
-		rc = isotier_error_set(err, ISOTIER_ERROR, 0, "fetch: cannot start a thread");
+		rc = isotier__error_set(err, ISOTIER_ERROR, 0, "fetch: cannot start a thread");
 	for (size_t delivered = 0; rc == 0 && delivered < n;) {
 		pthread_mutex_lock(&p.mu);
 		/* Wake every 100 ms to look at the stop flag a signal sets. */
 		while (p.taken == p.queued && !(p.o.stop && *p.o.stop)) {
-			struct timespec until = isotier_time_after_ms(CLOCK_MONOTONIC, 100);
+			struct timespec until = isotier__time_after_ms(CLOCK_MONOTONIC, 100);
 			pthread_cond_timedwait(&p.ready, &p.mu, &until);
 		}
 		/* Stopped: what is not delivered is dropped, and nothing new starts. */
@@ -190,7 +190,7 @@ int isotier_fetch_all(const char *const *urls, size_t n, const isotier_fetch_opt
 		pthread_cond_broadcast(&p.room);
 		pthread_mutex_unlock(&p.mu);
 		if (!have) {
-			rc = isotier_error_set(err, ISOTIER_EINTR, 0, "interrupted");
+			rc = isotier__error_set(err, ISOTIER_EINTR, 0, "interrupted");
 			break;
 		}
 		rc = deliver(&p, i, done, arg);
@@ -201,7 +201,7 @@ int isotier_fetch_all(const char *const *urls, size_t n, const isotier_fetch_opt
 	for (size_t t = 0; t < started; t++)
 		pthread_join(tids[t], NULL);
 	for (size_t i = 0; i < n; i++)
-		isotier_http_response_clear(&p.answers[i].resp);
+		isotier__http_response_clear(&p.answers[i].resp);
 	pthread_cond_destroy(&p.ready);
 	pthread_cond_destroy(&p.room);
 	pthread_mutex_destroy(&p.mu);

@@ -110,37 +110,37 @@ static int load_entry(sources_baseline *b, const cJSON *o, size_t i, const char 
 	static const char *const keys[] = {"url", "quote", "taken_at", "main_text_sha256",
 	                                   "passage"};
 	if (!cJSON_IsObject(o))
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: sources[%zu]: not an object",
-		                         path, i);
+		return isotier__error_set(err, ISOTIER_EDATA, 0, "%s: sources[%zu]: not an object",
+		                          path, i);
 	for (const cJSON *k = o->child; k; k = k->next) {
 		bool known = false;
 		for (size_t j = 0; j < sizeof keys / sizeof keys[0]; j++)
 			known |= !strcmp(k->string, keys[j]);
 		if (!known)
-			return isotier_error_set(err, ISOTIER_EDATA, 0,
-			                         "%s: sources[%zu].%.40s: unknown field", path, i,
-			                         k->string);
+			return isotier__error_set(err, ISOTIER_EDATA, 0,
+			                          "%s: sources[%zu].%.40s: unknown field", path, i,
+			                          k->string);
 	}
 	const char *v[5];
 	for (size_t j = 0; j < 5; j++) {
 		const cJSON *f = cJSON_GetObjectItemCaseSensitive(o, keys[j]);
 		if (!cJSON_IsString(f) || strlen(f->valuestring) > FIELD_MAX)
-			return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: sources[%zu].%s: %s",
-			                         path, i, keys[j],
-			                         f ? "not a string of at most 64 KiB" : "missing");
+			return isotier__error_set(err, ISOTIER_EDATA, 0, "%s: sources[%zu].%s: %s",
+			                          path, i, keys[j],
+			                          f ? "not a string of at most 64 KiB" : "missing");
 		v[j] = f->valuestring;
 	}
 	if (!hex64(v[3]))
-		return isotier_error_set(err, ISOTIER_EDATA, 0,
-		                         "%s: sources[%zu].main_text_sha256: not 64 lowercase hex "
-		                         "digits",
-		                         path, i);
+		return isotier__error_set(err, ISOTIER_EDATA, 0,
+		                          "%s: sources[%zu].main_text_sha256: not 64 lowercase hex "
+		                          "digits",
+		                          path, i);
 	if (sources_baseline_find(b, v[0], v[1]))
-		return isotier_error_set(
+		return isotier__error_set(
 		    err, ISOTIER_EDATA, 0,
 		    "%s: sources[%zu]: a second entry for the same url and quote", path, i);
 	if (sources_baseline_put(b, v[0], v[1], v[2], v[3], v[4]) < 0)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "%s: out of memory", path);
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "%s: out of memory", path);
 	return 0;
 }
 
@@ -149,9 +149,9 @@ int sources_baseline_parse(sources_baseline *b, const char *text, size_t len, co
 {
 	memset(b, 0, sizeof *b);
 	if (len > SOURCES_BASELINE_MAX_BYTES)
-		return isotier_error_set(err, ISOTIER_EDATA, 0, "%s: larger than %d bytes", path,
-		                         SOURCES_BASELINE_MAX_BYTES);
-	cJSON *doc = isotier_json_parse(text, len, path, err);
+		return isotier__error_set(err, ISOTIER_EDATA, 0, "%s: larger than %d bytes", path,
+		                          SOURCES_BASELINE_MAX_BYTES);
+	cJSON *doc = isotier__json_parse(text, len, path, err);
 	if (!doc)
 		return ISOTIER_EDATA;
 	int rc = 0;
@@ -159,16 +159,16 @@ int sources_baseline_parse(sources_baseline *b, const char *text, size_t len, co
 	const cJSON *list = cJSON_GetObjectItemCaseSensitive(doc, "sources");
 	if (!cJSON_IsObject(doc) || !cJSON_IsString(fmt) ||
 	    strcmp(fmt->valuestring, SOURCES_BASELINE_FORMAT))
-		rc = isotier_error_set(err, ISOTIER_EDATA, 0, "%s: format: not \"%s\"", path,
-		                       SOURCES_BASELINE_FORMAT);
+		rc = isotier__error_set(err, ISOTIER_EDATA, 0, "%s: format: not \"%s\"", path,
+		                        SOURCES_BASELINE_FORMAT);
 	else if (!cJSON_IsArray(list) || cJSON_GetArraySize(list) > SOURCES_BASELINE_MAX)
-		rc = isotier_error_set(err, ISOTIER_EDATA, 0,
-		                       "%s: sources: not an array of at most %d entries", path,
-		                       SOURCES_BASELINE_MAX);
+		rc = isotier__error_set(err, ISOTIER_EDATA, 0,
+		                        "%s: sources: not an array of at most %d entries", path,
+		                        SOURCES_BASELINE_MAX);
 	for (const cJSON *k = rc == 0 ? doc->child : NULL; k && rc == 0; k = k->next)
 		if (strcmp(k->string, "format") && strcmp(k->string, "sources"))
-			rc = isotier_error_set(err, ISOTIER_EDATA, 0, "%s: %.40s: unknown field",
-			                       path, k->string);
+			rc = isotier__error_set(err, ISOTIER_EDATA, 0, "%s: %.40s: unknown field",
+			                        path, k->string);
 	size_t i = 0;
 	for (const cJSON *o = rc == 0 ? list->child : NULL; o && rc == 0; o = o->next, i++)
 		rc = load_entry(b, o, i, path, err);
@@ -186,9 +186,9 @@ int sources_baseline_load(sources_baseline *b, const char *path, isotier_error *
 		return 0; /* no baseline yet: nothing to compare with */
 	cleanup_free char *text = NULL;
 	size_t len = 0;
-	int rc = isotier_read_file(&text, &len, path, SOURCES_BASELINE_MAX_BYTES + 1, err);
+	int rc = isotier__read_file(&text, &len, path, SOURCES_BASELINE_MAX_BYTES + 1, err);
 	if (rc < 0)
-		return isotier_error_prefix(err, "source baseline");
+		return isotier__error_prefix(err, "source baseline");
 	return sources_baseline_parse(b, text, len, path, err);
 }
 
@@ -203,16 +203,16 @@ int sources_baseline_save(const sources_baseline *b, const char *path, isotier_e
 {
 	struct stat st;
 	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode))
-		return isotier_error_set(
+		return isotier__error_set(
 		    err, ISOTIER_EINVAL, 0,
 		    "source baseline %s: is %s, not a regular file: refused", path,
-		    S_ISLNK(st.st_mode) ? "a symbolic link" : isotier_file_kind(st.st_mode));
+		    S_ISLNK(st.st_mode) ? "a symbolic link" : isotier__file_kind(st.st_mode));
 	qsort(b->e, b->n, sizeof *b->e, entry_cmp);
 	cJSON *doc = cJSON_CreateObject(), *list = cJSON_CreateArray();
 	if (!doc || !list) {
 		cJSON_Delete(doc);
 		cJSON_Delete(list);
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 	}
 	cJSON_AddStringToObject(doc, "format", SOURCES_BASELINE_FORMAT);
 	cJSON_AddItemToObject(doc, "sources", list);
@@ -228,20 +228,20 @@ int sources_baseline_save(const sources_baseline *b, const char *path, isotier_e
 		cJSON_AddStringToObject(o, "passage", e->passage);
 		cJSON_AddItemToArray(list, o);
 	}
-	cleanup_free char *json = isotier_json_print(doc, true);
+	cleanup_free char *json = isotier__json_print(doc, true);
 	bool complete = (size_t)cJSON_GetArraySize(list) == b->n;
 	cJSON_Delete(doc);
 	if (!json || !complete)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 	size_t plen = strlen(path);
 	cleanup_free char *tmp = malloc(plen + 16);
 	if (!tmp)
-		return isotier_error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 	snprintf(tmp, plen + 16, "%s.tmpXXXXXX", path);
 	int fd = mkstemp(tmp);
 	if (fd < 0)
-		return isotier_error_set(err, ISOTIER_EIO, errno, "source baseline %s: create",
-		                         tmp);
+		return isotier__error_set(err, ISOTIER_EIO, errno, "source baseline %s: create",
+		                          tmp);
 	size_t len = strlen(json), off = 0;
 	while (off < len) {
 		ssize_t w = write(fd, json + off, len - off);
@@ -258,7 +258,7 @@ int sources_baseline_save(const sources_baseline *b, const char *path, isotier_e
 	if (!ok || rename(tmp, path) < 0) {
 		e = ok ? errno : e;
 		unlink(tmp);
-		return isotier_error_set(err, ISOTIER_EIO, e, "source baseline %s: write", path);
+		return isotier__error_set(err, ISOTIER_EIO, e, "source baseline %s: write", path);
 	}
 	return 0;
 }

@@ -61,6 +61,6 @@ int sources_page_read(sources_page *p, const isotier_fetch_result *f, char *deta
 		snprintf(detail, dlen, "out of memory");
 		return ISOTIER_ENOMEM;
 	}
-	isotier_sha256_hex(p->main_text, strlen(p->main_text), p->main_sha);
+	isotier__sha256_hex(p->main_text, strlen(p->main_text), p->main_sha);
 	return 0;
 }

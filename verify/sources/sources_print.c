@@ -20,10 +20,10 @@ void sources_print_text(const struct run *r, const char *db, const char *status)
 		snprintf(line, sizeof line, "%-11s %-24s %s%s%s%s%s\n", c->status, c->provider->id,
 		         c->source->url, c->stored ? "" : "  [NOT stored]", tag,
 		         c->detail[0] ? "\n            " : "", c->detail);
-		isotier_fputs_sanitized(stdout, line);
+		isotier__fputs_sanitized(stdout, line);
 		if (c->diff) { /* the kept passage against today's, word by word */
 			fputs("            passage: ", stdout);
-			isotier_fputs_inline(stdout, c->diff);
+			isotier__fputs_inline(stdout, c->diff);
 			fputc('\n', stdout);
 		}
 	}
@@ -109,7 +109,7 @@ int sources_print_json(const struct run *r, const char *db, const char *dir, con
 		cJSON_AddItemToArray(list, e);
 	}
 	cJSON_AddItemToObject(o, "sources", list);
-	char *s = isotier_json_print(o, true);
+	char *s = isotier__json_print(o, true);
 	cJSON_Delete(o);
 	if (!s)
 		return -1;
@@ -155,7 +155,7 @@ int sources_keep_baseline(struct run *r, const isotier_catalogue *cat)
 			continue;
 		if (sources_baseline_put(&r->baseline, c->source->url, c->source->quote,
 		                         c->checked_at, c->main_sha, c->passage) < 0)
-			return isotier_error_set(r->err, ISOTIER_ENOMEM, 0, "out of memory");
+			return isotier__error_set(r->err, ISOTIER_ENOMEM, 0, "out of memory");
 		kept++;
 	}
 	sources_baseline_filter(&r->baseline, still_cited, (void *)cat);

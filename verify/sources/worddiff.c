@@ -182,7 +182,7 @@ char *isotier_word_diff(const char *old_text, const char *new_text, size_t max_o
 		put(&o, "+}", 2);
 	if (o.oom)
 		goto done;
-	result = isotier_utf8_scrub(o.buf, NULL);
+	result = isotier__utf8_scrub(o.buf, NULL);
 	if (result)
 		bound(result, max_out);
 done:
