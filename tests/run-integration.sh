@@ -14,6 +14,13 @@
 #               challenge lock while one runs, and a verification waits for it
 #               up to its --timeout), so ISOTIER_TEST_CHALLENGE_SLOTS (2) such
 #               tests share the host; more would only add load and waiting
+#   quiet       every challenge slot: a challenge no host lock guards (two remote
+#               sandboxes' cross challenge, made and seen inside them) must not
+#               meet another test's pattern in the task counts it reads, and a
+#               test that needs the challenge to catch a lie or a TCG guest to
+#               answer it in full (verify --all) wants the host to itself; one
+#               other test (no challenge) may run beside it, as when the runner
+#               ran two at a time
 #   docker kvm nspawn  the daemon, /dev/kvm, machinectl's list (counted by tests)
 #   make-build  runs make on $BUILD (install, deb)
 #   fhang sleep30  looks for its processes by a name other tests' share
@@ -35,7 +42,7 @@ trap 'rm -rf "$out"' EXIT
 # The tests: those that use the challenge first (they share its slots and are most of the run:
 # their chain must never wait for a free slot), then the others; slow first within each, then
 # normal, then fast; name order within each speed.
-names=() uses=()
+names=() uses=() quiet=()
 for group in challenge other; do
 for speed in slow normal fast; do
   for t in "$root"/tests/integration/${ISOTIER_TESTS:-*}.sh; do
@@ -48,10 +55,19 @@ for speed in slow normal fast; do
     u=
     if [ -z "$tag" ]; then u=challenge
     elif [[ $tag == *"uses:"* ]]; then u=$(tr -s ' ' <<<"${tag#*uses:}" | xargs -n1 | sort -u | xargs); fi
+    # quiet: every challenge slot, and one test beside it at most (see the header).
+    q=
+    if [[ " $u " == *" quiet "* ]]; then
+      q=1
+      u=${u//quiet/}
+      u=${u//challenge/}
+      for _ in $(seq "$challenge_slots"); do u+=" challenge"; done
+      u=$(xargs <<<"$u")
+    fi
     g=other
     [[ " $u " != *" challenge "* ]] || g=challenge
     [ "$g" = "$group" ] || continue
-    names+=("$(basename "$t" .sh)") uses+=("$u")
+    names+=("$(basename "$t" .sh)") uses+=("$u") quiet+=("$q")
   done
 done
 done
@@ -91,13 +107,18 @@ if [ "$jobs" -le 1 ]; then
   done
 else
   declare -A running=() held=() busy=()
+  quiet_running=0
   pending=("${!names[@]}")
   capacity() { # RESOURCE: how many running tests may use it at once
     if [ "$1" = challenge ]; then echo "$challenge_slots"; else echo 1; fi
   }
-  resources_free() { # INDEX: each of its resources has a free slot
+  resources_free() { # INDEX: each of its resources has as many free slots as it names it
     local r
-    for r in ${uses[$1]}; do [ "${busy[$r]:-0}" -lt "$(capacity "$r")" ] || return 1; done
+    local -A need=()
+    for r in ${uses[$1]}; do need[$r]=$((${need[$r]:-0} + 1)); done
+    for r in "${!need[@]}"; do
+      [ $((${busy[$r]:-0} + need[$r])) -le "$(capacity "$r")" ] || return 1
+    done
   }
   free_slot() { # RESOURCE: the name of its first free slot's lock (r, r.1, r.2, ...)
     local r=$1 n=0 name=$1
@@ -107,9 +128,25 @@ else
   while [ "${#pending[@]}" -gt 0 ] || [ "${#running[@]}" -gt 0 ]; do
     # Start the first pending tests whose resources are free, up to the pool's size.
     while [ "${#running[@]}" -lt "$jobs" ]; do
-      pick=-1
+      pick=-1 waiting_quiet=
       for k in "${!pending[@]}"; do
-        if resources_free "${pending[$k]}"; then pick=$k; break; fi
+        c=${pending[$k]}
+        # Beside a quiet test (or to start one) two tests run at most: the load of the runs
+        # before three at a time, which the challenge's tests were written against.
+        if [ "${#running[@]}" -ge 2 ] && { [ "$quiet_running" -gt 0 ] || [ -n "${quiet[$c]}" ]; }; then
+          [ -z "${quiet[$c]}" ] || waiting_quiet=1
+          continue
+        fi
+        # A quiet test that waits is not overtaken: no other challenge user starts, and one
+        # other test at most runs beside the ones it waits for.
+        if [ -n "$waiting_quiet" ]; then
+          [[ " ${uses[$c]} " != *" challenge "* ]] || continue
+          others=0
+          for r in "${running[@]}"; do [[ " ${uses[$r]} " == *" challenge "* ]] || others=$((others + 1)); done
+          [ "$others" -eq 0 ] || break
+        fi
+        if resources_free "$c"; then pick=$k; break; fi
+        [ -z "${quiet[$c]}" ] || waiting_quiet=1
       done
       [ "$pick" -ge 0 ] || break
       i=${pending[$pick]}
@@ -122,6 +159,7 @@ else
       done
       run_one "$i" "${locks[@]}" &
       running[$!]=$i held[$!]="${locks[*]}"
+      [ -z "${quiet[$i]}" ] || quiet_running=$((quiet_running + 1))
     done
     wait -n -p done_pid "${!running[@]}"
     rc=$?
@@ -132,6 +170,7 @@ else
       busy[$r]=$((busy[$r] - 1))
     done
     unset "running[$done_pid]" "held[$done_pid]"
+    [ -z "${quiet[$i]}" ] || quiet_running=$((quiet_running - 1))
     report "$i" "$rc"
   done
 fi
