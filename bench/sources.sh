@@ -86,7 +86,7 @@ cc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$tmp/pair" "$root/bench/pair.c" -lm
 printf '#!/bin/sh\nrm -f "%s"/p.db*\n' "$tmp" >"$tmp/prep"
 chmod 755 "$tmp/prep"
 echo "-- sources check against curl: $m loopback pages, no added latency"
-"$tmp/pair" -n "$(q 15 1)" -w "$(q 1 0)" -t 1.5 -p "$tmp/prep" -l "sources check / curl (same pages)" \
+"$tmp/pair" -n "$(q 10 1)" -N "$(q 40 1)" -w "$(q 1 0)" -t 1.5 -p "$tmp/prep" -l "sources check / curl (same pages)" \
   "sources-check" "$bin sources check --catalogue $tmp/cat0 --db $tmp/p.db --jobs 1" \
   "curl" "curl -sf --noproxy 127.0.0.1 $urls" | sed "s#$tmp/##g"
 
