@@ -49,6 +49,7 @@ const char *isotier__history_target(const isotier_history *h);
 
 /* The db_code (isotier_error) of a file that is not a database and of a
  * database that could not be opened (SQLite's numbering, both engines). */
+#define ISOTIER_DB_IOERR    10 /* an I/O error: a failed sync among them */
 #define ISOTIER_DB_CANTOPEN 14
 #define ISOTIER_DB_NOTADB   26
 

@@ -87,6 +87,10 @@ struct isotier_history {
 	bool run_tx, run_lost;
 	/* SQLite: a commit wrote the write-ahead log since its last sync. */
 	bool unsynced;
+	/* SQLite: errno of a sync of the log that failed. Every later sync
+	 * fails too: the kernel reports a lost write-back once, so a retry's
+	 * success proves nothing. */
+	int sync_errno;
 };
 
 /* Sets err for a database failure: ISOTIER_EBUSY when busy (a lock),

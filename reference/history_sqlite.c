@@ -5,7 +5,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <sqlite3.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -258,6 +257,9 @@ static int wal_hook(void *arg, sqlite3 *db, const char *name, int pages)
  * database and -shm files). */
 static int s_sync(isotier_history *h, isotier_error *err)
 {
+	if (h->sync_errno)
+		return history_db_error(err, SQLITE_IOERR_FSYNC, h->display,
+		                        strerror(h->sync_errno));
 	if (!h->db || !h->unsynced)
 		return 0;
 	const char *wal = sqlite3_filename_wal(sqlite3_db_filename(h->db, "main"));
@@ -266,7 +268,8 @@ static int s_sync(isotier_history *h, isotier_error *err)
 	if (fd >= 0)
 		close(fd);
 	if (rc < 0)
-		return history_db_error(err, SQLITE_IOERR_FSYNC, h->display, strerror(e));
+		return h->sync_errno = e ? e : EIO,
+		       history_db_error(err, SQLITE_IOERR_FSYNC, h->display, strerror(e));
 	h->unsynced = false;
 	return 0;
 }
@@ -314,19 +317,20 @@ static int s_open(isotier_history *h, const char *path, bool readonly, int busy_
 	if (((sqlite_rc & 0xff) != SQLITE_CANTOPEN && (sqlite_rc & 0xff) != SQLITE_READONLY) ||
 	    immutable_uri(uri, sizeof uri, path) < 0)
 		return ISOTIER_EDB;
+	if ((rc = raw_open(h, uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, 5000, err)) < 0)
+		return rc;
+	/* The log SQLite names: beside the file a symlink points to, not
+	 * beside the link. */
 	struct stat wal;
-	char wal_path[PATH_MAX];
-	snprintf(wal_path, sizeof wal_path, "%s-wal", path);
-	if (stat(wal_path, &wal) == 0 && wal.st_size > 0)
+	const char *wal_path = sqlite3_filename_wal(sqlite3_db_filename(h->db, "main"));
+	if (!wal_path || (stat(wal_path, &wal) == 0 && wal.st_size > 0))
 		return isotier__error_set(
 		    err, ISOTIER_EDB, 0,
 		    "open history %s: its write-ahead log %s holds commits this reader cannot "
 		    "apply here (no -shm file, a directory it cannot write); checkpoint it where "
 		    "it can be written (sqlite3 DB 'PRAGMA wal_checkpoint(TRUNCATE)') or copy "
 		    "the history with sqlite3 DB '.backup COPY'",
-		    path, wal_path);
-	if ((rc = raw_open(h, uri, SQLITE_OPEN_READONLY | SQLITE_OPEN_URI, 5000, err)) < 0)
-		return rc;
+		    path, wal_path ? wal_path : "?");
 	return s_schema_version(h, &version, err);
 }
 

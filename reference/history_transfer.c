@@ -474,7 +474,11 @@ int isotier__history_import_jsonl(isotier_history *h, FILE *in, const char *name
 		isotier__history_rollback(h);
 		return rc;
 	}
-	return isotier__history_commit(h, err);
+	/* SQLite commits do not sync (history_sqlite.c): what is reported
+	 * added survives a power loss first. */
+	if ((rc = isotier__history_commit(h, err)) < 0 || !h->drv->sync)
+		return rc;
+	return h->drv->sync(h, err) < 0 ? isotier__error_prefix(err, "import %s", name) : 0;
 }
 
 int isotier__history_import(isotier_history *h, const char *path, isotier_transfer_counts *n,

@@ -23,6 +23,25 @@ as_nobody "'$TMP/isotier' report --db '$TMP/archive/h.db' --no-catalogue --forma
 assert_contains "$(cat "$TMP/report.md")" "isotier isolation report"
 [ ! -e "$TMP/archive/h.db-shm" ] || fail "a read-only reader created files in the archive"
 
+# A refusal committed since: in the write-ahead log beside the archive, not
+# in its file. A reader that cannot apply the log refuses, whether it names
+# the file or a symlink to it (SQLite looks for the log beside the target).
+set +e
+"$ISOTIER_BIN" run --db "$TMP/archive/h.db" --backend host --require-isolation MICROVM -- /bin/true >/dev/null 2>&1
+set -e
+rm -f "$TMP/archive/h.db-shm"
+[ -s "$TMP/archive/h.db-wal" ] || fail "no write-ahead log beside the archive"
+chmod 644 "$TMP/archive/h.db-wal"
+ln -s archive/h.db "$TMP/link.db"
+for db in "$TMP/archive/h.db" "$TMP/link.db"; do
+  set +e
+  out=$(as_nobody "'$TMP/isotier' report --db '$db' --no-catalogue --format json" 2>&1); rc=$?
+  set -e
+  [ "$rc" -ne 0 ] || fail "report --db $db read the file without its log: $(head -c 300 <<<"$out")"
+  assert_contains "$out" "write-ahead log"
+done
+[ ! -e "$TMP/archive/h.db-shm" ] || fail "a read-only reader created files in the archive"
+
 head -c 65536 /dev/urandom >"$TMP/junk.db"
 set +e
 err=$("$ISOTIER_BIN" history --db "$TMP/junk.db" 2>&1); rc=$?

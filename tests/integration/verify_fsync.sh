@@ -63,6 +63,26 @@ assert_eq "$(sqlite3 "$TMP/copy.db" 'SELECT count(*) FROM observations')" 3 "obs
 assert_eq "$(q "SELECT count(*) FROM runs WHERE status = 'ok' AND finished_at IS NOT NULL")" 3 "finished runs"
 echo "ok: every reader sees the runs the log holds"
 
+# A sync that fails is no durability point: verify does not say "stored"
+# (text or JSON) and exits with the I/O error. (The sqlite3 shell above
+# deleted the log: one verify makes it again, so that the only sync left to
+# fail is isotier's own.)
+"$ISOTIER_BIN" verify --backend bwrap --db "$db" >"$TMP/v3" 2>&1 || fail "verify: $(cat "$TMP/v3")"
+set +e
+strace -f -qq -o /dev/null -e trace=fdatasync -e inject=fdatasync:error=EIO \
+  "$ISOTIER_BIN" verify --backend bwrap --db "$db" >"$TMP/eio" 2>&1
+rc=$?
+strace -f -qq -o /dev/null -e trace=fdatasync -e inject=fdatasync:error=EIO \
+  "$ISOTIER_BIN" verify --backend bwrap --db "$db" --json >"$TMP/eio.json" 2>/dev/null
+jrc=$?
+set -e
+assert_eq "$rc" 74 "verify whose sync failed ($(cat "$TMP/eio"))"
+assert_eq "$jrc" 74 "verify --json whose sync failed"
+! grep -q "stored in" "$TMP/eio" || fail "verify whose sync failed says stored: $(cat "$TMP/eio")"
+assert_contains "$(cat "$TMP/eio")" "NOT stored"
+assert_eq "$(json_get "$TMP/eio.json" stored)" False "verify --json whose sync failed: stored"
+echo "ok: a failed sync is not reported stored"
+
 # A reader that cannot write beside the database (no -shm there) cannot
 # apply the log: it refuses, naming it, rather than read the file alone.
 id nobody >/dev/null 2>&1 && [ "$(id -u)" -eq 0 ] || { echo "ok (read-only reader not tried: needs root and nobody)"; exit 0; }

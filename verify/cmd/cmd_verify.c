@@ -516,8 +516,19 @@ static int verify_main(int argc, char **argv)
 	int64_t t_end = isotier__now_ms();
 	bool run_ended = history_retry(end_run, &ra, &end_policy, NULL, &end_err) == 0;
 	if (!run_ended) {
-		cli_error("run %lld could not be marked %s; it still reads 'running'",
-		          (long long)run_id, status);
+		if ((end_err.db_code & 0xff) == ISOTIER_DB_IOERR) {
+			/* The run's one sync (its durability point) may have
+			 * failed: nothing it stored is known to survive a power
+			 * loss. */
+			cli_error("run %lld: its observations are NOT known to be stored: the "
+			          "history could not be synced",
+			          (long long)run_id);
+			for (size_t i = 0; i < n_jobs; i++)
+				jobs[i].recorded = false;
+		} else {
+			cli_error("run %lld could not be marked %s; it still reads 'running'",
+			          (long long)run_id, status);
+		}
 		if (!out.db_error) {
 			out.db_error = true;
 			out.db_err = end_err;
