@@ -283,23 +283,3 @@ int isotier__history_list_source_checks(isotier_history *h, const isotier_source
 	}
 	return rc;
 }
-
-int isotier__history_scan_checks(isotier_history *h, const char *since, isotier_source_check_cb cb,
-                                 void *ctx, isotier_error *err)
-{
-	cleanup_hstmt hstmt *s = NULL;
-	int rc = hq_prepare(h, &s,
-	                    "SELECT " CHECK_COLUMNS " FROM source_checks"
-	                    " WHERE ?1 IS NULL OR checked_at >= ?1 ORDER BY checked_at, id",
-	                    err, "report: read source checks");
-	if (rc < 0)
-		return rc;
-	hq_text(s, 1, since);
-	isotier_source_check_listing c;
-	while ((rc = hq_step(s, err)) > 0) {
-		read_check(s, &c);
-		if ((rc = cb(ctx, &c)) != 0)
-			return rc;
-	}
-	return rc;
-}

@@ -226,19 +226,29 @@ int isotier__history_observation_documents(isotier_history *h, const int64_t *id
 	return rc;
 }
 
-int isotier__history_scan_refusals(isotier_history *h, const char *since,
+/* The newest refusals first (the report shows those), or every one oldest
+ * first (the JSON report streams them): both walk audit_events_for_report
+ * (at, id, event, decision: schema 10), reading the table only for the rows
+ * that match. */
+#define AUDIT_COLUMNS                                                                              \
+	"SELECT id, at, event, sandbox_id, backend, claimed_tier, resolved_tier,"                  \
+	" required_tier, decision, reason FROM audit_events"
+
+int isotier__history_scan_refusals(isotier_history *h, const char *since, int64_t newest,
                                    int (*cb)(void *ctx, const isotier_audit_row *row), void *ctx,
                                    isotier_error *err)
 {
 	cleanup_hstmt hstmt *s = NULL;
-	int rc = hq_prepare(
-	    h, &s,
-	    "SELECT id, at, event, sandbox_id, backend, claimed_tier, resolved_tier,"
-	    " required_tier, decision, reason FROM audit_events" REFUSAL_WHERE " ORDER BY at, id",
-	    err, "report: read audit events");
+	int rc = hq_prepare(h, &s,
+	                    newest > 0 ? AUDIT_COLUMNS REFUSAL_WHERE
+	                        " ORDER BY at DESC, id DESC LIMIT ?2"
+	                               : AUDIT_COLUMNS REFUSAL_WHERE " ORDER BY at, id",
+	                    err, "report: read audit events");
 	if (rc < 0)
 		return rc;
 	hq_text(s, 1, since);
+	if (newest > 0)
+		hq_int(s, 2, newest);
 	isotier_audit_row a = {0};
 	while ((rc = hq_step(s, err)) > 0) {
 		a = (isotier_audit_row){.id = hq_col_int(s, 0),
@@ -255,6 +265,87 @@ int isotier__history_scan_refusals(isotier_history *h, const char *since,
 			return rc;
 	}
 	return rc;
+}
+
+#define CHECK_COLUMNS                                                                              \
+	"SELECT id, run_id, checked_at, provider_id, url, quote, status, http_status,"             \
+	" content_sha256, detail, change, passage_diff FROM source_checks"
+
+static int each_check(hstmt *s, isotier_report_check_cb cb, void *ctx, isotier_error *err)
+{
+	int rc;
+	isotier_report_check_row c;
+	while ((rc = hq_step(s, err)) > 0) {
+		c = (isotier_report_check_row){
+		    .l = {.id = hq_col_int(s, 0),
+		          .run_id = hq_col_int(s, 1),
+		          .checked_at = hq_col(s, 2),
+		          .provider_id = hq_col(s, 3),
+		          .url = hq_col(s, 4),
+		          .quote = hq_col(s, 5),
+		          .status = hq_col(s, 6),
+		          .http_status = hq_null(s, 7) ? -1 : hq_col_int(s, 7),
+		          .content_sha256 = hq_col(s, 8),
+		          .detail = hq_col(s, 9)},
+		    .change = hq_null(s, 10) ? NULL : hq_col(s, 10),
+		    .passage_diff = hq_null(s, 11) ? NULL : hq_col(s, 11),
+		};
+		if ((rc = cb(ctx, &c)) != 0)
+			return rc;
+	}
+	return rc;
+}
+
+int isotier__history_scan_checks(isotier_history *h, const char *since, isotier_report_check_cb cb,
+                                 void *ctx, isotier_error *err)
+{
+	cleanup_hstmt hstmt *s = NULL;
+	int rc = hq_prepare(h, &s,
+	                    CHECK_COLUMNS " WHERE ?1 IS NULL OR checked_at >= ?1"
+	                                  " ORDER BY checked_at, id",
+	                    err, "report: read source checks");
+	if (rc < 0)
+		return rc;
+	hq_text(s, 1, since);
+	return each_check(s, cb, ctx, err);
+}
+
+struct latest {
+	isotier_report_check_cb cb;
+	void *ctx;
+	int found;
+};
+
+static int latest_one(void *ctx, const isotier_report_check_row *row)
+{
+	struct latest *l = ctx;
+	l->found = 1;
+	return l->cb(l->ctx, row);
+}
+
+int isotier__history_latest_check(isotier_history *h, const char *provider_id, const char *url,
+                                  const char *quote, const char *since, isotier_report_check_cb cb,
+                                  void *ctx, isotier_error *err)
+{
+	/* source_checks_for_report (provider_id, url, checked_at, id: schema
+	 * 10) walked newest first: a source checked daily for years costs its
+	 * newest entry, not its years. */
+	cleanup_hstmt hstmt *s = NULL;
+	int rc = hq_prepare(h, &s,
+	                    CHECK_COLUMNS " WHERE provider_id = ?1 AND url = ?2"
+	                                  " AND (?3 IS NULL OR checked_at >= ?3)"
+	                                  " AND (?4 IS NULL OR quote = ?4)"
+	                                  " ORDER BY checked_at DESC, id DESC LIMIT 1",
+	                    err, "report: read a source's latest check");
+	if (rc < 0)
+		return rc;
+	hq_text(s, 1, provider_id);
+	hq_text(s, 2, url);
+	hq_text(s, 3, since);
+	hq_text(s, 4, quote);
+	struct latest l = {.cb = cb, .ctx = ctx};
+	rc = each_check(s, latest_one, &l, err);
+	return rc != 0 ? rc : l.found;
 }
 
 int isotier__history_scan_interrupted(isotier_history *h, const char *since,

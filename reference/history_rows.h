@@ -184,11 +184,28 @@ int isotier__history_observation_documents(isotier_history *h, const int64_t *id
                                                      const char *probe),
                                            void *ctx, isotier_error *err);
 
+/* A source check as the report shows it: the listing's columns and how the
+ * page moved against the kept baseline (schema 6: none, quote_gone,
+ * passage_changed, page_changed, and the word diff around the quote; NULL:
+ * no baseline, or an older row). */
+typedef struct isotier_report_check_row {
+	isotier_source_check_listing l;
+	const char *change, *passage_diff;
+} isotier_report_check_row;
+typedef int (*isotier_report_check_cb)(void *ctx, const isotier_report_check_row *row);
 /* Source checks at or after since, oldest first (checked_at, id). */
-int isotier__history_scan_checks(isotier_history *h, const char *since, isotier_source_check_cb cb,
+int isotier__history_scan_checks(isotier_history *h, const char *since, isotier_report_check_cb cb,
                                  void *ctx, isotier_error *err);
-/* Audit events that are refusals (create() said no), at or after since. */
-int isotier__history_scan_refusals(isotier_history *h, const char *since,
+/* The newest (checked_at, id) check at or after since of provider_id's url
+ * citing quote (NULL: any quote): 1 after cb had it, 0 when there is none
+ * (or cb's nonzero return). */
+int isotier__history_latest_check(isotier_history *h, const char *provider_id, const char *url,
+                                  const char *quote, const char *since, isotier_report_check_cb cb,
+                                  void *ctx, isotier_error *err);
+/* Audit events that are refusals (create() said no), at or after since:
+ * newest 0, every one oldest first (at, id); else the newest `newest`,
+ * newest first. */
+int isotier__history_scan_refusals(isotier_history *h, const char *since, int64_t newest,
                                    int (*cb)(void *ctx, const isotier_audit_row *row), void *ctx,
                                    isotier_error *err);
 /* The reasons of the first 100 'run_interrupted' events at or after since. */

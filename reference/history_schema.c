@@ -36,6 +36,11 @@
 #define V9_REPORT_INDEX                                                                            \
 	"CREATE INDEX observations_for_report ON observations(id, observed_at, backend,"           \
 	" provider_id, claimed_tier, observed_tier, verdict, host_id, run_id);"
+/* 9 -> 10 (both engines). */
+#define V10_REPORT_INDEXES                                                                         \
+	"CREATE INDEX source_checks_for_report"                                                    \
+	" ON source_checks(provider_id, url, checked_at, id);"                                     \
+	"CREATE INDEX audit_events_for_report ON audit_events(at, id, event, decision);"
 /* A random (version 4) UUID per row. */
 #define SQLITE_UUID_V4                                                                             \
 	"lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' ||"                 \
@@ -169,6 +174,14 @@ static const char *const sqlite_migrations[] = {
      * observations, several KB each, is scanned in the index's ~110 bytes
      * a row, not the table's pages (issue #24). */
     V9_REPORT_INDEX,
+    /* 9 -> 10: the report's other tables, bounded like its observations
+     * (issue #24): each catalogue source's newest check is one walk down
+     * source_checks_for_report, however many years of daily checks it
+     * has; refusals are counted, and the newest found, in
+     * audit_events_for_report, which holds every column the refusal test
+     * reads: of the table (each event's detail_json) only the rows shown
+     * are read. */
+    V10_REPORT_INDEXES,
 };
 /* PostgreSQL: the same tables, PostgreSQL's types (identity keys, BYTEA),
  * then the same steps. */
@@ -233,6 +246,7 @@ static const char *const pg_migrations[] = {
      "NULL);" OBS_V7_COLUMNS V7_INDEXES),
     NULL, /* 7 -> 8: SQLite's text */
     NULL, /* 8 -> 9: SQLite's text */
+    NULL, /* 9 -> 10: SQLite's text */
 };
 
 _Static_assert(sizeof sqlite_migrations == sizeof pg_migrations,

@@ -30,7 +30,6 @@
 #include "../catalogue/catalogue.h"
 #include "backend.h"
 #include "history.h"
-#include "history_check_changes.h"
 #include "http.h"
 #include "judge.h"
 #include "kernel_id.h"

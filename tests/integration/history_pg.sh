@@ -26,7 +26,7 @@ set -e
 assert_eq "$rc" 1 "CONTRADICTED exits 1 ($(cat "$TMP/o1"))"
 "$B" verify --backend bwrap --db "$U" >"$TMP/o2" 2>&1 || fail "real probe in bwrap: $(cat "$TMP/o2")"
 "$B" verify --backend host --db "$U" >"$TMP/o3" 2>&1 || fail "host: $(cat "$TMP/o3")"
-assert_eq "$(pg_sql "SELECT max(version) FROM isotier_schema")" 9 "schema version as SQLite's"
+assert_eq "$(pg_sql "SELECT max(version) FROM isotier_schema")" 10 "schema version as SQLite's"
 assert_eq "$(pg_sql "SELECT count(*) FROM observations")" 3 "three observations"
 # Schema 8: the sandbox's own wall and CPU time (bwrap and host are isotier's
 # children: both known), the run's --jobs (the default, 4) and, one backend
@@ -52,6 +52,35 @@ python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["verdict"]
 "$B" report --db "$U" --format json --no-catalogue --out "$TMP/r.json" || fail "report over PostgreSQL"
 python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["observations"])==3, len(d["observations"])' "$TMP/r.json" ||
   fail "report: $(head -c 600 "$TMP/r.json")"
+# The report's other tables over PostgreSQL (report_tables.c): counted, a
+# source's newest check of its own quote (not a newer one of another quote),
+# the newest 500 of 600 refusals held, and JSON carrying every row in order.
+cat=$ISOTIER_ROOT/catalogue/providers
+read -r prov url quote < <(python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); s=d["sources"][0]; print(d["id"], s["url"], s["quote"].replace("\x27", "\x27\x27"))' "$cat/$(ls "$cat" | head -n 1)")
+run=$(pg_sql "SELECT min(id) FROM runs")
+pg_sql "INSERT INTO source_checks(run_id, checked_at, provider_id, url, quote, status, change) VALUES
+ ($run, '2026-01-01T00:00:00Z', '$prov', '$url', '$quote', 'PRESENT', 'none'),
+ ($run, '2026-01-03T00:00:00Z', '$prov', '$url', '$quote', 'CHANGED', 'passage_changed'),
+ ($run, '2026-01-04T00:00:00Z', '$prov', '$url', 'another quote', 'GONE', NULL)" >/dev/null
+pg_sql "INSERT INTO audit_events(at, event, backend, decision, reason, detail_json)
+ SELECT to_char(timestamp '2026-01-01' + i * interval '1 minute', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'),
+ CASE WHEN i % 2 = 0 THEN 'refuse' ELSE 'create' END, 'bwrap',
+ CASE WHEN i % 2 = 0 THEN 'refused' ELSE 'allowed' END, 'r' || i, '{}' FROM generate_series(0, 1199) AS i" >/dev/null
+"$B" report --db "$U" --format json --catalogue "$cat" --out "$TMP/t.json" || fail "report with checks over PostgreSQL"
+python3 - "$TMP/t.json" "$prov" "$url" <<'EOF' || fail "report's checks and refusals over PostgreSQL: $(head -c 600 "$TMP/t.json")"
+import json, sys
+d, prov, url = json.load(open(sys.argv[1])), sys.argv[2], sys.argv[3]
+assert d["database"]["source_checks"] == 3 and len(d["source_checks"]) == 3, d["database"]
+assert [c["status"] for c in d["source_checks"]] == ["PRESENT", "CHANGED", "GONE"], d["source_checks"]
+src = [s for p in d["providers"] if p["id"] == prov for s in p["sources"] if s["url"] == url][0]
+assert src["latest_check"]["status"] == "CHANGED" and src["latest_check"]["change"] == "passage_changed", src
+assert d["database"]["refusals"] == 600 and len(d["refusals"]) == 600, d["database"]
+assert [r["reason"] for r in d["refusals"]] == ["r%d" % i for i in range(0, 1200, 2)], "refusals out of order"
+EOF
+"$B" report --db "$U" --format html --catalogue "$cat" --out "$TMP/t.html" || fail "html report over PostgreSQL"
+grep -q '600 refusals by <code>isotier_create()</code>; newest 500 shown' "$TMP/t.html" || fail "the HTML refusals over PostgreSQL"
+assert_eq "$(grep -c '<td>refused</td>' "$TMP/t.html")" 500 "the newest 500 refusals shown"
+grep -q '<td>r1198</td>' "$TMP/t.html" && ! grep -q '<td>r198</td>' "$TMP/t.html" || fail "not the newest refusals shown"
 # Evidence is stored once by content.
 assert_eq "$(pg_sql "SELECT count(*) FROM observations WHERE evidence IS NOT NULL")" 0 "no evidence in rows"
 [ "$(pg_sql "SELECT count(*) FROM evidence_blobs")" -ge 1 ] || fail "evidence stored by hash"

@@ -9,7 +9,12 @@
 # ~3.5 KB per row: 70 MB here. So does `report` in every format, and its RSS
 # over the 20,000 observations is within 4 MiB of its RSS over 400: it holds
 # only the observations it shows in full (verify/report/report_scan.c), where
-# it used to hold every one (~0.6 KB a row: 11 MiB more here).
+# it used to hold every one (~0.6 KB a row: 11 MiB more here). The history
+# also holds 50,000 source checks (a daily `sources check` of the catalogue's
+# 200 sources for 250 days) and 5,000 create() refusals among 15,000 other
+# audit events: report holds each source's latest check and the newest 500
+# refusals (verify/report/report_tables.c), where it held every row (44 MiB
+# in all here, against 16 now), and JSON still carries every one.
 . "$ISOTIER_ROOT/tests/lib.sh"
 
 [ -x /usr/bin/time ] || skip "/usr/bin/time is not installed (apt-get install time)"
@@ -18,7 +23,9 @@ B=$ISOTIER_BIN
 db=$TMP/big.db
 echo '{"type":"header","schema":"isotier.history.export/1"}' >"$TMP/empty.jsonl"
 "$B" history import --db "$db" "$TMP/empty.jsonl" >/dev/null || fail "create the history"
-python3 "$ISOTIER_ROOT/tests/tools/history_gen.py" "$db" 20000 || fail "generate the history"
+cat=$ISOTIER_ROOT/catalogue/providers
+python3 "$ISOTIER_ROOT/tests/tools/history_gen.py" "$db" 20000 --checks 50000 --catalogue "$cat" --refusals 5000 ||
+  fail "generate the history"
 limit_kb=$((48 * 1024))
 rss() { # rss NAME CMD...: runs CMD, output to $TMP/out; checks its peak RSS
   local name=$1
@@ -41,20 +48,40 @@ rss "history" "$B" history --db "$db"
 assert_eq "$(wc -l <"$TMP/out")" 51 "the first page: 50 rows and a header"
 small=$TMP/small.db
 "$B" history import --db "$small" "$TMP/empty.jsonl" >/dev/null || fail "create the small history"
-python3 "$ISOTIER_ROOT/tests/tools/history_gen.py" "$small" 400 || fail "generate the small history"
+python3 "$ISOTIER_ROOT/tests/tools/history_gen.py" "$small" 400 --checks 200 --catalogue "$cat" --refusals 20 ||
+  fail "generate the small history"
 growth_kb=$((4 * 1024))
 formats=$("$B" report --list-formats | cut -f1)
 [ -n "$formats" ] || fail "report --list-formats lists no format"
 for f in $formats; do
-  rss "report --format $f (400 observations)" "$B" report --db "$small" --no-catalogue --format "$f"
+  # With the catalogue: each of its sources' latest check is looked up.
+  rss "report --format $f (400 observations)" "$B" report --db "$small" --catalogue "$cat" --format "$f"
   base=$kb
-  rss "report --format $f" "$B" report --db "$db" --no-catalogue --format "$f"
+  rss "report --format $f" "$B" report --db "$db" --catalogue "$cat" --format "$f"
   [ $((kb - base)) -lt "$growth_kb" ] ||
     fail "report --format $f: $kb KB over 20,000 observations, $base KB over 400: it grows with the history"
   case $f in
-  html) grep -q '20000 observations; the newest 500 shown' "$TMP/out" || fail "the HTML log does not say what it shows" ;;
-  json) python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert len(d["observations"])==20000, len(d["observations"])' "$TMP/out" ||
-    fail "the JSON report does not carry every observation" ;;
+  html)
+    grep -q '20000 observations; the newest 500 shown' "$TMP/out" || fail "the HTML log does not say what it shows"
+    grep -q '5000 refusals by <code>isotier_create()</code>; newest 500 shown' "$TMP/out" ||
+      fail "the HTML refusals do not say what they show"
+    assert_eq "$(grep -c '<td>refused</td>' "$TMP/out")" 500 "the HTML shows the newest 500 refusals"
+    ;;
+  md) grep -q '^5000 refusals; newest 50 shown' "$TMP/out" || fail "the Markdown refusals do not say what they show" ;;
+  json) python3 - "$TMP/out" <<'EOF' || fail "the JSON report does not carry every row"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert len(d["observations"]) == 20000, len(d["observations"])
+assert len(d["source_checks"]) == 50000 and d["database"]["source_checks"] == 50000, len(d["source_checks"])
+assert len(d["refusals"]) == 5000 and d["database"]["refusals"] == 5000, len(d["refusals"])
+assert all(r["decision"] == "refused" for r in d["refusals"]), "a refusal that is not one"
+assert d["refusals"] == sorted(d["refusals"], key=lambda r: (r["at"], r["id"])), "refusals out of order"
+# Each source's latest check is the last day's (the history's newest, not one held before it).
+last = max(c["checked_at"] for c in d["source_checks"])
+latest = [s["latest_check"] for p in d["providers"] for s in p["sources"]]
+assert len(latest) == 200 and all(c and c["checked_at"] == last for c in latest), last
+EOF
+    ;;
   esac
 done
 echo "history: streaming commands bounded over 20,000 observations"

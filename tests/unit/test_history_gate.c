@@ -649,7 +649,7 @@ START_TEST(old_database_migrates_and_proves_nothing)
 	isotier_history *h = NULL;
 	isotier_error err = {0};
 	ck_assert_int_eq(isotier__history_open_readonly(&h, db, &err), 0);
-	ck_assert_int_eq(isotier__history_schema_version(h), 9);
+	ck_assert_int_eq(isotier__history_schema_version(h), 10);
 	listed l = {0};
 	observation_filter f = {0};
 	ck_assert_int_eq(isotier__history_list_observations(h, &f, list_row, &l, &err), 0);

@@ -218,7 +218,6 @@ static int report_main(int argc, char **argv)
 	}
 	opts.not_configured = nc;
 	opts.not_configured_why = nc_why;
-	opts.all_durations = a.format->all_durations;
 	if (!isotier__history_is_uri(opts.db_path) && access(opts.db_path, F_OK) != 0 &&
 	    (errno == ENOENT || errno == ENOTDIR)) {
 		cli_error("no history database at %s (`isotier verify` creates it)", opts.db_path);

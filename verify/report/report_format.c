@@ -5,17 +5,17 @@
 
 const report_format report_formats[] = {
     {"html", "html", "text/html; charset=utf-8", "auditors: banner, matrix, evidence, sources, log",
-     report_write_html, false},
+     report_write_html},
     {"json", "json", "application/json", "machines: everything (runbook/report.schema.json)",
-     report_write_json, true},
+     report_write_json},
     {"junit", "xml", "application/xml", "CI: a test case per row, failing ones fail",
-     report_write_junit, false},
+     report_write_junit},
     {"md", "md", "text/markdown; charset=utf-8", "pull requests: banner, attention, matrix",
-     report_write_md, false},
+     report_write_md},
     {"text", "txt", "text/plain; charset=utf-8",
      "a terminal, a log, a mail: what needs attention,\n"
      "      each with its remedy and the command to look closer",
-     report_write_text, false},
+     report_write_text},
 };
 const size_t report_format_count = sizeof report_formats / sizeof report_formats[0];
 

@@ -18,7 +18,6 @@ typedef struct report_format {
 	const char *media_type; /* "text/html; charset=utf-8" */
 	const char *audience;   /* one help line: who reads it and what it holds */
 	report_writer_fn write;
-	bool all_durations; /* needs every observation's duration (slow: report_options) */
 } report_format;
 
 extern const report_format report_formats[];

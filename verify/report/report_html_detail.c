@@ -196,7 +196,7 @@ void rh_refusals(FILE *f, const report_model *m)
 		fputs("<p>No refusals recorded.</p>\n</section>\n", f);
 		return;
 	}
-	size_t shown = m->n_refusals < REPORT_REFUSALS_MAX ? m->n_refusals : REPORT_REFUSALS_MAX;
+	size_t shown = m->n_refusals_held;
 	fprintf(
 	    f,
 	    "<p>%zu refusal%s by <code>isotier_create()</code>; newest %zu shown, newest first."
@@ -205,7 +205,7 @@ void rh_refusals(FILE *f, const report_model *m)
 	    "<tbody>\n",
 	    m->n_refusals, m->n_refusals == 1 ? "" : "s", shown);
 	for (size_t k = 0; k < shown; k++) {
-		const report_audit *a = &m->refusals[m->n_refusals - 1 - k];
+		const report_audit *a = &m->refusals[m->n_refusals_held - 1 - k];
 		fputs("<tr>", f);
 		td(f, a->at), td(f, a->event), td(f, a->backend), td(f, a->claimed_tier);
 		td(f, a->resolved_tier), td(f, a->required_tier), td(f, a->decision),

@@ -101,19 +101,44 @@ static void put_observation(FILE *f, const report_observation *o)
 	fputc('}', f);
 }
 
-typedef struct json_obs_ctx {
+typedef struct json_list_ctx {
 	FILE *f;
 	size_t n;
-} json_obs_ctx;
+} json_list_ctx;
 
 static int json_observation(void *ctx, const report_observation *o)
 {
-	json_obs_ctx *c = ctx;
+	json_list_ctx *c = ctx;
 	FILE *f = c->f;
 	if (c->n++)
 		SEP;
 	fputc('\n', f); /* one observation a line: greppable, diffable */
 	put_observation(f, o);
+	return 0;
+}
+
+static int json_check(void *ctx, const report_check *c)
+{
+	json_list_ctx *x = ctx;
+	FILE *f = x->f;
+	if (x->n++)
+		SEP;
+	fputc('\n', f);
+	put_check(f, c);
+	return 0;
+}
+
+static int json_refusal(void *ctx, const report_audit *a)
+{
+	json_list_ctx *x = ctx;
+	FILE *f = x->f;
+	fputs(x->n++ ? ",\n{" : "\n{", f);
+	INT("id", a->id), SEP, STR("at", a->at), SEP, STR("event", a->event), SEP;
+	STR("sandbox_id", a->sandbox_id), SEP, STR("backend", a->backend), SEP;
+	STR("claimed_tier", a->claimed_tier), SEP, STR("resolved_tier", a->resolved_tier), SEP;
+	STR("required_tier", a->required_tier), SEP, STR("decision", a->decision), SEP;
+	STR("reason", a->reason);
+	fputc('}', f);
 	return 0;
 }
 
@@ -252,29 +277,20 @@ int report_write_json(FILE *f, const report_model *m)
 	fputs("],\"observations\":[", f);
 	/* Every observation, streamed from the history as it is written: the
 	 * model holds only those shown in full (report_scan.c). */
-	json_obs_ctx oc = {.f = f};
+	json_list_ctx oc = {.f = f};
 	int rc = report_each_observation(m, json_observation, &oc);
 	if (rc < 0)
 		return rc;
+	/* Every source check and refusal streamed the same way: the model
+	 * holds only those the other formats show (report_tables.c). */
 	fputs("],\"source_checks\":[", f);
-	for (size_t i = 0; i < m->n_checks; i++) {
-		if (i)
-			SEP;
-		fputc('\n', f);
-		put_check(f, &m->checks[i]);
-	}
+	json_list_ctx cc = {.f = f};
+	if ((rc = report_each_check(m, json_check, &cc)) < 0)
+		return rc;
 	fputs("],\"refusals\":[", f);
-	for (size_t i = 0; i < m->n_refusals; i++) {
-		const report_audit *a = &m->refusals[i];
-		fputs(i ? ",\n{" : "\n{", f);
-		INT("id", a->id), SEP, STR("at", a->at), SEP, STR("event", a->event), SEP;
-		STR("sandbox_id", a->sandbox_id), SEP, STR("backend", a->backend), SEP;
-		STR("claimed_tier", a->claimed_tier), SEP, STR("resolved_tier", a->resolved_tier),
-		    SEP;
-		STR("required_tier", a->required_tier), SEP, STR("decision", a->decision), SEP;
-		STR("reason", a->reason);
-		fputc('}', f);
-	}
+	json_list_ctx rf = {.f = f};
+	if ((rc = report_each_refusal(m, json_refusal, &rf)) < 0)
+		return rc;
 	fputs("],\"hosts\":[", f);
 	for (size_t i = 0; i < m->n_hosts; i++) {
 		const report_host_cell *c = &m->hosts[i];

@@ -220,14 +220,14 @@ static void md_refusals(FILE *f, const report_model *m)
 	if (!m->n_refusals) {
 		fputs("No refusals recorded.\n", f);
 	} else {
-		size_t shown = m->n_refusals < MD_SHOWN ? m->n_refusals : MD_SHOWN;
+		size_t shown = m->n_refusals_held < MD_SHOWN ? m->n_refusals_held : MD_SHOWN;
 		fprintf(
 		    f,
 		    "%zu refusal%s; newest %zu shown.\n\n| When | Backend | Resolved | Required | "
 		    "Reason |\n|---|---|---|---|---|\n",
 		    m->n_refusals, m->n_refusals == 1 ? "" : "s", shown);
 		for (size_t k = 0; k < shown; k++) {
-			const report_audit *a = &m->refusals[m->n_refusals - 1 - k];
+			const report_audit *a = &m->refusals[m->n_refusals_held - 1 - k];
 			fputs("|", f);
 			cell(f, a->at), cell(f, a->backend), cell(f, a->resolved_tier);
 			cell(f, a->required_tier), cell(f, a->reason);

@@ -17,8 +17,7 @@ static int oom(isotier_error *err)
 	return isotier__error_set(err, ISOTIER_ENOMEM, 0, "report: out of memory");
 }
 
-/* How many rows of what are stored since m->since (the arrays are sized
- * from it; a row added since the count is not read: one snapshot). */
+/* How many rows of what are stored since m->since. */
 static int64_t count(report_model *m, isotier_history *h, isotier_history_count_of what,
                      isotier_error *err)
 {
@@ -28,80 +27,9 @@ static int64_t count(report_model *m, isotier_history *h, isotier_history_count_
 
 typedef struct fill_ctx {
 	report_model *m;
-	size_t cap;
 	bool oom;
 	report_observation **evidence_of; /* load_evidence: which observation each id is */
 } fill_ctx;
-
-static int add_check(void *ctx, const isotier_source_check_listing *r)
-{
-	fill_ctx *fc = ctx;
-	report_model *m = fc->m;
-	if (m->n_checks >= fc->cap)
-		return 1;
-	report_check *c = &m->checks[m->n_checks++];
-	c->id = r->id;
-	c->run_id = r->run_id;
-	c->checked_at = COPY(r->checked_at);
-	c->provider_id = COPY(r->provider_id);
-	c->url = COPY(r->url);
-	c->quote = COPY(r->quote);
-	c->status = COPY(r->status);
-	c->http_status = r->http_status;
-	c->content_sha256 = COPY(r->content_sha256);
-	c->detail = COPY(r->detail);
-	if (!c->checked_at || !c->provider_id || !c->url || !c->status)
-		return fc->oom = true, 1;
-	return 0;
-}
-
-static int load_checks(report_model *m, isotier_history *h, isotier_error *err)
-{
-	int64_t n = count(m, h, ISOTIER_COUNT_CHECKS_SINCE, err);
-	if (n < 0)
-		return ISOTIER_EDB;
-	m->checks = report_arena_alloc(&m->arena, (size_t)(n ? n : 1) * sizeof *m->checks);
-	if (!m->checks)
-		return oom(err);
-	fill_ctx fc = {.m = m, .cap = (size_t)n};
-	int rc = isotier__history_scan_checks(h, m->since, add_check, &fc, err);
-	if (rc >= 0 && !fc.oom) /* each check's change against its baseline (report_change.c) */
-		rc = report_load_check_changes(m, h, err);
-	return fc.oom ? oom(err) : rc < 0 ? rc : 0;
-}
-
-static int add_refusal(void *ctx, const isotier_audit_row *r)
-{
-	fill_ctx *fc = ctx;
-	report_model *m = fc->m;
-	if (m->n_refusals >= fc->cap)
-		return 1;
-	report_audit *a = &m->refusals[m->n_refusals++];
-	a->id = r->id;
-	a->at = COPY(r->at);
-	a->event = COPY(r->event);
-	a->sandbox_id = COPY(r->sandbox_id);
-	a->backend = COPY(r->backend);
-	a->claimed_tier = COPY(r->claimed_tier);
-	a->resolved_tier = COPY(r->resolved_tier);
-	a->required_tier = COPY(r->required_tier);
-	a->decision = COPY(r->decision);
-	a->reason = COPY(r->reason);
-	return 0;
-}
-
-static int load_refusals(report_model *m, isotier_history *h, isotier_error *err)
-{
-	int64_t n = count(m, h, ISOTIER_COUNT_REFUSALS_SINCE, err);
-	if (n < 0)
-		return ISOTIER_EDB;
-	m->refusals = report_arena_alloc(&m->arena, (size_t)(n ? n : 1) * sizeof *m->refusals);
-	if (!m->refusals)
-		return oom(err);
-	fill_ctx fc = {.m = m, .cap = (size_t)n};
-	int rc = isotier__history_scan_refusals(h, m->since, add_refusal, &fc, err);
-	return rc < 0 ? rc : 0;
-}
 
 static int add_interrupted(void *ctx, const char *stored)
 {
@@ -145,11 +73,11 @@ static int provider_group_cmp(const void *a, const void *b)
 	return c ? c : strcmp(x->id, y->id);
 }
 
-static int load_providers(report_model *m, const isotier_catalogue *cat)
+static int load_providers(report_model *m, const isotier_catalogue *cat, isotier_error *err)
 {
 	m->providers = report_arena_alloc(&m->arena, (cat->n_providers + 1) * sizeof *m->providers);
 	if (!m->providers)
-		return ISOTIER_ENOMEM;
+		return oom(err);
 	for (size_t i = 0; i < cat->n_providers; i++) {
 		const isotier_provider *cp = &cat->providers[i];
 		report_provider *p = &m->providers[m->n_providers++];
@@ -179,7 +107,7 @@ static int load_providers(report_model *m, const isotier_catalogue *cat)
 		p->history =
 		    report_arena_alloc(&m->arena, (cp->n_history + 1) * sizeof *p->history);
 		if (!p->id || !p->group || !p->status || !p->sources || !p->history)
-			return ISOTIER_ENOMEM;
+			return oom(err);
 		p->best_source = -1;
 		p->source_age_days = -1;
 		int worst = 4; /* UNCHECKED until a check says otherwise */
@@ -194,22 +122,10 @@ static int load_providers(report_model *m, const isotier_catalogue *cat)
 			s->title = COPY(cs->title);
 			s->age_days = age_days(m, cs->retrieved);
 			s->stale = s->age_days > m->max_source_age_days;
-			/* The newest check of this quote at this URL (a page may be cited for
-			 * several quotes); failing that, of the URL. */
-			const report_check *by_url = NULL;
-			for (size_t k = m->n_checks; k-- > 0 && cs->url;) {
-				const report_check *c = &m->checks[k];
-				if (strcmp(c->url, cs->url) || strcmp(c->provider_id, cp->id))
-					continue;
-				if (!by_url)
-					by_url = c;
-				if (c->quote && cs->quote && !strcmp(c->quote, cs->quote)) {
-					s->latest = c;
-					break;
-				}
-			}
-			if (!s->latest)
-				s->latest = by_url;
+			int rc =
+			    report_source_latest(m, cp->id, cs->url, cs->quote, &s->latest, err);
+			if (rc < 0)
+				return rc;
 			int r = s->latest ? report_status_rank(s->latest->status) : 4;
 			if (r < worst)
 				worst = r;
@@ -319,7 +235,7 @@ static int load_catalogue(report_model *m, const report_options *opts, isotier_e
 			}
 		}
 	}
-	int rc = load_providers(m, cat);
+	int rc = load_providers(m, cat, err); /* err set on failure */
 	for (size_t i = 0; rc == 0 && i < findings.n; i++) {
 		const isotier_finding *f = &findings.items[i];
 		bool has_field = f->field && *f->field;
@@ -327,13 +243,15 @@ static int load_catalogue(report_model *m, const report_options *opts, isotier_e
 		    &m->arena, "%s%s%s%s",
 		    f->severity == ISOTIER_FINDING_ERROR ? "error: " : "warning: ",
 		    has_field ? f->field : "", has_field ? ": " : "", f->message ? f->message : "");
-		rc = d ? report_attention_add(m, RA_CATALOGUE, f->severity == ISOTIER_FINDING_ERROR,
-		                              COPY(basename_of(f->file ? f->file : "?")), d)
-		       : ISOTIER_ENOMEM;
+		rc =
+		    d && report_attention_add(m, RA_CATALOGUE, f->severity == ISOTIER_FINDING_ERROR,
+		                              COPY(basename_of(f->file ? f->file : "?")), d) == 0
+		        ? 0
+		        : oom(err);
 	}
 	isotier__findings_free(&findings);
 	isotier__catalogue_free(cat);
-	return rc < 0 ? oom(err) : 0;
+	return rc < 0 ? rc : 0;
 }
 
 /* Fills a fresh model from an open database; on failure the caller frees it. */
@@ -384,9 +302,8 @@ static int model_fill(report_model *m, const report_options *opts, isotier_error
 	if (m->n_runs < 0)
 		return ISOTIER_EDB;
 	/* The catalogue first: the scan files observations under its offerings. */
-	if ((rc = load_checks(m, h, err)) < 0 || (rc = load_refusals(m, h, err)) < 0 ||
-	    (rc = load_interrupted(m, h, err)) < 0 || (rc = load_catalogue(m, opts, err)) < 0 ||
-	    (rc = report_scan(m, err)) < 0)
+	if ((rc = report_load_tables(m, err)) < 0 || (rc = load_interrupted(m, h, err)) < 0 ||
+	    (rc = load_catalogue(m, opts, err)) < 0 || (rc = report_scan(m, err)) < 0)
 		return rc;
 	if (report_judge_rows(m) < 0)
 		return oom(err);

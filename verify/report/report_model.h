@@ -27,7 +27,9 @@
  * the model holds only these observations in full (report_scan.c): the
  * newest REPORT_LOG_MAX, each row's latest, each host's latest judged, the
  * newest REPORT_EVIDENCE_MAX that did not back their claim and each row's
- * last verdict changes; everything else is counted while it streams past. */
+ * last verdict changes; everything else is counted while it streams past.
+ * Of the source checks it holds each catalogue source's latest, of the
+ * refusals the newest REPORT_REFUSALS_MAX (report_tables.c). */
 #define REPORT_LOG_MAX       500 /* rows of the observation log */
 #define REPORT_EVIDENCE_MAX  100 /* observations whose evidence is spelled out */
 #define REPORT_REFUSALS_MAX  500
@@ -305,10 +307,13 @@ typedef struct report_model {
 	 * (id); n_observations counts every one in range. */
 	report_observation *observations;
 	size_t n_held, n_observations;
-	report_check *checks; /* by checked_at, id */
+	/* Source checks and refusals in range, counted (report_tables.c):
+	 * what is shown of the checks is each source's latest (a
+	 * report_source's), of the refusals the newest REPORT_REFUSALS_MAX,
+	 * oldest first (at, id). */
 	size_t n_checks;
-	report_audit *refusals; /* by at, id */
-	size_t n_refusals;
+	report_audit *refusals;
+	size_t n_refusals_held, n_refusals;
 	report_row *rows; /* by provider id, backend */
 	size_t n_rows;
 	report_attention *attention; /* by kind, subject */
@@ -351,8 +356,7 @@ typedef struct report_options {
 	 * why: never overdue, shown once each as a note. Only without backends. */
 	const char *const *not_configured, *const *not_configured_why;
 	size_t n_not_configured;
-	bool all_durations; /* unused: the JSON writer streams every observation's */
-	const char *host;   /* only observations made on this host (name or machine id) */
+	const char *host; /* only observations made on this host (name or machine id) */
 } report_options;
 
 int report_model_load(report_model **out, const report_options *opts, isotier_error *err);
@@ -463,7 +467,19 @@ bool report_attest_candidate(const report_model *m, const report_observation *o)
 bool report_layers_attested(const char *layers);
 const char *report_verdict_shown(const report_observation *o);
 
-/* Fills each loaded check's change and passage_diff from the history. */
-int report_load_check_changes(report_model *m, isotier_history *h, isotier_error *err);
+/* report_tables.c: counts the source checks and refusals in range and holds
+ * the newest REPORT_REFUSALS_MAX refusals (m->refusals). */
+int report_load_tables(report_model *m, isotier_error *err);
+/* *out: the newest check in range of provider_id's url citing quote, else
+ * of the url (NULL: none), held in the model. */
+int report_source_latest(report_model *m, const char *provider_id, const char *url,
+                         const char *quote, const report_check **out, isotier_error *err);
+/* Every source check in range (checked_at, id), every refusal (at, id),
+ * streamed from the history's snapshot for the JSON writer: each valid
+ * only during its call. cb != 0 stops. */
+int report_each_check(const report_model *m, int (*cb)(void *ctx, const report_check *c),
+                      void *ctx);
+int report_each_refusal(const report_model *m, int (*cb)(void *ctx, const report_audit *a),
+                        void *ctx);
 
 #endif
