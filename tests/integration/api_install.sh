@@ -41,10 +41,14 @@ linked=$(readelf -d "$prefix/lib/libisotier.so.0" | sed -n 's/.*(NEEDED).*\[\(.*
 for lib in libxml2 libgit2; do
   ! grep -q "$lib" <<<"$linked" || fail "libisotier links $lib, which only the CLI uses: $linked"
 done
-! nm -D --undefined-only "$prefix/lib/libisotier.so.0" | grep -q "git_\|xml\|html[A-Z]" || fail "libisotier refers to libgit2 or libxml2 symbols"
+undefined=$(nm -D --undefined-only "$prefix/lib/libisotier.so.0")
+! grep -q "git_\|xml\|html[A-Z]" <<<"$undefined" || fail "libisotier refers to libgit2 or libxml2 symbols"
 cc -std=c11 -Wall -Wextra -Werror "$R/reference/examples/require_microvm.c" $flags -o "$TMP/example" \
   || fail "the example does not build against the installed prefix"
-env -u LD_LIBRARY_PATH ldd "$TMP/example" | grep -q "libisotier.so.0 => $prefix/lib/libisotier.so.0" || fail "the example does not load the installed library: $(ldd "$TMP/example")"
+# ldd's whole output first: grep -q in a pipe stops reading at the match, and ldd killed by
+# SIGPIPE fails the pipeline (pipefail) whenever it had more to write.
+loaded=$(env -u LD_LIBRARY_PATH ldd "$TMP/example")
+grep -qF "libisotier.so.0 => $prefix/lib/libisotier.so.0" <<<"$loaded" || fail "the example does not load the installed library: $loaded"
 cd "$TMP"
 set +e
 env -u LD_LIBRARY_PATH -u ISOTIER_CATALOGUE "$TMP/example" bwrap MICROVM /bin/echo no >"$TMP/out" 2>"$TMP/err"

@@ -24,7 +24,7 @@ generic = {"PATH", "TMPDIR", "HOME", "XDG_CACHE_HOME"}
 checked = 0
 for path in sorted(glob.glob(os.path.join(ref, "backend_*.c"))):
     src = open(path).read()
-    names = re.findall(r'const isotier_backend isotier_backend_\w+ = \{\s*\.version = \w+,(?:\s*\.settings = \w+,)?\s*\.name = "([^"]+)"', src)
+    names = re.findall(r'const isotier_backend isotier__backend_\w+ = \{\s*\.version = \w+,(?:\s*\.settings = \w+,)?\s*\.name = "([^"]+)"', src)
     if not names:  # a helper of other backends' files: it reads nothing of its own
         assert os.path.basename(path) == "backend_remote.c" or not read_pat.findall(src), path
         continue

@@ -35,7 +35,9 @@ assert_contains "$paths" "guest init         $prefix/libexec/isotier/isotier-gue
 assert_contains "$paths" "guest kernel       $prefix/lib/isotier/guest" "guest kernel"
 assert_contains "$paths" "schemas            $prefix/share/isotier/schemas  (installed, present)" "schemas"
 grep -qF "$R/" <<<"$paths" && fail "the installed CLI names the build tree: $paths"
-strings "$prefix/bin/isotier" | grep -v '^/.*\.c$' | grep -qF "$R/catalogue" && fail "the build tree's catalogue is compiled in"
+# The strings whole first: a grep -q that stops at a match must not turn it into a pipe error.
+bin_strings=$(strings "$prefix/bin/isotier" | grep -v '^/.*\.c$')
+grep -qF "$R/catalogue" <<<"$bin_strings" && fail "the build tree's catalogue is compiled in"
 out=$(run isotier catalogue check 2>&1) || fail "installed catalogue check: $out"
 assert_contains "$out" "$prefix/share/isotier/catalogue/providers" "catalogue check reads the installed catalogue"
 help=$(run isotier catalogue check --help)

@@ -128,7 +128,8 @@ set -e
 assert_eq "$rc" 70 "401: exit"
 assert_contains "$(cat "$D/out")" "HTTP 401"
 ! grep -qF "$WRONG" "$D/out" "$D/err" || fail "401: the wrong key was printed"
-! sqlite3 "$D/h.db" .dump | grep -qF "$WRONG" || fail "401: the wrong key is in the history"
+dump=$(sqlite3 "$D/h.db" .dump)
+! grep -qF "$WRONG" <<<"$dump" || fail "401: the wrong key is in the history"
 echo "ok: 401 reported, key redacted"
 
 # 6. 403 on create.

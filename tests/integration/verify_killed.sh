@@ -138,9 +138,10 @@ fi
 if usable docker; then
   docker=1
   # The probe's image is made once per probe digest and then reused: a hang probe with a tail
-  # of its own (a new digest) makes this run import one.
+  # of its own (a new digest) makes this run import one. The tail is 48 MiB of noise, so that
+  # the import lasts long enough to be seen (polled every 0.1 s) on a fast or a loaded host.
   start_probe=$S/uniq/fault-probe-hang
-  mkdir -p "$S/uniq" && cp "$hang" "$start_probe" && head -c 16 /dev/urandom >>"$start_probe"
+  mkdir -p "$S/uniq" && cp "$hang" "$start_probe" && head -c 48M /dev/urandom >>"$start_probe"
   imgs=$(docker images -q --no-trunc --filter label=isotier.probe | sort)
   kill_and_check docker KILL poll docker_import
   start_probe=
