@@ -173,6 +173,66 @@ START_TEST(too_many_rows_fails)
 }
 END_TEST
 
+/* Observations written out of time order (history import brings old ones
+ * in after newer ones): the latest of a row, of its judged ones and of each
+ * host's cell is the newest observed (ties: the higher id), never the last
+ * written; an old CONFIRMED imported late hides no newer CONTRADICTED. */
+START_TEST(latest_is_newest_observed)
+{
+	snprintf(dir, sizeof dir, "/tmp/test_report_scan.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	char path[128];
+	snprintf(path, sizeof path, "%s/h.db", dir);
+	isotier_history *h = NULL;
+	isotier_error err = {0};
+	ck_assert_msg(isotier__history_open(&h, path, 0, &err) == 0, "%s", err.message);
+	sqlite3 *db = isotier__history_db(h);
+	exec_sql(db, "INSERT INTO runs(id, started_at, tool_version, command, host) VALUES (1, "
+	             "'2026-01-01T00:00:00Z', '0', 'verify', 'h1')");
+	/* bwrap: 1 the newest (CONTRADICTED), 2 and 3 older, written after
+	 * it (3 a bad one); runsc: 4 and 5 at the same second (5 decides). */
+	exec_sql(db, "INSERT INTO observations(id, run_id, observed_at, backend, claimed_tier,"
+	             " observed_tier, verdict, reason) VALUES"
+	             " (1, 1, '2026-02-01T10:00:00Z', 'bwrap', 'CONTAINER', 'NONE',"
+	             "  'CONTRADICTED', 'new'),"
+	             " (2, 1, '2026-01-01T10:00:00Z', 'bwrap', 'CONTAINER', 'CONTAINER',"
+	             "  'CONFIRMED', 'old, imported'),"
+	             " (3, 1, '2026-01-15T10:00:00Z', 'bwrap', 'CONTAINER', 'NONE',"
+	             "  'INCONCLUSIVE', 'old, imported'),"
+	             " (4, 1, '2026-03-01T10:00:00Z', 'runsc', 'CONTAINER', 'CONTAINER',"
+	             "  'CONFIRMED', 'same second'),"
+	             " (5, 1, '2026-03-01T10:00:00Z', 'runsc', 'CONTAINER', 'NONE',"
+	             "  'CONTRADICTED', 'same second, later')");
+	isotier__history_close(h);
+	report_options opts = {.db_path = path};
+	report_model *m = NULL;
+	ck_assert_msg(report_model_load(&m, &opts, &err) == 0, "%s", err.message);
+	const report_row *bwrap = row_of(m, "bwrap"), *runsc = row_of(m, "runsc");
+	ck_assert_uint_eq(bwrap->n_observations, 3);
+	ck_assert_int_eq(bwrap->latest->id, 1);
+	ck_assert_int_eq(bwrap->latest_run->id, 1);
+	ck_assert_int_eq(bwrap->latest_judged->id, 1);
+	ck_assert_int_eq(bwrap->latest_checked->id, 1);
+	ck_assert(bwrap->contradicted);
+	ck_assert_int_eq(runsc->latest->id, 5);
+	ck_assert(runsc->contradicted);
+	ck_assert_uint_eq(m->latest_counts[RV_CONTRADICTED], 2);
+	ck_assert_uint_eq(m->latest_counts[RV_CONFIRMED], 0);
+	/* The host's cells: bwrap's newest judged, not the old import. */
+	ck_assert_uint_eq(m->n_hosts, 2);
+	for (size_t i = 0; i < m->n_hosts; i++)
+		ck_assert_int_eq(m->hosts[i].latest->id,
+		                 !strcmp(m->hosts[i].latest->backend, "bwrap") ? 1 : 5);
+	/* Changes: bwrap's one verdict so far (the late rows change none of
+	 * it); the late INCONCLUSIVE shown among the bad ones. */
+	ck_assert_uint_eq(bwrap->tl->total_changes, 1);
+	ck_assert_int_eq(bwrap->tl->changes[0]->id, 1);
+	ck_assert_ptr_nonnull(report_held(m, 3));
+	report_model_free(m);
+	cleanup();
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("report_scan");
@@ -180,6 +240,7 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, counts_every_observation_holds_the_shown);
 	tcase_add_test(tc, too_many_rows_fails);
+	tcase_add_test(tc, latest_is_newest_observed);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

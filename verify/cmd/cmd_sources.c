@@ -397,8 +397,20 @@ static int run_checks(struct run *r, const char *db_path, const char *dir, int j
 	isotier_error end_err = {0};
 	struct end_arg ea = {r, status};
 	if (history_retry(end_run, &ea, &store_policy, NULL, &end_err) < 0) {
-		cli_error("run %lld could not be marked %s; it still reads 'running'",
-		          (long long)r->run_id, status);
+		if ((end_err.db_code & 0xff) == ISOTIER_DB_IOERR) {
+			/* The run's one sync (its durability point) may have
+			 * failed: no check it stored is known to survive a power
+			 * loss. */
+			cli_error("run %lld: its source checks are NOT known to be stored: the "
+			          "history could not be synced: %s",
+			          (long long)r->run_id, end_err.message);
+			for (size_t i = 0; i < r->n_checks; i++)
+				if (r->checks[i].stored)
+					r->checks[i].stored = false, r->not_stored++;
+		} else {
+			cli_error("run %lld could not be marked %s; it still reads 'running'",
+			          (long long)r->run_id, status);
+		}
 		if (rc == 0)
 			rc = end_err.code, *err = end_err;
 	}

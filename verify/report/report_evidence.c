@@ -102,6 +102,40 @@ long report_days(const char *s)
 	return isotier__date_part_days(&days, s) == 0 ? days : -1;
 }
 
+int64_t report_time_key(const char *s)
+{
+	long days = report_days(s);
+	if (days < 0)
+		return -1;
+	int64_t ms = (int64_t)days * 86400 * 1000;
+	const char *p = s + 10;
+	if (!*p || (p[0] == 'Z' && !p[1]))
+		return ms;
+	if ((*p != 'T' && *p != ' ') || !digits(p + 1, 2) || p[3] != ':' || !digits(p + 4, 2))
+		return -1;
+	int h = (p[1] - '0') * 10 + (p[2] - '0'), mi = (p[4] - '0') * 10 + (p[5] - '0'), sec = 0,
+	    milli = 0;
+	p += 6;
+	if (*p == ':') {
+		if (!digits(p + 1, 2))
+			return -1;
+		sec = (p[1] - '0') * 10 + (p[2] - '0');
+		p += 3;
+		if (*p == '.' && digits(p + 1, 1)) {
+			p++;
+			for (int k = 0; k < 3; k++)
+				milli = milli * 10 + (digits(p, 1) ? *p++ - '0' : 0);
+			while (digits(p, 1))
+				p++;
+		}
+	}
+	if (*p == 'Z')
+		p++;
+	if (*p || h > 23 || mi > 59 || sec > 60)
+		return -1;
+	return ms + ((int64_t)h * 3600 + mi * 60 + sec) * 1000 + milli;
+}
+
 bool report_valid_date(const char *s)
 {
 	return s && strlen(s) == 10 && report_days(s) >= 0;

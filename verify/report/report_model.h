@@ -201,8 +201,10 @@ typedef struct report_row {
 	int section;       /* report_section */
 	const char *group; /* the provider it is grouped under (report_row_group) */
 	/* While scanning: the ids behind latest, latest_run, latest_judged,
-	 * latest_checked (0: none). */
-	int64_t latest_id[4];
+	 * latest_checked (0: none), and their times (report_time_key): the
+	 * latest is the newest observed, not the last written (an import
+	 * brings old rows in after new ones; ties: the higher id). */
+	int64_t latest_id[4], latest_key[4];
 	report_row_tl *tl; /* NULL: no observation */
 } report_row;
 
@@ -425,6 +427,10 @@ report_evidence *report_evidence_parse(report_arena *a, const char *layers_json,
 long report_days(const char *date);
 bool report_valid_date(const char *s);      /* YYYY-MM-DD */
 bool report_valid_timestamp(const char *s); /* YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ */
+/* An observation's time in UTC milliseconds since 1970, for ordering:
+ * YYYY-MM-DD, optionally [T ]HH:MM[:SS[.fraction]], optionally Z; -1 when
+ * it reads otherwise (an offset, junk). */
+int64_t report_time_key(const char *s);
 
 /* Where the report date came from, for a reader ("the newest stored record"). */
 const char *report_date_source_text(const report_model *m);

@@ -52,11 +52,27 @@ int report_observation_fill(const report_model *m, report_arena *ar, report_obse
 	return 0;
 }
 
-/* A (backend, host) cell of the fleet's matrix: its latest judged id. */
+/* A (backend, host) cell of the fleet's matrix: its latest judged id and
+ * that one's time (report_time_key). */
 typedef struct scan_cell {
 	const char *backend, *host;
-	int64_t id;
+	int64_t id, key;
 } scan_cell;
+
+/* An observation seen now, with time key, is newer than the latest held
+ * (have_id, have_key; 0: none): observed later, or at the same time (it
+ * comes later in id order, the order they stream in). A time that does
+ * not read falls back to that order. */
+static bool newer(int64_t key, int64_t have_id, int64_t have_key)
+{
+	return !have_id || key < 0 || have_key < 0 || key >= have_key;
+}
+
+/* An observation among the bad ones shown (id order where a time does not
+ * read). */
+typedef struct scan_bad {
+	int64_t id, key;
+} scan_bad;
 
 /* A (provider, backend) report_row_for answered: the row's own strings. */
 typedef struct row_hit {
@@ -74,7 +90,7 @@ typedef struct scan_ctx {
 	size_t cap_rows;
 	report_arena scratch; /* one streamed row's strings */
 	int64_t log[REPORT_LOG_MAX];
-	int64_t bad[REPORT_EVIDENCE_MAX]; /* the newest that are no row's latest */
+	scan_bad bad[REPORT_EVIDENCE_MAX]; /* the newest that are no row's latest */
 	size_t n_bad;
 	scan_cell *cells;
 	size_t n_cells, cap_cells, last_cell;
@@ -121,18 +137,25 @@ static void mark_in(report_tl_slot *ring, long *max, long key, const report_obse
 		s->confirmed_id = candidate ? o->id : 0;
 }
 
-static void push_bad(scan_ctx *c, int64_t id)
+static bool older(scan_bad a, scan_bad b)
+{
+	if (a.key < 0 || b.key < 0 || a.key == b.key)
+		return a.id < b.id;
+	return a.key < b.key;
+}
+
+static void push_bad(scan_ctx *c, int64_t id, int64_t key)
 {
 	if (c->n_bad < REPORT_EVIDENCE_MAX) {
-		c->bad[c->n_bad++] = id;
+		c->bad[c->n_bad++] = (scan_bad){id, key};
 		return;
 	}
 	size_t min = 0;
 	for (size_t i = 1; i < c->n_bad; i++)
-		if (c->bad[i] < c->bad[min])
+		if (older(c->bad[i], c->bad[min]))
 			min = i;
-	if (id > c->bad[min])
-		c->bad[min] = id;
+	if (older(c->bad[min], (scan_bad){id, key}))
+		c->bad[min] = (scan_bad){id, key};
 }
 
 static bool bad(report_verdict v)
@@ -146,17 +169,24 @@ static int fail(scan_ctx *c, int code, const char *what)
 	return 1;
 }
 
-static int add_cell(scan_ctx *c, const report_observation *o)
+static void cell_see(scan_cell *cell, const report_observation *o, int64_t key)
+{
+	if (newer(key, cell->id, cell->key))
+		cell->id = o->id, cell->key = key;
+}
+
+static int add_cell(scan_ctx *c, const report_observation *o, int64_t key)
 {
 	const char *host = report_host_key(o);
 	if (c->last_cell < c->n_cells && !strcmp(c->cells[c->last_cell].backend, o->backend) &&
 	    !strcmp(c->cells[c->last_cell].host, host)) {
-		c->cells[c->last_cell].id = o->id;
+		cell_see(&c->cells[c->last_cell], o, key);
 		return 0;
 	}
 	for (size_t i = 0; i < c->n_cells; i++)
 		if (!strcmp(c->cells[i].backend, o->backend) && !strcmp(c->cells[i].host, host)) {
-			c->cells[i].id = o->id, c->last_cell = i;
+			cell_see(&c->cells[i], o, key);
+			c->last_cell = i;
 			return 0;
 		}
 	if (c->n_cells >= REPORT_HOST_CELLS_MAX)
@@ -173,14 +203,21 @@ static int add_cell(scan_ctx *c, const report_observation *o)
 	scan_cell *cell = &c->cells[c->n_cells];
 	cell->backend = COPY(&m->arena, o->backend);
 	cell->host = COPY(&m->arena, host);
-	cell->id = o->id;
+	cell->id = o->id, cell->key = key;
 	if (!cell->backend || !cell->host)
 		return fail(c, ISOTIER_ENOMEM, "out of memory");
 	c->last_cell = c->n_cells++;
 	return 0;
 }
 
-static int count_row(report_row *r, const report_observation *o, scan_ctx *c, long day)
+/* Makes o (time key) the row's latest of kind k when it is newer. */
+static void row_see(report_row *r, size_t k, const report_observation *o, int64_t key)
+{
+	if (newer(key, r->latest_id[k], r->latest_key[k]))
+		r->latest_id[k] = o->id, r->latest_key[k] = key;
+}
+
+static int count_row(report_row *r, const report_observation *o, scan_ctx *c, long day, int64_t key)
 {
 	report_model *m = c->m;
 	if (!r->tl) {
@@ -192,20 +229,26 @@ static int count_row(report_row *r, const report_observation *o, scan_ctx *c, lo
 		r->tl->max_day = r->tl->max_month = LONG_MIN;
 		r->tl->prev = RV_COUNT;
 	}
-	r->latest_id[0] = o->id; /* observations are oldest first */
+	/* Streamed in id order, the order they were written in; an import
+	 * writes old observations after newer ones. A late one (observed
+	 * before the row's latest) is counted, but is no row's latest and
+	 * no change of its verdict: the neighbours it came between in time
+	 * are not held. */
+	bool late = !newer(key, r->latest_id[0], r->latest_key[0]);
+	row_see(r, 0, o, key);
 	if (o->v != RV_UNAVAILABLE)
-		r->latest_id[1] = o->id;
+		row_see(r, 1, o, key);
 	if ((unsigned)o->v < VERDICT_COUNT &&
 	    isotier__verdict_is((isotier_verdict)o->v, VERDICT_JUDGES))
-		r->latest_id[2] = o->id;
+		row_see(r, 2, o, key);
 	/* The cadence counts a remote check that found no contradiction: it is
 	 * the most such a check can find (base/verdict.h). */
 	if ((unsigned)o->v < VERDICT_COUNT &&
 	    isotier__verdict_is((isotier_verdict)o->v, VERDICT_CHECKS))
-		r->latest_id[3] = o->id;
+		row_see(r, 3, o, key);
 	r->n_observations++;
 	report_row_tl *tl = r->tl;
-	if ((int)o->v != tl->prev) {
+	if (!late && (int)o->v != tl->prev) {
 		tl->prev = (int)o->v;
 		tl->total_changes++;
 		if (tl->n_changes == REPORT_TL_CHANGES_MAX) { /* the newest only */
@@ -315,13 +358,18 @@ static int scan_one(void *ctx, const isotier_report_observation_row *row)
 		                                           "the history names more offering x "
 		                                           "backend rows than a report shows")
 		                                    : fail(c, ISOTIER_ENOMEM, "out of memory");
-	/* Whether the row's previous latest was bad: its verdict is the one
-	 * before this, when the row has one. */
-	bool prev_bad = r->tl && r->tl->prev != RV_COUNT && bad((report_verdict)r->tl->prev);
-	if (prev_bad && r->latest_id[0])
-		push_bad(c, r->latest_id[0]);
+	/* A bad observation that is no longer (or never was) its row's
+	 * latest: the row's latest verdict is tl->prev (count_row). */
+	int64_t key = report_time_key(o.observed_at);
+	if (!newer(key, r->latest_id[0], r->latest_key[0])) {
+		if (bad(o.v))
+			push_bad(c, o.id, key);
+	} else if (r->tl && r->tl->prev != RV_COUNT && bad((report_verdict)r->tl->prev) &&
+	           r->latest_id[0]) {
+		push_bad(c, r->latest_id[0], r->latest_key[0]);
+	}
 	long day = report_days(o.observed_at);
-	if (count_row(r, &o, c, day))
+	if (count_row(r, &o, c, day, key))
 		return 1;
 	if (day >= 0) {
 		if (c->first < 0 || day < c->first)
@@ -331,7 +379,7 @@ static int scan_one(void *ctx, const isotier_report_observation_row *row)
 		count_in(c->days, &c->max_day, day, o.v);
 		count_in(c->months, &c->max_month, report_bucket_key(day, false), o.v);
 	}
-	if (report_fleet_judged(&o) && add_cell(c, &o))
+	if (report_fleet_judged(&o) && add_cell(c, &o, key))
 		return 1;
 	c->log[m->n_observations % REPORT_LOG_MAX] = o.id;
 	m->n_observations++;
@@ -381,7 +429,7 @@ static int hold_shown(scan_ctx *c)
 	for (size_t i = 0; i < n_log; i++)
 		ids[n++] = c->log[i];
 	for (size_t i = 0; i < c->n_bad; i++)
-		ids[n++] = c->bad[i];
+		ids[n++] = c->bad[i].id;
 	for (size_t i = 0; i < c->n_cells; i++)
 		ids[n++] = c->cells[i].id;
 	for (size_t i = 0; i < m->n_rows; i++) {

@@ -83,9 +83,18 @@ static void run_job(job *j, const verify_ctx *ctx)
 	if (capture) {
 		int64_t t1 = isotier__now_ms();
 		isotier_error perr = {0};
-		/* An unavailable backend left nothing to keep. */
-		if (!j->obs.available || evidence_pack_dir(&j->evidence, capture, &perr) < 0)
+		/* An unavailable backend left nothing to keep. A capture that
+		 * could not be packed is said in the observation (cmd_verify.c
+		 * adds capture_problem to its reason), so that history tells it
+		 * from one not asked for (--no-evidence). */
+		if (!j->obs.available) {
 			memset(&j->evidence, 0, sizeof j->evidence);
+		} else if (evidence_pack_dir(&j->evidence, capture, &perr) < 0) {
+			memset(&j->evidence, 0, sizeof j->evidence);
+			if (!j->obs.capture_problem[0])
+				snprintf(j->obs.capture_problem, sizeof j->obs.capture_problem,
+				         "%.290s", perr.message);
+		}
 		isotier__rmtree(capture);
 		free(capture);
 		j->evidence_ms = isotier__now_ms() - t1;
