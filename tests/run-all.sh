@@ -12,12 +12,17 @@ for t in "$build"/tests/test_*; do
   case ${t##*/} in *.*) continue ;; esac
   [ -x "$t" ] && suites+=("$t")
 done
+t0=$SECONDS
 tests/run-unit.sh "${suites[@]}" 2>&1 | tee "$out"; unit_rc=${PIPESTATUS[0]}
+t1=$SECONDS
 BUILD=$build tests/run-integration.sh 2>&1 | tee -a "$out"; int_rc=${PIPESTATUS[0]}
+t2=$SECONDS
 # Totals over suites and scripts: Check's own per-suite lines are above.
 p=$(sed -n 's/^\(unit suites\|integration\): \([0-9]*\) passed, \([0-9]*\) failed.*/\2/p' "$out" | paste -sd+ | bc)
 f=$(sed -n 's/^\(unit suites\|integration\): \([0-9]*\) passed, \([0-9]*\) failed.*/\3/p' "$out" | paste -sd+ | bc)
 s=$(sed -n 's/^integration: .* \([0-9]*\) skipped$/\1/p' "$out")
 rm -f "$out"
+# Where the time went (wall): the build before this script is make's own.
+echo "time: unit suites $((t1 - t0)) s, integration $((t2 - t1)) s"
 echo "${p:-0} passed, ${f:-0} failed, ${s:-0} skipped"
 [ "$unit_rc" -eq 0 ] && [ "$int_rc" -eq 0 ]
