@@ -10,7 +10,11 @@ BUILD ?= build
 CC ?= gcc
 # What libisotier links (isotier.pc says the same): libcurl, cJSON, SQLite (the embedded history),
 # libpq (a fleet's PostgreSQL history) and libcrypto (hashes, attestation signatures). The CLI adds
-# libxml2 (page text for `sources check`) and libgit2 (the catalogue's commit), its alone.
+# libxml2 (page text for `sources check`) and libgit2 (`churn`, the catalogue's commit), its alone:
+# their headers at build time, the libraries dlopen()ed on first use (verify/sources/dl_xml.c,
+# verify/churn/dl_git.c), not linked, so that no other command pays for loading them and their
+# dependencies (ICU, libstdc++, mbedTLS...) at every start. The unit suites and fuzz harnesses
+# still link them (PKG_LIBS); packaging/deb.sh adds them to the package's Depends.
 LIB_PKGS := libcurl libcjson sqlite3 libpq libcrypto
 PKGS := $(LIB_PKGS) libxml-2.0 libgit2
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
@@ -120,7 +124,7 @@ $(BUILD)/libisotier.so: $(LIB_OBJS) reference/libisotier.map
 	ln -sf libisotier.so.0 $@
 
 $(BUILD)/isotier: $(CLI_OBJS) $(BUILD)/libisotier-tool.a
-	$(CC) -o $@ $(CLI_OBJS) $(BUILD)/libisotier-tool.a $(PKG_LIBS) -lpthread -lm
+	$(CC) -o $@ $(CLI_OBJS) $(BUILD)/libisotier-tool.a $(LIB_PKG_LIBS) -lpthread -lm
 
 VERSION := $(shell sed -n 's/^\#define ISOTIER_VERSION[[:space:]]*"\(.*\)"/\1/p' include/isotier.h)
 # For the build tree: the header from include/, the library from $(BUILD)/.

@@ -41,6 +41,10 @@ printf 'Source: isotier\n\nPackage: isotier\nArchitecture: any\n' >"$stage/src/d
 depends=$(cd "$stage/src" && dpkg-shlibdeps -O -e"$pkg/usr/bin/isotier" -e"$pkg/usr/lib/libisotier.so.0" 2>/dev/null |
   sed -n 's/^shlibs:Depends=//p')
 [ -n "$depends" ] || { echo "deb: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
+# What isotier dlopen()s on first use (verify/churn/dl_git.h, verify/sources/dl_xml.h) is no NEEDED
+# entry, so dpkg-shlibdeps cannot see it: the packages providing those sonames, by hand, with the
+# versions their shlibs files ask for.
+depends="$depends, libxml2 (>= 2.9.11), libgit2-1.5 (>= 1.5.1+ds)"
 
 size=$(du -sk --exclude=DEBIAN "$pkg" | cut -f1)
 sed -e "s/@VERSION@/$version/; s/@ARCH@/$arch/; s/@DEPENDS@/$depends/; s/@SIZE@/$size/" \

@@ -70,7 +70,7 @@ make -C "$R" --no-print-directory -s BUILD="$BUILD" OUT="$TMP" deb >"$TMP/deb.lo
   fail "make deb: $(tail -20 "$TMP/deb.log")"
 deb=$(ls "$TMP"/isotier_*.deb) || fail "make deb wrote no .deb: $(tail "$TMP/deb.log")"
 depends=$(dpkg-deb -f "$deb" Depends)
-for lib in libcurl4 libsqlite3-0 libcjson1; do assert_contains "$depends" "$lib" "Depends"; done
+for lib in libcurl4 libsqlite3-0 libcjson1 libxml2 libgit2-1.5; do assert_contains "$depends" "$lib" "Depends"; done
 assert_eq "$(dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./conffiles)" /etc/default/isotier "conffiles"
 listing=$(dpkg-deb -c "$deb" | awk '{print $6}')
 for f in usr/bin/isotier usr/bin/isotier-probe usr/bin/isotier-probe-aarch64 \

@@ -10,7 +10,7 @@
 
 #include "churnlog.h"
 
-#include <git2.h>
+#include "dl_git.h"
 #include <stdint.h>
 
 #define CHURN_PROVIDERS_DIR "catalogue/providers"

@@ -508,6 +508,9 @@ static void libgit2_shutdownp(int *n)
 
 static int churn_main(int argc, char **argv)
 {
+	isotier_error err = ISOTIER_ERROR_INIT;
+	if (isotier__dl_git_open(&err) < 0)
+		return cli_fail(&err);
 	__attribute__((cleanup(libgit2_shutdownp))) int git_up = git_libgit2_init();
 	if (git_up < 0) {
 		cli_error("churn: libgit2 failed to initialise");

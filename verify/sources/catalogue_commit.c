@@ -12,7 +12,7 @@
 
 #include "../../include/isotier.h"
 
-#include <git2.h>
+#include "../churn/dl_git.h"
 #include <stdbool.h>
 #include <stdio.h>
 #include <limits.h>
@@ -59,6 +59,11 @@ void isotier_catalogue_commit(char *out, size_t len, const char *dir)
 	bool keyed = k == 0;
 	if (keyed && isotier_catalogue_memo_get(key, out, len) == 0)
 		return;
+	isotier_error err = ISOTIER_ERROR_INIT;
+	if (isotier__dl_git_open(&err) < 0) {
+		fprintf(stderr, "isotier: warning: catalogue commit unknown: %s\n", err.message);
+		return;
+	}
 	if (git_libgit2_init() < 0)
 		return;
 	git_repository *repo = NULL;

@@ -2,10 +2,8 @@
  * bounded by the text, not the tree) and quote normalisation. */
 #include "htmltext.h"
 
-#include <libxml/HTMLparser.h>
-#include <libxml/encoding.h>
-#include <libxml/parserInternals.h>
-#include <libxml/tree.h>
+#include "dl_xml.h"
+
 #include <string.h>
 #include <strings.h>
 
@@ -179,6 +177,8 @@ int isotier_html_texts(char **out, char **main_out, const char *html, size_t len
 {
 	if (len > ISOTIER_HTML_MAX_BYTES)
 		return ISOTIER_EDATA;
+	if (isotier__dl_xml_open(NULL) < 0)
+		return ISOTIER_EUNAVAILABLE;
 	/* The push parser with SAX callbacks: no tree is built, so memory is
 	 * the text plus the parser's element stack, whatever the nesting (a
 	 * tree of a 5 MiB page of nested tags took 315 MB). XML_PARSE_HUGE

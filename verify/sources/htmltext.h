@@ -17,7 +17,8 @@
  * comments. encoding: the HTTP charset, or NULL to let libxml2 detect it.
  * *out is UTF-8, NUL-terminated, caller frees. Returns 0, ISOTIER_EDATA (not
  * parseable at all, or the parser stopped before the end: the text would be
- * partial, so "quote not found" could not be trusted) or ISOTIER_ENOMEM.
+ * partial, so "quote not found" could not be trusted), ISOTIER_ENOMEM, or
+ * ISOTIER_EUNAVAILABLE when libxml2 cannot be loaded (dl_xml.h says why).
  * Nesting depth is not limited (XML_PARSE_HUGE; the input is bounded).
  */
 int isotier_html_text(char **out, const char *html, size_t len, const char *encoding);

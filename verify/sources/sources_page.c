@@ -2,6 +2,7 @@
  * (sources_page.h). */
 #include "sources_page.h"
 
+#include "dl_xml.h"
 #include "htmltext.h"
 #include "sha256.h"
 
@@ -37,6 +38,12 @@ int sources_page_read(sources_page *p, const isotier_fetch_result *f, char *deta
 		char *raw = NULL, *raw_main = NULL;
 		int rc = isotier_html_texts(&raw, &raw_main, f->body, f->body_len,
 		                            charset[0] ? charset : NULL);
+		if (rc == ISOTIER_EUNAVAILABLE) {
+			isotier_error err = ISOTIER_ERROR_INIT;
+			isotier__dl_xml_open(&err);
+			snprintf(detail, dlen, "%s", err.message);
+			return rc;
+		}
 		if (rc < 0) {
 			snprintf(detail, dlen,
 			         rc == ISOTIER_ENOMEM ? "out of memory"

@@ -14,7 +14,8 @@ typedef struct sources_page {
 
 /* Reads f's body (HTML by libxml2, text/JSON as is; the HTTP charset
  * honoured). Returns 0, or <0 with detail saying why the page cannot be read
- * (not text, not parseable, out of memory: ISOTIER_ENOMEM). */
+ * (not text, not parseable, out of memory: ISOTIER_ENOMEM, libxml2 not
+ * loadable: ISOTIER_EUNAVAILABLE). */
 int sources_page_read(sources_page *p, const isotier_fetch_result *f, char *detail, size_t dlen);
 void sources_page_free(sources_page *p);
 
