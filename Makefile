@@ -233,7 +233,8 @@ integration: all
 # The tree is clang-format clean (.clang-format) first: CI fails on a file `make format` would change.
 test: deps
 	@$(MAKE) --no-print-directory format-check
-	@$(MAKE) --no-print-directory all $(UNIT_BINS) fuzz-build
+	@s=$$(date +%s); $(MAKE) --no-print-directory all $(UNIT_BINS) fuzz-build && \
+	  echo "time: build $$(($$(date +%s) - s)) s"
 	@tests/run-all.sh $(BUILD)
 
 # Every pair measured against its floor (bench/pair.c) adds a line to the verdicts printed last.
