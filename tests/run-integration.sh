@@ -102,7 +102,16 @@ report() { # INDEX RC
 pass=0 fail=0 skip=0 failed=()
 if [ "$jobs" -le 1 ]; then
   for i in "${order[@]}"; do
-    run_one "$i" ${uses[$i]}
+    # A resource named more than once (quiet: every challenge slot) takes its slots' locks,
+    # r, r.1, ..., as in parallel: the same lock twice would wait for itself.
+    locks=()
+    declare -A named=()
+    for r in ${uses[$i]}; do
+      n=${named[$r]:-0} named[$r]=$((${named[$r]:-0} + 1))
+      if [ "$n" -eq 0 ]; then locks+=("$r"); else locks+=("$r.$n"); fi
+    done
+    unset named
+    run_one "$i" "${locks[@]}"
     report "$i" $?
   done
 else
