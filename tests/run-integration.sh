@@ -76,22 +76,35 @@ done
   mapfile -t order < <(for i in "${!names[@]}"; do echo "${names[$i]} $i"; done | sort | awk '{print $2}')
 }
 
+cpu_now() { # VAR: the CPU seconds (user + system) of this shell's waited-for children so far
+  # `times` in this shell (a subshell's children are its own): written to a file, not piped.
+  local _ u s
+  times >"$out/times.$BASHPID"
+  { read -r _; read -r u s; } <"$out/times.$BASHPID"
+  printf -v "$1" '%s' "$(echo "$u $s" | sed 's/\([0-9]*\)m\([0-9.]*\)s/(\1*60+\2)/g; s/ /+/' | bc)"
+}
+
 run_one() { # INDEX [LOCK...]: runs the test under its locks, leaves its log and time in $out
-  local name=${names[$1]} r cmd=() rc
+  local name=${names[$1]} r cmd=() rc cpu0 cpu1
   shift
   # flock -o: the lock stays with flock itself, never with what the test leaves running.
   for r in "$@"; do cmd+=(flock -o "$lockdir/$r.lock"); done
+  cpu_now cpu0
   # The time is the test's own, from when it holds its locks (another run may hold one).
+  # Its CPU (user + system, the test and what it waited for; not a daemon's) beside its time:
+  # on 2 cores the suite's length is its CPU, and this says where it goes.
   "${cmd[@]}" bash -c 'date +%s.%N >"$1"; exec timeout --kill-after=10 900 bash "$2"' _ \
     "$out/$name.start" "$root/tests/integration/$name.sh" >"$out/$name.log" 2>&1
   rc=$?
+  cpu_now cpu1
+  printf "%.1f" "$(echo "$cpu1 - $cpu0" | bc)" >"$out/$name.cpu"
   printf '%.1f' "$(echo "$(date +%s.%N) - $(cat "$out/$name.start" 2>/dev/null || date +%s.%N)" | bc)" >"$out/$name.secs"
   return $rc
 }
 
 report() { # INDEX RC
   local name=${names[$1]} secs
-  secs=$(cat "$out/$name.secs" 2>/dev/null || echo 0)
+  secs="$(cat "$out/$name.secs" 2>/dev/null || echo 0)s, cpu $(cat "$out/$name.cpu" 2>/dev/null || echo 0)"
   case $2 in
     0) pass=$((pass + 1)); echo "PASS $name (${secs}s)" ;;
     77) skip=$((skip + 1)); echo "SKIP $name (${secs}s): $(tail -n 1 "$out/$name.log")" ;;

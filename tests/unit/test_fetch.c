@@ -2,7 +2,9 @@
  * HTTP client, against a real HTTP server on 127.0.0.1 (a thread here that
  * counts requests): a slow callback holds the workers back (at most `jobs`
  * bodies held), a stop request or a failing callback ends the run before
- * another answer is delivered, every request carries isotier's User-Agent. */
+ * another answer is delivered, every request carries isotier's User-Agent; an
+ * origin that could not be connected to answers for its other URLs, a timeout
+ * for its URL alone. */
 #include <check.h>
 #include "check_run.h"
 
@@ -212,6 +214,102 @@ START_TEST(cancel_pipe_never_on_descriptor_zero)
 }
 END_TEST
 
+/* Each answer as delivered, by index. */
+struct answers {
+	int rc[8];
+	long status[8];
+	int attempts[8];
+	char error[8][ISOTIER_ERROR_MESSAGE_MAX];
+};
+
+static int keep_answer(size_t index, const isotier_fetch_result *r, void *arg)
+{
+	struct answers *a = arg;
+	ck_assert_uint_lt(index, 8);
+	a->rc[index] = r->rc;
+	a->status[index] = r->http_status;
+	a->attempts[index] = r->attempts;
+	snprintf(a->error[index], sizeof a->error[index], "%s", r->error);
+	return 0;
+}
+
+/* A port on 127.0.0.1 that refuses connections: bound (no one else takes it
+ * while the test runs), never listening. */
+static int refusing_port(unsigned *port)
+{
+	int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	ck_assert_int_ge(fd, 0);
+	struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+	ck_assert_int_eq(bind(fd, (struct sockaddr *)&a, sizeof a), 0);
+	socklen_t al = sizeof a;
+	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&a, &al), 0);
+	*port = ntohs(a.sin_port);
+	return fd;
+}
+
+/* Offline, every page of an origin fails alike: the first URL's failure to
+ * connect (after all its attempts) answers for the origin's others, which
+ * are not tried; another origin's pages are fetched as ever. */
+START_TEST(unreachable_origin_answers_for_its_other_urls)
+{
+	struct server srv;
+	server_start(&srv);
+	unsigned closed;
+	int closed_fd = refusing_port(&closed);
+	char bufs[5][64];
+	snprintf(bufs[0], 64, "http://127.0.0.1:%u/a", closed);
+	snprintf(bufs[1], 64, "http://127.0.0.1:%u/b", closed);
+	snprintf(bufs[2], 64, "http://127.0.0.1:%u/page/1", srv.port);
+	snprintf(bufs[3], 64, "http://127.0.0.1:%u/c?q=1", closed);
+	snprintf(bufs[4], 64, "http://127.0.0.1:%u/page/2", srv.port);
+	const char *urls[5] = {bufs[0], bufs[1], bufs[2], bufs[3], bufs[4]};
+	struct answers a = {0};
+	isotier_fetch_opts o = {.jobs = 1, .timeout_s = 10, .max_attempts = 3, .backoff_ms = 20};
+	isotier_error err = {0};
+	ck_assert_int_eq(isotier_fetch_all(urls, 5, &o, keep_answer, &a, &err), 0);
+	server_stop(&srv);
+	close(closed_fd);
+	ck_assert_int_eq(a.rc[0], ISOTIER_EIO);
+	ck_assert_int_eq(a.attempts[0], 3);
+	ck_assert_msg(strstr(a.error[0], "/a: ") && !strstr(a.error[0], "not tried"), "%s",
+	              a.error[0]);
+	for (int i = 1; i <= 3; i += 2) {
+		ck_assert_int_eq(a.rc[i], ISOTIER_EIO);
+		ck_assert_int_eq(a.attempts[i], 0);
+		ck_assert_msg(strstr(a.error[i], "not tried: its origin could not be reached") &&
+		                  strstr(a.error[i], a.error[0]),
+		              "%s", a.error[i]);
+	}
+	for (int i = 2; i <= 4; i += 2) {
+		ck_assert_int_eq(a.rc[i], 0);
+		ck_assert_int_eq(a.status[i], 200);
+	}
+	ck_assert_int_eq(srv.requests, 2);
+}
+END_TEST
+
+/* A request that reached its server and timed out says nothing of the
+ * origin's other pages: they are fetched. */
+START_TEST(timeout_is_its_urls_alone)
+{
+	struct server srv;
+	server_start(&srv);
+	char bufs[2][64];
+	snprintf(bufs[0], 64, "http://127.0.0.1:%u/hang/1", srv.port);
+	snprintf(bufs[1], 64, "http://127.0.0.1:%u/page/2", srv.port);
+	const char *urls[2] = {bufs[0], bufs[1]};
+	struct answers a = {0};
+	isotier_fetch_opts o = {.jobs = 1, .timeout_s = 1, .max_attempts = 1};
+	isotier_error err = {0};
+	ck_assert_int_eq(isotier_fetch_all(urls, 2, &o, keep_answer, &a, &err), 0);
+	server_stop(&srv);
+	ck_assert_int_eq(a.rc[0], ISOTIER_ETIMEDOUT);
+	ck_assert_int_eq(a.rc[1], 0);
+	ck_assert_int_eq(a.status[1], 200);
+	ck_assert_int_eq(srv.requests, 2);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("fetch");
@@ -221,6 +319,8 @@ int main(void)
 	tcase_add_test(tc, stop_ends_the_run_before_the_next_delivery);
 	tcase_add_test(tc, failing_callback_ends_the_run);
 	tcase_add_test(tc, cancel_pipe_never_on_descriptor_zero);
+	tcase_add_test(tc, unreachable_origin_answers_for_its_other_urls);
+	tcase_add_test(tc, timeout_is_its_urls_alone);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -5,9 +5,20 @@
  * (which writes the history) runs in one thread only. A stop request, or a
  * callback that fails, makes the pipe every request watches readable: the
  * requests in flight end within 100 ms (http.h) and nothing new starts.
+ *
+ * One origin (scheme, host, port) gives one answer to "can it be reached": a
+ * URL whose origin could not be connected to (nothing sent, after every
+ * attempt and its backoff) answers for the origin's other URLs in this run,
+ * which are not tried and fail with its error. Offline, that is one retried
+ * failure per origin instead of per URL (the catalogue cites 200 pages on 60
+ * origins). A worker prefers a URL whose origin no other worker is fetching,
+ * so that the first answer about an origin is in before its next URL starts.
+ * Only a failure to connect is shared: a timeout, an HTTP status or a body
+ * belongs to its URL alone.
  */
 #include "fetch.h"
 
+#include <curl/curl.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -20,9 +31,20 @@ struct answer {
 	char error[ISOTIER_ERROR_MESSAGE_MAX];
 };
 
+/* What this run knows of an origin, kept at the index of its first URL. */
+struct origin {
+	size_t in_flight; /* its URLs being fetched now */
+	bool down;        /* could not be connected to: its other URLs are not tried */
+	size_t down_url;  /* the URL whose failure says so */
+};
+
 struct pool {
 	const char *const *urls;
 	size_t n;
+	size_t *origin_of;      /* per URL: the index of the first URL of its origin */
+	struct origin *origins; /* per URL; only first URLs' entries are used */
+	bool *started;          /* per URL: a worker took it */
+	size_t n_started, first_unstarted;
 	isotier_fetch_opts o;
 	int cancel[2]; /* [0] watched by every request; a byte in [1] stops them */
 	pthread_mutex_t mu;
@@ -57,6 +79,36 @@ static void fetch_one(struct pool *p, size_t i)
 	snprintf(a->error, sizeof a->error, "%s", a->rc < 0 ? err.message : "");
 }
 
+/* URL i's answer without a request: its origin could not be connected to. */
+static void answer_from_origin(struct pool *p, size_t i, size_t down_url)
+{
+	struct answer *a = &p->answers[i];
+	char why[sizeof a->error];
+	memcpy(why, p->answers[down_url].error, sizeof why);
+	a->rc = ISOTIER_EIO;
+	a->resp = (isotier_http_response){0};
+	snprintf(a->error, sizeof a->error,
+	         "not tried: its origin could not be reached in this run (%.*s)",
+	         (int)(sizeof a->error - 64), why);
+}
+
+/* The next URL to take, under p->mu: the first not started whose origin is
+ * known down (answered at once) or has nothing in flight, else the first not
+ * started. */
+static size_t pick(struct pool *p)
+{
+	while (p->first_unstarted < p->n && p->started[p->first_unstarted])
+		p->first_unstarted++;
+	for (size_t i = p->first_unstarted; i < p->n; i++) {
+		if (p->started[i])
+			continue;
+		const struct origin *o = &p->origins[p->origin_of[i]];
+		if (o->down || o->in_flight == 0)
+			return i;
+	}
+	return p->first_unstarted;
+}
+
 static void *worker(void *arg)
 {
 	struct pool *p = arg;
@@ -64,20 +116,81 @@ static void *worker(void *arg)
 		pthread_mutex_lock(&p->mu);
 		/* At most `jobs` bodies held at once, in flight or queued: a slow
 		 * callback (a locked history) holds the workers back. */
-		while (!p->quit && p->next < p->n && p->next - p->taken >= (size_t)p->o.jobs)
+		while (!p->quit && p->n_started < p->n &&
+		       p->n_started - p->taken >= (size_t)p->o.jobs)
 			pthread_cond_wait(&p->room, &p->mu);
-		if (p->quit || p->next >= p->n) {
+		if (p->quit || p->n_started >= p->n) {
 			pthread_mutex_unlock(&p->mu);
 			return NULL;
 		}
-		size_t i = p->next++;
+		size_t i = pick(p);
+		p->started[i] = true;
+		p->n_started++;
+		struct origin *o = &p->origins[p->origin_of[i]];
+		bool down = o->down;
+		if (down)
+			answer_from_origin(p, i, o->down_url);
+		else
+			o->in_flight++;
 		pthread_mutex_unlock(&p->mu);
-		fetch_one(p, i);
+		if (!down)
+			fetch_one(p, i);
 		pthread_mutex_lock(&p->mu);
+		if (!down) {
+			o->in_flight--;
+			const struct answer *a = &p->answers[i];
+			/* Nothing sent: the origin itself did not answer (http.c marks a
+			 * request sent for every other failure, a timeout among them). */
+			if (a->rc == ISOTIER_EIO && !a->resp.sent && !o->down) {
+				o->down = true;
+				o->down_url = i;
+			}
+		}
 		p->queue[p->queued++] = i;
 		pthread_cond_signal(&p->ready);
 		pthread_mutex_unlock(&p->mu);
 	}
+}
+
+/* Each URL's origin (scheme, host and port, as libcurl parses it) as the index
+ * of the first URL with the same one; a URL libcurl cannot parse is its own. */
+static int group_origins(struct pool *p)
+{
+	char **keys = calloc(p->n, sizeof *keys);
+	if (!keys)
+		return -1;
+	int rc = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		p->origin_of[i] = i;
+		CURLU *u = curl_url();
+		char *scheme = NULL, *host = NULL, *port = NULL;
+		if (!u) {
+			rc = -1;
+			break;
+		}
+		if (curl_url_set(u, CURLUPART_URL, p->urls[i], 0) == CURLUE_OK &&
+		    curl_url_get(u, CURLUPART_SCHEME, &scheme, 0) == CURLUE_OK &&
+		    curl_url_get(u, CURLUPART_HOST, &host, 0) == CURLUE_OK &&
+		    curl_url_get(u, CURLUPART_PORT, &port, CURLU_DEFAULT_PORT) == CURLUE_OK &&
+		    asprintf(&keys[i], "%s://%s:%s", scheme, host, port) < 0)
+			keys[i] = NULL;
+		curl_free(scheme);
+		curl_free(host);
+		curl_free(port);
+		curl_url_cleanup(u);
+		if (!keys[i])
+			continue;
+		/* Quadratic, and bounded: sources check fetches the catalogue's few hundred. */
+		for (size_t j = 0; j < i; j++)
+			if (keys[j] && !strcmp(keys[j], keys[i])) {
+				p->origin_of[i] = j;
+				break;
+			}
+	}
+	for (size_t i = 0; i < p->n; i++)
+		free(keys[i]);
+	free(keys);
+	return rc;
 }
 
 /* Stops every request in flight and any not started. */
@@ -113,6 +226,16 @@ static int deliver(struct pool *p, size_t i, isotier_fetch_done_fn done, void *a
 	return rc;
 }
 
+static void pool_free(struct pool *p, pthread_t *tids)
+{
+	free(p->queue);
+	free(p->answers);
+	free(p->origin_of);
+	free(p->origins);
+	free(p->started);
+	free(tids);
+}
+
 int isotier_fetch_all(const char *const *urls, size_t n, const isotier_fetch_opts *opts,
                       isotier_fetch_done_fn done, void *arg, isotier_error *err)
 {
@@ -134,18 +257,18 @@ int isotier_fetch_all(const char *const *urls, size_t n, const isotier_fetch_opt
 	size_t n_threads = (size_t)p.o.jobs < n ? (size_t)p.o.jobs : n;
 	p.queue = calloc(n, sizeof *p.queue);
 	p.answers = calloc(n, sizeof *p.answers);
+	p.origin_of = calloc(n, sizeof *p.origin_of);
+	p.origins = calloc(n, sizeof *p.origins);
+	p.started = calloc(n, sizeof *p.started);
 	pthread_t *tids = calloc(n_threads, sizeof *tids);
-	if (!p.queue || !p.answers || !tids) {
-		free(p.queue);
-		free(p.answers);
-		free(tids);
+	if (!p.queue || !p.answers || !p.origin_of || !p.origins || !p.started || !tids ||
+	    group_origins(&p) < 0) {
+		pool_free(&p, tids);
 		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "fetch: out of memory");
 	}
 	if (pipe2(p.cancel, O_CLOEXEC | O_NONBLOCK) < 0) {
 		int e = errno;
-		free(p.queue);
-		free(p.answers);
-		free(tids);
+		pool_free(&p, tids);
 		return isotier__error_set(err, ISOTIER_ERROR, e, "fetch: pipe");
 	}
 	if (p.cancel[0] == 0) { /* stdin was closed: 0 would mean "no cancel" to http.c */
@@ -154,9 +277,7 @@ int isotier_fetch_all(const char *const *urls, size_t n, const isotier_fetch_opt
 		close(0);
 		if (moved < 0) {
 			close(p.cancel[1]);
-			free(p.queue);
-			free(p.answers);
-			free(tids);
+			pool_free(&p, tids);
 			return isotier__error_set(err, ISOTIER_ERROR, e, "fetch: pipe");
 		}
 		p.cancel[0] = moved;
@@ -207,8 +328,6 @@ int isotier_fetch_all(const char *const *urls, size_t n, const isotier_fetch_opt
 	pthread_mutex_destroy(&p.mu);
 	close(p.cancel[0]);
 	close(p.cancel[1]);
-	free(p.queue);
-	free(p.answers);
-	free(tids);
+	pool_free(&p, tids);
 	return rc;
 }
