@@ -66,6 +66,10 @@ UNIT_BINS := $(UNIT_SRCS:tests/unit/%.c=$(BUILD)/tests/%)
 # Misbehaving stand-ins for the probe (verify fault tests): one static binary per mode.
 FAULT_PROBES := $(addprefix $(BUILD)/tests/fault-probe-,hang garbage huge none evil dupkeys badutf8)
 
+# What `make test` and `make run` build, they build with a job per core (after deps, which must
+# come first): unless the command line gave -j, whose jobserver the sub-make then shares.
+BUILD_JOBS = $(if $(filter -j%,$(MAKEFLAGS)),,-j$(shell nproc 2>/dev/null || echo 2))
+
 .PHONY: all deps run test unit check integration bench lint format format-check clean fuzz
 # Kept between builds: the unit suites link them (from $(SAN_LIB)).
 .SECONDARY: $(SAN_OBJS)
@@ -210,7 +214,8 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libisotier.a
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libisotier.a $(PKG_LIBS) -lpthread -lm
 
-run: deps all
+run: deps
+	@$(MAKE) --no-print-directory $(BUILD_JOBS) all
 	@scripts/main-job.sh
 
 # make unit: every suite; make unit T=judge (or T=test_judge): that one suite, built and run.
@@ -233,7 +238,7 @@ integration: all
 # The tree is clang-format clean (.clang-format) first: CI fails on a file `make format` would change.
 test: deps
 	@$(MAKE) --no-print-directory format-check
-	@s=$$(date +%s); $(MAKE) --no-print-directory all $(UNIT_BINS) fuzz-build && \
+	@s=$$(date +%s); $(MAKE) --no-print-directory $(BUILD_JOBS) all $(UNIT_BINS) fuzz-build && \
 	  echo "time: build $$(($$(date +%s) - s)) s"
 	@tests/run-all.sh $(BUILD)
 

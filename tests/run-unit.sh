@@ -1,13 +1,35 @@
 #!/usr/bin/env bash
-# Runs each Check unit suite binary (built with ASan+UBSan). CK_FORK=no keeps
-# every test in one process so LeakSanitizer sees the whole run.
+# Runs each Check unit suite binary (built with ASan+UBSan), ISOTIER_UNIT_JOBS at a time (a job
+# per core by default; 1 runs them one by one). CK_FORK=no keeps every test in one process so
+# LeakSanitizer sees the whole run. Each suite's output prints whole when it ends, so two
+# suites' lines never interleave.
 set -u
-pass=0 fail=0
+jobs=${ISOTIER_UNIT_JOBS:-$(nproc 2>/dev/null || echo 2)}
 export CK_FORK=no
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
+out=$(mktemp -d)
+trap 'rm -rf "$out"' EXIT
+pass=0 fail=0
+declare -A running=() logs=()
+finish() { # PID RC: its output, then its verdict
+  local bin=${running[$1]}
+  cat "${logs[$1]}"
+  if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else echo "FAIL unit suite: $bin" >&2; fail=$((fail + 1)); fi
+  unset "running[$1]" "logs[$1]"
+}
 for bin in "$@"; do
-  if "$bin"; then pass=$((pass + 1)); else echo "FAIL unit suite: $bin" >&2; fail=$((fail + 1)); fi
+  while [ "${#running[@]}" -ge "$jobs" ]; do
+    wait -n -p done_pid "${!running[@]}"
+    finish "$done_pid" $?
+  done
+  log=$out/${bin##*/}.log
+  "$bin" >"$log" 2>&1 &
+  running[$!]=$bin logs[$!]=$log
+done
+while [ "${#running[@]}" -gt 0 ]; do
+  wait -n -p done_pid "${!running[@]}"
+  finish "$done_pid" $?
 done
 echo "unit suites: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]
