@@ -24,7 +24,8 @@
 #   docker kvm nspawn  the daemon, /dev/kvm, machinectl's list (counted by tests)
 #   make-build  runs make on $BUILD (install, deb)
 #   fhang sleep30  looks for its processes by a name other tests' share
-# A script without the line counts as `uses: challenge`. Locks are flock(1)s under
+# A test whose verifications are the host backend's only (no sandbox: no host view, no
+# challenge) does not use the challenge. A script without the line counts as `uses: challenge`. Locks are flock(1)s under
 # $ISOTIER_TEST_LOCK_DIR (/tmp/isotier-test-locks), so two runs on one host
 # (two checkouts) keep out of each other's way too. Each result prints when
 # its test ends; a failure prints its output's last 60 lines.

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# isotier-test: fast; uses: challenge
+# isotier-test: fast
 # Each run records which catalogue revision it judged against: the HEAD of the
 # catalogue's git repository, "+dirty" when its files differ from HEAD, and
 # "unknown" outside git.
