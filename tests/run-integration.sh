@@ -21,6 +21,9 @@
 #               answer it in full (verify --all) wants the host to itself; one
 #               other test (no challenge) may run beside it, as when the runner
 #               ran two at a time
+#   vmm         starts a VMM or runsc on the host outside a challenge slot: a host view
+#               (host_watch.c) in a quiet test would see it start beside its own sandbox,
+#               so a quiet test takes this slot too
 #   docker kvm nspawn  the daemon, /dev/kvm, machinectl's list (counted by tests)
 #   make-build  runs make on $BUILD (install, deb)
 #   fhang sleep30  looks for its processes by a name other tests' share
@@ -63,6 +66,7 @@ for speed in slow normal fast; do
       u=${u//quiet/}
       u=${u//challenge/}
       for _ in $(seq "$challenge_slots"); do u+=" challenge"; done
+      [[ " $u " == *" vmm "* ]] || u+=" vmm"
       u=$(xargs <<<"$u")
     fi
     g=other
