@@ -11,8 +11,8 @@
  * attempt and its backoff) answers for the origin's other URLs in this run,
  * which are not tried and fail with its error. Offline, that is one retried
  * failure per origin instead of per URL (the catalogue cites 200 pages on 60
- * origins). A worker prefers a URL whose origin no other worker is fetching,
- * so that the first answer about an origin is in before its next URL starts.
+ * origins). An origin's first URL goes alone: its other URLs wait for that
+ * answer (the pool takes other origins' meanwhile), then go in parallel.
  * Only a failure to connect is shared: a timeout, an HTTP status or a body
  * belongs to its URL alone.
  */
@@ -34,6 +34,7 @@ struct answer {
 /* What this run knows of an origin, kept at the index of its first URL. */
 struct origin {
 	size_t in_flight; /* its URLs being fetched now */
+	bool reached;     /* a URL of it was answered, or sent: its others go in parallel */
 	bool down;        /* could not be connected to: its other URLs are not tried */
 	size_t down_url;  /* the URL whose failure says so */
 };
@@ -92,9 +93,12 @@ static void answer_from_origin(struct pool *p, size_t i, size_t down_url)
 	         (int)(sizeof a->error - 64), why);
 }
 
+#define NONE_READY ((size_t)-1)
+
 /* The next URL to take, under p->mu: the first not started whose origin is
- * known down (answered at once) or has nothing in flight, else the first not
- * started. */
+ * known down (answered at once), has nothing in flight, or has answered
+ * before (it can be reached: its pages go in parallel); NONE_READY when every
+ * URL left waits for the first answer of its origin. */
 static size_t pick(struct pool *p)
 {
 	while (p->first_unstarted < p->n && p->started[p->first_unstarted])
@@ -103,10 +107,10 @@ static size_t pick(struct pool *p)
 		if (p->started[i])
 			continue;
 		const struct origin *o = &p->origins[p->origin_of[i]];
-		if (o->down || o->in_flight == 0)
+		if (o->down || o->in_flight == 0 || o->reached)
 			return i;
 	}
-	return p->first_unstarted;
+	return NONE_READY;
 }
 
 static void *worker(void *arg)
@@ -115,15 +119,17 @@ static void *worker(void *arg)
 	for (;;) {
 		pthread_mutex_lock(&p->mu);
 		/* At most `jobs` bodies held at once, in flight or queued: a slow
-		 * callback (a locked history) holds the workers back. */
-		while (!p->quit && p->n_started < p->n &&
-		       p->n_started - p->taken >= (size_t)p->o.jobs)
+		 * callback (a locked history) holds the workers back. And a URL
+		 * whose origin's first answer is not in yet waits for it. */
+		size_t i = NONE_READY;
+		while (
+		    !p->quit && p->n_started < p->n &&
+		    (p->n_started - p->taken >= (size_t)p->o.jobs || (i = pick(p)) == NONE_READY))
 			pthread_cond_wait(&p->room, &p->mu);
 		if (p->quit || p->n_started >= p->n) {
 			pthread_mutex_unlock(&p->mu);
 			return NULL;
 		}
-		size_t i = pick(p);
 		p->started[i] = true;
 		p->n_started++;
 		struct origin *o = &p->origins[p->origin_of[i]];
@@ -141,10 +147,16 @@ static void *worker(void *arg)
 			const struct answer *a = &p->answers[i];
 			/* Nothing sent: the origin itself did not answer (http.c marks a
 			 * request sent for every other failure, a timeout among them). */
-			if (a->rc == ISOTIER_EIO && !a->resp.sent && !o->down) {
-				o->down = true;
-				o->down_url = i;
+			if (a->rc == ISOTIER_EIO && !a->resp.sent && !o->reached) {
+				if (!o->down) {
+					o->down = true;
+					o->down_url = i;
+				}
+			} else {
+				o->reached = true;
 			}
+			/* Its origin's other URLs may go now. */
+			pthread_cond_broadcast(&p->room);
 		}
 		p->queue[p->queued++] = i;
 		pthread_cond_signal(&p->ready);
