@@ -24,14 +24,16 @@
 #   vmm         starts a VMM or runsc on the host outside a challenge slot: a host view
 #               (host_watch.c) in a quiet test would see it start beside its own sandbox,
 #               so a quiet test takes this slot too
-#   docker kvm nspawn  the daemon, /dev/kvm, machinectl's list (counted by tests)
+#   docker podman kvm nspawn  the daemon, Podman's containers, /dev/kvm, machinectl's list
+#               (counted by tests: an engine's isotier-labelled containers after a run)
 #   make-build  runs make on $BUILD (install, deb)
 #   fhang sleep30  looks for its processes by a name other tests' share
 # A test whose verifications are the host backend's only (no sandbox: no host view, no
 # challenge) does not use the challenge. A script without the line counts as `uses: challenge`. Locks are flock(1)s under
 # $ISOTIER_TEST_LOCK_DIR (/tmp/isotier-test-locks), so two runs on one host
 # (two checkouts) keep out of each other's way too. Each result prints when
-# its test ends; a failure prints its output's last 60 lines.
+# its test ends (its wall time, its CPU, when it started); a failure prints its
+# output's last 60 lines.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 export ISOTIER_ROOT="$root" BUILD="${BUILD:-build}"
@@ -109,7 +111,8 @@ run_one() { # INDEX [LOCK...]: runs the test under its locks, leaves its log and
 
 report() { # INDEX RC
   local name=${names[$1]} secs
-  secs="$(cat "$out/$name.secs" 2>/dev/null || echo 0)s, cpu $(cat "$out/$name.cpu" 2>/dev/null || echo 0)"
+  secs="$(cat "$out/$name.secs" 2>/dev/null || echo 0)s, cpu $(cat "$out/$name.cpu" 2>/dev/null || echo 0)s, from +$(
+    printf '%.0f' "$(echo "$(cat "$out/$name.start" 2>/dev/null || echo "$t0") - $t0" | bc)")"
   case $2 in
     0) pass=$((pass + 1)); echo "PASS $name (${secs}s)" ;;
     77) skip=$((skip + 1)); echo "SKIP $name (${secs}s): $(tail -n 1 "$out/$name.log")" ;;
@@ -118,6 +121,7 @@ report() { # INDEX RC
 }
 
 pass=0 fail=0 skip=0 failed=()
+t0=$(date +%s.%N) # each result says when its test started, from here
 if [ "$jobs" -le 1 ]; then
   for i in "${order[@]}"; do
     # A resource named more than once (quiet: every challenge slot) takes its slots' locks,

@@ -25,7 +25,9 @@
 #                          one this host cannot run fails the job, 69)
 #   ISOTIER_HOST_PROVIDER  catalogue id of the provider this job runs on; the
 #                          host backend is judged against its claim
-#   ISOTIER_JOBS           concurrency of verify and sources check (default 4)
+#   ISOTIER_JOBS           sandboxes verify runs at once (default 4)
+#   ISOTIER_SOURCES_JOBS   pages sources check fetches at once (default 8: it waits on the
+#                          network, not on this host)
 #   ISOTIER_SOURCES_EVERY_DAYS  check sources when the last attempt is at least this
 #                          many days old (default 7; 0: every run). An attempt that
 #                          reached no source (offline host) waits as long as one that did.
@@ -90,6 +92,7 @@ else
 fi
 state=${ISOTIER_STATE_DIR:-${STATE_DIRECTORY:-/var/lib/isotier}}
 jobs=${ISOTIER_JOBS:-4}
+sources_jobs=${ISOTIER_SOURCES_JOBS:-8}
 sources_every=${ISOTIER_SOURCES_EVERY_DAYS:-7}
 formats=${ISOTIER_REPORT_FORMATS:-html junit json}
 db=${ISOTIER_DB:-$state/isotier.db}
@@ -192,7 +195,7 @@ attempted=$state/.sources-attempted
 if [ "$sources_every" -eq 0 ] || [ ! -e "$attempted" ] ||
    [ -n "$(find "$attempted" -mtime +"$((sources_every - 1))" 2>/dev/null)" ]; then
   cause_before=$cause
-  step sources "$bin" sources check --db "$db" --jobs "$jobs" "${cat_args[@]}"
+  step sources "$bin" sources check --db "$db" --jobs "$sources_jobs" "${cat_args[@]}"
   sources_rc=$rc sources_offline=$offline
   # A completed check or an offline one waits for the next period; any other
   # failure (a locked database...) runs again next time.

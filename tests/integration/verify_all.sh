@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# isotier-test: slow; uses: quiet docker kvm nspawn
+# isotier-test: slow; uses: quiet docker kvm nspawn podman
 # verify --all end to end: the real probe in the real backends against the real
 # catalogue; verdicts asserted from --json and from the SQLite file.
 . "$ISOTIER_ROOT/tests/lib.sh"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# isotier-test: normal; uses: challenge docker fhang
+# isotier-test: normal; uses: challenge docker fhang podman
 # verify killed at several points (SIGTERM, which it sees, and SIGKILL, which
 # it does not; each at two points at least) for podman, docker, runc,
 # qemu-microvm and the e2b emulator,
