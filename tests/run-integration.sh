@@ -45,11 +45,13 @@ mkdir -p "$lockdir"
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
-# The tests: those that use the challenge first (they share its slots and are most of the run:
-# their chain must never wait for a free slot), then the others; slow first within each, then
-# normal, then fast; name order within each speed.
+# The tests: the quiet ones first (each holds every challenge slot and lets one other test run
+# beside it: they are the run's longest chain, and started first they run back to back, each
+# with an other test beside it, instead of waiting between challenge users), then the others that
+# use the challenge (they share its slots: their chain must never wait for a free slot), then the
+# rest; slow first within each, then normal, then fast; name order within each speed.
 names=() uses=() quiet=()
-for group in challenge other; do
+for group in quiet challenge other; do
 for speed in slow normal fast; do
   for t in "$root"/tests/integration/${ISOTIER_TESTS:-*}.sh; do
     [ -e "$t" ] || continue
@@ -73,6 +75,7 @@ for speed in slow normal fast; do
     fi
     g=other
     [[ " $u " != *" challenge "* ]] || g=challenge
+    [ -z "$q" ] || g=quiet
     [ "$g" = "$group" ] || continue
     names+=("$(basename "$t" .sh)") uses+=("$u") quiet+=("$q")
   done
