@@ -9,17 +9,7 @@
 # proven; gVisor: unproven), both deleted on every path (faults, SIGINT), a delete that fails
 # reported as a leak (70), and the planted API key in no output at all.
 . "$ISOTIER_ROOT/tests/lib.sh"
-KEY="sk-e2b-PLANTED-$$-$RANDOM-secret"
-REMOTE_BACKEND=e2b REMOTE_SECRET="the API key" REMOTE_NOUN=sandboxes REMOTE_GONE=deleted
-. "$ISOTIER_ROOT/tests/tools/remote-lib.sh"
-trap 'stop_emu; [ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
-
-# emu NAME [emulator options]: starts an emulator; E2B_* point at it.
-emu() {
-  emu_start "$1" e2b_emulator.py "${@:2}"
-  export E2B_API_KEY=$KEY ISOTIER_E2B_API_URL="http://127.0.0.1:$(cat "$D/port")"
-  export ISOTIER_E2B_ENVD_URL="$ISOTIER_E2B_API_URL/envd/{id}"
-}
+. "$ISOTIER_ROOT/tests/tools/e2b-lib.sh"
 
 # 1. Two bwrap sandboxes share the host's kernel (the emulator's honest mode
 #    is two containers on this host, no kernel of their own): E2B's MICROVM

@@ -8,17 +8,7 @@
 # path, and the planted API key is in no output at all. No run here reaches the challenge:
 # each fails before both sandboxes answer their probe.
 . "$ISOTIER_ROOT/tests/lib.sh"
-KEY="sk-e2b-PLANTED-$$-$RANDOM-secret"
-REMOTE_BACKEND=e2b REMOTE_SECRET="the API key" REMOTE_NOUN=sandboxes REMOTE_GONE=deleted
-. "$ISOTIER_ROOT/tests/tools/remote-lib.sh"
-trap 'stop_emu; [ -n "${KEEP:-}" ] || rm -rf "$TMP"' EXIT
-
-# emu NAME [emulator options]: starts an emulator; E2B_* point at it.
-emu() {
-  emu_start "$1" e2b_emulator.py "${@:2}"
-  export E2B_API_KEY=$KEY ISOTIER_E2B_API_URL="http://127.0.0.1:$(cat "$D/port")"
-  export ISOTIER_E2B_ENVD_URL="$ISOTIER_E2B_API_URL/envd/{id}"
-}
+. "$ISOTIER_ROOT/tests/tools/e2b-lib.sh"
 
 # 5. A wrong key: 401, named; nothing created; the wrong key is not printed either.
 emu badkey
