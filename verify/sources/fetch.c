@@ -10,7 +10,7 @@
  * URL whose origin could not be connected to (nothing sent, after every
  * attempt and its backoff) answers for the origin's other URLs in this run,
  * which are not tried and fail with its error. Offline, that is one retried
- * failure per origin instead of per URL (the catalogue cites 200 pages on 60
+ * failure per origin instead of per URL (the catalogue cites 200 pages on 75
  * origins). An origin's first URL goes alone: its other URLs wait for that
  * answer (the pool takes other origins' meanwhile), then go in parallel.
  * Only a failure to connect is shared: a timeout, an HTTP status or a body
