@@ -20,7 +20,8 @@
 #               test that needs the challenge to catch a lie or a TCG guest to
 #               answer it in full (verify --all) wants the host to itself; one
 #               other test (no challenge) may run beside it, as when the runner
-#               ran two at a time
+#               ran two at a time (ISOTIER_TEST_QUIET_COMPANY: on 2 cores, two
+#               beside it stretched the quiet tests by as much as they saved)
 #   vmm         starts a VMM or runsc on the host outside a challenge slot: a host view
 #               (host_watch.c) in a quiet test would see it start beside its own sandbox,
 #               so a quiet test takes this slot too
@@ -40,6 +41,7 @@ export ISOTIER_ROOT="$root" BUILD="${BUILD:-build}"
 export ISOTIER_BIN="$root/$BUILD/isotier" ISOTIER_PROBE="$root/$BUILD/isotier-probe"
 jobs=${ISOTIER_TEST_JOBS:-3}
 challenge_slots=${ISOTIER_TEST_CHALLENGE_SLOTS:-2}
+quiet_company=${ISOTIER_TEST_QUIET_COMPANY:-1} # other tests that may run beside a quiet one
 lockdir=${ISOTIER_TEST_LOCK_DIR:-/tmp/isotier-test-locks}
 mkdir -p "$lockdir"
 out=$(mktemp -d)
@@ -167,7 +169,7 @@ else
         c=${pending[$k]}
         # Beside a quiet test (or to start one) two tests run at most: the load of the runs
         # before three at a time, which the challenge's tests were written against.
-        if [ "${#running[@]}" -ge 2 ] && { [ "$quiet_running" -gt 0 ] || [ -n "${quiet[$c]}" ]; }; then
+        if [ "${#running[@]}" -gt "$quiet_company" ] && { [ "$quiet_running" -gt 0 ] || [ -n "${quiet[$c]}" ]; }; then
           [ -z "${quiet[$c]}" ] || waiting_quiet=1
           continue
         fi
@@ -177,7 +179,7 @@ else
           [[ " ${uses[$c]} " != *" challenge "* ]] || continue
           others=0
           for r in "${running[@]}"; do [[ " ${uses[$r]} " == *" challenge "* ]] || others=$((others + 1)); done
-          [ "$others" -eq 0 ] || break
+          [ "$others" -lt "$quiet_company" ] || break
         fi
         if resources_free "$c"; then pick=$k; break; fi
         [ -z "${quiet[$c]}" ] || waiting_quiet=1
