@@ -89,8 +89,9 @@ done
 }
 
 cpu_now() { # VAR: the CPU seconds (user + system) of this shell's waited-for children so far
-  # `times` in this shell (a subshell's children are its own): written to a file, not piped.
-  local _ u s
+  # `times` in this shell (a subshell's children are its own): written to a file, not piped;
+  # with a decimal point whatever the locale, for bc.
+  local _ u s LC_NUMERIC=C
   times >"$out/times.$BASHPID"
   { read -r _; read -r u s; } <"$out/times.$BASHPID"
   printf -v "$1" '%s' "$(echo "$u $s" | sed 's/\([0-9]*\)m\([0-9.]*\)s/(\1*60+\2)/g; s/ /+/' | bc)"
@@ -100,7 +101,9 @@ run_one() { # INDEX [LOCK...]: runs the test under its locks, leaves its log and
   local name=${names[$1]} r cmd=() rc cpu0 cpu1
   shift
   # flock -o: the lock stays with flock itself, never with what the test leaves running.
-  for r in "$@"; do cmd+=(flock -o "$lockdir/$r.lock"); done
+  # In one order (sorted by name) for every test: two runs on one host (two checkouts) can
+  # then never each hold a lock the other waits for.
+  for r in $(printf '%s\n' "$@" | sort); do cmd+=(flock -o "$lockdir/$r.lock"); done
   cpu_now cpu0
   # The time is the test's own, from when it holds its locks (another run may hold one).
   # Its CPU (user + system, the test and what it waited for; not a daemon's) beside its time:

@@ -5,6 +5,7 @@
 # suites' lines never interleave.
 set -u
 jobs=${ISOTIER_UNIT_JOBS:-$(nproc 2>/dev/null || echo 2)}
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "run-unit.sh: ISOTIER_UNIT_JOBS must be a positive number, not '$jobs'" >&2; exit 2; }
 export CK_FORK=no
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1

@@ -52,6 +52,18 @@ static void *serve(void *arg)
 		__atomic_add_fetch(&s->requests, 1, __ATOMIC_SEQ_CST);
 		if (!strstr(req, "User-Agent: " ISOTIER_HTTP_USER_AGENT "\r\n"))
 			__atomic_add_fetch(&s->bad_user_agent, 1, __ATOMIC_SEQ_CST);
+		unsigned to;
+		if (sscanf(req, "GET /redir/%u ", &to) == 1) { /* a redirect to 127.0.0.1:to */
+			char answer[200];
+			int n = snprintf(answer, sizeof answer,
+			                 "HTTP/1.1 302 Found\r\nLocation: http://127.0.0.1:%u/x\r\n"
+			                 "Content-Length: 0\r\nConnection: close\r\n\r\n",
+			                 to);
+			ssize_t w = write(c, answer, (size_t)n);
+			(void)w;
+			close(c);
+			continue;
+		}
 		if (!strncmp(req, "GET /hang", 9) && s->n_hung < sizeof s->hung / sizeof *s->hung) {
 			s->hung[s->n_hung++] = c;
 			continue;
@@ -187,12 +199,15 @@ END_TEST
  * answers) instead of leaving them to their 30 s timeout. */
 START_TEST(cancel_pipe_never_on_descriptor_zero)
 {
-	struct server srv;
+	struct server srv, hanging;
 	server_start(&srv);
+	/* The hanging requests on an origin of their own: they start at once, not
+	 * after page/0's answer (an origin's first URL goes alone). */
+	server_start(&hanging);
 	char bufs[3][64];
 	snprintf(bufs[0], 64, "http://127.0.0.1:%u/page/0", srv.port);
-	snprintf(bufs[1], 64, "http://127.0.0.1:%u/hang/1", srv.port);
-	snprintf(bufs[2], 64, "http://127.0.0.1:%u/hang/2", srv.port);
+	snprintf(bufs[1], 64, "http://127.0.0.1:%u/hang/1", hanging.port);
+	snprintf(bufs[2], 64, "http://127.0.0.1:%u/hang/2", hanging.port);
 	const char *urls[3] = {bufs[0], bufs[1], bufs[2]};
 	int saved = dup(0);
 	ck_assert_int_ge(saved, 0);
@@ -205,6 +220,7 @@ START_TEST(cancel_pipe_never_on_descriptor_zero)
 	int rc = isotier_fetch_all(urls, 3, &o, on_done, &run, &err);
 	int64_t took = isotier__now_ms() - t0;
 	server_stop(&srv);
+	server_stop(&hanging);
 	ck_assert_int_eq(dup2(saved, 0), 0);
 	close(saved);
 	ck_assert_int_eq(rc, -5);
@@ -288,6 +304,72 @@ START_TEST(unreachable_origin_answers_for_its_other_urls)
 }
 END_TEST
 
+/* Four workers: an origin's first URL goes alone, so a dead origin costs one
+ * URL's attempts whatever the workers; the others are not tried, and the live
+ * origin's pages are fetched meanwhile. */
+START_TEST(dead_origin_tried_once_by_many_workers)
+{
+	struct server srv;
+	server_start(&srv);
+	unsigned closed;
+	int closed_fd = refusing_port(&closed);
+	char bufs[7][64];
+	const char *urls[7];
+	for (int i = 0; i < 7; i++) {
+		if (i % 2)
+			snprintf(bufs[i], 64, "http://127.0.0.1:%u/page/%d", srv.port, i);
+		else
+			snprintf(bufs[i], 64, "http://127.0.0.1:%u/p%d", closed, i);
+		urls[i] = bufs[i];
+	}
+	struct answers a = {0};
+	isotier_fetch_opts o = {.jobs = 4, .timeout_s = 10, .max_attempts = 3, .backoff_ms = 50};
+	isotier_error err = {0};
+	ck_assert_int_eq(isotier_fetch_all(urls, 7, &o, keep_answer, &a, &err), 0);
+	server_stop(&srv);
+	close(closed_fd);
+	int tried = 0, not_tried = 0;
+	for (int i = 0; i < 7; i += 2) {
+		ck_assert_int_eq(a.rc[i], ISOTIER_EIO);
+		tried += a.attempts[i] == 3;
+		not_tried += a.attempts[i] == 0 && strstr(a.error[i], "not tried: its origin");
+	}
+	ck_assert_int_eq(tried, 1);
+	ck_assert_int_eq(not_tried, 3);
+	for (int i = 1; i < 7; i += 2) {
+		ck_assert_int_eq(a.rc[i], 0);
+		ck_assert_int_eq(a.status[i], 200);
+	}
+	ck_assert_int_eq(srv.requests, 3);
+}
+END_TEST
+
+/* A redirect to an origin that refuses: the request reached its own origin,
+ * which stays reachable: its other page is fetched. */
+START_TEST(redirect_to_a_dead_origin_is_its_urls_alone)
+{
+	struct server srv;
+	server_start(&srv);
+	unsigned closed;
+	int closed_fd = refusing_port(&closed);
+	char bufs[2][64];
+	snprintf(bufs[0], 64, "http://127.0.0.1:%u/redir/%u", srv.port, closed);
+	snprintf(bufs[1], 64, "http://127.0.0.1:%u/page/2", srv.port);
+	const char *urls[2] = {bufs[0], bufs[1]};
+	struct answers a = {0};
+	isotier_fetch_opts o = {
+	    .jobs = 1, .timeout_s = 10, .max_attempts = 2, .backoff_ms = 20, .max_redirects = 5};
+	isotier_error err = {0};
+	ck_assert_int_eq(isotier_fetch_all(urls, 2, &o, keep_answer, &a, &err), 0);
+	server_stop(&srv);
+	close(closed_fd);
+	ck_assert_int_eq(a.rc[0], ISOTIER_EIO);
+	ck_assert_int_eq(a.rc[1], 0);
+	ck_assert_int_eq(a.status[1], 200);
+	ck_assert_int_eq(a.attempts[1], 1);
+}
+END_TEST
+
 /* A request that reached its server and timed out says nothing of the
  * origin's other pages: they are fetched. */
 START_TEST(timeout_is_its_urls_alone)
@@ -321,6 +403,8 @@ int main(void)
 	tcase_add_test(tc, cancel_pipe_never_on_descriptor_zero);
 	tcase_add_test(tc, unreachable_origin_answers_for_its_other_urls);
 	tcase_add_test(tc, timeout_is_its_urls_alone);
+	tcase_add_test(tc, dead_origin_tried_once_by_many_workers);
+	tcase_add_test(tc, redirect_to_a_dead_origin_is_its_urls_alone);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -21,7 +21,8 @@
  *               "unchecked": N, "not_stored": N},
  *    "sources": [{"provider": ID, "url": URL, "quote": TEXT, "publisher": P,
  *                 "status": "PRESENT"|..., "http_status": N|null,
- *                 "content_sha256": HEX|null, "detail": TEXT, "attempts": N,
+ *                 "content_sha256": HEX|null, "detail": TEXT, "attempts": N (0: not tried,
+ *                 its origin could not be reached in this run),
  *                 "checked_at": "YYYY-MM-DDTHH:MM:SSZ", "stored": BOOL}...]}
  * ("sources" lists the checked sources in catalogue order.)
  */

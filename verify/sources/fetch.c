@@ -50,8 +50,7 @@ struct pool {
 	int cancel[2]; /* [0] watched by every request; a byte in [1] stops them */
 	pthread_mutex_t mu;
 	pthread_cond_t ready; /* an answer was queued */
-	pthread_cond_t room;  /* an answer was delivered, or quit */
-	size_t next;          /* the next URL a worker takes */
+	pthread_cond_t room;  /* an answer was delivered or came in, or quit */
 	size_t *queue;        /* answered URLs, in the order they were answered */
 	size_t queued, taken;
 	bool quit;

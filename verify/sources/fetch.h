@@ -29,7 +29,7 @@ typedef struct isotier_fetch_result {
 	const char *content_type; /* NULL when none */
 	const char *body;         /* NUL-terminated; valid during the callback */
 	size_t body_len;
-	int attempts;
+	int attempts;              /* 0: not tried, its origin could not be reached in this run */
 	const char *error;         /* human-readable failure, "" when none */
 	const char *effective_url; /* after redirects; NULL when none was followed */
 } isotier_fetch_result;
