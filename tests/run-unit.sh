@@ -2,7 +2,9 @@
 # Runs each Check unit suite binary (built with ASan+UBSan), ISOTIER_UNIT_JOBS at a time (a job
 # per core by default; 1 runs them one by one). CK_FORK=no keeps every test in one process so
 # LeakSanitizer sees the whole run. Each suite's output prints whole when it ends, so two
-# suites' lines never interleave.
+# suites' lines never interleave. A suite whose source (tests/unit/NAME.c) opens with the line
+# `/* isotier-unit: alone ... */` runs first, by itself: its task-count patterns and their
+# timing (the host's challenge) fail closed beside another suite's load.
 set -u
 jobs=${ISOTIER_UNIT_JOBS:-$(nproc 2>/dev/null || echo 2)}
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "run-unit.sh: ISOTIER_UNIT_JOBS must be a positive number, not '$jobs'" >&2; exit 2; }
@@ -19,7 +21,24 @@ finish() { # PID RC: its output, then its verdict
   if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else echo "FAIL unit suite: $bin" >&2; fail=$((fail + 1)); fi
   unset "running[$1]" "logs[$1]"
 }
+root=$(cd "$(dirname "$0")/.." && pwd)
+alone=() together=()
 for bin in "$@"; do
+  if head -n 1 "$root/tests/unit/${bin##*/}.c" 2>/dev/null | grep -q '^/\* isotier-unit: alone'; then
+    alone+=("$bin")
+  else
+    together+=("$bin")
+  fi
+done
+for bin in "${alone[@]}"; do
+  log=$out/${bin##*/}.log
+  "$bin" >"$log" 2>&1 &
+  running[$!]=$bin logs[$!]=$log
+  pid=$!
+  wait "$pid"
+  finish "$pid" $?
+done
+for bin in "${together[@]}"; do
   while [ "${#running[@]}" -ge "$jobs" ]; do
     wait -n -p done_pid "${!running[@]}"
     finish "$done_pid" $?

@@ -1,3 +1,4 @@
+/* isotier-unit: alone (its task-count patterns and their timing want the host to itself) */
 /* test_cross_challenge.c - a remote backend's cross-sandbox challenge
  * (reference/observe_cross.c): the probe report's run.pattern as hostile
  * input (reference/probe_run.c), its conversion into the judge's segments,
