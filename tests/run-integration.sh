@@ -30,11 +30,11 @@
 #   make-build  runs make on $BUILD (install, deb)
 #   fhang sleep30  looks for its processes by a name other tests' share
 # A test whose verifications are the host backend's only (no sandbox: no host view, no
-# challenge) does not use the challenge. A script without the line counts as `uses: challenge`. Locks are flock(1)s under
-# $ISOTIER_TEST_LOCK_DIR (/tmp/isotier-test-locks), so two runs on one host
-# (two checkouts) keep out of each other's way too. Each result prints when
-# its test ends (its wall time, its CPU, when it started); a failure prints its
-# output's last 60 lines.
+# challenge) does not use the challenge. A script without the line counts as
+# `uses: challenge`. Locks are flock(1)s under $ISOTIER_TEST_LOCK_DIR
+# (/tmp/isotier-test-locks), so two runs on one host (two checkouts) keep out of
+# each other's way too. Each result prints when its test ends (its wall time, its
+# CPU, when it started); a failure prints its output's last 60 lines.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 export ISOTIER_ROOT="$root" BUILD="${BUILD:-build}"
@@ -170,14 +170,15 @@ else
       pick=-1 waiting_quiet=
       for k in "${!pending[@]}"; do
         c=${pending[$k]}
-        # Beside a quiet test (or to start one) two tests run at most: the load of the runs
-        # before three at a time, which the challenge's tests were written against.
+        # Beside a quiet test (or to start one) quiet_company other tests run at most (one: the
+        # load of the runs before three at a time, which the challenge's tests were written
+        # against).
         if [ "${#running[@]}" -gt "$quiet_company" ] && { [ "$quiet_running" -gt 0 ] || [ -n "${quiet[$c]}" ]; }; then
           [ -z "${quiet[$c]}" ] || waiting_quiet=1
           continue
         fi
-        # A quiet test that waits is not overtaken: no other challenge user starts, and one
-        # other test at most runs beside the ones it waits for.
+        # A quiet test that waits is not overtaken: no other challenge user starts, and
+        # quiet_company other tests at most run beside the ones it waits for.
         if [ -n "$waiting_quiet" ]; then
           [[ " ${uses[$c]} " != *" challenge "* ]] || continue
           others=0

@@ -15,11 +15,18 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 pass=0 fail=0
 declare -A running=() logs=()
-finish() { # PID RC: its output, then its verdict
-  local bin=${running[$1]}
-  cat "${logs[$1]}"
-  if [ "$2" -eq 0 ]; then pass=$((pass + 1)); else echo "FAIL unit suite: $bin" >&2; fail=$((fail + 1)); fi
-  unset "running[$1]" "logs[$1]"
+start() { # BIN: runs it in the background, its output to its log
+  local log=$out/${1##*/}.log
+  "$1" >"$log" 2>&1 &
+  running[$!]=$1 logs[$!]=$log
+}
+reap() { # waits for one running suite to end: its output, then its verdict
+  local rc
+  wait -n -p done_pid "${!running[@]}"
+  rc=$?
+  cat "${logs[$done_pid]}"
+  if [ "$rc" -eq 0 ]; then pass=$((pass + 1)); else echo "FAIL unit suite: ${running[$done_pid]}" >&2; fail=$((fail + 1)); fi
+  unset "running[$done_pid]" "logs[$done_pid]"
 }
 root=$(cd "$(dirname "$0")/.." && pwd)
 alone=() together=()
@@ -31,25 +38,13 @@ for bin in "$@"; do
   fi
 done
 for bin in "${alone[@]}"; do
-  log=$out/${bin##*/}.log
-  "$bin" >"$log" 2>&1 &
-  running[$!]=$bin logs[$!]=$log
-  pid=$!
-  wait "$pid"
-  finish "$pid" $?
+  start "$bin"
+  reap
 done
 for bin in "${together[@]}"; do
-  while [ "${#running[@]}" -ge "$jobs" ]; do
-    wait -n -p done_pid "${!running[@]}"
-    finish "$done_pid" $?
-  done
-  log=$out/${bin##*/}.log
-  "$bin" >"$log" 2>&1 &
-  running[$!]=$bin logs[$!]=$log
+  [ "${#running[@]}" -lt "$jobs" ] || reap
+  start "$bin"
 done
-while [ "${#running[@]}" -gt 0 ]; do
-  wait -n -p done_pid "${!running[@]}"
-  finish "$done_pid" $?
-done
+while [ "${#running[@]}" -gt 0 ]; do reap; done
 echo "unit suites: $pass passed, $fail failed"
 [ "$fail" -eq 0 ]

@@ -249,6 +249,14 @@ static int keep_answer(size_t index, const isotier_fetch_result *r, void *arg)
 	return 0;
 }
 
+/* Fetches urls with o, each answer kept in a; the run itself must succeed. */
+static void fetch_into(struct answers *a, const char *const *urls, size_t n, isotier_fetch_opts o)
+{
+	isotier_error err = {0};
+	*a = (struct answers){0};
+	ck_assert_msg(isotier_fetch_all(urls, n, &o, keep_answer, a, &err) == 0, "%s", err.message);
+}
+
 /* A port on 127.0.0.1 that refuses connections: bound (no one else takes it
  * while the test runs), never listening. */
 static int refusing_port(unsigned *port)
@@ -279,10 +287,10 @@ START_TEST(unreachable_origin_answers_for_its_other_urls)
 	snprintf(bufs[3], 64, "http://127.0.0.1:%u/c?q=1", closed);
 	snprintf(bufs[4], 64, "http://127.0.0.1:%u/page/2", srv.port);
 	const char *urls[5] = {bufs[0], bufs[1], bufs[2], bufs[3], bufs[4]};
-	struct answers a = {0};
-	isotier_fetch_opts o = {.jobs = 1, .timeout_s = 10, .max_attempts = 3, .backoff_ms = 20};
-	isotier_error err = {0};
-	ck_assert_int_eq(isotier_fetch_all(urls, 5, &o, keep_answer, &a, &err), 0);
+	struct answers a;
+	fetch_into(
+	    &a, urls, 5,
+	    (isotier_fetch_opts){.jobs = 1, .timeout_s = 10, .max_attempts = 3, .backoff_ms = 20});
 	server_stop(&srv);
 	close(closed_fd);
 	ck_assert_int_eq(a.rc[0], ISOTIER_EIO);
@@ -322,10 +330,10 @@ START_TEST(dead_origin_tried_once_by_many_workers)
 			snprintf(bufs[i], 64, "http://127.0.0.1:%u/p%d", closed, i);
 		urls[i] = bufs[i];
 	}
-	struct answers a = {0};
-	isotier_fetch_opts o = {.jobs = 4, .timeout_s = 10, .max_attempts = 3, .backoff_ms = 50};
-	isotier_error err = {0};
-	ck_assert_int_eq(isotier_fetch_all(urls, 7, &o, keep_answer, &a, &err), 0);
+	struct answers a;
+	fetch_into(
+	    &a, urls, 7,
+	    (isotier_fetch_opts){.jobs = 4, .timeout_s = 10, .max_attempts = 3, .backoff_ms = 50});
 	server_stop(&srv);
 	close(closed_fd);
 	int tried = 0, not_tried = 0;
@@ -356,11 +364,13 @@ START_TEST(redirect_to_a_dead_origin_is_its_urls_alone)
 	snprintf(bufs[0], 64, "http://127.0.0.1:%u/redir/%u", srv.port, closed);
 	snprintf(bufs[1], 64, "http://127.0.0.1:%u/page/2", srv.port);
 	const char *urls[2] = {bufs[0], bufs[1]};
-	struct answers a = {0};
-	isotier_fetch_opts o = {
-	    .jobs = 1, .timeout_s = 10, .max_attempts = 2, .backoff_ms = 20, .max_redirects = 5};
-	isotier_error err = {0};
-	ck_assert_int_eq(isotier_fetch_all(urls, 2, &o, keep_answer, &a, &err), 0);
+	struct answers a;
+	fetch_into(&a, urls, 2,
+	           (isotier_fetch_opts){.jobs = 1,
+	                                .timeout_s = 10,
+	                                .max_attempts = 2,
+	                                .backoff_ms = 20,
+	                                .max_redirects = 5});
 	server_stop(&srv);
 	close(closed_fd);
 	ck_assert_int_eq(a.rc[0], ISOTIER_EIO);
@@ -380,10 +390,8 @@ START_TEST(timeout_is_its_urls_alone)
 	snprintf(bufs[0], 64, "http://127.0.0.1:%u/hang/1", srv.port);
 	snprintf(bufs[1], 64, "http://127.0.0.1:%u/page/2", srv.port);
 	const char *urls[2] = {bufs[0], bufs[1]};
-	struct answers a = {0};
-	isotier_fetch_opts o = {.jobs = 1, .timeout_s = 1, .max_attempts = 1};
-	isotier_error err = {0};
-	ck_assert_int_eq(isotier_fetch_all(urls, 2, &o, keep_answer, &a, &err), 0);
+	struct answers a;
+	fetch_into(&a, urls, 2, (isotier_fetch_opts){.jobs = 1, .timeout_s = 1, .max_attempts = 1});
 	server_stop(&srv);
 	ck_assert_int_eq(a.rc[0], ISOTIER_ETIMEDOUT);
 	ck_assert_int_eq(a.rc[1], 0);

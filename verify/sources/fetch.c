@@ -145,12 +145,11 @@ static void *worker(void *arg)
 			o->in_flight--;
 			const struct answer *a = &p->answers[i];
 			/* Nothing sent: the origin itself did not answer (http.c marks a
-			 * request sent for every other failure, a timeout among them). */
+			 * request sent for every other failure, a timeout among them). An
+			 * origin not reached yet has this one URL in flight (pick()). */
 			if (a->rc == ISOTIER_EIO && !a->resp.sent && !o->reached) {
-				if (!o->down) {
-					o->down = true;
-					o->down_url = i;
-				}
+				o->down = true;
+				o->down_url = i;
 			} else {
 				o->reached = true;
 			}
