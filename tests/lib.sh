@@ -8,6 +8,9 @@ fail() { echo "FAIL: $*" >&2; exit 1; }
 # Skip loudly: the last line printed is the reason the runner shows.
 skip() { echo "SKIPPED (loudly): $*"; exit 77; }
 assert_eq() { [ "$1" = "$2" ] || fail "${3:-values differ}: expected '$2', got '$1'"; }
+# sqlite3 reading a history a run may be writing: waits for a writer's lock as
+# isotier does (history_sqlite.c's busy timeout) instead of failing with 5 (BUSY).
+sql() { sqlite3 -batch -noheader -cmd '.timeout 10000' "$@"; }
 assert_contains() { grep -qF -- "$2" <<<"$1" || fail "${3:-missing text}: '$2' not in: $(head -c 2000 <<<"$1")"; }
 # jq-free JSON field access through python3's json module.
 json_get() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); 

@@ -14,7 +14,7 @@ R=$ISOTIER_ROOT
 # Today and days before it: a fixed date would fall before the newest catalogue source one day.
 T=$(date -u +%F) T1=$(date -u -d '-1 day' +%F) T30=$(date -u -d '-30 days' +%F)
 db=$TMP/h.db
-q() { sqlite3 -batch -noheader "$db" "$1"; }
+q() { sql "$db" "$1"; }
 report_json() { "$ISOTIER_BIN" report --db "$db" --format json --today "$T" "$@"; }
 attention() { python3 -c '
 import json, sys

@@ -10,7 +10,7 @@
 command -v sqlite3 >/dev/null || skip "sqlite3 CLI is not installed"
 bin=$ISOTIER_BIN
 db=$TMP/h.db
-q() { sqlite3 -batch -noheader "$1" "$2"; }
+q() { sql "$1" "$2"; }
 # The committed observations, one line each (id and a hash of every column).
 committed() {
   q "$1" "SELECT id || ' ' || hex(sha3(quote(run_id) || quote(observed_at) || quote(backend) ||

@@ -34,7 +34,7 @@ honest() {
     fail "honest verify of bwrap: $(cat "$TMP/verify.out")"
   grep -Eq '^bwrap .* CONFIRMED' "$TMP/verify.out" || fail "bwrap not CONFIRMED: $(cat "$TMP/verify.out")"
 }
-q() { sqlite3 -batch -noheader "$1" "$2"; }
+q() { sql "$1" "$2"; }
 
 # 1. The honest case runs, and the row names this host and the claim it judged.
 db=$TMP/honest.db

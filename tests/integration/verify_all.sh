@@ -56,7 +56,7 @@ assert_contains "$(python3 -c 'import json,sys
 print([r["reason"] for r in json.load(open(sys.argv[1]))["results"] if r["backend"] == "host"][0])' "$TMP/out.json")" "no claim (pass --host-provider)"
 
 # The same, from the database.
-q() { sqlite3 -batch -noheader "$db" "$1"; }
+q() { sql "$db" "$1"; }
 run=$(json_get "$TMP/out.json" run_id)
 assert_eq "$(q "SELECT status FROM runs WHERE id = $run")" ok "run status"
 assert_eq "$(q "SELECT tool_version FROM runs WHERE id = $run")" "$("$ISOTIER_BIN" --version | cut -d' ' -f2)" "tool version"

@@ -8,7 +8,7 @@
 . "$ISOTIER_ROOT/tests/lib.sh"
 command -v sqlite3 >/dev/null || skip "sqlite3 CLI is not installed"
 db=$TMP/h.db
-q() { sqlite3 -batch -noheader "$db" "$1"; }
+q() { sql "$db" "$1"; }
 cat >"$TMP/probe" <<'SH'
 #!/bin/sh
 # The real probe, without the capture directory, which is removed first.

@@ -11,7 +11,7 @@
 command -v bwrap >/dev/null || skip "bwrap is not installed"
 command -v sqlite3 >/dev/null || skip "sqlite3 CLI is not installed"
 db=$TMP/h.db
-q() { sqlite3 -batch -noheader "$db" "$1"; }
+q() { sql "$db" "$1"; }
 "$ISOTIER_BIN" verify --backend bwrap --db "$db" >/dev/null || fail "first run"
 before=$(q "SELECT count(*) FROM observations")
 assert_eq "$before" 1 "one observation"

@@ -10,7 +10,7 @@
 command -v bwrap >/dev/null || skip "bwrap is not installed"
 command -v sqlite3 >/dev/null || skip "sqlite3 CLI is not installed"
 db=$TMP/d.db
-q() { sqlite3 -batch -noheader "$db" "$1"; }
+q() { sql "$db" "$1"; }
 
 # One run of three cheap backends, two at a time; python records the CPU of
 # the whole isotier process and everything it reaped (RUSAGE_CHILDREN of the

@@ -18,7 +18,7 @@ done
 exec 9>/tmp/isotier-verify-faults.lock
 flock -w 600 9 || fail "another verify_faults run holds /tmp/isotier-verify-faults.lock"
 db=$TMP/h.db
-q() { sqlite3 -batch -noheader "$db" "$1"; }
+q() { sql "$db" "$1"; }
 # Every temporary file of the run lives under a directory unique to this test:
 # a process whose command line names it is one the run left behind.
 # (Its own directory, not under $TMP: runsc needs every parent searchable by others.)

@@ -12,7 +12,7 @@ command -v strace >/dev/null || skip "strace is not installed (scripts/deps.sh i
 command -v bwrap >/dev/null || skip "bwrap is not installed"
 command -v sqlite3 >/dev/null || skip "sqlite3 CLI is not installed"
 db=$TMP/h.db
-q() { sqlite3 -batch -noheader "$db" "$1"; }
+q() { sql "$db" "$1"; }
 
 # An existing history: one run already in it.
 "$ISOTIER_BIN" verify --backend bwrap --db "$db" >"$TMP/v0" 2>&1 || fail "first verify: $(cat "$TMP/v0")"

@@ -9,7 +9,7 @@ command -v sqlite3 >/dev/null || skip "sqlite3 CLI is not installed"
 faults=$ISOTIER_ROOT/$BUILD/tests
 [ -x "$faults/fault-probe-none" ] || fail "fault probes not built ($faults)"
 db=$TMP/h.db
-q() { sqlite3 -batch -noheader "$db" "$1"; }
+q() { sql "$db" "$1"; }
 
 # No database yet: history fails cleanly and creates nothing.
 set +e

@@ -26,7 +26,7 @@ export TMPDIR=$S/tmp ISOTIER_STATE_DIR=$S/state
 db=$S/h.db
 EMU_PID=
 trap '[ -z "$EMU_PID" ] || kill "$EMU_PID" 2>/dev/null || true; rm -rf "$TMP" "$S"' EXIT
-q() { sqlite3 -batch -noheader "$db" "$1" 2>/dev/null; }
+q() { sql "$db" "$1"; }
 
 # Live (not zombie) processes whose command line mentions $1.
 live_with() {

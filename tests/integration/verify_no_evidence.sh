@@ -10,7 +10,7 @@ command -v strace >/dev/null || skip "strace is not installed (scripts/deps.sh i
 command -v bwrap >/dev/null || skip "bwrap is not installed"
 command -v sqlite3 >/dev/null || skip "sqlite3 CLI is not installed"
 db=$TMP/h.db
-q() { sqlite3 -batch -noheader "$db" "$1"; }
+q() { sql "$db" "$1"; }
 # The capture directory is made under $TMPDIR: a private one shows what
 # each run left there.
 mkdir "$TMP/tmpdir"

@@ -12,7 +12,7 @@ done
 exec 9>/tmp/isotier-verify-faults.lock
 flock -w 600 9 || fail "another run holds /tmp/isotier-verify-faults.lock"
 db=$TMP/h.db
-q() { sqlite3 -batch -noheader "$db" "$1" 2>/dev/null; }
+q() { sql "$db" "$1" 2>/dev/null; }
 # (Its own directory, not under $TMP: runsc needs every parent searchable by others.)
 TMPDIR=$(mktemp -d /tmp/iv.XXXXXX)
 chmod 755 "$TMPDIR" # runsc needs it searchable by others
