@@ -257,15 +257,22 @@ START_TEST(a_kernel_each_is_not_seen)
 	ck_assert_msg(fake.provision(&s1, &spec, &err) == 0, "%s: %s", fake.name, err.message);
 	isotier_observation obs = {.backend = &fake};
 	isotier_observe_opts o = {.probe_path = probe, .timeout_s = 60};
-	isotier__cross_challenge(&obs, s0, s1, &o, 0);
-	fprintf(stderr, "%s: %s\n", fake.name, obs.cross_detail);
-	/* Both ran and answered (a VM's slow start may leave the overlap too
-	 * short to compare: unanswered is no verdict either way), and what
-	 * they answered is never one kernel. */
-	ck_assert_msg(obs.cross != ISOTIER_CHALLENGE_SEEN, "%s: %s", fake.name, obs.cross_detail);
-	ck_assert_msg(!strstr(obs.cross_detail, "sandbox's run") &&
-	                  !strstr(obs.cross_detail, "not run"),
-	              "%s: %s", fake.name, obs.cross_detail);
+	/* Both must run and answer (a VM's slow start may leave the overlap
+	 * too short to compare: unanswered by the judge is no verdict either
+	 * way), and what they answer is never one kernel. A guest under
+	 * emulation may overrun a slot (> 1 s): the report is then refused,
+	 * rightly unanswered; such a run is tried again, up to three times,
+	 * and every try must still not be SEEN. */
+	bool answered = false;
+	for (int try = 0; try < 3 && !answered; try++) {
+		isotier__cross_challenge(&obs, s0, s1, &o, 0);
+		fprintf(stderr, "%s (try %d): %s\n", fake.name, try + 1, obs.cross_detail);
+		ck_assert_msg(obs.cross != ISOTIER_CHALLENGE_SEEN, "%s: %s", fake.name,
+		              obs.cross_detail);
+		answered = !strstr(obs.cross_detail, "sandbox's run") &&
+		           !strstr(obs.cross_detail, "not run");
+	}
+	ck_assert_msg(answered, "%s: %s", fake.name, obs.cross_detail);
 	fake.destroy(s1);
 	fake.destroy(s0);
 }
