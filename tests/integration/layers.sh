@@ -49,7 +49,8 @@ int64_t isotier_layers_planted(void) { return isotier__now_ms(); }
 C
 cc -std=gnu11 -D_GNU_SOURCE -I"$copy/include" -I"$copy/base" -I"$copy/reference" $(pkg-config --cflags libcjson) \
   -c -o "$copy/$BUILD/obj/base/tier.o" "$copy/base/tier.c" || fail "compile the planted tier.c"
-compile_probes "$copy" "$TMP/probe-obj2"
+# The copy's probe files are the tree's until one is planted below: their objects are the tree's.
+cp -r "$TMP/probe-obj" "$TMP/probe-obj2"
 # 5. a probe file calling back into the one that calls it (input.c <-> live.c).
 printf 'struct probe_input;\nvoid probe_input_free(struct probe_input *);\nvoid probe_layers_planted(void) { probe_input_free(0); }\n' >"$TMP/planted.c"
 cat "$copy/probes/live.c" "$TMP/planted.c" >"$TMP/live.c"

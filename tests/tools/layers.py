@@ -13,7 +13,7 @@ their sources) is declared in a header that program may use (SEAMS), so a
 hand-written prototype of an internal function does not pass. Prints what
 is wrong; exit 1.
 """
-import collections, functools, glob, os, re, subprocess, sys
+import collections, glob, os, re, subprocess, sys
 
 root, build, probe_objs = sys.argv[1], sys.argv[2], sys.argv[3]
 RANK = {"include": 0, "base": 1, "catalogue": 2, "reference": 3, "verify": 4}
@@ -100,13 +100,34 @@ for comp in cycles(includes, list(includes)):
     problems.append("include cycle: " + " -> ".join(comp))
 
 
-@functools.lru_cache(maxsize=None)
+_symbols = {}
+UNDEFINED_TYPES = {"U", "w", "v"}  # what `nm -u` lists: undefined, weak undefined
+
+
+def load_symbols(objs):
+    """Reads the global symbols of every object not read yet with one nm run a batch (one run an
+    object spent most of this check's time starting nm)."""
+    todo = sorted({o for o in objs if o not in _symbols})
+    for i in range(0, len(todo), 200):
+        batch = todo[i:i + 200]
+        for o in batch:
+            _symbols[o] = (set(), set())
+        out = subprocess.run(["nm", "-A", "-g", "--format=posix", *batch], capture_output=True,
+                             text=True, check=True).stdout
+        for line in out.splitlines():
+            # "OBJ: NAME TYPE [VALUE SIZE]"; OBJ is one of ours, so ": " splits it off
+            obj, _, rest = line.partition(": ")
+            f = rest.split()
+            if obj not in _symbols or len(f) < 2:
+                continue
+            _symbols[obj][1 if f[1] in UNDEFINED_TYPES else 0].add(f[0])
+
+
 def symbols(obj):
-    def nm(*args):
-        return subprocess.run(["nm", *args, obj], capture_output=True, text=True, check=True).stdout
-    defined = {l.split()[2] for l in nm("--defined-only", "-g").splitlines() if len(l.split()) == 3}
-    undefined = {l.split()[-1] for l in nm("-u").splitlines() if l.strip()}
-    return defined, undefined
+    """(defined, undefined) global symbols of one object."""
+    if obj not in _symbols:
+        load_symbols([obj])
+    return _symbols[obj]
 
 
 def call_graph(objects):
@@ -138,6 +159,7 @@ for rel in sources():
     if rel.endswith(".c") and folder(rel) == "probes":
         probe_objects[rel] = os.path.join(probe_objs, os.path.basename(rel)[:-2] + ".o")
 
+load_symbols(list(lib_objects.values()) + list(probe_objects.values()))
 n_edges = 0
 for objects in (lib_objects, probe_objects):
     graph = call_graph(objects)
@@ -212,6 +234,7 @@ tool_objs = sys.argv[4] if len(sys.argv) > 4 else None
 if tool_objs:
     for obj in sorted(glob.glob(os.path.join(tool_objs, "**", "*.o"), recursive=True)):
         seam_objects[os.path.relpath(obj, tool_objs)[:-2] + ".c"] = obj
+load_symbols(seam_objects.values())
 seam_calls = collections.defaultdict(set)
 for rel, obj in sorted(seam_objects.items()):
     allowed = seam_for(rel)
