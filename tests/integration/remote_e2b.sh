@@ -94,10 +94,12 @@ assert_contains "$(cat "$D/out")" "not configured: set E2B_API_KEY"
 [ ! -s "$D/ledger" ] || fail "no credentials: something was created"
 echo "ok: no credentials -> UNAVAILABLE naming E2B_API_KEY"
 
-# --all takes the remote backends that are configured, and only those.
+# --all takes the remote backends that are configured, and only those. The local ones are
+# verify_all's: a PATH with bwrap alone leaves the others unavailable (listed, not run).
+mkdir -p "$D/bin" && ln -sf "$(command -v bwrap)" "$D/bin/bwrap"
 set +e
-env -u DAYTONA_API_KEY -u FLY_API_TOKEN -u VERCEL_TOKEN "$ISOTIER_BIN" verify --all --db "$D/all.db" --json >"$D/with.json" 2>"$D/err"
-env -u E2B_API_KEY -u DAYTONA_API_KEY -u FLY_API_TOKEN -u VERCEL_TOKEN "$ISOTIER_BIN" verify --all --db "$D/all.db" --json >"$D/without.json" 2>>"$D/err"
+env -u DAYTONA_API_KEY -u FLY_API_TOKEN -u VERCEL_TOKEN PATH="$D/bin" "$ISOTIER_BIN" verify --all --db "$D/all.db" --json >"$D/with.json" 2>"$D/err"
+env -u E2B_API_KEY -u DAYTONA_API_KEY -u FLY_API_TOKEN -u VERCEL_TOKEN PATH="$D/bin" "$ISOTIER_BIN" verify --all --db "$D/all.db" --json >"$D/without.json" 2>>"$D/err"
 set -e
 python3 - "$D/with.json" "$D/without.json" <<'PY'
 import json, sys
@@ -106,6 +108,7 @@ wo = {r["backend"] for r in json.load(open(sys.argv[2]))["results"]}
 assert "e2b" in w and w["e2b"]["remote"] and w["e2b"]["verdict"] == "CONTRADICTED", w.keys()
 assert not {"daytona", "fly", "vercel"} & set(w), w.keys()
 assert not {"e2b", "daytona", "fly", "vercel"} & wo and "bwrap" in wo, wo
+assert w["bwrap"]["verdict"] == "CONFIRMED" and w["runc"]["verdict"] == "UNAVAILABLE", w
 PY
 echo "ok: --all includes e2b only when configured"
 
