@@ -14,14 +14,15 @@
 #               challenge lock while one runs, and a verification waits for it
 #               up to its --timeout), so ISOTIER_TEST_CHALLENGE_SLOTS (2) such
 #               tests share the host; more would only add load and waiting
-#   quiet       every challenge slot: a challenge no host lock guards (two remote
-#               sandboxes' cross challenge, made and seen inside them) must not
-#               meet another test's pattern in the task counts it reads, and a
-#               test that needs the challenge to catch a lie or a TCG guest to
-#               answer it in full (verify --all) wants the host to itself; one
-#               other test (no challenge) may run beside it, as when the runner
-#               ran two at a time (ISOTIER_TEST_QUIET_COMPANY: on 2 cores, two
-#               beside it stretched the quiet tests by as much as they saved)
+#   quiet       every challenge slot: a test that needs the challenge to catch a
+#               lie or a TCG guest to answer it in full (verify --all) wants the
+#               host to itself; one other test (no challenge) may run beside it,
+#               as when the runner ran two at a time (ISOTIER_TEST_QUIET_COMPANY:
+#               on 2 cores, two beside it stretched the quiet tests by as much as
+#               they saved). The remote tests' cross challenge (a pattern played
+#               in one emulated sandbox on this host, sampled in another) is
+#               `challenge`: the emulators hold the host's challenge lock while
+#               it runs (tests/tools/emu_sandbox.py)
 #   vmm         starts a VMM or runsc on the host outside a challenge slot: a host view
 #               (host_watch.c) in a quiet test would see it start beside its own sandbox,
 #               so a quiet test takes this slot too

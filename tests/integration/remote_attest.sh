@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# isotier-test: normal; uses: quiet
+# isotier-test: normal; uses: challenge
 # Hardware attestation completes the remote proof (ADR-0020), against
 # tests/tools/fly_emulator.py serving a recorded microVM probe output with a
 # test authority's SEV-SNP reports (tests/tools/attest_authority.py) bound to

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # isotier-test: normal
 # The e2b backend's API faults against tests/tools/e2b_emulator.py (remote_e2b.sh has the
-# verdicts, which need the cross-sandbox challenge and a quiet host): a wrong key and a 403
+# verdicts, which need the cross-sandbox challenge: a challenge slot): a wrong key and a 403
 # create nothing; a create that answers 500, hangs or answers hostile JSON; a process stream
 # cut or never ending; SIGINT and SIGTERM during the probe or a hanging create; the per-run
 # cap; and the emulator holding requests to E2B's spec. Every sandbox made is deleted on every
@@ -152,3 +152,63 @@ sid=$(curl -s -X POST -H "X-API-Key: $KEY" -H 'Content-Type: application/json' -
 assert_eq "$(code -X POST -H 'Content-Type: application/connect+json' --data-binary '{}' "$U/envd/$sid/process.Process/Start")" 401 "emulator: envd without its token"
 assert_eq "$(code -X DELETE -H "X-API-Key: $KEY" "$U/sandboxes/$sid")" 204 "emulator: delete"
 echo "ok: the emulator rejects requests off the spec"
+
+# 16. The emulators' sandboxes (tests/tools/emu_sandbox.py) are on this host: a --pattern or
+#     --challenge command in one holds the host's challenge lock while it runs (so a remote
+#     test's cross challenge and a local verification's never blur each other), one hold for
+#     two such commands at once; it waits for a holder; any other command takes no lock.
+lock=$TMP/challenge.lock
+ISOTIER_CHALLENGE_LOCK=$lock python3 - "$ISOTIER_ROOT/tests/tools" "$TMP/emu-lock" "$lock" <<'PY'
+import fcntl, os, subprocess, sys, threading, time
+sys.path.insert(0, sys.argv[1])
+import emu_sandbox as e
+state, lock = sys.argv[2], sys.argv[3]
+os.makedirs(state)
+a, b = e.Sandbox(state, "a"), e.Sandbox(state, "b")
+
+
+def free():
+    fd = os.open(lock, os.O_RDWR | os.O_CREAT)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        return True
+    except BlockingIOError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def settle(want, what):
+    for _ in range(100):
+        if free() == want:
+            return
+        time.sleep(0.05)
+    sys.exit(f"the host's challenge lock: {what}")
+
+
+p = a.popen(["/bin/sh", "-c", "sleep 1.5", "sh", "--pattern", "0110"])
+time.sleep(0.3)
+assert not free(), "not held while a --pattern command runs"
+q = b.popen(["/bin/sh", "-c", "sleep 0.3", "sh", "--challenge", "500"])
+b.wait(q, 10)
+time.sleep(0.2)
+assert not free(), "let go when the second of two pattern commands ended, the first still running"
+a.wait(p, 10)
+settle(True, "still held after both ended")
+r = a.popen(["/bin/sh", "-c", "sleep 1"])
+time.sleep(0.2)
+assert free(), "held for a command that plays no pattern"
+a.wait(r, 10)
+# Held by another (a local verification's challenge): the pattern command waits for it.
+fd = os.open(lock, os.O_RDWR)
+fcntl.flock(fd, fcntl.LOCK_EX)
+threading.Timer(1.0, os.close, (fd,)).start()
+t0 = time.monotonic()
+p = a.popen(["/bin/sh", "-c", "true", "sh", "--pattern", "01"])
+waited = time.monotonic() - t0
+a.wait(p, 10)
+assert waited >= 0.9, f"started {waited:.2f} s into another's 1 s hold"
+settle(True, "still held after the waiting command ended")
+a.destroy(); b.destroy()
+PY
+echo "ok: the emulators' pattern commands hold the host's challenge lock"

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# isotier-test: normal; uses: quiet
+# isotier-test: normal; uses: challenge
 # The fly backend against tests/tools/fly_emulator.py (a test fixture speaking
 # the Machines API, a real bwrap sandbox behind every create): Fly's MICROVM
 # claim CONTRADICTED by two machines on one kernel, NOT_CONTRADICTED at best

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# isotier-test: normal; uses: quiet
+# isotier-test: normal; uses: challenge
 # The vercel backend against tests/tools/vercel_emulator.py (a test fixture
 # speaking the Vercel Sandbox API as its client calls it, a real bwrap sandbox
 # behind every create, the probe's tarball really gunzipped and untarred):

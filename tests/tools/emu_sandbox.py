@@ -17,12 +17,16 @@ was asked, made as convincing as a provider can: a fresh boot_id and btime per
 sandbox, its identity marked checked, and the run's nonce (the provider sees
 the command) echoed.
 """
+import fcntl
 import json
 import os
 import re
 import shutil
 import signal
 import subprocess
+import sys
+import threading
+import time
 import uuid
 from concurrent.futures import ThreadPoolExecutor
 
@@ -42,6 +46,76 @@ REPLAY_GUEST = "/tmp/.emu-replay.json"
 ATTEST = None
 ATTEST_MODE = None
 SHARED_REPORT_ID = os.urandom(32)
+
+
+# The host's challenge lock (reference/host_watch.c lock_path): a task-count
+# pattern isotier plays on this host runs only while its process holds it. A
+# real provider's sandboxes are on other hosts; these are on this one, so a
+# pattern played in one (the cross challenge's --pattern, sampled by another's
+# --challenge) would blur a local verification's challenge running beside it,
+# and theirs it. So the emulator holds the same lock while any such command
+# runs in any of its sandboxes: the two halves of one cross challenge share one
+# hold, and a local challenge never overlaps them.
+PATTERN_ARG = re.compile(r"(?:^|[\s'\"])--(?:pattern|challenge)(?:[\s'\"=]|$)")
+PATTERN_HOLD_MAX_S = 15  # a pattern lasts ~1 s: a hung one releases the host after this
+_hold = {"fd": None, "n": 0}
+_hold_take = threading.Lock()  # one thread waits for the flock; the others wait for it
+_hold_count = threading.Lock()
+
+
+def _challenge_lock_path():
+    env = os.environ.get("ISOTIER_CHALLENGE_LOCK")
+    if env:
+        return env
+    if os.geteuid() == 0:
+        os.makedirs("/run/isotier", exist_ok=True)
+        return "/run/isotier/challenge.lock"
+    state = os.environ.get("ISOTIER_STATE_DIR")
+    if not state:
+        base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.environ["HOME"], ".local/state")
+        state = os.path.join(base, "isotier")
+    os.makedirs(state, mode=0o700, exist_ok=True)
+    return os.path.join(state, "challenge.lock")
+
+
+def _pattern_hold():
+    """Takes the host's challenge lock for one more pattern command (the first waits for it, up
+    to a minute; then it runs unguarded, said on stderr)."""
+    with _hold_take:
+        with _hold_count:
+            if _hold["n"] > 0:
+                _hold["n"] += 1
+                return
+        fd = os.open(_challenge_lock_path(), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o644)
+        deadline = time.monotonic() + 60
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() > deadline:
+                    print("emu_sandbox: the host's challenge lock stayed held: a pattern runs unguarded",
+                          file=sys.stderr)
+                    break
+                time.sleep(0.02)
+        with _hold_count:
+            _hold["fd"], _hold["n"] = fd, 1
+
+
+def _pattern_release():
+    with _hold_count:
+        _hold["n"] -= 1
+        if _hold["n"] == 0:
+            os.close(_hold["fd"])  # the flock goes with its only fd
+            _hold["fd"] = None
+
+
+def _release_when_done(p):
+    try:
+        p.wait(timeout=PATTERN_HOLD_MAX_S)
+    except subprocess.TimeoutExpired:
+        pass
+    _pattern_release()
 
 
 def _btime():
@@ -139,10 +213,20 @@ class Sandbox:
         return argv
 
     def popen(self, argv, cwd="/", merge=False):
+        pattern = bool(PATTERN_ARG.search(" ".join(argv)))
         argv = self.answer(argv)
-        p = SPAWNER.submit(subprocess.Popen, self.argv(argv, cwd), stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT if merge else subprocess.PIPE,
-                           stdin=subprocess.DEVNULL, start_new_session=True).result()
+        if pattern:
+            _pattern_hold()
+        try:
+            p = SPAWNER.submit(subprocess.Popen, self.argv(argv, cwd), stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT if merge else subprocess.PIPE,
+                               stdin=subprocess.DEVNULL, start_new_session=True).result()
+        except BaseException:
+            if pattern:
+                _pattern_release()
+            raise
+        if pattern:
+            threading.Thread(target=_release_when_done, args=(p,), daemon=True).start()
         self.procs.add(p)
         return p
 
