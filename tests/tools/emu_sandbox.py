@@ -213,8 +213,10 @@ class Sandbox:
         return argv
 
     def popen(self, argv, cwd="/", merge=False):
-        pattern = bool(PATTERN_ARG.search(" ".join(argv)))
+        asked = argv
         argv = self.answer(argv)
+        # A replayed answer (identity "replay") plays no pattern: no hold.
+        pattern = argv is asked and bool(PATTERN_ARG.search(" ".join(argv)))
         if pattern:
             _pattern_hold()
         try:
