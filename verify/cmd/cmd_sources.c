@@ -316,9 +316,9 @@ static const struct cli_spec spec = {
              "as checked but NOT stored. On a terminal, progress goes to standard error.",
     .options = options,
     .epilogue = "Exit status: 0 checked; 1 when any source is CHANGED or GONE or its passage\n"
-                "changed; 64 usage; 74 history unusable; 75 when every source was UNREACHABLE\n"
-                "(nothing was checked: not this period's check) or the history stayed locked;\n"
-                "130 when interrupted.",
+                "changed; 64 usage; 69 libxml2 cannot be loaded (nothing fetched); 74 history\n"
+                "unusable; 75 when every source was UNREACHABLE (nothing was checked: not this\n"
+                "period's check) or the history stayed locked; 130 when interrupted.",
 };
 
 static void usage(FILE *f)
@@ -485,6 +485,10 @@ static int sources_check(int argc, char **argv)
 	} else if (exit_code == EXIT_OK &&
 	           sources_baseline_load(&r.baseline, r.baseline_path, &err) < 0) {
 		exit_code = cli_fail(&err); /* a damaged baseline is never read as none */
+	} else if (exit_code == EXIT_OK && isotier_html_available(&err) < 0) {
+		/* Before any fetch or history row: without libxml2 no HTML page
+		 * is readable, and every source would read UNREACHABLE (69). */
+		exit_code = cli_fail(&err);
 	}
 	if (exit_code == EXIT_OK) {
 		if (collect(&r, cat, only, n_only) < 0) {

@@ -167,6 +167,11 @@ static void sax_quiet(void *ctx, const char *msg, ...)
 
 #define HTML_CHUNK (64 * 1024)
 
+int isotier_html_available(isotier_error *err)
+{
+	return isotier__dl_xml_open(err);
+}
+
 int isotier_html_text(char **out, const char *html, size_t len, const char *encoding)
 {
 	return isotier_html_texts(out, NULL, html, len, encoding);

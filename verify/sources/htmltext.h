@@ -23,6 +23,12 @@
  */
 int isotier_html_text(char **out, const char *html, size_t len, const char *encoding);
 
+/* 0 when libxml2 can be loaded, else ISOTIER_EUNAVAILABLE with why in err
+ * (the library and its Debian package): a command that reads HTML asks
+ * before it fetches anything, so a missing library is never read as pages
+ * that could not be reached. */
+int isotier_html_available(isotier_error *err);
+
 /*
  * The same, and (main_out not NULL) the page's main text in one parse: what
  * the page says, without its chrome (nav, header, footer, aside, menus,
