@@ -13,9 +13,11 @@
 #include "paths.h"
 
 #include <cJSON.h>
+#include <ctype.h>
 #include <errno.h>
 #include <openssl/evp.h>
 #include <string.h>
+#include <time.h>
 
 #define EXPORT_SCHEMA  "isotier.history.export/1"
 #define LINE_MAX_BYTES (64u << 20) /* evidence is 23-61 KB; far above any real line */
@@ -197,6 +199,52 @@ static int bad(isotier_error *err, const char *file, size_t line, const char *wh
 	return isotier__error_set(err, ISOTIER_EDATA, 0, "import %s:%zu: %s", file, line, why);
 }
 
+/* How far past this host's clock an imported time may be (another host's
+ * clock drifts): the history gate's allowance (resolve.c). */
+#define IMPORT_FUTURE_SKEW_S (5 * 60)
+
+/*
+ * A time the file gives (field k of o; NULL allowed when optional): isotier's
+ * own form, YYYY-MM-DDTHH:MM:SS[.fraction]Z, a real date, and no later than
+ * this host's clock plus IMPORT_FUTURE_SKEW_S. A record's time decides which
+ * observation a report shows as a backend's latest and whether it is overdue,
+ * and the report reads no clock (the newest record is its "today"): a row
+ * dated in the future would stand as the latest, over the verdicts recorded
+ * after it, for as long as that future lasts. The whole file is refused.
+ */
+static int check_time(const cJSON *o, const char *k, bool optional, const char *file, size_t line,
+                      isotier_error *err)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, k);
+	if (optional && (!v || cJSON_IsNull(v)))
+		return 0;
+	const char *t = cJSON_IsString(v) ? v->valuestring : NULL;
+	if (!t)
+		return isotier__error_set(err, ISOTIER_EDATA, 0, "import %s:%zu: %s: not a time",
+		                          file, line, k);
+	struct tm tm = {0};
+	const char *end = strptime(t, "%Y-%m-%dT%H:%M:%S", &tm);
+	if (end && *end == '.' && isdigit((unsigned char)end[1]))
+		for (end++; isdigit((unsigned char)*end); end++)
+			;
+	struct tm asked = tm; /* timegm normalises its argument: Feb 30 would become Mar 2 */
+	time_t when = end && !strcmp(end, "Z") && strlen(t) >= 20 ? timegm(&tm) : (time_t)-1;
+	if (when == (time_t)-1 || asked.tm_mday != tm.tm_mday || asked.tm_mon != tm.tm_mon ||
+	    asked.tm_year != tm.tm_year || asked.tm_hour != tm.tm_hour)
+		return isotier__error_set(err, ISOTIER_EDATA, 0,
+		                          "import %s:%zu: %s '%.40s': not a UTC time as isotier "
+		                          "writes it (YYYY-MM-DDTHH:MM:SSZ)",
+		                          file, line, k, t);
+	time_t now = time(NULL);
+	if (when > now + IMPORT_FUTURE_SKEW_S)
+		return isotier__error_set(err, ISOTIER_EDATA, 0,
+		                          "import %s:%zu: %s %.40s is later than this host's clock "
+		                          "(more than %d s ahead): a record from the future would "
+		                          "stand as the latest in every report; nothing imported",
+		                          file, line, k, t, IMPORT_FUTURE_SKEW_S);
+	return 0;
+}
+
 /* Steps s to its end; > 0 when it returned a row (then *id is column 0). */
 static int step_id(hstmt *s, int64_t *id, isotier_error *err)
 {
@@ -278,6 +326,9 @@ static int import_observation(isotier_history *h, const cJSON *o, const char *fi
 	    !field(o, "observed_at"))
 		return bad(err, file, line,
 		           "observation without uuid, run_uuid, backend, verdict or time");
+	int bad_time = check_time(o, "observed_at", false, file, line, err);
+	if (bad_time < 0)
+		return bad_time;
 	int64_t run_id = 0, imported = 0;
 	cleanup_hstmt hstmt *q = NULL;
 	int rc = hq_prepare(h, &q,
@@ -453,13 +504,16 @@ int isotier__history_import_jsonl(isotier_history *h, FILE *in, const char *name
 			         "not an isotier history export (" EXPORT_SCHEMA ")");
 		else if (!type)
 			rc = bad(err, name, lineno, "a record without a type");
-		else if (!strcmp(type, "run"))
-			rc = field(o, "uuid") && field(o, "started_at") && field(o, "command") &&
-			             field(o, "tool_version")
-			         ? import_run(h, o, n, err)
-			         : bad(err, name, lineno,
-			               "run without uuid, started_at, command or tool_version");
-		else if (!strcmp(type, "evidence"))
+		else if (!strcmp(type, "run")) {
+			if (!field(o, "uuid") || !field(o, "started_at") || !field(o, "command") ||
+			    !field(o, "tool_version"))
+				rc = bad(err, name, lineno,
+				         "run without uuid, started_at, command or tool_version");
+			else if ((rc = check_time(o, "started_at", false, name, lineno, err)) ==
+			             0 &&
+			         (rc = check_time(o, "finished_at", true, name, lineno, err)) == 0)
+				rc = import_run(h, o, n, err);
+		} else if (!strcmp(type, "evidence"))
 			rc = import_evidence(h, o, name, lineno, err);
 		else if (!strcmp(type, "observation"))
 			rc = import_observation(h, o, name, lineno, n, err);

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "history_sqlite.h"
@@ -205,6 +206,78 @@ START_TEST(hostile_exports_refused)
 }
 END_TEST
 
+/* A file of one run (started_at S, finished_at F: raw JSON) and one observation
+ * (observed_at O): imported whole (0), or refused whole with needle said. */
+static void times_case(const char *s, const char *f, const char *o, const char *needle)
+{
+	char text[1024];
+	snprintf(text, sizeof text,
+	         HEADER "{\"type\":\"run\",\"uuid\":\"r1\",\"started_at\":%s,\"finished_at\":%s,"
+	                "\"command\":\"verify\",\"tool_version\":\"0.1.0\"}\n"
+	                "{\"type\":\"observation\",\"uuid\":\"o1\",\"run_uuid\":\"r1\","
+	                "\"backend\":\"bwrap\",\"verdict\":\"CONFIRMED\",\"observed_at\":%s}\n",
+	         s, f, o);
+	static int n_case;
+	char path[160], target[160];
+	snprintf(path, sizeof path, "%s/times.jsonl", dir);
+	snprintf(target, sizeof target, "%s/times-%d.db", dir, n_case++);
+	FILE *fp = fopen(path, "w");
+	ck_assert_ptr_nonnull(fp);
+	fputs(text, fp);
+	fclose(fp);
+	isotier_history *h = NULL;
+	isotier_error err = {0};
+	ck_assert_int_eq(isotier__history_open(&h, target, 0, &err), 0);
+	isotier_transfer_counts c = {0};
+	int rc = isotier__history_import(h, path, &c, &err);
+	int64_t runs = count(h, "SELECT count(*) FROM runs");
+	int64_t obs = count(h, "SELECT count(*) FROM observations");
+	isotier__history_close(h);
+	if (!needle) {
+		ck_assert_msg(rc == 0, "%s / %s / %s refused: %s", s, f, o, err.message);
+		ck_assert_int_eq(runs + obs, 2);
+		return;
+	}
+	ck_assert_msg(rc == ISOTIER_EDATA, "%s / %s / %s imported", s, f, o);
+	ck_assert_msg(strstr(err.message, needle), "'%s' not in '%s'", needle, err.message);
+	ck_assert_int_eq(runs + obs, 0); /* refused whole */
+}
+
+/* A record's time decides which observation a report shows as the latest: a
+ * time from the future, or not a time, is refused (the file whole). */
+START_TEST(import_times_checked)
+{
+	char soon[40], later[40];
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&(time_t){now + 60}, &tm);
+	strftime(soon, sizeof soon, "\"%Y-%m-%dT%H:%M:%SZ\"", &tm);
+	gmtime_r(&(time_t){now + 3600}, &tm);
+	strftime(later, sizeof later, "\"%Y-%m-%dT%H:%M:%SZ\"", &tm);
+	const char *ok = "\"2026-12-01T00:00:00Z\"";
+	times_case(ok, "null", ok, NULL);
+	times_case(ok, ok, "\"2026-12-01T00:00:00.123456Z\"", NULL);
+	times_case(ok, ok, soon, NULL); /* within the clock skew allowed */
+	times_case(ok, ok, later, "observed_at");
+	times_case(ok, ok, "\"2099-01-01T00:00:00Z\"", "later than this host's clock");
+	times_case("\"2099-01-01T00:00:00Z\"", "null", ok,
+	           "started_at 2099-01-01T00:00:00Z is later");
+	times_case(ok, "\"2099-01-01T00:00:00Z\"", ok, "finished_at");
+	const char *bad[] = {"\"zzz\"",
+	                     "\"2026-02-30T00:00:00Z\"",
+	                     "\"2026-12-01 00:00:00\"",
+	                     "\"2026-12-01T00:00:00+02:00\"",
+	                     "\"2026-12-01T00:00:00Zjunk\"",
+	                     "\"2026-12-01\"",
+	                     "\"2026-12-01T25:00:00Z\"",
+	                     "\"2026-12-01T00:00:00.Z\""};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+		times_case(ok, "null", bad[i], "not a UTC time as isotier writes it");
+	times_case(ok, "null", "12", "verdict or time"); /* not a string: no time at all */
+	times_case(ok, "7", ok, "finished_at: not a time");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("history_fleet");
@@ -215,6 +288,7 @@ int main(void)
 	tcase_add_test(tc, uuids_are_v4);
 	tcase_add_test(tc, export_import_idempotent);
 	tcase_add_test(tc, hostile_exports_refused);
+	tcase_add_test(tc, import_times_checked);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
