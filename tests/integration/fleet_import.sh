@@ -176,6 +176,21 @@ set +e
 set -e
 [ "$brc" -ne 0 ] || fail "a tampered export was imported"
 assert_contains "$(cat "$TMP/bad")" "does not match its sha256"
+# An observation dated in the future would stand as its backend's latest in every report: the
+# file is refused whole (65), naming the line and the field; so is a time isotier never writes.
+before=$(sqlite3 "$TMP/fresh.db" "SELECT count(*) FROM observations")
+for t in 2099-01-01T00:00:00Z 2026-02-30T00:00:00Z; do
+  sed "0,/\"observed_at\":\"[^\"]*\"/s//\"observed_at\":\"$t\"/" "$TMP/b.jsonl" >"$TMP/when.jsonl"
+  grep -q "\"observed_at\":\"$t\"" "$TMP/when.jsonl" || fail "no observed_at to change in the export"
+  set +e
+  "$B" history import --db "$TMP/fresh.db" "$TMP/when.jsonl" >"$TMP/when" 2>&1; wrc=$?
+  set -e
+  assert_eq "$wrc" 65 "an observation at $t ($(cat "$TMP/when"))"
+  assert_contains "$(cat "$TMP/when")" "when.jsonl:"
+  assert_contains "$(cat "$TMP/when")" "observed_at"
+  assert_eq "$(sqlite3 "$TMP/fresh.db" "SELECT count(*) FROM observations")" "$before" "nothing of it imported ($t)"
+done
+assert_contains "$(cat "$TMP/when")" "not a UTC time as isotier writes it"
 # A line longer than the limit (64 MiB) is refused without reading it whole:
 # a 1 GiB line (a sparse file, no disk) under an address-space limit that
 # reading it whole would exceed.
