@@ -203,6 +203,47 @@ static int bad(isotier_error *err, const char *file, size_t line, const char *wh
  * clock drifts): the history gate's allowance (resolve.c). */
 #define IMPORT_FUTURE_SKEW_S (5 * 60)
 
+/* The number in the len digits at p (checked to be digits). */
+static int num(const char *p, int len)
+{
+	int v = 0;
+	for (int i = 0; i < len; i++)
+		v = v * 10 + (p[i] - '0');
+	return v;
+}
+
+/* t read by position as YYYY-MM-DDTHH:MM:SS[.digits]Z (every digit where
+ * one belongs: strptime skips spaces and takes one-digit fields, forms that
+ * SQLite's julianday() and the report cannot read), a real date and time
+ * (Feb 30 or 24:00 refused), as seconds since the epoch; (time_t)-1 if not. */
+static time_t utc_time(const char *t)
+{
+	static const char form[] = "dddd-dd-ddTdd:dd:dd";
+	size_t n = sizeof form - 1;
+	for (size_t i = 0; i < n; i++)
+		if (form[i] == 'd' ? !isdigit((unsigned char)t[i]) : t[i] != form[i])
+			return (time_t)-1;
+	const char *end = t + n;
+	if (*end == '.' && isdigit((unsigned char)end[1]))
+		for (end++; isdigit((unsigned char)*end); end++)
+			;
+	if (strcmp(end, "Z") != 0)
+		return (time_t)-1;
+	struct tm tm = {.tm_year = num(t, 4) - 1900,
+	                .tm_mon = num(t + 5, 2) - 1,
+	                .tm_mday = num(t + 8, 2),
+	                .tm_hour = num(t + 11, 2),
+	                .tm_min = num(t + 14, 2),
+	                .tm_sec = num(t + 17, 2)};
+	struct tm asked = tm; /* timegm normalises its argument: Feb 30 would be Mar 2 */
+	time_t when = timegm(&tm);
+	if (when == (time_t)-1 || tm.tm_year != asked.tm_year || tm.tm_mon != asked.tm_mon ||
+	    tm.tm_mday != asked.tm_mday || tm.tm_hour != asked.tm_hour ||
+	    tm.tm_min != asked.tm_min || tm.tm_sec != asked.tm_sec)
+		return (time_t)-1;
+	return when;
+}
+
 /*
  * A time the file gives (field k of o; NULL allowed when optional): isotier's
  * own form, YYYY-MM-DDTHH:MM:SS[.fraction]Z, a real date, and no later than
@@ -222,15 +263,8 @@ static int check_time(const cJSON *o, const char *k, bool optional, const char *
 	if (!t)
 		return isotier__error_set(err, ISOTIER_EDATA, 0, "import %s:%zu: %s: not a time",
 		                          file, line, k);
-	struct tm tm = {0};
-	const char *end = strptime(t, "%Y-%m-%dT%H:%M:%S", &tm);
-	if (end && *end == '.' && isdigit((unsigned char)end[1]))
-		for (end++; isdigit((unsigned char)*end); end++)
-			;
-	struct tm asked = tm; /* timegm normalises its argument: Feb 30 would become Mar 2 */
-	time_t when = end && !strcmp(end, "Z") && strlen(t) >= 20 ? timegm(&tm) : (time_t)-1;
-	if (when == (time_t)-1 || asked.tm_mday != tm.tm_mday || asked.tm_mon != tm.tm_mon ||
-	    asked.tm_year != tm.tm_year || asked.tm_hour != tm.tm_hour)
+	time_t when = utc_time(t);
+	if (when == (time_t)-1)
 		return isotier__error_set(err, ISOTIER_EDATA, 0,
 		                          "import %s:%zu: %s '%.40s': not a UTC time as isotier "
 		                          "writes it (YYYY-MM-DDTHH:MM:SSZ)",

@@ -14,15 +14,18 @@
 #               challenge lock while one runs, and a verification waits for it
 #               up to its --timeout), so ISOTIER_TEST_CHALLENGE_SLOTS (2) such
 #               tests share the host; more would only add load and waiting
-#   quiet       every challenge slot: a test that needs the challenge to catch a
-#               lie or a TCG guest to answer it in full (verify --all) wants the
-#               host to itself; one other test (no challenge) may run beside it,
-#               as when the runner ran two at a time (ISOTIER_TEST_QUIET_COMPANY:
-#               on 2 cores, two beside it stretched the quiet tests by as much as
-#               they saved). The remote tests' cross challenge (a pattern played
-#               in one emulated sandbox on this host, sampled in another) is
-#               `challenge`: the emulators hold the host's challenge lock while
-#               it runs (tests/tools/emu_sandbox.py)
+#   quiet       every challenge slot: a test whose verifications want the host to
+#               themselves: TCG guests that must answer the challenge in full
+#               within their timeouts (verify --all, deb_install's job), a host
+#               view that must see no other test's sandbox or VMM start beside the
+#               lies it is there to catch (lies_local); one other test (no
+#               challenge) may run beside it, as when the runner ran two at a time
+#               (ISOTIER_TEST_QUIET_COMPANY: on 2 cores, two beside it stretched
+#               the quiet tests by as much as they saved). The remote tests'
+#               cross challenge catches lies too, but no pattern reaches its counts
+#               but the one its own sandbox plays: the emulators hold the host's
+#               challenge lock while one runs (tests/tools/emu_sandbox.py), so
+#               they are `challenge` users
 #   vmm         starts a VMM or runsc on the host outside a challenge slot: a host view
 #               (host_watch.c) in a quiet test would see it start beside its own sandbox,
 #               so a quiet test takes this slot too
@@ -45,6 +48,13 @@ challenge_slots=${ISOTIER_TEST_CHALLENGE_SLOTS:-2}
 quiet_company=${ISOTIER_TEST_QUIET_COMPANY:-1} # other tests that may run beside a quiet one
 lockdir=${ISOTIER_TEST_LOCK_DIR:-/tmp/isotier-test-locks}
 mkdir -p "$lockdir"
+# The host's challenge lock (host_watch.c): root's isotiers share /run/isotier/challenge.lock
+# whatever their state directory, tests included. Another user's lock lives in the state
+# directory, which most tests make their own: every test shares this one instead, or their
+# patterns (the emulators' too: tests/tools/emu_sandbox.py) would overlap unguarded.
+if [ "$(id -u)" != 0 ] && [ -z "${ISOTIER_CHALLENGE_LOCK:-}" ]; then
+  export ISOTIER_CHALLENGE_LOCK=$lockdir/host-challenge.lock
+fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 

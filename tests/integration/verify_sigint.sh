@@ -12,7 +12,7 @@ done
 exec 9>/tmp/isotier-verify-faults.lock
 flock -w 600 9 || fail "another run holds /tmp/isotier-verify-faults.lock"
 db=$TMP/h.db
-q() { sql "$db" "$1" 2>/dev/null; }
+q() { sql "$db" "$1"; }
 # (Its own directory, not under $TMP: runsc needs every parent searchable by others.)
 TMPDIR=$(mktemp -d /tmp/iv.XXXXXX)
 chmod 755 "$TMPDIR" # runsc needs it searchable by others
@@ -31,7 +31,8 @@ live_with() {
   --jobs 1 --db "$db" --json >"$TMP/out.json" 2>"$TMP/err" &
 pid=$!
 for _ in $(seq 1 600); do
-  [ "$(q "SELECT count(*) FROM observations")" = 3 ] && break
+  # Before the run has made its history, there is nothing to read yet.
+  [ "$(q "SELECT count(*) FROM observations" 2>/dev/null)" = 3 ] && break
   kill -0 "$pid" 2>/dev/null || break
   sleep 0.05
 done

@@ -57,7 +57,7 @@ SHARED_REPORT_ID = os.urandom(32)
 # runs in any of its sandboxes: the two halves of one cross challenge share one
 # hold, and a local challenge never overlaps them.
 PATTERN_ARG = re.compile(r"(?:^|[\s'\"])--(?:pattern|challenge)(?:[\s'\"=]|$)")
-PATTERN_HOLD_MAX_S = 15  # a pattern lasts ~1 s: a hung one releases the host after this
+PATTERN_HOLD_MAX_S = 15  # a pattern lasts ~1 s: one still running then is killed, the lock let go
 _hold = {"fd": None, "n": 0}
 _hold_take = threading.Lock()  # one thread waits for the flock; the others wait for it
 _hold_count = threading.Lock()
@@ -66,13 +66,16 @@ _hold_count = threading.Lock()
 def _challenge_lock_path():
     env = os.environ.get("ISOTIER_CHALLENGE_LOCK")
     if env:
+        if not env.startswith("/"):
+            raise ValueError("ISOTIER_CHALLENGE_LOCK must be absolute, as isotier requires")
         return env
     if os.geteuid() == 0:
         os.makedirs("/run/isotier", exist_ok=True)
         return "/run/isotier/challenge.lock"
     state = os.environ.get("ISOTIER_STATE_DIR")
     if not state:
-        base = os.environ.get("XDG_STATE_HOME") or os.path.join(os.environ["HOME"], ".local/state")
+        xdg = os.environ.get("XDG_STATE_HOME", "")
+        base = xdg if xdg.startswith("/") else os.path.join(os.path.expanduser("~"), ".local/state")
         state = os.path.join(base, "isotier")
     os.makedirs(state, mode=0o700, exist_ok=True)
     return os.path.join(state, "challenge.lock")
@@ -114,7 +117,8 @@ def _release_when_done(p):
     try:
         p.wait(timeout=PATTERN_HOLD_MAX_S)
     except subprocess.TimeoutExpired:
-        pass
+        Sandbox.kill(p)  # a pattern past its time plays for nobody: never unguarded
+        p.wait()
     _pattern_release()
 
 
@@ -219,16 +223,19 @@ class Sandbox:
         pattern = argv is asked and bool(PATTERN_ARG.search(" ".join(argv)))
         if pattern:
             _pattern_hold()
+        p = None
         try:
             p = SPAWNER.submit(subprocess.Popen, self.argv(argv, cwd), stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT if merge else subprocess.PIPE,
                                stdin=subprocess.DEVNULL, start_new_session=True).result()
+            if pattern:
+                threading.Thread(target=_release_when_done, args=(p,), daemon=True).start()
         except BaseException:
             if pattern:
+                if p:
+                    self.kill(p)
                 _pattern_release()
             raise
-        if pattern:
-            threading.Thread(target=_release_when_done, args=(p,), daemon=True).start()
         self.procs.add(p)
         return p
 

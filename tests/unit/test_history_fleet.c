@@ -263,14 +263,14 @@ START_TEST(import_times_checked)
 	times_case("\"2099-01-01T00:00:00Z\"", "null", ok,
 	           "started_at 2099-01-01T00:00:00Z is later");
 	times_case(ok, "\"2099-01-01T00:00:00Z\"", ok, "finished_at");
-	const char *bad[] = {"\"zzz\"",
-	                     "\"2026-02-30T00:00:00Z\"",
-	                     "\"2026-12-01 00:00:00\"",
-	                     "\"2026-12-01T00:00:00+02:00\"",
-	                     "\"2026-12-01T00:00:00Zjunk\"",
-	                     "\"2026-12-01\"",
-	                     "\"2026-12-01T25:00:00Z\"",
-	                     "\"2026-12-01T00:00:00.Z\""};
+	const char *bad[] = {"\"zzz\"", "\"2026-02-30T00:00:00Z\"", "\"2026-12-01 00:00:00\"",
+	                     "\"2026-12-01T00:00:00+02:00\"", "\"2026-12-01T00:00:00Zjunk\"",
+	                     "\"2026-12-01\"", "\"2026-12-01T25:00:00Z\"",
+	                     "\"2026-12-01T00:00:00.Z\"",
+	                     /* what strptime takes and SQLite's julianday() cannot read */
+	                     "\"2026-9-01T00:00:00.00Z\"", "\" 2026-12-01T00:00:00Z\"",
+	                     "\"2026-12- 1T00:00:00.0Z\"", "\"2026-12-01T00:00:61Z\"",
+	                     "\"226-12-01T00:00:00.00Z\"", "\"2026-12-01T00:60:00Z\"", "\"\""};
 	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
 		times_case(ok, "null", bad[i], "not a UTC time as isotier writes it");
 	times_case(ok, "null", "12", "verdict or time"); /* not a string: no time at all */

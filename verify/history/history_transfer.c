@@ -38,8 +38,9 @@ static const struct cli_option migrate_options[] = {
 	"uuid) is skipped, so importing twice adds nothing. migrate is import of one\n"            \
 	"SQLite file into a PostgreSQL history."
 #define TRANSFER_EXIT                                                                              \
-	"Exit status: 0 done, 64 usage, 65 a file that is not a history or an export,\n"           \
-	"66 no such file, 74 a database that cannot be read or written."
+	"Exit status: 0 done, 64 usage, 65 a file that is not a history or an export (or\n"        \
+	"holds a time from the future: refused whole), 66 no such file, 74 a database that\n"      \
+	"cannot be read or written."
 
 static const struct cli_spec specs[] = {
     {.name = "history export",
