@@ -81,34 +81,23 @@ all_deleted exectimeout 2
 echo "ok: exec timeout -> both deleted"
 
 # 13. SIGINT while the probe runs (between create and delete): both deleted, 130.
-emu sigint --fault start-hang
-set +e
-"$ISOTIER_BIN" verify --backend e2b --db "$D/h.db" --timeout 60 >"$D/out" 2>"$D/err" &
-vpid=$!
-for _ in $(seq 100); do grep -q 'process.Process/Start' "$D/requests" 2>/dev/null && break; sleep 0.1; done
-sleep 0.3
-kill -INT "$vpid"
-wait "$vpid"; rc=$?
-set -e
-no_secret sigint
-assert_eq "$rc" 130 "sigint: exit ($(cat "$D/err"))"
-all_deleted sigint 2
-echo "ok: SIGINT -> both deleted"
-
 # 13b. SIGTERM likewise: both deleted, 143.
-emu sigterm --fault start-hang
-set +e
-"$ISOTIER_BIN" verify --backend e2b --db "$D/h.db" --timeout 60 >"$D/out" 2>"$D/err" &
-vpid=$!
-for _ in $(seq 100); do grep -q 'process.Process/Start' "$D/requests" 2>/dev/null && break; sleep 0.1; done
-sleep 0.3
-kill -TERM "$vpid"
-wait "$vpid"; rc=$?
-set -e
-no_secret sigterm
-assert_eq "$rc" 143 "sigterm: exit ($(cat "$D/err"))"
-all_deleted sigterm 2
-echo "ok: SIGTERM -> both deleted"
+for c in "INT 130" "TERM 143"; do
+  sig=${c% *} name=sig$(tr 'A-Z' 'a-z' <<<"${c% *}")
+  emu "$name" --fault start-hang
+  set +e
+  "$ISOTIER_BIN" verify --backend e2b --db "$D/h.db" --timeout 60 >"$D/out" 2>"$D/err" &
+  vpid=$!
+  for _ in $(seq 100); do grep -q 'process.Process/Start' "$D/requests" 2>/dev/null && break; sleep 0.1; done
+  sleep 0.3
+  kill -"$sig" "$vpid"
+  wait "$vpid"; rc=$?
+  set -e
+  no_secret "$name"
+  assert_eq "$rc" "${c#* }" "$name: exit ($(cat "$D/err"))"
+  all_deleted "$name" 2
+  echo "ok: SIG$sig -> both deleted"
+done
 
 # 13c. SIGINT while the second create hangs: the cancel descriptor stops the
 #      create, the first sandbox is deleted and the second (outcome unknown)
