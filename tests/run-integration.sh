@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Runs tests/integration/*.sh. Each script exits 0 (pass), 77 (skipped: it
+# Runs tests/integration/*.sh (ISOTIER_TEST_DIR: another folder of such scripts, for the
+# runner's own test). Each script exits 0 (pass), 77 (skipped: it
 # prints why, loudly) or anything else (fail). ISOTIER_TESTS=glob narrows.
 #
 # Three at a time (ISOTIER_TEST_JOBS; 1 runs them one by one in name order).
@@ -42,8 +43,12 @@
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 export ISOTIER_ROOT="$root" BUILD="${BUILD:-build}"
+testdir=${ISOTIER_TEST_DIR:-$root/tests/integration}
 export ISOTIER_BIN="$root/$BUILD/isotier" ISOTIER_PROBE="$root/$BUILD/isotier-probe"
 jobs=${ISOTIER_TEST_JOBS:-3}
+# Every test ends by itself: past ISOTIER_TEST_TIMEOUT seconds (900) it is killed and named.
+test_timeout=${ISOTIER_TEST_TIMEOUT:-900}
+[[ $test_timeout =~ ^[1-9][0-9]*$ ]] || { echo "run-integration.sh: ISOTIER_TEST_TIMEOUT must be a positive number of seconds" >&2; exit 2; }
 challenge_slots=${ISOTIER_TEST_CHALLENGE_SLOTS:-2}
 quiet_company=${ISOTIER_TEST_QUIET_COMPANY:-1} # other tests that may run beside a quiet one
 lockdir=${ISOTIER_TEST_LOCK_DIR:-/tmp/isotier-test-locks}
@@ -66,7 +71,7 @@ trap 'rm -rf "$out"' EXIT
 names=() uses=() quiet=()
 for group in quiet challenge other; do
 for speed in slow normal fast; do
-  for t in "$root"/tests/integration/${ISOTIER_TESTS:-*}.sh; do
+  for t in "$testdir"/${ISOTIER_TESTS:-*}.sh; do
     [ -e "$t" ] || continue
     tag=$(sed -n '2s/^# isotier-test: *//p' "$t")
     s=${tag%%;*} s=${s// /}
@@ -119,8 +124,8 @@ run_one() { # INDEX [LOCK...]: runs the test under its locks, leaves its log and
   # The time is the test's own, from when it holds its locks (another run may hold one).
   # Its CPU (user + system, the test and what it waited for; not a daemon's) beside its time:
   # on 2 cores the suite's length is its CPU, and this says where it goes.
-  "${cmd[@]}" bash -c 'date +%s.%N >"$1"; exec timeout --kill-after=10 900 bash "$2"' _ \
-    "$out/$name.start" "$root/tests/integration/$name.sh" >"$out/$name.log" 2>&1
+  "${cmd[@]}" bash -c 'date +%s.%N >"$1"; exec timeout --kill-after=10 "$3" bash "$2"' _ \
+    "$out/$name.start" "$testdir/$name.sh" "$test_timeout" >"$out/$name.log" 2>&1
   rc=$?
   cpu_now cpu1
   printf "%.1f" "$(echo "$cpu1 - $cpu0" | bc)" >"$out/$name.cpu"
@@ -135,6 +140,7 @@ report() { # INDEX RC
   case $2 in
     0) pass=$((pass + 1)); echo "PASS $name (${secs}s)" ;;
     77) skip=$((skip + 1)); echo "SKIP $name (${secs}s): $(tail -n 1 "$out/$name.log")" ;;
+    124 | 137) fail=$((fail + 1)); failed+=("$name"); echo "FAIL $name (TIMEOUT: still running after ${test_timeout} s, killed; ${secs}s)"; sed 's/^/    /' "$out/$name.log" | tail -n 60 ;;
     *) fail=$((fail + 1)); failed+=("$name"); echo "FAIL $name (rc=$2, ${secs}s)"; sed 's/^/    /' "$out/$name.log" | tail -n 60 ;;
   esac
 }

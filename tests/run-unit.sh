@@ -5,9 +5,13 @@
 # suites' lines never interleave. A suite whose source (tests/unit/NAME.c) opens with the line
 # `/* isotier-unit: alone ... */` runs first, by itself: its task-count patterns and their
 # timing (the host's challenge) fail closed beside another suite's load.
+# Every suite ends by itself: CK_FORK=no turns Check's own per-test timeouts off, so each suite
+# runs under timeout(1), ISOTIER_UNIT_TIMEOUT seconds (300), then is killed and named.
 set -u
 jobs=${ISOTIER_UNIT_JOBS:-$(nproc 2>/dev/null || echo 2)}
 [[ $jobs =~ ^[1-9][0-9]*$ ]] || { echo "run-unit.sh: ISOTIER_UNIT_JOBS must be a positive number, not '$jobs'" >&2; exit 2; }
+limit=${ISOTIER_UNIT_TIMEOUT:-300}
+[[ $limit =~ ^[1-9][0-9]*$ ]] || { echo "run-unit.sh: ISOTIER_UNIT_TIMEOUT must be a positive number of seconds, not '$limit'" >&2; exit 2; }
 export CK_FORK=no
 export ASAN_OPTIONS=detect_leaks=1:abort_on_error=0:halt_on_error=1
 export UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1
@@ -17,7 +21,7 @@ pass=0 fail=0
 declare -A running=() logs=()
 start() { # BIN: runs it in the background, its output to its log
   local log=$out/${1##*/}.log
-  "$1" >"$log" 2>&1 &
+  timeout --kill-after=5 "$limit" "$1" >"$log" 2>&1 &
   running[$!]=$1 logs[$!]=$log
 }
 reap() { # waits for one running suite to end: its output, then its verdict
@@ -25,7 +29,16 @@ reap() { # waits for one running suite to end: its output, then its verdict
   wait -n -p done_pid "${!running[@]}"
   rc=$?
   cat "${logs[$done_pid]}"
-  if [ "$rc" -eq 0 ]; then pass=$((pass + 1)); else echo "FAIL unit suite: ${running[$done_pid]}" >&2; fail=$((fail + 1)); fi
+  if [ "$rc" -eq 0 ]; then
+    pass=$((pass + 1))
+  else
+    # 124: timeout(1) ended it; 137: it ignored SIGTERM and was killed.
+    case $rc in
+      124 | 137) echo "TIMEOUT unit suite: ${running[$done_pid]} still running after ${limit} s, killed" >&2 ;;
+    esac
+    echo "FAIL unit suite: ${running[$done_pid]}" >&2
+    fail=$((fail + 1))
+  fi
   unset "running[$done_pid]" "logs[$done_pid]"
 }
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -9,6 +9,7 @@
 #include <check.h>
 #include "check_run.h"
 #include <fcntl.h>
+#include <poll.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <sys/file.h>
@@ -169,6 +170,19 @@ static pid_t spawn_watcher(int go, int ready, int out)
 	_exit(ok ? 0 : 4);
 }
 
+/* read(2) of n bytes within ms, or the test fails naming what it waited for:
+ * a watcher that died before writing must end the test, never hang it (this
+ * process holds the pipes' write ends too, so no EOF would come). */
+static void read_within(int fd, void *buf, size_t n, int ms, const char *what)
+{
+	struct pollfd p = {.fd = fd, .events = POLLIN};
+	int r = poll(&p, 1, ms);
+	ck_assert_msg(r == 1, "two_processes_patterns_take_turns: no %s within %d ms", what, ms);
+	ck_assert_msg(read(fd, buf, n) == (ssize_t)n,
+	              "two_processes_patterns_take_turns: no %s: the watcher ended without it "
+	              "(exit 2: its watch did not start, 4: its pattern failed)", what);
+}
+
 START_TEST(two_processes_patterns_take_turns)
 {
 	own_lock();
@@ -177,19 +191,21 @@ START_TEST(two_processes_patterns_take_turns)
 	          pipe(outb) == 0);
 	char c;
 	pid_t a = spawn_watcher(goa[0], ready[1], outa[1]);
-	ck_assert_int_eq(read(ready[0], &c, 1), 1); /* a's pattern runs */
+	read_within(ready[0], &c, 1, 20000, "ready from watcher a"); /* a's pattern runs */
 	pid_t b = spawn_watcher(gob[0], ready[1], outb[1]);
+	/* Only the watchers write these now: one that dies leaves EOF, not a wait. */
+	close(ready[1]), close(outa[1]), close(outb[1]);
 	/* b asks for the lock while a holds it: without the lock its pattern
 	 * would start now, inside a's. The nap only gives b time to ask; the
 	 * assertions below are on order, not on time. */
 	nap_ms(400);
 	ck_assert_int_eq(write(goa[1], "g", 1), 1);
-	ck_assert_int_eq(read(ready[0], &c, 1), 1); /* b's pattern runs: a has left */
+	read_within(ready[0], &c, 1, 20000, "ready from watcher b"); /* b's pattern runs: a has left */
 	nap_ms(200);
 	ck_assert_int_eq(write(gob[1], "g", 1), 1);
 	int64_t sa[2], sb[2];
-	ck_assert_int_eq(read(outa[0], sa, sizeof sa), sizeof sa);
-	ck_assert_int_eq(read(outb[0], sb, sizeof sb), sizeof sb);
+	read_within(outa[0], sa, sizeof sa, 20000, "pattern span from watcher a");
+	read_within(outb[0], sb, sizeof sb, 20000, "pattern span from watcher b");
 	int st;
 	ck_assert_int_eq(waitpid(a, &st, 0), a);
 	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
