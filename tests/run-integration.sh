@@ -99,6 +99,8 @@ for speed in slow normal fast; do
   done
 done
 done
+# A run that tested nothing is not green (a typo in ISOTIER_TESTS, an empty folder).
+[ "${#names[@]}" -gt 0 ] || { echo "run-integration.sh: no test in $testdir matches '${ISOTIER_TESTS:-*}'" >&2; exit 2; }
 [ "$jobs" -gt 1 ] || {
   # One at a time: in name order, as before.
   mapfile -t order < <(for i in "${!names[@]}"; do echo "${names[$i]} $i"; done | sort | awk '{print $2}')

@@ -28,7 +28,7 @@ mkdir -p "$TMP/integ" "$TMP/locks"
 printf '#!/usr/bin/env bash\n# isotier-test: fast\nsleep 600\n' >"$TMP/integ/sleeps.sh"
 printf '#!/usr/bin/env bash\n# isotier-test: fast\necho fine\n' >"$TMP/integ/passes.sh"
 set +e
-ISOTIER_TEST_DIR="$TMP/integ" ISOTIER_TEST_TIMEOUT=2 ISOTIER_TEST_LOCK_DIR="$TMP/locks" \
+ISOTIER_TESTS= ISOTIER_TESTS_SPEED= ISOTIER_TEST_DIR="$TMP/integ" ISOTIER_TEST_TIMEOUT=2 ISOTIER_TEST_LOCK_DIR="$TMP/locks" \
   timeout 60 bash "$ISOTIER_ROOT/tests/run-integration.sh" >"$TMP/integ.out" 2>&1
 rc=$?
 set -e
