@@ -1,6 +1,7 @@
 /* engine.c - Docker and Podman sandboxes through their CLI (see engine.h): provision, exec,
  * destroy, sweep; each call to the CLI, and whether the engine can run here, in engine_cli.c. */
 #include "engine.h"
+#include "host_watch.h"
 #include "lease.h"
 #include "paths.h"
 
@@ -387,6 +388,12 @@ int isotier__engine_exec(void *p, const isotier_exec_request *req, int *exit_sta
 	isotier__argv_push(&a, "--read-only");
 	isotier__argv_push(&a, "--hostname");
 	isotier__argv_push(&a, "isotier");
+	/* The container's id, written by the engine when it creates it: the
+	 * host's watch counts a runsc the daemon starts only when it (or an
+	 * ancestor, the shim or conmon) names this id (host_sighting.h). */
+	char cidfile[4200];
+	snprintf(cidfile, sizeof cidfile, "%s/cid-%s", s->dir, name);
+	isotier__argv_pushf(&a, "--cidfile=%s", cidfile);
 	if (req->stdin_fd >= 0)
 		isotier__argv_push(&a, "-i");
 	if (e->runtime && !e->podman) {
@@ -431,7 +438,9 @@ int isotier__engine_exec(void *p, const isotier_exec_request *req, int *exit_sta
 	    .on_cancel_ctx = &(struct cancel_ctx){.s = s, .name = name},
 	};
 	engine_lease(s, "container", name);
+	isotier__host_watch_note_cidfile(cidfile);
 	rc = isotier__proc_run(&o, exit_status, err);
+	unlink(cidfile);
 	/* A killed CLI leaves its container running; an engine error (125) may leave one. */
 	if (rc || *exit_status >= 125)
 		remove_containers(s);

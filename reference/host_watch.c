@@ -1,5 +1,6 @@
 /* host_watch.c - the host's own view of a local sandbox (host_watch.h). */
 #include "host_watch.h"
+#include "host_sighting.h"
 #include "paths.h"
 #include "proc.h"
 
@@ -350,6 +351,7 @@ struct isotier_host_watch {
 	bool joined;            /* the pattern's: pattern_join() succeeded */
 	char why[200];          /* why not, when not */
 	isotier_host_view seen; /* workload_* only, written by the thread */
+	isotier_run_binding binding; /* what this run started (host_sighting.h) */
 };
 
 static int cmp_pid(const void *a, const void *b)
@@ -399,54 +401,35 @@ static bool runs_probe(const isotier_host_watch *w, pid_t pid)
 	return probe && nonce;
 }
 
-/* The executables that run a sandbox outside the host's kernel. */
-static const struct runtime_exe {
-	const char *name;
-	bool prefix;
-	unsigned flag;
-} runtime_exes[] = {
-    {"qemu-system-", true, ISOTIER_HOST_SAW_VMM},      {"firecracker", false, ISOTIER_HOST_SAW_VMM},
-    {"cloud-hypervisor", false, ISOTIER_HOST_SAW_VMM}, {"crosvm", false, ISOTIER_HOST_SAW_VMM},
-    {"runsc", false, ISOTIER_HOST_SAW_GVISOR},
-};
-
-/*
- * Whether the executable behind exe_link (/proc/PID/exe) is the host's own
- * `name`, the one PATH finds: the same file, not one of the same name. A
- * sandbox can run anything it calls qemu-system-x86_64 or runsc; it cannot
- * make its process run the host's file without running the real thing.
- */
-static bool is_host_binary(const char *exe_link, const char *name)
-{
-	char host[4096];
-	struct stat a, b;
-	return isotier__find_program(host, sizeof host, name) == 0 && stat(exe_link, &a) == 0 &&
-	       stat(host, &b) == 0 && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-}
-
-/* Notes pid's executable when it is one of runtime_exes, run from the host's
- * own binary. */
+/* Notes pid when it is a VMM or runsc that counts (host_sighting.h). */
 static void note_runtime(isotier_host_watch *w, pid_t pid)
 {
-	char path[64], exe[512];
-	snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
-	ssize_t n = readlink(path, exe, sizeof exe - 1);
-	if (n <= 0)
+	char detail[80] = "";
+	unsigned flags = isotier__sighting_check(&w->binding, pid, detail, sizeof detail,
+	                                         w->seen.saw_refused, sizeof w->seen.saw_refused);
+	if (!flags || (w->seen.saw & flags) == flags)
 		return;
-	exe[n] = '\0';
-	const char *base = strrchr(exe, '/');
-	base = base ? base + 1 : exe;
-	for (size_t i = 0; i < sizeof runtime_exes / sizeof *runtime_exes; i++) {
-		const struct runtime_exe *r = &runtime_exes[i];
-		bool match =
-		    r->prefix ? !strncmp(base, r->name, strlen(r->name)) : !strcmp(base, r->name);
-		if (!match || (w->seen.saw & r->flag) || !is_host_binary(path, base))
-			continue;
-		size_t used = strlen(w->seen.saw_detail);
-		snprintf(w->seen.saw_detail + used, sizeof w->seen.saw_detail - used,
-		         "%s%.60s (pid %d)", used ? ", " : "", base, (int)pid);
-		w->seen.saw |= r->flag;
-	}
+	size_t used = strlen(w->seen.saw_detail);
+	snprintf(w->seen.saw_detail + used, sizeof w->seen.saw_detail - used, "%s%s",
+	         used ? ", " : "", detail);
+	w->seen.saw |= flags;
+}
+
+/* ---- binding what this thread spawns to its watch ------------------------ */
+
+/* The watch this thread started and has not stopped: the exec that runs
+ * the probe runs on this thread (observe.c), so what it spawns is the run's. */
+static __thread isotier_host_watch *thread_watch;
+
+static void spawned_on_thread(void *ctx, pid_t pid)
+{
+	isotier__binding_add_root(&((isotier_host_watch *)ctx)->binding, pid);
+}
+
+void isotier__host_watch_note_cidfile(const char *path)
+{
+	if (thread_watch && path)
+		isotier__binding_add_cidfile(&thread_watch->binding, path);
 }
 
 static void describe_seen(isotier_host_watch *w, pid_t pid)
@@ -499,7 +482,9 @@ int isotier__host_watch_start(isotier_host_watch **out, const char *argv0, const
 	}
 	snprintf(w->argv0, sizeof w->argv0, "%s", argv0);
 	snprintf(w->nonce, sizeof w->nonce, "%s", nonce);
+	isotier__binding_init(&w->binding);
 	if (pipe2(w->stop, O_CLOEXEC) != 0) {
+		isotier__binding_destroy(&w->binding);
 		free(w->baseline);
 		free(w);
 		return isotier__error_set(err, ISOTIER_EIO, errno, "host watch: pipe");
@@ -520,10 +505,13 @@ int isotier__host_watch_start(isotier_host_watch **out, const char *argv0, const
 		isotier__host_view_clear(&v);
 		close(w->stop[0]);
 		close(w->stop[1]);
+		isotier__binding_destroy(&w->binding);
 		free(w->baseline);
 		free(w);
 		return isotier__error_set(err, ISOTIER_EIO, 0, "host watch: cannot start a thread");
 	}
+	thread_watch = w;
+	isotier__proc_spawn_hook_set(spawned_on_thread, w);
 	*out = w;
 	return 0;
 }
@@ -533,6 +521,10 @@ void isotier__host_watch_stop(isotier_host_watch *w, isotier_host_view *view)
 	*view = (isotier_host_view){0};
 	if (!w)
 		return;
+	if (thread_watch == w) {
+		thread_watch = NULL;
+		isotier__proc_spawn_hook_set(NULL, NULL);
+	}
 	if (write(w->stop[1], "x", 1) < 0) { /* the thread ends at its next look */
 	}
 	pthread_join(w->thread, NULL);
@@ -543,6 +535,7 @@ void isotier__host_watch_stop(isotier_host_watch *w, isotier_host_view *view)
 	snprintf(view->pattern_detail, sizeof view->pattern_detail, "%s", w->why);
 	close(w->stop[0]);
 	close(w->stop[1]);
+	isotier__binding_destroy(&w->binding);
 	free(w->baseline);
 	free(w);
 }

@@ -37,6 +37,12 @@ typedef struct isotier_host_watch isotier_host_watch;
 enum {
 	ISOTIER_HOST_SAW_VMM = 1u << 0, /* qemu-system-*, firecracker, cloud-hypervisor, crosvm */
 	ISOTIER_HOST_SAW_GVISOR = 1u << 1, /* runsc (its sandbox and gofer re-exec runsc) */
+	/* Which VMM (with ISOTIER_HOST_SAW_VMM): the judge credits a vm layer
+	 * only to the one the probe names (host_sighting.h). */
+	ISOTIER_HOST_SAW_QEMU = 1u << 2,
+	ISOTIER_HOST_SAW_FIRECRACKER = 1u << 3,
+	ISOTIER_HOST_SAW_CLOUD_HYPERVISOR = 1u << 4,
+	ISOTIER_HOST_SAW_CROSVM = 1u << 5,
 };
 
 typedef struct isotier_host_view {
@@ -46,6 +52,7 @@ typedef struct isotier_host_view {
 	char workload_detail[200];
 	unsigned saw;                    /* ISOTIER_HOST_SAW_* */
 	char saw_detail[120];            /* "qemu-system-x86_64 (pid 123)" */
+	char saw_refused[200];           /* a VMM- or runsc-named process that did not count, and why */
 	bool pattern_failed;             /* the generator could not run: no challenge */
 	char pattern_detail[200];        /* why not, when known ("" else) */
 	isotier_challenge_segment *segs; /* owned; the pattern while the watch ran */
@@ -62,6 +69,11 @@ int isotier__host_watch_start(isotier_host_watch **out, const char *argv0, const
 /* Stops the watch (NULL: nothing) and hands what it saw to view. */
 void isotier__host_watch_stop(isotier_host_watch *w, isotier_host_view *view);
 void isotier__host_view_clear(isotier_host_view *v);
+
+/* Binds what this thread spawns, while its watch runs, to that watch's run:
+ * a VMM or runsc counts only as a descendant of one of them (or of a
+ * container whose id an engine wrote to a cidfile noted here). */
+void isotier__host_watch_note_cidfile(const char *path);
 
 /* A fresh nonce: 32 lowercase hex digits from getrandom(2). */
 int isotier__nonce_new(char out[33], isotier_error *err);

@@ -1,6 +1,7 @@
 /* judge.c - claim vs observation, table-driven (judge.h). */
 #include "judge.h"
 #include "../catalogue/mechanism.h"
+#include "host_sighting.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -186,8 +187,11 @@ static bool layer_is_own(const probe_layer *l, isotier_kernel_relation rel,
 {
 	switch (l->kind) {
 	case PROBE_LAYER_VM:
+		/* The VMM the host saw run this run's sandbox must be the one the
+		 * probe names: a qemu of this run does not make a Firecracker VM. */
 		return vm_is_own(rel) &&
-		       (host == ISOTIER_HOST_NONE || (saw & ISOTIER_HOST_SAW_VMM));
+		       (host == ISOTIER_HOST_NONE ||
+		        ((saw & ISOTIER_HOST_SAW_VMM) && (saw & isotier__host_saw_vmm_bit(l->vendor))));
 	case PROBE_LAYER_GVISOR:
 		/* gVisor's answers can be imitated by a seccomp filter: with a
 		 * view of its own, the host must have seen runsc run the
@@ -210,9 +214,13 @@ static const char *host_gap(probe_layer_kind kind, isotier_host_evidence host, u
 	if (host == ISOTIER_HOST_INCOMPLETE)
 		return "; the host could not complete its checks of the sandbox";
 	if (kind == PROBE_LAYER_VM && !(saw & ISOTIER_HOST_SAW_VMM))
-		return "; the host saw no VMM process run the sandbox";
+		return "; the host saw no VMM process of this run (its own trusted program, "
+		       "started for this run) run the sandbox";
+	if (kind == PROBE_LAYER_VM)
+		return "; the VMM the host saw run this sandbox is not the one the sandbox names";
 	if (kind == PROBE_LAYER_GVISOR && !(saw & ISOTIER_HOST_SAW_GVISOR))
-		return "; the host saw no runsc process run the sandbox";
+		return "; the host saw no runsc process of this run (its own trusted program, "
+		       "started for this run) run the sandbox";
 	return "";
 }
 

@@ -322,9 +322,15 @@ static void read_host_view(isotier_observation *obs, const isotier_probe_run *pr
 	 * test) can tell a VMM or runsc from a process of the same name. */
 	size_t n = strlen(d);
 	if (n + 1 < len)
-		snprintf(d + n, len - n, "; %s%.120s%s", v->saw ? "it saw " : "",
-		         v->saw ? v->saw_detail : "it saw no VMM or runsc of its own start",
-		         v->saw ? " start" : "");
+		/* Cut where it must: the reason is longer than the detail's room. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wformat-truncation"
+		snprintf(d + n, len - n, "; %s%.120s%s%s%.160s", v->saw ? "it saw " : "",
+		         v->saw ? v->saw_detail : "it saw no VMM or runsc of this run start",
+		         v->saw ? " start for this run" : "",
+		         !v->saw && v->saw_refused[0] ? "; did not count: " : "",
+		         !v->saw ? v->saw_refused : "");
+#pragma GCC diagnostic pop
 }
 
 /* One run into obs->run[obs->n_runs]; obs->rc gets its failure. */

@@ -296,6 +296,15 @@ static int cancel_seen(proc_wait *w, isotier_error *err)
 	return 0;
 }
 
+static __thread isotier_spawn_hook spawn_hook;
+static __thread void *spawn_hook_ctx;
+
+void isotier__proc_spawn_hook_set(isotier_spawn_hook hook, void *ctx)
+{
+	spawn_hook = hook;
+	spawn_hook_ctx = ctx;
+}
+
 /* Forks the child into its own process group; *exec_errno is the errno of a
  * failed exec (0 when it ran). */
 static int spawn(proc_wait *w, const char *prog, proc_io *io, int *exec_errno, isotier_error *err)
@@ -308,6 +317,9 @@ static int spawn(proc_wait *w, const char *prog, proc_io *io, int *exec_errno, i
 		child_exec(prog, w->o, io->in_fd, io->out_fd, io->err_fd, io->ep_w, parent);
 	setpgid(pid, pid); /* also done by the child; whichever runs first wins */
 	w->pid = pid;
+	/* Before the child can exec: what it starts descends from a pid already bound. */
+	if (spawn_hook)
+		spawn_hook(spawn_hook_ctx, pid);
 	io_close_child_ends(io);
 	ssize_t en;
 	do

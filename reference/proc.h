@@ -98,6 +98,13 @@ bool isotier__cancelled(int cancel_fd);
 int64_t isotier__now_ms(void);
 /* Finds an executable in $PATH (or checks a path with '/'); 0 when found. */
 int isotier__find_program(char *out, size_t out_len, const char *name);
+
+/* Called (on this thread, in the parent) with the pid of every child
+ * isotier__proc_run forks on this thread until it is set to NULL: the host's
+ * watch binds a run's VMM or runsc to the processes the run started
+ * (host_sighting.h). One per thread. */
+typedef void (*isotier_spawn_hook)(void *ctx, pid_t pid);
+void isotier__proc_spawn_hook_set(isotier_spawn_hook hook, void *ctx);
 /* mkdtemp under $TMPDIR (or /tmp) with the given prefix; *out is malloc'd. */
 int isotier__mkdtemp(char **out, const char *prefix, isotier_error *err);
 /* rm -rf without following symlinks or crossing mount points; best effort. */

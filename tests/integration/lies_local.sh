@@ -179,7 +179,7 @@ lie bwrap bubblewrap timens MICROVM/firecracker CONTRADICTED
 lie bwrap bubblewrap decoy MICROVM/firecracker INCONCLUSIVE
 LIE=decoy PATH="$wrappers:$PATH" "$ISOTIER_BIN" verify --backend bwrap --catalogue "$TMP/cat-decoy-bwrap" \
   --db "$TMP/decoy.db" >"$TMP/decoy.out" 2>&1 || true
-assert_contains "$(cat "$TMP/decoy.out")" "it saw no VMM or runsc of its own start"
+assert_contains "$(cat "$TMP/decoy.out")" "it saw no VMM or runsc of this run start"
 ! grep -q "qemu-system-x86_64 (pid" "$TMP/decoy.out" || fail "the decoy counted as a VMM: $(cat "$TMP/decoy.out")"
 # The runtime answers with a recorded genuine microVM report: without this run's nonce, with it
 # (and a made-up challenge answer), or a recorded gVisor report.
