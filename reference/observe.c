@@ -321,16 +321,20 @@ static void read_host_view(isotier_observation *obs, const isotier_probe_run *pr
 	/* What the host saw run the sandbox, in every case: a reader (and a
 	 * test) can tell a VMM or runsc from a process of the same name. */
 	size_t n = strlen(d);
-	if (n + 1 < len)
-		/* Cut where it must: the reason is longer than the detail's room. */
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wformat-truncation"
-		snprintf(d + n, len - n, "; %s%.120s%s%s%.160s", v->saw ? "it saw " : "",
+	if (n + 1 < len) {
+		/* Built whole, then cut to the detail's room. */
+		char tail[400];
+		snprintf(tail, sizeof tail, "; %s%.120s%s%s%.160s", v->saw ? "it saw " : "",
 		         v->saw ? v->saw_detail : "it saw no VMM or runsc of this run start",
 		         v->saw ? " start for this run" : "",
 		         !v->saw && v->saw_refused[0] ? "; did not count: " : "",
 		         !v->saw ? v->saw_refused : "");
-#pragma GCC diagnostic pop
+		size_t t = strlen(tail);
+		if (t > len - n - 1)
+			t = len - n - 1;
+		memcpy(d + n, tail, t);
+		d[n + t] = '\0';
+	}
 }
 
 /* One run into obs->run[obs->n_runs]; obs->rc gets its failure. */
