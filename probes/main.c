@@ -1,7 +1,7 @@
 /*
  * main.c - isotier-probe [--json | --tier | --quiet] [--root DIR] [--capture DIR]
  *                        [--emit-capture] [--markers] [--nonce HEX] [--challenge MS]
- *                        [--pattern BITS] [--attest]
+ *                        [--pattern BITS] [--attest] [--exec -- CMD [ARG...]]
  *        isotier-probe --list-signals
  *
  * Also runs as /init of an initramfs: when it is PID 1 and /proc is not
@@ -37,7 +37,7 @@ static void probe_usage(FILE *f)
 	fputs(
 	    "usage: isotier-probe [--json | --tier | --quiet] [--root DIR] [--capture DIR]\n"
 	    "                     [--emit-capture] [--markers] [--nonce HEX] [--challenge MS]\n"
-	    "                     [--pattern BITS] [--attest]\n"
+	    "                     [--pattern BITS] [--attest] [--exec -- CMD [ARG...]]\n"
 	    "       isotier-probe --list-signals\n"
 	    "  --json          one JSON document (schema isotier.probe/1)\n"
 	    "  --tier          just the tier word (MICROVM, GVISOR, CONTAINER, NONE or\n"
@@ -60,6 +60,9 @@ static void probe_usage(FILE *f)
 	    "  --attest        with --json and --nonce: ask configfs-tsm for a hardware\n"
 	    "                  report over this run (nonce and report) and print it as the\n"
 	    "                  report's last member, \"attestation\" (ADR-0020)\n"
+	    "  --exec -- CMD   with --json and --nonce: after the report (between markers),\n"
+	    "                  read one line on standard input; only \"ISOTIER-GO NONCE\"\n"
+	    "                  runs CMD, in this process (execvp), in this sandbox\n"
 	    "  --list-signals  print the signal table (id, family, axis, source, weight,\n"
 	    "                  class, origin, naming precedence, what it supports) as the\n"
 	    "                  Markdown table probes/SIGNALS.md holds; reads nothing\n"
@@ -74,7 +77,9 @@ static void probe_usage(FILE *f)
 	    "  73  --capture DIR cannot be created, exists as a non-directory or symlink, is not\n"
 	    "      empty or not ours, or an input could not be written to it (the report is\n"
 	    "      still printed)\n"
-	    "  74  the report could not be written to standard output\n",
+	    "  74  the report could not be written to standard output\n"
+	    "  77  --exec: the verifier did not let the command run\n"
+	    "  126, 127  --exec: the command could not be run, or was not found\n",
 	    f);
 }
 
@@ -171,6 +176,8 @@ int main(int argc, char **argv)
 	const char *root = NULL, *capture = NULL;
 	int rc = 0, challenge_ms = 0;
 	bool pattern = false, attest = false;
+	char **exec_cmd = NULL; /* --exec -- CMD...: run after the verifier's word */
+	bool exec_mode = false;
 
 	bool init = probe_is_initramfs_init();
 	if (init) {
@@ -247,6 +254,11 @@ int main(int argc, char **argv)
 			return 0;
 		} else if (strcmp(a, "--version") == 0) { /* as `isotier --version` */
 			return puts("isotier-probe " PROBE_VERSION) < 0;
+		} else if (strcmp(a, "--exec") == 0 && !init) {
+			exec_mode = true;
+		} else if (exec_mode && strcmp(a, "--") == 0) {
+			exec_cmd = argv + i + 1; /* the rest is the command's */
+			break;
 		} else if (strcmp(a, "--") == 0 || (init && a[0] != '-')) {
 			/* The kernel may hand /init stray words: ignore them. */
 			continue;
@@ -282,6 +294,16 @@ int main(int argc, char **argv)
 		rc = PROBE_EX_USAGE;
 		attest = false;
 	}
+	/* The command runs only after a live report bound to the verifier's nonce. */
+	if (exec_mode && (!exec_cmd || !exec_cmd[0] || !json || !probe_challenge_get()->nonce[0] ||
+	                  root || emit || tier_only || quiet)) {
+		fputs("isotier-probe: --exec needs --json, --nonce and a command after --, and "
+		      "no --root, --emit-capture, --tier or --quiet\n",
+		      stderr);
+		return PROBE_EX_USAGE;
+	}
+	if (exec_mode)
+		markers = true; /* the verifier reads up to the end marker, then answers */
 	if (root && capture) {
 		fputs("isotier-probe: --root and --capture are exclusive\n", stderr);
 		if (!init)
@@ -357,6 +379,10 @@ int main(int argc, char **argv)
 		rc = PROBE_EX_CANTCREAT;
 	}
 	probe_input_free(&in);
+	if (exec_mode && rc == 0)
+		return probe_exec_after_go(exec_cmd, probe_challenge_get()->nonce);
+	if (exec_mode)
+		fputs("isotier-probe: --exec: the report failed: the command does not run\n", stderr);
 
 	/*
 	 * Power off only as the init of a whole kernel: in a child PID namespace

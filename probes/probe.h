@@ -418,4 +418,8 @@ const struct probe_pattern *probe_pattern_get(void);
 /* Streams every input the run read (ISOTIER-CAPTURE-FILE format, CAPTURE.md). */
 int probe_emit_capture(FILE *f, const struct probe_input *in);
 
+/* exec.c: after the report, wait on standard input for "ISOTIER-GO <nonce>"
+ * and execvp cmd; returns (an exit status) only when it did not run it. */
+int probe_exec_after_go(char *const *cmd, const char *nonce);
+
 #endif /* PROBE_H */

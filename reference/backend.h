@@ -136,6 +136,10 @@ typedef struct isotier_backend {
 	 * bytes of a provider's HTTP stream, no descriptor in between); without
 	 * it isotier__exec_stream gives exec() pipes and reads them. */
 	bool delivers_output;
+	/* exec() reads all of stdin before the sandbox starts (a VM booted with
+	 * it in its initramfs): a probe run with --exec cannot wait there for the
+	 * verifier's word, so create()'s bound exec (observe.h) is not offered. */
+	bool stdin_before_start;
 	/* 1 when usable here, 0 (and why) when not. Touches nothing. */
 	int (*available)(char *why, size_t why_len);
 	int (*provision)(void **state, const isotier_backend_spec *spec, isotier_error *err);

@@ -543,6 +543,7 @@ const isotier_backend isotier__backend_qemu_microvm = {
     .version = ISOTIER_BACKEND_VERSION,
     .settings = qemu_microvm_settings,
     .name = "qemu-microvm",
+    .stdin_before_start = true,
     .catalogue_id = "qemu-microvm",
     .description = "QEMU microvm with the Debian guest kernel, host root over virtio-9p (MICROVM)",
     .available = qemu_available,
@@ -575,6 +576,7 @@ const isotier_backend isotier__backend_qemu_aarch64 = {
     .version = ISOTIER_BACKEND_VERSION,
     .settings = qemu_aarch64_settings,
     .name = "qemu-aarch64",
+    .stdin_before_start = true,
     .catalogue_id = "qemu-aarch64",
     .description = "QEMU virt, aarch64 under TCG, Debian arm64 kernel, the aarch64 probe in its "
                    "initramfs (MICROVM)",

@@ -27,6 +27,10 @@ struct isotier_sandbox {
 	char repr[512];
 	int timeout_s;
 	int cancel_fd; /* the create opts' (<= 0: none); not owned */
+	/* attest: every exec runs in the probe's own process, after its report
+	 * was judged (observe_bound.h); where the backend cannot (stdin read
+	 * before the sandbox starts), the proof made at create() stands alone. */
+	bool attest;
 	/* Owned copies of the caller's telemetry paths. */
 	char *audit_log, *db_path, *otlp_endpoint, *otlp_file;
 };
@@ -100,6 +104,32 @@ static int dup_opt(char **dst, const char *src)
  * low-confidence probe, an identity that cannot be compared under a VM
  * claim, or anything unparsable does not.
  */
+/* Judges obs's one run against the sandbox's claim; 0 when it attests the
+ * resolved tier, ISOTIER_ECONFIG (why says what it was) when not. */
+static int judge_attest(const isotier_sandbox *sb, const isotier_observation *obs, char *why,
+                        size_t why_len)
+{
+	judge_kernel kernel = {.relation = obs->relation,
+	                       .detail = obs->relation_detail,
+	                       .host = obs->host,
+	                       .host_saw = obs->host_saw};
+	judge_claim claim = {
+	    .present = true, .tier = sb->res.claimed, .mechanism = sb->res.mechanism};
+	judge_result jr;
+	judge(&jr, &claim, &obs->run[0].probe, &kernel);
+	bool verdict_ok = obs->run[0].parsed && isotier__verdict_is(jr.verdict, VERDICT_ATTESTS);
+	bool ceiling_ok = sb->res.resolved != ISOTIER_UNKNOWN &&
+	                  isotier_tier_satisfies(judge_ceiling_tier(jr.ceiling), sb->res.resolved);
+	if (!obs->run[0].parsed)
+		snprintf(why, why_len, "probe inside %s: no report isotier accepts (%.300s)",
+		         sb->backend->name, obs->run[0].parse_err.message);
+	else
+		snprintf(why, why_len, "probe inside %s: %s, at most %s of its own (%.300s)",
+		         sb->backend->name, isotier__verdict_name(jr.verdict),
+		         probe_tier_name(jr.ceiling), jr.reason);
+	return verdict_ok && ceiling_ok ? 0 : ISOTIER_ECONFIG;
+}
+
 static int attest(isotier_sandbox *sb, char *why, size_t why_len, isotier_error *err)
 {
 	isotier_observe_opts oopts = {.timeout_s = sb->timeout_s, .cancel_fd = sb->cancel_fd};
@@ -111,24 +141,64 @@ static int attest(isotier_sandbox *sb, char *why, size_t why_len, isotier_error 
 		return isotier__error_prefix(err,
 		                             ran ? "attest: probe output" : "attest: run probe");
 	}
-	judge_kernel kernel = {.relation = obs.relation,
-	                       .detail = obs.relation_detail,
-	                       .host = obs.host,
-	                       .host_saw = obs.host_saw};
-	judge_claim claim = {
-	    .present = true, .tier = sb->res.claimed, .mechanism = sb->res.mechanism};
-	judge_result jr;
-	judge(&jr, &claim, &obs.run[0].probe, &kernel);
+	rc = judge_attest(sb, &obs, why, why_len);
 	isotier__observation_clear(&obs);
-	bool verdict_ok = isotier__verdict_is(jr.verdict, VERDICT_ATTESTS);
-	bool ceiling_ok = sb->res.resolved != ISOTIER_UNKNOWN &&
-	                  isotier_tier_satisfies(judge_ceiling_tier(jr.ceiling), sb->res.resolved);
-	snprintf(why, why_len, "probe inside %s: %s, at most %s of its own (%.300s)",
-	         sb->backend->name, isotier__verdict_name(jr.verdict), probe_tier_name(jr.ceiling),
-	         jr.reason);
-	if (!verdict_ok || !ceiling_ok)
-		return ISOTIER_ECONFIG;
-	return 0;
+	return rc;
+}
+
+/* The bound exec's word: the command runs only when this run's own report
+ * attests the tier (observe_bound.h). */
+typedef struct bound_decision {
+	const isotier_sandbox *sb;
+	char why[512];
+	bool go;
+} bound_decision;
+
+static bool decide_bound(void *p, const isotier_observation *obs)
+{
+	bound_decision *d = p;
+	d->go = judge_attest(d->sb, obs, d->why, sizeof d->why) == 0;
+	return d->go;
+}
+
+/* Whether execs of this sandbox run in the probe's own process. */
+static bool exec_bound(const isotier_sandbox *sb)
+{
+	return sb->attest && !sb->backend->remote && !sb->backend->stdin_before_start;
+}
+
+/* An attested sandbox's exec: the probe first, the command in its process
+ * only on a verdict that attests this very sandbox. */
+static int exec_attested(int *exit_status, isotier_sandbox *sb, const char *const *argv,
+                         const isotier_exec_opts *o, isotier_error *err)
+{
+	bound_decision d = {.sb = sb};
+	isotier_bound_exec bx = {.argv = argv,
+	                         .stdin_fd = o->stdin_fd,
+	                         .stdout_fd = o->stdout_fd,
+	                         .stderr_fd = o->stderr_fd,
+	                         .decide = decide_bound,
+	                         .ctx = &d};
+	isotier_observe_opts oopts = {
+	    .timeout_s = o->timeout_s > 0 ? o->timeout_s : sb->timeout_s,
+	    .cancel_fd = o->cancel_fd > 0 ? o->cancel_fd : sb->cancel_fd,
+	    .bound = &bx};
+	isotier_observation obs;
+	int rc = isotier__observe_in(&obs, sb->backend, sb->state, &oopts, err);
+	isotier__observation_clear(&obs);
+	if (!bx.released) {
+		/* Whatever else went wrong, the command did not run: that is the answer. */
+		char cause[ISOTIER_ERROR_MESSAGE_MAX];
+		snprintf(cause, sizeof cause, "%s", rc < 0 ? err->message : "no verdict");
+		if (d.why[0])
+			snprintf(cause, sizeof cause, "%s", d.why);
+		return isotier__error_set(err, ISOTIER_ECONFIG, 0,
+		                          "attestation failed: the command was not run: %s", cause);
+	}
+	*exit_status = bx.exit_status;
+	/* The command ran; a failure after its word (its output could not be
+	 * parsed as a probe's, say) is not the command's. */
+	return rc < 0 && obs.run[0].rc < 0 ? rc : 0;
 }
 
 static void set_repr(isotier_sandbox *sb)
@@ -164,6 +234,7 @@ static int sandbox_new(isotier_sandbox **out, const isotier_backend *backend,
 	}
 	sb->backend = backend;
 	sb->required = opts->require_isolation;
+	sb->attest = opts->attest;
 	sb->timeout_s = opts->timeout_s > 0 ? opts->timeout_s : 60;
 	sb->cancel_fd = opts->cancel_fd > 0 ? opts->cancel_fd : -1;
 	sb->tel = (isotier_telemetry){.audit_log = sb->audit_log,
@@ -324,9 +395,17 @@ int isotier_sandbox_exec(int *exit_status, isotier_sandbox *sb, const char *cons
 	                            .stderr_fd = o.stderr_fd,
 	                            .timeout_s = o.timeout_s > 0 ? o.timeout_s : sb->timeout_s,
 	                            .cancel_fd = o.cancel_fd > 0 ? o.cancel_fd : sb->cancel_fd};
-	int rc = o.on_output ? isotier__exec_stream(sb->backend, sb->state, &req, o.on_output,
-	                                            o.output_data, exit_status, err)
-	                     : sb->backend->exec(sb->state, &req, exit_status, err);
+	int rc;
+	if (exec_bound(sb) && o.on_output)
+		rc = isotier__error_set(err, ISOTIER_EINVAL, 0,
+		                        "exec: an attested sandbox runs each command in the probe's "
+		                        "own process, with descriptors: on_output is not offered there");
+	else if (exec_bound(sb))
+		rc = exec_attested(exit_status, sb, argv, &o, err);
+	else
+		rc = o.on_output ? isotier__exec_stream(sb->backend, sb->state, &req, o.on_output,
+		                                        o.output_data, exit_status, err)
+		                 : sb->backend->exec(sb->state, &req, exit_status, err);
 	char reason[600];
 	snprintf(reason, sizeof reason, "%.200s%s", argv[0], rc < 0 ? ": " : "");
 	if (rc < 0)

@@ -349,6 +349,7 @@ struct isotier_host_watch {
 	pthread_t thread;
 	int stop[2];
 	bool joined;            /* the pattern's: pattern_join() succeeded */
+	bool ended;             /* isotier__host_watch_end() ran */
 	char why[200];          /* why not, when not */
 	isotier_host_view seen; /* workload_* only, written by the thread */
 	isotier_run_binding binding; /* what this run started (host_sighting.h) */
@@ -516,15 +517,12 @@ int isotier__host_watch_start(isotier_host_watch **out, const char *argv0, const
 	return 0;
 }
 
-void isotier__host_watch_stop(isotier_host_watch *w, isotier_host_view *view)
+void isotier__host_watch_end(isotier_host_watch *w, isotier_host_view *view)
 {
 	*view = (isotier_host_view){0};
-	if (!w)
+	if (!w || w->ended)
 		return;
-	if (thread_watch == w) {
-		thread_watch = NULL;
-		isotier__proc_spawn_hook_set(NULL, NULL);
-	}
+	w->ended = true;
 	if (write(w->stop[1], "x", 1) < 0) { /* the thread ends at its next look */
 	}
 	pthread_join(w->thread, NULL);
@@ -533,11 +531,32 @@ void isotier__host_watch_stop(isotier_host_watch *w, isotier_host_view *view)
 	view->stopped_us = mono_us();
 	pattern_leave(view, w->started, w->joined);
 	snprintf(view->pattern_detail, sizeof view->pattern_detail, "%s", w->why);
+}
+
+void isotier__host_watch_free(isotier_host_watch *w)
+{
+	if (!w)
+		return;
+	if (!w->ended) {
+		isotier_host_view v;
+		isotier__host_watch_end(w, &v);
+		isotier__host_view_clear(&v);
+	}
+	if (thread_watch == w) {
+		thread_watch = NULL;
+		isotier__proc_spawn_hook_set(NULL, NULL);
+	}
 	close(w->stop[0]);
 	close(w->stop[1]);
 	isotier__binding_destroy(&w->binding);
 	free(w->baseline);
 	free(w);
+}
+
+void isotier__host_watch_stop(isotier_host_watch *w, isotier_host_view *view)
+{
+	isotier__host_watch_end(w, view);
+	isotier__host_watch_free(w);
 }
 
 void isotier__host_view_clear(isotier_host_view *v)

@@ -68,6 +68,12 @@ int isotier__host_watch_start(isotier_host_watch **out, const char *argv0, const
                               int wait_ms, int cancel_fd, isotier_error *err);
 /* Stops the watch (NULL: nothing) and hands what it saw to view. */
 void isotier__host_watch_stop(isotier_host_watch *w, isotier_host_view *view);
+/* The two halves of stop, for a bound exec (observe_bound.c) whose report is
+ * judged on another thread while the command may still run: end() stops
+ * looking and hands over what was seen (any thread, once); free() releases
+ * the watch, on the thread that started it, after its exec returned. */
+void isotier__host_watch_end(isotier_host_watch *w, isotier_host_view *view);
+void isotier__host_watch_free(isotier_host_watch *w);
 void isotier__host_view_clear(isotier_host_view *v);
 
 /* Binds what this thread spawns, while its watch runs, to that watch's run:

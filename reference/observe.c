@@ -4,9 +4,11 @@
 #include "artifacts.h"
 #include "collect.h"
 #include "host_watch.h"
+#include "observe_bound.h"
 #include "observe_cross.h"
 #include "proc.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 /* Does this observation get the host's own view (host_watch.h)? A local
@@ -30,14 +32,69 @@ static void check_nonce(isotier_probe_run *pr, const char *nonce)
 	probe_result_clear(&pr->probe);
 }
 
+static void read_host_view(isotier_observation *obs, const isotier_probe_run *pr,
+                           const isotier_host_view *v);
+static void relate(isotier_observation *obs);
+
+/* Parses what the probe printed into pr (bounded), checks its nonce. */
+static void parse_output(isotier_probe_run *pr, const char *nonce)
+{
+	if (pr->out_over)
+		isotier__error_set(&pr->parse_err, ISOTIER_EDATA, 0, "output larger than %d bytes",
+		                   PROBE_RESULT_MAX_BYTES);
+	else if (!pr->out)
+		isotier__error_set(&pr->parse_err, ISOTIER_EDATA, 0,
+		                   "no report between the probe's markers");
+	else
+		pr->parsed =
+		    probe_result_parse(&pr->probe, pr->out, pr->out_len, &pr->parse_err) == 0;
+	check_nonce(pr, nonce);
+}
+
+/* A bound exec's report, judged while the probe waits (observe_bound.h). */
+typedef struct bound_ctx {
+	isotier_observation *obs;
+	isotier_probe_run *pr;
+	const isotier_observe_opts *o;
+	bool watched;
+} bound_ctx;
+
+static bool on_bound_report(void *p, const char *report, size_t len, isotier_host_view *view)
+{
+	bound_ctx *c = p;
+	isotier_probe_run *pr = c->pr;
+	if (report && (pr->out = malloc(len + 1))) {
+		memcpy(pr->out, report, len);
+		pr->out[len] = '\0';
+		pr->out_len = len;
+	}
+	parse_output(pr, c->obs->nonce);
+	if (c->watched)
+		read_host_view(c->obs, pr, view);
+	isotier__host_view_clear(view);
+	c->obs->ran = true;
+	relate(c->obs);
+	return pr->parsed && c->o->bound->decide(c->o->bound->ctx, c->obs);
+}
+
 /* Runs the probe once in a provisioned sandbox; pr gets what it printed.
- * view (NULL: none) gets what the host saw meanwhile. */
-static void exec_probe(isotier_probe_run *pr, const isotier_backend *b, void *state,
-                       const isotier_observe_opts *o, const char *nonce, isotier_host_view *view)
+ * view (NULL: none) gets what the host saw meanwhile; with o->bound the
+ * command runs after it in its process, and *viewed says the view was read
+ * into obs already. */
+static void exec_probe(isotier_observation *obs, isotier_probe_run *pr, const isotier_backend *b,
+                       void *state, const isotier_observe_opts *o, const char *nonce,
+                       isotier_host_view *view, bool *viewed)
 {
 	char window[16];
 	snprintf(window, sizeof window, "%d", ISOTIER_CHALLENGE_MS);
-	const char *argv[12];
+	size_t n_cmd = 0;
+	while (o->bound && o->bound->argv[n_cmd])
+		n_cmd++;
+	const char **argv = calloc(14 + n_cmd, sizeof *argv);
+	if (!argv) {
+		pr->rc = isotier__error_set(&pr->err, ISOTIER_ENOMEM, 0, "%s: out of memory", b->name);
+		return;
+	}
 	size_t n = 0;
 	argv[n++] = ISOTIER_GUEST_PROBE;
 	argv[n++] = "--json";
@@ -50,6 +107,12 @@ static void exec_probe(isotier_probe_run *pr, const isotier_backend *b, void *st
 	if (o->capture_dir) {
 		argv[n++] = "--capture";
 		argv[n++] = ISOTIER_GUEST_CAPTURE;
+	}
+	if (o->bound) {
+		argv[n++] = "--exec";
+		argv[n++] = "--";
+		for (size_t i = 0; i < n_cmd; i++)
+			argv[n++] = o->bound->argv[i];
 	}
 	argv[n] = NULL;
 	isotier_exec_request req = {
@@ -64,7 +127,29 @@ static void exec_probe(isotier_probe_run *pr, const isotier_backend *b, void *st
 	                                      o->cancel_fd, &werr) < 0)
 		snprintf(view->workload_detail, sizeof view->workload_detail, "%.190s",
 		         werr.message);
+	if (o->bound) {
+		bound_ctx c = {.obs = obs, .pr = pr, .o = o, .watched = view != NULL};
+		bool reported = false;
+		req.stderr_fd = o->bound->stderr_fd;
+		pr->rc = isotier__exec_bound(b, state, &req, o->bound->stdin_fd, o->bound->stdout_fd,
+		                             watch, nonce, on_bound_report, &c, &reported,
+		                             &o->bound->released, &o->bound->exit_status, &pr->err);
+		pr->exit_status = o->bound->exit_status;
+		if (reported) {
+			*viewed = true;
+		} else if (watch) {
+			isotier__host_watch_end(watch, view);
+		} else if (view) {
+			view->pattern_failed = true;
+		}
+		isotier__host_watch_free(watch);
+		free(argv);
+		if (!reported && pr->rc == 0)
+			parse_output(pr, nonce);
+		return;
+	}
 	pr->rc = isotier__exec_collect(&got, b, state, &req, &pr->exit_status, &pr->err);
+	free(argv);
 	if (watch)
 		isotier__host_watch_stop(watch, view);
 	else if (view)
@@ -75,13 +160,7 @@ static void exec_probe(isotier_probe_run *pr, const isotier_backend *b, void *st
 	pr->out_over = got.out_over;
 	if (pr->rc < 0)
 		return;
-	if (pr->out_over)
-		isotier__error_set(&pr->parse_err, ISOTIER_EDATA, 0, "output larger than %d bytes",
-		                   PROBE_RESULT_MAX_BYTES);
-	else
-		pr->parsed =
-		    probe_result_parse(&pr->probe, pr->out, pr->out_len, &pr->parse_err) == 0;
-	check_nonce(pr, nonce);
+	parse_output(pr, nonce);
 }
 
 /* ---- the kernel relation ----------------------------------------------- */
@@ -349,8 +428,9 @@ static void run_once(isotier_observation *obs, void *state, const isotier_observ
 		pr->err = obs->err = nerr;
 		return;
 	}
-	exec_probe(pr, obs->backend, state, o, obs->nonce, watched ? &view : NULL);
-	if (watched)
+	bool viewed = false;
+	exec_probe(obs, pr, obs->backend, state, o, obs->nonce, watched ? &view : NULL, &viewed);
+	if (watched && !viewed)
 		read_host_view(obs, pr, &view);
 	isotier__host_view_clear(&view);
 	obs->ran = true;
@@ -452,7 +532,10 @@ static void observe_remote(isotier_observation *obs, const isotier_observe_opts 
 			if (isotier__nonce_new(nonce, &second->err) < 0)
 				second->rc = second->err.code;
 			else
-				exec_probe(second, b, state[1], &second_opts, nonce, NULL);
+			{
+				bool viewed = false;
+				exec_probe(obs, second, b, state[1], &second_opts, nonce, NULL, &viewed);
+			}
 			/* Only two sandboxes that both answered are challenged: the
 			 * step can only lower their relation (relate_siblings). */
 			if (obs->run[0].parsed && second->parsed)

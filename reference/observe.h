@@ -65,7 +65,25 @@ typedef struct isotier_observe_opts {
 	 * pair (skipped when too little is left); 0: 3 x timeout + 60 s.
 	 * Release is never skipped for it. */
 	int64_t remote_wall_ms;
+	/* Set: the probe runs with --exec -- bound->argv and the command runs in
+	 * its process only if bound->decide() says so (observe_bound.h): one
+	 * sandbox, probed then run. Local backends whose exec streams stdin. */
+	struct isotier_bound_exec *bound;
 } isotier_observe_opts;
+
+struct isotier_observation;
+typedef struct isotier_bound_exec {
+	const char *const *argv; /* the command */
+	int stdin_fd;            /* the command's; -1: none */
+	int stdout_fd;           /* -1: this process's standard output */
+	int stderr_fd;           /* the probe's and the command's; -1: inherit */
+	/* The observation (one run, its host view and kernel relation) while
+	 * the probe waits: true lets the command run. Another thread's call. */
+	bool (*decide)(void *ctx, const struct isotier_observation *obs);
+	void *ctx;
+	bool released;   /* out: the command was let run */
+	int exit_status; /* out: the command's, or the probe's when refused (77) */
+} isotier_bound_exec;
 
 typedef struct isotier_observation {
 	const isotier_backend *backend;
