@@ -214,13 +214,11 @@ static const char *host_gap(probe_layer_kind kind, isotier_host_evidence host, u
 	if (host == ISOTIER_HOST_INCOMPLETE)
 		return "; the host could not complete its checks of the sandbox";
 	if (kind == PROBE_LAYER_VM && !(saw & ISOTIER_HOST_SAW_VMM))
-		return "; the host saw no VMM process of this run (its own trusted program, "
-		       "started for this run) run the sandbox";
+		return "; the host saw no VMM of this run run the sandbox";
 	if (kind == PROBE_LAYER_VM)
-		return "; the VMM the host saw run this sandbox is not the one the sandbox names";
+		return "; the VMM of this run is not the one the sandbox names";
 	if (kind == PROBE_LAYER_GVISOR && !(saw & ISOTIER_HOST_SAW_GVISOR))
-		return "; the host saw no runsc process of this run (its own trusted program, "
-		       "started for this run) run the sandbox";
+		return "; the host saw no runsc of this run run the sandbox";
 	return "";
 }
 

@@ -51,7 +51,7 @@ cat "$TMP/run.err"
 assert_eq "$rc" 78 "relay: run --require-isolation GVISOR --attest"
 ! grep -q "$marker" "$TMP/run.out" || fail "relay: the command ran in the plain container"
 assert_contains "$(cat "$TMP/run.err")" "the command was not run"
-assert_contains "$(cat "$TMP/run.err")" "the host saw no runsc process of this run"
+assert_contains "$(cat "$TMP/run.err")" "the host saw no runsc of this run"
 
 # verify, with the probe alone relayed: not CONFIRMED either (the runsc is not this run's).
 set +e
