@@ -194,7 +194,7 @@ typedef struct isotier_sandbox isotier_sandbox;
  * (ISOTIER_EINVAL, the versions named in the message) instead of reading
  * fields the caller never had.
  */
-#define ISOTIER_CREATE_OPTS_VERSION 1
+#define ISOTIER_CREATE_OPTS_VERSION 2
 #define ISOTIER_CREATE_OPTS_INIT                                                                   \
 	{                                                                                          \
 		.version = ISOTIER_CREATE_OPTS_VERSION                                             \
@@ -238,6 +238,13 @@ typedef struct isotier_create_opts {
 	bool otlp_required;             /* false: a span that cannot be exported (file or
 	                                   endpoint) costs a warning; true: it fails the
 	                                   create, before anything is provisioned */
+	/* Version 2. A require_isolation above CONTAINER is a claim about the sandbox the
+	 * command runs in: without attest (a proof of this very sandbox: every exec runs
+	 * in the probe's own process once its report attests the tier) it is refused,
+	 * ISOTIER_ECONFIG, unless this asks for the weaker trust in the catalogue and the
+	 * history alone (require_verified_days then says how recent). A version 1 struct
+	 * cannot ask: it gets the refusal. */
+	bool trust_history;
 } isotier_create_opts;
 
 ISOTIER_PUBLIC int isotier_create(isotier_sandbox **out, const isotier_create_opts *opts,

@@ -221,6 +221,21 @@ static int refuse(isotier_sandbox *sb, uint64_t start, isotier_error *err)
 	return isotier__error_set(err, ISOTIER_ECONFIG, 0, "%s", msg);
 }
 
+static int refuse_unproven(isotier_sandbox *sb, uint64_t start, isotier_error *err)
+{
+	char msg[ISOTIER_ERROR_MESSAGE_MAX];
+	snprintf(msg, sizeof msg,
+	         "backend %s: requiring %s needs a proof of this sandbox (attest: the command "
+	         "runs in the probe's own process once its report attests the tier) or, weaker, "
+	         "an explicit trust in the catalogue and history alone (trust_history, "
+	         "--trust-history); neither was asked for",
+	         sb->backend->name, isotier_tier_name(sb->required));
+	isotier_event ev;
+	event_for(&ev, sb, "refuse", "refused", msg, start);
+	emit_best_effort(sb, &ev);
+	return isotier__error_set(err, ISOTIER_ECONFIG, 0, "%s", msg);
+}
+
 static int sandbox_new(isotier_sandbox **out, const isotier_backend *backend,
                        const isotier_create_opts *opts, isotier_error *err)
 {
@@ -265,6 +280,13 @@ int isotier_create(isotier_sandbox **out, const isotier_create_opts *opts, isoti
 		    "create: options version %u is not one this library (libisotier "
 		    "%s) reads: 1 to %d (start from ISOTIER_CREATE_OPTS_INIT)",
 		    opts->version, ISOTIER_VERSION, ISOTIER_CREATE_OPTS_VERSION);
+	/* Only the fields of the caller's version are read; the rest keep
+	 * ISOTIER_CREATE_OPTS_INIT's defaults. */
+	static const size_t create_size_of_version[ISOTIER_CREATE_OPTS_VERSION + 1] = {
+	    [1] = offsetof(isotier_create_opts, trust_history), [2] = sizeof(isotier_create_opts)};
+	isotier_create_opts own = ISOTIER_CREATE_OPTS_INIT;
+	memcpy(&own, opts, create_size_of_version[opts->version]);
+	opts = &own;
 	*out = NULL;
 	if ((unsigned)opts->require_isolation > ISOTIER_MICROVM)
 		return isotier__error_set(err, ISOTIER_EINVAL, 0,
@@ -311,6 +333,13 @@ int isotier_create(isotier_sandbox **out, const isotier_create_opts *opts, isoti
 	/* The ADR's precondition: decided here, before anything is provisioned. */
 	if (!isotier_tier_satisfies(sb->res.resolved, sb->required)) {
 		rc = refuse(sb, start, err);
+		goto fail;
+	}
+	/* Above CONTAINER the tier is about the sandbox the command runs in: a
+	 * proof of another one (the history's) is the weaker trust, and only
+	 * when asked for by name (ADR-0019). */
+	if (sb->required > ISOTIER_CONTAINER && !opts->attest && !opts->trust_history) {
+		rc = refuse_unproven(sb, start, err);
 		goto fail;
 	}
 	char why[512] = "";

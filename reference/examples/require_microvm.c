@@ -25,6 +25,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "not a tier: %s\n", argv[2]);
 		return 64;
 	}
+	/* Above CONTAINER the tier is about the sandbox the command runs in:
+	 * prove it (each exec runs in the probe's own process, after its report). */
+	opts.attest = opts.require_isolation > ISOTIER_CONTAINER;
 	isotier_sandbox *sandbox = NULL;
 	isotier_error err = {0};
 	int rc = isotier_create(&sandbox, &opts, &err);

@@ -84,7 +84,7 @@ assert "a kernel of its own" in b["reason"] and sys.argv[2] in b["reason"], b
 PY
 guest_boot=$(sqlite3 "$db" "SELECT json_extract(probe_json, '$.kernel.boot_id') FROM observations")
 [ -n "$guest_boot" ] && [ "$guest_boot" != "$host_boot" ] || fail "guest boot_id '$guest_boot' vs host '$host_boot'"
-out=$("$ISOTIER_BIN" run --backend qemu-microvm --db "$db" --require-isolation MICROVM --require-verified 1 -- /bin/echo vm-ok)
+out=$("$ISOTIER_BIN" run --backend qemu-microvm --db "$db" --require-isolation MICROVM --require-verified 1 --trust-history -- /bin/echo vm-ok)
 assert_eq "$out" vm-ok "qemu-microvm satisfies MICROVM with a fresh CONFIRMED observation"
 
 # The honest claims stay CONFIRMED on this VM host, and exit 0.

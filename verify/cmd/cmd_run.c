@@ -28,6 +28,11 @@ static const struct cli_option options[] = {
      "observed tier does not back the claim is destroyed (fail\n"
      "closed) before CMD runs",
      NULL, false},
+    {"trust-history", 'H', CLI_FLAG, NULL, NULL, 0, 0,
+     "above CONTAINER without --attest: trust the catalogue and\n"
+     "the history alone (weaker: no proof of this sandbox;\n"
+     "runbook/tiers.md); without either such a floor is refused",
+     NULL, false},
     {"rootfs", 'R', CLI_TEXT, "DIR", NULL, 0, 0,
      "the sandbox's root (default: a read-only view of the host's)", NULL, false},
     {"catalogue", 'c', CLI_TEXT, "DIR", NULL, 0, 0,
@@ -68,7 +73,8 @@ static const struct cli_option options[] = {
 
 static const struct cli_spec spec = {
     .name = "run",
-    .synopsis = "usage: isotier run --backend NAME [--require-isolation TIER] [--attest]\n"
+    .synopsis = "usage: isotier run --backend NAME [--require-isolation TIER]\n"
+                "                   [--attest | --trust-history]\n"
                 "                   [--rootfs DIR] [--catalogue DIR] [--db PATH] [--new-db]\n"
                 "                   [--max-age DAYS] [--require-verified DAYS]\n"
                 "                   [--audit-log PATH] [--otlp-endpoint URL] [--otlp-file PATH]\n"
@@ -76,7 +82,9 @@ static const struct cli_spec spec = {
     .about = "Creates a sandbox on NAME, refusing before anything is provisioned when the tier\n"
              "isotier can defend for it does not satisfy TIER (exit 78, ConfigurationError),\n"
              "runs CMD inside (by default over a read-only view of the host root), relays its\n"
-             "output and exit status, and destroys the sandbox.",
+             "output and exit status, and destroys the sandbox. Above CONTAINER the floor\n"
+             "needs --attest (CMD runs in the probe's own process, only once its report\n"
+             "proves this sandbox) or, weaker, --trust-history; else 78.",
     .options = options,
     .epilogue = "Exit: CMD's own status; 64 usage (an unknown backend or tier name); 66 the\n"
                 "history database does not exist; 78 tier refused (ConfigurationError);\n"
@@ -99,6 +107,7 @@ static int on_option(void *ctx, int key, const char *value, int number)
 	case 'b': opts->backend = value; break;
 	case 'r': isotier_tier_parse(&opts->require_isolation, value); break; /* checked */
 	case 'a': opts->attest = true; break;
+	case 'H': opts->trust_history = true; break;
 	case 'R': opts->rootfs = value; break;
 	case 'c': opts->catalogue_dir = value; break;
 	case 'd': opts->db_path = value; break;
