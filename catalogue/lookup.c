@@ -75,8 +75,9 @@ const isotier_source *isotier__provider_best_source(const isotier_provider *p)
 		const isotier_source *s = &p->sources[i];
 		if (!s->publisher || strcmp(s->publisher, "provider") || !s->quote || !s->quote[0])
 			continue;
-		if (!best ||
-		    (s->retrieved && best->retrieved && strcmp(s->retrieved, best->retrieved) > 0))
+		const char *at = isotier__source_as_of(s),
+		           *bat = best ? isotier__source_as_of(best) : NULL;
+		if (!best || (at && bat && strcmp(at, bat) > 0))
 			best = s;
 	}
 	return best;

@@ -62,6 +62,42 @@ int isotier__date_part_days(long *out, const char *date_or_timestamp)
 	return isotier__date_days(out, date);
 }
 
+const char *isotier__source_as_of(const isotier_source *s)
+{
+	long r, v;
+	if (!s->verified || isotier__date_days(&v, s->verified) < 0)
+		return s->retrieved;
+	if (s->retrieved && isotier__date_days(&r, s->retrieved) == 0 && r >= v)
+		return s->retrieved;
+	return s->verified;
+}
+
+/* Civil date of a day count (H. Hinnant's algorithm, the inverse of
+ * validate.c's days_from_civil). */
+static void civil_from_days(long z, long *y, unsigned *m, unsigned *d)
+{
+	z += 719468;
+	long era = (z >= 0 ? z : z - 146096) / 146097;
+	unsigned doe = (unsigned)(z - era * 146097);
+	unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	unsigned mp = (5 * doy + 2) / 153;
+	*d = doy - (153 * mp + 2) / 5 + 1;
+	*m = mp < 10 ? mp + 3 : mp - 9;
+	*y = (long)yoe + era * 400 + (*m <= 2);
+}
+
+int isotier__source_expires(const isotier_source *s, int max_age_days, char *buf, size_t len)
+{
+	long days, y;
+	unsigned m, d;
+	if (isotier__date_days(&days, isotier__source_as_of(s)) < 0)
+		return -1;
+	civil_from_days(days + max_age_days, &y, &m, &d);
+	snprintf(buf, len, "%04ld-%02u-%02u", y, m, d);
+	return 0;
+}
+
 void isotier__today(char *buf, size_t len)
 {
 	time_t now = time(NULL);
@@ -275,14 +311,32 @@ static void validate_provider(struct vctx *v, const isotier_provider *p)
 		snprintf(field, sizeof field, "sources[%zu].retrieved", i);
 		bool fresh = false;
 		if (check_date(v, field, s->retrieved, &days)) {
-			if (v->today - days > v->max_age)
+			/* A sources check that found the passage unchanged renews
+			 * the source as of that check (isotier__catalogue_renew). */
+			const char *as_of = isotier__source_as_of(s);
+			long age = v->today - days;
+			char how[64] = "", expires[16] = "";
+			if (as_of != s->retrieved && isotier__date_days(&days, as_of) == 0) {
+				age = v->today - days;
+				snprintf(how, sizeof how, " (passage re-verified %s)", as_of);
+			}
+			if (isotier__source_expires(s, v->max_age, expires, sizeof expires) < 0)
+				snprintf(expires, sizeof expires, "?");
+			if (age > v->max_age)
 				isotier__findings_add(
 				    v->findings, ISOTIER_FINDING_ERROR, v->file, field,
-				    "retrieved %s, %ld days ago: older than the "
-				    "maximum age of %d days; re-verify the source",
-				    s->retrieved, v->today - days, v->max_age);
+				    "retrieved %s%s, %ld days ago: older than the "
+				    "maximum age of %d days (expired %s); re-verify the source",
+				    s->retrieved, how, age, v->max_age, expires);
 			else
 				fresh = true;
+			if (fresh && age > v->max_age - ISOTIER_EXPIRY_WARNING_DAYS)
+				isotier__findings_add(
+				    v->findings, ISOTIER_FINDING_WARNING, v->file, field,
+				    "expires %s, in %ld days (retrieved %s%s, maximum age %d "
+				    "days): a sources check that finds the passage unchanged "
+				    "renews it, else re-verify the source",
+				    expires, v->max_age - age, s->retrieved, how, v->max_age);
 		}
 		bool quoted = s->quote && s->quote[0];
 		if (s->quote && !quoted) {
