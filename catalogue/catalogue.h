@@ -137,6 +137,16 @@ int isotier__catalogue_load_partial(isotier_catalogue **out, const char *dir,
 void isotier__catalogue_validate(const isotier_catalogue *c, const char *today, int max_age_days,
                                  isotier_findings *findings);
 
+/*
+ * Lays the entries of overlay_dir (an operator's directory: NULL, "" or an
+ * absent directory is none) over c: one there replaces c's entry of the same
+ * id, or is added. Its files are hostile input like the packaged ones (the
+ * same loader; partial as isotier__catalogue_load_partial). Returns <0 only
+ * when the directory exists but cannot be read.
+ */
+int isotier__catalogue_overlay(isotier_catalogue *c, const char *overlay_dir, bool partial,
+                               isotier_findings *findings, isotier_error *err);
+
 const isotier_provider *isotier__catalogue_find(const isotier_catalogue *c, const char *id);
 /* The entry whose renamed_from lists old_id (an id that no longer exists). */
 const isotier_provider *isotier__catalogue_find_renamed(const isotier_catalogue *c,

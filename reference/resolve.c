@@ -38,7 +38,13 @@ static int resolve_claim(isotier_resolution *r, const char *dir, const char *id,
 {
 	char path[4096], current[72];
 	id = isotier__catalogue_current_id(current, sizeof current, dir, id); /* renamed_from */
-	snprintf(path, sizeof path, "%s/%s.json", dir, id);
+	/* The operator's entry of that id, when there is one, replaces the
+	 * packaged one (paths.h); a file there that cannot be read is refused,
+	 * never passed over for the packaged claim. */
+	const char *overlay = isotier__catalogue_overlay_dir();
+	snprintf(path, sizeof path, "%s/%s.json", overlay ? overlay : "", id);
+	if (!overlay || access(path, F_OK) != 0)
+		snprintf(path, sizeof path, "%s/%s.json", dir, id);
 	cleanup_free char *json = NULL;
 	size_t len = 0;
 	isotier_error ferr = {0};

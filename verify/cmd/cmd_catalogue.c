@@ -265,7 +265,7 @@ static int catalogue_check(int argc, char **argv)
 	isotier_findings findings = {0};
 	isotier_catalogue *cat = NULL;
 	isotier_error err = {0};
-	if (isotier__catalogue_load_partial(&cat, dir, &findings, &err) < 0) {
+	if (isotier__catalogue_load_effective(&cat, dir, true, &findings, &err) < 0) {
 		isotier__findings_free(&findings);
 		return cli_fail(&err);
 	}

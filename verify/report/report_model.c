@@ -207,7 +207,8 @@ static int load_catalogue(report_model *m, const report_options *opts, isotier_e
 	isotier_catalogue *cat = NULL;
 	isotier_findings findings = {0};
 	isotier_error cerr = {0};
-	if (isotier__catalogue_load(&cat, opts->catalogue_dir, &findings, &cerr) < 0) {
+	if (isotier__catalogue_load_effective(&cat, opts->catalogue_dir, false, &findings, &cerr) <
+	    0) {
 		isotier__findings_free(&findings);
 		return isotier__error_set(err, cerr.code ? cerr.code : ISOTIER_EIO, 0,
 		                          "report: catalogue: %s", cerr.message);
