@@ -67,18 +67,3 @@ const char *isotier__provider_group(const isotier_provider *p)
 {
 	return p->provider ? p->provider : p->id ? p->id : "";
 }
-
-const isotier_source *isotier__provider_best_source(const isotier_provider *p)
-{
-	const isotier_source *best = NULL;
-	for (size_t i = 0; p && i < p->n_sources; i++) {
-		const isotier_source *s = &p->sources[i];
-		if (!s->publisher || strcmp(s->publisher, "provider") || !s->quote || !s->quote[0])
-			continue;
-		const char *at = isotier__source_as_of(s),
-		           *bat = best ? isotier__source_as_of(best) : NULL;
-		if (!best || (at && bat && strcmp(at, bat) > 0))
-			best = s;
-	}
-	return best;
-}
