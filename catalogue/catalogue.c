@@ -362,6 +362,7 @@ void isotier__provider_clear(isotier_provider *p)
 		free(p->sources[i].retrieved);
 		free(p->sources[i].title);
 		free(p->sources[i].published);
+		free(p->sources[i].verified);
 	}
 	free(p->sources);
 	for (size_t i = 0; i < p->n_history; i++) {

@@ -11,6 +11,9 @@
 /* Re-verification cadence of the runbook: a provider source older than this
  * many days no longer defends a tier. */
 #define ISOTIER_DEFAULT_MAX_SOURCE_AGE_DAYS 90
+/* How many days before a source stops defending its tier the validator warns
+ * (runbook/cadence.md): a host without network sees the expiry coming. */
+#define ISOTIER_EXPIRY_WARNING_DAYS 30
 
 typedef struct isotier_source {
 	char *url;
@@ -19,6 +22,11 @@ typedef struct isotier_source {
 	char *retrieved; /* YYYY-MM-DD */
 	char *title;     /* optional */
 	char *published; /* optional YYYY-MM-DD: the date the page itself shows */
+	/* YYYY-MM-DD or NULL: the newest day a `sources check` of this host found
+	 * the quoted passage unchanged against its baseline, with no CHANGED,
+	 * GONE or moved passage since `retrieved`. Never read from a file: only
+	 * isotier__catalogue_renew() sets it, from the history. */
+	char *verified;
 } isotier_source;
 
 typedef struct isotier_prior_claim {
@@ -129,6 +137,16 @@ int isotier__catalogue_load_partial(isotier_catalogue **out, const char *dir,
 void isotier__catalogue_validate(const isotier_catalogue *c, const char *today, int max_age_days,
                                  isotier_findings *findings);
 
+/*
+ * Lays the entries of overlay_dir (an operator's directory: NULL, "" or an
+ * absent directory is none) over c: one there replaces c's entry of the same
+ * id, or is added. Its files are hostile input like the packaged ones (the
+ * same loader; partial as isotier__catalogue_load_partial). Returns <0 only
+ * when the directory exists but cannot be read.
+ */
+int isotier__catalogue_overlay(isotier_catalogue *c, const char *overlay_dir, bool partial,
+                               isotier_findings *findings, isotier_error *err);
+
 const isotier_provider *isotier__catalogue_find(const isotier_catalogue *c, const char *id);
 /* The entry whose renamed_from lists old_id (an id that no longer exists). */
 const isotier_provider *isotier__catalogue_find_renamed(const isotier_catalogue *c,
@@ -153,7 +171,15 @@ const char *isotier__provider_status(const isotier_provider *p);
 /* The provider an offering is grouped under: `provider`, else its own id. */
 const char *isotier__provider_group(const isotier_provider *p);
 
-/* The newest provider-published source with a non-empty quote, or NULL. */
+/* The date a source's age counts from: `verified` when a sources check
+ * re-verified it after `retrieved`, else `retrieved` (may be NULL). */
+const char *isotier__source_as_of(const isotier_source *s);
+/* The day (YYYY-MM-DD into buf, >= 11 bytes) a source stops defending a tier:
+ * its as-of date plus max_age_days; -1 when the date is unreadable. */
+int isotier__source_expires(const isotier_source *s, int max_age_days, char *buf, size_t len);
+
+/* The newest (by isotier__source_as_of) provider-published source with a
+ * non-empty quote, or NULL. */
 const isotier_source *isotier__provider_best_source(const isotier_provider *p);
 
 /*

@@ -67,17 +67,3 @@ const char *isotier__provider_group(const isotier_provider *p)
 {
 	return p->provider ? p->provider : p->id ? p->id : "";
 }
-
-const isotier_source *isotier__provider_best_source(const isotier_provider *p)
-{
-	const isotier_source *best = NULL;
-	for (size_t i = 0; p && i < p->n_sources; i++) {
-		const isotier_source *s = &p->sources[i];
-		if (!s->publisher || strcmp(s->publisher, "provider") || !s->quote || !s->quote[0])
-			continue;
-		if (!best ||
-		    (s->retrieved && best->retrieved && strcmp(s->retrieved, best->retrieved) > 0))
-			best = s;
-	}
-	return best;
-}

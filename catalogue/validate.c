@@ -20,48 +20,6 @@ int isotier__mechanism_tier(isotier_tier *out, const char *mechanism)
 	return 0;
 }
 
-/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm). */
-static long days_from_civil(long y, unsigned m, unsigned d)
-{
-	y -= m <= 2;
-	long era = (y >= 0 ? y : y - 399) / 400;
-	unsigned yoe = (unsigned)(y - era * 400);
-	unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + (long)doe - 719468;
-}
-
-int isotier__date_days(long *out, const char *date)
-{
-	if (!date || strlen(date) != 10 || date[4] != '-' || date[7] != '-')
-		return ISOTIER_EINVAL;
-	for (int i = 0; i < 10; i++)
-		if (i != 4 && i != 7 && (date[i] < '0' || date[i] > '9'))
-			return ISOTIER_EINVAL;
-	long y =
-	    (date[0] - '0') * 1000 + (date[1] - '0') * 100 + (date[2] - '0') * 10 + (date[3] - '0');
-	unsigned m = (unsigned)((date[5] - '0') * 10 + (date[6] - '0'));
-	unsigned d = (unsigned)((date[8] - '0') * 10 + (date[9] - '0'));
-	static const unsigned mdays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-	if (y < 1970 || m < 1 || m > 12 || d < 1)
-		return ISOTIER_EINVAL;
-	bool leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-	if (d > mdays[m - 1] + (m == 2 && leap))
-		return ISOTIER_EINVAL;
-	*out = days_from_civil(y, m, d);
-	return 0;
-}
-
-int isotier__date_part_days(long *out, const char *date_or_timestamp)
-{
-	char date[11];
-	if (!date_or_timestamp || strnlen(date_or_timestamp, 10) < 10)
-		return ISOTIER_EINVAL;
-	memcpy(date, date_or_timestamp, 10);
-	date[10] = '\0';
-	return isotier__date_days(out, date);
-}
-
 void isotier__today(char *buf, size_t len)
 {
 	time_t now = time(NULL);
@@ -275,14 +233,32 @@ static void validate_provider(struct vctx *v, const isotier_provider *p)
 		snprintf(field, sizeof field, "sources[%zu].retrieved", i);
 		bool fresh = false;
 		if (check_date(v, field, s->retrieved, &days)) {
-			if (v->today - days > v->max_age)
+			/* A sources check that found the passage unchanged renews
+			 * the source as of that check (isotier__catalogue_renew). */
+			const char *as_of = isotier__source_as_of(s);
+			long age = v->today - days;
+			char how[64] = "", expires[16] = "";
+			if (as_of != s->retrieved && isotier__date_days(&days, as_of) == 0) {
+				age = v->today - days;
+				snprintf(how, sizeof how, " (passage re-verified %s)", as_of);
+			}
+			if (isotier__source_expires(s, v->max_age, expires, sizeof expires) < 0)
+				snprintf(expires, sizeof expires, "?");
+			if (age > v->max_age)
 				isotier__findings_add(
 				    v->findings, ISOTIER_FINDING_ERROR, v->file, field,
-				    "retrieved %s, %ld days ago: older than the "
-				    "maximum age of %d days; re-verify the source",
-				    s->retrieved, v->today - days, v->max_age);
+				    "retrieved %s%s, %ld days ago: older than the "
+				    "maximum age of %d days (expired %s); re-verify the source",
+				    s->retrieved, how, age, v->max_age, expires);
 			else
 				fresh = true;
+			if (fresh && age > v->max_age - ISOTIER_EXPIRY_WARNING_DAYS)
+				isotier__findings_add(
+				    v->findings, ISOTIER_FINDING_WARNING, v->file, field,
+				    "expires %s, in %ld days (retrieved %s%s, maximum age %d "
+				    "days): a sources check that finds the passage unchanged "
+				    "renews it, else re-verify the source",
+				    expires, v->max_age - age, s->retrieved, how, v->max_age);
 		}
 		bool quoted = s->quote && s->quote[0];
 		if (s->quote && !quoted) {

@@ -95,6 +95,14 @@ typedef struct isotier_source_check_row {
 } isotier_source_check_row;
 int isotier__history_add_source_check(isotier_history *h, const isotier_source_check_row *row,
                                       isotier_error *err);
+/* history_renewal.c: the newest day (YYYY-MM-DD into out) from retrieved to
+ * today on which this host's own `sources check` found provider_id's quote on
+ * url with its passage unchanged against the baseline, provided no check in
+ * that span found it CHANGED, GONE or its passage moved: 1 when there is one,
+ * 0 when not (out ""), <0 on a database error. */
+int isotier__history_source_renewed(isotier_history *h, const char *provider_id, const char *url,
+                                    const char *quote, const char *retrieved, const char *today,
+                                    char *out, size_t len, isotier_error *err);
 
 /* $ISOTIER_DB when set and not empty, else ISOTIER_DEFAULT_DB. An explicit
  * path (--db, db_path) always wins over both. */

@@ -37,6 +37,7 @@
 #include "paths.h"
 #include "probe_result.h"
 #include "proc.h"
+#include "renewal.h"
 #include "resolve.h"
 /* verify and sweep release what a run that died left behind (leases). */
 #include "sweep.h"

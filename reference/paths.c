@@ -207,3 +207,49 @@ int isotier__default_probe_path(char *buf, size_t len)
 	/* An installed library serving another program: PREFIX/bin. */
 	return isotier__default_build_path(buf, len, "bin/isotier-probe", "isotier-probe");
 }
+
+const char *isotier__catalogue_overlay_dir(void)
+{
+	const char *env = getenv("ISOTIER_CATALOGUE_OVERLAY");
+	if (env)
+		return *env ? env : NULL; /* set but empty: no overlay */
+	/* Only an installed isotier reads /etc: a checkout's build never
+	 * lets a host's operator directory change what its tests see. */
+	char prefix[PATH_MAX];
+	return isotier__install_prefix(prefix, sizeof prefix) == 0 ? ISOTIER_CATALOGUE_OVERLAY_DIR
+	                                                           : NULL;
+}
+
+int isotier__catalogue_load_effective(isotier_catalogue **out, const char *dir, bool partial,
+                                      isotier_findings *findings, isotier_error *err)
+{
+	int rc = partial ? isotier__catalogue_load_partial(out, dir, findings, err)
+	                 : isotier__catalogue_load(out, dir, findings, err);
+	if (rc < 0)
+		return rc;
+	if ((rc = isotier__catalogue_overlay(*out, isotier__catalogue_overlay_dir(), partial,
+	                                     findings, err)) < 0) {
+		isotier__catalogue_free(*out);
+		*out = NULL;
+	}
+	return rc;
+}
+
+int isotier__default_baseline_path(char *buf, size_t len, const char *catalogue_dir)
+{
+	/* A directory the package owns (under the installed prefix) is never
+	 * written: the baseline lives in the state directory (/var/lib/isotier
+	 * for root). Any other catalogue keeps it beside its provider directory. */
+	char prefix[PATH_MAX], state[PATH_MAX];
+	size_t pl;
+	if (isotier__install_prefix(prefix, sizeof prefix) == 0 && (pl = strlen(prefix), true) &&
+	    !strncmp(catalogue_dir, prefix, pl) && (pl == 0 || catalogue_dir[pl] == '/') &&
+	    isotier__state_dir(state, sizeof state) == 0) {
+		if ((size_t)snprintf(buf, len, "%s/sources.lock.json", state) >= len)
+			return ISOTIER_EINVAL;
+		return 0;
+	}
+	if ((size_t)snprintf(buf, len, "%s/../sources.lock.json", catalogue_dir) >= len)
+		return ISOTIER_EINVAL;
+	return 0;
+}

@@ -8,6 +8,7 @@
 #define ISOTIER_PATHS_H
 
 #include "../base/base.h"
+#include "../catalogue/catalogue.h"
 
 /* Where a packaged isotier lives: the last resort of every default, so an
  * error names a place an operator can act on. */
@@ -16,6 +17,20 @@
 /* $ISOTIER_CATALOGUE, else PREFIX/share/isotier/catalogue/providers, else the
  * build tree's catalogue/providers, else /usr/share/isotier/catalogue/providers. */
 const char *isotier__default_catalogue_dir(void);
+
+/* The operator's catalogue directory, laid over the packaged catalogue (an
+ * entry there replaces the packaged one of the same id): $ISOTIER_CATALOGUE_OVERLAY
+ * (set and empty: none), else ISOTIER_CATALOGUE_OVERLAY_DIR for an installed
+ * isotier, else none (NULL): a build tree never reads /etc. */
+#define ISOTIER_CATALOGUE_OVERLAY_DIR "/etc/isotier/catalogue.d"
+const char *isotier__catalogue_overlay_dir(void);
+/* isotier__catalogue_load (or _partial) of dir with the overlay laid over it. */
+int isotier__catalogue_load_effective(isotier_catalogue **out, const char *dir, bool partial,
+                                      isotier_findings *findings, isotier_error *err);
+/* Where `sources check` keeps its baseline for catalogue_dir by default:
+ * STATE/sources.lock.json when the directory belongs to the installed package
+ * (never written into), else sources.lock.json beside the provider directory. */
+int isotier__default_baseline_path(char *buf, size_t len, const char *catalogue_dir);
 /* PREFIX of an installed isotier: two levels at most above the running code
  * (bin/, lib/, lib/TRIPLET/) where share/isotier exists. 0, or ISOTIER_ENOTFOUND. */
 int isotier__install_prefix(char *buf, size_t len);

@@ -1,6 +1,7 @@
 /* resolve.c - the tier a backend can defend, and why not more. */
 #include "resolve.h"
 #include "history.h"
+#include "renewal.h"
 #include "../base/verdict.h"
 #include "../catalogue/catalogue.h"
 
@@ -33,11 +34,17 @@ static void downgrade(isotier_resolution *r, const char *fmt, ...)
 /* Reads and validates the backend's own catalogue entry only: one small file,
  * so a refusal stays cheap. Returns 1 when the claim stands. */
 static int resolve_claim(isotier_resolution *r, const char *dir, const char *id, int max_age,
-                         const char *today, char **digest)
+                         const char *today, isotier_history *h, char **digest, isotier_error *err)
 {
 	char path[4096], current[72];
 	id = isotier__catalogue_current_id(current, sizeof current, dir, id); /* renamed_from */
-	snprintf(path, sizeof path, "%s/%s.json", dir, id);
+	/* The operator's entry of that id, when there is one, replaces the
+	 * packaged one (paths.h); a file there that cannot be read is refused,
+	 * never passed over for the packaged claim. */
+	const char *overlay = isotier__catalogue_overlay_dir();
+	snprintf(path, sizeof path, "%s/%s.json", overlay ? overlay : "", id);
+	if (!overlay || access(path, F_OK) != 0)
+		snprintf(path, sizeof path, "%s/%s.json", dir, id);
 	cleanup_free char *json = NULL;
 	size_t len = 0;
 	isotier_error ferr = {0};
@@ -52,12 +59,22 @@ static int resolve_claim(isotier_resolution *r, const char *dir, const char *id,
 		snprintf(r->provider_id, sizeof r->provider_id, "%s", p.id ? p.id : id);
 		r->claimed = p.tier;
 		snprintf(r->mechanism, sizeof r->mechanism, "%s", p.mechanism ? p.mechanism : "");
+		/* A passage the weekly sources check found unchanged renews its
+		 * source (renewal.h); without a history, none is renewed. */
+		if (h && isotier__provider_renew(&p, h, today, err) < 0) {
+			isotier__provider_clear(&p);
+			isotier__findings_free(&findings);
+			return isotier__error_prefix(err, "renew catalogue sources");
+		}
 		isotier_catalogue one = {.dir = (char *)dir, .providers = &p, .n_providers = 1};
 		isotier__catalogue_validate(&one, today, max_age, &findings);
 		const isotier_source *src = isotier__provider_best_source(&p);
+		const char *as_of = src ? isotier__source_as_of(src) : NULL;
 		if (src && src->retrieved)
 			snprintf(r->source_retrieved, sizeof r->source_retrieved, "%s",
 			         src->retrieved);
+		if (src && as_of && as_of != src->retrieved)
+			snprintf(r->source_verified, sizeof r->source_verified, "%s", as_of);
 		const char *status = isotier__provider_status(&p);
 		if (!strcmp(status, "deprecated"))
 			snprintf(r->status, sizeof r->status, "deprecated since %.16s",
@@ -73,10 +90,12 @@ static int resolve_claim(isotier_resolution *r, const char *dir, const char *id,
 			    r, "catalogue entry %s has no provider-published source with a quote",
 			    r->provider_id);
 			ok = 0;
-		} else if (days_since(src->retrieved, today) > max_age) {
-			downgrade(r, "provider source of %s was retrieved %s, %d days ago (max %d)",
-			          r->provider_id, src->retrieved, days_since(src->retrieved, today),
-			          max_age);
+		} else if (days_since(as_of, today) > max_age) {
+			downgrade(
+			    r, "provider source of %s was retrieved %s%s%s, %d days ago (max %d)",
+			    r->provider_id, src->retrieved,
+			    r->source_verified[0] ? ", passage re-verified " : "",
+			    r->source_verified, days_since(as_of, today), max_age);
 			ok = 0;
 		}
 	} else {
@@ -285,11 +304,11 @@ static int resolve_verified(isotier_resolution *r, const gate *g, const char *di
 
 /* Applies the host's history: see resolve.h. */
 static int resolve_history(isotier_resolution *r, const char *backend,
-                           const isotier_resolve_opts *o, const char *digest, const char *today,
-                           isotier_error *err)
+                           const isotier_resolve_opts *o, isotier_history *h, const char *digest,
+                           const char *today, isotier_error *err)
 {
 	const char *path = o->db_path ? o->db_path : isotier__default_db_path();
-	if (!isotier__history_is_uri(path) && access(path, F_OK) != 0) {
+	if (!h) {
 		if (o->require_verified_days > 0 && r->resolved != ISOTIER_UNKNOWN)
 			downgrade(r,
 			          "no verification history for %s (database %s absent) but a "
@@ -297,10 +316,7 @@ static int resolve_history(isotier_resolution *r, const char *backend,
 			          backend, path, o->require_verified_days);
 		return 0;
 	}
-	cleanup_history isotier_history *h = NULL;
-	int rc = isotier__history_open_readonly(&h, path, err);
-	if (rc < 0)
-		return rc;
+	int rc;
 	char host[64] = "";
 	if (o->host_id)
 		snprintf(host, sizeof host, "%s", o->host_id);
@@ -346,14 +362,27 @@ int isotier__resolve(isotier_resolution *out, const isotier_backend *backend,
 		          backend->name);
 		return 0;
 	}
+	/* One read of the host's history for both the sources' renewals and the
+	 * gate; an absent file is no history, a URI always is one. */
+	const char *path = o->db_path ? o->db_path : isotier__default_db_path();
+	cleanup_history isotier_history *h = NULL;
+	if (isotier__history_is_uri(path) || access(path, F_OK) == 0) {
+		int orc = isotier__history_open_readonly(&h, path, err);
+		if (orc < 0)
+			return isotier__error_prefix(err, "resolve %s", backend->name);
+	}
 	cleanup_free char *digest = NULL;
-	if (resolve_claim(out, dir, backend->catalogue_id, max_age, today, &digest)) {
+	int crc = resolve_claim(out, dir, backend->catalogue_id, max_age, today, h, &digest, err);
+	if (crc < 0)
+		return isotier__error_prefix(err, "resolve %s", backend->name);
+	if (crc) {
 		out->resolved = out->claimed;
 		snprintf(out->reason, sizeof out->reason,
-		         "catalogue entry %s (%s), provider source retrieved %s%s%s",
+		         "catalogue entry %s (%s), provider source retrieved %s%s%s%s%s",
 		         out->provider_id, out->mechanism, out->source_retrieved,
-		         out->status[0] ? "; " : "", out->status);
+		         out->source_verified[0] ? ", passage re-verified " : "",
+		         out->source_verified, out->status[0] ? "; " : "", out->status);
 	}
-	int rc = resolve_history(out, backend->name, o, digest, today, err);
+	int rc = resolve_history(out, backend->name, o, h, digest, today, err);
 	return rc < 0 ? isotier__error_prefix(err, "resolve %s", backend->name) : 0;
 }

@@ -2,7 +2,9 @@
  * resolve.h - "the tier we can defend" for a backend (ADR-0006, ADR-0018).
  *
  * The catalogue claim counts only if its entry validates and its newest
- * provider-published source is within the max age; then the history gate
+ * provider-published source is within the max age (counted from the day this
+ * host's `sources check` last found its passage unchanged, renewal.h, when
+ * that is later than `retrieved`); then the history gate
  * (the host's history: db_path, else isotier__default_db_path()) reads this
  * host's rows of the backend in the order they were written (id, never
  * their timestamps):
@@ -46,6 +48,7 @@ typedef struct isotier_resolution {
 	isotier_tier claimed; /* the catalogue's claim (UNKNOWN when none) */
 	char mechanism[64];
 	char source_retrieved[16];
+	char source_verified[16]; /* "" or the day a sources check last re-verified it */
 	char status[64];       /* "" (current) or "deprecated since DATE"; retired never resolves */
 	isotier_tier resolved; /* the tier we can defend */
 	char reason[1024];     /* why resolved < claimed, or what vouches for it */

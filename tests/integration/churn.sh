@@ -41,7 +41,7 @@ echo "== an unchanged catalogue passes"
 echo readme >README && commit "unrelated"
 churn --since v0
 assert_eq "$rc" 0 "unchanged catalogue"
-assert_contains "$out" "0 provider changes, 0 tier/mechanism changes, 0 unlogged"
+assert_contains "$out" "0 provider changes, 0 tier/mechanism/scope changes, 0 unlogged"
 
 echo "== a tier change without an entry fails and lists it; a mechanism-only change too"
 provider alpha GVISOR gvisor
@@ -79,7 +79,7 @@ entry beta MICROVM/firecracker MICROVM/kata
 commit "CHURN.md: beta"
 churn --since v0
 assert_eq "$rc" 0 "all logged"
-assert_contains "$out" "2 tier/mechanism changes, 0 unlogged"
+assert_contains "$out" "2 tier/mechanism/scope changes, 0 unlogged"
 # The entry is read from --until: at two-changes there is none yet.
 churn --since v0 --until two-changes
 assert_eq "$rc" 1 "CHURN.md at --until"
@@ -89,7 +89,7 @@ git branch base "$first"
 for ref in v0 base "$first" "${first:0:10}" main~3; do
   churn --since "$ref"
   assert_eq "$rc" 0 "--since $ref"
-  assert_contains "$out" "2 tier/mechanism changes, 0 unlogged"
+  assert_contains "$out" "2 tier/mechanism/scope changes, 0 unlogged"
 done
 
 echo "== a provider added and one removed need no entry"
@@ -395,7 +395,7 @@ churn --since o0
 assert_eq "$rc" 0 "a rename and a deprecation need no CHURN.md entry ($out)"
 assert_contains "$out" "renamed  acme-vm: MICROVM/firecracker (renamed from acme)"
 assert_contains "$out" "status   acme-sdk: MICROVM/firecracker (status current → deprecated)"
-assert_contains "$out" "2 provider changes, 0 tier/mechanism changes, 0 unlogged"
+assert_contains "$out" "2 provider changes, 0 tier/mechanism/scope changes, 0 unlogged"
 if grep -qE "(removed|added) +acme" <<<"$out"; then fail "a rename reported as removal and addition: $out"; fi
 churn --since o0 --json
 echo "$out" >"$TMP/o.json"

@@ -26,7 +26,7 @@ grep -qx "ExecStart=$prefix/libexec/isotier/isotier-reverify" "$prefix/share/iso
   fail "the installed unit does not run the installed job: $(grep ExecStart "$prefix/share/isotier/runbook/jobs/isotier-reverify.service")"
 mkdir -p "$TMP/cwd/catalogue/providers"
 echo '{"not": "a provider"}' >"$TMP/cwd/catalogue/providers/decoy.json"
-run() { (cd "$TMP/cwd" && env -u ISOTIER_CATALOGUE -u ISOTIER_PROBE -u ISOTIER_GUEST_DIR -u ISOTIER_GUEST_INIT \
+run() { (cd "$TMP/cwd" && env -u ISOTIER_CATALOGUE -u ISOTIER_CATALOGUE_OVERLAY -u ISOTIER_PROBE -u ISOTIER_GUEST_DIR -u ISOTIER_GUEST_INIT \
   PATH="$prefix/bin:$PATH" "$@"); }
 paths=$(run isotier paths) || fail "isotier paths: $paths"
 assert_contains "$paths" "catalogue          $prefix/share/isotier/catalogue/providers  (installed, present)" "catalogue"
@@ -35,6 +35,12 @@ assert_contains "$paths" "guest init         $prefix/libexec/isotier/isotier-gue
 assert_contains "$paths" "guest kernel       $prefix/lib/isotier/guest" "guest kernel"
 assert_contains "$paths" "schemas            $prefix/share/isotier/schemas  (installed, present)" "schemas"
 grep -qF "$R/" <<<"$paths" && fail "the installed CLI names the build tree: $paths"
+# The operator's directory overlays the packaged catalogue; the sources
+# baseline is kept in the state directory, never in the package's files.
+assert_contains "$paths" "catalogue overlay  /etc/isotier/catalogue.d" "the operator overlay"
+baseline=$(grep '^sources baseline' <<<"$paths") || fail "no sources baseline in: $paths"
+grep -qF "$prefix/" <<<"$baseline" && fail "the baseline would be written into the package: $baseline"
+assert_contains "$baseline" "/sources.lock.json  (the state directory" "the baseline's place"
 # The strings whole first: a grep -q that stops at a match must not turn it into a pipe error.
 bin_strings=$(strings "$prefix/bin/isotier" | grep -v '^/.*\.c$')
 grep -qF "$R/catalogue" <<<"$bin_strings" && fail "the build tree's catalogue is compiled in"

@@ -220,6 +220,53 @@ START_TEST(max_age_is_configurable)
 }
 END_TEST
 
+/* A source re-verified by a sources check (verified, set from the history)
+ * ages from that day; a warning comes ISOTIER_EXPIRY_WARNING_DAYS ahead; a
+ * verified date before the retrieval, or unreadable, changes nothing. */
+START_TEST(renewal_moves_the_expiry)
+{
+	char *s = variant("\"retrieved\": \"2026-11-20\"", "\"retrieved\": \"2026-08-01\"");
+	isotier_findings f = {0};
+	isotier_provider p;
+	ck_assert_int_eq(isotier__provider_parse(&p, s, strlen(s), "d/e2b.json", &f), 0);
+	isotier_catalogue c = {.dir = "d", .providers = &p, .n_providers = 1};
+	char exp[16];
+	ck_assert_int_eq(isotier__source_expires(&p.sources[0], 90, exp, sizeof exp), 0);
+	ck_assert_str_eq(exp, "2026-10-30");
+	isotier__catalogue_validate(&c, "2026-12-01", 0, &f);
+	ck_assert_uint_eq(f.n_errors, 2); /* expired, and the tier it no longer defends */
+	ck_assert(has(&f, ISOTIER_FINDING_ERROR, "sources[0].retrieved", "expired 2026-10-30"));
+	isotier__findings_free(&f);
+
+	p.sources[0].verified = strdup("2026-11-15");
+	ck_assert_ptr_eq(isotier__source_as_of(&p.sources[0]), p.sources[0].verified);
+	ck_assert_int_eq(isotier__source_expires(&p.sources[0], 90, exp, sizeof exp), 0);
+	ck_assert_str_eq(exp, "2027-02-13");
+	isotier__catalogue_validate(&c, "2026-12-01", 0, &f);
+	ck_assert_uint_eq(f.n_errors, 0);
+	ck_assert_uint_eq(f.n_warnings, 0);
+	isotier__catalogue_validate(&c, "2027-01-20", 0, &f); /* 24 days ahead */
+	ck_assert_uint_eq(f.n_errors, 0);
+	ck_assert(has(&f, ISOTIER_FINDING_WARNING, "sources[0].retrieved",
+	              "expires 2027-02-13, in 24 days"));
+	isotier__findings_free(&f);
+	isotier__catalogue_validate(&c, "2027-02-14", 0, &f);
+	ck_assert(has(&f, ISOTIER_FINDING_ERROR, "sources[0].retrieved",
+	              "passage re-verified 2026-11-15"));
+	isotier__findings_free(&f);
+
+	/* Earlier than the retrieval, or not a date: the retrieval counts. */
+	free(p.sources[0].verified);
+	p.sources[0].verified = strdup("2026-07-01");
+	ck_assert_ptr_eq(isotier__source_as_of(&p.sources[0]), p.sources[0].retrieved);
+	free(p.sources[0].verified);
+	p.sources[0].verified = strdup("2026-13-01");
+	ck_assert_ptr_eq(isotier__source_as_of(&p.sources[0]), p.sources[0].retrieved);
+	isotier__provider_clear(&p);
+	free(s);
+}
+END_TEST
+
 START_TEST(calendar_dates)
 {
 	long d;
@@ -533,6 +580,7 @@ int main(void)
 	tcase_add_test(tc, hostile_documents_are_rejected);
 	tcase_add_test(tc, every_rule_names_its_field);
 	tcase_add_test(tc, max_age_is_configurable);
+	tcase_add_test(tc, renewal_moves_the_expiry);
 	tcase_add_test(tc, calendar_dates);
 	tcase_add_test(tc, mechanism_vocabulary);
 	tcase_add_test(tc, offering_fields_are_hostile_input);

@@ -185,8 +185,11 @@ START_TEST(matching_exact_and_chains)
 	churn_entries e;
 	isotier_error err = {0};
 	ck_assert_msg(parse(&e, text, &err) == 0, "%s", err.message);
-	churn_claimref runc = {ISOTIER_CONTAINER, "runc"}, gv = {ISOTIER_GVISOR, "gvisor"},
-	               fc = {ISOTIER_MICROVM, "firecracker"}, kata = {ISOTIER_MICROVM, "kata"};
+	/* As a catalogue file gives them: the scope always said ("" when none). */
+	churn_claimref runc = {ISOTIER_CONTAINER, "runc", "", true},
+	               gv = {ISOTIER_GVISOR, "gvisor", "", true},
+	               fc = {ISOTIER_MICROVM, "firecracker", "", true},
+	               kata = {ISOTIER_MICROVM, "kata", "", true};
 	const churn_entry *m = churn_entries_match(&e, "p", &gv, &fc);
 	ck_assert_ptr_nonnull(m);
 	ck_assert_uint_eq(m->line, 4);
@@ -197,7 +200,52 @@ START_TEST(matching_exact_and_chains)
 	ck_assert_ptr_null(churn_entries_match(&e, "p", &fc, &kata));
 	ck_assert_ptr_null(churn_entries_match(&e, "q", &runc, &fc)); /* another provider's chain */
 	ck_assert_ptr_null(churn_entries_match(&e, "r", &gv, &fc));
+	/* A scope that changed: no heading without a scope logs it, nor a chain. */
+	churn_claimref fc_acct = {ISOTIER_MICROVM, "firecracker", "between-accounts", true};
+	ck_assert_ptr_null(churn_entries_match(&e, "p", &gv, &fc_acct));
+	ck_assert_ptr_null(churn_entries_match(&e, "p", &runc, &fc_acct));
 	churn_entries_clear(&e);
+}
+END_TEST
+
+START_TEST(scope_in_headings)
+{
+	churn_entry x;
+	isotier_error err = {0};
+	ck_assert_int_eq(churn_heading_parse(&x,
+	                                     "2026-12-03 \u2014 l: MICROVM/firecracker/- \u2192 "
+	                                     "MICROVM/firecracker/between-accounts",
+	                                     "CHURN.md", 3, &err),
+	                 0);
+	ck_assert(x.from.scope_given && !x.from.scope[0]);
+	ck_assert(x.to.scope_given);
+	ck_assert_str_eq(x.to.scope, "between-accounts");
+	char buf[256];
+	churn_heading_format(buf, sizeof buf, &x);
+	ck_assert_str_eq(buf, "2026-12-03 \u2014 l: MICROVM/firecracker/- \u2192 "
+	                      "MICROVM/firecracker/between-accounts");
+	/* Only the scope differs: a change; the same scope on both sides is not. */
+	ck_assert_int_eq(churn_heading_parse(&x,
+	                                     "2026-12-03 -- l: MICROVM/vm/per-sandbox -> "
+	                                     "MICROVM/vm/per-sandbox",
+	                                     "CHURN.md", 3, &err),
+	                 ISOTIER_EDATA);
+	static const char *const bad[] = {
+	    "2026-12-03 -- l: MICROVM/vm/everyone -> MICROVM/vm",
+	    "2026-12-03 -- l: MICROVM/vm/ -> MICROVM/vm/per-sandbox",
+	    "2026-12-03 -- l: MICROVM/vm/per-sandbox-x -> MICROVM/vm",
+	    "2026-12-03 -- l: MICROVM/vm/--> MICROVM/vm/per-sandbox",
+	};
+	for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
+		ck_assert_msg(churn_heading_parse(&x, bad[i], "CHURN.md", 3, &err) == ISOTIER_EDATA,
+		              "%s", bad[i]);
+	/* Matching: a side without a scope matches any scope left as it was. */
+	churn_claimref acct = {ISOTIER_MICROVM, "vm", "between-accounts", true},
+	               none = {ISOTIER_MICROVM, "vm", "", true},
+	               any = {ISOTIER_MICROVM, "vm", "", false};
+	ck_assert(churn_claim_matches(&any, &acct));
+	ck_assert(!churn_claim_matches(&none, &acct));
+	ck_assert(!churn_claim_eq(&any, &none));
 }
 END_TEST
 
@@ -353,6 +401,7 @@ int main(void)
 	TCase *tc = tcase_create("churnlog");
 	tcase_add_test(tc, the_real_churn_md_parses);
 	tcase_add_test(tc, entries_parse);
+	tcase_add_test(tc, scope_in_headings);
 	tcase_add_test(tc, empty_and_prose_only);
 	tcase_add_test(tc, malformed_headings);
 	tcase_add_test(tc, malformed_bodies);

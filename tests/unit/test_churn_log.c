@@ -189,8 +189,8 @@ static void change_of(churn_change *c, size_t i, const char *const *ids, size_t 
 	c->kind = CHURN_CHANGED;
 	c->id = (char *)ids[i % n_ids];
 	c->old_path = c->new_path = (char *)"catalogue/providers/x\xff.json";
-	c->from = (churn_claimref){ISOTIER_CONTAINER, "runc"};
-	c->to = (churn_claimref){ISOTIER_MICROVM, "kata"};
+	c->from = (churn_claimref){ISOTIER_CONTAINER, "runc", "", true};
+	c->to = (churn_claimref){ISOTIER_MICROVM, "kata", "", true};
 	c->tier_changed = c->mechanism_changed = true;
 	snprintf(c->commit, sizeof c->commit, "%012x%028d", (unsigned)(i & 0xfffffff), 0);
 	c->time = 1700000000 + (int64_t)i;

@@ -85,6 +85,17 @@ static void cjson_deletep(cJSON **p)
 static int offering_parse_json(churn_claim *out, const cJSON *root, const char *where,
                                isotier_error *err)
 {
+	/* The scope is part of the claim (FORMAT.md): absent is "not said". */
+	const cJSON *sc = cJSON_GetObjectItemCaseSensitive(root, "scope");
+	out->claim.scope_given = true;
+	if (sc) {
+		if (!cJSON_IsString(sc) || !isotier__scope_valid(sc->valuestring))
+			return isotier__error_set(err, ISOTIER_EDATA, 0,
+			                          "%s: field \"scope\" must be per-sandbox, "
+			                          "between-tenants or between-accounts",
+			                          where);
+		snprintf(out->claim.scope, sizeof out->claim.scope, "%s", sc->valuestring);
+	}
 	snprintf(out->status, sizeof out->status, "current");
 	const cJSON *st = cJSON_GetObjectItemCaseSensitive(root, "status");
 	if (st) {

@@ -85,7 +85,7 @@ typedef struct churn_change {
 	char *id;
 	char *old_path, *new_path; /* NULL on the absent side */
 	churn_claimref from, to;   /* zeroed on the absent side */
-	bool tier_changed, mechanism_changed;
+	bool tier_changed, mechanism_changed, scope_changed;
 	/* CHURN_CHANGED also covers an offering renamed (renamed_from pairs the
 	 * old id's removal with the new id's addition) and a status change
 	 * (current -> deprecated -> retired); neither needs a CHURN.md entry
@@ -133,10 +133,11 @@ int churn_snapshot_load_worktree(churn_snapshot *out, const char *workdir, isoti
 int churn_read_worktree_file(char **out, size_t *len, bool *found, const char *workdir,
                              const char *path, size_t max, isotier_error *err);
 
-/* A tier or mechanism change: what CHURN.md must log. */
+/* A tier, mechanism or scope change: what CHURN.md must log. */
 static inline bool churn_change_needs_entry(const churn_change *c)
 {
-	return c->kind == CHURN_CHANGED && (c->tier_changed || c->mechanism_changed);
+	return c->kind == CHURN_CHANGED &&
+	       (c->tier_changed || c->mechanism_changed || c->scope_changed);
 }
 
 /* Appends the differences old -> new, keyed by offering id, sorted by id; an

@@ -68,6 +68,7 @@ static int change_add(churn_changes *out, churn_kind kind, const churn_claim *a,
 	if (a && b) {
 		c->tier_changed = a->claim.tier != b->claim.tier;
 		c->mechanism_changed = strcmp(a->claim.mechanism, b->claim.mechanism) != 0;
+		c->scope_changed = strcmp(a->claim.scope, b->claim.scope) != 0;
 		c->status_changed = strcmp(a->status, b->status) != 0;
 	}
 	out->n++;

@@ -286,9 +286,9 @@ static void text_line(char *line, size_t len, const churn_change *x)
 	struct tm tm;
 	gmtime_r(&t, &tm);
 	strftime(date, sizeof date, "%Y-%m-%d %H:%M:%SZ", &tm);
-	char a[96], b[96];
-	churn_claim_format(a, sizeof a, &x->from);
-	churn_claim_format(b, sizeof b, &x->to);
+	char a[128], b[128];
+	churn_claim_spell(a, sizeof a, &x->from, x->scope_changed);
+	churn_claim_spell(b, sizeof b, &x->to, x->scope_changed);
 	if (x->kind == CHURN_ADDED)
 		snprintf(what, sizeof what, "%s", b);
 	else if (x->kind == CHURN_REMOVED)

@@ -10,7 +10,7 @@
 
 void churn_claim_format(char *buf, size_t len, const churn_claimref *c)
 {
-	snprintf(buf, len, "%s/%s", isotier_tier_name(c->tier), c->mechanism);
+	churn_claim_spell(buf, len, c, false);
 }
 
 void churn_report_clear(churn_report *r)
@@ -70,6 +70,8 @@ const char *churn_kind_name(const churn_change *c)
 		return "tier+mechanism";
 	if (c->tier_changed || c->mechanism_changed)
 		return c->tier_changed ? "tier" : "mechanism";
+	if (c->scope_changed)
+		return "scope";
 	return c->old_id ? "renamed" : "status";
 }
 
@@ -85,9 +87,9 @@ void churn_offering_note(char *buf, size_t len, const churn_change *c)
 /* "modal: GVISOR/gvisor -> MICROVM/firecracker" and friends. */
 static void change_format(char *buf, size_t len, const churn_change *c)
 {
-	char a[96], b[96];
-	churn_claim_format(a, sizeof a, &c->from);
-	churn_claim_format(b, sizeof b, &c->to);
+	char a[128], b[128];
+	churn_claim_spell(a, sizeof a, &c->from, c->scope_changed);
+	churn_claim_spell(b, sizeof b, &c->to, c->scope_changed);
 	if (c->kind == CHURN_ADDED)
 		snprintf(buf, len, "%s: added as %s", c->id, b);
 	else if (c->kind == CHURN_REMOVED)
@@ -164,9 +166,9 @@ void churn_report_text(FILE *f, const churn_report *r)
 			const churn_entry *e = &r->entries.items[k];
 			if (strcmp(e->id, c->id))
 				continue;
-			char a[96], b[96];
-			churn_claim_format(a, sizeof a, &e->from);
-			churn_claim_format(b, sizeof b, &e->to);
+			char a[128], b[128];
+			churn_claim_spell(a, sizeof a, &e->from, e->from.scope_given);
+			churn_claim_spell(b, sizeof b, &e->to, e->to.scope_given);
 			put_sanitized(
 			    f, "           (CHURN.md:%u logs %s: %s \u2192 %s, not this change)\n",
 			    e->line, e->id, a, b);
@@ -176,7 +178,7 @@ void churn_report_text(FILE *f, const churn_report *r)
 		if (r->checks[i].failure)
 			put_sanitized(f, "  FAILED   %s: %s\n", r->checks[i].name,
 			              r->checks[i].failure);
-	put_sanitized(f, "%zu provider change%s, %zu tier/mechanism change%s, %zu unlogged",
+	put_sanitized(f, "%zu provider change%s, %zu tier/mechanism/scope change%s, %zu unlogged",
 	              r->changes.n, r->changes.n == 1 ? "" : "s", n_changed,
 	              n_changed == 1 ? "" : "s", r->unlogged);
 	if (r->version[0])
@@ -196,6 +198,10 @@ static cJSON *claim_json(const churn_claimref *c, const char *path, const char *
 		return NULL;
 	cJSON_AddStringToObject(o, "tier", isotier_tier_name(c->tier));
 	cJSON_AddStringToObject(o, "mechanism", c->mechanism);
+	if (c->scope[0])
+		cJSON_AddStringToObject(o, "scope", c->scope);
+	else
+		cJSON_AddNullToObject(o, "scope");
 	cJSON_AddStringToObject(o, "path", path);
 	cJSON_AddStringToObject(o, "status", status[0] ? status : "current");
 	return o;

@@ -55,7 +55,7 @@ static bool valid_date(const char *s)
 	return d <= max;
 }
 
-/* TIER/mechanism at *p; advances *p. */
+/* TIER/mechanism[/scope] at *p; advances *p. */
 static int claim_parse(churn_claimref *out, const char **p, const char *name, unsigned line,
                        const char *which, isotier_error *err)
 {
@@ -87,7 +87,22 @@ static int claim_parse(churn_claimref *out, const char **p, const char *name, un
 		    CHURN_ID_MAX);
 	memcpy(out->mechanism, s, m);
 	out->mechanism[m] = '\0';
-	*p = s + m;
+	s += m;
+	if (*s == '/') { /* the scope: a word of the catalogue's vocabulary, "-" for none */
+		size_t k = s[1] == '-' && (s[2] == '\0' || s[2] == ' ') ? 1 : ident_span(s + 1);
+		char scope[CHURN_SCOPE_MAX] = "";
+		if (k > 0 && k < sizeof scope)
+			memcpy(scope, s + 1, k);
+		if (strcmp(scope, "-") && !isotier__scope_valid(scope))
+			return data_err(err, name, line,
+			                "%s claim: scope must be per-sandbox, between-tenants, "
+			                "between-accounts or - (none)",
+			                which);
+		snprintf(out->scope, sizeof out->scope, "%s", strcmp(scope, "-") ? scope : "");
+		out->scope_given = true;
+		s += 1 + k;
+	}
+	*p = s;
 	return 0;
 }
 
@@ -134,16 +149,33 @@ int churn_heading_parse(churn_entry *out, const char *s, const char *name, unsig
 	return 0;
 }
 
+void churn_claim_spell(char *buf, size_t len, const churn_claimref *c, bool scope)
+{
+	snprintf(buf, len, "%s/%s%s%s", isotier_tier_name(c->tier), c->mechanism,
+	         scope || c->scope[0] ? "/" : "",
+	         c->scope[0] ? c->scope
+	         : scope     ? "-"
+	                     : "");
+}
+
 void churn_heading_format(char *buf, size_t len, const churn_entry *e)
 {
-	snprintf(buf, len, "%s \u2014 %s: %s/%s \u2192 %s/%s", e->date, e->id,
-	         isotier_tier_name(e->from.tier), e->from.mechanism, isotier_tier_name(e->to.tier),
-	         e->to.mechanism);
+	char a[128], b[128];
+	churn_claim_spell(a, sizeof a, &e->from, e->from.scope_given);
+	churn_claim_spell(b, sizeof b, &e->to, e->to.scope_given);
+	snprintf(buf, len, "%s \u2014 %s: %s \u2192 %s", e->date, e->id, a, b);
 }
 
 bool churn_claim_eq(const churn_claimref *a, const churn_claimref *b)
 {
-	return a->tier == b->tier && !strcmp(a->mechanism, b->mechanism);
+	return a->tier == b->tier && !strcmp(a->mechanism, b->mechanism) &&
+	       a->scope_given == b->scope_given && !strcmp(a->scope, b->scope);
+}
+
+bool churn_claim_matches(const churn_claimref *a, const churn_claimref *b)
+{
+	return a->tier == b->tier && !strcmp(a->mechanism, b->mechanism) &&
+	       (!a->scope_given || !b->scope_given || !strcmp(a->scope, b->scope));
 }
 
 bool churn_entry_same_change(const churn_entry *a, const churn_entry *b)
@@ -197,10 +229,10 @@ static const churn_entry *chain_find(const churn_entries *e, const char *id,
 {
 	for (size_t i = 0; i < e->n; i++) {
 		const churn_entry *x = &e->items[i];
-		if (visited[i] || strcmp(x->id, id) || !churn_claim_eq(&x->from, from))
+		if (visited[i] || strcmp(x->id, id) || !churn_claim_matches(&x->from, from))
 			continue;
 		visited[i] = true;
-		if (churn_claim_eq(&x->to, to) || chain_find(e, id, &x->to, to, visited))
+		if (churn_claim_matches(&x->to, to) || chain_find(e, id, &x->to, to, visited))
 			return x;
 	}
 	return NULL;
@@ -209,11 +241,15 @@ static const churn_entry *chain_find(const churn_entries *e, const char *id,
 const churn_entry *churn_entries_match(const churn_entries *e, const char *id,
                                        const churn_claimref *from, const churn_claimref *to)
 {
+	/* A scope that changed needs an entry that writes the new one: a heading
+	 * without a scope says nothing of it. */
+	bool rescoped = strcmp(from->scope, to->scope) != 0;
 	for (size_t i = 0; i < e->n; i++)
-		if (!strcmp(e->items[i].id, id) && churn_claim_eq(&e->items[i].from, from) &&
-		    churn_claim_eq(&e->items[i].to, to))
+		if (!strcmp(e->items[i].id, id) && churn_claim_matches(&e->items[i].from, from) &&
+		    churn_claim_matches(&e->items[i].to, to) &&
+		    (!rescoped || e->items[i].to.scope_given))
 			return &e->items[i];
-	if (e->n == 0)
+	if (e->n == 0 || rescoped)
 		return NULL;
 	cleanup_free bool *visited = calloc(e->n, sizeof *visited);
 	return visited ? chain_find(e, id, from, to, visited) : NULL;

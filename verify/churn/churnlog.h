@@ -20,10 +20,19 @@
 #define CHURN_NOTE_MAX    2000
 #define CHURN_SOURCES_MAX 16 /* "- Source:" lines per entry */
 
-/* One claim: a tier and the mechanism that builds it. */
+#define CHURN_SCOPE_MAX 24 /* the longest scope word (catalogue.h's ISOTIER_SCOPES) and NUL */
+
+/* One claim: a tier, the mechanism that builds it, and between whom its
+ * boundary holds (the catalogue's `scope`: part of the claim, so a change of
+ * it is churn). scope "" is "the sources do not say". In a catalogue file
+ * the scope is always given; in a CHURN.md heading only when written
+ * (TIER/mechanism/scope, "-" for none): a side without one says nothing of
+ * the scope, and matches only a change that leaves it as it was. */
 typedef struct churn_claimref {
 	isotier_tier tier;
 	char mechanism[CHURN_ID_MAX + 1];
+	char scope[CHURN_SCOPE_MAX];
+	bool scope_given;
 } churn_claimref;
 
 typedef struct churn_entry {
@@ -49,6 +58,11 @@ typedef struct churn_entries {
 int churn_heading_parse(churn_entry *out, const char *s, const char *name, unsigned line,
                         isotier_error *err);
 
+/* "TIER/mechanism", with "/scope" when c has one, or "/-" when it has none
+ * and scope is asked for (a heading's side that writes the scope, a change
+ * of scope). */
+void churn_claim_spell(char *buf, size_t len, const churn_claimref *c, bool scope);
+
 /* Formats an entry's heading text (the canonical spelling) into buf. */
 void churn_heading_format(char *buf, size_t len, const churn_entry *e);
 
@@ -60,11 +74,15 @@ void churn_entries_clear(churn_entries *e);
 /* Same provider, same old and new claim (date, sources, note ignored). */
 bool churn_entry_same_change(const churn_entry *a, const churn_entry *b);
 bool churn_claim_eq(const churn_claimref *a, const churn_claimref *b);
+/* Same tier and mechanism, and the same scope unless either side leaves it
+ * unsaid (a heading written without one). */
+bool churn_claim_matches(const churn_claimref *a, const churn_claimref *b);
 
 /*
  * Finds the entry that logs id going from -> to: an entry with exactly that
  * change, else the first entry of a chain of entries for id leading from
  * `from` to `to` (a provider that moved twice between the two revisions).
+ * A change of scope is logged only by one entry that writes the new scope.
  * NULL when the change is unlogged.
  */
 const churn_entry *churn_entries_match(const churn_entries *e, const char *id,

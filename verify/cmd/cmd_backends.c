@@ -128,8 +128,9 @@ static int backends_main(int argc, char **argv)
 	isotier_findings findings = {0};
 	isotier_catalogue *cat = NULL;
 	isotier_error cerr = {0};
-	isotier__catalogue_load(&cat, ro.catalogue_dir ? ro.catalogue_dir : cli_default_catalogue(),
-	                        &findings, &cerr);
+	isotier__catalogue_load_effective(
+	    &cat, ro.catalogue_dir ? ro.catalogue_dir : cli_default_catalogue(), false, &findings,
+	    &cerr);
 	isotier__findings_free(&findings);
 	cJSON *doc = json ? cJSON_CreateArray() : NULL;
 	if (!json)

@@ -3,10 +3,18 @@
  * catalogue; exit 65 listing every problem with file and field.
  *
  * --json prints one object:
- *   {"catalogue": DIR, "today": "YYYY-MM-DD", "max_age_days": N,
+ *   {"catalogue": DIR, "today": "YYYY-MM-DD", "max_age_days": N, "db": PATH|null,
  *    "providers": N, "errors": N, "warnings": N, "ok": BOOL,
  *    "findings": [{"severity": "error"|"warning", "file": PATH,
- *                  "field": "sources[1].retrieved" (or ""), "message": TEXT}...]}
+ *                  "field": "sources[1].retrieved" (or ""), "message": TEXT}...],
+ *    "expiries": [{"id": ID, "tier": TIER, "expires": "YYYY-MM-DD", "retrieved": DATE,
+ *                  "verified": DATE|null, "url": URL}...]}
+ * ("expiries": each offering above UNKNOWN, the day its freshest provider
+ * source stops defending the tier, soonest first.)
+ *
+ * --db reads the history's `sources check` rows: a source whose passage a
+ * check found unchanged counts as re-verified that day (renewal.h). Without
+ * it every source's age counts from `retrieved`.
  */
 #include "cli.h"
 #include "cli_options.h"
@@ -14,7 +22,9 @@
 
 #include <cjson/cJSON.h>
 #include <limits.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char *max_age_default(void)
 {
@@ -28,10 +38,19 @@ static const struct cli_option options[] = {
      cli_default_catalogue_text, false},
     {"max-age", 'm', CLI_NUMBER, "DAYS", NULL, 1, 36500,
      "maximum source age (default: {}, the runbook's cadence)", max_age_default, false},
+    {"db", 'd', CLI_TEXT, "PATH", cli_check_db, 0, 0,
+     "history whose sources checks renew the sources whose\n"
+     "passage they found unchanged (default: none)",
+     NULL, false},
+    {"expiries", 'e', CLI_FLAG, NULL, NULL, 0, 0,
+     "also list, soonest first, the day each claim above\n"
+     "UNKNOWN stops being defended",
+     NULL, false},
     {"json", 'j', CLI_FLAG, NULL, NULL, 0, 0,
      "machine-readable report on stdout: {catalogue, today,\n"
-     "max_age_days, providers, errors, warnings, ok,\n"
-     "findings[{severity, file, field, message}]}",
+     "max_age_days, db, providers, errors, warnings, ok,\n"
+     "findings[{severity, file, field, message}],\n"
+     "expiries[{id, tier, expires, retrieved, verified, url}]}",
      NULL, false},
     {"today", 't', CLI_TEXT, "DATE", NULL, 0, 0, "the date to judge against (default: today, UTC)",
      NULL, false},
@@ -41,9 +60,12 @@ static const struct cli_option options[] = {
 static const struct cli_spec spec = {
     .name = "catalogue check",
     .synopsis = "usage: isotier catalogue check [--catalogue DIR] [--max-age DAYS] [--json]\n"
-                "                               [--today YYYY-MM-DD]",
+                "                               [--today YYYY-MM-DD] [--db PATH] [--expiries]",
     .about = "Validates every provider file against catalogue/FORMAT.md. Exit 0 when valid\n"
-             "(warnings are printed), 65 listing every problem with file and field.",
+             "(warnings are printed), 65 listing every problem with file and field.\n"
+             "A source expires DAYS after it was retrieved or, with --db, after the last\n"
+             "sources check that found its passage unchanged; a warning comes 30 days\n"
+             "before.",
     .options = options,
 };
 
@@ -53,9 +75,9 @@ static void usage(FILE *f)
 }
 
 struct check_args {
-	const char *dir, *today;
+	const char *dir, *today, *db;
 	int max_age;
-	bool json;
+	bool json, expiries;
 };
 
 static int on_option(void *ctx, int key, const char *value, int number)
@@ -65,14 +87,90 @@ static int on_option(void *ctx, int key, const char *value, int number)
 	case 'c': a->dir = value; break;
 	case 'm': a->max_age = number; break;
 	case 'j': a->json = true; break;
+	case 'd': a->db = value; break;
+	case 'e': a->expiries = true; break;
 	case 't': a->today = value; break;
 	default: return EXIT_SOFTWARE;
 	}
 	return 0;
 }
 
-static int print_json(const char *dir, const char *today, int max_age, size_t n_providers,
-                      const isotier_findings *f)
+/* When an offering's claim stops being defended: its freshest provider
+ * source's as-of date plus the max age. */
+struct expiry {
+	const isotier_provider *p;
+	const isotier_source *s;
+	char expires[16];
+};
+
+static int expiry_cmp(const void *a, const void *b)
+{
+	const struct expiry *x = a, *y = b;
+	int c = strcmp(x->expires, y->expires);
+	return c ? c : strcmp(x->p->id, y->p->id);
+}
+
+/* The claims above UNKNOWN, soonest expiry first; *n of them (malloc'd). */
+static struct expiry *expiries_of(const isotier_catalogue *cat, int max_age, size_t *n)
+{
+	*n = 0;
+	struct expiry *e = calloc(cat->n_providers + 1, sizeof *e);
+	if (!e)
+		return NULL;
+	for (size_t i = 0; i < cat->n_providers; i++) {
+		const isotier_provider *p = &cat->providers[i];
+		const isotier_source *s = isotier__provider_best_source(p);
+		if (!p->id || p->tier == ISOTIER_UNKNOWN || !s ||
+		    !strcmp(isotier__provider_status(p), "retired"))
+			continue;
+		if (isotier__source_expires(s, max_age, e[*n].expires, sizeof e[*n].expires) < 0)
+			continue;
+		e[*n].p = p, e[*n].s = s;
+		(*n)++;
+	}
+	qsort(e, *n, sizeof *e, expiry_cmp);
+	return e;
+}
+
+static cJSON *expiries_json(const struct expiry *e, size_t n)
+{
+	cJSON *list = cJSON_CreateArray();
+	for (size_t i = 0; list && i < n; i++) {
+		cJSON *o = cJSON_CreateObject();
+		if (!o)
+			break;
+		cJSON_AddStringToObject(o, "id", e[i].p->id);
+		cJSON_AddStringToObject(o, "tier", isotier_tier_name(e[i].p->tier));
+		cJSON_AddStringToObject(o, "expires", e[i].expires);
+		cJSON_AddStringToObject(o, "retrieved", e[i].s->retrieved ? e[i].s->retrieved : "");
+		const char *as_of = isotier__source_as_of(e[i].s);
+		if (as_of && as_of != e[i].s->retrieved)
+			cJSON_AddStringToObject(o, "verified", as_of);
+		else
+			cJSON_AddNullToObject(o, "verified");
+		cJSON_AddStringToObject(o, "url", e[i].s->url ? e[i].s->url : "");
+		cJSON_AddItemToArray(list, o);
+	}
+	return list;
+}
+
+static void print_expiries(const struct expiry *e, size_t n)
+{
+	printf("claims by expiry (%zu):\n", n);
+	for (size_t i = 0; i < n; i++) {
+		const char *as_of = isotier__source_as_of(e[i].s);
+		bool renewed = as_of && as_of != e[i].s->retrieved;
+		char line[1024];
+		snprintf(line, sizeof line, "  %s  %-40s %-9s %s %s\n", e[i].expires, e[i].p->id,
+		         isotier_tier_name(e[i].p->tier), renewed ? "re-verified" : "retrieved",
+		         as_of ? as_of : "?");
+		isotier__fputs_sanitized(stdout, line);
+	}
+}
+
+static int print_json(const char *dir, const char *today, int max_age, const char *db,
+                      size_t n_providers, const isotier_findings *f, const struct expiry *exp,
+                      size_t n_e)
 {
 	cJSON *o = cJSON_CreateObject();
 	cJSON *list = cJSON_CreateArray();
@@ -84,6 +182,13 @@ static int print_json(const char *dir, const char *today, int max_age, size_t n_
 	cJSON_AddStringToObject(o, "catalogue", dir);
 	cJSON_AddStringToObject(o, "today", today);
 	cJSON_AddNumberToObject(o, "max_age_days", max_age);
+	if (db) {
+		char shown[512]; /* a URI's password never reaches the output */
+		isotier__history_display(db, shown, sizeof shown);
+		cJSON_AddStringToObject(o, "db", shown);
+	} else {
+		cJSON_AddNullToObject(o, "db");
+	}
 	cJSON_AddNumberToObject(o, "providers", (double)n_providers);
 	cJSON_AddNumberToObject(o, "errors", (double)f->n_errors);
 	cJSON_AddNumberToObject(o, "warnings", (double)f->n_warnings);
@@ -101,6 +206,12 @@ static int print_json(const char *dir, const char *today, int max_age, size_t n_
 		cJSON_AddItemToArray(list, e);
 	}
 	cJSON_AddItemToObject(o, "findings", list);
+	cJSON *ex = expiries_json(exp, n_e);
+	if (!ex) {
+		cJSON_Delete(o);
+		return -1;
+	}
+	cJSON_AddItemToObject(o, "expiries", ex);
 	char *s = isotier__json_print(o, true);
 	cJSON_Delete(o);
 	if (!s)
@@ -154,9 +265,26 @@ static int catalogue_check(int argc, char **argv)
 	isotier_findings findings = {0};
 	isotier_catalogue *cat = NULL;
 	isotier_error err = {0};
-	if (isotier__catalogue_load_partial(&cat, dir, &findings, &err) < 0) {
+	if (isotier__catalogue_load_effective(&cat, dir, true, &findings, &err) < 0) {
 		isotier__findings_free(&findings);
 		return cli_fail(&err);
+	}
+	if (a.db) {
+		/* The renewals are read, never written: a missing file is an
+		 * error, not an empty history. */
+		cleanup_history isotier_history *h = NULL;
+		if (!isotier__history_is_uri(a.db) && access(a.db, F_OK) != 0) {
+			cli_error("--db: %s: no such history", a.db);
+			isotier__findings_free(&findings);
+			isotier__catalogue_free(cat);
+			return EXIT_NOINPUT;
+		}
+		if (isotier__history_open_readonly(&h, a.db, &err) < 0 ||
+		    isotier__catalogue_renew(cat, h, today, &err) < 0) {
+			isotier__findings_free(&findings);
+			isotier__catalogue_free(cat);
+			return cli_fail(&err);
+		}
 	}
 	isotier__catalogue_validate(cat, today, max_age, &findings);
 	/* The backends this build drives link entries one way: two linking one
@@ -172,16 +300,24 @@ static int catalogue_check(int argc, char **argv)
 	if (n == 0 && findings.n_errors == 0)
 		isotier__findings_add(&findings, ISOTIER_FINDING_ERROR, dir, "",
 		                      "no provider files (*.json) in this directory");
-	isotier__catalogue_free(cat);
+	size_t n_e = 0;
+	struct expiry *e = expiries_of(cat, max_age, &n_e);
 	int rc = findings.n_errors ? EXIT_DATAERR : EXIT_OK;
-	if (json) {
-		if (print_json(dir, today, max_age, n, &findings) < 0) {
+	if (!e) {
+		cli_error("catalogue check: out of memory");
+		rc = EXIT_SOFTWARE;
+	} else if (json) {
+		if (print_json(dir, today, max_age, a.db, n, &findings, e, n_e) < 0) {
 			cli_error("catalogue check: out of memory");
 			rc = EXIT_SOFTWARE;
 		}
 	} else {
+		if (a.expiries)
+			print_expiries(e, n_e);
 		print_text(dir, n, &findings);
 	}
+	free(e);
+	isotier__catalogue_free(cat);
 	isotier__findings_free(&findings);
 	return rc;
 }

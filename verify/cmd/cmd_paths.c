@@ -24,7 +24,8 @@ static const struct cli_spec spec = {
              "from) and whether it is there. An installed isotier never reads its build\n"
              "tree nor the current directory.",
     .options = options,
-    .epilogue = "Environment: ISOTIER_CATALOGUE, ISOTIER_PROBE, ISOTIER_GUEST_DIR,\n"
+    .epilogue = "Environment: ISOTIER_CATALOGUE, ISOTIER_CATALOGUE_OVERLAY, ISOTIER_PROBE,\n"
+                "ISOTIER_GUEST_DIR,\n"
                 "ISOTIER_GUEST_INIT, ISOTIER_GUEST_ARM64_DIR, ISOTIER_GUEST_INIT_AARCH64,\n"
                 "ISOTIER_DB override the defaults.\n\n"
                 "Exit status: 0 printed (a missing file is reported, not an error); 64 usage.",
@@ -62,6 +63,18 @@ static int paths_main(int argc, char **argv)
 	if (installed)
 		line("prefix", prefix[0] ? prefix : "/", NULL, "installed");
 	line("catalogue", isotier__default_catalogue_dir(), "ISOTIER_CATALOGUE", origin);
+	/* The operator's directory over it, and where sources check keeps
+	 * what it read (never inside the package's files). */
+	const char *overlay = isotier__catalogue_overlay_dir();
+	if (overlay)
+		line("catalogue overlay", overlay, "ISOTIER_CATALOGUE_OVERLAY", "installed");
+	else
+		printf("%-18s none  (%s)\n", "catalogue overlay",
+		       getenv("ISOTIER_CATALOGUE_OVERLAY") ? "$ISOTIER_CATALOGUE_OVERLAY empty"
+		                                           : "build tree: /etc is not read");
+	if (isotier__default_baseline_path(buf, sizeof buf, isotier__default_catalogue_dir()) == 0)
+		line("sources baseline", buf, NULL,
+		     installed ? "the state directory" : "beside the catalogue");
 	isotier__default_probe_path(buf, sizeof buf);
 	line("probe", buf, "ISOTIER_PROBE", "beside the executable");
 	isotier__qemu_default_paths(false, buf, sizeof buf, init, sizeof init);

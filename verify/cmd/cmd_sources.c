@@ -445,7 +445,7 @@ static int sources_check(int argc, char **argv)
 	isotier_findings findings = {0};
 	isotier_catalogue *cat = NULL;
 	isotier_error err = {0};
-	if (isotier__catalogue_load(&cat, dir, &findings, &err) < 0) {
+	if (isotier__catalogue_load_effective(&cat, dir, false, &findings, &err) < 0) {
 		isotier__findings_free(&findings);
 		return cli_fail(&err);
 	}

@@ -252,7 +252,7 @@ static int load_claims(isotier_catalogue **cat, const isotier_provider **host_cl
 	*findings = (isotier_findings){0};
 	*cat = NULL;
 	*host_claim = NULL;
-	if (isotier__catalogue_load(cat, o->catalogue, findings, &err) < 0) {
+	if (isotier__catalogue_load_effective(cat, o->catalogue, false, findings, &err) < 0) {
 		isotier__findings_free(findings);
 		cli_error("catalogue %s: %s", o->catalogue, err.message);
 		return EXIT_DATAERR;

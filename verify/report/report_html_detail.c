@@ -286,6 +286,14 @@ void rh_sources(FILE *f, const report_model *m)
 			E(s->publisher);
 			fputs(", retrieved ", f);
 			E(s->retrieved);
+			if (s->verified) {
+				fputs(", passage re-verified ", f);
+				E(s->verified);
+			}
+			if (s->expires) {
+				fputs(", expires ", f);
+				E(s->expires);
+			}
 			if (s->age_days >= 0)
 				fprintf(f, " (%d days)", s->age_days);
 			if (s->stale)

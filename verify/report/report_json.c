@@ -163,7 +163,8 @@ static void put_provider(FILE *f, const report_model *m, const report_provider *
 		fputc('{', f);
 		STR("url", s->url), SEP, STR("title", s->title), SEP,
 		    STR("publisher", s->publisher), SEP;
-		STR("retrieved", s->retrieved), SEP, OPT_INT("age_days", s->age_days), SEP;
+		STR("retrieved", s->retrieved), SEP, STR("verified", s->verified), SEP,
+		    STR("expires", s->expires), SEP, OPT_INT("age_days", s->age_days), SEP;
 		BOOL("stale", s->stale), SEP, BOOL("defends_tier", (int)i == p->best_source), SEP;
 		STR("quote", s->quote), SEP, KEY("latest_check"), put_check(f, s->latest);
 		fputc('}', f);

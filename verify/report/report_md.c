@@ -287,6 +287,14 @@ static void md_sources(FILE *f, const report_model *m)
 			MD(s->publisher);
 			fputs(", retrieved ", f);
 			MD(s->retrieved);
+			if (s->verified) {
+				fputs(", passage re-verified ", f);
+				MD(s->verified);
+			}
+			if (s->expires) {
+				fputs(", expires ", f);
+				MD(s->expires);
+			}
 			fputs("; check: ", f);
 			MD(s->latest ? s->latest->status : "never");
 			if (s->latest && s->latest->change) { /* against the kept baseline */

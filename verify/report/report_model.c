@@ -120,7 +120,14 @@ static int load_providers(report_model *m, const isotier_catalogue *cat, isotier
 			s->publisher = COPY(cs->publisher);
 			s->retrieved = COPY(cs->retrieved);
 			s->title = COPY(cs->title);
-			s->age_days = age_days(m, cs->retrieved);
+			const char *as_of = isotier__source_as_of(cs);
+			if (as_of && as_of != cs->retrieved)
+				s->verified = COPY(as_of);
+			char exp[16];
+			if (isotier__source_expires(cs, m->max_source_age_days, exp, sizeof exp) ==
+			    0)
+				s->expires = COPY(exp);
+			s->age_days = age_days(m, as_of);
 			s->stale = s->age_days > m->max_source_age_days;
 			int rc =
 			    report_source_latest(m, cp->id, cs->url, cs->quote, &s->latest, err);
@@ -200,7 +207,8 @@ static int load_catalogue(report_model *m, const report_options *opts, isotier_e
 	isotier_catalogue *cat = NULL;
 	isotier_findings findings = {0};
 	isotier_error cerr = {0};
-	if (isotier__catalogue_load(&cat, opts->catalogue_dir, &findings, &cerr) < 0) {
+	if (isotier__catalogue_load_effective(&cat, opts->catalogue_dir, false, &findings, &cerr) <
+	    0) {
 		isotier__findings_free(&findings);
 		return isotier__error_set(err, cerr.code ? cerr.code : ISOTIER_EIO, 0,
 		                          "report: catalogue: %s", cerr.message);
@@ -235,7 +243,12 @@ static int load_catalogue(report_model *m, const report_options *opts, isotier_e
 			}
 		}
 	}
-	int rc = load_providers(m, cat, err); /* err set on failure */
+	/* What the weekly sources check re-verified counts as of that check,
+	 * as for the gate (renewal.h). */
+	int rc =
+	    m->today && m->today[0] ? isotier__catalogue_renew(cat, m->history, m->today, err) : 0;
+	if (rc == 0)
+		rc = load_providers(m, cat, err); /* err set on failure */
 	for (size_t i = 0; rc == 0 && i < findings.n; i++) {
 		const isotier_finding *f = &findings.items[i];
 		bool has_field = f->field && *f->field;

@@ -125,7 +125,11 @@ typedef struct report_check {
 
 typedef struct report_source {
 	const char *url, *quote, *publisher, *retrieved, *title;
-	int age_days; /* -1: unknown */
+	/* NULL, or the day this host's sources check last found the passage
+	 * unchanged (renewal.h): the age counts from it. */
+	const char *verified;
+	const char *expires; /* the day it stops defending a tier; NULL: unknown */
+	int age_days;        /* -1: unknown */
 	bool stale;
 	const report_check *latest; /* newest check of this provider+url, or NULL */
 } report_source;

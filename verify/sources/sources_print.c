@@ -3,6 +3,7 @@
 #include "sources_run.h"
 
 #include <cjson/cJSON.h>
+#include <limits.h>
 #include <string.h>
 
 const char *const sources_status_names[4] = {"PRESENT", "CHANGED", "GONE", "UNREACHABLE"};
@@ -125,11 +126,15 @@ char *sources_default_baseline_path(const char *dir)
 	size_t len = strlen(dir);
 	while (len > 1 && dir[len - 1] == '/')
 		len--;
-	char *out = malloc(len + 32);
-	if (!out)
+	char trimmed[PATH_MAX], path[PATH_MAX];
+	if (len >= sizeof trimmed)
 		return NULL;
-	snprintf(out, len + 32, "%.*s/../sources.lock.json", (int)len, dir);
-	return out;
+	snprintf(trimmed, sizeof trimmed, "%.*s", (int)len, dir);
+	/* An installed host keeps it in the state directory, never in the
+	 * package's own files (reference/paths.h). */
+	if (isotier__default_baseline_path(path, sizeof path, trimmed) < 0)
+		return NULL;
+	return strdup(path);
 }
 
 static bool still_cited(const sources_baseline_entry *e, void *arg)
