@@ -140,6 +140,11 @@ typedef struct isotier_backend {
 	 * it in its initramfs): a probe run with --exec cannot wait there for the
 	 * verifier's word, so create()'s bound exec (observe.h) is not offered. */
 	bool stdin_before_start;
+	/* Optional: 1 when what the runtime was given for the last exec (an OCI
+	 * bundle's config.json) is still what isotier wrote, 0 (and why) when
+	 * not: then the probe's report proves nothing about the sandbox isotier
+	 * asked for (observe.c rejects it). Called while the probe runs. */
+	int (*inputs_intact)(void *state, char *why, size_t why_len);
 	/* 1 when usable here, 0 (and why) when not. Touches nothing. */
 	int (*available)(char *why, size_t why_len);
 	int (*provision)(void **state, const isotier_backend_spec *spec, isotier_error *err);

@@ -27,4 +27,5 @@ const isotier_backend isotier__backend_runc = {
     .provision = runc_provision,
     .exec = isotier__oci_backend_exec,
     .destroy = isotier__oci_backend_destroy,
+    .inputs_intact = isotier__oci_backend_inputs_intact,
 };

@@ -51,9 +51,22 @@ static void parse_output(isotier_probe_run *pr, const char *nonce)
 	check_nonce(pr, nonce);
 }
 
+/* A report from a sandbox whose runtime was not given what isotier wrote
+ * (backend.h inputs_intact) proves nothing: rejected, as a foreign one. */
+static void check_inputs(isotier_probe_run *pr, const isotier_backend *b, void *state)
+{
+	char why[300] = "";
+	if (!pr->parsed || !b->inputs_intact || b->inputs_intact(state, why, sizeof why))
+		return;
+	pr->parsed = false;
+	isotier__error_set(&pr->parse_err, ISOTIER_EDATA, 0, "%s: %s", b->name, why);
+	probe_result_clear(&pr->probe);
+}
+
 /* A bound exec's report, judged while the probe waits (observe_bound.h). */
 typedef struct bound_ctx {
 	isotier_observation *obs;
+	void *state;
 	isotier_probe_run *pr;
 	const isotier_observe_opts *o;
 	bool watched;
@@ -69,6 +82,7 @@ static bool on_bound_report(void *p, const char *report, size_t len, isotier_hos
 		pr->out_len = len;
 	}
 	parse_output(pr, c->obs->nonce);
+	check_inputs(pr, c->obs->backend, c->state);
 	if (c->watched)
 		read_host_view(c->obs, pr, view);
 	isotier__host_view_clear(view);
@@ -128,7 +142,7 @@ static void exec_probe(isotier_observation *obs, isotier_probe_run *pr, const is
 		snprintf(view->workload_detail, sizeof view->workload_detail, "%.190s",
 		         werr.message);
 	if (o->bound) {
-		bound_ctx c = {.obs = obs, .pr = pr, .o = o, .watched = view != NULL};
+		bound_ctx c = {.obs = obs, .state = state, .pr = pr, .o = o, .watched = view != NULL};
 		bool reported = false;
 		req.stderr_fd = o->bound->stderr_fd;
 		pr->rc = isotier__exec_bound(b, state, &req, o->bound->stdin_fd, o->bound->stdout_fd,
@@ -161,6 +175,7 @@ static void exec_probe(isotier_observation *obs, isotier_probe_run *pr, const is
 	if (pr->rc < 0)
 		return;
 	parse_output(pr, nonce);
+	check_inputs(pr, b, state);
 }
 
 /* ---- the kernel relation ----------------------------------------------- */

@@ -5,6 +5,8 @@
 #include <cJSON.h>
 #include <dirent.h>
 #include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
@@ -99,6 +101,7 @@ void isotier__oci_destroy(isotier_oci_bundle *b)
 	}
 	isotier__root_entries_free(b->entries, b->n_entries);
 	isotier__spec_copy_clear(&b->spec);
+	free(b->written);
 	free(b);
 }
 
@@ -292,7 +295,7 @@ static cJSON *build_config(const isotier_oci_bundle *b, const char *const *argv)
 	return c;
 }
 
-int isotier__oci_write_config(const isotier_oci_bundle *b, const char *const *argv,
+int isotier__oci_write_config(isotier_oci_bundle *b, const char *const *argv,
                               isotier_error *err)
 {
 	cleanup_cjson cJSON *c = build_config(b, argv);
@@ -303,7 +306,49 @@ int isotier__oci_write_config(const isotier_oci_bundle *b, const char *const *ar
 		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "config.json: out of memory");
 	char path[4096];
 	snprintf(path, sizeof path, "%s/config.json", b->dir);
-	return isotier__write_file(path, text, strlen(text), 0600, err);
+	int rc = isotier__write_file(path, text, strlen(text), 0600, err);
+	if (rc == 0) {
+		/* Kept to compare with what the runtime leaves (inputs_intact). */
+		free(b->written);
+		b->written = text;
+		text = NULL;
+	}
+	return rc;
+}
+
+#define CONFIG_READ_MAX (4 * 1024 * 1024)
+
+/*
+ * Whether the bundle's config.json is still the bytes isotier wrote: a
+ * runtime (a wrapper a runtime configuration names) that edits it before
+ * the container starts adds mounts, hooks or masks isotier did not ask for,
+ * and what the sandbox then shows proves nothing about the bundle isotier
+ * made. Read while the probe waits, after the runtime has read it.
+ */
+int isotier__oci_backend_inputs_intact(void *bundle, char *why, size_t why_len)
+{
+	isotier_oci_bundle *b = bundle;
+	if (!b || !b->written)
+		return 1; /* nothing written: nothing ran from it */
+	char path[4096];
+	snprintf(path, sizeof path, "%s/config.json", b->dir);
+	FILE *f = fopen(path, "rbe");
+	if (!f) {
+		snprintf(why, why_len, "the bundle's config.json is gone (%s)", strerror(errno));
+		return 0;
+	}
+	size_t want = strlen(b->written);
+	char *got = malloc(want + 2);
+	size_t n = got ? fread(got, 1, want + 1, f) : 0;
+	fclose(f);
+	bool same = got && n == want && memcmp(got, b->written, want) == 0;
+	free(got);
+	if (!same)
+		snprintf(why, why_len,
+		         "the bundle's config.json is not what isotier wrote (%zu bytes, %zu "
+		         "written): the runtime was given mounts, hooks or masks isotier did not add",
+		         n, want);
+	return same;
 }
 
 int isotier__oci_exec(isotier_oci_bundle *b, const isotier_exec_request *req, int *exit_status,

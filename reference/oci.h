@@ -26,13 +26,14 @@ typedef struct isotier_oci_bundle {
 	isotier_root_entry *entries;
 	size_t n_entries;
 	char unmount[64]; /* no_hybrid_cgroups on a hybrid host: the cgroup2 mount to hide */
+	char *written;    /* the config.json isotier wrote for the current exec */
 } isotier_oci_bundle;
 
 /* Creates the bundle directory; on failure nothing is left behind. */
 int isotier__oci_provision(isotier_oci_bundle **out, const isotier_oci_runtime *rt,
                            const isotier_backend_spec *spec, isotier_error *err);
 /* Writes config.json for argv (exposed for tests). */
-int isotier__oci_write_config(const isotier_oci_bundle *b, const char *const *argv,
+int isotier__oci_write_config(isotier_oci_bundle *b, const char *const *argv,
                               isotier_error *err);
 /* `RUNTIME --root STATE ... run --bundle DIR ID`, then `delete -f ID` when the
  * container is still known to the runtime (timeout, cancellation, failure). */
@@ -52,5 +53,7 @@ int isotier__oci_backend_provision(void **out, const isotier_oci_runtime *rt,
 int isotier__oci_backend_exec(void *bundle, const isotier_exec_request *req, int *exit_status,
                               isotier_error *err);
 void isotier__oci_backend_destroy(void *bundle);
+/* The descriptor's inputs_intact (backend.h): config.json still the bytes isotier wrote. */
+int isotier__oci_backend_inputs_intact(void *bundle, char *why, size_t why_len);
 
 #endif
