@@ -15,8 +15,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#define EXEC_WORD    "ISOTIER-GO "
-#define EX_NOPERM    77 /* sysexits: the verifier refused */
+#define EXEC_WORD     "ISOTIER-GO "
+#define EX_NOPERM     77 /* sysexits: the verifier refused */
 #define EXEC_LINE_MAX 128
 
 /* One line from fd 0, a byte at a time: nothing past the newline is taken

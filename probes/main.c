@@ -382,7 +382,8 @@ int main(int argc, char **argv)
 	if (exec_mode && rc == 0)
 		return probe_exec_after_go(exec_cmd, probe_challenge_get()->nonce);
 	if (exec_mode)
-		fputs("isotier-probe: --exec: the report failed: the command does not run\n", stderr);
+		fputs("isotier-probe: --exec: the report failed: the command does not run\n",
+		      stderr);
 
 	/*
 	 * Power off only as the init of a whole kernel: in a child PID namespace

@@ -179,10 +179,9 @@ static int exec_attested(int *exit_status, isotier_sandbox *sb, const char *cons
 	                         .stderr_fd = o->stderr_fd,
 	                         .decide = decide_bound,
 	                         .ctx = &d};
-	isotier_observe_opts oopts = {
-	    .timeout_s = o->timeout_s > 0 ? o->timeout_s : sb->timeout_s,
-	    .cancel_fd = o->cancel_fd > 0 ? o->cancel_fd : sb->cancel_fd,
-	    .bound = &bx};
+	isotier_observe_opts oopts = {.timeout_s = o->timeout_s > 0 ? o->timeout_s : sb->timeout_s,
+	                              .cancel_fd = o->cancel_fd > 0 ? o->cancel_fd : sb->cancel_fd,
+	                              .bound = &bx};
 	isotier_observation obs;
 	int rc = isotier__observe_in(&obs, sb->backend, sb->state, &oopts, err);
 	isotier__observation_clear(&obs);
@@ -426,9 +425,10 @@ int isotier_sandbox_exec(int *exit_status, isotier_sandbox *sb, const char *cons
 	                            .cancel_fd = o.cancel_fd > 0 ? o.cancel_fd : sb->cancel_fd};
 	int rc;
 	if (exec_bound(sb) && o.on_output)
-		rc = isotier__error_set(err, ISOTIER_EINVAL, 0,
-		                        "exec: an attested sandbox runs each command in the probe's "
-		                        "own process, with descriptors: on_output is not offered there");
+		rc = isotier__error_set(
+		    err, ISOTIER_EINVAL, 0,
+		    "exec: an attested sandbox runs each command in the probe's "
+		    "own process, with descriptors: on_output is not offered there");
 	else if (exec_bound(sb))
 		rc = exec_attested(exit_status, sb, argv, &o, err);
 	else

@@ -50,11 +50,11 @@ typedef struct isotier_host_view {
 	bool workload_seen;
 	int workload_pid;
 	char workload_detail[200];
-	unsigned saw;                    /* ISOTIER_HOST_SAW_* */
-	char saw_detail[120];            /* "qemu-system-x86_64 (pid 123)" */
-	char saw_refused[200];           /* a VMM- or runsc-named process that did not count, and why */
-	bool pattern_failed;             /* the generator could not run: no challenge */
-	char pattern_detail[200];        /* why not, when known ("" else) */
+	unsigned saw;             /* ISOTIER_HOST_SAW_* */
+	char saw_detail[120];     /* "qemu-system-x86_64 (pid 123)" */
+	char saw_refused[200];    /* a VMM- or runsc-named process that did not count, and why */
+	bool pattern_failed;      /* the generator could not run: no challenge */
+	char pattern_detail[200]; /* why not, when known ("" else) */
 	isotier_challenge_segment *segs; /* owned; the pattern while the watch ran */
 	size_t n_segs;
 } isotier_host_view;

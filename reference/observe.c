@@ -106,7 +106,8 @@ static void exec_probe(isotier_observation *obs, isotier_probe_run *pr, const is
 		n_cmd++;
 	const char **argv = calloc(14 + n_cmd, sizeof *argv);
 	if (!argv) {
-		pr->rc = isotier__error_set(&pr->err, ISOTIER_ENOMEM, 0, "%s: out of memory", b->name);
+		pr->rc =
+		    isotier__error_set(&pr->err, ISOTIER_ENOMEM, 0, "%s: out of memory", b->name);
 		return;
 	}
 	size_t n = 0;
@@ -142,12 +143,14 @@ static void exec_probe(isotier_observation *obs, isotier_probe_run *pr, const is
 		snprintf(view->workload_detail, sizeof view->workload_detail, "%.190s",
 		         werr.message);
 	if (o->bound) {
-		bound_ctx c = {.obs = obs, .state = state, .pr = pr, .o = o, .watched = view != NULL};
+		bound_ctx c = {
+		    .obs = obs, .state = state, .pr = pr, .o = o, .watched = view != NULL};
 		bool reported = false;
 		req.stderr_fd = o->bound->stderr_fd;
-		pr->rc = isotier__exec_bound(b, state, &req, o->bound->stdin_fd, o->bound->stdout_fd,
-		                             watch, nonce, on_bound_report, &c, &reported,
-		                             &o->bound->released, &o->bound->exit_status, &pr->err);
+		pr->rc =
+		    isotier__exec_bound(b, state, &req, o->bound->stdin_fd, o->bound->stdout_fd,
+		                        watch, nonce, on_bound_report, &c, &reported,
+		                        &o->bound->released, &o->bound->exit_status, &pr->err);
 		pr->exit_status = o->bound->exit_status;
 		if (reported) {
 			*viewed = true;
@@ -546,10 +549,10 @@ static void observe_remote(isotier_observation *obs, const isotier_observe_opts 
 			isotier_probe_run *second = &obs->run[obs->n_runs++];
 			if (isotier__nonce_new(nonce, &second->err) < 0)
 				second->rc = second->err.code;
-			else
-			{
+			else {
 				bool viewed = false;
-				exec_probe(obs, second, b, state[1], &second_opts, nonce, NULL, &viewed);
+				exec_probe(obs, second, b, state[1], &second_opts, nonce, NULL,
+				           &viewed);
 			}
 			/* Only two sandboxes that both answered are challenged: the
 			 * step can only lower their relation (relate_siblings). */

@@ -16,8 +16,8 @@ static const char report_begin[] = "----- BEGIN ISOTIER PROBE -----\n";
 static const char report_end[] = "----- END ISOTIER PROBE -----\n";
 
 typedef struct reader {
-	int out_r;   /* the probe's (then the command's) standard output */
-	int in_w;    /* its standard input: a socket, so a write after it left is EPIPE, not SIGPIPE */
+	int out_r; /* the probe's (then the command's) standard output */
+	int in_w; /* its standard input: a socket, so a write after it left is EPIPE, not SIGPIPE */
 	int user_in; /* the caller's stdin, relayed after the word; -1: none */
 	int user_out;
 	isotier_host_watch *watch;
@@ -98,7 +98,8 @@ static void relay(reader *r)
 				continue;
 			if (n <= 0 || write_all(r->in_w, buf, (size_t)n, true) < 0) {
 				in_open = false;
-				shutdown(r->in_w, SHUT_WR); /* the command sees the end of its input */
+				shutdown(r->in_w,
+				         SHUT_WR); /* the command sees the end of its input */
 			}
 		}
 	}
@@ -168,7 +169,8 @@ int isotier__exec_bound(const isotier_backend *b, void *state,
 	req.stdout_fd = out[1];
 	/* On this thread: what exec() spawns is bound to the watch (host_watch.h). */
 	int rc = b->exec(state, &req, exit_status, err);
-	close(out[1]); /* the reader sees the end of the output once the sandbox's copies are gone */
+	close(
+	    out[1]); /* the reader sees the end of the output once the sandbox's copies are gone */
 	close(in[0]);
 	pthread_join(tid, NULL);
 	close(out[0]);

@@ -295,8 +295,7 @@ static cJSON *build_config(const isotier_oci_bundle *b, const char *const *argv)
 	return c;
 }
 
-int isotier__oci_write_config(isotier_oci_bundle *b, const char *const *argv,
-                              isotier_error *err)
+int isotier__oci_write_config(isotier_oci_bundle *b, const char *const *argv, isotier_error *err)
 {
 	cleanup_cjson cJSON *c = build_config(b, argv);
 	if (!c)
@@ -344,10 +343,11 @@ int isotier__oci_backend_inputs_intact(void *bundle, char *why, size_t why_len)
 	bool same = got && n == want && memcmp(got, b->written, want) == 0;
 	free(got);
 	if (!same)
-		snprintf(why, why_len,
-		         "the bundle's config.json is not what isotier wrote (%zu bytes, %zu "
-		         "written): the runtime was given mounts, hooks or masks isotier did not add",
-		         n, want);
+		snprintf(
+		    why, why_len,
+		    "the bundle's config.json is not what isotier wrote (%zu bytes, %zu "
+		    "written): the runtime was given mounts, hooks or masks isotier did not add",
+		    n, want);
 	return same;
 }
 

@@ -33,8 +33,7 @@ typedef struct isotier_oci_bundle {
 int isotier__oci_provision(isotier_oci_bundle **out, const isotier_oci_runtime *rt,
                            const isotier_backend_spec *spec, isotier_error *err);
 /* Writes config.json for argv (exposed for tests). */
-int isotier__oci_write_config(isotier_oci_bundle *b, const char *const *argv,
-                              isotier_error *err);
+int isotier__oci_write_config(isotier_oci_bundle *b, const char *const *argv, isotier_error *err);
 /* `RUNTIME --root STATE ... run --bundle DIR ID`, then `delete -f ID` when the
  * container is still known to the runtime (timeout, cancellation, failure). */
 int isotier__oci_exec(isotier_oci_bundle *b, const isotier_exec_request *req, int *exit_status,
