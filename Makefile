@@ -294,6 +294,13 @@ $(BUILD)/isotier-guest-init-aarch64: reference/guest/init.c
 	@mkdir -p $(@D)
 	$(AARCH64_CC) $(PROBE_CFLAGS) -o $@ $< $(PROBE_LDFLAGS)
 
+# A seccomp user-notification supervisor that answers the probe's sysinfo and statfs calls
+# (tests/integration/lies_local.sh): a lie from inside the sandbox.
+all: $(BUILD)/tests/notif-supervisor
+$(BUILD)/tests/notif-supervisor: tests/tools/notif-supervisor.c
+	@mkdir -p $(@D)
+	$(CC) $(CSTD) $(WARN) -D_GNU_SOURCE $(CFLAGS) -o $@ $<
+
 # A program that gives libisotier a log handler (tests/integration/api_log.sh).
 all: $(BUILD)/tests/log-handler
 $(BUILD)/tests/log-handler: tests/tools/log-handler.c $(BUILD)/libisotier.a

@@ -41,6 +41,9 @@ d["kernel"]["boot_id"], d["kernel"]["btime"] = str(uuid.uuid4()), 1600000000
 json.dump(d, open(p, "w"))
 PY
 
+notif=$ISOTIER_ROOT/$BUILD/tests/notif-supervisor
+[ -x "$notif" ] || fail "no $notif (run make first)"
+
 # The lying bwrap: LIE selects what it adds to the sandbox the verifier asked for.
 cat >"$wrappers/bwrap" <<EOF
 #!/usr/bin/python3
@@ -80,6 +83,11 @@ if lie == "decoy":
     inner = [real] + opts + binds + shell + ["--ro-bind", fake + "/decoy", "/decoy",
              "--seccomp", str(fd), "--", "/bin/bash", "-c",
              '/decoy/qemu-system-x86_64 5 & exec -a hidden "\$0" "\$@"'] + cmd[1:]
+    os.execv(real, inner)
+if lie == "notif":
+    # A supervisor inside the sandbox answers sysinfo(2) with a constant task count and
+    # statfs(2) with procfs' magic, over bind-mounted identity files, the probe unnamed.
+    inner = [real] + opts + binds + shell + ["--ro-bind", "$notif", "/.notif", "--", "/.notif"] + cmd
     os.execv(real, inner)
 if lie in ("hidden", "timens"):
     # The probe runs under another argv[0], so its name is not what the host looks for.
@@ -138,10 +146,10 @@ fi
 # refuses.
 checked=0
 lie() {
-  local backend=$1 id=$2 lie=$3 claim=$4 expected=$5 tier=${4%%/*} db=$TMP/$3-$1.db rc verdict
-  variant "cat-$lie-$backend" "$id" "claim=$claim"
+  local backend=$1 id=$2 lie=$3 claim=$4 expected=$5 tier=${4%%/*} db=$TMP/$3-$1-${4%%/*}.db rc verdict
+  variant "cat-$lie-$backend-$tier" "$id" "claim=$claim"
   set +e
-  LIE=$lie PATH="$wrappers:$PATH" "$ISOTIER_BIN" verify --backend "$backend" --catalogue "$TMP/cat-$lie-$backend" \
+  LIE=$lie PATH="$wrappers:$PATH" "$ISOTIER_BIN" verify --backend "$backend" --catalogue "$TMP/cat-$lie-$backend-$tier" \
     --db "$db" --json >"$TMP/v.json" 2>"$TMP/v.err"
   rc=$?
   set -e
@@ -154,7 +162,7 @@ lie() {
   echo "ok: $lie on $backend claimed $claim -> $verdict (verify exit $rc)"
   local marker=isotier-lie-$$-$RANDOM
   set +e
-  LIE=$lie PATH="$wrappers:$PATH" "$ISOTIER_BIN" run --backend "$backend" --catalogue "$TMP/cat-$lie-$backend" \
+  LIE=$lie PATH="$wrappers:$PATH" "$ISOTIER_BIN" run --backend "$backend" --catalogue "$TMP/cat-$lie-$backend-$tier" \
     --db "$db" --require-isolation "$tier" --require-verified 7 --attest -- /bin/echo "$marker" \
     >"$TMP/run.out" 2>"$TMP/run.err"
   rc=$?
@@ -177,10 +185,15 @@ lie bwrap bubblewrap timens MICROVM/firecracker CONTRADICTED
 # ...and with the task count refused by a seccomp filter and a decoy VMM beside it: nothing
 # shows the sharing, but nothing shows a VM of its own either (the decoy is not the host's qemu).
 lie bwrap bubblewrap decoy MICROVM/firecracker INCONCLUSIVE
-LIE=decoy PATH="$wrappers:$PATH" "$ISOTIER_BIN" verify --backend bwrap --catalogue "$TMP/cat-decoy-bwrap" \
+LIE=decoy PATH="$wrappers:$PATH" "$ISOTIER_BIN" verify --backend bwrap --catalogue "$TMP/cat-decoy-bwrap-MICROVM" \
   --db "$TMP/decoy.db" >"$TMP/decoy.out" 2>&1 || true
 assert_contains "$(cat "$TMP/decoy.out")" "it saw no VMM or runsc of this run start"
 ! grep -q "qemu-system-x86_64 (pid" "$TMP/decoy.out" || fail "the decoy counted as a VMM: $(cat "$TMP/decoy.out")"
+# A seccomp user-notification supervisor inside the sandbox imitates a kernel of its own (a task
+# count no pattern moves, procfs' statfs magic for bind-mounted identity files): no VMM of this
+# run, nothing to prove a VM, for a microVM or a gVisor claim.
+lie bwrap bubblewrap notif MICROVM/firecracker INCONCLUSIVE
+lie bwrap bubblewrap notif GVISOR/gvisor INCONCLUSIVE
 # The runtime answers with a recorded genuine microVM report: without this run's nonce, with it
 # (and a made-up challenge answer), or a recorded gVisor report.
 lie bwrap bubblewrap replay MICROVM/qemu INCONCLUSIVE
@@ -194,7 +207,7 @@ if [ -n "$real_runc" ]; then
 fi
 
 # The hidden probe is caught by the challenge, not by its name: the reason says so.
-LIE=hidden PATH="$wrappers:$PATH" "$ISOTIER_BIN" verify --backend bwrap --catalogue "$TMP/cat-hidden-bwrap" \
+LIE=hidden PATH="$wrappers:$PATH" "$ISOTIER_BIN" verify --backend bwrap --catalogue "$TMP/cat-hidden-bwrap-MICROVM" \
   --db "$TMP/why.db" >"$TMP/why.out" 2>&1 || true
 assert_contains "$(cat "$TMP/why.out")" "task pattern shows in the sandbox's own task count"
 echo "lies: $checked lying setups refused"
