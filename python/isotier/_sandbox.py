@@ -325,6 +325,23 @@ class Grant:
     repr: str
     audit: list[dict[str, Any]] = field(default_factory=list)
 
+    @property
+    def claimed(self) -> Tier | None:
+        """The catalogue's claim, from the library's "create" audit event."""
+        for ev in self.audit:
+            if ev.get("event") == "create" and isinstance(ev.get("claimed_tier"), str):
+                try:
+                    return Tier.parse(ev["claimed_tier"])
+                except ValueError:
+                    return None
+        return None
+
+    @property
+    def downgraded(self) -> bool:
+        """Whether the tier granted is below the catalogue's claim (still meeting ``required``)."""
+        claimed = self.claimed
+        return claimed is not None and self.tier < claimed
+
 
 def require(
     backend: str,

@@ -49,6 +49,21 @@ def test_grant_attests_and_tears_down(history: Path) -> None:
     kinds = [ev["event"] + ":" + ev["decision"] for ev in grant.audit]
     assert kinds == ["create:allowed", "attest:attested", "destroy:ok"], kinds
     assert "backend=bwrap" in grant.repr
+    assert grant.claimed == Tier.CONTAINER and not grant.downgraded
+
+
+def test_a_downgrade_is_audited(variant, history: Path) -> None:
+    """bwrap claimed GVISOR, contradicted by a real verification: a create
+    without a requirement gets the downgraded tier (UNKNOWN), and its audit
+    event says claimed GVISOR, resolved UNKNOWN and why."""
+    lying = variant("bubblewrap", "claim=GVISOR/gvisor")
+    v = isotier.verify("bwrap", catalogue=lying, db=history)
+    assert v.verdict == "CONTRADICTED", v
+    with isotier.create("bwrap", catalogue=lying, db=history) as sb:
+        assert sb.tier == Tier.UNKNOWN
+    ev = sb.audit[0]
+    assert ev["event"] == "create" and ev["claimed_tier"] == "GVISOR" and ev["resolved_tier"] == "UNKNOWN"
+    assert "CONTRADICTED" in ev["reason"]
 
 
 def test_create_runs_commands_in_the_sandbox(history: Path) -> None:
