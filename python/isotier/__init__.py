@@ -12,8 +12,8 @@ errors as exceptions of their class.
   (context manager) or an exception; the library's isotier_create.
 - require(backend, tier, verified_within=None, attest=True): the same gate,
   the sandbox torn down at once; a Grant or RefusedError.
-- resolve(backend): the tier isotier can defend now and why
-  (``isotier backends --json``).
+- resolve(backend, verified_within=...): the tier isotier can defend now
+  and why, creating nothing; the library's isotier_resolve.
 - verify(backend): a new observation's Verdict (``isotier verify --json``).
 - framework_level(tier): the tier in the frameworks' vocabulary
   (none, host-sandbox, container, user-space-kernel, vm, confidential-vm).
@@ -25,7 +25,8 @@ CLI's sysexits status for it), .reason and .audit.
 
 from __future__ import annotations
 
-from ._cli import Resolution, Verdict, cli_path, resolve, verify
+from ._cli import Verdict, cli_path, verify
+from ._resolve import Resolution, resolve
 from ._errors import (
     BusyError,
     CancelledError,

@@ -1,10 +1,9 @@
-"""resolve() and verify() through the ``isotier`` CLI's JSON.
+"""verify() through the ``isotier`` CLI's JSON.
 
-include/isotier.h has no resolve or verify entry point (a verification is a
-run of the CLI: threads, history, signals); these run the CLI with --json and
-read its documented JSON (``isotier backends --json``, the
-``isotier.verify/1`` document of ``isotier verify --json``), so no decision
-is made here either. The CLI found, first:
+include/isotier.h has no verify entry point (a verification is a run of the
+CLI: worker threads, the history's run, its signal handling); verify() runs
+the CLI with --json and reads its documented ``isotier.verify/1`` document, so
+no decision is made here either. The CLI found, first:
   1. ``$ISOTIER_CLI``;
   2. the build tree's ``isotier`` beside the library this package loads from
      a checkout (see _lib);
@@ -96,75 +95,6 @@ def _fail(status: int, err: str, what: str) -> _errors.IsotierError:
 def _opt(args: list[str], name: str, value: Any) -> None:
     if value is not None:
         args += [name, os.fspath(value)]
-
-
-@dataclass
-class Resolution:
-    """The tier isotier can defend for a backend now, and why (``isotier backends``)."""
-
-    backend: str
-    tier: Tier
-    """The resolved tier: the claim, downgraded when the history or the
-    catalogue cannot defend it (UNKNOWN satisfies no requirement)."""
-    claimed: Tier
-    """What the catalogue claims for the backend."""
-    reason: str
-    provider_id: str
-    mechanism: str
-    scope: str | None
-    latest_verdict: str
-    available: bool
-    unavailable_reason: str
-    remote: bool
-    raw: dict[str, Any] = field(repr=False, default_factory=dict)
-
-    @property
-    def downgraded(self) -> bool:
-        """Whether the tier is below the claim."""
-        return self.tier < self.claimed
-
-
-def resolve(
-    backend: str,
-    *,
-    catalogue: str | os.PathLike[str] | None = None,
-    db: str | os.PathLike[str] | None = None,
-    any_host: bool = False,
-    timeout: float = 120,
-) -> Resolution:
-    """What ``backend`` resolves to on this host (``isotier backends --json``).
-
-    ``db`` None: the host's history ($ISOTIER_DB, else
-    /var/lib/isotier/isotier.db; absent: the catalogue alone). Raises
-    NotFoundError for a backend this build does not have, and the error of
-    the CLI's exit status otherwise. For a gate use require() or create():
-    they also honour ``verified_within`` and attestation.
-    """
-    args = ["backends", "--json"]
-    _opt(args, "--catalogue", catalogue)
-    _opt(args, "--db", db)
-    if any_host:
-        args.append("--any-host")
-    status, doc, err = _run(args, timeout)
-    if status != 0 or not isinstance(doc, list):
-        raise _fail(status, err, "isotier backends")
-    for row in doc:
-        if isinstance(row, dict) and row.get("backend") == backend:
-            return Resolution(
-                backend=backend,
-                tier=Tier.parse(row["resolved_tier"]),
-                claimed=Tier.parse(row["claimed_tier"]),
-                reason=str(row.get("reason", "")),
-                provider_id=str(row.get("provider_id", "")),
-                mechanism=str(row.get("mechanism", "")),
-                scope=row.get("scope"),
-                latest_verdict=str(row.get("latest_verdict", "")),
-                available=bool(row.get("available")),
-                unavailable_reason=str(row.get("unavailable_reason", "")),
-                remote=bool(row.get("remote")),
-                raw=row,
-            )
-    raise _errors.NotFoundError(_lib.ENOTFOUND, f"unknown backend {backend!r}")
 
 
 @dataclass

@@ -28,6 +28,8 @@ SONAME = "libisotier.so.0"
 ERROR_VERSION = 1
 CREATE_OPTS_VERSION = 1
 EXEC_OPTS_VERSION = 2
+RESOLVE_REQUEST_VERSION = 1
+RESOLVED_VERSION = 1
 ERROR_MESSAGE_MAX = 2048
 
 # include/isotier.h's error codes (the library's classes).
@@ -105,6 +107,35 @@ class ExecOpts(ctypes.Structure):
     ]
 
 
+class ResolveRequest(ctypes.Structure):
+    """isotier_resolve_request, version 1."""
+
+    _fields_ = [
+        ("version", ctypes.c_uint),
+        ("backend", ctypes.c_char_p),
+        ("catalogue_dir", ctypes.c_char_p),
+        ("db_path", ctypes.c_char_p),
+        ("max_source_age_days", ctypes.c_int),
+        ("require_verified_days", ctypes.c_int),
+    ]
+
+
+class Resolved(ctypes.Structure):
+    """isotier_resolved, version 1."""
+
+    _fields_ = [
+        ("version", ctypes.c_uint),
+        ("tier", ctypes.c_int),
+        ("claimed", ctypes.c_int),
+        ("provider_id", ctypes.c_char * 64),
+        ("mechanism", ctypes.c_char * 64),
+        ("status", ctypes.c_char * 64),
+        ("latest_verdict", ctypes.c_char * 32),
+        ("latest_at", ctypes.c_char * 32),
+        ("reason", ctypes.c_char * 1024),
+    ]
+
+
 _lock = threading.Lock()
 _handle: ctypes.CDLL | None = None
 
@@ -159,6 +190,8 @@ def _declare(lib: ctypes.CDLL) -> None:
     lib.isotier_sandbox_repr.restype = c.c_char_p
     lib.isotier_sandbox_destroy.argtypes = [c.c_void_p]
     lib.isotier_sandbox_destroy.restype = None
+    lib.isotier_resolve.argtypes = [c.POINTER(Resolved), c.POINTER(ResolveRequest), c.POINTER(Error)]
+    lib.isotier_resolve.restype = c.c_int
 
 
 def lib() -> ctypes.CDLL:

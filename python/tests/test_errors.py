@@ -123,3 +123,30 @@ def test_subclasses() -> None:
     assert issubclass(isotier.BusyError, isotier.DatabaseError)
     assert _errors.from_code(isotier.EBUSY, "x").exit_class == 75
     assert type(_errors.from_code(isotier.ETIMEDOUT, "x")) is isotier.ChildTimeoutError
+
+
+def test_resolve_refuses_versions_it_does_not_know() -> None:
+    """isotier_resolve reads requests up to its version and refuses a result
+    version it cannot fill (ADR-0021), naming both."""
+    for req_v, out_v in ((0, 1), (_lib.RESOLVE_REQUEST_VERSION + 1, 1), (1, _lib.RESOLVED_VERSION + 1)):
+        req = _lib.ResolveRequest()
+        req.version = req_v
+        req.backend = b"bwrap"
+        out = _lib.Resolved()
+        out.version = out_v
+        out.tier = 7
+        err = _lib.new_error()
+        rc = _lib.lib().isotier_resolve(ctypes.byref(out), ctypes.byref(req), ctypes.byref(err))
+        assert rc == isotier.EINVAL, (req_v, out_v, rc)
+        assert b"version" in err.message and out.tier == 7
+    req = _lib.ResolveRequest()
+    req.version = 1
+    req.backend = b"bwrap"
+    req.require_verified_days = -1
+    out = _lib.Resolved()
+    rc = _lib.lib().isotier_resolve(ctypes.byref(out), ctypes.byref(req), None)
+    assert rc == isotier.EINVAL
+    # A zero-initialised result is version 1.
+    req.require_verified_days = 0
+    assert _lib.lib().isotier_resolve(ctypes.byref(out), ctypes.byref(req), None) == 0
+    assert out.claimed == int(isotier.Tier.CONTAINER)

@@ -62,6 +62,19 @@ def test_attestation_catches_the_lie_without_history(variant, history: Path) -> 
     assert e.value.requested_tier == Tier.MICROVM and e.value.effective_tier == Tier.UNKNOWN
 
 
+def test_resolve_verified_within(history: Path) -> None:
+    """resolve() creates nothing: an empty history proves nothing recent; a
+    real verification on this host then does."""
+    r = isotier.resolve("bwrap", db=history)
+    assert r.tier == Tier.CONTAINER and r.claimed == Tier.CONTAINER and r.latest_verdict == ""
+    assert r.provider_id == "bubblewrap" and r.reason
+    strict = isotier.resolve("bwrap", db=history, verified_within=7)
+    assert strict.tier == Tier.UNKNOWN and strict.downgraded and not strict.satisfies("CONTAINER")
+    assert isotier.verify("bwrap", db=history).verdict == "CONFIRMED"
+    proven = isotier.resolve("bwrap", db=history, verified_within=1)
+    assert proven.tier == Tier.CONTAINER and proven.latest_verdict == "CONFIRMED" and proven.latest_at
+
+
 def test_resolve_unknown_backend(history: Path) -> None:
     with pytest.raises(isotier.NotFoundError):
         isotier.resolve("no-such-backend", db=history)
