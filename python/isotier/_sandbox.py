@@ -160,13 +160,17 @@ class Sandbox:
         stdin: int | None = None,
         capture: bool = True,
         check: bool = False,
+        cancel_fd: int | None = None,
     ) -> ExecResult:
         """Runs argv in the sandbox and returns its status and output.
 
         capture=False: stdout and stderr are inherited instead. stdin: a
         descriptor to read from (None: /dev/null). timeout: seconds (None:
         the sandbox's). check=True raises subprocess.CalledProcessError on a
-        status other than 0.
+        status other than 0. cancel_fd: a descriptor that becomes readable to
+        mean "cancel" (the read end of a pipe a signal handler writes to; None:
+        the one given to create()): the command is killed and CancelledError
+        raised, the sandbox stays usable.
         """
         if self._handle is None:
             raise _errors.InvalidArgumentError(_lib.EINVAL, "exec on a closed sandbox")
@@ -182,7 +186,7 @@ class Sandbox:
         opts.stdout_fd = -1
         opts.stderr_fd = -1
         opts.timeout_s = int(timeout or 0)
-        opts.cancel_fd = 0
+        opts.cancel_fd = int(cancel_fd) if cancel_fd is not None and cancel_fd > 0 else 0
         out = bytearray()
         err_out = bytearray()
 
@@ -258,6 +262,7 @@ def create(
     otlp_endpoint: str | None = None,
     otlp_file: str | os.PathLike[str] | None = None,
     otlp_required: bool = False,
+    cancel_fd: int | None = None,
 ) -> Sandbox:
     """Creates a sandbox of ``backend`` that is at least ``require``, or raises.
 
@@ -276,6 +281,10 @@ def create(
     Audit events go to ``audit_log`` (JSON Lines) when given, else to a
     private file removed with the sandbox; either way each is passed to
     ``on_audit`` as it is read back and kept in ``Sandbox.audit``.
+    ``cancel_fd`` (a descriptor that becomes readable to mean "cancel", the
+    caller's, kept open while the sandbox lives) cancels provisioning,
+    attestation and every exec that names none: CancelledError. ``log``
+    receives the library's warnings (default: the "isotier" logger).
     """
     req = Tier.parse(require)
     opts = _lib.CreateOpts()
@@ -294,7 +303,7 @@ def create(
     opts.otlp_required = bool(otlp_required)
     opts.timeout_s = int(timeout or 0)
     opts.create_db = bool(create_db)
-    opts.cancel_fd = 0
+    opts.cancel_fd = int(cancel_fd) if cancel_fd is not None and cancel_fd > 0 else 0
     log_cb = _make_log(log)
     opts.log = log_cb
     tail = _AuditTail(audit_log, on_audit)

@@ -102,3 +102,29 @@ def test_verified_within_needs_a_proof(history: Path) -> None:
     assert v.verdict == "CONFIRMED" and v.proven and v.recorded, v
     grant = isotier.require("bwrap", "CONTAINER", verified_within=1, attest=False, db=history)
     assert grant.tier == Tier.CONTAINER
+
+
+def test_cancel_fd_cancels_an_exec_and_the_sandbox_stays_usable(history: Path) -> None:
+    r, w = os.pipe()
+    try:
+        with isotier.create("bwrap", require=Tier.CONTAINER, db=history) as sb:
+            os.write(w, b"x")  # readable: cancel
+            with pytest.raises(isotier.CancelledError) as e:
+                sb.exec(["/bin/sleep", "30"], cancel_fd=r)
+            assert e.value.code == isotier.EINTR and e.value.exit_class == 130
+            # Another exec without it runs; output inherited when not captured.
+            assert sb.exec(["/bin/true"], capture=False).status == 0
+            assert sb.exec(["/bin/sh", "-c", "echo ok"]).stdout == b"ok\n"
+    finally:
+        os.close(r)
+        os.close(w)
+
+
+def test_library_warnings_reach_the_log_callback(history: Path, tmp_path: Path) -> None:
+    """A span that cannot be exported is a warning (otlp_required=False): it
+    comes to the caller's log callback, not to stderr."""
+    said: list[str] = []
+    with isotier.create("bwrap", db=history, log=said.append,
+                        otlp_file=tmp_path / "no-such-dir" / "spans.json") as sb:
+        sb.exec(["/bin/true"])
+    assert said and any("spans.json" in m or "otlp" in m.lower() for m in said), said
