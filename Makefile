@@ -187,6 +187,17 @@ install: all
 	ISOTIER_CATALOGUE=$(PREFIX)/share/isotier/catalogue/providers \
 	  scripts/manpages.sh $(BUILD)/isotier $(VERSION) $(DESTDIR)$(PREFIX)/share/man include/isotier.h
 
+# make python: the Python package (python/isotier: pure Python over libisotier.so.0, no build step)
+# installed into $(DESTDIR)$(PYTHONDIR), the dist-packages directory Debian's python3 reads
+# (/usr/lib/python3/dist-packages with PREFIX=/usr, what a python3-isotier package ships). It
+# loads the system's libisotier.so.0 and runs the `isotier` CLI from PATH (python/isotier/_lib.py).
+PYTHONDIR ?= $(PREFIX)/lib/python3/dist-packages
+PY_FILES := $(sort $(wildcard python/isotier/*.py)) python/isotier/py.typed python/isotier/framework-levels.json
+.PHONY: python
+python:
+	install -d $(DESTDIR)$(PYTHONDIR)/isotier
+	install -m 0644 $(PY_FILES) $(DESTDIR)$(PYTHONDIR)/isotier/
+
 # make deb: a Debian package of the same tree (PREFIX=/usr) built with dpkg-deb; see packaging/deb.sh.
 .PHONY: deb
 deb: all

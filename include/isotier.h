@@ -182,6 +182,62 @@ typedef enum isotier_log_level {
  */
 typedef void (*isotier_log_fn)(isotier_log_level level, const char *message, void *data);
 
+/* ---- resolution ------------------------------------------------------- */
+
+/*
+ * The tier isotier can defend for a backend now, without creating anything:
+ * what isotier_create decides before it provisions (the catalogue's claim,
+ * only while its entry validates and its provider-published source is within
+ * the max age, downgraded by the host's history: a contradiction, a proof that
+ * is missing, stale or of another claim) and what `isotier backends` lists.
+ * A result of ISOTIER_UNKNOWN is a result (0 returned), not an error; the
+ * caller compares it with isotier_tier_satisfies. Any backend of the registry,
+ * local or remote.
+ *
+ * Versioned as the other structs: a request of any version from 1 up to the
+ * library's is read, a newer one (or 0) refused (ISOTIER_EINVAL); a result's
+ * version says which fields the caller has (0 reads as 1), and one newer than
+ * the library's is refused too, rather than leaving fields the caller would
+ * read unwritten.
+ */
+#define ISOTIER_RESOLVE_REQUEST_VERSION 1
+#define ISOTIER_RESOLVE_REQUEST_INIT                                                               \
+	{                                                                                          \
+		.version = ISOTIER_RESOLVE_REQUEST_VERSION                                         \
+	}
+
+typedef struct isotier_resolve_request {
+	unsigned int version;      /* ISOTIER_RESOLVE_REQUEST_VERSION */
+	const char *backend;       /* a backend of the registry (`isotier backends --names`) */
+	const char *catalogue_dir; /* NULL: the built-in default catalogue path */
+	const char *db_path;       /* as isotier_create_opts.db_path (NULL: the host's history;
+	                              one named that does not exist is ISOTIER_ENOTFOUND,
+	                              sys_errno ENOENT; never created) */
+	int max_source_age_days;   /* 0: the runbook's default cadence */
+	int require_verified_days; /* as isotier_create_opts.require_verified_days */
+} isotier_resolve_request;
+
+#define ISOTIER_RESOLVED_VERSION 1
+#define ISOTIER_RESOLVED_INIT                                                                      \
+	{                                                                                          \
+		.version = ISOTIER_RESOLVED_VERSION                                                \
+	}
+
+typedef struct isotier_resolved {
+	unsigned int version;    /* ISOTIER_RESOLVED_VERSION; 0 reads as 1 */
+	isotier_tier tier;       /* the tier isotier can defend (UNKNOWN satisfies nothing) */
+	isotier_tier claimed;    /* the catalogue's claim (UNKNOWN when none) */
+	char provider_id[64];    /* its catalogue entry; "" when the backend has none */
+	char mechanism[64];      /* the claimed mechanism ("gvisor"...) */
+	char status[64];         /* "" (current) or "deprecated since DATE" */
+	char latest_verdict[32]; /* of the newest judged observation counted; "" when none */
+	char latest_at[32];      /* when it was made (UTC, ISO 8601); "" when none */
+	char reason[1024];       /* why tier is below claimed, or what vouches for it */
+} isotier_resolved;
+
+ISOTIER_PUBLIC int isotier_resolve(isotier_resolved *out, const isotier_resolve_request *req,
+                                   isotier_error *err);
+
 /* ---- sandboxes -------------------------------------------------------- */
 
 typedef struct isotier_sandbox isotier_sandbox;

@@ -1,9 +1,10 @@
 /* test_version.c - the library's version (isotier_version() and the header's numbers are one
  * version) and the version rules of the structs a caller allocates: an options struct of a
  * version up to the library's is read, a newer one or 0 refused; an isotier_error of version 0
- * (zero-initialised) is filled as version 1. */
+ * (zero-initialised) is filled as version 1; isotier_resolve's request and result the same. */
 #include <check.h>
 #include "check_run.h"
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -63,6 +64,58 @@ START_TEST(create_opts_known_version_read)
 }
 END_TEST
 
+START_TEST(resolve_versions)
+{
+	/* A request of a version up to the library's is read; 0 or newer refused. A result
+	 * newer than the library's is refused (fields it cannot fill), untouched; 0 reads as 1. */
+	struct {
+		unsigned int req, out;
+		int rc;
+	} cases[] = {{0, 1, ISOTIER_EINVAL},
+	             {ISOTIER_RESOLVE_REQUEST_VERSION + 1, 1, ISOTIER_EINVAL},
+	             {1, ISOTIER_RESOLVED_VERSION + 1, ISOTIER_EINVAL},
+	             {1, 0, ISOTIER_ENOTFOUND},
+	             {1, 1, ISOTIER_ENOTFOUND}};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		isotier_resolve_request req = ISOTIER_RESOLVE_REQUEST_INIT;
+		req.version = cases[i].req;
+		req.backend = "no-such-backend";
+		isotier_resolved out = {.version = cases[i].out, .tier = ISOTIER_MICROVM};
+		isotier_error err = ISOTIER_ERROR_INIT;
+		ck_assert_int_eq(isotier_resolve(&out, &req, &err), cases[i].rc);
+		ck_assert_int_eq(err.code, cases[i].rc);
+		ck_assert_int_eq(out.tier, ISOTIER_MICROVM); /* nothing written on an error */
+		if (cases[i].rc == ISOTIER_EINVAL)
+			ck_assert_msg(strstr(err.message, "version") &&
+			                  strstr(err.message, ISOTIER_VERSION),
+			              "case %zu: %s", i, err.message);
+		else
+			ck_assert_msg(strstr(err.message, "no-such-backend"), "%s", err.message);
+	}
+	isotier_resolved out = ISOTIER_RESOLVED_INIT;
+	isotier_error err = ISOTIER_ERROR_INIT;
+	ck_assert_int_eq(isotier_resolve(&out, NULL, &err), ISOTIER_EINVAL);
+	isotier_resolve_request req = ISOTIER_RESOLVE_REQUEST_INIT;
+	ck_assert_int_eq(isotier_resolve(&out, &req, &err), ISOTIER_EINVAL); /* no backend */
+	req.backend = "bwrap";
+	req.require_verified_days = -1;
+	ck_assert_int_eq(isotier_resolve(&out, &req, &err), ISOTIER_EINVAL);
+}
+END_TEST
+
+START_TEST(resolve_absent_history_is_not_found)
+{
+	isotier_resolve_request req = ISOTIER_RESOLVE_REQUEST_INIT;
+	req.backend = "bwrap";
+	req.db_path = "/nonexistent-isotier-dir/h.db";
+	isotier_resolved out = ISOTIER_RESOLVED_INIT;
+	isotier_error err = ISOTIER_ERROR_INIT;
+	ck_assert_int_eq(isotier_resolve(&out, &req, &err), ISOTIER_ENOTFOUND);
+	ck_assert_int_eq(err.sys_errno, ENOENT);
+	ck_assert_msg(strstr(err.message, req.db_path), "%s", err.message);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("version");
@@ -70,6 +123,8 @@ int main(void)
 	tcase_add_test(tc, version_string_and_numbers_agree);
 	tcase_add_test(tc, create_opts_newer_or_zero_refused);
 	tcase_add_test(tc, create_opts_known_version_read);
+	tcase_add_test(tc, resolve_versions);
+	tcase_add_test(tc, resolve_absent_history_is_not_found);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
