@@ -26,7 +26,7 @@ SONAME = "libisotier.so.0"
 # include/isotier.h's versions of the structs this package fills. A library
 # reads any version up to its own, so a newer library keeps reading these.
 ERROR_VERSION = 1
-CREATE_OPTS_VERSION = 1
+CREATE_OPTS_VERSION = 2
 EXEC_OPTS_VERSION = 2
 RESOLVE_REQUEST_VERSION = 1
 RESOLVED_VERSION = 1
@@ -67,7 +67,7 @@ OUTPUT_FN = ctypes.CFUNCTYPE(
 
 
 class CreateOpts(ctypes.Structure):
-    """isotier_create_opts, version 1."""
+    """isotier_create_opts, version 2."""
 
     _fields_ = [
         ("version", ctypes.c_uint),
@@ -89,6 +89,7 @@ class CreateOpts(ctypes.Structure):
         ("log_data", ctypes.c_void_p),
         ("cancel_fd", ctypes.c_int),
         ("otlp_required", ctypes.c_bool),
+        ("trust_history", ctypes.c_bool),
     ]
 
 

@@ -263,6 +263,7 @@ def create(
     otlp_file: str | os.PathLike[str] | None = None,
     otlp_required: bool = False,
     cancel_fd: int | None = None,
+    trust_history: bool = False,
 ) -> Sandbox:
     """Creates a sandbox of ``backend`` that is at least ``require``, or raises.
 
@@ -274,7 +275,10 @@ def create(
     else /var/lib/isotier/isotier.db, read only), must satisfy ``require``;
     ``verified_within`` (days, or a timedelta, rounded up to whole days)
     demands a recent proof made on this host; ``attest`` runs the probe
-    inside the new sandbox and fails closed. A refusal raises RefusedError
+    inside the new sandbox and runs every command in the probe's own process,
+    only once its report attests the tier, and fails closed. Above CONTAINER
+    ``require`` needs ``attest`` or, explicitly, the weaker ``trust_history``
+    (the catalogue and history alone). A refusal raises RefusedError
     before anything is started; its ``audit`` holds the library's "refuse"
     event (required_tier, resolved_tier, reason).
 
@@ -301,6 +305,7 @@ def create(
     opts.otlp_endpoint = _lib.enc(otlp_endpoint)
     opts.otlp_file = _lib.enc(otlp_file)
     opts.otlp_required = bool(otlp_required)
+    opts.trust_history = bool(trust_history)
     opts.timeout_s = int(timeout or 0)
     opts.create_db = bool(create_db)
     opts.cancel_fd = int(cancel_fd) if cancel_fd is not None and cancel_fd > 0 else 0
