@@ -40,8 +40,16 @@
 #define ATTEST_SNP_MEASURE_LEN  48
 #define ATTEST_SNP_REPORTID_LEN 32
 #define ATTEST_SNP_CHIPID_LEN   64
-/* SNP guest policy bit 19: debugging allowed (the host can read the guest). */
-#define ATTEST_SNP_POLICY_DEBUG (1ull << 19)
+/* SNP guest policy bits (AMD 56860, GUEST_POLICY; go-sev-guest abi.ParseSnpPolicy). */
+#define ATTEST_SNP_POLICY_SMT           (1ull << 16)  /* simultaneous multithreading allowed */
+#define ATTEST_SNP_POLICY_RESERVED1     (1ull << 17)  /* reserved, must be one */
+#define ATTEST_SNP_POLICY_MIGRATE_MA    (1ull << 18)  /* a migration agent may export the guest */
+#define ATTEST_SNP_POLICY_DEBUG         (1ull << 19)  /* debugging allowed: the host reads it */
+#define ATTEST_SNP_POLICY_SINGLE_SOCKET (1ull << 20)  /* the guest may run on one socket only */
+#define ATTEST_SNP_POLICY_MBZ           (~0ull << 26) /* bits 26-63: must be zero */
+/* Report flags (SIGNER_INFO) bits 2-4: the key that signed. */
+#define ATTEST_SNP_SIGNER_VCEK 0
+#define ATTEST_SNP_SIGNER_VLEK 1
 
 typedef enum { ATTEST_TECH_NONE, ATTEST_TECH_SEV_SNP, ATTEST_TECH_TDX } attest_tech;
 const char *attest_tech_name(attest_tech t);
@@ -62,6 +70,8 @@ const char *attest_cert_source_name(attest_cert_source s);
 typedef struct attest_snp_tcb {
 	uint8_t boot_loader, tee, snp, microcode, fmc;
 } attest_snp_tcb;
+/* The 8 raw bytes again (reserved bytes zero). */
+uint64_t attest_snp_tcb_join(attest_snp_tcb t, bool turin);
 
 /* The SEV-SNP ATTESTATION_REPORT (AMD SEV-SNP ABI spec 56860, Table 22):
  * versions 2, 3 and 5 are in use (3 adds CPUID family/model/stepping, 5
@@ -81,6 +91,8 @@ typedef struct attest_snp_report {
 	uint8_t cpuid_fam, cpuid_mod, cpuid_step; /* version >= 3; 0 before */
 	uint8_t chip_id[ATTEST_SNP_CHIPID_LEN];
 	uint64_t committed_tcb, launch_tcb;
+	uint8_t current_build, current_minor, current_major;
+	uint8_t committed_build, committed_minor, committed_major;
 	uint8_t sig_r[72], sig_s[72]; /* little-endian, zero-padded */
 } attest_snp_report;
 
@@ -94,8 +106,15 @@ typedef struct attest_policy {
 	const char *roots_dir; /* pinned vendor roots; NULL: attest_default_roots_dir() */
 	const char *cache_dir; /* VCEKs the operator fetched (<chip_id hex>.der|.pem); NULL: none */
 	unsigned max_vmpl;     /* SNP: highest VMPL accepted (0: only the most privileged) */
+	/* SNP: every component of REPORTED_TCB and LAUNCH_TCB at least this
+	 * (fmc on Turin only); without it, the product's shipped minimum
+	 * (attest_snp_default_min_tcb), and none for the product: refused. */
 	bool has_min_tcb;
-	attest_snp_tcb min_tcb; /* SNP: every component at least this */
+	attest_snp_tcb min_tcb;
+	bool allow_provisional; /* SNP: COMMITTED below CURRENT accepted (never above) */
+	bool require_no_smt;    /* SNP: policy SMT must be clear */
+	bool require_single_socket;
+	uint8_t min_abi_major, min_abi_minor; /* SNP: policy ABI at least this */
 	/* A reference measurement (SNP: 48 bytes, TDX: MRTD 48 bytes): judged
 	 * only when given; else recorded. */
 	const uint8_t *measurement;
@@ -104,8 +123,11 @@ typedef struct attest_policy {
 } attest_policy;
 
 /* Fills p from ISOTIER_ATTEST_ROOTS, ISOTIER_ATTEST_CACHE,
- * ISOTIER_ATTEST_MAX_VMPL, ISOTIER_ATTEST_MIN_TCB ("bl.tee.snp.ucode"),
- * ISOTIER_ATTEST_MEASUREMENT (hex); mbuf holds the decoded measurement. */
+ * ISOTIER_ATTEST_MAX_VMPL, ISOTIER_ATTEST_MIN_TCB ("bl.tee.snp.ucode[.fmc]"),
+ * ISOTIER_ATTEST_SNP_PROVISIONAL, ISOTIER_ATTEST_SNP_NO_SMT,
+ * ISOTIER_ATTEST_SNP_SINGLE_SOCKET (each "1"), ISOTIER_ATTEST_SNP_MIN_ABI
+ * ("major.minor"), ISOTIER_ATTEST_MEASUREMENT (hex); mbuf holds the decoded
+ * measurement. */
 int attest_policy_from_env(attest_policy *p, uint8_t mbuf[ATTEST_SNP_MEASURE_LEN],
                            isotier_error *err);
 /* catalogue/roots in a build, share/isotier/catalogue/roots installed. */
@@ -148,11 +170,47 @@ int attest_verify(attest_verdict *v, const attest_evidence *e,
                   const uint8_t expected[ATTEST_DATA_LEN], const attest_policy *p,
                   isotier_error *err);
 
-/* The SNP half (attest_snp.c): signature over the report by the VCEK found
- * in auxblob or the cache, the VCEK's chain to a pinned ARK. Both halves
- * take p->roots_dir resolved (attest_verify does it). */
+/* What an SNP endorsement key's certificate says (AMD 57230, VCEK and VLEK
+ * extensions under 1.3.6.1.4.1.3704.1): the TCB it was issued for, the chip
+ * (hwID: 64 bytes to Genoa, 8 on Turin; a VLEK names none) and the product. */
+typedef struct attest_snp_ek {
+	uint8_t spl[10]; /* .3.N, N = 1 bl, 2 tee, 3 snp, 4-7 reserved, 8 ucode, 9 fmc */
+	bool has_spl[10];
+	uint8_t hwid[ATTEST_SNP_CHIPID_LEN];
+	size_t hwid_len;  /* 0: none */
+	char product[24]; /* .2, e.g. "Milan-B0", "Turin" */
+	bool vlek;        /* the report's SIGNING_KEY said VLEK */
+} attest_snp_ek;
+struct x509_st;
+/* Reads x's extensions into ek; <0 with why when one is malformed or twice. */
+int attest_snp_ek_read(attest_snp_ek *ek, const struct x509_st *x, char *why, size_t whylen);
+/* The same from a certificate's DER or PEM bytes (tests, tools). */
+int attest_snp_ek_parse(attest_snp_ek *ek, const uint8_t *cert, size_t len, char *why,
+                        size_t whylen);
+/* The TCB the certificate was issued for, as the report's 8 raw bytes. */
+uint64_t attest_snp_ek_tcb(const attest_snp_ek *ek, bool turin);
+
+/* The SNP half (attest_snp.c): the endorsement key the report's SIGNING_KEY
+ * names (a VCEK, or a VLEK), from the operator's cache first, else the
+ * host's auxblob; its chain to the product's pinned ARK through the pinned
+ * ASK (VCEK) or ASVK (VLEK); the chip it names; its signature over the
+ * report. ek gets what its certificate says. Both halves take p->roots_dir
+ * resolved (attest_verify does it). */
 int attest_snp_verify(attest_verdict *v, const attest_snp_report *r, const uint8_t *raw,
-                      const attest_evidence *e, const attest_policy *p, isotier_error *err);
+                      const attest_evidence *e, const attest_policy *p, attest_snp_ek *ek,
+                      isotier_error *err);
+/* attest_snp_check.c: a genuine report appraised as go-sev-guest's
+ * validate.SnpAttestation does: the key's TCB equal to REPORTED_TCB and not
+ * above CURRENT_TCB; COMMITTED equal to CURRENT (TCB, build, API) unless
+ * provisional firmware is allowed (then not above); REPORTED_TCB and
+ * LAUNCH_TCB at least the minimum; the guest policy (reserved bit 17 set,
+ * bits 26-63 clear, MIGRATE_MA and DEBUG refused, SMT, SINGLE_SOCKET and
+ * ABI as required); the VMPL. 0, or <0 with v->detail naming the check. */
+int attest_snp_appraise(attest_verdict *v, const attest_snp_report *r, const attest_snp_ek *ek,
+                        const char *product, const attest_policy *p, isotier_error *err);
+/* The minimum TCB isotier ships for product (Milan, Genoa, Turin) and its
+ * dated source; false when none is shipped. */
+bool attest_snp_default_min_tcb(const char *product, attest_snp_tcb *min, const char **source);
 /* The TDX half (attest_tdx.c). */
 int attest_tdx_verify(attest_verdict *v, const attest_evidence *e,
                       const uint8_t expected[ATTEST_DATA_LEN], const attest_policy *p,
