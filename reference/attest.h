@@ -120,6 +120,15 @@ typedef struct attest_policy {
 	const uint8_t *measurement;
 	size_t measurement_len;
 	time_t now; /* certificate validity is checked at this time; 0: now */
+	/* TDX: SEPT_VE_DISABLE is required unless this is set; XFAM, MRSEAM
+	 * and RTMRs, when given, must equal the quote's. */
+	bool tdx_allow_sept_ve;
+	bool has_tdx_xfam, has_tdx_mrseam, has_tdx_rtmr[4];
+	uint8_t tdx_xfam[8], tdx_mrseam[48], tdx_rtmr[4][48];
+	/* TDX collateral fetched elsewhere from Intel PCS (runbook/attestation.md):
+	 * pck_crl and root_crl (.der or .pem); NULL: not evaluated, and the
+	 * verdict says so. */
+	const char *tdx_collateral_dir;
 } attest_policy;
 
 /* Fills p from ISOTIER_ATTEST_ROOTS, ISOTIER_ATTEST_CACHE,
@@ -147,7 +156,7 @@ typedef struct attest_verdict {
 	attest_cert_source certs;
 	char root[200];   /* the root of trust used, e.g. "AMD ARK-Milan (pinned: ...)" */
 	char product[16]; /* Milan, Genoa, Turin; TDX: "" */
-	char tcb[96];     /* the reported TCB, as text */
+	char tcb[160];    /* the reported TCB, as text (TDX: what of it was evaluated) */
 	char measurement[2 * 48 + 1];
 	const char *measurement_judged; /* "matches the reference", "differs...", "recorded" */
 	uint8_t guest_id[ATTEST_SNP_REPORTID_LEN]; /* SNP report_id; TDX: none */
@@ -212,6 +221,15 @@ int attest_snp_appraise(attest_verdict *v, const attest_snp_report *r, const att
  * dated source; false when none is shipped. */
 bool attest_snp_default_min_tcb(const char *product, attest_snp_tcb *min, const char **source);
 /* The TDX half (attest_tdx.c). */
+/* attest_tdx_check.c: the TD report's attributes (DEBUG and MIGRATABLE
+ * refused, SEPT_VE_DISABLE required), XFAM, MRSEAM, RTMRs against p; 0, or
+ * <0 with v->detail naming the field. body: the 584-byte TD report. */
+int attest_tdx_appraise(attest_verdict *v, const uint8_t *body, const attest_policy *p,
+                        isotier_error *err);
+/* Whether leaf is a PCK certificate: not a CA, with Intel's SGX extension
+ * (1.2.840.113741.1.13.1) holding the PPID, TCB, PCE-ID and FMSPC; NULL, or
+ * why not. */
+const char *attest_tdx_pck_check(const struct x509_st *leaf);
 int attest_tdx_verify(attest_verdict *v, const attest_evidence *e,
                       const uint8_t expected[ATTEST_DATA_LEN], const attest_policy *p,
                       isotier_error *err);

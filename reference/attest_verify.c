@@ -105,7 +105,8 @@ int attest_policy_from_env(attest_policy *p, uint8_t mbuf[ATTEST_SNP_MEASURE_LEN
 	} flags[] = {
 	    {"ISOTIER_ATTEST_SNP_PROVISIONAL", offsetof(attest_policy, allow_provisional)},
 	    {"ISOTIER_ATTEST_SNP_NO_SMT", offsetof(attest_policy, require_no_smt)},
-	    {"ISOTIER_ATTEST_SNP_SINGLE_SOCKET", offsetof(attest_policy, require_single_socket)}};
+	    {"ISOTIER_ATTEST_SNP_SINGLE_SOCKET", offsetof(attest_policy, require_single_socket)},
+	    {"ISOTIER_ATTEST_TDX_ALLOW_SEPT_VE", offsetof(attest_policy, tdx_allow_sept_ve)}};
 	for (size_t i = 0; i < sizeof flags / sizeof *flags; i++) {
 		if (!(v = getenv(flags[i].name)) || !*v || !strcmp(v, "0"))
 			continue;
@@ -125,6 +126,30 @@ int attest_policy_from_env(attest_policy *p, uint8_t mbuf[ATTEST_SNP_MEASURE_LEN
 		p->min_abi_major = (uint8_t)major;
 		p->min_abi_minor = (uint8_t)minor;
 	}
+	/* TDX values the quote must carry, hex as the quote's bytes. */
+	struct {
+		const char *name;
+		uint8_t *buf;
+		size_t len;
+		bool *has;
+	} tdx[] = {{"ISOTIER_ATTEST_TDX_XFAM", p->tdx_xfam, 8, &p->has_tdx_xfam},
+	           {"ISOTIER_ATTEST_TDX_MRSEAM", p->tdx_mrseam, 48, &p->has_tdx_mrseam},
+	           {"ISOTIER_ATTEST_TDX_RTMR0", p->tdx_rtmr[0], 48, &p->has_tdx_rtmr[0]},
+	           {"ISOTIER_ATTEST_TDX_RTMR1", p->tdx_rtmr[1], 48, &p->has_tdx_rtmr[1]},
+	           {"ISOTIER_ATTEST_TDX_RTMR2", p->tdx_rtmr[2], 48, &p->has_tdx_rtmr[2]},
+	           {"ISOTIER_ATTEST_TDX_RTMR3", p->tdx_rtmr[3], 48, &p->has_tdx_rtmr[3]}};
+	for (size_t i = 0; i < sizeof tdx / sizeof *tdx; i++) {
+		size_t n = 0;
+		if (!(v = getenv(tdx[i].name)) || !*v)
+			continue;
+		if (hex_decode(tdx[i].buf, tdx[i].len, &n, v) < 0 || n != tdx[i].len)
+			return isotier__error_set(err, ISOTIER_EINVAL, 0,
+			                          "%s: not %zu lowercase hex digits", tdx[i].name,
+			                          2 * tdx[i].len);
+		*tdx[i].has = true;
+	}
+	if ((v = getenv("ISOTIER_ATTEST_TDX_COLLATERAL")) && *v)
+		p->tdx_collateral_dir = v;
 	if ((v = getenv("ISOTIER_ATTEST_MEASUREMENT")) && *v) {
 		size_t n = 0;
 		if (hex_decode(mbuf, ATTEST_SNP_MEASURE_LEN, &n, v) < 0 ||

@@ -50,4 +50,27 @@ uint8_t *test_authority_vcek_der(test_authority *ta, size_t *len);
 /* The chip id every report and the VCEK name. */
 const uint8_t *test_authority_chip_id(const test_authority *ta);
 
+/* The TDX side: an SGX root CA (written as roots_dir/intel_sgx_root_ca.pem),
+ * a PCK Platform CA, a PCK leaf (ECDSA P-256, with Intel's SGX extension:
+ * PPID, TCB, PCE-ID, FMSPC; a CA itself when pck_is_ca) and quotes v4 as
+ * Intel's DCAP library writes them: the attestation key's signature over
+ * header and TD report, the QE report committing to that key, signed by
+ * the PCK, the PEM chain inside. */
+typedef struct test_tdx_authority test_tdx_authority;
+test_tdx_authority *test_tdx_authority_new(const char *roots_dir, bool pck_is_ca);
+void test_tdx_authority_free(test_tdx_authority *ta);
+
+typedef struct test_tdx_fields {
+	uint64_t td_attributes; /* 0: SEPT_VE_DISABLE (bit 28) only */
+	uint8_t xfam[8];
+	uint8_t report_data[64];
+} test_tdx_fields;
+/* A signed quote; malloc'd, *len its size. */
+uint8_t *test_tdx_authority_quote(test_tdx_authority *ta, const test_tdx_fields *f, size_t *len);
+/* dir/pck_crl.pem (by the platform CA, revoking the PCK when revoke) and
+ * dir/root_crl.pem (by the root, revoking nothing), next update in
+ * next_update_days (negative: expired). */
+void test_tdx_authority_crls(test_tdx_authority *ta, const char *dir, bool revoke,
+                             long next_update_days);
+
 #endif

@@ -3,13 +3,19 @@
  * signature, and the PCK chain to the Intel SGX Root CA pinned in
  * catalogue/roots verify; a flipped bit in the quote, its signatures or its
  * chain, a chain checked outside its validity, a foreign root and hostile
- * lengths are refused; a genuine quote not bound to this run is refused. */
+ * lengths are refused; a genuine quote not bound to this run is refused; the
+ * sample's TD lacks SEPT_VE_DISABLE, refused unless the operator allows it.
+ * Quotes a test authority signs (attest_authority.h) are refused with the
+ * check named: a PCK leaf that is a CA, DEBUG, MIGRATABLE, SEPT_VE_DISABLE
+ * clear, another XFAM or MRSEAM, a revoked PCK, an expired or missing CRL,
+ * another QE vendor; an honest one verifies, saying what was evaluated. */
 #include <check.h>
 #include "check_run.h"
 #include <stdlib.h>
 #include <string.h>
 
 #include "../../reference/attest.h"
+#include "attest_authority.h"
 
 #define FIX   ISOTIER_SOURCE_DIR "/tests/fixtures/attest/"
 #define ROOTS ISOTIER_SOURCE_DIR "/catalogue/roots"
@@ -34,7 +40,7 @@ static void unload(void)
 
 static int verify(const uint8_t *q, size_t len, const char *roots, time_t when, attest_verdict *v)
 {
-	attest_policy p = {.roots_dir = roots, .now = when};
+	attest_policy p = {.roots_dir = roots, .now = when, .tdx_allow_sept_ve = true};
 	attest_evidence e = {.provider = "tdx_guest", .outblob = q, .outblob_len = len};
 	/* The quote's own report data stands for the binding: authenticity only. */
 	return attest_verify(v, &e, q + 48 + 520, &p, NULL);
@@ -47,14 +53,19 @@ START_TEST(real_quote_verifies)
 	ck_assert_int_eq(v.tech, ATTEST_TECH_TDX);
 	ck_assert_int_eq(v.certs, ATTEST_CERTS_QUOTE);
 	ck_assert_ptr_nonnull(strstr(v.root, "Intel SGX Root CA"));
-	ck_assert_ptr_nonnull(strstr(v.tcb, "not evaluated"));
+	ck_assert_ptr_nonnull(strstr(v.tcb, "TCB status not evaluated"));
+	ck_assert_ptr_nonnull(strstr(v.tcb, "revocation not checked: no collateral"));
 	ck_assert(!v.has_guest_id); /* a TD names no guest id */
 	/* Genuine, but not this run's: refused. */
 	uint8_t other[64] = {1};
-	attest_policy p = {.roots_dir = ROOTS, .now = WHEN};
+	attest_policy p = {.roots_dir = ROOTS, .now = WHEN, .tdx_allow_sept_ve = true};
 	attest_evidence e = {.provider = "tdx_guest", .outblob = quote, .outblob_len = quote_len};
 	ck_assert_int_lt(attest_verify(&v, &e, other, &p, NULL), 0);
 	ck_assert_ptr_nonnull(strstr(v.detail, "report_data"));
+	/* The sample's TD attributes (PKS only): SEPT_VE_DISABLE clear. */
+	p.tdx_allow_sept_ve = false;
+	ck_assert_int_lt(attest_verify(&v, &e, quote + 48 + 520, &p, NULL), 0);
+	ck_assert_msg(strstr(v.detail, "SEPT_VE_DISABLE clear"), "%s", v.detail);
 }
 END_TEST
 
@@ -70,7 +81,7 @@ START_TEST(flipped_bit_refused)
 	memcpy(bad, quote, quote_len);
 	bad[at] ^= 0x04;
 	attest_verdict v;
-	attest_policy p = {.roots_dir = ROOTS, .now = WHEN};
+	attest_policy p = {.roots_dir = ROOTS, .now = WHEN, .tdx_allow_sept_ve = true};
 	attest_evidence e = {.provider = "tdx_guest", .outblob = bad, .outblob_len = quote_len};
 	int rc = attest_verify(&v, &e, quote + 48 + 520, &p, NULL);
 	free(bad);
@@ -111,6 +122,104 @@ START_TEST(hostile_lengths_refused)
 }
 END_TEST
 
+/* ---- quotes a test authority signs ---------------------------------------- */
+
+static char troots[64], coll[64];
+
+static void tsetup(void)
+{
+	strcpy(troots, "/tmp/isotier-attest-tdxta-XXXXXX");
+	strcpy(coll, "/tmp/isotier-attest-tdxcol-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(troots));
+	ck_assert_ptr_nonnull(mkdtemp(coll));
+}
+
+static void tteardown(void)
+{
+	char cmd[200];
+	snprintf(cmd, sizeof cmd, "rm -rf '%s' '%s'", troots, coll);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+/* f's quote by ta under p (troots), its report data the binding. */
+static int tverify(test_tdx_authority *ta, test_tdx_fields f, attest_policy p, attest_verdict *v,
+                   int flip)
+{
+	size_t len = 0;
+	memset(f.report_data, 0x77, sizeof f.report_data);
+	uint8_t *q = test_tdx_authority_quote(ta, &f, &len);
+	if (flip >= 0)
+		q[flip] ^= 1;
+	p.roots_dir = troots;
+	attest_evidence e = {.provider = "tdx_guest", .outblob = q, .outblob_len = len};
+	int rc = attest_verify(v, &e, f.report_data, &p, NULL);
+	free(q);
+	return rc;
+}
+
+#define TREFUSED(ta, f, p, flip, what)                                                             \
+	do {                                                                                       \
+		attest_verdict v_;                                                                 \
+		int rc_ = tverify(ta, f, p, &v_, flip);                                            \
+		ck_assert_msg(rc_ < 0 && strstr(v_.detail, what), "want \"%s\": %s", what,         \
+		              v_.detail);                                                          \
+	} while (0)
+
+START_TEST(generated_quotes)
+{
+	test_tdx_authority *ta = test_tdx_authority_new(troots, false);
+	attest_verdict v;
+	test_tdx_fields f = {0};
+	attest_policy p = {0};
+	ck_assert_msg(tverify(ta, f, p, &v, -1) == 0, "%s", v.detail);
+	ck_assert_ptr_nonnull(strstr(v.tcb, "revocation not checked: no collateral"));
+	f.td_attributes = 1ull << 28 | 1;
+	TREFUSED(ta, f, p, -1, "td_attributes: DEBUG set");
+	f.td_attributes = 1ull << 28 | 1ull << 29;
+	TREFUSED(ta, f, p, -1, "td_attributes: MIGRATABLE set");
+	f.td_attributes = 1ull << 30;
+	TREFUSED(ta, f, p, -1, "SEPT_VE_DISABLE clear");
+	p.tdx_allow_sept_ve = true;
+	ck_assert_msg(tverify(ta, f, p, &v, -1) == 0, "%s", v.detail);
+	/* XFAM, MRSEAM: as configured or refused. */
+	f = (test_tdx_fields){.xfam = {0xe7, 0x1a, 0x06}};
+	p = (attest_policy){.has_tdx_xfam = true, .tdx_xfam = {0xe7, 0x1a, 0x06}};
+	ck_assert_msg(tverify(ta, f, p, &v, -1) == 0, "%s", v.detail);
+	p.tdx_xfam[0] = 0xe3;
+	TREFUSED(ta, f, p, -1, "quote.xfam");
+	p = (attest_policy){.has_tdx_mrseam = true, .tdx_mrseam = {1}};
+	TREFUSED(ta, f, p, -1, "quote.mrseam");
+	p = (attest_policy){.has_tdx_rtmr = {false, false, true}};
+	p.tdx_rtmr[2][0] = 1;
+	TREFUSED(ta, f, p, -1, "quote.rtmr2");
+	/* Another QE vendor (byte 12 of the header). */
+	TREFUSED(ta, f, (attest_policy){0}, 12, "qe_vendor_id");
+	test_tdx_authority_free(ta);
+	/* A PCK leaf that is a CA. */
+	ta = test_tdx_authority_new(troots, true);
+	TREFUSED(ta, f, (attest_policy){0}, -1, "is a CA, not a PCK certificate");
+	test_tdx_authority_free(ta);
+}
+END_TEST
+
+START_TEST(collateral_crls)
+{
+	test_tdx_authority *ta = test_tdx_authority_new(troots, false);
+	attest_verdict v;
+	test_tdx_fields f = {0};
+	attest_policy p = {.tdx_collateral_dir = coll};
+	TREFUSED(ta, f, p, -1, "pck_crl.der or .pem missing");
+	test_tdx_authority_crls(ta, coll, false, 30);
+	ck_assert_msg(tverify(ta, f, p, &v, -1) == 0, "%s", v.detail);
+	ck_assert_msg(strstr(v.tcb, "checked against Intel's CRLs"), "%s", v.tcb);
+	test_tdx_authority_crls(ta, coll, true, 30);
+	TREFUSED(ta, f, p, -1, "revoked by Intel's CRL");
+	test_tdx_authority_crls(ta, coll, false, -2);
+	TREFUSED(ta, f, p, -1, "CRLs do not cover the chain: CRL has expired");
+	test_tdx_authority_free(ta);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("attest_tdx");
@@ -122,5 +231,11 @@ int main(void)
 	tcase_add_test(tc, chain_time_and_root_refused);
 	tcase_add_test(tc, hostile_lengths_refused);
 	suite_add_tcase(s, tc);
+	TCase *gen = tcase_create("generated");
+	tcase_set_timeout(gen, 60);
+	tcase_add_checked_fixture(gen, tsetup, tteardown);
+	tcase_add_test(gen, generated_quotes);
+	tcase_add_test(gen, collateral_crls);
+	suite_add_tcase(s, gen);
 	return run_suite(s);
 }
