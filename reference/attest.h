@@ -279,6 +279,11 @@ int attest_output_verify(attest_verdict *v, const char *out, size_t len, const c
  * run (err). */
 int attest_host(attest_verdict *v, const char *probe_path, int timeout_s, int cancel_fd,
                 isotier_error *err);
+/* How an attested verdict's text starts: "attested, measurement not judged"
+ * unless every verdict given matched a configured reference measurement
+ * ("attested, measurement matches the reference"): a genuine guest running
+ * unknown software is not the same statement. */
+const char *attest_judged_phrase(const attest_verdict *v, size_t n);
 /* The pair's outcome from its two verdicts (v[] filled, rc[] from
  * attest_output_verify). */
 void attest_pair_judge(attest_pair *pair, const int rc[2]);

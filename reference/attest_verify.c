@@ -407,6 +407,16 @@ int attest_output_verify(attest_verdict *v, const char *out, size_t len, const c
 	return rc == 0 ? 1 : -1;
 }
 
+const char *attest_judged_phrase(const attest_verdict *v, size_t n)
+{
+	bool judged = n > 0;
+	for (size_t i = 0; i < n; i++)
+		judged = judged && v[i].measurement_judged &&
+		         !strncmp(v[i].measurement_judged, "matches", 7);
+	return judged ? "attested, measurement matches the reference"
+	              : "attested, measurement not judged";
+}
+
 void attest_pair_judge(attest_pair *pair, const int rc[2])
 {
 	char *d = pair->detail;
