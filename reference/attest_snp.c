@@ -101,17 +101,6 @@ int attest_snp_parse(attest_snp_report *r, const uint8_t *b, size_t len, isotier
 	return 0;
 }
 
-attest_snp_tcb attest_snp_tcb_split(uint64_t tcb, bool turin)
-{
-	uint8_t b[8];
-	for (int i = 0; i < 8; i++)
-		b[i] = (uint8_t)(tcb >> (8 * i));
-	if (turin)
-		return (attest_snp_tcb){
-		    .fmc = b[0], .boot_loader = b[1], .tee = b[2], .snp = b[3], .microcode = b[7]};
-	return (attest_snp_tcb){.boot_loader = b[0], .tee = b[1], .snp = b[6], .microcode = b[7]};
-}
-
 /* ---- certificates -------------------------------------------------------- */
 
 static X509 *cert_from_bytes(const uint8_t *p, size_t len)

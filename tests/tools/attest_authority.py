@@ -21,7 +21,7 @@ from cryptography.hazmat.primitives.asymmetric import ec, padding, rsa
 from cryptography.hazmat.primitives.asymmetric.utils import decode_dss_signature
 from cryptography.x509.oid import NameOID
 
-MODES = ["honest", "tampered", "replayed", "foreign", "shared", "debug"]
+MODES = ["honest", "tampered", "replayed", "foreign", "shared", "debug", "migrate", "oldtcb"]
 VCEK_GUID = bytes.fromhex("63da758de6644564adc5f4b93be8accd")
 TCB = 0xDB18000000000004  # Milan layout: bl, tee, 4 reserved, snp, ucode
 
@@ -78,10 +78,10 @@ class Authority:
             with open(os.path.join(roots_dir, "amd_%s_%s.pem" % (product, name)), "wb") as f:
                 f.write(c.public_bytes(serialization.Encoding.PEM))
 
-    def report(self, report_data, report_id, policy=0x30000):
-        """A signed ATTESTATION_REPORT (v3, Milan CPUID) over report_data."""
+    def report(self, report_data, report_id, policy=0x30000, tcb=TCB):
+        """A signed ATTESTATION_REPORT (v3, Milan CPUID) over report_data,
+        stating tcb (the VCEK's, unless a mode lies)."""
         r = bytearray(0x4A0)
-        tcb = TCB
         struct.pack_into("<IIQ", r, 0, 3, 1, policy)
         struct.pack_into("<II", r, 0x30, 0, 1)  # VMPL 0, ECDSA P-384 with SHA-384
         struct.pack_into("<Q", r, 0x38, tcb)
@@ -119,7 +119,11 @@ class Authority:
             data = binding(nonce, (json.dumps(other, indent=2) + "\n").encode())
         elif mode == "debug":
             policy |= 1 << 19
-        rep = bytearray(self.report(data, report_id, policy))
+        elif mode == "migrate":  # a migration agent may export the guest
+            policy |= 1 << 18
+        # "oldtcb": a VCEK issued for TCB signs a report stating a newer SNP SPL.
+        tcb = TCB + (1 << 48) if mode == "oldtcb" else TCB
+        rep = bytearray(self.report(data, report_id, policy, tcb))
         if mode == "tampered":
             rep[0x90] ^= 0x01  # the measurement, after signing
         member = {"interface": "configfs-tsm", "status": "ok", "provider": "sev_guest",
