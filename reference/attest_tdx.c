@@ -1,6 +1,7 @@
 /*
- * attest_tdx.c - Intel TDX quotes (attest.h): quote v4 as Intel's DCAP
- * quote library writes it (Intel TDX DCAP Quoting Library API, "Quote
+ * attest_tdx.c - Intel TDX quotes (attest.h): quotes v4 and v5 as Intel's
+ * DCAP quote library writes them (v5: a body descriptor, type and size,
+ * before a TD report 1.0 or 1.5) (Intel TDX DCAP Quoting Library API, "Quote
  * Format"): a 48-byte header, the 584-byte TD report body, then the ECDSA
  * signature data: the quote's signature by the attestation key, that key,
  * and its certification: the quoting enclave's (QE) report, whose report
@@ -36,8 +37,9 @@
 #define TDX_BODY_LEN   584
 #define TDX_SIGNED_LEN (TDX_HEADER_LEN + TDX_BODY_LEN)
 #define TDX_TEE_TYPE   0x81
-#define TDX_MRTD_OFF   (TDX_HEADER_LEN + 136)
-#define TDX_RDATA_OFF  (TDX_HEADER_LEN + 520)
+#define TDX_MRTD_OFF   136 /* in the TD report */
+#define TDX_RDATA_OFF  520
+#define TDX_BODY15_LEN 648 /* quote v5's TD report 1.5: + TEE_TCB_SVN2, MRSERVICETD */
 #define TDX_QE_REPORT  384
 #define TDX_MAX_CHAIN  (3 * ATTEST_MAX_CERT)
 /* The signer of Intel's quoting enclaves (DCAP QE3 and the TD QE). */
@@ -67,6 +69,8 @@ static int refuse(attest_verdict *v, isotier_error *err, const char *what)
 
 /* The parts of a quote v4, every pointer inside it. */
 struct tdx_quote {
+	const uint8_t *body;      /* the TD report (584 bytes, or 648 in a v5 1.5 body) */
+	size_t signed_len;        /* header and body (v5: and the body's type and size) */
 	const uint8_t *sig, *ak;  /* 64 bytes each: r||s, x||y */
 	const uint8_t *qe_report; /* 384 bytes */
 	const uint8_t *qe_sig;    /* 64 bytes */
@@ -80,15 +84,31 @@ static const char *tdx_split(struct tdx_quote *t, const uint8_t *q, size_t len)
 {
 	if (len < TDX_SIGNED_LEN + 4)
 		return "TDX quote: shorter than a v4 header and TD report";
-	if (le16(q) != 4)
-		return "TDX quote.header.version: not 4";
+	unsigned version = le16(q);
+	if (version != 4 && version != 5)
+		return "TDX quote.header.version: not 4 or 5";
 	if (le16(q + 2) != 2)
 		return "TDX quote.header.att_key_type: not ECDSA-256 P-256 (2)";
 	if (le32(q + 4) != TDX_TEE_TYPE)
 		return "TDX quote.header.tee_type: not TDX (0x81)";
 	if (memcmp(q + 12, intel_qe_vendor, 16))
 		return "TDX quote.header.qe_vendor_id: not Intel's quoting enclave";
-	size_t at = TDX_SIGNED_LEN + 4, sig_len = le32(q + TDX_SIGNED_LEN);
+	t->body = q + TDX_HEADER_LEN;
+	t->signed_len = TDX_SIGNED_LEN;
+	if (version == 5) {
+		/* The body descriptor: type 2 (TD report 1.0, 584 bytes) or 3
+		 * (1.5, 648 bytes), its size, then the body; all signed. */
+		unsigned type = le16(q + TDX_HEADER_LEN);
+		uint32_t size = le32(q + TDX_HEADER_LEN + 2);
+		if (!((type == 2 && size == TDX_BODY_LEN) || (type == 3 && size == TDX_BODY15_LEN)))
+			return "TDX quote v5.body: not a TD report 1.0 (type 2, 584 bytes) or 1.5 "
+			       "(type 3, 648 bytes)";
+		t->body = q + TDX_HEADER_LEN + 6;
+		t->signed_len = TDX_HEADER_LEN + 6 + size;
+		if (len < t->signed_len + 4)
+			return "TDX quote v5: shorter than its header and TD report";
+	}
+	size_t at = t->signed_len + 4, sig_len = le32(q + t->signed_len);
 	/* Bytes after the signature data are covered by nothing: ignored. */
 	if (sig_len > len - at || sig_len < 64 + 64 + 6)
 		return "TDX quote.signature_data_len: beyond the quote or too short";
@@ -294,15 +314,16 @@ int attest_tdx_verify(attest_verdict *v, const attest_evidence *e,
 	if (bad)
 		return refuse(v, err, bad);
 	for (size_t i = 0; i < 48; i++)
-		snprintf(v->measurement + 2 * i, 3, "%02x", q[TDX_MRTD_OFF + i]);
+		snprintf(v->measurement + 2 * i, 3, "%02x", t.body[TDX_MRTD_OFF + i]);
 	snprintf(v->tcb, sizeof v->tcb,
 	         "TEE TCB SVN %02x%02x%02x%02x%02x%02x%02x%02x...; %s; TCB status not "
 	         "evaluated (no Intel TCB info read)",
-	         q[48], q[49], q[50], q[51], q[52], q[53], q[54], q[55],
+	         t.body[0], t.body[1], t.body[2], t.body[3], t.body[4], t.body[5], t.body[6],
+	         t.body[7],
 	         p->tdx_collateral_dir ? "PCK chain checked against Intel's CRLs"
 	                               : "revocation not checked: no collateral");
 	EVP_PKEY *ak = p256_key(t.ak);
-	bool sig_ok = p256_verify(ak, t.sig, q, TDX_SIGNED_LEN);
+	bool sig_ok = p256_verify(ak, t.sig, q, t.signed_len);
 	EVP_PKEY_free(ak);
 	if (!sig_ok)
 		return refuse(v, err,
@@ -340,17 +361,17 @@ int attest_tdx_verify(attest_verdict *v, const attest_evidence *e,
 		              "TDX quote.qe_report_signature: not the PCK's over the QE report");
 	snprintf(v->root, sizeof v->root,
 	         "Intel SGX Root CA pinned in %.100s, PCK chain carried in the quote", roots);
-	int rc = attest_tdx_appraise(v, q + TDX_HEADER_LEN, p, err);
+	int rc = attest_tdx_appraise(v, t.body, p, err);
 	if (rc < 0)
 		return rc;
-	if (CRYPTO_memcmp(q + TDX_RDATA_OFF, expected, ATTEST_DATA_LEN) != 0)
+	if (CRYPTO_memcmp(t.body + TDX_RDATA_OFF, expected, ATTEST_DATA_LEN) != 0)
 		return refuse(v, err,
 		              "TDX quote.report_data: not this run's binding (a replayed "
 		              "quote, or one over another probe output)");
 	v->measurement_judged = "recorded, not judged (no reference value configured)";
 	if (p->measurement) {
 		bool same =
-		    p->measurement_len == 48 && !memcmp(p->measurement, q + TDX_MRTD_OFF, 48);
+		    p->measurement_len == 48 && !memcmp(p->measurement, t.body + TDX_MRTD_OFF, 48);
 		v->measurement_judged = same ? "matches the configured reference"
 		                             : "differs from the configured reference";
 		if (!same)

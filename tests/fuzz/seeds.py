@@ -306,6 +306,7 @@ _aux = bytes.fromhex("63da758de6644564adc5f4b93be8accd") + (48).to_bytes(4, "lit
     len(_vcek).to_bytes(4, "little") + bytes(24) + _vcek
 put("fuzz_attest", b"\x00" + bytes([74]) + _snp + _aux)
 put("fuzz_attest", b"\x01" + _tdx)
+put("fuzz_attest", b"\x01" + open(os.path.join(_att, "tdx_quote_v5.bin"), "rb").read())
 put("fuzz_attest", b"\x03" + _vcek)
 put("fuzz_attest", b"\x03" + open(os.path.join(_att, "snp_turin_vcek.der"), "rb").read())
 put("fuzz_attest", b"\x02" + b'{\n  "schema": "isotier.probe/1",\n  "run": {"nonce": "0123456789abcdef"},\n'

@@ -122,6 +122,49 @@ START_TEST(hostile_lengths_refused)
 }
 END_TEST
 
+/* Intel's CRLs of June 2023 (go-tdx-guest's PCS samples) cover the SPR
+ * quote's chain while valid; past their next update they are refused. */
+START_TEST(real_crls)
+{
+	attest_verdict v;
+	attest_policy p = {.roots_dir = ROOTS,
+	                   .now = 1687392000, /* 2023-06-22 */
+	                   .tdx_allow_sept_ve = true,
+	                   .tdx_collateral_dir = FIX "tdx_collateral"};
+	attest_evidence e = {.provider = "tdx_guest", .outblob = quote, .outblob_len = quote_len};
+	ck_assert_msg(attest_verify(&v, &e, quote + 48 + 520, &p, NULL) == 0, "%s", v.detail);
+	ck_assert_ptr_nonnull(strstr(v.tcb, "checked against Intel's CRLs"));
+	p.now = WHEN;
+	ck_assert_int_lt(attest_verify(&v, &e, quote + 48 + 520, &p, NULL), 0);
+	ck_assert_msg(strstr(v.detail, "CRL has expired"), "%s", v.detail);
+}
+END_TEST
+
+/* A production quote v5 (a TD report 1.5 body, SEPT_VE_DISABLE set)
+ * verifies under the default TD policy; a flipped body byte is refused. */
+START_TEST(real_quote_v5_verifies)
+{
+	char *data = NULL;
+	size_t len = 0;
+	isotier_error err = {0};
+	ck_assert_int_eq(isotier__read_file(&data, &len, FIX "tdx_quote_v5.bin", 16384, &err), 0);
+	uint8_t *q5 = (uint8_t *)data;
+	attest_policy p = {.roots_dir = ROOTS, .now = 1780000000 /* 2026-05-28 */};
+	attest_evidence e = {.provider = "tdx_guest", .outblob = q5, .outblob_len = len};
+	attest_verdict v;
+	const uint8_t *rd = q5 + 48 + 6 + 520;
+	ck_assert_msg(attest_verify(&v, &e, rd, &p, NULL) == 0, "%s", v.detail);
+	ck_assert_int_eq(v.tech, ATTEST_TECH_TDX);
+	q5[48 + 6 + 200] ^= 1;
+	ck_assert_int_lt(attest_verify(&v, &e, rd, &p, NULL), 0);
+	q5[48 + 6 + 200] ^= 1;
+	q5[48] = 4; /* an unknown body type */
+	ck_assert_int_lt(attest_verify(&v, &e, rd, &p, NULL), 0);
+	ck_assert_msg(strstr(v.detail, "quote v5.body"), "%s", v.detail);
+	free(data);
+}
+END_TEST
+
 /* ---- quotes a test authority signs ---------------------------------------- */
 
 static char troots[64], coll[64];
@@ -230,6 +273,8 @@ int main(void)
 	tcase_add_loop_test(tc, flipped_bit_refused, 0, 40);
 	tcase_add_test(tc, chain_time_and_root_refused);
 	tcase_add_test(tc, hostile_lengths_refused);
+	tcase_add_test(tc, real_crls);
+	tcase_add_test(tc, real_quote_v5_verifies);
 	suite_add_tcase(s, tc);
 	TCase *gen = tcase_create("generated");
 	tcase_set_timeout(gen, 60);
