@@ -230,6 +230,15 @@ int attest_tdx_appraise(attest_verdict *v, const uint8_t *body, const attest_pol
  * (1.2.840.113741.1.13.1) holding the PPID, TCB, PCE-ID and FMSPC; NULL, or
  * why not. */
 const char *attest_tdx_pck_check(const struct x509_st *leaf);
+/* attest_tdx_tcb.c: the platform's TCB status from the collateral
+ * directory's tcb_info.json and tcb_signing_chain.pem (Intel PCS), for the
+ * PCK pck and the TD report body, at now. 0 with status ("UpToDate",
+ * "SWHardeningNeeded", or "not evaluated (no tcb_info.json ...)"); <0 with
+ * why (a bad or stale TCB info, another platform's, no matching level, or a
+ * status below SWHardeningNeeded). */
+int attest_tdx_tcb_status(char *status, size_t status_len, const struct x509_st *pck,
+                          const uint8_t *body, const char *dir, const char *roots, time_t now,
+                          char *why, size_t whylen);
 int attest_tdx_verify(attest_verdict *v, const attest_evidence *e,
                       const uint8_t expected[ATTEST_DATA_LEN], const attest_policy *p,
                       isotier_error *err);

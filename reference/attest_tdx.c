@@ -15,10 +15,11 @@
  * the PCK, the PCK leaf being a PCK certificate (attest_tdx_check.c), the PCK
  * chain to the pinned root at the policy's time and, given an operator's
  * collateral directory, against Intel's CRLs (a revoked PCK or platform CA,
- * an expired CRL: refused); the TD attributes, XFAM, MRSEAM and RTMRs
- * (attest_tdx_check.c) and the binding. Not evaluated (it needs Intel's TCB
- * info and QE identity, signed JSON this verifier does not read yet): the
- * platform's TCB status and the QE identity's TCB. The verdict says so.
+ * an expired CRL: refused) and Intel's TCB info (attest_tdx_tcb.c: the TCB
+ * status); the TD attributes, XFAM, MRSEAM and RTMRs (attest_tdx_check.c)
+ * and the binding. Not evaluated: the QE identity (Intel's identity of the
+ * quoting enclave beyond its signer, checked here). The verdict says what
+ * was.
  */
 #include "attest.h"
 
@@ -355,10 +356,23 @@ int attest_tdx_verify(attest_verdict *v, const attest_evidence *e,
 		return refuse(v, err, not_pck);
 	}
 	bool qe_ok = p256_verify(X509_get0_pubkey(leaf), t.qe_sig, t.qe_report, TDX_QE_REPORT);
+	char status[80] = "not evaluated (no collateral)";
+	int st = 0;
+	if (qe_ok && p->tdx_collateral_dir)
+		st = attest_tdx_tcb_status(status, sizeof status, leaf, t.body,
+		                           p->tdx_collateral_dir, roots,
+		                           p->now ? p->now : time(NULL), why, sizeof why);
 	X509_free(leaf);
 	if (!qe_ok)
 		return refuse(v, err,
 		              "TDX quote.qe_report_signature: not the PCK's over the QE report");
+	if (st < 0)
+		return refuse(v, err, why);
+	snprintf(v->tcb, sizeof v->tcb, "TEE TCB SVN %02x%02x%02x%02x...; %s; TCB status %s",
+	         t.body[0], t.body[1], t.body[2], t.body[3],
+	         p->tdx_collateral_dir ? "PCK chain checked against Intel's CRLs"
+	                               : "revocation not checked: no collateral",
+	         status);
 	snprintf(v->root, sizeof v->root,
 	         "Intel SGX Root CA pinned in %.100s, PCK chain carried in the quote", roots);
 	int rc = attest_tdx_appraise(v, t.body, p, err);

@@ -72,5 +72,10 @@ uint8_t *test_tdx_authority_quote(test_tdx_authority *ta, const test_tdx_fields 
  * next_update_days (negative: expired). */
 void test_tdx_authority_crls(test_tdx_authority *ta, const char *dir, bool revoke,
                              long next_update_days);
+/* dir/tcb_info.json (TDX TCB info v3 for the PCK's FMSPC: a level at the
+ * PCK's and the quote's SVNs with status, an OutOfDate one below) signed by
+ * the authority's TCB signing key, and dir/tcb_signing_chain.pem. */
+void test_tdx_authority_tcb_info(test_tdx_authority *ta, const char *dir, const char *status,
+                                 long next_update_days);
 
 #endif

@@ -13,10 +13,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 struct test_tdx_authority {
-	EVP_PKEY *root_key, *ca_key, *pck_key, *ak;
-	X509 *root, *ca, *pck;
+	EVP_PKEY *root_key, *ca_key, *pck_key, *ak, *tcb_key;
+	X509 *root, *ca, *pck, *tcb_signer;
 };
 
 static void die(const char *what)
@@ -36,38 +37,70 @@ static void ext(X509 *x, X509 *issuer, int nid, const char *value)
 }
 
 /* Intel's SGX extension (1.2.840.113741.1.13.1): a SEQUENCE of (OID, value)
- * for the PPID (.1), TCB (.2), PCE-ID (.3) and FMSPC (.4). */
+ * for the PPID (.1), the TCB (.2: a SEQUENCE of 16 SGX component SVNs
+ * .2.1-.2.16, the PCESVN .2.17, the CPUSVN .2.18), PCE-ID (.3, 0000) and
+ * FMSPC (.4, 00906ED50000). Every SGX SVN is 4, the PCESVN 11. */
+static size_t der_elem(uint8_t *out, const char *oid, const uint8_t *val, size_t vlen)
+{
+	ASN1_OBJECT *o = OBJ_txt2obj(oid, 1);
+	unsigned char *od = NULL;
+	int on = o ? i2d_ASN1_OBJECT(o, &od) : -1;
+	if (on <= 0 || (size_t)on + vlen > 127)
+		die("sgx elem");
+	out[0] = 0x30;
+	out[1] = (uint8_t)((size_t)on + vlen);
+	memcpy(out + 2, od, (size_t)on);
+	memcpy(out + 2 + on, val, vlen);
+	OPENSSL_free(od);
+	ASN1_OBJECT_free(o);
+	return 2 + (size_t)on + vlen;
+}
+
 static void add_sgx_ext(X509 *x)
 {
-	static const uint8_t oid[11] = {0x2A, 0x86, 0x48, 0x86, 0xF8, 0x4D, 0x01, 0x0D, 0x01, 0x00};
-	static const int vlen[5] = {0, 16, 1, 2, 6};
-	uint8_t der[200];
-	size_t n = 2;
-	for (int k = 1; k <= 4; k++) {
-		der[n++] = 0x30;
-		der[n++] = (uint8_t)(12 + 2 + vlen[k]);
-		der[n++] = 0x06;
-		der[n++] = 10;
-		memcpy(der + n, oid, 9);
-		der[n + 9] = (uint8_t)k;
-		n += 10;
-		der[n++] = 0x04;
-		der[n++] = (uint8_t)vlen[k];
-		memset(der + n, 0x11 * k, (size_t)vlen[k]);
-		n += (size_t)vlen[k];
+	uint8_t tcb[1200], der[1400], v[32];
+	size_t tn = 4, n = 4; /* 30 82 LL LL */
+	char oid[64];
+	for (int k = 1; k <= 18; k++) {
+		snprintf(oid, sizeof oid, "1.2.840.113741.1.13.1.2.%d", k);
+		size_t vl;
+		if (k <= 16)
+			v[0] = 0x02, v[1] = 1, v[2] = 4, vl = 3;
+		else if (k == 17)
+			v[0] = 0x02, v[1] = 1, v[2] = 11, vl = 3;
+		else
+			v[0] = 0x04, v[1] = 16, memset(v + 2, 4, 16), vl = 18;
+		tn += der_elem(tcb + tn, oid, v, vl);
 	}
-	der[0] = 0x30;
-	der[1] = (uint8_t)(n - 2);
-	ASN1_OBJECT *o = OBJ_txt2obj("1.2.840.113741.1.13.1", 1);
+	tcb[0] = 0x30, tcb[1] = 0x82, tcb[2] = (uint8_t)((tn - 4) >> 8), tcb[3] = (uint8_t)(tn - 4);
+	static const uint8_t ppid[18] = {0x04, 16, 0x11}, pceid[4] = {0x04, 2, 0, 0},
+	                     fmspc[8] = {0x04, 6, 0x00, 0x90, 0x6E, 0xD5, 0x00, 0x00};
+	n += der_elem(der + n, "1.2.840.113741.1.13.1.1", ppid, sizeof ppid);
+	/* The TCB element is longer than 127: written by hand. */
+	ASN1_OBJECT *o = OBJ_txt2obj("1.2.840.113741.1.13.1.2", 1);
+	unsigned char *od = NULL;
+	int on = i2d_ASN1_OBJECT(o, &od);
+	size_t body = (size_t)on + tn;
+	der[n] = 0x30, der[n + 1] = 0x82, der[n + 2] = (uint8_t)(body >> 8);
+	der[n + 3] = (uint8_t)body;
+	memcpy(der + n + 4, od, (size_t)on);
+	memcpy(der + n + 4 + on, tcb, tn);
+	n += 4 + body;
+	OPENSSL_free(od);
+	ASN1_OBJECT_free(o);
+	n += der_elem(der + n, "1.2.840.113741.1.13.1.3", pceid, sizeof pceid);
+	n += der_elem(der + n, "1.2.840.113741.1.13.1.4", fmspc, sizeof fmspc);
+	der[0] = 0x30, der[1] = 0x82, der[2] = (uint8_t)((n - 4) >> 8), der[3] = (uint8_t)(n - 4);
+	ASN1_OBJECT *e_oid = OBJ_txt2obj("1.2.840.113741.1.13.1", 1);
 	ASN1_OCTET_STRING *os = ASN1_OCTET_STRING_new();
-	if (!o || !os || ASN1_OCTET_STRING_set(os, der, (int)n) != 1)
+	if (!e_oid || !os || ASN1_OCTET_STRING_set(os, der, (int)n) != 1)
 		die("sgx ext");
-	X509_EXTENSION *e = X509_EXTENSION_create_by_OBJ(NULL, o, 0, os);
+	X509_EXTENSION *e = X509_EXTENSION_create_by_OBJ(NULL, e_oid, 0, os);
 	if (!e || X509_add_ext(x, e, -1) != 1)
 		die("sgx ext add");
 	X509_EXTENSION_free(e);
 	ASN1_OCTET_STRING_free(os);
-	ASN1_OBJECT_free(o);
+	ASN1_OBJECT_free(e_oid);
 }
 
 static X509 *cert(const char *cn, EVP_PKEY *key, X509 *issuer, EVP_PKEY *issuer_key, bool ca,
@@ -104,13 +137,16 @@ test_tdx_authority *test_tdx_authority_new(const char *roots_dir, bool pck_is_ca
 	ta->ca_key = EVP_EC_gen("P-256");
 	ta->pck_key = EVP_EC_gen("P-256");
 	ta->ak = EVP_EC_gen("P-256");
-	if (!ta->root_key || !ta->ca_key || !ta->pck_key || !ta->ak)
+	ta->tcb_key = EVP_EC_gen("P-256");
+	if (!ta->root_key || !ta->ca_key || !ta->pck_key || !ta->ak || !ta->tcb_key)
 		die("keygen");
 	ta->root = cert("SGX Root CA (test)", ta->root_key, NULL, ta->root_key, true, 1, false);
 	ta->ca =
 	    cert("SGX PCK Platform CA (test)", ta->ca_key, ta->root, ta->root_key, true, 2, false);
 	ta->pck =
 	    cert("SGX PCK Certificate (test)", ta->pck_key, ta->ca, ta->ca_key, pck_is_ca, 3, true);
+	ta->tcb_signer =
+	    cert("SGX TCB Signing (test)", ta->tcb_key, ta->root, ta->root_key, false, 6, false);
 	if (roots_dir) {
 		char path[4096];
 		snprintf(path, sizeof path, "%s/intel_sgx_root_ca.pem", roots_dir);
@@ -130,6 +166,8 @@ void test_tdx_authority_free(test_tdx_authority *ta)
 	EVP_PKEY_free(ta->ca_key);
 	EVP_PKEY_free(ta->pck_key);
 	EVP_PKEY_free(ta->ak);
+	EVP_PKEY_free(ta->tcb_key);
+	X509_free(ta->tcb_signer);
 	X509_free(ta->root);
 	X509_free(ta->ca);
 	X509_free(ta->pck);
@@ -264,4 +302,50 @@ void test_tdx_authority_crls(test_tdx_authority *ta, const char *dir, bool revok
 	write_crl(path, ta->ca, ta->ca_key, revoke ? ta->pck : NULL, next_update_days);
 	snprintf(path, sizeof path, "%s/root_crl.pem", dir);
 	write_crl(path, ta->root, ta->root_key, NULL, next_update_days);
+}
+
+void test_tdx_authority_tcb_info(test_tdx_authority *ta, const char *dir, const char *status,
+                                 long next_update_days)
+{
+	/* One level at the PCK's SVNs (SGX 4, PCESVN 11) and the quote's TEE
+	 * TCB SVN (3, 0, 0...), with status; below it an OutOfDate one. */
+	char comps[2][400], *t = NULL;
+	for (int k = 0; k < 2; k++) {
+		size_t n = 0;
+		for (int i = 0; i < 16; i++)
+			n += (size_t)snprintf(comps[k] + n, sizeof comps[k] - n, "%s{\"svn\":%d}",
+			                      i ? "," : "",
+			                      k == 0   ? 4
+			                      : i == 0 ? 3
+			                               : 0);
+	}
+	time_t now = time(NULL), next = now + next_update_days * 86400, issued = now - 86400;
+	char a[32], b[32];
+	strftime(a, sizeof a, "%Y-%m-%dT%H:%M:%SZ", gmtime(&issued));
+	strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%SZ", gmtime(&next));
+	if (asprintf(&t,
+	             "{\"id\":\"TDX\",\"version\":3,\"issueDate\":\"%s\",\"nextUpdate\":\"%s\","
+	             "\"fmspc\":\"00906ED50000\",\"pceId\":\"0000\",\"tcbType\":0,"
+	             "\"tcbLevels\":[{\"tcb\":{\"sgxtcbcomponents\":[%s],\"pcesvn\":11,"
+	             "\"tdxtcbcomponents\":[%s]},\"tcbStatus\":\"%s\"},"
+	             "{\"tcb\":{\"sgxtcbcomponents\":[%s],\"pcesvn\":5,"
+	             "\"tdxtcbcomponents\":[%s]},\"tcbStatus\":\"OutOfDate\"}]}",
+	             a, b, comps[0], comps[1], status, comps[0], comps[1]) < 0)
+		die("tcb info");
+	uint8_t rs[64];
+	sign_rs(ta->tcb_key, (const uint8_t *)t, strlen(t), rs);
+	char path[4096], hex[129];
+	for (int i = 0; i < 64; i++)
+		snprintf(hex + 2 * i, 3, "%02x", rs[i]);
+	snprintf(path, sizeof path, "%s/tcb_info.json", dir);
+	FILE *f = fopen(path, "w");
+	if (!f || fprintf(f, "{\"tcbInfo\":%s,\"signature\":\"%s\"}", t, hex) < 0)
+		die("tcb info write");
+	fclose(f);
+	free(t);
+	snprintf(path, sizeof path, "%s/tcb_signing_chain.pem", dir);
+	f = fopen(path, "w");
+	if (!f || PEM_write_X509(f, ta->tcb_signer) != 1 || PEM_write_X509(f, ta->root) != 1)
+		die("tcb chain write");
+	fclose(f);
 }

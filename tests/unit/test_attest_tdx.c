@@ -122,21 +122,71 @@ START_TEST(hostile_lengths_refused)
 }
 END_TEST
 
-/* Intel's CRLs of June 2023 (go-tdx-guest's PCS samples) cover the SPR
- * quote's chain while valid; past their next update they are refused. */
-START_TEST(real_crls)
+/* A collateral directory holding copies of the fixture's files named. */
+static void collateral_copy(char *dir, const char *const *names, size_t n, long flip_at)
+{
+	strcpy(dir, "/tmp/isotier-attest-tdxc-XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	for (size_t i = 0; i < n; i++) {
+		char cmd[600];
+		snprintf(cmd, sizeof cmd, "cp %s/tdx_collateral/%s %s/", FIX, names[i], dir);
+		ck_assert_int_eq(system(cmd), 0);
+	}
+	if (flip_at >= 0) {
+		char path[200];
+		snprintf(path, sizeof path, "%s/tcb_info.json", dir);
+		FILE *f = fopen(path, "r+b");
+		ck_assert_ptr_nonnull(f);
+		fseek(f, flip_at, SEEK_SET);
+		int c = fgetc(f);
+		fseek(f, flip_at, SEEK_SET);
+		fputc(c == '5' ? '6' : '5', f);
+		fclose(f);
+	}
+}
+
+/* Intel's June 2023 collateral (go-tdx-guest's PCS samples) for the SPR
+ * quote: its CRLs cover the chain while valid and are refused once expired;
+ * its TCB info (signed by Intel's TCB signing key) lists no level the
+ * quote's PCK reaches (SGX SVNs 3,3,2,2,2,1,0,2 below both levels' 5,5,2,
+ * 2,3,1,0,3): the platform's TCB is not supported, and refused; a changed
+ * TCB info, or one not yet issued, is refused. */
+START_TEST(real_collateral)
 {
 	attest_verdict v;
+	char dir[64];
+	static const char *const crls[] = {"pck_crl.der", "root_crl.der"};
+	static const char *const all[] = {"pck_crl.der", "root_crl.der", "tcb_info.json",
+	                                  "tcb_signing_chain.pem"};
+	collateral_copy(dir, crls, 2, -1);
 	attest_policy p = {.roots_dir = ROOTS,
 	                   .now = 1687392000, /* 2023-06-22 */
 	                   .tdx_allow_sept_ve = true,
-	                   .tdx_collateral_dir = FIX "tdx_collateral"};
+	                   .tdx_collateral_dir = dir};
 	attest_evidence e = {.provider = "tdx_guest", .outblob = quote, .outblob_len = quote_len};
 	ck_assert_msg(attest_verify(&v, &e, quote + 48 + 520, &p, NULL) == 0, "%s", v.detail);
 	ck_assert_ptr_nonnull(strstr(v.tcb, "checked against Intel's CRLs"));
+	ck_assert_msg(strstr(v.tcb, "TCB status not evaluated (no tcb_info.json"), "%s", v.tcb);
 	p.now = WHEN;
 	ck_assert_int_lt(attest_verify(&v, &e, quote + 48 + 520, &p, NULL), 0);
 	ck_assert_msg(strstr(v.detail, "CRL has expired"), "%s", v.detail);
+	p.now = 1687392000;
+	p.tdx_collateral_dir = FIX "tdx_collateral";
+	ck_assert_int_lt(attest_verify(&v, &e, quote + 48 + 520, &p, NULL), 0);
+	ck_assert_msg(strstr(v.detail, "no TCB level of the TCB info matches"), "%s", v.detail);
+	p.now = 1686441600; /* 2023-06-11: CRLs valid, the TCB info not yet issued */
+	ck_assert_int_lt(attest_verify(&v, &e, quote + 48 + 520, &p, NULL), 0);
+	ck_assert_msg(strstr(v.detail, "tcb_info.json is out of date"), "%s", v.detail);
+	char cmd[100];
+	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+	/* One svn changed in the signed TCB info (byte 400: inside tcbLevels). */
+	collateral_copy(dir, all, 4, 400);
+	p.now = 1687392000;
+	p.tdx_collateral_dir = dir;
+	ck_assert_int_lt(attest_verify(&v, &e, quote + 48 + 520, &p, NULL), 0);
+	ck_assert_msg(strstr(v.detail, "signature is not Intel's"), "%s", v.detail);
+	ck_assert_int_eq(system(cmd), 0);
 }
 END_TEST
 
@@ -255,10 +305,30 @@ START_TEST(collateral_crls)
 	test_tdx_authority_crls(ta, coll, false, 30);
 	ck_assert_msg(tverify(ta, f, p, &v, -1) == 0, "%s", v.detail);
 	ck_assert_msg(strstr(v.tcb, "checked against Intel's CRLs"), "%s", v.tcb);
+	ck_assert_msg(strstr(v.tcb, "TCB status not evaluated (no tcb_info.json"), "%s", v.tcb);
 	test_tdx_authority_crls(ta, coll, true, 30);
 	TREFUSED(ta, f, p, -1, "revoked by Intel's CRL");
 	test_tdx_authority_crls(ta, coll, false, -2);
 	TREFUSED(ta, f, p, -1, "CRLs do not cover the chain: CRL has expired");
+	/* TCB info: the matching level's status is the verdict's. */
+	test_tdx_authority_crls(ta, coll, false, 30);
+	test_tdx_authority_tcb_info(ta, coll, "UpToDate", 30);
+	ck_assert_msg(tverify(ta, f, p, &v, -1) == 0, "%s", v.detail);
+	ck_assert_msg(strstr(v.tcb, "TCB status UpToDate"), "%s", v.tcb);
+	test_tdx_authority_tcb_info(ta, coll, "SWHardeningNeeded", 30);
+	ck_assert_msg(tverify(ta, f, p, &v, -1) == 0, "%s", v.detail);
+	ck_assert_msg(strstr(v.tcb, "TCB status SWHardeningNeeded"), "%s", v.tcb);
+	test_tdx_authority_tcb_info(ta, coll, "OutOfDate", 30);
+	TREFUSED(ta, f, p, -1, "the platform's TCB status is OutOfDate");
+	test_tdx_authority_tcb_info(ta, coll, "Revoked", 30);
+	TREFUSED(ta, f, p, -1, "the platform's TCB status is Revoked");
+	test_tdx_authority_tcb_info(ta, coll, "UpToDate", -1);
+	TREFUSED(ta, f, p, -1, "tcb_info.json is out of date");
+	/* Another authority's TCB info: its signing chain is not the root's. */
+	test_tdx_authority *other = test_tdx_authority_new(NULL, false);
+	test_tdx_authority_tcb_info(other, coll, "UpToDate", 30);
+	TREFUSED(ta, f, p, -1, "tcb_signing_chain.pem missing or not chained");
+	test_tdx_authority_free(other);
 	test_tdx_authority_free(ta);
 }
 END_TEST
@@ -273,7 +343,7 @@ int main(void)
 	tcase_add_loop_test(tc, flipped_bit_refused, 0, 40);
 	tcase_add_test(tc, chain_time_and_root_refused);
 	tcase_add_test(tc, hostile_lengths_refused);
-	tcase_add_test(tc, real_crls);
+	tcase_add_test(tc, real_collateral);
 	tcase_add_test(tc, real_quote_v5_verifies);
 	suite_add_tcase(s, tc);
 	TCase *gen = tcase_create("generated");
