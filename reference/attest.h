@@ -7,11 +7,10 @@
  * bytes of its choosing: the binding, a SHA-512 over the verifier's nonce and
  * a digest of the probe's own report (attest_binding). The CPU's firmware
  * signs that report with a key only the chip holds (SNP: the VCEK, certified
- * by AMD's ASK and ARK; TDX: the attestation key, certified by the quoting
- * enclave whose PCK chains to Intel's SGX root). Everything in the evidence,
- * certificates included, crossed a trust boundary: sizes are bounded, every
- * field is checked, and anything unproven leaves the verdict not valid, with
- * the field named.
+ * by AMD's ASK and ARK, or a cloud's VLEK, certified by AMD's ASVK and ARK; TDX: the attestation
+ * key, certified by the quoting enclave whose PCK chains to Intel's SGX root). Everything in the
+ * evidence, certificates included, crossed a trust boundary: sizes are bounded, every field is
+ * checked, and anything unproven leaves the verdict not valid, with the field named.
  *
  * What a valid verdict proves: a genuine SEV-SNP or TDX guest (the chip's
  * vendor says so) signed this run's binding. It does not prove that the
@@ -82,7 +81,8 @@ typedef struct attest_snp_report {
 	uint8_t family_id[16], image_id[16];
 	uint32_t vmpl, sig_algo;
 	uint64_t current_tcb, platform_info;
-	uint32_t flags; /* bit 0 author key, bits 2-4 signing key (0: VCEK) */
+	uint32_t
+	    flags; /* bit 0 author key, 1 MASK_CHIP_ID, bits 2-4 signing key (0 VCEK, 1 VLEK) */
 	uint8_t report_data[ATTEST_DATA_LEN];
 	uint8_t measurement[ATTEST_SNP_MEASURE_LEN];
 	uint8_t host_data[32], id_key_digest[48], author_key_digest[48];

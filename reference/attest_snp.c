@@ -362,13 +362,10 @@ int attest_snp_verify(attest_verdict *v, const attest_snp_report *r, const uint8
 		rc = fail(v, err, "%s", ek_why);
 	if (rc == 0) {
 		ek->vlek = vlek;
-		chip = ek_names_chip(ek, r, product);
+		if ((chip = ek_names_chip(ek, r, product)) != NULL)
+			rc = fail(v, err, "SNP: %s", chip);
 	}
-	if (rc < 0)
-		;
-	else if (chip)
-		rc = fail(v, err, "SNP: %s", chip);
-	else if (!signature_ok(cert, r, raw)) {
+	if (rc == 0 && !signature_ok(cert, r, raw)) {
 		snprintf(v->detail, sizeof v->detail,
 		         "SNP report.signature: not the %s's over the report (%s)", kind, src);
 		rc = isotier__error_set(err, ISOTIER_EDATA, 0, "%s", v->detail);
