@@ -7,11 +7,10 @@
  * bytes of its choosing: the binding, a SHA-512 over the verifier's nonce and
  * a digest of the probe's own report (attest_binding). The CPU's firmware
  * signs that report with a key only the chip holds (SNP: the VCEK, certified
- * by AMD's ASK and ARK; TDX: the attestation key, certified by the quoting
- * enclave whose PCK chains to Intel's SGX root). Everything in the evidence,
- * certificates included, crossed a trust boundary: sizes are bounded, every
- * field is checked, and anything unproven leaves the verdict not valid, with
- * the field named.
+ * by AMD's ASK and ARK, or a cloud's VLEK, certified by AMD's ASVK and ARK; TDX: the attestation
+ * key, certified by the quoting enclave whose PCK chains to Intel's SGX root). Everything in the
+ * evidence, certificates included, crossed a trust boundary: sizes are bounded, every field is
+ * checked, and anything unproven leaves the verdict not valid, with the field named.
  *
  * What a valid verdict proves: a genuine SEV-SNP or TDX guest (the chip's
  * vendor says so) signed this run's binding. It does not prove that the
@@ -40,8 +39,16 @@
 #define ATTEST_SNP_MEASURE_LEN  48
 #define ATTEST_SNP_REPORTID_LEN 32
 #define ATTEST_SNP_CHIPID_LEN   64
-/* SNP guest policy bit 19: debugging allowed (the host can read the guest). */
-#define ATTEST_SNP_POLICY_DEBUG (1ull << 19)
+/* SNP guest policy bits (AMD 56860, GUEST_POLICY; go-sev-guest abi.ParseSnpPolicy). */
+#define ATTEST_SNP_POLICY_SMT           (1ull << 16)  /* simultaneous multithreading allowed */
+#define ATTEST_SNP_POLICY_RESERVED1     (1ull << 17)  /* reserved, must be one */
+#define ATTEST_SNP_POLICY_MIGRATE_MA    (1ull << 18)  /* a migration agent may export the guest */
+#define ATTEST_SNP_POLICY_DEBUG         (1ull << 19)  /* debugging allowed: the host reads it */
+#define ATTEST_SNP_POLICY_SINGLE_SOCKET (1ull << 20)  /* the guest may run on one socket only */
+#define ATTEST_SNP_POLICY_MBZ           (~0ull << 26) /* bits 26-63: must be zero */
+/* Report flags (SIGNER_INFO) bits 2-4: the key that signed. */
+#define ATTEST_SNP_SIGNER_VCEK 0
+#define ATTEST_SNP_SIGNER_VLEK 1
 
 typedef enum { ATTEST_TECH_NONE, ATTEST_TECH_SEV_SNP, ATTEST_TECH_TDX } attest_tech;
 const char *attest_tech_name(attest_tech t);
@@ -62,6 +69,8 @@ const char *attest_cert_source_name(attest_cert_source s);
 typedef struct attest_snp_tcb {
 	uint8_t boot_loader, tee, snp, microcode, fmc;
 } attest_snp_tcb;
+/* The 8 raw bytes again (reserved bytes zero). */
+uint64_t attest_snp_tcb_join(attest_snp_tcb t, bool turin);
 
 /* The SEV-SNP ATTESTATION_REPORT (AMD SEV-SNP ABI spec 56860, Table 22):
  * versions 2, 3 and 5 are in use (3 adds CPUID family/model/stepping, 5
@@ -72,7 +81,8 @@ typedef struct attest_snp_report {
 	uint8_t family_id[16], image_id[16];
 	uint32_t vmpl, sig_algo;
 	uint64_t current_tcb, platform_info;
-	uint32_t flags; /* bit 0 author key, bits 2-4 signing key (0: VCEK) */
+	uint32_t
+	    flags; /* bit 0 author key, 1 MASK_CHIP_ID, bits 2-4 signing key (0 VCEK, 1 VLEK) */
 	uint8_t report_data[ATTEST_DATA_LEN];
 	uint8_t measurement[ATTEST_SNP_MEASURE_LEN];
 	uint8_t host_data[32], id_key_digest[48], author_key_digest[48];
@@ -81,6 +91,8 @@ typedef struct attest_snp_report {
 	uint8_t cpuid_fam, cpuid_mod, cpuid_step; /* version >= 3; 0 before */
 	uint8_t chip_id[ATTEST_SNP_CHIPID_LEN];
 	uint64_t committed_tcb, launch_tcb;
+	uint8_t current_build, current_minor, current_major;
+	uint8_t committed_build, committed_minor, committed_major;
 	uint8_t sig_r[72], sig_s[72]; /* little-endian, zero-padded */
 } attest_snp_report;
 
@@ -94,18 +106,37 @@ typedef struct attest_policy {
 	const char *roots_dir; /* pinned vendor roots; NULL: attest_default_roots_dir() */
 	const char *cache_dir; /* VCEKs the operator fetched (<chip_id hex>.der|.pem); NULL: none */
 	unsigned max_vmpl;     /* SNP: highest VMPL accepted (0: only the most privileged) */
+	/* SNP: every component of REPORTED_TCB and LAUNCH_TCB at least this
+	 * (fmc on Turin only); without it, the product's shipped minimum
+	 * (attest_snp_default_min_tcb), and none for the product: refused. */
 	bool has_min_tcb;
-	attest_snp_tcb min_tcb; /* SNP: every component at least this */
+	attest_snp_tcb min_tcb;
+	bool allow_provisional; /* SNP: COMMITTED below CURRENT accepted (never above) */
+	bool require_no_smt;    /* SNP: policy SMT must be clear */
+	bool require_single_socket;
+	uint8_t min_abi_major, min_abi_minor; /* SNP: policy ABI at least this */
 	/* A reference measurement (SNP: 48 bytes, TDX: MRTD 48 bytes): judged
 	 * only when given; else recorded. */
 	const uint8_t *measurement;
 	size_t measurement_len;
 	time_t now; /* certificate validity is checked at this time; 0: now */
+	/* TDX: SEPT_VE_DISABLE is required unless this is set; XFAM, MRSEAM
+	 * and RTMRs, when given, must equal the quote's. */
+	bool tdx_allow_sept_ve;
+	bool has_tdx_xfam, has_tdx_mrseam, has_tdx_rtmr[4];
+	uint8_t tdx_xfam[8], tdx_mrseam[48], tdx_rtmr[4][48];
+	/* TDX collateral fetched elsewhere from Intel PCS (runbook/attestation.md):
+	 * pck_crl and root_crl (.der or .pem); NULL: not evaluated, and the
+	 * verdict says so. */
+	const char *tdx_collateral_dir;
 } attest_policy;
 
 /* Fills p from ISOTIER_ATTEST_ROOTS, ISOTIER_ATTEST_CACHE,
- * ISOTIER_ATTEST_MAX_VMPL, ISOTIER_ATTEST_MIN_TCB ("bl.tee.snp.ucode"),
- * ISOTIER_ATTEST_MEASUREMENT (hex); mbuf holds the decoded measurement. */
+ * ISOTIER_ATTEST_MAX_VMPL, ISOTIER_ATTEST_MIN_TCB ("bl.tee.snp.ucode[.fmc]"),
+ * ISOTIER_ATTEST_SNP_PROVISIONAL, ISOTIER_ATTEST_SNP_NO_SMT,
+ * ISOTIER_ATTEST_SNP_SINGLE_SOCKET (each "1"), ISOTIER_ATTEST_SNP_MIN_ABI
+ * ("major.minor"), ISOTIER_ATTEST_MEASUREMENT (hex); mbuf holds the decoded
+ * measurement. */
 int attest_policy_from_env(attest_policy *p, uint8_t mbuf[ATTEST_SNP_MEASURE_LEN],
                            isotier_error *err);
 /* catalogue/roots in a build, share/isotier/catalogue/roots installed. */
@@ -125,7 +156,7 @@ typedef struct attest_verdict {
 	attest_cert_source certs;
 	char root[200];   /* the root of trust used, e.g. "AMD ARK-Milan (pinned: ...)" */
 	char product[16]; /* Milan, Genoa, Turin; TDX: "" */
-	char tcb[96];     /* the reported TCB, as text */
+	char tcb[160];    /* the reported TCB, as text (TDX: what of it was evaluated) */
 	char measurement[2 * 48 + 1];
 	const char *measurement_judged; /* "matches the reference", "differs...", "recorded" */
 	uint8_t guest_id[ATTEST_SNP_REPORTID_LEN]; /* SNP report_id; TDX: none */
@@ -148,12 +179,66 @@ int attest_verify(attest_verdict *v, const attest_evidence *e,
                   const uint8_t expected[ATTEST_DATA_LEN], const attest_policy *p,
                   isotier_error *err);
 
-/* The SNP half (attest_snp.c): signature over the report by the VCEK found
- * in auxblob or the cache, the VCEK's chain to a pinned ARK. Both halves
- * take p->roots_dir resolved (attest_verify does it). */
+/* What an SNP endorsement key's certificate says (AMD 57230, VCEK and VLEK
+ * extensions under 1.3.6.1.4.1.3704.1): the TCB it was issued for, the chip
+ * (hwID: 64 bytes to Genoa, 8 on Turin; a VLEK names none) and the product. */
+typedef struct attest_snp_ek {
+	uint8_t spl[10]; /* .3.N, N = 1 bl, 2 tee, 3 snp, 4-7 reserved, 8 ucode, 9 fmc */
+	bool has_spl[10];
+	uint8_t hwid[ATTEST_SNP_CHIPID_LEN];
+	size_t hwid_len;  /* 0: none */
+	char product[24]; /* .2, e.g. "Milan-B0", "Turin" */
+	bool vlek;        /* the report's SIGNING_KEY said VLEK */
+} attest_snp_ek;
+struct x509_st;
+/* Reads x's extensions into ek; <0 with why when one is malformed or twice. */
+int attest_snp_ek_read(attest_snp_ek *ek, const struct x509_st *x, char *why, size_t whylen);
+/* The same from a certificate's DER or PEM bytes (tests, tools). */
+int attest_snp_ek_parse(attest_snp_ek *ek, const uint8_t *cert, size_t len, char *why,
+                        size_t whylen);
+/* The TCB the certificate was issued for, as the report's 8 raw bytes. */
+uint64_t attest_snp_ek_tcb(const attest_snp_ek *ek, bool turin);
+
+/* The SNP half (attest_snp.c): the endorsement key the report's SIGNING_KEY
+ * names (a VCEK, or a VLEK), from the operator's cache first, else the
+ * host's auxblob; its chain to the product's pinned ARK through the pinned
+ * ASK (VCEK) or ASVK (VLEK); the chip it names; its signature over the
+ * report. ek gets what its certificate says. Both halves take p->roots_dir
+ * resolved (attest_verify does it). */
 int attest_snp_verify(attest_verdict *v, const attest_snp_report *r, const uint8_t *raw,
-                      const attest_evidence *e, const attest_policy *p, isotier_error *err);
+                      const attest_evidence *e, const attest_policy *p, attest_snp_ek *ek,
+                      isotier_error *err);
+/* attest_snp_check.c: a genuine report appraised as go-sev-guest's
+ * validate.SnpAttestation does: the key's TCB equal to REPORTED_TCB and not
+ * above CURRENT_TCB; COMMITTED equal to CURRENT (TCB, build, API) unless
+ * provisional firmware is allowed (then not above); REPORTED_TCB and
+ * LAUNCH_TCB at least the minimum; the guest policy (reserved bit 17 set,
+ * bits 26-63 clear, MIGRATE_MA and DEBUG refused, SMT, SINGLE_SOCKET and
+ * ABI as required); the VMPL. 0, or <0 with v->detail naming the check. */
+int attest_snp_appraise(attest_verdict *v, const attest_snp_report *r, const attest_snp_ek *ek,
+                        const char *product, const attest_policy *p, isotier_error *err);
+/* The minimum TCB isotier ships for product (Milan, Genoa, Turin) and its
+ * dated source; false when none is shipped. */
+bool attest_snp_default_min_tcb(const char *product, attest_snp_tcb *min, const char **source);
 /* The TDX half (attest_tdx.c). */
+/* attest_tdx_check.c: the TD report's attributes (DEBUG and MIGRATABLE
+ * refused, SEPT_VE_DISABLE required), XFAM, MRSEAM, RTMRs against p; 0, or
+ * <0 with v->detail naming the field. body: the 584-byte TD report. */
+int attest_tdx_appraise(attest_verdict *v, const uint8_t *body, const attest_policy *p,
+                        isotier_error *err);
+/* Whether leaf is a PCK certificate: not a CA, with Intel's SGX extension
+ * (1.2.840.113741.1.13.1) holding the PPID, TCB, PCE-ID and FMSPC; NULL, or
+ * why not. */
+const char *attest_tdx_pck_check(const struct x509_st *leaf);
+/* attest_tdx_tcb.c: the platform's TCB status from the collateral
+ * directory's tcb_info.json and tcb_signing_chain.pem (Intel PCS), for the
+ * PCK pck and the TD report body, at now. 0 with status ("UpToDate",
+ * "SWHardeningNeeded", or "not evaluated (no tcb_info.json ...)"); <0 with
+ * why (a bad or stale TCB info, another platform's, no matching level, or a
+ * status below SWHardeningNeeded). */
+int attest_tdx_tcb_status(char *status, size_t status_len, const struct x509_st *pck,
+                          const uint8_t *body, const char *dir, const char *roots, time_t now,
+                          char *why, size_t whylen);
 int attest_tdx_verify(attest_verdict *v, const attest_evidence *e,
                       const uint8_t expected[ATTEST_DATA_LEN], const attest_policy *p,
                       isotier_error *err);
@@ -203,6 +288,11 @@ int attest_output_verify(attest_verdict *v, const char *out, size_t len, const c
  * run (err). */
 int attest_host(attest_verdict *v, const char *probe_path, int timeout_s, int cancel_fd,
                 isotier_error *err);
+/* How an attested verdict's text starts: "attested, measurement not judged"
+ * unless every verdict given matched a configured reference measurement
+ * ("attested, measurement matches the reference"): a genuine guest running
+ * unknown software is not the same statement. */
+const char *attest_judged_phrase(const attest_verdict *v, size_t n);
 /* The pair's outcome from its two verdicts (v[] filled, rc[] from
  * attest_output_verify). */
 void attest_pair_judge(attest_pair *pair, const int rc[2]);

@@ -9,6 +9,7 @@
 
 #include <cjson/cJSON.h>
 #include <limits.h>
+#include <stddef.h>
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <stdlib.h>
@@ -81,20 +82,74 @@ int attest_policy_from_env(attest_policy *p, uint8_t mbuf[ATTEST_SNP_MEASURE_LEN
 		p->max_vmpl = (unsigned)n;
 	}
 	if ((v = getenv("ISOTIER_ATTEST_MIN_TCB")) && *v) {
-		unsigned a, b, c, d;
+		unsigned a, b, c, d, f = 0;
 		char tail;
-		if (sscanf(v, "%u.%u.%u.%u%c", &a, &b, &c, &d, &tail) != 4 || a > 255 || b > 255 ||
-		    c > 255 || d > 255)
+		int n = sscanf(v, "%u.%u.%u.%u%c", &a, &b, &c, &d, &tail);
+		if (n == 5 && tail == '.')
+			n = sscanf(v, "%u.%u.%u.%u.%u%c", &a, &b, &c, &d, &f, &tail) == 5 ? 4 : 0;
+		if (n != 4 || a > 255 || b > 255 || c > 255 || d > 255 || f > 255)
 			return isotier__error_set(err, ISOTIER_EINVAL, 0,
 			                          "ISOTIER_ATTEST_MIN_TCB: \"%.40s\", not "
-			                          "bootloader.tee.snp.microcode",
+			                          "bootloader.tee.snp.microcode[.fmc]",
 			                          v);
 		p->has_min_tcb = true;
 		p->min_tcb = (attest_snp_tcb){.boot_loader = (uint8_t)a,
 		                              .tee = (uint8_t)b,
 		                              .snp = (uint8_t)c,
-		                              .microcode = (uint8_t)d};
+		                              .microcode = (uint8_t)d,
+		                              .fmc = (uint8_t)f};
 	}
+	static const struct {
+		const char *name;
+		size_t at;
+	} flags[] = {
+	    {"ISOTIER_ATTEST_SNP_PROVISIONAL", offsetof(attest_policy, allow_provisional)},
+	    {"ISOTIER_ATTEST_SNP_NO_SMT", offsetof(attest_policy, require_no_smt)},
+	    {"ISOTIER_ATTEST_SNP_SINGLE_SOCKET", offsetof(attest_policy, require_single_socket)},
+	    {"ISOTIER_ATTEST_TDX_ALLOW_SEPT_VE", offsetof(attest_policy, tdx_allow_sept_ve)}};
+	for (size_t i = 0; i < sizeof flags / sizeof *flags; i++) {
+		if (!(v = getenv(flags[i].name)) || !*v || !strcmp(v, "0"))
+			continue;
+		if (strcmp(v, "1") != 0)
+			return isotier__error_set(err, ISOTIER_EINVAL, 0,
+			                          "%s: \"%.20s\", not 0 or 1", flags[i].name, v);
+		*(bool *)((char *)p + flags[i].at) = true;
+	}
+	if ((v = getenv("ISOTIER_ATTEST_SNP_MIN_ABI")) && *v) {
+		unsigned major, minor;
+		char tail;
+		if (sscanf(v, "%u.%u%c", &major, &minor, &tail) != 2 || major > 255 || minor > 255)
+			return isotier__error_set(err, ISOTIER_EINVAL, 0,
+			                          "ISOTIER_ATTEST_SNP_MIN_ABI: \"%.20s\", not "
+			                          "major.minor",
+			                          v);
+		p->min_abi_major = (uint8_t)major;
+		p->min_abi_minor = (uint8_t)minor;
+	}
+	/* TDX values the quote must carry, hex as the quote's bytes. */
+	struct {
+		const char *name;
+		uint8_t *buf;
+		size_t len;
+		bool *has;
+	} tdx[] = {{"ISOTIER_ATTEST_TDX_XFAM", p->tdx_xfam, 8, &p->has_tdx_xfam},
+	           {"ISOTIER_ATTEST_TDX_MRSEAM", p->tdx_mrseam, 48, &p->has_tdx_mrseam},
+	           {"ISOTIER_ATTEST_TDX_RTMR0", p->tdx_rtmr[0], 48, &p->has_tdx_rtmr[0]},
+	           {"ISOTIER_ATTEST_TDX_RTMR1", p->tdx_rtmr[1], 48, &p->has_tdx_rtmr[1]},
+	           {"ISOTIER_ATTEST_TDX_RTMR2", p->tdx_rtmr[2], 48, &p->has_tdx_rtmr[2]},
+	           {"ISOTIER_ATTEST_TDX_RTMR3", p->tdx_rtmr[3], 48, &p->has_tdx_rtmr[3]}};
+	for (size_t i = 0; i < sizeof tdx / sizeof *tdx; i++) {
+		size_t n = 0;
+		if (!(v = getenv(tdx[i].name)) || !*v)
+			continue;
+		if (hex_decode(tdx[i].buf, tdx[i].len, &n, v) < 0 || n != tdx[i].len)
+			return isotier__error_set(err, ISOTIER_EINVAL, 0,
+			                          "%s: not %zu lowercase hex digits", tdx[i].name,
+			                          2 * tdx[i].len);
+		*tdx[i].has = true;
+	}
+	if ((v = getenv("ISOTIER_ATTEST_TDX_COLLATERAL")) && *v)
+		p->tdx_collateral_dir = v;
 	if ((v = getenv("ISOTIER_ATTEST_MEASUREMENT")) && *v) {
 		size_t n = 0;
 		if (hex_decode(mbuf, ATTEST_SNP_MEASURE_LEN, &n, v) < 0 ||
@@ -141,47 +196,40 @@ static int refuse(attest_verdict *v, isotier_error *err, const char *what)
 	return isotier__error_set(err, ISOTIER_EDATA, 0, "%s", what);
 }
 
-static bool tcb_below(attest_snp_tcb have, attest_snp_tcb min)
-{
-	return have.boot_loader < min.boot_loader || have.tee < min.tee || have.snp < min.snp ||
-	       have.microcode < min.microcode;
-}
-
 static int verify_snp(attest_verdict *v, const attest_evidence *e,
                       const uint8_t expected[ATTEST_DATA_LEN], const attest_policy *p,
                       isotier_error *err)
 {
 	attest_snp_report r;
+	attest_snp_ek ek;
 	v->tech = ATTEST_TECH_SEV_SNP;
 	if (attest_snp_parse(&r, e->outblob, e->outblob_len, err) < 0)
 		return refuse(v, NULL, err->message);
 	bool turin = r.version >= 3 && r.cpuid_fam == 0x1A;
 	attest_snp_tcb t = attest_snp_tcb_split(r.reported_tcb, turin);
-	snprintf(v->tcb, sizeof v->tcb,
-	         "reported TCB bootloader %u, tee %u, snp %u, microcode %u%s", t.boot_loader, t.tee,
-	         t.snp, t.microcode, turin ? " (Turin layout)" : "");
+	if (turin)
+		snprintf(v->tcb, sizeof v->tcb,
+		         "reported TCB fmc %u, bootloader %u, tee %u, snp %u, microcode %u (Turin "
+		         "layout)",
+		         t.fmc, t.boot_loader, t.tee, t.snp, t.microcode);
+	else
+		snprintf(v->tcb, sizeof v->tcb,
+		         "reported TCB bootloader %u, tee %u, snp %u, microcode %u", t.boot_loader,
+		         t.tee, t.snp, t.microcode);
 	hex_text(v->measurement, r.measurement, ATTEST_SNP_MEASURE_LEN);
 	memcpy(v->guest_id, r.report_id, sizeof v->guest_id);
 	v->has_guest_id = true;
 	v->measurement_judged = "recorded, not judged (no reference value configured)";
-	if (attest_snp_verify(v, &r, e->outblob, e, p, err) < 0)
+	if (attest_snp_verify(v, &r, e->outblob, e, p, &ek, err) < 0)
 		return err->code;
 	/* The report is genuine: now whether it is this run's and acceptable. */
 	if (CRYPTO_memcmp(r.report_data, expected, ATTEST_DATA_LEN) != 0)
 		return refuse(v, err,
 		              "SNP report.report_data: not this run's binding (a replayed report, "
 		              "or one over another probe output)");
-	if (r.policy & ATTEST_SNP_POLICY_DEBUG)
-		return refuse(v, err,
-		              "SNP report.policy: debugging allowed: the host can read the guest");
-	if (r.vmpl > p->max_vmpl) {
-		char why[120];
-		snprintf(why, sizeof why, "SNP report.vmpl: %u, above the accepted %u", r.vmpl,
-		         p->max_vmpl);
-		return refuse(v, err, why);
-	}
-	if (p->has_min_tcb && tcb_below(t, p->min_tcb))
-		return refuse(v, err, "SNP report.reported_tcb: below the configured minimum TCB");
+	int rc = attest_snp_appraise(v, &r, &ek, v->product, p, err);
+	if (rc < 0)
+		return rc;
 	if (p->measurement) {
 		bool same = p->measurement_len == ATTEST_SNP_MEASURE_LEN &&
 		            !memcmp(p->measurement, r.measurement, ATTEST_SNP_MEASURE_LEN);
@@ -357,6 +405,16 @@ int attest_output_verify(attest_verdict *v, const char *out, size_t len, const c
 	int rc = attest_verify(v, &ev, o.binding, p, &e);
 	attest_output_clear(&o);
 	return rc == 0 ? 1 : -1;
+}
+
+const char *attest_judged_phrase(const attest_verdict *v, size_t n)
+{
+	bool judged = n > 0;
+	for (size_t i = 0; i < n; i++)
+		judged = judged && v[i].measurement_judged &&
+		         !strncmp(v[i].measurement_judged, "matches", 7);
+	return judged ? "attested, measurement matches the reference"
+	              : "attested, measurement not judged";
 }
 
 void attest_pair_judge(attest_pair *pair, const int rc[2])

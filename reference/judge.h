@@ -40,6 +40,10 @@ typedef struct judge_claim {
 	bool present; /* false: no catalogue entry applies */
 	isotier_tier tier;
 	const char *mechanism; /* catalogue vocabulary; NULL/"" when none */
+	/* The hardware attestation the entry documents ("sev-snp", "tdx");
+	 * NULL: none. Read by testimony_judge_attested only: it lowers nothing,
+	 * it says when what was offered was not given. */
+	const char *attestation;
 } judge_claim;
 
 /* How the observed sandbox's kernel relates to the host's (kernel_id.h). */

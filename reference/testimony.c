@@ -81,8 +81,8 @@ bool testimony_judge_attested(judge_result *jr, const judge_claim *claim,
 			ok = attested_is_judged(outputs->judged[i], outputs->attested[i], claim,
 			                        kernel, i, unjudged, sizeof unjudged);
 		if (ok) {
-			snprintf(jr->reason, sizeof jr->reason, "attested: %.380s; %.370s",
-			         pair->detail, seen);
+			snprintf(jr->reason, sizeof jr->reason, "%s: %.380s; %.340s",
+			         attest_judged_phrase(pair->v, 2), pair->detail, seen);
 			jr->attested = true;
 			return false;
 		}
@@ -108,5 +108,14 @@ bool testimony_judge_attested(judge_result *jr, const judge_claim *claim,
 		         unjudged);
 	else if (pair && pair->detail[0] && n + 3 < sizeof jr->reason)
 		snprintf(jr->reason + n, sizeof jr->reason - n, "; %s", pair->detail);
+	/* The catalogue documents attestation for this offering and none came:
+	 * offered, not given (the provider's own documentation, unmet). */
+	n = strlen(jr->reason);
+	if (claim && claim->attestation && pair && pair->outcome == ATTEST_PAIR_NONE &&
+	    n + 3 < sizeof jr->reason)
+		snprintf(jr->reason + n, sizeof jr->reason - n,
+		         "; the catalogue documents %s attestation for this offering, but its "
+		         "sandboxes gave none",
+		         claim->attestation);
 	return changed;
 }

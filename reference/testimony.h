@@ -52,19 +52,16 @@ typedef struct testimony_outputs {
  * way out of testimony: a MICROVM claim that judge() CONFIRMED (the
  * sandbox's own innermost layer is the claimed VM, the two kernels not
  * shared) whose two sandboxes each gave a valid report bound to its own run,
- * with two report ids, stays CONFIRMED, its reason starting "attested:",
- * only when the attested outputs themselves are what was judged: judge()
- * CONFIRMS the claim on each of them (same claim, same kernel relation),
- * and each shows the kernel identity (boot_id and btime, both present) of
- * the run it stands for (attested[i] that of judged[i]). Otherwise the
- * reports attest outputs nobody judged, and the pair counts as no
- * attestation. Two valid reports with one report id (and one technology)
- * are one guest answering for both: a claim above CONTAINER is
- * CONTRADICTED. Anything else is testimony_judge(), with what the
- * attestation showed added to the reason. A report attests the guest, not
- * the sandbox: a container in a confidential VM shows its container layer
- * innermost, so judge() never CONFIRMS it. Returns true when the verdict
- * changed.
+ * with two report ids, stays CONFIRMED, its reason starting "attested, measurement not judged:" (or
+ * "..., measurement matches the reference:"), only when the attested outputs themselves are what
+ * was judged: judge() CONFIRMS the claim on each of them (same claim, same kernel relation), and
+ * each shows the kernel identity (boot_id and btime, both present) of the run it stands for
+ * (attested[i] that of judged[i]). Otherwise the reports attest outputs nobody judged, and the pair
+ * counts as no attestation. Two valid reports with one report id (and one technology) are one guest
+ * answering for both: a claim above CONTAINER is CONTRADICTED. Anything else is testimony_judge(),
+ * with what the attestation showed added to the reason. A report attests the guest, not the
+ * sandbox: a container in a confidential VM shows its container layer innermost, so judge() never
+ * CONFIRMS it. Returns true when the verdict changed.
  */
 bool testimony_judge_attested(judge_result *jr, const judge_claim *claim,
                               const judge_kernel *kernel, const attest_pair *pair,

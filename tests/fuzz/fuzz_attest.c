@@ -3,12 +3,14 @@
  * "attestation" member. Input: a mode byte, then the bytes.
  *   0: an SNP report (the rest, split at a length byte into outblob and
  *      auxblob); 1: a TDX quote; 2: a probe output (attest_output_parse and
- *      attest_output_verify with a fixed nonce).
+ *      attest_output_verify with a fixed nonce); 3: an SNP key certificate
+ *      (attest_snp_ek_parse: AMD's TCB, hwID and product extensions).
  * Properties: no evidence verifies against a binding nobody signed (the
  * expected report data is 0xEE..., which no real report here carries, and the
  * fuzzer holds no vendor key); a refusal always says why in a terminated
  * detail; a parsed output's blobs are within their bounds and the status is a
- * terminated short word. */
+ * terminated short word; a certificate's hwID is 0, 8 or 64 bytes, its
+ * product name terminated. */
 #include "fuzz.h"
 
 #include "../../reference/attest.h"
@@ -19,7 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	if (size < 1)
 		return 0;
-	uint8_t mode = data[0] % 3;
+	uint8_t mode = data[0] % 4;
 	data++, size--;
 	uint8_t expected[ATTEST_DATA_LEN];
 	memset(expected, 0xEE, sizeof expected);
@@ -40,6 +42,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		FUZZ_ASSERT(rc < 0 && !v.valid, "evidence verified against an unsigned binding");
 		FUZZ_ASSERT(memchr(v.detail, '\0', sizeof v.detail) && v.detail[0],
 		            "a refusal without a reason");
+		return 0;
+	}
+	if (mode == 3) {
+		attest_snp_ek ek;
+		char why[200] = "";
+		if (attest_snp_ek_parse(&ek, data, size, why, sizeof why) == 0) {
+			FUZZ_ASSERT(ek.hwid_len == 0 || ek.hwid_len == 8 || ek.hwid_len == 64,
+			            "hwID of %zu bytes", ek.hwid_len);
+			FUZZ_ASSERT(memchr(ek.product, '\0', sizeof ek.product),
+			            "product not terminated");
+		} else {
+			FUZZ_ASSERT(why[0], "a refusal without a reason");
+		}
 		return 0;
 	}
 	char *out = fuzz_strndup(data, size);

@@ -296,7 +296,8 @@ put("fuzz_remote_adapters", answers(0, [
 
 # Attestation (fuzz_attest.c): the real SNP report (mode 0, auxblob split at 0x4A0
 # = 74 * 16), the real TDX quote (mode 1), and a probe output with an
-# "attestation" member holding the SNP report (mode 2).
+# "attestation" member holding the SNP report (mode 2), AMD's Milan and Turin
+# VCEKs (mode 3: their TCB, hwID and product extensions).
 _att = os.path.join(root, "tests", "fixtures", "attest")
 _snp = open(os.path.join(_att, "snp_milan_report.bin"), "rb").read()
 _tdx = open(os.path.join(_att, "tdx_spr_quote_v4.bin"), "rb").read()
@@ -305,6 +306,9 @@ _aux = bytes.fromhex("63da758de6644564adc5f4b93be8accd") + (48).to_bytes(4, "lit
     len(_vcek).to_bytes(4, "little") + bytes(24) + _vcek
 put("fuzz_attest", b"\x00" + bytes([74]) + _snp + _aux)
 put("fuzz_attest", b"\x01" + _tdx)
+put("fuzz_attest", b"\x01" + open(os.path.join(_att, "tdx_quote_v5.bin"), "rb").read())
+put("fuzz_attest", b"\x03" + _vcek)
+put("fuzz_attest", b"\x03" + open(os.path.join(_att, "snp_turin_vcek.der"), "rb").read())
 put("fuzz_attest", b"\x02" + b'{\n  "schema": "isotier.probe/1",\n  "run": {"nonce": "0123456789abcdef"},\n'
     b'  "attestation": {"status": "ok", "provider": "sev_guest", "outblob": "' +
     _snp.hex().encode() + b'", "auxblob": "' + _aux.hex().encode() + b'"}\n}\n')

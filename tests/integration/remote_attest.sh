@@ -5,9 +5,11 @@
 # test authority's SEV-SNP reports (tests/tools/attest_authority.py) bound to
 # each run, isotier trusting only that authority's roots
 # (ISOTIER_ATTEST_ROOTS). An honest pair (two guests, each report bound to its
-# own run) is CONFIRMED, "attested"; a tampered report, one made for an
-# earlier run's nonce, one over another probe output and a debug guest are
-# refused (NOT_CONTRADICTED, as without attestation); two sandboxes answered
+# own run) is CONFIRMED, "attested, measurement not judged"; a tampered
+# report, one made for an earlier run's nonce, one over another probe output,
+# a debug guest, a guest a migration agent may export and a report stating a
+# newer TCB than its VCEK's are refused, each naming its check
+# (NOT_CONTRADICTED, as without attestation); two sandboxes answered
 # by one guest (one report_id) are CONTRADICTED; honest reports over outputs
 # that are not the judged ones (a container, another kernel) raise nothing;
 # the genuine AMD roots do not
@@ -36,7 +38,7 @@ emu honest honest
 verify_remote honest
 assert_eq "$rc" 0 "honest: exit ($(cat "$D/out" "$D/err"))"
 assert_eq "$(verdict)" "CONFIRMED|MICROVM" "honest: stored verdict"
-case $(reason) in "attested: two sev-snp guests, each bound to its own run; "*) ;; *) fail "honest: reason $(reason)" ;; esac
+case $(reason) in "attested, measurement not judged: two sev-snp guests, each bound to its own run; "*) ;; *) fail "honest: reason $(reason)" ;; esac
 assert_contains "$(reason)" "two sev-snp guests, each bound to its own run"
 assert_contains "$(reason)" "AMD ARK-Milan pinned in $TMP/honest-roots, VCEK served by the host"
 assert_contains "$(cat "$D/out")" "CONFIRMED (attested)" "honest: verify's table"
@@ -76,12 +78,17 @@ grep '<td>attested: forged</td>' "$D/forged.html" | grep -q '<td class="v v-conf
   fail "html: the forged row: $(grep 'attested: forged' "$D/forged.html" | head -c 600)"
 echo "ok: the report marks the attested verdict, from the stored fact only"
 
-for mode in tampered replayed foreign debug; do
+# Each refusal names its check.
+declare -A check=([tampered]="report.signature" [replayed]="report.report_data"
+  [foreign]="report.report_data" [debug]="report.policy: debugging allowed"
+  [migrate]="report.policy: MIGRATE_MA set" [oldtcb]="not the key certificate's TCB")
+for mode in tampered replayed foreign debug migrate oldtcb; do
   emu "$mode" "$mode"
   verify_remote "$mode"
   assert_eq "$rc" 0 "$mode: exit ($(cat "$D/out" "$D/err"))"
   assert_eq "$(verdict)" "NOT_CONTRADICTED|CONTAINER" "$mode: stored verdict"
   assert_contains "$(reason)" "attestation refused"
+  assert_contains "$(reason)" "${check[$mode]}"
   all_deleted "$mode" 2
   echo "ok: $mode evidence -> refused, NOT_CONTRADICTED"
 done

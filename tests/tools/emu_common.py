@@ -38,7 +38,8 @@ def parser():
     # are not the ones judged (the attested runs show a container in a
     # confidential VM, or another kernel than the sandbox's first run).
     ap.add_argument("--attest", choices=["honest", "tampered", "replayed", "foreign", "shared",
-                                         "debug", "refusing", "container", "elsewhere"])
+                                         "debug", "migrate", "oldtcb", "refusing", "container",
+                                         "elsewhere"])
     ap.add_argument("--attest-roots")
     ap.add_argument("--fault", action="append")
     ap.add_argument("--lifetime", type=float, default=120)

@@ -15,10 +15,12 @@
 #include <string.h>
 
 struct test_authority {
-	EVP_PKEY *ark_key, *ask_key, *vcek_key;
-	X509 *ark, *ask, *vcek;
+	EVP_PKEY *ark_key, *ask_key, *asvk_key, *vcek_key, *vlek_key;
+	X509 *ark, *ask, *asvk, *vcek, *vlek;
 	uint8_t chip_id[64];
 	uint32_t family, model;
+	uint64_t tcb; /* the keys' */
+	bool turin;
 };
 
 static void die(const char *what)
@@ -87,25 +89,57 @@ static X509 *make_cert(const char *cn, EVP_PKEY *key, X509 *issuer, EVP_PKEY *is
 	return x;
 }
 
-/* AMD's hwID extension (1.3.6.1.4.1.3704.1.4): the chip id, an OCTET STRING. */
-static void add_hwid(X509 *x, const uint8_t chip[64])
+/* An extension under AMD's KDS arc (1.3.6.1.4.1.3704.1.<rest>) holding der. */
+static void add_kds(X509 *x, const char *rest, const unsigned char *der, int n)
 {
-	ASN1_OBJECT *oid = OBJ_txt2obj("1.3.6.1.4.1.3704.1.4", 1);
-	ASN1_OCTET_STRING *inner = ASN1_OCTET_STRING_new(), *outer = ASN1_OCTET_STRING_new();
-	unsigned char *der = NULL;
-	int n;
-	if (!oid || !inner || !outer || ASN1_OCTET_STRING_set(inner, chip, 64) != 1 ||
-	    (n = i2d_ASN1_OCTET_STRING(inner, &der)) <= 0 ||
-	    ASN1_OCTET_STRING_set(outer, der, n) != 1)
-		die("hwid");
-	X509_EXTENSION *e = X509_EXTENSION_create_by_OBJ(NULL, oid, 0, outer);
+	char txt[64];
+	snprintf(txt, sizeof txt, "1.3.6.1.4.1.3704.1.%s", rest);
+	ASN1_OBJECT *oid = OBJ_txt2obj(txt, 1);
+	ASN1_OCTET_STRING *os = ASN1_OCTET_STRING_new();
+	if (!oid || !os || ASN1_OCTET_STRING_set(os, der, n) != 1)
+		die("kds ext");
+	X509_EXTENSION *e = X509_EXTENSION_create_by_OBJ(NULL, oid, 0, os);
 	if (!e || X509_add_ext(x, e, -1) != 1)
-		die("hwid ext");
+		die("kds ext add");
 	X509_EXTENSION_free(e);
-	OPENSSL_free(der);
-	ASN1_OCTET_STRING_free(inner);
-	ASN1_OCTET_STRING_free(outer);
+	ASN1_OCTET_STRING_free(os);
 	ASN1_OBJECT_free(oid);
+}
+
+/* AMD 57230's extensions: the TCB SPLs (INTEGERs), the product name, and
+ * for a VCEK the hwID as KDS writes it (raw bytes: 64, 8 on Turin). */
+static void add_kds_exts(X509 *x, const test_authority *ta, bool vcek)
+{
+	uint8_t b[8];
+	for (int i = 0; i < 8; i++)
+		b[i] = (uint8_t)(ta->tcb >> (8 * i));
+	/* Which byte each SPL .3.N is: Milan/Genoa bl tee 4 5 6 7 snp ucode;
+	 * Turin fmc bl tee snp 5 6 7 ucode. */
+	static const int milan[10] = {-1, 0, 1, 6, 2, 3, 4, 5, 7, -1},
+	                 turin[10] = {-1, 1, 2, 3, -1, 4, 5, 6, 7, 0};
+	const int *at = ta->turin ? turin : milan;
+	for (int k = 1; k <= 9; k++) {
+		if (at[k] < 0)
+			continue;
+		unsigned char der[3] = {0x02, 0x01, b[at[k]]},
+		              wide[4] = {0x02, 0x02, 0x00, b[at[k]]};
+		char rest[8];
+		snprintf(rest, sizeof rest, "3.%d", k);
+		/* A value over 127 is a two-byte INTEGER in DER. */
+		if (b[at[k]] > 127)
+			add_kds(x, rest, wide, 4);
+		else
+			add_kds(x, rest, der, 3);
+	}
+	unsigned char name[16] = {0x16};
+	int n = snprintf((char *)name + 2, sizeof name - 2, "%s",
+	                 ta->turin           ? "Turin"
+	                 : ta->model >= 0x10 ? "Genoa"
+	                                     : "Milan-B0");
+	name[1] = (unsigned char)n;
+	add_kds(x, "2", name, n + 2);
+	if (vcek)
+		add_kds(x, "4", ta->chip_id, ta->turin ? 8 : 64);
 }
 
 static void write_pem(const char *dir, const char *name, X509 *x)
@@ -118,34 +152,53 @@ static void write_pem(const char *dir, const char *name, X509 *x)
 	fclose(f);
 }
 
-test_authority *test_authority_new(const char *roots_dir, const char *product)
+test_authority *test_authority_new_tcb(const char *roots_dir, const char *product, uint64_t tcb)
 {
 	test_authority *ta = calloc(1, sizeof *ta);
 	char cn[64], file[64];
 	if (!ta)
 		die("calloc");
-	ta->family = strcmp(product, "turin") ? 0x19 : 0x1A;
+	ta->turin = !strcmp(product, "turin");
+	ta->family = ta->turin ? 0x1A : 0x19;
 	ta->model = strcmp(product, "genoa") ? 0x01 : 0x11;
-	if (RAND_bytes(ta->chip_id, sizeof ta->chip_id) != 1)
+	ta->tcb = tcb;
+	/* Turin's KDS names a chip by 8 bytes: the rest of its chip id is 0. */
+	if (RAND_bytes(ta->chip_id, ta->turin ? 8 : sizeof ta->chip_id) != 1)
 		die("rand");
 	ta->ark_key = keygen(false);
 	ta->ask_key = keygen(false);
+	ta->asvk_key = keygen(false);
 	ta->vcek_key = keygen(true);
+	ta->vlek_key = keygen(true);
 	snprintf(cn, sizeof cn, "ARK-%s (test)", product);
 	ta->ark = make_cert(cn, ta->ark_key, NULL, ta->ark_key, true, 1);
 	snprintf(cn, sizeof cn, "SEV-%s (test)", product);
 	ta->ask = make_cert(cn, ta->ask_key, ta->ark, ta->ark_key, true, 2);
-	/* The VCEK: made like the others, plus its chip's hwID, signed last. */
+	snprintf(cn, sizeof cn, "SEV-VLEK-%s (test)", product);
+	ta->asvk = make_cert(cn, ta->asvk_key, ta->ark, ta->ark_key, true, 4);
+	/* The keys: made like the others, plus AMD's extensions, signed last. */
 	ta->vcek = make_cert("SEV-VCEK (test)", ta->vcek_key, ta->ask, ta->ask_key, false, 3);
-	add_hwid(ta->vcek, ta->chip_id);
+	add_kds_exts(ta->vcek, ta, true);
 	sign_cert(ta->vcek, ta->ask_key);
+	ta->vlek = make_cert("SEV-VLEK (test)", ta->vlek_key, ta->asvk, ta->asvk_key, false, 5);
+	add_kds_exts(ta->vlek, ta, false);
+	sign_cert(ta->vlek, ta->asvk_key);
 	if (roots_dir) {
 		snprintf(file, sizeof file, "amd_%s_ark.pem", product);
 		write_pem(roots_dir, file, ta->ark);
 		snprintf(file, sizeof file, "amd_%s_ask.pem", product);
 		write_pem(roots_dir, file, ta->ask);
+		snprintf(file, sizeof file, "amd_%s_asvk.pem", product);
+		write_pem(roots_dir, file, ta->asvk);
 	}
 	return ta;
+}
+
+test_authority *test_authority_new(const char *roots_dir, const char *product)
+{
+	return test_authority_new_tcb(roots_dir, product,
+	                              strcmp(product, "turin") ? TEST_AUTHORITY_TCB
+	                                                       : TEST_AUTHORITY_TCB_TURIN);
 }
 
 void test_authority_free(test_authority *ta)
@@ -154,10 +207,14 @@ void test_authority_free(test_authority *ta)
 		return;
 	EVP_PKEY_free(ta->ark_key);
 	EVP_PKEY_free(ta->ask_key);
+	EVP_PKEY_free(ta->asvk_key);
 	EVP_PKEY_free(ta->vcek_key);
+	EVP_PKEY_free(ta->vlek_key);
 	X509_free(ta->ark);
 	X509_free(ta->ask);
+	X509_free(ta->asvk);
 	X509_free(ta->vcek);
+	X509_free(ta->vlek);
 	free(ta);
 }
 
@@ -180,8 +237,10 @@ void test_authority_snp_report(test_authority *ta, const test_snp_fields *f, uin
 	put_le(out + 0x08, f->policy ? f->policy : 0x30000, 8);
 	put_le(out + 0x30, f->vmpl, 4);
 	put_le(out + 0x34, 1, 4); /* ECDSA P-384 with SHA-384 */
-	uint64_t tcb = f->reported_tcb ? f->reported_tcb : 0x7300000000000304ull;
-	put_le(out + 0x38, tcb, 8);
+	uint64_t tcb = f->reported_tcb ? f->reported_tcb : ta->tcb;
+	uint64_t current = f->current_tcb ? f->current_tcb : tcb;
+	put_le(out + 0x38, current, 8);
+	put_le(out + 0x48, (f->vlek ? 1u << 2 : 0) | f->flags_extra, 4);
 	memcpy(out + 0x50, f->report_data, 64);
 	memset(out + 0x90, 0xab, 48); /* measurement */
 	memcpy(out + 0x140, f->report_id, 32);
@@ -189,12 +248,17 @@ void test_authority_snp_report(test_authority *ta, const test_snp_fields *f, uin
 	out[0x188] = (uint8_t)ta->family;
 	out[0x189] = (uint8_t)ta->model;
 	memcpy(out + 0x1A0, ta->chip_id, 64);
-	put_le(out + 0x1E0, tcb, 8);
-	put_le(out + 0x1F0, tcb, 8);
+	put_le(out + 0x1E0, f->committed_tcb ? f->committed_tcb : current, 8);
+	/* CURRENT and COMMITTED firmware: build, API 1.55. */
+	out[0x1E8] = f->current_build, out[0x1E9] = 55, out[0x1EA] = 1;
+	out[0x1EC] = f->committed_build, out[0x1ED] = 55, out[0x1EE] = 1;
+	put_le(out + 0x1F0, f->launch_tcb ? f->launch_tcb : current, 8);
 	EVP_MD_CTX *md = EVP_MD_CTX_new();
 	unsigned char der[160];
 	size_t der_len = sizeof der;
-	if (!md || EVP_DigestSignInit(md, NULL, EVP_sha384(), NULL, ta->vcek_key) != 1 ||
+	if (!md ||
+	    EVP_DigestSignInit(md, NULL, EVP_sha384(), NULL,
+	                       f->vlek ? ta->vlek_key : ta->vcek_key) != 1 ||
 	    EVP_DigestSign(md, der, &der_len, out, 0x2A0) != 1)
 		die("report signature");
 	EVP_MD_CTX_free(md);
@@ -206,24 +270,46 @@ void test_authority_snp_report(test_authority *ta, const test_snp_fields *f, uin
 	ECDSA_SIG_free(sig);
 }
 
-uint8_t *test_authority_auxblob(test_authority *ta, size_t *len)
+uint8_t *test_authority_vcek_der(test_authority *ta, size_t *len)
 {
-	/* 63da758d-e664-4564-adc5-f4b93be8accd, as go-sev-guest writes it. */
-	static const uint8_t guid[16] = {0x63, 0xda, 0x75, 0x8d, 0xe6, 0x64, 0x45, 0x64,
-	                                 0xad, 0xc5, 0xf4, 0xb9, 0x3b, 0xe8, 0xac, 0xcd};
 	unsigned char *der = NULL;
 	int n = i2d_X509(ta->vcek, &der);
 	if (n <= 0)
 		die("vcek der");
-	size_t table = 2 * 24;
-	uint8_t *buf = calloc(1, table + (size_t)n);
+	uint8_t *out = malloc((size_t)n);
+	if (!out)
+		die("malloc");
+	memcpy(out, der, (size_t)n);
+	OPENSSL_free(der);
+	*len = (size_t)n;
+	return out;
+}
+
+uint8_t *test_authority_auxblob(test_authority *ta, size_t *len)
+{
+	/* 63da758d-e664-4564-adc5-f4b93be8accd (VCEK) and
+	 * a8074bc2-a25a-483e-aae6-39c045a0b8a1 (VLEK), as go-sev-guest writes them. */
+	static const uint8_t guid[2][16] = {{0x63, 0xda, 0x75, 0x8d, 0xe6, 0x64, 0x45, 0x64, 0xad,
+	                                     0xc5, 0xf4, 0xb9, 0x3b, 0xe8, 0xac, 0xcd},
+	                                    {0xa8, 0x07, 0x4b, 0xc2, 0xa2, 0x5a, 0x48, 0x3e, 0xaa,
+	                                     0xe6, 0x39, 0xc0, 0x45, 0xa0, 0xb8, 0xa1}};
+	unsigned char *der[2] = {NULL, NULL};
+	int n[2] = {i2d_X509(ta->vcek, &der[0]), i2d_X509(ta->vlek, &der[1])};
+	if (n[0] <= 0 || n[1] <= 0)
+		die("key der");
+	size_t table = 3 * 24;
+	uint8_t *buf = calloc(1, table + (size_t)n[0] + (size_t)n[1]);
 	if (!buf)
 		die("calloc");
-	memcpy(buf, guid, 16);
-	put_le(buf + 16, table, 4);
-	put_le(buf + 20, (uint64_t)n, 4);
-	memcpy(buf + table, der, (size_t)n);
-	OPENSSL_free(der);
-	*len = table + (size_t)n;
+	size_t at = table;
+	for (int k = 0; k < 2; k++) {
+		memcpy(buf + 24 * k, guid[k], 16);
+		put_le(buf + 24 * k + 16, at, 4);
+		put_le(buf + 24 * k + 20, (uint64_t)n[k], 4);
+		memcpy(buf + at, der[k], (size_t)n[k]);
+		at += (size_t)n[k];
+		OPENSSL_free(der[k]);
+	}
+	*len = at;
 	return buf;
 }

@@ -108,7 +108,7 @@ START_TEST(honest_run_verifies)
 	ck_assert_int_eq(v.tech, ATTEST_TECH_SEV_SNP);
 	ck_assert_int_eq(v.certs, ATTEST_CERTS_HOST);
 	ck_assert_ptr_nonnull(strstr(v.root, "served by the host"));
-	ck_assert_ptr_nonnull(strstr(v.tcb, "microcode 115"));
+	ck_assert_ptr_nonnull(strstr(v.tcb, "microcode 219"));
 	ck_assert_ptr_nonnull(strstr(v.measurement_judged, "not judged"));
 	/* A configured reference measurement: judged. */
 	uint8_t m[48];
@@ -171,10 +171,10 @@ START_TEST(policy_refusals)
 	free(out);
 	out = output_with(ta, body, body, nonce, fields(7), "");
 	p.has_min_tcb = true;
-	p.min_tcb = (attest_snp_tcb){.boot_loader = 3, .tee = 0, .snp = 0, .microcode = 116};
+	p.min_tcb = (attest_snp_tcb){.boot_loader = 3, .tee = 0, .snp = 0, .microcode = 220};
 	ck_assert_int_eq(check(&v, out, nonce, &p), -1);
 	ck_assert_ptr_nonnull(strstr(v.detail, "TCB"));
-	p.min_tcb.microcode = 115;
+	p.min_tcb.microcode = 219;
 	ck_assert_int_eq(check(&v, out, nonce, &p), 1);
 	free(out);
 	/* A report by an authority whose roots are not pinned here. */

@@ -1,8 +1,12 @@
 /* test_attest_snp.c - real SEV-SNP evidence (tests/fixtures/attest/SOURCE.md):
  * a Milan report and its VCEK verify against the AMD roots pinned in
- * catalogue/roots; one flipped bit anywhere in the report, its signature,
+ * catalogue/roots under a minimum at the report's own TCB, and are refused
+ * under the shipped minimum (the sample's firmware is older than
+ * AMD-SB-3019's); one flipped bit anywhere in the report, its signature,
  * the VCEK or the pinned roots is refused, and so are an expired chain, a
- * chain of another product, and hostile report fields. */
+ * chain of another product, and hostile report fields. AMD's real Turin
+ * VCEK (an 8-byte hwID, the fmc SPL) is read and passes every check but the
+ * signature over a report it never signed. */
 #include <check.h>
 #include "check_run.h"
 #include <stdlib.h>
@@ -17,6 +21,8 @@
 #define ROOTS ISOTIER_SOURCE_DIR "/catalogue/roots"
 /* 2025-06-01: inside the Milan VCEK's validity (2023-04-03 to 2030-04-03). */
 #define WHEN 1748736000
+/* The sample's own TCB: an operator's minimum that lets it through. */
+#define SAMPLE_TCB ((attest_snp_tcb){.boot_loader = 3, .tee = 0, .snp = 8, .microcode = 115})
 
 static uint8_t report[ATTEST_SNP_REPORT_LEN];
 static char *vcek;
@@ -75,7 +81,12 @@ static int verify(const uint8_t *rep, const void *cert, size_t cert_len, const c
 {
 	char cache[64];
 	make_cache(cache, rep, cert, cert_len);
-	attest_policy p = {.roots_dir = roots, .cache_dir = cache, .max_vmpl = 3, .now = when};
+	attest_policy p = {.roots_dir = roots,
+	                   .cache_dir = cache,
+	                   .max_vmpl = 3,
+	                   .now = when,
+	                   .has_min_tcb = true,
+	                   .min_tcb = SAMPLE_TCB};
 	attest_evidence e = {
 	    .provider = "sev_guest", .outblob = rep, .outblob_len = ATTEST_SNP_REPORT_LEN};
 	int rc = attest_verify(v, &e, rep + 0x50, &p, NULL);
@@ -98,6 +109,76 @@ START_TEST(real_milan_report_verifies)
 	isotier_error err = {0};
 	ck_assert_int_eq(attest_snp_parse(&r, report, sizeof report, &err), 0);
 	ck_assert_uint_eq(r.version, 2);
+	/* The VCEK's extensions: the TCB it was issued for is the report's. */
+	attest_snp_ek ek;
+	char why[200];
+	ck_assert_int_eq(attest_snp_ek_parse(&ek, (const uint8_t *)vcek, vcek_len, why, sizeof why),
+	                 0);
+	ck_assert_uint_eq(ek.hwid_len, 64);
+	ck_assert_str_eq(ek.product, "Milan-B0");
+	ck_assert_uint_eq(attest_snp_ek_tcb(&ek, false), r.reported_tcb);
+}
+END_TEST
+
+/* The shipped minimum refuses the sample (SNP SPL 8, older than 0x18). */
+START_TEST(real_milan_report_below_shipped_minimum)
+{
+	char cache[64];
+	make_cache(cache, report, vcek, vcek_len);
+	attest_policy p = {.roots_dir = ROOTS, .cache_dir = cache, .max_vmpl = 3, .now = WHEN};
+	attest_evidence e = {
+	    .provider = "sev_guest", .outblob = report, .outblob_len = sizeof report};
+	attest_verdict v;
+	int rc = attest_verify(&v, &e, report + 0x50, &p, NULL);
+	rm_dir(cache);
+	ck_assert_int_lt(rc, 0);
+	ck_assert_msg(strstr(v.detail, "report.reported_tcb") && strstr(v.detail, "minimum TCB") &&
+	                  strstr(v.detail, "AMD-SB-3019"),
+	              "%s", v.detail);
+}
+END_TEST
+
+/* AMD's real Turin VCEK: an 8-byte hwID and the fmc SPL are read, and a
+ * Turin report naming its chip and TCB passes the chain (the pinned Turin
+ * ARK and ASK), the hwID and the product; only the signature, which that
+ * key never made, is refused. */
+START_TEST(real_turin_vcek_checks_up_to_the_signature)
+{
+	char *turin = NULL;
+	size_t len = 0;
+	isotier_error err = {0};
+	ck_assert_int_eq(isotier__read_file(&turin, &len, FIX "snp_turin_vcek.der", 8192, &err), 0);
+	attest_snp_ek ek;
+	char why[200];
+	ck_assert_msg(attest_snp_ek_parse(&ek, (uint8_t *)turin, len, why, sizeof why) == 0, "%s",
+	              why);
+	ck_assert_uint_eq(ek.hwid_len, 8);
+	ck_assert_str_eq(ek.product, "Turin");
+	ck_assert(ek.has_spl[9] && ek.has_spl[8]);
+	uint64_t tcb = attest_snp_ek_tcb(&ek, true);
+	uint8_t rep[ATTEST_SNP_REPORT_LEN] = {3, 0, 0, 0};
+	rep[0x08] = 0, rep[0x0A] = 3; /* policy: SMT, reserved bit 17 */
+	rep[0x34] = 1;                /* ECDSA P-384 */
+	for (int i = 0; i < 8; i++)
+		rep[0x38 + i] = rep[0x180 + i] = rep[0x1E0 + i] = rep[0x1F0 + i] =
+		    (uint8_t)(tcb >> (8 * i));
+	rep[0x188] = 0x1A, rep[0x189] = 0x02; /* family 1Ah: Turin */
+	memcpy(rep + 0x1A0, ek.hwid, 8);      /* the chip, 8 bytes, then zeros */
+	rep[0x2A0] = rep[0x2A0 + 72] = 1;     /* r = s = 1: no signature */
+	attest_verdict v;
+	int rc = verify(rep, turin, len, ROOTS, WHEN, &v);
+	ck_assert_int_lt(rc, 0);
+	ck_assert_msg(strstr(v.detail, "report.signature") != NULL, "%s", v.detail);
+	/* Another chip: refused before the signature. */
+	rep[0x1A0] ^= 1;
+	char cache[64];
+	make_cache(cache, rep, turin, len);
+	attest_policy p = {.roots_dir = ROOTS, .cache_dir = cache, .now = WHEN};
+	attest_evidence e = {.provider = "sev_guest", .outblob = rep, .outblob_len = sizeof rep};
+	ck_assert_int_lt(attest_verify(&v, &e, rep + 0x50, &p, NULL), 0);
+	rm_dir(cache);
+	ck_assert_msg(strstr(v.detail, "chip_id") != NULL, "%s", v.detail);
+	free(turin);
 }
 END_TEST
 
@@ -216,8 +297,16 @@ START_TEST(hostile_report_fields_refused)
 	ck_assert_int_lt(attest_snp_parse(&r, bad, sizeof bad, &err), 0);
 	ck_assert_ptr_nonnull(strstr(err.message, "signature_algo"));
 	memcpy(bad, report, sizeof bad);
-	bad[0x48] |= 1 << 2; /* signed by a VLEK */
+	bad[0x48] |= 2 << 2; /* signing_key 2: reserved */
 	ck_assert_int_lt(attest_snp_parse(&r, bad, sizeof bad, &err), 0);
+	ck_assert_ptr_nonnull(strstr(err.message, "signing_key"));
+	memcpy(bad, report, sizeof bad);
+	bad[0x48] |= 1 << 5; /* flags: must be zero */
+	ck_assert_int_lt(attest_snp_parse(&r, bad, sizeof bad, &err), 0);
+	memcpy(bad, report, sizeof bad);
+	bad[0x190] = 1; /* reserved */
+	ck_assert_int_lt(attest_snp_parse(&r, bad, sizeof bad, &err), 0);
+	ck_assert_ptr_nonnull(strstr(err.message, "reserved bytes 0x188-0x19F"));
 	/* An auxblob whose VCEK entry points outside it. */
 	uint8_t aux[48] = {0x63, 0xda, 0x75, 0x8d, 0xe6, 0x64, 0x45, 0x64, 0xad, 0xc5, 0xf4,
 	                   0xb9, 0x3b, 0xe8, 0xac, 0xcd, 0x30, 0,    0,    0,    0xff, 0xff};
@@ -242,6 +331,8 @@ int main(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_checked_fixture(tc, load, unload);
 	tcase_add_test(tc, real_milan_report_verifies);
+	tcase_add_test(tc, real_milan_report_below_shipped_minimum);
+	tcase_add_test(tc, real_turin_vcek_checks_up_to_the_signature);
 	tcase_add_loop_test(tc, flipped_report_bit_refused, 0, 24);
 	tcase_add_loop_test(tc, flipped_vcek_bit_refused, 0, 12);
 	tcase_add_test(tc, tampered_or_wrong_product_roots_refused);

@@ -52,7 +52,7 @@ static const struct verdict_case {
 } cases[] = {
     /* Two microVM guests, each attested: CONFIRMED, attested. */
     {"real-qemu-microvm-tcg", ATT_SAME, "qemu", ISOTIER_KERNEL_DEDICATED, ATTEST_PAIR_ATTESTED,
-     true, VERDICT_CONFIRMED, PROBE_TIER_MICROVM, "^attested: PAIR"},
+     true, VERDICT_CONFIRMED, PROBE_TIER_MICROVM, "^attested, measurement not judged: PAIR"},
     /* A container in a VM: the report attests the VM, not the sandbox. */
     {"syn-kata-qemu", ATT_SAME, "kata", ISOTIER_KERNEL_DEDICATED, ATTEST_PAIR_ATTESTED, true,
      VERDICT_NOT_CONTRADICTED, PROBE_TIER_CONTAINER, "not contradicted, not proven"},
@@ -211,6 +211,50 @@ START_TEST(mixed_pair_is_not_one_guest)
 }
 END_TEST
 
+/* The catalogue's "attestation" read: documented, not given, said so. */
+START_TEST(offered_not_given)
+{
+	judge_claim claim = {.present = true,
+	                     .tier = ISOTIER_MICROVM,
+	                     .mechanism = "qemu",
+	                     .attestation = "sev-snp"};
+	attest_pair pair = pair_of(ATTEST_PAIR_NONE, false, "not attested: sandbox 1: absent");
+	judge_result r = {.verdict = VERDICT_CONFIRMED, .ceiling = PROBE_TIER_MICROVM};
+	testimony_judge_attested(&r, &claim, NULL, &pair, NULL);
+	ck_assert_int_eq(r.verdict, VERDICT_NOT_CONTRADICTED);
+	ck_assert_msg(strstr(r.reason, "the catalogue documents sev-snp attestation for this "
+	                               "offering, but its sandboxes gave none"),
+	              "%s", r.reason);
+	/* Undocumented: nothing said; refused: the refusal says why instead. */
+	claim.attestation = NULL;
+	r = (judge_result){.verdict = VERDICT_CONFIRMED, .ceiling = PROBE_TIER_MICROVM};
+	testimony_judge_attested(&r, &claim, NULL, &pair, NULL);
+	ck_assert_ptr_null(strstr(r.reason, "catalogue documents"));
+	claim.attestation = "tdx";
+	pair = pair_of(ATTEST_PAIR_REJECTED, true, "attestation refused (sandbox 1): x");
+	r = (judge_result){.verdict = VERDICT_CONFIRMED, .ceiling = PROBE_TIER_MICROVM};
+	testimony_judge_attested(&r, &claim, NULL, &pair, NULL);
+	ck_assert_ptr_null(strstr(r.reason, "catalogue documents"));
+	ck_assert_ptr_nonnull(strstr(r.reason, "attestation refused"));
+}
+END_TEST
+
+/* The text says whether a reference measurement was judged: only when
+ * every side matched one. */
+START_TEST(measurement_judged_phrase)
+{
+	attest_verdict v[2] = {{.measurement_judged = "matches the configured reference"},
+	                       {.measurement_judged = "recorded, not judged"}};
+	ck_assert_str_eq(attest_judged_phrase(v, 2), "attested, measurement not judged");
+	ck_assert_str_eq(attest_judged_phrase(v, 1), "attested, measurement matches the reference");
+	v[1].measurement_judged = NULL;
+	ck_assert_str_eq(attest_judged_phrase(v, 2), "attested, measurement not judged");
+	v[1].measurement_judged = v[0].measurement_judged;
+	ck_assert_str_eq(attest_judged_phrase(v, 2), "attested, measurement matches the reference");
+	ck_assert_str_eq(attest_judged_phrase(v, 0), "attested, measurement not judged");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("attest_verdict");
@@ -219,6 +263,8 @@ int main(void)
 	                    (int)(sizeof cases / sizeof *cases));
 	tcase_add_test(tc, gvisor_claim_not_raised);
 	tcase_add_test(tc, mixed_pair_is_not_one_guest);
+	tcase_add_test(tc, measurement_judged_phrase);
+	tcase_add_test(tc, offered_not_given);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -205,8 +205,8 @@ static void print_host_attestation(const char *probe, int timeout_s, bool json)
 	FILE *f = json ? stderr : stdout;
 	fputs("attestation (this host): ", f);
 	if (rc == 1)
-		fprintf(f, "attested: %s; measurement %s, %s\n", v.detail, v.measurement,
-		        v.measurement_judged);
+		fprintf(f, "%s: %s; measurement %s, %s\n", attest_judged_phrase(&v, 1), v.detail,
+		        v.measurement, v.measurement_judged);
 	else if (rc == 0)
 		fprintf(f, "%s; verdicts unchanged\n", v.detail);
 	else

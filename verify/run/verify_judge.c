@@ -51,6 +51,7 @@ static void judge_observed(job *j, const char *host_provider)
 	if (j->claim) {
 		claim.tier = j->claim->tier;
 		claim.mechanism = j->claim->mechanism;
+		claim.attestation = j->claim->attestation;
 	}
 	if (!j->obs.available) {
 		j->verdict = VERDICT_UNAVAILABLE;
