@@ -84,6 +84,10 @@ if lie == "decoy":
              "--seccomp", str(fd), "--", "/bin/bash", "-c",
              '/decoy/qemu-system-x86_64 5 & exec -a hidden "\$0" "\$@"'] + cmd[1:]
     os.execv(real, inner)
+if lie == "ptrace":
+    # The same answers from a ptrace(2) tracer inside the sandbox.
+    inner = [real] + opts + binds + shell + ["--ro-bind", "$notif", "/.notif", "--", "/.notif", "--ptrace"] + cmd
+    os.execv(real, inner)
 if lie == "notif":
     # A supervisor inside the sandbox answers sysinfo(2) with a constant task count and
     # statfs(2) with procfs' magic, over bind-mounted identity files, the probe unnamed.
@@ -194,6 +198,7 @@ assert_contains "$(cat "$TMP/decoy.out")" "it saw no VMM or runsc of this run st
 # run, nothing to prove a VM, for a microVM or a gVisor claim.
 lie bwrap bubblewrap notif MICROVM/firecracker INCONCLUSIVE
 lie bwrap bubblewrap notif GVISOR/gvisor INCONCLUSIVE
+lie bwrap bubblewrap ptrace MICROVM/firecracker INCONCLUSIVE
 # The runtime answers with a recorded genuine microVM report: without this run's nonce, with it
 # (and a made-up challenge answer), or a recorded gVisor report.
 lie bwrap bubblewrap replay MICROVM/qemu INCONCLUSIVE

@@ -4,7 +4,8 @@
  * constant task count (no host pattern can show in it) and statfs(2)/fstatfs(2) with procfs'
  * magic (bind-mounted identity files pass as procfs'), with the command's argv[0] "hidden" (the
  * host's process table sees no probe). A sandbox imitating a kernel of its own: isotier must
- * not take it for one.
+ * not take it for one. With --ptrace first, the same answers come from a ptrace(2) tracer
+ * (PTRACE_GET_SYSCALL_INFO: it rewrites sysinfo's result at the call's exit) instead.
  */
 #include <errno.h>
 #include <linux/filter.h>
@@ -17,6 +18,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/statfs.h>
 #include <sys/syscall.h>
@@ -52,10 +54,67 @@ static int recv_fd(int sock)
 	return fd;
 }
 
+/* The --ptrace interposer: the command traced (threads too), sysinfo's answer rewritten as the
+ * call returns. */
+static int run_traced(char **argv)
+{
+	pid_t child = fork();
+	if (child == 0) {
+		if (ptrace(PTRACE_TRACEME, 0, 0, 0))
+			_exit(71);
+		raise(SIGSTOP);
+		char *path = argv[0];
+		argv[0] = "hidden";
+		execv(path, argv);
+		_exit(127);
+	}
+	int st;
+	if (waitpid(child, &st, 0) != child)
+		return 73;
+	ptrace(PTRACE_SETOPTIONS, child, 0,
+	       PTRACE_O_TRACESYSGOOD | PTRACE_O_EXITKILL | PTRACE_O_TRACECLONE);
+	ptrace(PTRACE_SYSCALL, child, 0, 0);
+	for (;;) {
+		pid_t t = waitpid(-1, &st, __WALL);
+		if (t < 0)
+			return 74;
+		if (WIFEXITED(st) || WIFSIGNALED(st)) {
+			if (t == child)
+				return WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st);
+			continue;
+		}
+		int sig = 0;
+		if (WSTOPSIG(st) == (SIGTRAP | 0x80)) {
+			struct __ptrace_syscall_info info;
+			if (ptrace(PTRACE_GET_SYSCALL_INFO, t, sizeof info, &info) > 0 &&
+			    info.op == PTRACE_SYSCALL_INFO_ENTRY && info.entry.nr == SYS_sysinfo) {
+				/* Remember where the answer goes: the exit stop of this thread
+				 * follows. */
+				unsigned long long dst = info.entry.args[0];
+				ptrace(PTRACE_SYSCALL, t, 0, 0);
+				if (waitpid(t, &st, __WALL) == t && WIFSTOPPED(st)) {
+					struct sysinfo si;
+					sysinfo(&si);
+					si.procs = 42;
+					si.uptime = 12345;
+					struct iovec local = {&si, sizeof si},
+					             remote = {(void *)dst, sizeof si};
+					process_vm_writev(t, &local, 1, &remote, 1, 0);
+				}
+			}
+		} else if (WSTOPSIG(st) != SIGTRAP && WSTOPSIG(st) != SIGSTOP) {
+			sig = WSTOPSIG(st);
+		}
+		ptrace(PTRACE_SYSCALL, t, 0, sig);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	if (argc < 2)
 		return 64;
+	if (!strcmp(argv[1], "--ptrace"))
+		return argc < 3 ? 64 : run_traced(argv + 2);
 	int sv[2];
 	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv))
 		return 70;
