@@ -48,6 +48,9 @@ typedef struct isotier_observation_record {
 	bool has_sandbox_wall, has_sandbox_cpu;
 	int jobs;    /* the run's --jobs; <= 0: not known (NULL) */
 	int overlap; /* most verifications at once during this one, itself included; <= 0: NULL */
+	/* Schema 11: the row as a DSSE envelope signed by the host that made
+	 * it (statement.h); NULL: unsigned (it grants nothing). */
+	const char *statement;
 } isotier_observation_record;
 
 /* Inserts o (the caller holds the transaction). *id_out may be NULL. */
@@ -240,7 +243,12 @@ int isotier__history_import_jsonl(isotier_history *h, FILE *in, const char *name
 typedef struct isotier_gate_row {
 	int64_t id;
 	const char *verdict, *observed_at, *reason, *ceiling_tier, *host_id, *claim_digest;
+	/* own: this host's own isotier wrote it (by the runs table) and its
+	 * signed statement verifies against a trusted key and says what the
+	 * row says (statement.h); else unsigned says why ("" when the row is
+	 * not this host's by the runs table either). */
 	bool own;
+	const char *unsigned_why;
 } isotier_gate_row;
 /* Which rows a read takes. */
 typedef struct isotier_gate_query {
@@ -254,6 +262,14 @@ typedef struct isotier_gate_query {
 	isotier_tier ceiling_in, ceiling_out;
 	bool own_only; /* only rows this host's own isotier wrote */
 	int64_t after; /* only rows with a larger id */
+	/* Whether a row this host's isotier wrote (by the runs table) counts
+	 * as its own: its signed statement (schema 11, NULL: none) verified
+	 * and compared with the row by the caller (resolve.c, statement.h),
+	 * false and why otherwise. NULL: no row is own. own_only reads up to
+	 * 64 of the newest such rows for the first that passes. */
+	bool (*check)(const void *ctx, const struct isotier_gate_row *row, const char *uuid,
+	              const char *statement, char *why, size_t why_len);
+	const void *check_ctx;
 } isotier_gate_query;
 /* 1 and *row filled (strings valid until the next call with this buffer),
  * 0 when no row matches. */
@@ -263,6 +279,8 @@ typedef struct isotier_gate_buf {
 	char verdict[64], observed_at[64], reason[4096], ceiling_tier[32], host_id[64],
 	    claim_digest[16384];
 	bool has_ceiling, has_host, has_digest;
+	char uuid[64], unsigned_why[512];
+	int skipped; /* own_only: newer rows of this host passed over, their statement not valid */
 } isotier_gate_buf;
 int isotier__history_gate_latest(isotier_history *h, const isotier_gate_query *q,
                                  isotier_gate_row *row, isotier_gate_buf *buf, isotier_error *err);

@@ -41,6 +41,10 @@
 	"CREATE INDEX source_checks_for_report"                                                    \
 	" ON source_checks(provider_id, url, checked_at, id);"                                     \
 	"CREATE INDEX audit_events_for_report ON audit_events(at, id, event, decision);"
+/* 10 -> 11 (both engines). */
+#define V11_STATEMENTS                                                                             \
+	"ALTER TABLE observations ADD COLUMN statement TEXT; "                                     \
+	"ALTER TABLE audit_events ADD COLUMN host_id TEXT;"
 /* A random (version 4) UUID per row. */
 #define SQLITE_UUID_V4                                                                             \
 	"lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' ||"                 \
@@ -182,6 +186,14 @@ static const char *const sqlite_migrations[] = {
      * reads: of the table (each event's detail_json) only the rows shown
      * are read. */
     V10_REPORT_INDEXES,
+    /* 10 -> 11: verdicts that carry their own proof (issue #37).
+     * statement: the observation as an in-toto statement in a DSSE
+     * envelope signed by the host that made it (statement.h); the gate
+     * counts a row toward a grant only when it verifies and says what the
+     * row says. audit_events.host_id: the machine id of the host whose
+     * isotier decided, so a merged fleet history tells hosts' refusals
+     * apart. NULL: older rows (which grant nothing). */
+    V11_STATEMENTS,
 };
 /* PostgreSQL: the same tables, PostgreSQL's types (identity keys, BYTEA),
  * then the same steps. */
@@ -247,6 +259,7 @@ static const char *const pg_migrations[] = {
     NULL, /* 7 -> 8: SQLite's text */
     NULL, /* 8 -> 9: SQLite's text */
     NULL, /* 9 -> 10: SQLite's text */
+    NULL, /* 10 -> 11: SQLite's text */
 };
 
 _Static_assert(sizeof sqlite_migrations == sizeof pg_migrations,
