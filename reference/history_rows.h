@@ -102,6 +102,22 @@ int isotier__history_get_observation(isotier_history *h, int64_t id, size_t laye
                                      int (*cb)(void *ctx, const isotier_observation_detail *d),
                                      void *ctx, isotier_error *err);
 
+/* ---- signed statements (history_statements.c) ----------------------------- */
+
+/* An observation's row as its statement must say it (statement.h), and
+ * the statement (schema 11; NULL: unsigned). own_run: recorded by this
+ * history's own verify, not by import or migrate. */
+typedef struct isotier_statement_listing {
+	int64_t id;
+	const char *uuid, *backend, *verdict, *observed_at, *ceiling_tier, *host_id, *claim_digest;
+	const char *statement, *claimed_tier;
+	bool own_run;
+} isotier_statement_listing;
+/* Every observation in id order; host_id: only rows naming it (NULL: all). */
+int isotier__history_scan_statements(isotier_history *h, const char *host_id,
+                                     int (*cb)(void *ctx, const isotier_statement_listing *row),
+                                     void *ctx, isotier_error *err);
+
 /* ---- source checks -------------------------------------------------------- */
 
 typedef struct isotier_source_filter {

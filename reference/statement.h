@@ -17,6 +17,7 @@
 #define ISOTIER_STATEMENT_TYPE       "https://in-toto.io/Statement/v1"
 #define ISOTIER_DSSE_PAYLOAD_TYPE    "application/vnd.in-toto+json"
 #define ISOTIER_PREDICATE_OBSERVATION "https://isotier.dev/observation/v1"
+#define ISOTIER_PREDICATE_VSA         "https://slsa.dev/verification_summary/v1"
 /* The largest envelope read back (the statement holds digests and short
  * texts, never the evidence itself). */
 #define ISOTIER_ENVELOPE_MAX (256 * 1024)
@@ -68,5 +69,18 @@ bool isotier__statement_check(const char *envelope, const isotier_keyring *kr,
  * nothing; 0, the statement's payload (malloc'd) and the key id. */
 int isotier__statement_open(const char *envelope, size_t len, const isotier_keyring *kr,
                             char **statement, char key_id[65], isotier_error *err);
+
+/* ---- a SLSA verification summary of one backend (vsa.c) -------------------- */
+
+typedef struct isotier_vsa {
+	const char *backend, *host_id, *claim_digest;
+	const char *tier;           /* the level verified (the claimed tier); NULL: UNKNOWN */
+	const char *input_uuid;     /* the observation it rests on; NULL: none */
+	const char *input_envelope; /* that observation's envelope (its digest is cited) */
+	const char *time_verified;  /* UTC */
+	bool passed;                /* PASSED: the latest observation proves the claim, signed */
+} isotier_vsa;
+int isotier__vsa_sign(const isotier_identity *id, const isotier_vsa *v, char **envelope,
+                      isotier_error *err);
 
 #endif

@@ -52,6 +52,23 @@ assert_eq "$(cat "$TMP/py.out")" "verified 1" "python verified the envelope"
 "$ISOTIER_BIN" statement verify "$TMP/a.jsonl" --key "$a/host.pub" >"$TMP/sv.out" || fail "statement verify: $(cat "$TMP/sv.out")"
 assert_contains "$(cat "$TMP/sv.out")" "ok line 1 key ${key_a:0:16} https://isotier.dev/observation/v1"
 
+# 2b. attest export: the statements and a SLSA verification summary per backend, all
+# verified by the independent checker; bwrap's summary PASSED.
+vsa() { # vsa FILE: the verificationResult of the bwrap summary in an export
+  python3 - "$1" <<'PY'
+import base64, json, sys
+for line in open(sys.argv[1]):
+    st = json.loads(base64.b64decode(json.loads(line)["payload"]))
+    if st["predicateType"] == "https://slsa.dev/verification_summary/v1" and st["subject"][0]["name"].endswith("/backend/bwrap"):
+        print(st["predicate"]["verificationResult"], ",".join(st["predicate"]["verifiedLevels"]))
+PY
+}
+ISOTIER_IDENTITY_DIR=$a "$ISOTIER_BIN" attest export --db "$db" >"$TMP/export.jsonl" || fail "attest export"
+assert_eq "$(wc -l <"$TMP/export.jsonl")" 2 "one statement, one summary"
+python3 "$ISOTIER_ROOT/tests/tools/dsse_verify.py" "$TMP/export.jsonl" "$a/host.pub" >"$TMP/py.out" ||
+  fail "independent verification of the export: $(cat "$TMP/py.out")"
+assert_eq "$(vsa "$TMP/export.jsonl")" "PASSED ISOTIER_TIER_CONTAINER" "bwrap's summary"
+
 # 3. Host B: its own key, its own history; its envelope fails A's key (both checkers).
 ISOTIER_IDENTITY_DIR=$b "$ISOTIER_BIN" identity --public-key >"$TMP/b.pub"
 set +e
@@ -80,6 +97,9 @@ sql "$TMP/forged.db" "INSERT INTO observations($cols) SELECT run_id, observed_at
   claim_digest, uuid || '-f', NULL FROM observations"
 assert_eq "$(gate "$TMP/forged.db")" 78 "a forged row"
 assert_contains "$(cat "$TMP/gate.err")" "signature check: the row has no signed statement"
+ISOTIER_IDENTITY_DIR=$a "$ISOTIER_BIN" attest export --db "$TMP/forged.db" >"$TMP/export.jsonl" 2>"$TMP/export.err"
+assert_eq "$(vsa "$TMP/export.jsonl")" "FAILED " "the forged row's summary"
+assert_contains "$(cat "$TMP/export.err")" "1 unsigned observation left out"
 
 # 6. An edited envelope: its payload changed (a byte of the reason), the signature kept.
 cp "$db" "$TMP/edited.db"
