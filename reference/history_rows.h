@@ -241,7 +241,14 @@ int isotier__history_export(isotier_history *h, FILE *out, isotier_error *err);
 
 typedef struct isotier_transfer_counts {
 	size_t runs, observations, skipped; /* skipped: already present (by uuid) */
+	size_t audit_events, audit_skipped; /* audit events added; already present (by uuid) */
 } isotier_transfer_counts;
+/* history_transfer_audit.c: every audit event as an "audit_event" record;
+ * one such record (a cJSON object) into the history. */
+int isotier__history_export_audit(isotier_history *h, FILE *out, isotier_error *err);
+struct cJSON;
+int isotier__history_import_audit(isotier_history *h, const struct cJSON *o, const char *file,
+                                  size_t line, isotier_transfer_counts *n, isotier_error *err);
 /* Adds what path holds (an SQLite history or an export) to h in one
  * transaction; rows already in h (same uuid) are skipped. */
 int isotier__history_import(isotier_history *h, const char *path, isotier_transfer_counts *n,

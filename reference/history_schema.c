@@ -44,7 +44,9 @@
 /* 10 -> 11 (both engines). */
 #define V11_STATEMENTS                                                                             \
 	"ALTER TABLE observations ADD COLUMN statement TEXT; "                                     \
-	"ALTER TABLE audit_events ADD COLUMN host_id TEXT;"
+	"ALTER TABLE audit_events ADD COLUMN host_id TEXT; "                                       \
+	"ALTER TABLE audit_events ADD COLUMN uuid TEXT; "
+#define V11_AUDIT_UUID_INDEX "CREATE UNIQUE INDEX audit_events_by_uuid ON audit_events(uuid);"
 /* A random (version 4) UUID per row. */
 #define SQLITE_UUID_V4                                                                             \
 	"lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' ||"                 \
@@ -192,8 +194,10 @@ static const char *const sqlite_migrations[] = {
      * counts a row toward a grant only when it verifies and says what the
      * row says. audit_events.host_id: the machine id of the host whose
      * isotier decided, so a merged fleet history tells hosts' refusals
-     * apart. NULL: older rows (which grant nothing). */
-    V11_STATEMENTS,
+     * apart; audit_events.uuid: export, import and migrate carry every
+     * event, once (older events get a fresh random one here). NULL:
+     * older rows (which grant nothing). */
+    (V11_STATEMENTS "UPDATE audit_events SET uuid = " SQLITE_UUID_V4 ";" V11_AUDIT_UUID_INDEX),
 };
 /* PostgreSQL: the same tables, PostgreSQL's types (identity keys, BYTEA),
  * then the same steps. */
@@ -259,7 +263,9 @@ static const char *const pg_migrations[] = {
     NULL, /* 7 -> 8: SQLite's text */
     NULL, /* 8 -> 9: SQLite's text */
     NULL, /* 9 -> 10: SQLite's text */
-    NULL, /* 10 -> 11: SQLite's text */
+    /* 10 -> 11: as SQLite's, PostgreSQL's random UUIDs (13 and later). */
+    (V11_STATEMENTS "UPDATE audit_events SET uuid = gen_random_uuid()::text;"
+                    V11_AUDIT_UUID_INDEX),
 };
 
 _Static_assert(sizeof sqlite_migrations == sizeof pg_migrations,
