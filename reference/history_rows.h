@@ -118,6 +118,15 @@ int isotier__history_scan_statements(isotier_history *h, const char *host_id,
                                      int (*cb)(void *ctx, const isotier_statement_listing *row),
                                      void *ctx, isotier_error *err);
 
+/* ---- a fleet's roles (history_fleet_init.c) -------------------------------- */
+
+/* PostgreSQL only, as the schema's owner: row-level security on the host
+ * id (runners[i] inserts and updates only rows naming hosts[i], its
+ * machine id), runners' and auditors' grants. Idempotent. */
+int isotier__history_fleet_init(isotier_history *h, const char *const *runners,
+                                const char *const *hosts, size_t n, const char *const *auditors,
+                                size_t n_auditors, isotier_error *err);
+
 /* ---- source checks -------------------------------------------------------- */
 
 typedef struct isotier_source_filter {
