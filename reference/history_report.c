@@ -106,7 +106,9 @@ int isotier__history_count(isotier_history *h, isotier_history_count_of what, co
  * rows read layers_json, bounded. */
 #define ATTEST_LAYERS                                                                              \
 	", CASE WHEN o.verdict = 'CONFIRMED' AND o.claimed_tier = 'MICROVM'"                       \
-	" THEN substr(o.layers_json, 1, 65537) END"
+	" THEN substr(o.layers_json, 1, 65537) END"                                                \
+	", CASE WHEN o.verdict = 'CONFIRMED' AND o.claimed_tier = 'MICROVM'"                       \
+	" THEN substr(o.statement, 1, 262145) END"
 #define OBS_COLUMNS(duration, schema, extra)                                                       \
 	"SELECT o.id, o.run_id, o.observed_at, o.backend, o.provider_id, o.claimed_tier,"          \
 	" o.claimed_mechanism, o.observed_tier, o.observed_vendor, o.confidence, o.verdict,"       \
@@ -153,6 +155,7 @@ static int each_observation(hstmt *s,
 		    .catalogue_commit = hq_col(s, 21),
 		    .run_host = hq_col(s, 22),
 		    .attest_layers = hq_col(s, 23),
+		    .attest_statement = hq_col(s, 24),
 		};
 		if ((rc = cb(ctx, &r)) != 0)
 			return rc;

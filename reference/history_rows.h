@@ -113,6 +113,10 @@ typedef struct isotier_statement_listing {
 	const char *statement, *claimed_tier;
 	bool own_run;
 } isotier_statement_listing;
+/* One observation's statement (NULL: none, or no such row) to cb. */
+int isotier__history_statement_of(isotier_history *h, int64_t id,
+                                  int (*cb)(void *ctx, const isotier_statement_listing *row),
+                                  void *ctx, isotier_error *err);
 /* Every observation in id order; host_id: only rows naming it (NULL: all). */
 int isotier__history_scan_statements(isotier_history *h, const char *host_id,
                                      int (*cb)(void *ctx, const isotier_statement_listing *row),
@@ -194,6 +198,9 @@ typedef struct isotier_report_observation_row {
 	 * MICROVM claim only (where hardware attestation may be recorded);
 	 * NULL for every other row. */
 	const char *attest_layers;
+	/* The same rows' signed statement (schema 11), cut at 262145 bytes:
+	 * an attested mark stands only when it verifies and says attested. */
+	const char *attest_statement;
 } isotier_report_observation_row;
 int isotier__history_scan_observations(
     isotier_history *h, const char *since, const char *host, bool durations,

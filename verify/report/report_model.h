@@ -471,6 +471,11 @@ const char *report_change_words(const char *change);
 bool report_attest_candidate(const report_model *m, const report_observation *o);
 /* Whether layers_json is the form verify writes for an attested one. */
 bool report_layers_attested(const char *layers);
+/* Whether statement (the row's signed statement) verifies against this
+ * host's key or ISOTIER_TRUSTED_KEYS and says attested, CONFIRMED, of
+ * backend on host_id: without it an "attested" in layers_json (an import
+ * can claim one) is not shown. */
+bool report_statement_attested(const char *statement, const char *backend, const char *host_id);
 const char *report_verdict_shown(const report_observation *o);
 
 /* report_tables.c: counts the source checks and refusals in range and holds
