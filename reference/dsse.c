@@ -87,8 +87,8 @@ static int b64_decode(const char *s, unsigned char **out, size_t *out_len)
 	return 0;
 }
 
-int isotier__dsse_sign(const isotier_identity *id, const char *type, const void *body,
-                       size_t len, char **envelope, isotier_error *err)
+int isotier__dsse_sign(const isotier_identity *id, const char *type, const void *body, size_t len,
+                       char **envelope, isotier_error *err)
 {
 	*envelope = NULL;
 	cleanup_free unsigned char *pae = NULL;
@@ -119,8 +119,9 @@ int isotier__dsse_sign(const isotier_identity *id, const char *type, const void 
 	cJSON_AddItemToObject(env, "signatures", sigs);
 	*envelope = isotier__json_print(env, false);
 	cJSON_Delete(env);
-	return *envelope ? 0
-	                 : isotier__error_set(err, ISOTIER_ENOMEM, 0, "sign statement: out of memory");
+	return *envelope
+	           ? 0
+	           : isotier__error_set(err, ISOTIER_ENOMEM, 0, "sign statement: out of memory");
 }
 
 static bool verify_one(EVP_PKEY *key, const unsigned char *pae, size_t pae_len,
@@ -133,8 +134,8 @@ static bool verify_one(EVP_PKEY *key, const unsigned char *pae, size_t pae_len,
 	return ok;
 }
 
-int isotier__dsse_open(const char *envelope, size_t len, const isotier_keyring *kr,
-                       char **payload, size_t *payload_len, char key_id[65], isotier_error *err)
+int isotier__dsse_open(const char *envelope, size_t len, const isotier_keyring *kr, char **payload,
+                       size_t *payload_len, char key_id[65], isotier_error *err)
 {
 	*payload = NULL;
 	*payload_len = 0;
@@ -191,10 +192,11 @@ int isotier__dsse_open(const char *envelope, size_t len, const isotier_keyring *
 		free(sb);
 	}
 	if (rc == 0 && !verified)
-		rc = isotier__error_set(err, ISOTIER_ECONFIG, 0,
-		                        known ? "no signature verifies against the trusted key it names"
-		                              : "signed by no trusted key (this host's, or "
-		                                "ISOTIER_TRUSTED_KEYS)");
+		rc = isotier__error_set(
+		    err, ISOTIER_ECONFIG, 0,
+		    known ? "no signature verifies against the trusted key it names"
+		          : "signed by no trusted key (this host's, or "
+		            "ISOTIER_TRUSTED_KEYS)");
 	if (rc == 0) {
 		*payload = (char *)raw;
 		*payload_len = raw_len;

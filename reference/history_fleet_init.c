@@ -61,11 +61,9 @@ static const char *const fleet_sql =
     "CREATE POLICY isotier_insert ON observations FOR INSERT WITH CHECK (host_id = " MY_HOST
     " AND run_id IN " MY_RUNS ");"
     "CREATE POLICY isotier_read ON audit_events FOR SELECT USING (true);"
-    "CREATE POLICY isotier_insert ON audit_events FOR INSERT WITH CHECK (host_id = " MY_HOST
-    ");"
+    "CREATE POLICY isotier_insert ON audit_events FOR INSERT WITH CHECK (host_id = " MY_HOST ");"
     "CREATE POLICY isotier_read ON source_checks FOR SELECT USING (true);"
-    "CREATE POLICY isotier_insert ON source_checks FOR INSERT WITH CHECK (run_id IN " MY_RUNS
-    ");";
+    "CREATE POLICY isotier_insert ON source_checks FOR INSERT WITH CHECK (run_id IN " MY_RUNS ");";
 
 int isotier__history_fleet_init(isotier_history *h, const char *const *runners,
                                 const char *const *hosts, size_t n, const char *const *auditors,
@@ -84,10 +82,11 @@ int isotier__history_fleet_init(isotier_history *h, const char *const *runners,
 			    runners[i], hosts[i] ? hosts[i] : "");
 	for (size_t i = 0; i < n_auditors; i++)
 		if (!role_ok(auditors[i]))
-			return isotier__error_set(err, ISOTIER_EINVAL, 0,
-			                          "history init: --auditor '%.64s': a role name (a-z, "
-			                          "0-9, _)",
-			                          auditors[i]);
+			return isotier__error_set(
+			    err, ISOTIER_EINVAL, 0,
+			    "history init: --auditor '%.64s': a role name (a-z, "
+			    "0-9, _)",
+			    auditors[i]);
 	int rc = h->drv->exec(h, "BEGIN", err, "history init");
 	if (rc < 0)
 		return rc;
@@ -104,14 +103,15 @@ int isotier__history_fleet_init(isotier_history *h, const char *const *runners,
 			hq_text(s, 2, hosts[i]);
 			rc = hq_step(s, err) < 0 ? ISOTIER_EDB : 0;
 		}
-		snprintf(sql, sizeof sql,
-		         "GRANT USAGE ON SCHEMA public TO \"%s\";"
-		         "GRANT SELECT, INSERT ON runs, observations, evidence_blobs, source_checks,"
-		         " audit_events TO \"%s\";"
-		         "GRANT UPDATE (finished_at, status) ON runs TO \"%s\";"
-		         "GRANT SELECT ON isotier_schema, isotier_hosts TO \"%s\";"
-		         "GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO \"%s\";",
-		         runners[i], runners[i], runners[i], runners[i], runners[i]);
+		snprintf(
+		    sql, sizeof sql,
+		    "GRANT USAGE ON SCHEMA public TO \"%s\";"
+		    "GRANT SELECT, INSERT ON runs, observations, evidence_blobs, source_checks,"
+		    " audit_events TO \"%s\";"
+		    "GRANT UPDATE (finished_at, status) ON runs TO \"%s\";"
+		    "GRANT SELECT ON isotier_schema, isotier_hosts TO \"%s\";"
+		    "GRANT USAGE ON ALL SEQUENCES IN SCHEMA public TO \"%s\";",
+		    runners[i], runners[i], runners[i], runners[i], runners[i]);
 		if (rc == 0)
 			rc = h->drv->exec(h, sql, err, "history init: grant the runner");
 	}

@@ -256,7 +256,10 @@ static const char *const pg_migrations[] = {
     "  detail_json TEXT);"
     "CREATE INDEX audit_events_by_time ON audit_events(at);",
     NULL, /* 1..5: SQLite's text */
-    NULL, NULL, NULL, NULL,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
     /* 6 -> 7: as SQLite's, without the backfill (nothing older exists). */
     ("CREATE TABLE evidence_blobs (sha256 TEXT PRIMARY KEY, format TEXT, content BYTEA NOT "
      "NULL);" OBS_V7_COLUMNS V7_INDEXES),
@@ -264,8 +267,7 @@ static const char *const pg_migrations[] = {
     NULL, /* 8 -> 9: SQLite's text */
     NULL, /* 9 -> 10: SQLite's text */
     /* 10 -> 11: as SQLite's, PostgreSQL's random UUIDs (13 and later). */
-    (V11_STATEMENTS "UPDATE audit_events SET uuid = gen_random_uuid()::text;"
-                    V11_AUDIT_UUID_INDEX),
+    (V11_STATEMENTS "UPDATE audit_events SET uuid = gen_random_uuid()::text;" V11_AUDIT_UUID_INDEX),
 };
 
 _Static_assert(sizeof sqlite_migrations == sizeof pg_migrations,

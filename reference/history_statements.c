@@ -16,8 +16,8 @@ int isotier__history_statement_of(isotier_history *h, int64_t id,
                                   void *ctx, isotier_error *err)
 {
 	cleanup_hstmt hstmt *s = NULL;
-	int rc = hq_prepare(h, &s, STATEMENT_COLUMNS " WHERE o.id = ?1", err,
-	                    "read a signed statement");
+	int rc =
+	    hq_prepare(h, &s, STATEMENT_COLUMNS " WHERE o.id = ?1", err, "read a signed statement");
 	if (rc < 0)
 		return rc;
 	hq_int(s, 1, id);

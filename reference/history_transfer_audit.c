@@ -13,8 +13,9 @@
 #include <time.h>
 
 static const char *const audit_keys[] = {
-    "uuid",          "at",       "event",  "sandbox_id",  "backend", "claimed_tier",
-    "resolved_tier", "required_tier", "decision", "reason", "detail_json", "host_id"};
+    "uuid",     "at",           "event",         "sandbox_id",
+    "backend",  "claimed_tier", "resolved_tier", "required_tier",
+    "decision", "reason",       "detail_json",   "host_id"};
 #define N_AUDIT_KEYS 12
 
 int isotier__history_export_audit(isotier_history *h, FILE *out, isotier_error *err)
@@ -70,8 +71,8 @@ static void derived_uuid(const cJSON *o, char out[ISOTIER_UUID_LEN + 1])
 	         hex + 16, hex + 20);
 }
 
-int isotier__history_import_audit(isotier_history *h, const cJSON *o, const char *file,
-                                  size_t line, isotier_transfer_counts *n, isotier_error *err)
+int isotier__history_import_audit(isotier_history *h, const cJSON *o, const char *file, size_t line,
+                                  isotier_transfer_counts *n, isotier_error *err)
 {
 	char derived[ISOTIER_UUID_LEN + 1];
 	const char *uuid = text_of(o, "uuid"), *at = text_of(o, "at"), *event = text_of(o, "event");
@@ -82,16 +83,17 @@ int isotier__history_import_audit(isotier_history *h, const cJSON *o, const char
 	struct tm tm = {0};
 	const char *end = at ? strptime(at, "%Y-%m-%dT%H:%M:%SZ", &tm) : NULL;
 	if (!uuid || strlen(uuid) != ISOTIER_UUID_LEN || !event || !at || !end || *end)
-		return isotier__error_set(err, ISOTIER_EDATA, 0,
-		                          "import %s:%zu: audit_event without a uuid, an event or a "
-		                          "time in isotier's UTC form",
-		                          file, line);
+		return isotier__error_set(
+		    err, ISOTIER_EDATA, 0,
+		    "import %s:%zu: audit_event without a uuid, an event or a "
+		    "time in isotier's UTC form",
+		    file, line);
 	/* An event from the future would stand as the newest refusal in every
 	 * report (the same allowance as observations'). */
 	if (timegm(&tm) > time(NULL) + 300)
-		return isotier__error_set(err, ISOTIER_EDATA, 0,
-		                          "import %s:%zu: field 'at': %.40s is after this host's clock",
-		                          file, line, at);
+		return isotier__error_set(
+		    err, ISOTIER_EDATA, 0,
+		    "import %s:%zu: field 'at': %.40s is after this host's clock", file, line, at);
 	cleanup_hstmt hstmt *s = NULL;
 	int rc = hq_prepare(
 	    h, &s,

@@ -31,8 +31,8 @@ int isotier__identity_dir(char *buf, size_t len, isotier_error *err)
 	char state[PATH_MAX];
 	int rc = isotier__state_dir(state, sizeof state);
 	if (rc < 0)
-		return isotier__error_set(err, rc, 0,
-		                          "host identity: no usable state directory (ISOTIER_STATE_DIR)");
+		return isotier__error_set(
+		    err, rc, 0, "host identity: no usable state directory (ISOTIER_STATE_DIR)");
 	if ((size_t)snprintf(buf, len, "%s/identity", state) >= len)
 		return isotier__error_set(err, ISOTIER_EINVAL, 0, "host identity: path too long");
 	return 0;
@@ -41,7 +41,8 @@ int isotier__identity_dir(char *buf, size_t len, isotier_error *err)
 void isotier__machine_digest(const char *machine_id, char out[65])
 {
 	out[0] = '\0';
-	if (machine_id && *machine_id && isotier__sha256_hex(machine_id, strlen(machine_id), out) < 0)
+	if (machine_id && *machine_id &&
+	    isotier__sha256_hex(machine_id, strlen(machine_id), out) < 0)
 		out[0] = '\0';
 }
 
@@ -69,7 +70,8 @@ int isotier__key_id(isotier_pkey *key, char out[65])
 static int read_key_file(char **out, const char *path, bool private_key, isotier_error *err)
 {
 	*out = NULL;
-	cleanup_close int fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
+	cleanup_close int fd =
+	    open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return isotier__error_set(err, errno == ENOENT ? ISOTIER_ENOTFOUND : ISOTIER_EIO,
 		                          errno, "%s", path);
@@ -84,9 +86,10 @@ static int read_key_file(char **out, const char *path, bool private_key, isotier
 		                          "%s: owned by uid %u or writable by others: not trusted",
 		                          path, (unsigned)st.st_uid);
 	if (private_key && (st.st_mode & 077))
-		return isotier__error_set(err, ISOTIER_EINVAL, 0,
-		                          "%s: mode %03o lets others read the private key (chmod 600)",
-		                          path, (unsigned)(st.st_mode & 0777));
+		return isotier__error_set(
+		    err, ISOTIER_EINVAL, 0,
+		    "%s: mode %03o lets others read the private key (chmod 600)", path,
+		    (unsigned)(st.st_mode & 0777));
 	if (st.st_size <= 0 || st.st_size > KEY_FILE_MAX)
 		return isotier__error_set(err, ISOTIER_EINVAL, 0, "%s: %lld bytes, not a key", path,
 		                          (long long)st.st_size);
@@ -141,8 +144,8 @@ char *isotier__identity_public_pem(const isotier_identity *id)
 
 /* Writes text to dir/name whole or not at all. exclusive: link(2), so
  * the first of two processes making a key wins and the other reads it. */
-static int publish(const char *dir, const char *name, const char *text, mode_t mode,
-                   bool exclusive, isotier_error *err)
+static int publish(const char *dir, const char *name, const char *text, mode_t mode, bool exclusive,
+                   isotier_error *err)
 {
 	char tmp[PATH_MAX], path[PATH_MAX];
 	snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -166,7 +169,8 @@ static int publish(const char *dir, const char *name, const char *text, mode_t m
 static int fill_names(isotier_identity *id, isotier_error *err)
 {
 	if (isotier__key_id(id->key, id->key_id) < 0)
-		return isotier__error_set(err, ISOTIER_EIO, 0, "host identity: hash the public key");
+		return isotier__error_set(err, ISOTIER_EIO, 0,
+		                          "host identity: hash the public key");
 	char machine[64];
 	isotier__host_id(machine, sizeof machine);
 	isotier__machine_digest(machine, id->machine);
@@ -178,7 +182,8 @@ static int make_key(const char *dir, isotier_error *err)
 {
 	EVP_PKEY *k = EVP_PKEY_Q_keygen(NULL, NULL, "ED25519");
 	if (!k)
-		return isotier__error_set(err, ISOTIER_EIO, 0, "host identity: make an Ed25519 key");
+		return isotier__error_set(err, ISOTIER_EIO, 0,
+		                          "host identity: make an Ed25519 key");
 	cleanup_free char *pem = key_to_pem(k, true);
 	EVP_PKEY_free(k);
 	if (!pem)
@@ -212,10 +217,11 @@ int isotier__identity_load(isotier_identity *id, bool create, isotier_error *err
 	struct stat st;
 	if (lstat(id->dir, &st) != 0 || !S_ISDIR(st.st_mode) || (st.st_mode & 077) ||
 	    st.st_uid != geteuid())
-		return isotier__error_set(err, ISOTIER_EINVAL, 0,
-		                          "host identity: %s is not a directory only its owner (uid "
-		                          "%u) may enter",
-		                          id->dir, (unsigned)geteuid());
+		return isotier__error_set(
+		    err, ISOTIER_EINVAL, 0,
+		    "host identity: %s is not a directory only its owner (uid "
+		    "%u) may enter",
+		    id->dir, (unsigned)geteuid());
 	rc = read_key_file(&pem, key_path, true, err);
 	if (rc == ISOTIER_ENOTFOUND) {
 		isotier__error_clear(err);
@@ -229,7 +235,8 @@ int isotier__identity_load(isotier_identity *id, bool create, isotier_error *err
 	OPENSSL_cleanse(pem, strlen(pem));
 	if (!id->key)
 		return isotier__error_set(err, ISOTIER_EINVAL, 0,
-		                          "host identity: %s: not an Ed25519 private key", key_path);
+		                          "host identity: %s: not an Ed25519 private key",
+		                          key_path);
 	/* host.pub follows the key: rewritten when absent or another key's. */
 	cleanup_free char *pub = key_to_pem(id->key, false);
 	cleanup_free char *old = NULL;
@@ -293,7 +300,8 @@ void isotier__keyring_load(isotier_keyring *kr)
 		return;
 	cleanup_free char *copy = strdup(list);
 	char *save = NULL;
-	for (char *p = copy ? strtok_r(copy, ":", &save) : NULL; p; p = strtok_r(NULL, ":", &save)) {
+	for (char *p = copy ? strtok_r(copy, ":", &save) : NULL; p;
+	     p = strtok_r(NULL, ":", &save)) {
 		isotier_error e = {0};
 		if (isotier__keyring_add_file(kr, p, &e) < 0) {
 			char msg[600];

@@ -276,8 +276,9 @@ static int resolve_ceiling(isotier_resolution *r, const gate *g, isotier_error *
 		downgrade(r,
 		          "the latest trustworthy observation of %s (%s%s) shows at most %s of its "
 		          "own, below the claimed %s: %s%s",
-		          g->backend, row.observed_at, row_standing(standing, sizeof standing, &row),
-		          name ? name : "?", isotier_tier_name(r->claimed), row.reason, note);
+		          g->backend, row.observed_at,
+		          row_standing(standing, sizeof standing, &row), name ? name : "?",
+		          isotier_tier_name(r->claimed), row.reason, note);
 	return 0;
 }
 

@@ -33,8 +33,7 @@ static cJSON *make_statement(const isotier_identity *id, const isotier_observati
 	isotier__host_id_of(id->key_id, machine, host_id);
 	sha_of(o->claim_digest, claim_sha);
 	snprintf(subject, sizeof subject, "isotier:host/%s/backend/%s", host_id, o->backend);
-	if (o->probe_json &&
-	    isotier__sha256_hex(o->probe_json, o->probe_json_len, probe_sha) < 0)
+	if (o->probe_json && isotier__sha256_hex(o->probe_json, o->probe_json_len, probe_sha) < 0)
 		probe_sha[0] = '\0';
 	if (o->evidence && o->evidence_len &&
 	    isotier__sha256_hex(o->evidence, o->evidence_len, evidence_sha) < 0)
@@ -119,8 +118,7 @@ int isotier__statement_sign(const isotier_identity *id, const isotier_observatio
 	cJSON_Delete(st);
 	if (!body)
 		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "sign statement: out of memory");
-	return isotier__dsse_sign(id, ISOTIER_DSSE_PAYLOAD_TYPE, body, strlen(body), envelope,
-	                          err);
+	return isotier__dsse_sign(id, ISOTIER_DSSE_PAYLOAD_TYPE, body, strlen(body), envelope, err);
 }
 
 int isotier__statement_open(const char *envelope, size_t len, const isotier_keyring *kr,
@@ -168,8 +166,8 @@ static const char *text_at(const cJSON *o, const char *a, const char *b, bool *b
 static const char *claim_sha_of(const cJSON *p, bool *bad)
 {
 	const cJSON *claim = cJSON_GetObjectItemCaseSensitive(p, "claim");
-	const cJSON *d = cJSON_IsObject(claim) ? cJSON_GetObjectItemCaseSensitive(claim, "digest")
-	                                       : NULL;
+	const cJSON *d =
+	    cJSON_IsObject(claim) ? cJSON_GetObjectItemCaseSensitive(claim, "digest") : NULL;
 	if (!d || cJSON_IsNull(d))
 		return NULL;
 	return text_at(d, "sha256", NULL, bad);

@@ -14,8 +14,8 @@
 #include "history.h"
 #include "identity.h"
 
-#define ISOTIER_STATEMENT_TYPE       "https://in-toto.io/Statement/v1"
-#define ISOTIER_DSSE_PAYLOAD_TYPE    "application/vnd.in-toto+json"
+#define ISOTIER_STATEMENT_TYPE        "https://in-toto.io/Statement/v1"
+#define ISOTIER_DSSE_PAYLOAD_TYPE     "application/vnd.in-toto+json"
 #define ISOTIER_PREDICATE_OBSERVATION "https://isotier.dev/observation/v1"
 #define ISOTIER_PREDICATE_VSA         "https://slsa.dev/verification_summary/v1"
 /* The largest envelope read back (the statement holds digests and short
@@ -29,14 +29,14 @@
 int isotier__dsse_pae(const char *type, const void *body, size_t len, unsigned char **out,
                       size_t *out_len);
 /* Signs body into a DSSE envelope (JSON, one line, malloc'd). */
-int isotier__dsse_sign(const isotier_identity *id, const char *type, const void *body,
-                       size_t len, char **envelope, isotier_error *err);
+int isotier__dsse_sign(const isotier_identity *id, const char *type, const void *body, size_t len,
+                       char **envelope, isotier_error *err);
 /* Opens an envelope: 0, its payload (malloc'd, NUL-terminated) and the id
  * of the key that verified it; ISOTIER_EDATA when it is not an envelope,
  * ISOTIER_ECONFIG when no signature verifies against a key of kr (err says
  * which check failed). */
-int isotier__dsse_open(const char *envelope, size_t len, const isotier_keyring *kr,
-                       char **payload, size_t *payload_len, char key_id[65], isotier_error *err);
+int isotier__dsse_open(const char *envelope, size_t len, const isotier_keyring *kr, char **payload,
+                       size_t *payload_len, char key_id[65], isotier_error *err);
 
 /* ---- the observation statement (statement.c) ------------------------------- */
 

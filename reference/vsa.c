@@ -67,6 +67,5 @@ int isotier__vsa_sign(const isotier_identity *id, const isotier_vsa *v, char **e
 	cJSON_Delete(st);
 	if (!body)
 		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "sign summary: out of memory");
-	return isotier__dsse_sign(id, ISOTIER_DSSE_PAYLOAD_TYPE, body, strlen(body), envelope,
-	                          err);
+	return isotier__dsse_sign(id, ISOTIER_DSSE_PAYLOAD_TYPE, body, strlen(body), envelope, err);
 }

@@ -205,8 +205,8 @@ START_TEST(copied_row_does_not_grant)
 	setenv("ISOTIER_TRUSTED_KEYS", pub, 1);
 	ASSERT_REFUSED(r, "another host's statement");
 	/* Also with this host's id taken over and the uuid copied. */
-	sql_exec("UPDATE observations SET uuid = (SELECT uuid FROM observations WHERE host_id = '"
-	         OTHER_HOST "') || 'x' WHERE id = 3");
+	sql_exec("UPDATE observations SET uuid = (SELECT uuid FROM observations WHERE host_id = "
+	         "'" OTHER_HOST "') || 'x' WHERE id = 3");
 	ASSERT_REFUSED(r, "signature check");
 	free(env);
 }
@@ -261,8 +261,7 @@ START_TEST(edited_envelope_does_not_grant)
 	sql_exec("DELETE FROM observations");
 	add("2026-12-03T11:00:00Z", "CONFIRMED", HOST, false, forged);
 	char *uuid_fix = NULL;
-	ck_assert_int_gt(asprintf(&uuid_fix,
-	                          "UPDATE observations SET uuid = '%s'",
+	ck_assert_int_gt(asprintf(&uuid_fix, "UPDATE observations SET uuid = '%s'",
 	                          strstr(edited, "\"uuid\":\"") + 8),
 	                 0);
 	*strchr(strstr(uuid_fix, "'") + 1, '"') = '\'';
@@ -342,9 +341,8 @@ START_TEST(pae_is_dsse)
 {
 	unsigned char *out = NULL;
 	size_t len = 0;
-	ck_assert_int_eq(isotier__dsse_pae("http://example.com/HelloWorld", "hello world", 11,
-	                                   &out, &len),
-	                 0);
+	ck_assert_int_eq(
+	    isotier__dsse_pae("http://example.com/HelloWorld", "hello world", 11, &out, &len), 0);
 	const char *want = "DSSEv1 29 http://example.com/HelloWorld 11 hello world";
 	ck_assert_uint_eq(len, strlen(want));
 	ck_assert_int_eq(memcmp(out, want, len), 0);

@@ -17,7 +17,8 @@ struct latest {
 	bool own_run;
 };
 
-struct export {
+struct export
+{
 	struct latest rows[MAX_BACKENDS];
 	size_t n;
 	size_t written, unsigned_rows;
@@ -107,8 +108,8 @@ static int on_row(void *ctx, const isotier_statement_listing *row)
 }
 
 /* The summary of one backend's latest row: PASSED only for a signed proof. */
-static int summarise(const isotier_identity *id, const isotier_keyring *kr,
-                     const struct latest *l, const char *now, isotier_error *err)
+static int summarise(const isotier_identity *id, const isotier_keyring *kr, const struct latest *l,
+                     const char *now, isotier_error *err)
 {
 	isotier_verdict v;
 	char why[512] = "";
@@ -126,8 +127,8 @@ static int summarise(const isotier_identity *id, const isotier_keyring *kr,
 	              claimed != ISOTIER_UNKNOWN && l->ceiling_tier &&
 	              isotier_tier_parse(&ceiling, l->ceiling_tier) == 0 &&
 	              isotier_tier_satisfies(ceiling, claimed);
-	bool passed = proves && l->own_run && isotier__statement_check(l->statement, kr, &sr, why,
-	                                                                sizeof why);
+	bool passed = proves && l->own_run &&
+	              isotier__statement_check(l->statement, kr, &sr, why, sizeof why);
 	isotier_vsa vsa = {.backend = l->backend,
 	                   .host_id = l->host_id,
 	                   .claim_digest = l->claim_digest,
@@ -190,8 +191,9 @@ static int attest_main(int argc, char **argv)
 		return EXIT_IOERR;
 	}
 	if (x.unsigned_rows)
-		fprintf(stderr, "isotier: %zu unsigned observation%s left out (recorded before schema 11, "
-		                "imported, or not signed)\n",
+		fprintf(stderr,
+		        "isotier: %zu unsigned observation%s left out (recorded before schema 11, "
+		        "imported, or not signed)\n",
 		        x.unsigned_rows, x.unsigned_rows == 1 ? "" : "s");
 	return EXIT_OK;
 }

@@ -112,7 +112,8 @@ static int import_files(const char *db, char **files, int n)
 		       cli_plural(c.observations, "", "s"), c.skipped);
 		if (c.audit_events || c.audit_skipped)
 			printf("%s: %zu audit event%s added; %zu already present\n", files[i],
-			       c.audit_events, cli_plural(c.audit_events, "", "s"), c.audit_skipped);
+			       c.audit_events, cli_plural(c.audit_events, "", "s"),
+			       c.audit_skipped);
 	}
 	return fflush(stdout) == 0 ? EXIT_OK : EXIT_IOERR;
 }

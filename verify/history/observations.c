@@ -51,9 +51,9 @@ int observations_insert_signed(isotier_history *h, const observation *o,
 	char uuid[ISOTIER_UUID_LEN + 1], now[32];
 	if (!row.uuid) {
 		if (isotier__history_uuid(uuid) < 0)
-			return isotier__error_set(err, ISOTIER_EIO, 0,
-			                          "record observation of %s: no random bytes for its id",
-			                          o->backend);
+			return isotier__error_set(
+			    err, ISOTIER_EIO, 0,
+			    "record observation of %s: no random bytes for its id", o->backend);
 		row.uuid = uuid;
 	}
 	if (!row.observed_at) {

@@ -101,7 +101,8 @@ bool report_statement_attested(const char *statement, const char *backend, const
 	const cJSON *host = cJSON_GetObjectItemCaseSensitive(p, "host");
 	const char *b = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(obs, "backend"));
 	const char *v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p, "verdict"));
-	const char *m = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(host, "machineIdSha256"));
+	const char *m =
+	    cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(host, "machineIdSha256"));
 	const char *k = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(host, "keyId"));
 	isotier__machine_digest(host_id, machine);
 	/* Fail closed: the signed statement itself must say attested, of this
