@@ -457,6 +457,8 @@ void report_put_text(FILE *f, const char *s);
 
 int report_write_html(FILE *f, const report_model *m);
 int report_write_json(FILE *f, const report_model *m);
+/* report_oscal.c: OSCAL 1.1 assessment results (deterministic UUIDs). */
+int report_write_oscal(FILE *f, const report_model *m);
 int report_write_junit(FILE *f, const report_model *m);
 int report_write_md(FILE *f, const report_model *m);
 int report_write_text(FILE *f, const report_model *m); /* alerts only, terminal-safe */
