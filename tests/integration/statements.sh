@@ -132,4 +132,24 @@ set -e
 assert_eq "$rc" 78 "B's rows without B's key trusted"
 assert_contains "$(cat "$TMP/gate.err")" "signature check"
 assert_eq "$trc" 0 "B's rows with B's key in ISOTIER_TRUSTED_KEYS: $(cat "$TMP/gate2.err")"
+# 9. Hostile input to statement verify: garbage, a wrong payloadType, too many
+# signatures, an empty file; named, never a crash.
+{
+  echo 'not json'
+  echo '{"payloadType":"text/plain","payload":"e30=","signatures":[{"keyid":"","sig":"AAAA"}]}'
+  python3 -c 'import json; print(json.dumps({"payloadType":"application/vnd.in-toto+json","payload":"e30=","signatures":[{"sig":"AAAA"}]*17}))'
+  echo '{"payloadType":"application/vnd.in-toto+json","payload":"!!!","signatures":[]}'
+} >"$TMP/hostile.jsonl"
+set +e
+"$ISOTIER_BIN" statement verify "$TMP/hostile.jsonl" --key "$a/host.pub" >"$TMP/h.out" 2>&1; rc=$?
+: >"$TMP/empty"
+"$ISOTIER_BIN" statement verify "$TMP/empty" --key "$a/host.pub" >/dev/null 2>&1; erc=$?
+"$ISOTIER_BIN" statement verify "$TMP/a.jsonl" --key "$TMP/nope.pub" >/dev/null 2>&1; krc=$?
+set -e
+assert_eq "$rc" 1 "hostile envelopes fail"
+assert_eq "$(grep -c '^FAIL line' "$TMP/h.out")" 4 "each hostile line named: $(cat "$TMP/h.out")"
+assert_contains "$(cat "$TMP/h.out")" "payloadType 'text/plain'"
+assert_contains "$(cat "$TMP/h.out")" "17 signatures"
+assert_eq "$erc" 65 "an empty file"
+assert_eq "$krc" 66 "a missing key file"
 echo "statements: signed rows grant and verify independently; forged, copied and edited rows do not"
