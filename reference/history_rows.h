@@ -201,6 +201,11 @@ typedef struct isotier_report_observation_row {
 	/* The same rows' signed statement (schema 11), cut at 262145 bytes:
 	 * an attested mark stands only when it verifies and says attested. */
 	const char *attest_statement;
+	/* Read with durations (NULL / false otherwise): the evidence's
+	 * SHA-256; recorded by history import or migrate; no signed statement
+	 * (schema 11): nothing can verify the row. */
+	const char *evidence_sha256;
+	bool imported, unsigned_row;
 } isotier_report_observation_row;
 int isotier__history_scan_observations(
     isotier_history *h, const char *since, const char *host, bool durations,

@@ -132,6 +132,28 @@ set -e
 assert_eq "$rc" 78 "B's rows without B's key trusted"
 assert_contains "$(cat "$TMP/gate.err")" "signature check"
 assert_eq "$trc" 0 "B's rows with B's key in ISOTIER_TRUSTED_KEYS: $(cat "$TMP/gate2.err")"
+# 8b. Reports mark imported and unsigned rows (JSON and OSCAL).
+marks() { # marks DB FORMAT: "imported,unsigned" of each observation, oldest first
+  "$ISOTIER_BIN" report --db "$1" --no-catalogue --format "$2" --out "$TMP/r.$2" >/dev/null 2>&1 || fail "report $2 of $1"
+  python3 - "$TMP/r.$2" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+if sys.argv[2] == "json":
+    print(" ".join(f'{o["imported"]},{o["unsigned"]}'.lower() for o in d["observations"]))
+else:
+    for o in d["assessment-results"]["results"][0]["observations"]:
+        p = {x["name"]: x["value"] for x in o["props"]}
+        print(f'{p["imported"]},{p["unsigned"]}', end=" ")
+    print()
+PY
+}
+assert_eq "$(marks "$db" json)" "false,false" "an honest row"
+assert_eq "$(marks "$TMP/forged.db" json)" "false,false false,true" "the forged row is unsigned"
+"$ISOTIER_BIN" history export --db "$db" >"$TMP/exp.jsonl"
+"$ISOTIER_BIN" history import --db "$TMP/imported.db" "$TMP/exp.jsonl" >/dev/null || fail "import"
+assert_eq "$(marks "$TMP/imported.db" json)" "true,false" "an imported row (its statement travelled)"
+assert_eq "$(marks "$TMP/forged.db" oscal | sed 's/ *$//')" "false,true" "OSCAL: the forged row is bwrap's latest"
+
 # 9. Hostile input to statement verify: garbage, a wrong payloadType, too many
 # signatures, an empty file; named, never a crash.
 {

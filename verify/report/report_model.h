@@ -112,6 +112,11 @@ typedef struct report_observation {
 	/* CONFIRMED by hardware attestation: verify stored the fact with it
 	 * (report_attested.c), not read from the reason. */
 	bool attested;
+	/* Read with every column (JSON, and the rows shown in full): the
+	 * evidence's SHA-256 (NULL: none); the row came in by history import or
+	 * migrate; it has no signed statement (runbook/statements.md). */
+	const char *evidence_sha256;
+	bool imported, unsigned_row;
 	report_evidence *evidence; /* NULL unless in the evidence set */
 } report_observation;
 

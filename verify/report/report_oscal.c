@@ -144,6 +144,9 @@ int report_write_oscal(FILE *f, const report_model *m)
 		prop(props, "kernel-relation", o->kernel_relation);
 		prop(props, "host-id", o->host_id);
 		prop(props, "attested", o->attested ? "true" : "false");
+		prop(props, "imported", o->imported ? "true" : "false");
+		prop(props, "unsigned", o->unsigned_row ? "true" : "false");
+		prop(props, "evidence-sha256", o->evidence_sha256);
 		cJSON_AddItemToArray(cJSON_AddArrayToObject(ob, "methods"),
 		                     cJSON_CreateString("TEST"));
 		cJSON *subj = cJSON_CreateObject();
