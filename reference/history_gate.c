@@ -33,12 +33,18 @@ _Static_assert(VERDICT_COUNT == 7, "VERDICT_SET holds one parameter per verdict"
 #define TIER_SET   "(?30, ?31, ?32, ?33)"
 _Static_assert(ISOTIER_MICROVM == 3, "TIER_SET holds one parameter per tier");
 
+/* How many of the newest own rows an own_only read tries. */
+#define GATE_OWN_SCAN 64
+
 #define GATE_COLUMNS                                                                               \
 	"SELECT id, verdict, observed_at, COALESCE(reason, ''), ceiling_tier, host_id, "           \
 	"claim_digest,"                                                                            \
-	" CASE WHEN " GATE_OWN " THEN 1 ELSE 0 END"
+	" CASE WHEN " GATE_OWN " THEN 1 ELSE 0 END, uuid, statement"
 
-static int gate_read(hstmt *s, isotier_gate_row *row, isotier_gate_buf *b, isotier_error *err)
+/* A row the runs table calls this host's own counts as own only when the
+ * caller's check passes its signed statement (schema 11). */
+static int gate_read(hstmt *s, const isotier_gate_query *q, isotier_gate_row *row,
+                     isotier_gate_buf *b, isotier_error *err)
 {
 	int rc = hq_step(s, err);
 	if (rc <= 0)
@@ -61,7 +67,19 @@ static int gate_read(hstmt *s, isotier_gate_row *row, isotier_gate_buf *b, isoti
 	    .host_id = b->has_host ? b->host_id : NULL,
 	    .claim_digest = b->has_digest ? b->claim_digest : NULL,
 	    .own = hq_col_int(s, 7) == 1,
+	    .unsigned_why = b->unsigned_why,
 	};
+	snprintf(b->uuid, sizeof b->uuid, "%s", hq_col(s, 8) ? hq_col(s, 8) : "");
+	b->unsigned_why[0] = '\0';
+	if (row->own) {
+		if (!q || !q->check)
+			snprintf(b->unsigned_why, sizeof b->unsigned_why,
+			         "signature check: no trusted key to check it against");
+		else
+			q->check(q->check_ctx, row, hq_null(s, 8) ? NULL : b->uuid, hq_col(s, 9),
+			         b->unsigned_why, sizeof b->unsigned_why);
+		row->own = b->unsigned_why[0] == '\0';
+	}
 	return 1;
 }
 
@@ -80,7 +98,7 @@ int isotier__history_gate_latest(isotier_history *h, const isotier_gate_query *q
 	char sql[2048];
 	isotier_tier tiers = q->ceiling_in != ISOTIER_UNKNOWN ? q->ceiling_in : q->ceiling_out;
 	int n = snprintf(
-	    sql, sizeof sql, "%s%s%s%s%s%s%s%s ORDER BY id DESC LIMIT 1", GATE_COLUMNS GATE_ROWS,
+	    sql, sizeof sql, "%s%s%s%s%s%s%s%s ORDER BY id DESC LIMIT ?14", GATE_COLUMNS GATE_ROWS,
 	    q->own_only ? " AND " GATE_OWN : "",
 	    q->verdict_flags ? " AND verdict IN " VERDICT_SET : "",
 	    q->with_ceiling || tiers != ISOTIER_UNKNOWN ? " AND ceiling_tier IS NOT NULL" : "",
@@ -99,6 +117,7 @@ int isotier__history_gate_latest(isotier_history *h, const isotier_gate_query *q
 	gate_bind(s, q->backend, q->host_id);
 	if (q->after > 0)
 		hq_int(s, 13, q->after);
+	hq_int(s, 14, q->own_only ? GATE_OWN_SCAN : 1);
 	for (int i = 0; q->verdict_flags && i < VERDICT_COUNT; i++) {
 		isotier_verdict v = (isotier_verdict)i;
 		bool in = isotier__verdict_is(v, q->verdict_flags) &&
@@ -110,7 +129,19 @@ int isotier__history_gate_latest(isotier_history *h, const isotier_gate_query *q
 		        t != ISOTIER_UNKNOWN && isotier_tier_satisfies((isotier_tier)t, tiers)
 		            ? isotier_tier_name((isotier_tier)t)
 		            : NULL);
-	return gate_read(s, row, buf, err);
+	buf->skipped = 0;
+	if (!q->own_only)
+		return gate_read(s, q, row, buf, err);
+	/* The first own row whose statement passes; why the newest one that
+	 * did not was passed over stays in the buffer for the reason. */
+	char first_why[sizeof buf->unsigned_why] = "";
+	while ((rc = gate_read(s, q, row, buf, err)) > 0 && !row->own) {
+		if (!buf->skipped++)
+			snprintf(first_why, sizeof first_why, "%s", buf->unsigned_why);
+	}
+	if (rc >= 0 && buf->skipped)
+		snprintf(buf->unsigned_why, sizeof buf->unsigned_why, "%s", first_why);
+	return rc;
 }
 
 int isotier__history_gate_future(isotier_history *h, const char *backend, const char *host_id,
@@ -147,5 +178,5 @@ int isotier__history_gate_future(isotier_history *h, const char *backend, const 
 	hq_text(s, 9, now);
 	hq_int(s, 10, skew_s);
 	hq_text(s, 11, later[0] ? later : "0000");
-	return gate_read(s, row, buf, err);
+	return gate_read(s, NULL, row, buf, err);
 }

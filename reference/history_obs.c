@@ -60,10 +60,10 @@ int isotier__history_add_observation(isotier_history *h, const isotier_observati
 	    " layers_json, verdict, reason, probe_json, evidence_sha256, evidence_format,"
 	    " duration_ms, kernel_relation, ceiling_tier, host_id, claim_digest, uuid, "
 	    "probe_schema,"
-	    " sandbox_wall_ms, sandbox_cpu_ms, jobs, overlap)"
+	    " sandbox_wall_ms, sandbox_cpu_ms, jobs, overlap, statement)"
 	    " VALUES "
 	    "(?1,?2,?3,?4,?5,?6,?7,?8,?9,?10,?11,?12,?13,?14,?15,?16,?17,?18,?19,?20,?21,?22,"
-	    "?23,?24,?25,?26)"
+	    "?23,?24,?25,?26,?27)"
 	    " RETURNING id",
 	    err, "record observation");
 	if (rc < 0)
@@ -101,6 +101,7 @@ int isotier__history_add_observation(isotier_history *h, const isotier_observati
 		hq_int(s, 25, o->jobs);
 	if (o->overlap > 0)
 		hq_int(s, 26, o->overlap);
+	hq_text(s, 27, o->statement);
 	free(probe);
 	free(schema);
 	if ((rc = hq_step(s, err)) < 0)

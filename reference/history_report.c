@@ -60,7 +60,7 @@ int isotier__history_newest_record(isotier_history *h, char *buf, size_t len, is
 #define OBS_LIGHT                                                                                  \
 	"SELECT o.id, o.run_id, o.observed_at, o.backend, o.provider_id, o.claimed_tier, NULL,"    \
 	" o.observed_tier, NULL, NULL, o.verdict, NULL, NULL, NULL, NULL, o.host_id, NULL, NULL,"  \
-	" NULL, NULL, NULL, NULL, r.host, NULL"                                                    \
+	" NULL, NULL, NULL, NULL, r.host, NULL, NULL, NULL, NULL, NULL"                            \
 	" FROM observations AS o LEFT JOIN runs AS r ON r.id = o.run_id"
 /* A host (?2): the run's host name or the observation's machine id. */
 #define ON_HOST                                                                                    \
@@ -106,7 +106,12 @@ int isotier__history_count(isotier_history *h, isotier_history_count_of what, co
  * rows read layers_json, bounded. */
 #define ATTEST_LAYERS                                                                              \
 	", CASE WHEN o.verdict = 'CONFIRMED' AND o.claimed_tier = 'MICROVM'"                       \
-	" THEN substr(o.layers_json, 1, 65537) END"
+	" THEN substr(o.layers_json, 1, 65537) END"                                                \
+	", CASE WHEN o.verdict = 'CONFIRMED' AND o.claimed_tier = 'MICROVM'"                       \
+	" THEN substr(o.statement, 1, 262145) END"                                                 \
+	", o.evidence_sha256, CASE WHEN r.command = '" HISTORY_IMPORTED_COMMAND                    \
+	"' THEN 1 ELSE 0 END"                                                                      \
+	", CASE WHEN o.statement IS NULL THEN 1 ELSE 0 END"
 #define OBS_COLUMNS(duration, schema, extra)                                                       \
 	"SELECT o.id, o.run_id, o.observed_at, o.backend, o.provider_id, o.claimed_tier,"          \
 	" o.claimed_mechanism, o.observed_tier, o.observed_vendor, o.confidence, o.verdict,"       \
@@ -153,6 +158,10 @@ static int each_observation(hstmt *s,
 		    .catalogue_commit = hq_col(s, 21),
 		    .run_host = hq_col(s, 22),
 		    .attest_layers = hq_col(s, 23),
+		    .attest_statement = hq_col(s, 24),
+		    .evidence_sha256 = hq_col(s, 25),
+		    .imported = !hq_null(s, 26) && hq_col_int(s, 26) == 1,
+		    .unsigned_row = !hq_null(s, 27) && hq_col_int(s, 27) == 1,
 		};
 		if ((rc = cb(ctx, &r)) != 0)
 			return rc;

@@ -48,6 +48,9 @@ typedef struct isotier_observation_record {
 	bool has_sandbox_wall, has_sandbox_cpu;
 	int jobs;    /* the run's --jobs; <= 0: not known (NULL) */
 	int overlap; /* most verifications at once during this one, itself included; <= 0: NULL */
+	/* Schema 11: the row as a DSSE envelope signed by the host that made
+	 * it (statement.h); NULL: unsigned (it grants nothing). */
+	const char *statement;
 } isotier_observation_record;
 
 /* Inserts o (the caller holds the transaction). *id_out may be NULL. */
@@ -98,6 +101,35 @@ int isotier__history_get_observation(isotier_history *h, int64_t id, size_t laye
                                      size_t probe_max,
                                      int (*cb)(void *ctx, const isotier_observation_detail *d),
                                      void *ctx, isotier_error *err);
+
+/* ---- signed statements (history_statements.c) ----------------------------- */
+
+/* An observation's row as its statement must say it (statement.h), and
+ * the statement (schema 11; NULL: unsigned). own_run: recorded by this
+ * history's own verify, not by import or migrate. */
+typedef struct isotier_statement_listing {
+	int64_t id;
+	const char *uuid, *backend, *verdict, *observed_at, *ceiling_tier, *host_id, *claim_digest;
+	const char *statement, *claimed_tier;
+	bool own_run;
+} isotier_statement_listing;
+/* One observation's statement (NULL: none, or no such row) to cb. */
+int isotier__history_statement_of(isotier_history *h, int64_t id,
+                                  int (*cb)(void *ctx, const isotier_statement_listing *row),
+                                  void *ctx, isotier_error *err);
+/* Every observation in id order; host_id: only rows naming it (NULL: all). */
+int isotier__history_scan_statements(isotier_history *h, const char *host_id,
+                                     int (*cb)(void *ctx, const isotier_statement_listing *row),
+                                     void *ctx, isotier_error *err);
+
+/* ---- a fleet's roles (history_fleet_init.c) -------------------------------- */
+
+/* PostgreSQL only, as the schema's owner: row-level security on the host
+ * id (runners[i] inserts and updates only rows naming hosts[i], its
+ * machine id), runners' and auditors' grants. Idempotent. */
+int isotier__history_fleet_init(isotier_history *h, const char *const *runners,
+                                const char *const *hosts, size_t n, const char *const *auditors,
+                                size_t n_auditors, isotier_error *err);
 
 /* ---- source checks -------------------------------------------------------- */
 
@@ -166,6 +198,14 @@ typedef struct isotier_report_observation_row {
 	 * MICROVM claim only (where hardware attestation may be recorded);
 	 * NULL for every other row. */
 	const char *attest_layers;
+	/* The same rows' signed statement (schema 11), cut at 262145 bytes:
+	 * an attested mark stands only when it verifies and says attested. */
+	const char *attest_statement;
+	/* Read with durations (NULL / false otherwise): the evidence's
+	 * SHA-256; recorded by history import or migrate; no signed statement
+	 * (schema 11): nothing can verify the row. */
+	const char *evidence_sha256;
+	bool imported, unsigned_row;
 } isotier_report_observation_row;
 int isotier__history_scan_observations(
     isotier_history *h, const char *since, const char *host, bool durations,
@@ -222,7 +262,14 @@ int isotier__history_export(isotier_history *h, FILE *out, isotier_error *err);
 
 typedef struct isotier_transfer_counts {
 	size_t runs, observations, skipped; /* skipped: already present (by uuid) */
+	size_t audit_events, audit_skipped; /* audit events added; already present (by uuid) */
 } isotier_transfer_counts;
+/* history_transfer_audit.c: every audit event as an "audit_event" record;
+ * one such record (a cJSON object) into the history. */
+int isotier__history_export_audit(isotier_history *h, FILE *out, isotier_error *err);
+struct cJSON;
+int isotier__history_import_audit(isotier_history *h, const struct cJSON *o, const char *file,
+                                  size_t line, isotier_transfer_counts *n, isotier_error *err);
 /* Adds what path holds (an SQLite history or an export) to h in one
  * transaction; rows already in h (same uuid) are skipped. */
 int isotier__history_import(isotier_history *h, const char *path, isotier_transfer_counts *n,
@@ -240,7 +287,12 @@ int isotier__history_import_jsonl(isotier_history *h, FILE *in, const char *name
 typedef struct isotier_gate_row {
 	int64_t id;
 	const char *verdict, *observed_at, *reason, *ceiling_tier, *host_id, *claim_digest;
+	/* own: this host's own isotier wrote it (by the runs table) and its
+	 * signed statement verifies against a trusted key and says what the
+	 * row says (statement.h); else unsigned says why ("" when the row is
+	 * not this host's by the runs table either). */
 	bool own;
+	const char *unsigned_why;
 } isotier_gate_row;
 /* Which rows a read takes. */
 typedef struct isotier_gate_query {
@@ -254,6 +306,14 @@ typedef struct isotier_gate_query {
 	isotier_tier ceiling_in, ceiling_out;
 	bool own_only; /* only rows this host's own isotier wrote */
 	int64_t after; /* only rows with a larger id */
+	/* Whether a row this host's isotier wrote (by the runs table) counts
+	 * as its own: its signed statement (schema 11, NULL: none) verified
+	 * and compared with the row by the caller (resolve.c, statement.h),
+	 * false and why otherwise. NULL: no row is own. own_only reads up to
+	 * 64 of the newest such rows for the first that passes. */
+	bool (*check)(const void *ctx, const struct isotier_gate_row *row, const char *uuid,
+	              const char *statement, char *why, size_t why_len);
+	const void *check_ctx;
 } isotier_gate_query;
 /* 1 and *row filled (strings valid until the next call with this buffer),
  * 0 when no row matches. */
@@ -263,6 +323,8 @@ typedef struct isotier_gate_buf {
 	char verdict[64], observed_at[64], reason[4096], ceiling_tier[32], host_id[64],
 	    claim_digest[16384];
 	bool has_ceiling, has_host, has_digest;
+	char uuid[64], unsigned_why[512];
+	int skipped; /* own_only: newer rows of this host passed over, their statement not valid */
 } isotier_gate_buf;
 int isotier__history_gate_latest(isotier_history *h, const isotier_gate_query *q,
                                  isotier_gate_row *row, isotier_gate_buf *buf, isotier_error *err);

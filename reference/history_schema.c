@@ -41,6 +41,12 @@
 	"CREATE INDEX source_checks_for_report"                                                    \
 	" ON source_checks(provider_id, url, checked_at, id);"                                     \
 	"CREATE INDEX audit_events_for_report ON audit_events(at, id, event, decision);"
+/* 10 -> 11 (both engines). */
+#define V11_STATEMENTS                                                                             \
+	"ALTER TABLE observations ADD COLUMN statement TEXT; "                                     \
+	"ALTER TABLE audit_events ADD COLUMN host_id TEXT; "                                       \
+	"ALTER TABLE audit_events ADD COLUMN uuid TEXT; "
+#define V11_AUDIT_UUID_INDEX "CREATE UNIQUE INDEX audit_events_by_uuid ON audit_events(uuid);"
 /* A random (version 4) UUID per row. */
 #define SQLITE_UUID_V4                                                                             \
 	"lower(hex(randomblob(4))) || '-' || lower(hex(randomblob(2))) || '-4' ||"                 \
@@ -182,6 +188,16 @@ static const char *const sqlite_migrations[] = {
      * reads: of the table (each event's detail_json) only the rows shown
      * are read. */
     V10_REPORT_INDEXES,
+    /* 10 -> 11: verdicts that carry their own proof (issue #37).
+     * statement: the observation as an in-toto statement in a DSSE
+     * envelope signed by the host that made it (statement.h); the gate
+     * counts a row toward a grant only when it verifies and says what the
+     * row says. audit_events.host_id: the machine id of the host whose
+     * isotier decided, so a merged fleet history tells hosts' refusals
+     * apart; audit_events.uuid: export, import and migrate carry every
+     * event, once (older events get a fresh random one here). NULL:
+     * older rows (which grant nothing). */
+    (V11_STATEMENTS "UPDATE audit_events SET uuid = " SQLITE_UUID_V4 ";" V11_AUDIT_UUID_INDEX),
 };
 /* PostgreSQL: the same tables, PostgreSQL's types (identity keys, BYTEA),
  * then the same steps. */
@@ -240,13 +256,18 @@ static const char *const pg_migrations[] = {
     "  detail_json TEXT);"
     "CREATE INDEX audit_events_by_time ON audit_events(at);",
     NULL, /* 1..5: SQLite's text */
-    NULL, NULL, NULL, NULL,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
     /* 6 -> 7: as SQLite's, without the backfill (nothing older exists). */
     ("CREATE TABLE evidence_blobs (sha256 TEXT PRIMARY KEY, format TEXT, content BYTEA NOT "
      "NULL);" OBS_V7_COLUMNS V7_INDEXES),
     NULL, /* 7 -> 8: SQLite's text */
     NULL, /* 8 -> 9: SQLite's text */
     NULL, /* 9 -> 10: SQLite's text */
+    /* 10 -> 11: as SQLite's, PostgreSQL's random UUIDs (13 and later). */
+    (V11_STATEMENTS "UPDATE audit_events SET uuid = gen_random_uuid()::text;" V11_AUDIT_UUID_INDEX),
 };
 
 _Static_assert(sizeof sqlite_migrations == sizeof pg_migrations,

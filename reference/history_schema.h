@@ -4,7 +4,7 @@
 
 #include "history_driver.h"
 
-#define HISTORY_SCHEMA_VERSION 10
+#define HISTORY_SCHEMA_VERSION 11
 
 /* The SQL bringing engine's schema from version from to from + 1. */
 const char *history_migration(history_engine engine, int from);

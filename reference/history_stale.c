@@ -98,8 +98,9 @@ int isotier__history_add_audit_event(isotier_history *h, const isotier_audit_row
 	cleanup_hstmt hstmt *s = NULL;
 	int rc = hq_prepare(h, &s,
 	                    "INSERT INTO audit_events(at, event, sandbox_id, backend, claimed_tier,"
-	                    " resolved_tier, required_tier, decision, reason, detail_json)"
-	                    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+	                    " resolved_tier, required_tier, decision, reason, detail_json, host_id,"
+	                    " uuid)"
+	                    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
 	                    err, "store audit event");
 	if (rc < 0)
 		return rc;
@@ -113,5 +114,15 @@ int isotier__history_add_audit_event(isotier_history *h, const isotier_audit_row
 	hq_text(s, 8, a->decision);
 	hq_text(s, 9, a->reason);
 	hq_text(s, 10, a->detail_json);
+	/* The host whose isotier decided (schema 11): a fleet's merged history
+	 * tells its hosts' refusals apart. NULL: no machine id. */
+	char host[64];
+	isotier__host_id(host, sizeof host);
+	hq_text(s, 11, host[0] ? host : NULL);
+	char uuid[ISOTIER_UUID_LEN + 1];
+	if (isotier__history_uuid(uuid) < 0)
+		return isotier__error_set(err, ISOTIER_EIO, 0,
+		                          "store audit event: no random bytes for its id");
+	hq_text(s, 12, uuid);
 	return hq_step(s, err) < 0 ? isotier__error_prefix(err, "store audit event") : 0;
 }

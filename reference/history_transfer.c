@@ -131,7 +131,8 @@ static int export_observations(isotier_history *h, FILE *out, isotier_error *err
 	    " o.claimed_mechanism, o.observed_tier, o.observed_vendor, o.confidence, o.layers_json,"
 	    " o.verdict, o.reason, o.probe_json, o.evidence_format, o.kernel_relation,"
 	    " o.ceiling_tier, o.host_id, o.claim_digest, o.evidence_sha256, o.probe_schema,"
-	    " o.duration_ms, o.evidence, o.sandbox_wall_ms, o.sandbox_cpu_ms, o.jobs, o.overlap"
+	    " o.duration_ms, o.evidence, o.sandbox_wall_ms, o.sandbox_cpu_ms, o.jobs, o.overlap,"
+	    " o.statement"
 	    " FROM observations o JOIN runs r ON r.id = o.run_id ORDER BY o.id",
 	    err, "export observations");
 	while (rc == 0 && (rc = hq_step(s, err)) > 0) {
@@ -159,6 +160,9 @@ static int export_observations(isotier_history *h, FILE *out, isotier_error *err
 			if (b64)
 				cJSON_AddStringToObject(o, "evidence_base64", b64);
 			free(b64);
+			/* Schema 11's signed statement travels verbatim (an auditor
+			 * checks it anywhere; the gate never counts an imported row). */
+			add_str(o, "statement", hq_col(s, 27));
 		}
 		rc = put_line(out, o, err);
 	}
@@ -178,8 +182,9 @@ int isotier__history_export(isotier_history *h, FILE *out, isotier_error *err)
 		cJSON_AddStringToObject(head, "tool_version", ISOTIER_VERSION);
 	}
 	if ((rc = put_line(out, head, err)) == 0 && (rc = export_runs(h, out, err)) == 0 &&
-	    (rc = export_evidence(h, out, err)) == 0)
-		rc = export_observations(h, out, err);
+	    (rc = export_evidence(h, out, err)) == 0 &&
+	    (rc = export_observations(h, out, err)) == 0)
+		rc = isotier__history_export_audit(h, out, err);
 	isotier__history_read_end(h);
 	if (rc == 0 && fflush(out) != 0)
 		rc = isotier__error_set(err, ISOTIER_EIO, errno, "export: write");
@@ -440,10 +445,10 @@ static int import_observation(isotier_history *h, const cJSON *o, const char *fi
 	    " claimed_tier, claimed_mechanism, observed_tier, observed_vendor, confidence,"
 	    " layers_json, verdict, reason, probe_json, evidence_format, kernel_relation,"
 	    " ceiling_tier, host_id, claim_digest, evidence_sha256, probe_schema, duration_ms,"
-	    " sandbox_wall_ms, sandbox_cpu_ms, jobs, overlap)"
+	    " sandbox_wall_ms, sandbox_cpu_ms, jobs, overlap, statement)"
 	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17,"
-	    " ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26) ON CONFLICT (uuid) DO NOTHING RETURNING "
-	    "id",
+	    " ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27) ON CONFLICT (uuid) DO NOTHING "
+	    "RETURNING id",
 	    err, "import observation");
 	if (rc < 0)
 		return rc;
@@ -465,6 +470,7 @@ static int import_observation(isotier_history *h, const cJSON *o, const char *fi
 		    c->valuedouble == (double)(int64_t)c->valuedouble)
 			hq_int(s, 23 + i, (int64_t)c->valuedouble);
 	}
+	hq_text(s, 27, field(o, "statement"));
 	if ((rc = step_id(s, NULL, err)) > 0)
 		n->observations++, rc = 0;
 	else if (rc == 0)
@@ -551,6 +557,8 @@ int isotier__history_import_jsonl(isotier_history *h, FILE *in, const char *name
 			rc = import_evidence(h, o, name, lineno, err);
 		else if (!strcmp(type, "observation"))
 			rc = import_observation(h, o, name, lineno, n, err);
+		else if (!strcmp(type, "audit_event"))
+			rc = isotier__history_import_audit(h, o, name, lineno, n, err);
 		cJSON_Delete(o);
 	}
 	free(line);

@@ -41,6 +41,9 @@
 #include "resolve.h"
 /* verify and sweep release what a run that died left behind (leases). */
 #include "sweep.h"
+/* verify signs what it records; `isotier identity` and `statement verify`. */
+#include "identity.h"
+#include "statement.h"
 /* verify judges a remote backend's observation as the testimony it is. */
 #include "testimony.h"
 

@@ -2,6 +2,7 @@
 #include "resolve.h"
 #include "history.h"
 #include "renewal.h"
+#include "statement.h"
 #include "../base/verdict.h"
 #include "../catalogue/catalogue.h"
 
@@ -133,7 +134,57 @@ typedef struct gate {
 	isotier_history *h;
 	const char *backend;
 	const char *host_id; /* NULL: every host's rows count */
+	/* What a row's signed statement must verify against: this host's
+	 * public key and ISOTIER_TRUSTED_KEYS (identity.h). */
+	const isotier_keyring *keys;
 } gate;
+
+/* A row counts as this host's own only when its statement verifies and
+ * says what the row says (statement.h): a row anyone else wrote into the
+ * history, copied from another host or edited can lower, never grant. */
+static bool gate_check(const void *ctx, const isotier_gate_row *row, const char *uuid,
+                       const char *statement, char *why, size_t why_len)
+{
+	const gate *g = ctx;
+	isotier_statement_row sr = {.uuid = uuid,
+	                            .backend = g->backend,
+	                            .verdict = row->verdict,
+	                            .observed_at = row->observed_at,
+	                            .ceiling_tier = row->ceiling_tier,
+	                            .host_id = row->host_id,
+	                            .claim_digest = row->claim_digest};
+	if (isotier__statement_check(statement, g->keys, &sr, why, why_len))
+		return true;
+	if (!g->keys->n && g->keys->problem[0]) {
+		size_t n = strlen(why);
+		snprintf(why + n, why_len - n, " (no trusted key: %s)", g->keys->problem);
+	}
+	return false;
+}
+
+/* ", not counted: WHY" for a row this host wrote whose statement failed,
+ * ", imported or naming no host" for one it did not write, "" for its own. */
+static const char *row_standing(char *buf, size_t len, const isotier_gate_row *row)
+{
+	if (row->own)
+		snprintf(buf, len, "%s", "");
+	else if (row->unsigned_why && row->unsigned_why[0])
+		snprintf(buf, len, ", not counted: %s", row->unsigned_why);
+	else
+		snprintf(buf, len, "%s", ", imported or naming no host");
+	return buf;
+}
+
+/* "; N newer rows of this host were passed over (WHY)" when an own_only
+ * read skipped rows whose statement failed; "" otherwise. */
+static const char *skipped_note(char *buf, size_t len, const isotier_gate_buf *b)
+{
+	buf[0] = '\0';
+	if (b->skipped)
+		snprintf(buf, len, "; %d newer row%s of this host passed over: %s", b->skipped,
+		         b->skipped == 1 ? "" : "s", b->unsigned_why);
+	return buf;
+}
 
 /*
  * Rows are ordered by id, the order they were written in: their timestamp is
@@ -173,14 +224,18 @@ static int resolve_against(isotier_resolution *r, const gate *g, isotier_error *
 	                        .host_id = g->host_id,
 	                        .verdict_flags = VERDICT_JUDGES,
 	                        .verdict_not = VERDICT_AGAINST,
-	                        .own_only = true};
+	                        .own_only = true,
+	                        .check = gate_check,
+	                        .check_ctx = g};
 	int clear = isotier__history_gate_latest(g->h, &q, &row, &buf, err);
 	if (clear < 0)
 		return clear;
 	isotier_gate_query qa = {.backend = g->backend,
 	                         .host_id = g->host_id,
 	                         .verdict_flags = VERDICT_AGAINST,
-	                         .after = clear ? row.id : 0};
+	                         .after = clear ? row.id : 0,
+	                         .check = gate_check,
+	                         .check_ctx = g};
 	int rc = isotier__history_gate_latest(g->h, &qa, &against, &abuf, err);
 	if (rc < 0)
 		return rc;
@@ -189,11 +244,14 @@ static int resolve_against(isotier_resolution *r, const gate *g, isotier_error *
 	const isotier_gate_row *latest = rc > 0 ? &against : &row;
 	snprintf(r->latest_verdict, sizeof r->latest_verdict, "%s", latest->verdict);
 	snprintf(r->latest_at, sizeof r->latest_at, "%s", latest->observed_at);
+	char standing[600], note[700];
 	if (r->resolved != ISOTIER_UNKNOWN && rc > 0)
-		downgrade(
-		    r, "latest judged observation of %s (#%lld, %s%s) CONTRADICTED the claim: %s",
-		    g->backend, (long long)against.id, r->latest_at,
-		    against.own ? "" : ", imported or naming no host", against.reason);
+		downgrade(r,
+		          "latest judged observation of %s (#%lld, %s%s) CONTRADICTED the claim: "
+		          "%s%s",
+		          g->backend, (long long)against.id, r->latest_at,
+		          row_standing(standing, sizeof standing, &against), against.reason,
+		          skipped_note(note, sizeof note, &buf));
 	return 0;
 }
 
@@ -211,14 +269,20 @@ static int resolve_ceiling(isotier_resolution *r, const gate *g, isotier_error *
 	isotier_gate_query q = {.backend = g->backend,
 	                        .host_id = g->host_id,
 	                        .ceiling_in = r->resolved,
-	                        .own_only = true};
+	                        .own_only = true,
+	                        .check = gate_check,
+	                        .check_ctx = g};
 	int ok = isotier__history_gate_latest(g->h, &q, &row, &buf, err);
 	if (ok < 0)
 		return ok;
+	char note[700], standing[600];
+	skipped_note(note, sizeof note, &buf);
 	isotier_gate_query low = {.backend = g->backend,
 	                          .host_id = g->host_id,
 	                          .ceiling_out = r->resolved,
-	                          .after = ok ? row.id : 0};
+	                          .after = ok ? row.id : 0,
+	                          .check = gate_check,
+	                          .check_ctx = g};
 	int rc = isotier__history_gate_latest(g->h, &low, &row, &buf, err);
 	if (rc <= 0)
 		return rc;
@@ -230,10 +294,10 @@ static int resolve_ceiling(isotier_resolution *r, const gate *g, isotier_error *
 	if (!isotier_tier_satisfies(ceiling, r->resolved))
 		downgrade(r,
 		          "the latest trustworthy observation of %s (%s%s) shows at most %s of its "
-		          "own, below the claimed %s: %s",
+		          "own, below the claimed %s: %s%s",
 		          g->backend, row.observed_at,
-		          row.own ? "" : ", imported or naming no host", name ? name : "?",
-		          isotier_tier_name(r->claimed), row.reason);
+		          row_standing(standing, sizeof standing, &row), name ? name : "?",
+		          isotier_tier_name(r->claimed), row.reason, note);
 	return 0;
 }
 
@@ -249,7 +313,8 @@ static int resolve_verified(isotier_resolution *r, const gate *g, const char *di
 {
 	isotier_gate_row row;
 	isotier_gate_buf buf;
-	isotier_gate_query q = {.backend = g->backend, .host_id = g->host_id};
+	isotier_gate_query q = {
+	    .backend = g->backend, .host_id = g->host_id, .check = gate_check, .check_ctx = g};
 	int rc = isotier__history_gate_latest(g->h, &q, &row, &buf, err);
 	if (rc < 0)
 		return rc;
@@ -281,12 +346,19 @@ static int resolve_verified(isotier_resolution *r, const gate *g, const char *di
 		          "the latest observation of %s (#%lld, %s) names no host (recorded before "
 		          "isotier kept machine ids): it proves nothing here; re-verify",
 		          g->backend, id, at);
+	else if (!row.own && row.unsigned_why && row.unsigned_why[0])
+		downgrade(r,
+		          "the latest observation of %s (#%lld, %s) does not count toward a grant, "
+		          "%s: only a statement signed by this host's key (or one in "
+		          "ISOTIER_TRUSTED_KEYS) that says what the row says proves anything; "
+		          "re-verify",
+		          g->backend, id, at, row.unsigned_why);
 	else if (!row.own)
 		downgrade(
 		    r,
 		    "the latest observation of %s (#%lld, %s) came in by history import or "
-		    "migrate: only what this host's own isotier verified proves anything here; "
-		    "re-verify",
+		    "migrate: only what this host's own isotier verified and signed proves "
+		    "anything here (signature check: an imported row is not counted); re-verify",
 		    g->backend, id, at);
 	else if (!row.claim_digest || !digest || strcmp(row.claim_digest, digest))
 		downgrade(r,
@@ -299,6 +371,27 @@ static int resolve_verified(isotier_resolution *r, const gate *g, const char *di
 	else if (days_since(at, today) > days)
 		downgrade(r, "%s was last CONFIRMED at %s, more than %d days ago", g->backend, at,
 		          days);
+	return 0;
+}
+
+/* The gate's reads, in order: what voids, what lowers, what must prove. */
+static int resolve_gate(isotier_resolution *r, const gate *g, const isotier_resolve_opts *o,
+                        const char *digest, const char *today, isotier_error *err)
+{
+	int rc;
+	char now[32];
+	time_t t = o->now ? o->now : time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", &tm);
+	if ((rc = resolve_against(r, g, err)) < 0)
+		return rc;
+	if (r->resolved != ISOTIER_UNKNOWN && (rc = resolve_future(r, g, now, err)) < 0)
+		return rc;
+	if (r->resolved != ISOTIER_UNKNOWN && (rc = resolve_ceiling(r, g, err)) < 0)
+		return rc;
+	if (o->require_verified_days > 0 && r->resolved != ISOTIER_UNKNOWN)
+		return resolve_verified(r, g, digest, o->require_verified_days, today, err);
 	return 0;
 }
 
@@ -324,21 +417,12 @@ static int resolve_history(isotier_resolution *r, const char *backend,
 		isotier__host_id(host, sizeof host);
 	/* No machine id: no row can be this host's; only rows naming no host
 	 * are read (they deny, never grant). */
-	gate g = {.h = h, .backend = backend, .host_id = o->any_host ? NULL : host};
-	char now[32];
-	time_t t = o->now ? o->now : time(NULL);
-	struct tm tm;
-	gmtime_r(&t, &tm);
-	strftime(now, sizeof now, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	if ((rc = resolve_against(r, &g, err)) < 0)
-		return rc;
-	if (r->resolved != ISOTIER_UNKNOWN && (rc = resolve_future(r, &g, now, err)) < 0)
-		return rc;
-	if (r->resolved != ISOTIER_UNKNOWN && (rc = resolve_ceiling(r, &g, err)) < 0)
-		return rc;
-	if (o->require_verified_days > 0 && r->resolved != ISOTIER_UNKNOWN)
-		return resolve_verified(r, &g, digest, o->require_verified_days, today, err);
-	return 0;
+	isotier_keyring keys;
+	isotier__keyring_load(&keys);
+	gate g = {.h = h, .backend = backend, .host_id = o->any_host ? NULL : host, .keys = &keys};
+	rc = resolve_gate(r, &g, o, digest, today, err);
+	isotier__keyring_clear(&keys);
+	return rc;
 }
 
 int isotier__resolve(isotier_resolution *out, const isotier_backend *backend,

@@ -26,7 +26,7 @@ set -e
 assert_eq "$rc" 1 "CONTRADICTED exits 1 ($(cat "$TMP/o1"))"
 "$B" verify --backend bwrap --db "$U" >"$TMP/o2" 2>&1 || fail "real probe in bwrap: $(cat "$TMP/o2")"
 "$B" verify --backend host --db "$U" >"$TMP/o3" 2>&1 || fail "host: $(cat "$TMP/o3")"
-assert_eq "$(pg_sql "SELECT max(version) FROM isotier_schema")" 10 "schema version as SQLite's"
+assert_eq "$(pg_sql "SELECT max(version) FROM isotier_schema")" 11 "schema version as SQLite's"
 assert_eq "$(pg_sql "SELECT count(*) FROM observations")" 3 "three observations"
 # Schema 8: the sandbox's own wall and CPU time (bwrap and host are isotier's
 # children: both known), the run's --jobs (the default, 4) and, one backend

@@ -44,7 +44,7 @@ missing = [text(li) for li in b.iter(X + "li")]
 assert missing == ["2 backends not verified within 7 days", "5 sources could not be reached"], missing
 # Provenance of the report itself.
 p = text(ids["provenance"])
-assert "given with --today" in p and "full.db" in p and "(schema 10)" in p and "newest record 2026-12-02T08:00:09Z" in p, p
+assert "given with --today" in p and "full.db" in p and "(schema 11)" in p and "newest record 2026-12-02T08:00:09Z" in p, p
 # Alerts: ALERT > WARN > note, a remedy on each row, five unreachable sources on one line.
 rows = [[text(td) for td in tr.findall(X + "td")] for tr in ids["attention"].iter(X + "tr")]
 rows = [r for r in rows if r]

@@ -28,7 +28,7 @@ sys.exit(rc)
 PY
 total=$(cat "$TMP/total_ms")
 
-assert_eq "$(q "PRAGMA user_version")" 10 "schema 10"
+assert_eq "$(q "PRAGMA user_version")" 11 "schema 11"
 assert_eq "$(q "SELECT count(*) FROM observations")" 3 "three observations"
 assert_eq "$(q "SELECT count(*) FROM observations WHERE jobs = 2")" 3 "each stores --jobs 2"
 # At most --jobs ran at once, and each counts itself.

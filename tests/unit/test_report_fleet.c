@@ -23,6 +23,9 @@ static void setup(void)
 	snprintf(dir, sizeof dir, "/tmp/test_report_fleet.XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(db, sizeof db, "%s/h.db", dir);
+	char id[128];
+	snprintf(id, sizeof id, "%s/identity", dir);
+	setenv("ISOTIER_IDENTITY_DIR", id, 1); /* the report trusts this key */
 }
 
 static void teardown(void)
@@ -34,9 +37,11 @@ static void teardown(void)
 
 #define HOSTILE "<i>b</i>\x1b[2J|*"
 
-static void observe(isotier_history *h, int64_t run, const char *backend, const char *tier,
-                    const char *verdict, const char *layers, const char *reason,
-                    const char *host_id)
+/* sign: the row's statement signed with this test's key, saying attested
+ * when said_attested (verify's facts); else the row is stored bare. */
+static void observe_as(isotier_history *h, int64_t run, const char *backend, const char *tier,
+                       const char *verdict, const char *layers, const char *reason,
+                       const char *host_id, bool sign, bool said_attested)
 {
 	isotier_error err = {0};
 	bool remote = !strcmp(backend, "fly");
@@ -48,9 +53,31 @@ static void observe(isotier_history *h, int64_t run, const char *backend, const 
 	                                .reason = reason,
 	                                .layers_json = layers,
 	                                .host_id = host_id};
+	char uuid[ISOTIER_UUID_LEN + 1];
+	ck_assert_int_eq(isotier__history_uuid(uuid), 0);
+	o.uuid = uuid;
+	o.observed_at = "2026-12-01T00:00:00Z";
+	char *envelope = NULL;
+	if (sign) {
+		isotier_identity id;
+		ck_assert_msg(isotier__identity_load(&id, true, &err) == 0, "%s", err.message);
+		isotier_statement_facts f = {.attested = said_attested};
+		ck_assert_int_eq(isotier__statement_sign(&id, &o, &f, &envelope, &err), 0);
+		isotier__identity_clear(&id);
+		o.statement = envelope;
+	}
 	ck_assert_int_eq(isotier__history_begin(h, &err), 0);
 	ck_assert_msg(isotier__history_add_observation(h, &o, NULL, &err) == 0, "%s", err.message);
 	ck_assert_int_eq(isotier__history_commit(h, &err), 0);
+	free(envelope);
+}
+
+static void observe(isotier_history *h, int64_t run, const char *backend, const char *tier,
+                    const char *verdict, const char *layers, const char *reason,
+                    const char *host_id)
+{
+	observe_as(h, run, backend, tier, verdict, layers, reason, host_id, true,
+	           layers && strstr(layers, "\"attested\":true"));
 }
 
 /* Host a: bwrap CONTAINER, fly attested. Host b (hostile name): bwrap
@@ -103,6 +130,46 @@ static size_t occurrences(const char *s, const char *what)
 		n++;
 	return n;
 }
+
+/* "attested": true in layers_json (an import can claim it) is shown only
+ * with a signed statement that says so: unsigned, or signed saying not
+ * attested, it is a plain CONFIRMED. */
+START_TEST(attested_needs_a_signed_statement)
+{
+	isotier_history *h = NULL;
+	isotier_error err = {0};
+	ck_assert_msg(isotier__history_open(&h, db, 0, &err) == 0, "%s", err.message);
+	static const char a[] = "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa";
+	int64_t r = 0;
+	ck_assert_int_eq(isotier__history_run_begin(h, &r, "verify", "c0ffee", &err), 0);
+	const char *layers = "{\"attested\":true,\"layers\":[]}";
+	observe_as(h, r, "fly", "MICROVM", "CONFIRMED", layers, "attested: imported", a, false,
+	           false);
+	observe_as(h, r, "fly", "MICROVM", "CONFIRMED", layers, "attested: said no", a, true,
+	           false);
+	observe_as(h, r, "fly", "MICROVM", "CONFIRMED", layers, "attested: signed", a, true, true);
+	ck_assert_int_eq(isotier__history_run_end(h, r, "ok", &err), 0);
+	isotier__history_close(h);
+	report_model *m = NULL;
+	report_options o = {.db_path = db, .today = "2099-01-01"};
+	ck_assert_msg(report_model_load(&m, &o, &err) == 0, "%s", err.message);
+	ck_assert_uint_eq(m->n_observations, 3);
+	ck_assert(!m->observations[0].attested);
+	ck_assert(!m->observations[1].attested);
+	ck_assert(m->observations[2].attested);
+	report_model_free(m);
+	/* Read with another host's key (not the signer's, not trusted): none. */
+	char other[160];
+	snprintf(other, sizeof other, "%s/other-identity", dir);
+	setenv("ISOTIER_IDENTITY_DIR", other, 1);
+	isotier_identity id;
+	ck_assert_int_eq(isotier__identity_load(&id, true, &err), 0);
+	isotier__identity_clear(&id);
+	ck_assert_msg(report_model_load(&m, &o, &err) == 0, "%s", err.message);
+	ck_assert(!m->observations[2].attested);
+	report_model_free(m);
+}
+END_TEST
 
 START_TEST(two_hosts_matrix_and_attested)
 {
@@ -182,6 +249,7 @@ int main(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 60);
 	tcase_add_test(tc, two_hosts_matrix_and_attested);
+	tcase_add_test(tc, attested_needs_a_signed_statement);
 	tcase_add_test(tc, one_host_no_matrix);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

@@ -463,6 +463,8 @@ static int history_main(int argc, char **argv)
 	if (argc >= 2 && (!strcmp(argv[1], "export") || !strcmp(argv[1], "import") ||
 	                  !strcmp(argv[1], "migrate")))
 		return history_transfer_main(argc, argv);
+	if (argc >= 2 && !strcmp(argv[1], "init"))
+		return history_init_main(argc, argv);
 	/* `history show ID`: the subcommand may come before or after options. */
 	if (argc >= 2 && !strcmp(argv[1], "show")) {
 		if (argc < 3 || argv[2][0] == '-') {

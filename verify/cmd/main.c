@@ -16,10 +16,14 @@ extern const struct cli_command cli_churn __attribute__((weak));
 extern const struct cli_command cli_report __attribute__((weak));
 extern const struct cli_command cli_paths __attribute__((weak));
 extern const struct cli_command cli_sweep __attribute__((weak));
+extern const struct cli_command cli_identity __attribute__((weak));
+extern const struct cli_command cli_statement __attribute__((weak));
+extern const struct cli_command cli_attest __attribute__((weak));
 
 static const struct cli_command *const commands[] = {
-    &cli_verify, &cli_history, &cli_catalogue, &cli_sources, &cli_backends,
-    &cli_run,    &cli_churn,   &cli_report,    &cli_paths,   &cli_sweep,
+    &cli_verify,   &cli_history,   &cli_catalogue, &cli_sources, &cli_backends,
+    &cli_run,      &cli_churn,     &cli_report,    &cli_paths,   &cli_sweep,
+    &cli_identity, &cli_statement, &cli_attest,
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
 

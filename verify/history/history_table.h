@@ -51,5 +51,7 @@ int history_by_host(isotier_history *h, isotier_observation_filter flt, bool jso
 /* `history export|import|migrate ...` (history_transfer.c); argv[1] is the
  * verb. Returns an exit code. */
 int history_transfer_main(int argc, char **argv);
+/* `isotier history init` (history_init.c): a fleet's PostgreSQL roles. */
+int history_init_main(int argc, char **argv);
 
 #endif

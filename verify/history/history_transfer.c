@@ -110,6 +110,10 @@ static int import_files(const char *db, char **files, int n)
 		printf("%s: %zu run%s, %zu observation%s added; %zu already present\n", files[i],
 		       c.runs, cli_plural(c.runs, "", "s"), c.observations,
 		       cli_plural(c.observations, "", "s"), c.skipped);
+		if (c.audit_events || c.audit_skipped)
+			printf("%s: %zu audit event%s added; %zu already present\n", files[i],
+			       c.audit_events, cli_plural(c.audit_events, "", "s"),
+			       c.audit_skipped);
 	}
 	return fflush(stdout) == 0 ? EXIT_OK : EXIT_IOERR;
 }

@@ -16,6 +16,13 @@ typedef isotier_observation_record observation;
  * nothing is written. *id_out (may be NULL) gets the new row id. */
 int observations_insert(isotier_history *h, const observation *o, int64_t *id_out,
                         isotier_error *err);
+/* The same, the row signed with this host's key (made on first use) as an
+ * in-toto statement with facts (NULL: none beyond the row); a row that
+ * cannot be signed is recorded unsigned, with a warning on stderr (it
+ * grants nothing). */
+int observations_insert_signed(isotier_history *h, const observation *o,
+                               const isotier_statement_facts *facts, int64_t *id_out,
+                               isotier_error *err);
 
 typedef isotier_observation_filter observation_filter;
 

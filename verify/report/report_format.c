@@ -12,6 +12,8 @@ const report_format report_formats[] = {
      report_write_junit},
     {"md", "md", "text/markdown; charset=utf-8", "pull requests: banner, attention, matrix",
      report_write_md},
+    {"oscal", "json", "application/json",
+     "auditors' tools: OSCAL 1.1 assessment results (a finding per backend)", report_write_oscal},
     {"text", "txt", "text/plain; charset=utf-8",
      "a terminal, a log, a mail: what needs attention,\n"
      "      each with its remedy and the command to look closer",

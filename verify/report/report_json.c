@@ -86,6 +86,8 @@ static void put_observation(FILE *f, const report_observation *o)
 	    SEP;
 	STR("confidence", o->confidence), SEP, STR("verdict", o->verdict), SEP;
 	BOOL("attested", o->attested), SEP;
+	BOOL("imported", o->imported), SEP, BOOL("unsigned", o->unsigned_row), SEP;
+	STR("evidence_sha256", o->evidence_sha256), SEP;
 	STR("reason", o->reason), SEP, OPT_INT("duration_ms", o->duration_ms), SEP;
 	OPT_INT("sandbox_wall_ms", o->sandbox_wall_ms), SEP;
 	OPT_INT("sandbox_cpu_ms", o->sandbox_cpu_ms), SEP, OPT_INT("jobs", o->jobs), SEP;

@@ -112,6 +112,11 @@ typedef struct report_observation {
 	/* CONFIRMED by hardware attestation: verify stored the fact with it
 	 * (report_attested.c), not read from the reason. */
 	bool attested;
+	/* Read with every column (JSON, and the rows shown in full): the
+	 * evidence's SHA-256 (NULL: none); the row came in by history import or
+	 * migrate; it has no signed statement (runbook/statements.md). */
+	const char *evidence_sha256;
+	bool imported, unsigned_row;
 	report_evidence *evidence; /* NULL unless in the evidence set */
 } report_observation;
 
@@ -461,6 +466,8 @@ void report_put_text(FILE *f, const char *s);
 
 int report_write_html(FILE *f, const report_model *m);
 int report_write_json(FILE *f, const report_model *m);
+/* report_oscal.c: OSCAL 1.1 assessment results (deterministic UUIDs). */
+int report_write_oscal(FILE *f, const report_model *m);
 int report_write_junit(FILE *f, const report_model *m);
 int report_write_md(FILE *f, const report_model *m);
 int report_write_text(FILE *f, const report_model *m); /* alerts only, terminal-safe */
@@ -475,6 +482,11 @@ const char *report_change_words(const char *change);
 bool report_attest_candidate(const report_model *m, const report_observation *o);
 /* Whether layers_json is the form verify writes for an attested one. */
 bool report_layers_attested(const char *layers);
+/* Whether statement (the row's signed statement) verifies against this
+ * host's key or ISOTIER_TRUSTED_KEYS and says attested, CONFIRMED, of
+ * backend on host_id: without it an "attested" in layers_json (an import
+ * can claim one) is not shown. */
+bool report_statement_attested(const char *statement, const char *backend, const char *host_id);
 const char *report_verdict_shown(const report_observation *o);
 
 /* report_tables.c: counts the source checks and refusals in range and holds

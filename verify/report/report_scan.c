@@ -38,6 +38,9 @@ int report_observation_fill(const report_model *m, report_arena *ar, report_obse
 	    .confidence = COPY(ar, r->confidence),
 	    .verdict = COPY(ar, r->verdict),
 	    .reason = COPY(ar, r->reason),
+	    .evidence_sha256 = report_arena_strndup(ar, r->evidence_sha256, 64),
+	    .imported = r->imported,
+	    .unsigned_row = r->unsigned_row,
 	    .kernel_relation = COPY(ar, r->kernel_relation),
 	    .tool_version = COPY(ar, r->tool_version),
 	    .catalogue_commit = COPY(ar, r->catalogue_commit),
@@ -48,7 +51,8 @@ int report_observation_fill(const report_model *m, report_arena *ar, report_obse
 	if (!o->observed_at || !o->backend || !o->verdict)
 		return ISOTIER_ENOMEM;
 	o->v = report_verdict_parse(o->verdict);
-	o->attested = report_attest_candidate(m, o) && report_layers_attested(r->attest_layers);
+	o->attested = report_attest_candidate(m, o) && report_layers_attested(r->attest_layers) &&
+	              report_statement_attested(r->attest_statement, o->backend, r->host_id);
 	return 0;
 }
 
@@ -475,6 +479,13 @@ static int attest_one(void *ctx, size_t i, const char *layers, const char *probe
 	return 0;
 }
 
+static int slot_signed(void *ctx, const isotier_statement_listing *row)
+{
+	report_tl_slot *slot = ctx;
+	slot->attested = report_statement_attested(row->statement, row->backend, row->host_id);
+	return 0;
+}
+
 /* Whether each timeline period's first CONFIRMED that could be attested
  * was: its layers_json read, a bounded few (periods x rows). */
 static int attest_slots(report_model *m, isotier_error *err)
@@ -507,6 +518,13 @@ static int attest_slots(report_model *m, isotier_error *err)
 		attest_ctx a = {.slots = slots};
 		rc = isotier__history_observation_documents(
 		    m->history, ids, n, REPORT_LAYERS_JSON_MAX, 0, attest_one, &a, err);
+		/* And only with a signed statement that says so. */
+		for (size_t i = 0; rc >= 0 && i < n; i++)
+			if (slots[i]->attested) {
+				slots[i]->attested = false;
+				rc = isotier__history_statement_of(m->history, ids[i], slot_signed,
+				                                   slots[i], err);
+			}
 	}
 	free(slots);
 	free(ids);

@@ -198,7 +198,21 @@ int record_job(void *arg, isotier_error *err)
 		                          "record observation of %s: out of memory",
 		                          j->backend->name);
 	o.claim_digest = digest;
-	return observations_insert(h, &o, NULL, err);
+	/* What the signed statement says beyond the row (runbook/statements.md). */
+	const isotier_source *src = j->claim ? isotier__provider_best_source(j->claim) : NULL;
+	const char *challenge = j->obs.cross_detail[0]  ? j->obs.cross_detail
+	                        : j->obs.host_detail[0] ? j->obs.host_detail
+	                                                : j->obs.relation_detail;
+	isotier_statement_facts facts = {
+	    .nonce = j->obs.nonce,
+	    .challenge = challenge,
+	    .attestation = j->obs.attest.detail,
+	    .attested = j->attested,
+	    .source_url = src ? src->url : NULL,
+	    .source_retrieved = src ? src->retrieved : NULL,
+	    .resolved_tier = o.ceiling_tier,
+	};
+	return observations_insert_signed(h, &o, &facts, NULL, err);
 }
 
 int end_run(void *arg, isotier_error *err)
