@@ -154,6 +154,7 @@ static void put_provider(FILE *f, const report_model *m, const report_provider *
 	STR("scope", p->scope), SEP;
 	STR("since", p->since), SEP, STR("backend", p->backend), SEP, STR("file", p->file), SEP;
 	STR("notes", p->notes), SEP, OPT_INT("source_age_days", p->source_age_days), SEP;
+	STR("declared_on", p->declared_on), SEP;
 	BOOL("source_stale", p->source_stale), SEP, STR("source_status", p->source_status), SEP;
 	fputs("\"sources\":[", f);
 	for (size_t i = 0; i < p->n_sources; i++) {
@@ -189,6 +190,7 @@ static void put_row(FILE *f, const report_row *r)
 	fputc('{', f);
 	STR("provider_id", r->provider_id), SEP, STR("backend", r->backend), SEP;
 	BOOL("in_catalogue", p != NULL), SEP, STR("claimed_tier", r->claimed_tier), SEP;
+	STR("declared_on", p ? p->declared_on : NULL), SEP;
 	STR("mechanism", r->mechanism), SEP;
 	OPT_INT("source_age_days", p ? p->source_age_days : -1), SEP;
 	BOOL("source_stale", p && p->source_stale), SEP;
