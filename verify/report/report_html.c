@@ -225,11 +225,12 @@ static void matrix_row(FILE *f, const report_row *r)
 /* < 0 when out of memory: the report then fails, never half a matrix. */
 static int matrix(FILE *f, const report_model *m)
 {
-	fputs("<section id=\"matrix\">\n<h2>Tier matrix</h2>\n<p>One row per provider and "
-	      "backend, grouped by provider. The declared tier is the catalogue's, as of the day its "
-	      "defending source was read or last found unchanged; the observed tier and verdict are the "
-	      "latest observation's, as of the day it ran.</p>\n",
-	      f);
+	fputs(
+	    "<section id=\"matrix\">\n<h2>Tier matrix</h2>\n<p>One row per provider and "
+	    "backend, grouped by provider. The declared tier is the catalogue's, as of the day its "
+	    "defending source was read or last found unchanged; the observed tier and verdict are "
+	    "the latest observation's, as of the day it ran.</p>\n",
+	    f);
 	size_t *idx = report_matrix_order(m);
 	if (!idx)
 		return ISOTIER_ENOMEM;
@@ -244,7 +245,8 @@ static int matrix(FILE *f, const report_model *m)
 			continue;
 		}
 		fputs("<table>\n<thead><tr><th>Provider</th><th>Backend</th><th>Declared tier</th>"
-		      "<th>Declared on</th><th>Mechanism</th><th>Source age (days)</th><th>Source check</th>"
+		      "<th>Declared on</th><th>Mechanism</th><th>Source age (days)</th><th>Source "
+		      "check</th>"
 		      "<th>Observed tier</th><th>Verdict</th><th>Observed on</th><th>Obs.</th>"
 		      "<th>State</th></tr></thead>\n<tbody>\n",
 		      f);

@@ -147,7 +147,8 @@ static void md_attention(FILE *f, const report_model *m)
 /* < 0 when out of memory: the report then fails. */
 static int md_matrix(FILE *f, const report_model *m)
 {
-	fputs("## Tier matrix\n\n| Section | Group | Provider | Backend | Declared tier | Declared on "
+	fputs("## Tier matrix\n\n| Section | Group | Provider | Backend | Declared tier | Declared "
+	      "on "
 	      "| Mechanism "
 	      "| Source age "
 	      "(days) | "
