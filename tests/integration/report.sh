@@ -177,7 +177,8 @@ doc, schema = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
 # Declared beside observed: each row's declared tier with its source's date, the observed with its own.
 rows = {(r["provider_id"], r["backend"]): r for r in doc["matrix"]}
 assert rows[("bubblewrap", "bwrap")]["declared_on"] == "2026-11-20", rows[("bubblewrap", "bwrap")]
-assert rows[("bubblewrap", "bwrap")]["observed_at"], rows[("bubblewrap", "bwrap")]
+b = rows[("bubblewrap", "bwrap")]
+assert b["observed_at"] and (b["judged_tier"], b["judged_at"]) == (b["observed_tier"], b["observed_at"]), b
 assert all(r["declared_on"] is None for r in doc["matrix"] if r["provider_id"] is None), doc["matrix"]
 assert {p["id"]: p["declared_on"] for p in doc["providers"]}["ember"] == "2026-11-01", doc["providers"]
 try:

@@ -200,6 +200,10 @@ static void put_row(FILE *f, const report_row *r)
 	STR("observed_tier", o ? o->observed_tier : NULL), SEP;
 	STR("observed_vendor", o ? o->observed_vendor : NULL), SEP;
 	STR("verdict", o ? o->verdict : NULL), SEP, BOOL("attested", o && o->attested), SEP;
+	/* Observed beside declared even when the latest run judged nothing
+	 * (UNAVAILABLE, INCONCLUSIVE): the newest judged tier and its day. */
+	STR("judged_tier", r->latest_judged ? r->latest_judged->observed_tier : NULL), SEP;
+	STR("judged_at", r->latest_judged ? r->latest_judged->observed_at : NULL), SEP;
 	INT("observations", r->n_observations), SEP;
 	BOOL("overdue", r->overdue), SEP, BOOL("unproven", r->unproven), SEP,
 	    BOOL("not_proven", r->not_proven), SEP, BOOL("contradicted", r->contradicted), SEP;
