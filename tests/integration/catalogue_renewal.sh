@@ -129,6 +129,11 @@ assert src["steady"]["verified"] == today and src["steady"]["expires"] == renewe
 assert src["steady"]["age_days"] == 20 and not src["steady"]["stale"], src["steady"]
 assert src["unread"]["verified"] is None and src["unread"]["expires"] == unread_expiry, src["unread"]
 assert src["unread"]["stale"], src["unread"]
+# Declared beside observed: the declared tier is dated by its renewal, not the older retrieval.
+decl = {p["id"]: p["declared_on"] for p in d["providers"]}
+assert decl["steady"] == today, decl
+rows = [r for r in d["matrix"] if r["provider_id"] == "steady"]
+assert rows and all(r["declared_on"] == today for r in rows), rows
 PY
 "$bin" report --db "$db" --catalogue "$TMP/cat" --today "$(day 20)" --format md >"$TMP/r.md" || fail "report md"
 assert_contains "$(cat "$TMP/r.md")" "passage re-verified $today, expires $(day 90)" "the markdown report"

@@ -121,7 +121,12 @@ doc = ET.parse(sys.argv[1])
 sec = [s for s in doc.iter("{http://www.w3.org/1999/xhtml}section") if s.get("id") == "matrix"][0]
 rows = [[("".join(td.itertext())).strip() for td in tr.findall("h:td", ns)] for tr in sec.iter("{http://www.w3.org/1999/xhtml}tr")]
 rows = [r for r in rows if r]
-got = {(r[0], r[1]): (r[7], r[10]) for r in rows}
+got = {(r[0], r[1]): (r[8], r[11]) for r in rows}
+# Declared beside observed: the declared tier dated by the source that defends it.
+declared = {r[0]: (r[2], r[3]) for r in rows}
+assert declared["bubblewrap"] == ("CONTAINER", "2026-11-20"), declared
+assert declared["ember"] == ("MICROVM", "2026-11-01"), declared
+assert declared["(no claim)"][1] == "\u2014", declared  # no source: no date
 want = {
   ("bubblewrap", "bwrap"): ("CONTRADICTED", "CONTRADICTED"),
   ("ember", "\u2014"): ("not observed", "SOURCE CHANGED, not observed"),
@@ -169,6 +174,13 @@ EOF
 python3 - "$TMP/r.json" "$R/runbook/report.schema.json" <<'EOF' || fail "JSON report"
 import json, sys
 doc, schema = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+# Declared beside observed: each row's declared tier with its source's date, the observed with its own.
+rows = {(r["provider_id"], r["backend"]): r for r in doc["matrix"]}
+assert rows[("bubblewrap", "bwrap")]["declared_on"] == "2026-11-20", rows[("bubblewrap", "bwrap")]
+b = rows[("bubblewrap", "bwrap")]
+assert b["observed_at"] and (b["judged_tier"], b["judged_at"]) == (b["observed_tier"], b["observed_at"]), b
+assert all(r["declared_on"] is None for r in doc["matrix"] if r["provider_id"] is None), doc["matrix"]
+assert {p["id"]: p["declared_on"] for p in doc["providers"]}["ember"] == "2026-11-01", doc["providers"]
 try:
     import jsonschema
     jsonschema.Draft202012Validator.check_schema(schema)

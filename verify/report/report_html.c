@@ -202,6 +202,7 @@ static void matrix_row(FILE *f, const report_row *r)
 	}
 	td(f, r->backend);
 	td(f, r->claimed_tier);
+	td(f, r->provider ? r->provider->declared_on : NULL);
 	if (r->provider && r->provider->scope) { /* between whom the tier holds */
 		fputs("<td>", f), E(r->mechanism ? r->mechanism : "-"), fputs(", scope ", f);
 		E(r->provider->scope), fputs("</td>", f);
@@ -224,10 +225,12 @@ static void matrix_row(FILE *f, const report_row *r)
 /* < 0 when out of memory: the report then fails, never half a matrix. */
 static int matrix(FILE *f, const report_model *m)
 {
-	fputs("<section id=\"matrix\">\n<h2>Tier matrix</h2>\n<p>One row per provider and "
-	      "backend, grouped by provider. The claim is the catalogue's; the verdict is the "
-	      "latest observation's.</p>\n",
-	      f);
+	fputs(
+	    "<section id=\"matrix\">\n<h2>Tier matrix</h2>\n<p>One row per provider and "
+	    "backend, grouped by provider. The declared tier is the catalogue's, as of the day its "
+	    "defending source was read or last found unchanged; the observed tier and verdict are "
+	    "the latest observation's, as of the day it ran.</p>\n",
+	    f);
 	size_t *idx = report_matrix_order(m);
 	if (!idx)
 		return ISOTIER_ENOMEM;
@@ -241,9 +244,10 @@ static int matrix(FILE *f, const report_model *m)
 			fputs("<p>None.</p>\n", f);
 			continue;
 		}
-		fputs("<table>\n<thead><tr><th>Provider</th><th>Backend</th><th>Claimed tier</th>"
-		      "<th>Mechanism</th><th>Source age (days)</th><th>Source check</th>"
-		      "<th>Observed tier</th><th>Verdict</th><th>When</th><th>Obs.</th>"
+		fputs("<table>\n<thead><tr><th>Provider</th><th>Backend</th><th>Declared tier</th>"
+		      "<th>Declared on</th><th>Mechanism</th><th>Source age (days)</th><th>Source "
+		      "check</th>"
+		      "<th>Observed tier</th><th>Verdict</th><th>Observed on</th><th>Obs.</th>"
 		      "<th>State</th></tr></thead>\n<tbody>\n",
 		      f);
 		const char *group = NULL;
@@ -253,7 +257,7 @@ static int matrix(FILE *f, const report_model *m)
 				continue;
 			if (!group || strcmp(group, r->group)) {
 				group = r->group;
-				fputs("<tr class=\"group\"><th colspan=\"11\">", f);
+				fputs("<tr class=\"group\"><th colspan=\"12\">", f);
 				E(group);
 				/* The provider's own name, as its first offering gives it. */
 				if (r->provider && r->provider->name &&

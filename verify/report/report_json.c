@@ -156,6 +156,7 @@ static void put_provider(FILE *f, const report_model *m, const report_provider *
 	STR("scope", p->scope), SEP;
 	STR("since", p->since), SEP, STR("backend", p->backend), SEP, STR("file", p->file), SEP;
 	STR("notes", p->notes), SEP, OPT_INT("source_age_days", p->source_age_days), SEP;
+	STR("declared_on", p->declared_on), SEP;
 	BOOL("source_stale", p->source_stale), SEP, STR("source_status", p->source_status), SEP;
 	fputs("\"sources\":[", f);
 	for (size_t i = 0; i < p->n_sources; i++) {
@@ -191,6 +192,7 @@ static void put_row(FILE *f, const report_row *r)
 	fputc('{', f);
 	STR("provider_id", r->provider_id), SEP, STR("backend", r->backend), SEP;
 	BOOL("in_catalogue", p != NULL), SEP, STR("claimed_tier", r->claimed_tier), SEP;
+	STR("declared_on", p ? p->declared_on : NULL), SEP;
 	STR("mechanism", r->mechanism), SEP;
 	OPT_INT("source_age_days", p ? p->source_age_days : -1), SEP;
 	BOOL("source_stale", p && p->source_stale), SEP;
@@ -200,6 +202,10 @@ static void put_row(FILE *f, const report_row *r)
 	STR("observed_tier", o ? o->observed_tier : NULL), SEP;
 	STR("observed_vendor", o ? o->observed_vendor : NULL), SEP;
 	STR("verdict", o ? o->verdict : NULL), SEP, BOOL("attested", o && o->attested), SEP;
+	/* Observed beside declared even when the latest run judged nothing
+	 * (UNAVAILABLE, INCONCLUSIVE): the newest judged tier and its day. */
+	STR("judged_tier", r->latest_judged ? r->latest_judged->observed_tier : NULL), SEP;
+	STR("judged_at", r->latest_judged ? r->latest_judged->observed_at : NULL), SEP;
 	INT("observations", r->n_observations), SEP;
 	BOOL("overdue", r->overdue), SEP, BOOL("unproven", r->unproven), SEP,
 	    BOOL("not_proven", r->not_proven), SEP, BOOL("contradicted", r->contradicted), SEP;

@@ -147,11 +147,13 @@ static void md_attention(FILE *f, const report_model *m)
 /* < 0 when out of memory: the report then fails. */
 static int md_matrix(FILE *f, const report_model *m)
 {
-	fputs("## Tier matrix\n\n| Section | Group | Provider | Backend | Claimed tier | Mechanism "
+	fputs("## Tier matrix\n\n| Section | Group | Provider | Backend | Declared tier | Declared "
+	      "on "
+	      "| Mechanism "
 	      "| Source age "
 	      "(days) | "
-	      "Source check | Observed tier | Verdict | When | State |\n"
-	      "|---|---|---|---|---|---|---:|---|---|---|---|---|\n",
+	      "Source check | Observed tier | Verdict | Observed on | State |\n"
+	      "|---|---|---|---|---|---|---|---:|---|---|---|---|---|\n",
 	      f);
 	size_t *idx = report_matrix_order(m);
 	if (!idx)
@@ -165,6 +167,7 @@ static int md_matrix(FILE *f, const report_model *m)
 		cell(f, r->provider_id ? r->provider_id : "(no claim)");
 		cell(f, r->backend);
 		cell(f, r->claimed_tier);
+		cell(f, r->provider ? r->provider->declared_on : NULL);
 		scope_cell(f, r->mechanism, r->provider ? r->provider->scope : NULL);
 		cell_num(f, r->provider ? r->provider->source_age_days : -1);
 		cell(f, r->provider ? r->provider->source_status : NULL);

@@ -136,8 +136,10 @@ static int load_providers(report_model *m, const isotier_catalogue *cat, isotier
 			int r = s->latest ? report_status_rank(s->latest->status) : 4;
 			if (r < worst)
 				worst = r;
-			if (cs == best)
+			if (cs == best) {
 				p->best_source = (int)j, p->source_age_days = s->age_days;
+				p->declared_on = s->verified ? s->verified : s->retrieved;
+			}
 		}
 		static const char *const words[] = {"GONE", "CHANGED", "UNREACHABLE", "PRESENT",
 		                                    "UNCHECKED"};

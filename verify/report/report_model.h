@@ -158,6 +158,10 @@ typedef struct report_provider {
 	int best_source;     /* index of the provider-published source that defends the tier; -1 */
 	int source_age_days; /* of best_source; -1 */
 	bool source_stale;   /* the tier is not defended by a source within the max age */
+	/* Declared beside observed: the day the tier's defending source was
+	 * read (retrieved) or last found unchanged (verified); NULL when no
+	 * provider-published source defends it (UNKNOWN). */
+	const char *declared_on;
 	const char
 	    *source_status; /* worst latest check: GONE, CHANGED, UNREACHABLE, PRESENT, UNCHECKED */
 } report_provider;
