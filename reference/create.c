@@ -233,7 +233,8 @@ int isotier_create(isotier_sandbox **out, const isotier_create_opts *opts, isoti
 	isotier_resolve_opts ro = {.catalogue_dir = opts->catalogue_dir,
 	                           .db_path = opts->db_path,
 	                           .max_source_age_days = opts->max_source_age_days,
-	                           .require_verified_days = opts->require_verified_days};
+	                           .require_verified_days = opts->require_verified_days,
+	                           .db_created = opts->create_db};
 	if ((rc = isotier__resolve(&sb->res, backend, &ro, err)) < 0)
 		goto fail;
 	set_repr(sb);

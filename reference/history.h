@@ -99,6 +99,19 @@ int isotier__history_add_source_check(isotier_history *h, const isotier_source_c
 /* $ISOTIER_DB when set and not empty, else ISOTIER_DEFAULT_DB. An explicit
  * path (--db, db_path) always wins over both. */
 const char *isotier__default_db_path(void);
+/* What named the default history: "$ISOTIER_DB" when it is set and not
+ * empty, NULL for the built-in ISOTIER_DEFAULT_DB. */
+const char *isotier__default_db_named_by(void);
+/* Whether the history at target is there to be read (the gate's first
+ * question). 1: a file (or a URI: the server answers when it is opened). 0:
+ * it does not exist (ENOENT, nothing else) and named_by is NULL (the
+ * host's built-in default: no history yet). Otherwise an error naming the
+ * path and the errno: one that named_by ("db_path", "--db", "$ISOTIER_DB")
+ * names but is not there, ISOTIER_ENOTFOUND (sys_errno ENOENT); a path that
+ * cannot be looked up (EACCES, EIO, ELOOP...), ISOTIER_EIO with that errno;
+ * a directory, ISOTIER_EIO/EISDIR; a FIFO, device or socket, ISOTIER_EIO/
+ * ENODEV. Never "no history" for anything but ENOENT. */
+int isotier__history_present(const char *target, const char *named_by, isotier_error *err);
 /* This host's machine id (/etc/machine-id, else /var/lib/dbus/machine-id:
  * 32 hex digits) into buf (>= 33 bytes); "" when neither has one. Every
  * observation records it; resolve counts only this host's rows. */

@@ -298,8 +298,11 @@ static int s_open(isotier_history *h, const char *path, bool readonly, int busy_
 		sqlite3_wal_hook(h->db, wal_hook, h);
 		return 0;
 	}
-	if (access(path, R_OK) != 0)
-		return isotier__error_set(err, ISOTIER_EDB, errno, "open history %s", path);
+	if (access(path, R_OK) != 0) {
+		int e = errno;
+		return isotier__error_set(err, ISOTIER_EIO, e, "open history %s (%s)", path,
+		                          strerrorname_np(e) ? strerrorname_np(e) : "?");
+	}
 	if ((rc = raw_open(h, path, SQLITE_OPEN_READONLY, 5000, err)) < 0)
 		return rc;
 	int version = -1;

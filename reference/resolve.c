@@ -289,7 +289,16 @@ static int resolve_history(isotier_resolution *r, const char *backend,
                            isotier_error *err)
 {
 	const char *path = o->db_path ? o->db_path : isotier__default_db_path();
-	if (!isotier__history_is_uri(path) && access(path, F_OK) != 0) {
+	/* Only the built-in default may be absent (not written yet): a path
+	 * the caller or $ISOTIER_DB names that is not there is a typo, and
+	 * anything but ENOENT (EACCES on its directory, EIO, a directory) is
+	 * a history this process cannot read, never an empty one. */
+	const char *named_by =
+	    o->db_path ? (o->db_created ? NULL : "db_path") : isotier__default_db_named_by();
+	int rc = isotier__history_present(path, named_by, err);
+	if (rc < 0)
+		return rc;
+	if (rc == 0) {
 		if (o->require_verified_days > 0 && r->resolved != ISOTIER_UNKNOWN)
 			downgrade(r,
 			          "no verification history for %s (database %s absent) but a "
@@ -298,8 +307,7 @@ static int resolve_history(isotier_resolution *r, const char *backend,
 		return 0;
 	}
 	cleanup_history isotier_history *h = NULL;
-	int rc = isotier__history_open_readonly(&h, path, err);
-	if (rc < 0)
+	if ((rc = isotier__history_open_readonly(&h, path, err)) < 0)
 		return rc;
 	char host[64] = "";
 	if (o->host_id)
@@ -355,5 +363,10 @@ int isotier__resolve(isotier_resolution *out, const isotier_backend *backend,
 		         out->status[0] ? "; " : "", out->status);
 	}
 	int rc = resolve_history(out, backend->name, o, digest, today, err);
-	return rc < 0 ? isotier__error_prefix(err, "resolve %s", backend->name) : 0;
+	if (rc < 0) {
+		/* A history that could not be read defends nothing. */
+		downgrade(out, "the history could not be read");
+		return isotier__error_prefix(err, "resolve %s", backend->name);
+	}
+	return 0;
 }

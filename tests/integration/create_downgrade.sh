@@ -29,7 +29,7 @@ expect_refusal stale-qemu "was retrieved 2020-01-01" --backend qemu-microvm --ca
 
 # `isotier backends` shows the same downgrade and its reason.
 # No history (an absent default): the catalogue alone.
-ISOTIER_DB=$TMP/none.db "$ISOTIER_BIN" backends --catalogue "$TMP/stale" --json >"$TMP/backends.json"
+ISOTIER_DB=$(empty_history "$TMP/none.db") "$ISOTIER_BIN" backends --catalogue "$TMP/stale" --json >"$TMP/backends.json"
 python3 - "$TMP/backends.json" <<'PY'
 import json, sys
 rows = {r["backend"]: r for r in json.load(open(sys.argv[1]))}

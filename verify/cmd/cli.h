@@ -20,6 +20,7 @@ enum {
 	EXIT_CANTCREAT = 73, /* EX_CANTCREAT */
 	EXIT_IOERR = 74,     /* EX_IOERR */
 	EXIT_TEMPFAIL = 75,  /* EX_TEMPFAIL (database locked...) */
+	EXIT_NOPERM = 77,    /* EX_NOPERM: a file (the history) this user may not read */
 	EXIT_CONFIG = 78,    /* EX_CONFIG */
 	EXIT_INTERRUPTED = 130,
 };
@@ -50,6 +51,11 @@ int cli_parse_int(const char *opt, const char *s, int lo, int hi, int *out);
  * directory, a path that cannot be looked up or is too long) or 65 (an
  * existing file that is not an SQLite database). */
 int cli_check_db(const char *opt, const char *path);
+/* A history a reading command needs (history, export, report): 0 when it
+ * is there (or a URI); else prints why and returns 66 (absent: "no history
+ * database at PATH"; a directory, FIFO or device), 77 (EACCES, EPERM: not
+ * this user's to read) or 74 (any other errno), never "empty". */
+int cli_history_readable(const char *db);
 /* " (PATH is not writable: read-only file system)" when the history or its
  * directory cannot be written, else "": appended to a database error. */
 const char *cli_db_why(const char *path);

@@ -218,11 +218,8 @@ static int report_main(int argc, char **argv)
 	}
 	opts.not_configured = nc;
 	opts.not_configured_why = nc_why;
-	if (!isotier__history_is_uri(opts.db_path) && access(opts.db_path, F_OK) != 0 &&
-	    (errno == ENOENT || errno == ENOTDIR)) {
-		cli_error("no history database at %s (`isotier verify` creates it)", opts.db_path);
-		return 66; /* EX_NOINPUT, as `isotier history` */
-	}
+	if ((rc = cli_history_readable(opts.db_path)) != EXIT_OK)
+		return rc; /* absent 66, as `isotier history`; unreadable 77 */
 	isotier_error err = {0};
 	report_model *m = NULL;
 	if (report_model_load(&m, &opts, &err) < 0)
