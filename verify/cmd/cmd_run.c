@@ -60,7 +60,8 @@ static const struct cli_option options[] = {
     {"require-verified", 'v', CLI_NUMBER, "D", NULL, 1, 36500,
      "refuse a tier unless the latest observation of the backend\n"
      "on this host is a proof (CONFIRMED or CONSISTENT) of the\n"
-     "catalogue's claim as it is now, made within D days\n"
+     "catalogue's claim as it is now, made within D days;\n"
+     "without --require-isolation the claim is the floor\n"
      "(recommended for untrusted code, runbook/tiers.md)",
      NULL, false},
     {NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, false},
