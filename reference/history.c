@@ -54,13 +54,16 @@ static int migrate(isotier_history *h, isotier_error *err)
 static int history_new(isotier_history **out, const char *target, bool readonly, int busy_ms,
                        isotier_error *err)
 {
+	int rc = isotier__history_target_check(target, err);
+	if (rc < 0)
+		return rc;
 	isotier_history *h = calloc(1, sizeof *h);
 	if (!h)
 		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "open history: out of memory");
 	h->drv = isotier__history_is_uri(target) ? &isotier__history_pg_driver
 	                                         : &isotier__history_sqlite_driver;
 	isotier__history_display(target, h->display, sizeof h->display);
-	int rc = h->drv->open(h, target, readonly, busy_ms, err);
+	rc = h->drv->open(h, target, readonly, busy_ms, err);
 	if (rc < 0) {
 		isotier__history_close(h);
 		return rc;
@@ -316,6 +319,8 @@ const char *isotier__default_db_path(void)
 
 int isotier__history_present(const char *target, const char *named_by, isotier_error *err)
 {
+	if (isotier__history_target_check(target, err) < 0)
+		return ISOTIER_EINVAL;
 	if (isotier__history_is_uri(target))
 		return 1; /* the server says, when it is opened */
 	struct stat st;

@@ -22,6 +22,13 @@ typedef struct isotier_history isotier_history;
 
 /* A postgresql:// or postgres:// URI (libpq's), rather than a file path. */
 bool isotier__history_is_uri(const char *target);
+/* Refuses (ISOTIER_EINVAL, the value never in the message) a target that is
+ * neither a file path nor a postgresql:// URI but looks like a connection
+ * string: libpq's key=value form ("host=db password=..."), or a URI of
+ * another scheme ("mysql://..."). Taken as a file name it would become an
+ * SQLite file named after the credential. Every open and the gate check it
+ * first. */
+int isotier__history_target_check(const char *target, isotier_error *err);
 /* target as it may be shown: a URI's password (user:PASSWORD@, password=)
  * replaced by [redacted]; a path as is. */
 void isotier__history_display(const char *target, char *buf, size_t len);

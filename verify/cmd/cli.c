@@ -112,6 +112,10 @@ const char *cli_db_why(const char *path)
 int cli_check_db(const char *opt, const char *path)
 {
 	isotier_error err = {0};
+	if (isotier__history_target_check(path, &err) < 0) {
+		cli_error("%s: %s", opt, err.message); /* the value not echoed */
+		return EXIT_USAGE;
+	}
 	if (isotier__history_is_uri(path))
 		return EXIT_OK; /* libpq parses it when the history is opened */
 	if (isotier__history_check_file(path, &err) == 0)
