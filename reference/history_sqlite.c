@@ -286,6 +286,14 @@ static int s_open(isotier_history *h, const char *path, bool readonly, int busy_
 		                 "PRAGMA synchronous=NORMAL;",
 		                 err, path)) < 0)
 			return rc;
+		/* SQLite opens a file it cannot write read-only without a word: a
+		 * writer (verify, sweep, import) would find out at its first
+		 * write, or never, when it had nothing to write that time. */
+		if (sqlite3_db_readonly(h->db, "main") == 1)
+			return history_db_error(
+			    err, SQLITE_READONLY, path,
+			    "opened read-only (a read-only file system, or a "
+			    "file this user may not write): it cannot be written");
 		/* One sync per run (s_sync), none at close: a checkpoint on close
 		 * syncs the log and the database, and deleting the log makes the
 		 * next writer create it and sync it and its directory again. So

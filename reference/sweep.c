@@ -263,10 +263,10 @@ int isotier__sweep(isotier_sweep_report report, void *ctx)
 {
 	char dir[4096];
 	if (!isotier__lease_dir(dir, sizeof dir))
-		return 0;
+		return ISOTIER_EIO; /* no state directory: no lease could be read */
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (dfd < 0)
-		return 0;
+	if (dfd < 0) /* none yet is nothing to sweep; anything else hides leases */
+		return errno == ENOENT ? 0 : ISOTIER_EIO;
 	int swept = 0;
 	unsigned long long pidns = isotier__pidns();
 	DIR *d = fdopendir(dfd);

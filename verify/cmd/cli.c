@@ -64,6 +64,11 @@ static int errno_exit(int e)
 int cli_fail(const isotier_error *err)
 {
 	cli_error("%s", err->message[0] ? err->message : isotier_strerror(err->code));
+	return cli_exit_code(err);
+}
+
+int cli_exit_code(const isotier_error *err)
+{
 	switch (err->code) {
 	case ISOTIER_EINVAL: return EXIT_USAGE;
 	case ISOTIER_EDATA: return EXIT_DATAERR;
@@ -121,9 +126,12 @@ int cli_check_db(const char *opt, const char *path)
 	if (isotier__history_check_file(path, &err) == 0)
 		return EXIT_OK;
 	if (err.code == ISOTIER_EIO && err.sys_errno)
-		cli_error("%s %s: %s", opt, path, strerror(err.sys_errno));
+		cli_error("%s %s: %s (%s)", opt, path, strerror(err.sys_errno),
+		          strerrorname_np(err.sys_errno) ? strerrorname_np(err.sys_errno) : "?");
 	else
 		cli_error("%s: %s", opt, err.message);
+	if (err.code == ISOTIER_EIO && (err.sys_errno == EACCES || err.sys_errno == EPERM))
+		return EXIT_NOPERM; /* there, but not this user's to read */
 	return err.code == ISOTIER_EDATA ? EXIT_DATAERR : EXIT_NOINPUT;
 }
 
