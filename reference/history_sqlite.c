@@ -308,8 +308,9 @@ static int s_open(isotier_history *h, const char *path, bool readonly, int busy_
 	}
 	if (access(path, R_OK) != 0) {
 		int e = errno;
-		return isotier__error_set(err, ISOTIER_EIO, e, "open history %s (%s)", path,
-		                          strerrorname_np(e) ? strerrorname_np(e) : "?");
+		return isotier__error_set(
+		    err, e == ENOENT || e == ENOTDIR ? ISOTIER_ENOTFOUND : ISOTIER_EIO, e,
+		    "open history %s (%s)", path, strerrorname_np(e) ? strerrorname_np(e) : "?");
 	}
 	if ((rc = raw_open(h, path, SQLITE_OPEN_READONLY, 5000, err)) < 0)
 		return rc;
