@@ -58,8 +58,10 @@ static bool read_lease(lease_rec *r, int dfd, const char *file)
 				*slot[i] = eq + 1;
 	}
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-		if (!*slot[i] || !isotier__lease_text_ok(*slot[i]))
+		if (!*slot[i] || !isotier__lease_decode((char *)*slot[i]))
 			return false;
+	if (!isotier__lease_text_ok(r->l.kind))
+		return false;
 	char *end;
 	long pid = owner ? strtol(owner, &end, 10) : 0;
 	if (pid <= 0 || pid > INT32_MAX || *end != ':')

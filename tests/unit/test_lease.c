@@ -155,6 +155,54 @@ START_TEST(a_dead_runs_dir_and_its_process_are_swept)
 }
 END_TEST
 
+/* A lease for every temp dir (issue 36): a $TMPDIR with a space and bytes
+ * outside the plain set is encoded in the lease (%XX), not skipped, and a
+ * dead run's dir there is swept; a state directory that cannot hold a lease
+ * means no dir is created at all. */
+START_TEST(awkward_paths_are_leased_or_not_created)
+{
+	char tmp[400];
+	snprintf(tmp, sizeof tmp, "%s/tmp dir %%\xc3\xa9", root);
+	ck_assert_int_eq(mkdir(tmp, 0755), 0);
+	setenv("TMPDIR", tmp, 1);
+	pid_t owner = fork();
+	if (owner == 0) {
+		char *dir = NULL;
+		_exit(isotier__mkdtemp(&dir, "isotier-vm", NULL) == 0 ? 0
+		                                                      : 1); /* nothing released */
+	}
+	int st;
+	waitpid(owner, &st, 0);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	ck_assert_uint_eq(count_leases(), 1);
+	char cmd[600];
+	snprintf(cmd, sizeof cmd,
+	         "grep -q '^path=.*tmp%%20dir%%20%%25%%C3%%A9/isotier-vm' %s/state/leases/*", root);
+	ck_assert_int_eq(system(cmd), 0);
+	struct seen s = {0};
+	ck_assert_int_eq(isotier__sweep(report, &s), 1);
+	ck_assert_ptr_nonnull(strstr(s.what, tmp)); /* decoded */
+	snprintf(cmd, sizeof cmd, "ls -A '%s' | grep -q .", tmp);
+	ck_assert_int_ne(system(cmd), 0); /* the dir is gone */
+	ck_assert_uint_eq(count_leases(), 0);
+
+	/* No usable state directory (a file where it should be): no lease, so
+	 * no temp dir either, and an error saying why. */
+	char file[400];
+	snprintf(file, sizeof file, "%s/not-a-dir", root);
+	FILE *f = fopen(file, "w");
+	ck_assert_ptr_nonnull(f);
+	fclose(f);
+	setenv("ISOTIER_STATE_DIR", file, 1);
+	char *dir = NULL;
+	isotier_error err = {0};
+	ck_assert_int_eq(isotier__mkdtemp(&dir, "isotier-vm", &err), ISOTIER_EIO);
+	ck_assert_ptr_null(dir);
+	ck_assert_ptr_nonnull(strstr(err.message, "lease could not be written"));
+	ck_assert_int_ne(system(cmd), 0); /* nothing left in TMPDIR */
+}
+END_TEST
+
 START_TEST(a_hostile_lease_is_left_alone)
 {
 	char dir[4096], file[4200];
@@ -285,6 +333,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, mkdtemp_leases_and_rmtree_drops);
 	tcase_add_test(tc, a_dead_runs_dir_and_its_process_are_swept);
 	tcase_add_test(tc, a_hostile_lease_is_left_alone);
+	tcase_add_test(tc, awkward_paths_are_leased_or_not_created);
 	tcase_add_test(tc, on_cancel_asks_the_owner_and_waits_for_the_child);
 	tcase_add_test(tc, the_owner_lease_names_the_pid_namespace);
 	suite_add_tcase(s, tc);
