@@ -123,7 +123,8 @@ static const struct cli_spec spec = {
     .options = options,
     .epilogue = "Exit status: 0 written (findings are in the report, not the status), 64 usage\n"
                 "(--out names the database, --today before the newest record), 65 bad catalogue,\n"
-                "66 no database, 70 the writer failed, 73/74 cannot write, 75 database unreadable.",
+                "66 no database, 70 the writer failed, 73/74 cannot write, 75 database locked,\n"
+                "77 database not readable by this user (EACCES).",
 };
 
 struct report_args {
