@@ -342,7 +342,7 @@ int isotier__lease_take(const isotier_lease *l, const char *key)
 	                 "path=%s\nglobal=%s\n",
 	                 (int)getpid(), isotier__pid_start(getpid()), isotier__pidns(), enc[0],
 	                 enc[1], enc[2], enc[3], enc[4], enc[5], enc[6]);
-	if (n <= 0 || (size_t)n >= cap)
+	if (n <= 0 || (size_t)n >= cap || n >= ISOTIER_LEASE_MAX)
 		return errno = ENAMETOOLONG, ISOTIER_EINVAL;
 	/* Written whole, synced, then renamed: a sweep never reads half a lease. */
 	snprintf(tmp, sizeof tmp, "%s.tmp", file);

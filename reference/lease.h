@@ -56,6 +56,8 @@ bool isotier__pid_alive(int pid, unsigned long long start);
  * or < 0 with errno set when it could not be written (no usable state
  * directory, a field too long): then the resource must not be created. */
 int isotier__lease_take(const isotier_lease *l, const char *key);
+/* The most a lease file holds (what a sweep reads); a longer one is refused. */
+#define ISOTIER_LEASE_MAX 16384
 /* Reverses the %XX of a lease field in place; false on a malformed escape or
  * an encoded NUL. */
 bool isotier__lease_decode(char *s);

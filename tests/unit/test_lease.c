@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "../../reference/lease.h"
+#include <linux/magic.h>
+#include <sys/vfs.h>
 #include "../../reference/proc.h"
 #include "../../reference/sweep.h"
 
@@ -203,6 +205,68 @@ START_TEST(awkward_paths_are_leased_or_not_created)
 }
 END_TEST
 
+/* A runc killed while creating its container leaves an empty cgroup named
+ * after the container id (isotier-PID-HEX) in each hierarchy: the sweep of
+ * the dead run's OCI lease removes them (issue 36), and leaves a live run's. */
+START_TEST(a_killed_runtimes_empty_cgroups_are_swept)
+{
+	if (geteuid() != 0)
+		return; /* creating cgroups needs root */
+	int p[2];
+	ck_assert_int_eq(pipe(p), 0);
+	pid_t owner = fork();
+	if (owner == 0) {
+		char *dir = NULL;
+		if (isotier__mkdtemp(&dir, "isotier-bundle", NULL) != 0)
+			_exit(1);
+		isotier_lease l = {.kind = "oci", .backend = "runc", .cli = "runc", .path = dir};
+		if (isotier__lease_take(&l, strrchr(dir, '/') + 1) != 0)
+			_exit(1);
+		char c;
+		_exit(read(p[0], &c, 1) == 1 ? 0 : 1); /* dies once its cgroups exist */
+	}
+	close(p[0]);
+	/* The cgroups runc would have made for the child's container, and one of
+	 * a live run (this process's). */
+	static const char *const roots[] = {"/sys/fs/cgroup/pids", "/sys/fs/cgroup/memory",
+	                                    "/sys/fs/cgroup/unified", "/sys/fs/cgroup"};
+	char dead[4][512], live[512] = "";
+	size_t made = 0;
+	for (size_t i = 0; i < 4; i++) {
+		snprintf(dead[made], sizeof dead[made], "%s/isotier-%d-0123456789abcdef", roots[i],
+		         (int)owner);
+		struct statfs fs;
+		if (statfs(roots[i], &fs) != 0 ||
+		    (fs.f_type != CGROUP_SUPER_MAGIC && fs.f_type != CGROUP2_SUPER_MAGIC))
+			continue; /* a tmpfs holding the hierarchies is none */
+		if (mkdir(dead[made], 0755) == 0) {
+			if (!live[0]) {
+				snprintf(live, sizeof live, "%s/isotier-%d-fedcba9876543210",
+				         roots[i], (int)getpid());
+				if (mkdir(live, 0755) != 0)
+					live[0] = '\0';
+			}
+			made++;
+		}
+	}
+	ck_assert_int_eq(write(p[1], "x", 1), 1);
+	close(p[1]);
+	int st;
+	waitpid(owner, &st, 0);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	if (!made)
+		return; /* no writable cgroup hierarchy here */
+	struct seen s = {0};
+	ck_assert_int_eq(isotier__sweep(report, &s), 2); /* the bundle's dir and its OCI lease */
+	for (size_t i = 0; i < made; i++)
+		ck_assert_msg(access(dead[i], F_OK) != 0, "%s left", dead[i]);
+	if (live[0]) {
+		ck_assert_int_eq(access(live, F_OK), 0); /* a live owner's: untouched */
+		ck_assert_int_eq(rmdir(live), 0);
+	}
+}
+END_TEST
+
 START_TEST(a_hostile_lease_is_left_alone)
 {
 	char dir[4096], file[4200];
@@ -333,6 +397,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, mkdtemp_leases_and_rmtree_drops);
 	tcase_add_test(tc, a_dead_runs_dir_and_its_process_are_swept);
 	tcase_add_test(tc, a_hostile_lease_is_left_alone);
+	tcase_add_test(tc, a_killed_runtimes_empty_cgroups_are_swept);
 	tcase_add_test(tc, awkward_paths_are_leased_or_not_created);
 	tcase_add_test(tc, on_cancel_asks_the_owner_and_waits_for_the_child);
 	tcase_add_test(tc, the_owner_lease_names_the_pid_namespace);
