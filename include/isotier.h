@@ -267,9 +267,11 @@ typedef struct isotier_create_opts {
 	                                   /var/lib/isotier/isotier.db (the one the runbook's
 	                                   scheduled job writes), so a contradiction it recorded
 	                                   is honoured by every create() on the host; when that
-	                                   file does not exist yet nothing is verified (then
-	                                   require_verified_days refuses), and when it cannot
-	                                   be read the create fails. A db_path that does not
+	                                   built-in file does not exist yet (ENOENT) nothing is
+	                                   verified (then require_verified_days refuses); a
+	                                   $ISOTIER_DB that does not exist is ISOTIER_ENOTFOUND,
+	                                   and one that cannot be read (EACCES: join the isotier
+	                                   group) ISOTIER_EIO with sys_errno. A db_path that does not
 	                                   exist is ISOTIER_ENOTFOUND (sys_errno ENOENT) unless
 	                                   create_db: never an empty database created as a side
 	                                   effect */
@@ -278,7 +280,9 @@ typedef struct isotier_create_opts {
 	                                   this host (machine id) must be a CONFIRMED/CONSISTENT
 	                                   proof of the catalogue's claim as it is now, this
 	                                   recent: a newer INCONCLUSIVE, a changed claim, a row
-	                                   dated after now refuse */
+	                                   dated after now refuse. With require_isolation
+	                                   UNKNOWN the claim itself is the floor (a backend
+	                                   without one is refused) */
 	bool attest;                    /* run the probe inside after provisioning; fail closed */
 	const char *rootfs;             /* NULL: read-only view of the host root */
 	const char *probe_path;         /* NULL: the installed isotier-probe */

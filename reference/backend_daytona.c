@@ -258,7 +258,7 @@ static int daytona_provision(void **out, const isotier_backend_spec *spec, isoti
 	if (!rc)
 		rc = isotier__remote_reserve("daytona", err);
 	if (!rc)
-		isotier__remote_lease(&s->r, "daytona");
+		rc = isotier__remote_lease(&s->r, "daytona", err);
 	if (rc) {
 		free(s);
 		return isotier__error_prefix(err, "daytona: provision");

@@ -258,7 +258,7 @@ static int e2b_provision(void **out, const isotier_backend_spec *spec, isotier_e
 	if (!rc)
 		rc = isotier__remote_reserve("e2b", err);
 	if (!rc)
-		isotier__remote_lease(&s->r, "e2b");
+		rc = isotier__remote_lease(&s->r, "e2b", err);
 	if (rc) {
 		free(s);
 		return isotier__error_prefix(err, "e2b: provision");

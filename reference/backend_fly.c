@@ -234,7 +234,7 @@ static int fly_provision(void **out, const isotier_backend_spec *spec, isotier_e
 	if (!rc)
 		rc = isotier__remote_reserve("fly", err);
 	if (!rc)
-		isotier__remote_lease(&s->r, "fly");
+		rc = isotier__remote_lease(&s->r, "fly", err);
 	if (rc) {
 		cJSON_free(body);
 		free(s);

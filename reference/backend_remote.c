@@ -352,12 +352,17 @@ int isotier__remote_provision_end(void **out, void *state, const isotier_remote_
 	return rc;
 }
 
-void isotier__remote_lease(const isotier_remote_run *r, const char *backend)
+int isotier__remote_lease(const isotier_remote_run *r, const char *backend, isotier_error *err)
 {
 	/* The endpoint too: a later sweep asks only the same one (an emulator's
 	 * leftovers are never looked for at the provider, nor the reverse). */
 	isotier_lease l = {.kind = "remote", .backend = backend, .name = r->nonce, .path = r->api};
-	isotier__lease_take(&l, r->nonce);
+	if (isotier__lease_take(&l, r->nonce) < 0)
+		return isotier__error_set(err, ISOTIER_EIO, errno,
+		                          "%s: the run's lease could not be written, so no sandbox "
+		                          "is created",
+		                          backend);
+	return 0;
 }
 
 int isotier__remote_sweep_run(isotier_remote_run *r, const char *nonce, const char *api,

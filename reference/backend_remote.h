@@ -147,7 +147,7 @@ int isotier__remote_provision_end(void **out, void *state, const isotier_remote_
  * nonce its creates carry, so a run that dies before release() has its
  * sandboxes swept by the next (backend.h's sweep_run). release() drops it
  * once nothing is left. */
-void isotier__remote_lease(const isotier_remote_run *r, const char *backend);
+int isotier__remote_lease(const isotier_remote_run *r, const char *backend, isotier_error *err);
 
 /* sweep_run()'s start: r configured as run_init does (no deadline, no
  * cancel), its nonce the dead run's; ISOTIER_EUNAVAILABLE when the endpoint

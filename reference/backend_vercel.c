@@ -270,7 +270,7 @@ static int vercel_provision(void **out, const isotier_backend_spec *spec, isotie
 	if (!rc)
 		rc = isotier__remote_reserve("vercel", err);
 	if (!rc)
-		isotier__remote_lease(&s->r, "vercel");
+		rc = isotier__remote_lease(&s->r, "vercel", err);
 	if (rc) {
 		free(s);
 		return isotier__error_prefix(err, "vercel: provision");

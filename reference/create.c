@@ -22,6 +22,7 @@ struct isotier_sandbox {
 	void *state;
 	isotier_resolution res;
 	isotier_tier required;
+	bool verified_floor; /* required is the claim require_verified_days verifies */
 	isotier_telemetry tel;
 	char id[17];
 	char repr[512];
@@ -211,9 +212,18 @@ static void set_repr(isotier_sandbox *sb)
 static int refuse(isotier_sandbox *sb, uint64_t start, isotier_error *err)
 {
 	char msg[ISOTIER_ERROR_MESSAGE_MAX];
-	snprintf(msg, sizeof msg, "backend %s resolves to %s, weaker than the required %s: %s",
-	         sb->backend->name, isotier_tier_name(sb->res.resolved),
-	         isotier_tier_name(sb->required), sb->res.reason);
+	if (sb->verified_floor && sb->required == ISOTIER_UNKNOWN)
+		snprintf(msg, sizeof msg,
+		         "backend %s has no claim to verify, and a verification within days is "
+		         "required (require_verified_days): %s",
+		         sb->backend->name, sb->res.reason);
+	else
+		snprintf(msg, sizeof msg,
+		         "backend %s resolves to %s, weaker than the required %s%s: %s",
+		         sb->backend->name, isotier_tier_name(sb->res.resolved),
+		         isotier_tier_name(sb->required),
+		         sb->verified_floor ? " (its claim, verified: require_verified_days)" : "",
+		         sb->res.reason);
 	isotier_event ev;
 	event_for(&ev, sb, "refuse", "refused", msg, start);
 	emit_best_effort(sb, &ev);
@@ -325,12 +335,22 @@ int isotier_create(isotier_sandbox **out, const isotier_create_opts *opts, isoti
 	isotier_resolve_opts ro = {.catalogue_dir = opts->catalogue_dir,
 	                           .db_path = opts->db_path,
 	                           .max_source_age_days = opts->max_source_age_days,
-	                           .require_verified_days = opts->require_verified_days};
+	                           .require_verified_days = opts->require_verified_days,
+	                           .db_created = opts->create_db};
 	if ((rc = isotier__resolve(&sb->res, backend, &ro, err)) < 0)
 		goto fail;
+	/* require_verified_days alone is the strict policy, not "no floor": the
+	 * floor is the claim it verifies (resolve_verified made the tier UNKNOWN
+	 * unless this host's latest observation proves that claim within the
+	 * days), and a backend with no claim has nothing to verify. */
+	if (opts->require_verified_days > 0 && sb->required == ISOTIER_UNKNOWN) {
+		sb->required = sb->res.claimed;
+		sb->verified_floor = true;
+	}
 	set_repr(sb);
 	/* The ADR's precondition: decided here, before anything is provisioned. */
-	if (!isotier_tier_satisfies(sb->res.resolved, sb->required)) {
+	if ((sb->verified_floor && sb->res.resolved == ISOTIER_UNKNOWN) ||
+	    !isotier_tier_satisfies(sb->res.resolved, sb->required)) {
 		rc = refuse(sb, start, err);
 		goto fail;
 	}

@@ -84,7 +84,7 @@ static void remove_containers(const engine_state *s)
 }
 
 /* The lease for a container or image of s named name (lease.h). */
-static void engine_lease(const engine_state *s, const char *kind, const char *name)
+static int engine_lease(const engine_state *s, const char *kind, const char *name)
 {
 	isotier_lease l = {.kind = kind,
 	                   .backend = s->e->backend,
@@ -92,7 +92,7 @@ static void engine_lease(const engine_state *s, const char *kind, const char *na
 	                   .wrap = s->unmount,
 	                   .name = name,
 	                   .global = s->e->podman && s->e->runtime ? s->e->runtime : ""};
-	isotier__lease_take(&l, name);
+	return isotier__lease_take(&l, name);
 }
 
 /* `rm -f [--time 0] NAME` (a cleanup child). */
@@ -437,7 +437,12 @@ int isotier__engine_exec(void *p, const isotier_exec_request *req, int *exit_sta
 	    .on_cancel = cancel_run,
 	    .on_cancel_ctx = &(struct cancel_ctx){.s = s, .name = name},
 	};
-	engine_lease(s, "container", name);
+	/* No lease, no container: a SIGKILL after it starts would leave it for
+	 * no sweep to find. */
+	if (engine_lease(s, "container", name) < 0)
+		return isotier__error_set(err, ISOTIER_EIO, errno,
+		                          "%s: exec %s: the container's lease could not be written",
+		                          e->backend, req->argv[0]);
 	isotier__host_watch_note_cidfile(cidfile);
 	rc = isotier__proc_run(&o, exit_status, err);
 	unlink(cidfile);

@@ -54,13 +54,16 @@ static int migrate(isotier_history *h, isotier_error *err)
 static int history_new(isotier_history **out, const char *target, bool readonly, int busy_ms,
                        isotier_error *err)
 {
+	int rc = isotier__history_target_check(target, err);
+	if (rc < 0)
+		return rc;
 	isotier_history *h = calloc(1, sizeof *h);
 	if (!h)
 		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "open history: out of memory");
 	h->drv = isotier__history_is_uri(target) ? &isotier__history_pg_driver
 	                                         : &isotier__history_sqlite_driver;
 	isotier__history_display(target, h->display, sizeof h->display);
-	int rc = h->drv->open(h, target, readonly, busy_ms, err);
+	rc = h->drv->open(h, target, readonly, busy_ms, err);
 	if (rc < 0) {
 		isotier__history_close(h);
 		return rc;
@@ -312,6 +315,48 @@ const char *isotier__default_db_path(void)
 {
 	const char *env = getenv("ISOTIER_DB");
 	return env && *env ? env : ISOTIER_DEFAULT_DB;
+}
+
+int isotier__history_present(const char *target, const char *named_by, isotier_error *err)
+{
+	if (isotier__history_target_check(target, err) < 0)
+		return ISOTIER_EINVAL;
+	if (isotier__history_is_uri(target))
+		return 1; /* the server says, when it is opened */
+	struct stat st;
+	if (stat(target, &st) != 0) {
+		int e = errno;
+		/* Absent is ENOENT and nothing else: a directory this user may
+		 * not search (EACCES) hides a history, it does not empty it. */
+		if (e == ENOENT && !named_by)
+			return 0;
+		if (e == ENOENT || e == ENOTDIR)
+			return isotier__error_set(
+			    err, ISOTIER_ENOTFOUND, e,
+			    "history %s, named by %s, does not exist: a wrong path, never an empty "
+			    "history (%s)",
+			    target, named_by ? named_by : "default", strerrorname_np(e));
+		return isotier__error_set(err, ISOTIER_EIO, e, "history %s (%s)", target,
+		                          strerrorname_np(e) ? strerrorname_np(e) : "?");
+	}
+	if (S_ISDIR(st.st_mode))
+		return isotier__error_set(err, ISOTIER_EIO, EISDIR,
+		                          "history %s: a directory, not a database file (EISDIR)",
+		                          target);
+	if (!S_ISREG(st.st_mode)) {
+		isotier__error_set(err, ISOTIER_EIO, 0, "history %s: %s, not a database file",
+		                   target, isotier__file_kind(st.st_mode));
+		if (err)
+			err->sys_errno = ENODEV; /* the class, not a message */
+		return ISOTIER_EIO;
+	}
+	return 1;
+}
+
+const char *isotier__default_db_named_by(void)
+{
+	const char *env = getenv("ISOTIER_DB");
+	return env && *env ? "$ISOTIER_DB" : NULL;
 }
 
 /* 32 lowercase hex digits (machine-id(5)), from the first file that has

@@ -22,6 +22,13 @@ typedef struct isotier_history isotier_history;
 
 /* A postgresql:// or postgres:// URI (libpq's), rather than a file path. */
 bool isotier__history_is_uri(const char *target);
+/* Refuses (ISOTIER_EINVAL, the value never in the message) a target that is
+ * neither a file path nor a postgresql:// URI but looks like a connection
+ * string: libpq's key=value form ("host=db password=..."), or a URI of
+ * another scheme ("mysql://..."). Taken as a file name it would become an
+ * SQLite file named after the credential. Every open and the gate check it
+ * first. */
+int isotier__history_target_check(const char *target, isotier_error *err);
 /* target as it may be shown: a URI's password (user:PASSWORD@, password=)
  * replaced by [redacted]; a path as is. */
 void isotier__history_display(const char *target, char *buf, size_t len);
@@ -107,6 +114,19 @@ int isotier__history_source_renewed(isotier_history *h, const char *provider_id,
 /* $ISOTIER_DB when set and not empty, else ISOTIER_DEFAULT_DB. An explicit
  * path (--db, db_path) always wins over both. */
 const char *isotier__default_db_path(void);
+/* What named the default history: "$ISOTIER_DB" when it is set and not
+ * empty, NULL for the built-in ISOTIER_DEFAULT_DB. */
+const char *isotier__default_db_named_by(void);
+/* Whether the history at target is there to be read (the gate's first
+ * question). 1: a file (or a URI: the server answers when it is opened). 0:
+ * it does not exist (ENOENT, nothing else) and named_by is NULL (the
+ * host's built-in default: no history yet). Otherwise an error naming the
+ * path and the errno: one that named_by ("db_path", "--db", "$ISOTIER_DB")
+ * names but is not there, ISOTIER_ENOTFOUND (sys_errno ENOENT); a path that
+ * cannot be looked up (EACCES, EIO, ELOOP...), ISOTIER_EIO with that errno;
+ * a directory, ISOTIER_EIO/EISDIR; a FIFO, device or socket, ISOTIER_EIO/
+ * ENODEV. Never "no history" for anything but ENOENT. */
+int isotier__history_present(const char *target, const char *named_by, isotier_error *err);
 /* This host's machine id (/etc/machine-id, else /var/lib/dbus/machine-id:
  * 32 hex digits) into buf (>= 33 bytes); "" when neither has one. Every
  * observation records it; resolve counts only this host's rows. */

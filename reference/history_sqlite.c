@@ -286,6 +286,14 @@ static int s_open(isotier_history *h, const char *path, bool readonly, int busy_
 		                 "PRAGMA synchronous=NORMAL;",
 		                 err, path)) < 0)
 			return rc;
+		/* SQLite opens a file it cannot write read-only without a word: a
+		 * writer (verify, sweep, import) would find out at its first
+		 * write, or never, when it had nothing to write that time. */
+		if (sqlite3_db_readonly(h->db, "main") == 1)
+			return history_db_error(
+			    err, SQLITE_READONLY, path,
+			    "opened read-only (a read-only file system, or a "
+			    "file this user may not write): it cannot be written");
 		/* One sync per run (s_sync), none at close: a checkpoint on close
 		 * syncs the log and the database, and deleting the log makes the
 		 * next writer create it and sync it and its directory again. So
@@ -298,8 +306,12 @@ static int s_open(isotier_history *h, const char *path, bool readonly, int busy_
 		sqlite3_wal_hook(h->db, wal_hook, h);
 		return 0;
 	}
-	if (access(path, R_OK) != 0)
-		return isotier__error_set(err, ISOTIER_EDB, errno, "open history %s", path);
+	if (access(path, R_OK) != 0) {
+		int e = errno;
+		return isotier__error_set(
+		    err, e == ENOENT || e == ENOTDIR ? ISOTIER_ENOTFOUND : ISOTIER_EIO, e,
+		    "open history %s (%s)", path, strerrorname_np(e) ? strerrorname_np(e) : "?");
+	}
 	if ((rc = raw_open(h, path, SQLITE_OPEN_READONLY, 5000, err)) < 0)
 		return rc;
 	int version = -1;

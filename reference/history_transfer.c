@@ -559,6 +559,19 @@ int isotier__history_import_jsonl(isotier_history *h, FILE *in, const char *name
 			rc = import_observation(h, o, name, lineno, n, err);
 		else if (!strcmp(type, "audit_event"))
 			rc = isotier__history_import_audit(h, o, name, lineno, n, err);
+		else if (strcmp(type, "header") || lineno != 1) {
+			/* A record this isotier does not know (a newer export, a
+			 * hand edit) is not skipped: the file is refused whole, as
+			 * "0 observations added" would hide what it held. */
+			char why[160];
+			snprintf(why, sizeof why,
+			         "%s record type '%.40s' (run, evidence, observation, "
+			         "audit_event): the file is "
+			         "refused whole",
+			         strcmp(type, "header") ? "unknown" : "a second header; expected a",
+			         type);
+			rc = bad(err, name, lineno, why);
+		}
 		cJSON_Delete(o);
 	}
 	free(line);

@@ -7,6 +7,8 @@
 #include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
+#include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -179,7 +181,7 @@ unsigned long long isotier__lease_owner_pidns(int pid, unsigned long long start)
 
 void isotier__lease_owner_take(void)
 {
-	isotier__lease_take(&(isotier_lease){.kind = "owner"}, "pidns");
+	(void)isotier__lease_take(&(isotier_lease){.kind = "owner"}, "pidns"); /* best effort */
 }
 
 void isotier__lease_owner_drop(void)
@@ -266,40 +268,101 @@ int isotier__owner_gone(int pid, unsigned long long start, unsigned long long ow
 	return nested_pid_seen(pid) ? -1 : 1;
 }
 
-void isotier__lease_take(const isotier_lease *l, const char *key)
+/* A field as the lease file carries it: bytes outside the plain set (a space
+ * in $TMPDIR, a newline, UTF-8) and '%' as %XX, so every path can be leased
+ * and one line holds one field (isotier__lease_decode reverses it). */
+static bool encode(char *out, size_t len, const char *s)
+{
+	static const char plain[] =
+	    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/:=+-";
+	size_t o = 0;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (o + 4 > len)
+			return false;
+		if (strchr(plain, *p))
+			out[o++] = (char)*p;
+		else
+			o += (size_t)snprintf(out + o, len - o, "%%%02X", *p);
+	}
+	out[o] = '\0';
+	return true;
+}
+
+bool isotier__lease_decode(char *s)
+{
+	char *o = s;
+	for (const char *p = s; *p; p++) {
+		if (*p != '%') {
+			*o++ = *p;
+			continue;
+		}
+		unsigned v;
+		if (!isxdigit((unsigned char)p[1]) || !isxdigit((unsigned char)p[2]) ||
+		    sscanf(p + 1, "%2x", &v) != 1 || v == 0)
+			return false;
+		*o++ = (char)v;
+		p += 2;
+	}
+	*o = '\0';
+	return true;
+}
+
+/* The file's name for key: encoded, a '/' as '_' (never a directory). */
+static bool file_key(char *out, size_t len, const char *key)
+{
+	if (!key || !*key || strlen(key) >= 256 || !encode(out, len, key))
+		return false;
+	for (char *p = out; (p = strchr(p, '/'));)
+		*p = '_';
+	return true;
+}
+
+int isotier__lease_take(const isotier_lease *l, const char *key)
 {
 	char file[4096], tmp[4200], dir[4096];
 	const char *f[] = {l->kind, l->backend, l->cli, l->wrap, l->name, l->path, l->global};
-	for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
-		if (f[i] && !isotier__lease_text_ok(f[i]))
-			return;
-	if (!lease_file(file, sizeof file, l->kind, key) || !isotier__lease_dir(dir, sizeof dir) ||
-	    !make_dir(dir))
-		return;
-	char body[2048];
-	int n =
-	    snprintf(body, sizeof body,
-	             "owner=%d:%llu:%llu\nkind=%s\nbackend=%s\ncli=%s\nwrap=%s\nname=%s\n"
-	             "path=%s\nglobal=%s\n",
-	             (int)getpid(), isotier__pid_start(getpid()), isotier__pidns(), l->kind,
-	             l->backend ? l->backend : "", l->cli ? l->cli : "", l->wrap ? l->wrap : "",
-	             l->name ? l->name : "", l->path ? l->path : "", l->global ? l->global : "");
-	if (n <= 0 || (size_t)n >= sizeof body)
-		return;
-	/* Written whole, then renamed: a sweep never reads half a lease. */
+	enum { N_FIELDS = sizeof f / sizeof f[0] };
+	static __thread char enc[N_FIELDS][3 * 4096 + 1];
+	for (size_t i = 0; i < N_FIELDS; i++)
+		if (!encode(enc[i], sizeof enc[i], f[i] ? f[i] : ""))
+			return errno = ENAMETOOLONG, ISOTIER_EINVAL;
+	char ekey[3 * 256 + 1];
+	if (!file_key(ekey, sizeof ekey, key))
+		return errno = EINVAL, ISOTIER_EINVAL;
+	if (!isotier__lease_dir(dir, sizeof dir))
+		return errno = ENOENT, ISOTIER_EIO; /* no state directory */
+	if (!lease_file(file, sizeof file, l->kind, ekey) || !make_dir(dir))
+		return errno ? errno : (errno = EIO), ISOTIER_EIO;
+	size_t cap = 64 + N_FIELDS * sizeof enc[0];
+	cleanup_free char *body = malloc(cap);
+	if (!body)
+		return errno = ENOMEM, ISOTIER_ENOMEM;
+	int n = snprintf(body, cap,
+	                 "owner=%d:%llu:%llu\nkind=%s\nbackend=%s\ncli=%s\nwrap=%s\nname=%s\n"
+	                 "path=%s\nglobal=%s\n",
+	                 (int)getpid(), isotier__pid_start(getpid()), isotier__pidns(), enc[0],
+	                 enc[1], enc[2], enc[3], enc[4], enc[5], enc[6]);
+	if (n <= 0 || (size_t)n >= cap || n >= ISOTIER_LEASE_MAX)
+		return errno = ENAMETOOLONG, ISOTIER_EINVAL;
+	/* Written whole, synced, then renamed: a sweep never reads half a lease. */
 	snprintf(tmp, sizeof tmp, "%s.tmp", file);
 	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
-		return;
+		return ISOTIER_EIO;
 	bool ok = write(fd, body, (size_t)n) == n;
+	int e = errno;
 	close(fd);
-	if (!ok || rename(tmp, file) != 0)
+	if (!ok || rename(tmp, file) != 0) {
+		e = ok ? errno : e;
 		unlink(tmp);
+		return errno = e ? e : EIO, ISOTIER_EIO;
+	}
+	return 0;
 }
 
 void isotier__lease_drop(const char *kind, const char *key)
 {
-	char file[4096];
-	if (lease_file(file, sizeof file, kind, key))
+	char file[4096], ekey[3 * 256 + 1];
+	if (file_key(ekey, sizeof ekey, key) && lease_file(file, sizeof file, kind, ekey))
 		unlink(file);
 }

@@ -51,8 +51,16 @@ unsigned long long isotier__pidns(void);
 bool isotier__pid_alive(int pid, unsigned long long start);
 
 /* Writes the lease for l, keyed by kind and key (a dir's basename, else its
- * name); best effort. */
-void isotier__lease_take(const isotier_lease *l, const char *key);
+ * name). Every field may hold any byte but NUL: what is outside a plain set
+ * (a space in $TMPDIR) is written as %XX (isotier__lease_decode). Returns 0,
+ * or < 0 with errno set when it could not be written (no usable state
+ * directory, a field too long): then the resource must not be created. */
+int isotier__lease_take(const isotier_lease *l, const char *key);
+/* The most a lease file holds (what a sweep reads); a longer one is refused. */
+#define ISOTIER_LEASE_MAX 16384
+/* Reverses the %XX of a lease field in place; false on a malformed escape or
+ * an encoded NUL. */
+bool isotier__lease_decode(char *s);
 
 /* Drops this process's lease for kind and key, if any. */
 void isotier__lease_drop(const char *kind, const char *key);

@@ -146,7 +146,10 @@ int isotier__oci_provision(isotier_oci_bundle **out, const isotier_oci_runtime *
 		                   .cli = rt->name,
 		                   .wrap = b->unmount,
 		                   .path = b->dir};
-		isotier__lease_take(&l, strrchr(b->dir, '/') + 1);
+		if (isotier__lease_take(&l, strrchr(b->dir, '/') + 1) < 0)
+			rc = isotier__error_set(err, ISOTIER_EIO, errno,
+			                        "%s: its bundle's lease could not be written",
+			                        rt->name);
 	}
 	if (!rc && rt->gvisor)
 		rc = check_traversable(b->dir, err);

@@ -541,9 +541,19 @@ int isotier__mkdtemp(char **out, const char *prefix, isotier_error *err)
 		free(path);
 		return ISOTIER_EIO;
 	}
-	/* A crash before isotier__rmtree leaves the lease for the next sweep. */
+	/* A crash before isotier__rmtree leaves the lease for the next sweep; a
+	 * directory no lease names is not kept (no sweep would find it). */
 	const char *base = strrchr(path, '/') + 1;
-	isotier__lease_take(&(isotier_lease){.kind = "dir", .path = path}, base);
+	if (isotier__lease_take(&(isotier_lease){.kind = "dir", .path = path}, base) < 0) {
+		int e = errno;
+		rmdir(path);
+		isotier__error_set(err, ISOTIER_EIO, e,
+		                   "mkdtemp %s: its lease could not be written (state directory "
+		                   "$ISOTIER_STATE_DIR/leases), so it is not created",
+		                   path);
+		free(path);
+		return ISOTIER_EIO;
+	}
 	*out = path;
 	return 0;
 }

@@ -450,10 +450,18 @@ int isotier__resolve(isotier_resolution *out, const isotier_backend *backend,
 	 * gate; an absent file is no history, a URI always is one. */
 	const char *path = o->db_path ? o->db_path : isotier__default_db_path();
 	cleanup_history isotier_history *h = NULL;
-	if (isotier__history_is_uri(path) || access(path, F_OK) == 0) {
-		int orc = isotier__history_open_readonly(&h, path, err);
-		if (orc < 0)
-			return isotier__error_prefix(err, "resolve %s", backend->name);
+	/* Only the built-in default may be absent (not written yet): a path
+	 * the caller or $ISOTIER_DB names that is not there is a typo, and
+	 * anything but ENOENT (EACCES on its directory, EIO, a directory) is
+	 * a history this process cannot read, never an empty one. */
+	const char *named_by =
+	    o->db_path ? (o->db_created ? NULL : "db_path") : isotier__default_db_named_by();
+	int prc = isotier__history_present(path, named_by, err);
+	if (prc > 0)
+		prc = isotier__history_open_readonly(&h, path, err);
+	if (prc < 0) {
+		downgrade(out, "the history could not be read");
+		return isotier__error_prefix(err, "resolve %s", backend->name);
 	}
 	cleanup_free char *digest = NULL;
 	int crc = resolve_claim(out, dir, backend->catalogue_id, max_age, today, h, &digest, err);
@@ -468,5 +476,10 @@ int isotier__resolve(isotier_resolution *out, const isotier_backend *backend,
 		         out->source_verified, out->status[0] ? "; " : "", out->status);
 	}
 	int rc = resolve_history(out, backend->name, o, h, digest, today, err);
-	return rc < 0 ? isotier__error_prefix(err, "resolve %s", backend->name) : 0;
+	if (rc < 0) {
+		/* A history that could not be read defends nothing. */
+		downgrade(out, "the history could not be read");
+		return isotier__error_prefix(err, "resolve %s", backend->name);
+	}
+	return 0;
 }

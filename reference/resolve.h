@@ -33,14 +33,18 @@
 
 typedef struct isotier_resolve_opts {
 	const char *catalogue_dir; /* NULL: isotier__default_catalogue_dir() */
-	const char *db_path;       /* NULL: isotier__default_db_path(); an absent file: no
-	                              observations (require_verified_days then fails) */
+	const char *db_path;       /* NULL: isotier__default_db_path(). Absent (ENOENT) is
+	                              an error (a wrong path) unless it is the built-in
+	                              default or db_created: then no observations
+	                              (require_verified_days fails) */
 	int max_source_age_days;   /* 0: the runbook's default */
 	int require_verified_days; /* 0: off */
 	const char *today;         /* YYYY-MM-DD; NULL: the current UTC date */
 	time_t now;                /* what "after now" means for row dates; 0: time(NULL) */
 	const char *host_id;       /* this host's id; NULL: isotier__host_id() */
 	bool any_host;             /* count every host's rows, not only this host's */
+	bool db_created;           /* db_path is created when absent (create_db): absent
+	                              is an empty history, not a wrong path */
 } isotier_resolve_opts;
 
 typedef struct isotier_resolution {

@@ -16,7 +16,7 @@
 
 /* A lease as read back; the strings point into text. */
 typedef struct lease_rec {
-	char text[2048];
+	char text[ISOTIER_LEASE_MAX];
 	int pid;
 	unsigned long long start, pidns;
 	isotier_lease l;
@@ -58,8 +58,10 @@ static bool read_lease(lease_rec *r, int dfd, const char *file)
 				*slot[i] = eq + 1;
 	}
 	for (size_t i = 0; i < sizeof keys / sizeof keys[0]; i++)
-		if (!*slot[i] || !isotier__lease_text_ok(*slot[i]))
+		if (!*slot[i] || !isotier__lease_decode((char *)*slot[i]))
 			return false;
+	if (!isotier__lease_text_ok(r->l.kind))
+		return false;
 	char *end;
 	long pid = owner ? strtol(owner, &end, 10) : 0;
 	if (pid <= 0 || pid > INT32_MAX || *end != ':')
@@ -227,6 +229,52 @@ static bool our_name(const char *name)
 }
 
 /* 1 released, -1 tried and failed (the lease stays), 0 no lease this knows. */
+/*
+ * The cgroups a killed runtime left: runc names a container's cgroup after its
+ * id, "isotier-PID-<16 hex>" (isotier__unique_id, PID the owner's), under each
+ * hierarchy's root; a runc killed while creating the container leaves them
+ * empty, and `delete -f` does not know the container yet. Each one of the dead
+ * owner's is removed: rmdir(2) refuses a cgroup that still has tasks or
+ * children, so a live one is never touched. Returns how many.
+ */
+static size_t sweep_cgroups(int owner_pid)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	if (!f || owner_pid <= 0) {
+		if (f)
+			fclose(f);
+		return 0;
+	}
+	char prefix[32], line[4096];
+	int plen = snprintf(prefix, sizeof prefix, "isotier-%d-", owner_pid);
+	size_t n = 0;
+	while (fgets(line, sizeof line, f)) {
+		char *sep = strstr(line, " - ");
+		if (!sep || (strncmp(sep, " - cgroup ", 10) && strncmp(sep, " - cgroup2 ", 11)))
+			continue;
+		char mnt[1024];
+		if (sscanf(line, "%*s %*s %*s %*s %1023s", mnt) != 1 || strchr(mnt, '\\'))
+			continue;
+		DIR *d = opendir(mnt);
+		if (!d)
+			continue;
+		struct dirent *e;
+		while ((e = readdir(d))) {
+			const char *hex = e->d_name + plen;
+			if (strncmp(e->d_name, prefix, (size_t)plen) || strlen(hex) != 16 ||
+			    strspn(hex, "0123456789abcdef") != 16)
+				continue;
+			char path[1400];
+			snprintf(path, sizeof path, "%s/%s", mnt, e->d_name);
+			if (rmdir(path) == 0)
+				n++;
+		}
+		closedir(d);
+	}
+	fclose(f);
+	return n;
+}
+
 static int sweep_one(const lease_rec *r, char *done, size_t len)
 {
 	const isotier_lease *l = &r->l;
@@ -246,7 +294,11 @@ static int sweep_one(const lease_rec *r, char *done, size_t len)
 	} else if (!strcmp(l->kind, "oci") && our_temp_dir(l->path) && *l->cli) {
 		kill_mentions(l->path, NULL, 0); /* `RUNTIME run --bundle PATH` */
 		isotier__oci_sweep(l);
-		snprintf(done, len, "deleted (%s delete -f)", l->cli);
+		size_t cg = sweep_cgroups(r->pid);
+		snprintf(done, len, "deleted (%s delete -f)%s%zu empty cgroup%s removed", l->cli,
+		         cg ? "; " : "", cg, cg == 1 ? "" : "s");
+		if (!cg)
+			snprintf(done, len, "deleted (%s delete -f)", l->cli);
 	} else if (!strcmp(l->kind, "remote") && *l->name) {
 		return sweep_remote(l, done, len);
 	} else if (!strcmp(l->kind, "dir") && our_temp_dir(l->path)) {
@@ -263,10 +315,10 @@ int isotier__sweep(isotier_sweep_report report, void *ctx)
 {
 	char dir[4096];
 	if (!isotier__lease_dir(dir, sizeof dir))
-		return 0;
+		return ISOTIER_EIO; /* no state directory: no lease could be read */
 	int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (dfd < 0)
-		return 0;
+	if (dfd < 0) /* none yet is nothing to sweep; anything else hides leases */
+		return errno == ENOENT ? 0 : ISOTIER_EIO;
 	int swept = 0;
 	unsigned long long pidns = isotier__pidns();
 	DIR *d = fdopendir(dfd);

@@ -23,7 +23,9 @@ typedef void (*isotier_sweep_report)(void *ctx, const char *kind, const char *ba
                                      const char *what, int owner_pid, const char *done);
 
 /* Sweeps the lease directory; returns how many leftovers were released (one
- * that could not be is reported too, and its lease kept for the next sweep). */
+ * that could not be is reported too, and its lease kept for the next sweep),
+ * or ISOTIER_EIO (errno set) when the lease directory cannot be found or read
+ * (one that does not exist yet holds nothing: 0). */
 int isotier__sweep(isotier_sweep_report report, void *ctx);
 
 #endif

@@ -17,3 +17,11 @@ json_get() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1]));
 for k in sys.argv[2].split("."):
     d = d[int(k)] if isinstance(d, list) else d[k]
 print(d if not isinstance(d,(dict,list)) else json.dumps(d))' "$1" "$2"; }
+# empty_history PATH: a new history at PATH with no observation (run's --new-db
+# on the host backend: no sandbox), for a test that wants "nothing verified
+# yet"; prints PATH. A $ISOTIER_DB that does not exist is refused (66).
+empty_history() {
+  [ -e "$1" ] || (cd / && "$ISOTIER_BIN" run --db "$1" --new-db --backend host -- true) >/dev/null ||
+    fail "empty_history $1"
+  echo "$1"
+}

@@ -68,7 +68,8 @@
 #   retried before ISOTIER_SOURCES_EVERY_DAYS; once sources have gone without a
 #   completed check for ISOTIER_SOURCES_MAX_UNCHECKED_DAYS it is an alert (2).
 #   64-78, 130  the job itself failed: the first failing step's exit status
-#       (sysexits: 64 an unknown backend name, 69 backend unavailable (also a
+#       (sysexits: 64 an unknown backend name, 69 no sandbox backend verified
+#       (ISOTIER_BACKENDS=host alone) or backend unavailable (also a
 #       local backend verify --all could not run: ISOTIER_BACKENDS unset), 70 probe
 #       failure, 73/74 the state directory or database cannot be written, 75
 #       database locked or another run holds the lock...). See job.log.
@@ -180,6 +181,20 @@ if [ -z "${ISOTIER_BACKENDS:-}" ] && { [ "$verify_rc" -eq 0 ] || [ "$verify_rc" 
   if [ -n "$unavail" ]; then
     unavail_rc=69
     [ -n "$cause" ] || cause="verify --all: $unavail (set ISOTIER_BACKENDS to the backends this host runs)"
+  fi
+fi
+
+# verify that judged no claim (ISOTIER_BACKENDS=host, every named backend UNAVAILABLE)
+# verified nothing: the job fails (69), never "ok" over a history nothing checked. A row
+# whose CLAIMED column is "-" (the host backend without ISOTIER_HOST_PROVIDER) is no sandbox.
+if [ "$unavail_rc" -eq 0 ] && { [ "$verify_rc" -eq 0 ] || [ "$verify_rc" -eq 2 ]; }; then
+  judged=$(printf '%s\n' "$step_out" | awk '
+    /^[a-z0-9-]+  +/ && NF >= 5 && $2 != "-" && $2 != "CLAIMED" {
+      for (i = 3; i <= NF; i++) if ($i ~ /^(CONFIRMED|CONSISTENT|EXCEEDS|NOT_CONTRADICTED|CONTRADICTED|INCONCLUSIVE)$/) { n++; break } }
+    END { print n + 0 }')
+  if [ "$judged" -eq 0 ]; then
+    unavail_rc=69
+    [ -n "$cause" ] || cause="verify: no sandbox backend was verified (ISOTIER_BACKENDS=${ISOTIER_BACKENDS:-all}): nothing on this host is checked"
   fi
 fi
 

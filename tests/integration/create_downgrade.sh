@@ -29,7 +29,7 @@ expect_refusal stale-qemu "was retrieved 2020-01-01" --backend qemu-microvm --ca
 
 # `isotier backends` shows the same downgrade and its reason.
 # No history (an absent default): the catalogue alone.
-ISOTIER_DB=$TMP/none.db "$ISOTIER_BIN" backends --catalogue "$TMP/stale" --json >"$TMP/backends.json"
+ISOTIER_DB=$(empty_history "$TMP/none.db") "$ISOTIER_BIN" backends --catalogue "$TMP/stale" --json >"$TMP/backends.json"
 python3 - "$TMP/backends.json" <<'PY'
 import json, sys
 rows = {r["backend"]: r for r in json.load(open(sys.argv[1]))}
@@ -63,6 +63,37 @@ expect_refusal hand-written "naming no host" --backend bwrap --db "$db" --requir
 "$ISOTIER_BIN" verify --backend bwrap --db "$db" >"$TMP/verify.out" 2>&1 || fail "verify bwrap: $(cat "$TMP/verify.out")"
 out=$("$ISOTIER_BIN" run --new-db --backend bwrap --db "$db" --require-isolation CONTAINER --require-verified 1 -- /bin/echo allowed)
 assert_eq "$out" allowed "confirmed today satisfies --require-verified 1"
+
+# --require-verified alone (no --require-isolation) is the strict policy, not
+# "no floor": the claim it verifies is the floor.
+out=$("$ISOTIER_BIN" run --backend bwrap --db "$db" --require-verified 1 -- /bin/echo alone)
+assert_eq "$out" alone "a proof today satisfies --require-verified 1 alone"
+# latest VERDICT CEILING (SQL): a copy of the real proof judged VERDICT, newer than it
+# (this host's, this claim: only the verdict differs).
+latest() {
+  sqlite3 "$db" "INSERT INTO observations(run_id, observed_at, backend, provider_id, claimed_tier,
+    claimed_mechanism, observed_tier, verdict, reason, ceiling_tier, kernel_relation, host_id, claim_digest)
+    SELECT run_id, strftime('%Y-%m-%dT%H:%M:%SZ','now'), backend, provider_id, claimed_tier,
+    claimed_mechanism, 'UNKNOWN', '$1', 'made $1', $2, kernel_relation, host_id, claim_digest
+    FROM observations WHERE backend = 'bwrap' AND host_id IS NOT NULL ORDER BY id DESC LIMIT 1"
+}
+latest INCONCLUSIVE NULL
+expect_refusal alone-inconclusive "is INCONCLUSIVE, not a proof of the claim" --backend bwrap --db "$db" --require-verified 7
+assert_contains "$(cat "$TMP/alone-inconclusive.err")" "weaker than the required CONTAINER (its claim, verified"
+latest CONTRADICTED "'NONE'"
+expect_refusal alone-contradicted "CONTRADICTED the claim: made CONTRADICTED" --backend bwrap --db "$db" --require-verified 7
+# The contradiction stays the latest word even after a proof of another
+# backend; a backend without a claim has nothing to verify.
+set +e
+"$ISOTIER_BIN" run --backend host --db "$db" --require-verified 7 -- /bin/echo ran >"$TMP/host.out" 2>"$TMP/host.err"
+rc=$?
+set -e
+assert_eq "$rc" 78 "--require-verified alone on a backend without a claim"
+assert_contains "$(cat "$TMP/host.err")" "backend host has no claim to verify"
+[ ! -s "$TMP/host.out" ] || fail "host ran without a claim to verify"
+expect_refusal alone-no-history "no verification history" --backend bwrap --db "$TMP/absent-alone.db" --require-verified 7
+# Nothing granted: the audit trail has a refusal for each, no create after the proof's run.
+assert_eq "$(sqlite3 "$db" "SELECT count(*) FROM audit_events WHERE event = 'create' AND id > (SELECT max(id) FROM audit_events WHERE event = 'refuse')")" 0 "a create after the refusals"
 
 # require_verified without a recent CONFIRMED/CONSISTENT observation.
 expect_refusal unverified "runc has no observation made on this host" --backend runc --db "$db" --require-isolation CONTAINER --require-verified 7

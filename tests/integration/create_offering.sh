@@ -23,7 +23,7 @@ PY
 }
 # backend_row CATALOGUE: the bwrap row of `isotier backends --json` as "claimed|resolved|provider|reason".
 backend_row() {
-  ISOTIER_DB=$TMP/none.db "$ISOTIER_BIN" backends --catalogue "$1" --json >"$TMP/b.json"
+  ISOTIER_DB=$(empty_history "$TMP/none.db") "$ISOTIER_BIN" backends --catalogue "$1" --json >"$TMP/b.json"
   python3 - "$TMP/b.json" <<'PY'
 import json, sys
 r = {x["backend"]: x for x in json.load(open(sys.argv[1]))}["bwrap"]

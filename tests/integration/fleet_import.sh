@@ -191,6 +191,22 @@ for t in 2099-01-01T00:00:00Z 2026-02-30T00:00:00Z; do
   assert_eq "$(sqlite3 "$TMP/fresh.db" "SELECT count(*) FROM observations")" "$before" "nothing of it imported ($t)"
 done
 assert_contains "$(cat "$TMP/when")" "not a UTC time as isotier writes it"
+# A record of a type this isotier does not know is not skipped ("0 added"): the file is
+# refused whole (65), naming the line; nothing of it lands, not even the records before it.
+before=$(sqlite3 "$TMP/fresh.db" "SELECT count(*) FROM observations; SELECT count(*) FROM runs")
+for rec in '{"type":"observation_v2","uuid":"x"}' '{"type":"header","schema":"isotier.history.export/1"}'; do
+  # After every valid record: they were read, and are rolled back with it.
+  { cat "$TMP/b.jsonl"; printf '%s\n' "$rec"; } >"$TMP/unknown.jsonl"
+  last=$(wc -l <"$TMP/unknown.jsonl")
+  set +e
+  "$B" history import --db "$TMP/fresh.db" "$TMP/unknown.jsonl" >"$TMP/unknown" 2>&1; urc=$?
+  set -e
+  assert_eq "$urc" 65 "a record of an unknown type ($(cat "$TMP/unknown"))"
+  assert_contains "$(cat "$TMP/unknown")" "unknown.jsonl:$last:"
+  assert_contains "$(cat "$TMP/unknown")" "the file is refused whole"
+  assert_eq "$(sqlite3 "$TMP/fresh.db" "SELECT count(*) FROM observations; SELECT count(*) FROM runs")" "$before" "nothing of it imported"
+done
+assert_contains "$(cat "$TMP/unknown")" "a second header"
 # A line longer than the limit (64 MiB) is refused without reading it whole:
 # a 1 GiB line (a sparse file, no disk) under an address-space limit that
 # reading it whole would exceed.

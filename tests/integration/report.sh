@@ -129,6 +129,8 @@ assert declared["ember"] == ("MICROVM", "2026-11-01"), declared
 assert declared["(no claim)"][1] == "\u2014", declared  # no source: no date
 want = {
   ("bubblewrap", "bwrap"): ("CONTRADICTED", "CONTRADICTED"),
+  # registered, sharing bubblewrap's claim, never verified: a row, overdue
+  ("bubblewrap", "bwrap-nonet"): ("not observed", "OVERDUE, never observed"),
   ("ember", "\u2014"): ("not observed", "SOURCE CHANGED, not observed"),
   ("ember-legacy", "\u2014"): ("not observed", "DEPRECATED, not observed"),
   ("qemu-microvm", "qemu-microvm"): ("<b>WEIRD</b>", "OVERDUE, UNCONFIRMED"),  # an unknown verdict verifies nothing
@@ -138,9 +140,9 @@ want = {
 assert got == want, got
 order = [r[0] for r in rows]
 # Sections (local backends, remote observed, source-checked only), grouped by provider.
-assert order == ["bubblewrap", "(no claim)", "qemu-microvm", "runsc", "ember", "ember-legacy"], order
+assert order == ["bubblewrap", "bubblewrap", "(no claim)", "qemu-microvm", "runsc", "ember", "ember-legacy"], order
 heads = ["".join(h.itertext()) for h in sec.iter("{http://www.w3.org/1999/xhtml}h3")]
-assert heads == ["Local backends (4)", "Remote providers observed (0)",
+assert heads == ["Local backends (5)", "Remote providers observed (0)",
                  "Offerings checked by their sources only (2)"], heads
 groups = [("".join(th.itertext())) for tr in sec.iter("{http://www.w3.org/1999/xhtml}tr")
           if tr.get("class") == "group" for th in tr]
@@ -156,8 +158,8 @@ python3 - "$TMP/r.junit" <<'EOF' || fail "JUnit content"
 import sys, xml.etree.ElementTree as ET
 suite = ET.parse(sys.argv[1]).getroot().find("testsuite")
 cases = {c.get("name"): c for c in suite.findall("testcase")}
-assert suite.get("tests") == "7" and suite.get("failures") == "3", suite.attrib
-assert set(cases) == {"bubblewrap [bwrap]", "ember", "ember-legacy", "qemu-microvm [qemu-microvm]", "runsc [runsc]",
+assert suite.get("tests") == "8" and suite.get("failures") == "3", suite.attrib
+assert set(cases) == {"bubblewrap [bwrap]", "bubblewrap [bwrap-nonet]", "ember", "ember-legacy", "qemu-microvm [qemu-microvm]", "runsc [runsc]",
                       "(no claim) [host]", "catalogue loads"}, set(cases)
 f = lambda n: cases[n].find("failure")
 assert f("bubblewrap [bwrap]").get("type") == "CONTRADICTED"
@@ -216,8 +218,9 @@ assert doc["schema"] == "isotier.report/1"
 assert doc["report_date"] == "2026-11-27" and doc["report_date_from"] == "database"
 assert doc["database"]["observations"] == 5 and doc["database"]["refusals"] == 3
 assert [a["decision"] for a in doc["refusals"]] == ["refused", "refused", "attestation-failed"]
-assert doc["summary"]["failing"] == 5, doc["attention"]  # contradicted, changed, gone, stale,
-# and qemu-microvm overdue: its only run has a verdict word this build does not know
+assert doc["summary"]["failing"] == 6, doc["attention"]  # contradicted, changed, gone, stale,
+# qemu-microvm overdue: its only run has a verdict word this build does not know; and
+# bwrap-nonet overdue: registered, sharing bubblewrap's claim, never verified
 assert any(a["kind"] == "overdue" and a["subject"].startswith("qemu-microvm") and "no verification" in a["detail"]
            for a in doc["attention"]), doc["attention"]
 H = "<script>alert('x')</script> & \"q\" \x1b[31mred\x1b[0m \x1b]0;pwned\x07 | *b* `c` \x7f\u0085"
@@ -257,7 +260,7 @@ j = i
 while lines[j].startswith("|"):
     assert cols(lines[j]) == header, (lines[j], header)
     j += 1
-assert j - i == 2 + 6, j - i
+assert j - i == 2 + 7, j - i  # 7 rows: bwrap-nonet (shares the claim) too
 EOF
 
 # --- reproducible: same database, same bytes (also a copy elsewhere) --------
@@ -295,7 +298,7 @@ except ImportError:
     pass
 # Nothing stored: the catalogue dates the report, and every local backend is overdue (never verified).
 assert e["report_date_from"] == "catalogue" and e["report_date"] == "2026-11-20", e["report_date"]
-assert e["summary"]["attention"]["overdue"] == 3 and not e["summary"]["ok"], e["summary"]
+assert e["summary"]["attention"]["overdue"] == 4 and not e["summary"]["ok"], e["summary"]  # bwrap-nonet too
 assert n["report_date"] is None and n["report_date_from"] == "none" and n["matrix"] == []
 assert n["timeline"] == {"unit": None, "buckets": []}
 EOF
@@ -304,7 +307,7 @@ EOF
 "$BIN" report --db "$TMP/history.db" --catalogue "$TMP/cat" --format json --since 2026-11-27 --today 2026-12-20 >"$TMP/since.json"
 assert_eq "$(json_get "$TMP/since.json" database.observations)" 3 "--since narrows"
 assert_eq "$(json_get "$TMP/since.json" report_date)" 2026-12-20 "--today"
-assert_eq "$(json_get "$TMP/since.json" summary.attention.overdue)" 4 "overdue backends at --today"
+assert_eq "$(json_get "$TMP/since.json" summary.attention.overdue)" 5 "overdue backends at --today (bwrap-nonet too)"
 set +e
 "$BIN" report --db "$TMP/history.db" --format pdf >/dev/null 2>&1; assert_eq $? 64 "bad format"
 "$BIN" report --db "$TMP/history.db" --format html --since yesterday >/dev/null 2>&1; assert_eq $? 64 "bad --since"

@@ -80,7 +80,7 @@ prov = [r[-1] for r in log if r]
 assert prov[0] == "run 1 on ci-runner-7; isotier 0.9.1; catalogue c0ffee1+dirty; probe isotier.probe/1", prov[0]
 # Matrix sections.
 heads = [text(h) for h in ids["matrix"].iter(X + "h3")]
-assert heads == ["Local backends (3)", "Remote providers observed (0)",
+assert heads == ["Local backends (4)", "Remote providers observed (0)",
                  "Offerings checked by their sources only (9)"], heads
 groups = [text(th) for tr in ids["matrix"].iter(X + "tr") if tr.get("class") == "group" for th in tr]
 assert "kata \u2014 Kata コンテナ" in groups, groups

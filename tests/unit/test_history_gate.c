@@ -9,6 +9,7 @@
  * lists its rows while they prove nothing.
  */
 #include <check.h>
+#include <errno.h>
 #include "check_run.h"
 
 #include <stdio.h>
@@ -548,6 +549,49 @@ START_TEST(host_id_reads_machine_id)
 }
 END_TEST
 
+/* Absent is ENOENT and nothing else: a history that is there but cannot be
+ * read fails the gate with its own code and errno, naming the path, and
+ * grants nothing (a non-root reader's EACCES: tests/integration/
+ * gate_permissions.sh). */
+START_TEST(unreadable_history_fails)
+{
+	if (pg_uri)
+		return; /* files only */
+	isotier_resolution r;
+	isotier_error err = {0};
+	add("2026-12-03T11:00:00Z", "CONTRADICTED", "CONTAINER", HOST, NULL);
+	isotier_resolve_opts o = {
+	    .catalogue_dir = cat, .today = TODAY, .now = now_t(), .host_id = HOST};
+	/* A directory where the history is named. */
+	char dir[256];
+	snprintf(dir, sizeof dir, "%s/adir", tmpdir);
+	ck_assert_int_eq(mkdir(dir, 0700), 0);
+	o.db_path = dir;
+	ck_assert_int_eq(isotier__resolve(&r, isotier__backend_lookup("bwrap"), &o, &err),
+	                 ISOTIER_EIO);
+	ck_assert_int_eq(err.sys_errno, EISDIR);
+	ck_assert_ptr_nonnull(strstr(err.message, dir));
+	ck_assert_int_eq(r.resolved, ISOTIER_UNKNOWN);
+	/* A path through a regular file (ENOTDIR): not "absent" either. */
+	char under[300];
+	snprintf(under, sizeof under, "%s/x.db", db);
+	o.db_path = under;
+	ck_assert_int_lt(isotier__resolve(&r, isotier__backend_lookup("bwrap"), &o, &err), 0);
+	ck_assert_int_eq(err.sys_errno, ENOTDIR);
+	ck_assert_int_eq(isotier__history_present(under, NULL, &err), ISOTIER_ENOTFOUND);
+	ck_assert_int_eq(isotier__history_present(db, NULL, &err), 1);
+	/* A schema newer than this build: refused, not read as empty. */
+	char cmd[1400];
+	snprintf(cmd, sizeof cmd, "sqlite3 '%s' 'PRAGMA user_version = 999'", db);
+	ck_assert_int_eq(system(cmd), 0);
+	o.db_path = db;
+	ck_assert_int_eq(isotier__resolve(&r, isotier__backend_lookup("bwrap"), &o, &err),
+	                 ISOTIER_EDATA);
+	ck_assert_ptr_nonnull(strstr(err.message, "schema version 999"));
+	ck_assert_int_eq(r.resolved, ISOTIER_UNKNOWN);
+}
+END_TEST
+
 START_TEST(default_history)
 {
 	isotier_resolution r;
@@ -560,22 +604,43 @@ START_TEST(default_history)
 	ck_assert_str_eq(isotier__default_db_path(), "/var/lib/isotier/isotier.db");
 	setenv("ISOTIER_DB", "", 1);
 	ck_assert_str_eq(isotier__default_db_path(), "/var/lib/isotier/isotier.db");
-	/* Absent: nothing verified, a plain claim still resolves. */
+	ck_assert_ptr_null(isotier__default_db_named_by());
+	/* The built-in default not written yet (ENOENT, as on a host the job has
+	 * not run on): nothing verified, a plain claim still resolves. */
+	struct stat st;
+	if (stat(ISOTIER_DEFAULT_DB, &st) != 0 && errno == ENOENT) {
+		ASSERT_TIER(r, gate_as(&r, 0, false, NULL), ISOTIER_CONTAINER);
+		ASSERT_TIER(r, gate_as(&r, 7, false, NULL), ISOTIER_UNKNOWN);
+		ck_assert_ptr_nonnull(strstr(r.reason, "absent"));
+	}
+	/* $ISOTIER_DB naming a path that is not there is a typo, never "no
+	 * history": the gate fails (ENOTFOUND, ENOENT), nothing resolves. */
 	char absent[256];
 	snprintf(absent, sizeof absent, "%s/none.db", tmpdir);
 	setenv("ISOTIER_DB", absent, 1);
 	ck_assert_str_eq(isotier__default_db_path(), absent);
-	ASSERT_TIER(r, gate_as(&r, 0, false, NULL), ISOTIER_CONTAINER);
-	ASSERT_TIER(r, gate_as(&r, 7, false, NULL), ISOTIER_UNKNOWN);
-	ck_assert_ptr_nonnull(strstr(r.reason, "absent"));
+	ck_assert_str_eq(isotier__default_db_named_by(), "$ISOTIER_DB");
+	isotier_resolve_opts o = {
+	    .catalogue_dir = cat, .today = TODAY, .now = now_t(), .host_id = HOST};
+	isotier_error err = {0};
+	ck_assert_int_eq(isotier__resolve(&r, isotier__backend_lookup("bwrap"), &o, &err),
+	                 ISOTIER_ENOTFOUND);
+	ck_assert_int_eq(err.sys_errno, ENOENT);
+	ck_assert_ptr_nonnull(strstr(err.message, absent));
+	ck_assert_ptr_nonnull(strstr(err.message, "$ISOTIER_DB"));
+	struct stat none;
+	ck_assert_int_ne(stat(absent, &none), 0); /* and not created */
 	/* Present: its contradiction is honoured with no db_path given. */
 	setenv("ISOTIER_DB", db, 1);
 	proof("2026-12-03T10:00:00Z");
 	ASSERT_TIER(r, gate_as(&r, 7, false, NULL), ISOTIER_CONTAINER);
 	add("2026-12-03T11:00:00Z", "CONTRADICTED", "CONTAINER", HOST, NULL);
 	ASSERT_TIER(r, gate_as(&r, 0, false, NULL), ISOTIER_UNKNOWN);
-	/* An explicit path wins. */
-	ASSERT_TIER(r, gate_as(&r, 0, false, absent), ISOTIER_CONTAINER);
+	/* An explicit path wins, and must exist as well. */
+	o.db_path = absent;
+	ck_assert_int_eq(isotier__resolve(&r, isotier__backend_lookup("bwrap"), &o, &err),
+	                 ISOTIER_ENOTFOUND);
+	ck_assert_ptr_nonnull(strstr(err.message, "named by db_path"));
 	if (had)
 		setenv("ISOTIER_DB", saved, 1);
 	else
@@ -710,6 +775,7 @@ int main(void)
 	tcase_add_test(tc, imported_rows_only_lower);
 	tcase_add_test(tc, pg_session_bounded_and_commit_checked);
 	tcase_add_test(tc, default_history);
+	tcase_add_test(tc, unreadable_history_fails);
 	tcase_add_test(tc, old_database_migrates_and_proves_nothing);
 	tcase_add_test(tc, listing_is_by_id);
 	suite_add_tcase(s, tc);

@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "../../reference/lease.h"
+#include <linux/magic.h>
+#include <sys/vfs.h>
 #include "../../reference/proc.h"
 #include "../../reference/sweep.h"
 
@@ -155,6 +157,116 @@ START_TEST(a_dead_runs_dir_and_its_process_are_swept)
 }
 END_TEST
 
+/* A lease for every temp dir (issue 36): a $TMPDIR with a space and bytes
+ * outside the plain set is encoded in the lease (%XX), not skipped, and a
+ * dead run's dir there is swept; a state directory that cannot hold a lease
+ * means no dir is created at all. */
+START_TEST(awkward_paths_are_leased_or_not_created)
+{
+	char tmp[400];
+	snprintf(tmp, sizeof tmp, "%s/tmp dir %%\xc3\xa9", root);
+	ck_assert_int_eq(mkdir(tmp, 0755), 0);
+	setenv("TMPDIR", tmp, 1);
+	pid_t owner = fork();
+	if (owner == 0) {
+		char *dir = NULL;
+		_exit(isotier__mkdtemp(&dir, "isotier-vm", NULL) == 0 ? 0
+		                                                      : 1); /* nothing released */
+	}
+	int st;
+	waitpid(owner, &st, 0);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	ck_assert_uint_eq(count_leases(), 1);
+	char cmd[600];
+	snprintf(cmd, sizeof cmd,
+	         "grep -q '^path=.*tmp%%20dir%%20%%25%%C3%%A9/isotier-vm' %s/state/leases/*", root);
+	ck_assert_int_eq(system(cmd), 0);
+	struct seen s = {0};
+	ck_assert_int_eq(isotier__sweep(report, &s), 1);
+	ck_assert_ptr_nonnull(strstr(s.what, tmp)); /* decoded */
+	snprintf(cmd, sizeof cmd, "ls -A '%s' | grep -q .", tmp);
+	ck_assert_int_ne(system(cmd), 0); /* the dir is gone */
+	ck_assert_uint_eq(count_leases(), 0);
+
+	/* No usable state directory (a file where it should be): no lease, so
+	 * no temp dir either, and an error saying why. */
+	char file[400];
+	snprintf(file, sizeof file, "%s/not-a-dir", root);
+	FILE *f = fopen(file, "w");
+	ck_assert_ptr_nonnull(f);
+	fclose(f);
+	setenv("ISOTIER_STATE_DIR", file, 1);
+	char *dir = NULL;
+	isotier_error err = {0};
+	ck_assert_int_eq(isotier__mkdtemp(&dir, "isotier-vm", &err), ISOTIER_EIO);
+	ck_assert_ptr_null(dir);
+	ck_assert_ptr_nonnull(strstr(err.message, "lease could not be written"));
+	ck_assert_int_ne(system(cmd), 0); /* nothing left in TMPDIR */
+}
+END_TEST
+
+/* A runc killed while creating its container leaves an empty cgroup named
+ * after the container id (isotier-PID-HEX) in each hierarchy: the sweep of
+ * the dead run's OCI lease removes them (issue 36), and leaves a live run's. */
+START_TEST(a_killed_runtimes_empty_cgroups_are_swept)
+{
+	if (geteuid() != 0)
+		return; /* creating cgroups needs root */
+	int p[2];
+	ck_assert_int_eq(pipe(p), 0);
+	pid_t owner = fork();
+	if (owner == 0) {
+		char *dir = NULL;
+		if (isotier__mkdtemp(&dir, "isotier-bundle", NULL) != 0)
+			_exit(1);
+		isotier_lease l = {.kind = "oci", .backend = "runc", .cli = "runc", .path = dir};
+		if (isotier__lease_take(&l, strrchr(dir, '/') + 1) != 0)
+			_exit(1);
+		char c;
+		_exit(read(p[0], &c, 1) == 1 ? 0 : 1); /* dies once its cgroups exist */
+	}
+	close(p[0]);
+	/* The cgroups runc would have made for the child's container, and one of
+	 * a live run (this process's). */
+	static const char *const roots[] = {"/sys/fs/cgroup/pids", "/sys/fs/cgroup/memory",
+	                                    "/sys/fs/cgroup/unified", "/sys/fs/cgroup"};
+	char dead[4][512], live[512] = "";
+	size_t made = 0;
+	for (size_t i = 0; i < 4; i++) {
+		snprintf(dead[made], sizeof dead[made], "%s/isotier-%d-0123456789abcdef", roots[i],
+		         (int)owner);
+		struct statfs fs;
+		if (statfs(roots[i], &fs) != 0 ||
+		    (fs.f_type != CGROUP_SUPER_MAGIC && fs.f_type != CGROUP2_SUPER_MAGIC))
+			continue; /* a tmpfs holding the hierarchies is none */
+		if (mkdir(dead[made], 0755) == 0) {
+			if (!live[0]) {
+				snprintf(live, sizeof live, "%s/isotier-%d-fedcba9876543210",
+				         roots[i], (int)getpid());
+				if (mkdir(live, 0755) != 0)
+					live[0] = '\0';
+			}
+			made++;
+		}
+	}
+	ck_assert_int_eq(write(p[1], "x", 1), 1);
+	close(p[1]);
+	int st;
+	waitpid(owner, &st, 0);
+	ck_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	if (!made)
+		return; /* no writable cgroup hierarchy here */
+	struct seen s = {0};
+	ck_assert_int_eq(isotier__sweep(report, &s), 2); /* the bundle's dir and its OCI lease */
+	for (size_t i = 0; i < made; i++)
+		ck_assert_msg(access(dead[i], F_OK) != 0, "%s left", dead[i]);
+	if (live[0]) {
+		ck_assert_int_eq(access(live, F_OK), 0); /* a live owner's: untouched */
+		ck_assert_int_eq(rmdir(live), 0);
+	}
+}
+END_TEST
+
 START_TEST(a_hostile_lease_is_left_alone)
 {
 	char dir[4096], file[4200];
@@ -285,6 +397,8 @@ static Suite *suite(void)
 	tcase_add_test(tc, mkdtemp_leases_and_rmtree_drops);
 	tcase_add_test(tc, a_dead_runs_dir_and_its_process_are_swept);
 	tcase_add_test(tc, a_hostile_lease_is_left_alone);
+	tcase_add_test(tc, a_killed_runtimes_empty_cgroups_are_swept);
+	tcase_add_test(tc, awkward_paths_are_leased_or_not_created);
 	tcase_add_test(tc, on_cancel_asks_the_owner_and_waits_for_the_child);
 	tcase_add_test(tc, the_owner_lease_names_the_pid_namespace);
 	suite_add_tcase(s, tc);

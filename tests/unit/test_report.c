@@ -366,26 +366,33 @@ START_TEST(model_from_fixture)
 	ck_assert_str_eq(m->today_source, "database");
 	ck_assert_uint_eq(m->n_observations, 3);
 	ck_assert_uint_eq(m->n_refusals, 1);
-	ck_assert_uint_eq(m->n_rows,
-	                  3); /* bubblewrap/bwrap, ember (remote), host without a claim */
+	/* bubblewrap/bwrap, bubblewrap/bwrap-nonet (shares the claim, never
+	 * verified: still a row), ember (remote), host without a claim */
+	ck_assert_uint_eq(m->n_rows, 4);
 	ck_assert_str_eq(m->rows[0].provider_id, "bubblewrap");
 	ck_assert(m->rows[0].contradicted);
 	ck_assert_str_eq(m->rows[0].latest->verdict, "CONTRADICTED");
 	ck_assert_uint_eq(m->rows[0].n_observations, 2);
 	ck_assert_str_eq(m->rows[0].state, "CONTRADICTED, SOURCE STALE");
-	ck_assert_str_eq(m->rows[1].provider_id, "ember");
-	ck_assert(m->rows[1].drifted);
-	ck_assert_ptr_null(m->rows[2].provider_id);
-	ck_assert_str_eq(m->rows[2].backend, "host");
+	ck_assert_str_eq(m->rows[1].provider_id, "bubblewrap");
+	ck_assert_str_eq(m->rows[1].backend, "bwrap-nonet");
+	ck_assert_uint_eq(m->rows[1].n_observations, 0);
+	ck_assert_str_eq(m->rows[2].provider_id, "ember");
+	ck_assert(m->rows[2].drifted);
+	ck_assert_ptr_null(m->rows[3].provider_id);
+	ck_assert_str_eq(m->rows[3].backend, "host");
 	ck_assert_int_eq(m->providers[0].source_age_days, 91);
 	ck_assert(m->providers[0].source_stale); /* 91 > 90 */
 	ck_assert(!m->providers[1].source_stale);
-	/* contradicted, source_changed, source_stale */
-	ck_assert_uint_eq(m->n_attention, 3);
+	/* contradicted, source_changed, source_stale, and bwrap-nonet (registered,
+	 * sharing bubblewrap's claim) never verified: overdue */
+	ck_assert_uint_eq(m->n_attention, 4);
 	ck_assert_int_eq(m->attention[0].kind, RA_CONTRADICTED);
 	ck_assert_int_eq(m->attention[1].kind, RA_SOURCE_CHANGED);
 	ck_assert_int_eq(m->attention[2].kind, RA_SOURCE_STALE);
-	ck_assert_uint_eq(m->n_failing, 3);
+	ck_assert_int_eq(m->attention[3].kind, RA_OVERDUE);
+	ck_assert_str_eq(m->attention[3].backend, "bwrap-nonet");
+	ck_assert_uint_eq(m->n_failing, 4);
 	ck_assert_uint_eq(m->n_evidence, 2); /* the latest of bwrap and of host */
 	ck_assert_str_eq(m->bucket_unit, "day");
 	ck_assert_uint_eq(m->n_buckets, 2);
@@ -408,7 +415,7 @@ START_TEST(model_from_fixture)
 	ck_assert_ptr_nonnull(strstr(html, "<td class=\"v v-contradicted\">CONTRADICTED</td>"));
 	ck_assert_ptr_nonnull(strstr(html, "layers_json: not valid JSON"));
 	char *junit = generate(m, report_write_junit);
-	ck_assert_ptr_nonnull(strstr(junit, "tests=\"4\" failures=\"2\""));
+	ck_assert_ptr_nonnull(strstr(junit, "tests=\"5\" failures=\"2\"")); /* bwrap-nonet too */
 	ck_assert_ptr_nonnull(strstr(junit, "<failure type=\"CONTRADICTED\""));
 	ck_assert_ptr_nonnull(strstr(junit, "<failure type=\"SOURCE_DRIFT\""));
 	ck_assert_ptr_null(strstr(junit, "<iframe"));
@@ -521,7 +528,8 @@ START_TEST(model_errors)
 	report_options opts = {.db_path = "/nonexistent/history.db"};
 	report_model *m = NULL;
 	isotier_error err = {0};
-	ck_assert_int_eq(report_model_load(&m, &opts, &err), ISOTIER_EDB);
+	ck_assert_int_eq(report_model_load(&m, &opts, &err), ISOTIER_ENOTFOUND);
+	ck_assert_int_eq(err.sys_errno, ENOENT);
 	opts.since = "yesterday";
 	ck_assert_int_eq(report_model_load(&m, &opts, &err), ISOTIER_EINVAL);
 	ck_assert_ptr_nonnull(strstr(err.message, "--since"));

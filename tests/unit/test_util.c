@@ -109,6 +109,45 @@ START_TEST(history_names_a_file_that_is_not_a_database)
 }
 END_TEST
 
+/* A history is a file or a postgresql:// URI: a connection string is
+ * refused, its value never in the message, no file made (issue 36). */
+START_TEST(history_target_is_a_file_or_a_uri)
+{
+	isotier_error err = {0};
+	const char *refused[] = {
+	    "host=db.example password=hunter2", "password=hunter2",       "dbname = x  user=u",
+	    "/tmp/x.db sslmode=require",        "mysql://u:hunter2@h/db", "file://tmp/x.db",
+	};
+	for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+		ck_assert_msg(isotier__history_target_check(refused[i], &err) == ISOTIER_EINVAL,
+		              "accepted '%s'", refused[i]);
+		ck_assert_ptr_null(strstr(err.message, "hunter2"));
+		ck_assert_ptr_nonnull(strstr(err.message, "not shown"));
+	}
+	const char *accepted[] = {
+	    "/var/lib/isotier/isotier.db", "run=1.db",   "./a b.db",    "postgresql://u:p@h/db",
+	    "postgres:///isotier",         "notes:1.db", "hostname.db", NULL,
+	};
+	for (size_t i = 0; i < sizeof accepted / sizeof accepted[0]; i++)
+		ck_assert_msg(isotier__history_target_check(accepted[i], &err) == 0, "refused '%s'",
+		              accepted[i] ? accepted[i] : "(null)");
+	char cwd[4096], dir[] = "/tmp/isotier-target-XXXXXX";
+	ck_assert_ptr_nonnull(getcwd(cwd, sizeof cwd));
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	ck_assert_int_eq(chdir(dir), 0);
+	isotier_history *h = NULL;
+	ck_assert_int_eq(isotier__history_open(&h, "host=h password=hunter2", 100, &err),
+	                 ISOTIER_EINVAL);
+	ck_assert_ptr_null(h);
+	ck_assert_int_eq(isotier__history_present("host=h password=hunter2", NULL, &err),
+	                 ISOTIER_EINVAL);
+	struct stat st;
+	ck_assert_int_ne(stat("host=h password=hunter2", &st), 0);
+	ck_assert_int_eq(chdir(cwd), 0);
+	ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
 /* Issue 17, finding 1: nothing a user names is waited on. Each call returns
  * at once (a FIFO without a reader would block an open forever). */
 START_TEST(named_paths_never_block)
@@ -153,6 +192,7 @@ int main(void)
 	Suite *s = suite_create("util");
 	TCase *tc = tcase_create("util");
 	tcase_add_test(tc, sanitizer_escapes_what_rewrites_a_terminal);
+	tcase_add_test(tc, history_target_is_a_file_or_a_uri);
 	tcase_add_test(tc, utf8_decoding_is_strict_and_bounded);
 	tcase_add_test(tc, read_file_refuses_what_could_block_or_is_not_a_file);
 	tcase_add_test(tc, history_names_a_file_that_is_not_a_database);

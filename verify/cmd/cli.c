@@ -47,9 +47,28 @@ void cli_error(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
+/* A system call's failure, by its errno: not a file (a directory, a FIFO or
+ * device where a history was named) 66, not this user's to read 77,
+ * anything else 74. */
+static int errno_exit(int e)
+{
+	switch (e) {
+	case EISDIR:
+	case ENODEV: return EXIT_NOINPUT;
+	case EACCES:
+	case EPERM: return EXIT_NOPERM;
+	default: return EXIT_IOERR;
+	}
+}
+
 int cli_fail(const isotier_error *err)
 {
 	cli_error("%s", err->message[0] ? err->message : isotier_strerror(err->code));
+	return cli_exit_code(err);
+}
+
+int cli_exit_code(const isotier_error *err)
+{
 	switch (err->code) {
 	case ISOTIER_EINVAL: return EXIT_USAGE;
 	case ISOTIER_EDATA: return EXIT_DATAERR;
@@ -58,9 +77,11 @@ int cli_fail(const isotier_error *err)
 	case ISOTIER_EBUSY: return EXIT_TEMPFAIL;
 	case ISOTIER_EDB:
 		return (err->db_code & 0xff) == ISOTIER_DB_NOTADB ? EXIT_DATAERR : EXIT_IOERR;
-	case ISOTIER_EIO: return EXIT_IOERR;
+	case ISOTIER_EIO: return errno_exit(err->sys_errno);
 	case ISOTIER_EINTR: return EXIT_INTERRUPTED;
-	case ISOTIER_ENOTFOUND: return err->sys_errno == ENOENT ? EXIT_NOINPUT : EXIT_DATAERR;
+	case ISOTIER_ENOTFOUND:
+		return err->sys_errno == ENOENT || err->sys_errno == ENOTDIR ? EXIT_NOINPUT
+		                                                             : EXIT_DATAERR;
 	default: return EXIT_SOFTWARE;
 	}
 }
@@ -96,15 +117,35 @@ const char *cli_db_why(const char *path)
 int cli_check_db(const char *opt, const char *path)
 {
 	isotier_error err = {0};
+	if (isotier__history_target_check(path, &err) < 0) {
+		cli_error("%s: %s", opt, err.message); /* the value not echoed */
+		return EXIT_USAGE;
+	}
 	if (isotier__history_is_uri(path))
 		return EXIT_OK; /* libpq parses it when the history is opened */
 	if (isotier__history_check_file(path, &err) == 0)
 		return EXIT_OK;
 	if (err.code == ISOTIER_EIO && err.sys_errno)
-		cli_error("%s %s: %s", opt, path, strerror(err.sys_errno));
+		cli_error("%s %s: %s (%s)", opt, path, strerror(err.sys_errno),
+		          strerrorname_np(err.sys_errno) ? strerrorname_np(err.sys_errno) : "?");
 	else
 		cli_error("%s: %s", opt, err.message);
+	if (err.code == ISOTIER_EIO && (err.sys_errno == EACCES || err.sys_errno == EPERM))
+		return EXIT_NOPERM; /* there, but not this user's to read */
 	return err.code == ISOTIER_EDATA ? EXIT_DATAERR : EXIT_NOINPUT;
+}
+
+int cli_history_readable(const char *db)
+{
+	isotier_error err = {0};
+	int rc = isotier__history_present(db, "--db", &err);
+	if (rc > 0)
+		return EXIT_OK;
+	if (err.code == ISOTIER_ENOTFOUND) {
+		cli_error("no history database at %s (`isotier verify` creates it)", db);
+		return EXIT_NOINPUT;
+	}
+	return cli_fail(&err);
 }
 
 int cli_parse_int(const char *opt, const char *s, int lo, int hi, int *out)

@@ -20,6 +20,7 @@ enum {
 	EXIT_CANTCREAT = 73, /* EX_CANTCREAT */
 	EXIT_IOERR = 74,     /* EX_IOERR */
 	EXIT_TEMPFAIL = 75,  /* EX_TEMPFAIL (database locked...) */
+	EXIT_NOPERM = 77,    /* EX_NOPERM: a file (the history) this user may not read */
 	EXIT_CONFIG = 78,    /* EX_CONFIG */
 	EXIT_INTERRUPTED = 130,
 };
@@ -34,6 +35,11 @@ struct cli_command {
 void cli_error(const char *fmt, ...) ISOTIER_PRINTF(1, 2);
 /* Reports err with the exit code chosen for its code. */
 int cli_fail(const isotier_error *err);
+/* That exit code, without printing: EINVAL 64, EDATA 65 (and a file that is
+ * not a database), ENOTFOUND 66 (ENOENT) else 65, EIO by errno (66 a
+ * directory or device, 77 EACCES/EPERM, else 74), EDB 74, EBUSY 75, ECONFIG
+ * 78, EUNAVAILABLE 69, EINTR 130, anything else 70. */
+int cli_exit_code(const isotier_error *err);
 
 /* For a command whose one subcommand is `sub` ("catalogue check"): help,
  * dispatch, or a usage error naming the unknown subcommand. */
@@ -46,10 +52,16 @@ int cli_parse_int(const char *opt, const char *s, int lo, int hi, int *out);
 
 /* Checks the history database named by option opt (--db) before anything
  * opens it: 0 when it is absent (the command decides), an empty file or an
- * SQLite database; else prints why and returns 66 (a FIFO, device or
- * directory, a path that cannot be looked up or is too long) or 65 (an
+ * SQLite database; else prints why and returns 64 (a connection string, not
+ * echoed), 66 (a FIFO, device or directory, a path that cannot be looked up
+ * or is too long), 77 (EACCES, EPERM: not this user's to read) or 65 (an
  * existing file that is not an SQLite database). */
 int cli_check_db(const char *opt, const char *path);
+/* A history a reading command needs (history, export, report): 0 when it
+ * is there (or a URI); else prints why and returns 66 (absent: "no history
+ * database at PATH"; a directory, FIFO or device), 77 (EACCES, EPERM: not
+ * this user's to read) or 74 (any other errno), never "empty". */
+int cli_history_readable(const char *db);
 /* " (PATH is not writable: read-only file system)" when the history or its
  * directory cannot be written, else "": appended to a database error. */
 const char *cli_db_why(const char *path);

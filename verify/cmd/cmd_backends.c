@@ -109,7 +109,7 @@ static void add_settings(cJSON *o, const isotier_backend *b)
 
 static int backends_main(int argc, char **argv)
 {
-	struct backends_args a = {.ro = {.db_path = isotier__default_db_path()}};
+	struct backends_args a = {0}; /* no --db: the host's default (resolve.h) */
 	int rc = cli_parse(&spec, argc, argv, on_option, &a, NULL);
 	if (rc)
 		return rc == CLI_HELP_SHOWN ? EXIT_OK : rc;

@@ -514,10 +514,8 @@ static int history_main(int argc, char **argv)
 	}
 	char display[512];
 	isotier__history_display(db, display, sizeof display);
-	if (!isotier__history_is_uri(db) && access(db, F_OK) != 0) {
-		cli_error("no history database at %s (`isotier verify` creates it)", db);
-		return EXIT_NOINPUT;
-	}
+	if ((rc = cli_history_readable(db)) != EXIT_OK)
+		return rc;
 	isotier_error err = {0};
 	cleanup_history isotier_history *h = NULL;
 	rc = isotier__history_open_readonly(&h, db, &err);

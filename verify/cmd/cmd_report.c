@@ -123,7 +123,8 @@ static const struct cli_spec spec = {
     .options = options,
     .epilogue = "Exit status: 0 written (findings are in the report, not the status), 64 usage\n"
                 "(--out names the database, --today before the newest record), 65 bad catalogue,\n"
-                "66 no database, 70 the writer failed, 73/74 cannot write, 75 database unreadable.",
+                "66 no database, 70 the writer failed, 73/74 cannot write, 75 database locked,\n"
+                "77 database not readable by this user (EACCES).",
 };
 
 struct report_args {
@@ -218,11 +219,8 @@ static int report_main(int argc, char **argv)
 	}
 	opts.not_configured = nc;
 	opts.not_configured_why = nc_why;
-	if (!isotier__history_is_uri(opts.db_path) && access(opts.db_path, F_OK) != 0 &&
-	    (errno == ENOENT || errno == ENOTDIR)) {
-		cli_error("no history database at %s (`isotier verify` creates it)", opts.db_path);
-		return 66; /* EX_NOINPUT, as `isotier history` */
-	}
+	if ((rc = cli_history_readable(opts.db_path)) != EXIT_OK)
+		return rc; /* absent 66, as `isotier history`; unreadable 77 */
 	isotier_error err = {0};
 	report_model *m = NULL;
 	if (report_model_load(&m, &opts, &err) < 0)

@@ -57,15 +57,16 @@ static const struct cli_option options[] = {
      "it must exist unless --new-db. Default: the host's history,\n"
      "{} (the one the\n"
      "runbook's job writes), read only: no audit events go\n"
-     "there, and when it does not exist yet nothing is\n"
-     "verified (--require-verified refuses)",
+     "there; $ISOTIER_DB must exist; when the built-in one does\n"
+     "not exist yet nothing is verified (--require-verified refuses)",
      cli_default_db_text, false},
     {"new-db", 'N', CLI_FLAG, NULL, NULL, 0, 0, "create the --db history when it does not exist",
      NULL, false},
     {"require-verified", 'v', CLI_NUMBER, "D", NULL, 1, 36500,
      "refuse a tier unless the latest observation of the backend\n"
      "on this host is a proof (CONFIRMED or CONSISTENT) of the\n"
-     "catalogue's claim as it is now, made within D days\n"
+     "catalogue's claim as it is now, made within D days;\n"
+     "without --require-isolation the claim is the floor\n"
      "(recommended for untrusted code, runbook/tiers.md)",
      NULL, false},
     {NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, false},
@@ -87,7 +88,9 @@ static const struct cli_spec spec = {
              "proves this sandbox) or, weaker, --trust-history; else 78.",
     .options = options,
     .epilogue = "Exit: CMD's own status; 64 usage (an unknown backend or tier name); 66 the\n"
-                "history database does not exist; 78 tier refused (ConfigurationError);\n"
+                "history named (--db, $ISOTIER_DB) does not exist or is a directory; 77 the\n"
+                "history cannot be read by this user (EACCES: join the isotier group); 65 it\n"
+                "is not a database or its schema is newer; 78 tier refused (ConfigurationError);\n"
                 "65/69/70/74/75 isotier could not create or run the\n"
                 "sandbox; 128+N killed by signal N. A CMD that cannot be found or executed\n"
                 "inside is 127 on host and qemu-microvm; bwrap and runc report their own exec\n"

@@ -13,7 +13,8 @@
  * cannot be stored stops the run, is shown and counted as checked but NOT
  * stored, and the exit status is the database's (75 locked). Exit 1 when any
  * source is CHANGED or GONE, 75 when every source was UNREACHABLE (nothing was
- * checked), 130 when interrupted, 0 otherwise.
+ * checked) or more than --max-unreachable of them (default 50%: too few
+ * answered), 130 when interrupted, 0 otherwise.
  *
  * --json prints one object:
  *   {"run_id": N, "db": PATH, "catalogue": DIR, "status": "ok"|"failed"|"interrupted",
@@ -263,7 +264,18 @@ enum {
 	OPT_PROVIDER = 'p',
 	OPT_BASELINE = 'b',
 	OPT_UPDATE_BASELINE = 'u',
+	OPT_MAX_UNREACHABLE = 'U',
 };
+
+/* Whoever can block most sources (a proxy, a firewall, a DNS answer) must not
+ * keep the drift gate green: a run in which more than this share of the
+ * sources did not answer checked too little to count. */
+#define DEFAULT_MAX_UNREACHABLE_PCT 50
+
+static const char *default_max_unreachable(void)
+{
+	return "50";
+}
 
 static const struct cli_option options[] = {
     {"catalogue", OPT_CATALOGUE, CLI_TEXT, "DIR", NULL, 0, 0, "provider directory (default: {})",
@@ -285,6 +297,10 @@ static const struct cli_option options[] = {
      "on the page (after re-verifying it; entries of sources no\n"
      "longer cited are dropped)",
      NULL, false},
+    {"max-unreachable", OPT_MAX_UNREACHABLE, CLI_NUMBER, "PCT", NULL, 0, 100,
+     "a run with more than PCT% of its sources UNREACHABLE is\n"
+     "no check (exit 75, stored as failed), 0-100 (default: {})",
+     default_max_unreachable, false},
     {"json", OPT_JSON, CLI_FLAG, NULL, NULL, 0, 0,
      "machine-readable report on stdout: {run_id, db, catalogue,\n"
      "status, counts{checked, PRESENT, CHANGED, GONE, UNREACHABLE,\n"
@@ -318,7 +334,9 @@ static const struct cli_spec spec = {
     .epilogue = "Exit status: 0 checked; 1 when any source is CHANGED or GONE or its passage\n"
                 "changed; 64 usage; 69 libxml2 cannot be loaded (nothing fetched); 74 history\n"
                 "unusable; 75 when every source was UNREACHABLE (nothing was checked: not this\n"
-                "period's check) or the history stayed locked; 130 when interrupted.",
+                "period's check), when more than --max-unreachable (50%) of them were (too\n"
+                "few answered: not a check either), or the history stayed locked; 130 when\n"
+                "interrupted.",
 };
 
 static void usage(FILE *f)
@@ -331,7 +349,7 @@ struct check_args {
 	const char *dir, *db_path, *baseline_path;
 	char **only; /* --provider IDs: at most argc of them */
 	size_t n_only;
-	int jobs, timeout_s;
+	int jobs, timeout_s, max_unreachable_pct;
 	bool json, update_baseline;
 };
 
@@ -344,6 +362,7 @@ static int on_option(void *ctx, int key, const char *value, int number)
 	case OPT_JOBS: a->jobs = number; break;
 	case OPT_TIMEOUT: a->timeout_s = number; break;
 	case OPT_JSON: a->json = true; break;
+	case OPT_MAX_UNREACHABLE: a->max_unreachable_pct = number; break;
 	case OPT_PROVIDER: a->only[a->n_only++] = (char *)value; break;
 	case OPT_BASELINE: a->baseline_path = value; break;
 	case OPT_UPDATE_BASELINE: a->update_baseline = true; break;
@@ -361,6 +380,12 @@ static int end_run(void *arg, isotier_error *err)
 {
 	struct end_arg *a = arg;
 	return isotier__history_run_end(a->r->db, a->r->run_id, a->status, err);
+}
+
+static bool too_unreachable(const struct run *r)
+{
+	size_t total = r->counts[0] + r->counts[1] + r->counts[2] + r->counts[3];
+	return r->counts[3] && r->counts[3] * 100 > (size_t)r->max_unreachable_pct * total;
 }
 
 static int run_checks(struct run *r, const char *db_path, const char *dir, int jobs, int timeout_s,
@@ -388,8 +413,10 @@ static int run_checks(struct run *r, const char *db_path, const char *dir, int j
 	rc = isotier_fetch_all(r->urls, r->n_urls, &fo, on_fetched, r, err);
 	if (r->progress && r->n_fetched)
 		fputc('\n', stderr);
-	/* A run in which nothing answered checked nothing: it failed. */
+	/* A run in which nothing answered checked nothing, and one in which
+	 * most did not checked too little: it failed. */
 	bool none_answered = r->counts[3] && !r->counts[0] && !r->counts[1] && !r->counts[2];
+	none_answered |= too_unreachable(r);
 	const char *status = rc == ISOTIER_EINTR ? "interrupted"
 	                     : rc < 0 || r->counts[1] || r->counts[2] || none_answered ||
 	                             r->changes[SOURCES_PASSAGE_CHANGED]
@@ -432,7 +459,8 @@ static int sources_check(int argc, char **argv)
 	                       .db_path = isotier__default_db_path(),
 	                       .only = only,
 	                       .jobs = 8,
-	                       .timeout_s = 20};
+	                       .timeout_s = 20,
+	                       .max_unreachable_pct = DEFAULT_MAX_UNREACHABLE_PCT};
 	int c = cli_parse(&spec, argc, argv, on_option, &a, NULL);
 	if (c == CLI_HELP_SHOWN)
 		return EXIT_OK;
@@ -474,7 +502,7 @@ static int sources_check(int argc, char **argv)
 			exit_code = EXIT_USAGE;
 		}
 	isotier__findings_free(&findings);
-	struct run r = {.err = &err};
+	struct run r = {.err = &err, .max_unreachable_pct = a.max_unreachable_pct};
 	const char *status = "failed";
 	cleanup_free char *default_baseline =
 	    baseline_path ? NULL : sources_default_baseline_path(dir);
@@ -530,6 +558,14 @@ static int sources_check(int argc, char **argv)
 					    "all %zu sources were UNREACHABLE: nothing was checked "
 					    "(no network?); not a check, try again later",
 					    r.counts[3]);
+				exit_code = EXIT_TEMPFAIL;
+			} else if (too_unreachable(&r)) {
+				size_t total =
+				    r.counts[0] + r.counts[1] + r.counts[2] + r.counts[3];
+				cli_error("%zu of %zu sources were UNREACHABLE, more than %d%% "
+				          "(--max-unreachable): too few answered for a check; "
+				          "try again later, or find what blocks them",
+				          r.counts[3], total, r.max_unreachable_pct);
 				exit_code = EXIT_TEMPFAIL;
 			}
 		}

@@ -16,7 +16,8 @@
  * claim although the probe ran: a VM not shown to be the sandbox's own, a
  * probe that could not tell or was not confident); 75 history database locked (74 unusable: no such
  * directory, disk full; 65 not a database or a newer schema); 70 a probe run failed (timeout, exec
- * error); 69 a backend named with --backend unavailable (with --all: every backend unavailable); 65
+ * error); 69 a backend named with --backend unavailable (with --all: every backend unavailable,
+ * or none with a claim verified); 65
  * bad data (probe output rejected, catalogue file invalid); 0 otherwise (INCONCLUSIVE for lack of a
  * claim is 0).
  *
@@ -127,7 +128,8 @@ static const struct cli_spec spec = {
                 "something else failed too); 2 a claim that could not be proven (INCONCLUSIVE\n"
                 "against a claim although the probe ran: an alert, see runbook/drift.md); 64\n"
                 "usage; 65 bad data (probe output rejected, catalogue invalid); 69 a requested\n"
-                "backend unavailable (--all: every one); 70 a probe run failed or timed out; 74\n"
+                "backend unavailable (--all: every one, or no sandbox backend verified); 70 a\n"
+                "probe run failed or timed out; 74\n"
                 "database unusable; 75 database locked (any observation not stored is named,\n"
                 "with its verdict); 130 interrupted (143 by SIGTERM). A remote sandbox that\n"
                 "could not be deleted is named (LEAK) and the exit status is 70 unless\n"

@@ -84,6 +84,14 @@ int main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_USAGE;
 	}
+	/* Before anything prints or opens the default history: a $ISOTIER_DB
+	 * that is a connection string (it may hold a password) is refused
+	 * without being echoed, never taken as a file name. */
+	isotier_error derr = {0};
+	if (isotier__history_target_check(getenv("ISOTIER_DB"), &derr) < 0) {
+		cli_error("$ISOTIER_DB: %s", derr.message);
+		return EXIT_USAGE;
+	}
 	if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") ||
 	    (!strcmp(argv[1], "help") && (argc == 2 || !strcmp(argv[2], "help")))) {
 		usage(stdout);

@@ -81,10 +81,9 @@ static int on_option(void *ctx, int key, const char *value, int number)
 
 static int export_main(const char *db)
 {
-	if (!isotier__history_is_uri(db) && access(db, F_OK) != 0) {
-		cli_error("no history database at %s (`isotier verify` creates it)", db);
-		return EXIT_NOINPUT;
-	}
+	int rc = cli_history_readable(db);
+	if (rc != EXIT_OK)
+		return rc;
 	isotier_error err = {0};
 	cleanup_history isotier_history *h = NULL;
 	if (isotier__history_open_readonly(&h, db, &err) < 0 ||

@@ -95,6 +95,21 @@ int report_seed_rows(report_model *m, size_t *cap)
 		r->provider_id = r->provider->id;
 		r->backend = r->provider->backend;
 	}
+	/* Every registered backend that links a claim has a row, verified or
+	 * not: one that shares another's claim (bwrap-nonet on bubblewrap)
+	 * is not the entry's first backend, and was invisible, never overdue. */
+	for (size_t i = 0; i < isotier__backend_count(); i++) {
+		const isotier_backend *b = isotier__backend_at(i);
+		const report_provider *p =
+		    b->catalogue_id ? find_provider(m, b->catalogue_id) : NULL;
+		bool asked = !m->backends; /* --backend: only those */
+		for (size_t k = 0; !asked && k < m->n_backends; k++)
+			asked = !strcmp(m->backends[k], b->name);
+		if (!p || same(p->backend, b->name) || !asked)
+			continue;
+		if (!report_row_for(m, p->id, b->name, cap))
+			return ISOTIER_ENOMEM;
+	}
 	return 0;
 }
 

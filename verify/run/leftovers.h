@@ -8,7 +8,9 @@
 /* Sweeps the dead runs' leases, each leftover a stderr line (and an audit
  * event when h is open), then marks h's runs left 'running' by a process that
  * is gone as interrupted (a stderr line each). *swept and *stale: how many
- * (either may be NULL). < 0 only when the history could not be written. */
+ * (either may be NULL). < 0 (err set) when the lease directory could not be
+ * read (ISOTIER_EIO) or the history not written (a swept leftover's event or
+ * an interrupted run): what could be swept still is. */
 int leftovers_sweep(isotier_history *h, int *swept, size_t *stale, isotier_error *err);
 
 #endif

@@ -38,7 +38,7 @@ int verify_exit_status(int *failure, bool *alerted, const job *jobs, size_t n_jo
 {
 	bool contradicted = false, unproven = false, failed = false, unavailable_req = false,
 	     leaked = false, bad_data = out->bad_data;
-	size_t n_unavailable = 0, n_handled = 0;
+	size_t n_unavailable = 0, n_handled = 0, n_sandboxes = 0;
 	for (size_t i = 0; i < n_jobs; i++) {
 		const job *j = &jobs[i];
 		if (!j->handled || j->skipped)
@@ -56,10 +56,19 @@ int verify_exit_status(int *failure, bool *alerted, const job *jobs, size_t n_jo
 		if (!j->obs.available) {
 			n_unavailable++;
 			unavailable_req |= j->explicit_;
+		} else if (j->claim) {
+			n_sandboxes++; /* a claim judged: something was verified */
 		}
 	}
 	if (all && n_handled && n_unavailable == n_handled)
 		unavailable_req = true;
+	/* --all that verified no sandbox (the host backend alone, without a
+	 * provider's claim, proves nothing): not a green run. */
+	if (all && n_handled && !n_sandboxes && !unavailable_req) {
+		cli_error("verify --all: no sandbox backend was verified (only backends without a "
+		          "claim ran); nothing on this host is checked");
+		unavailable_req = true;
+	}
 	/* An operational failure, most severe first; a contradiction outranks
 	 * every one of them (it must alert even when another backend failed),
 	 * a signal outranks everything (130 SIGINT, 143 SIGTERM). */

@@ -43,8 +43,9 @@ struct run {
 	bool db_failed;            /* a row could not be stored: no more are tried */
 	sources_baseline baseline; /* loaded from baseline_path (empty: none yet) */
 	const char *baseline_path;
-	size_t changes[4];  /* checks by change against the baseline */
-	size_t no_baseline; /* read, but no baseline entry to compare with */
+	size_t changes[4];       /* checks by change against the baseline */
+	size_t no_baseline;      /* read, but no baseline entry to compare with */
+	int max_unreachable_pct; /* more than this share UNREACHABLE is no check */
 };
 
 /* PRESENT, CHANGED, GONE, UNREACHABLE: index = counts[] slot. */
