@@ -22,6 +22,7 @@ EX_UNAVAILABLE = 69
 EX_SOFTWARE = 70
 EX_IOERR = 74
 EX_TEMPFAIL = 75
+EX_NOPERM = 77
 EX_CONFIG = 78
 EX_INTERRUPTED = 130
 
@@ -30,7 +31,7 @@ _DB_NOTADB = 26
 
 
 def exit_class(code: int, sys_errno: int = 0, db_code: int = 0) -> int:
-    """The CLI's exit status for a library error (verify/cmd/cli.c's cli_fail)."""
+    """The CLI's exit status for a library error (verify/cmd/cli.c's cli_exit_code)."""
     if code == _lib.EINVAL:
         return EX_USAGE
     if code == _lib.EDATA:
@@ -44,11 +45,17 @@ def exit_class(code: int, sys_errno: int = 0, db_code: int = 0) -> int:
     if code == _lib.EDB:
         return EX_DATAERR if (db_code & 0xFF) == _DB_NOTADB else EX_IOERR
     if code == _lib.EIO:
+        # The errno decides, as the CLI's errno_exit: what is not there or not a file, what
+        # this user may not read, anything else.
+        if sys_errno in (_errno.EISDIR, _errno.ENODEV):
+            return EX_NOINPUT
+        if sys_errno in (_errno.EACCES, _errno.EPERM):
+            return EX_NOPERM
         return EX_IOERR
     if code == _lib.EINTR:
         return EX_INTERRUPTED
     if code == _lib.ENOTFOUND:
-        return EX_NOINPUT if sys_errno == _errno.ENOENT else EX_DATAERR
+        return EX_NOINPUT if sys_errno in (_errno.ENOENT, _errno.ENOTDIR) else EX_DATAERR
     return EX_SOFTWARE
 
 

@@ -17,14 +17,14 @@ from isotier import _errors, _lib
 
 
 def test_exit_classes_are_the_clis(root: Path) -> None:
-    """exit_class() is verify/cmd/cli.c's cli_fail, case for case."""
+    """exit_class() is verify/cmd/cli.c's cli_exit_code, case for case."""
     src = (root / "verify/cmd/cli.c").read_text()
-    body = src[src.index("int cli_fail(") :]
+    body = src[src.index("int cli_exit_code(") :]
     body = body[: body.index("\n}\n")]
     cases = dict(re.findall(r"case (ISOTIER_E[A-Z]+): return (EXIT_[A-Z]+);", body))
     hdr = (root / "verify/cmd/cli.h").read_text()
     exits = {k: int(v) for k, v in re.findall(r"(EXIT_[A-Z]+) = (\d+)", hdr)}
-    assert len(cases) >= 7
+    assert len(cases) >= 6
     for code_name, exit_name in cases.items():
         code = getattr(_lib, code_name[len("ISOTIER_") :])
         assert isotier.exit_class(code) == exits[exit_name], code_name
@@ -32,8 +32,14 @@ def test_exit_classes_are_the_clis(root: Path) -> None:
     assert "ISOTIER_DB_NOTADB ? EXIT_DATAERR : EXIT_IOERR" in body
     assert isotier.exit_class(_lib.EDB, db_code=26) == exits["EXIT_DATAERR"]
     assert isotier.exit_class(_lib.EDB, db_code=14) == exits["EXIT_IOERR"]
-    assert "err->sys_errno == ENOENT ? EXIT_NOINPUT : EXIT_DATAERR" in body
+    assert "err->sys_errno == ENOENT || err->sys_errno == ENOTDIR ? EXIT_NOINPUT" in " ".join(body.split())
     assert isotier.exit_class(_lib.ENOTFOUND, sys_errno=2) == exits["EXIT_NOINPUT"]
+    assert isotier.exit_class(_lib.ENOTFOUND, sys_errno=20) == exits["EXIT_NOINPUT"]
+    # EIO: the errno decides, as errno_exit does.
+    assert "case EACCES:" in src and "return EXIT_NOPERM;" in src
+    assert isotier.exit_class(_lib.EIO, sys_errno=13) == exits["EXIT_NOPERM"]
+    assert isotier.exit_class(_lib.EIO, sys_errno=21) == exits["EXIT_NOINPUT"]
+    assert isotier.exit_class(_lib.EIO, sys_errno=5) == exits["EXIT_IOERR"]
     assert isotier.exit_class(_lib.ENOTFOUND) == exits["EXIT_DATAERR"]
     assert isotier.exit_class(_lib.ERROR) == exits["EXIT_SOFTWARE"]
 
