@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # deb.sh - `make deb`: the Debian package of isotier, built with dpkg-deb from `make install
 # PREFIX=/usr` into a staging root. Installs the CLI and the probe (/usr/bin), the guest init, the
 # scheduled job and the guest-kernel fetchers (/usr/libexec/isotier), the library, its header,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * attest_tdx.c - Intel TDX quotes (attest.h): quote v4 as Intel's DCAP
  * quote library writes it (Intel TDX DCAP Quoting Library API, "Quote

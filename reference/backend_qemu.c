@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * backend_qemu.c - MICROVM tier: `qemu-system-x86_64 -M microvm` booting the
  * Debian guest kernel (scripts/guest-kernel.sh; $ISOTIER_GUEST_DIR overrides

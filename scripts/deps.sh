@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs everything isotier needs on Debian 12, non-interactively and idempotently:
 # build toolchain and libraries, the sandbox runtimes the backends drive (bubblewrap, runc, crun,
 # systemd-nspawn, runsc, Docker, Podman, QEMU x86_64 and aarch64), the aarch64 cross toolchain (gcc and musl:arm64)

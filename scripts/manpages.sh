@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # manpages.sh ISOTIER VERSION DIR [HEADER] - writes isotier(1), isotier-COMMAND(1) and
 # isotier-probe(1) into DIR/man1 from the programs' own --help texts, so the pages cannot drift
 # from what the commands say, and libisotier(3) into DIR/man3 from the public header (its

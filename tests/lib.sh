@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tests/lib.sh - sourced by integration tests. Real sandboxes, real files.
 set -euo pipefail
 : "${ISOTIER_ROOT:?run through tests/run-integration.sh}"

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs tests/integration/*.sh. Each script exits 0 (pass), 77 (skipped: it
 # prints why, loudly) or anything else (fail). ISOTIER_TESTS=glob narrows.
 #

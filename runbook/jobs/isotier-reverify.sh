@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # isotier-reverify.sh - the scheduled re-verification job of the runbook
 # (runbook/cadence.md): verify the backends, re-check the catalogue's sources,
 # write the reports, keep the database, and alert through the exit status.

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: fast; uses: make-build
+# SPDX-License-Identifier: Apache-2.0
 # `make install` into a temporary prefix: the library exports exactly what
 # include/isotier.h declares ISOTIER_PUBLIC; the documented example builds
 # with `pkg-config --cflags --libs isotier` against the installed prefix and

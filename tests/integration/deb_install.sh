@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: slow; uses: quiet docker kvm nspawn make-build podman
+# SPDX-License-Identifier: Apache-2.0
 # deb_install.sh - the Debian package as an operator meets it, with the package's defaults and
 # every local backend. `make deb` builds it with dpkg-deb; it is unpacked with `dpkg -x` into a
 # root this test owns, and the job unit's ExecStart runs there as systemd would run it: the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* attest_authority.h - a test authority for attestation suites: ARK, ASK and
  * VCEK keys created at test time (same structures as AMD's: RSA-PSS SHA-384
  * ARK and ASK, an ECDSA P-384 VCEK naming its chip), written as a roots
