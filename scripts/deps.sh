@@ -18,6 +18,10 @@ packages=(
   chromium fonts-wqy-microhei
   clang libclang-rt-14-dev
   dpkg-dev
+  # The packages (make deb, make package-test): debhelper builds them, lintian and piuparts judge
+  # them, debootstrap makes the Debian root they are installed into; prometheus' promtool checks
+  # the job's metrics textfile (job_metrics.sh).
+  debhelper lintian piuparts debootstrap prometheus
 )
 
 root=$(cd "$(dirname "$0")/.." && pwd)
