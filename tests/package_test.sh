@@ -5,7 +5,8 @@
 # piuparts fetch the dependencies) and takes minutes. Root only. Phases, each failing the run:
 #   build     make deb (dpkg-buildpackage) into a directory of its own
 #   lintian   bookworm's lintian over the .changes: 0 errors, 0 warnings; every override in
-#             debian/*.lintian-overrides carries its reason (a comment above it)
+#             debian/*.lintian-overrides carries its reason (a comment above it or above the
+#             run of overrides it belongs to)
 #   dev       a bookworm root (debootstrap minbase + systemd, cached in BUILD/package-test)
 #             with only libisotier-dev installed by apt (its dependencies from the mirror): a C
 #             program builds with `pkg-config --cflags --libs isotier` and runs
@@ -53,8 +54,10 @@ if want lintian; then
   [ ! -s "$TMP/lintian.ew" ] || fail "lintian: $(wc -l <"$TMP/lintian.ew") errors/warnings: $(cat "$TMP/lintian.ew")"
   # An override says why: the line above it is a comment.
   for f in "$R"/debian/*.lintian-overrides; do
-    awk -v f="$f" '/^[^#[:space:]]/ && prev !~ /^#/ { print f ": no reason above: " $0; bad = 1 }
-                   { prev = $0 } END { exit bad }' "$f" || fail "an override without its reason"
+    # (a run of overrides shares the comment above it; a blank line ends its reach)
+    awk -v f="$f" '/^#/ { reason = 1; next } /^[[:space:]]*$/ { reason = 0; next }
+                   !reason { print f ": no reason above: " $0; bad = 1 } END { exit bad }' "$f" ||
+      fail "an override without its reason"
   done
   echo "lintian: 0 errors, 0 warnings; $(grep -c '^[a-z]' "$R"/debian/*.lintian-overrides | awk -F: '{n += $2} END {print n}') overrides, each with its reason"
 fi
@@ -83,7 +86,7 @@ new_root() {
 }
 # in_root CMD...: CMD in the (not booted) root, the host's network.
 in_root() {
-  timeout 900 systemd-nspawn -q --register=no -D "$root" --pipe \
+  timeout 900 systemd-nspawn -q --register=no --keep-unit -D "$root" --pipe \
     -E DEBIAN_FRONTEND=noninteractive -E PATH=/usr/sbin:/usr/bin:/sbin:/bin -- "$@"
 }
 apt_in_root() { in_root apt-get -q -o Dpkg::Use-Pty=0 -o APT::Install-Recommends=false "$@"; }
@@ -118,12 +121,15 @@ fi
 # --- systemd as PID 1 -------------------------------------------------------------------
 boot_pid="" leader=""
 boot() { # boot: the root booted (systemd-nspawn -b), its init's PID in $leader
-  timeout 900 systemd-nspawn -q --register=no -b -D "$root" >"$TMP/boot.log" 2>&1 </dev/null &
+  timeout 900 systemd-nspawn -q --register=no --keep-unit -b -D "$root" >"$TMP/boot.log" 2>&1 </dev/null &
   boot_pid=$!
   leader=""
   for _ in $(seq 300); do
+    # The container's init: a systemd whose parent is the systemd-nspawn of this root.
     for p in $(pgrep -x systemd || true); do
-      [ "$(readlink "/proc/$p/root" 2>/dev/null)" = "$root" ] && { leader=$p; break; }
+      pp=$(ps -o ppid= -p "$p" | tr -d ' ')
+      [ -n "$pp" ] && [ "$(cat "/proc/$pp/comm" 2>/dev/null)" = systemd-nspawn ] &&
+        tr '\0' '\n' <"/proc/$pp/cmdline" 2>/dev/null | grep -qxF -- "$root" && { leader=$p; break; }
     done
     [ -n "$leader" ] && break
     kill -0 "$boot_pid" 2>/dev/null || fail "the container did not boot: $(tail -20 "$TMP/boot.log")"

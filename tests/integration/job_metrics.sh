@@ -59,6 +59,14 @@ assert_contains "$err" "$TMP/bad:2: not KEY=value (no shell syntax): 'export E2B
 ! grep -q s3cr3t <<<"$err" || fail "the refused line's value was printed: $err"
 ! grep -q s3cr3t "$st/job.log" || fail "the refused line's value is in job.log"
 
+# One parser: neither systemd nor cron reads the file for the job.
+! grep -q '^EnvironmentFile' "$R/runbook/jobs/isotier-reverify.service" ||
+  fail "the unit reads /etc/default/isotier as an EnvironmentFile: two parsers"
+cron_line=$(grep -E '^[0-9*]' "$R/runbook/jobs/isotier.cron")
+assert_contains "$cron_line" " root [ -d /run/systemd/system ] || /usr/libexec/isotier/isotier-reverify " "the cron line"
+! grep -qE '(^|[;&|[:space:]])(\.|source)[[:space:]]+/etc/default' <<<"$cron_line" ||
+  fail "the cron line sources /etc/default/isotier as shell: $cron_line"
+
 # --- metrics ------------------------------------------------------------------
 prom=$TMP/textfile/isotier.prom
 mkdir -p "$TMP/textfile"
