@@ -18,7 +18,8 @@
 #             timer's stamp, the state directory), the isotier group aside (Debian keeps system
 #             groups)
 #   piuparts  Debian's install/remove/purge tester over the packages, from the same base
-# PACKAGE_TEST_PHASES="build lintian dev systemd piuparts" picks phases (build is always run).
+# PACKAGE_TEST_PHASES="lintian dev systemd piuparts" picks phases; PACKAGE_TEST_DEBS=DIR takes the
+# packages make deb already wrote there instead of building them.
 # Exit 0 pass, 77 skipped (said why: not root, no mirror), else fail.
 set -euo pipefail
 export ISOTIER_ROOT=${ISOTIER_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}
@@ -26,7 +27,7 @@ R=$ISOTIER_ROOT
 BUILD=${BUILD:-build}
 case $BUILD in /*) build_dir=$BUILD ;; *) build_dir=$R/$BUILD ;; esac
 source "$R/tests/lib.sh"
-phases=" ${PACKAGE_TEST_PHASES:-build lintian dev systemd piuparts} "
+phases=" ${PACKAGE_TEST_PHASES:-lintian dev systemd piuparts} "
 want() { [[ $phases == *" $1 "* ]]; }
 mirror=${DEBIAN_MIRROR:-http://deb.debian.org/debian}
 [ "$(id -u)" = 0 ] || skip "not root: debootstrap, the container and piuparts need root"
@@ -38,9 +39,11 @@ phase() { echo "== $1 (+$(($(date +%s) - t0)) s)"; }
 
 # --- build ---------------------------------------------------------------------
 phase build
-debs_dir=$TMP/debs
-make -C "$R" --no-print-directory -s BUILD="$BUILD" OUT="$debs_dir" deb >"$TMP/deb.log" 2>&1 ||
-  fail "make deb: $(tail -20 "$TMP/deb.log")"
+debs_dir=${PACKAGE_TEST_DEBS:-$TMP/debs}
+if [ -z "${PACKAGE_TEST_DEBS:-}" ]; then
+  make -C "$R" --no-print-directory -s BUILD="$BUILD" OUT="$debs_dir" deb >"$TMP/deb.log" 2>&1 ||
+    fail "make deb: $(tail -20 "$TMP/deb.log")"
+fi
 version=$(cd "$R" && dpkg-parsechangelog -S Version)
 mapfile -t debs < <(ls "$debs_dir"/*_"$version"_*.deb | grep -v -- '-dbgsym_')
 [ ${#debs[@]} -ge 3 ] || fail "make deb built ${#debs[@]} packages: ${debs[*]}"
@@ -81,8 +84,8 @@ new_root() {
   rm -rf "$root"
   mkdir -p "$root"
   tar -C "$root" -xzf "$base"
-  mkdir -p "$root/tmp/debs"
-  cp "${debs[@]}" "$root/tmp/debs/"
+  mkdir -p "$root/srv/debs"
+  cp "${debs[@]}" "$root/srv/debs/"
 }
 # in_root CMD...: CMD in the (not booted) root, the host's network.
 in_root() {
@@ -96,23 +99,26 @@ if want dev; then
   phase "dev: libisotier-dev on a host with only the packages"
   new_root
   apt_in_root update >"$TMP/apt.log" 2>&1 || fail "apt-get update in the root: $(tail -5 "$TMP/apt.log")"
-  apt_in_root install -y gcc libc6-dev pkgconf ./tmp/debs/libisotier-dev_"$version"_*.deb \
-    ./tmp/debs/libisotier0_"$version"_*.deb >>"$TMP/apt.log" 2>&1 ||
+  dev_debs=()
+  for p in libisotier-dev libisotier0; do dev_debs+=("/srv/debs/$(basename "$(ls "$debs_dir/${p}_${version}_"*.deb)")"); done
+  apt_in_root install -y gcc libc6-dev pkgconf "${dev_debs[@]}" >>"$TMP/apt.log" 2>&1 ||
     fail "apt-get install libisotier-dev: $(tail -15 "$TMP/apt.log")"
   in_root dpkg-query -W isotier >/dev/null 2>&1 && fail "libisotier-dev pulled in the CLI package"
-  cat >"$root/tmp/app.c" <<'C'
+  cat >"$root/srv/app.c" <<'C'
 #include <isotier.h>
 #include <stdio.h>
 #include <string.h>
 int main(void)
 {
 	/* The library this program runs with is the one it was built against. */
-	printf("%s %s\n", isotier_version(), isotier_tier_name(ISOTIER_MICROVM));
-	return strcmp(isotier_version(), ISOTIER_VERSION) != 0;
+	int major = -1, minor = -1, patch = -1;
+	const char *v = isotier_version(&major, &minor, &patch);
+	printf("%s %s\n", v, isotier_tier_name(ISOTIER_MICROVM));
+	return strcmp(v, ISOTIER_VERSION) != 0 || major != ISOTIER_VERSION_MAJOR;
 }
 C
-  in_root sh -c 'cc -Wall -Werror -o /tmp/app /tmp/app.c $(pkg-config --cflags --libs isotier) && /tmp/app' \
-    >"$TMP/app.out" 2>&1 || fail "a program against libisotier-dev: $(cat "$TMP/app.out")"
+  in_root sh -c 'cc -Wall -Werror -o /srv/app /srv/app.c $(pkg-config --cflags --libs isotier) && /srv/app' \
+    >"$TMP/app.out" 2>"$TMP/app.err" || fail "a program against libisotier-dev: $(cat "$TMP/app.out" "$TMP/app.err")"
   assert_eq "$(cat "$TMP/app.out")" "$version MICROVM" "the program's output"
   in_root pkg-config --libs isotier | grep -q -- '-rpath' && fail "isotier.pc gives a run path for the system's libdir"
   echo "dev: cc \$(pkg-config --cflags --libs isotier) builds and runs: $(cat "$TMP/app.out")"
@@ -136,7 +142,11 @@ boot() { # boot: the root booted (systemd-nspawn -b), its init's PID in $leader
     sleep 0.2
   done
   [ -n "$leader" ] || fail "no systemd in the container: $(tail -20 "$TMP/boot.log")"
-  state=$(in_boot systemctl is-system-running --wait 2>&1 || true)
+  # Its bus is there a moment after its process: until then systemctl cannot connect.
+  for _ in $(seq 60); do
+    state=$(in_boot systemctl is-system-running --wait 2>&1 || true)
+    case $state in *"Failed to connect to bus"*) sleep 1 ;; *) break ;; esac
+  done
   case $state in running | degraded) ;; *) fail "the container's systemd: $state; $(tail -20 "$TMP/boot.log")" ;; esac
 }
 in_boot() { timeout 600 nsenter -t "$leader" -a -- env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin \
@@ -155,11 +165,14 @@ if want systemd; then
   new_root
   apt_in_root update >"$TMP/apt.log" 2>&1 || fail "apt-get update in the root: $(tail -5 "$TMP/apt.log")"
   # What the root holds before: purge must bring it back to this.
-  list_files() { in_boot sh -c 'find / -xdev \( -path /proc -o -path /sys -o -path /dev -o -path /run -o -path /tmp -o -path /var/lib/apt -o -path /var/cache -o -path /var/log -o -path /var/lib/dpkg -o -path /var/lib/systemd/catalog -o -path /var/lib/systemd/deb-systemd-helper-enabled -o -path /var/lib/systemd/deb-systemd-user-helper-enabled -o -path /etc/ld.so.cache -o -path /var/lib/dbus -o -path /etc/machine-id -o -path /var/lib/systemd/random-seed -o -path /var/lib/systemd/timesync -o -path /var/lib/systemd/coredump -o -path /var/lib/private \) -prune -o -print' | sort; }
+  list_files() { in_boot sh -c 'find / -xdev \( -path /proc -o -path /sys -o -path /dev -o -path /run -o -path /tmp -o -path /srv -o -path /var/lib/apt -o -path /var/cache -o -path /var/log -o -path /var/lib/dpkg -o -path /var/lib/systemd/catalog -o -path /var/lib/systemd/deb-systemd-helper-enabled -o -path /var/lib/systemd/deb-systemd-user-helper-enabled -o -path /etc/ld.so.cache -o -path /var/lib/dbus -o -path /etc/machine-id -o -path /var/lib/systemd/random-seed -o -path /var/lib/systemd/timesync -o -path /var/lib/systemd/coredump -o -path /var/lib/private \) -prune -o -print' | sort; }
   boot
   list_files >"$TMP/before"
-  in_boot apt-get -q -o Dpkg::Use-Pty=0 -o APT::Install-Recommends=false install -y "${debs[@]/#$debs_dir//tmp/debs}" \
+  in_boot apt-get -q -o Dpkg::Use-Pty=0 -o APT::Install-Recommends=false install -y "${debs[@]/#$debs_dir//srv/debs}" \
     >>"$TMP/apt.log" 2>&1 || fail "apt-get install of the packages: $(tail -15 "$TMP/apt.log")"
+  # The listing sees what the packages install (so an empty difference after purge means something).
+  grep -qx /etc/passwd "$TMP/before" || fail "the root's file list is empty: $(head -3 "$TMP/before")"
+  list_files | grep -qx /usr/bin/isotier || fail "the file list does not show the installed /usr/bin/isotier"
   assert_eq "$(in_boot systemctl is-enabled isotier-reverify.timer)" enabled "the timer after the first install"
   assert_eq "$(in_boot systemctl is-active isotier-reverify.timer)" active "the timer after the first install"
   assert_eq "$(in_boot systemctl is-active isotier-reverify.service || true)" inactive "the service is not run by the install"
@@ -179,16 +192,16 @@ if want systemd; then
   # The administrator turns the timer off; an upgrade keeps it off.
   in_boot systemctl disable --now isotier-reverify.timer >/dev/null 2>&1
   up=$TMP/up
-  mkdir -p "$up" "$root/tmp/up"
+  mkdir -p "$up" "$root/srv/up"
   for d in "${debs[@]}"; do
     x=$TMP/x
     rm -rf "$x"
     dpkg-deb -R "$d" "$x"
     sed -i -e "s/^Version: $version\$/Version: $version+pkgtest1/" \
       -e "s/(= $version)/(= $version+pkgtest1)/g" "$x/DEBIAN/control"
-    dpkg-deb --root-owner-group -b "$x" "$root/tmp/up/" >/dev/null
+    dpkg-deb --root-owner-group -b "$x" "$root/srv/up/" >/dev/null
   done
-  in_boot sh -c 'apt-get -q -o Dpkg::Use-Pty=0 install -y /tmp/up/*.deb' >>"$TMP/apt.log" 2>&1 ||
+  in_boot sh -c 'apt-get -q -o Dpkg::Use-Pty=0 install -y /srv/up/*.deb' >>"$TMP/apt.log" 2>&1 ||
     fail "the upgrade: $(tail -15 "$TMP/apt.log")"
   assert_eq "$(in_boot dpkg-query -W -f '${Version}' isotier)" "$version+pkgtest1" "the upgraded version"
   assert_eq "$(in_boot systemctl is-enabled isotier-reverify.timer || true)" disabled "the timer after the upgrade (disabled before)"
