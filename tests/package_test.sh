@@ -221,7 +221,7 @@ fi
 # --- piuparts ---------------------------------------------------------------------------
 if want piuparts; then
   phase piuparts
-  timeout 1800 piuparts -q -b "$base" -d bookworm -m "$mirror" --no-upgrade-test \
+  timeout 1800 piuparts -b "$base" -d bookworm -m "$mirror" --no-upgrade-test \
     -t "$TMP" "${debs[@]}" >"$TMP/piuparts.log" 2>&1 ||
     fail "piuparts: $(grep -E 'FAIL|ERROR' "$TMP/piuparts.log" | head -20; tail -30 "$TMP/piuparts.log")"
   grep -q 'PASS: All tests' "$TMP/piuparts.log" || fail "piuparts did not pass: $(tail -20 "$TMP/piuparts.log")"
