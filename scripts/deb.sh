@@ -33,8 +33,10 @@ cleanup() {
 }
 trap cleanup EXIT
 cleanup
-rm -f "$out"/*_"${version}"_*.deb "$out/$base.buildinfo" "$out/$base.changes"
+# This version's earlier packages (and their debug symbols) only: OUT may hold other files.
+for p in $(dh_listpackages); do rm -f "$out/${p}_${version}_"*.deb "$out/${p}-dbgsym_${version}_"*.deb; done
+rm -f "$out/$base.buildinfo" "$out/$base.changes"
 DEB_DESTDIR=$out PKG_BUILD=$build/deb-obj \
   dpkg-buildpackage -us -uc -b -nc --buildinfo-option=-u"$out" --changes-option=-u"$out" \
   --buildinfo-file="$out/$base.buildinfo" --changes-file="$out/$base.changes" >&2
-ls "$out"/*_"${version}"_*.deb
+for p in $(dh_listpackages); do ls "$out/${p}_${version}_"*.deb 2>/dev/null || true; done
