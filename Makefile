@@ -6,6 +6,9 @@
 #   make bench    figures (binary size, wall times) printed by hyperfine and the tools' own timers
 #   make lint     cppcheck over the tree; make format applies .clang-format (make test checks it)
 #   make fuzz     every libFuzzer harness in tests/fuzz/ for FUZZ_SECONDS each (default 60)
+#   make deb      the Debian packages (debian/, dpkg-buildpackage) into OUT (default $(BUILD))
+#   make package-test  lintian, a Debian 12 root with the packages, systemd as PID 1, piuparts
+#                 (root and a Debian mirror; minutes: not part of make test)
 BUILD ?= build
 CC ?= gcc
 # What libisotier links (isotier.pc says the same): libcurl, cJSON, SQLite (the embedded history),
