@@ -6,6 +6,9 @@
 #   make bench    figures (binary size, wall times) printed by hyperfine and the tools' own timers
 #   make lint     cppcheck over the tree; make format applies .clang-format (make test checks it)
 #   make fuzz     every libFuzzer harness in tests/fuzz/ for FUZZ_SECONDS each (default 60)
+#   make deb      the Debian packages (debian/, dpkg-buildpackage) into OUT (default $(BUILD))
+#   make package-test  lintian, a Debian 12 root with the packages, systemd as PID 1, piuparts
+#                 (root and a Debian mirror; minutes: not part of make test)
 BUILD ?= build
 CC ?= gcc
 # What libisotier links (isotier.pc says the same): libcurl, cJSON, SQLite (the embedded history),
@@ -27,8 +30,13 @@ $(BUILD)/san/% $(BUILD)/tests/% $(BUILD)/fuzz/% $(BUILD)/bench/%: DEFS += $(TEST
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS = $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 LIB_PKG_LIBS = $(shell pkg-config --libs $(LIB_PKGS) 2>/dev/null)
+# CFLAGS, CPPFLAGS and LDFLAGS are the builder's (debian/rules passes dpkg-buildflags' hardening:
+# FORTIFY_SOURCE, stack protector, RELRO and BIND_NOW): added after the project's own, which they
+# never replace (the warnings stay errors, the library's visibility hidden).
 CFLAGS ?= -O2 -g
-ALL_CFLAGS = $(CSTD) $(WARN) $(DEFS) -Iinclude -Ibase -Ireference $(PKG_CFLAGS) -fPIC $(CFLAGS)
+CPPFLAGS ?=
+LDFLAGS ?=
+ALL_CFLAGS = $(CSTD) $(WARN) $(DEFS) -Iinclude -Ibase -Ireference $(PKG_CFLAGS) -fPIC $(CPPFLAGS) $(CFLAGS)
 SAN := -fsanitize=address,undefined,float-cast-overflow -fno-omit-frame-pointer -fno-sanitize-recover=undefined,float-cast-overflow
 # The sanitizer objects serve the unit suites and the fuzz harnesses alike: built by clang, they
 # carry libFuzzer's coverage hooks too (fuzzer-no-link; in a unit suite ASan's runtime answers
@@ -124,47 +132,55 @@ $(BUILD)/libisotier-tool.a: $(LIB_OBJS)
 # (reference/libisotier.map): the ABI is .so.0's ISOTIER_0.
 $(BUILD)/libisotier.so: $(LIB_OBJS) reference/libisotier.map
 	$(CC) -shared -Wl,-soname,libisotier.so.0 -Wl,--no-undefined -Wl,--version-script=reference/libisotier.map \
-	  -o $@.0 $(LIB_OBJS) $(LIB_PKG_LIBS) -lpthread -lm
+	  $(LDFLAGS) -o $@.0 $(LIB_OBJS) $(LIB_PKG_LIBS) -lpthread -lm
 	ln -sf libisotier.so.0 $@
 
 $(BUILD)/isotier: $(CLI_OBJS) $(BUILD)/libisotier-tool.a
-	$(CC) -o $@ $(CLI_OBJS) $(BUILD)/libisotier-tool.a $(LIB_PKG_LIBS) -lpthread -lm
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(BUILD)/libisotier-tool.a $(LIB_PKG_LIBS) -lpthread -lm
 
 VERSION := $(shell sed -n 's/^\#define ISOTIER_VERSION[[:space:]]*"\(.*\)"/\1/p' include/isotier.h)
 # For the build tree: the header from include/, the library from $(BUILD)/.
 $(BUILD)/isotier.pc: isotier.pc.in
 	@mkdir -p $(@D)
-	sed -e 's#@PREFIX@#$(CURDIR)#; s#@INCLUDEDIR@#$(CURDIR)/include#; s#@LIBDIR@#$(CURDIR)/$(BUILD)#; s#@VERSION@#$(VERSION)#' $< > $@
+	sed -e 's#@PREFIX@#$(CURDIR)#; s#@INCLUDEDIR@#$(CURDIR)/include#; s#@LIBDIR@#$(CURDIR)/$(BUILD)#; s#@VERSION@#$(VERSION)#; s#@RPATH@#-Wl,-rpath,$${libdir}#' $< > $@
 
-# make install [PREFIX=/usr/local] [DESTDIR=]: a self-contained isotier under PREFIX (reference/paths.c
-# finds every default from PREFIX/bin): the CLI and the probe (and their aarch64 builds) in bin/; the
+# make install [PREFIX=/usr/local] [LIBDIR=PREFIX/lib] [DESTDIR=]: a self-contained isotier under
+# PREFIX (reference/paths.c finds every default from PREFIX/bin): the CLI and the probe in bin/; the
 # guest init, the scheduled job (isotier-reverify) and the guest-kernel fetchers in libexec/isotier/;
-# the library (with its soname), the header and isotier.pc; man pages (1 and 3); the catalogue in
-# share/isotier/catalogue/providers (provider files only); the JSON schemas in share/isotier/schemas;
-# the runbook with the job's systemd units and cron file (their paths rewritten to PREFIX) in
-# share/isotier/runbook. Nothing refers to the build tree.
+# the aarch64 probe and guest init (when cross-built) in lib/isotier/ (a foreign architecture's
+# binaries are no programs of this host's); the library (with its soname) and isotier.pc in LIBDIR
+# (debian/rules: the multiarch directory), the header; man pages (1, 3 and 8: scripts/manpages.sh);
+# the catalogue in share/isotier/catalogue/providers (provider files only); the JSON schemas in
+# share/isotier/schemas; the runbook with the job's systemd units, cron file and settings file
+# (their paths rewritten to PREFIX) in share/isotier/runbook. Nothing refers to the build tree.
 PREFIX ?= /usr/local
+LIBDIR ?= $(PREFIX)/lib
 DESTDIR ?=
+# A program built against a LIBDIR outside the loader's search path runs without LD_LIBRARY_PATH
+# (isotier.pc's run path); the system's directories need none (and Debian forbids one there).
+PC_RPATH = $(if $(filter /usr/lib /usr/lib/%-linux-gnu /usr/lib64 /lib,$(LIBDIR)),,-Wl$(,)-rpath$(,)$${libdir})
+, := ,
 # The scheduled job's systemd units (runbook/jobs/), installed with PREFIX in their paths.
 JOB_UNITS := isotier-reverify.service isotier-reverify.timer
 .PHONY: install
 install: all
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig $(DESTDIR)$(PREFIX)/include \
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(PREFIX)/include \
 	  $(DESTDIR)$(PREFIX)/libexec/isotier $(DESTDIR)$(PREFIX)/share/isotier/catalogue/providers \
 	  $(DESTDIR)$(PREFIX)/share/isotier/schemas $(DESTDIR)$(PREFIX)/share/isotier/runbook/jobs \
 	  $(DESTDIR)$(PREFIX)/share/isotier/runbook/remote $(DESTDIR)$(PREFIX)/share/isotier/runbook/ci
 	install -m 0755 $(BUILD)/isotier $(BUILD)/isotier-probe $(DESTDIR)$(PREFIX)/bin/
 	install -m 0755 $(BUILD)/isotier-guest-init $(DESTDIR)$(PREFIX)/libexec/isotier/
-	# aarch64 (when cross-built): the probe beside the x86 one (qemu-aarch64 looks for
-	# PROBE-aarch64), the guest init beside the x86 one.
+	# aarch64 (when cross-built): where qemu-aarch64 looks for them in an installed isotier.
 	if [ -x $(BUILD)/isotier-probe-aarch64 ]; then \
-	  install -m 0755 $(BUILD)/isotier-probe-aarch64 $(DESTDIR)$(PREFIX)/bin/ && \
-	  install -m 0755 $(BUILD)/isotier-guest-init-aarch64 $(DESTDIR)$(PREFIX)/libexec/isotier/; fi
+	  install -d $(DESTDIR)$(PREFIX)/lib/isotier && \
+	  install -m 0755 $(BUILD)/isotier-probe-aarch64 $(BUILD)/isotier-guest-init-aarch64 \
+	    $(DESTDIR)$(PREFIX)/lib/isotier/; fi
 	install -m 0755 runbook/jobs/isotier-reverify.sh $(DESTDIR)$(PREFIX)/libexec/isotier/isotier-reverify
+	install -m 0755 runbook/jobs/isotier-metrics.py $(DESTDIR)$(PREFIX)/libexec/isotier/isotier-metrics
 	install -m 0755 scripts/guest-kernel.sh scripts/guest-kernel-arm64.sh $(DESTDIR)$(PREFIX)/libexec/isotier/
-	install -m 0755 $(BUILD)/libisotier.so.0 $(DESTDIR)$(PREFIX)/lib/
-	ln -sf libisotier.so.0 $(DESTDIR)$(PREFIX)/lib/libisotier.so
-	install -m 0644 $(BUILD)/libisotier.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 0644 $(BUILD)/libisotier.so.0 $(DESTDIR)$(LIBDIR)/
+	ln -sf libisotier.so.0 $(DESTDIR)$(LIBDIR)/libisotier.so
+	install -m 0644 $(BUILD)/libisotier.a $(DESTDIR)$(LIBDIR)/
 	install -m 0644 include/isotier.h $(DESTDIR)$(PREFIX)/include/
 	# Provider files only: a schema among them would be read as a provider.
 	install -m 0644 catalogue/providers/*.json $(DESTDIR)$(PREFIX)/share/isotier/catalogue/providers/
@@ -177,12 +193,12 @@ install: all
 	install -m 0644 runbook/remote/*.md $(DESTDIR)$(PREFIX)/share/isotier/runbook/remote/
 	install -m 0644 runbook/ci/*.yml $(DESTDIR)$(PREFIX)/share/isotier/runbook/ci/
 	install -m 0644 runbook/jobs/reverify-workflow.yml $(DESTDIR)$(PREFIX)/share/isotier/runbook/jobs/
-	# The units and the cron file name /usr (the package's prefix): rewritten to PREFIX.
-	for f in $(JOB_UNITS) isotier.cron; do \
+	# The units, the cron file and the settings name /usr (the package's prefix): rewritten to PREFIX.
+	for f in $(JOB_UNITS) isotier.cron isotier.default; do \
 	  sed -e 's#/usr/libexec/isotier#$(PREFIX)/libexec/isotier#g; s#/usr/share/isotier#$(PREFIX)/share/isotier#g' \
 	    runbook/jobs/$$f > $(DESTDIR)$(PREFIX)/share/isotier/runbook/jobs/$$f; done
-	sed -e 's#@PREFIX@#$(PREFIX)#; s#@INCLUDEDIR@#$(PREFIX)/include#; s#@LIBDIR@#$(PREFIX)/lib#; s#@VERSION@#$(VERSION)#' \
-	  isotier.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/isotier.pc
+	sed -e 's#@PREFIX@#$(PREFIX)#; s#@INCLUDEDIR@#$(PREFIX)/include#; s#@LIBDIR@#$(LIBDIR)#; s#@VERSION@#$(VERSION)#; s#@RPATH@#$(PC_RPATH)#' \
+	  isotier.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/isotier.pc
 	# The pages quote --help, whose defaults are the installed ones, not this build tree's.
 	ISOTIER_CATALOGUE=$(PREFIX)/share/isotier/catalogue/providers \
 	  scripts/manpages.sh $(BUILD)/isotier $(VERSION) $(DESTDIR)$(PREFIX)/share/man include/isotier.h
@@ -198,10 +214,19 @@ python:
 	install -d $(DESTDIR)$(PYTHONDIR)/isotier
 	install -m 0644 $(PY_FILES) $(DESTDIR)$(PYTHONDIR)/isotier/
 
-# make deb: a Debian package of the same tree (PREFIX=/usr) built with dpkg-deb; see packaging/deb.sh.
-.PHONY: deb
-deb: all
-	BUILD=$(BUILD) VERSION=$(VERSION) packaging/deb.sh
+# make deb: the Debian packages of this tree (debian/: debhelper), built with dpkg-buildpackage
+# -us -uc -b into OUT (default $(BUILD)): isotier, libisotier0, libisotier-dev and, where the
+# aarch64 cross compiler is, isotier-guest-aarch64. The packages' objects are built in
+# $(BUILD)/deb-obj with dpkg-buildflags' hardening; this build's own objects are left alone.
+OUT ?= $(BUILD)
+.PHONY: deb package-test
+deb:
+	scripts/deb.sh "$(BUILD)" "$(OUT)" "$(VERSION)"
+
+# make package-test: the packages as Debian's tools and an operator meet them (lintian, a root
+# with only the packages, piuparts, systemd as PID 1): tests/package_test.sh, see its header.
+package-test:
+	BUILD=$(BUILD) tests/package_test.sh
 
 # The sanitizer objects as one thin archive (it keeps their paths: base/util.o is not probes/util.o):
 # a unit suite links only the members it needs, and the link records which (ld --trace, in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * base.h - the base layer every part of isotier may use: errors, tiers, strings,
  * UTF-8 and JSON, files; shared inside libisotier and the isotier CLI

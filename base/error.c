@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* error.c - the error object: code, errno and a message chain. */
 #include "base.h"
 #include "redact.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* json.c - JSON in and out as hostile data: one reading per document (a
  * duplicate key is refused, whatever depth it is at), and valid UTF-8 in
  * everything isotier writes. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* redact.c - credentials registered once, replaced everywhere (see redact.h). */
 #include "redact.h"
 #include "base.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * redact.h - the one redaction layer for credentials (internal to libisotier).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tier.c - tier names and the rank of ADR-0018. */
 #include "base.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* util.c - small helpers: time, bounded file reads, terminal-safe output. */
 #include "base.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* verdict.c - the verdict table (verdict.h). */
 #include "verdict.h"
 

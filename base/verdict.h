@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * verdict.h - the one verdict vocabulary: each word the judge can give, what
  * a reader may conclude from it, and how `isotier verify` exits on it. The

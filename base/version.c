@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* version.c - the running library's version (include/isotier.h); test_version holds the string
  * and the numbers to one version. */
 #include "base.h"

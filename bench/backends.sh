@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # bench/backends.sh - per backend, the wall time of provision + probe run (--json, with a
 # capture dir) + destroy, through the backend test driver (no catalogue, no history).
 # Targets (issue 4): bwrap, runc <= 50 ms; runsc <= 300 ms; qemu-microvm (TCG) <= 2 s.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_create.c - isotier_create() refusal latency: resolve + refuse, nothing
  * provisioned. Prints the median and p99 over N refusals. */
 #include "isotier.h"

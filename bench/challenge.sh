@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # bench/challenge.sh - what proof costs: per local backend, side by side (hyperfine, medians),
 #   floor   the runtime's own start-up running the probe (backend-run: provision, one probe run,
 #           destroy; no catalogue, no history, no host view)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # bench/churn.sh - `isotier churn` over a generated catalogue history of 2,000
 # commits and 100 providers (git fast-import builds it in about a second).
 # Every commit edits one provider file; every 20th changes a tier or

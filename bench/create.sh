@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # isotier_create(): refusal latency (target <= 1 ms, nothing touched) and
 # create+exec+destroy per backend through `isotier run`.
 set -eu

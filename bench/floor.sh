@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # bench/floor.sh - every isotier operation against its floor, measured in the same run as
 # interleaved pairs (bench/pair.c: A B, B A, ...; medians, min/max, the median ratio's 95%
 # interval), each with a verdict against a ratio target (issue 24):

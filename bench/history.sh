@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # bench/history.sh - one history, two engines (issue #26): `isotier report`
 # (HTML) and the `history` first page over N generated observations (default
 # 100,000: realistic documents, 23-61 KB evidence stored once by hash) in

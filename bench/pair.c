@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * pair.c - an isotier operation against its floor, measured in interleaved pairs.
  *

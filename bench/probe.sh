@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # bench/probe.sh - isotier-probe's binary size and median wall time: natively against its floors
 # (interleaved pairs, with verdicts: see below), in bubblewrap, and under runsc --platform=ptrace (next
 # to `runsc do /bin/true`, so the probe's own share is visible).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # bench/report.sh - `isotier report` over a generated history of 100,000
 # observations (5 backends, a run every ~5 minutes for a year, realistic
 # layers_json and probe_json, ~1 % CONTRADICTED), 2,000 source checks and 500

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # bench/sign.sh - what signing costs (issue #37): every observation verify
 # records is signed (one Ed25519 signature over a statement of ~2 KB,
 # reference/statement.c). `isotier attest export` over N backends observed on

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # bench/sources.sh - figures for the catalogue tooling:
 #  1. `isotier sources check` over 500 loopback sources (a generated catalogue,
 #     tests/tools/fixture_server.py adding 20 ms latency per request, threaded)

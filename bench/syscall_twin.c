@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * syscall_twin.c - the probe's floor: a static program making the probe's
  * system calls and nothing else (bench/probe.sh). It replays a script written

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """bench/syscall_twin.py TRACE > SCRIPT - the probe's system calls, from `strace -f -qq -o TRACE`,
 as a script for bench/syscall_twin.c: the floor a probe cannot go under (the same opens, reads,
 directory listings, stats, readlinks, maps and writes, with no analysis between them).

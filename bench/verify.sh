@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # bench/verify.sh - `isotier verify` figures on the real backends:
 #   end-to-end `verify --all` wall time with --jobs 1 and --jobs 4 (hyperfine),
 #   and per backend the tool's own timer (provision + probe + destroy, from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * catalogue.c - the provider catalogue: parse one provider document (hostile
  * input), load a directory, free. Look-ups are in lookup.c; the validator's rules over

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * catalogue.h - the provider catalogue: load, validate, look up (internal to
  * libisotier and the CLI). Format: catalogue/FORMAT.md and

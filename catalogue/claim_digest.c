@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * claim_digest.c - the canonical form of a catalogue claim (catalogue.h).
  *

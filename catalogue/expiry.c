@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* expiry.c - when a catalogue source stops defending a tier: its as-of date
  * (retrieved, or the day a sources check re-verified it) plus the max age. */
 #include "catalogue.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* findings.c - what the parser and the validator found, with file and field. */
 #include "catalogue.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* lookup.c - finding entries in a loaded catalogue: by id, by an earlier id
  * (renamed_from); an offering's status and group. */
 #include "catalogue.h"

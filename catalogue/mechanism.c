@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* mechanism.c - the mechanism table (mechanism.h; FORMAT.md's order). */
 #include "mechanism.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * mechanism.h - the one mechanism vocabulary (FORMAT.md's table; the JSON
  * Schema's $defs/mechanism and its per-tier enums are checked against it by

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * validate.c - the validator's rules over a loaded catalogue (FORMAT.md):
  * vocabulary, mechanism against tier, calendar dates never in the future,

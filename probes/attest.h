@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * attest.h - the probe's half of hardware attestation (ADR-0020): ask the
  * guest's kernel, through configfs-tsm, for a report over a binding of this

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * attest_sha512.c - SHA-512 (FIPS 180-4) for the attestation binding: the
  * probe is static and libc-only, and the one hash it needs is this one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * attest_tsm.c - the configfs-tsm report flow (attest.h), after the kernel's
  * Documentation/ABI/testing/configfs-tsm: mkdir an entry under

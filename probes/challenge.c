@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * challenge.c - the verifier's per-run nonce and its active challenge,
  * answered from inside the sandbox.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * classify.c - from the signal table to layers and an observed tier.
  *

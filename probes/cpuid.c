@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cpuid.c - reading CPUID answers from the .probe/cpuid input (live, a
  * replay, or `cpuid -r` output written by another tool): shared by the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * emit.c - stream a capture directory as text, for consoles that are the
  * only way out (a microVM's serial line). Per regular file:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * exec.c - isotier-probe ... --exec -- CMD [ARG...]: one sandbox, probed then
  * run. The report goes out first (standard output, between markers); the

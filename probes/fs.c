@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fs.c - bounded reads of real files, shared by the input cache (input.c)
  * and the live producers (live.c, live_arm64.c). Kept apart so that neither

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * input.c - where the probe's raw inputs come from: the live system or a
  * replay directory (--root), and where they go: the capture directory

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * live.c - producers of the non-file inputs, written as the text that
  * /.probe/<name> holds in a capture (CAPTURE.md). Nothing here classifies:

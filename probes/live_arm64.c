@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * live_arm64.c - producers of the arm64 non-file inputs (CAPTURE.md):
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * live_identity.c - the producer of .probe/identity: checks, made with system
  * calls on the live system, that the files the probe reads its kernel

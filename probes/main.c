@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * main.c - isotier-probe [--json | --tier | --quiet] [--root DIR] [--capture DIR]
  *                        [--emit-capture] [--markers] [--nonce HEX] [--challenge MS]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * probe.h - isotier-probe internals: the input layer (live or replay), the
  * signal table, the classifier and the report writers.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * report.c - the probe's output: one JSON document (schema isotier.probe/1,
  * see probe.schema.json) or a human summary. Every string in it came from a

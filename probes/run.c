@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * run.c - one probe run: collect every signal family, then classify.
  */

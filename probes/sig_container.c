@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sig_container.c - container markers: is there a namespace boundary
  * between us and the kernel, and which runtime drew it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sig_container_named.c - container markers that name themselves: files a
  * runtime writes (/.dockerenv, /run/.containerenv, /run/systemd/container,

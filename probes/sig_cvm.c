@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sig_cvm.c - confidential VMs: is the VM around us one whose memory the host
  * cannot read (AMD SEV, SEV-ES, SEV-SNP; Intel TDX)? A confidential VM is a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sig_identity.c - are the kernel identity (boot_id, btime) and the
  * namespace readings the kernel's own, or files the sandbox put there?

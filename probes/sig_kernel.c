@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sig_kernel.c - kernel identity: which kernel answers our system calls.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sig_syscall.c - system call interposition: does a user-space kernel
  * (gVisor's Sentry) answer our calls instead of Linux?

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sig_virt.c - virtualization markers: is there a hardware VM boundary, and
  * which VMM/hypervisor draws it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sig_virt_arm64.c - VM evidence on arm64, where there is no CPUID leaf
  * 0x40000000 and the microVMs (Firecracker, Cloud Hypervisor) expose no DMI

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sig_virt_bus.c - VM markers from devices and the boot command line: virtio
  * transports, the PCI host bridge, virtio_mmio.device= windows, Kata hints.

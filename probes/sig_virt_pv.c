@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sig_virt_pv.c - the platform naming itself to the kernel outside CPUID and
  * the firmware tables: Xen's hypervisor interface (/sys/hypervisor,

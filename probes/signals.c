@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * signals.c - the one table of every signal the probe can emit. Collectors
  * (sig_*.c) supply values and what each value supports; the family, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * signals_list.c - the signal table (signals.c) as a Markdown table: what
  * `isotier-probe --list-signals` prints and what probes/SIGNALS.md holds

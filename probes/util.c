@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * util.c - small text helpers and the signal table's storage.
  */

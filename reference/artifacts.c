@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* artifacts.c - a guest directory fetched through exec(), unpacked as
  * hostile input (artifacts.h). */
 #include "artifacts.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * artifacts.h - what a sandbox leaves behind, fetched in an explicit step.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * attest.h - hardware attestation evidence (AMD SEV-SNP reports, Intel TDX
  * quotes) verified offline against vendor roots pinned in the tree

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * attest_host.c - `isotier verify --attest` on the machine isotier runs on
  * (attest.h): the probe, run on this host with a fresh nonce and --attest,

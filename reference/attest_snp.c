@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * attest_snp.c - AMD SEV-SNP attestation reports (attest.h): parsing per the
  * SEV-SNP firmware ABI (AMD 56860, ATTESTATION_REPORT), the ECDSA P-384

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * attest_snp_check.c - what a genuine SEV-SNP report is worth (attest.h):
  * the endorsement key's certificate extensions (AMD 57230, "Versioned Chip

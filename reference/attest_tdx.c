@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * attest_tdx.c - Intel TDX quotes (attest.h): quotes v4 and v5 as Intel's
  * DCAP quote library writes them (v5: a body descriptor, type and size,

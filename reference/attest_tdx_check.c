@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * attest_tdx_check.c - what a genuine TDX quote is worth (attest.h): the
  * PCK leaf is a PCK certificate (Intel SGX PCK Certificate and CRL Profile:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * attest_tdx_tcb.c - a TDX platform's TCB status from Intel's TCB info,
  * offline (attest.h): the operator's collateral directory holds tcb_info.json

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * attest_verify.c - attestation evidence to a verdict (attest.h): which
  * technology, the signature and chain (attest_snp.c, attest_tdx.c), the

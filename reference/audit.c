@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* audit.c - audit events as JSON Lines (fsync'd) and rows in the history. */
 #include "telemetry.h"
 #include "history.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * backend.h - one small interface over the sandboxes isotier drives (the
  * registry, backends.c's ISOTIER_BACKENDS, lists them; `isotier backends

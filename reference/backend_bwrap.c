@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * backend_bwrap.c - CONTAINER tier: bubblewrap with every namespace unshared.
  *

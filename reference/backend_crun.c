@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * backend_crun.c - CONTAINER tier: crun on the OCI bundle runc uses (oci.c).
  * On a hybrid cgroup layout (this machine kind: v1 controllers, and cgroup2 at

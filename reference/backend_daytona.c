@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * backend_daytona.c - Daytona sandboxes (remote, see backend_remote.h).
  * Daytona's catalogue entry stays UNKNOWN until its own documentation

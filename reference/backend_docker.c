@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * backend_docker.c - CONTAINER tier: a Docker daemon (dockerd; scripts/dockerd.sh
  * starts one when none runs) with its default runtime (runc through containerd),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * backend_docker_runsc.c - GVISOR tier: `docker run --runtime=runsc --network=none`
  * on a daemon with runsc registered in daemon.json (scripts/deps.sh registers it

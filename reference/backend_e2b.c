@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * backend_e2b.c - MICROVM as claimed: E2B sandboxes (remote, see
  * backend_remote.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * backend_fly.c - Fly Machines (remote, see backend_remote.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * backend_host.c - no sandbox: the command runs directly on the machine the
  * tool runs on (to verify where a job itself runs). Paths under

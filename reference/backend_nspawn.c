@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * backend_nspawn.c - CONTAINER tier: systemd-nspawn (Debian package
  * systemd-container) running argv as PID 2 under nspawn's stub init, with a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * backend_podman.c - CONTAINER tier: rootful Podman with its default runtime (crun
  * on Debian 12), the probe in a root directory (--rootfs: no image, no registry),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * backend_podman_runsc.c - GVISOR tier: `podman --runtime runsc` with the runtime
  * flags --platform=ptrace --network=none (without network=none runsc refuses to

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * backend_qemu.c - MICROVM tier: `qemu-system-x86_64 -M microvm` booting the
  * Debian guest kernel (scripts/guest-kernel.sh; $ISOTIER_GUEST_DIR overrides
@@ -41,6 +42,9 @@ typedef struct qemu_machine {
 	    *guest_script;     /* what fetches the kernel (PREFIX/libexec/isotier when installed) */
 	const char *init_env;  /* overrides init_name */
 	const char *init_name; /* under the build dir */
+	/* Installed: where the guest init is under PREFIX. A foreign architecture's
+	 * binaries live in lib/isotier, not libexec/ (Debian's isotier-guest-aarch64). */
+	const char *init_installed;
 	bool aarch64;
 } qemu_machine;
 
@@ -53,6 +57,7 @@ static const qemu_machine machine_microvm = {
     .guest_script = "guest-kernel.sh",
     .init_env = "ISOTIER_GUEST_INIT",
     .init_name = "isotier-guest-init",
+    .init_installed = "libexec/isotier/isotier-guest-init",
 };
 
 static const qemu_machine machine_aarch64 = {
@@ -64,6 +69,7 @@ static const qemu_machine machine_aarch64 = {
     .guest_script = "guest-kernel-arm64.sh",
     .init_env = "ISOTIER_GUEST_INIT_AARCH64",
     .init_name = "isotier-guest-init-aarch64",
+    .init_installed = "lib/isotier/isotier-guest-init-aarch64",
     .aarch64 = true,
 };
 
@@ -95,12 +101,11 @@ static void find_paths(const qemu_machine *m, qemu_paths *p)
 		snprintf(p->kernel, sizeof p->kernel, "%s/vmlinuz", p->guest_dir);
 	snprintf(p->modules, sizeof p->modules, "%s/modules", p->guest_dir);
 	const char *i = getenv(m->init_env);
-	char rel[256];
-	snprintf(rel, sizeof rel, "libexec/isotier/%s", m->init_name);
 	if (i && *i)
 		snprintf(p->init, sizeof p->init, "%s", i);
 	else
-		isotier__default_build_path(p->init, sizeof p->init, rel, m->init_name);
+		isotier__default_build_path(p->init, sizeof p->init, m->init_installed,
+		                            m->init_name);
 }
 
 int isotier__qemu_default_paths(bool aarch64, char *guest_dir, size_t guest_len, char *init,
@@ -412,7 +417,9 @@ static int elf_machine(const char *path)
 	return h[18] | h[19] << 8;
 }
 
-/* qemu-aarch64: the probe must be an aarch64 binary; "PROBE-aarch64" stands in for PROBE. */
+/* qemu-aarch64: the probe must be an aarch64 binary; "PROBE-aarch64" stands in for PROBE, and
+ * an installed isotier keeps it in PREFIX/lib/isotier (a foreign architecture's binary is no
+ * program of this host's: not in bin/). */
 static int aarch64_probe(isotier_spec_copy *c, isotier_error *err)
 {
 	if (!c->probe_path || elf_machine(c->probe_path) == 183)
@@ -420,6 +427,15 @@ static int aarch64_probe(isotier_spec_copy *c, isotier_error *err)
 	char *alt = NULL;
 	if (asprintf(&alt, "%s-aarch64", c->probe_path) < 0)
 		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+	char installed[4096];
+	if (elf_machine(alt) != 183 &&
+	    isotier__install_path(installed, sizeof installed,
+	                          "lib/isotier/isotier-probe-aarch64") == 0 &&
+	    elf_machine(installed) == 183) {
+		free(alt);
+		if (!(alt = strdup(installed)))
+			return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+	}
 	if (elf_machine(alt) != 183) {
 		isotier__error_set(err, ISOTIER_EUNAVAILABLE, 0,
 		                   "probe %s is not an aarch64 binary and %s is none either (make "

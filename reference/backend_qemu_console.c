@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* backend_qemu_console.c - parses the qemu-microvm guest's serial console (see the header). */
 #include "backend_qemu_console.h"
 

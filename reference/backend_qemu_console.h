@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * backend_qemu_console.h - the qemu-microvm serial console protocol, host side
  * (internal). The guest init (guest/init.c) frames everything as lines:

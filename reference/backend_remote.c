@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* backend_remote.c - shared by the remote backends (see backend_remote.h). */
 #include "backend_remote.h"
 #include "proc.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * backend_remote.h - what the remote backends (a provider's sandboxes over
  * HTTP: backend_e2b.c, ...) share, on top of http.h and redact.h.

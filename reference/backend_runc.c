@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * backend_runc.c - CONTAINER tier: runc on an OCI bundle written by isotier
  * (oci.c): pid, net, ipc, uts and mount namespaces, a read-only root that

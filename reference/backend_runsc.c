@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * backend_runsc.c - GVISOR tier: the OCI bundle of oci.c under
  * `runsc --platform=ptrace --network=none --ignore-cgroups` with a private

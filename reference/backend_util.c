@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* backend_util.c - helpers shared by the backend implementations. */
 #include "backend_util.h"
 

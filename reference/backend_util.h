@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * backend_util.h - what the backend implementations share (internal): the
  * provisioned spec, the top-level entries of a root to bind into a sandbox,

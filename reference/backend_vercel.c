@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * backend_vercel.c - Vercel Sandbox (remote, see backend_remote.h).
  *

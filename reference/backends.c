@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* backends.c - the registry of sandbox backends (see backend.h). */
 #include "backend.h"
 

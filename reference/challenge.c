@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* challenge.c - the host's task-count pattern looked for in the probe's
  * samples (challenge.h). */
 #include "challenge.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * challenge.h - the host's active challenge, read back: does the on/off
  * pattern the verifier's host made in the kernel's task count (host_watch.h)

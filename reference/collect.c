@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* collect.c - exec() output as it arrives, and kept bounded (collect.h). */
 #include "collect.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * collect.h - exec() output delivered as it arrives, to a callback. A remote
  * backend hands the bytes of its HTTP stream to the callback itself; a

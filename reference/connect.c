@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* connect.c - Connect protocol stream envelopes (see connect.h). */
 #include "connect.h"
 

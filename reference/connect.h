@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * connect.h - the Connect protocol's streaming envelope (connectrpc.com
  * "Connect Protocol Reference", streaming RPCs; used by E2B's envd), JSON

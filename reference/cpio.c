@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cpio.c - newc cpio archives (the format the Linux initramfs unpacker reads). */
 #include "cpio.h"
 

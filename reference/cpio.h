@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cpio.h - a newc ("070701") cpio writer for the qemu-microvm initramfs (internal). */
 #ifndef ISOTIER_CPIO_H
 #define ISOTIER_CPIO_H

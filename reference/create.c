@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * create.c - isotier_create(): resolve the tier we can defend, refuse before
  * anything is provisioned when it does not satisfy require_isolation, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dsse.c - DSSE envelopes (statement.h): the pre-authentication encoding,
  * Ed25519 signatures by libcrypto, standard base64 (URL-safe read too, as
  * the DSSE protocol allows). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* engine.c - Docker and Podman sandboxes through their CLI (see engine.h): provision, exec,
  * destroy, sweep; each call to the CLI, and whether the engine can run here, in engine_cli.c. */
 #include "engine.h"

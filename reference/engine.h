@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * engine.h - container engines driven through their CLI: Docker (a daemon,
  * `docker`) and Podman (daemonless, `podman`), with their default runtime or

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* engine_cli.c - the engines' command line (see engine.h): how every call
  * to `docker` or `podman` is made (bounded output, a timeout, the caller's
  * cancel descriptor), and what an engine says of itself before any sandbox

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* history.c - the history: open (SQLite or PostgreSQL, history_driver.h),
  * migrate, runs, source checks. */
 #include "history_driver.h"

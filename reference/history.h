@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * history.h - the history every part of isotier shares: verify
  * observations, source checks, audit events. Two engines behind one storage

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * history_driver.h - the history's storage interface (internal to the
  * history module): one table of operations per engine, like libgit2's

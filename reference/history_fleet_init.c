@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* history_fleet_init.c - `isotier history init`: a fleet's PostgreSQL
  * history set up by its owner (runbook/fleet.md): the schema migrated, one
  * role per runner host with row-level security on the host id (a runner

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* history_gate.c - the history gate's reads (resolve.c): the latest of a
  * backend's rows made on this host (or naming no host), by id. */
 #include "history_driver.h"

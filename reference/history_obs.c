@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* history_obs.c - observations and source checks in the history: the rows
  * verify writes, the listings `isotier history` prints (history_rows.h). */
 #include "history_driver.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * history_pg.c - the history's PostgreSQL engine (history_driver.h), through
  * libpq: one database for a fleet. The password comes from the URI, the

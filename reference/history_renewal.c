@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* history_renewal.c - when a `sources check` last re-verified a catalogue
  * source (renewal.c): the passage found unchanged, nothing against it since
  * the source was retrieved. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* history_report.c - the report's reads of the history (history_rows.h):
  * one snapshot, streamed scans, lookups by id for the few rows shown in
  * full. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * history_rows.h - what is read from and written to the history, as typed
  * rows (included by history.h). Listings stream: a callback gets one row at

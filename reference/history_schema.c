@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* history_schema.c - the history's schema: one migration list per engine
  * (history_driver.h), the same versions in both. migrations[i] brings the
  * schema from version i to i+1; a released entry is never edited. Times are

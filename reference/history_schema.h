@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* history_schema.h - the migrations (history_schema.c). */
 #ifndef ISOTIER_HISTORY_SCHEMA_H
 #define ISOTIER_HISTORY_SCHEMA_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* history_sqlite.c - the history's SQLite engine (history_driver.h): a local
  * file, WAL mode; the default. */
 #include "history_driver.h"

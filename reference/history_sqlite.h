@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * history_sqlite.h - the SQLite connection under a history, for test
  * fixtures that write rows no isotier command would (old schemas, hostile

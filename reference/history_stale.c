@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* history_stale.c - runs left 'running' by a process that is gone (see
  * history.h), sweep notes and audit events in the history. */
 #include "history_driver.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* history_statements.c - the signed statements kept beside observations
  * (schema 11, statement.h), read back for `isotier attest export`. */
 #include "history_driver.h"

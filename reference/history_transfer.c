@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * history_transfer.c - a history out and in as JSON Lines (history.h):
  * `isotier history export`, `import` and `migrate`. One line per record,

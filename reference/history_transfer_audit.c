@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* history_transfer_audit.c - audit events in `history export`, `import` and
  * `migrate` (isotier.history.export/1 "audit_event" records): the trail of
  * what create() and the gate decided travels with the rows, each event with

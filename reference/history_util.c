@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* history_util.c - what the history's engines and its queries share
  * (history_driver.h): errors, the statement helpers, and how a target is
  * told and shown (a file, or a postgresql:// URI with its password

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* host_sighting.c - a VMM or runsc counts only when it is the host's own program
  * and this run's (host_sighting.h). */
 #include "host_sighting.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * host_sighting.h - which VMM or runsc processes the host saw run *this*
  * run's sandbox: the positive half of a MICROVM or GVISOR claim on a local

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* host_watch.c - the host's own view of a local sandbox (host_watch.h). */
 #include "host_watch.h"
 #include "host_sighting.h"

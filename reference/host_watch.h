@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * host_watch.h - what the verifier's host sees of a local sandbox while the
  * probe runs in it: the evidence the sandbox cannot write.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* http.c - libisotier's one HTTP client (see http.h). */
 #include "http.h"
 #include "proc.h"

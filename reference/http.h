@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * http.h - the one HTTP client of libisotier (libcurl), for the remote
  * backends (internal). Every request:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* identity.c - this host's signing key and the keys the gate trusts
  * (identity.h). OpenSSL's libcrypto does the keys (Ed25519, PEM); this file
  * only decides where they live and who may read them. */

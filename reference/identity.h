@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * identity.h - this host's signing identity (identity.c) and the keys the
  * history gate trusts: an Ed25519 key made on first use in the state

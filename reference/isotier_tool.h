@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * isotier_tool.h - what only tools need of libisotier: the one header the
  * isotier CLI (verify/) includes besides the public include/isotier.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* judge.c - claim vs observation, table-driven (judge.h). */
 #include "judge.h"
 #include "../catalogue/mechanism.h"

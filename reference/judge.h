@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * judge.h - the verdict on one backend: its catalogue claim (tier +
  * mechanism) against what the probe observed inside it, and how the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kernel_id.c - kernel identity and the host/sandbox comparison (kernel_id.h). */
 #include "kernel_id.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * kernel_id.h - which boot of which kernel answers a sandbox's system calls.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * kvm_trial.c - the accelerator decision for the qemu backends, made once per
  * host boot, guest kernel and VMM, and shared by every checkout through the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * kvm_trial.h - whether qemu may use KVM on this host for a guest kernel
  * (kvm_trial.c). A wrong answer may only cost time: KVM is chosen only once

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* lease.c - the lease registry in the host's state directory (see lease.h). */
 #include "lease.h"
 #include "../base/base.h"

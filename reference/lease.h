@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * lease.h - what a run has created, known to the host's state directory
  * (internal to libisotier).

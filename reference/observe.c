@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* observe.c - one observation of a backend (observe.h). */
 #include "observe.h"
 

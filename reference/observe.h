@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * observe.h - one observation of a backend: the probe run inside its
  * sandbox, its output read (bounded) and parsed, and the sandbox's kernel

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* observe_bound.c - the probe's report judged, then its command let run (observe_bound.h). */
 #include "observe_bound.h"
 #include "probe_result.h"

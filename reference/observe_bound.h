@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * observe_bound.h - one sandbox, probed then run: the probe runs with
  * `--exec -- CMD`, isotier judges its report while it waits, and only then

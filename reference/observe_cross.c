@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* observe_cross.c - a remote backend's cross-sandbox challenge (observe_cross.h). */
 #include "observe_cross.h"
 

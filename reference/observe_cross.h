@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * observe_cross.h - a remote backend's cross-sandbox challenge: one of its
  * two sandboxes plays a random task pattern (the probe's --pattern), the

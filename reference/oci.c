@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* oci.c - OCI bundles for runc and runsc: config.json through cJSON, run, delete. */
 #include "oci.h"
 #include "lease.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * oci.h - the OCI bundle shared by the runc and runsc backends (internal).
  *

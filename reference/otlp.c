@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * otlp.c - spans in OpenTelemetry's OTLP/JSON encoding (ExportTraceServiceRequest),
  * appended to a file or POSTed to an OTLP/HTTP collector. A collector that is

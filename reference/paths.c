@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * paths.c - where isotier finds its parts by default: the catalogue, the
  * probe, the guest init, the guest kernels and the schemas.

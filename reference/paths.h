@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * paths.h - where an isotier finds its parts: the catalogue, the probe, the
  * guest init and kernels, the schemas. An installed prefix first (found from

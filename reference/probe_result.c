@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* probe_result.c - parse the probe's "isotier.probe/1" JSON as hostile input. */
 #include "probe_result.h"
 

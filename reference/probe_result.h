@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * probe_result.h - the probe's JSON document ("isotier.probe/1", see
  * probes/probe.schema.json) parsed as hostile input: size-capped, every field

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* probe_run.c - the report's "run" object (probe_run.h). */
 #include "probe_run.h"
 

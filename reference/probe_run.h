@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * probe_run.h - the probe report's "run" object: the verifier's nonce as the
  * probe echoed it, the samples it took for a task-count challenge and the

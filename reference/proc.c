@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* proc.c - child processes: own process group, timeout, cancellable wait,
  * bounded capture; plus the small file helpers the backends share. No signal
  * state: cancellation is the caller's descriptor (see proc.h). */

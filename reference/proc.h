@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * proc.h - child processes for the backends (internal to libisotier).
  *

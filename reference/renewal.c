@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* renewal.c - sources renewed by `sources check` (renewal.h). */
 #include "renewal.h"
 

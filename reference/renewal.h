@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * renewal.h - a source re-verified by the weekly `sources check` (runbook/cadence.md):
  * a quoted passage found unchanged renews the source as of that check, so

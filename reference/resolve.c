@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* resolve.c - the tier a backend can defend, and why not more. */
 #include "resolve.h"
 #include "history.h"

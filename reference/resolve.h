@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * resolve.h - "the tier we can defend" for a backend (ADR-0006, ADR-0018).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* resolve_api.c - isotier_resolve: resolve.h's answer through the public API,
  * the same call isotier_create makes before it provisions, so a program can ask
  * without creating a sandbox. The request and the result are versioned

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * state_cache.c - the state directory every isotier on a host shares, and the
  * small caches kept there: decisions that are dear to make and cheap to key

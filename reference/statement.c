@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* statement.c - an observation as an in-toto statement (statement.h): made
  * from the row verify stores, signed in a DSSE envelope, and checked
  * against a row the gate reads. The predicate's fields are documented in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * statement.h - an observation as a signed statement: an in-toto Statement
  * v1 (https://in-toto.io/Statement/v1) whose predicate is isotier's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sweep.c - releasing what dead runs left behind (see sweep.h). */
 #include "sweep.h"
 #include "backend.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sweep.h - releasing what dead runs left behind (see lease.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * telemetry.h - audit events (JSON Lines + SQLite history) and spans
  * (OpenTelemetry OTLP/JSON to a file or an OTLP/HTTP endpoint). Every create,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* testimony.c - a remote backend's observation is testimony (testimony.h). */
 #include "testimony.h"
 

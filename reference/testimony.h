@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * testimony.h - what a remote backend's observation is worth.
  *

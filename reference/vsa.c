@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* vsa.c - a SLSA Verification Summary Attestation (v1,
  * https://slsa.dev/spec/v1.0/verification_summary) of one backend on this
  * host, signed like every statement (statement.h): what an admission

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """catalogue-counts.py - the counts and lists README.md and CHANGELOG.md state
 about the catalogue, generated from it, never kept by hand.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs everything isotier needs on Debian 12, non-interactively and idempotently:
 # build toolchain and libraries, the sandbox runtimes the backends drive (bubblewrap, runc, crun,
 # systemd-nspawn, runsc, Docker, Podman, QEMU x86_64 and aarch64), the aarch64 cross toolchain (gcc and musl:arm64)
@@ -17,6 +18,10 @@ packages=(
   chromium fonts-wqy-microhei
   clang libclang-rt-14-dev
   dpkg-dev
+  # The packages (make deb, make package-test): debhelper builds them, lintian and piuparts judge
+  # them, debootstrap makes the Debian root they are installed into; prometheus' promtool checks
+  # the job's metrics textfile (job_metrics.sh).
+  debhelper lintian piuparts debootstrap prometheus
 )
 
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # scripts/dockerd.sh start|stop STATE_DIR - a Docker daemon for the docker backends, started only
 # when none answers, and stopped only when this script started it (by the pids it recorded).
 #

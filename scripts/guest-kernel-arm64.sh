@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Fetches Debian's stock arm64 kernel with apt (no other network) and unpacks its Image (vmlinuz,
 # gzip-compressed; qemu-system-aarch64 -kernel takes it as is) into .deps/guest-arm64/ (or
 # $ISOTIER_GUEST_ARM64_DIR) for the qemu-aarch64 backend. Needs `dpkg --add-architecture arm64`

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Fetches Debian's stock amd64 kernel with apt (no other network) and unpacks it into
 # .deps/guest/ (or $ISOTIER_GUEST_DIR): vmlinuz (bzImage), vmlinux (uncompressed ELF with a PVH entry
 # point), and modules/ with the modules a guest needs to mount the host root over virtio-9p

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The main job (`make run`): verify every local backend against the catalogue
 # and keep the result in the SQLite history (./isotier.db unless ISOTIER_DB).
 #

@@ -1,7 +1,11 @@
+# SPDX-License-Identifier: Apache-2.0
 # tests/lib.sh - sourced by integration tests. Real sandboxes, real files.
 set -euo pipefail
 : "${ISOTIER_ROOT:?run through tests/run-integration.sh}"
 TMP=$(mktemp -d /tmp/isotier-test.XXXXXX)
+# The job (runbook/jobs/isotier-reverify.sh) reads /etc/default/isotier: this host's settings are
+# not a test's (a test that wants a file names its own).
+export ISOTIER_DEFAULTS=${ISOTIER_DEFAULTS:-/dev/null}
 trap 'rm -rf "$TMP"' EXIT
 
 fail() { echo "FAIL: $*" >&2; exit 1; }

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tests/pg.sh - a throwaway PostgreSQL server for the tests (sourced).
 #
 #   pg_start DIR   initdb into DIR/pg, start it listening only on a Unix socket

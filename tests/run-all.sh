@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # `make test`: unit suites then integration tests; one closing line for CI.
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs tests/integration/*.sh (ISOTIER_TEST_DIR: another folder of such scripts, for the
 # runner's own test). Each script exits 0 (pass), 77 (skipped: it
 # prints why, loudly) or anything else (fail). ISOTIER_TESTS=glob narrows.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs each Check unit suite binary (built with ASan+UBSan), ISOTIER_UNIT_JOBS at a time (a job
 # per core by default; 1 runs them one by one). CK_FORK=no keeps every test in one process so
 # LeakSanitizer sees the whole run. Each suite's output prints whole when it ends, so two

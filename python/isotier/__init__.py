@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """isotier: a sandbox's isolation tier as a claim that can be checked, from Python.
 
 A thin layer over libisotier.so.0 (ctypes; no second implementation): the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """verify() through the ``isotier`` CLI's JSON.
 
 include/isotier.h has no verify entry point (a verification is a run of the

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The exceptions: one class per libisotier error class (include/isotier.h).
 
 Tell them apart by class or by ``code``, never by the message text. Each

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """isotier's tiers in the vocabulary of the frameworks that choose sandboxes.
 
 The mapping is data (framework-levels.json beside this module; the same table

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """libisotier.so.0 through ctypes: the structs of include/isotier.h, mirrored.
 
 Nothing here decides a tier: every decision is the library's. The structs are

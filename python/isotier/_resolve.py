@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """resolve(): the library's isotier_resolve, the tier isotier can defend now."""
 
 from __future__ import annotations

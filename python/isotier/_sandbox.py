@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """isotier_create and its sandbox: the gate of ADR-0006 through libisotier.
 
 Every decision (the resolution, the history gate, the attestation) is the

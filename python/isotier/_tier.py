@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The tier vocabulary of ADR-0006 and ADR-0018, ordered as the library ranks it."""
 
 from __future__ import annotations

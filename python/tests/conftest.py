@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Fixtures of the package's tests: the checkout, its build, real files.
 
 Run by tests/integration/python_api.sh against the built library

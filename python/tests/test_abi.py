@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The ctypes structs and constants are include/isotier.h's, byte for byte.
 
 A C program compiled against the header prints every size, offset, version

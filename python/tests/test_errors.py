@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Each library error class raises its exception, with the CLI's exit status.
 
 Every error here is the real library's answer to a real bad input: nothing is

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The gate through the package: a refusal starts nothing, a grant attests,
 a created sandbox runs commands and goes away, every decision is audited."""
 

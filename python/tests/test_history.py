@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A contradiction in a real history: a real `isotier verify` of a backend
 whose catalogue entry lies (bubblewrap claimed as a Firecracker microVM, the
 tests' catalogue variant) is CONTRADICTED; resolve() then defends nothing,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The published mapping to the frameworks' vocabulary: data, docs and API agree."""
 
 from __future__ import annotations

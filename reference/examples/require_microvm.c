@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * require_microvm.c - the one-line fail-closed affordance of ADR-0006:
  * ask for a sandbox that must be at least TIER; run a command in it.

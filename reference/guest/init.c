@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * init.c - /init of the qemu-microvm guest (static, libc only; built with
  * musl-gcc by the Makefile as $(BUILD)/isotier-guest-init).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # isotier-reverify.sh - the scheduled re-verification job of the runbook
 # (runbook/cadence.md): verify the backends, re-check the catalogue's sources,
 # write the reports, keep the database, and alert through the exit status.
@@ -6,7 +7,15 @@
 # Installed by: isotier-reverify.service + .timer (systemd), isotier.cron, or
 # reverify-workflow.yml (CI). Runs as written on a plain Debian 12 machine.
 #
+# Settings: the environment, then /etc/default/isotier (ISOTIER_DEFAULTS names another file)
+# for every variable the environment leaves unset. That file is read here and only here, by
+# systemd's unit and cron's line alike (neither reads it itself), in systemd's env-file form:
+# KEY=value lines, `#` or `;` comments, blank lines, a value optionally in matching single or
+# double quotes (stripped; nothing inside is expanded or unescaped); no shell syntax is run. A
+# line of another form fails the job (78, naming the file and line). A missing file is no file.
+#
 # Environment (all optional):
+#   ISOTIER_DEFAULTS       the settings file (default /etc/default/isotier)
 #   ISOTIER_BIN            the isotier binary (default: the one installed beside
 #                          this script, PREFIX/bin/isotier for PREFIX/libexec/isotier/
 #                          isotier-reverify; in a checkout ../../build/isotier)
@@ -36,6 +45,8 @@
 #                          source age policy); until then an unreachable check is a warning
 #   ISOTIER_REPORT_FORMATS formats written (default "html junit json"; md also works)
 #   ISOTIER_LOCK_WAIT      seconds to wait for a previous run to finish (default 600)
+#   ISOTIER_METRICS_FILE   where the Prometheus textfile goes (default $ISOTIER_STATE_DIR/
+#                          metrics.prom; empty: not written); names in isotier-reverify(8)
 #
 # State directory afterwards:
 #   isotier.db                 the history: the record. Never delete it; back it up.
@@ -46,6 +57,8 @@
 #                              with `isotier report`)
 #   job.log                    one block per run: each step's output and exit status
 #   last-run.json              {"exit": N, "verify": N, "sources": N, ...} of the last run
+#   metrics.prom               the run's state for Prometheus (ISOTIER_METRICS_FILE: another
+#                              path, e.g. node_exporter's textfile directory; empty: none)
 #
 # On anything but 0 the job also prints (to stderr, and into job.log) what
 # needs a person, one item a line with its remedy and the command that looks
@@ -78,6 +91,31 @@
 # first error it gave (e.g. "verify exit 64: --backend: unknown backend 'runcc'
 # (did you mean 'runc'?)"), or the report's first alert.
 set -u -o pipefail
+
+# read_defaults FILE: exports each KEY=value of FILE whose KEY the environment leaves unset.
+read_defaults() {
+  local file=$1 line key value n=0
+  [ -e "$file" ] || return 0
+  [ -r "$file" ] || { echo "isotier-reverify: $file: cannot read the settings (ISOTIER_DEFAULTS)" >&2; exit 78; }
+  while IFS= read -r line || [ -n "$line" ]; do
+    n=$((n + 1))
+    line=${line#"${line%%[![:space:]]*}"}
+    case $line in '' | '#'* | ';'*) continue ;; esac
+    key=${line%%=*}
+    if [ "$key" = "$line" ] || ! [[ $key =~ ^[A-Za-z_][A-Za-z0-9_]*$ ]]; then
+      # The text before any '=' only: a value may be a credential.
+      echo "isotier-reverify: $file:$n: not KEY=value (no shell syntax): '${key:0:60}'" >&2
+      exit 78
+    fi
+    value=${line#*=}
+    value=${value%"${value##*[![:space:]]}"}
+    if [[ ${#value} -ge 2 && ( ($value == \"*\" ) || ($value == \'*\') ) ]]; then
+      value=${value:1:${#value}-2}
+    fi
+    [ -n "${!key+set}" ] || export "$key=$value"
+  done <"$file"
+}
+read_defaults "${ISOTIER_DEFAULTS:-/etc/default/isotier}"
 
 here=$(cd "$(dirname "$0")" && pwd)
 # The isotier this job was installed with (never another one on PATH: a
@@ -282,6 +320,27 @@ fi
 printf '{"finished_at":"%s","exit":%d,"verify":%d,"sources":%d,"report":%d,"failing":%d}\n' \
   "$(stamp)" "$exit_code" "$verify_rc" "$sources_rc" "$report_rc" "$failing" >"$state/last-run.json.tmp" &&
   mv "$state/last-run.json.tmp" "$state/last-run.json"
+
+# 4. metrics for node_exporter's textfile collector (isotier-metrics.py), from this run's
+# report and last-run.json and the tiers resolved over the history just written. A failure
+# here is said (stderr, job.log), not the job's status: the file's
+# isotier_job_last_run_timestamp_seconds going stale is what monitoring sees.
+metrics=${ISOTIER_METRICS_FILE-$state/metrics.prom}
+if [ -n "$metrics" ]; then
+  metrics_prog=$here/isotier-metrics
+  [ -x "$metrics_prog" ] || metrics_prog=$here/isotier-metrics.py
+  report_json=$state/reports/isotier-report.json
+  if ! [[ " $formats " == *" json "* ]] || [ "$report_rc" -ne 0 ]; then
+    report_json=$state/.metrics-report.json
+    "$bin" report --db "$db" --format json --out "$report_json" "${cat_args[@]}" "${report_args[@]}" >>"$log" 2>&1
+  fi
+  "$bin" backends --json --db "$db" "${cat_args[@]}" >"$state/.metrics-backends.json" 2>>"$log"
+  if ! why=$(python3 "$metrics_prog" "$report_json" "$state/.metrics-backends.json" "$state/last-run.json" "$metrics" 2>&1); then
+    echo "isotier-reverify: WARN metrics not written to $metrics: ${why:-isotier-metrics failed} (ISOTIER_METRICS_FILE)" >&2
+    echo "--- $(stamp) metrics: not written to $metrics: $why" >>"$log"
+  fi
+  rm -f "$state/.metrics-report.json" "$state/.metrics-backends.json"
+fi
 echo "=== $(stamp) isotier-reverify exit $exit_code (verify $verify_rc, sources $sources_rc, report $report_rc, failing $failing)" >>"$log"
 case $exit_code in
   0) msg="ok" ;;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz.h - what every libFuzzer harness in tests/fuzz/ shares. A harness
  * asserts properties of what the code under test produced, not only that it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_attest.c - the attestation parsers and verifiers (reference/attest*.c):
  * hostile SEV-SNP reports, TDX quotes and auxblobs, and probe outputs with an
  * "attestation" member. Input: a mode byte, then the bytes.

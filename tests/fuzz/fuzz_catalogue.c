@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_catalogue.c - a catalogue provider file. Properties: an accepted
  * entry has an id, a name and a tier; parsing the same bytes twice gives the
  * same entry (no hidden state); a refusal says why in the findings. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_challenge.c - the challenge reader: a sandbox's "run" object
  * (reference/probe_run.c probe_run_parse, on a document through the strict
  * parser) read against the host's task pattern (reference/challenge.c

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_churn_git.c - the libgit2 churn reader over hostile history: provider
  * files and CHURN.md as a repository's commits hold them. Input: records of
  * one byte (file: 0-3 provider p<n>.json, else CHURN.md), two bytes of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_churn_md.c - CHURN.md and CHANGELOG.md (the release gate's inputs).
  * Properties: every parsed entry's heading, formatted canonically, parses
  * back to the same change; entries' lines are within the text. */

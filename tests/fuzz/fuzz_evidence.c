@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_evidence.c - stored evidence (observations.layers_json and
  * probe_json, as a tampered or old database may hold them) read back for a
  * report, and every value through every report writer. Input: layers_json,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_htmltext.c - a web page, as `sources check` reads it: text
  * extraction (libxml2 push parser, SAX), normalisation, quote search.
  * Properties: normalisation is idempotent and yields valid UTF-8 with

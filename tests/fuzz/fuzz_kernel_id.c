@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_kernel_id.c - the kernel-identity comparison (reference/kernel_id.c
  * isotier__kernel_compare), the one step that can let a vm layer count as a
  * sandbox's own. Input: a mode byte, then two identities (host, sandbox),

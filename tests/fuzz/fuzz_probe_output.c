@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_probe_output.c - what a sandbox prints as probe output, through the
  * verify-side parser and the judge. Properties: a document accepted has one
  * reading (no key twice anywhere); what would be stored (doc_json,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_probe_replay.c - the probe's replay readers (every signal module and
  * the classifier) over hostile capture files. Input: records of one byte
  * naming the file (an index into paths[] below), two bytes of big-endian

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_redact_stream.c - the streaming redaction (base/redact.c) a remote
  * backend's output goes through: a credential split across any number of
  * chunks, at any offsets, is still replaced. Input: n (first byte, mod 32),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_remote_adapters.c - every remote adapter (e2b, daytona, fly, vercel)
  * whole, through its descriptor, against answers from the input: a create,
  * the probe's upload, a start poll, an exec (E2B's Connect event stream,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_remote_answer.c - what a provider answers, through the pieces every
  * remote adapter reads it with (reference/backend_remote.c, connect.c,
  * http.c). Input: a mode byte, then the answer.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_sources_baseline.c - what `sources check` keeps of a page and reads
  * back: the baseline file (hostile JSON) and the passage and word diff
  * around a quote. Properties: a baseline that parses saves and parses again

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # tests/fuzz/run.sh BUILD SECONDS [HARNESS...] - runs each libFuzzer harness
 # for SECONDS over its seed corpus (BUILD/fuzz/corpus/<harness>, regenerated
 # from the test fixtures) and its regression inputs (tests/fuzz/regress/

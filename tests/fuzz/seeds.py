@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """tests/fuzz/seeds.py OUT PROBE - seed corpora for every harness, from the
 test fixtures (never hand-written copies that drift): OUT/<harness>/ gets one
 file per seed. PROBE is the built isotier-probe, used to turn each probe

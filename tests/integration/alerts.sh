@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal; uses: challenge
+# SPDX-License-Identifier: Apache-2.0
 # Alerts that cannot be missed, each on a real (backdated) history:
 # - UNAVAILABLE runs do not reset a backend's overdue clock;
 # - the report and the runbook job honour the backends the job verifies;

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal
+# SPDX-License-Identifier: Apache-2.0
 # Exec output through callbacks (isotier_exec_opts version 2, on_output) on
 # real sandboxes: every byte of stdout and stderr reaches the callback, a
 # callback that wants no more stops delivery without blocking the command,

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: fast; uses: make-build
+# SPDX-License-Identifier: Apache-2.0
 # `make install` into a temporary prefix: the library exports exactly what
 # include/isotier.h declares ISOTIER_PUBLIC; the documented example builds
 # with `pkg-config --cflags --libs isotier` against the installed prefix and
@@ -12,15 +13,45 @@ make -C "$R" --no-print-directory -s install BUILD="$BUILD" PREFIX="$prefix" >"$
   || fail "make install: $(tail -20 "$TMP/install.log")"
 for f in bin/isotier bin/isotier-probe lib/libisotier.so.0 lib/libisotier.so lib/libisotier.a \
          include/isotier.h lib/pkgconfig/isotier.pc libexec/isotier/isotier-guest-init \
-         share/isotier/catalogue/providers/runc.json share/man/man1/isotier.1 share/man/man1/isotier-run.1; do
+         share/isotier/catalogue/providers/runc.json share/man/man1/isotier.1 share/man/man1/isotier-run.1 \
+         share/man/man8/isotier-reverify.8 share/man/man3/libisotier.3 libexec/isotier/isotier-metrics \
+         share/isotier/runbook/jobs/isotier.default; do
   [ -e "$prefix/$f" ] || fail "not installed: $f"
 done
-# The aarch64 probe and guest init, when the cross compiler built them (scripts/deps.sh installs it).
+# The aarch64 probe and guest init, when the cross compiler built them (scripts/deps.sh installs it),
+# in lib/isotier (no program of this host's), where the installed isotier finds them.
 if [ -x "$R/$BUILD/isotier-probe-aarch64" ]; then
-  for f in bin/isotier-probe-aarch64 libexec/isotier/isotier-guest-init-aarch64; do
+  for f in lib/isotier/isotier-probe-aarch64 lib/isotier/isotier-guest-init-aarch64; do
     [ -e "$prefix/$f" ] || fail "not installed: $f"
   done
+  [ ! -e "$prefix/bin/isotier-probe-aarch64" ] || fail "an aarch64 binary in bin/"
+  assert_contains "$("$prefix/bin/isotier" paths)" \
+    "guest init aarch64 $prefix/lib/isotier/isotier-guest-init-aarch64  (installed, present)" "the installed aarch64 guest init"
 fi
+# The man pages say what --help cannot: the environment, the files, the exit statuses, the job.
+for s in ENVIRONMENT FILES "EXIT STATUS"; do
+  grep -q "^\.SH $s\$" "$prefix/share/man/man1/isotier.1" || fail "isotier(1) has no $s section"
+done
+for s in CONFIGURATION "EXIT STATUS" METRICS FILES; do
+  grep -q "^\.SH $s\$" "$prefix/share/man/man8/isotier-reverify.8" || fail "isotier-reverify(8) has no $s section"
+done
+# Every metric the job writes is documented (runbook/jobs/isotier-metrics.py's names).
+for m in $(grep -o '"isotier_[a-z_]*"' "$R/runbook/jobs/isotier-metrics.py" | tr -d '"' | sort -u); do
+  grep -qF "$m" "$prefix/share/man/man8/isotier-reverify.8" ||
+    fail "metric $m is not in isotier-reverify(8)"
+done
+# Each exit status of the CLI (verify/cmd/cli.h) is in isotier(1).
+for c in $(sed -n 's/^\s*EXIT_[A-Z]* = \([0-9]*\),.*/\1/p' "$R/verify/cmd/cli.h"); do
+  grep -qx "\.B $c" "$prefix/share/man/man1/isotier.1" || fail "exit status $c is not in isotier(1)'s EXIT STATUS"
+done
+# The unit's Documentation= names pages that are installed.
+for d in $(sed -n 's/^Documentation=//p' "$prefix"/share/isotier/runbook/jobs/isotier-reverify.{service,timer}); do
+  case $d in
+    man:*) n=${d#man:}; page=${n%%(*}; sect=${n#*(}; sect=${sect%)}
+           [ -e "$prefix/share/man/man$sect/$page.$sect" ] || fail "Documentation=$d: no such page installed" ;;
+    file://*) [ -e "${d#file://}" ] || fail "Documentation=$d: not installed" ;;
+  esac
+done
 assert_eq "$(readelf -d "$prefix/lib/libisotier.so.0" | sed -n 's/.*(SONAME).*\[\(.*\)\]/\1/p')" libisotier.so.0 "soname"
 
 # The exported symbols are the header's, no more, no fewer.

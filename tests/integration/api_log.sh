@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: fast
+# SPDX-License-Identifier: Apache-2.0
 # The library writes nothing to stderr: a warning (a span export to a
 # collector that is down) goes to the program's own log handler.
 . "$ISOTIER_ROOT/tests/lib.sh"

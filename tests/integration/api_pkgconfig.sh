@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: fast
+# SPDX-License-Identifier: Apache-2.0
 # The public API as an outside user sees it: one header, pkg-config, the
 # shared library; the example refuses an indefensible tier and runs an
 # honest one, with the tier in the repr.

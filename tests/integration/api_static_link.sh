@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: fast
+# SPDX-License-Identifier: Apache-2.0
 # The static library defines the public isotier_* names and nothing else: its internal names
 # (judge, probe_result_parse, the isotier__* helpers the CLI uses) are local to its one object,
 # so a program with its own judge() and probe_result_parse() links statically against

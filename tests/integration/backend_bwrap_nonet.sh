@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal
+# SPDX-License-Identifier: Apache-2.0
 # bwrap-nonet, a variant of bwrap that is one row of backend_bwrap.c's table: the probe sees
 # CONTAINER inside, and what makes it a variant shows: a network namespace with loopback only and
 # no host network device named in /sys/class/net (bwrap itself binds the host's sysfs, which names

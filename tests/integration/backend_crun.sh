@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal
+# SPDX-License-Identifier: Apache-2.0
 # The crun backend for real: the OCI bundle of the runc backend run by crun (on this machine kind's
 # hybrid cgroups, in a private mount namespace without the cgroup2 mount). The probe sees
 # CONTAINER (under the machine's own VM layer) and its capture replays to the same verdict; the

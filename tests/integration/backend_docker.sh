@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: slow; uses: docker
+# SPDX-License-Identifier: Apache-2.0
 # The docker backend for real: a real dockerd (started here when none runs, stopped by pid at the
 # end), the probe in an image built from scratch by the backend (no registry). The probe sees
 # CONTAINER with vendor docker (under this machine's own VM layer) and its capture replays to the

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: slow; uses: challenge docker
+# SPDX-License-Identifier: Apache-2.0
 # The docker-runsc backend for real: the daemon's "runsc" runtime (registered by scripts/deps.sh
 # with --platform=ptrace --network=none). The probe sees GVISOR (under this machine's own VM
 # layer) and its capture replays to the same verdict; timeout and SIGINT leave no process, temp

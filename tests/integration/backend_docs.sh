@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: fast
+# SPDX-License-Identifier: Apache-2.0
 # backend_docs.sh - the README's backend lists are the registry's (`isotier backends --names`,
 # from reference/backends.c): every local backend has a row in the example table of `make run`,
 # every remote one is named where `verify --backend` for providers is described, and the table

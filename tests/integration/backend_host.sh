@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal
+# SPDX-License-Identifier: Apache-2.0
 # The host backend (no sandbox): the probe runs on this machine, itself a Firecracker microVM, and
 # sees MICROVM (firecracker); guest paths in argv map to the host's; capture replays the same.
 source "$ISOTIER_ROOT/tests/lib.sh"

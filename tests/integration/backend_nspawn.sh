@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal; uses: challenge nspawn
+# SPDX-License-Identifier: Apache-2.0
 # The nspawn backend for real: systemd-nspawn (--register=no --keep-unit, the command as PID 2).
 # The probe sees CONTAINER (under the machine's own VM layer) named systemd-nspawn, and its capture
 # replays to the same verdict; the read-only host view, exit status, timeout, SIGINT, SIGTERM and a

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal; uses: challenge podman
+# SPDX-License-Identifier: Apache-2.0
 # The podman backend for real: rootful Podman with its default runtime (crun), the probe in a root
 # directory (--rootfs), --ulimit within this machine's hard limits. The probe sees CONTAINER with
 # vendor podman and its capture replays to the same verdict; the read-only host view; timeout,

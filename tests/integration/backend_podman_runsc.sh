@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal; uses: vmm podman
+# SPDX-License-Identifier: Apache-2.0
 # The podman-runsc backend for real: rootful `podman --runtime runsc` with --runtime-flag
 # platform=ptrace and network=none. The probe sees GVISOR and its capture replays to the same
 # verdict; timeout and SIGINT leave no process, temp file or container behind.

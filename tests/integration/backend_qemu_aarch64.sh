@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: slow; uses: challenge kvm
+# SPDX-License-Identifier: Apache-2.0
 # The qemu-aarch64 backend for real: qemu-system-aarch64 -M virt -cpu max under TCG booting
 # Debian's arm64 kernel, the aarch64 guest init and the aarch64 probe (cross-built, static) in the
 # initramfs. The probe reports MICROVM, vendor qemu, hypervisor tcg from arm64 evidence (MIDR

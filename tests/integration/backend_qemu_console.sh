@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: fast; uses: kvm vmm
+# SPDX-License-Identifier: Apache-2.0
 # The qemu-microvm backend reads the guest's serial console as hostile input. A stand-in
 # qemu-system-x86_64 (first in PATH) prints canned transcripts; the real backend code must relay
 # the framed output, decode the capture into the capture dir, and refuse path traversal, absolute

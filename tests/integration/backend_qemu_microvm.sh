@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: slow; uses: kvm vmm
+# SPDX-License-Identifier: Apache-2.0
 # The qemu-microvm backend for real (TCG here): the probe sees MICROVM, vendor qemu, hypervisor
 # tcg, and its capture (streamed over the serial console) replays to the same verdict; the host
 # root over virtio-9p read-only; timeout, SIGINT and a missing binary leave nothing behind.

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal; uses: vmm
+# SPDX-License-Identifier: Apache-2.0
 # The runsc backend for real: the probe sees GVISOR inside (under this machine's own VM layer) and
 # its capture replays to the same verdict; a read-only host view; timeout, SIGINT and a missing
 # binary leave nothing behind.

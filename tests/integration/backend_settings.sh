@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: fast
+# SPDX-License-Identifier: Apache-2.0
 # Each backend's descriptor lists every environment variable its file reads
 # (`isotier backends --json` settings): a variable added to a backend without
 # its setting row fails here. A secret's value never appears in the listing,

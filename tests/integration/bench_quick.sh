@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: slow; uses: challenge
+# SPDX-License-Identifier: Apache-2.0
 # Every bench/*.sh in its quick mode (BENCH_QUICK=1: one run of each command,
 # tiny generated inputs): a bench that no longer runs on a fresh checkout fails
 # here, not on the day someone wants the figures (issue 17, finding 8: the

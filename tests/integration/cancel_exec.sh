@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: fast; uses: sleep30
+# SPDX-License-Identifier: Apache-2.0
 # The library holds no signal state (issue 10): an application with its own
 # SIGTERM handler (tests/tools/cancel-exec.c, public API only) gets the
 # signal that lands during isotier_sandbox_exec, cancels the exec through its

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal
+# SPDX-License-Identifier: Apache-2.0
 # catalogue_check: `isotier catalogue check` fails every fixture catalogue under
 # tests/fixtures/catalogue/<rule>/ with the expected messages (naming file and
 # field, in text and --json output), passes the valid ones, and passes the real

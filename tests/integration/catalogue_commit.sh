@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: fast
+# SPDX-License-Identifier: Apache-2.0
 # Each run records which catalogue revision it judged against: the HEAD of the
 # catalogue's git repository, "+dirty" when its files differ from HEAD, and
 # "unknown" outside git.

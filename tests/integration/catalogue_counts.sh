@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: fast
+# SPDX-License-Identifier: Apache-2.0
 # catalogue_counts: every count or list of the catalogue that README.md and
 # CHANGELOG.md state is generated from it (scripts/catalogue-counts.py) and
 # agrees with it; a count kept by hand, or one that drifted, fails.

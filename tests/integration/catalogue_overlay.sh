@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: fast
+# SPDX-License-Identifier: Apache-2.0
 # catalogue_overlay: an operator's directory ($ISOTIER_CATALOGUE_OVERLAY here;
 # /etc/isotier/catalogue.d on an installed host) lays its entries over the
 # packaged catalogue: one there replaces the packaged entry of the same id

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal
+# SPDX-License-Identifier: Apache-2.0
 # catalogue_renewal: a source whose quoted passage `sources check` found
 # unchanged against its baseline is re-verified as of that check, so the
 # catalogue has no expiry cliff (runbook/cadence.md). Pages are served by a

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal; uses: challenge
+# SPDX-License-Identifier: Apache-2.0
 # The host's challenge lock (host_watch.c): while another process holds it, a
 # verification waits for it up to its deadline and then runs no challenge, so
 # a gVisor claim, which only the challenge can prove on this host, stays

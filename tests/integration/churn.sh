@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal
+# SPDX-License-Identifier: Apache-2.0
 # churn.sh - `isotier churn` on real git repositories built here with the git
 # CLI (the tool itself reads them with libgit2 only): logged and unlogged tier
 # and mechanism changes, additions and removals, renames, merges, malformed

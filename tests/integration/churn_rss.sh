@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: slow
+# SPDX-License-Identifier: Apache-2.0
 # `churn log` keeps its memory bounded whatever the catalogue history's length
 # (issue #24): over a generated first-parent history of 20,000 commits and 100
 # providers (git fast-import builds it), where every commit edits a provider

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: fast
+# SPDX-License-Identifier: Apache-2.0
 # churn_scope.sh - the scope is part of a claim: a change of `scope` alone is
 # churn (UNLOGGED until CHURN.md has an entry that writes the new scope,
 # TIER/mechanism/scope, "-" for none); a heading without a scope does not log

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: fast
+# SPDX-License-Identifier: Apache-2.0
 # cli_help.sh - a CLI that helps: `isotier help CMD`, a complete --help for
 # every command, the usage on an unknown option, "did you mean" for commands,
 # options, subcommands, backends, verdicts and provider ids, --version;

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: fast; uses: challenge
+# SPDX-License-Identifier: Apache-2.0
 # --attest runs the probe inside the new sandbox and fails closed when what it
 # sees does not support the resolved tier: bwrap deliberately claimed as
 # MICROVM in a test catalogue is caught, and the sandbox is gone afterwards.

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: fast; uses: challenge
+# SPDX-License-Identifier: Apache-2.0
 # Downgrades: a claim isotier cannot defend resolves to UNKNOWN, so any
 # requirement is refused, with the reason. Stale source, no provider source,
 # contradicted latest observation, missing verification.

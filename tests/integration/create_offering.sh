@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: fast
+# SPDX-License-Identifier: Apache-2.0
 # create_offering: create() resolves a backend's tier per catalogue offering
 # (v2): a backend whose catalogue id was renamed (renamed_from) still resolves
 # to the renamed entry; a deprecated offering still resolves and says so; a

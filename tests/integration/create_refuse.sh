@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: fast
+# SPDX-License-Identifier: Apache-2.0
 # isotier_create() refuses a tier it cannot defend BEFORE anything is
 # provisioned: for each local backend and each requirement above its claim,
 # exit 78 with ConfigurationError, and strace shows no process started and no

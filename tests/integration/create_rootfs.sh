@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal; uses: challenge
+# SPDX-License-Identifier: Apache-2.0
 # `isotier run --rootfs DIR` runs the command from an unpacked root filesystem
 # instead of the host's, read-only, on every sandbox backend.
 . "$ISOTIER_ROOT/tests/lib.sh"

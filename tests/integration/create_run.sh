@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal; uses: challenge sleep30
+# SPDX-License-Identifier: Apache-2.0
 # `isotier run --backend B -- /bin/echo hi` works on every local backend over a
 # read-only view of the host root, relaying output and exit status; the
 # tier is in the repr. A command that is not there: 127 where the backend can

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: fast
+# SPDX-License-Identifier: Apache-2.0
 # Audit events (JSON Lines, fsync'd, and the history) and OTLP/JSON spans
 # received by a real HTTP listener on 127.0.0.1 carry the tier; a collector
 # that is down costs a warning, never the operation.

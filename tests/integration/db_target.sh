@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: fast
+# SPDX-License-Identifier: Apache-2.0
 # db_target.sh - a history is a file path or a postgresql:// URI, nothing else
 # (history_util.c's isotier__history_target_check). A libpq key=value string
 # or a URI of another scheme given as --db or $ISOTIER_DB is refused (64) by

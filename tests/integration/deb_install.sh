@@ -1,11 +1,15 @@
 #!/usr/bin/env bash
 # isotier-test: slow; uses: quiet docker kvm nspawn make-build podman
+# SPDX-License-Identifier: Apache-2.0
 # deb_install.sh - the Debian package as an operator meets it, with the package's defaults and
-# every local backend. `make deb` builds it with dpkg-deb; it is unpacked with `dpkg -x` into a
-# root this test owns, and the job unit's ExecStart runs there as systemd would run it: the
-# unit's environment (User= -> HOME..., StateDirectory -> $STATE_DIRECTORY, Environment=,
-# /etc/default/isotier as shipped: no ISOTIER_BACKENDS, so `verify --all`), its PrivateTmp= and
-# ProtectHome=, and no network (an offline host).
+# every local backend. `make deb` builds the packages (debian/, dpkg-buildpackage); isotier,
+# libisotier0 and isotier-guest-aarch64 are unpacked with `dpkg -x` into a root this test owns
+# (the state directory made as the postinst makes it), and the job unit's ExecStart runs there
+# as systemd would run it: the unit's environment (User= -> HOME..., StateDirectory ->
+# $STATE_DIRECTORY, Environment=), /etc/default/isotier as shipped and read by the job itself (no
+# ISOTIER_BACKENDS, so `verify --all`), its PrivateTmp= and ProtectHome=, and no network (an
+# offline host). make package-test (tests/package_test.sh) installs them with apt into a Debian
+# root instead, with lintian, piuparts and systemd as PID 1.
 #
 # The root. A debootstrap'd root needs a full Debian mirror and would still lack what the
 # sandboxes need from a real host (cgroups, /run with the Docker daemon's socket and the
@@ -45,7 +49,8 @@ source "$ISOTIER_ROOT/tests/lib.sh"
 R=$ISOTIER_ROOT
 case $BUILD in /*) build_dir=$BUILD ;; *) build_dir=$R/$BUILD ;; esac
 command -v dpkg-deb >/dev/null || skip "dpkg-deb is not installed: make deb needs Debian's dpkg"
-command -v dpkg-shlibdeps >/dev/null || skip "dpkg-shlibdeps (dpkg-dev) is not installed: scripts/deps.sh installs it"
+command -v dpkg-buildpackage >/dev/null || skip "dpkg-buildpackage (dpkg-dev) is not installed: scripts/deps.sh installs it"
+command -v dh >/dev/null || skip "debhelper is not installed: scripts/deps.sh installs it"
 [ "$(id -u)" = 0 ] || skip "not root: the root's mounts and the job's backends need root"
 command -v unshare >/dev/null || skip "unshare (util-linux) is not installed"
 grep -qw overlay /proc/filesystems || modprobe overlay 2>/dev/null ||
@@ -69,28 +74,36 @@ docker info --format '{{json .Runtimes}}' 2>/dev/null | grep -q '"runsc"' ||
 make -C "$R" --no-print-directory -s BUILD="$BUILD" OUT="$TMP" deb >"$TMP/deb.log" 2>&1 ||
   fail "make deb: $(tail -20 "$TMP/deb.log")"
 deb=$(ls "$TMP"/isotier_*.deb) || fail "make deb wrote no .deb: $(tail "$TMP/deb.log")"
+# What the job's root gets: the CLI's package, the library's and the aarch64 guest programs'.
+debs=("$deb" "$TMP"/libisotier0_*.deb "$TMP"/libisotier-dev_*.deb "$TMP"/isotier-guest-aarch64_*.deb)
+for d in "${debs[@]}"; do [ -s "$d" ] || fail "make deb wrote no $d: $(ls "$TMP")"; done
 depends=$(dpkg-deb -f "$deb" Depends)
-for lib in libcurl4 libsqlite3-0 libcjson1 libxml2 libgit2-1.5; do assert_contains "$depends" "$lib" "Depends"; done
-assert_eq "$(dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./conffiles)" /etc/default/isotier "conffiles"
-listing=$(dpkg-deb -c "$deb" | awk '{print $6}')
-for f in usr/bin/isotier usr/bin/isotier-probe usr/bin/isotier-probe-aarch64 \
-         usr/libexec/isotier/isotier-guest-init usr/libexec/isotier/isotier-guest-init-aarch64 \
-         usr/libexec/isotier/isotier-reverify usr/libexec/isotier/guest-kernel.sh \
-         usr/libexec/isotier/guest-kernel-arm64.sh \
-         usr/lib/libisotier.so.0 usr/lib/libisotier.a usr/include/isotier.h usr/lib/pkgconfig/isotier.pc \
+for lib in libcurl4 libsqlite3-0 libcjson1 libxml2 libgit2-1.5 python3; do assert_contains "$depends" "$lib" "Depends"; done
+assert_eq "$(dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./conffiles | sort | tr '\n' ' ')" \
+  "/etc/cron.d/isotier /etc/default/isotier " "conffiles"
+multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
+listing=$(for d in "${debs[@]}"; do dpkg-deb -c "$d"; done | awk '{print $6}')
+for f in usr/bin/isotier usr/bin/isotier-probe usr/lib/isotier/isotier-probe-aarch64 \
+         usr/libexec/isotier/isotier-guest-init usr/lib/isotier/isotier-guest-init-aarch64 \
+         usr/libexec/isotier/isotier-reverify usr/libexec/isotier/isotier-metrics \
+         usr/libexec/isotier/guest-kernel.sh usr/libexec/isotier/guest-kernel-arm64.sh \
+         "usr/lib/$multiarch/libisotier.so.0" "usr/lib/$multiarch/libisotier.a" usr/include/isotier.h \
+         "usr/lib/$multiarch/pkgconfig/isotier.pc" \
          usr/share/man/man1/isotier.1.gz usr/share/man/man1/isotier-paths.1.gz \
          usr/share/man/man1/isotier-probe.1.gz usr/share/man/man3/libisotier.3.gz \
+         usr/share/man/man8/isotier-reverify.8.gz usr/share/doc/isotier/copyright \
          usr/share/isotier/catalogue/providers/runc.json usr/share/isotier/schemas/provider.schema.json \
          usr/share/isotier/schemas/report.schema.json usr/share/isotier/runbook/jobs.md \
          lib/systemd/system/isotier-reverify.service lib/systemd/system/isotier-reverify.timer \
-         etc/default/isotier var/lib/isotier/; do
+         etc/default/isotier etc/cron.d/isotier etc/isotier/catalogue.d/; do
   grep -qxF "./$f" <<<"$listing" || fail "the package lacks /$f"
 done
 # The catalogue holds providers only: a schema there would be read as one.
 grep -q '^./usr/share/isotier/catalogue/providers/.*schema' <<<"$listing" && fail "a schema among the providers"
 
 root=$TMP/root
-dpkg -x "$deb" "$root"
+for d in "${debs[@]}"; do dpkg -x "$d" "$root"; done
+install -d -m 0750 "$root/var/lib/isotier"  # as the postinst makes it
 # Nothing in the package names the build tree (binaries, man pages, units, pkg-config).
 { grep -rlF "$R/" "$root"; zgrep -lF "$R/" "$root"/usr/share/man/man*/*; } >"$TMP/leaks" 2>/dev/null || true
 [ ! -s "$TMP/leaks" ] || fail "the package names the build tree $R: $(cat "$TMP/leaks")"
@@ -101,7 +114,8 @@ setting() { sed -n "s/^$1=//p" "$unit"; }
 exec_start=$(setting ExecStart)
 state_dir=/var/lib/$(setting StateDirectory)
 assert_eq "$exec_start" /usr/libexec/isotier/isotier-reverify "the unit's ExecStart"
-grep -qx 'EnvironmentFile=-/etc/default/isotier' "$unit" || fail "the unit does not read /etc/default/isotier"
+# The job reads /etc/default/isotier itself (one parser, under systemd and cron alike).
+! grep -q '^EnvironmentFile=' "$unit" || fail "the unit reads an EnvironmentFile: the job is the one parser of /etc/default/isotier"
 if grep -q '^ISOTIER_BACKENDS=' "$root/etc/default/isotier"; then
   fail "the package's defaults name backends: $(grep '^ISOTIER_BACKENDS=' "$root/etc/default/isotier")"
 fi
@@ -159,7 +173,6 @@ in_root() {
   local env=("PATH=$unit_path" "STATE_DIRECTORY=$state_dir")
   [ -n "$user" ] && env+=("HOME=$user_home" "USER=$user" "LOGNAME=$user" "SHELL=$user_shell")
   while IFS= read -r l; do env+=("$l"); done < <(setting Environment)
-  while IFS= read -r l; do env+=("$l"); done < <(grep -E '^[A-Z_][A-Z0-9_]*=' "$root/etc/default/isotier")
   env+=("${EXTRA_ENV[@]}")
   local tmp=(--bind /tmp /tmp) vartmp=host
   [ "$private_tmp" = 1 ] && tmp=(--tmpfs /tmp) vartmp=private

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: fast
+# SPDX-License-Identifier: Apache-2.0
 # dl_libraries.sh - issue 24: libxml2 and libgit2 are dlopen()ed by the commands that use them
 # (verify/sources/dl_xml.c, verify/churn/dl_git.c), never linked: isotier has no NEEDED entry for
 # them, --version and history do not load them, `churn log` and `sources check` load them and

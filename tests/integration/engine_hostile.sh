@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: fast; uses: docker
+# SPDX-License-Identifier: Apache-2.0
 # Hostile engine output, bounded: a stand-in `docker` first in PATH (like the fault probes stand
 # in for isotier-probe) answers `docker info` with what a compromised or broken daemon could send:
 # terminal escapes and NULs in runtime names, 200 runtimes, 1 MiB of output, JSON that is not an

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: fast
+# SPDX-License-Identifier: Apache-2.0
 # exit_tables.sh - the runbook's exit-code table (runbook/jobs.md "Exit status")
 # matches what the code returns: every status the job's steps document in their
 # --help (verify, sources check, report: the job passes the first failing one

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal; uses: challenge
+# SPDX-License-Identifier: Apache-2.0
 # A fleet's histories merged (issue #26): two SQLite histories from different
 # hosts (different machine ids) and an export, imported twice into one
 # PostgreSQL history (a real server, tests/pg.sh) and into an SQLite file:

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal; uses: challenge
+# SPDX-License-Identifier: Apache-2.0
 # fleet_roles.sh - a fleet's PostgreSQL history where no host speaks for
 # another (runbook/fleet.md, reference/history_fleet_init.c, statement.c),
 # on a real server (tests/pg.sh) with two host identities: `history init`

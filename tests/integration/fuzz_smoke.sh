@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: slow
+# SPDX-License-Identifier: Apache-2.0
 # Every libFuzzer harness in tests/fuzz/ for a few seconds over its seed
 # corpus and its regression inputs: CI keeps them building and green, and a
 # crash found once stays fixed. The time is one budget split across the

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: fast
+# SPDX-License-Identifier: Apache-2.0
 # gate_permissions.sh - absent means ENOENT and nothing else (resolve.c,
 # history.c's isotier__history_present). A program that is not root, on a host
 # whose history holds a CONTRADICTED observation of bwrap in a directory it may

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal
+# SPDX-License-Identifier: Apache-2.0
 # history_audit_transfer.sh - the audit trail travels (schema 11,
 # reference/history_transfer_audit.c): refusals recorded by real `isotier run`
 # calls (no sandbox is started: the gate refuses first) carry the deciding

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: fast
+# SPDX-License-Identifier: Apache-2.0
 # The history survives `verify` dying while it writes (issue 17): SIGKILL at
 # random points of runs (between and during statements), a file size limit
 # (RLIMIT_FSIZE: the database or its WAL cannot grow) and a full disk (a

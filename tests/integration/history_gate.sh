@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal; uses: challenge
+# SPDX-License-Identifier: Apache-2.0
 # history_gate.sh - the history gate fails closed (resolve.c), through the real
 # CLI on a real SQLite file with real bwrap sandboxes: after an honest
 # CONFIRMED, a newer INCONCLUSIVE voids --require-verified; a row dated after

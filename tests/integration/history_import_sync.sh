@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: fast
+# SPDX-License-Identifier: Apache-2.0
 # `history import` says "added" only once what it added survives a power
 # loss: SQLite's commits do not sync (history_sqlite.c), so the import syncs
 # the log itself, and a sync that fails fails the import (74) instead of

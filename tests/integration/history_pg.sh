@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: slow; uses: challenge fhang
+# SPDX-License-Identifier: Apache-2.0
 # A fleet's history in PostgreSQL (issue #26), against a real server this
 # test starts (tests/pg.sh: initdb in $TMP, a Unix socket only, stopped by
 # the trap): the same commands as with a file (verify, history, show,

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: slow
+# SPDX-License-Identifier: Apache-2.0
 # The history gate's unit suite (tests/unit/test_history_gate.c: proofs,
 # contradictions, ceilings, clock skew, claim digests, hosts, ISOTIER_DB)
 # against a PostgreSQL history: the same assertions as with the SQLite file,

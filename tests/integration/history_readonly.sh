@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: fast
+# SPDX-License-Identifier: Apache-2.0
 # An auditor reads an archived history they cannot write (another user, a
 # read-only directory): history, report and backends still work, and a file
 # that is not a database is named as such, not as a schema problem.

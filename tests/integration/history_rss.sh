@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: slow
+# SPDX-License-Identifier: Apache-2.0
 # Streaming history commands keep their memory bounded whatever the history's
 # size (issue #24): over a generated history of 20,000 realistic observations
 # (~170 MB: probe documents of several KB, 23-61 KB evidence stored once by

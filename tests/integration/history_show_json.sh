@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: fast
+# SPDX-License-Identifier: Apache-2.0
 # `history show ID --json` reads a tampered or corrupt history as strictly as
 # isotier writes it (issue 25, defect 6): a stored document with a duplicate
 # key is shown as null with a warning (one reading, never two), and bytes that

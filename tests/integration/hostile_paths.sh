@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal
+# SPDX-License-Identifier: Apache-2.0
 # Paths a user names are never waited on, never misread and never followed
 # through a symbolic link (issue 17, findings 1 and 7; issue 25, defect 3): a
 # FIFO, device, directory or symbolic link given as --audit-log, --otlp-file,

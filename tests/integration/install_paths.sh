@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: fast; uses: make-build
+# SPDX-License-Identifier: Apache-2.0
 # install_paths.sh - an installed isotier is self-contained: `make install` into a temporary
 # prefix, then the installed CLI, called through PATH from a directory that holds a decoy
 # catalogue/, with this checkout still present, uses only the prefix's files (`isotier paths`

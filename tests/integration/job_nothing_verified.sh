@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal
+# SPDX-License-Identifier: Apache-2.0
 # job_nothing_verified.sh - a job that verified no sandbox backend is not green
 # (runbook/jobs/isotier-reverify.sh, verify_exit.c): ISOTIER_BACKENDS=host (the
 # host backend without a provider's claim judges nothing) fails the job with 69,

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: slow
+# SPDX-License-Identifier: Apache-2.0
 # The layers of HACKING.md hold: include/ < base/ < catalogue/ < reference/ <
 # verify/, the CLI through reference/isotier_tool.h only, the probe on its
 # own; no include or call cycle between folders or files; and the seam by

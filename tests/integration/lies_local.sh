@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal; uses: quiet
+# SPDX-License-Identifier: Apache-2.0
 # Lying local sandboxes: runtimes configured by a provider that wants a stronger tier than it has.
 # Each lie is a real sandbox (bwrap or runc, reached through a wrapper earlier in PATH, as a
 # provider's runtime configuration would be) whose claim is raised in a catalogue variant. None

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal; uses: quiet
+# SPDX-License-Identifier: Apache-2.0
 # One sandbox, probed then run (observe_bound.h, probes/exec.c). A lying runtime that relays the
 # probe to a real gVisor (`runsc do`) and the command to a plain bwrap container, claiming gVisor:
 # `run --attest` runs the command in the probe's own process, so the runtime has to split that

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: slow; uses: quiet kvm
+# SPDX-License-Identifier: Apache-2.0
 # A VMM counts for a run only when it is the host's own program, started for this run, and the
 # one the sandbox names (reference/host_sighting.c). Lying bwrap runtimes that answer with a
 # forged microVM report carrying this run's nonce, each with a "VMM" to vouch for it:

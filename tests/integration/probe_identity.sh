@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal; uses: challenge
+# SPDX-License-Identifier: Apache-2.0
 # probe_identity: a sandbox that lies about its kernel identity. Real bwrap sandboxes bind fake
 # files over /proc/sys/kernel/random/boot_id and /proc/stat, bind procfs's own random/uuid over
 # boot_id, bind the host's namespace files over the probe's, or replace /proc by a directory of

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal
+# SPDX-License-Identifier: Apache-2.0
 # probe_native: isotier-probe run directly on this machine (no sandbox launcher here: the
 # bwrap/runc/runsc/qemu runs belong to the backend tests). On this machine kind (a Firecracker
 # microVM with a stray /.dockerenv) it must say MICROVM/firecracker with /.dockerenv as a conflict;

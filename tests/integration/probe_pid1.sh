@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal; uses: vmm
+# SPDX-License-Identifier: Apache-2.0
 # The probe as PID 1 of an initramfs, with nothing else in it: Debian's kernel
 # under qemu -M microvm (TCG) boots it as /init; it mounts what it needs,
 # prints its report between markers and powers the VM off. (The qemu-microvm

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal; uses: challenge
+# SPDX-License-Identifier: Apache-2.0
 # The Python package (python/isotier) against the built library and CLI, with
 # Debian's python3 and pytest (python/tests): its structs are the header's
 # (a C program prints every size and offset), each library error class raises

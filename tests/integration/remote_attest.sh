@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal; uses: challenge
+# SPDX-License-Identifier: Apache-2.0
 # Hardware attestation completes the remote proof (ADR-0020), against
 # tests/tools/fly_emulator.py serving a recorded microVM probe output with a
 # test authority's SEV-SNP reports (tests/tools/attest_authority.py) bound to

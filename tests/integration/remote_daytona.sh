@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: slow; uses: challenge
+# SPDX-License-Identifier: Apache-2.0
 # The daytona backend against tests/tools/daytona_emulator.py (a test fixture
 # speaking Daytona's API and toolbox, a real bwrap sandbox behind every
 # create): Daytona's entry stays UNKNOWN and the verdict says what was observed;

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: slow; uses: challenge
+# SPDX-License-Identifier: Apache-2.0
 # The e2b backend against tests/tools/e2b_emulator.py (a test fixture speaking
 # E2B's published API, with a real bwrap or runsc sandbox behind every create):
 # two sandboxes per verification, compared with each other (shared kernel:

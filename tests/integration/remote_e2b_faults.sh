@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal
+# SPDX-License-Identifier: Apache-2.0
 # The e2b backend's API faults against tests/tools/e2b_emulator.py (remote_e2b.sh has the
 # verdicts, which need the cross-sandbox challenge: a challenge slot): a wrong key and a 403
 # create nothing; a create that answers 500, hangs or answers hostile JSON; a process stream

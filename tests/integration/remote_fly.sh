@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal; uses: challenge
+# SPDX-License-Identifier: Apache-2.0
 # The fly backend against tests/tools/fly_emulator.py (a test fixture speaking
 # the Machines API, a real bwrap sandbox behind every create): Fly's MICROVM
 # claim CONTRADICTED by two machines on one kernel, NOT_CONTRADICTED at best

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal; uses: challenge
+# SPDX-License-Identifier: Apache-2.0
 # The vercel backend against tests/tools/vercel_emulator.py (a test fixture
 # speaking the Vercel Sandbox API as its client calls it, a real bwrap sandbox
 # behind every create, the probe's tarball really gunzipped and untarred):

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal
+# SPDX-License-Identifier: Apache-2.0
 # report.sh - `isotier report` over a real SQLite history (schema made by
 # isotier__history_open) full of hostile strings: all four formats are
 # generated; libxml2 parses the HTML (as XML and as HTML) and validates the

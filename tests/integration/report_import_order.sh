@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: fast
+# SPDX-License-Identifier: Apache-2.0
 # The report's latest is the newest observed, not the last written: an OLDER
 # CONFIRMED observation imported after a NEWER CONTRADICTED one of the same
 # backend and provider hides no contradiction (history import, the real CLI).

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: fast
+# SPDX-License-Identifier: Apache-2.0
 # report_oscal.sh - `isotier report --format oscal` is an OSCAL 1.1 assessment
 # results document valid against NIST's published JSON Schema
 # (tests/fixtures/oscal, validated by Debian's python3-jsonschema, not by

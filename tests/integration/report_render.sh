@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal
+# SPDX-License-Identifier: Apache-2.0
 # report_render.sh - the HTML report in a real browser: headless Chromium
 # renders it (a catalogue quote is Japanese), takes a screenshot, logs no
 # console message, and fetches nothing: every request the page could make

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: fast
+# SPDX-License-Identifier: Apache-2.0
 # report_view.sh - what operators and auditors see first, over a history that
 # holds every kind of attention item (tests/fixtures/report/alerts.py):
 # ALERT > WARN > note with a remedy each, one collapsed line for many of a

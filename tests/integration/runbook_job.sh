@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal; uses: challenge
+# SPDX-License-Identifier: Apache-2.0
 # runbook_job.sh - runs the runbook's scheduled job (runbook/jobs/isotier-reverify.sh)
 # end to end on this machine, as the systemd unit and the cron line run it:
 # real verify on real backends, `sources check` against a fixture catalogue

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: fast
+# SPDX-License-Identifier: Apache-2.0
 # runner_timeout: the test runners end every test by themselves. A unit suite that never returns
 # and an integration script that sleeps are killed past their limit (ISOTIER_UNIT_TIMEOUT,
 # ISOTIER_TEST_TIMEOUT) and named as timed out; the run fails; a quick neighbour still passes.

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal
+# SPDX-License-Identifier: Apache-2.0
 # sources_baseline: `isotier sources check` keeps what was read and says how a
 # page moved, against pages replayed by a real HTTP server on 127.0.0.1
 # (tests/tools/fixture_server.py). --update-baseline keeps the main text's

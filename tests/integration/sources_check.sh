@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: slow
+# SPDX-License-Identifier: Apache-2.0
 # sources_check: `isotier sources check` against a real HTTP server on
 # 127.0.0.1 (tests/tools/fixture_server.py) serving fixture pages. Each case
 # gets the right status, results land in a real SQLite history, and a run

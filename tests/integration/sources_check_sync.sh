@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: fast
+# SPDX-License-Identifier: Apache-2.0
 # `sources check` whose run's one sync of the history fails (its durability
 # point, history_sqlite.c) reports no check stored, in text and --json, says
 # why, and exits with the I/O error (74). Against a real HTTP server on

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal
+# SPDX-License-Identifier: Apache-2.0
 # sources_unreachable.sh - whoever can block most sources must not keep the
 # drift gate green (cmd_sources.c, --max-unreachable): 3 of 4 sources
 # UNREACHABLE (a closed port on 127.0.0.1) and one PRESENT (a real HTTP server

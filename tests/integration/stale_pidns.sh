@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal
+# SPDX-License-Identifier: Apache-2.0
 # A run left 'running' is marked interrupted only where its owner's pid means
 # something (issue 25, the stale-run check): a run whose owner is a process
 # in another pid namespace (a container running isotier on this host, sharing

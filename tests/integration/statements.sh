@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal; uses: challenge
+# SPDX-License-Identifier: Apache-2.0
 # statements.sh - verdicts carry their own proof (reference/statement.c,
 # identity.c): a real bwrap verification under host identity A is a DSSE
 # envelope an independent implementation verifies (Python's cryptography,

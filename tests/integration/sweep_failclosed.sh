@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal
+# SPDX-License-Identifier: Apache-2.0
 # sweep_failclosed.sh - `isotier sweep` exits non-zero whenever it could not do
 # its work (cmd_sweep.c), and sweeps the leases all the same: a history whose
 # schema is newer (65), locked past 5 s (75), on a read-only file system (74),

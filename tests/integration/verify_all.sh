@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: slow; uses: quiet docker kvm nspawn podman
+# SPDX-License-Identifier: Apache-2.0
 # verify --all end to end: the real probe in the real backends against the real
 # catalogue; verdicts asserted from --json and from the SQLite file.
 . "$ISOTIER_ROOT/tests/lib.sh"

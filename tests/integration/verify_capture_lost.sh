@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: fast
+# SPDX-License-Identifier: Apache-2.0
 # A capture that could not be packed is said in the stored observation
 # ("capture not kept: <why>"), as on the terminal: history and reports tell
 # it apart from a run that asked for none (--no-evidence, which says "not

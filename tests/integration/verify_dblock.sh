@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal; uses: challenge
+# SPDX-License-Identifier: Apache-2.0
 # The history database locked by another process (python3 holding BEGIN
 # EXCLUSIVE): verify gives up after its busy timeout with exit 75 and a clear
 # message, loses nothing, and works once the lock is gone. A lock taken while

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal; uses: challenge
+# SPDX-License-Identifier: Apache-2.0
 # Durations that mean something (issue #24): each observation stores the
 # sandbox's own wall and CPU time apart from the job's duration_ms, with the
 # run's --jobs and how many ran at once; the CPU time is the backend's

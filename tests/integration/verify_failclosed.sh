@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal; uses: challenge
+# SPDX-License-Identifier: Apache-2.0
 # A VM counts toward MICROVM only when it is the sandbox's own. On a VM host
 # (this machine kind is a Firecracker microVM) a container or gVisor backend
 # wrongly claimed MICROVM must not be let through: verify says so and alerts,

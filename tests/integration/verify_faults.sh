@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal; uses: challenge fhang
+# SPDX-License-Identifier: Apache-2.0
 # verify under faults, on real backends: a probe that hangs (killed at
 # --timeout, nothing leaks), prints garbage (rejected), prints 100 MiB (capped,
 # memory bounded); a backend binary missing (UNAVAILABLE, exit 69); no probe;

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal; uses: challenge
+# SPDX-License-Identifier: Apache-2.0
 # A verify run's fixed cost (issue #24): over an existing SQLite history it
 # syncs exactly once, the write-ahead log, after the run's last commit (its
 # observation survives a power loss once verify says "stored"), and never

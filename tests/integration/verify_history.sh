@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal; uses: challenge
+# SPDX-License-Identifier: Apache-2.0
 # isotier history: newest first, --backend, --limit, --json, terminal-safe,
 # read-only; and a CONTRADICTED verdict (exit 1) recorded next to a CONFIRMED one.
 . "$ISOTIER_ROOT/tests/lib.sh"

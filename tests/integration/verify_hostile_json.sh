@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: fast
+# SPDX-License-Identifier: Apache-2.0
 # What a hostile sandbox prints reaches the judge, the history and every
 # report with one reading, as valid UTF-8 and inert (issue 17, findings 2, 3
 # and 6), end to end through `verify` on the host backend:

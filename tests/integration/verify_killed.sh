@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal; uses: challenge docker fhang podman
+# SPDX-License-Identifier: Apache-2.0
 # verify killed at several points (SIGTERM, which it sees, and SIGKILL, which
 # it does not; each at two points at least) for podman, docker, runc,
 # qemu-microvm and the e2b emulator,

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal; uses: challenge
+# SPDX-License-Identifier: Apache-2.0
 # verify --no-evidence (issue #24): no capture directory at all (no
 # mkdtemp, no bind mount, the probe not asked to --capture), no evidence
 # stored, the observation saying so, and the same verdict as a run that

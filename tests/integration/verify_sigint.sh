@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
 # isotier-test: normal; uses: challenge fhang
+# SPDX-License-Identifier: Apache-2.0
 # SIGINT in the middle of verify: exit 130, the run marked interrupted, the
 # observations finished before it kept whole, none half-written, no sandbox
 # left behind; the next run works.

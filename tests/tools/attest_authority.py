@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """attest_authority.py - TEST FIXTURE, not part of isotier: a test authority
 for the provider emulators' "attest" modes (emu_sandbox.py). It makes, once
 per emulator, ARK and ASK keys (RSA-PSS SHA-384 certificates, as AMD's) and

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tests/tools/backend-lib.sh - sourced (after tests/lib.sh) by tests/integration/backend_*.sh:
 # drives one backend for real through $BUILD/tests/backend-run.
 DRIVER="$ISOTIER_ROOT/$BUILD/tests/backend-run"

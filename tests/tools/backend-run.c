@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * backend-run - drives one backend for the integration tests and benches.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cancel-exec - an application of the public API (isotier.h only) with its
  * own SIGTERM handler, for tests/integration/cancel_exec.sh:

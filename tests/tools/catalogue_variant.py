@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Copies the real catalogue into DEST and rewrites one provider entry, for
 tests that need a deliberately stale, unsourced or wrong claim.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """daytona_emulator.py - TEST FIXTURE, not part of isotier: a Daytona stand-in
 on 127.0.0.1 for tests/integration/remote_daytona.sh (Python 3 stdlib only).
 

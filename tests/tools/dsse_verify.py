@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """dsse_verify.py ENVELOPES PUBKEY - checks isotier's signed statements with an
 implementation that shares no code with isotier: Python's json and base64 and
 the `cryptography` package (Debian's python3-cryptography) over the DSSE

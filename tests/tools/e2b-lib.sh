@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tests/tools/e2b-lib.sh - sourced (after tests/lib.sh) by remote_e2b.sh and remote_e2b_faults.sh:
 # the planted API key, remote-lib.sh for the e2b backend, and `emu`.
 KEY="sk-e2b-PLANTED-$$-$RANDOM-secret"

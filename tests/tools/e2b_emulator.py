@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """e2b_emulator.py - TEST FIXTURE, not part of isotier: an E2B stand-in on
 127.0.0.1 for tests/integration/remote_e2b.sh (Python 3 stdlib only).
 

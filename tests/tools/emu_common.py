@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """emu_common.py - TEST FIXTURE, not part of isotier: what the provider
 emulators (tests/tools/*_emulator.py) share: the common command line, the
 request log (--log) and ledger (--ledger), the handler's plumbing (JSON

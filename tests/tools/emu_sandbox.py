@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """emu_sandbox.py - TEST FIXTURE, not part of isotier: the real local sandbox
 behind every "create" of the provider emulators (tests/tools/*_emulator.py).
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # tests/tools/engine-lib.sh - sourced (after tests/lib.sh and backend-lib.sh) by the Docker and
 # Podman backend tests: a Docker daemon for the test (scripts/dockerd.sh starts one when none
 # answers and the test stops what it started, by pid), and checks that no container or image of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* exec-output.c - a command's output through isotier_exec_opts.on_output
  * (version 2), and a program built against version 1 of the struct still
  * accepted; public API only (include/isotier.h).

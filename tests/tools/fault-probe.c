@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fault-probe.c - stand-ins for isotier-probe that misbehave, for the verify
  * fault tests. Static (musl), libc only, so every backend can run it as

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """fixture_server.py - a real HTTP server on 127.0.0.1 for `isotier sources check`
 tests and benches (Python 3 stdlib only).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """fly_emulator.py - TEST FIXTURE, not part of isotier: a Fly Machines API
 stand-in on 127.0.0.1 for tests/integration/remote_fly.sh (stdlib only).
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """history_gen.py DB N [HOSTS] [--checks N --catalogue DIR] [--refusals N] -
 fills an isotier history (already created: `isotier history import --db DB
 header.jsonl`) with N observations shaped like real ones: 5 backends, 8 per

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """layers.py ROOT BUILD PROBE_OBJ_DIR [TOOL_OBJ_DIR] - the layers of HACKING.md, checked.
 
 Includes: every `#include "x"` resolves from the including file's folder or

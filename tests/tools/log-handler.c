@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* log-handler.c - libisotier's warnings reach the handler the program gave,
  * and nothing reaches stderr: creates a sandbox whose span export must fail
  * (an OTLP endpoint nobody listens on), runs a command, destroys it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * notif-supervisor.c - a lie from inside the sandbox (tests/integration/lies_local.sh):
  * runs argv[1..] under a seccomp user-notification supervisor that answers sysinfo(2) with a

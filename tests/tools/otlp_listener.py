@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """A real OTLP/HTTP listener on 127.0.0.1 for tests: accepts POST /v1/traces
 with isotier's User-Agent, appends each body as one line to OUT, answers 200
 (400 to anything else, whose body is not kept). Prints its port on stdout,

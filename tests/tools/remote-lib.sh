@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # remote-lib.sh - sourced by tests/integration/remote_*.sh (after tests/lib.sh):
 # the steps each remote backend's test repeats against its emulator
 # (tests/tools/*_emulator.py, a real bwrap sandbox behind every create).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* attest_authority.h - a test authority for attestation suites: ARK, ASK,
  * ASVK, VCEK and VLEK keys created at test time (same structures as AMD's:
  * RSA-PSS SHA-384 ARK, ASK and ASVK; ECDSA P-384 VCEK naming its chip in a

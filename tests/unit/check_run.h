@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* check_run.h - what every Check suite shares: running the suite, and
  * asserting what a writer function puts on a stream. */
 #ifndef ISOTIER_CHECK_RUN_H

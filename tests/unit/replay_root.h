@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* replay_root.h - what the probe suites share to build replay roots by hand:
  * files written under a root with their parent directories, and the root
  * removed afterwards. Test fixtures only. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* support_attest_authority.c - the test authority (attest_authority.h). */
 #include "attest_authority.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* support_attest_tdx_authority.c - the TDX test authority (attest_authority.h):
  * an SGX root, a PCK Platform CA and a PCK, and quotes v4 (Intel TDX DCAP
  * Quoting Library API, "Quote Format") they sign. Test fixtures only. */

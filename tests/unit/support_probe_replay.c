@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* support_probe_replay.c - the probe's report for a replay root, as text.
  * Its own file: the probe's struct probe_result and the library's parsed
  * one share a name and cannot meet in one translation unit. */

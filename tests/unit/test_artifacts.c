@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_artifacts.c - the artifact step (artifacts.h): a hostile archive
  * unpacks to regular files and directories beneath the destination and
  * nothing else (links, devices, FIFOs, "..", absolute and too-deep names

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_attest_appraise.c - genuine SEV-SNP reports that are worth nothing
  * (attest_snp_check.c), made by a test authority (attest_authority.h) and
  * refused with the check named, as go-sev-guest's validate.SnpAttestation

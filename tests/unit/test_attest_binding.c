@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_attest_binding.c - evidence bound to one run (attest.h), with
  * reports a test authority signs at test time (attest_authority.h): the
  * right nonce over the probe's own output passes; a replayed report (an old

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_attest_catalogue.c - an offering may say it offers hardware
  * attestation (catalogue "attestation", ADR-0020): sev-snp or tdx load; any
  * other word fails naming the field; absent is none documented. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_attest_snp.c - real SEV-SNP evidence (tests/fixtures/attest/SOURCE.md):
  * a Milan report and its VCEK verify against the AMD roots pinned in
  * catalogue/roots under a minimum at the report's own TCB, and are refused

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_attest_tdx.c - a real TDX quote v4 (tests/fixtures/attest/SOURCE.md):
  * its attestation key's signature, the QE report's commitment and PCK
  * signature, and the PCK chain to the Intel SGX Root CA pinned in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_attest_tsm.c - the probe's configfs-tsm flow (probes/attest.h)
  * against a simulated tree in a replay root: a thread plays the provider
  * (outblob and generation are FIFOs it serves, signing a test authority's

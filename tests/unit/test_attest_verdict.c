@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_attest_verdict.c - what two sandboxes' attestation does to a remote
  * verdict (testimony_judge_attested, ADR-0020): real captures replayed
  * through the probe and the judge, then weighed with each pair outcome. An

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_backends.c - the registry (backends.c): every descriptor is one this
  * library can drive (isotier__backend_check), names are unique, and each
  * backend's one link to its claim, catalogue_id, names an entry of the shipped

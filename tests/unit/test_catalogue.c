@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_catalogue.c - the catalogue parser and validator (hostile input, every
  * rule with file and field), quote normalisation, page text extraction and
  * SHA-256. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_catalogue_memo.c - reading HEAD's commit without libgit2 (catalogue_memo.h):
  * loose refs, packed-refs, a detached HEAD, and hostile repositories (a ref that
  * leaves the git directory, short or long ids, a FIFO, oversized files) that give

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_catalogue_scope.c - an offering's `scope` (between whom its tier's
  * boundary holds): the parser takes the three words and refuses any other

@@ -1,4 +1,5 @@
 /* isotier-unit: alone (its task-count patterns and their timing want the host to itself) */
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_challenge.c - the host's task pattern looked for in a sandbox's samples
  * (reference/challenge.c): seen when the sandbox shares the host's kernel, at
  * any clock offset; not seen in a count of its own; unanswered when the

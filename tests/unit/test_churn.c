@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_churn.c - the CHURN.md and CHANGELOG.md parsers (hostile input, line
  * numbers in errors), change matching, semver ordering, and the catalogue
  * diff per offering (renames through renamed_from, status changes). */

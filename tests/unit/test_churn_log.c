@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_churn_log.c - `churn log` as a stream (issue #24): the first-parent
  * walk over a real repository longer than one walk segment, with a --since
  * on the chain and one on a merged branch; the text grouped by provider

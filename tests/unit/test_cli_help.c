@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_cli_help.c - what helps a user: "did you mean" suggestions,
  * singular/plural, errors that never end in ": ", and the report's

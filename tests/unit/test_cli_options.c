@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_cli_options.c - declarative options (verify/cmd/cli_options.h): a table
  * drives parsing, validation, the usage and "did you mean"; and the tables

@@ -1,4 +1,5 @@
 /* isotier-unit: alone (its task-count patterns and their timing want the host to itself) */
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_cross_challenge.c - a remote backend's cross-sandbox challenge
  * (reference/observe_cross.c): the probe report's run.pattern as hostile
  * input (reference/probe_run.c), its conversion into the judge's segments,

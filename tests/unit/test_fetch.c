@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_fetch.c - `sources check`'s fetcher (verify/sources/fetch.c) over the one
  * HTTP client, against a real HTTP server on 127.0.0.1 (a thread here that
  * counts requests): a slow callback holds the workers back (at most `jobs`

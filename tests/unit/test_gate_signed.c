@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_gate_signed.c - the history gate trusts signatures, not rows
  * (reference/statement.c, identity.c, resolve.c): over a real SQLite file,

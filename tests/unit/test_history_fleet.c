@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_history_fleet.c - the history's fleet pieces on a real SQLite file:
  * a URI's password redacted wherever it is shown; version 4 UUIDs; every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_history_gate.c - resolve's history gate (reference/resolve.c) over a
  * real SQLite file with the real schema (isotier__history_open) and rows

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_history_sync.c - the SQLite history's durability point on a real
  * file: a sync of the write-ahead log that failed stays failed, so a run's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_host_sighting.c - a VMM or runsc counts only as the host's own program,
  * started for this run (reference/host_sighting.c), with real processes: a
  * copy of sleep installed as "firecracker" in a root-only directory made the

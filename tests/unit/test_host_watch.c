@@ -1,4 +1,5 @@
 /* isotier-unit: alone (its task-count patterns and their timing want the host to itself) */
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_host_watch.c - the host's own view (reference/host_watch.c) with real
  * processes: a process that runs the watched argv[0] with the run's nonce is
  * seen, one without the nonce or started before the watch is not; the task

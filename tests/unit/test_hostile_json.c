@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_hostile_json.c - issue 17's JSON findings: a document has one reading
  * (duplicate keys refused wherever isotier parses JSON, and the document
  * judged is what is stored), everything written is valid UTF-8, and one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_htmltext_bounded.c - issue 17, finding 5: text is extracted from a
  * web page in memory bounded by the page, not by its tree. A 5 MiB page of

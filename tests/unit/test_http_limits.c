@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_http_limits.c - the HTTP client (reference/http.c) against a real HTTP
  * server on 127.0.0.1 (a thread here answering each path with a fixed,
  * hostile response): a Retry-After is honoured only within the request's own

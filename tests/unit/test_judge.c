@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_judge.c - the verdict table: claim (tier + mechanism) against the
  * probe's layers, over many cases, through the real probe JSON parser. */
 #include <check.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_judge_replay.c - the judge end to end from replayed captures: the
  * probe classifies a replay root, prints its report, the library parses it
  * and judges a claim under each kernel relation verify can find. */

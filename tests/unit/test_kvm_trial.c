@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_kvm_trial.c - the accelerator decision's cache (kvm_trial.h) and the
  * state directory's small caches (paths.h: state_cache.c): the key changes
  * with the host boot, the kernel's content and the VMM; a stale, garbage or

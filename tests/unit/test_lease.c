@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_lease.c - the lease registry and the sweep of dead runs' leftovers
  * (lease.h, sweep.h), and proc.h's on_cancel hook: real files, real
  * processes, a real directory of leases. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_observe.c - the one lifecycle (observe.h) on real sandboxes: the
  * probe's output parsed, bounded and rejected; the kernel relation SELF for
  * the host, SHARED for a container on this kernel, and for a backend flagged

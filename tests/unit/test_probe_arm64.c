@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_probe_arm64.c - isotier-probe's arm64 evidence (sig_virt_arm64.c) over
  * replay fixtures: a real capture from an aarch64 QEMU virt guest under TCG

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_probe_classify.c - isotier-probe's verdicts over replay fixtures
  * (tests/fixtures/probe/): real captures from this machine kind (native

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_probe_hostile.c - isotier-probe's parsers on hostile replay input:
  * near misses of everything they look for, on lines longer than the read

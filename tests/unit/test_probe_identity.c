@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_probe_identity.c - the probe's checks of its own inputs: the kernel
  * identity (boot_id, btime) checked live and never trusted from a replay;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_probe_input.c - the probe's input layer and outputs as attack
  * surface: capture -> replay gives the same verdict; a hostile replay

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_probe_linear.c - issue 17, finding 4: every replay reader is linear in
  * its input. A capture whose .probe/ns and .probe/kmsg are 64 KiB of bare

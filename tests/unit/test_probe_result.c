@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_probe_result.c - the probe's JSON (probes/probe.schema.json) as hostile
  * input: wrong types, huge strings, missing fields, unknown enum values,
  * self-contradiction, nesting, size. */

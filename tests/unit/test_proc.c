@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_proc.c - child processes cancelled per call through a descriptor:
  * the whole process group killed, ISOTIER_EINTR, nothing left; refused when
  * already cancelled except cleanup children; the caller's signal handlers

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_remote.c - the remote backends' plumbing without a network: the
  * Connect envelope decoder (split feeds, cut streams, hostile frames),
  * base64, strict JSON (duplicate keys, depth, trailing bytes), the one

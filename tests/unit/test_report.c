@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_report.c - `isotier report`: escaping (HTML/XML, JSON, Markdown) of
  * hostile strings, dates, evidence parsing of hostile stored JSON, and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_report_fleet.c - what the report shows of a shared history, on a real
  * SQLite file: the host x backend matrix in every human format only when two

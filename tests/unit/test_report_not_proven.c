@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_report_not_proven.c - how `isotier report` shows NOT_CONTRADICTED (a
  * remote claim above CONTAINER that its provider's sandboxes do not

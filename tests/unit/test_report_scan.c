@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_report_scan.c - `isotier report` over more observations than it shows
  * (report_scan.c): every one counted, only the shown ones held in full; the

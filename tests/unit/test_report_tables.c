@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_report_tables.c - `isotier report` over more source checks and
  * refusals than it shows (report_tables.c): every one counted, each catalogue

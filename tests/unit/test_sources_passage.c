@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_sources_passage.c - what `sources check` keeps of a page and how it
  * tells the page's moves apart (verify/sources/sources_baseline.h, htmltext.h): the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_testimony.c - a remote backend's observation is the provider's
  * testimony (reference/testimony.h): real captures replayed through the probe
  * and the judge, then weighed as a remote backend's. What a local backend

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_tier.c - the rank of ADR-0018 over all 16 pairs, names and parsing. */
 #include <check.h>
 #include "check_run.h"

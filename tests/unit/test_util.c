@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_util.c - terminal-safe output, bounded non-blocking file reads, and
  * the history's honest errors on files that are not databases. */
 #include <check.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_version.c - the library's version (isotier_version() and the header's numbers are one
  * version) and the version rules of the structs a caller allocates: an options struct of a
  * version up to the library's is read, a newer one or 0 refused; an isotier_error of version 0

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_vocabulary.c - the one verdict table (base/verdict.h) and the one
  * mechanism table (catalogue/mechanism.h): what each verdict lets a reader
  * conclude, and the mechanism table equal to what the JSON Schema and

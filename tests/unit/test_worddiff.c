@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_worddiff.c - the word diff a changed passage is shown with
  * (verify/sources/worddiff.h): what was removed and added, nothing for the same

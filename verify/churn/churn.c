@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* churn.c - the catalogue's history through libgit2: snapshots, diffs, the
  * first-parent timeline. Object database only: no checkout, no git binary. */
 #include "churn.h"

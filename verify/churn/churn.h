@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * churn.h - the catalogue's history, read with libgit2 straight from the
  * object database (no checkout, no git binary): the claims of every provider

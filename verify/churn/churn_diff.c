@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* churn_diff.c - the difference of two catalogue snapshots, keyed by offering
  * id: additions, removals, tier/mechanism changes, status changes, and
  * renames (an entry whose renamed_from lists an id that disappeared). */

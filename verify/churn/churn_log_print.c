@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* churn_log_print.c - `isotier churn log` written as the timeline is walked
  * (churn_log_print.h). Ids and mechanisms are validated identifiers; file
  * names and skip reasons come from the object database and are escaped. */

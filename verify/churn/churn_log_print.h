@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * churn_log_print.h - `isotier churn log` written as the timeline is walked,
  * in memory that does not grow with the history (issue #24).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* churn_report.c - text, JSON and JUnit renderings of a churn check and of
  * the churn log. Ids and mechanisms are validated identifiers; file names
  * from the object database are hostile and are escaped everywhere. */

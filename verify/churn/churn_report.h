@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * churn_report.h - what `isotier churn` and `isotier churn release-check`
  * found, and its text, JSON and JUnit renderings.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* churn_walk.c - the first-parent chain from head back to since, visited
  * oldest first in memory that does not grow with the history (issue #24).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * churn_worktree.c - `isotier churn --worktree`: the working tree's
  * provider files (catalogue/providers, *.json) and CHURN.md, read from the filesystem (what

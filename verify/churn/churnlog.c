@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* churnlog.c - strict parsers for CHURN.md and CHANGELOG.md (format: CHURN.md). */
 #include "churnlog.h"
 

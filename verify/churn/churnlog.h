@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * churnlog.h - the two human-first, machine-checked logs of tier churn:
  * CHURN.md (one entry per tier or mechanism change of a provider) and the

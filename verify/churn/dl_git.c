@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dl_git.c - libgit2, loaded on first use (dl_git.h). */
 #define ISOTIER_DL_GIT_NO_MAP
 #include "dl_git.h"

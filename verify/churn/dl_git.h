@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dl_git.h - libgit2, loaded on first use (dlopen) rather than linked:
  * only `churn` and the catalogue's commit (sources/catalogue_commit.c) need it, and linking it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cli.c - helpers every subcommand shares: errors, exit codes, defaults.
  * Kept out of main.c so the unit suites link them too. */
 #include "cli.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cli.h - the isotier command line: one file per subcommand, each exporting
  * one `const struct cli_command cli_<name>`; main.c dispatches.

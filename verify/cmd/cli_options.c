@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cli_options.c - options from a table (see cli_options.h). */
 #include "cli_options.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cli_options.h - declarative command options. A command declares its
  * options once, in a table (name, argument kind, validator, help line);

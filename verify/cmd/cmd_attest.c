@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_attest.c - `isotier attest export`: the history's signed statements
  * as JSON Lines of DSSE envelopes (statement.h), then a SLSA Verification
  * Summary Attestation per backend this host observed (vsa.c), signed with

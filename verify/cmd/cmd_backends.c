@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_backends.c - `isotier backends`: every backend with its claimed and
  * resolved tier, the reason for any downgrade, and availability with what the
  * backend found (the runtime's path; for Docker the daemon's configured

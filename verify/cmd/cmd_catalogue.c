@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cmd_catalogue.c - `isotier catalogue check`: load and validate the provider
  * catalogue; exit 65 listing every problem with file and field.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cmd_churn.c - `isotier churn`: tier churn of the catalogue's git history.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_history.c - `isotier history`: verify observations, newest first,
  * filtered; `history show ID` (one observation and its evidence);
  * `history --sources` (the source checks). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_identity.c - `isotier identity`: this host's signing identity (the
  * key every observation's statement is signed with, identity.h), made on
  * first use; the public key, key id and host id, never the private key. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_paths.c - `isotier paths`: which files this isotier uses by default and
  * why (installed prefix, build tree, or an environment variable), so an
  * operator can tell an installed isotier from a checkout's before trusting

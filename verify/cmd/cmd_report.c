@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cmd_report.c - `isotier report`: the history database (read-only) and the
  * catalogue rendered in every format of report_format.c's table.

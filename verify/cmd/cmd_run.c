@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_run.c - `isotier run`: create, run one command, relay its output and
  * exit status, destroy. A refused tier is EX_CONFIG with ConfigurationError. */
 #include "../run/cancel.h"

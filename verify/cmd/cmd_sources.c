@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cmd_sources.c - `isotier sources check`: re-fetch every cited source and
  * check that its quote is still on the page. Each source gets

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_statement.c - `isotier statement verify FILE`: checks signed
  * statements anywhere (statement.h): one DSSE envelope, or JSON Lines of
  * them, against the public keys named (--key) or this host's own and

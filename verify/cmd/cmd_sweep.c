@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_sweep.c - `isotier sweep`: releases what runs that died without seeing
  * it (SIGKILL, power loss) left behind, as every `verify` does first. */
 #include "cli.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cmd_verify.c - `isotier verify`: run the probe in each backend, judge the
  * catalogue's claim for it, record one observation per backend.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* main.c - `isotier`: dispatch to one subcommand. */
 #include "cli.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* history_by_host.c - `isotier history --by-host`: what each host last
  * observed of each backend, as a host x backend table or JSON. */
 #include "history_table.h"

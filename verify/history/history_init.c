@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* history_init.c - `isotier history init --db URI`: the owner's bootstrap of
  * a fleet's PostgreSQL history (runbook/fleet.md): schema, one role per
  * runner host under row-level security, read-only auditors. */

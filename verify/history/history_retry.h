@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * history_retry.h - one history transaction tried again while another process
  * holds the database's write lock. SQLite's busy timeout already waits inside

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * history_table.c - `isotier history`'s output: a table that fits 100
  * columns (or, --wide, shows everything), one observation with the evidence

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * history_table.h - `isotier history`'s pieces: a text table that fits a
  * width (or shows everything), one observation with its evidence

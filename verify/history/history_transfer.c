@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * history_transfer.c - `isotier history export`, `import` and `migrate`:
  * a history out as JSON Lines, histories in (SQLite files or exports,

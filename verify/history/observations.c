@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* observations.c - verify's rows in the shared history: one transaction
  * per observation (the SQL is the history module's, history_obs.c), each
  * signed by this host's key as an in-toto statement (statement.h). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * observations.h - `isotier verify` observations in the shared history
  * (reference/history_obs.c holds the SQL): one transaction per observation.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * report_alerts.c - what a reader sees first: each attention item's severity
  * (ALERT > WARN > note) and one-line remedy, the matrix's sections (local

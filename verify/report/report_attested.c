@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * report_attested.c - which CONFIRMED observations hardware attestation
  * proved (ADR-0020), as a fact every writer shows, never read back out of

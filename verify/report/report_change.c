@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* report_change.c - a source check's change against its kept baseline, in
  * words for the report (report_model.h). */
 #include "report_model.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* report_escape.c - escaping for the report writers: HTML/XML, JSON,
  * Markdown. Everything that reaches a report passes through here, under the
  * terminal printer's policy (isotier__unicode_unsafe): controls, bidi

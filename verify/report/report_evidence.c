@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * report_evidence.c - the arena, dates, verdict words, and the evidence
  * behind an observation read back from observations.layers_json and

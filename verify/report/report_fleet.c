@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * report_fleet.c - what a fleet's shared history adds to the report: an
  * alert when hosts disagree. For each backend, the latest judged

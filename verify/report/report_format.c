@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* report_format.c - the table of report formats (see report_format.h). */
 #include "report_format.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * report_format.h - the one table of `isotier report` formats. Usage text,
  * `report --list-formats`, the man page and every test that loops over

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * report_html.c - the auditor's report: one self-contained HTML file (inline
  * CSS, no scripts, no network), printable, readable without colour (every

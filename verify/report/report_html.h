@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * report_html.h - what the HTML report's files share: cell writers (every
  * string through report_put_xml) and the sections each file renders.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * report_html_detail.c - the HTML report's reference sections: evidence
  * behind observations, refusals, sources and their latest checks, and the

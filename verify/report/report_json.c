@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * report_json.c - the report for machines: one JSON document, schema
  * "isotier.report/1" (runbook/report.schema.json). Keys in a fixed order,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * report_junit.c - the report for CI systems: JUnit XML (the Jenkins/Ant
  * schema, tests/fixtures/report/junit.xsd). One testcase per tier-matrix row

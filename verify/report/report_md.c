@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * report_md.c - the report for pull requests: GitHub-flavoured Markdown.
  * Every stored string goes through report_put_md() (markup characters and

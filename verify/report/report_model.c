@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * report_model.c - loads the history database (read-only) and the catalogue
  * into one report model: the tier matrix, sources with their latest checks,

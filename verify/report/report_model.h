@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * report_model.h - `isotier report`: one in-memory model of the history
  * database plus the catalogue, and the writers that render it (HTML, JSON,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* report_oscal.c - the report as an OSCAL 1.1 assessment-results document
  * (JSON; NIST's schema: tests/fixtures/oscal/), for auditors' tools: one
  * observation per backend row (its latest observation in range), one

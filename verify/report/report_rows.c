@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * report_rows.c - the judgement half of the report model: the tier matrix
  * (one row per provider and backend, with its latest observation), what needs

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * report_scan.c - the report's one pass over a history's observations,
  * however many: each streams past once (oldest first) and is counted into

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * report_svg.c - per-backend timelines for the HTML report: one row per
  * backend and offering, one mark per verdict seen in each period (the same

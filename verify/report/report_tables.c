@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * report_tables.c - the report's source checks and refusals, bounded like its
  * observations (report_scan.c): a fleet that runs `sources check` daily for

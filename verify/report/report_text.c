@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * report_text.c - the report for a terminal, a log or a mail: the banner,
  * the checks that did not happen, and each attention item (ALERT, WARN,

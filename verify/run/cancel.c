@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cancel.c - SIGINT/SIGTERM as a cancel descriptor (see cancel.h). */
 #include "cancel.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cancel.h - the CLI's SIGINT/SIGTERM, turned into libisotier's per-call
  * cancellation. The library touches no signal; the CLI owns its process, so

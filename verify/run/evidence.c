@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* evidence.c - a small ustar writer for capture directories (hostile trees). */
 #include "evidence.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * evidence.h - packs a probe's capture directory (written inside a sandbox:
  * hostile) into an in-memory ustar archive for the history's evidence column.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* leftovers.c - sweeping what dead runs left behind (see leftovers.h). */
 #include "leftovers.h"
 #include "../cmd/cli.h"

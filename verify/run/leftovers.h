@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* leftovers.h - what dead runs left behind, swept at the start of a run and by
  * `isotier sweep` (the library's sweep.h and isotier__history_mark_stale). */
 #ifndef ISOTIER_CLI_LEFTOVERS_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* verify_exit.c - how `isotier verify` ends (verify_steps.h): the exit status
  * from every judged job and what else the run saw, most severe first as
  * cmd_verify.c's top says, and what a history database failure tells the

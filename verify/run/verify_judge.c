@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* verify_judge.c - verify's judging and recording of one finished job
  * (verify_steps.h). */
 #include "../cmd/cli.h"

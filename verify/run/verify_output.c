@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* verify_output.c - what `isotier verify` prints: progress, the summary
  * table, the JSON document (verify_steps.h). Every string from a sandbox is
  * sanitised for the terminal. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* verify_run.c - `isotier verify` workers: observe one backend each. */
 #include "verify_run.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * verify_run.h - the worker side of `isotier verify`: one backend per job,
  * observed by the library's one lifecycle (observe.h: available ->

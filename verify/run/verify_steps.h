@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * verify_steps.h - what `isotier verify` does on its main thread with each
  * finished job (cmd_verify.c drives them): judge it (verify_judge.c),

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* catalogue_commit.c - which revision of the catalogue a run judged against: HEAD of
  * the git repository holding the catalogue directory (libgit2), marked
  * "+dirty" when the catalogue's files differ from it, so a run against

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * catalogue_commit.h - which revision of the catalogue a run judged against
  * (libgit2: the CLI's alone, never linked into libisotier's consumers).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * catalogue_memo.c - the catalogue commit without libgit2 when nothing changed
  * (see catalogue_memo.h). The key covers what libgit2's answer depends on:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * catalogue_memo.h - the catalogue commit's memo (catalogue_memo.c): what
  * libgit2 answered for a catalogue directory, kept in the state cache under a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* dl_xml.c - libxml2, loaded on first use (dl_xml.h). */
 #define ISOTIER_DL_XML_NO_MAP
 #include "dl_xml.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * dl_xml.h - libxml2, loaded on first use (dlopen) rather than linked:
  * only the text of a fetched page (`sources check`, htmltext.c) needs it, and linking it costs

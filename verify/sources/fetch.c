@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fetch.c - many URLs at once through libisotier's HTTP client (fetch.h).
  *
  * `jobs` worker threads take URLs in order and run isotier__http_perform;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fetch.h - fetch many URLs concurrently for `sources check`: at most `jobs`
  * requests at once, each through libisotier's one HTTP client

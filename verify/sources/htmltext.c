@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* htmltext.c - readable text of a web page (libxml2's push parser, SAX: memory
  * bounded by the text, not the tree) and quote normalisation. */
 #include "htmltext.h"

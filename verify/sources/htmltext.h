@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * htmltext.h - the readable text of a web page (libxml2's HTML parser, which
  * recovers from malformed markup) and the normalisation quotes are matched

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sha256.c - SHA-256 through libcrypto's EVP digest interface. */
 #include "sha256.h"
 

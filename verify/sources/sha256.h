@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sha256.h - SHA-256 for content hashes, through libcrypto's EVP interface
  * (no hand-written digest to maintain). */
 #ifndef ISOTIER_SHA256_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sources_baseline.c - the kept baseline of cited sources: load, look up,
  * update, save (sources_baseline.h). */
 #include "sources_baseline.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sources_baseline.h - what was read when a source was retrieved, kept so a
  * later `sources check` can say how the page moved, not only whether the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sources_page.c - the readable and main text of a fetched page
  * (sources_page.h). */
 #include "sources_page.h"

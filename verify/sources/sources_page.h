@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sources_page.h - the text of a fetched page that `sources check` reads: the
  * whole readable text (quotes are looked for in it) and the main text (chrome
  * left out) with its SHA-256, both normalised (htmltext.h). */

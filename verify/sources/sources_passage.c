@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sources_passage.c - the passage around a quote and how a page moved
  * against its kept baseline (sources_baseline.h). */
 #include "htmltext.h"

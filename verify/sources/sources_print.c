@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sources_print.c - what `isotier sources check` prints (text and --json)
  * and what --update-baseline keeps (sources_run.h). */
 #include "sources_run.h"

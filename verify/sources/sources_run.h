@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sources_run.h - the state of one `isotier sources check` run, shared by
  * cmd_sources.c (fetch, judge, store) and sources_print.c (what it prints,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* worddiff.c - word-level diff (worddiff.h): the common head and tail set
  * aside, the longest common subsequence of the rest by dynamic programming
  * over at most ISOTIER_WORDDIFF_MAX_WORDS words a side. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * worddiff.h - a word-level diff of two short texts (passages around a
  * quote), in the form `git diff --word-diff=plain` prints: words only in the

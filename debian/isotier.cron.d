@@ -1,0 +1,1 @@
+../runbook/jobs/isotier.cron
