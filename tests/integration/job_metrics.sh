@@ -39,8 +39,10 @@ run_job() { # run_job [VAR=value...]: $rc, $err
 }
 
 # --- settings: the file as the package ships its example ----------------------
+# ISOTIER_BACKENDS=host verifies no sandbox: the job runs whole and then fails 69 (nothing on
+# this host was checked), which the metrics must carry.
 run_job ISOTIER_DEFAULTS="$TMP/defaults"
-assert_eq "$rc" 0 "the job with the settings file ($err)"
+assert_eq "$rc" 69 "the job with the settings file ($err)"
 for f in isotier-report.html isotier-report.junit.xml isotier-report.json; do
   [ -s "$st/reports/$f" ] || fail "ISOTIER_REPORT_FORMATS=html junit json from the file: no $f"
 done
@@ -49,7 +51,7 @@ grep -q -- "verify --db $st/isotier.db --jobs 2 --backend host" "$st/job.log" ||
 # The environment wins over the file.
 rm -f "$st/reports/isotier-report.junit.xml"
 run_job ISOTIER_DEFAULTS="$TMP/defaults" ISOTIER_REPORT_FORMATS=json
-assert_eq "$rc" 0 "the job, formats from the environment ($err)"
+assert_eq "$rc" 69 "the job, formats from the environment ($err)"
 [ ! -e "$st/reports/isotier-report.junit.xml" ] || fail "the file's formats overrode the environment's"
 # Shell syntax is refused (78), the line named, the value never printed.
 printf 'ISOTIER_BACKENDS=host\nexport E2B_API_KEY=s3cr3t-value\n' >"$TMP/bad"
@@ -71,7 +73,7 @@ assert_contains "$cron_line" " root [ -d /run/systemd/system ] || /usr/libexec/i
 prom=$TMP/textfile/isotier.prom
 mkdir -p "$TMP/textfile"
 run_job ISOTIER_DEFAULTS="$TMP/defaults" ISOTIER_METRICS_FILE="$prom"
-assert_eq "$rc" 0 "the job writing metrics to ISOTIER_METRICS_FILE ($err)"
+assert_eq "$rc" 69 "the job writing metrics to ISOTIER_METRICS_FILE ($err)"
 [ -s "$prom" ] || fail "no metrics at $prom: $err"
 promtool check metrics <"$prom" >"$TMP/promtool.out" 2>&1 || fail "promtool check metrics: $(cat "$TMP/promtool.out")"
 [ ! -s "$TMP/promtool.out" ] || fail "promtool's lint: $(cat "$TMP/promtool.out")"
@@ -79,6 +81,7 @@ assert_eq "$(ls -A "$TMP/textfile")" isotier.prom "the textfile directory holds 
 m=$(cat "$prom")
 exit_json=$(json_get "$st/last-run.json" exit)
 assert_contains "$m" "isotier_job_exit_code $exit_json" "the job's exit code"
+assert_eq "$exit_json" 69 "last-run.json: no sandbox verified"
 assert_contains "$m" 'isotier_job_step_exit_code{step="verify"} 0' "verify's exit"
 assert_contains "$m" 'isotier_job_step_exit_code{step="sources"} -1' "sources skipped"
 assert_contains "$m" 'isotier_backend_verdict{backend="host",provider="",verdict="INCONCLUSIVE"} 1' "the host's verdict"
@@ -102,6 +105,6 @@ assert_contains "$p" 'isotier_metrics_input_ok{input="last_run"} 1' "last-run.js
 promtool check metrics <"$TMP/partial.prom" >/dev/null 2>&1 || fail "promtool on the partial file"
 # An unwritable place: the job says so and keeps its status.
 run_job ISOTIER_DEFAULTS="$TMP/defaults" ISOTIER_METRICS_FILE="$TMP/no/such/dir/isotier.prom"
-assert_eq "$rc" 0 "metrics that cannot be written do not change the job's status ($err)"
+assert_eq "$rc" 69 "metrics that cannot be written do not change the job's status ($err)"
 assert_contains "$err" "WARN metrics not written to $TMP/no/such/dir/isotier.prom" "the unwritable metrics file"
 echo "ok: settings file read by the job (unquoted list, quotes, comments; environment wins; shell syntax 78, value unprinted); metrics pass promtool, atomically written, fail closed on a missing input"
