@@ -271,6 +271,12 @@ $(BUILD)/tests/backend-run: tests/tools/backend-run.c $(BUILD)/obj/verify/run/ca
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/obj/verify/run/cancel.o $(BUILD)/libisotier-tool.a $(LIB_PKG_LIBS) -lpthread -lm
 
+# The challenge's error rates on this host (bench/challenge_rates.sh).
+all: $(BUILD)/tests/challenge-trials
+$(BUILD)/tests/challenge-trials: tests/tools/challenge-trials.c $(BUILD)/libisotier-tool.a
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libisotier-tool.a $(LIB_PKG_LIBS) -lpthread -lm
+
 # qemu-microvm guest init (static, musl) and where backend_qemu.c finds it.
 all: $(BUILD)/isotier-guest-init
 $(BUILD)/isotier-guest-init: reference/guest/init.c

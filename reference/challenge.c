@@ -7,14 +7,20 @@
 #include <string.h>
 
 /* Time at each edge of a slot that is not compared: the sandbox's sampling
- * period and scheduling delays blur the transitions. */
-#define EDGE_US 6000
+ * period (1 ms) and the lag search's step (1 ms) blur the transitions. The
+ * host's thread creation and joining are outside its slots already. */
+#define EDGE_US 2000
 /* Slots of each state a verdict needs, and how the pattern must show:
  * correlated (r) and by at least half the threads the host held (the
  * amplitude), so that neither a sandbox's own noise nor another program
  * on the host passes for it. */
 #define MIN_SLOTS_EACH 3
 #define MIN_R          0.5
+/* Not seeing it needs more: a shared kernel's count can miss a few slots
+ * (a stalled sampler, another program's burst), so absence is concluded
+ * only over this many slots at once; fewer, and the challenge is
+ * unanswered (verify then runs the long window). ADR-0019 gives the rates. */
+#define MIN_SLOTS_ABSENT 12
 /* At most this many slots are compared at one lag (a 10 s window). */
 #define MAX_SLOTS 512
 /* At most this many lags are tried (1 ms apart, wider when the pattern is long). */
@@ -64,6 +70,21 @@ struct fit {
 	int min_tasks;
 };
 
+/* Whether the sampler read the count throughout [a, b]: no stretch it says
+ * it went without a read meets it (a stale count could be the last slot's). */
+static bool read_throughout(const probe_run_info *run, int64_t a, int64_t b)
+{
+	size_t lo = 0, hi = run->n_gaps;
+	while (lo < hi) { /* the first gap that ends after a */
+		size_t mid = lo + (hi - lo) / 2;
+		if (run->gaps[mid].to_us <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo == run->n_gaps || run->gaps[lo].from_us >= b;
+}
+
 /* Compares the slots that lie inside the sampling window at lag L. */
 static void fit_at(struct fit *f, const isotier_challenge_segment *segs, size_t n,
                    const probe_run_info *run, int64_t lag)
@@ -79,7 +100,7 @@ static void fit_at(struct fit *f, const isotier_challenge_segment *segs, size_t 
 		if (b > run->end_us)
 			break;
 		int64_t c, spread;
-		if (!slot_count(run, a, b, &c, &spread))
+		if (!read_throughout(run, a, b) || !slot_count(run, a, b, &c, &spread))
 			continue;
 		spreads[m++] = spread;
 		double x = segs[k].tasks > 0, y = (double)c;
@@ -165,11 +186,22 @@ void isotier__challenge_judge(isotier_challenge_result *out, const isotier_chall
 		         out->slots, out->r, (long long)out->amplitude);
 		return;
 	}
-	if (widest.on < MIN_SLOTS_EACH || widest.off < MIN_SLOTS_EACH) {
+	if (widest.on < MIN_SLOTS_EACH || widest.off < MIN_SLOTS_EACH ||
+	    widest.on + widest.off < MIN_SLOTS_ABSENT) {
 		snprintf(out->detail, sizeof out->detail,
 		         "the sandbox's sampling window (%lld ms) covers too few of the host's "
-		         "pattern slots (%zu on, %zu off)",
-		         (long long)(window / 1000), widest.on, widest.off);
+		         "pattern slots it read throughout (%zu on, %zu off; %d needed, a busy "
+		         "host stretches slots and stalls samplers)",
+		         (long long)(window / 1000), widest.on, widest.off, MIN_SLOTS_ABSENT);
+		return;
+	}
+	/* Not seeing proves something only over slots the sampler is known to
+	 * have read: without its list of stretches it went unread (an older
+	 * probe, or more stretches than it lists) none is known. */
+	if (run->gaps_unknown) {
+		snprintf(out->detail, sizeof out->detail,
+		         "the sandbox's challenge answer does not say when it went unread: the "
+		         "pattern's absence proves nothing");
 		return;
 	}
 	out->outcome = ISOTIER_CHALLENGE_NOT_SEEN;

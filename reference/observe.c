@@ -33,10 +33,11 @@ static void check_nonce(isotier_probe_run *pr, const char *nonce)
 /* Runs the probe once in a provisioned sandbox; pr gets what it printed.
  * view (NULL: none) gets what the host saw meanwhile. */
 static void exec_probe(isotier_probe_run *pr, const isotier_backend *b, void *state,
-                       const isotier_observe_opts *o, const char *nonce, isotier_host_view *view)
+                       const isotier_observe_opts *o, const char *nonce, int window_ms,
+                       isotier_host_view *view)
 {
 	char window[16];
-	snprintf(window, sizeof window, "%d", ISOTIER_CHALLENGE_MS);
+	snprintf(window, sizeof window, "%d", window_ms);
 	const char *argv[12];
 	size_t n = 0;
 	argv[n++] = ISOTIER_GUEST_PROBE;
@@ -47,7 +48,7 @@ static void exec_probe(isotier_probe_run *pr, const isotier_backend *b, void *st
 		argv[n++] = "--challenge";
 		argv[n++] = window;
 	}
-	if (o->capture_dir) {
+	if (o->capture_dir && window_ms != ISOTIER_CHALLENGE_LONG_MS) {
 		argv[n++] = "--capture";
 		argv[n++] = ISOTIER_GUEST_CAPTURE;
 	}
@@ -278,7 +279,7 @@ static void observe_start(isotier_observation *obs, const isotier_backend *b)
  * obs->host_detail. Every path that cannot show a kernel of its own is
  * INCOMPLETE, never CLEAR. */
 static void read_host_view(isotier_observation *obs, const isotier_probe_run *pr,
-                           const isotier_host_view *v)
+                           const isotier_host_view *v, int window_ms)
 {
 	char *d = obs->host_detail;
 	size_t len = sizeof obs->host_detail;
@@ -304,14 +305,14 @@ static void read_host_view(isotier_observation *obs, const isotier_probe_run *pr
 		snprintf(d, len, "%s: the workload runs on the host's kernel", cr.detail);
 		return;
 	}
-	if (!d[0] && watched_ms < ISOTIER_CHALLENGE_MS) {
+	if (!d[0] && watched_ms < window_ms) {
 		/* The sandbox cannot have sampled for the whole window in less
 		 * host time than that: its answer was not made while watched. */
 		snprintf(
 		    d, len,
 		    "the sandbox answered in %lld ms, less than the %d ms its challenge takes: "
 		    "the host could not watch it",
-		    (long long)watched_ms, ISOTIER_CHALLENGE_MS);
+		    (long long)watched_ms, window_ms);
 	} else if (!d[0] && cr.outcome == ISOTIER_CHALLENGE_UNANSWERED) {
 		snprintf(d, len, "%.200s", cr.detail);
 	} else if (!d[0]) {
@@ -337,6 +338,22 @@ static void read_host_view(isotier_observation *obs, const isotier_probe_run *pr
 	}
 }
 
+/* Whether the short challenge left the host undecided where a longer one
+ * may not: the probe ran and answered, the host's pattern ran, the host did
+ * not see the workload, and the samples neither show the pattern nor cover
+ * enough of it (a busy host stretches the slots and thins the samples). A
+ * sandbox that could not read its count, or gave nothing usable, is not
+ * asked again: more time would not change that. */
+static bool challenge_unclear(const isotier_probe_run *pr, const isotier_host_view *v)
+{
+	if (pr->rc < 0 || !pr->parsed || v->workload_seen || v->pattern_failed || !v->n_segs ||
+	    !pr->probe.run.challenge || pr->probe.run.challenge_error[0])
+		return false;
+	isotier_challenge_result cr;
+	isotier__challenge_judge(&cr, v->segs, v->n_segs, &pr->probe.run);
+	return cr.outcome == ISOTIER_CHALLENGE_UNANSWERED;
+}
+
 /* One run into obs->run[obs->n_runs]; obs->rc gets its failure. */
 static void run_once(isotier_observation *obs, void *state, const isotier_observe_opts *o)
 {
@@ -344,14 +361,33 @@ static void run_once(isotier_observation *obs, void *state, const isotier_observ
 	bool watched = obs->n_runs == 1 && host_watched(obs->backend);
 	isotier_host_view view = {0};
 	isotier_error nerr = {0};
+	int window_ms = ISOTIER_CHALLENGE_MS;
 	if (isotier__nonce_new(obs->nonce, &nerr) < 0) {
 		pr->rc = obs->rc = nerr.code;
 		pr->err = obs->err = nerr;
 		return;
 	}
-	exec_probe(pr, obs->backend, state, o, obs->nonce, watched ? &view : NULL);
+	exec_probe(pr, obs->backend, state, o, obs->nonce, ISOTIER_CHALLENGE_MS,
+	           watched ? &view : NULL);
+	if (watched && challenge_unclear(pr, &view)) {
+		/* The short window could not tell (a busy host): once more, with
+		 * a fresh nonce, for the long one; what that shows decides. The
+		 * first run's capture stays (the probe writes one only once). */
+		isotier__host_view_clear(&view);
+		free(pr->out);
+		probe_result_clear(&pr->probe);
+		*pr = (isotier_probe_run){0};
+		if (isotier__nonce_new(obs->nonce, &nerr) < 0) {
+			pr->rc = obs->rc = nerr.code;
+			pr->err = obs->err = nerr;
+			return;
+		}
+		exec_probe(pr, obs->backend, state, o, obs->nonce, ISOTIER_CHALLENGE_LONG_MS,
+		           &view);
+		window_ms = ISOTIER_CHALLENGE_LONG_MS;
+	}
 	if (watched)
-		read_host_view(obs, pr, &view);
+		read_host_view(obs, pr, &view, window_ms);
 	isotier__host_view_clear(&view);
 	obs->ran = true;
 	if (pr->rc < 0 && obs->rc == 0) {
@@ -452,7 +488,7 @@ static void observe_remote(isotier_observation *obs, const isotier_observe_opts 
 			if (isotier__nonce_new(nonce, &second->err) < 0)
 				second->rc = second->err.code;
 			else
-				exec_probe(second, b, state[1], &second_opts, nonce, NULL);
+				exec_probe(second, b, state[1], &second_opts, nonce, 0, NULL);
 			/* Only two sandboxes that both answered are challenged: the
 			 * step can only lower their relation (relate_siblings). */
 			if (obs->run[0].parsed && second->parsed)
