@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#define SIGHT_CMDLINE_MAX    4096
-#define SIGHT_MAX_DEPTH      64 /* ancestors walked: deeper than any runtime's tree */
+#define SIGHT_CMDLINE_MAX 4096
+#define SIGHT_MAX_DEPTH   64 /* ancestors walked: deeper than any runtime's tree */
 #define TRUSTED_PATH_DEFAULT "/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 /* The executables that run a sandbox outside the host's kernel, and what a
@@ -133,7 +133,8 @@ void isotier__binding_add_root(isotier_run_binding *b, pid_t pid)
 void isotier__binding_add_cidfile(isotier_run_binding *b, const char *path)
 {
 	pthread_mutex_lock(&b->lock);
-	if (b->n_cidfiles < ISOTIER_BINDING_MAX_CIDFILES && strlen(path) < sizeof b->cidfiles[0]) {
+	if (b->n_cidfiles < ISOTIER_BINDING_MAX_CIDFILES &&
+	    strlen(path) < sizeof b->cidfiles[0]) {
 		snprintf(b->cidfiles[b->n_cidfiles], sizeof b->cidfiles[0], "%s", path);
 		b->cids[b->n_cidfiles][0] = '\0';
 		b->n_cidfiles++;
@@ -306,8 +307,7 @@ unsigned isotier__sighting_check(isotier_run_binding *b, pid_t pid, char *detail
 			refusal = "not started for this run";
 		if (refusal) {
 			if (why && why_len && !why[0])
-				snprintf(why, why_len, "%.60s (pid %d): %s", base, (int)pid,
-				         refusal);
+				snprintf(why, why_len, "%.60s (pid %d): %s", base, (int)pid, refusal);
 			return 0;
 		}
 		snprintf(detail, len, "%.60s (pid %d)", base, (int)pid);

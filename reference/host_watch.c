@@ -352,9 +352,9 @@ struct isotier_host_watch {
 	size_t n_baseline;
 	pthread_t thread;
 	int stop[2];
-	bool joined;                 /* the pattern's: pattern_join() succeeded */
-	char why[200];               /* why not, when not */
-	isotier_host_view seen;      /* workload_* only, written by the thread */
+	bool joined;            /* the pattern's: pattern_join() succeeded */
+	char why[200];          /* why not, when not */
+	isotier_host_view seen; /* workload_* only, written by the thread */
 	isotier_run_binding binding; /* what this run started (host_sighting.h) */
 };
 

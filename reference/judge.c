@@ -189,9 +189,9 @@ static bool layer_is_own(const probe_layer *l, isotier_kernel_relation rel,
 	case PROBE_LAYER_VM:
 		/* The VMM the host saw run this run's sandbox must be the one the
 		 * probe names: a qemu of this run does not make a Firecracker VM. */
-		return vm_is_own(rel) && (host == ISOTIER_HOST_NONE ||
-		                          ((saw & ISOTIER_HOST_SAW_VMM) &&
-		                           (saw & isotier__host_saw_vmm_bit(l->vendor))));
+		return vm_is_own(rel) &&
+		       (host == ISOTIER_HOST_NONE ||
+		        ((saw & ISOTIER_HOST_SAW_VMM) && (saw & isotier__host_saw_vmm_bit(l->vendor))));
 	case PROBE_LAYER_GVISOR:
 		/* gVisor's answers can be imitated by a seccomp filter: with a
 		 * view of its own, the host must have seen runsc run the

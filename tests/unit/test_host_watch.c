@@ -180,8 +180,7 @@ static void read_within(int fd, void *buf, size_t n, int ms, const char *what)
 	ck_assert_msg(r == 1, "two_processes_patterns_take_turns: no %s within %d ms", what, ms);
 	ck_assert_msg(read(fd, buf, n) == (ssize_t)n,
 	              "two_processes_patterns_take_turns: no %s: the watcher ended without it "
-	              "(exit 2: its watch did not start, 4: its pattern failed)",
-	              what);
+	              "(exit 2: its watch did not start, 4: its pattern failed)", what);
 }
 
 START_TEST(two_processes_patterns_take_turns)
@@ -201,8 +200,7 @@ START_TEST(two_processes_patterns_take_turns)
 	 * assertions below are on order, not on time. */
 	nap_ms(400);
 	ck_assert_int_eq(write(goa[1], "g", 1), 1);
-	read_within(ready[0], &c, 1, 20000,
-	            "ready from watcher b"); /* b's pattern runs: a has left */
+	read_within(ready[0], &c, 1, 20000, "ready from watcher b"); /* b's pattern runs: a has left */
 	nap_ms(200);
 	ck_assert_int_eq(write(gob[1], "g", 1), 1);
 	int64_t sa[2], sb[2];
