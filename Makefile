@@ -243,11 +243,12 @@ test: deps
 	@tests/run-all.sh $(BUILD)
 
 # Every pair measured against its floor (bench/pair.c) adds a line to the verdicts printed last.
-bench: deps all
-	@rm -f $(BUILD)/bench-verdicts.txt
-	@for b in $(sort $(wildcard bench/*.sh)); do echo "== $$b"; \
-	  BUILD=$(BUILD) BENCH_SUMMARY=$(CURDIR)/$(BUILD)/bench-verdicts.txt $$b || exit 1; done
-	@echo "== verdicts (median ratio to the floor over interleaved pairs; met only when its 99% interval is under the target)"; cat $(BUILD)/bench-verdicts.txt
+# One step after another (deps, then the build, then scripts/bench.sh running each bench in the
+# foreground): under -j nothing of the bench runs beside the build, and make waits for one child.
+bench:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory all
+	@BUILD=$(BUILD) scripts/bench.sh
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance \
