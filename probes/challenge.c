@@ -139,6 +139,15 @@ void probe_challenge_sample(int window_ms)
 		nanosleep(&nap, NULL);
 	}
 	ch.end_us = mono_us();
+	/* The stretch after the last read is unread too. */
+	if (ch.end_us - prev > PROBE_CHALLENGE_GAP_US) {
+		if (ch.n_gaps == PROBE_CHALLENGE_MAX_GAPS) {
+			ch.gaps_truncated = true;
+		} else {
+			ch.gap_from[ch.n_gaps] = prev;
+			ch.gap_to[ch.n_gaps++] = ch.end_us;
+		}
+	}
 	ch.stopped = stop_asked != 0;
 }
 
