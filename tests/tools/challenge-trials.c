@@ -202,6 +202,9 @@ int main(int argc, char **argv)
 			isotier_challenge_result r;
 			isotier__challenge_judge(&r, v.segs, v.n_segs, &pr.run);
 			shared[r.outcome]++;
+			if (getenv("TRIALS_DEBUG") && r.outcome == ISOTIER_CHALLENGE_SEEN)
+				fprintf(stderr, "shared seen r %.2f slots %zu amp %lld\n", r.r,
+				        r.slots, (long long)r.amplitude);
 			if (r.outcome == ISOTIER_CHALLENGE_UNANSWERED &&
 			    strstr(r.detail, "read throughout"))
 				stalled++;
@@ -232,6 +235,10 @@ int main(int argc, char **argv)
 			if (qrc == 0 && probe_result_parse(&q, quiet, qlen, &err) == 0) {
 				isotier__challenge_judge(&r, v.segs, v.n_segs, &q.run);
 				dedicated[r.outcome]++;
+				if (getenv("TRIALS_DEBUG") && r.outcome == ISOTIER_CHALLENGE_SEEN)
+					fprintf(stderr,
+					        "dedicated seen r %.2f slots %zu amp %lld\n", r.r,
+					        r.slots, (long long)r.amplitude);
 			}
 			probe_result_clear(&q);
 			free(quiet);
