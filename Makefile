@@ -279,11 +279,12 @@ test: deps
 	@tests/run-all.sh $(BUILD)
 
 # Every pair measured against its floor (bench/pair.c) adds a line to the verdicts printed last.
-bench: deps all
-	@rm -f $(BUILD)/bench-verdicts.txt
-	@for b in $(sort $(wildcard bench/*.sh)); do echo "== $$b"; \
-	  BUILD=$(BUILD) BENCH_SUMMARY=$(CURDIR)/$(BUILD)/bench-verdicts.txt $$b || exit 1; done
-	@echo "== verdicts (median ratio to the floor over interleaved pairs; met only when its 99% interval is under the target)"; cat $(BUILD)/bench-verdicts.txt
+# One step after another (deps, then the build, then scripts/bench.sh running each bench in the
+# foreground): under -j nothing of the bench runs beside the build, and make waits for one child.
+bench:
+	@$(MAKE) --no-print-directory deps
+	@$(MAKE) --no-print-directory all
+	@BUILD=$(BUILD) scripts/bench.sh
 
 lint:
 	cppcheck --quiet --error-exitcode=1 --enable=warning,portability,performance \
@@ -306,6 +307,12 @@ all: $(BUILD)/tests/backend-run
 $(BUILD)/tests/backend-run: tests/tools/backend-run.c $(BUILD)/obj/verify/run/cancel.o $(BUILD)/libisotier-tool.a
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/obj/verify/run/cancel.o $(BUILD)/libisotier-tool.a $(LIB_PKG_LIBS) -lpthread -lm
+
+# The challenge's error rates on this host (bench/challenge_rates.sh).
+all: $(BUILD)/tests/challenge-trials
+$(BUILD)/tests/challenge-trials: tests/tools/challenge-trials.c $(BUILD)/libisotier-tool.a
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libisotier-tool.a $(LIB_PKG_LIBS) -lpthread -lm
 
 # qemu-microvm guest init (static, musl) and where backend_qemu.c finds it.
 all: $(BUILD)/isotier-guest-init

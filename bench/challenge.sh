@@ -1,14 +1,17 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# bench/challenge.sh - what proof costs: per local backend, side by side (hyperfine, medians),
-#   floor   the runtime's own start-up running the probe (backend-run: provision, one probe run,
-#           destroy; no catalogue, no history, no host view)
+# bench/challenge.sh - what proof costs: per local backend, side by side (interleaved pairs,
+# bench/pair.c; medians),
+#   alone   the bare runtime running the probe alone (backend-run: provision, one probe run
+#           without a challenge, destroy; no catalogue, no history, no host view)
 #   verify  `isotier verify --backend B`: the same run with the run's nonce, the host watching
 #           its process table and the probe answering the host's task-count challenge
-#           (ISOTIER_CHALLENGE_MS of sampling), judged and stored in a SQLite history
-# and the difference: the challenge's added cost (target: under 1 s added per backend, issue 21).
-# The two run as interleaved pairs (bench/pair.c; medians). The ratio against the bare runtime,
-# with its verdict, is bench/floor.sh's.
+#           (ISOTIER_CHALLENGE_MS of sampling beside the detection; stopped as soon as the host
+#           sees the probe), judged and stored in a SQLite history
+# and the difference: the proof's added milliseconds and its ratio (target: at most 150 ms
+# added, issue 43). A pair this host could not measure is named NOT MEASURED and the next runs.
+# The ratio against the runtime running the probe with its challenge, with its verdict, is
+# bench/floor.sh's.
 set -euo pipefail
 q() { if [ -n "${BENCH_QUICK:-}" ]; then echo "$2"; else echo "$1"; fi; }
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -21,23 +24,47 @@ tmp=$(mktemp -d /tmp/isotier-bench-challenge.XXXXXX)
 chmod 711 "$tmp"
 trap 'rm -rf "$tmp"' EXIT
 cc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$tmp/pair" "$root/bench/pair.c" -lm
-backends=(bwrap runc crun runsc nspawn qemu-microvm)
+target_ms=150
+# As root every isotier shares the host's challenge lock: each pair holds it (pair -L) so no
+# other verification's pattern loads the CPU meanwhile, and the timed verify takes a lock of its
+# own so it never queues behind one (as bench/floor.sh does).
+hold=() timed="$cli verify"
+if [ "$(id -u)" = 0 ]; then
+  mkdir -p /run/isotier
+  hold=(-L /run/isotier/challenge.lock)
+  timed="env ISOTIER_CHALLENGE_LOCK=$tmp/challenge.lock $cli verify"
+fi
+backends=(${BENCH_BACKENDS:-bwrap runc crun runsc nspawn docker podman qemu-microvm})
 [ -z "${BENCH_QUICK:-}" ] || backends=(bwrap) # quick: the bench works; figures need the rest
+table=$tmp/table
+printf '%-14s %10s %10s %10s %7s  %s\n' backend alone verify added ratio "target <= +${target_ms} ms" >"$table"
 for b in "${backends[@]}"; do
-  if ! why=$("$driver" --backend "$b" --available); then
-    echo "== $b: SKIPPED (unavailable: $why)"
+  if ! why=$("$driver" --backend "$b" --available 2>&1); then
+    echo "== $b: SKIPPED (unavailable: $(echo "$why" | head -c 200))"
+    printf '%-14s %s\n' "$b" "SKIPPED (unavailable)" >>"$table"
     continue
   fi
   runs=$(q 10 1)
   case $b in qemu-*) runs=${QEMU_RUNS:-$(q 5 1)} ;; esac
   echo "== $b"
   # Interleaved pairs (bench/pair.c): run one after the other, load drift would decide.
-  "$tmp/pair" -n "$runs" -w "$(q 1 0)" -a 0,2 -T 300 \
-    verify "$cli verify --backend $b --db $tmp/$b.db" \
-    floor "$driver --backend $b --minimal --probe $probe -- /.isotier/isotier-probe --json" \
-    >"$tmp/$b.out"
-  sed "s#$driver#backend-run#; s#$probe#isotier-probe#; s#$cli#isotier#; s#$tmp/##" "$tmp/$b.out"
-  awk -v b="$b" '$1 == "verify" {v = $3} $1 == "floor" {f = $3}
-    END {printf "%s: floor %.0f ms, verify %.0f ms: %.2fx the floor, %+.0f ms added (%s the 1 s target)\n",
-      b, f, v, v / f, v - f, (v - f < 1000 ? "within" : "OVER")}' "$tmp/$b.out"
+  if ! "$tmp/pair" -n "$runs" -w "$(q 1 0)" -a 0,2 -T 300 "${hold[@]}" -l "verify $b / $b alone" \
+    verify "$timed --backend $b --db $tmp/$b.db" \
+    alone "$driver --backend $b --minimal --probe $probe -- /.isotier/isotier-probe --json" \
+    >"$tmp/$b.out" 2>&1; then
+    sed "s#$tmp/##g" "$tmp/$b.out" | tail -5
+    echo "== $b: NOT MEASURED (a run failed or outlived its bound; above)"
+    printf '%-14s %s\n' "$b" "NOT MEASURED (a run failed or outlived its bound)" >>"$table"
+    echo "proof's price $b: NOT MEASURED (a run failed or outlived its bound)" >>"${BENCH_SUMMARY:-/dev/null}"
+    continue
+  fi
+  sed "s#$driver#backend-run#; s#$probe#isotier-probe#; s#$cli#isotier#; s#$tmp/##g" "$tmp/$b.out"
+  awk -v b="$b" -v t="$target_ms" -v quick="${BENCH_QUICK:-}" '$1 == "verify" {v = $3} $1 == "alone" {f = $3}
+    END {
+      verdict = quick != "" ? "(quick: one pair, no figure)" : (v - f <= t ? "met" : "MISSED (over)")
+      printf "%-14s %7.0f ms %7.0f ms %+7.0f ms %6.2fx  %s\n", b, f, v, v - f, v / f, verdict
+    }' "$tmp/$b.out" | tee -a "$table" | sed 's/^/proof'"'"'s price /' >>"${BENCH_SUMMARY:-/dev/null}"
 done
+echo
+echo "the proof's price per local backend (medians over interleaved pairs; host CPU pressure in each pair's output above):"
+cat "$table"

@@ -4,7 +4,7 @@
 # interleaved pairs (bench/pair.c: A B, B A, ...; medians, min/max, the median ratio's 95%
 # interval), each with a verdict against a ratio target (issue 24):
 #   verify --backend B    <= 1.3x  the bare runtime running the same static probe the same way
-#                                  (--json --nonce --challenge 600 --capture, minimal root):
+#                                  (--json --nonce --challenge 150 --capture, minimal root):
 #                                  bwrap, runc, crun, runsc, docker, podman by their own CLI;
 #                                  nspawn through isotier's backend alone (backend-run: no
 #                                  catalogue, no history, no host view), said so in its label
@@ -18,7 +18,8 @@
 # Pairs: at least BENCH_PAIRS (default 10), more while the interval straddles the target, up to
 # BENCH_MAX_PAIRS (default 40); qemu: QEMU_PAIRS (8) to QEMU_MAX_PAIRS (16). BENCH_BACKENDS
 # (default: bwrap runc crun runsc nspawn docker podman qemu-microvm) picks the pairs. Figures
-# only: exit 0 on a MISSED target, non-zero when a command fails (a failed run times nothing).
+# only: exit 0 on a MISSED target; a pair whose commands fail is NOT MEASURED, named, and the
+# next one runs (a failed run times nothing).
 set -euo pipefail
 q() { if [ -n "${BENCH_QUICK:-}" ]; then echo "$2"; else echo "$1"; fi; }
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,7 +43,9 @@ mkdir -p "$rootfs/.isotier/capture" "$rootfs/proc" "$rootfs/dev" "$rootfs/sys" "
 cp "$probe" "$rootfs/.isotier/isotier-probe"
 chmod -R a+rX "$rootfs"
 nonce=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
-args="/.isotier/isotier-probe --json --nonce $nonce --challenge 600 --capture /.isotier/capture"
+# The short window verify asks for (ISOTIER_CHALLENGE_MS in reference/host_watch.h).
+challenge_ms=$(sed -n 's/^#define ISOTIER_CHALLENGE_MS *\([0-9]*\).*/\1/p' "$root/reference/host_watch.h")
+args="/.isotier/isotier-probe --json --nonce $nonce --challenge ${challenge_ms:-150} --capture /.isotier/capture"
 # Before every timed command: an empty capture directory (the probe refuses a full one) and a
 # fresh history file for verify (what one run against a new --db costs).
 printf '#!/bin/sh\nrm -rf "%s"/.isotier/capture "%s"/h.db* && mkdir -m 777 "%s"/.isotier/capture\n' \
@@ -70,6 +73,13 @@ if mountpoint -q /sys/fs/cgroup/unified 2>/dev/null; then
   unhybrid=$tmp/unhybrid
 fi
 
+# A pair this host could not measure (a run failed, a floor would not start: a busy or
+# half-configured host) is named, in the output and in the verdicts, and the next one runs.
+unmeasured() {
+  echo "== $1: NOT MEASURED ($2)"
+  echo "verify $1: NOT MEASURED ($2)" >>"${BENCH_SUMMARY:-/dev/null}"
+}
+
 echo "verify against the bare runtime (target <= 1.3x each; $pairs to $max_pairs interleaved pairs)"
 available() { "$driver" --backend "$1" --available >/dev/null 2>&1; }
 backends=(${BENCH_BACKENDS:-bwrap runc crun runsc nspawn docker podman qemu-microvm})
@@ -82,7 +92,7 @@ for b in "${backends[@]}"; do
   fi
   # One verify first: warms the page cache and builds what is built once (the docker image).
   rc=0; $verify "$b" >/dev/null 2>&1 || rc=$?
-  [ "$rc" = 0 ] || [ "$rc" = 2 ] || { echo "bench/floor: verify --backend $b failed" >&2; exit 1; }
+  [ "$rc" = 0 ] || [ "$rc" = 2 ] || { unmeasured "$b" "verify --backend $b exited $rc"; continue; }
   floor_name="bare $b"
   case $b in
     bwrap)
@@ -115,7 +125,7 @@ PY
       # The image verify made: isotier-probe:<digest of the probe and the (minimal) root>.
       sha=$(sha256sum "$probe" | cut -d' ' -f1)
       tag=isotier-probe:$(printf 'isotier-image/1\nprobe %s\n' "$sha" | sha256sum | cut -c1-24)
-      docker image inspect "$tag" >/dev/null || { echo "bench/floor: no $tag after verify" >&2; exit 1; }
+      docker image inspect "$tag" >/dev/null 2>&1 || { unmeasured "$b" "no image $tag after verify"; continue; }
       floor="docker run --rm --network none --read-only --tmpfs=/tmp
         --mount type=bind,source=$rootfs/.isotier/capture,target=/.isotier/capture $tag $args" ;;
     podman)
@@ -127,11 +137,12 @@ PY
   esac
   floor=$(echo $floor) # one line: pair splits on spaces
   "$tmp/prep"
-  $floor >/dev/null 2>&1 || { echo "bench/floor: the floor for $b fails: $floor" >&2; exit 1; }
+  $floor >/dev/null 2>&1 || { unmeasured "$b" "its floor fails: $(echo "$floor" | cut -c1-120)"; continue; }
   "$tmp/prep"
   echo "== $b"
   "$tmp/pair" -n "$pairs" -N "$max_pairs" -w "$(q 1 0)" -t 1.3 -a 0,2 "${hold[@]}" -p "$tmp/prep" \
-    -l "verify $b / $floor_name" "verify" "$timed_verify $b" "$floor_name" "$floor" | sed "s#$tmp/##g"
+    -l "verify $b / $floor_name" "verify" "$timed_verify $b" "$floor_name" "$floor" | sed "s#$tmp/##g" ||
+    unmeasured "$b" "a run failed or outlived its bound (above)"
 done
 
 echo
@@ -143,7 +154,9 @@ elif [[ " ${BENCH_BACKENDS:-qemu-microvm} " != *" qemu-microvm "* ]]; then
 elif available qemu-microvm; then
   # What the decision comes to on this host, made once, then fixed for the floor.
   rc=0; $verify qemu-microvm >/dev/null 2>&1 || rc=$?
-  [ "$rc" = 0 ] || [ "$rc" = 2 ] || { echo "bench/floor: verify --backend qemu-microvm failed" >&2; exit 1; }
+  if [ "$rc" != 0 ] && [ "$rc" != 2 ]; then
+    unmeasured qemu-microvm "verify --backend qemu-microvm exited $rc"
+  else
   accel=tcg
   grep -qx kvm "$ISOTIER_STATE_DIR"/cache/kvm-* 2>/dev/null && accel=kvm
   printf '#!/bin/sh\nrm -rf "%s"/.isotier/capture "%s"/h.db* "%s"/fresh && mkdir -m 777 "%s"/.isotier/capture\n' \
@@ -151,7 +164,8 @@ elif available qemu-microvm; then
   "$tmp/pair" -n "${QEMU_PAIRS:-8}" -N "${QEMU_MAX_PAIRS:-16}" -w 0 -t 1.1 -T 300 -a 0,2 "${hold[@]}" -p "$tmp/prep" -l "verify qemu-microvm (fresh) / boot ($accel)" \
     "verify-fresh" "env ISOTIER_STATE_DIR=$tmp/fresh $timed_verify qemu-microvm" \
     "boot-$accel" "env ISOTIER_QEMU_ACCEL=$accel $driver --backend qemu-microvm --minimal --probe $probe --capture $rootfs/.isotier/capture -- $args" |
-    sed "s#$tmp/##g"
+    sed "s#$tmp/##g" || unmeasured qemu-microvm "a run failed or outlived its bound (above)"
+  fi
 else
   echo "== qemu-microvm: SKIPPED (unavailable)"
 fi

@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/sysinfo.h>
 #include <time.h>
@@ -37,6 +38,43 @@
 #define CHALLENGE_PERIOD_NS 1000000L /* one sample a millisecond */
 
 static struct probe_challenge ch;
+
+/*
+ * The host's "enough": a verifier that has already decided (it sees this
+ * probe in its own process table, so the kernel is shared whatever the
+ * samples say) sends SIGUSR1, and the sampling ends at its next look
+ * instead of filling the window. Caught from the start but blocked until
+ * the sampling begins, so that it never interrupts the detection's own
+ * system calls and never kills the probe (the host sends it only once
+ * /proc shows it caught). It can only shorten the window: a window cut
+ * short proves less, never more (the host judges what it got).
+ */
+static volatile sig_atomic_t stop_asked;
+
+static void on_stop(int sig)
+{
+	(void)sig;
+	stop_asked = 1;
+}
+
+void probe_challenge_arm(void)
+{
+	struct sigaction sa = {.sa_handler = on_stop, .sa_flags = SA_RESTART};
+	sigset_t set;
+	sigemptyset(&sa.sa_mask);
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
+}
+
+static void challenge_unblock(void)
+{
+	sigset_t set;
+	sigemptyset(&set);
+	sigaddset(&set, SIGUSR1);
+	sigprocmask(SIG_UNBLOCK, &set, NULL); /* a pending stop lands here */
+}
 
 int probe_challenge_set_nonce(const char *hex)
 {
@@ -64,10 +102,24 @@ void probe_challenge_sample(int window_ms)
 	if (window_ms > CHALLENGE_MAX_MS)
 		window_ms = CHALLENGE_MAX_MS;
 	ch.asked = true;
+	challenge_unblock(); /* this thread's mask: only the sampler takes the stop */
 	ch.start_us = mono_us();
-	uint64_t stop = ch.start_us + (uint64_t)window_ms * 1000u;
+	uint64_t stop = ch.start_us + (uint64_t)window_ms * 1000u, prev = ch.start_us;
 	unsigned long last = 0;
-	for (uint64_t now = ch.start_us; now < stop; now = mono_us()) {
+	for (uint64_t now = ch.start_us; now < stop && !stop_asked; now = mono_us()) {
+		/* The longest stretch without a reading: a count read that
+		 * seldom cannot show a short slot (the host reads it). */
+		if (now - prev > ch.max_gap_us)
+			ch.max_gap_us = now - prev;
+		if (now - prev > PROBE_CHALLENGE_GAP_US) {
+			if (ch.n_gaps == PROBE_CHALLENGE_MAX_GAPS) {
+				ch.gaps_truncated = true;
+			} else {
+				ch.gap_from[ch.n_gaps] = prev;
+				ch.gap_to[ch.n_gaps++] = now;
+			}
+		}
+		prev = now;
 		struct sysinfo si;
 		if (sysinfo(&si) != 0) {
 			ch.error = errno ? errno : EIO;
@@ -88,6 +140,57 @@ void probe_challenge_sample(int window_ms)
 		nanosleep(&nap, NULL);
 	}
 	ch.end_us = mono_us();
+	/* The stretch after the last read is unread too. */
+	if (ch.end_us - prev > PROBE_CHALLENGE_GAP_US) {
+		if (ch.n_gaps == PROBE_CHALLENGE_MAX_GAPS) {
+			ch.gaps_truncated = true;
+		} else {
+			ch.gap_from[ch.n_gaps] = prev;
+			ch.gap_to[ch.n_gaps++] = ch.end_us;
+		}
+	}
+	ch.stopped = stop_asked != 0;
+}
+
+/*
+ * Sampling beside the detection rather than after it: the host's pattern
+ * runs for the whole exec anyway, so a window that overlaps the detection's
+ * own time costs the run nothing where the detection is slow (gVisor's
+ * system calls, a VM's) and little where it is not. The sampler is one
+ * thread asleep between reads; what the detection itself starts (a few
+ * tasks) is noise far under the pattern's amplitude.
+ */
+static pthread_t sampler;
+static bool sampler_running;
+static int sampler_window;
+
+static void *sampler_main(void *arg)
+{
+	(void)arg;
+	probe_challenge_sample(sampler_window);
+	return NULL;
+}
+
+void probe_challenge_start(int window_ms)
+{
+	sampler_window = window_ms;
+	pthread_attr_t attr;
+	bool attr_ok = pthread_attr_init(&attr) == 0;
+	if (attr_ok)
+		pthread_attr_setstacksize(&attr, 64 * 1024);
+	sampler_running = pthread_create(&sampler, attr_ok ? &attr : NULL, sampler_main, NULL) == 0;
+	if (attr_ok)
+		pthread_attr_destroy(&attr);
+}
+
+void probe_challenge_finish(void)
+{
+	if (sampler_running)
+		pthread_join(sampler, NULL);
+	else if (sampler_window) /* no thread to be had: sample here, after */
+		probe_challenge_sample(sampler_window);
+	sampler_running = false;
+	sampler_window = 0;
 }
 
 const struct probe_challenge *probe_challenge_get(void)

@@ -53,7 +53,8 @@ static void probe_usage(FILE *f)
 	    "                  echoed in the report's \"run\" object\n"
 	    "  --challenge MS  sample the kernel's task count (sysinfo procs) for MS\n"
 	    "                  milliseconds (1-5000) and report the samples: the verifier's\n"
-	    "                  host looks for its own on/off pattern in them\n"
+	    "                  host looks for its own on/off pattern in them; SIGUSR1 (the\n"
+	    "                  host has decided) ends the sampling early\n"
 	    "  --pattern BITS  hold 256 extra threads through each 50 ms slot whose bit is 1\n"
 	    "                  (BITS: 8-128 characters of 0 and 1) and report each slot's\n"
 	    "                  times: the verifier looks for them in another sandbox's\n"
@@ -280,6 +281,10 @@ int main(int argc, char **argv)
 	}
 	/* One process cannot both make the pattern and sample it: its own
 	 * threads would show in its own count. */
+	/* Before the detection: the host may end the sampling (SIGUSR1) as soon
+	 * as it sees this process, even while the detection still runs. */
+	if (challenge_ms && !root)
+		probe_challenge_arm();
 	if (pattern && challenge_ms) {
 		fputs("isotier-probe: --challenge and --pattern are exclusive\n", stderr);
 		if (!init)
@@ -335,11 +340,13 @@ int main(int argc, char **argv)
 	}
 
 	static struct probe_result res; /* large: keep it off the stack */
-	probe_run(&in, &res);
-	/* After the detection, so the host's threads do not slow it; a replay
-	 * reads nothing live and answers no challenge. */
+	/* The challenge is sampled beside the detection (challenge.c says why);
+	 * a replay reads nothing live and answers no challenge. */
 	if (challenge_ms && !root)
-		probe_challenge_sample(challenge_ms);
+		probe_challenge_start(challenge_ms);
+	probe_run(&in, &res);
+	if (challenge_ms && !root)
+		probe_challenge_finish();
 	if (pattern && !root)
 		probe_pattern_run();
 

@@ -378,7 +378,17 @@ int probe_challenge_set_nonce(const char *hex);
  * window_ms (1..5000) before the report is written: on a kernel it shares
  * with the verifier's host, the host's on/off pattern shows in it. */
 void probe_challenge_sample(int window_ms);
+/* Catches (and holds back until the sampling) the host's SIGUSR1, which ends
+ * the sampling early; called first thing in main. */
+void probe_challenge_arm(void);
+/* probe_challenge_sample(window_ms) on a thread of its own, started before
+ * the detection; probe_challenge_finish() waits for it (or, when no thread
+ * could be started, samples then). */
+void probe_challenge_start(int window_ms);
+void probe_challenge_finish(void);
 #define PROBE_CHALLENGE_MAX_CHANGES 4096
+#define PROBE_CHALLENGE_MAX_GAPS    512
+#define PROBE_CHALLENGE_GAP_US      3000
 struct probe_challenge {
 	char nonce[65];
 	bool asked; /* --challenge given */
@@ -386,6 +396,13 @@ struct probe_challenge {
 	uint64_t start_us, end_us;
 	size_t samples, n;
 	bool truncated;
+	bool stopped;        /* the host's SIGUSR1 ended it before the window did */
+	uint64_t max_gap_us; /* the longest time between two readings */
+	/* Stretches longer than PROBE_CHALLENGE_GAP_US without a reading
+	 * [previous, next): the host does not read a slot there. */
+	size_t n_gaps;
+	bool gaps_truncated;
+	uint64_t gap_from[PROBE_CHALLENGE_MAX_GAPS], gap_to[PROBE_CHALLENGE_MAX_GAPS];
 	uint64_t t_us[PROBE_CHALLENGE_MAX_CHANGES]; /* only changes of the count are kept */
 	unsigned long procs[PROBE_CHALLENGE_MAX_CHANGES];
 };

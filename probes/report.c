@@ -108,12 +108,19 @@ static void probe_report_run(FILE *f, const struct probe_challenge *c,
 		fprintf(
 		    f,
 		    ", \"start_us\": %llu, \"end_us\": %llu, \"samples\": %zu, \"truncated\": %s,\n"
-		    "      \"changes\": [",
+		    "      \"stopped\": %s, \"max_gap_us\": %llu, \"changes\": [",
 		    (unsigned long long)c->start_us, (unsigned long long)c->end_us, c->samples,
-		    c->truncated ? "true" : "false");
+		    c->truncated ? "true" : "false", c->stopped ? "true" : "false",
+		    (unsigned long long)c->max_gap_us);
 		for (size_t i = 0; i < c->n; i++)
 			fprintf(f, "%s[%llu, %lu]", i ? (i % 8 ? ", " : ",\n        ") : "",
 			        (unsigned long long)c->t_us[i], c->procs[i]);
+		fprintf(f, "],\n      \"gaps_truncated\": %s, \"gaps\": [",
+		        c->gaps_truncated ? "true" : "false");
+		for (size_t i = 0; i < c->n_gaps; i++)
+			fprintf(f, "%s[%llu, %llu]", i ? (i % 8 ? ", " : ",\n        ") : "",
+			        (unsigned long long)c->gap_from[i],
+			        (unsigned long long)c->gap_to[i]);
 		fputs("]}", f);
 	}
 	if (p->bits[0]) {

@@ -8,14 +8,26 @@
 #include <string.h>
 
 /* Time at each edge of a slot that is not compared: the sandbox's sampling
- * period and scheduling delays blur the transitions. */
-#define EDGE_US 6000
+ * period (1 ms) and the lag search's step (1 ms) blur the transitions. The
+ * host's thread creation and joining are outside its slots already. */
+#define EDGE_US 2000
 /* Slots of each state a verdict needs, and how the pattern must show:
  * correlated (r) and by at least half the threads the host held (the
  * amplitude), so that neither a sandbox's own noise nor another program
  * on the host passes for it. */
 #define MIN_SLOTS_EACH 3
 #define MIN_R          0.5
+/* Seen needs more than that: a shared kernel shows the pattern almost
+ * exactly (r = 1.00 in 99% of this host's trials, bench/challenge_rates.sh),
+ * while a count of its own can match a few slots at one of the many lags
+ * tried. Between MIN_R and MIN_R_SEEN the answer is unclear (unanswered:
+ * verify then runs the long window), never absence. */
+#define MIN_R_SEEN 0.9
+/* Not seeing it needs more: a shared kernel's count can miss a few slots
+ * (a stalled sampler, another program's burst), so absence is concluded
+ * only over this many slots at once; fewer, and the challenge is
+ * unanswered (verify then runs the long window). ADR-0019 gives the rates. */
+#define MIN_SLOTS_ABSENT 12
 /* At most this many slots are compared at one lag (a 10 s window). */
 #define MAX_SLOTS 512
 /* At most this many lags are tried (1 ms apart, wider when the pattern is long). */
@@ -65,9 +77,27 @@ struct fit {
 	int min_tasks;
 };
 
-/* Compares the slots that lie inside the sampling window at lag L. */
+/* Whether the sampler read the count throughout [a, b]: no stretch it says
+ * it went without a read meets it (a stale count could be the last slot's). */
+static bool read_throughout(const probe_run_info *run, int64_t a, int64_t b)
+{
+	size_t lo = 0, hi = run->n_gaps;
+	while (lo < hi) { /* the first gap that ends after a */
+		size_t mid = lo + (hi - lo) / 2;
+		if (run->gaps[mid].to_us <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo == run->n_gaps || run->gaps[lo].from_us >= b;
+}
+
+/* Compares the slots that lie inside the sampling window at lag L; with
+ * read, only those the sampler read throughout. Seeing the pattern needs no
+ * such care (a stale count is an older count of the same kernel: it can blur
+ * the pattern, never forge it); concluding its absence does. */
 static void fit_at(struct fit *f, const isotier_challenge_segment *segs, size_t n,
-                   const probe_run_info *run, int64_t lag)
+                   const probe_run_info *run, int64_t lag, bool read)
 {
 	double sx = 0, sy = 0, sxx = 0, syy = 0, sxy = 0, son = 0, soff = 0;
 	int64_t spreads[MAX_SLOTS];
@@ -80,7 +110,7 @@ static void fit_at(struct fit *f, const isotier_challenge_segment *segs, size_t 
 		if (b > run->end_us)
 			break;
 		int64_t c, spread;
-		if (!slot_count(run, a, b, &c, &spread))
+		if ((read && !read_throughout(run, a, b)) || !slot_count(run, a, b, &c, &spread))
 			continue;
 		spreads[m++] = spread;
 		double x = segs[k].tasks > 0, y = (double)c;
@@ -142,16 +172,19 @@ void isotier__challenge_judge(isotier_challenge_result *out, const isotier_chall
 	/* Every lag that lets the window overlap the pattern: host = sandbox + lag. */
 	int64_t lo = segs[0].start_us - run->end_us, hi = segs[n - 1].end_us - run->start_us;
 	int64_t step = (hi - lo) / MAX_LAGS > 1000 ? (hi - lo) / MAX_LAGS : 1000;
-	struct fit best = {0}, widest = {0};
+	struct fit best = {0}, widest = {0}, closest = {0};
 	int64_t best_lag = 0;
-	bool seen = false;
+	bool seen = false, maybe = false;
 	for (int64_t lag = lo; lag <= hi; lag += step) {
-		struct fit f;
-		fit_at(&f, segs, n, run, lag);
-		if (f.on + f.off > widest.on + widest.off)
-			widest = f;
-		if (fit_seen(&f) && (!seen || f.r > best.r)) {
+		struct fit f, g;
+		fit_at(&f, segs, n, run, lag, false);
+		fit_at(&g, segs, n, run, lag, true);
+		if (g.on + g.off > widest.on + widest.off)
+			widest = g;
+		if (fit_seen(&f) && f.r >= MIN_R_SEEN && (!seen || f.r > best.r)) {
 			best = f, best_lag = lag, seen = true;
+		} else if (fit_seen(&f) && (!maybe || f.r > closest.r)) {
+			closest = f, maybe = true;
 		}
 	}
 	if (seen) {
@@ -166,11 +199,30 @@ void isotier__challenge_judge(isotier_challenge_result *out, const isotier_chall
 		         out->slots, out->r, (long long)out->amplitude);
 		return;
 	}
-	if (widest.on < MIN_SLOTS_EACH || widest.off < MIN_SLOTS_EACH) {
+	if (maybe) {
+		snprintf(
+		    out->detail, sizeof out->detail,
+		    "the host's pattern may show in the sandbox's task count (%zu slots, r=%.2f, "
+		    "under the %.1f it takes): unclear",
+		    closest.on + closest.off, closest.r, MIN_R_SEEN);
+		return;
+	}
+	if (widest.on < MIN_SLOTS_EACH || widest.off < MIN_SLOTS_EACH ||
+	    widest.on + widest.off < MIN_SLOTS_ABSENT) {
 		snprintf(out->detail, sizeof out->detail,
 		         "the sandbox's sampling window (%lld ms) covers too few of the host's "
-		         "pattern slots (%zu on, %zu off)",
-		         (long long)(window / 1000), widest.on, widest.off);
+		         "pattern slots it read throughout (%zu on, %zu off; %d needed, a busy "
+		         "host stretches slots and stalls samplers)",
+		         (long long)(window / 1000), widest.on, widest.off, MIN_SLOTS_ABSENT);
+		return;
+	}
+	/* Not seeing proves something only over slots the sampler is known to
+	 * have read: without its list of stretches it went unread (an older
+	 * probe, or more stretches than it lists) none is known. */
+	if (run->gaps_unknown) {
+		snprintf(out->detail, sizeof out->detail,
+		         "the sandbox's challenge answer does not say when it went unread: the "
+		         "pattern's absence proves nothing");
 		return;
 	}
 	out->outcome = ISOTIER_CHALLENGE_NOT_SEEN;

@@ -34,7 +34,7 @@ static void check_nonce(isotier_probe_run *pr, const char *nonce)
 }
 
 static void read_host_view(isotier_observation *obs, const isotier_probe_run *pr,
-                           const isotier_host_view *v);
+                           const isotier_host_view *v, int window_ms);
 static void relate(isotier_observation *obs);
 
 /* Parses what the probe printed into pr (bounded), checks its nonce. */
@@ -68,6 +68,7 @@ static void check_inputs(isotier_probe_run *pr, const isotier_backend *b, void *
 typedef struct bound_ctx {
 	isotier_observation *obs;
 	void *state;
+	int window_ms;
 	isotier_probe_run *pr;
 	const isotier_observe_opts *o;
 	bool watched;
@@ -85,7 +86,7 @@ static bool on_bound_report(void *p, const char *report, size_t len, isotier_hos
 	parse_output(pr, c->obs->nonce);
 	check_inputs(pr, c->obs->backend, c->state);
 	if (c->watched)
-		read_host_view(c->obs, pr, view);
+		read_host_view(c->obs, pr, view, c->window_ms);
 	isotier__host_view_clear(view);
 	c->obs->ran = true;
 	relate(c->obs);
@@ -97,11 +98,11 @@ static bool on_bound_report(void *p, const char *report, size_t len, isotier_hos
  * command runs after it in its process, and *viewed says the view was read
  * into obs already. */
 static void exec_probe(isotier_observation *obs, isotier_probe_run *pr, const isotier_backend *b,
-                       void *state, const isotier_observe_opts *o, const char *nonce,
+                       void *state, const isotier_observe_opts *o, const char *nonce, int window_ms,
                        isotier_host_view *view, bool *viewed)
 {
 	char window[16];
-	snprintf(window, sizeof window, "%d", ISOTIER_CHALLENGE_MS);
+	snprintf(window, sizeof window, "%d", window_ms);
 	size_t n_cmd = 0;
 	while (o->bound && o->bound->argv[n_cmd])
 		n_cmd++;
@@ -120,7 +121,7 @@ static void exec_probe(isotier_observation *obs, isotier_probe_run *pr, const is
 		argv[n++] = "--challenge";
 		argv[n++] = window;
 	}
-	if (o->capture_dir) {
+	if (o->capture_dir && window_ms != ISOTIER_CHALLENGE_LONG_MS) {
 		argv[n++] = "--capture";
 		argv[n++] = ISOTIER_GUEST_CAPTURE;
 	}
@@ -144,8 +145,12 @@ static void exec_probe(isotier_observation *obs, isotier_probe_run *pr, const is
 		snprintf(view->workload_detail, sizeof view->workload_detail, "%.190s",
 		         werr.message);
 	if (o->bound) {
-		bound_ctx c = {
-		    .obs = obs, .state = state, .pr = pr, .o = o, .watched = view != NULL};
+		bound_ctx c = {.obs = obs,
+		               .state = state,
+		               .window_ms = window_ms,
+		               .pr = pr,
+		               .o = o,
+		               .watched = view != NULL};
 		bool reported = false;
 		req.stderr_fd = o->bound->stderr_fd;
 		pr->rc =
@@ -376,7 +381,7 @@ static void observe_start(isotier_observation *obs, const isotier_backend *b)
  * obs->host_detail. Every path that cannot show a kernel of its own is
  * INCOMPLETE, never CLEAR. */
 static void read_host_view(isotier_observation *obs, const isotier_probe_run *pr,
-                           const isotier_host_view *v)
+                           const isotier_host_view *v, int window_ms)
 {
 	char *d = obs->host_detail;
 	size_t len = sizeof obs->host_detail;
@@ -402,14 +407,14 @@ static void read_host_view(isotier_observation *obs, const isotier_probe_run *pr
 		snprintf(d, len, "%s: the workload runs on the host's kernel", cr.detail);
 		return;
 	}
-	if (!d[0] && watched_ms < ISOTIER_CHALLENGE_MS) {
+	if (!d[0] && watched_ms < window_ms) {
 		/* The sandbox cannot have sampled for the whole window in less
 		 * host time than that: its answer was not made while watched. */
 		snprintf(
 		    d, len,
 		    "the sandbox answered in %lld ms, less than the %d ms its challenge takes: "
 		    "the host could not watch it",
-		    (long long)watched_ms, ISOTIER_CHALLENGE_MS);
+		    (long long)watched_ms, window_ms);
 	} else if (!d[0] && cr.outcome == ISOTIER_CHALLENGE_UNANSWERED) {
 		snprintf(d, len, "%.200s", cr.detail);
 	} else if (!d[0]) {
@@ -435,6 +440,22 @@ static void read_host_view(isotier_observation *obs, const isotier_probe_run *pr
 	}
 }
 
+/* Whether the short challenge left the host undecided where a longer one
+ * may not: the probe ran and answered, the host's pattern ran, the host did
+ * not see the workload, and the samples neither show the pattern nor cover
+ * enough of it (a busy host stretches the slots and thins the samples). A
+ * sandbox that could not read its count, or gave nothing usable, is not
+ * asked again: more time would not change that. */
+static bool challenge_unclear(const isotier_probe_run *pr, const isotier_host_view *v)
+{
+	if (pr->rc < 0 || !pr->parsed || v->workload_seen || v->pattern_failed || !v->n_segs ||
+	    !pr->probe.run.challenge || pr->probe.run.challenge_error[0])
+		return false;
+	isotier_challenge_result cr;
+	isotier__challenge_judge(&cr, v->segs, v->n_segs, &pr->probe.run);
+	return cr.outcome == ISOTIER_CHALLENGE_UNANSWERED;
+}
+
 /* One run into obs->run[obs->n_runs]; obs->rc gets its failure. */
 static void run_once(isotier_observation *obs, void *state, const isotier_observe_opts *o)
 {
@@ -442,15 +463,37 @@ static void run_once(isotier_observation *obs, void *state, const isotier_observ
 	bool watched = obs->n_runs == 1 && host_watched(obs->backend);
 	isotier_host_view view = {0};
 	isotier_error nerr = {0};
+	int window_ms = ISOTIER_CHALLENGE_MS;
 	if (isotier__nonce_new(obs->nonce, &nerr) < 0) {
 		pr->rc = obs->rc = nerr.code;
 		pr->err = obs->err = nerr;
 		return;
 	}
 	bool viewed = false;
-	exec_probe(obs, pr, obs->backend, state, o, obs->nonce, watched ? &view : NULL, &viewed);
+	/* A bound exec runs its command after the first report: no second run
+	 * can follow, so it samples the long window at once. */
+	window_ms = o->bound ? ISOTIER_CHALLENGE_LONG_MS : ISOTIER_CHALLENGE_MS;
+	exec_probe(obs, pr, obs->backend, state, o, obs->nonce, window_ms, watched ? &view : NULL,
+	           &viewed);
+	if (watched && !o->bound && challenge_unclear(pr, &view)) {
+		/* The short window could not tell (a busy host): once more, with
+		 * a fresh nonce, for the long one; what that shows decides. The
+		 * first run's capture stays (the probe writes one only once). */
+		isotier__host_view_clear(&view);
+		free(pr->out);
+		probe_result_clear(&pr->probe);
+		*pr = (isotier_probe_run){0};
+		if (isotier__nonce_new(obs->nonce, &nerr) < 0) {
+			pr->rc = obs->rc = nerr.code;
+			pr->err = obs->err = nerr;
+			return;
+		}
+		exec_probe(obs, pr, obs->backend, state, o, obs->nonce, ISOTIER_CHALLENGE_LONG_MS,
+		           &view, &viewed);
+		window_ms = ISOTIER_CHALLENGE_LONG_MS;
+	}
 	if (watched && !viewed)
-		read_host_view(obs, pr, &view);
+		read_host_view(obs, pr, &view, window_ms);
 	isotier__host_view_clear(&view);
 	obs->ran = true;
 	if (pr->rc < 0 && obs->rc == 0) {
@@ -552,7 +595,7 @@ static void observe_remote(isotier_observation *obs, const isotier_observe_opts 
 				second->rc = second->err.code;
 			else {
 				bool viewed = false;
-				exec_probe(obs, second, b, state[1], &second_opts, nonce, NULL,
+				exec_probe(obs, second, b, state[1], &second_opts, nonce, 0, NULL,
 				           &viewed);
 			}
 			/* Only two sandboxes that both answered are challenged: the

@@ -23,6 +23,7 @@ void probe_run_clear(probe_run_info *r)
 	if (!r)
 		return;
 	free(r->changes);
+	free(r->gaps);
 	free(r->segments);
 	memset(r, 0, sizeof *r);
 }
@@ -76,6 +77,36 @@ static int parse_changes(probe_run_info *r, const cJSON *arr, isotier_error *err
 	return 0;
 }
 
+static int parse_gaps(probe_run_info *r, const cJSON *arr, isotier_error *err)
+{
+	if (!cJSON_IsArray(arr))
+		return bad(err, "challenge.gaps", "not an array");
+	int n = cJSON_GetArraySize(arr);
+	if (n > PROBE_RUN_MAX_GAPS)
+		return bad(err, "challenge.gaps", "more than 512 entries");
+	if (n == 0)
+		return 0;
+	r->gaps = calloc((size_t)n, sizeof *r->gaps);
+	if (!r->gaps)
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0,
+		                          "run.challenge.gaps: out of memory");
+	for (const cJSON *e = arr->child; e; e = e->next) {
+		probe_run_gap *g = &r->gaps[r->n_gaps];
+		if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 2 ||
+		    !exact_count(e->child, &g->from_us) ||
+		    !exact_count(e->child->next, &g->to_us) || g->to_us < g->from_us ||
+		    g->from_us < r->start_us || g->to_us > r->end_us ||
+		    (r->n_gaps && g->from_us < r->gaps[r->n_gaps - 1].to_us))
+			return isotier__error_set(
+			    err, ISOTIER_EDATA, 0,
+			    "run.challenge.gaps[%zu]: not a [from, to] pair in "
+			    "the window, in order",
+			    r->n_gaps);
+		r->n_gaps++;
+	}
+	return 0;
+}
+
 /* A probe's error string, for a reason sentence only: printable ASCII, cut
  * to fit. */
 static int copy_error(char *out, size_t len, const cJSON *e, const char *field, isotier_error *err)
@@ -112,10 +143,31 @@ static int parse_challenge(probe_run_info *r, const cJSON *c, isotier_error *err
 	if (t && !cJSON_IsBool(t))
 		return bad(err, "challenge.truncated", "not a boolean");
 	r->truncated = cJSON_IsTrue(t);
+	const cJSON *st = cJSON_GetObjectItemCaseSensitive(c, "stopped");
+	if (st && !cJSON_IsBool(st))
+		return bad(err, "challenge.stopped", "not a boolean");
+	r->stopped = cJSON_IsTrue(st);
+	/* Optional (older probes print none): the judge then cannot tell a
+	 * stalled sampler from a steady one and reads the samples as before. */
+	const cJSON *gap = cJSON_GetObjectItemCaseSensitive(c, "max_gap_us");
+	r->max_gap_us = -1;
+	if (gap && (!exact_count(gap, &r->max_gap_us) || r->max_gap_us > PROBE_RUN_MAX_WINDOW_US))
+		return bad(err, "challenge.max_gap_us",
+		           "not a non-negative integer within the 10 s window");
+	const cJSON *gt = cJSON_GetObjectItemCaseSensitive(c, "gaps_truncated");
+	if (gt && !cJSON_IsBool(gt))
+		return bad(err, "challenge.gaps_truncated", "not a boolean");
 	const cJSON *ch = cJSON_GetObjectItemCaseSensitive(c, "changes");
 	if (!ch)
 		return bad(err, "challenge.changes", "missing");
-	return parse_changes(r, ch, err);
+	int rc = parse_changes(r, ch, err);
+	if (rc < 0)
+		return rc;
+	/* No list (an older probe) or a list cut short: not one stretch can be
+	 * shown read, which the judge needs before it concludes absence. */
+	const cJSON *gaps = cJSON_GetObjectItemCaseSensitive(c, "gaps");
+	r->gaps_unknown = !gaps || cJSON_IsTrue(gt);
+	return gaps ? parse_gaps(r, gaps, err) : 0;
 }
 
 static bool bits_valid(const char *s)

@@ -29,6 +29,12 @@ typedef struct probe_run_sample {
 	int64_t procs; /* sysinfo(2) procs from then on */
 } probe_run_sample;
 
+/* A stretch of the sampling window without a read, the sandbox's clock. */
+typedef struct probe_run_gap {
+	int64_t from_us, to_us;
+} probe_run_gap;
+#define PROBE_RUN_MAX_GAPS 512
+
 /* One slot of a played pattern (run.pattern.segments), the sandbox's clock. */
 typedef struct probe_run_segment {
 	int64_t start_us, end_us;
@@ -42,6 +48,14 @@ typedef struct probe_run_info {
 	int64_t start_us, end_us;            /* the sampling window, sandbox clock */
 	int64_t samples;                     /* how many reads the probe says it made */
 	bool truncated;
+	bool stopped;       /* it says the host's "enough" ended it early */
+	int64_t max_gap_us; /* the longest time between two reads it says; -1: not said */
+	/* Stretches without a read (run.challenge.gaps), ascending; a slot that
+	 * meets one is not read. gaps_unknown: the list was cut short or is
+	 * missing, so no stretch can be shown to have been read. */
+	probe_run_gap *gaps; /* owned */
+	size_t n_gaps;
+	bool gaps_unknown;
 	probe_run_sample *changes; /* owned; ascending t_us, within the window */
 	size_t n_changes;
 	bool pattern;                                      /* a run.pattern object was there */

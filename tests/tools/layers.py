@@ -183,6 +183,7 @@ TOOL = PUBLIC + [TOOL_HEADER]
 SEAMS = {
     "verify/": TOOL,
     "tests/tools/backend-run.c": TOOL + ["verify/run/cancel.h"],
+    "tests/tools/challenge-trials.c": TOOL + ["reference/host_watch.h"],
     "tests/tools/": PUBLIC,
     "bench/": PUBLIC,
     "reference/examples/": PUBLIC,

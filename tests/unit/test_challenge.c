@@ -12,6 +12,8 @@
 
 #include "../../reference/challenge.h"
 
+#include <cjson/cJSON.h>
+
 #define SLOT_US 50000
 #define NSEG    40
 #define TASKS   256
@@ -83,10 +85,14 @@ static const struct sample_case {
     {"shared, time namespace a day behind", SHARED, 86400LL * 1000000, 600000,
      ISOTIER_CHALLENGE_SEEN},
     {"shared, time namespace ahead", SHARED, -3600LL * 1000000, 600000, ISOTIER_CHALLENGE_SEEN},
-    {"own kernel, flat count", OWN_FLAT, 0, 600000, ISOTIER_CHALLENGE_NOT_SEEN},
-    {"own kernel, busy count", OWN_NOISY, 0, 600000, ISOTIER_CHALLENGE_NOT_SEEN},
-    {"shared but too weak to tell", SHARED_WEAK, 0, 600000, ISOTIER_CHALLENGE_NOT_SEEN},
+    {"own kernel, flat count", OWN_FLAT, 0, 800000, ISOTIER_CHALLENGE_NOT_SEEN},
+    {"own kernel, busy count", OWN_NOISY, 0, 800000, ISOTIER_CHALLENGE_NOT_SEEN},
+    {"shared but too weak to tell", SHARED_WEAK, 0, 800000, ISOTIER_CHALLENGE_NOT_SEEN},
     {"window too short for both states", SHARED, 0, 90000, ISOTIER_CHALLENGE_UNANSWERED},
+    /* Presence shows in 3 slots of each state; absence needs 12 slots. */
+    {"shared, a short window shows it", SHARED, 0, 400000, ISOTIER_CHALLENGE_SEEN},
+    {"own kernel, too few slots to conclude absence", OWN_FLAT, 0, 400000,
+     ISOTIER_CHALLENGE_UNANSWERED},
 };
 
 START_TEST(outcomes)
@@ -135,12 +141,105 @@ START_TEST(unanswered)
 }
 END_TEST
 
+/* Stretches the sampler went unread: a slot that meets one is not compared,
+ * and without the list (an older probe, or one cut short) absence is never
+ * concluded. */
+START_TEST(unread_slots)
+{
+	int64_t host_t0 = 5000000000LL;
+	make_segments(host_t0, 7);
+	probe_run_info r;
+	isotier_challenge_result out;
+	make_samples(&r, OWN_FLAT, host_t0 + 300000, 800000, 0, 11);
+	isotier__challenge_judge(&out, segs, NSEG, &r);
+	ck_assert_int_eq(out.outcome, ISOTIER_CHALLENGE_NOT_SEEN);
+	r.gaps_unknown = true;
+	isotier__challenge_judge(&out, segs, NSEG, &r);
+	ck_assert_msg(out.outcome == ISOTIER_CHALLENGE_UNANSWERED, "%s", out.detail);
+	ck_assert_ptr_nonnull(strstr(out.detail, "unread"));
+	r.gaps_unknown = false;
+	/* Unread for half the window: too few slots read throughout for absence. */
+	probe_run_gap gap = {r.start_us + 1000, r.start_us + 400000};
+	r.gaps = &gap;
+	r.n_gaps = 1;
+	isotier__challenge_judge(&out, segs, NSEG, &r);
+	ck_assert_msg(out.outcome == ISOTIER_CHALLENGE_UNANSWERED, "%s", out.detail);
+	ck_assert_ptr_nonnull(strstr(out.detail, "read throughout"));
+	r.gaps = NULL;
+	r.n_gaps = 0;
+	probe_run_clear(&r);
+	/* A shared kernel whose sampler stalled in places still shows it in
+	 * the slots it read. */
+	make_samples(&r, SHARED, host_t0 + 300000, 600000, 0, 11);
+	probe_run_gap gaps[3] = {{r.start_us + 60000, r.start_us + 75000},
+	                         {r.start_us + 200000, r.start_us + 230000},
+	                         {r.start_us + 400000, r.start_us + 410000}};
+	r.gaps = gaps;
+	r.n_gaps = 3;
+	isotier__challenge_judge(&out, segs, NSEG, &r);
+	ck_assert_msg(out.outcome == ISOTIER_CHALLENGE_SEEN, "%s", out.detail);
+	r.gaps = NULL;
+	r.n_gaps = 0;
+	probe_run_clear(&r);
+}
+END_TEST
+
+/* run.challenge's unread stretches, as the probe prints them: bounded,
+ * ordered, inside the window; no list means none can be shown read. */
+START_TEST(gaps_parsed)
+{
+	static const struct {
+		const char *gaps;
+		int rc;
+		bool unknown;
+		size_t n;
+	} c[] = {
+	    {", \"gaps_truncated\": false, \"gaps\": [[1100, 1200], [1300, 1500]]", 0, false, 2},
+	    {", \"gaps_truncated\": false, \"gaps\": []", 0, false, 0},
+	    {"", 0, true, 0},
+	    {", \"gaps_truncated\": true, \"gaps\": [[1100, 1200]]", 0, true, 1},
+	    {", \"gaps\": [[1300, 1500], [1100, 1200]]", ISOTIER_EDATA, false, 0},
+	    {", \"gaps\": [[900, 1200]]", ISOTIER_EDATA, false, 0},
+	    {", \"gaps\": [[1200, 1100]]", ISOTIER_EDATA, false, 0},
+	    {", \"gaps\": [[1100]]", ISOTIER_EDATA, false, 0},
+	    {", \"gaps\": {}", ISOTIER_EDATA, false, 0},
+	    {", \"gaps_truncated\": 1, \"gaps\": []", ISOTIER_EDATA, false, 0},
+	    {", \"max_gap_us\": -5, \"gaps\": []", ISOTIER_EDATA, false, 0},
+	    {", \"stopped\": \"yes\", \"gaps\": []", ISOTIER_EDATA, false, 0},
+	};
+	for (size_t i = 0; i < sizeof c / sizeof *c; i++) {
+		char doc[512];
+		snprintf(doc, sizeof doc,
+		         "{\"run\": {\"nonce\": \"0123456789abcdef\", \"challenge\": "
+		         "{\"start_us\": 1000, \"end_us\": 2000, \"samples\": 10, "
+		         "\"changes\": [[1000, 5]]%s}}}",
+		         c[i].gaps);
+		cJSON *j = cJSON_Parse(doc);
+		ck_assert_ptr_nonnull(j);
+		probe_run_info r;
+		isotier_error err = {0};
+		int rc = probe_run_parse(&r, j, &err);
+		ck_assert_msg(rc == c[i].rc, "case %zu: rc %d (%s)", i, rc, err.message);
+		if (rc == 0) {
+			ck_assert_msg(r.gaps_unknown == c[i].unknown, "case %zu", i);
+			ck_assert_uint_eq(r.n_gaps, c[i].n);
+		} else {
+			ck_assert_ptr_nonnull(strstr(err.message, "run.challenge"));
+		}
+		probe_run_clear(&r);
+		cJSON_Delete(j);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("challenge");
 	TCase *tc = tcase_create("challenge");
 	tcase_add_loop_test(tc, outcomes, 0, (int)(sizeof cases / sizeof *cases));
 	tcase_add_test(tc, unanswered);
+	tcase_add_test(tc, unread_slots);
+	tcase_add_test(tc, gaps_parsed);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }

@@ -81,7 +81,7 @@ START_TEST(ignores_other_nonces_and_old_processes)
 	isotier_host_watch *w = NULL;
 	ck_assert_int_eq(isotier__host_watch_start(&w, ARGV0, nonce, 10000, -1, &err), 0);
 	pid_t foreign = spawn_as_probe(other);
-	/* 1.2 s for the 8 slots asked below (400 ms of them): the pattern's thread
+	/* 1.2 s for the 8 slots asked below (64 ms of them): the pattern's thread
 	 * may start late on a busy host, and the slots counted are what it ran. */
 	nap_ms(1200);
 	isotier_host_view v;
@@ -89,7 +89,7 @@ START_TEST(ignores_other_nonces_and_old_processes)
 	reap(before);
 	reap(foreign);
 	ck_assert_msg(!v.workload_seen, "seen: %s", v.workload_detail);
-	/* 50 ms slots: both states, never three alike in a row. */
+	/* 8 ms slots: both states, never three alike in a row. */
 	ck_assert_uint_ge(v.n_segs, 8);
 	size_t on = 0;
 	for (size_t i = 0; i < v.n_segs; i++) {
