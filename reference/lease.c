@@ -323,7 +323,13 @@ int isotier__lease_take(const isotier_lease *l, const char *key)
 	char file[4096], tmp[4200], dir[4096];
 	const char *f[] = {l->kind, l->backend, l->cli, l->wrap, l->name, l->path, l->global};
 	enum { N_FIELDS = sizeof f / sizeof f[0] };
-	static __thread char enc[N_FIELDS][3 * 4096 + 1];
+	/* On the heap: 86 kB of thread-local storage would be every thread's,
+	 * the host pattern's hundreds of small-stacked threads included (their
+	 * creation failed, and no "on" slot ever ran). */
+	typedef char field[3 * 4096 + 1];
+	cleanup_free field *enc = malloc(N_FIELDS * sizeof *enc);
+	if (!enc)
+		return errno = ENOMEM, ISOTIER_ENOMEM;
 	for (size_t i = 0; i < N_FIELDS; i++)
 		if (!encode(enc[i], sizeof enc[i], f[i] ? f[i] : ""))
 			return errno = ENAMETOOLONG, ISOTIER_EINVAL;
