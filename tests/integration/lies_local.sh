@@ -193,7 +193,7 @@ lie bwrap bubblewrap decoy MICROVM/firecracker INCONCLUSIVE
 LIE=decoy PATH="$wrappers:$PATH" "$ISOTIER_BIN" verify --backend bwrap --catalogue "$TMP/cat-decoy-bwrap-MICROVM" \
   --db "$TMP/decoy.db" >"$TMP/decoy.out" 2>&1 || true
 assert_contains "$(cat "$TMP/decoy.out")" "it saw no VMM or runsc of this run start"
-! grep -q "qemu-system-x86_64 (pid" "$TMP/decoy.out" || fail "the decoy counted as a VMM: $(cat "$TMP/decoy.out")"
+! grep -q "it saw qemu-system-x86_64 (pid" "$TMP/decoy.out" || fail "the decoy counted as a VMM: $(cat "$TMP/decoy.out")"
 # A seccomp user-notification supervisor inside the sandbox imitates a kernel of its own (a task
 # count no pattern moves, procfs' statfs magic for bind-mounted identity files): no VMM of this
 # run, nothing to prove a VM, for a microVM or a gVisor claim.
