@@ -59,11 +59,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FUZZ_ASSERT(probe_result_parse(&again, r.doc_json, dl, &err) == 0,
 	            "stored document refused: %s", err.message);
 	same_result(&r, &again);
-	static const judge_claim claims[] = {{true, ISOTIER_CONTAINER, "runc"},
-	                                     {true, ISOTIER_GVISOR, "gvisor"},
-	                                     {true, ISOTIER_MICROVM, "firecracker"},
-	                                     {true, ISOTIER_UNKNOWN, "unknown"},
-	                                     {false, ISOTIER_UNKNOWN, NULL}};
+	static const judge_claim claims[] = {{true, ISOTIER_CONTAINER, "runc", NULL},
+	                                     {true, ISOTIER_GVISOR, "gvisor", NULL},
+	                                     {true, ISOTIER_MICROVM, "firecracker", NULL},
+	                                     {true, ISOTIER_UNKNOWN, "unknown", NULL},
+	                                     {false, ISOTIER_UNKNOWN, NULL, NULL}};
 	static const isotier_kernel_relation relations[] = {
 	    ISOTIER_KERNEL_UNCOMPARED, ISOTIER_KERNEL_SHARED, ISOTIER_KERNEL_DEDICATED,
 	    ISOTIER_KERNEL_SELF};
