@@ -12,7 +12,7 @@
 # only the observations it shows in full (verify/report/report_scan.c), where
 # it used to hold every one (~0.6 KB a row: 11 MiB more here). The history
 # also holds 50,000 source checks (a daily `sources check` of the catalogue's
-# 200 sources for 250 days) and 5,000 create() refusals among 15,000 other
+# every catalogue source for 250 days) and 5,000 create() refusals among 15,000 other
 # audit events: report holds each source's latest check and the newest 500
 # refusals (verify/report/report_tables.c), where it held every row (44 MiB
 # in all here, against 16 now), and JSON still carries every one.
@@ -25,7 +25,11 @@ db=$TMP/big.db
 echo '{"type":"header","schema":"isotier.history.export/1"}' >"$TMP/empty.jsonl"
 "$B" history import --db "$db" "$TMP/empty.jsonl" >/dev/null || fail "create the history"
 cat=$ISOTIER_ROOT/catalogue/providers
-python3 "$ISOTIER_ROOT/tests/tools/history_gen.py" "$db" 20000 --checks 50000 --catalogue "$cat" --refusals 5000 ||
+# 250 daily checks of every source (the catalogue's size moves; whole days keep the last day
+# every source's latest).
+nsrc=$(python3 -c 'import glob,json,sys; print(sum(len(json.load(open(f)).get("sources",[])) for f in glob.glob(sys.argv[1]+"/*.json")))' "$cat")
+checks=$((nsrc * 250))
+python3 "$ISOTIER_ROOT/tests/tools/history_gen.py" "$db" 20000 --checks "$checks" --catalogue "$cat" --refusals 5000 ||
   fail "generate the history"
 limit_kb=$((48 * 1024))
 rss() { # rss NAME CMD...: runs CMD, output to $TMP/out; checks its peak RSS
@@ -69,18 +73,19 @@ for f in $formats; do
     assert_eq "$(grep -c '<td>refused</td>' "$TMP/out")" 500 "the HTML shows the newest 500 refusals"
     ;;
   md) grep -q '^5000 refusals; newest 50 shown' "$TMP/out" || fail "the Markdown refusals do not say what they show" ;;
-  json) python3 - "$TMP/out" <<'EOF' || fail "the JSON report does not carry every row"
+  json) python3 - "$TMP/out" "$checks" "$nsrc" <<'EOF' || fail "the JSON report does not carry every row"
 import json, sys
 d = json.load(open(sys.argv[1]))
+checks, nsrc = int(sys.argv[2]), int(sys.argv[3])
 assert len(d["observations"]) == 20000, len(d["observations"])
-assert len(d["source_checks"]) == 50000 and d["database"]["source_checks"] == 50000, len(d["source_checks"])
+assert len(d["source_checks"]) == checks and d["database"]["source_checks"] == checks, len(d["source_checks"])
 assert len(d["refusals"]) == 5000 and d["database"]["refusals"] == 5000, len(d["refusals"])
 assert all(r["decision"] == "refused" for r in d["refusals"]), "a refusal that is not one"
 assert d["refusals"] == sorted(d["refusals"], key=lambda r: (r["at"], r["id"])), "refusals out of order"
 # Each source's latest check is the last day's (the history's newest, not one held before it).
 last = max(c["checked_at"] for c in d["source_checks"])
 latest = [s["latest_check"] for p in d["providers"] for s in p["sources"]]
-assert len(latest) == 200 and all(c and c["checked_at"] == last for c in latest), last
+assert len(latest) == nsrc and all(c and c["checked_at"] == last for c in latest), (last, len(latest), nsrc)
 EOF
     ;;
   esac

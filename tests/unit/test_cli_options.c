@@ -229,7 +229,7 @@ START_TEST(the_format_table_is_sound)
 	ck_assert_ptr_nonnull(report_format_lookup("text"));
 	ck_assert_ptr_null(report_format_lookup("pdf"));
 	ck_assert_ptr_null(report_format_lookup(NULL));
-	ck_assert_str_eq(report_format_names(), "html, json, junit, md or text");
+	ck_assert_str_eq(report_format_names(), "html, json, junit, md, oscal or text");
 }
 END_TEST
 
