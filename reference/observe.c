@@ -475,10 +475,11 @@ static void run_once(isotier_observation *obs, void *state, const isotier_observ
 	window_ms = o->bound ? ISOTIER_CHALLENGE_LONG_MS : ISOTIER_CHALLENGE_MS;
 	exec_probe(obs, pr, obs->backend, state, o, obs->nonce, window_ms, watched ? &view : NULL,
 	           &viewed);
-	if (watched && !o->bound && challenge_unclear(pr, &view)) {
-		/* The short window could not tell (a busy host): once more, with
-		 * a fresh nonce, for the long one; what that shows decides. The
-		 * first run's capture stays (the probe writes one only once). */
+	/* The short window could not tell (a busy host): again, with a fresh
+	 * nonce, for the long one, twice at most; what the last shows decides.
+	 * The first run's capture stays (the probe writes one only once). */
+	for (int retry = 0; watched && !o->bound && retry < 2 && challenge_unclear(pr, &view);
+	     retry++) {
 		isotier__host_view_clear(&view);
 		free(pr->out);
 		probe_result_clear(&pr->probe);
