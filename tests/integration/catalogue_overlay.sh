@@ -10,7 +10,8 @@
 . "$(dirname "$0")/../lib.sh"
 bin=$ISOTIER_BIN
 [ -x "$bin" ] || fail "no isotier binary at $bin"
-export ISOTIER_DB=$TMP/none.db
+ISOTIER_DB=$(empty_history "$TMP/none.db") # a named history must exist: an empty one
+export ISOTIER_DB
 today=$(date -u +%F)
 pkg=$TMP/pkg/providers over=$TMP/overlay
 mkdir -p "$pkg" "$over"
