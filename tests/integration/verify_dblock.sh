@@ -71,12 +71,13 @@ locker() {
 import os, sqlite3, sys, time
 db, hold, ready = sys.argv[1:]
 c = sqlite3.connect(db, isolation_level=None, timeout=10)
-for _ in range(200):
+# Up to 30 s: on a loaded host verify's start (sweep, identity, catalogue) can take a while.
+for _ in range(600):
     if c.execute("SELECT count(*) FROM runs WHERE status = 'running'").fetchone()[0]:
         break
     time.sleep(0.05)
 else:
-    sys.exit("verify never started its run")
+    sys.exit("verify never started its run (30 s)")
 c.execute("BEGIN IMMEDIATE")
 open(ready, "w").close()
 end = time.time() + 60
