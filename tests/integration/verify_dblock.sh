@@ -71,10 +71,16 @@ locker() {
 import os, sqlite3, sys, time
 db, hold, ready = sys.argv[1:]
 c = sqlite3.connect(db, isolation_level=None, timeout=10)
+# Polling from now on: the test starts verify only then (a loaded host can take longer to
+# start python than verify --timeout 1 takes to run).
+open(ready + ".polling", "w").close()
 # Up to 30 s: on a loaded host verify's start (sweep, identity, catalogue) can take a while.
 for _ in range(600):
-    if c.execute("SELECT count(*) FROM runs WHERE status = 'running'").fetchone()[0]:
-        break
+    try:
+        if c.execute("SELECT count(*) FROM runs WHERE status = 'running'").fetchone()[0]:
+            break
+    except sqlite3.OperationalError:
+        pass  # no schema yet: verify has not created it
     time.sleep(0.05)
 else:
     sys.exit("verify never started its run (30 s)")
@@ -95,19 +101,26 @@ c.execute("COMMIT")
 PY
 }
 
+# wait_polling READY - until the locker polls for verify's run row (30 s at most).
+wait_polling() {
+  for _ in $(seq 1 600); do [ -e "$1.polling" ] && return 0; sleep 0.05; done
+  fail "the locker never started polling ($1)"
+}
+
 # 1. Released before the run's deadline: the observation waits and is stored.
 db2=$TMP/l.db
 rm -f "$TMP/locked2"
 set +e
+locker "$db2" 5 "$TMP/locked2" &
+lpid=$!
+wait_polling "$TMP/locked2"
 ISOTIER_PROBE=$hang "$ISOTIER_BIN" verify --backend host --db "$db2" --busy-timeout 500 --timeout 3 \
-  >"$TMP/l1.out" 2>"$TMP/l1.err" &
-vpid=$!
-locker "$db2" 5 "$TMP/locked2"
-lrc=$?
-wait "$vpid"
+  >"$TMP/l1.out" 2>"$TMP/l1.err"
 rc=$?
+wait "$lpid"
+lrc=$?
 set -e
-assert_eq "$lrc" 0 "locker 1"
+assert_eq "$lrc" 0 "locker 1 (verify exit $rc: $(cat "$TMP/l1.out" "$TMP/l1.err" | head -c 2000))"
 [ -e "$TMP/locked2" ] || fail "locker 1 never took its lock"
 assert_eq "$rc" 70 "hung probe, lock waited out ($(cat "$TMP/l1.err"))"
 assert_contains "$(cat "$TMP/l1.out")" "stored in $db2"
@@ -122,15 +135,16 @@ assert_eq "$(sqlite3 -batch -noheader "$db2" "SELECT status || ' ' || (finished_
 db3=$TMP/l3.db
 rm -f "$TMP/locked3"
 set +e
+locker "$db3" "until:$TMP/l3.err:NOT stored" "$TMP/locked3" &
+lpid=$!
+wait_polling "$TMP/locked3"
 ISOTIER_PROBE=$hang "$ISOTIER_BIN" verify --backend host --backend bwrap --jobs 2 --db "$db3" \
-  --busy-timeout 500 --timeout 1 >"$TMP/l3.out" 2>"$TMP/l3.err" &
-vpid=$!
-locker "$db3" "until:$TMP/l3.err:NOT stored" "$TMP/locked3"
-lrc=$?
-wait "$vpid"
+  --busy-timeout 500 --timeout 1 >"$TMP/l3.out" 2>"$TMP/l3.err"
 rc=$?
+wait "$lpid"
+lrc=$?
 set -e
-assert_eq "$lrc" 0 "locker 2"
+assert_eq "$lrc" 0 "locker 2 (verify exit $rc: $(cat "$TMP/l3.out" "$TMP/l3.err" | head -c 2000))"
 assert_eq "$rc" 75 "an observation not stored ($(cat "$TMP/l3.out" "$TMP/l3.err"))"
 out=$(cat "$TMP/l3.out")
 grep -q "stored in" <<<"$out" && fail "claims 'stored in' with an observation lost: $out"
