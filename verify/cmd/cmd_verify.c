@@ -75,7 +75,7 @@ static const struct cli_option options[] = {
      NULL, false},
     {"catalogue", OPT_CATALOGUE, CLI_TEXT, "DIR", NULL, 0, 0,
      "provider catalogue (default: the source tree's)", NULL, false},
-    {"jobs", OPT_JOBS, CLI_NUMBER, "N", NULL, 1, 64, "backends run concurrently (default 4)", NULL,
+    {"jobs", OPT_JOBS, CLI_NUMBER, "N", NULL, 1, 64, "backends run concurrently (default 4); a verdict left INCONCLUSIVE by their load is verified again alone at the end", NULL,
      false},
     {"timeout", OPT_TIMEOUT, CLI_NUMBER, "S", NULL, 1, 86400, "per probe run (default 60)", NULL,
      false},
@@ -370,6 +370,8 @@ static job *next_finished(verify_ctx *ctx, bool *over)
 	return NULL;
 }
 
+static bool quiet_retry_due(const job *j, const verify_opts *o);
+
 /* In the main thread, as the workers finish: judge each job, store its
  * observation (its own attempts: a lock that outlasted one backend's may be
  * gone by the next one's), show progress. */
@@ -415,8 +417,80 @@ static void judge_and_store(verify_ctx *ctx, const verify_opts *o, isotier_histo
 		} else {
 			ready->recorded = true;
 		}
+		ready->retry_alone = quiet_retry_due(ready, o);
 		if (tty && !o->json)
 			print_progress(ready, handled, ctx->n_jobs);
+	}
+}
+
+/*
+ * Whether a verdict was left INCONCLUSIVE by this run's own load: the host's
+ * checks of the sandbox could not complete (its challenge unanswered: the
+ * slots stretched, the samples thinned) while other sandboxes of this run
+ * shared the CPUs. Such a job runs once more at the end, alone (quiet_retries):
+ * the scheduled job on a small host would otherwise alert on what its own
+ * --jobs did. A retry is a whole new verification (new sandbox, nonce,
+ * challenge); the first observation stays in the history; a job alone, or
+ * one already retried, is not run again: load from outside this run is not
+ * waited out, it is reported.
+ */
+static bool quiet_retry_due(const job *j, const verify_opts *o)
+{
+	return o->jobs > 1 && !j->retried_alone && j->overlap > 1 && j->obs.available &&
+	       j->obs.rc == 0 && j->verdict == VERDICT_INCONCLUSIVE &&
+	       j->obs.host == ISOTIER_HOST_INCOMPLETE;
+}
+
+/* After the workers: each job quiet_retry_due marked, alone on this thread,
+ * judged and stored as a second observation of the run. */
+static void quiet_retries(verify_ctx *ctx, const verify_opts *o, isotier_history *h,
+                          int64_t run_id, verify_outcome *out)
+{
+	for (size_t i = 0; i < ctx->n_jobs; i++) {
+		job *j = &ctx->jobs[i];
+		if (!j->retry_alone || out->interrupted || poll_signal(ctx))
+			continue;
+		cli_error("%s: INCONCLUSIVE beside %d sandboxes of this run (the host's checks "
+		          "could not complete): verifying it again alone",
+		          j->backend->name, j->overlap - 1);
+		j->first_overlap = j->overlap;
+		j->retry_alone = false;
+		j->retried_alone = true;
+		isotier__observation_clear(&j->obs);
+		evidence_tar_free(&j->evidence);
+		memset(&j->evidence, 0, sizeof j->evidence);
+		j->recorded = j->rejected = j->unproven = j->attested = false;
+		j->reason[0] = '\0';
+		verify_job_run_alone(j, ctx);
+		if (poll_signal(ctx) && j->obs.rc == ISOTIER_EINTR) {
+			out->interrupted = true;
+			j->skipped = true;
+			continue;
+		}
+		judge_job(j, o->host_provider);
+		add_backend_notes(j);
+		size_t n = strlen(j->reason);
+		snprintf(j->reason + n, sizeof j->reason - n,
+		         "; verified again alone: the first attempt, beside %d other sandboxes of "
+		         "this run, was INCONCLUSIVE",
+		         j->first_overlap - 1);
+		history_retry_policy policy = {
+		    .min_attempts = 3,
+		    .deadline_ms = isotier__now_ms() + ((int64_t)o->timeout_s + 5) * 1000,
+		    .stop = stop_retrying,
+		    .stop_arg = ctx};
+		struct record_arg ra = {.h = h, .run_id = run_id, .j = j, .jobs = o->jobs};
+		isotier_error rec_err = {0};
+		int64_t t0 = isotier__now_ms();
+		if (history_retry(record_job, &ra, &policy, NULL, &rec_err) < 0) {
+			out->db_error = true;
+			out->db_err = rec_err;
+			out->db_waited = isotier__now_ms() - t0;
+			cli_error("observation of %s NOT stored in %s: verdict %s", j->backend->name,
+			          o->db, isotier__verdict_name(j->verdict));
+		} else {
+			j->recorded = true;
+		}
 	}
 }
 
@@ -503,6 +577,7 @@ static int verify_main(int argc, char **argv)
 		pthread_join(tids[i], NULL);
 	if (poll_signal(&ctx))
 		out.interrupted = true;
+	quiet_retries(&ctx, &o, h, run_id, &out);
 
 	int failure;
 	bool alerted;

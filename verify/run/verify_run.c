@@ -123,3 +123,16 @@ void *verify_worker_main(void *arg)
 		pthread_mutex_unlock(&ctx->lock);
 	}
 }
+
+void verify_job_run_alone(job *j, verify_ctx *ctx)
+{
+	pthread_mutex_lock(&ctx->lock);
+	j->started_ms = isotier__now_ms();
+	j->ended_ms = 0;
+	pthread_mutex_unlock(&ctx->lock);
+	run_job(j, ctx);
+	pthread_mutex_lock(&ctx->lock);
+	j->ended_ms = isotier__now_ms();
+	j->overlap = 1;
+	pthread_mutex_unlock(&ctx->lock);
+}

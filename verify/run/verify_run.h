@@ -41,6 +41,12 @@ typedef struct job {
 	bool unproven;
 	bool attested; /* judge_result's: stored in the observation's layers_json */
 	char reason[JUDGE_REASON_MAX + 512];
+	/* A quiet retry (cmd_verify.c): retry_alone when the verdict was left
+	 * INCONCLUSIVE by checks the host could not complete while other
+	 * sandboxes of this run shared it; retried_alone once it ran again with
+	 * none beside it, first_overlap what the first attempt shared. */
+	bool retry_alone, retried_alone;
+	int first_overlap;
 } job;
 
 typedef struct verify_ctx {
@@ -61,6 +67,10 @@ typedef struct verify_ctx {
  * held): the most running at once while j ran, j included. Every job that
  * could overlap a finished one has started by then. */
 void verify_job_overlap(job *j, const verify_ctx *ctx);
+
+/* Runs j once more, on the calling thread, with nothing else of this run
+ * beside it: j's observation and evidence must have been cleared. */
+void verify_job_run_alone(job *j, verify_ctx *ctx);
 
 /* A worker thread: takes jobs from ctx until none is left or ctx->stop. */
 void *verify_worker_main(void *ctx);
