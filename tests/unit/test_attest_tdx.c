@@ -16,6 +16,7 @@
 #include "check_run.h"
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "../../reference/attest.h"
@@ -415,6 +416,11 @@ START_TEST(collateral_qe_identity)
 	                                   "\"2020-01-01T00:00:00Z\",\"nextUpdate\":"
 	                                   "\"2099-01-01T00:00:00Z\"}");
 	TREFUSED(ta, f, p, -1, "qe_identity.json is not the TD_QE's identity version 2");
+	/* There but unreadable (a directory): refused, never "not evaluated". */
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	TREFUSED(ta, f, p, -1, "TDX collateral: qe_identity.json: ");
+	ck_assert_int_eq(rmdir(path), 0);
 	test_tdx_authority_free(ta);
 }
 END_TEST
