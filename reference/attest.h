@@ -127,8 +127,9 @@ typedef struct attest_policy {
 	bool has_tdx_xfam, has_tdx_mrseam, has_tdx_rtmr[4];
 	uint8_t tdx_xfam[8], tdx_mrseam[48], tdx_rtmr[4][48];
 	/* TDX collateral fetched elsewhere from Intel PCS (runbook/attestation.md):
-	 * pck_crl and root_crl (.der or .pem); NULL: not evaluated, and the
-	 * verdict says so. */
+	 * pck_crl and root_crl (.der or .pem), and tcb_info.json with
+	 * qe_identity.json (both or neither) and tcb_signing_chain.pem; NULL: not
+	 * evaluated, and the verdict says so. */
 	const char *tdx_collateral_dir;
 } attest_policy;
 
@@ -157,7 +158,7 @@ typedef struct attest_verdict {
 	attest_cert_source certs;
 	char root[200];   /* the root of trust used, e.g. "AMD ARK-Milan (pinned: ...)" */
 	char product[16]; /* Milan, Genoa, Turin; TDX: "" */
-	char tcb[160];    /* the reported TCB, as text (TDX: what of it was evaluated) */
+	char tcb[256];    /* the reported TCB, as text (TDX: what of it was evaluated) */
 	char measurement[2 * 48 + 1];
 	const char *measurement_judged; /* "matches the reference", "differs...", "recorded" */
 	uint8_t guest_id[ATTEST_SNP_REPORTID_LEN]; /* SNP report_id; TDX: none */
@@ -240,6 +241,30 @@ const char *attest_tdx_pck_check(const struct x509_st *leaf);
 int attest_tdx_tcb_status(char *status, size_t status_len, const struct x509_st *pck,
                           const uint8_t *body, const char *dir, const char *roots, time_t now,
                           char *why, size_t whylen);
+/* attest_tdx_qe.c: the quoting enclave's status from the collateral
+ * directory's qe_identity.json (Intel PCS, signed by the key of
+ * tcb_signing_chain.pem) for the quote's 384-byte QE report, at now. 0 with
+ * status ("UpToDate (TD_QE isvsvn N)", or "not evaluated (no
+ * qe_identity.json ...)"); <0 with why (a bad or stale identity, another
+ * enclave's, a MISCSELECT, ATTRIBUTES, MRSIGNER or ISVPRODID not its, an
+ * ISVSVN OutOfDate, Revoked or below every level). */
+int attest_tdx_qe_status(char *status, size_t status_len, const uint8_t qe_report[384],
+                         const char *dir, const char *roots, time_t now, char *why, size_t whylen);
+/* The same judgement of an identity already read and checked (its
+ * "enclaveIdentity" object): tests and the fuzz harness. */
+struct cJSON;
+int attest_tdx_qe_match(char *status, size_t status_len, const struct cJSON *identity,
+                        const uint8_t qe_report[384], char *why, size_t whylen);
+/* attest_tdx_collateral.c: dir/file, Intel's {"<member>":{...},
+ * "signature":"<r||s hex>"}: the member's bytes signed by the leaf of
+ * dir/tcb_signing_chain.pem, chained to roots' Intel SGX Root CA at now,
+ * with issueDate <= now < nextUpdate. 1 with *doc (the caller deletes it)
+ * and *body its member; 0 when the file does not exist; <0 with why. */
+int attest_tdx_signed_json(struct cJSON **doc, const struct cJSON **body, const char *dir,
+                           const char *file, const char *member, const char *roots, time_t now,
+                           char *why, size_t whylen);
+/* n bytes from exactly 2n hex digits (either case); false else. */
+bool attest_hex_bytes(uint8_t *out, size_t n, const char *hex);
 int attest_tdx_verify(attest_verdict *v, const attest_evidence *e,
                       const uint8_t expected[ATTEST_DATA_LEN], const attest_policy *p,
                       isotier_error *err);

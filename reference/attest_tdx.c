@@ -17,10 +17,9 @@
  * chain to the pinned root at the policy's time and, given an operator's
  * collateral directory, against Intel's CRLs (a revoked PCK or platform CA,
  * an expired CRL: refused) and Intel's TCB info (attest_tdx_tcb.c: the TCB
+ * status) and QE identity (attest_tdx_qe.c: the quoting enclave's
  * status); the TD attributes, XFAM, MRSEAM and RTMRs (attest_tdx_check.c)
- * and the binding. Not evaluated: the QE identity (Intel's identity of the
- * quoting enclave beyond its signer, checked here). The verdict says what
- * was.
+ * and the binding. The verdict says what was evaluated.
  */
 #include "attest.h"
 
@@ -318,8 +317,8 @@ int attest_tdx_verify(attest_verdict *v, const attest_evidence *e,
 	for (size_t i = 0; i < 48; i++)
 		snprintf(v->measurement + 2 * i, 3, "%02x", t.body[TDX_MRTD_OFF + i]);
 	snprintf(v->tcb, sizeof v->tcb,
-	         "TEE TCB SVN %02x%02x%02x%02x%02x%02x%02x%02x...; %s; TCB status not "
-	         "evaluated (no Intel TCB info read)",
+	         "TEE TCB SVN %02x%02x%02x%02x%02x%02x%02x%02x...; %s; TCB status and QE "
+	         "identity not evaluated (no Intel collateral read)",
 	         t.body[0], t.body[1], t.body[2], t.body[3], t.body[4], t.body[5], t.body[6],
 	         t.body[7],
 	         p->tdx_collateral_dir ? "PCK chain checked against Intel's CRLs"
@@ -358,22 +357,40 @@ int attest_tdx_verify(attest_verdict *v, const attest_evidence *e,
 	}
 	bool qe_ok = p256_verify(X509_get0_pubkey(leaf), t.qe_sig, t.qe_report, TDX_QE_REPORT);
 	char status[80] = "not evaluated (no collateral)";
+	char qe_status[80] = "not evaluated (no collateral)";
 	int st = 0;
+	time_t now = p->now ? p->now : time(NULL);
 	if (qe_ok && p->tdx_collateral_dir)
 		st = attest_tdx_tcb_status(status, sizeof status, leaf, t.body,
-		                           p->tdx_collateral_dir, roots,
-		                           p->now ? p->now : time(NULL), why, sizeof why);
+		                           p->tdx_collateral_dir, roots, now, why, sizeof why);
+	if (qe_ok && p->tdx_collateral_dir && st == 0)
+		st = attest_tdx_qe_status(qe_status, sizeof qe_status, t.qe_report,
+		                          p->tdx_collateral_dir, roots, now, why, sizeof why);
+	/* Intel's TCB status is the platform's and its quoting enclave's
+	 * together (QVL converges the two): one without the other is not it. */
+	if (st == 0 && p->tdx_collateral_dir &&
+	    !strncmp(status, "not evaluated", 13) != !strncmp(qe_status, "not evaluated", 13)) {
+		st = -1;
+		snprintf(
+		    why, sizeof why,
+		    "TDX collateral: %s without %s: the platform's TCB status stands only "
+		    "with its quoting enclave's (both, or neither)",
+		    strncmp(status, "not evaluated", 13) ? "tcb_info.json" : "qe_identity.json",
+		    strncmp(status, "not evaluated", 13) ? "qe_identity.json" : "tcb_info.json");
+	}
 	X509_free(leaf);
 	if (!qe_ok)
 		return refuse(v, err,
 		              "TDX quote.qe_report_signature: not the PCK's over the QE report");
 	if (st < 0)
 		return refuse(v, err, why);
-	snprintf(v->tcb, sizeof v->tcb, "TEE TCB SVN %02x%02x%02x%02x...; %s; TCB status %s",
-	         t.body[0], t.body[1], t.body[2], t.body[3],
+	/* The statuses first: what a reader needs survives any shortening. */
+	snprintf(v->tcb, sizeof v->tcb,
+	         "TCB status %s; QE identity %s; %s; TEE TCB SVN %02x%02x%02x%02x...", status,
+	         qe_status,
 	         p->tdx_collateral_dir ? "PCK chain checked against Intel's CRLs"
 	                               : "revocation not checked: no collateral",
-	         status);
+	         t.body[0], t.body[1], t.body[2], t.body[3]);
 	snprintf(v->root, sizeof v->root,
 	         "Intel SGX Root CA pinned in %.100s, PCK chain carried in the quote", roots);
 	int rc = attest_tdx_appraise(v, t.body, p, err);

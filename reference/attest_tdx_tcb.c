@@ -12,21 +12,17 @@
  * report's TEE_TCB_SVN reaches (from index 2 when TEE_TCB_SVN[1] > 0, the
  * TDX module then judged by its identity's levels), with TEE_TCB_SVN[1]
  * equal to the level's. UpToDate and SWHardeningNeeded are accepted; any
- * other status, no level, or collateral out of date is refused.
+ * other status, no level, or collateral out of date is refused. Reading and
+ * checking the signed document is attest_tdx_collateral.c's.
  */
 #include "attest.h"
 
 #include <cjson/cJSON.h>
 #include <openssl/asn1.h>
-#include <openssl/bn.h>
-#include <openssl/ecdsa.h>
-#include <openssl/evp.h>
 #include <openssl/objects.h>
-#include <openssl/pem.h>
 #include <openssl/x509.h>
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 /* What the PCK certificate's SGX extension says about the platform. */
 struct pck_tcb {
@@ -105,116 +101,6 @@ static bool read_pck_tcb(struct pck_tcb *out, X509 *pck)
 	}
 	sk_ASN1_TYPE_pop_free(seq, ASN1_TYPE_free);
 	return out->has_fmspc && out->has_pceid && out->has_tcb;
-}
-
-/* The raw text of the top-level member `key`'s object value in json (what
- * Intel signed), or NULL. */
-static const char *raw_member(const char *json, size_t len, const char *key, size_t *out_len)
-{
-	char pat[40];
-	snprintf(pat, sizeof pat, "{\"%s\":", key);
-	size_t pl = strlen(pat);
-	if (len < pl || memcmp(json, pat, pl) || json[pl] != '{')
-		return NULL;
-	const char *s = json + pl;
-	int depth = 0;
-	bool str = false;
-	for (const char *c = s; c < json + len; c++) {
-		if (str) {
-			if (*c == '\\')
-				c++;
-			else if (*c == '"')
-				str = false;
-		} else if (*c == '"') {
-			str = true;
-		} else if (*c == '{') {
-			depth++;
-		} else if (*c == '}' && --depth == 0) {
-			*out_len = (size_t)(c + 1 - s);
-			return s;
-		}
-	}
-	return NULL;
-}
-
-static bool hex_bytes(uint8_t *out, size_t n, const char *hex)
-{
-	if (!hex || strlen(hex) != 2 * n)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		unsigned v;
-		if (sscanf(hex + 2 * i, "%2x", &v) != 1)
-			return false;
-		out[i] = (uint8_t)v;
-	}
-	return true;
-}
-
-/* "2023-06-18T08:42:58Z" to a time; -1 when not that form. */
-static time_t iso_time(const cJSON *j)
-{
-	struct tm tm = {0};
-	if (!cJSON_IsString(j))
-		return -1;
-	const char *end = strptime(j->valuestring, "%Y-%m-%dT%H:%M:%SZ", &tm);
-	return end && !*end ? timegm(&tm) : -1;
-}
-
-/* The signing chain's leaf, verified to the pinned root at now, or NULL. */
-static X509 *signer(const char *dir, const char *roots, time_t now)
-{
-	char path[4096];
-	snprintf(path, sizeof path, "%s/tcb_signing_chain.pem", dir);
-	FILE *f = fopen(path, "r");
-	snprintf(path, sizeof path, "%s/intel_sgx_root_ca.pem", roots);
-	FILE *r = fopen(path, "r");
-	X509 *leaf = f ? PEM_read_X509(f, NULL, NULL, NULL) : NULL;
-	X509 *root = r ? PEM_read_X509(r, NULL, NULL, NULL) : NULL;
-	if (f)
-		fclose(f);
-	if (r)
-		fclose(r);
-	X509_STORE *store = X509_STORE_new();
-	X509_STORE_CTX *ctx = X509_STORE_CTX_new();
-	bool ok = leaf && root && store && ctx && X509_STORE_add_cert(store, root) == 1 &&
-	          X509_STORE_CTX_init(ctx, store, leaf, NULL) == 1;
-	if (ok) {
-		X509_VERIFY_PARAM_set_time(X509_STORE_CTX_get0_param(ctx), now);
-		ok = X509_verify_cert(ctx) == 1;
-	}
-	X509_STORE_CTX_free(ctx);
-	X509_STORE_free(store);
-	X509_free(root);
-	if (!ok) {
-		X509_free(leaf);
-		return NULL;
-	}
-	return leaf;
-}
-
-static bool sig_ok(X509 *by, const char *raw, size_t len, const char *hex)
-{
-	uint8_t rs[64];
-	if (!hex_bytes(rs, 64, hex))
-		return false;
-	ECDSA_SIG *sig = ECDSA_SIG_new();
-	BIGNUM *r = BN_bin2bn(rs, 32, NULL), *s = BN_bin2bn(rs + 32, 32, NULL);
-	unsigned char *der = NULL;
-	int der_len = -1;
-	if (sig && r && s && ECDSA_SIG_set0(sig, r, s) == 1) {
-		r = s = NULL;
-		der_len = i2d_ECDSA_SIG(sig, &der);
-	}
-	BN_free(r);
-	BN_free(s);
-	ECDSA_SIG_free(sig);
-	EVP_MD_CTX *md = EVP_MD_CTX_new();
-	bool ok = der_len > 0 && md &&
-	          EVP_DigestVerifyInit(md, NULL, EVP_sha256(), NULL, X509_get0_pubkey(by)) == 1 &&
-	          EVP_DigestVerify(md, der, (size_t)der_len, (const uint8_t *)raw, len) == 1;
-	EVP_MD_CTX_free(md);
-	OPENSSL_free(der);
-	return ok;
 }
 
 /* The statuses, best first; the index orders them. */
@@ -314,61 +200,34 @@ int attest_tdx_tcb_status(char *status, size_t status_len, const struct x509_st 
                           char *why, size_t whylen)
 {
 	X509 *pck = (X509 *)pck_c;
-	char path[4096];
-	snprintf(path, sizeof path, "%s/tcb_info.json", dir);
-	cleanup_free char *json = NULL;
-	size_t len = 0;
-	isotier_error e = {0};
-	if (isotier__read_file(&json, &len, path, 1 << 20, &e) < 0) {
+	cJSON *doc = NULL;
+	const cJSON *info = NULL;
+	int got = attest_tdx_signed_json(&doc, &info, dir, "tcb_info.json", "tcbInfo", roots, now,
+	                                 why, whylen);
+	if (got == 0) {
 		snprintf(status, status_len, "not evaluated (no tcb_info.json in the collateral)");
 		return 0;
 	}
-	struct pck_tcb pt;
-	if (!read_pck_tcb(&pt, pck)) {
-		snprintf(why, whylen,
-		         "TDX quote.pck_chain: the PCK's SGX extension has no TCB, "
-		         "PCE-ID or FMSPC to evaluate");
+	if (got < 0)
 		return -1;
-	}
-	size_t raw_len = 0;
-	const char *raw = raw_member(json, len, "tcbInfo", &raw_len);
-	cJSON *doc = raw ? isotier__json_parse(json, len, "tcb_info.json", &e) : NULL;
-	const cJSON *info = cJSON_GetObjectItemCaseSensitive(doc, "tcbInfo");
-	const cJSON *sig = cJSON_GetObjectItemCaseSensitive(doc, "signature");
-	X509 *by = doc ? signer(dir, roots, now) : NULL;
+	struct pck_tcb pt;
 	int rc = -1;
 	uint8_t fmspc[6], pceid[2];
 	const cJSON *id = cJSON_GetObjectItemCaseSensitive(info, "id");
 	const cJSON *ver = cJSON_GetObjectItemCaseSensitive(info, "version");
-	time_t issued = iso_time(cJSON_GetObjectItemCaseSensitive(info, "issueDate"));
-	time_t next = iso_time(cJSON_GetObjectItemCaseSensitive(info, "nextUpdate"));
-	if (!raw || !cJSON_IsObject(info) || !cJSON_IsString(sig))
+	if (!read_pck_tcb(&pt, pck))
 		snprintf(why, whylen,
-		         "TDX collateral: tcb_info.json is not Intel's {\"tcbInfo\":..., "
-		         "\"signature\":...}");
-	else if (!by)
-		snprintf(why, whylen,
-		         "TDX collateral: tcb_signing_chain.pem missing or not chained "
-		         "to the pinned Intel SGX Root CA");
-	else if (!sig_ok(by, raw, raw_len, sig->valuestring))
-		snprintf(why, whylen,
-		         "TDX collateral: tcb_info.json's signature is not Intel's TCB "
-		         "signing key's");
+		         "TDX quote.pck_chain: the PCK's SGX extension has no TCB, "
+		         "PCE-ID or FMSPC to evaluate");
 	else if (!cJSON_IsString(id) || strcmp(id->valuestring, "TDX") || !cJSON_IsNumber(ver) ||
 	         ver->valuedouble != 3)
 		snprintf(why, whylen,
 		         "TDX collateral: tcb_info.json is not TDX TCB info version 3");
-	else if (issued < 0 || next < 0 || now < issued || now >= next)
-		snprintf(why, whylen,
-		         "TDX collateral: tcb_info.json is out of date (issued %.20s, "
-		         "next update %.20s)",
-		         cJSON_GetObjectItemCaseSensitive(info, "issueDate")->valuestring,
-		         cJSON_GetObjectItemCaseSensitive(info, "nextUpdate")->valuestring);
-	else if (!hex_bytes(
+	else if (!attest_hex_bytes(
 	             fmspc, 6,
 	             cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(info, "fmspc"))) ||
 	         memcmp(fmspc, pt.fmspc, 6) ||
-	         !hex_bytes(
+	         !attest_hex_bytes(
 	             pceid, 2,
 	             cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(info, "pceId"))) ||
 	         memcmp(pceid, pt.pceid, 2))
@@ -384,7 +243,6 @@ int attest_tdx_tcb_status(char *status, size_t status_len, const struct x509_st 
 	}
 	if (rank >= 0)
 		snprintf(status, status_len, "%s", statuses[rank]);
-	X509_free(by);
 	cJSON_Delete(doc);
 	if (rank < 0)
 		return -1;

@@ -270,7 +270,7 @@ int attest_verify(attest_verdict *v, const attest_evidence *e,
 	v->valid = rc == 0;
 	if (v->valid)
 		snprintf(v->detail, sizeof v->detail,
-		         "a genuine %s guest signed this run's binding: root %.200s; %.90s",
+		         "a genuine %s guest signed this run's binding: root %.180s; %.150s",
 		         attest_tech_name(v->tech), v->root, v->tcb);
 	return rc;
 }

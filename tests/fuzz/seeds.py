@@ -298,7 +298,8 @@ put("fuzz_remote_adapters", answers(0, [
 # Attestation (fuzz_attest.c): the real SNP report (mode 0, auxblob split at 0x4A0
 # = 74 * 16), the real TDX quote (mode 1), and a probe output with an
 # "attestation" member holding the SNP report (mode 2), AMD's Milan and Turin
-# VCEKs (mode 3: their TCB, hwID and product extensions).
+# VCEKs (mode 3: their TCB, hwID and product extensions), TDX collateral
+# (modes 4 and 5, below).
 _att = os.path.join(root, "tests", "fixtures", "attest")
 _snp = open(os.path.join(_att, "snp_milan_report.bin"), "rb").read()
 _tdx = open(os.path.join(_att, "tdx_spr_quote_v4.bin"), "rb").read()
@@ -310,6 +311,33 @@ put("fuzz_attest", b"\x01" + _tdx)
 put("fuzz_attest", b"\x01" + open(os.path.join(_att, "tdx_quote_v5.bin"), "rb").read())
 put("fuzz_attest", b"\x03" + _vcek)
 put("fuzz_attest", b"\x03" + open(os.path.join(_att, "snp_turin_vcek.der"), "rb").read())
+# TDX collateral (modes 4 and 5): a TCB info and a QE identity as Intel writes
+# them, for the harness's test authority's PCK (FMSPC 00906ED50000, PCE-ID
+# 0000, every SGX SVN 4, PCESVN 11) and quote (TEE TCB SVN 3, its QE TD_QE
+# at ISVSVN 4), valid 2020-2099: the harness signs them. Mode 4's split is in
+# 16-byte units: the TCB info is padded inside its object to a multiple.
+_svns = lambda first, rest: ",".join('{"svn":%d}' % (first if i == 0 else rest) for i in range(16))
+_dates = '"issueDate":"2020-01-01T00:00:00Z","nextUpdate":"2099-01-01T00:00:00Z"'
+_tcbinfo = ('{"id":"TDX","version":3,' + _dates + ',"fmspc":"00906ED50000","pceId":"0000",'
+            '"tcbType":0,"tcbLevels":[{"tcb":{"sgxtcbcomponents":[' + _svns(4, 4) + '],'
+            '"pcesvn":11,"tdxtcbcomponents":[' + _svns(3, 0) + ']},"tcbStatus":"UpToDate"}]}')
+_tcbinfo = "{" + " " * (-len(_tcbinfo) % 16) + _tcbinfo[1:]
+_qeid = ('{"id":"TD_QE","version":2,' + _dates + ',"tcbEvaluationDataNumber":17,'
+         '"miscselect":"00000000","miscselectMask":"FFFFFFFF",'
+         '"attributes":"11000000000000000000000000000000",'
+         '"attributesMask":"FBFFFFFFFFFFFFFF0000000000000000",'
+         '"mrsigner":"DC9E2A7C6F948F17474E34A7FC43ED030F7C1563F1BABDDF6340C82E0E54A8C5",'
+         '"isvprodid":2,"tcbLevels":[{"tcb":{"isvsvn":4},"tcbDate":"2024-03-13T00:00:00Z",'
+         '"tcbStatus":"UpToDate"},{"tcb":{"isvsvn":2},"tcbDate":"2023-08-09T00:00:00Z",'
+         '"tcbStatus":"OutOfDate"},{"tcb":{"isvsvn":1},"tcbDate":"2023-02-15T00:00:00Z",'
+         '"tcbStatus":"Revoked"}]}')
+assert len(_tcbinfo) % 16 == 0 and len(_tcbinfo) // 16 < 256
+put("fuzz_attest", b"\x04" + bytes([len(_tcbinfo) // 16]) + _tcbinfo.encode() + _qeid.encode())
+_qe = bytearray(384)
+_qe[48] = 0x11
+_qe[128:160] = bytes.fromhex("DC9E2A7C6F948F17474E34A7FC43ED030F7C1563F1BABDDF6340C82E0E54A8C5")
+_qe[256:260] = (2).to_bytes(2, "little") + (4).to_bytes(2, "little")
+put("fuzz_attest", b"\x05" + bytes(_qe) + _qeid.encode())
 put("fuzz_attest", b"\x02" + b'{\n  "schema": "isotier.probe/1",\n  "run": {"nonce": "0123456789abcdef"},\n'
     b'  "attestation": {"status": "ok", "provider": "sev_guest", "outblob": "' +
     _snp.hex().encode() + b'", "auxblob": "' + _aux.hex().encode() + b'"}\n}\n')

@@ -15,7 +15,9 @@
 # that are not the judged ones (a container, another kernel) raise nothing;
 # the genuine AMD roots do not
 # trust the test authority; the real probe in real sandboxes whose TSM tree
-# refuses says so and nothing is attested; `verify --attest` on a host
+# refuses says so and nothing is attested (and, when the catalogue documents
+# attestation for the offering, the reason says it was offered, not given);
+# `verify --attest` on a host
 # without a TSM changes nothing and says so.
 . "$ISOTIER_ROOT/tests/lib.sh"
 python3 -c 'import cryptography' 2>/dev/null || skip "python3 cryptography is not installed (the test authority)"
@@ -127,6 +129,16 @@ assert_eq "$(verdict)" "CONTRADICTED|CONTAINER" "refusing: stored verdict"
 assert_contains "$(reason)" "no attestation available (refused: no report entry could be made: Read-only file system)"
 all_deleted refusing 2
 echo "ok: a refusing TSM in the real sandbox -> no attestation, sharing still decides"
+
+# The same sandboxes, the offering's catalogue entry documenting SEV-SNP
+# attestation (verify reads the field): offered, not given, and said so.
+python3 "$ISOTIER_ROOT/tests/tools/catalogue_variant.py" "$ISOTIER_ROOT/catalogue/providers" \
+  "$TMP/documented" flyio-machines attestation=sev-snp
+verify_remote documented --catalogue "$TMP/documented"
+assert_eq "$(verdict)" "CONTRADICTED|CONTAINER" "documented: stored verdict"
+assert_contains "$(reason)" "the catalogue documents sev-snp attestation for this offering, but its sandboxes gave none"
+all_deleted documented 2
+echo "ok: an offering documenting attestation that gave none -> said so in the reason"
 
 # `verify --attest` on this host: no TSM here, so it says so and changes nothing.
 stop_emu

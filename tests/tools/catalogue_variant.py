@@ -8,6 +8,7 @@ usage: catalogue_variant.py SRC DEST ID MODE
         third-party    every source published by a third party
         claim=TIER/MECHANISM   the entry claims another tier and mechanism
         quote-edit     the first source's quote gains a word (same tier and mechanism)
+        attestation=WORD   the entry documents hardware attestation (sev-snp, tdx)
 """
 import json, os, shutil, sys
 
@@ -27,6 +28,8 @@ elif mode.startswith("claim="):
     doc["tier"], doc["mechanism"] = tier, mech
 elif mode == "quote-edit":
     doc["sources"][0]["quote"] += " (edited)"
+elif mode.startswith("attestation="):
+    doc["attestation"] = mode[len("attestation="):]
 else:
     sys.exit("unknown mode " + mode)
 with open(path, "w") as f:

@@ -65,6 +65,10 @@ typedef struct test_tdx_fields {
 	uint64_t td_attributes; /* 0: SEPT_VE_DISABLE (bit 28) only */
 	uint8_t xfam[8];
 	uint8_t report_data[64];
+	/* The QE report (an SGX REPORT body): ATTRIBUTES 0x11 (INIT,
+	 * PROVISIONKEY), MISCSELECT 0, Intel's MRSIGNER, and these. */
+	uint16_t qe_isvprodid; /* 0: 2 (TD_QE) */
+	uint16_t qe_isvsvn;    /* 0: 4 */
 } test_tdx_fields;
 /* A signed quote; malloc'd, *len its size. */
 uint8_t *test_tdx_authority_quote(test_tdx_authority *ta, const test_tdx_fields *f, size_t *len);
@@ -78,5 +82,23 @@ void test_tdx_authority_crls(test_tdx_authority *ta, const char *dir, bool revok
  * the authority's TCB signing key, and dir/tcb_signing_chain.pem. */
 void test_tdx_authority_tcb_info(test_tdx_authority *ta, const char *dir, const char *status,
                                  long next_update_days);
+/* dir/qe_identity.json (Intel's TD_QE identity v2: MISCSELECT 0 under mask
+ * FFFFFFFF, ATTRIBUTES 11.. under FBFF.., mrsigner, isvprodid, levels
+ * isvsvn 4 with status, 2 OutOfDate, 1 Revoked) signed by the TCB signing
+ * key, or by a key nobody certified when forged; and
+ * dir/tcb_signing_chain.pem. */
+typedef struct test_qe_identity {
+	const char *mrsigner; /* 64 hex digits; NULL: Intel's */
+	int isvprodid;        /* 0: 2 */
+	const char *status;   /* isvsvn 4's; NULL: UpToDate */
+	long next_update_days;
+	bool forged;
+} test_qe_identity;
+void test_tdx_authority_qe_identity(test_tdx_authority *ta, const char *dir,
+                                    const test_qe_identity *q);
+/* dir/file holding body (any text) under member, signed by the TCB signing
+ * key, as Intel would: the fuzz harness's hostile collateral. */
+void test_tdx_authority_sign_collateral(test_tdx_authority *ta, const char *dir, const char *file,
+                                        const char *member, const char *body);
 
 #endif

@@ -247,7 +247,10 @@ uint8_t *test_tdx_authority_quote(test_tdx_authority *ta, const test_tdx_fields 
 	put_le(s + 2, cd_len, 4);
 	s += 6;
 	uint8_t *qe = s;
+	qe[48] = 0x11; /* ATTRIBUTES: INIT, PROVISIONKEY */
 	memcpy(qe + 128, mrsigner, 32);
+	put_le(qe + 256, f->qe_isvprodid ? f->qe_isvprodid : 2, 2);
+	put_le(qe + 258, f->qe_isvsvn ? f->qe_isvsvn : 4, 2);
 	uint8_t *auth = qe + 384 + 64 + 2;
 	memset(auth, 0x42, auth_len);
 	unsigned n = 0;
@@ -305,6 +308,28 @@ void test_tdx_authority_crls(test_tdx_authority *ta, const char *dir, bool revok
 	write_crl(path, ta->root, ta->root_key, NULL, next_update_days);
 }
 
+/* dir/file as Intel serves it: {"<member>":body,"signature":"<r||s hex>"},
+ * the body signed by key; and dir/tcb_signing_chain.pem (the TCB signer's). */
+static void write_signed(test_tdx_authority *ta, const char *dir, const char *file,
+                         const char *member, const char *body, EVP_PKEY *key)
+{
+	uint8_t rs[64];
+	sign_rs(key, (const uint8_t *)body, strlen(body), rs);
+	char path[4096], hex[129];
+	for (int i = 0; i < 64; i++)
+		snprintf(hex + 2 * i, 3, "%02x", rs[i]);
+	snprintf(path, sizeof path, "%s/%s", dir, file);
+	FILE *f = fopen(path, "w");
+	if (!f || fprintf(f, "{\"%s\":%s,\"signature\":\"%s\"}", member, body, hex) < 0)
+		die("collateral write");
+	fclose(f);
+	snprintf(path, sizeof path, "%s/tcb_signing_chain.pem", dir);
+	f = fopen(path, "w");
+	if (!f || PEM_write_X509(f, ta->tcb_signer) != 1 || PEM_write_X509(f, ta->root) != 1)
+		die("tcb chain write");
+	fclose(f);
+}
+
 void test_tdx_authority_tcb_info(test_tdx_authority *ta, const char *dir, const char *status,
                                  long next_update_days)
 {
@@ -333,20 +358,45 @@ void test_tdx_authority_tcb_info(test_tdx_authority *ta, const char *dir, const 
 	             "\"tdxtcbcomponents\":[%s]},\"tcbStatus\":\"OutOfDate\"}]}",
 	             a, b, comps[0], comps[1], status, comps[0], comps[1]) < 0)
 		die("tcb info");
-	uint8_t rs[64];
-	sign_rs(ta->tcb_key, (const uint8_t *)t, strlen(t), rs);
-	char path[4096], hex[129];
-	for (int i = 0; i < 64; i++)
-		snprintf(hex + 2 * i, 3, "%02x", rs[i]);
-	snprintf(path, sizeof path, "%s/tcb_info.json", dir);
-	FILE *f = fopen(path, "w");
-	if (!f || fprintf(f, "{\"tcbInfo\":%s,\"signature\":\"%s\"}", t, hex) < 0)
-		die("tcb info write");
-	fclose(f);
+	write_signed(ta, dir, "tcb_info.json", "tcbInfo", t, ta->tcb_key);
 	free(t);
-	snprintf(path, sizeof path, "%s/tcb_signing_chain.pem", dir);
-	f = fopen(path, "w");
-	if (!f || PEM_write_X509(f, ta->tcb_signer) != 1 || PEM_write_X509(f, ta->root) != 1)
-		die("tcb chain write");
-	fclose(f);
+}
+
+void test_tdx_authority_qe_identity(test_tdx_authority *ta, const char *dir,
+                                    const test_qe_identity *q)
+{
+	time_t now = time(NULL), next = now + q->next_update_days * 86400, issued = now - 86400;
+	char a[32], b[32], *t = NULL;
+	strftime(a, sizeof a, "%Y-%m-%dT%H:%M:%SZ", gmtime(&issued));
+	strftime(b, sizeof b, "%Y-%m-%dT%H:%M:%SZ", gmtime(&next));
+	if (asprintf(&t,
+	             "{\"id\":\"TD_QE\",\"version\":2,\"issueDate\":\"%s\",\"nextUpdate\":\"%s\","
+	             "\"tcbEvaluationDataNumber\":17,\"miscselect\":\"00000000\","
+	             "\"miscselectMask\":\"FFFFFFFF\","
+	             "\"attributes\":\"11000000000000000000000000000000\","
+	             "\"attributesMask\":\"FBFFFFFFFFFFFFFF0000000000000000\","
+	             "\"mrsigner\":\"%s\",\"isvprodid\":%d,\"tcbLevels\":["
+	             "{\"tcb\":{\"isvsvn\":4},\"tcbDate\":\"2024-03-13T00:00:00Z\","
+	             "\"tcbStatus\":\"%s\"},"
+	             "{\"tcb\":{\"isvsvn\":2},\"tcbDate\":\"2023-08-09T00:00:00Z\","
+	             "\"tcbStatus\":\"OutOfDate\"},"
+	             "{\"tcb\":{\"isvsvn\":1},\"tcbDate\":\"2023-02-15T00:00:00Z\","
+	             "\"tcbStatus\":\"Revoked\"}]}",
+	             a, b,
+	             q->mrsigner
+	                 ? q->mrsigner
+	                 : "DC9E2A7C6F948F17474E34A7FC43ED030F7C1563F1BABDDF6340C82E0E54A8C5",
+	             q->isvprodid ? q->isvprodid : 2, q->status ? q->status : "UpToDate") < 0)
+		die("qe identity");
+	EVP_PKEY *forger = q->forged ? EVP_EC_gen("P-256") : NULL;
+	write_signed(ta, dir, "qe_identity.json", "enclaveIdentity", t,
+	             forger ? forger : ta->tcb_key);
+	EVP_PKEY_free(forger);
+	free(t);
+}
+
+void test_tdx_authority_sign_collateral(test_tdx_authority *ta, const char *dir, const char *file,
+                                        const char *member, const char *body)
+{
+	write_signed(ta, dir, file, member, body, ta->tcb_key);
 }

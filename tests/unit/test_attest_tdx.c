@@ -9,11 +9,15 @@
  * Quotes a test authority signs (attest_authority.h) are refused with the
  * check named: a PCK leaf that is a CA, DEBUG, MIGRATABLE, SEPT_VE_DISABLE
  * clear, another XFAM or MRSEAM, a revoked PCK, an expired or missing CRL,
- * another QE vendor; an honest one verifies, saying what was evaluated. */
+ * another QE vendor, out-of-date TCB info, a QE identity that is stale,
+ * forged, another enclave's or puts the QE's ISVSVN OutOfDate or Revoked;
+ * an honest one verifies, saying what was evaluated. */
 #include <check.h>
 #include "check_run.h"
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "../../reference/attest.h"
 #include "attest_authority.h"
@@ -311,11 +315,16 @@ START_TEST(collateral_crls)
 	TREFUSED(ta, f, p, -1, "revoked by Intel's CRL");
 	test_tdx_authority_crls(ta, coll, false, -2);
 	TREFUSED(ta, f, p, -1, "CRLs do not cover the chain: CRL has expired");
-	/* TCB info: the matching level's status is the verdict's. */
+	/* TCB info: the matching level's status is the verdict's; without the
+	 * QE identity beside it, refused (Intel's status is both together). */
 	test_tdx_authority_crls(ta, coll, false, 30);
 	test_tdx_authority_tcb_info(ta, coll, "UpToDate", 30);
+	TREFUSED(ta, f, p, -1, "tcb_info.json without qe_identity.json");
+	test_tdx_authority_qe_identity(ta, coll, &(test_qe_identity){.next_update_days = 30});
 	ck_assert_msg(tverify(ta, f, p, &v, -1) == 0, "%s", v.detail);
 	ck_assert_msg(strstr(v.tcb, "TCB status UpToDate"), "%s", v.tcb);
+	ck_assert_msg(strstr(v.tcb, "QE identity UpToDate (TD_QE isvsvn 4)"), "%s", v.tcb);
+	ck_assert_msg(strstr(v.detail, "QE identity UpToDate"), "%s", v.detail);
 	test_tdx_authority_tcb_info(ta, coll, "SWHardeningNeeded", 30);
 	ck_assert_msg(tverify(ta, f, p, &v, -1) == 0, "%s", v.detail);
 	ck_assert_msg(strstr(v.tcb, "TCB status SWHardeningNeeded"), "%s", v.tcb);
@@ -330,6 +339,88 @@ START_TEST(collateral_crls)
 	test_tdx_authority_tcb_info(other, coll, "UpToDate", 30);
 	TREFUSED(ta, f, p, -1, "tcb_signing_chain.pem missing or not chained");
 	test_tdx_authority_free(other);
+	test_tdx_authority_free(ta);
+}
+END_TEST
+
+/* The quoting enclave judged by Intel's QE identity (qe_identity.json,
+ * signed by the TCB signing key): its status is the verdict's; another
+ * MRSIGNER, ISVPRODID or ATTRIBUTES, an ISVSVN whose level is OutOfDate or
+ * Revoked or below every level, a stale identity, one signed by another key
+ * and one without the TCB info are refused, naming the check. */
+START_TEST(collateral_qe_identity)
+{
+	test_tdx_authority *ta = test_tdx_authority_new(troots, false);
+	attest_verdict v;
+	test_tdx_fields f = {0};
+	attest_policy p = {.tdx_collateral_dir = coll};
+	test_tdx_authority_crls(ta, coll, false, 30);
+	/* The identity alone: the platform's TCB not evaluated beside it. */
+	test_tdx_authority_qe_identity(ta, coll, &(test_qe_identity){.next_update_days = 30});
+	TREFUSED(ta, f, p, -1, "qe_identity.json without tcb_info.json");
+	test_tdx_authority_tcb_info(ta, coll, "SWHardeningNeeded", 30);
+	ck_assert_msg(tverify(ta, f, p, &v, -1) == 0, "%s", v.detail);
+	ck_assert_msg(strstr(v.tcb, "TCB status SWHardeningNeeded; QE identity UpToDate"), "%s",
+	              v.tcb);
+	/* The QE's ISVSVN: 3 is at level 2 (OutOfDate), 1 Revoked, 0 below all. */
+	f.qe_isvsvn = 3;
+	TREFUSED(ta, f, p, -1, "qe_report.isvsvn (3): the QE identity's status is OutOfDate");
+	f.qe_isvsvn = 1;
+	TREFUSED(ta, f, p, -1, "qe_report.isvsvn (1): the QE identity's status is Revoked");
+	f.qe_isvsvn = 9; /* above the highest level: that level's */
+	ck_assert_msg(tverify(ta, f, p, &v, -1) == 0, "%s", v.detail);
+	ck_assert_msg(strstr(v.tcb, "QE identity UpToDate (TD_QE isvsvn 9)"), "%s", v.tcb);
+	f.qe_isvsvn = 0;
+	f.qe_isvprodid = 1; /* the SGX QE3's, not the TD QE's */
+	TREFUSED(ta, f, p, -1, "qe_report.isvprodid (1): not the QE identity's (2)");
+	f.qe_isvprodid = 0;
+	/* The identity's status at the QE's level. */
+	test_tdx_authority_qe_identity(
+	    ta, coll, &(test_qe_identity){.status = "Revoked", .next_update_days = 30});
+	TREFUSED(ta, f, p, -1, "qe_report.isvsvn (4): the QE identity's status is Revoked");
+	/* Another signer's enclave (the quote's QE is signed by Intel's key). */
+	test_tdx_authority_qe_identity(
+	    ta, coll,
+	    &(test_qe_identity){
+	        .mrsigner = "0000000000000000000000000000000000000000000000000000000000000001",
+	        .next_update_days = 30});
+	TREFUSED(ta, f, p, -1, "qe_report.mrsigner: not the QE identity's");
+	/* Past its nextUpdate. */
+	test_tdx_authority_qe_identity(ta, coll, &(test_qe_identity){.next_update_days = -1});
+	TREFUSED(ta, f, p, -1, "qe_identity.json is out of date");
+	/* Signed by a key the chain does not certify. */
+	test_tdx_authority_qe_identity(ta, coll,
+	                               &(test_qe_identity){.next_update_days = 30, .forged = true});
+	TREFUSED(ta, f, p, -1, "qe_identity.json's signature is not Intel's TCB signing key's");
+	/* A changed byte in the signed identity (its isvprodid). */
+	test_tdx_authority_qe_identity(ta, coll, &(test_qe_identity){.next_update_days = 30});
+	ck_assert_msg(tverify(ta, f, p, &v, -1) == 0, "%s", v.detail);
+	char path[200], *text = NULL;
+	size_t len = 0;
+	snprintf(path, sizeof path, "%s/qe_identity.json", coll);
+	ck_assert_int_eq(isotier__read_file(&text, &len, path, 1 << 16, NULL), 0);
+	char *at = strstr(text, "\"isvprodid\":2");
+	ck_assert_ptr_nonnull(at);
+	at[strlen("\"isvprodid\":")] = '3';
+	FILE *w = fopen(path, "w");
+	ck_assert_ptr_nonnull(w);
+	fwrite(text, 1, len, w);
+	fclose(w);
+	free(text);
+	TREFUSED(ta, f, p, -1, "qe_identity.json's signature is not Intel's");
+	/* Not an identity at all; a TCB info where the identity should be. */
+	ck_assert_int_eq(truncate(path, 0), 0);
+	TREFUSED(ta, f, p, -1, "qe_identity.json is not Intel's {\"enclaveIdentity\"");
+	test_tdx_authority_sign_collateral(ta, coll, "qe_identity.json", "enclaveIdentity",
+	                                   "{\"id\":\"QE\",\"version\":2,\"issueDate\":"
+	                                   "\"2020-01-01T00:00:00Z\",\"nextUpdate\":"
+	                                   "\"2099-01-01T00:00:00Z\"}");
+	TREFUSED(ta, f, p, -1, "qe_identity.json is not the TD_QE's identity version 2");
+	/* There but unreadable (a directory): refused, never "not evaluated". */
+	ck_assert_int_eq(unlink(path), 0);
+	ck_assert_int_eq(mkdir(path, 0700), 0);
+	TREFUSED(ta, f, p, -1, "TDX collateral: qe_identity.json: ");
+	ck_assert_int_eq(rmdir(path), 0);
 	test_tdx_authority_free(ta);
 }
 END_TEST
@@ -352,6 +443,7 @@ int main(void)
 	tcase_add_checked_fixture(gen, tsetup, tteardown);
 	tcase_add_test(gen, generated_quotes);
 	tcase_add_test(gen, collateral_crls);
+	tcase_add_test(gen, collateral_qe_identity);
 	suite_add_tcase(s, gen);
 	return run_suite(s);
 }
