@@ -29,6 +29,7 @@ case $BUILD in /*) build_dir=$BUILD ;; *) build_dir=$R/$BUILD ;; esac
 command -v unshare >/dev/null || skip "unshare (util-linux) is not installed"
 grep -qw overlay /proc/filesystems || modprobe overlay 2>/dev/null ||
   skip "the kernel has no overlayfs: the installed root is an overlay of the host's system"
+[[ $(cat /etc/machine-id 2>/dev/null) =~ ^[0-9a-f]{32}$ ]] || skip "no /etc/machine-id: fleet.md maps each runner host by it"
 for c in git psql; do command -v "$c" >/dev/null || skip "$c is not installed (scripts/deps.sh installs it)"; done
 
 # --- the runnable blocks ----------------------------------------------------------
@@ -48,6 +49,7 @@ for page in runbook/fleet.md runbook/release-gate.md runbook/adding-a-provider.m
 done
 # The extractor itself: a page without a block, or with one left open, is an error, never an
 # empty (passing) script.
+# shellcheck disable=SC2016
 printf '# nothing\n```sh\nfalse\n```\n' >"$TMP/none.md"
 (R=$TMP blocks none.md) >/dev/null 2>&1 && fail "a page without a runbook-test block was accepted"
 printf '```sh runbook-test\ntrue\n' >"$TMP/open.md"
@@ -99,6 +101,7 @@ page() {
     "$(grep -E '^\+\++ runbook/' "$TMP/$name.out" | tail -n 1 | sed 's/^+*//'): $(tail -25 "$TMP/$name.out")"
 }
 
+# shellcheck disable=SC2016
 in_root "$TMP" -- sh -c '[ "$(command -v isotier)" = /usr/bin/isotier ] && [ ! -e "$0/Makefile" ] && [ -z "$(ls -A /var/lib/isotier)" ]' "$R" ||
   fail "the root: isotier is not /usr/bin/isotier, the checkout is reachable or the state directory is not new"
 paths=$(in_root "$TMP" -- isotier paths) || fail "isotier paths in the root: $paths"
@@ -124,7 +127,13 @@ assert_eq "$(pg_sql "SELECT relrowsecurity FROM pg_class WHERE relname = 'observ
 # The runner's own run (as its role) and the migrated one from the host's file.
 assert_eq "$(pg_sql "SELECT count(*) FROM runs WHERE host_id = '$machine' AND command = 'verify'")" 1 "the runner's verify"
 assert_eq "$(pg_sql "SELECT count(*) FROM runs WHERE host_id = '$machine' AND command = 'import'")" 1 "the migrated history"
-grep -q 'isotier_runner_' "$TMP/fleet/runners.txt" || fail "no runners.txt"
+role=$(cut -d= -f1 "$TMP/fleet/runners.txt")
+[[ $role == isotier_runner_* ]] || fail "runners.txt: $(cat "$TMP/fleet/runners.txt")"
+# The job's settings the page wrote, as the installed job's own parser reads them.
+# shellcheck disable=SC2016
+got=$(env -i bash -c 'eval "$(sed -n "/^read_defaults() {/,/^}/p" "$1")"; read_defaults "$2"; echo "$ISOTIER_DB $PGHOST $PGPORT"' \
+  bash "$root/usr/libexec/isotier/isotier-reverify" "$up/etc/default/isotier") || fail "the job does not read the page's settings: $got"
+assert_eq "$got" "postgresql://$role@/isotier $PG_SOCKDIR $PG_PORT" "the job's settings from fleet.md"
 [ -s "$TMP/fleet/fleet.html" ] || fail "the auditor's report was not written"
 [ -s "$(ls "$TMP"/fleet/history-*.jsonl)" ] || fail "the export is empty"
 pg_stop
