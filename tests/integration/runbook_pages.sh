@@ -84,7 +84,7 @@ in_root() {
     mount --bind "$state" /var/lib/isotier
     for h in $hide; do mount -t tmpfs isotier-hidden "$h"; done
     exec "$@"' bash "$root" "$up" "$TMP/state" "${hide[*]}" \
-    env -i PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin HOME="$TMP/home" \
+    env -i PATH=/usr/sbin:/usr/bin:/sbin:/bin HOME="$TMP/home" \
     LANG=C.UTF-8 TZ=UTC "${env[@]}" \
     bash -c 'cd "$1" && shift && exec "$@"' bash "$dir" "$@"
 }
