@@ -93,8 +93,8 @@ page() {
   local name=$1 dir=$2 rc=0
   shift 2
   mkdir -p "$dir"
-  # shellcheck disable=SC2016
   # (PS4 is set inside: bash does not take it from a root's environment)
+  # shellcheck disable=SC2016
   in_root "$dir" "$@" -- bash -c 'PS4="+ runbook/$1.md:\$LINENO: "; set -euo pipefail -x; source "$2"' \
     bash "$name" "$TMP/$name.sh" >"$TMP/$name.out" 2>&1 || rc=$?
   [ "$rc" = 0 ] || fail "runbook/$name.md, run as written on an installed isotier, exits $rc after" \
