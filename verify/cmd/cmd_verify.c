@@ -75,8 +75,10 @@ static const struct cli_option options[] = {
      NULL, false},
     {"catalogue", OPT_CATALOGUE, CLI_TEXT, "DIR", NULL, 0, 0,
      "provider catalogue (default: the source tree's)", NULL, false},
-    {"jobs", OPT_JOBS, CLI_NUMBER, "N", NULL, 1, 64, "backends run concurrently (default 4); a verdict left INCONCLUSIVE by their load is verified again alone at the end", NULL,
-     false},
+    {"jobs", OPT_JOBS, CLI_NUMBER, "N", NULL, 1, 64,
+     "backends run concurrently (default 4); a verdict left INCONCLUSIVE by their load is verified "
+     "again alone at the end",
+     NULL, false},
     {"timeout", OPT_TIMEOUT, CLI_NUMBER, "S", NULL, 1, 86400, "per probe run (default 60)", NULL,
      false},
     {"host-provider", OPT_HOST_PROVIDER, CLI_TEXT, "ID", NULL, 0, 0,
@@ -443,8 +445,8 @@ static bool quiet_retry_due(const job *j, const verify_opts *o)
 
 /* After the workers: each job quiet_retry_due marked, alone on this thread,
  * judged and stored as a second observation of the run. */
-static void quiet_retries(verify_ctx *ctx, const verify_opts *o, isotier_history *h,
-                          int64_t run_id, verify_outcome *out)
+static void quiet_retries(verify_ctx *ctx, const verify_opts *o, isotier_history *h, int64_t run_id,
+                          verify_outcome *out)
 {
 	for (size_t i = 0; i < ctx->n_jobs; i++) {
 		job *j = &ctx->jobs[i];
@@ -474,11 +476,11 @@ static void quiet_retries(verify_ctx *ctx, const verify_opts *o, isotier_history
 		         "; verified again alone: the first attempt, beside %d other sandboxes of "
 		         "this run, was INCONCLUSIVE",
 		         j->first_overlap - 1);
-		history_retry_policy policy = {
-		    .min_attempts = 3,
-		    .deadline_ms = isotier__now_ms() + ((int64_t)o->timeout_s + 5) * 1000,
-		    .stop = stop_retrying,
-		    .stop_arg = ctx};
+		history_retry_policy policy = {.min_attempts = 3,
+		                               .deadline_ms = isotier__now_ms() +
+		                                              ((int64_t)o->timeout_s + 5) * 1000,
+		                               .stop = stop_retrying,
+		                               .stop_arg = ctx};
 		struct record_arg ra = {.h = h, .run_id = run_id, .j = j, .jobs = o->jobs};
 		isotier_error rec_err = {0};
 		int64_t t0 = isotier__now_ms();
@@ -486,8 +488,8 @@ static void quiet_retries(verify_ctx *ctx, const verify_opts *o, isotier_history
 			out->db_error = true;
 			out->db_err = rec_err;
 			out->db_waited = isotier__now_ms() - t0;
-			cli_error("observation of %s NOT stored in %s: verdict %s", j->backend->name,
-			          o->db, isotier__verdict_name(j->verdict));
+			cli_error("observation of %s NOT stored in %s: verdict %s",
+			          j->backend->name, o->db, isotier__verdict_name(j->verdict));
 		} else {
 			j->recorded = true;
 		}
