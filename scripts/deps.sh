@@ -18,10 +18,11 @@ packages=(
   chromium fonts-wqy-microhei
   clang libclang-rt-14-dev
   dpkg-dev
-  # The packages (make deb, make package-test): debhelper builds them, lintian and piuparts judge
-  # them, debootstrap makes the Debian root they are installed into; prometheus' promtool checks
-  # the job's metrics textfile (job_metrics.sh).
-  debhelper lintian piuparts debootstrap prometheus
+  # The packages (make deb, make package-test): debhelper builds them (dh-python: python3-isotier's
+  # dependencies and byte-compilation), lintian and piuparts judge them, debootstrap makes the
+  # Debian root they are installed into; prometheus' promtool checks the job's metrics textfile
+  # (job_metrics.sh).
+  debhelper dh-python lintian piuparts debootstrap prometheus
 )
 
 root=$(cd "$(dirname "$0")/.." && pwd)
