@@ -14,7 +14,7 @@ packages=(
   bubblewrap runc runsc qemu-system-x86
   crun docker.io podman qemu-system-arm gcc-aarch64-linux-gnu musl-dev:arm64
   systemd-container
-  python3 python3-pytest python3-cryptography python3-jsonschema hyperfine valgrind cppcheck clang-format git libxml2-utils strace procps bc time
+  python3 python3-pytest python3-mypy python3-cryptography python3-jsonschema hyperfine valgrind cppcheck clang-format git libxml2-utils strace procps bc time
   chromium fonts-wqy-microhei
   clang libclang-rt-14-dev
   dpkg-dev

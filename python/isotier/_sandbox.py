@@ -83,7 +83,7 @@ class Sandbox:
         lib = _lib.lib()
         self.tier = Tier(lib.isotier_sandbox_tier(handle))
         """The tier this sandbox was resolved to (the tier isotier can defend)."""
-        self.repr = lib.isotier_sandbox_repr(handle).decode("utf-8", "replace")
+        self.repr: str = lib.isotier_sandbox_repr(handle).decode("utf-8", "replace")
 
     @property
     def audit(self) -> list[AuditRecord]:
@@ -139,7 +139,8 @@ class Sandbox:
             (out if stream == 1 else err_out).extend(ctypes.string_at(buf, n))
             return 0
 
-        cb = _lib.OUTPUT_FN(on_output) if capture else _lib.OUTPUT_FN()
+        # No argument: the NULL function pointer (inherit the output); typeshed lacks that form.
+        cb = _lib.OUTPUT_FN(on_output) if capture else _lib.OUTPUT_FN()  # type: ignore[call-overload]
         opts.on_output = cb
         status = ctypes.c_int(0)
         err = _lib.new_error()
