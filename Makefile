@@ -215,8 +215,8 @@ python:
 	install -m 0644 $(PY_FILES) $(DESTDIR)$(PYTHONDIR)/isotier/
 
 # make deb: the Debian packages of this tree (debian/: debhelper), built with dpkg-buildpackage
-# -us -uc -b into OUT (default $(BUILD)): isotier, libisotier0, libisotier-dev and, where the
-# aarch64 cross compiler is, isotier-guest-aarch64. The packages' objects are built in
+# -us -uc -b into OUT (default $(BUILD)): isotier, libisotier0, libisotier-dev, python3-isotier
+# (`make python`'s files) and, where the aarch64 cross compiler is, isotier-guest-aarch64. The packages' objects are built in
 # $(BUILD)/deb-obj with dpkg-buildflags' hardening; this build's own objects are left alone.
 OUT ?= $(BUILD)
 .PHONY: deb package-test

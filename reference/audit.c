@@ -21,6 +21,9 @@ static cJSON *event_json(const isotier_event *ev, const char *at)
 	cJSON_AddStringToObject(o, "claimed_tier", isotier_tier_name(ev->claimed));
 	cJSON_AddStringToObject(o, "resolved_tier", isotier_tier_name(ev->resolved));
 	cJSON_AddStringToObject(o, "required_tier", isotier_tier_name(ev->required));
+	/* The record of a decision: requested (required_tier), effective_tier, reason; a
+	 * downgrade is effective_tier below claimed_tier. */
+	cJSON_AddStringToObject(o, "effective_tier", isotier_tier_name(ev->effective));
 	cJSON_AddStringToObject(o, "decision", ev->decision ? ev->decision : "");
 	cJSON_AddStringToObject(o, "reason", ev->reason ? ev->reason : "");
 	if (ev->exit_status >= 0)

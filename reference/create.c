@@ -23,6 +23,9 @@ struct isotier_sandbox {
 	void *state;
 	isotier_resolution res;
 	isotier_tier required;
+	/* What this sandbox's decisions leave the caller (audit records' effective_tier):
+	 * res.resolved, UNKNOWN once an attestation failed. */
+	isotier_tier effective;
 	bool verified_floor; /* required is the claim require_verified_days verifies */
 	isotier_telemetry tel;
 	char id[17];
@@ -47,6 +50,7 @@ static void event_for(isotier_event *ev, const isotier_sandbox *sb, const char *
 	    .claimed = sb->res.claimed,
 	    .resolved = sb->res.resolved,
 	    .required = sb->required,
+	    .effective = sb->effective,
 	    .decision = decision,
 	    .reason = reason,
 	    .exit_status = -1,
@@ -242,6 +246,9 @@ static int refuse_unproven(isotier_sandbox *sb, uint64_t start, isotier_error *e
 	         sb->backend->name, isotier_tier_name(sb->required));
 	isotier_event ev;
 	event_for(&ev, sb, "refuse", "refused", msg, start);
+	/* Without a proof this request gets CONTAINER at most (isotier_create grants that). */
+	if (ev.effective > ISOTIER_CONTAINER)
+		ev.effective = ISOTIER_CONTAINER;
 	emit_best_effort(sb, &ev);
 	return isotier__error_set(err, ISOTIER_ECONFIG, 0, "%s", msg);
 }
@@ -340,6 +347,7 @@ int isotier_create(isotier_sandbox **out, const isotier_create_opts *opts, isoti
 	                           .db_created = opts->create_db};
 	if ((rc = isotier__resolve(&sb->res, backend, &ro, err)) < 0)
 		goto fail;
+	sb->effective = sb->res.resolved;
 	/* require_verified_days alone is the strict policy, not "no floor": the
 	 * floor is the claim it verifies (resolve_verified made the tier UNKNOWN
 	 * unless this host's latest observation proves that claim within the
@@ -399,6 +407,9 @@ int isotier_create(isotier_sandbox **out, const isotier_create_opts *opts, isoti
 		if (rc == ISOTIER_ECONFIG)
 			rc = isotier__error_set(err, ISOTIER_ECONFIG, 0, "attestation failed: %s",
 			                        why);
+		if (rc < 0)
+			sb->effective =
+			    ISOTIER_UNKNOWN; /* the sandbox is destroyed: nothing granted */
 		event_for(&ev, sb, "attest", rc < 0 ? "attestation-failed" : "attested",
 		          rc < 0 ? err->message : why, astart);
 		emit_best_effort(sb, &ev);
@@ -464,6 +475,8 @@ int isotier_sandbox_exec(int *exit_status, isotier_sandbox *sb, const char *cons
 	isotier_event ev;
 	event_for(&ev, sb, "exec", rc < 0 ? "failed" : "ok", reason, start);
 	ev.exit_status = rc < 0 ? -1 : *exit_status;
+	if (rc == ISOTIER_ECONFIG)
+		ev.effective = ISOTIER_UNKNOWN; /* this run's attestation refused the command */
 	emit_best_effort(sb, &ev);
 	return rc;
 }

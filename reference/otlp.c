@@ -88,6 +88,7 @@ static char *span_export_json(const isotier_telemetry *t, const isotier_event *e
 	add_attr(attrs, "isolation.tier", isotier_tier_name(ev->resolved));
 	add_attr(attrs, "isolation.claimed_tier", isotier_tier_name(ev->claimed));
 	add_attr(attrs, "isolation.required_tier", isotier_tier_name(ev->required));
+	add_attr(attrs, "isolation.effective_tier", isotier_tier_name(ev->effective));
 	add_attr(attrs, "isotier.backend", ev->backend);
 	add_attr(attrs, "isotier.decision", ev->decision);
 	add_attr(attrs, "isotier.reason", ev->reason);

@@ -33,6 +33,11 @@ typedef struct isotier_event {
 	const char *sandbox_id; /* NULL before one exists */
 	const char *backend;
 	isotier_tier claimed, resolved, required;
+	/* What the decision leaves the caller (the audit record's effective tier): the resolved
+	 * tier, but UNKNOWN after a failed attestation (nothing is granted) and at most CONTAINER
+	 * for a refusal of a tier above it asked without a proof (what the same request would be
+	 * granted without one). Never above resolved. */
+	isotier_tier effective;
 	const char
 	    *decision; /* "allowed", "refused", "attested", "attestation-failed", "ok", "failed" */
 	const char *reason;

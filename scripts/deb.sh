@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # deb.sh BUILD OUT VERSION - `make deb`: isotier's Debian packages, built by Debian's own tools
 # from debian/ (debhelper; dpkg-buildpackage -us -uc -b) into OUT: isotier, libisotier0,
-# libisotier-dev and isotier-guest-aarch64 (amd64, where the aarch64 cross compiler is), with
-# their .buildinfo and .changes. The packages' objects are built in BUILD/deb-obj with
+# libisotier-dev, python3-isotier (Architecture: all) and isotier-guest-aarch64 (amd64, where the
+# aarch64 cross compiler is), with their .buildinfo and .changes. The packages' objects are built in BUILD/deb-obj with
 # dpkg-buildflags' hardening; BUILD's own objects (the tests') are left alone, and so is every
 # file outside the checkout (dpkg-buildpackage's default output is the parent directory).
 # VERSION (include/isotier.h's) must be debian/changelog's latest: a release names its version

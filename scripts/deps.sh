@@ -14,14 +14,15 @@ packages=(
   bubblewrap runc runsc qemu-system-x86
   crun docker.io podman qemu-system-arm gcc-aarch64-linux-gnu musl-dev:arm64
   systemd-container
-  python3 python3-pytest python3-cryptography python3-jsonschema hyperfine valgrind cppcheck clang-format git libxml2-utils strace procps bc time
+  python3 python3-pytest python3-mypy python3-cryptography python3-jsonschema hyperfine valgrind cppcheck clang-format git libxml2-utils strace procps bc time
   chromium fonts-wqy-microhei
   clang libclang-rt-14-dev
   dpkg-dev
-  # The packages (make deb, make package-test): debhelper builds them, lintian and piuparts judge
-  # them, debootstrap makes the Debian root they are installed into; prometheus' promtool checks
-  # the job's metrics textfile (job_metrics.sh).
-  debhelper lintian piuparts debootstrap prometheus
+  # The packages (make deb, make package-test): debhelper builds them (dh-python: python3-isotier's
+  # dependencies and byte-compilation), lintian and piuparts judge them, debootstrap makes the
+  # Debian root they are installed into; prometheus' promtool checks the job's metrics textfile
+  # (job_metrics.sh).
+  debhelper dh-python lintian piuparts debootstrap prometheus
 )
 
 root=$(cd "$(dirname "$0")/.." && pwd)

@@ -12,7 +12,9 @@
 #             program builds with `pkg-config --cflags --libs isotier` and runs
 #   systemd   the same root booted with systemd as PID 1 (systemd-nspawn -b): the packages
 #             installed, the timer enabled and active, the service run once (the job on the host
-#             backend: the journal, metrics.prom); `systemctl disable --now` of the timer
+#             backend: the journal, metrics.prom); python3-isotier imported by Debian's python3
+#             from dist-packages, against the installed libisotier.so.0 and catalogue (a
+#             refusal with its audit record); `systemctl disable --now` of the timer
 #             survives an upgrade (the packages repacked one version up, installed by apt in the
 #             running system); purge leaves no file of isotier's behind (the history, the
 #             timer's stamp, the state directory), the isotier group aside (Debian keeps system
@@ -47,7 +49,8 @@ if [ -z "${PACKAGE_TEST_DEBS:-}" ]; then
 fi
 version=$(cd "$R" && dpkg-parsechangelog -S Version)
 mapfile -t debs < <(ls "$debs_dir"/*_"$version"_*.deb | grep -v -- '-dbgsym_')
-[ ${#debs[@]} -ge 3 ] || fail "make deb built ${#debs[@]} packages: ${debs[*]}"
+[ ${#debs[@]} -ge 4 ] || fail "make deb built ${#debs[@]} packages: ${debs[*]}"
+ls "$debs_dir/python3-isotier_${version}_all.deb" >/dev/null || fail "make deb built no python3-isotier: ${debs[*]}"
 changes=$(ls "$debs_dir"/*.changes)
 
 # --- lintian ---------------------------------------------------------------------
@@ -195,6 +198,30 @@ if want systemd; then
   m=$(in_boot cat /var/lib/isotier/metrics.prom) || fail "no metrics.prom after the service ran"
   assert_contains "$m" "isotier_job_exit_code $status" "the metrics' exit code"
   assert_contains "$(in_boot man -w isotier-reverify 2>&1 || in_boot ls /usr/share/man/man8)" "isotier-reverify.8" "the unit's Documentation= page"
+  # The Python package as installed: Debian's python3 finds it in dist-packages, it loads the
+  # system's libisotier.so.0 (the soname, no build tree) and the installed catalogue; MICROVM of
+  # runc is refused before anything starts, with the library's audit record.
+  py_out=$(in_boot python3 - "$version" <<'PY' 2>&1
+import sys
+import isotier
+from isotier import Tier
+assert isotier.__file__ == "/usr/lib/python3/dist-packages/isotier/__init__.py", isotier.__file__
+assert isotier.library_path() == "libisotier.so.0", isotier.library_path()
+assert isotier.version() == sys.argv[1], (isotier.version(), sys.argv[1])
+assert isotier.cli_path() == "/usr/bin/isotier", isotier.cli_path()
+try:
+    isotier.require("runc", Tier.MICROVM, attest=False)
+except isotier.RefusedError as e:
+    rec = e.record
+    assert rec is not None and rec.decision == "refused", e.audit
+    assert (rec.requested, rec.effective) == (Tier.MICROVM, Tier.CONTAINER), rec
+    assert e.exit_class == 78 and rec.reason, rec
+else:
+    raise SystemExit("runc granted MICROVM")
+print("python3-isotier:", isotier.version(), rec.event, rec.requested.name, rec.effective.name)
+PY
+  ) || fail "python3-isotier in the installed system: $py_out"
+  assert_contains "$py_out" "python3-isotier: $version refuse MICROVM CONTAINER" "the installed Python package"
   # The administrator turns the timer off; an upgrade keeps it off.
   in_boot systemctl disable --now isotier-reverify.timer >/dev/null 2>&1
   up=$TMP/up
@@ -213,7 +240,7 @@ if want systemd; then
   assert_eq "$(in_boot systemctl is-enabled isotier-reverify.timer || true)" disabled "the timer after the upgrade (disabled before)"
   assert_eq "$(in_boot systemctl is-active isotier-reverify.timer || true)" inactive "the timer after the upgrade (stopped before)"
   # Purge: nothing of isotier's is left (the group aside).
-  in_boot apt-get -q -o Dpkg::Use-Pty=0 purge -y isotier isotier-guest-aarch64 libisotier-dev libisotier0 \
+  in_boot apt-get -q -o Dpkg::Use-Pty=0 purge -y python3-isotier isotier isotier-guest-aarch64 libisotier-dev libisotier0 \
     >>"$TMP/apt.log" 2>&1 || fail "purge: $(tail -15 "$TMP/apt.log")"
   in_boot apt-get -q -o Dpkg::Use-Pty=0 autoremove --purge -y >>"$TMP/apt.log" 2>&1 || fail "autoremove"
   list_files >"$TMP/after"
@@ -221,7 +248,7 @@ if want systemd; then
   [ -z "$left" ] || fail "left after purge: $left"
   in_boot test ! -e /var/lib/systemd/timers/stamp-isotier-reverify.timer || fail "the timer's stamp left after purge"
   halt
-  echo "systemd: timer enabled and active on install, the service ran (exit $status, metrics written), disable survived the upgrade to $version+pkgtest1, purge left nothing"
+  echo "systemd: timer enabled and active on install, the service ran (exit $status, metrics written), python3-isotier imported and refused as the library does, disable survived the upgrade to $version+pkgtest1, purge left nothing"
 fi
 
 # --- piuparts ---------------------------------------------------------------------------

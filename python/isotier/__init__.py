@@ -21,11 +21,17 @@ errors as exceptions of their class.
 
 Errors: IsotierError and its subclasses, one per library error class
 (RefusedError is ISOTIER_ECONFIG...), each with .code, .exit_class (the
-CLI's sysexits status for it), .reason and .audit.
+CLI's sysexits status for it), .reason, .audit and .record.
+
+Audit: every decision is an AuditRecord of the library's (requested,
+effective and claimed tier, decision, reason): a refusal's on the exception
+(``err.record``, ``err.audit``), a grant's on the Grant and the Sandbox
+(``.record``, ``.audit``; ``.downgraded``), each passed to ``on_audit``.
 """
 
 from __future__ import annotations
 
+from ._audit import AuditRecord
 from ._cli import Verdict, cli_path, verify
 from ._resolve import Resolution, resolve
 from ._errors import (
@@ -75,6 +81,7 @@ __all__ = [
     "Sandbox",
     "ExecResult",
     "Grant",
+    "AuditRecord",
     "Resolution",
     "Verdict",
     "FrameworkLevel",

@@ -10,9 +10,9 @@ this table to it), so a wrapper script can exit as the CLI would.
 from __future__ import annotations
 
 import errno as _errno
-from typing import Any
 
 from . import _lib
+from ._audit import AuditRecord, decision_record
 from ._tier import Tier
 
 # sysexits (verify/cmd/cli.h)
@@ -70,9 +70,11 @@ class IsotierError(Exception):
         sys_errno: the failing system call's errno (0 when none).
         db_code: SQLite's extended result code for EDB/EBUSY, else 0.
         exit_class: the sysexits status the CLI exits with for this error.
-        audit: the audit events (dicts, as the library wrote them to its
-            JSON Lines audit log) of the call that failed: for a refusal, the
-            "refuse" event with required_tier, resolved_tier and reason.
+        audit: the audit records (AuditRecord) the library wrote for the
+            call that failed, in order.
+        record: the record of the decision this error reports (the last
+            refusal or failure among ``audit``: ``requested``, ``effective``,
+            ``reason``, ``decision``); None when the call wrote none.
     """
 
     def __init__(
@@ -81,7 +83,7 @@ class IsotierError(Exception):
         reason: str,
         sys_errno: int = 0,
         db_code: int = 0,
-        audit: list[dict[str, Any]] | None = None,
+        audit: list[AuditRecord] | None = None,
     ) -> None:
         super().__init__(reason)
         self.code = code
@@ -89,7 +91,8 @@ class IsotierError(Exception):
         self.sys_errno = sys_errno
         self.db_code = db_code
         self.exit_class = exit_class(code, sys_errno, db_code)
-        self.audit: list[dict[str, Any]] = list(audit or [])
+        self.audit: list[AuditRecord] = list(audit or [])
+        self.record: AuditRecord | None = decision_record(self.audit)
 
     @property
     def name(self) -> str:
@@ -106,33 +109,19 @@ class InvalidArgumentError(IsotierError, ValueError):
 class RefusedError(IsotierError):
     """ISOTIER_ECONFIG: the required tier is not met; nothing was started.
 
-    ``requested_tier`` and ``effective_tier`` come from the library's refusal
-    audit event (required_tier, resolved_tier); ``None`` when the call wrote
-    none (an attestation that failed after provisioning writes an "attest"
-    event instead, whose tiers these are).
+    ``requested_tier`` and ``effective_tier`` are the refusal's audit record's
+    (``record``: the "refuse" event, or the "attest" event of an attestation
+    that failed after provisioning, or an attested exec's "exec" event, whose
+    effective tier is UNKNOWN); ``None`` when the call wrote none.
     """
 
     @property
-    def _decision(self) -> dict[str, Any] | None:
-        for ev in reversed(self.audit):
-            if ev.get("event") in ("refuse", "attest"):
-                return ev
-        return None
-
-    @property
     def requested_tier(self) -> Tier | None:
-        ev = self._decision
-        return _tier_or_none(ev.get("required_tier")) if ev else None
+        return self.record.requested if self.record else None
 
     @property
     def effective_tier(self) -> Tier | None:
-        ev = self._decision
-        if not ev:
-            return None
-        # A failed attestation grants nothing, whatever was resolved before it.
-        if ev.get("event") == "attest":
-            return Tier.UNKNOWN
-        return _tier_or_none(ev.get("resolved_tier"))
+        return self.record.effective if self.record else None
 
 
 class UnavailableError(IsotierError):
@@ -197,26 +186,19 @@ _CLASSES: dict[int, type[IsotierError]] = {
 }
 
 
-def _tier_or_none(name: Any) -> Tier | None:
-    try:
-        return Tier.parse(name) if isinstance(name, str) else None
-    except ValueError:
-        return None
-
-
 def from_code(
     code: int,
     reason: str,
     sys_errno: int = 0,
     db_code: int = 0,
-    audit: list[dict[str, Any]] | None = None,
+    audit: list[AuditRecord] | None = None,
 ) -> IsotierError:
     """The exception of the class ``code`` names (IsotierError for any other)."""
     cls = _CLASSES.get(code, IsotierError)
     return cls(code, reason, sys_errno, db_code, audit)
 
 
-def from_error(err: _lib.Error, rc: int, audit: list[dict[str, Any]] | None = None) -> IsotierError:
+def from_error(err: _lib.Error, rc: int, audit: list[AuditRecord] | None = None) -> IsotierError:
     """The exception for a failed call's isotier_error."""
     code = err.code if err.code < 0 else rc
     msg = err.message.decode("utf-8", "replace") or _NAMES.get(code, "ERROR")

@@ -36,7 +36,7 @@ def mapping() -> dict[str, Any]:
     """The mapping as published (framework-levels.json)."""
     text = resources.files(__package__).joinpath("framework-levels.json").read_text("utf-8")
     doc = json.loads(text)
-    if doc.get("schema") != "isotier.framework-levels/1":
+    if not isinstance(doc, dict) or doc.get("schema") != "isotier.framework-levels/1":
         raise ValueError("framework-levels.json: unknown schema")
     return doc
 

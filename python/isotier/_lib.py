@@ -227,12 +227,12 @@ def lib() -> ctypes.CDLL:
 
 def version() -> str:
     """The running library's version ("0.1.0")."""
-    return lib().isotier_version(None, None, None).decode()
+    return str(lib().isotier_version(None, None, None).decode())
 
 
 def tier_name(tier: Tier | int) -> str:
     """isotier_tier_name."""
-    return lib().isotier_tier_name(int(tier)).decode()
+    return str(lib().isotier_tier_name(int(tier)).decode())
 
 
 def tier_satisfies(have: Tier | int, required: Tier | int) -> bool:
@@ -242,7 +242,7 @@ def tier_satisfies(have: Tier | int, required: Tier | int) -> bool:
 
 def strerror(code: int) -> str:
     """isotier_strerror: "ECONFIG"..."""
-    return lib().isotier_strerror(code).decode()
+    return str(lib().isotier_strerror(code).decode())
 
 
 def enc(s: str | os.PathLike[str] | None) -> bytes | None:

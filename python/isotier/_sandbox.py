@@ -3,33 +3,26 @@
 
 Every decision (the resolution, the history gate, the attestation) is the
 library's isotier_create; this module fills its options, turns its error into
-the exception of its class and hands the caller the audit events the library
-wrote for the call.
+the exception of its class and hands the caller the audit records the library
+wrote for the call (AuditRecord: requested and effective tier, reason).
 """
 
 from __future__ import annotations
 
 import ctypes
 import datetime
-import json
 import logging
 import math
 import os
-import shutil
-import tempfile
 from dataclasses import dataclass, field
 from typing import Any, Callable, Sequence
 
 from . import _errors, _lib
+from ._audit import AuditCallback, AuditRecord, AuditTail
 from ._tier import Tier
 
 _log = logging.getLogger("isotier")
 
-# The most of an audit log this package reads back for one call: the library
-# writes a few hundred bytes per event, a handful per call.
-_AUDIT_READ_MAX = 1 << 20
-
-AuditCallback = Callable[[dict[str, Any]], None]
 LogCallback = Callable[[str], None]
 
 
@@ -50,61 +43,6 @@ def _days(verified_within: int | float | datetime.timedelta | None) -> int:
             _lib.EINVAL, f"verified_within: {verified_within!r} is not a positive time"
         )
     return max(1, math.ceil(days))
-
-
-class _AuditTail:
-    """The events the library appends to one audit log, read back as they come.
-
-    With no log of the caller's, one of our own in a private directory,
-    removed when the sandbox (or the call) is done.
-    """
-
-    def __init__(self, path: str | os.PathLike[str] | None, on_audit: AuditCallback | None):
-        self._own_dir: str | None = None
-        if path is None:
-            self._own_dir = tempfile.mkdtemp(prefix="isotier-audit-")
-            path = os.path.join(self._own_dir, "audit.jsonl")
-        self.path = os.fspath(path)
-        try:
-            self._offset = os.stat(self.path).st_size
-        except FileNotFoundError:
-            self._offset = 0
-        self._on_audit = on_audit
-        self._partial = b""
-        self.events: list[dict[str, Any]] = []
-
-    def read(self) -> list[dict[str, Any]]:
-        """The events written since the last read (also appended to .events)."""
-        new: list[dict[str, Any]] = []
-        try:
-            with open(self.path, "rb") as f:
-                f.seek(self._offset)
-                chunk = f.read(_AUDIT_READ_MAX)
-        except FileNotFoundError:
-            return new
-        self._offset += len(chunk)
-        data = self._partial + chunk
-        lines = data.split(b"\n")
-        self._partial = lines.pop()  # an unfinished line waits for its end
-        for line in lines:
-            if not line.strip():
-                continue
-            try:
-                ev = json.loads(line)
-            except ValueError:
-                continue  # not ours to judge: the log is the library's record
-            if isinstance(ev, dict):
-                new.append(ev)
-        self.events.extend(new)
-        if self._on_audit:
-            for ev in new:
-                self._on_audit(ev)
-        return new
-
-    def close(self) -> None:
-        if self._own_dir:
-            shutil.rmtree(self._own_dir, ignore_errors=True)
-            self._own_dir = None
 
 
 @dataclass
@@ -135,7 +73,7 @@ class Sandbox:
         self,
         handle: ctypes.c_void_p,
         backend: str,
-        audit: _AuditTail,
+        audit: AuditTail,
         log_cb: Any,
     ) -> None:
         self._handle: ctypes.c_void_p | None = handle
@@ -145,13 +83,19 @@ class Sandbox:
         lib = _lib.lib()
         self.tier = Tier(lib.isotier_sandbox_tier(handle))
         """The tier this sandbox was resolved to (the tier isotier can defend)."""
-        self.repr = lib.isotier_sandbox_repr(handle).decode("utf-8", "replace")
+        self.repr: str = lib.isotier_sandbox_repr(handle).decode("utf-8", "replace")
 
     @property
-    def audit(self) -> list[dict[str, Any]]:
-        """Every audit event the library wrote for this sandbox so far."""
+    def audit(self) -> list[AuditRecord]:
+        """Every audit record the library wrote for this sandbox so far."""
         self._audit.read()
-        return list(self._audit.events)
+        return list(self._audit.records)
+
+    @property
+    def record(self) -> AuditRecord | None:
+        """The record of the decision that made this sandbox: its "create" event
+        (``requested``, ``effective``, ``claimed``, ``reason``; ``downgraded``)."""
+        return _create_record(self.audit)
 
     def exec(
         self,
@@ -195,7 +139,8 @@ class Sandbox:
             (out if stream == 1 else err_out).extend(ctypes.string_at(buf, n))
             return 0
 
-        cb = _lib.OUTPUT_FN(on_output) if capture else _lib.OUTPUT_FN()
+        # No argument: the NULL function pointer (inherit the output); typeshed lacks that form.
+        cb = _lib.OUTPUT_FN(on_output) if capture else _lib.OUTPUT_FN()  # type: ignore[call-overload]
         opts.on_output = cb
         status = ctypes.c_int(0)
         err = _lib.new_error()
@@ -280,12 +225,12 @@ def create(
     only once its report attests the tier, and fails closed. Above CONTAINER
     ``require`` needs ``attest`` or, explicitly, the weaker ``trust_history``
     (the catalogue and history alone). A refusal raises RefusedError
-    before anything is started; its ``audit`` holds the library's "refuse"
-    event (required_tier, resolved_tier, reason).
+    before anything is started; its ``record`` is the library's "refuse"
+    audit record (``requested``, ``effective``, ``reason``).
 
     Audit events go to ``audit_log`` (JSON Lines) when given, else to a
-    private file removed with the sandbox; either way each is passed to
-    ``on_audit`` as it is read back and kept in ``Sandbox.audit``.
+    private file removed with the sandbox; either way each is read back as
+    an AuditRecord, passed to ``on_audit`` and kept in ``Sandbox.audit``.
     ``cancel_fd`` (a descriptor that becomes readable to mean "cancel", the
     caller's, kept open while the sandbox lives) cancels provisioning,
     attestation and every exec that names none: CancelledError. ``log``
@@ -312,7 +257,7 @@ def create(
     opts.cancel_fd = int(cancel_fd) if cancel_fd is not None and cancel_fd > 0 else 0
     log_cb = _make_log(log)
     opts.log = log_cb
-    tail = _AuditTail(audit_log, on_audit)
+    tail = AuditTail(audit_log, on_audit)
     opts.audit_log = _lib.enc(tail.path)
     handle = ctypes.c_void_p()
     err = _lib.new_error()
@@ -338,24 +283,32 @@ class Grant:
     """The tier the library resolved the backend to (at least ``required``)."""
     attested: bool
     repr: str
-    audit: list[dict[str, Any]] = field(default_factory=list)
+    audit: list[AuditRecord] = field(default_factory=list)
+
+    @property
+    def record(self) -> AuditRecord | None:
+        """The record of the grant: the library's "create" audit event
+        (``requested``, ``effective``, ``claimed``, ``reason``)."""
+        return _create_record(self.audit)
 
     @property
     def claimed(self) -> Tier | None:
-        """The catalogue's claim, from the library's "create" audit event."""
-        for ev in self.audit:
-            if ev.get("event") == "create" and isinstance(ev.get("claimed_tier"), str):
-                try:
-                    return Tier.parse(ev["claimed_tier"])
-                except ValueError:
-                    return None
-        return None
+        """The catalogue's claim, from the grant's audit record (None without one)."""
+        rec = self.record
+        return rec.claimed if rec else None
 
     @property
     def downgraded(self) -> bool:
         """Whether the tier granted is below the catalogue's claim (still meeting ``required``)."""
         claimed = self.claimed
         return claimed is not None and self.tier < claimed
+
+
+def _create_record(records: list[AuditRecord]) -> AuditRecord | None:
+    for rec in records:
+        if rec.event == "create":
+            return rec
+    return None
 
 
 def require(

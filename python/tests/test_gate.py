@@ -19,7 +19,7 @@ pytestmark = pytest.mark.skipif(not shutil.which("bwrap"), reason="bwrap is not 
 
 
 def test_refusal_starts_nothing_and_is_audited(tmp_path: Path, history: Path) -> None:
-    seen: list[dict] = []
+    seen: list[isotier.AuditRecord] = []
     sandboxes = tmp_path / "tmp"
     sandboxes.mkdir()
     os.environ["TMPDIR"] = str(sandboxes)
@@ -38,10 +38,32 @@ def test_refusal_starts_nothing_and_is_audited(tmp_path: Path, history: Path) ->
     ev = err.audit[0]
     assert ev["backend"] == "bwrap" and ev["required_tier"] == "MICROVM"
     assert ev["resolved_tier"] == "CONTAINER" and ev["reason"]
+    # The refusal's record, typed: requested, effective tier and reason as the library wrote them.
+    rec = err.record
+    assert isinstance(rec, isotier.AuditRecord) and rec is err.audit[0]
+    assert (rec.event, rec.decision, rec.backend) == ("refuse", "refused", "bwrap")
+    assert rec.requested == Tier.MICROVM and rec.effective == Tier.CONTAINER
+    assert rec.claimed == Tier.CONTAINER and rec.refused and not rec.downgraded
+    assert rec["effective_tier"] == "CONTAINER" and rec.reason == err.reason
+    assert rec.sandbox_id and rec.time and rec.exit_status is None
     # The caller's log has the same line, and nothing was provisioned.
     lines = [json.loads(line) for line in (tmp_path / "audit.jsonl").read_text().splitlines()]
-    assert lines == err.audit
+    assert lines == [r.as_dict() for r in err.audit]
     assert list(sandboxes.iterdir()) == []
+
+
+def test_a_higher_tier_without_proof_is_refused_at_container(variant, history: Path) -> None:
+    """bwrap claimed as gVisor, no history: it resolves to GVISOR, but GVISOR
+    asked without attest (or trust_history) is refused; the record's effective
+    tier is CONTAINER, what the same request gets without a proof."""
+    claimed = variant("bubblewrap", "claim=GVISOR/gvisor")
+    assert isotier.resolve("bwrap", catalogue=claimed, db=history).tier == Tier.GVISOR
+    with pytest.raises(isotier.RefusedError) as e:
+        isotier.require("bwrap", Tier.GVISOR, attest=False, catalogue=claimed, db=history)
+    rec = e.value.record
+    assert rec is not None and rec.decision == "refused" and "trust_history" in rec.reason
+    assert rec.requested == Tier.GVISOR and rec.resolved == Tier.GVISOR
+    assert rec.effective == Tier.CONTAINER and e.value.effective_tier == Tier.CONTAINER
 
 
 def test_grant_attests_and_tears_down(history: Path) -> None:
@@ -51,6 +73,11 @@ def test_grant_attests_and_tears_down(history: Path) -> None:
     assert kinds == ["create:allowed", "attest:attested", "destroy:ok"], kinds
     assert "backend=bwrap" in grant.repr
     assert grant.claimed == Tier.CONTAINER and not grant.downgraded
+    rec = grant.record
+    assert rec is not None and (rec.event, rec.decision) == ("create", "allowed")
+    assert rec.requested == Tier.CONTAINER and rec.effective == Tier.CONTAINER and rec.reason
+    assert not rec.refused and not rec.downgraded
+    assert all(r.effective == Tier.CONTAINER and r.sandbox_id == rec.sandbox_id for r in grant.audit)
 
 
 def test_a_downgrade_is_audited(variant, history: Path) -> None:
@@ -60,11 +87,25 @@ def test_a_downgrade_is_audited(variant, history: Path) -> None:
     lying = variant("bubblewrap", "claim=GVISOR/gvisor")
     v = isotier.verify("bwrap", catalogue=lying, db=history)
     assert v.verdict == "CONTRADICTED", v
-    with isotier.create("bwrap", catalogue=lying, db=history) as sb:
+    seen: list[isotier.AuditRecord] = []
+    with isotier.create("bwrap", catalogue=lying, db=history, on_audit=seen.append) as sb:
         assert sb.tier == Tier.UNKNOWN
+        rec = sb.record
+        assert rec is not None and seen == [rec]
     ev = sb.audit[0]
     assert ev["event"] == "create" and ev["claimed_tier"] == "GVISOR" and ev["resolved_tier"] == "UNKNOWN"
     assert "CONTRADICTED" in ev["reason"]
+    # The downgrade's record: no requirement, effective UNKNOWN below the claim, and why.
+    assert (rec.event, rec.decision) == ("create", "allowed") and rec.downgraded and not rec.refused
+    assert rec.requested == Tier.UNKNOWN and rec.effective == Tier.UNKNOWN and rec.claimed == Tier.GVISOR
+    assert "CONTRADICTED" in rec.reason and rec["effective_tier"] == "UNKNOWN"
+    # The same history refuses a requirement: the refusal's record carries the downgrade.
+    with pytest.raises(isotier.RefusedError) as e:
+        isotier.require("bwrap", Tier.CONTAINER, attest=False, catalogue=lying, db=history)
+    refusal = e.value.record
+    assert refusal is not None and refusal.refused and refusal.downgraded
+    assert refusal.requested == Tier.CONTAINER and refusal.effective == Tier.UNKNOWN
+    assert refusal.claimed == Tier.GVISOR and "CONTRADICTED" in refusal.reason
 
 
 def test_create_runs_commands_in_the_sandbox(history: Path) -> None:

@@ -61,6 +61,11 @@ def test_attestation_catches_the_lie_without_history(variant, history: Path) -> 
     kinds = [ev["event"] + ":" + ev["decision"] for ev in e.value.audit]
     assert kinds == ["create:allowed", "attest:attestation-failed", "destroy:ok"], kinds
     assert e.value.requested_tier == Tier.MICROVM and e.value.effective_tier == Tier.UNKNOWN
+    # The library's record says so itself (not a reading of the package's).
+    rec = e.value.record
+    assert rec is not None and (rec.event, rec.decision) == ("attest", "attestation-failed")
+    assert rec["effective_tier"] == "UNKNOWN" and rec.resolved == Tier.MICROVM and rec.refused
+    assert "CONTRADICTED" in rec.reason
 
 
 def test_resolve_verified_within(history: Path) -> None:

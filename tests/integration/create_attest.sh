@@ -29,6 +29,9 @@ ev = [json.loads(l) for l in open(sys.argv[1])]
 kinds = [e["event"] + ":" + e["decision"] for e in ev]
 assert kinds == ["create:allowed", "attest:attestation-failed", "destroy:ok"], kinds
 assert all(e["resolved_tier"] == "MICROVM" for e in ev), ev
+# A failed attestation grants nothing: its record's effective tier is UNKNOWN.
+assert [e["effective_tier"] for e in ev] == ["MICROVM", "UNKNOWN", "UNKNOWN"], ev
+assert ev[1]["required_tier"] == "MICROVM" and "CONTRADICTED" in ev[1]["reason"], ev[1]
 PY
 
 # The honest claim attests and runs.

@@ -44,6 +44,8 @@ e = lines[0]
 assert e["event"] == "refuse" and e["decision"] == "refused", e
 assert e["backend"] == sys.argv[2] and e["required_tier"] == sys.argv[3], e
 assert e["resolved_tier"] == sys.argv[4] and e["claimed_tier"] == sys.argv[4], e
+# The record of the refusal: requested (required_tier), effective tier and reason.
+assert e["effective_tier"] == sys.argv[4] and "weaker than the required" in e["reason"], e
 PY
     n=$(sqlite3 "$work/h.db" "SELECT count(*) FROM audit_events WHERE event='refuse' AND backend='$backend' AND required_tier='$req'")
     assert_eq "$n" 1 "$backend/$req: refusal stored in history"

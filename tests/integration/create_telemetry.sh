@@ -65,5 +65,6 @@ attrs = {a["key"]: a["value"]["stringValue"] for a in s["attributes"]}
 assert s["name"] == "isotier.refuse" and s["status"]["code"] == 2, s
 assert attrs["isolation.tier"] == "CONTAINER" and attrs["isolation.required_tier"] == "MICROVM", attrs
 assert attrs["isotier.decision"] == "refused", attrs
+assert attrs["isolation.effective_tier"] == "CONTAINER", attrs
 PY
 echo "ok: audit events and spans carry the tier"

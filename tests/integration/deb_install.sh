@@ -3,7 +3,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # deb_install.sh - the Debian package as an operator meets it, with the package's defaults and
 # every local backend. `make deb` builds the packages (debian/, dpkg-buildpackage); isotier,
-# libisotier0 and isotier-guest-aarch64 are unpacked with `dpkg -x` into a root this test owns
+# libisotier0, libisotier-dev, python3-isotier and isotier-guest-aarch64 are unpacked with
+# `dpkg -x` into a root this test owns
 # (the state directory made as the postinst makes it), and the job unit's ExecStart runs there
 # as systemd would run it: the unit's environment (User= -> HOME..., StateDirectory ->
 # $STATE_DIRECTORY, Environment=), /etc/default/isotier as shipped and read by the job itself (no
@@ -45,6 +46,9 @@
 #   a typo in ISOTIER_BACKENDS           exit 64, first line: the name and its suggestion
 #   a read-only state directory          exit 73, first line: the directory and why
 #   sources unreachable for 40 days      exit 2, first line: the unchecked sources
+#   the Python package                   python3 imports it from dist-packages, against the
+#                                        installed library: a grant on bwrap attested, a
+#                                        refusal with its audit record
 source "$ISOTIER_ROOT/tests/lib.sh"
 R=$ISOTIER_ROOT
 case $BUILD in /*) build_dir=$BUILD ;; *) build_dir=$R/$BUILD ;; esac
@@ -74,11 +78,19 @@ docker info --format '{{json .Runtimes}}' 2>/dev/null | grep -q '"runsc"' ||
 make -C "$R" --no-print-directory -s BUILD="$BUILD" OUT="$TMP" deb >"$TMP/deb.log" 2>&1 ||
   fail "make deb: $(tail -20 "$TMP/deb.log")"
 deb=$(ls "$TMP"/isotier_*.deb) || fail "make deb wrote no .deb: $(tail "$TMP/deb.log")"
-# What the job's root gets: the CLI's package, the library's and the aarch64 guest programs'.
-debs=("$deb" "$TMP"/libisotier0_*.deb "$TMP"/libisotier-dev_*.deb "$TMP"/isotier-guest-aarch64_*.deb)
+# What the job's root gets: the CLI's package, the library's, the Python package and the
+# aarch64 guest programs'.
+debs=("$deb" "$TMP"/libisotier0_*.deb "$TMP"/libisotier-dev_*.deb "$TMP"/python3-isotier_*_all.deb
+  "$TMP"/isotier-guest-aarch64_*.deb)
 for d in "${debs[@]}"; do [ -s "$d" ] || fail "make deb wrote no $d: $(ls "$TMP")"; done
 depends=$(dpkg-deb -f "$deb" Depends)
 for lib in libcurl4 libsqlite3-0 libcjson1 libxml2 libgit2-1.5 python3; do assert_contains "$depends" "$lib" "Depends"; done
+py_deb=$(ls "$TMP"/python3-isotier_*_all.deb)
+assert_eq "$(dpkg-deb -f "$py_deb" Architecture)" all "python3-isotier's Architecture"
+py_depends=$(dpkg-deb -f "$py_deb" Depends)
+for dep in "isotier (>= " "libisotier0 (>= " "python3:any (>= 3.11"; do
+  assert_contains "$py_depends" "$dep" "python3-isotier's Depends"
+done
 assert_eq "$(dpkg-deb --ctrl-tarfile "$deb" | tar -xO ./conffiles | sort | tr '\n' ' ')" \
   "/etc/cron.d/isotier /etc/default/isotier " "conffiles"
 multiarch=$(dpkg-architecture -qDEB_HOST_MULTIARCH)
@@ -95,7 +107,10 @@ for f in usr/bin/isotier usr/bin/isotier-probe usr/lib/isotier/isotier-probe-aar
          usr/share/isotier/catalogue/providers/runc.json usr/share/isotier/schemas/provider.schema.json \
          usr/share/isotier/schemas/report.schema.json usr/share/isotier/runbook/jobs.md \
          lib/systemd/system/isotier-reverify.service lib/systemd/system/isotier-reverify.timer \
-         etc/default/isotier etc/cron.d/isotier etc/isotier/catalogue.d/; do
+         etc/default/isotier etc/cron.d/isotier etc/isotier/catalogue.d/ \
+         usr/lib/python3/dist-packages/isotier/__init__.py usr/lib/python3/dist-packages/isotier/_audit.py \
+         usr/lib/python3/dist-packages/isotier/py.typed \
+         usr/lib/python3/dist-packages/isotier/framework-levels.json; do
   grep -qxF "./$f" <<<"$listing" || fail "the package lacks /$f"
 done
 # The catalogue holds providers only: a schema there would be read as one.
@@ -256,6 +271,28 @@ assert_contains "$table" "host: no claim (pass --host-provider)" "the host's rea
 assert_contains "$err" "WARN sources not checked: no source reachable" "offline sources: a warning"
 assert_contains "$(cat "$root$state_dir/last-run.json")" '"exit":0,"verify":0' "last-run.json"
 
+# --- the Python package, as installed ------------------------------------------
+# Debian's python3 finds it in dist-packages; it loads the installed libisotier.so.0 (the soname:
+# no build tree is reachable) and catalogue, and reads the job's history.
+py_out=$(in_root /usr/bin/python3 -c '
+import isotier
+from isotier import Tier
+assert isotier.__file__ == "/usr/lib/python3/dist-packages/isotier/__init__.py", isotier.__file__
+assert isotier.library_path() == "libisotier.so.0" and isotier.cli_path() == "/usr/bin/isotier"
+grant = isotier.require("bwrap", Tier.CONTAINER)
+assert grant.attested and grant.record is not None, grant
+assert (grant.record.requested, grant.record.effective) == (Tier.CONTAINER, Tier.CONTAINER), grant.record
+try:
+    isotier.require("bwrap", Tier.MICROVM, attest=False)
+except isotier.RefusedError as e:
+    refusal = e.record
+    assert refusal is not None and (refusal.requested, refusal.effective) == (Tier.MICROVM, Tier.CONTAINER), e.audit
+else:
+    raise SystemExit("bwrap granted MICROVM")
+print("python3-isotier", isotier.version(), "granted", grant.tier.name, "refused", refusal.requested.name)
+' 2>&1) || fail "python3-isotier in the package root: $py_out"
+assert_contains "$py_out" "python3-isotier $(dpkg-deb -f "$py_deb" Version) granted CONTAINER refused MICROVM" "the installed Python package"
+
 # --- drift: a claim made wrong (bubblewrap claimed a microVM) ---------------
 # bwrap alone: the other backends' verdicts were shown above and do not change with this claim.
 EXTRA_ENV=(ISOTIER_BACKENDS=bwrap)
@@ -329,5 +366,6 @@ for b in bwrap qemu-microvm; do
 done
 echo "deb: package built and unpacked into its own root; job 0 clean with the package defaults" \
   "(${#local_backends[@]} local backends CONFIRMED: ${local_backends[*]}; host INCONCLUSIVE, no claim;" \
+  "python3-isotier granted and refused against the installed library;" \
   "offline sources a warning), 1 drift, 69 unavailable, 64 typo, 73 read-only state, 2 sources" \
   "unchecked, each named first"
