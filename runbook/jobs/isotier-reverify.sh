@@ -82,7 +82,8 @@
 #   completed check for ISOTIER_SOURCES_MAX_UNCHECKED_DAYS it is an alert (2).
 #   64-78, 130  the job itself failed: the first failing step's exit status
 #       (sysexits: 64 an unknown backend name, 69 no sandbox backend verified
-#       (ISOTIER_BACKENDS=host alone) or backend unavailable (also a
+#       (ISOTIER_BACKENDS=host alone), a runtime that did not start its
+#       sandbox (its own cause named) or backend unavailable (also a
 #       local backend verify --all could not run: ISOTIER_BACKENDS unset), 70 probe
 #       failure, 73/74 the state directory or database cannot be written, 75
 #       database locked or another run holds the lock...). See job.log.
