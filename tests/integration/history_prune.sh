@@ -153,6 +153,30 @@ set +e
 set -e
 [ ! -e "$TMP/absent.db" ] || fail "prune created a history"
 
+# The job: ISOTIER_HISTORY_KEEP_DAYS prunes after the reports; one that is not
+# a number of days fails it (78) before anything runs, the setting named.
+JOB=$ISOTIER_ROOT/runbook/jobs/isotier-reverify.sh
+state=$TMP/state
+mkdir -p "$state"
+touch "$state/.sources-attempted" "$state/.sources-checked" # not this test's step
+"$B" history import --db "$state/isotier.db" "$TMP/year.jsonl" >/dev/null
+set +e
+env -u ISOTIER_DB ISOTIER_STATE_DIR="$state" ISOTIER_BACKENDS=bwrap ISOTIER_REPORT_FORMATS=json \
+  ISOTIER_HISTORY_KEEP_DAYS=30 "$JOB" >"$TMP/job.out" 2>"$TMP/job.err"
+rc=$?
+set -e
+[ "$rc" -le 2 ] || fail "the job with a retention exited $rc: $(cat "$TMP/job.err")"
+assert_eq "$(json_get "$state/last-run.json" prune)" 0 "last-run.json's prune"
+assert_eq "$(sql "$state/isotier.db" "SELECT count(*) FROM observations")" 3 "the job's history after its prune"
+grep -q -- "history prune --db $state/isotier.db --older-than 30" "$state/job.log" || fail "job.log has no prune step"
+set +e
+env -u ISOTIER_DB ISOTIER_STATE_DIR="$state" ISOTIER_BACKENDS=bwrap \
+  ISOTIER_HISTORY_KEEP_DAYS="400 days" "$JOB" >/dev/null 2>"$TMP/job78.err"
+rc=$?
+set -e
+assert_eq "$rc" 78 "ISOTIER_HISTORY_KEEP_DAYS='400 days'"
+assert_contains "$(head -1 "$TMP/job78.err")" "ISOTIER_HISTORY_KEEP_DAYS: expected a number of days"
+
 # --- PostgreSQL ----------------------------------------------------------------
 rc=0
 pg_start "$TMP" || rc=$?
