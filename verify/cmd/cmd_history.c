@@ -413,7 +413,7 @@ static const struct cli_spec spec = {
         "                       [--since DATE] [--until DATE] [--limit N] [--wide] [--json]\n"
         "       isotier history show ID [--db PATH] [--json]\n"
         "       isotier history export|import|migrate ... (history export --help)\n"
-        "       isotier history prune --older-than DAYS|--keep-last N ... (history prune --help)\n"
+        "       isotier history prune ... (history prune --help)\n"
         "       isotier history --sources [--provider ID] [--since DATE] [--until DATE]\n"
         "                       [--limit N] [--wide] [--json]",
     .about = "Lists the observations `isotier verify` recorded, newest first, in a table that\n"

@@ -24,19 +24,18 @@ enum {
 
 static const struct cli_option options[] = {
     {"db", OPT_DB, CLI_TEXT, "PATH|URI", cli_check_db, 0, 0,
-     "history database: a file or a postgresql:// URI (as its owner)\n(default {})",
-     cli_default_db_text, false},
+     "history database: a file or a postgresql:// URI\n(default {})", cli_default_db_text, false},
     {"older-than", OPT_OLDER, CLI_NUMBER, "DAYS", NULL, 1, 36500,
      "remove rows older than DAYS days (by their own time)", NULL, false},
     {"keep-last", OPT_KEEP, CLI_NUMBER, "N", NULL, 1, 1000000,
-     "keep the newest N observations of each backend and host (and\n"
-     "N checks of each source); with --older-than, a row goes only\n"
-     "when both let it",
+     "keep the newest N observations of each backend and\n"
+     "host (and N checks of each source); with --older-than,\n"
+     "a row goes only when both let it",
      NULL, false},
     {"dry-run", OPT_DRY, CLI_FLAG, NULL, NULL, 0, 0, "print what would go and change nothing", NULL,
      false},
     {"vacuum", OPT_VACUUM, CLI_FLAG, NULL, NULL, 0, 0,
-     "then VACUUM an SQLite history (the file shrinks; PostgreSQL: refused)", NULL, false},
+     "then VACUUM an SQLite history (the file shrinks;\nPostgreSQL: refused)", NULL, false},
     {"busy-timeout", OPT_BUSY, CLI_NUMBER, "MS", NULL, 1, 3600000,
      "wait this long for another writer's lock (default 5000)", NULL, false},
     {NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, false},
@@ -54,7 +53,8 @@ static const struct cli_spec spec = {
              "or INCONCLUSIVE rows that refuse), this host's newest 64 signed rows of each,\n"
              "each source's newest check of each status, rows dated after now or not\n"
              "readably dated, and every audit event: `isotier run` and create() decide the\n"
-             "same before and after. runbook/jobs.md#retention.",
+             "same before and after. On PostgreSQL, run it as the history's owner.\n"
+             "runbook/jobs.md#retention.",
     .options = options,
     .epilogue = "Exit status: 0 pruned (or, with --dry-run, counted); 64 usage (no policy,\n"
                 "--vacuum on PostgreSQL); 66 no history there; 74 the history cannot be\n"
