@@ -80,6 +80,11 @@ static void start_cause(char *out, size_t len, const char *errtxt)
 		p += n;
 		p += strspn(p, "\r\n");
 	}
+	/* The sandbox's stderr is the runtime's and the sandbox's: nothing of it
+	 * reaches a terminal or the journal as a control character. */
+	for (char *c = best; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
 	out[0] = '\0';
 	const char *msg = strstr(best, "msg=\"");
 	if (!msg) {
