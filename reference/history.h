@@ -100,6 +100,7 @@ typedef struct isotier_prune_policy {
 typedef struct isotier_prune_counts {
 	int64_t observations, evidence_blobs, source_checks, runs;
 	int64_t kept_observations; /* what stays */
+	bool committed;            /* the removal was committed (an error after it: the sync) */
 } isotier_prune_counts;
 /* One transaction: all of it or none; with dry_run rolled back. A pruning
  * leaves a 'history_pruned' audit event with its counts and policy. */

@@ -212,6 +212,7 @@ int isotier__history_prune(isotier_history *h, const isotier_prune_policy *p,
 		isotier__history_rollback(h);
 		return isotier__error_prefix(err, "prune");
 	}
+	n->committed = true;
 	if (h->drv->sync && h->drv->sync(h, err) < 0)
 		return isotier__error_prefix(err, "prune");
 	return 0;

@@ -126,11 +126,13 @@ int history_prune_main(int argc, char **argv)
 	long long before = file_bytes(a.db);
 	isotier_error err = {0};
 	cleanup_history isotier_history *h = NULL;
-	isotier_prune_counts n;
+	isotier_prune_counts n = {0};
 	if (isotier__history_open(&h, a.db, a.busy_ms, &err) < 0 ||
 	    isotier__history_prune(h, &a.p, &n, &err) < 0) {
 		int code = cli_fail(&err);
-		fprintf(stderr, "isotier: history prune: %s is unchanged%s\n", display,
+		fprintf(stderr, "isotier: history prune: %s %s%s\n", display,
+		        n.committed ? "was pruned, but its log could not be synced"
+		                    : "is unchanged",
 		        cli_db_why(a.db));
 		return code;
 	}
