@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# isotier-test: normal; uses: challenge
+# isotier-test: slow; uses: challenge
 # SPDX-License-Identifier: Apache-2.0
 # history_prune.sh - `isotier history prune` (reference/history_prune.c,
 # verify/history/history_retention.c) on an SQLite file and on a real
