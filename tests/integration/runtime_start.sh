@@ -47,19 +47,22 @@ assert_eq "$(sql "$state/isotier.db" "SELECT verdict FROM observations WHERE bac
 assert_contains "$(sql "$state/isotier.db" "SELECT reason FROM observations WHERE backend = 'runc'")" \
   "unable to apply cgroup configuration"
 
-# crun, straight from verify: the same code, crun's own cause.
-if command -v crun >/dev/null; then
-  db=$TMP/crun.db
+# crun and systemd-nspawn, straight from verify: the same code, each one's own cause.
+for pair in crun:crun nspawn:systemd-nspawn; do
+  b=${pair%%:*} runtime=${pair#*:}
+  if ! command -v "$runtime" >/dev/null; then
+    echo "note: $runtime is not installed: its start failure not checked"
+    continue
+  fi
   set +e
-  in_ns "$ISOTIER_BIN" verify --backend crun --db "$db" >"$TMP/crun.out" 2>&1
+  in_ns "$ISOTIER_BIN" verify --backend "$b" --db "$TMP/$b.db" >"$TMP/$b.out" 2>&1
   rc=$?
   set -e
-  assert_eq "$rc" 69 "verify --backend crun without cgroups ($(head -c 1500 "$TMP/crun.out"))"
-  assert_contains "$(grep '^crun: ' "$TMP/crun.out")" "crun: crun did not start the sandbox (exit status"
-  assert_contains "$(grep '^crun: ' "$TMP/crun.out")" "cgroup"
-else
-  echo "note: crun is not installed: only runc's start failure checked"
-fi
+  assert_eq "$rc" 69 "verify --backend $b without cgroups ($(head -c 1500 "$TMP/$b.out"))"
+  line=$(grep "^$b: " "$TMP/$b.out")
+  assert_contains "$line" "$b: $b did not start the sandbox (exit status"
+  assert_contains "$line" "cgroup"
+done
 
 # A runtime that started its sandbox and a report that is bad is still 65: the
 # same runc, its cgroups back, running a probe that prints bytes that are not JSON.
