@@ -85,6 +85,31 @@ int isotier__history_mark_stale(isotier_history *h, int64_t *ids, size_t max, si
 int isotier__history_note_swept(isotier_history *h, const char *backend, const char *reason,
                                 isotier_error *err);
 
+/* history_prune.c: a retention policy. Rows older than older_than_days
+ * (0: no age bound) that are not among the newest keep_last of their backend
+ * and host (0: no count bound) go, with the evidence only they held, the
+ * source checks past the same bounds and the finished runs left empty;
+ * never what the gate, the renewal of a catalogue source or the report's
+ * latest rows read (history_prune.c says which), never a row dated after now
+ * or not readably dated, never an audit event. At least one bound. */
+typedef struct isotier_prune_policy {
+	int older_than_days, keep_last;
+	bool dry_run; /* count, change nothing */
+	time_t now;   /* 0: the clock */
+} isotier_prune_policy;
+typedef struct isotier_prune_counts {
+	int64_t observations, evidence_blobs, source_checks, runs;
+	int64_t kept_observations; /* what stays */
+	bool committed;            /* the removal was committed (an error after it: the sync) */
+} isotier_prune_counts;
+/* One transaction: all of it or none; with dry_run rolled back. A pruning
+ * leaves a 'history_pruned' audit event with its counts and policy. */
+int isotier__history_prune(isotier_history *h, const isotier_prune_policy *p,
+                           isotier_prune_counts *n, isotier_error *err);
+/* SQLite: VACUUM (the file shrinks to what is left); ISOTIER_EINVAL for
+ * PostgreSQL (its autovacuum reclaims). */
+int isotier__history_vacuum(isotier_history *h, isotier_error *err);
+
 /* One `sources check` row (verify/cmd/cmd_sources.c). NULL strings are stored as
  * NULL; http_status <= 0 is none. The caller holds the transaction. */
 typedef struct isotier_source_check_row {

@@ -26,6 +26,12 @@ typedef enum history_engine { HISTORY_SQLITE, HISTORY_POSTGRES } history_engine;
  * of isotier's own is spelled so. */
 #define HISTORY_IMPORTED_COMMAND "import"
 
+/* How many of the newest own rows an own_only gate read tries
+ * (history_gate.c): the gate passes over a row whose signed statement does
+ * not verify, so history prune (history_prune.c) keeps that many of each
+ * kind, whatever its age. */
+#define HISTORY_GATE_OWN_SCAN 64
+
 typedef struct history_driver {
 	history_engine engine;
 	const char *name;

@@ -34,9 +34,6 @@ _Static_assert(VERDICT_COUNT == 7, "VERDICT_SET holds one parameter per verdict"
 #define TIER_SET   "(?30, ?31, ?32, ?33)"
 _Static_assert(ISOTIER_MICROVM == 3, "TIER_SET holds one parameter per tier");
 
-/* How many of the newest own rows an own_only read tries. */
-#define GATE_OWN_SCAN 64
-
 #define GATE_COLUMNS                                                                               \
 	"SELECT id, verdict, observed_at, COALESCE(reason, ''), ceiling_tier, host_id, "           \
 	"claim_digest,"                                                                            \
@@ -118,7 +115,7 @@ int isotier__history_gate_latest(isotier_history *h, const isotier_gate_query *q
 	gate_bind(s, q->backend, q->host_id);
 	if (q->after > 0)
 		hq_int(s, 13, q->after);
-	hq_int(s, 14, q->own_only ? GATE_OWN_SCAN : 1);
+	hq_int(s, 14, q->own_only ? HISTORY_GATE_OWN_SCAN : 1);
 	for (int i = 0; q->verdict_flags && i < VERDICT_COUNT; i++) {
 		isotier_verdict v = (isotier_verdict)i;
 		bool in = isotier__verdict_is(v, q->verdict_flags) &&

@@ -69,6 +69,7 @@ extra() {
   case $1 in
     report) printf '%s\n%s\n' FORMATS "$("$bin" report --list-formats |
       awk -F'\t' '{ printf "%-6s %-5s %s\n", $1, $2, $3 }')" ;;
+    history) printf '%s\n%s\n' RETENTION "$("$bin" history prune --help)" ;;
     backends) printf '%s\n%s\n' BACKENDS "$("$bin" backends --names |
       awk -F'\t' '{ printf "%-13s %-6s %s\n", $1, $2, $3 }')" ;;
   esac

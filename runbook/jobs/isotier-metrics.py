@@ -93,7 +93,7 @@ def main(argv):
         for key in ("exit",):
             if isinstance(last.get(key), int):
                 job.append(({}, last[key]))
-        for step in ("verify", "sources", "report"):
+        for step in ("verify", "sources", "report", "prune"):
             if isinstance(last.get(step), int):
                 steps.append(({"step": step}, last[step]))
     o.metric("isotier_job_exit_code",

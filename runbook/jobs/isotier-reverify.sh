@@ -45,6 +45,8 @@
 #                          source age policy); until then an unreachable check is a warning
 #   ISOTIER_REPORT_FORMATS formats written (default "html junit json"; md also works)
 #   ISOTIER_LOCK_WAIT      seconds to wait for a previous run to finish (default 600)
+#   ISOTIER_HISTORY_KEEP_DAYS  after the reports, `history prune --older-than` this many
+#                          days (unset: keep everything); what the gate reads always stays
 #   ISOTIER_METRICS_FILE   where the Prometheus textfile goes (default $ISOTIER_STATE_DIR/
 #                          metrics.prom; empty: not written); names in isotier-reverify(8)
 #
@@ -82,7 +84,8 @@
 #   completed check for ISOTIER_SOURCES_MAX_UNCHECKED_DAYS it is an alert (2).
 #   64-78, 130  the job itself failed: the first failing step's exit status
 #       (sysexits: 64 an unknown backend name, 69 no sandbox backend verified
-#       (ISOTIER_BACKENDS=host alone) or backend unavailable (also a
+#       (ISOTIER_BACKENDS=host alone), a runtime that did not start its
+#       sandbox (its own cause named) or backend unavailable (also a
 #       local backend verify --all could not run: ISOTIER_BACKENDS unset), 70 probe
 #       failure, 73/74 the state directory or database cannot be written, 75
 #       database locked or another run holds the lock...). See job.log.
@@ -136,6 +139,13 @@ sources_every=${ISOTIER_SOURCES_EVERY_DAYS:-7}
 formats=${ISOTIER_REPORT_FORMATS:-html junit json}
 db=${ISOTIER_DB:-$state/isotier.db}
 log=$state/job.log
+# Retention: rows older than this many days go after each run (history prune);
+# unset or empty: the history keeps everything.
+keep_days=${ISOTIER_HISTORY_KEEP_DAYS:-}
+if [ -n "$keep_days" ] && { ! [[ $keep_days =~ ^[1-9][0-9]{0,4}$ ]] || [ "$keep_days" -gt 36500 ]; }; then
+  echo "isotier-reverify: ISOTIER_HISTORY_KEEP_DAYS: expected a number of days from 1 to 36500, got '${keep_days:0:20}'" >&2
+  exit 78
+fi
 
 [ -x "$bin" ] || { echo "isotier-reverify: no isotier binary at $bin (set ISOTIER_BIN)" >&2; exit 69; }
 mkdir -p "$state/reports" || { echo "isotier-reverify: cannot create $state/reports (ISOTIER_STATE_DIR)" >&2; exit 73; }
@@ -288,6 +298,14 @@ for fmt in $formats; do
   [ "$rc" -ne 0 ] && [ "$report_rc" -eq 0 ] && report_rc=$rc
 done
 
+# 4. retention (ISOTIER_HISTORY_KEEP_DAYS): after the reports, so they read the
+# run whole; what the gate decides by is never pruned (history prune --help).
+prune_rc=-1
+if [ -n "$keep_days" ]; then
+  step prune "$bin" history prune --db "$db" --older-than "$keep_days"
+  prune_rc=$rc
+fi
+
 # What the report says needs a person (stale sources, overdue backends...).
 failing=0
 if [ -s "$state/reports/isotier-report.json" ] && [[ " $formats " == *" json "* ]]; then
@@ -310,18 +328,18 @@ else
   # verify's 2 (a claim it could not prove) is an alert, not a failure of the job.
   v=$verify_rc; [ "$v" -eq 2 ] && v=0
   s=$sources_rc; [ "$s" -eq 75 ] && [ "$sources_offline" = 1 ] && s=0  # unreachable: sources_warn
-  for r in "$v" "$unavail_rc" "$s" "$report_rc"; do
+  for r in "$v" "$unavail_rc" "$s" "$report_rc" "$prune_rc"; do
     if [ "$r" -gt 1 ]; then exit_code=$r; break; fi
   done
   [ "$exit_code" -eq 0 ] && { [ "$failing" -gt 0 ] || [ "$verify_rc" -eq 2 ] ||
     [[ "$sources_warn" == ALERT* ]]; } && exit_code=2
 fi
 
-printf '{"finished_at":"%s","exit":%d,"verify":%d,"sources":%d,"report":%d,"failing":%d}\n' \
-  "$(stamp)" "$exit_code" "$verify_rc" "$sources_rc" "$report_rc" "$failing" >"$state/last-run.json.tmp" &&
+printf '{"finished_at":"%s","exit":%d,"verify":%d,"sources":%d,"report":%d,"prune":%d,"failing":%d}\n' \
+  "$(stamp)" "$exit_code" "$verify_rc" "$sources_rc" "$report_rc" "$prune_rc" "$failing" >"$state/last-run.json.tmp" &&
   mv "$state/last-run.json.tmp" "$state/last-run.json"
 
-# 4. metrics for node_exporter's textfile collector (isotier-metrics.py), from this run's
+# 5. metrics for node_exporter's textfile collector (isotier-metrics.py), from this run's
 # report and last-run.json and the tiers resolved over the history just written. A failure
 # here is said (stderr, job.log), not the job's status: the file's
 # isotier_job_last_run_timestamp_seconds going stale is what monitoring sees.
@@ -341,7 +359,7 @@ if [ -n "$metrics" ]; then
   fi
   rm -f "$state/.metrics-report.json" "$state/.metrics-backends.json"
 fi
-echo "=== $(stamp) isotier-reverify exit $exit_code (verify $verify_rc, sources $sources_rc, report $report_rc, failing $failing)" >>"$log"
+echo "=== $(stamp) isotier-reverify exit $exit_code (verify $verify_rc, sources $sources_rc, report $report_rc, prune $prune_rc, failing $failing)" >>"$log"
 case $exit_code in
   0) msg="ok" ;;
   1) msg="DRIFT: a contradicted verdict or a changed/gone source; see runbook/drift.md" ;;

@@ -3,17 +3,18 @@
 # SPDX-License-Identifier: Apache-2.0
 # exit_tables.sh - the runbook's exit-code table (runbook/jobs.md "Exit status")
 # matches what the code returns: every status the job's steps document in their
-# --help (verify, sources check, report: the job passes the first failing one
-# through), every sysexits code of verify/cmd/cli.h and every literal exit of
-# the job script falls in a row of the table, and every row names codes the
-# code can return.
+# --help (verify, sources check, report, history prune: the job passes the
+# first failing one through), every sysexits code of verify/cmd/cli.h and
+# every literal exit of the job script falls in a row of the table, and every
+# row names codes the code can return.
 . "$ISOTIER_ROOT/tests/lib.sh"
 R=$ISOTIER_ROOT
 JOB=$R/runbook/jobs/isotier-reverify.sh
 
 python3 - "$R/runbook/jobs.md" "$R/verify/cmd/cli.h" "$JOB" \
   "$("$ISOTIER_BIN" verify --help)" "$("$ISOTIER_BIN" sources check --help)" \
-  "$("$ISOTIER_BIN" report --help)" "$("$ISOTIER_BIN" sweep --help)" <<'PY' || fail "exit-code tables"
+  "$("$ISOTIER_BIN" report --help)" "$("$ISOTIER_BIN" sweep --help)" \
+  "$("$ISOTIER_BIN" history prune --help)" <<'PY' || fail "exit-code tables"
 import re, sys
 md, cli_h, job = (open(p).read() for p in sys.argv[1:4])
 helps = sys.argv[4:]

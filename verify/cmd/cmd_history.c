@@ -413,6 +413,7 @@ static const struct cli_spec spec = {
         "                       [--since DATE] [--until DATE] [--limit N] [--wide] [--json]\n"
         "       isotier history show ID [--db PATH] [--json]\n"
         "       isotier history export|import|migrate ... (history export --help)\n"
+        "       isotier history prune ... (history prune --help)\n"
         "       isotier history --sources [--provider ID] [--since DATE] [--until DATE]\n"
         "                       [--limit N] [--wide] [--json]",
     .about = "Lists the observations `isotier verify` recorded, newest first, in a table that\n"
@@ -466,6 +467,8 @@ static int history_main(int argc, char **argv)
 		return history_transfer_main(argc, argv);
 	if (argc >= 2 && !strcmp(argv[1], "init"))
 		return history_init_main(argc, argv);
+	if (argc >= 2 && !strcmp(argv[1], "prune"))
+		return history_prune_main(argc, argv);
 	/* `history show ID`: the subcommand may come before or after options. */
 	if (argc >= 2 && !strcmp(argv[1], "show")) {
 		if (argc < 3 || argv[2][0] == '-') {

@@ -18,7 +18,7 @@
  * probe that could not tell or was not confident); 75 history database locked (74 unusable: no such
  * directory, disk full; 65 not a database or a newer schema); 70 a probe run failed (timeout, exec
  * error); 69 a backend named with --backend unavailable (with --all: every backend unavailable,
- * or none with a claim verified); 65
+ * or none with a claim verified), or a runtime that did not start its sandbox; 65
  * bad data (probe output rejected, catalogue file invalid); 0 otherwise (INCONCLUSIVE for lack of a
  * claim is 0).
  *
@@ -131,7 +131,8 @@ static const struct cli_spec spec = {
                 "something else failed too); 2 a claim that could not be proven (INCONCLUSIVE\n"
                 "against a claim although the probe ran: an alert, see runbook/drift.md); 64\n"
                 "usage; 65 bad data (probe output rejected, catalogue invalid); 69 a requested\n"
-                "backend unavailable (--all: every one, or no sandbox backend verified); 70 a\n"
+                "backend unavailable (--all: every one, or no sandbox backend verified), or a\n"
+                "runtime that did not start its sandbox (the runtime's own cause named); 70 a\n"
                 "probe run failed or timed out; 74\n"
                 "database unusable; 75 database locked (any observation not stored is named,\n"
                 "with its verdict); 130 interrupted (143 by SIGTERM). A remote sandbox that\n"
@@ -461,7 +462,7 @@ static void quiet_retries(verify_ctx *ctx, const verify_opts *o, isotier_history
 		isotier__observation_clear(&j->obs);
 		evidence_tar_free(&j->evidence);
 		memset(&j->evidence, 0, sizeof j->evidence);
-		j->recorded = j->rejected = j->unproven = j->attested = false;
+		j->recorded = j->rejected = j->start_failed = j->unproven = j->attested = false;
 		j->reason[0] = '\0';
 		verify_job_run_alone(j, ctx);
 		if (poll_signal(ctx) && j->obs.rc == ISOTIER_EINTR) {

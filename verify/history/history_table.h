@@ -54,5 +54,7 @@ int history_by_host(isotier_history *h, isotier_observation_filter flt, bool jso
 int history_transfer_main(int argc, char **argv);
 /* `isotier history init` (history_init.c): a fleet's PostgreSQL roles. */
 int history_init_main(int argc, char **argv);
+/* `history prune` (history_retention.c); argv[1] is "prune". */
+int history_prune_main(int argc, char **argv);
 
 #endif

@@ -38,7 +38,7 @@ int verify_exit_status(int *failure, bool *alerted, const job *jobs, size_t n_jo
                        int sig, const verify_outcome *out)
 {
 	bool contradicted = false, unproven = false, failed = false, unavailable_req = false,
-	     leaked = false, bad_data = out->bad_data;
+	     start_failed = false, leaked = false, bad_data = out->bad_data;
 	size_t n_unavailable = 0, n_handled = 0, n_sandboxes = 0;
 	for (size_t i = 0; i < n_jobs; i++) {
 		const job *j = &jobs[i];
@@ -48,6 +48,7 @@ int verify_exit_status(int *failure, bool *alerted, const job *jobs, size_t n_jo
 		contradicted |= isotier__verdict_is(j->verdict, VERDICT_AGAINST);
 		unproven |= j->unproven;
 		bad_data |= j->rejected;
+		start_failed |= j->start_failed;
 		failed |= j->obs.available && j->obs.rc < 0;
 		if (j->obs.leaks[0]) {
 			leaked = true;
@@ -73,11 +74,11 @@ int verify_exit_status(int *failure, bool *alerted, const job *jobs, size_t n_jo
 	/* An operational failure, most severe first; a contradiction outranks
 	 * every one of them (it must alert even when another backend failed),
 	 * a signal outranks everything (130 SIGINT, 143 SIGTERM). */
-	*failure = out->db_error     ? EXIT_TEMPFAIL
-	           : failed          ? EXIT_SOFTWARE
-	           : unavailable_req ? EXIT_UNAVAIL
-	           : bad_data        ? EXIT_DATAERR
-	                             : EXIT_OK;
+	*failure = out->db_error                     ? EXIT_TEMPFAIL
+	           : failed                          ? EXIT_SOFTWARE
+	           : unavailable_req || start_failed ? EXIT_UNAVAIL
+	           : bad_data                        ? EXIT_DATAERR
+	                                             : EXIT_OK;
 	/* What a database failure's exit status must not hide (a leaked
 	 * sandbox too: it costs money until a person deletes it). */
 	*alerted = out->interrupted || leaked || contradicted || unproven;

@@ -42,6 +42,79 @@ void flag_invalid_claims(job *jobs, size_t n, const isotier_catalogue *cat, isot
 		}
 }
 
+/* How many bytes of the runtime's own words a reason keeps. */
+#define START_CAUSE_MAX 320
+
+/* How a stderr line says why (the higher the better): a logfmt line of
+ * level error or fatal (runc's, runsc's), a plain line naming an error or a
+ * failure (crun's, bwrap's, docker's), any line; a logfmt warning (runc's
+ * "unable to get oom kill count" with an error= field) says nothing of it. */
+static int cause_rank(const char *line)
+{
+	if (strstr(line, "level=error") || strstr(line, "level=fatal"))
+		return 3;
+	if (strstr(line, "level="))
+		return 0;
+	if (strstr(line, "error") || strstr(line, "fail") || strstr(line, "cannot"))
+		return 2;
+	return 1;
+}
+
+/* The line of stderr that says why (cause_rank: the first of the best); a
+ * logfmt line by its msg. */
+static void start_cause(char *out, size_t len, const char *errtxt)
+{
+	char best[ISOTIER_PROBE_STDERR_KEEP] = "";
+	int best_rank = 0;
+	for (const char *p = errtxt; *p;) {
+		size_t n = strcspn(p, "\r\n");
+		char line[ISOTIER_PROBE_STDERR_KEEP], lower[ISOTIER_PROBE_STDERR_KEEP];
+		snprintf(line, sizeof line, "%.*s", (int)n, p);
+		for (size_t i = 0; i <= n && i < sizeof lower; i++)
+			lower[i] =
+			    (char)(line[i] >= 'A' && line[i] <= 'Z' ? line[i] + 32 : line[i]);
+		lower[sizeof lower - 1] = '\0';
+		int rank = n ? cause_rank(lower) : 0;
+		if (rank > best_rank)
+			best_rank = rank, memcpy(best, line, sizeof best);
+		p += n;
+		p += strspn(p, "\r\n");
+	}
+	/* The sandbox's stderr is the runtime's and the sandbox's: nothing of it
+	 * reaches a terminal or the journal as a control character. */
+	for (char *c = best; *c; c++)
+		if ((unsigned char)*c < 0x20 || *c == 0x7f)
+			*c = '?';
+	out[0] = '\0';
+	const char *msg = strstr(best, "msg=\"");
+	if (!msg) {
+		snprintf(out, len, "%.*s", (int)(len - 1), best);
+		return;
+	}
+	char *w = out;
+	for (const char *r = msg + 5; *r && *r != '"' && (size_t)(w - out) + 1 < len; r++) {
+		if (*r == '\\' && r[1])
+			r++;
+		*w++ = *r;
+	}
+	*w = '\0';
+}
+
+/* The reason of a sandbox its runtime did not start: the status and the
+ * runtime's own cause, bounded, redacted (isotier__error_set redacts). */
+static void start_failure_reason(job *j, const isotier_probe_run *first)
+{
+	char cause[START_CAUSE_MAX + 1];
+	start_cause(cause, sizeof cause, first->errtxt);
+	isotier_error e = {0};
+	isotier__error_set(&e, ISOTIER_EUNAVAILABLE, 0,
+	                   "%s did not start the sandbox (exit status %d, nothing on the probe's "
+	                   "output): %s",
+	                   j->backend->name, first->exit_status,
+	                   cause[0] ? cause : "it said nothing on stderr");
+	snprintf(j->reason, sizeof j->reason, "%.*s", (int)sizeof j->reason - 1, e.message);
+}
+
 static void judge_observed(job *j, const char *host_provider)
 {
 	const isotier_probe_run *first = &j->obs.run[0];
@@ -63,6 +136,16 @@ static void judge_observed(job *j, const char *host_provider)
 		j->verdict = VERDICT_INCONCLUSIVE;
 		snprintf(j->reason, sizeof j->reason, "probe run failed: %.600s",
 		         j->obs.err.message);
+		return;
+	}
+	if (!first->parsed && !first->out && !first->out_over && first->exit_status != 0) {
+		/* Not a word on its output and a failing status: the runtime
+		 * never started the sandbox (cgroups it cannot use, a bundle it
+		 * cannot read, a binary missing). The host cannot run it: 69,
+		 * never the 65 of a report that came and was bad. */
+		j->start_failed = true;
+		j->verdict = VERDICT_INCONCLUSIVE;
+		start_failure_reason(j, first);
 		return;
 	}
 	if (!first->parsed) {
@@ -144,7 +227,7 @@ int record_job(void *arg, isotier_error *err)
 	isotier_history *h = a->h;
 	int64_t run_id = a->run_id;
 	job *j = a->j;
-	bool parsed = !j->rejected && j->obs.available && j->obs.rc == 0;
+	bool parsed = !j->rejected && !j->start_failed && j->obs.available && j->obs.rc == 0;
 	observation o = {
 	    .run_id = run_id,
 	    .backend = j->backend->name,

@@ -29,7 +29,7 @@ static void claim_text(char *buf, size_t len, const job *j)
 
 static void observed_text(char *buf, size_t len, const job *j)
 {
-	bool parsed = !j->rejected && j->obs.available && j->obs.rc == 0;
+	bool parsed = !j->rejected && !j->start_failed && j->obs.available && j->obs.rc == 0;
 	const char *vendor = parsed ? probe_result_vendor(&j->obs.run[0].probe) : "";
 	if (!parsed)
 		snprintf(buf, len, "-");
@@ -164,7 +164,8 @@ void print_json(const job *jobs, size_t n, int max_jobs, int64_t run_id, const c
 		const job *j = &jobs[i];
 		if (!j->handled || j->skipped)
 			continue;
-		bool parsed = !j->rejected && j->obs.available && j->obs.rc == 0;
+		bool parsed =
+		    !j->rejected && !j->start_failed && j->obs.available && j->obs.rc == 0;
 		cJSON *o = cJSON_CreateObject();
 		if (!o)
 			break;

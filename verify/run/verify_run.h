@@ -34,6 +34,7 @@ typedef struct job {
 	int overlap;           /* most jobs running at once during this one, itself included */
 	/* filled by the main thread */
 	bool handled, skipped, recorded, rejected;
+	bool start_failed; /* its runtime did not start the sandbox: 69 (verify_judge.c) */
 	const isotier_provider *claim;
 	char claim_invalid[768]; /* why the backend's catalogue entry does not validate; "" */
 	judge_verdict verdict;
