@@ -35,6 +35,9 @@ static const struct expect cases[] = {
     /* Real captures. */
     {"real-firecracker-native", "MICROVM", "high", "vm:firecracker:kvm", "container.dockerenv"},
     {"real-bwrap", "CONTAINER", "high", "vm:firecracker:kvm,container:bubblewrap", ""},
+    /* bwrap with /.flatpak-info bound in, as flatpak starts it: the marker names the
+     * runtime ahead of PID 1's comm (bwrap). */
+    {"real-bwrap-flatpak", "CONTAINER", "high", "vm:firecracker:bhyve,container:flatpak", ""},
     {"real-runc", "CONTAINER", "high", "vm:firecracker:kvm,container:runc", ""},
     {"real-runsc-ptrace", "GVISOR", "high", "vm:unknown:kvm,gvisor:gvisor", ""},
     {"real-qemu-microvm-tcg", "MICROVM", "high", "vm:qemu:tcg", ""},
