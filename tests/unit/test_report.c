@@ -368,7 +368,7 @@ START_TEST(csv_quotes_and_defuses)
 	     .section = RS_SOURCES},
 	};
 	report_model m = {.rows = rows, .n_rows = 2};
-	char *csv = generate(&m, report_write_csv);
+	char *csv = generate(&m, report_format_lookup("csv")->write);
 	ck_assert_str_eq(csv, "section,provider,backend,claimed_tier,mechanism,state,observed_at,"
 	                      "verdict,observed_tier,observed_vendor\r\n"
 	                      "local,\"'=HYPERLINK(\"\"http://x\"\")\",\"'-2+3\",CONTAINER,\"a,b\","
@@ -459,7 +459,7 @@ START_TEST(model_from_fixture)
 	ck_assert_ptr_nonnull(strstr(json, "\"schema\":\"isotier.report/1\""));
 	ck_assert_ptr_nonnull(strstr(json, "\\u001b[2J"));
 
-	char *csv = generate(m, report_write_csv);
+	char *csv = generate(m, report_format_lookup("csv")->write);
 	ck_assert_ptr_nonnull(strstr(csv, "\r\nlocal,bubblewrap,bwrap,")); /* a record per row */
 	ck_assert_ptr_nonnull(strstr(csv, ",\"CONTRADICTED, SOURCE STALE\","));
 	ck_assert_ptr_null(strchr(csv, '\x1b'));

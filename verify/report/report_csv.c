@@ -5,7 +5,8 @@
  * comma, a quote, CR or LF is quoted, its quotes doubled. A stored string
  * is hostile: a field that a spreadsheet would take for a formula (its first
  * character = + - @, or a tab or CR that some read past) is prefixed with '
- * so it stays text; a control character is written visible as \xNN.
+ * so it stays text; a control character is written visible as \xNN. The
+ * writer is reached through this file's row only (report_format.c).
  */
 #include "report_format.h"
 
@@ -56,7 +57,7 @@ static void put_record(FILE *f, const char *const *fields, size_t n)
 
 #define CSV_COLUMNS 10
 
-int report_write_csv(FILE *f, const report_model *m)
+static int write_csv(FILE *f, const report_model *m)
 {
 	static const char *const header[CSV_COLUMNS] = {
 	    "section", "provider",    "backend", "claimed_tier",  "mechanism",
@@ -81,4 +82,4 @@ int report_write_csv(FILE *f, const report_model *m)
 
 const report_format report_format_csv = {
     "csv", "csv", "text/csv; charset=utf-8; header=present",
-    "spreadsheets: the tier matrix, a record per row (RFC 4180)", report_write_csv};
+    "spreadsheets: the tier matrix, a record per row (RFC 4180)", write_csv};

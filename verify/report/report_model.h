@@ -476,8 +476,6 @@ int report_write_oscal(FILE *f, const report_model *m);
 int report_write_junit(FILE *f, const report_model *m);
 int report_write_md(FILE *f, const report_model *m);
 int report_write_text(FILE *f, const report_model *m); /* alerts only, terminal-safe */
-/* report_csv.c: the matrix, RFC 4180, formula-safe. */
-int report_write_csv(FILE *f, const report_model *m);
 
 /* What a source check's change against its baseline means, in words
  * ("passage around the quote changed"); the word itself when unknown
