@@ -52,14 +52,19 @@ reap() { # waits for one running suite to end: its output, then its verdict
 }
 root=$(cd "$(dirname "$0")/.." && pwd)
 changed_only=${ISOTIER_UNIT_CHANGED:-0}
-# Whether the suite passed here since it and everything it reads last changed (see above).
+# Whether the suite passed here since it and everything it reads last changed (see above):
+# its stamp is newer than the suite and than the newest of what it may read (found once).
+newest_input=
+if [ "$changed_only" = 1 ] && [ "$#" -gt 0 ]; then
+  build=$(cd "$(dirname "$(dirname "$1")")" && pwd)
+  newest_input=$({ find "$root" \( -path "$root/.git" -o -path "$build" \) -prune -o \
+    -type f ! -name '*.[ch]' -printf '%T@ %p\n'
+    find "$build" -maxdepth 2 -type f \( -name 'isotier-probe*' -o -name 'fault-probe*' \) -printf '%T@ %p\n'
+  } 2>/dev/null | sort -n | tail -n 1 | cut -d' ' -f2-)
+fi
 unchanged() {
-  local stamp=$1.passed build
-  build=$(dirname "$(dirname "$1")")
-  [ -e "$stamp" ] && [ "$stamp" -nt "$1" ] || return 1
-  [ -z "$(find "$root" \( -path "$root/.git" -o -path "$root/$(basename "$build")" -o -path "$build" \) -prune -o \
-    -type f ! -name '*.[ch]' -newer "$stamp" -print -quit 2>/dev/null)" ] || return 1
-  [ -z "$(find "$build" -maxdepth 2 \( -name 'isotier-probe*' -o -name 'fault-probe*' \) -newer "$stamp" -print -quit 2>/dev/null)" ]
+  local stamp=$1.passed
+  [ -e "$stamp" ] && [ "$stamp" -nt "$1" ] && { [ -z "$newest_input" ] || [ "$stamp" -nt "$newest_input" ]; }
 }
 alone=() together=()
 skipped=0
