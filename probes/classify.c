@@ -217,21 +217,21 @@ static bool probe_named(const char *name)
 }
 
 /*
- * The layer signal of the best (lowest) naming rank its row in signals.c gives
- * that names something. Files (firmware, markers) may name the VMM of a layer;
- * they never make one high on their own (probe_axis_state), so a forged name
- * cannot raise a tier.
+ * The name the layer's signal first in list (signals.c's probe_naming: best
+ * first) gives, of those that name something. Files (firmware, markers) may
+ * name the VMM of a layer; they never make one high on their own
+ * (probe_axis_state), so a forged name cannot raise a tier.
  */
 static const char *probe_pick(const struct probe_layer *l, const struct probe_signals *sigs,
-                              bool hypervisor)
+                              enum probe_naming_kind list)
 {
+	const struct probe_naming_list *names = &probe_naming[list];
 	const char *best = "unknown";
 	unsigned best_rank = 0;
 	for (size_t i = 0; i < l->nsig; i++) {
 		const struct probe_signal *s = &sigs->v[l->sig[i]];
-		const struct probe_signal_desc *d = probe_signal_describe(s->id);
-		unsigned rank = !d ? 0 : hypervisor ? d->names_hypervisor : d->names_vendor;
-		const char *name = hypervisor ? s->hypervisor : s->vendor;
+		unsigned rank = probe_naming_rank(names, s->id);
+		const char *name = list == PROBE_NAMES_VM_HYPERVISOR ? s->hypervisor : s->vendor;
 		if (rank && (!best_rank || rank < best_rank) && probe_named(name))
 			best = name, best_rank = rank;
 	}
@@ -273,12 +273,13 @@ static void probe_layer_cvm(struct probe_layer *l, const struct probe_signals *s
 static void probe_layer_vm(struct probe_layer *l, const struct probe_ctx *x, enum probe_state st)
 {
 	/* Firmware and the VMM's own boot arguments name the VMM best; CPUID
-	 * names the hypervisor (the ranks in signals.c). */
+	 * names the hypervisor (the naming lists in signals.c). */
 	memset(l, 0, sizeof(*l));
 	l->kind = PROBE_KIND_VM;
 	probe_layer_add_signals(l, x, PROBE_AXIS_VM, PROBE_KIND_VM);
-	snprintf(l->vendor, sizeof(l->vendor), "%s", probe_pick(l, x->sigs, false));
-	snprintf(l->hypervisor, sizeof(l->hypervisor), "%s", probe_pick(l, x->sigs, true));
+	snprintf(l->vendor, sizeof(l->vendor), "%s", probe_pick(l, x->sigs, PROBE_NAMES_VM_VENDOR));
+	snprintf(l->hypervisor, sizeof(l->hypervisor), "%s",
+	         probe_pick(l, x->sigs, PROBE_NAMES_VM_HYPERVISOR));
 	probe_layer_grade(l, x->sigs, st);
 	probe_layer_cvm(l, x->sigs);
 }
@@ -286,12 +287,12 @@ static void probe_layer_vm(struct probe_layer *l, const struct probe_ctx *x, enu
 static void probe_layer_container(struct probe_layer *l, const struct probe_ctx *x,
                                   enum probe_state st)
 {
-	/* Kernel-provided facts first, files any image can carry last (the ranks
-	 * in signals.c). */
+	/* Kernel-provided facts first, files any image can carry last (the
+	 * naming list in signals.c). */
 	memset(l, 0, sizeof(*l));
 	l->kind = PROBE_KIND_CONTAINER;
 	probe_layer_add_signals(l, x, PROBE_AXIS_CONTAINER, PROBE_KIND_CONTAINER);
-	snprintf(l->vendor, sizeof(l->vendor), "%s", probe_pick(l, x->sigs, false));
+	snprintf(l->vendor, sizeof(l->vendor), "%s", probe_pick(l, x->sigs, PROBE_NAMES_CONTAINER));
 	probe_layer_grade(l, x->sigs, st);
 }
 

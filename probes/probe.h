@@ -188,21 +188,40 @@ struct probe_signal_desc {
 	enum probe_class strong; /* its class when strong (MARKER: never strong) */
 	const char *origin; /* independence group: two weak signals agree only across origins */
 	const char *description; /* what it supports, for SIGNALS.md */
-	/* Precedence when naming its layer (classify.c): 1 is asked first, 0
-	 * never names it. names_vendor ranks among the signals of its axis (a vm
-	 * layer's vendor, a container layer's runtime), names_hypervisor among
-	 * the vm axis's; in tens, so a new signal slots in between. Each rank is
-	 * one signal's (probe_signal_table_check). */
-	unsigned names_vendor, names_hypervisor;
 };
 extern const struct probe_signal_desc probe_signal_table[];
 extern const size_t probe_signal_table_len;
 const struct probe_signal_desc *probe_signal_describe(const char *id);
-/* 0 when table is sound: ids unique, every text present, naming ranks only
- * on the vm and container axes (hypervisor: vm only), each rank held by one
- * signal of its list; else -1 with why. */
+/* 0 when table is sound: ids unique, every text present; else -1 with why. */
 int probe_signal_table_check(const struct probe_signal_desc *table, size_t n, char *why,
                              size_t why_len);
+
+/*
+ * Naming precedence (signals.c): per list, the ids of the signals that may
+ * name a layer, best first; the first of the layer's signals in its list
+ * whose value names something wins (classify.c). Inserting a signal is one
+ * line in its list; SIGNALS.md shows the lists as --list-signals prints them.
+ */
+enum probe_naming_kind {
+	PROBE_NAMES_VM_VENDOR,
+	PROBE_NAMES_VM_HYPERVISOR,
+	PROBE_NAMES_CONTAINER, /* a container layer's vendor: its runtime */
+	PROBE_NAMES_COUNT
+};
+struct probe_naming_list {
+	const char *title;    /* "vm vendor" */
+	enum probe_axis axis; /* every id in it answers this axis */
+	const char *what;     /* "vendor", "hypervisor", "runtime" */
+	const char *const *ids;
+	size_t n;
+};
+extern const struct probe_naming_list probe_naming[PROBE_NAMES_COUNT];
+/* id's place in list, 1 first; 0: not in it (never names). */
+unsigned probe_naming_rank(const struct probe_naming_list *list, const char *id);
+/* 0 when every id of every list is a signal of table on the list's axis,
+ * listed once; else -1 with why. */
+int probe_naming_check(const struct probe_naming_list *lists, size_t nlists,
+                       const struct probe_signal_desc *table, size_t n, char *why, size_t why_len);
 const char *probe_class_name(enum probe_class c);
 const char *probe_axis_name(enum probe_axis a);
 /* Writes table as the Markdown table `--list-signals` prints and SIGNALS.md

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * sig_container_named.c - container markers that name themselves: files a
- * runtime writes (/.dockerenv, /run/.containerenv, /run/systemd/container,
+ * runtime writes (/.dockerenv, /run/.containerenv, /.flatpak-info, /run/systemd/container,
  * container= in PID 1's environment), and boundaries the kernel names
  * without namespaces (NSpid, Linux-VServer's VxID, OpenVZ's /proc/vz,
  * Sysbox's sysboxfs, illumos LX zones' uname). Split from sig_container.c.
@@ -55,6 +55,7 @@ static void probe_container_files(struct probe_input *in, struct probe_signals *
 	} files[] = {
 	    {"container.dockerenv", "/.dockerenv", "docker"},
 	    {"container.containerenv", "/run/.containerenv", "podman"},
+	    {"container.flatpak_info", "/.flatpak-info", "flatpak"},
 	    {"container.systemd_container", "/run/systemd/container", NULL},
 	    {"container.host_manager", "/run/host/container-manager", NULL},
 	};

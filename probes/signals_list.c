@@ -24,17 +24,18 @@ static void probe_md_cell(FILE *f, const char *s)
 	fputs(" |", f);
 }
 
-/* "vendor 150, hypervisor 10": the naming precedence as a reader meets it
- * (a container's vendor is its runtime); "-" when the row names nothing. */
+/* "vendor 15, hypervisor 1": the row's place in each naming list that holds
+ * it (a container's vendor is its runtime); "-" when it names nothing. */
 static void probe_md_ranks(char *out, size_t n, const struct probe_signal_desc *d)
 {
 	out[0] = '\0';
-	if (d->names_vendor)
-		snprintf(out, n, "%s %u", d->axis == PROBE_AXIS_VM ? "vendor" : "runtime",
-		         d->names_vendor);
-	if (d->names_hypervisor)
-		snprintf(out + strlen(out), n - strlen(out), "%shypervisor %u", out[0] ? ", " : "",
-		         d->names_hypervisor);
+	for (size_t l = 0; l < PROBE_NAMES_COUNT; l++) {
+		unsigned rank = probe_naming_rank(&probe_naming[l], d->id);
+		size_t used = strlen(out);
+		if (rank)
+			snprintf(out + used, n - used, "%s%s %u", used ? ", " : "",
+			         probe_naming[l].what, rank);
+	}
 	if (!out[0])
 		probe_strlcpy(out, n, "-");
 }
@@ -59,6 +60,16 @@ int probe_signal_table_markdown(FILE *f, const struct probe_signal_desc *table, 
 		probe_md_cell(f, d->origin);
 		probe_md_cell(f, ranks);
 		probe_md_cell(f, d->description);
+		fputc('\n', f);
+	}
+	/* The naming lists themselves, in order: the precedence a reader checks. */
+	fputs("\nNaming precedence (`probes/signals.c`'s `probe_naming`; the first signal of a "
+	      "layer in its list that names something names it):\n\n",
+	      f);
+	for (size_t l = 0; l < PROBE_NAMES_COUNT; l++) {
+		fprintf(f, "- %s:", probe_naming[l].title);
+		for (size_t i = 0; i < probe_naming[l].n; i++)
+			fprintf(f, "%s `%s`", i ? " >" : "", probe_naming[l].ids[i]);
 		fputc('\n', f);
 	}
 	return ferror(f) ? -1 : 0;

@@ -141,6 +141,15 @@ typedef struct isotier_backend {
 	 * it in its initramfs): a probe run with --exec cannot wait there for the
 	 * verifier's word, so create()'s bound exec (observe.h) is not offered. */
 	bool stdin_before_start;
+	/* The sandbox is the process tree isotier__proc_run starts and reaps
+	 * (the runtime runs it in the foreground and reaps what it starts: bwrap,
+	 * runc and crun as subreapers, runsc's sandbox and gofer, nspawn's init,
+	 * the QEMU process holding the guest's vCPUs, the host's probe): the
+	 * children's wait4 rusage is the sandbox's CPU time, which `verify`
+	 * stores. false (the default) for Docker and Podman (the container runs
+	 * under the daemon or conmon, not under the client reaped) and every
+	 * remote backend: set only once that is checked, never by default. */
+	bool cpu_in_tree;
 	/* Optional: 1 when what the runtime was given for the last exec (an OCI
 	 * bundle's config.json) is still what isotier wrote, 0 (and why) when
 	 * not: then the probe's report proves nothing about the sandbox isotier

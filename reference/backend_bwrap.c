@@ -201,6 +201,7 @@ static int bwrap_exec(void *p, const isotier_exec_request *req, int *exit_status
 	    .provision = sym##_provision,                                                          \
 	    .exec = bwrap_exec,                                                                    \
 	    .destroy = bwrap_destroy,                                                              \
+	    .cpu_in_tree = true,                                                                   \
 	};
 
 BWRAP_BACKEND(bwrap, "bwrap", BWRAP_DEFAULT, "bubblewrap", NULL,

@@ -32,4 +32,5 @@ const isotier_backend isotier__backend_crun = {
     .exec = isotier__oci_backend_exec,
     .destroy = isotier__oci_backend_destroy,
     .inputs_intact = isotier__oci_backend_inputs_intact,
+    .cpu_in_tree = true,
 };

@@ -87,4 +87,5 @@ const isotier_backend isotier__backend_host = {
     .provision = host_provision,
     .exec = host_exec,
     .destroy = host_destroy,
+    .cpu_in_tree = true,
 };

@@ -281,4 +281,5 @@ const isotier_backend isotier__backend_nspawn = {
     .provision = nspawn_provision,
     .exec = nspawn_exec,
     .destroy = nspawn_destroy,
+    .cpu_in_tree = true,
 };

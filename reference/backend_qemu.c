@@ -566,6 +566,7 @@ const isotier_backend isotier__backend_qemu_microvm = {
     .provision = qemu_provision,
     .exec = qemu_exec,
     .destroy = qemu_destroy,
+    .cpu_in_tree = true,
 };
 
 static int aarch64_available(char *why, size_t why_len)
@@ -600,4 +601,5 @@ const isotier_backend isotier__backend_qemu_aarch64 = {
     .provision = aarch64_provision,
     .exec = qemu_exec,
     .destroy = qemu_destroy,
+    .cpu_in_tree = true,
 };

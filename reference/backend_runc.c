@@ -29,4 +29,5 @@ const isotier_backend isotier__backend_runc = {
     .exec = isotier__oci_backend_exec,
     .destroy = isotier__oci_backend_destroy,
     .inputs_intact = isotier__oci_backend_inputs_intact,
+    .cpu_in_tree = true,
 };

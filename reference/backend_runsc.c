@@ -6,10 +6,24 @@
  */
 #include "oci.h"
 
+/* What runsc does not take of runc's bundle: an mqueue mount (gVisor has
+ * none) and "rro" (its gofer binds read-only already; it refuses the word). */
+static int runsc_configure(struct cJSON *config, const isotier_oci_bundle *b, isotier_error *err)
+{
+	(void)b, (void)err;
+	isotier__oci_drop_mount(config, "/dev/mqueue");
+	isotier__oci_drop_option(config, "rro");
+	return 0;
+}
+
 static const char *const runsc_flags[] = {"--platform=ptrace", "--network=none", "--ignore-cgroups",
                                           NULL};
-static const isotier_oci_runtime runsc_rt = {
-    .name = "runsc", .global = runsc_flags, .gvisor = true, .note = "platform ptrace"};
+static const isotier_oci_runtime runsc_rt = {.name = "runsc",
+                                             .global = runsc_flags,
+                                             .note = "platform ptrace",
+                                             .relay_output = true,
+                                             .bundle_for_others = true,
+                                             .configure = runsc_configure};
 
 static int runsc_available(char *why, size_t why_len)
 {
@@ -31,4 +45,5 @@ const isotier_backend isotier__backend_runsc = {
     .exec = isotier__oci_backend_exec,
     .destroy = isotier__oci_backend_destroy,
     .inputs_intact = isotier__oci_backend_inputs_intact,
+    .cpu_in_tree = true,
 };

@@ -13,6 +13,7 @@
 	X(bwrap)                                                                                   \
 	X(bwrap_nonet)                                                                             \
 	X(runc)                                                                                    \
+	X(runc_userns)                                                                             \
 	X(runsc)                                                                                   \
 	X(qemu_microvm)                                                                            \
 	X(crun)                                                                                    \
@@ -52,6 +53,9 @@ int isotier__backend_check(const isotier_backend *b, char *why, size_t why_len)
 		problem = "a remote backend needs release()";
 	else if (b->remote && b->observes_host)
 		problem = "remote and observes_host exclude each other";
+	else if (b->remote && b->cpu_in_tree)
+		problem =
+		    "a remote backend's sandbox is not a process tree reaped here (cpu_in_tree)";
 	else if (b->remote && !b->delivers_output)
 		problem = "a remote backend delivers output itself (delivers_output): its bytes "
 		          "come from HTTP, not from a descriptor";

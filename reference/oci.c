@@ -106,10 +106,14 @@ void isotier__oci_destroy(isotier_oci_bundle *b)
 	free(b);
 }
 
-/* runsc's sandbox and gofer reach the bundle as an unprivileged user: every
- * ancestor of the bundle must be searchable by others. */
-static int check_traversable(const char *dir, isotier_error *err)
+/* runsc's sandbox and gofer, or a user namespace's root, reach the bundle as
+ * an unprivileged user: every ancestor of the bundle must be searchable by
+ * others, and so are the bundle and its rootfs (nothing in them is secret:
+ * config.json names what the sandbox sees anyway). */
+static int open_to_others(const char *dir, isotier_error *err)
 {
+	if (chmod(dir, 0711) != 0)
+		return isotier__error_set(err, ISOTIER_EIO, errno, "%s: chmod", dir);
 	char path[4096];
 	snprintf(path, sizeof path, "%s", dir);
 	for (char *slash = strrchr(path, '/'); slash && slash != path; slash = strrchr(path, '/')) {
@@ -118,8 +122,8 @@ static int check_traversable(const char *dir, isotier_error *err)
 		if (stat(path, &st) == 0 && !(st.st_mode & S_IXOTH))
 			return isotier__error_set(
 			    err, ISOTIER_EUNAVAILABLE, 0,
-			    "%s (mode %04o) is not searchable by others, which runsc "
-			    "needs: set TMPDIR to a directory that is",
+			    "%s (mode %04o) is not searchable by others, which the "
+			    "runtime needs: set TMPDIR to a directory that is",
 			    path, (unsigned)(st.st_mode & 07777));
 	}
 	return 0;
@@ -152,8 +156,8 @@ int isotier__oci_provision(isotier_oci_bundle **out, const isotier_oci_runtime *
 			                        "%s: its bundle's lease could not be written",
 			                        rt->name);
 	}
-	if (!rc && rt->gvisor)
-		rc = check_traversable(b->dir, err);
+	if (!rc && rt->bundle_for_others)
+		rc = open_to_others(b->dir, err);
 	if (rc) {
 		isotier__oci_destroy(b);
 		return rc;
@@ -213,7 +217,6 @@ static cJSON *build_config(const isotier_oci_bundle *b, const char *const *argv)
 	    "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", "HOME=/", NULL};
 	static const char *const caps[] = {"CAP_AUDIT_WRITE", "CAP_KILL", "CAP_NET_BIND_SERVICE",
 	                                   NULL};
-	static const char *const ro_bind[] = {"rbind", "ro", "nosuid", "nodev", NULL};
 	/* runc: "rro" makes submounts read-only too (mount_setattr AT_RECURSIVE). */
 	static const char *const rro_bind[] = {"rbind", "ro", "rro", "nosuid", "nodev", NULL};
 	static const char *const rw_bind[] = {"rbind", "rw", "nosuid", "nodev", NULL};
@@ -268,7 +271,7 @@ static cJSON *build_config(const isotier_oci_bundle *b, const char *const *argv)
 	     add_mount(mounts, "/dev", "tmpfs", "tmpfs", dev_opts) &&
 	     add_mount(mounts, "/dev/pts", "devpts", "devpts", pts_opts) &&
 	     add_mount(mounts, "/dev/shm", "tmpfs", "shm", shm_opts) &&
-	     (b->rt->gvisor || add_mount(mounts, "/dev/mqueue", "mqueue", "mqueue", mq_opts)) &&
+	     add_mount(mounts, "/dev/mqueue", "mqueue", "mqueue", mq_opts) &&
 	     add_mount(mounts, "/sys", "sysfs", "sysfs", sys_opts) &&
 	     add_mount(mounts, "/tmp", "tmpfs", "tmpfs", tmp_opts);
 	const char *base = b->spec.rootfs ? b->spec.rootfs : "";
@@ -278,7 +281,7 @@ static cJSON *build_config(const isotier_oci_bundle *b, const char *const *argv)
 		char src[4096], dst[4096];
 		snprintf(src, sizeof src, "%s/%s", base, b->entries[i].name);
 		snprintf(dst, sizeof dst, "/%s", b->entries[i].name);
-		ok = add_mount(mounts, dst, "bind", src, b->rt->gvisor ? ro_bind : rro_bind);
+		ok = add_mount(mounts, dst, "bind", src, rro_bind);
 	}
 	if (ok && b->spec.probe_path)
 		ok = add_mount(mounts, ISOTIER_GUEST_PROBE, "bind", b->spec.probe_path, ro_file);
@@ -299,11 +302,45 @@ static cJSON *build_config(const isotier_oci_bundle *b, const char *const *argv)
 	return c;
 }
 
+int isotier__oci_drop_mount(cJSON *config, const char *dest)
+{
+	cJSON *mounts = cJSON_GetObjectItemCaseSensitive(config, "mounts");
+	int i = 0;
+	for (cJSON *m = mounts ? mounts->child : NULL; m; m = m->next, i++) {
+		const cJSON *d = cJSON_GetObjectItemCaseSensitive(m, "destination");
+		if (cJSON_IsString(d) && !strcmp(d->valuestring, dest)) {
+			cJSON_DeleteItemFromArray(mounts, i);
+			return 1;
+		}
+	}
+	return 0;
+}
+
+void isotier__oci_drop_option(cJSON *config, const char *option)
+{
+	cJSON *mounts = cJSON_GetObjectItemCaseSensitive(config, "mounts");
+	for (cJSON *m = mounts ? mounts->child : NULL; m; m = m->next) {
+		cJSON *opts = cJSON_GetObjectItemCaseSensitive(m, "options");
+		int i = 0;
+		for (cJSON *o = opts ? opts->child : NULL; o; i++) {
+			cJSON *next = o->next;
+			if (cJSON_IsString(o) && !strcmp(o->valuestring, option))
+				cJSON_DeleteItemFromArray(opts, i--);
+			o = next;
+		}
+	}
+}
+
 int isotier__oci_write_config(isotier_oci_bundle *b, const char *const *argv, isotier_error *err)
 {
 	cleanup_cjson cJSON *c = build_config(b, argv);
 	if (!c)
 		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "config.json: out of memory");
+	if (b->rt->configure) {
+		int rc = b->rt->configure(c, b, err);
+		if (rc < 0)
+			return isotier__error_prefix(err, "config.json");
+	}
 	cleanup_free char *text = cJSON_PrintUnformatted(c);
 	if (!text)
 		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "config.json: out of memory");
@@ -390,9 +427,7 @@ int isotier__oci_exec(isotier_oci_bundle *b, const isotier_exec_request *req, in
 	    .timeout_s = timeout_s,
 	    .cancel_fd = cancel_fd,
 	};
-	if (b->rt->gvisor) {
-		/* runsc writing both streams to one file lets output overwrite itself: use pipes.
-		 */
+	if (b->rt->relay_output) {
 		o.out_sink = isotier__relay_sink;
 		o.out_sink_ctx = &out;
 		o.err_sink = isotier__relay_sink;

@@ -12,12 +12,32 @@
 
 #include "backend_util.h"
 
+struct cJSON;
+struct isotier_oci_bundle;
+
+/*
+ * One OCI runtime: what oci.c needs to know of it, in its backend's own file
+ * (crun's handler table is the model). What the runtime does differently
+ * to the bundle is its configure() hook, never a flag oci.c tests by name.
+ */
 typedef struct isotier_oci_runtime {
-	const char *name;          /* "runc" */
+	const char *name;          /* the program: "runc" */
 	const char *const *global; /* global flags after --root (NULL-terminated) */
-	bool gvisor;               /* runsc: no mqueue, relay stdout/stderr through pipes */
 	const char *note;          /* appended to the availability reason ("platform ptrace") */
 	bool no_hybrid_cgroups;    /* crun: run it without the cgroup2 mount of a hybrid layout */
+	/* Pipes, not our descriptors, for the command's stdout and stderr (runsc
+	 * writing both streams to one file lets output overwrite itself). */
+	bool relay_output;
+	/* The runtime reaches the bundle as a user other than root (runsc's
+	 * gofer, a user namespace's root): every ancestor of the bundle must be
+	 * searchable by others, and the bundle is made so. */
+	bool bundle_for_others;
+	/* Optional: edits config.json as oci.c built it (runc's defaults: the
+	 * namespaces, mounts and masks of backend_runc.c's comment) before it is
+	 * written. 0, or < 0 with err set; the bytes written, hook included, are
+	 * what inputs_intact compares. */
+	int (*configure)(struct cJSON *config, const struct isotier_oci_bundle *b,
+	                 isotier_error *err);
 } isotier_oci_runtime;
 
 typedef struct isotier_oci_bundle {
@@ -41,6 +61,10 @@ int isotier__oci_exec(isotier_oci_bundle *b, const isotier_exec_request *req, in
                       isotier_error *err);
 /* Removes the bundle (after deleting any container left in its state dir). */
 void isotier__oci_destroy(isotier_oci_bundle *b);
+/* For configure() hooks: drops the mount whose destination is dest (1; 0 when
+ * there is none); drops option from every mount's options. */
+int isotier__oci_drop_mount(struct cJSON *config, const char *dest);
+void isotier__oci_drop_option(struct cJSON *config, const char *option);
 /* Deletes every container in the private state of a dead run's bundle (sweep.c). */
 struct isotier_lease;
 void isotier__oci_sweep(const struct isotier_lease *l);

@@ -8,7 +8,7 @@
 source "$ISOTIER_ROOT/tests/lib.sh"
 source "$ISOTIER_ROOT/tests/tools/backend-lib.sh"
 backend_setup bwrap-nonet
-check_probe CONTAINER container
+check_probe claim container
 check_outer_vm
 check_host_view
 

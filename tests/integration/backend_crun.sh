@@ -12,7 +12,7 @@ backend_setup crun >"$TMP/why"; why=$(cat "$TMP/why")
 if [ "$(stat -f -c %T /sys/fs/cgroup)" = tmpfs ] && [ -n "$(cat /sys/fs/cgroup/unified/cgroup.controllers 2>/dev/null)" ]; then
   assert_contains "$why" "hybrid cgroups" "crun: availability on hybrid cgroups"
 fi
-check_probe CONTAINER container
+check_probe claim container
 check_outer_vm
 check_host_view
 check_timeout 2

@@ -13,7 +13,7 @@ source "$ISOTIER_ROOT/tests/tools/engine-lib.sh"
 docker_up
 backend_setup docker >"$TMP/why"; why=$(cat "$TMP/why")
 assert_contains "$why" "daemon runtimes:" "docker: availability lists the daemon's runtimes"
-check_probe CONTAINER container
+check_probe claim container
 check_outer_vm
 n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["layers"]))' "$TMP/live.json")
 assert_eq "$(json_get "$TMP/live.json" "layers.$((n - 1)).vendor")" docker "docker: innermost vendor"

@@ -13,7 +13,7 @@ source "$ISOTIER_ROOT/tests/tools/engine-lib.sh"
 docker_up
 backend_setup docker-runsc >"$TMP/why"
 assert_contains "$(cat "$TMP/why")" "runsc (" "docker-runsc: availability shows the runsc runtime's path"
-check_probe GVISOR gvisor
+check_probe claim gvisor
 check_outer_vm
 assert_engine_clean docker "probe run"
 check_host_view

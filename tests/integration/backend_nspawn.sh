@@ -34,7 +34,7 @@ check_no_traces() {
   fi
 }
 
-check_probe CONTAINER container
+check_probe claim container
 check_outer_vm
 assert_eq "$(json_get "$TMP/live.json" layers.1.vendor)" "systemd-nspawn" "nspawn: container vendor"
 check_no_traces "probe run"

@@ -9,7 +9,7 @@ source "$ISOTIER_ROOT/tests/lib.sh"
 source "$ISOTIER_ROOT/tests/tools/backend-lib.sh"
 source "$ISOTIER_ROOT/tests/tools/engine-lib.sh"
 backend_setup podman
-check_probe CONTAINER container
+check_probe claim container
 check_outer_vm
 n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["layers"]))' "$TMP/live.json")
 assert_eq "$(json_get "$TMP/live.json" "layers.$((n - 1)).vendor")" podman "podman: innermost vendor"

@@ -8,7 +8,7 @@ source "$ISOTIER_ROOT/tests/lib.sh"
 source "$ISOTIER_ROOT/tests/tools/backend-lib.sh"
 source "$ISOTIER_ROOT/tests/tools/engine-lib.sh"
 backend_setup podman-runsc
-check_probe GVISOR gvisor
+check_probe claim gvisor
 check_outer_vm
 check_host_view
 check_timeout 3

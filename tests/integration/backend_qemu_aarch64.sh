@@ -13,7 +13,7 @@ source "$ISOTIER_ROOT/tests/lib.sh"
 source "$ISOTIER_ROOT/tests/tools/backend-lib.sh"
 backend_setup qemu-aarch64
 [ -x "$PROBE-aarch64" ] || fail "no aarch64 probe at $PROBE-aarch64 (make builds it)"
-check_probe MICROVM vm
+check_probe claim vm
 n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["layers"]))' "$TMP/live.json")
 assert_eq "$n" "1" "qemu-aarch64: one layer (the guest sees only its own VM)"
 assert_eq "$(json_get "$TMP/live.json" layers.0.vendor)" qemu "qemu-aarch64: vendor"

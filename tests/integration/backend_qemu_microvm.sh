@@ -7,7 +7,7 @@
 source "$ISOTIER_ROOT/tests/lib.sh"
 source "$ISOTIER_ROOT/tests/tools/backend-lib.sh"
 backend_setup qemu-microvm
-check_probe MICROVM vm
+check_probe claim vm
 n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["layers"]))' "$TMP/live.json")
 assert_eq "$n" "1" "qemu-microvm: one layer (the guest sees only its own VM)"
 assert_eq "$(json_get "$TMP/live.json" layers.0.vendor)" "qemu" "qemu-microvm: vendor"

@@ -7,7 +7,7 @@
 source "$ISOTIER_ROOT/tests/lib.sh"
 source "$ISOTIER_ROOT/tests/tools/backend-lib.sh"
 backend_setup runsc
-check_probe GVISOR gvisor
+check_probe claim gvisor
 check_outer_vm
 check_host_view
 check_timeout 2

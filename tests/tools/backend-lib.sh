@@ -37,9 +37,29 @@ assert_nothing_left() {
   [ -z "$(ls -A "$TMPDIR")" ] || fail "$what: temporary files left behind: $(ls -A "$TMPDIR")"
 }
 
+# The tier the catalogue claims for backend $NAME (`isotier backends --json`): what a backend
+# test expects is derived from the claim its descriptor links, never written per backend.
+claimed_tier() {
+  "$ISOTIER_BIN" backends --json >"$TMP/backends.json" || fail "backends --json: $?"
+  python3 - "$TMP/backends.json" "$NAME" <<'EOF'
+import json, sys
+for b in json.load(open(sys.argv[1])):
+    if b["backend"] == sys.argv[2]:
+        print(b["claimed_tier"] or "-")
+EOF
+}
+
 # Runs the probe (minimal root) with a capture dir; checks tier, innermost layer kind, replay.
+# TIER "claim": the catalogue's claim for the backend (claimed_tier).
 check_probe() {
   local tier=$1 inner_kind=$2
+  if [ "$tier" = claim ]; then
+    tier=$(claimed_tier)
+    case $tier in
+      CONTAINER|GVISOR|MICROVM) ;;
+      *) fail "$NAME: no claimed tier to expect ('$tier'): its descriptor links no claim" ;;
+    esac
+  fi
   local cap="$TMP/capture-$NAME"
   rm -rf "$cap"; mkdir -p "$cap"
   local rc=0

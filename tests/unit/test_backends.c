@@ -175,6 +175,9 @@ START_TEST(the_check_refuses_broken_descriptors)
 	ck_assert_ptr_nonnull(strstr(why, "delivers_output"));
 	b.delivers_output = true;
 	ck_assert_int_eq(isotier__backend_check(&b, why, sizeof why), 0);
+	b.cpu_in_tree = true; /* a provider's sandbox is no child of ours to reap */
+	ck_assert_int_eq(isotier__backend_check(&b, why, sizeof why), ISOTIER_EINVAL);
+	ck_assert_ptr_nonnull(strstr(why, "cpu_in_tree"));
 	b = good;
 	b.settings = bad_setting;
 	ck_assert_int_eq(isotier__backend_check(&b, why, sizeof why), ISOTIER_EINVAL);

@@ -35,6 +35,9 @@ static const struct expect cases[] = {
     /* Real captures. */
     {"real-firecracker-native", "MICROVM", "high", "vm:firecracker:kvm", "container.dockerenv"},
     {"real-bwrap", "CONTAINER", "high", "vm:firecracker:kvm,container:bubblewrap", ""},
+    /* bwrap with /.flatpak-info bound in, as flatpak starts it: the marker names the
+     * runtime ahead of PID 1's comm (bwrap). */
+    {"real-bwrap-flatpak", "CONTAINER", "high", "vm:firecracker:bhyve,container:flatpak", ""},
     {"real-runc", "CONTAINER", "high", "vm:firecracker:kvm,container:runc", ""},
     {"real-runsc-ptrace", "GVISOR", "high", "vm:unknown:kvm,gvisor:gvisor", ""},
     {"real-qemu-microvm-tcg", "MICROVM", "high", "vm:qemu:tcg", ""},
@@ -433,52 +436,52 @@ START_TEST(fixtures_name_their_sources)
 }
 END_TEST
 
-/* The table's naming ranks: sound as shipped, and every way of getting them
- * wrong is refused (a rank on an axis that names nothing, two signals with
- * one rank, an id twice). */
+/* The table and its naming lists: sound as shipped, and every way of getting
+ * them wrong is refused (an id twice, a list naming an unknown signal or one
+ * of an axis that names nothing, an id twice in one list). */
 START_TEST(signal_table_is_checked)
 {
 	char why[256] = "";
 	ck_assert_msg(probe_signal_table_check(probe_signal_table, probe_signal_table_len, why,
 	                                       sizeof(why)) == 0,
 	              "%s", why);
-	struct probe_signal_desc bad[3];
+	ck_assert_msg(probe_naming_check(probe_naming, PROBE_NAMES_COUNT, probe_signal_table,
+	                                 probe_signal_table_len, why, sizeof(why)) == 0,
+	              "%s", why);
 	const struct probe_signal_desc *dmi = probe_signal_describe("virt.dmi");
-	const struct probe_signal_desc *acpi = probe_signal_describe("virt.acpi_oem");
-	const struct probe_signal_desc *uname = probe_signal_describe("kernel.uname_release");
-	ck_assert(dmi && acpi && uname);
-	/* Two signals claiming vendor rank 1. */
-	bad[0] = *dmi, bad[1] = *acpi;
-	bad[0].names_vendor = bad[1].names_vendor = 1;
-	bad[0].names_hypervisor = bad[1].names_hypervisor = 0;
-	ck_assert_int_eq(probe_signal_table_check(bad, 2, why, sizeof(why)), -1);
-	ck_assert_ptr_nonnull(strstr(why, "virt.dmi"));
-	/* A precedence on the gvisor axis names no layer. */
-	bad[0] = *uname;
-	bad[0].names_vendor = 1;
-	ck_assert_int_eq(probe_signal_table_check(bad, 1, why, sizeof(why)), -1);
-	ck_assert_ptr_nonnull(strstr(why, "names no layer"));
-	/* A hypervisor rank on the container axis. */
-	bad[0] = *probe_signal_describe("container.cgroup");
-	bad[0].names_vendor = 0, bad[0].names_hypervisor = 10;
-	ck_assert_int_eq(probe_signal_table_check(bad, 1, why, sizeof(why)), -1);
-	ck_assert_ptr_nonnull(strstr(why, "names no layer"));
-	/* One rank on two lists is fine: a vm vendor rank and a container one. */
-	bad[0] = *dmi, bad[1] = *probe_signal_describe("container.cgroup");
-	bad[0].names_vendor = bad[1].names_vendor = 10;
-	bad[0].names_hypervisor = bad[1].names_hypervisor = 0;
-	ck_assert_int_eq(probe_signal_table_check(bad, 2, why, sizeof(why)), 0);
-	/* One id twice. */
-	bad[0] = *dmi, bad[1] = *dmi;
-	bad[0].names_vendor = 1, bad[1].names_vendor = 2;
-	bad[0].names_hypervisor = 1, bad[1].names_hypervisor = 2;
+	ck_assert(dmi);
+	/* One id twice in the table. */
+	struct probe_signal_desc bad[2] = {*dmi, *dmi};
 	ck_assert_int_eq(probe_signal_table_check(bad, 2, why, sizeof(why)), -1);
 	ck_assert_ptr_nonnull(strstr(why, "listed twice"));
-	/* Sound. */
-	bad[0] = *dmi, bad[1] = *acpi;
-	bad[0].names_vendor = 2, bad[1].names_vendor = 1;
-	bad[0].names_hypervisor = 1, bad[1].names_hypervisor = 0;
-	ck_assert_int_eq(probe_signal_table_check(bad, 2, why, sizeof(why)), 0);
+	/* Lists: an unknown id, one on the gvisor axis, one twice; then sound. */
+	static const char *const unknown[] = {"virt.dmi", "virt.no_such"};
+	static const char *const gvisor[] = {"kernel.uname_release"};
+	static const char *const twice[] = {"virt.dmi", "virt.acpi_oem", "virt.dmi"};
+	static const char *const sound[] = {"virt.acpi_oem", "virt.dmi"};
+	struct probe_naming_list l = {"vm vendor", PROBE_AXIS_VM, "vendor", unknown, 2};
+	ck_assert_int_eq(
+	    probe_naming_check(&l, 1, probe_signal_table, probe_signal_table_len, why, sizeof(why)),
+	    -1);
+	ck_assert_ptr_nonnull(strstr(why, "virt.no_such is no signal"));
+	l.ids = gvisor, l.n = 1;
+	ck_assert_int_eq(
+	    probe_naming_check(&l, 1, probe_signal_table, probe_signal_table_len, why, sizeof(why)),
+	    -1);
+	ck_assert_ptr_nonnull(strstr(why, "gvisor axis"));
+	l.ids = twice, l.n = 3;
+	ck_assert_int_eq(
+	    probe_naming_check(&l, 1, probe_signal_table, probe_signal_table_len, why, sizeof(why)),
+	    -1);
+	ck_assert_ptr_nonnull(strstr(why, "virt.dmi listed twice"));
+	l.ids = sound, l.n = 2;
+	ck_assert_int_eq(
+	    probe_naming_check(&l, 1, probe_signal_table, probe_signal_table_len, why, sizeof(why)),
+	    0);
+	/* Lowest place wins: the order is the precedence. */
+	ck_assert_uint_eq(probe_naming_rank(&l, "virt.acpi_oem"), 1);
+	ck_assert_uint_eq(probe_naming_rank(&l, "virt.dmi"), 2);
+	ck_assert_uint_eq(probe_naming_rank(&l, "virt.virtio"), 0);
 }
 END_TEST
 
@@ -534,7 +537,10 @@ START_TEST(signal_markdown_keeps_cells_whole)
 	fclose(f);
 	ck_assert_ptr_nonnull(strstr(text, "| a\\|b |"));
 	ck_assert_ptr_nonnull(strstr(text, "| one two |\n"));
-	ck_assert_ptr_nonnull(strstr(text, "| vendor 30, hypervisor 120 |"));
+	ck_assert_ptr_nonnull(
+	    strstr(text, "| vendor 3, hypervisor 12 |")); /* places in the lists */
+	ck_assert_ptr_nonnull(
+	    strstr(text, "- container runtime: `container.sysboxfs` > `container.vxid` >"));
 	free(text);
 }
 END_TEST

@@ -347,6 +347,38 @@ static char *generate(report_model *m, int (*write)(FILE *, const report_model *
 	return buf;
 }
 
+/* CSV (RFC 4180): a comma, quote or line break quotes the field (quotes
+ * doubled); what a spreadsheet would evaluate is kept text with a leading '. */
+START_TEST(csv_quotes_and_defuses)
+{
+	report_observation o = {.observed_at = "2026-12-01T10:00:00Z",
+	                        .verdict = "CONFIRMED",
+	                        .observed_tier = "CONTAINER",
+	                        .observed_vendor = "@SUM(A1:A9)"};
+	report_row rows[] = {
+	    {.provider_id = "=HYPERLINK(\"http://x\")",
+	     .backend = "-2+3",
+	     .claimed_tier = "CONTAINER",
+	     .mechanism = "a,b",
+	     .state = "line\nbreak",
+	     .latest = &o,
+	     .section = RS_LOCAL},
+	    {.provider_id = "+cmd|' /C calc'!A0",
+	     .mechanism = "say \"hi\"\x01",
+	     .section = RS_SOURCES},
+	};
+	report_model m = {.rows = rows, .n_rows = 2};
+	char *csv = generate(&m, report_format_lookup("csv")->write);
+	ck_assert_str_eq(csv, "section,provider,backend,claimed_tier,mechanism,state,observed_at,"
+	                      "verdict,observed_tier,observed_vendor\r\n"
+	                      "local,\"'=HYPERLINK(\"\"http://x\"\")\",\"'-2+3\",CONTAINER,\"a,b\","
+	                      "\"line\nbreak\",2026-12-01T10:00:00Z,CONFIRMED,CONTAINER,"
+	                      "\"'@SUM(A1:A9)\"\r\n"
+	                      "sources,\"'+cmd|' /C calc'!A0\",,,\"say \"\"hi\"\"\\x01\",,,,,\r\n");
+	free(csv);
+}
+END_TEST
+
 static report_model *load(const char *today, const char *since)
 {
 	char db[256], cat[256];
@@ -427,17 +459,22 @@ START_TEST(model_from_fixture)
 	ck_assert_ptr_nonnull(strstr(json, "\"schema\":\"isotier.report/1\""));
 	ck_assert_ptr_nonnull(strstr(json, "\\u001b[2J"));
 
-	free(html), free(json), free(junit), free(md);
+	char *csv = generate(m, report_format_lookup("csv")->write);
+	ck_assert_ptr_nonnull(strstr(csv, "\r\nlocal,bubblewrap,bwrap,")); /* a record per row */
+	ck_assert_ptr_nonnull(strstr(csv, ",\"CONTRADICTED, SOURCE STALE\","));
+	ck_assert_ptr_null(strchr(csv, '\x1b'));
+
+	free(html), free(json), free(junit), free(md), free(csv);
 	/* Regenerated: the same bytes, in every format of the table. */
 	report_model *again = load(NULL, NULL);
 	ck_assert_uint_ge(report_format_count, 5);
 	for (size_t i = 0; i < report_format_count; i++) {
-		char *first = generate(m, report_formats[i].write);
-		char *second = generate(again, report_formats[i].write);
-		ck_assert_msg(!strcmp(first, second), "%s differs", report_formats[i].name);
+		char *first = generate(m, report_formats[i]->write);
+		char *second = generate(again, report_formats[i]->write);
+		ck_assert_msg(!strcmp(first, second), "%s differs", report_formats[i]->name);
 		/* The banner's words are the model's: every writer that shows the banner
 		 * says the same sentence. */
-		const char *name = report_formats[i].name;
+		const char *name = report_formats[i]->name;
 		if (!strcmp(name, "html") || !strcmp(name, "md") || !strcmp(name, "text"))
 			ck_assert_msg(strstr(first, m->summary), "%s lacks \"%s\"", name,
 			              m->summary);
@@ -557,6 +594,7 @@ int main(void)
 	tcase_add_test(tm, model_from_fixture);
 	tcase_add_test(tm, timeline_months_with_gaps);
 	tcase_add_test(tm, model_errors);
+	tcase_add_test(tm, csv_quotes_and_defuses);
 	suite_add_tcase(s, tm);
 	return run_suite(s);
 }

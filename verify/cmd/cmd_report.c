@@ -35,7 +35,7 @@ static const char *format_help(void)
 	size_t used = 0;
 	for (size_t i = 0; i < report_format_count && used < sizeof text; i++) {
 		int n = snprintf(text + used, sizeof text - used, "%s%-5s %s", i ? "\n" : "",
-		                 report_formats[i].name, report_formats[i].audience);
+		                 report_formats[i]->name, report_formats[i]->audience);
 		if (n < 0)
 			break;
 		used += (size_t)n;
@@ -179,8 +179,8 @@ static int render(FILE *f, const void *ctx)
 static int list_formats(void)
 {
 	for (size_t i = 0; i < report_format_count; i++)
-		printf("%s\t%s\t%s\n", report_formats[i].name, report_formats[i].extension,
-		       report_formats[i].media_type);
+		printf("%s\t%s\t%s\n", report_formats[i]->name, report_formats[i]->extension,
+		       report_formats[i]->media_type);
 	return fflush(stdout) == 0 && !ferror(stdout) ? EXIT_OK : EXIT_IOERR;
 }
 

@@ -2,7 +2,9 @@
 /*
  * report_format.h - the one table of `isotier report` formats. Usage text,
  * `report --list-formats`, the man page and every test that loops over
- * formats read it: a new format is one row here plus its writer's file.
+ * formats read it: a new format is its writer's file, which defines its
+ * row (`const report_format report_format_<name>`), plus one word in
+ * report_format.c's REPORT_FORMATS.
  */
 #ifndef ISOTIER_REPORT_FORMAT_H
 #define ISOTIER_REPORT_FORMAT_H
@@ -21,12 +23,13 @@ typedef struct report_format {
 	report_writer_fn write;
 } report_format;
 
-extern const report_format report_formats[];
+/* Pointers to each writer file's row (report_format.c's REPORT_FORMATS). */
+extern const report_format *const report_formats[];
 extern const size_t report_format_count;
 
 /* The format named name, or NULL. */
 const report_format *report_format_lookup(const char *name);
-/* "html, json, junit, md or text": for an error message. */
+/* "csv, html, json, ... or text": for an error message. */
 const char *report_format_names(void);
 
 #endif

@@ -6,6 +6,7 @@
  * HTML and as XML. Everything from the database or the catalogue goes through
  * report_put_xml().
  */
+#include "report_format.h"
 #include "report_html.h"
 
 #include <stdlib.h>
@@ -403,3 +404,7 @@ int report_write_html(FILE *f, const report_model *m)
 	    ISOTIER_VERSION);
 	return 0;
 }
+
+const report_format report_format_html = {"html", "html", "text/html; charset=utf-8",
+                                          "auditors: banner, matrix, evidence, sources, log",
+                                          report_write_html};

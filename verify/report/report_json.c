@@ -4,6 +4,7 @@
  * "isotier.report/1" (runbook/report.schema.json). Keys in a fixed order,
  * lists in the model's order: the same model gives the same bytes.
  */
+#include "report_format.h"
 #include "report_model.h"
 
 #define KEY(name)        fputs("\"" name "\":", f)
@@ -327,3 +328,7 @@ int report_write_json(FILE *f, const report_model *m)
 	fputs("]}}\n", f);
 	return 0;
 }
+
+const report_format report_format_json = {"json", "json", "application/json",
+                                          "machines: everything (runbook/report.schema.json)",
+                                          report_write_json};

@@ -7,6 +7,7 @@
  * are reported in the testcase's output; a provider never observed and not
  * driven locally is skipped.
  */
+#include "report_format.h"
 #include "report_model.h"
 
 #include <string.h>
@@ -205,3 +206,7 @@ int report_write_junit(FILE *f, const report_model *m)
 	      f);
 	return 0;
 }
+
+const report_format report_format_junit = {"junit", "xml", "application/xml",
+                                           "CI: a test case per row, failing ones fail",
+                                           report_write_junit};

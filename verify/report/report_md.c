@@ -4,6 +4,7 @@
  * Every stored string goes through report_put_md() (markup characters and
  * table pipes escaped, HTML neutralised, newlines folded).
  */
+#include "report_format.h"
 #include "report_model.h"
 
 #include <stdlib.h>
@@ -333,3 +334,7 @@ int report_write_md(FILE *f, const report_model *m)
 	      f);
 	return 0;
 }
+
+const report_format report_format_md = {"md", "md", "text/markdown; charset=utf-8",
+                                        "pull requests: banner, attention, matrix",
+                                        report_write_md};

@@ -6,6 +6,7 @@
  * (CONFIRMED or CONSISTENT). Every UUID is a version 5 UUID of what it
  * names, and every time comes from the history, so the same history gives
  * the same bytes. */
+#include "report_format.h"
 #include "report_model.h"
 
 #include <cjson/cJSON.h>
@@ -202,3 +203,7 @@ int report_write_oscal(FILE *f, const report_model *m)
 	free(out);
 	return rc;
 }
+
+const report_format report_format_oscal = {
+    "oscal", "json", "application/json",
+    "auditors' tools: OSCAL 1.1 assessment results (a finding per backend)", report_write_oscal};

@@ -7,6 +7,7 @@
  * carry the matrix and the evidence. Every stored string is
  * written terminal-safe (report_put_text).
  */
+#include "report_format.h"
 #include "report_model.h"
 
 #include <string.h>
@@ -110,3 +111,9 @@ int report_write_text(FILE *f, const report_model *m)
 	}
 	return 0;
 }
+
+const report_format report_format_text = {
+    "text", "txt", "text/plain; charset=utf-8",
+    "a terminal, a log, a mail: what needs attention,\n"
+    "      each with its remedy and the command to look closer",
+    report_write_text};

@@ -7,25 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/*
- * Backends whose sandbox is the process tree isotier__proc_run starts and
- * reaps (the runtime runs it in the foreground and reaps what it starts:
- * bwrap, runc and crun as subreapers, runsc's sandbox and gofer, nspawn's
- * init, the QEMU process holding the guest's vCPUs, the host's probe): their
- * children's wait4 rusage is the sandbox's CPU time. Not here, so NULL: Docker
- * and Podman (the container runs under the daemon or conmon, not under the
- * client we reap) and the remote providers. A backend is added here only
- * once that is checked, never by default.
- */
-static const char *const cpu_in_tree[] = {"bwrap",  "bwrap-nonet",  "runc",         "crun", "runsc",
-                                          "nspawn", "qemu-microvm", "qemu-aarch64", "host"};
-
+/* The descriptor says whether the sandbox's CPU time is its reaped
+ * children's (backend.h: cpu_in_tree); never for a remote one. */
 static bool cpu_measurable(const isotier_backend *b)
 {
-	for (size_t i = 0; !b->remote && i < sizeof cpu_in_tree / sizeof *cpu_in_tree; i++)
-		if (!strcmp(b->name, cpu_in_tree[i]))
-			return true;
-	return false;
+	return !b->remote && b->cpu_in_tree;
 }
 
 void verify_job_overlap(job *j, const verify_ctx *ctx)
