@@ -9,7 +9,7 @@
 # share:
 #   # isotier-test: SPEED[; uses: RESOURCE...]
 # SPEED is fast (a few seconds), normal or slow (15 s and more): slow ones
-# start first; ISOTIER_TESTS_SPEED=fast runs the fast ones only (make check).
+# start first; ISOTIER_TESTS_SPEED=fast runs the fast ones only (make integration-fast).
 # A RESOURCE has one slot (two tests that use it never overlap), but:
 #   challenge   runs verifications whose challenge must run: the patterns
 #               themselves never overlap (host_watch.c holds the host's
