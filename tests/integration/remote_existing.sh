@@ -8,7 +8,8 @@
 # challenge's second sandbox itself and deletes only that one. The emulators'
 # honest mode is two containers on this host's kernel: the truth is
 # CONTRADICTED, and verify says so. A lying provider (a replayed microVM
-# output) is NOT_CONTRADICTED at most; an honest attested pair (fly, test
+# output; E2B and Daytona here, Fly and Vercel in python/tests/test_existing.py)
+# is NOT_CONTRADICTED at most; an honest attested pair (fly, test
 # authority), which `verify --backend` makes CONFIRMED, stays NOT_CONTRADICTED
 # for an existing sandbox. Every row is marked an existing sandbox, the
 # caller's sandbox is alive after every run, a bad id is 64 before any
@@ -92,19 +93,25 @@ for p in e2b daytona fly vercel; do
   assert_eq "$rc" 66 "$p unknown id: exit ($(cat "$D/out" "$D/err"))"
   assert_contains "$(cat "$D/err")" "no sandbox $SID" "$p unknown id: why"
   assert_eq "$(sqlite3 "$D/h.db" "SELECT count(*) FROM observations WHERE reason LIKE '%$SID%'")" 0 "$p unknown id: stored"
-  for SID in '../sandboxes' 'a/b' "$(printf 'x%.0s' $(seq 129))" '.' 'id?x=1'; do
-    : >"$D/requests"
-    existing "$p bad id"
-    assert_eq "$rc" 64 "$p bad id '$SID': exit ($(cat "$D/err"))"
-    assert_contains "$(cat "$D/err")" "a provider's sandbox id is 1 to 128 of"
-    [ ! -s "$D/requests" ] || fail "$p bad id '$SID': a request was sent: $(cat "$D/requests")"
-  done
+  # The CLI checks the id before any backend runs (each adapter's attach()
+  # refuses one too: test_remote); one provider's run shows it.
+  if [ $p = e2b ]; then
+    for SID in '../sandboxes' 'a/b' "$(printf 'x%.0s' $(seq 129))" '.' 'id?x=1'; do
+      : >"$D/requests"
+      existing "$p bad id"
+      assert_eq "$rc" 64 "$p bad id '$SID': exit ($(cat "$D/err"))"
+      assert_contains "$(cat "$D/err")" "a provider's sandbox id is 1 to 128 of"
+      [ ! -s "$D/requests" ] || fail "$p bad id '$SID': a request was sent: $(cat "$D/requests")"
+    done
+  fi
   echo "ok: $p: an unknown id is 66 (nothing stored), a bad id 64 before any request"
 
-  # 3. Lying: a recorded microVM output replayed for every command.
+  # 3. Lying: a recorded microVM output replayed for every command (here
+  #    for E2B and Daytona; python/tests/test_existing.py does Fly and Vercel).
+  case $p in fly | vercel) continue ;; esac
   emu $p "$p-replay" --identity replay --replay "$(replay_recording)"
   SID=$(python3 "$CALLER" create $p)
-  existing "$p replay" --json
+  existing "$p replay" --json --no-evidence
   case $(sqlite3 "$D/h.db" "SELECT verdict FROM observations ORDER BY id DESC LIMIT 1") in
     NOT_CONTRADICTED | CONTRADICTED | INCONCLUSIVE) ;;
     *) fail "$p replay: $(cat "$D/out")" ;;
