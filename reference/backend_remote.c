@@ -211,7 +211,14 @@ int isotier__remote_script(char **out, const isotier_exec_request *req, const ch
 	char *s = NULL;
 	char path[4096];
 	map_path(path, sizeof path, req->argv[0]);
-	int rc = append(&s, "mkdir -p " ISOTIER_REMOTE_GUEST_DIR "/capture");
+	/* A run that keeps a capture starts from an empty directory: a
+	 * sandbox isotier attached to (the caller's, verified before) may hold
+	 * an earlier run's, which is no evidence of this one. */
+	bool capture = false;
+	for (size_t i = 1; req->argv[i]; i++)
+		capture |= !strcmp(req->argv[i], "--capture");
+	int rc = capture ? append(&s, "rm -rf " ISOTIER_REMOTE_GUEST_DIR "/capture && ") : 0;
+	rc = rc ? rc : append(&s, "mkdir -p " ISOTIER_REMOTE_GUEST_DIR "/capture");
 	/* The uploaded probe is made executable; a command of the sandbox's own
 	 * (the artifact step's /bin/sh) is left alone. */
 	if (!strncmp(req->argv[0], ISOTIER_GUEST_DIR "/", strlen(ISOTIER_GUEST_DIR "/"))) {

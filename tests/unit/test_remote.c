@@ -186,9 +186,18 @@ START_TEST(probe_script)
 	char *s = NULL;
 	ck_assert_int_eq(isotier__remote_script(&s, &req, NULL, NULL), 0);
 	ck_assert_str_eq(s,
-	                 "mkdir -p /tmp/isotier/capture && chmod 0755 '/tmp/isotier/isotier-probe'"
-	                 " && exec '/tmp/isotier/isotier-probe' '--json' '--capture'"
-	                 " '/tmp/isotier/capture' 'it'\\''s'");
+	                 "rm -rf /tmp/isotier/capture && mkdir -p /tmp/isotier/capture && chmod "
+	                 "0755 '/tmp/isotier/isotier-probe' && exec '/tmp/isotier/isotier-probe' "
+	                 "'--json' '--capture' '/tmp/isotier/capture' 'it'\\''s'");
+	free(s);
+	/* Without --capture (the artifact step, the challenge's runs) an
+	 * earlier capture stays for the fetch. */
+	const char *plain[] = {ISOTIER_GUEST_PROBE, "--json", NULL};
+	req.argv = plain;
+	ck_assert_int_eq(isotier__remote_script(&s, &req, NULL, NULL), 0);
+	ck_assert_str_eq(s, "mkdir -p /tmp/isotier/capture && chmod 0755 "
+	                    "'/tmp/isotier/isotier-probe' && exec '/tmp/isotier/isotier-probe' "
+	                    "'--json'");
 	free(s);
 	ck_assert(isotier__remote_id_valid("i2fcdda52d6b54efaa5a"));
 	ck_assert(!isotier__remote_id_valid("../x"));
