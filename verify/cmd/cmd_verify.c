@@ -108,9 +108,10 @@ static const struct cli_option options[] = {
      "with --sandbox-id: the remote provider (e2b, daytona,\nfly, vercel) whose sandbox it is",
      NULL, false},
     {"sandbox-id", OPT_SANDBOX_ID, CLI_TEXT, "ID", cli_check_sandbox_id, 0, 0,
-     "verify this existing sandbox, created with the\nprovider's SDK (never deleted; a second one "
-     "is\n"
-     "created like it for the cross challenge, then\ndeleted); never CONFIRMED",
+     "verify this existing sandbox, created with the\n"
+     "provider's SDK (never deleted; a second one is\n"
+     "created like it for the cross challenge, then\n"
+     "deleted); never CONFIRMED",
      NULL, false},
     {NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, false},
 };
