@@ -408,9 +408,7 @@ static int fly_attach(void **out, const isotier_backend_spec *spec, const char *
 		                        "machine %s is %.40s, not started: isotier starts nothing "
 		                        "of the caller's",
 		                        id, cJSON_IsString(st) ? st->valuestring : "(no state)");
-	else if (!rc && cJSON_IsString(img) && strlen(img->valuestring) <= 200 &&
-	         strspn(img->valuestring, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	                                  "0123456789._:/@-") == strlen(img->valuestring))
+	else if (!rc && cJSON_IsString(img) && isotier__remote_setting_valid(img->valuestring))
 		snprintf(like, like_len, "%s", img->valuestring);
 	cJSON_Delete(doc);
 	cleanup_free char *probe = NULL;

@@ -47,7 +47,7 @@ int isotier__remote_endpoint(char *out, size_t len, const char *env, const char 
 
 #define SETTING_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:/@-"
 
-static bool setting_valid(const char *v)
+bool isotier__remote_setting_valid(const char *v)
 {
 	return v && *v && strlen(v) <= 200 && strspn(v, SETTING_CHARS) == strlen(v);
 }
@@ -55,7 +55,7 @@ static bool setting_valid(const char *v)
 const char *isotier__remote_setting(const char *env, const char *dflt)
 {
 	const char *v = getenv(env);
-	return setting_valid(v) ? v : dflt;
+	return isotier__remote_setting_valid(v) ? v : dflt;
 }
 
 const char *isotier__remote_like(const isotier_backend_spec *spec, const char *env,
@@ -64,7 +64,7 @@ const char *isotier__remote_like(const isotier_backend_spec *spec, const char *e
 	/* What a provider reported of the caller's sandbox went through
 	 * the same charset check before it got here (attach()), and again
 	 * here: it ends up in a request body. */
-	if (spec && setting_valid(spec->like))
+	if (spec && isotier__remote_setting_valid(spec->like))
 		return spec->like;
 	return isotier__remote_setting(env, dflt);
 }

@@ -39,8 +39,10 @@ int isotier__remote_configured(const isotier_backend_setting *settings, char *wh
 int isotier__remote_endpoint(char *out, size_t len, const char *env, const char *dflt,
                              isotier_error *err);
 
-/* $env if set and valid ([A-Za-z0-9._:/@-], at most 200 bytes), else dflt. */
+/* $env if set and valid (isotier__remote_setting_valid), else dflt. */
 const char *isotier__remote_setting(const char *env, const char *dflt);
+/* A setting a request body may carry: 1 to 200 of [A-Za-z0-9._:/@-]. */
+bool isotier__remote_setting_valid(const char *v);
 
 /* Counts one more sandbox create for backend; ISOTIER_ECONFIG past the cap. */
 int isotier__remote_reserve(const char *backend, isotier_error *err);
