@@ -79,6 +79,11 @@ typedef struct isotier_backend_spec {
 	int cancel_fd;    /* readable: cancel (see above); <= 0: none; kept, not owned */
 	int64_t
 	    deadline_ms; /* isotier__now_ms() clock: no request or command outlives it; 0: none */
+	/* Remote backends: the template (E2B), snapshot (Daytona) or image (Fly)
+	 * a created sandbox starts from instead of the configured one: what
+	 * attach() found of the caller's sandbox, so that the second sandbox of
+	 * the cross challenge is made like it; NULL or "": the configured one. */
+	const char *like;
 } isotier_backend_spec;
 
 typedef struct isotier_exec_request {
@@ -184,6 +189,18 @@ typedef struct isotier_backend {
 	 * still exist; ISOTIER_EUNAVAILABLE when api is not the endpoint
 	 * configured here (nothing asked). */
 	int (*sweep_run)(const char *nonce, const char *api, isotier_error *err);
+	/* Optional (remote backends): connects to a sandbox that already exists
+	 * (the caller created it with the provider's own SDK) by its id, and puts
+	 * the probe in it; then exec() and fetch() as after provision(). The id is
+	 * hostile input: one isotier__remote_id_valid refuses is ISOTIER_EINVAL
+	 * before any request; a sandbox the provider does not know (or no longer
+	 * runs) is ISOTIER_ENOTFOUND. What it learns of the sandbox's template,
+	 * snapshot or image goes to like ("" when the provider says nothing):
+	 * spec.like of the second sandbox verify creates beside it. release() and
+	 * destroy() never delete an attached sandbox (it is the caller's), and
+	 * nothing is leased for it; on error nothing is left in *state. */
+	int (*attach)(void **state, const isotier_backend_spec *spec, const char *id, char *like,
+	              size_t like_len, isotier_error *err);
 } isotier_backend;
 
 /* The registry (backends.c); test_backends holds every entry to

@@ -38,6 +38,7 @@ typedef struct daytona_state {
 	char id[130];
 	char toolbox[700];
 	char sandbox_class[32];
+	char snapshot[130]; /* as reported; "" when not */
 	char probe[4096];
 } daytona_state;
 
@@ -168,13 +169,16 @@ static int read_sandbox(daytona_state *s, const isotier_http_response *resp, cha
 	const cJSON *st = cJSON_GetObjectItemCaseSensitive(doc, "state");
 	const cJSON *tb = cJSON_GetObjectItemCaseSensitive(doc, "toolboxProxyUrl");
 	const cJSON *cls = cJSON_GetObjectItemCaseSensitive(doc, "sandboxClass");
+	const cJSON *snap = cJSON_GetObjectItemCaseSensitive(doc, "snapshot");
+	/* Attached: the id is the caller's, known before the answer. */
+	bool known = s->r.created || s->r.attached;
 	int rc = 0;
 	if (!cJSON_IsObject(doc) || !cJSON_IsString(id) ||
 	    !isotier__remote_id_valid(id->valuestring))
 		rc = isotier__error_set(err, ISOTIER_EDATA, 0, "Sandbox: no valid id");
-	else if (s->r.created && strcmp(s->id, id->valuestring))
+	else if (known && strcmp(s->id, id->valuestring))
 		rc = isotier__error_set(err, ISOTIER_EDATA, 0, "Sandbox: another sandbox's id");
-	if (!rc && !s->r.created) {
+	if (!rc && !known) {
 		snprintf(s->id, sizeof s->id, "%s", id->valuestring);
 		s->r.created = true;
 	}
@@ -187,6 +191,8 @@ static int read_sandbox(daytona_state *s, const isotier_http_response *resp, cha
 		         cJSON_IsString(st) && strlen(st->valuestring) < 40 ? st->valuestring : "");
 		if (cJSON_IsString(cls) && isotier__remote_id_valid(cls->valuestring))
 			snprintf(s->sandbox_class, sizeof s->sandbox_class, "%s", cls->valuestring);
+		if (cJSON_IsString(snap) && isotier__remote_id_valid(snap->valuestring))
+			snprintf(s->snapshot, sizeof s->snapshot, "%s", snap->valuestring);
 	}
 	cJSON_Delete(doc);
 	return rc;
@@ -267,7 +273,7 @@ static int daytona_provision(void **out, const isotier_backend_spec *spec, isoti
 	cJSON *body = cJSON_CreateObject();
 	cJSON *labels = cJSON_AddObjectToObject(body, "labels");
 	cJSON_AddStringToObject(labels, "isotier-nonce", s->r.nonce);
-	const char *snap = isotier__remote_setting("ISOTIER_DAYTONA_SNAPSHOT", NULL);
+	const char *snap = isotier__remote_like(spec, "ISOTIER_DAYTONA_SNAPSHOT", NULL);
 	const char *target = isotier__remote_setting("ISOTIER_DAYTONA_TARGET", NULL);
 	if (snap)
 		cJSON_AddStringToObject(body, "snapshot", snap);
@@ -301,6 +307,50 @@ static int daytona_provision(void **out, const isotier_backend_spec *spec, isoti
 	if (!rc)
 		rc = upload_probe(s, err);
 	return isotier__remote_provision_end(out, s, &s->r, rc, "daytona", "sandbox", s->id, err);
+}
+
+/* The caller's sandbox: GET /sandbox/{id} (its toolbox, class and
+ * snapshot), a started one only (isotier starts nothing of the caller's:
+ * one stopped or archived is refused), then the probe uploaded through its
+ * toolbox. Never deleted (release() only frees the state). */
+static int daytona_attach(void **out, const isotier_backend_spec *spec, const char *id, char *like,
+                          size_t like_len, isotier_error *err)
+{
+	*out = NULL;
+	like[0] = '\0';
+	daytona_state *s = calloc(1, sizeof *s);
+	if (!s)
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "daytona: out of memory");
+	int rc = isotier__remote_attach_begin(
+	    &s->r, "daytona", daytona_available, spec, sizeof s->probe, id, DAYTONA_KEY_ENV,
+	    "ISOTIER_DAYTONA_API_URL", "https://app.daytona.io/api", err);
+	if (rc) {
+		free(s);
+		return rc;
+	}
+	snprintf(s->probe, sizeof s->probe, "%s", spec->probe_path);
+	snprintf(s->id, sizeof s->id, "%s", id);
+	char url[800], state[48] = "";
+	snprintf(url, sizeof url, "%s/sandbox/%s", s->r.api, id);
+	isotier_http_response resp;
+	rc = call(s, "GET", url, NULL, true, false, s->r.cancel_fd,
+	          isotier__remote_budget_ms(s->r.deadline_ms, 15000), &resp, err);
+	if (!rc && resp.status == 200)
+		rc = read_sandbox(s, &resp, state, sizeof state, err);
+	else if (!rc)
+		rc = isotier__remote_attach_status(err, "GET /sandbox/{id}", id, &resp);
+	isotier__http_response_clear(&resp);
+	if (!rc && (!strcmp(state, "stopped") || !strcmp(state, "archived")))
+		rc = isotier__error_set(err, ISOTIER_ENOTFOUND, 0,
+		                        "sandbox %s is %s: isotier starts nothing of the caller's",
+		                        id, state);
+	if (!rc)
+		rc = wait_started(s, state, err);
+	if (!rc)
+		rc = upload_probe(s, err);
+	if (!rc)
+		snprintf(like, like_len, "%s", s->snapshot);
+	return isotier__remote_attach_end(out, s, rc, "daytona", id, err);
 }
 
 static int daytona_exec(void *p, const isotier_exec_request *req, int *exit_status,
@@ -359,7 +409,8 @@ static void daytona_describe(void *p, char *buf, size_t len)
 	snprintf(buf, len,
 	         "sandbox class %s (none asked for: the organisation's default), snapshot %s",
 	         s->sandbox_class[0] ? s->sandbox_class : "not reported",
-	         isotier__remote_setting("ISOTIER_DAYTONA_SNAPSHOT", "default"));
+	         s->snapshot[0] ? s->snapshot
+	                        : isotier__remote_setting("ISOTIER_DAYTONA_SNAPSHOT", "default"));
 }
 
 const isotier_backend isotier__backend_daytona = {
@@ -378,4 +429,5 @@ const isotier_backend isotier__backend_daytona = {
     .sweep_run = daytona_sweep_run,
     .fetch = isotier__fetch_by_exec,
     .describe = daytona_describe,
+    .attach = daytona_attach,
 };

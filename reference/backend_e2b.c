@@ -40,6 +40,7 @@ typedef struct e2b_state {
 	char id[130];
 	char envd[768];
 	char token[256]; /* envdAccessToken; "" when none */
+	char tmpl[130];  /* the templateID the provider reported; "" when not valid */
 	char probe[4096];
 } e2b_state;
 
@@ -166,9 +167,12 @@ static void e2b_destroy(void *p)
 	e2b_release(p, NULL);
 }
 
-static int parse_sandbox(e2b_state *s, const isotier_http_response *resp, isotier_error *err)
+/* A Sandbox (POST /sandboxes) or SandboxDetail (GET /sandboxes/{id}): what
+ * names the request. The template goes to like (when not NULL). */
+static int parse_sandbox(e2b_state *s, const isotier_http_response *resp, const char *what,
+                         char *like, size_t like_len, isotier_error *err)
 {
-	cJSON *doc = isotier__json_parse_strict(resp->body, resp->body_len, "POST /sandboxes", err);
+	cJSON *doc = isotier__json_parse_strict(resp->body, resp->body_len, what, err);
 	if (!doc)
 		return err->code;
 	int rc = 0;
@@ -178,18 +182,23 @@ static int parse_sandbox(e2b_state *s, const isotier_http_response *resp, isotie
 	const cJSON *tmpl = cJSON_GetObjectItemCaseSensitive(doc, "templateID");
 	if (!cJSON_IsObject(doc) || !cJSON_IsString(id) ||
 	    !isotier__remote_id_valid(id->valuestring) || !cJSON_IsString(tmpl))
-		rc = isotier__error_set(
-		    err, ISOTIER_EDATA, 0,
-		    "POST /sandboxes: no valid sandboxID/templateID in the answer");
+		rc = isotier__error_set(err, ISOTIER_EDATA, 0,
+		                        "%s: no valid sandboxID/templateID in the answer", what);
+	else if (s->r.attached && strcmp(id->valuestring, s->id))
+		rc = isotier__error_set(err, ISOTIER_EDATA, 0, "%s: another sandbox's answer (%s)",
+		                        what, id->valuestring);
 	else if (tok && !cJSON_IsNull(tok) &&
 	         (!cJSON_IsString(tok) || strlen(tok->valuestring) >= sizeof s->token ||
 	          strpbrk(tok->valuestring, "\r\n")))
-		rc = isotier__error_set(err, ISOTIER_EDATA, 0,
-		                        "POST /sandboxes: bad envdAccessToken");
+		rc = isotier__error_set(err, ISOTIER_EDATA, 0, "%s: bad envdAccessToken", what);
 	else if (dom && !cJSON_IsNull(dom) &&
 	         (!cJSON_IsString(dom) || !isotier__remote_id_valid(dom->valuestring)))
-		rc = isotier__error_set(err, ISOTIER_EDATA, 0, "POST /sandboxes: bad domain");
-	if (cJSON_IsString(id) && isotier__remote_id_valid(id->valuestring)) {
+		rc = isotier__error_set(err, ISOTIER_EDATA, 0, "%s: bad domain", what);
+	if (!rc && isotier__remote_id_valid(tmpl->valuestring))
+		snprintf(s->tmpl, sizeof s->tmpl, "%s", tmpl->valuestring);
+	if (like)
+		snprintf(like, like_len, "%s", s->tmpl);
+	if (!s->r.attached && cJSON_IsString(id) && isotier__remote_id_valid(id->valuestring)) {
 		snprintf(s->id, sizeof s->id, "%s", id->valuestring);
 		s->r.created = true; /* even when the rest is bad: it exists, kill it */
 	}
@@ -198,10 +207,10 @@ static int parse_sandbox(e2b_state *s, const isotier_http_response *resp, isotie
 	 * show in an error or the output). */
 	if (!rc && cJSON_IsString(tok) && tok->valuestring[0]) {
 		if (isotier__secret_add(tok->valuestring) != 0)
-			rc =
-			    isotier__error_set(err, ISOTIER_EDATA, 0,
-			                       "POST /sandboxes: an envdAccessToken that could not "
-			                       "be registered for redaction");
+			rc = isotier__error_set(err, ISOTIER_EDATA, 0,
+			                        "%s: an envdAccessToken that could not be "
+			                        "registered for redaction",
+			                        what);
 		else
 			snprintf(s->token, sizeof s->token, "%s", tok->valuestring);
 	}
@@ -267,14 +276,14 @@ static int e2b_provision(void **out, const isotier_backend_spec *spec, isotier_e
 	char body[512];
 	snprintf(body, sizeof body,
 	         "{\"templateID\":\"%s\",\"timeout\":%lld,\"metadata\":{\"isotier-nonce\":\"%s\"}}",
-	         isotier__remote_setting("ISOTIER_E2B_TEMPLATE", "base"),
+	         isotier__remote_like(spec, "ISOTIER_E2B_TEMPLATE", "base"),
 	         (long long)isotier__remote_ttl_s(s->r.deadline_ms, s->r.timeout_s), s->r.nonce);
 	isotier_http_response resp;
 	/* Never repeated blindly: a 5xx or a timeout leaves the outcome unknown. */
 	rc = api(s, "POST", "/sandboxes", body, false, false, s->r.cancel_fd,
 	         isotier__remote_budget_ms(s->r.deadline_ms, 60000), &resp, err);
 	if (!rc && resp.status == 201)
-		rc = parse_sandbox(s, &resp, err);
+		rc = parse_sandbox(s, &resp, "POST /sandboxes", NULL, 0, err);
 	else if (!rc)
 		rc = isotier__remote_create_error(err, "POST /sandboxes", &resp);
 	/* A 201 we could not read made a sandbox we cannot name: look for it. */
@@ -285,6 +294,41 @@ static int e2b_provision(void **out, const isotier_backend_spec *spec, isotier_e
 		rc = upload_probe(s, err);
 	/* On error, the caller's release() kills or sweeps what may exist. */
 	return isotier__remote_provision_end(out, s, &s->r, rc, "e2b", "sandbox", s->id, err);
+}
+
+/* The caller's sandbox: GET /sandboxes/{sandboxID} (SandboxDetail: the
+ * template, envdAccessToken and domain, as after a create), then the probe
+ * uploaded to its envd. Never killed (release() only frees the state). */
+static int e2b_attach(void **out, const isotier_backend_spec *spec, const char *id, char *like,
+                      size_t like_len, isotier_error *err)
+{
+	*out = NULL;
+	like[0] = '\0';
+	e2b_state *s = calloc(1, sizeof *s);
+	if (!s)
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "e2b: out of memory");
+	int rc = isotier__remote_attach_begin(&s->r, "e2b", e2b_available, spec, sizeof s->probe,
+	                                      id, E2B_KEY_ENV, "ISOTIER_E2B_API_URL",
+	                                      "https://api.e2b.app", err);
+	if (rc) {
+		free(s);
+		return rc;
+	}
+	snprintf(s->probe, sizeof s->probe, "%s", spec->probe_path);
+	snprintf(s->id, sizeof s->id, "%s", id);
+	char path[256];
+	snprintf(path, sizeof path, "/sandboxes/%s", id);
+	isotier_http_response resp;
+	rc = api(s, "GET", path, NULL, true, false, s->r.cancel_fd,
+	         isotier__remote_budget_ms(s->r.deadline_ms, 15000), &resp, err);
+	if (!rc && resp.status == 200)
+		rc = parse_sandbox(s, &resp, "GET /sandboxes/{id}", like, like_len, err);
+	else if (!rc)
+		rc = isotier__remote_attach_status(err, "GET /sandboxes/{id}", id, &resp);
+	isotier__http_response_clear(&resp);
+	if (!rc)
+		rc = upload_probe(s, err);
+	return isotier__remote_attach_end(out, s, rc, "e2b", id, err);
 }
 
 /* ---- process.Process/Start: the Connect stream --------------------------- */
@@ -500,8 +544,9 @@ static int e2b_exec(void *p, const isotier_exec_request *req, int *exit_status, 
 
 static void e2b_describe(void *p, char *buf, size_t len)
 {
-	(void)p;
-	snprintf(buf, len, "template %s", isotier__remote_setting("ISOTIER_E2B_TEMPLATE", "base"));
+	const e2b_state *s = p;
+	snprintf(buf, len, "template %s",
+	         s->tmpl[0] ? s->tmpl : isotier__remote_setting("ISOTIER_E2B_TEMPLATE", "base"));
 }
 
 const isotier_backend isotier__backend_e2b = {
@@ -520,4 +565,5 @@ const isotier_backend isotier__backend_e2b = {
     .sweep_run = e2b_sweep_run,
     .fetch = isotier__fetch_by_exec,
     .describe = e2b_describe,
+    .attach = e2b_attach,
 };

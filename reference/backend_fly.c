@@ -159,22 +159,15 @@ static void fly_destroy(void *p)
 	fly_release(p, NULL);
 }
 
-/* The create request: the probe inside as config.files[0]. */
-static char *create_body(const fly_state *s, const char *probe_path, isotier_error *err)
+/* base64 of n bytes (malloc'd); NULL when out of memory. */
+static char *b64_of(const unsigned char *p, size_t len)
 {
-	cleanup_free char *probe = NULL;
-	size_t len = 0;
-	if (isotier__read_file(&probe, &len, probe_path, PROBE_MAX, err) != 0)
-		return NULL;
 	char *b64 = malloc((len + 2) / 3 * 4 + 1);
-	if (!b64) {
-		isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+	if (!b64)
 		return NULL;
-	}
 	static const char tbl[] =
 	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	size_t o = 0;
-	const unsigned char *p = (const unsigned char *)probe;
 	for (size_t i = 0; i < len; i += 3) {
 		uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < len ? (uint32_t)p[i + 1] << 8 : 0) |
 		             (i + 2 < len ? p[i + 2] : 0);
@@ -184,6 +177,22 @@ static char *create_body(const fly_state *s, const char *probe_path, isotier_err
 		b64[o++] = i + 2 < len ? tbl[v & 63] : '=';
 	}
 	b64[o] = '\0';
+	return b64;
+}
+
+/* The create request: the probe inside as config.files[0]; the image the
+ * spec's like (an attached machine's) or the configured one. */
+static char *create_body(const fly_state *s, const isotier_backend_spec *spec, isotier_error *err)
+{
+	cleanup_free char *probe = NULL;
+	size_t len = 0;
+	if (isotier__read_file(&probe, &len, spec->probe_path, PROBE_MAX, err) != 0)
+		return NULL;
+	char *b64 = b64_of((const unsigned char *)probe, len);
+	if (!b64) {
+		isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+		return NULL;
+	}
 	char sleep_s[32];
 	snprintf(sleep_s, sizeof sleep_s, "%lld",
 	         (long long)isotier__remote_ttl_s(s->r.deadline_ms, s->r.timeout_s));
@@ -191,7 +200,7 @@ static char *create_body(const fly_state *s, const char *probe_path, isotier_err
 	cJSON *cfg = cJSON_AddObjectToObject(body, "config");
 	cJSON_AddStringToObject(
 	    cfg, "image",
-	    isotier__remote_setting("ISOTIER_FLY_IMAGE", "docker.io/library/alpine:3"));
+	    isotier__remote_like(spec, "ISOTIER_FLY_IMAGE", "docker.io/library/alpine:3"));
 	cJSON_AddBoolToObject(cfg, "auto_destroy", true);
 	cJSON *restart = cJSON_AddObjectToObject(cfg, "restart");
 	cJSON_AddStringToObject(restart, "policy", "no");
@@ -229,7 +238,7 @@ static int fly_provision(void **out, const isotier_backend_spec *spec, isotier_e
 	snprintf(s->app, sizeof s->app, "%s", getenv(FLY_APP_ENV));
 	rc = isotier__remote_run_init(&s->r, spec, FLY_TOKEN_ENV, "ISOTIER_FLY_API_URL",
 	                              "https://api.machines.dev/v1", err);
-	char *body = rc ? NULL : create_body(s, spec->probe_path, err);
+	char *body = rc ? NULL : create_body(s, spec, err);
 	if (!rc && !body)
 		rc = err->code;
 	if (!rc)
@@ -321,6 +330,114 @@ static int fly_exec(void *p, const isotier_exec_request *req, int *exit_status, 
 	return 0;
 }
 
+/* One sh -c script run in the machine through exec; an exit status other
+ * than 0 is an error. */
+static int run_sh(fly_state *s, const char *script, isotier_error *err)
+{
+	cJSON *body = cJSON_CreateObject();
+	cJSON *cmd = cJSON_AddArrayToObject(body, "command");
+	cJSON_AddItemToArray(cmd, cJSON_CreateString("/bin/sh"));
+	cJSON_AddItemToArray(cmd, cJSON_CreateString("-c"));
+	cJSON_AddItemToArray(cmd, cJSON_CreateString(script));
+	cJSON_AddNumberToObject(body, "timeout", 30);
+	char *json = isotier__json_print(body, false);
+	cJSON_Delete(body);
+	if (!json)
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+	char path[300];
+	snprintf(path, sizeof path, "/machines/%s/exec", s->id);
+	isotier_http_response resp;
+	int rc = call(s, "POST", path, json, false, false, s->r.cancel_fd,
+	              isotier__remote_budget_ms(s->r.deadline_ms, 35000), &resp, err);
+	cJSON_free(json);
+	cJSON *doc = isotier__remote_answer(&rc, &resp, 200, "POST /machines/{id}/exec",
+	                                    "exec response", err);
+	const cJSON *code = doc ? cJSON_GetObjectItemCaseSensitive(doc, "exit_code") : NULL;
+	if (!rc && (!cJSON_IsObject(doc) || (code && !cJSON_IsNumber(code))))
+		rc = isotier__error_set(err, ISOTIER_EDATA, 0, "exec response: not an object");
+	else if (!rc && code && code->valuedouble != 0)
+		rc = isotier__error_set(err, ISOTIER_EIO, 0,
+		                        "the probe's upload exited with %.17g (the machine needs "
+		                        "/bin/sh, base64 and a writable /tmp)",
+		                        code->valuedouble);
+	cJSON_Delete(doc);
+	return rc;
+}
+
+/*
+ * The caller's machine: GET /machines/{id} (a started one only: isotier
+ * starts nothing of the caller's; its config.image is what the second
+ * machine is created from). The Machines API has no file upload: the probe
+ * goes in through exec, in base64 pieces of 60 KiB (an argument stays under
+ * the kernel's 128 KiB per argument), into a .part renamed once whole.
+ * Never destroyed (release() only frees the state).
+ */
+static int fly_attach(void **out, const isotier_backend_spec *spec, const char *id, char *like,
+                      size_t like_len, isotier_error *err)
+{
+	*out = NULL;
+	like[0] = '\0';
+	fly_state *s = calloc(1, sizeof *s);
+	if (!s)
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "fly: out of memory");
+	int rc = isotier__remote_attach_begin(&s->r, "fly", fly_available, spec, SIZE_MAX, id,
+	                                      FLY_TOKEN_ENV, "ISOTIER_FLY_API_URL",
+	                                      "https://api.machines.dev/v1", err);
+	if (rc) {
+		free(s);
+		return rc;
+	}
+	snprintf(s->app, sizeof s->app, "%s", getenv(FLY_APP_ENV));
+	snprintf(s->id, sizeof s->id, "%s", id);
+	char path[300];
+	snprintf(path, sizeof path, "/machines/%s", id);
+	isotier_http_response resp;
+	rc = call(s, "GET", path, NULL, true, false, s->r.cancel_fd,
+	          isotier__remote_budget_ms(s->r.deadline_ms, 15000), &resp, err);
+	if (!rc && resp.status != 200)
+		rc = isotier__remote_attach_status(err, "GET /machines/{id}", id, &resp);
+	cJSON *doc = isotier__remote_answer(&rc, &resp, 200, "GET /machines/{id}", "Machine", err);
+	const cJSON *mid = cJSON_GetObjectItemCaseSensitive(doc, "id");
+	const cJSON *st = cJSON_GetObjectItemCaseSensitive(doc, "state");
+	const cJSON *img = cJSON_GetObjectItemCaseSensitive(
+	    cJSON_GetObjectItemCaseSensitive(doc, "config"), "image");
+	if (!rc && (!cJSON_IsString(mid) || strcmp(mid->valuestring, id)))
+		rc = isotier__error_set(err, ISOTIER_EDATA, 0, "Machine: not machine %s", id);
+	else if (!rc && (!cJSON_IsString(st) || strcmp(st->valuestring, "started")))
+		rc = isotier__error_set(err, ISOTIER_ENOTFOUND, 0,
+		                        "machine %s is %.40s, not started: isotier starts nothing "
+		                        "of the caller's",
+		                        id, cJSON_IsString(st) ? st->valuestring : "(no state)");
+	else if (!rc && cJSON_IsString(img) && isotier__remote_setting_valid(img->valuestring))
+		snprintf(like, like_len, "%s", img->valuestring);
+	cJSON_Delete(doc);
+	cleanup_free char *probe = NULL;
+	size_t len = 0;
+	if (!rc)
+		rc = isotier__read_file(&probe, &len, spec->probe_path, PROBE_MAX, err);
+	const size_t piece = 45 << 10; /* 60 KiB of base64 */
+	for (size_t off = 0; !rc && off < len; off += piece) {
+		size_t n = len - off < piece ? len - off : piece;
+		cleanup_free char *b64 = b64_of((const unsigned char *)probe + off, n);
+		cleanup_free char *script = NULL;
+		if (!b64 || asprintf(&script,
+		                     "mkdir -p " ISOTIER_REMOTE_GUEST_DIR " && printf %%s '%s' | "
+		                     "base64 -d %s " ISOTIER_REMOTE_GUEST_DIR "/isotier-probe.part",
+		                     b64, off ? ">>" : ">") < 0) {
+			script = NULL;
+			rc = isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+			break;
+		}
+		rc = run_sh(s, script, err);
+	}
+	if (!rc)
+		rc = run_sh(s,
+		            "mv " ISOTIER_REMOTE_GUEST_DIR
+		            "/isotier-probe.part " ISOTIER_REMOTE_GUEST_DIR "/isotier-probe",
+		            err);
+	return isotier__remote_attach_end(out, s, rc, "fly", id, err);
+}
+
 const isotier_backend isotier__backend_fly = {
     .version = ISOTIER_BACKEND_VERSION,
     .settings = fly_settings,
@@ -336,4 +453,5 @@ const isotier_backend isotier__backend_fly = {
     .release = fly_release,
     .sweep_run = fly_sweep_run,
     .fetch = isotier__fetch_by_exec,
+    .attach = fly_attach,
 };

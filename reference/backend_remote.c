@@ -45,14 +45,28 @@ int isotier__remote_endpoint(char *out, size_t len, const char *env, const char 
 	return 0;
 }
 
+#define SETTING_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:/@-"
+
+bool isotier__remote_setting_valid(const char *v)
+{
+	return v && *v && strlen(v) <= 200 && strspn(v, SETTING_CHARS) == strlen(v);
+}
+
 const char *isotier__remote_setting(const char *env, const char *dflt)
 {
 	const char *v = getenv(env);
-	if (!v || !*v || strlen(v) > 200 ||
-	    strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:/@-") !=
-	        strlen(v))
-		return dflt;
-	return v;
+	return isotier__remote_setting_valid(v) ? v : dflt;
+}
+
+const char *isotier__remote_like(const isotier_backend_spec *spec, const char *env,
+                                 const char *dflt)
+{
+	/* What a provider reported of the caller's sandbox went through
+	 * the same charset check before it got here (attach()), and again
+	 * here: it ends up in a request body. */
+	if (spec && isotier__remote_setting_valid(spec->like))
+		return spec->like;
+	return isotier__remote_setting(env, dflt);
 }
 
 static pthread_mutex_t cap_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -197,7 +211,14 @@ int isotier__remote_script(char **out, const isotier_exec_request *req, const ch
 	char *s = NULL;
 	char path[4096];
 	map_path(path, sizeof path, req->argv[0]);
-	int rc = append(&s, "mkdir -p " ISOTIER_REMOTE_GUEST_DIR "/capture");
+	/* A run that keeps a capture starts from an empty directory: a
+	 * sandbox isotier attached to (the caller's, verified before) may hold
+	 * an earlier run's, which is no evidence of this one. */
+	bool capture = false;
+	for (size_t i = 1; req->argv[i]; i++)
+		capture |= !strcmp(req->argv[i], "--capture");
+	int rc = capture ? append(&s, "rm -rf " ISOTIER_REMOTE_GUEST_DIR "/capture && ") : 0;
+	rc = rc ? rc : append(&s, "mkdir -p " ISOTIER_REMOTE_GUEST_DIR "/capture");
 	/* The uploaded probe is made executable; a command of the sandbox's own
 	 * (the artifact step's /bin/sh) is left alone. */
 	if (!strncmp(req->argv[0], ISOTIER_GUEST_DIR "/", strlen(ISOTIER_GUEST_DIR "/"))) {
@@ -396,6 +417,10 @@ int isotier__remote_release(void *state, const isotier_remote_run *r, const char
                             int (*del)(void *, const char *, isotier_error *),
                             int (*sweep)(void *, isotier_error *), isotier_error *err)
 {
+	if (r->attached) { /* the caller's sandbox: left as it was found */
+		free(state);
+		return 0;
+	}
 	int rc = r->created ? del(state, id, err) : r->unknown ? sweep(state, err) : 0;
 	if (!rc) /* kept otherwise: the next run's sweep tries again (sweep.h) */
 		isotier__lease_drop("remote", r->nonce);
@@ -480,4 +505,47 @@ int isotier__remote_exec_begin(const char *name, int kept, const isotier_exec_re
 	if (isotier__remote_script(script, req, stderr_to, err))
 		return isotier__error_prefix(err, "%s", name);
 	return 0;
+}
+
+int isotier__remote_attach_begin(isotier_remote_run *r, const char *name,
+                                 int (*available)(char *, size_t), const isotier_backend_spec *spec,
+                                 size_t probe_max, const char *id, const char *key_env,
+                                 const char *url_env, const char *dflt, isotier_error *err)
+{
+	/* Checked before anything else: the id goes into a URL path. */
+	if (!isotier__remote_id_valid(id))
+		return isotier__error_set(err, ISOTIER_EINVAL, 0,
+		                          "%s: sandbox id '%.40s%s': 1 to 128 of A-Z a-z 0-9 . _ - "
+		                          "expected (not . or ..)",
+		                          name, id ? id : "", id && strlen(id) > 40 ? "..." : "");
+	int rc = isotier__remote_provision_check(name, available, spec, probe_max, err);
+	if (rc)
+		return rc;
+	rc = isotier__remote_run_init(r, spec, key_env, url_env, dflt, err);
+	r->attached = true;
+	if (rc)
+		return isotier__error_prefix(err, "%s: attach %s", name, id);
+	return 0;
+}
+
+int isotier__remote_attach_status(isotier_error *err, const char *what, const char *id,
+                                  const isotier_http_response *resp)
+{
+	if (resp->status == 404 || resp->status == 410)
+		return isotier__error_set(err, ISOTIER_ENOTFOUND, 0,
+		                          "%s: no sandbox %s (HTTP %ld): not one this account "
+		                          "can reach, or no longer running",
+		                          what, id, resp->status);
+	return isotier__remote_create_error(err, what, resp);
+}
+
+int isotier__remote_attach_end(void **out, void *state, int rc, const char *name, const char *id,
+                               isotier_error *err)
+{
+	if (!rc) {
+		*out = state;
+		return 0;
+	}
+	free(state);
+	return isotier__error_prefix(err, "%s: attach %s", name, id);
 }

@@ -39,8 +39,10 @@ int isotier__remote_configured(const isotier_backend_setting *settings, char *wh
 int isotier__remote_endpoint(char *out, size_t len, const char *env, const char *dflt,
                              isotier_error *err);
 
-/* $env if set and valid ([A-Za-z0-9._:/@-], at most 200 bytes), else dflt. */
+/* $env if set and valid (isotier__remote_setting_valid), else dflt. */
 const char *isotier__remote_setting(const char *env, const char *dflt);
+/* A setting a request body may carry: 1 to 200 of [A-Za-z0-9._:/@-]. */
+bool isotier__remote_setting_valid(const char *v);
 
 /* Counts one more sandbox create for backend; ISOTIER_ECONFIG past the cap. */
 int isotier__remote_reserve(const char *backend, isotier_error *err);
@@ -93,6 +95,7 @@ typedef struct isotier_remote_run {
 	char nonce[32];  /* names this run's creates */
 	bool created;    /* the sandbox's id is known */
 	bool unknown;    /* a create whose outcome is unknown */
+	bool attached;   /* the caller's sandbox (attach()): never deleted, never leased */
 	int64_t deadline_ms;
 	int timeout_s;
 	int cancel_fd; /* the spec's (<= 0: none); not owned */
@@ -143,6 +146,29 @@ int isotier__remote_created_id(const isotier_http_response *resp, const char *wh
 int isotier__remote_provision_end(void **out, void *state, const isotier_remote_run *r, int rc,
                                   const char *name, const char *kind, const char *id,
                                   isotier_error *err);
+
+/*
+ * attach() (backend.h) shares these. attach_begin: available(), a probe
+ * path shorter than probe_max, the id valid (ISOTIER_EINVAL naming it,
+ * before any request), not cancelled; then r configured as run_init does,
+ * marked attached (release() only frees it). attach_status: a lookup's
+ * answer other than 200: 404 (and 410) ISOTIER_ENOTFOUND "no sandbox ID",
+ * 401/403 ISOTIER_ECONFIG, else ISOTIER_EIO. attach_end: 0 hands state to
+ * *out; on error it is freed (the sandbox is the caller's: nothing to
+ * release) and err prefixed "NAME: attach ID".
+ */
+int isotier__remote_attach_begin(isotier_remote_run *r, const char *name,
+                                 int (*available)(char *, size_t), const isotier_backend_spec *spec,
+                                 size_t probe_max, const char *id, const char *key_env,
+                                 const char *url_env, const char *dflt, isotier_error *err);
+int isotier__remote_attach_status(isotier_error *err, const char *what, const char *id,
+                                  const isotier_http_response *resp);
+int isotier__remote_attach_end(void **out, void *state, int rc, const char *name, const char *id,
+                               isotier_error *err);
+/* like (backend.h: spec->like) when set and a valid setting (the charset of
+ * isotier__remote_setting), else $env's setting, else dflt. */
+const char *isotier__remote_like(const isotier_backend_spec *spec, const char *env,
+                                 const char *dflt);
 
 /* Before a create: the run's lease (lease.h) naming the backend and the
  * nonce its creates carry, so a run that dies before release() has its

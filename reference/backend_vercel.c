@@ -253,6 +253,25 @@ static int probe_tarball(unsigned char **out, size_t *out_len, const char *probe
 
 /* ---- provision, exec ----------------------------------------------------- */
 
+/* The probe into the session's /tmp/isotier: POST .../fs/write. */
+static int put_probe(vercel_state *s, isotier_error *err)
+{
+	cleanup_free unsigned char *tgz = NULL;
+	size_t tgz_len = 0;
+	int rc = probe_tarball(&tgz, &tgz_len, s->probe, err);
+	char path[300];
+	snprintf(path, sizeof path, "/v2/sandboxes/sessions/%s/fs/write", s->session);
+	isotier_http_response resp = {0};
+	if (!rc)
+		rc = call(s, "POST", path, NULL, "application/gzip", "x-cwd: /", (const char *)tgz,
+		          tgz_len, true, false, s->r.cancel_fd,
+		          isotier__remote_budget_ms(s->r.deadline_ms, 60000), &resp, err);
+	if (!rc && resp.status != 200)
+		rc = isotier__http_status_error(err, ISOTIER_EIO, "POST .../fs/write", &resp);
+	isotier__http_response_clear(&resp);
+	return rc;
+}
+
 static int vercel_provision(void **out, const isotier_backend_spec *spec, isotier_error *err)
 {
 	*out = NULL;
@@ -294,21 +313,8 @@ static int vercel_provision(void **out, const isotier_backend_spec *spec, isotie
 	if (!s->r.created && !s->r.unknown)
 		s->r.unknown = isotier__remote_outcome_unknown(rc, &resp);
 	isotier__http_response_clear(&resp);
-	if (!rc) {
-		cleanup_free unsigned char *tgz = NULL;
-		size_t tgz_len = 0;
-		rc = probe_tarball(&tgz, &tgz_len, s->probe, err);
-		char path[300];
-		snprintf(path, sizeof path, "/v2/sandboxes/sessions/%s/fs/write", s->session);
-		if (!rc)
-			rc = call(s, "POST", path, NULL, "application/gzip", "x-cwd: /",
-			          (const char *)tgz, tgz_len, true, false, s->r.cancel_fd,
-			          isotier__remote_budget_ms(s->r.deadline_ms, 60000), &resp, err);
-		if (!rc && resp.status != 200)
-			rc = isotier__http_status_error(err, ISOTIER_EIO, "POST .../fs/write",
-			                                &resp);
-		isotier__http_response_clear(&resp);
-	}
+	if (!rc)
+		rc = put_probe(s, err);
 	return isotier__remote_provision_end(out, s, &s->r, rc, "vercel", "session", s->session,
 	                                     err);
 }
@@ -428,6 +434,58 @@ static int vercel_exec(void *p, const isotier_exec_request *req, int *exit_statu
 	return 0;
 }
 
+/*
+ * The caller's sandbox, named by its session id (what the SDK's
+ * sandbox.sandboxId reads): GET /v2/sandboxes/sessions/{id} -> {session},
+ * a running one only (a stopped session is gone: 410 or its status); then
+ * the probe written into it. Nothing to create it like: the create request
+ * names no runtime. Never stopped (release() only frees the state).
+ */
+static int vercel_attach(void **out, const isotier_backend_spec *spec, const char *id, char *like,
+                         size_t like_len, isotier_error *err)
+{
+	(void)like_len;
+	*out = NULL;
+	like[0] = '\0';
+	vercel_state *s = calloc(1, sizeof *s);
+	if (!s)
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "vercel: out of memory");
+	int rc = isotier__remote_attach_begin(
+	    &s->r, "vercel", vercel_available, spec, sizeof s->probe, id, VERCEL_TOKEN_ENV,
+	    "ISOTIER_VERCEL_API_URL", "https://vercel.com/api", err);
+	if (rc) {
+		free(s);
+		return rc;
+	}
+	snprintf(s->team, sizeof s->team, "%s", getenv("VERCEL_TEAM_ID"));
+	snprintf(s->project, sizeof s->project, "%s", getenv("VERCEL_PROJECT_ID"));
+	snprintf(s->probe, sizeof s->probe, "%s", spec->probe_path);
+	snprintf(s->session, sizeof s->session, "%s", id);
+	char path[300];
+	snprintf(path, sizeof path, "/v2/sandboxes/sessions/%s", id);
+	isotier_http_response resp = {0};
+	rc = call(s, "GET", path, NULL, NULL, NULL, NULL, 0, true, false, s->r.cancel_fd,
+	          isotier__remote_budget_ms(s->r.deadline_ms, 15000), &resp, err);
+	if (!rc && resp.status != 200)
+		rc = isotier__remote_attach_status(err, "GET /v2/sandboxes/sessions/{id}", id,
+		                                   &resp);
+	cJSON *doc = isotier__remote_answer(&rc, &resp, 200, "GET /v2/sandboxes/sessions/{id}",
+	                                    "Session", err);
+	const cJSON *ses = cJSON_GetObjectItemCaseSensitive(doc, "session");
+	const cJSON *sid = cJSON_GetObjectItemCaseSensitive(ses, "id");
+	const cJSON *st = cJSON_GetObjectItemCaseSensitive(ses, "status");
+	if (!rc && (!cJSON_IsString(sid) || strcmp(sid->valuestring, id)))
+		rc = isotier__error_set(err, ISOTIER_EDATA, 0, "Session: not session %s", id);
+	else if (!rc && (!cJSON_IsString(st) || strcmp(st->valuestring, "running")))
+		rc = isotier__error_set(err, ISOTIER_ENOTFOUND, 0,
+		                        "session %s is %.40s, not running", id,
+		                        cJSON_IsString(st) ? st->valuestring : "(no status)");
+	cJSON_Delete(doc);
+	if (!rc)
+		rc = put_probe(s, err);
+	return isotier__remote_attach_end(out, s, rc, "vercel", id, err);
+}
+
 const isotier_backend isotier__backend_vercel = {
     .version = ISOTIER_BACKEND_VERSION,
     .settings = vercel_settings,
@@ -444,4 +502,5 @@ const isotier_backend isotier__backend_vercel = {
     .release = vercel_release,
     .sweep_run = vercel_sweep_run,
     .fetch = isotier__fetch_by_exec,
+    .attach = vercel_attach,
 };

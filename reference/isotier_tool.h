@@ -47,5 +47,8 @@
 #include "statement.h"
 /* verify judges a remote backend's observation as the testimony it is. */
 #include "testimony.h"
+/* verify --sandbox-id refuses an id by the remote backends' own rule
+ * (isotier__remote_id_valid) before anything runs. */
+#include "backend_remote.h"
 
 #endif

@@ -575,10 +575,23 @@ static void observe_remote(isotier_observation *obs, const isotier_observe_opts 
 	second_opts.capture_dir = NULL;
 	void *state[2] = {NULL, NULL};
 	int64_t t0 = isotier__now_ms();
-	obs->rc = b->provision(&state[0], &spec, &obs->err);
+	/* An existing sandbox (the caller's) is attached, never created; the
+	 * second, isotier's own, is created like it. */
+	isotier_backend_spec second_spec = spec;
+	if (o->attach_id) {
+		obs->attached = true;
+		obs->rc = b->attach
+		              ? b->attach(&state[0], &spec, o->attach_id, obs->attached_like,
+		                          sizeof obs->attached_like, &obs->err)
+		              : isotier__error_set(&obs->err, ISOTIER_EINVAL, 0,
+		                                   "%s cannot verify an existing sandbox", b->name);
+		second_spec.like = obs->attached_like;
+	} else {
+		obs->rc = b->provision(&state[0], &spec, &obs->err);
+	}
 	if (obs->rc == 0 && isotier__cancelled(o->cancel_fd))
 		obs->rc = isotier__error_set(&obs->err, ISOTIER_EINTR, 0, "interrupted");
-	else if (obs->rc == 0 && (obs->rc = b->provision(&state[1], &spec, &obs->err)) < 0)
+	else if (obs->rc == 0 && (obs->rc = b->provision(&state[1], &second_spec, &obs->err)) < 0)
 		isotier__error_prefix(&obs->err, "second sandbox");
 	int64_t t1 = isotier__now_ms();
 	obs->provision_ms = t1 - t0;
@@ -633,6 +646,10 @@ int isotier__observe(isotier_observation *obs, const isotier_backend *b,
 		return finish(obs, err);
 	if (b->remote)
 		observe_remote(obs, opts);
+	else if (opts->attach_id) /* only a provider's sandbox exists beforehand */
+		obs->rc = isotier__error_set(
+		    &obs->err, ISOTIER_EINVAL, 0,
+		    "%s: a local backend has no existing sandbox to verify", b->name);
 	else
 		observe_local(obs, opts);
 	relate(obs);

@@ -66,6 +66,11 @@ typedef struct isotier_observe_opts {
 	 * pair (skipped when too little is left); 0: 3 x timeout + 60 s.
 	 * Release is never skipped for it. */
 	int64_t remote_wall_ms;
+	/* Remote backends with attach(): the caller's existing sandbox, by its
+	 * provider id, is the first sandbox (never deleted); the second is
+	 * created like it (backend.h: spec.like) and deleted. NULL: both are
+	 * created. */
+	const char *attach_id;
 	/* Set: the probe runs with --exec -- bound->argv and the command runs in
 	 * its process only if bound->decide() says so (observe_bound.h): one
 	 * sandbox, probed then run. Local backends whose exec streams stdin. */
@@ -117,7 +122,11 @@ typedef struct isotier_observation {
 	isotier_host_evidence host;
 	unsigned host_saw; /* ISOTIER_HOST_SAW_*: the VMM or runsc the host saw run it */
 	char host_detail[300];
-	char leaks[1024];          /* sandboxes that could not be destroyed, with ids; "" */
+	char leaks[1024]; /* sandboxes that could not be destroyed, with ids; "" */
+	/* opts.attach_id: the first sandbox was the caller's, attached (never
+	 * created or deleted here), and what the second was created like. */
+	bool attached;
+	char attached_like[210];
 	char note[256];            /* what the provider reported of the sandbox (describe()); "" */
 	char capture_problem[300]; /* why the capture could not be fetched (backend.h fetch); "" */
 	int64_t available_ms, provision_ms, exec_ms, destroy_ms;

@@ -123,6 +123,9 @@ class Verdict:
     """The CLI's exit status for the run (0, 1 CONTRADICTED, 2 unproven...)."""
     statement: Any = None
     """The observation's signed statement when the CLI gives one (None otherwise)."""
+    existing_sandbox: str | None = None
+    """verify(provider=..., sandbox_id=...): the caller's sandbox id, the row
+    marked as such; its verdict is NOT_CONTRADICTED at best, never CONFIRMED."""
     raw: dict[str, Any] = field(repr=False, default_factory=dict)
 
     @property
@@ -143,8 +146,10 @@ def _tier(v: Any) -> Tier:
 
 
 def verify(
-    backend: str,
+    backend: str | None = None,
     *,
+    provider: str | None = None,
+    sandbox_id: str | None = None,
     db: str | os.PathLike[str] | None = None,
     catalogue: str | os.PathLike[str] | None = None,
     attest: bool = False,
@@ -159,8 +164,27 @@ def verify(
     the verdict whatever it is (a CONTRADICTED one too: the caller decides);
     raises the error of the CLI's exit status when no verdict was made.
     ``env``: variables added to the CLI's environment (a backend's settings).
+
+    ``provider`` and ``sandbox_id`` instead of ``backend``: verifies a sandbox
+    the caller created with the provider's SDK (``isotier verify --provider
+    NAME --sandbox-id ID``): the same probe, nonce and cross challenge, the
+    challenge's second sandbox created (like the caller's) and deleted by the
+    CLI, the caller's left running. Its verdict is NOT_CONTRADICTED at best,
+    never CONFIRMED. An id the provider does not know raises NotFoundError (66),
+    a malformed one InvalidArgumentError (64) before any request.
     """
-    args = ["verify", "--backend", backend, "--json"]
+    if provider is not None or sandbox_id is not None:
+        if backend is not None or provider is None or sandbox_id is None:
+            raise _errors.InvalidArgumentError(
+                _lib.EINVAL, "verify: provider= and sandbox_id= go together, without a backend"
+            )
+        args = ["verify", "--provider", provider, "--sandbox-id", sandbox_id, "--json"]
+        what = f"isotier verify --provider {provider} --sandbox-id {sandbox_id[:40]}"
+    elif backend is None:
+        raise _errors.InvalidArgumentError(_lib.EINVAL, "verify: a backend, or provider= and sandbox_id=")
+    else:
+        args = ["verify", "--backend", backend, "--json"]
+        what = f"isotier verify --backend {backend}"
     _opt(args, "--db", db)
     _opt(args, "--catalogue", catalogue)
     if probe_timeout is not None:
@@ -171,11 +195,12 @@ def verify(
     results = doc.get("results") if isinstance(doc, dict) else None
     row = results[0] if isinstance(results, list) and results else None
     if not isinstance(row, dict) or not isinstance(row.get("verdict"), str):
-        raise _fail(status, err, f"isotier verify --backend {backend}")
+        raise _fail(status, err, what)
     layers = row.get("layers")
     run_id = doc.get("run_id") if isinstance(doc, dict) else None
+    existing = row.get("existing_sandbox")
     return Verdict(
-        backend=backend,
+        backend=str(row.get("backend", backend or provider)),
         verdict=row["verdict"],
         tier=_tier(row.get("ceiling_tier")),
         claimed=_tier(row.get("claimed_tier")),
@@ -190,5 +215,6 @@ def verify(
         run_id=run_id if isinstance(run_id, int) else None,
         exit_status=status,
         statement=row.get("statement"),
+        existing_sandbox=existing if isinstance(existing, str) else None,
         raw=row,
     )

@@ -13,6 +13,10 @@
  * leaves the machine. Input: one byte choosing the adapter, then for each
  * kind (create, upload, state, exec, result, logs, delete, list): a status
  * byte (an index into statuses[]), two bytes of big-endian length, the body.
+ * Then attach() (verify --sandbox-id) to the caller's sandbox ATTACHED, the
+ * state answer its lookup, the upload and exec answers its probe's: what it
+ * reports to create the second sandbox like is a valid setting, and its
+ * release deletes nothing.
  * Properties: every request the adapter makes is one of its API's routes,
  * with a sandbox id where one goes (an answer's id never steers a request to
  * another resource: "..", "." or a '/'); an exec that succeeds has a status
@@ -46,7 +50,10 @@ typedef struct route {
 	int kind;
 } route;
 
+#define ATTACHED "fuzz-attached-0"
+
 static const route e2b_routes[] = {{"POST", "/sandboxes", K_CREATE},
+                                   {"GET", "/sandboxes/*", K_STATE},
                                    {"GET", "/v2/sandboxes", K_LIST},
                                    {"DELETE", "/sandboxes/*", K_DELETE},
                                    {"POST", "/envd/*/files", K_UPLOAD},
@@ -62,11 +69,13 @@ static const route daytona_routes[] = {{"POST", "/api/sandbox", K_CREATE},
 static const route fly_routes[] = {{"POST", "/v1/apps/fuzzapp/machines", K_CREATE},
                                    {"GET", "/v1/apps/fuzzapp/machines", K_LIST},
                                    {"GET", "/v1/apps/fuzzapp/machines/*/wait", K_STATE},
+                                   {"GET", "/v1/apps/fuzzapp/machines/*", K_STATE},
                                    {"POST", "/v1/apps/fuzzapp/machines/*/exec", K_EXEC},
                                    {"DELETE", "/v1/apps/fuzzapp/machines/*", K_DELETE},
                                    {NULL, NULL, 0}};
 static const route vercel_routes[] = {{"POST", "/v3/sandboxes", K_CREATE},
                                       {"GET", "/v2/sandboxes", K_LIST},
+                                      {"GET", "/v2/sandboxes/sessions/*", K_STATE},
                                       {"POST", "/v2/sandboxes/sessions/*/fs/write", K_UPLOAD},
                                       {"POST", "/v2/sandboxes/sessions/*/cmd", K_EXEC},
                                       {"GET", "/v2/sandboxes/sessions/*/cmd/*", K_RESULT},
@@ -94,6 +103,8 @@ static struct {
 } answer[K_N];
 static const route *routes;
 static char stray[300]; /* the first request that matched no route */
+static bool attaching;  /* attach() runs: a delete of ATTACHED is counted */
+static int attached_deleted;
 static int port;
 
 /* The whole buffer to fd; never SIGPIPE (the client may be gone). */
@@ -223,6 +234,8 @@ static void serve_one(int fd)
 		        "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
 		return;
 	}
+	if (attaching && kind == K_DELETE && strstr(target, ATTACHED))
+		attached_deleted++;
 	const char *type = kind == K_EXEC && routes == e2b_routes ? "application/connect+json"
 	                   : kind == K_LOGS                       ? "application/x-ndjson"
 	                                                          : "application/json";
@@ -365,7 +378,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	pthread_mutex_unlock(&lock);
 	const isotier_backend *b = isotier__backend_lookup(adapters[which].name);
-	FUZZ_ASSERT(b && b->provision && b->release && b->sweep_run, "no adapter %s",
+	FUZZ_ASSERT(b && b->provision && b->release && b->sweep_run && b->attach, "no adapter %s",
 	            adapters[which].name);
 	/* A new run each input: the per-run cap on creates starts again. */
 	isotier__remote_reserve_reset();
@@ -417,7 +430,33 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (debug)
 		fprintf(stderr, "%s sweep: %d %s\n", b->name, src, e.message);
 	FUZZ_ASSERT(src == 0 || e.message[0], "%s: sweep failed without a message", b->name);
+	/* The caller's sandbox: attached, probed, released; never deleted. */
 	pthread_mutex_lock(&lock);
+	attaching = true;
+	attached_deleted = 0;
+	pthread_mutex_unlock(&lock);
+	spec.deadline_ms = isotier__now_ms() + 400;
+	void *at = (void *)1;
+	char like[210];
+	isotier_error ae = {0};
+	int arc = b->attach(&at, &spec, ATTACHED, like, sizeof like, &ae);
+	if (debug)
+		fprintf(stderr, "%s attach: %d %s\n", b->name, arc, ae.message);
+	FUZZ_ASSERT(arc == 0 ? at != NULL : at == NULL && ae.message[0],
+	            "%s: attach %d left state %p (%s)", b->name, arc, at, ae.message);
+	if (arc == 0) {
+		FUZZ_ASSERT(strlen(like) <= 200 &&
+		                strspn(like, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		                             "0123456789._:/@-") == strlen(like),
+		            "%s: attach reported a template no request may carry: %s", b->name,
+		            like);
+		isotier_error re = {0};
+		FUZZ_ASSERT(b->release(at, &re) == 0, "%s: an attached release failed: %s", b->name,
+		            re.message);
+	}
+	pthread_mutex_lock(&lock);
+	attaching = false;
+	FUZZ_ASSERT(!attached_deleted, "%s deleted the caller's sandbox", b->name);
 	FUZZ_ASSERT(!stray[0], "%s asked for something that is none of its API's routes: %s",
 	            b->name, stray);
 	pthread_mutex_unlock(&lock);

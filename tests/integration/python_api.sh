@@ -7,7 +7,10 @@
 # its exception with the CLI's exit status, a refusal starts nothing and is
 # audited, a grant attests on a real bwrap sandbox, a real `isotier verify` of
 # a lying catalogue entry leaves a CONTRADICTED history that resolve() and
-# require() honour, and the framework-level mapping is the published one.
+# require() honour, the framework-level mapping is the published one, and
+# verify(provider=, sandbox_id=) verifies an existing sandbox behind the
+# provider emulators (python/tests/test_existing.py: never CONFIRMED, the
+# caller's sandbox left running, NotFoundError and InvalidArgumentError).
 . "$ISOTIER_ROOT/tests/lib.sh"
 py=${ISOTIER_PYTHON:-/usr/bin/python3}
 [ -x "$py" ] || skip "$py missing (scripts/deps.sh installs python3)"

@@ -54,7 +54,7 @@ class Handler(emu_common.Handler):
         return {"id": sid, "organizationId": "org", "name": sid, "user": "daytona", "env": {},
                 "labels": b["labels"], "public": False, "networkBlockAll": False, "target": "us",
                 "cpu": 1, "gpu": 0, "memory": 1, "disk": 3, "state": b["state"],
-                "sandboxClass": "container",
+                "sandboxClass": "container", "snapshot": b.get("snapshot"),
                 "toolboxProxyUrl": "http://127.0.0.1:%d/toolbox" % self.server.server_address[1]}
 
     do_DELETE = lambda self: self.safe()
@@ -74,7 +74,8 @@ class Handler(emu_common.Handler):
                     n = COUNT[0]
                 sid = str(uuid.uuid4())
                 BOXES[sid] = {"box": Sandbox(ARGS.state, sid, ARGS.sandbox, ARGS.identity, n),
-                              "labels": req.get("labels", {}), "state": "creating"}
+                              "labels": req.get("labels", {}), "state": "creating",
+                              "snapshot": req.get("snapshot", "daytona-small")}
                 ledger("create " + sid)
                 if "create-500" in fault and n == 2:
                     return self.error(500, "internal error")

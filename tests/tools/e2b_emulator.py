@@ -89,6 +89,8 @@ class Handler(emu_common.Handler):
             return self.create()
         if self.command == "GET" and parts == ["v2", "sandboxes"]:
             return self.list(q)
+        if self.command == "GET" and len(parts) == 2 and parts[0] == "sandboxes":
+            return self.get(parts[1])
         if self.command == "DELETE" and len(parts) == 2 and parts[0] == "sandboxes":
             return self.delete(parts[1])
         return self.error(404, "no such route")
@@ -158,6 +160,19 @@ class Handler(emu_common.Handler):
                    for sid, s in SANDBOXES.items()
                    if all(s["metadata"].get(k) == v for k, v in want.items())]
         self.reply(200, out)
+
+    def get(self, sid):
+        """GET /sandboxes/{sandboxID}: SandboxDetail, its envd token included
+        (what the SDK's Sandbox.connect reads)."""
+        with LOCK:
+            s = SANDBOXES.get(sid)
+        if not s:
+            return self.error(404, "sandbox \"%s\" not found" % sid)
+        self.reply(200, {"templateID": s["template"], "sandboxID": sid, "clientID": "emu",
+                         "startedAt": "2026-01-01T00:00:00Z", "endAt": "2026-01-01T01:00:00Z",
+                         "cpuCount": 2, "memoryMB": 512, "diskSizeMB": 1024,
+                         "metadata": s["metadata"], "state": "running", "envdVersion": "0.2.0",
+                         "envdAccessToken": s["token"], "domain": None})
 
     def delete(self, sid):
         with LOCK:

@@ -103,6 +103,8 @@ class Handler(emu_common.Handler):
             if killed or rc:
                 res["exit_code"] = 137 if killed else rc
             return self.reply(200, res)
+        if not rest[1:] and self.command == "GET":
+            return self.reply(200, self.machine(mid))
         if not rest[1:] and self.command == "DELETE":
             if "delete-fail" in fault:
                 return self.error(500, "could not destroy", [("Retry-After", "0")])

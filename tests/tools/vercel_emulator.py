@@ -98,6 +98,12 @@ class Handler(emu_common.Handler):
                 return self.error(400, "project is required")
             live = [self.sandbox(s) for s in list(SESSIONS) if SESSIONS[s]["status"] == "running"]
             return self.reply(200, {"sandboxes": live, "pagination": {"count": len(live), "next": None}})
+        if parts[:3] == ["v2", "sandboxes", "sessions"] and len(parts) == 4 and self.command == "GET":
+            if parts[3] not in SESSIONS:
+                return self.error(404, "session not found")
+            if SESSIONS[parts[3]]["status"] != "running":
+                return self.error(410, "session stopped")
+            return self.reply(200, {"session": self.session(parts[3])})
         if parts[:3] != ["v2", "sandboxes", "sessions"] or len(parts) < 5 or parts[3] not in SESSIONS:
             return self.error(404, "not found")
         sid, s, rest = parts[3], SESSIONS[parts[3]], parts[4:]

@@ -15,6 +15,7 @@
 #include <arpa/inet.h>
 #include <cjson/cJSON.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
@@ -185,9 +186,18 @@ START_TEST(probe_script)
 	char *s = NULL;
 	ck_assert_int_eq(isotier__remote_script(&s, &req, NULL, NULL), 0);
 	ck_assert_str_eq(s,
-	                 "mkdir -p /tmp/isotier/capture && chmod 0755 '/tmp/isotier/isotier-probe'"
-	                 " && exec '/tmp/isotier/isotier-probe' '--json' '--capture'"
-	                 " '/tmp/isotier/capture' 'it'\\''s'");
+	                 "rm -rf /tmp/isotier/capture && mkdir -p /tmp/isotier/capture && chmod "
+	                 "0755 '/tmp/isotier/isotier-probe' && exec '/tmp/isotier/isotier-probe' "
+	                 "'--json' '--capture' '/tmp/isotier/capture' 'it'\\''s'");
+	free(s);
+	/* Without --capture (the artifact step, the challenge's runs) an
+	 * earlier capture stays for the fetch. */
+	const char *plain[] = {ISOTIER_GUEST_PROBE, "--json", NULL};
+	req.argv = plain;
+	ck_assert_int_eq(isotier__remote_script(&s, &req, NULL, NULL), 0);
+	ck_assert_str_eq(s, "mkdir -p /tmp/isotier/capture && chmod 0755 "
+	                    "'/tmp/isotier/isotier-probe' && exec '/tmp/isotier/isotier-probe' "
+	                    "'--json'");
 	free(s);
 	ck_assert(isotier__remote_id_valid("i2fcdda52d6b54efaa5a"));
 	ck_assert(!isotier__remote_id_valid("../x"));
@@ -381,6 +391,96 @@ START_TEST(split_secret_redacted_across_messages)
 }
 END_TEST
 
+/* A del() that must not be called: an attached sandbox is the caller's. */
+static int must_not_delete(void *state, const char *id, isotier_error *err)
+{
+	(void)state;
+	(void)err;
+	ck_abort_msg("attached sandbox %s deleted", id);
+	return 0;
+}
+
+static int must_not_sweep(void *state, isotier_error *err)
+{
+	(void)state;
+	(void)err;
+	ck_abort_msg("attached run swept");
+	return 0;
+}
+
+/* Every remote backend with attach(): a hostile sandbox id is refused
+ * (ISOTIER_EINVAL, naming the rule) before any request: the endpoint, a
+ * listening socket, sees no connection. */
+START_TEST(attach_refuses_bad_ids_before_any_request)
+{
+	char url[64];
+	int srv = silent_server(url, sizeof url);
+	static const char *const bad[] = {"",       ".",   "..",      "../sandboxes", "a/b",
+	                                  "id?x=1", "a b", "id%2f..", "\xc3\xa9",     NULL};
+	char long_id[200];
+	memset(long_id, 'x', 129);
+	long_id[129] = '\0';
+	size_t n_attach = 0;
+	for (size_t i = 0; i < isotier__backend_count(); i++) {
+		const isotier_backend *b = isotier__backend_at(i);
+		ck_assert_msg(!b->remote || b->attach, "%s: a remote backend without attach()",
+		              b->name);
+		if (!b->attach)
+			continue;
+		n_attach++;
+		for (const isotier_backend_setting *st = b->settings; st && st->env; st++) {
+			size_t k = strlen(st->env);
+			if (st->required)
+				setenv(st->env, "abcdef-123456", 1);
+			else if (k > 8 && !strcmp(st->env + k - 8, "_API_URL"))
+				setenv(st->env, url, 1);
+		}
+		isotier_backend_spec spec = {.probe_path = "/bin/true", .timeout_s = 5};
+		for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+			const char *id = bad[k] ? bad[k] : long_id; /* NULL: the long one */
+			void *state = (void *)1;
+			char like[64] = "x";
+			isotier_error err = {0};
+			int rc = b->attach(&state, &spec, id, like, sizeof like, &err);
+			ck_assert_msg(rc == ISOTIER_EINVAL, "%s: id '%.40s': %d %s", b->name, id,
+			              rc, err.message);
+			ck_assert_ptr_null(state);
+			ck_assert_msg(strstr(err.message, "1 to 128 of"), "%s: %s", b->name,
+			              err.message);
+		}
+	}
+	ck_assert_uint_eq(n_attach, 4);
+	struct pollfd pfd = {.fd = srv, .events = POLLIN};
+	ck_assert_int_eq(poll(&pfd, 1, 0), 0); /* no connection waits to be accepted */
+	close(srv);
+}
+END_TEST
+
+/* An attached run's release() frees it and deletes nothing; the template a
+ * provider reported is taken only when it is a valid setting. */
+START_TEST(attached_release_and_like)
+{
+	isotier_remote_run *r = calloc(1, sizeof *r);
+	ck_assert_ptr_nonnull(r);
+	r->attached = true;
+	r->created = true; /* even so */
+	isotier_error err = {0};
+	ck_assert_int_eq(isotier__remote_release(r, r, "i1", must_not_delete, must_not_sweep, &err),
+	                 0);
+	unsetenv("ISOTIER_TEST_LIKE");
+	isotier_backend_spec spec = {.like = "caller-template"};
+	ck_assert_str_eq(isotier__remote_like(&spec, "ISOTIER_TEST_LIKE", "base"),
+	                 "caller-template");
+	spec.like = "bad template";
+	ck_assert_str_eq(isotier__remote_like(&spec, "ISOTIER_TEST_LIKE", "base"), "base");
+	spec.like = "";
+	setenv("ISOTIER_TEST_LIKE", "configured", 1);
+	ck_assert_str_eq(isotier__remote_like(&spec, "ISOTIER_TEST_LIKE", "base"), "configured");
+	ck_assert_str_eq(isotier__remote_like(NULL, "ISOTIER_TEST_LIKE", "base"), "configured");
+	unsetenv("ISOTIER_TEST_LIKE");
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("remote");
@@ -397,6 +497,8 @@ int main(void)
 	tcase_add_test(tc, http_ignores_signals);
 	tcase_add_test(tc, remote_cancel_helpers);
 	tcase_add_test(tc, split_secret_redacted_across_messages);
+	tcase_add_test(tc, attach_refuses_bad_ids_before_any_request);
+	tcase_add_test(tc, attached_release_and_like);
 	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

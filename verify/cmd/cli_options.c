@@ -162,6 +162,44 @@ int cli_check_backend(const char *opt, const char *name)
 	return EXIT_USAGE;
 }
 
+int cli_check_provider(const char *opt, const char *name)
+{
+	const isotier_backend *b = isotier__backend_lookup(name);
+	if (b && b->remote && b->attach)
+		return 0;
+	const char *names[32];
+	size_t n = 0;
+	for (size_t i = 0; i < isotier__backend_count() && n < 32; i++)
+		if (isotier__backend_at(i)->remote && isotier__backend_at(i)->attach)
+			names[n++] = isotier__backend_at(i)->name;
+	const char *hint = b ? NULL : cli_suggest(name, names, n);
+	cli_error("%s: '%s' is %s%s%s%s", opt, name,
+	          b ? "not a remote provider isotier can attach to"
+	            : "no remote provider this build knows",
+	          hint ? " (did you mean '" : "", hint ? hint : "", hint ? "'?)" : "");
+	fputs("providers:", stderr);
+	for (size_t i = 0; i < n; i++)
+		fprintf(stderr, " %s", names[i]);
+	fputc('\n', stderr);
+	return EXIT_USAGE;
+}
+
+int cli_check_sandbox_id(const char *opt, const char *id)
+{
+	if (isotier__remote_id_valid(id))
+		return 0;
+	/* Hostile input bound for a URL path: said back bounded, never whole. */
+	char shown[44];
+	size_t k = 0;
+	for (const char *p = id; *p && k < 40; p++)
+		shown[k++] = (unsigned char)*p >= 0x20 && (unsigned char)*p < 0x7f ? *p : '?';
+	shown[k] = '\0';
+	cli_error("%s '%s%s': a provider's sandbox id is 1 to 128 of A-Z a-z 0-9 . _ - "
+	          "(not . or ..)",
+	          opt, shown, strlen(id) > 40 ? "..." : "");
+	return EXIT_USAGE;
+}
+
 int cli_check_dir(const char *opt, const char *path)
 {
 	struct stat st;

@@ -66,8 +66,12 @@ void cli_usage(const struct cli_spec *spec, FILE *f);
 
 /* Common checks. */
 int cli_check_backend(const char *opt, const char *name); /* a backend this build drives */
-int cli_check_dir(const char *opt, const char *path);     /* an existing directory */
-const char *cli_default_db_text(void);                    /* "$ISOTIER_DB, else PATH" */
+/* a remote backend with attach() (verify --provider) */
+int cli_check_provider(const char *opt, const char *name);
+/* a provider's sandbox id (isotier__remote_id_valid): else 64, the id shown bounded */
+int cli_check_sandbox_id(const char *opt, const char *id);
+int cli_check_dir(const char *opt, const char *path); /* an existing directory */
+const char *cli_default_db_text(void);                /* "$ISOTIER_DB, else PATH" */
 const char *cli_default_catalogue_text(void);
 
 #endif

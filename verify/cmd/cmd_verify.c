@@ -59,6 +59,8 @@ enum {
 	OPT_JSON = 'J',
 	OPT_ATTEST = 'A',
 	OPT_NO_EVIDENCE = 'E',
+	OPT_PROVIDER = 'P',
+	OPT_SANDBOX_ID = 'S',
 };
 
 static const struct cli_option options[] = {
@@ -102,6 +104,15 @@ static const struct cli_option options[] = {
      "asked for its raw inputs; verdicts unchanged (each\n"
      "observation says \"no evidence kept (not asked)\")",
      NULL, false},
+    {"provider", OPT_PROVIDER, CLI_TEXT, "NAME", cli_check_provider, 0, 0,
+     "with --sandbox-id: the remote provider (e2b, daytona,\nfly, vercel) whose sandbox it is",
+     NULL, false},
+    {"sandbox-id", OPT_SANDBOX_ID, CLI_TEXT, "ID", cli_check_sandbox_id, 0, 0,
+     "verify this existing sandbox, created with the\n"
+     "provider's SDK (never deleted; a second one is\n"
+     "created like it for the cross challenge, then\n"
+     "deleted); never CONFIRMED",
+     NULL, false},
     {NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, false},
 };
 
@@ -109,7 +120,8 @@ static const struct cli_spec spec = {
     .name = "verify",
     .synopsis = "usage: isotier verify [--backend NAME]... | --all [--db PATH] [--catalogue DIR]\n"
                 "                      [--jobs N] [--timeout S] [--host-provider ID]\n"
-                "                      [--busy-timeout MS] [--json] [--attest] [--no-evidence]",
+                "                      [--busy-timeout MS] [--json] [--attest] [--no-evidence]\n"
+                "       isotier verify --provider NAME --sandbox-id ID [--db PATH] [--json] ...",
     .about = "Runs isotier-probe inside each backend, judges the catalogue's claim for it\n"
              "(CONFIRMED, CONSISTENT, EXCEEDS, NOT_CONTRADICTED, CONTRADICTED, INCONCLUSIVE,\n"
              "UNAVAILABLE) and records one observation per backend in the history database.",
@@ -127,6 +139,13 @@ static const struct cli_spec spec = {
                 "testimony, so a remote claim above CONTAINER they do not contradict is\n"
                 "NOT_CONTRADICTED (not proven: no hardware attestation; exit 0, and never what\n"
                 "--require-verified needs).\n\n"
+                "--provider NAME --sandbox-id ID verifies a sandbox the caller created with the\n"
+                "provider's SDK: the same probe, nonce and cross challenge, its second sandbox\n"
+                "created by isotier like the caller's (same template, snapshot or image when the\n"
+                "provider reports it) and deleted; the caller's is left running (the probe stays\n"
+                "in its /tmp/isotier). The verdict is NOT_CONTRADICTED at best, never CONFIRMED,\n"
+                "attested or not; the row is marked an existing sandbox. 64 a bad id; 66 no such\n"
+                "sandbox at the provider (nothing stored).\n\n"
                 "Exit: 0 nothing contradicted or unproven; 1 a CONTRADICTED verdict (even when\n"
                 "something else failed too); 2 a claim that could not be proven (INCONCLUSIVE\n"
                 "against a claim although the probe ran: an alert, see runbook/drift.md); 64\n"
@@ -145,6 +164,7 @@ typedef struct verify_opts {
 	size_t n_names;
 	bool all, json, attest, no_evidence;
 	const char *db, *catalogue, *host_provider;
+	const char *provider, *sandbox_id; /* --provider, --sandbox-id */
 	int jobs, timeout_s, busy_ms;
 } verify_opts;
 
@@ -171,6 +191,8 @@ static int on_option(void *ctx, int key, const char *value, int number)
 	case OPT_JSON: o->json = true; break;
 	case OPT_ATTEST: o->attest = true; break;
 	case OPT_NO_EVIDENCE: o->no_evidence = true; break;
+	case OPT_PROVIDER: o->provider = value; break;
+	case OPT_SANDBOX_ID: o->sandbox_id = value; break;
 	default: return EXIT_SOFTWARE;
 	}
 	return 0;
@@ -193,6 +215,19 @@ static int parse_args(verify_opts *o, int argc, char **argv)
 		cli_error("verify: --all and --backend exclude each other");
 		return EXIT_USAGE;
 	}
+	/* An existing sandbox: one provider, named once; the job is that
+	 * provider's backend with the id (plan_jobs). */
+	if (!o->provider != !o->sandbox_id) {
+		cli_error("verify: --provider and --sandbox-id go together");
+		return EXIT_USAGE;
+	}
+	if (o->provider && (o->all || o->n_names)) {
+		cli_error(
+		    "verify: --sandbox-id verifies one existing sandbox: no --all or --backend");
+		return EXIT_USAGE;
+	}
+	if (o->provider)
+		o->names[o->n_names++] = o->provider;
 	if (!o->n_names)
 		o->all = true;
 	if (!o->catalogue)
@@ -311,6 +346,7 @@ static job *plan_jobs(size_t *n_out, const verify_opts *o, const isotier_catalog
 		job *j = &jobs[nj++];
 		j->backend = b;
 		j->explicit_ = !o->all;
+		j->attach_id = o->sandbox_id;
 		if (b->observes_host)
 			j->claim = host_claim;
 		else if (b->catalogue_id)
@@ -396,6 +432,13 @@ static void judge_and_store(verify_ctx *ctx, const verify_opts *o, isotier_histo
 		}
 		ready->handled = true;
 		handled++;
+		/* No such sandbox at the provider: nothing of it was observed,
+		 * no row (a mistyped id is no finding about the provider). */
+		if (ready->obs.attached && ready->obs.rc == ISOTIER_ENOTFOUND) {
+			ready->skipped = out->not_found = true;
+			cli_error("%s: %s", ready->backend->name, ready->obs.err.message);
+			continue;
+		}
 		if (out->interrupted && ready->obs.rc == ISOTIER_EINTR) {
 			ready->skipped = true; /* cut short: no row for it */
 			if (ready->obs.leaks[0])
@@ -585,6 +628,8 @@ static int verify_main(int argc, char **argv)
 	int failure;
 	bool alerted;
 	int rc = verify_exit_status(&failure, &alerted, jobs, n_jobs, o.all, ctx.signal, &out);
+	if (out.not_found && rc == EXIT_OK)
+		rc = failure = EXIT_NOINPUT;
 	/* "ok": every backend was run and judged (a CONTRADICTED verdict is a
 	 * finding of a run that worked); "failed": something kept it from that. */
 	const char *status = out.interrupted ? "interrupted" : failure == EXIT_OK ? "ok" : "failed";

@@ -210,9 +210,47 @@ static void judge_observed(job *j, const char *host_provider)
 		snprintf(j->reason, sizeof j->reason, "%s", reason);
 }
 
+/*
+ * An existing sandbox (verify --provider NAME --sandbox-id ID): the caller
+ * created it, so isotier neither chose how it was made nor saw it made. What
+ * the two sandboxes show still lowers the verdict; nothing raises it past
+ * NOT_CONTRADICTED, attestation included (it would attest a guest the caller
+ * picked, not an offering isotier asked for): never CONFIRMED, CONSISTENT or
+ * EXCEEDS, and the ceiling it leaves the history gate is CONTAINER at most.
+ * The reason says so first.
+ */
+static void judge_existing(job *j)
+{
+	if (!j->obs.attached)
+		return;
+	judge_verdict was = j->verdict;
+	bool capped =
+	    was == VERDICT_CONFIRMED || was == VERDICT_CONSISTENT || was == VERDICT_EXCEEDS;
+	if (capped) {
+		j->verdict = VERDICT_NOT_CONTRADICTED;
+		j->unproven = false;
+	}
+	j->attested = false;
+	if (j->ceiling > PROBE_TIER_CONTAINER)
+		j->ceiling = PROBE_TIER_CONTAINER;
+	char prefix[400], rest[sizeof j->reason];
+	snprintf(rest, sizeof rest, "%s", j->reason);
+	snprintf(prefix, sizeof prefix,
+	         "existing sandbox %s (the caller's, not created by isotier: never CONFIRMED; "
+	         "the cross challenge's second sandbox was isotier's%s%s)%s%s: ",
+	         j->attach_id, j->obs.attached_like[0] ? ", created like it: " : "",
+	         j->obs.attached_like, capped ? "; capped at NOT_CONTRADICTED from " : "",
+	         capped ? isotier__verdict_name(was) : "");
+	size_t n = strlen(prefix);
+	memcpy(j->reason, prefix, n + 1);
+	snprintf(j->reason + n, sizeof j->reason - n, "%.*s", (int)(sizeof j->reason - n - 1),
+	         rest);
+}
+
 void judge_job(job *j, const char *host_provider)
 {
 	judge_observed(j, host_provider);
+	judge_existing(j);
 	/* Said in the observation, so a report or `history show` tells "not
 	 * asked" apart from a capture that failed. */
 	size_t n = strlen(j->reason);
@@ -263,7 +301,18 @@ int record_job(void *arg, isotier_error *err)
 	 * {"attested":true,"layers":[...]}. isotier writes the wrapper around
 	 * the layers it printed itself, so no sandbox output can make it. */
 	cleanup_free char *wrapped = NULL;
-	if (j->attested && o.layers_json) {
+	/* An existing sandbox's row is marked the same way, as a fact beside
+	 * the reason: {"existing_sandbox":"ID","layers":[...]} (the id passed
+	 * isotier__remote_id_valid: nothing to escape). */
+	if (j->obs.attached && o.layers_json) {
+		if (asprintf(&wrapped, "{\"existing_sandbox\":\"%s\",\"layers\":%s}", j->attach_id,
+		             o.layers_json) < 0)
+			return wrapped = NULL,
+			       isotier__error_set(err, ISOTIER_ENOMEM, 0,
+			                          "record observation of %s: out of memory",
+			                          j->backend->name);
+		o.layers_json = wrapped;
+	} else if (j->attested && o.layers_json) {
 		if (asprintf(&wrapped, "{\"attested\":true,\"layers\":%s}", o.layers_json) < 0)
 			return wrapped = NULL,
 			       isotier__error_set(err, ISOTIER_ENOMEM, 0,

@@ -219,6 +219,10 @@ void print_json(const job *jobs, size_t n, int max_jobs, int64_t run_id, const c
 		}
 		cJSON_AddStringToObject(o, "reason", j->reason);
 		cJSON_AddBoolToObject(o, "remote", j->backend->remote);
+		if (j->obs.attached) /* verify --sandbox-id: the caller's sandbox */
+			cJSON_AddStringToObject(o, "existing_sandbox", j->attach_id);
+		else
+			cJSON_AddNullToObject(o, "existing_sandbox");
 		if (j->obs.leaks[0])
 			cJSON_AddStringToObject(o, "leaked", j->obs.leaks);
 		else

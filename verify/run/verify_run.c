@@ -42,7 +42,8 @@ static void run_job(job *j, const verify_ctx *ctx)
 	isotier_observe_opts opts = {.probe_path = ctx->probe_path,
 	                             .timeout_s = ctx->timeout_s,
 	                             .cancel_fd = ctx->cancel_fd,
-	                             .remote_wall_ms = ctx->remote_wall_ms};
+	                             .remote_wall_ms = ctx->remote_wall_ms,
+	                             .attach_id = j->attach_id};
 	char *capture = NULL;
 	/* --no-evidence: no directory, lease, bind mount or --capture at all.
 	 * Only the history keeps the capture: no verdict reads it (observe.c

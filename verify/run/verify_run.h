@@ -48,6 +48,9 @@ typedef struct job {
 	 * none beside it, first_overlap what the first attempt shared. */
 	bool retry_alone, retried_alone;
 	int first_overlap;
+	/* verify --sandbox-id: the caller's existing sandbox (observe.h
+	 * attach_id); NULL: isotier creates both. */
+	const char *attach_id;
 } job;
 
 typedef struct verify_ctx {

@@ -44,6 +44,7 @@ void print_json(const job *jobs, size_t n, int max_jobs, int64_t run_id, const c
 /* What the run saw besides the verdicts: the exit status's other inputs. */
 typedef struct verify_outcome {
 	bool interrupted, bad_data, db_error;
+	bool not_found; /* --sandbox-id: the provider has no such sandbox (66; nothing stored) */
 	isotier_error db_err;
 	int64_t db_waited;
 } verify_outcome;
