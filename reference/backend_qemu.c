@@ -338,6 +338,8 @@ static int run_qemu(const qemu_state *s, const char *initrd, bool kvm, bool shar
 	    .err_capture = qerr,
 	    .timeout_s = timeout_s,
 	    .cancel_fd = con->cancel_fd,
+	    /* The serial console: QEMU writes each byte the guest sends. */
+	    .out_batch_ms = 2,
 	};
 	return isotier__proc_run(&o, status, err);
 }

@@ -184,6 +184,20 @@ static int next_bit(unsigned char *pool, size_t *left, int *run, int last)
 	return bit;
 }
 
+/* Lets the threads of an "on" run go: closing the pipe's write end wakes
+ * them all. */
+static void release_held(pthread_t *held, int *tasks, int p[2])
+{
+	if (p[1] >= 0)
+		close(p[1]);
+	for (int i = 0; i < *tasks; i++)
+		pthread_join(held[i], NULL);
+	if (p[0] >= 0)
+		close(p[0]);
+	p[0] = p[1] = -1;
+	*tasks = 0;
+}
+
 static void *generate(void *unused)
 {
 	(void)unused;
@@ -194,6 +208,10 @@ static void *generate(void *unused)
 	pthread_attr_init(&attr);
 	pthread_attr_setstacksize(&attr, 64 * 1024);
 	pthread_t *held = calloc(PATTERN_TASKS, sizeof *held);
+	/* The threads of an "on" slot stay alive through the "on" slots that
+	 * follow it: only a change of state creates or joins threads, which
+	 * halves the host's own work (and the gaps between slots) on average. */
+	int p[2] = {-1, -1}, tasks = 0;
 	for (;;) {
 		pthread_mutex_lock(&pattern.lock);
 		bool stop = pattern.stop, full = pattern.n == PATTERN_MAX_SEGS;
@@ -202,12 +220,15 @@ static void *generate(void *unused)
 			break;
 		int bit = full || !held ? 0 : next_bit(pool, &left, &run, last);
 		last = bit;
-		int p[2] = {-1, -1}, tasks = 0;
-		if (bit && pipe2(p, O_CLOEXEC) == 0)
+		if (!bit && tasks)
+			release_held(held, &tasks, p);
+		if (bit && !tasks && pipe2(p, O_CLOEXEC) == 0)
 			for (; tasks < PATTERN_TASKS; tasks++)
 				if (pthread_create(&held[tasks], &attr, hold,
 				                   (void *)(intptr_t)p[0]) != 0)
 					break;
+		if (!tasks && p[0] >= 0) /* no thread to be had: an "off" slot */
+			release_held(held, &tasks, p);
 		int64_t start = mono_us();
 		struct pollfd w = {.fd = pattern.wake[0], .events = POLLIN};
 		poll(&w, 1, PATTERN_SLOT_MS);
@@ -216,13 +237,8 @@ static void *generate(void *unused)
 		if (pattern.n < PATTERN_MAX_SEGS && !(w.revents & POLLIN))
 			pattern.segs[pattern.n++] = (isotier_challenge_segment){start, end, tasks};
 		pthread_mutex_unlock(&pattern.lock);
-		if (p[1] >= 0)
-			close(p[1]);
-		for (int i = 0; i < tasks; i++)
-			pthread_join(held[i], NULL);
-		if (p[0] >= 0)
-			close(p[0]);
 	}
+	release_held(held, &tasks, p);
 	free(held);
 	pthread_attr_destroy(&attr);
 	return NULL;

@@ -156,10 +156,11 @@ static void close_fd(int *fd)
 }
 
 /* Reads what is available on *fd into a capture or sink; closes it on EOF. */
-static int pump(int *fd, isotier_capture *cap, isotier_proc_sink sink, void *ctx)
+static int pump(int *fd, isotier_capture *cap, isotier_proc_sink sink, void *ctx, size_t *got)
 {
 	char buf[65536];
 	ssize_t n = read(*fd, buf, sizeof buf);
+	*got = n > 0 ? (size_t)n : 0;
 	if (n < 0) {
 		if (errno == EINTR || errno == EAGAIN)
 			return 0;
@@ -274,6 +275,7 @@ typedef struct proc_wait {
 	int timeout_s; /* > 0, or < 0: none */
 	int64_t deadline, drain_deadline;
 	int64_t cancel_at, next_hook; /* cancelled with an on_cancel hook: since, next call */
+	bool batch_wait;              /* the last stdout read was short (opts.out_batch_ms) */
 } proc_wait;
 
 /* After a cancel, how long a child with an on_cancel hook has to end once its
@@ -377,9 +379,12 @@ static void reap_if_exited(proc_wait *w)
 static int pump_stream(proc_wait *w, proc_io *io, bool is_out, isotier_error *err)
 {
 	const isotier_proc_opts *o = w->o;
-	int src = is_out ? pump(&io->out_r, o->out_capture, o->out_sink, o->out_sink_ctx)
+	size_t got = 0;
+	int src = is_out ? pump(&io->out_r, o->out_capture, o->out_sink, o->out_sink_ctx, &got)
 	                 : pump(&io->err_r, o->err_capture, o->err_capture ? NULL : o->err_sink,
-	                        o->err_sink_ctx);
+	                        o->err_sink_ctx, &got);
+	if (is_out && o->out_batch_ms > 0 && got > 0 && got < ISOTIER_PROC_BATCH_BYTES)
+		w->batch_wait = true;
 	if (!src)
 		return 0;
 	return isotier__error_set(err, src, 0, "%s: %s: %s", w->name, is_out ? "stdout" : "stderr",
@@ -395,6 +400,14 @@ static int wait_step(proc_wait *w, proc_io *io, isotier_error *err)
 {
 	const isotier_proc_opts *o = w->o;
 	struct pollfd pf[4];
+	if (w->batch_wait) {
+		/* Let a byte-at-a-time writer fill the pipe a little: the wait
+		 * below then reads its bytes in one go. Bounded by the deadline. */
+		w->batch_wait = false;
+		int64_t left = w->deadline - isotier__now_ms();
+		if (left > 0)
+			poll(NULL, 0, (int)(left < o->out_batch_ms ? left : o->out_batch_ms));
+	}
 	int n = 0, i_pid = -1, i_cancel = -1, i_out = -1, i_err = -1;
 	if (!w->exited && w->pidfd >= 0) {
 		i_pid = n;

@@ -69,7 +69,13 @@ typedef struct isotier_proc_opts {
 	 * before its group is killed. The call still returns ISOTIER_EINTR. */
 	void (*on_cancel)(void *ctx);
 	void *on_cancel_ctx;
+	/* > 0: stdout comes a byte at a time (a VM's serial console, where QEMU
+	 * writes each byte the guest's UART sends): after a read of less than
+	 * ISOTIER_PROC_BATCH_BYTES, wait this many ms before reading again, so
+	 * that its bytes are read in batches instead of one wakeup each. */
+	int out_batch_ms;
 } isotier_proc_opts;
+#define ISOTIER_PROC_BATCH_BYTES 4096
 
 /*
  * Runs a child and waits for it. Returns 0 when it ran to completion, with

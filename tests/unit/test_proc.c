@@ -298,6 +298,72 @@ START_TEST(reaped_cpu_is_counted_per_thread)
 }
 END_TEST
 
+/* A console written a few bytes at a time (out_batch_ms): read in batches,
+ * every byte kept and in order, and the deadline still kills a writer that
+ * never stops. */
+struct gather {
+	char buf[4096];
+	size_t len;
+	int calls;
+};
+
+static int gather_sink(void *ctx, const char *buf, size_t len)
+{
+	struct gather *g = ctx;
+	ck_assert_uint_le(g->len + len, sizeof g->buf - 1);
+	memcpy(g->buf + g->len, buf, len);
+	g->len += len;
+	g->buf[g->len] = '\0';
+	g->calls++;
+	return 0;
+}
+
+START_TEST(a_byte_at_a_time_writer_is_read_in_batches)
+{
+	static struct gather g;
+	const char *argv[] = {"/bin/sh", "-c",
+	                      "i=100; while [ $i -lt 700 ]; do printf %d $i; i=$((i+1)); done",
+	                      NULL};
+	isotier_proc_opts o = {.argv = argv,
+	                       .stdin_fd = -1,
+	                       .stdout_fd = -1,
+	                       .stderr_fd = -1,
+	                       .out_sink = gather_sink,
+	                       .out_sink_ctx = &g,
+	                       .timeout_s = 20,
+	                       .out_batch_ms = 2};
+	int status = -1;
+	isotier_error err = {0};
+	ck_assert_int_eq(isotier__proc_run(&o, &status, &err), 0);
+	ck_assert_int_eq(status, 0);
+	char want[sizeof g.buf];
+	size_t n = 0;
+	for (int i = 100; i < 700; i++)
+		n += (size_t)snprintf(want + n, sizeof want - n, "%d", i);
+	ck_assert_uint_eq(g.len, n);
+	ck_assert_str_eq(g.buf, want);
+	ck_assert_int_le(g.calls, 600);
+
+	/* A writer that never ends: the batching waits never outlast the deadline. */
+	const char *forever[] = {"/bin/sh", "-c", "while :; do printf x; done", NULL};
+	isotier_capture cap = {.max = 1024};
+	isotier_proc_opts f = {.argv = forever,
+	                       .stdin_fd = -1,
+	                       .stdout_fd = -1,
+	                       .stderr_fd = -1,
+	                       .out_capture = &cap,
+	                       .timeout_s = 1,
+	                       .out_batch_ms = 2};
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ck_assert_int_eq(isotier__proc_run(&f, &status, &err), ISOTIER_ETIMEDOUT);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ck_assert_int_lt(t1.tv_sec - t0.tv_sec, 15);
+	ck_assert(cap.truncated);
+	free(cap.data);
+}
+END_TEST
+
 static Suite *suite(void)
 {
 	Suite *s = suite_create("proc");
@@ -309,6 +375,7 @@ static Suite *suite(void)
 	tcase_add_test(tc, the_callers_signals_are_left_alone);
 	tcase_add_test(tc, relay_to_a_stuck_reader_is_cancelled);
 	tcase_add_test(tc, reaped_cpu_is_counted_per_thread);
+	tcase_add_test(tc, a_byte_at_a_time_writer_is_read_in_batches);
 	suite_add_tcase(s, tc);
 	return s;
 }
