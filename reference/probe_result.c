@@ -2,7 +2,6 @@
 /* probe_result.c - parse the probe's "isotier.probe/1" JSON as hostile input. */
 #include "probe_result.h"
 
-#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -335,18 +334,21 @@ static int parse_doc(probe_result *r, const cJSON *doc, isotier_error *err)
 	return 0;
 }
 
-int probe_result_parse(probe_result *out, const char *json, size_t len, isotier_error *err)
+cJSON *isotier__probe_json_read(const char *json, size_t len, const char *what, isotier_error *err)
 {
-	memset(out, 0, sizeof *out);
-	out->duration_us = -1;
-	if (!json || len == 0)
-		return isotier__error_set(err, ISOTIER_EDATA, 0, "document: empty");
-	if (len > PROBE_RESULT_MAX_BYTES)
-		return isotier__error_set(err, ISOTIER_EDATA, 0,
-		                          "document: %zu bytes, larger than %d", len,
-		                          PROBE_RESULT_MAX_BYTES);
-	if (memchr(json, '\0', len))
-		return isotier__error_set(err, ISOTIER_EDATA, 0, "document: contains a NUL byte");
+	if (!json || len == 0) {
+		isotier__error_set(err, ISOTIER_EDATA, 0, "%s: empty", what);
+		return NULL;
+	}
+	if (len > PROBE_RESULT_MAX_BYTES) {
+		isotier__error_set(err, ISOTIER_EDATA, 0, "%s: %zu bytes, larger than %d", what,
+		                   len, PROBE_RESULT_MAX_BYTES);
+		return NULL;
+	}
+	if (memchr(json, '\0', len)) {
+		isotier__error_set(err, ISOTIER_EDATA, 0, "%s: contains a NUL byte", what);
+		return NULL;
+	}
 	/* cJSON recurses per nesting level: refuse deep nesting before parsing. */
 	int depth = 0, max_depth = 0;
 	bool in_string = false, escaped = false;
@@ -368,33 +370,46 @@ int probe_result_parse(probe_result *out, const char *json, size_t len, isotier_
 			depth--;
 		}
 	}
-	if (max_depth > 32)
-		return isotier__error_set(err, ISOTIER_EDATA, 0,
-		                          "document: nested deeper than 32 levels");
+	if (max_depth > PROBE_RESULT_MAX_DEPTH) {
+		isotier__error_set(err, ISOTIER_EDATA, 0, "%s: nested deeper than %d levels", what,
+		                   PROBE_RESULT_MAX_DEPTH);
+		return NULL;
+	}
 	const char *end = NULL;
 	cJSON *doc = cJSON_ParseWithLengthOpts(json, len, &end, false);
 	if (!doc) {
 		size_t off = end && end >= json && end <= json + len ? (size_t)(end - json) : 0;
-		return isotier__error_set(err, ISOTIER_EDATA, 0, "document: not JSON (at byte %zu)",
-		                          off);
+		isotier__error_set(err, ISOTIER_EDATA, 0, "%s: not JSON (at byte %zu)", what, off);
+		return NULL;
 	}
 	/* Only whitespace may follow the document. */
 	for (const char *p = end; p && p < json + len; p++)
 		if (*p != ' ' && *p != '\n' && *p != '\r' && *p != '\t') {
 			cJSON_Delete(doc);
-			return isotier__error_set(err, ISOTIER_EDATA, 0,
-			                          "document: trailing data at byte %zu",
-			                          (size_t)(p - json));
+			isotier__error_set(err, ISOTIER_EDATA, 0, "%s: trailing data at byte %zu",
+			                   what, (size_t)(p - json));
+			return NULL;
 		}
 	/* One reading: a key given twice would be read first-wins here and
 	 * last-wins by jq or Python from the stored copy. */
 	const char *dup = isotier__json_duplicate_key(doc);
 	if (dup) {
-		int rc = isotier__error_set(err, ISOTIER_EDATA, 0,
-		                            "document: duplicate key \"%.48s\"", dup);
+		isotier__error_set(err, ISOTIER_EDATA, 0, "%s: duplicate key \"%.48s\"", what, dup);
 		cJSON_Delete(doc);
-		return rc;
+		return NULL;
 	}
+	return doc;
+}
+
+int probe_result_parse(probe_result *out, const char *json, size_t len, isotier_error *err)
+{
+	memset(out, 0, sizeof *out);
+	out->duration_us = -1;
+	isotier_error local = {0};
+	isotier_error *e = err ? err : &local;
+	cJSON *doc = isotier__probe_json_read(json, len, "document", e);
+	if (!doc)
+		return e->code;
 	int rc = parse_doc(out, doc, err);
 	/* What is stored is the document judged, re-serialised (valid UTF-8). */
 	if (rc == 0 && !(out->doc_json = isotier__json_print(doc, false)))

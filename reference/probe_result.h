@@ -11,10 +11,14 @@
 #include "kernel_id.h"
 #include "probe_run.h"
 
+#include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The bounds of every reading of the probe's JSON: the judge's (below) and the
+ * report's (verify/report/report_evidence.c) are one set. */
 #define PROBE_RESULT_MAX_BYTES   (1024 * 1024) /* the whole document */
+#define PROBE_RESULT_MAX_DEPTH   32            /* nesting levels: cJSON recurses per level */
 #define PROBE_RESULT_MAX_LAYERS  8
 #define PROBE_RESULT_NAME_MAX    64 /* vendor, hypervisor, confidence... (with NUL) */
 #define PROBE_RESULT_MAX_SIGNALS 4096
@@ -75,6 +79,14 @@ typedef struct probe_result {
 	char *doc_json;     /* the whole document judged, re-serialized (compact,
 	                       valid UTF-8): what the history stores; owned */
 } probe_result;
+
+/* The one reader of the probe's JSON text, the printed document and the
+ * copies the history stores alike: at most PROBE_RESULT_MAX_BYTES, no NUL
+ * byte, nested at most PROBE_RESULT_MAX_DEPTH levels, nothing but whitespace
+ * after the value, no key given twice. Returns the tree (the caller's, to
+ * cJSON_Delete), or NULL with err filled (ISOTIER_EDATA, the message led by
+ * what: "document", "probe_json"...). */
+cJSON *isotier__probe_json_read(const char *json, size_t len, const char *what, isotier_error *err);
 
 /* Parses len bytes of json (need not be NUL-terminated). A key given twice
  * in any object is refused. On error fills err (ISOTIER_EDATA, message

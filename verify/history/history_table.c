@@ -159,7 +159,9 @@ static cJSON *stored_json(const char *text, const char *what)
 	if (!text)
 		return NULL;
 	isotier_error err = {0};
-	cJSON *doc = isotier__json_parse(text, strlen(text), what, &err);
+	/* The probe's reader: the bounds the judge read them with. */
+	cJSON *doc =
+	    isotier__probe_json_read(text, strnlen(text, PROBE_RESULT_MAX_BYTES + 1), what, &err);
 	if (!doc) {
 		fputs("isotier: warning: history show: stored ", stderr);
 		isotier__fputs_inline(stderr, err.message);
