@@ -110,7 +110,7 @@ assert_contains "$html" "&lt;script&gt;alert(&#39;cat&#39;)&lt;/script&gt;" "cat
 assert_contains "$html" '<td class="v v-contradicted">CONTRADICTED</td>' "verdict as a word"
 assert_contains "$html" '&lt;b&gt;WEIRD&lt;/b&gt;' "unknown verdict word kept, escaped"
 assert_contains "$html" 'layers_json: not JSON (at byte' "unreadable evidence stated"
-assert_contains "$html" 'layers: 40 entries, only the first 16 shown' "bounded layers stated"
+assert_contains "$html" 'layers: 40 entries, only the first 8 shown' "bounded layers stated"
 assert_contains "$html" '@media print' "printable"
 assert_contains "$html" '<svg xmlns="http://www.w3.org/2000/svg"' "inline chart"
 assert_contains "$html" 'SOURCE STALE' "stale source flagged"
