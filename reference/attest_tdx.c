@@ -301,9 +301,9 @@ static X509 *pck_leaf(const struct tdx_quote *t, const char *roots, const char *
 	return leaf;
 }
 
-int attest_tdx_verify(attest_verdict *v, const attest_evidence *e,
-                      const uint8_t expected[ATTEST_DATA_LEN], const attest_policy *p,
-                      isotier_error *err)
+int isotier__attest_tdx_verify(attest_verdict *v, const attest_evidence *e,
+                               const uint8_t expected[ATTEST_DATA_LEN], const attest_policy *p,
+                               isotier_error *err)
 {
 	const uint8_t *q = e->outblob;
 	const char *roots = p->roots_dir; /* resolved by attest_verify */
@@ -350,7 +350,7 @@ int attest_tdx_verify(attest_verdict *v, const attest_evidence *e,
 	                      sizeof why);
 	if (!leaf)
 		return refuse(v, err, why);
-	const char *not_pck = attest_tdx_pck_check(leaf);
+	const char *not_pck = isotier__attest_tdx_pck_check(leaf);
 	if (not_pck) {
 		X509_free(leaf);
 		return refuse(v, err, not_pck);
@@ -361,11 +361,13 @@ int attest_tdx_verify(attest_verdict *v, const attest_evidence *e,
 	int st = 0;
 	time_t now = p->now ? p->now : time(NULL);
 	if (qe_ok && p->tdx_collateral_dir)
-		st = attest_tdx_tcb_status(status, sizeof status, leaf, t.body,
-		                           p->tdx_collateral_dir, roots, now, why, sizeof why);
+		st = isotier__attest_tdx_tcb_status(status, sizeof status, leaf, t.body,
+		                                    p->tdx_collateral_dir, roots, now, why,
+		                                    sizeof why);
 	if (qe_ok && p->tdx_collateral_dir && st == 0)
-		st = attest_tdx_qe_status(qe_status, sizeof qe_status, t.qe_report,
-		                          p->tdx_collateral_dir, roots, now, why, sizeof why);
+		st = isotier__attest_tdx_qe_status(qe_status, sizeof qe_status, t.qe_report,
+		                                   p->tdx_collateral_dir, roots, now, why,
+		                                   sizeof why);
 	/* Intel's TCB status is the platform's and its quoting enclave's
 	 * together (QVL converges the two): one without the other is not it. */
 	if (st == 0 && p->tdx_collateral_dir &&
@@ -393,7 +395,7 @@ int attest_tdx_verify(attest_verdict *v, const attest_evidence *e,
 	         t.body[0], t.body[1], t.body[2], t.body[3]);
 	snprintf(v->root, sizeof v->root,
 	         "Intel SGX Root CA pinned in %.100s, PCK chain carried in the quote", roots);
-	int rc = attest_tdx_appraise(v, t.body, p, err);
+	int rc = isotier__attest_tdx_appraise(v, t.body, p, err);
 	if (rc < 0)
 		return rc;
 	if (CRYPTO_memcmp(t.body + TDX_RDATA_OFF, expected, ATTEST_DATA_LEN) != 0)

@@ -40,8 +40,8 @@ static int refuse(attest_verdict *v, isotier_error *err, const char *fmt, ...)
 	return isotier__error_set(err, ISOTIER_EDATA, 0, "%s", v->detail);
 }
 
-int attest_tdx_appraise(attest_verdict *v, const uint8_t *body, const attest_policy *p,
-                        isotier_error *err)
+int isotier__attest_tdx_appraise(attest_verdict *v, const uint8_t *body, const attest_policy *p,
+                                 isotier_error *err)
 {
 	uint64_t attr = 0;
 	for (int i = 7; i >= 0; i--)
@@ -88,7 +88,7 @@ static int sgx_element(const ASN1_TYPE *t)
 	return n;
 }
 
-const char *attest_tdx_pck_check(const struct x509_st *leaf_c)
+const char *isotier__attest_tdx_pck_check(const struct x509_st *leaf_c)
 {
 	X509 *leaf = (X509 *)leaf_c; /* X509_check_ca caches extensions */
 	if (X509_check_ca(leaf) != 0)

@@ -56,7 +56,7 @@ static const char *raw_member(const char *json, size_t len, const char *key, siz
 	return NULL;
 }
 
-bool attest_hex_bytes(uint8_t *out, size_t n, const char *hex)
+bool isotier__attest_hex_bytes(uint8_t *out, size_t n, const char *hex)
 {
 	if (!hex || strlen(hex) != 2 * n)
 		return false;
@@ -118,7 +118,7 @@ static X509 *signer(const char *dir, const char *roots, time_t now)
 static bool sig_ok(X509 *by, const char *raw, size_t len, const char *hex)
 {
 	uint8_t rs[64];
-	if (!attest_hex_bytes(rs, 64, hex))
+	if (!isotier__attest_hex_bytes(rs, 64, hex))
 		return false;
 	ECDSA_SIG *sig = ECDSA_SIG_new();
 	BIGNUM *r = BN_bin2bn(rs, 32, NULL), *s = BN_bin2bn(rs + 32, 32, NULL);
@@ -140,9 +140,9 @@ static bool sig_ok(X509 *by, const char *raw, size_t len, const char *hex)
 	return ok;
 }
 
-int attest_tdx_signed_json(struct cJSON **doc_out, const struct cJSON **body, const char *dir,
-                           const char *file, const char *member, const char *roots, time_t now,
-                           char *why, size_t whylen)
+int isotier__attest_tdx_signed_json(struct cJSON **doc_out, const struct cJSON **body,
+                                    const char *dir, const char *file, const char *member,
+                                    const char *roots, time_t now, char *why, size_t whylen)
 {
 	*doc_out = NULL;
 	*body = NULL;

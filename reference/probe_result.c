@@ -13,17 +13,17 @@ static const char *const tier_names[] = {"UNKNOWN", "NONE", "CONTAINER", "GVISOR
 static const char *const kind_names[] = {"vm", "gvisor", "container"};
 static const char *const confidence_names[] = {"none", "low", "high"};
 
-const char *probe_tier_name(probe_tier t)
+const char *isotier__probe_tier_name(probe_tier t)
 {
 	return (unsigned)t < sizeof tier_names / sizeof *tier_names ? tier_names[t] : "UNKNOWN";
 }
 
-const char *probe_layer_kind_name(probe_layer_kind k)
+const char *isotier__probe_layer_kind_name(probe_layer_kind k)
 {
 	return (unsigned)k < sizeof kind_names / sizeof *kind_names ? kind_names[k] : "?";
 }
 
-probe_tier probe_layer_tier(probe_layer_kind k)
+probe_tier isotier__probe_layer_tier(probe_layer_kind k)
 {
 	switch (k) {
 	case PROBE_LAYER_VM: return PROBE_TIER_MICROVM;
@@ -33,7 +33,7 @@ probe_tier probe_layer_tier(probe_layer_kind k)
 	return PROBE_TIER_UNKNOWN;
 }
 
-int probe_tier_rank(probe_tier t)
+int isotier__probe_tier_rank(probe_tier t)
 {
 	switch (t) {
 	case PROBE_TIER_NONE: return 0;
@@ -45,19 +45,19 @@ int probe_tier_rank(probe_tier t)
 	return -1;
 }
 
-const char *probe_result_vendor(const probe_result *r)
+const char *isotier__probe_result_vendor(const probe_result *r)
 {
 	const char *v = r->n_layers ? r->layers[r->n_layers - 1].vendor : "";
 	return strcasecmp(v, "unknown") && strcasecmp(v, "none") ? v : "";
 }
 
-void probe_result_clear(probe_result *r)
+void isotier__probe_result_clear(probe_result *r)
 {
 	if (!r)
 		return;
 	cJSON_free(r->layers_json);
 	cJSON_free(r->doc_json);
-	probe_run_clear(&r->run);
+	isotier__probe_run_clear(&r->run);
 	memset(r, 0, sizeof *r);
 	r->duration_us = -1;
 }
@@ -307,7 +307,7 @@ static int parse_doc(probe_result *r, const cJSON *doc, isotier_error *err)
 	if ((rc = parse_kernel_identity(r, kernel, err)) < 0)
 		return rc;
 	parse_kernel_trust(r, kernel);
-	if ((rc = probe_run_parse(&r->run, doc, err)) < 0)
+	if ((rc = isotier__probe_run_parse(&r->run, doc, err)) < 0)
 		return rc;
 
 	/* The innermost layer decides observed_tier: a document that says
@@ -320,13 +320,14 @@ static int parse_doc(probe_result *r, const cJSON *doc, isotier_error *err)
 		if (!r->n_layers)
 			return isotier__error_set(err, ISOTIER_EDATA, 0,
 			                          "observed_tier: %s but no layers reported",
-			                          probe_tier_name(r->observed));
+			                          isotier__probe_tier_name(r->observed));
 		probe_layer_kind inner = r->layers[r->n_layers - 1].kind;
-		if (probe_layer_tier(inner) != r->observed)
+		if (isotier__probe_layer_tier(inner) != r->observed)
 			return isotier__error_set(
 			    err, ISOTIER_EDATA, 0,
 			    "observed_tier: %s disagrees with the innermost layer (%s)",
-			    probe_tier_name(r->observed), probe_layer_kind_name(inner));
+			    isotier__probe_tier_name(r->observed),
+			    isotier__probe_layer_kind_name(inner));
 	}
 	r->layers_json = isotier__json_print((cJSON *)layers, false) /* ours: scrubbed in place */;
 	if (!r->layers_json)
@@ -401,7 +402,7 @@ cJSON *isotier__probe_json_read(const char *json, size_t len, const char *what, 
 	return doc;
 }
 
-int probe_result_parse(probe_result *out, const char *json, size_t len, isotier_error *err)
+int isotier__probe_result_parse(probe_result *out, const char *json, size_t len, isotier_error *err)
 {
 	memset(out, 0, sizeof *out);
 	out->duration_us = -1;
@@ -416,7 +417,7 @@ int probe_result_parse(probe_result *out, const char *json, size_t len, isotier_
 		rc = isotier__error_set(err, ISOTIER_ENOMEM, 0, "document: out of memory");
 	cJSON_Delete(doc);
 	if (rc < 0) {
-		probe_result_clear(out);
+		isotier__probe_result_clear(out);
 		return rc;
 	}
 	return 0;

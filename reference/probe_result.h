@@ -91,18 +91,19 @@ cJSON *isotier__probe_json_read(const char *json, size_t len, const char *what, 
 /* Parses len bytes of json (need not be NUL-terminated). A key given twice
  * in any object is refused. On error fills err (ISOTIER_EDATA, message
  * naming the field) and leaves *out cleared. */
-int probe_result_parse(probe_result *out, const char *json, size_t len, isotier_error *err);
-void probe_result_clear(probe_result *r);
+int isotier__probe_result_parse(probe_result *out, const char *json, size_t len,
+                                isotier_error *err);
+void isotier__probe_result_clear(probe_result *r);
 
 /* "UNKNOWN", "NONE", "CONTAINER", "GVISOR", "MICROVM". */
-const char *probe_tier_name(probe_tier t);
+const char *isotier__probe_tier_name(probe_tier t);
 /* "vm", "gvisor", "container". */
-const char *probe_layer_kind_name(probe_layer_kind k);
+const char *isotier__probe_layer_kind_name(probe_layer_kind k);
 /* The tier a layer kind stands for. */
-probe_tier probe_layer_tier(probe_layer_kind k);
+probe_tier isotier__probe_layer_tier(probe_layer_kind k);
 /* Rank for comparisons: NONE 0 < CONTAINER 1 < GVISOR 2 < MICROVM 3; UNKNOWN -1. */
-int probe_tier_rank(probe_tier t);
+int isotier__probe_tier_rank(probe_tier t);
 /* The vendor the innermost layer names; "" if none (or "unknown"). */
-const char *probe_result_vendor(const probe_result *r);
+const char *isotier__probe_result_vendor(const probe_result *r);
 
 #endif

@@ -166,7 +166,7 @@ START_TEST(evidence_bounds_are_the_judges)
 	deep[sizeof deep - 1] = '\0';
 	probe_result r;
 	isotier_error err = {0};
-	ck_assert_int_eq(probe_result_parse(&r, deep, strlen(deep), &err), ISOTIER_EDATA);
+	ck_assert_int_eq(isotier__probe_result_parse(&r, deep, strlen(deep), &err), ISOTIER_EDATA);
 	ck_assert_str_eq(err.message, "document: nested deeper than 32 levels");
 	report_evidence *ev = report_evidence_parse(&a, NULL, deep);
 	ck_assert_uint_eq(ev->n_problems, 1);

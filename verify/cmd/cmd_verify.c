@@ -206,12 +206,12 @@ static void print_host_attestation(const char *probe, int timeout_s, bool json)
 {
 	attest_verdict v;
 	isotier_error err = {0};
-	int rc = attest_host(&v, probe, timeout_s, cli_cancel_fd(), &err);
+	int rc = isotier__attest_host(&v, probe, timeout_s, cli_cancel_fd(), &err);
 	FILE *f = json ? stderr : stdout;
 	fputs("attestation (this host): ", f);
 	if (rc == 1)
-		fprintf(f, "%s: %s; measurement %s, %s\n", attest_judged_phrase(&v, 1), v.detail,
-		        v.measurement, v.measurement_judged);
+		fprintf(f, "%s: %s; measurement %s, %s\n", isotier__attest_judged_phrase(&v, 1),
+		        v.detail, v.measurement, v.measurement_judged);
 	else if (rc == 0)
 		fprintf(f, "%s; verdicts unchanged\n", v.detail);
 	else
