@@ -260,6 +260,15 @@ int isotier__attest_tdx_qe_match(char *status, size_t status_len, const struct c
 int isotier__attest_tdx_signed_json(struct cJSON **doc, const struct cJSON **body, const char *dir,
                                     const char *file, const char *member, const char *roots,
                                     time_t now, char *why, size_t whylen);
+struct evp_pkey_st; /* OpenSSL's EVP_PKEY: callers include <openssl/evp.h> */
+/* An ECDSA P-256 signature given as r||s (big-endian, 32 bytes each, as in
+ * TDX quotes and Intel's collateral) by key over data, SHA-256 (attest_tdx.c). */
+bool isotier__attest_p256_verify(struct evp_pkey_st *key, const uint8_t rs[64], const uint8_t *data,
+                                 size_t len);
+/* v->detail from fmt and the same words as err (ISOTIER_EDATA): what an
+ * appraisal refuses with. Returns ISOTIER_EDATA. */
+int isotier__attest_refuse(attest_verdict *v, isotier_error *err, const char *fmt, ...)
+    ISOTIER_PRINTF(3, 4);
 /* n bytes from exactly 2n hex digits (either case); false else. */
 bool isotier__attest_hex_bytes(uint8_t *out, size_t n, const char *hex);
 int isotier__attest_tdx_verify(attest_verdict *v, const attest_evidence *e,

@@ -202,9 +202,7 @@ static bool attest_snp_default_min_tcb(const char *product, attest_snp_tcb *min,
 
 /* ---- the appraisal -------------------------------------------------------- */
 
-static int refuse(attest_verdict *v, isotier_error *err, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int refuse(attest_verdict *v, isotier_error *err, const char *fmt, ...)
+int isotier__attest_refuse(attest_verdict *v, isotier_error *err, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -247,53 +245,55 @@ static int appraise_tcb(attest_verdict *v, const attest_snp_report *r, const att
 	static const int need[] = {1, 2, 3, 8};
 	for (size_t i = 0; i < sizeof need / sizeof *need; i++)
 		if (!ek->has_spl[need[i]])
-			return refuse(
+			return isotier__attest_refuse(
 			    v, err,
 			    "SNP key certificate: no TCB extension "
 			    "1.3.6.1.4.1.3704.1.3.%d: the TCB it was issued for is unknown",
 			    need[i]);
 	if (turin && !ek->has_spl[9])
-		return refuse(v, err, "SNP key certificate: a Turin key without fmcSPL (.3.9)");
+		return isotier__attest_refuse(
+		    v, err, "SNP key certificate: a Turin key without fmcSPL (.3.9)");
 	uint64_t cert = isotier__attest_snp_ek_tcb(ek, turin);
 	tcb_text(a, sizeof a, cert, turin);
 	tcb_text(b, sizeof b, r->reported_tcb, turin);
 	/* A key is derived from one TCB: issued for another, it signs for a
 	 * platform that may have rolled back (go-sev-guest: tcbNeError). */
 	if (cert != r->reported_tcb)
-		return refuse(v, err,
-		              "SNP report.reported_tcb (%s): not the key certificate's TCB (%s)", b,
-		              a);
+		return isotier__attest_refuse(
+		    v, err, "SNP report.reported_tcb (%s): not the key certificate's TCB (%s)", b,
+		    a);
 	tcb_text(b, sizeof b, r->current_tcb, turin);
 	if (!tcb_le(cert, r->current_tcb))
-		return refuse(v, err,
-		              "SNP report.current_tcb (%s): below the key certificate's TCB (%s)",
-		              b, a);
+		return isotier__attest_refuse(
+		    v, err, "SNP report.current_tcb (%s): below the key certificate's TCB (%s)", b,
+		    a);
 	tcb_text(a, sizeof a, r->committed_tcb, turin);
 	bool committed_ok = p->allow_provisional ? tcb_le(r->committed_tcb, r->current_tcb)
 	                                         : r->committed_tcb == r->current_tcb;
 	if (!committed_ok)
-		return refuse(v, err,
-		              "SNP report.committed_tcb (%s): %s the current TCB (%s): provisional "
-		              "firmware%s",
-		              a, p->allow_provisional ? "above" : "not", b,
-		              p->allow_provisional ? ""
-		                                   : " (ISOTIER_ATTEST_SNP_PROVISIONAL not set)");
+		return isotier__attest_refuse(
+		    v, err,
+		    "SNP report.committed_tcb (%s): %s the current TCB (%s): provisional "
+		    "firmware%s",
+		    a, p->allow_provisional ? "above" : "not", b,
+		    p->allow_provisional ? "" : " (ISOTIER_ATTEST_SNP_PROVISIONAL not set)");
 	int build = (int)r->committed_build - (int)r->current_build;
 	int api = ((int)r->committed_major << 8 | r->committed_minor) -
 	          ((int)r->current_major << 8 | r->current_minor);
 	if (p->allow_provisional ? build > 0 || api > 0 : build != 0 || api != 0)
-		return refuse(v, err,
-		              "SNP report.committed_version (%u.%u build %u): %s the current "
-		              "firmware (%u.%u build %u): provisional firmware",
-		              r->committed_major, r->committed_minor, r->committed_build,
-		              p->allow_provisional ? "above" : "not", r->current_major,
-		              r->current_minor, r->current_build);
+		return isotier__attest_refuse(
+		    v, err,
+		    "SNP report.committed_version (%u.%u build %u): %s the current "
+		    "firmware (%u.%u build %u): provisional firmware",
+		    r->committed_major, r->committed_minor, r->committed_build,
+		    p->allow_provisional ? "above" : "not", r->current_major, r->current_minor,
+		    r->current_build);
 	attest_snp_tcb min;
 	const char *source = "ISOTIER_ATTEST_MIN_TCB";
 	if (p->has_min_tcb)
 		min = p->min_tcb;
 	else if (!attest_snp_default_min_tcb(product, &min, &source))
-		return refuse(
+		return isotier__attest_refuse(
 		    v, err,
 		    "SNP minimum TCB: none shipped for %s and none configured "
 		    "(ISOTIER_ATTEST_MIN_TCB): an old, vulnerable firmware cannot be told "
@@ -302,13 +302,14 @@ static int appraise_tcb(attest_verdict *v, const attest_snp_report *r, const att
 	tcb_text(a, sizeof a, attest_snp_tcb_join(min, turin), turin);
 	tcb_text(b, sizeof b, r->reported_tcb, turin);
 	if (below(isotier__attest_snp_tcb_split(r->reported_tcb, turin), min, turin))
-		return refuse(v, err,
-		              "SNP report.reported_tcb (%s): below the minimum TCB (%s; %s)", b, a,
-		              source);
+		return isotier__attest_refuse(
+		    v, err, "SNP report.reported_tcb (%s): below the minimum TCB (%s; %s)", b, a,
+		    source);
 	tcb_text(b, sizeof b, r->launch_tcb, turin);
 	if (below(isotier__attest_snp_tcb_split(r->launch_tcb, turin), min, turin))
-		return refuse(v, err, "SNP report.launch_tcb (%s): below the minimum TCB (%s; %s)",
-		              b, a, source);
+		return isotier__attest_refuse(
+		    v, err, "SNP report.launch_tcb (%s): below the minimum TCB (%s; %s)", b, a,
+		    source);
 	return 0;
 }
 
@@ -318,31 +319,36 @@ static int appraise_policy(attest_verdict *v, const attest_snp_report *r, const 
 	uint64_t pol = r->policy;
 	unsigned major = (unsigned)(pol >> 8 & 0xff), minor = (unsigned)(pol & 0xff);
 	if (!(pol & ATTEST_SNP_POLICY_RESERVED1))
-		return refuse(v, err, "SNP report.policy: reserved bit 17 clear (it must be one)");
+		return isotier__attest_refuse(
+		    v, err, "SNP report.policy: reserved bit 17 clear (it must be one)");
 	if (pol & ATTEST_SNP_POLICY_MBZ)
-		return refuse(v, err, "SNP report.policy: must-be-zero bits 26-63 set (0x%llx)",
-		              (unsigned long long)(pol & ATTEST_SNP_POLICY_MBZ));
+		return isotier__attest_refuse(
+		    v, err, "SNP report.policy: must-be-zero bits 26-63 set (0x%llx)",
+		    (unsigned long long)(pol & ATTEST_SNP_POLICY_MBZ));
 	if (pol & ATTEST_SNP_POLICY_MIGRATE_MA)
-		return refuse(v, err,
-		              "SNP report.policy: MIGRATE_MA set: a migration agent can export "
-		              "the guest");
+		return isotier__attest_refuse(
+		    v, err,
+		    "SNP report.policy: MIGRATE_MA set: a migration agent can export "
+		    "the guest");
 	if (pol & ATTEST_SNP_POLICY_DEBUG)
-		return refuse(v, err,
-		              "SNP report.policy: debugging allowed: the host can read the guest");
+		return isotier__attest_refuse(
+		    v, err, "SNP report.policy: debugging allowed: the host can read the guest");
 	if (p->require_no_smt && (pol & ATTEST_SNP_POLICY_SMT))
-		return refuse(v, err,
-		              "SNP report.policy: SMT allowed, and ISOTIER_ATTEST_SNP_NO_SMT "
-		              "requires it off");
+		return isotier__attest_refuse(
+		    v, err,
+		    "SNP report.policy: SMT allowed, and ISOTIER_ATTEST_SNP_NO_SMT "
+		    "requires it off");
 	if (p->require_single_socket && !(pol & ATTEST_SNP_POLICY_SINGLE_SOCKET))
-		return refuse(v, err,
-		              "SNP report.policy: SINGLE_SOCKET clear, and "
-		              "ISOTIER_ATTEST_SNP_SINGLE_SOCKET requires it");
+		return isotier__attest_refuse(v, err,
+		                              "SNP report.policy: SINGLE_SOCKET clear, and "
+		                              "ISOTIER_ATTEST_SNP_SINGLE_SOCKET requires it");
 	if ((major << 8 | minor) < ((unsigned)p->min_abi_major << 8 | p->min_abi_minor))
-		return refuse(v, err, "SNP report.policy: ABI %u.%u, below the required %u.%u",
-		              major, minor, p->min_abi_major, p->min_abi_minor);
+		return isotier__attest_refuse(
+		    v, err, "SNP report.policy: ABI %u.%u, below the required %u.%u", major, minor,
+		    p->min_abi_major, p->min_abi_minor);
 	if (r->vmpl > p->max_vmpl)
-		return refuse(v, err, "SNP report.vmpl: %u, above the accepted %u", r->vmpl,
-		              p->max_vmpl);
+		return isotier__attest_refuse(v, err, "SNP report.vmpl: %u, above the accepted %u",
+		                              r->vmpl, p->max_vmpl);
 	return 0;
 }
 

@@ -165,7 +165,8 @@ static EVP_PKEY *p256_key(const uint8_t xy[64])
 }
 
 /* ECDSA-SHA256 signature r||s (big-endian, 32 bytes each) by key over data. */
-static bool p256_verify(EVP_PKEY *key, const uint8_t rs[64], const uint8_t *data, size_t len)
+bool isotier__attest_p256_verify(EVP_PKEY *key, const uint8_t rs[64], const uint8_t *data,
+                                 size_t len)
 {
 	ECDSA_SIG *sig = ECDSA_SIG_new();
 	BIGNUM *r = BN_bin2bn(rs, 32, NULL), *s = BN_bin2bn(rs + 32, 32, NULL);
@@ -324,7 +325,7 @@ int isotier__attest_tdx_verify(attest_verdict *v, const attest_evidence *e,
 	         p->tdx_collateral_dir ? "PCK chain checked against Intel's CRLs"
 	                               : "revocation not checked: no collateral");
 	EVP_PKEY *ak = p256_key(t.ak);
-	bool sig_ok = p256_verify(ak, t.sig, q, t.signed_len);
+	bool sig_ok = isotier__attest_p256_verify(ak, t.sig, q, t.signed_len);
 	EVP_PKEY_free(ak);
 	if (!sig_ok)
 		return refuse(v, err,
@@ -355,7 +356,8 @@ int isotier__attest_tdx_verify(attest_verdict *v, const attest_evidence *e,
 		X509_free(leaf);
 		return refuse(v, err, not_pck);
 	}
-	bool qe_ok = p256_verify(X509_get0_pubkey(leaf), t.qe_sig, t.qe_report, TDX_QE_REPORT);
+	bool qe_ok = isotier__attest_p256_verify(X509_get0_pubkey(leaf), t.qe_sig, t.qe_report,
+	                                         TDX_QE_REPORT);
 	char status[80] = "not evaluated (no collateral)";
 	char qe_status[80] = "not evaluated (no collateral)";
 	int st = 0;

@@ -118,26 +118,8 @@ static X509 *signer(const char *dir, const char *roots, time_t now)
 static bool sig_ok(X509 *by, const char *raw, size_t len, const char *hex)
 {
 	uint8_t rs[64];
-	if (!isotier__attest_hex_bytes(rs, 64, hex))
-		return false;
-	ECDSA_SIG *sig = ECDSA_SIG_new();
-	BIGNUM *r = BN_bin2bn(rs, 32, NULL), *s = BN_bin2bn(rs + 32, 32, NULL);
-	unsigned char *der = NULL;
-	int der_len = -1;
-	if (sig && r && s && ECDSA_SIG_set0(sig, r, s) == 1) {
-		r = s = NULL;
-		der_len = i2d_ECDSA_SIG(sig, &der);
-	}
-	BN_free(r);
-	BN_free(s);
-	ECDSA_SIG_free(sig);
-	EVP_MD_CTX *md = EVP_MD_CTX_new();
-	bool ok = der_len > 0 && md &&
-	          EVP_DigestVerifyInit(md, NULL, EVP_sha256(), NULL, X509_get0_pubkey(by)) == 1 &&
-	          EVP_DigestVerify(md, der, (size_t)der_len, (const uint8_t *)raw, len) == 1;
-	EVP_MD_CTX_free(md);
-	OPENSSL_free(der);
-	return ok;
+	return isotier__attest_hex_bytes(rs, 64, hex) &&
+	       isotier__attest_p256_verify(X509_get0_pubkey(by), rs, (const uint8_t *)raw, len);
 }
 
 int isotier__attest_tdx_signed_json(struct cJSON **doc_out, const struct cJSON **body,

@@ -191,15 +191,8 @@ void isotier__history_rollback(isotier_history *h)
 int isotier__history_uuid(char out[ISOTIER_UUID_LEN + 1])
 {
 	unsigned char b[16];
-	size_t got = 0;
-	while (got < sizeof b) {
-		ssize_t n = getrandom(b + got, sizeof b - got, 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return ISOTIER_EIO;
-		got += (size_t)n;
-	}
+	if (isotier__random_bytes(b, sizeof b) < 0)
+		return ISOTIER_EIO;
 	b[6] = (unsigned char)((b[6] & 0x0f) | 0x40); /* version 4 */
 	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80); /* RFC 4122 variant */
 	snprintf(out, ISOTIER_UUID_LEN + 1,

@@ -22,18 +22,10 @@ int isotier__cross_bits(char *out, size_t n, isotier_error *err)
 	if (n > sizeof pool * 8)
 		return isotier__error_set(err, ISOTIER_EINVAL, 0,
 		                          "cross pattern: %zu bits, too many", n);
-	size_t got = 0, need = (n + 7) / 8;
-	while (got < need) {
-		ssize_t r = getrandom(pool + got, need - got, 0);
-		if (r < 0 && errno == EINTR)
-			continue;
-		/* No fallback: a predictable pattern is one a provider could play
-		 * back into a sandbox of its own kernel. */
-		if (r <= 0)
-			return isotier__error_set(err, ISOTIER_EIO, errno,
-			                          "cross pattern: getrandom");
-		got += (size_t)r;
-	}
+	/* No fallback: a predictable pattern is one a provider could play
+	 * back into a sandbox of its own kernel. */
+	if (isotier__random_bytes(pool, (n + 7) / 8) < 0)
+		return isotier__error_set(err, ISOTIER_EIO, errno, "cross pattern: getrandom");
 	int run = 0;
 	char last = 0;
 	for (size_t i = 0; i < n; i++) {

@@ -248,10 +248,5 @@ void print_json(const job *jobs, size_t n, int max_jobs, int64_t run_id, const c
 			                        (double)j->obs.run[0].probe.duration_us);
 		cJSON_AddNumberToObject(o, "evidence_bytes", (double)j->evidence.len);
 	}
-	char *text = isotier__json_print(doc, true);
-	cJSON_Delete(doc);
-	if (text) {
-		puts(text);
-		cJSON_free(text);
-	}
+	cli_print_json(doc);
 }
