@@ -262,7 +262,7 @@ int isotier__attest_tdx_signed_json(struct cJSON **doc, const struct cJSON **bod
                                     time_t now, char *why, size_t whylen);
 struct evp_pkey_st; /* OpenSSL's EVP_PKEY: callers include <openssl/evp.h> */
 /* An ECDSA P-256 signature given as r||s (big-endian, 32 bytes each, as in
- * TDX quotes and Intel's collateral) by key over data, SHA-256 (attest_tdx.c). */
+ * TDX quotes and Intel's collateral) by key over data, SHA-256 (attest_tdx_collateral.c). */
 bool isotier__attest_p256_verify(struct evp_pkey_st *key, const uint8_t rs[64], const uint8_t *data,
                                  size_t len);
 /* v->detail from fmt and the same words as err (ISOTIER_EDATA): what an

@@ -164,30 +164,6 @@ static EVP_PKEY *p256_key(const uint8_t xy[64])
 	return key;
 }
 
-/* ECDSA-SHA256 signature r||s (big-endian, 32 bytes each) by key over data. */
-bool isotier__attest_p256_verify(EVP_PKEY *key, const uint8_t rs[64], const uint8_t *data,
-                                 size_t len)
-{
-	ECDSA_SIG *sig = ECDSA_SIG_new();
-	BIGNUM *r = BN_bin2bn(rs, 32, NULL), *s = BN_bin2bn(rs + 32, 32, NULL);
-	unsigned char *der = NULL;
-	int der_len = -1;
-	if (sig && r && s && ECDSA_SIG_set0(sig, r, s) == 1) {
-		r = s = NULL;
-		der_len = i2d_ECDSA_SIG(sig, &der);
-	}
-	BN_free(r);
-	BN_free(s);
-	ECDSA_SIG_free(sig);
-	EVP_MD_CTX *md = EVP_MD_CTX_new();
-	bool ok = key && der_len > 0 && md &&
-	          EVP_DigestVerifyInit(md, NULL, EVP_sha256(), NULL, key) == 1 &&
-	          EVP_DigestVerify(md, der, (size_t)der_len, data, len) == 1;
-	EVP_MD_CTX_free(md);
-	OPENSSL_free(der);
-	return ok;
-}
-
 /* The PCK leaf of the quote's chain, verified to the pinned Intel root at
  * `now`; NULL with *why. The chain's own copy of the root is never used. */
 /* A CRL from dir/<name>.der or .pem, or NULL. */

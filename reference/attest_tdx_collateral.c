@@ -56,6 +56,31 @@ static const char *raw_member(const char *json, size_t len, const char *key, siz
 	return NULL;
 }
 
+/* ECDSA-SHA256 signature r||s (big-endian, 32 bytes each) by key over data:
+ * the quote's, its QE report's and the collateral's. */
+bool isotier__attest_p256_verify(EVP_PKEY *key, const uint8_t rs[64], const uint8_t *data,
+                                 size_t len)
+{
+	ECDSA_SIG *sig = ECDSA_SIG_new();
+	BIGNUM *r = BN_bin2bn(rs, 32, NULL), *s = BN_bin2bn(rs + 32, 32, NULL);
+	unsigned char *der = NULL;
+	int der_len = -1;
+	if (sig && r && s && ECDSA_SIG_set0(sig, r, s) == 1) {
+		r = s = NULL;
+		der_len = i2d_ECDSA_SIG(sig, &der);
+	}
+	BN_free(r);
+	BN_free(s);
+	ECDSA_SIG_free(sig);
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
+	bool ok = key && der_len > 0 && md &&
+	          EVP_DigestVerifyInit(md, NULL, EVP_sha256(), NULL, key) == 1 &&
+	          EVP_DigestVerify(md, der, (size_t)der_len, data, len) == 1;
+	EVP_MD_CTX_free(md);
+	OPENSSL_free(der);
+	return ok;
+}
+
 bool isotier__attest_hex_bytes(uint8_t *out, size_t n, const char *hex)
 {
 	if (!hex || strlen(hex) != 2 * n)
