@@ -72,4 +72,8 @@ else
 	files=("$@")
 fi
 names=$(echo "$RENAMES" | grep -v '^$' | paste -sd'|')
-perl -pi -e 's/(?<![\w.\/-])('"$names"')(?=\()/isotier__$1/g' "${files[@]}"
+# Only the files that still hold an old name are rewritten: the others keep
+# their timestamps, so a rerun rebuilds nothing.
+mapfile -t stale < <(grep -lP '(?<![\w./-])('"$names"')\(' -- "${files[@]}" || true)
+[ "${#stale[@]}" -eq 0 ] && exit 0
+perl -pi -e 's/(?<![\w.\/-])('"$names"')(?=\()/isotier__$1/g' "${stale[@]}"
