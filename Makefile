@@ -114,7 +114,8 @@ $(BUILD)/san/%.o: %.c $(BUILD)/san/%.d
 # libisotier.a as installed: one object, the library's objects linked together (-r) so that every
 # call between them is bound inside it, then every hidden symbol made local (--localize-hidden):
 # the archive defines the public isotier_* names only, and a program with its own judge() or
-# probe_result_parse() links statically against it (tests/integration/api_static_link.sh).
+# probe_result_parse() (or isotier__judge()) links statically against it
+# (tests/integration/api_static_link.sh).
 $(BUILD)/libisotier.a: $(LIB_OBJS)
 	@rm -f $@
 	$(CC) -r -nostdlib -o $(BUILD)/obj/libisotier-public.o $^

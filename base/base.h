@@ -66,6 +66,16 @@ void isotier__utc_now(char *buf, size_t len);
 struct timespec isotier__time_after_ms(int clock, long ms);
 
 /* Reads a whole file of at most max bytes; NUL-terminated. Returns 0 or <0. */
+/* len bytes from getrandom(2), waiting for the pool, retrying EINTR and short
+ * reads: 0, or -1 with errno set (never a partial fill, never a weaker source:
+ * a guessable nonce or pattern is one a sandbox could play back). */
+int isotier__random_bytes(void *buf, size_t len);
+/* All len bytes to fd, retrying EINTR and short writes: 0, or -1 with errno
+ * set (a write of nothing is EIO). */
+int isotier__write_all(int fd, const void *buf, size_t len);
+/* Up to len bytes from fd, retrying EINTR and short reads, until len or end
+ * of file: the count, or -1 with errno set. */
+ssize_t isotier__read_full(int fd, void *buf, size_t len);
 int isotier__read_file(char **out, size_t *out_len, const char *path, size_t max,
                        isotier_error *err);
 

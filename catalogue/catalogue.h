@@ -205,6 +205,9 @@ int isotier__date_days(long *out, const char *date);
 /* The same for the date part (first 10 bytes) of a date or a stored
  * "YYYY-MM-DDTHH:MM:SSZ" timestamp. */
 int isotier__date_part_days(long *out, const char *date_or_timestamp);
+/* The civil date of a count of days since 1970-01-01 (the inverse of the two
+ * above; H. Hinnant's algorithm). */
+void isotier__civil_from_days(long days, long *y, unsigned *m, unsigned *d);
 /* Today's UTC date as "YYYY-MM-DD" into buf (>= 11 bytes). */
 void isotier__today(char *buf, size_t len);
 

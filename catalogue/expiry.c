@@ -60,7 +60,7 @@ const char *isotier__source_as_of(const isotier_source *s)
 
 /* Civil date of a day count (H. Hinnant's algorithm, the inverse of
  * validate.c's days_from_civil). */
-static void civil_from_days(long z, long *y, unsigned *m, unsigned *d)
+void isotier__civil_from_days(long z, long *y, unsigned *m, unsigned *d)
 {
 	z += 719468;
 	long era = (z >= 0 ? z : z - 146096) / 146097;
@@ -79,7 +79,7 @@ int isotier__source_expires(const isotier_source *s, int max_age_days, char *buf
 	unsigned m, d;
 	if (isotier__date_days(&days, isotier__source_as_of(s)) < 0)
 		return -1;
-	civil_from_days(days + max_age_days, &y, &m, &d);
+	isotier__civil_from_days(days + max_age_days, &y, &m, &d);
 	snprintf(buf, len, "%04ld-%02u-%02u", y, m, d);
 	return 0;
 }

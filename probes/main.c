@@ -15,6 +15,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
@@ -33,43 +34,120 @@
 #define PROBE_EX_CANTCREAT 73
 #define PROBE_EX_IOERR     74
 
+/* What the command line asked for. */
+struct probe_opts {
+	bool init; /* running as /init: options that cannot work there are unknown */
+	bool json, emit, markers, tier_only, quiet, pattern, attest, exec_mode;
+	const char *root, *capture;
+	int challenge_ms;
+};
+
+/* What an option's handler answers: go on, a usage mistake (already said
+ * why), or stop now with an exit status (>= 0). */
+enum { PROBE_OPT_OK = -1, PROBE_OPT_BAD = -2 };
+
+typedef int (*probe_opt_fn)(struct probe_opts *o, const char *opt, const char *value);
+
+/*
+ * One row per option: its name (and a short alias), the word naming its
+ * value (NULL: it takes none), the flag it sets or the handler that reads
+ * it, and its help (lines after the first are continued under it; NULL: not
+ * listed). --help is generated from this table.
+ */
+struct probe_opt {
+	const char *name, *alias;
+	const char *arg; /* with fn, the option takes a value; a flag's is shown only */
+	size_t flag;     /* without fn: offsetof the bool in struct probe_opts it sets */
+	probe_opt_fn fn;
+	bool not_init; /* refused (unknown) as the /init of an initramfs */
+	const char *help;
+};
+
+static int probe_opt_root(struct probe_opts *o, const char *opt, const char *v);
+static int probe_opt_number(struct probe_opts *o, const char *opt, const char *v);
+static int probe_opt_pattern(struct probe_opts *o, const char *opt, const char *v);
+static int probe_opt_help(struct probe_opts *o, const char *opt, const char *v);
+static int probe_opt_list_signals(struct probe_opts *o, const char *opt, const char *v);
+static int probe_opt_version(struct probe_opts *o, const char *opt, const char *v);
+
+#define FLAG(field) offsetof(struct probe_opts, field), NULL
+
+static const struct probe_opt probe_opts_table[] = {
+    {"--json", NULL, NULL, FLAG(json), false, "one JSON document (schema isotier.probe/1)"},
+    {"--tier", NULL, NULL, FLAG(tier_only), false,
+     "just the tier word (MICROVM, GVISOR, CONTAINER, NONE or\n"
+     "UNKNOWN) on one line, for scripts (cf. systemd-detect-virt)"},
+    {"--quiet", "-q", NULL, FLAG(quiet), false,
+     "print nothing: the exit status alone says what was seen"},
+    {"--root", NULL, "DIR", 0, probe_opt_root, false,
+     "classify from a capture directory, touching nothing live"},
+    {"--capture", NULL, "DIR", 0, probe_opt_root, false,
+     "write every raw input of this run into DIR (created 0700;\n"
+     "an existing DIR must be an empty directory of ours)"},
+    {"--emit-capture", NULL, NULL, FLAG(emit), false,
+     "after the report, stream the capture directory as text"},
+    {"--markers", NULL, NULL, FLAG(markers), false,
+     "wrap the report between BEGIN/END marker lines"},
+    {"--nonce", NULL, "HEX", 0, probe_opt_number, false,
+     "the verifier's per-run nonce (16-64 lowercase hex digits),\n"
+     "echoed in the report's \"run\" object"},
+    {"--challenge", NULL, "MS", 0, probe_opt_number, false,
+     "sample the kernel's task count (sysinfo procs) for MS\n"
+     "milliseconds (1-5000) and report the samples: the verifier's\n"
+     "host looks for its own on/off pattern in them; each stretch\n"
+     "it went unread lengthens the window by as much and 8 ms (up\n"
+     "to 4 x MS and 5000); SIGUSR1 (the host has decided) ends\n"
+     "the sampling early"},
+    {"--pattern", NULL, "BITS", 0, probe_opt_pattern, false,
+     "hold 256 extra threads through each 50 ms slot whose bit is 1\n"
+     "(BITS: 8-128 characters of 0 and 1) and report each slot's\n"
+     "times: the verifier looks for them in another sandbox's\n"
+     "--challenge samples (one kernel under both shows them)"},
+    {"--attest", NULL, NULL, FLAG(attest), false,
+     "with --json and --nonce: ask configfs-tsm for a hardware\n"
+     "report over this run (nonce and report) and print it as the\n"
+     "report's last member, \"attestation\" (ADR-0020)"},
+    /* Its command follows "--" (probe_parse_args). */
+    {"--exec", NULL, "-- CMD", FLAG(exec_mode), true,
+     "with --json and --nonce: after the report (between markers),\n"
+     "read one line on standard input; only \"ISOTIER-GO NONCE\"\n"
+     "runs CMD, in this process (execvp), in this sandbox"},
+    {"--list-signals", NULL, NULL, 0, probe_opt_list_signals, true,
+     "print the signal table (id, family, axis, source, weight,\n"
+     "class, origin, naming precedence, what it supports) as the\n"
+     "Markdown table probes/SIGNALS.md holds; reads nothing"},
+    {"--help", "-h", NULL, 0, probe_opt_help, false, NULL},
+    {"--version", NULL, NULL, 0, probe_opt_version, false, NULL}, /* as `isotier --version` */
+};
+
+#undef FLAG
+
+#define PROBE_HELP_COLUMN 16 /* where the help text starts, after "  " */
+
 static void probe_usage(FILE *f)
 {
+	fputs("usage: isotier-probe [--json | --tier | --quiet] [--root DIR] [--capture DIR]\n"
+	      "                     [--emit-capture] [--markers] [--nonce HEX] [--challenge MS]\n"
+	      "                     [--pattern BITS] [--attest] [--exec -- CMD [ARG...]]\n"
+	      "       isotier-probe --list-signals\n",
+	      f);
+	for (size_t i = 0; i < sizeof probe_opts_table / sizeof *probe_opts_table; i++) {
+		const struct probe_opt *r = &probe_opts_table[i];
+		if (!r->help)
+			continue;
+		char head[64];
+		snprintf(head, sizeof head, "%s%s%s", r->name, r->arg ? " " : "",
+		         r->arg ? r->arg : "");
+		fprintf(f, "  %-*s", PROBE_HELP_COLUMN, head);
+		for (const char *line = r->help; line;) {
+			const char *end = strchr(line, '\n');
+			fprintf(f, "%.*s\n", end ? (int)(end - line) : (int)strlen(line), line);
+			line = end ? end + 1 : NULL;
+			if (line)
+				fprintf(f, "  %-*s", PROBE_HELP_COLUMN, "");
+		}
+	}
 	fputs(
-	    "usage: isotier-probe [--json | --tier | --quiet] [--root DIR] [--capture DIR]\n"
-	    "                     [--emit-capture] [--markers] [--nonce HEX] [--challenge MS]\n"
-	    "                     [--pattern BITS] [--attest] [--exec -- CMD [ARG...]]\n"
-	    "       isotier-probe --list-signals\n"
-	    "  --json          one JSON document (schema isotier.probe/1)\n"
-	    "  --tier          just the tier word (MICROVM, GVISOR, CONTAINER, NONE or\n"
-	    "                  UNKNOWN) on one line, for scripts (cf. systemd-detect-virt)\n"
-	    "  --quiet         print nothing: the exit status alone says what was seen\n"
-	    "  --root DIR      classify from a capture directory, touching nothing live\n"
-	    "  --capture DIR   write every raw input of this run into DIR (created 0700;\n"
-	    "                  an existing DIR must be an empty directory of ours)\n"
-	    "  --emit-capture  after the report, stream the capture directory as text\n"
-	    "  --markers       wrap the report between BEGIN/END marker lines\n"
-	    "  --nonce HEX     the verifier's per-run nonce (16-64 lowercase hex digits),\n"
-	    "                  echoed in the report's \"run\" object\n"
-	    "  --challenge MS  sample the kernel's task count (sysinfo procs) for MS\n"
-	    "                  milliseconds (1-5000) and report the samples: the verifier's\n"
-	    "                  host looks for its own on/off pattern in them; each stretch\n"
-	    "                  it went unread lengthens the window by as much and 8 ms (up\n"
-	    "                  to 4 x MS and 5000); SIGUSR1 (the host has decided) ends\n"
-	    "                  the sampling early\n"
-	    "  --pattern BITS  hold 256 extra threads through each 50 ms slot whose bit is 1\n"
-	    "                  (BITS: 8-128 characters of 0 and 1) and report each slot's\n"
-	    "                  times: the verifier looks for them in another sandbox's\n"
-	    "                  --challenge samples (one kernel under both shows them)\n"
-	    "  --attest        with --json and --nonce: ask configfs-tsm for a hardware\n"
-	    "                  report over this run (nonce and report) and print it as the\n"
-	    "                  report's last member, \"attestation\" (ADR-0020)\n"
-	    "  --exec -- CMD   with --json and --nonce: after the report (between markers),\n"
-	    "                  read one line on standard input; only \"ISOTIER-GO NONCE\"\n"
-	    "                  runs CMD, in this process (execvp), in this sandbox\n"
-	    "  --list-signals  print the signal table (id, family, axis, source, weight,\n"
-	    "                  class, origin, naming precedence, what it supports) as the\n"
-	    "                  Markdown table probes/SIGNALS.md holds; reads nothing\n"
 	    "exit status:\n"
 	    "  0   a report was printed (whatever the tier, UNKNOWN included); with --tier\n"
 	    "      or --quiet: a boundary was seen (MICROVM, GVISOR or CONTAINER)\n"
@@ -119,6 +197,116 @@ static const char *probe_opt_value(int argc, char **argv, int *i)
 	}
 	(*i)++;
 	return v;
+}
+
+static int probe_opt_root(struct probe_opts *o, const char *opt, const char *v)
+{
+	*(strcmp(opt, "--root") == 0 ? &o->root : &o->capture) = v;
+	return PROBE_OPT_OK;
+}
+
+/* --nonce HEX and --challenge MS. */
+static int probe_opt_number(struct probe_opts *o, const char *opt, const char *v)
+{
+	if (strcmp(opt, "--nonce") == 0) {
+		if (probe_challenge_set_nonce(v) == 0)
+			return PROBE_OPT_OK;
+		probe_arg_error(opt, v, "expected 16 to 64 lowercase hex digits");
+		return PROBE_OPT_BAD;
+	}
+	char *end = NULL;
+	long ms = strtol(v, &end, 10);
+	if (*end || ms < 1 || ms > 5000) {
+		probe_arg_error(opt, v, "expected milliseconds, 1 to 5000");
+		return PROBE_OPT_BAD;
+	}
+	o->challenge_ms = (int)ms;
+	return PROBE_OPT_OK;
+}
+
+static int probe_opt_pattern(struct probe_opts *o, const char *opt, const char *v)
+{
+	if (probe_pattern_set(v) < 0) {
+		probe_arg_error(opt, v, "expected 8 to 128 characters of 0 and 1");
+		return PROBE_OPT_BAD;
+	}
+	o->pattern = true;
+	return PROBE_OPT_OK;
+}
+
+static int probe_opt_help(struct probe_opts *o, const char *opt, const char *v)
+{
+	(void)o, (void)opt, (void)v;
+	probe_usage(stdout);
+	return 0;
+}
+
+/* The table, not a probe: nothing live is read. */
+static int probe_opt_list_signals(struct probe_opts *o, const char *opt, const char *v)
+{
+	(void)o, (void)opt, (void)v;
+	if (probe_signal_table_markdown(stdout, probe_signal_table, probe_signal_table_len) < 0 ||
+	    fflush(stdout) != 0)
+		return PROBE_EX_IOERR;
+	return 0;
+}
+
+static int probe_opt_version(struct probe_opts *o, const char *opt, const char *v)
+{
+	(void)o, (void)opt, (void)v;
+	return puts("isotier-probe " PROBE_VERSION) < 0;
+}
+
+static const struct probe_opt *probe_opt_find(const char *a, bool init)
+{
+	for (size_t i = 0; i < sizeof probe_opts_table / sizeof *probe_opts_table; i++) {
+		const struct probe_opt *r = &probe_opts_table[i];
+		if ((strcmp(a, r->name) == 0 || (r->alias && strcmp(a, r->alias) == 0)) &&
+		    !(init && r->not_init))
+			return r;
+	}
+	return NULL;
+}
+
+/*
+ * Reads argv into o from the table. Returns PROBE_OPT_OK, or an exit status
+ * to return now (--help, --version, --list-signals, a usage error). As
+ * /init a usage error is remembered in *rc and parsing goes on: the probe
+ * must still report and power off. *exec_cmd: what follows --exec's "--".
+ */
+static int probe_parse_args(struct probe_opts *o, int argc, char **argv, int *rc, char ***exec_cmd)
+{
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		const struct probe_opt *r = probe_opt_find(a, o->init);
+		int got = PROBE_OPT_OK;
+		if (r && !r->fn) {
+			*(bool *)((char *)o + r->flag) = true;
+		} else if (r && r->arg) {
+			const char *v = probe_opt_value(argc, argv, &i);
+			got = v ? r->fn(o, a, v) : PROBE_OPT_BAD;
+		} else if (r) {
+			got = r->fn(o, a, NULL);
+		} else if (o->exec_mode && strcmp(a, "--") == 0) {
+			*exec_cmd = argv + i + 1; /* the rest is the command's */
+			break;
+		} else if (strcmp(a, "--") == 0 || (o->init && a[0] != '-')) {
+			/* The kernel may hand /init stray words: ignore them. */
+			continue;
+		} else {
+			probe_arg_error("unknown argument", a, "see --help");
+			got = PROBE_OPT_BAD;
+		}
+		if (got >= 0)
+			return got;
+		if (got == PROBE_OPT_BAD) {
+			probe_usage(stderr);
+			if (!o->init)
+				return PROBE_EX_USAGE;
+			*rc = PROBE_EX_USAGE;
+		}
+	}
+	return PROBE_OPT_OK;
 }
 
 /*
@@ -176,105 +364,18 @@ static void probe_report_json_any(FILE *f, const void *res)
 
 int main(int argc, char **argv)
 {
-	bool json = false, emit = false, markers = false, tier_only = false, quiet = false;
-	const char *root = NULL, *capture = NULL;
-	int rc = 0, challenge_ms = 0;
-	bool pattern = false, attest = false;
+	struct probe_opts o = {.init = probe_is_initramfs_init()};
+	int rc = 0;
 	char **exec_cmd = NULL; /* --exec -- CMD...: run after the verifier's word */
-	bool exec_mode = false;
 
-	bool init = probe_is_initramfs_init();
-	if (init) {
+	if (o.init) {
 		probe_init_setup();
-		markers = true;
+		o.markers = true;
 	}
-	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
-		if (strcmp(a, "--json") == 0)
-			json = true;
-		else if (strcmp(a, "--tier") == 0)
-			tier_only = true;
-		else if (strcmp(a, "--quiet") == 0 || strcmp(a, "-q") == 0)
-			quiet = true;
-		else if (strcmp(a, "--emit-capture") == 0)
-			emit = true;
-		else if (strcmp(a, "--markers") == 0)
-			markers = true;
-		else if (strcmp(a, "--attest") == 0)
-			attest = true;
-		else if (strcmp(a, "--root") == 0 || strcmp(a, "--capture") == 0) {
-			const char *v = probe_opt_value(argc, argv, &i);
-			if (!v) {
-				probe_usage(stderr);
-				if (!init)
-					return PROBE_EX_USAGE;
-				rc = PROBE_EX_USAGE;
-			} else if (a[2] == 'r') {
-				root = v;
-			} else {
-				capture = v;
-			}
-		} else if (strcmp(a, "--nonce") == 0 || strcmp(a, "--challenge") == 0) {
-			const char *v = probe_opt_value(argc, argv, &i);
-			char *end = NULL;
-			long ms = v && a[2] == 'c' ? strtol(v, &end, 10) : 0;
-			bool bad = !v || (a[2] == 'n' ? probe_challenge_set_nonce(v) < 0
-			                              : (*end || ms < 1 || ms > 5000));
-			if (bad) {
-				if (v)
-					probe_arg_error(
-					    a, v,
-					    a[2] == 'n' ? "expected 16 to 64 lowercase hex digits"
-					                : "expected milliseconds, 1 to 5000");
-				probe_usage(stderr);
-				if (!init)
-					return PROBE_EX_USAGE;
-				rc = PROBE_EX_USAGE;
-			} else if (a[2] == 'c') {
-				challenge_ms = (int)ms;
-			}
-		} else if (strcmp(a, "--pattern") == 0) {
-			const char *v = probe_opt_value(argc, argv, &i);
-			if (!v || probe_pattern_set(v) < 0) {
-				if (v)
-					probe_arg_error(a, v,
-					                "expected 8 to 128 characters of 0 and 1");
-				probe_usage(stderr);
-				if (!init)
-					return PROBE_EX_USAGE;
-				rc = PROBE_EX_USAGE;
-			} else {
-				pattern = true;
-			}
-		} else if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
-			probe_usage(stdout);
-			return 0;
-		} else if (strcmp(a, "--list-signals") == 0 && !init) {
-			/* The table, not a probe: nothing live is read. */
-			if (probe_signal_table_markdown(stdout, probe_signal_table,
-			                                probe_signal_table_len) < 0 ||
-			    fflush(stdout) != 0)
-				return PROBE_EX_IOERR;
-			return 0;
-		} else if (strcmp(a, "--version") == 0) { /* as `isotier --version` */
-			return puts("isotier-probe " PROBE_VERSION) < 0;
-		} else if (strcmp(a, "--exec") == 0 && !init) {
-			exec_mode = true;
-		} else if (exec_mode && strcmp(a, "--") == 0) {
-			exec_cmd = argv + i + 1; /* the rest is the command's */
-			break;
-		} else if (strcmp(a, "--") == 0 || (init && a[0] != '-')) {
-			/* The kernel may hand /init stray words: ignore them. */
-			continue;
-		} else {
-			probe_arg_error("unknown argument", a, "see --help");
-			probe_usage(stderr);
-			if (!init)
-				return PROBE_EX_USAGE;
-			rc = PROBE_EX_USAGE;
-		}
-	}
-	if ((tier_only || quiet) && (json || markers || emit) && !init) {
+	int done = probe_parse_args(&o, argc, argv, &rc, &exec_cmd);
+	if (done >= 0)
+		return done;
+	if ((o.tier_only || o.quiet) && (o.json || o.markers || o.emit) && !o.init) {
 		fputs(
 		    "isotier-probe: --tier and --quiet print no report: not with --json, --markers "
 		    "or --emit-capture\n",
@@ -285,39 +386,40 @@ int main(int argc, char **argv)
 	 * threads would show in its own count. */
 	/* Before the detection: the host may end the sampling (SIGUSR1) as soon
 	 * as it sees this process, even while the detection still runs. */
-	if (challenge_ms && !root)
+	if (o.challenge_ms && !o.root)
 		probe_challenge_arm();
-	if (pattern && challenge_ms) {
+	if (o.pattern && o.challenge_ms) {
 		fputs("isotier-probe: --challenge and --pattern are exclusive\n", stderr);
-		if (!init)
+		if (!o.init)
 			return PROBE_EX_USAGE;
 		rc = PROBE_EX_USAGE;
-		pattern = false;
+		o.pattern = false;
 	}
 	/* The binding covers the verifier's nonce and the JSON report. */
-	if (attest && (!json || !probe_challenge_get()->nonce[0])) {
+	if (o.attest && (!o.json || !probe_challenge_get()->nonce[0])) {
 		fputs("isotier-probe: --attest needs --json and --nonce\n", stderr);
-		if (!init)
+		if (!o.init)
 			return PROBE_EX_USAGE;
 		rc = PROBE_EX_USAGE;
-		attest = false;
+		o.attest = false;
 	}
 	/* The command runs only after a live report bound to the verifier's nonce. */
-	if (exec_mode && (!exec_cmd || !exec_cmd[0] || !json || !probe_challenge_get()->nonce[0] ||
-	                  root || emit || tier_only || quiet)) {
+	if (o.exec_mode &&
+	    (!exec_cmd || !exec_cmd[0] || !o.json || !probe_challenge_get()->nonce[0] || o.root ||
+	     o.emit || o.tier_only || o.quiet)) {
 		fputs("isotier-probe: --exec needs --json, --nonce and a command after --, and "
 		      "no --root, --emit-capture, --tier or --quiet\n",
 		      stderr);
 		return PROBE_EX_USAGE;
 	}
-	if (exec_mode)
-		markers = true; /* the verifier reads up to the end marker, then answers */
-	if (root && capture) {
+	if (o.exec_mode)
+		o.markers = true; /* the verifier reads up to the end marker, then answers */
+	if (o.root && o.capture) {
 		fputs("isotier-probe: --root and --capture are exclusive\n", stderr);
-		if (!init)
+		if (!o.init)
 			return PROBE_EX_USAGE;
 		rc = PROBE_EX_USAGE;
-		capture = NULL;
+		o.capture = NULL;
 	}
 
 	/*
@@ -327,14 +429,15 @@ int main(int argc, char **argv)
 	 * bad option (a failed --root reads nothing live either) and runs on.
 	 */
 	struct probe_input in;
-	if (probe_input_init(&in, root, capture) < 0) {
+	if (probe_input_init(&in, o.root, o.capture) < 0) {
 		int e = errno;
-		bool rootfail = root && in.root_fd < 0;
+		bool rootfail = o.root && in.root_fd < 0;
 		char why[256];
 		snprintf(why, sizeof(why), "%s (%s)", in.error ? in.error : "unusable",
 		         strerror(e));
-		probe_arg_error(rootfail ? "--root" : "--capture", rootfail ? root : capture, why);
-		if (!init) {
+		probe_arg_error(rootfail ? "--root" : "--capture", rootfail ? o.root : o.capture,
+		                why);
+		if (!o.init) {
 			probe_input_free(&in);
 			return rootfail ? PROBE_EX_NOINPUT : PROBE_EX_CANTCREAT;
 		}
@@ -344,37 +447,37 @@ int main(int argc, char **argv)
 	static struct probe_result res; /* large: keep it off the stack */
 	/* The challenge is sampled beside the detection (challenge.c says why);
 	 * a replay reads nothing live and answers no challenge. */
-	if (challenge_ms && !root)
-		probe_challenge_start(challenge_ms);
+	if (o.challenge_ms && !o.root)
+		probe_challenge_start(o.challenge_ms);
 	probe_run(&in, &res);
-	if (challenge_ms && !root)
+	if (o.challenge_ms && !o.root)
 		probe_challenge_finish();
-	if (pattern && !root)
+	if (o.pattern && !o.root)
 		probe_pattern_run();
 
-	if (tier_only || quiet) {
-		if (!quiet)
+	if (o.tier_only || o.quiet) {
+		if (!o.quiet)
 			printf("%s\n", res.verdict.tier);
 		if (rc == 0)
 			rc = !strcmp(res.verdict.tier, "NONE")      ? 1
 			     : !strcmp(res.verdict.tier, "UNKNOWN") ? 2
 			                                            : 0;
 	} else {
-		if (markers)
+		if (o.markers)
 			printf("%s\n", PROBE_BEGIN);
-		if (json && attest) {
-			if (probe_attest_report(stdout, root ? root : "/",
+		if (o.json && o.attest) {
+			if (probe_attest_report(stdout, o.root ? o.root : "/",
 			                        probe_challenge_get()->nonce, probe_report_json_any,
 			                        &res) < 0)
 				probe_report_json(stdout, &res);
-		} else if (json)
+		} else if (o.json)
 			probe_report_json(stdout, &res);
 		else
 			probe_report_human(stdout, &res);
-		if (markers)
+		if (o.markers)
 			printf("%s\n", PROBE_END);
 	}
-	if (emit)
+	if (o.emit)
 		probe_emit_capture(stdout, &in);
 	/* A report cut short (full disk, closed pipe) must not exit 0. */
 	if (fflush(stdout) != 0 || ferror(stdout)) {
@@ -383,15 +486,15 @@ int main(int argc, char **argv)
 	}
 	if (in.capture_failed) {
 		fprintf(stderr, "isotier-probe: --capture ");
-		probe_put_arg(capture);
+		probe_put_arg(o.capture);
 		fprintf(stderr, ": %u input%s could not be written; the capture is incomplete\n",
 		        in.capture_failed, in.capture_failed == 1 ? "" : "s");
 		rc = PROBE_EX_CANTCREAT;
 	}
 	probe_input_free(&in);
-	if (exec_mode && rc == 0)
+	if (o.exec_mode && rc == 0)
 		return probe_exec_after_go(exec_cmd, probe_challenge_get()->nonce);
-	if (exec_mode)
+	if (o.exec_mode)
 		fputs("isotier-probe: --exec: the report failed: the command does not run\n",
 		      stderr);
 
@@ -400,7 +503,7 @@ int main(int argc, char **argv)
 	 * reboot(2) "succeeds" by killing us with SIGINT (exit 130), which a
 	 * sandbox runner would read as a failure. Refused (EPERM): just exit.
 	 */
-	if (init && probe_in_initial_pidns()) {
+	if (o.init && probe_in_initial_pidns()) {
 		sync();
 		reboot(RB_POWER_OFF);
 	}

@@ -108,16 +108,9 @@ static int write_file(int dir, const char *leaf, const unsigned char *data, size
 	int fd = openat(dir, leaf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return -1;
-	size_t off = 0;
-	while (off < len) {
-		ssize_t w = write(fd, data + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			close(fd);
-			return -1;
-		}
-		off += (size_t)w;
+	if (isotier__write_all(fd, data, len) < 0) {
+		close(fd);
+		return -1;
 	}
 	return close(fd);
 }

@@ -6,7 +6,7 @@
  *
  * The probe asks the guest's kernel (configfs-tsm) for a report over 64
  * bytes of its choosing: the binding, a SHA-512 over the verifier's nonce and
- * a digest of the probe's own report (attest_binding). The CPU's firmware
+ * a digest of the probe's own report (isotier__attest_binding). The CPU's firmware
  * signs that report with a key only the chip holds (SNP: the VCEK, certified
  * by AMD's ASK and ARK, or a cloud's VLEK, certified by AMD's ASVK and ARK; TDX: the attestation
  * key, certified by the quoting enclave whose PCK chains to Intel's SGX root). Everything in the
@@ -52,7 +52,6 @@
 #define ATTEST_SNP_SIGNER_VLEK 1
 
 typedef enum { ATTEST_TECH_NONE, ATTEST_TECH_SEV_SNP, ATTEST_TECH_TDX } attest_tech;
-const char *attest_tech_name(attest_tech t);
 
 /* Where the certificate that signed the report came from: the statements
  * differ (a host that serves a VCEK of another chip is caught by the chain
@@ -63,15 +62,12 @@ typedef enum {
 	ATTEST_CERTS_CACHE, /* the operator's local cache directory */
 	ATTEST_CERTS_QUOTE  /* TDX: the PCK chain carried in the quote itself */
 } attest_cert_source;
-const char *attest_cert_source_name(attest_cert_source s);
 
 /* An SNP TCB_VERSION (8 bytes, little-endian): per-component SVNs. The byte
  * layout differs on Turin (fmc first); compared component by component. */
 typedef struct attest_snp_tcb {
 	uint8_t boot_loader, tee, snp, microcode, fmc;
 } attest_snp_tcb;
-/* The 8 raw bytes again (reserved bytes zero). */
-uint64_t attest_snp_tcb_join(attest_snp_tcb t, bool turin);
 
 /* The SEV-SNP ATTESTATION_REPORT (AMD SEV-SNP ABI spec 56860, Table 22):
  * versions 2, 3 and 5 are in use (3 adds CPUID family/model/stepping, 5
@@ -98,13 +94,14 @@ typedef struct attest_snp_report {
 } attest_snp_report;
 
 /* Parses len bytes (exactly 0x4A0); fails naming the field. */
-int attest_snp_parse(attest_snp_report *r, const uint8_t *buf, size_t len, isotier_error *err);
+int isotier__attest_snp_parse(attest_snp_report *r, const uint8_t *buf, size_t len,
+                              isotier_error *err);
 /* The TCB's components for the chip family the report names (Turin: fmc). */
-attest_snp_tcb attest_snp_tcb_split(uint64_t tcb, bool turin);
+attest_snp_tcb isotier__attest_snp_tcb_split(uint64_t tcb, bool turin);
 
 /* What the operator configures (runbook/attestation.md); zero = defaults. */
 typedef struct attest_policy {
-	const char *roots_dir; /* pinned vendor roots; NULL: attest_default_roots_dir() */
+	const char *roots_dir; /* pinned vendor roots; NULL: isotier__attest_default_roots_dir() */
 	const char *cache_dir; /* VCEKs the operator fetched (<chip_id hex>.der|.pem); NULL: none */
 	unsigned max_vmpl;     /* SNP: highest VMPL accepted (0: only the most privileged) */
 	/* SNP: every component of REPORTED_TCB and LAUNCH_TCB at least this
@@ -139,10 +136,10 @@ typedef struct attest_policy {
  * ISOTIER_ATTEST_SNP_SINGLE_SOCKET (each "1"), ISOTIER_ATTEST_SNP_MIN_ABI
  * ("major.minor"), ISOTIER_ATTEST_MEASUREMENT (hex); mbuf holds the decoded
  * measurement. */
-int attest_policy_from_env(attest_policy *p, uint8_t mbuf[ATTEST_SNP_MEASURE_LEN],
-                           isotier_error *err);
+int isotier__attest_policy_from_env(attest_policy *p, uint8_t mbuf[ATTEST_SNP_MEASURE_LEN],
+                                    isotier_error *err);
 /* catalogue/roots in a build, share/isotier/catalogue/roots installed. */
-const char *attest_default_roots_dir(void);
+const char *isotier__attest_default_roots_dir(void);
 
 typedef struct attest_evidence {
 	const char *provider; /* configfs-tsm provider: "sev_guest", "tdx_guest" */
@@ -171,15 +168,15 @@ typedef struct attest_verdict {
  * SHA-512("isotier-attest/1\0" || nonce || "\0" || SHA-512(body)), where body
  * is the probe's report as printed without its "attestation" member.
  */
-int attest_binding(uint8_t out[ATTEST_DATA_LEN], const char *nonce, const uint8_t *body,
-                   size_t body_len, isotier_error *err);
+int isotier__attest_binding(uint8_t out[ATTEST_DATA_LEN], const char *nonce, const uint8_t *body,
+                            size_t body_len, isotier_error *err);
 
 /* Verifies evidence against `expected` (the binding) under policy p; v is
  * filled on every path. Returns 0 when v->valid, else a negative code (err
  * and v->detail say why). */
-int attest_verify(attest_verdict *v, const attest_evidence *e,
-                  const uint8_t expected[ATTEST_DATA_LEN], const attest_policy *p,
-                  isotier_error *err);
+int isotier__attest_verify(attest_verdict *v, const attest_evidence *e,
+                           const uint8_t expected[ATTEST_DATA_LEN], const attest_policy *p,
+                           isotier_error *err);
 
 /* What an SNP endorsement key's certificate says (AMD 57230, VCEK and VLEK
  * extensions under 1.3.6.1.4.1.3704.1): the TCB it was issued for, the chip
@@ -194,12 +191,13 @@ typedef struct attest_snp_ek {
 } attest_snp_ek;
 struct x509_st;
 /* Reads x's extensions into ek; <0 with why when one is malformed or twice. */
-int attest_snp_ek_read(attest_snp_ek *ek, const struct x509_st *x, char *why, size_t whylen);
+int isotier__attest_snp_ek_read(attest_snp_ek *ek, const struct x509_st *x, char *why,
+                                size_t whylen);
 /* The same from a certificate's DER or PEM bytes (tests, tools). */
-int attest_snp_ek_parse(attest_snp_ek *ek, const uint8_t *cert, size_t len, char *why,
-                        size_t whylen);
+int isotier__attest_snp_ek_parse(attest_snp_ek *ek, const uint8_t *cert, size_t len, char *why,
+                                 size_t whylen);
 /* The TCB the certificate was issued for, as the report's 8 raw bytes. */
-uint64_t attest_snp_ek_tcb(const attest_snp_ek *ek, bool turin);
+uint64_t isotier__attest_snp_ek_tcb(const attest_snp_ek *ek, bool turin);
 
 /* The SNP half (attest_snp.c): the endorsement key the report's SIGNING_KEY
  * names (a VCEK, or a VLEK), from the operator's cache first, else the
@@ -207,9 +205,9 @@ uint64_t attest_snp_ek_tcb(const attest_snp_ek *ek, bool turin);
  * ASK (VCEK) or ASVK (VLEK); the chip it names; its signature over the
  * report. ek gets what its certificate says. Both halves take p->roots_dir
  * resolved (attest_verify does it). */
-int attest_snp_verify(attest_verdict *v, const attest_snp_report *r, const uint8_t *raw,
-                      const attest_evidence *e, const attest_policy *p, attest_snp_ek *ek,
-                      isotier_error *err);
+int isotier__attest_snp_verify(attest_verdict *v, const attest_snp_report *r, const uint8_t *raw,
+                               const attest_evidence *e, const attest_policy *p, attest_snp_ek *ek,
+                               isotier_error *err);
 /* attest_snp_check.c: a genuine report appraised as go-sev-guest's
  * validate.SnpAttestation does: the key's TCB equal to REPORTED_TCB and not
  * above CURRENT_TCB; COMMITTED equal to CURRENT (TCB, build, API) unless
@@ -217,30 +215,28 @@ int attest_snp_verify(attest_verdict *v, const attest_snp_report *r, const uint8
  * LAUNCH_TCB at least the minimum; the guest policy (reserved bit 17 set,
  * bits 26-63 clear, MIGRATE_MA and DEBUG refused, SMT, SINGLE_SOCKET and
  * ABI as required); the VMPL. 0, or <0 with v->detail naming the check. */
-int attest_snp_appraise(attest_verdict *v, const attest_snp_report *r, const attest_snp_ek *ek,
-                        const char *product, const attest_policy *p, isotier_error *err);
-/* The minimum TCB isotier ships for product (Milan, Genoa, Turin) and its
- * dated source; false when none is shipped. */
-bool attest_snp_default_min_tcb(const char *product, attest_snp_tcb *min, const char **source);
+int isotier__attest_snp_appraise(attest_verdict *v, const attest_snp_report *r,
+                                 const attest_snp_ek *ek, const char *product,
+                                 const attest_policy *p, isotier_error *err);
 /* The TDX half (attest_tdx.c). */
 /* attest_tdx_check.c: the TD report's attributes (DEBUG and MIGRATABLE
  * refused, SEPT_VE_DISABLE required), XFAM, MRSEAM, RTMRs against p; 0, or
  * <0 with v->detail naming the field. body: the 584-byte TD report. */
-int attest_tdx_appraise(attest_verdict *v, const uint8_t *body, const attest_policy *p,
-                        isotier_error *err);
+int isotier__attest_tdx_appraise(attest_verdict *v, const uint8_t *body, const attest_policy *p,
+                                 isotier_error *err);
 /* Whether leaf is a PCK certificate: not a CA, with Intel's SGX extension
  * (1.2.840.113741.1.13.1) holding the PPID, TCB, PCE-ID and FMSPC; NULL, or
  * why not. */
-const char *attest_tdx_pck_check(const struct x509_st *leaf);
+const char *isotier__attest_tdx_pck_check(const struct x509_st *leaf);
 /* attest_tdx_tcb.c: the platform's TCB status from the collateral
  * directory's tcb_info.json and tcb_signing_chain.pem (Intel PCS), for the
  * PCK pck and the TD report body, at now. 0 with status ("UpToDate",
  * "SWHardeningNeeded", or "not evaluated (no tcb_info.json ...)"); <0 with
  * why (a bad or stale TCB info, another platform's, no matching level, or a
  * status below SWHardeningNeeded). */
-int attest_tdx_tcb_status(char *status, size_t status_len, const struct x509_st *pck,
-                          const uint8_t *body, const char *dir, const char *roots, time_t now,
-                          char *why, size_t whylen);
+int isotier__attest_tdx_tcb_status(char *status, size_t status_len, const struct x509_st *pck,
+                                   const uint8_t *body, const char *dir, const char *roots,
+                                   time_t now, char *why, size_t whylen);
 /* attest_tdx_qe.c: the quoting enclave's status from the collateral
  * directory's qe_identity.json (Intel PCS, signed by the key of
  * tcb_signing_chain.pem) for the quote's 384-byte QE report, at now. 0 with
@@ -248,26 +244,36 @@ int attest_tdx_tcb_status(char *status, size_t status_len, const struct x509_st 
  * qe_identity.json ...)"); <0 with why (a bad or stale identity, another
  * enclave's, a MISCSELECT, ATTRIBUTES, MRSIGNER or ISVPRODID not its, an
  * ISVSVN OutOfDate, Revoked or below every level). */
-int attest_tdx_qe_status(char *status, size_t status_len, const uint8_t qe_report[384],
-                         const char *dir, const char *roots, time_t now, char *why, size_t whylen);
+int isotier__attest_tdx_qe_status(char *status, size_t status_len, const uint8_t qe_report[384],
+                                  const char *dir, const char *roots, time_t now, char *why,
+                                  size_t whylen);
 /* The same judgement of an identity already read and checked (its
  * "enclaveIdentity" object): tests and the fuzz harness. */
 struct cJSON;
-int attest_tdx_qe_match(char *status, size_t status_len, const struct cJSON *identity,
-                        const uint8_t qe_report[384], char *why, size_t whylen);
+int isotier__attest_tdx_qe_match(char *status, size_t status_len, const struct cJSON *identity,
+                                 const uint8_t qe_report[384], char *why, size_t whylen);
 /* attest_tdx_collateral.c: dir/file, Intel's {"<member>":{...},
  * "signature":"<r||s hex>"}: the member's bytes signed by the leaf of
  * dir/tcb_signing_chain.pem, chained to roots' Intel SGX Root CA at now,
  * with issueDate <= now < nextUpdate. 1 with *doc (the caller deletes it)
  * and *body its member; 0 when the file does not exist; <0 with why. */
-int attest_tdx_signed_json(struct cJSON **doc, const struct cJSON **body, const char *dir,
-                           const char *file, const char *member, const char *roots, time_t now,
-                           char *why, size_t whylen);
+int isotier__attest_tdx_signed_json(struct cJSON **doc, const struct cJSON **body, const char *dir,
+                                    const char *file, const char *member, const char *roots,
+                                    time_t now, char *why, size_t whylen);
+struct evp_pkey_st; /* OpenSSL's EVP_PKEY: callers include <openssl/evp.h> */
+/* An ECDSA P-256 signature given as r||s (big-endian, 32 bytes each, as in
+ * TDX quotes and Intel's collateral) by key over data, SHA-256 (attest_tdx_collateral.c). */
+bool isotier__attest_p256_verify(struct evp_pkey_st *key, const uint8_t rs[64], const uint8_t *data,
+                                 size_t len);
+/* v->detail from fmt and the same words as err (ISOTIER_EDATA): what an
+ * appraisal refuses with. Returns ISOTIER_EDATA. */
+int isotier__attest_refuse(attest_verdict *v, isotier_error *err, const char *fmt, ...)
+    ISOTIER_PRINTF(3, 4);
 /* n bytes from exactly 2n hex digits (either case); false else. */
-bool attest_hex_bytes(uint8_t *out, size_t n, const char *hex);
-int attest_tdx_verify(attest_verdict *v, const attest_evidence *e,
-                      const uint8_t expected[ATTEST_DATA_LEN], const attest_policy *p,
-                      isotier_error *err);
+bool isotier__attest_hex_bytes(uint8_t *out, size_t n, const char *hex);
+int isotier__attest_tdx_verify(attest_verdict *v, const attest_evidence *e,
+                               const uint8_t expected[ATTEST_DATA_LEN], const attest_policy *p,
+                               isotier_error *err);
 
 /*
  * A probe's output as printed: its "attestation" member (the last one), the
@@ -284,9 +290,9 @@ typedef struct attest_output {
 	size_t outblob_len, auxblob_len;
 	uint8_t binding[ATTEST_DATA_LEN];
 } attest_output;
-int attest_output_parse(attest_output *o, const char *out, size_t len, const char *nonce,
-                        isotier_error *err);
-void attest_output_clear(attest_output *o);
+int isotier__attest_output_parse(attest_output *o, const char *out, size_t len, const char *nonce,
+                                 isotier_error *err);
+void isotier__attest_output_clear(attest_output *o);
 
 /* Two remote sandboxes' evidence, each verified against its own run. */
 typedef enum {
@@ -307,20 +313,20 @@ typedef struct attest_pair {
 /* Verifies one sandbox's output (its run's nonce) into v; 1 when it
  * offered evidence that verified, 0 when it offered none (v->detail says
  * why), <0 when it offered evidence that failed. */
-int attest_output_verify(attest_verdict *v, const char *out, size_t len, const char *nonce,
-                         const attest_policy *p);
+int isotier__attest_output_verify(attest_verdict *v, const char *out, size_t len, const char *nonce,
+                                  const attest_policy *p);
 /* attest_host.c: the probe on this host (`verify --attest`) with a fresh
  * nonce; returns as attest_output_verify, or <0 when the probe could not
  * run (err). */
-int attest_host(attest_verdict *v, const char *probe_path, int timeout_s, int cancel_fd,
-                isotier_error *err);
+int isotier__attest_host(attest_verdict *v, const char *probe_path, int timeout_s, int cancel_fd,
+                         isotier_error *err);
 /* How an attested verdict's text starts: "attested, measurement not judged"
  * unless every verdict given matched a configured reference measurement
  * ("attested, measurement matches the reference"): a genuine guest running
  * unknown software is not the same statement. */
-const char *attest_judged_phrase(const attest_verdict *v, size_t n);
+const char *isotier__attest_judged_phrase(const attest_verdict *v, size_t n);
 /* The pair's outcome from its two verdicts (v[] filled, rc[] from
  * attest_output_verify). */
-void attest_pair_judge(attest_pair *pair, const int rc[2]);
+void isotier__attest_pair_judge(attest_pair *pair, const int rc[2]);
 
 #endif

@@ -16,8 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-int attest_host(attest_verdict *v, const char *probe_path, int timeout_s, int cancel_fd,
-                isotier_error *err)
+int isotier__attest_host(attest_verdict *v, const char *probe_path, int timeout_s, int cancel_fd,
+                         isotier_error *err)
 {
 	*v = (attest_verdict){.measurement_judged = "recorded, not judged"};
 	const isotier_backend *b = isotier__backend_lookup("host");
@@ -28,7 +28,7 @@ int attest_host(attest_verdict *v, const char *probe_path, int timeout_s, int ca
 	if (!b)
 		return isotier__error_set(err, ISOTIER_ENOTFOUND, 0,
 		                          "attestation: no host backend");
-	if ((rc = attest_policy_from_env(&policy, reference, err)) < 0 ||
+	if ((rc = isotier__attest_policy_from_env(&policy, reference, err)) < 0 ||
 	    (rc = isotier__nonce_new(nonce, err)) < 0)
 		return rc;
 	isotier_backend_spec spec = {
@@ -46,7 +46,7 @@ int attest_host(attest_verdict *v, const char *probe_path, int timeout_s, int ca
 		rc = isotier__error_set(err, ISOTIER_EDATA, 0, "attestation: the probe %s",
 		                        got.out_over ? "printed too much" : "failed");
 	if (rc == 0)
-		rc = attest_output_verify(v, got.out, got.out_len, nonce, &policy);
+		rc = isotier__attest_output_verify(v, got.out, got.out_len, nonce, &policy);
 	free(got.out);
 	return rc;
 }

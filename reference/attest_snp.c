@@ -31,7 +31,8 @@ static uint64_t le64(const uint8_t *p)
 	return (uint64_t)le32(p) | (uint64_t)le32(p + 4) << 32;
 }
 
-int attest_snp_parse(attest_snp_report *r, const uint8_t *b, size_t len, isotier_error *err)
+int isotier__attest_snp_parse(attest_snp_report *r, const uint8_t *b, size_t len,
+                              isotier_error *err)
 {
 	memset(r, 0, sizeof *r);
 	if (len != ATTEST_SNP_REPORT_LEN)
@@ -318,9 +319,9 @@ static int fail(attest_verdict *v, isotier_error *err, const char *fmt, const ch
 	return isotier__error_set(err, ISOTIER_EDATA, 0, "%s", v->detail);
 }
 
-int attest_snp_verify(attest_verdict *v, const attest_snp_report *r, const uint8_t *raw,
-                      const attest_evidence *e, const attest_policy *p, attest_snp_ek *ek,
-                      isotier_error *err)
+int isotier__attest_snp_verify(attest_verdict *v, const attest_snp_report *r, const uint8_t *raw,
+                               const attest_evidence *e, const attest_policy *p, attest_snp_ek *ek,
+                               isotier_error *err)
 {
 	const char *roots = p->roots_dir; /* resolved by attest_verify */
 	time_t now = p->now ? p->now : time(NULL);
@@ -359,7 +360,7 @@ int attest_snp_verify(attest_verdict *v, const attest_snp_report *r, const uint8
 	if (!product)
 		rc =
 		    fail(v, err, "SNP: %s", first_why[0] ? first_why : "no pinned product matches");
-	else if (attest_snp_ek_read(ek, cert, ek_why, sizeof ek_why) < 0)
+	else if (isotier__attest_snp_ek_read(ek, cert, ek_why, sizeof ek_why) < 0)
 		rc = fail(v, err, "%s", ek_why);
 	if (rc == 0) {
 		ek->vlek = vlek;

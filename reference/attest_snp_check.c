@@ -50,7 +50,8 @@ static int spl_value(const ASN1_OCTET_STRING *data, uint8_t *out)
 	return 0;
 }
 
-int attest_snp_ek_read(attest_snp_ek *ek, const struct x509_st *x, char *why, size_t whylen)
+int isotier__attest_snp_ek_read(attest_snp_ek *ek, const struct x509_st *x, char *why,
+                                size_t whylen)
 {
 	memset(ek, 0, sizeof *ek);
 	bool seen_hwid = false, seen_product = false;
@@ -106,8 +107,8 @@ int attest_snp_ek_read(attest_snp_ek *ek, const struct x509_st *x, char *why, si
 	return 0;
 }
 
-int attest_snp_ek_parse(attest_snp_ek *ek, const uint8_t *cert, size_t len, char *why,
-                        size_t whylen)
+int isotier__attest_snp_ek_parse(attest_snp_ek *ek, const uint8_t *cert, size_t len, char *why,
+                                 size_t whylen)
 {
 	if (!cert || !len || len > ATTEST_MAX_CERT) {
 		snprintf(why, whylen, "SNP key certificate: empty or too large");
@@ -125,7 +126,7 @@ int attest_snp_ek_parse(attest_snp_ek *ek, const uint8_t *cert, size_t len, char
 		snprintf(why, whylen, "SNP key certificate: not a certificate");
 		return -1;
 	}
-	int rc = attest_snp_ek_read(ek, x, why, whylen);
+	int rc = isotier__attest_snp_ek_read(ek, x, why, whylen);
 	X509_free(x);
 	return rc;
 }
@@ -134,7 +135,7 @@ int attest_snp_ek_parse(attest_snp_ek *ek, const uint8_t *cert, size_t len, char
  * reserved, snp, ucode; Turin: fmc, bl, tee, snp, 3 reserved, ucode. The
  * reserved bytes take the certificate's reserved SPLs (.3.4-.3.7), as
  * go-sev-guest's kds.ComposeTCBParts does, so the whole 8 bytes compare. */
-uint64_t attest_snp_ek_tcb(const attest_snp_ek *ek, bool turin)
+uint64_t isotier__attest_snp_ek_tcb(const attest_snp_ek *ek, bool turin)
 {
 	static const int milan[8] = {1, 2, 4, 5, 6, 7, 3, 8}, turin_[8] = {9, 1, 2, 3, 5, 6, 7, 8};
 	const int *at = turin ? turin_ : milan;
@@ -144,7 +145,7 @@ uint64_t attest_snp_ek_tcb(const attest_snp_ek *ek, bool turin)
 	return t;
 }
 
-attest_snp_tcb attest_snp_tcb_split(uint64_t tcb, bool turin)
+attest_snp_tcb isotier__attest_snp_tcb_split(uint64_t tcb, bool turin)
 {
 	uint8_t b[8];
 	for (int i = 0; i < 8; i++)
@@ -155,12 +156,13 @@ attest_snp_tcb attest_snp_tcb_split(uint64_t tcb, bool turin)
 	return (attest_snp_tcb){.boot_loader = b[0], .tee = b[1], .snp = b[6], .microcode = b[7]};
 }
 
-uint64_t attest_snp_tcb_join(attest_snp_tcb t, bool turin)
+/* The 8 raw bytes again (reserved bytes zero). */
+static uint64_t attest_snp_tcb_join(attest_snp_tcb t, bool turin)
 {
 	attest_snp_ek ek = {0};
 	ek.spl[1] = t.boot_loader, ek.spl[2] = t.tee, ek.spl[3] = t.snp, ek.spl[8] = t.microcode;
 	ek.spl[9] = t.fmc;
-	return attest_snp_ek_tcb(&ek, turin);
+	return isotier__attest_snp_ek_tcb(&ek, turin);
 }
 
 /* ---- the shipped minimum -------------------------------------------------- */
@@ -184,7 +186,10 @@ static const struct {
     /* Turin: no bulletin read here names a minimum: none shipped. */
 };
 
-bool attest_snp_default_min_tcb(const char *product, attest_snp_tcb *min, const char **source)
+/* The minimum TCB isotier ships for product (Milan, Genoa, Turin) and its
+ * dated source; false when none is shipped. */
+static bool attest_snp_default_min_tcb(const char *product, attest_snp_tcb *min,
+                                       const char **source)
 {
 	for (size_t i = 0; product && i < sizeof default_min / sizeof *default_min; i++)
 		if (!strcmp(product, default_min[i].product)) {
@@ -197,9 +202,7 @@ bool attest_snp_default_min_tcb(const char *product, attest_snp_tcb *min, const 
 
 /* ---- the appraisal -------------------------------------------------------- */
 
-static int refuse(attest_verdict *v, isotier_error *err, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int refuse(attest_verdict *v, isotier_error *err, const char *fmt, ...)
+int isotier__attest_refuse(attest_verdict *v, isotier_error *err, const char *fmt, ...)
 {
 	va_list ap;
 	va_start(ap, fmt);
@@ -219,7 +222,7 @@ static bool tcb_le(uint64_t a, uint64_t b)
 
 static void tcb_text(char *out, size_t len, uint64_t tcb, bool turin)
 {
-	attest_snp_tcb t = attest_snp_tcb_split(tcb, turin);
+	attest_snp_tcb t = isotier__attest_snp_tcb_split(tcb, turin);
 	if (turin)
 		snprintf(out, len, "fmc %u, bl %u, tee %u, snp %u, ucode %u", t.fmc, t.boot_loader,
 		         t.tee, t.snp, t.microcode);
@@ -242,53 +245,55 @@ static int appraise_tcb(attest_verdict *v, const attest_snp_report *r, const att
 	static const int need[] = {1, 2, 3, 8};
 	for (size_t i = 0; i < sizeof need / sizeof *need; i++)
 		if (!ek->has_spl[need[i]])
-			return refuse(
+			return isotier__attest_refuse(
 			    v, err,
 			    "SNP key certificate: no TCB extension "
 			    "1.3.6.1.4.1.3704.1.3.%d: the TCB it was issued for is unknown",
 			    need[i]);
 	if (turin && !ek->has_spl[9])
-		return refuse(v, err, "SNP key certificate: a Turin key without fmcSPL (.3.9)");
-	uint64_t cert = attest_snp_ek_tcb(ek, turin);
+		return isotier__attest_refuse(
+		    v, err, "SNP key certificate: a Turin key without fmcSPL (.3.9)");
+	uint64_t cert = isotier__attest_snp_ek_tcb(ek, turin);
 	tcb_text(a, sizeof a, cert, turin);
 	tcb_text(b, sizeof b, r->reported_tcb, turin);
 	/* A key is derived from one TCB: issued for another, it signs for a
 	 * platform that may have rolled back (go-sev-guest: tcbNeError). */
 	if (cert != r->reported_tcb)
-		return refuse(v, err,
-		              "SNP report.reported_tcb (%s): not the key certificate's TCB (%s)", b,
-		              a);
+		return isotier__attest_refuse(
+		    v, err, "SNP report.reported_tcb (%s): not the key certificate's TCB (%s)", b,
+		    a);
 	tcb_text(b, sizeof b, r->current_tcb, turin);
 	if (!tcb_le(cert, r->current_tcb))
-		return refuse(v, err,
-		              "SNP report.current_tcb (%s): below the key certificate's TCB (%s)",
-		              b, a);
+		return isotier__attest_refuse(
+		    v, err, "SNP report.current_tcb (%s): below the key certificate's TCB (%s)", b,
+		    a);
 	tcb_text(a, sizeof a, r->committed_tcb, turin);
 	bool committed_ok = p->allow_provisional ? tcb_le(r->committed_tcb, r->current_tcb)
 	                                         : r->committed_tcb == r->current_tcb;
 	if (!committed_ok)
-		return refuse(v, err,
-		              "SNP report.committed_tcb (%s): %s the current TCB (%s): provisional "
-		              "firmware%s",
-		              a, p->allow_provisional ? "above" : "not", b,
-		              p->allow_provisional ? ""
-		                                   : " (ISOTIER_ATTEST_SNP_PROVISIONAL not set)");
+		return isotier__attest_refuse(
+		    v, err,
+		    "SNP report.committed_tcb (%s): %s the current TCB (%s): provisional "
+		    "firmware%s",
+		    a, p->allow_provisional ? "above" : "not", b,
+		    p->allow_provisional ? "" : " (ISOTIER_ATTEST_SNP_PROVISIONAL not set)");
 	int build = (int)r->committed_build - (int)r->current_build;
 	int api = ((int)r->committed_major << 8 | r->committed_minor) -
 	          ((int)r->current_major << 8 | r->current_minor);
 	if (p->allow_provisional ? build > 0 || api > 0 : build != 0 || api != 0)
-		return refuse(v, err,
-		              "SNP report.committed_version (%u.%u build %u): %s the current "
-		              "firmware (%u.%u build %u): provisional firmware",
-		              r->committed_major, r->committed_minor, r->committed_build,
-		              p->allow_provisional ? "above" : "not", r->current_major,
-		              r->current_minor, r->current_build);
+		return isotier__attest_refuse(
+		    v, err,
+		    "SNP report.committed_version (%u.%u build %u): %s the current "
+		    "firmware (%u.%u build %u): provisional firmware",
+		    r->committed_major, r->committed_minor, r->committed_build,
+		    p->allow_provisional ? "above" : "not", r->current_major, r->current_minor,
+		    r->current_build);
 	attest_snp_tcb min;
 	const char *source = "ISOTIER_ATTEST_MIN_TCB";
 	if (p->has_min_tcb)
 		min = p->min_tcb;
 	else if (!attest_snp_default_min_tcb(product, &min, &source))
-		return refuse(
+		return isotier__attest_refuse(
 		    v, err,
 		    "SNP minimum TCB: none shipped for %s and none configured "
 		    "(ISOTIER_ATTEST_MIN_TCB): an old, vulnerable firmware cannot be told "
@@ -296,14 +301,15 @@ static int appraise_tcb(attest_verdict *v, const attest_snp_report *r, const att
 		    product ? product : "an unnamed product");
 	tcb_text(a, sizeof a, attest_snp_tcb_join(min, turin), turin);
 	tcb_text(b, sizeof b, r->reported_tcb, turin);
-	if (below(attest_snp_tcb_split(r->reported_tcb, turin), min, turin))
-		return refuse(v, err,
-		              "SNP report.reported_tcb (%s): below the minimum TCB (%s; %s)", b, a,
-		              source);
+	if (below(isotier__attest_snp_tcb_split(r->reported_tcb, turin), min, turin))
+		return isotier__attest_refuse(
+		    v, err, "SNP report.reported_tcb (%s): below the minimum TCB (%s; %s)", b, a,
+		    source);
 	tcb_text(b, sizeof b, r->launch_tcb, turin);
-	if (below(attest_snp_tcb_split(r->launch_tcb, turin), min, turin))
-		return refuse(v, err, "SNP report.launch_tcb (%s): below the minimum TCB (%s; %s)",
-		              b, a, source);
+	if (below(isotier__attest_snp_tcb_split(r->launch_tcb, turin), min, turin))
+		return isotier__attest_refuse(
+		    v, err, "SNP report.launch_tcb (%s): below the minimum TCB (%s; %s)", b, a,
+		    source);
 	return 0;
 }
 
@@ -313,36 +319,42 @@ static int appraise_policy(attest_verdict *v, const attest_snp_report *r, const 
 	uint64_t pol = r->policy;
 	unsigned major = (unsigned)(pol >> 8 & 0xff), minor = (unsigned)(pol & 0xff);
 	if (!(pol & ATTEST_SNP_POLICY_RESERVED1))
-		return refuse(v, err, "SNP report.policy: reserved bit 17 clear (it must be one)");
+		return isotier__attest_refuse(
+		    v, err, "SNP report.policy: reserved bit 17 clear (it must be one)");
 	if (pol & ATTEST_SNP_POLICY_MBZ)
-		return refuse(v, err, "SNP report.policy: must-be-zero bits 26-63 set (0x%llx)",
-		              (unsigned long long)(pol & ATTEST_SNP_POLICY_MBZ));
+		return isotier__attest_refuse(
+		    v, err, "SNP report.policy: must-be-zero bits 26-63 set (0x%llx)",
+		    (unsigned long long)(pol & ATTEST_SNP_POLICY_MBZ));
 	if (pol & ATTEST_SNP_POLICY_MIGRATE_MA)
-		return refuse(v, err,
-		              "SNP report.policy: MIGRATE_MA set: a migration agent can export "
-		              "the guest");
+		return isotier__attest_refuse(
+		    v, err,
+		    "SNP report.policy: MIGRATE_MA set: a migration agent can export "
+		    "the guest");
 	if (pol & ATTEST_SNP_POLICY_DEBUG)
-		return refuse(v, err,
-		              "SNP report.policy: debugging allowed: the host can read the guest");
+		return isotier__attest_refuse(
+		    v, err, "SNP report.policy: debugging allowed: the host can read the guest");
 	if (p->require_no_smt && (pol & ATTEST_SNP_POLICY_SMT))
-		return refuse(v, err,
-		              "SNP report.policy: SMT allowed, and ISOTIER_ATTEST_SNP_NO_SMT "
-		              "requires it off");
+		return isotier__attest_refuse(
+		    v, err,
+		    "SNP report.policy: SMT allowed, and ISOTIER_ATTEST_SNP_NO_SMT "
+		    "requires it off");
 	if (p->require_single_socket && !(pol & ATTEST_SNP_POLICY_SINGLE_SOCKET))
-		return refuse(v, err,
-		              "SNP report.policy: SINGLE_SOCKET clear, and "
-		              "ISOTIER_ATTEST_SNP_SINGLE_SOCKET requires it");
+		return isotier__attest_refuse(v, err,
+		                              "SNP report.policy: SINGLE_SOCKET clear, and "
+		                              "ISOTIER_ATTEST_SNP_SINGLE_SOCKET requires it");
 	if ((major << 8 | minor) < ((unsigned)p->min_abi_major << 8 | p->min_abi_minor))
-		return refuse(v, err, "SNP report.policy: ABI %u.%u, below the required %u.%u",
-		              major, minor, p->min_abi_major, p->min_abi_minor);
+		return isotier__attest_refuse(
+		    v, err, "SNP report.policy: ABI %u.%u, below the required %u.%u", major, minor,
+		    p->min_abi_major, p->min_abi_minor);
 	if (r->vmpl > p->max_vmpl)
-		return refuse(v, err, "SNP report.vmpl: %u, above the accepted %u", r->vmpl,
-		              p->max_vmpl);
+		return isotier__attest_refuse(v, err, "SNP report.vmpl: %u, above the accepted %u",
+		                              r->vmpl, p->max_vmpl);
 	return 0;
 }
 
-int attest_snp_appraise(attest_verdict *v, const attest_snp_report *r, const attest_snp_ek *ek,
-                        const char *product, const attest_policy *p, isotier_error *err)
+int isotier__attest_snp_appraise(attest_verdict *v, const attest_snp_report *r,
+                                 const attest_snp_ek *ek, const char *product,
+                                 const attest_policy *p, isotier_error *err)
 {
 	int rc = appraise_policy(v, r, p, err);
 	return rc < 0 ? rc : appraise_tcb(v, r, ek, product, p, err);

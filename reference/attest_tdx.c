@@ -164,29 +164,6 @@ static EVP_PKEY *p256_key(const uint8_t xy[64])
 	return key;
 }
 
-/* ECDSA-SHA256 signature r||s (big-endian, 32 bytes each) by key over data. */
-static bool p256_verify(EVP_PKEY *key, const uint8_t rs[64], const uint8_t *data, size_t len)
-{
-	ECDSA_SIG *sig = ECDSA_SIG_new();
-	BIGNUM *r = BN_bin2bn(rs, 32, NULL), *s = BN_bin2bn(rs + 32, 32, NULL);
-	unsigned char *der = NULL;
-	int der_len = -1;
-	if (sig && r && s && ECDSA_SIG_set0(sig, r, s) == 1) {
-		r = s = NULL;
-		der_len = i2d_ECDSA_SIG(sig, &der);
-	}
-	BN_free(r);
-	BN_free(s);
-	ECDSA_SIG_free(sig);
-	EVP_MD_CTX *md = EVP_MD_CTX_new();
-	bool ok = key && der_len > 0 && md &&
-	          EVP_DigestVerifyInit(md, NULL, EVP_sha256(), NULL, key) == 1 &&
-	          EVP_DigestVerify(md, der, (size_t)der_len, data, len) == 1;
-	EVP_MD_CTX_free(md);
-	OPENSSL_free(der);
-	return ok;
-}
-
 /* The PCK leaf of the quote's chain, verified to the pinned Intel root at
  * `now`; NULL with *why. The chain's own copy of the root is never used. */
 /* A CRL from dir/<name>.der or .pem, or NULL. */
@@ -301,9 +278,9 @@ static X509 *pck_leaf(const struct tdx_quote *t, const char *roots, const char *
 	return leaf;
 }
 
-int attest_tdx_verify(attest_verdict *v, const attest_evidence *e,
-                      const uint8_t expected[ATTEST_DATA_LEN], const attest_policy *p,
-                      isotier_error *err)
+int isotier__attest_tdx_verify(attest_verdict *v, const attest_evidence *e,
+                               const uint8_t expected[ATTEST_DATA_LEN], const attest_policy *p,
+                               isotier_error *err)
 {
 	const uint8_t *q = e->outblob;
 	const char *roots = p->roots_dir; /* resolved by attest_verify */
@@ -324,7 +301,7 @@ int attest_tdx_verify(attest_verdict *v, const attest_evidence *e,
 	         p->tdx_collateral_dir ? "PCK chain checked against Intel's CRLs"
 	                               : "revocation not checked: no collateral");
 	EVP_PKEY *ak = p256_key(t.ak);
-	bool sig_ok = p256_verify(ak, t.sig, q, t.signed_len);
+	bool sig_ok = isotier__attest_p256_verify(ak, t.sig, q, t.signed_len);
 	EVP_PKEY_free(ak);
 	if (!sig_ok)
 		return refuse(v, err,
@@ -350,22 +327,25 @@ int attest_tdx_verify(attest_verdict *v, const attest_evidence *e,
 	                      sizeof why);
 	if (!leaf)
 		return refuse(v, err, why);
-	const char *not_pck = attest_tdx_pck_check(leaf);
+	const char *not_pck = isotier__attest_tdx_pck_check(leaf);
 	if (not_pck) {
 		X509_free(leaf);
 		return refuse(v, err, not_pck);
 	}
-	bool qe_ok = p256_verify(X509_get0_pubkey(leaf), t.qe_sig, t.qe_report, TDX_QE_REPORT);
+	bool qe_ok = isotier__attest_p256_verify(X509_get0_pubkey(leaf), t.qe_sig, t.qe_report,
+	                                         TDX_QE_REPORT);
 	char status[80] = "not evaluated (no collateral)";
 	char qe_status[80] = "not evaluated (no collateral)";
 	int st = 0;
 	time_t now = p->now ? p->now : time(NULL);
 	if (qe_ok && p->tdx_collateral_dir)
-		st = attest_tdx_tcb_status(status, sizeof status, leaf, t.body,
-		                           p->tdx_collateral_dir, roots, now, why, sizeof why);
+		st = isotier__attest_tdx_tcb_status(status, sizeof status, leaf, t.body,
+		                                    p->tdx_collateral_dir, roots, now, why,
+		                                    sizeof why);
 	if (qe_ok && p->tdx_collateral_dir && st == 0)
-		st = attest_tdx_qe_status(qe_status, sizeof qe_status, t.qe_report,
-		                          p->tdx_collateral_dir, roots, now, why, sizeof why);
+		st = isotier__attest_tdx_qe_status(qe_status, sizeof qe_status, t.qe_report,
+		                                   p->tdx_collateral_dir, roots, now, why,
+		                                   sizeof why);
 	/* Intel's TCB status is the platform's and its quoting enclave's
 	 * together (QVL converges the two): one without the other is not it. */
 	if (st == 0 && p->tdx_collateral_dir &&
@@ -393,7 +373,7 @@ int attest_tdx_verify(attest_verdict *v, const attest_evidence *e,
 	         t.body[0], t.body[1], t.body[2], t.body[3]);
 	snprintf(v->root, sizeof v->root,
 	         "Intel SGX Root CA pinned in %.100s, PCK chain carried in the quote", roots);
-	int rc = attest_tdx_appraise(v, t.body, p, err);
+	int rc = isotier__attest_tdx_appraise(v, t.body, p, err);
 	if (rc < 0)
 		return rc;
 	if (CRYPTO_memcmp(t.body + TDX_RDATA_OFF, expected, ATTEST_DATA_LEN) != 0)

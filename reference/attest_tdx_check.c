@@ -29,44 +29,36 @@
 #define TD_SEPT_VE_DISABLE (1ull << 28)
 #define TD_MIGRATABLE      (1ull << 29)
 
-static int refuse(attest_verdict *v, isotier_error *err, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int refuse(attest_verdict *v, isotier_error *err, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	vsnprintf(v->detail, sizeof v->detail, fmt, ap);
-	va_end(ap);
-	return isotier__error_set(err, ISOTIER_EDATA, 0, "%s", v->detail);
-}
-
-int attest_tdx_appraise(attest_verdict *v, const uint8_t *body, const attest_policy *p,
-                        isotier_error *err)
+int isotier__attest_tdx_appraise(attest_verdict *v, const uint8_t *body, const attest_policy *p,
+                                 isotier_error *err)
 {
 	uint64_t attr = 0;
 	for (int i = 7; i >= 0; i--)
 		attr = attr << 8 | body[BODY_ATTR + i];
 	if (attr & TD_DEBUG)
-		return refuse(v, err,
-		              "TDX quote.td_attributes: DEBUG set: the host can read the TD");
+		return isotier__attest_refuse(
+		    v, err, "TDX quote.td_attributes: DEBUG set: the host can read the TD");
 	if (attr & TD_MIGRATABLE)
-		return refuse(v, err,
-		              "TDX quote.td_attributes: MIGRATABLE set: a migration TD can export "
-		              "the TD");
+		return isotier__attest_refuse(
+		    v, err,
+		    "TDX quote.td_attributes: MIGRATABLE set: a migration TD can export "
+		    "the TD");
 	/* Without it the host can inject #VE on secure-EPT faults, which the
 	 * guest must then handle: Linux refuses such a TD unless told not to. */
 	if (!(attr & TD_SEPT_VE_DISABLE) && !p->tdx_allow_sept_ve)
-		return refuse(v, err,
-		              "TDX quote.td_attributes: SEPT_VE_DISABLE clear (the host can inject "
-		              "#VE; ISOTIER_ATTEST_TDX_ALLOW_SEPT_VE not set)");
+		return isotier__attest_refuse(
+		    v, err,
+		    "TDX quote.td_attributes: SEPT_VE_DISABLE clear (the host can inject "
+		    "#VE; ISOTIER_ATTEST_TDX_ALLOW_SEPT_VE not set)");
 	if (p->has_tdx_xfam && memcmp(body + BODY_XFAM, p->tdx_xfam, 8))
-		return refuse(v, err, "TDX quote.xfam: not the configured value");
+		return isotier__attest_refuse(v, err, "TDX quote.xfam: not the configured value");
 	if (p->has_tdx_mrseam && memcmp(body + BODY_MRSEAM, p->tdx_mrseam, 48))
-		return refuse(v, err,
-		              "TDX quote.mrseam: not the configured TDX module's measurement");
+		return isotier__attest_refuse(
+		    v, err, "TDX quote.mrseam: not the configured TDX module's measurement");
 	for (int i = 0; i < 4; i++)
 		if (p->has_tdx_rtmr[i] && memcmp(body + BODY_RTMR + 48 * i, p->tdx_rtmr[i], 48))
-			return refuse(v, err, "TDX quote.rtmr%d: not the configured value", i);
+			return isotier__attest_refuse(
+			    v, err, "TDX quote.rtmr%d: not the configured value", i);
 	return 0;
 }
 
@@ -88,7 +80,7 @@ static int sgx_element(const ASN1_TYPE *t)
 	return n;
 }
 
-const char *attest_tdx_pck_check(const struct x509_st *leaf_c)
+const char *isotier__attest_tdx_pck_check(const struct x509_st *leaf_c)
 {
 	X509 *leaf = (X509 *)leaf_c; /* X509_check_ca caches extensions */
 	if (X509_check_ca(leaf) != 0)

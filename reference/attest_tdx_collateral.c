@@ -56,7 +56,32 @@ static const char *raw_member(const char *json, size_t len, const char *key, siz
 	return NULL;
 }
 
-bool attest_hex_bytes(uint8_t *out, size_t n, const char *hex)
+/* ECDSA-SHA256 signature r||s (big-endian, 32 bytes each) by key over data:
+ * the quote's, its QE report's and the collateral's. */
+bool isotier__attest_p256_verify(EVP_PKEY *key, const uint8_t rs[64], const uint8_t *data,
+                                 size_t len)
+{
+	ECDSA_SIG *sig = ECDSA_SIG_new();
+	BIGNUM *r = BN_bin2bn(rs, 32, NULL), *s = BN_bin2bn(rs + 32, 32, NULL);
+	unsigned char *der = NULL;
+	int der_len = -1;
+	if (sig && r && s && ECDSA_SIG_set0(sig, r, s) == 1) {
+		r = s = NULL;
+		der_len = i2d_ECDSA_SIG(sig, &der);
+	}
+	BN_free(r);
+	BN_free(s);
+	ECDSA_SIG_free(sig);
+	EVP_MD_CTX *md = EVP_MD_CTX_new();
+	bool ok = key && der_len > 0 && md &&
+	          EVP_DigestVerifyInit(md, NULL, EVP_sha256(), NULL, key) == 1 &&
+	          EVP_DigestVerify(md, der, (size_t)der_len, data, len) == 1;
+	EVP_MD_CTX_free(md);
+	OPENSSL_free(der);
+	return ok;
+}
+
+bool isotier__attest_hex_bytes(uint8_t *out, size_t n, const char *hex)
 {
 	if (!hex || strlen(hex) != 2 * n)
 		return false;
@@ -118,31 +143,13 @@ static X509 *signer(const char *dir, const char *roots, time_t now)
 static bool sig_ok(X509 *by, const char *raw, size_t len, const char *hex)
 {
 	uint8_t rs[64];
-	if (!attest_hex_bytes(rs, 64, hex))
-		return false;
-	ECDSA_SIG *sig = ECDSA_SIG_new();
-	BIGNUM *r = BN_bin2bn(rs, 32, NULL), *s = BN_bin2bn(rs + 32, 32, NULL);
-	unsigned char *der = NULL;
-	int der_len = -1;
-	if (sig && r && s && ECDSA_SIG_set0(sig, r, s) == 1) {
-		r = s = NULL;
-		der_len = i2d_ECDSA_SIG(sig, &der);
-	}
-	BN_free(r);
-	BN_free(s);
-	ECDSA_SIG_free(sig);
-	EVP_MD_CTX *md = EVP_MD_CTX_new();
-	bool ok = der_len > 0 && md &&
-	          EVP_DigestVerifyInit(md, NULL, EVP_sha256(), NULL, X509_get0_pubkey(by)) == 1 &&
-	          EVP_DigestVerify(md, der, (size_t)der_len, (const uint8_t *)raw, len) == 1;
-	EVP_MD_CTX_free(md);
-	OPENSSL_free(der);
-	return ok;
+	return isotier__attest_hex_bytes(rs, 64, hex) &&
+	       isotier__attest_p256_verify(X509_get0_pubkey(by), rs, (const uint8_t *)raw, len);
 }
 
-int attest_tdx_signed_json(struct cJSON **doc_out, const struct cJSON **body, const char *dir,
-                           const char *file, const char *member, const char *roots, time_t now,
-                           char *why, size_t whylen)
+int isotier__attest_tdx_signed_json(struct cJSON **doc_out, const struct cJSON **body,
+                                    const char *dir, const char *file, const char *member,
+                                    const char *roots, time_t now, char *why, size_t whylen)
 {
 	*doc_out = NULL;
 	*body = NULL;

@@ -47,8 +47,8 @@ static bool masked_eq(const uint8_t *field, size_t n, const cJSON *want_j, const
                       bool reversed)
 {
 	uint8_t want[16], mask[16];
-	if (n > sizeof want || !attest_hex_bytes(want, n, cJSON_GetStringValue(want_j)) ||
-	    !attest_hex_bytes(mask, n, cJSON_GetStringValue(mask_j)))
+	if (n > sizeof want || !isotier__attest_hex_bytes(want, n, cJSON_GetStringValue(want_j)) ||
+	    !isotier__attest_hex_bytes(mask, n, cJSON_GetStringValue(mask_j)))
 		return false;
 	for (size_t i = 0; i < n; i++) {
 		size_t j = reversed ? n - 1 - i : i;
@@ -58,8 +58,8 @@ static bool masked_eq(const uint8_t *field, size_t n, const cJSON *want_j, const
 	return true;
 }
 
-int attest_tdx_qe_match(char *status, size_t status_len, const struct cJSON *id_c,
-                        const uint8_t qe_report[384], char *why, size_t whylen)
+int isotier__attest_tdx_qe_match(char *status, size_t status_len, const struct cJSON *id_c,
+                                 const uint8_t qe_report[384], char *why, size_t whylen)
 {
 	const cJSON *id = id_c;
 	const cJSON *name = cJSON_GetObjectItemCaseSensitive(id, "id");
@@ -86,7 +86,7 @@ int attest_tdx_qe_match(char *status, size_t status_len, const struct cJSON *id_
 		         "TDX quote.qe_report.attributes: not the QE identity's (under its mask)");
 		return -1;
 	}
-	if (!attest_hex_bytes(
+	if (!isotier__attest_hex_bytes(
 	        mrsigner, 32,
 	        cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(id, "mrsigner"))) ||
 	    memcmp(mrsigner, qe_report + QE_MRSIGNER, 32)) {
@@ -132,13 +132,14 @@ int attest_tdx_qe_match(char *status, size_t status_len, const struct cJSON *id_
 	return -1;
 }
 
-int attest_tdx_qe_status(char *status, size_t status_len, const uint8_t qe_report[384],
-                         const char *dir, const char *roots, time_t now, char *why, size_t whylen)
+int isotier__attest_tdx_qe_status(char *status, size_t status_len, const uint8_t qe_report[384],
+                                  const char *dir, const char *roots, time_t now, char *why,
+                                  size_t whylen)
 {
 	cJSON *doc = NULL;
 	const cJSON *id = NULL;
-	int got = attest_tdx_signed_json(&doc, &id, dir, "qe_identity.json", "enclaveIdentity",
-	                                 roots, now, why, whylen);
+	int got = isotier__attest_tdx_signed_json(&doc, &id, dir, "qe_identity.json",
+	                                          "enclaveIdentity", roots, now, why, whylen);
 	if (got == 0) {
 		snprintf(status, status_len,
 		         "not evaluated (no qe_identity.json in the collateral)");
@@ -146,7 +147,7 @@ int attest_tdx_qe_status(char *status, size_t status_len, const uint8_t qe_repor
 	}
 	if (got < 0)
 		return -1;
-	int rc = attest_tdx_qe_match(status, status_len, id, qe_report, why, whylen);
+	int rc = isotier__attest_tdx_qe_match(status, status_len, id, qe_report, why, whylen);
 	cJSON_Delete(doc);
 	return rc;
 }

@@ -195,15 +195,15 @@ static int module_level(const cJSON *info, const uint8_t *tee, char *why, size_t
 	return -1;
 }
 
-int attest_tdx_tcb_status(char *status, size_t status_len, const struct x509_st *pck_c,
-                          const uint8_t *body, const char *dir, const char *roots, time_t now,
-                          char *why, size_t whylen)
+int isotier__attest_tdx_tcb_status(char *status, size_t status_len, const struct x509_st *pck_c,
+                                   const uint8_t *body, const char *dir, const char *roots,
+                                   time_t now, char *why, size_t whylen)
 {
 	X509 *pck = (X509 *)pck_c;
 	cJSON *doc = NULL;
 	const cJSON *info = NULL;
-	int got = attest_tdx_signed_json(&doc, &info, dir, "tcb_info.json", "tcbInfo", roots, now,
-	                                 why, whylen);
+	int got = isotier__attest_tdx_signed_json(&doc, &info, dir, "tcb_info.json", "tcbInfo",
+	                                          roots, now, why, whylen);
 	if (got == 0) {
 		snprintf(status, status_len, "not evaluated (no tcb_info.json in the collateral)");
 		return 0;
@@ -223,11 +223,11 @@ int attest_tdx_tcb_status(char *status, size_t status_len, const struct x509_st 
 	         ver->valuedouble != 3)
 		snprintf(why, whylen,
 		         "TDX collateral: tcb_info.json is not TDX TCB info version 3");
-	else if (!attest_hex_bytes(
+	else if (!isotier__attest_hex_bytes(
 	             fmspc, 6,
 	             cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(info, "fmspc"))) ||
 	         memcmp(fmspc, pt.fmspc, 6) ||
-	         !attest_hex_bytes(
+	         !isotier__attest_hex_bytes(
 	             pceid, 2,
 	             cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(info, "pceId"))) ||
 	         memcmp(pceid, pt.pceid, 2))

@@ -16,23 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *attest_tech_name(attest_tech t)
+static const char *attest_tech_name(attest_tech t)
 {
 	return t == ATTEST_TECH_SEV_SNP ? "sev-snp" : t == ATTEST_TECH_TDX ? "tdx" : "none";
 }
 
-const char *attest_cert_source_name(attest_cert_source s)
-{
-	switch (s) {
-	case ATTEST_CERTS_HOST: return "served by the host";
-	case ATTEST_CERTS_CACHE: return "from the local cache";
-	case ATTEST_CERTS_QUOTE: return "carried in the quote";
-	case ATTEST_CERTS_NONE: break;
-	}
-	return "none";
-}
-
-const char *attest_default_roots_dir(void)
+const char *isotier__attest_default_roots_dir(void)
 {
 	static __thread char dir[PATH_MAX];
 	const char *env = getenv("ISOTIER_ATTEST_ROOTS");
@@ -65,12 +54,12 @@ static int hex_decode(uint8_t *out, size_t max, size_t *n, const char *s)
 	return 0;
 }
 
-int attest_policy_from_env(attest_policy *p, uint8_t mbuf[ATTEST_SNP_MEASURE_LEN],
-                           isotier_error *err)
+int isotier__attest_policy_from_env(attest_policy *p, uint8_t mbuf[ATTEST_SNP_MEASURE_LEN],
+                                    isotier_error *err)
 {
 	*p = (attest_policy){0};
 	const char *v;
-	p->roots_dir = attest_default_roots_dir();
+	p->roots_dir = isotier__attest_default_roots_dir();
 	if ((v = getenv("ISOTIER_ATTEST_CACHE")) && *v)
 		p->cache_dir = v;
 	if ((v = getenv("ISOTIER_ATTEST_MAX_VMPL")) && *v) {
@@ -164,8 +153,8 @@ int attest_policy_from_env(attest_policy *p, uint8_t mbuf[ATTEST_SNP_MEASURE_LEN
 	return 0;
 }
 
-int attest_binding(uint8_t out[ATTEST_DATA_LEN], const char *nonce, const uint8_t *body,
-                   size_t body_len, isotier_error *err)
+int isotier__attest_binding(uint8_t out[ATTEST_DATA_LEN], const char *nonce, const uint8_t *body,
+                            size_t body_len, isotier_error *err)
 {
 	static const char domain[] = "isotier-attest/1"; /* and its NUL */
 	uint8_t inner[64];
@@ -204,10 +193,10 @@ static int verify_snp(attest_verdict *v, const attest_evidence *e,
 	attest_snp_report r;
 	attest_snp_ek ek;
 	v->tech = ATTEST_TECH_SEV_SNP;
-	if (attest_snp_parse(&r, e->outblob, e->outblob_len, err) < 0)
+	if (isotier__attest_snp_parse(&r, e->outblob, e->outblob_len, err) < 0)
 		return refuse(v, NULL, err->message);
 	bool turin = r.version >= 3 && r.cpuid_fam == 0x1A;
-	attest_snp_tcb t = attest_snp_tcb_split(r.reported_tcb, turin);
+	attest_snp_tcb t = isotier__attest_snp_tcb_split(r.reported_tcb, turin);
 	if (turin)
 		snprintf(v->tcb, sizeof v->tcb,
 		         "reported TCB fmc %u, bootloader %u, tee %u, snp %u, microcode %u (Turin "
@@ -221,14 +210,14 @@ static int verify_snp(attest_verdict *v, const attest_evidence *e,
 	memcpy(v->guest_id, r.report_id, sizeof v->guest_id);
 	v->has_guest_id = true;
 	v->measurement_judged = "recorded, not judged (no reference value configured)";
-	if (attest_snp_verify(v, &r, e->outblob, e, p, &ek, err) < 0)
+	if (isotier__attest_snp_verify(v, &r, e->outblob, e, p, &ek, err) < 0)
 		return err->code;
 	/* The report is genuine: now whether it is this run's and acceptable. */
 	if (CRYPTO_memcmp(r.report_data, expected, ATTEST_DATA_LEN) != 0)
 		return refuse(v, err,
 		              "SNP report.report_data: not this run's binding (a replayed report, "
 		              "or one over another probe output)");
-	int rc = attest_snp_appraise(v, &r, &ek, v->product, p, err);
+	int rc = isotier__attest_snp_appraise(v, &r, &ek, v->product, p, err);
 	if (rc < 0)
 		return rc;
 	if (p->measurement) {
@@ -243,9 +232,9 @@ static int verify_snp(attest_verdict *v, const attest_evidence *e,
 	return 0;
 }
 
-int attest_verify(attest_verdict *v, const attest_evidence *e,
-                  const uint8_t expected[ATTEST_DATA_LEN], const attest_policy *p,
-                  isotier_error *err)
+int isotier__attest_verify(attest_verdict *v, const attest_evidence *e,
+                           const uint8_t expected[ATTEST_DATA_LEN], const attest_policy *p,
+                           isotier_error *err)
 {
 	isotier_error local = {0};
 	if (!err)
@@ -255,7 +244,7 @@ int attest_verify(attest_verdict *v, const attest_evidence *e,
 	const char *prov = e->provider ? e->provider : "";
 	attest_policy resolved = *p;
 	if (!resolved.roots_dir)
-		resolved.roots_dir = attest_default_roots_dir();
+		resolved.roots_dir = isotier__attest_default_roots_dir();
 	p = &resolved;
 	if (!e->outblob || !e->outblob_len)
 		return refuse(v, err, "attestation: empty outblob");
@@ -264,7 +253,7 @@ int attest_verify(attest_verdict *v, const attest_evidence *e,
 	if (!strcmp(prov, "sev_guest") || (!*prov && e->outblob_len == ATTEST_SNP_REPORT_LEN))
 		rc = verify_snp(v, e, expected, p, err);
 	else if (!strcmp(prov, "tdx_guest") || !*prov)
-		rc = attest_tdx_verify(v, e, expected, p, err);
+		rc = isotier__attest_tdx_verify(v, e, expected, p, err);
 	else
 		return refuse(v, err, "attestation.provider: not sev_guest or tdx_guest");
 	v->valid = rc == 0;
@@ -311,8 +300,8 @@ static int blob_of(uint8_t **out, size_t *n, const cJSON *o, const char *key, si
 	return 0;
 }
 
-int attest_output_parse(attest_output *o, const char *out, size_t len, const char *nonce,
-                        isotier_error *err)
+int isotier__attest_output_parse(attest_output *o, const char *out, size_t len, const char *nonce,
+                                 isotier_error *err)
 {
 	*o = (attest_output){0};
 	snprintf(o->status, sizeof o->status, "absent");
@@ -368,13 +357,14 @@ int attest_output_parse(attest_output *o, const char *out, size_t len, const cha
 		rc = blob_of(&o->auxblob, &o->auxblob_len, a, "auxblob", ATTEST_MAX_AUXBLOB, err);
 	cJSON_Delete(a);
 	if (rc == 0)
-		rc = attest_binding(o->binding, nonce, (const uint8_t *)body, body_len, err);
+		rc = isotier__attest_binding(o->binding, nonce, (const uint8_t *)body, body_len,
+		                             err);
 	if (rc < 0)
-		attest_output_clear(o);
+		isotier__attest_output_clear(o);
 	return rc;
 }
 
-void attest_output_clear(attest_output *o)
+void isotier__attest_output_clear(attest_output *o)
 {
 	free(o->outblob);
 	free(o->auxblob);
@@ -382,20 +372,20 @@ void attest_output_clear(attest_output *o)
 	o->outblob_len = o->auxblob_len = 0;
 }
 
-int attest_output_verify(attest_verdict *v, const char *out, size_t len, const char *nonce,
-                         const attest_policy *p)
+int isotier__attest_output_verify(attest_verdict *v, const char *out, size_t len, const char *nonce,
+                                  const attest_policy *p)
 {
 	attest_output o;
 	isotier_error e = {0};
 	*v = (attest_verdict){.measurement_judged = "recorded, not judged"};
-	if (attest_output_parse(&o, out, len, nonce, &e) < 0) {
+	if (isotier__attest_output_parse(&o, out, len, nonce, &e) < 0) {
 		snprintf(v->detail, sizeof v->detail, "%.390s", e.message);
 		return -1;
 	}
 	if (strcmp(o.status, "ok") != 0) {
 		snprintf(v->detail, sizeof v->detail, "no attestation available (%s%s%.150s)",
 		         o.status, o.why[0] ? ": " : "", o.why);
-		attest_output_clear(&o);
+		isotier__attest_output_clear(&o);
 		return 0;
 	}
 	attest_evidence ev = {.provider = o.provider,
@@ -403,12 +393,12 @@ int attest_output_verify(attest_verdict *v, const char *out, size_t len, const c
 	                      .outblob_len = o.outblob_len,
 	                      .auxblob = o.auxblob,
 	                      .auxblob_len = o.auxblob_len};
-	int rc = attest_verify(v, &ev, o.binding, p, &e);
-	attest_output_clear(&o);
+	int rc = isotier__attest_verify(v, &ev, o.binding, p, &e);
+	isotier__attest_output_clear(&o);
 	return rc == 0 ? 1 : -1;
 }
 
-const char *attest_judged_phrase(const attest_verdict *v, size_t n)
+const char *isotier__attest_judged_phrase(const attest_verdict *v, size_t n)
 {
 	bool judged = n > 0;
 	for (size_t i = 0; i < n; i++)
@@ -418,7 +408,7 @@ const char *attest_judged_phrase(const attest_verdict *v, size_t n)
 	              : "attested, measurement not judged";
 }
 
-void attest_pair_judge(attest_pair *pair, const int rc[2])
+void isotier__attest_pair_judge(attest_pair *pair, const int rc[2])
 {
 	char *d = pair->detail;
 	size_t len = sizeof pair->detail;

@@ -36,19 +36,10 @@ static int append_line(const char *path, const char *line, isotier_error *err)
 	cleanup_close int fd = isotier__open_append(path, "audit log", err);
 	if (fd < 0)
 		return fd;
-	size_t len = strlen(line), off = 0;
 	/* One write of the whole line, so concurrent writers never interleave
-	 * within a line (O_APPEND); loop only on a short write. */
-	while (off < len) {
-		ssize_t n = write(fd, line + off, len - off);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return isotier__error_set(err, ISOTIER_EIO, errno, "write audit log %s",
-			                          path);
-		}
-		off += (size_t)n;
-	}
+	 * within a line (O_APPEND); more only after a short write. */
+	if (isotier__write_all(fd, line, strlen(line)) < 0)
+		return isotier__error_set(err, ISOTIER_EIO, errno, "write audit log %s", path);
 	if (fsync(fd) < 0)
 		return isotier__error_set(err, ISOTIER_EIO, errno, "fsync audit log %s", path);
 	return 0;

@@ -122,17 +122,18 @@ static int judge_attest(const isotier_sandbox *sb, const isotier_observation *ob
 	judge_claim claim = {
 	    .present = true, .tier = sb->res.claimed, .mechanism = sb->res.mechanism};
 	judge_result jr;
-	judge(&jr, &claim, &obs->run[0].probe, &kernel);
+	isotier__judge(&jr, &claim, &obs->run[0].probe, &kernel);
 	bool verdict_ok = obs->run[0].parsed && isotier__verdict_is(jr.verdict, VERDICT_ATTESTS);
-	bool ceiling_ok = sb->res.resolved != ISOTIER_UNKNOWN &&
-	                  isotier_tier_satisfies(judge_ceiling_tier(jr.ceiling), sb->res.resolved);
+	bool ceiling_ok =
+	    sb->res.resolved != ISOTIER_UNKNOWN &&
+	    isotier_tier_satisfies(isotier__judge_ceiling_tier(jr.ceiling), sb->res.resolved);
 	if (!obs->run[0].parsed)
 		snprintf(why, why_len, "probe inside %s: no report isotier accepts (%.300s)",
 		         sb->backend->name, obs->run[0].parse_err.message);
 	else
 		snprintf(why, why_len, "probe inside %s: %s, at most %s of its own (%.300s)",
 		         sb->backend->name, isotier__verdict_name(jr.verdict),
-		         probe_tier_name(jr.ceiling), jr.reason);
+		         isotier__probe_tier_name(jr.ceiling), jr.reason);
 	return verdict_ok && ceiling_ok ? 0 : ISOTIER_ECONFIG;
 }
 

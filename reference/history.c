@@ -42,8 +42,8 @@ static int migrate(isotier_history *h, isotier_error *err)
 		    version, HISTORY_SCHEMA_VERSION);
 	}
 	for (int v = version; v < HISTORY_SCHEMA_VERSION; v++) {
-		if ((rc = h->drv->exec(h, history_migration(h->drv->engine, v), err, h->display)) <
-		        0 ||
+		if ((rc = h->drv->exec(h, isotier__history_migration(h->drv->engine, v), err,
+		                       h->display)) < 0 ||
 		    (rc = h->drv->set_schema_version(h, v + 1, err)) < 0) {
 			isotier__history_rollback(h);
 			return isotier__error_prefix(err, "migrate to schema %d", v + 1);
@@ -154,9 +154,10 @@ const char *isotier__history_target(const isotier_history *h)
 static int run_lost(isotier_history *h, isotier_error *err, const char *context)
 {
 	(void)h;
-	return history_db_error(err, SQLITE_IOERR, context,
-	                        "this run's transaction failed earlier (connection lost?): none of "
-	                        "its observations were stored");
+	return isotier__history_db_error(
+	    err, SQLITE_IOERR, context,
+	    "this run's transaction failed earlier (connection lost?): none of "
+	    "its observations were stored");
 }
 
 int isotier__history_begin(isotier_history *h, isotier_error *err)
@@ -190,15 +191,8 @@ void isotier__history_rollback(isotier_history *h)
 int isotier__history_uuid(char out[ISOTIER_UUID_LEN + 1])
 {
 	unsigned char b[16];
-	size_t got = 0;
-	while (got < sizeof b) {
-		ssize_t n = getrandom(b + got, sizeof b - got, 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return ISOTIER_EIO;
-		got += (size_t)n;
-	}
+	if (isotier__random_bytes(b, sizeof b) < 0)
+		return ISOTIER_EIO;
 	b[6] = (unsigned char)((b[6] & 0x0f) | 0x40); /* version 4 */
 	b[8] = (unsigned char)((b[8] & 0x3f) | 0x80); /* RFC 4122 variant */
 	snprintf(out, ISOTIER_UUID_LEN + 1,
@@ -224,12 +218,12 @@ int isotier__history_run_begin(isotier_history *h, int64_t *run_id, const char *
 	if (whole_run && (rc = h->drv->exec(h, "BEGIN", err, "record run")) < 0)
 		return rc;
 	h->run_tx = whole_run;
-	rc =
-	    hq_prepare(h, &st,
-	               "INSERT INTO runs(started_at, tool_version, catalogue_commit, command, host,"
-	               " owner_pid, owner_start, uuid, host_id, kernel)"
-	               " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) RETURNING id",
-	               err, "record run");
+	rc = isotier__hq_prepare(
+	    h, &st,
+	    "INSERT INTO runs(started_at, tool_version, catalogue_commit, command, host,"
+	    " owner_pid, owner_start, uuid, host_id, kernel)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) RETURNING id",
+	    err, "record run");
 	if (rc < 0) {
 		if (h->run_tx)
 			h->drv->exec(h, "ROLLBACK", NULL, "rollback");
@@ -274,7 +268,7 @@ int isotier__history_run_end(isotier_history *h, int64_t run_id, const char *sta
 	isotier__utc_now(now, sizeof now);
 	if (h->run_lost)
 		return run_lost(h, err, "finish run");
-	int rc = hq_prepare(
+	int rc = isotier__hq_prepare(
 	    h, &st, "UPDATE runs SET finished_at = ?1, status = ?2 WHERE id = ?3 RETURNING id", err,
 	    "finish run");
 	if (rc < 0)
@@ -398,12 +392,13 @@ int isotier__history_add_source_check(isotier_history *h, const isotier_source_c
                                       isotier_error *err)
 {
 	cleanup_hstmt hstmt *s = NULL;
-	int rc = hq_prepare(h, &s,
-	                    "INSERT INTO source_checks(run_id, checked_at, provider_id, url, quote,"
-	                    " status, http_status, content_sha256, detail, retrieved, published,"
-	                    " publisher, change, passage_diff)"
-	                    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
-	                    err, "prepare source check insert");
+	int rc = isotier__hq_prepare(
+	    h, &s,
+	    "INSERT INTO source_checks(run_id, checked_at, provider_id, url, quote,"
+	    " status, http_status, content_sha256, detail, retrieved, published,"
+	    " publisher, change, passage_diff)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)",
+	    err, "prepare source check insert");
 	if (rc < 0)
 		return rc;
 	hq_int(s, 1, row->run_id);

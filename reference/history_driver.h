@@ -103,13 +103,14 @@ struct isotier_history {
 /* Sets err for a database failure: ISOTIER_EBUSY when busy (a lock),
  * ISOTIER_EDB otherwise, db_code (SQLite's numbering: the CLI maps it to an
  * exit status) in err->db_code. */
-int history_db_error(isotier_error *err, int db_code, const char *context, const char *msg);
+int isotier__history_db_error(isotier_error *err, int db_code, const char *context,
+                              const char *msg);
 
 /* Convenience over h->drv. */
 static inline void hstmt_finalizep(hstmt **st);
-int hq_prepare(isotier_history *h, hstmt **st, const char *sql, isotier_error *err,
-               const char *context);
-int hq_exec(isotier_history *h, const char *sql, isotier_error *err, const char *context);
+int isotier__hq_prepare(isotier_history *h, hstmt **st, const char *sql, isotier_error *err,
+                        const char *context);
+int isotier__hq_exec(isotier_history *h, const char *sql, isotier_error *err, const char *context);
 
 /* Which driver a statement belongs to: every hstmt starts with it. */
 struct hstmt_head {

@@ -95,10 +95,11 @@ int isotier__history_fleet_init(isotier_history *h, const char *const *runners,
 	char sql[2048];
 	for (size_t i = 0; rc == 0 && i < n; i++) {
 		cleanup_hstmt hstmt *s = NULL;
-		rc = hq_prepare(h, &s,
-		                "INSERT INTO isotier_hosts(role, host_id) VALUES (?1, ?2)"
-		                " ON CONFLICT (role) DO UPDATE SET host_id = EXCLUDED.host_id",
-		                err, "history init: map the runner to its host");
+		rc = isotier__hq_prepare(
+		    h, &s,
+		    "INSERT INTO isotier_hosts(role, host_id) VALUES (?1, ?2)"
+		    " ON CONFLICT (role) DO UPDATE SET host_id = EXCLUDED.host_id",
+		    err, "history init: map the runner to its host");
 		if (rc == 0) {
 			hq_text(s, 1, runners[i]);
 			hq_text(s, 2, hosts[i]);

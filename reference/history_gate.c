@@ -109,7 +109,7 @@ int isotier__history_gate_latest(isotier_history *h, const isotier_gate_query *q
 		return isotier__error_set(err, ISOTIER_EINVAL, 0,
 		                          "read latest observation: query too long");
 	cleanup_hstmt hstmt *s = NULL;
-	int rc = hq_prepare(h, &s, sql, err, "read latest observation");
+	int rc = isotier__hq_prepare(h, &s, sql, err, "read latest observation");
 	if (rc < 0)
 		return rc;
 	gate_bind(s, q->backend, q->host_id);
@@ -158,18 +158,18 @@ int isotier__history_gate_future(isotier_history *h, const char *backend, const 
 		strftime(later, sizeof later, "%Y-%m-%dT%H:%M:%SZ", &tm);
 	}
 	cleanup_hstmt hstmt *s = NULL;
-	int rc = hq_prepare(h, &s,
-	                    HQ_SQL(h,
-	                           GATE_COLUMNS GATE_ROWS
-	                           " AND (julianday(observed_at) IS NULL"
-	                           "  OR julianday(observed_at) > julianday(?9) + ?10 / 86400.0)"
-	                           " ORDER BY id DESC LIMIT 1",
-	                           GATE_COLUMNS GATE_ROWS
-	                           " AND (observed_at !~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}([T "
-	                           "][0-9]{2}:[0-9]{2}(:[0-9]{2}([.][0-9]+)?)?Z?)?$'"
-	                           "  OR observed_at > ?11)"
-	                           " ORDER BY id DESC LIMIT 1"),
-	                    err, "read future-dated observations");
+	int rc = isotier__hq_prepare(
+	    h, &s,
+	    HQ_SQL(h,
+	           GATE_COLUMNS GATE_ROWS
+	           " AND (julianday(observed_at) IS NULL"
+	           "  OR julianday(observed_at) > julianday(?9) + ?10 / 86400.0)"
+	           " ORDER BY id DESC LIMIT 1",
+	           GATE_COLUMNS GATE_ROWS " AND (observed_at !~ '^[0-9]{4}-[0-9]{2}-[0-9]{2}([T "
+	                                  "][0-9]{2}:[0-9]{2}(:[0-9]{2}([.][0-9]+)?)?Z?)?$'"
+	                                  "  OR observed_at > ?11)"
+	                                  " ORDER BY id DESC LIMIT 1"),
+	    err, "read future-dated observations");
 	if (rc < 0)
 		return rc;
 	gate_bind(s, backend, host_id);

@@ -28,11 +28,11 @@ static int store_evidence(isotier_history *h, const isotier_observation_record *
 	if (isotier__sha256_hex(o->evidence, o->evidence_len, sha) < 0)
 		return isotier__error_set(err, ISOTIER_EIO, 0, "record observation: hash evidence");
 	cleanup_hstmt hstmt *s = NULL;
-	int rc =
-	    hq_prepare(h, &s,
-	               "INSERT INTO evidence_blobs(sha256, format, content) VALUES (?1, ?2, ?3)"
-	               " ON CONFLICT (sha256) DO NOTHING",
-	               err, "record evidence");
+	int rc = isotier__hq_prepare(
+	    h, &s,
+	    "INSERT INTO evidence_blobs(sha256, format, content) VALUES (?1, ?2, ?3)"
+	    " ON CONFLICT (sha256) DO NOTHING",
+	    err, "record evidence");
 	if (rc < 0)
 		return rc;
 	hq_text(s, 1, sha);
@@ -54,7 +54,7 @@ int isotier__history_add_observation(isotier_history *h, const isotier_observati
 	if (has_evidence && (rc = store_evidence(h, o, sha, err)) < 0)
 		return rc;
 	cleanup_hstmt hstmt *s = NULL;
-	rc = hq_prepare(
+	rc = isotier__hq_prepare(
 	    h, &s,
 	    "INSERT INTO observations(run_id, observed_at, backend, provider_id,"
 	    " claimed_tier, claimed_mechanism, observed_tier, observed_vendor, confidence,"
@@ -171,7 +171,7 @@ int isotier__history_list_observations(isotier_history *h, const isotier_observa
 	         f->run_id ? " AND o.run_id = ?6" : "", f->id ? " AND o.id = ?7" : "",
 	         f->host ? " AND (r.host = ?8 OR r.host_id = ?8 OR o.host_id = ?8)" : "");
 	cleanup_hstmt hstmt *s = NULL;
-	int rc = hq_prepare(h, &s, sql, err, "list observations");
+	int rc = isotier__hq_prepare(h, &s, sql, err, "list observations");
 	if (rc < 0)
 		return rc;
 	hq_text(s, 1, f->backend);
@@ -195,9 +195,9 @@ int isotier__history_list_backends(isotier_history *h, int (*cb)(void *ctx, cons
                                    void *ctx, isotier_error *err)
 {
 	cleanup_hstmt hstmt *s = NULL;
-	int rc =
-	    hq_prepare(h, &s, "SELECT DISTINCT backend FROM observations ORDER BY backend LIMIT 64",
-	               err, "list backends");
+	int rc = isotier__hq_prepare(
+	    h, &s, "SELECT DISTINCT backend FROM observations ORDER BY backend LIMIT 64", err,
+	    "list backends");
 	if (rc < 0)
 		return rc;
 	while ((rc = hq_step(s, err)) > 0)
@@ -212,7 +212,7 @@ int isotier__history_get_observation(isotier_history *h, int64_t id, size_t laye
                                      void *ctx, isotier_error *err)
 {
 	cleanup_hstmt hstmt *s = NULL;
-	int rc = hq_prepare(
+	int rc = isotier__hq_prepare(
 	    h, &s,
 	    "SELECT " LISTING_COLUMNS ", o.kernel_relation, o.ceiling_tier, o.evidence_format,"
 	    " r.command, substr(o.layers_json, 1, CAST(?2 AS INTEGER)),"
@@ -265,7 +265,7 @@ int isotier__history_list_source_checks(isotier_history *h, const isotier_source
                                         isotier_source_check_cb cb, void *ctx, isotier_error *err)
 {
 	cleanup_hstmt hstmt *s = NULL;
-	int rc = hq_prepare(
+	int rc = isotier__hq_prepare(
 	    h, &s,
 	    "SELECT " CHECK_COLUMNS " FROM source_checks"
 	    " WHERE (?1 IS NULL OR provider_id = ?1) AND (?2 IS NULL OR checked_at >= ?2)"

@@ -64,7 +64,7 @@ static int pg_error(isotier_history *h, const PGresult *res, isotier_error *err,
 	    !strncmp(state, "08", 2)) {
 		h->run_lost = h->run_lost || h->run_tx;
 		h->run_tx = false;
-		return history_db_error(
+		return isotier__history_db_error(
 		    err, SQLITE_IOERR, context,
 		    "lost the connection to the PostgreSQL history (server stopped or "
 		    "unreachable); nothing of the run in progress was stored");
@@ -76,11 +76,11 @@ static int pg_error(isotier_history *h, const PGresult *res, isotier_error *err,
 	while (n && buf[n - 1] == '\n')
 		buf[--n] = '\0';
 	/* 42501: insufficient privilege; 28xxx: authentication. */
-	return history_db_error(err,
-	                        busy_state(state)                  ? SQLITE_BUSY
-	                        : state && !strcmp(state, "42501") ? SQLITE_PERM
-	                                                           : SQLITE_ERROR,
-	                        context, buf);
+	return isotier__history_db_error(err,
+	                                 busy_state(state)                  ? SQLITE_BUSY
+	                                 : state && !strcmp(state, "42501") ? SQLITE_PERM
+	                                                                    : SQLITE_ERROR,
+	                                 context, buf);
 }
 
 static int p_exec(isotier_history *h, const char *sql, isotier_error *err, const char *context)
@@ -92,9 +92,10 @@ static int p_exec(isotier_history *h, const char *sql, isotier_error *err, const
 	 * succeeds as a command, and rolls back: "ROLLBACK". Nothing of it was
 	 * stored. */
 	if (rc == 0 && !strcmp(sql, "COMMIT") && strcmp(PQcmdStatus(res), "COMMIT"))
-		rc = history_db_error(err, SQLITE_ERROR, context,
-		                      "the transaction was rolled back (a statement in it failed): "
-		                      "nothing of it was stored");
+		rc = isotier__history_db_error(
+		    err, SQLITE_ERROR, context,
+		    "the transaction was rolled back (a statement in it failed): "
+		    "nothing of it was stored");
 	PQclear(res);
 	return rc;
 }
@@ -399,7 +400,7 @@ static int p_open(isotier_history *h, const char *uri, bool readonly, int busy_m
 			*nl = ' ';
 		PQfinish(h->pg);
 		h->pg = NULL;
-		return history_db_error(err, SQLITE_CANTOPEN, h->display, msg);
+		return isotier__history_db_error(err, SQLITE_CANTOPEN, h->display, msg);
 	}
 	PQsetNoticeProcessor(h->pg, quiet, NULL);
 	/* A statement may not run for ever (a lock held, a server stuck): 5

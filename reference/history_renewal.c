@@ -35,7 +35,7 @@ int isotier__history_source_renewed(isotier_history *h, const char *provider_id,
 	if (!provider_id || !url || !quote || !quote[0] || !retrieved || !today)
 		return 0;
 	cleanup_hstmt hstmt *s = NULL;
-	int rc = hq_prepare(h, &s, renewed_sql, err, "read a source's renewing checks");
+	int rc = isotier__hq_prepare(h, &s, renewed_sql, err, "read a source's renewing checks");
 	if (rc < 0)
 		return rc;
 	hq_text(s, 1, provider_id);

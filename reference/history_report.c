@@ -11,13 +11,14 @@ int isotier__history_read_begin(isotier_history *h, isotier_error *err)
 {
 	/* One snapshot: every query sees the same state while verify or
 	 * sources check write. */
-	return hq_exec(h, HQ_SQL(h, "BEGIN", "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY"),
-	               err, "report: begin read");
+	return isotier__hq_exec(
+	    h, HQ_SQL(h, "BEGIN", "BEGIN ISOLATION LEVEL REPEATABLE READ, READ ONLY"), err,
+	    "report: begin read");
 }
 
 void isotier__history_read_end(isotier_history *h)
 {
-	hq_exec(h, "COMMIT", NULL, "report: end read");
+	isotier__hq_exec(h, "COMMIT", NULL, "report: end read");
 }
 
 int isotier__history_newest_record(isotier_history *h, char *buf, size_t len, isotier_error *err)
@@ -40,7 +41,8 @@ int isotier__history_newest_record(isotier_history *h, char *buf, size_t len, is
 	    " ORDER BY t DESC LIMIT 1";
 	buf[0] = '\0';
 	cleanup_hstmt hstmt *s = NULL;
-	int rc = hq_prepare(h, &s, HQ_SQL(h, sqlite_text, pg_text), err, "report: newest record");
+	int rc = isotier__hq_prepare(h, &s, HQ_SQL(h, sqlite_text, pg_text), err,
+	                             "report: newest record");
 	if (rc < 0)
 		return rc;
 	if ((rc = hq_step(s, err)) > 0 && hq_col(s, 0))
@@ -83,7 +85,7 @@ int isotier__history_count(isotier_history *h, isotier_history_count_of what, co
 	if ((unsigned)what >= sizeof sql / sizeof sql[0])
 		return isotier__error_set(err, ISOTIER_EINVAL, 0, "report: count what?");
 	cleanup_hstmt hstmt *s = NULL;
-	int rc = hq_prepare(h, &s, sql[what], err, "report: count");
+	int rc = isotier__hq_prepare(h, &s, sql[what], err, "report: count");
 	if (rc < 0)
 		return rc;
 	hq_text(s, 1, since);
@@ -178,12 +180,12 @@ int isotier__history_scan_observations(
 	 * each row's overflow pages, i.e. the whole database. Only the JSON
 	 * report (every field of every observation) pays that in the scan. */
 	cleanup_hstmt hstmt *s = NULL;
-	int rc = hq_prepare(h, &s,
-	                    durations ? (h->drv->engine == HISTORY_POSTGRES
-	                                     ? OBS_FULL("o.probe_schema") OBS_RANGE
-	                                     : OBS_FULL(SQLITE_PROBE_SCHEMA) OBS_RANGE)
-	                              : OBS_LIGHT OBS_RANGE,
-	                    err, "report: read observations");
+	int rc = isotier__hq_prepare(h, &s,
+	                             durations ? (h->drv->engine == HISTORY_POSTGRES
+	                                              ? OBS_FULL("o.probe_schema") OBS_RANGE
+	                                              : OBS_FULL(SQLITE_PROBE_SCHEMA) OBS_RANGE)
+	                                       : OBS_LIGHT OBS_RANGE,
+	                             err, "report: read observations");
 	if (rc < 0)
 		return rc;
 	hq_text(s, 1, since);
@@ -197,10 +199,10 @@ int isotier__history_observations_by_id(isotier_history *h, const int64_t *ids, 
                                         void *ctx, isotier_error *err)
 {
 	cleanup_hstmt hstmt *s = NULL;
-	int rc = hq_prepare(h, &s,
-	                    HQ_SQL(h, OBS_FULL(SQLITE_PROBE_SCHEMA) " WHERE o.id = ?1",
-	                           OBS_FULL("o.probe_schema") " WHERE o.id = ?1"),
-	                    err, "report: read observations shown");
+	int rc = isotier__hq_prepare(h, &s,
+	                             HQ_SQL(h, OBS_FULL(SQLITE_PROBE_SCHEMA) " WHERE o.id = ?1",
+	                                    OBS_FULL("o.probe_schema") " WHERE o.id = ?1"),
+	                             err, "report: read observations shown");
 	for (size_t i = 0; rc >= 0 && i < n; i++) {
 		hq_reset(s);
 		hq_int(s, 1, ids[i]);
@@ -216,7 +218,7 @@ int isotier__history_observation_documents(isotier_history *h, const int64_t *id
                                            void *ctx, isotier_error *err)
 {
 	cleanup_hstmt hstmt *s = NULL;
-	int rc = hq_prepare(
+	int rc = isotier__hq_prepare(
 	    h, &s,
 	    "SELECT substr(layers_json, 1, CAST(?2 AS INTEGER)),"
 	    " substr(probe_json, 1, CAST(?3 AS INTEGER)) FROM observations WHERE id = ?1",
@@ -249,11 +251,11 @@ int isotier__history_scan_refusals(isotier_history *h, const char *since, int64_
                                    isotier_error *err)
 {
 	cleanup_hstmt hstmt *s = NULL;
-	int rc = hq_prepare(h, &s,
-	                    newest > 0 ? AUDIT_COLUMNS REFUSAL_WHERE
-	                        " ORDER BY at DESC, id DESC LIMIT ?2"
-	                               : AUDIT_COLUMNS REFUSAL_WHERE " ORDER BY at, id",
-	                    err, "report: read audit events");
+	int rc = isotier__hq_prepare(h, &s,
+	                             newest > 0 ? AUDIT_COLUMNS REFUSAL_WHERE
+	                                 " ORDER BY at DESC, id DESC LIMIT ?2"
+	                                        : AUDIT_COLUMNS REFUSAL_WHERE " ORDER BY at, id",
+	                             err, "report: read audit events");
 	if (rc < 0)
 		return rc;
 	hq_text(s, 1, since);
@@ -310,10 +312,10 @@ int isotier__history_scan_checks(isotier_history *h, const char *since, isotier_
                                  void *ctx, isotier_error *err)
 {
 	cleanup_hstmt hstmt *s = NULL;
-	int rc = hq_prepare(h, &s,
-	                    CHECK_COLUMNS " WHERE ?1 IS NULL OR checked_at >= ?1"
-	                                  " ORDER BY checked_at, id",
-	                    err, "report: read source checks");
+	int rc = isotier__hq_prepare(h, &s,
+	                             CHECK_COLUMNS " WHERE ?1 IS NULL OR checked_at >= ?1"
+	                                           " ORDER BY checked_at, id",
+	                             err, "report: read source checks");
 	if (rc < 0)
 		return rc;
 	hq_text(s, 1, since);
@@ -341,12 +343,12 @@ int isotier__history_latest_check(isotier_history *h, const char *provider_id, c
 	 * 10) walked newest first: a source checked daily for years costs its
 	 * newest entry, not its years. */
 	cleanup_hstmt hstmt *s = NULL;
-	int rc = hq_prepare(h, &s,
-	                    CHECK_COLUMNS " WHERE provider_id = ?1 AND url = ?2"
-	                                  " AND (?3 IS NULL OR checked_at >= ?3)"
-	                                  " AND (?4 IS NULL OR quote = ?4)"
-	                                  " ORDER BY checked_at DESC, id DESC LIMIT 1",
-	                    err, "report: read a source's latest check");
+	int rc = isotier__hq_prepare(h, &s,
+	                             CHECK_COLUMNS " WHERE provider_id = ?1 AND url = ?2"
+	                                           " AND (?3 IS NULL OR checked_at >= ?3)"
+	                                           " AND (?4 IS NULL OR quote = ?4)"
+	                                           " ORDER BY checked_at DESC, id DESC LIMIT 1",
+	                             err, "report: read a source's latest check");
 	if (rc < 0)
 		return rc;
 	hq_text(s, 1, provider_id);
@@ -363,10 +365,11 @@ int isotier__history_scan_interrupted(isotier_history *h, const char *since,
                                       isotier_error *err)
 {
 	cleanup_hstmt hstmt *s = NULL;
-	int rc = hq_prepare(h, &s,
-	                    "SELECT reason FROM audit_events WHERE event = 'run_interrupted'"
-	                    " AND (?1 IS NULL OR at >= ?1) ORDER BY id LIMIT 100",
-	                    err, "report: read interrupted runs");
+	int rc =
+	    isotier__hq_prepare(h, &s,
+	                        "SELECT reason FROM audit_events WHERE event = 'run_interrupted'"
+	                        " AND (?1 IS NULL OR at >= ?1) ORDER BY id LIMIT 100",
+	                        err, "report: read interrupted runs");
 	if (rc < 0)
 		return rc;
 	hq_text(s, 1, since);

@@ -276,7 +276,7 @@ _Static_assert(sizeof sqlite_migrations == sizeof pg_migrations,
 _Static_assert(sizeof sqlite_migrations / sizeof sqlite_migrations[0] == HISTORY_SCHEMA_VERSION,
                "HISTORY_SCHEMA_VERSION counts the migrations");
 
-const char *history_migration(history_engine engine, int from)
+const char *isotier__history_migration(history_engine engine, int from)
 {
 	if (from < 0 || from >= HISTORY_SCHEMA_VERSION)
 		return NULL;

@@ -8,6 +8,6 @@
 #define HISTORY_SCHEMA_VERSION 11
 
 /* The SQL bringing engine's schema from version from to from + 1. */
-const char *history_migration(history_engine engine, int from);
+const char *isotier__history_migration(history_engine engine, int from);
 
 #endif

@@ -22,9 +22,9 @@ typedef struct sqlite_stmt {
 static int sqlite_error(isotier_history *h, isotier_error *err, const char *context)
 {
 	if (!h || !h->db)
-		return history_db_error(err, SQLITE_CANTOPEN, context, "no database");
-	return history_db_error(err, sqlite3_extended_errcode(h->db), context,
-	                        sqlite3_errmsg(h->db));
+		return isotier__history_db_error(err, SQLITE_CANTOPEN, context, "no database");
+	return isotier__history_db_error(err, sqlite3_extended_errcode(h->db), context,
+	                                 sqlite3_errmsg(h->db));
 }
 
 static int s_exec(isotier_history *h, const char *sql, isotier_error *err, const char *context)
@@ -32,7 +32,7 @@ static int s_exec(isotier_history *h, const char *sql, isotier_error *err, const
 	char *msg = NULL;
 	int rc = sqlite3_exec(h->db, sql, NULL, NULL, &msg);
 	if (rc != SQLITE_OK) {
-		rc = history_db_error(err, sqlite3_extended_errcode(h->db), context, msg);
+		rc = isotier__history_db_error(err, sqlite3_extended_errcode(h->db), context, msg);
 		sqlite3_free(msg);
 		return rc;
 	}
@@ -259,8 +259,8 @@ static int wal_hook(void *arg, sqlite3 *db, const char *name, int pages)
 static int s_sync(isotier_history *h, isotier_error *err)
 {
 	if (h->sync_errno)
-		return history_db_error(err, SQLITE_IOERR_FSYNC, h->display,
-		                        strerror(h->sync_errno));
+		return isotier__history_db_error(err, SQLITE_IOERR_FSYNC, h->display,
+		                                 strerror(h->sync_errno));
 	if (!h->db || !h->unsynced)
 		return 0;
 	const char *wal = sqlite3_filename_wal(sqlite3_db_filename(h->db, "main"));
@@ -270,7 +270,7 @@ static int s_sync(isotier_history *h, isotier_error *err)
 		close(fd);
 	if (rc < 0)
 		return h->sync_errno = e ? e : EIO,
-		       history_db_error(err, SQLITE_IOERR_FSYNC, h->display, strerror(e));
+		       isotier__history_db_error(err, SQLITE_IOERR_FSYNC, h->display, strerror(e));
 	h->unsynced = false;
 	return 0;
 }
@@ -291,7 +291,7 @@ static int s_open(isotier_history *h, const char *path, bool readonly, int busy_
 		 * writer (verify, sweep, import) would find out at its first
 		 * write, or never, when it had nothing to write that time. */
 		if (sqlite3_db_readonly(h->db, "main") == 1)
-			return history_db_error(
+			return isotier__history_db_error(
 			    err, SQLITE_READONLY, path,
 			    "opened read-only (a read-only file system, or a "
 			    "file this user may not write): it cannot be written");

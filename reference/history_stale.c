@@ -16,10 +16,11 @@ int isotier__history_mark_stale(isotier_history *h, int64_t *ids, size_t max, si
 		return 0; /* no host name: no run here can be told from one elsewhere */
 	/* Only this host's runs: a pid means nothing on another host sharing the history. */
 	cleanup_hstmt hstmt *q = NULL;
-	int rc = hq_prepare(h, &q,
-	                    "SELECT id, owner_pid, owner_start FROM runs WHERE status = 'running'"
-	                    " AND host = ?1 AND owner_pid IS NOT NULL ORDER BY id",
-	                    err, "stale runs");
+	int rc = isotier__hq_prepare(
+	    h, &q,
+	    "SELECT id, owner_pid, owner_start FROM runs WHERE status = 'running'"
+	    " AND host = ?1 AND owner_pid IS NOT NULL ORDER BY id",
+	    err, "stale runs");
 	if (rc < 0)
 		return rc;
 	hq_text(q, 1, u.nodename);
@@ -42,10 +43,11 @@ int isotier__history_mark_stale(isotier_history *h, int64_t *ids, size_t max, si
 	for (size_t i = 0; i < n_dead; i++) {
 		cleanup_hstmt hstmt *up = NULL;
 		/* Still 'running': another run may have marked it meanwhile. */
-		if ((rc = hq_prepare(h, &up,
-		                     "UPDATE runs SET status = 'interrupted', finished_at = ?1"
-		                     " WHERE id = ?2 AND status = 'running' RETURNING id",
-		                     err, "mark stale run")) < 0)
+		if ((rc = isotier__hq_prepare(
+		         h, &up,
+		         "UPDATE runs SET status = 'interrupted', finished_at = ?1"
+		         " WHERE id = ?2 AND status = 'running' RETURNING id",
+		         err, "mark stale run")) < 0)
 			return rc;
 		hq_text(up, 1, now);
 		hq_int(up, 2, dead[i]);
@@ -97,12 +99,13 @@ int isotier__history_add_audit_event(isotier_history *h, const isotier_audit_row
                                      isotier_error *err)
 {
 	cleanup_hstmt hstmt *s = NULL;
-	int rc = hq_prepare(h, &s,
-	                    "INSERT INTO audit_events(at, event, sandbox_id, backend, claimed_tier,"
-	                    " resolved_tier, required_tier, decision, reason, detail_json, host_id,"
-	                    " uuid)"
-	                    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-	                    err, "store audit event");
+	int rc = isotier__hq_prepare(
+	    h, &s,
+	    "INSERT INTO audit_events(at, event, sandbox_id, backend, claimed_tier,"
+	    " resolved_tier, required_tier, decision, reason, detail_json, host_id,"
+	    " uuid)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+	    err, "store audit event");
 	if (rc < 0)
 		return rc;
 	hq_text(s, 1, a->at);

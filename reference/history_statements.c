@@ -17,8 +17,8 @@ int isotier__history_statement_of(isotier_history *h, int64_t id,
                                   void *ctx, isotier_error *err)
 {
 	cleanup_hstmt hstmt *s = NULL;
-	int rc =
-	    hq_prepare(h, &s, STATEMENT_COLUMNS " WHERE o.id = ?1", err, "read a signed statement");
+	int rc = isotier__hq_prepare(h, &s, STATEMENT_COLUMNS " WHERE o.id = ?1", err,
+	                             "read a signed statement");
 	if (rc < 0)
 		return rc;
 	hq_int(s, 1, id);
@@ -31,9 +31,9 @@ int isotier__history_scan_statements(isotier_history *h, const char *host_id,
                                      void *ctx, isotier_error *err)
 {
 	cleanup_hstmt hstmt *s = NULL;
-	int rc = hq_prepare(h, &s,
-	                    STATEMENT_COLUMNS " WHERE (?1 IS NULL OR o.host_id = ?1) ORDER BY o.id",
-	                    err, "read signed statements");
+	int rc = isotier__hq_prepare(
+	    h, &s, STATEMENT_COLUMNS " WHERE (?1 IS NULL OR o.host_id = ?1) ORDER BY o.id", err,
+	    "read signed statements");
 	if (rc < 0)
 		return rc;
 	hq_text(s, 1, host_id);

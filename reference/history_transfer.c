@@ -55,10 +55,11 @@ static char *base64(const void *data, size_t len)
 static int export_runs(isotier_history *h, FILE *out, isotier_error *err)
 {
 	cleanup_hstmt hstmt *s = NULL;
-	int rc = hq_prepare(h, &s,
-	                    "SELECT uuid, started_at, finished_at, tool_version, catalogue_commit,"
-	                    " command, status, host, host_id, kernel FROM runs ORDER BY id",
-	                    err, "export runs");
+	int rc = isotier__hq_prepare(
+	    h, &s,
+	    "SELECT uuid, started_at, finished_at, tool_version, catalogue_commit,"
+	    " command, status, host, host_id, kernel FROM runs ORDER BY id",
+	    err, "export runs");
 	static const char *const keys[] = {
 	    "uuid",    "started_at", "finished_at", "tool_version", "catalogue_commit",
 	    "command", "status",     "host",        "host_id",      "kernel"};
@@ -77,9 +78,9 @@ static int export_runs(isotier_history *h, FILE *out, isotier_error *err)
 static int export_evidence(isotier_history *h, FILE *out, isotier_error *err)
 {
 	cleanup_hstmt hstmt *s = NULL;
-	int rc =
-	    hq_prepare(h, &s, "SELECT sha256, format, content FROM evidence_blobs ORDER BY sha256",
-	               err, "export evidence");
+	int rc = isotier__hq_prepare(
+	    h, &s, "SELECT sha256, format, content FROM evidence_blobs ORDER BY sha256", err,
+	    "export evidence");
 	while (rc == 0 && (rc = hq_step(s, err)) > 0) {
 		size_t len = 0;
 		const void *blob = HDRV(s)->blob(s, 2, &len);
@@ -126,7 +127,7 @@ static const char *const obs_counts[] = {"sandbox_wall_ms", "sandbox_cpu_ms", "j
 static int export_observations(isotier_history *h, FILE *out, isotier_error *err)
 {
 	cleanup_hstmt hstmt *s = NULL;
-	int rc = hq_prepare(
+	int rc = isotier__hq_prepare(
 	    h, &s,
 	    "SELECT o.uuid, r.uuid, o.observed_at, o.backend, o.provider_id, o.claimed_tier,"
 	    " o.claimed_mechanism, o.observed_tier, o.observed_vendor, o.confidence, o.layers_json,"
@@ -300,12 +301,13 @@ static int import_run(isotier_history *h, const cJSON *o, isotier_transfer_count
                       isotier_error *err)
 {
 	cleanup_hstmt hstmt *s = NULL;
-	int rc = hq_prepare(h, &s,
-	                    "INSERT INTO runs(uuid, started_at, finished_at, tool_version,"
-	                    " catalogue_commit, command, status, host, host_id, kernel)"
-	                    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, COALESCE(?7, 'unknown'), ?8, ?9, ?10)"
-	                    " ON CONFLICT (uuid) DO NOTHING RETURNING id",
-	                    err, "import run");
+	int rc = isotier__hq_prepare(
+	    h, &s,
+	    "INSERT INTO runs(uuid, started_at, finished_at, tool_version,"
+	    " catalogue_commit, command, status, host, host_id, kernel)"
+	    " VALUES (?1, ?2, ?3, ?4, ?5, ?6, COALESCE(?7, 'unknown'), ?8, ?9, ?10)"
+	    " ON CONFLICT (uuid) DO NOTHING RETURNING id",
+	    err, "import run");
 	static const char *const keys[] = {
 	    "uuid",    "started_at", "finished_at", "tool_version", "catalogue_commit",
 	    "command", "status",     "host",        "host_id",      "kernel"};
@@ -343,11 +345,11 @@ static int import_evidence(isotier_history *h, const cJSON *o, const char *file,
 		return bad(err, file, line, "evidence content does not match its sha256");
 	}
 	cleanup_hstmt hstmt *s = NULL;
-	int rc =
-	    hq_prepare(h, &s,
-	               "INSERT INTO evidence_blobs(sha256, format, content) VALUES (?1, ?2, ?3)"
-	               " ON CONFLICT (sha256) DO NOTHING",
-	               err, "import evidence");
+	int rc = isotier__hq_prepare(
+	    h, &s,
+	    "INSERT INTO evidence_blobs(sha256, format, content) VALUES (?1, ?2, ?3)"
+	    " ON CONFLICT (sha256) DO NOTHING",
+	    err, "import evidence");
 	if (rc == 0) {
 		hq_text(s, 1, sha);
 		hq_text(s, 2, field(o, "format"));
@@ -371,10 +373,10 @@ static int import_observation(isotier_history *h, const cJSON *o, const char *fi
 		return bad_time;
 	int64_t run_id = 0, imported = 0;
 	cleanup_hstmt hstmt *q = NULL;
-	int rc = hq_prepare(h, &q,
-	                    "SELECT id, CASE WHEN command = ?2 THEN 1 ELSE 0 END FROM runs"
-	                    " WHERE uuid = ?1",
-	                    err, "import observation");
+	int rc = isotier__hq_prepare(h, &q,
+	                             "SELECT id, CASE WHEN command = ?2 THEN 1 ELSE 0 END FROM runs"
+	                             " WHERE uuid = ?1",
+	                             err, "import observation");
 	if (rc < 0)
 		return rc;
 	hq_text(q, 1, run_uuid);
@@ -395,8 +397,8 @@ static int import_observation(isotier_history *h, const cJSON *o, const char *fi
 		 * it): its observations are here already, or the file would
 		 * slip a row into one of this host's own runs. */
 		cleanup_hstmt hstmt *e = NULL;
-		if ((rc = hq_prepare(h, &e, "SELECT id FROM observations WHERE uuid = ?1", err,
-		                     "import observation")) < 0)
+		if ((rc = isotier__hq_prepare(h, &e, "SELECT id FROM observations WHERE uuid = ?1",
+		                              err, "import observation")) < 0)
 			return rc;
 		hq_text(e, 1, uuid);
 		if ((rc = step_id(e, NULL, err)) < 0)
@@ -440,7 +442,7 @@ static int import_observation(isotier_history *h, const cJSON *o, const char *fi
 			return rc;
 	}
 	cleanup_hstmt hstmt *s = NULL;
-	rc = hq_prepare(
+	rc = isotier__hq_prepare(
 	    h, &s,
 	    "INSERT INTO observations(uuid, run_id, observed_at, backend, provider_id,"
 	    " claimed_tier, claimed_mechanism, observed_tier, observed_vendor, confidence,"

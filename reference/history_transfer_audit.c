@@ -22,11 +22,12 @@ static const char *const audit_keys[] = {
 int isotier__history_export_audit(isotier_history *h, FILE *out, isotier_error *err)
 {
 	cleanup_hstmt hstmt *s = NULL;
-	int rc = hq_prepare(h, &s,
-	                    "SELECT uuid, at, event, sandbox_id, backend, claimed_tier,"
-	                    " resolved_tier, required_tier, decision, reason, detail_json, host_id"
-	                    " FROM audit_events ORDER BY id",
-	                    err, "export audit events");
+	int rc = isotier__hq_prepare(
+	    h, &s,
+	    "SELECT uuid, at, event, sandbox_id, backend, claimed_tier,"
+	    " resolved_tier, required_tier, decision, reason, detail_json, host_id"
+	    " FROM audit_events ORDER BY id",
+	    err, "export audit events");
 	while (rc == 0 && (rc = hq_step(s, err)) > 0) {
 		cJSON *o = cJSON_CreateObject();
 		char *text = NULL;
@@ -96,7 +97,7 @@ int isotier__history_import_audit(isotier_history *h, const cJSON *o, const char
 		    err, ISOTIER_EDATA, 0,
 		    "import %s:%zu: field 'at': %.40s is after this host's clock", file, line, at);
 	cleanup_hstmt hstmt *s = NULL;
-	int rc = hq_prepare(
+	int rc = isotier__hq_prepare(
 	    h, &s,
 	    "INSERT INTO audit_events(uuid, at, event, sandbox_id, backend, claimed_tier,"
 	    " resolved_tier, required_tier, decision, reason, detail_json, host_id)"

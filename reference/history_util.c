@@ -10,7 +10,7 @@
 #include <ctype.h>
 #include <string.h>
 
-int history_db_error(isotier_error *err, int db_code, const char *context, const char *msg)
+int isotier__history_db_error(isotier_error *err, int db_code, const char *context, const char *msg)
 {
 	int primary = db_code & 0xff;
 	int code = primary == SQLITE_BUSY || primary == SQLITE_LOCKED ? ISOTIER_EBUSY : ISOTIER_EDB;
@@ -20,14 +20,14 @@ int history_db_error(isotier_error *err, int db_code, const char *context, const
 	return code;
 }
 
-int hq_prepare(isotier_history *h, hstmt **st, const char *sql, isotier_error *err,
-               const char *context)
+int isotier__hq_prepare(isotier_history *h, hstmt **st, const char *sql, isotier_error *err,
+                        const char *context)
 {
 	*st = NULL;
 	return h->drv->prepare(h, st, sql, err, context);
 }
 
-int hq_exec(isotier_history *h, const char *sql, isotier_error *err, const char *context)
+int isotier__hq_exec(isotier_history *h, const char *sql, isotier_error *err, const char *context)
 {
 	return h->drv->exec(h, sql, err, context);
 }

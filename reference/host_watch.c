@@ -41,15 +41,8 @@ static int64_t mono_us(void)
 int isotier__nonce_new(char out[33], isotier_error *err)
 {
 	unsigned char b[16];
-	size_t got = 0;
-	while (got < sizeof b) {
-		ssize_t n = getrandom(b + got, sizeof b - got, 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return isotier__error_set(err, ISOTIER_EIO, errno, "nonce: getrandom");
-		got += (size_t)n;
-	}
+	if (isotier__random_bytes(b, sizeof b) < 0)
+		return isotier__error_set(err, ISOTIER_EIO, errno, "nonce: getrandom");
 	for (size_t i = 0; i < sizeof b; i++)
 		snprintf(out + 2 * i, 3, "%02x", b[i]);
 	return 0;

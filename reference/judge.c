@@ -59,7 +59,7 @@ static bool mechanism_row(struct mechanism_row *out, const char *mechanism)
 	return false;
 }
 
-int judge_mechanism_kind(probe_layer_kind *kind, const char *mechanism)
+int isotier__judge_mechanism_kind(probe_layer_kind *kind, const char *mechanism)
 {
 	struct mechanism_row row;
 	if (!mechanism_row(&row, mechanism))
@@ -91,11 +91,11 @@ static probe_tier claim_tier(isotier_tier t)
 /* "MICROVM (firecracker)" or "CONTAINER" */
 static void describe_observed(char *buf, size_t len, const probe_result *p)
 {
-	const char *vendor = probe_result_vendor(p);
+	const char *vendor = isotier__probe_result_vendor(p);
 	if (*vendor)
-		snprintf(buf, len, "%s (%s)", probe_tier_name(p->observed), vendor);
+		snprintf(buf, len, "%s (%s)", isotier__probe_tier_name(p->observed), vendor);
 	else
-		snprintf(buf, len, "%s", probe_tier_name(p->observed));
+		snprintf(buf, len, "%s", isotier__probe_tier_name(p->observed));
 }
 
 /* "vm(firecracker) > container(runc)"; layers that are not the sandbox's own
@@ -115,7 +115,7 @@ static void describe_layers(char *buf, size_t len, const probe_result *p, const 
 		                          ? "host's "
 		                          : "unproven ";
 		int n = snprintf(buf + off, len - off, "%s%s%s%s%s%s", i ? " > " : "",
-		                 own[i] ? "" : not_own, probe_layer_kind_name(l->kind),
+		                 own[i] ? "" : not_own, isotier__probe_layer_kind_name(l->kind),
 		                 l->vendor[0] ? "(" : "", l->vendor, l->vendor[0] ? ")" : "");
 		if (n < 0)
 			break;
@@ -149,7 +149,7 @@ static bool layer_matches(const probe_layer *l, const struct mechanism_row *row,
 	return true;
 }
 
-isotier_tier judge_ceiling_tier(probe_tier ceiling)
+isotier_tier isotier__judge_ceiling_tier(probe_tier ceiling)
 {
 	switch (ceiling) {
 	case PROBE_TIER_CONTAINER: return ISOTIER_CONTAINER;
@@ -229,7 +229,7 @@ static probe_tier own_tier(const probe_result *p, const bool *own, size_t *inner
 	for (size_t i = p->n_layers; i-- > 0;)
 		if (own[i]) {
 			*inner = i;
-			return probe_layer_tier(p->layers[i].kind);
+			return isotier__probe_layer_tier(p->layers[i].kind);
 		}
 	return PROBE_TIER_NONE;
 }
@@ -264,8 +264,8 @@ static void say(judge_result *out, const char *fmt, ...)
 	va_end(ap);
 }
 
-void judge(judge_result *out, const judge_claim *claim, const probe_result *probe,
-           const judge_kernel *kernel)
+void isotier__judge(judge_result *out, const judge_claim *claim, const probe_result *probe,
+                    const judge_kernel *kernel)
 {
 	char observed[160], layers[400], kdetail[300] = "";
 	bool own[PROBE_RESULT_MAX_LAYERS] = {0};
@@ -328,7 +328,7 @@ void judge(judge_result *out, const judge_claim *claim, const probe_result *prob
 	struct mechanism_row fallback = {mech ? mech : "?", tier_kind(claim->tier), NULL};
 	const struct mechanism_row *row = mechanism_row(&found, mech) ? &found : &fallback;
 	probe_tier claimed = claim_tier(claim->tier);
-	if (probe_layer_tier(row->kind) != claimed) {
+	if (isotier__probe_layer_tier(row->kind) != claimed) {
 		say(out,
 		    "the claim contradicts itself: mechanism %s is not a %s mechanism; "
 		    "observed %s [%s]",
@@ -385,13 +385,14 @@ void judge(judge_result *out, const judge_claim *claim, const probe_result *prob
 			    "%s [%s]",
 			    tname, claim_mech,
 			    kernel && kernel->detail ? kernel->detail : "host view",
-			    probe_tier_name(own_obs), layers);
+			    isotier__probe_tier_name(own_obs), layers);
 			out->verdict = VERDICT_CONTRADICTED;
 		} else {
 			say(out,
 			    "claimed %s (%s) cannot be proven: gVisor's answers are seen but not "
 			    "shown to be gVisor's%s; the sandbox's own boundary is %s [%s]%s",
-			    tname, claim_mech, gap, probe_tier_name(own_obs), layers, kdetail);
+			    tname, claim_mech, gap, isotier__probe_tier_name(own_obs), layers,
+			    kdetail);
 			out->unproven = true;
 		}
 		return;
@@ -402,7 +403,7 @@ void judge(judge_result *out, const judge_claim *claim, const probe_result *prob
 			say(out,
 			    "claimed %s (%s), but the VM seen is the host's, shared by every "
 			    "sandbox on it%s; the sandbox's own boundary is %s [%s]",
-			    tname, claim_mech, kdetail, probe_tier_name(own_obs), layers);
+			    tname, claim_mech, kdetail, isotier__probe_tier_name(own_obs), layers);
 			out->verdict = VERDICT_CONTRADICTED;
 		} else {
 			say(out,
@@ -410,12 +411,12 @@ void judge(judge_result *out, const judge_claim *claim, const probe_result *prob
 			    "the sandbox's own%s%s; the sandbox's own boundary is %s [%s]",
 			    tname, claim_mech, gap,
 			    kdetail[0] ? kdetail : "; kernel identity not compared",
-			    probe_tier_name(own_obs), layers);
+			    isotier__probe_tier_name(own_obs), layers);
 			out->unproven = true;
 		}
 		return;
 	}
-	if (probe_tier_rank(own_obs) > probe_tier_rank(claimed)) {
+	if (isotier__probe_tier_rank(own_obs) > isotier__probe_tier_rank(claimed)) {
 		say(out,
 		    "claimed %s (%s); the sandbox's own boundary is "
 		    "stronger: %s [%s]%s",
@@ -428,14 +429,14 @@ void judge(judge_result *out, const judge_claim *claim, const probe_result *prob
 			say(out,
 			    "claimed %s (%s) cannot be proven: the workload runs in %s inside a "
 			    "VM not shown to be dedicated to it%s [%s]",
-			    tname, claim_mech, probe_tier_name(own_obs), kdetail, layers);
+			    tname, claim_mech, isotier__probe_tier_name(own_obs), kdetail, layers);
 			out->unproven = true;
 			return;
 		}
 		say(out,
 		    "claimed %s (%s) is present and the sandbox's own, but not innermost: the "
 		    "workload runs in %s [%s]%s",
-		    tname, claim_mech, probe_tier_name(own_obs), layers, kdetail);
+		    tname, claim_mech, isotier__probe_tier_name(own_obs), layers, kdetail);
 		out->verdict = VERDICT_CONSISTENT;
 		return;
 	}
@@ -446,6 +447,6 @@ void judge(judge_result *out, const judge_claim *claim, const probe_result *prob
 		say(out,
 		    "claimed %s (%s) is absent; the sandbox's own boundary "
 		    "is %s [%s]%s",
-		    tname, claim_mech, probe_tier_name(own_obs), layers, kdetail);
+		    tname, claim_mech, isotier__probe_tier_name(own_obs), layers, kdetail);
 	out->verdict = VERDICT_CONTRADICTED;
 }

@@ -87,16 +87,16 @@ typedef struct judge_result {
  * ISOTIER_EINVAL for mechanisms outside the four tiers (webassembly, unknown,
  * anything not in the vocabulary).
  */
-int judge_mechanism_kind(probe_layer_kind *kind, const char *mechanism);
+int isotier__judge_mechanism_kind(probe_layer_kind *kind, const char *mechanism);
 
 /*
  * Judges claim against probe (NULL: no usable probe output) given the kernel
  * relation (NULL: UNCOMPARED). Never yields VERDICT_UNAVAILABLE.
  */
-void judge(judge_result *out, const judge_claim *claim, const probe_result *probe,
-           const judge_kernel *kernel);
+void isotier__judge(judge_result *out, const judge_claim *claim, const probe_result *probe,
+                    const judge_kernel *kernel);
 
 /* The isotier tier a ceiling allows (NONE and UNKNOWN: ISOTIER_UNKNOWN). */
-isotier_tier judge_ceiling_tier(probe_tier ceiling);
+isotier_tier isotier__judge_ceiling_tier(probe_tier ceiling);
 
 #endif

@@ -30,7 +30,7 @@ static void check_nonce(isotier_probe_run *pr, const char *nonce)
 	                   "run.nonce: %s, not this run's nonce: a recorded or foreign output "
 	                   "proves nothing about this sandbox",
 	                   pr->probe.run.nonce[0] ? "a different nonce" : "missing");
-	probe_result_clear(&pr->probe);
+	isotier__probe_result_clear(&pr->probe);
 }
 
 static void read_host_view(isotier_observation *obs, const isotier_probe_run *pr,
@@ -47,8 +47,8 @@ static void parse_output(isotier_probe_run *pr, const char *nonce)
 		isotier__error_set(&pr->parse_err, ISOTIER_EDATA, 0,
 		                   "no report between the probe's markers");
 	else
-		pr->parsed =
-		    probe_result_parse(&pr->probe, pr->out, pr->out_len, &pr->parse_err) == 0;
+		pr->parsed = isotier__probe_result_parse(&pr->probe, pr->out, pr->out_len,
+		                                         &pr->parse_err) == 0;
 	check_nonce(pr, nonce);
 }
 
@@ -61,7 +61,7 @@ static void check_inputs(isotier_probe_run *pr, const isotier_backend *b, void *
 		return;
 	pr->parsed = false;
 	isotier__error_set(&pr->parse_err, ISOTIER_EDATA, 0, "%s: %s", b->name, why);
-	probe_result_clear(&pr->probe);
+	isotier__probe_result_clear(&pr->probe);
 }
 
 /* A bound exec's report, judged while the probe waits (observe_bound.h). */
@@ -482,7 +482,7 @@ static void run_once(isotier_observation *obs, void *state, const isotier_observ
 	     retry++) {
 		isotier__host_view_clear(&view);
 		free(pr->out);
-		probe_result_clear(&pr->probe);
+		isotier__probe_result_clear(&pr->probe);
 		*pr = (isotier_probe_run){0};
 		if (isotier__nonce_new(obs->nonce, &nerr) < 0) {
 			pr->rc = obs->rc = nerr.code;
@@ -663,9 +663,9 @@ void isotier__observation_clear(isotier_observation *obs)
 	for (size_t i = 0; i < 2; i++) {
 		free(obs->run[i].out);
 		obs->run[i].out = NULL;
-		probe_result_clear(&obs->run[i].probe);
+		isotier__probe_result_clear(&obs->run[i].probe);
 		obs->run[i].parsed = false;
-		probe_result_clear(&obs->attest_out[i]);
+		isotier__probe_result_clear(&obs->attest_out[i]);
 		obs->attest_out_parsed[i] = false;
 	}
 }

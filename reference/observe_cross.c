@@ -22,18 +22,10 @@ int isotier__cross_bits(char *out, size_t n, isotier_error *err)
 	if (n > sizeof pool * 8)
 		return isotier__error_set(err, ISOTIER_EINVAL, 0,
 		                          "cross pattern: %zu bits, too many", n);
-	size_t got = 0, need = (n + 7) / 8;
-	while (got < need) {
-		ssize_t r = getrandom(pool + got, need - got, 0);
-		if (r < 0 && errno == EINTR)
-			continue;
-		/* No fallback: a predictable pattern is one a provider could play
-		 * back into a sandbox of its own kernel. */
-		if (r <= 0)
-			return isotier__error_set(err, ISOTIER_EIO, errno,
-			                          "cross pattern: getrandom");
-		got += (size_t)r;
-	}
+	/* No fallback: a predictable pattern is one a provider could play
+	 * back into a sandbox of its own kernel. */
+	if (isotier__random_bytes(pool, (n + 7) / 8) < 0)
+		return isotier__error_set(err, ISOTIER_EIO, errno, "cross pattern: getrandom");
 	int run = 0;
 	char last = 0;
 	for (size_t i = 0; i < n; i++) {
@@ -116,18 +108,19 @@ static void *cross_run(void *arg)
 		isotier__error_set(&ce->err, ISOTIER_EDATA, 0, "output larger than %d bytes",
 		                   PROBE_RESULT_MAX_BYTES);
 	else if (ce->rc >= 0 &&
-	         probe_result_parse(&ce->probe, got.out, got.out_len, &ce->err) == 0) {
+	         isotier__probe_result_parse(&ce->probe, got.out, got.out_len, &ce->err) == 0) {
 		if (strcmp(ce->probe.run.nonce, ce->nonce) != 0) {
-			probe_result_clear(&ce->probe);
+			isotier__probe_result_clear(&ce->probe);
 			isotier__error_set(
 			    &ce->err, ISOTIER_EDATA, 0,
 			    "run.nonce: not this run's: a recorded or foreign output");
 		} else {
 			ce->parsed = true;
 			ce->attest_rc =
-			    ce->policy ? attest_output_verify(ce->attested, got.out, got.out_len,
-			                                      ce->nonce, ce->policy)
-			               : 0;
+			    ce->policy
+			        ? isotier__attest_output_verify(ce->attested, got.out, got.out_len,
+			                                        ce->nonce, ce->policy)
+			        : 0;
 		}
 	}
 	free(got.out);
@@ -192,7 +185,7 @@ void isotier__cross_challenge(isotier_observation *obs, void *sampler, void *mod
 	size_t len = sizeof obs->cross_detail;
 	obs->cross = ISOTIER_CHALLENGE_UNANSWERED;
 	for (int i = 0; i < 2; i++) {
-		probe_result_clear(&obs->attest_out[i]);
+		isotier__probe_result_clear(&obs->attest_out[i]);
 		obs->attest_out_parsed[i] = false;
 	}
 	if (isotier__cancelled(o->cancel_fd)) {
@@ -218,7 +211,7 @@ void isotier__cross_challenge(isotier_observation *obs, void *sampler, void *mod
 	attest_policy policy;
 	uint8_t reference[ATTEST_SNP_MEASURE_LEN];
 	obs->attest = (attest_pair){.outcome = ATTEST_PAIR_NONE};
-	if (attest_policy_from_env(&policy, reference, &e) == 0) {
+	if (isotier__attest_policy_from_env(&policy, reference, &e) == 0) {
 		smp.policy = mod.policy = &policy;
 		smp.attested = &obs->attest.v[0];
 		mod.attested = &obs->attest.v[1];
@@ -251,7 +244,8 @@ void isotier__cross_challenge(isotier_observation *obs, void *sampler, void *mod
 	} else {
 		cross_judge(obs, &smp, &mod, bits);
 		if (smp.policy)
-			attest_pair_judge(&obs->attest, (int[2]){smp.attest_rc, mod.attest_rc});
+			isotier__attest_pair_judge(&obs->attest,
+			                           (int[2]){smp.attest_rc, mod.attest_rc});
 	}
 	/* What an attested pair's reports are bound to is what the verdict
 	 * must rest on (testimony_judge_attested): kept, owned by obs. */
@@ -262,7 +256,7 @@ void isotier__cross_challenge(isotier_observation *obs, void *sampler, void *mod
 			obs->attest_out_parsed[i] = true;
 			ran[i]->probe = (probe_result){0};
 		} else {
-			probe_result_clear(&ran[i]->probe);
+			isotier__probe_result_clear(&ran[i]->probe);
 		}
 	}
 }

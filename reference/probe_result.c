@@ -2,7 +2,6 @@
 /* probe_result.c - parse the probe's "isotier.probe/1" JSON as hostile input. */
 #include "probe_result.h"
 
-#include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -14,17 +13,17 @@ static const char *const tier_names[] = {"UNKNOWN", "NONE", "CONTAINER", "GVISOR
 static const char *const kind_names[] = {"vm", "gvisor", "container"};
 static const char *const confidence_names[] = {"none", "low", "high"};
 
-const char *probe_tier_name(probe_tier t)
+const char *isotier__probe_tier_name(probe_tier t)
 {
 	return (unsigned)t < sizeof tier_names / sizeof *tier_names ? tier_names[t] : "UNKNOWN";
 }
 
-const char *probe_layer_kind_name(probe_layer_kind k)
+const char *isotier__probe_layer_kind_name(probe_layer_kind k)
 {
 	return (unsigned)k < sizeof kind_names / sizeof *kind_names ? kind_names[k] : "?";
 }
 
-probe_tier probe_layer_tier(probe_layer_kind k)
+probe_tier isotier__probe_layer_tier(probe_layer_kind k)
 {
 	switch (k) {
 	case PROBE_LAYER_VM: return PROBE_TIER_MICROVM;
@@ -34,7 +33,7 @@ probe_tier probe_layer_tier(probe_layer_kind k)
 	return PROBE_TIER_UNKNOWN;
 }
 
-int probe_tier_rank(probe_tier t)
+int isotier__probe_tier_rank(probe_tier t)
 {
 	switch (t) {
 	case PROBE_TIER_NONE: return 0;
@@ -46,19 +45,19 @@ int probe_tier_rank(probe_tier t)
 	return -1;
 }
 
-const char *probe_result_vendor(const probe_result *r)
+const char *isotier__probe_result_vendor(const probe_result *r)
 {
 	const char *v = r->n_layers ? r->layers[r->n_layers - 1].vendor : "";
 	return strcasecmp(v, "unknown") && strcasecmp(v, "none") ? v : "";
 }
 
-void probe_result_clear(probe_result *r)
+void isotier__probe_result_clear(probe_result *r)
 {
 	if (!r)
 		return;
 	cJSON_free(r->layers_json);
 	cJSON_free(r->doc_json);
-	probe_run_clear(&r->run);
+	isotier__probe_run_clear(&r->run);
 	memset(r, 0, sizeof *r);
 	r->duration_us = -1;
 }
@@ -308,7 +307,7 @@ static int parse_doc(probe_result *r, const cJSON *doc, isotier_error *err)
 	if ((rc = parse_kernel_identity(r, kernel, err)) < 0)
 		return rc;
 	parse_kernel_trust(r, kernel);
-	if ((rc = probe_run_parse(&r->run, doc, err)) < 0)
+	if ((rc = isotier__probe_run_parse(&r->run, doc, err)) < 0)
 		return rc;
 
 	/* The innermost layer decides observed_tier: a document that says
@@ -321,13 +320,14 @@ static int parse_doc(probe_result *r, const cJSON *doc, isotier_error *err)
 		if (!r->n_layers)
 			return isotier__error_set(err, ISOTIER_EDATA, 0,
 			                          "observed_tier: %s but no layers reported",
-			                          probe_tier_name(r->observed));
+			                          isotier__probe_tier_name(r->observed));
 		probe_layer_kind inner = r->layers[r->n_layers - 1].kind;
-		if (probe_layer_tier(inner) != r->observed)
+		if (isotier__probe_layer_tier(inner) != r->observed)
 			return isotier__error_set(
 			    err, ISOTIER_EDATA, 0,
 			    "observed_tier: %s disagrees with the innermost layer (%s)",
-			    probe_tier_name(r->observed), probe_layer_kind_name(inner));
+			    isotier__probe_tier_name(r->observed),
+			    isotier__probe_layer_kind_name(inner));
 	}
 	r->layers_json = isotier__json_print((cJSON *)layers, false) /* ours: scrubbed in place */;
 	if (!r->layers_json)
@@ -335,18 +335,21 @@ static int parse_doc(probe_result *r, const cJSON *doc, isotier_error *err)
 	return 0;
 }
 
-int probe_result_parse(probe_result *out, const char *json, size_t len, isotier_error *err)
+cJSON *isotier__probe_json_read(const char *json, size_t len, const char *what, isotier_error *err)
 {
-	memset(out, 0, sizeof *out);
-	out->duration_us = -1;
-	if (!json || len == 0)
-		return isotier__error_set(err, ISOTIER_EDATA, 0, "document: empty");
-	if (len > PROBE_RESULT_MAX_BYTES)
-		return isotier__error_set(err, ISOTIER_EDATA, 0,
-		                          "document: %zu bytes, larger than %d", len,
-		                          PROBE_RESULT_MAX_BYTES);
-	if (memchr(json, '\0', len))
-		return isotier__error_set(err, ISOTIER_EDATA, 0, "document: contains a NUL byte");
+	if (!json || len == 0) {
+		isotier__error_set(err, ISOTIER_EDATA, 0, "%s: empty", what);
+		return NULL;
+	}
+	if (len > PROBE_RESULT_MAX_BYTES) {
+		isotier__error_set(err, ISOTIER_EDATA, 0, "%s: %zu bytes, larger than %d", what,
+		                   len, PROBE_RESULT_MAX_BYTES);
+		return NULL;
+	}
+	if (memchr(json, '\0', len)) {
+		isotier__error_set(err, ISOTIER_EDATA, 0, "%s: contains a NUL byte", what);
+		return NULL;
+	}
 	/* cJSON recurses per nesting level: refuse deep nesting before parsing. */
 	int depth = 0, max_depth = 0;
 	bool in_string = false, escaped = false;
@@ -368,40 +371,53 @@ int probe_result_parse(probe_result *out, const char *json, size_t len, isotier_
 			depth--;
 		}
 	}
-	if (max_depth > 32)
-		return isotier__error_set(err, ISOTIER_EDATA, 0,
-		                          "document: nested deeper than 32 levels");
+	if (max_depth > PROBE_RESULT_MAX_DEPTH) {
+		isotier__error_set(err, ISOTIER_EDATA, 0, "%s: nested deeper than %d levels", what,
+		                   PROBE_RESULT_MAX_DEPTH);
+		return NULL;
+	}
 	const char *end = NULL;
 	cJSON *doc = cJSON_ParseWithLengthOpts(json, len, &end, false);
 	if (!doc) {
 		size_t off = end && end >= json && end <= json + len ? (size_t)(end - json) : 0;
-		return isotier__error_set(err, ISOTIER_EDATA, 0, "document: not JSON (at byte %zu)",
-		                          off);
+		isotier__error_set(err, ISOTIER_EDATA, 0, "%s: not JSON (at byte %zu)", what, off);
+		return NULL;
 	}
 	/* Only whitespace may follow the document. */
 	for (const char *p = end; p && p < json + len; p++)
 		if (*p != ' ' && *p != '\n' && *p != '\r' && *p != '\t') {
 			cJSON_Delete(doc);
-			return isotier__error_set(err, ISOTIER_EDATA, 0,
-			                          "document: trailing data at byte %zu",
-			                          (size_t)(p - json));
+			isotier__error_set(err, ISOTIER_EDATA, 0, "%s: trailing data at byte %zu",
+			                   what, (size_t)(p - json));
+			return NULL;
 		}
 	/* One reading: a key given twice would be read first-wins here and
 	 * last-wins by jq or Python from the stored copy. */
 	const char *dup = isotier__json_duplicate_key(doc);
 	if (dup) {
-		int rc = isotier__error_set(err, ISOTIER_EDATA, 0,
-		                            "document: duplicate key \"%.48s\"", dup);
+		isotier__error_set(err, ISOTIER_EDATA, 0, "%s: duplicate key \"%.48s\"", what, dup);
 		cJSON_Delete(doc);
-		return rc;
+		return NULL;
 	}
+	return doc;
+}
+
+int isotier__probe_result_parse(probe_result *out, const char *json, size_t len, isotier_error *err)
+{
+	memset(out, 0, sizeof *out);
+	out->duration_us = -1;
+	isotier_error local = {0};
+	isotier_error *e = err ? err : &local;
+	cJSON *doc = isotier__probe_json_read(json, len, "document", e);
+	if (!doc)
+		return e->code;
 	int rc = parse_doc(out, doc, err);
 	/* What is stored is the document judged, re-serialised (valid UTF-8). */
 	if (rc == 0 && !(out->doc_json = isotier__json_print(doc, false)))
 		rc = isotier__error_set(err, ISOTIER_ENOMEM, 0, "document: out of memory");
 	cJSON_Delete(doc);
 	if (rc < 0) {
-		probe_result_clear(out);
+		isotier__probe_result_clear(out);
 		return rc;
 	}
 	return 0;

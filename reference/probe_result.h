@@ -11,10 +11,14 @@
 #include "kernel_id.h"
 #include "probe_run.h"
 
+#include <cjson/cJSON.h>
 #include <stdbool.h>
 #include <stdint.h>
 
+/* The bounds of every reading of the probe's JSON: the judge's (below) and the
+ * report's (verify/report/report_evidence.c) are one set. */
 #define PROBE_RESULT_MAX_BYTES   (1024 * 1024) /* the whole document */
+#define PROBE_RESULT_MAX_DEPTH   32            /* nesting levels: cJSON recurses per level */
 #define PROBE_RESULT_MAX_LAYERS  8
 #define PROBE_RESULT_NAME_MAX    64 /* vendor, hypervisor, confidence... (with NUL) */
 #define PROBE_RESULT_MAX_SIGNALS 4096
@@ -76,21 +80,30 @@ typedef struct probe_result {
 	                       valid UTF-8): what the history stores; owned */
 } probe_result;
 
+/* The one reader of the probe's JSON text, the printed document and the
+ * copies the history stores alike: at most PROBE_RESULT_MAX_BYTES, no NUL
+ * byte, nested at most PROBE_RESULT_MAX_DEPTH levels, nothing but whitespace
+ * after the value, no key given twice. Returns the tree (the caller's, to
+ * cJSON_Delete), or NULL with err filled (ISOTIER_EDATA, the message led by
+ * what: "document", "probe_json"...). */
+cJSON *isotier__probe_json_read(const char *json, size_t len, const char *what, isotier_error *err);
+
 /* Parses len bytes of json (need not be NUL-terminated). A key given twice
  * in any object is refused. On error fills err (ISOTIER_EDATA, message
  * naming the field) and leaves *out cleared. */
-int probe_result_parse(probe_result *out, const char *json, size_t len, isotier_error *err);
-void probe_result_clear(probe_result *r);
+int isotier__probe_result_parse(probe_result *out, const char *json, size_t len,
+                                isotier_error *err);
+void isotier__probe_result_clear(probe_result *r);
 
 /* "UNKNOWN", "NONE", "CONTAINER", "GVISOR", "MICROVM". */
-const char *probe_tier_name(probe_tier t);
+const char *isotier__probe_tier_name(probe_tier t);
 /* "vm", "gvisor", "container". */
-const char *probe_layer_kind_name(probe_layer_kind k);
+const char *isotier__probe_layer_kind_name(probe_layer_kind k);
 /* The tier a layer kind stands for. */
-probe_tier probe_layer_tier(probe_layer_kind k);
+probe_tier isotier__probe_layer_tier(probe_layer_kind k);
 /* Rank for comparisons: NONE 0 < CONTAINER 1 < GVISOR 2 < MICROVM 3; UNKNOWN -1. */
-int probe_tier_rank(probe_tier t);
+int isotier__probe_tier_rank(probe_tier t);
 /* The vendor the innermost layer names; "" if none (or "unknown"). */
-const char *probe_result_vendor(const probe_result *r);
+const char *isotier__probe_result_vendor(const probe_result *r);
 
 #endif

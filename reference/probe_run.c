@@ -7,7 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-bool probe_run_nonce_valid(const char *s)
+/* A nonce as the verifier makes and the probe accepts: 16-64 lowercase hex. */
+static bool probe_run_nonce_valid(const char *s)
 {
 	size_t n = s ? strlen(s) : 0;
 	if (n < 16 || n > PROBE_RUN_NONCE_MAX)
@@ -18,7 +19,7 @@ bool probe_run_nonce_valid(const char *s)
 	return true;
 }
 
-void probe_run_clear(probe_run_info *r)
+void isotier__probe_run_clear(probe_run_info *r)
 {
 	if (!r)
 		return;
@@ -245,7 +246,7 @@ static int parse_pattern(probe_run_info *r, const cJSON *p, isotier_error *err)
 	return parse_segments(r, s, err);
 }
 
-int probe_run_parse(probe_run_info *out, const cJSON *doc, isotier_error *err)
+int isotier__probe_run_parse(probe_run_info *out, const cJSON *doc, isotier_error *err)
 {
 	memset(out, 0, sizeof *out);
 	const cJSON *run = cJSON_GetObjectItemCaseSensitive(doc, "run");
@@ -271,6 +272,6 @@ int probe_run_parse(probe_run_info *out, const cJSON *doc, isotier_error *err)
 			rc = parse_pattern(out, p, err);
 	}
 	if (rc < 0)
-		probe_run_clear(out);
+		isotier__probe_run_clear(out);
 	return rc;
 }

@@ -67,9 +67,7 @@ typedef struct probe_run_info {
 
 /* Reads doc's optional "run" member into out (cleared first). A missing
  * member leaves out empty: the caller decides what an absent nonce means. */
-int probe_run_parse(probe_run_info *out, const struct cJSON *doc, isotier_error *err);
-void probe_run_clear(probe_run_info *r);
-/* A nonce as the verifier makes and the probe accepts: 16-64 lowercase hex. */
-bool probe_run_nonce_valid(const char *s);
+int isotier__probe_run_parse(probe_run_info *out, const struct cJSON *doc, isotier_error *err);
+void isotier__probe_run_clear(probe_run_info *r);
 
 #endif

@@ -619,17 +619,8 @@ int isotier__write_file(const char *path, const void *data, size_t len, int mode
 	    open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, mode);
 	if (fd < 0)
 		return isotier__error_set(err, ISOTIER_EIO, errno, "open %s", path);
-	const char *p = data;
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return isotier__error_set(err, ISOTIER_EIO, errno, "write %s", path);
-		}
-		p += n;
-		len -= (size_t)n;
-	}
+	if (isotier__write_all(fd, data, len) < 0)
+		return isotier__error_set(err, ISOTIER_EIO, errno, "write %s", path);
 	if (fchmod(fd, (mode_t)mode) != 0)
 		return isotier__error_set(err, ISOTIER_EIO, errno, "chmod %s", path);
 	return 0;

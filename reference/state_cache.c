@@ -102,17 +102,9 @@ int isotier__state_cache_get(const char *name, char *buf, size_t len)
 	    (st.st_uid != geteuid() && st.st_uid != 0) || st.st_size <= 0 ||
 	    (size_t)st.st_size >= len)
 		return ISOTIER_ENOTFOUND;
-	size_t got = 0;
-	while (got < (size_t)st.st_size) {
-		ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	buf[got] = '\0';
-	if (got != (size_t)st.st_size || memchr(buf, '\0', got)) {
+	ssize_t got = isotier__read_full(fd, buf, (size_t)st.st_size);
+	buf[got > 0 ? got : 0] = '\0';
+	if (got != (ssize_t)st.st_size || memchr(buf, '\0', (size_t)got)) {
 		buf[0] = '\0';
 		return ISOTIER_ENOTFOUND;
 	}

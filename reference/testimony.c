@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-bool testimony_judge(judge_result *jr, const judge_claim *claim)
+bool isotier__testimony_judge(judge_result *jr, const judge_claim *claim)
 {
 	/* No cap for UNKNOWN (nothing trustworthy was shown: no ceiling at
 	 * all); GVISOR and MICROVM are only what the provider printed. */
@@ -53,7 +53,7 @@ static bool attested_is_judged(const probe_result *judged, const probe_result *a
 		return false;
 	}
 	judge_result own;
-	judge(&own, claim, attested, kernel);
+	isotier__judge(&own, claim, attested, kernel);
 	if (own.verdict != VERDICT_CONFIRMED) {
 		snprintf(why, len, "sandbox %d: the attested output itself is %s (%.200s)", i + 1,
 		         isotier__verdict_name(own.verdict), own.reason);
@@ -62,9 +62,9 @@ static bool attested_is_judged(const probe_result *judged, const probe_result *a
 	return true;
 }
 
-bool testimony_judge_attested(judge_result *jr, const judge_claim *claim,
-                              const judge_kernel *kernel, const attest_pair *pair,
-                              const testimony_outputs *outputs)
+bool isotier__testimony_judge_attested(judge_result *jr, const judge_claim *claim,
+                                       const judge_kernel *kernel, const attest_pair *pair,
+                                       const testimony_outputs *outputs)
 {
 	bool above = claim && claim->present && claim->tier > ISOTIER_CONTAINER;
 	jr->attested = false;
@@ -83,7 +83,7 @@ bool testimony_judge_attested(judge_result *jr, const judge_claim *claim,
 			                        kernel, i, unjudged, sizeof unjudged);
 		if (ok) {
 			snprintf(jr->reason, sizeof jr->reason, "%s: %.380s; %.340s",
-			         attest_judged_phrase(pair->v, 2), pair->detail, seen);
+			         isotier__attest_judged_phrase(pair->v, 2), pair->detail, seen);
 			jr->attested = true;
 			return false;
 		}
@@ -100,7 +100,7 @@ bool testimony_judge_attested(judge_result *jr, const judge_claim *claim,
 		jr->unproven = false;
 		return true;
 	}
-	bool changed = testimony_judge(jr, claim);
+	bool changed = isotier__testimony_judge(jr, claim);
 	size_t n = strlen(jr->reason);
 	if (unjudged[0] && n + 3 < sizeof jr->reason)
 		snprintf(jr->reason + n, sizeof jr->reason - n,

@@ -89,7 +89,7 @@ static int collateral(const uint8_t *data, size_t size)
 	attest_evidence e = {
 	    .provider = "tdx_guest", .outblob = ta_quote, .outblob_len = ta_quote_len};
 	attest_verdict v;
-	int rc = attest_verify(&v, &e, expected, &p, NULL);
+	int rc = isotier__attest_verify(&v, &e, expected, &p, NULL);
 	FUZZ_ASSERT(memchr(v.detail, '\0', sizeof v.detail) && v.detail[0],
 	            "a verdict without a detail");
 	if (rc == 0) {
@@ -113,7 +113,7 @@ static int qe_match(const uint8_t *data, size_t size)
 	memcpy(report, data, n);
 	cJSON *doc = isotier__json_parse((const char *)data + n, size - n, "fuzz", NULL);
 	char status[80] = "", why[200] = "";
-	int rc = attest_tdx_qe_match(status, sizeof status, doc, report, why, sizeof why);
+	int rc = isotier__attest_tdx_qe_match(status, sizeof status, doc, report, why, sizeof why);
 	if (rc == 0)
 		FUZZ_ASSERT(!strncmp(status, "UpToDate (TD_QE isvsvn ", 23), "accepted as %s",
 		            status);
@@ -148,7 +148,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		                     .outblob_len = split,
 		                     .auxblob = data + split,
 		                     .auxblob_len = size - split};
-		int rc = attest_verify(&v, &e, expected, &p, NULL);
+		int rc = isotier__attest_verify(&v, &e, expected, &p, NULL);
 		FUZZ_ASSERT(rc < 0 && !v.valid, "evidence verified against an unsigned binding");
 		FUZZ_ASSERT(memchr(v.detail, '\0', sizeof v.detail) && v.detail[0],
 		            "a refusal without a reason");
@@ -157,7 +157,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (mode == 3) {
 		attest_snp_ek ek;
 		char why[200] = "";
-		if (attest_snp_ek_parse(&ek, data, size, why, sizeof why) == 0) {
+		if (isotier__attest_snp_ek_parse(&ek, data, size, why, sizeof why) == 0) {
 			FUZZ_ASSERT(ek.hwid_len == 0 || ek.hwid_len == 8 || ek.hwid_len == 64,
 			            "hwID of %zu bytes", ek.hwid_len);
 			FUZZ_ASSERT(memchr(ek.product, '\0', sizeof ek.product),
@@ -170,16 +170,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char *out = fuzz_strndup(data, size);
 	attest_output o;
 	isotier_error err = {0};
-	if (attest_output_parse(&o, out, size, "0123456789abcdef", &err) == 0) {
+	if (isotier__attest_output_parse(&o, out, size, "0123456789abcdef", &err) == 0) {
 		FUZZ_ASSERT(memchr(o.status, '\0', sizeof o.status), "status not terminated");
 		FUZZ_ASSERT(o.outblob_len <= ATTEST_MAX_OUTBLOB &&
 		                o.auxblob_len <= ATTEST_MAX_AUXBLOB,
 		            "blobs beyond their bounds");
-		attest_output_clear(&o);
+		isotier__attest_output_clear(&o);
 	} else {
 		FUZZ_ASSERT(err.message[0], "a parse error without a message");
 	}
-	int rc = attest_output_verify(&v, out, size, "0123456789abcdef", &p);
+	int rc = isotier__attest_output_verify(&v, out, size, "0123456789abcdef", &p);
 	/* No output here carries a report signed over its own binding. */
 	FUZZ_ASSERT(rc != 1, "an output's evidence verified: %s", v.detail);
 	FUZZ_ASSERT(rc == 1 || !v.valid, "a verdict valid without verifying");

@@ -45,10 +45,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	isotier_error err = {0};
 	cJSON *doc = isotier__json_parse(json, json_len, "fuzz", &err);
 	probe_run_info run = {0};
-	bool parsed = doc && probe_run_parse(&run, doc, &err) == 0;
+	bool parsed = doc && isotier__probe_run_parse(&run, doc, &err) == 0;
 	cJSON_Delete(doc);
 	if (!parsed) {
-		probe_run_clear(&run);
+		isotier__probe_run_clear(&run);
 		return 0;
 	}
 	isotier_challenge_result out;
@@ -92,6 +92,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!run.challenge)
 		FUZZ_ASSERT(out.outcome == ISOTIER_CHALLENGE_UNANSWERED,
 		            "answered without a challenge");
-	probe_run_clear(&run);
+	isotier__probe_run_clear(&run);
 	return 0;
 }

@@ -28,7 +28,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	probe_result r;
 	isotier_error err = {0};
-	if (probe_result_parse(&r, (const char *)data, size, &err) != 0) {
+	if (isotier__probe_result_parse(&r, (const char *)data, size, &err) != 0) {
 		FUZZ_ASSERT(err.code == ISOTIER_EDATA || err.code == ISOTIER_ENOMEM, "code %d",
 		            err.code);
 		FUZZ_ASSERT(r.layers_json == NULL && r.doc_json == NULL, "refused but kept output");
@@ -56,7 +56,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	cJSON_Delete(doc);
 	/* The stored document is judged the same as the one printed. */
 	probe_result again;
-	FUZZ_ASSERT(probe_result_parse(&again, r.doc_json, dl, &err) == 0,
+	FUZZ_ASSERT(isotier__probe_result_parse(&again, r.doc_json, dl, &err) == 0,
 	            "stored document refused: %s", err.message);
 	same_result(&r, &again);
 	static const judge_claim claims[] = {{true, ISOTIER_CONTAINER, "runc", NULL},
@@ -71,8 +71,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		for (size_t k = 0; k < sizeof relations / sizeof *relations; k++) {
 			judge_kernel kernel = {.relation = relations[k], .detail = "fuzz"};
 			judge_result a, b;
-			judge(&a, &claims[i], &r, &kernel);
-			judge(&b, &claims[i], &again, &kernel);
+			isotier__judge(&a, &claims[i], &r, &kernel);
+			isotier__judge(&b, &claims[i], &again, &kernel);
 			FUZZ_ASSERT(a.verdict == b.verdict && a.ceiling == b.ceiling &&
 			                !strcmp(a.reason, b.reason),
 			            "the stored document is judged differently");
@@ -94,7 +94,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				          r.layers[r.n_layers - 1].kind == PROBE_LAYER_GVISOR)),
 				    "a sandbox on the host's kernel defended above CONTAINER");
 		}
-	probe_result_clear(&again);
-	probe_result_clear(&r);
+	isotier__probe_result_clear(&again);
+	isotier__probe_result_clear(&r);
 	return 0;
 }

@@ -2,8 +2,9 @@
 # isotier-test: fast
 # SPDX-License-Identifier: Apache-2.0
 # The static library defines the public isotier_* names and nothing else: its internal names
-# (judge, probe_result_parse, the isotier__* helpers the CLI uses) are local to its one object,
-# so a program with its own judge() and probe_result_parse() links statically against
+# (isotier__judge, isotier__probe_result_parse, every isotier__* the CLI uses) are local to its
+# one object, so a program with its own judge() and probe_result_parse() (the names those two had
+# before the isotier__ rule, tests/integration/symbol_names.sh) links statically against
 # libisotier.a and runs, calling the library and its own functions. The shared library links
 # with every dependency named (no undefined symbol left) and versions its exports ISOTIER_0.
 . "$ISOTIER_ROOT/tests/lib.sh"
@@ -18,8 +19,8 @@ defined=$(nm --defined-only -g "$A" | awk 'NF == 3 {print $3}' | sort)
 assert_eq "$defined" "$declared" "global symbols of libisotier.a vs include/isotier.h"
 # The names the issue found exported are there, local: the check above is not vacuous.
 all_syms=$(nm "$A")
-grep -qE ' t judge$' <<<"$all_syms" || fail "libisotier.a has no local judge: the check sees nothing"
-grep -qE ' t probe_result_parse$' <<<"$all_syms" || fail "libisotier.a has no local probe_result_parse"
+grep -qE ' t isotier__judge$' <<<"$all_syms" || fail "libisotier.a has no local isotier__judge: the check sees nothing"
+grep -qE ' t isotier__probe_result_parse$' <<<"$all_syms" || fail "libisotier.a has no local isotier__probe_result_parse"
 # One look tells a public name from an internal one: in the library's objects (the tool archive
 # the CLI links, before localising) every function or datum named isotier_ with one underscore is
 # public; the internal ones are isotier__ (ADR-0021).

@@ -192,7 +192,8 @@ int main(int argc, char **argv)
 		isotier__host_watch_stop(w, &v);
 		wall[t] = mono_ms() - t0;
 		probe_result pr = {0};
-		if (rc < 0 || v.pattern_failed || probe_result_parse(&pr, out, len, &err) < 0) {
+		if (rc < 0 || v.pattern_failed ||
+		    isotier__probe_result_parse(&pr, out, len, &err) < 0) {
 			fprintf(stderr, "challenge-trials: trial %ld: %s\n", t,
 			        rc < 0             ? "the probe failed"
 			        : v.pattern_failed ? v.pattern_detail
@@ -233,7 +234,7 @@ int main(int argc, char **argv)
 			int qrc = lock < 0 ? -1 : run_probe(probe, nonce, window, &quiet, &qlen);
 			if (lock >= 0)
 				close(lock);
-			if (qrc == 0 && probe_result_parse(&q, quiet, qlen, &err) == 0) {
+			if (qrc == 0 && isotier__probe_result_parse(&q, quiet, qlen, &err) == 0) {
 				isotier__challenge_judge(&r, v.segs, v.n_segs, &q.run);
 				dedicated[r.outcome]++;
 				if (getenv("TRIALS_DEBUG") && r.outcome == ISOTIER_CHALLENGE_SEEN)
@@ -241,10 +242,10 @@ int main(int argc, char **argv)
 					        "dedicated seen r %.2f slots %zu amp %lld\n", r.r,
 					        r.slots, (long long)r.amplitude);
 			}
-			probe_result_clear(&q);
+			isotier__probe_result_clear(&q);
 			free(quiet);
 		}
-		probe_result_clear(&pr);
+		isotier__probe_result_clear(&pr);
 		free(out);
 		isotier__host_view_clear(&prev);
 		prev = v;

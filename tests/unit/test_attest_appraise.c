@@ -52,7 +52,7 @@ static int run(test_authority *ta, test_snp_fields f, attest_policy p, attest_ve
 	                     .outblob_len = sizeof rep,
 	                     .auxblob = aux,
 	                     .auxblob_len = aux_len};
-	int rc = attest_verify(v, &e, rep + 0x50, &p, NULL);
+	int rc = isotier__attest_verify(v, &e, rep + 0x50, &p, NULL);
 	free(aux);
 	return rc;
 }
@@ -245,19 +245,19 @@ START_TEST(policy_from_env)
 	setenv("ISOTIER_ATTEST_SNP_PROVISIONAL", "1", 1);
 	setenv("ISOTIER_ATTEST_SNP_NO_SMT", "1", 1);
 	setenv("ISOTIER_ATTEST_SNP_MIN_ABI", "1.55", 1);
-	ck_assert_int_eq(attest_policy_from_env(&p, m, &err), 0);
+	ck_assert_int_eq(isotier__attest_policy_from_env(&p, m, &err), 0);
 	ck_assert(p.has_min_tcb && p.min_tcb.fmc == 1 && p.min_tcb.microcode == 71);
 	ck_assert(p.allow_provisional && p.require_no_smt && !p.require_single_socket);
 	ck_assert_uint_eq(p.min_abi_minor, 55);
 	setenv("ISOTIER_ATTEST_SNP_SINGLE_SOCKET", "yes", 1);
-	ck_assert_int_lt(attest_policy_from_env(&p, m, &err), 0);
+	ck_assert_int_lt(isotier__attest_policy_from_env(&p, m, &err), 0);
 	ck_assert_ptr_nonnull(strstr(err.message, "ISOTIER_ATTEST_SNP_SINGLE_SOCKET"));
 	unsetenv("ISOTIER_ATTEST_SNP_SINGLE_SOCKET");
 	setenv("ISOTIER_ATTEST_MIN_TCB", "2.3.4.71.1.9", 1);
-	ck_assert_int_lt(attest_policy_from_env(&p, m, &err), 0);
+	ck_assert_int_lt(isotier__attest_policy_from_env(&p, m, &err), 0);
 	setenv("ISOTIER_ATTEST_SNP_MIN_ABI", "1", 1);
 	unsetenv("ISOTIER_ATTEST_MIN_TCB");
-	ck_assert_int_lt(attest_policy_from_env(&p, m, &err), 0);
+	ck_assert_int_lt(isotier__attest_policy_from_env(&p, m, &err), 0);
 	unsetenv("ISOTIER_ATTEST_SNP_MIN_ABI");
 	unsetenv("ISOTIER_ATTEST_SNP_PROVISIONAL");
 	unsetenv("ISOTIER_ATTEST_SNP_NO_SMT");

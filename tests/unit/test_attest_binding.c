@@ -66,8 +66,9 @@ static char *output_with(test_authority *by, const char *body, const char *bound
 {
 	uint8_t rep[ATTEST_SNP_REPORT_LEN];
 	isotier_error err = {0};
-	ck_assert_int_eq(attest_binding(f.report_data, bound_nonce, (const uint8_t *)bound_body,
-	                                strlen(bound_body), &err),
+	ck_assert_int_eq(isotier__attest_binding(f.report_data, bound_nonce,
+	                                         (const uint8_t *)bound_body, strlen(bound_body),
+	                                         &err),
 	                 0);
 	test_authority_snp_report(by, &f, rep);
 	size_t aux_len = 0;
@@ -94,7 +95,7 @@ static test_snp_fields fields(uint8_t id)
 
 static int check(attest_verdict *v, const char *out, const char *nonce, const attest_policy *p)
 {
-	return attest_output_verify(v, out, strlen(out), nonce, p);
+	return isotier__attest_output_verify(v, out, strlen(out), nonce, p);
 }
 
 START_TEST(honest_run_verifies)
@@ -224,21 +225,21 @@ START_TEST(pair_needs_two_guests)
 	char *shared = output_with(ta, b2, b2, n2, fields(0x10), "");
 	attest_pair pair = {0};
 	int rc[2];
-	rc[0] = attest_output_verify(&pair.v[0], o1, strlen(o1), n1, &p);
-	rc[1] = attest_output_verify(&pair.v[1], o2, strlen(o2), n2, &p);
-	attest_pair_judge(&pair, rc);
+	rc[0] = isotier__attest_output_verify(&pair.v[0], o1, strlen(o1), n1, &p);
+	rc[1] = isotier__attest_output_verify(&pair.v[1], o2, strlen(o2), n2, &p);
+	isotier__attest_pair_judge(&pair, rc);
 	ck_assert_msg(pair.outcome == ATTEST_PAIR_ATTESTED, "%s", pair.detail);
 	ck_assert_ptr_nonnull(strstr(pair.detail, "two sev-snp guests, each bound to its own run"));
-	rc[1] = attest_output_verify(&pair.v[1], shared, strlen(shared), n2, &p);
-	attest_pair_judge(&pair, rc);
+	rc[1] = isotier__attest_output_verify(&pair.v[1], shared, strlen(shared), n2, &p);
+	isotier__attest_pair_judge(&pair, rc);
 	ck_assert_int_eq(pair.outcome, ATTEST_PAIR_ONE_GUEST);
 	ck_assert_ptr_nonnull(strstr(pair.detail, "shared guest"));
 	/* One sandbox's output given for both: the second nonce refuses it. */
-	rc[1] = attest_output_verify(&pair.v[1], o1, strlen(o1), n2, &p);
-	attest_pair_judge(&pair, rc);
+	rc[1] = isotier__attest_output_verify(&pair.v[1], o1, strlen(o1), n2, &p);
+	isotier__attest_pair_judge(&pair, rc);
 	ck_assert_int_eq(pair.outcome, ATTEST_PAIR_REJECTED);
-	rc[1] = attest_output_verify(&pair.v[1], b2, strlen(b2), n2, &p);
-	attest_pair_judge(&pair, rc);
+	rc[1] = isotier__attest_output_verify(&pair.v[1], b2, strlen(b2), n2, &p);
+	isotier__attest_pair_judge(&pair, rc);
 	ck_assert_int_eq(pair.outcome, ATTEST_PAIR_NONE);
 	free(b1), free(b2), free(o1), free(o2), free(shared);
 }

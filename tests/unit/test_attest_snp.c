@@ -90,7 +90,7 @@ static int verify(const uint8_t *rep, const void *cert, size_t cert_len, const c
 	                   .min_tcb = SAMPLE_TCB};
 	attest_evidence e = {
 	    .provider = "sev_guest", .outblob = rep, .outblob_len = ATTEST_SNP_REPORT_LEN};
-	int rc = attest_verify(v, &e, rep + 0x50, &p, NULL);
+	int rc = isotier__attest_verify(v, &e, rep + 0x50, &p, NULL);
 	rm_dir(cache);
 	return rc;
 }
@@ -108,16 +108,16 @@ START_TEST(real_milan_report_verifies)
 	ck_assert(v.has_guest_id);
 	attest_snp_report r;
 	isotier_error err = {0};
-	ck_assert_int_eq(attest_snp_parse(&r, report, sizeof report, &err), 0);
+	ck_assert_int_eq(isotier__attest_snp_parse(&r, report, sizeof report, &err), 0);
 	ck_assert_uint_eq(r.version, 2);
 	/* The VCEK's extensions: the TCB it was issued for is the report's. */
 	attest_snp_ek ek;
 	char why[200];
-	ck_assert_int_eq(attest_snp_ek_parse(&ek, (const uint8_t *)vcek, vcek_len, why, sizeof why),
-	                 0);
+	ck_assert_int_eq(
+	    isotier__attest_snp_ek_parse(&ek, (const uint8_t *)vcek, vcek_len, why, sizeof why), 0);
 	ck_assert_uint_eq(ek.hwid_len, 64);
 	ck_assert_str_eq(ek.product, "Milan-B0");
-	ck_assert_uint_eq(attest_snp_ek_tcb(&ek, false), r.reported_tcb);
+	ck_assert_uint_eq(isotier__attest_snp_ek_tcb(&ek, false), r.reported_tcb);
 }
 END_TEST
 
@@ -130,7 +130,7 @@ START_TEST(real_milan_report_below_shipped_minimum)
 	attest_evidence e = {
 	    .provider = "sev_guest", .outblob = report, .outblob_len = sizeof report};
 	attest_verdict v;
-	int rc = attest_verify(&v, &e, report + 0x50, &p, NULL);
+	int rc = isotier__attest_verify(&v, &e, report + 0x50, &p, NULL);
 	rm_dir(cache);
 	ck_assert_int_lt(rc, 0);
 	ck_assert_msg(strstr(v.detail, "report.reported_tcb") && strstr(v.detail, "minimum TCB") &&
@@ -151,12 +151,13 @@ START_TEST(real_turin_vcek_checks_up_to_the_signature)
 	ck_assert_int_eq(isotier__read_file(&turin, &len, FIX "snp_turin_vcek.der", 8192, &err), 0);
 	attest_snp_ek ek;
 	char why[200];
-	ck_assert_msg(attest_snp_ek_parse(&ek, (uint8_t *)turin, len, why, sizeof why) == 0, "%s",
-	              why);
+	ck_assert_msg(isotier__attest_snp_ek_parse(&ek, (uint8_t *)turin, len, why, sizeof why) ==
+	                  0,
+	              "%s", why);
 	ck_assert_uint_eq(ek.hwid_len, 8);
 	ck_assert_str_eq(ek.product, "Turin");
 	ck_assert(ek.has_spl[9] && ek.has_spl[8]);
-	uint64_t tcb = attest_snp_ek_tcb(&ek, true);
+	uint64_t tcb = isotier__attest_snp_ek_tcb(&ek, true);
 	uint8_t rep[ATTEST_SNP_REPORT_LEN] = {3, 0, 0, 0};
 	rep[0x08] = 0, rep[0x0A] = 3; /* policy: SMT, reserved bit 17 */
 	rep[0x34] = 1;                /* ECDSA P-384 */
@@ -176,7 +177,7 @@ START_TEST(real_turin_vcek_checks_up_to_the_signature)
 	make_cache(cache, rep, turin, len);
 	attest_policy p = {.roots_dir = ROOTS, .cache_dir = cache, .now = WHEN};
 	attest_evidence e = {.provider = "sev_guest", .outblob = rep, .outblob_len = sizeof rep};
-	ck_assert_int_lt(attest_verify(&v, &e, rep + 0x50, &p, NULL), 0);
+	ck_assert_int_lt(isotier__attest_verify(&v, &e, rep + 0x50, &p, NULL), 0);
 	rm_dir(cache);
 	ck_assert_msg(strstr(v.detail, "chip_id") != NULL, "%s", v.detail);
 	free(turin);
@@ -197,7 +198,7 @@ START_TEST(flipped_report_bit_refused)
 	make_cache(cache, report, vcek, vcek_len);
 	attest_policy p = {.roots_dir = ROOTS, .cache_dir = cache, .max_vmpl = 3, .now = WHEN};
 	attest_evidence e = {.provider = "sev_guest", .outblob = bad, .outblob_len = sizeof bad};
-	int rc = attest_verify(&v, &e, report + 0x50, &p, NULL);
+	int rc = isotier__attest_verify(&v, &e, report + 0x50, &p, NULL);
 	rm_dir(cache);
 	ck_assert_msg(rc < 0 && !v.valid, "byte 0x%zx accepted", at);
 	ck_assert(v.detail[0]);
@@ -278,7 +279,7 @@ START_TEST(no_vcek_offline_refused)
 	attest_evidence e = {
 	    .provider = "sev_guest", .outblob = report, .outblob_len = sizeof report};
 	attest_verdict v;
-	ck_assert_int_lt(attest_verify(&v, &e, report + 0x50, &p, NULL), 0);
+	ck_assert_int_lt(isotier__attest_verify(&v, &e, report + 0x50, &p, NULL), 0);
 	ck_assert_ptr_nonnull(strstr(v.detail, "no VCEK"));
 }
 END_TEST
@@ -288,25 +289,25 @@ START_TEST(hostile_report_fields_refused)
 	attest_snp_report r;
 	isotier_error err = {0};
 	uint8_t bad[ATTEST_SNP_REPORT_LEN];
-	ck_assert_int_lt(attest_snp_parse(&r, report, sizeof report - 1, &err), 0);
+	ck_assert_int_lt(isotier__attest_snp_parse(&r, report, sizeof report - 1, &err), 0);
 	memcpy(bad, report, sizeof bad);
 	bad[0] = 9; /* version */
-	ck_assert_int_lt(attest_snp_parse(&r, bad, sizeof bad, &err), 0);
+	ck_assert_int_lt(isotier__attest_snp_parse(&r, bad, sizeof bad, &err), 0);
 	ck_assert_ptr_nonnull(strstr(err.message, "version"));
 	memcpy(bad, report, sizeof bad);
 	bad[0x34] = 2; /* signature_algo */
-	ck_assert_int_lt(attest_snp_parse(&r, bad, sizeof bad, &err), 0);
+	ck_assert_int_lt(isotier__attest_snp_parse(&r, bad, sizeof bad, &err), 0);
 	ck_assert_ptr_nonnull(strstr(err.message, "signature_algo"));
 	memcpy(bad, report, sizeof bad);
 	bad[0x48] |= 2 << 2; /* signing_key 2: reserved */
-	ck_assert_int_lt(attest_snp_parse(&r, bad, sizeof bad, &err), 0);
+	ck_assert_int_lt(isotier__attest_snp_parse(&r, bad, sizeof bad, &err), 0);
 	ck_assert_ptr_nonnull(strstr(err.message, "signing_key"));
 	memcpy(bad, report, sizeof bad);
 	bad[0x48] |= 1 << 5; /* flags: must be zero */
-	ck_assert_int_lt(attest_snp_parse(&r, bad, sizeof bad, &err), 0);
+	ck_assert_int_lt(isotier__attest_snp_parse(&r, bad, sizeof bad, &err), 0);
 	memcpy(bad, report, sizeof bad);
 	bad[0x190] = 1; /* reserved */
-	ck_assert_int_lt(attest_snp_parse(&r, bad, sizeof bad, &err), 0);
+	ck_assert_int_lt(isotier__attest_snp_parse(&r, bad, sizeof bad, &err), 0);
 	ck_assert_ptr_nonnull(strstr(err.message, "reserved bytes 0x188-0x19F"));
 	/* An auxblob whose VCEK entry points outside it. */
 	uint8_t aux[48] = {0x63, 0xda, 0x75, 0x8d, 0xe6, 0x64, 0x45, 0x64, 0xad, 0xc5, 0xf4,
@@ -318,10 +319,10 @@ START_TEST(hostile_report_fields_refused)
 	                     .auxblob = aux,
 	                     .auxblob_len = sizeof aux};
 	attest_verdict v;
-	ck_assert_int_lt(attest_verify(&v, &e, report + 0x50, &p, NULL), 0);
+	ck_assert_int_lt(isotier__attest_verify(&v, &e, report + 0x50, &p, NULL), 0);
 	ck_assert_msg(strstr(v.detail, "out of bounds") != NULL, "%s", v.detail);
 	e.provider = "something_else";
-	ck_assert_int_lt(attest_verify(&v, &e, report + 0x50, &p, NULL), 0);
+	ck_assert_int_lt(isotier__attest_verify(&v, &e, report + 0x50, &p, NULL), 0);
 }
 END_TEST
 

@@ -48,7 +48,7 @@ static int verify(const uint8_t *q, size_t len, const char *roots, time_t when, 
 	attest_policy p = {.roots_dir = roots, .now = when, .tdx_allow_sept_ve = true};
 	attest_evidence e = {.provider = "tdx_guest", .outblob = q, .outblob_len = len};
 	/* The quote's own report data stands for the binding: authenticity only. */
-	return attest_verify(v, &e, q + 48 + 520, &p, NULL);
+	return isotier__attest_verify(v, &e, q + 48 + 520, &p, NULL);
 }
 
 START_TEST(real_quote_verifies)
@@ -65,11 +65,11 @@ START_TEST(real_quote_verifies)
 	uint8_t other[64] = {1};
 	attest_policy p = {.roots_dir = ROOTS, .now = WHEN, .tdx_allow_sept_ve = true};
 	attest_evidence e = {.provider = "tdx_guest", .outblob = quote, .outblob_len = quote_len};
-	ck_assert_int_lt(attest_verify(&v, &e, other, &p, NULL), 0);
+	ck_assert_int_lt(isotier__attest_verify(&v, &e, other, &p, NULL), 0);
 	ck_assert_ptr_nonnull(strstr(v.detail, "report_data"));
 	/* The sample's TD attributes (PKS only): SEPT_VE_DISABLE clear. */
 	p.tdx_allow_sept_ve = false;
-	ck_assert_int_lt(attest_verify(&v, &e, quote + 48 + 520, &p, NULL), 0);
+	ck_assert_int_lt(isotier__attest_verify(&v, &e, quote + 48 + 520, &p, NULL), 0);
 	ck_assert_msg(strstr(v.detail, "SEPT_VE_DISABLE clear"), "%s", v.detail);
 }
 END_TEST
@@ -88,7 +88,7 @@ START_TEST(flipped_bit_refused)
 	attest_verdict v;
 	attest_policy p = {.roots_dir = ROOTS, .now = WHEN, .tdx_allow_sept_ve = true};
 	attest_evidence e = {.provider = "tdx_guest", .outblob = bad, .outblob_len = quote_len};
-	int rc = attest_verify(&v, &e, quote + 48 + 520, &p, NULL);
+	int rc = isotier__attest_verify(&v, &e, quote + 48 + 520, &p, NULL);
 	free(bad);
 	ck_assert_msg(rc < 0, "byte %zu flipped accepted", at);
 }
@@ -169,18 +169,19 @@ START_TEST(real_collateral)
 	                   .tdx_allow_sept_ve = true,
 	                   .tdx_collateral_dir = dir};
 	attest_evidence e = {.provider = "tdx_guest", .outblob = quote, .outblob_len = quote_len};
-	ck_assert_msg(attest_verify(&v, &e, quote + 48 + 520, &p, NULL) == 0, "%s", v.detail);
+	ck_assert_msg(isotier__attest_verify(&v, &e, quote + 48 + 520, &p, NULL) == 0, "%s",
+	              v.detail);
 	ck_assert_ptr_nonnull(strstr(v.tcb, "checked against Intel's CRLs"));
 	ck_assert_msg(strstr(v.tcb, "TCB status not evaluated (no tcb_info.json"), "%s", v.tcb);
 	p.now = WHEN;
-	ck_assert_int_lt(attest_verify(&v, &e, quote + 48 + 520, &p, NULL), 0);
+	ck_assert_int_lt(isotier__attest_verify(&v, &e, quote + 48 + 520, &p, NULL), 0);
 	ck_assert_msg(strstr(v.detail, "CRL has expired"), "%s", v.detail);
 	p.now = 1687392000;
 	p.tdx_collateral_dir = FIX "tdx_collateral";
-	ck_assert_int_lt(attest_verify(&v, &e, quote + 48 + 520, &p, NULL), 0);
+	ck_assert_int_lt(isotier__attest_verify(&v, &e, quote + 48 + 520, &p, NULL), 0);
 	ck_assert_msg(strstr(v.detail, "no TCB level of the TCB info matches"), "%s", v.detail);
 	p.now = 1686441600; /* 2023-06-11: CRLs valid, the TCB info not yet issued */
-	ck_assert_int_lt(attest_verify(&v, &e, quote + 48 + 520, &p, NULL), 0);
+	ck_assert_int_lt(isotier__attest_verify(&v, &e, quote + 48 + 520, &p, NULL), 0);
 	ck_assert_msg(strstr(v.detail, "tcb_info.json is out of date"), "%s", v.detail);
 	char cmd[100];
 	snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
@@ -189,7 +190,7 @@ START_TEST(real_collateral)
 	collateral_copy(dir, all, 4, 400);
 	p.now = 1687392000;
 	p.tdx_collateral_dir = dir;
-	ck_assert_int_lt(attest_verify(&v, &e, quote + 48 + 520, &p, NULL), 0);
+	ck_assert_int_lt(isotier__attest_verify(&v, &e, quote + 48 + 520, &p, NULL), 0);
 	ck_assert_msg(strstr(v.detail, "signature is not Intel's"), "%s", v.detail);
 	ck_assert_int_eq(system(cmd), 0);
 }
@@ -208,13 +209,13 @@ START_TEST(real_quote_v5_verifies)
 	attest_evidence e = {.provider = "tdx_guest", .outblob = q5, .outblob_len = len};
 	attest_verdict v;
 	const uint8_t *rd = q5 + 48 + 6 + 520;
-	ck_assert_msg(attest_verify(&v, &e, rd, &p, NULL) == 0, "%s", v.detail);
+	ck_assert_msg(isotier__attest_verify(&v, &e, rd, &p, NULL) == 0, "%s", v.detail);
 	ck_assert_int_eq(v.tech, ATTEST_TECH_TDX);
 	q5[48 + 6 + 200] ^= 1;
-	ck_assert_int_lt(attest_verify(&v, &e, rd, &p, NULL), 0);
+	ck_assert_int_lt(isotier__attest_verify(&v, &e, rd, &p, NULL), 0);
 	q5[48 + 6 + 200] ^= 1;
 	q5[48] = 4; /* an unknown body type */
-	ck_assert_int_lt(attest_verify(&v, &e, rd, &p, NULL), 0);
+	ck_assert_int_lt(isotier__attest_verify(&v, &e, rd, &p, NULL), 0);
 	ck_assert_msg(strstr(v.detail, "quote v5.body"), "%s", v.detail);
 	free(data);
 }
@@ -250,7 +251,7 @@ static int tverify(test_tdx_authority *ta, test_tdx_fields f, attest_policy p, a
 		q[flip] ^= 1;
 	p.roots_dir = troots;
 	attest_evidence e = {.provider = "tdx_guest", .outblob = q, .outblob_len = len};
-	int rc = attest_verify(v, &e, f.report_data, &p, NULL);
+	int rc = isotier__attest_verify(v, &e, f.report_data, &p, NULL);
 	free(q);
 	return rc;
 }

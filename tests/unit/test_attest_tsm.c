@@ -183,10 +183,12 @@ START_TEST(honest_flow_binds_and_verifies)
 	ck_assert_ptr_nonnull(strstr(out, "\"generation\": 7"));
 	attest_policy p = {.roots_dir = roots};
 	attest_verdict v;
-	ck_assert_msg(attest_output_verify(&v, out, strlen(out), nonce, &p) == 1, "%s", v.detail);
+	ck_assert_msg(isotier__attest_output_verify(&v, out, strlen(out), nonce, &p) == 1, "%s",
+	              v.detail);
 	ck_assert_str_eq(v.product, "Genoa");
 	/* The same output under another nonce is a replay. */
-	ck_assert_int_eq(attest_output_verify(&v, out, strlen(out), "ffffffffffffffff", &p), -1);
+	ck_assert_int_eq(
+	    isotier__attest_output_verify(&v, out, strlen(out), "ffffffffffffffff", &p), -1);
 	free(out);
 }
 END_TEST
@@ -199,8 +201,9 @@ START_TEST(refusing_provider_is_a_status)
 	ck_assert_ptr_nonnull(strstr(out, "outblob"));
 	attest_verdict v;
 	attest_policy p = {.roots_dir = roots};
-	ck_assert_int_eq(
-	    attest_output_verify(&v, out, strlen(out), "00000000000000000000000000000000", &p), 0);
+	ck_assert_int_eq(isotier__attest_output_verify(&v, out, strlen(out),
+	                                               "00000000000000000000000000000000", &p),
+	                 0);
 	ck_assert_ptr_nonnull(strstr(v.detail, "refused"));
 	free(out);
 }
@@ -226,7 +229,8 @@ START_TEST(generation_race_is_retried_then_refused)
 	ck_assert_msg(strstr(out, "\"status\": \"ok\"") != NULL, "%s", out);
 	attest_verdict v;
 	attest_policy p = {.roots_dir = roots};
-	ck_assert_int_eq(attest_output_verify(&v, out, strlen(out), "2222222222222222", &p), 1);
+	ck_assert_int_eq(
+	    isotier__attest_output_verify(&v, out, strlen(out), "2222222222222222", &p), 1);
 	free(out);
 }
 END_TEST
@@ -268,7 +272,7 @@ START_TEST(probe_sha512_is_sha512)
 	/* And the binding, both sides. */
 	isotier_error err = {0};
 	probe_attest_binding("abcdef0123456789", (const char *)buf, 200, mine);
-	ck_assert_int_eq(attest_binding(theirs, "abcdef0123456789", buf, 200, &err), 0);
+	ck_assert_int_eq(isotier__attest_binding(theirs, "abcdef0123456789", buf, 200, &err), 0);
 	ck_assert(!memcmp(mine, theirs, 64));
 }
 END_TEST

@@ -99,7 +99,7 @@ static void parse_fixture(probe_result *p, const char *fixture)
 	char *json = support_probe_replay_json(root, &len);
 	ck_assert_ptr_nonnull(json);
 	isotier_error err = {0};
-	ck_assert_msg(probe_result_parse(p, json, len, &err) == 0, "%s", err.message);
+	ck_assert_msg(isotier__probe_result_parse(p, json, len, &err) == 0, "%s", err.message);
 	free(json);
 }
 
@@ -123,24 +123,25 @@ START_TEST(attestation_weighs_remote_verdicts)
 	judge_claim claim = {.present = true, .tier = ISOTIER_MICROVM, .mechanism = c->mechanism};
 	judge_kernel kernel = {.relation = c->rel, .detail = "replayed"};
 	judge_result r;
-	judge(&r, &claim, &p, &kernel);
+	isotier__judge(&r, &claim, &p, &kernel);
 	attest_pair pair = pair_of(c->outcome, c->ids, "PAIR");
 	testimony_outputs outs = {.judged = {&p, &p}, .attested = {&att[0], &att[1]}};
 	if (c->att == ATT_NONE)
 		outs.attested[0] = outs.attested[1] = NULL;
-	testimony_judge_attested(&r, &claim, &kernel, &pair, &outs);
+	isotier__testimony_judge_attested(&r, &claim, &kernel, &pair, &outs);
 	ck_assert(r.attested == (c->want == VERDICT_CONFIRMED));
 	ck_assert_msg(r.verdict == c->want && r.ceiling == c->ceiling, "case %d: %s/%s: %s", _i,
-	              isotier__verdict_name(r.verdict), probe_tier_name(r.ceiling), r.reason);
+	              isotier__verdict_name(r.verdict), isotier__probe_tier_name(r.ceiling),
+	              r.reason);
 	if (c->reason[0] == '^')
 		ck_assert_msg(!strncmp(r.reason, c->reason + 1, strlen(c->reason + 1)), "%s",
 		              r.reason);
 	else
 		ck_assert_msg(strstr(r.reason, c->reason) != NULL, "%s", r.reason);
 	ck_assert_uint_lt(strlen(r.reason), sizeof r.reason);
-	probe_result_clear(&p);
-	probe_result_clear(&att[0]);
-	probe_result_clear(&att[1]);
+	isotier__probe_result_clear(&p);
+	isotier__probe_result_clear(&att[0]);
+	isotier__probe_result_clear(&att[1]);
 }
 END_TEST
 
@@ -150,7 +151,7 @@ START_TEST(gvisor_claim_not_raised)
 	judge_result r = {.verdict = VERDICT_CONFIRMED, .ceiling = PROBE_TIER_GVISOR};
 	judge_claim claim = {.present = true, .tier = ISOTIER_GVISOR, .mechanism = "gvisor"};
 	attest_pair pair = pair_of(ATTEST_PAIR_ATTESTED, true, "PAIR");
-	testimony_judge_attested(&r, &claim, NULL, &pair, NULL);
+	isotier__testimony_judge_attested(&r, &claim, NULL, &pair, NULL);
 	ck_assert_int_eq(r.verdict, VERDICT_NOT_CONTRADICTED);
 	ck_assert_int_eq(r.ceiling, PROBE_TIER_CONTAINER);
 }
@@ -164,24 +165,24 @@ START_TEST(mixed_pair_is_not_one_guest)
 	pair.v[0] = (attest_verdict){
 	    .valid = true, .tech = ATTEST_TECH_SEV_SNP, .has_guest_id = true, .guest_id = {0x42}};
 	pair.v[1] = (attest_verdict){.valid = true, .tech = ATTEST_TECH_TDX};
-	attest_pair_judge(&pair, (int[2]){1, 1});
+	isotier__attest_pair_judge(&pair, (int[2]){1, 1});
 	ck_assert_msg(pair.outcome == ATTEST_PAIR_UNPAIRED, "%d: %s", pair.outcome, pair.detail);
 	ck_assert_ptr_nonnull(strstr(pair.detail, "two guests are not shown"));
 	/* Either order. */
 	attest_verdict t = pair.v[0];
 	pair.v[0] = pair.v[1];
 	pair.v[1] = t;
-	attest_pair_judge(&pair, (int[2]){1, 1});
+	isotier__attest_pair_judge(&pair, (int[2]){1, 1});
 	ck_assert_int_eq(pair.outcome, ATTEST_PAIR_UNPAIRED);
 	/* Two report ids of two technologies: not two guests of one kind. */
 	pair.v[0].has_guest_id = pair.v[1].has_guest_id = true;
 	pair.v[0].guest_id[0] = 0x43;
-	attest_pair_judge(&pair, (int[2]){1, 1});
+	isotier__attest_pair_judge(&pair, (int[2]){1, 1});
 	ck_assert_int_eq(pair.outcome, ATTEST_PAIR_UNPAIRED);
 	ck_assert_ptr_nonnull(strstr(pair.detail, "tdx and the other sev-snp"));
 	/* Both without an id (two TDX quotes): still no guest compared. */
 	pair.v[0] = pair.v[1] = (attest_verdict){.valid = true, .tech = ATTEST_TECH_TDX};
-	attest_pair_judge(&pair, (int[2]){1, 1});
+	isotier__attest_pair_judge(&pair, (int[2]){1, 1});
 	ck_assert_int_eq(pair.outcome, ATTEST_PAIR_UNPAIRED);
 
 	/* The judge, even handed such a pair as ONE_GUEST (either side
@@ -197,7 +198,7 @@ START_TEST(mixed_pair_is_not_one_guest)
 		else
 			one.v[1].tech = ATTEST_TECH_TDX;
 		judge_result r = {.verdict = VERDICT_CONFIRMED, .ceiling = PROBE_TIER_MICROVM};
-		testimony_judge_attested(&r, &claim, NULL, &one, NULL);
+		isotier__testimony_judge_attested(&r, &claim, NULL, &one, NULL);
 		ck_assert_msg(r.verdict == VERDICT_NOT_CONTRADICTED, "case %d: %s: %s", k,
 		              isotier__verdict_name(r.verdict), r.reason);
 		ck_assert_int_eq(r.ceiling, PROBE_TIER_CONTAINER);
@@ -207,7 +208,7 @@ START_TEST(mixed_pair_is_not_one_guest)
 	attest_pair one = pair_of(ATTEST_PAIR_ONE_GUEST, true, "PAIR");
 	one.v[0].tech = one.v[1].tech = ATTEST_TECH_SEV_SNP;
 	judge_result r = {.verdict = VERDICT_CONFIRMED, .ceiling = PROBE_TIER_MICROVM};
-	testimony_judge_attested(&r, &claim, NULL, &one, NULL);
+	isotier__testimony_judge_attested(&r, &claim, NULL, &one, NULL);
 	ck_assert_int_eq(r.verdict, VERDICT_CONTRADICTED);
 }
 END_TEST
@@ -221,7 +222,7 @@ START_TEST(offered_not_given)
 	                     .attestation = "sev-snp"};
 	attest_pair pair = pair_of(ATTEST_PAIR_NONE, false, "not attested: sandbox 1: absent");
 	judge_result r = {.verdict = VERDICT_CONFIRMED, .ceiling = PROBE_TIER_MICROVM};
-	testimony_judge_attested(&r, &claim, NULL, &pair, NULL);
+	isotier__testimony_judge_attested(&r, &claim, NULL, &pair, NULL);
 	ck_assert_int_eq(r.verdict, VERDICT_NOT_CONTRADICTED);
 	ck_assert_msg(strstr(r.reason, "the catalogue documents sev-snp attestation for this "
 	                               "offering, but its sandboxes gave none"),
@@ -229,12 +230,12 @@ START_TEST(offered_not_given)
 	/* Undocumented: nothing said; refused: the refusal says why instead. */
 	claim.attestation = NULL;
 	r = (judge_result){.verdict = VERDICT_CONFIRMED, .ceiling = PROBE_TIER_MICROVM};
-	testimony_judge_attested(&r, &claim, NULL, &pair, NULL);
+	isotier__testimony_judge_attested(&r, &claim, NULL, &pair, NULL);
 	ck_assert_ptr_null(strstr(r.reason, "catalogue documents"));
 	claim.attestation = "tdx";
 	pair = pair_of(ATTEST_PAIR_REJECTED, true, "attestation refused (sandbox 1): x");
 	r = (judge_result){.verdict = VERDICT_CONFIRMED, .ceiling = PROBE_TIER_MICROVM};
-	testimony_judge_attested(&r, &claim, NULL, &pair, NULL);
+	isotier__testimony_judge_attested(&r, &claim, NULL, &pair, NULL);
 	ck_assert_ptr_null(strstr(r.reason, "catalogue documents"));
 	ck_assert_ptr_nonnull(strstr(r.reason, "attestation refused"));
 }
@@ -246,13 +247,15 @@ START_TEST(measurement_judged_phrase)
 {
 	attest_verdict v[2] = {{.measurement_judged = "matches the configured reference"},
 	                       {.measurement_judged = "recorded, not judged"}};
-	ck_assert_str_eq(attest_judged_phrase(v, 2), "attested, measurement not judged");
-	ck_assert_str_eq(attest_judged_phrase(v, 1), "attested, measurement matches the reference");
+	ck_assert_str_eq(isotier__attest_judged_phrase(v, 2), "attested, measurement not judged");
+	ck_assert_str_eq(isotier__attest_judged_phrase(v, 1),
+	                 "attested, measurement matches the reference");
 	v[1].measurement_judged = NULL;
-	ck_assert_str_eq(attest_judged_phrase(v, 2), "attested, measurement not judged");
+	ck_assert_str_eq(isotier__attest_judged_phrase(v, 2), "attested, measurement not judged");
 	v[1].measurement_judged = v[0].measurement_judged;
-	ck_assert_str_eq(attest_judged_phrase(v, 2), "attested, measurement matches the reference");
-	ck_assert_str_eq(attest_judged_phrase(v, 0), "attested, measurement not judged");
+	ck_assert_str_eq(isotier__attest_judged_phrase(v, 2),
+	                 "attested, measurement matches the reference");
+	ck_assert_str_eq(isotier__attest_judged_phrase(v, 0), "attested, measurement not judged");
 }
 END_TEST
 

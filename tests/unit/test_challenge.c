@@ -110,7 +110,7 @@ START_TEST(outcomes)
 	if (c->want == ISOTIER_CHALLENGE_SEEN)
 		ck_assert_msg(out.lag_us >= c->offset - 2000 && out.lag_us <= c->offset + 2000,
 		              "%s: lag %lld", c->name, (long long)out.lag_us);
-	probe_run_clear(&r);
+	isotier__probe_run_clear(&r);
 }
 END_TEST
 
@@ -137,7 +137,7 @@ START_TEST(unanswered)
 	ck_assert_int_eq(out.outcome, ISOTIER_CHALLENGE_UNANSWERED);
 	isotier__challenge_judge(&out, segs, NSEG, &r);
 	ck_assert_int_eq(out.outcome, ISOTIER_CHALLENGE_SEEN);
-	probe_run_clear(&r);
+	isotier__probe_run_clear(&r);
 }
 END_TEST
 
@@ -167,7 +167,7 @@ START_TEST(unread_slots)
 	ck_assert_ptr_nonnull(strstr(out.detail, "read throughout"));
 	r.gaps = NULL;
 	r.n_gaps = 0;
-	probe_run_clear(&r);
+	isotier__probe_run_clear(&r);
 	/* A shared kernel whose sampler stalled in places still shows it in
 	 * the slots it read. */
 	make_samples(&r, SHARED, host_t0 + 300000, 600000, 0, 11);
@@ -180,7 +180,7 @@ START_TEST(unread_slots)
 	ck_assert_msg(out.outcome == ISOTIER_CHALLENGE_SEEN, "%s", out.detail);
 	r.gaps = NULL;
 	r.n_gaps = 0;
-	probe_run_clear(&r);
+	isotier__probe_run_clear(&r);
 }
 END_TEST
 
@@ -218,7 +218,7 @@ START_TEST(gaps_parsed)
 		ck_assert_ptr_nonnull(j);
 		probe_run_info r;
 		isotier_error err = {0};
-		int rc = probe_run_parse(&r, j, &err);
+		int rc = isotier__probe_run_parse(&r, j, &err);
 		ck_assert_msg(rc == c[i].rc, "case %zu: rc %d (%s)", i, rc, err.message);
 		if (rc == 0) {
 			ck_assert_msg(r.gaps_unknown == c[i].unknown, "case %zu", i);
@@ -226,7 +226,7 @@ START_TEST(gaps_parsed)
 		} else {
 			ck_assert_ptr_nonnull(strstr(err.message, "run.challenge"));
 		}
-		probe_run_clear(&r);
+		isotier__probe_run_clear(&r);
 		cJSON_Delete(j);
 	}
 }

@@ -46,7 +46,7 @@ static char *doc_pattern(const char *bits, const char *extra, const char *segmen
 static void parse_ok(char *doc, probe_result *r)
 {
 	isotier_error err = {0};
-	ck_assert_msg(probe_result_parse(r, doc, strlen(doc), &err) == 0, "%s -> %s", doc,
+	ck_assert_msg(isotier__probe_result_parse(r, doc, strlen(doc), &err) == 0, "%s -> %s", doc,
 	              err.message);
 	free(doc);
 }
@@ -55,7 +55,7 @@ static void parse_bad(char *doc, const char *needle)
 {
 	probe_result r;
 	isotier_error err = {0};
-	ck_assert_msg(probe_result_parse(&r, doc, strlen(doc), &err) == ISOTIER_EDATA,
+	ck_assert_msg(isotier__probe_result_parse(&r, doc, strlen(doc), &err) == ISOTIER_EDATA,
 	              "accepted: %s", doc);
 	ck_assert_msg(strstr(err.message, needle), "'%s' not in '%s'", needle, err.message);
 	ck_assert_ptr_null(r.run.segments);
@@ -78,11 +78,11 @@ START_TEST(pattern_parsed)
 	ck_assert_int_eq(r.run.segments[1].start_us, 160);
 	ck_assert_int_eq(r.run.segments[1].end_us, 210);
 	ck_assert_int_eq(r.run.segments[1].tasks, 256);
-	probe_result_clear(&r);
+	isotier__probe_result_clear(&r);
 	/* No pattern member: nothing played, nothing claimed. */
 	parse_ok(doc_with_run("{\"nonce\":\"" NONCE "\"}"), &r);
 	ck_assert(!r.run.pattern && r.run.n_segments == 0);
-	probe_result_clear(&r);
+	isotier__probe_result_clear(&r);
 }
 END_TEST
 
@@ -165,17 +165,17 @@ START_TEST(segments_converted)
 	                 ISOTIER_EDATA);
 	ck_assert_ptr_nonnull(strstr(err.message, "run.pattern.bits: not the bits asked for"));
 	ck_assert_ptr_null(segs);
-	probe_result_clear(&r);
+	isotier__probe_result_clear(&r);
 	/* Fewer slots than bits (stopped short). */
 	played(&r, "01101001", bits, 0);
 	ck_assert_int_eq(isotier__cross_segments(&segs, &n, &r.run, bits, &err), ISOTIER_EDATA);
 	ck_assert_ptr_nonnull(strstr(err.message, "8 slots played of 10"));
-	probe_result_clear(&r);
+	isotier__probe_result_clear(&r);
 	/* Tasks in a "0" slot: not the pattern asked for. */
 	played(&r, bits, bits, 3);
 	ck_assert_int_eq(isotier__cross_segments(&segs, &n, &r.run, bits, &err), ISOTIER_EDATA);
 	ck_assert_ptr_nonnull(strstr(err.message, "run.pattern.segments[0]: 3 tasks"));
-	probe_result_clear(&r);
+	isotier__probe_result_clear(&r);
 	/* No pattern at all (a replayed report). */
 	probe_run_info none = {0};
 	ck_assert_int_eq(isotier__cross_segments(&segs, &n, &none, bits, &err), ISOTIER_EDATA);

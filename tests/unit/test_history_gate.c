@@ -515,7 +515,7 @@ START_TEST(pg_session_bounded_and_commit_checked)
 	isotier_error err = {0};
 	ck_assert_msg(isotier__history_open_readonly(&h, db, &err) == 0, "%s", err.message);
 	hstmt *s = NULL;
-	ck_assert_int_eq(hq_prepare(h, &s, "SHOW statement_timeout", &err, "test"), 0);
+	ck_assert_int_eq(isotier__hq_prepare(h, &s, "SHOW statement_timeout", &err, "test"), 0);
 	ck_assert_int_eq(hq_step(s, &err), 1);
 	ck_assert_str_ne(hq_col(s, 0), "0");
 	HDRV(s)->finalize(s);

@@ -22,7 +22,7 @@
 
 static int parse(probe_result *r, const char *json, isotier_error *err)
 {
-	return probe_result_parse(r, json, strlen(json), err);
+	return isotier__probe_result_parse(r, json, strlen(json), err);
 }
 
 START_TEST(probe_output_duplicate_keys_refused)
@@ -52,7 +52,7 @@ START_TEST(probe_output_duplicate_keys_refused)
 	ck_assert_msg(
 	    parse(&r, DOC("\"layers\":[" LAYER_VM "," LAYER_CT "]", "CONTAINER", ""), &err) == 0,
 	    "%s", err.message);
-	probe_result_clear(&r);
+	isotier__probe_result_clear(&r);
 }
 END_TEST
 
@@ -72,7 +72,7 @@ START_TEST(stored_document_is_the_one_judged)
 	ck_assert_ptr_null(strstr(r.doc_json, "\\u0041"));
 	cJSON_Delete(stored);
 	cJSON_Delete(orig);
-	probe_result_clear(&r);
+	isotier__probe_result_clear(&r);
 }
 END_TEST
 
@@ -142,7 +142,7 @@ START_TEST(probe_fields_with_raw_bytes_stored_as_utf8)
 	ck_assert(isotier__utf8_valid(r.doc_json, strlen(r.doc_json)));
 	ck_assert(isotier__utf8_valid(r.layers_json, strlen(r.layers_json)));
 	ck_assert_ptr_nonnull(strstr(r.doc_json, "\"utf8_replacements\":2"));
-	probe_result_clear(&r);
+	isotier__probe_result_clear(&r);
 }
 END_TEST
 

@@ -52,8 +52,8 @@ static void make_probe(probe_result *out, const char *layers, const char *observ
 	    "\"duration_us\":5}",
 	    observed ? observed : inner, confidence ? confidence : "high", arr);
 	isotier_error err = {0};
-	ck_assert_msg(probe_result_parse(out, json, strlen(json), &err) == 0, "%s: %s", json,
-	              err.message);
+	ck_assert_msg(isotier__probe_result_parse(out, json, strlen(json), &err) == 0, "%s: %s",
+	              json, err.message);
 }
 
 /* Kernel relations: S the host's kernel, D a kernel of its own, U not
@@ -217,11 +217,12 @@ START_TEST(verdict_table)
 	                                   : NULL;
 	judge_kernel kernel = {.relation = c->rel, .detail = detail};
 	judge_result r;
-	judge(&r, &claim, &p, &kernel);
+	isotier__judge(&r, &claim, &p, &kernel);
 	ck_assert_msg(r.verdict == c->want, "%s: want %s, got %s (%s)", c->name,
 	              isotier__verdict_name(c->want), isotier__verdict_name(r.verdict), r.reason);
 	ck_assert_msg(r.ceiling == c->ceiling, "%s: want ceiling %s, got %s (%s)", c->name,
-	              probe_tier_name(c->ceiling), probe_tier_name(r.ceiling), r.reason);
+	              isotier__probe_tier_name(c->ceiling), isotier__probe_tier_name(r.ceiling),
+	              r.reason);
 	ck_assert_msg(r.unproven == c->unproven, "%s: unproven %d (%s)", c->name, r.unproven,
 	              r.reason);
 	ck_assert_msg(r.reason[0], "%s: empty reason", c->name);
@@ -232,7 +233,7 @@ START_TEST(verdict_table)
 	    c->tier == ISOTIER_MICROVM)
 		ck_assert_msg(c->rel == D || c->rel == H, "%s: a VM not proven its own confirmed",
 		              c->name);
-	probe_result_clear(&p);
+	isotier__probe_result_clear(&p);
 }
 END_TEST
 
@@ -240,11 +241,11 @@ START_TEST(no_probe_is_inconclusive)
 {
 	judge_claim claim = {.present = true, .tier = ISOTIER_CONTAINER, .mechanism = "runc"};
 	judge_result r;
-	judge(&r, &claim, NULL, NULL);
+	isotier__judge(&r, &claim, NULL, NULL);
 	ck_assert_int_eq(r.verdict, VERDICT_INCONCLUSIVE);
 	ck_assert_int_eq(r.ceiling, PROBE_TIER_UNKNOWN);
 	ck_assert_ptr_nonnull(strstr(r.reason, "no usable probe output"));
-	judge(&r, NULL, NULL, NULL);
+	isotier__judge(&r, NULL, NULL, NULL);
 	ck_assert_int_eq(r.verdict, VERDICT_INCONCLUSIVE);
 }
 END_TEST
@@ -256,12 +257,12 @@ START_TEST(no_kernel_relation_fails_closed)
 	make_probe(&p, "vm/qemu", NULL, NULL);
 	judge_claim claim = {.present = true, .tier = ISOTIER_MICROVM, .mechanism = "qemu"};
 	judge_result r;
-	judge(&r, &claim, &p, NULL);
+	isotier__judge(&r, &claim, &p, NULL);
 	ck_assert_int_eq(r.verdict, VERDICT_INCONCLUSIVE);
 	ck_assert(r.unproven);
 	ck_assert_int_eq(r.ceiling, PROBE_TIER_NONE);
-	ck_assert_int_eq(judge_ceiling_tier(r.ceiling), ISOTIER_UNKNOWN);
-	probe_result_clear(&p);
+	ck_assert_int_eq(isotier__judge_ceiling_tier(r.ceiling), ISOTIER_UNKNOWN);
+	isotier__probe_result_clear(&p);
 }
 END_TEST
 
@@ -305,12 +306,12 @@ START_TEST(mechanism_kinds)
 	};
 	for (size_t i = 0; i < sizeof rows / sizeof *rows; i++) {
 		probe_layer_kind k = PROBE_LAYER_CONTAINER;
-		ck_assert_int_eq(judge_mechanism_kind(&k, rows[i].m), rows[i].rc);
+		ck_assert_int_eq(isotier__judge_mechanism_kind(&k, rows[i].m), rows[i].rc);
 		if (!rows[i].rc)
 			ck_assert_int_eq(k, rows[i].k);
 	}
 	probe_layer_kind k;
-	ck_assert_int_eq(judge_mechanism_kind(&k, NULL), ISOTIER_EINVAL);
+	ck_assert_int_eq(isotier__judge_mechanism_kind(&k, NULL), ISOTIER_EINVAL);
 }
 END_TEST
 
@@ -361,12 +362,12 @@ START_TEST(host_view_decides)
 	judge_kernel k = {
 	    .relation = c->rel, .detail = "host detail", .host = c->host, .host_saw = c->saw};
 	judge_result r;
-	judge(&r, &claim, &p, &k);
+	isotier__judge(&r, &claim, &p, &k);
 	ck_assert_msg(r.verdict == c->want, "%s: %s, want %s (%s)", c->name,
 	              isotier__verdict_name(r.verdict), isotier__verdict_name(c->want), r.reason);
 	ck_assert_msg(strstr(r.reason, c->reason_has), "%s: reason '%s' lacks '%s'", c->name,
 	              r.reason, c->reason_has);
-	probe_result_clear(&p);
+	isotier__probe_result_clear(&p);
 }
 END_TEST
 

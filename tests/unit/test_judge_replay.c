@@ -22,7 +22,8 @@ static void replay(probe_result *out, const char *name)
 	char *json = support_probe_replay_json(root, &len);
 	ck_assert_msg(json != NULL, "%s: no replay", name);
 	isotier_error err = {0};
-	ck_assert_msg(probe_result_parse(out, json, len, &err) == 0, "%s: %s", name, err.message);
+	ck_assert_msg(isotier__probe_result_parse(out, json, len, &err) == 0, "%s: %s", name,
+	              err.message);
 	free(json);
 }
 
@@ -68,13 +69,13 @@ START_TEST(replayed_verdicts)
 	judge_claim claim = {.present = true, .tier = c->tier, .mechanism = c->mechanism};
 	judge_kernel kernel = {.relation = c->rel, .detail = "replayed"};
 	judge_result r;
-	judge(&r, &claim, &p, &kernel);
+	isotier__judge(&r, &claim, &p, &kernel);
 	ck_assert_msg(r.verdict == c->want && r.ceiling == c->ceiling,
 	              "%s (%s) %s: want %s/%s, got %s/%s: %s", c->fixture, c->mechanism,
 	              isotier__kernel_relation_name(c->rel), isotier__verdict_name(c->want),
-	              probe_tier_name(c->ceiling), isotier__verdict_name(r.verdict),
-	              probe_tier_name(r.ceiling), r.reason);
-	probe_result_clear(&p);
+	              isotier__probe_tier_name(c->ceiling), isotier__verdict_name(r.verdict),
+	              isotier__probe_tier_name(r.ceiling), r.reason);
+	isotier__probe_result_clear(&p);
 }
 END_TEST
 
@@ -90,15 +91,15 @@ START_TEST(low_confidence_replay)
 	judge_claim claim = {.present = true, .tier = ISOTIER_MICROVM, .mechanism = "qemu"};
 	judge_kernel dedicated = {.relation = ISOTIER_KERNEL_DEDICATED};
 	judge_result r;
-	judge(&r, &claim, &p, &dedicated);
+	isotier__judge(&r, &claim, &p, &dedicated);
 	ck_assert_int_eq(r.verdict, VERDICT_INCONCLUSIVE);
 	ck_assert(r.unproven);
 	ck_assert_int_eq(r.ceiling, PROBE_TIER_UNKNOWN);
 	judge_kernel shared = {.relation = ISOTIER_KERNEL_SHARED};
-	judge(&r, &claim, &p, &shared);
+	isotier__judge(&r, &claim, &p, &shared);
 	ck_assert_int_eq(r.verdict, VERDICT_INCONCLUSIVE);
 	ck_assert_int_eq(r.ceiling, PROBE_TIER_CONTAINER);
-	probe_result_clear(&p);
+	isotier__probe_result_clear(&p);
 }
 END_TEST
 
@@ -159,7 +160,8 @@ START_TEST(malformed_identity_rejected)
 		    bad[i]);
 		probe_result p;
 		isotier_error err = {0};
-		ck_assert_msg(probe_result_parse(&p, json, strlen(json), &err) == ISOTIER_EDATA,
+		ck_assert_msg(isotier__probe_result_parse(&p, json, strlen(json), &err) ==
+		                  ISOTIER_EDATA,
 		              "%s", bad[i]);
 		ck_assert_ptr_nonnull(strstr(err.message, "kernel."));
 	}

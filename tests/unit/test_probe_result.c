@@ -55,15 +55,15 @@ static char *doc_edit(const char *key, const char *value)
 static void expect_ok(const char *json, probe_result *r)
 {
 	isotier_error err = {0};
-	ck_assert_msg(probe_result_parse(r, json, strlen(json), &err) == 0, "%.300s -> %s", json,
-	              err.message);
+	ck_assert_msg(isotier__probe_result_parse(r, json, strlen(json), &err) == 0, "%.300s -> %s",
+	              json, err.message);
 }
 
 static void expect_reject(const char *json, size_t len, const char *needle)
 {
 	probe_result r;
 	isotier_error err = {0};
-	int rc = probe_result_parse(&r, json, len, &err);
+	int rc = isotier__probe_result_parse(&r, json, len, &err);
 	ck_assert_msg(rc == ISOTIER_EDATA, "accepted (rc %d): %.300s", rc, json ? json : "(null)");
 	ck_assert_int_eq(err.code, ISOTIER_EDATA);
 	ck_assert_msg(strstr(err.message, needle), "'%s' not in '%s'", needle, err.message);
@@ -101,10 +101,10 @@ START_TEST(valid_document)
 	ck_assert_uint_eq(r.n_signals, 1);
 	ck_assert_uint_eq(r.n_conflicts, 0);
 	ck_assert_int_eq(r.duration_us, 1234);
-	ck_assert_str_eq(probe_result_vendor(&r), ""); /* the innermost layer names none */
+	ck_assert_str_eq(isotier__probe_result_vendor(&r), ""); /* the innermost layer names none */
 	ck_assert_ptr_nonnull(strstr(r.layers_json, "\"firecracker\""));
-	probe_result_clear(&r);
-	probe_result_clear(&r); /* twice is harmless */
+	isotier__probe_result_clear(&r);
+	isotier__probe_result_clear(&r); /* twice is harmless */
 	free(d);
 }
 END_TEST
@@ -120,15 +120,15 @@ START_TEST(other_shapes_accepted)
 	    0);
 	expect_ok(padded, &r);
 	ck_assert_int_eq(r.observed, PROBE_TIER_NONE);
-	ck_assert_str_eq(probe_result_vendor(&r), "");
-	probe_result_clear(&r);
+	ck_assert_str_eq(isotier__probe_result_vendor(&r), "");
+	isotier__probe_result_clear(&r);
 	free(padded);
 	free(d);
 	/* UNKNOWN with confidence none, layers or not. */
 	d = doc_edit2("observed_tier", "\"UNKNOWN\"", "confidence", "\"none\"");
 	expect_ok(d, &r);
 	ck_assert_int_eq(r.confidence, PROBE_CONFIDENCE_NONE);
-	probe_result_clear(&r);
+	isotier__probe_result_clear(&r);
 	free(d);
 	/* gVisor, low confidence (edited in place: two edits at most), no hypervisor. */
 	char *low = doc_edit2("observed_tier", "\"GVISOR\"", "layers",
@@ -139,16 +139,16 @@ START_TEST(other_shapes_accepted)
 	expect_ok(low, &r);
 	ck_assert_int_eq(r.confidence, PROBE_CONFIDENCE_LOW);
 	ck_assert_int_eq(r.layers[0].kind, PROBE_LAYER_GVISOR);
-	ck_assert_str_eq(probe_result_vendor(&r), "gvisor");
-	probe_result_clear(&r);
+	ck_assert_str_eq(isotier__probe_result_vendor(&r), "gvisor");
+	isotier__probe_result_clear(&r);
 	free(low);
 	/* The innermost vm names its VMM. */
 	d = doc_edit2(
 	    "observed_tier", "\"MICROVM\"", "layers",
 	    "[{\"kind\":\"vm\",\"vendor\":\"qemu\",\"hypervisor\":\"tcg\",\"signals\":[]}]");
 	expect_ok(d, &r);
-	ck_assert_str_eq(probe_result_vendor(&r), "qemu");
-	probe_result_clear(&r);
+	ck_assert_str_eq(isotier__probe_result_vendor(&r), "qemu");
+	isotier__probe_result_clear(&r);
 	free(d);
 }
 END_TEST
@@ -211,7 +211,7 @@ START_TEST(deep_nesting)
 	char *d = doc_edit("probe_version", "\"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\\\"[[[\"");
 	probe_result r;
 	expect_ok(d, &r);
-	probe_result_clear(&r);
+	isotier__probe_result_clear(&r);
 	free(d);
 }
 END_TEST
@@ -315,7 +315,7 @@ START_TEST(huge_strings)
 	char *d = doc_edit("kernel", kernel);
 	probe_result r;
 	expect_ok(d, &r);
-	probe_result_clear(&r);
+	isotier__probe_result_clear(&r);
 	free(d);
 	free(kernel);
 	free(big);
@@ -329,7 +329,7 @@ START_TEST(huge_strings)
 	d = doc_edit("layers", layers);
 	expect_ok(d, &r);
 	ck_assert_uint_eq(strlen(r.layers[0].vendor), 63);
-	probe_result_clear(&r);
+	isotier__probe_result_clear(&r);
 	free(d);
 	free(layers);
 }
@@ -361,9 +361,9 @@ START_TEST(the_real_probe_output_parses)
 		return; /* not built in this tree: the integration tests cover it */
 	probe_result r;
 	isotier_error err = {0};
-	ck_assert_msg(probe_result_parse(&r, buf, n, &err) == 0, "%s", err.message);
+	ck_assert_msg(isotier__probe_result_parse(&r, buf, n, &err) == 0, "%s", err.message);
 	ck_assert_int_ne(r.observed, PROBE_TIER_UNKNOWN);
-	probe_result_clear(&r);
+	isotier__probe_result_clear(&r);
 }
 END_TEST
 
@@ -408,7 +408,7 @@ START_TEST(kernel_identity_field)
 		    strncmp(r.identity_problem, cases[i].problem, strlen(cases[i].problem)) == 0 &&
 		        (cases[i].problem[0] || !r.identity_problem[0]),
 		    "%s: problem \"%s\"", cases[i].kernel, r.identity_problem);
-		probe_result_clear(&r);
+		isotier__probe_result_clear(&r);
 		free(doc);
 	}
 	/* A problem over 160 bytes is malformed; one of 160 is taken whole. */
@@ -421,7 +421,7 @@ START_TEST(kernel_identity_field)
 	probe_result r;
 	expect_ok(doc, &r);
 	ck_assert_ptr_nonnull(strstr(r.identity_problem, "malformed"));
-	probe_result_clear(&r);
+	isotier__probe_result_clear(&r);
 	free(doc);
 	big[160] = '\0';
 	snprintf(kernel, sizeof kernel, "{\"identity\":{\"trusted\":false,\"problems\":[\"%s\"]}}",
@@ -429,20 +429,22 @@ START_TEST(kernel_identity_field)
 	doc = doc_edit("kernel", kernel);
 	expect_ok(doc, &r);
 	ck_assert_str_eq(r.identity_problem, big);
-	probe_result_clear(&r);
+	isotier__probe_result_clear(&r);
 	free(doc);
 }
 END_TEST
 
 START_TEST(names)
 {
-	ck_assert_str_eq(probe_tier_name(PROBE_TIER_MICROVM), "MICROVM");
-	ck_assert_str_eq(probe_tier_name((probe_tier)42), "UNKNOWN");
-	ck_assert_str_eq(probe_layer_kind_name(PROBE_LAYER_GVISOR), "gvisor");
-	ck_assert_int_eq(probe_tier_rank(PROBE_TIER_UNKNOWN), -1);
-	ck_assert_int_lt(probe_tier_rank(PROBE_TIER_NONE), probe_tier_rank(PROBE_TIER_CONTAINER));
-	ck_assert_int_lt(probe_tier_rank(PROBE_TIER_GVISOR), probe_tier_rank(PROBE_TIER_MICROVM));
-	ck_assert_int_eq(probe_layer_tier(PROBE_LAYER_VM), PROBE_TIER_MICROVM);
+	ck_assert_str_eq(isotier__probe_tier_name(PROBE_TIER_MICROVM), "MICROVM");
+	ck_assert_str_eq(isotier__probe_tier_name((probe_tier)42), "UNKNOWN");
+	ck_assert_str_eq(isotier__probe_layer_kind_name(PROBE_LAYER_GVISOR), "gvisor");
+	ck_assert_int_eq(isotier__probe_tier_rank(PROBE_TIER_UNKNOWN), -1);
+	ck_assert_int_lt(isotier__probe_tier_rank(PROBE_TIER_NONE),
+	                 isotier__probe_tier_rank(PROBE_TIER_CONTAINER));
+	ck_assert_int_lt(isotier__probe_tier_rank(PROBE_TIER_GVISOR),
+	                 isotier__probe_tier_rank(PROBE_TIER_MICROVM));
+	ck_assert_int_eq(isotier__probe_layer_tier(PROBE_LAYER_VM), PROBE_TIER_MICROVM);
 }
 END_TEST
 

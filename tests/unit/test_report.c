@@ -113,7 +113,7 @@ START_TEST(evidence_hostile_json)
 	ev = report_evidence_parse(&a, "{not json", "[1,2]");
 	ck_assert_uint_eq(ev->n_layers, 0);
 	ck_assert_uint_eq(ev->n_problems, 2);
-	ck_assert_str_eq(ev->problems[0], "layers_json: not valid JSON");
+	ck_assert_str_eq(ev->problems[0], "layers_json: not JSON (at byte 2)");
 	ck_assert_str_eq(ev->problems[1], "probe_json: not an object");
 
 	ev = report_evidence_parse(&a, "[1,{\"kind\":7,\"signals\":{\"x\":1}}]", NULL);
@@ -148,6 +148,34 @@ START_TEST(evidence_hostile_json)
 	ev = report_evidence_parse(&a, NULL, huge);
 	ck_assert_uint_eq(ev->n_problems, 1);
 	free(huge);
+	report_arena_free(&a);
+}
+END_TEST
+
+/* The report reads the stored columns with the judge's reader: what the
+ * judge refuses (nesting, a NUL-free size, duplicate keys) the report
+ * states as the column's problem, in the same words. */
+START_TEST(evidence_bounds_are_the_judges)
+{
+	report_arena a = {0};
+	char deep[2 * (PROBE_RESULT_MAX_DEPTH + 1) + 1];
+	for (int i = 0; i <= PROBE_RESULT_MAX_DEPTH; i++) {
+		deep[i] = '[';
+		deep[2 * (PROBE_RESULT_MAX_DEPTH + 1) - 1 - i] = ']';
+	}
+	deep[sizeof deep - 1] = '\0';
+	probe_result r;
+	isotier_error err = {0};
+	ck_assert_int_eq(isotier__probe_result_parse(&r, deep, strlen(deep), &err), ISOTIER_EDATA);
+	ck_assert_str_eq(err.message, "document: nested deeper than 32 levels");
+	report_evidence *ev = report_evidence_parse(&a, NULL, deep);
+	ck_assert_uint_eq(ev->n_problems, 1);
+	ck_assert_str_eq(ev->problems[0], "probe_json: nested deeper than 32 levels");
+	/* One level less is read (its layers are not objects: that is all). */
+	deep[PROBE_RESULT_MAX_DEPTH] = ' ', deep[PROBE_RESULT_MAX_DEPTH + 1] = ' ';
+	ev = report_evidence_parse(&a, deep, NULL);
+	ck_assert_uint_eq(ev->n_problems, 1);
+	ck_assert_str_eq(ev->problems[0], "layers[0]: not an object");
 	report_arena_free(&a);
 }
 END_TEST
@@ -446,7 +474,7 @@ START_TEST(model_from_fixture)
 	    strstr(html, "uses &lt;script&gt;alert(1)&lt;/script&gt; namespaces"));
 	ck_assert_ptr_nonnull(strstr(html, "\\x1b[31m&lt;img src=x&gt;"));
 	ck_assert_ptr_nonnull(strstr(html, "<td class=\"v v-contradicted\">CONTRADICTED</td>"));
-	ck_assert_ptr_nonnull(strstr(html, "layers_json: not valid JSON"));
+	ck_assert_ptr_nonnull(strstr(html, "layers_json: not JSON (at byte"));
 	char *junit = generate(m, report_write_junit);
 	ck_assert_ptr_nonnull(strstr(junit, "tests=\"5\" failures=\"2\"")); /* bwrap-nonet too */
 	ck_assert_ptr_nonnull(strstr(junit, "<failure type=\"CONTRADICTED\""));
@@ -587,6 +615,7 @@ int main(void)
 	tcase_add_test(tc, markdown_escapes);
 	tcase_add_test(tc, dates);
 	tcase_add_test(tc, evidence_hostile_json);
+	tcase_add_test(tc, evidence_bounds_are_the_judges);
 	tcase_add_test(tc, evidence_value_text_bounds);
 	suite_add_tcase(s, tc);
 	TCase *tm = tcase_create("model");

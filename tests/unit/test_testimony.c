@@ -23,7 +23,8 @@ static void replay(probe_result *out, const char *name)
 	char *json = support_probe_replay_json(root, &len);
 	ck_assert_msg(json != NULL, "%s: no replay", name);
 	isotier_error err = {0};
-	ck_assert_msg(probe_result_parse(out, json, len, &err) == 0, "%s: %s", name, err.message);
+	ck_assert_msg(isotier__probe_result_parse(out, json, len, &err) == 0, "%s: %s", name,
+	              err.message);
 	free(json);
 }
 
@@ -32,9 +33,9 @@ static const struct testimony_case {
 	isotier_tier tier;
 	const char *mechanism;
 	isotier_kernel_relation rel;
-	judge_verdict local;  /* what judge() gives, as for a local backend */
-	judge_verdict remote; /* after testimony_judge() */
-	probe_tier ceiling;   /* after testimony_judge() */
+	judge_verdict local;  /* what isotier__judge() gives, as for a local backend */
+	judge_verdict remote; /* after isotier__testimony_judge() */
+	probe_tier ceiling;   /* after isotier__testimony_judge() */
 } cases[] = {
     /* A replayed genuine microVM output, two sandboxes with two boot_ids:
      * a local backend would be CONFIRMED, a provider only not contradicted. */
@@ -71,15 +72,16 @@ START_TEST(remote_evidence_is_testimony)
 	judge_claim claim = {.present = true, .tier = c->tier, .mechanism = c->mechanism};
 	judge_kernel kernel = {.relation = c->rel, .detail = "replayed"};
 	judge_result r;
-	judge(&r, &claim, &p, &kernel);
+	isotier__judge(&r, &claim, &p, &kernel);
 	ck_assert_msg(r.verdict == c->local, "%s %s: judge gave %s: %s", c->fixture,
 	              isotier_tier_name(c->tier), isotier__verdict_name(r.verdict), r.reason);
 	bool unproven = r.unproven;
-	bool changed = testimony_judge(&r, &claim);
+	bool changed = isotier__testimony_judge(&r, &claim);
 	ck_assert_msg(r.verdict == c->remote && r.ceiling == c->ceiling,
 	              "%s %s: want %s/%s, got %s/%s: %s", c->fixture, isotier_tier_name(c->tier),
-	              isotier__verdict_name(c->remote), probe_tier_name(c->ceiling),
-	              isotier__verdict_name(r.verdict), probe_tier_name(r.ceiling), r.reason);
+	              isotier__verdict_name(c->remote), isotier__probe_tier_name(c->ceiling),
+	              isotier__verdict_name(r.verdict), isotier__probe_tier_name(r.ceiling),
+	              r.reason);
 	ck_assert_int_eq(changed, c->local != c->remote);
 	if (changed) {
 		/* Says what was seen, and that it is not proven. */
@@ -93,7 +95,7 @@ START_TEST(remote_evidence_is_testimony)
 	} else {
 		ck_assert_int_eq(r.unproven, unproven);
 	}
-	probe_result_clear(&p);
+	isotier__probe_result_clear(&p);
 }
 END_TEST
 
@@ -102,17 +104,17 @@ START_TEST(no_claim_left_alone)
 {
 	judge_result r = {.verdict = VERDICT_CONFIRMED, .ceiling = PROBE_TIER_MICROVM};
 	judge_claim none = {.present = false};
-	ck_assert(!testimony_judge(&r, &none));
+	ck_assert(!isotier__testimony_judge(&r, &none));
 	ck_assert_int_eq(r.verdict, VERDICT_CONFIRMED);
 	ck_assert_int_eq(r.ceiling, PROBE_TIER_CONTAINER);
 	r = (judge_result){.verdict = VERDICT_INCONCLUSIVE, .ceiling = PROBE_TIER_UNKNOWN};
-	ck_assert(!testimony_judge(&r, NULL));
+	ck_assert(!isotier__testimony_judge(&r, NULL));
 	ck_assert_int_eq(r.ceiling, PROBE_TIER_UNKNOWN); /* unknown: no cap at all */
 	/* A reason at its longest still ends in a terminated string. */
 	judge_claim micro = {.present = true, .tier = ISOTIER_MICROVM, .mechanism = "firecracker"};
 	r = (judge_result){.verdict = VERDICT_CONSISTENT, .ceiling = PROBE_TIER_MICROVM};
 	memset(r.reason, 'x', sizeof r.reason - 1);
-	ck_assert(testimony_judge(&r, &micro));
+	ck_assert(isotier__testimony_judge(&r, &micro));
 	ck_assert_uint_lt(strlen(r.reason), sizeof r.reason);
 	ck_assert_int_eq(r.verdict, VERDICT_NOT_CONTRADICTED);
 }

@@ -241,7 +241,7 @@ START_TEST(judge_reads_the_mechanism_table)
 {
 	for (size_t m = 0; m < isotier__mechanism_count; m++) {
 		probe_layer_kind kind;
-		int rc = judge_mechanism_kind(&kind, isotier__mechanisms[m].name);
+		int rc = isotier__judge_mechanism_kind(&kind, isotier__mechanisms[m].name);
 		if (isotier__mechanisms[m].tier == ISOTIER_UNKNOWN) {
 			ck_assert_int_eq(rc, ISOTIER_EINVAL);
 			continue;
@@ -253,8 +253,8 @@ START_TEST(judge_reads_the_mechanism_table)
 		                                                          : PROBE_LAYER_CONTAINER);
 	}
 	probe_layer_kind kind;
-	ck_assert_int_eq(judge_mechanism_kind(&kind, "hyperlight"), ISOTIER_EINVAL);
-	ck_assert_int_eq(judge_mechanism_kind(&kind, NULL), ISOTIER_EINVAL);
+	ck_assert_int_eq(isotier__judge_mechanism_kind(&kind, "hyperlight"), ISOTIER_EINVAL);
+	ck_assert_int_eq(isotier__judge_mechanism_kind(&kind, NULL), ISOTIER_EINVAL);
 	ck_assert_ptr_null(isotier__mechanism_find("Firecracker"));
 	ck_assert_ptr_null(isotier__mechanism_find(NULL));
 	ck_assert_str_eq(isotier__mechanism_find("qemu")->vmm, "qemu");

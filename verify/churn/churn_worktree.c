@@ -40,16 +40,9 @@ static int read_regular(char **out, size_t *len, bool *found, int dirfd, const c
 		                          max);
 	}
 	char *buf = malloc((size_t)st.st_size + 1);
-	size_t n = 0;
-	while (buf && n < (size_t)st.st_size) {
-		ssize_t r = read(fd, buf + n, (size_t)st.st_size - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		n += (size_t)r;
-	}
-	int saved = errno;
+	ssize_t got = buf ? isotier__read_full(fd, buf, (size_t)st.st_size) : 0;
+	size_t n = got > 0 ? (size_t)got : 0;
+	int saved = got < 0 ? errno : 0;
 	close(fd);
 	if (!buf)
 		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");

@@ -4,6 +4,7 @@
 #include "cli.h"
 #include "../../reference/isotier_tool.h"
 
+#include <cjson/cJSON.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -263,6 +264,17 @@ static int render_and_close(FILE *f, const char *name, bool sync, cli_output_fn 
 	}
 	free(buf);
 	return rc;
+}
+
+int cli_print_json(struct cJSON *doc)
+{
+	char *text = isotier__json_print(doc, true);
+	cJSON_Delete(doc);
+	if (!text)
+		return -1;
+	puts(text);
+	free(text);
+	return 0;
 }
 
 int cli_write_stream(FILE *f, const char *name, cli_output_fn write, const void *ctx)

@@ -95,6 +95,9 @@ int cli_write_output(const char *opt, const char *path, const char *db_path, cli
  * 70 when write() failed (nothing claims success over half a document), 74
  * when a write or the flush did, else 0. The stream stays open. */
 int cli_write_stream(FILE *f, const char *name, cli_output_fn write, const void *ctx);
+/* doc on standard output, indented, as valid UTF-8, then a newline; doc is
+ * deleted. 0, or -1 when it could not be printed (out of memory). */
+int cli_print_json(struct cJSON *doc);
 
 /* The choice closest to word (a typo, a transposition, a unique prefix), or
  * NULL when none is close: for "did you mean". */

@@ -186,11 +186,7 @@ static int backends_main(int argc, char **argv)
 		}
 	}
 	if (json) {
-		char *s = isotier__json_print(doc, true);
-		if (s)
-			puts(s);
-		free(s);
-		cJSON_Delete(doc);
+		cli_print_json(doc);
 	}
 	isotier__catalogue_free(cat);
 	return EXIT_OK;

@@ -213,13 +213,7 @@ static int print_json(const char *dir, const char *today, int max_age, const cha
 		return -1;
 	}
 	cJSON_AddItemToObject(o, "expiries", ex);
-	char *s = isotier__json_print(o, true);
-	cJSON_Delete(o);
-	if (!s)
-		return -1;
-	puts(s);
-	free(s);
-	return 0;
+	return cli_print_json(o);
 }
 
 static void print_text(const char *dir, size_t n_providers, const isotier_findings *f)

@@ -86,7 +86,8 @@ static int paths_main(int argc, char **argv)
 	line("guest init aarch64", init, "ISOTIER_GUEST_INIT_AARCH64", origin);
 	isotier__default_data_path(buf, sizeof buf, "share/isotier/schemas", "catalogue");
 	line("schemas", buf, NULL, origin);
-	line("attestation roots", attest_default_roots_dir(), "ISOTIER_ATTEST_ROOTS", origin);
+	line("attestation roots", isotier__attest_default_roots_dir(), "ISOTIER_ATTEST_ROOTS",
+	     origin);
 	const char *db = isotier__default_db_path();
 	if (isotier__history_is_uri(db)) {
 		/* A server's history: shown with its password redacted, and

@@ -242,12 +242,12 @@ static void print_host_attestation(const char *probe, int timeout_s, bool json)
 {
 	attest_verdict v;
 	isotier_error err = {0};
-	int rc = attest_host(&v, probe, timeout_s, cli_cancel_fd(), &err);
+	int rc = isotier__attest_host(&v, probe, timeout_s, cli_cancel_fd(), &err);
 	FILE *f = json ? stderr : stdout;
 	fputs("attestation (this host): ", f);
 	if (rc == 1)
-		fprintf(f, "%s: %s; measurement %s, %s\n", attest_judged_phrase(&v, 1), v.detail,
-		        v.measurement, v.measurement_judged);
+		fprintf(f, "%s: %s; measurement %s, %s\n", isotier__attest_judged_phrase(&v, 1),
+		        v.detail, v.measurement, v.measurement_judged);
 	else if (rc == 0)
 		fprintf(f, "%s; verdicts unchanged\n", v.detail);
 	else
@@ -411,6 +411,25 @@ static job *next_finished(verify_ctx *ctx, bool *over)
 
 static bool quiet_retry_due(const job *j, const verify_opts *o);
 
+/* The job's observation row, retried on a busy history; a row not stored is
+ * said at once and fails the run (out->db_error). */
+static void store_job(job *j, const verify_opts *o, isotier_history *h, int64_t run_id,
+                      const history_retry_policy *policy, verify_outcome *out)
+{
+	struct record_arg ra = {.h = h, .run_id = run_id, .j = j, .jobs = o->jobs};
+	isotier_error rec_err = {0};
+	int64_t t0 = isotier__now_ms();
+	if (history_retry(record_job, &ra, policy, NULL, &rec_err) < 0) {
+		out->db_error = true;
+		out->db_err = rec_err;
+		out->db_waited = isotier__now_ms() - t0;
+		cli_error("observation of %s NOT stored in %s: verdict %s", j->backend->name, o->db,
+		          isotier__verdict_name(j->verdict));
+	} else {
+		j->recorded = true;
+	}
+}
+
 /* In the main thread, as the workers finish: judge each job, store its
  * observation (its own attempts: a lock that outlasted one backend's may be
  * gone by the next one's), show progress. */
@@ -450,19 +469,7 @@ static void judge_and_store(verify_ctx *ctx, const verify_opts *o, isotier_histo
 		pthread_mutex_lock(&ctx->lock);
 		verify_job_overlap(ready, ctx);
 		pthread_mutex_unlock(&ctx->lock);
-		struct record_arg ra = {.h = h, .run_id = run_id, .j = ready, .jobs = o->jobs};
-		isotier_error rec_err = {0};
-		int64_t t0 = isotier__now_ms();
-		if (history_retry(record_job, &ra, &policy, NULL, &rec_err) < 0) {
-			out->db_error = true;
-			out->db_err = rec_err;
-			out->db_waited = isotier__now_ms() - t0;
-			cli_error("observation of %s NOT stored in %s: verdict %s",
-			          ready->backend->name, o->db,
-			          isotier__verdict_name(ready->verdict));
-		} else {
-			ready->recorded = true;
-		}
+		store_job(ready, o, h, run_id, &policy, out);
 		ready->retry_alone = quiet_retry_due(ready, o);
 		if (tty && !o->json)
 			print_progress(ready, handled, ctx->n_jobs);
@@ -525,18 +532,7 @@ static void quiet_retries(verify_ctx *ctx, const verify_opts *o, isotier_history
 		                                              ((int64_t)o->timeout_s + 5) * 1000,
 		                               .stop = stop_retrying,
 		                               .stop_arg = ctx};
-		struct record_arg ra = {.h = h, .run_id = run_id, .j = j, .jobs = o->jobs};
-		isotier_error rec_err = {0};
-		int64_t t0 = isotier__now_ms();
-		if (history_retry(record_job, &ra, &policy, NULL, &rec_err) < 0) {
-			out->db_error = true;
-			out->db_err = rec_err;
-			out->db_waited = isotier__now_ms() - t0;
-			cli_error("observation of %s NOT stored in %s: verdict %s",
-			          j->backend->name, o->db, isotier__verdict_name(j->verdict));
-		} else {
-			j->recorded = true;
-		}
+		store_job(j, o, h, run_id, &policy, out);
 	}
 }
 

@@ -159,7 +159,9 @@ static cJSON *stored_json(const char *text, const char *what)
 	if (!text)
 		return NULL;
 	isotier_error err = {0};
-	cJSON *doc = isotier__json_parse(text, strlen(text), what, &err);
+	/* The probe's reader: the bounds the judge read them with. */
+	cJSON *doc =
+	    isotier__probe_json_read(text, strnlen(text, PROBE_RESULT_MAX_BYTES + 1), what, &err);
 	if (!doc) {
 		fputs("isotier: warning: history show: stored ", stderr);
 		isotier__fputs_inline(stderr, err.message);
@@ -279,13 +281,7 @@ static int show_json(const isotier_observation_detail *d, const report_evidence 
 	cJSON_AddBoolToObject(o, "claim_recorded", d->claim_recorded);
 	cJSON_AddItemToObject(o, "layers", layers ? layers : cJSON_CreateNull());
 	cJSON_AddItemToObject(o, "probe", probe ? probe : cJSON_CreateNull());
-	char *text = isotier__json_print(o, true); /* valid UTF-8 */
-	cJSON_Delete(o);
-	if (!text)
-		return -1;
-	puts(text);
-	free(text);
-	return 0;
+	return cli_print_json(o);
 }
 
 static void show_text(const isotier_observation_detail *d, const report_evidence *ev)
@@ -457,10 +453,8 @@ int history_sources(isotier_history *h, const source_filter *f, bool json, bool 
 		cli_error("history --sources: out of memory");
 		exit_code = EXIT_SOFTWARE;
 	} else if (json) {
-		char *text = isotier__json_print(doc, true); /* valid UTF-8 */
-		if (text)
-			puts(text);
-		free(text);
+		cli_print_json(doc);
+		doc = NULL;
 	} else if (!sc.n) {
 		printf("(no source checks%s)\n", f->provider || f->since || f->until
 		                                     ? " match"

@@ -314,7 +314,7 @@ static const cJSON *find_signal(const cJSON *probe_signals, const char *id)
 	size_t seen = 0;
 	cJSON_ArrayForEach(s, probe_signals)
 	{
-		if (++seen > 4096)
+		if (++seen > PROBE_RESULT_MAX_SIGNALS)
 			break;
 		const cJSON *sid = cJSON_GetObjectItemCaseSensitive(s, "id");
 		if (cJSON_IsString(sid) && !strcmp(sid->valuestring, id))
@@ -426,18 +426,17 @@ static void parse_conflicts(ev_ctx *c, const cJSON *conflicts)
 	}
 }
 
-static cJSON *parse_column(ev_ctx *c, const char *name, const char *json, size_t max)
+/* A stored column is read by the probe's own reader (one set of bounds: the
+ * judge's); a refusal, duplicate keys included (a stored document has one
+ * reading or none), becomes the column's problem. */
+static cJSON *parse_column(ev_ctx *c, const char *name, const char *json)
 {
 	if (!json || !*json)
 		return NULL;
-	size_t len = strnlen(json, max + 1);
-	if (len > max) {
-		problem(c, "%s: larger than %zu bytes, not parsed", name, max);
-		return NULL;
-	}
 	isotier_error err = {0};
-	cJSON *doc = isotier__json_parse(json, len, name, &err);
-	if (!doc) /* duplicate keys too: a stored document has one reading or none */
+	cJSON *doc =
+	    isotier__probe_json_read(json, strnlen(json, PROBE_RESULT_MAX_BYTES + 1), name, &err);
+	if (!doc)
 		problem(c, "%s", err.message);
 	return doc;
 }
@@ -449,8 +448,8 @@ report_evidence *report_evidence_parse(report_arena *a, const char *layers_json,
 	if (!ev)
 		return NULL;
 	ev_ctx c = {.a = a, .ev = ev};
-	cJSON *lj = parse_column(&c, "layers_json", layers_json, REPORT_LAYERS_JSON_MAX);
-	cJSON *pj = parse_column(&c, "probe_json", probe_json, REPORT_PROBE_JSON_MAX);
+	cJSON *lj = parse_column(&c, "layers_json", layers_json);
+	cJSON *pj = parse_column(&c, "probe_json", probe_json);
 	if (pj && !cJSON_IsObject(pj)) {
 		problem(&c, "probe_json: not an object");
 		cJSON_Delete(pj);

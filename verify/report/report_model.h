@@ -36,10 +36,12 @@
 #define REPORT_REFUSALS_MAX  500
 #define REPORT_CHART_BUCKETS 60
 /* Hostile-input bounds. */
-#define REPORT_FIELD_MAX       4096    /* longest string kept from the database */
-#define REPORT_LAYERS_JSON_MAX 65536   /* bytes of layers_json parsed */
-#define REPORT_PROBE_JSON_MAX  1048576 /* bytes of probe_json parsed */
-#define REPORT_LAYERS_MAX      16
+#define REPORT_FIELD_MAX 4096 /* longest string kept from the database */
+/* The stored columns are read with the probe's reader and its bounds
+ * (reference/probe_result.h): a column the judge would refuse is a problem. */
+#define REPORT_LAYERS_JSON_MAX 65536 /* bytes of layers_json fetched */
+#define REPORT_PROBE_JSON_MAX  PROBE_RESULT_MAX_BYTES
+#define REPORT_LAYERS_MAX      PROBE_RESULT_MAX_LAYERS
 #define REPORT_SIGNALS_MAX     64
 #define REPORT_CONFLICTS_MAX   64
 /* Distinct offering x backend rows and host x backend cells a history may

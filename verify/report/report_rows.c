@@ -394,27 +394,13 @@ int report_judge_rows(report_model *m)
 	return 0;
 }
 
-/* The civil date of a day number: the inverse of report_days(). */
-static void civil_from_days(long z, long *y, unsigned *mo, unsigned *d)
-{
-	z += 719468;
-	long era = (z >= 0 ? z : z - 146096) / 146097;
-	unsigned doe = (unsigned)(z - era * 146097);
-	unsigned yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-	unsigned doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-	unsigned mp = (5 * doy + 2) / 153;
-	*d = doy - (153 * mp + 2) / 5 + 1;
-	*mo = mp < 10 ? mp + 3 : mp - 9;
-	*y = (long)yoe + era * 400 + (*mo <= 2);
-}
-
 long report_bucket_key(long day, bool by_day)
 {
 	if (by_day)
 		return day;
 	long y;
 	unsigned mo, d;
-	civil_from_days(day, &y, &mo, &d);
+	isotier__civil_from_days(day, &y, &mo, &d);
 	return y * 12 + (long)mo - 1;
 }
 
@@ -443,7 +429,7 @@ int report_build_buckets(report_model *m, long first, long last, const report_co
 		long key = lo + (long)k, y;
 		unsigned mo, d;
 		if (by_day) {
-			civil_from_days(key, &y, &mo, &d);
+			isotier__civil_from_days(key, &y, &mo, &d);
 			m->buckets[k].period =
 			    report_arena_printf(&m->arena, "%04ld-%02u-%02u", y, mo, d);
 		} else {

@@ -170,7 +170,7 @@ static void judge_observed(job *j, const char *host_provider)
 	                       .host = j->obs.host,
 	                       .host_saw = j->obs.host_saw};
 	judge_result jr;
-	judge(&jr, &claim, &first->probe, &kernel);
+	isotier__judge(&jr, &claim, &first->probe, &kernel);
 	/* A remote provider's sandboxes show what the provider chooses: a claim
 	 * above CONTAINER they do not contradict is not thereby proven, unless
 	 * both sandboxes' hardware attested it (ADR-0020). */
@@ -182,7 +182,7 @@ static void judge_observed(job *j, const char *host_provider)
 			    i < ob->n_runs && ob->run[i].parsed ? &ob->run[i].probe : NULL;
 			outs.attested[i] = ob->attest_out_parsed[i] ? &ob->attest_out[i] : NULL;
 		}
-		testimony_judge_attested(&jr, &claim, &kernel, &ob->attest, &outs);
+		isotier__testimony_judge_attested(&jr, &claim, &kernel, &ob->attest, &outs);
 	}
 	j->verdict = jr.verdict;
 	j->ceiling = jr.ceiling;
@@ -198,7 +198,7 @@ static void judge_observed(job *j, const char *host_provider)
 		return;
 	}
 	const char *reason = jr.reason;
-	/* judge() says "no claim to judge; observed ...": say which claim is missing. */
+	/* isotier__judge() says "no claim to judge; observed ...": say which claim is missing. */
 	const char *observed = strstr(reason, "observed ");
 	if (!j->claim && j->backend->observes_host && !host_provider)
 		snprintf(j->reason, sizeof j->reason, "no claim (pass --host-provider); %s",
@@ -272,8 +272,9 @@ int record_job(void *arg, isotier_error *err)
 	    .provider_id = j->claim ? j->claim->id : NULL,
 	    .claimed_tier = j->claim ? isotier_tier_name(j->claim->tier) : NULL,
 	    .claimed_mechanism = j->claim ? j->claim->mechanism : NULL,
-	    .observed_tier = parsed ? probe_tier_name(j->obs.run[0].probe.observed) : "UNKNOWN",
-	    .observed_vendor = parsed ? probe_result_vendor(&j->obs.run[0].probe) : NULL,
+	    .observed_tier =
+	        parsed ? isotier__probe_tier_name(j->obs.run[0].probe.observed) : "UNKNOWN",
+	    .observed_vendor = parsed ? isotier__probe_result_vendor(&j->obs.run[0].probe) : NULL,
 	    .confidence = parsed ? j->obs.run[0].probe.confidence_text : NULL,
 	    .layers_json = parsed ? j->obs.run[0].probe.layers_json : NULL,
 	    .verdict = isotier__verdict_name(j->verdict),
@@ -285,8 +286,9 @@ int record_job(void *arg, isotier_error *err)
 	    .evidence_format = EVIDENCE_FORMAT,
 	    .duration_ms = j->total_ms,
 	    .kernel_relation = parsed ? isotier__kernel_relation_name(j->obs.relation) : NULL,
-	    .ceiling_tier =
-	        parsed && j->ceiling != PROBE_TIER_UNKNOWN ? probe_tier_name(j->ceiling) : NULL,
+	    .ceiling_tier = parsed && j->ceiling != PROBE_TIER_UNKNOWN
+	                        ? isotier__probe_tier_name(j->ceiling)
+	                        : NULL,
 	    .sandbox_wall_ms = j->sandbox_wall_ms,
 	    .has_sandbox_wall = j->timed,
 	    .sandbox_cpu_ms = j->sandbox_cpu_ms,

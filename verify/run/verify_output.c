@@ -30,14 +30,14 @@ static void claim_text(char *buf, size_t len, const job *j)
 static void observed_text(char *buf, size_t len, const job *j)
 {
 	bool parsed = !j->rejected && !j->start_failed && j->obs.available && j->obs.rc == 0;
-	const char *vendor = parsed ? probe_result_vendor(&j->obs.run[0].probe) : "";
+	const char *vendor = parsed ? isotier__probe_result_vendor(&j->obs.run[0].probe) : "";
 	if (!parsed)
 		snprintf(buf, len, "-");
 	else if (*vendor)
-		snprintf(buf, len, "%s (%s)", probe_tier_name(j->obs.run[0].probe.observed),
-		         vendor);
+		snprintf(buf, len, "%s (%s)",
+		         isotier__probe_tier_name(j->obs.run[0].probe.observed), vendor);
 	else
-		snprintf(buf, len, "%s", probe_tier_name(j->obs.run[0].probe.observed));
+		snprintf(buf, len, "%s", isotier__probe_tier_name(j->obs.run[0].probe.observed));
 }
 
 static void print_cell(FILE *f, const char *s, int width)
@@ -187,10 +187,11 @@ void print_json(const job *jobs, size_t n, int max_jobs, int64_t run_id, const c
 			cJSON_AddNullToObject(o, "claimed_tier");
 			cJSON_AddNullToObject(o, "claimed_mechanism");
 		}
-		cJSON_AddStringToObject(o, "observed_tier",
-		                        parsed ? probe_tier_name(j->obs.run[0].probe.observed)
-		                               : "UNKNOWN");
-		const char *vendor = parsed ? probe_result_vendor(&j->obs.run[0].probe) : "";
+		cJSON_AddStringToObject(
+		    o, "observed_tier",
+		    parsed ? isotier__probe_tier_name(j->obs.run[0].probe.observed) : "UNKNOWN");
+		const char *vendor =
+		    parsed ? isotier__probe_result_vendor(&j->obs.run[0].probe) : "";
 		if (*vendor)
 			cJSON_AddStringToObject(o, "observed_vendor", vendor);
 		else
@@ -213,7 +214,7 @@ void print_json(const job *jobs, size_t n, int max_jobs, int64_t run_id, const c
 			                        isotier__kernel_relation_name(j->obs.relation));
 			if (j->ceiling != PROBE_TIER_UNKNOWN)
 				cJSON_AddStringToObject(o, "ceiling_tier",
-				                        probe_tier_name(j->ceiling));
+				                        isotier__probe_tier_name(j->ceiling));
 			else
 				cJSON_AddNullToObject(o, "ceiling_tier");
 		}
@@ -252,10 +253,5 @@ void print_json(const job *jobs, size_t n, int max_jobs, int64_t run_id, const c
 			                        (double)j->obs.run[0].probe.duration_us);
 		cJSON_AddNumberToObject(o, "evidence_bytes", (double)j->evidence.len);
 	}
-	char *text = isotier__json_print(doc, true);
-	cJSON_Delete(doc);
-	if (text) {
-		puts(text);
-		cJSON_free(text);
-	}
+	cli_print_json(doc);
 }

@@ -40,17 +40,11 @@ static ssize_t read_small(const char *path, char *buf, size_t max)
 	if (fd < 0 || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 0 ||
 	    (size_t)st.st_size >= max)
 		return -1;
-	size_t got = 0;
-	while (got < (size_t)st.st_size) {
-		ssize_t r = read(fd, buf + got, (size_t)st.st_size - got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			return -1;
-		got += (size_t)r;
-	}
+	ssize_t got = isotier__read_full(fd, buf, (size_t)st.st_size);
+	if (got != (ssize_t)st.st_size)
+		return -1;
 	buf[got] = '\0';
-	return (ssize_t)got;
+	return got;
 }
 
 static bool hex40(const char *s)
