@@ -124,7 +124,7 @@ static int run_step(isotier_history *h, const prune_step *st, const char *cutoff
                     const char *now, int64_t *count, isotier_error *err)
 {
 	cleanup_hstmt hstmt *s = NULL;
-	int rc = hq_prepare(h, &s, HQ_SQL(h, st->sqlite_sql, st->pg_sql), err, st->what);
+	int rc = isotier__hq_prepare(h, &s, HQ_SQL(h, st->sqlite_sql, st->pg_sql), err, st->what);
 	if (rc < 0)
 		return rc;
 	hq_text(s, 1, cutoff);
@@ -141,7 +141,7 @@ static int run_step(isotier_history *h, const prune_step *st, const char *cutoff
 static int count_kept(isotier_history *h, int64_t *n, isotier_error *err)
 {
 	cleanup_hstmt hstmt *s = NULL;
-	int rc = hq_prepare(h, &s, "SELECT count(*) FROM observations", err, "count observations");
+	int rc = isotier__hq_prepare(h, &s, "SELECT count(*) FROM observations", err, "count observations");
 	if (rc < 0 || (rc = hq_step(s, err)) < 0)
 		return rc;
 	*n = rc > 0 ? hq_col_int(s, 0) : 0;
@@ -226,5 +226,5 @@ int isotier__history_vacuum(isotier_history *h, isotier_error *err)
 		                          "reclaims the space)");
 	/* The write-ahead log copied back and emptied, so the file's size is
 	 * what the history holds. */
-	return hq_exec(h, "VACUUM; PRAGMA wal_checkpoint(TRUNCATE)", err, "vacuum");
+	return isotier__hq_exec(h, "VACUUM; PRAGMA wal_checkpoint(TRUNCATE)", err, "vacuum");
 }
