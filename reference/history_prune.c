@@ -141,7 +141,8 @@ static int run_step(isotier_history *h, const prune_step *st, const char *cutoff
 static int count_kept(isotier_history *h, int64_t *n, isotier_error *err)
 {
 	cleanup_hstmt hstmt *s = NULL;
-	int rc = isotier__hq_prepare(h, &s, "SELECT count(*) FROM observations", err, "count observations");
+	int rc = isotier__hq_prepare(h, &s, "SELECT count(*) FROM observations", err,
+	                             "count observations");
 	if (rc < 0 || (rc = hq_step(s, err)) < 0)
 		return rc;
 	*n = rc > 0 ? hq_col_int(s, 0) : 0;
