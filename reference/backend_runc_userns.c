@@ -77,8 +77,11 @@ static void userns_destroy(void *state)
 	if (!s)
 		return;
 	isotier__oci_backend_destroy(s->bundle);
-	if (s->capture) /* lchown: what the sandbox left there is never followed */
-		(void)lchown(s->capture, s->uid, s->gid);
+	/* lchown: what the sandbox left there is never followed. A destroy has no one to tell:
+	 * a capture directory it could not give back stays the mapped root's until removed. */
+	if (s->capture && lchown(s->capture, s->uid, s->gid) != 0) {
+		/* (nothing more to do here) */
+	}
 	free(s->capture);
 	free(s);
 }
