@@ -82,7 +82,9 @@ for p in e2b daytona fly vercel; do
   [ $p != daytona ] || want="0 INCONCLUSIVE"
   assert_eq "$rc" "${want% *}" "$p honest: exit ($(cat "$D/out" "$D/err"))"
   assert_eq "$(row)" "${want#* }|shared|CONTAINER" "$p honest: stored row"
-  assert_contains "$(cat "$D/out")" "sandboxes run on one kernel: the random task pattern" "$p honest: why"
+  # One kernel, told by the task pattern or, when a busy host hid the pattern, by the boot id both
+  # report: either way the same contradiction (the lying modes below hold the pattern to it).
+  assert_contains "$(cat "$D/out")" "sandboxes run on one kernel" "$p honest: why"
   kept "$p honest"
   echo "ok: $p: the caller's sandbox verified (${want#* }: one kernel), left running"
 
