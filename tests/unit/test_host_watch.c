@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "../../reference/host_watch.h"
+#include "host_lock.h"
 
 #define ARGV0 "/.isotier-test/isotier-probe"
 
@@ -289,8 +290,13 @@ END_TEST
 
 int main(void)
 {
-	/* Every test's watches: another isotier on this host waits for none of
-	 * them, nor they for it. */
+	/* Every test's watches take a lock of their own, which the lock tests
+	 * hold and plant; the suite holds the host's meanwhile (host_lock.h), so
+	 * its patterns blur no verification running on this host, nor theirs
+	 * these. */
+	int host = test_host_lock("test_host_watch", 120);
+	if (host == -1)
+		return 1;
 	snprintf(lock_file, sizeof lock_file, "/tmp/isotier-test-challenge-%d.lock", (int)getpid());
 	if (setenv("ISOTIER_CHALLENGE_LOCK", lock_file, 1) != 0)
 		return 1;
@@ -306,5 +312,7 @@ int main(void)
 	suite_add_tcase(s, tc);
 	int rc = run_suite(s);
 	unlink(lock_file);
+	if (host >= 0)
+		close(host);
 	return rc;
 }
