@@ -180,9 +180,12 @@ static pid_t spawn_watcher(int go, int ready, int out)
 	isotier__host_watch_stop(w, &v);
 	int64_t span[2] = {v.n_segs ? v.segs[0].start_us : 0,
 	                   v.n_segs ? v.segs[v.n_segs - 1].end_us : 0};
-	bool ok = !v.pattern_failed && v.n_segs > 0 && write(out, span, sizeof span) == sizeof span;
+	int rc = v.pattern_failed                               ? 4
+	         : !v.n_segs                                    ? 5
+	         : write(out, span, sizeof span) == sizeof span ? 0
+	                                                        : 3;
 	isotier__host_view_clear(&v);
-	_exit(ok ? 0 : 4);
+	_exit(rc);
 }
 
 /* read(2) of n bytes within ms, or the test fails naming what it waited for:
@@ -195,7 +198,8 @@ static void read_within(int fd, void *buf, size_t n, int ms, const char *what)
 	ck_assert_msg(r == 1, "two_processes_patterns_take_turns: no %s within %d ms", what, ms);
 	ck_assert_msg(read(fd, buf, n) == (ssize_t)n,
 	              "two_processes_patterns_take_turns: no %s: the watcher ended without it "
-	              "(exit 2: its watch did not start, 4: its pattern failed)",
+	              "(exit 2: its watch did not start, 4: its pattern failed, 5: it played "
+	              "no slot before it was stopped)",
 	              what);
 }
 
@@ -214,11 +218,13 @@ START_TEST(two_processes_patterns_take_turns)
 	/* b asks for the lock while a holds it: without the lock its pattern
 	 * would start now, inside a's. The nap only gives b time to ask; the
 	 * assertions below are on order, not on time. */
-	nap_ms(400);
+	nap_ms(1000);
 	ck_assert_int_eq(write(goa[1], "g", 1), 1);
 	read_within(ready[0], &c, 1, 20000,
 	            "ready from watcher b"); /* b's pattern runs: a has left */
-	nap_ms(200);
+	/* Long enough for b's pattern thread to play a slot on a busy host
+	 * (200 ms was not, under two other CPU hogs): a span is compared. */
+	nap_ms(1000);
 	ck_assert_int_eq(write(gob[1], "g", 1), 1);
 	int64_t sa[2], sb[2];
 	read_within(outa[0], sa, sizeof sa, 20000, "pattern span from watcher a");
