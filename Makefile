@@ -86,9 +86,12 @@ all: $(BUILD)/isotier-probe $(BUILD)/libisotier.a $(BUILD)/libisotier-tool.a $(B
 deps:
 	@scripts/deps.sh
 
+# The binaries tests and running verifications exec are linked beside and renamed into place:
+# the linker writes its output in place, not yet executable until it is done, so an exec racing
+# a rebuild (a `make` while tests run) met "Permission denied" or a truncated file.
 $(BUILD)/isotier-probe: $(PROBE_SRCS) $(wildcard probes/*.h)
 	@mkdir -p $(@D)
-	$(PROBE_CC) $(PROBE_CFLAGS) -o $@ $(PROBE_SRCS) $(PROBE_LDFLAGS)
+	$(PROBE_CC) $(PROBE_CFLAGS) -o $@.tmp $(PROBE_SRCS) $(PROBE_LDFLAGS) && mv -f $@.tmp $@
 
 $(BUILD)/tests/fault-probe-%: tests/tools/fault-probe.c
 	@mkdir -p $(@D)
@@ -137,7 +140,8 @@ $(BUILD)/libisotier.so: $(LIB_OBJS) reference/libisotier.map
 	ln -sf libisotier.so.0 $@
 
 $(BUILD)/isotier: $(CLI_OBJS) $(BUILD)/libisotier-tool.a
-	$(CC) $(CFLAGS) $(LDFLAGS) -o $@ $(CLI_OBJS) $(BUILD)/libisotier-tool.a $(LIB_PKG_LIBS) -lpthread -lm
+	$(CC) $(CFLAGS) $(LDFLAGS) -o $@.tmp $(CLI_OBJS) $(BUILD)/libisotier-tool.a $(LIB_PKG_LIBS) -lpthread -lm \
+	  && mv -f $@.tmp $@
 
 VERSION := $(shell sed -n 's/^\#define ISOTIER_VERSION[[:space:]]*"\(.*\)"/\1/p' include/isotier.h)
 # For the build tree: the header from include/, the library from $(BUILD)/.

@@ -258,8 +258,15 @@ void probe_pattern_run(void)
 	if (attr_ok)
 		pthread_attr_setstacksize(&attr, 64 * 1024);
 	size_t nbits = strlen(pat.bits);
-	for (size_t i = 0; i < nbits; i++) {
+	for (size_t i = 0; i < nbits && !pat.cut_short; i++) {
 		int p[2] = {-1, -1}, tasks = 0;
+		/* Under load (a busy host, a slow sandbox's thread creation) the
+		 * slots drift: one that cannot end inside the window is not begun. */
+		if (pat.n && mono_us() + PROBE_PATTERN_SLOT_MS * 1000u - pat.start_us[0] >
+		                 PROBE_PATTERN_WINDOW_US) {
+			pat.cut_short = true;
+			break;
+		}
 		if (pat.bits[i] == '1') {
 			if (pipe2(p, O_CLOEXEC) != 0) {
 				if (!pat.error)
@@ -284,9 +291,17 @@ void probe_pattern_run(void)
 		 * as the host's generator leaves them out. */
 		uint64_t start = mono_us();
 		probe_sleep_until(start + PROBE_PATTERN_SLOT_MS * 1000u);
-		pat.start_us[pat.n] = start;
-		pat.end_us[pat.n] = mono_us();
-		pat.tasks[pat.n++] = tasks;
+		uint64_t end = mono_us(), first = pat.n ? pat.start_us[0] : start;
+		/* Overran (descheduled past 1 s, or past the window while its
+		 * threads were made): the pattern ends before this slot. */
+		if (end - start > PROBE_PATTERN_MAX_SLOT_US ||
+		    end - first > PROBE_PATTERN_WINDOW_US) {
+			pat.cut_short = true;
+		} else {
+			pat.start_us[pat.n] = start;
+			pat.end_us[pat.n] = end;
+			pat.tasks[pat.n++] = tasks;
+		}
 		if (p[1] >= 0)
 			close(p[1]);
 		for (int t = 0; t < tasks; t++)

@@ -439,14 +439,20 @@ const struct probe_challenge *probe_challenge_get(void);
 #define PROBE_PATTERN_TASKS    256
 #define PROBE_PATTERN_MIN_BITS 8
 #define PROBE_PATTERN_MAX_BITS 128
+/* What the verifier accepts of the slots (reference/probe_run.h): none longer
+ * than 1 s, none ending more than 10 s after the first began. A slot past
+ * either is not played or reported: one would have the whole report refused. */
+#define PROBE_PATTERN_MAX_SLOT_US (1000ull * 1000u)
+#define PROBE_PATTERN_WINDOW_US   (10ull * 1000u * 1000u)
 /* 0, or -1 for anything but 8 to 128 characters of '0' and '1'. */
 int probe_pattern_set(const char *bits);
 /* Plays the bits (after the detection, like the sampling). */
 void probe_pattern_run(void);
 struct probe_pattern {
 	char bits[PROBE_PATTERN_MAX_BITS + 1]; /* "" when --pattern was not given */
-	int error; /* errno of the first thread or pipe that could not be made, 0 when none */
-	size_t n;  /* slots played */
+	int error;      /* errno of the first thread or pipe that could not be made, 0 when none */
+	size_t n;       /* slots played */
+	bool cut_short; /* stopped before the last bit: a slot overran, or the window ran out */
 	uint64_t start_us[PROBE_PATTERN_MAX_BITS], end_us[PROBE_PATTERN_MAX_BITS];
 	int tasks[PROBE_PATTERN_MAX_BITS]; /* threads alive through the slot */
 };

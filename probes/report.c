@@ -130,6 +130,10 @@ static void probe_report_run(FILE *f, const struct probe_challenge *c,
 		if (p->error) {
 			fputs(", \"error\": ", f);
 			probe_json_string(f, strerror(p->error));
+		} else if (p->cut_short) {
+			fputs(", \"error\": \"cut short: a slot overran 1 s or the 10 s window ran "
+			      "out\"",
+			      f);
 		}
 		fputs(",\n      \"segments\": [", f);
 		for (size_t i = 0; i < p->n; i++)

@@ -40,15 +40,31 @@ struct provider {
 	pthread_t thread;
 };
 
-/* Does this process (the probe, called in it) still hold the FIFO open? */
-static bool fifo_held(const char *path)
+/* Does this process (the probe, called in it) hold the FIFO open, on a
+ * descriptor other than `mine` (the provider's own writer, or -1)? */
+static bool fifo_held(const char *path, int mine)
 {
 	char link[64], target[256];
 	for (int fd = 3; fd < 1024; fd++) {
+		if (fd == mine)
+			continue;
 		snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
 		ssize_t n = readlink(link, target, sizeof target - 1);
 		if (n > 0 && (target[n] = '\0', !strcmp(target, path)))
 			return true;
+	}
+	return false;
+}
+
+/* Waits (bounded: about 20 s, or until stopped) until this process holds
+ * the FIFO open (want) or no longer does; false when it gave up. */
+static bool wait_held(struct provider *p, bool want, int mine)
+{
+	for (int i = 0; i < 100000 && !atomic_load(&p->stop); i++) {
+		if (fifo_held(p->fifo, mine) == want)
+			return true;
+		struct timespec ts = {0, 200000};
+		nanosleep(&ts, NULL);
 	}
 	return false;
 }
@@ -82,6 +98,17 @@ static void *serve(void *arg)
 		int fd = wait_reader(p);
 		if (fd < 0)
 			return NULL;
+		/* A reader still inside its blocking open() lets the writer's open
+		 * succeed but holds no descriptor yet: written and closed before
+		 * its open() returns, the report would leave fifo_held() false
+		 * below, and the next loop would write a second report into the
+		 * same read (two reports in one outblob, or one served too many).
+		 * So the reader's descriptor (not this writer's) must be seen
+		 * before the write. */
+		if (!wait_held(p, true, fd)) {
+			close(fd);
+			return NULL;
+		}
 		char path[256];
 		test_snp_fields f = {0};
 		snprintf(path, sizeof path, "%s/" ENTRY "/inblob", root);
@@ -99,10 +126,7 @@ static void *serve(void *arg)
 		close(fd);
 		/* The reader's EOF comes only once no writer is left: wait for it
 		 * to close before offering the FIFO again. */
-		while (fifo_held(p->fifo) && !atomic_load(&p->stop)) {
-			struct timespec ts = {0, 200000};
-			nanosleep(&ts, NULL);
-		}
+		wait_held(p, false, -1);
 	}
 }
 

@@ -13,6 +13,7 @@
 #include "observe_cross.h"
 #include "paths.h"
 #include "proc.h"
+#include "host_lock.h"
 
 /* A valid probe document whose "run" member is run_json (raw JSON). */
 static char *doc_with_run(const char *run_json)
@@ -217,6 +218,10 @@ START_TEST(one_kernel_under_both_is_seen)
 	ck_assert_int_eq(fake.provision(&s1, &spec, &err), 0);
 	isotier_observation obs = {.backend = &fake};
 	isotier_observe_opts o = {.probe_path = probe, .timeout_s = 30};
+	/* Both sandboxes are this kernel's: the host's lock keeps every other
+	 * pattern on it (another suite's, a verification's) out of the count. */
+	int hl = test_host_lock("one_kernel_under_both_is_seen", 60);
+	ck_assert_msg(hl != -1, "one_kernel_under_both_is_seen: no host challenge lock");
 	isotier__cross_challenge(&obs, s0, s1, &o, 0);
 	ck_assert_msg(obs.cross == ISOTIER_CHALLENGE_SEEN, "%s", obs.cross_detail);
 	ck_assert_ptr_nonnull(strstr(obs.cross_detail, "shows in the other's task count"));
@@ -224,6 +229,8 @@ START_TEST(one_kernel_under_both_is_seen)
 	isotier__cross_challenge(&obs, s0, s1, &o, isotier__now_ms() + 1000);
 	ck_assert_int_eq(obs.cross, ISOTIER_CHALLENGE_UNANSWERED);
 	ck_assert_ptr_nonnull(strstr(obs.cross_detail, "time limit"));
+	if (hl >= 0)
+		close(hl);
 	fake.destroy(s1);
 	fake.destroy(s0);
 }
@@ -260,22 +267,32 @@ START_TEST(a_kernel_each_is_not_seen)
 	isotier_observe_opts o = {.probe_path = probe, .timeout_s = 60};
 	/* Both must run and answer (a VM's slow start may leave the overlap
 	 * too short to compare: unanswered by the judge is no verdict either
-	 * way), and what they answer is never one kernel. A guest under
-	 * emulation may overrun a slot (> 1 s): the report is then refused,
-	 * rightly unanswered; such a run (and no other failure) is tried
-	 * again, up to three times, and every try must still not be SEEN. */
-	bool answered = false, overran = true;
-	for (int try = 0; try < 3 && !answered && overran; try++) {
+	 * way), and what they answer is never one kernel. Under load (a busy
+	 * host, a guest under emulation) the modulating probe may cut its
+	 * pattern short: a slot overran 1 s or its 10 s window ran out before
+	 * the last bit (probe_pattern_run). Such a run is rightly unanswered
+	 * (observe_cross.c compares a whole pattern only) and is tried again,
+	 * up to three times; every try must still not be SEEN, and an
+	 * unanswered run for any other reason fails. */
+	int hl = test_host_lock("a_kernel_each_is_not_seen", 60);
+	ck_assert_msg(hl != -1, "a_kernel_each_is_not_seen: no host challenge lock");
+	bool answered = false, cut = true;
+	for (int try = 0; try < 3 && !answered && cut; try++) {
 		isotier__cross_challenge(&obs, s0, s1, &o, 0);
 		fprintf(stderr, "%s (try %d): %s\n", fake.name, try + 1, obs.cross_detail);
 		ck_assert_msg(obs.cross != ISOTIER_CHALLENGE_SEEN, "%s: %s", fake.name,
 		              obs.cross_detail);
 		answered = !strstr(obs.cross_detail, "sandbox's run") &&
 		           !strstr(obs.cross_detail, "not run");
-		/* Only a slot's timing refused (probe_run.c) is tried again. */
-		overran = strstr(obs.cross_detail, "a slot that ends before it starts") != NULL;
+		/* The probe never reports a slot the parser refuses (probe_run.c). */
+		ck_assert_msg(!strstr(obs.cross_detail, "a slot that ends before it starts"),
+		              "%s: %s", fake.name, obs.cross_detail);
+		cut = strstr(obs.cross_detail, "slots played of") &&
+		      strstr(obs.cross_detail, "cut short");
 	}
-	ck_assert_msg(answered, "%s: %s", fake.name, obs.cross_detail);
+	ck_assert_msg(answered || cut, "%s: %s", fake.name, obs.cross_detail);
+	if (hl >= 0)
+		close(hl);
 	fake.destroy(s1);
 	fake.destroy(s0);
 }
