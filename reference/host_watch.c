@@ -144,6 +144,7 @@ static struct {
 	pthread_mutex_t lock;
 	pthread_cond_t joined; /* signalled when a generator has stopped or started */
 	int users;
+	int waiting; /* users whose sandbox has not yet said its probe started */
 	bool running, stop, failed, joining, starting;
 	pthread_t thread;
 	int wake[2];   /* written to stop the generator between slots */
@@ -215,9 +216,22 @@ static void *generate(void *unused)
 	for (;;) {
 		pthread_mutex_lock(&pattern.lock);
 		bool stop = pattern.stop, full = pattern.n == PATTERN_MAX_SEGS;
+		bool idle = pattern.users <= pattern.waiting;
 		pthread_mutex_unlock(&pattern.lock);
 		if (stop)
 			break;
+		if (idle) {
+			/* Every user waits for its sandbox's start line: no thread is
+			 * held and no slot recorded, so the pattern costs nothing while a
+			 * VM boots. Its bits are drawn only once it plays, after the line:
+			 * what the sandbox says when cannot tell it the schedule. The
+			 * millisecond's poll bounds how late the first slot starts. */
+			if (tasks)
+				release_held(held, &tasks, p);
+			struct pollfd w = {.fd = pattern.wake[0], .events = POLLIN};
+			poll(&w, 1, 1);
+			continue;
+		}
 		int bit = full || !held ? 0 : next_bit(pool, &left, &run, last);
 		last = bit;
 		if (!bit && tasks)
@@ -229,6 +243,13 @@ static void *generate(void *unused)
 					break;
 		if (!tasks && p[0] >= 0) /* no thread to be had: an "off" slot */
 			release_held(held, &tasks, p);
+		/* Creating the threads takes a while on a loaded host: a slot
+		 * starts only if someone still wants it played. */
+		pthread_mutex_lock(&pattern.lock);
+		idle = pattern.users <= pattern.waiting;
+		pthread_mutex_unlock(&pattern.lock);
+		if (idle)
+			continue;
 		int64_t start = mono_us();
 		struct pollfd w = {.fd = pattern.wake[0], .events = POLLIN};
 		poll(&w, 1, PATTERN_SLOT_MS);
@@ -370,6 +391,7 @@ struct isotier_host_watch {
 	pthread_t thread;
 	int stop[2];
 	bool joined;                 /* the pattern's: pattern_join() succeeded */
+	bool deferred, armed;        /* under pattern.lock: waits for the start line, got it */
 	bool ended;                  /* isotier__host_watch_end() ran */
 	char why[200];               /* why not, when not */
 	isotier_host_view seen;      /* workload_* only, written by the thread */
@@ -452,6 +474,33 @@ void isotier__host_watch_note_cidfile(const char *path)
 {
 	if (thread_watch && path)
 		isotier__binding_add_cidfile(&thread_watch->binding, path);
+}
+
+void isotier__host_watch_defer_pattern(void)
+{
+	isotier_host_watch *w = thread_watch;
+	if (!w || !w->joined || w->ended)
+		return;
+	pthread_mutex_lock(&pattern.lock);
+	if (!w->deferred) {
+		w->deferred = true;
+		pattern.waiting++;
+	}
+	pthread_mutex_unlock(&pattern.lock);
+}
+
+void isotier__host_watch_probe_starting(void)
+{
+	isotier_host_watch *w = thread_watch;
+	if (!w)
+		return;
+	pthread_mutex_lock(&pattern.lock);
+	/* Once: a second line cannot stop a pattern another user may need. */
+	if (w->deferred && !w->armed) {
+		w->armed = true;
+		pattern.waiting--;
+	}
+	pthread_mutex_unlock(&pattern.lock);
 }
 
 static void describe_seen(isotier_host_watch *w, pid_t pid)
@@ -553,7 +602,27 @@ void isotier__host_watch_end(isotier_host_watch *w, isotier_host_view *view)
 	*view = w->seen;
 	view->started_us = w->started;
 	view->stopped_us = mono_us();
+	/* Under the lock, against a start line read on the exec's thread: the
+	 * count of waiting users drops once, by whichever comes first. */
+	pthread_mutex_lock(&pattern.lock);
+	bool never_started = w->deferred && !w->armed;
+	if (never_started) {
+		pattern.waiting--;
+		w->deferred = false;
+	}
+	pthread_mutex_unlock(&pattern.lock);
 	pattern_leave(view, w->started, w->joined);
+	if (never_started) {
+		/* Nothing was played for this sandbox: no challenge, whatever the
+		 * other users' pattern left in the segments. */
+		view->pattern_failed = true;
+		free(view->segs);
+		view->segs = NULL;
+		view->n_segs = 0;
+		snprintf(
+		    w->why, sizeof w->why,
+		    "the sandbox never said its probe started: the host played no pattern for it");
+	}
 	snprintf(view->pattern_detail, sizeof view->pattern_detail, "%s", w->why);
 }
 
