@@ -21,6 +21,7 @@
  * is refused), so a host command is not found in it (exit 127).
  */
 #include "backend_util.h"
+#include "host_watch.h"
 #include "paths.h"
 #include "backend_qemu_console.h"
 #include "cpio.h"
@@ -499,6 +500,9 @@ static int qemu_exec(void *p, const isotier_exec_request *req, int *exit_status,
 	int rc = isotier__exec_check(req, err);
 	if (rc)
 		return isotier__error_prefix(err, "%s", s->m->name);
+	/* The guest's init says ISOTIER-START before it starts the probe: the
+	 * host's pattern need not compete with the boot for the CPUs. */
+	isotier__host_watch_defer_pattern();
 	char initrd[4096];
 	snprintf(initrd, sizeof initrd, "%s/initrd.cpio", s->dir);
 	bool share = !s->spec.minimal_root;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* backend_qemu_console.c - parses the qemu-microvm guest's serial console (see the header). */
 #include "backend_qemu_console.h"
+#include "host_watch.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -168,6 +169,10 @@ static void handle_line(isotier_console *c, char *l, size_t n)
 		else
 			relay(c, c->err_fd, dec, (size_t)d);
 	} else if (tag && !strcmp(tag, "ISOTIER-START")) {
+		/* Said before the guest starts its probe: the host's pattern
+		 * starts now (host_watch.h), ahead of the probe's sampler. */
+		if (!c->started)
+			isotier__host_watch_probe_starting();
 		c->started = true;
 	} else if (tag && !strncmp(tag, "ISOTIER-CAPTURE-FILE ", 21)) {
 		capture_close(c);

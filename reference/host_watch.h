@@ -89,6 +89,17 @@ void isotier__host_view_clear(isotier_host_view *v);
  * container whose id an engine wrote to a cidfile noted here). */
 void isotier__host_watch_note_cidfile(const char *path);
 
+/* For a backend whose sandbox says on its console when its probe starts
+ * (QEMU's guest init: ISOTIER-START), called on the thread whose watch runs,
+ * before the sandbox is spawned: the pattern waits for that line instead of
+ * playing through the VM's boot. A sandbox that never says it gets no
+ * pattern (pattern_failed: no challenge, never a clear verdict); one that
+ * says it late only shortens what overlaps its window (unanswered). No
+ * watch on this thread: nothing. */
+void isotier__host_watch_defer_pattern(void);
+/* The line: the pattern plays from now on for this thread's watch. */
+void isotier__host_watch_probe_starting(void);
+
 /* A fresh nonce: 32 lowercase hex digits from getrandom(2). */
 int isotier__nonce_new(char out[33], isotier_error *err);
 

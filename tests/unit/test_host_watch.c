@@ -151,6 +151,83 @@ START_TEST(overlapping_watches_share_one_pattern)
 }
 END_TEST
 
+static int64_t mono_us(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+/* A backend whose sandbox says when its probe starts (QEMU): nothing is
+ * played before the line, the pattern (both states) after it. */
+START_TEST(deferred_pattern_waits_for_the_start_line)
+{
+	char nonce[33];
+	isotier_error err = {0};
+	ck_assert_int_eq(isotier__nonce_new(nonce, &err), 0);
+	isotier_host_watch *w = NULL;
+	ck_assert_int_eq(isotier__host_watch_start(&w, ARGV0, nonce, 10000, -1, &err), 0);
+	isotier__host_watch_defer_pattern();
+	/* The slot playing when the backend defers ends by itself (8 ms; more
+	 * on a loaded host): nothing starts after it until the line. */
+	int64_t deferred = mono_us();
+	nap_ms(300); /* the VM's boot */
+	int64_t said = mono_us();
+	isotier__host_watch_probe_starting();
+	isotier__host_watch_probe_starting(); /* a second line changes nothing */
+	nap_ms(600);
+	isotier_host_view v;
+	isotier__host_watch_stop(w, &v);
+	ck_assert_msg(!v.pattern_failed, "no pattern after the start line: %s", v.pattern_detail);
+	size_t on = 0, after = 0;
+	for (size_t i = 0; i < v.n_segs; i++) {
+		ck_assert_msg(v.segs[i].start_us >= said || v.segs[i].start_us <= deferred,
+		              "slot %zu played %lld us before the start line, after the defer", i,
+		              (long long)(said - v.segs[i].start_us));
+		if (v.segs[i].start_us >= said) {
+			after++;
+			on += v.segs[i].tasks > 0;
+		}
+	}
+	ck_assert_uint_ge(after, 6);
+	ck_assert_uint_gt(on, 0);
+	ck_assert_uint_lt(on, after);
+	isotier__host_view_clear(&v);
+}
+END_TEST
+
+/* Fail closed: a sandbox that never says its probe started gets no
+ * challenge, while another run's watch beside it keeps its pattern. */
+START_TEST(never_said_start_gives_no_challenge)
+{
+	char nonce[33];
+	isotier_error err = {0};
+	ck_assert_int_eq(isotier__nonce_new(nonce, &err), 0);
+	isotier_host_watch *w = NULL;
+	ck_assert_int_eq(isotier__host_watch_start(&w, ARGV0, nonce, 10000, -1, &err), 0);
+	isotier__host_watch_defer_pattern();
+	pthread_t sibling;
+	ck_assert_int_eq(pthread_create(&sibling, NULL, one_watch, NULL), 0);
+	void *rc;
+	pthread_join(sibling, &rc);
+	ck_assert_msg(rc == NULL, "a waiting watch stopped its sibling's pattern");
+	nap_ms(100);
+	isotier_host_view v;
+	isotier__host_watch_stop(w, &v);
+	ck_assert(v.pattern_failed);
+	ck_assert_uint_eq(v.n_segs, 0);
+	ck_assert_ptr_nonnull(strstr(v.pattern_detail, "never said its probe started"));
+	isotier__host_view_clear(&v);
+	/* The waiting count went back: a new watch plays at once. */
+	ck_assert_int_eq(isotier__host_watch_start(&w, ARGV0, nonce, 10000, -1, &err), 0);
+	nap_ms(200);
+	isotier__host_watch_stop(w, &v);
+	ck_assert(!v.pattern_failed);
+	ck_assert_uint_gt(v.n_segs, 0);
+	isotier__host_view_clear(&v);
+}
+END_TEST
+
 /* A lock of the test's own: the host's would be shared with whatever else
  * runs a challenge on this machine meanwhile. */
 static char lock_file[64];
@@ -325,6 +402,8 @@ int main(void)
 	tcase_add_test(tc, sees_the_workload);
 	tcase_add_test(tc, ignores_other_nonces_and_old_processes);
 	tcase_add_test(tc, overlapping_watches_share_one_pattern);
+	tcase_add_test(tc, deferred_pattern_waits_for_the_start_line);
+	tcase_add_test(tc, never_said_start_gives_no_challenge);
 	tcase_add_test(tc, two_processes_patterns_take_turns);
 	tcase_add_test(tc, held_lock_gives_no_challenge);
 	tcase_add_test(tc, symlinked_lock_is_refused);
