@@ -176,7 +176,7 @@ rc=$?
 set -e
 assert_eq "$rc" 64 "verify --backend nosuch"
 assert_contains "$(cat "$TMP/ns.err")" "unknown backend 'nosuch'"
-usage_line=$("$ISOTIER_BIN" verify --help | head -n 1)
+usage_line=$("$ISOTIER_BIN" verify --help | sed -n 1p) # sed reads it all: head may exit before the help is written (SIGPIPE, 141)
 assert_contains "$usage_line" "usage: isotier verify [--backend NAME]... | --all [--db PATH]"
 [ "$(tr -cd '[' <<<"$usage_line" | wc -c)" = "$(tr -cd ']' <<<"$usage_line" | wc -c)" ] ||
   fail "unbalanced brackets in: $usage_line"
