@@ -118,9 +118,15 @@ struct hstmt_head {
 };
 #define HDRV(st) (((const struct hstmt_head *)(st))->drv)
 
+/* Binds text as valid UTF-8, whatever the bytes: a reason quoting a
+ * sandbox's stderr, or its rejected output, may hold anything, and
+ * PostgreSQL refuses a text that is not UTF-8 (the whole row with it: a
+ * hostile sandbox could keep its observation out of the history). Invalid
+ * bytes become U+FFFD in both engines, so the stored rows read the same. */
+void isotier__hq_text(hstmt *st, int i, const char *v);
 static inline void hq_text(hstmt *st, int i, const char *v)
 {
-	HDRV(st)->bind_text(st, i, v);
+	isotier__hq_text(st, i, v);
 }
 static inline void hq_int(hstmt *st, int i, int64_t v)
 {

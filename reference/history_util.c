@@ -27,6 +27,18 @@ int isotier__hq_prepare(isotier_history *h, hstmt **st, const char *sql, isotier
 	return h->drv->prepare(h, st, sql, err, context);
 }
 
+void isotier__hq_text(hstmt *st, int i, const char *v)
+{
+	if (!v || isotier__utf8_valid(v, strlen(v))) {
+		HDRV(st)->bind_text(st, i, v);
+		return;
+	}
+	/* Out of memory: the raw bytes, which PostgreSQL refuses loudly
+	 * (the row is then reported NOT stored, never stored differently). */
+	cleanup_free char *valid = isotier__utf8_scrub(v, NULL);
+	HDRV(st)->bind_text(st, i, valid ? valid : v);
+}
+
 int isotier__hq_exec(isotier_history *h, const char *sql, isotier_error *err, const char *context)
 {
 	return h->drv->exec(h, sql, err, context);

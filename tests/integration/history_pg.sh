@@ -156,6 +156,23 @@ done
 assert_contains "$(cat "$TMP/p1")" "runner:[redacted]@" "the URI is shown redacted"
 assert_contains "$(cat "$TMP/p4")" "password authentication failed" "the error says why"
 
+# --- a sandbox's bytes that are not UTF-8 still make their row -------------------------
+# PostgreSQL refuses text that is not UTF-8, and with it the whole row: a hostile sandbox
+# printing such bytes (on stderr, quoted in the reason; or as its rejected output) kept its
+# observation out of the history. Stored as valid UTF-8 (U+FFFD), as in a file.
+printf '#!/bin/sh\nprintf '"'"'{"schema":"x","tail":"\\377\\376 \\342\\200("}'"'"'\n' >"$TMP/raw-probe"
+chmod +x "$TMP/raw-probe"
+before=$(pg_sql "SELECT count(*) FROM observations WHERE backend = 'host'")
+for p in "$faults/fault-probe-badutf8" "$TMP/raw-probe"; do
+  set +e
+  ISOTIER_PROBE=$p "$B" verify --backend host --db "$U" >"$TMP/u8" 2>&1
+  set -e
+  ! grep -q "NOT stored" "$TMP/u8" || fail "$(basename "$p"): the row was kept out: $(head -c 600 "$TMP/u8")"
+done
+assert_eq "$(pg_sql "SELECT count(*) FROM observations WHERE backend = 'host'")" $((before + 2)) "both hostile rows stored"
+assert_eq "$(pg_sql "SELECT count(*) FROM observations WHERE backend = 'host' AND verdict = 'INCONCLUSIVE' AND (reason LIKE '%'||chr(65533)||'%' OR probe_json LIKE '%'||chr(65533)||'%')")" 2 \
+  "the invalid bytes stored as U+FFFD, the verdict INCONCLUSIVE"
+
 # --- the server stopped mid-run: exit 74, a clear message --------------------------
 ISOTIER_PROBE=$faults/fault-probe-hang "$B" verify --backend bwrap --timeout 3 --db "$U" >"$TMP/l" 2>&1 &
 lp=$!
