@@ -2,7 +2,7 @@
 # isotier-test: slow
 # SPDX-License-Identifier: Apache-2.0
 # The layers of HACKING.md hold: include/ < base/ < catalogue/ < reference/ <
-# verify/, the CLI through reference/isotier_tool.h only, the probe on its
+# verify/, the CLI through reference/api/isotier_tool.h only, the probe on its
 # own; no include or call cycle between folders or files; and the seam by
 # symbol: every library function the CLI, a test tool, the bench program or
 # the example calls is declared in a header it may use (tests/tools/layers.py).
@@ -41,8 +41,8 @@ mkdir -p "$copy"
 mkdir -p "$copy/$BUILD" && cp -r "$R/$BUILD/obj" "$copy/$BUILD/"
 # 1. the CLI reaching past the tool header; 2. the base including the library;
 # 3. an include through -I; 4. a base file calling the library.
-echo '#include "../../reference/history.h"' >>"$copy/verify/cmd/cmd_run.c"
-echo '#include "../reference/proc.h"' >>"$copy/base/tier.c"
+echo '#include "../../reference/history/history.h"' >>"$copy/verify/cmd/cmd_run.c"
+echo '#include "../reference/core/proc.h"' >>"$copy/base/tier.c"
 echo '#include "backend.h"' >>"$copy/catalogue/lookup.c"
 cat >>"$copy/base/tier.c" <<'C'
 int64_t isotier__now_ms(void);
@@ -58,8 +58,8 @@ cat "$copy/probes/live.c" "$TMP/planted.c" >"$TMP/live.c"
 grep -q 'probe_live_' "$copy/probes/input.c" || fail "input.c no longer calls live.c: plant another cycle"
 cc -std=gnu11 -D_GNU_SOURCE -Os -I"$copy/probes" -c -o "$TMP/probe-obj2/live.o" "$TMP/live.c" || fail "compile planted live.c"
 # 6. the CLI calling an internal function through a prototype of its own, not a header it may
-# use (isotier__audit_emit: reference/telemetry.h, which the tool header does not include).
-! grep -rq "telemetry.h" "$copy/reference/isotier_tool.h" || fail "the tool header includes telemetry.h: plant another function"
+# use (isotier__audit_emit: reference/core/telemetry.h, which the tool header does not include).
+! grep -rq "telemetry.h" "$copy/reference/api/isotier_tool.h" || fail "the tool header includes telemetry.h: plant another function"
 cat >>"$copy/verify/cmd/cmd_run.c" <<'C'
 int isotier__audit_emit(void *t, const void *ev, isotier_error *err);
 int cli_layers_planted(void) { return isotier__audit_emit(0, 0, 0); }
@@ -77,11 +77,11 @@ if python3 "$R/tests/tools/layers.py" "$copy" "$BUILD" "$TMP/probe-obj2" "$TMP/t
   fail "planted violations passed: $(cat "$TMP/bad")"
 fi
 out=$(cat "$TMP/bad")
-assert_contains "$out" "verify/cmd/cmd_run.c: the CLI includes reference/history.h"
-assert_contains "$out" "base/tier.c (base) includes reference/proc.h from the higher layer reference"
+assert_contains "$out" "verify/cmd/cmd_run.c: the CLI includes reference/history/history.h"
+assert_contains "$out" "base/tier.c (base) includes reference/core/proc.h from the higher layer reference"
 assert_contains "$out" 'catalogue/lookup.c: #include "backend.h" does not name its folder'
-assert_contains "$out" "base/tier.c (base) calls reference/proc.c in the higher layer reference"
+assert_contains "$out" "base/tier.c (base) calls reference/core/proc.c in the higher layer reference"
 assert_contains "$out" "call cycle between files: probes/input.c, probes/live.c"
-assert_contains "$out" "verify/cmd/cmd_run.c calls isotier__audit_emit (reference/audit.c), declared in no header it may use"
-assert_contains "$out" "tests/tools/planted.c calls isotier__backend_lookup (reference/backends.c), declared in no header it may use (include/isotier.h and"
+assert_contains "$out" "verify/cmd/cmd_run.c calls isotier__audit_emit (reference/history/audit.c), declared in no header it may use"
+assert_contains "$out" "tests/tools/planted.c calls isotier__backend_lookup (reference/backends/backends.c), declared in no header it may use (include/isotier.h and"
 echo "ok: layers hold, and each planted violation is caught"

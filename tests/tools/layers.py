@@ -4,7 +4,7 @@
 
 Includes: every `#include "x"` resolves from the including file's folder or
 include/ (never through -I), a folder includes only its own layer and those
-below, the CLI reaches the library only through reference/isotier_tool.h,
+below, the CLI reaches the library only through reference/api/isotier_tool.h,
 the probe only itself; no include cycle. Calls: from each object's defined
 and undefined symbols (nm), no folder calls a higher one and no two files
 call each other, directly or round a cycle. The seam, by symbol: every
@@ -18,7 +18,7 @@ import collections, glob, os, re, subprocess, sys
 
 root, build, probe_objs = sys.argv[1], sys.argv[2], sys.argv[3]
 RANK = {"include": 0, "base": 1, "catalogue": 2, "reference": 3, "verify": 4}
-TOOL_HEADER = "reference/isotier_tool.h"
+TOOL_HEADER = "reference/api/isotier_tool.h"
 problems = []
 
 
@@ -175,7 +175,7 @@ for objects in (lib_objects, probe_objects):
 # ---- the seam, by symbol ------------------------------------------------------------------
 # What each program outside the library may call of it: the functions declared in these headers
 # and the headers they include (from the tree). The CLI: the public header and the documented
-# tool header (reference/isotier_tool.h); an application of the public API (the example, the
+# tool header (reference/api/isotier_tool.h); an application of the public API (the example, the
 # API test tools, the bench program): the public header only; backend-run, the backend test
 # driver: the tool header and the CLI's cancellation (verify/run/cancel.h, linked from verify/).
 PUBLIC = ["include/isotier.h"]
@@ -183,7 +183,7 @@ TOOL = PUBLIC + [TOOL_HEADER]
 SEAMS = {
     "verify/": TOOL,
     "tests/tools/backend-run.c": TOOL + ["verify/run/cancel.h"],
-    "tests/tools/challenge-trials.c": TOOL + ["reference/host_watch.h"],
+    "tests/tools/challenge-trials.c": TOOL + ["reference/evidence/host_watch.h"],
     "tests/tools/": PUBLIC,
     "bench/": PUBLIC,
     "reference/examples/": PUBLIC,
