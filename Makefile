@@ -24,7 +24,7 @@ WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
 CSTD := -std=gnu11
 DEFS := -D_GNU_SOURCE
 # The checkout's path is for the unit suites and fuzz harnesses (their fixtures) only: what is
-# installed finds its files from where it runs (reference/paths.c), never from the build tree.
+# installed finds its files from where it runs (reference/core/paths.c), never from the build tree.
 TEST_DEFS := -DISOTIER_SOURCE_DIR='"$(CURDIR)"'
 $(BUILD)/san/% $(BUILD)/tests/% $(BUILD)/fuzz/% $(BUILD)/bench/%: DEFS += $(TEST_DEFS)
 PKG_CFLAGS = $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
@@ -59,7 +59,10 @@ PROBE_LDFLAGS := -static -Wl,--gc-sections -s
 PROBE_SRCS := $(sort $(wildcard probes/*.c))
 PROBE_LIB_SRCS := $(filter-out probes/main.c,$(PROBE_SRCS))
 
-LIB_SRCS := $(sort $(wildcard base/*.c catalogue/*.c reference/*.c))
+# reference/ by concern (HACKING.md's layers): core/, evidence/, history/, backends/, attestation/,
+# observation/, api/; examples/ and guest/ are programs of their own, not the library.
+REF_SRCS := $(filter-out reference/examples/% reference/guest/%,$(wildcard reference/*.c reference/*/*.c reference/*/*/*.c))
+LIB_SRCS := $(sort $(wildcard base/*.c catalogue/*.c) $(REF_SRCS))
 # verify/ by concern: cmd/ (the commands and their options), run/ (a verification), report/,
 # history/, churn/, sources/ (pages, baselines and the catalogue commit).
 CLI_SRCS := $(sort $(wildcard verify/*/*.c))
@@ -126,16 +129,16 @@ $(BUILD)/libisotier.a: $(LIB_OBJS)
 	ar rcs $@ $(BUILD)/obj/libisotier-public.o
 
 # The same objects with their internal names still global, for what this tree builds on the
-# library's internals (reference/isotier_tool.h): the CLI, backend-run, the tests' fixture
+# library's internals (reference/api/isotier_tool.h): the CLI, backend-run, the tests' fixture
 # programs. Not installed; no ABI.
 $(BUILD)/libisotier-tool.a: $(LIB_OBJS)
 	@rm -f $@
 	ar rcs $@ $^
 
 # Every library it needs named (--no-undefined), and its exports under one version node
-# (reference/libisotier.map): the ABI is .so.0's ISOTIER_0.
-$(BUILD)/libisotier.so: $(LIB_OBJS) reference/libisotier.map
-	$(CC) -shared -Wl,-soname,libisotier.so.0 -Wl,--no-undefined -Wl,--version-script=reference/libisotier.map \
+# (reference/api/libisotier.map): the ABI is .so.0's ISOTIER_0.
+$(BUILD)/libisotier.so: $(LIB_OBJS) reference/api/libisotier.map
+	$(CC) -shared -Wl,-soname,libisotier.so.0 -Wl,--no-undefined -Wl,--version-script=reference/api/libisotier.map \
 	  $(LDFLAGS) -o $@.0 $(LIB_OBJS) $(LIB_PKG_LIBS) -lpthread -lm
 	ln -sf libisotier.so.0 $@
 
@@ -150,7 +153,7 @@ $(BUILD)/isotier.pc: isotier.pc.in
 	sed -e 's#@PREFIX@#$(CURDIR)#; s#@INCLUDEDIR@#$(CURDIR)/include#; s#@LIBDIR@#$(CURDIR)/$(BUILD)#; s#@VERSION@#$(VERSION)#; s#@RPATH@#-Wl,-rpath,$${libdir}#' $< > $@
 
 # make install [PREFIX=/usr/local] [LIBDIR=PREFIX/lib] [DESTDIR=]: a self-contained isotier under
-# PREFIX (reference/paths.c finds every default from PREFIX/bin): the CLI and the probe in bin/; the
+# PREFIX (reference/core/paths.c finds every default from PREFIX/bin): the CLI and the probe in bin/; the
 # guest init, the scheduled job (isotier-reverify) and the guest-kernel fetchers in libexec/isotier/;
 # the aarch64 probe and guest init (when cross-built) in lib/isotier/ (a foreign architecture's
 # binaries are no programs of this host's); the library (with its soname) and isotier.pc in LIBDIR
@@ -298,7 +301,7 @@ lint:
 	  --inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -D__GNUC__ \
 	  -Iinclude -Ibase -Ireference probes base reference catalogue verify tests/unit
 
-FORMAT_SRCS = $(wildcard probes/*.[ch] base/*.[ch] reference/*.[ch] catalogue/*.[ch] verify/*/*.[ch] include/*.h tests/unit/*.[ch] tests/tools/*.c tests/fuzz/*.[ch] bench/*.c reference/examples/*.c reference/guest/*.c)
+FORMAT_SRCS = $(wildcard probes/*.[ch] base/*.[ch] reference/*.[ch] reference/*/*.[ch] reference/*/*/*.[ch] catalogue/*.[ch] verify/*/*.[ch] include/*.h tests/unit/*.[ch] tests/tools/*.c tests/fuzz/*.[ch] bench/*.c)
 format:
 	clang-format -i $(FORMAT_SRCS)
 

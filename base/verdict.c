@@ -16,7 +16,7 @@ const isotier_verdict_row isotier__verdicts[VERDICT_COUNT] = {
     {VERDICT_EXCEEDS, "EXCEEDS", VERDICT_JUDGES | VERDICT_ATTESTS | VERDICT_CHECKS,
      "the sandbox's own boundary is stronger than claimed"},
     /* Everything a remote provider's sandbox shows is the provider's own
-     * testimony (reference/testimony.h): it can refute a claim, never prove
+     * testimony (reference/attestation/testimony.h): it can refute a claim, never prove
      * one. Not a judgement either (see VERDICT_JUDGES). */
     {VERDICT_NOT_CONTRADICTED, "NOT_CONTRADICTED", VERDICT_CHECKS,
      "not contradicted, not proven: a remote provider's evidence is its own testimony (no "

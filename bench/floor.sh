@@ -43,8 +43,8 @@ mkdir -p "$rootfs/.isotier/capture" "$rootfs/proc" "$rootfs/dev" "$rootfs/sys" "
 cp "$probe" "$rootfs/.isotier/isotier-probe"
 chmod -R a+rX "$rootfs"
 nonce=$(head -c 16 /dev/urandom | od -An -tx1 | tr -d ' \n')
-# The short window verify asks for (ISOTIER_CHALLENGE_MS in reference/host_watch.h).
-challenge_ms=$(sed -n 's/^#define ISOTIER_CHALLENGE_MS *\([0-9]*\).*/\1/p' "$root/reference/host_watch.h")
+# The short window verify asks for (ISOTIER_CHALLENGE_MS in reference/evidence/host_watch.h).
+challenge_ms=$(sed -n 's/^#define ISOTIER_CHALLENGE_MS *\([0-9]*\).*/\1/p' "$root/reference/evidence/host_watch.h")
 args="/.isotier/isotier-probe --json --nonce $nonce --challenge ${challenge_ms:-150} --capture /.isotier/capture"
 # Before every timed command: an empty capture directory (the probe refuses a full one) and a
 # fresh history file for verify (what one run against a new --db costs).
@@ -52,7 +52,7 @@ printf '#!/bin/sh\nrm -rf "%s"/.isotier/capture "%s"/h.db* && mkdir -m 777 "%s"/
   "$rootfs" "$tmp" "$rootfs" >"$tmp/prep"
 chmod 755 "$tmp/prep"
 verify="$cli verify --db $tmp/h.db --backend"
-# As root, every isotier on the host shares one challenge lock (reference/host_watch.c): each
+# As root, every isotier on the host shares one challenge lock (reference/evidence/host_watch.c): each
 # pair runs holding it (pair -L), so no other verification's task pattern loads the CPU during a
 # pair, and the timed verify takes a lock of its own, so it never queues behind one (a queue is
 # the host's, not what verify costs; the floor has none). Not root: the state directory above

@@ -25,7 +25,7 @@
  * over it is a MISSED. Wall stays the verdict's basis; -c only adds a way to
  * fail.
  *
- * LOCK, when given, is the host's challenge lock (reference/host_watch.c): each
+ * LOCK, when given, is the host's challenge lock (reference/evidence/host_watch.c): each
  * pair (and each warmup) runs holding it, and it is let go for a moment between
  * pairs so other verifications take their turn. No other verification's
  * task-count pattern then runs during a pair (it would load the CPU under both

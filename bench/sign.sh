@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # bench/sign.sh - what signing costs (issue #37): every observation verify
 # records is signed (one Ed25519 signature over a statement of ~2 KB,
-# reference/statement.c). `isotier attest export` over N backends observed on
+# reference/attestation/statement.c). `isotier attest export` over N backends observed on
 # this host signs one SLSA summary each; the same history with the rows naming
 # another host signs none: the difference over N is the cost of one signed
 # statement (building, signing, printing). Against a verification of a

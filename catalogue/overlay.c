@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* overlay.c - an operator's catalogue directory over the packaged one
- * (/etc/isotier/catalogue.d on an installed host, reference/paths.h): an
+ * (/etc/isotier/catalogue.d on an installed host, reference/core/paths.h): an
  * entry there replaces the packaged entry of the same id, or adds one. */
 #include "catalogue.h"
 

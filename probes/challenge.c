@@ -12,7 +12,7 @@
  * counter; the host then looks for its pattern in the samples. A kernel of
  * the sandbox's own (a VM, gVisor's Sentry) answers its own count, in which
  * the pattern cannot appear. The probe only reports what it read: the
- * deciding is the host's (reference/host_watch.c), so a lying sandbox can
+ * deciding is the host's (reference/evidence/host_watch.c), so a lying sandbox can
  * hide the pattern (a seccomp filter answering sysinfo) but never forge a
  * kernel of its own with it.
  *

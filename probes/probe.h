@@ -434,12 +434,12 @@ const struct probe_challenge *probe_challenge_get(void);
  * holds PROBE_PATTERN_TASKS extra threads during each "1" slot of the
  * verifier's random bits and none during a "0", while another sandbox
  * samples its own task count (probe_challenge_sample). The slot length and
- * thread count are the verifier's host generator's (reference/host_watch.c). */
+ * thread count are the verifier's host generator's (reference/evidence/host_watch.c). */
 #define PROBE_PATTERN_SLOT_MS  50
 #define PROBE_PATTERN_TASKS    256
 #define PROBE_PATTERN_MIN_BITS 8
 #define PROBE_PATTERN_MAX_BITS 128
-/* What the verifier accepts of the slots (reference/probe_run.h): none longer
+/* What the verifier accepts of the slots (reference/evidence/probe_run.h): none longer
  * than 1 s, none ending more than 10 s after the first began. A slot past
  * either is not played or reported: one would have the whole report refused. */
 #define PROBE_PATTERN_MAX_SLOT_US (1000ull * 1000u)

@@ -25,7 +25,7 @@
  * when stopped), so even a leaked one ends by itself.
  */
 #include "backend_remote.h"
-#include "proc.h"
+#include "core/proc.h"
 
 #include <cjson/cJSON.h>
 #include <string.h>

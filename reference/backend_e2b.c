@@ -26,8 +26,8 @@
  * the run's limit plus a minute, so even a leaked sandbox ends by itself.
  */
 #include "backend_remote.h"
-#include "connect.h"
-#include "proc.h"
+#include "core/connect.h"
+#include "core/proc.h"
 
 #include <cjson/cJSON.h>
 #include <string.h>

@@ -25,7 +25,7 @@
  * docker.io/library/alpine:3), ISOTIER_FLY_REGION.
  */
 #include "backend_remote.h"
-#include "proc.h"
+#include "core/proc.h"
 
 #include <cjson/cJSON.h>
 #include <string.h>

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* backend_remote.c - shared by the remote backends (see backend_remote.h). */
 #include "backend_remote.h"
-#include "proc.h"
-#include "lease.h"
+#include "core/proc.h"
+#include "core/lease.h"
 
 #include <errno.h>
 #include <pthread.h>

@@ -20,9 +20,9 @@
 #ifndef ISOTIER_BACKEND_REMOTE_H
 #define ISOTIER_BACKEND_REMOTE_H
 
-#include "artifacts.h"
-#include "backend.h"
-#include "http.h"
+#include "backends/artifacts.h"
+#include "backends/backend.h"
+#include "core/http.h"
 #include "../base/redact.h"
 
 #include <cjson/cJSON.h>

@@ -23,7 +23,7 @@
  * timeout is the run's limit plus a minute: a leaked one stops by itself.
  */
 #include "backend_remote.h"
-#include "proc.h"
+#include "core/proc.h"
 
 #include <cjson/cJSON.h>
 #include <string.h>

@@ -7,7 +7,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 default=$root/.deps/guest-arm64
-# Installed as PREFIX/libexec/isotier/: where an installed isotier looks (reference/paths.c).
+# Installed as PREFIX/libexec/isotier/: where an installed isotier looks (reference/core/paths.c).
 if [ -d "$root/../share/isotier" ]; then default=$(cd "$root/.." && pwd)/lib/isotier/guest-arm64; fi
 out="${ISOTIER_GUEST_ARM64_DIR:-$default}"
 if [ -s "$out/vmlinuz" ] && [ -s "$out/release" ]; then exit 0; fi

@@ -7,7 +7,7 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 default=$root/.deps/guest
-# Installed as PREFIX/libexec/isotier/: where an installed isotier looks (reference/paths.c).
+# Installed as PREFIX/libexec/isotier/: where an installed isotier looks (reference/core/paths.c).
 if [ -d "$root/../share/isotier" ]; then default=$(cd "$root/.." && pwd)/lib/isotier/guest; fi
 out="${ISOTIER_GUEST_DIR:-$default}"
 if [ -s "$out/vmlinux" ] && [ -s "$out/vmlinuz" ] && [ -s "$out/modules/order" ]; then exit 0; fi

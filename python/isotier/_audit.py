@@ -2,7 +2,7 @@
 """The library's audit records, typed: every decision isotier_create makes.
 
 libisotier appends one JSON object per event to the audit log (JSON Lines,
-fsync'd; reference/audit.c): create, refuse, attest, exec, destroy. A
+fsync'd; reference/history/audit.c): create, refuse, attest, exec, destroy. A
 refusal and a downgrade are records with the requested tier
 (``required_tier``), the effective tier (``effective_tier``) and the reason;
 this module reads them back as AuditRecord.
@@ -30,7 +30,7 @@ _READ_MAX = 1 << 20
 # bounded far below): dropped rather than held without end.
 _LINE_MAX = 64 << 10
 
-# Decisions that grant nothing (reference/telemetry.h's decision values).
+# Decisions that grant nothing (reference/core/telemetry.h's decision values).
 _REFUSALS = frozenset({"refused", "attestation-failed"})
 
 

@@ -27,7 +27,7 @@ EX_NOPERM = 77
 EX_CONFIG = 78
 EX_INTERRUPTED = 130
 
-# SQLite's primary result code for "not a database" (reference/history.h).
+# SQLite's primary result code for "not a database" (reference/history/history.h).
 _DB_NOTADB = 26
 
 

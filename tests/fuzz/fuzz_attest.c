@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* fuzz_attest.c - the attestation parsers and verifiers (reference/attest*.c):
+/* fuzz_attest.c - the attestation parsers and verifiers (reference/attestation/attest*.c):
  * hostile SEV-SNP reports, TDX quotes and auxblobs, and probe outputs with an
  * "attestation" member. Input: a mode byte, then the bytes.
  *   0: an SNP report (the rest, split at a length byte into outblob and
@@ -23,7 +23,7 @@
  * verdict, and a refusal names TDX collateral or the QE report's field. */
 #include "fuzz.h"
 
-#include "../../reference/attest.h"
+#include "../../reference/attestation/attest.h"
 #include "../unit/attest_authority.h"
 
 #include <cjson/cJSON.h>

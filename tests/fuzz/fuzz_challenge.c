@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_challenge.c - the challenge reader: a sandbox's "run" object
- * (reference/probe_run.c probe_run_parse, on a document through the strict
- * parser) read against the host's task pattern (reference/challenge.c
+ * (reference/evidence/probe_run.c probe_run_parse, on a document through the strict
+ * parser) read against the host's task pattern (reference/evidence/challenge.c
  * isotier__challenge_judge). Input: the host's pattern - a slot count (first
  * byte: 6 + n % 19), a slot length (second byte: 20 + n % 100 ms) and one
  * bit a slot from the bytes after - then the probe's JSON document.
@@ -14,7 +14,7 @@
 
 #include <cJSON.h>
 
-#include "../../reference/challenge.h"
+#include "../../reference/evidence/challenge.h"
 
 /* challenge.c's slot edge and minimum per state (kept in step by hand: the
  * harness recounts coverage independently of the code it checks). */

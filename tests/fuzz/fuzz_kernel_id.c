@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* fuzz_kernel_id.c - the kernel-identity comparison (reference/kernel_id.c
+/* fuzz_kernel_id.c - the kernel-identity comparison (reference/evidence/kernel_id.c
  * isotier__kernel_compare), the one step that can let a vm layer count as a
  * sandbox's own. Input: a mode byte, then two identities (host, sandbox),
  * each a boot_id (raw bytes, or a canonical UUID built from the input's
@@ -11,7 +11,7 @@
  * NUL-terminated valid UTF-8 within its buffer. */
 #include "fuzz.h"
 
-#include "../../reference/kernel_id.h"
+#include "../../reference/evidence/kernel_id.h"
 
 typedef struct cursor {
 	const uint8_t *p;

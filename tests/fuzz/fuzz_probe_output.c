@@ -8,8 +8,8 @@
 
 #include <cJSON.h>
 
-#include "../../reference/judge.h"
-#include "../../reference/probe_result.h"
+#include "../../reference/evidence/judge.h"
+#include "../../reference/evidence/probe_result.h"
 
 static void same_result(const probe_result *a, const probe_result *b)
 {

@@ -33,8 +33,8 @@
 #include <unistd.h>
 
 #include "../../reference/backend_remote.h"
-#include "../../reference/collect.h"
-#include "../../reference/proc.h"
+#include "../../reference/backends/collect.h"
+#include "../../reference/core/proc.h"
 
 #define KEY   "fuzz-PLANTED-credential-0123456789"
 #define NONCE "00112233445566778899aabb"

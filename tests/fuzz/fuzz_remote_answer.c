@@ -18,8 +18,8 @@
 #include <cJSON.h>
 
 #include "../../reference/backend_remote.h"
-#include "../../reference/connect.h"
-#include "../../reference/http.h"
+#include "../../reference/core/connect.h"
+#include "../../reference/core/http.h"
 
 #define FRAME_MAX 4096
 

@@ -70,7 +70,7 @@ assert_contains "$out" "judge 42 parse 3 create ENOTFOUND"
 
 # libisotier.so.0: every symbol it leaves undefined is defined by a library it names itself
 # (DT_NEEDED; what -Wl,--no-undefined enforces at its link: floor() without -lm was the bug),
-# and every export is under the version node ISOTIER_0 (reference/libisotier.map).
+# and every export is under the version node ISOTIER_0 (reference/api/libisotier.map).
 python3 - "$SO" <<'PY' || fail "libisotier.so.0: see above"
 import re, subprocess, sys
 so = sys.argv[1]

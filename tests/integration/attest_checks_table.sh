@@ -4,7 +4,7 @@
 # attest_checks_table.sh - runbook/attestation.md's check table ("The checks,
 # beside the reference verifiers") is the verifier's: each row says what
 # go-sev-guest, Trustee and isotier do (four cells, none empty); every check
-# name reference/attest*.c can refuse with ("SNP report.policy", "TDX
+# name reference/attestation/attest*.c can refuse with ("SNP report.policy", "TDX
 # quote.qe_report.isvsvn", "TDX collateral"...) is named in the isotier
 # column, and every name there is one the code uses; every collateral file
 # the verifier reads, and the QE identity's row, are there; every
@@ -12,7 +12,7 @@
 . "$ISOTIER_ROOT/tests/lib.sh"
 R=$ISOTIER_ROOT
 
-python3 - "$R/runbook/attestation.md" "$R"/reference/attest*.c <<'PY' || fail "attestation check table"
+python3 - "$R/runbook/attestation.md" "$R"/reference/attestation/attest*.c <<'PY' || fail "attestation check table"
 import re, sys
 md = open(sys.argv[1]).read()
 code = "".join(open(p).read() for p in sys.argv[2:])

@@ -2,7 +2,7 @@
 # isotier-test: fast
 # SPDX-License-Identifier: Apache-2.0
 # backend_docs.sh - the README's backend lists are the registry's (`isotier backends --names`,
-# from reference/backends.c): every local backend has a row in the example table of `make run`,
+# from reference/backends/backends.c): every local backend has a row in the example table of `make run`,
 # every remote one is named where `verify --backend` for providers is described, and the table
 # names no backend this build does not drive. A backend added to the registry and not to the
 # README, or removed from one and not the other, fails here.

@@ -12,7 +12,7 @@ n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["layers"
 assert_eq "$n" "1" "qemu-microvm: one layer (the guest sees only its own VM)"
 assert_eq "$(json_get "$TMP/live.json" layers.0.vendor)" "qemu" "qemu-microvm: vendor"
 # TCG unless KVM was forced or the trial found it working: the decision is cached in the state
-# directory (reference/kvm_trial.c: STATE/cache/kvm-<key>, "kvm" or "tcg").
+# directory (reference/backends/kvm_trial.c: STATE/cache/kvm-<key>, "kvm" or "tcg").
 state=${ISOTIER_STATE_DIR:-}
 [ -n "$state" ] || { [ "$(id -u)" = 0 ] && state=/var/lib/isotier; } ||
   state=${XDG_STATE_HOME:-$HOME/.local/state}/isotier

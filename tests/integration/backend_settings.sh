@@ -23,7 +23,9 @@ read_pat = re.compile(r'(?:getenv|isotier__remote_setting|isotier__remote_run_in
                       r'|"(ISOTIER_[A-Z0-9_]+_URL)"')
 generic = {"PATH", "TMPDIR", "HOME", "XDG_CACHE_HOME"}
 checked = 0
-for path in sorted(glob.glob(os.path.join(ref, "backend_*.c"))):
+# Every backend file, in whichever folder of reference/ it lives (backends/, and its sub-folders).
+paths = sorted(glob.glob(os.path.join(ref, "**", "backend_*.c"), recursive=True))
+for path in paths:
     src = open(path).read()
     names = re.findall(r'const isotier_backend isotier__backend_\w+ = \{\s*\.version = \w+,(?:\s*\.settings = \w+,)?\s*\.name = "([^"]+)"', src)
     if not names:  # a helper of other backends' files: it reads nothing of its own
@@ -37,7 +39,7 @@ for path in sorted(glob.glob(os.path.join(ref, "backend_*.c"))):
     assert not missing, f"{os.path.basename(path)} reads {sorted(missing)} without a setting row"
     checked += len(read)
 # backend_remote.c's shared settings belong to every remote backend.
-shared = set(re.findall(r'getenv\("([A-Z][A-Z0-9_]+)"\)', open(os.path.join(ref, "backend_remote.c")).read()))
+shared = set(re.findall(r'getenv\("([A-Z][A-Z0-9_]+)"\)', open(next(p for p in paths if os.path.basename(p) == "backend_remote.c")).read()))
 for b in unset:
     if b["remote"]:
         missing = shared - {s["env"] for s in b["settings"]}

@@ -173,7 +173,7 @@ for l in bin sbin lib lib32 lib64 libx32; do
 done
 mkdir -p /var/lib/containers  # Podman's storage, as podman itself would create it
 # The runtimes dockerd starts (runsc for docker-runsc) run the host's file, and the host view
-# (reference/host_watch.c) counts a runsc only when it is the very file the job's PATH finds
+# (reference/evidence/host_watch.c) counts a runsc only when it is the very file the job's PATH finds
 # (device and inode): an overlay gives its files a device of its own, so each is bound from
 # the host over its overlay copy.
 mapfile -t daemon_runtimes < <(docker info --format '{{json .Runtimes}}' | python3 -c 'import json, shutil, sys

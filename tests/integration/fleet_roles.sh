@@ -2,7 +2,7 @@
 # isotier-test: normal; uses: challenge
 # SPDX-License-Identifier: Apache-2.0
 # fleet_roles.sh - a fleet's PostgreSQL history where no host speaks for
-# another (runbook/fleet.md, reference/history_fleet_init.c, statement.c),
+# another (runbook/fleet.md, reference/history/history_fleet_init.c, statement.c),
 # on a real server (tests/pg.sh) with two host identities: `history init`
 # as the owner sets up one role per runner host under row-level security and
 # a read-only auditor. Runner A's honest signed verification grants; runner

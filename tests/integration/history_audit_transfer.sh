@@ -2,7 +2,7 @@
 # isotier-test: normal
 # SPDX-License-Identifier: Apache-2.0
 # history_audit_transfer.sh - the audit trail travels (schema 11,
-# reference/history_transfer_audit.c): refusals recorded by real `isotier run`
+# reference/history/history_transfer_audit.c): refusals recorded by real `isotier run`
 # calls (no sandbox is started: the gate refuses first) carry the deciding
 # host's machine id and a uuid; `history export` writes every one, `import`
 # into a new SQLite file and `migrate` into a real PostgreSQL (tests/pg.sh)

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # isotier-test: slow; uses: challenge
 # SPDX-License-Identifier: Apache-2.0
-# history_prune.sh - `isotier history prune` (reference/history_prune.c,
+# history_prune.sh - `isotier history prune` (reference/history/history_prune.c,
 # verify/history/history_retention.c) on an SQLite file and on a real
 # PostgreSQL server this test starts (tests/pg.sh): a year of history written
 # directly (an export generated here and imported: 240 old observations of

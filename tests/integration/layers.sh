@@ -2,8 +2,9 @@
 # isotier-test: slow
 # SPDX-License-Identifier: Apache-2.0
 # The layers of HACKING.md hold: include/ < base/ < catalogue/ < reference/ <
-# verify/, the CLI through reference/isotier_tool.h only, the probe on its
-# own; no include or call cycle between folders or files; and the seam by
+# verify/, and inside reference/ its concerns core/ < evidence/ < history/ <
+# backends/ < attestation/ < observation/ < api/; the CLI through
+# reference/api/isotier_tool.h only, the probe on its own; no include or call cycle between folders or files; and the seam by
 # symbol: every library function the CLI, a test tool, the bench program or
 # the example calls is declared in a header it may use (tests/tools/layers.py).
 # Then the check must catch a planted violation of each kind.
@@ -40,16 +41,29 @@ mkdir -p "$copy"
 (cd "$R" && cp -r include base catalogue reference verify probes "$copy/")
 mkdir -p "$copy/$BUILD" && cp -r "$R/$BUILD/obj" "$copy/$BUILD/"
 # 1. the CLI reaching past the tool header; 2. the base including the library;
-# 3. an include through -I; 4. a base file calling the library.
-echo '#include "../../reference/history.h"' >>"$copy/verify/cmd/cmd_run.c"
-echo '#include "../reference/proc.h"' >>"$copy/base/tier.c"
+# 3. an include through -I; 4. a base file calling the library; 8. an evidence file including
+# observation's header and calling the backends' registry; 9. a file of reference/ in no concern.
+echo '#include "../../reference/history/history.h"' >>"$copy/verify/cmd/cmd_run.c"
+echo '#include "../reference/core/proc.h"' >>"$copy/base/tier.c"
 echo '#include "backend.h"' >>"$copy/catalogue/lookup.c"
 cat >>"$copy/base/tier.c" <<'C'
 int64_t isotier__now_ms(void);
 int64_t isotier_layers_planted(void) { return isotier__now_ms(); }
 C
+# shellcheck disable=SC2046 # pkg-config prints several flags
 cc -std=gnu11 -D_GNU_SOURCE -I"$copy/include" -I"$copy/base" -I"$copy/reference" $(pkg-config --cflags libcjson) \
   -c -o "$copy/$BUILD/obj/base/tier.o" "$copy/base/tier.c" || fail "compile the planted tier.c"
+# 8. between two concerns of reference/: evidence below observation and backends.
+echo '#include "../observation/observe.h"' >>"$copy/reference/evidence/kernel_id.c"
+cat >>"$copy/reference/evidence/kernel_id.c" <<'C'
+const isotier_backend *isotier_layers_planted_concern(void) { return isotier__backend_lookup("bwrap"); }
+C
+# shellcheck disable=SC2046 # pkg-config prints several flags
+cc -std=gnu11 -D_GNU_SOURCE -I"$copy/include" -I"$copy/base" -I"$copy/reference" $(pkg-config --cflags libcjson) \
+  -c -o "$copy/$BUILD/obj/reference/evidence/kernel_id.o" "$copy/reference/evidence/kernel_id.c" ||
+  fail "compile the planted kernel_id.c"
+# 9. a header straight in reference/ that names no concern.
+printf '/* planted */\n' >"$copy/reference/planted.h"
 # The copy's probe files are the tree's until one is planted below: their objects are the tree's.
 cp -r "$TMP/probe-obj" "$TMP/probe-obj2"
 # 5. a probe file calling back into the one that calls it (input.c <-> live.c).
@@ -58,8 +72,8 @@ cat "$copy/probes/live.c" "$TMP/planted.c" >"$TMP/live.c"
 grep -q 'probe_live_' "$copy/probes/input.c" || fail "input.c no longer calls live.c: plant another cycle"
 cc -std=gnu11 -D_GNU_SOURCE -Os -I"$copy/probes" -c -o "$TMP/probe-obj2/live.o" "$TMP/live.c" || fail "compile planted live.c"
 # 6. the CLI calling an internal function through a prototype of its own, not a header it may
-# use (isotier__audit_emit: reference/telemetry.h, which the tool header does not include).
-! grep -rq "telemetry.h" "$copy/reference/isotier_tool.h" || fail "the tool header includes telemetry.h: plant another function"
+# use (isotier__audit_emit: reference/core/telemetry.h, which the tool header does not include).
+! grep -rq "telemetry.h" "$copy/reference/api/isotier_tool.h" || fail "the tool header includes telemetry.h: plant another function"
 cat >>"$copy/verify/cmd/cmd_run.c" <<'C'
 int isotier__audit_emit(void *t, const void *ev, isotier_error *err);
 int cli_layers_planted(void) { return isotier__audit_emit(0, 0, 0); }
@@ -70,18 +84,21 @@ cc -std=gnu11 -D_GNU_SOURCE -I"$copy/include" -I"$copy/base" -I"$copy/reference"
   -c -o "$copy/$BUILD/obj/verify/cmd/cmd_run.o" "$copy/verify/cmd/cmd_run.c" 2>"$TMP/cc.err" || fail "compile the planted cmd_run.c: $(cat "$TMP/cc.err")"
 # 7. a test tool of the public API calling what only the tool header declares.
 cp -r "$TMP/tool-obj" "$TMP/tool-obj2"
-printf '#include "backend.h"\nconst void *tool_planted(void) { return isotier__backend_lookup("bwrap"); }\n' >"$TMP/planted.c"
+printf '#include "backends/backend.h"\nconst void *tool_planted(void) { return isotier__backend_lookup("bwrap"); }\n' >"$TMP/planted.c"
 cc -std=gnu11 -D_GNU_SOURCE -I"$copy/include" -I"$copy/reference" -I"$copy/base" -c -o "$TMP/tool-obj2/tests/tools/planted.o" "$TMP/planted.c" ||
   fail "compile the planted tool"
 if python3 "$R/tests/tools/layers.py" "$copy" "$BUILD" "$TMP/probe-obj2" "$TMP/tool-obj2" >"$TMP/bad" 2>&1; then
   fail "planted violations passed: $(cat "$TMP/bad")"
 fi
 out=$(cat "$TMP/bad")
-assert_contains "$out" "verify/cmd/cmd_run.c: the CLI includes reference/history.h"
-assert_contains "$out" "base/tier.c (base) includes reference/proc.h from the higher layer reference"
+assert_contains "$out" "verify/cmd/cmd_run.c: the CLI includes reference/history/history.h"
+assert_contains "$out" "base/tier.c (base) includes reference/core/proc.h from the higher layer reference/core"
 assert_contains "$out" 'catalogue/lookup.c: #include "backend.h" does not name its folder'
-assert_contains "$out" "base/tier.c (base) calls reference/proc.c in the higher layer reference"
+assert_contains "$out" "base/tier.c (base) calls reference/core/proc.c in the higher layer reference/core"
+assert_contains "$out" "reference/evidence/kernel_id.c (reference/evidence) includes reference/observation/observe.h from the higher layer reference/observation"
+assert_contains "$out" "reference/evidence/kernel_id.c (reference/evidence) calls reference/backends/backends.c in the higher layer reference/backends"
+assert_contains "$out" "reference/planted.h: in no concern of reference/"
 assert_contains "$out" "call cycle between files: probes/input.c, probes/live.c"
-assert_contains "$out" "verify/cmd/cmd_run.c calls isotier__audit_emit (reference/audit.c), declared in no header it may use"
-assert_contains "$out" "tests/tools/planted.c calls isotier__backend_lookup (reference/backends.c), declared in no header it may use (include/isotier.h and"
+assert_contains "$out" "verify/cmd/cmd_run.c calls isotier__audit_emit (reference/history/audit.c), declared in no header it may use"
+assert_contains "$out" "tests/tools/planted.c calls isotier__backend_lookup (reference/backends/backends.c), declared in no header it may use (include/isotier.h and"
 echo "ok: layers hold, and each planted violation is caught"

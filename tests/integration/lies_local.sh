@@ -206,7 +206,7 @@ lie bwrap bubblewrap replay MICROVM/qemu INCONCLUSIVE
 lie bwrap bubblewrap replay-nonce MICROVM/qemu INCONCLUSIVE
 lie bwrap bubblewrap replay-gvisor GVISOR/gvisor INCONCLUSIVE
 # An OCI bundle edited before create: the container's own boot_id and /proc/stat. The bundle is
-# not what isotier wrote: the report is rejected, whatever it shows (reference/oci.c).
+# not what isotier wrote: the report is rejected, whatever it shows (reference/backends/oci.c).
 if [ -n "$real_runc" ]; then
   lie runc runc identity MICROVM/firecracker INCONCLUSIVE
   assert_contains "$(json_get "$TMP/v.json" results.0.reason)" "config.json is not what isotier wrote"

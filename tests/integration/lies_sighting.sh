@@ -2,7 +2,7 @@
 # isotier-test: slow; uses: quiet kvm
 # SPDX-License-Identifier: Apache-2.0
 # A VMM counts for a run only when it is the host's own program, started for this run, and the
-# one the sandbox names (reference/host_sighting.c). Lying bwrap runtimes that answer with a
+# one the sandbox names (reference/evidence/host_sighting.c). Lying bwrap runtimes that answer with a
 # forged microVM report carrying this run's nonce, each with a "VMM" to vouch for it:
 #   decoy-path   a copy of sleep named firecracker, first on PATH, started by the runtime
 #   decoy-qemu   the host's real qemu-system-x86_64 (-machine none -S: runs nothing), started by

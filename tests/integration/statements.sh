@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # isotier-test: normal; uses: challenge
 # SPDX-License-Identifier: Apache-2.0
-# statements.sh - verdicts carry their own proof (reference/statement.c,
+# statements.sh - verdicts carry their own proof (reference/attestation/statement.c,
 # identity.c): a real bwrap verification under host identity A is a DSSE
 # envelope an independent implementation verifies (Python's cryptography,
 # tests/tools/dsse_verify.py); A's gate grants on it. A row forged into the

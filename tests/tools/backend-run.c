@@ -12,8 +12,8 @@
  * by SIGINT or SIGTERM (after cleanup); 70 any other error (message on stderr).
  * Signals are wired to the backend calls' cancel_fd as in the CLI (cancel.h).
  */
-#include "backend.h"
-#include "proc.h"
+#include "../../reference/backends/backend.h"
+#include "../../reference/core/proc.h"
 
 #include "../../verify/run/cancel.h"
 

@@ -22,8 +22,8 @@
  * Prints one line per outcome and the rates with their 95% upper bounds
  * (exact binomial); exit 0, 1 when a trial could not run at all.
  */
-#include "../../reference/host_watch.h"
-#include "../../reference/isotier_tool.h"
+#include "../../reference/evidence/host_watch.h"
+#include "../../reference/api/isotier_tool.h"
 
 #include <errno.h>
 #include <fcntl.h>

@@ -49,7 +49,7 @@ ATTEST_MODE = None
 SHARED_REPORT_ID = os.urandom(32)
 
 
-# The host's challenge lock (reference/host_watch.c lock_path): a task-count
+# The host's challenge lock (reference/evidence/host_watch.c lock_path): a task-count
 # pattern isotier plays on this host runs only while its process holds it. A
 # real provider's sandboxes are on other hosts; these are on this one, so a
 # pattern played in one (the cross challenge's --pattern, sampled by another's

@@ -103,8 +103,8 @@ if args.checks:
                    (run, at, prov, url, quote, status, http, None if http is None else sha, detail, retrieved,
                     published, publisher, change, diff))
 
-# create() refusals among the allowed sandboxes' events (reference/create.c,
-# reference/audit.c: detail_json is the event's JSON line), every 3 minutes.
+# create() refusals among the allowed sandboxes' events (reference/api/create.c,
+# reference/history/audit.c: detail_json is the event's JSON line), every 3 minutes.
 if args.refusals:
     for k in range(args.refusals * 4):
         at = (t0 - datetime.timedelta(minutes=3 * (args.refusals * 4 - k))).strftime("%Y-%m-%dT%H:%M:%SZ")

@@ -4,7 +4,8 @@
 
 Includes: every `#include "x"` resolves from the including file's folder or
 include/ (never through -I), a folder includes only its own layer and those
-below, the CLI reaches the library only through reference/isotier_tool.h,
+below (reference/'s concern folders ranked among themselves: CONCERNS), the
+CLI reaches the library only through reference/api/isotier_tool.h,
 the probe only itself; no include cycle. Calls: from each object's defined
 and undefined symbols (nm), no folder calls a higher one and no two files
 call each other, directly or round a cycle. The seam, by symbol: every
@@ -18,7 +19,18 @@ import collections, glob, os, re, subprocess, sys
 
 root, build, probe_objs = sys.argv[1], sys.argv[2], sys.argv[3]
 RANK = {"include": 0, "base": 1, "catalogue": 2, "reference": 3, "verify": 4}
-TOOL_HEADER = "reference/isotier_tool.h"
+# reference/ by concern, each folder using only those before it (HACKING.md's layers): the
+# building blocks (processes, paths, HTTP); what the probe reports and the host sees, judged;
+# the history; the backends (which watch the host's side: evidence/host_watch.h); hardware
+# attestation and signed statements (over the history; the host's own attestation runs the host
+# backend); one observation (backends, evidence, attestation); the library's entry points.
+# A file of a folder below one of these (reference/backends/remote/) is that concern's.
+CONCERNS = ["core", "evidence", "history", "backends", "attestation", "observation", "api"]
+# A file directly under reference/ belongs to a concern by its name (the remote backends' files).
+TOP_FILES = {"backend_": "backends"}
+# Programs of their own that live in reference/, not the library.
+NOT_LIBRARY = ("reference/examples/", "reference/guest/")
+TOOL_HEADER = "reference/api/isotier_tool.h"
 problems = []
 
 
@@ -26,13 +38,54 @@ def folder(rel):
     return rel.split("/")[0]
 
 
+def concern(rel):
+    """The concern of a file of reference/ (None: in none, or not reference/'s)."""
+    parts = rel.split("/")
+    if parts[0] != "reference":
+        return None
+    if len(parts) > 2:
+        return parts[1] if parts[1] in CONCERNS else None
+    return next((c for prefix, c in TOP_FILES.items() if parts[1].startswith(prefix)), None)
+
+
+def layer(rel):
+    """The layer a file is in: its top folder; a file of reference/, its concern's folder."""
+    c = concern(rel)
+    return f"reference/{c}" if c else folder(rel)
+
+
+def ranked(rel):
+    """False for a file of reference/ in no concern (a problem of its own, said once)."""
+    return folder(rel) != "reference" or concern(rel) is not None
+
+
+def rank(rel):
+    c = concern(rel)
+    return (RANK[folder(rel)], CONCERNS.index(c) + 1 if c else 0)
+
+
 def sources():
     for top in list(RANK) + ["probes"]:
-        # verify/ has a folder per concern (verify/cmd, verify/report...); the others are flat
-        # (reference/examples and reference/guest are programs of their own, not the library).
-        pattern = os.path.join(root, top, "*", "*.[ch]") if top == "verify" else os.path.join(root, top, "*.[ch]")
-        for path in sorted(glob.glob(pattern)):
-            yield os.path.relpath(path, root)
+        # verify/ has a folder per concern (verify/cmd, verify/report...), reference/ too (and a
+        # concern may have sub-folders); the others are flat.
+        if top == "reference":
+            found = glob.glob(os.path.join(root, top, "**", "*.[ch]"), recursive=True)
+        elif top == "verify":
+            found = glob.glob(os.path.join(root, top, "*", "*.[ch]"))
+        else:
+            found = glob.glob(os.path.join(root, top, "*.[ch]"))
+        for path in sorted(found):
+            rel = os.path.relpath(path, root)
+            if not rel.startswith(NOT_LIBRARY):
+                yield rel
+
+
+for rel in sources():
+    if not ranked(rel):
+        problems.append(f"{rel}: in no concern of reference/ ({', '.join(CONCERNS)}: CONCERNS in layers.py)")
+for c in CONCERNS:
+    if not any(concern(rel) == c for rel in sources()):
+        problems.append(f"reference/{c}/: no file of that concern (CONCERNS in layers.py is stale)")
 
 
 def resolve(rel, inc):
@@ -57,8 +110,8 @@ for rel in sources():
             if mine != theirs:
                 problems.append(f"{rel} includes {target}: the probe shares no code with isotier")
             continue
-        if RANK[theirs] > RANK[mine]:
-            problems.append(f"{rel} ({mine}) includes {target} from the higher layer {theirs}")
+        if ranked(rel) and ranked(target) and rank(target) > rank(rel):
+            problems.append(f"{rel} ({layer(rel)}) includes {target} from the higher layer {layer(target)}")
         if mine == "verify" and theirs not in ("verify", "include") and target != TOOL_HEADER:
             problems.append(f"{rel}: the CLI includes {target}; it may use only include/isotier.h "
                             f"and {TOOL_HEADER}")
@@ -167,15 +220,15 @@ for objects in (lib_objects, probe_objects):
     for a, bs in graph.items():
         for b in bs:
             n_edges += 1
-            if folder(a) in RANK and RANK[folder(b)] > RANK[folder(a)]:
-                problems.append(f"{a} ({folder(a)}) calls {b} in the higher layer {folder(b)}")
+            if folder(a) in RANK and ranked(a) and ranked(b) and rank(b) > rank(a):
+                problems.append(f"{a} ({layer(a)}) calls {b} in the higher layer {layer(b)}")
     for comp in cycles(graph, list(objects)):
         problems.append("call cycle between files: " + ", ".join(comp))
 
 # ---- the seam, by symbol ------------------------------------------------------------------
 # What each program outside the library may call of it: the functions declared in these headers
 # and the headers they include (from the tree). The CLI: the public header and the documented
-# tool header (reference/isotier_tool.h); an application of the public API (the example, the
+# tool header (reference/api/isotier_tool.h); an application of the public API (the example, the
 # API test tools, the bench program): the public header only; backend-run, the backend test
 # driver: the tool header and the CLI's cancellation (verify/run/cancel.h, linked from verify/).
 PUBLIC = ["include/isotier.h"]
@@ -183,7 +236,7 @@ TOOL = PUBLIC + [TOOL_HEADER]
 SEAMS = {
     "verify/": TOOL,
     "tests/tools/backend-run.c": TOOL + ["verify/run/cancel.h"],
-    "tests/tools/challenge-trials.c": TOOL + ["reference/host_watch.h"],
+    "tests/tools/challenge-trials.c": TOOL + ["reference/evidence/host_watch.h"],
     "tests/tools/": PUBLIC,
     "bench/": PUBLIC,
     "reference/examples/": PUBLIC,
@@ -259,7 +312,7 @@ if n_edges < 100:
     problems.append(f"only {n_edges} calls between files found: the check no longer sees the objects")
 for p in problems:
     print(p)
-print(f"layers: {len(includes)} files with includes, {n_edges} calls between files, "
+print(f"layers: reference/ {' < '.join(CONCERNS)}; {len(includes)} files with includes, {n_edges} calls between files, "
       f"{sum(len(v) for v in seam_calls.values())} library functions called across the seam "
       f"(the CLI: {len(seam_calls['verify'])}), {len(problems)} problems")
 sys.exit(1 if problems else 0)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* host_lock.h - the host's challenge lock (reference/host_watch.c lock_path)
+/* host_lock.h - the host's challenge lock (reference/evidence/host_watch.c lock_path)
  * for a suite that plays task patterns on this kernel outside a verification:
  * host_watch's own (on a lock of their own) or two host processes posing as a
  * provider's sandboxes. Unguarded, such a pattern is another program's burst

@@ -13,8 +13,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "artifacts.h"
-#include "proc.h"
+#include "../../reference/backends/artifacts.h"
+#include "../../reference/core/proc.h"
 
 /* ---- building archives ------------------------------------------------- */
 

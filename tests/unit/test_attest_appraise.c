@@ -15,7 +15,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../../reference/attest.h"
+#include "../../reference/attestation/attest.h"
 #include "attest_authority.h"
 
 static char roots[64];

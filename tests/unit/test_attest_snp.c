@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../reference/attest.h"
+#include "../../reference/attestation/attest.h"
 
 #define FIX   ISOTIER_SOURCE_DIR "/tests/fixtures/attest/"
 #define ROOTS ISOTIER_SOURCE_DIR "/catalogue/roots"

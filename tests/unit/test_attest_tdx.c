@@ -19,7 +19,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../reference/attest.h"
+#include "../../reference/attestation/attest.h"
 #include "attest_authority.h"
 
 #define FIX   ISOTIER_SOURCE_DIR "/tests/fixtures/attest/"

@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "../../probes/attest.h"
-#include "../../reference/attest.h"
+#include "../../reference/attestation/attest.h"
 #include "attest_authority.h"
 #include "replay_root.h"
 

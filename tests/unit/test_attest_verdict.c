@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../reference/testimony.h"
+#include "../../reference/attestation/testimony.h"
 
 #define FIXTURES ISOTIER_SOURCE_DIR "/tests/fixtures/probe/"
 

@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-#include "backend.h"
+#include "../../reference/backends/backend.h"
 #include "../catalogue/catalogue.h"
 
 START_TEST(every_descriptor_passes_the_check)

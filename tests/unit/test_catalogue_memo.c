@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../reference/proc.h"
+#include "../../reference/core/proc.h"
 #include "../../verify/sources/catalogue_memo.h"
 
 static char root[256], git[300];

@@ -1,7 +1,7 @@
 /* isotier-unit: alone (its task-count patterns and their timing want the host to itself) */
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_challenge.c - the host's task pattern looked for in a sandbox's samples
- * (reference/challenge.c): seen when the sandbox shares the host's kernel, at
+ * (reference/evidence/challenge.c): seen when the sandbox shares the host's kernel, at
  * any clock offset; not seen in a count of its own; unanswered when the
  * samples cannot tell. Samples are made here as the probe would take them
  * (one a millisecond, only changes kept). */
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../reference/challenge.h"
+#include "../../reference/evidence/challenge.h"
 
 #include <cjson/cJSON.h>
 

@@ -1,8 +1,8 @@
 /* isotier-unit: alone (its task-count patterns and their timing want the host to itself) */
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_cross_challenge.c - a remote backend's cross-sandbox challenge
- * (reference/observe_cross.c): the probe report's run.pattern as hostile
- * input (reference/probe_run.c), its conversion into the judge's segments,
+ * (reference/observation/observe_cross.c): the probe report's run.pattern as hostile
+ * input (reference/evidence/probe_run.c), its conversion into the judge's segments,
  * the verifier's random bits, and the step itself run for real with the
  * probe in two host sandboxes on this one kernel (the pattern must show). */
 #include <check.h>
@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "observe_cross.h"
-#include "paths.h"
-#include "proc.h"
+#include "../../reference/observation/observe_cross.h"
+#include "../../reference/core/paths.h"
+#include "../../reference/core/proc.h"
 #include "host_lock.h"
 
 /* A valid probe document whose "run" member is run_json (raw JSON). */

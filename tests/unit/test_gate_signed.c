@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * test_gate_signed.c - the history gate trusts signatures, not rows
- * (reference/statement.c, identity.c, resolve.c): over a real SQLite file,
+ * (reference/attestation/statement.c, identity.c, resolve.c): over a real SQLite file,
  * rows written by verify's own signed insert grant; a row with no
  * statement, a row copied from another host, a row edited after signing,
  * an edited envelope and a key nobody configured each fail to grant, the
@@ -22,8 +22,8 @@
 #include <unistd.h>
 
 #include "../../verify/history/observations.h"
-#include "history_driver.h"
-#include "resolve.h"
+#include "../../reference/history/history_driver.h"
+#include "../../reference/api/resolve.h"
 
 #define TODAY      "2026-12-03"
 #define HOST       "0123456789abcdef0123456789abcdef"

@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "history_sqlite.h"
+#include "../../reference/history/history_sqlite.h"
 
 static char dir[64], db[128];
 

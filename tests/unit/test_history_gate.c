@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * test_history_gate.c - resolve's history gate (reference/resolve.c) over a
+ * test_history_gate.c - resolve's history gate (reference/api/resolve.c) over a
  * real SQLite file with the real schema (isotier__history_open) and rows
  * written by verify's own insert (verify/history/observations.c): the latest
  * observation decides, rows are ordered by id and a row dated after now
@@ -21,9 +21,9 @@
 #include <unistd.h>
 
 #include "../../verify/history/observations.h"
-#include "history_driver.h"
-#include "history_sqlite.h"
-#include "resolve.h"
+#include "../../reference/history/history_driver.h"
+#include "../../reference/history/history_sqlite.h"
+#include "../../reference/api/resolve.h"
 
 #include <cJSON.h>
 

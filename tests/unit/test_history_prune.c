@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * test_history_prune.c - retention (reference/history_prune.c) over a real
+ * test_history_prune.c - retention (reference/history/history_prune.c) over a real
  * SQLite file with rows verify's own signed insert wrote: the gate decides
  * the same before and after (the same tier, the same reason), each kind's
  * latest row and this host's newest signed rows stay, old evidence goes with
@@ -21,8 +21,8 @@
 #include <unistd.h>
 
 #include "../../verify/history/observations.h"
-#include "history_driver.h"
-#include "resolve.h"
+#include "../../reference/history/history_driver.h"
+#include "../../reference/api/resolve.h"
 
 #define TODAY "2026-12-03"
 #define HOST  "0123456789abcdef0123456789abcdef"

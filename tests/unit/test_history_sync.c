@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "history_sqlite.h"
+#include "../../reference/history/history_sqlite.h"
 
 static char dir[64], db[128];
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_host_release.c - the host's "enough" to a probe it sees
- * (reference/host_release.c), with real processes: a process running the
+ * (reference/evidence/host_release.c), with real processes: a process running the
  * probe's argv[0] with the run's nonce that catches SIGUSR1 gets it; one that
  * does not catch it yet is left alone (asked again later, never killed); one
  * with another nonce, or gone, is done with and never signalled. */
@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../reference/host_release.h"
+#include "../../reference/evidence/host_release.h"
 
 #define ARGV0 "/.isotier-test/isotier-probe"
 #define NONCE "0123456789abcdef0123456789abcdef"

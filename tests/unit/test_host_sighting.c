@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_host_sighting.c - a VMM or runsc counts only as the host's own program,
- * started for this run (reference/host_sighting.c), with real processes: a
+ * started for this run (reference/evidence/host_sighting.c), with real processes: a
  * copy of sleep installed as "firecracker" in a root-only directory made the
  * trusted one counts when this run spawned it, and not when it was started
  * beside the run, through a shell the run started, from a directory others can
@@ -18,8 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../reference/host_sighting.h"
-#include "../../reference/host_watch.h"
+#include "../../reference/evidence/host_sighting.h"
+#include "../../reference/evidence/host_watch.h"
 
 static char trusted[256], loose[256];
 

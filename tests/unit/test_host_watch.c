@@ -1,6 +1,6 @@
 /* isotier-unit: alone (its task-count patterns and their timing want the host to itself) */
 /* SPDX-License-Identifier: Apache-2.0 */
-/* test_host_watch.c - the host's own view (reference/host_watch.c) with real
+/* test_host_watch.c - the host's own view (reference/evidence/host_watch.c) with real
  * processes: a process that runs the watched argv[0] with the run's nonce is
  * seen, one without the nonce or started before the watch is not; the task
  * pattern is recorded with both states; overlapping watches share one
@@ -21,7 +21,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../../reference/host_watch.h"
+#include "../../reference/evidence/host_watch.h"
 #include "host_lock.h"
 
 #define ARGV0 "/.isotier-test/isotier-probe"

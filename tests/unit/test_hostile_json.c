@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../reference/probe_result.h"
+#include "../../reference/evidence/probe_result.h"
 #include "../../verify/report/report_model.h"
 
 #define LAYER_VM "{\"kind\":\"vm\",\"vendor\":\"firecracker\",\"signals\":[\"cpuid\"]}"

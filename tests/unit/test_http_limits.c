@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* test_http_limits.c - the HTTP client (reference/http.c) against a real HTTP
+/* test_http_limits.c - the HTTP client (reference/core/http.c) against a real HTTP
  * server on 127.0.0.1 (a thread here answering each path with a fixed,
  * hostile response): a Retry-After is honoured only within the request's own
  * time (its timeout, or its deadline), never for up to 30 s regardless; a
@@ -8,8 +8,8 @@
 #include <check.h>
 #include "check_run.h"
 
-#include "http.h"
-#include "proc.h"
+#include "../../reference/core/http.h"
+#include "../../reference/core/proc.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>

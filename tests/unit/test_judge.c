@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../reference/judge.h"
+#include "../../reference/evidence/judge.h"
 
 /* layers: "vm/firecracker>container" outermost first, "" for none; a vendor
  * "vm/qemu:tcg" also sets the hypervisor. observed: NULL = the innermost

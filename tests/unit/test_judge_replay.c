@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../reference/judge.h"
+#include "../../reference/evidence/judge.h"
 
 #define FIXTURES ISOTIER_SOURCE_DIR "/tests/fixtures/probe/"
 

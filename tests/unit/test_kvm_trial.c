@@ -14,9 +14,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "../../reference/kvm_trial.h"
-#include "../../reference/paths.h"
-#include "../../reference/proc.h"
+#include "../../reference/backends/kvm_trial.h"
+#include "../../reference/core/paths.h"
+#include "../../reference/core/proc.h"
 
 static char root[256], kernel[300];
 static const char boot_a[] = "0f0e0d0c-0b0a-4908-8706-050403020100";

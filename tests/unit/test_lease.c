@@ -13,11 +13,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "../../reference/lease.h"
+#include "../../reference/core/lease.h"
 #include <linux/magic.h>
 #include <sys/vfs.h>
-#include "../../reference/proc.h"
-#include "../../reference/sweep.h"
+#include "../../reference/core/proc.h"
+#include "../../reference/backends/sweep.h"
 
 static char root[256];
 

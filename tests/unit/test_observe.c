@@ -11,9 +11,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "observe.h"
-#include "paths.h"
-#include "proc.h"
+#include "../../reference/observation/observe.h"
+#include "../../reference/core/paths.h"
+#include "../../reference/core/proc.h"
 #include "host_lock.h"
 
 #define FAULT_PROBE(mode) ISOTIER_SOURCE_DIR "/build/tests/fault-probe-" mode

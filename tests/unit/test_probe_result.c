@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../reference/probe_result.h"
+#include "../../reference/evidence/probe_result.h"
 
 #define GOOD_LAYERS                                                                                \
 	"[{\"kind\":\"vm\",\"vendor\":\"firecracker\",\"hypervisor\":\"kvm\",\"signals\":["        \

@@ -18,8 +18,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "backend_util.h"
-#include "proc.h"
+#include "../../reference/backends/backend_util.h"
+#include "../../reference/core/proc.h"
 
 /* Processes in group pgid that are not zombies. */
 static int live_in_group(pid_t pgid)

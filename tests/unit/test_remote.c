@@ -8,9 +8,9 @@
 #include "check_run.h"
 
 #include "backend_remote.h"
-#include "collect.h"
-#include "connect.h"
-#include "proc.h"
+#include "../../reference/backends/collect.h"
+#include "../../reference/core/connect.h"
+#include "../../reference/core/proc.h"
 
 #include <arpa/inet.h>
 #include <cjson/cJSON.h>

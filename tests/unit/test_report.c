@@ -20,7 +20,7 @@
 
 #include "../../verify/report/report_format.h"
 #include "../../verify/report/report_model.h"
-#include "history_sqlite.h"
+#include "../../reference/history/history_sqlite.h"
 
 START_TEST(xml_escapes_markup_and_controls)
 {

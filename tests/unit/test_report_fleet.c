@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "history_sqlite.h"
+#include "../../reference/history/history_sqlite.h"
 #include "../../verify/report/report_model.h"
 
 static char dir[64], db[128];

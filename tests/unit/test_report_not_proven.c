@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "../../verify/report/report_model.h"
-#include "history_sqlite.h"
+#include "../../reference/history/history_sqlite.h"
 
 static char dir[64];
 

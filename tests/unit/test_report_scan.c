@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 #include "../../verify/report/report_model.h"
-#include "history_sqlite.h"
+#include "../../reference/history/history_sqlite.h"
 
 #define N 2000
 

@@ -16,7 +16,7 @@
 #include <unistd.h>
 
 #include "../../verify/report/report_model.h"
-#include "history_sqlite.h"
+#include "../../reference/history/history_sqlite.h"
 
 #define CHECKS   3000 /* a day each, alternating between the two quotes */
 #define REFUSALS (REPORT_REFUSALS_MAX + 150)

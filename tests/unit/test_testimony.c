@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_testimony.c - a remote backend's observation is the provider's
- * testimony (reference/testimony.h): real captures replayed through the probe
+ * testimony (reference/attestation/testimony.h): real captures replayed through the probe
  * and the judge, then weighed as a remote backend's. What a local backend
  * would prove becomes NOT_CONTRADICTED above CONTAINER; a contradiction and a
  * CONTAINER claim stand; no ceiling above CONTAINER survives. */
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "../../reference/testimony.h"
+#include "../../reference/attestation/testimony.h"
 
 #define FIXTURES ISOTIER_SOURCE_DIR "/tests/fixtures/probe/"
 

@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "history.h"
+#include "../../reference/history/history.h"
 #include "../../base/base.h"
 
 START_TEST(sanitizer_escapes_what_rewrites_a_terminal)

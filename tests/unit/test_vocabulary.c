@@ -13,7 +13,7 @@
 #include "../../base/base.h"
 #include "../../base/verdict.h"
 #include "../../catalogue/mechanism.h"
-#include "../../reference/judge.h"
+#include "../../reference/evidence/judge.h"
 
 START_TEST(verdict_names_round_trip)
 {
@@ -62,7 +62,7 @@ START_TEST(verdict_flags_fail_closed)
 		if (isotier__verdict_is((isotier_verdict)v, VERDICT_ATTESTS))
 			ck_assert(isotier__verdict_is((isotier_verdict)v, VERDICT_JUDGES));
 	ck_assert(!isotier__verdict_is((isotier_verdict)VERDICT_COUNT, 0));
-	/* NOT_CONTRADICTED (a remote provider's testimony, reference/testimony.h)
+	/* NOT_CONTRADICTED (a remote provider's testimony, reference/attestation/testimony.h)
 	 * proves, attests and judges nothing, and is not against the claim: it
 	 * only counts as a check made (the report's cadence). */
 	ck_assert_int_eq(isotier__verdicts[VERDICT_NOT_CONTRADICTED].flags, VERDICT_CHECKS);

@@ -9,7 +9,7 @@
 #ifndef ISOTIER_CHURNLOG_H
 #define ISOTIER_CHURNLOG_H
 
-#include "../../reference/isotier_tool.h"
+#include "../../reference/api/isotier_tool.h"
 
 #include <stdbool.h>
 

@@ -12,7 +12,7 @@
 
 #include <git2.h>
 
-#include "../../reference/isotier_tool.h"
+#include "../../reference/api/isotier_tool.h"
 
 #define ISOTIER_DL_GIT_SONAME  "libgit2.so.1.5"
 #define ISOTIER_DL_GIT_PACKAGE "libgit2-1.5" /* Debian package providing it */

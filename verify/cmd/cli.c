@@ -2,7 +2,7 @@
 /* cli.c - helpers every subcommand shares: errors, exit codes, defaults.
  * Kept out of main.c so the unit suites link them too. */
 #include "cli.h"
-#include "../../reference/isotier_tool.h"
+#include "../../reference/api/isotier_tool.h"
 
 #include <cjson/cJSON.h>
 #include <errno.h>

@@ -6,7 +6,7 @@
 #ifndef ISOTIER_CLI_H
 #define ISOTIER_CLI_H
 
-#include "../../reference/isotier_tool.h"
+#include "../../reference/api/isotier_tool.h"
 
 /* sysexits.h, spelled out so every command uses the same words. */
 enum {

@@ -5,7 +5,7 @@
  * runtimes, so a "runsc" that is not gVisor's shows). */
 #include "cli.h"
 #include "cli_options.h"
-#include "../../reference/isotier_tool.h"
+#include "../../reference/api/isotier_tool.h"
 
 #include <cJSON.h>
 #include <errno.h>

@@ -19,7 +19,7 @@
  */
 #include "cli.h"
 #include "cli_options.h"
-#include "../../reference/isotier_tool.h"
+#include "../../reference/api/isotier_tool.h"
 
 #include <cjson/cJSON.h>
 #include <limits.h>
@@ -288,8 +288,8 @@ static int catalogue_check(int argc, char **argv)
 	 * it; this says so to whoever checks a catalogue with this build). */
 	char why[512];
 	if (isotier__backend_registry_check(why, sizeof why) < 0)
-		isotier__findings_add(&findings, ISOTIER_FINDING_ERROR, "reference/backends.c", "",
-		                      "%s", why);
+		isotier__findings_add(&findings, ISOTIER_FINDING_ERROR,
+		                      "reference/backends/backends.c", "", "%s", why);
 	size_t n = cat->n_providers;
 	/* A wrong --catalogue (or an emptied one) must not pass as "valid". */
 	if (n == 0 && findings.n_errors == 0)

@@ -7,7 +7,7 @@
 #include "../history/history_table.h"
 #include "../history/observations.h"
 #include "../report/report_model.h"
-#include "../../reference/isotier_tool.h"
+#include "../../reference/api/isotier_tool.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>

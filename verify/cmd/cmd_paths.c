@@ -5,7 +5,7 @@
  * what it says. */
 #include "cli.h"
 #include "cli_options.h"
-#include "../../reference/isotier_tool.h"
+#include "../../reference/api/isotier_tool.h"
 
 #include <limits.h>
 #include <string.h>

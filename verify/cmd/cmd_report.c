@@ -5,7 +5,7 @@
  * Reproducible: no clock is read; the report's date is the newest stored
  * timestamp unless --today says otherwise.
  */
-#include "../../reference/isotier_tool.h"
+#include "../../reference/api/isotier_tool.h"
 #include "cli.h"
 #include "cli_options.h"
 #include "../report/report_format.h"

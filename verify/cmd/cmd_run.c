@@ -4,7 +4,7 @@
 #include "../run/cancel.h"
 #include "cli.h"
 #include "cli_options.h"
-#include "../../reference/isotier_tool.h"
+#include "../../reference/api/isotier_tool.h"
 
 #include <string.h>
 

@@ -36,7 +36,7 @@
 #include "../sources/sha256.h"
 #include "../sources/sources_page.h"
 #include "../sources/sources_run.h"
-#include "../../reference/isotier_tool.h"
+#include "../../reference/api/isotier_tool.h"
 #include "cli_options.h"
 
 #include <signal.h>

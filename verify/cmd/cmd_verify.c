@@ -37,7 +37,7 @@
 #include "../history/observations.h"
 #include "../run/verify_run.h"
 #include "../run/verify_steps.h"
-#include "../../reference/isotier_tool.h"
+#include "../../reference/api/isotier_tool.h"
 
 #include <limits.h>
 #include <pthread.h>

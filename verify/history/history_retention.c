@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * history_retention.c - `isotier history prune`: a retention policy applied
- * to the history in one transaction (reference/history_prune.c says what is
+ * to the history in one transaction (reference/history/history_prune.c says what is
  * always kept), --dry-run counting what would go, --vacuum giving SQLite's
  * file back its space.
  */

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* history_retry.c - bounded retries of a history transaction on a lock. */
 #include "history_retry.h"
-#include "../../reference/isotier_tool.h"
+#include "../../reference/api/isotier_tool.h"
 
 #include <string.h>
 #include <time.h>

@@ -8,7 +8,7 @@
 #ifndef ISOTIER_HISTORY_RETRY_H
 #define ISOTIER_HISTORY_RETRY_H
 
-#include "../../reference/isotier_tool.h"
+#include "../../reference/api/isotier_tool.h"
 
 #include <stdbool.h>
 #include <stdint.h>

@@ -7,7 +7,7 @@
 #ifndef ISOTIER_HISTORY_TABLE_H
 #define ISOTIER_HISTORY_TABLE_H
 
-#include "../../reference/isotier_tool.h"
+#include "../../reference/api/isotier_tool.h"
 
 #include <stdbool.h>
 #include <stdio.h>

@@ -3,7 +3,7 @@
  * history_transfer.c - `isotier history export`, `import` and `migrate`:
  * a history out as JSON Lines, histories in (SQLite files or exports,
  * idempotent by uuid), and a file's history into a fleet's PostgreSQL.
- * The SQL is the history module's (reference/history_transfer.c).
+ * The SQL is the history module's (reference/history/history_transfer.c).
  */
 #include "history_table.h"
 

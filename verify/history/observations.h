@@ -1,16 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * observations.h - `isotier verify` observations in the shared history
- * (reference/history_obs.c holds the SQL): one transaction per observation.
+ * (reference/history/history_obs.c holds the SQL): one transaction per observation.
  */
 #ifndef ISOTIER_OBSERVATIONS_H
 #define ISOTIER_OBSERVATIONS_H
 
-#include "../../reference/isotier_tool.h"
+#include "../../reference/api/isotier_tool.h"
 
 #include <stdint.h>
 
-/* What verify records of one backend (reference/history_rows.h). */
+/* What verify records of one backend (reference/history/history_rows.h). */
 typedef isotier_observation_record observation;
 
 /* Inserts o in its own transaction (BEGIN IMMEDIATE ... COMMIT); on failure

@@ -7,7 +7,7 @@
  * unreadable becomes a stated problem, never a crash or a guess.
  */
 #include "report_model.h"
-#include "../../reference/isotier_tool.h"
+#include "../../reference/api/isotier_tool.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>

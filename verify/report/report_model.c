@@ -6,7 +6,7 @@
  */
 #include "report_model.h"
 
-#include "../../reference/isotier_tool.h"
+#include "../../reference/api/isotier_tool.h"
 
 #include <stdio.h>
 #include <string.h>

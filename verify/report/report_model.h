@@ -15,7 +15,7 @@
 #ifndef ISOTIER_REPORT_MODEL_H
 #define ISOTIER_REPORT_MODEL_H
 
-#include "../../reference/isotier_tool.h"
+#include "../../reference/api/isotier_tool.h"
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -38,7 +38,7 @@
 /* Hostile-input bounds. */
 #define REPORT_FIELD_MAX 4096 /* longest string kept from the database */
 /* The stored columns are read with the probe's reader and its bounds
- * (reference/probe_result.h): a column the judge would refuse is a problem. */
+ * (reference/evidence/probe_result.h): a column the judge would refuse is a problem. */
 #define REPORT_LAYERS_JSON_MAX 65536 /* bytes of layers_json fetched */
 #define REPORT_PROBE_JSON_MAX  PROBE_RESULT_MAX_BYTES
 #define REPORT_LAYERS_MAX      PROBE_RESULT_MAX_LAYERS

@@ -8,7 +8,7 @@
 #ifndef ISOTIER_EVIDENCE_H
 #define ISOTIER_EVIDENCE_H
 
-#include "../../reference/isotier_tool.h"
+#include "../../reference/api/isotier_tool.h"
 
 #define EVIDENCE_FORMAT      "tar"
 #define EVIDENCE_MAX_BYTES   (4u * 1024 * 1024) /* the whole archive */

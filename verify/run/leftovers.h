@@ -4,7 +4,7 @@
 #ifndef ISOTIER_CLI_LEFTOVERS_H
 #define ISOTIER_CLI_LEFTOVERS_H
 
-#include "../../reference/isotier_tool.h"
+#include "../../reference/api/isotier_tool.h"
 
 /* Sweeps the dead runs' leases, each leftover a stderr line (and an audit
  * event when h is open), then marks h's runs left 'running' by a process that

@@ -2,7 +2,7 @@
 /* verify_run.c - `isotier verify` workers: observe one backend each. */
 #include "verify_run.h"
 
-#include "../../reference/isotier_tool.h"
+#include "../../reference/api/isotier_tool.h"
 
 #include <stdlib.h>
 #include <string.h>

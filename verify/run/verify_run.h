@@ -10,7 +10,7 @@
 #define ISOTIER_VERIFY_RUN_H
 
 #include "evidence.h"
-#include "../../reference/isotier_tool.h"
+#include "../../reference/api/isotier_tool.h"
 
 #include <pthread.h>
 #include <stdint.h>

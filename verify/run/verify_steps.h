@@ -10,7 +10,7 @@
 
 #include "verify_run.h"
 
-#include "../../reference/isotier_tool.h"
+#include "../../reference/api/isotier_tool.h"
 
 #include <stdint.h>
 

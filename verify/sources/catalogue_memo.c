@@ -14,7 +14,7 @@
  */
 #include "catalogue_memo.h"
 
-#include "../../reference/isotier_tool.h"
+#include "../../reference/api/isotier_tool.h"
 
 #include <dirent.h>
 #include <errno.h>

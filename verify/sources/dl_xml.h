@@ -15,7 +15,7 @@
 #include <libxml/parserInternals.h>
 #include <libxml/tree.h>
 
-#include "../../reference/isotier_tool.h"
+#include "../../reference/api/isotier_tool.h"
 
 #define ISOTIER_DL_XML_SONAME  "libxml2.so.2"
 #define ISOTIER_DL_XML_PACKAGE "libxml2" /* Debian package providing it */

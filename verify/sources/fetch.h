@@ -2,14 +2,14 @@
 /*
  * fetch.h - fetch many URLs concurrently for `sources check`: at most `jobs`
  * requests at once, each through libisotier's one HTTP client
- * (reference/http.h: its User-Agent, a per-attempt timeout, a bounded body,
+ * (reference/core/http.h: its User-Agent, a per-attempt timeout, a bounded body,
  * retries with exponential backoff on 429, 5xx and transport failures),
  * following a bounded number of redirects.
  */
 #ifndef ISOTIER_FETCH_H
 #define ISOTIER_FETCH_H
 
-#include "../../reference/isotier_tool.h"
+#include "../../reference/api/isotier_tool.h"
 
 #include <signal.h>
 

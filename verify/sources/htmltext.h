@@ -8,7 +8,7 @@
 #ifndef ISOTIER_HTMLTEXT_H
 #define ISOTIER_HTMLTEXT_H
 
-#include "../../reference/isotier_tool.h"
+#include "../../reference/api/isotier_tool.h"
 
 #define ISOTIER_HTML_MAX_BYTES (64 * 1024 * 1024)
 

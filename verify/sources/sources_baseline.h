@@ -15,7 +15,7 @@
 #ifndef ISOTIER_SOURCES_BASELINE_H
 #define ISOTIER_SOURCES_BASELINE_H
 
-#include "../../reference/isotier_tool.h"
+#include "../../reference/api/isotier_tool.h"
 
 #define SOURCES_BASELINE_FORMAT    "isotier.sources-baseline/1"
 #define SOURCES_BASELINE_MAX_BYTES (32 * 1024 * 1024)

@@ -132,7 +132,7 @@ char *sources_default_baseline_path(const char *dir)
 		return NULL;
 	snprintf(trimmed, sizeof trimmed, "%.*s", (int)len, dir);
 	/* An installed host keeps it in the state directory, never in the
-	 * package's own files (reference/paths.h). */
+	 * package's own files (reference/core/paths.h). */
 	if (isotier__default_baseline_path(path, sizeof path, trimmed) < 0)
 		return NULL;
 	return strdup(path);

@@ -4,7 +4,7 @@
  * over at most ISOTIER_WORDDIFF_MAX_WORDS words a side. */
 #include "worddiff.h"
 
-#include "../../reference/isotier_tool.h"
+#include "../../reference/api/isotier_tool.h"
 
 #include <stdbool.h>
 #include <stdint.h>
