@@ -59,7 +59,7 @@ PROBE_LDFLAGS := -static -Wl,--gc-sections -s
 PROBE_SRCS := $(sort $(wildcard probes/*.c))
 PROBE_LIB_SRCS := $(filter-out probes/main.c,$(PROBE_SRCS))
 
-LIB_SRCS := $(sort $(wildcard base/*.c catalogue/*.c reference/*.c))
+LIB_SRCS := $(sort $(wildcard base/*.c catalogue/*.c reference/*.c reference/backends/remote/*.c))
 # verify/ by concern: cmd/ (the commands and their options), run/ (a verification), report/,
 # history/, churn/, sources/ (pages, baselines and the catalogue commit).
 CLI_SRCS := $(sort $(wildcard verify/*/*.c))
@@ -298,7 +298,7 @@ lint:
 	  --inline-suppr --suppress=missingIncludeSystem -D_GNU_SOURCE -D__GNUC__ \
 	  -Iinclude -Ibase -Ireference probes base reference catalogue verify tests/unit
 
-FORMAT_SRCS = $(wildcard probes/*.[ch] base/*.[ch] reference/*.[ch] catalogue/*.[ch] verify/*/*.[ch] include/*.h tests/unit/*.[ch] tests/tools/*.c tests/fuzz/*.[ch] bench/*.c reference/examples/*.c reference/guest/*.c)
+FORMAT_SRCS = $(wildcard probes/*.[ch] base/*.[ch] reference/*.[ch] reference/backends/remote/*.[ch] catalogue/*.[ch] verify/*/*.[ch] include/*.h tests/unit/*.[ch] tests/tools/*.c tests/fuzz/*.[ch] bench/*.c reference/examples/*.c reference/guest/*.c)
 format:
 	clang-format -i $(FORMAT_SRCS)
 

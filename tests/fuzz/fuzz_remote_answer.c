@@ -17,7 +17,7 @@
 
 #include <cJSON.h>
 
-#include "../../reference/backend_remote.h"
+#include "../../reference/backends/remote/remote.h"
 #include "../../reference/connect.h"
 #include "../../reference/http.h"
 

@@ -7,7 +7,7 @@
 #include <check.h>
 #include "check_run.h"
 
-#include "backend_remote.h"
+#include "../../reference/backends/remote/remote.h"
 #include "collect.h"
 #include "connect.h"
 #include "proc.h"
