@@ -48,8 +48,7 @@ static const isotier_backend_setting daytona_settings[] = {
      .meaning = "the snapshot sandboxes start from (default: the account's)"},
     {.env = "ISOTIER_DAYTONA_TARGET",
      .meaning = "the region (target) to create in (default: the account's)"},
-    {.env = "ISOTIER_REMOTE_MAX_SANDBOXES",
-     .meaning = "sandboxes one run may create for this provider, 0..100 (default 2)"},
+    ISOTIER_REMOTE_SETTING_CAP,
     {0},
 };
 
@@ -127,10 +126,9 @@ static int daytona_ready(isotier_remote_run *r, isotier_error *err)
 		                         .cancel_fd = r->cancel_fd,
 		                         .timeout_ms =
 		                             isotier__remote_budget_ms(r->deadline_ms, 15000)};
-		isotier_http_response resp;
-		int rc = isotier__remote_call(r, &c, &resp, err);
+		int rc;
 		cJSON *doc =
-		    isotier__remote_answer(&rc, &resp, 200, "GET /sandbox/{id}", "Sandbox", err);
+		    isotier__remote_json(r, &c, NULL, "GET /sandbox/{id}", "Sandbox", &rc, err);
 		if (!rc)
 			rc = read_sandbox(s, doc, err);
 		cJSON_Delete(doc);
@@ -206,22 +204,16 @@ static int daytona_exec(isotier_remote_run *r, const isotier_exec_request *req, 
 	cJSON *body = cJSON_CreateObject();
 	cJSON_AddStringToObject(body, "command", command);
 	cJSON_AddNumberToObject(body, "timeout", timeout_s);
-	char *json = isotier__remote_print(body, err);
-	if (!json)
-		return err->code;
 	char url[800];
 	snprintf(url, sizeof url, "%s/process/execute", s->toolbox);
 	isotier_remote_call c = {.method = "POST",
 	                         .path = url,
-	                         .body = json,
 	                         .cancel_fd = cancel_fd,
 	                         .timeout_ms = isotier__remote_budget_ms(
 	                             r->deadline_ms, (int64_t)timeout_s * 1000 + 5000)};
-	isotier_http_response resp;
-	int rc = isotier__remote_call(r, &c, &resp, err);
-	cJSON_free(json);
-	cJSON *doc = isotier__remote_answer(&rc, &resp, 200, "toolbox POST /process/execute",
-	                                    "ExecuteResponse", err);
+	int rc;
+	cJSON *doc = isotier__remote_json(r, &c, body, "toolbox POST /process/execute",
+	                                  "ExecuteResponse", &rc, err);
 	const cJSON *code = cJSON_GetObjectItemCaseSensitive(doc, "exitCode");
 	const cJSON *result = cJSON_GetObjectItemCaseSensitive(doc, "result");
 	if (!rc && (!cJSON_IsString(result) || (code && !cJSON_IsNumber(code))))
@@ -258,16 +250,13 @@ static const isotier_remote_provider daytona_provider = {
     .auth = "Authorization: Bearer ",
     .state_size = sizeof(daytona_state),
     .stderr_to = ISOTIER_REMOTE_GUEST_DIR "/stderr",
-    .create_path = "/sandbox",
-    .create_status = {200},
-    .lookup_path = "/sandbox/%s",
-    .del_method = "DELETE",
-    .del_path = "/sandbox/%s",
-    .del_ok = {200, 204, 404},
-    .list_path = "/sandbox",
-    .list_filter = "labels={\"isotier-nonce\":\"%s\"}",
-    .list_key = "items",
-    .list_id = "id",
+    .create = {.path = "/sandbox", .status = {200}},
+    .lookup = "/sandbox/%s",
+    .del = {.method = "DELETE", .path = "/sandbox/%s", .ok = {200, 204, 404}},
+    .list = {.path = "/sandbox",
+             .filter = "labels={\"isotier-nonce\":\"%s\"}",
+             .key = "items",
+             .id = "id"},
     .ops = {.about = daytona_about,
             .create_body = daytona_create_body,
             .created = daytona_created,

@@ -42,8 +42,7 @@ static const isotier_backend_setting fly_settings[] = {
     {.env = "ISOTIER_FLY_IMAGE",
      .meaning = "the image Machines run (default docker.io/library/alpine:3)"},
     {.env = "ISOTIER_FLY_REGION", .meaning = "the region to create in (default: the app's)"},
-    {.env = "ISOTIER_REMOTE_MAX_SANDBOXES",
-     .meaning = "sandboxes one run may create for this provider, 0..100 (default 2)"},
+    ISOTIER_REMOTE_SETTING_CAP,
     {0},
 };
 
@@ -149,22 +148,16 @@ static cJSON *run(isotier_remote_run *r, const char *script, int timeout_s, int 
 		isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 		return NULL;
 	}
-	char *json = isotier__remote_print(body, err);
-	if (!json)
-		return NULL;
 	char path[300];
 	snprintf(path, sizeof path, "/machines/%s/exec", r->id);
 	isotier_remote_call c = {.method = "POST",
 	                         .path = path,
-	                         .body = json,
 	                         .cancel_fd = cancel_fd,
 	                         .timeout_ms = isotier__remote_budget_ms(
 	                             r->deadline_ms, (int64_t)timeout_s * 1000 + 5000)};
-	isotier_http_response resp;
-	int rc = isotier__remote_call(r, &c, &resp, err);
-	cJSON_free(json);
-	cJSON *doc = isotier__remote_answer(&rc, &resp, 200, "POST /machines/{id}/exec",
-	                                    "exec response", err);
+	int rc;
+	cJSON *doc = isotier__remote_json(r, &c, body, "POST /machines/{id}/exec", "exec response",
+	                                  &rc, err);
 	*code = cJSON_GetObjectItemCaseSensitive(doc, "exit_code");
 	if (!rc && (!cJSON_IsObject(doc) || (*code && !cJSON_IsNumber(*code)))) {
 		isotier__error_set(err, ISOTIER_EDATA, 0, "exec response: not an object");
@@ -283,21 +276,13 @@ static const isotier_remote_provider fly_provider = {
     .url_env = "ISOTIER_FLY_API_URL",
     .url_default = "https://api.machines.dev/v1",
     .id_envs = {"FLY_APP"},
-    .scope_env = "FLY_APP",
-    .scope_path = "/apps/",
+    .scope = {.env = "FLY_APP", .before = "/apps/"},
     .auth = "Authorization: Bearer ",
     .max_body = 4u << 20,
-    .create_path = "/machines",
-    .create_status = {200},
-    .create_id = "id",
-    .probe_in_create = true,
-    .lookup_path = "/machines/%s",
-    .del_method = "DELETE",
-    .del_path = "/machines/%s?force=true",
-    .del_ok = {200, 404},
-    .list_path = "/machines",
-    .list_id = "id",
-    .mine = {"config", "metadata", "isotier-nonce"},
+    .create = {.path = "/machines", .status = {200}, .id = "id", .probe_inside = true},
+    .lookup = "/machines/%s",
+    .del = {.method = "DELETE", .path = "/machines/%s?force=true", .ok = {200, 404}},
+    .list = {.path = "/machines", .id = "id", .mine = {"config", "metadata", "isotier-nonce"}},
     .ops = {.about = fly_about,
             .create_body = fly_create_body,
             .ready = fly_ready,

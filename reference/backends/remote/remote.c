@@ -49,16 +49,16 @@ static int run_init(isotier_remote_run *r, const isotier_backend_spec *spec, iso
 static int run_scope(isotier_remote_run *r, isotier_error *err)
 {
 	const isotier_remote_provider *p = r->p;
-	const char *envs[] = {p->scope_env, p->query_env};
+	const char *envs[] = {p->scope.env, p->query.env};
 	for (size_t i = 0; i < 2; i++)
 		if (envs[i] && !isotier__remote_id_valid(getenv(envs[i])))
 			return isotier__error_set(err, ISOTIER_ECONFIG, 0, "%s: not an id",
 			                          envs[i]);
-	const char *scope = p->scope_env ? getenv(p->scope_env) : "";
-	snprintf(r->base, sizeof r->base, "%s%s%s", r->api, p->scope_env ? p->scope_path : "",
+	const char *scope = p->scope.env ? getenv(p->scope.env) : "";
+	snprintf(r->base, sizeof r->base, "%s%s%s", r->api, p->scope.env ? p->scope.before : "",
 	         scope);
-	if (p->query_env)
-		snprintf(r->query, sizeof r->query, "%s=%s", p->query_name, getenv(p->query_env));
+	if (p->query.env)
+		snprintf(r->query, sizeof r->query, "%s%s", p->query.before, getenv(p->query.env));
 	return 0;
 }
 
@@ -79,10 +79,14 @@ static int start(const isotier_remote_provider *p, const isotier_backend_spec *s
 	return 0;
 }
 
-/* The adapter's state (state_size, the run first), configured from spec. */
+/* After start()'s checks, the adapter's state (state_size, the run first),
+ * configured from spec; NULL (*rc) when the checks or memory fail. */
 static isotier_remote_run *run_new(const isotier_remote_provider *p,
                                    const isotier_backend_spec *spec, int *rc, isotier_error *err)
 {
+	*rc = start(p, spec, err);
+	if (*rc)
+		return NULL;
 	isotier_remote_run *r = calloc(1, p->state_size > sizeof *r ? p->state_size : sizeof *r);
 	if (!r) {
 		*rc = isotier__error_set(err, ISOTIER_ENOMEM, 0, "%s: out of memory", p->name);
@@ -143,25 +147,42 @@ int isotier__remote_call(const isotier_remote_run *r, const isotier_remote_call 
 	return isotier__http_perform(&req, resp, err);
 }
 
+cJSON *isotier__remote_json(const isotier_remote_run *r, isotier_remote_call *c, cJSON *body,
+                            const char *what, const char *doc_what, int *rc, isotier_error *err)
+{
+	char *json = body ? isotier__remote_print(body, err) : NULL;
+	if (body && !json) {
+		*rc = err->code;
+		return NULL;
+	}
+	if (json)
+		c->body = json;
+	isotier_http_response resp;
+	*rc = isotier__remote_call(r, c, &resp, err);
+	cJSON_free(json);
+	c->body = NULL;
+	return isotier__remote_answer(rc, &resp, 200, what, doc_what, err);
+}
+
 /* Deletes (stops) one sandbox of the run's provider by id. */
 static int del_one(void *state, const char *id, isotier_error *err)
 {
 	const isotier_remote_run *r = state;
 	const isotier_remote_provider *p = r->p;
 	char path[300], what[300];
-	snprintf(path, sizeof path, p->del_path, id);
-	route_name(what, sizeof what, p->del_method, p->del_path);
-	isotier_remote_call c = {.method = p->del_method,
+	snprintf(path, sizeof path, p->del.path, id);
+	route_name(what, sizeof what, p->del.method, p->del.path);
+	isotier_remote_call c = {.method = p->del.method,
 	                         .path = path,
-	                         .body = p->del_body,
+	                         .body = p->del.body,
 	                         .retry_5xx = true,
 	                         .cleanup = true,
 	                         .timeout_ms = 15000};
 	isotier_http_response resp;
 	int rc = isotier__remote_call(r, &c, &resp, err);
 	bool gone = false;
-	for (size_t i = 0; i < sizeof p->del_ok / sizeof p->del_ok[0]; i++)
-		gone |= p->del_ok[i] && resp.status == p->del_ok[i];
+	for (size_t i = 0; i < sizeof p->del.ok / sizeof p->del.ok[0]; i++)
+		gone |= p->del.ok[i] && resp.status == p->del.ok[i];
 	if (!rc && !gone)
 		rc = isotier__http_status_error(err, ISOTIER_EIO, what, &resp);
 	isotier__http_response_clear(&resp);
@@ -175,17 +196,17 @@ static int del_one(void *state, const char *id, isotier_error *err)
 static int list_query(const isotier_remote_run *r, char *q, size_t len, isotier_error *err)
 {
 	const isotier_remote_provider *p = r->p;
-	const char *eq = p->list_filter ? strchr(p->list_filter, '=') : NULL;
+	const char *eq = p->list.filter ? strchr(p->list.filter, '=') : NULL;
 	q[0] = '\0';
 	if (!eq)
 		return 0;
-	const char *arg = p->list_env ? getenv(p->list_env) : r->nonce;
+	const char *arg = p->list.env ? getenv(p->list.env) : r->nonce;
 	char val[200];
 	snprintf(val, sizeof val, eq + 1, arg ? arg : "");
 	char *esc = isotier__http_escape(val);
 	if (!esc)
 		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
-	snprintf(q, len, "%.*s=%s", (int)(eq - p->list_filter), p->list_filter, esc);
+	snprintf(q, len, "%.*s=%s", (int)(eq - p->list.filter), p->list.filter, esc);
 	free(esc);
 	return 0;
 }
@@ -195,10 +216,10 @@ static int list_query(const isotier_remote_run *r, char *q, size_t len, isotier_
 static bool listed_mine(const isotier_remote_run *r, const cJSON *item)
 {
 	const isotier_remote_provider *p = r->p;
-	if (!p->mine[0])
+	if (!p->list.mine[0])
 		return true;
-	const cJSON *v = isotier__remote_field(item, p->mine, cJSON_String);
-	const char *pre = p->mine_prefix ? p->mine_prefix : "";
+	const cJSON *v = isotier__remote_field(item, p->list.mine, cJSON_String);
+	const char *pre = p->list.prefix ? p->list.prefix : "";
 	size_t n = strlen(pre);
 	return v && !strncmp(v->valuestring, pre, n) && !strcmp(v->valuestring + n, r->nonce);
 }
@@ -211,12 +232,12 @@ static int sweep(void *state, isotier_error *err)
 	const isotier_remote_run *r = state;
 	const isotier_remote_provider *p = r->p;
 	char q[300], what[200];
-	snprintf(what, sizeof what, "GET %s", p->list_path);
+	snprintf(what, sizeof what, "GET %s", p->list.path);
 	int rc = list_query(r, q, sizeof q, err);
 	if (rc)
 		return rc;
 	isotier_remote_call c = {.method = "GET",
-	                         .path = p->list_path,
+	                         .path = p->list.path,
 	                         .query = q[0] ? q : NULL,
 	                         .retry_5xx = true,
 	                         .cleanup = true,
@@ -224,23 +245,23 @@ static int sweep(void *state, isotier_error *err)
 	isotier_http_response resp;
 	rc = isotier__remote_call(r, &c, &resp, err);
 	cJSON *doc = isotier__remote_answer(&rc, &resp, 200, what, what, err);
-	const cJSON *list = p->list_key ? cJSON_GetObjectItemCaseSensitive(doc, p->list_key) : doc;
+	const cJSON *list = p->list.key ? cJSON_GetObjectItemCaseSensitive(doc, p->list.key) : doc;
 	if (!rc && !cJSON_IsArray(list))
 		rc = isotier__error_set(err, ISOTIER_EDATA, 0, "%s: no %s array", what,
-		                        p->list_key ? p->list_key : "top-level");
+		                        p->list.key ? p->list.key : "top-level");
 	int first = 0;
 	const cJSON *it, *arr = rc ? NULL : list;
 	cJSON_ArrayForEach(it, arr)
 	{
 		if (!listed_mine(r, it))
 			continue;
-		const cJSON *id = cJSON_GetObjectItemCaseSensitive(it, p->list_id);
+		const cJSON *id = cJSON_GetObjectItemCaseSensitive(it, p->list.id);
 		isotier_error e = {0};
 		int one =
 		    cJSON_IsString(id) && isotier__remote_id_valid(id->valuestring)
 		        ? del_one(state, id->valuestring, &e)
 		        : isotier__error_set(&e, ISOTIER_EDATA, 0, "a listed %s without a valid %s",
-		                             p->kind, p->list_id);
+		                             p->kind, p->list.id);
 		if (one && !first) {
 			first = one;
 			*err = e;
@@ -277,7 +298,7 @@ static int read_created(isotier_remote_run *r, const isotier_http_response *resp
 {
 	const isotier_remote_provider *p = r->p;
 	if (!p->ops.created)
-		return isotier__remote_created_id(resp, what, p->create_obj, p->create_id, r->id,
+		return isotier__remote_created_id(resp, what, p->create.obj, p->create.id, r->id,
 		                                  sizeof r->id, &r->created, &r->unknown, err);
 	cJSON *doc = isotier__json_parse_strict(resp->body, resp->body_len, what, err);
 	int rc = doc ? p->ops.created(r, doc, err) : err->code;
@@ -289,9 +310,7 @@ int isotier__remote_provision(const isotier_remote_provider *p, void **out,
                               const isotier_backend_spec *spec, isotier_error *err)
 {
 	*out = NULL;
-	int rc = start(p, spec, err);
-	if (rc)
-		return rc;
+	int rc;
 	isotier_remote_run *r = run_new(p, spec, &rc, err);
 	if (!r)
 		return rc;
@@ -310,10 +329,10 @@ int isotier__remote_provision(const isotier_remote_provider *p, void **out,
 		return isotier__error_prefix(err, "%s: provision", p->name);
 	}
 	char what[160];
-	route_name(what, sizeof what, "POST", p->create_path);
+	route_name(what, sizeof what, "POST", p->create.path);
 	/* Never repeated blindly: a 5xx or a timeout leaves the outcome unknown. */
 	isotier_remote_call c = {.method = "POST",
-	                         .path = p->create_path,
+	                         .path = p->create.path,
 	                         .body = body,
 	                         .cancel_fd = r->cancel_fd,
 	                         .timeout_ms = isotier__remote_budget_ms(r->deadline_ms, 60000)};
@@ -323,7 +342,7 @@ int isotier__remote_provision(const isotier_remote_provider *p, void **out,
 	/* The status says one was made even when its answer could not be read
 	 * (too long, cut short). */
 	bool made = resp.status &&
-	            (resp.status == p->create_status[0] || resp.status == p->create_status[1]);
+	            (resp.status == p->create.status[0] || resp.status == p->create.status[1]);
 	if (!rc && made)
 		rc = read_created(r, &resp, what, err);
 	else if (!rc)
@@ -333,7 +352,7 @@ int isotier__remote_provision(const isotier_remote_provider *p, void **out,
 	isotier__http_response_clear(&resp);
 	if (!rc && p->ops.ready)
 		rc = p->ops.ready(r, err);
-	if (!rc && !p->probe_in_create)
+	if (!rc && !p->create.probe_inside)
 		rc = p->ops.upload(r, err);
 	if (!rc) {
 		*out = r;
@@ -359,8 +378,8 @@ static int lookup(isotier_remote_run *r, char *like, size_t like_len, isotier_er
 {
 	const isotier_remote_provider *p = r->p;
 	char path[300], what[300];
-	snprintf(path, sizeof path, p->lookup_path, r->id);
-	route_name(what, sizeof what, "GET", p->lookup_path);
+	snprintf(path, sizeof path, p->lookup, r->id);
+	route_name(what, sizeof what, "GET", p->lookup);
 	isotier_remote_call c = {.method = "GET",
 	                         .path = path,
 	                         .retry_5xx = true,
@@ -395,9 +414,7 @@ int isotier__remote_attach(const isotier_remote_provider *p, void **out,
 		                          "expected (not . or ..)",
 		                          p->name, id ? id : "",
 		                          id && strlen(id) > 40 ? "..." : "");
-	int rc = start(p, spec, err);
-	if (rc)
-		return rc;
+	int rc;
 	isotier_remote_run *r = run_new(p, spec, &rc, err);
 	if (!r)
 		return rc;

@@ -37,6 +37,13 @@
 #define ISOTIER_REMOTE_GUEST_DIR   "/tmp/isotier"
 #define ISOTIER_REMOTE_DEFAULT_CAP 2
 
+/* The settings row every provider has (the per-run cap, read here). */
+#define ISOTIER_REMOTE_SETTING_CAP                                                                 \
+	{                                                                                          \
+		.env = "ISOTIER_REMOTE_MAX_SANDBOXES",                                             \
+		.meaning = "sandboxes one run may create for this provider, 0..100 (default 2)"    \
+	}
+
 /* 1 when every required setting (backend.h) is set and non-empty, a secret
  * one at least 6 bytes (redact.c refuses shorter ones); else 0 and why names
  * the first missing one. */
@@ -148,6 +155,12 @@ typedef struct isotier_remote_ops {
 	            int cancel_fd, int timeout_s, int *exit_status, isotier_error *err);
 } isotier_remote_ops;
 
+/* An environment variable and where its value goes. */
+typedef struct isotier_remote_env {
+	const char *env;
+	const char *before; /* the text before the value ("/apps/", "teamId=") */
+} isotier_remote_env;
+
 /* The data row: everything about a provider that is not protocol. */
 struct isotier_remote_provider {
 	const char *name; /* the backend's ("e2b"), every message's prefix */
@@ -158,32 +171,38 @@ struct isotier_remote_provider {
 	/* Further required settings that go into URLs and bodies: each must be
 	 * an id (isotier__remote_id_valid), else the backend is unavailable. */
 	const char *id_envs[3];
-	const char *scope_env, *scope_path; /* base = api scope_path $scope_env */
-	const char *query_env, *query_name; /* every request's ?query_name=$query_env */
-	const char *auth;                   /* the credential's header before it */
-	const char *json_header;            /* one more header of a request with a body */
-	size_t max_body;                    /* an answer's bound; 0: http.h's */
-	size_t state_size;                  /* the adapter's state, the run first */
-	const char *stderr_to; /* the guest file a command's stderr goes to (mixed streams) */
-	/* The create: POST create_path; answers that made one; where its id is
-	 * (the default reader); the probe inside it (no upload after it). */
-	const char *create_path;
-	long create_status[2];
-	const char *create_obj, *create_id;
-	bool probe_in_create;
-	const char *lookup_path; /* attach(): GET, %s the id */
-	/* Delete: del_method del_path (%s the id) with del_body; the statuses
-	 * that say it is gone (404 among them). */
-	const char *del_method, *del_path, *del_body;
-	long del_ok[3];
-	/* The sweep by nonce: GET list_path?list_filter (its one %s the nonce,
-	 * or $list_env when set; what follows the first '=' escaped); the array
-	 * at list_key (NULL: the answer); an item is the run's when the string
-	 * at mine (a path; {NULL}: every listed one) is mine_prefix + nonce; its
-	 * id at list_id. */
-	const char *list_path, *list_filter, *list_env, *list_key, *list_id;
-	const char *mine[4];
-	const char *mine_prefix;
+	isotier_remote_env scope; /* every route follows api + before + $env */
+	isotier_remote_env query; /* every request's query carries before + $env */
+	const char *auth;         /* the credential's header, before it */
+	const char *json_header;  /* one more header of a request with a body */
+	size_t max_body;          /* an answer's bound; 0: http.h's */
+	size_t state_size;        /* the adapter's state, the run first */
+	const char *stderr_to;    /* where a command's stderr goes (mixed streams) */
+	/* The create: POST path; the statuses that say one was made; where its
+	 * id is (the default reader: obj.id, or id); the probe inside it (no
+	 * upload after it). */
+	struct {
+		const char *path;
+		long status[2];
+		const char *obj, *id;
+		bool probe_inside;
+	} create;
+	const char *lookup; /* attach(): GET this route, %s the id */
+	/* Delete: method path (%s the id) with body; the statuses that say it
+	 * is gone (404 among them). */
+	struct {
+		const char *method, *path, *body;
+		long ok[3];
+	} del;
+	/* The sweep by nonce: GET path?filter (its one %s the nonce, or $env
+	 * when set; what follows the first '=' escaped); the array at key (NULL:
+	 * the answer); an item is the run's when the string at mine (a path;
+	 * {NULL}: every listed one) is prefix + nonce; its id at id. */
+	struct {
+		const char *path, *filter, *env, *key, *id;
+		const char *mine[4];
+		const char *prefix;
+	} list;
 	const isotier_remote_ops ops;
 };
 
@@ -260,6 +279,12 @@ typedef struct isotier_remote_call {
 } isotier_remote_call;
 int isotier__remote_call(const isotier_remote_run *r, const isotier_remote_call *c,
                          isotier_http_response *resp, isotier_error *err);
+
+/* c with body (when not NULL: printed, and deleted) as its JSON body; the
+ * answer as isotier__remote_answer reads it (200, what, doc_what): the
+ * document, or NULL and *rc. */
+cJSON *isotier__remote_json(const isotier_remote_run *r, isotier_remote_call *c, cJSON *body,
+                            const char *what, const char *doc_what, int *rc, isotier_error *err);
 
 /* The request's answer: unless *rc is set already, a status other than
  * status is an error (what), a body that is no JSON too (doc_what). resp is

@@ -40,8 +40,7 @@ static const isotier_backend_setting vercel_settings[] = {
      .required = true},
     {.env = "ISOTIER_VERCEL_API_URL",
      .meaning = "the API endpoint (default https://vercel.com/api)"},
-    {.env = "ISOTIER_REMOTE_MAX_SANDBOXES",
-     .meaning = "sandboxes one run may create for this provider, 0..100 (default 2)"},
+    ISOTIER_REMOTE_SETTING_CAP,
     {0},
 };
 
@@ -214,22 +213,6 @@ static int relay_logs(const isotier_http_response *resp, const isotier_exec_requ
 	return 0;
 }
 
-/* GET route (query) with the command's answer as JSON. */
-static cJSON *get_json(isotier_remote_run *r, const char *path, const char *query, int cancel_fd,
-                       int64_t timeout_ms, bool retry, const char *what, const char *doc_what,
-                       int *rc, isotier_error *err)
-{
-	isotier_remote_call c = {.method = "GET",
-	                         .path = path,
-	                         .query = query,
-	                         .retry_5xx = retry,
-	                         .cancel_fd = cancel_fd,
-	                         .timeout_ms = timeout_ms};
-	isotier_http_response resp;
-	*rc = isotier__remote_call(r, &c, &resp, err);
-	return isotier__remote_answer(rc, &resp, 200, what, doc_what, err);
-}
-
 static int vercel_exec(isotier_remote_run *r, const isotier_exec_request *req, const char *script,
                        int cancel_fd, int timeout_s, int *exit_status, isotier_error *err)
 {
@@ -240,21 +223,12 @@ static int vercel_exec(isotier_remote_run *r, const isotier_exec_request *req, c
 		cJSON_Delete(body);
 		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 	}
-	char *json = isotier__remote_print(body, err);
-	if (!json)
-		return err->code;
 	char path[400], cmd_id[130] = "";
 	snprintf(path, sizeof path, "/v2/sandboxes/sessions/%s/cmd", r->id);
-	isotier_remote_call c = {.method = "POST",
-	                         .path = path,
-	                         .body = json,
-	                         .cancel_fd = cancel_fd,
-	                         .timeout_ms = budget};
-	isotier_http_response resp;
-	int rc = isotier__remote_call(r, &c, &resp, err);
-	cJSON_free(json);
-	cJSON *doc =
-	    isotier__remote_answer(&rc, &resp, 200, "POST .../cmd", "CommandResponse", err);
+	isotier_remote_call c = {
+	    .method = "POST", .path = path, .cancel_fd = cancel_fd, .timeout_ms = budget};
+	int rc;
+	cJSON *doc = isotier__remote_json(r, &c, body, "POST .../cmd", "CommandResponse", &rc, err);
 	const cJSON *id =
 	    isotier__remote_field(doc, (const char *[]){"command", "id", NULL}, cJSON_String);
 	if (!rc && (!id || !isotier__remote_id_valid(id->valuestring)))
@@ -264,9 +238,14 @@ static int vercel_exec(isotier_remote_run *r, const isotier_exec_request *req, c
 	cJSON_Delete(doc);
 	if (!rc) { /* wait for it to finish */
 		snprintf(path, sizeof path, "/v2/sandboxes/sessions/%s/cmd/%s", r->id, cmd_id);
-		doc = get_json(r, path, "wait=true", cancel_fd,
-		               isotier__remote_budget_ms(r->deadline_ms, budget), false,
-		               "GET .../cmd/{id}?wait=true", "CommandFinishedResponse", &rc, err);
+		c = (isotier_remote_call){.method = "GET",
+		                          .path = path,
+		                          .query = "wait=true",
+		                          .cancel_fd = cancel_fd,
+		                          .timeout_ms =
+		                              isotier__remote_budget_ms(r->deadline_ms, budget)};
+		doc = isotier__remote_json(r, &c, NULL, "GET .../cmd/{id}?wait=true",
+		                           "CommandFinishedResponse", &rc, err);
 		const cJSON *code = isotier__remote_field(
 		    doc, (const char *[]){"command", "exitCode", NULL}, cJSON_Number);
 		if (!rc && !code)
@@ -285,6 +264,7 @@ static int vercel_exec(isotier_remote_run *r, const isotier_exec_request *req, c
 		                          .cancel_fd = cancel_fd,
 		                          .timeout_ms =
 		                              isotier__remote_budget_ms(r->deadline_ms, 30000)};
+		isotier_http_response resp;
 		rc = isotier__remote_call(r, &c, &resp, err);
 		if (!rc && resp.status != 200)
 			rc = isotier__http_status_error(err, ISOTIER_EIO, "GET .../logs", &resp);
@@ -328,26 +308,23 @@ static const isotier_remote_provider vercel_provider = {
     .url_env = "ISOTIER_VERCEL_API_URL",
     .url_default = "https://vercel.com/api",
     .id_envs = {"VERCEL_TEAM_ID", "VERCEL_PROJECT_ID"},
-    .query_env = "VERCEL_TEAM_ID",
-    .query_name = "teamId",
+    .query = {.env = "VERCEL_TEAM_ID", .before = "teamId="},
     .auth = "Authorization: Bearer ",
     .max_body = 4u << 20,
-    .create_path = "/v3/sandboxes",
-    .create_status = {200, 201},
-    .create_obj = "session",
-    .create_id = "id",
-    .lookup_path = "/v2/sandboxes/sessions/%s",
-    .del_method = "POST",
-    .del_path = "/v2/sandboxes/sessions/%s/stop",
-    .del_body = "{}",
-    .del_ok = {200, 404},
-    .list_path = "/v2/sandboxes",
-    .list_filter = "project=%s",
-    .list_env = "VERCEL_PROJECT_ID",
-    .list_key = "sandboxes",
-    .list_id = "currentSessionId",
-    .mine = {"name"},
-    .mine_prefix = "isotier-",
+    .create = {.path = "/v3/sandboxes", .status = {200, 201}, .obj = "session", .id = "id"},
+    .lookup = "/v2/sandboxes/sessions/%s",
+    .del = {.method = "POST",
+            .path = "/v2/sandboxes/sessions/%s/stop",
+            .body = "{}",
+            .ok = {200, 404}},
+    /* Listed by project: the run's is the one named isotier-<nonce>. */
+    .list = {.path = "/v2/sandboxes",
+             .filter = "project=%s",
+             .env = "VERCEL_PROJECT_ID",
+             .key = "sandboxes",
+             .id = "currentSessionId",
+             .mine = {"name"},
+             .prefix = "isotier-"},
     .ops = {.about = vercel_about,
             .create_body = vercel_create_body,
             .attached = vercel_attached,
