@@ -264,7 +264,8 @@ static int sweep(void *state, isotier_error *err)
 		                             p->kind, p->list.id);
 		if (one && !first) {
 			first = one;
-			*err = e;
+			if (err)
+				*err = e;
 		}
 	}
 	cJSON_Delete(doc);
