@@ -23,6 +23,7 @@ read_pat = re.compile(r'(?:getenv|isotier__remote_setting|isotier__remote_run_in
                       r'|"(ISOTIER_[A-Z0-9_]+_URL)"')
 generic = {"PATH", "TMPDIR", "HOME", "XDG_CACHE_HOME"}
 checked = 0
+remote_found = set()
 # A local backend is reference/backend_<name>.c; a remote provider is a file of
 # reference/backends/remote/ whose descriptor ISOTIER_REMOTE_BACKEND(<name>, ...) makes.
 remote_dir = os.path.join(ref, "backends", "remote")
@@ -32,7 +33,9 @@ assert len(glob.glob(os.path.join(remote_dir, "*.c"))) >= 6, "no remote provider
 for path in sorted(files):
     src = open(path).read()
     names = re.findall(r'const isotier_backend isotier__backend_\w+ = \{\s*\.version = \w+,(?:\s*\.settings = \w+,)?\s*\.name = "([^"]+)"', src)
-    names += re.findall(r'^ISOTIER_REMOTE_BACKEND\((\w+),', src, re.M)
+    names += re.findall(r'^ISOTIER_REMOTE_BACKEND\(\s*(\w+),', src, re.M)
+    if os.path.dirname(path) == remote_dir:
+        remote_found |= set(names)
     if not names:  # a helper of other backends' files: it reads nothing of its own
         assert os.path.basename(path) in engine or not read_pat.findall(src), path
         continue
@@ -43,6 +46,8 @@ for path in sorted(files):
     missing = read - declared
     assert not missing, f"{os.path.basename(path)} reads {sorted(missing)} without a setting row"
     checked += len(read)
+# Every remote backend's file was read (a descriptor the pattern misses reads as no backend).
+assert remote_found == {b["backend"] for b in unset if b["remote"]}, remote_found
 # The remote engine's shared settings belong to every remote backend.
 shared = set()
 for f in engine:
