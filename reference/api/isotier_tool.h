@@ -49,6 +49,6 @@
 #include "../attestation/testimony.h"
 /* verify --sandbox-id refuses an id by the remote backends' own rule
  * (isotier__remote_id_valid) before anything runs. */
-#include "../backend_remote.h"
+#include "../backends/remote/remote.h"
 
 #endif

@@ -217,7 +217,7 @@ int isotier__fetch_by_exec(const isotier_backend *b, void *state, const char *gu
                            isotier_error *err)
 {
 	/* The directory is the last argument, so a backend maps it to where it
-	 * really is inside (backend_remote.h) like any path under the guest dir. */
+	 * really is inside (backends/remote/remote.h) like any path under the guest dir. */
 	const char *const argv[] = {"/bin/sh", "-c",      "cd \"$1\" && tar -cf - . | base64",
 	                            "sh",      guest_dir, NULL};
 	isotier_exec_request req = {.argv = argv,

@@ -6,7 +6,7 @@
  * verify` and by isotier_create() (local backends only). One file per backend:
  * reference/backends/backend_<name>.c (OCI runtimes share oci.c, Docker and Podman
  * engine.c, both QEMU machines backend_qemu.c, the remote ones
- * backend_remote.h over http.h and redact.h).
+ * backends/remote/: one engine, remote.c, and a file per provider).
  *
  * Lifecycle: available() -> provision() -> exec()* -> destroy().
  * provision() may create files (bundle, initramfs); nothing may be created
@@ -133,7 +133,7 @@ typedef struct isotier_backend {
 	/* The backend runs commands on the host itself (no boundary of its own):
 	 * its kernel is the host's by definition, so a VM it shows is its own. */
 	bool observes_host;
-	/* The sandboxes are a provider's, reached over HTTP (backend_remote.h):
+	/* The sandboxes are a provider's, reached over HTTP (backends/remote/remote.h):
 	 * their kernel is never this host's to compare with. A verification starts
 	 * two and compares their kernels with each other; needs credentials from
 	 * the environment (available() names the variable). */

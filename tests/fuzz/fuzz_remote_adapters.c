@@ -32,7 +32,7 @@
 #include <sys/time.h>
 #include <unistd.h>
 
-#include "../../reference/backend_remote.h"
+#include "../../reference/backends/remote/remote.h"
 #include "../../reference/backends/collect.h"
 #include "../../reference/core/proc.h"
 

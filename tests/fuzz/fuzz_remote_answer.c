@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_remote_answer.c - what a provider answers, through the pieces every
- * remote adapter reads it with (reference/backend_remote.c, connect.c,
+ * remote adapter reads it with (reference/backends/remote/remote_util.c, connect.c,
  * http.c). Input: a mode byte, then the answer.
  *  mode 0: a Connect stream (E2B's process events), fed in chunks whose sizes
  *          come from the mode byte's high bits: every message delivered is
@@ -17,7 +17,7 @@
 
 #include <cJSON.h>
 
-#include "../../reference/backend_remote.h"
+#include "../../reference/backends/remote/remote.h"
 #include "../../reference/core/connect.h"
 #include "../../reference/core/http.h"
 

@@ -23,13 +23,21 @@ read_pat = re.compile(r'(?:getenv|isotier__remote_setting|isotier__remote_run_in
                       r'|"(ISOTIER_[A-Z0-9_]+_URL)"')
 generic = {"PATH", "TMPDIR", "HOME", "XDG_CACHE_HOME"}
 checked = 0
-# Every backend file, in whichever folder of reference/ it lives (backends/, and its sub-folders).
-paths = sorted(glob.glob(os.path.join(ref, "**", "backend_*.c"), recursive=True))
-for path in paths:
+remote_found = set()
+# A local backend is reference/backend_<name>.c; a remote provider is a file of
+# reference/backends/remote/ whose descriptor ISOTIER_REMOTE_BACKEND(<name>, ...) makes.
+remote_dir = os.path.join(ref, "backends", "remote")
+engine = {"remote.c", "remote_util.c"}
+files = set(glob.glob(os.path.join(ref, "**", "backend_*.c"), recursive=True) + glob.glob(os.path.join(remote_dir, "*.c")))
+assert len(glob.glob(os.path.join(remote_dir, "*.c"))) >= 6, "no remote providers found"
+for path in sorted(files):
     src = open(path).read()
     names = re.findall(r'const isotier_backend isotier__backend_\w+ = \{\s*\.version = \w+,(?:\s*\.settings = \w+,)?\s*\.name = "([^"]+)"', src)
+    names += re.findall(r'^ISOTIER_REMOTE_BACKEND\(\s*(\w+),', src, re.M)
+    if os.path.dirname(path) == remote_dir:
+        remote_found |= set(names)
     if not names:  # a helper of other backends' files: it reads nothing of its own
-        assert os.path.basename(path) == "backend_remote.c" or not read_pat.findall(src), path
+        assert os.path.basename(path) in engine or not read_pat.findall(src), path
         continue
     declared = set()
     for n in names:
@@ -38,8 +46,13 @@ for path in paths:
     missing = read - declared
     assert not missing, f"{os.path.basename(path)} reads {sorted(missing)} without a setting row"
     checked += len(read)
-# backend_remote.c's shared settings belong to every remote backend.
-shared = set(re.findall(r'getenv\("([A-Z][A-Z0-9_]+)"\)', open(next(p for p in paths if os.path.basename(p) == "backend_remote.c")).read()))
+# Every remote backend's file was read (a descriptor the pattern misses reads as no backend).
+assert remote_found == {b["backend"] for b in unset if b["remote"]}, remote_found
+# The remote engine's shared settings belong to every remote backend.
+shared = set()
+for f in engine:
+    shared |= set(re.findall(r'getenv\("([A-Z][A-Z0-9_]+)"\)', open(os.path.join(remote_dir, f)).read()))
+assert "ISOTIER_REMOTE_MAX_SANDBOXES" in shared, shared
 for b in unset:
     if b["remote"]:
         missing = shared - {s["env"] for s in b["settings"]}

@@ -39,12 +39,7 @@ emu nocred
 verify_unconfigured DAYTONA_API_KEY "no credentials"
 echo "ok: no credentials -> UNAVAILABLE"
 
-emu create500 --fault create-500
-verify_remote create500
-assert_eq "$rc" 70 "create 500: exit"
-assert_eq "$(grep -c '^POST /api/sandbox$' "$D/requests")" 2 "create 500: no blind retry"
-grep -q '^GET /api/sandbox$' "$D/requests" || fail "create 500: not listed by label"
-all_deleted create500 2
+create500_case /api/sandbox /api/sandbox
 echo "ok: create 500 -> listed by label, deleted"
 
 emu exec500 --fault exec-500
@@ -54,8 +49,5 @@ assert_contains "$(cat "$D/out")" "HTTP 500"
 all_deleted exec500 2
 echo "ok: exec 500 -> error, both deleted"
 
-emu leak --fault delete-fail
-verify_remote leak
-assert_eq "$rc" 70 "leak: exit"
-leak_named sandbox
+leak_case delete-fail sandbox
 echo "ok: failed delete -> LEAK with ids"

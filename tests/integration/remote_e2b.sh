@@ -142,10 +142,7 @@ assert_eq "$rc" 1 "delete 404: exit ($(cat "$D/err"))"
 echo "ok: delete 404 is not a leak"
 
 # 11. Deletes that keep failing: a leak, with both ids, exit 70.
-emu leak --fault delete-fail
-verify_remote leak
-assert_eq "$rc" 70 "leak: exit"
-leak_named sandbox
+leak_case delete-fail sandbox
 assert_contains "$(cat "$D/err")" "LEAK: e2b"
 assert_contains "$(sqlite3 "$D/h.db" 'SELECT reason FROM observations')" "LEAKED"
 echo "ok: failed delete -> LEAK with ids, exit 70"

@@ -43,15 +43,8 @@ emu nocred
 verify_unconfigured FLY_APP "no app"
 echo "ok: no app -> UNAVAILABLE naming FLY_APP"
 
-emu create500 --fault create-500
-verify_remote create500
-assert_eq "$rc" 70 "create 500: exit"
-assert_eq "$(grep -c '^POST /v1/apps/isotier-test/machines$' "$D/requests")" 2 "create 500: no blind retry"
-all_deleted create500 2
+create500_case /v1/apps/isotier-test/machines /v1/apps/isotier-test/machines
 echo "ok: create 500 -> found by metadata, destroyed"
 
-emu leak --fault delete-fail
-verify_remote leak
-assert_eq "$rc" 70 "leak: exit"
-leak_named machine
+leak_case delete-fail machine
 echo "ok: failed destroy -> LEAK with ids"

@@ -27,15 +27,8 @@ emu nocred
 verify_unconfigured VERCEL_PROJECT_ID "no project"
 echo "ok: no project -> UNAVAILABLE naming VERCEL_PROJECT_ID"
 
-emu create500 --fault create-500
-verify_remote create500
-assert_eq "$rc" 70 "create 500: exit"
-assert_eq "$(grep -c '^POST /v3/sandboxes$' "$D/requests")" 2 "create 500: no blind retry"
-all_deleted create500 2
+create500_case /v3/sandboxes /v2/sandboxes
 echo "ok: create 500 -> found by name, stopped"
 
-emu leak --fault stop-fail
-verify_remote leak
-assert_eq "$rc" 70 "leak: exit"
-leak_named session
+leak_case stop-fail session
 echo "ok: failed stop -> LEAK with ids"

@@ -27,10 +27,10 @@ import os
 import shlex
 import sys
 import uuid
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from emu_common import LOCK, ledger, request_log  # noqa: E402
+from emu_common import LOCK, ledger  # noqa: E402
 import emu_common  # noqa: E402
 from emu_sandbox import Sandbox  # noqa: E402
 
@@ -57,14 +57,10 @@ class Handler(emu_common.Handler):
                 "sandboxClass": "container", "snapshot": b.get("snapshot"),
                 "toolboxProxyUrl": "http://127.0.0.1:%d/toolbox" % self.server.server_address[1]}
 
-    do_DELETE = lambda self: self.safe()
-
     def route(self):
-        u = urlsplit(self.path)
-        parts = [p for p in u.path.split("/") if p]
-        request_log(self.command, u.path)
-        if self.headers.get("Authorization") != "Bearer " + ARGS.key:
-            return self.error(401, "Unauthorized")
+        u, parts = self.start("Authorization", "Bearer " + ARGS.key)
+        if u is None:
+            return
         fault = ARGS.fault or []
         if parts[:2] == ["api", "sandbox"]:
             if self.command == "POST" and len(parts) == 2:
@@ -129,8 +125,7 @@ class Handler(emu_common.Handler):
 
 def main():
     global ARGS
-    ap = emu_common.parser()
-    ARGS = emu_common.parse(ap)
+    ARGS = emu_common.parse(emu_common.parser())
     emu_common.serve(Handler, BOXES)
 
 

@@ -95,7 +95,6 @@ class Handler(emu_common.Handler):
             return self.delete(parts[1])
         return self.error(404, "no such route")
 
-    do_DELETE = lambda self: self.safe()
 
     # ---- control plane ----------------------------------------------------
     def create(self):
@@ -277,8 +276,7 @@ class Handler(emu_common.Handler):
 
 def main():
     global ARGS
-    ap = emu_common.parser()
-    ARGS = emu_common.parse(ap)
+    ARGS = emu_common.parse(emu_common.parser())
     emu_common.serve(Handler, SANDBOXES)
 
 

@@ -13,6 +13,7 @@ import shlex
 import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlsplit
 
 import emu_sandbox
 
@@ -20,9 +21,11 @@ ARGS = None
 LOCK = threading.Lock()
 
 
-def parser():
-    """The options every emulator takes; an emulator adds its own."""
+def parser(*required):
+    """The options every emulator takes, and its own required ones (required)."""
     ap = argparse.ArgumentParser()
+    for name in required:
+        ap.add_argument(name, required=True)
     ap.add_argument("--port-file", required=True)
     ap.add_argument("--key", required=True)
     ap.add_argument("--state", required=True)
@@ -170,7 +173,17 @@ class Handler(BaseHTTPRequestHandler):
                 data = content[:-2] if content.endswith(b"\r\n") else content
         return data
 
-    do_GET = do_POST = lambda self: self.safe()
+    do_GET = do_POST = do_DELETE = lambda self: self.safe()
+
+    def start(self, header, want):
+        """The request's URL and path segments, logged; (None, None), answered 401, unless its
+        credential's header is want."""
+        u = urlsplit(self.path)
+        request_log(self.command, u.path)
+        if self.headers.get(header) != want:
+            self.error(401, "unauthorized")
+            return None, None
+        return u, [p for p in u.path.split("/") if p]
 
     def safe(self):
         try:

@@ -22,10 +22,10 @@ import base64
 import os
 import sys
 import uuid
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from emu_common import LOCK, ledger, request_log  # noqa: E402
+from emu_common import LOCK, ledger  # noqa: E402
 import emu_common  # noqa: E402
 from emu_sandbox import Sandbox  # noqa: E402
 
@@ -48,14 +48,10 @@ class Handler(emu_common.Handler):
         return {"id": mid, "name": mid, "state": m["state"], "region": "emu",
                 "instance_id": "01EMU", "config": m["config"]}
 
-    do_DELETE = lambda self: self.safe()
-
     def route(self):
-        u = urlsplit(self.path)
-        parts = [p for p in u.path.split("/") if p]
-        request_log(self.command, u.path)
-        if self.headers.get("Authorization") != "Bearer " + ARGS.key:
-            return self.error(401, "unauthorized")
+        u, parts = self.start("Authorization", "Bearer " + ARGS.key)
+        if u is None:
+            return
         if parts[:2] != ["v1", "apps"] or len(parts) < 4 or parts[3] != "machines":
             return self.error(404, "not found")
         if parts[2] != ARGS.app:
@@ -116,9 +112,7 @@ class Handler(emu_common.Handler):
 
 def main():
     global ARGS
-    ap = emu_common.parser()
-    ap.add_argument("--app", required=True)
-    ARGS = emu_common.parse(ap)
+    ARGS = emu_common.parse(emu_common.parser("--app"))
     emu_common.serve(Handler, MACHINES)
 
 

@@ -73,6 +73,24 @@ leak_named() {
     assert_contains "$(cat "$D/err")" "$id" "leak: $1 id named"
   done
 }
+# create500_case ROUTE [LIST]: the second create answers 500 after making its sandbox (the
+# emulator's create-500): the create is not repeated blindly (ROUTE as the request log writes
+# it), what it made is found by the run's nonce (listed through LIST when given) and deleted.
+create500_case() {
+  emu create500 --fault create-500
+  verify_remote create500
+  assert_eq "$rc" 70 "create 500: exit"
+  assert_eq "$(grep -c "^POST $1\$" "$D/requests")" 2 "create 500: no blind retry"
+  [ -z "${2:-}" ] || grep -qx "GET $2" "$D/requests" || fail "create 500: not listed by GET $2"
+  all_deleted create500 2
+}
+# leak_case FAULT WHAT: every delete fails (the emulator's FAULT): exit 70, every id named.
+leak_case() {
+  emu leak --fault "$1"
+  verify_remote leak
+  assert_eq "$rc" 70 "leak: exit"
+  leak_named "$2"
+}
 # evidence_has NAME PATH: the latest observation's evidence archive holds PATH.
 evidence_has() {
   python3 - "$D/h.db" "$2" <<'PY' || fail "$1: evidence: $(cat "$D/out")"

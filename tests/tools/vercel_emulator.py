@@ -28,10 +28,10 @@ import sys
 import tarfile
 import time
 import uuid
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from emu_common import LOCK, ledger, request_log  # noqa: E402
+from emu_common import LOCK, ledger  # noqa: E402
 import emu_common  # noqa: E402
 from emu_sandbox import Sandbox  # noqa: E402
 
@@ -67,12 +67,10 @@ class Handler(emu_common.Handler):
                 "currentSessionId": sid, "status": s["status"], "tags": s["tags"]}
 
     def route(self):
-        u = urlsplit(self.path)
-        parts = [p for p in u.path.split("/") if p]
+        u, parts = self.start("Authorization", "Bearer " + ARGS.key)
+        if u is None:
+            return
         q = parse_qs(u.query)
-        request_log(self.command, u.path)
-        if self.headers.get("Authorization") != "Bearer " + ARGS.key:
-            return self.error(401, "unauthorized")
         if q.get("teamId") != [ARGS.team]:
             return self.error(403, "teamId missing or not this token's")
         fault = ARGS.fault or []
@@ -156,10 +154,7 @@ class Handler(emu_common.Handler):
 
 def main():
     global ARGS
-    ap = emu_common.parser()
-    ap.add_argument("--team", required=True)
-    ap.add_argument("--project", required=True)
-    ARGS = emu_common.parse(ap)
+    ARGS = emu_common.parse(emu_common.parser("--team", "--project"))
     emu_common.serve(Handler, SESSIONS)
 
 

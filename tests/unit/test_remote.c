@@ -7,7 +7,7 @@
 #include <check.h>
 #include "check_run.h"
 
-#include "backend_remote.h"
+#include "../../reference/backends/remote/remote.h"
 #include "../../reference/backends/collect.h"
 #include "../../reference/core/connect.h"
 #include "../../reference/core/proc.h"
@@ -481,6 +481,41 @@ START_TEST(attached_release_and_like)
 }
 END_TEST
 
+/* A dead run's sweep (sweep.h) for a provider whose routes carry a setting
+ * (Fly's app in the path, Vercel's team in the query): one that is not an id
+ * is ISOTIER_ECONFIG naming it, and nothing is asked (the endpoint, a
+ * listening socket, sees no connection): never a request to a URL the
+ * setting rewrote. */
+START_TEST(sweep_refuses_a_scope_that_is_no_id)
+{
+	char url[64];
+	int srv = silent_server(url, sizeof url);
+	url[strlen(url) - 2] = '\0'; /* the endpoint, without "/x" */
+	static const struct {
+		const char *backend, *key, *url_env, *env, *value;
+	} cases[] = {
+	    {"fly", "FLY_API_TOKEN", "ISOTIER_FLY_API_URL", "FLY_APP", "../other-app"},
+	    {"vercel", "VERCEL_TOKEN", "ISOTIER_VERCEL_API_URL", "VERCEL_TEAM_ID", "t&teamId=x"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		const isotier_backend *b = isotier__backend_lookup(cases[i].backend);
+		ck_assert_ptr_nonnull(b);
+		setenv(cases[i].key, "abcdef-123456", 1);
+		setenv(cases[i].url_env, url, 1);
+		setenv(cases[i].env, cases[i].value, 1);
+		isotier_error err = {0};
+		int rc = b->sweep_run("00112233aabbccdd", url, &err);
+		ck_assert_msg(rc == ISOTIER_ECONFIG, "%s: %d %s", b->name, rc, err.message);
+		ck_assert_msg(strstr(err.message, cases[i].env), "%s: %s", b->name, err.message);
+		unsetenv(cases[i].env);
+		unsetenv(cases[i].url_env);
+	}
+	struct pollfd pfd = {.fd = srv, .events = POLLIN};
+	ck_assert_int_eq(poll(&pfd, 1, 0), 0); /* no connection waits to be accepted */
+	close(srv);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("remote");
@@ -499,6 +534,7 @@ int main(void)
 	tcase_add_test(tc, split_secret_redacted_across_messages);
 	tcase_add_test(tc, attach_refuses_bad_ids_before_any_request);
 	tcase_add_test(tc, attached_release_and_like);
+	tcase_add_test(tc, sweep_refuses_a_scope_that_is_no_id);
 	tcase_set_timeout(tc, 30);
 	suite_add_tcase(s, tc);
 	return run_suite(s);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * backend_e2b.c - MICROVM as claimed: E2B sandboxes (remote, see
- * backend_remote.h).
+ * e2b.c - MICROVM as claimed: E2B sandboxes (a row and its protocol over
+ * the remote engine, remote.h).
  *
  * Follows, in e2b-dev/E2B at b8029973aa7da5f741f7bb1a9f833b38a0885438
  * (2026-08-21):
@@ -25,23 +25,20 @@
  * ISOTIER_E2B_ENVD_URL. The sandbox's own timeout (its time to live at E2B) is
  * the run's limit plus a minute, so even a leaked sandbox ends by itself.
  */
-#include "backend_remote.h"
-#include "core/connect.h"
-#include "core/proc.h"
+#include "remote.h"
+#include "../../core/connect.h"
+#include "../../core/proc.h"
 
 #include <cjson/cJSON.h>
 #include <string.h>
 
-#define E2B_KEY_ENV "E2B_API_KEY"
-#define ENVD_PORT   "49983"
+#define ENVD_PORT "49983"
 
 typedef struct e2b_state {
 	isotier_remote_run r;
-	char id[130];
 	char envd[768];
 	char token[256]; /* envdAccessToken; "" when none */
 	char tmpl[130];  /* the templateID the provider reported; "" when not valid */
-	char probe[4096];
 } e2b_state;
 
 /* What configures it (backend.h); the required ones make it available. */
@@ -51,140 +48,54 @@ static const isotier_backend_setting e2b_settings[] = {
     {.env = "ISOTIER_E2B_ENVD_URL",
      .meaning = "the sandbox daemon URL, {id} for the sandbox id (default from the API)"},
     {.env = "ISOTIER_E2B_TEMPLATE", .meaning = "the template sandboxes start from (default base)"},
-    {.env = "ISOTIER_REMOTE_MAX_SANDBOXES",
-     .meaning = "sandboxes one run may create for this provider, 0..100 (default 2)"},
+    ISOTIER_REMOTE_SETTING_CAP,
     {0},
 };
 
-static int e2b_available(char *why, size_t why_len)
+static void e2b_about(char *why, size_t why_len)
 {
-	if (!isotier__remote_configured(e2b_settings, why, why_len))
-		return 0;
 	snprintf(why, why_len, "E2B at %s, template %s",
 	         getenv("ISOTIER_E2B_API_URL") && *getenv("ISOTIER_E2B_API_URL")
 	             ? "ISOTIER_E2B_API_URL"
 	             : "https://api.e2b.app",
 	         isotier__remote_setting("ISOTIER_E2B_TEMPLATE", "base"));
-	return 1;
 }
 
-/* Control-plane request with the API key. A cleanup request ignores cancel_fd
- * and the run's deadline. */
-static int api(e2b_state *s, const char *method, const char *path, const char *body, bool retry_5xx,
-               bool cleanup, int cancel_fd, int64_t timeout_ms, isotier_http_response *resp,
-               isotier_error *err)
+/* The envd base URL of the sandbox: $ISOTIER_E2B_ENVD_URL ({id} the id), else
+ * the port's host under the Sandbox's domain. */
+static int envd_url(e2b_state *s, const char *domain, isotier_error *err)
 {
-	char url[1024], key[600];
-	snprintf(url, sizeof url, "%s%s", s->r.api, path);
-	snprintf(key, sizeof key, "X-API-Key: %s", s->r.key);
-	const char *hdrs[] = {key, body ? "Content-Type: application/json" : NULL,
-	                      body ? "Accept: application/json" : NULL, NULL};
-	isotier_http_request r = {
-	    .method = method,
-	    .url = url,
-	    .headers = hdrs,
-	    .body = body,
-	    .body_len = body ? strlen(body) : 0,
-	    .timeout_ms = timeout_ms,
-	    .retry_5xx = retry_5xx,
-	};
-	return isotier__remote_perform(&s->r, &r, cleanup, cancel_fd, resp, err);
-}
-
-static int kill_one(void *p, const char *id, isotier_error *err)
-{
-	e2b_state *s = p;
-	char path[256];
-	snprintf(path, sizeof path, "/sandboxes/%s", id);
-	isotier_http_response resp;
-	int rc = api(s, "DELETE", path, NULL, true, true, -1, 15000, &resp, err);
-	if (!rc && resp.status != 204 && resp.status != 404)
-		rc = isotier__http_status_error(err, ISOTIER_EIO, "DELETE /sandboxes/{id}", &resp);
-	isotier__http_response_clear(&resp);
-	if (rc)
-		return isotier__error_prefix(err, "e2b sandbox %s may still exist", id);
+	const char *envd = getenv("ISOTIER_E2B_ENVD_URL");
+	if (!envd || !*envd) {
+		snprintf(s->envd, sizeof s->envd, "https://" ENVD_PORT "-%s.%s", s->r.id, domain);
+		return 0;
+	}
+	const char *at = strstr(envd, "{id}");
+	if (strncmp(envd, "http", 4) || strlen(envd) > 400)
+		return isotier__error_set(err, ISOTIER_ECONFIG, 0,
+		                          "ISOTIER_E2B_ENVD_URL: an http(s) URL");
+	if (at)
+		snprintf(s->envd, sizeof s->envd, "%.*s%s%s", (int)(at - envd), envd, s->r.id,
+		         at + 4);
+	else
+		snprintf(s->envd, sizeof s->envd, "%s", envd);
 	return 0;
 }
 
-/* A create whose outcome is unknown: find what it made by its nonce, kill it. */
-static int sweep(void *p, isotier_error *err)
+/* A Sandbox (POST /sandboxes) or SandboxDetail (GET /sandboxes/{id}). */
+static int read_sandbox(e2b_state *s, const cJSON *doc, isotier_error *err)
 {
-	e2b_state *s = p;
-	char q[128];
-	snprintf(q, sizeof q, "isotier-nonce=%s", s->r.nonce);
-	char *esc = isotier__http_escape(q);
-	if (!esc)
-		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
-	char path[300];
-	snprintf(path, sizeof path, "/v2/sandboxes?metadata=%s", esc);
-	free(esc);
-	isotier_http_response resp;
-	int rc = api(s, "GET", path, NULL, true, true, -1, 15000, &resp, err);
-	cJSON *list =
-	    isotier__remote_answer(&rc, &resp, 200, "GET /v2/sandboxes", "GET /v2/sandboxes", err);
-	if (!rc && !cJSON_IsArray(list))
-		rc = isotier__error_set(err, ISOTIER_EDATA, 0, "GET /v2/sandboxes: not an array");
-	int first = 0;
-	const cJSON *it;
-	cJSON *arr = rc ? NULL : list;
-	cJSON_ArrayForEach(it, arr)
-	{
-		isotier__remote_sweep_one(s, cJSON_GetObjectItemCaseSensitive(it, "sandboxID"),
-		                          kill_one, "a listed sandbox without a valid sandboxID",
-		                          &first, err);
-	}
-	cJSON_Delete(list);
-	if (rc)
-		return isotier__error_prefix(err,
-		                             "e2b: a create's outcome is unknown and its "
-		                             "sandbox (metadata isotier-nonce=%s) may still exist",
-		                             s->r.nonce);
-	return first;
-}
-
-/* A run that died left its sandboxes: found by its nonce, deleted (sweep.h). */
-static int e2b_sweep_run(const char *nonce, const char *api, isotier_error *err)
-{
-	e2b_state *s = calloc(1, sizeof *s);
-	if (!s)
-		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "e2b: out of memory");
-	int rc = isotier__remote_sweep_run(&s->r, nonce, api, E2B_KEY_ENV, "ISOTIER_E2B_API_URL",
-	                                   "https://api.e2b.app", err);
-	if (!rc)
-		rc = sweep(s, err);
-	free(s);
-	return rc;
-}
-
-static int e2b_release(void *p, isotier_error *err)
-{
-	e2b_state *s = p;
-	return s ? isotier__remote_release(s, &s->r, s->id, kill_one, sweep, err) : 0;
-}
-
-static void e2b_destroy(void *p)
-{
-	e2b_release(p, NULL);
-}
-
-/* A Sandbox (POST /sandboxes) or SandboxDetail (GET /sandboxes/{id}): what
- * names the request. The template goes to like (when not NULL). */
-static int parse_sandbox(e2b_state *s, const isotier_http_response *resp, const char *what,
-                         char *like, size_t like_len, isotier_error *err)
-{
-	cJSON *doc = isotier__json_parse_strict(resp->body, resp->body_len, what, err);
-	if (!doc)
-		return err->code;
+	const char *what = s->r.attached ? "GET /sandboxes/{id}" : "POST /sandboxes";
 	int rc = 0;
 	const cJSON *id = cJSON_GetObjectItemCaseSensitive(doc, "sandboxID");
 	const cJSON *tok = cJSON_GetObjectItemCaseSensitive(doc, "envdAccessToken");
 	const cJSON *dom = cJSON_GetObjectItemCaseSensitive(doc, "domain");
 	const cJSON *tmpl = cJSON_GetObjectItemCaseSensitive(doc, "templateID");
-	if (!cJSON_IsObject(doc) || !cJSON_IsString(id) ||
-	    !isotier__remote_id_valid(id->valuestring) || !cJSON_IsString(tmpl))
+	bool id_ok = cJSON_IsString(id) && isotier__remote_id_valid(id->valuestring);
+	if (!cJSON_IsObject(doc) || !id_ok || !cJSON_IsString(tmpl))
 		rc = isotier__error_set(err, ISOTIER_EDATA, 0,
 		                        "%s: no valid sandboxID/templateID in the answer", what);
-	else if (s->r.attached && strcmp(id->valuestring, s->id))
+	else if (s->r.attached && strcmp(id->valuestring, s->r.id))
 		rc = isotier__error_set(err, ISOTIER_EDATA, 0, "%s: another sandbox's answer (%s)",
 		                        what, id->valuestring);
 	else if (tok && !cJSON_IsNull(tok) &&
@@ -196,10 +107,8 @@ static int parse_sandbox(e2b_state *s, const isotier_http_response *resp, const 
 		rc = isotier__error_set(err, ISOTIER_EDATA, 0, "%s: bad domain", what);
 	if (!rc && isotier__remote_id_valid(tmpl->valuestring))
 		snprintf(s->tmpl, sizeof s->tmpl, "%s", tmpl->valuestring);
-	if (like)
-		snprintf(like, like_len, "%s", s->tmpl);
-	if (!s->r.attached && cJSON_IsString(id) && isotier__remote_id_valid(id->valuestring)) {
-		snprintf(s->id, sizeof s->id, "%s", id->valuestring);
+	if (!s->r.attached && id_ok) {
+		snprintf(s->r.id, sizeof s->r.id, "%s", id->valuestring);
 		s->r.created = true; /* even when the rest is bad: it exists, kill it */
 	}
 	/* The token goes with every envd request: kept only once the redactor
@@ -214,27 +123,45 @@ static int parse_sandbox(e2b_state *s, const isotier_http_response *resp, const 
 		else
 			snprintf(s->token, sizeof s->token, "%s", tok->valuestring);
 	}
-	const char *domain = cJSON_IsString(dom) ? dom->valuestring : "e2b.app";
-	const char *envd = getenv("ISOTIER_E2B_ENVD_URL");
-	if (!rc && envd && *envd) {
-		const char *at = strstr(envd, "{id}");
-		if (strncmp(envd, "http", 4) || strlen(envd) > 400)
-			rc = isotier__error_set(err, ISOTIER_ECONFIG, 0,
-			                        "ISOTIER_E2B_ENVD_URL: an http(s) URL");
-		else if (at)
-			snprintf(s->envd, sizeof s->envd, "%.*s%s%s", (int)(at - envd), envd, s->id,
-			         at + 4);
-		else
-			snprintf(s->envd, sizeof s->envd, "%s", envd);
-	} else if (!rc) {
-		snprintf(s->envd, sizeof s->envd, "https://" ENVD_PORT "-%s.%s", s->id, domain);
-	}
-	cJSON_Delete(doc);
+	if (!rc)
+		rc = envd_url(s, cJSON_IsString(dom) ? dom->valuestring : "e2b.app", err);
 	return rc;
 }
 
-static int upload_probe(e2b_state *s, isotier_error *err)
+static int e2b_created(isotier_remote_run *r, const cJSON *doc, isotier_error *err)
 {
+	return read_sandbox((e2b_state *)r, doc, err);
+}
+
+/* The caller's sandbox (SandboxDetail: the template, envdAccessToken and
+ * domain, as after a create); its template is what the second is made from. */
+static int e2b_attached(isotier_remote_run *r, const cJSON *doc, char *like, size_t like_len,
+                        isotier_error *err)
+{
+	e2b_state *s = (e2b_state *)r;
+	int rc = read_sandbox(s, doc, err);
+	snprintf(like, like_len, "%s", s->tmpl);
+	return rc;
+}
+
+static char *e2b_create_body(isotier_remote_run *r, const isotier_backend_spec *spec,
+                             isotier_error *err)
+{
+	char *body = NULL;
+	if (asprintf(
+	        &body,
+	        "{\"templateID\":\"%s\",\"timeout\":%lld,\"metadata\":{\"isotier-nonce\":\"%s\"}}",
+	        isotier__remote_like(spec, "ISOTIER_E2B_TEMPLATE", "base"),
+	        (long long)isotier__remote_ttl_s(r->deadline_ms, r->timeout_s), r->nonce) < 0) {
+		isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+		return NULL;
+	}
+	return body;
+}
+
+static int e2b_upload(isotier_remote_run *r, isotier_error *err)
+{
+	e2b_state *s = (e2b_state *)r;
 	char base[800], tok[300];
 	/* No username: the file belongs to envd's default user, the one the
 	 * process runs as, so the probe script may chmod it. */
@@ -242,93 +169,14 @@ static int upload_probe(e2b_state *s, isotier_error *err)
 	snprintf(tok, sizeof tok, "X-Access-Token: %s", s->token);
 	const char *hdrs[] = {s->token[0] ? tok : NULL, NULL};
 	isotier_http_response resp;
-	int rc = isotier__remote_upload_probe(base, hdrs, s->probe, s->r.deadline_ms,
-	                                      s->r.cancel_fd, &resp, err);
+	int rc = isotier__remote_upload_probe(base, hdrs, r->probe, r->deadline_ms, r->cancel_fd,
+	                                      &resp, err);
 	cJSON *doc =
 	    isotier__remote_answer(&rc, &resp, 200, "envd POST /files", "envd POST /files", err);
 	if (!rc && !cJSON_IsArray(doc))
 		rc = isotier__error_set(err, ISOTIER_EDATA, 0, "envd POST /files: not an array");
 	cJSON_Delete(doc);
 	return rc;
-}
-
-static int e2b_provision(void **out, const isotier_backend_spec *spec, isotier_error *err)
-{
-	*out = NULL;
-	int rc = isotier__remote_provision_check("e2b", e2b_available, spec,
-	                                         sizeof((e2b_state *)0)->probe, err);
-	if (rc)
-		return rc;
-	e2b_state *s = calloc(1, sizeof *s);
-	if (!s)
-		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "e2b: out of memory");
-	snprintf(s->probe, sizeof s->probe, "%s", spec->probe_path);
-	rc = isotier__remote_run_init(&s->r, spec, E2B_KEY_ENV, "ISOTIER_E2B_API_URL",
-	                              "https://api.e2b.app", err);
-	if (!rc)
-		rc = isotier__remote_reserve("e2b", err);
-	if (!rc)
-		rc = isotier__remote_lease(&s->r, "e2b", err);
-	if (rc) {
-		free(s);
-		return isotier__error_prefix(err, "e2b: provision");
-	}
-	char body[512];
-	snprintf(body, sizeof body,
-	         "{\"templateID\":\"%s\",\"timeout\":%lld,\"metadata\":{\"isotier-nonce\":\"%s\"}}",
-	         isotier__remote_like(spec, "ISOTIER_E2B_TEMPLATE", "base"),
-	         (long long)isotier__remote_ttl_s(s->r.deadline_ms, s->r.timeout_s), s->r.nonce);
-	isotier_http_response resp;
-	/* Never repeated blindly: a 5xx or a timeout leaves the outcome unknown. */
-	rc = api(s, "POST", "/sandboxes", body, false, false, s->r.cancel_fd,
-	         isotier__remote_budget_ms(s->r.deadline_ms, 60000), &resp, err);
-	if (!rc && resp.status == 201)
-		rc = parse_sandbox(s, &resp, "POST /sandboxes", NULL, 0, err);
-	else if (!rc)
-		rc = isotier__remote_create_error(err, "POST /sandboxes", &resp);
-	/* A 201 we could not read made a sandbox we cannot name: look for it. */
-	s->r.unknown =
-	    !s->r.created && (resp.status == 201 || isotier__remote_outcome_unknown(rc, &resp));
-	isotier__http_response_clear(&resp);
-	if (!rc)
-		rc = upload_probe(s, err);
-	/* On error, the caller's release() kills or sweeps what may exist. */
-	return isotier__remote_provision_end(out, s, &s->r, rc, "e2b", "sandbox", s->id, err);
-}
-
-/* The caller's sandbox: GET /sandboxes/{sandboxID} (SandboxDetail: the
- * template, envdAccessToken and domain, as after a create), then the probe
- * uploaded to its envd. Never killed (release() only frees the state). */
-static int e2b_attach(void **out, const isotier_backend_spec *spec, const char *id, char *like,
-                      size_t like_len, isotier_error *err)
-{
-	*out = NULL;
-	like[0] = '\0';
-	e2b_state *s = calloc(1, sizeof *s);
-	if (!s)
-		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "e2b: out of memory");
-	int rc = isotier__remote_attach_begin(&s->r, "e2b", e2b_available, spec, sizeof s->probe,
-	                                      id, E2B_KEY_ENV, "ISOTIER_E2B_API_URL",
-	                                      "https://api.e2b.app", err);
-	if (rc) {
-		free(s);
-		return rc;
-	}
-	snprintf(s->probe, sizeof s->probe, "%s", spec->probe_path);
-	snprintf(s->id, sizeof s->id, "%s", id);
-	char path[256];
-	snprintf(path, sizeof path, "/sandboxes/%s", id);
-	isotier_http_response resp;
-	rc = api(s, "GET", path, NULL, true, false, s->r.cancel_fd,
-	         isotier__remote_budget_ms(s->r.deadline_ms, 15000), &resp, err);
-	if (!rc && resp.status == 200)
-		rc = parse_sandbox(s, &resp, "GET /sandboxes/{id}", like, like_len, err);
-	else if (!rc)
-		rc = isotier__remote_attach_status(err, "GET /sandboxes/{id}", id, &resp);
-	isotier__http_response_clear(&resp);
-	if (!rc)
-		rc = upload_probe(s, err);
-	return isotier__remote_attach_end(out, s, rc, "e2b", id, err);
 }
 
 /* ---- process.Process/Start: the Connect stream --------------------------- */
@@ -466,33 +314,26 @@ static int exit_status_of(const stream *st, int *exit_status, isotier_error *err
 	return 0;
 }
 
-static int e2b_exec(void *p, const isotier_exec_request *req, int *exit_status, isotier_error *err)
+static int e2b_exec(isotier_remote_run *r, const isotier_exec_request *req, const char *script,
+                    int cancel_fd, int timeout_s, int *exit_status, isotier_error *err)
 {
-	e2b_state *s = p;
-	cleanup_free char *script = NULL;
-	int cancel_fd;
-	int rc = isotier__remote_exec_begin("e2b", s->r.cancel_fd, req, NULL, exit_status,
-	                                    &cancel_fd, &script, err);
-	if (rc)
-		return rc;
+	e2b_state *s = (e2b_state *)r;
 	cJSON *msg = cJSON_CreateObject();
 	cJSON *proc = cJSON_AddObjectToObject(msg, "process");
-	cJSON_AddStringToObject(proc, "cmd", "/bin/sh");
-	cJSON *args = cJSON_AddArrayToObject(proc, "args");
-	cJSON_AddItemToArray(args, cJSON_CreateString("-c"));
-	cJSON_AddItemToArray(args, cJSON_CreateString(script));
-	cJSON_AddStringToObject(proc, "cwd", "/");
-	char *json = isotier__json_print(msg, false); /* valid UTF-8 */
-	cJSON_Delete(msg);
+	if (!proc || !isotier__remote_sh_args(proc, "cmd", "args", script) ||
+	    !cJSON_AddStringToObject(proc, "cwd", "/")) {
+		cJSON_Delete(msg);
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+	}
+	char *json = isotier__remote_print(msg, err);
 	cleanup_free char *body = NULL;
 	size_t body_len = 0;
 	if (!json || isotier__connect_envelope(&body, &body_len, json, strlen(json)) != 0) {
 		cJSON_free(json);
-		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "e2b: out of memory");
+		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
 	}
 	cJSON_free(json);
-	int timeout_s = req->timeout_s > 0 ? req->timeout_s : s->r.timeout_s;
-	int64_t budget = isotier__remote_budget_ms(s->r.deadline_ms, (int64_t)timeout_s * 1000);
+	int64_t budget = isotier__remote_budget_ms(r->deadline_ms, (int64_t)timeout_s * 1000);
 	char url[1024], tok[300], ctm[64];
 	snprintf(url, sizeof url, "%s/process.Process/Start", s->envd);
 	snprintf(tok, sizeof tok, "X-Access-Token: %s", s->token);
@@ -501,19 +342,19 @@ static int e2b_exec(void *p, const isotier_exec_request *req, int *exit_status, 
 	                      "Connect-Protocol-Version: 1", ctm, s->token[0] ? tok : NULL, NULL};
 	stream st = {.req = req};
 	st.dec = (isotier_connect_decoder){.cb = on_message, .ctx = &st};
-	isotier_http_request r = {.method = "POST",
-	                          .url = url,
-	                          .headers = hdrs,
-	                          .body = body,
-	                          .body_len = body_len,
-	                          .timeout_ms = budget,
-	                          .deadline_ms = s->r.deadline_ms,
-	                          .max_attempts = 1, /* a process start is not repeated */
-	                          .sink = on_bytes,
-	                          .sink_ctx = &st,
-	                          .cancel_fd = cancel_fd};
+	isotier_http_request hr = {.method = "POST",
+	                           .url = url,
+	                           .headers = hdrs,
+	                           .body = body,
+	                           .body_len = body_len,
+	                           .timeout_ms = budget,
+	                           .deadline_ms = r->deadline_ms,
+	                           .max_attempts = 1, /* a process start is not repeated */
+	                           .sink = on_bytes,
+	                           .sink_ctx = &st,
+	                           .cancel_fd = cancel_fd};
 	isotier_http_response resp;
-	rc = isotier__http_perform(&r, &resp, err);
+	int rc = isotier__http_perform(&hr, &resp, err);
 	if (!rc && resp.status != 200)
 		rc = isotier__http_status_error(err, ISOTIER_EIO, "envd process.Process/Start",
 		                                &resp);
@@ -532,14 +373,9 @@ static int e2b_exec(void *p, const isotier_exec_request *req, int *exit_status, 
 	if (!rc)
 		rc = exit_status_of(&st, exit_status, err);
 	cJSON_Delete(st.exit_code);
-	if (rc) {
-		*exit_status = -1; /* no status was taken */
-		return isotier__error_prefix(err, "e2b: exec in sandbox %s", s->id);
-	}
-	if (st.error[0] && !st.exited)
-		return isotier__error_set(err, ISOTIER_EIO, 0, "e2b: sandbox %s: process: %s",
-		                          s->id, st.error);
-	return 0;
+	if (!rc && st.error[0] && !st.exited)
+		rc = isotier__error_set(err, ISOTIER_EIO, 0, "process: %s", st.error);
+	return rc;
 }
 
 static void e2b_describe(void *p, char *buf, size_t len)
@@ -549,21 +385,29 @@ static void e2b_describe(void *p, char *buf, size_t len)
 	         s->tmpl[0] ? s->tmpl : isotier__remote_setting("ISOTIER_E2B_TEMPLATE", "base"));
 }
 
-const isotier_backend isotier__backend_e2b = {
-    .version = ISOTIER_BACKEND_VERSION,
-    .settings = e2b_settings,
+static const isotier_remote_provider e2b_provider = {
     .name = "e2b",
-    .catalogue_id = "e2b",
-    .description = "E2B sandboxes (remote; Firecracker microVMs as claimed): E2B_API_KEY",
-    .remote = true,
-    .delivers_output = true,
-    .available = e2b_available,
-    .provision = e2b_provision,
-    .exec = e2b_exec,
-    .destroy = e2b_destroy,
-    .release = e2b_release,
-    .sweep_run = e2b_sweep_run,
-    .fetch = isotier__fetch_by_exec,
-    .describe = e2b_describe,
-    .attach = e2b_attach,
+    .kind = "sandbox",
+    .settings = e2b_settings,
+    .key_env = "E2B_API_KEY",
+    .url_env = "ISOTIER_E2B_API_URL",
+    .url_default = "https://api.e2b.app",
+    .auth = "X-API-Key: ",
+    .json_header = "Accept: application/json",
+    .state_size = sizeof(e2b_state),
+    .create = {.path = "/sandboxes", .status = {201}},
+    .lookup = "/sandboxes/%s",
+    .del = {.method = "DELETE", .path = "/sandboxes/%s", .ok = {204, 404}},
+    .list = {.path = "/v2/sandboxes", .filter = "metadata=isotier-nonce=%s", .id = "sandboxID"},
+    .ops = {.about = e2b_about,
+            .create_body = e2b_create_body,
+            .created = e2b_created,
+            .attached = e2b_attached,
+            .upload = e2b_upload,
+            .exec = e2b_exec},
 };
+
+ISOTIER_REMOTE_BACKEND(
+    e2b, .catalogue_id = "e2b",
+    .description = "E2B sandboxes (remote; Firecracker microVMs as claimed): E2B_API_KEY",
+    .describe = e2b_describe);

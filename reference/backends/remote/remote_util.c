@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* backend_remote.c - shared by the remote backends (see backend_remote.h). */
-#include "backend_remote.h"
-#include "core/proc.h"
-#include "core/lease.h"
+/* remote_util.c - the remote engine's helpers: settings, the per-run cap, the
+ * script, output relay, ids, answers (see remote.h). */
+#include "remote.h"
+#include "../../core/lease.h"
+#include "../../core/proc.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -283,35 +284,6 @@ bool isotier__remote_id_valid(const char *id)
 	       strspn(id, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") == n;
 }
 
-int isotier__remote_run_init(isotier_remote_run *r, const isotier_backend_spec *spec,
-                             const char *key_env, const char *url_env, const char *dflt,
-                             isotier_error *err)
-{
-	r->key = isotier__secret_from_env(key_env);
-	r->deadline_ms = spec->deadline_ms;
-	r->timeout_s = spec->timeout_s > 0 ? spec->timeout_s : 60;
-	r->cancel_fd = spec->cancel_fd > 0 ? spec->cancel_fd : -1;
-	isotier__remote_nonce(r->nonce, sizeof r->nonce);
-	if (!r->key)
-		return isotier__error_set(err, ISOTIER_ECONFIG, 0, "%s is unusable", key_env);
-	return isotier__remote_endpoint(r->api, sizeof r->api, url_env, dflt, err);
-}
-
-int isotier__remote_provision_check(const char *name, int (*available)(char *, size_t),
-                                    const isotier_backend_spec *spec, size_t probe_max,
-                                    isotier_error *err)
-{
-	char why[256];
-	if (!available(why, sizeof why))
-		return isotier__error_set(err, ISOTIER_EUNAVAILABLE, 0, "%s: %s", name, why);
-	if (!spec->probe_path || strlen(spec->probe_path) >= probe_max)
-		return isotier__error_set(err, ISOTIER_EINVAL, 0, "%s: a probe path is needed",
-		                          name);
-	if (isotier__cancelled(spec->cancel_fd))
-		return isotier__error_set(err, ISOTIER_EINTR, 0, "%s: provision: cancelled", name);
-	return 0;
-}
-
 int64_t isotier__remote_ttl_s(int64_t deadline_ms, int timeout_s)
 {
 	return (deadline_ms ? (deadline_ms - isotier__now_ms()) / 1000 : 3 * timeout_s) + 60;
@@ -351,66 +323,6 @@ int isotier__remote_created_id(const isotier_http_response *resp, const char *wh
 	}
 	cJSON_Delete(doc);
 	return rc;
-}
-
-int isotier__remote_provision_end(void **out, void *state, const isotier_remote_run *r, int rc,
-                                  const char *name, const char *kind, const char *id,
-                                  isotier_error *err)
-{
-	if (!rc) {
-		*out = state;
-		return 0;
-	}
-	if (r->created)
-		isotier__error_prefix(err, "%s: provision %s %s", name, kind, id);
-	else
-		isotier__error_prefix(err, "%s: provision", name);
-	if (r->created || r->unknown) {
-		*out = state;
-	} else {
-		isotier__lease_drop("remote", r->nonce); /* nothing was made */
-		free(state);
-	}
-	return rc;
-}
-
-int isotier__remote_lease(const isotier_remote_run *r, const char *backend, isotier_error *err)
-{
-	/* The endpoint too: a later sweep asks only the same one (an emulator's
-	 * leftovers are never looked for at the provider, nor the reverse). */
-	isotier_lease l = {.kind = "remote", .backend = backend, .name = r->nonce, .path = r->api};
-	if (isotier__lease_take(&l, r->nonce) < 0)
-		return isotier__error_set(err, ISOTIER_EIO, errno,
-		                          "%s: the run's lease could not be written, so no sandbox "
-		                          "is created",
-		                          backend);
-	return 0;
-}
-
-int isotier__remote_sweep_run(isotier_remote_run *r, const char *nonce, const char *api,
-                              const char *key_env, const char *url_env, const char *dflt,
-                              isotier_error *err)
-{
-	isotier_backend_spec spec = {0};
-	int rc = isotier__remote_run_init(r, &spec, key_env, url_env, dflt, err);
-	if (!rc && strcmp(r->api, api))
-		rc = isotier__error_set(
-		    err, ISOTIER_EUNAVAILABLE, 0,
-		    "made through another endpoint than the one configured here");
-	if (!rc && strlen(nonce) >= sizeof r->nonce)
-		rc = isotier__error_set(err, ISOTIER_EINVAL, 0, "a nonce too long: %.40s", nonce);
-	if (!rc)
-		snprintf(r->nonce, sizeof r->nonce, "%s", nonce);
-	return rc;
-}
-
-int isotier__remote_perform(const isotier_remote_run *r, isotier_http_request *req, bool cleanup,
-                            int cancel_fd, isotier_http_response *resp, isotier_error *err)
-{
-	req->deadline_ms = cleanup ? 0 : r->deadline_ms;
-	req->cleanup = cleanup;
-	req->cancel_fd = cleanup ? -1 : cancel_fd;
-	return isotier__http_perform(req, resp, err);
 }
 
 int isotier__remote_release(void *state, const isotier_remote_run *r, const char *id,
@@ -478,74 +390,38 @@ int isotier__remote_exit_code(const char *provider, const char *field, const cJS
 	return 0;
 }
 
-void isotier__remote_sweep_one(void *state, const cJSON *id,
-                               int (*del)(void *, const char *, isotier_error *), const char *bad,
-                               int *first, isotier_error *err)
+const cJSON *isotier__remote_field(const cJSON *doc, const char *const *path, int type)
 {
-	isotier_error e = {0};
-	int rc = cJSON_IsString(id) && isotier__remote_id_valid(id->valuestring)
-	             ? del(state, id->valuestring, &e)
-	             : isotier__error_set(&e, ISOTIER_EDATA, 0, "%s", bad);
-	if (rc && !*first) {
-		*first = rc;
-		*err = e;
+	const cJSON *v = doc;
+	for (size_t i = 0; v && path[i]; i++)
+		v = cJSON_IsObject(v) ? cJSON_GetObjectItemCaseSensitive(v, path[i]) : NULL;
+	return v && (type == cJSON_Invalid || (v->type & 0xff) == type) ? v : NULL;
+}
+
+bool isotier__remote_sh_args(cJSON *obj, const char *cmd_key, const char *args_key,
+                             const char *script)
+{
+	/* One array holding the program too (Fly's command), or the program
+	 * apart (E2B's cmd, Vercel's command) and its arguments. */
+	if (cmd_key && !cJSON_AddStringToObject(obj, cmd_key, "/bin/sh"))
+		return false;
+	cJSON *args = cJSON_AddArrayToObject(obj, args_key);
+	const char *words[] = {cmd_key ? NULL : "/bin/sh", "-c", script};
+	for (size_t i = cmd_key ? 1 : 0; args && i < 3; i++) {
+		cJSON *w = cJSON_CreateString(words[i]);
+		if (!w || !cJSON_AddItemToArray(args, w)) {
+			cJSON_Delete(w);
+			return false;
+		}
 	}
+	return args != NULL;
 }
 
-int isotier__remote_exec_begin(const char *name, int kept, const isotier_exec_request *req,
-                               const char *stderr_to, int *exit_status, int *cancel_fd,
-                               char **script, isotier_error *err)
+char *isotier__remote_print(cJSON *obj, isotier_error *err)
 {
-	*exit_status = -1;
-	*script = NULL;
-	*cancel_fd = isotier__remote_cancel_fd(kept, req);
-	if (isotier__cancelled(*cancel_fd))
-		return isotier__error_set(err, ISOTIER_EINTR, 0, "%s: exec: not started: cancelled",
-		                          name);
-	if (isotier__remote_script(script, req, stderr_to, err))
-		return isotier__error_prefix(err, "%s", name);
-	return 0;
-}
-
-int isotier__remote_attach_begin(isotier_remote_run *r, const char *name,
-                                 int (*available)(char *, size_t), const isotier_backend_spec *spec,
-                                 size_t probe_max, const char *id, const char *key_env,
-                                 const char *url_env, const char *dflt, isotier_error *err)
-{
-	/* Checked before anything else: the id goes into a URL path. */
-	if (!isotier__remote_id_valid(id))
-		return isotier__error_set(err, ISOTIER_EINVAL, 0,
-		                          "%s: sandbox id '%.40s%s': 1 to 128 of A-Z a-z 0-9 . _ - "
-		                          "expected (not . or ..)",
-		                          name, id ? id : "", id && strlen(id) > 40 ? "..." : "");
-	int rc = isotier__remote_provision_check(name, available, spec, probe_max, err);
-	if (rc)
-		return rc;
-	rc = isotier__remote_run_init(r, spec, key_env, url_env, dflt, err);
-	r->attached = true;
-	if (rc)
-		return isotier__error_prefix(err, "%s: attach %s", name, id);
-	return 0;
-}
-
-int isotier__remote_attach_status(isotier_error *err, const char *what, const char *id,
-                                  const isotier_http_response *resp)
-{
-	if (resp->status == 404 || resp->status == 410)
-		return isotier__error_set(err, ISOTIER_ENOTFOUND, 0,
-		                          "%s: no sandbox %s (HTTP %ld): not one this account "
-		                          "can reach, or no longer running",
-		                          what, id, resp->status);
-	return isotier__remote_create_error(err, what, resp);
-}
-
-int isotier__remote_attach_end(void **out, void *state, int rc, const char *name, const char *id,
-                               isotier_error *err)
-{
-	if (!rc) {
-		*out = state;
-		return 0;
-	}
-	free(state);
-	return isotier__error_prefix(err, "%s: attach %s", name, id);
+	char *json = obj ? isotier__json_print(obj, false) : NULL; /* valid UTF-8 */
+	cJSON_Delete(obj);
+	if (!json)
+		isotier__error_set(err, ISOTIER_ENOMEM, 0, "out of memory");
+	return json;
 }
