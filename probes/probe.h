@@ -269,6 +269,16 @@ struct probe_signals {
 /* Appends a copy of *s (value is copied, bounded); silently drops past the
  * table size. Returns the stored entry or NULL. */
 struct probe_signal *probe_add(struct probe_signals *sigs, const struct probe_signal *s);
+/*
+ * probe_add of the common signal: what a collector knows (id, where it read
+ * it, weight, what it supports on which axis, the vendor it names or NULL)
+ * and text as its value, cut to fit. The family is the table's (probe_add);
+ * a signal with more to say (kernel_reported, hypervisor...) is built whole.
+ */
+struct probe_signal *probe_add_signal(struct probe_signals *sigs, const char *id,
+                                      const char *source, enum probe_weight weight,
+                                      enum probe_kind supports, enum probe_axis axis,
+                                      const char *vendor, const char *text);
 /* Index of signal id or -1. */
 int probe_find(const struct probe_signals *sigs, const char *id);
 

@@ -138,17 +138,8 @@ static void probe_container_cgroup(struct probe_input *in, struct probe_signals 
 		probe_rstrip(buf);
 		const char *rt = PROBE_VENDOR_NAME(probe_cgroup_runtimes, buf, PROBE_SUBSTR);
 		if (rt) {
-			struct probe_signal s = {
-			    .id = "container.cgroup",
-			    .family = PROBE_FAM_CONTAINER,
-			    .source = src,
-			    .weight = PROBE_WEAK,
-			    .supports = PROBE_KIND_CONTAINER,
-			    .axis = PROBE_AXIS_CONTAINER,
-			    .vendor = rt,
-			};
-			probe_strlcpy(s.value, sizeof(s.value), buf);
-			probe_add(sigs, &s);
+			probe_add_signal(sigs, "container.cgroup", src, PROBE_WEAK,
+			                 PROBE_KIND_CONTAINER, PROBE_AXIS_CONTAINER, rt, buf);
 			return;
 		}
 		if (!host[0] && PROBE_VENDOR(probe_cgroup_host, buf, PROBE_SUBSTR))
@@ -157,16 +148,8 @@ static void probe_container_cgroup(struct probe_input *in, struct probe_signals 
 	}
 	if (!host[0])
 		return;
-	struct probe_signal s = {
-	    .id = "container.cgroup",
-	    .family = PROBE_FAM_CONTAINER,
-	    .source = src,
-	    .weight = PROBE_WEAK,
-	    .supports = PROBE_KIND_NONE,
-	    .axis = PROBE_AXIS_CONTAINER,
-	};
-	probe_strlcpy(s.value, sizeof(s.value), host);
-	probe_add(sigs, &s);
+	probe_add_signal(sigs, "container.cgroup", src, PROBE_WEAK, PROBE_KIND_NONE,
+	                 PROBE_AXIS_CONTAINER, NULL, host);
 }
 
 /*
@@ -312,17 +295,9 @@ static void probe_container_pid1(struct probe_input *in, struct probe_signals *s
 	/* When we are PID 1 the name is ours and says nothing. */
 	bool self = pid && strtol(pid, NULL, 10) == 1;
 	const char *rt = self ? NULL : PROBE_VENDOR_NAME(probe_pid1_runtimes, name, PROBE_EXACT);
-	struct probe_signal s = {
-	    .id = "container.pid1_comm",
-	    .family = PROBE_FAM_CONTAINER,
-	    .source = "/proc/1/comm",
-	    .weight = PROBE_WEAK,
-	    .supports = rt ? PROBE_KIND_CONTAINER : PROBE_KIND_NONE,
-	    .axis = rt ? PROBE_AXIS_CONTAINER : PROBE_AXIS_INFO,
-	    .vendor = rt ? rt : "",
-	};
-	probe_strlcpy(s.value, sizeof(s.value), name);
-	probe_add(sigs, &s);
+	probe_add_signal(sigs, "container.pid1_comm", "/proc/1/comm", PROBE_WEAK,
+	                 rt ? PROBE_KIND_CONTAINER : PROBE_KIND_NONE,
+	                 rt ? PROBE_AXIS_CONTAINER : PROBE_AXIS_INFO, rt ? rt : "", name);
 }
 
 /* "inside outside count" lines; the initial user namespace maps 0 0 4294967295. */
@@ -394,17 +369,9 @@ static void probe_container_capbnd(struct probe_input *in, struct probe_signals 
 		if (cap == defaults[i].set)
 			rt = defaults[i].runtime;
 	bool no_admin = !(cap & (1ull << 21));
-	struct probe_signal s = {
-	    .id = "container.cap_bounding",
-	    .family = PROBE_FAM_CONTAINER,
-	    .source = "/proc/self/status CapBnd",
-	    .weight = PROBE_WEAK,
-	    .supports = no_admin ? PROBE_KIND_CONTAINER : PROBE_KIND_NONE,
-	    .axis = no_admin ? PROBE_AXIS_CONTAINER : PROBE_AXIS_INFO,
-	    .vendor = no_admin ? rt : "",
-	};
-	probe_strlcpy(s.value, sizeof(s.value), v);
-	probe_add(sigs, &s);
+	probe_add_signal(sigs, "container.cap_bounding", "/proc/self/status CapBnd", PROBE_WEAK,
+	                 no_admin ? PROBE_KIND_CONTAINER : PROBE_KIND_NONE,
+	                 no_admin ? PROBE_AXIS_CONTAINER : PROBE_AXIS_INFO, no_admin ? rt : "", v);
 }
 
 void probe_sig_container(struct probe_input *in, struct probe_signals *sigs)

@@ -26,29 +26,15 @@ static void probe_kernel_uname(struct probe_input *in, struct probe_signals *sig
 	probe_uname_fields(text, fields, sizes);
 	if (k->release[0]) {
 		bool g = strcmp(k->release, "4.4.0") == 0 || strstr(k->release, "gvisor");
-		struct probe_signal s = {
-		    .id = "kernel.uname_release",
-		    .family = PROBE_FAM_KERNEL,
-		    .source = "uname(2) release",
-		    .weight = PROBE_WEAK,
-		    .supports = g ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
-		    .axis = PROBE_AXIS_GVISOR,
-		};
-		probe_strlcpy(s.value, sizeof(s.value), k->release);
-		probe_add(sigs, &s);
+		probe_add_signal(sigs, "kernel.uname_release", "uname(2) release", PROBE_WEAK,
+		                 g ? PROBE_KIND_GVISOR : PROBE_KIND_NONE, PROBE_AXIS_GVISOR, NULL,
+		                 k->release);
 	}
 	if (k->version[0]) {
 		bool g = strcmp(k->version, PROBE_GVISOR_VERSION) == 0;
-		struct probe_signal s = {
-		    .id = "kernel.uname_version",
-		    .family = PROBE_FAM_KERNEL,
-		    .source = "uname(2) version",
-		    .weight = PROBE_WEAK,
-		    .supports = g ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
-		    .axis = PROBE_AXIS_GVISOR,
-		};
-		probe_strlcpy(s.value, sizeof(s.value), k->version);
-		probe_add(sigs, &s);
+		probe_add_signal(sigs, "kernel.uname_version", "uname(2) version", PROBE_WEAK,
+		                 g ? PROBE_KIND_GVISOR : PROBE_KIND_NONE, PROBE_AXIS_GVISOR, NULL,
+		                 k->version);
 	}
 }
 
@@ -66,16 +52,9 @@ static void probe_kernel_proc_version(struct probe_input *in, struct probe_signa
 	bool g =
 	    strstr(k->proc_version, PROBE_GVISOR_VERSION) ||
 	    (probe_starts_with(k->proc_version, "Linux version ") && !strchr(k->proc_version, '('));
-	struct probe_signal s = {
-	    .id = "kernel.proc_version",
-	    .family = PROBE_FAM_KERNEL,
-	    .source = "/proc/version",
-	    .weight = PROBE_WEAK,
-	    .supports = g ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
-	    .axis = PROBE_AXIS_GVISOR,
-	};
-	probe_strlcpy(s.value, sizeof(s.value), k->proc_version);
-	probe_add(sigs, &s);
+	probe_add_signal(sigs, "kernel.proc_version", "/proc/version", PROBE_WEAK,
+	                 g ? PROBE_KIND_GVISOR : PROBE_KIND_NONE, PROBE_AXIS_GVISOR, NULL,
+	                 k->proc_version);
 }
 
 /*
@@ -122,16 +101,9 @@ static void probe_kernel_cmdline(struct probe_input *in, struct probe_signals *s
 	if (!k->cmdline[0])
 		return;
 	bool g = strstr(k->cmdline, "-gvisor") != NULL;
-	struct probe_signal s = {
-	    .id = "kernel.cmdline",
-	    .family = PROBE_FAM_KERNEL,
-	    .source = "/proc/cmdline",
-	    .weight = PROBE_WEAK,
-	    .supports = g ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
-	    .axis = PROBE_AXIS_GVISOR,
-	};
-	probe_strlcpy(s.value, sizeof(s.value), k->cmdline);
-	probe_add(sigs, &s);
+	probe_add_signal(sigs, "kernel.cmdline", "/proc/cmdline", PROBE_WEAK,
+	                 g ? PROBE_KIND_GVISOR : PROBE_KIND_NONE, PROBE_AXIS_GVISOR, NULL,
+	                 k->cmdline);
 }
 
 static void probe_kernel_log(struct probe_input *in, struct probe_signals *sigs)

@@ -88,16 +88,8 @@ static bool probe_seccomp(struct probe_input *in, struct probe_signals *sigs, co
 		st_mode = (int)mode;
 	}
 	if (calls && probe_syscall_result(calls, "prctl_seccomp", v, sizeof(v))) {
-		struct probe_signal s = {
-		    .id = "syscall.seccomp_prctl",
-		    .family = PROBE_FAM_SYSCALL,
-		    .source = "prctl(PR_GET_SECCOMP)",
-		    .weight = PROBE_WEAK,
-		    .supports = PROBE_KIND_NONE,
-		    .axis = PROBE_AXIS_INFO,
-		};
-		probe_strlcpy(s.value, sizeof(s.value), v);
-		probe_add(sigs, &s);
+		probe_add_signal(sigs, "syscall.seccomp_prctl", "prctl(PR_GET_SECCOMP)", PROBE_WEAK,
+		                 PROBE_KIND_NONE, PROBE_AXIS_INFO, NULL, v);
 		pr_mode = probe_parse_u64(v, &mode) && mode <= 2 ? (int)mode : 3;
 	}
 	if (st_mode >= 0 && pr_mode >= 0) {
@@ -188,19 +180,10 @@ void probe_sig_syscall(struct probe_input *in, struct probe_signals *sigs)
 		bool g = strcmp(v, r->gvisor) == 0,
 		     l = strcmp(v, r->linux_) == 0 || (strcmp(r->linux_, "0") == 0 && v[0] >= '1' &&
 		                                       v[0] <= '9' && probe_parse_u64(v, &num));
-		struct probe_signal s = {
-		    .id = ids[i],
-		    .family = PROBE_FAM_SYSCALL,
-		    .source = r->name,
-		    /* A filter can forge gVisor's errnos, not Linux's successes;
-		     * an errno is strong only when no filter can be there. */
-		    .weight = !no_filter && !l ? PROBE_WEAK : PROBE_STRONG,
-		    .supports = g ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
-		    /* Any other result (a seccomp errno, SIGSYS) answers nothing. */
-		    .axis = g || l ? PROBE_AXIS_GVISOR : PROBE_AXIS_INFO,
-		};
-		probe_strlcpy(s.value, sizeof(s.value), v);
-		probe_add(sigs, &s);
+		probe_add_signal(sigs, ids[i], r->name,
+		                 !no_filter && !l ? PROBE_WEAK : PROBE_STRONG,
+		                 g ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
+		                 g || l ? PROBE_AXIS_GVISOR : PROBE_AXIS_INFO, NULL, v);
 	}
 	int tr = probe_find(sigs, "syscall.tracer_pid");
 	probe_syscall_timing(in, sigs, tr >= 0 && strcmp(sigs->v[tr].value, "0") != 0);

@@ -154,6 +154,21 @@ struct probe_signal *probe_add(struct probe_signals *sigs, const struct probe_si
 	return d;
 }
 
+struct probe_signal *probe_add_signal(struct probe_signals *sigs, const char *id,
+                                      const char *source, enum probe_weight weight,
+                                      enum probe_kind supports, enum probe_axis axis,
+                                      const char *vendor, const char *text)
+{
+	struct probe_signal s = {.id = id,
+	                         .source = source,
+	                         .weight = weight,
+	                         .supports = supports,
+	                         .axis = axis,
+	                         .vendor = vendor};
+	probe_strlcpy(s.value, sizeof(s.value), text);
+	return probe_add(sigs, &s);
+}
+
 int probe_find(const struct probe_signals *sigs, const char *id)
 {
 	for (size_t i = 0; i < sigs->n; i++)
