@@ -279,6 +279,13 @@ struct probe_signal *probe_add_signal(struct probe_signals *sigs, const char *id
                                       const char *source, enum probe_weight weight,
                                       enum probe_kind supports, enum probe_axis axis,
                                       const char *vendor, const char *text);
+/* The same for a value the innermost kernel synthesised (kernel_reported),
+ * with the hypervisor it names or NULL. */
+struct probe_signal *probe_add_kernel_signal(struct probe_signals *sigs, const char *id,
+                                             const char *source, enum probe_weight weight,
+                                             enum probe_kind supports, enum probe_axis axis,
+                                             const char *vendor, const char *hypervisor,
+                                             const char *text);
 /* Index of signal id or -1. */
 int probe_find(const struct probe_signals *sigs, const char *id);
 

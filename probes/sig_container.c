@@ -93,18 +93,14 @@ static void probe_container_ns(struct probe_input *in, struct probe_signals *sig
 				num[n] = '\0';
 				if (*p == ']' && probe_parse_u64(num, &ino)) {
 					bool init = ino == probe_ns_initial[i].init_ino;
-					struct probe_signal s = {
-					    .id = probe_ns_initial[i].id,
-					    .family = PROBE_FAM_CONTAINER,
-					    .source = "/proc/self/ns",
-					    .weight = PROBE_STRONG,
-					    .supports =
-					        init ? PROBE_KIND_NONE : PROBE_KIND_CONTAINER,
-					    .axis = PROBE_AXIS_CONTAINER,
-					};
-					snprintf(s.value, sizeof(s.value), "%s:[%s]",
+					char sv[PROBE_VALUE_MAX];
+					snprintf(sv, sizeof(sv), "%s:[%s]",
 					         probe_ns_initial[i].name, num);
-					probe_add(sigs, &s);
+					probe_add_signal(sigs, probe_ns_initial[i].id,
+					                 "/proc/self/ns", PROBE_STRONG,
+					                 init ? PROBE_KIND_NONE
+					                      : PROBE_KIND_CONTAINER,
+					                 PROBE_AXIS_CONTAINER, NULL, sv);
 					break;
 				}
 			}
@@ -197,17 +193,10 @@ static void probe_container_mounts(struct probe_input *in, struct probe_signals 
 			rt = "lxc";
 		if (!rt)
 			continue;
-		struct probe_signal s = {
-		    .id = "container.mounts",
-		    .family = PROBE_FAM_CONTAINER,
-		    .source = "/proc/self/mountinfo bind mounts",
-		    .weight = PROBE_WEAK,
-		    .supports = PROBE_KIND_CONTAINER,
-		    .axis = PROBE_AXIS_CONTAINER,
-		    .vendor = rt,
-		};
-		snprintf(s.value, sizeof(s.value), "%.90s on %.90s", f[3], f[4]);
-		probe_add(sigs, &s);
+		char sv[PROBE_VALUE_MAX];
+		snprintf(sv, sizeof(sv), "%.90s on %.90s", f[3], f[4]);
+		probe_add_signal(sigs, "container.mounts", "/proc/self/mountinfo bind mounts",
+		                 PROBE_WEAK, PROBE_KIND_CONTAINER, PROBE_AXIS_CONTAINER, rt, sv);
 		return;
 	}
 }

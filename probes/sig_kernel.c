@@ -75,19 +75,13 @@ static void probe_kernel_uname_agree(struct probe_signals *sigs, const struct pr
 	    strncmp(pv + strlen("Linux version "), k->release, rl) == 0 &&
 	    (pv[strlen("Linux version ") + rl] == ' ' || pv[strlen("Linux version ") + rl] == '\0');
 	bool ver = strstr(pv, k->version) != NULL;
-	struct probe_signal s = {
-	    .id = "kernel.uname_proc_version",
-	    .family = PROBE_FAM_KERNEL,
-	    .source = "uname(2) vs /proc/version",
-	    .weight = PROBE_WEAK,
-	    .supports = PROBE_KIND_NONE,
-	    .axis = PROBE_AXIS_INFO,
-	};
-	snprintf(s.value, sizeof(s.value), "%s",
+	char sv[PROBE_VALUE_MAX];
+	snprintf(sv, sizeof(sv), "%s",
 	         rel && ver ? "agree"
 	         : rel      ? "disagree: the version differs"
 	                    : "disagree: the release differs");
-	probe_add(sigs, &s);
+	probe_add_signal(sigs, "kernel.uname_proc_version", "uname(2) vs /proc/version", PROBE_WEAK,
+	                 PROBE_KIND_NONE, PROBE_AXIS_INFO, NULL, sv);
 }
 
 static void probe_kernel_cmdline(struct probe_input *in, struct probe_signals *sigs,

@@ -75,16 +75,11 @@ static bool probe_seccomp(struct probe_input *in, struct probe_signals *sigs, co
 	    mode <= 2) {
 		/* Docker, Podman and Kubernetes' RuntimeDefault apply a filter;
 		 * so do some services on bare hosts: weak. */
-		struct probe_signal s = {
-		    .id = "syscall.seccomp_status",
-		    .family = PROBE_FAM_SYSCALL,
-		    .source = "/proc/self/status Seccomp",
-		    .weight = PROBE_WEAK,
-		    .supports = mode == 2 ? PROBE_KIND_CONTAINER : PROBE_KIND_NONE,
-		    .axis = mode == 2 ? PROBE_AXIS_CONTAINER : PROBE_AXIS_INFO,
-		};
-		snprintf(s.value, sizeof(s.value), "%llu", (unsigned long long)mode);
-		probe_add(sigs, &s);
+		char sv[PROBE_VALUE_MAX];
+		snprintf(sv, sizeof(sv), "%llu", (unsigned long long)mode);
+		probe_add_signal(sigs, "syscall.seccomp_status", "/proc/self/status Seccomp",
+		                 PROBE_WEAK, mode == 2 ? PROBE_KIND_CONTAINER : PROBE_KIND_NONE,
+		                 mode == 2 ? PROBE_AXIS_CONTAINER : PROBE_AXIS_INFO, NULL, sv);
 		st_mode = (int)mode;
 	}
 	if (calls && probe_syscall_result(calls, "prctl_seccomp", v, sizeof(v))) {
@@ -94,35 +89,24 @@ static bool probe_seccomp(struct probe_input *in, struct probe_signals *sigs, co
 	}
 	if (st_mode >= 0 && pr_mode >= 0) {
 		/* A filter that answers prctl for itself shows here. */
-		struct probe_signal s = {
-		    .id = "syscall.seccomp_agree",
-		    .family = PROBE_FAM_SYSCALL,
-		    .source = "prctl(PR_GET_SECCOMP) vs /proc/self/status Seccomp",
-		    .weight = PROBE_WEAK,
-		    .supports = PROBE_KIND_NONE,
-		    .axis = PROBE_AXIS_INFO,
-		};
-		snprintf(s.value, sizeof(s.value), "%s (status %d, prctl %s)",
+		char sv[PROBE_VALUE_MAX];
+		snprintf(sv, sizeof(sv), "%s (status %d, prctl %s)",
 		         st_mode == pr_mode ? "agree" : "disagree", st_mode,
 		         pr_mode <= 2 ? (pr_mode == 0   ? "0"
 		                         : pr_mode == 1 ? "1"
 		                                        : "2")
 		                      : "other");
-		probe_add(sigs, &s);
+		probe_add_signal(sigs, "syscall.seccomp_agree",
+		                 "prctl(PR_GET_SECCOMP) vs /proc/self/status Seccomp", PROBE_WEAK,
+		                 PROBE_KIND_NONE, PROBE_AXIS_INFO, NULL, sv);
 	}
 	if (status && probe_field(v, sizeof(v), status, "TracerPid") && probe_parse_u64(v, &mode)) {
 		/* A tracer (debugger, strace, proot) slows calls down; noted so
 		 * the timing below can be read with it in mind. */
-		struct probe_signal s = {
-		    .id = "syscall.tracer_pid",
-		    .family = PROBE_FAM_SYSCALL,
-		    .source = "/proc/self/status TracerPid",
-		    .weight = PROBE_WEAK,
-		    .supports = PROBE_KIND_NONE,
-		    .axis = PROBE_AXIS_INFO,
-		};
-		snprintf(s.value, sizeof(s.value), "%llu", (unsigned long long)mode);
-		probe_add(sigs, &s);
+		char sv[PROBE_VALUE_MAX];
+		snprintf(sv, sizeof(sv), "%llu", (unsigned long long)mode);
+		probe_add_signal(sigs, "syscall.tracer_pid", "/proc/self/status TracerPid",
+		                 PROBE_WEAK, PROBE_KIND_NONE, PROBE_AXIS_INFO, NULL, sv);
 	}
 	bool forged = false;
 	for (size_t i = 0; i < sigs->n; i++)
@@ -144,16 +128,11 @@ static void probe_syscall_timing(struct probe_input *in, struct probe_signals *s
 	 * systrap platforms are fast, so a fast call is no evidence against it.
 	 */
 	bool slow = ns > 10000 && !traced; /* a tracer alone makes calls this slow */
-	struct probe_signal s = {
-	    .id = "syscall.roundtrip_ns",
-	    .family = PROBE_FAM_SYSCALL,
-	    .source = "median getppid round trip",
-	    .weight = PROBE_WEAK,
-	    .supports = slow ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
-	    .axis = slow ? PROBE_AXIS_GVISOR : PROBE_AXIS_INFO,
-	};
-	snprintf(s.value, sizeof(s.value), "%llu", (unsigned long long)ns);
-	probe_add(sigs, &s);
+	char sv[PROBE_VALUE_MAX];
+	snprintf(sv, sizeof(sv), "%llu", (unsigned long long)ns);
+	probe_add_signal(sigs, "syscall.roundtrip_ns", "median getppid round trip", PROBE_WEAK,
+	                 slow ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
+	                 slow ? PROBE_AXIS_GVISOR : PROBE_AXIS_INFO, NULL, sv);
 }
 
 void probe_sig_syscall(struct probe_input *in, struct probe_signals *sigs)
