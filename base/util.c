@@ -85,6 +85,27 @@ ssize_t isotier__read_full(int fd, void *buf, size_t len)
 	return transfer_all(step_read, fd, buf, len, true);
 }
 
+void isotier__strbuf_add(isotier_strbuf *b, const char *s, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		char *nb = realloc(b->buf, cap);
+		if (!nb) {
+			b->oom = true;
+			return;
+		}
+		b->buf = nb;
+		b->cap = cap;
+	}
+	memcpy(b->buf + b->len, s, n);
+	b->len += n;
+	b->buf[b->len] = '\0';
+}
+
 void isotier__utc_now(char *buf, size_t len)
 {
 	time_t now = time(NULL);
