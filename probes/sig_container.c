@@ -254,21 +254,15 @@ static void probe_container_rootfs(struct probe_input *in, struct probe_signals 
 	            probe_starts_with(source, "/dev/");
 	if (!rt && bound)
 		rt = "";
-	struct probe_signal s = {
-	    .id = "container.root_fs",
-	    .family = PROBE_FAM_CONTAINER,
-	    .source = "/proc/self/mountinfo",
-	    .weight = PROBE_WEAK,
-	    .supports = rt ? PROBE_KIND_CONTAINER : PROBE_KIND_NONE,
-	    .axis = rt || disk ? PROBE_AXIS_CONTAINER : PROBE_AXIS_INFO,
-	    .vendor = rt ? rt : "",
-	};
+	char sv[PROBE_VALUE_MAX];
 	if (bound)
-		snprintf(s.value, sizeof(s.value), "%.40s %.60s root %.80s", fstype, source, rootf);
+		snprintf(sv, sizeof(sv), "%.40s %.60s root %.80s", fstype, source, rootf);
 	else
-		snprintf(s.value, sizeof(s.value), "%s %s", fstype, source);
-	probe_rstrip(s.value);
-	probe_add(sigs, &s);
+		snprintf(sv, sizeof(sv), "%s %s", fstype, source);
+	probe_rstrip(sv);
+	probe_add_signal(sigs, "container.root_fs", "/proc/self/mountinfo", PROBE_WEAK,
+	                 rt ? PROBE_KIND_CONTAINER : PROBE_KIND_NONE,
+	                 rt || disk ? PROBE_AXIS_CONTAINER : PROBE_AXIS_INFO, rt ? rt : "", sv);
 }
 
 static void probe_container_pid1(struct probe_input *in, struct probe_signals *sigs)
@@ -311,24 +305,19 @@ static void probe_container_uid_map(struct probe_input *in, struct probe_signals
 	if (!lines)
 		return;
 	full = full && lines == 1;
-	struct probe_signal s = {
-	    .id = "container.uid_map",
-	    .family = PROBE_FAM_CONTAINER,
-	    .source = "/proc/self/uid_map",
-	    .weight = PROBE_WEAK,
-	    .supports = full ? PROBE_KIND_NONE : PROBE_KIND_CONTAINER,
-	    /* A full map is also what Docker shows (no user namespace): only a
-	     * partial map says something. */
-	    .axis = full ? PROBE_AXIS_INFO : PROBE_AXIS_CONTAINER,
-	};
-	probe_first_line(s.value, sizeof(s.value), text);
+	char sv[PROBE_VALUE_MAX];
+	probe_first_line(sv, sizeof(sv), text);
 	/* Collapse the column padding. */
-	char *w = s.value;
-	for (const char *r = s.value; *r; r++)
-		if (*r != ' ' || (w > s.value && w[-1] != ' '))
+	char *w = sv;
+	for (const char *r = sv; *r; r++)
+		if (*r != ' ' || (w > sv && w[-1] != ' '))
 			*w++ = *r;
 	*w = '\0';
-	probe_add(sigs, &s);
+	/* A full map is also what Docker shows (no user namespace): only a
+	 * partial map says something. */
+	probe_add_signal(sigs, "container.uid_map", "/proc/self/uid_map", PROBE_WEAK,
+	                 full ? PROBE_KIND_NONE : PROBE_KIND_CONTAINER,
+	                 full ? PROBE_AXIS_INFO : PROBE_AXIS_CONTAINER, NULL, sv);
 }
 
 static void probe_container_capbnd(struct probe_input *in, struct probe_signals *sigs)

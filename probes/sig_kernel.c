@@ -115,16 +115,10 @@ static void probe_kernel_log(struct probe_input *in, struct probe_signals *sigs)
 			g = true;
 		line = eol ? eol + 1 : NULL;
 	}
-	struct probe_signal s = {
-	    .id = "kernel.log",
-	    .family = PROBE_FAM_KERNEL,
-	    .source = "kernel log (klogctl or /dev/kmsg)",
-	    .weight = PROBE_WEAK,
-	    .supports = g ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
-	    .axis = PROBE_AXIS_GVISOR,
-	};
-	probe_first_line(s.value, sizeof(s.value), text);
-	probe_add(sigs, &s);
+	char sv[PROBE_VALUE_MAX];
+	probe_first_line(sv, sizeof(sv), text);
+	probe_add_signal(sigs, "kernel.log", "kernel log (klogctl or /dev/kmsg)", PROBE_WEAK,
+	                 g ? PROBE_KIND_GVISOR : PROBE_KIND_NONE, PROBE_AXIS_GVISOR, NULL, sv);
 }
 
 /*
@@ -163,24 +157,17 @@ static void probe_kernel_nsfs(struct probe_input *in, struct probe_signals *sigs
 	}
 	if (!linux_like && !other)
 		return;
-	struct probe_signal s = {
-	    .id = "kernel.nsfs_inodes",
-	    .family = PROBE_FAM_KERNEL,
-	    .source = "/proc/self/ns/* inode numbers",
-	    /*
-	     * Behaviour, not text: Linux-range numbers come from a Linux
-	     * kernel's nsfs (strong against gVisor); small ones only hint at
-	     * gVisor (another kernel could number them so).
-	     */
-	    .weight = other && !linux_like ? PROBE_WEAK : PROBE_STRONG,
-	    .supports = other && !linux_like ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
-	    .axis = PROBE_AXIS_GVISOR,
-	};
-	if (other && !linux_like)
-		snprintf(s.value, sizeof(s.value), "non-linux (%s)", first_other);
-	else
-		snprintf(s.value, sizeof(s.value), "linux");
-	probe_add(sigs, &s);
+	/*
+	 * Behaviour, not text: Linux-range numbers come from a Linux kernel's
+	 * nsfs (strong against gVisor); small ones only hint at gVisor (another
+	 * kernel could number them so).
+	 */
+	bool gv = other && !linux_like;
+	char sv[PROBE_VALUE_MAX];
+	snprintf(sv, sizeof(sv), gv ? "non-linux (%s)" : "linux", first_other);
+	probe_add_signal(sigs, "kernel.nsfs_inodes", "/proc/self/ns/* inode numbers",
+	                 gv ? PROBE_WEAK : PROBE_STRONG, gv ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
+	                 PROBE_AXIS_GVISOR, NULL, sv);
 }
 
 /* A boot_id is a canonical UUID (8-4-4-4-12 lowercase hex); anything else is

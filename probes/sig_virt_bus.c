@@ -124,19 +124,11 @@ static void probe_virt_cmdline(struct probe_input *in, struct probe_signals *sig
 		const char *vendor = probe_starts_with(dev, "4K@0xd")      ? "firecracker"
 		                     : probe_starts_with(dev, "512@0xfeb") ? "qemu"
 		                                                           : "";
-		struct probe_signal s = {
-		    .id = "virt.cmdline_virtio_mmio",
-		    .family = PROBE_FAM_VIRT,
-		    .source = "/proc/cmdline",
-		    .weight = PROBE_WEAK,
-		    .supports = PROBE_KIND_VM,
-		    .axis = PROBE_AXIS_VM,
-		    .vendor = vendor,
-		    .kernel_reported = true,
-		};
 		size_t n = strcspn(mmio, " \n");
-		snprintf(s.value, sizeof(s.value), "%.*s", (int)(n < 120 ? n : 120), mmio);
-		probe_add(sigs, &s);
+		char sv[PROBE_VALUE_MAX];
+		snprintf(sv, sizeof(sv), "%.*s", (int)(n < 120 ? n : 120), mmio);
+		probe_add_kernel_signal(sigs, "virt.cmdline_virtio_mmio", "/proc/cmdline",
+		                        PROBE_WEAK, PROBE_KIND_VM, PROBE_AXIS_VM, vendor, NULL, sv);
 	}
 	/* libkrun boots its kernel with init=/init.krun (and tsi_hijack for
 	 * its transparent socket impersonation); console=hvc0 is a virtio
