@@ -38,14 +38,20 @@ static void probe_kernel_uname(struct probe_input *in, struct probe_signals *sig
 	}
 }
 
+/* The first line of path into out; false when it is absent or empty (no clue). */
+static bool probe_kernel_line(struct probe_input *in, const char *path, char *out, size_t outsz)
+{
+	const char *text = probe_read(in, path, NULL);
+	if (!text)
+		return false;
+	probe_first_line(out, outsz, text);
+	return out[0] != '\0';
+}
+
 static void probe_kernel_proc_version(struct probe_input *in, struct probe_signals *sigs,
                                       struct probe_kernel *k)
 {
-	const char *text = probe_read(in, "/proc/version", NULL);
-	if (!text)
-		return;
-	probe_first_line(k->proc_version, sizeof(k->proc_version), text);
-	if (!k->proc_version[0])
+	if (!probe_kernel_line(in, "/proc/version", k->proc_version, sizeof(k->proc_version)))
 		return;
 	/* Linux: "Linux version R (user@host) (gcc ...) #N ..."; gVisor has no
 	 * parenthesised build fields and its fixed date. */
@@ -87,12 +93,8 @@ static void probe_kernel_uname_agree(struct probe_signals *sigs, const struct pr
 static void probe_kernel_cmdline(struct probe_input *in, struct probe_signals *sigs,
                                  struct probe_kernel *k)
 {
-	const char *text = probe_read(in, "/proc/cmdline", NULL);
-	if (!text)
-		return;
-	probe_first_line(k->cmdline, sizeof(k->cmdline), text);
 	/* An empty command line (some container runtimes' fake /proc) is no clue. */
-	if (!k->cmdline[0])
+	if (!probe_kernel_line(in, "/proc/cmdline", k->cmdline, sizeof(k->cmdline)))
 		return;
 	bool g = strstr(k->cmdline, "-gvisor") != NULL;
 	probe_add_signal(sigs, "kernel.cmdline", "/proc/cmdline", PROBE_WEAK,
