@@ -170,14 +170,7 @@ static int bwrap_exec(void *p, const isotier_exec_request *req, int *exit_status
 		isotier__argv_push(&a, req->argv[i]);
 	if (a.oom)
 		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "bwrap: out of memory");
-	isotier_proc_opts o = {
-	    .argv = (const char *const *)a.v,
-	    .stdin_fd = req->stdin_fd,
-	    .stdout_fd = req->stdout_fd,
-	    .stderr_fd = req->stderr_fd,
-	    .timeout_s = isotier__exec_timeout(&s->spec, req),
-	    .cancel_fd = isotier__exec_cancel_fd(&s->spec, req),
-	};
+	isotier_proc_opts o = isotier__exec_proc_opts(&s->spec, req, a.v);
 	rc = isotier__proc_run(&o, exit_status, err);
 	if (rc)
 		return isotier__error_prefix(err, "bwrap: exec %s", req->argv[0]);

@@ -255,16 +255,9 @@ static int nspawn_exec(void *p, const isotier_exec_request *req, int *exit_statu
 		                          "nspawn: out of memory (or a path too long to bind)");
 	static const char *const envp[] = {
 	    "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", NULL};
-	isotier_proc_opts o = {
-	    .argv = (const char *const *)a.v,
-	    .envp = envp,
-	    .cwd = "/", /* the wrapper's shell would export our directory as PWD */
-	    .stdin_fd = req->stdin_fd,
-	    .stdout_fd = req->stdout_fd,
-	    .stderr_fd = req->stderr_fd,
-	    .timeout_s = isotier__exec_timeout(&s->spec, req),
-	    .cancel_fd = isotier__exec_cancel_fd(&s->spec, req),
-	};
+	isotier_proc_opts o = isotier__exec_proc_opts(&s->spec, req, a.v);
+	o.envp = envp;
+	o.cwd = "/"; /* the wrapper's shell would export our directory as PWD */
 	rc = isotier__proc_run(&o, exit_status, err);
 	if (rc)
 		return isotier__error_prefix(err, "nspawn: exec %s", req->argv[0]);

@@ -86,6 +86,17 @@ int isotier__exec_cancel_fd(const isotier_spec_copy *c, const isotier_exec_reque
 	return c && c->cancel_fd > 0 ? c->cancel_fd : -1;
 }
 
+isotier_proc_opts isotier__exec_proc_opts(const isotier_spec_copy *c,
+                                          const isotier_exec_request *req, char *const *argv)
+{
+	return (isotier_proc_opts){.argv = (const char *const *)argv,
+	                           .stdin_fd = req->stdin_fd,
+	                           .stdout_fd = req->stdout_fd,
+	                           .stderr_fd = req->stderr_fd,
+	                           .timeout_s = isotier__exec_timeout(c, req),
+	                           .cancel_fd = isotier__exec_cancel_fd(c, req)};
+}
+
 int isotier__exec_check(const isotier_exec_request *req, isotier_error *err)
 {
 	if (!req || !req->argv || !req->argv[0] || !req->argv[0][0])

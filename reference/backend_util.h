@@ -28,6 +28,10 @@ void isotier__spec_copy_clear(isotier_spec_copy *c);
 int isotier__exec_timeout(const isotier_spec_copy *c, const isotier_exec_request *req);
 /* The cancel descriptor of one exec: the request's, else the spec's (<= 0: none). */
 int isotier__exec_cancel_fd(const isotier_spec_copy *c, const isotier_exec_request *req);
+/* How one exec runs argv: the request's descriptors, isotier__exec_timeout and
+ * isotier__exec_cancel_fd; a backend sets what else it needs on the copy. */
+isotier_proc_opts isotier__exec_proc_opts(const isotier_spec_copy *c,
+                                          const isotier_exec_request *req, char *const *argv);
 /* Checks the request: argv non-empty, bounded. */
 int isotier__exec_check(const isotier_exec_request *req, isotier_error *err);
 

@@ -428,16 +428,9 @@ int isotier__engine_exec(void *p, const isotier_exec_request *req, int *exit_sta
 		isotier__argv_push(&a, req->argv[i]);
 	if (a.oom)
 		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "%s: out of memory", e->backend);
-	isotier_proc_opts o = {
-	    .argv = (const char *const *)a.v,
-	    .stdin_fd = req->stdin_fd,
-	    .stdout_fd = req->stdout_fd,
-	    .stderr_fd = req->stderr_fd,
-	    .timeout_s = isotier__exec_timeout(&s->spec, req),
-	    .cancel_fd = isotier__exec_cancel_fd(&s->spec, req),
-	    .on_cancel = cancel_run,
-	    .on_cancel_ctx = &(struct cancel_ctx){.s = s, .name = name},
-	};
+	isotier_proc_opts o = isotier__exec_proc_opts(&s->spec, req, a.v);
+	o.on_cancel = cancel_run;
+	o.on_cancel_ctx = &(struct cancel_ctx){.s = s, .name = name};
 	/* No lease, no container: a SIGKILL after it starts would leave it for
 	 * no sweep to find. */
 	if (engine_lease(s, "container", name) < 0)
