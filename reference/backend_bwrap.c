@@ -102,10 +102,8 @@ static int variant_provision(void **out, const bwrap_variant *v, const isotier_b
 	if (!s)
 		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "bwrap: out of memory");
 	s->v = v;
-	int rc = isotier__spec_copy_init(&s->spec, spec, err);
-	if (!rc && !s->spec.minimal_root)
-		rc = isotier__root_entries(&s->entries, &s->n_entries,
-		                           s->spec.rootfs ? s->spec.rootfs : "/", err);
+	int rc =
+	    isotier__provision_root(&s->spec, &s->entries, &s->n_entries, NULL, NULL, spec, err);
 	if (rc) {
 		bwrap_destroy(s);
 		return isotier__error_prefix(err, "bwrap: provision");

@@ -149,12 +149,8 @@ static int nspawn_provision(void **out, const isotier_backend_spec *spec, isotie
 	nspawn_state *s = calloc(1, sizeof *s);
 	if (!s)
 		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "nspawn: out of memory");
-	int rc = isotier__spec_copy_init(&s->spec, spec, err);
-	if (!rc && !s->spec.minimal_root)
-		rc = isotier__root_entries(&s->entries, &s->n_entries,
-		                           s->spec.rootfs ? s->spec.rootfs : "/", err);
-	if (!rc)
-		rc = isotier__mkdtemp(&s->dir, "isotier-nspawn", err);
+	int rc = isotier__provision_root(&s->spec, &s->entries, &s->n_entries, &s->dir,
+	                                 "isotier-nspawn", spec, err);
 	if (!rc)
 		rc = make_root(s, err);
 	if (rc) {

@@ -86,6 +86,18 @@ int isotier__exec_cancel_fd(const isotier_spec_copy *c, const isotier_exec_reque
 	return c && c->cancel_fd > 0 ? c->cancel_fd : -1;
 }
 
+int isotier__provision_root(isotier_spec_copy *c, isotier_root_entry **entries, size_t *n_entries,
+                            char **dir, const char *dir_prefix, const isotier_backend_spec *spec,
+                            isotier_error *err)
+{
+	int rc = isotier__spec_copy_init(c, spec, err);
+	if (!rc && !c->minimal_root)
+		rc = isotier__root_entries(entries, n_entries, c->rootfs ? c->rootfs : "/", err);
+	if (!rc && dir_prefix)
+		rc = isotier__mkdtemp(dir, dir_prefix, err);
+	return rc;
+}
+
 isotier_proc_opts isotier__exec_proc_opts(const isotier_spec_copy *c,
                                           const isotier_exec_request *req, char *const *argv)
 {

@@ -49,6 +49,13 @@ typedef struct isotier_root_entry {
 int isotier__root_entries(isotier_root_entry **out, size_t *n, const char *root,
                           isotier_error *err);
 void isotier__root_entries_free(isotier_root_entry *e, size_t n);
+/* How a backend's provision starts: spec copied into c, the entries of its
+ * root (spec's rootfs, else "/"; none for a minimal root) and, with a
+ * dir_prefix, a fresh private directory in *dir (isotier__mkdtemp). What it
+ * made stays set for the caller's destroy to free on any error. */
+int isotier__provision_root(isotier_spec_copy *c, isotier_root_entry **entries, size_t *n_entries,
+                            char **dir, const char *dir_prefix, const isotier_backend_spec *spec,
+                            isotier_error *err);
 
 /* A sink (see proc.h) that writes everything to fd. A reader that stops
  * reading cannot hold us past deadline_ms (isotier__now_ms() based; 0: none)

@@ -314,12 +314,8 @@ int isotier__engine_provision(void **out, const isotier_engine *e, const isotier
 	s->e = e;
 	if (e->podman)
 		isotier__cgroup_hybrid(s->unmount, sizeof s->unmount);
-	int rc = isotier__spec_copy_init(&s->spec, spec, err);
-	if (!rc && !s->spec.minimal_root)
-		rc = isotier__root_entries(&s->entries, &s->n_entries,
-		                           s->spec.rootfs ? s->spec.rootfs : "/", err);
-	if (!rc)
-		rc = isotier__mkdtemp(&s->dir, "isotier-engine", err);
+	int rc = isotier__provision_root(&s->spec, &s->entries, &s->n_entries, &s->dir,
+	                                 "isotier-engine", spec, err);
 	if (!rc)
 		rc = write_root(s, err);
 	if (!rc) {

@@ -139,12 +139,8 @@ int isotier__oci_provision(isotier_oci_bundle **out, const isotier_oci_runtime *
 	b->rt = rt;
 	if (rt->no_hybrid_cgroups)
 		isotier__cgroup_hybrid(b->unmount, sizeof b->unmount);
-	int rc = isotier__spec_copy_init(&b->spec, spec, err);
-	if (!rc && !b->spec.minimal_root)
-		rc = isotier__root_entries(&b->entries, &b->n_entries,
-		                           b->spec.rootfs ? b->spec.rootfs : "/", err);
-	if (!rc)
-		rc = isotier__mkdtemp(&b->dir, "isotier-bundle", err);
+	int rc = isotier__provision_root(&b->spec, &b->entries, &b->n_entries, &b->dir,
+	                                 "isotier-bundle", spec, err);
 	if (!rc) { /* its containers live in its private state: a sweep deletes them there */
 		isotier_lease l = {.kind = "oci",
 		                   .backend = rt->name,
