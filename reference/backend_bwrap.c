@@ -86,8 +86,7 @@ static void bwrap_destroy(void *p)
 	bwrap_state *s = p;
 	if (!s)
 		return;
-	isotier__root_entries_free(s->entries, s->n_entries);
-	isotier__spec_copy_clear(&s->spec);
+	isotier__provision_root_clear(&s->spec, s->entries, s->n_entries, NULL);
 	free(s);
 }
 

@@ -84,12 +84,7 @@ static void nspawn_destroy(void *p)
 	nspawn_state *s = p;
 	if (!s)
 		return;
-	if (s->dir) {
-		isotier__rmtree(s->dir);
-		free(s->dir);
-	}
-	isotier__root_entries_free(s->entries, s->n_entries);
-	isotier__spec_copy_clear(&s->spec);
+	isotier__provision_root_clear(&s->spec, s->entries, s->n_entries, s->dir);
 	free(s);
 }
 
@@ -127,13 +122,9 @@ static int make_root(nspawn_state *s, isotier_error *err)
 		snprintf(path, sizeof path, "%s/%s", s->dir, nodes[i].name);
 		rc = make_node(path, nodes[i].file, err);
 	}
-	for (size_t i = 0; i < s->n_entries && !rc; i++) {
-		if (!s->entries[i].link)
-			continue;
-		snprintf(path, sizeof path, "%s/root/%s", s->dir, s->entries[i].name);
-		if (symlink(s->entries[i].link, path) != 0)
-			rc = isotier__error_set(err, ISOTIER_EIO, errno, "symlink %s", path);
-	}
+	snprintf(path, sizeof path, "%s/root", s->dir);
+	if (!rc)
+		rc = isotier__root_symlinks(path, s->entries, s->n_entries, err);
 	/* nspawn's lock file goes next to root/ (".#root.lck"): in our directory. */
 	if (!rc && chmod(s->dir, 0711) != 0)
 		rc = isotier__error_set(err, ISOTIER_EIO, errno, "chmod %s", s->dir);

@@ -98,6 +98,31 @@ int isotier__provision_root(isotier_spec_copy *c, isotier_root_entry **entries, 
 	return rc;
 }
 
+void isotier__provision_root_clear(isotier_spec_copy *c, isotier_root_entry *entries,
+                                   size_t n_entries, char *dir)
+{
+	if (dir) {
+		isotier__rmtree(dir);
+		free(dir);
+	}
+	isotier__root_entries_free(entries, n_entries);
+	isotier__spec_copy_clear(c);
+}
+
+int isotier__root_symlinks(const char *root, const isotier_root_entry *entries, size_t n_entries,
+                           isotier_error *err)
+{
+	char path[4096];
+	for (size_t i = 0; i < n_entries; i++) {
+		if (!entries[i].link)
+			continue;
+		snprintf(path, sizeof path, "%s/%s", root, entries[i].name);
+		if (symlink(entries[i].link, path) != 0)
+			return isotier__error_set(err, ISOTIER_EIO, errno, "symlink %s", path);
+	}
+	return 0;
+}
+
 isotier_proc_opts isotier__exec_proc_opts(const isotier_spec_copy *c,
                                           const isotier_exec_request *req, char *const *argv)
 {

@@ -56,6 +56,13 @@ void isotier__root_entries_free(isotier_root_entry *e, size_t n);
 int isotier__provision_root(isotier_spec_copy *c, isotier_root_entry **entries, size_t *n_entries,
                             char **dir, const char *dir_prefix, const isotier_backend_spec *spec,
                             isotier_error *err);
+/* Undoes isotier__provision_root: dir (NULL: none) removed and freed, then
+ * the entries and the spec copy freed. */
+void isotier__provision_root_clear(isotier_spec_copy *c, isotier_root_entry *entries,
+                                   size_t n_entries, char *dir);
+/* The symlinks among entries, made under root (a directory already there). */
+int isotier__root_symlinks(const char *root, const isotier_root_entry *entries, size_t n_entries,
+                           isotier_error *err);
 
 /* A sink (see proc.h) that writes everything to fd. A reader that stops
  * reading cannot hold us past deadline_ms (isotier__now_ms() based; 0: none)

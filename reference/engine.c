@@ -158,12 +158,7 @@ void isotier__engine_destroy(void *p)
 	if (s->id[0])
 		remove_containers(s);
 	/* s->image is shared by every run of the same probe: kept (see import_image). */
-	if (s->dir) {
-		isotier__rmtree(s->dir);
-		free(s->dir);
-	}
-	isotier__root_entries_free(s->entries, s->n_entries);
-	isotier__spec_copy_clear(&s->spec);
+	isotier__provision_root_clear(&s->spec, s->entries, s->n_entries, s->dir);
 	free(s);
 }
 

@@ -97,11 +97,8 @@ void isotier__oci_destroy(isotier_oci_bundle *b)
 	if (b->dir) {
 		delete_registered(b, NULL);
 		isotier__lease_drop("oci", strrchr(b->dir, '/') + 1);
-		isotier__rmtree(b->dir);
-		free(b->dir);
 	}
-	isotier__root_entries_free(b->entries, b->n_entries);
-	isotier__spec_copy_clear(&b->spec);
+	isotier__provision_root_clear(&b->spec, b->entries, b->n_entries, b->dir);
 	free(b->written);
 	free(b);
 }
@@ -169,13 +166,8 @@ int isotier__oci_provision(isotier_oci_bundle **out, const isotier_oci_runtime *
 	snprintf(path, sizeof path, "%s/rootfs", b->dir);
 	if (!rc && (chmod(b->dir, 0711) != 0 || chmod(path, 0755) != 0))
 		rc = isotier__error_set(err, ISOTIER_EIO, errno, "chmod %s", path);
-	for (size_t i = 0; i < b->n_entries && !rc; i++) {
-		if (!b->entries[i].link)
-			continue;
-		snprintf(path, sizeof path, "%s/rootfs/%s", b->dir, b->entries[i].name);
-		if (symlink(b->entries[i].link, path) != 0)
-			rc = isotier__error_set(err, ISOTIER_EIO, errno, "symlink %s", path);
-	}
+	if (!rc)
+		rc = isotier__root_symlinks(path, b->entries, b->n_entries, err);
 	if (rc) {
 		isotier__oci_destroy(b);
 		return rc;
