@@ -92,6 +92,10 @@ char *probe_slurp_fd(int fd, size_t max, size_t *len);
 size_t probe_list_fd(int fd, char **names, size_t max);
 /* Same for a live path, for the producers that read the running system. */
 size_t probe_list_live(const char *path, char **names, size_t max);
+/* Reads (or with writing, writes) up to len bytes at fd, a signal's
+ * interruption taken again; stops at end of file or the first error. The
+ * bytes moved: a write is whole when that is len. */
+size_t probe_transfer(int fd, void *buf, size_t len, bool writing);
 
 /* ---- live.c: producers of the non-file inputs -------------------------- */
 
