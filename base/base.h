@@ -101,6 +101,16 @@ const char *isotier__json_duplicate_key(const struct cJSON *item);
 /* A copy of s with every byte that is not part of valid UTF-8 replaced by
  * U+FFFD; *n_replaced (may be NULL) counts them. NULL: out of memory. */
 char *isotier__utf8_scrub(const char *s, size_t *n_replaced);
+
+/* A growing NUL-terminated string (buf NULL until the first append). After a
+ * failed allocation appends do nothing and oom stays set, so a writer checks
+ * once, at the end; the caller frees buf. */
+typedef struct isotier_strbuf {
+	char *buf;
+	size_t len, cap;
+	bool oom;
+} isotier_strbuf;
+void isotier__strbuf_add(isotier_strbuf *b, const char *s, size_t n);
 /* Scrubs every key and string under item (and its siblings) in place;
  * adds the count to *replaced. 0, or -1 out of memory. */
 int isotier__json_scrub(struct cJSON *item, size_t *replaced);

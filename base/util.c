@@ -24,55 +24,86 @@ struct timespec isotier__time_after_ms(int clock, long ms)
 	return ts;
 }
 
-int isotier__random_bytes(void *buf, size_t len)
+/* One step of a whole-buffer transfer: as much as the call moves at once. */
+typedef ssize_t (*transfer_step)(int fd, void *buf, size_t len);
+
+static ssize_t step_getrandom(int fd, void *buf, size_t len)
 {
-	size_t got = 0;
-	while (got < len) {
-		ssize_t n = getrandom((unsigned char *)buf + got, len - got, 0);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			if (n == 0)
-				errno = EIO;
-			return -1;
-		}
-		got += (size_t)n;
-	}
-	return 0;
+	(void)fd;
+	return getrandom(buf, len, 0);
 }
 
-int isotier__write_all(int fd, const void *buf, size_t len)
+static ssize_t step_write(int fd, void *buf, size_t len)
 {
-	const char *p = buf;
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			if (n == 0)
-				errno = EIO;
-			return -1;
-		}
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
+	return write(fd, buf, len);
 }
 
-ssize_t isotier__read_full(int fd, void *buf, size_t len)
+static ssize_t step_read(int fd, void *buf, size_t len)
 {
-	size_t got = 0;
-	while (got < len) {
-		ssize_t n = read(fd, (char *)buf + got, len - got);
+	return read(fd, buf, len);
+}
+
+/*
+ * The loop the three transfers below share: a step cut short by a signal is
+ * taken again; an error ends it with -1. A step that moves nothing ends it
+ * too: at_eof says whether that is the end (read) or an error (EIO: write,
+ * getrandom). The bytes moved, or -1.
+ */
+static ssize_t transfer_all(transfer_step step, int fd, void *buf, size_t len, bool at_eof)
+{
+	size_t done = 0;
+	while (done < len) {
+		ssize_t n = step(fd, (char *)buf + done, len - done);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n < 0)
 			return -1;
-		if (n == 0)
-			break;
-		got += (size_t)n;
+		if (n == 0) {
+			if (at_eof)
+				break;
+			errno = EIO;
+			return -1;
+		}
+		done += (size_t)n;
 	}
-	return (ssize_t)got;
+	return (ssize_t)done;
+}
+
+int isotier__random_bytes(void *buf, size_t len)
+{
+	return transfer_all(step_getrandom, -1, buf, len, false) < 0 ? -1 : 0;
+}
+
+int isotier__write_all(int fd, const void *buf, size_t len)
+{
+	/* write(2) reads buf; the step's type is shared with read. */
+	return transfer_all(step_write, fd, (void *)buf, len, false) < 0 ? -1 : 0;
+}
+
+ssize_t isotier__read_full(int fd, void *buf, size_t len)
+{
+	return transfer_all(step_read, fd, buf, len, true);
+}
+
+void isotier__strbuf_add(isotier_strbuf *b, const char *s, size_t n)
+{
+	if (b->oom)
+		return;
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		while (cap < b->len + n + 1)
+			cap *= 2;
+		char *nb = realloc(b->buf, cap);
+		if (!nb) {
+			b->oom = true;
+			return;
+		}
+		b->buf = nb;
+		b->cap = cap;
+	}
+	memcpy(b->buf + b->len, s, n);
+	b->len += n;
+	b->buf[b->len] = '\0';
 }
 
 void isotier__utc_now(char *buf, size_t len)

@@ -22,49 +22,22 @@
 
 #include <string.h>
 
-struct canon {
-	char *buf;
-	size_t len, cap;
-	bool oom;
-};
-
-static void put(struct canon *c, const char *s, size_t n)
-{
-	if (c->oom)
-		return;
-	if (c->len + n + 1 > c->cap) {
-		size_t cap = c->cap ? c->cap : 256;
-		while (cap < c->len + n + 1)
-			cap *= 2;
-		char *nb = realloc(c->buf, cap);
-		if (!nb) {
-			c->oom = true;
-			return;
-		}
-		c->buf = nb;
-		c->cap = cap;
-	}
-	memcpy(c->buf + c->len, s, n);
-	c->len += n;
-	c->buf[c->len] = '\0';
-}
-
-static void field(struct canon *c, const char *s)
+static void field(isotier_strbuf *c, const char *s)
 {
 	char head[32];
 	size_t n = s ? strlen(s) : 0;
 	int h = snprintf(head, sizeof head, "\n%zu:", n);
-	put(c, head, (size_t)h);
-	put(c, s ? s : "", n);
+	isotier__strbuf_add(c, head, (size_t)h);
+	isotier__strbuf_add(c, s ? s : "", n);
 }
 
 char *isotier__claim_digest(const isotier_provider *p)
 {
 	if (!p)
 		return NULL;
-	struct canon c = {0};
+	isotier_strbuf c = {0};
 	char count[24];
-	put(&c, "isotier-claim/1", strlen("isotier-claim/1"));
+	isotier__strbuf_add(&c, "isotier-claim/1", strlen("isotier-claim/1"));
 	field(&c, p->id);
 	field(&c, isotier_tier_name(p->tier));
 	field(&c, p->mechanism);

@@ -15,20 +15,27 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-static char *probe_read_fd(int fd, size_t max, size_t *len)
+size_t probe_transfer(int fd, void *buf, size_t len, bool writing)
 {
-	char *buf = malloc(max + 1);
+	char *p = buf;
 	size_t n = 0;
-	if (!buf)
-		return NULL;
-	while (n < max) {
-		ssize_t r = read(fd, buf + n, max - n);
+	while (n < len) {
+		ssize_t r = writing ? write(fd, p + n, len - n) : read(fd, p + n, len - n);
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r <= 0)
 			break;
 		n += (size_t)r;
 	}
+	return n;
+}
+
+static char *probe_read_fd(int fd, size_t max, size_t *len)
+{
+	char *buf = malloc(max + 1);
+	if (!buf)
+		return NULL;
+	size_t n = probe_transfer(fd, buf, max, false);
 	buf[n] = '\0';
 	if (len)
 		*len = n;

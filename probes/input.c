@@ -187,15 +187,8 @@ static bool probe_capture_write(struct probe_input *in, const char *path, const 
 	int fd = probe_open_beneath(in->capture_fd, path, O_WRONLY | O_CREAT | O_EXCL, true);
 	if (fd < 0)
 		return false;
-	size_t off = 0;
-	while (off < len) {
-		ssize_t w = write(fd, data + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		off += (size_t)w;
-	}
+	/* write(2) only reads data; the loop is shared with reading. */
+	size_t off = probe_transfer(fd, (char *)data, len, true);
 	return close(fd) == 0 && off == len;
 }
 

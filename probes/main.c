@@ -314,6 +314,19 @@ static int probe_parse_args(struct probe_opts *o, int argc, char **argv, int *rc
  * initramfs itself (ramfs or tmpfs). runc and runsc start payloads as PID 1
  * too, but with /proc mounted and an image as root.
  */
+/*
+ * A usage error in options that go together: said on stderr, and the exit
+ * status becomes PROBE_EX_USAGE. True when the probe stops here; as /init
+ * it carries on without the option (the caller drops it): it must still
+ * report and power off (probe_parse_args).
+ */
+static bool probe_usage_stop(const struct probe_opts *o, int *rc, const char *msg)
+{
+	fputs(msg, stderr);
+	*rc = PROBE_EX_USAGE;
+	return !o->init;
+}
+
 static bool probe_is_initramfs_init(void)
 {
 	struct stat st;
@@ -389,18 +402,15 @@ int main(int argc, char **argv)
 	if (o.challenge_ms && !o.root)
 		probe_challenge_arm();
 	if (o.pattern && o.challenge_ms) {
-		fputs("isotier-probe: --challenge and --pattern are exclusive\n", stderr);
-		if (!o.init)
+		if (probe_usage_stop(&o, &rc,
+		                     "isotier-probe: --challenge and --pattern are exclusive\n"))
 			return PROBE_EX_USAGE;
-		rc = PROBE_EX_USAGE;
 		o.pattern = false;
 	}
 	/* The binding covers the verifier's nonce and the JSON report. */
 	if (o.attest && (!o.json || !probe_challenge_get()->nonce[0])) {
-		fputs("isotier-probe: --attest needs --json and --nonce\n", stderr);
-		if (!o.init)
+		if (probe_usage_stop(&o, &rc, "isotier-probe: --attest needs --json and --nonce\n"))
 			return PROBE_EX_USAGE;
-		rc = PROBE_EX_USAGE;
 		o.attest = false;
 	}
 	/* The command runs only after a live report bound to the verifier's nonce. */
@@ -415,10 +425,9 @@ int main(int argc, char **argv)
 	if (o.exec_mode)
 		o.markers = true; /* the verifier reads up to the end marker, then answers */
 	if (o.root && o.capture) {
-		fputs("isotier-probe: --root and --capture are exclusive\n", stderr);
-		if (!o.init)
+		if (probe_usage_stop(&o, &rc,
+		                     "isotier-probe: --root and --capture are exclusive\n"))
 			return PROBE_EX_USAGE;
-		rc = PROBE_EX_USAGE;
 		o.capture = NULL;
 	}
 

@@ -92,6 +92,10 @@ char *probe_slurp_fd(int fd, size_t max, size_t *len);
 size_t probe_list_fd(int fd, char **names, size_t max);
 /* Same for a live path, for the producers that read the running system. */
 size_t probe_list_live(const char *path, char **names, size_t max);
+/* Reads (or with writing, writes) up to len bytes at fd, a signal's
+ * interruption taken again; stops at end of file or the first error. The
+ * bytes moved: a write is whole when that is len. */
+size_t probe_transfer(int fd, void *buf, size_t len, bool writing);
 
 /* ---- live.c: producers of the non-file inputs -------------------------- */
 
@@ -269,6 +273,23 @@ struct probe_signals {
 /* Appends a copy of *s (value is copied, bounded); silently drops past the
  * table size. Returns the stored entry or NULL. */
 struct probe_signal *probe_add(struct probe_signals *sigs, const struct probe_signal *s);
+/*
+ * probe_add of the common signal: what a collector knows (id, where it read
+ * it, weight, what it supports on which axis, the vendor it names or NULL)
+ * and text as its value, cut to fit. The family is the table's (probe_add);
+ * a signal with more to say (kernel_reported, hypervisor...) is built whole.
+ */
+struct probe_signal *probe_add_signal(struct probe_signals *sigs, const char *id,
+                                      const char *source, enum probe_weight weight,
+                                      enum probe_kind supports, enum probe_axis axis,
+                                      const char *vendor, const char *text);
+/* The same for a value the innermost kernel synthesised (kernel_reported),
+ * with the hypervisor it names or NULL. */
+struct probe_signal *probe_add_kernel_signal(struct probe_signals *sigs, const char *id,
+                                             const char *source, enum probe_weight weight,
+                                             enum probe_kind supports, enum probe_axis axis,
+                                             const char *vendor, const char *hypervisor,
+                                             const char *text);
 /* Index of signal id or -1. */
 int probe_find(const struct probe_signals *sigs, const char *id);
 

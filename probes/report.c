@@ -7,6 +7,7 @@
  */
 #include "probe.h"
 
+#include <stddef.h>
 #include <string.h>
 
 /* Length of the valid UTF-8 sequence at s, or 0. */
@@ -216,18 +217,22 @@ void probe_report_json(FILE *f, const struct probe_result *res)
 	}
 	fputs(v->nunanswered ? "\n  ],\n" : "],\n", f);
 	const struct probe_kernel *k = &res->kernel;
-	fputs("  \"kernel\": {\"sysname\": ", f);
-	probe_json_string(f, k->sysname);
-	fputs(", \"release\": ", f);
-	probe_json_string(f, k->release);
-	fputs(", \"version\": ", f);
-	probe_json_string(f, k->version);
-	fputs(", \"machine\": ", f);
-	probe_json_string(f, k->machine);
-	fputs(",\n    \"proc_version\": ", f);
-	probe_json_string(f, k->proc_version);
-	fputs(",\n    \"cmdline\": ", f);
-	probe_json_string(f, k->cmdline);
+	/* The kernel's text fields, each after what precedes its value. */
+	static const struct {
+		const char *before;
+		size_t off;
+	} texts[] = {
+	    {"  \"kernel\": {\"sysname\": ", offsetof(struct probe_kernel, sysname)},
+	    {", \"release\": ", offsetof(struct probe_kernel, release)},
+	    {", \"version\": ", offsetof(struct probe_kernel, version)},
+	    {", \"machine\": ", offsetof(struct probe_kernel, machine)},
+	    {",\n    \"proc_version\": ", offsetof(struct probe_kernel, proc_version)},
+	    {",\n    \"cmdline\": ", offsetof(struct probe_kernel, cmdline)},
+	};
+	for (size_t i = 0; i < sizeof(texts) / sizeof(texts[0]); i++) {
+		fputs(texts[i].before, f);
+		probe_json_string(f, (const char *)k + texts[i].off);
+	}
 	fputs(",\n    \"boot_id\": ", f);
 	if (k->boot_id[0])
 		probe_json_string(f, k->boot_id);

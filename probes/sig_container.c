@@ -93,18 +93,14 @@ static void probe_container_ns(struct probe_input *in, struct probe_signals *sig
 				num[n] = '\0';
 				if (*p == ']' && probe_parse_u64(num, &ino)) {
 					bool init = ino == probe_ns_initial[i].init_ino;
-					struct probe_signal s = {
-					    .id = probe_ns_initial[i].id,
-					    .family = PROBE_FAM_CONTAINER,
-					    .source = "/proc/self/ns",
-					    .weight = PROBE_STRONG,
-					    .supports =
-					        init ? PROBE_KIND_NONE : PROBE_KIND_CONTAINER,
-					    .axis = PROBE_AXIS_CONTAINER,
-					};
-					snprintf(s.value, sizeof(s.value), "%s:[%s]",
+					char sv[PROBE_VALUE_MAX];
+					snprintf(sv, sizeof(sv), "%s:[%s]",
 					         probe_ns_initial[i].name, num);
-					probe_add(sigs, &s);
+					probe_add_signal(sigs, probe_ns_initial[i].id,
+					                 "/proc/self/ns", PROBE_STRONG,
+					                 init ? PROBE_KIND_NONE
+					                      : PROBE_KIND_CONTAINER,
+					                 PROBE_AXIS_CONTAINER, NULL, sv);
 					break;
 				}
 			}
@@ -138,17 +134,8 @@ static void probe_container_cgroup(struct probe_input *in, struct probe_signals 
 		probe_rstrip(buf);
 		const char *rt = PROBE_VENDOR_NAME(probe_cgroup_runtimes, buf, PROBE_SUBSTR);
 		if (rt) {
-			struct probe_signal s = {
-			    .id = "container.cgroup",
-			    .family = PROBE_FAM_CONTAINER,
-			    .source = src,
-			    .weight = PROBE_WEAK,
-			    .supports = PROBE_KIND_CONTAINER,
-			    .axis = PROBE_AXIS_CONTAINER,
-			    .vendor = rt,
-			};
-			probe_strlcpy(s.value, sizeof(s.value), buf);
-			probe_add(sigs, &s);
+			probe_add_signal(sigs, "container.cgroup", src, PROBE_WEAK,
+			                 PROBE_KIND_CONTAINER, PROBE_AXIS_CONTAINER, rt, buf);
 			return;
 		}
 		if (!host[0] && PROBE_VENDOR(probe_cgroup_host, buf, PROBE_SUBSTR))
@@ -157,16 +144,8 @@ static void probe_container_cgroup(struct probe_input *in, struct probe_signals 
 	}
 	if (!host[0])
 		return;
-	struct probe_signal s = {
-	    .id = "container.cgroup",
-	    .family = PROBE_FAM_CONTAINER,
-	    .source = src,
-	    .weight = PROBE_WEAK,
-	    .supports = PROBE_KIND_NONE,
-	    .axis = PROBE_AXIS_CONTAINER,
-	};
-	probe_strlcpy(s.value, sizeof(s.value), host);
-	probe_add(sigs, &s);
+	probe_add_signal(sigs, "container.cgroup", src, PROBE_WEAK, PROBE_KIND_NONE,
+	                 PROBE_AXIS_CONTAINER, NULL, host);
 }
 
 /*
@@ -214,17 +193,10 @@ static void probe_container_mounts(struct probe_input *in, struct probe_signals 
 			rt = "lxc";
 		if (!rt)
 			continue;
-		struct probe_signal s = {
-		    .id = "container.mounts",
-		    .family = PROBE_FAM_CONTAINER,
-		    .source = "/proc/self/mountinfo bind mounts",
-		    .weight = PROBE_WEAK,
-		    .supports = PROBE_KIND_CONTAINER,
-		    .axis = PROBE_AXIS_CONTAINER,
-		    .vendor = rt,
-		};
-		snprintf(s.value, sizeof(s.value), "%.90s on %.90s", f[3], f[4]);
-		probe_add(sigs, &s);
+		char sv[PROBE_VALUE_MAX];
+		snprintf(sv, sizeof(sv), "%.90s on %.90s", f[3], f[4]);
+		probe_add_signal(sigs, "container.mounts", "/proc/self/mountinfo bind mounts",
+		                 PROBE_WEAK, PROBE_KIND_CONTAINER, PROBE_AXIS_CONTAINER, rt, sv);
 		return;
 	}
 }
@@ -282,21 +254,15 @@ static void probe_container_rootfs(struct probe_input *in, struct probe_signals 
 	            probe_starts_with(source, "/dev/");
 	if (!rt && bound)
 		rt = "";
-	struct probe_signal s = {
-	    .id = "container.root_fs",
-	    .family = PROBE_FAM_CONTAINER,
-	    .source = "/proc/self/mountinfo",
-	    .weight = PROBE_WEAK,
-	    .supports = rt ? PROBE_KIND_CONTAINER : PROBE_KIND_NONE,
-	    .axis = rt || disk ? PROBE_AXIS_CONTAINER : PROBE_AXIS_INFO,
-	    .vendor = rt ? rt : "",
-	};
+	char sv[PROBE_VALUE_MAX];
 	if (bound)
-		snprintf(s.value, sizeof(s.value), "%.40s %.60s root %.80s", fstype, source, rootf);
+		snprintf(sv, sizeof(sv), "%.40s %.60s root %.80s", fstype, source, rootf);
 	else
-		snprintf(s.value, sizeof(s.value), "%s %s", fstype, source);
-	probe_rstrip(s.value);
-	probe_add(sigs, &s);
+		snprintf(sv, sizeof(sv), "%s %s", fstype, source);
+	probe_rstrip(sv);
+	probe_add_signal(sigs, "container.root_fs", "/proc/self/mountinfo", PROBE_WEAK,
+	                 rt ? PROBE_KIND_CONTAINER : PROBE_KIND_NONE,
+	                 rt || disk ? PROBE_AXIS_CONTAINER : PROBE_AXIS_INFO, rt ? rt : "", sv);
 }
 
 static void probe_container_pid1(struct probe_input *in, struct probe_signals *sigs)
@@ -312,17 +278,9 @@ static void probe_container_pid1(struct probe_input *in, struct probe_signals *s
 	/* When we are PID 1 the name is ours and says nothing. */
 	bool self = pid && strtol(pid, NULL, 10) == 1;
 	const char *rt = self ? NULL : PROBE_VENDOR_NAME(probe_pid1_runtimes, name, PROBE_EXACT);
-	struct probe_signal s = {
-	    .id = "container.pid1_comm",
-	    .family = PROBE_FAM_CONTAINER,
-	    .source = "/proc/1/comm",
-	    .weight = PROBE_WEAK,
-	    .supports = rt ? PROBE_KIND_CONTAINER : PROBE_KIND_NONE,
-	    .axis = rt ? PROBE_AXIS_CONTAINER : PROBE_AXIS_INFO,
-	    .vendor = rt ? rt : "",
-	};
-	probe_strlcpy(s.value, sizeof(s.value), name);
-	probe_add(sigs, &s);
+	probe_add_signal(sigs, "container.pid1_comm", "/proc/1/comm", PROBE_WEAK,
+	                 rt ? PROBE_KIND_CONTAINER : PROBE_KIND_NONE,
+	                 rt ? PROBE_AXIS_CONTAINER : PROBE_AXIS_INFO, rt ? rt : "", name);
 }
 
 /* "inside outside count" lines; the initial user namespace maps 0 0 4294967295. */
@@ -347,24 +305,19 @@ static void probe_container_uid_map(struct probe_input *in, struct probe_signals
 	if (!lines)
 		return;
 	full = full && lines == 1;
-	struct probe_signal s = {
-	    .id = "container.uid_map",
-	    .family = PROBE_FAM_CONTAINER,
-	    .source = "/proc/self/uid_map",
-	    .weight = PROBE_WEAK,
-	    .supports = full ? PROBE_KIND_NONE : PROBE_KIND_CONTAINER,
-	    /* A full map is also what Docker shows (no user namespace): only a
-	     * partial map says something. */
-	    .axis = full ? PROBE_AXIS_INFO : PROBE_AXIS_CONTAINER,
-	};
-	probe_first_line(s.value, sizeof(s.value), text);
+	char sv[PROBE_VALUE_MAX];
+	probe_first_line(sv, sizeof(sv), text);
 	/* Collapse the column padding. */
-	char *w = s.value;
-	for (const char *r = s.value; *r; r++)
-		if (*r != ' ' || (w > s.value && w[-1] != ' '))
+	char *w = sv;
+	for (const char *r = sv; *r; r++)
+		if (*r != ' ' || (w > sv && w[-1] != ' '))
 			*w++ = *r;
 	*w = '\0';
-	probe_add(sigs, &s);
+	/* A full map is also what Docker shows (no user namespace): only a
+	 * partial map says something. */
+	probe_add_signal(sigs, "container.uid_map", "/proc/self/uid_map", PROBE_WEAK,
+	                 full ? PROBE_KIND_NONE : PROBE_KIND_CONTAINER,
+	                 full ? PROBE_AXIS_INFO : PROBE_AXIS_CONTAINER, NULL, sv);
 }
 
 static void probe_container_capbnd(struct probe_input *in, struct probe_signals *sigs)
@@ -394,17 +347,9 @@ static void probe_container_capbnd(struct probe_input *in, struct probe_signals 
 		if (cap == defaults[i].set)
 			rt = defaults[i].runtime;
 	bool no_admin = !(cap & (1ull << 21));
-	struct probe_signal s = {
-	    .id = "container.cap_bounding",
-	    .family = PROBE_FAM_CONTAINER,
-	    .source = "/proc/self/status CapBnd",
-	    .weight = PROBE_WEAK,
-	    .supports = no_admin ? PROBE_KIND_CONTAINER : PROBE_KIND_NONE,
-	    .axis = no_admin ? PROBE_AXIS_CONTAINER : PROBE_AXIS_INFO,
-	    .vendor = no_admin ? rt : "",
-	};
-	probe_strlcpy(s.value, sizeof(s.value), v);
-	probe_add(sigs, &s);
+	probe_add_signal(sigs, "container.cap_bounding", "/proc/self/status CapBnd", PROBE_WEAK,
+	                 no_admin ? PROBE_KIND_CONTAINER : PROBE_KIND_NONE,
+	                 no_admin ? PROBE_AXIS_CONTAINER : PROBE_AXIS_INFO, no_admin ? rt : "", v);
 }
 
 void probe_sig_container(struct probe_input *in, struct probe_signals *sigs)

@@ -93,17 +93,9 @@ static void probe_container_files(struct probe_input *in, struct probe_signals *
 			const char *rt = probe_runtime_from_text(val, n - 10);
 			if (!rt)
 				break;
-			struct probe_signal s = {
-			    .id = "container.pid1_environ",
-			    .family = PROBE_FAM_CONTAINER,
-			    .source = "/proc/1/environ container=",
-			    .weight = PROBE_WEAK,
-			    .supports = PROBE_KIND_CONTAINER,
-			    .axis = PROBE_AXIS_CONTAINER,
-			    .vendor = rt,
-			};
-			probe_strlcpy(s.value, sizeof(s.value), val);
-			probe_add(sigs, &s);
+			probe_add_signal(sigs, "container.pid1_environ",
+			                 "/proc/1/environ container=", PROBE_WEAK,
+			                 PROBE_KIND_CONTAINER, PROBE_AXIS_CONTAINER, rt, val);
 			break;
 		}
 		off += n + 1;
@@ -113,17 +105,8 @@ static void probe_container_files(struct probe_input *in, struct probe_signals *
 static void probe_container_add(struct probe_signals *sigs, const char *id, const char *source,
                                 const char *value, enum probe_weight w, const char *vendor)
 {
-	struct probe_signal s = {
-	    .id = id,
-	    .family = PROBE_FAM_CONTAINER,
-	    .source = source,
-	    .weight = w,
-	    .supports = PROBE_KIND_CONTAINER,
-	    .axis = PROBE_AXIS_CONTAINER,
-	    .vendor = vendor,
-	};
-	probe_strlcpy(s.value, sizeof(s.value), value);
-	probe_add(sigs, &s);
+	probe_add_signal(sigs, id, source, w, PROBE_KIND_CONTAINER, PROBE_AXIS_CONTAINER, vendor,
+	                 value);
 }
 
 /*

@@ -26,56 +26,41 @@ static void probe_kernel_uname(struct probe_input *in, struct probe_signals *sig
 	probe_uname_fields(text, fields, sizes);
 	if (k->release[0]) {
 		bool g = strcmp(k->release, "4.4.0") == 0 || strstr(k->release, "gvisor");
-		struct probe_signal s = {
-		    .id = "kernel.uname_release",
-		    .family = PROBE_FAM_KERNEL,
-		    .source = "uname(2) release",
-		    .weight = PROBE_WEAK,
-		    .supports = g ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
-		    .axis = PROBE_AXIS_GVISOR,
-		};
-		probe_strlcpy(s.value, sizeof(s.value), k->release);
-		probe_add(sigs, &s);
+		probe_add_signal(sigs, "kernel.uname_release", "uname(2) release", PROBE_WEAK,
+		                 g ? PROBE_KIND_GVISOR : PROBE_KIND_NONE, PROBE_AXIS_GVISOR, NULL,
+		                 k->release);
 	}
 	if (k->version[0]) {
 		bool g = strcmp(k->version, PROBE_GVISOR_VERSION) == 0;
-		struct probe_signal s = {
-		    .id = "kernel.uname_version",
-		    .family = PROBE_FAM_KERNEL,
-		    .source = "uname(2) version",
-		    .weight = PROBE_WEAK,
-		    .supports = g ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
-		    .axis = PROBE_AXIS_GVISOR,
-		};
-		probe_strlcpy(s.value, sizeof(s.value), k->version);
-		probe_add(sigs, &s);
+		probe_add_signal(sigs, "kernel.uname_version", "uname(2) version", PROBE_WEAK,
+		                 g ? PROBE_KIND_GVISOR : PROBE_KIND_NONE, PROBE_AXIS_GVISOR, NULL,
+		                 k->version);
 	}
+}
+
+/* The first line of path into out; false when it is absent or empty (no clue). */
+static bool probe_kernel_line(struct probe_input *in, const char *path, char *out, size_t outsz)
+{
+	const char *text = probe_read(in, path, NULL);
+	if (!text)
+		return false;
+	probe_first_line(out, outsz, text);
+	return out[0] != '\0';
 }
 
 static void probe_kernel_proc_version(struct probe_input *in, struct probe_signals *sigs,
                                       struct probe_kernel *k)
 {
-	const char *text = probe_read(in, "/proc/version", NULL);
-	if (!text)
-		return;
-	probe_first_line(k->proc_version, sizeof(k->proc_version), text);
-	if (!k->proc_version[0])
+	if (!probe_kernel_line(in, "/proc/version", k->proc_version, sizeof(k->proc_version)))
 		return;
 	/* Linux: "Linux version R (user@host) (gcc ...) #N ..."; gVisor has no
 	 * parenthesised build fields and its fixed date. */
 	bool g =
 	    strstr(k->proc_version, PROBE_GVISOR_VERSION) ||
 	    (probe_starts_with(k->proc_version, "Linux version ") && !strchr(k->proc_version, '('));
-	struct probe_signal s = {
-	    .id = "kernel.proc_version",
-	    .family = PROBE_FAM_KERNEL,
-	    .source = "/proc/version",
-	    .weight = PROBE_WEAK,
-	    .supports = g ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
-	    .axis = PROBE_AXIS_GVISOR,
-	};
-	probe_strlcpy(s.value, sizeof(s.value), k->proc_version);
-	probe_add(sigs, &s);
+	probe_add_signal(sigs, "kernel.proc_version", "/proc/version", PROBE_WEAK,
+	                 g ? PROBE_KIND_GVISOR : PROBE_KIND_NONE, PROBE_AXIS_GVISOR, NULL,
+	                 k->proc_version);
 }
 
 /*
@@ -96,42 +81,25 @@ static void probe_kernel_uname_agree(struct probe_signals *sigs, const struct pr
 	    strncmp(pv + strlen("Linux version "), k->release, rl) == 0 &&
 	    (pv[strlen("Linux version ") + rl] == ' ' || pv[strlen("Linux version ") + rl] == '\0');
 	bool ver = strstr(pv, k->version) != NULL;
-	struct probe_signal s = {
-	    .id = "kernel.uname_proc_version",
-	    .family = PROBE_FAM_KERNEL,
-	    .source = "uname(2) vs /proc/version",
-	    .weight = PROBE_WEAK,
-	    .supports = PROBE_KIND_NONE,
-	    .axis = PROBE_AXIS_INFO,
-	};
-	snprintf(s.value, sizeof(s.value), "%s",
+	char sv[PROBE_VALUE_MAX];
+	snprintf(sv, sizeof(sv), "%s",
 	         rel && ver ? "agree"
 	         : rel      ? "disagree: the version differs"
 	                    : "disagree: the release differs");
-	probe_add(sigs, &s);
+	probe_add_signal(sigs, "kernel.uname_proc_version", "uname(2) vs /proc/version", PROBE_WEAK,
+	                 PROBE_KIND_NONE, PROBE_AXIS_INFO, NULL, sv);
 }
 
 static void probe_kernel_cmdline(struct probe_input *in, struct probe_signals *sigs,
                                  struct probe_kernel *k)
 {
-	const char *text = probe_read(in, "/proc/cmdline", NULL);
-	if (!text)
-		return;
-	probe_first_line(k->cmdline, sizeof(k->cmdline), text);
 	/* An empty command line (some container runtimes' fake /proc) is no clue. */
-	if (!k->cmdline[0])
+	if (!probe_kernel_line(in, "/proc/cmdline", k->cmdline, sizeof(k->cmdline)))
 		return;
 	bool g = strstr(k->cmdline, "-gvisor") != NULL;
-	struct probe_signal s = {
-	    .id = "kernel.cmdline",
-	    .family = PROBE_FAM_KERNEL,
-	    .source = "/proc/cmdline",
-	    .weight = PROBE_WEAK,
-	    .supports = g ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
-	    .axis = PROBE_AXIS_GVISOR,
-	};
-	probe_strlcpy(s.value, sizeof(s.value), k->cmdline);
-	probe_add(sigs, &s);
+	probe_add_signal(sigs, "kernel.cmdline", "/proc/cmdline", PROBE_WEAK,
+	                 g ? PROBE_KIND_GVISOR : PROBE_KIND_NONE, PROBE_AXIS_GVISOR, NULL,
+	                 k->cmdline);
 }
 
 static void probe_kernel_log(struct probe_input *in, struct probe_signals *sigs)
@@ -149,16 +117,10 @@ static void probe_kernel_log(struct probe_input *in, struct probe_signals *sigs)
 			g = true;
 		line = eol ? eol + 1 : NULL;
 	}
-	struct probe_signal s = {
-	    .id = "kernel.log",
-	    .family = PROBE_FAM_KERNEL,
-	    .source = "kernel log (klogctl or /dev/kmsg)",
-	    .weight = PROBE_WEAK,
-	    .supports = g ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
-	    .axis = PROBE_AXIS_GVISOR,
-	};
-	probe_first_line(s.value, sizeof(s.value), text);
-	probe_add(sigs, &s);
+	char sv[PROBE_VALUE_MAX];
+	probe_first_line(sv, sizeof(sv), text);
+	probe_add_signal(sigs, "kernel.log", "kernel log (klogctl or /dev/kmsg)", PROBE_WEAK,
+	                 g ? PROBE_KIND_GVISOR : PROBE_KIND_NONE, PROBE_AXIS_GVISOR, NULL, sv);
 }
 
 /*
@@ -197,24 +159,17 @@ static void probe_kernel_nsfs(struct probe_input *in, struct probe_signals *sigs
 	}
 	if (!linux_like && !other)
 		return;
-	struct probe_signal s = {
-	    .id = "kernel.nsfs_inodes",
-	    .family = PROBE_FAM_KERNEL,
-	    .source = "/proc/self/ns/* inode numbers",
-	    /*
-	     * Behaviour, not text: Linux-range numbers come from a Linux
-	     * kernel's nsfs (strong against gVisor); small ones only hint at
-	     * gVisor (another kernel could number them so).
-	     */
-	    .weight = other && !linux_like ? PROBE_WEAK : PROBE_STRONG,
-	    .supports = other && !linux_like ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
-	    .axis = PROBE_AXIS_GVISOR,
-	};
-	if (other && !linux_like)
-		snprintf(s.value, sizeof(s.value), "non-linux (%s)", first_other);
-	else
-		snprintf(s.value, sizeof(s.value), "linux");
-	probe_add(sigs, &s);
+	/*
+	 * Behaviour, not text: Linux-range numbers come from a Linux kernel's
+	 * nsfs (strong against gVisor); small ones only hint at gVisor (another
+	 * kernel could number them so).
+	 */
+	bool gv = other && !linux_like;
+	char sv[PROBE_VALUE_MAX];
+	snprintf(sv, sizeof(sv), gv ? "non-linux (%s)" : "linux", first_other);
+	probe_add_signal(sigs, "kernel.nsfs_inodes", "/proc/self/ns/* inode numbers",
+	                 gv ? PROBE_WEAK : PROBE_STRONG, gv ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
+	                 PROBE_AXIS_GVISOR, NULL, sv);
 }
 
 /* A boot_id is a canonical UUID (8-4-4-4-12 lowercase hex); anything else is

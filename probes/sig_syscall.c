@@ -75,62 +75,38 @@ static bool probe_seccomp(struct probe_input *in, struct probe_signals *sigs, co
 	    mode <= 2) {
 		/* Docker, Podman and Kubernetes' RuntimeDefault apply a filter;
 		 * so do some services on bare hosts: weak. */
-		struct probe_signal s = {
-		    .id = "syscall.seccomp_status",
-		    .family = PROBE_FAM_SYSCALL,
-		    .source = "/proc/self/status Seccomp",
-		    .weight = PROBE_WEAK,
-		    .supports = mode == 2 ? PROBE_KIND_CONTAINER : PROBE_KIND_NONE,
-		    .axis = mode == 2 ? PROBE_AXIS_CONTAINER : PROBE_AXIS_INFO,
-		};
-		snprintf(s.value, sizeof(s.value), "%llu", (unsigned long long)mode);
-		probe_add(sigs, &s);
+		char sv[PROBE_VALUE_MAX];
+		snprintf(sv, sizeof(sv), "%llu", (unsigned long long)mode);
+		probe_add_signal(sigs, "syscall.seccomp_status", "/proc/self/status Seccomp",
+		                 PROBE_WEAK, mode == 2 ? PROBE_KIND_CONTAINER : PROBE_KIND_NONE,
+		                 mode == 2 ? PROBE_AXIS_CONTAINER : PROBE_AXIS_INFO, NULL, sv);
 		st_mode = (int)mode;
 	}
 	if (calls && probe_syscall_result(calls, "prctl_seccomp", v, sizeof(v))) {
-		struct probe_signal s = {
-		    .id = "syscall.seccomp_prctl",
-		    .family = PROBE_FAM_SYSCALL,
-		    .source = "prctl(PR_GET_SECCOMP)",
-		    .weight = PROBE_WEAK,
-		    .supports = PROBE_KIND_NONE,
-		    .axis = PROBE_AXIS_INFO,
-		};
-		probe_strlcpy(s.value, sizeof(s.value), v);
-		probe_add(sigs, &s);
+		probe_add_signal(sigs, "syscall.seccomp_prctl", "prctl(PR_GET_SECCOMP)", PROBE_WEAK,
+		                 PROBE_KIND_NONE, PROBE_AXIS_INFO, NULL, v);
 		pr_mode = probe_parse_u64(v, &mode) && mode <= 2 ? (int)mode : 3;
 	}
 	if (st_mode >= 0 && pr_mode >= 0) {
 		/* A filter that answers prctl for itself shows here. */
-		struct probe_signal s = {
-		    .id = "syscall.seccomp_agree",
-		    .family = PROBE_FAM_SYSCALL,
-		    .source = "prctl(PR_GET_SECCOMP) vs /proc/self/status Seccomp",
-		    .weight = PROBE_WEAK,
-		    .supports = PROBE_KIND_NONE,
-		    .axis = PROBE_AXIS_INFO,
-		};
-		snprintf(s.value, sizeof(s.value), "%s (status %d, prctl %s)",
+		char sv[PROBE_VALUE_MAX];
+		snprintf(sv, sizeof(sv), "%s (status %d, prctl %s)",
 		         st_mode == pr_mode ? "agree" : "disagree", st_mode,
 		         pr_mode <= 2 ? (pr_mode == 0   ? "0"
 		                         : pr_mode == 1 ? "1"
 		                                        : "2")
 		                      : "other");
-		probe_add(sigs, &s);
+		probe_add_signal(sigs, "syscall.seccomp_agree",
+		                 "prctl(PR_GET_SECCOMP) vs /proc/self/status Seccomp", PROBE_WEAK,
+		                 PROBE_KIND_NONE, PROBE_AXIS_INFO, NULL, sv);
 	}
 	if (status && probe_field(v, sizeof(v), status, "TracerPid") && probe_parse_u64(v, &mode)) {
 		/* A tracer (debugger, strace, proot) slows calls down; noted so
 		 * the timing below can be read with it in mind. */
-		struct probe_signal s = {
-		    .id = "syscall.tracer_pid",
-		    .family = PROBE_FAM_SYSCALL,
-		    .source = "/proc/self/status TracerPid",
-		    .weight = PROBE_WEAK,
-		    .supports = PROBE_KIND_NONE,
-		    .axis = PROBE_AXIS_INFO,
-		};
-		snprintf(s.value, sizeof(s.value), "%llu", (unsigned long long)mode);
-		probe_add(sigs, &s);
+		char sv[PROBE_VALUE_MAX];
+		snprintf(sv, sizeof(sv), "%llu", (unsigned long long)mode);
+		probe_add_signal(sigs, "syscall.tracer_pid", "/proc/self/status TracerPid",
+		                 PROBE_WEAK, PROBE_KIND_NONE, PROBE_AXIS_INFO, NULL, sv);
 	}
 	bool forged = false;
 	for (size_t i = 0; i < sigs->n; i++)
@@ -152,16 +128,11 @@ static void probe_syscall_timing(struct probe_input *in, struct probe_signals *s
 	 * systrap platforms are fast, so a fast call is no evidence against it.
 	 */
 	bool slow = ns > 10000 && !traced; /* a tracer alone makes calls this slow */
-	struct probe_signal s = {
-	    .id = "syscall.roundtrip_ns",
-	    .family = PROBE_FAM_SYSCALL,
-	    .source = "median getppid round trip",
-	    .weight = PROBE_WEAK,
-	    .supports = slow ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
-	    .axis = slow ? PROBE_AXIS_GVISOR : PROBE_AXIS_INFO,
-	};
-	snprintf(s.value, sizeof(s.value), "%llu", (unsigned long long)ns);
-	probe_add(sigs, &s);
+	char sv[PROBE_VALUE_MAX];
+	snprintf(sv, sizeof(sv), "%llu", (unsigned long long)ns);
+	probe_add_signal(sigs, "syscall.roundtrip_ns", "median getppid round trip", PROBE_WEAK,
+	                 slow ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
+	                 slow ? PROBE_AXIS_GVISOR : PROBE_AXIS_INFO, NULL, sv);
 }
 
 void probe_sig_syscall(struct probe_input *in, struct probe_signals *sigs)
@@ -188,19 +159,10 @@ void probe_sig_syscall(struct probe_input *in, struct probe_signals *sigs)
 		bool g = strcmp(v, r->gvisor) == 0,
 		     l = strcmp(v, r->linux_) == 0 || (strcmp(r->linux_, "0") == 0 && v[0] >= '1' &&
 		                                       v[0] <= '9' && probe_parse_u64(v, &num));
-		struct probe_signal s = {
-		    .id = ids[i],
-		    .family = PROBE_FAM_SYSCALL,
-		    .source = r->name,
-		    /* A filter can forge gVisor's errnos, not Linux's successes;
-		     * an errno is strong only when no filter can be there. */
-		    .weight = !no_filter && !l ? PROBE_WEAK : PROBE_STRONG,
-		    .supports = g ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
-		    /* Any other result (a seccomp errno, SIGSYS) answers nothing. */
-		    .axis = g || l ? PROBE_AXIS_GVISOR : PROBE_AXIS_INFO,
-		};
-		probe_strlcpy(s.value, sizeof(s.value), v);
-		probe_add(sigs, &s);
+		probe_add_signal(sigs, ids[i], r->name,
+		                 !no_filter && !l ? PROBE_WEAK : PROBE_STRONG,
+		                 g ? PROBE_KIND_GVISOR : PROBE_KIND_NONE,
+		                 g || l ? PROBE_AXIS_GVISOR : PROBE_AXIS_INFO, NULL, v);
 	}
 	int tr = probe_find(sigs, "syscall.tracer_pid");
 	probe_syscall_timing(in, sigs, tr >= 0 && strcmp(sigs->v[tr].value, "0") != 0);

@@ -169,17 +169,11 @@ static void probe_virt_cpuid(struct probe_input *in, struct probe_signals *sigs)
 			v2[0] = '\0';
 	}
 	if (have1) {
-		struct probe_signal s = {
-		    .id = "virt.cpuid_hypervisor_bit",
-		    .family = PROBE_FAM_VIRT,
-		    .source = "cpuid leaf 0x1 ecx bit 31",
-		    .weight = PROBE_STRONG,
-		    .supports = bit ? PROBE_KIND_VM : PROBE_KIND_NONE,
-		    /* A signature answers for itself when the bit is hidden. */
-		    .axis = bit || !hit ? PROBE_AXIS_VM : PROBE_AXIS_INFO,
-		};
-		snprintf(s.value, sizeof(s.value), "%d", bit);
-		probe_add(sigs, &s);
+		/* A signature answers for itself when the bit is hidden (axis). */
+		probe_add_signal(sigs, "virt.cpuid_hypervisor_bit", "cpuid leaf 0x1 ecx bit 31",
+		                 PROBE_STRONG, bit ? PROBE_KIND_VM : PROBE_KIND_NONE,
+		                 bit || !hit ? PROBE_AXIS_VM : PROBE_AXIS_INFO, NULL,
+		                 bit ? "1" : "0");
 	}
 	if (!haveh)
 		return;
@@ -480,17 +474,9 @@ static void probe_virt_cpuinfo(struct probe_input *in, struct probe_signals *sig
 	probe_each_line(probe_read(in, "/proc/cpuinfo", NULL), probe_flags_line, &f);
 	if (!f.seen)
 		return;
-	struct probe_signal s = {
-	    .id = "virt.cpuinfo_hypervisor",
-	    .family = PROBE_FAM_VIRT,
-	    .source = "/proc/cpuinfo flags",
-	    .weight = PROBE_STRONG,
-	    .supports = f.hv ? PROBE_KIND_VM : PROBE_KIND_NONE,
-	    .axis = PROBE_AXIS_VM,
-	    /* Not kernel_reported: gVisor derives it from the host's CPUID. */
-	};
-	probe_strlcpy(s.value, sizeof(s.value), f.hv ? "hypervisor" : "absent");
-	probe_add(sigs, &s);
+	probe_add_signal(sigs, "virt.cpuinfo_hypervisor", "/proc/cpuinfo flags", PROBE_STRONG,
+	                 f.hv ? PROBE_KIND_VM : PROBE_KIND_NONE, PROBE_AXIS_VM, NULL,
+	                 f.hv ? "hypervisor" : "absent");
 }
 
 void probe_sig_virt(struct probe_input *in, struct probe_signals *sigs)

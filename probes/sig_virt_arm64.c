@@ -38,19 +38,9 @@ static struct probe_signal *probe_arm64_add(struct probe_signals *sigs, const ch
                                             const char *source, bool vm, bool strong,
                                             const char *vendor, const char *hv, const char *value)
 {
-	struct probe_signal s = {
-	    .id = id,
-	    .family = PROBE_FAM_VIRT,
-	    .source = source,
-	    .weight = strong ? PROBE_STRONG : PROBE_WEAK,
-	    .supports = vm ? PROBE_KIND_VM : PROBE_KIND_NONE,
-	    .axis = vm ? PROBE_AXIS_VM : PROBE_AXIS_INFO,
-	    .vendor = vendor,
-	    .hypervisor = hv,
-	    .kernel_reported = true,
-	};
-	probe_strlcpy(s.value, sizeof(s.value), value);
-	return probe_add(sigs, &s);
+	return probe_add_kernel_signal(sigs, id, source, strong ? PROBE_STRONG : PROBE_WEAK,
+	                               vm ? PROBE_KIND_VM : PROBE_KIND_NONE,
+	                               vm ? PROBE_AXIS_VM : PROBE_AXIS_INFO, vendor, hv, value);
 }
 
 static void probe_arm64_midr(struct probe_input *in, struct probe_signals *sigs)

@@ -69,18 +69,10 @@ static void probe_virt_virtio(struct probe_input *in, struct probe_signals *sigs
 		         !probe_read(in, "/sys/class/dmi/id/sys_vendor", NULL))
 			vendor = "firecracker";
 	}
-	struct probe_signal s = {
-	    .id = "virt.virtio",
-	    .family = PROBE_FAM_VIRT,
-	    .source = "/sys/bus/virtio/devices",
-	    .weight = PROBE_WEAK,
-	    .supports = PROBE_KIND_VM,
-	    .axis = PROBE_AXIS_VM,
-	    .vendor = vendor,
-	    .kernel_reported = true,
-	};
-	snprintf(s.value, sizeof(s.value), "mmio=%u pci=%u other=%u", mmio, pci, other);
-	probe_add(sigs, &s);
+	char sv[PROBE_VALUE_MAX];
+	snprintf(sv, sizeof(sv), "mmio=%u pci=%u other=%u", mmio, pci, other);
+	probe_add_kernel_signal(sigs, "virt.virtio", "/sys/bus/virtio/devices", PROBE_WEAK,
+	                        PROBE_KIND_VM, PROBE_AXIS_VM, vendor, NULL, sv);
 }
 
 static void probe_virt_pci_host(struct probe_input *in, struct probe_signals *sigs)
@@ -105,19 +97,10 @@ static void probe_virt_pci_host(struct probe_input *in, struct probe_signals *si
 	if (hit && strcmp(id, "0x8086:0x0d57") == 0 &&
 	    !probe_read(in, "/sys/class/dmi/id/sys_vendor", NULL))
 		vendor = "firecracker";
-	struct probe_signal s = {
-	    .id = "virt.pci_host_bridge",
-	    .family = PROBE_FAM_VIRT,
-	    .source = "/sys/bus/pci/devices/0000:00:00.0",
-	    .weight = PROBE_WEAK,
-	    .supports = hit ? PROBE_KIND_VM : PROBE_KIND_NONE,
-	    .axis = hit ? PROBE_AXIS_VM : PROBE_AXIS_INFO,
-	    .vendor = vendor,
-	    .hypervisor = hit ? hit->hypervisor : "",
-	    .kernel_reported = true,
-	};
-	probe_strlcpy(s.value, sizeof(s.value), id);
-	probe_add(sigs, &s);
+	probe_add_kernel_signal(sigs, "virt.pci_host_bridge", "/sys/bus/pci/devices/0000:00:00.0",
+	                        PROBE_WEAK, hit ? PROBE_KIND_VM : PROBE_KIND_NONE,
+	                        hit ? PROBE_AXIS_VM : PROBE_AXIS_INFO, vendor,
+	                        hit ? hit->hypervisor : "", id);
 }
 
 /*
@@ -141,19 +124,11 @@ static void probe_virt_cmdline(struct probe_input *in, struct probe_signals *sig
 		const char *vendor = probe_starts_with(dev, "4K@0xd")      ? "firecracker"
 		                     : probe_starts_with(dev, "512@0xfeb") ? "qemu"
 		                                                           : "";
-		struct probe_signal s = {
-		    .id = "virt.cmdline_virtio_mmio",
-		    .family = PROBE_FAM_VIRT,
-		    .source = "/proc/cmdline",
-		    .weight = PROBE_WEAK,
-		    .supports = PROBE_KIND_VM,
-		    .axis = PROBE_AXIS_VM,
-		    .vendor = vendor,
-		    .kernel_reported = true,
-		};
 		size_t n = strcspn(mmio, " \n");
-		snprintf(s.value, sizeof(s.value), "%.*s", (int)(n < 120 ? n : 120), mmio);
-		probe_add(sigs, &s);
+		char sv[PROBE_VALUE_MAX];
+		snprintf(sv, sizeof(sv), "%.*s", (int)(n < 120 ? n : 120), mmio);
+		probe_add_kernel_signal(sigs, "virt.cmdline_virtio_mmio", "/proc/cmdline",
+		                        PROBE_WEAK, PROBE_KIND_VM, PROBE_AXIS_VM, vendor, NULL, sv);
 	}
 	/* libkrun boots its kernel with init=/init.krun (and tsi_hijack for
 	 * its transparent socket impersonation); console=hvc0 is a virtio
@@ -164,18 +139,8 @@ static void probe_virt_cmdline(struct probe_input *in, struct probe_signals *sig
 	else if (cmd && strstr(cmd, "console=hvc0"))
 		vmm = "console=hvc0";
 	if (vmm) {
-		struct probe_signal s = {
-		    .id = "virt.cmdline_vmm",
-		    .family = PROBE_FAM_VIRT,
-		    .source = "/proc/cmdline",
-		    .weight = PROBE_WEAK,
-		    .supports = PROBE_KIND_VM,
-		    .axis = PROBE_AXIS_VM,
-		    .vendor = vmm_vendor,
-		    .kernel_reported = true,
-		};
-		probe_strlcpy(s.value, sizeof(s.value), vmm);
-		probe_add(sigs, &s);
+		probe_add_kernel_signal(sigs, "virt.cmdline_vmm", "/proc/cmdline", PROBE_WEAK,
+		                        PROBE_KIND_VM, PROBE_AXIS_VM, vmm_vendor, NULL, vmm);
 	}
 	const char *why = NULL;
 	if (cmd && (strstr(cmd, "kata-containers") || strstr(cmd, " agent.") ||
@@ -184,17 +149,10 @@ static void probe_virt_cmdline(struct probe_input *in, struct probe_signals *sig
 	else if (mi && strstr(mi, "kataShared"))
 		why = "kataShared mount";
 	if (why) {
-		struct probe_signal s = {
-		    .id = "virt.kata",
-		    .family = PROBE_FAM_VIRT,
-		    .source = mi && strstr(why, "mount") ? "/proc/self/mountinfo" : "/proc/cmdline",
-		    .weight = PROBE_WEAK,
-		    .supports = PROBE_KIND_VM,
-		    .axis = PROBE_AXIS_VM,
-		    .kernel_reported = true,
-		};
-		probe_strlcpy(s.value, sizeof(s.value), why);
-		probe_add(sigs, &s);
+		probe_add_kernel_signal(sigs, "virt.kata",
+		                        mi && strstr(why, "mount") ? "/proc/self/mountinfo"
+		                                                   : "/proc/cmdline",
+		                        PROBE_WEAK, PROBE_KIND_VM, PROBE_AXIS_VM, NULL, NULL, why);
 	}
 }
 

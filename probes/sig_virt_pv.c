@@ -235,19 +235,8 @@ static void probe_pv_release(struct probe_input *in, struct probe_signals *sigs)
 	if (!probe_contains_ci(release, "microsoft-standard") &&
 	    !probe_contains_ci(release, "WSL2"))
 		return;
-	struct probe_signal s = {
-	    .id = "virt.kernel_release",
-	    .family = PROBE_FAM_VIRT,
-	    .source = "uname(2) release",
-	    .weight = PROBE_WEAK,
-	    .supports = PROBE_KIND_VM,
-	    .axis = PROBE_AXIS_VM,
-	    .vendor = "wsl2",
-	    .hypervisor = "hyperv",
-	    .kernel_reported = true,
-	};
-	probe_strlcpy(s.value, sizeof(s.value), release);
-	probe_add(sigs, &s);
+	probe_add_kernel_signal(sigs, "virt.kernel_release", "uname(2) release", PROBE_WEAK,
+	                        PROBE_KIND_VM, PROBE_AXIS_VM, "wsl2", "hyperv", release);
 }
 
 /* s390x: /proc/sysinfo names the control program a guest runs under. */

@@ -154,6 +154,44 @@ struct probe_signal *probe_add(struct probe_signals *sigs, const struct probe_si
 	return d;
 }
 
+/* The two below: every field but the table's (family) and the rarer hints. */
+static struct probe_signal *probe_add_fields(struct probe_signals *sigs, const char *id,
+                                             const char *source, enum probe_weight weight,
+                                             enum probe_kind supports, enum probe_axis axis,
+                                             const char *vendor, const char *hypervisor,
+                                             bool kernel_reported, const char *text)
+{
+	struct probe_signal s = {.id = id,
+	                         .source = source,
+	                         .weight = weight,
+	                         .supports = supports,
+	                         .axis = axis,
+	                         .vendor = vendor,
+	                         .hypervisor = hypervisor,
+	                         .kernel_reported = kernel_reported};
+	probe_strlcpy(s.value, sizeof(s.value), text);
+	return probe_add(sigs, &s);
+}
+
+struct probe_signal *probe_add_signal(struct probe_signals *sigs, const char *id,
+                                      const char *source, enum probe_weight weight,
+                                      enum probe_kind supports, enum probe_axis axis,
+                                      const char *vendor, const char *text)
+{
+	return probe_add_fields(sigs, id, source, weight, supports, axis, vendor, NULL, false,
+	                        text);
+}
+
+struct probe_signal *probe_add_kernel_signal(struct probe_signals *sigs, const char *id,
+                                             const char *source, enum probe_weight weight,
+                                             enum probe_kind supports, enum probe_axis axis,
+                                             const char *vendor, const char *hypervisor,
+                                             const char *text)
+{
+	return probe_add_fields(sigs, id, source, weight, supports, axis, vendor, hypervisor, true,
+	                        text);
+}
+
 int probe_find(const struct probe_signals *sigs, const char *id)
 {
 	for (size_t i = 0; i < sigs->n; i++)

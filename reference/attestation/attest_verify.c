@@ -24,12 +24,8 @@ static const char *attest_tech_name(attest_tech t)
 const char *isotier__attest_default_roots_dir(void)
 {
 	static __thread char dir[PATH_MAX];
-	const char *env = getenv("ISOTIER_ATTEST_ROOTS");
-	if (env && *env)
-		return env;
-	isotier__default_data_path(dir, sizeof dir, "share/isotier/catalogue/roots",
-	                           "catalogue/roots");
-	return dir;
+	return isotier__env_data_path("ISOTIER_ATTEST_ROOTS", dir, sizeof dir,
+	                              "share/isotier/catalogue/roots", "catalogue/roots");
 }
 
 static int hex_decode(uint8_t *out, size_t max, size_t *n, const char *s)

@@ -86,8 +86,7 @@ static void bwrap_destroy(void *p)
 	bwrap_state *s = p;
 	if (!s)
 		return;
-	isotier__root_entries_free(s->entries, s->n_entries);
-	isotier__spec_copy_clear(&s->spec);
+	isotier__provision_root_clear(&s->spec, s->entries, s->n_entries, NULL);
 	free(s);
 }
 
@@ -102,10 +101,8 @@ static int variant_provision(void **out, const bwrap_variant *v, const isotier_b
 	if (!s)
 		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "bwrap: out of memory");
 	s->v = v;
-	int rc = isotier__spec_copy_init(&s->spec, spec, err);
-	if (!rc && !s->spec.minimal_root)
-		rc = isotier__root_entries(&s->entries, &s->n_entries,
-		                           s->spec.rootfs ? s->spec.rootfs : "/", err);
+	int rc =
+	    isotier__provision_root(&s->spec, &s->entries, &s->n_entries, NULL, NULL, spec, err);
 	if (rc) {
 		bwrap_destroy(s);
 		return isotier__error_prefix(err, "bwrap: provision");
@@ -170,14 +167,7 @@ static int bwrap_exec(void *p, const isotier_exec_request *req, int *exit_status
 		isotier__argv_push(&a, req->argv[i]);
 	if (a.oom)
 		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "bwrap: out of memory");
-	isotier_proc_opts o = {
-	    .argv = (const char *const *)a.v,
-	    .stdin_fd = req->stdin_fd,
-	    .stdout_fd = req->stdout_fd,
-	    .stderr_fd = req->stderr_fd,
-	    .timeout_s = isotier__exec_timeout(&s->spec, req),
-	    .cancel_fd = isotier__exec_cancel_fd(&s->spec, req),
-	};
+	isotier_proc_opts o = isotier__exec_proc_opts(&s->spec, req, a.v);
 	rc = isotier__proc_run(&o, exit_status, err);
 	if (rc)
 		return isotier__error_prefix(err, "bwrap: exec %s", req->argv[0]);

@@ -56,14 +56,7 @@ static int host_exec(void *p, const isotier_exec_request *req, int *exit_status,
 	}
 	if (a.oom)
 		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "host: out of memory");
-	isotier_proc_opts o = {
-	    .argv = (const char *const *)a.v,
-	    .stdin_fd = req->stdin_fd,
-	    .stdout_fd = req->stdout_fd,
-	    .stderr_fd = req->stderr_fd,
-	    .timeout_s = isotier__exec_timeout(c, req),
-	    .cancel_fd = isotier__exec_cancel_fd(c, req),
-	};
+	isotier_proc_opts o = isotier__exec_proc_opts(c, req, a.v);
 	rc = isotier__proc_run(&o, exit_status, err);
 	if (rc == ISOTIER_EUNAVAILABLE) {
 		/* The command itself was not found: report it like a shell would. */

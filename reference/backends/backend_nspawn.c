@@ -84,12 +84,7 @@ static void nspawn_destroy(void *p)
 	nspawn_state *s = p;
 	if (!s)
 		return;
-	if (s->dir) {
-		isotier__rmtree(s->dir);
-		free(s->dir);
-	}
-	isotier__root_entries_free(s->entries, s->n_entries);
-	isotier__spec_copy_clear(&s->spec);
+	isotier__provision_root_clear(&s->spec, s->entries, s->n_entries, s->dir);
 	free(s);
 }
 
@@ -127,13 +122,9 @@ static int make_root(nspawn_state *s, isotier_error *err)
 		snprintf(path, sizeof path, "%s/%s", s->dir, nodes[i].name);
 		rc = make_node(path, nodes[i].file, err);
 	}
-	for (size_t i = 0; i < s->n_entries && !rc; i++) {
-		if (!s->entries[i].link)
-			continue;
-		snprintf(path, sizeof path, "%s/root/%s", s->dir, s->entries[i].name);
-		if (symlink(s->entries[i].link, path) != 0)
-			rc = isotier__error_set(err, ISOTIER_EIO, errno, "symlink %s", path);
-	}
+	snprintf(path, sizeof path, "%s/root", s->dir);
+	if (!rc)
+		rc = isotier__root_symlinks(path, s->entries, s->n_entries, err);
 	/* nspawn's lock file goes next to root/ (".#root.lck"): in our directory. */
 	if (!rc && chmod(s->dir, 0711) != 0)
 		rc = isotier__error_set(err, ISOTIER_EIO, errno, "chmod %s", s->dir);
@@ -149,12 +140,8 @@ static int nspawn_provision(void **out, const isotier_backend_spec *spec, isotie
 	nspawn_state *s = calloc(1, sizeof *s);
 	if (!s)
 		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "nspawn: out of memory");
-	int rc = isotier__spec_copy_init(&s->spec, spec, err);
-	if (!rc && !s->spec.minimal_root)
-		rc = isotier__root_entries(&s->entries, &s->n_entries,
-		                           s->spec.rootfs ? s->spec.rootfs : "/", err);
-	if (!rc)
-		rc = isotier__mkdtemp(&s->dir, "isotier-nspawn", err);
+	int rc = isotier__provision_root(&s->spec, &s->entries, &s->n_entries, &s->dir,
+	                                 "isotier-nspawn", spec, err);
 	if (!rc)
 		rc = make_root(s, err);
 	if (rc) {
@@ -255,16 +242,9 @@ static int nspawn_exec(void *p, const isotier_exec_request *req, int *exit_statu
 		                          "nspawn: out of memory (or a path too long to bind)");
 	static const char *const envp[] = {
 	    "PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin", NULL};
-	isotier_proc_opts o = {
-	    .argv = (const char *const *)a.v,
-	    .envp = envp,
-	    .cwd = "/", /* the wrapper's shell would export our directory as PWD */
-	    .stdin_fd = req->stdin_fd,
-	    .stdout_fd = req->stdout_fd,
-	    .stderr_fd = req->stderr_fd,
-	    .timeout_s = isotier__exec_timeout(&s->spec, req),
-	    .cancel_fd = isotier__exec_cancel_fd(&s->spec, req),
-	};
+	isotier_proc_opts o = isotier__exec_proc_opts(&s->spec, req, a.v);
+	o.envp = envp;
+	o.cwd = "/"; /* the wrapper's shell would export our directory as PWD */
 	rc = isotier__proc_run(&o, exit_status, err);
 	if (rc)
 		return isotier__error_prefix(err, "nspawn: exec %s", req->argv[0]);

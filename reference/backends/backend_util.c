@@ -86,6 +86,54 @@ int isotier__exec_cancel_fd(const isotier_spec_copy *c, const isotier_exec_reque
 	return c && c->cancel_fd > 0 ? c->cancel_fd : -1;
 }
 
+int isotier__provision_root(isotier_spec_copy *c, isotier_root_entry **entries, size_t *n_entries,
+                            char **dir, const char *dir_prefix, const isotier_backend_spec *spec,
+                            isotier_error *err)
+{
+	int rc = isotier__spec_copy_init(c, spec, err);
+	if (!rc && !c->minimal_root)
+		rc = isotier__root_entries(entries, n_entries, c->rootfs ? c->rootfs : "/", err);
+	if (!rc && dir_prefix)
+		rc = isotier__mkdtemp(dir, dir_prefix, err);
+	return rc;
+}
+
+void isotier__provision_root_clear(isotier_spec_copy *c, isotier_root_entry *entries,
+                                   size_t n_entries, char *dir)
+{
+	if (dir) {
+		isotier__rmtree(dir);
+		free(dir);
+	}
+	isotier__root_entries_free(entries, n_entries);
+	isotier__spec_copy_clear(c);
+}
+
+int isotier__root_symlinks(const char *root, const isotier_root_entry *entries, size_t n_entries,
+                           isotier_error *err)
+{
+	char path[4096];
+	for (size_t i = 0; i < n_entries; i++) {
+		if (!entries[i].link)
+			continue;
+		snprintf(path, sizeof path, "%s/%s", root, entries[i].name);
+		if (symlink(entries[i].link, path) != 0)
+			return isotier__error_set(err, ISOTIER_EIO, errno, "symlink %s", path);
+	}
+	return 0;
+}
+
+isotier_proc_opts isotier__exec_proc_opts(const isotier_spec_copy *c,
+                                          const isotier_exec_request *req, char *const *argv)
+{
+	return (isotier_proc_opts){.argv = (const char *const *)argv,
+	                           .stdin_fd = req->stdin_fd,
+	                           .stdout_fd = req->stdout_fd,
+	                           .stderr_fd = req->stderr_fd,
+	                           .timeout_s = isotier__exec_timeout(c, req),
+	                           .cancel_fd = isotier__exec_cancel_fd(c, req)};
+}
+
 int isotier__exec_check(const isotier_exec_request *req, isotier_error *err)
 {
 	if (!req || !req->argv || !req->argv[0] || !req->argv[0][0])

@@ -28,6 +28,10 @@ void isotier__spec_copy_clear(isotier_spec_copy *c);
 int isotier__exec_timeout(const isotier_spec_copy *c, const isotier_exec_request *req);
 /* The cancel descriptor of one exec: the request's, else the spec's (<= 0: none). */
 int isotier__exec_cancel_fd(const isotier_spec_copy *c, const isotier_exec_request *req);
+/* How one exec runs argv: the request's descriptors, isotier__exec_timeout and
+ * isotier__exec_cancel_fd; a backend sets what else it needs on the copy. */
+isotier_proc_opts isotier__exec_proc_opts(const isotier_spec_copy *c,
+                                          const isotier_exec_request *req, char *const *argv);
 /* Checks the request: argv non-empty, bounded. */
 int isotier__exec_check(const isotier_exec_request *req, isotier_error *err);
 
@@ -45,6 +49,20 @@ typedef struct isotier_root_entry {
 int isotier__root_entries(isotier_root_entry **out, size_t *n, const char *root,
                           isotier_error *err);
 void isotier__root_entries_free(isotier_root_entry *e, size_t n);
+/* How a backend's provision starts: spec copied into c, the entries of its
+ * root (spec's rootfs, else "/"; none for a minimal root) and, with a
+ * dir_prefix, a fresh private directory in *dir (isotier__mkdtemp). What it
+ * made stays set for the caller's destroy to free on any error. */
+int isotier__provision_root(isotier_spec_copy *c, isotier_root_entry **entries, size_t *n_entries,
+                            char **dir, const char *dir_prefix, const isotier_backend_spec *spec,
+                            isotier_error *err);
+/* Undoes isotier__provision_root: dir (NULL: none) removed and freed, then
+ * the entries and the spec copy freed. */
+void isotier__provision_root_clear(isotier_spec_copy *c, isotier_root_entry *entries,
+                                   size_t n_entries, char *dir);
+/* The symlinks among entries, made under root (a directory already there). */
+int isotier__root_symlinks(const char *root, const isotier_root_entry *entries, size_t n_entries,
+                           isotier_error *err);
 
 /* A sink (see proc.h) that writes everything to fd. A reader that stops
  * reading cannot hold us past deadline_ms (isotier__now_ms() based; 0: none)

@@ -158,12 +158,7 @@ void isotier__engine_destroy(void *p)
 	if (s->id[0])
 		remove_containers(s);
 	/* s->image is shared by every run of the same probe: kept (see import_image). */
-	if (s->dir) {
-		isotier__rmtree(s->dir);
-		free(s->dir);
-	}
-	isotier__root_entries_free(s->entries, s->n_entries);
-	isotier__spec_copy_clear(&s->spec);
+	isotier__provision_root_clear(&s->spec, s->entries, s->n_entries, s->dir);
 	free(s);
 }
 
@@ -314,12 +309,8 @@ int isotier__engine_provision(void **out, const isotier_engine *e, const isotier
 	s->e = e;
 	if (e->podman)
 		isotier__cgroup_hybrid(s->unmount, sizeof s->unmount);
-	int rc = isotier__spec_copy_init(&s->spec, spec, err);
-	if (!rc && !s->spec.minimal_root)
-		rc = isotier__root_entries(&s->entries, &s->n_entries,
-		                           s->spec.rootfs ? s->spec.rootfs : "/", err);
-	if (!rc)
-		rc = isotier__mkdtemp(&s->dir, "isotier-engine", err);
+	int rc = isotier__provision_root(&s->spec, &s->entries, &s->n_entries, &s->dir,
+	                                 "isotier-engine", spec, err);
 	if (!rc)
 		rc = write_root(s, err);
 	if (!rc) {
@@ -428,16 +419,9 @@ int isotier__engine_exec(void *p, const isotier_exec_request *req, int *exit_sta
 		isotier__argv_push(&a, req->argv[i]);
 	if (a.oom)
 		return isotier__error_set(err, ISOTIER_ENOMEM, 0, "%s: out of memory", e->backend);
-	isotier_proc_opts o = {
-	    .argv = (const char *const *)a.v,
-	    .stdin_fd = req->stdin_fd,
-	    .stdout_fd = req->stdout_fd,
-	    .stderr_fd = req->stderr_fd,
-	    .timeout_s = isotier__exec_timeout(&s->spec, req),
-	    .cancel_fd = isotier__exec_cancel_fd(&s->spec, req),
-	    .on_cancel = cancel_run,
-	    .on_cancel_ctx = &(struct cancel_ctx){.s = s, .name = name},
-	};
+	isotier_proc_opts o = isotier__exec_proc_opts(&s->spec, req, a.v);
+	o.on_cancel = cancel_run;
+	o.on_cancel_ctx = &(struct cancel_ctx){.s = s, .name = name};
 	/* No lease, no container: a SIGKILL after it starts would leave it for
 	 * no sweep to find. */
 	if (engine_lease(s, "container", name) < 0)

@@ -97,11 +97,8 @@ void isotier__oci_destroy(isotier_oci_bundle *b)
 	if (b->dir) {
 		delete_registered(b, NULL);
 		isotier__lease_drop("oci", strrchr(b->dir, '/') + 1);
-		isotier__rmtree(b->dir);
-		free(b->dir);
 	}
-	isotier__root_entries_free(b->entries, b->n_entries);
-	isotier__spec_copy_clear(&b->spec);
+	isotier__provision_root_clear(&b->spec, b->entries, b->n_entries, b->dir);
 	free(b->written);
 	free(b);
 }
@@ -139,12 +136,8 @@ int isotier__oci_provision(isotier_oci_bundle **out, const isotier_oci_runtime *
 	b->rt = rt;
 	if (rt->no_hybrid_cgroups)
 		isotier__cgroup_hybrid(b->unmount, sizeof b->unmount);
-	int rc = isotier__spec_copy_init(&b->spec, spec, err);
-	if (!rc && !b->spec.minimal_root)
-		rc = isotier__root_entries(&b->entries, &b->n_entries,
-		                           b->spec.rootfs ? b->spec.rootfs : "/", err);
-	if (!rc)
-		rc = isotier__mkdtemp(&b->dir, "isotier-bundle", err);
+	int rc = isotier__provision_root(&b->spec, &b->entries, &b->n_entries, &b->dir,
+	                                 "isotier-bundle", spec, err);
 	if (!rc) { /* its containers live in its private state: a sweep deletes them there */
 		isotier_lease l = {.kind = "oci",
 		                   .backend = rt->name,
@@ -173,13 +166,8 @@ int isotier__oci_provision(isotier_oci_bundle **out, const isotier_oci_runtime *
 	snprintf(path, sizeof path, "%s/rootfs", b->dir);
 	if (!rc && (chmod(b->dir, 0711) != 0 || chmod(path, 0755) != 0))
 		rc = isotier__error_set(err, ISOTIER_EIO, errno, "chmod %s", path);
-	for (size_t i = 0; i < b->n_entries && !rc; i++) {
-		if (!b->entries[i].link)
-			continue;
-		snprintf(path, sizeof path, "%s/rootfs/%s", b->dir, b->entries[i].name);
-		if (symlink(b->entries[i].link, path) != 0)
-			rc = isotier__error_set(err, ISOTIER_EIO, errno, "symlink %s", path);
-	}
+	if (!rc)
+		rc = isotier__root_symlinks(path, b->entries, b->n_entries, err);
 	if (rc) {
 		isotier__oci_destroy(b);
 		return rc;

@@ -153,15 +153,21 @@ int isotier__default_data_path(char *buf, size_t len, const char *rel, const cha
 	return access(buf, F_OK) == 0 ? 0 : ISOTIER_ENOTFOUND;
 }
 
+const char *isotier__env_data_path(const char *env, char *buf, size_t len, const char *rel,
+                                   const char *src_rel)
+{
+	const char *v = getenv(env);
+	if (v && *v)
+		return v;
+	isotier__default_data_path(buf, len, rel, src_rel);
+	return buf;
+}
+
 const char *isotier__default_catalogue_dir(void)
 {
 	static __thread char dir[PATH_MAX];
-	const char *env = getenv("ISOTIER_CATALOGUE");
-	if (env && *env)
-		return env;
-	isotier__default_data_path(dir, sizeof dir, "share/isotier/catalogue/providers",
-	                           "catalogue/providers");
-	return dir;
+	return isotier__env_data_path("ISOTIER_CATALOGUE", dir, sizeof dir,
+	                              "share/isotier/catalogue/providers", "catalogue/providers");
 }
 
 int isotier__default_build_path(char *buf, size_t len, const char *libexec_rel,

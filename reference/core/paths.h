@@ -40,6 +40,9 @@ int isotier__install_path(char *buf, size_t len, const char *rel);
 /* Data: PREFIX/rel when installed, else SRC/src_rel in a build tree (src_rel
  * NULL: none there), else /usr/rel. buf is filled either way; 0 when it exists. */
 int isotier__default_data_path(char *buf, size_t len, const char *rel, const char *src_rel);
+/* $env when set and not empty, else isotier__default_data_path in buf. */
+const char *isotier__env_data_path(const char *env, char *buf, size_t len, const char *rel,
+                                   const char *src_rel);
 /* A program: PREFIX/libexec_rel when installed, else BUILD/build_rel in a build
  * tree, else /usr/libexec_rel. buf is filled either way; 0 when executable. */
 int isotier__default_build_path(char *buf, size_t len, const char *libexec_rel,

@@ -48,22 +48,32 @@ static bool is_plain_ascii(unsigned char c)
 	return c >= 0x20 && c < 0x7f && c != '&' && c != '<' && c != '>' && c != '"' && c != '\'';
 }
 
+static bool is_plain_json(unsigned char c)
+{
+	return c >= 0x20 && c < 0x7f && c != '"' && c != '\\';
+}
+
+/*
+ * Writes the run of bytes from p that plain() lets through as they are (in
+ * one write: the common case, and fast), then decodes the code point after
+ * it into *cp. The byte after that code point, or NULL at the end of s.
+ */
+static const unsigned char *put_plain_run(FILE *f, const unsigned char *p,
+                                          bool (*plain)(unsigned char), uint32_t *cp)
+{
+	const unsigned char *run = p;
+	while (plain(*p))
+		p++;
+	if (p > run)
+		fwrite(run, 1, (size_t)(p - run), f);
+	return *p ? p + report_utf8_next(p, cp) : NULL;
+}
+
 void report_put_xml(FILE *f, const char *s)
 {
-	if (!s)
-		return;
 	const unsigned char *p = (const unsigned char *)s;
-	while (*p) {
-		/* Runs of harmless ASCII in one write: the common case, and fast. */
-		const unsigned char *run = p;
-		while (is_plain_ascii(*p))
-			p++;
-		if (p > run)
-			fwrite(run, 1, (size_t)(p - run), f);
-		if (!*p)
-			break;
-		uint32_t cp;
-		p += report_utf8_next(p, &cp);
+	uint32_t cp;
+	while (p && (p = put_plain_run(f, p, is_plain_ascii, &cp))) {
 		switch (cp) {
 		case '&': fputs("&amp;", f); break;
 		case '<': fputs("&lt;", f); break;
@@ -93,16 +103,8 @@ void report_put_json(FILE *f, const char *s)
 	}
 	fputc('"', f);
 	const unsigned char *p = (const unsigned char *)s;
-	while (*p) {
-		const unsigned char *run = p;
-		while (*p >= 0x20 && *p < 0x7f && *p != '"' && *p != '\\')
-			p++;
-		if (p > run)
-			fwrite(run, 1, (size_t)(p - run), f);
-		if (!*p)
-			break;
-		uint32_t cp;
-		p += report_utf8_next(p, &cp);
+	uint32_t cp;
+	while ((p = put_plain_run(f, p, is_plain_json, &cp))) {
 		switch (cp) {
 		case '"': fputs("\\\"", f); break;
 		case '\\': fputs("\\\\", f); break;

@@ -8,33 +8,6 @@
 #include <string.h>
 #include <strings.h>
 
-struct buf {
-	char *data;
-	size_t len, cap;
-	bool oom;
-};
-
-static void buf_add(struct buf *b, const char *s, size_t n)
-{
-	if (b->oom)
-		return;
-	if (b->len + n + 1 > b->cap) {
-		size_t ncap = b->cap ? b->cap : 4096;
-		while (b->len + n + 1 > ncap)
-			ncap *= 2;
-		char *nd = realloc(b->data, ncap);
-		if (!nd) {
-			b->oom = true;
-			return;
-		}
-		b->data = nd;
-		b->cap = ncap;
-	}
-	memcpy(b->data + b->len, s, n);
-	b->len += n;
-	b->data[b->len] = '\0';
-}
-
 static bool skipped_element(const char *name)
 {
 	static const char *const skip[] = {"script", "style", "noscript", "template", "head"};
@@ -88,21 +61,21 @@ static bool chrome_element(const char *name, const xmlChar **attrs)
  * body and of <main>/<article> when the page marks one; how deep inside
  * skipped, chrome and main elements we are. */
 struct sax_text {
-	struct buf b;
-	struct buf body;   /* main text outside chrome, NULL data when unused */
-	struct buf marked; /* the same, only inside <main> or role=main */
+	isotier_strbuf b;
+	isotier_strbuf body;   /* main text outside chrome, NULL buf when unused */
+	isotier_strbuf marked; /* the same, only inside <main> or role=main */
 	bool want_main;
 	size_t skip_depth, chrome_depth, main_depth;
 };
 
 static void add_text(struct sax_text *t, const char *s, size_t n)
 {
-	buf_add(&t->b, s, n);
+	isotier__strbuf_add(&t->b, s, n);
 	if (!t->want_main || t->chrome_depth)
 		return;
-	buf_add(&t->body, s, n);
+	isotier__strbuf_add(&t->body, s, n);
 	if (t->main_depth)
-		buf_add(&t->marked, s, n);
+		isotier__strbuf_add(&t->marked, s, n);
 }
 
 static bool main_element(const char *name, const xmlChar **attrs)
@@ -202,15 +175,15 @@ int isotier_html_texts(char **out, char **main_out, const char *html, size_t len
 	sax.warning = sax_quiet;
 	sax.error = sax_quiet;
 	struct sax_text t = {.want_main = main_out != NULL};
-	buf_add(&t.b, "", 0);
+	isotier__strbuf_add(&t.b, "", 0);
 	if (main_out) {
-		buf_add(&t.body, "", 0);
-		buf_add(&t.marked, "", 0);
+		isotier__strbuf_add(&t.body, "", 0);
+		isotier__strbuf_add(&t.marked, "", 0);
 	}
 	htmlParserCtxtPtr ctxt =
 	    htmlCreatePushParserCtxt(&sax, &t, NULL, 0, NULL, XML_CHAR_ENCODING_NONE);
 	if (!ctxt) {
-		free(t.b.data);
+		free(t.b.buf);
 		return ISOTIER_ENOMEM;
 	}
 	htmlCtxtUseOptions(ctxt, opts);
@@ -235,23 +208,23 @@ int isotier_html_texts(char **out, char **main_out, const char *html, size_t len
 	         : stopped                             ? ISOTIER_EDATA
 	                                               : 0;
 	if (rc < 0) {
-		free(t.b.data);
-		free(t.body.data);
-		free(t.marked.data);
+		free(t.b.buf);
+		free(t.body.buf);
+		free(t.marked.buf);
 		return rc;
 	}
-	*out = t.b.data;
+	*out = t.b.buf;
 	if (main_out) {
 		/* The page's own mark of its main content wins when it has text;
 		 * else the body without its chrome. */
 		bool marked = false;
 		for (size_t i = 0; i < t.marked.len && !marked; i++)
-			marked = t.marked.data[i] != ' ';
-		*main_out = marked ? t.marked.data : t.body.data;
-		free(marked ? t.body.data : t.marked.data);
+			marked = t.marked.buf[i] != ' ';
+		*main_out = marked ? t.marked.buf : t.body.buf;
+		free(marked ? t.body.buf : t.marked.buf);
 	} else {
-		free(t.body.data);
-		free(t.marked.data);
+		free(t.body.buf);
+		free(t.marked.buf);
 	}
 	return 0;
 }

@@ -243,16 +243,8 @@ int sources_baseline_save(const sources_baseline *b, const char *path, isotier_e
 	if (fd < 0)
 		return isotier__error_set(err, ISOTIER_EIO, errno, "source baseline %s: create",
 		                          tmp);
-	size_t len = strlen(json), off = 0;
-	while (off < len) {
-		ssize_t w = write(fd, json + off, len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0)
-			break;
-		off += (size_t)w;
-	}
-	bool ok = off == len && write(fd, "\n", 1) == 1 && fchmod(fd, 0644) == 0 && fsync(fd) == 0;
+	bool ok = isotier__write_all(fd, json, strlen(json)) == 0 && write(fd, "\n", 1) == 1 &&
+	          fchmod(fd, 0644) == 0 && fsync(fd) == 0;
 	int e = errno;
 	if (close(fd) < 0)
 		ok = false;

@@ -2,6 +2,7 @@
 /* sources_print.c - what `isotier sources check` prints (text and --json)
  * and what --update-baseline keeps (sources_run.h). */
 #include "sources_run.h"
+#include "../cmd/cli.h"
 
 #include <cjson/cJSON.h>
 #include <limits.h>
@@ -111,13 +112,7 @@ int sources_print_json(const struct run *r, const char *db, const char *dir, con
 		cJSON_AddItemToArray(list, e);
 	}
 	cJSON_AddItemToObject(o, "sources", list);
-	char *s = isotier__json_print(o, true);
-	cJSON_Delete(o);
-	if (!s)
-		return -1;
-	puts(s);
-	free(s);
-	return 0;
+	return cli_print_json(o);
 }
 
 /* sources.lock.json beside the provider directory (catalogue/providers ->

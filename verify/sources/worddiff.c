@@ -53,54 +53,27 @@ static bool same(const struct word *a, const struct word *b)
 	return a->n == b->n && !memcmp(a->s, b->s, a->n);
 }
 
-struct out {
-	char *buf;
-	size_t len, cap;
-	bool oom;
-};
-
-static void put(struct out *o, const char *s, size_t n)
-{
-	if (o->oom)
-		return;
-	if (o->len + n + 1 > o->cap) {
-		size_t cap = o->cap ? o->cap : 256;
-		while (cap < o->len + n + 1)
-			cap *= 2;
-		char *nb = realloc(o->buf, cap);
-		if (!nb) {
-			o->oom = true;
-			return;
-		}
-		o->buf = nb;
-		o->cap = cap;
-	}
-	memcpy(o->buf + o->len, s, n);
-	o->len += n;
-	o->buf[o->len] = '\0';
-}
-
 /* Op kinds in the edit script. */
 enum { SAME, DEL, ADD };
 
-static void emit(struct out *o, int *open, int kind, const struct word *w)
+static void emit(isotier_strbuf *o, int *open, int kind, const struct word *w)
 {
 	if (*open != kind) {
 		if (*open == DEL)
-			put(o, "-]", 2);
+			isotier__strbuf_add(o, "-]", 2);
 		else if (*open == ADD)
-			put(o, "+}", 2);
+			isotier__strbuf_add(o, "+}", 2);
 		if (o->len)
-			put(o, " ", 1);
+			isotier__strbuf_add(o, " ", 1);
 		if (kind == DEL)
-			put(o, "[-", 2);
+			isotier__strbuf_add(o, "[-", 2);
 		else if (kind == ADD)
-			put(o, "{+", 2);
+			isotier__strbuf_add(o, "{+", 2);
 		*open = kind;
 	} else if (o->len) {
-		put(o, " ", 1);
+		isotier__strbuf_add(o, " ", 1);
 	}
-	put(o, w->s, w->n);
+	isotier__strbuf_add(o, w->s, w->n);
 }
 
 /* Cuts s to at most max bytes at a UTF-8 character boundary, marked. */
@@ -121,7 +94,7 @@ char *isotier_word_diff(const char *old_text, const char *new_text, size_t max_o
 	if (max_out < 64)
 		max_out = 64;
 	struct words a = {0}, b = {0};
-	struct out o = {0};
+	isotier_strbuf o = {0};
 	uint16_t *dp = NULL;
 	size_t n_changes = 0;
 	char *result = NULL;
@@ -136,7 +109,7 @@ char *isotier_word_diff(const char *old_text, const char *new_text, size_t max_o
 		tail++;
 	size_t na = a.n - head - tail, nb = b.n - head - tail;
 	int open = SAME;
-	put(&o, "", 0);
+	isotier__strbuf_add(&o, "", 0);
 	for (size_t i = 0; i < head; i++)
 		emit(&o, &open, SAME, &a.w[i]);
 	const struct word *ma = a.w + head, *mb = b.w + head;
@@ -178,9 +151,9 @@ char *isotier_word_diff(const char *old_text, const char *new_text, size_t max_o
 	for (size_t i = 0; i < tail; i++)
 		emit(&o, &open, SAME, &a.w[a.n - tail + i]);
 	if (open == DEL)
-		put(&o, "-]", 2);
+		isotier__strbuf_add(&o, "-]", 2);
 	else if (open == ADD)
-		put(&o, "+}", 2);
+		isotier__strbuf_add(&o, "+}", 2);
 	if (o.oom)
 		goto done;
 	result = isotier__utf8_scrub(o.buf, NULL);
