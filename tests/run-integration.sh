@@ -64,42 +64,69 @@ fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
+# Each test's expected wall time, longest first: what it took when last measured (a line
+# `NAME WALL CPU` of tests/integration/times, measured on a 2-core host and kept in the tree for a
+# fresh checkout; then of $BUILD/integration-times, which every run rewrites with its own figures
+# and which wins), else its speed tag's guess. Only the order depends on it (a long test started
+# last is the run's tail), never which tests run or what they share.
+times_files=()
+if [ -z "${ISOTIER_TEST_DIR:-}" ]; then
+  times_files=("$root/tests/integration/times")
+  case $BUILD in /*) times_out=$BUILD ;; *) times_out=$root/$BUILD ;; esac
+  times_out=${ISOTIER_TEST_TIMES:-$times_out/integration-times}
+  times_files+=("$times_out")
+else
+  times_out=${ISOTIER_TEST_TIMES:-}
+  [ -z "$times_out" ] || times_files+=("$times_out")
+fi
+declare -A measured=()
+for f in "${times_files[@]}"; do
+  [ -r "$f" ] || continue
+  while read -r n w _; do
+    # Whatever the file holds, a name and a number only: anything else is ignored.
+    [[ $n =~ ^[A-Za-z0-9_.-]+$ && $w =~ ^[0-9]+(\.[0-9]+)?$ ]] && measured[$n]=$w
+  done <"$f"
+done
+declare -A guess=([slow]=45 [normal]=15 [fast]=4)
+
 # The tests: the quiet ones first (each holds every challenge slot and lets one other test run
 # beside it: they are the run's longest chain, and started first they run back to back, each
 # with an other test beside it, instead of waiting between challenge users), then the others that
 # use the challenge (they share its slots: their chain must never wait for a free slot), then the
-# rest; slow first within each, then normal, then fast; name order within each speed.
+# rest; longest first within each (above), name order among equals. Each script's tag is read once.
 names=() uses=() quiet=()
-for group in quiet challenge other; do
-for speed in slow normal fast; do
-  for t in "$testdir"/${ISOTIER_TESTS:-*}.sh; do
-    [ -e "$t" ] || continue
-    tag=$(sed -n '2s/^# isotier-test: *//p' "$t")
-    s=${tag%%;*} s=${s// /}
-    [ -n "$tag" ] || s=normal
-    [ "$s" = "$speed" ] || continue
-    [ -z "${ISOTIER_TESTS_SPEED:-}" ] || [ "$s" = "$ISOTIER_TESTS_SPEED" ] || continue
-    u=
-    if [ -z "$tag" ]; then u=challenge
-    elif [[ $tag == *"uses:"* ]]; then u=$(tr -s ' ' <<<"${tag#*uses:}" | xargs -n1 | sort -u | xargs); fi
-    # quiet: every challenge slot, and one test beside it at most (see the header).
-    q=
-    if [[ " $u " == *" quiet "* ]]; then
-      q=1
-      u=${u//quiet/}
-      u=${u//challenge/}
-      for _ in $(seq "$challenge_slots"); do u+=" challenge"; done
-      [[ " $u " == *" vmm "* ]] || u+=" vmm"
-      u=$(xargs <<<"$u")
-    fi
-    g=other
-    [[ " $u " != *" challenge "* ]] || g=challenge
-    [ -z "$q" ] || g=quiet
-    [ "$g" = "$group" ] || continue
-    names+=("$(basename "$t" .sh)") uses+=("$u") quiet+=("$q")
-  done
+rows=()
+for t in "$testdir"/${ISOTIER_TESTS:-*}.sh; do
+  [ -e "$t" ] || continue
+  name=$(basename "$t" .sh)
+  tag=
+  { IFS= read -r _ && IFS= read -r tag; } <"$t" || true
+  case $tag in "# isotier-test:"*) tag=${tag#"# isotier-test:"} tag=${tag#"${tag%%[! ]*}"} ;; *) tag= ;; esac
+  s=${tag%%;*} s=${s// /}
+  [ -n "$tag" ] || s=normal
+  [ -z "${ISOTIER_TESTS_SPEED:-}" ] || [ "$s" = "$ISOTIER_TESTS_SPEED" ] || continue
+  u=
+  if [ -z "$tag" ]; then u=challenge
+  elif [[ $tag == *"uses:"* ]]; then u=$(tr -s ' ' '\n' <<<"${tag#*uses:}" | sed '/^$/d' | sort -u | xargs); fi
+  # quiet: every challenge slot, and one test beside it at most (see the header).
+  q=
+  if [[ " $u " == *" quiet "* ]]; then
+    q=1
+    u=${u//quiet/}
+    u=${u//challenge/}
+    for _ in $(seq "$challenge_slots"); do u+=" challenge"; done
+    [[ " $u " == *" vmm "* ]] || u+=" vmm"
+    u=$(xargs <<<"$u")
+  fi
+  g=3
+  [[ " $u " != *" challenge "* ]] || g=2
+  [ -z "$q" ] || g=1
+  est=${measured[$name]:-${guess[$s]:-15}}
+  rows+=("$g $est $name|$u|$q")
 done
-done
+while IFS='|' read -r key u q; do
+  names+=("${key##* }") uses+=("$u") quiet+=("$q")
+done < <([ "${#rows[@]}" -eq 0 ] || printf '%s\n' "${rows[@]}" | sort -k1,1n -k2,2gr -k3,3)
 # A run that tested nothing is not green (a typo in ISOTIER_TESTS, an empty folder).
 [ "${#names[@]}" -gt 0 ] || { echo "run-integration.sh: no test in $testdir matches '${ISOTIER_TESTS:-*}'" >&2; exit 2; }
 [ "$jobs" -gt 1 ] || {
@@ -140,6 +167,9 @@ report() { # INDEX RC
   local name=${names[$1]} secs
   secs="$(cat "$out/$name.secs" 2>/dev/null || echo 0)s, cpu $(cat "$out/$name.cpu" 2>/dev/null || echo 0)s, from +$(
     printf '%.0f' "$(echo "$(cat "$out/$name.start" 2>/dev/null || echo "$t0") - $t0" | bc)")"
+  # Its figures for the next run's order (a test that failed or was skipped may have ended early:
+  # its last good figure stays).
+  [ "$2" != 0 ] || measured[$name]="$(cat "$out/$name.secs" 2>/dev/null || echo 0) $(cat "$out/$name.cpu" 2>/dev/null || echo 0)"
   case $2 in
     0) pass=$((pass + 1)); echo "PASS $name (${secs}s)" ;;
     77) skip=$((skip + 1)); echo "SKIP $name (${secs}s): $(tail -n 1 "$out/$name.log")" ;;
@@ -194,19 +224,24 @@ else
         # load of the runs before three at a time, which the challenge's tests were written
         # against).
         if [ "${#running[@]}" -gt "$quiet_company" ] && { [ "$quiet_running" -gt 0 ] || [ -n "${quiet[$c]}" ]; }; then
-          [ -z "${quiet[$c]}" ] || waiting_quiet=1
+          [ -z "${quiet[$c]}" ] || [ -n "$waiting_quiet" ] || waiting_quiet=$c
           continue
         fi
-        # A quiet test that waits is not overtaken: no other challenge user starts, and
-        # quiet_company other tests at most run beside the ones it waits for.
+        # A quiet test that waits is not overtaken: no other challenge user starts, quiet_company
+        # other tests at most run beside the ones it waits for, and none that holds a resource it
+        # needs (docker, kvm...): started beside the quiet test before it, such a test would keep
+        # it waiting after that one ended, with one test running on 2 cores.
         if [ -n "$waiting_quiet" ]; then
           [[ " ${uses[$c]} " != *" challenge "* ]] || continue
           others=0
           for r in "${running[@]}"; do [[ " ${uses[$r]} " == *" challenge "* ]] || others=$((others + 1)); done
           [ "$others" -lt "$quiet_company" ] || break
+          shares=
+          for r in ${uses[$c]}; do [[ " ${uses[$waiting_quiet]} " != *" $r "* ]] || shares=1; done
+          [ -z "$shares" ] || continue
         fi
         if resources_free "$c"; then pick=$k; break; fi
-        [ -z "${quiet[$c]}" ] || waiting_quiet=1
+        [ -z "${quiet[$c]}" ] || [ -n "$waiting_quiet" ] || waiting_quiet=$c
       done
       [ "$pick" -ge 0 ] || break
       i=${pending[$pick]}
@@ -233,6 +268,15 @@ else
     [ -z "${quiet[$i]}" ] || quiet_running=$((quiet_running - 1))
     report "$i" "$rc"
   done
+fi
+# The figures, for the next run's order: this run's, and the last known of the tests it did not run.
+if [ -n "$times_out" ] && [ "$pass" -gt 0 ] && [ -d "$(dirname "$times_out")" ]; then
+  {
+    [ ! -r "$times_out" ] || while read -r n w c; do
+      [[ ${measured[$n]:-} != *" "* && $n =~ ^[A-Za-z0-9_.-]+$ && $w =~ ^[0-9]+(\.[0-9]+)?$ ]] && echo "$n $w ${c:-0}"
+    done <"$times_out"
+    for n in "${names[@]}"; do [[ ${measured[$n]:-} != *" "* ]] || echo "$n ${measured[$n]}"; done
+  } 2>/dev/null | sort >"$times_out.tmp" && mv -f "$times_out.tmp" "$times_out" || rm -f "$times_out.tmp"
 fi
 echo "integration: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]
