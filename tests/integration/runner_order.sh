@@ -15,7 +15,7 @@ fake() { # NAME TAG SECONDS: a test that logs its start, sleeps, logs its end
 }
 runner() { # runs the folder's tests with the times file $TMP/times; output in $TMP/out
   rm -f "$TMP/log"
-  ISOTIER_TESTS= ISOTIER_TESTS_SPEED= ISOTIER_TEST_DIR="$d" ISOTIER_TEST_LOCK_DIR="$TMP/locks" \
+  ISOTIER_TESTS='' ISOTIER_TESTS_SPEED='' ISOTIER_TEST_DIR="$d" ISOTIER_TEST_LOCK_DIR="$TMP/locks" \
     ISOTIER_TEST_TIMES="$TMP/times" ISOTIER_TEST_JOBS=3 timeout 120 bash "$ISOTIER_ROOT/tests/run-integration.sh" \
     >"$TMP/out" 2>&1 || fail "the runner failed: $(cat "$TMP/out")"
 }
