@@ -7,7 +7,7 @@
 # Three at a time (ISOTIER_TEST_JOBS; 1 runs them one by one in name order).
 # Each script says on its second line how long it runs and what it cannot
 # share:
-#   # isotier-test: SPEED[; uses: RESOURCE...]
+#   # isotier-test: SPEED[; uses: RESOURCE...][; after: TEST...]
 # SPEED is fast (a few seconds), normal or slow (15 s and more): slow ones
 # start first; ISOTIER_TESTS_SPEED=fast runs the fast ones only (make integration-fast).
 # A RESOURCE has one slot (two tests that use it never overlap), but:
@@ -37,7 +37,8 @@
 #   fhang sleep30  looks for its processes by a name other tests' share
 # A test whose verifications are the host backend's only (no sandbox: no host view, no
 # challenge) does not use the challenge. A script without the line counts as
-# `uses: challenge`. Locks are flock(1)s under $ISOTIER_TEST_LOCK_DIR
+# `uses: challenge`. `after: TEST...`: the test starts once each named test of the run has ended
+# (deb_install installs the packages deb_package built, outside the quiet slot). Locks are flock(1)s under $ISOTIER_TEST_LOCK_DIR
 # (/tmp/isotier-test-locks), so two runs on one host (two checkouts) keep out of
 # each other's way too. Each result prints when its test ends (its wall time, its
 # CPU, when it started); a failure prints its output's last 60 lines.
@@ -94,7 +95,7 @@ declare -A guess=([slow]=45 [normal]=15 [fast]=4)
 # with an other test beside it, instead of waiting between challenge users), then the others that
 # use the challenge (they share its slots: their chain must never wait for a free slot), then the
 # rest; longest first within each (above), name order among equals. Each script's tag is read once.
-names=() uses=() quiet=()
+names=() uses=() quiet=() after=()
 rows=()
 for t in "$testdir"/${ISOTIER_TESTS:-*}.sh; do
   [ -e "$t" ] || continue
@@ -107,7 +108,9 @@ for t in "$testdir"/${ISOTIER_TESTS:-*}.sh; do
   [ -z "${ISOTIER_TESTS_SPEED:-}" ] || [ "$s" = "$ISOTIER_TESTS_SPEED" ] || continue
   u=
   if [ -z "$tag" ]; then u=challenge
-  elif [[ $tag == *"uses:"* ]]; then u=$(tr -s ' ' '\n' <<<"${tag#*uses:}" | sed '/^$/d' | sort -u | xargs); fi
+  elif [[ $tag == *"uses:"* ]]; then u=${tag#*uses:} u=$(tr -s ' ' '\n' <<<"${u%%;*}" | sed '/^$/d' | sort -u | xargs); fi
+  a=
+  if [[ $tag == *"after:"* ]]; then a=${tag#*after:} a=$(xargs <<<"${a%%;*}"); fi
   # quiet: every challenge slot, and one test beside it at most (see the header).
   q=
   if [[ " $u " == *" quiet "* ]]; then
@@ -122,10 +125,10 @@ for t in "$testdir"/${ISOTIER_TESTS:-*}.sh; do
   [[ " $u " != *" challenge "* ]] || g=2
   [ -z "$q" ] || g=1
   est=${measured[$name]:-${guess[$s]:-15}}
-  rows+=("$g $est $name|$u|$q")
+  rows+=("$g $est $name|$u|$q|$a")
 done
-while IFS='|' read -r key u q; do
-  names+=("${key##* }") uses+=("$u") quiet+=("$q")
+while IFS='|' read -r key u q a; do
+  names+=("${key##* }") uses+=("$u") quiet+=("$q") after+=("$a")
 done < <([ "${#rows[@]}" -eq 0 ] || printf '%s\n' "${rows[@]}" | sort -k1,1n -k2,2gr -k3,3)
 # A run that tested nothing is not green (a typo in ISOTIER_TESTS, an empty folder).
 [ "${#names[@]}" -gt 0 ] || { echo "run-integration.sh: no test in $testdir matches '${ISOTIER_TESTS:-*}'" >&2; exit 2; }
@@ -220,6 +223,15 @@ else
       pick=-1 waiting_quiet=
       for k in "${!pending[@]}"; do
         c=${pending[$k]}
+        # after: NAME...: not before each named test of this run has ended (it makes what this
+        # one reads; whether it passed is the test's to find out). Not waiting, nor overtaken.
+        if [ -n "${after[$c]}" ]; then
+          blocked=
+          for r in "${pending[@]}" "${running[@]}"; do
+            [ "$r" = "$c" ] || [[ " ${after[$c]} " != *" ${names[$r]} "* ]] || blocked=1
+          done
+          [ -z "$blocked" ] || continue
+        fi
         # Beside a quiet test (or to start one) quiet_company other tests run at most (one: the
         # load of the runs before three at a time, which the challenge's tests were written
         # against).

@@ -52,4 +52,15 @@ line() { grep -n "^$1\$" "$TMP/log" | cut -d: -f1; }
 [ "$(line "start q1")" -le 2 ] || fail "q1 did not start first: $order"
 [ "$(line "start o2")" -lt "$(line "end q1")" ] || fail "o2 did not run beside q1: $order"
 [ "$(line "start q2")" -lt "$(line "start od")" ] || fail "od overtook the waiting quiet q2: $order"
-echo "runner_order: longest first by measured time, times recorded, no companion holds what a quiet test waits for"
+rm -f "$d"/*.sh
+
+# after: the dependent test (measured longest, tagged to start first) waits for the one it names;
+# another test runs meanwhile.
+fake user "slow; after: maker other-not-in-run" 0
+fake maker "fast" 1
+fake free "fast" 0
+printf 'user 90 1\nmaker 2 1\nfree 1 1\n' >"$TMP/times"
+runner
+[ "$(line "end maker")" -lt "$(line "start user")" ] || fail "user started before maker ended: $(grep -n . "$TMP/log" | tr '\n' ' ')"
+[ "$(line "start free")" -lt "$(line "start user")" ] || fail "free waited behind the blocked user: $(grep -n . "$TMP/log" | tr '\n' ' ')"
+echo "runner_order: longest first by measured time, times recorded, no companion holds what a quiet test waits for, after: waits"
