@@ -234,7 +234,7 @@ deb:
 # As `make deb`, without the debug symbol packages (no test reads them) and a make job per core.
 TEST_DEBS := $(BUILD)/debs
 DEB_INPUTS := $(shell find base catalogue reference verify probes include python runbook scripts debian \
-  -type f ! -name '*.pyc' 2>/dev/null) Makefile isotier.pc.in
+  -type f ! -name '*.pyc' 2>/dev/null) Makefile isotier.pc.in README.md
 .PHONY: debs
 debs: $(TEST_DEBS)/.built
 $(TEST_DEBS)/.built: $(DEB_INPUTS)
