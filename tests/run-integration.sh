@@ -8,8 +8,10 @@
 # Each script says on its second line how long it runs and what it cannot
 # share:
 #   # isotier-test: SPEED[; uses: RESOURCE...][; after: TEST...]
-# SPEED is fast (a few seconds), normal or slow (15 s and more): slow ones
-# start first; ISOTIER_TESTS_SPEED=fast runs the fast ones only (make integration-fast).
+# SPEED is fast (a few seconds), normal or slow (15 s and more): the longest
+# start first, by their measured time where there is one (tests/integration/times,
+# $BUILD/integration-times), else by SPEED; ISOTIER_TESTS_SPEED=fast runs the fast
+# ones only (make integration-fast).
 # A RESOURCE has one slot (two tests that use it never overlap), but:
 #   challenge   runs verifications whose challenge must run: the patterns
 #               themselves never overlap (host_watch.c holds the host's
