@@ -231,6 +231,21 @@ OUT ?= $(BUILD)
 deb:
 	scripts/deb.sh "$(BUILD)" "$(OUT)" "$(VERSION)"
 
+# make debs: the packages the tests install (deb_package.sh, deb_install.sh, make package-test)
+# into $(BUILD)/debs, built once and again only when a file they are made of changed (the stamp
+# is older than one), so the suite builds them once, outside the quiet test that installs them.
+# As `make deb`, without the debug symbol packages (no test reads them) and a make job per core.
+TEST_DEBS := $(BUILD)/debs
+DEB_INPUTS := $(shell find base catalogue reference verify probes include python runbook scripts debian \
+  -type f ! -name '*.pyc' 2>/dev/null) Makefile isotier.pc.in README.md
+.PHONY: debs
+debs: $(TEST_DEBS)/.built
+$(TEST_DEBS)/.built: $(DEB_INPUTS)
+	@rm -f $@
+	DEB_BUILD_OPTIONS="$(strip $(filter-out parallel=%,$(DEB_BUILD_OPTIONS)) noautodbgsym parallel=$(shell nproc 2>/dev/null || echo 2))" \
+	  scripts/deb.sh "$(BUILD)" "$(TEST_DEBS)" "$(VERSION)" >/dev/null
+	@touch $@
+
 # make package-test: the packages as Debian's tools and an operator meet them (lintian, a root
 # with only the packages, piuparts, systemd as PID 1): tests/package_test.sh, see its header.
 package-test:

@@ -42,10 +42,11 @@ phase() { echo "== $1 (+$(($(date +%s) - t0)) s)"; }
 
 # --- build ---------------------------------------------------------------------
 phase build
-debs_dir=${PACKAGE_TEST_DEBS:-$TMP/debs}
+# `make debs`: the packages make test's deb_package.sh built, when nothing changed since.
+debs_dir=${PACKAGE_TEST_DEBS:-$build_dir/debs}
 if [ -z "${PACKAGE_TEST_DEBS:-}" ]; then
-  make -C "$R" --no-print-directory -s BUILD="$BUILD" OUT="$debs_dir" deb >"$TMP/deb.log" 2>&1 ||
-    fail "make deb: $(tail -20 "$TMP/deb.log")"
+  make -C "$R" --no-print-directory -s BUILD="$BUILD" debs >"$TMP/deb.log" 2>&1 ||
+    fail "make debs: $(tail -20 "$TMP/deb.log")"
 fi
 version=$(cd "$R" && dpkg-parsechangelog -S Version)
 mapfile -t debs < <(ls "$debs_dir"/*_"$version"_*.deb | grep -v -- '-dbgsym_')

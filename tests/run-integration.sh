@@ -7,9 +7,11 @@
 # Three at a time (ISOTIER_TEST_JOBS; 1 runs them one by one in name order).
 # Each script says on its second line how long it runs and what it cannot
 # share:
-#   # isotier-test: SPEED[; uses: RESOURCE...]
-# SPEED is fast (a few seconds), normal or slow (15 s and more): slow ones
-# start first; ISOTIER_TESTS_SPEED=fast runs the fast ones only (make integration-fast).
+#   # isotier-test: SPEED[; uses: RESOURCE...][; after: TEST...]
+# SPEED is fast (a few seconds), normal or slow (15 s and more): the longest
+# start first, by their measured time where there is one (tests/integration/times,
+# $BUILD/integration-times), else by SPEED; ISOTIER_TESTS_SPEED=fast runs the fast
+# ones only (make integration-fast).
 # A RESOURCE has one slot (two tests that use it never overlap), but:
 #   challenge   runs verifications whose challenge must run: the patterns
 #               themselves never overlap (host_watch.c holds the host's
@@ -37,7 +39,8 @@
 #   fhang sleep30  looks for its processes by a name other tests' share
 # A test whose verifications are the host backend's only (no sandbox: no host view, no
 # challenge) does not use the challenge. A script without the line counts as
-# `uses: challenge`. Locks are flock(1)s under $ISOTIER_TEST_LOCK_DIR
+# `uses: challenge`. `after: TEST...`: the test starts once each named test of the run has ended
+# (deb_install installs the packages deb_package built, outside the quiet slot). Locks are flock(1)s under $ISOTIER_TEST_LOCK_DIR
 # (/tmp/isotier-test-locks), so two runs on one host (two checkouts) keep out of
 # each other's way too. Each result prints when its test ends (its wall time, its
 # CPU, when it started); a failure prints its output's last 60 lines.
@@ -63,43 +66,80 @@ if [ "$(id -u)" != 0 ] && [ -z "${ISOTIER_CHALLENGE_LOCK:-}" ]; then
 fi
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+# python3 resolved once for every test: where PATH finds a version manager's shim (pyenv's is a
+# shell script that runs pyenv to pick the interpreter, about 0.4 s of CPU per start), the suite's
+# few thousand python3 starts cost minutes of CPU (catalogue_check: 39 s, 11 s without). The same
+# interpreter, started directly.
+py=$(python3 -c 'import sys; print(sys.executable)' 2>/dev/null) || py=
+if [ -n "$py" ] && [ -x "$py" ] && [ "$(command -v python3)" != "$py" ]; then
+  mkdir -p "$out/bin" && ln -s "$py" "$out/bin/python3" && export PATH="$out/bin:$PATH"
+fi
+
+# Each test's expected wall time, longest first: what it took when last measured (a line
+# `NAME WALL CPU` of tests/integration/times, measured on a 2-core host and kept in the tree for a
+# fresh checkout; then of $BUILD/integration-times, which every run rewrites with its own figures
+# and which wins), else its speed tag's guess. Only the order depends on it (a long test started
+# last is the run's tail), never which tests run or what they share.
+times_files=()
+if [ -z "${ISOTIER_TEST_DIR:-}" ]; then
+  times_files=("$root/tests/integration/times")
+  case $BUILD in /*) times_out=$BUILD ;; *) times_out=$root/$BUILD ;; esac
+  times_out=${ISOTIER_TEST_TIMES:-$times_out/integration-times}
+  times_files+=("$times_out")
+else
+  times_out=${ISOTIER_TEST_TIMES:-}
+  [ -z "$times_out" ] || times_files+=("$times_out")
+fi
+declare -A measured=()
+for f in "${times_files[@]}"; do
+  [ -r "$f" ] || continue
+  while read -r n w _; do
+    # Whatever the file holds, a name and a number only: anything else is ignored.
+    [[ $n =~ ^[A-Za-z0-9_.-]+$ && $w =~ ^[0-9]+(\.[0-9]+)?$ ]] && measured[$n]=$w
+  done <"$f"
+done
+declare -A guess=([slow]=45 [normal]=15 [fast]=4)
 
 # The tests: the quiet ones first (each holds every challenge slot and lets one other test run
 # beside it: they are the run's longest chain, and started first they run back to back, each
 # with an other test beside it, instead of waiting between challenge users), then the others that
 # use the challenge (they share its slots: their chain must never wait for a free slot), then the
-# rest; slow first within each, then normal, then fast; name order within each speed.
-names=() uses=() quiet=()
-for group in quiet challenge other; do
-for speed in slow normal fast; do
-  for t in "$testdir"/${ISOTIER_TESTS:-*}.sh; do
-    [ -e "$t" ] || continue
-    tag=$(sed -n '2s/^# isotier-test: *//p' "$t")
-    s=${tag%%;*} s=${s// /}
-    [ -n "$tag" ] || s=normal
-    [ "$s" = "$speed" ] || continue
-    [ -z "${ISOTIER_TESTS_SPEED:-}" ] || [ "$s" = "$ISOTIER_TESTS_SPEED" ] || continue
-    u=
-    if [ -z "$tag" ]; then u=challenge
-    elif [[ $tag == *"uses:"* ]]; then u=$(tr -s ' ' <<<"${tag#*uses:}" | xargs -n1 | sort -u | xargs); fi
-    # quiet: every challenge slot, and one test beside it at most (see the header).
-    q=
-    if [[ " $u " == *" quiet "* ]]; then
-      q=1
-      u=${u//quiet/}
-      u=${u//challenge/}
-      for _ in $(seq "$challenge_slots"); do u+=" challenge"; done
-      [[ " $u " == *" vmm "* ]] || u+=" vmm"
-      u=$(xargs <<<"$u")
-    fi
-    g=other
-    [[ " $u " != *" challenge "* ]] || g=challenge
-    [ -z "$q" ] || g=quiet
-    [ "$g" = "$group" ] || continue
-    names+=("$(basename "$t" .sh)") uses+=("$u") quiet+=("$q")
-  done
+# rest; longest first within each (above), name order among equals. Each script's tag is read once.
+names=() uses=() quiet=() after=()
+rows=()
+for t in "$testdir"/${ISOTIER_TESTS:-*}.sh; do
+  [ -e "$t" ] || continue
+  name=$(basename "$t" .sh)
+  tag=
+  { IFS= read -r _ && IFS= read -r tag; } <"$t" || true
+  case $tag in "# isotier-test:"*) tag=${tag#"# isotier-test:"} tag=${tag#"${tag%%[! ]*}"} ;; *) tag= ;; esac
+  s=${tag%%;*} s=${s// /}
+  [ -n "$tag" ] || s=normal
+  [ -z "${ISOTIER_TESTS_SPEED:-}" ] || [ "$s" = "$ISOTIER_TESTS_SPEED" ] || continue
+  u=
+  if [ -z "$tag" ]; then u=challenge
+  elif [[ $tag == *"uses:"* ]]; then u=${tag#*uses:} u=$(tr -s ' ' '\n' <<<"${u%%;*}" | sed '/^$/d' | sort -u | xargs); fi
+  a=
+  if [[ $tag == *"after:"* ]]; then a=${tag#*after:} a=$(xargs <<<"${a%%;*}"); fi
+  # quiet: every challenge slot, and one test beside it at most (see the header).
+  q=
+  if [[ " $u " == *" quiet "* ]]; then
+    q=1
+    u=${u//quiet/}
+    u=${u//challenge/}
+    for _ in $(seq "$challenge_slots"); do u+=" challenge"; done
+    [[ " $u " == *" vmm "* ]] || u+=" vmm"
+    u=$(xargs <<<"$u")
+  fi
+  g=3
+  [[ " $u " != *" challenge "* ]] || g=2
+  [ -z "$q" ] || g=1
+  est=${measured[$name]:-${guess[$s]:-15}}
+  rows+=("$g $est $name|$u|$q|$a")
 done
-done
+while IFS='|' read -r key u q a; do
+  names+=("${key##* }") uses+=("$u") quiet+=("$q") after+=("$a")
+done < <([ "${#rows[@]}" -eq 0 ] || printf '%s\n' "${rows[@]}" | sort -k1,1n -k2,2gr -k3,3)
 # A run that tested nothing is not green (a typo in ISOTIER_TESTS, an empty folder).
 [ "${#names[@]}" -gt 0 ] || { echo "run-integration.sh: no test in $testdir matches '${ISOTIER_TESTS:-*}'" >&2; exit 2; }
 [ "$jobs" -gt 1 ] || {
@@ -140,6 +180,9 @@ report() { # INDEX RC
   local name=${names[$1]} secs
   secs="$(cat "$out/$name.secs" 2>/dev/null || echo 0)s, cpu $(cat "$out/$name.cpu" 2>/dev/null || echo 0)s, from +$(
     printf '%.0f' "$(echo "$(cat "$out/$name.start" 2>/dev/null || echo "$t0") - $t0" | bc)")"
+  # Its figures for the next run's order (a test that failed or was skipped may have ended early:
+  # its last good figure stays).
+  [ "$2" != 0 ] || measured[$name]="$(cat "$out/$name.secs" 2>/dev/null || echo 0) $(cat "$out/$name.cpu" 2>/dev/null || echo 0)"
   case $2 in
     0) pass=$((pass + 1)); echo "PASS $name (${secs}s)" ;;
     77) skip=$((skip + 1)); echo "SKIP $name (${secs}s): $(tail -n 1 "$out/$name.log")" ;;
@@ -190,23 +233,37 @@ else
       pick=-1 waiting_quiet=
       for k in "${!pending[@]}"; do
         c=${pending[$k]}
+        # after: NAME...: not before each named test of this run has ended (it makes what this
+        # one reads; whether it passed is the test's to find out). Not waiting, nor overtaken.
+        if [ -n "${after[$c]}" ]; then
+          blocked=
+          for r in "${pending[@]}" "${running[@]}"; do
+            [ "$r" = "$c" ] || [[ " ${after[$c]} " != *" ${names[$r]} "* ]] || blocked=1
+          done
+          [ -z "$blocked" ] || continue
+        fi
         # Beside a quiet test (or to start one) quiet_company other tests run at most (one: the
         # load of the runs before three at a time, which the challenge's tests were written
         # against).
         if [ "${#running[@]}" -gt "$quiet_company" ] && { [ "$quiet_running" -gt 0 ] || [ -n "${quiet[$c]}" ]; }; then
-          [ -z "${quiet[$c]}" ] || waiting_quiet=1
+          [ -z "${quiet[$c]}" ] || [ -n "$waiting_quiet" ] || waiting_quiet=$c
           continue
         fi
-        # A quiet test that waits is not overtaken: no other challenge user starts, and
-        # quiet_company other tests at most run beside the ones it waits for.
+        # A quiet test that waits is not overtaken: no other challenge user starts, quiet_company
+        # other tests at most run beside the ones it waits for, and none that holds a resource it
+        # needs (docker, kvm...): started beside the quiet test before it, such a test would keep
+        # it waiting after that one ended, with one test running on 2 cores.
         if [ -n "$waiting_quiet" ]; then
           [[ " ${uses[$c]} " != *" challenge "* ]] || continue
           others=0
           for r in "${running[@]}"; do [[ " ${uses[$r]} " == *" challenge "* ]] || others=$((others + 1)); done
           [ "$others" -lt "$quiet_company" ] || break
+          shares=
+          for r in ${uses[$c]}; do [[ " ${uses[$waiting_quiet]} " != *" $r "* ]] || shares=1; done
+          [ -z "$shares" ] || continue
         fi
         if resources_free "$c"; then pick=$k; break; fi
-        [ -z "${quiet[$c]}" ] || waiting_quiet=1
+        [ -z "${quiet[$c]}" ] || [ -n "$waiting_quiet" ] || waiting_quiet=$c
       done
       [ "$pick" -ge 0 ] || break
       i=${pending[$pick]}
@@ -233,6 +290,15 @@ else
     [ -z "${quiet[$i]}" ] || quiet_running=$((quiet_running - 1))
     report "$i" "$rc"
   done
+fi
+# The figures, for the next run's order: this run's, and the last known of the tests it did not run.
+if [ -n "$times_out" ] && [ "$pass" -gt 0 ] && [ -d "$(dirname "$times_out")" ]; then
+  {
+    [ ! -r "$times_out" ] || while read -r n w c; do
+      [[ ${measured[$n]:-} != *" "* && $n =~ ^[A-Za-z0-9_.-]+$ && $w =~ ^[0-9]+(\.[0-9]+)?$ ]] && echo "$n $w ${c:-0}"
+    done <"$times_out"
+    for n in "${names[@]}"; do [[ ${measured[$n]:-} != *" "* ]] || echo "$n ${measured[$n]}"; done
+  } 2>/dev/null | sort >"$times_out.tmp" && mv -f "$times_out.tmp" "$times_out" || rm -f "$times_out.tmp"
 fi
 echo "integration: $pass passed, $fail failed, $skip skipped"
 [ "$fail" -eq 0 ]

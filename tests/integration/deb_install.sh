@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# isotier-test: slow; uses: quiet docker kvm nspawn make-build podman
+# isotier-test: slow; uses: quiet docker kvm nspawn make-build podman; after: deb_package
 # SPDX-License-Identifier: Apache-2.0
 # deb_install.sh - the Debian package as an operator meets it, with the package's defaults and
-# every local backend. `make deb` builds the packages (debian/, dpkg-buildpackage); isotier,
+# every local backend. `make debs` builds the packages (debian/, dpkg-buildpackage: `make deb`
+# into $BUILD/debs, once: deb_package.sh builds them first, outside the quiet slot); isotier,
 # libisotier0, libisotier-dev, python3-isotier and isotier-guest-aarch64 are unpacked with
 # `dpkg -x` into a root this test owns
 # (the state directory made as the postinst makes it), and the job unit's ExecStart runs there
@@ -75,8 +76,12 @@ docker info --format '{{json .Runtimes}}' 2>/dev/null | grep -q '"runsc"' ||
   skip "the Docker daemon has no runsc runtime (scripts/deps.sh registers it in /etc/docker/daemon.json)"
 
 # --- the package ------------------------------------------------------------
-make -C "$R" --no-print-directory -s BUILD="$BUILD" OUT="$TMP" deb >"$TMP/deb.log" 2>&1 ||
-  fail "make deb: $(tail -20 "$TMP/deb.log")"
+# `make debs`: the packages deb_package.sh built beside the quiet tests (the runner starts this one
+# after it), rebuilt here only when a file they are made of changed since (or run alone).
+make -C "$R" --no-print-directory -s BUILD="$BUILD" debs >"$TMP/deb.log" 2>&1 ||
+  fail "make debs: $(tail -20 "$TMP/deb.log")"
+version=$(sed -n 's/^#define ISOTIER_VERSION[[:space:]]*"\(.*\)"/\1/p' "$R/include/isotier.h")
+cp "$build_dir"/debs/*_"$version"_*.deb "$TMP"/ || fail "make debs left no $version package in $build_dir/debs"
 deb=$(ls "$TMP"/isotier_*.deb) || fail "make deb wrote no .deb: $(tail "$TMP/deb.log")"
 # What the job's root gets: the CLI's package, the library's, the Python package and the
 # aarch64 guest programs'.
