@@ -157,7 +157,12 @@ void isotier__host_watch_defer_pattern(void)
 
 void isotier__host_watch_probe_starting(void)
 {
-	isotier_host_watch *w = thread_watch;
+	isotier__host_watch_start_said(thread_watch);
+}
+
+void isotier__host_watch_start_said(void *watch)
+{
+	isotier_host_watch *w = watch;
 	int waits = START_WAITS;
 	/* Once: a second line cannot stop a pattern another user may need. */
 	if (w && __atomic_compare_exchange_n(&w->start_line, &waits, START_SAID, false,
