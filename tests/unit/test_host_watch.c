@@ -74,6 +74,39 @@ START_TEST(sees_the_workload)
 }
 END_TEST
 
+/* Seen is SHARED whatever the samples show: once the host has told a seen
+ * probe (one that catches SIGUSR1) to stop, its pattern stops too (no more
+ * slots), while the watch runs on. */
+START_TEST(seen_probe_parks_the_pattern)
+{
+	char nonce[33];
+	isotier_error err = {0};
+	ck_assert_int_eq(isotier__nonce_new(nonce, &err), 0);
+	isotier_host_watch *w = NULL;
+	ck_assert_int_eq(isotier__host_watch_start(&w, ARGV0, nonce, 10000, -1, &err), 0);
+	pid_t child = fork();
+	if (child == 0) {
+		char *const argv[] = {
+		    ARGV0, "-c", "trap : USR1; sleep 3; :", "--nonce", nonce, NULL};
+		execv("/bin/sh", argv);
+		_exit(127);
+	}
+	nap_ms(1500);
+	isotier_host_view v;
+	isotier__host_watch_stop(w, &v);
+	reap(child);
+	ck_assert_msg(v.workload_seen, "the probe-named child with the nonce was not seen");
+	/* Seen and told within a few of the watch's 5 ms looks (a loaded host:
+	 * some hundreds of ms); the pattern stopped then, long before the end
+	 * (often before its first slot was recorded). */
+	int64_t last = v.n_segs ? v.segs[v.n_segs - 1].end_us : v.started_us;
+	ck_assert_msg(v.stopped_us - last > 500000,
+	              "the pattern played until %lld ms before the watch stopped",
+	              (long long)(v.stopped_us - last) / 1000);
+	isotier__host_view_clear(&v);
+}
+END_TEST
+
 START_TEST(ignores_other_nonces_and_old_processes)
 {
 	char nonce[33], other[33];
@@ -453,6 +486,7 @@ int main(void)
 	TCase *tc = tcase_create("host_watch");
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, sees_the_workload);
+	tcase_add_test(tc, seen_probe_parks_the_pattern);
 	tcase_add_test(tc, ignores_other_nonces_and_old_processes);
 	tcase_add_test(tc, overlapping_watches_share_one_pattern);
 	tcase_add_test(tc, deferred_pattern_waits_for_the_start_line);
