@@ -184,8 +184,7 @@ typedef struct keeper {
 static bool start_said(const char *err)
 {
 	static const char line[] = "ISOTIER-START\n";
-	return !strncmp(err, line, sizeof line - 1) || strstr(err, "\n"
-	                                                           "ISOTIER-START\n");
+	return !strncmp(err, line, sizeof line - 1) || strstr(err, "\nISOTIER-START\n");
 }
 
 static int keep(int stream, const char *buf, size_t n, void *data)
