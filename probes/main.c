@@ -37,7 +37,7 @@
 /* What the command line asked for. */
 struct probe_opts {
 	bool init; /* running as /init: options that cannot work there are unknown */
-	bool json, emit, markers, tier_only, quiet, pattern, attest, exec_mode;
+	bool json, emit, markers, tier_only, quiet, pattern, attest, exec_mode, say_start;
 	const char *root, *capture;
 	int challenge_ms;
 };
@@ -98,6 +98,10 @@ static const struct probe_opt probe_opts_table[] = {
      "it went unread lengthens the window by as much and 8 ms (up\n"
      "to 4 x MS and 5000); SIGUSR1 (the host has decided) ends\n"
      "the sampling early"},
+    {"--say-start", NULL, NULL, FLAG(say_start), false,
+     "with --challenge: write the line ISOTIER-START on standard\n"
+     "error as the sampling is about to start (a host may wait for\n"
+     "it to play its pattern)"},
     {"--pattern", NULL, "BITS", 0, probe_opt_pattern, false,
      "hold 256 extra threads through each 50 ms slot whose bit is 1\n"
      "(BITS: 8-128 characters of 0 and 1) and report each slot's\n"
@@ -128,6 +132,7 @@ static void probe_usage(FILE *f)
 {
 	fputs("usage: isotier-probe [--json | --tier | --quiet] [--root DIR] [--capture DIR]\n"
 	      "                     [--emit-capture] [--markers] [--nonce HEX] [--challenge MS]\n"
+	      "                     [--say-start]\n"
 	      "                     [--pattern BITS] [--attest] [--exec -- CMD [ARG...]]\n"
 	      "       isotier-probe --list-signals\n",
 	      f);
@@ -399,8 +404,14 @@ int main(int argc, char **argv)
 	 * threads would show in its own count. */
 	/* Before the detection: the host may end the sampling (SIGUSR1) as soon
 	 * as it sees this process, even while the detection still runs. */
-	if (o.challenge_ms && !o.root)
+	if (o.challenge_ms && !o.root) {
 		probe_challenge_arm();
+		/* As early as can be: the host starts its pattern on the line,
+		 * the sampling starts once the input is set up below. */
+		static const char start[] = "ISOTIER-START\n";
+		if (o.say_start && write(STDERR_FILENO, start, sizeof start - 1) < 0) {
+		}
+	}
 	if (o.pattern && o.challenge_ms) {
 		if (probe_usage_stop(&o, &rc,
 		                     "isotier-probe: --challenge and --pattern are exclusive\n"))

@@ -155,6 +155,13 @@ typedef struct isotier_backend {
 	 * under the daemon or conmon, not under the client reaped) and every
 	 * remote backend: set only once that is checked, never by default. */
 	bool cpu_in_tree;
+	/* The host's challenge pattern waits for the probe's start line
+	 * (ISOTIER-START on its standard error, asked with --say-start) instead
+	 * of playing through the runtime's own start: a sandbox the host never
+	 * sees (gVisor's Sentry) answers by the challenge alone, and the
+	 * pattern's threads need not compete with its boot for the CPUs. A
+	 * probe that never says it gets no pattern (no challenge). */
+	bool challenge_after_start;
 	/* Optional: 1 when what the runtime was given for the last exec (an OCI
 	 * bundle's config.json) is still what isotier wrote, 0 (and why) when
 	 * not: then the probe's report proves nothing about the sandbox isotier

@@ -46,4 +46,5 @@ const isotier_backend isotier__backend_runsc = {
     .destroy = isotier__oci_backend_destroy,
     .inputs_intact = isotier__oci_backend_inputs_intact,
     .cpu_in_tree = true,
+    .challenge_after_start = true,
 };

@@ -177,8 +177,15 @@ int isotier__exec_stream(const isotier_backend *b, void *state, const isotier_ex
 typedef struct keeper {
 	isotier_collected *c;
 	size_t err_len;
-	bool oom;
+	bool oom, started;
 } keeper;
+
+/* Whether the stderr kept so far holds the line ISOTIER-START. */
+static bool start_said(const char *err)
+{
+	static const char line[] = "ISOTIER-START\n";
+	return !strncmp(err, line, sizeof line - 1) || strstr(err, "\nISOTIER-START\n");
+}
 
 static int keep(int stream, const char *buf, size_t n, void *data)
 {
@@ -190,6 +197,10 @@ static int keep(int stream, const char *buf, size_t n, void *data)
 		memcpy(c->err + k->err_len, buf, take);
 		k->err_len += take;
 		c->err[k->err_len] = '\0';
+		if (c->on_start && !k->started && start_said(c->err)) {
+			k->started = true;
+			c->on_start(c->start_data);
+		}
 		return 0;
 	}
 	if (c->out_over || k->oom)

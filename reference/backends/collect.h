@@ -37,6 +37,10 @@ typedef struct isotier_collected {
 	size_t out_len;
 	bool out_over; /* stdout was larger (or memory ran out): out holds a prefix */
 	char err[ISOTIER_COLLECT_STDERR_KEEP]; /* stderr's first bytes, NUL-terminated */
+	/* in, optional: called once, on the reading thread, when a line of
+	 * stderr's first bytes is ISOTIER-START (the probe's --say-start). */
+	void (*on_start)(void *data);
+	void *start_data;
 } isotier_collected;
 
 /*

@@ -57,6 +57,7 @@ struct isotier_host_watch {
 	bool joined;                 /* the pattern's: pattern_join() succeeded */
 	int start_line;              /* START_*: whether the pattern waits for the start line */
 	bool ended;                  /* isotier__host_watch_end() ran */
+	bool parked;                 /* the thread stopped wanting the pattern (seen) */
 	char why[200];               /* why not, when not */
 	isotier_host_view seen;      /* workload_* only, written by the thread */
 	isotier_run_binding binding; /* what this run started (host_sighting.h) */
@@ -157,7 +158,12 @@ void isotier__host_watch_defer_pattern(void)
 
 void isotier__host_watch_probe_starting(void)
 {
-	isotier_host_watch *w = thread_watch;
+	isotier__host_watch_start_said(thread_watch);
+}
+
+void isotier__host_watch_start_said(void *watch)
+{
+	isotier_host_watch *w = watch;
 	int waits = START_WAITS;
 	/* Once: a second line cannot stop a pattern another user may need. */
 	if (w && __atomic_compare_exchange_n(&w->start_line, &waits, START_SAID, false,
@@ -197,8 +203,17 @@ static void *watch(void *arg)
 		/* One sighting is proof enough: the probe may stop sampling
 		 * (host_release.h), asked again until it catches the signal. */
 		if (w->seen.workload_seen &&
-		    isotier__host_release_probe(w->seen.workload_pid, w->argv0, w->nonce))
+		    isotier__host_release_probe(w->seen.workload_pid, w->argv0, w->nonce)) {
+			/* Seen is SHARED whatever the samples show (observe.c): this
+			 * run no longer wants the pattern, whose thread churn would
+			 * only compete with the rest of its run for the CPUs. Another
+			 * user's keeps playing; end() takes the count back. */
+			if (w->joined) {
+				w->parked = true;
+				isotier__pattern_waiting(+1);
+			}
 			break;
+		}
 		struct pollfd p = {.fd = w->stop[0], .events = POLLIN};
 		if (poll(&p, 1, WATCH_PERIOD_MS) != 0)
 			break;
@@ -261,6 +276,8 @@ void isotier__host_watch_end(isotier_host_watch *w, isotier_host_view *view)
 	if (write(w->stop[1], "x", 1) < 0) { /* the thread ends at its next look */
 	}
 	pthread_join(w->thread, NULL);
+	if (w->parked)
+		isotier__pattern_waiting(-1);
 	*view = w->seen;
 	view->started_us = w->started;
 	view->stopped_us = mono_us();

@@ -99,6 +99,9 @@ void isotier__host_watch_note_cidfile(const char *path);
 void isotier__host_watch_defer_pattern(void);
 /* The line: the pattern plays from now on for this thread's watch. */
 void isotier__host_watch_probe_starting(void);
+/* The same for watch w, from any thread (the reader of a local sandbox's
+ * stderr, collect.h's on_start: the probe's --say-start). */
+void isotier__host_watch_start_said(void *w);
 
 /* A fresh nonce: 32 lowercase hex digits from getrandom(2). */
 int isotier__nonce_new(char out[33], isotier_error *err);

@@ -106,7 +106,7 @@ static void exec_probe(isotier_observation *obs, isotier_probe_run *pr, const is
 	size_t n_cmd = 0;
 	while (o->bound && o->bound->argv[n_cmd])
 		n_cmd++;
-	const char **argv = calloc(14 + n_cmd, sizeof *argv);
+	const char **argv = calloc(15 + n_cmd, sizeof *argv);
 	if (!argv) {
 		pr->rc =
 		    isotier__error_set(&pr->err, ISOTIER_ENOMEM, 0, "%s: out of memory", b->name);
@@ -121,6 +121,11 @@ static void exec_probe(isotier_observation *obs, isotier_probe_run *pr, const is
 		argv[n++] = "--challenge";
 		argv[n++] = window;
 	}
+	/* Its pattern waits for the probe's start line (backend.h): a bound
+	 * exec's stderr is its caller's, so only an unbound run asks for it. */
+	bool after_start = view && !o->bound && b->challenge_after_start;
+	if (after_start)
+		argv[n++] = "--say-start";
 	if (o->capture_dir && window_ms != ISOTIER_CHALLENGE_LONG_MS) {
 		argv[n++] = "--capture";
 		argv[n++] = ISOTIER_GUEST_CAPTURE;
@@ -170,6 +175,11 @@ static void exec_probe(isotier_observation *obs, isotier_probe_run *pr, const is
 		if (!reported && pr->rc == 0)
 			parse_output(pr, nonce);
 		return;
+	}
+	if (after_start && watch) {
+		isotier__host_watch_defer_pattern(); /* this thread's watch: watch */
+		got.on_start = isotier__host_watch_start_said;
+		got.start_data = watch;
 	}
 	pr->rc = isotier__exec_collect(&got, b, state, &req, &pr->exit_status, &pr->err);
 	free(argv);

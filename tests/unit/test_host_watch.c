@@ -6,7 +6,9 @@
  * pattern is recorded with both states; overlapping watches share one
  * pattern and a new one starts cleanly after the last left; two processes'
  * patterns never overlap (the host's challenge lock), and a lock held past
- * the deadline leaves the watch without a challenge, saying why. */
+ * the deadline leaves the watch without a challenge, saying why; a local
+ * sandbox's start line, read from its stderr on collect.c's thread, plays
+ * a deferred pattern (only a line of its own). */
 #include <check.h>
 #include "check_run.h"
 #include <fcntl.h>
@@ -21,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../../reference/backends/collect.h"
 #include "../../reference/evidence/host_watch.h"
 #include "host_lock.h"
 
@@ -67,6 +70,39 @@ START_TEST(sees_the_workload)
 	ck_assert_msg(v.workload_seen, "the probe-named child with the nonce was not seen");
 	ck_assert_int_eq(v.workload_pid, child);
 	ck_assert_ptr_nonnull(strstr(v.workload_detail, "host's kernel"));
+	isotier__host_view_clear(&v);
+}
+END_TEST
+
+/* Seen is SHARED whatever the samples show: once the host has told a seen
+ * probe (one that catches SIGUSR1) to stop, its pattern stops too (no more
+ * slots), while the watch runs on. */
+START_TEST(seen_probe_parks_the_pattern)
+{
+	char nonce[33];
+	isotier_error err = {0};
+	ck_assert_int_eq(isotier__nonce_new(nonce, &err), 0);
+	isotier_host_watch *w = NULL;
+	ck_assert_int_eq(isotier__host_watch_start(&w, ARGV0, nonce, 10000, -1, &err), 0);
+	pid_t child = fork();
+	if (child == 0) {
+		char *const argv[] = {
+		    ARGV0, "-c", "trap : USR1; sleep 3; :", "--nonce", nonce, NULL};
+		execv("/bin/sh", argv);
+		_exit(127);
+	}
+	nap_ms(1500);
+	isotier_host_view v;
+	isotier__host_watch_stop(w, &v);
+	reap(child);
+	ck_assert_msg(v.workload_seen, "the probe-named child with the nonce was not seen");
+	/* Seen and told within a few of the watch's 5 ms looks (a loaded host:
+	 * some hundreds of ms); the pattern stopped then, long before the end
+	 * (often before its first slot was recorded). */
+	int64_t last = v.n_segs ? v.segs[v.n_segs - 1].end_us : v.started_us;
+	ck_assert_msg(v.stopped_us - last > 500000,
+	              "the pattern played until %lld ms before the watch stopped",
+	              (long long)(v.stopped_us - last) / 1000);
 	isotier__host_view_clear(&v);
 }
 END_TEST
@@ -224,6 +260,56 @@ START_TEST(never_said_start_gives_no_challenge)
 	isotier__host_watch_stop(w, &v);
 	ck_assert(!v.pattern_failed);
 	ck_assert_uint_gt(v.n_segs, 0);
+	isotier__host_view_clear(&v);
+}
+END_TEST
+
+/* A local sandbox's start line (runsc's probe, --say-start) is its stderr,
+ * read on collect.c's thread: ISOTIER-START on a line of its own plays the
+ * deferred pattern from then on; the word inside another line does not. */
+static int stderr_exec(void *state, const isotier_exec_request *req, int *exit_status,
+                       isotier_error *err)
+{
+	(void)err;
+	const char *text = state;
+	if (write(req->stderr_fd, text, strlen(text)) < 0)
+		return -1;
+	nap_ms(600); /* the probe samples */
+	*exit_status = 0;
+	return 0;
+}
+
+static void run_saying(const char *text, isotier_host_view *v)
+{
+	char nonce[33];
+	isotier_error err = {0};
+	ck_assert_int_eq(isotier__nonce_new(nonce, &err), 0);
+	isotier_host_watch *w = NULL;
+	ck_assert_int_eq(isotier__host_watch_start(&w, ARGV0, nonce, 10000, -1, &err), 0);
+	isotier__host_watch_defer_pattern();
+	const isotier_backend b = {
+	    .version = ISOTIER_BACKEND_VERSION, .name = "said", .exec = stderr_exec};
+	const char *argv[] = {"probe", NULL};
+	isotier_exec_request req = {.argv = argv, .timeout_s = 10, .cancel_fd = -1};
+	isotier_collected got = {
+	    .max_out = 4096, .on_start = isotier__host_watch_start_said, .start_data = w};
+	int status = -1;
+	ck_assert_int_eq(isotier__exec_collect(&got, &b, (void *)text, &req, &status, &err), 0);
+	free(got.out);
+	isotier__host_watch_stop(w, v);
+}
+
+START_TEST(start_line_on_stderr_plays_the_pattern)
+{
+	isotier_host_view v;
+	run_saying("runsc: a warning\nISOTIER-START\n", &v);
+	ck_assert_msg(!v.pattern_failed, "no pattern after the start line: %s", v.pattern_detail);
+	ck_assert_uint_gt(v.n_segs, 0); /* a loaded host plays fewer */
+	isotier__host_view_clear(&v);
+	run_saying("not ISOTIER-START\nISOTIER-STARTED\n", &v);
+	ck_assert(v.pattern_failed);
+	ck_assert_uint_eq(v.n_segs, 0);
+	ck_assert_ptr_nonnull(strstr(v.pattern_detail, "never said its probe started"));
 	isotier__host_view_clear(&v);
 }
 END_TEST
@@ -400,10 +486,12 @@ int main(void)
 	TCase *tc = tcase_create("host_watch");
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, sees_the_workload);
+	tcase_add_test(tc, seen_probe_parks_the_pattern);
 	tcase_add_test(tc, ignores_other_nonces_and_old_processes);
 	tcase_add_test(tc, overlapping_watches_share_one_pattern);
 	tcase_add_test(tc, deferred_pattern_waits_for_the_start_line);
 	tcase_add_test(tc, never_said_start_gives_no_challenge);
+	tcase_add_test(tc, start_line_on_stderr_plays_the_pattern);
 	tcase_add_test(tc, two_processes_patterns_take_turns);
 	tcase_add_test(tc, held_lock_gives_no_challenge);
 	tcase_add_test(tc, symlinked_lock_is_refused);

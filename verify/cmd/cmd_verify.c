@@ -572,31 +572,13 @@ static int verify_main(int argc, char **argv)
 		cli_error("out of memory");
 		return EXIT_SOFTWARE;
 	}
-	char commit[64];
-	isotier_catalogue_commit(commit, sizeof commit, o.catalogue);
-	if (!commit[0]) /* not in git: say so rather than leave it blank */
-		snprintf(commit, sizeof commit, "unknown");
-	isotier_error err = {0};
-	cleanup_history isotier_history *h = NULL;
-	int64_t run_id = 0;
-	if (isotier__history_open(&h, o.db, o.busy_ms, &err) < 0 ||
-	    isotier__history_run_begin(h, &run_id, "verify", commit, &err) < 0) {
-		free(jobs);
-		isotier__catalogue_free(cat);
-		return verify_db_fail(&err, o.db, o.busy_ms);
-	}
-	/* What runs killed unseen left behind goes first (leftovers.h); best effort. */
-	isotier_error sweep_err = {0};
-	if (leftovers_sweep(h, NULL, NULL, &sweep_err) < 0)
-		cli_error("sweep: %s", sweep_err.message);
-	/* A lock held past --busy-timeout while observations are being stored
-	 * is waited out, attempt after attempt, until the run's deadline: every
-	 * probe round's timeout plus some slack for provisioning (at least
-	 * three attempts each). */
+	/* The sandboxes first: the catalogue's commit (libgit2), the history's
+	 * opening and the sweep of leftovers are the main thread's, done while
+	 * the workers provision and run the probe, off the proof's critical
+	 * path. The workers need neither (they observe; judging and storing
+	 * stay here). A history that cannot be opened stops the run before
+	 * anything is judged or stored. */
 	size_t n_threads = (size_t)o.jobs < n_jobs ? (size_t)o.jobs : n_jobs;
-	int64_t rounds = n_threads ? (int64_t)((n_jobs + n_threads - 1) / n_threads) : 1;
-	int64_t run_deadline = wall0 + rounds * ((int64_t)o.timeout_s + 5) * 1000;
-
 	verify_ctx ctx = {.jobs = jobs,
 	                  .n_jobs = n_jobs,
 	                  .probe_path = probe,
@@ -611,6 +593,41 @@ static int verify_main(int argc, char **argv)
 	for (; started < n_threads; started++)
 		if (pthread_create(&tids[started], NULL, verify_worker_main, &ctx) != 0)
 			break;
+	char commit[64];
+	isotier_catalogue_commit(commit, sizeof commit, o.catalogue);
+	if (!commit[0]) /* not in git: say so rather than leave it blank */
+		snprintf(commit, sizeof commit, "unknown");
+	isotier_error err = {0};
+	cleanup_history isotier_history *h = NULL;
+	int64_t run_id = 0;
+	if (isotier__history_open(&h, o.db, o.busy_ms, &err) < 0 ||
+	    isotier__history_run_begin(h, &run_id, "verify", commit, &err) < 0) {
+		/* Nothing will be stored: no job more, the running ones end
+		 * (each within its timeout, its sandbox destroyed) unjudged. */
+		__atomic_store_n(&ctx.stop, true, __ATOMIC_RELEASE);
+		for (size_t i = 0; i < started; i++)
+			pthread_join(tids[i], NULL);
+		for (size_t i = 0; i < n_jobs; i++) {
+			isotier__observation_clear(&jobs[i].obs);
+			evidence_tar_free(&jobs[i].evidence);
+		}
+		pthread_mutex_destroy(&ctx.lock);
+		pthread_cond_destroy(&ctx.cond);
+		free(jobs);
+		isotier__catalogue_free(cat);
+		return verify_db_fail(&err, o.db, o.busy_ms);
+	}
+	/* What runs killed unseen left behind goes first (leftovers.h); best
+	 * effort. This run's own leases name a live owner: never swept. */
+	isotier_error sweep_err = {0};
+	if (leftovers_sweep(h, NULL, NULL, &sweep_err) < 0)
+		cli_error("sweep: %s", sweep_err.message);
+	/* A lock held past --busy-timeout while observations are being stored
+	 * is waited out, attempt after attempt, until the run's deadline: every
+	 * probe round's timeout plus some slack for provisioning (at least
+	 * three attempts each). */
+	int64_t rounds = n_threads ? (int64_t)((n_jobs + n_threads - 1) / n_threads) : 1;
+	int64_t run_deadline = wall0 + rounds * ((int64_t)o.timeout_s + 5) * 1000;
 	if (!started && n_jobs)
 		verify_worker_main(&ctx); /* no thread could start: run them here */
 	judge_and_store(&ctx, &o, h, run_id, run_deadline, &out);

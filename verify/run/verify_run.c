@@ -36,7 +36,11 @@ void verify_job_overlap(job *j, const verify_ctx *ctx)
 	j->overlap = peak;
 }
 
-static void run_job(job *j, const verify_ctx *ctx)
+/* Runs j; returns its capture directory, packed, for the caller to remove
+ * (isotier__rmtree, free) once the job is handed over: removing a few dozen
+ * files costs tens of milliseconds on a disk mounted with discard, which
+ * need not hold up the judging. NULL when there is none. */
+static char *run_job(job *j, const verify_ctx *ctx)
 {
 	int64_t t0 = isotier__now_ms();
 	isotier_observe_opts opts = {.probe_path = ctx->probe_path,
@@ -55,7 +59,7 @@ static void run_job(job *j, const verify_ctx *ctx)
 			j->obs = (isotier_observation){
 			    .backend = j->backend, .available = true, .rc = cerr.code, .err = cerr};
 			j->total_ms = isotier__now_ms() - t0;
-			return;
+			return NULL;
 		}
 		opts.capture_dir = capture;
 	}
@@ -83,11 +87,18 @@ static void run_job(job *j, const verify_ctx *ctx)
 				snprintf(j->obs.capture_problem, sizeof j->obs.capture_problem,
 				         "%.290s", perr.message);
 		}
-		isotier__rmtree(capture);
-		free(capture);
 		j->evidence_ms = isotier__now_ms() - t1;
 	}
 	j->total_ms = isotier__now_ms() - t0;
+	return capture;
+}
+
+static void remove_capture(char *capture)
+{
+	if (capture) {
+		isotier__rmtree(capture);
+		free(capture);
+	}
 }
 
 void *verify_worker_main(void *arg)
@@ -102,12 +113,15 @@ void *verify_worker_main(void *arg)
 		job *j = &ctx->jobs[ctx->next++];
 		j->started_ms = isotier__now_ms();
 		pthread_mutex_unlock(&ctx->lock);
-		run_job(j, ctx);
+		char *capture = run_job(j, ctx);
 		pthread_mutex_lock(&ctx->lock);
 		j->ended_ms = isotier__now_ms();
 		j->done = true;
 		pthread_cond_broadcast(&ctx->cond);
 		pthread_mutex_unlock(&ctx->lock);
+		/* While the main thread judges and stores; it joins this thread
+		 * before the run ends. */
+		remove_capture(capture);
 	}
 }
 
@@ -117,7 +131,7 @@ void verify_job_run_alone(job *j, verify_ctx *ctx)
 	j->started_ms = isotier__now_ms();
 	j->ended_ms = 0;
 	pthread_mutex_unlock(&ctx->lock);
-	run_job(j, ctx);
+	remove_capture(run_job(j, ctx));
 	pthread_mutex_lock(&ctx->lock);
 	j->ended_ms = isotier__now_ms();
 	j->overlap = 1;
