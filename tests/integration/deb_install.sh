@@ -361,7 +361,7 @@ rm "$st/.sources-due"  # as a completed check would
 # --- and clean again: the history recovers ----------------------------------
 # The backends the failures above touched (the drifted claim, the missing kernel); the package
 # defaults' clean run is the first case.
-EXTRA_ENV=(ISOTIER_BACKENDS=bwrap,qemu-microvm)
+EXTRA_ENV=("ISOTIER_BACKENDS=bwrap,qemu-microvm")
 job
 EXTRA_ENV=()
 assert_eq "$rc" 0 "clean after the failures ($err)"
