@@ -9,6 +9,7 @@
 #include "observe_cross.h"
 #include "../core/proc.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -524,6 +525,30 @@ int isotier__observe_in(isotier_observation *obs, const isotier_backend *b, void
 	return finish(obs, err);
 }
 
+/* A backend's available() on a thread of its own, beside its provision. */
+struct availability {
+	const isotier_backend *b;
+	isotier_observation *obs;
+};
+
+static void *availability_main(void *arg)
+{
+	struct availability *a = arg;
+	int64_t t0 = isotier__now_ms();
+	a->obs->available = a->b->available(a->obs->why, sizeof a->obs->why) == 1;
+	a->obs->available_ms = isotier__now_ms() - t0;
+	return NULL;
+}
+
+/*
+ * Whether the backend can run here is asked beside its provision, not
+ * before it: an engine's answer is its daemon's (`docker info`, about
+ * 100 ms), as long as the provision itself, and neither needs the other.
+ * Nothing runs in a sandbox before the answer is in: an unavailable
+ * backend's provisioned state is destroyed unrun, and the observation is
+ * the unavailable one it would have been (its provision's error, a
+ * consequence of the same cause, is dropped).
+ */
 static void observe_local(isotier_observation *obs, const isotier_observe_opts *o)
 {
 	const isotier_backend *b = obs->backend;
@@ -532,11 +557,25 @@ static void observe_local(isotier_observation *obs, const isotier_observe_opts *
 	                             .timeout_s = o->timeout_s,
 	                             .minimal_root = true,
 	                             .cancel_fd = o->cancel_fd};
+	struct availability av = {.b = b, .obs = obs};
+	pthread_t asker;
+	bool asking = pthread_create(&asker, NULL, availability_main, &av) == 0;
+	if (!asking)
+		availability_main(&av);
 	void *state = NULL;
 	int64_t t0 = isotier__now_ms();
 	obs->rc = b->provision(&state, &spec, &obs->err);
 	int64_t t1 = isotier__now_ms();
 	obs->provision_ms = t1 - t0;
+	if (asking)
+		pthread_join(asker, NULL);
+	if (!obs->available) {
+		if (obs->rc == 0 && state)
+			b->destroy(state);
+		obs->rc = 0;
+		obs->err = (isotier_error){0};
+		return;
+	}
 	if (obs->rc < 0)
 		return;
 	run_once(obs, state, o);
@@ -649,11 +688,12 @@ int isotier__observe(isotier_observation *obs, const isotier_backend *b,
 		obs->rc = isotier__error_set(&obs->err, ISOTIER_EINTR, 0, "interrupted");
 		return finish(obs, err);
 	}
-	int64_t t0 = isotier__now_ms();
-	obs->available = b->available(obs->why, sizeof obs->why) == 1;
-	obs->available_ms = isotier__now_ms() - t0;
-	if (!obs->available)
-		return finish(obs, err);
+	if (b->remote || opts->attach_id) {
+		struct availability av = {.b = b, .obs = obs};
+		availability_main(&av);
+		if (!obs->available)
+			return finish(obs, err);
+	}
 	if (b->remote)
 		observe_remote(obs, opts);
 	else if (opts->attach_id) /* only a provider's sandbox exists beforehand */
@@ -662,6 +702,8 @@ int isotier__observe(isotier_observation *obs, const isotier_backend *b,
 		    "%s: a local backend has no existing sandbox to verify", b->name);
 	else
 		observe_local(obs, opts);
+	if (!obs->available)
+		return finish(obs, err);
 	relate(obs);
 	return finish(obs, err);
 }

@@ -57,3 +57,26 @@ out=$(DOCKER_HOST="unix://$TMP/no-such.sock" "$DRIVER" --backend docker --availa
 assert_eq "$rc" 69 "docker: available() without a daemon"
 assert_contains "$out" "the Docker daemon does not answer" "docker: reason"
 echo "ok: docker without a daemon: $out"
+# Availability is asked beside the provision (observe.c): a backend that answers "unavailable"
+# after its provision succeeded is destroyed unrun. A `docker` first on PATH whose `info` fails
+# and which hands every other call to the real CLI: verify says UNAVAILABLE with the reason, no
+# `run` was ever asked for, and nothing is left behind.
+real_docker=$(command -v docker)
+mkdir -p "$TMP/fakebin"
+cat >"$TMP/fakebin/docker" <<SH
+#!/bin/sh
+echo "\$1" >>"$TMP/docker-calls"
+[ "\$1" = info ] && { echo "Cannot connect to the Docker daemon (this test's)" >&2; exit 1; }
+exec "$real_docker" "\$@"
+SH
+chmod +x "$TMP/fakebin/docker"
+rc=0
+PATH="$TMP/fakebin:$PATH" "$ISOTIER_BIN" verify --backend docker --db "$TMP/unavail.db" --json \
+  >"$TMP/unavail.json" 2>"$TMP/unavail.err" || rc=$?
+assert_eq "$rc" 69 "docker: verify with a daemon that says it cannot run: exit"
+assert_eq "$(json_get "$TMP/unavail.json" results.0.verdict)" UNAVAILABLE "docker: unavailable verdict"
+assert_contains "$(json_get "$TMP/unavail.json" results.0.reason)" "this test's" "docker: the reason is available()'s"
+grep -qx info "$TMP/docker-calls" || fail "docker: available() was not asked: $(tr '\n' ' ' <"$TMP/docker-calls")"
+! grep -qx run "$TMP/docker-calls" || fail "docker: a sandbox ran although the backend said unavailable"
+assert_engine_clean docker "unavailable after provision"
+echo "ok: docker: unavailable beside its provision: nothing ran ($(sort -u "$TMP/docker-calls" | tr '\n' ' '))"
