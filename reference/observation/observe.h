@@ -6,7 +6,7 @@
  * --attest` and isotier_create()'s attestation; what is judged against a
  * claim (judge.h) is only ever what this returns.
  *
- *   isotier__observe()     available -> provision -> probe -> destroy
+ *   isotier__observe()     available && provision (side by side) -> probe -> destroy
  *                         (a remote backend: two sandboxes, see below)
  *   isotier__observe_in()  the probe in a sandbox the caller provisioned
  *
