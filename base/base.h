@@ -95,6 +95,14 @@ struct cJSON;
  * judged. NULL with err (ISOTIER_EDATA, prefixed by `what`) on refusal. */
 struct cJSON *isotier__json_parse(const char *json, size_t len, const char *what,
                                   isotier_error *err);
+/* The one strict reader of hostile JSON (the probe's report, a provider's
+ * answer): as isotier__json_parse, and also refuses an empty buffer, a NUL
+ * byte and nesting deeper than max_depth (checked before cJSON recurses).
+ * Errors: "WHAT: empty", "contains a NUL byte", "nested deeper than N
+ * levels", "not JSON (at byte N)", "trailing data at byte N", "duplicate
+ * key \"K\"", each ISOTIER_EDATA. */
+struct cJSON *isotier__json_parse_limited(const char *json, size_t len, int max_depth,
+                                          const char *what, isotier_error *err);
 /* The first key that occurs twice in one object anywhere under item (and its
  * siblings), or NULL. */
 const char *isotier__json_duplicate_key(const struct cJSON *item);

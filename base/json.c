@@ -54,20 +54,17 @@ const char *isotier__json_duplicate_key(const cJSON *item)
 	return NULL;
 }
 
-cJSON *isotier__json_parse(const char *json, size_t len, const char *what, isotier_error *err)
+/* What every reading refuses once cJSON has parsed: anything but whitespace
+ * after the document (nul_tail: NUL bytes count as whitespace, for a buffer
+ * read with its terminator) and a key given twice, which would be read
+ * first-wins here and last-wins by jq or Python from a stored copy. Frees
+ * doc on refusal. */
+static cJSON *refuse_extra(cJSON *doc, const char *json, size_t len, const char *end, bool nul_tail,
+                           const char *what, isotier_error *err)
 {
-	if (!json) {
-		isotier__error_set(err, ISOTIER_EDATA, 0, "%s: empty", what);
-		return NULL;
-	}
-	const char *end = NULL;
-	cJSON *doc = cJSON_ParseWithLengthOpts(json, len, &end, false);
-	if (!doc) {
-		isotier__error_set(err, ISOTIER_EDATA, 0, "%s: not valid JSON", what);
-		return NULL;
-	}
 	for (const char *p = end; p && p < json + len; p++)
-		if (*p != ' ' && *p != '\n' && *p != '\r' && *p != '\t' && *p != '\0') {
+		if (*p != ' ' && *p != '\n' && *p != '\r' && *p != '\t' &&
+		    (*p != '\0' || !nul_tail)) {
 			cJSON_Delete(doc);
 			isotier__error_set(err, ISOTIER_EDATA, 0, "%s: trailing data at byte %zu",
 			                   what, (size_t)(p - json));
@@ -82,6 +79,65 @@ cJSON *isotier__json_parse(const char *json, size_t len, const char *what, isoti
 		return NULL;
 	}
 	return doc;
+}
+
+cJSON *isotier__json_parse(const char *json, size_t len, const char *what, isotier_error *err)
+{
+	if (!json) {
+		isotier__error_set(err, ISOTIER_EDATA, 0, "%s: empty", what);
+		return NULL;
+	}
+	const char *end = NULL;
+	cJSON *doc = cJSON_ParseWithLengthOpts(json, len, &end, false);
+	if (!doc) {
+		isotier__error_set(err, ISOTIER_EDATA, 0, "%s: not valid JSON", what);
+		return NULL;
+	}
+	return refuse_extra(doc, json, len, end, true, what, err);
+}
+
+cJSON *isotier__json_parse_limited(const char *json, size_t len, int max_depth, const char *what,
+                                   isotier_error *err)
+{
+	if (!json || len == 0) {
+		isotier__error_set(err, ISOTIER_EDATA, 0, "%s: empty", what);
+		return NULL;
+	}
+	if (memchr(json, '\0', len)) {
+		isotier__error_set(err, ISOTIER_EDATA, 0, "%s: contains a NUL byte", what);
+		return NULL;
+	}
+	/* cJSON recurses per nesting level: deep nesting is refused before it
+	 * parses (a bracket inside a string is not nesting). */
+	int depth = 0;
+	bool in_string = false, escaped = false;
+	for (size_t i = 0; i < len; i++) {
+		char c = json[i];
+		if (in_string) {
+			if (escaped)
+				escaped = false;
+			else if (c == '\\')
+				escaped = true;
+			else if (c == '"')
+				in_string = false;
+		} else if (c == '"') {
+			in_string = true;
+		} else if ((c == '{' || c == '[') && ++depth > max_depth) {
+			isotier__error_set(err, ISOTIER_EDATA, 0,
+			                   "%s: nested deeper than %d levels", what, max_depth);
+			return NULL;
+		} else if (c == '}' || c == ']') {
+			depth--;
+		}
+	}
+	const char *end = NULL;
+	cJSON *doc = cJSON_ParseWithLengthOpts(json, len, &end, false);
+	if (!doc) {
+		size_t off = end && end >= json && end <= json + len ? (size_t)(end - json) : 0;
+		isotier__error_set(err, ISOTIER_EDATA, 0, "%s: not JSON (at byte %zu)", what, off);
+		return NULL;
+	}
+	return refuse_extra(doc, json, len, end, false, what, err);
 }
 
 char *isotier__utf8_scrub(const char *s, size_t *n_replaced)

@@ -411,76 +411,7 @@ int isotier__http_status_error(isotier_error *err, int code, const char *what,
 	                          k ? ": " : "", snippet);
 }
 
-static bool no_duplicates(const cJSON *v, int depth)
-{
-	if (depth > JSON_MAX_DEPTH)
-		return false;
-	int members = 0;
-	for (const cJSON *c = v ? v->child : NULL; c; c = c->next) {
-		if (cJSON_IsObject(v) && ++members > 1000)
-			return false; /* the pairwise check below stays cheap */
-		if (cJSON_IsObject(v))
-			for (const cJSON *d = c->next; d; d = d->next)
-				if (c->string && d->string && !strcmp(c->string, d->string))
-					return false;
-		if (!no_duplicates(c, depth + 1))
-			return false;
-	}
-	return true;
-}
-
 cJSON *isotier__json_parse_strict(const char *buf, size_t len, const char *what, isotier_error *err)
 {
-	if (!buf || !len) {
-		isotier__error_set(err, ISOTIER_EDATA, 0, "%s: empty body", what);
-		return NULL;
-	}
-	if (memchr(buf, '\0', len)) {
-		isotier__error_set(err, ISOTIER_EDATA, 0, "%s: NUL byte in JSON", what);
-		return NULL;
-	}
-	/* Depth before cJSON sees it (its own limit is far larger). */
-	int depth = 0;
-	bool str = false, esc = false;
-	for (size_t i = 0; i < len; i++) {
-		char ch = buf[i];
-		if (str) {
-			if (esc)
-				esc = false;
-			else if (ch == '\\')
-				esc = true;
-			else if (ch == '"')
-				str = false;
-			continue;
-		}
-		if (ch == '"')
-			str = true;
-		else if ((ch == '{' || ch == '[') && ++depth > JSON_MAX_DEPTH) {
-			isotier__error_set(err, ISOTIER_EDATA, 0, "%s: JSON nested deeper than %d",
-			                   what, JSON_MAX_DEPTH);
-			return NULL;
-		} else if (ch == '}' || ch == ']')
-			depth--;
-	}
-	const char *end = NULL;
-	cJSON *v = cJSON_ParseWithLengthOpts(buf, len, &end, false);
-	if (v && end) {
-		while ((size_t)(end - buf) < len && strchr(" \t\r\n", *end))
-			end++;
-		if ((size_t)(end - buf) != len) {
-			cJSON_Delete(v);
-			v = NULL;
-		}
-	}
-	if (!v) {
-		isotier__error_set(err, ISOTIER_EDATA, 0, "%s: not one JSON value", what);
-		return NULL;
-	}
-	if (!no_duplicates(v, 0)) {
-		cJSON_Delete(v);
-		isotier__error_set(err, ISOTIER_EDATA, 0, "%s: duplicate key in a JSON object",
-		                   what);
-		return NULL;
-	}
-	return v;
+	return isotier__json_parse_limited(buf, len, JSON_MAX_DEPTH, what, err);
 }

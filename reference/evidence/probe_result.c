@@ -337,69 +337,12 @@ static int parse_doc(probe_result *r, const cJSON *doc, isotier_error *err)
 
 cJSON *isotier__probe_json_read(const char *json, size_t len, const char *what, isotier_error *err)
 {
-	if (!json || len == 0) {
-		isotier__error_set(err, ISOTIER_EDATA, 0, "%s: empty", what);
-		return NULL;
-	}
-	if (len > PROBE_RESULT_MAX_BYTES) {
+	if (json && len > PROBE_RESULT_MAX_BYTES) {
 		isotier__error_set(err, ISOTIER_EDATA, 0, "%s: %zu bytes, larger than %d", what,
 		                   len, PROBE_RESULT_MAX_BYTES);
 		return NULL;
 	}
-	if (memchr(json, '\0', len)) {
-		isotier__error_set(err, ISOTIER_EDATA, 0, "%s: contains a NUL byte", what);
-		return NULL;
-	}
-	/* cJSON recurses per nesting level: refuse deep nesting before parsing. */
-	int depth = 0, max_depth = 0;
-	bool in_string = false, escaped = false;
-	for (size_t i = 0; i < len; i++) {
-		char c = json[i];
-		if (in_string) {
-			if (escaped)
-				escaped = false;
-			else if (c == '\\')
-				escaped = true;
-			else if (c == '"')
-				in_string = false;
-		} else if (c == '"') {
-			in_string = true;
-		} else if (c == '{' || c == '[') {
-			if (++depth > max_depth)
-				max_depth = depth;
-		} else if (c == '}' || c == ']') {
-			depth--;
-		}
-	}
-	if (max_depth > PROBE_RESULT_MAX_DEPTH) {
-		isotier__error_set(err, ISOTIER_EDATA, 0, "%s: nested deeper than %d levels", what,
-		                   PROBE_RESULT_MAX_DEPTH);
-		return NULL;
-	}
-	const char *end = NULL;
-	cJSON *doc = cJSON_ParseWithLengthOpts(json, len, &end, false);
-	if (!doc) {
-		size_t off = end && end >= json && end <= json + len ? (size_t)(end - json) : 0;
-		isotier__error_set(err, ISOTIER_EDATA, 0, "%s: not JSON (at byte %zu)", what, off);
-		return NULL;
-	}
-	/* Only whitespace may follow the document. */
-	for (const char *p = end; p && p < json + len; p++)
-		if (*p != ' ' && *p != '\n' && *p != '\r' && *p != '\t') {
-			cJSON_Delete(doc);
-			isotier__error_set(err, ISOTIER_EDATA, 0, "%s: trailing data at byte %zu",
-			                   what, (size_t)(p - json));
-			return NULL;
-		}
-	/* One reading: a key given twice would be read first-wins here and
-	 * last-wins by jq or Python from the stored copy. */
-	const char *dup = isotier__json_duplicate_key(doc);
-	if (dup) {
-		isotier__error_set(err, ISOTIER_EDATA, 0, "%s: duplicate key \"%.48s\"", what, dup);
-		cJSON_Delete(doc);
-		return NULL;
-	}
-	return doc;
+	return isotier__json_parse_limited(json, len, PROBE_RESULT_MAX_DEPTH, what, err);
 }
 
 int isotier__probe_result_parse(probe_result *out, const char *json, size_t len, isotier_error *err)

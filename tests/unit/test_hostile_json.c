@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../../reference/core/http.h"
 #include "../../reference/evidence/probe_result.h"
 #include "../../verify/report/report_model.h"
 
@@ -174,6 +175,52 @@ START_TEST(bidi_escaped_in_every_report_format)
 }
 END_TEST
 
+/* One strict reader (isotier__json_parse_limited) behind the probe's report
+ * and every provider's answer: the same refusals, the same bound on nesting,
+ * whichever of them reads the bytes. */
+START_TEST(one_strict_reader_for_probe_and_provider)
+{
+	static const struct {
+		const char *json;
+		size_t len; /* 0: strlen */
+		const char *said;
+	} cases[] = {
+	    {"", 0, ": empty"},
+	    {"{\"a\":1}\0", 8, ": contains a NUL byte"},
+	    {"{\"a\":1} x", 0, ": trailing data at byte 8"},
+	    {"{\"a\":", 0, ": not JSON (at byte"},
+	    {"{\"a\":1,\"b\":{\"c\":1,\"c\":2}}", 0, ": duplicate key \"c\""},
+	    {"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]]", 0,
+	     ": nested deeper than 32 levels"},
+	};
+	for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+		size_t len = cases[i].len ? cases[i].len : strlen(cases[i].json);
+		isotier_error e1 = {0}, e2 = {0};
+		cJSON *a = isotier__probe_json_read(cases[i].json, len, "report", &e1);
+		cJSON *b = isotier__json_parse_strict(cases[i].json, len, "answer", &e2);
+		ck_assert_msg(!a && !b, "case %zu read", i);
+		ck_assert_int_eq(e1.code, ISOTIER_EDATA);
+		ck_assert_int_eq(e2.code, ISOTIER_EDATA);
+		ck_assert_msg(strstr(e1.message, cases[i].said) &&
+		                  strstr(e2.message, cases[i].said),
+		              "case %zu: '%s' / '%s'", i, e1.message, e2.message);
+		ck_assert_msg(!strncmp(e1.message, "report:", 7) &&
+		                  !strncmp(e2.message, "answer:", 7),
+		              "case %zu names its reader", i);
+	}
+	/* Brackets inside a string are not nesting; whitespace may follow. */
+	const char *deep_string = "{\"s\":\"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[\"}\n \t";
+	isotier_error e = {0};
+	cJSON *ok = isotier__json_parse_strict(deep_string, strlen(deep_string), "answer", &e);
+	ck_assert_msg(ok != NULL, "%s", e.message);
+	cJSON_Delete(ok);
+	/* The report's own size bound comes first. */
+	ck_assert_ptr_null(
+	    isotier__probe_json_read("{}", PROBE_RESULT_MAX_BYTES + 1, "report", &e));
+	ck_assert_ptr_nonnull(strstr(e.message, "larger than"));
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("hostile_json");
@@ -184,6 +231,7 @@ int main(void)
 	tcase_add_test(tc, json_written_is_valid_utf8);
 	tcase_add_test(tc, probe_fields_with_raw_bytes_stored_as_utf8);
 	tcase_add_test(tc, bidi_escaped_in_every_report_format);
+	tcase_add_test(tc, one_strict_reader_for_probe_and_provider);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
