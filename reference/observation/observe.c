@@ -525,18 +525,14 @@ int isotier__observe_in(isotier_observation *obs, const isotier_backend *b, void
 	return finish(obs, err);
 }
 
-/* A backend's available() on a thread of its own, beside its provision. */
-struct availability {
-	const isotier_backend *b;
-	isotier_observation *obs;
-};
-
-static void *availability_main(void *arg)
+/* The observation's backend's available() into obs (a thread's body, or
+ * called in place). */
+static void *ask_available(void *arg)
 {
-	struct availability *a = arg;
+	isotier_observation *obs = arg;
 	int64_t t0 = isotier__now_ms();
-	a->obs->available = a->b->available(a->obs->why, sizeof a->obs->why) == 1;
-	a->obs->available_ms = isotier__now_ms() - t0;
+	obs->available = obs->backend->available(obs->why, sizeof obs->why) == 1;
+	obs->available_ms = isotier__now_ms() - t0;
 	return NULL;
 }
 
@@ -557,11 +553,10 @@ static void observe_local(isotier_observation *obs, const isotier_observe_opts *
 	                             .timeout_s = o->timeout_s,
 	                             .minimal_root = true,
 	                             .cancel_fd = o->cancel_fd};
-	struct availability av = {.b = b, .obs = obs};
 	pthread_t asker;
-	bool asking = pthread_create(&asker, NULL, availability_main, &av) == 0;
+	bool asking = pthread_create(&asker, NULL, ask_available, obs) == 0;
 	if (!asking)
-		availability_main(&av);
+		ask_available(obs);
 	void *state = NULL;
 	int64_t t0 = isotier__now_ms();
 	obs->rc = b->provision(&state, &spec, &obs->err);
@@ -688,9 +683,8 @@ int isotier__observe(isotier_observation *obs, const isotier_backend *b,
 		obs->rc = isotier__error_set(&obs->err, ISOTIER_EINTR, 0, "interrupted");
 		return finish(obs, err);
 	}
-	if (b->remote || opts->attach_id) {
-		struct availability av = {.b = b, .obs = obs};
-		availability_main(&av);
+	if (b->remote || opts->attach_id) { /* a local sandbox asks beside its provision */
+		ask_available(obs);
 		if (!obs->available)
 			return finish(obs, err);
 	}
