@@ -95,8 +95,8 @@ static const struct probe_opt probe_opts_table[] = {
      "sample the kernel's task count (sysinfo procs) for MS\n"
      "milliseconds (1-5000) and report the samples: the verifier's\n"
      "host looks for its own on/off pattern in them; each stretch\n"
-     "it went unread lengthens the window by as much and 8 ms (up\n"
-     "to 4 x MS and 5000); SIGUSR1 (the host has decided) ends\n"
+     "it went unread lengthens the window by as much (up to\n"
+     "4 x MS and 5000); SIGUSR1 (the host has decided) ends\n"
      "the sampling early"},
     {"--say-start", NULL, NULL, FLAG(say_start), false,
      "with --challenge: write the line ISOTIER-START on standard\n"

@@ -417,8 +417,8 @@ int probe_challenge_set_nonce(const char *hex);
 /* Samples the kernel's system-wide task count (sysinfo(2) procs) for
  * window_ms (1..5000) before the report is written: on a kernel it shares
  * with the verifier's host, the host's on/off pattern shows in it. Each
- * stretch it went unread lengthens the window by as much and one host slot
- * more, up to 4 times window_ms (and 5000 ms) in all. */
+ * stretch it went unread lengthens the window by as much, up to 4 times
+ * window_ms (and 5000 ms) in all. */
 void probe_challenge_sample(int window_ms);
 /* Catches (and holds back until the sampling) the host's SIGUSR1, which ends
  * the sampling early; called first thing in main. */

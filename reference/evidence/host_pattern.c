@@ -18,7 +18,7 @@
 
 #include "../core/paths.h"
 
-#define PATTERN_TASKS    128 /* threads held in an "on" slot (host_watch.c says why) */
+#define PATTERN_TASKS    64 /* threads held in an "on" slot (host_watch.c says why) */
 #define PATTERN_SLOT_MS  ISOTIER_CHALLENGE_SLOT_MS
 #define PATTERN_MAX_SEGS 16384 /* ~14 minutes of slots; then it holds still */
 #define LOCK_POLL_MS     20    /* how often a waiting pattern tries the host's lock */

@@ -21,8 +21,11 @@
 #include <time.h>
 #include <unistd.h>
 
-/* 128 threads start in about a millisecond on a quiet host, and a slot is as
- * short as the probe's 1 ms sampling and the kernel's scheduling allow
+/* An "on" slot holds 64 threads (host_pattern.c): far above what a sandbox's
+ * own work or this host's churn moves the count by within a slot, and few
+ * enough that making them costs 2-4 ms beside gVisor's Sentry on 2 cores
+ * (128 took 5-13 ms, and the slots a window holds fell with it). A slot is
+ * as short as the probe's 1 ms sampling and the kernel's scheduling allow
  * (ADR-0019 gives the figures): the challenge lasts ISOTIER_CHALLENGE_MS. */
 #define WATCH_PERIOD_MS 5 /* how often the process table is read */
 #define WATCH_MAX_PIDS  65536

@@ -208,7 +208,7 @@ int main(int argc, char **argv)
 				fprintf(stderr, "shared seen r %.2f slots %zu amp %lld\n", r.r,
 				        r.slots, (long long)r.amplitude);
 			if (r.outcome == ISOTIER_CHALLENGE_UNANSWERED &&
-			    strstr(r.detail, "read throughout"))
+			    strstr(r.detail, "slots it read"))
 				stalled++;
 			if (r.outcome != ISOTIER_CHALLENGE_SEEN)
 				snprintf(why_missed, sizeof why_missed, "%s", r.detail);
@@ -280,7 +280,7 @@ int main(int argc, char **argv)
 		       upper95(dedicated[ISOTIER_CHALLENGE_SEEN], judged_d));
 	long judged_b = busy[ISOTIER_CHALLENGE_SEEN] + busy[ISOTIER_CHALLENGE_NOT_SEEN];
 	if (judged_b)
-		printf("a count that plays a pattern of its own (another trial's, 128 tasks at the "
+		printf("a count that plays a pattern of its own (another trial's, at the "
 		       "slots' pace): seen %ld of %ld judged (%ld unanswered)\n",
 		       busy[ISOTIER_CHALLENGE_SEEN], judged_b, busy[ISOTIER_CHALLENGE_UNANSWERED]);
 	if (ran)
