@@ -276,8 +276,8 @@ static bool bound_to_run(isotier_run_binding *b, pid_t pid)
 	return false;
 }
 
-unsigned isotier__sighting_check(isotier_run_binding *b, pid_t pid, char *detail, size_t len,
-                                 char *why, size_t why_len)
+unsigned isotier__sighting_check(isotier_run_binding *b, pid_t pid, unsigned credited, char *detail,
+                                 size_t len, char *why, size_t why_len)
 {
 	char path[64], exe[512];
 	snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
@@ -293,6 +293,8 @@ unsigned isotier__sighting_check(isotier_run_binding *b, pid_t pid, char *detail
 		    r->prefix ? !strncmp(base, r->name, strlen(r->name)) : !strcmp(base, r->name);
 		if (!named)
 			continue;
+		if ((r->flags & credited) == r->flags)
+			return 0;
 		char host[PATH_MAX];
 		struct stat a, h;
 		const char *refusal = NULL;

@@ -49,10 +49,14 @@ void isotier__binding_add_cidfile(isotier_run_binding *b, const char *path);
 /*
  * The ISOTIER_HOST_SAW_* flags pid earns (0: none), with "name (pid N)" in
  * detail when it earns one; why (when not NULL) gets why a VMM- or
- * runsc-named process did not count.
+ * runsc-named process did not count. A process whose name could earn only
+ * flags in credited (already earned by another) is not checked and earns
+ * none: the watch asks every few milliseconds about each new process, and
+ * a runtime's dozen system calls of checks, over gVisor's processes, took
+ * CPU time from the sandbox it watches.
  */
-unsigned isotier__sighting_check(isotier_run_binding *b, pid_t pid, char *detail, size_t len,
-                                 char *why, size_t why_len);
+unsigned isotier__sighting_check(isotier_run_binding *b, pid_t pid, unsigned credited, char *detail,
+                                 size_t len, char *why, size_t why_len);
 
 /*
  * The host's own program name (a bare name) from isotier's trusted

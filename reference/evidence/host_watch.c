@@ -117,8 +117,9 @@ static bool runs_probe(const isotier_host_watch *w, pid_t pid)
 static void note_runtime(isotier_host_watch *w, pid_t pid)
 {
 	char detail[80] = "";
-	unsigned flags = isotier__sighting_check(&w->binding, pid, detail, sizeof detail,
-	                                         w->seen.saw_refused, sizeof w->seen.saw_refused);
+	unsigned flags =
+	    isotier__sighting_check(&w->binding, pid, w->seen.saw, detail, sizeof detail,
+	                            w->seen.saw_refused, sizeof w->seen.saw_refused);
 	if (!flags || (w->seen.saw & flags) == flags)
 		return;
 	size_t used = strlen(w->seen.saw_detail);
