@@ -4,7 +4,7 @@
 # interleaved pairs (bench/pair.c: A B, B A, ...; medians, min/max, the median ratio's 95%
 # interval), each with a verdict against a ratio target (issue 24):
 #   verify --backend B    <= 1.3x  the bare runtime running the same static probe the same way
-#                                  (--json --nonce --challenge 150 --capture, minimal root):
+#                                  (--json --nonce --challenge 100 --capture, minimal root):
 #                                  bwrap, runc, crun, runsc, docker, podman by their own CLI;
 #                                  nspawn through isotier's backend alone (backend-run: no
 #                                  catalogue, no history, no host view), said so in its label

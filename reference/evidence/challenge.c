@@ -52,26 +52,6 @@ static bool count_at(const probe_run_info *run, int64_t t, int64_t *out)
 	return true;
 }
 
-/* The median of five readings across [a, b] (one stray sample cannot move
- * it) and their spread. */
-static bool slot_count(const probe_run_info *run, int64_t a, int64_t b, int64_t *median,
-                       int64_t *spread)
-{
-	int64_t v[5];
-	for (int i = 0; i < 5; i++)
-		if (!count_at(run, a + (b - a) * i / 4, &v[i]))
-			return false;
-	for (int i = 1; i < 5; i++)
-		for (int j = i; j > 0 && v[j - 1] > v[j]; j--) {
-			int64_t t = v[j];
-			v[j] = v[j - 1];
-			v[j - 1] = t;
-		}
-	*median = v[2];
-	*spread = v[4] - v[0];
-	return true;
-}
-
 struct fit {
 	size_t on, off, unsteady;
 	double r;
@@ -96,20 +76,23 @@ static bool read_at(const probe_run_info *run, int64_t t)
 	return lo == run->n_gaps || run->gaps[lo].from_us >= t;
 }
 
-/* The slot's count from the readings across [a, b] the sampler really
- * made: at least 3 of the 5 (a majority, so that the median is a read of
- * this slot, never the stale count of the one before), their median and
- * spread. A stall that covers part of a slot thus costs that slot only
- * when it covers most of its middle (gVisor's sampler stalls for 3-18 ms
- * several times a window). */
-static bool read_slot_count(const probe_run_info *run, int64_t a, int64_t b, int64_t *median,
-                            int64_t *spread)
+/* A slot's count: the median of five readings across [a, b] (one stray
+ * sample cannot move it) and their spread. With read, only the readings the
+ * sampler really made count, and at least 3 of the 5 must be (a majority,
+ * so that the median is a read of this slot, never the stale count of the
+ * one before): a stall that covers part of a slot costs that slot only when
+ * it covers most of its middle (gVisor's sampler stalls for 3-18 ms several
+ * times a window). */
+static bool slot_count(const probe_run_info *run, int64_t a, int64_t b, bool read, int64_t *median,
+                       int64_t *spread)
 {
 	int64_t v[5];
 	int k = 0;
 	for (int i = 0; i < 5; i++) {
 		int64_t t = a + (b - a) * i / 4;
-		if (read_at(run, t) && !count_at(run, t, &v[k++]))
+		if (read && !read_at(run, t))
+			continue;
+		if (!count_at(run, t, &v[k++]))
 			return false;
 	}
 	if (k < 3)
@@ -127,7 +110,7 @@ static bool read_slot_count(const probe_run_info *run, int64_t a, int64_t b, int
 
 /* Compares the slots that lie inside the sampling window at lag L; with
  * read, only those the sampler read through most of their middle, from
- * those reads alone (read_slot_count). Seeing the pattern needs no
+ * those reads alone (slot_count). Seeing the pattern needs no
  * such care (a stale count is an older count of the same kernel: it can blur
  * the pattern, never forge it); concluding its absence does. */
 static void fit_at(struct fit *f, const isotier_challenge_segment *segs, size_t n,
@@ -144,7 +127,7 @@ static void fit_at(struct fit *f, const isotier_challenge_segment *segs, size_t 
 		if (b > run->end_us)
 			break;
 		int64_t c, spread;
-		if (!(read ? read_slot_count : slot_count)(run, a, b, &c, &spread))
+		if (!slot_count(run, a, b, read, &c, &spread))
 			continue;
 		spreads[m++] = spread;
 		double x = segs[k].tasks > 0, y = (double)c;

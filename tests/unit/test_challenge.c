@@ -89,10 +89,12 @@ static const struct sample_case {
     {"own kernel, busy count", OWN_NOISY, 0, 800000, ISOTIER_CHALLENGE_NOT_SEEN},
     {"shared but too weak to tell", SHARED_WEAK, 0, 800000, ISOTIER_CHALLENGE_NOT_SEEN},
     {"window too short for both states", SHARED, 0, 90000, ISOTIER_CHALLENGE_UNANSWERED},
-    /* Presence shows in 3 slots of each state; absence needs 12 slots. */
+    /* Presence shows in 3 slots of each state; absence needs more (absence_needs_eight). */
     {"shared, a short window shows it", SHARED, 0, 400000, ISOTIER_CHALLENGE_SEEN},
     {"own kernel, too few slots to conclude absence", OWN_FLAT, 0, 400000,
      ISOTIER_CHALLENGE_UNANSWERED},
+    {"own kernel, just enough slots to conclude absence", OWN_FLAT, 0, 560000,
+     ISOTIER_CHALLENGE_NOT_SEEN},
 };
 
 START_TEST(outcomes)
@@ -342,6 +344,35 @@ START_TEST(stalled_sampler)
 }
 END_TEST
 
+/* Absence is concluded over 8 slots read, 3 of each state at least: a
+ * window over 7 alternating slots (3 on, 4 off) is unanswered, over 8 it
+ * answers. */
+START_TEST(absence_needs_eight)
+{
+	isotier_challenge_segment alt[12];
+	int64_t t0 = 9000000000LL;
+	for (int k = 0; k < 12; k++)
+		alt[k] = (isotier_challenge_segment){t0 + k * 11000, t0 + k * 11000 + 8000,
+		                                     k % 2 ? FAST_TASKS : 0};
+	for (int n = 7; n <= 8; n++) {
+		probe_run_info r;
+		memset(&r, 0, sizeof r);
+		r.challenge = true;
+		r.start_us = t0 - 1000;
+		r.end_us = t0 + (n - 1) * 11000 + 9000;
+		r.samples = (r.end_us - r.start_us) / 1000;
+		probe_run_sample flat = {r.start_us, 150};
+		r.changes = &flat;
+		r.n_changes = 1;
+		isotier_challenge_result out;
+		isotier__challenge_judge(&out, alt, 12, &r);
+		ck_assert_msg(out.outcome == (n < 8 ? ISOTIER_CHALLENGE_UNANSWERED
+		                                    : ISOTIER_CHALLENGE_NOT_SEEN),
+		              "%d slots: %s", n, out.detail);
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("challenge");
@@ -351,6 +382,7 @@ int main(void)
 	tcase_add_test(tc, unread_slots);
 	tcase_add_test(tc, gaps_parsed);
 	tcase_add_test(tc, stalled_sampler);
+	tcase_add_test(tc, absence_needs_eight);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
