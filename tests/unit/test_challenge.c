@@ -160,7 +160,7 @@ START_TEST(unread_slots)
 	ck_assert_msg(out.outcome == ISOTIER_CHALLENGE_UNANSWERED, "%s", out.detail);
 	ck_assert_ptr_nonnull(strstr(out.detail, "unread"));
 	r.gaps_unknown = false;
-	/* Unread for half the window: too few slots read throughout for absence. */
+	/* Unread for half the window: too few slots read for absence. */
 	probe_run_gap gap = {r.start_us + 1000, r.start_us + 400000};
 	r.gaps = &gap;
 	r.n_gaps = 1;
