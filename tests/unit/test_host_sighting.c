@@ -80,7 +80,7 @@ static unsigned check(isotier_run_binding *b, pid_t pid, char *why, size_t why_l
 {
 	char detail[120] = "";
 	why[0] = '\0';
-	return isotier__sighting_check(b, pid, detail, sizeof detail, why, why_len);
+	return isotier__sighting_check(b, pid, 0, detail, sizeof detail, why, why_len);
 }
 
 START_TEST(this_runs_own_program_counts)
@@ -98,6 +98,14 @@ START_TEST(this_runs_own_program_counts)
 	ck_assert_uint_eq(isotier__host_saw_vmm_bit("firecracker"), ISOTIER_HOST_SAW_FIRECRACKER);
 	ck_assert_uint_eq(isotier__host_saw_vmm_bit("qemu"), ISOTIER_HOST_SAW_QEMU);
 	ck_assert_uint_eq(isotier__host_saw_vmm_bit("bhyve"), 0);
+	/* Once its kind is credited (the watch asks again every few ms) it is
+	 * not checked again; a kind not yet credited still is. */
+	char detail[120] = "";
+	ck_assert_uint_eq(isotier__sighting_check(&b, p, saw, detail, sizeof detail, NULL, 0), 0);
+	ck_assert_uint_eq(isotier__sighting_check(&b, p,
+	                                          ISOTIER_HOST_SAW_VMM | ISOTIER_HOST_SAW_QEMU,
+	                                          detail, sizeof detail, NULL, 0),
+	                  saw);
 	stop(p);
 	isotier__binding_destroy(&b);
 }
