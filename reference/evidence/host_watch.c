@@ -120,7 +120,7 @@ static void note_runtime(isotier_host_watch *w, pid_t pid)
 	unsigned flags =
 	    isotier__sighting_check(&w->binding, pid, w->seen.saw, detail, sizeof detail,
 	                            w->seen.saw_refused, sizeof w->seen.saw_refused);
-	if (!flags || (w->seen.saw & flags) == flags)
+	if (!flags) /* none, or none it could add (credited already) */
 		return;
 	size_t used = strlen(w->seen.saw_detail);
 	snprintf(w->seen.saw_detail + used, sizeof w->seen.saw_detail - used, "%s%s",

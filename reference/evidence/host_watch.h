@@ -30,10 +30,10 @@
 /* How long the probe samples for the challenge (its --challenge): about ten
  * slots of the host's pattern, even beside gVisor's Sentry, of which absence
  * needs eight read and presence three of each state (ADR-0019: the error
- * rates, bench/challenge_rates.sh). A probe the host
- * sees in its own process table is stopped sooner (host_release.h). When
- * that window leaves the challenge unanswered (a busy host: slots stretched
- * or samples sparse), the probe runs once more for the long window. */
+ * rates, bench/challenge_rates.sh). A probe the host sees in its own process
+ * table is stopped sooner (host_release.h). When that window leaves the
+ * challenge unanswered (a busy host: slots stretched or samples sparse), the
+ * probe runs once more for the long window. */
 #define ISOTIER_CHALLENGE_MS      100
 #define ISOTIER_CHALLENGE_LONG_MS 600
 #define ISOTIER_CHALLENGE_SLOT_MS 8 /* one slot of the host's pattern */

@@ -4,9 +4,10 @@
 # probe_challenge_makeup: the probe's challenge window makes up the stretches its sampler went
 # unread (probes/challenge.c): the real probe, on this host, is stopped (SIGSTOP) for a while in
 # the middle of its --challenge sampling. Its answer must list that stretch, and its window must
-# have grown by every listed stretch (or reached the bound, 4 times the window asked for); a stall longer than that bound must end the window as soon as the probe
-# runs again, not a whole window later. Lower bounds only, and one upper bound with 100 ms of
-# slack: a loaded host lengthens stalls, which the formula counts from the probe's own list.
+# have grown by every listed stretch (or reached the bound, 4 times the window asked for); a
+# stall longer than that bound must end the window as soon as the probe runs again, not a whole
+# window later. Lower bounds only, and one upper bound with 100 ms of slack: a loaded host
+# lengthens stalls, which the formula counts from the probe's own list.
 source "$ISOTIER_ROOT/tests/lib.sh"
 probe=${ISOTIER_PROBE:?}
 [ -x "$probe" ] || fail "no probe binary at $probe (run make first)"
