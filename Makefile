@@ -18,7 +18,7 @@ CC ?= gcc
 # verify/churn/dl_git.c), not linked, so that no other command pays for loading them and their
 # dependencies (ICU, libstdc++, mbedTLS...) at every start. The unit suites and fuzz harnesses
 # still link them (PKG_LIBS); packaging/deb.sh adds them to the package's Depends.
-LIB_PKGS := libcurl libcjson sqlite3 libpq libcrypto
+LIB_PKGS := libcurl libcjson sqlite3 libpq libcrypto zlib
 PKGS := $(LIB_PKGS) libxml-2.0 libgit2
 WARN := -Wall -Wextra -Werror -Wshadow -Wformat=2 -Wno-format-nonliteral
 CSTD := -std=gnu11
@@ -339,11 +339,22 @@ $(BUILD)/tests/challenge-trials: tests/tools/challenge-trials.c $(BUILD)/libisot
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libisotier-tool.a $(LIB_PKG_LIBS) -lpthread -lm
 
-# qemu-microvm guest init (static, musl) and where backend_qemu.c finds it.
-all: $(BUILD)/isotier-guest-init
-$(BUILD)/isotier-guest-init: reference/guest/init.c
+# qemu-microvm guest init (static, musl) and where backend_qemu.c finds it. It compresses its
+# capture with Debian's static zlib (zlib1g-dev): the library calls only memcpy, memset and the
+# allocator, so it links with musl too; its two headers are copied apart because musl-gcc must
+# not see glibc's /usr/include. Without libz.a the init sends its capture uncompressed.
+GUEST_ZLIB_A := $(wildcard /usr/lib/$(shell $(CC) -print-multiarch 2>/dev/null)/libz.a)
+ifneq ($(GUEST_ZLIB_A),)
+GUEST_ZLIB_FLAGS := -DISOTIER_GUEST_ZLIB -I$(BUILD)/guest-zlib
+GUEST_ZLIB_HEADERS := $(BUILD)/guest-zlib/zlib.h
+endif
+$(BUILD)/guest-zlib/zlib.h: /usr/include/zlib.h /usr/include/zconf.h
 	@mkdir -p $(@D)
-	$(PROBE_CC) $(PROBE_CFLAGS) -o $@ $< $(PROBE_LDFLAGS)
+	cp /usr/include/zlib.h /usr/include/zconf.h $(@D)/
+all: $(BUILD)/isotier-guest-init
+$(BUILD)/isotier-guest-init: reference/guest/init.c $(GUEST_ZLIB_HEADERS)
+	@mkdir -p $(@D)
+	$(PROBE_CC) $(PROBE_CFLAGS) $(GUEST_ZLIB_FLAGS) -o $@ $< $(PROBE_LDFLAGS) $(GUEST_ZLIB_A)
 
 # The probe and the guest init for aarch64 (qemu-aarch64 backend; arm64 sandboxes): static,
 # cross-built with Debian's aarch64 toolchain, linked with musl for arm64 (musl-dev:arm64) when it

@@ -10,7 +10,7 @@ set -euo pipefail
 packages=(
   build-essential pkg-config musl-tools cpio gzip xz-utils binutils
   libcurl4-openssl-dev libxml2-dev libcjson-dev libsqlite3-dev sqlite3 libgit2-dev check
-  libpq-dev postgresql libssl-dev
+  libpq-dev postgresql libssl-dev zlib1g-dev
   bubblewrap runc runsc qemu-system-x86
   crun docker.io podman qemu-system-arm gcc-aarch64-linux-gnu musl-dev:arm64
   systemd-container

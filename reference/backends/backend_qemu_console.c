@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <zlib.h>
 
 #define MAX_LINE          ISOTIER_CONSOLE_MAX_LINE
 #define MAX_CAPTURE_FILE  ISOTIER_CONSOLE_MAX_FILE
@@ -15,6 +16,7 @@
 
 static void handle_line(isotier_console *c, char *l, size_t n);
 static void capture_close(isotier_console *c);
+static void deflated_broken(isotier_console *c, const char *why);
 
 static void problem(isotier_console *c, const char *fmt, const char *arg)
 {
@@ -86,6 +88,8 @@ void isotier__console_finish(isotier_console *c)
 		handle_line(c, c->line, c->len);
 		c->len = 0;
 	}
+	if (c->z_active)
+		deflated_broken(c, "cut short");
 	capture_close(c);
 }
 
@@ -147,13 +151,204 @@ static int capture_open(const char *dir, const char *rel)
 	return fd;
 }
 
+/* A file's header, "<relpath> <size>" (both framings): checked, then opened
+ * under the capture dir. A rejected one leaves cap_name "?" (its body is
+ * dropped) and says why. */
+static void capture_begin(isotier_console *c, const char *hdr)
+{
+	capture_close(c);
+	char name[512];
+	unsigned long long size;
+	char extra;
+	if (sscanf(hdr, "%511s %llu %c", name, &size, &extra) != 2 || !relpath_ok(name)) {
+		problem(c, "capture: rejected file header '%.200s'", hdr);
+		snprintf(c->cap_name, sizeof c->cap_name, "%s", "?");
+		return;
+	}
+	if (size > MAX_CAPTURE_FILE || c->cap_total + size > MAX_CAPTURE_TOTAL ||
+	    c->cap_files >= MAX_CAPTURE_FILES) {
+		problem(c, "capture: %.200s over the size or count limit", name);
+		snprintf(c->cap_name, sizeof c->cap_name, "%s", "?");
+		return;
+	}
+	snprintf(c->cap_name, sizeof c->cap_name, "%s", name);
+	c->cap_expect = (size_t)size;
+	c->cap_got = 0;
+	c->cap_files++;
+	c->cap_total += (size_t)size;
+	if (c->spec->capture_dir) {
+		c->cap_fd = capture_open(c->spec->capture_dir, name);
+		if (c->cap_fd < 0)
+			problem(c, "capture: cannot write %.200s", name);
+	}
+}
+
+/* Bytes of the open file's body; more than its header said is a problem. */
+static void capture_data(isotier_console *c, const unsigned char *p, size_t n)
+{
+	if (c->cap_got + n > c->cap_expect) {
+		problem(c, "capture %.200s: more data than its header says", c->cap_name);
+		return;
+	}
+	c->cap_got += n;
+	if (c->cap_fd >= 0)
+		relay(c, c->cap_fd, p, n);
+}
+
+/* ---- the compressed capture ---------------------------------------------
+ * ISOTIER-CAPTURE-DEFLATE <raw size> <compressed size>, base64 lines of one
+ * zlib stream, ISOTIER-CAPTURE-END. Inflated, the stream is the files one after
+ * the other, each "<relpath> <size>\n" then its bytes: the same headers and
+ * checks as ISOTIER-CAPTURE-FILE. Every size is bounded before anything is
+ * inflated; a stream that breaks stops being read and is a problem (the run
+ * fails, it never stores half a capture as whole). */
+#define Z_HEADER_MAX ISOTIER_CONSOLE_Z_HEADER_MAX
+
+static void deflated_free(isotier_console *c)
+{
+	if (c->z) {
+		inflateEnd(c->z);
+		free(c->z);
+		c->z = NULL;
+	}
+	c->z_active = false;
+}
+
+static void deflated_broken(isotier_console *c, const char *why)
+{
+	problem(c, "compressed capture: %s", why);
+	capture_close(c);
+	deflated_free(c);
+	c->z_broken = true;
+}
+
+static void deflated_begin(isotier_console *c, const char *sizes)
+{
+	unsigned long long raw, packed;
+	char extra;
+	capture_close(c);
+	if (c->z_active || c->z_broken || c->capture_ended) {
+		deflated_broken(c, "a second stream");
+		return;
+	}
+	if (sscanf(sizes, "%llu %llu %c", &raw, &packed, &extra) != 2) {
+		deflated_broken(c, "bad header");
+		return;
+	}
+	/* Every file's header is under Z_HEADER_MAX bytes: a stream larger than the
+	 * capture's own limits allow is refused before it is read. */
+	size_t raw_max = MAX_CAPTURE_TOTAL + (size_t)MAX_CAPTURE_FILES * Z_HEADER_MAX;
+	if (raw > raw_max || packed > compressBound((uLong)raw)) {
+		deflated_broken(c, "larger than the capture's limits");
+		return;
+	}
+	c->z = calloc(1, sizeof *c->z);
+	if (!c->z || inflateInit(c->z) != Z_OK) {
+		deflated_broken(c, "out of memory");
+		return;
+	}
+	c->z_active = true;
+	c->z_raw_expect = (size_t)raw;
+	c->z_packed_expect = (size_t)packed;
+	c->z_raw_got = c->z_packed_got = 0;
+	c->z_header_len = 0;
+}
+
+/* The inflated bytes: file headers and bodies, one after the other. */
+static void deflated_records(isotier_console *c, const unsigned char *p, size_t n)
+{
+	while (n > 0 && c->z_active) {
+		if (c->cap_name[0]) {
+			size_t take = c->cap_expect - c->cap_got;
+			take = take < n ? take : n;
+			capture_data(c, p, take);
+			p += take;
+			n -= take;
+			if (c->cap_got == c->cap_expect)
+				capture_close(c);
+			continue;
+		}
+		unsigned char ch = *p++;
+		n--;
+		if (ch != '\n') {
+			if (c->z_header_len + 1 >= Z_HEADER_MAX) {
+				deflated_broken(c, "a file header too long");
+				return;
+			}
+			c->z_header[c->z_header_len++] = (char)ch;
+			continue;
+		}
+		c->z_header[c->z_header_len] = '\0';
+		c->z_header_len = 0;
+		capture_begin(c, c->z_header);
+		if (!strcmp(c->cap_name, "?")) {
+			deflated_broken(c, "a rejected file header");
+			return;
+		}
+		if (c->cap_expect == 0)
+			capture_close(c);
+	}
+}
+
+static void deflated_feed(isotier_console *c, const unsigned char *p, size_t n)
+{
+	if (c->z_packed_got + n > c->z_packed_expect) {
+		deflated_broken(c, "more data than its header says");
+		return;
+	}
+	c->z_packed_got += n;
+	c->z->next_in = (unsigned char *)p;
+	c->z->avail_in = (uInt)n;
+	/* Until this line's bytes are in and zlib holds no output back (a full
+	 * output buffer may leave some inside it). */
+	bool full = true;
+	while (c->z_active && !c->z_ended && (c->z->avail_in > 0 || full)) {
+		unsigned char out[16384];
+		c->z->next_out = out;
+		c->z->avail_out = sizeof out;
+		int zrc = inflate(c->z, Z_NO_FLUSH);
+		size_t got = sizeof out - c->z->avail_out;
+		full = c->z->avail_out == 0;
+		if (zrc == Z_BUF_ERROR && got == 0 && c->z->avail_in == 0)
+			break; /* wants the next line */
+		if (zrc != Z_OK && zrc != Z_STREAM_END) {
+			deflated_broken(c, c->z->msg ? c->z->msg : "corrupt stream");
+			return;
+		}
+		if (c->z_raw_got + got > c->z_raw_expect) {
+			deflated_broken(c, "inflates to more than its header says");
+			return;
+		}
+		c->z_raw_got += got;
+		deflated_records(c, out, got);
+		if (zrc == Z_STREAM_END)
+			c->z_ended = true;
+	}
+	if (c->z_active && c->z_ended && c->z->avail_in > 0)
+		deflated_broken(c, "data after the end of the stream");
+}
+
+static void deflated_end(isotier_console *c)
+{
+	if (!c->z_ended || c->z_raw_got != c->z_raw_expect ||
+	    c->z_packed_got != c->z_packed_expect) {
+		deflated_broken(c, "cut short");
+		return;
+	}
+	if (c->cap_name[0] || c->z_header_len) {
+		deflated_broken(c, "ends inside a file");
+		return;
+	}
+	deflated_free(c);
+}
+
 static void handle_line(isotier_console *c, char *l, size_t n)
 {
 	while (n > 0 && (l[n - 1] == '\r' || l[n - 1] == '\n'))
 		l[--n] = '\0';
 	/* Kernel noise can precede a frame on the same line: find the tag. */
 	char *tag = strstr(l, "ISOTIER-");
-	if (!tag && !c->cap_name[0])
+	if (!tag && !c->cap_name[0] && !c->z_active)
 		return; /* not ours, and not the base64 body of a capture file */
 	unsigned char dec[MAX_LINE];
 	if (tag && !strncmp(tag, "ISOTIER-OUT ", 12)) {
@@ -175,36 +370,21 @@ static void handle_line(isotier_console *c, char *l, size_t n)
 			isotier__host_watch_probe_starting();
 		c->started = true;
 	} else if (tag && !strncmp(tag, "ISOTIER-CAPTURE-FILE ", 21)) {
-		capture_close(c);
-		char name[512];
-		unsigned long long size;
-		char extra;
-		if (sscanf(tag + 21, "%511s %llu %c", name, &size, &extra) != 2 ||
-		    !relpath_ok(name)) {
-			problem(c, "capture: rejected file header '%.200s'", tag + 21);
-			snprintf(c->cap_name, sizeof c->cap_name, "%s", "?");
+		if (c->z_active) {
+			deflated_broken(c, "a file header inside the compressed capture");
 			return;
 		}
-		if (size > MAX_CAPTURE_FILE || c->cap_total + size > MAX_CAPTURE_TOTAL ||
-		    c->cap_files >= MAX_CAPTURE_FILES) {
-			problem(c, "capture: %.200s over the size or count limit", name);
-			snprintf(c->cap_name, sizeof c->cap_name, "%s", "?");
-			return;
-		}
-		snprintf(c->cap_name, sizeof c->cap_name, "%s", name);
-		c->cap_expect = (size_t)size;
-		c->cap_got = 0;
-		c->cap_files++;
-		c->cap_total += (size_t)size;
-		if (c->spec->capture_dir) {
-			c->cap_fd = capture_open(c->spec->capture_dir, name);
-			if (c->cap_fd < 0)
-				problem(c, "capture: cannot write %.200s", name);
-		}
+		capture_begin(c, tag + 21);
+	} else if (tag && !strncmp(tag, "ISOTIER-CAPTURE-DEFLATE ", 24)) {
+		deflated_begin(c, tag + 24);
 	} else if (tag && !strcmp(tag, "ISOTIER-CAPTURE-END")) {
+		if (c->z_active)
+			deflated_end(c);
 		capture_close(c);
 		c->capture_ended = true;
 	} else if (tag && !strncmp(tag, "ISOTIER-EXIT ", 13)) {
+		if (c->z_active)
+			deflated_broken(c, "cut short");
 		capture_close(c);
 		char *end;
 		long v = strtol(tag + 13, &end, 10);
@@ -214,19 +394,20 @@ static void handle_line(isotier_console *c, char *l, size_t n)
 			c->exit_code = (int)v;
 	} else if (tag && !strncmp(tag, "ISOTIER-FAIL ", 13)) {
 		snprintf(c->fail, sizeof c->fail, "%s", tag + 13);
+	} else if (!tag && c->z_active) {
+		ssize_t d = n <= 76 ? b64decode(l, n, dec) : -1;
+		if (d < 0) {
+			deflated_broken(c, "bad base64 line");
+			return;
+		}
+		deflated_feed(c, dec, (size_t)d);
 	} else if (!tag && c->cap_name[0]) {
 		ssize_t d = n <= 76 ? b64decode(l, n, dec) : -1;
 		if (d < 0) {
 			problem(c, "capture %.200s: bad base64 line", c->cap_name);
 			return;
 		}
-		if (c->cap_got + (size_t)d > c->cap_expect) {
-			problem(c, "capture %.200s: more data than its header says", c->cap_name);
-			return;
-		}
-		c->cap_got += (size_t)d;
-		if (c->cap_fd >= 0)
-			relay(c, c->cap_fd, dec, (size_t)d);
+		capture_data(c, dec, (size_t)d);
 	}
 }
 

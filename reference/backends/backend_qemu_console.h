@@ -5,6 +5,8 @@
  *   ISOTIER-START
  *   ISOTIER-OUT <base64> / ISOTIER-ERR <base64>   the command's stdout/stderr
  *   ISOTIER-CAPTURE-FILE <relpath> <size>, base64 lines (<= 76 chars), ..., ISOTIER-CAPTURE-END
+ *   or ISOTIER-CAPTURE-DEFLATE <raw> <compressed>, base64 lines of one zlib
+ *      stream of "<relpath> <size>\n" + bytes records, ISOTIER-CAPTURE-END
  *   ISOTIER-EXIT <status> / ISOTIER-FAIL <message>
  * Lines may end in \r\n and kernel noise may precede a tag on its line. The
  * console is hostile input: lines are capped, capture paths are checked (no
@@ -15,10 +17,11 @@
 
 #include "backend_util.h"
 
-#define ISOTIER_CONSOLE_MAX_LINE  8192
-#define ISOTIER_CONSOLE_MAX_FILE  ((size_t)16 << 20)
-#define ISOTIER_CONSOLE_MAX_TOTAL ((size_t)64 << 20)
-#define ISOTIER_CONSOLE_MAX_FILES 4096
+#define ISOTIER_CONSOLE_MAX_LINE     8192
+#define ISOTIER_CONSOLE_MAX_FILE     ((size_t)16 << 20)
+#define ISOTIER_CONSOLE_MAX_TOTAL    ((size_t)64 << 20)
+#define ISOTIER_CONSOLE_MAX_FILES    4096
+#define ISOTIER_CONSOLE_Z_HEADER_MAX 600 /* a compressed capture's file header */
 
 typedef struct isotier_console {
 	/* set by the caller */
@@ -37,6 +40,12 @@ typedef struct isotier_console {
 	int cap_fd;
 	char cap_name[512];
 	size_t cap_expect, cap_got, cap_total, cap_files;
+	/* the compressed capture (ISOTIER-CAPTURE-DEFLATE) */
+	struct z_stream_s *z;
+	bool z_active, z_ended, z_broken;
+	size_t z_raw_expect, z_raw_got, z_packed_expect, z_packed_got;
+	char z_header[ISOTIER_CONSOLE_Z_HEADER_MAX];
+	size_t z_header_len;
 	char problem[512]; /* first protocol problem */
 	int fatal;         /* a relay failure (ISOTIER_ETIMEDOUT/EINTR): stops the VM */
 	bool debug;        /* $ISOTIER_QEMU_DEBUG: raw console to stderr */

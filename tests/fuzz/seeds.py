@@ -8,6 +8,7 @@ import hashlib
 import os
 import subprocess
 import sys
+import zlib
 
 root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 out, probe = sys.argv[1], sys.argv[2]
@@ -341,3 +342,23 @@ put("fuzz_attest", b"\x05" + bytes(_qe) + _qeid.encode())
 put("fuzz_attest", b"\x02" + b'{\n  "schema": "isotier.probe/1",\n  "run": {"nonce": "0123456789abcdef"},\n'
     b'  "attestation": {"status": "ok", "provider": "sev_guest", "outblob": "' +
     _snp.hex().encode() + b'", "auxblob": "' + _aux.hex().encode() + b'"}\n}\n')
+
+# The qemu guest's console (fuzz_qemu_console.c): a transcript as the guest init
+# frames it (guest/init.c), its capture file by file and as one zlib stream, cut
+# into reads of 1, 7 and 64 bytes.
+def console_seed(records):
+    def b64lines(raw, tag=""):
+        return "".join("%s%s\n" % (tag, base64.b64encode(raw[i:i + 57]).decode())
+                       for i in range(0, len(raw), 57))
+    out = "[    0.1] noise\r\nISOTIER-START\n" + b64lines(b'{"schema": "isotier.probe/1"}\n', "ISOTIER-OUT ")
+    plain = "".join("ISOTIER-CAPTURE-FILE %s %d\n" % (p, len(b)) + b64lines(b) for p, b in records)
+    raw = b"".join(b"%s %d\n" % (p.encode(), len(b)) + b for p, b in records)
+    z = zlib.compress(raw, 1)
+    packed = "ISOTIER-CAPTURE-DEFLATE %d %d\n" % (len(raw), len(z)) + b64lines(z)
+    tail = "ISOTIER-CAPTURE-END\nISOTIER-EXIT 0\n"
+    for body in (plain, packed):
+        for piece in (0, 6, 63):
+            put("fuzz_qemu_console", bytes([piece]) + (out + body + tail).encode())
+
+console_seed([("proc/version", b"Linux version 6.1.0\n"), (".probe/empty", b""),
+              (".probe/kmsg", b"[    0.000000] Hypervisor detected: KVM\n" * 40)])

@@ -4,7 +4,8 @@
 # The qemu-microvm backend reads the guest's serial console as hostile input. A stand-in
 # qemu-system-x86_64 (first in PATH) prints canned transcripts; the real backend code must relay
 # the framed output, decode the capture into the capture dir, and refuse path traversal, absolute
-# paths, oversize or overlong files, symlinked directories and a missing exit status.
+# paths, oversize or overlong files, symlinked directories and a missing exit status, in both
+# framings of the capture (per file, and one zlib stream of records).
 source "$ISOTIER_ROOT/tests/lib.sh"
 DRIVER="$ISOTIER_ROOT/$BUILD/tests/backend-run"
 [ -x "$DRIVER" ] || fail "$DRIVER not built"
@@ -78,3 +79,59 @@ assert_contains "$(cat "$TMP/err")" "mount 9p isotier-root" "guest init failure"
 run_console "$(head -c 100000 /dev/zero | tr '\0' x)"$'\nISOTIER-EXIT 0\n'
 assert_eq "$rc" "0" "overlong console line"
 echo "ok: missing exit status, guest failure, overlong line"
+
+# 6. The compressed capture (ISOTIER-CAPTURE-DEFLATE <raw> <compressed>): one zlib stream of
+# "<relpath> <size>\n" + bytes records. deflated RAW [RAW_SIZE [PACKED_SIZE [TAIL]]] prints the
+# frame; sizes default to the true ones, TAIL is appended to the compressed bytes.
+deflated() {
+  python3 - "$@" <<'PY'
+import base64, sys, zlib
+raw = sys.argv[1].encode().decode('unicode_escape').encode('latin-1')
+z = zlib.compress(raw, 1) + (sys.argv[4].encode() if len(sys.argv) > 4 else b'')
+rs = sys.argv[2] if len(sys.argv) > 2 and sys.argv[2] else str(len(raw))
+zs = sys.argv[3] if len(sys.argv) > 3 and sys.argv[3] else str(len(z))
+print('ISOTIER-CAPTURE-DEFLATE %s %s' % (rs, zs))
+for i in range(0, len(z), 57):
+    print(base64.b64encode(z[i:i + 57]).decode())
+PY
+}
+kmsg=$(head -c 40000 /dev/urandom | base64 -w 100)
+records="proc/version 6\nLinux\n.probe/empty 0\n.probe/kmsg ${#kmsg}\n${kmsg}"
+run_console $'ISOTIER-START\n'"$(deflated "$records")"$'\nISOTIER-CAPTURE-END\nISOTIER-EXIT 0\n'
+assert_eq "$rc" "0" "compressed capture: exit status ($(cat "$TMP/err"))"
+assert_eq "$(cat "$TMP/cap/proc/version")" "Linux" "compressed capture: a small file"
+assert_eq "$(cat "$TMP/cap/.probe/kmsg")" "$kmsg" "compressed capture: a file over many lines"
+[ -f "$TMP/cap/.probe/empty" ] && [ ! -s "$TMP/cap/.probe/empty" ] || fail "compressed capture: empty file missing"
+echo "ok: compressed capture"
+
+# 7. Hostile compressed captures: each is refused (70, EDATA), nothing lands outside.
+check_refused() { # WHAT TRANSCRIPT EXPECTED-TEXT
+  run_console "$2"
+  assert_eq "$rc" "70" "compressed capture, $1: accepted"
+  assert_contains "$(cat "$TMP/err")" "$3" "compressed capture, $1"
+  [ -z "$(ls -A "$TMP/outside")" ] || fail "compressed capture, $1: wrote outside the capture dir"
+}
+end=$'\nISOTIER-CAPTURE-END\nISOTIER-EXIT 0\n'
+check_refused "traversal" "$(deflated '../outside/evil 4\nevil')$end" "rejected file header"
+check_refused "absolute path" "$(deflated '/tmp/evil 4\nevil')$end" "rejected file header"
+check_refused "raw size understated" "$(deflated 'f 4\nevil' 3)$end" "more than its header says"
+check_refused "raw size overstated" "$(deflated 'f 4\nevil' 99)$end" "cut short"
+check_refused "packed size understated" "$(deflated 'f 4\nevil' '' 2)$end" "more data than its header says"
+check_refused "file larger than the stream" "$(deflated 'f 40\nevil')$end" "ends inside a file"
+check_refused "header without newline" "$(deflated 'f 4')$end" "ends inside a file"
+check_refused "data after the stream" "$(deflated 'f 4\nevil' '' '' 'junk')$end" "after the end of the stream"
+check_refused "size beyond every limit" "$(deflated 'f 4\nevil' 99999999999999)$end" "larger than the capture's limits"
+check_refused "no end" $'ISOTIER-START\n'"$(deflated 'f 4\nevil')"$'\nISOTIER-EXIT 0\n' "cut short"
+check_refused "two streams" "$(deflated 'f 4\nevil')"$'\n'"$(deflated 'g 4\nevil')$end" "a second stream"
+check_refused "a plain header inside" $'ISOTIER-CAPTURE-DEFLATE 9 9\nISOTIER-CAPTURE-FILE f 4\n'"$end" "a file header inside"
+check_refused "not zlib" $'ISOTIER-CAPTURE-DEFLATE 9 12\n'"$(b64 'not a stream')$end" "compressed capture"
+# A bomb: 64 MiB of zeros in a few KB, declared honestly: over the file limit, refused
+# before it is written (the limit is checked on its header, not after inflating it).
+bomb=$(python3 -c 'import base64,zlib
+r=b"f %d\n" % (64 << 20) + bytes(64 << 20)
+z=zlib.compress(r,9)
+print("ISOTIER-CAPTURE-DEFLATE %d %d" % (len(r), len(z)))
+[print(base64.b64encode(z[i:i+57]).decode()) for i in range(0,len(z),57)]')
+check_refused "a bomb" "$bomb$end" "over the size or count limit"
+[ ! -e "$TMP/cap/f" ] || [ "$(stat -c %s "$TMP/cap/f")" = 0 ] || fail "the bomb was written"
+echo "ok: hostile compressed captures refused"

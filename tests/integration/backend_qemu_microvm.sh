@@ -2,12 +2,16 @@
 # isotier-test: slow; uses: kvm vmm
 # SPDX-License-Identifier: Apache-2.0
 # The qemu-microvm backend for real (TCG here): the probe sees MICROVM, vendor qemu, hypervisor
-# tcg, and its capture (streamed over the serial console) replays to the same verdict; the host
-# root over virtio-9p read-only; timeout, SIGINT and a missing binary leave nothing behind.
+# tcg, and its capture (one zlib stream on QEMU's debug port) replays to the same verdict; the
+# host root over virtio-9p read-only; timeout, SIGINT and a missing binary leave nothing behind.
 source "$ISOTIER_ROOT/tests/lib.sh"
 source "$ISOTIER_ROOT/tests/tools/backend-lib.sh"
 backend_setup qemu-microvm
-check_probe claim vm
+# ISOTIER_QEMU_DEBUG copies the guest's framed lines to stderr: the guest init sent its capture
+# as one compressed stream (a build that lost zlib would send it file by file, 3x the bytes).
+ISOTIER_QEMU_DEBUG=1 check_probe claim vm
+grep -q '^ISOTIER-CAPTURE-DEFLATE [0-9]* [0-9]*' "$TMP/live.err" || fail "qemu-microvm: no compressed capture"
+! grep -q '^ISOTIER-CAPTURE-FILE ' "$TMP/live.err" || fail "qemu-microvm: a capture sent file by file"
 n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["layers"]))' "$TMP/live.json")
 assert_eq "$n" "1" "qemu-microvm: one layer (the guest sees only its own VM)"
 assert_eq "$(json_get "$TMP/live.json" layers.0.vendor)" "qemu" "qemu-microvm: vendor"
