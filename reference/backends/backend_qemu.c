@@ -580,7 +580,8 @@ static const isotier_backend_setting qemu_microvm_settings[] = {
     {.env = "ISOTIER_QEMU_ACCEL", .meaning = "tcg or kvm: skip the cached KVM trial boot"},
     {.env = "ISOTIER_QEMU_APPEND",
      .meaning = "extra guest kernel command line, for debugging (\"loglevel=7\")"},
-    {.env = "ISOTIER_QEMU_DEBUG", .meaning = "set: keep the serial console for debugging"},
+    {.env = "ISOTIER_QEMU_DEBUG",
+     .meaning = "set: copy the guest's console (frames, kernel messages) to stderr"},
     {0},
 };
 
@@ -614,7 +615,8 @@ static const isotier_backend_setting qemu_aarch64_settings[] = {
     {.env = "ISOTIER_GUEST_INIT_AARCH64", .meaning = "the aarch64 guest init binary"},
     {.env = "ISOTIER_QEMU_APPEND",
      .meaning = "extra guest kernel command line, for debugging (\"loglevel=7\")"},
-    {.env = "ISOTIER_QEMU_DEBUG", .meaning = "set: keep the serial console for debugging"},
+    {.env = "ISOTIER_QEMU_DEBUG",
+     .meaning = "set: copy the guest's console (frames, kernel messages) to stderr"},
     {0},
 };
 

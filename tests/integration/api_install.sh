@@ -71,7 +71,7 @@ flags=$(pkg-config --cflags --libs isotier) || fail "pkg-config does not find th
 ! grep -q -- "-I$R" <<<"$flags" || fail "pkg-config points into the source tree: $flags"
 # isotier.pc lists what the library links, no more (libxml2 and libgit2 are the CLI's).
 assert_eq "$(pkg-config --print-requires-private isotier | awk '{print $1}' | sort | tr '\n' ' ')" \
-  "libcjson libcrypto libcurl libpq sqlite3 " "isotier.pc Requires.private"
+  "libcjson libcrypto libcurl libpq sqlite3 zlib " "isotier.pc Requires.private"
 linked=$(readelf -d "$prefix/lib/libisotier.so.0" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | tr '\n' ' ')
 for lib in libxml2 libgit2; do
   ! grep -q "$lib" <<<"$linked" || fail "libisotier links $lib, which only the CLI uses: $linked"

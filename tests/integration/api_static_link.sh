@@ -53,7 +53,11 @@ int main(void)
 	return rc == ISOTIER_ENOTFOUND && judge(41) == 42 && probe_result_parse("abc") == 3 ? 0 : 1;
 }
 C
-libs=$(pkg-config --libs libcurl libcjson sqlite3 libpq libcrypto)
+# The libraries the archive needs are the ones isotier.pc says (its Requires.private).
+requires=$(sed -n 's/^Requires.private: *//p' "$R/$BUILD/isotier.pc")
+[ -n "$requires" ] || fail "no Requires.private in $R/$BUILD/isotier.pc"
+# shellcheck disable=SC2086 # one package name a word
+libs=$(pkg-config --libs $requires)
 # shellcheck disable=SC2086 # pkg-config prints several flags
 cc -std=gnu11 -Wall -Wextra -Werror -I"$R/include" -o "$TMP/own-static" "$TMP/own.c" "$A" $libs -lpthread -lm \
   2>"$TMP/link.err" || fail "a program with its own judge() does not link against libisotier.a: $(cat "$TMP/link.err")"
