@@ -294,7 +294,7 @@ int isotier__engine_provision(void **out, const isotier_engine *e, const isotier
 {
 	*out = NULL;
 	char why[1024], cli[4096];
-	/* The daemon's facts (`docker info`) were asked by available() already:
+	/* The daemon's facts (its /info) were asked by available() already:
 	 * here only what is free to check; the image inspect proves the daemon
 	 * answers, and a runtime it lacks fails the run, never passes it. */
 	if (e->podman ? !isotier__engine_available(e, why, sizeof why)

@@ -172,6 +172,8 @@ static int attempt(const isotier_http_request *req, isotier_http_response *resp,
 	hdrs = curl_slist_append(hdrs, "Expect:");
 	body_arg ba = {.x = x, .c = c};
 	curl_easy_setopt(c, CURLOPT_URL, req->url);
+	if (req->unix_socket)
+		curl_easy_setopt(c, CURLOPT_UNIX_SOCKET_PATH, req->unix_socket);
 	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, req->method);
 	if (!strcmp(req->method, "GET"))
 		curl_easy_setopt(c, CURLOPT_HTTPGET, 1L);

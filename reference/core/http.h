@@ -47,6 +47,7 @@ typedef int (*isotier_http_sink)(void *ctx, const char *buf, size_t len, isotier
 typedef struct isotier_http_request {
 	const char *method; /* "GET", "POST", "DELETE" */
 	const char *url;
+	const char *unix_socket; /* HTTP over this Unix socket (a local daemon's API); NULL: TCP */
 	const char *const *headers; /* "Name: value", NULL-terminated; NULL: none */
 	const char *body;           /* NULL: none */
 	size_t body_len;

@@ -71,7 +71,9 @@ exec "$real_docker" "\$@"
 SH
 chmod +x "$TMP/fakebin/docker"
 rc=0
-PATH="$TMP/fakebin:$PATH" "$ISOTIER_BIN" verify --backend docker --db "$TMP/unavail.db" --json \
+# A context makes availability ask `docker info` (the CLI knows where a context points); without
+# one it asks the daemon's API over its socket, tested below with a stand-in daemon.
+DOCKER_CONTEXT=default PATH="$TMP/fakebin:$PATH" "$ISOTIER_BIN" verify --backend docker --db "$TMP/unavail.db" --json \
   >"$TMP/unavail.json" 2>"$TMP/unavail.err" || rc=$?
 assert_eq "$rc" 69 "docker: verify with a daemon that says it cannot run: exit"
 assert_eq "$(json_get "$TMP/unavail.json" results.0.verdict)" UNAVAILABLE "docker: unavailable verdict"
@@ -80,3 +82,38 @@ grep -qx info "$TMP/docker-calls" || fail "docker: available() was not asked: $(
 ! grep -qx run "$TMP/docker-calls" || fail "docker: a sandbox ran although the backend said unavailable"
 assert_engine_clean docker "unavailable after provision"
 echo "ok: docker: unavailable beside its provision: nothing ran ($(sort -u "$TMP/docker-calls" | tr '\n' ' '))"
+
+# Availability over the Engine API (DOCKER_HOST=unix://SOCKET, no context): a stand-in daemon
+# answers GET /info. A well-formed answer lists its runtimes with every unsafe character made
+# '?'; a refusal, a body that is not JSON, a duplicate key, no runtimes object, a body over the
+# bound and a daemon that never answers are each unavailable (69) with the reason, within the
+# call's bound.
+fake_daemon() { # MODE: starts the stand-in on $TMP/fake.sock and waits for it to listen
+  rm -f "$TMP/fake.sock" "$TMP/fake.sock.pid"
+  python3 "$ISOTIER_ROOT/tests/tools/docker_info_daemon.py" "$TMP/fake.sock" "$1" &
+  for _ in $(seq 100); do [ -s "$TMP/fake.sock.pid" ] && break; sleep 0.05; done
+  [ -s "$TMP/fake.sock.pid" ] || fail "the stand-in daemon did not start"
+}
+stop_fake() { kill "$(cat "$TMP/fake.sock.pid")" 2>/dev/null; wait 2>/dev/null || true; }
+fake_daemon ok
+rc=0
+out=$(DOCKER_HOST="unix://$TMP/fake.sock" "$DRIVER" --backend docker-runsc --available) || rc=$?
+stop_fake
+assert_eq "$rc" 0 "docker-runsc: available from the API ($out)"
+assert_contains "$out" "runsc (/usr/bin/runsc --platform=ptrace)" "docker: runtimes from the API"
+assert_contains "$out" "evil??31m (/opt/??0?pwned?bin a?b)" "docker: the API's runtime names made safe"
+! grep -q $'\e' <<<"$out" || fail "docker: an escape character reached the reason: $out"
+for mode in status garbage dupkey noruntimes huge hang; do
+  fake_daemon "$mode"
+  rc=0 start=$(date +%s)
+  out=$(DOCKER_HOST="unix://$TMP/fake.sock" timeout 60 "$DRIVER" --backend docker --available) || rc=$?
+  stop_fake
+  assert_eq "$rc" 69 "docker: a daemon answering '$mode': unavailable ($out)"
+  [ $(($(date +%s) - start)) -lt 50 ] || fail "docker: '$mode' took longer than the call's bound"
+  case $mode in
+    status) assert_contains "$out" "HTTP 500 from GET /info" "docker: $mode" ;;
+    noruntimes) assert_contains "$out" "runtimes table is not a JSON object" "docker: $mode" ;;
+    *) assert_contains "$out" "docker" "docker: $mode" ;;
+  esac
+  echo "ok: docker: a daemon answering '$mode': $out"
+done
