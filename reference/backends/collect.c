@@ -177,7 +177,7 @@ int isotier__exec_stream(const isotier_backend *b, void *state, const isotier_ex
 typedef struct keeper {
 	isotier_collected *c;
 	size_t err_len;
-	bool oom, started;
+	bool oom, started, reported;
 } keeper;
 
 /* Whether the stderr kept so far holds the line ISOTIER-START. */
@@ -202,6 +202,10 @@ static int keep(int stream, const char *buf, size_t n, void *data)
 			c->on_start(c->start_data);
 		}
 		return 0;
+	}
+	if (c->on_report && !k->reported && n > 0) {
+		k->reported = true;
+		c->on_report(c->report_data);
 	}
 	if (c->out_over || k->oom)
 		return 0;

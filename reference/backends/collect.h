@@ -41,6 +41,10 @@ typedef struct isotier_collected {
 	 * stderr's first bytes is ISOTIER-START (the probe's --say-start). */
 	void (*on_start)(void *data);
 	void *start_data;
+	/* in, optional: called once, on the reading thread, with stdout's first
+	 * bytes (the probe's report begins: its challenge window is over). */
+	void (*on_report)(void *data);
+	void *report_data;
 } isotier_collected;
 
 /*

@@ -61,6 +61,7 @@ struct isotier_host_watch {
 	int start_line;              /* START_*: whether the pattern waits for the start line */
 	bool ended;                  /* isotier__host_watch_end() ran */
 	bool parked;                 /* the thread stopped wanting the pattern (seen) */
+	int report;                  /* REPORT_*: the probe's report began (its window is over) */
 	char why[200];               /* why not, when not */
 	isotier_host_view seen;      /* workload_* only, written by the thread */
 	isotier_run_binding binding; /* what this run started (host_sighting.h) */
@@ -156,6 +157,20 @@ void isotier__host_watch_defer_pattern(void)
 	int plays = START_PLAYS;
 	if (w && w->joined && !w->ended &&
 	    __atomic_compare_exchange_n(&w->start_line, &plays, START_WAITS, false,
+	                                __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+		isotier__pattern_waiting(+1);
+}
+
+/* Whether the sandbox's probe has begun its report, changed by compare-and-swap:
+ * the reading thread parks the pattern once, end() takes the count back once. */
+enum { REPORT_PENDING, REPORT_PARKED, REPORT_CLOSED };
+
+void isotier__host_watch_probe_reported(void *watch)
+{
+	isotier_host_watch *w = watch;
+	int pending = REPORT_PENDING;
+	if (w && w->joined &&
+	    __atomic_compare_exchange_n(&w->report, &pending, REPORT_PARKED, false,
 	                                __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
 		isotier__pattern_waiting(+1);
 }
@@ -281,6 +296,8 @@ void isotier__host_watch_end(isotier_host_watch *w, isotier_host_view *view)
 	}
 	pthread_join(w->thread, NULL);
 	if (w->parked)
+		isotier__pattern_waiting(-1);
+	if (__atomic_exchange_n(&w->report, REPORT_CLOSED, __ATOMIC_SEQ_CST) == REPORT_PARKED)
 		isotier__pattern_waiting(-1);
 	*view = w->seen;
 	view->started_us = w->started;

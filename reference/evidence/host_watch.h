@@ -104,6 +104,15 @@ void isotier__host_watch_probe_starting(void);
  * stderr, collect.h's on_start: the probe's --say-start). */
 void isotier__host_watch_start_said(void *w);
 
+/* The probe has begun its report (its first bytes of standard output: it
+ * writes nothing before its window ends), from any thread: the pattern has
+ * nothing left to show it and holds still for watch w, as once the probe is
+ * seen, so that its threads' churn does not compete with the report, the
+ * capture and the sandbox's teardown for the CPUs. A sandbox that reports
+ * early only shortens what its samples overlap: the slots not played are
+ * unanswered, never absent. Once; NULL: nothing. */
+void isotier__host_watch_probe_reported(void *w);
+
 /* A fresh nonce: 32 lowercase hex digits from getrandom(2). */
 int isotier__nonce_new(char out[33], isotier_error *err);
 

@@ -182,6 +182,10 @@ static void exec_probe(isotier_observation *obs, isotier_probe_run *pr, const is
 		got.on_start = isotier__host_watch_start_said;
 		got.start_data = watch;
 	}
+	if (watch) { /* the report ends the window: the pattern holds still from then on */
+		got.on_report = isotier__host_watch_probe_reported;
+		got.report_data = watch;
+	}
 	pr->rc = isotier__exec_collect(&got, b, state, &req, &pr->exit_status, &pr->err);
 	free(argv);
 	if (watch)

@@ -8,7 +8,8 @@
  * patterns never overlap (the host's challenge lock), and a lock held past
  * the deadline leaves the watch without a challenge, saying why; a local
  * sandbox's start line, read from its stderr on collect.c's thread, plays
- * a deferred pattern (only a line of its own). */
+ * a deferred pattern (only a line of its own), and the probe's report (stdout's
+ * first bytes) parks it for that watch alone. */
 #include <check.h>
 #include "check_run.h"
 #include <fcntl.h>
@@ -314,6 +315,103 @@ START_TEST(start_line_on_stderr_plays_the_pattern)
 }
 END_TEST
 
+/* The probe's report (its first bytes of stdout) ends its window: the pattern
+ * holds still for that watch from then on (nothing left to show a probe that
+ * is done sampling; its churn only slows the report, the capture and the
+ * teardown), while another run's watch beside it keeps it playing, and the
+ * waiting count goes back when the watch ends. */
+typedef struct reporter {
+	int64_t reported_us;
+} reporter;
+
+static int report_exec(void *state, const isotier_exec_request *req, int *exit_status,
+                       isotier_error *err)
+{
+	(void)err;
+	reporter *r = state;
+	nap_ms(300); /* the probe samples */
+	r->reported_us = mono_us();
+	if (write(req->stdout_fd, "{\"report\": 1}\n", 14) < 0)
+		return -1;
+	nap_ms(600); /* the capture, the sandbox's teardown */
+	*exit_status = 0;
+	return 0;
+}
+
+static void *watch_for_ms(void *arg)
+{
+	char nonce[33];
+	isotier_error err = {0};
+	isotier_host_watch *w = NULL;
+	isotier_host_view *v = arg;
+	if (isotier__nonce_new(nonce, &err) < 0 ||
+	    isotier__host_watch_start(&w, ARGV0, nonce, 10000, -1, &err) < 0)
+		return v;
+	nap_ms(1100);
+	isotier__host_watch_stop(w, v);
+	return NULL;
+}
+
+START_TEST(report_parks_the_pattern)
+{
+	for (int beside = 0; beside < 2; beside++) {
+		char nonce[33];
+		isotier_error err = {0};
+		ck_assert_int_eq(isotier__nonce_new(nonce, &err), 0);
+		isotier_host_watch *w = NULL;
+		ck_assert_int_eq(isotier__host_watch_start(&w, ARGV0, nonce, 10000, -1, &err), 0);
+		pthread_t other;
+		isotier_host_view ov = {0};
+		if (beside)
+			ck_assert_int_eq(pthread_create(&other, NULL, watch_for_ms, &ov), 0);
+		reporter r = {0};
+		const isotier_backend b = {
+		    .version = ISOTIER_BACKEND_VERSION, .name = "reports", .exec = report_exec};
+		const char *argv[] = {"probe", NULL};
+		isotier_exec_request req = {.argv = argv, .timeout_s = 10, .cancel_fd = -1};
+		isotier_collected got = {.max_out = 4096,
+		                         .on_report = isotier__host_watch_probe_reported,
+		                         .report_data = w};
+		int status = -1;
+		ck_assert_int_eq(isotier__exec_collect(&got, &b, &r, &req, &status, &err), 0);
+		ck_assert_str_eq(got.out, "{\"report\": 1}\n");
+		free(got.out);
+		isotier_host_view v;
+		isotier__host_watch_stop(w, &v);
+		ck_assert_msg(!v.pattern_failed, "no pattern: %s", v.pattern_detail);
+		size_t before = 0, late = 0;
+		for (size_t i = 0; i < v.n_segs; i++) {
+			before += v.segs[i].start_us < r.reported_us;
+			/* The slot playing at the report ends by itself; a loaded host
+			 * reads the pipe late: 150 ms is far more than either. */
+			late += v.segs[i].start_us > r.reported_us + 150000;
+		}
+		ck_assert_uint_gt(before, 3);
+		if (!beside) {
+			ck_assert_msg(late == 0, "%zu slots played after the report", late);
+		} else {
+			void *failed;
+			pthread_join(other, &failed);
+			ck_assert_msg(failed == NULL, "the other watch did not start");
+			/* The other run's watch still wanted it: it played on. */
+			size_t after = 0;
+			for (size_t i = 0; i < ov.n_segs; i++)
+				after += ov.segs[i].start_us > r.reported_us + 150000;
+			ck_assert_msg(after > 3,
+			              "the other watch's pattern stopped with the report");
+			isotier__host_view_clear(&ov);
+		}
+		isotier__host_view_clear(&v);
+	}
+	/* The waiting count went back: a new watch plays at once. */
+	isotier_host_view v;
+	ck_assert_ptr_null(watch_for_ms(&v));
+	ck_assert(!v.pattern_failed);
+	ck_assert_uint_gt(v.n_segs, 0);
+	isotier__host_view_clear(&v);
+}
+END_TEST
+
 /* A lock of the test's own: the host's would be shared with whatever else
  * runs a challenge on this machine meanwhile. */
 static char lock_file[64];
@@ -492,6 +590,7 @@ int main(void)
 	tcase_add_test(tc, deferred_pattern_waits_for_the_start_line);
 	tcase_add_test(tc, never_said_start_gives_no_challenge);
 	tcase_add_test(tc, start_line_on_stderr_plays_the_pattern);
+	tcase_add_test(tc, report_parks_the_pattern);
 	tcase_add_test(tc, two_processes_patterns_take_turns);
 	tcase_add_test(tc, held_lock_gives_no_challenge);
 	tcase_add_test(tc, symlinked_lock_is_refused);
