@@ -34,7 +34,7 @@
  *   qemu-microvm the command's stdin is a copy of stdin_fd when that is a
  *   regular file (<= 16 MiB), else /dev/null (a pipe or a terminal is not read:
  *   it could block before the VM boots); its output comes
- *   back framed on the serial console, and the capture dir starts empty in the
+ *   back framed on the guest's console, and the capture dir starts empty in the
  *   guest and is copied back (bounded) after the command ends.
  * - host maps ISOTIER_GUEST_PROBE / ISOTIER_GUEST_CAPTURE in argv (also after
  *   "--opt=") to the spec's host paths, and refuses a rootfs.

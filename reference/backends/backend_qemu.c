@@ -6,7 +6,8 @@
  * init (reference/guest/init.c), the command, the probe, and in host-view mode
  * the 9p modules. Without minimal_root the guest mounts the host root (or
  * spec->rootfs) read-only over virtio-9p. Output comes back framed on the
- * serial console (see guest/init.c) and is parsed as hostile input: the
+ * guest's console (QEMU's isa-debugcon on x86_64, the serial console on
+ * aarch64; see guest/init.c) and is parsed as hostile input: the
  * command's stdout/stderr are relayed, the capture dir is decoded with bounds
  * into spec->capture_dir. KVM only when a short trial boot proved it works
  * (kvm_trial.c: cached per host boot, kernel and qemu in the state directory);
@@ -362,7 +363,7 @@ static int run_qemu(const qemu_state *s, const char *initrd, bool kvm, bool shar
 	    .err_capture = qerr,
 	    .timeout_s = timeout_s,
 	    .cancel_fd = con->cancel_fd,
-	    /* The serial console: QEMU writes each byte the guest sends. */
+	    /* The guest's console: QEMU writes each byte the guest sends. */
 	    .out_batch_ms = 2,
 	};
 	return isotier__proc_run(&o, status, err);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* backend_qemu_console.c - parses the qemu-microvm guest's serial console (see the header). */
+/* backend_qemu_console.c - parses the qemu-microvm guest's console (see the header). */
 #include "backend_qemu_console.h"
 #include "../evidence/host_watch.h"
 

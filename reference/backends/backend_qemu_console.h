@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * backend_qemu_console.h - the qemu-microvm serial console protocol, host side
+ * backend_qemu_console.h - the qemu-microvm guest's console protocol, host side
  * (internal). The guest init (guest/init.c) frames everything as lines:
  *   ISOTIER-START
  *   ISOTIER-OUT <base64> / ISOTIER-ERR <base64>   the command's stdout/stderr

@@ -293,10 +293,19 @@ typedef struct records {
 	int failed;
 } records;
 
+/* The host refuses a capture over 64 MiB in all (backend_qemu_console.h):
+ * one that large is not held here but streamed file by file, and refused
+ * there. */
+#define MAX_RECORDS ((size_t)64 << 20)
+
 static void records_add(records *b, const void *p, size_t n)
 {
 	if (b->failed || n == 0)
 		return;
+	if (n > MAX_RECORDS - b->len) {
+		b->failed = 1;
+		return;
+	}
 	if (b->len + n > b->cap) {
 		size_t cap = b->cap ? b->cap : 65536;
 		while (cap < b->len + n)

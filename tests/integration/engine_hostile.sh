@@ -2,7 +2,7 @@
 # isotier-test: fast; uses: docker
 # SPDX-License-Identifier: Apache-2.0
 # Hostile engine output, bounded: a stand-in `docker` first in PATH (like the fault probes stand
-# in for isotier-probe) answers `docker info` with what a compromised or broken daemon could send:
+# in for isotier-probe; under a context, so that availability asks it) answers `docker info` with what a compromised or broken daemon could send:
 # terminal escapes and NULs in runtime names, 200 runtimes, 1 MiB of output, JSON that is not an
 # object, and then garbage for `docker import`. `isotier backends` stays bounded and terminal-safe,
 # the docker backends call themselves unavailable or fail cleanly, and nothing is left behind.
@@ -29,7 +29,9 @@ case "$1:$HOSTILE_MODE" in
 esac
 SH
 chmod +x "$TMP/bin/docker"
-export PATH="$TMP/bin:$PATH"
+# A context: availability asks `docker info` (without one it asks the daemon's API over its
+# socket, whose hostile answers backend_docker.sh's stand-in daemon sends).
+export PATH="$TMP/bin:$PATH" DOCKER_CONTEXT=default
 
 for mode in escapes many huge array; do
   HOSTILE_MODE=$mode "$ISOTIER_BIN" backends >"$TMP/$mode.txt" 2>&1 || fail "backends with a $mode daemon: $(tail -n 3 "$TMP/$mode.txt")"

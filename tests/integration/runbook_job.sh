@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# isotier-test: normal; uses: challenge
+# isotier-test: normal; uses: challenge docker kvm nspawn podman vmm
 # SPDX-License-Identifier: Apache-2.0
 # runbook_job.sh - runs the runbook's scheduled job (runbook/jobs/isotier-reverify.sh)
 # end to end on this machine, as the systemd unit and the cron line run it:
