@@ -172,6 +172,9 @@ void probe_input_free(struct probe_input *in)
 		free(in->cache[i].data);
 	}
 	in->ncache = 0;
+	for (size_t i = 0; i < in->ncapture_dirs; i++)
+		close(in->capture_dirs[i].fd);
+	in->ncapture_dirs = 0;
 	if (in->root_fd >= 0)
 		close(in->root_fd);
 	if (in->capture_fd >= 0)
@@ -179,12 +182,70 @@ void probe_input_free(struct probe_input *in)
 	in->root_fd = in->capture_fd = -1;
 }
 
+/* The directory dir (relative to the capture directory, "" for itself),
+ * made when missing (0755, ours, never a symlink), its fd kept in
+ * in->capture_dirs; -1 when it cannot be made or the table is full. */
+static int probe_capture_dir(struct probe_input *in, const char *dir)
+{
+	if (!*dir)
+		return in->capture_fd;
+	for (size_t i = 0; i < in->ncapture_dirs; i++)
+		if (strcmp(in->capture_dirs[i].path, dir) == 0)
+			return in->capture_dirs[i].fd;
+	if (in->ncapture_dirs == PROBE_CAPTURE_DIRS ||
+	    strlen(dir) >= sizeof in->capture_dirs[0].path)
+		return -1;
+	char parent[sizeof in->capture_dirs[0].path];
+	probe_strlcpy(parent, sizeof parent, dir);
+	char *slash = strrchr(parent, '/');
+	const char *name = slash ? slash + 1 : dir;
+	if (slash)
+		*slash = '\0';
+	else
+		parent[0] = '\0';
+	int pfd = probe_capture_dir(in, parent);
+	if (pfd < 0 || (mkdirat(pfd, name, 0755) < 0 && errno != EEXIST))
+		return -1;
+	int fd = openat(pfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	struct stat st;
+	if (fd >= 0 && (fstat(fd, &st) < 0 || st.st_uid != geteuid())) {
+		close(fd);
+		return -1;
+	}
+	if (fd < 0 || in->ncapture_dirs == PROBE_CAPTURE_DIRS) { /* a parent took the last row */
+		if (fd >= 0)
+			close(fd);
+		return -1;
+	}
+	struct probe_capture_dir *d = &in->capture_dirs[in->ncapture_dirs++];
+	probe_strlcpy(d->path, sizeof d->path, dir);
+	d->fd = fd;
+	return fd;
+}
+
 /* Writes one input under the capture directory (a file of its own: O_EXCL);
- * false on any failure. */
+ * false on any failure. Its directory comes from the table above; a path
+ * the table cannot hold is walked component by component instead. */
 static bool probe_capture_write(struct probe_input *in, const char *path, const char *data,
                                 size_t len)
 {
-	int fd = probe_open_beneath(in->capture_fd, path, O_WRONLY | O_CREAT | O_EXCL, true);
+	const char *rel = probe_rel(path);
+	if (!rel)
+		return false;
+	char dir[sizeof in->capture_dirs[0].path] = "";
+	const char *base = strrchr(rel, '/');
+	int dfd = -1;
+	if (!base || (size_t)(base - rel) < sizeof dir) {
+		if (base) {
+			memcpy(dir, rel, (size_t)(base - rel));
+			dir[base - rel] = '\0';
+		}
+		dfd = probe_capture_dir(in, dir);
+	}
+	int fd = dfd >= 0
+	             ? openat(dfd, base ? base + 1 : rel,
+	                      O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644)
+	             : probe_open_beneath(in->capture_fd, path, O_WRONLY | O_CREAT | O_EXCL, true);
 	if (fd < 0)
 		return false;
 	/* write(2) only reads data; the loop is shared with reading. */

@@ -43,11 +43,22 @@ struct probe_cached {
 	ssize_t len; /* -1 when absent */
 };
 
+#define PROBE_CAPTURE_DIRS 32
+
 struct probe_input {
-	const char *root;        /* replay directory; NULL means the live system */
-	const char *capture;     /* capture directory; NULL means no capture */
-	int root_fd;             /* every replay read is resolved beneath it; -1: none */
-	int capture_fd;          /* every capture write is resolved beneath it; -1: none */
+	const char *root;    /* replay directory; NULL means the live system */
+	const char *capture; /* capture directory; NULL means no capture */
+	int root_fd;         /* every replay read is resolved beneath it; -1: none */
+	int capture_fd;      /* every capture write is resolved beneath it; -1: none */
+	/* Directories made under the capture directory, each opened once: a
+	 * capture's dozen directories and twenty-odd files cost a gofer round
+	 * trip each under gVisor, so each directory is walked once, not once a
+	 * file. */
+	struct probe_capture_dir {
+		char path[128]; /* relative to the capture directory */
+		int fd;
+	} capture_dirs[PROBE_CAPTURE_DIRS];
+	size_t ncapture_dirs;
 	const char *error;       /* why probe_input_init failed (static text) */
 	unsigned capture_failed; /* inputs that could not be written to the capture */
 	struct probe_cached cache[PROBE_MAX_INPUTS];

@@ -452,6 +452,48 @@ START_TEST(capture_never_writes_through_symlinks)
 }
 END_TEST
 
+/* The capture writer opens each directory once (a table of PROBE_CAPTURE_DIRS
+ * rows); inputs under more directories than it holds are still captured,
+ * past its end by the component-by-component walk, each with its bytes. */
+START_TEST(capture_holds_more_directories_than_its_table)
+{
+	char base[] = "/tmp/probe-capdirs.XXXXXX";
+	char cap[4200];
+	ck_assert_ptr_nonnull(mkdtemp(base));
+	snprintf(cap, sizeof(cap), "%s/cap", base);
+	struct probe_input in;
+	ck_assert_int_eq(probe_input_init(&in, NULL, cap), 0);
+	/* /proc/PID/stat of the live processes: a directory each. */
+	char *names[512];
+	size_t n = probe_list_live("/proc", names, 512), read = 0;
+	char paths[PROBE_CAPTURE_DIRS * 2 + 8][64];
+	size_t lens[sizeof paths / sizeof paths[0]];
+	for (size_t i = 0; i < n; i++) {
+		if (read < sizeof paths / sizeof paths[0] && names[i][0] >= '1' &&
+		    names[i][0] <= '9') {
+			snprintf(paths[read], sizeof paths[read], "/proc/%.20s/stat", names[i]);
+			if (probe_read(&in, paths[read], &lens[read]))
+				read++;
+		}
+		free(names[i]);
+	}
+	ck_assert_uint_gt(read, PROBE_CAPTURE_DIRS + 2);
+	ck_assert_uint_eq(in.capture_failed, 0);
+	for (size_t i = 0; i < read; i++) {
+		char path[4300];
+		snprintf(path, sizeof(path), "%s%s", cap, paths[i]);
+		size_t len = 0;
+		char *got = probe_slurp(path, 4096, &len);
+		ck_assert_msg(got != NULL, "%s not captured", paths[i]);
+		ck_assert_uint_eq(len, lens[i]);
+		ck_assert_mem_eq(got, probe_read(&in, paths[i], NULL), len);
+		free(got);
+	}
+	probe_input_free(&in);
+	rm_rf(base);
+}
+END_TEST
+
 /* PID 1's environment is redacted on replay too: a capture written by
  * another tool (or by hand) must not pass its secrets on. */
 START_TEST(replayed_environ_is_redacted)
@@ -508,6 +550,7 @@ int main(void)
 	tcase_add_test(tc, missing_replay_root_is_an_error);
 	tcase_add_test(tc, capture_directory_must_be_fresh_and_ours);
 	tcase_add_test(tc, capture_never_writes_through_symlinks);
+	tcase_add_test(tc, capture_holds_more_directories_than_its_table);
 	tcase_add_test(tc, replayed_environ_is_redacted);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
