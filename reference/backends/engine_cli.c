@@ -5,8 +5,8 @@
  * exists: whether it can run one here, and the Docker daemon's runtimes
  * (from its API over its socket when the CLI would talk to this host's
  * default daemon, else from `docker info`). Everything the daemon says is
- * bounded and reduced to safe characters before it reaches a reason. engine.c drives the sandboxes
- * through it. */
+ * bounded and reduced to safe characters before it reaches a reason.
+ * engine.c drives the sandboxes through it. */
 #include "engine.h"
 #include "../core/http.h"
 
@@ -150,9 +150,8 @@ static cJSON *runtimes_from_api(const char *sock, char *out, size_t len)
 		    "the Docker daemon does not answer (scripts/dockerd.sh start starts one): %s",
 		    err.message);
 	else if (resp.status != 200)
-		snprintf(out, len,
-		         "the Docker daemon does not answer: HTTP %ld from GET /info on %s",
-		         resp.status, sock);
+		snprintf(out, len, "the Docker daemon does not answer: HTTP %ld from GET /info",
+		         resp.status);
 	else if (!(j = isotier__json_parse_strict(resp.body ? resp.body : "", resp.body_len,
 	                                          "docker info", &err)))
 		snprintf(out, len, "%s", err.message);
