@@ -146,7 +146,9 @@ static int capture_open(const char *dir, const char *rel)
 			return -1;
 		dfd = nfd;
 	}
-	int fd = openat(dfd, seg, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0644);
+	/* O_EXCL: a file the guest sends twice would otherwise replace the first
+	 * and leave the count of bytes taken larger than what is kept. */
+	int fd = openat(dfd, seg, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 	close(dfd);
 	return fd;
 }

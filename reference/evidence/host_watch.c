@@ -57,11 +57,15 @@ struct isotier_host_watch {
 	size_t n_baseline;
 	pthread_t thread;
 	int stop[2];
-	bool joined;                 /* the pattern's: pattern_join() succeeded */
-	int start_line;              /* START_*: whether the pattern waits for the start line */
-	bool ended;                  /* isotier__host_watch_end() ran */
-	bool parked;                 /* the thread stopped wanting the pattern (seen) */
-	int report;                  /* REPORT_*: the probe's report began (its window is over) */
+	bool joined;    /* the pattern's: pattern_join() succeeded */
+	int start_line; /* START_*: whether the pattern waits for the start line */
+	bool ended;     /* isotier__host_watch_end() ran */
+	/* Why this run does not want the pattern now (QUIET_*), under quiet_lock:
+	 * however many reasons, the run counts once among the pattern's waiting
+	 * users, so that one run can never hold it still for another. */
+	pthread_mutex_t quiet_lock;
+	unsigned quiet;
+	bool quiet_closed;
 	char why[200];               /* why not, when not */
 	isotier_host_view seen;      /* workload_* only, written by the thread */
 	isotier_run_binding binding; /* what this run started (host_sighting.h) */
@@ -146,9 +150,44 @@ void isotier__host_watch_note_cidfile(const char *path)
 		isotier__binding_add_cidfile(&thread_watch->binding, path);
 }
 
+/* Why a run does not want the pattern: it waits for its sandbox's start
+ * line, its probe was seen (SHARED whatever the samples show), or its probe
+ * has begun its report (its window is over). */
+enum { QUIET_WAITS = 1, QUIET_SEEN = 2, QUIET_REPORTED = 4 };
+
+/* Sets or clears one reason; the run enters the pattern's waiting users when
+ * its first reason comes and leaves them when its last goes. After end():
+ * nothing. */
+static void quiet_set(isotier_host_watch *w, unsigned why, bool on)
+{
+	if (!w->joined)
+		return;
+	pthread_mutex_lock(&w->quiet_lock);
+	if (!w->quiet_closed) {
+		unsigned before = w->quiet;
+		w->quiet = on ? before | why : before & ~why;
+		if (!before && w->quiet)
+			isotier__pattern_waiting(+1);
+		else if (before && !w->quiet)
+			isotier__pattern_waiting(-1);
+	}
+	pthread_mutex_unlock(&w->quiet_lock);
+}
+
+/* end(): the run leaves the waiting users if it is among them, for good. */
+static void quiet_close(isotier_host_watch *w)
+{
+	pthread_mutex_lock(&w->quiet_lock);
+	if (!w->quiet_closed && w->joined && w->quiet)
+		isotier__pattern_waiting(-1);
+	w->quiet = 0;
+	w->quiet_closed = true;
+	pthread_mutex_unlock(&w->quiet_lock);
+}
+
 /* A watch's start line, changed by compare-and-swap: the exec's thread
- * reads the line, end() may run on another, and the count of waiting users
- * drops once, by whichever comes first. */
+ * reads the line, end() may run on another, and the waiting reason goes by
+ * whichever comes first. */
 enum { START_PLAYS, START_WAITS, START_SAID, START_NEVER };
 
 void isotier__host_watch_defer_pattern(void)
@@ -158,21 +197,13 @@ void isotier__host_watch_defer_pattern(void)
 	if (w && w->joined && !w->ended &&
 	    __atomic_compare_exchange_n(&w->start_line, &plays, START_WAITS, false,
 	                                __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
-		isotier__pattern_waiting(+1);
+		quiet_set(w, QUIET_WAITS, true);
 }
-
-/* Whether the sandbox's probe has begun its report, changed by compare-and-swap:
- * the reading thread parks the pattern once, end() takes the count back once. */
-enum { REPORT_PENDING, REPORT_PARKED, REPORT_CLOSED };
 
 void isotier__host_watch_probe_reported(void *watch)
 {
-	isotier_host_watch *w = watch;
-	int pending = REPORT_PENDING;
-	if (w && w->joined &&
-	    __atomic_compare_exchange_n(&w->report, &pending, REPORT_PARKED, false,
-	                                __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
-		isotier__pattern_waiting(+1);
+	if (watch)
+		quiet_set(watch, QUIET_REPORTED, true);
 }
 
 void isotier__host_watch_probe_starting(void)
@@ -187,7 +218,7 @@ void isotier__host_watch_start_said(void *watch)
 	/* Once: a second line cannot stop a pattern another user may need. */
 	if (w && __atomic_compare_exchange_n(&w->start_line, &waits, START_SAID, false,
 	                                     __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
-		isotier__pattern_waiting(-1);
+		quiet_set(w, QUIET_WAITS, false);
 }
 
 static void describe_seen(isotier_host_watch *w, pid_t pid)
@@ -227,10 +258,7 @@ static void *watch(void *arg)
 			 * run no longer wants the pattern, whose thread churn would
 			 * only compete with the rest of its run for the CPUs. Another
 			 * user's keeps playing; end() takes the count back. */
-			if (w->joined) {
-				w->parked = true;
-				isotier__pattern_waiting(+1);
-			}
+			quiet_set(w, QUIET_SEEN, true);
 			break;
 		}
 		struct pollfd p = {.fd = w->stop[0], .events = POLLIN};
@@ -253,8 +281,10 @@ int isotier__host_watch_start(isotier_host_watch **out, const char *argv0, const
 	snprintf(w->argv0, sizeof w->argv0, "%s", argv0);
 	snprintf(w->nonce, sizeof w->nonce, "%s", nonce);
 	isotier__binding_init(&w->binding);
+	pthread_mutex_init(&w->quiet_lock, NULL);
 	if (pipe2(w->stop, O_CLOEXEC) != 0) {
 		isotier__binding_destroy(&w->binding);
+		pthread_mutex_destroy(&w->quiet_lock);
 		free(w->baseline);
 		free(w);
 		return isotier__error_set(err, ISOTIER_EIO, errno, "host watch: pipe");
@@ -276,6 +306,7 @@ int isotier__host_watch_start(isotier_host_watch **out, const char *argv0, const
 		close(w->stop[0]);
 		close(w->stop[1]);
 		isotier__binding_destroy(&w->binding);
+		pthread_mutex_destroy(&w->quiet_lock);
 		free(w->baseline);
 		free(w);
 		return isotier__error_set(err, ISOTIER_EIO, 0, "host watch: cannot start a thread");
@@ -295,18 +326,13 @@ void isotier__host_watch_end(isotier_host_watch *w, isotier_host_view *view)
 	if (write(w->stop[1], "x", 1) < 0) { /* the thread ends at its next look */
 	}
 	pthread_join(w->thread, NULL);
-	if (w->parked)
-		isotier__pattern_waiting(-1);
-	if (__atomic_exchange_n(&w->report, REPORT_CLOSED, __ATOMIC_SEQ_CST) == REPORT_PARKED)
-		isotier__pattern_waiting(-1);
 	*view = w->seen;
 	view->started_us = w->started;
 	view->stopped_us = mono_us();
 	int waits = START_WAITS;
 	bool never_started = __atomic_compare_exchange_n(&w->start_line, &waits, START_NEVER, false,
 	                                                 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);
-	if (never_started)
-		isotier__pattern_waiting(-1);
+	quiet_close(w);
 	isotier__pattern_leave(view, w->started, w->joined);
 	if (never_started) {
 		/* Nothing was played for this sandbox: no challenge, whatever the
@@ -338,6 +364,7 @@ void isotier__host_watch_free(isotier_host_watch *w)
 	close(w->stop[0]);
 	close(w->stop[1]);
 	isotier__binding_destroy(&w->binding);
+	pthread_mutex_destroy(&w->quiet_lock);
 	free(w->baseline);
 	free(w);
 }

@@ -134,4 +134,9 @@ print("ISOTIER-CAPTURE-DEFLATE %d %d" % (len(r), len(z)))
 [print(base64.b64encode(z[i:i+57]).decode()) for i in range(0,len(z),57)]')
 check_refused "a bomb" "$bomb$end" "over the size or count limit"
 [ ! -e "$TMP/cap/f" ] || [ "$(stat -c %s "$TMP/cap/f")" = 0 ] || fail "the bomb was written"
+# A file sent twice would replace the first: refused in both framings.
+check_refused "a file twice" "$(deflated 'f 4\nevilf 4\nevil')$end" "cannot write f"
+run_console $'ISOTIER-CAPTURE-FILE f 4\n'"$(b64 evil)"$'\nISOTIER-CAPTURE-FILE f 4\n'"$(b64 evil)"$'\nISOTIER-CAPTURE-END\nISOTIER-EXIT 0\n'
+assert_eq "$rc" "70" "a plain file twice"
+assert_contains "$(cat "$TMP/err")" "cannot write f" "a plain file twice"
 echo "ok: hostile compressed captures refused"

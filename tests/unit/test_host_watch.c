@@ -412,6 +412,41 @@ START_TEST(report_parks_the_pattern)
 }
 END_TEST
 
+/* However many reasons one run has not to want the pattern (waiting for its
+ * start line and its report begun, or seen and reported), it counts once
+ * among the pattern's waiting users: another run's pattern plays on. */
+START_TEST(one_run_counts_once_among_the_waiting)
+{
+	char nonce[33];
+	isotier_error err = {0};
+	ck_assert_int_eq(isotier__nonce_new(nonce, &err), 0);
+	isotier_host_view ov = {0};
+	pthread_t other;
+	ck_assert_int_eq(pthread_create(&other, NULL, watch_for_ms, &ov), 0);
+	isotier_host_watch *w = NULL;
+	ck_assert_int_eq(isotier__host_watch_start(&w, ARGV0, nonce, 10000, -1, &err), 0);
+	isotier__host_watch_defer_pattern();   /* waits for a start line never said */
+	isotier__host_watch_probe_reported(w); /* and reports: two reasons, one run */
+	isotier__host_watch_probe_reported(w); /* a second report changes nothing */
+	int64_t quiet = mono_us();
+	nap_ms(700);
+	isotier_host_view v;
+	isotier__host_watch_stop(w, &v);
+	ck_assert(v.pattern_failed); /* never said its start line: no challenge */
+	isotier__host_view_clear(&v);
+	void *failed;
+	pthread_join(other, &failed);
+	ck_assert_msg(failed == NULL, "the other watch did not start");
+	/* While this run was quiet and still a user (it stopped at 700 ms). */
+	size_t after = 0;
+	for (size_t i = 0; i < ov.n_segs; i++)
+		after +=
+		    ov.segs[i].start_us > quiet + 150000 && ov.segs[i].start_us < quiet + 600000;
+	ck_assert_msg(after > 3, "the other run's pattern held still: %zu slots", after);
+	isotier__host_view_clear(&ov);
+}
+END_TEST
+
 /* A lock of the test's own: the host's would be shared with whatever else
  * runs a challenge on this machine meanwhile. */
 static char lock_file[64];
@@ -591,6 +626,7 @@ int main(void)
 	tcase_add_test(tc, never_said_start_gives_no_challenge);
 	tcase_add_test(tc, start_line_on_stderr_plays_the_pattern);
 	tcase_add_test(tc, report_parks_the_pattern);
+	tcase_add_test(tc, one_run_counts_once_among_the_waiting);
 	tcase_add_test(tc, two_processes_patterns_take_turns);
 	tcase_add_test(tc, held_lock_gives_no_challenge);
 	tcase_add_test(tc, symlinked_lock_is_refused);

@@ -453,43 +453,46 @@ START_TEST(capture_never_writes_through_symlinks)
 END_TEST
 
 /* The capture writer opens each directory once (a table of PROBE_CAPTURE_DIRS
- * rows); inputs under more directories than it holds are still captured,
- * past its end by the component-by-component walk, each with its bytes. */
+ * rows); inputs under more directories than it holds, nested, and under a
+ * directory whose path is longer than a row are all still captured, each
+ * with its bytes (read here from a replay root made for the purpose). */
 START_TEST(capture_holds_more_directories_than_its_table)
 {
 	char base[] = "/tmp/probe-capdirs.XXXXXX";
-	char cap[4200];
+	char root[4200], cap[4200];
 	ck_assert_ptr_nonnull(mkdtemp(base));
+	snprintf(root, sizeof(root), "%s/root", base);
 	snprintf(cap, sizeof(cap), "%s/cap", base);
-	struct probe_input in;
-	ck_assert_int_eq(probe_input_init(&in, NULL, cap), 0);
-	/* /proc/PID/stat of the live processes: a directory each. */
-	char *names[512];
-	size_t n = probe_list_live("/proc", names, 512), read = 0;
-	char paths[PROBE_CAPTURE_DIRS * 2 + 8][64];
-	size_t lens[sizeof paths / sizeof paths[0]];
-	for (size_t i = 0; i < n; i++) {
-		if (read < sizeof paths / sizeof paths[0] && names[i][0] >= '1' &&
-		    names[i][0] <= '9') {
-			snprintf(paths[read], sizeof paths[read], "/proc/%.20s/stat", names[i]);
-			if (probe_read(&in, paths[read], &lens[read]))
-				read++;
-		}
-		free(names[i]);
+	enum { N = PROBE_CAPTURE_DIRS + 8 };
+	char rels[N + 1][200], data[N + 1][32];
+	for (int i = 0; i < N; i++) {
+		/* Nested two deep: the table fills with parents and children. */
+		snprintf(rels[i], sizeof rels[i], "d%02d/e%02d/f", i / 2, i);
+		snprintf(data[i], sizeof data[i], "input %d\n", i);
+		put(root, rels[i], data[i], strlen(data[i]));
 	}
-	ck_assert_uint_gt(read, PROBE_CAPTURE_DIRS + 2);
+	snprintf(rels[N], sizeof rels[N], "%0150d/f", 7); /* longer than a row */
+	snprintf(data[N], sizeof data[N], "a long path\n");
+	put(root, rels[N], data[N], strlen(data[N]));
+	struct probe_input in;
+	ck_assert_int_eq(probe_input_init(&in, root, cap), 0);
+	for (int i = 0; i <= N; i++) {
+		char path[300];
+		snprintf(path, sizeof path, "/%s", rels[i]);
+		ck_assert_ptr_nonnull(probe_read(&in, path, NULL));
+	}
+	ck_assert_uint_eq(in.ncapture_dirs, PROBE_CAPTURE_DIRS);
 	ck_assert_uint_eq(in.capture_failed, 0);
-	for (size_t i = 0; i < read; i++) {
-		char path[4300];
-		snprintf(path, sizeof(path), "%s%s", cap, paths[i]);
+	probe_input_free(&in);
+	for (int i = 0; i <= N; i++) {
+		char path[4500];
+		snprintf(path, sizeof(path), "%s/%s", cap, rels[i]);
 		size_t len = 0;
 		char *got = probe_slurp(path, 4096, &len);
-		ck_assert_msg(got != NULL, "%s not captured", paths[i]);
-		ck_assert_uint_eq(len, lens[i]);
-		ck_assert_mem_eq(got, probe_read(&in, paths[i], NULL), len);
+		ck_assert_msg(got != NULL, "%s not captured", rels[i]);
+		ck_assert_str_eq(got, data[i]);
 		free(got);
 	}
-	probe_input_free(&in);
 	rm_rf(base);
 }
 END_TEST
