@@ -8,8 +8,8 @@
 #           its process table and the probe answering the host's task-count challenge
 #           (ISOTIER_CHALLENGE_MS of sampling beside the detection; stopped as soon as the host
 #           sees the probe), judged and stored in a SQLite history
-# and the difference: the proof's added milliseconds and its ratio (target: at most 150 ms
-# added, issue 43). A pair this host could not measure is named NOT MEASURED and the next runs.
+# and the difference: the proof's added milliseconds (the median of the pairs' own differences)
+# and its ratio (target: at most 150 ms added, issue 43). A pair this host could not measure is named NOT MEASURED and the next runs.
 # The ratio against the runtime running the probe with its challenge, with its verdict, is
 # bench/floor.sh's.
 set -euo pipefail
@@ -59,12 +59,15 @@ for b in "${backends[@]}"; do
     continue
   fi
   sed "s#$driver#backend-run#; s#$probe#isotier-probe#; s#$cli#isotier#; s#$tmp/##g" "$tmp/$b.out"
+  # added: the median of the pairs' own differences (pair.c), not the difference of the two
+  # medians, which moves with each side's spread (a TCG guest's boot spreads by a second).
   awk -v b="$b" -v t="$target_ms" -v quick="${BENCH_QUICK:-}" '$1 == "verify" {v = $3} $1 == "alone" {f = $3}
+    $1 == "added" {a = $3}
     END {
-      verdict = quick != "" ? "(quick: one pair, no figure)" : (v - f <= t ? "met" : "MISSED (over)")
-      printf "%-14s %7.0f ms %7.0f ms %+7.0f ms %6.2fx  %s\n", b, f, v, v - f, v / f, verdict
+      verdict = quick != "" ? "(quick: one pair, no figure)" : (a <= t ? "met" : "MISSED (over)")
+      printf "%-14s %7.0f ms %7.0f ms %+7.0f ms %6.2fx  %s\n", b, f, v, a, v / f, verdict
     }' "$tmp/$b.out" | tee -a "$table" | sed 's/^/proof'"'"'s price /' >>"${BENCH_SUMMARY:-/dev/null}"
 done
 echo
-echo "the proof's price per local backend (medians over interleaved pairs; host CPU pressure in each pair's output above):"
+echo "the proof's price per local backend (medians over interleaved pairs, added: of the pairs' differences; host CPU pressure in each pair's output above):"
 cat "$table"

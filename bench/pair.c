@@ -55,7 +55,8 @@
  * median ratio with its min, max and 99% interval, the median per-pair CPU
  * ratio and its interval beside it (a figure unless -c: wall is the verdict's
  * basis, since what a daemon spends for a client is not the client's rusage),
- * the verdict, and the host's CPU pressure over the pairs (see one_pair()).
+ * the verdict, the median of what A adds to B pair by pair (ms) with its 99%
+ * interval, and the host's CPU pressure over the pairs (see one_pair()).
  * With BENCH_SUMMARY set, one line per figure is appended to that file, in a
  * fixed format (see summary()). Exit 0 unless a command failed or the usage
  * is wrong.
@@ -338,7 +339,8 @@ int main(int argc, char **argv)
 	side s[2] = {{.name = argv[optind]}, {.name = argv[optind + 2]}};
 	double *ratio = calloc((size_t)max, sizeof(double)),
 	       *cratio = calloc((size_t)max, sizeof(double)),
-	       *pressure = calloc((size_t)max, sizeof(double));
+	       *pressure = calloc((size_t)max, sizeof(double)),
+	       *added = calloc((size_t)max, sizeof(double));
 	int rc = 1, lock_fd = -1;
 	for (int i = 0; i < 2; i++) {
 		if (split(argv[optind + 1 + 2 * i], s[i].argv) < 1) {
@@ -351,7 +353,7 @@ int main(int argc, char **argv)
 		if (!s[i].wall || !s[i].cpu)
 			goto out;
 	}
-	if (!ratio || !cratio || !pressure)
+	if (!ratio || !cratio || !pressure || !added)
 		goto out;
 	if (lock && (lock_fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0) {
 		perror(lock);
@@ -369,6 +371,7 @@ int main(int argc, char **argv)
 				goto out;
 			ratio[pairs] = per_run(s[0].wall[pairs], s[1].wall[pairs]);
 			cratio[pairs] = per_run(s[0].cpu[pairs], s[1].cpu[pairs]);
+			added[pairs] = s[0].wall[pairs] - s[1].wall[pairs];
 		}
 		r = bound(ratio, pairs, &lo, &hi);
 		bound(cratio, pairs, &clo, &chi);
@@ -443,6 +446,18 @@ int main(int argc, char **argv)
 		printf("  target <= %.2fx%s: %s", target, cpu_too ? " (wall and CPU)" : "",
 		       verdict);
 	printf("\n");
+	/* What A adds to B, pair by pair: where both sides' times spread far more
+	 * than their difference (a TCG guest's boot), the difference of the two
+	 * medians moves with the spread; the median of the pairs' differences
+	 * does not. */
+	double am = median(added, pairs), alo, ahi;
+	int ar = bound(added, pairs, &alo, &ahi);
+	printf("  added        median %+9.2f ms per pair (min %+.2f, max %+.2f; ", am, added[0],
+	       added[pairs - 1]);
+	if (ar)
+		printf("99%% CI %+.2f to %+.2f)\n", alo, ahi);
+	else
+		printf("99%% CI unbounded)\n");
 	if (pm >= 0)
 		printf("  host         CPU pressure median %.0f%% (the share of a pair's time some "
 		       "task on the host waited for a CPU: the load this was measured under)\n",
@@ -459,5 +474,6 @@ out:
 	free(ratio);
 	free(cratio);
 	free(pressure);
+	free(added);
 	return rc;
 }
