@@ -48,6 +48,7 @@
 #define MAX_CAPTURE_FILE (16u << 20)
 
 #if defined(__x86_64__) || defined(__i386__)
+#define GUEST_PORT_IO 1 /* the architecture has I/O ports (QEMU's isa-debugcon) */
 #include <sys/io.h>
 /* The I/O port the host attached QEMU's isa-debugcon at (/.isotier/port), or 0:
  * the console. Writing the port skips the guest's tty layer and the 16550's
@@ -57,7 +58,7 @@ static unsigned short debug_port;
 
 static void out_all(const char *p, size_t n)
 {
-#if defined(__x86_64__) || defined(__i386__)
+#ifdef GUEST_PORT_IO
 	if (debug_port) {
 		outsb(debug_port, p, (unsigned long)n);
 		return;
@@ -108,7 +109,7 @@ static __attribute__((noreturn)) void fail(const char *what)
  * fails the run (it never reads a verdict into silence). */
 static void open_debug_port(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
+#ifdef GUEST_PORT_IO
 	char buf[16] = "";
 	int fd = open("/.isotier/port", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -451,7 +452,7 @@ int main(void)
 			close(in);
 		dup2(out[1], 1);
 		dup2(errp[1], 2);
-#if defined(__x86_64__) || defined(__i386__)
+#ifdef GUEST_PORT_IO
 		/* The port is init's to frame on: the command's output goes
 		 * through the pipes, never raw onto the host's channel (ioperm
 		 * survives fork and exec). */
