@@ -22,18 +22,22 @@
  *     (built with zlib: ISOTIER-CAPTURE-DEFLATE <raw> <compressed> + base64 lines
  *     of one zlib stream of "<relpath> <size>\n" + bytes, then ISOTIER-CAPTURE-END)
  *   ISOTIER-EXIT <status>  or  ISOTIER-FAIL <message>
- * then reboots, which ends QEMU (-no-reboot).
+ * then reboots, which ends QEMU (-no-reboot). The capture goes out after the
+ * command, or earlier when the command is the probe with --capture and it says
+ * on descriptor 3 ($ISOTIER_CAPTURE_READY_FD) that its capture is complete.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/klog.h>
 #include <sys/mount.h>
+#include <sys/resource.h>
 #include <sys/reboot.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -360,6 +364,52 @@ static void emit_capture(void)
 	walk_capture("/.isotier/capture", "", 0, emit_file, NULL);
 }
 
+/*
+ * The probe's sampling window outlasts its detection under TCG: asked for a
+ * capture, it says on descriptor 3 when the capture is complete, and the
+ * capture is compressed and sent while the sampler still waits out its window
+ * instead of after the report. At the lowest priority, so the sampler's
+ * readings (woken each millisecond) go first; a probe that never says leaves
+ * the capture for after its exit, as any other command's.
+ */
+#define READY_FD 3
+
+static bool probe_with_capture(char *const *argv)
+{
+	if (!argv[0] || strcmp(argv[0], "/.isotier/isotier-probe"))
+		return false; /* another command: nothing of init's is handed to it */
+	for (size_t i = 1; argv[i] && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--capture"))
+			return true;
+	return false;
+}
+
+/* The capture and its end line, once. */
+static void send_capture(void)
+{
+	static bool sent;
+	if (sent)
+		return;
+	sent = true;
+	emit_capture();
+	say("ISOTIER-CAPTURE-END\n");
+}
+
+static void capture_ready(int *fd)
+{
+	char c;
+	ssize_t n = read(*fd, &c, 1);
+	if (n < 0 && errno == EINTR)
+		return;
+	close(*fd);
+	*fd = -1;
+	if (n != 1)
+		return;
+	setpriority(PRIO_PROCESS, 0, 19);
+	send_capture();
+	setpriority(PRIO_PROCESS, 0, 0);
+}
+
 static void relay(int *fd, const char *tag)
 {
 	unsigned char buf[4096];
@@ -433,11 +483,13 @@ int main(void)
 		argv[argc++] = p;
 	argv[argc] = NULL;
 
-	int out[2], errp[2];
+	int out[2], errp[2], ready[2] = {-1, -1};
 	if (pipe2(out, O_CLOEXEC) != 0 || pipe2(errp, O_CLOEXEC) != 0)
 		fail("pipe");
+	bool early = probe_with_capture(argv) && pipe2(ready, O_CLOEXEC) == 0;
 	char *envp[] = {"PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin",
-	                "HOME=/", "TERM=dumb", NULL};
+	                "HOME=/", "TERM=dumb", early ? "ISOTIER_CAPTURE_READY_FD=3" : NULL,
+	                NULL};
 	say("\nISOTIER-START\n");
 	pid_t pid = fork();
 	if (pid < 0)
@@ -452,6 +504,10 @@ int main(void)
 			close(in);
 		dup2(out[1], 1);
 		dup2(errp[1], 2);
+		/* dup2 onto itself keeps O_CLOEXEC: cleared apart. */
+		if (early && (ready[1] == READY_FD ? fcntl(READY_FD, F_SETFD, 0)
+		                                   : dup2(ready[1], READY_FD)) < 0)
+			_exit(126);
 #ifdef GUEST_PORT_IO
 		/* The port is init's to frame on: the command's output goes
 		 * through the pipes, never raw onto the host's channel (ioperm
@@ -467,26 +523,32 @@ int main(void)
 	}
 	close(out[1]);
 	close(errp[1]);
-	int ofd = out[0], efd = errp[0];
+	if (early)
+		close(ready[1]);
+	int ofd = out[0], efd = errp[0], rfd = ready[0];
 	while (ofd >= 0 || efd >= 0) {
-		struct pollfd pf[2] = {{.fd = ofd, .events = POLLIN},
-		                       {.fd = efd, .events = POLLIN}};
-		if (poll(pf, 2, -1) < 0) {
+		struct pollfd pf[3] = {{.fd = ofd, .events = POLLIN},
+		                       {.fd = efd, .events = POLLIN},
+		                       {.fd = rfd, .events = POLLIN}};
+		if (poll(pf, 3, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
 		}
+		if (rfd >= 0 && (pf[2].revents & (POLLIN | POLLHUP | POLLERR)))
+			capture_ready(&rfd);
 		if (ofd >= 0 && (pf[0].revents & (POLLIN | POLLHUP | POLLERR)))
 			relay(&ofd, "ISOTIER-OUT");
 		if (efd >= 0 && (pf[1].revents & (POLLIN | POLLHUP | POLLERR)))
 			relay(&efd, "ISOTIER-ERR");
 	}
+	if (rfd >= 0)
+		close(rfd);
 	int status = 0;
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-	emit_capture();
-	say("ISOTIER-CAPTURE-END\n");
+	send_capture();
 	say("ISOTIER-EXIT %d\n", code);
 	finish();
 }

@@ -12,6 +12,12 @@ backend_setup qemu-microvm
 ISOTIER_QEMU_DEBUG=1 check_probe claim vm
 grep -q '^ISOTIER-CAPTURE-DEFLATE [0-9]* [0-9]*' "$TMP/live.err" || fail "qemu-microvm: no compressed capture"
 ! grep -q '^ISOTIER-CAPTURE-FILE ' "$TMP/live.err" || fail "qemu-microvm: a capture sent file by file"
+# The probe said its capture was whole before its report: the capture went out first (while a
+# challenge's sampler would still be waiting out its window), and replays all the same (above).
+end=$(grep -n '^ISOTIER-CAPTURE-END' "$TMP/live.err" | head -1 | cut -d: -f1)
+out=$(grep -n '^ISOTIER-OUT ' "$TMP/live.err" | head -1 | cut -d: -f1)
+[ -n "$end" ] && [ -n "$out" ] && [ "$end" -lt "$out" ] ||
+  fail "qemu-microvm: the capture did not precede the report (end line ${end:-none}, report ${out:-none})"
 n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["layers"]))' "$TMP/live.json")
 assert_eq "$n" "1" "qemu-microvm: one layer (the guest sees only its own VM)"
 assert_eq "$(json_get "$TMP/live.json" layers.0.vendor)" "qemu" "qemu-microvm: vendor"

@@ -289,5 +289,22 @@ set -e
 assert_eq "$rc" 74 "report to a full device"
 assert_contains "$(cat "$TMP/full.err")" "writing the report failed"
 
+# 11. The guest init's descriptor for "the capture is complete" ($ISOTIER_CAPTURE_READY_FD): one
+# byte once every input is read, before the report; asked no capture, nothing; a value that names
+# no open descriptor of 3 or more is ignored (the report still comes, exit 0).
+rm -rf "$TMP/readycap"
+ISOTIER_CAPTURE_READY_FD=9 "$probe" --json --capture "$TMP/readycap" >"$TMP/ready.json" 9>"$TMP/ready.fd" ||
+  fail "probe with a ready descriptor exited $?"
+assert_eq "$(cat "$TMP/ready.fd")" "1" "ready descriptor: one byte when the capture is whole"
+[ -s "$TMP/readycap/proc/cpuinfo" ] || fail "ready descriptor: the capture was not written"
+ISOTIER_CAPTURE_READY_FD=9 "$probe" --json >/dev/null 9>"$TMP/ready-none.fd" || fail "no capture: exited $?"
+assert_eq "$(stat -c %s "$TMP/ready-none.fd")" "0" "ready descriptor without --capture: nothing written"
+for v in 0 1 2 8 -1 3x 99999999999 ""; do
+  rm -rf "$TMP/readycap"
+  ISOTIER_CAPTURE_READY_FD=$v "$probe" --json --capture "$TMP/readycap" >"$TMP/ready-bad.json" 2>&1 ||
+    fail "ready descriptor '$v': exited $?"
+  assert_eq "$(json_get "$TMP/ready-bad.json" schema)" "isotier.probe/1" "ready descriptor '$v': the report"
+done
+
 [ -z "${not_run:-}" ] || skip "everything else passed, but not run: $not_run"
 echo "probe_native: all checks passed"
