@@ -146,6 +146,7 @@ int probe_input_init(struct probe_input *in, const char *root, const char *captu
 	in->capture = capture;
 	in->root_fd = -1;
 	in->capture_fd = -1;
+	in->stream.fd = -1;
 	if (root) {
 		in->root_fd = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 		if (in->root_fd < 0) {
@@ -180,6 +181,11 @@ void probe_input_free(struct probe_input *in)
 	if (in->capture_fd >= 0)
 		close(in->capture_fd);
 	in->root_fd = in->capture_fd = -1;
+	if (in->stream.fd >= 0)
+		close(in->stream.fd);
+	in->stream.fd = -1;
+	free(in->stream.buf);
+	in->stream.buf = NULL;
 }
 
 /* The directory dir (relative to the capture directory, "" for itself),
@@ -324,7 +330,9 @@ static const char *probe_read_max(struct probe_input *in, const char *path, size
 	in->ncache++;
 	c->data = data;
 	c->len = data ? (ssize_t)n : -1;
-	if (data && in->capture_fd >= 0 && !probe_capture_write(in, path, data, n))
+	if (data && in->stream.fd >= 0 && !probe_capture_stream_put(in, probe_rel(path), data, n))
+		in->capture_failed++;
+	else if (data && in->capture_fd >= 0 && !probe_capture_write(in, path, data, n))
 		in->capture_failed++;
 	*len = n;
 	return data;

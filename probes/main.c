@@ -381,31 +381,20 @@ static void probe_report_json_any(FILE *f, const void *res)
 }
 
 /*
- * The guest's init (reference/guest/init.c) may name a descriptor on which
- * to say the capture is complete, so that it sends the capture while the
- * sampler still waits out its window. Taken at once and never inherited by
- * a command run after (--exec): -1 when none is named or it is not open.
+ * The guest's init (reference/guest/init.c) may name a descriptor for the
+ * capture as one stream of records (capture_stream.c) instead of the
+ * directory. Taken at once and never inherited by a command run after
+ * (--exec): -1 when none is named or it is not open.
  */
-static int capture_ready_fd(void)
+static int capture_stream_fd(void)
 {
-	const char *v = getenv("ISOTIER_CAPTURE_READY_FD");
+	const char *v = getenv("ISOTIER_CAPTURE_FD");
 	char *end = NULL;
 	long fd = v && *v ? strtol(v, &end, 10) : -1;
-	unsetenv("ISOTIER_CAPTURE_READY_FD");
+	unsetenv("ISOTIER_CAPTURE_FD");
 	if (fd < 3 || fd > 1023 || *end || fcntl((int)fd, F_SETFD, FD_CLOEXEC) != 0)
 		return -1;
 	return (int)fd;
-}
-
-/* Says the capture is complete: one byte, then the descriptor is closed. */
-static void say_capture_ready(int fd)
-{
-	if (fd < 0)
-		return;
-	if (write(fd, "1", 1) < 0) {
-		/* the init sends the capture after the exit instead */
-	}
-	close(fd);
 }
 
 int main(int argc, char **argv)
@@ -476,8 +465,13 @@ int main(int argc, char **argv)
 	 * an initramfs the probe must still report and power off: it drops the
 	 * bad option (a failed --root reads nothing live either) and runs on.
 	 */
+	int stream_fd = capture_stream_fd();
+	if (stream_fd >= 0 && (!o.capture || o.root)) {
+		close(stream_fd); /* asked no capture: the directory's absence says so */
+		stream_fd = -1;
+	}
 	struct probe_input in;
-	if (probe_input_init(&in, o.root, o.capture) < 0) {
+	if (probe_input_init(&in, o.root, stream_fd >= 0 ? NULL : o.capture) < 0) {
 		int e = errno;
 		bool rootfail = o.root && in.root_fd < 0;
 		char why[256];
@@ -492,18 +486,15 @@ int main(int argc, char **argv)
 		rc = rootfail ? PROBE_EX_NOINPUT : PROBE_EX_CANTCREAT;
 	}
 
-	int ready_fd = capture_ready_fd();
-	if (!o.capture && ready_fd >= 0) {
-		close(ready_fd);
-		ready_fd = -1;
-	}
+	if (stream_fd >= 0)
+		probe_capture_stream_start(&in, stream_fd);
 	static struct probe_result res; /* large: keep it off the stack */
 	/* The challenge is sampled beside the detection (challenge.c says why);
 	 * a replay reads nothing live and answers no challenge. */
 	if (o.challenge_ms && !o.root)
 		probe_challenge_start(o.challenge_ms);
 	probe_run(&in, &res);
-	say_capture_ready(ready_fd); /* every input is read: the capture is whole */
+	probe_capture_stream_end(&in); /* every input is read: the capture is whole */
 	if (o.challenge_ms && !o.root)
 		probe_challenge_finish();
 	if (o.pattern && !o.root)

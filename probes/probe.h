@@ -59,6 +59,13 @@ struct probe_input {
 		int fd;
 	} capture_dirs[PROBE_CAPTURE_DIRS];
 	size_t ncapture_dirs;
+	/* The capture as one stream of records on a descriptor instead of the
+	 * directory (capture_stream.c); fd -1: none. */
+	struct probe_capture_stream {
+		int fd;
+		char *buf;
+		size_t len, cap;
+	} stream;
 	const char *error;       /* why probe_input_init failed (static text) */
 	unsigned capture_failed; /* inputs that could not be written to the capture */
 	struct probe_cached cache[PROBE_MAX_INPUTS];
@@ -74,6 +81,20 @@ struct probe_input {
  */
 int probe_input_init(struct probe_input *in, const char *root, const char *capture);
 void probe_input_free(struct probe_input *in);
+
+/* ---- capture_stream.c: the capture as records on a descriptor ------------ */
+
+/* The guest init's bound on the records it holds (reference/guest/init.c). */
+#define PROBE_CAPTURE_STREAM_MAX    ((size_t)16 << 20)
+#define PROBE_CAPTURE_STREAM_HEADER 1100
+/* From now on each input read goes to fd as a record, not to a directory. */
+void probe_capture_stream_start(struct probe_input *in, int fd);
+/* One input as a record, held until the end; false when it cannot be. */
+bool probe_capture_stream_put(struct probe_input *in, const char *rel, const char *data,
+                              size_t len);
+/* Writes the records and closes the descriptor: the capture is whole. A
+ * stream not written whole counts in capture_failed. */
+void probe_capture_stream_end(struct probe_input *in);
 /*
  * The content of the input at live path `path` (at most PROBE_MAX_FILE bytes,
  * NUL-terminated, owned by `in`), or NULL when absent. *len gets the length.

@@ -12,10 +12,11 @@ backend_setup qemu-microvm
 ISOTIER_QEMU_DEBUG=1 check_probe claim vm
 grep -q '^ISOTIER-CAPTURE-DEFLATE [0-9]* [0-9]*' "$TMP/live.err" || fail "qemu-microvm: no compressed capture"
 ! grep -q '^ISOTIER-CAPTURE-FILE ' "$TMP/live.err" || fail "qemu-microvm: a capture sent file by file"
-# The probe said its capture was whole before its report: the capture went out first (while a
-# challenge's sampler would still be waiting out its window), and replays all the same (above).
-end=$(grep -n '^ISOTIER-CAPTURE-END' "$TMP/live.err" | head -1 | cut -d: -f1)
-out=$(grep -n '^ISOTIER-OUT ' "$TMP/live.err" | head -1 | cut -d: -f1)
+# The probe streamed its capture to the init (descriptor 3, probes/capture_stream.c) before its
+# report: the capture went out first (while a challenge's sampler would still be waiting out its
+# window), and replays all the same (above).
+end=$(awk '/^ISOTIER-CAPTURE-END/ {print NR; exit}' "$TMP/live.err")
+out=$(awk '/^ISOTIER-OUT / {print NR; exit}' "$TMP/live.err")
 [ -n "$end" ] && [ -n "$out" ] && [ "$end" -lt "$out" ] ||
   fail "qemu-microvm: the capture did not precede the report (end line ${end:-none}, report ${out:-none})"
 n=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["layers"]))' "$TMP/live.json")

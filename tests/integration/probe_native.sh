@@ -289,21 +289,43 @@ set -e
 assert_eq "$rc" 74 "report to a full device"
 assert_contains "$(cat "$TMP/full.err")" "writing the report failed"
 
-# 11. The guest init's descriptor for "the capture is complete" ($ISOTIER_CAPTURE_READY_FD): one
-# byte once every input is read, before the report; asked no capture, nothing; a value that names
-# no open descriptor of 3 or more is ignored (the report still comes, exit 0).
-rm -rf "$TMP/readycap"
-ISOTIER_CAPTURE_READY_FD=9 "$probe" --json --capture "$TMP/readycap" >"$TMP/ready.json" 9>"$TMP/ready.fd" ||
-  fail "probe with a ready descriptor exited $?"
-assert_eq "$(cat "$TMP/ready.fd")" "1" "ready descriptor: one byte when the capture is whole"
-[ -s "$TMP/readycap/proc/cpuinfo" ] || fail "ready descriptor: the capture was not written"
-ISOTIER_CAPTURE_READY_FD=9 "$probe" --json >/dev/null 9>"$TMP/ready-none.fd" || fail "no capture: exited $?"
-assert_eq "$(stat -c %s "$TMP/ready-none.fd")" "0" "ready descriptor without --capture: nothing written"
+# 11. The capture as one stream of records on a descriptor the guest init names
+# ($ISOTIER_CAPTURE_FD, probes/capture_stream.c): no directory is made, the records
+# ("<relative-path> <size>\n" + bytes) unpack into a capture that replays to the same report;
+# asked no capture, nothing is written; a value that names no open descriptor of 3 or more is
+# ignored and the directory is made as before.
+rm -rf "$TMP/streamcap" "$TMP/streamed"
+ISOTIER_CAPTURE_FD=9 "$probe" --json --capture "$TMP/streamcap" >"$TMP/stream.json" 9>"$TMP/stream.rec" ||
+  fail "probe with a capture descriptor exited $?"
+[ ! -e "$TMP/streamcap" ] || fail "capture descriptor: a capture directory was made as well"
+python3 - "$TMP/stream.rec" "$TMP/streamed" <<'EOF' || fail "capture descriptor: the records do not unpack"
+import os, sys
+data, out = open(sys.argv[1], "rb").read(), sys.argv[2]
+off, names = 0, []
+while off < len(data):
+    nl = data.index(b"\n", off)
+    rel, size = data[off:nl].decode().rsplit(" ", 1)
+    size = int(size)
+    body = data[nl + 1:nl + 1 + size]
+    assert len(body) == size, "record %s cut short" % rel
+    assert not rel.startswith("/") and ".." not in rel.split("/"), rel
+    os.makedirs(os.path.join(out, os.path.dirname(rel)), exist_ok=True)
+    with open(os.path.join(out, rel), "xb") as f:  # a name twice is refused, as the host does
+        f.write(body)
+    names.append(rel)
+    off = nl + 1 + size
+assert "proc/cpuinfo" in names and ".probe/cpuid" in names, names
+EOF
+"$probe" --root "$TMP/streamed" --json >"$TMP/stream-replay.json" || fail "capture descriptor: replay exited $?"
+assert_eq "$(json_get "$TMP/stream-replay.json" layers)" "$(json_get "$TMP/stream.json" layers)" \
+  "capture descriptor: the records replay to the same layers"
+ISOTIER_CAPTURE_FD=9 "$probe" --json >/dev/null 9>"$TMP/stream-none.rec" || fail "no capture: exited $?"
+assert_eq "$(stat -c %s "$TMP/stream-none.rec")" "0" "capture descriptor without --capture: nothing written"
 for v in 0 1 2 8 -1 3x 99999999999 ""; do
-  rm -rf "$TMP/readycap"
-  ISOTIER_CAPTURE_READY_FD=$v "$probe" --json --capture "$TMP/readycap" >"$TMP/ready-bad.json" 2>&1 ||
-    fail "ready descriptor '$v': exited $?"
-  assert_eq "$(json_get "$TMP/ready-bad.json" schema)" "isotier.probe/1" "ready descriptor '$v': the report"
+  rm -rf "$TMP/streamcap"
+  ISOTIER_CAPTURE_FD=$v "$probe" --json --capture "$TMP/streamcap" >"$TMP/stream-bad.json" 2>&1 ||
+    fail "capture descriptor '$v': exited $?"
+  [ -s "$TMP/streamcap/proc/cpuinfo" ] || fail "capture descriptor '$v': no capture directory"
 done
 
 [ -z "${not_run:-}" ] || skip "everything else passed, but not run: $not_run"

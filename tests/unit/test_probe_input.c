@@ -12,6 +12,7 @@
 #include "replay_root.h"
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -538,6 +539,58 @@ START_TEST(replayed_environ_is_redacted)
 }
 END_TEST
 
+/* The capture as records on a descriptor (capture_stream.c): each input once, the environment
+ * redacted as in a file, nothing before the end, a record over the bound refused and counted,
+ * and a stream the reader stopped taking counted as incomplete. */
+START_TEST(capture_stream_holds_records_until_the_end)
+{
+	char dir[] = "/tmp/probe-stream.XXXXXX";
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	put(dir, "proc/1/environ", "SECRET=hunter2\0container=docker\0", 32);
+	put(dir, "proc/version", "Linux version 6.1\n", 18);
+	int p[2];
+	ck_assert_int_eq(pipe(p), 0);
+	struct probe_input in;
+	ck_assert_int_eq(probe_input_init(&in, dir, NULL), 0);
+	probe_capture_stream_start(&in, p[1]);
+	size_t n;
+	ck_assert_ptr_nonnull(probe_read(&in, "/proc/1/environ", &n));
+	ck_assert_ptr_nonnull(probe_read(&in, "/proc/version", &n));
+	ck_assert_ptr_nonnull(probe_read(&in, "/proc/version", &n)); /* cached: one record */
+	ck_assert_int_eq(fcntl(p[0], F_SETFL, O_NONBLOCK), 0);
+	char buf[512];
+	ck_assert_int_eq(read(p[0], buf, sizeof buf), -1); /* nothing until the end */
+	static char big[PROBE_CAPTURE_STREAM_MAX];
+	ck_assert(!probe_capture_stream_put(&in, "big", big, sizeof big));
+	probe_capture_stream_end(&in);
+	ck_assert_int_eq(in.stream.fd, -1);
+	ck_assert_uint_eq(in.capture_failed, 0);
+	ssize_t got = read(p[0], buf, sizeof buf - 1);
+	ck_assert_int_gt(got, 0);
+	buf[got] = '\0';
+	static const char want[] = "proc/1/environ 17\ncontainer=docker\0"
+	                           "proc/version 18\nLinux version 6.1\n";
+	ck_assert_int_eq(got, (ssize_t)sizeof want - 1);
+	ck_assert_mem_eq(buf, want, sizeof want - 1);
+	ck_assert_int_eq(read(p[0], buf, sizeof buf), 0); /* closed: the capture is whole */
+	probe_input_free(&in);
+	close(p[0]);
+
+	/* A reader that is gone: the records are not written, the capture is incomplete (EPIPE
+	 * here; the probe itself would die of SIGPIPE, no less a failure). */
+	signal(SIGPIPE, SIG_IGN);
+	ck_assert_int_eq(pipe(p), 0);
+	close(p[0]);
+	ck_assert_int_eq(probe_input_init(&in, dir, NULL), 0);
+	probe_capture_stream_start(&in, p[1]);
+	ck_assert_ptr_nonnull(probe_read(&in, "/proc/version", &n));
+	probe_capture_stream_end(&in);
+	ck_assert_uint_eq(in.capture_failed, 1);
+	probe_input_free(&in);
+	rm_rf(dir);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("probe_input");
@@ -555,6 +608,7 @@ int main(void)
 	tcase_add_test(tc, capture_never_writes_through_symlinks);
 	tcase_add_test(tc, capture_holds_more_directories_than_its_table);
 	tcase_add_test(tc, replayed_environ_is_redacted);
+	tcase_add_test(tc, capture_stream_holds_records_until_the_end);
 	suite_add_tcase(s, tc);
 	return run_suite(s);
 }
