@@ -552,7 +552,10 @@ int main(void)
 		close(cap[1]);
 	int ofd = out[0], efd = errp[0], cfd = cap[0];
 	while (ofd >= 0 || efd >= 0) {
-		struct pollfd pf[3] = {{.fd = ofd, .events = POLLIN},
+		/* The report waits in its pipe while the capture streams (the probe
+		 * closes the stream before it writes the report): the capture goes out
+		 * whole and first, never interleaved with it. */
+		struct pollfd pf[3] = {{.fd = cfd >= 0 ? -1 : ofd, .events = POLLIN},
 		                       {.fd = efd, .events = POLLIN},
 		                       {.fd = cfd, .events = POLLIN}};
 		if (poll(pf, 3, -1) < 0) {
@@ -564,7 +567,7 @@ int main(void)
 		if (cfd >= 0 && (pf[2].revents & (POLLIN | POLLHUP | POLLERR)))
 			capture_stream(&cfd);
 #endif
-		if (ofd >= 0 && (pf[0].revents & (POLLIN | POLLHUP | POLLERR)))
+		if (ofd >= 0 && cfd < 0 && (pf[0].revents & (POLLIN | POLLHUP | POLLERR)))
 			relay(&ofd, "ISOTIER-OUT");
 		if (efd >= 0 && (pf[1].revents & (POLLIN | POLLHUP | POLLERR)))
 			relay(&efd, "ISOTIER-ERR");
