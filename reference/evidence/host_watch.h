@@ -66,6 +66,7 @@ typedef struct isotier_host_view {
 	char pattern_detail[200]; /* why not, when known ("" else) */
 	isotier_challenge_segment *segs; /* owned; the pattern while the watch ran */
 	size_t n_segs;
+	unsigned passes, listings; /* the watch's looks, and those that listed all of /proc */
 } isotier_host_view;
 
 /* Starts watching for a process that runs argv0 (the probe's path inside

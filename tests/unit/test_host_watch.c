@@ -233,6 +233,52 @@ START_TEST(deferred_pattern_waits_for_the_start_line)
 }
 END_TEST
 
+static long read_last_pid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/ns_last_pid", "re");
+	long v = -1;
+	if (f && fscanf(f, "%ld", &v) != 1)
+		v = -1;
+	if (f)
+		fclose(f);
+	return v;
+}
+
+/* While no pid is made (the pattern deferred, as while a VM boots) the watch
+ * lists /proc only every tenth look, yet a process made between two looks is
+ * seen at the next one. */
+START_TEST(quiet_host_is_listed_seldom)
+{
+	char nonce[33];
+	isotier_error err = {0};
+	ck_assert_int_eq(isotier__nonce_new(nonce, &err), 0);
+	isotier_host_watch *w = NULL;
+	ck_assert_int_eq(isotier__host_watch_start(&w, ARGV0, nonce, 10000, -1, &err), 0);
+	isotier__host_watch_defer_pattern();
+	nap_ms(50); /* the slot playing when deferred ends (its threads are made by then) */
+	long before = read_last_pid();
+	nap_ms(400);
+	long after = read_last_pid();
+	pid_t child = spawn_as_probe(nonce);
+	nap_ms(100);
+	isotier_host_view v;
+	isotier__host_watch_stop(w, &v);
+	reap(child);
+	ck_assert_msg(v.workload_seen, "a process made between listings was not seen");
+	ck_assert_uint_ge(v.passes, 20);
+	ck_assert_uint_ge(v.listings, v.passes / 10); /* at least every tenth look */
+	if (before > 0 && before == after)            /* nothing else on the host made a pid */
+		ck_assert_msg(v.listings <= v.passes / 3,
+		              "a quiet host was listed %u times in %u looks", v.listings, v.passes);
+	else
+		fprintf(stderr,
+		        "quiet_host_is_listed_seldom: the host made pids meanwhile (%ld -> %ld): "
+		        "%u listings in %u looks, not judged\n",
+		        before, after, v.listings, v.passes);
+	isotier__host_view_clear(&v);
+}
+END_TEST
+
 /* Fail closed: a sandbox that never says its probe started gets no
  * challenge, while another run's watch beside it keeps its pattern. */
 START_TEST(never_said_start_gives_no_challenge)
@@ -619,6 +665,7 @@ int main(void)
 	TCase *tc = tcase_create("host_watch");
 	tcase_set_timeout(tc, 30);
 	tcase_add_test(tc, sees_the_workload);
+	tcase_add_test(tc, quiet_host_is_listed_seldom);
 	tcase_add_test(tc, seen_probe_parks_the_pattern);
 	tcase_add_test(tc, ignores_other_nonces_and_old_processes);
 	tcase_add_test(tc, overlapping_watches_share_one_pattern);
