@@ -36,6 +36,43 @@ struct cli_option {
 	bool short_too; /* also spelled -KEY */
 };
 
+/* A table's rows say only what they set; every other field is zero (a row
+ * with a default's text or -KEY too is written with designators). */
+#define CLI_FLAG_OPTION(name_, key_, help_)                                                        \
+	{                                                                                          \
+		.name = (name_), .key = (key_), .kind = CLI_FLAG, .help = (help_)                  \
+	}
+#define CLI_TEXT_OPTION(name_, key_, metavar_, help_)                                              \
+	{                                                                                          \
+		.name = (name_), .key = (key_), .kind = CLI_TEXT, .metavar = (metavar_),           \
+		.help = (help_)                                                                    \
+	}
+#define CLI_CHECKED_OPTION(name_, key_, metavar_, check_, help_)                                   \
+	{                                                                                          \
+		.name = (name_), .key = (key_), .kind = CLI_TEXT, .metavar = (metavar_),           \
+		.check = (check_), .help = (help_)                                                 \
+	}
+#define CLI_NUMBER_OPTION(name_, key_, metavar_, lo_, hi_, help_)                                  \
+	{                                                                                          \
+		.name = (name_), .key = (key_), .kind = CLI_NUMBER, .metavar = (metavar_),         \
+		.lo = (lo_), .hi = (hi_), .help = (help_)                                          \
+	}
+/* A value with a default whose text dflt_() gives ("{}" in help_). */
+#define CLI_DEFAULTED_OPTION(name_, key_, metavar_, check_, help_, dflt_)                          \
+	{                                                                                          \
+		.name = (name_), .key = (key_), .kind = CLI_TEXT, .metavar = (metavar_),           \
+		.check = (check_), .help = (help_), .dflt = (dflt_)                                \
+	}
+/* --db of the commands that read or write any history, the file or the fleet's server. */
+#define CLI_HISTORY_OPTION(key_)                                                                   \
+	CLI_DEFAULTED_OPTION("db", key_, "PATH|URI", cli_check_db,                                 \
+	                     "history database: a file or a postgresql:// URI\n(default {})",      \
+	                     cli_default_db_text)
+#define CLI_OPTIONS_END                                                                            \
+	{                                                                                          \
+		.name = NULL                                                                       \
+	}
+
 struct cli_spec {
 	const char *name;                 /* "report": the prefix of its errors */
 	const char *synopsis;             /* "usage: isotier report ..." lines, verbatim */

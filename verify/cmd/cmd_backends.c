@@ -17,32 +17,29 @@ enum { OPT_CATALOGUE = 'c', OPT_DB = 'd', OPT_ANY_HOST = 'H', OPT_JSON = 'j', OP
 static const struct cli_option options[] = {
     /* A catalogue named on the command line must be a directory: listing
      * every claim UNKNOWN from /dev/zero would be a success that is not. */
-    {"catalogue", OPT_CATALOGUE, CLI_TEXT, "DIR", cli_check_dir, 0, 0,
-     "provider catalogue (default {})", cli_default_catalogue_text, false},
-    {"db", OPT_DB, CLI_TEXT, "PATH", cli_check_db, 0, 0,
-     "history database whose latest verdicts downgrade claims\n"
-     "(default {}: the host's history,\n"
-     "the one the runbook's job writes; when that is absent, the\n"
-     "tiers are resolved from the catalogue alone)",
-     cli_default_db_text, false},
-    {"any-host", OPT_ANY_HOST, CLI_FLAG, NULL, NULL, 0, 0,
-     "count observations made on any host (default: only this\n"
-     "machine's, by /etc/machine-id)",
-     NULL, false},
-    {"json", OPT_JSON, CLI_FLAG, NULL, NULL, 0, 0,
-     "a JSON array: backend, provider_id, claimed_tier, mechanism,\n"
-     "scope (between whom the boundary holds; null: not stated),\n"
-     "resolved_tier, reason, latest_verdict, available,\n"
-     "unavailable_reason, remote, settings (the environment variables\n"
-     "that configure it: env, meaning, secret, required, set;\n"
-     "never a value)",
-     NULL, false},
-    {"names", OPT_NAMES, CLI_FLAG, NULL, NULL, 0, 0,
-     "only the registry: each backend's name, local or remote, its\n"
-     "catalogue entry (- for none), tab-separated, one a line; reads\n"
-     "nothing (the tests and docs loop over it)",
-     NULL, false},
-    {NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, false},
+    CLI_DEFAULTED_OPTION("catalogue", OPT_CATALOGUE, "DIR", cli_check_dir,
+                         "provider catalogue (default {})", cli_default_catalogue_text),
+    CLI_DEFAULTED_OPTION("db", OPT_DB, "PATH", cli_check_db,
+                         "history database whose latest verdicts downgrade claims\n"
+                         "(default {}: the host's history,\n"
+                         "the one the runbook's job writes; when that is absent, the\n"
+                         "tiers are resolved from the catalogue alone)",
+                         cli_default_db_text),
+    CLI_FLAG_OPTION("any-host", OPT_ANY_HOST,
+                    "count observations made on any host (default: only this\n"
+                    "machine's, by /etc/machine-id)"),
+    CLI_FLAG_OPTION("json", OPT_JSON,
+                    "a JSON array: backend, provider_id, claimed_tier, mechanism,\n"
+                    "scope (between whom the boundary holds; null: not stated),\n"
+                    "resolved_tier, reason, latest_verdict, available,\n"
+                    "unavailable_reason, remote, settings (the environment variables\n"
+                    "that configure it: env, meaning, secret, required, set;\n"
+                    "never a value)"),
+    CLI_FLAG_OPTION("names", OPT_NAMES,
+                    "only the registry: each backend's name, local or remote, its\n"
+                    "catalogue entry (- for none), tab-separated, one a line; reads\n"
+                    "nothing (the tests and docs loop over it)"),
+    CLI_OPTIONS_END,
 };
 
 static const struct cli_spec spec = {

@@ -35,27 +35,29 @@ static const char *max_age_default(void)
 }
 
 static const struct cli_option options[] = {
-    {"catalogue", 'c', CLI_TEXT, "DIR", NULL, 0, 0, "provider directory (default: {})",
-     cli_default_catalogue_text, false},
-    {"max-age", 'm', CLI_NUMBER, "DAYS", NULL, 1, 36500,
-     "maximum source age (default: {}, the runbook's cadence)", max_age_default, false},
-    {"db", 'd', CLI_TEXT, "PATH", cli_check_db, 0, 0,
-     "history whose sources checks renew the sources whose\n"
-     "passage they found unchanged (default: none)",
-     NULL, false},
-    {"expiries", 'e', CLI_FLAG, NULL, NULL, 0, 0,
-     "also list, soonest first, the day each claim above\n"
-     "UNKNOWN stops being defended",
-     NULL, false},
-    {"json", 'j', CLI_FLAG, NULL, NULL, 0, 0,
-     "machine-readable report on stdout: {catalogue, today,\n"
-     "max_age_days, db, providers, errors, warnings, ok,\n"
-     "findings[{severity, file, field, message}],\n"
-     "expiries[{id, tier, expires, retrieved, verified, url}]}",
-     NULL, false},
-    {"today", 't', CLI_TEXT, "DATE", NULL, 0, 0, "the date to judge against (default: today, UTC)",
-     NULL, false},
-    {NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, false},
+    CLI_DEFAULTED_OPTION("catalogue", 'c', "DIR", NULL, "provider directory (default: {})",
+                         cli_default_catalogue_text),
+    {.name = "max-age",
+     .key = 'm',
+     .kind = CLI_NUMBER,
+     .metavar = "DAYS",
+     .lo = 1,
+     .hi = 36500,
+     .help = "maximum source age (default: {}, the runbook's cadence)",
+     .dflt = max_age_default},
+    CLI_CHECKED_OPTION("db", 'd', "PATH", cli_check_db,
+                       "history whose sources checks renew the sources whose\n"
+                       "passage they found unchanged (default: none)"),
+    CLI_FLAG_OPTION("expiries", 'e',
+                    "also list, soonest first, the day each claim above\n"
+                    "UNKNOWN stops being defended"),
+    CLI_FLAG_OPTION("json", 'j',
+                    "machine-readable report on stdout: {catalogue, today,\n"
+                    "max_age_days, db, providers, errors, warnings, ok,\n"
+                    "findings[{severity, file, field, message}],\n"
+                    "expiries[{id, tier, expires, retrieved, verified, url}]}"),
+    CLI_TEXT_OPTION("today", 't', "DATE", "the date to judge against (default: today, UTC)"),
+    CLI_OPTIONS_END,
 };
 
 static const struct cli_spec spec = {

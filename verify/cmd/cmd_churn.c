@@ -38,29 +38,24 @@
 #include <string.h>
 
 static const struct cli_option options[] = {
-    {"since", 's', CLI_TEXT, "REF", NULL, 0, 0, "older revision: tag, branch or commit id", NULL,
-     false},
-    {"until", 'u', CLI_TEXT, "REF", NULL, 0, 0,
-     "newer revision (default HEAD); CHURN.md is read from it", NULL, false},
-    {"worktree", 'W', CLI_FLAG, NULL, NULL, 0, 0,
-     "the working tree's catalogue and CHURN.md instead of --until\n"
-     "(a pre-commit check; --since defaults to HEAD)",
-     NULL, false},
-    {"repo", 'r', CLI_TEXT, "PATH", NULL, 0, 0,
-     "repository (default: discovered from the working directory)", NULL, false},
-    {"json", 'J', CLI_FLAG, NULL, NULL, 0, 0, "machine-readable report on stdout", NULL, false},
-    {"junit", 'j', CLI_TEXT, "FILE", NULL, 0, 0,
-     "JUnit XML, one testcase per change (and per release check)", NULL, false},
-    {"tag", 't', CLI_TEXT, "TAG", NULL, 0, 0,
-     "release-check: the release tag vMAJOR.MINOR.PATCH (default:\n"
-     "the one v* tag at HEAD); the previous release is the highest\n"
-     "lower v* tag",
-     NULL, false},
-    {"unreleased", 'U', CLI_FLAG, NULL, NULL, 0, 0,
-     "release-check: HEAD against the newest release tag, with\n"
-     "CHANGELOG.md's [Unreleased] section",
-     NULL, false},
-    {NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, false},
+    CLI_TEXT_OPTION("since", 's', "REF", "older revision: tag, branch or commit id"),
+    CLI_TEXT_OPTION("until", 'u', "REF", "newer revision (default HEAD); CHURN.md is read from it"),
+    CLI_FLAG_OPTION("worktree", 'W',
+                    "the working tree's catalogue and CHURN.md instead of --until\n"
+                    "(a pre-commit check; --since defaults to HEAD)"),
+    CLI_TEXT_OPTION("repo", 'r', "PATH",
+                    "repository (default: discovered from the working directory)"),
+    CLI_FLAG_OPTION("json", 'J', "machine-readable report on stdout"),
+    CLI_TEXT_OPTION("junit", 'j', "FILE",
+                    "JUnit XML, one testcase per change (and per release check)"),
+    CLI_TEXT_OPTION("tag", 't', "TAG",
+                    "release-check: the release tag vMAJOR.MINOR.PATCH (default:\n"
+                    "the one v* tag at HEAD); the previous release is the highest\n"
+                    "lower v* tag"),
+    CLI_FLAG_OPTION("unreleased", 'U',
+                    "release-check: HEAD against the newest release tag, with\n"
+                    "CHANGELOG.md's [Unreleased] section"),
+    CLI_OPTIONS_END,
 };
 
 static const struct cli_spec spec = {

@@ -8,11 +8,10 @@
 #include <string.h>
 
 static const struct cli_option options[] = {
-    {"public-key", 'p', CLI_FLAG, NULL, NULL, 0, 0,
-     "print the public key (PEM) only: what a fleet's other hosts list\n"
-     "in ISOTIER_TRUSTED_KEYS and an auditor passes to `statement verify --key`",
-     NULL, false},
-    {NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, false},
+    CLI_FLAG_OPTION("public-key", 'p',
+                    "print the public key (PEM) only: what a fleet's other hosts list\n"
+                    "in ISOTIER_TRUSTED_KEYS and an auditor passes to `statement verify --key`"),
+    CLI_OPTIONS_END,
 };
 
 static const struct cli_spec spec = {

@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 static const struct cli_option options[] = {
-    {NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, false},
+    CLI_OPTIONS_END,
 };
 
 static const struct cli_spec spec = {

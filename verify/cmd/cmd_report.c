@@ -67,46 +67,53 @@ enum {
 };
 
 static const struct cli_option options[] = {
-    {"db", OPT_DB, CLI_TEXT, "PATH", cli_check_db, 0, 0, "history database (default {})",
-     cli_default_db_text, false},
-    {"format", OPT_FORMAT, CLI_TEXT, "FMT", check_format, 0, 0, "{}", format_help, false},
-    {"list-formats", OPT_LIST_FORMATS, CLI_FLAG, NULL, NULL, 0, 0,
-     "print the formats, one a line: name, file extension and\nmedia type, tab-separated", NULL,
-     false},
-    {"out", OPT_OUT, CLI_TEXT, "FILE", NULL, 0, 0,
-     "write FILE atomically (default: standard output); a FIFO\n"
-     "or device is written in place; a symbolic link is\n"
-     "refused (64), never followed; never the database itself",
-     NULL, false},
-    {"since", OPT_SINCE, CLI_TEXT, "DATE", NULL, 0, 0,
-     "only the history since DATE (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ)", NULL, false},
-    {"catalogue", OPT_CATALOGUE, CLI_TEXT, "DIR", NULL, 0, 0, "provider catalogue (default {})",
-     cli_default_catalogue_text, false},
-    {"no-catalogue", OPT_NO_CATALOGUE, CLI_FLAG, NULL, NULL, 0, 0, "report the database alone",
-     NULL, false},
-    {"today", OPT_TODAY, CLI_TEXT, "DATE", NULL, 0, 0,
-     "date that ages are measured against (default: the newest\n"
-     "stored timestamp, so regenerating gives the same bytes)",
-     NULL, false},
-    {"max-age", OPT_MAX_AGE, CLI_NUMBER, "DAYS", NULL, 1, 36500,
-     "oldest a tier's defending source may be (default {})", max_age_default, false},
-    {"reverify-days", OPT_REVERIFY, CLI_NUMBER, "DAYS", NULL, 1, 36500,
-     "longest a local backend may go unverified (default {});\n"
-     "UNAVAILABLE runs, and INCONCLUSIVE runs of a backend with\n"
-     "a claim, do not count as verified",
-     reverify_default, false},
+    CLI_DEFAULTED_OPTION("db", OPT_DB, "PATH", cli_check_db, "history database (default {})",
+                         cli_default_db_text),
+    CLI_DEFAULTED_OPTION("format", OPT_FORMAT, "FMT", check_format, "{}", format_help),
+    CLI_FLAG_OPTION(
+        "list-formats", OPT_LIST_FORMATS,
+        "print the formats, one a line: name, file extension and\nmedia type, tab-separated"),
+    CLI_TEXT_OPTION("out", OPT_OUT, "FILE",
+                    "write FILE atomically (default: standard output); a FIFO\n"
+                    "or device is written in place; a symbolic link is\n"
+                    "refused (64), never followed; never the database itself"),
+    CLI_TEXT_OPTION("since", OPT_SINCE, "DATE",
+                    "only the history since DATE (YYYY-MM-DD or YYYY-MM-DDTHH:MM:SSZ)"),
+    CLI_DEFAULTED_OPTION("catalogue", OPT_CATALOGUE, "DIR", NULL, "provider catalogue (default {})",
+                         cli_default_catalogue_text),
+    CLI_FLAG_OPTION("no-catalogue", OPT_NO_CATALOGUE, "report the database alone"),
+    CLI_TEXT_OPTION("today", OPT_TODAY, "DATE",
+                    "date that ages are measured against (default: the newest\n"
+                    "stored timestamp, so regenerating gives the same bytes)"),
+    {.name = "max-age",
+     .key = OPT_MAX_AGE,
+     .kind = CLI_NUMBER,
+     .metavar = "DAYS",
+     .lo = 1,
+     .hi = 36500,
+     .help = "oldest a tier's defending source may be (default {})",
+     .dflt = max_age_default},
+    {.name = "reverify-days",
+     .key = OPT_REVERIFY,
+     .kind = CLI_NUMBER,
+     .metavar = "DAYS",
+     .lo = 1,
+     .hi = 36500,
+     .help = "longest a local backend may go unverified (default {});\n"
+             "UNAVAILABLE runs, and INCONCLUSIVE runs of a backend with\n"
+             "a claim, do not count as verified",
+     .dflt = reverify_default},
     /* A misspelt name would be "verified by this job but never observed": an
      * alert about a backend that does not exist. */
-    {"host", OPT_HOST, CLI_TEXT, "NAME", NULL, 0, 0,
-     "only observations made on this host (its name or machine\nid; a fleet's shared history: "
-     "runbook/fleet.md)",
-     NULL, false},
-    {"backend", OPT_BACKEND, CLI_TEXT, "NAME", cli_check_backend, 0, 0,
-     "a backend this job verifies (repeatable): only these can\n"
-     "be overdue, and one never observed is (default: every\n"
-     "backend the history or catalogue names)",
-     NULL, false},
-    {NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, false},
+    CLI_TEXT_OPTION(
+        "host", OPT_HOST, "NAME",
+        "only observations made on this host (its name or machine\nid; a fleet's shared history: "
+        "runbook/fleet.md)"),
+    CLI_CHECKED_OPTION("backend", OPT_BACKEND, "NAME", cli_check_backend,
+                       "a backend this job verifies (repeatable): only these can\n"
+                       "be overdue, and one never observed is (default: every\n"
+                       "backend the history or catalogue names)"),
+    CLI_OPTIONS_END,
 };
 
 static const struct cli_spec spec = {

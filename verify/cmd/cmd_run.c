@@ -18,59 +18,49 @@ static int check_tier(const char *opt, const char *value)
 }
 
 static const struct cli_option options[] = {
-    {"backend", 'b', CLI_TEXT, "NAME", cli_check_backend, 0, 0,
-     "the backend to create on (`isotier backends` lists them)", NULL, false},
-    {"require-isolation", 'r', CLI_TEXT, "T", check_tier, 0, 0,
-     "refuse unless the resolved tier satisfies T (UNKNOWN,\n"
-     "CONTAINER, GVISOR, MICROVM; default UNKNOWN: no floor)",
-     NULL, false},
-    {"attest", 'a', CLI_FLAG, NULL, NULL, 0, 0,
-     "run the probe inside after provisioning; a sandbox whose\n"
-     "observed tier does not back the claim is destroyed (fail\n"
-     "closed) before CMD runs",
-     NULL, false},
-    {"trust-history", 'H', CLI_FLAG, NULL, NULL, 0, 0,
-     "above CONTAINER without --attest: trust the catalogue and\n"
-     "the history alone (weaker: no proof of this sandbox;\n"
-     "runbook/tiers.md); without either such a floor is refused",
-     NULL, false},
-    {"rootfs", 'R', CLI_TEXT, "DIR", NULL, 0, 0,
-     "the sandbox's root (default: a read-only view of the host's)", NULL, false},
-    {"catalogue", 'c', CLI_TEXT, "DIR", NULL, 0, 0,
-     "provider catalogue (default: `isotier paths` names it)", NULL, false},
-    {"max-age", 'm', CLI_NUMBER, "DAYS", NULL, 1, 36500,
-     "a claim whose sources are older is not trusted above\n"
-     "UNKNOWN (default: the runbook's cadence)",
-     NULL, false},
-    {"audit-log", 'A', CLI_TEXT, "PATH", NULL, 0, 0,
-     "append a JSON Lines audit event per decision (fsync'd)", NULL, false},
-    {"otlp-endpoint", 'O', CLI_TEXT, "URL", NULL, 0, 0,
-     "export an OTLP/HTTP trace span of the create", NULL, false},
-    {"otlp-file", 'F', CLI_TEXT, "PATH", NULL, 0, 0, "append the span as OTLP/JSON to PATH", NULL,
-     false},
-    {"otlp-required", 'T', CLI_FLAG, NULL, NULL, 0, 0,
-     "a span that cannot be exported fails the create (74)", NULL, false},
-    {"timeout", 't', CLI_NUMBER, "S", NULL, 1, 36500, "per child process, seconds (default 60)",
-     NULL, false},
-    {"db", 'd', CLI_TEXT, "PATH", cli_check_db, 0, 0,
-     "the history `isotier verify` keeps (contradictions and\n"
-     "ceilings it recorded are honoured; audit events go there);\n"
-     "it must exist unless --new-db. Default: the host's history,\n"
-     "{} (the one the\n"
-     "runbook's job writes), read only: no audit events go\n"
-     "there; $ISOTIER_DB must exist; when the built-in one does\n"
-     "not exist yet nothing is verified (--require-verified refuses)",
-     cli_default_db_text, false},
-    {"new-db", 'N', CLI_FLAG, NULL, NULL, 0, 0, "create the --db history when it does not exist",
-     NULL, false},
-    {"require-verified", 'v', CLI_NUMBER, "D", NULL, 1, 36500,
-     "refuse a tier unless the latest observation of the backend\n"
-     "on this host is a proof (CONFIRMED or CONSISTENT) of the\n"
-     "catalogue's claim as it is now, made within D days;\n"
-     "without --require-isolation the claim is the floor\n"
-     "(recommended for untrusted code, runbook/tiers.md)",
-     NULL, false},
-    {NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, false},
+    CLI_CHECKED_OPTION("backend", 'b', "NAME", cli_check_backend,
+                       "the backend to create on (`isotier backends` lists them)"),
+    CLI_CHECKED_OPTION("require-isolation", 'r', "T", check_tier,
+                       "refuse unless the resolved tier satisfies T (UNKNOWN,\n"
+                       "CONTAINER, GVISOR, MICROVM; default UNKNOWN: no floor)"),
+    CLI_FLAG_OPTION("attest", 'a',
+                    "run the probe inside after provisioning; a sandbox whose\n"
+                    "observed tier does not back the claim is destroyed (fail\n"
+                    "closed) before CMD runs"),
+    CLI_FLAG_OPTION("trust-history", 'H',
+                    "above CONTAINER without --attest: trust the catalogue and\n"
+                    "the history alone (weaker: no proof of this sandbox;\n"
+                    "runbook/tiers.md); without either such a floor is refused"),
+    CLI_TEXT_OPTION("rootfs", 'R', "DIR",
+                    "the sandbox's root (default: a read-only view of the host's)"),
+    CLI_TEXT_OPTION("catalogue", 'c', "DIR",
+                    "provider catalogue (default: `isotier paths` names it)"),
+    CLI_NUMBER_OPTION("max-age", 'm', "DAYS", 1, 36500,
+                      "a claim whose sources are older is not trusted above\n"
+                      "UNKNOWN (default: the runbook's cadence)"),
+    CLI_TEXT_OPTION("audit-log", 'A', "PATH",
+                    "append a JSON Lines audit event per decision (fsync'd)"),
+    CLI_TEXT_OPTION("otlp-endpoint", 'O', "URL", "export an OTLP/HTTP trace span of the create"),
+    CLI_TEXT_OPTION("otlp-file", 'F', "PATH", "append the span as OTLP/JSON to PATH"),
+    CLI_FLAG_OPTION("otlp-required", 'T', "a span that cannot be exported fails the create (74)"),
+    CLI_NUMBER_OPTION("timeout", 't', "S", 1, 36500, "per child process, seconds (default 60)"),
+    CLI_DEFAULTED_OPTION("db", 'd', "PATH", cli_check_db,
+                         "the history `isotier verify` keeps (contradictions and\n"
+                         "ceilings it recorded are honoured; audit events go there);\n"
+                         "it must exist unless --new-db. Default: the host's history,\n"
+                         "{} (the one the\n"
+                         "runbook's job writes), read only: no audit events go\n"
+                         "there; $ISOTIER_DB must exist; when the built-in one does\n"
+                         "not exist yet nothing is verified (--require-verified refuses)",
+                         cli_default_db_text),
+    CLI_FLAG_OPTION("new-db", 'N', "create the --db history when it does not exist"),
+    CLI_NUMBER_OPTION("require-verified", 'v', "D", 1, 36500,
+                      "refuse a tier unless the latest observation of the backend\n"
+                      "on this host is a proof (CONFIRMED or CONSISTENT) of the\n"
+                      "catalogue's claim as it is now, made within D days;\n"
+                      "without --require-isolation the claim is the floor\n"
+                      "(recommended for untrusted code, runbook/tiers.md)"),
+    CLI_OPTIONS_END,
 };
 
 static const struct cli_spec spec = {

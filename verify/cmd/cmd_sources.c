@@ -279,39 +279,51 @@ static const char *default_max_unreachable(void)
 }
 
 static const struct cli_option options[] = {
-    {"catalogue", OPT_CATALOGUE, CLI_TEXT, "DIR", NULL, 0, 0, "provider directory (default: {})",
-     cli_default_catalogue_text, false},
-    {"db", OPT_DB, CLI_TEXT, "PATH", cli_check_db, 0, 0, "history database (default: {})",
-     cli_default_db_text, false},
-    {"jobs", OPT_JOBS, CLI_NUMBER, "N", NULL, 1, 64, "concurrent transfers, 1-64 (default: {})",
-     default_jobs, false},
-    {"timeout", OPT_TIMEOUT, CLI_NUMBER, "S", NULL, 1, 600,
-     "per-transfer timeout in seconds, 1-600 (default: {})", default_timeout, false},
-    {"provider", OPT_PROVIDER, CLI_TEXT, "ID", NULL, 0, 0, "check only this provider (repeatable)",
-     NULL, false},
-    {"baseline", OPT_BASELINE, CLI_TEXT, "PATH", NULL, 0, 0,
-     "the kept baseline (default: sources.lock.json beside the\n"
-     "provider directory); absent: nothing to compare with",
-     NULL, false},
-    {"update-baseline", OPT_UPDATE_BASELINE, CLI_FLAG, NULL, NULL, 0, 0,
-     "keep what was read now for every source whose quote is\n"
-     "on the page (after re-verifying it; entries of sources no\n"
-     "longer cited are dropped)",
-     NULL, false},
-    {"max-unreachable", OPT_MAX_UNREACHABLE, CLI_NUMBER, "PCT", NULL, 0, 100,
-     "a run with more than PCT% of its sources UNREACHABLE is\n"
-     "no check (exit 75, stored as failed), 0-100 (default: {})",
-     default_max_unreachable, false},
-    {"json", OPT_JSON, CLI_FLAG, NULL, NULL, 0, 0,
-     "machine-readable report on stdout: {run_id, db, catalogue,\n"
-     "status, counts{checked, PRESENT, CHANGED, GONE, UNREACHABLE,\n"
-     "unchecked, not_stored, none, quote_gone, passage_changed,\n"
-     "page_changed, no_baseline}, baseline, sources[{provider,\n"
-     "url, quote, publisher, status, http_status, content_sha256,\n"
-     "detail, change, passage_diff, passage, retrieved,\n"
-     "published, attempts, checked_at, stored}]}",
-     NULL, false},
-    {NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, false},
+    CLI_DEFAULTED_OPTION("catalogue", OPT_CATALOGUE, "DIR", NULL,
+                         "provider directory (default: {})", cli_default_catalogue_text),
+    CLI_DEFAULTED_OPTION("db", OPT_DB, "PATH", cli_check_db, "history database (default: {})",
+                         cli_default_db_text),
+    {.name = "jobs",
+     .key = OPT_JOBS,
+     .kind = CLI_NUMBER,
+     .metavar = "N",
+     .lo = 1,
+     .hi = 64,
+     .help = "concurrent transfers, 1-64 (default: {})",
+     .dflt = default_jobs},
+    {.name = "timeout",
+     .key = OPT_TIMEOUT,
+     .kind = CLI_NUMBER,
+     .metavar = "S",
+     .lo = 1,
+     .hi = 600,
+     .help = "per-transfer timeout in seconds, 1-600 (default: {})",
+     .dflt = default_timeout},
+    CLI_TEXT_OPTION("provider", OPT_PROVIDER, "ID", "check only this provider (repeatable)"),
+    CLI_TEXT_OPTION("baseline", OPT_BASELINE, "PATH",
+                    "the kept baseline (default: sources.lock.json beside the\n"
+                    "provider directory); absent: nothing to compare with"),
+    CLI_FLAG_OPTION("update-baseline", OPT_UPDATE_BASELINE,
+                    "keep what was read now for every source whose quote is\n"
+                    "on the page (after re-verifying it; entries of sources no\n"
+                    "longer cited are dropped)"),
+    {.name = "max-unreachable",
+     .key = OPT_MAX_UNREACHABLE,
+     .kind = CLI_NUMBER,
+     .metavar = "PCT",
+     .hi = 100,
+     .help = "a run with more than PCT% of its sources UNREACHABLE is\n"
+             "no check (exit 75, stored as failed), 0-100 (default: {})",
+     .dflt = default_max_unreachable},
+    CLI_FLAG_OPTION("json", OPT_JSON,
+                    "machine-readable report on stdout: {run_id, db, catalogue,\n"
+                    "status, counts{checked, PRESENT, CHANGED, GONE, UNREACHABLE,\n"
+                    "unchecked, not_stored, none, quote_gone, passage_changed,\n"
+                    "page_changed, no_baseline}, baseline, sources[{provider,\n"
+                    "url, quote, publisher, status, http_status, content_sha256,\n"
+                    "detail, change, passage_diff, passage, retrieved,\n"
+                    "published, attempts, checked_at, stored}]}"),
+    CLI_OPTIONS_END,
 };
 
 static const struct cli_spec spec = {

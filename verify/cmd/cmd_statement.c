@@ -18,13 +18,12 @@ struct opts {
 };
 
 static const struct cli_option options[] = {
-    {"key", 'k', CLI_TEXT, "PUB", NULL, 0, 0,
-     "a trusted public key (PEM, as `isotier identity --public-key` prints);\n"
-     "repeat for several; default: this host's and ISOTIER_TRUSTED_KEYS",
-     NULL, false},
-    {"print", 'p', CLI_FLAG, NULL, NULL, 0, 0,
-     "print each verified statement (the envelope's payload), one per line", NULL, false},
-    {NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, false},
+    CLI_TEXT_OPTION("key", 'k', "PUB",
+                    "a trusted public key (PEM, as `isotier identity --public-key` prints);\n"
+                    "repeat for several; default: this host's and ISOTIER_TRUSTED_KEYS"),
+    CLI_FLAG_OPTION("print", 'p',
+                    "print each verified statement (the envelope's payload), one per line"),
+    CLI_OPTIONS_END,
 };
 
 static const struct cli_spec spec = {

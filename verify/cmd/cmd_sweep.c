@@ -8,10 +8,16 @@
 #include <unistd.h>
 
 static const struct cli_option options[] = {
-    {"db", 'd', CLI_TEXT, "PATH", cli_check_db, 0, 0,
-     "history database (default {});\nnot created: one named that does not exist is an error",
-     cli_default_db_text, true},
-    {NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, false},
+    {.name = "db",
+     .key = 'd',
+     .kind = CLI_TEXT,
+     .metavar = "PATH",
+     .check = cli_check_db,
+     .help =
+         "history database (default {});\nnot created: one named that does not exist is an error",
+     .dflt = cli_default_db_text,
+     .short_too = true},
+    CLI_OPTIONS_END,
 };
 
 static const struct cli_spec spec = {

@@ -64,56 +64,49 @@ enum {
 };
 
 static const struct cli_option options[] = {
-    {"backend", OPT_BACKEND, CLI_TEXT, "NAME", cli_check_backend, 0, 0,
-     "verify this backend (repeatable); default: --all", NULL, false},
-    {"all", OPT_ALL, CLI_FLAG, NULL, NULL, 0, 0,
-     "every backend this build knows (remote ones only when\ntheir credentials are set)", NULL,
-     false},
+    CLI_CHECKED_OPTION("backend", OPT_BACKEND, "NAME", cli_check_backend,
+                       "verify this backend (repeatable); default: --all"),
+    CLI_FLAG_OPTION(
+        "all", OPT_ALL,
+        "every backend this build knows (remote ones only when\ntheir credentials are set)"),
     /* Spelled out rather than "{}": the default's text with the path is
      * wider than one help line. */
-    {"db", OPT_DB, CLI_TEXT, "PATH", cli_check_db, 0, 0,
-     "history database (default $ISOTIER_DB, else\n" ISOTIER_DEFAULT_DB
-     ": the host's history, which\ncreate() and `isotier run` read)",
-     NULL, false},
-    {"catalogue", OPT_CATALOGUE, CLI_TEXT, "DIR", NULL, 0, 0,
-     "provider catalogue (default: the source tree's)", NULL, false},
-    {"jobs", OPT_JOBS, CLI_NUMBER, "N", NULL, 1, 64,
-     "backends run concurrently (default 4); a verdict left INCONCLUSIVE by their load is verified "
-     "again alone at the end",
-     NULL, false},
-    {"timeout", OPT_TIMEOUT, CLI_NUMBER, "S", NULL, 1, 86400, "per probe run (default 60)", NULL,
-     false},
-    {"host-provider", OPT_HOST_PROVIDER, CLI_TEXT, "ID", NULL, 0, 0,
-     "catalogue entry whose claim the `host` backend is\njudged by", NULL, false},
-    {"busy-timeout", OPT_BUSY_TIMEOUT, CLI_NUMBER, "MS", NULL, 1, 3600000,
-     "wait this long for a locked database (default 5000;\n"
-     "env ISOTIER_BUSY_TIMEOUT_MS); storing an observation\n"
-     "tries again (at least 3 times, up to the run's\n"
-     "deadline) before it reports it NOT stored",
-     NULL, false},
-    {"json", OPT_JSON, CLI_FLAG, NULL, NULL, 0, 0, "print a JSON document instead of the table",
-     NULL, false},
-    {"attest", OPT_ATTEST, CLI_FLAG, NULL, NULL, 0, 0,
-     "also ask this host's hardware for attestation (SEV-SNP,\n"
-     "TDX via configfs-tsm) and say what it proves; no TSM:\n"
-     "\"no attestation available\"; no verdict changes (a\n"
-     "remote backend's sandboxes are always asked)",
-     NULL, false},
-    {"no-evidence", OPT_NO_EVIDENCE, CLI_FLAG, NULL, NULL, 0, 0,
-     "keep no capture: no capture directory, the probe not\n"
-     "asked for its raw inputs; verdicts unchanged (each\n"
-     "observation says \"no evidence kept (not asked)\")",
-     NULL, false},
-    {"provider", OPT_PROVIDER, CLI_TEXT, "NAME", cli_check_provider, 0, 0,
-     "with --sandbox-id: the remote provider (e2b, daytona,\nfly, vercel) whose sandbox it is",
-     NULL, false},
-    {"sandbox-id", OPT_SANDBOX_ID, CLI_TEXT, "ID", cli_check_sandbox_id, 0, 0,
-     "verify this existing sandbox, created with the\n"
-     "provider's SDK (never deleted; a second one is\n"
-     "created like it for the cross challenge, then\n"
-     "deleted); never CONFIRMED",
-     NULL, false},
-    {NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, false},
+    CLI_CHECKED_OPTION("db", OPT_DB, "PATH", cli_check_db,
+                       "history database (default $ISOTIER_DB, else\n" ISOTIER_DEFAULT_DB
+                       ": the host's history, which\ncreate() and `isotier run` read)"),
+    CLI_TEXT_OPTION("catalogue", OPT_CATALOGUE, "DIR",
+                    "provider catalogue (default: the source tree's)"),
+    CLI_NUMBER_OPTION("jobs", OPT_JOBS, "N", 1, 64,
+                      "backends run concurrently (default 4); a verdict left\n"
+                      "INCONCLUSIVE by their load is verified again alone\n"
+                      "at the end"),
+    CLI_NUMBER_OPTION("timeout", OPT_TIMEOUT, "S", 1, 86400, "per probe run (default 60)"),
+    CLI_TEXT_OPTION("host-provider", OPT_HOST_PROVIDER, "ID",
+                    "catalogue entry whose claim the `host` backend is\njudged by"),
+    CLI_NUMBER_OPTION("busy-timeout", OPT_BUSY_TIMEOUT, "MS", 1, 3600000,
+                      "wait this long for a locked database (default 5000;\n"
+                      "env ISOTIER_BUSY_TIMEOUT_MS); storing an observation\n"
+                      "tries again (at least 3 times, up to the run's\n"
+                      "deadline) before it reports it NOT stored"),
+    CLI_FLAG_OPTION("json", OPT_JSON, "print a JSON document instead of the table"),
+    CLI_FLAG_OPTION("attest", OPT_ATTEST,
+                    "also ask this host's hardware for attestation (SEV-SNP,\n"
+                    "TDX via configfs-tsm) and say what it proves; no TSM:\n"
+                    "\"no attestation available\"; no verdict changes (a\n"
+                    "remote backend's sandboxes are always asked)"),
+    CLI_FLAG_OPTION("no-evidence", OPT_NO_EVIDENCE,
+                    "keep no capture: no capture directory, the probe not\n"
+                    "asked for its raw inputs; verdicts unchanged (each\n"
+                    "observation says \"no evidence kept (not asked)\")"),
+    CLI_CHECKED_OPTION(
+        "provider", OPT_PROVIDER, "NAME", cli_check_provider,
+        "with --sandbox-id: the remote provider (e2b, daytona,\nfly, vercel) whose sandbox it is"),
+    CLI_CHECKED_OPTION("sandbox-id", OPT_SANDBOX_ID, "ID", cli_check_sandbox_id,
+                       "verify this existing sandbox, created with the\n"
+                       "provider's SDK (never deleted; a second one is\n"
+                       "created like it for the cross challenge, then\n"
+                       "deleted); never CONFIRMED"),
+    CLI_OPTIONS_END,
 };
 
 static const struct cli_spec spec = {

@@ -19,15 +19,20 @@ struct init_args {
 enum { OPT_DB = 'd', OPT_RUNNER = 'r', OPT_AUDITOR = 'a' };
 
 static const struct cli_option options[] = {
-    {"db", OPT_DB, CLI_TEXT, "URI", NULL, 0, 0,
-     "the fleet's PostgreSQL history, as its owner (default {})", cli_default_db_text, true},
-    {"runner", OPT_RUNNER, CLI_TEXT, "ROLE=MACHINE_ID", NULL, 0, 0,
-     "a runner host's role and its machine id (/etc/machine-id): the role may insert\n"
-     "and update only rows naming that id; repeat for each host",
-     NULL, false},
-    {"auditor", OPT_AUDITOR, CLI_TEXT, "ROLE", NULL, 0, 0,
-     "a read-only role (SELECT on every table); repeat for several", NULL, false},
-    {NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, false},
+    {.name = "db",
+     .key = OPT_DB,
+     .kind = CLI_TEXT,
+     .metavar = "URI",
+     .help = "the fleet's PostgreSQL history, as its owner (default {})",
+     .dflt = cli_default_db_text,
+     .short_too = true},
+    CLI_TEXT_OPTION(
+        "runner", OPT_RUNNER, "ROLE=MACHINE_ID",
+        "a runner host's role and its machine id (/etc/machine-id): the role may insert\n"
+        "and update only rows naming that id; repeat for each host"),
+    CLI_TEXT_OPTION("auditor", OPT_AUDITOR, "ROLE",
+                    "a read-only role (SELECT on every table); repeat for several"),
+    CLI_OPTIONS_END,
 };
 
 static const struct cli_spec spec = {

@@ -23,22 +23,19 @@ enum {
 };
 
 static const struct cli_option options[] = {
-    {"db", OPT_DB, CLI_TEXT, "PATH|URI", cli_check_db, 0, 0,
-     "history database: a file or a postgresql:// URI\n(default {})", cli_default_db_text, false},
-    {"older-than", OPT_OLDER, CLI_NUMBER, "DAYS", NULL, 1, 36500,
-     "remove rows older than DAYS days (by their own time)", NULL, false},
-    {"keep-last", OPT_KEEP, CLI_NUMBER, "N", NULL, 1, 1000000,
-     "keep the newest N observations of each backend and\n"
-     "host (and N checks of each source); with --older-than,\n"
-     "a row goes only when both let it",
-     NULL, false},
-    {"dry-run", OPT_DRY, CLI_FLAG, NULL, NULL, 0, 0, "print what would go and change nothing", NULL,
-     false},
-    {"vacuum", OPT_VACUUM, CLI_FLAG, NULL, NULL, 0, 0,
-     "then VACUUM an SQLite history (the file shrinks;\nPostgreSQL: refused)", NULL, false},
-    {"busy-timeout", OPT_BUSY, CLI_NUMBER, "MS", NULL, 1, 3600000,
-     "wait this long for another writer's lock (default 5000)", NULL, false},
-    {NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, false},
+    CLI_HISTORY_OPTION(OPT_DB),
+    CLI_NUMBER_OPTION("older-than", OPT_OLDER, "DAYS", 1, 36500,
+                      "remove rows older than DAYS days (by their own time)"),
+    CLI_NUMBER_OPTION("keep-last", OPT_KEEP, "N", 1, 1000000,
+                      "keep the newest N observations of each backend and\n"
+                      "host (and N checks of each source); with --older-than,\n"
+                      "a row goes only when both let it"),
+    CLI_FLAG_OPTION("dry-run", OPT_DRY, "print what would go and change nothing"),
+    CLI_FLAG_OPTION("vacuum", OPT_VACUUM,
+                    "then VACUUM an SQLite history (the file shrinks;\nPostgreSQL: refused)"),
+    CLI_NUMBER_OPTION("busy-timeout", OPT_BUSY, "MS", 1, 3600000,
+                      "wait this long for another writer's lock (default 5000)"),
+    CLI_OPTIONS_END,
 };
 
 static const struct cli_spec spec = {

@@ -16,15 +16,14 @@
 enum { OPT_DB = 'd', OPT_FROM = 'f', OPT_TO = 't' };
 
 static const struct cli_option db_option[] = {
-    {"db", OPT_DB, CLI_TEXT, "PATH|URI", cli_check_db, 0, 0,
-     "history database: a file or a postgresql:// URI\n(default {})", cli_default_db_text, false},
-    {NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, false},
+    CLI_HISTORY_OPTION(OPT_DB),
+    CLI_OPTIONS_END,
 };
 
 static const struct cli_option migrate_options[] = {
-    {"from", OPT_FROM, CLI_TEXT, "FILE.db", NULL, 0, 0, "the SQLite history to read", NULL, false},
-    {"to", OPT_TO, CLI_TEXT, "URI", NULL, 0, 0, "the PostgreSQL history to add it to", NULL, false},
-    {NULL, 0, 0, NULL, NULL, 0, 0, NULL, NULL, false},
+    CLI_TEXT_OPTION("from", OPT_FROM, "FILE.db", "the SQLite history to read"),
+    CLI_TEXT_OPTION("to", OPT_TO, "URI", "the PostgreSQL history to add it to"),
+    CLI_OPTIONS_END,
 };
 
 #define TRANSFER_SYNOPSIS                                                                          \
