@@ -12,25 +12,6 @@
 
 static const isotier_oci_runtime crun_rt = {.name = "crun", .no_hybrid_cgroups = true};
 
-static int crun_available(char *why, size_t why_len)
-{
-	return isotier__oci_available(&crun_rt, why, why_len);
-}
-
-static int crun_provision(void **out, const isotier_backend_spec *spec, isotier_error *err)
-{
-	return isotier__oci_backend_provision(out, &crun_rt, spec, err);
-}
-
-const isotier_backend isotier__backend_crun = {
-    .version = ISOTIER_BACKEND_VERSION,
-    .name = "crun",
-    .catalogue_id = "crun",
-    .description = "crun: the OCI bundle of the runc backend, read-only root view (CONTAINER)",
-    .available = crun_available,
-    .provision = crun_provision,
-    .exec = isotier__oci_backend_exec,
-    .destroy = isotier__oci_backend_destroy,
-    .inputs_intact = isotier__oci_backend_inputs_intact,
-    .cpu_in_tree = true,
-};
+ISOTIER_OCI_BACKEND(
+    isotier__backend_crun, crun_rt, .name = "crun", .catalogue_id = "crun",
+    .description = "crun: the OCI bundle of the runc backend, read-only root view (CONTAINER)");

@@ -10,24 +10,7 @@
 static const isotier_engine engine = {
     .backend = "docker-runsc", .cli = "docker", .runtime = "runsc", .podman = false};
 
-static int available(char *why, size_t why_len)
-{
-	return isotier__engine_available(&engine, why, why_len);
-}
-
-static int provision(void **out, const isotier_backend_spec *spec, isotier_error *err)
-{
-	return isotier__engine_provision(out, &engine, spec, err);
-}
-
-const isotier_backend isotier__backend_docker_runsc = {
-    .version = ISOTIER_BACKEND_VERSION,
-    .name = "docker-runsc",
-    .catalogue_id = "docker-runsc",
+ISOTIER_ENGINE_BACKEND(
+    isotier__backend_docker_runsc, engine, .name = "docker-runsc", .catalogue_id = "docker-runsc",
     .description =
-        "Docker Engine with the runsc (gVisor) runtime, probe in a scratch image (GVISOR)",
-    .available = available,
-    .provision = provision,
-    .exec = isotier__engine_exec,
-    .destroy = isotier__engine_destroy,
-};
+        "Docker Engine with the runsc (gVisor) runtime, probe in a scratch image (GVISOR)");

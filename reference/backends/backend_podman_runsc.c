@@ -13,23 +13,6 @@ static const isotier_engine engine = {.backend = "podman-runsc",
                                       .podman = true,
                                       .global = global_flags};
 
-static int available(char *why, size_t why_len)
-{
-	return isotier__engine_available(&engine, why, why_len);
-}
-
-static int provision(void **out, const isotier_backend_spec *spec, isotier_error *err)
-{
-	return isotier__engine_provision(out, &engine, spec, err);
-}
-
-const isotier_backend isotier__backend_podman_runsc = {
-    .version = ISOTIER_BACKEND_VERSION,
-    .name = "podman-runsc",
-    .catalogue_id = "podman-runsc",
-    .description = "rootful Podman with the runsc (gVisor) runtime, --rootfs (GVISOR)",
-    .available = available,
-    .provision = provision,
-    .exec = isotier__engine_exec,
-    .destroy = isotier__engine_destroy,
-};
+ISOTIER_ENGINE_BACKEND(
+    isotier__backend_podman_runsc, engine, .name = "podman-runsc", .catalogue_id = "podman-runsc",
+    .description = "rootful Podman with the runsc (gVisor) runtime, --rootfs (GVISOR)");

@@ -9,25 +9,6 @@
 
 static const isotier_oci_runtime runc_rt = {.name = "runc"};
 
-static int runc_available(char *why, size_t why_len)
-{
-	return isotier__oci_available(&runc_rt, why, why_len);
-}
-
-static int runc_provision(void **out, const isotier_backend_spec *spec, isotier_error *err)
-{
-	return isotier__oci_backend_provision(out, &runc_rt, spec, err);
-}
-
-const isotier_backend isotier__backend_runc = {
-    .version = ISOTIER_BACKEND_VERSION,
-    .name = "runc",
-    .catalogue_id = "runc",
-    .description = "runc: OCI bundle written by isotier, read-only root view (CONTAINER)",
-    .available = runc_available,
-    .provision = runc_provision,
-    .exec = isotier__oci_backend_exec,
-    .destroy = isotier__oci_backend_destroy,
-    .inputs_intact = isotier__oci_backend_inputs_intact,
-    .cpu_in_tree = true,
-};
+ISOTIER_OCI_BACKEND(
+    isotier__backend_runc, runc_rt, .name = "runc", .catalogue_id = "runc",
+    .description = "runc: OCI bundle written by isotier, read-only root view (CONTAINER)");

@@ -25,26 +25,7 @@ static const isotier_oci_runtime runsc_rt = {.name = "runsc",
                                              .bundle_for_others = true,
                                              .configure = runsc_configure};
 
-static int runsc_available(char *why, size_t why_len)
-{
-	return isotier__oci_available(&runsc_rt, why, why_len);
-}
-
-static int runsc_provision(void **out, const isotier_backend_spec *spec, isotier_error *err)
-{
-	return isotier__oci_backend_provision(out, &runsc_rt, spec, err);
-}
-
-const isotier_backend isotier__backend_runsc = {
-    .version = ISOTIER_BACKEND_VERSION,
-    .name = "runsc",
-    .catalogue_id = "runsc",
+ISOTIER_OCI_BACKEND(
+    isotier__backend_runsc, runsc_rt, .name = "runsc", .catalogue_id = "runsc",
     .description = "gVisor runsc (ptrace platform, no network) on an OCI bundle (GVISOR)",
-    .available = runsc_available,
-    .provision = runsc_provision,
-    .exec = isotier__oci_backend_exec,
-    .destroy = isotier__oci_backend_destroy,
-    .inputs_intact = isotier__oci_backend_inputs_intact,
-    .cpu_in_tree = true,
-    .challenge_after_start = true,
-};
+    .challenge_after_start = true);

@@ -113,4 +113,23 @@ void isotier__argv_unmounted(isotier_argv *a, const char *dir);
  * when arg does not name one. Result is malloc'd. */
 char *isotier__map_guest_path(const char *arg, const isotier_spec_copy *c);
 
+/* A family's backend descriptor (backend.h) bound to one row of the family's table (an engine,
+ * an OCI runtime): available() and provision() are the family's, called with the row; the
+ * rest (exec, destroy, the descriptor's own facts) follow as designators. One per backend file:
+ * ISOTIER_ENGINE_BACKEND (engine.h), ISOTIER_OCI_BACKEND (oci.h). */
+#define ISOTIER_BOUND_BACKEND(symbol_, row_, available_, provision_, ...)                          \
+	static int symbol_##_available(char *why, size_t why_len)                                  \
+	{                                                                                          \
+		return available_(&(row_), why, why_len);                                          \
+	}                                                                                          \
+	static int symbol_##_provision(void **out, const isotier_backend_spec *spec,               \
+	                               isotier_error *err)                                         \
+	{                                                                                          \
+		return provision_(out, &(row_), spec, err);                                        \
+	}                                                                                          \
+	const isotier_backend symbol_ = {.version = ISOTIER_BACKEND_VERSION,                       \
+	                                 .available = symbol_##_available,                         \
+	                                 .provision = symbol_##_provision,                         \
+	                                 __VA_ARGS__}
+
 #endif

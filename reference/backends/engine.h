@@ -35,6 +35,12 @@ int isotier__engine_provision(void **out, const isotier_engine *e, const isotier
 int isotier__engine_exec(void *state, const isotier_exec_request *req, int *exit_status,
                          isotier_error *err);
 void isotier__engine_destroy(void *state);
+/* An engine backend's descriptor, bound to its engine row (backend_util.h): the engine's
+ * exec and destroy; the descriptor's own facts (name, catalogue_id, description, ...) follow. */
+#define ISOTIER_ENGINE_BACKEND(symbol_, engine_, ...)                                              \
+	ISOTIER_BOUND_BACKEND(symbol_, engine_, isotier__engine_available,                         \
+	                      isotier__engine_provision, .exec = isotier__engine_exec,             \
+	                      .destroy = isotier__engine_destroy, __VA_ARGS__)
 /* Removes the container or image a dead run's lease names (sweep.c). */
 struct isotier_lease;
 void isotier__engine_sweep(const struct isotier_lease *l);

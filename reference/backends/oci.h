@@ -79,5 +79,13 @@ int isotier__oci_backend_exec(void *bundle, const isotier_exec_request *req, int
 void isotier__oci_backend_destroy(void *bundle);
 /* The descriptor's inputs_intact (backend.h): config.json still the bytes isotier wrote. */
 int isotier__oci_backend_inputs_intact(void *bundle, char *why, size_t why_len);
+/* An OCI runtime's backend descriptor, bound to its runtime row (backend_util.h): the
+ * operations above, the bundle's inputs check, its processes in the backend's tree
+ * (cpu_in_tree); the descriptor's own facts (name, catalogue_id, description, ...) follow. */
+#define ISOTIER_OCI_BACKEND(symbol_, runtime_, ...)                                                \
+	ISOTIER_BOUND_BACKEND(                                                                     \
+	    symbol_, runtime_, isotier__oci_available, isotier__oci_backend_provision,             \
+	    .exec = isotier__oci_backend_exec, .destroy = isotier__oci_backend_destroy,            \
+	    .inputs_intact = isotier__oci_backend_inputs_intact, .cpu_in_tree = true, __VA_ARGS__)
 
 #endif

@@ -25,7 +25,8 @@ generic = {"PATH", "TMPDIR", "HOME", "XDG_CACHE_HOME"}
 checked = 0
 remote_found = set()
 # A local backend is reference/backend_<name>.c; a remote provider is a file of
-# reference/backends/remote/ whose descriptor ISOTIER_REMOTE_BACKEND(<name>, ...) makes.
+# reference/backends/remote/ whose descriptor ISOTIER_REMOTE_BACKEND(<name>, ...) makes (an engine's
+# or an OCI runtime's: ISOTIER_ENGINE_BACKEND / ISOTIER_OCI_BACKEND).
 remote_dir = os.path.join(ref, "backends", "remote")
 engine = {"remote.c", "remote_util.c"}
 files = set(glob.glob(os.path.join(ref, "**", "backend_*.c"), recursive=True) + glob.glob(os.path.join(remote_dir, "*.c")))
@@ -34,6 +35,7 @@ for path in sorted(files):
     src = open(path).read()
     names = re.findall(r'const isotier_backend isotier__backend_\w+ = \{\s*\.version = \w+,(?:\s*\.settings = \w+,)?\s*\.name = "([^"]+)"', src)
     names += re.findall(r'^ISOTIER_REMOTE_BACKEND\(\s*(\w+),', src, re.M)
+    names += re.findall(r'^ISOTIER_(?:ENGINE|OCI)_BACKEND\(\s*isotier__backend_\w+,\s*\w+,\s*\.name = "([^"]+)"', src, re.M)
     if os.path.dirname(path) == remote_dir:
         remote_found |= set(names)
     if not names:  # a helper of other backends' files: it reads nothing of its own
