@@ -573,16 +573,22 @@ static int qemu_exec(void *p, const isotier_exec_request *req, int *exit_status,
 	return 0;
 }
 
+/* What both machines read for debugging: the guest's command line and its console. */
+#define QEMU_DEBUG_SETTINGS                                                                        \
+	{.env = "ISOTIER_QEMU_APPEND",                                                             \
+	 .meaning = "extra guest kernel command line, for debugging (\"loglevel=7\")"},            \
+	{                                                                                          \
+		.env = "ISOTIER_QEMU_DEBUG",                                                       \
+		.meaning = "set: copy the guest's console (frames, kernel messages) to stderr"     \
+	}
+
 static const isotier_backend_setting qemu_microvm_settings[] = {
     {.env = "ISOTIER_GUEST_DIR",
      .meaning = "the guest kernel directory: vmlinux or vmlinuz, modules/ (default .deps/guest)"},
     {.env = "ISOTIER_GUEST_INIT",
      .meaning = "the guest init binary (default isotier-guest-init beside the CLI)"},
     {.env = "ISOTIER_QEMU_ACCEL", .meaning = "tcg or kvm: skip the cached KVM trial boot"},
-    {.env = "ISOTIER_QEMU_APPEND",
-     .meaning = "extra guest kernel command line, for debugging (\"loglevel=7\")"},
-    {.env = "ISOTIER_QEMU_DEBUG",
-     .meaning = "set: copy the guest's console (frames, kernel messages) to stderr"},
+    QEMU_DEBUG_SETTINGS,
     {0},
 };
 
@@ -614,10 +620,7 @@ static const isotier_backend_setting qemu_aarch64_settings[] = {
     {.env = "ISOTIER_GUEST_ARM64_DIR",
      .meaning = "the arm64 guest kernel directory (default .deps/guest-arm64)"},
     {.env = "ISOTIER_GUEST_INIT_AARCH64", .meaning = "the aarch64 guest init binary"},
-    {.env = "ISOTIER_QEMU_APPEND",
-     .meaning = "extra guest kernel command line, for debugging (\"loglevel=7\")"},
-    {.env = "ISOTIER_QEMU_DEBUG",
-     .meaning = "set: copy the guest's console (frames, kernel messages) to stderr"},
+    QEMU_DEBUG_SETTINGS,
     {0},
 };
 

@@ -321,6 +321,17 @@ static void *watch(void *arg)
 	return NULL;
 }
 
+/* What a watch holds besides its thread: freed where none started, or once it ended. */
+static void watch_release(isotier_host_watch *w)
+{
+	close(w->stop[0]);
+	close(w->stop[1]);
+	isotier__binding_destroy(&w->binding);
+	pthread_mutex_destroy(&w->quiet_lock);
+	free(w->baseline);
+	free(w);
+}
+
 int isotier__host_watch_start(isotier_host_watch **out, const char *argv0, const char *nonce,
                               int wait_ms, int cancel_fd, isotier_error *err)
 {
@@ -355,12 +366,7 @@ int isotier__host_watch_start(isotier_host_watch **out, const char *argv0, const
 		isotier_host_view v = {0};
 		isotier__pattern_leave(&v, w->started, w->joined);
 		isotier__host_view_clear(&v);
-		close(w->stop[0]);
-		close(w->stop[1]);
-		isotier__binding_destroy(&w->binding);
-		pthread_mutex_destroy(&w->quiet_lock);
-		free(w->baseline);
-		free(w);
+		watch_release(w);
 		return isotier__error_set(err, ISOTIER_EIO, 0, "host watch: cannot start a thread");
 	}
 	thread_watch = w;
@@ -413,12 +419,7 @@ void isotier__host_watch_free(isotier_host_watch *w)
 		thread_watch = NULL;
 		isotier__proc_spawn_hook_set(NULL, NULL);
 	}
-	close(w->stop[0]);
-	close(w->stop[1]);
-	isotier__binding_destroy(&w->binding);
-	pthread_mutex_destroy(&w->quiet_lock);
-	free(w->baseline);
-	free(w);
+	watch_release(w);
 }
 
 void isotier__host_watch_stop(isotier_host_watch *w, isotier_host_view *view)
