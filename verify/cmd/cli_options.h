@@ -63,6 +63,12 @@ struct cli_option {
 		.name = (name_), .key = (key_), .kind = CLI_TEXT, .metavar = (metavar_),           \
 		.check = (check_), .help = (help_), .dflt = (dflt_)                                \
 	}
+/* A number with a default whose text dflt_() gives ("{}" in help_). */
+#define CLI_DEFAULTED_NUMBER_OPTION(name_, key_, metavar_, lo_, hi_, help_, dflt_)                 \
+	{                                                                                          \
+		.name = (name_), .key = (key_), .kind = CLI_NUMBER, .metavar = (metavar_),         \
+		.lo = (lo_), .hi = (hi_), .help = (help_), .dflt = (dflt_)                         \
+	}
 /* --db of the commands that read or write any history, the file or the fleet's server. */
 #define CLI_HISTORY_OPTION(key_)                                                                   \
 	CLI_DEFAULTED_OPTION("db", key_, "PATH|URI", cli_check_db,                                 \

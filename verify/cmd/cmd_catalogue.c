@@ -37,14 +37,9 @@ static const char *max_age_default(void)
 static const struct cli_option options[] = {
     CLI_DEFAULTED_OPTION("catalogue", 'c', "DIR", NULL, "provider directory (default: {})",
                          cli_default_catalogue_text),
-    {.name = "max-age",
-     .key = 'm',
-     .kind = CLI_NUMBER,
-     .metavar = "DAYS",
-     .lo = 1,
-     .hi = 36500,
-     .help = "maximum source age (default: {}, the runbook's cadence)",
-     .dflt = max_age_default},
+    CLI_DEFAULTED_NUMBER_OPTION("max-age", 'm', "DAYS", 1, 36500,
+                                "maximum source age (default: {}, the runbook's cadence)",
+                                max_age_default),
     CLI_CHECKED_OPTION("db", 'd', "PATH", cli_check_db,
                        "history whose sources checks renew the sources whose\n"
                        "passage they found unchanged (default: none)"),

@@ -85,24 +85,14 @@ static const struct cli_option options[] = {
     CLI_TEXT_OPTION("today", OPT_TODAY, "DATE",
                     "date that ages are measured against (default: the newest\n"
                     "stored timestamp, so regenerating gives the same bytes)"),
-    {.name = "max-age",
-     .key = OPT_MAX_AGE,
-     .kind = CLI_NUMBER,
-     .metavar = "DAYS",
-     .lo = 1,
-     .hi = 36500,
-     .help = "oldest a tier's defending source may be (default {})",
-     .dflt = max_age_default},
-    {.name = "reverify-days",
-     .key = OPT_REVERIFY,
-     .kind = CLI_NUMBER,
-     .metavar = "DAYS",
-     .lo = 1,
-     .hi = 36500,
-     .help = "longest a local backend may go unverified (default {});\n"
-             "UNAVAILABLE runs, and INCONCLUSIVE runs of a backend with\n"
-             "a claim, do not count as verified",
-     .dflt = reverify_default},
+    CLI_DEFAULTED_NUMBER_OPTION("max-age", OPT_MAX_AGE, "DAYS", 1, 36500,
+                                "oldest a tier's defending source may be (default {})",
+                                max_age_default),
+    CLI_DEFAULTED_NUMBER_OPTION("reverify-days", OPT_REVERIFY, "DAYS", 1, 36500,
+                                "longest a local backend may go unverified (default {});\n"
+                                "UNAVAILABLE runs, and INCONCLUSIVE runs of a backend with\n"
+                                "a claim, do not count as verified",
+                                reverify_default),
     /* A misspelt name would be "verified by this job but never observed": an
      * alert about a backend that does not exist. */
     CLI_TEXT_OPTION(
