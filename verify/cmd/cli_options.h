@@ -37,7 +37,7 @@ struct cli_option {
 };
 
 /* A table's rows say only what they set; every other field is zero (a row
- * with a default's text or -KEY too is written with designators). */
+ * that is also spelled -KEY is written with designators). */
 #define CLI_FLAG_OPTION(name_, key_, help_)                                                        \
 	{                                                                                          \
 		.name = (name_), .key = (key_), .kind = CLI_FLAG, .help = (help_)                  \
