@@ -324,8 +324,10 @@ static void *watch(void *arg)
 /* What a watch holds besides its thread: freed where none started, or once it ended. */
 static void watch_release(isotier_host_watch *w)
 {
-	close(w->stop[0]);
-	close(w->stop[1]);
+	if (w->stop[0] >= 0)
+		close(w->stop[0]);
+	if (w->stop[1] >= 0)
+		close(w->stop[1]);
 	isotier__binding_destroy(&w->binding);
 	pthread_mutex_destroy(&w->quiet_lock);
 	free(w->baseline);
@@ -345,12 +347,11 @@ int isotier__host_watch_start(isotier_host_watch **out, const char *argv0, const
 	snprintf(w->nonce, sizeof w->nonce, "%s", nonce);
 	isotier__binding_init(&w->binding);
 	pthread_mutex_init(&w->quiet_lock, NULL);
+	w->stop[0] = w->stop[1] = -1; /* nothing for watch_release to close until pipe2 makes it */
 	if (pipe2(w->stop, O_CLOEXEC) != 0) {
-		isotier__binding_destroy(&w->binding);
-		pthread_mutex_destroy(&w->quiet_lock);
-		free(w->baseline);
-		free(w);
-		return isotier__error_set(err, ISOTIER_EIO, errno, "host watch: pipe");
+		int e = errno;
+		watch_release(w);
+		return isotier__error_set(err, ISOTIER_EIO, e, "host watch: pipe");
 	}
 	/* The pattern (and the host's lock) first: the caller starts the probe
 	 * when this returns, so its samples never start before the pattern. A
