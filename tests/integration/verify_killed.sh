@@ -82,12 +82,17 @@ docker_import() { [ -n "$(live_with "root.tar isotier-probe:")" ]; }
 qemu_runs() { [ -n "$(live_with "$TMPDIR/isotier-vm")" ]; }
 e2b_created() { grep -q '^create ' "$S/emu/ledger" 2>/dev/null; }
 e2b_exec() { grep -q 'process.Process/Start' "$S/emu/requests" 2>/dev/null; }
+# The newest run's id in the history, 0 while it has none (no file, or no schema yet: verify
+# opens its history beside the sandbox's start, so a kill point can come before it).
+last_run() { { [ -s "$db" ] && q "SELECT coalesce(max(id), 0) FROM runs" 2>/dev/null; } || echo 0; }
+run_recorded() { [ "$(last_run)" -gt "$prev_run" ]; }
 
 # kill_and_check BACKEND SIGNAL WHEN [COND [DELAY]]: starts verify, waits WHEN
 # seconds or (WHEN "poll") for COND and DELAY seconds more, sends SIGNAL, runs verify again (the host backend: quick), and
 # checks that nothing is left and that the killed run reads interrupted.
 kill_and_check() {
   local b=$1 sig=$2 when=$3 cond=${4:-} delay=${5:-0}
+  prev_run=$(last_run)
   start "$b"
   if [ "$when" = poll ]; then
     until_ "$cond" || fail "$b: never reached the kill point ($cond): $(cat "$S/err")"
@@ -95,8 +100,12 @@ kill_and_check() {
   else
     sleep "$when"
   fi
-  local run
-  run=$(q "SELECT max(id) FROM runs")
+  local run=
+  if [ "$sig" = KILL ]; then
+    # The run whose status is checked is this one's: its row is there before the kill.
+    until_ run_recorded || fail "$b: the run never recorded itself: $(cat "$S/err")"
+    run=$(last_run)
+  fi
   kill -"$sig" "$pid" 2>/dev/null || true
   set +e
   wait "$pid"
